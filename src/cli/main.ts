@@ -1,0 +1,50 @@
+import { runCommand, RUN_HELP } from './run-command.js';
+import { validateCommand } from './validate-command.js';
+import { runSimCli } from '../sim/launch.js';
+import { EXIT, oneLine } from './errors.js';
+import { TOOL_VERSION } from '../version.js';
+
+const HELP = `loadgate ${TOOL_VERSION} — open-loop load tests of OpenAI-compatible streaming LLM endpoints, with a CI verdict
+
+Usage: loadgate <command> [options]
+
+Commands:
+  run SPEC        run a benchmark and print the report and verdict
+  validate SPEC   check a spec without running it
+  sim             start the embedded OpenAI-compatible simulator
+
+Run "loadgate <command> --help" for a command's options.
+
+${RUN_HELP.split('\n').slice(-1)[0]}`;
+
+/** Dispatches a command; every failure the user can fix ends as one line on stderr and exit code 3. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'run':
+        return await runCommand(rest);
+      case 'validate':
+        return await validateCommand(rest);
+      case 'sim':
+        await runSimCli(rest);
+        return EXIT.pass;
+      case '--version':
+        process.stdout.write(`${TOOL_VERSION}\n`);
+        return EXIT.pass;
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        process.stdout.write(`${HELP}\n`);
+        return command === undefined ? EXIT.error : EXIT.pass;
+      default:
+        process.stderr.write(`loadgate: unknown command "${command}"; expected run, validate or sim (see loadgate --help)\n`);
+        return EXIT.error;
+    }
+  } catch (e) {
+    process.stderr.write(`loadgate ${command}: ${oneLine(e)}\n`);
+    if (process.env.LOADGATE_DEBUG) process.stderr.write(`${(e as Error).stack}\n`);
+    return EXIT.error;
+  }
+}

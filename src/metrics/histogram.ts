@@ -1,0 +1,60 @@
+import * as hdr from 'hdr-histogram-js';
+
+export type Histogram = hdr.Histogram;
+
+/** Latencies are recorded in integer microseconds, 3 significant digits, auto-resizing. Pure JS: no WASM start-up. */
+export function newHistogram(): Histogram {
+  return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
+}
+
+/** Records a millisecond duration as µs; negative values (clock skew) clamp to zero rather than throw. */
+export function recordMs(h: Histogram, ms: number): void {
+  h.recordValue(ms > 0 ? Math.round(ms * 1000) : 0);
+}
+
+export function encodeHistogram(h: Histogram): string {
+  return hdr.encodeIntoCompressedBase64(h);
+}
+
+export function decodeHistogram(s: string): Histogram {
+  const decoded = hdr.decodeFromCompressedBase64(s, 32, false);
+  const h = newHistogram();
+  h.add(decoded);
+  return h;
+}
+
+export interface LatencySummary {
+  count: number;
+  mean: number;
+  min: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  p999: number;
+  max: number;
+}
+
+export const PERCENTILES = [
+  ['p50', 50],
+  ['p90', 90],
+  ['p95', 95],
+  ['p99', 99],
+  ['p999', 99.9],
+] as const;
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Summary scaled by `unit` (1000 turns recorded µs into ms); null when empty, so "no samples" never reads as 0. */
+function summarize(h: Histogram, unit: number): LatencySummary | null {
+  if (h.totalCount === 0) return null;
+  const s = { count: h.totalCount, mean: round3(h.mean / unit), min: round3(h.getValueAtPercentile(0) / unit), max: round3(h.getValueAtPercentile(100) / unit) } as LatencySummary;
+  for (const [key, p] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p) / unit);
+  return s;
+}
+
+/** Latency summary in milliseconds. */
+export const summarizeMs = (h: Histogram) => summarize(h, 1000);
+
+/** Summary of unitless counts (token lengths), recorded as plain integers. */
+export const summarizeCounts = (h: Histogram) => summarize(h, 1);

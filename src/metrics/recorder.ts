@@ -1,0 +1,199 @@
+import type { Outcome, StreamObserver } from '../client/types.js';
+import { OUTCOMES } from '../client/types.js';
+import { newHistogram, recordMs, type Histogram } from './histogram.js';
+import { TimeSeries } from './timeseries.js';
+
+export interface Slo {
+  ttft_ms: number;
+  tpot_ms: number;
+  e2e_ms: number;
+}
+
+/** One request's timeline, in absolute ms. It is its own stream observer, so the hot path allocates one object per request. */
+export class RequestRecord implements StreamObserver {
+  tSend = NaN;
+  tHeaders = NaN;
+  tFirst = NaN;
+  tFirstAnswer = NaN;
+  tLast = NaN;
+  tEnd = NaN;
+  status = 0;
+  chunks = 0;
+  usagePrompt = -1;
+  usageCompletion = -1;
+  outcome: Outcome | null = null;
+  detail: string | undefined;
+
+  constructor(
+    private readonly recorder: Recorder,
+    readonly id: number,
+    readonly tSched: number,
+    readonly inWindow: boolean,
+    readonly promptTokens: number,
+    readonly maxTokens: number,
+  ) {}
+
+  onHeaders(t: number, status: number): void {
+    this.tHeaders = t;
+    this.status = status;
+  }
+
+  onContent(t: number, kind: 'reasoning' | 'answer'): void {
+    if (this.chunks === 0) this.tFirst = t;
+    else if (this.inWindow) recordMs(this.recorder.h.itl, t - this.tLast);
+    if (kind === 'answer' && this.tFirstAnswer !== this.tFirstAnswer) this.tFirstAnswer = t;
+    this.tLast = t;
+    this.chunks++;
+  }
+
+  onUsage(promptTokens: number, completionTokens: number): void {
+    this.usagePrompt = promptTokens;
+    this.usageCompletion = completionTokens;
+  }
+
+  onEnd(t: number, outcome: Outcome, detail?: string): void {
+    if (this.outcome !== null) return;
+    this.tEnd = t;
+    this.outcome = outcome;
+    this.detail = detail;
+    this.recorder.complete(this);
+  }
+
+  /** Output tokens: the server's usage when it sent one, else the number of content chunks. */
+  get outputTokens(): number {
+    return this.usageCompletion >= 0 ? this.usageCompletion : this.chunks;
+  }
+}
+
+export interface RecorderOptions {
+  /** Absolute ms of time zero of the run (schedule offsets are relative to it). */
+  runStart: number;
+  /** Measured window, absolute ms, by intended send time. */
+  windowStart: number;
+  windowEnd: number;
+  slo: Slo;
+  /** Called with every finished request, for the optional raw JSONL file. */
+  onRecord?: (r: RequestRecord) => void;
+}
+
+const MAX_ERROR_SAMPLES = 20;
+
+/**
+ * Aggregates finished requests into histograms and counters. Memory is bounded by
+ * histogram size, the per-second series and in-flight requests — never by run length.
+ */
+export class Recorder {
+  readonly h = {
+    ttft: newHistogram(),
+    ttftFromSend: newHistogram(),
+    timeToFirstAnswer: newHistogram(),
+    tpot: newHistogram(),
+    itl: newHistogram(),
+    e2e: newHistogram(),
+    normalized: newHistogram(),
+    scheduleLag: newHistogram(),
+    promptTokens: newHistogram(),
+    outputTokens: newHistogram(),
+    requestedPromptTokens: newHistogram(),
+    requestedOutputTokens: newHistogram(),
+  } satisfies Record<string, Histogram>;
+  readonly byClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  readonly windowByClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  readonly series: TimeSeries;
+  scheduled = 0;
+  windowScheduled = 0;
+  windowDispatched = 0;
+  windowOk = 0;
+  windowGood = 0;
+  windowPromptTokens = 0;
+  windowOutputTokens = 0;
+  usageMissing = 0;
+  usageChunkMismatch = 0;
+  inFlight = 0;
+  /** ∫ in-flight dt over the window (ms·requests), for the Little's-law check. */
+  inFlightIntegral = 0;
+  /** Σ (end − send) of dispatched window requests: W in L = λW. */
+  windowTimeInSystem = 0;
+  readonly errorSamples = new Map<string, { outcome: Outcome; detail: string; count: number }>();
+
+  constructor(readonly o: RecorderOptions) {
+    this.series = new TimeSeries(o.runStart);
+  }
+
+  inWindow(tSched: number): boolean {
+    return tSched >= this.o.windowStart && tSched < this.o.windowEnd;
+  }
+
+  /** A request whose time has come: it is counted now, whatever happens to it. */
+  open(id: number, tSched: number, promptTokens: number, maxTokens: number): RequestRecord {
+    const inWindow = this.inWindow(tSched);
+    this.scheduled++;
+    if (inWindow) {
+      this.windowScheduled++;
+      this.h.requestedPromptTokens.recordValue(promptTokens);
+      this.h.requestedOutputTokens.recordValue(maxTokens);
+    }
+    return new RequestRecord(this, id, tSched, inWindow, promptTokens, maxTokens);
+  }
+
+  markSent(r: RequestRecord, tSend: number): void {
+    r.tSend = tSend;
+    this.inFlight++;
+    this.series.sent(tSend);
+    if (r.inWindow) {
+      this.windowDispatched++;
+      recordMs(this.h.scheduleLag, tSend - r.tSched);
+    }
+  }
+
+  complete(r: RequestRecord): void {
+    const dispatched = r.tSend === r.tSend;
+    if (dispatched) {
+      this.inFlight--;
+      const from = Math.max(r.tSend, this.o.windowStart);
+      const to = Math.min(r.tEnd, this.o.windowEnd);
+      if (to > from) this.inFlightIntegral += to - from;
+      if (r.inWindow) this.windowTimeInSystem += r.tEnd - r.tSend;
+    }
+    this.byClass[r.outcome!]++;
+    this.series.finished(r.tEnd, r.outcome === 'ok', r.outputTokens);
+    if (r.outcome !== 'ok') this.sampleError(r);
+    if (r.inWindow) this.measure(r);
+    this.o.onRecord?.(r);
+  }
+
+  private measure(r: RequestRecord): void {
+    this.windowByClass[r.outcome!]++;
+    if (r.outcome !== 'ok') return;
+    this.windowOk++;
+    const n = r.outputTokens;
+    if (r.usageCompletion < 0) this.usageMissing++;
+    else if (r.usageCompletion !== r.chunks) this.usageChunkMismatch++;
+    if (r.usagePrompt >= 0) {
+      this.h.promptTokens.recordValue(r.usagePrompt);
+      this.windowPromptTokens += r.usagePrompt;
+    }
+    this.h.outputTokens.recordValue(n);
+    this.windowOutputTokens += n;
+    if (r.chunks === 0) return;
+    const ttft = r.tFirst - r.tSched;
+    const e2e = r.tLast - r.tSched;
+    recordMs(this.h.ttft, ttft);
+    recordMs(this.h.ttftFromSend, r.tFirst - r.tSend);
+    if (r.tFirstAnswer === r.tFirstAnswer) recordMs(this.h.timeToFirstAnswer, r.tFirstAnswer - r.tSched);
+    recordMs(this.h.e2e, e2e);
+    if (n > 0) recordMs(this.h.normalized, e2e / n);
+    const tpot = n > 1 ? (r.tLast - r.tFirst) / (n - 1) : NaN;
+    if (n > 1) recordMs(this.h.tpot, tpot);
+    const slo = this.o.slo;
+    if (ttft <= slo.ttft_ms && e2e <= slo.e2e_ms && !(tpot > slo.tpot_ms)) this.windowGood++;
+  }
+
+  private sampleError(r: RequestRecord): void {
+    const detail = r.detail ?? '';
+    const key = `${r.outcome}\u0000${detail}`;
+    const s = this.errorSamples.get(key);
+    if (s) s.count++;
+    else if (this.errorSamples.size < MAX_ERROR_SAMPLES) this.errorSamples.set(key, { outcome: r.outcome!, detail, count: 1 });
+  }
+}

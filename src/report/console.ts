@@ -1,0 +1,59 @@
+import type { GateReport } from '../gate/types.js';
+import type { LatencySummary } from '../metrics/histogram.js';
+import type { MetricName, Result } from '../result/types.js';
+
+const ROWS: [MetricName, string][] = [
+  ['ttft_ms', 'TTFT'],
+  ['ttft_from_send_ms', 'TTFT from send'],
+  ['time_to_first_answer_ms', 'First answer token'],
+  ['tpot_ms', 'TPOT'],
+  ['itl_ms', 'ITL'],
+  ['e2e_ms', 'E2E'],
+  ['normalized_latency_ms', 'E2E / token'],
+  ['schedule_lag_ms', 'Schedule lag'],
+];
+const COLS = ['p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
+
+const fmt = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)} %`);
+const mean = (s: LatencySummary | null) => (s ? fmt(s.mean) : 'n/a');
+
+function latencyTable(r: Result): string[] {
+  const head = 'Latency (ms)'.padEnd(20) + COLS.map((c) => (c === 'p999' ? 'p99.9' : c).padStart(9)).join('') + 'count'.padStart(9);
+  const lines = [head];
+  for (const [key, label] of ROWS) {
+    const s = r.metrics[key];
+    if (!s && key === 'time_to_first_answer_ms') continue;
+    lines.push(label.padEnd(20) + (s ? COLS.map((c) => fmt(s[c]).padStart(9)).join('') + String(s.count).padStart(9) : '  no samples'));
+  }
+  return lines;
+}
+
+/** The human-readable run report: what was offered, what came back, whether to trust it, and the verdict. */
+export function renderConsoleReport(r: Result, gate: GateReport): string {
+  const c = r.requests.window.by_class;
+  const out = [
+    `loadgate ${r.tool.version} — "${r.spec.name}" against ${r.target.simulator ? 'the embedded simulator' : r.target.url} (${r.target.api}, model ${r.target.model})`,
+    `${r.load.label} · window ${r.load.window_s} s (warmup ${r.load.warmup_s} s, cooldown ${r.load.cooldown_s} s)${r.load.interrupted ? ' · INTERRUPTED' : ''}`,
+    '',
+    `Requests    ${r.requests.window.scheduled} in window: ok ${c.ok} · 429 ${c.http_429} · 4xx ${c.http_4xx} · 5xx ${c.http_5xx} · connect ${c.connect_error} · timeout ${c.timeout} · stream ${c.stream_error} · dropped ${c.dropped}`,
+    `Rate        offered ${r.load.offered_rate_per_s} req/s · achieved ${r.load.achieved_rate_per_s} req/s`,
+    '',
+    ...latencyTable(r),
+    '',
+    `Throughput  ${r.throughput.output_tokens_per_s} output tok/s · ${r.throughput.total_tokens_per_s} total tok/s · ${r.throughput.requests_per_s} req/s completed`,
+    `Goodput     ${r.goodput.rate_per_s} req/s, ${pct(r.goodput.fraction)} of requests met TTFT ≤ ${r.goodput.slo.ttft_ms} ms, TPOT ≤ ${r.goodput.slo.tpot_ms} ms, E2E ≤ ${r.goodput.slo.e2e_ms} ms`,
+    `Workload    input tokens mean requested ${mean(r.workload.input_tokens.requested)} / delivered ${mean(r.workload.input_tokens.delivered)} · output ${mean(r.workload.output_tokens.requested)} / ${mean(r.workload.output_tokens.delivered)} (counted from ${r.workload.token_source})`,
+    `Generator   event-loop delay p99 ${r.generator.event_loop_delay_ms.p99.toFixed(2)} ms · CPU ${(r.generator.cpu_utilization * 100).toFixed(0)} % of a core · Little's law ratio ${r.littles_law.ratio ?? 'n/a'}`,
+  ];
+  if (r.requests.error_samples.length > 0) {
+    out.push('', 'Errors');
+    for (const e of r.requests.error_samples.slice(0, 5)) out.push(`  ${e.class} ×${e.count}${e.detail ? `: ${e.detail}` : ''}`);
+  }
+  out.push('', 'Validity');
+  for (const v of r.validity.checks) out.push(`  ${v.ok ? 'ok  ' : 'FAIL'} ${v.name}: ${v.message}`);
+  out.push('', `Verdict     ${gate.verdict.toUpperCase()}`);
+  for (const reason of gate.reasons) out.push(`  ${reason}`);
+  out.push('', 'TTFT and E2E are measured from the intended send time; TPOT = (last − first token) / (tokens − 1); ITL = gaps between content chunks.');
+  return out.join('\n');
+}

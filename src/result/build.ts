@@ -1,0 +1,123 @@
+import os from 'node:os';
+import type { Recorder } from '../metrics/recorder.js';
+import { encodeHistogram, summarizeCounts, summarizeMs } from '../metrics/histogram.js';
+import { DEFINITIONS } from '../metrics/definitions.js';
+import type { ResolvedSpec } from '../spec/types.js';
+import { RESULT_SCHEMA_VERSION, type Result } from './types.js';
+import { validityChecks } from './validity.js';
+import { TOOL_VERSION } from '../version.js';
+
+export interface RunFacts {
+  resolved: ResolvedSpec;
+  targetUrl: string;
+  simulator: boolean;
+  /** Length of the measured window actually covered (shorter when interrupted), ms. */
+  windowMs: number;
+  interrupted: boolean;
+  notReached: number;
+  eventLoopDelayMs: { p50: number; p99: number; max: number };
+  cpuS: number;
+  wallS: number;
+  workers: number;
+}
+
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Turns what the recorder saw into the versioned result document. Pure apart from reading host facts. */
+export function buildResult(rec: Recorder, f: RunFacts): Result {
+  const { spec } = f.resolved;
+  const windowS = f.windowMs / 1000;
+  const perS = (n: number) => (windowS > 0 ? r3(n / windowS) : 0);
+  const h = rec.h;
+  const closed = spec.load.mode === 'closed';
+  const offered = closed ? perS(rec.windowScheduled) : spec.load.rate;
+  const achieved = perS(rec.windowDispatched);
+  const meanInFlight = windowS > 0 ? rec.inFlightIntegral / f.windowMs : 0;
+  const meanTimeInSystemMs = rec.windowDispatched > 0 ? rec.windowTimeInSystem / rec.windowDispatched : 0;
+  const predicted = (achieved * meanTimeInSystemMs) / 1000;
+  const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
+  const lag = summarizeMs(h.scheduleLag);
+  const wbc = rec.windowByClass;
+  const ws = rec.windowScheduled;
+  const tokenSource = rec.windowOk === 0 ? 'none' : rec.usageMissing === 0 ? 'usage' : rec.usageMissing === rec.windowOk ? 'chunks' : 'mixed';
+
+  return {
+    schema_version: RESULT_SCHEMA_VERSION,
+    tool: { name: 'loadgate', version: TOOL_VERSION },
+    created_at: new Date().toISOString(),
+    spec,
+    spec_hash: f.resolved.hash,
+    target: { url: f.targetUrl, api: spec.target.api, model: spec.target.model, simulator: f.simulator },
+    environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', workers: f.workers },
+    load: {
+      mode: spec.load.mode,
+      label: closed ? `closed-loop, ${spec.load.concurrency} concurrent` : `open-loop ${spec.load.arrival} at ${spec.load.rate} req/s`,
+      arrival: closed ? 'closed-loop' : spec.load.arrival,
+      burstiness: spec.load.burstiness,
+      concurrency: closed ? spec.load.concurrency : null,
+      offered_rate_per_s: offered,
+      achieved_rate_per_s: achieved,
+      warmup_s: f.resolved.warmupMs / 1000,
+      window_s: r3(windowS),
+      cooldown_s: f.resolved.cooldownMs / 1000,
+      interrupted: f.interrupted,
+    },
+    requests: {
+      scheduled: rec.scheduled,
+      by_class: { ...rec.byClass },
+      not_reached: f.notReached,
+      window: { scheduled: ws, by_class: { ...wbc } },
+      error_samples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count })),
+    },
+    metrics: {
+      ttft_ms: summarizeMs(h.ttft),
+      ttft_from_send_ms: summarizeMs(h.ttftFromSend),
+      time_to_first_answer_ms: summarizeMs(h.timeToFirstAnswer),
+      tpot_ms: summarizeMs(h.tpot),
+      itl_ms: summarizeMs(h.itl),
+      e2e_ms: summarizeMs(h.e2e),
+      normalized_latency_ms: summarizeMs(h.normalized),
+      schedule_lag_ms: lag,
+    },
+    throughput: {
+      output_tokens_per_s: perS(rec.windowOutputTokens),
+      total_tokens_per_s: perS(rec.windowOutputTokens + rec.windowPromptTokens),
+      requests_per_s: perS(rec.windowOk),
+    },
+    goodput: { slo: { ...spec.slo }, requests: rec.windowGood, rate_per_s: perS(rec.windowGood), fraction: ws > 0 ? r3(rec.windowGood / ws) : null },
+    rates: {
+      http_5xx: ws > 0 ? r3(wbc.http_5xx / ws) : 0,
+      http_429: ws > 0 ? r3(wbc.http_429 / ws) : 0,
+      errors: ws > 0 ? r3((ws - wbc.ok) / ws) : 0,
+    },
+    workload: {
+      input_tokens: { requested: summarizeCounts(h.requestedPromptTokens), delivered: summarizeCounts(h.promptTokens) },
+      output_tokens: { requested: summarizeCounts(h.requestedOutputTokens), delivered: summarizeCounts(h.outputTokens) },
+      token_source: tokenSource,
+      usage_missing: rec.usageMissing,
+      usage_chunk_mismatch: rec.usageChunkMismatch,
+    },
+    generator: {
+      event_loop_delay_ms: f.eventLoopDelayMs,
+      cpu_s: r3(f.cpuS),
+      cpu_utilization: f.wallS > 0 ? r3(f.cpuS / f.wallS) : 0,
+    },
+    littles_law: { mean_in_flight: r3(meanInFlight), predicted_in_flight: r3(predicted), ratio: littlesRatio === null ? null : r3(littlesRatio) },
+    validity: (() => {
+      const checks = validityChecks({
+        mode: spec.load.mode,
+        offeredRate: offered,
+        achievedRate: achieved,
+        scheduleLagP99Ms: lag?.p99 ?? null,
+        eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
+        okSamples: rec.windowOk,
+        littlesRatio,
+        interrupted: f.interrupted,
+      });
+      return { valid: checks.every((c) => c.ok), checks };
+    })(),
+    timeseries: { interval_s: 1, sent: rec.series.sentPerS, ok: rec.series.okPerS, errors: rec.series.errorsPerS, output_tokens: rec.series.outputTokensPerS },
+    histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
+    definitions: DEFINITIONS,
+  };
+}

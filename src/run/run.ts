@@ -1,0 +1,180 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { buildSchedule } from '../arrivals/schedule.js';
+import { deriveSeed } from '../arrivals/rng.js';
+import { createClient } from '../client/client.js';
+import { buildRequestBody } from '../client/openai.js';
+import { dispatchOpenLoop } from '../dispatch/open-loop.js';
+import { dispatchClosedLoop } from '../dispatch/closed-loop.js';
+import { Recorder, type RequestRecord } from '../metrics/recorder.js';
+import { buildResult } from '../result/build.js';
+import type { Result } from '../result/types.js';
+import { launchSim } from '../sim/launch.js';
+import type { ResolvedSpec } from '../spec/types.js';
+import { now } from '../time.js';
+import { createWorkload } from '../workload/workload.js';
+import { waitForReady } from './ready.js';
+
+export interface Progress {
+  elapsedS: number;
+  totalS: number;
+  phase: 'warmup' | 'steady' | 'cooldown' | 'drain';
+  sent: number;
+  ok: number;
+  failed: number;
+  inFlight: number;
+}
+
+export interface RunOptions {
+  resolved: ResolvedSpec;
+  /** Aborting stops dispatch, cancels in-flight requests and still returns a result. */
+  signal?: AbortSignal;
+  onProgress?: (p: Progress) => void;
+  /** Receives every finished request (for the optional raw JSONL file). */
+  onRecord?: (r: RequestRecord) => void;
+}
+
+/** Lead time so the first arrivals are not late while the run starts up. */
+const START_LEAD_MS = 50;
+/** Extra grace after the request timeout before in-flight requests are cancelled. */
+const DRAIN_GRACE_MS = 1000;
+
+/** Runs one benchmark end to end: target up, warmup, steady window, cooldown, drain, result. */
+export async function runBenchmark(o: RunOptions): Promise<Result> {
+  const { resolved } = o;
+  const { spec } = resolved;
+  const simulator = spec.target.url === 'sim';
+  const sim = simulator ? await launchSim(spec.target.sim) : undefined;
+  try {
+    const baseUrl = sim ? sim.baseUrl : spec.target.url;
+    const headers: Record<string, string> = { ...spec.target.headers };
+    if (resolved.apiKey) headers.authorization = `Bearer ${resolved.apiKey}`;
+    await waitForReady(baseUrl, resolved.readyTimeoutMs, headers);
+    return await measure(o, baseUrl, simulator);
+  } finally {
+    await sim?.stop();
+  }
+}
+
+async function measure(o: RunOptions, baseUrl: string, simulator: boolean): Promise<Result> {
+  const { resolved } = o;
+  const { spec } = resolved;
+  const client = createClient({ baseUrl, api: spec.target.api, headers: spec.target.headers, apiKey: resolved.apiKey, timeoutMs: resolved.requestTimeoutMs });
+  const workload = createWorkload(spec.workload);
+  const totalMs = resolved.warmupMs + resolved.steadyMs + resolved.cooldownMs;
+  const runStart = now() + START_LEAD_MS;
+  const windowStart = runStart + resolved.warmupMs;
+  const windowEnd = windowStart + resolved.steadyMs;
+  const active = new Map<number, InFlight>();
+  const recorder = new Recorder({
+    runStart,
+    windowStart,
+    windowEnd,
+    slo: spec.slo,
+    onRecord: (r) => {
+      const a = active.get(r.id);
+      active.delete(r.id);
+      a?.finished?.();
+      o.onRecord?.(r);
+    },
+  });
+
+  const send = (i: number, tSched: number, finished?: () => void): void => {
+    const w = workload.next(i);
+    const rec = recorder.open(i, tSched, w.promptTokens, w.maxTokens);
+    if (recorder.inFlight >= spec.load.max_in_flight) {
+      rec.onEnd(now(), 'dropped', `in-flight cap of ${spec.load.max_in_flight} reached`);
+      finished?.();
+      return;
+    }
+    const body = buildRequestBody({ api: spec.target.api, model: spec.target.model, prompt: w.prompt, maxTokens: w.maxTokens, ignoreEos: spec.workload.ignore_eos });
+    recorder.markSent(rec, now());
+    const entry: InFlight = { rec, abort: () => {}, finished };
+    active.set(i, entry);
+    entry.abort = client.send(body, rec).abort;
+  };
+
+  const eld = monitorEventLoopDelay({ resolution: 10 });
+  eld.enable();
+  const cpu0 = process.cpuUsage();
+  const wall0 = now();
+  let planned = 0;
+  let stop: () => void;
+  let dispatched: Promise<number>;
+  if (spec.load.mode === 'open') {
+    const schedule = buildSchedule({ kind: spec.load.arrival, ratePerS: spec.load.rate, burstiness: spec.load.burstiness, seed: deriveSeed(spec.workload.seed, 'arrivals'), durationMs: totalMs });
+    planned = schedule.length;
+    const h = dispatchOpenLoop({ schedule, runStart, fire: (i, tDue) => send(i, tDue) });
+    stop = h.stop;
+    dispatched = h.done;
+  } else {
+    await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
+    const h = dispatchClosedLoop({ concurrency: spec.load.concurrency, until: runStart + totalMs, fire: (i, t, finished) => send(i, t, finished) });
+    stop = h.stop;
+    dispatched = h.done;
+  }
+
+  let interruptedAt = NaN;
+  const onAbort = () => {
+    interruptedAt = now();
+    stop();
+    cancelAll(active);
+  };
+  if (o.signal?.aborted) onAbort();
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  const progress = setInterval(() => {
+    const t = now();
+    const phase = t < windowStart ? 'warmup' : t < windowEnd ? 'steady' : t < runStart + totalMs ? 'cooldown' : 'drain';
+    o.onProgress?.({ elapsedS: (t - runStart) / 1000, totalS: totalMs / 1000, phase, sent: recorder.series.sentPerS.reduce((a, b) => a + b, 0), ok: recorder.byClass.ok, failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight, inFlight: recorder.inFlight });
+  }, 1000);
+
+  try {
+    const fired = await dispatched;
+    await drain(active, resolved.requestTimeoutMs + DRAIN_GRACE_MS);
+    const interrupted = !Number.isNaN(interruptedAt);
+    const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
+    const cpu = process.cpuUsage(cpu0);
+    eld.disable();
+    return buildResult(recorder, {
+      resolved,
+      targetUrl: simulator ? 'sim' : spec.target.url,
+      simulator,
+      windowMs: Math.max(0, effectiveEnd - windowStart),
+      interrupted,
+      notReached: spec.load.mode === 'open' ? planned - fired : 0,
+      eventLoopDelayMs: { p50: eld.percentile(50) / 1e6, p99: eld.percentile(99) / 1e6, max: eld.max / 1e6 },
+      cpuS: (cpu.user + cpu.system) / 1e6,
+      wallS: (now() - wall0) / 1000,
+      workers: 1,
+    });
+  } finally {
+    clearInterval(progress);
+    o.signal?.removeEventListener('abort', onAbort);
+    await client.close();
+  }
+}
+
+interface InFlight {
+  rec: RequestRecord;
+  abort(reason: 'timeout' | 'cancelled'): void;
+  finished?: () => void;
+}
+
+function cancelAll(active: Map<number, InFlight>): void {
+  for (const a of active.values()) a.abort('cancelled');
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Waits for every in-flight request to end. Past the deadline the stragglers are cancelled;
+ * one the client fails to end within a further grace is ended here, so the counts always add up.
+ */
+async function drain(active: Map<number, InFlight>, deadlineMs: number): Promise<void> {
+  const cancelAt = now() + deadlineMs;
+  while (active.size > 0 && now() < cancelAt) await sleep(10);
+  if (active.size === 0) return;
+  cancelAll(active);
+  const forceAt = now() + DRAIN_GRACE_MS;
+  while (active.size > 0 && now() < forceAt) await sleep(10);
+  for (const a of [...active.values()]) a.rec.onEnd(now(), 'timeout', 'not ended after cancellation');
+}

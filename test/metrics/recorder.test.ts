@@ -1,0 +1,123 @@
+import { decodeHistogram, encodeHistogram, newHistogram, recordMs, summarizeMs } from '../../src/metrics/histogram.js';
+import { Recorder } from '../../src/metrics/recorder.js';
+import { OUTCOMES } from '../../src/client/types.js';
+
+const slo = { ttft_ms: 100, tpot_ms: 10, e2e_ms: 1000 };
+
+function recorder() {
+  return new Recorder({ runStart: 0, windowStart: 1000, windowEnd: 2000, slo });
+}
+
+/** Plays one request: sent at tSend, first content at tFirst, then tokens every itl ms. */
+function play(rec: Recorder, id: number, tSched: number, tSend: number, tFirst: number, tokens: number, itl: number, usage = true) {
+  const r = rec.open(id, tSched, 10, tokens);
+  rec.markSent(r, tSend);
+  r.onHeaders(tSend + 1, 200);
+  for (let k = 0; k < tokens; k++) r.onContent(tFirst + k * itl, 'answer');
+  if (usage) r.onUsage(10, tokens);
+  r.onEnd(tFirst + (tokens - 1) * itl + 1, 'ok');
+  return r;
+}
+
+describe('recorder', () => {
+  test('TTFT and E2E count from the intended send time, TPOT and ITL as defined', () => {
+    const rec = recorder();
+    play(rec, 1, 1100, 1105, 1300, 11, 5);
+    const ttft = summarizeMs(rec.h.ttft)!;
+    expect(ttft.p50).toBeCloseTo(200, 0);
+    expect(summarizeMs(rec.h.ttftFromSend)!.p50).toBeCloseTo(195, 0);
+    expect(summarizeMs(rec.h.e2e)!.p50).toBeCloseTo(250, 0);
+    expect(summarizeMs(rec.h.tpot)!.p50).toBeCloseTo(5, 1);
+    expect(rec.h.itl.totalCount).toBe(10);
+    expect(summarizeMs(rec.h.scheduleLag)!.p50).toBeCloseTo(5, 1);
+  });
+
+  test('a role-only or empty stream records no latency but still ends in its class', () => {
+    const rec = recorder();
+    const r = rec.open(1, 1100, 10, 5);
+    rec.markSent(r, 1100);
+    r.onEnd(1200, 'ok');
+    expect(rec.h.ttft.totalCount).toBe(0);
+    expect(rec.windowByClass.ok).toBe(1);
+  });
+
+  test('warmup and cooldown requests are counted but not measured', () => {
+    const rec = recorder();
+    play(rec, 1, 500, 500, 600, 3, 5);
+    play(rec, 2, 2500, 2500, 2600, 3, 5);
+    expect(rec.scheduled).toBe(2);
+    expect(rec.byClass.ok).toBe(2);
+    expect(rec.windowScheduled).toBe(0);
+    expect(rec.h.ttft.totalCount).toBe(0);
+    expect(rec.h.itl.totalCount).toBe(0);
+  });
+
+  test('goodput counts only requests meeting every SLO', () => {
+    const rec = recorder();
+    play(rec, 1, 1100, 1100, 1150, 10, 5); // meets all
+    play(rec, 2, 1200, 1200, 1400, 10, 5); // TTFT 200 > 100
+    play(rec, 3, 1300, 1300, 1350, 10, 20); // TPOT 20 > 10
+    expect(rec.windowGood).toBe(1);
+  });
+
+  test('every request ends in exactly one class and the counts add up', () => {
+    const rec = recorder();
+    OUTCOMES.forEach((o, i) => {
+      const r = rec.open(i, 1100 + i, 10, 10);
+      if (o !== 'dropped') rec.markSent(r, 1100 + i);
+      r.onEnd(1500, o, o === 'ok' ? undefined : `${o} detail`);
+      r.onEnd(1600, 'ok'); // a second end is ignored
+    });
+    const total = Object.values(rec.byClass).reduce((a, b) => a + b, 0);
+    expect(total).toBe(OUTCOMES.length);
+    for (const o of OUTCOMES) expect(rec.byClass[o]).toBe(1);
+    expect(rec.inFlight).toBe(0);
+    expect(rec.errorSamples.size).toBe(OUTCOMES.length - 1);
+  });
+
+  test('output tokens come from usage when sent, else from counted chunks', () => {
+    const rec = recorder();
+    play(rec, 1, 1100, 1100, 1150, 4, 5, false);
+    expect(rec.usageMissing).toBe(1);
+    expect(rec.windowOutputTokens).toBe(4);
+    const r = rec.open(2, 1200, 10, 10);
+    rec.markSent(r, 1200);
+    r.onContent(1250, 'answer');
+    r.onContent(1260, 'answer');
+    r.onUsage(10, 4); // server batched 4 tokens into 2 chunks
+    r.onEnd(1270, 'ok');
+    expect(rec.usageChunkMismatch).toBe(1);
+    expect(summarizeMs(rec.h.tpot)!.min).toBeCloseTo(10 / 3, 1);
+  });
+
+  test('reasoning output counts for TTFT; the first answer token is kept separately', () => {
+    const rec = recorder();
+    const r = rec.open(1, 1100, 10, 10);
+    rec.markSent(r, 1100);
+    r.onContent(1150, 'reasoning');
+    r.onContent(1180, 'answer');
+    r.onEnd(1190, 'ok');
+    expect(summarizeMs(rec.h.ttft)!.p50).toBeCloseTo(50, 0);
+    expect(summarizeMs(rec.h.timeToFirstAnswer)!.p50).toBeCloseTo(80, 0);
+  });
+});
+
+describe('histograms', () => {
+  test('merging the encoded halves of a sample equals the histogram of the whole', () => {
+    const whole = newHistogram();
+    const a = newHistogram();
+    const b = newHistogram();
+    for (let i = 0; i < 5000; i++) {
+      const v = 1 + ((i * 7919) % 100_000) / 10;
+      recordMs(whole, v);
+      recordMs(i % 2 ? a : b, v);
+    }
+    const merged = decodeHistogram(encodeHistogram(a));
+    merged.add(decodeHistogram(encodeHistogram(b)));
+    expect(summarizeMs(merged)).toEqual(summarizeMs(whole));
+  });
+
+  test('an empty histogram summarizes to null, never to zeros', () => {
+    expect(summarizeMs(newHistogram())).toBeNull();
+  });
+});
