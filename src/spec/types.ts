@@ -50,6 +50,8 @@ export interface ResolvedSpec {
   hash: string;
   /** Absent when the spec names no api_key_env. Never logged or written. */
   apiKey?: string;
+  /** target.headers with `${VAR}` references filled from the environment. Never logged or written. */
+  headers: Record<string, string>;
   requestTimeoutMs: number;
   readyTimeoutMs: number;
   warmupMs: number;

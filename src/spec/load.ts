@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import { LineCounter, parseDocument } from 'yaml';
+import { SpecError, SpecIssue } from './error.js';
+import { ENV_REFERENCE, resolveSpec } from './resolve.js';
+import type { ResolvedSpec } from './types.js';
+
+export { SpecError } from './error.js';
+
+type Env = Record<string, string | undefined>;
+
+const READ_FAILURES: Record<string, string> = {
+  ENOENT: 'file not found',
+  EACCES: 'file is not readable (permission denied)',
+  EPERM: 'file is not readable (permission denied)',
+  EISDIR: 'is a directory',
+};
+
+/** Reads, validates and resolves a YAML spec file; every problem is a one-line SpecError naming the file. */
+export function loadSpec(path: string, env: Env = process.env): ResolvedSpec {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new SpecError(`${path}: ${READ_FAILURES[code] ?? `cannot be read (${code})`}; expected a readable YAML spec file`);
+  }
+  return parseSpec(text, path, env);
+}
+
+/** As loadSpec, for YAML already in memory; `sourceName` is what messages call it. */
+export function parseSpec(text: string, sourceName: string, env: Env = process.env): ResolvedSpec {
+  const data = parseYaml(text, sourceName);
+  let resolved: Omit<ResolvedSpec, 'apiKey' | 'headers'>;
+  try {
+    resolved = resolveSpec(data);
+  } catch (err) {
+    if (err instanceof SpecIssue) throw new SpecError(`${sourceName}: ${err.message}`);
+    throw err;
+  }
+  const apiKey = readApiKey(resolved.spec.target.api_key_env, env, sourceName);
+  const headers = expandHeaders(resolved.spec.target.headers, env, sourceName);
+  return apiKey === undefined ? { ...resolved, headers } : { ...resolved, headers, apiKey };
+}
+
+function expandHeaders(headers: Record<string, string>, env: Env, sourceName: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, template] of Object.entries(headers)) {
+    out[name] = template.replace(ENV_REFERENCE, (_, variable: string) => {
+      const value = env[variable];
+      if (!value) {
+        throw new SpecError(`${sourceName}: target.headers.${name} refers to \${${variable}}, which is ${value === '' ? 'set but empty' : 'not set in the environment'}; export it or remove the header`);
+      }
+      return value;
+    });
+  }
+  return out;
+}
+
+function parseYaml(text: string, sourceName: string): unknown {
+  const lineCounter = new LineCounter();
+  // prettyErrors off: we want yaml's bare reason, not its multi-line excerpt.
+  const doc = parseDocument(text, { prettyErrors: false, lineCounter });
+  const [error] = doc.errors;
+  if (error) {
+    const { line, col } = lineCounter.linePos(error.pos[0]);
+    throw new SpecError(`${sourceName}:${line}:${col}: YAML syntax error: ${oneLine(error.message)}`);
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (err) {
+    // e.g. an alias to an undefined anchor: well-formed YAML that still has no value.
+    throw new SpecError(`${sourceName}: YAML error: ${oneLine((err as Error).message)}`);
+  }
+  if (data === null || data === undefined) {
+    throw new SpecError(`${sourceName}: the file is empty; expected a YAML mapping with at least target.url`);
+  }
+  return data;
+}
+
+/** The key's value stays out of every message; only the variable's name is quoted. */
+function readApiKey(name: string | undefined, env: Env, sourceName: string): string | undefined {
+  if (name === undefined) return undefined;
+  const value = env[name];
+  if (value === undefined) {
+    throw new SpecError(
+      `${sourceName}: target.api_key_env names ${name}, which is not set in the environment; export it or remove api_key_env`,
+    );
+  }
+  // CI systems pass unavailable secrets (e.g. on fork pull requests) as empty strings.
+  if (value === '') {
+    throw new SpecError(
+      `${sourceName}: target.api_key_env names ${name}, which is set but empty; export the key or remove api_key_env`,
+    );
+  }
+  return value;
+}
+
+const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' ').trim();

@@ -1,0 +1,80 @@
+import type { AnySchemaObject, ErrorObject } from 'ajv';
+import { closest } from './did-you-mean.js';
+import { SpecIssue } from './error.js';
+
+const TYPE_PHRASE: Record<string, string> = {
+  object: 'a mapping',
+  boolean: 'true or false',
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+};
+
+/** A value as it should appear in a one-line message: short, quoted when a string, never multi-line. */
+export function show(value: unknown): string {
+  if (value === null || value === undefined) return 'empty';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  return String(value);
+}
+
+/** The "expected …" phrase for a schema: its description, else its enum, else its type. */
+function expected(schema: AnySchemaObject | undefined): string {
+  if (schema?.description) return schema.description;
+  if (schema?.enum) return `one of ${schema.enum.join(', ')}`;
+  return TYPE_PHRASE[schema?.type] ?? 'a valid value';
+}
+
+/**
+ * The one ajv error worth showing, as a SpecIssue. With `allErrors` ajv lists errors in
+ * schema order; users read their file top to bottom, so the earliest in the document wins.
+ * Needs ajv's `verbose` option (for `data` and `parentSchema`).
+ */
+export function issueFromErrors(errors: readonly ErrorObject[], data: unknown): SpecIssue {
+  const order = documentOrder(data);
+  const rank = (e: ErrorObject) => order.get(pointerOf(e)) ?? Number.MAX_SAFE_INTEGER;
+  // An `if` error only says "must match then"; the then-branch's own errors say why.
+  const useful = errors.filter((e) => e.keyword !== 'if');
+  const first = useful.reduce((best, e) => (rank(e) < rank(best) ? e : best));
+  return phrase(first);
+}
+
+function phrase(e: ErrorObject): SpecIssue {
+  const path = segments(e.instancePath);
+  const schema = e.parentSchema;
+  if (e.keyword === 'additionalProperties') {
+    const key: string = e.params.additionalProperty;
+    const allowed = Object.keys(schema?.properties ?? {});
+    const guess = closest(key, allowed);
+    const hint = guess ? `did you mean "${guess}"?` : `expected one of ${allowed.join(', ')}`;
+    return new SpecIssue([...path, key], `is not a known key; ${hint}`);
+  }
+  if (e.keyword === 'required') {
+    const key: string = e.params.missingProperty;
+    return new SpecIssue([...path, key], `is missing; expected ${expected(schema?.properties?.[key])}`);
+  }
+  return new SpecIssue(path, `is ${show(e.data)}; expected ${expected(schema)}`);
+}
+
+/** JSON pointer of the value an error is about (an unknown key points at itself, not its parent). */
+function pointerOf(e: ErrorObject): string {
+  return e.keyword === 'additionalProperties' ? `${e.instancePath}/${escape(e.params.additionalProperty)}` : e.instancePath;
+}
+
+/** Position of every value in a depth-first walk, keyed by JSON pointer: the order the YAML was written in. */
+function documentOrder(data: unknown): Map<string, number> {
+  const order = new Map<string, number>();
+  const visit = (value: unknown, pointer: string) => {
+    order.set(pointer, order.size);
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [key, child] of Object.entries(value)) visit(child, `${pointer}/${escape(key)}`);
+    }
+  };
+  visit(data, '');
+  return order;
+}
+
+const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+const segments = (pointer: string) =>
+  pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));

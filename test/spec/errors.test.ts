@@ -1,0 +1,187 @@
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSpec, parseSpec } from '../../src/spec/load.js';
+import { messageOf, tempSpec } from './helpers.js';
+
+const SECRET = 'sk-do-not-print';
+const ENV = { SET_KEY: SECRET, EMPTY_KEY: '' };
+const SIM = 'target: {url: sim}\n';
+
+/** Spec text → the exact one-line message it must produce. */
+const CASES: Array<[string, string, string]> = [
+  ['wrong type', `${SIM}workload: {seed: abc}`, 'bench.yml: workload.seed is "abc"; expected an integer'],
+  ['non-integer seed', `${SIM}workload: {seed: 1.5}`, 'bench.yml: workload.seed is 1.5; expected an integer'],
+  ['string for a boolean', `${SIM}workload: {ignore_eos: "yes"}`, 'bench.yml: workload.ignore_eos is "yes"; expected true or false'],
+  ['section not a mapping', 'target: sim', 'bench.yml: target is "sim"; expected a mapping with at least url'],
+  ['empty section', `${SIM}load:`, 'bench.yml: load is empty; expected a mapping'],
+  ['unknown key', `${SIM}load: {ratee: 5}`, 'bench.yml: load.ratee is not a known key; did you mean "rate"?'],
+  ['unknown key, prefix of a known one', `${SIM}slo: {tpot: 40}`, 'bench.yml: slo.tpot is not a known key; did you mean "tpot_ms"?'],
+  [
+    'unknown key, nothing close',
+    `${SIM}slo: {latency: 40}`,
+    'bench.yml: slo.latency is not a known key; expected one of ttft_ms, tpot_ms, e2e_ms',
+  ],
+  ['unknown section', `${SIM}lod: {rate: 5}`, 'bench.yml: lod is not a known key; did you mean "load"?'],
+  ['negative rate', `${SIM}load: {rate: -5}`, 'bench.yml: load.rate is -5; expected a number > 0'],
+  ['zero rate', `${SIM}load: {rate: 0}`, 'bench.yml: load.rate is 0; expected a number > 0'],
+  ['zero burstiness', `${SIM}load: {burstiness: 0}`, 'bench.yml: load.burstiness is 0; expected a number > 0'],
+  ['closed mode, concurrency 0', `${SIM}load: {mode: closed, concurrency: 0}`, 'bench.yml: load.concurrency is 0; expected an integer ≥ 1'],
+  ['max_in_flight 0', `${SIM}load: {max_in_flight: 0}`, 'bench.yml: load.max_in_flight is 0; expected an integer ≥ 1'],
+  ['bad mode', `${SIM}load: {mode: half}`, 'bench.yml: load.mode is "half"; expected one of open, closed'],
+  ['bad arrival', `${SIM}load: {arrival: bursty}`, 'bench.yml: load.arrival is "bursty"; expected one of poisson, constant, gamma'],
+  [
+    'unparseable duration',
+    `${SIM}load: {steady: 30 seconds}`,
+    'bench.yml: load.steady "30 seconds" is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s',
+  ],
+  [
+    'duration without a unit',
+    `${SIM}load: {warmup: 30}`,
+    'bench.yml: load.warmup is 30; expected a duration such as 500ms, 30s, 5m, 1m30s',
+  ],
+  ['zero steady window', `${SIM}load: {steady: 0s}`, 'bench.yml: load.steady is "0s"; expected a duration > 0'],
+  ['zero request timeout', 'target: {url: sim, request_timeout: 0ms}', 'bench.yml: target.request_timeout is "0ms"; expected a duration > 0'],
+  [
+    'missing env var for the key',
+    'target: {url: sim, api_key_env: LOADGATE_KEY}',
+    'bench.yml: target.api_key_env names LOADGATE_KEY, which is not set in the environment; export it or remove api_key_env',
+  ],
+  [
+    'empty env var for the key',
+    'target: {url: sim, api_key_env: EMPTY_KEY}',
+    'bench.yml: target.api_key_env names EMPTY_KEY, which is set but empty; export the key or remove api_key_env',
+  ],
+  [
+    'api_key_env that is not a variable name',
+    'target: {url: sim, api_key_env: "$KEY"}',
+    'bench.yml: target.api_key_env is "$KEY"; expected the name of an environment variable, e.g. OPENAI_API_KEY',
+  ],
+  ['bad URL', 'target: {url: "htp:/x", model: m}', 'bench.yml: target.url "htp:/x" is not a URL; expected http(s)://host[:port]/v1 or "sim"'],
+  [
+    'URL without a scheme',
+    'target: {url: "localhost:8000/v1", model: m}',
+    'bench.yml: target.url "localhost:8000/v1" is not a URL; expected http(s)://host[:port]/v1 or "sim"',
+  ],
+  [
+    'non-http URL',
+    'target: {url: "ftp://host/v1", model: m}',
+    'bench.yml: target.url "ftp://host/v1" is not an http(s) URL; expected http(s)://host[:port]/v1 or "sim"',
+  ],
+  ['missing URL', 'target: {model: m}', 'bench.yml: target.url is missing; expected http(s)://host[:port]/v1 or "sim"'],
+  ['missing target', 'name: x', 'bench.yml: target is missing; expected a mapping with at least url'],
+  [
+    'missing model for a real server',
+    'target: {url: "http://localhost:8000/v1"}',
+    'bench.yml: target.model is missing; expected the model name the server serves (required unless url is sim)',
+  ],
+  ['bad api enum', 'target: {url: sim, api: chatt}', 'bench.yml: target.api is "chatt"; expected one of chat, completions'],
+  ['header value not a string', 'target: {url: sim, headers: {X-Shard: 3}}', 'bench.yml: target.headers.X-Shard is 3; expected a string (quote numbers)'],
+  [
+    'unknown distribution',
+    `${SIM}workload: {input_tokens: {dist: poison}}`,
+    'bench.yml: workload.input_tokens.dist is "poison"; expected one of fixed, uniform, normal',
+  ],
+  [
+    'distribution without dist',
+    `${SIM}workload: {input_tokens: {value: 5}}`,
+    'bench.yml: workload.input_tokens.dist is missing; expected one of fixed, uniform, normal',
+  ],
+  [
+    'uniform min > max',
+    `${SIM}workload: {output_tokens: {dist: uniform, min: 200, max: 100}}`,
+    'bench.yml: workload.output_tokens has min 200 > max 100; expected min ≤ max',
+  ],
+  [
+    'normal min > max',
+    `${SIM}workload: {output_tokens: {dist: normal, mean: 100, stddev: 5, min: 90, max: 10}}`,
+    'bench.yml: workload.output_tokens has min 90 > max 10; expected min ≤ max',
+  ],
+  [
+    'uniform without max',
+    `${SIM}workload: {input_tokens: {dist: uniform, min: 5}}`,
+    'bench.yml: workload.input_tokens.max is missing; expected a positive integer',
+  ],
+  [
+    'key of another distribution',
+    `${SIM}workload: {input_tokens: {dist: fixed, value: 5, max: 9}}`,
+    'bench.yml: workload.input_tokens.max is not a known key; expected one of dist, value',
+  ],
+  [
+    'non-integer tokens',
+    `${SIM}workload: {input_tokens: {dist: fixed, value: 12.5}}`,
+    'bench.yml: workload.input_tokens.value is 12.5; expected a positive integer',
+  ],
+  [
+    'non-integer shorthand',
+    `${SIM}workload: {output_tokens: 12.5}`,
+    'bench.yml: workload.output_tokens is 12.5; expected a positive integer or a mapping with dist: fixed, uniform, normal',
+  ],
+  [
+    'zero shorthand',
+    `${SIM}workload: {output_tokens: 0}`,
+    'bench.yml: workload.output_tokens is 0; expected a positive integer or a mapping with dist: fixed, uniform, normal',
+  ],
+  ['negative SLO', `${SIM}slo: {ttft_ms: -1}`, 'bench.yml: slo.ttft_ms is -1; expected a number of milliseconds > 0'],
+  ['empty name', `name: ""\n${SIM}`, 'bench.yml: name is ""; expected a non-empty string'],
+  ['top-level list', '- target: {url: sim}', 'bench.yml: top level is a list; expected a mapping with keys name, target, workload, load, slo'],
+  ['top-level scalar', 'hello', 'bench.yml: top level is "hello"; expected a mapping with keys name, target, workload, load, slo'],
+  ['empty file', '', 'bench.yml: the file is empty; expected a YAML mapping with at least target.url'],
+  ['comments only', '# nothing yet\n', 'bench.yml: the file is empty; expected a YAML mapping with at least target.url'],
+  ['YAML syntax error', 'target:\n  url: sim\nload: {rate: 5\n', 'bench.yml:4:1: YAML syntax error: Flow map in block collection must be sufficiently indented and end with a }'],
+  ['duplicate key', 'target: {url: sim}\nload: {}\nload: {}\n', 'bench.yml:3:1: YAML syntax error: Map keys must be unique'],
+  ['alias to no anchor', 'target: *t\n', 'bench.yml: YAML error: Unresolved alias (the anchor must be set before the alias): t'],
+  [
+    'the first problem in document order wins',
+    'load: {rate: -1}\ntarget: {url: sim, api: x}\nworkload: {seed: x}',
+    'bench.yml: load.rate is -1; expected a number > 0',
+  ],
+];
+
+describe.each(CASES)('%s', (_label, text, expected) => {
+  test('is one exact line', () => {
+    const message = messageOf(() => parseSpec(text, 'bench.yml', ENV));
+    expect(message).toBe(expected);
+    expect(message).not.toMatch(/\n|\s at /);
+  });
+});
+
+test('the API key never appears in a message', () => {
+  const message = messageOf(() => parseSpec('target: {url: sim, api_key_env: SET_KEY}\nload: {rate: x}', 'bench.yml', ENV));
+  expect(message).toBe('bench.yml: load.rate is "x"; expected a number > 0');
+  expect(message).not.toContain(SECRET);
+});
+
+describe('file problems', () => {
+  test('a missing file', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'loadgate-spec-')), 'nope.yml');
+    expect(messageOf(() => loadSpec(path, {}))).toBe(`${path}: file not found; expected a readable YAML spec file`);
+  });
+
+  test('a directory', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loadgate-spec-'));
+    expect(messageOf(() => loadSpec(dir, {}))).toBe(`${dir}: is a directory; expected a readable YAML spec file`);
+  });
+
+  test('an empty file', () => {
+    const path = tempSpec('');
+    expect(messageOf(() => loadSpec(path, {}))).toBe(`${path}: the file is empty; expected a YAML mapping with at least target.url`);
+  });
+
+  test('a YAML syntax error reports the line and column', () => {
+    const path = tempSpec('target:\n  url: sim\nload:\n  rate: 5\n   steady: 30s\n');
+    expect(messageOf(() => loadSpec(path, {}))).toBe(
+      `${path}:4:9: YAML syntax error: Nested mappings are not allowed in compact mappings`,
+    );
+  });
+
+  // Root reads every file whatever its mode, so the check only means something for other users.
+  const asRoot = process.getuid?.() === 0;
+  (asRoot ? test.skip : test)('an unreadable file', () => {
+    const path = tempSpec(SIM);
+    chmodSync(path, 0o000);
+    expect(messageOf(() => loadSpec(path, {}))).toBe(
+      `${path}: file is not readable (permission denied); expected a readable YAML spec file`,
+    );
+  });
+});

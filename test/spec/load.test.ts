@@ -1,0 +1,142 @@
+import { fileURLToPath } from 'node:url';
+import { loadSpec, parseSpec, SpecError } from '../../src/spec/load.js';
+import { tempSpec } from './helpers.js';
+
+const FULL = fileURLToPath(new URL('./fixtures/full.yml', import.meta.url));
+const ENV = { LOADGATE_TEST_KEY: 'sk-test-secret' };
+
+describe('loadSpec', () => {
+  test('a full spec loads as written, durations in ms, key from the environment', () => {
+    const r = loadSpec(FULL, ENV);
+    expect(r.spec).toEqual({
+      name: 'pr-gate',
+      target: {
+        url: 'http://localhost:8000/v1',
+        api: 'completions',
+        model: 'meta-llama/Llama-3.1-8B-Instruct',
+        headers: { 'X-Team': 'inference' },
+        api_key_env: 'LOADGATE_TEST_KEY',
+        request_timeout: '2m',
+        ready_timeout: '1m30s',
+        sim: { slots: 4 },
+      },
+      workload: {
+        seed: 42,
+        input_tokens: { dist: 'uniform', min: 64, max: 512 },
+        output_tokens: { dist: 'normal', mean: 200, stddev: 40, min: 16, max: 400 },
+        ignore_eos: false,
+      },
+      load: {
+        mode: 'closed',
+        arrival: 'gamma',
+        burstiness: 0.5,
+        rate: 25.5,
+        concurrency: 32,
+        warmup: '0s',
+        steady: '1.5s',
+        cooldown: '500ms',
+        max_in_flight: 2000,
+      },
+      slo: { ttft_ms: 250, tpot_ms: 30.5, e2e_ms: 8000 },
+    });
+    expect(r.apiKey).toBe('sk-test-secret');
+    expect(r).toMatchObject({
+      requestTimeoutMs: 120_000,
+      readyTimeoutMs: 90_000,
+      warmupMs: 0,
+      steadyMs: 1_500,
+      cooldownMs: 500,
+    });
+    expect(r.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  test('a minimal spec gets every default', () => {
+    const r = loadSpec(tempSpec('target: {url: sim}\n'), {});
+    expect(r).toEqual({
+      spec: {
+        name: 'benchmark',
+        target: {
+          url: 'sim',
+          api: 'chat',
+          model: 'loadgate-sim',
+          headers: {},
+          request_timeout: '60s',
+          ready_timeout: '60s',
+          sim: {},
+        },
+        workload: {
+          seed: 1,
+          input_tokens: { dist: 'fixed', value: 128 },
+          output_tokens: { dist: 'fixed', value: 128 },
+          ignore_eos: true,
+        },
+        load: {
+          mode: 'open',
+          arrival: 'poisson',
+          burstiness: 1,
+          rate: 10,
+          concurrency: 8,
+          warmup: '5s',
+          steady: '30s',
+          cooldown: '2s',
+          max_in_flight: 10000,
+        },
+        slo: { ttft_ms: 500, tpot_ms: 50, e2e_ms: 10000 },
+      },
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      headers: {},
+      requestTimeoutMs: 60_000,
+      readyTimeoutMs: 60_000,
+      warmupMs: 5_000,
+      steadyMs: 30_000,
+      cooldownMs: 2_000,
+    });
+    expect(r).not.toHaveProperty('apiKey');
+  });
+
+  test('an explicit model is kept for the simulator', () => {
+    expect(parseSpec('target: {url: sim, model: tiny}', 'x.yml', {}).spec.target.model).toBe('tiny');
+  });
+
+  test('a bare token count is shorthand for a fixed distribution', () => {
+    const r = parseSpec('target: {url: sim}\nworkload: {input_tokens: 256, output_tokens: 1}', 'x.yml', {});
+    expect(r.spec.workload.input_tokens).toEqual({ dist: 'fixed', value: 256 });
+    expect(r.spec.workload.output_tokens).toEqual({ dist: 'fixed', value: 1 });
+    const written = parseSpec(
+      'target: {url: sim}\nworkload: {input_tokens: {dist: fixed, value: 256}, output_tokens: {dist: fixed, value: 1}}',
+      'x.yml',
+      {},
+    );
+    expect(written.hash).toBe(r.hash);
+  });
+
+  test('SpecError is an Error with a one-line message', () => {
+    expect(() => parseSpec('target: {}', 'x.yml', {})).toThrow(SpecError);
+    expect(() => parseSpec('target: {}', 'x.yml', {})).toThrow(Error);
+  });
+});
+
+describe('hash', () => {
+  const base = 'name: a\ntarget: {url: sim, headers: {A: "1", B: "2"}}\nload: {rate: 5, steady: 10s}\n';
+
+  test('is stable under key reordering at every depth', () => {
+    const reordered = 'load: {steady: 10s, rate: 5}\ntarget: {headers: {B: "2", A: "1"}, url: sim}\nname: a\n';
+    expect(parseSpec(reordered, 'x.yml', {}).hash).toBe(parseSpec(base, 'x.yml', {}).hash);
+  });
+
+  test('is the same whether a default is written out or left implicit', () => {
+    expect(parseSpec(`${base}slo: {ttft_ms: 500}\n`, 'x.yml', {}).hash).toBe(parseSpec(base, 'x.yml', {}).hash);
+  });
+
+  test('changes when any value changes', () => {
+    const h = parseSpec(base, 'x.yml', {}).hash;
+    expect(parseSpec(base.replace('rate: 5', 'rate: 6'), 'x.yml', {}).hash).not.toBe(h);
+    expect(parseSpec(base.replace('"2"', '"3"'), 'x.yml', {}).hash).not.toBe(h);
+    expect(parseSpec(base.replace('name: a', 'name: b'), 'x.yml', {}).hash).not.toBe(h);
+  });
+
+  test('does not depend on the API key', () => {
+    const spec = 'target: {url: sim, api_key_env: K}';
+    expect(parseSpec(spec, 'x.yml', { K: 'one' }).hash).toBe(parseSpec(spec, 'x.yml', { K: 'two' }).hash);
+  });
+});
