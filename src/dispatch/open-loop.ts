@@ -5,11 +5,15 @@ import { now } from '../time.js';
  * fired at it whatever the server is doing, so a slow server shows up as latency measured
  * from the intended time instead of silently lowering the offered rate.
  *
- * Timers have 1 ms granularity and fire late, so we sleep with setTimeout until shortly
- * before the next arrival and cover the last stretch with setImmediate turns, which still
- * let sockets be serviced between checks. Each wake-up fires every arrival already due.
+ * setTimeout has 1 ms granularity and, on a busy or virtualised host, wakes several ms late.
+ * So we sleep only until `margin` before the next arrival and cover the rest with setImmediate
+ * turns, which still let sockets be serviced between checks. The margin adapts to the timer
+ * lateness actually observed (it jumps up at once and decays slowly), so a quiet machine pays
+ * little CPU and a noisy one still sends on time. Each wake-up fires every arrival already due.
  */
-const SLEEP_MARGIN_MS = 2;
+const MIN_MARGIN_MS = 2;
+const MAX_MARGIN_MS = 25;
+const MARGIN_DECAY = 0.98;
 
 export interface OpenLoopOptions {
   /** Due offsets in ms from runStart, ascending. */
@@ -30,6 +34,8 @@ export function dispatchOpenLoop(o: OpenLoopOptions): DispatchHandle {
   const { schedule, runStart, fire } = o;
   let i = 0;
   let stopped = false;
+  let margin = MIN_MARGIN_MS;
+  let wakeAt = NaN;
   let timer: NodeJS.Timeout | undefined;
   let immediate: NodeJS.Immediate | undefined;
   let resolve!: (n: number) => void;
@@ -39,18 +45,28 @@ export function dispatchOpenLoop(o: OpenLoopOptions): DispatchHandle {
     timer = undefined;
     immediate = undefined;
     if (stopped) return;
-    const t = now();
+    let t = now();
+    if (!Number.isNaN(wakeAt)) {
+      margin = Math.min(MAX_MARGIN_MS, Math.max(MIN_MARGIN_MS, margin * MARGIN_DECAY, t - wakeAt + MIN_MARGIN_MS));
+      wakeAt = NaN;
+    }
     while (i < schedule.length && runStart + schedule[i]! <= t) {
       fire(i, runStart + schedule[i]!);
       i++;
+      t = now();
     }
     if (i >= schedule.length) {
       resolve(i);
       return;
     }
-    const wait = runStart + schedule[i]! - now();
-    if (wait > SLEEP_MARGIN_MS) timer = setTimeout(tick, Math.floor(wait - SLEEP_MARGIN_MS / 2));
-    else immediate = setImmediate(tick);
+    const wait = runStart + schedule[i]! - t;
+    if (wait > margin + 1) {
+      const sleep = Math.floor(wait - margin);
+      wakeAt = t + sleep;
+      timer = setTimeout(tick, sleep);
+    } else {
+      immediate = setImmediate(tick);
+    }
   };
   immediate = setImmediate(tick);
 

@@ -68,9 +68,12 @@ export class RequestRecord implements StreamObserver {
 export interface RecorderOptions {
   /** Absolute ms of time zero of the run (schedule offsets are relative to it). */
   runStart: number;
-  /** Measured window, absolute ms, by intended send time. */
-  windowStart: number;
-  windowEnd: number;
+  /**
+   * Measured window by intended send time, as offsets in ms from runStart. Offsets, not absolute
+   * times: at epoch magnitudes a float loses the sub-µs precision that decides boundary arrivals.
+   */
+  windowFromMs: number;
+  windowToMs: number;
   slo: Slo;
   /** Called with every finished request, for the optional raw JSONL file. */
   onRecord?: (r: RequestRecord) => void;
@@ -120,13 +123,10 @@ export class Recorder {
     this.series = new TimeSeries(o.runStart);
   }
 
-  inWindow(tSched: number): boolean {
-    return tSched >= this.o.windowStart && tSched < this.o.windowEnd;
-  }
-
-  /** A request whose time has come: it is counted now, whatever happens to it. */
-  open(id: number, tSched: number, promptTokens: number, maxTokens: number): RequestRecord {
-    const inWindow = this.inWindow(tSched);
+  /** A request whose time has come (offset ms after runStart): it is counted now, whatever happens to it. */
+  open(id: number, offsetMs: number, promptTokens: number, maxTokens: number): RequestRecord {
+    const inWindow = offsetMs >= this.o.windowFromMs && offsetMs < this.o.windowToMs;
+    const tSched = this.o.runStart + offsetMs;
     this.scheduled++;
     if (inWindow) {
       this.windowScheduled++;
@@ -150,8 +150,8 @@ export class Recorder {
     const dispatched = r.tSend === r.tSend;
     if (dispatched) {
       this.inFlight--;
-      const from = Math.max(r.tSend, this.o.windowStart);
-      const to = Math.min(r.tEnd, this.o.windowEnd);
+      const from = Math.max(r.tSend, this.o.runStart + this.o.windowFromMs);
+      const to = Math.min(r.tEnd, this.o.runStart + this.o.windowToMs);
       if (to > from) this.inFlightIntegral += to - from;
       if (r.inWindow) this.windowTimeInSystem += r.tEnd - r.tSend;
     }

@@ -1,11 +1,11 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { buildSchedule } from '../arrivals/schedule.js';
 import { deriveSeed } from '../arrivals/rng.js';
-import { createClient } from '../client/client.js';
+import { createClient, type RequestHandle } from '../client/client.js';
 import { buildRequestBody } from '../client/openai.js';
 import { dispatchOpenLoop } from '../dispatch/open-loop.js';
 import { dispatchClosedLoop } from '../dispatch/closed-loop.js';
 import { Recorder, type RequestRecord } from '../metrics/recorder.js';
+import { startLoopProbe } from '../metrics/loop-probe.js';
 import { buildResult } from '../result/build.js';
 import type { Result } from '../result/types.js';
 import { launchSim } from '../sim/launch.js';
@@ -43,10 +43,11 @@ export async function runBenchmark(o: RunOptions): Promise<Result> {
   const { resolved } = o;
   const { spec } = resolved;
   const simulator = spec.target.url === 'sim';
-  const sim = simulator ? await launchSim(spec.target.sim) : undefined;
+  // The simulator serves the spec's model name, so the same spec runs against it and a real server.
+  const sim = simulator ? await launchSim({ ...spec.target.sim, model: spec.target.model }) : undefined;
   try {
     const baseUrl = sim ? sim.baseUrl : spec.target.url;
-    const headers: Record<string, string> = { ...spec.target.headers };
+    const headers: Record<string, string> = { ...resolved.headers };
     if (resolved.apiKey) headers.authorization = `Bearer ${resolved.apiKey}`;
     await waitForReady(baseUrl, resolved.readyTimeoutMs, headers);
     return await measure(o, baseUrl, simulator);
@@ -58,7 +59,7 @@ export async function runBenchmark(o: RunOptions): Promise<Result> {
 async function measure(o: RunOptions, baseUrl: string, simulator: boolean): Promise<Result> {
   const { resolved } = o;
   const { spec } = resolved;
-  const client = createClient({ baseUrl, api: spec.target.api, headers: spec.target.headers, apiKey: resolved.apiKey, timeoutMs: resolved.requestTimeoutMs });
+  const client = createClient({ baseUrl, api: spec.target.api, headers: resolved.headers, apiKey: resolved.apiKey, timeoutMs: resolved.requestTimeoutMs });
   const workload = createWorkload(spec.workload);
   const totalMs = resolved.warmupMs + resolved.steadyMs + resolved.cooldownMs;
   const runStart = now() + START_LEAD_MS;
@@ -67,8 +68,8 @@ async function measure(o: RunOptions, baseUrl: string, simulator: boolean): Prom
   const active = new Map<number, InFlight>();
   const recorder = new Recorder({
     runStart,
-    windowStart,
-    windowEnd,
+    windowFromMs: resolved.warmupMs,
+    windowToMs: resolved.warmupMs + resolved.steadyMs,
     slo: spec.slo,
     onRecord: (r) => {
       const a = active.get(r.id);
@@ -78,9 +79,9 @@ async function measure(o: RunOptions, baseUrl: string, simulator: boolean): Prom
     },
   });
 
-  const send = (i: number, tSched: number, finished?: () => void): void => {
+  const send = (i: number, offsetMs: number, finished?: () => void): void => {
     const w = workload.next(i);
-    const rec = recorder.open(i, tSched, w.promptTokens, w.maxTokens);
+    const rec = recorder.open(i, offsetMs, w.promptTokens, w.maxTokens);
     if (recorder.inFlight >= spec.load.max_in_flight) {
       rec.onEnd(now(), 'dropped', `in-flight cap of ${spec.load.max_in_flight} reached`);
       finished?.();
@@ -88,13 +89,12 @@ async function measure(o: RunOptions, baseUrl: string, simulator: boolean): Prom
     }
     const body = buildRequestBody({ api: spec.target.api, model: spec.target.model, prompt: w.prompt, maxTokens: w.maxTokens, ignoreEos: spec.workload.ignore_eos });
     recorder.markSent(rec, now());
-    const entry: InFlight = { rec, abort: () => {}, finished };
+    const entry: InFlight = { rec, finished };
     active.set(i, entry);
-    entry.abort = client.send(body, rec).abort;
+    entry.handle = client.send(body, rec);
   };
 
-  const eld = monitorEventLoopDelay({ resolution: 10 });
-  eld.enable();
+  const probe = startLoopProbe();
   const cpu0 = process.cpuUsage();
   const wall0 = now();
   let planned = 0;
@@ -103,12 +103,12 @@ async function measure(o: RunOptions, baseUrl: string, simulator: boolean): Prom
   if (spec.load.mode === 'open') {
     const schedule = buildSchedule({ kind: spec.load.arrival, ratePerS: spec.load.rate, burstiness: spec.load.burstiness, seed: deriveSeed(spec.workload.seed, 'arrivals'), durationMs: totalMs });
     planned = schedule.length;
-    const h = dispatchOpenLoop({ schedule, runStart, fire: (i, tDue) => send(i, tDue) });
+    const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]!) });
     stop = h.stop;
     dispatched = h.done;
   } else {
     await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
-    const h = dispatchClosedLoop({ concurrency: spec.load.concurrency, until: runStart + totalMs, fire: (i, t, finished) => send(i, t, finished) });
+    const h = dispatchClosedLoop({ concurrency: spec.load.concurrency, until: runStart + totalMs, fire: (i, t, finished) => send(i, t - runStart, finished) });
     stop = h.stop;
     dispatched = h.done;
   }
@@ -133,7 +133,7 @@ async function measure(o: RunOptions, baseUrl: string, simulator: boolean): Prom
     const interrupted = !Number.isNaN(interruptedAt);
     const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
     const cpu = process.cpuUsage(cpu0);
-    eld.disable();
+    const eventLoopDelayMs = probe.stop();
     return buildResult(recorder, {
       resolved,
       targetUrl: simulator ? 'sim' : spec.target.url,
@@ -141,7 +141,7 @@ async function measure(o: RunOptions, baseUrl: string, simulator: boolean): Prom
       windowMs: Math.max(0, effectiveEnd - windowStart),
       interrupted,
       notReached: spec.load.mode === 'open' ? planned - fired : 0,
-      eventLoopDelayMs: { p50: eld.percentile(50) / 1e6, p99: eld.percentile(99) / 1e6, max: eld.max / 1e6 },
+      eventLoopDelayMs,
       cpuS: (cpu.user + cpu.system) / 1e6,
       wallS: (now() - wall0) / 1000,
       workers: 1,
@@ -155,12 +155,12 @@ async function measure(o: RunOptions, baseUrl: string, simulator: boolean): Prom
 
 interface InFlight {
   rec: RequestRecord;
-  abort(reason: 'timeout' | 'cancelled'): void;
+  handle?: RequestHandle;
   finished?: () => void;
 }
 
 function cancelAll(active: Map<number, InFlight>): void {
-  for (const a of active.values()) a.abort('cancelled');
+  for (const a of [...active.values()]) a.handle?.abort('cancelled');
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,24 @@
+import { parseSpec } from '../../src/spec/load.js';
+import type { ResolvedSpec } from '../../src/spec/types.js';
+
+/** A resolved spec for a loopback target, from YAML fragments of the load and workload sections. */
+export function specFor(baseUrl: string, load: string, extra = '', o: { requestTimeout?: string; readyTimeout?: string } = {}): ResolvedSpec {
+  const text = `name: test
+target:
+  url: ${baseUrl}
+  model: test-model
+  request_timeout: ${o.requestTimeout ?? '10s'}
+  ready_timeout: ${o.readyTimeout ?? '5s'}
+workload:
+  seed: 5
+  input_tokens: 16
+  output_tokens: 50
+load:
+${load
+  .trim()
+  .split('\n')
+  .map((l) => `  ${l}`)
+  .join('\n')}
+${extra}`;
+  return parseSpec(text, 'test.yml', {});
+}
