@@ -30,7 +30,9 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
   const perS = (n: number) => (windowS > 0 ? r3(n / windowS) : 0);
   const h = rec.h;
   const closed = spec.load.mode === 'closed';
-  const offered = closed ? perS(rec.windowScheduled) : spec.load.rate;
+  // The realized offered rate (arrivals scheduled in the window), not the nominal one: a Poisson
+  // window holds ±√n arrivals by chance, and "achieved vs offered" must not read that as lateness.
+  const offered = perS(rec.windowScheduled);
   const achieved = perS(rec.windowDispatched);
   const meanInFlight = windowS > 0 ? rec.inFlightIntegral / f.windowMs : 0;
   const meanTimeInSystemMs = rec.windowDispatched > 0 ? rec.windowTimeInSystem / rec.windowDispatched : 0;

@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { loadResult } from '../../src/result/load.js';
+
+/** The real bundled CLI, as a user runs it (npm test builds dist/ first). */
+const run = promisify(execFile);
+const CLI = join(process.cwd(), 'bin', 'loadgate.js');
+
+async function loadgate(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, timeout: 120_000 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'loadgate-cli-'));
+
+describe('loadgate CLI', () => {
+  test('--help on each command describes it and exits 0', async () => {
+    for (const args of [['--help'], ['run', '--help'], ['validate', '--help'], ['sim', '--help']]) {
+      const r = await loadgate(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/[Uu]sage: loadgate/);
+    }
+  });
+
+  test('validate accepts the quick-start spec and rejects a bad one with one line and exit 3', async () => {
+    const ok = await loadgate(['validate', 'examples/quickstart.yml']);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^examples\/quickstart\.yml: valid \(spec hash [0-9a-f]{12}\)\n$/);
+    const spec = join(tmp(), 'bad.yml');
+    writeFileSync(spec, 'target: {url: sim}\nload: {ratee: 5}\n');
+    const bad = await loadgate(['validate', spec]);
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toBe(`loadgate validate: ${spec}: load.ratee is not a known key; did you mean "rate"?\n`);
+  });
+
+  test('bad flags and unknown commands are one line with exit 3, never a stack trace', async () => {
+    const cases = [
+      [['run', 'examples/quickstart.yml', '--rate', 'fast'], /^loadgate run: --rate is "fast"; expected a number > 0\n$/],
+      [['run', 'examples/quickstart.yml', '--format', 'xml'], /^loadgate run: --format "xml" is not known; expected loadgate or vllm\n$/],
+      [['run', 'examples/quickstart.yml', '--bogus'], /^loadgate run: Unknown option '--bogus'.*\n$/],
+      [['frobnicate'], /^loadgate: unknown command "frobnicate"; expected .*\n$/],
+      [['run', 'missing.yml'], /^loadgate run: missing\.yml: file not found; expected a readable YAML spec file\n$/],
+    ] as const;
+    for (const [args, expected] of cases) {
+      const r = await loadgate([...args]);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(expected);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  test('an unreachable target exits 3 with a one-line reason', async () => {
+    const spec = join(tmp(), 'down.yml');
+    writeFileSync(spec, 'target: {url: "http://127.0.0.1:9/v1", model: m, ready_timeout: 300ms}\n');
+    const r = await loadgate(['run', spec, '--out', join(tmp(), 'r.json')]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^loadgate run: target http:\/\/127\.0\.0\.1:9\/v1\/models was not ready within 0\.3s \(last: ECONNREFUSED\)/m);
+  });
+
+  test('the README quick start runs against the simulator, exits 0 and writes a valid result', async () => {
+    const readme = readFileSync('README.md', 'utf8');
+    expect(readme.split('\n').slice(0, 12).join('\n')).toContain('npm ci && npm run quickstart');
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+    const [, cmd] = /node bin\/loadgate\.js (run .*?) --out/.exec(pkg.scripts.quickstart)!;
+    const out = join(tmp(), 'quickstart.json');
+    const r = await loadgate([...cmd!.split(' '), '--out', out]);
+    expect(r.stdout).toContain('Verdict     PASS');
+    expect(r.code).toBe(0);
+    const result = loadResult(out); // validates against the result's JSON Schema
+    expect(result.schema_version).toBe(1);
+    expect(result.validity.valid).toBe(true);
+    expect(result.requests.window.by_class.ok).toBeGreaterThanOrEqual(150);
+  });
+});
