@@ -1,5 +1,8 @@
 import { runCommand, RUN_HELP } from './run-command.js';
 import { validateCommand } from './validate-command.js';
+import { compareCommand } from './compare-command.js';
+import { mergeCommand } from './merge-command.js';
+import { reportCommand } from './report-command.js';
 import { runSimCli } from '../sim/launch.js';
 import { EXIT, oneLine } from './errors.js';
 import { TOOL_VERSION } from '../version.js';
@@ -11,6 +14,9 @@ Usage: loadgate <command> [options]
 Commands:
   run SPEC        run a benchmark and print the report and verdict
   validate SPEC   check a spec without running it
+  compare B R     judge result R against baseline B (noise-aware gate)
+  merge A B …     merge results (replicates or shards) by adding histograms
+  report R        write markdown/HTML reports of a result
   sim             start the embedded OpenAI-compatible simulator
 
 Run "loadgate <command> --help" for a command's options.
@@ -26,6 +32,12 @@ export async function main(argv: string[]): Promise<number> {
         return await runCommand(rest);
       case 'validate':
         return await validateCommand(rest);
+      case 'compare':
+        return await compareCommand(rest);
+      case 'merge':
+        return await mergeCommand(rest);
+      case 'report':
+        return await reportCommand(rest);
       case 'sim':
         await runSimCli(rest);
         return EXIT.pass;
@@ -39,7 +51,7 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${HELP}\n`);
         return command === undefined ? EXIT.error : EXIT.pass;
       default:
-        process.stderr.write(`loadgate: unknown command "${command}"; expected run, validate or sim (see loadgate --help)\n`);
+        process.stderr.write(`loadgate: unknown command "${command}"; expected run, validate, compare, merge, report or sim (see loadgate --help)\n`);
         return EXIT.error;
     }
   } catch (e) {

@@ -1,6 +1,6 @@
 import type { Outcome } from '../client/types.js';
 import type { LatencySummary } from '../metrics/histogram.js';
-import type { Spec } from '../spec/types.js';
+import type { OutputControl, Spec } from '../spec/types.js';
 
 export const RESULT_SCHEMA_VERSION = 1;
 
@@ -19,6 +19,39 @@ export interface ValidityCheck {
   ok: boolean;
   /** What was measured and what it was held against, in words a reader can act on. */
   message: string;
+}
+
+/** How synthetic prompts were sized for the target's tokenizer: tokens ≈ overhead + prefix + tokens_per_word × words. */
+export interface Calibration {
+  method: 'tokenize' | 'probe' | 'off';
+  /** What counted the tokens (e.g. "POST /tokenize (vLLM-style)"), or why nothing could. */
+  source: string;
+  /** Of the filler vocabulary; for a dataset, of the dataset's own text. */
+  tokens_per_word: number;
+  /** Tokens of the request format itself: chat template, BOS, the request-unique word. */
+  overhead_tokens: number;
+  /** Tokens of the shared system prompt and/or group prefix, as the target counted them. */
+  prefix_tokens: number;
+  /** Requests counted to fit the line. */
+  samples: number;
+  /** Largest |fitted − counted| over the samples. */
+  max_residual_tokens: number;
+}
+
+export interface WorkloadPlan {
+  source: 'synthetic' | 'dataset';
+  output_control: OutputControl;
+  calibration: Calibration;
+  prefix: {
+    mode: 'unique' | 'shared' | 'groups' | 'shared+groups';
+    /** Share of all prompt tokens an unbounded prefix cache could serve for these prompts (block rounding ignored). */
+    expected_cache_hit_ratio: number;
+  };
+  dataset: { entries: number; used_entries: number; skipped: number; filtered_out: number } | null;
+  /** sha256 of each file read (dataset, length files), keyed by the path as the spec wrote it: a changed file shows. */
+  files: Record<string, string>;
+  /** The run's prompt salt (random per run, so no run hits another's prefix cache). */
+  salt: number;
 }
 
 export interface Result {
@@ -60,12 +93,21 @@ export interface Result {
   goodput: { slo: { ttft_ms: number; tpot_ms: number; e2e_ms: number }; requests: number; rate_per_s: number; fraction: number | null };
   rates: { http_5xx: number; http_429: number; errors: number };
   workload: {
-    input_tokens: { requested: LatencySummary | null; delivered: LatencySummary | null };
-    output_tokens: { requested: LatencySummary | null; delivered: LatencySummary | null };
+    /** `spec`: the distribution the spec (or dataset) describes; `requested`: what was asked of the window's requests; `delivered`: the server's usage. */
+    input_tokens: { spec?: LatencySummary | null; requested: LatencySummary | null; delivered: LatencySummary | null };
+    output_tokens: {
+      spec?: LatencySummary | null;
+      requested: LatencySummary | null;
+      delivered: LatencySummary | null;
+      /** Successful window requests that got fewer output tokens than max_tokens asked for, and the mean tokens they lacked. */
+      shortfall?: { requests: number; mean_tokens: number | null };
+    };
     /** Where output token counts came from: the server's usage, content chunks, or both. */
     token_source: 'usage' | 'chunks' | 'mixed' | 'none';
     usage_missing: number;
     usage_chunk_mismatch: number;
+    /** How prompts and lengths were made (src/workload). Absent in merged results. */
+    plan?: WorkloadPlan;
   };
   generator: {
     event_loop_delay_ms: { p50: number; p99: number; max: number };

@@ -17,12 +17,17 @@ const validate = new Ajv({ allErrors: true, useDefaults: true, verbose: true, st
 export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'headers'> {
   const spec = structuredClone(data); // ajv fills defaults in place; the caller's object stays as written
   expandLengthShorthand(spec);
+  const written = writtenWorkloadKeys(spec); // before ajv fills defaults
   if (!validate(spec)) throw issueFromErrors(validate.errors ?? [], spec);
 
+  // The TTFT SLO rule defaults to the spec's own slo.ttft_ms, so the effective gate is explicit in the spec.
+  spec.gate.slo.ttft_p95!.max_ms ??= spec.slo.ttft_ms;
   checkUrl(spec.target.url);
   checkNoLiteralCredentials(spec.target.headers);
-  checkBounds(['workload', 'input_tokens'], spec.workload.input_tokens);
-  checkBounds(['workload', 'output_tokens'], spec.workload.output_tokens);
+  checkLength(['workload', 'input_tokens'], spec.workload.input_tokens);
+  checkLength(['workload', 'output_tokens'], spec.workload.output_tokens);
+  foldIgnoreEos(spec.workload, written);
+  checkWorkloadCombination(spec.workload, written);
   return {
     spec,
     hash: specHash(spec),
@@ -42,6 +47,12 @@ function expandLengthShorthand(data: unknown): void {
     const n = workload[key];
     if (Number.isInteger(n) && (n as number) >= 1) workload[key] = { dist: 'fixed', value: n };
   }
+}
+
+/** Workload keys the spec wrote itself, as opposed to defaults the schema filled in. */
+function writtenWorkloadKeys(data: unknown): Set<string> {
+  const workload = isMapping(data) ? data['workload'] : undefined;
+  return new Set(isMapping(workload) ? Object.keys(workload) : []);
 }
 
 function isMapping(value: unknown): value is Record<string, unknown> {
@@ -68,11 +79,81 @@ function checkNoLiteralCredentials(headers: Record<string, string>): void {
   }
 }
 
-/** The schema checks each bound alone; their order needs both. */
-function checkBounds(path: string[], d: LengthDist): void {
-  if (d.dist === 'fixed' || d.min === undefined || d.max === undefined || d.min <= d.max) return;
-  throw new SpecIssue(path, `has min ${d.min} > max ${d.max}; expected min ≤ max`);
+/** The schema checks each key alone; which keys belong together, and the order of bounds, need all of them. */
+function checkLength(path: string[], d: LengthDist): void {
+  if (d.dist === 'uniform') checkForm(path, d, ['min', 'max'], ['mean', 'range_ratio']);
+  if (d.dist === 'empirical') checkEmpirical(path, d);
+  if ('min' in d && 'max' in d && d.min !== undefined && d.max !== undefined && d.min > d.max) {
+    throw new SpecIssue(path, `has min ${d.min} > max ${d.max}; expected min ≤ max`);
+  }
 }
+
+const KEY_EXPECTED: Record<string, string> = { min: 'a positive integer', max: 'a positive integer', mean: 'a number > 0', range_ratio: 'a number ≥ 0 and < 1' };
+
+/** Exactly one of two complete key sets, e.g. uniform's min/max or mean/range_ratio. */
+function checkForm(path: string[], d: object, a: string[], b: string[]): void {
+  const has = (keys: string[]) => keys.filter((k) => k in d);
+  const [inA, inB] = [has(a), has(b)];
+  const forms = `${a.join(' and ')}, or ${b.join(' and ')}`;
+  if (inA.length > 0 && inB.length > 0) throw new SpecIssue(path, `has both ${a.join('/')} and ${b.join('/')}; expected ${forms}`);
+  if (inA.length === 0 && inB.length === 0) throw new SpecIssue(path, `has neither ${a.join('/')} nor ${b.join('/')}; expected ${forms}`);
+  const form = inA.length > 0 ? a : b;
+  const missing = form.find((k) => !(k in d));
+  if (missing) throw new SpecIssue([...path, missing], `is missing; expected ${KEY_EXPECTED[missing]}`);
+}
+
+function checkEmpirical(path: string[], d: Extract<LengthDist, { dist: 'empirical' }>): void {
+  const hasValues = 'values' in d;
+  if (hasValues === 'file' in d) throw new SpecIssue(path, `has ${hasValues ? 'both' : 'neither'} values ${hasValues ? 'and' : 'nor'} file; expected one of them`);
+  if (!hasValues) {
+    if ('weights' in d) throw new SpecIssue([...path, 'weights'], 'is given with file; expected weights only beside values (a file holds its own counts)');
+    return;
+  }
+  const { values, weights } = d;
+  if (weights === undefined) return;
+  if (weights.length !== values.length) throw new SpecIssue([...path, 'weights'], `has ${weights.length} entries for ${values.length} values; expected one weight per value`);
+  if (!weights.some((w) => w > 0)) throw new SpecIssue([...path, 'weights'], 'are all 0; expected at least one weight > 0');
+}
+
+/** `ignore_eos: true|false` is the older spelling of `output_control: ignore_eos|none`; the resolved spec has only output_control. */
+function foldIgnoreEos(w: Spec['workload'] & { ignore_eos?: boolean }, written: Set<string>): void {
+  if (w.ignore_eos === undefined) return;
+  if (written.has('output_control')) {
+    throw new SpecIssue(['workload', 'ignore_eos'], 'is given with output_control; expected only output_control (ignore_eos: true is output_control: ignore_eos)');
+  }
+  w.output_control = w.ignore_eos ? 'ignore_eos' : 'none';
+  delete w.ignore_eos;
+}
+
+/** A dataset brings its own prompts, so synthetic-prompt settings beside it would be silently ignored. */
+function checkWorkloadCombination(w: Spec['workload'], written: Set<string>): void {
+  if (w.dataset) {
+    for (const key of ['input_tokens', 'prefix', 'prefix_groups']) {
+      if (written.has(key)) throw new SpecIssue(['workload', key], 'is given with dataset; expected one or the other (a dataset brings its own prompts)');
+    }
+    return;
+  }
+  const prefixTokens = (w.prefix?.shared_tokens ?? 0) + (w.prefix_groups?.tokens ?? 0);
+  const mean = meanLength(w.input_tokens);
+  if (prefixTokens > 0 && mean !== undefined && prefixTokens >= mean) {
+    const key = w.prefix ? 'prefix' : 'prefix_groups';
+    throw new SpecIssue(['workload', key], `makes ${prefixTokens} prefix tokens, not fewer than the mean input length (${round(mean)}); expected a prefix shorter than input_tokens, which includes it`);
+  }
+}
+
+/** The distribution's mean where the spec alone gives it (not for a length file). Clipping is ignored: this is a sanity check. */
+function meanLength(d: LengthDist): number | undefined {
+  if (d.dist === 'fixed') return d.value;
+  if (d.dist === 'uniform') return 'mean' in d ? d.mean : (d.min + d.max) / 2;
+  if (d.dist === 'empirical') {
+    if (!('values' in d)) return undefined;
+    const weights = d.weights ?? d.values.map(() => 1);
+    return d.values.reduce((a, v, i) => a + v * weights[i]!, 0) / weights.reduce((a, b) => a + b, 0);
+  }
+  return d.mean;
+}
+
+const round = (x: number) => Math.round(x * 10) / 10;
 
 function durationMs(path: string[], text: string, zeroAllowed: boolean): number {
   let ms: number;

@@ -1,4 +1,5 @@
 import type { SchemaObject } from 'ajv';
+import { gateSchema } from '../gate/rules-schema.js';
 
 /*
  * JSON Schema (draft-07, ajv v8) for a benchmark spec. The validator runs with
@@ -25,17 +26,32 @@ const sloMs = (fallback: number) => ({
 });
 const model = { type: 'string', minLength: 1, description: 'the model name the server serves (required unless url is sim)' };
 
-/** Each distribution's own keys; `dist` selects one. */
+const stddev = { type: 'number', minimum: 0, description: 'a number ≥ 0' };
+
+/**
+ * Each distribution's own keys; `dist` selects one. Where a distribution has two forms
+ * (uniform: min/max or mean/range_ratio; empirical: values or file), both forms' keys are
+ * listed and resolve.ts checks that exactly one form is complete.
+ */
 const LENGTH_SHAPES: Record<string, { required: string[]; properties: Record<string, object> }> = {
   fixed: { required: ['value'], properties: { value: positiveInteger } },
-  uniform: { required: ['min', 'max'], properties: { min: positiveInteger, max: positiveInteger } },
-  normal: {
-    required: ['mean', 'stddev'],
+  uniform: {
+    required: [],
     properties: {
-      mean: positiveNumber,
-      stddev: { type: 'number', minimum: 0, description: 'a number ≥ 0' },
       min: positiveInteger,
       max: positiveInteger,
+      mean: positiveNumber,
+      range_ratio: { type: 'number', minimum: 0, exclusiveMaximum: 1, description: 'a number ≥ 0 and < 1' },
+    },
+  },
+  normal: { required: ['mean', 'stddev'], properties: { mean: positiveNumber, stddev, min: positiveInteger, max: positiveInteger } },
+  lognormal: { required: ['mean', 'stddev'], properties: { mean: positiveNumber, stddev, min: positiveInteger, max: positiveInteger } },
+  empirical: {
+    required: [],
+    properties: {
+      values: { type: 'array', minItems: 1, items: positiveInteger, description: 'a non-empty list of positive integers' },
+      weights: { type: 'array', items: { type: 'number', minimum: 0, description: 'a number ≥ 0' }, description: 'a list of numbers ≥ 0, one per value' },
+      file: { type: 'string', minLength: 1, description: 'the path of a JSON, CSV or text file of lengths, relative to the spec' },
     },
   },
 };
@@ -73,7 +89,7 @@ export const SIM_MODEL = 'loadgate-sim';
 export const specSchema: SchemaObject = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   type: 'object',
-  description: 'a mapping with keys name, target, workload, load, slo',
+  description: 'a mapping with keys name, target, workload, load, slo, gate',
   required: ['target'],
   additionalProperties: false,
   properties: {
@@ -111,7 +127,45 @@ export const specSchema: SchemaObject = {
       seed: { type: 'integer', default: 1, description: 'an integer' },
       input_tokens: lengthDist(128),
       output_tokens: lengthDist(128),
-      ignore_eos: { type: 'boolean', default: true },
+      output_control: { enum: ['ignore_eos', 'min_tokens', 'none'], default: 'ignore_eos' },
+      // The older spelling of output_control (true: ignore_eos, false: none); resolve.ts folds it in.
+      ignore_eos: { type: 'boolean' },
+      calibrate: { enum: ['auto', 'tokenize', 'probe', 'off'], default: 'auto' },
+      prefix: {
+        type: 'object',
+        description: 'a mapping with shared_tokens',
+        required: ['shared_tokens'],
+        additionalProperties: false,
+        properties: { shared_tokens: positiveInteger },
+      },
+      prefix_groups: {
+        type: 'object',
+        description: 'a mapping with groups, tokens and optionally zipf_s',
+        required: ['groups', 'tokens'],
+        additionalProperties: false,
+        properties: {
+          groups: positiveInteger,
+          tokens: positiveInteger,
+          zipf_s: { type: 'number', minimum: 0, default: 1, description: 'a number ≥ 0 (0: every group equally popular)' },
+        },
+      },
+      dataset: {
+        type: 'object',
+        description: 'a mapping with path and format',
+        required: ['path', 'format'],
+        additionalProperties: false,
+        properties: {
+          path: { type: 'string', minLength: 1, description: 'the path of a ShareGPT or JSONL file, relative to the spec' },
+          format: { enum: ['sharegpt', 'jsonl'] },
+          sample: { enum: ['without_replacement', 'with_replacement'], default: 'without_replacement' },
+          filter: {
+            type: 'object',
+            description: 'a mapping with min_input_tokens, max_input_tokens, min_output_tokens, max_output_tokens',
+            additionalProperties: false,
+            properties: { min_input_tokens: positiveInteger, max_input_tokens: positiveInteger, min_output_tokens: positiveInteger, max_output_tokens: positiveInteger },
+          },
+        },
+      },
     }),
     load: section({
       mode: { enum: ['open', 'closed'], default: 'open' },
@@ -125,5 +179,6 @@ export const specSchema: SchemaObject = {
       max_in_flight: { type: 'integer', minimum: 1, default: 10000, description: 'an integer ≥ 1' },
     }),
     slo: section({ ttft_ms: sloMs(500), tpot_ms: sloMs(50), e2e_ms: sloMs(10000) }),
+    gate: gateSchema,
   },
 };

@@ -1,9 +1,34 @@
-/** A benchmark spec as written in YAML, after the schema has filled defaults. Durations stay strings here. */
+import type { GateSpec } from '../gate/rules-schema.js';
+/**
+ * A token-length distribution. `lognormal` takes the mean and stddev of the lengths themselves
+ * (what a log summary shows), not of their logarithm. `empirical` files are read relative to the spec.
+ */
 export type LengthDist =
   | { dist: 'fixed'; value: number }
   | { dist: 'uniform'; min: number; max: number }
-  | { dist: 'normal'; mean: number; stddev: number; min?: number; max?: number };
+  /** vLLM's random dataset form: uniform on [mean·(1 − range_ratio), mean·(1 + range_ratio)]. */
+  | { dist: 'uniform'; mean: number; range_ratio: number }
+  | { dist: 'normal'; mean: number; stddev: number; min?: number; max?: number }
+  | { dist: 'lognormal'; mean: number; stddev: number; min?: number; max?: number }
+  | { dist: 'empirical'; values: number[]; weights?: number[] }
+  | { dist: 'empirical'; file: string };
 
+/** How the output length is forced: vLLM/SGLang `ignore_eos`, vLLM `min_tokens` = max_tokens, or not at all (max_tokens is only a cap). */
+export type OutputControl = 'ignore_eos' | 'min_tokens' | 'none';
+
+/** How synthetic prompts are sized for the target's tokenizer (src/workload/calibrate.ts). */
+export type CalibrateMode = 'auto' | 'tokenize' | 'probe' | 'off';
+
+export interface DatasetSpec {
+  /** Relative to the spec file. */
+  path: string;
+  format: 'sharegpt' | 'jsonl';
+  sample: 'with_replacement' | 'without_replacement';
+  /** Bounds on estimated token counts; entries outside are not used. */
+  filter?: { min_input_tokens?: number; max_input_tokens?: number; min_output_tokens?: number; max_output_tokens?: number };
+}
+
+/** A benchmark spec as written in YAML, after the schema has filled defaults. Durations stay strings here. */
 export interface Spec {
   name: string;
   target: {
@@ -23,7 +48,14 @@ export interface Spec {
     seed: number;
     input_tokens: LengthDist;
     output_tokens: LengthDist;
-    ignore_eos: boolean;
+    output_control: OutputControl;
+    calibrate: CalibrateMode;
+    /** One system prompt of this many tokens shared by every request. */
+    prefix?: { shared_tokens: number };
+    /** G prefixes of N tokens each; request popularity follows Zipf(s) over the groups. */
+    prefix_groups?: { groups: number; tokens: number; zipf_s: number };
+    /** Prompts (and output lengths where the file has them) from a file instead of synthetic text. */
+    dataset?: DatasetSpec;
   };
   load: {
     mode: 'open' | 'closed';
@@ -41,6 +73,8 @@ export interface Spec {
     max_in_flight: number;
   };
   slo: { ttft_ms: number; tpot_ms: number; e2e_ms: number };
+  /** Regression and SLO rules; see src/gate/rules-schema.ts. */
+  gate: GateSpec;
 }
 
 /** What the engine runs: the spec with durations in milliseconds and the secret resolved. */
@@ -48,6 +82,8 @@ export interface ResolvedSpec {
   spec: Spec;
   /** sha256 of the canonical JSON of `spec` (secrets are never in it). */
   hash: string;
+  /** Directory the spec's relative file paths (dataset, empirical lengths) are read from; absent: the working directory. */
+  specDir?: string;
   /** Absent when the spec names no api_key_env. Never logged or written. */
   apiKey?: string;
   /** target.headers with `${VAR}` references filled from the environment. Never logged or written. */

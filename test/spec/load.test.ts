@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_GATE, resolveGate } from '../../src/gate/rules-schema.js';
 import { loadSpec, parseSpec, SpecError } from '../../src/spec/load.js';
 import { tempSpec } from './helpers.js';
 
@@ -38,6 +39,7 @@ describe('loadSpec', () => {
         max_in_flight: 2000,
       },
       slo: { ttft_ms: 250, tpot_ms: 30.5, e2e_ms: 8000 },
+      gate: resolveGate(undefined, { ttft_ms: 250 }),
     });
     expect(r.apiKey).toBe('sk-test-secret');
     expect(r).toMatchObject({
@@ -82,6 +84,7 @@ describe('loadSpec', () => {
           max_in_flight: 10000,
         },
         slo: { ttft_ms: 500, tpot_ms: 50, e2e_ms: 10000 },
+        gate: DEFAULT_GATE,
       },
       hash: expect.stringMatching(/^[0-9a-f]{64}$/),
       headers: {},

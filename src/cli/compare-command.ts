@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { compare } from '../gate/compare.js';
+import { gateOf } from '../gate/rules-schema.js';
+import type { GateReport } from '../gate/types.js';
+import { renderGateText } from '../report/gate-text.js';
+import { renderHtml } from '../report/html.js';
+import { renderMarkdown } from '../report/markdown.js';
+import { loadResult } from '../result/load.js';
+import type { Result } from '../result/types.js';
+import { writeFileAtomic } from '../result/write.js';
+import { loadSpec } from '../spec/load.js';
+import { EXIT, UsageError } from './errors.js';
+
+export const COMPARE_HELP = `Usage: loadgate compare BASELINE RESULT [options]
+
+Judges RESULT against BASELINE (result files from loadgate run or merge): per-metric
+regression rules with a noise test on the histograms, absolute SLO rules, and checks that
+both runs are valid and comparable. Prints the verdict and every rule's outcome.
+
+Options:
+  --spec SPEC               take the gate rules from this spec's gate section
+                            (default: the gate of the spec embedded in RESULT, else the defaults)
+  --markdown FILE           also write the report as markdown (job summary, PR comment)
+  --html FILE               also write a self-contained HTML report with charts
+  --json                    print the gate report as JSON instead of text
+  --allow-missing-baseline  if BASELINE does not exist, judge RESULT alone (SLO rules only)
+  -h, --help                this help
+
+Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (missing or invalid file, bad spec).`;
+
+/** The gate rules: the --spec file's, else those of the spec RESULT was run with. */
+export function gateFor(specPath: string | undefined, current: Result) {
+  return gateOf(specPath === undefined ? current.spec : loadSpec(specPath).spec);
+}
+
+/** Writes the requested report files and prints the verdict; shared with `loadgate report`. */
+export function writeReports(report: GateReport, baseline: Result | null, current: Result, files: { markdown?: string; html?: string }): string[] {
+  const written: string[] = [];
+  if (files.markdown) {
+    writeFileAtomic(files.markdown, renderMarkdown(report, baseline, current));
+    written.push(files.markdown);
+  }
+  if (files.html) {
+    writeFileAtomic(files.html, renderHtml(report, baseline, current));
+    written.push(files.html);
+  }
+  return written;
+}
+
+export async function compareCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      spec: { type: 'string' },
+      markdown: { type: 'string' },
+      html: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      'allow-missing-baseline': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${COMPARE_HELP}\n`);
+    return EXIT.pass;
+  }
+  if (positionals.length !== 2) throw new UsageError('loadgate compare takes a baseline and a result file; see loadgate compare --help');
+  const [baselinePath, resultPath] = positionals as [string, string];
+  const current = loadResult(resultPath);
+  const baseline = values['allow-missing-baseline'] && !existsSync(baselinePath) ? null : loadResult(baselinePath);
+  const report = compare(baseline, current, gateFor(values.spec, current));
+  const written = writeReports(report, baseline, current, values);
+  if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else process.stdout.write(`${renderGateText(report)}\n${written.map((f) => `Report written to ${f}\n`).join('')}`);
+  return EXIT[report.verdict];
+}

@@ -1,0 +1,45 @@
+import { parseArgs } from 'node:util';
+import { compare } from '../gate/compare.js';
+import { loadResult } from '../result/load.js';
+import { gateFor, writeReports } from './compare-command.js';
+import { EXIT, UsageError } from './errors.js';
+
+export const REPORT_HELP = `Usage: loadgate report RESULT [--baseline BASELINE] [--html FILE] [--markdown FILE]
+
+Renders RESULT (judged against BASELINE when given) as a self-contained HTML page with
+charts and/or as markdown for a job summary or pull-request comment.
+
+Options:
+  --baseline FILE   compare with this result (without it: SLO rules only, "no baseline")
+  --spec SPEC       take the gate rules from this spec's gate section
+  --html FILE       write the HTML report
+  --markdown FILE   write the markdown report
+  -h, --help        this help
+
+Exit codes: 0 written (whatever the verdict: use loadgate compare to gate on it), 3 error.`;
+
+export async function reportCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      baseline: { type: 'string' },
+      spec: { type: 'string' },
+      html: { type: 'string' },
+      markdown: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${REPORT_HELP}\n`);
+    return EXIT.pass;
+  }
+  if (positionals.length !== 1) throw new UsageError('loadgate report takes exactly one result file; see loadgate report --help');
+  if (!values.html && !values.markdown) throw new UsageError('loadgate report needs --html FILE and/or --markdown FILE to write');
+  const current = loadResult(positionals[0]!);
+  const baseline = values.baseline === undefined ? null : loadResult(values.baseline);
+  const report = compare(baseline, current, gateFor(values.spec, current));
+  const written = writeReports(report, baseline, current, values);
+  process.stdout.write(`Verdict ${report.verdict.toUpperCase()}; report written to ${written.join(' and ')}\n`);
+  return EXIT.pass;
+}

@@ -1,0 +1,52 @@
+import type { Result } from '../result/types.js';
+import { comparabilityChecks } from './comparability.js';
+import { judgeErrorRateIncrease, judgeLatencyIncrease, judgeThroughputDecrease } from './regression.js';
+import { judgeContext, sortedLatencyKeys } from './rules.js';
+import { THROUGHPUT_KEYS, type GateSpec, type LatencyKey } from './rules-schema.js';
+import { judgeLatencyLimit, judgeRateLimits } from './slo.js';
+import type { CheckOutcome, GateReport, RuleOutcome } from './types.js';
+import { decideVerdict } from './verdict.js';
+
+export interface CompareOptions {
+  /** Seed of the bootstrap (default 1): the same inputs always give the same verdict. */
+  seed?: number;
+  /** Bootstrap iterations; defaults to the gate's bootstrap_iterations. */
+  iterations?: number;
+}
+
+const NOISE_METHOD =
+  'percentiles: bootstrap of the percentile difference (exact multinomial resampling of both histograms via Beta order statistics), widened by replicate spread; throughput: Poisson count noise; error rate: Agresti–Caffo. A regression needs the one-sided bound beyond the allowed change.';
+
+const validity = (r: Result, scope: 'baseline' | 'current'): CheckOutcome[] => r.validity.checks.map((c) => ({ scope, ...c }));
+
+/**
+ * Judges `current` against `baseline` (null: no baseline, absolute rules only) under `gate`.
+ * Pure: histograms in, a report with every rule's outcome and the verdict out.
+ */
+export function compare(baseline: Result | null, current: Result, gate: GateSpec, opts: CompareOptions = {}): GateReport {
+  const seed = opts.seed ?? 1;
+  const iterations = opts.iterations ?? gate.bootstrap_iterations;
+  const ctx = judgeContext({ confidence: gate.confidence, iterations, minTail: gate.min_tail_samples, seed });
+  const rules: RuleOutcome[] = [];
+  if (baseline) {
+    for (const key of sortedLatencyKeys(Object.keys(gate.latency))) {
+      const rule = gate.latency[key]!;
+      if (rule.enabled) rules.push(judgeLatencyIncrease(key, rule, baseline, current, ctx));
+    }
+    for (const key of THROUGHPUT_KEYS) {
+      const rule = gate.throughput[key];
+      if (rule?.enabled) rules.push(judgeThroughputDecrease(key, rule, baseline, current, ctx));
+    }
+    if (gate.error_rate.enabled) rules.push(judgeErrorRateIncrease(gate.error_rate, baseline, current, ctx));
+  }
+  const latencyLimits = Object.keys(gate.slo).filter((k) => !['http_5xx_rate', 'http_429_rate', 'goodput_fraction'].includes(k));
+  for (const key of sortedLatencyKeys(latencyLimits)) {
+    const rule = gate.slo[key as LatencyKey]!;
+    if (rule.enabled && rule.max_ms !== undefined) rules.push(judgeLatencyLimit(key, { ...rule, max_ms: rule.max_ms }, baseline, current, ctx));
+  }
+  rules.push(...judgeRateLimits(gate.slo, baseline, current, ctx));
+
+  const checks = [...(baseline ? validity(baseline, 'baseline') : []), ...validity(current, 'current'), ...(baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct) : [])];
+  const { verdict, reasons } = decideVerdict(rules, checks, baseline !== null);
+  return { verdict, reasons, has_baseline: baseline !== null, rules, checks, noise: { method: NOISE_METHOD, confidence: gate.confidence, iterations, seed } };
+}

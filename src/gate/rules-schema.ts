@@ -1,0 +1,179 @@
+import { Ajv, type SchemaObject } from 'ajv';
+
+/*
+ * The spec's `gate` section: which changes against the baseline count as regressions,
+ * which absolute SLOs every run must meet, and how sure the noise test must be.
+ * Every rule is optional; the defaults below apply to whatever is left out.
+ *
+ *   gate:
+ *     latency:    { ttft_p95: { max_increase_pct: 10, max_increase_ms: 20 }, … }   # vs baseline
+ *     throughput: { output_tokens_per_s: { max_decrease_pct: 5 } }                  # vs baseline
+ *     error_rate: { max_increase_pp: 1 }                                             # vs baseline
+ *     slo:        { ttft_p95: { max_ms: 500 }, http_5xx_rate: { max: 0.01 }, … }     # absolute
+ *     confidence: 0.95
+ *
+ * Each rule also takes `warn_only` (report, never fail the verdict) and `enabled`.
+ */
+
+export const LATENCY_METRICS = ['ttft', 'ttft_from_send', 'time_to_first_answer', 'tpot', 'itl', 'e2e', 'normalized_latency'] as const;
+export const PERCENTILE_KEYS = ['p50', 'p90', 'p95', 'p99', 'p999'] as const;
+export const THROUGHPUT_KEYS = ['output_tokens_per_s', 'requests_per_s', 'goodput_per_s'] as const;
+
+export type LatencyMetric = (typeof LATENCY_METRICS)[number];
+export type PercentileKey = (typeof PERCENTILE_KEYS)[number];
+/** `<metric>_<percentile>`, e.g. `ttft_p95`. */
+export type LatencyKey = `${LatencyMetric}_${PercentileKey}`;
+export type ThroughputKey = (typeof THROUGHPUT_KEYS)[number];
+
+export interface RuleFlags {
+  /** Report a violation as a warning; it never turns the verdict to fail. */
+  warn_only: boolean;
+  enabled: boolean;
+}
+/** A regression needs both: a rise above max_increase_pct of the baseline AND above max_increase_ms. */
+export interface LatencyIncreaseRule extends RuleFlags {
+  max_increase_pct: number;
+  max_increase_ms: number;
+}
+export interface ThroughputDecreaseRule extends RuleFlags {
+  max_decrease_pct: number;
+}
+/** Absolute latency limit; `max_ms` of ttft_p95 defaults to the spec's slo.ttft_ms. */
+export interface LatencyLimitRule extends RuleFlags {
+  max_ms?: number;
+}
+
+export interface GateSpec {
+  latency: Partial<Record<LatencyKey, LatencyIncreaseRule>>;
+  throughput: Partial<Record<ThroughputKey, ThroughputDecreaseRule>>;
+  /** Share of window requests not ok may rise at most this many percentage points. */
+  error_rate: RuleFlags & { max_increase_pp: number };
+  slo: {
+    http_5xx_rate: RuleFlags & { max: number };
+    http_429_rate: RuleFlags & { max: number };
+    goodput_fraction: RuleFlags & { min: number };
+  } & Partial<Record<LatencyKey, LatencyLimitRule>>;
+  /** One-sided confidence of the noise test. */
+  confidence: number;
+  bootstrap_iterations: number;
+  /** A percentile p is judged only with ≥ this many samples above it: n ≥ min_tail_samples / (1 − p). */
+  min_tail_samples: number;
+  /** Offered rate and delivered prompt/output length means may differ from the baseline's by this much. */
+  tolerance_pct: number;
+}
+
+const LATENCY_DEFAULTS: Partial<Record<LatencyKey, [pct: number, ms: number]>> = {
+  ttft_p95: [10, 20],
+  tpot_p50: [10, 2],
+  tpot_p95: [10, 2],
+  itl_p99: [15, 5],
+  e2e_p95: [10, 50],
+};
+
+const LATENCY_KEY = `(${LATENCY_METRICS.join('|')})_(${PERCENTILE_KEYS.join('|')})`;
+const FIXED_SLO_KEYS = ['http_5xx_rate', 'http_429_rate', 'goodput_fraction'];
+
+const withDefault = (schema: object, value: unknown) => (value === undefined ? schema : { ...schema, default: value });
+const nonNegative = (fallback?: number) => withDefault({ type: 'number', minimum: 0, description: 'a number ≥ 0' }, fallback);
+const fraction = (fallback: number) => ({ type: 'number', minimum: 0, maximum: 1, default: fallback, description: 'a fraction between 0 and 1' });
+
+/** A rule mapping; `fallback` is the whole rule's default ({} lets the inner defaults fill it). */
+function rule(props: Record<string, object>, required: string[], fallback?: object): object {
+  return withDefault(
+    {
+      type: 'object',
+      description: `a mapping with ${[...Object.keys(props), 'warn_only', 'enabled'].join(', ')}`,
+      additionalProperties: false,
+      ...(required.length > 0 ? { required } : {}),
+      properties: {
+        ...props,
+        warn_only: { type: 'boolean', default: false, description: 'true or false' },
+        enabled: { type: 'boolean', default: true, description: 'true or false' },
+      },
+    },
+    fallback,
+  );
+}
+
+const keyNames = (pattern: string, what: string) => ({
+  type: 'string',
+  pattern: `^${pattern}$`,
+  description: `${what} named <metric>_<percentile>, e.g. ttft_p95 (metrics ${LATENCY_METRICS.join(', ')}; percentiles ${PERCENTILE_KEYS.join(', ')})`,
+});
+
+/** JSON Schema (draft-07, ajv strict, useDefaults) of the spec's `gate` section. */
+export const gateSchema: SchemaObject = {
+  type: 'object',
+  default: {},
+  description: 'a mapping with keys latency, throughput, error_rate, slo, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct',
+  additionalProperties: false,
+  properties: {
+    latency: {
+      type: 'object',
+      default: {},
+      description: 'a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }',
+      propertyNames: keyNames(LATENCY_KEY, 'latency rules'),
+      properties: Object.fromEntries(
+        Object.entries(LATENCY_DEFAULTS).map(([key, [pct, ms]]) => [key, rule({ max_increase_pct: nonNegative(pct), max_increase_ms: nonNegative(ms) }, [], {})]),
+      ),
+      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, ['max_increase_pct', 'max_increase_ms']),
+    },
+    throughput: {
+      type: 'object',
+      default: {},
+      description: `a mapping with keys ${THROUGHPUT_KEYS.join(', ')}`,
+      additionalProperties: false,
+      properties: Object.fromEntries(
+        THROUGHPUT_KEYS.map((key) => [key, rule({ max_decrease_pct: nonNegative(5) }, [], key === 'output_tokens_per_s' ? {} : undefined)]),
+      ),
+    },
+    error_rate: rule({ max_increase_pp: nonNegative(1) }, [], {}),
+    slo: {
+      type: 'object',
+      default: {},
+      description: `a mapping with keys ${FIXED_SLO_KEYS.join(', ')} and <metric>_<percentile> latency limits`,
+      propertyNames: keyNames(`(${LATENCY_KEY}|${FIXED_SLO_KEYS.join('|')})`, `SLO rules are ${FIXED_SLO_KEYS.join(', ')} or latency limits`),
+      properties: {
+        ttft_p95: rule({ max_ms: nonNegative() }, [], {}),
+        http_5xx_rate: rule({ max: fraction(0.01) }, [], {}),
+        http_429_rate: rule({ max: fraction(0.05) }, [], {}),
+        goodput_fraction: rule({ min: fraction(0.99) }, [], {}),
+      },
+      additionalProperties: rule({ max_ms: nonNegative() }, ['max_ms']),
+    },
+    confidence: { type: 'number', minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: 'a number in [0.5, 1), e.g. 0.95' },
+    bootstrap_iterations: { type: 'integer', minimum: 100, maximum: 100000, default: 1000, description: 'an integer between 100 and 100000' },
+    min_tail_samples: { type: 'integer', minimum: 1, default: 10, description: 'an integer ≥ 1' },
+    tolerance_pct: nonNegative(10),
+  },
+};
+
+// Compiled inside a wrapper, as the spec schema holds it: a default at a schema's root is not applied.
+const validateGate = new Ajv({ allErrors: false, useDefaults: true, strict: true }).compile<{ gate: GateSpec }>({
+  type: 'object',
+  properties: { gate: gateSchema },
+});
+
+/**
+ * A gate section (as written, or undefined) with every default filled. The TTFT p95 SLO
+ * defaults to the spec's slo.ttft_ms, so "the SLO" is stated once. Throws on an invalid section.
+ */
+export function resolveGate(raw: unknown, slo?: { ttft_ms: number }): GateSpec {
+  // A JSON round trip, not structuredClone: YAML aliases share objects, and defaults must fill each copy alone.
+  const doc = { gate: JSON.parse(JSON.stringify(raw ?? {})) as unknown };
+  if (!validateGate(doc)) {
+    const e = validateGate.errors![0]!;
+    throw new Error(`${e.instancePath.slice(1).replace(/\//g, '.')}: ${e.message}`);
+  }
+  const { gate } = doc;
+  const ttft = gate.slo.ttft_p95!;
+  ttft.max_ms ??= slo?.ttft_ms ?? 500;
+  return gate;
+}
+
+/** The gate a spec asks for: its `gate` section (when the spec schema has one) with defaults. */
+export function gateOf(spec: { slo?: { ttft_ms: number } }): GateSpec {
+  return resolveGate((spec as { gate?: unknown }).gate, spec.slo);
+}
+
+export const DEFAULT_GATE: GateSpec = resolveGate(undefined);

@@ -1,0 +1,61 @@
+import { bucketsOf, percentileOf } from '../gate/buckets.js';
+import { decodeHistogram } from '../metrics/histogram.js';
+import type { Result } from '../result/types.js';
+import { lineChart, type Series } from './svg.js';
+
+const BASELINE = '#8a8a8a';
+const CURRENT = '#1f6feb';
+
+/**
+ * Latency by percentile (the CDF with its axes swapped), x stretched as log₁₀(1/(1 − p)) so
+ * p90, p99 and p99.9 sit one step apart and the tail — where regressions hide — gets the room.
+ * Drawn only as far as the samples reach (p = 1 − 1/n).
+ */
+function spectrum(r: Result, histogram: string): [number, number][] {
+  const encoded = r.histograms[histogram];
+  if (encoded === undefined) return [];
+  const b = bucketsOf(decodeHistogram(encoded));
+  if (b.n === 0) return [];
+  const reach = Math.min(5, Math.log10(b.n));
+  const points: [number, number][] = [];
+  for (let x = 0; x <= reach + 1e-9; x += 0.02) points.push([x, percentileOf(b, 100 * (1 - 10 ** -x))]);
+  return points;
+}
+
+const SPECTRUM_TICKS = ['0', '90', '99', '99.9', '99.99', '99.999'].map((label, at) => ({ at, label: `p${label}` }));
+
+const LATENCIES: [histogram: string, title: string][] = [
+  ['ttft', 'TTFT (ms) by percentile'],
+  ['tpot', 'TPOT (ms) by percentile'],
+  ['itl', 'ITL (ms) by percentile'],
+  ['e2e', 'E2E latency (ms) by percentile'],
+];
+
+export function latencyCharts(baseline: Result | null, current: Result): string[] {
+  return LATENCIES.map(([h, title]) => {
+    const series: Series[] = [{ name: 'current', points: spectrum(current, h), color: CURRENT }];
+    if (baseline) series.unshift({ name: 'baseline', points: spectrum(baseline, h), color: BASELINE, dashed: true });
+    const reach = Math.ceil(Math.max(1, ...series.flatMap((s) => s.points.map((p) => p[0]))));
+    return lineChart(title, series, { label: 'percentile', ticks: SPECTRUM_TICKS.slice(0, reach + 1) }, { label: 'ms' });
+  });
+}
+
+const perSecond = (values: number[]): [number, number][] => values.map((v, i) => [i, v]);
+
+/** The per-second series over the whole run, warmup and cooldown included (the window is where they are steady). */
+export function timeseriesCharts(baseline: Result | null, current: Result): string[] {
+  const t = current.timeseries;
+  const requests = lineChart(
+    'Requests per second (current run)',
+    [
+      { name: 'sent', points: perSecond(t.sent), color: BASELINE },
+      { name: 'ok', points: perSecond(t.ok), color: '#2da44e' },
+      { name: 'errors', points: perSecond(t.errors), color: '#cf222e' },
+    ],
+    { label: 'seconds since start' },
+    { label: 'requests/s' },
+  );
+  const tokens: Series[] = [{ name: 'current', points: perSecond(t.output_tokens), color: CURRENT }];
+  if (baseline) tokens.unshift({ name: 'baseline', points: perSecond(baseline.timeseries.output_tokens), color: BASELINE, dashed: true });
+  return [requests, lineChart('Output tokens per second', tokens, { label: 'seconds since start' }, { label: 'tokens/s' })];
+}

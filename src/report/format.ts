@@ -1,0 +1,60 @@
+import { num, pctText } from '../gate/rules.js';
+import type { GateReport, RuleOutcome, RuleStatus, RuleUnit, Verdict } from '../gate/types.js';
+
+/*
+ * The gate's rules as display strings, shared by the markdown, HTML and text reports.
+ * Unescaped: each renderer escapes for its own format.
+ */
+
+export const STATUS_ICON: Record<RuleStatus, string> = { pass: '✅', fail: '❌', warn: '⚠️', inconclusive: '❔' };
+export const VERDICT_ICON: Record<Verdict, string> = { pass: '✅', fail: '❌', inconclusive: '❔' };
+
+function formatValue(v: number | null, unit: RuleUnit): string {
+  if (v === null) return 'no data';
+  return unit === 'fraction' ? pctText(v) : `${num(v)} ${unit}`;
+}
+
+/** A change in the rule's own terms: ms and % for latency, % for throughput, pp for shares. */
+function formatChange(r: RuleOutcome, abs: number): string {
+  if (r.unit === 'fraction') return `${num(abs * 100, true)} pp`;
+  const rel = r.baseline ? abs / r.baseline : null;
+  if (r.unit === 'ms') return `${num(abs, true)} ms${rel === null ? '' : ` (${pctText(rel, true)})`}`;
+  return rel === null ? `${num(abs, true)} ${r.unit}` : pctText(rel, true);
+}
+
+function formatInterval(r: RuleOutcome, lower: number, upper: number): string {
+  if (r.unit === 'fraction') return `${num(lower * 100, true)} … ${num(upper * 100, true)} pp`;
+  if (r.unit === 'ms' || !r.baseline) return `${num(lower, true)} … ${num(upper, true)} ${r.unit}`;
+  return `${pctText(lower / r.baseline, true)} … ${pctText(upper / r.baseline, true)}`;
+}
+
+export interface GateRow {
+  status: RuleStatus;
+  metric: string;
+  baseline: string;
+  current: string;
+  change: string;
+  /** The noise interval of the change, empty when the rule has none. */
+  noise: string;
+  limit: string;
+  reason: string;
+}
+
+export function gateRows(report: GateReport): GateRow[] {
+  return report.rules.map((r) => ({
+    status: r.status,
+    metric: r.metric,
+    baseline: r.kind === 'slo' && !report.has_baseline ? '—' : formatValue(r.baseline, r.unit),
+    current: formatValue(r.current, r.unit),
+    change: r.change ? formatChange(r, r.change.abs) : '—',
+    noise: r.ci ? formatInterval(r, r.ci.lower, r.ci.upper) : '',
+    limit: r.limit,
+    reason: r.reason,
+  }));
+}
+
+/** How to read the noise column, said once under each table. */
+export function noiseNote(report: GateReport): string {
+  const c = report.noise.confidence;
+  return `Noise: each interval end is a one-sided ${Math.round(c * 1000) / 10} % bound (together a ${Math.round((2 * c - 1) * 1000) / 10} % interval); a regression needs the bound beyond the allowed change, so a change within run-to-run noise never fails. ${report.noise.iterations} bootstrap iterations, seed ${report.noise.seed}.`;
+}

@@ -1,0 +1,19 @@
+import type { GateReport } from '../gate/types.js';
+import { gateRows } from './format.js';
+
+/** The gate report for a terminal: the verdict, its reasons, and one aligned line per rule. */
+export function renderGateText(report: GateReport): string {
+  const rows = gateRows(report);
+  const header = { status: 'status', metric: 'metric', baseline: 'baseline', current: 'current', change: 'change', limit: 'rule' };
+  const cols = ['status', 'metric', 'baseline', 'current', 'change', 'limit'] as const;
+  const table = [header, ...rows];
+  const width = Object.fromEntries(cols.map((c) => [c, Math.max(...table.map((r) => r[c].length))]));
+  const line = (r: (typeof table)[number]) => cols.map((c) => (c === 'baseline' || c === 'current' ? r[c].padStart(width[c]!) : r[c].padEnd(width[c]!))).join('  ').trimEnd();
+  return [
+    `Verdict  ${report.verdict.toUpperCase()}${report.has_baseline ? '' : ' (no baseline)'}`,
+    ...report.reasons.map((r) => `  ${r}`),
+    '',
+    line(header),
+    ...rows.map(line),
+  ].join('\n');
+}

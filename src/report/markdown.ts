@@ -1,0 +1,77 @@
+import type { GateReport } from '../gate/types.js';
+import type { MergedResult } from '../result/merge.js';
+import type { MetricName, Result } from '../result/types.js';
+import { escapeMarkdown as md } from './escape.js';
+import { gateRows, noiseNote, STATUS_ICON, VERDICT_ICON } from './format.js';
+
+/**
+ * The gate report as GitHub-flavoured markdown, for a job summary or a pull-request comment:
+ * verdict, the rules table, mermaid charts GitHub renders, validity, errors and definitions.
+ */
+export function renderMarkdown(report: GateReport, baseline: Result | null, current: Result): string {
+  const out: string[] = [];
+  out.push(`### ${VERDICT_ICON[report.verdict]} loadgate: ${report.verdict.toUpperCase()} — ${md(current.spec.name)}`, '');
+  out.push(`${runLine('Current', current)}  `);
+  out.push(baseline ? runLine('Baseline', baseline) : '**No baseline**: only absolute (SLO) rules were judged.', '');
+  out.push(...report.reasons.map((r) => `- ${md(r)}`), '');
+
+  out.push('| Metric | Baseline | Current | Change | Rule | Status |', '|:--|--:|--:|--:|:--|:--|');
+  for (const r of gateRows(report)) {
+    const change = r.noise ? `${md(r.change)}<br><sub>noise ${md(r.noise)}</sub>` : md(r.change);
+    out.push(`| ${md(r.metric)} | ${md(r.baseline)} | ${md(r.current)} | ${change} | ${md(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} |`);
+  }
+  out.push('', `<sub>${md(noiseNote(report))}</sub>`, '');
+
+  out.push(...percentileChart('Time to first token and end-to-end latency (ms)', ['ttft_ms', 'e2e_ms'], baseline, current));
+  out.push(...percentileChart('Per-token latency (ms)', ['tpot_ms', 'itl_ms'], baseline, current));
+
+  const failing = report.checks.filter((c) => !c.ok);
+  out.push('#### Validity', '');
+  out.push(failing.length === 0 ? `All ${report.checks.length} checks passed.` : `${failing.length} of ${report.checks.length} checks failed:`, '');
+  if (failing.length > 0) out.push(...failing.map((c) => `- ❌ **${c.scope}** ${md(c.name)}: ${md(c.message)}`), '');
+  out.push('<details><summary>All checks</summary>', '', '| Run | Check | OK | Detail |', '|:--|:--|:--|:--|');
+  out.push(...report.checks.map((c) => `| ${c.scope} | ${md(c.name)} | ${c.ok ? '✅' : '❌'} | ${md(c.message)} |`), '', '</details>', '');
+
+  if (current.requests.error_samples.length > 0) {
+    out.push('#### Errors (current run)', '', '| Class | Count | Detail |', '|:--|--:|:--|');
+    out.push(...current.requests.error_samples.map((e) => `| ${md(e.class)} | ${e.count} | ${md(e.detail || '—')} |`), '');
+  }
+
+  out.push('<details><summary>Definitions</summary>', '');
+  out.push(...Object.entries(current.definitions).map(([k, v]) => `- **${md(k)}**: ${md(v)}`), '', '</details>', '');
+  return out.join('\n');
+}
+
+function runLine(label: string, r: Result): string {
+  const merged = (r as MergedResult).merge;
+  const from = merged ? `, merged from ${merged.merged_from} ${merged.mode}` : '';
+  return `**${label}**: model ${md(r.target.model)} · ${md(r.load.label)} · window ${r.load.window_s} s, ${r.requests.window.scheduled} requests${from} · ${md(r.created_at)}`;
+}
+
+const CHART_PERCENTILES = ['p50', 'p90', 'p95', 'p99'] as const;
+const NAMES: Partial<Record<MetricName, string>> = { ttft_ms: 'TTFT', e2e_ms: 'E2E', tpot_ms: 'TPOT', itl_ms: 'ITL' };
+
+/**
+ * A mermaid xychart-beta of latency percentiles: bars for the baseline, a line for the current
+ * run (xychart has no legend, so the caption says which is which). Labels are our own strings.
+ */
+function percentileChart(title: string, metrics: MetricName[], baseline: Result | null, current: Result): string[] {
+  const shown = metrics.filter((m) => current.metrics[m] && (!baseline || baseline.metrics[m]));
+  if (shown.length === 0) return [];
+  const labels = shown.flatMap((m) => CHART_PERCENTILES.map((p) => `"${NAMES[m]} ${p}"`));
+  const values = (r: Result) => `[${shown.flatMap((m) => CHART_PERCENTILES.map((p) => r.metrics[m]![p])).join(', ')}]`;
+  return [
+    `#### ${title}`,
+    '',
+    '```mermaid',
+    'xychart-beta',
+    `  title "${title}"`,
+    `  x-axis [${labels.join(', ')}]`,
+    '  y-axis "ms"',
+    ...(baseline ? [`  bar ${values(baseline)}`, `  line ${values(current)}`] : [`  bar ${values(current)}`]),
+    '```',
+    '',
+    baseline ? '<sub>Bars: baseline · line: current.</sub>' : '<sub>Current run.</sub>',
+    '',
+  ];
+}

@@ -1,0 +1,62 @@
+import { escapeHtml as esc } from './escape.js';
+
+/** A line chart as inline SVG: no scripts, no external resources, readable without a browser's help. */
+
+export interface Series {
+  name: string;
+  points: [x: number, y: number][];
+  color: string;
+  dashed?: boolean;
+}
+
+export interface Axis {
+  label: string;
+  /** Where to put labelled ticks; default: evenly spaced "nice" values. */
+  ticks?: { at: number; label: string }[];
+}
+
+const W = 640;
+const H = 300;
+const M = { left: 64, right: 32, top: 48, bottom: 46 };
+/** Tick labels: as few digits as the value needs (0, 2.5, 20, 400). */
+const tick = (v: number) => String(Number(v.toPrecision(6)));
+
+/** 1, 2 or 5 × 10ⁿ steps, about `count` of them across [0, max]. */
+function niceTicks(max: number, count = 5): number[] {
+  const raw = max / count;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw)!;
+  return Array.from({ length: Math.floor(max / step) + 1 }, (_, i) => i * step);
+}
+
+export function lineChart(title: string, series: Series[], x: Axis, y: Axis): string {
+  const all = series.flatMap((s) => s.points);
+  const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}" font-family="system-ui, sans-serif" font-size="11">`;
+  const titleText = `<text x="${W / 2}" y="18" text-anchor="middle" font-size="13" font-weight="600">${esc(title)}</text>`;
+  if (all.length === 0) return `${head}${titleText}<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no samples</text></svg>`;
+
+  const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p) => p[0]))).map((at) => ({ at, label: tick(at) }));
+  const xMin = Math.min(...all.map((p) => p[0]), ...xTicks.map((t) => t.at));
+  const xMax = Math.max(...all.map((p) => p[0]), ...xTicks.map((t) => t.at));
+  const yMax = Math.max(...all.map((p) => p[1])) * 1.05 || 1;
+  const yTicks = y.ticks ?? niceTicks(yMax).map((at) => ({ at, label: tick(at) }));
+  const px = (v: number) => M.left + ((v - xMin) / (xMax - xMin || 1)) * (W - M.left - M.right);
+  const py = (v: number) => H - M.bottom - (v / yMax) * (H - M.top - M.bottom);
+  const r1 = (v: number) => Math.round(v * 10) / 10;
+
+  const grid = [
+    ...yTicks.map((t) => `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(t.at))}" y2="${r1(py(t.at))}" stroke="#e5e5e5"/><text x="${M.left - 6}" y="${r1(py(t.at)) + 4}" text-anchor="end" fill="#555">${esc(t.label)}</text>`),
+    ...xTicks.map((t) => `<line x1="${r1(px(t.at))}" x2="${r1(px(t.at))}" y1="${M.top}" y2="${H - M.bottom}" stroke="#f0f0f0"/><text x="${r1(px(t.at))}" y="${H - M.bottom + 16}" text-anchor="middle" fill="#555">${esc(t.label)}</text>`),
+  ];
+  const lines = series.map(
+    (s) => `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ''} points="${s.points.map(([a, b]) => `${r1(px(a))},${r1(py(b))}`).join(' ')}"/>`,
+  );
+  const legend = series.map(
+    (s, i) => `<line x1="${M.left + i * 130}" x2="${M.left + 22 + i * 130}" y1="32" y2="32" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/><text x="${M.left + 28 + i * 130}" y="36">${esc(s.name)}</text>`,
+  );
+  const labels = [
+    `<text x="${(M.left + W - M.right) / 2}" y="${H - 8}" text-anchor="middle" fill="#333">${esc(x.label)}</text>`,
+    `<text transform="translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle" fill="#333">${esc(y.label)}</text>`,
+  ];
+  return [head, titleText, ...grid, `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#999"/>`, ...lines, ...legend, ...labels, '</svg>'].join('');
+}

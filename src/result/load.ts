@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import { decodeHistogram } from '../metrics/histogram.js';
+import type { MergedResult } from './merge.js';
+import { resultSchema } from './schema.js';
+import { RESULT_SCHEMA_VERSION } from './types.js';
+
+/** A result file that cannot be used, said in one line that names the file. */
+export class ResultFileError extends Error {}
+
+const validate = new Ajv({ allErrors: false, strict: true }).compile(resultSchema);
+
+const READ_FAILURES: Record<string, string> = {
+  ENOENT: 'file not found',
+  EACCES: 'file is not readable (permission denied)',
+  EPERM: 'file is not readable (permission denied)',
+  EISDIR: 'is a directory, not a result file',
+};
+
+/** Reads and validates a result.json (a run's result, a merge, or a baseline). */
+export function loadResult(path: string): MergedResult {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new ResultFileError(`${path}: ${READ_FAILURES[code] ?? `cannot be read (${code})`}`);
+  }
+  return parseResult(text, path);
+}
+
+/** As loadResult, for text already in memory; `name` is what messages call it. */
+export function parseResult(text: string, name: string): MergedResult {
+  const fail = (why: string) => new ResultFileError(`${name}: ${why}`);
+  if (text.trim() === '') throw fail('the file is empty; expected a loadgate result (JSON)');
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw fail(`not valid JSON (${(err as Error).message.split('\n')[0]}); the file is truncated or corrupt`);
+  }
+  const version = data && typeof data === 'object' && !Array.isArray(data) ? (data as { schema_version?: unknown }).schema_version : undefined;
+  if (version === undefined) throw fail('not a loadgate result (no schema_version; note that --format vllm files cannot be read back)');
+  if (typeof version !== 'number' || !Number.isInteger(version)) throw fail(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
+  if (version > RESULT_SCHEMA_VERSION) throw fail(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
+  if (version < RESULT_SCHEMA_VERSION) throw fail(`schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`);
+  if (!validate(data)) {
+    // Under anyOf (nullable fields) the deepest error names the actual problem, not "must be null".
+    const e = validate.errors!.reduce((a, b) => (b.instancePath.length > a.instancePath.length ? b : a));
+    throw fail(`not a valid loadgate result: ${e.instancePath === '' ? 'the document' : e.instancePath} ${e.message}`);
+  }
+  const result = data as MergedResult;
+  for (const [key, encoded] of Object.entries(result.histograms)) {
+    try {
+      decodeHistogram(encoded);
+    } catch {
+      throw fail(`histogram "${key}" cannot be decoded; the file is corrupt`);
+    }
+  }
+  return result;
+}

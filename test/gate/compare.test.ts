@@ -1,0 +1,283 @@
+import { compare } from '../../src/gate/compare.js';
+import { evaluate } from '../../src/gate/evaluate.js';
+import { DEFAULT_GATE, resolveGate } from '../../src/gate/rules-schema.js';
+import type { GateReport, RuleOutcome } from '../../src/gate/types.js';
+import type { MergedResult } from '../../src/result/merge.js';
+import type { Result } from '../../src/result/types.js';
+import { specHash } from '../../src/spec/hash.js';
+import { lognormal, synthesize, type Synth } from '../result/synthetic.js';
+
+const rule = (report: GateReport, id: string): RuleOutcome => {
+  const found = report.rules.find((r) => r.id === id);
+  if (!found) throw new Error(`no rule ${id} in ${report.rules.map((r) => r.id).join(', ')}`);
+  return found;
+};
+
+const made = new Map<string, Result>();
+/** Memoized: several tests judge the same synthetic runs (results are never mutated by compare). */
+function run(key: string, o: Synth): Result {
+  if (!made.has(key)) made.set(key, synthesize(o));
+  return made.get(key)!;
+}
+
+/** Baseline and current from the same draws, the current's TTFT scaled: an exact, known shift. */
+function shifted(medianMs: number, factor: number, extra: Synth = {}): [Result, Result] {
+  const ttft = lognormal(medianMs, 0.2);
+  const tag = JSON.stringify([medianMs, extra]);
+  return [run(`${tag} base`, { n: 2000, ttft, ...extra }), run(`${tag} ×${factor}`, { n: 2000, ttft: (rng) => ttft(rng) * factor, ...extra })];
+}
+
+const neverPassesWithoutData = (report: GateReport) => {
+  for (const r of report.rules) if (r.current === null) expect(r.status).not.toBe('pass');
+};
+
+describe('relative latency rules (TTFT p95: 10 % and 20 ms)', () => {
+  test('a 15 % rise of ~5 ms on a 30 ms p95 is under the 20 ms floor: pass', () => {
+    const [base, cur] = shifted(21.6, 1.15);
+    const report = compare(base, cur, DEFAULT_GATE);
+    const ttft = rule(report, 'latency.ttft_p95');
+    expect(ttft.baseline!).toBeGreaterThan(27);
+    expect(ttft.baseline!).toBeLessThan(33);
+    expect(ttft.change!.rel!).toBeCloseTo(0.15, 1);
+    expect(ttft.change!.abs).toBeLessThan(6);
+    expect(ttft.threshold).toBe(20);
+    expect(ttft.status).toBe('pass');
+    expect(report.verdict).toBe('pass');
+  });
+
+  test('a 15 % and ~50 ms rise on a ~335 ms p95 fails, with its numbers', () => {
+    const [base, cur] = shifted(240, 1.15);
+    const report = compare(base, cur, DEFAULT_GATE);
+    const ttft = rule(report, 'latency.ttft_p95');
+    expect(ttft.status).toBe('fail');
+    expect(ttft.change!.abs).toBeGreaterThan(45);
+    expect(ttft.threshold!).toBeCloseTo(0.1 * ttft.baseline!, 6);
+    expect(ttft.ci!.lower).toBeGreaterThan(ttft.threshold!);
+    expect(ttft.ci!.lower).toBeLessThan(ttft.change!.abs);
+    expect(ttft.ci!.upper).toBeGreaterThan(ttft.change!.abs);
+    expect(report.verdict).toBe('fail');
+    expect(report.reasons[0]).toMatch(/^TTFT p95 may rise ≤ 10 % or 20 ms, whichever is larger: rose \+\d+\.\d ms/);
+  });
+
+  test('an identical distribution passes every rule', () => {
+    const [base] = shifted(240, 1);
+    const report = compare(base, synthesize({ n: 2000, ttft: lognormal(240, 0.2) }), DEFAULT_GATE);
+    expect(report.verdict).toBe('pass');
+    expect(report.rules.every((r) => r.status === 'pass')).toBe(true);
+    expect(rule(report, 'latency.ttft_p95').change!.abs).toBe(0);
+  });
+
+  test('a 2 % shift with little noise passes', () => {
+    const [base, cur] = shifted(240, 1.02);
+    const report = compare(base, cur, DEFAULT_GATE);
+    expect(rule(report, 'latency.ttft_p95').status).toBe('pass');
+    expect(report.verdict).toBe('pass');
+  });
+
+  test('the noise test: few samples from one distribution do not fail even when the point estimate crosses the threshold', () => {
+    const gate = resolveGate({ slo: { goodput_fraction: { enabled: false } } });
+    const heavy = lognormal(30, 1);
+    const base = synthesize({ n: 250, seed: 1, ttft: heavy });
+    let crossed: RuleOutcome | undefined;
+    for (let seed = 2; seed < 60 && !crossed; seed++) {
+      const report = compare(base, synthesize({ n: 250, seed, ttft: heavy }), gate);
+      const ttft = rule(report, 'latency.ttft_p95');
+      if (ttft.change!.abs > ttft.threshold!) {
+        crossed = ttft;
+        expect(ttft.status).toBe('pass');
+        expect(ttft.reason).toMatch(/within noise/);
+        expect(report.verdict).not.toBe('fail');
+      }
+    }
+    expect(crossed).toBeDefined();
+  });
+
+  test('too few samples for the percentile is inconclusive, not pass', () => {
+    const base = synthesize({ n: 150 });
+    const report = compare(base, synthesize({ n: 150, seed: 2 }), DEFAULT_GATE);
+    const ttft = rule(report, 'latency.ttft_p95');
+    expect(ttft.status).toBe('inconclusive');
+    expect(ttft.reason).toBe('too few samples for p95: needs ≥ 200 in each run (baseline 150, current 150)');
+    expect(report.verdict).toBe('inconclusive');
+  });
+
+  test('warn_only reports the regression without failing the verdict', () => {
+    const [base, cur] = shifted(240, 1.15);
+    const report = compare(base, cur, resolveGate({ latency: { ttft_p95: { warn_only: true } } }));
+    expect(rule(report, 'latency.ttft_p95').status).toBe('warn');
+    expect(report.verdict).toBe('pass');
+    expect(report.reasons.some((r) => r.startsWith('warning (warn_only): TTFT p95'))).toBe(true);
+  });
+
+  test('replicate spread widens the interval: the same shift within a noisy metric no longer fails', () => {
+    const [base, cur] = shifted(240, 1.15);
+    const noisy: MergedResult = { ...cur, replicates: { count: 2, cv: { 'ttft_ms.p95': 0.2 } } };
+    const plain = rule(compare(base, cur, DEFAULT_GATE), 'latency.ttft_p95');
+    const widened = rule(compare(base, noisy, DEFAULT_GATE), 'latency.ttft_p95');
+    expect(widened.ci!.lower).toBeLessThan(plain.ci!.lower - 50);
+    expect(widened.status).toBe('pass');
+  });
+
+  test('custom percentile rules from the gate are judged', () => {
+    const [base, cur] = shifted(240, 1.15);
+    const report = compare(base, cur, resolveGate({ latency: { ttft_p50: { max_increase_pct: 50, max_increase_ms: 0 } } }));
+    expect(rule(report, 'latency.ttft_p50').status).toBe('pass');
+    expect(report.rules.map((r) => r.id).slice(0, 2)).toEqual(['latency.ttft_p50', 'latency.ttft_p95']);
+  });
+
+  test('the verdict is reproducible: same seed, same intervals', () => {
+    const [base, cur] = shifted(240, 1.1);
+    expect(compare(base, cur, DEFAULT_GATE).rules).toEqual(compare(base, cur, DEFAULT_GATE).rules);
+  });
+});
+
+describe('throughput and error-rate rules', () => {
+  const only = resolveGate({ error_rate: { enabled: false }, slo: { goodput_fraction: { enabled: false } } });
+  const failingEvery = (k: number) => (i: number) => (i % k === 0 ? 'http_4xx' : 'ok');
+
+  test('output tokens/s may fall 5 %: a 3 % fall passes, a 10 % fall fails', () => {
+    const base = synthesize({ n: 2000 });
+    const small = rule(compare(base, synthesize({ n: 2000, outcome: failingEvery(33) }), only), 'throughput.output_tokens_per_s');
+    expect(small.change!.rel!).toBeCloseTo(-0.0305, 3);
+    expect(small.status).toBe('pass');
+    const large = compare(base, synthesize({ n: 2000, outcome: failingEvery(10) }), only);
+    const tokens = rule(large, 'throughput.output_tokens_per_s');
+    expect(tokens.change!.rel!).toBeCloseTo(-0.1, 3);
+    expect(tokens.ci!.upper).toBeLessThan(tokens.threshold!);
+    expect(tokens.status).toBe('fail');
+    expect(large.verdict).toBe('fail');
+  });
+
+  test('a current run with no output at all fails the throughput rule', () => {
+    const report = compare(synthesize({ n: 500 }), synthesize({ n: 500, outcome: () => 'timeout' }), only);
+    expect(rule(report, 'throughput.output_tokens_per_s').status).toBe('fail');
+  });
+
+  test('error rate may rise 1 pp: +3 pp fails, +0.5 pp passes', () => {
+    const gate = resolveGate({ slo: { http_5xx_rate: { enabled: false }, goodput_fraction: { enabled: false } }, throughput: { output_tokens_per_s: { enabled: false } } });
+    const base = synthesize({ n: 2000 });
+    const up3 = rule(compare(base, synthesize({ n: 2000, outcome: (i) => (i % 100 < 3 ? 'http_5xx' : 'ok') }), gate), 'error_rate');
+    expect(up3.change!.abs).toBeCloseTo(0.03, 6);
+    expect(up3.ci!.lower).toBeGreaterThan(0.01);
+    expect(up3.status).toBe('fail');
+    const up05 = rule(compare(base, synthesize({ n: 2000, outcome: (i) => (i % 200 === 0 ? 'http_5xx' : 'ok') }), gate), 'error_rate');
+    expect(up05.status).toBe('pass');
+  });
+});
+
+describe('absolute SLO rules (no baseline)', () => {
+  test('without a baseline only absolute rules are judged and the report says so', () => {
+    const report = compare(null, synthesize({ n: 500 }), DEFAULT_GATE);
+    expect(report.has_baseline).toBe(false);
+    expect(report.rules.every((r) => r.kind === 'slo')).toBe(true);
+    expect(report.rules.map((r) => r.id)).toEqual(['slo.ttft_p95', 'slo.http_5xx_rate', 'slo.http_429_rate', 'slo.goodput_fraction']);
+    expect(report.verdict).toBe('pass');
+    expect(report.reasons).toContain('no baseline: only absolute (SLO) rules were judged');
+  });
+
+  test('TTFT p95 above 500 ms fails', () => {
+    const report = evaluate(synthesize({ n: 500, ttft: lognormal(400, 0.2) }), resolveGate({ slo: { goodput_fraction: { enabled: false } } }));
+    const ttft = rule(report, 'slo.ttft_p95');
+    expect(ttft.status).toBe('fail');
+    expect(ttft.reason).toMatch(/^\d+ ms exceeds the 500 ms limit \(500 samples\)$/);
+    expect(report.verdict).toBe('fail');
+  });
+
+  test('the TTFT SLO defaults to the spec slo.ttft_ms', () => {
+    expect(resolveGate(undefined, { ttft_ms: 300 }).slo.ttft_p95!.max_ms).toBe(300);
+    expect(resolveGate({ slo: { ttft_p95: { max_ms: 250 } } }, { ttft_ms: 300 }).slo.ttft_p95!.max_ms).toBe(250);
+  });
+
+  test('429 rate above 5 % and goodput below 99 % fail', () => {
+    const report = evaluate(synthesize({ n: 1000, outcome: (i) => (i % 100 < 6 ? 'http_429' : 'ok') }));
+    expect(rule(report, 'slo.http_429_rate').status).toBe('fail');
+    expect(rule(report, 'slo.http_429_rate').reason).toBe('6.00 % (60 of 1000 requests) breaks the limit of 5.00 %');
+    expect(rule(report, 'slo.goodput_fraction').status).toBe('fail');
+    expect(rule(report, 'slo.http_5xx_rate').status).toBe('pass');
+  });
+
+  test('one 5xx among 50 requests cannot breach a 1 % limit alone: inconclusive; many can', () => {
+    const one = evaluate(synthesize({ n: 50, outcome: (i) => (i === 0 ? 'http_5xx' : 'ok') }));
+    expect(rule(one, 'slo.http_5xx_rate').status).toBe('inconclusive');
+    const many = evaluate(synthesize({ n: 50, outcome: (i) => (i % 2 === 0 ? 'http_5xx' : 'ok') }));
+    expect(rule(many, 'slo.http_5xx_rate').status).toBe('fail');
+  });
+});
+
+describe('empty data never passes', () => {
+  test('a server failing every request: latency rules inconclusive, error rules fail, verdict fail', () => {
+    const report = compare(synthesize({ n: 500 }), synthesize({ n: 500, outcome: () => 'http_5xx' }), DEFAULT_GATE);
+    expect(rule(report, 'latency.ttft_p95').status).toBe('inconclusive');
+    expect(rule(report, 'latency.ttft_p95').reason).toBe('no samples in the current run');
+    expect(rule(report, 'slo.http_5xx_rate').status).toBe('fail');
+    expect(report.verdict).toBe('fail');
+    neverPassesWithoutData(report);
+  });
+
+  test('a run with no requests in the window is inconclusive and passes nothing', () => {
+    const report = evaluate(synthesize({ n: 0, rate: 10 }));
+    expect(report.verdict).toBe('inconclusive');
+    neverPassesWithoutData(report);
+    expect(report.rules.filter((r) => r.status === 'pass')).toEqual([]);
+  });
+
+  test('with every rule disabled nothing is judged: inconclusive', () => {
+    const off = { enabled: false };
+    const gate = resolveGate({ slo: { ttft_p95: off, http_5xx_rate: off, http_429_rate: off, goodput_fraction: off } });
+    expect(evaluate(synthesize({ n: 300 }), gate).verdict).toBe('inconclusive');
+  });
+});
+
+describe('validity and comparability', () => {
+  test('a failed validity check makes the verdict inconclusive, even over a failing rule', () => {
+    const lagging = synthesize({ n: 2000, ttft: lognormal(240, 0.2), lagMs: 10 });
+    expect(lagging.validity.checks.find((c) => c.name === 'schedule_lag')!.ok).toBe(false);
+    const [base] = shifted(240, 1);
+    const report = compare(base, lagging, DEFAULT_GATE);
+    expect(report.verdict).toBe('inconclusive');
+    expect(report.reasons[0]).toMatch(/^current run not valid \(schedule_lag\): schedule lag p99 10\.\d+ ms/);
+    const [, slower] = shifted(240, 1.15, { lagMs: 10 });
+    const both = compare(base, slower, DEFAULT_GATE);
+    expect(both.verdict).toBe('inconclusive');
+    expect(both.reasons.some((r) => r.includes('failed, but the comparison cannot be trusted'))).toBe(true);
+  });
+
+  test('an invalid baseline makes the verdict inconclusive', () => {
+    const report = compare(synthesize({ n: 500, lagMs: 10 }), synthesize({ n: 500 }), DEFAULT_GATE);
+    expect(report.verdict).toBe('inconclusive');
+    expect(report.reasons[0]).toMatch(/^baseline run not valid \(schedule_lag\)/);
+  });
+
+  test('a different model is inconclusive and says which', () => {
+    const report = compare(synthesize({ n: 500 }), synthesize({ n: 500, model: 'other-model' }), DEFAULT_GATE);
+    expect(report.verdict).toBe('inconclusive');
+    expect(report.reasons).toContain('not comparable with the baseline: the model differs: baseline "test-model", current "other-model"');
+  });
+
+  test('a different spec is inconclusive and names the differing fields', () => {
+    const report = compare(synthesize({ n: 500 }), synthesize({ n: 500, promptTokens: 105 }), DEFAULT_GATE);
+    expect(report.verdict).toBe('inconclusive');
+    const spec = report.checks.find((c) => c.name === 'spec')!;
+    expect(spec.ok).toBe(false);
+    expect(spec.message).toMatch(/^spec hash differs \(baseline [0-9a-f]{12}, current [0-9a-f]{12}\) in workload\.input_tokens\.value 100 → 105$/);
+  });
+
+  test('the same spec at another target URL (a preview deployment) is comparable', () => {
+    const base = synthesize({ n: 500 });
+    const moved = synthesize({ n: 500, seed: 2 });
+    moved.spec = { ...moved.spec, target: { ...moved.spec.target, url: 'https://preview-123.example.com/v1' } };
+    moved.spec_hash = specHash(moved.spec);
+    const report = compare(base, moved, DEFAULT_GATE);
+    expect(report.checks.find((c) => c.name === 'spec')!.ok).toBe(true);
+    expect(report.verdict).toBe('pass');
+  });
+
+  test('delivered output lengths and offered rates beyond the tolerance are inconclusive', () => {
+    const lengths = compare(synthesize({ n: 500 }), synthesize({ n: 500, tokens: 25 }), DEFAULT_GATE);
+    expect(lengths.checks.find((c) => c.name === 'output_length')).toMatchObject({ ok: false, message: 'delivered output length (mean) 25.0 tokens vs baseline 20.0 tokens: differs by 25.0 %, more than the 10 % tolerance' });
+    expect(lengths.verdict).toBe('inconclusive');
+    const rate = compare(synthesize({ n: 500 }), synthesize({ n: 600 }), DEFAULT_GATE);
+    expect(rate.checks.find((c) => c.name === 'offered_rate')!.ok).toBe(false);
+    expect(rate.verdict).toBe('inconclusive');
+  });
+});
