@@ -79,7 +79,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       signal: abort.signal,
       onProgress: progress.update,
       onRecord: records
-        ? (r) => records.write(`${JSON.stringify({ id: r.id, outcome: r.outcome, t_sched: r.tSched, t_send: r.tSend, t_first: r.tFirst, t_last: r.tLast, t_end: r.tEnd, output_tokens: r.outputTokens, prompt_tokens: r.usagePrompt, status: r.status, in_window: r.inWindow, detail: r.detail })}\n`)
+        ? (r) => records.write(`${JSON.stringify({ id: r.id, request_id: r.requestId, outcome: r.outcome, t_sched: r.tSched, t_send: r.tSend, t_first: r.tFirst, t_last: r.tLast, t_end: r.tEnd, output_tokens: r.outputTokens, prompt_tokens: r.usagePrompt, status: r.status, in_window: r.inWindow, detail: r.detail })}\n`)
         : undefined,
     });
     progress.end();

@@ -35,8 +35,9 @@ export function dispatchClosedLoop(o: ClosedLoopOptions): ClosedLoopHandle {
     running++;
     o.fire(next++, t, () => {
       running--;
-      // A synchronous failure (e.g. connect refused) must not recurse without bound.
-      setImmediate(startOne);
+      // Not synchronously: a failure that ends inside send() must not recurse without bound, and
+      // undici frees the finished connection only after this turn — a timer lets the next request reuse it.
+      setTimeout(startOne, 0);
     });
   };
   for (let u = 0; u < o.concurrency; u++) startOne();

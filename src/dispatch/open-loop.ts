@@ -12,7 +12,8 @@ import { now } from '../time.js';
  * little CPU and a noisy one still sends on time. Each wake-up fires every arrival already due.
  */
 const MIN_MARGIN_MS = 2;
-const MAX_MARGIN_MS = 25;
+// Capped: lateness beyond a few ms is the OS descheduling us, which spinning cannot cure.
+const MAX_MARGIN_MS = 4;
 const MARGIN_DECAY = 0.98;
 
 export interface OpenLoopOptions {

@@ -59,6 +59,11 @@ export class RequestRecord implements StreamObserver {
     this.recorder.complete(this);
   }
 
+  /** Sent as x-request-id: unique across runs, so server logs can be joined with our records. */
+  get requestId(): string {
+    return `${this.recorder.o.runId}-${this.id}`;
+  }
+
   /** Output tokens: the server's usage when it sent one, else the number of content chunks. */
   get outputTokens(): number {
     return this.usageCompletion >= 0 ? this.usageCompletion : this.chunks;
@@ -66,6 +71,8 @@ export class RequestRecord implements StreamObserver {
 }
 
 export interface RecorderOptions {
+  /** Short random tag of this run, prefixed to every request id. */
+  runId: string;
   /** Absolute ms of time zero of the run (schedule offsets are relative to it). */
   runStart: number;
   /**
@@ -112,6 +119,9 @@ export class Recorder {
   windowOutputTokens = 0;
   usageMissing = 0;
   usageChunkMismatch = 0;
+  /** Successful window requests that got fewer output tokens than max_tokens, and the tokens they lacked in all. */
+  windowShortRequests = 0;
+  windowShortTokens = 0;
   inFlight = 0;
   /** ∫ in-flight dt over the window (ms·requests), for the Little's-law check. */
   inFlightIntegral = 0;
@@ -175,6 +185,10 @@ export class Recorder {
     }
     this.h.outputTokens.recordValue(n);
     this.windowOutputTokens += n;
+    if (n < r.maxTokens) {
+      this.windowShortRequests++;
+      this.windowShortTokens += r.maxTokens - n;
+    }
     if (r.chunks === 0) return;
     const ttft = r.tFirst - r.tSched;
     const e2e = r.tLast - r.tSched;

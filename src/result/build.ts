@@ -3,8 +3,9 @@ import type { Recorder } from '../metrics/recorder.js';
 import { encodeHistogram, summarizeCounts, summarizeMs } from '../metrics/histogram.js';
 import { DEFINITIONS } from '../metrics/definitions.js';
 import type { ResolvedSpec } from '../spec/types.js';
+import type { WorkloadFacts } from '../workload/workload.js';
 import { RESULT_SCHEMA_VERSION, type Result } from './types.js';
-import { validityChecks } from './validity.js';
+import { deliveredLengths, validityChecks } from './validity.js';
 import { TOOL_VERSION } from '../version.js';
 
 export interface RunFacts {
@@ -19,6 +20,8 @@ export interface RunFacts {
   cpuS: number;
   wallS: number;
   workers: number;
+  /** The workload generator's account of itself; absent when a result is built without one (tests). */
+  workload?: WorkloadFacts;
 }
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -42,11 +45,13 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
   const wbc = rec.windowByClass;
   const ws = rec.windowScheduled;
   const tokenSource = rec.windowOk === 0 ? 'none' : rec.usageMissing === 0 ? 'usage' : rec.usageMissing === rec.windowOk ? 'chunks' : 'mixed';
+  const workload = workloadSection(rec, tokenSource, f.workload);
 
   return {
     schema_version: RESULT_SCHEMA_VERSION,
     tool: { name: 'loadgate', version: TOOL_VERSION },
     created_at: new Date().toISOString(),
+    run_id: rec.o.runId,
     spec,
     spec_hash: f.resolved.hash,
     target: { url: f.targetUrl, api: spec.target.api, model: spec.target.model, simulator: f.simulator },
@@ -92,17 +97,13 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
       http_429: ws > 0 ? r3(wbc.http_429 / ws) : 0,
       errors: ws > 0 ? r3((ws - wbc.ok) / ws) : 0,
     },
-    workload: {
-      input_tokens: { requested: summarizeCounts(h.requestedPromptTokens), delivered: summarizeCounts(h.promptTokens) },
-      output_tokens: { requested: summarizeCounts(h.requestedOutputTokens), delivered: summarizeCounts(h.outputTokens) },
-      token_source: tokenSource,
-      usage_missing: rec.usageMissing,
-      usage_chunk_mismatch: rec.usageChunkMismatch,
-    },
+    workload,
     generator: {
       event_loop_delay_ms: f.eventLoopDelayMs,
       cpu_s: r3(f.cpuS),
       cpu_utilization: f.wallS > 0 ? r3(f.cpuS / f.wallS) : 0,
+      heap_mb: r3(process.memoryUsage().heapUsed / 2 ** 20),
+      rss_mb: r3(process.memoryUsage.rss() / 2 ** 20),
     },
     littles_law: { mean_in_flight: r3(meanInFlight), predicted_in_flight: r3(predicted), ratio: littlesRatio === null ? null : r3(littlesRatio) },
     validity: (() => {
@@ -115,11 +116,32 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
         okSamples: rec.windowOk,
         littlesRatio,
         interrupted: f.interrupted,
+        workload: deliveredLengths(spec, workload),
       });
       return { valid: checks.every((c) => c.ok), checks };
     })(),
     timeseries: { interval_s: 1, sent: rec.series.sentPerS, ok: rec.series.okPerS, errors: rec.series.errorsPerS, output_tokens: rec.series.outputTokensPerS },
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: DEFINITIONS,
+  };
+}
+
+/**
+ * Lengths asked for beside lengths delivered. A run's generator adds the spec's own
+ * distributions, the output shortfall and its plan; a result built without one keeps the
+ * plain section (which merge.ts reproduces exactly).
+ */
+function workloadSection(rec: Recorder, tokenSource: Result['workload']['token_source'], w: WorkloadFacts | undefined): Result['workload'] {
+  const h = rec.h;
+  const input = { requested: summarizeCounts(h.requestedPromptTokens), delivered: summarizeCounts(h.promptTokens) };
+  const output = { requested: summarizeCounts(h.requestedOutputTokens), delivered: summarizeCounts(h.outputTokens) };
+  const counts = { token_source: tokenSource, usage_missing: rec.usageMissing, usage_chunk_mismatch: rec.usageChunkMismatch };
+  if (!w) return { input_tokens: input, output_tokens: output, ...counts };
+  const short = rec.windowShortRequests;
+  return {
+    input_tokens: { spec: w.inputSpec, ...input },
+    output_tokens: { spec: w.outputSpec, ...output, shortfall: { requests: short, mean_tokens: short > 0 ? r3(rec.windowShortTokens / short) : null } },
+    ...counts,
+    plan: w.plan,
   };
 }

@@ -120,6 +120,8 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
     schema_version: RESULT_SCHEMA_VERSION,
     tool: { name: 'loadgate', version: TOOL_VERSION },
     created_at: results.map((r) => r.created_at).reduce((a, b) => (a > b ? a : b)),
+    // Request ids of the inputs keep their own prefixes; a merge names them all.
+    run_id: results.map((r) => r.run_id).join('+'),
     spec,
     spec_hash: shards ? specHash(spec) : first.spec_hash,
     target: first.target,
@@ -159,7 +161,14 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
       usage_missing: sum((r) => r.workload.usage_missing),
       usage_chunk_mismatch: sum((r) => r.workload.usage_chunk_mismatch),
     },
-    generator: { event_loop_delay_ms: loopDelay, cpu_s: r3(sum((r) => r.generator.cpu_s)), cpu_utilization: max((r) => r.generator.cpu_utilization) },
+    generator: {
+      event_loop_delay_ms: loopDelay,
+      cpu_s: r3(sum((r) => r.generator.cpu_s)),
+      cpu_utilization: max((r) => r.generator.cpu_utilization),
+      // Shards are separate threads or machines, so their memory adds; replicates ran one after another.
+      heap_mb: r3(shards ? sum((r) => r.generator.heap_mb) : max((r) => r.generator.heap_mb)),
+      rss_mb: r3(shards ? sum((r) => r.generator.rss_mb) : max((r) => r.generator.rss_mb)),
+    },
     littles_law: { mean_in_flight: meanInFlight, predicted_in_flight: predicted, ratio: littlesRatio },
     validity: { valid: checks.every((c) => c.ok), checks },
     timeseries: mergeTimeseries(results, shards),

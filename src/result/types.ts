@@ -43,8 +43,9 @@ export interface WorkloadPlan {
   output_control: OutputControl;
   calibration: Calibration;
   prefix: {
-    mode: 'unique' | 'shared' | 'groups' | 'shared+groups';
-    /** Share of all prompt tokens an unbounded prefix cache could serve for these prompts (block rounding ignored). */
+    /** unique: every prompt differs from its first word; dataset: prompts as the dataset has them (reused entries repeat). */
+    mode: 'unique' | 'shared' | 'groups' | 'shared+groups' | 'dataset';
+    /** Share of all prompt tokens an unbounded prefix cache could serve for these prompts (block rounding ignored; for a dataset, from reused entries only). */
     expected_cache_hit_ratio: number;
   };
   dataset: { entries: number; used_entries: number; skipped: number; filtered_out: number } | null;
@@ -58,6 +59,8 @@ export interface Result {
   schema_version: number;
   tool: { name: 'loadgate'; version: string };
   created_at: string;
+  /** Prefix of every request's x-request-id, to join server logs with the raw records. */
+  run_id: string;
   spec: Spec;
   spec_hash: string;
   target: { url: string; api: 'chat' | 'completions'; model: string; simulator: boolean };
@@ -113,6 +116,9 @@ export interface Result {
     event_loop_delay_ms: { p50: number; p99: number; max: number };
     cpu_s: number;
     cpu_utilization: number;
+    /** Memory at the end of the run: flat across run lengths, since nothing is kept per request. */
+    heap_mb: number;
+    rss_mb: number;
   };
   littles_law: { mean_in_flight: number; predicted_in_flight: number; ratio: number | null };
   validity: { valid: boolean; checks: ValidityCheck[] };

@@ -1,4 +1,5 @@
-import type { ValidityCheck } from './types.js';
+import type { Spec } from '../spec/types.js';
+import type { Result, ValidityCheck } from './types.js';
 
 /**
  * "Did the treatment happen?" A run whose generator fell behind, whose server was not
@@ -10,6 +11,9 @@ export const VALIDITY_THRESHOLDS = {
   maxEventLoopDelayP99Ms: 20,
   minSamplesForP99: 100,
   littlesLawTolerance: 0.25,
+  /** Delivered vs requested mean length, relative; synthetic prompts sized by the target's own token count are held closer. */
+  workloadTolerance: 0.1,
+  calibratedInputTolerance: 0.05,
 };
 
 export interface ValidityInput {
@@ -21,6 +25,35 @@ export interface ValidityInput {
   okSamples: number;
   littlesRatio: number | null;
   interrupted: boolean;
+  /** Absent: no workload_delivered check (e.g. a merge that does not carry the workload section). */
+  workload?: DeliveredLengths;
+}
+
+/** Mean lengths asked for and received, and how far each may be trusted to match. */
+export interface DeliveredLengths {
+  input: { requested: number | null; delivered: number | null };
+  output: { requested: number | null; delivered: number | null };
+  /** Synthetic prompts sized with the target's own token count (calibrate tokenize or probe). */
+  inputCalibrated: boolean;
+  /** Dataset prompts go out as written; their requested lengths are estimates, so input is shown, not judged. */
+  inputVerbatim: boolean;
+  /** max_tokens was forced (ignore_eos or min_tokens); with output_control none it is only a cap, so output is not judged. */
+  outputForced: boolean;
+  /** Successful requests that got fewer output tokens than asked for; null when not counted. */
+  shortRequests: number | null;
+}
+
+/** The workload check's input from a result's own sections, so a merged result can be judged the same way. */
+export function deliveredLengths(spec: Spec, w: Result['workload']): DeliveredLengths {
+  const source = w.plan?.source ?? (spec.workload.dataset ? 'dataset' : 'synthetic');
+  return {
+    input: { requested: w.input_tokens.requested?.mean ?? null, delivered: w.input_tokens.delivered?.mean ?? null },
+    output: { requested: w.output_tokens.requested?.mean ?? null, delivered: w.output_tokens.delivered?.mean ?? null },
+    inputCalibrated: source === 'synthetic' && w.plan !== undefined && w.plan.calibration.method !== 'off',
+    inputVerbatim: source === 'dataset',
+    outputForced: spec.workload.output_control !== 'none',
+    shortRequests: w.output_tokens.shortfall?.requests ?? null,
+  };
 }
 
 export function validityChecks(v: ValidityInput, t = VALIDITY_THRESHOLDS): ValidityCheck[] {
@@ -39,5 +72,34 @@ export function validityChecks(v: ValidityInput, t = VALIDITY_THRESHOLDS): Valid
     const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
     add('littles_law', ok, `mean in-flight / (achieved rate × mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 ± ${t.littlesLawTolerance}): ${ok ? 'the window was steady' : 'the window was not steady'}`);
   }
+  if (v.workload) {
+    const { ok, message } = workloadDelivered(v.workload, t);
+    add('workload_delivered', ok, message);
+  }
   return checks;
+}
+
+/**
+ * Did the server get the workload the spec asked for? A run whose prompts or outputs were
+ * much shorter (or longer) than specified measured a different workload, and comparing it
+ * with a baseline would blame the change under test for the difference.
+ */
+function workloadDelivered(w: DeliveredLengths, t: typeof VALIDITY_THRESHOLDS): { ok: boolean; message: string } {
+  const judge = (what: string, m: { requested: number | null; delivered: number | null }, tolerance: number) => {
+    if (m.requested === null || m.delivered === null || m.requested === 0) return { ok: true, text: `${what}: not measured` };
+    const d = m.delivered / m.requested - 1;
+    const ok = Math.abs(d) <= tolerance;
+    return { ok, text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? '+' : ''}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)` };
+  };
+  const shown = (what: string, m: { requested: number | null; delivered: number | null }, why: string) =>
+    ({ ok: true, text: `${what} mean ${m.delivered?.toFixed(1) ?? 'unmeasured'} tokens delivered vs ${m.requested?.toFixed(1) ?? 'no'} requested, not judged: ${why}` });
+  const input = w.inputVerbatim
+    ? shown('input', w.input, 'dataset prompts are sent as written and their requested lengths are estimates')
+    : judge('input', w.input, w.inputCalibrated ? t.calibratedInputTolerance : t.workloadTolerance);
+  const output = w.outputForced ? judge('output', w.output, t.workloadTolerance) : shown('output', w.output, 'output_control is none, so max_tokens is only a cap');
+  const hints = [
+    !input.ok && !w.inputCalibrated ? 'prompts were not sized with the target\'s tokenizer (see workload.calibrate)' : '',
+    !output.ok && w.shortRequests ? `${w.shortRequests} requests got fewer output tokens than max_tokens: the server stopped early (does it honour ignore_eos or min_tokens? see workload.output_control)` : '',
+  ].filter(Boolean);
+  return { ok: input.ok && output.ok, message: [input.text, output.text, ...hints].join('; ') };
 }

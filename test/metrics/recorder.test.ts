@@ -5,7 +5,7 @@ import { OUTCOMES } from '../../src/client/types.js';
 const slo = { ttft_ms: 100, tpot_ms: 10, e2e_ms: 1000 };
 
 function recorder() {
-  return new Recorder({ runStart: 0, windowFromMs: 1000, windowToMs: 2000, slo });
+  return new Recorder({ runId: 'test', runStart: 0, windowFromMs: 1000, windowToMs: 2000, slo });
 }
 
 /** Plays one request: sent at tSend, first content at tFirst, then tokens every itl ms. */

@@ -59,7 +59,7 @@ export function synthesize(o: Synth = {}): Result {
   const spec = makeSpec({ model: o.model, rate: o.rate ?? n / windowS, windowS, tokens, promptTokens, name: o.specName });
   // Asserted, not annotated: buildResult reads only these fields, and the spec's owners may add more.
   const resolved = { spec, hash: specHash(spec), headers: {}, requestTimeoutMs: 60000, readyTimeoutMs: 60000, warmupMs: 0, steadyMs: windowMs, cooldownMs: 0 } as ResolvedSpec;
-  const rec = new Recorder({ runStart: 0, windowFromMs: 0, windowToMs: windowMs, slo: spec.slo });
+  const rec = new Recorder({ runId: 'synthetic', runStart: 0, windowFromMs: 0, windowToMs: windowMs, slo: spec.slo });
   for (let i = 0; i < n; i++) {
     const tSched = (i * windowMs) / n;
     const outcome = o.outcome?.(i) ?? 'ok';

@@ -1,0 +1,181 @@
+#!/usr/bin/env node
+// The generator's own ceiling and fidelity. Prints figures; asserts nothing.
+//
+// The simulator runs in its own process pinned to one core, the generator (the real CLI,
+// `dist/cli.js run`) pinned to the other. For each stream shape it raises the open-loop rate
+// until a point fails: achieved < 99 % of offered, schedule-lag p99 > 1 ms, or client TTFT p99
+// more than 1 ms above the simulator's ground truth. Client and truth are joined per request
+// through the x-request-id header the client sends.
+//
+//   npm run bench                      # everything (~4 min)
+//   node scripts/bench.mjs --quick     # fewer, shorter points
+//   node scripts/bench.mjs --shapes paced64 --rates 500,1000,1500 --workers 1,2
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values: opt } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    shapes: { type: 'string' },
+    rates: { type: 'string' },
+    workers: { type: 'string', default: '1' },
+    seconds: { type: 'string' },
+  },
+});
+
+const SHAPES = {
+  paced16: { tokens: 16, sim: { mode: 'paced', ttft_ms: 50, itl_ms: 10 } },
+  paced64: { tokens: 64, sim: { mode: 'paced', ttft_ms: 50, itl_ms: 10 } },
+  paced256: { tokens: 256, sim: { mode: 'paced', ttft_ms: 50, itl_ms: 10 } },
+  instant64: { tokens: 64, sim: { mode: 'fast' } },
+};
+const RATES = opt.rates ? opt.rates.split(',').map(Number) : opt.quick ? [250, 500, 1000, 1500] : [250, 500, 750, 1000, 1250, 1500, 2000, 2500];
+const STEADY_S = Number(opt.seconds ?? (opt.quick ? 4 : 8));
+const WORKERS = opt.workers.split(',').map(Number);
+const shapes = opt.shapes ? opt.shapes.split(',') : Object.keys(SHAPES);
+
+const root = new URL('..', import.meta.url).pathname;
+const pin = spawnSync('taskset', ['--version']).status === 0;
+const pinned = (cpu, argv) => (pin ? ['taskset', ['-c', String(cpu), ...argv]] : [argv[0], argv.slice(1)]);
+const dir = mkdtempSync(join(tmpdir(), 'loadgate-bench-'));
+
+const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
+const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+
+async function startSim(config) {
+  const [cmd, args] = pinned(1, [process.execPath, join(root, 'dist/sim.js'), '--port', '0', '--config-json', JSON.stringify({ model: 'bench', ground_truth_size: 200000, ...config })]);
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const origin = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (s) => {
+      out += s;
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`sim exited (${code})`)));
+  });
+  return { origin, stop: () => child.kill('SIGTERM') };
+}
+
+async function groundTruth(origin) {
+  const res = await fetch(`${origin}/sim/requests`);
+  const list = await res.json();
+  await fetch(`${origin}/sim/requests`, { method: 'DELETE' });
+  return new Map(list.map((r) => [r.id, r]));
+}
+
+function runGenerator(origin, tokens, rate, workers) {
+  const spec = join(dir, 'bench.yml');
+  const records = join(dir, 'records.jsonl');
+  writeFileSync(
+    spec,
+    `name: bench
+target: { url: "${origin}/v1", model: bench, request_timeout: 30s }
+workload: { seed: 1, input_tokens: 16, output_tokens: ${tokens} }
+load: { rate: ${rate}, warmup: 1s, steady: ${STEADY_S}s, cooldown: 1s }
+`,
+  );
+  const [cmd, args] = pinned(0, [process.execPath, join(root, 'dist/cli.js'), 'run', spec, '--json', '--records', records, '--out', join(dir, 'result.json'), ...(workers === 1 ? [] : ['--workers', String(workers)])]);
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.status === 3 || !r.stdout) throw new Error(`generator failed: ${r.stderr}`);
+  return { result: JSON.parse(r.stdout), records: readFileSync(records, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) };
+}
+
+/** The physical floor: the same SSE bytes read from sockets with no parsing at all. */
+async function rawReference(origin, tokens, seconds) {
+  const url = new URL(origin);
+  const body = JSON.stringify({ model: 'bench', prompt: 'reference', max_tokens: tokens, ignore_eos: true, stream: true, stream_options: { include_usage: true } });
+  const head = `POST /v1/completions HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  const until = Date.now() + seconds * 1000;
+  let requests = 0;
+  let bytes = 0;
+  const cpu0 = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: 64 }, () =>
+      new Promise((resolve) => {
+        const s = net.connect(Number(url.port), url.hostname);
+        const send = () => (Date.now() < until ? s.write(head + body) : (s.end(), resolve()));
+        s.on('data', (b) => {
+          bytes += b.length;
+          // A chunked response ends with the zero-length chunk after [DONE].
+          if (b.includes('[DONE]')) {
+            requests++;
+            send();
+          }
+        });
+        s.on('connect', send);
+        s.on('error', resolve);
+      }),
+    ),
+  );
+  const cpu = process.cpuUsage(cpu0);
+  return { reqPerS: requests / seconds, mbPerS: bytes / seconds / 1e6, cpuUsPerReq: (cpu.user + cpu.system) / Math.max(1, requests) };
+}
+
+function point(shape, rate, workers, { result, records }, truth) {
+  const ttftErr = [];
+  const lastErr = [];
+  for (const r of records) {
+    const t = truth.get(r.request_id);
+    if (!r.in_window || r.outcome !== 'ok' || !t || t.first_token === null) continue;
+    // TTFT from the intended send time against the server's own: what the client adds.
+    ttftErr.push(r.t_first - t.first_token);
+    lastErr.push(r.t_last - t.last_token);
+  }
+  ttftErr.sort((a, b) => a - b);
+  lastErr.sort((a, b) => a - b);
+  const abs = (xs) => xs.map(Math.abs).sort((a, b) => a - b);
+  const events = (result.metrics.itl_ms?.count ?? 0) + (result.metrics.ttft_ms?.count ?? 0);
+  const eventsPerS = events / result.load.window_s;
+  const cpuUs = result.generator.cpu_s * 1e6;
+  const total = result.requests.scheduled;
+  const lag = result.metrics.schedule_lag_ms;
+  const achievedFrac = result.load.achieved_rate_per_s / result.load.offered_rate_per_s;
+  const ok = achievedFrac >= 0.99 && (lag?.p99 ?? Infinity) <= 1 && pct(ttftErr, 99) <= 1 && result.requests.window.by_class.ok === result.requests.window.scheduled;
+  console.log(
+    [
+      `${shape.padEnd(9)} w${workers} ${String(rate).padStart(5)} req/s`,
+      `achieved ${f(result.load.achieved_rate_per_s, 0)}/${f(result.load.offered_rate_per_s, 0)}`,
+      `${f(eventsPerS / 1000, 1)}k ev/s`,
+      `cpu ${f(cpuUs / total, 0)} µs/req ${f(cpuUs / Math.max(1, total * (shape === 'instant64' ? 64 : SHAPES[shape].tokens)), 2)} µs/ev (${f(result.generator.cpu_utilization * 100, 0)} %)`,
+      `lag p50/p99/max ${f(lag?.p50, 3)}/${f(lag?.p99, 3)}/${f(lag?.max, 1)} ms`,
+      `loop p99 ${f(result.generator.event_loop_delay_ms.p99)} ms`,
+      `|ttft−truth| p50/p99 ${f(pct(abs(ttftErr), 50), 3)}/${f(pct(ttftErr, 99), 3)} ms`,
+      `|last−truth| p50/p99 ${f(pct(abs(lastErr), 50), 3)}/${f(pct(lastErr, 99), 3)} ms`,
+      `heap/rss ${f(result.generator.heap_mb ?? NaN, 0)}/${f(result.generator.rss_mb ?? NaN, 0)} MB`,
+      ok ? 'OK' : 'FAIL',
+    ].join(' · '),
+  );
+  return ok;
+}
+
+console.log(`loadgate bench — ${pin ? 'sim pinned to cpu 1, generator to cpu 0' : 'taskset not found: processes not pinned'}; steady ${STEADY_S} s per point; ${new Date().toISOString()}`);
+const ceilings = [];
+for (const name of shapes) {
+  const shape = SHAPES[name];
+  const sim = await startSim(shape.sim);
+  try {
+    if (name === 'instant64') {
+      const ref = await rawReference(sim.origin, shape.tokens, 3);
+      console.log(`raw socket reference, same SSE bytes with no parsing (64 connections, closed loop): ${f(ref.reqPerS, 0)} req/s · ${f(ref.mbPerS, 1)} MB/s · ${f(ref.cpuUsPerReq, 1)} µs CPU/req · ${f(ref.cpuUsPerReq / shape.tokens, 2)} µs CPU/event`);
+    }
+    for (const workers of WORKERS) {
+      let best = 0;
+      for (const rate of RATES) {
+        await groundTruth(sim.origin);
+        const run = runGenerator(sim.origin, shape.tokens, rate, workers);
+        const ok = point(name, rate, workers, run, await groundTruth(sim.origin));
+        if (!ok) break;
+        best = rate;
+      }
+      ceilings.push(`${name} w${workers}: ${best || `< ${RATES[0]}`} req/s`);
+    }
+  } finally {
+    sim.stop();
+  }
+}
+console.log(`ceilings (achieved ≥ 99 %, lag p99 ≤ 1 ms, TTFT p99 ≤ 1 ms above truth): ${ceilings.join(' · ')}`);

@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import * as core from '@actions/core';
+import { parse as parseYaml } from 'yaml';
+import { mergeResults, type MergedResult } from '../result/merge.js';
+import { runBenchmark, type Progress } from '../run/run.js';
+import { loadSpec, SpecError } from '../spec/load.js';
+import { applyOverrides } from '../spec/override.js';
+import type { ResolvedSpec } from '../spec/types.js';
+import type { ActionInputs } from './inputs.js';
+import { checkCredentialTarget, credentialHeaders, maskSecret, specHost } from './secrets.js';
+
+/**
+ * The spec as the action runs it: the api-key input stands in for the variable that
+ * target.api_key_env names, target-url and wait-for-ready override the file. Credential
+ * values are masked before anything else happens, and refused for hosts not allowed.
+ */
+export function loadActionSpec(inputs: ActionInputs): ResolvedSpec {
+  const loaded = loadSpec(inputs.spec, inputs.apiKey ? envWithKey(inputs.spec, inputs.apiKey) : process.env);
+  const withKey = inputs.apiKey ? { ...loaded, apiKey: inputs.apiKey } : loaded;
+  for (const name of credentialHeaders(withKey)) maskSecret(withKey.headers[name]);
+  maskSecret(withKey.apiKey);
+
+  let resolved: ResolvedSpec;
+  try {
+    resolved = applyOverrides(withKey, { targetUrl: inputs.targetUrl });
+  } catch (err) {
+    // The override step names the CLI flag; here it was an input.
+    if (err instanceof SpecError) throw new SpecError(err.message.replace(/^--target-url\b/, 'input target-url'));
+    throw err;
+  }
+  const credentials = [...(resolved.apiKey ? ['the API key'] : []), ...credentialHeaders(resolved).map((h) => `header ${h}`)];
+  if (credentials.length > 0) checkCredentialTarget(resolved.spec.target.url, inputs.allowedHosts ?? specHost(loaded.spec.target.url), credentials.join(' and '));
+  return inputs.waitForReadyMs === undefined ? resolved : { ...resolved, readyTimeoutMs: inputs.waitForReadyMs };
+}
+
+/** The environment with the key under the name the spec's api_key_env gives, so loadSpec finds it there. */
+function envWithKey(path: string, apiKey: string): NodeJS.ProcessEnv {
+  let name: unknown;
+  try {
+    name = (parseYaml(readFileSync(path, 'utf8')) as { target?: { api_key_env?: unknown } } | null)?.target?.api_key_env;
+  } catch {
+    // loadSpec reads the file again and reports the problem properly.
+  }
+  return typeof name === 'string' ? { ...process.env, [name]: apiKey } : process.env;
+}
+
+/** Runs the benchmark `replicates` times one after another; several runs are merged exactly (histograms add). */
+export async function runReplicates(resolved: ResolvedSpec, replicates: number, signal: AbortSignal): Promise<MergedResult> {
+  const results = [];
+  for (let i = 1; i <= replicates; i++) {
+    if (i > 1 && signal.aborted) break;
+    const label = replicates > 1 ? `replicate ${i}/${replicates}: ` : '';
+    core.info(`${label}running ${resolved.spec.name} against ${resolved.spec.target.url === 'sim' ? 'the embedded simulator' : new URL(resolved.spec.target.url).host}`);
+    results.push(await runBenchmark({ resolved, signal, onProgress: progressLogger(label) }));
+  }
+  return results.length === 1 ? results[0]! : mergeResults(results, { mode: 'replicates' });
+}
+
+/** A plain log line every 5 s: a CI log is not a terminal. */
+function progressLogger(label: string): (p: Progress) => void {
+  let last = -Infinity;
+  return (p) => {
+    if (p.elapsedS - last < 5) return;
+    last = p.elapsedS;
+    core.info(`${label}${p.elapsedS.toFixed(0)}/${p.totalS.toFixed(0)} s ${p.phase}: sent ${p.sent}, ok ${p.ok}, failed ${p.failed}, in flight ${p.inFlight}`);
+  };
+}

@@ -1,0 +1,16 @@
+import * as core from '@actions/core';
+import type { Result } from '../result/types.js';
+
+/** Key figures of the run as step outputs; a metric without samples is an empty string, never 0. */
+export function setResultOutputs(r: Result): void {
+  const figures: Record<string, number | null | undefined> = {
+    'ttft-p50-ms': r.metrics.ttft_ms?.p50,
+    'ttft-p95-ms': r.metrics.ttft_ms?.p95,
+    'tpot-p50-ms': r.metrics.tpot_ms?.p50,
+    'tpot-p95-ms': r.metrics.tpot_ms?.p95,
+    'http-5xx-rate': r.requests.window.scheduled > 0 ? r.rates.http_5xx : null,
+    'goodput-fraction': r.goodput.fraction,
+    'output-tokens-per-s': r.throughput.output_tokens_per_s,
+  };
+  for (const [name, value] of Object.entries(figures)) core.setOutput(name, value ?? '');
+}

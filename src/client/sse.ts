@@ -1,0 +1,145 @@
+/**
+ * Incremental Server-Sent Events framer over raw bytes (WHATWG HTML §9.2.6, minus what a
+ * load tester does not need). Lines are found with native `indexOf` on the chunk; bytes are
+ * decoded only for `data` values, once per line, so an ordinary one-line event costs one
+ * string. A line split across reads is carried in a per-stream buffer that grows once and
+ * is reused; multi-byte UTF-8 characters and CRLF pairs split across reads come out whole.
+ */
+
+const LF = 0x0a;
+const CR = 0x0d;
+const COLON = 0x3a;
+const SPACE = 0x20;
+const DATA = Buffer.from('data');
+const EVENT = Buffer.from('event');
+const ERROR = Buffer.from('error');
+const EMPTY = Buffer.alloc(0);
+
+export interface SseSink {
+  /** One dispatched event: its data lines joined with `\n`; `isError` when its type was `error`. */
+  onEvent(data: string, isError: boolean): void;
+}
+
+export class SseFramer {
+  /** Bytes of a line whose end has not arrived yet. */
+  private carry: Buffer = EMPTY;
+  private carryLen = 0;
+  /** The previous chunk ended in CR, so an LF starting the next chunk belongs to it. */
+  private skipLF = false;
+  private firstLine = true;
+  private data: string | null = null;
+  private isError = false;
+
+  constructor(private readonly sink: SseSink) {}
+
+  push(chunk: Uint8Array): void {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const len = buf.length;
+    let pos = 0;
+    if (this.skipLF && len > 0) {
+      this.skipLF = false;
+      if (buf[0] === LF) pos = 1;
+    }
+    // Next LF/CR at or after pos; -2 means "search again", -1 means "none left in this chunk".
+    let nextLF = -2;
+    let nextCR = -2;
+    while (pos < len) {
+      if (nextLF !== -1 && nextLF < pos) nextLF = buf.indexOf(LF, pos);
+      if (nextCR !== -1 && nextCR < pos) nextCR = buf.indexOf(CR, pos);
+      const eol = nextCR === -1 ? nextLF : nextLF === -1 ? nextCR : Math.min(nextLF, nextCR);
+      if (eol === -1) {
+        this.keep(buf, pos, len);
+        return;
+      }
+      if (this.carryLen > 0) {
+        this.keep(buf, pos, eol);
+        const n = this.carryLen;
+        this.carryLen = 0;
+        this.line(this.carry, 0, n);
+      } else {
+        this.line(buf, pos, eol);
+      }
+      pos = eol + 1;
+      if (buf[eol] === CR) {
+        if (pos < len) {
+          if (buf[pos] === LF) pos++;
+        } else {
+          this.skipLF = true;
+        }
+      }
+    }
+  }
+
+  /**
+   * End of stream. The spec discards an unterminated last event; we dispatch it instead, so a
+   * server that omits the final blank line is not miscounted. This cannot fake success: a
+   * truncated payload still fails to parse, and `[DONE]` cannot be produced by truncation.
+   */
+  end(): void {
+    if (this.carryLen > 0) {
+      const n = this.carryLen;
+      this.carryLen = 0;
+      this.line(this.carry, 0, n);
+    }
+    this.dispatch();
+  }
+
+  /** Appends buf[s, e) to the carry buffer, doubling it when full. */
+  private keep(buf: Buffer, s: number, e: number): void {
+    const need = this.carryLen + (e - s);
+    if (need > this.carry.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, this.carry.length * 2, 256));
+      this.carry.copy(grown, 0, 0, this.carryLen);
+      this.carry = grown;
+    }
+    buf.copy(this.carry, this.carryLen, s, e);
+    this.carryLen = need;
+  }
+
+  /** Interprets one line, buf[s, e) without its terminator. */
+  private line(buf: Buffer, s: number, e: number): void {
+    if (this.firstLine) {
+      this.firstLine = false;
+      // A UTF-8 byte order mark may precede the first line.
+      if (e - s >= 3 && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
+    }
+    if (s === e) {
+      this.dispatch();
+      return;
+    }
+    const first = buf[s];
+    if (first === COLON) return; // comment, e.g. `: ping` keep-alives
+    if (first === DATA[0] && isField(buf, s, e, DATA)) {
+      const value = buf.toString('utf8', valueStart(buf, s + DATA.length, e), e);
+      this.data = this.data === null ? value : this.data + '\n' + value;
+    } else if (first === EVENT[0] && isField(buf, s, e, EVENT)) {
+      const v = valueStart(buf, s + EVENT.length, e);
+      this.isError = e - v === ERROR.length && buf.compare(ERROR, 0, ERROR.length, v, e) === 0;
+    }
+    // id, retry and unknown fields carry nothing a load test needs.
+  }
+
+  private dispatch(): void {
+    // An `event: error` is reported even without data, so a failure cannot pass silently.
+    if (this.data === null && !this.isError) return;
+    const data = this.data ?? '';
+    const isError = this.isError;
+    this.data = null;
+    this.isError = false;
+    this.sink.onEvent(data, isError);
+  }
+}
+
+/** True when the line's field name (the bytes before the first colon, or the whole line) is `name`. */
+function isField(buf: Buffer, s: number, e: number, name: Buffer): boolean {
+  const n = name.length;
+  if (e - s < n || (e - s > n && buf[s + n] !== COLON)) return false;
+  return buf.compare(name, 0, n, s, s + n) === 0;
+}
+
+/** Where the value starts, given the index just past the field name: after the colon and one optional space. */
+function valueStart(buf: Buffer, afterName: number, e: number): number {
+  if (afterName === e) return e;
+  const v = afterName + 1;
+  return v < e && buf[v] === SPACE ? v + 1 : v;
+}
