@@ -1,0 +1,259 @@
+import { readFileSync } from 'node:fs';
+import { Ajv, type AnySchemaObject, type ErrorObject, type SchemaObject } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+
+/** Output length when the request does not force it (no `ignore_eos`); always capped by `max_tokens`. */
+export type OutputLengths =
+  | { dist: 'geometric'; mean: number }
+  | { dist: 'fixed'; value: number }
+  | { dist: 'uniform'; min: number; max: number };
+
+/** Engine-wide pauses: every `every_ms` (first one at `every_ms`) and/or at each `at_ms`, both from server start. */
+export interface StallConfig {
+  duration_ms: number;
+  every_ms?: number;
+  at_ms?: number[];
+}
+
+export interface SimConfig {
+  /** engine: continuous-batching model; paced: fixed TTFT/ITL per request; fast: no timing at all. */
+  mode: 'engine' | 'paced' | 'fast';
+  model: string;
+  seed: number;
+  max_model_len: number;
+  output_tokens: OutputLengths;
+  /** /health answers 503 (and the API 503) until this long after listen. */
+  startup_delay_ms: number;
+  /** Shed with 429 when this many requests are already waiting; absent = never shed. */
+  max_queue?: number;
+  retry_after_s: number;
+  /** Ground-truth records kept for /sim/requests (a ring of the last N). */
+  ground_truth_size: number;
+
+  // engine mode
+  max_num_seqs: number;
+  max_num_batched_tokens: number;
+  kv_cache_tokens: number;
+  block_size: number;
+  enable_prefix_caching: boolean;
+  prefill_ms_per_token: number;
+  decode_base_ms: number;
+  decode_ms_per_seq: number;
+  /** Multiplies every compute time: 1.15 is "this build is 15 % slower". */
+  slowdown: number;
+
+  // paced mode
+  ttft_ms: number;
+  itl_ms: number;
+  /** Concurrent requests served; absent = unlimited. Requests beyond it wait in a FIFO queue. */
+  slots?: number;
+
+  // faults (each request draws at most one of the first five, so their rates add up to <= 1)
+  error_rate: number;
+  error_statuses: number[];
+  stream_error_rate: number;
+  truncate_rate: number;
+  malformed_rate: number;
+  reset_rate: number;
+  header_delay_rate: number;
+  header_delay_ms: number;
+  stall?: StallConfig;
+}
+
+/**
+ * Defaults resemble Llama-3-8B in bf16 under vLLM on one 80 GB H100: about 52 GB of
+ * KV cache at 128 KiB per token (~400k tokens), a 6 ms weight-bound decode step
+ * growing by 0.06 ms per sequence, and prefill at ~20k tokens/s.
+ */
+export const SIM_DEFAULTS: SimConfig = {
+  mode: 'engine',
+  model: 'sim-8b',
+  seed: 1,
+  max_model_len: 8192,
+  output_tokens: { dist: 'geometric', mean: 256 },
+  startup_delay_ms: 0,
+  retry_after_s: 1,
+  ground_truth_size: 10000,
+  max_num_seqs: 256,
+  max_num_batched_tokens: 8192,
+  kv_cache_tokens: 400000,
+  block_size: 16,
+  enable_prefix_caching: true,
+  prefill_ms_per_token: 0.05,
+  decode_base_ms: 6,
+  decode_ms_per_seq: 0.06,
+  slowdown: 1,
+  ttft_ms: 50,
+  itl_ms: 10,
+  error_rate: 0,
+  error_statuses: [500, 502, 503],
+  stream_error_rate: 0,
+  truncate_rate: 0,
+  malformed_rate: 0,
+  reset_rate: 0,
+  header_delay_rate: 0,
+  header_delay_ms: 0,
+};
+
+const int = (minimum: number) => ({ type: 'integer', minimum });
+const nonNegative = { type: 'number', minimum: 0 };
+const positive = { type: 'number', exclusiveMinimum: 0 };
+const rate = { type: 'number', minimum: 0, maximum: 1 };
+
+/** JSON Schema (draft-07) of a complete SimConfig; validation runs on the input merged over SIM_DEFAULTS. */
+export const SIM_CONFIG_SCHEMA: SchemaObject = {
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(SIM_DEFAULTS),
+  properties: {
+    mode: { enum: ['engine', 'paced', 'fast'] },
+    model: { type: 'string', minLength: 1 },
+    seed: { type: 'integer' },
+    max_model_len: int(1),
+    output_tokens: {
+      type: 'object',
+      discriminator: { propertyName: 'dist' },
+      required: ['dist'],
+      oneOf: [
+        { properties: { dist: { const: 'geometric' }, mean: { type: 'number', minimum: 1 } }, required: ['mean'], additionalProperties: false },
+        { properties: { dist: { const: 'fixed' }, value: int(1) }, required: ['value'], additionalProperties: false },
+        { properties: { dist: { const: 'uniform' }, min: int(1), max: int(1) }, required: ['min', 'max'], additionalProperties: false },
+      ],
+    },
+    startup_delay_ms: nonNegative,
+    max_queue: int(1),
+    retry_after_s: int(0),
+    ground_truth_size: int(1),
+    max_num_seqs: int(1),
+    max_num_batched_tokens: int(1),
+    kv_cache_tokens: int(1),
+    block_size: int(1),
+    enable_prefix_caching: { type: 'boolean' },
+    prefill_ms_per_token: nonNegative,
+    decode_base_ms: nonNegative,
+    decode_ms_per_seq: nonNegative,
+    slowdown: positive,
+    ttft_ms: nonNegative,
+    itl_ms: nonNegative,
+    slots: int(1),
+    error_rate: rate,
+    error_statuses: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 400, maximum: 599 } },
+    stream_error_rate: rate,
+    truncate_rate: rate,
+    malformed_rate: rate,
+    reset_rate: rate,
+    header_delay_rate: rate,
+    header_delay_ms: nonNegative,
+    stall: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['duration_ms'],
+      properties: {
+        duration_ms: positive,
+        every_ms: positive,
+        at_ms: { type: 'array', items: nonNegative },
+      },
+    },
+  },
+};
+
+/** One line, naming the field: `sim config: max_num_seqs is -1; expected an integer >= 1`. */
+export class SimConfigError extends Error {
+  constructor(detail: string) {
+    super(`sim config: ${detail}`);
+    this.name = 'SimConfigError';
+  }
+}
+
+const ajv = new Ajv({ discriminator: true, verbose: true, strict: false });
+const check = ajv.compile(SIM_CONFIG_SCHEMA);
+
+/** Fills defaults and validates; throws SimConfigError on the first problem. */
+export function validateSimConfig(input: unknown): SimConfig {
+  if (input === null || input === undefined) input = {};
+  if (typeof input !== 'object' || Array.isArray(input)) throw new SimConfigError(`is ${show(input)}; expected a mapping`);
+  const config = { ...SIM_DEFAULTS, ...(input as object) };
+  if (!check(config)) throw new SimConfigError(phrase(check.errors![0]));
+  crossCheck(config);
+  return config;
+}
+
+/** Rules that span fields, which the schema cannot say. */
+function crossCheck(c: SimConfig): void {
+  const exclusive = ['error_rate', 'stream_error_rate', 'truncate_rate', 'malformed_rate', 'reset_rate'] as const;
+  const sum = exclusive.reduce((s, k) => s + c[k], 0);
+  if (sum > 1 + 1e-9) throw new SimConfigError(`${exclusive.join(' + ')} is ${round(sum)}; expected <= 1`);
+  if (c.kv_cache_tokens < c.max_model_len) {
+    throw new SimConfigError(`kv_cache_tokens is ${c.kv_cache_tokens}; expected >= max_model_len (${c.max_model_len}) so any admissible request fits`);
+  }
+  if (c.output_tokens.dist === 'uniform' && c.output_tokens.min > c.output_tokens.max) {
+    throw new SimConfigError(`output_tokens.min is ${c.output_tokens.min}; expected <= output_tokens.max (${c.output_tokens.max})`);
+  }
+  if (c.stall) {
+    const { duration_ms, every_ms, at_ms } = c.stall;
+    if (every_ms === undefined && !at_ms?.length) throw new SimConfigError('stall has neither every_ms nor at_ms; expected at least one');
+    if (every_ms !== undefined && every_ms <= duration_ms) {
+      throw new SimConfigError(`stall.every_ms is ${every_ms}; expected > stall.duration_ms (${duration_ms})`);
+    }
+  }
+}
+
+/** Reads a YAML or JSON file (YAML is a superset) into an unvalidated object. */
+export function readSimConfigFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new SimConfigError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    return parseYaml(text);
+  } catch (err) {
+    throw new SimConfigError(`${path} is not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+/** Parses `--config-json`. */
+export function parseSimConfigJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new SimConfigError(`--config-json is not valid JSON: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+function phrase(e: ErrorObject): string {
+  const field = e.instancePath.slice(1).replace(/\//g, '.');
+  const at = (key: string) => (field ? `${field}.${key}` : key);
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return `unknown field "${at(e.params.additionalProperty)}"`;
+    case 'required':
+      return `${at(e.params.missingProperty)} is missing`;
+    case 'discriminator':
+      return `${at('dist')} is ${show((e.data as { dist?: unknown } | undefined)?.dist)}; expected one of geometric, fixed, uniform`;
+    default:
+      return `${field} is ${show(e.data)}; expected ${expectation(e.parentSchema ?? {})}`;
+  }
+}
+
+/** "an integer >= 1", "a number between 0 and 1", "one of engine, paced, fast" ... */
+function expectation(s: AnySchemaObject): string {
+  if (s.enum) return `one of ${s.enum.join(', ')}`;
+  if (s.const !== undefined) return String(s.const);
+  const noun = ({ integer: 'an integer', number: 'a number', string: 'a non-empty string', boolean: 'true or false', array: 'a list', object: 'a mapping' } as Record<string, string>)[s.type] ?? 'a valid value';
+  if (s.minimum !== undefined && s.maximum !== undefined) return `${noun} between ${s.minimum} and ${s.maximum}`;
+  if (s.minimum !== undefined) return `${noun} >= ${s.minimum}`;
+  if (s.exclusiveMinimum !== undefined) return `${noun} > ${s.exclusiveMinimum}`;
+  if (s.type === 'array' && s.minItems) return 'a non-empty list';
+  return noun;
+}
+
+function show(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (Array.isArray(value)) return 'a list';
+  if (value !== null && typeof value === 'object') return 'a mapping';
+  return JSON.stringify(value);
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;

@@ -1,0 +1,220 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { now } from '../time.js';
+import type { SimConfig } from './config.js';
+import { Engine } from './engine.js';
+import { Exchange } from './exchange.js';
+import { Faults, type FaultPlan } from './faults.js';
+import { GroundTruthLog, type GroundTruth } from './ground-truth.js';
+import { SimMetrics } from './metrics.js';
+import { Paced } from './paced.js';
+import { seededRandom, sampleOutputLength } from './random.js';
+import { ApiError, parseRequest, type Api, type ParsedRequest } from './request.js';
+import type { Scheduler } from './sequence.js';
+import { Stalls } from './stalls.js';
+import { blockHashes, chatText, countTokens, tokenIds } from './tokenize.js';
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export interface SimServer {
+  /** Resolves with the bound port. */
+  listen(port: number, host: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The HTTP surface of the simulator: OpenAI and vLLM routes plus /sim/* for ground truth. */
+export function createSimServer(config: SimConfig): SimServer {
+  const metrics = new SimMetrics();
+  const log = new GroundTruthLog(config.ground_truth_size);
+  const faults = new Faults(config);
+  const lengths = seededRandom(config.seed);
+  const fast = config.mode === 'fast' || (config.mode === 'paced' && config.ttft_ms === 0 && config.itl_ms === 0);
+  let stalls!: Stalls; // counts from listen
+  let scheduler: Scheduler | undefined;
+  let engine: Engine | undefined;
+  let readyAt = Infinity;
+  let counter = 0;
+
+  const server: Server = createServer({ keepAliveTimeout: 60_000, requestTimeout: 0 }, (req, res) => {
+    const received = now();
+    const path = req.url === undefined ? '/' : req.url.split('?', 1)[0];
+    const route = `${req.method} ${path}`;
+    const ready = received >= readyAt;
+    switch (route) {
+      case 'GET /health':
+        return send(res, ready ? 200 : 503, '');
+      case 'GET /metrics':
+        return send(res, 200, metrics.render(gauges()), { 'content-type': 'text/plain; version=0.0.4' });
+      case 'GET /sim/requests':
+        return send(res, 200, JSON.stringify(log.list()), JSON_HEADERS);
+      case 'DELETE /sim/requests':
+        log.clear();
+        return send(res, 204, '');
+      case 'GET /sim/config':
+        return send(res, 200, JSON.stringify(config), JSON_HEADERS);
+    }
+    if (!ready) return fail(res, new ApiError(503, 'the server is starting up', 'service_unavailable'));
+    switch (route) {
+      case 'POST /v1/chat/completions':
+        return readJson(req, (err) => fail(res, err), (body) => complete(req, res, 'chat', body, received));
+      case 'POST /v1/completions':
+        return readJson(req, (err) => fail(res, err), (body) => complete(req, res, 'completions', body, received));
+      case 'POST /tokenize':
+        return readJson(req, (err) => fail(res, err), (body) => tokenize(res, body));
+      case 'GET /v1/models':
+        return send(res, 200, modelsBody(), JSON_HEADERS);
+    }
+    fail(res, new ApiError(404, `no route for ${route}`, 'not_found'));
+  });
+
+  function complete(req: IncomingMessage, res: ServerResponse, api: Api, body: unknown, received: number): void {
+    let parsed: ParsedRequest;
+    let plan: FaultPlan;
+    try {
+      parsed = parseRequest(api, body, config);
+      plan = faults.plan(header(req, 'x-sim-fault'));
+    } catch (err) {
+      return fail(res, err);
+    }
+    const natural = sampleOutputLength(config.output_tokens, lengths); // drawn for every request, keeping the sequence seed-stable
+    const outputTokens = parsed.ignoreEos ? parsed.maxTokens : Math.min(parsed.maxTokens, Math.max(parsed.minTokens, natural));
+    const record: GroundTruth = {
+      id: header(req, 'x-request-id') ?? `sim-${++counter}`,
+      api,
+      stream: parsed.stream,
+      received,
+      admitted: null,
+      first_token: null,
+      last_token: null,
+      ended: null,
+      prompt_tokens: parsed.promptTokens,
+      cached_tokens: 0,
+      output_tokens: 0,
+      status: 0,
+      outcome: null,
+      fault: faultName(plan),
+    };
+    log.add(record);
+    if (plan.stallMs > 0) stalls.add(now(), plan.stallMs);
+
+    const waiting = scheduler?.waiting ?? 0;
+    if (plan.shed || (config.max_queue !== undefined && waiting >= config.max_queue)) {
+      return reject(res, record, 429, `the waiting queue is full (${waiting} requests)`, { 'retry-after': String(config.retry_after_s) });
+    }
+    if (plan.errorStatus !== undefined) return reject(res, record, plan.errorStatus, 'simulated server error');
+
+    const keys = engine && config.enable_prefix_caching ? blockHashes(typeof parsed.prompt === 'string' ? tokenIds(parsed.prompt) : parsed.prompt, config.block_size) : [];
+    const exchange = new Exchange(res, parsed, record, plan, outputTokens, keys, { scheduler, metrics, model: config.model });
+    const go = fast ? () => exchange.serveAtOnce() : () => exchange.start();
+    if (plan.headerDelayMs > 0) setTimeout(go, plan.headerDelayMs);
+    else go();
+  }
+
+  /** An error answer outside any exchange; counted by class like every other request. */
+  function fail(res: ServerResponse, err: unknown): void {
+    if (!(err instanceof ApiError)) throw err;
+    metrics.count(err.status === 429 ? 'http_429' : err.status >= 500 ? 'http_5xx' : 'http_4xx', 0, 0);
+    send(res, err.status, err.body(), JSON_HEADERS);
+  }
+
+  function reject(res: ServerResponse, record: GroundTruth, status: number, message: string, headers: Record<string, string> = {}): void {
+    record.status = status;
+    record.ended = now();
+    record.outcome = status === 429 ? 'http_429' : status >= 500 ? 'http_5xx' : 'http_4xx';
+    metrics.count(record.outcome, record.prompt_tokens, 0);
+    const type = status === 429 ? 'rate_limit_exceeded' : 'server_error';
+    send(res, status, new ApiError(status, message, type).body(), { ...JSON_HEADERS, ...headers });
+  }
+
+  /** vLLM's /tokenize: `{prompt}` or `{messages}` → `{count, tokens, max_model_len}`. */
+  function tokenize(res: ServerResponse, body: unknown): void {
+    const b = (body ?? {}) as { prompt?: unknown; messages?: unknown };
+    const text = typeof b.prompt === 'string' ? b.prompt : chatText(b.messages);
+    if (text === undefined) return fail(res, new ApiError(400, 'expected prompt (a string) or messages (an array)'));
+    const tokens = tokenIds(text);
+    send(res, 200, JSON.stringify({ count: countTokens(text), max_model_len: config.max_model_len, tokens, token_strs: null }), JSON_HEADERS);
+  }
+
+  function modelsBody(): string {
+    const model = { id: config.model, object: 'model', created: Math.floor(readyAt / 1000), owned_by: 'loadgate-sim', root: config.model, parent: null, max_model_len: config.max_model_len };
+    return JSON.stringify({ object: 'list', data: [model] });
+  }
+
+  function gauges() {
+    const prefix = engine?.prefixCache() ?? { queries: 0, hits: 0 };
+    return {
+      model: config.model,
+      running: scheduler?.running ?? 0,
+      waiting: scheduler?.waiting ?? 0,
+      kvUsage: scheduler?.kvUsage() ?? 0,
+      prefixQueries: prefix.queries,
+      prefixHits: prefix.hits,
+      steps: engine?.steps ?? 0,
+      busyMs: engine?.busyMs ?? 0,
+    };
+  }
+
+  return {
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          const start = now();
+          stalls = new Stalls(config.stall, start);
+          if (config.mode === 'engine') scheduler = engine = new Engine(config, stalls);
+          else if (!fast) scheduler = new Paced(config, stalls);
+          readyAt = start + config.startup_delay_ms;
+          resolve((server.address() as AddressInfo).port);
+        });
+      });
+    },
+    close() {
+      scheduler?.stop();
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function faultName(plan: FaultPlan): string | null {
+  const names = [
+    plan.shed && 'shed',
+    plan.errorStatus !== undefined && `error=${plan.errorStatus}`,
+    plan.stream,
+    plan.headerDelayMs > 0 && `header_delay=${plan.headerDelayMs}`,
+    plan.stallMs > 0 && `stall=${plan.stallMs}`,
+  ].filter(Boolean);
+  return names.length ? names.join(',') : null;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function readJson(req: IncomingMessage, fail: (err: ApiError) => void, then: (body: unknown) => void): void {
+  const parts: Buffer[] = [];
+  let size = 0;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= MAX_BODY_BYTES) parts.push(chunk);
+  });
+  req.on('end', () => {
+    if (size > MAX_BODY_BYTES) return fail(new ApiError(413, `the request body exceeds ${MAX_BODY_BYTES} bytes`));
+    let body: unknown;
+    try {
+      body = JSON.parse(parts.length === 1 ? parts[0].toString() : Buffer.concat(parts).toString());
+    } catch (err) {
+      return fail(new ApiError(400, `the request body is not valid JSON: ${(err as Error).message}`));
+    }
+    then(body);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
