@@ -6,5 +6,7 @@ export default {
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60000,
-  maxWorkers: 2,
+  // One test file at a time: the load tests measure timing, and two of them sharing two cores (with
+  // their simulators) would measure each other.
+  maxWorkers: 1,
 };

@@ -1,5 +1,5 @@
 // One bundler (esbuild): fast, zero-config ESM output for Node, and it bundles the
-// ESM-only @actions/* packages without a transform step. Three entry points share one build.
+// ESM-only @actions/* packages without a transform step. Four entry points share one build.
 import { build } from 'esbuild';
 
 await build({
@@ -7,6 +7,7 @@ await build({
     index: 'src/action/index.ts',
     cli: 'src/cli/index.ts',
     sim: 'src/sim/index.ts',
+    worker: 'src/run/worker.ts',
   },
   outdir: 'dist',
   bundle: true,

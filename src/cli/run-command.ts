@@ -9,6 +9,19 @@ import { loadSpec } from '../spec/load.js';
 import { applyOverrides } from '../spec/override.js';
 import { EXIT, UsageError } from './errors.js';
 import { progressPrinter } from './progress.js';
+import { parseShard, shardSpec } from '../run/shard.js';
+import { availableParallelism } from 'node:os';
+
+/** One generator thread per core, leaving one to the simulator when it runs on this machine. */
+function defaultWorkers(simulatorHere: boolean): number {
+  return Math.max(1, availableParallelism() - (simulatorHere ? 1 : 0));
+}
+
+function parseWorkers(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new UsageError(`--workers is "${text}"; expected a whole number from 1 to 64`);
+  return n;
+}
 
 export const RUN_HELP = `Usage: loadgate run SPEC [options]
 
@@ -25,6 +38,10 @@ Options:
   --out FILE          result path (default: loadgate-result.json)
   --format F          loadgate (default) or vllm: field names of vllm bench serve
   --records FILE      also write every request as one JSON line (raw timings)
+  --workers N         generator threads, each an independent 1/N share of the load
+                      (default: the cores, less one when the simulator runs here)
+  --shard K/N         run shard K of N (rate/N, own seed) on this machine; combine the
+                      N results with loadgate merge --mode shards
   --json              print the result JSON on stdout instead of the report
   -h, --help          this help
 
@@ -44,6 +61,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       out: { type: 'string', default: 'loadgate-result.json' },
       format: { type: 'string', default: 'loadgate' },
       records: { type: 'string' },
+      workers: { type: 'string' },
+      shard: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -55,14 +74,17 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('loadgate run takes exactly one spec file; see loadgate run --help');
   if (values.format !== 'loadgate' && values.format !== 'vllm') throw new UsageError(`--format "${values.format}" is not known; expected loadgate or vllm`);
   if (values.mode !== undefined && values.mode !== 'open' && values.mode !== 'closed') throw new UsageError(`--mode "${values.mode}" is not known; expected open or closed`);
-  const resolved = applyOverrides(loadSpec(positionals[0]!), {
+  const overridden = applyOverrides(loadSpec(positionals[0]!), {
     targetUrl: values['target-url'],
-    rate: values.rate === undefined ? undefined : Number(values.rate),
-    concurrency: values.concurrency === undefined ? undefined : Number(values.concurrency),
+    rate: values.rate,
+    concurrency: values.concurrency,
     mode: values.mode as 'open' | 'closed' | undefined,
     steady: values.duration,
     warmup: values.warmup,
   });
+  const shard = values.shard === undefined ? { k: 0, n: 1 } : parseShard(values.shard);
+  const resolved = shardSpec(overridden, shard.k, shard.n);
+  const workers = values.workers === undefined ? defaultWorkers(resolved.spec.target.url === 'sim') : parseWorkers(values.workers);
 
   const abort = new AbortController();
   const interrupt = () => {
@@ -78,9 +100,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       resolved,
       signal: abort.signal,
       onProgress: progress.update,
-      onRecord: records
-        ? (r) => records.write(`${JSON.stringify({ id: r.id, request_id: r.requestId, outcome: r.outcome, t_sched: r.tSched, t_send: r.tSend, t_first: r.tFirst, t_last: r.tLast, t_end: r.tEnd, output_tokens: r.outputTokens, prompt_tokens: r.usagePrompt, status: r.status, in_window: r.inWindow, detail: r.detail })}\n`)
-        : undefined,
+      onRecordLine: records ? (line) => records.write(`${line}\n`) : undefined,
+      workers,
     });
     progress.end();
     const gate = evaluate(result);

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadSpec } from '../spec/load.js';
+import { loadWorkloadInputs } from '../workload/workload.js';
 import { EXIT, UsageError } from './errors.js';
 
 export const VALIDATE_HELP = `Usage: loadgate validate SPEC [--json]
@@ -15,6 +16,8 @@ export async function validateCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 1) throw new UsageError('loadgate validate takes exactly one spec file; see loadgate validate --help');
   const r = loadSpec(positionals[0]!);
+  loadWorkloadInputs(r); // datasets and length files are checked too, with file and line
+
   if (values.json) process.stdout.write(`${JSON.stringify({ spec: r.spec, hash: r.hash }, null, 2)}\n`);
   else process.stdout.write(`${positionals[0]}: valid (spec hash ${r.hash.slice(0, 12)})\n`);
   return EXIT.pass;

@@ -2,8 +2,8 @@ import { OUTCOMES, type Outcome } from '../client/types.js';
 import { decodeHistogram, encodeHistogram, newHistogram, PERCENTILES, summarizeCounts, summarizeMs, type Histogram } from '../metrics/histogram.js';
 import { specHash } from '../spec/hash.js';
 import { TOOL_VERSION } from '../version.js';
-import { RESULT_SCHEMA_VERSION, type MetricName, type Result } from './types.js';
-import { validityChecks } from './validity.js';
+import { RESULT_SCHEMA_VERSION, type MetricName, type Result, type ValidityCheck } from './types.js';
+import { deliveredLengths, validityChecks } from './validity.js';
 
 /**
  * replicates: the same benchmark run several times one after another. Windows add up;
@@ -92,7 +92,22 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
   const interrupted = results.some((r) => r.load.interrupted);
   const label = `${first.load.mode === 'closed' ? `closed-loop, ${shards ? sum((r) => r.load.concurrency ?? 0) : first.load.concurrency} concurrent` : `open-loop ${first.load.arrival} at ${offered} req/s`} (${results.length} ${mode} merged)`;
 
-  const invalidInputs = results.flatMap((r, i) => r.validity.checks.filter((c) => !c.ok).map((c) => `${names[i]} failed ${c.name}`));
+  const workload: Result['workload'] = {
+    input_tokens: { requested: summary('requestedPromptTokens', 'count'), delivered: summary('promptTokens', 'count'), ...(first.workload.input_tokens.spec ? { spec: first.workload.input_tokens.spec } : {}) },
+    output_tokens: {
+      requested: summary('requestedOutputTokens', 'count'),
+      delivered: summary('outputTokens', 'count'),
+      ...(first.workload.output_tokens.spec ? { spec: first.workload.output_tokens.spec } : {}),
+      ...(results.every((r) => r.workload.output_tokens.shortfall) ? { shortfall: mergeShortfall(results) } : {}),
+    },
+    token_source: mergeTokenSource(results.map((r) => r.workload.token_source)),
+    usage_missing: sum((r) => r.workload.usage_missing),
+    usage_chunk_mismatch: sum((r) => r.workload.usage_chunk_mismatch),
+    ...(first.workload.plan ? { plan: first.workload.plan } : {}),
+  };
+  // A shard's own sample count or Little's law says little about the whole; the merged checks judge those.
+  const judgedAlone = (c: ValidityCheck) => !(shards && (c.name === 'samples' || c.name === 'littles_law'));
+  const invalidInputs = results.flatMap((r, i) => r.validity.checks.filter((c) => !c.ok && judgedAlone(c)).map((c) => `${names[i]} failed ${c.name}`));
   const checks = [
     ...validityChecks({
       mode: first.load.mode,
@@ -103,6 +118,7 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
       okSamples: windowByClass.ok,
       littlesRatio,
       interrupted,
+      workload: deliveredLengths(spec, workload),
     }),
     {
       name: 'merge_inputs',
@@ -154,13 +170,7 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
       http_429: ws > 0 ? r3(windowByClass.http_429 / ws) : 0,
       errors: ws > 0 ? r3((ws - windowByClass.ok) / ws) : 0,
     },
-    workload: {
-      input_tokens: { requested: summary('requestedPromptTokens', 'count'), delivered: summary('promptTokens', 'count') },
-      output_tokens: { requested: summary('requestedOutputTokens', 'count'), delivered: summary('outputTokens', 'count') },
-      token_source: mergeTokenSource(results.map((r) => r.workload.token_source)),
-      usage_missing: sum((r) => r.workload.usage_missing),
-      usage_chunk_mismatch: sum((r) => r.workload.usage_chunk_mismatch),
-    },
+    workload,
     generator: {
       event_loop_delay_ms: loopDelay,
       cpu_s: r3(sum((r) => r.generator.cpu_s)),
@@ -265,4 +275,16 @@ function spread(results: Result[]): Record<string, number> {
     cv[key] = Math.round((Math.sqrt(variance) / mean) * 1e4) / 1e4;
   }
   return cv;
+}
+
+/** Requests that came back short, and their mean shortfall weighted by how many each input had. */
+function mergeShortfall(results: Result[]): { requests: number; mean_tokens: number | null } {
+  let requests = 0;
+  let tokens = 0;
+  for (const r of results) {
+    const s = r.workload.output_tokens.shortfall!;
+    requests += s.requests;
+    tokens += s.requests * (s.mean_tokens ?? 0);
+  }
+  return { requests, mean_tokens: requests > 0 ? r3(tokens / requests) : null };
 }

@@ -1,48 +1,36 @@
-import { buildSchedule } from '../arrivals/schedule.js';
-import { deriveSeed } from '../arrivals/rng.js';
-import { createClient, type RequestHandle } from '../client/client.js';
-import { buildRequestBody } from '../client/openai.js';
-import { dispatchOpenLoop } from '../dispatch/open-loop.js';
-import { dispatchClosedLoop } from '../dispatch/closed-loop.js';
-import { Recorder, type RequestRecord } from '../metrics/recorder.js';
-import { startLoopProbe } from '../metrics/loop-probe.js';
-import { buildResult } from '../result/build.js';
+import { randomBytes } from 'node:crypto';
+import { recordLine } from '../metrics/record-line.js';
 import type { Result } from '../result/types.js';
 import { launchSim } from '../sim/launch.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import { now } from '../time.js';
-import { createWorkload } from '../workload/workload.js';
+import { loadWorkloadInputs, prepareWorkload } from '../workload/workload.js';
+import { measure, type Progress } from './measure.js';
 import { waitForReady } from './ready.js';
+import { measureInWorkers } from './workers.js';
 
-export interface Progress {
-  elapsedS: number;
-  totalS: number;
-  phase: 'warmup' | 'steady' | 'cooldown' | 'drain';
-  sent: number;
-  ok: number;
-  failed: number;
-  inFlight: number;
-}
+export type { Progress } from './measure.js';
 
 export interface RunOptions {
   resolved: ResolvedSpec;
   /** Aborting stops dispatch, cancels in-flight requests and still returns a result. */
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
-  /** Receives every finished request (for the optional raw JSONL file). */
-  onRecord?: (r: RequestRecord) => void;
+  /** Receives every finished request as one JSON line (for the optional raw JSONL file). */
+  onRecordLine?: (line: string) => void;
+  /** Generator threads; each takes an independent 1/N share of the arrivals. Default 1: this thread. */
+  workers?: number;
 }
 
 /** Lead time so the first arrivals are not late while the run starts up. */
 const START_LEAD_MS = 50;
-/** Extra grace after the request timeout before in-flight requests are cancelled. */
-const DRAIN_GRACE_MS = 1000;
 
 /** Runs one benchmark end to end: target up, warmup, steady window, cooldown, drain, result. */
 export async function runBenchmark(o: RunOptions): Promise<Result> {
   const { resolved } = o;
   const { spec } = resolved;
   const simulator = spec.target.url === 'sim';
+  const inputs = loadWorkloadInputs(resolved); // a bad dataset or length file fails before anything starts
   // The simulator serves the spec's model name, so the same spec runs against it and a real server.
   const sim = simulator ? await launchSim({ ...spec.target.sim, model: spec.target.model }) : undefined;
   try {
@@ -50,131 +38,13 @@ export async function runBenchmark(o: RunOptions): Promise<Result> {
     const headers: Record<string, string> = { ...resolved.headers };
     if (resolved.apiKey) headers.authorization = `Bearer ${resolved.apiKey}`;
     await waitForReady(baseUrl, resolved.readyTimeoutMs, headers);
-    return await measure(o, baseUrl, simulator);
+    const workload = await prepareWorkload(inputs, { baseUrl, headers, timeoutMs: resolved.requestTimeoutMs });
+    const runId = randomBytes(4).toString('hex');
+    if ((o.workers ?? 1) > 1) return await measureInWorkers({ ...o, workers: o.workers!, baseUrl, simulator, workload, runId, startLeadMs: START_LEAD_MS });
+    const onRecord = o.onRecordLine && ((r: Parameters<typeof recordLine>[0]) => o.onRecordLine!(recordLine(r)));
+    return await measure({ resolved, signal: o.signal, onProgress: o.onProgress, onRecord, baseUrl, simulator, workload, runId, runStart: now() + START_LEAD_MS });
   } finally {
     await sim?.stop();
   }
 }
 
-async function measure(o: RunOptions, baseUrl: string, simulator: boolean): Promise<Result> {
-  const { resolved } = o;
-  const { spec } = resolved;
-  const client = createClient({ baseUrl, api: spec.target.api, headers: resolved.headers, apiKey: resolved.apiKey, timeoutMs: resolved.requestTimeoutMs });
-  const workload = createWorkload(spec.workload);
-  const totalMs = resolved.warmupMs + resolved.steadyMs + resolved.cooldownMs;
-  const runStart = now() + START_LEAD_MS;
-  const windowStart = runStart + resolved.warmupMs;
-  const windowEnd = windowStart + resolved.steadyMs;
-  const active = new Map<number, InFlight>();
-  const recorder = new Recorder({
-    runStart,
-    windowFromMs: resolved.warmupMs,
-    windowToMs: resolved.warmupMs + resolved.steadyMs,
-    slo: spec.slo,
-    onRecord: (r) => {
-      const a = active.get(r.id);
-      active.delete(r.id);
-      a?.finished?.();
-      o.onRecord?.(r);
-    },
-  });
-
-  const send = (i: number, offsetMs: number, finished?: () => void): void => {
-    const w = workload.next(i);
-    const rec = recorder.open(i, offsetMs, w.promptTokens, w.maxTokens);
-    if (recorder.inFlight >= spec.load.max_in_flight) {
-      rec.onEnd(now(), 'dropped', `in-flight cap of ${spec.load.max_in_flight} reached`);
-      finished?.();
-      return;
-    }
-    const body = buildRequestBody({ api: spec.target.api, model: spec.target.model, prompt: w.prompt, maxTokens: w.maxTokens, ignoreEos: spec.workload.ignore_eos });
-    recorder.markSent(rec, now());
-    const entry: InFlight = { rec, finished };
-    active.set(i, entry);
-    entry.handle = client.send(body, rec);
-  };
-
-  const probe = startLoopProbe();
-  const cpu0 = process.cpuUsage();
-  const wall0 = now();
-  let planned = 0;
-  let stop: () => void;
-  let dispatched: Promise<number>;
-  if (spec.load.mode === 'open') {
-    const schedule = buildSchedule({ kind: spec.load.arrival, ratePerS: spec.load.rate, burstiness: spec.load.burstiness, seed: deriveSeed(spec.workload.seed, 'arrivals'), durationMs: totalMs });
-    planned = schedule.length;
-    const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]!) });
-    stop = h.stop;
-    dispatched = h.done;
-  } else {
-    await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
-    const h = dispatchClosedLoop({ concurrency: spec.load.concurrency, until: runStart + totalMs, fire: (i, t, finished) => send(i, t - runStart, finished) });
-    stop = h.stop;
-    dispatched = h.done;
-  }
-
-  let interruptedAt = NaN;
-  const onAbort = () => {
-    interruptedAt = now();
-    stop();
-    cancelAll(active);
-  };
-  if (o.signal?.aborted) onAbort();
-  o.signal?.addEventListener('abort', onAbort, { once: true });
-  const progress = setInterval(() => {
-    const t = now();
-    const phase = t < windowStart ? 'warmup' : t < windowEnd ? 'steady' : t < runStart + totalMs ? 'cooldown' : 'drain';
-    o.onProgress?.({ elapsedS: (t - runStart) / 1000, totalS: totalMs / 1000, phase, sent: recorder.series.sentPerS.reduce((a, b) => a + b, 0), ok: recorder.byClass.ok, failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight, inFlight: recorder.inFlight });
-  }, 1000);
-
-  try {
-    const fired = await dispatched;
-    await drain(active, resolved.requestTimeoutMs + DRAIN_GRACE_MS);
-    const interrupted = !Number.isNaN(interruptedAt);
-    const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
-    const cpu = process.cpuUsage(cpu0);
-    const eventLoopDelayMs = probe.stop();
-    return buildResult(recorder, {
-      resolved,
-      targetUrl: simulator ? 'sim' : spec.target.url,
-      simulator,
-      windowMs: Math.max(0, effectiveEnd - windowStart),
-      interrupted,
-      notReached: spec.load.mode === 'open' ? planned - fired : 0,
-      eventLoopDelayMs,
-      cpuS: (cpu.user + cpu.system) / 1e6,
-      wallS: (now() - wall0) / 1000,
-      workers: 1,
-    });
-  } finally {
-    clearInterval(progress);
-    o.signal?.removeEventListener('abort', onAbort);
-    await client.close();
-  }
-}
-
-interface InFlight {
-  rec: RequestRecord;
-  handle?: RequestHandle;
-  finished?: () => void;
-}
-
-function cancelAll(active: Map<number, InFlight>): void {
-  for (const a of [...active.values()]) a.handle?.abort('cancelled');
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Waits for every in-flight request to end. Past the deadline the stragglers are cancelled;
- * one the client fails to end within a further grace is ended here, so the counts always add up.
- */
-async function drain(active: Map<number, InFlight>, deadlineMs: number): Promise<void> {
-  const cancelAt = now() + deadlineMs;
-  while (active.size > 0 && now() < cancelAt) await sleep(10);
-  if (active.size === 0) return;
-  cancelAll(active);
-  const forceAt = now() + DRAIN_GRACE_MS;
-  while (active.size > 0 && now() < forceAt) await sleep(10);
-  for (const a of [...active.values()]) a.rec.onEnd(now(), 'timeout', 'not ended after cancellation');
-}

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseSimConfigJson, readSimConfigFile, SimConfigError, validateSimConfig, type SimConfig } from './config.js';
 import { createSimServer } from './server.js';
+import { packageRoot } from '../package-root.js';
 
 export interface SimHandle {
   /** OpenAI base URL, e.g. http://127.0.0.1:41234/v1 */
@@ -68,18 +67,6 @@ export function launchSim(config: Partial<SimConfig> | object = {}, opts: { port
       resolve({ baseUrl: `${origin}/v1`, origin, pid: child.pid!, stop });
     });
   });
-}
-
-/** The directory whose package.json is loadgate's: works from src/ (ts-jest) and from the bundle in dist/. */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).name === 'loadgate') return dir;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('loadgate sim: cannot find the loadgate package root (no package.json named "loadgate" above this file)');
-    dir = parent;
-  }
 }
 
 const USAGE = `usage: loadgate sim [--port P] [--host H] [--config FILE] [--config-json JSON]

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { SpecError, SpecIssue } from './error.js';
 import { ENV_REFERENCE, resolveSpec } from './resolve.js';
@@ -39,7 +40,9 @@ export function parseSpec(text: string, sourceName: string, env: Env = process.e
   }
   const apiKey = readApiKey(resolved.spec.target.api_key_env, env, sourceName);
   const headers = expandHeaders(resolved.spec.target.headers, env, sourceName);
-  return apiKey === undefined ? { ...resolved, headers } : { ...resolved, headers, apiKey };
+  // Relative paths in the spec (dataset, length files) are read from the spec's directory.
+  const located = { ...resolved, headers, specDir: dirname(sourceName) };
+  return apiKey === undefined ? located : { ...located, apiKey };
 }
 
 function expandHeaders(headers: Record<string, string>, env: Env, sourceName: string): Record<string, string> {

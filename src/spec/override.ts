@@ -53,7 +53,8 @@ export function applyOverrides(r: ResolvedSpec, o: Overrides): ResolvedSpec {
       `--target-url ${show(resolved.spec.target.url)} needs a real model, but the spec uses the simulator's ${SIM_MODEL}; expected target.model in the spec`,
     );
   }
-  return r.apiKey === undefined ? { ...resolved, headers: r.headers } : { ...resolved, headers: r.headers, apiKey: r.apiKey };
+  const kept = { ...resolved, headers: r.headers, specDir: r.specDir };
+  return r.apiKey === undefined ? kept : { ...kept, apiKey: r.apiKey };
 }
 
 /** Flag text that reads as a number becomes one, so `--rate 5` and `rate: 5` validate alike. */

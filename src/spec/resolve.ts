@@ -24,7 +24,7 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
   spec.gate.slo.ttft_p95!.max_ms ??= spec.slo.ttft_ms;
   checkUrl(spec.target.url);
   checkNoLiteralCredentials(spec.target.headers);
-  checkLength(['workload', 'input_tokens'], spec.workload.input_tokens);
+  if (spec.workload.input_tokens) checkLength(['workload', 'input_tokens'], spec.workload.input_tokens);
   checkLength(['workload', 'output_tokens'], spec.workload.output_tokens);
   foldIgnoreEos(spec.workload, written);
   checkWorkloadCombination(spec.workload, written);
@@ -125,16 +125,20 @@ function foldIgnoreEos(w: Spec['workload'] & { ignore_eos?: boolean }, written: 
   delete w.ignore_eos;
 }
 
-/** A dataset brings its own prompts, so synthetic-prompt settings beside it would be silently ignored. */
+/**
+ * A dataset brings its own prompts, so synthetic-prompt settings beside it would be silently
+ * ignored; the input_tokens default is dropped, so the resolved spec says what was used.
+ */
 function checkWorkloadCombination(w: Spec['workload'], written: Set<string>): void {
   if (w.dataset) {
     for (const key of ['input_tokens', 'prefix', 'prefix_groups']) {
       if (written.has(key)) throw new SpecIssue(['workload', key], 'is given with dataset; expected one or the other (a dataset brings its own prompts)');
     }
+    delete w.input_tokens;
     return;
   }
   const prefixTokens = (w.prefix?.shared_tokens ?? 0) + (w.prefix_groups?.tokens ?? 0);
-  const mean = meanLength(w.input_tokens);
+  const mean = meanLength(w.input_tokens!);
   if (prefixTokens > 0 && mean !== undefined && prefixTokens >= mean) {
     const key = w.prefix ? 'prefix' : 'prefix_groups';
     throw new SpecIssue(['workload', key], `makes ${prefixTokens} prefix tokens, not fewer than the mean input length (${round(mean)}); expected a prefix shorter than input_tokens, which includes it`);

@@ -46,7 +46,8 @@ export interface Spec {
   };
   workload: {
     seed: number;
-    input_tokens: LengthDist;
+    /** Absent with a dataset, whose prompts set the input lengths. */
+    input_tokens?: LengthDist;
     output_tokens: LengthDist;
     output_control: OutputControl;
     calibrate: CalibrateMode;

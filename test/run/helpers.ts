@@ -11,6 +11,7 @@ target:
   ready_timeout: ${o.readyTimeout ?? '5s'}
 workload:
   seed: 5
+  calibrate: off
   input_tokens: 16
   output_tokens: 50
 load:

@@ -80,12 +80,12 @@ const CASES: Array<[string, string, string]> = [
   [
     'unknown distribution',
     `${SIM}workload: {input_tokens: {dist: poison}}`,
-    'bench.yml: workload.input_tokens.dist is "poison"; expected one of fixed, uniform, normal',
+    'bench.yml: workload.input_tokens.dist is "poison"; expected one of fixed, uniform, normal, lognormal, empirical',
   ],
   [
     'distribution without dist',
     `${SIM}workload: {input_tokens: {value: 5}}`,
-    'bench.yml: workload.input_tokens.dist is missing; expected one of fixed, uniform, normal',
+    'bench.yml: workload.input_tokens.dist is missing; expected one of fixed, uniform, normal, lognormal, empirical',
   ],
   [
     'uniform min > max',
@@ -115,12 +115,115 @@ const CASES: Array<[string, string, string]> = [
   [
     'non-integer shorthand',
     `${SIM}workload: {output_tokens: 12.5}`,
-    'bench.yml: workload.output_tokens is 12.5; expected a positive integer or a mapping with dist: fixed, uniform, normal',
+    'bench.yml: workload.output_tokens is 12.5; expected a positive integer or a mapping with dist: fixed, uniform, normal, lognormal, empirical',
   ],
   [
     'zero shorthand',
     `${SIM}workload: {output_tokens: 0}`,
-    'bench.yml: workload.output_tokens is 0; expected a positive integer or a mapping with dist: fixed, uniform, normal',
+    'bench.yml: workload.output_tokens is 0; expected a positive integer or a mapping with dist: fixed, uniform, normal, lognormal, empirical',
+  ],
+  [
+    'uniform with both forms',
+    `${SIM}workload: {input_tokens: {dist: uniform, min: 5, max: 9, mean: 7, range_ratio: 0.2}}`,
+    'bench.yml: workload.input_tokens has both min/max and mean/range_ratio; expected min and max, or mean and range_ratio',
+  ],
+  [
+    'uniform with neither form',
+    `${SIM}workload: {input_tokens: {dist: uniform}}`,
+    'bench.yml: workload.input_tokens has neither min/max nor mean/range_ratio; expected min and max, or mean and range_ratio',
+  ],
+  [
+    'uniform mean without range_ratio',
+    `${SIM}workload: {input_tokens: {dist: uniform, mean: 1000}}`,
+    'bench.yml: workload.input_tokens.range_ratio is missing; expected a number ≥ 0 and < 1',
+  ],
+  [
+    'range_ratio of 1',
+    `${SIM}workload: {input_tokens: {dist: uniform, mean: 1000, range_ratio: 1}}`,
+    'bench.yml: workload.input_tokens.range_ratio is 1; expected a number ≥ 0 and < 1',
+  ],
+  [
+    'lognormal without stddev',
+    `${SIM}workload: {input_tokens: {dist: lognormal, mean: 800}}`,
+    'bench.yml: workload.input_tokens.stddev is missing; expected a number ≥ 0',
+  ],
+  [
+    'lognormal min > max',
+    `${SIM}workload: {input_tokens: {dist: lognormal, mean: 800, stddev: 300, min: 900, max: 100}}`,
+    'bench.yml: workload.input_tokens has min 900 > max 100; expected min ≤ max',
+  ],
+  [
+    'empirical with neither values nor file',
+    `${SIM}workload: {output_tokens: {dist: empirical}}`,
+    'bench.yml: workload.output_tokens has neither values nor file; expected one of them',
+  ],
+  [
+    'empirical with values and file',
+    `${SIM}workload: {output_tokens: {dist: empirical, values: [1], file: x.csv}}`,
+    'bench.yml: workload.output_tokens has both values and file; expected one of them',
+  ],
+  [
+    'empirical values not integers',
+    `${SIM}workload: {output_tokens: {dist: empirical, values: [10, 2.5]}}`,
+    'bench.yml: workload.output_tokens.values.1 is 2.5; expected a positive integer',
+  ],
+  [
+    'empirical empty values',
+    `${SIM}workload: {output_tokens: {dist: empirical, values: []}}`,
+    'bench.yml: workload.output_tokens.values is a list; expected a non-empty list of positive integers',
+  ],
+  [
+    'empirical weights of the wrong length',
+    `${SIM}workload: {output_tokens: {dist: empirical, values: [10, 20], weights: [1]}}`,
+    'bench.yml: workload.output_tokens.weights has 1 entries for 2 values; expected one weight per value',
+  ],
+  [
+    'empirical weights all zero',
+    `${SIM}workload: {output_tokens: {dist: empirical, values: [10, 20], weights: [0, 0]}}`,
+    'bench.yml: workload.output_tokens.weights are all 0; expected at least one weight > 0',
+  ],
+  [
+    'empirical weights beside a file',
+    `${SIM}workload: {output_tokens: {dist: empirical, file: lengths.csv, weights: [1]}}`,
+    'bench.yml: workload.output_tokens.weights is given with file; expected weights only beside values (a file holds its own counts)',
+  ],
+  ['bad output_control', `${SIM}workload: {output_control: eos}`, 'bench.yml: workload.output_control is "eos"; expected one of ignore_eos, min_tokens, none'],
+  [
+    'ignore_eos beside output_control',
+    `${SIM}workload: {ignore_eos: true, output_control: min_tokens}`,
+    'bench.yml: workload.ignore_eos is given with output_control; expected only output_control (ignore_eos: true is output_control: ignore_eos)',
+  ],
+  ['bad calibrate', `${SIM}workload: {calibrate: yes}`, 'bench.yml: workload.calibrate is "yes"; expected one of auto, tokenize, probe, off'],
+  ['prefix without shared_tokens', `${SIM}workload: {prefix: {tokens: 10}}`, 'bench.yml: workload.prefix.shared_tokens is missing; expected a positive integer'],
+  ['zero shared tokens', `${SIM}workload: {prefix: {shared_tokens: 0}}`, 'bench.yml: workload.prefix.shared_tokens is 0; expected a positive integer'],
+  ['prefix groups without tokens', `${SIM}workload: {prefix_groups: {groups: 4}}`, 'bench.yml: workload.prefix_groups.tokens is missing; expected a positive integer'],
+  ['negative zipf_s', `${SIM}workload: {prefix_groups: {groups: 4, tokens: 8, zipf_s: -1}}`, 'bench.yml: workload.prefix_groups.zipf_s is -1; expected a number ≥ 0 (0: every group equally popular)'],
+  [
+    'a prefix as long as the input',
+    `${SIM}workload: {input_tokens: 128, prefix: {shared_tokens: 100}, prefix_groups: {groups: 2, tokens: 28}}`,
+    'bench.yml: workload.prefix makes 128 prefix tokens, not fewer than the mean input length (128); expected a prefix shorter than input_tokens, which includes it',
+  ],
+  ['dataset without format', `${SIM}workload: {dataset: {path: d.jsonl}}`, 'bench.yml: workload.dataset.format is missing; expected one of sharegpt, jsonl'],
+  ['dataset of an unknown format', `${SIM}workload: {dataset: {path: d.jsonl, format: csv}}`, 'bench.yml: workload.dataset.format is "csv"; expected one of sharegpt, jsonl'],
+  [
+    'dataset with a bad sample mode',
+    `${SIM}workload: {dataset: {path: d.jsonl, format: jsonl, sample: random}}`,
+    'bench.yml: workload.dataset.sample is "random"; expected one of without_replacement, with_replacement',
+  ],
+  [
+    'dataset filter with an unknown key',
+    `${SIM}workload: {dataset: {path: d.jsonl, format: jsonl, filter: {max_input: 10}}}`,
+    'bench.yml: workload.dataset.filter.max_input is not a known key; did you mean "max_input_tokens"?',
+  ],
+  [
+    'dataset beside input_tokens',
+    `${SIM}workload: {input_tokens: 100, dataset: {path: d.jsonl, format: jsonl}}`,
+    'bench.yml: workload.input_tokens is given with dataset; expected one or the other (a dataset brings its own prompts)',
+  ],
+  [
+    'dataset beside a prefix',
+    `${SIM}workload: {dataset: {path: d.jsonl, format: jsonl}, prefix: {shared_tokens: 10}}`,
+    'bench.yml: workload.prefix is given with dataset; expected one or the other (a dataset brings its own prompts)',
   ],
   ['negative SLO', `${SIM}slo: {ttft_ms: -1}`, 'bench.yml: slo.ttft_ms is -1; expected a number of milliseconds > 0'],
   ['empty name', `name: ""\n${SIM}`, 'bench.yml: name is ""; expected a non-empty string'],

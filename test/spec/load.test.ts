@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_GATE, resolveGate } from '../../src/gate/rules-schema.js';
 import { loadSpec, parseSpec, SpecError } from '../../src/spec/load.js';
@@ -25,7 +26,10 @@ describe('loadSpec', () => {
         seed: 42,
         input_tokens: { dist: 'uniform', min: 64, max: 512 },
         output_tokens: { dist: 'normal', mean: 200, stddev: 40, min: 16, max: 400 },
-        ignore_eos: false,
+        output_control: 'min_tokens',
+        calibrate: 'probe',
+        prefix: { shared_tokens: 32 },
+        prefix_groups: { groups: 8, tokens: 16, zipf_s: 1.2 },
       },
       load: {
         mode: 'closed',
@@ -50,6 +54,7 @@ describe('loadSpec', () => {
       cooldownMs: 500,
     });
     expect(r.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(r.specDir).toBe(dirname(FULL));
   });
 
   test('a minimal spec gets every default', () => {
@@ -70,7 +75,8 @@ describe('loadSpec', () => {
           seed: 1,
           input_tokens: { dist: 'fixed', value: 128 },
           output_tokens: { dist: 'fixed', value: 128 },
-          ignore_eos: true,
+          output_control: 'ignore_eos',
+          calibrate: 'auto',
         },
         load: {
           mode: 'open',
@@ -88,6 +94,7 @@ describe('loadSpec', () => {
       },
       hash: expect.stringMatching(/^[0-9a-f]{64}$/),
       headers: {},
+      specDir: expect.stringMatching(/loadgate-spec-/),
       requestTimeoutMs: 60_000,
       readyTimeoutMs: 60_000,
       warmupMs: 5_000,
@@ -111,6 +118,36 @@ describe('loadSpec', () => {
       {},
     );
     expect(written.hash).toBe(r.hash);
+  });
+
+  test('ignore_eos: true/false is the older spelling of output_control', () => {
+    const control = (w: string) => parseSpec(`target: {url: sim}\nworkload: ${w}`, 'x.yml', {}).spec.workload;
+    expect(control('{ignore_eos: false}')).toMatchObject({ output_control: 'none' });
+    expect(control('{ignore_eos: false}')).not.toHaveProperty('ignore_eos');
+    expect(control('{ignore_eos: true}').output_control).toBe('ignore_eos');
+    const hash = (w: string) => parseSpec(`target: {url: sim}\nworkload: ${w}`, 'x.yml', {}).hash;
+    expect(hash('{ignore_eos: true}')).toBe(hash('{}'));
+    expect(hash('{ignore_eos: false}')).toBe(hash('{output_control: none}'));
+  });
+
+  test('the new length distributions and workload sections load with their defaults', () => {
+    const w = parseSpec(
+      `target: {url: sim}
+workload:
+  input_tokens: {dist: lognormal, mean: 800, stddev: 300, max: 4000}
+  output_tokens: {dist: uniform, mean: 1000, range_ratio: 0.2}
+  prefix_groups: {groups: 16, tokens: 200}`,
+      'x.yml',
+      {},
+    ).spec.workload;
+    expect(w.input_tokens).toEqual({ dist: 'lognormal', mean: 800, stddev: 300, max: 4000 });
+    expect(w.output_tokens).toEqual({ dist: 'uniform', mean: 1000, range_ratio: 0.2 });
+    expect(w.prefix_groups).toEqual({ groups: 16, tokens: 200, zipf_s: 1 });
+    const d = parseSpec('target: {url: sim}\nworkload: {dataset: {path: d.jsonl, format: sharegpt}, output_tokens: {dist: empirical, values: [10, 20], weights: [3, 1]}}', 'x.yml', {}).spec.workload;
+    expect(d.dataset).toEqual({ path: 'd.jsonl', format: 'sharegpt', sample: 'without_replacement' });
+    // The input_tokens default means nothing beside a dataset, so the resolved spec leaves it out.
+    expect(d).not.toHaveProperty('input_tokens');
+    expect(d.output_tokens).toEqual({ dist: 'empirical', values: [10, 20], weights: [3, 1] });
   });
 
   test('SpecError is an Error with a one-line message', () => {

@@ -1,0 +1,163 @@
+import { buildSchedule } from '../arrivals/schedule.js';
+import { deriveSeed } from '../arrivals/rng.js';
+import { createClient, type RequestHandle } from '../client/client.js';
+import { dispatchOpenLoop } from '../dispatch/open-loop.js';
+import { dispatchClosedLoop } from '../dispatch/closed-loop.js';
+import { Recorder, type RequestRecord } from '../metrics/recorder.js';
+import { startLoopProbe } from '../metrics/loop-probe.js';
+import { buildResult } from '../result/build.js';
+import type { Result } from '../result/types.js';
+import type { ResolvedSpec } from '../spec/types.js';
+import { now } from '../time.js';
+import type { Workload } from '../workload/workload.js';
+
+export interface Progress {
+  elapsedS: number;
+  totalS: number;
+  phase: 'warmup' | 'steady' | 'cooldown' | 'drain';
+  sent: number;
+  ok: number;
+  failed: number;
+  inFlight: number;
+}
+
+/** One generator's part of a run: a thread's event loop, connection pool and recorder. */
+export interface MeasureOptions {
+  resolved: ResolvedSpec;
+  baseUrl: string;
+  simulator: boolean;
+  workload: Workload;
+  /** Absolute ms at which the schedule starts; every generator of a run shares it. */
+  runStart: number;
+  /** Prefix of this generator's request ids. */
+  runId: string;
+  signal?: AbortSignal;
+  onProgress?: (p: Progress) => void;
+  onRecord?: (r: RequestRecord) => void;
+}
+
+/** Extra grace after the request timeout before in-flight requests are cancelled. */
+const DRAIN_GRACE_MS = 1000;
+
+/** Warmup, steady window, cooldown and drain against a ready target: the measurement itself. */
+export async function measure(o: MeasureOptions): Promise<Result> {
+  const { resolved, workload, runStart } = o;
+  const { spec } = resolved;
+  const client = createClient({ baseUrl: o.baseUrl, api: spec.target.api, headers: resolved.headers, apiKey: resolved.apiKey, timeoutMs: resolved.requestTimeoutMs });
+  const totalMs = resolved.warmupMs + resolved.steadyMs + resolved.cooldownMs;
+  const windowStart = runStart + resolved.warmupMs;
+  const windowEnd = windowStart + resolved.steadyMs;
+  const active = new Map<number, InFlight>();
+  const recorder = new Recorder({
+    runId: o.runId,
+    runStart,
+    windowFromMs: resolved.warmupMs,
+    windowToMs: resolved.warmupMs + resolved.steadyMs,
+    slo: spec.slo,
+    onRecord: (r) => {
+      const a = active.get(r.id);
+      active.delete(r.id);
+      a?.finished?.();
+      o.onRecord?.(r);
+    },
+  });
+
+  const send = (i: number, offsetMs: number, finished?: () => void): void => {
+    const w = workload.next(i);
+    const rec = recorder.open(i, offsetMs, w.promptTokens, w.maxTokens);
+    if (recorder.inFlight >= spec.load.max_in_flight) {
+      rec.onEnd(now(), 'dropped', `in-flight cap of ${spec.load.max_in_flight} reached`);
+      finished?.();
+      return;
+    }
+    recorder.markSent(rec, now());
+    const entry: InFlight = { rec, finished };
+    active.set(i, entry);
+    entry.handle = client.send(w.body, rec, rec.requestId);
+  };
+
+  const probe = startLoopProbe();
+  const cpu0 = process.cpuUsage();
+  const wall0 = now();
+  let planned = 0;
+  let stop: () => void;
+  let dispatched: Promise<number>;
+  if (spec.load.mode === 'open') {
+    const schedule = buildSchedule({ kind: spec.load.arrival, ratePerS: spec.load.rate, burstiness: spec.load.burstiness, seed: deriveSeed(spec.workload.seed, 'arrivals'), durationMs: totalMs });
+    planned = schedule.length;
+    const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]!) });
+    stop = h.stop;
+    dispatched = h.done;
+  } else {
+    await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
+    const h = dispatchClosedLoop({ concurrency: spec.load.concurrency, until: runStart + totalMs, fire: (i, t, finished) => send(i, t - runStart, finished) });
+    stop = h.stop;
+    dispatched = h.done;
+  }
+
+  let interruptedAt = NaN;
+  const onAbort = () => {
+    interruptedAt = now();
+    stop();
+    cancelAll(active);
+  };
+  if (o.signal?.aborted) onAbort();
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  const progress = setInterval(() => {
+    const t = now();
+    const phase = t < windowStart ? 'warmup' : t < windowEnd ? 'steady' : t < runStart + totalMs ? 'cooldown' : 'drain';
+    o.onProgress?.({ elapsedS: (t - runStart) / 1000, totalS: totalMs / 1000, phase, sent: recorder.series.sentPerS.reduce((a, b) => a + b, 0), ok: recorder.byClass.ok, failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight, inFlight: recorder.inFlight });
+  }, 1000);
+
+  try {
+    const fired = await dispatched;
+    await drain(active, resolved.requestTimeoutMs + DRAIN_GRACE_MS);
+    const interrupted = !Number.isNaN(interruptedAt);
+    const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
+    const cpu = process.cpuUsage(cpu0);
+    const eventLoopDelayMs = probe.stop();
+    return buildResult(recorder, {
+      resolved,
+      targetUrl: o.simulator ? 'sim' : spec.target.url,
+      simulator: o.simulator,
+      windowMs: Math.max(0, effectiveEnd - windowStart),
+      interrupted,
+      notReached: spec.load.mode === 'open' ? planned - fired : 0,
+      eventLoopDelayMs,
+      cpuS: (cpu.user + cpu.system) / 1e6,
+      wallS: (now() - wall0) / 1000,
+      workers: 1,
+      workload: workload.describe(),
+    });
+  } finally {
+    clearInterval(progress);
+    o.signal?.removeEventListener('abort', onAbort);
+    await client.close();
+  }
+}
+
+interface InFlight {
+  rec: RequestRecord;
+  handle?: RequestHandle;
+  finished?: () => void;
+}
+
+function cancelAll(active: Map<number, InFlight>): void {
+  for (const a of [...active.values()]) a.handle?.abort('cancelled');
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Waits for every in-flight request to end. Past the deadline the stragglers are cancelled;
+ * one the client fails to end within a further grace is ended here, so the counts always add up.
+ */
+async function drain(active: Map<number, InFlight>, deadlineMs: number): Promise<void> {
+  const cancelAt = now() + deadlineMs;
+  while (active.size > 0 && now() < cancelAt) await sleep(10);
+  if (active.size === 0) return;
+  cancelAll(active);
+  const forceAt = now() + DRAIN_GRACE_MS;
+  while (active.size > 0 && now() < forceAt) await sleep(10);
+  for (const a of [...active.values()]) a.rec.onEnd(now(), 'timeout', 'not ended after cancellation');
+}
