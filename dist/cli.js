@@ -48665,6 +48665,53 @@ function summarize(h, unit) {
 var summarizeMs = (h) => summarize(h, 1e3);
 var summarizeCounts = (h) => summarize(h, 1);
 
+// src/metrics/timeseries.ts
+var MAX_POINTS = 900;
+var TimeSeries = class {
+  constructor(runStart) {
+    this.runStart = runStart;
+  }
+  runStart;
+  intervalS = 1;
+  sent = [];
+  ok = [];
+  errors = [];
+  outputTokens = [];
+  bucket(arr, t) {
+    let i = Math.max(0, Math.floor((t - this.runStart) / (1e3 * this.intervalS)));
+    while (i >= MAX_POINTS) {
+      this.coarsen();
+      i = i >> 1;
+    }
+    while (arr.length <= i) arr.push(0);
+    return i;
+  }
+  coarsen() {
+    for (const arr of [this.sent, this.ok, this.errors, this.outputTokens]) {
+      const halved = coarsenCounts(arr, 2);
+      arr.length = 0;
+      arr.push(...halved);
+    }
+    this.intervalS *= 2;
+  }
+  recordSent(t) {
+    this.sent[this.bucket(this.sent, t)]++;
+  }
+  recordFinished(t, ok, outputTokens) {
+    if (ok) {
+      this.ok[this.bucket(this.ok, t)]++;
+      this.outputTokens[this.bucket(this.outputTokens, t)] += outputTokens;
+    } else {
+      this.errors[this.bucket(this.errors, t)]++;
+    }
+  }
+};
+function coarsenCounts(counts, factor) {
+  const out = [];
+  for (let i = 0; i < counts.length; i++) out[Math.floor(i / factor)] = (out[Math.floor(i / factor)] ?? 0) + counts[i];
+  return out;
+}
+
 // src/client/types.ts
 var OUTCOMES = [
   "ok",
@@ -48756,6 +48803,136 @@ function workloadDelivered(w, t) {
   return { ok: input.ok && output.ok, message: [input.text, output.text, ...hints].join("; ") };
 }
 
+// src/result/build.ts
+import os from "node:os";
+
+// src/metrics/definitions.ts
+var DEFINITIONS = {
+  ttft_ms: "time to first token = first content chunk \u2212 intended send time (coordinated-omission safe); role-only chunks do not count",
+  ttft_from_send_ms: "first content chunk \u2212 actual send time (hides generator lateness; for comparison only)",
+  time_to_first_answer_ms: "first non-reasoning content chunk \u2212 intended send time",
+  tpot_ms: "time per output token = (last content chunk \u2212 first content chunk) / (output tokens \u2212 1), requests with > 1 token",
+  itl_ms: "inter-token latency = each gap between consecutive content chunks (excludes TTFT)",
+  e2e_ms: "end-to-end = last content chunk \u2212 intended send time",
+  normalized_latency_ms: "E2E / output tokens",
+  schedule_lag_ms: "actual send \u2212 intended send: the load generator's own lateness",
+  throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
+  goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
+  window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
+};
+
+// src/result/build.ts
+var r3 = (x) => Math.round(x * 1e3) / 1e3;
+function buildResult(rec, f) {
+  const { spec } = f.resolved;
+  const windowS = f.windowMs / 1e3;
+  const perS = (n) => windowS > 0 ? r3(n / windowS) : 0;
+  const h = rec.h;
+  const closed = spec.load.mode === "closed";
+  const offered = perS(rec.windowScheduled);
+  const achieved = perS(rec.windowDispatched);
+  const meanInFlight = windowS > 0 ? rec.inFlightIntegral / f.windowMs : 0;
+  const meanTimeInSystemMs = rec.windowDispatched > 0 ? rec.windowTimeInSystem / rec.windowDispatched : 0;
+  const predicted = achieved * meanTimeInSystemMs / 1e3;
+  const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
+  const lag = summarizeMs(h.scheduleLag);
+  const wbc = rec.windowByClass;
+  const ws = rec.windowScheduled;
+  const tokenSource = rec.windowOk === 0 ? "none" : rec.usageMissing === 0 ? "usage" : rec.usageMissing === rec.windowOk ? "chunks" : "mixed";
+  const workload = workloadSection(rec, tokenSource, f.workload);
+  return {
+    schema_version: RESULT_SCHEMA_VERSION,
+    tool: { name: "loadgate", version: TOOL_VERSION },
+    created_at: (/* @__PURE__ */ new Date()).toISOString(),
+    run_id: rec.o.runId,
+    spec,
+    spec_hash: f.resolved.hash,
+    target: { url: f.targetUrl, api: spec.target.api, model: spec.target.model, simulator: f.simulator },
+    environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? "unknown", workers: f.workers },
+    load: {
+      mode: spec.load.mode,
+      label: closed ? `closed-loop, ${spec.load.concurrency} concurrent` : `open-loop ${spec.load.arrival} at ${spec.load.rate} req/s`,
+      arrival: closed ? "closed-loop" : spec.load.arrival,
+      burstiness: spec.load.burstiness,
+      concurrency: closed ? spec.load.concurrency : null,
+      offered_rate_per_s: offered,
+      achieved_rate_per_s: achieved,
+      warmup_s: f.resolved.warmupMs / 1e3,
+      window_s: r3(windowS),
+      cooldown_s: f.resolved.cooldownMs / 1e3,
+      interrupted: f.interrupted
+    },
+    requests: {
+      scheduled: rec.scheduled,
+      by_class: { ...rec.byClass },
+      not_reached: f.notReached,
+      window: { scheduled: ws, by_class: { ...wbc } },
+      error_samples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count }))
+    },
+    metrics: {
+      ttft_ms: summarizeMs(h.ttft),
+      ttft_from_send_ms: summarizeMs(h.ttftFromSend),
+      time_to_first_answer_ms: summarizeMs(h.timeToFirstAnswer),
+      tpot_ms: summarizeMs(h.tpot),
+      itl_ms: summarizeMs(h.itl),
+      e2e_ms: summarizeMs(h.e2e),
+      normalized_latency_ms: summarizeMs(h.normalized),
+      schedule_lag_ms: lag
+    },
+    throughput: {
+      output_tokens_per_s: perS(rec.completedOutputTokens),
+      total_tokens_per_s: perS(rec.completedOutputTokens + rec.completedPromptTokens),
+      requests_per_s: perS(rec.completedInWindow)
+    },
+    goodput: { slo: { ...spec.slo }, requests: rec.windowGood, rate_per_s: perS(rec.windowGood), fraction: ws > 0 ? r3(rec.windowGood / ws) : null },
+    rates: errorRates(wbc, ws),
+    workload,
+    generator: {
+      event_loop_delay_ms: f.eventLoopDelayMs,
+      cpu_s: r3(f.cpuS),
+      cpu_utilization: f.wallS > 0 ? r3(f.cpuS / f.wallS) : 0,
+      heap_mb: r3(process.memoryUsage().heapUsed / 2 ** 20),
+      rss_mb: r3(process.memoryUsage.rss() / 2 ** 20)
+    },
+    littles_law: { mean_in_flight: r3(meanInFlight), predicted_in_flight: r3(predicted), ratio: littlesRatio === null ? null : r3(littlesRatio) },
+    validity: (() => {
+      const checks = validityChecks({
+        mode: spec.load.mode,
+        offeredRate: offered,
+        achievedRate: achieved,
+        scheduleLagP99Ms: lag?.p99 ?? null,
+        eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
+        okSamples: rec.windowOk,
+        littlesRatio,
+        interrupted: f.interrupted,
+        workload: deliveredLengths(spec, workload)
+      });
+      return { valid: checks.every((c) => c.ok), checks };
+    })(),
+    timeseries: { interval_s: rec.series.intervalS, sent: rec.series.sent, ok: rec.series.ok, errors: rec.series.errors, output_tokens: rec.series.outputTokens },
+    histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
+    definitions: DEFINITIONS
+  };
+}
+function workloadSection(rec, tokenSource, w) {
+  const h = rec.h;
+  const input = { requested: summarizeCounts(h.requestedPromptTokens), delivered: summarizeCounts(h.promptTokens) };
+  const output = { requested: summarizeCounts(h.requestedOutputTokens), delivered: summarizeCounts(h.outputTokens) };
+  const counts = { token_source: tokenSource, usage_missing: rec.usageMissing, usage_chunk_mismatch: rec.usageChunkMismatch };
+  if (!w) return { input_tokens: input, output_tokens: output, ...counts };
+  const short = rec.windowShortRequests;
+  return {
+    input_tokens: { spec: w.inputSpec, ...input },
+    output_tokens: { spec: w.outputSpec, ...output, shortfall: { requests: short, mean_tokens: short > 0 ? r3(rec.windowShortTokens / short) : null } },
+    ...counts,
+    plan: w.plan
+  };
+}
+function errorRates(byClass2, scheduled) {
+  const share = (n) => scheduled > 0 ? r3(n / scheduled) : 0;
+  return { http_5xx: share(byClass2.http_5xx), http_429: share(byClass2.http_429), errors: share(scheduled - byClass2.ok) };
+}
+
 // src/result/merge.ts
 var MergeError = class extends Error {
 };
@@ -48769,7 +48946,7 @@ var METRIC_HISTOGRAM = {
   normalized_latency_ms: "normalized",
   schedule_lag_ms: "scheduleLag"
 };
-var r3 = (x) => Math.round(x * 1e3) / 1e3;
+var r32 = (x) => Math.round(x * 1e3) / 1e3;
 var MAX_ERROR_SAMPLES = 20;
 function mergeResults(results, opts = {}) {
   const first = results[0];
@@ -48782,7 +48959,7 @@ function mergeResults(results, opts = {}) {
   const sum = (f) => results.reduce((acc, r) => acc + f(r), 0);
   const max2 = (f) => Math.max(...results.map(f));
   const totalWindow = sum((r) => r.load.window_s);
-  const rate2 = (f) => r3(shards ? sum(f) : totalWindow > 0 ? sum((r) => f(r) * r.load.window_s) / totalWindow : 0);
+  const rate2 = (f) => r32(shards ? sum(f) : totalWindow > 0 ? sum((r) => f(r) * r.load.window_s) / totalWindow : 0);
   const classes = (f) => Object.fromEntries(OUTCOMES.map((o) => [o, sum((r) => f(r)[o] ?? 0)]));
   const h = mergeHistograms(results);
   const summary2 = (name, unit) => h[name] ? unit === "ms" ? summarizeMs(h[name]) : summarizeCounts(h[name]) : null;
@@ -48793,7 +48970,7 @@ function mergeResults(results, opts = {}) {
   const achieved = rate2((r) => r.load.achieved_rate_per_s);
   const meanInFlight = rate2((r) => r.littles_law.mean_in_flight);
   const predicted = rate2((r) => r.littles_law.predicted_in_flight);
-  const littlesRatio = predicted > 0 ? r3(meanInFlight / predicted) : null;
+  const littlesRatio = predicted > 0 ? r32(meanInFlight / predicted) : null;
   const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name]) => [m, summary2(name, "ms")]));
   const loopDelay = { p50: max2((r) => r.generator.event_loop_delay_ms.p50), p99: max2((r) => r.generator.event_loop_delay_ms.p99), max: max2((r) => r.generator.event_loop_delay_ms.max) };
   const spec = shards ? shardedSpec(results) : first.spec;
@@ -48848,7 +49025,7 @@ function mergeResults(results, opts = {}) {
       concurrency: shards && first.load.concurrency !== null ? sum((r) => r.load.concurrency ?? 0) : first.load.concurrency,
       offered_rate_per_s: offered,
       achieved_rate_per_s: achieved,
-      window_s: r3(shards ? max2((r) => r.load.window_s) : totalWindow),
+      window_s: r32(shards ? max2((r) => r.load.window_s) : totalWindow),
       interrupted
     },
     requests: {
@@ -48864,20 +49041,16 @@ function mergeResults(results, opts = {}) {
       total_tokens_per_s: rate2((r) => r.throughput.total_tokens_per_s),
       requests_per_s: rate2((r) => r.throughput.requests_per_s)
     },
-    goodput: { slo: first.goodput.slo, requests: good, rate_per_s: rate2((r) => r.goodput.rate_per_s), fraction: ws > 0 ? r3(good / ws) : null },
-    rates: {
-      http_5xx: ws > 0 ? r3(windowByClass.http_5xx / ws) : 0,
-      http_429: ws > 0 ? r3(windowByClass.http_429 / ws) : 0,
-      errors: ws > 0 ? r3((ws - windowByClass.ok) / ws) : 0
-    },
+    goodput: { slo: first.goodput.slo, requests: good, rate_per_s: rate2((r) => r.goodput.rate_per_s), fraction: ws > 0 ? r32(good / ws) : null },
+    rates: errorRates(windowByClass, ws),
     workload,
     generator: {
       event_loop_delay_ms: loopDelay,
-      cpu_s: r3(sum((r) => r.generator.cpu_s)),
+      cpu_s: r32(sum((r) => r.generator.cpu_s)),
       cpu_utilization: max2((r) => r.generator.cpu_utilization),
       // Shards are separate threads or machines, so their memory adds; replicates ran one after another.
-      heap_mb: r3(shards ? sum((r) => r.generator.heap_mb) : max2((r) => r.generator.heap_mb)),
-      rss_mb: r3(shards ? sum((r) => r.generator.rss_mb) : max2((r) => r.generator.rss_mb))
+      heap_mb: r32(shards ? sum((r) => r.generator.heap_mb) : max2((r) => r.generator.heap_mb)),
+      rss_mb: r32(shards ? sum((r) => r.generator.rss_mb) : max2((r) => r.generator.rss_mb))
     },
     littles_law: { mean_in_flight: meanInFlight, predicted_in_flight: predicted, ratio: littlesRatio },
     validity: { valid: checks.every((c) => c.ok), checks },
@@ -48928,15 +49101,17 @@ function mergeTokenSource(sources) {
   return measured.size === 1 ? [...measured][0] : "mixed";
 }
 function mergeTimeseries(results, shards) {
+  const interval = Math.max(...results.map((r) => r.timeseries.interval_s));
   const combine = (pick) => {
-    const length = Math.max(0, ...results.map((r) => pick(r).length));
+    const series = results.map((r) => coarsenCounts(pick(r), interval / r.timeseries.interval_s));
+    const length = Math.max(0, ...series.map((a) => a.length));
     return Array.from({ length }, (_, i) => {
-      const values = results.map(pick).filter((a) => i < a.length).map((a) => a[i]);
+      const values = series.filter((a) => i < a.length).map((a) => a[i]);
       const total = values.reduce((a, b) => a + b, 0);
-      return shards ? total : r3(total / values.length);
+      return shards ? total : r32(total / values.length);
     });
   };
-  return { interval_s: 1, sent: combine((r) => r.timeseries.sent), ok: combine((r) => r.timeseries.ok), errors: combine((r) => r.timeseries.errors), output_tokens: combine((r) => r.timeseries.output_tokens) };
+  return { interval_s: interval, sent: combine((r) => r.timeseries.sent), ok: combine((r) => r.timeseries.ok), errors: combine((r) => r.timeseries.errors), output_tokens: combine((r) => r.timeseries.output_tokens) };
 }
 var SPREAD_KEYS = {
   ...Object.fromEntries(
@@ -48967,7 +49142,7 @@ function mergeShortfall(results) {
     requests += s.requests;
     tokens += s.requests * (s.mean_tokens ?? 0);
   }
-  return { requests, mean_tokens: requests > 0 ? r3(tokens / requests) : null };
+  return { requests, mean_tokens: requests > 0 ? r32(tokens / requests) : null };
 }
 
 // src/gate/rules-schema.ts
@@ -51958,8 +52133,8 @@ function expireStamp() {
 }
 
 // src/dispatch/open-loop.ts
-var MIN_MARGIN_MS = 2;
-var MAX_MARGIN_MS = 4;
+var MIN_MARGIN_MS = 1;
+var MAX_MARGIN_MS = 2;
 var MARGIN_DECAY = 0.98;
 function dispatchOpenLoop(o) {
   const { schedule, runStart, fire } = o;
@@ -51990,8 +52165,8 @@ function dispatchOpenLoop(o) {
       return;
     }
     const wait = runStart + schedule[i] - t;
-    if (wait > margin + 1) {
-      const sleep2 = Math.floor(wait - margin);
+    if (wait > margin) {
+      const sleep2 = Math.max(1, Math.floor(wait - margin));
       wakeAt = t + sleep2;
       timer = setTimeout(tick2, sleep2);
     } else {
@@ -52039,34 +52214,6 @@ function dispatchClosedLoop(o) {
     }
   };
 }
-
-// src/metrics/timeseries.ts
-var TimeSeries = class {
-  constructor(runStart) {
-    this.runStart = runStart;
-  }
-  runStart;
-  sentPerS = [];
-  okPerS = [];
-  errorsPerS = [];
-  outputTokensPerS = [];
-  bucket(arr, t) {
-    const i = Math.max(0, Math.floor((t - this.runStart) / 1e3));
-    while (arr.length <= i) arr.push(0);
-    return i;
-  }
-  sent(t) {
-    this.sentPerS[this.bucket(this.sentPerS, t)]++;
-  }
-  finished(t, ok, outputTokens) {
-    if (ok) {
-      this.okPerS[this.bucket(this.okPerS, t)]++;
-      this.outputTokensPerS[this.bucket(this.outputTokensPerS, t)] += outputTokens;
-    } else {
-      this.errorsPerS[this.bucket(this.errorsPerS, t)]++;
-    }
-  }
-};
 
 // src/metrics/recorder.ts
 var RequestRecord = class {
@@ -52152,12 +52299,16 @@ var Recorder = class {
   windowByClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
   series;
   scheduled = 0;
+  /** Dispatched: scheduled less dropped. */
+  sent = 0;
   windowScheduled = 0;
   windowDispatched = 0;
   windowOk = 0;
   windowGood = 0;
-  windowPromptTokens = 0;
-  windowOutputTokens = 0;
+  /** Successful requests that ended inside the window, whenever they were scheduled, and their tokens: throughput. */
+  completedInWindow = 0;
+  completedPromptTokens = 0;
+  completedOutputTokens = 0;
   usageMissing = 0;
   usageChunkMismatch = 0;
   /** Successful window requests that got fewer output tokens than max_tokens, and the tokens they lacked in all. */
@@ -52183,8 +52334,9 @@ var Recorder = class {
   }
   markSent(r, tSend) {
     r.tSend = tSend;
+    this.sent++;
     this.inFlight++;
-    this.series.sent(tSend);
+    this.series.recordSent(tSend);
     if (r.inWindow) {
       this.windowDispatched++;
       recordMs(this.h.scheduleLag, tSend - r.tSched);
@@ -52200,7 +52352,13 @@ var Recorder = class {
       if (r.inWindow) this.windowTimeInSystem += r.tEnd - r.tSend;
     }
     this.byClass[r.outcome]++;
-    this.series.finished(r.tEnd, r.outcome === "ok", r.outputTokens);
+    this.series.recordFinished(r.tEnd, r.outcome === "ok", r.outputTokens);
+    const endOffset = r.tEnd - this.o.runStart;
+    if (r.outcome === "ok" && endOffset >= this.o.windowFromMs && endOffset < this.o.windowToMs) {
+      this.completedInWindow++;
+      this.completedOutputTokens += r.outputTokens;
+      if (r.usagePrompt > 0) this.completedPromptTokens += r.usagePrompt;
+    }
     if (r.outcome !== "ok") this.sampleError(r);
     if (r.inWindow) this.measure(r);
     this.o.onRecord?.(r);
@@ -52212,12 +52370,8 @@ var Recorder = class {
     const n = r.outputTokens;
     if (r.usageCompletion < 0) this.usageMissing++;
     else if (r.usageCompletion !== r.chunks) this.usageChunkMismatch++;
-    if (r.usagePrompt >= 0) {
-      this.h.promptTokens.recordValue(r.usagePrompt);
-      this.windowPromptTokens += r.usagePrompt;
-    }
+    if (r.usagePrompt >= 0) this.h.promptTokens.recordValue(r.usagePrompt);
     this.h.outputTokens.recordValue(n);
-    this.windowOutputTokens += n;
     if (n < r.maxTokens) {
       this.windowShortRequests++;
       this.windowShortTokens += r.maxTokens - n;
@@ -52261,135 +52415,6 @@ function startLoopProbe() {
       const s = summarizeMs(h);
       return { p50: s?.p50 ?? 0, p99: s?.p99 ?? 0, max: s?.max ?? 0 };
     }
-  };
-}
-
-// src/result/build.ts
-import os from "node:os";
-
-// src/metrics/definitions.ts
-var DEFINITIONS = {
-  ttft_ms: "time to first token = first content chunk \u2212 intended send time (coordinated-omission safe); role-only chunks do not count",
-  ttft_from_send_ms: "first content chunk \u2212 actual send time (hides generator lateness; for comparison only)",
-  time_to_first_answer_ms: "first non-reasoning content chunk \u2212 intended send time",
-  tpot_ms: "time per output token = (last content chunk \u2212 first content chunk) / (output tokens \u2212 1), requests with > 1 token",
-  itl_ms: "inter-token latency = each gap between consecutive content chunks (excludes TTFT)",
-  e2e_ms: "end-to-end = last content chunk \u2212 intended send time",
-  normalized_latency_ms: "E2E / output tokens",
-  schedule_lag_ms: "actual send \u2212 intended send: the load generator's own lateness",
-  goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
-  window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
-};
-
-// src/result/build.ts
-var r32 = (x) => Math.round(x * 1e3) / 1e3;
-function buildResult(rec, f) {
-  const { spec } = f.resolved;
-  const windowS = f.windowMs / 1e3;
-  const perS = (n) => windowS > 0 ? r32(n / windowS) : 0;
-  const h = rec.h;
-  const closed = spec.load.mode === "closed";
-  const offered = perS(rec.windowScheduled);
-  const achieved = perS(rec.windowDispatched);
-  const meanInFlight = windowS > 0 ? rec.inFlightIntegral / f.windowMs : 0;
-  const meanTimeInSystemMs = rec.windowDispatched > 0 ? rec.windowTimeInSystem / rec.windowDispatched : 0;
-  const predicted = achieved * meanTimeInSystemMs / 1e3;
-  const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
-  const lag = summarizeMs(h.scheduleLag);
-  const wbc = rec.windowByClass;
-  const ws = rec.windowScheduled;
-  const tokenSource = rec.windowOk === 0 ? "none" : rec.usageMissing === 0 ? "usage" : rec.usageMissing === rec.windowOk ? "chunks" : "mixed";
-  const workload = workloadSection(rec, tokenSource, f.workload);
-  return {
-    schema_version: RESULT_SCHEMA_VERSION,
-    tool: { name: "loadgate", version: TOOL_VERSION },
-    created_at: (/* @__PURE__ */ new Date()).toISOString(),
-    run_id: rec.o.runId,
-    spec,
-    spec_hash: f.resolved.hash,
-    target: { url: f.targetUrl, api: spec.target.api, model: spec.target.model, simulator: f.simulator },
-    environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? "unknown", workers: f.workers },
-    load: {
-      mode: spec.load.mode,
-      label: closed ? `closed-loop, ${spec.load.concurrency} concurrent` : `open-loop ${spec.load.arrival} at ${spec.load.rate} req/s`,
-      arrival: closed ? "closed-loop" : spec.load.arrival,
-      burstiness: spec.load.burstiness,
-      concurrency: closed ? spec.load.concurrency : null,
-      offered_rate_per_s: offered,
-      achieved_rate_per_s: achieved,
-      warmup_s: f.resolved.warmupMs / 1e3,
-      window_s: r32(windowS),
-      cooldown_s: f.resolved.cooldownMs / 1e3,
-      interrupted: f.interrupted
-    },
-    requests: {
-      scheduled: rec.scheduled,
-      by_class: { ...rec.byClass },
-      not_reached: f.notReached,
-      window: { scheduled: ws, by_class: { ...wbc } },
-      error_samples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count }))
-    },
-    metrics: {
-      ttft_ms: summarizeMs(h.ttft),
-      ttft_from_send_ms: summarizeMs(h.ttftFromSend),
-      time_to_first_answer_ms: summarizeMs(h.timeToFirstAnswer),
-      tpot_ms: summarizeMs(h.tpot),
-      itl_ms: summarizeMs(h.itl),
-      e2e_ms: summarizeMs(h.e2e),
-      normalized_latency_ms: summarizeMs(h.normalized),
-      schedule_lag_ms: lag
-    },
-    throughput: {
-      output_tokens_per_s: perS(rec.windowOutputTokens),
-      total_tokens_per_s: perS(rec.windowOutputTokens + rec.windowPromptTokens),
-      requests_per_s: perS(rec.windowOk)
-    },
-    goodput: { slo: { ...spec.slo }, requests: rec.windowGood, rate_per_s: perS(rec.windowGood), fraction: ws > 0 ? r32(rec.windowGood / ws) : null },
-    rates: {
-      http_5xx: ws > 0 ? r32(wbc.http_5xx / ws) : 0,
-      http_429: ws > 0 ? r32(wbc.http_429 / ws) : 0,
-      errors: ws > 0 ? r32((ws - wbc.ok) / ws) : 0
-    },
-    workload,
-    generator: {
-      event_loop_delay_ms: f.eventLoopDelayMs,
-      cpu_s: r32(f.cpuS),
-      cpu_utilization: f.wallS > 0 ? r32(f.cpuS / f.wallS) : 0,
-      heap_mb: r32(process.memoryUsage().heapUsed / 2 ** 20),
-      rss_mb: r32(process.memoryUsage.rss() / 2 ** 20)
-    },
-    littles_law: { mean_in_flight: r32(meanInFlight), predicted_in_flight: r32(predicted), ratio: littlesRatio === null ? null : r32(littlesRatio) },
-    validity: (() => {
-      const checks = validityChecks({
-        mode: spec.load.mode,
-        offeredRate: offered,
-        achievedRate: achieved,
-        scheduleLagP99Ms: lag?.p99 ?? null,
-        eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
-        okSamples: rec.windowOk,
-        littlesRatio,
-        interrupted: f.interrupted,
-        workload: deliveredLengths(spec, workload)
-      });
-      return { valid: checks.every((c) => c.ok), checks };
-    })(),
-    timeseries: { interval_s: 1, sent: rec.series.sentPerS, ok: rec.series.okPerS, errors: rec.series.errorsPerS, output_tokens: rec.series.outputTokensPerS },
-    histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
-    definitions: DEFINITIONS
-  };
-}
-function workloadSection(rec, tokenSource, w) {
-  const h = rec.h;
-  const input = { requested: summarizeCounts(h.requestedPromptTokens), delivered: summarizeCounts(h.promptTokens) };
-  const output = { requested: summarizeCounts(h.requestedOutputTokens), delivered: summarizeCounts(h.outputTokens) };
-  const counts = { token_source: tokenSource, usage_missing: rec.usageMissing, usage_chunk_mismatch: rec.usageChunkMismatch };
-  if (!w) return { input_tokens: input, output_tokens: output, ...counts };
-  const short = rec.windowShortRequests;
-  return {
-    input_tokens: { spec: w.inputSpec, ...input },
-    output_tokens: { spec: w.outputSpec, ...output, shortfall: { requests: short, mean_tokens: short > 0 ? r32(rec.windowShortTokens / short) : null } },
-    ...counts,
-    plan: w.plan
   };
 }
 
@@ -52458,7 +52483,7 @@ async function measure(o) {
   const progress = setInterval(() => {
     const t = now();
     const phase = t < windowStart ? "warmup" : t < windowEnd ? "steady" : t < runStart + totalMs ? "cooldown" : "drain";
-    o.onProgress?.({ elapsedS: (t - runStart) / 1e3, totalS: totalMs / 1e3, phase, sent: recorder.series.sentPerS.reduce((a, b) => a + b, 0), ok: recorder.byClass.ok, failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight, inFlight: recorder.inFlight });
+    o.onProgress?.({ elapsedS: (t - runStart) / 1e3, totalS: totalMs / 1e3, phase, sent: recorder.sent, ok: recorder.byClass.ok, failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight, inFlight: recorder.inFlight });
   }, 1e3);
   try {
     const fired = await dispatched;
@@ -53451,21 +53476,22 @@ function latencyCharts(baseline, current) {
     return lineChart(title, series, { label: "percentile", ticks: SPECTRUM_TICKS.slice(0, reach + 1) }, { label: "ms" });
   });
 }
-var perSecond = (values) => values.map((v, i) => [i, v]);
+var perSecond = (values, intervalS) => values.map((v, i) => [i * intervalS, v / intervalS]);
 function timeseriesCharts(baseline, current) {
   const t = current.timeseries;
+  const iv = t.interval_s;
   const requests = lineChart(
     "Requests per second (current run)",
     [
-      { name: "sent", points: perSecond(t.sent), color: BASELINE },
-      { name: "ok", points: perSecond(t.ok), color: "#2da44e" },
-      { name: "errors", points: perSecond(t.errors), color: "#cf222e" }
+      { name: "sent", points: perSecond(t.sent, iv), color: BASELINE },
+      { name: "ok", points: perSecond(t.ok, iv), color: "#2da44e" },
+      { name: "errors", points: perSecond(t.errors, iv), color: "#cf222e" }
     ],
     { label: "seconds since start" },
     { label: "requests/s" }
   );
-  const tokens = [{ name: "current", points: perSecond(t.output_tokens), color: CURRENT }];
-  if (baseline) tokens.unshift({ name: "baseline", points: perSecond(baseline.timeseries.output_tokens), color: BASELINE, dashed: true });
+  const tokens = [{ name: "current", points: perSecond(t.output_tokens, iv), color: CURRENT }];
+  if (baseline) tokens.unshift({ name: "baseline", points: perSecond(baseline.timeseries.output_tokens, baseline.timeseries.interval_s), color: BASELINE, dashed: true });
   return [requests, lineChart("Output tokens per second", tokens, { label: "seconds since start" }, { label: "tokens/s" })];
 }
 
@@ -53652,7 +53678,7 @@ var result2 = obj({
   generator: obj({ event_loop_delay_ms: obj({ p50: num2, p99: num2, max: num2 }), cpu_s: num2, cpu_utilization: num2, heap_mb: num2, rss_mb: num2 }),
   littles_law: obj({ mean_in_flight: num2, predicted_in_flight: num2, ratio: nullable(num2) }),
   validity: obj({ valid: { type: "boolean" }, checks: { type: "array", items: obj({ name: str, ok: { type: "boolean" }, message: str }) } }),
-  timeseries: obj({ interval_s: { const: 1 }, sent: numbers, ok: numbers, errors: numbers, output_tokens: numbers }),
+  timeseries: obj({ interval_s: { type: "number", exclusiveMinimum: 0 }, sent: numbers, ok: numbers, errors: numbers, output_tokens: numbers }),
   histograms: { type: "object", additionalProperties: str },
   definitions: { type: "object", additionalProperties: str }
 });

@@ -35177,8 +35177,8 @@ function expireStamp() {
 }
 
 // src/dispatch/open-loop.ts
-var MIN_MARGIN_MS = 2;
-var MAX_MARGIN_MS = 4;
+var MIN_MARGIN_MS = 1;
+var MAX_MARGIN_MS = 2;
 var MARGIN_DECAY = 0.98;
 function dispatchOpenLoop(o) {
   const { schedule, runStart, fire } = o;
@@ -35209,8 +35209,8 @@ function dispatchOpenLoop(o) {
       return;
     }
     const wait = runStart + schedule[i] - t;
-    if (wait > margin + 1) {
-      const sleep2 = Math.floor(wait - margin);
+    if (wait > margin) {
+      const sleep2 = Math.max(1, Math.floor(wait - margin));
       wakeAt = t + sleep2;
       timer = setTimeout(tick, sleep2);
     } else {
@@ -35272,32 +35272,51 @@ var OUTCOMES = [
 ];
 
 // src/metrics/timeseries.ts
+var MAX_POINTS = 900;
 var TimeSeries = class {
   constructor(runStart) {
     this.runStart = runStart;
   }
   runStart;
-  sentPerS = [];
-  okPerS = [];
-  errorsPerS = [];
-  outputTokensPerS = [];
+  intervalS = 1;
+  sent = [];
+  ok = [];
+  errors = [];
+  outputTokens = [];
   bucket(arr, t) {
-    const i = Math.max(0, Math.floor((t - this.runStart) / 1e3));
+    let i = Math.max(0, Math.floor((t - this.runStart) / (1e3 * this.intervalS)));
+    while (i >= MAX_POINTS) {
+      this.coarsen();
+      i = i >> 1;
+    }
     while (arr.length <= i) arr.push(0);
     return i;
   }
-  sent(t) {
-    this.sentPerS[this.bucket(this.sentPerS, t)]++;
+  coarsen() {
+    for (const arr of [this.sent, this.ok, this.errors, this.outputTokens]) {
+      const halved = coarsenCounts(arr, 2);
+      arr.length = 0;
+      arr.push(...halved);
+    }
+    this.intervalS *= 2;
   }
-  finished(t, ok, outputTokens) {
+  recordSent(t) {
+    this.sent[this.bucket(this.sent, t)]++;
+  }
+  recordFinished(t, ok, outputTokens) {
     if (ok) {
-      this.okPerS[this.bucket(this.okPerS, t)]++;
-      this.outputTokensPerS[this.bucket(this.outputTokensPerS, t)] += outputTokens;
+      this.ok[this.bucket(this.ok, t)]++;
+      this.outputTokens[this.bucket(this.outputTokens, t)] += outputTokens;
     } else {
-      this.errorsPerS[this.bucket(this.errorsPerS, t)]++;
+      this.errors[this.bucket(this.errors, t)]++;
     }
   }
 };
+function coarsenCounts(counts, factor) {
+  const out = [];
+  for (let i = 0; i < counts.length; i++) out[Math.floor(i / factor)] = (out[Math.floor(i / factor)] ?? 0) + counts[i];
+  return out;
+}
 
 // src/metrics/recorder.ts
 var RequestRecord = class {
@@ -35383,12 +35402,16 @@ var Recorder = class {
   windowByClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
   series;
   scheduled = 0;
+  /** Dispatched: scheduled less dropped. */
+  sent = 0;
   windowScheduled = 0;
   windowDispatched = 0;
   windowOk = 0;
   windowGood = 0;
-  windowPromptTokens = 0;
-  windowOutputTokens = 0;
+  /** Successful requests that ended inside the window, whenever they were scheduled, and their tokens: throughput. */
+  completedInWindow = 0;
+  completedPromptTokens = 0;
+  completedOutputTokens = 0;
   usageMissing = 0;
   usageChunkMismatch = 0;
   /** Successful window requests that got fewer output tokens than max_tokens, and the tokens they lacked in all. */
@@ -35414,8 +35437,9 @@ var Recorder = class {
   }
   markSent(r, tSend) {
     r.tSend = tSend;
+    this.sent++;
     this.inFlight++;
-    this.series.sent(tSend);
+    this.series.recordSent(tSend);
     if (r.inWindow) {
       this.windowDispatched++;
       recordMs(this.h.scheduleLag, tSend - r.tSched);
@@ -35431,7 +35455,13 @@ var Recorder = class {
       if (r.inWindow) this.windowTimeInSystem += r.tEnd - r.tSend;
     }
     this.byClass[r.outcome]++;
-    this.series.finished(r.tEnd, r.outcome === "ok", r.outputTokens);
+    this.series.recordFinished(r.tEnd, r.outcome === "ok", r.outputTokens);
+    const endOffset = r.tEnd - this.o.runStart;
+    if (r.outcome === "ok" && endOffset >= this.o.windowFromMs && endOffset < this.o.windowToMs) {
+      this.completedInWindow++;
+      this.completedOutputTokens += r.outputTokens;
+      if (r.usagePrompt > 0) this.completedPromptTokens += r.usagePrompt;
+    }
     if (r.outcome !== "ok") this.sampleError(r);
     if (r.inWindow) this.measure(r);
     this.o.onRecord?.(r);
@@ -35443,12 +35473,8 @@ var Recorder = class {
     const n = r.outputTokens;
     if (r.usageCompletion < 0) this.usageMissing++;
     else if (r.usageCompletion !== r.chunks) this.usageChunkMismatch++;
-    if (r.usagePrompt >= 0) {
-      this.h.promptTokens.recordValue(r.usagePrompt);
-      this.windowPromptTokens += r.usagePrompt;
-    }
+    if (r.usagePrompt >= 0) this.h.promptTokens.recordValue(r.usagePrompt);
     this.h.outputTokens.recordValue(n);
-    this.windowOutputTokens += n;
     if (n < r.maxTokens) {
       this.windowShortRequests++;
       this.windowShortTokens += r.maxTokens - n;
@@ -35508,6 +35534,7 @@ var DEFINITIONS = {
   e2e_ms: "end-to-end = last content chunk \u2212 intended send time",
   normalized_latency_ms: "E2E / output tokens",
   schedule_lag_ms: "actual send \u2212 intended send: the load generator's own lateness",
+  throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
   goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
   window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
 };
@@ -35638,16 +35665,12 @@ function buildResult(rec, f) {
       schedule_lag_ms: lag
     },
     throughput: {
-      output_tokens_per_s: perS(rec.windowOutputTokens),
-      total_tokens_per_s: perS(rec.windowOutputTokens + rec.windowPromptTokens),
-      requests_per_s: perS(rec.windowOk)
+      output_tokens_per_s: perS(rec.completedOutputTokens),
+      total_tokens_per_s: perS(rec.completedOutputTokens + rec.completedPromptTokens),
+      requests_per_s: perS(rec.completedInWindow)
     },
     goodput: { slo: { ...spec.slo }, requests: rec.windowGood, rate_per_s: perS(rec.windowGood), fraction: ws > 0 ? r3(rec.windowGood / ws) : null },
-    rates: {
-      http_5xx: ws > 0 ? r3(wbc.http_5xx / ws) : 0,
-      http_429: ws > 0 ? r3(wbc.http_429 / ws) : 0,
-      errors: ws > 0 ? r3((ws - wbc.ok) / ws) : 0
-    },
+    rates: errorRates(wbc, ws),
     workload,
     generator: {
       event_loop_delay_ms: f.eventLoopDelayMs,
@@ -35671,7 +35694,7 @@ function buildResult(rec, f) {
       });
       return { valid: checks.every((c) => c.ok), checks };
     })(),
-    timeseries: { interval_s: 1, sent: rec.series.sentPerS, ok: rec.series.okPerS, errors: rec.series.errorsPerS, output_tokens: rec.series.outputTokensPerS },
+    timeseries: { interval_s: rec.series.intervalS, sent: rec.series.sent, ok: rec.series.ok, errors: rec.series.errors, output_tokens: rec.series.outputTokens },
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: DEFINITIONS
   };
@@ -35689,6 +35712,10 @@ function workloadSection(rec, tokenSource, w) {
     ...counts,
     plan: w.plan
   };
+}
+function errorRates(byClass, scheduled) {
+  const share = (n) => scheduled > 0 ? r3(n / scheduled) : 0;
+  return { http_5xx: share(byClass.http_5xx), http_429: share(byClass.http_429), errors: share(scheduled - byClass.ok) };
 }
 
 // src/run/measure.ts
@@ -35756,7 +35783,7 @@ async function measure(o) {
   const progress = setInterval(() => {
     const t = now();
     const phase = t < windowStart ? "warmup" : t < windowEnd ? "steady" : t < runStart + totalMs ? "cooldown" : "drain";
-    o.onProgress?.({ elapsedS: (t - runStart) / 1e3, totalS: totalMs / 1e3, phase, sent: recorder.series.sentPerS.reduce((a, b) => a + b, 0), ok: recorder.byClass.ok, failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight, inFlight: recorder.inFlight });
+    o.onProgress?.({ elapsedS: (t - runStart) / 1e3, totalS: totalMs / 1e3, phase, sent: recorder.sent, ok: recorder.byClass.ok, failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight, inFlight: recorder.inFlight });
   }, 1e3);
   try {
     const fired = await dispatched;

@@ -5,11 +5,10 @@
 // tokens/s and the sim's CPU use. Prints figures only; never asserts. Run after bundling:
 //   node scripts/bundle.mjs && node scripts/bench-sim.mjs [--seconds 5] [--concurrency 64]
 //     [--tokens 64] [--api chat|completions] [--cpu 1] [--config-json '{"mode":"fast"}']
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { canPin, startSim } from './sim-process.mjs';
 import { Pool } from 'undici';
 
 const { values: opt } = parseArgs({
@@ -27,21 +26,9 @@ const seconds = Number(opt.seconds);
 const concurrency = Number(opt.concurrency);
 const tokens = Number(opt.tokens);
 
-const simJs = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'sim.js');
-const pinned = spawnSync('taskset', ['--version']).status === 0;
-const argv = [simJs, '--port', '0', '--config-json', opt['config-json']];
-const child = pinned ? spawn('taskset', ['-c', opt.cpu, process.execPath, ...argv]) : spawn(process.execPath, argv);
-child.stderr.pipe(process.stderr);
-const origin = await new Promise((resolve, reject) => {
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (s) => {
-    out += s;
-    const m = /listening on (\S+)/.exec(out);
-    if (m) resolve(m[1]);
-  });
-  child.once('exit', (code) => reject(new Error(`sim exited with code ${code}`)));
-});
-if (pinned) {
+const sim = await startSim(JSON.parse(opt['config-json']), { cpus: opt.cpu });
+const origin = sim.origin;
+if (canPin) {
   // Keep the driver off the sim's core where there is another one to use.
   const others = Array.from({ length: availableParallelism() }, (_, i) => i).filter((i) => String(i) !== opt.cpu);
   if (others.length) spawnSync('taskset', ['-apc', others.join(','), String(process.pid)]); // -a: every thread
@@ -103,7 +90,7 @@ const driverCpu = process.cpuUsage(driver0);
 stop = true;
 await Promise.all(workers);
 await pool.close();
-child.kill('SIGTERM');
+sim.stop();
 
 const fmt = (x) => Math.round(x).toLocaleString('en-US');
 const simShare = simCpu / wall;

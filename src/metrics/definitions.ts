@@ -8,6 +8,7 @@ export const DEFINITIONS: Record<string, string> = {
   e2e_ms: 'end-to-end = last content chunk − intended send time',
   normalized_latency_ms: 'E2E / output tokens',
   schedule_lag_ms: 'actual send − intended send: the load generator\'s own lateness',
+  throughput: 'successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete',
   goodput: 'successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it',
   window: 'latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded',
 };

@@ -111,12 +111,16 @@ export class Recorder {
   readonly windowByClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   readonly series: TimeSeries;
   scheduled = 0;
+  /** Dispatched: scheduled less dropped. */
+  sent = 0;
   windowScheduled = 0;
   windowDispatched = 0;
   windowOk = 0;
   windowGood = 0;
-  windowPromptTokens = 0;
-  windowOutputTokens = 0;
+  /** Successful requests that ended inside the window, whenever they were scheduled, and their tokens: throughput. */
+  completedInWindow = 0;
+  completedPromptTokens = 0;
+  completedOutputTokens = 0;
   usageMissing = 0;
   usageChunkMismatch = 0;
   /** Successful window requests that got fewer output tokens than max_tokens, and the tokens they lacked in all. */
@@ -148,8 +152,9 @@ export class Recorder {
 
   markSent(r: RequestRecord, tSend: number): void {
     r.tSend = tSend;
+    this.sent++;
     this.inFlight++;
-    this.series.sent(tSend);
+    this.series.recordSent(tSend);
     if (r.inWindow) {
       this.windowDispatched++;
       recordMs(this.h.scheduleLag, tSend - r.tSched);
@@ -166,7 +171,13 @@ export class Recorder {
       if (r.inWindow) this.windowTimeInSystem += r.tEnd - r.tSend;
     }
     this.byClass[r.outcome!]++;
-    this.series.finished(r.tEnd, r.outcome === 'ok', r.outputTokens);
+    this.series.recordFinished(r.tEnd, r.outcome === 'ok', r.outputTokens);
+    const endOffset = r.tEnd - this.o.runStart;
+    if (r.outcome === 'ok' && endOffset >= this.o.windowFromMs && endOffset < this.o.windowToMs) {
+      this.completedInWindow++;
+      this.completedOutputTokens += r.outputTokens;
+      if (r.usagePrompt > 0) this.completedPromptTokens += r.usagePrompt;
+    }
     if (r.outcome !== 'ok') this.sampleError(r);
     if (r.inWindow) this.measure(r);
     this.o.onRecord?.(r);
@@ -179,12 +190,8 @@ export class Recorder {
     const n = r.outputTokens;
     if (r.usageCompletion < 0) this.usageMissing++;
     else if (r.usageCompletion !== r.chunks) this.usageChunkMismatch++;
-    if (r.usagePrompt >= 0) {
-      this.h.promptTokens.recordValue(r.usagePrompt);
-      this.windowPromptTokens += r.usagePrompt;
-    }
+    if (r.usagePrompt >= 0) this.h.promptTokens.recordValue(r.usagePrompt);
     this.h.outputTokens.recordValue(n);
-    this.windowOutputTokens += n;
     if (n < r.maxTokens) {
       this.windowShortRequests++;
       this.windowShortTokens += r.maxTokens - n;

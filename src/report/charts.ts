@@ -40,22 +40,24 @@ export function latencyCharts(baseline: Result | null, current: Result): string[
   });
 }
 
-const perSecond = (values: number[]): [number, number][] => values.map((v, i) => [i, v]);
+/** Counts per interval as (seconds since start, rate per second) points. */
+const perSecond = (values: number[], intervalS: number): [number, number][] => values.map((v, i) => [i * intervalS, v / intervalS]);
 
-/** The per-second series over the whole run, warmup and cooldown included (the window is where they are steady). */
+/** The series over the whole run, warmup and cooldown included (the window is where they are steady). */
 export function timeseriesCharts(baseline: Result | null, current: Result): string[] {
   const t = current.timeseries;
+  const iv = t.interval_s;
   const requests = lineChart(
     'Requests per second (current run)',
     [
-      { name: 'sent', points: perSecond(t.sent), color: BASELINE },
-      { name: 'ok', points: perSecond(t.ok), color: '#2da44e' },
-      { name: 'errors', points: perSecond(t.errors), color: '#cf222e' },
+      { name: 'sent', points: perSecond(t.sent, iv), color: BASELINE },
+      { name: 'ok', points: perSecond(t.ok, iv), color: '#2da44e' },
+      { name: 'errors', points: perSecond(t.errors, iv), color: '#cf222e' },
     ],
     { label: 'seconds since start' },
     { label: 'requests/s' },
   );
-  const tokens: Series[] = [{ name: 'current', points: perSecond(t.output_tokens), color: CURRENT }];
-  if (baseline) tokens.unshift({ name: 'baseline', points: perSecond(baseline.timeseries.output_tokens), color: BASELINE, dashed: true });
+  const tokens: Series[] = [{ name: 'current', points: perSecond(t.output_tokens, iv), color: CURRENT }];
+  if (baseline) tokens.unshift({ name: 'baseline', points: perSecond(baseline.timeseries.output_tokens, baseline.timeseries.interval_s), color: BASELINE, dashed: true });
   return [requests, lineChart('Output tokens per second', tokens, { label: 'seconds since start' }, { label: 'tokens/s' })];
 }

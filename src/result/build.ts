@@ -1,3 +1,4 @@
+import type { Outcome } from '../client/types.js';
 import os from 'node:os';
 import type { Recorder } from '../metrics/recorder.js';
 import { encodeHistogram, summarizeCounts, summarizeMs } from '../metrics/histogram.js';
@@ -87,16 +88,12 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
       schedule_lag_ms: lag,
     },
     throughput: {
-      output_tokens_per_s: perS(rec.windowOutputTokens),
-      total_tokens_per_s: perS(rec.windowOutputTokens + rec.windowPromptTokens),
-      requests_per_s: perS(rec.windowOk),
+      output_tokens_per_s: perS(rec.completedOutputTokens),
+      total_tokens_per_s: perS(rec.completedOutputTokens + rec.completedPromptTokens),
+      requests_per_s: perS(rec.completedInWindow),
     },
     goodput: { slo: { ...spec.slo }, requests: rec.windowGood, rate_per_s: perS(rec.windowGood), fraction: ws > 0 ? r3(rec.windowGood / ws) : null },
-    rates: {
-      http_5xx: ws > 0 ? r3(wbc.http_5xx / ws) : 0,
-      http_429: ws > 0 ? r3(wbc.http_429 / ws) : 0,
-      errors: ws > 0 ? r3((ws - wbc.ok) / ws) : 0,
-    },
+    rates: errorRates(wbc, ws),
     workload,
     generator: {
       event_loop_delay_ms: f.eventLoopDelayMs,
@@ -120,7 +117,7 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
       });
       return { valid: checks.every((c) => c.ok), checks };
     })(),
-    timeseries: { interval_s: 1, sent: rec.series.sentPerS, ok: rec.series.okPerS, errors: rec.series.errorsPerS, output_tokens: rec.series.outputTokensPerS },
+    timeseries: { interval_s: rec.series.intervalS, sent: rec.series.sent, ok: rec.series.ok, errors: rec.series.errors, output_tokens: rec.series.outputTokens },
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: DEFINITIONS,
   };
@@ -144,4 +141,10 @@ function workloadSection(rec: Recorder, tokenSource: Result['workload']['token_s
     ...counts,
     plan: w.plan,
   };
+}
+
+/** Shares of the window's scheduled requests that ended in 5xx, in 429, or in any failure. */
+export function errorRates(byClass: Record<Outcome, number>, scheduled: number): Result['rates'] {
+  const share = (n: number) => (scheduled > 0 ? r3(n / scheduled) : 0);
+  return { http_5xx: share(byClass.http_5xx), http_429: share(byClass.http_429), errors: share(scheduled - byClass.ok) };
 }

@@ -1,9 +1,11 @@
+import { coarsenCounts } from '../metrics/timeseries.js';
 import { OUTCOMES, type Outcome } from '../client/types.js';
 import { decodeHistogram, encodeHistogram, newHistogram, PERCENTILES, summarizeCounts, summarizeMs, type Histogram } from '../metrics/histogram.js';
 import { specHash } from '../spec/hash.js';
 import { TOOL_VERSION } from '../version.js';
 import { RESULT_SCHEMA_VERSION, type MetricName, type Result, type ValidityCheck } from './types.js';
 import { deliveredLengths, validityChecks } from './validity.js';
+import { errorRates } from './build.js';
 
 /**
  * replicates: the same benchmark run several times one after another. Windows add up;
@@ -165,11 +167,7 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
       requests_per_s: rate((r) => r.throughput.requests_per_s),
     },
     goodput: { slo: first.goodput.slo, requests: good, rate_per_s: rate((r) => r.goodput.rate_per_s), fraction: ws > 0 ? r3(good / ws) : null },
-    rates: {
-      http_5xx: ws > 0 ? r3(windowByClass.http_5xx / ws) : 0,
-      http_429: ws > 0 ? r3(windowByClass.http_429 / ws) : 0,
-      errors: ws > 0 ? r3((ws - windowByClass.ok) / ws) : 0,
-    },
+    rates: errorRates(windowByClass, ws),
     workload,
     generator: {
       event_loop_delay_ms: loopDelay,
@@ -241,15 +239,18 @@ function mergeTokenSource(sources: Result['workload']['token_source'][]): Result
  * series shows a typical run at its real scale.
  */
 function mergeTimeseries(results: Result[], shards: boolean): Result['timeseries'] {
+  // Inputs of different lengths may have coarsened differently: bring all to the coarsest interval.
+  const interval = Math.max(...results.map((r) => r.timeseries.interval_s));
   const combine = (pick: (r: Result) => number[]) => {
-    const length = Math.max(0, ...results.map((r) => pick(r).length));
+    const series = results.map((r) => coarsenCounts(pick(r), interval / r.timeseries.interval_s));
+    const length = Math.max(0, ...series.map((a) => a.length));
     return Array.from({ length }, (_, i) => {
-      const values = results.map(pick).filter((a) => i < a.length).map((a) => a[i]!);
+      const values = series.filter((a) => i < a.length).map((a) => a[i]!);
       const total = values.reduce((a, b) => a + b, 0);
       return shards ? total : r3(total / values.length);
     });
   };
-  return { interval_s: 1, sent: combine((r) => r.timeseries.sent), ok: combine((r) => r.timeseries.ok), errors: combine((r) => r.timeseries.errors), output_tokens: combine((r) => r.timeseries.output_tokens) };
+  return { interval_s: interval, sent: combine((r) => r.timeseries.sent), ok: combine((r) => r.timeseries.ok), errors: combine((r) => r.timeseries.errors), output_tokens: combine((r) => r.timeseries.output_tokens) };
 }
 
 /** The metrics the gate judges, as "<summary>.<field>" keys with their value in a result. */

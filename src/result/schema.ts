@@ -62,7 +62,7 @@ const result = obj({
     generator: obj({ event_loop_delay_ms: obj({ p50: num, p99: num, max: num }), cpu_s: num, cpu_utilization: num, heap_mb: num, rss_mb: num }),
     littles_law: obj({ mean_in_flight: num, predicted_in_flight: num, ratio: nullable(num) }),
     validity: obj({ valid: { type: 'boolean' }, checks: { type: 'array', items: obj({ name: str, ok: { type: 'boolean' }, message: str }) } }),
-    timeseries: obj({ interval_s: { const: 1 }, sent: numbers, ok: numbers, errors: numbers, output_tokens: numbers }),
+    timeseries: obj({ interval_s: { type: 'number', exclusiveMinimum: 0 }, sent: numbers, ok: numbers, errors: numbers, output_tokens: numbers }),
     histograms: { type: 'object', additionalProperties: str },
     definitions: { type: 'object', additionalProperties: str },
 });

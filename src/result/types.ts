@@ -122,7 +122,8 @@ export interface Result {
   };
   littles_law: { mean_in_flight: number; predicted_in_flight: number; ratio: number | null };
   validity: { valid: boolean; checks: ValidityCheck[] };
-  timeseries: { interval_s: 1; sent: number[]; ok: number[]; errors: number[]; output_tokens: number[] };
+  /** Counts per interval (1 s, doubled as often as needed to keep at most 900 points). */
+  timeseries: { interval_s: number; sent: number[]; ok: number[]; errors: number[]; output_tokens: number[] };
   /** HdrHistograms (compressed base64, values in µs; token counts unitless), for exact merging and comparison. */
   histograms: Record<string, string>;
   definitions: Record<string, string>;

@@ -106,7 +106,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
   const progress = setInterval(() => {
     const t = now();
     const phase = t < windowStart ? 'warmup' : t < windowEnd ? 'steady' : t < runStart + totalMs ? 'cooldown' : 'drain';
-    o.onProgress?.({ elapsedS: (t - runStart) / 1000, totalS: totalMs / 1000, phase, sent: recorder.series.sentPerS.reduce((a, b) => a + b, 0), ok: recorder.byClass.ok, failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight, inFlight: recorder.inFlight });
+    o.onProgress?.({ elapsedS: (t - runStart) / 1000, totalS: totalMs / 1000, phase, sent: recorder.sent, ok: recorder.byClass.ok, failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight, inFlight: recorder.inFlight });
   }, 1000);
 
   try {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +63,27 @@ describe('loadgate CLI', () => {
     const r = await loadgate(['run', spec, '--out', join(tmp(), 'r.json')]);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/^loadgate run: target http:\/\/127\.0\.0\.1:9\/v1\/models was not ready within 0\.3s \(last: ECONNREFUSED\)/m);
+  });
+
+  test('Ctrl-C stops the run, still writes the result with every arrival accounted for, and exits inconclusive', async () => {
+    const dir = tmp();
+    const spec = join(dir, 'long.yml');
+    writeFileSync(spec, 'target: {url: sim, sim: {mode: paced, ttft_ms: 20, itl_ms: 20}}\nworkload: {output_tokens: 100, calibrate: off}\nload: {rate: 20, warmup: 1s, steady: 60s}\n');
+    const out = join(dir, 'r.json');
+    const child = spawn(process.execPath, [CLI, 'run', spec, '--out', out, '--workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    await new Promise((r) => setTimeout(r, 4000));
+    child.kill('SIGINT');
+    const code = await new Promise((r) => child.on('exit', r));
+    expect(code).toBe(2);
+    expect(stderr).toContain('interrupted: stopping dispatch');
+    const result = loadResult(out);
+    expect(result.load.interrupted).toBe(true);
+    const sum = Object.values(result.requests.by_class).reduce((a, b) => a + b, 0);
+    expect(sum).toBe(result.requests.scheduled);
+    expect(result.requests.by_class.timeout).toBeGreaterThan(0); // in flight when stopped: cancelled
+    expect(result.requests.scheduled + result.requests.not_reached).toBeGreaterThan(1000);
   });
 
   test('the README quick start runs against the simulator, exits 0 and writes a valid result', async () => {

@@ -79,7 +79,7 @@ describe('recorder', () => {
     const rec = recorder();
     play(rec, 1, 1100, 1100, 1150, 4, 5, false);
     expect(rec.usageMissing).toBe(1);
-    expect(rec.windowOutputTokens).toBe(4);
+    expect(rec.completedOutputTokens).toBe(4);
     const r = rec.open(2, 1200, 10, 10);
     rec.markSent(r, 1200);
     r.onContent(1250, 'answer');
@@ -119,5 +119,17 @@ describe('histograms', () => {
 
   test('an empty histogram summarizes to null, never to zeros', () => {
     expect(summarizeMs(newHistogram())).toBeNull();
+  });
+});
+
+describe('throughput', () => {
+  test('counts completions inside the window by their end time, whenever they were scheduled', () => {
+    const rec = recorder(); // window [1000, 2000)
+    play(rec, 1, 900, 900, 950, 10, 10); // warmup-scheduled, ends at 1041: counts
+    play(rec, 2, 1500, 1500, 1900, 20, 10); // window-scheduled, ends at 2091: after the window
+    play(rec, 3, 1200, 1200, 1250, 5, 10); // inside, ends at 1291
+    expect(rec.completedInWindow).toBe(2);
+    expect(rec.completedOutputTokens).toBe(15);
+    expect(rec.windowOk).toBe(2); // latency samples are still by intended send time
   });
 });

@@ -15,7 +15,6 @@ test('TTFT, TPOT and E2E match a server with known timing (200 ms, then 50 token
   server = await startScriptedServer(withModels(openaiStream({ ttftMs: 200, itlMs: 10, tokens: 50 })));
   const result = await runBenchmark({ resolved: specFor(server.baseUrl, 'rate: 20\nwarmup: 300ms\nsteady: 2s\ncooldown: 0s') });
   const m = result.metrics;
-  if (process.env.LG_SHOW) console.log(renderConsoleReport(result, evaluate(result)));
   expect(result.requests.window.by_class.ok).toBe(result.requests.window.scheduled);
   expect(result.requests.window.scheduled).toBeGreaterThan(20);
   expect(Math.abs(m.ttft_ms!.p50 - 200)).toBeLessThan(2);

@@ -1,0 +1,27 @@
+// Shared by the benchmark scripts: the simulator from dist/ in its own process, optionally
+// pinned to CPUs with taskset, resolved once it prints its listening line.
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+export const root = new URL('..', import.meta.url).pathname;
+export const canPin = spawnSync('taskset', ['--version']).status === 0;
+
+/** argv run under `taskset -c cpus` where taskset exists, else as it is. */
+export function pinnedTo(cpus, argv) {
+  return canPin && cpus !== undefined ? ['taskset', ['-c', String(cpus), ...argv]] : [argv[0], argv.slice(1)];
+}
+
+export async function startSim(config, { cpus } = {}) {
+  const [cmd, args] = pinnedTo(cpus, [process.execPath, join(root, 'dist/sim.js'), '--port', '0', '--config-json', JSON.stringify(config)]);
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const origin = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (s) => {
+      out += s;
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`sim exited (${code})`)));
+  });
+  return { origin, pid: child.pid, stop: () => child.kill('SIGTERM') };
+}
