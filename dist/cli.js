@@ -49512,10 +49512,131 @@ function compare(baseline, current, gate, opts = {}) {
   return { verdict, reasons, has_baseline: baseline !== null, rules, checks, noise: { method: NOISE_METHOD, confidence: gate.confidence, iterations, seed } };
 }
 
-// src/gate/evaluate.ts
-function evaluate(result3, gate = gateOf(result3.spec)) {
-  return compare(null, result3, gate);
+// src/result/load.ts
+var import_ajv2 = __toESM(require_ajv(), 1);
+import { readFileSync } from "node:fs";
+
+// src/result/schema.ts
+var num2 = { type: "number" };
+var count = { type: "integer", minimum: 0 };
+var str = { type: "string" };
+var obj = (properties, extra = {}) => ({ type: "object", required: Object.keys(properties), properties, ...extra });
+var nullable = (schema) => ({ anyOf: [{ type: "null" }, schema] });
+var numbers = { type: "array", items: num2 };
+var byClass = obj(Object.fromEntries(OUTCOMES.map((o) => [o, count])));
+var summary = nullable({ $ref: "#/definitions/summary" });
+var result = obj({
+  schema_version: { const: RESULT_SCHEMA_VERSION },
+  tool: obj({ name: { const: "loadgate" }, version: str }),
+  created_at: str,
+  run_id: str,
+  spec: obj({ name: str, target: obj({ url: str, api: str, model: str }), workload: { type: "object" }, load: obj({ mode: { enum: ["open", "closed"] }, rate: num2, concurrency: num2 }), slo: obj({ ttft_ms: num2, tpot_ms: num2, e2e_ms: num2 }) }),
+  spec_hash: str,
+  target: obj({ url: str, api: { enum: ["chat", "completions"] }, model: str, simulator: { type: "boolean" } }),
+  environment: obj({ node: str, platform: str, arch: str, cpus: num2, cpu_model: str, workers: num2 }),
+  load: obj({
+    mode: { enum: ["open", "closed"] },
+    label: str,
+    arrival: str,
+    burstiness: num2,
+    concurrency: nullable(num2),
+    offered_rate_per_s: num2,
+    achieved_rate_per_s: num2,
+    warmup_s: num2,
+    window_s: num2,
+    cooldown_s: num2,
+    interrupted: { type: "boolean" }
+  }),
+  requests: obj({
+    scheduled: count,
+    by_class: byClass,
+    not_reached: count,
+    window: obj({ scheduled: count, by_class: byClass }),
+    error_samples: { type: "array", items: obj({ class: { enum: [...OUTCOMES] }, detail: str, count }) }
+  }),
+  metrics: obj(Object.fromEntries(Object.keys(METRIC_HISTOGRAM).map((m) => [m, summary]))),
+  throughput: obj({ output_tokens_per_s: num2, total_tokens_per_s: num2, requests_per_s: num2 }),
+  goodput: obj({ slo: obj({ ttft_ms: num2, tpot_ms: num2, e2e_ms: num2 }), requests: count, rate_per_s: num2, fraction: nullable(num2) }),
+  rates: obj({ http_5xx: num2, http_429: num2, errors: num2 }),
+  workload: obj({
+    input_tokens: obj({ requested: summary, delivered: summary }),
+    output_tokens: obj({ requested: summary, delivered: summary }),
+    token_source: { enum: ["usage", "chunks", "mixed", "none"] },
+    usage_missing: count,
+    usage_chunk_mismatch: count
+  }),
+  generator: obj({ event_loop_delay_ms: obj({ p50: num2, p99: num2, max: num2 }), cpu_s: num2, cpu_utilization: num2, heap_mb: num2, rss_mb: num2 }),
+  littles_law: obj({ mean_in_flight: num2, predicted_in_flight: num2, ratio: nullable(num2) }),
+  validity: obj({ valid: { type: "boolean" }, checks: { type: "array", items: obj({ name: str, ok: { type: "boolean" }, message: str }) } }),
+  timeseries: obj({ interval_s: { type: "number", exclusiveMinimum: 0 }, sent: numbers, ok: numbers, errors: numbers, output_tokens: numbers }),
+  histograms: { type: "object", additionalProperties: str },
+  definitions: { type: "object", additionalProperties: str }
+});
+var resultSchema = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  definitions: {
+    summary: obj({ count, mean: num2, min: num2, ...Object.fromEntries(PERCENTILES.map(([k]) => [k, num2])), max: num2 })
+  },
+  ...result,
+  properties: {
+    ...result.properties,
+    // Present only in merged results (src/result/merge.ts).
+    merge: obj({ mode: { enum: ["replicates", "shards"] }, merged_from: { type: "integer", minimum: 1 }, forced: { type: "boolean" } }),
+    replicates: obj({ count: { type: "integer", minimum: 2 }, cv: { type: "object", additionalProperties: num2 } })
+  }
+};
+
+// src/result/load.ts
+var ResultFileError = class extends Error {
+};
+var validate = new import_ajv2.Ajv({ allErrors: false, strict: true }).compile(resultSchema);
+var READ_FAILURES = {
+  ENOENT: "file not found",
+  EACCES: "file is not readable (permission denied)",
+  EPERM: "file is not readable (permission denied)",
+  EISDIR: "is a directory, not a result file"
+};
+function loadResult(path) {
+  let text;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    const code = err.code ?? "unknown error";
+    throw new ResultFileError(`${path}: ${READ_FAILURES[code] ?? `cannot be read (${code})`}`);
+  }
+  return parseResult(text, path);
 }
+function parseResult(text, name) {
+  const fail = (why) => new ResultFileError(`${name}: ${why}`);
+  if (text.trim() === "") throw fail("the file is empty; expected a loadgate result (JSON)");
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw fail(`not valid JSON (${err.message.split("\n")[0]}); the file is truncated or corrupt`);
+  }
+  const version = data && typeof data === "object" && !Array.isArray(data) ? data.schema_version : void 0;
+  if (version === void 0) throw fail("not a loadgate result (no schema_version; note that --format vllm files cannot be read back)");
+  if (typeof version !== "number" || !Number.isInteger(version)) throw fail(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
+  if (version > RESULT_SCHEMA_VERSION) throw fail(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
+  if (version < RESULT_SCHEMA_VERSION) throw fail(`schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`);
+  if (!validate(data)) {
+    const e = validate.errors.reduce((a, b) => b.instancePath.length > a.instancePath.length ? b : a);
+    throw fail(`not a valid loadgate result: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
+  }
+  const result3 = data;
+  for (const [key, encoded] of Object.entries(result3.histograms)) {
+    try {
+      decodeHistogram(encoded);
+    } catch {
+      throw fail(`histogram "${key}" cannot be decoded; the file is corrupt`);
+    }
+  }
+  return result3;
+}
+
+// src/cli/run-command.ts
+import { existsSync as existsSync2 } from "node:fs";
 
 // src/report/console.ts
 var ROWS = [
@@ -49645,9 +49766,9 @@ import { join as join2 } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/sim/config.ts
-var import_ajv2 = __toESM(require_ajv(), 1);
+var import_ajv3 = __toESM(require_ajv(), 1);
 var import_yaml = __toESM(require_dist2(), 1);
-import { readFileSync } from "node:fs";
+import { readFileSync as readFileSync2 } from "node:fs";
 var SIM_DEFAULTS = {
   mode: "engine",
   model: "sim-8b",
@@ -49742,7 +49863,7 @@ var SimConfigError = class extends Error {
     this.name = "SimConfigError";
   }
 };
-var ajv = new import_ajv2.Ajv({ discriminator: true, verbose: true, strict: false });
+var ajv = new import_ajv3.Ajv({ discriminator: true, verbose: true, strict: false });
 var check = ajv.compile(SIM_CONFIG_SCHEMA);
 function validateSimConfig(input) {
   if (input === null || input === void 0) input = {};
@@ -49773,7 +49894,7 @@ function crossCheck(c) {
 function readSimConfigFile(path) {
   let text;
   try {
-    text = readFileSync(path, "utf8");
+    text = readFileSync2(path, "utf8");
   } catch (err) {
     throw new SimConfigError(`cannot read ${path}: ${err.code ?? err.message}`);
   }
@@ -50975,14 +51096,14 @@ function send(res, status, body, headers = {}) {
 }
 
 // src/package-root.ts
-import { existsSync, readFileSync as readFileSync2 } from "node:fs";
+import { existsSync, readFileSync as readFileSync3 } from "node:fs";
 import { dirname as dirname2, join } from "node:path";
 import { fileURLToPath } from "node:url";
 function packageRoot() {
   let dir = dirname2(fileURLToPath(import.meta.url));
   for (; ; ) {
     const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && JSON.parse(readFileSync2(manifest, "utf8")).name === "loadgate") return dir;
+    if (existsSync(manifest) && JSON.parse(readFileSync3(manifest, "utf8")).name === "loadgate") return dir;
     const parent = dirname2(dir);
     if (parent === dir) throw new Error('cannot find the loadgate package root (no package.json named "loadgate" above this file)');
     dir = parent;
@@ -51102,7 +51223,7 @@ function mapping(value, source) {
 
 // src/workload/workload.ts
 import { createHash as createHash2, randomInt } from "node:crypto";
-import { readFileSync as readFileSync3 } from "node:fs";
+import { readFileSync as readFileSync4 } from "node:fs";
 import { resolve } from "node:path";
 
 // src/client/openai.ts
@@ -51282,10 +51403,10 @@ async function findCounter(mode, t) {
 async function calibrateSynthetic(counter, plain, prefixed) {
   const points = await countAll(counter, SIZES.map(plain));
   const fit = fitLine(points);
-  if (!prefixed) return result(counter, fit, points.length, 0);
+  if (!prefixed) return result2(counter, fit, points.length, 0);
   const withPrefix = await countAll(counter, PREFIX_SIZES.map((w) => prefixed(w, fit.slope)));
   const prefixTokens = mean2(withPrefix.map((p, i) => p.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]));
-  return result(counter, fit, points.length + withPrefix.length, prefixTokens);
+  return result2(counter, fit, points.length + withPrefix.length, prefixTokens);
 }
 async function calibrateDataset(counter, plain, sample) {
   const points = await countAll(counter, SIZES.map(plain));
@@ -51294,9 +51415,9 @@ async function calibrateDataset(counter, plain, sample) {
   const words = texts.reduce((a, p) => a + p.words, 0);
   const slope = words > 0 ? texts.reduce((a, p) => a + p.tokens - fit.intercept, 0) / words : fit.slope;
   const residual = Math.max(...texts.map((p) => Math.abs(fit.intercept + slope * p.words - p.tokens)));
-  return result(counter, { slope, intercept: fit.intercept, maxResidual: residual }, points.length + texts.length, 0);
+  return result2(counter, { slope, intercept: fit.intercept, maxResidual: residual }, points.length + texts.length, 0);
 }
-function result(counter, fit, samples, prefixTokens) {
+function result2(counter, fit, samples, prefixTokens) {
   const r33 = (x) => Math.round(x * 1e3) / 1e3;
   return {
     method: counter.method,
@@ -51621,7 +51742,7 @@ function loadWorkloadInputs(resolved) {
   const read = (key, path) => {
     let text;
     try {
-      text = readFileSync3(resolve(specDir ?? ".", path), "utf8");
+      text = readFileSync4(resolve(specDir ?? ".", path), "utf8");
     } catch (err) {
       const code = err.code;
       throw new SpecError(`workload.${key} ${JSON.stringify(path)} cannot be read (${code === "ENOENT" ? "file not found" : code ?? "error"} at ${resolve(specDir ?? ".", path)}); expected a path relative to the spec file`);
@@ -52648,6 +52769,23 @@ function sumProgress(ps) {
 
 // src/run/run.ts
 var START_LEAD_MS = 50;
+async function runInterleaved(o) {
+  const { resolved } = o;
+  const { spec } = resolved;
+  if (spec.target.url === "sim") throw new Error('interleaved A/B needs two deployments: set target.url (or --target-url) to the candidate, not "sim"');
+  const inputs = loadWorkloadInputs(resolved);
+  const headers = { ...resolved.headers };
+  if (resolved.apiKey) headers.authorization = `Bearer ${resolved.apiKey}`;
+  await Promise.all([waitForReady(spec.target.url, resolved.readyTimeoutMs, headers), waitForReady(o.baselineUrl, resolved.readyTimeoutMs, headers)]);
+  const prepared = await prepareWorkload(inputs, { baseUrl: spec.target.url, headers, timeoutMs: resolved.requestTimeoutMs });
+  const { calibration, salt } = prepared.describe().plan;
+  const runId = randomBytes(4).toString("hex");
+  const runStart = now() + START_LEAD_MS;
+  const baselineResolved = { ...resolved, spec: { ...spec, target: { ...spec.target, url: o.baselineUrl } } };
+  const side = (r, tag, workload = createWorkload(inputs, calibration, salt)) => measure({ resolved: r, signal: o.signal, baseUrl: r.spec.target.url, simulator: false, workload, runId: `${runId}${tag}`, runStart, onProgress: tag === "a" ? o.onProgress : void 0 });
+  const [current, baseline] = await Promise.all([side(resolved, "a", prepared), side(baselineResolved, "b")]);
+  return { current, baseline };
+}
 async function runBenchmark(o) {
   const { resolved } = o;
   const { spec } = resolved;
@@ -52671,11 +52809,11 @@ async function runBenchmark(o) {
 
 // src/spec/load.ts
 var import_yaml2 = __toESM(require_dist2(), 1);
-import { readFileSync as readFileSync4 } from "node:fs";
+import { readFileSync as readFileSync5 } from "node:fs";
 import { dirname as dirname3 } from "node:path";
 
 // src/spec/resolve.ts
-var import_ajv3 = __toESM(require_ajv(), 1);
+var import_ajv4 = __toESM(require_ajv(), 1);
 
 // src/spec/duration.ts
 var UNIT_MS = { h: 36e5, m: 6e4, s: 1e3, ms: 1 };
@@ -52937,12 +53075,12 @@ var specSchema = {
 };
 
 // src/spec/resolve.ts
-var validate = new import_ajv3.Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema);
+var validate2 = new import_ajv4.Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema);
 function resolveSpec(data) {
   const spec = structuredClone(data);
   expandLengthShorthand(spec);
   const written = writtenWorkloadKeys(spec);
-  if (!validate(spec)) throw issueFromErrors(validate.errors ?? [], spec);
+  if (!validate2(spec)) throw issueFromErrors(validate2.errors ?? [], spec);
   spec.gate.slo.ttft_p95.max_ms ??= spec.slo.ttft_ms;
   checkUrl(spec.target.url);
   checkNoLiteralCredentials(spec.target.headers);
@@ -53065,7 +53203,7 @@ function durationMs(path, text, zeroAllowed) {
 }
 
 // src/spec/load.ts
-var READ_FAILURES = {
+var READ_FAILURES2 = {
   ENOENT: "file not found",
   EACCES: "file is not readable (permission denied)",
   EPERM: "file is not readable (permission denied)",
@@ -53074,10 +53212,10 @@ var READ_FAILURES = {
 function loadSpec(path, env = process.env) {
   let text;
   try {
-    text = readFileSync4(path, "utf8");
+    text = readFileSync5(path, "utf8");
   } catch (err) {
     const code = err.code ?? "unknown error";
-    throw new SpecError(`${path}: ${READ_FAILURES[code] ?? `cannot be read (${code})`}; expected a readable YAML spec file`);
+    throw new SpecError(`${path}: ${READ_FAILURES2[code] ?? `cannot be read (${code})`}; expected a readable YAML spec file`);
   }
   return parseSpec(text, path, env);
 }
@@ -53241,6 +53379,13 @@ Options:
   --shard K/N         run shard K of N (rate/N, own seed) on this machine; combine the
                       N results with loadgate merge --mode shards
   --json              print the result JSON on stdout instead of the report
+  --baseline FILE     judge the run against this baseline result (noise-aware gate)
+  --allow-missing-baseline
+                      with --baseline: a missing file is a first run \u2014 judged on SLO rules
+                      alone, and this run's result is recorded there as the baseline
+  --baseline-url URL  interleaved A/B: send the same arrivals and prompts to this baseline
+                      deployment in the same window and judge the target against it
+  --baseline-out FILE where the A/B baseline side's result goes (default: OUT.baseline.json)
   -h, --help          this help
 
 Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (bad spec, unreachable target).`;
@@ -53261,6 +53406,10 @@ async function runCommand(argv) {
       workers: { type: "string" },
       shard: { type: "string" },
       json: { type: "boolean", default: false },
+      baseline: { type: "string" },
+      "allow-missing-baseline": { type: "boolean", default: false },
+      "baseline-url": { type: "string" },
+      "baseline-out": { type: "string" },
       help: { type: "boolean", short: "h", default: false }
     }
   });
@@ -53283,6 +53432,9 @@ async function runCommand(argv) {
   const shard = values.shard === void 0 ? { k: 0, n: 1 } : parseShard(values.shard);
   const resolved = shardSpec(overridden, shard.k, shard.n);
   const workers = values.workers === void 0 ? defaultWorkers(resolved.spec.target.url === "sim") : parseWorkers(values.workers);
+  if (values.baseline !== void 0 && values["baseline-url"] !== void 0) throw new UsageError("--baseline and --baseline-url both name a baseline; expected one of them");
+  if (values["baseline-url"] !== void 0 && !/^https?:\/\/[^/]/.test(values["baseline-url"])) throw new UsageError(`--baseline-url is "${values["baseline-url"]}"; expected http(s)://host[:port]/v1`);
+  const baselineFile = values.baseline === void 0 || values["allow-missing-baseline"] && !existsSync2(values.baseline) ? null : loadResult(values.baseline);
   const abort = new AbortController();
   const interrupt = () => {
     process.stderr.write("\ninterrupted: stopping dispatch, cancelling in-flight requests, writing the result\u2026\n");
@@ -53293,16 +53445,27 @@ async function runCommand(argv) {
   const records2 = values.records ? createWriteStream(values.records) : void 0;
   const progress = progressPrinter(process.stderr);
   try {
-    const result3 = await runBenchmark({
-      resolved,
-      signal: abort.signal,
-      onProgress: progress.update,
-      onRecordLine: records2 ? (line) => records2.write(`${line}
-`) : void 0,
-      workers
-    });
+    const run = { resolved, signal: abort.signal, onProgress: progress.update, onRecordLine: records2 ? (line) => records2.write(`${line}
+`) : void 0, workers };
+    let result3;
+    let baseline = baselineFile;
+    if (values["baseline-url"] === void 0) result3 = await runBenchmark(run);
+    else {
+      ({ current: result3, baseline } = await runInterleaved({ ...run, baselineUrl: values["baseline-url"] }));
+      const baselineOut = values["baseline-out"] ?? values.out.replace(/(\.json)?$/, ".baseline.json");
+      writeFileAtomic(baselineOut, `${JSON.stringify(baseline, null, 2)}
+`);
+      process.stderr.write(`A/B baseline side written to ${baselineOut}
+`);
+    }
     progress.end();
-    const gate = evaluate(result3);
+    const gate = compare(baseline, result3, gateOf(result3.spec));
+    if (values.baseline !== void 0 && baseline === null) {
+      writeFileAtomic(values.baseline, `${JSON.stringify(result3, null, 2)}
+`);
+      process.stderr.write(`no baseline at ${values.baseline}: judged on SLO rules alone, and recorded this run there as the baseline
+`);
+    }
     const doc = values.format === "vllm" ? toVllmFormat(result3) : result3;
     writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}
 `);
@@ -53343,7 +53506,7 @@ async function validateCommand(argv) {
 }
 
 // src/cli/compare-command.ts
-import { existsSync as existsSync2 } from "node:fs";
+import { existsSync as existsSync3 } from "node:fs";
 import { parseArgs as parseArgs4 } from "node:util";
 
 // src/report/format.ts
@@ -53622,129 +53785,6 @@ function percentileChart(title, metrics, baseline, current) {
   ];
 }
 
-// src/result/load.ts
-var import_ajv4 = __toESM(require_ajv(), 1);
-import { readFileSync as readFileSync5 } from "node:fs";
-
-// src/result/schema.ts
-var num2 = { type: "number" };
-var count = { type: "integer", minimum: 0 };
-var str = { type: "string" };
-var obj = (properties, extra = {}) => ({ type: "object", required: Object.keys(properties), properties, ...extra });
-var nullable = (schema) => ({ anyOf: [{ type: "null" }, schema] });
-var numbers = { type: "array", items: num2 };
-var byClass = obj(Object.fromEntries(OUTCOMES.map((o) => [o, count])));
-var summary = nullable({ $ref: "#/definitions/summary" });
-var result2 = obj({
-  schema_version: { const: RESULT_SCHEMA_VERSION },
-  tool: obj({ name: { const: "loadgate" }, version: str }),
-  created_at: str,
-  run_id: str,
-  spec: obj({ name: str, target: obj({ url: str, api: str, model: str }), workload: { type: "object" }, load: obj({ mode: { enum: ["open", "closed"] }, rate: num2, concurrency: num2 }), slo: obj({ ttft_ms: num2, tpot_ms: num2, e2e_ms: num2 }) }),
-  spec_hash: str,
-  target: obj({ url: str, api: { enum: ["chat", "completions"] }, model: str, simulator: { type: "boolean" } }),
-  environment: obj({ node: str, platform: str, arch: str, cpus: num2, cpu_model: str, workers: num2 }),
-  load: obj({
-    mode: { enum: ["open", "closed"] },
-    label: str,
-    arrival: str,
-    burstiness: num2,
-    concurrency: nullable(num2),
-    offered_rate_per_s: num2,
-    achieved_rate_per_s: num2,
-    warmup_s: num2,
-    window_s: num2,
-    cooldown_s: num2,
-    interrupted: { type: "boolean" }
-  }),
-  requests: obj({
-    scheduled: count,
-    by_class: byClass,
-    not_reached: count,
-    window: obj({ scheduled: count, by_class: byClass }),
-    error_samples: { type: "array", items: obj({ class: { enum: [...OUTCOMES] }, detail: str, count }) }
-  }),
-  metrics: obj(Object.fromEntries(Object.keys(METRIC_HISTOGRAM).map((m) => [m, summary]))),
-  throughput: obj({ output_tokens_per_s: num2, total_tokens_per_s: num2, requests_per_s: num2 }),
-  goodput: obj({ slo: obj({ ttft_ms: num2, tpot_ms: num2, e2e_ms: num2 }), requests: count, rate_per_s: num2, fraction: nullable(num2) }),
-  rates: obj({ http_5xx: num2, http_429: num2, errors: num2 }),
-  workload: obj({
-    input_tokens: obj({ requested: summary, delivered: summary }),
-    output_tokens: obj({ requested: summary, delivered: summary }),
-    token_source: { enum: ["usage", "chunks", "mixed", "none"] },
-    usage_missing: count,
-    usage_chunk_mismatch: count
-  }),
-  generator: obj({ event_loop_delay_ms: obj({ p50: num2, p99: num2, max: num2 }), cpu_s: num2, cpu_utilization: num2, heap_mb: num2, rss_mb: num2 }),
-  littles_law: obj({ mean_in_flight: num2, predicted_in_flight: num2, ratio: nullable(num2) }),
-  validity: obj({ valid: { type: "boolean" }, checks: { type: "array", items: obj({ name: str, ok: { type: "boolean" }, message: str }) } }),
-  timeseries: obj({ interval_s: { type: "number", exclusiveMinimum: 0 }, sent: numbers, ok: numbers, errors: numbers, output_tokens: numbers }),
-  histograms: { type: "object", additionalProperties: str },
-  definitions: { type: "object", additionalProperties: str }
-});
-var resultSchema = {
-  $schema: "http://json-schema.org/draft-07/schema#",
-  definitions: {
-    summary: obj({ count, mean: num2, min: num2, ...Object.fromEntries(PERCENTILES.map(([k]) => [k, num2])), max: num2 })
-  },
-  ...result2,
-  properties: {
-    ...result2.properties,
-    // Present only in merged results (src/result/merge.ts).
-    merge: obj({ mode: { enum: ["replicates", "shards"] }, merged_from: { type: "integer", minimum: 1 }, forced: { type: "boolean" } }),
-    replicates: obj({ count: { type: "integer", minimum: 2 }, cv: { type: "object", additionalProperties: num2 } })
-  }
-};
-
-// src/result/load.ts
-var ResultFileError = class extends Error {
-};
-var validate2 = new import_ajv4.Ajv({ allErrors: false, strict: true }).compile(resultSchema);
-var READ_FAILURES2 = {
-  ENOENT: "file not found",
-  EACCES: "file is not readable (permission denied)",
-  EPERM: "file is not readable (permission denied)",
-  EISDIR: "is a directory, not a result file"
-};
-function loadResult(path) {
-  let text;
-  try {
-    text = readFileSync5(path, "utf8");
-  } catch (err) {
-    const code = err.code ?? "unknown error";
-    throw new ResultFileError(`${path}: ${READ_FAILURES2[code] ?? `cannot be read (${code})`}`);
-  }
-  return parseResult(text, path);
-}
-function parseResult(text, name) {
-  const fail = (why) => new ResultFileError(`${name}: ${why}`);
-  if (text.trim() === "") throw fail("the file is empty; expected a loadgate result (JSON)");
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw fail(`not valid JSON (${err.message.split("\n")[0]}); the file is truncated or corrupt`);
-  }
-  const version = data && typeof data === "object" && !Array.isArray(data) ? data.schema_version : void 0;
-  if (version === void 0) throw fail("not a loadgate result (no schema_version; note that --format vllm files cannot be read back)");
-  if (typeof version !== "number" || !Number.isInteger(version)) throw fail(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
-  if (version > RESULT_SCHEMA_VERSION) throw fail(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
-  if (version < RESULT_SCHEMA_VERSION) throw fail(`schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`);
-  if (!validate2(data)) {
-    const e = validate2.errors.reduce((a, b) => b.instancePath.length > a.instancePath.length ? b : a);
-    throw fail(`not a valid loadgate result: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
-  }
-  const result3 = data;
-  for (const [key, encoded] of Object.entries(result3.histograms)) {
-    try {
-      decodeHistogram(encoded);
-    } catch {
-      throw fail(`histogram "${key}" cannot be decoded; the file is corrupt`);
-    }
-  }
-  return result3;
-}
-
 // src/cli/compare-command.ts
 var COMPARE_HELP = `Usage: loadgate compare BASELINE RESULT [options]
 
@@ -53798,7 +53838,7 @@ async function compareCommand(argv) {
   if (positionals.length !== 2) throw new UsageError("loadgate compare takes a baseline and a result file; see loadgate compare --help");
   const [baselinePath, resultPath] = positionals;
   const current = loadResult(resultPath);
-  const baseline = values["allow-missing-baseline"] && !existsSync2(baselinePath) ? null : loadResult(baselinePath);
+  const baseline = values["allow-missing-baseline"] && !existsSync3(baselinePath) ? null : loadResult(baselinePath);
   const report = compare(baseline, current, gateFor(values.spec, current));
   const written = writeReports(report, baseline, current, values);
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}

@@ -93459,7 +93459,7 @@ function humanAge(ms) {
 }
 
 // src/action/baseline.ts
-var baselineResult = (s) => s.kind === "file" ? s.result : s.kind === "artifact" ? s.found.result : null;
+var baselineResult = (s) => s.kind === "file" || s.kind === "interleaved" ? s.result : s.kind === "artifact" ? s.found.result : null;
 async function resolveBaseline(inputs, ctx, octokit) {
   if (inputs.mode === "record") return { kind: "none", reason: "not used: this run records a new baseline (mode: record)" };
   if (inputs.baseline) {
@@ -93491,6 +93491,8 @@ function baselineNote(s, now2) {
       const where = mergeBase ? "the pull request's merge base" : `the newest usable run on ${run2.head_branch ?? "the base branch"}`;
       return { text: `artifact ${artifact} from run ${run2.id}, commit ${run2.head_sha.slice(0, 7)} (${where}), ${humanAge(now2 - Date.parse(run2.created_at))} old`, url: run2.html_url };
     }
+    case "interleaved":
+      return { text: `interleaved A/B: ${new URL(s.url).host}, measured in the same window with the same arrivals and prompts` };
     case "missing":
       return { text: `missing: ${s.reason}` };
     case "none":
@@ -93502,10 +93504,6 @@ function applyMissingBaseline(report, missing, policy) {
   const reason = policy === "fail" ? `no baseline (${missing}) and on-missing-baseline is fail` : `no baseline (${missing}); on-missing-baseline: pass makes the verdict pass (the absolute rules alone said ${report.verdict})`;
   return { ...report, verdict: policy, reasons: [reason, ...report.reasons] };
 }
-
-// src/action/benchmark.ts
-import { readFileSync as readFileSync6 } from "node:fs";
-var import_yaml3 = __toESM(require_dist2(), 1);
 
 // src/run/run.ts
 import { randomBytes } from "node:crypto";
@@ -95242,6 +95240,23 @@ function sumProgress(ps) {
 
 // src/run/run.ts
 var START_LEAD_MS = 50;
+async function runInterleaved(o) {
+  const { resolved } = o;
+  const { spec } = resolved;
+  if (spec.target.url === "sim") throw new Error('interleaved A/B needs two deployments: set target.url (or --target-url) to the candidate, not "sim"');
+  const inputs = loadWorkloadInputs(resolved);
+  const headers = { ...resolved.headers };
+  if (resolved.apiKey) headers.authorization = `Bearer ${resolved.apiKey}`;
+  await Promise.all([waitForReady(spec.target.url, resolved.readyTimeoutMs, headers), waitForReady(o.baselineUrl, resolved.readyTimeoutMs, headers)]);
+  const prepared = await prepareWorkload(inputs, { baseUrl: spec.target.url, headers, timeoutMs: resolved.requestTimeoutMs });
+  const { calibration, salt } = prepared.describe().plan;
+  const runId = randomBytes(4).toString("hex");
+  const runStart = now() + START_LEAD_MS;
+  const baselineResolved = { ...resolved, spec: { ...spec, target: { ...spec.target, url: o.baselineUrl } } };
+  const side = (r, tag, workload = createWorkload(inputs, calibration, salt)) => measure({ resolved: r, signal: o.signal, baseUrl: r.spec.target.url, simulator: false, workload, runId: `${runId}${tag}`, runStart, onProgress: tag === "a" ? o.onProgress : void 0 });
+  const [current, baseline] = await Promise.all([side(resolved, "a", prepared), side(baselineResolved, "b")]);
+  return { current, baseline };
+}
 async function runBenchmark(o) {
   const { resolved } = o;
   const { spec } = resolved;
@@ -95262,6 +95277,10 @@ async function runBenchmark(o) {
     await sim?.stop();
   }
 }
+
+// src/action/benchmark.ts
+import { readFileSync as readFileSync6 } from "node:fs";
+var import_yaml3 = __toESM(require_dist2(), 1);
 
 // src/spec/load.ts
 var import_yaml2 = __toESM(require_dist2(), 1);
@@ -95820,7 +95839,11 @@ function loadActionSpec(inputs) {
     throw err;
   }
   const credentials = [...resolved.apiKey ? ["the API key"] : [], ...credentialHeaders(resolved).map((h) => `header ${h}`)];
-  if (credentials.length > 0) checkCredentialTarget(resolved.spec.target.url, inputs.allowedHosts ?? specHost(loaded.spec.target.url), credentials.join(" and "));
+  if (credentials.length > 0) {
+    const allowed = inputs.allowedHosts ?? specHost(loaded.spec.target.url);
+    checkCredentialTarget(resolved.spec.target.url, allowed, credentials.join(" and "));
+    if (inputs.baselineUrl) checkCredentialTarget(inputs.baselineUrl, allowed, credentials.join(" and "));
+  }
   return inputs.waitForReadyMs === void 0 ? resolved : { ...resolved, readyTimeoutMs: inputs.waitForReadyMs };
 }
 function envWithKey(path, apiKey) {
@@ -95954,8 +95977,11 @@ var DEFAULTS2 = {
 function readInputs(get) {
   const opt = (name) => get(name) || void 0;
   const withDefault2 = (name) => get(name) || DEFAULTS2[name];
-  if (opt("baseline-url")) {
-    throw new InputError("input baseline-url is set, but interleaved A/B runs against a second URL are not supported yet; remove it and use baseline or baseline-artifact");
+  const baselineUrl = opt("baseline-url");
+  if (baselineUrl !== void 0) {
+    if (!/^https?:\/\/[^/]/.test(baselineUrl)) throw new InputError(`input baseline-url is ${JSON.stringify(baselineUrl)}; expected http(s)://host[:port]/v1 of the baseline deployment`);
+    const other = ["baseline", "baseline-artifact", "result", "comment-from"].find((name) => opt(name));
+    if (other) throw new InputError(`inputs baseline-url and ${other} both give a baseline or a result; expected one of them`);
   }
   const commentFrom = opt("comment-from");
   const result3 = opt("result");
@@ -95996,6 +96022,7 @@ function readInputs(get) {
     replicates: runs,
     workingDirectory,
     allowedHosts: allowed === void 0 ? void 0 : parseAllowedHosts(allowed),
+    baselineUrl,
     resultPath: withDefault2("result-path"),
     reportPath: withDefault2("report-path")
   };
@@ -96270,9 +96297,17 @@ async function gate(inputs, ctx, octokit) {
     throw new Error(`input mode is record on a ${ctx.eventName} event: baselines are never written from pull requests; record on push or schedule`);
   }
   const resolved = inputs.result ? void 0 : loadActionSpec(inputs);
-  const source = await resolveBaseline(inputs, ctx, octokit);
+  let source;
+  let current;
+  if (inputs.baselineUrl && resolved) {
+    const ab = await interruptible((signal) => runInterleaved({ resolved, signal, baselineUrl: inputs.baselineUrl }));
+    source = { kind: "interleaved", url: inputs.baselineUrl, result: ab.baseline };
+    current = ab.current;
+  } else {
+    source = await resolveBaseline(inputs, ctx, octokit);
+    current = resolved ? await interruptible((signal) => runReplicates(resolved, inputs.replicates, signal)) : loadResult(inputs.result);
+  }
   const baseline = baselineResult(source);
-  const current = resolved ? await interruptible((signal) => runReplicates(resolved, inputs.replicates, signal)) : loadResult(inputs.result);
   const recorded = writeResult(inputs, current);
   const missing = source.kind === "missing" ? source.reason : null;
   const report = applyMissingBaseline(compare(baseline, current, gateOf(current.spec)), missing, inputs.onMissingBaseline);

@@ -11,6 +11,7 @@ import type { ActionInputs, OnMissingBaseline } from './inputs.js';
 export type BaselineSource =
   | { kind: 'file'; path: string; result: MergedResult }
   | { kind: 'artifact'; found: ArtifactBaseline }
+  | { kind: 'interleaved'; url: string; result: MergedResult }
   | { kind: 'missing'; reason: string }
   | { kind: 'none'; reason: string };
 
@@ -20,7 +21,7 @@ export interface BaselineNote {
   url?: string;
 }
 
-export const baselineResult = (s: BaselineSource): MergedResult | null => (s.kind === 'file' ? s.result : s.kind === 'artifact' ? s.found.result : null);
+export const baselineResult = (s: BaselineSource): MergedResult | null => (s.kind === 'file' || s.kind === 'interleaved' ? s.result : s.kind === 'artifact' ? s.found.result : null);
 
 /** Finds the baseline the inputs ask for. A file or artifact that exists but cannot be read is an error, not a missing baseline. */
 export async function resolveBaseline(inputs: ActionInputs, ctx: RunContext, octokit: () => Octokit): Promise<BaselineSource> {
@@ -55,6 +56,8 @@ export function baselineNote(s: BaselineSource, now: number): BaselineNote {
       const where = mergeBase ? "the pull request's merge base" : `the newest usable run on ${run.head_branch ?? 'the base branch'}`;
       return { text: `artifact ${artifact} from run ${run.id}, commit ${run.head_sha.slice(0, 7)} (${where}), ${humanAge(now - Date.parse(run.created_at))} old`, url: run.html_url };
     }
+    case 'interleaved':
+      return { text: `interleaved A/B: ${new URL(s.url).host}, measured in the same window with the same arrivals and prompts` };
     case 'missing':
       return { text: `missing: ${s.reason}` };
     case 'none':

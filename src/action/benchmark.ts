@@ -29,7 +29,12 @@ export function loadActionSpec(inputs: ActionInputs): ResolvedSpec {
     throw err;
   }
   const credentials = [...(resolved.apiKey ? ['the API key'] : []), ...credentialHeaders(resolved).map((h) => `header ${h}`)];
-  if (credentials.length > 0) checkCredentialTarget(resolved.spec.target.url, inputs.allowedHosts ?? specHost(loaded.spec.target.url), credentials.join(' and '));
+  if (credentials.length > 0) {
+    const allowed = inputs.allowedHosts ?? specHost(loaded.spec.target.url);
+    checkCredentialTarget(resolved.spec.target.url, allowed, credentials.join(' and '));
+    // The A/B baseline deployment receives the same headers and key.
+    if (inputs.baselineUrl) checkCredentialTarget(inputs.baselineUrl, allowed, credentials.join(' and '));
+  }
   return inputs.waitForReadyMs === undefined ? resolved : { ...resolved, readyTimeoutMs: inputs.waitForReadyMs };
 }
 

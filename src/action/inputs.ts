@@ -34,6 +34,8 @@ export interface ActionInputs {
   workingDirectory: string;
   /** Hosts the API key may be sent to; undefined: the spec's own target host. */
   allowedHosts?: string[];
+  /** Interleaved A/B: the baseline deployment, measured in the same window as the target. */
+  baselineUrl?: string;
   resultPath: string;
   reportPath: string;
 }
@@ -60,8 +62,11 @@ type Get = (name: string) => string;
 export function readInputs(get: Get): ActionInputs {
   const opt = (name: string) => get(name) || undefined;
   const withDefault = (name: keyof typeof DEFAULTS) => get(name) || DEFAULTS[name];
-  if (opt('baseline-url')) {
-    throw new InputError('input baseline-url is set, but interleaved A/B runs against a second URL are not supported yet; remove it and use baseline or baseline-artifact');
+  const baselineUrl = opt('baseline-url');
+  if (baselineUrl !== undefined) {
+    if (!/^https?:\/\/[^/]/.test(baselineUrl)) throw new InputError(`input baseline-url is ${JSON.stringify(baselineUrl)}; expected http(s)://host[:port]/v1 of the baseline deployment`);
+    const other = ['baseline', 'baseline-artifact', 'result', 'comment-from'].find((name) => opt(name));
+    if (other) throw new InputError(`inputs baseline-url and ${other} both give a baseline or a result; expected one of them`);
   }
   const commentFrom = opt('comment-from');
   const result = opt('result');
@@ -102,6 +107,7 @@ export function readInputs(get: Get): ActionInputs {
     replicates: runs,
     workingDirectory,
     allowedHosts: allowed === undefined ? undefined : parseAllowedHosts(allowed),
+    baselineUrl,
     resultPath: withDefault('result-path'),
     reportPath: withDefault('report-path'),
   };

@@ -10,7 +10,8 @@ import { loadResult } from '../result/load.js';
 import type { MergedResult } from '../result/merge.js';
 import { writeFileAtomic } from '../result/write.js';
 import { TOOL_VERSION } from '../version.js';
-import { applyMissingBaseline, baselineNote, baselineResult, resolveBaseline } from './baseline.js';
+import { applyMissingBaseline, baselineNote, baselineResult, resolveBaseline, type BaselineSource } from './baseline.js';
+import { runInterleaved } from '../run/run.js';
 import { loadActionSpec, runReplicates } from './benchmark.js';
 import { commentBody, postStickyComment } from './comment.js';
 import { isPullRequestEvent, readContext, type Octokit, type RunContext } from './github-context.js';
@@ -63,10 +64,18 @@ async function gate(inputs: ActionInputs, ctx: RunContext, octokit: () => Octoki
     throw new Error(`input mode is record on a ${ctx.eventName} event: baselines are never written from pull requests; record on push or schedule`);
   }
   const resolved = inputs.result ? undefined : loadActionSpec(inputs);
-  // Before the benchmark: a broken baseline source should fail in seconds, not after the run.
-  const source = await resolveBaseline(inputs, ctx, octokit);
+  let source: BaselineSource;
+  let current: MergedResult;
+  if (inputs.baselineUrl && resolved) {
+    const ab = await interruptible((signal) => runInterleaved({ resolved, signal, baselineUrl: inputs.baselineUrl! }));
+    source = { kind: 'interleaved', url: inputs.baselineUrl, result: ab.baseline };
+    current = ab.current;
+  } else {
+    // Before the benchmark: a broken baseline source should fail in seconds, not after the run.
+    source = await resolveBaseline(inputs, ctx, octokit);
+    current = resolved ? await interruptible((signal) => runReplicates(resolved, inputs.replicates, signal)) : loadResult(inputs.result!);
+  }
   const baseline = baselineResult(source);
-  const current = resolved ? await interruptible((signal) => runReplicates(resolved, inputs.replicates, signal)) : loadResult(inputs.result!);
 
   const recorded = writeResult(inputs, current);
   const missing = source.kind === 'missing' ? source.reason : null;
@@ -172,7 +181,7 @@ function annotate(report: GateReport, fails: boolean, missingBaseline: string | 
 }
 
 /** Cancelling the job (SIGTERM) or Ctrl-C stops the run early; the partial result is still reported, marked interrupted. */
-async function interruptible(work: (signal: AbortSignal) => Promise<MergedResult>): Promise<MergedResult> {
+async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const abort = new AbortController();
   const stop = () => abort.abort();
   process.once('SIGINT', stop).once('SIGTERM', stop);

@@ -1,10 +1,14 @@
 import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { evaluate } from '../gate/evaluate.js';
+import { compare } from '../gate/compare.js';
+import { gateOf } from '../gate/rules-schema.js';
+import { loadResult } from '../result/load.js';
+import type { Result } from '../result/types.js';
+import { existsSync } from 'node:fs';
 import { renderConsoleReport } from '../report/console.js';
 import { toVllmFormat } from '../result/vllm.js';
 import { writeFileAtomic } from '../result/write.js';
-import { runBenchmark } from '../run/run.js';
+import { runBenchmark, runInterleaved } from '../run/run.js';
 import { loadSpec } from '../spec/load.js';
 import { applyOverrides } from '../spec/override.js';
 import { EXIT, UsageError } from './errors.js';
@@ -43,6 +47,13 @@ Options:
   --shard K/N         run shard K of N (rate/N, own seed) on this machine; combine the
                       N results with loadgate merge --mode shards
   --json              print the result JSON on stdout instead of the report
+  --baseline FILE     judge the run against this baseline result (noise-aware gate)
+  --allow-missing-baseline
+                      with --baseline: a missing file is a first run — judged on SLO rules
+                      alone, and this run's result is recorded there as the baseline
+  --baseline-url URL  interleaved A/B: send the same arrivals and prompts to this baseline
+                      deployment in the same window and judge the target against it
+  --baseline-out FILE where the A/B baseline side's result goes (default: OUT.baseline.json)
   -h, --help          this help
 
 Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (bad spec, unreachable target).`;
@@ -64,6 +75,10 @@ export async function runCommand(argv: string[]): Promise<number> {
       workers: { type: 'string' },
       shard: { type: 'string' },
       json: { type: 'boolean', default: false },
+      baseline: { type: 'string' },
+      'allow-missing-baseline': { type: 'boolean', default: false },
+      'baseline-url': { type: 'string' },
+      'baseline-out': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -85,6 +100,10 @@ export async function runCommand(argv: string[]): Promise<number> {
   const shard = values.shard === undefined ? { k: 0, n: 1 } : parseShard(values.shard);
   const resolved = shardSpec(overridden, shard.k, shard.n);
   const workers = values.workers === undefined ? defaultWorkers(resolved.spec.target.url === 'sim') : parseWorkers(values.workers);
+  if (values.baseline !== undefined && values['baseline-url'] !== undefined) throw new UsageError('--baseline and --baseline-url both name a baseline; expected one of them');
+  if (values['baseline-url'] !== undefined && !/^https?:\/\/[^/]/.test(values['baseline-url'])) throw new UsageError(`--baseline-url is "${values['baseline-url']}"; expected http(s)://host[:port]/v1`);
+  // A missing or broken baseline file fails now, not after the run.
+  const baselineFile = values.baseline === undefined || (values['allow-missing-baseline'] && !existsSync(values.baseline)) ? null : loadResult(values.baseline);
 
   const abort = new AbortController();
   const interrupt = () => {
@@ -96,15 +115,22 @@ export async function runCommand(argv: string[]): Promise<number> {
   const records = values.records ? createWriteStream(values.records) : undefined;
   const progress = progressPrinter(process.stderr);
   try {
-    const result = await runBenchmark({
-      resolved,
-      signal: abort.signal,
-      onProgress: progress.update,
-      onRecordLine: records ? (line) => records.write(`${line}\n`) : undefined,
-      workers,
-    });
+    const run = { resolved, signal: abort.signal, onProgress: progress.update, onRecordLine: records ? (line: string) => records.write(`${line}\n`) : undefined, workers };
+    let result: Result;
+    let baseline = baselineFile;
+    if (values['baseline-url'] === undefined) result = await runBenchmark(run);
+    else {
+      ({ current: result, baseline } = await runInterleaved({ ...run, baselineUrl: values['baseline-url'] }));
+      const baselineOut = values['baseline-out'] ?? values.out!.replace(/(\.json)?$/, '.baseline.json');
+      writeFileAtomic(baselineOut, `${JSON.stringify(baseline, null, 2)}\n`);
+      process.stderr.write(`A/B baseline side written to ${baselineOut}\n`);
+    }
     progress.end();
-    const gate = evaluate(result);
+    const gate = compare(baseline, result, gateOf(result.spec));
+    if (values.baseline !== undefined && baseline === null) {
+      writeFileAtomic(values.baseline, `${JSON.stringify(result, null, 2)}\n`);
+      process.stderr.write(`no baseline at ${values.baseline}: judged on SLO rules alone, and recorded this run there as the baseline\n`);
+    }
     const doc = values.format === 'vllm' ? toVllmFormat(result) : result;
     writeFileAtomic(values.out!, `${JSON.stringify(doc, null, 2)}\n`);
     if (values.json) process.stdout.write(`${JSON.stringify({ ...result, verdict: gate })}\n`);

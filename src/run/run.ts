@@ -4,7 +4,7 @@ import type { Result } from '../result/types.js';
 import { launchSim } from '../sim/launch.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import { now } from '../time.js';
-import { loadWorkloadInputs, prepareWorkload } from '../workload/workload.js';
+import { createWorkload, loadWorkloadInputs, prepareWorkload } from '../workload/workload.js';
 import { measure, type Progress } from './measure.js';
 import { waitForReady } from './ready.js';
 import { measureInWorkers } from './workers.js';
@@ -24,6 +24,37 @@ export interface RunOptions {
 
 /** Lead time so the first arrivals are not late while the run starts up. */
 const START_LEAD_MS = 50;
+
+/** Both sides of an interleaved A/B run. */
+export interface AbResults {
+  current: Result;
+  baseline: Result;
+}
+
+/**
+ * Interleaved A/B: the same seeded arrival stream, with the same prompts, sent to the candidate
+ * (the spec's target) and to a baseline deployment at the same instants in one window, so drift
+ * of the machine, the network or the time of day hits both sides equally. One generator thread
+ * drives both; each side has its own connection pool and recorder.
+ */
+export async function runInterleaved(o: RunOptions & { baselineUrl: string }): Promise<AbResults> {
+  const { resolved } = o;
+  const { spec } = resolved;
+  if (spec.target.url === 'sim') throw new Error('interleaved A/B needs two deployments: set target.url (or --target-url) to the candidate, not "sim"');
+  const inputs = loadWorkloadInputs(resolved);
+  const headers: Record<string, string> = { ...resolved.headers };
+  if (resolved.apiKey) headers.authorization = `Bearer ${resolved.apiKey}`;
+  await Promise.all([waitForReady(spec.target.url, resolved.readyTimeoutMs, headers), waitForReady(o.baselineUrl, resolved.readyTimeoutMs, headers)]);
+  const prepared = await prepareWorkload(inputs, { baseUrl: spec.target.url, headers, timeoutMs: resolved.requestTimeoutMs });
+  const { calibration, salt } = prepared.describe().plan;
+  const runId = randomBytes(4).toString('hex');
+  const runStart = now() + START_LEAD_MS;
+  const baselineResolved = { ...resolved, spec: { ...spec, target: { ...spec.target, url: o.baselineUrl } } };
+  const side = (r: ResolvedSpec, tag: string, workload = createWorkload(inputs, calibration, salt)) =>
+    measure({ resolved: r, signal: o.signal, baseUrl: r.spec.target.url, simulator: false, workload, runId: `${runId}${tag}`, runStart, onProgress: tag === 'a' ? o.onProgress : undefined });
+  const [current, baseline] = await Promise.all([side(resolved, 'a', prepared), side(baselineResolved, 'b')]);
+  return { current, baseline };
+}
 
 /** Runs one benchmark end to end: target up, warmup, steady window, cooldown, drain, result. */
 export async function runBenchmark(o: RunOptions): Promise<Result> {

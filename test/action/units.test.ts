@@ -223,7 +223,8 @@ describe('inputs', () => {
     [{ 'allowed-hosts': 'ok.com, bad host!' }, 'input allowed-hosts has "host!"; expected hostnames such as api.example.com or *.preview.example.com, separated by commas'],
     [{ baseline: 'b.json', 'baseline-artifact': 'b' }, 'inputs baseline and baseline-artifact are both set; expected one baseline source (a committed file or an artifact)'],
     [{ result: 'merged.json', 'target-url': 'https://x/v1', replicates: '3' }, 'input result judges an existing result, but target-url, replicates only apply to a benchmark run; remove one or the other'],
-    [{ 'baseline-url': 'https://old.example.com/v1' }, 'input baseline-url is set, but interleaved A/B runs against a second URL are not supported yet; remove it and use baseline or baseline-artifact'],
+    [{ 'baseline-url': 'old.example.com/v1' }, 'input baseline-url is "old.example.com/v1"; expected http(s)://host[:port]/v1 of the baseline deployment'],
+    [{ 'baseline-url': 'https://old.example.com/v1', baseline: 'b.json' }, 'inputs baseline-url and baseline both give a baseline or a result; expected one of them'],
   ])('%j is refused in one line', (given, message) => {
     expect(() => read({ spec: 'bench.yml', ...given })).toThrow(message);
   });

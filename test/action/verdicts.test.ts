@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { startFakeGitHub, type FakeGitHub } from '../fixtures/fake-github.js';
 import { lognormal, synthesize } from '../result/synthetic.js';
 import { node24, pullRequestEvent, runAction, simSpec, tempDir, workspaceWith } from './harness.js';
+import { launchSim } from '../../src/sim/launch.js';
 import { writeZip } from './zip-writer.js';
 
 let github: FakeGitHub;
@@ -122,6 +123,24 @@ test('replicates run one after another and are merged', async () => {
   expect(run.summary).toMatch(/\| Replicates \| 2 merged; TTFT p95 varied by [\d.]+ % \(CV\) between them \|/);
 });
 
+test('baseline-url: the same arrivals go to the target and the baseline deployment in one window, and the summary says so', async () => {
+  const paced = { model: 'ab', mode: 'paced', ttft_ms: 15, itl_ms: 2 };
+  const [target, base] = await Promise.all([launchSim(paced), launchSim(paced)]);
+  try {
+    const spec = `name: ab\ntarget: { url: "${target.baseUrl}", model: ab, ready_timeout: 10s }\nworkload: { seed: 3, input_tokens: 24, output_tokens: 16, calibrate: off }\nload: { rate: 20, warmup: 1s, steady: 3s, cooldown: 0s }\n`;
+    const run = await pr({ 'baseline-url': base.baseUrl, 'fail-on': 'never' }, spec);
+    expect(run.code).toBe(0);
+    expect(['pass', 'fail', 'inconclusive']).toContain(run.outputs.verdict);
+    expect(run.summary).toContain('interleaved A/B');
+    const seen = async (s: typeof target) => ((await (await fetch(`${s.origin}/sim/requests`)).json()) as unknown[]).length;
+    const [a, b] = await Promise.all([seen(target), seen(base)]);
+    expect(a).toBeGreaterThan(60);
+    expect(b).toBe(a);
+  } finally {
+    await Promise.all([target.stop(), base.stop()]);
+  }
+});
+
 describe('operational errors are not verdicts', () => {
   const expectError = (run: Awaited<ReturnType<typeof runAction>>, message: string) => {
     expect(run.code).toBe(3);
@@ -130,8 +149,14 @@ describe('operational errors are not verdicts', () => {
     expect(run.summary).toContain('### ⚠️ loadgate: ERROR');
   };
 
-  test('an unsupported input', async () => {
-    expectError(await pr({ 'baseline-url': 'https://main.example.com/v1' }), 'input baseline-url is set, but interleaved A/B runs against a second URL are not supported yet; remove it and use baseline or baseline-artifact');
+  test('an API key for a baseline-url host that is not allowed', async () => {
+    const spec = 'target: { url: "http://127.0.0.1:9/v1", model: m }\n';
+    const run = await pr({ 'baseline-url': 'https://main.example.com/v1', 'api-key': 'sk-ab-secret' }, spec);
+    expect(run.code).toBe(3);
+    expect(run.outputs.verdict).toBe('error');
+    expect(errorLine(run.stdout).join('\n')).toMatch(/^::error::.*main\.example\.com.*allowed-hosts/);
+    const logged = (run.stdout + run.stderr).split('\n').filter((l) => !l.startsWith('::add-mask::'));
+    expect([...logged, run.summary].join('\n')).not.toContain('sk-ab-secret');
   });
 
   test('a bad spec', async () => {

@@ -86,6 +86,24 @@ describe('loadgate CLI', () => {
     expect(result.requests.scheduled + result.requests.not_reached).toBeGreaterThan(1000);
   });
 
+  test('run --baseline: a missing baseline is recorded by the first run, and the second run is judged against it', async () => {
+    const dir = tmp();
+    const spec = join(dir, 'b.yml');
+    writeFileSync(spec, 'target: {url: sim, sim: {mode: paced, ttft_ms: 10, itl_ms: 2}}\nworkload: {output_tokens: 8, calibrate: off}\nload: {rate: 60, warmup: 1s, steady: 4s, cooldown: 0s}\n');
+    const baseline = join(dir, 'baseline.json');
+    const first = await loadgate(['run', spec, '--out', join(dir, 'r1.json'), '--workers', '1', '--baseline', baseline, '--allow-missing-baseline']);
+    expect(first.stderr).toContain(`no baseline at ${baseline}: judged on SLO rules alone, and recorded this run there as the baseline`);
+    expect(loadResult(baseline).requests.window.scheduled).toBeGreaterThan(200);
+    const second = await loadgate(['run', spec, '--out', join(dir, 'r2.json'), '--workers', '1', '--baseline', baseline, '--json']);
+    expect([0, 1, 2]).toContain(second.code);
+    const report = JSON.parse(second.stdout).verdict;
+    expect(report.has_baseline).toBe(true);
+    expect(report.rules.find((r: { id: string }) => r.id.startsWith('latency.tpot_p50')).baseline).toBeGreaterThan(1.5);
+    const missing = await loadgate(['run', spec, '--baseline', join(dir, 'nope.json')]);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/nope\.json/);
+  });
+
   test('the README quick start runs against the simulator, exits 0 and writes a valid result', async () => {
     const readme = readFileSync('README.md', 'utf8');
     expect(readme.split('\n').slice(0, 12).join('\n')).toContain('npm ci && npm run quickstart');
