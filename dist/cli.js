@@ -52807,6 +52807,24 @@ async function runBenchmark(o) {
   }
 }
 
+// src/run/replicates.ts
+function replicateSpec(r, i) {
+  if (i === 0) return r;
+  const spec = structuredClone(r.spec);
+  spec.workload.seed = deriveSeed(spec.workload.seed, `replicate ${i}`);
+  return { ...r, spec };
+}
+async function runReplicated(o, replicates, onReplicate) {
+  const results = [];
+  for (let i = 0; i < replicates; i++) {
+    if (i > 0 && o.signal?.aborted) break;
+    onReplicate?.(i);
+    results.push(await runBenchmark({ ...o, resolved: replicateSpec(o.resolved, i) }));
+  }
+  if (results.length === 1) return results[0];
+  return mergeResults(results, { mode: "replicates" });
+}
+
 // src/spec/load.ts
 var import_yaml2 = __toESM(require_dist2(), 1);
 import { readFileSync as readFileSync5 } from "node:fs";
@@ -53067,7 +53085,8 @@ var specSchema = {
       warmup: duration("5s"),
       steady: duration("30s"),
       cooldown: duration("2s"),
-      max_in_flight: { type: "integer", minimum: 1, default: 1e4, description: "an integer \u2265 1" }
+      max_in_flight: { type: "integer", minimum: 1, default: 1e4, description: "an integer \u2265 1" },
+      replicates: { type: "integer", minimum: 1, maximum: 100, default: 1, description: "an integer from 1 to 100" }
     }),
     slo: section({ ttft_ms: sloMs(500), tpot_ms: sloMs(50), e2e_ms: sloMs(1e4) }),
     gate: gateSchema
@@ -53449,7 +53468,8 @@ async function runCommand(argv) {
 `) : void 0, workers };
     let result3;
     let baseline = baselineFile;
-    if (values["baseline-url"] === void 0) result3 = await runBenchmark(run);
+    if (values["baseline-url"] === void 0) result3 = await runReplicated(run, resolved.spec.load.replicates, (i) => resolved.spec.load.replicates > 1 && process.stderr.write(`replicate ${i + 1}/${resolved.spec.load.replicates}
+`));
     else {
       ({ current: result3, baseline } = await runInterleaved({ ...run, baselineUrl: values["baseline-url"] }));
       const baselineOut = values["baseline-out"] ?? values.out.replace(/(\.json)?$/, ".baseline.json");

@@ -95282,6 +95282,24 @@ async function runBenchmark(o) {
 import { readFileSync as readFileSync6 } from "node:fs";
 var import_yaml3 = __toESM(require_dist2(), 1);
 
+// src/run/replicates.ts
+function replicateSpec(r, i) {
+  if (i === 0) return r;
+  const spec = structuredClone(r.spec);
+  spec.workload.seed = deriveSeed(spec.workload.seed, `replicate ${i}`);
+  return { ...r, spec };
+}
+async function runReplicated(o, replicates2, onReplicate) {
+  const results = [];
+  for (let i = 0; i < replicates2; i++) {
+    if (i > 0 && o.signal?.aborted) break;
+    onReplicate?.(i);
+    results.push(await runBenchmark({ ...o, resolved: replicateSpec(o.resolved, i) }));
+  }
+  if (results.length === 1) return results[0];
+  return mergeResults(results, { mode: "replicates" });
+}
+
 // src/spec/load.ts
 var import_yaml2 = __toESM(require_dist2(), 1);
 import { readFileSync as readFileSync5 } from "node:fs";
@@ -95542,7 +95560,8 @@ var specSchema = {
       warmup: duration("5s"),
       steady: duration("30s"),
       cooldown: duration("2s"),
-      max_in_flight: { type: "integer", minimum: 1, default: 1e4, description: "an integer \u2265 1" }
+      max_in_flight: { type: "integer", minimum: 1, default: 1e4, description: "an integer \u2265 1" },
+      replicates: { type: "integer", minimum: 1, maximum: 100, default: 1, description: "an integer from 1 to 100" }
     }),
     slo: section({ ttft_ms: sloMs(500), tpot_ms: sloMs(50), e2e_ms: sloMs(1e4) }),
     gate: gateSchema
@@ -95855,21 +95874,20 @@ function envWithKey(path, apiKey) {
   return typeof name === "string" ? { ...process.env, [name]: apiKey } : process.env;
 }
 async function runReplicates(resolved, replicates2, signal) {
-  const results = [];
-  for (let i = 1; i <= replicates2; i++) {
-    if (i > 1 && signal.aborted) break;
-    const label = replicates2 > 1 ? `replicate ${i}/${replicates2}: ` : "";
+  const n = replicates2 > 1 ? replicates2 : resolved.spec.load.replicates;
+  let label = "";
+  const onReplicate = (i) => {
+    label = n > 1 ? `replicate ${i + 1}/${n}: ` : "";
     info(`${label}running ${resolved.spec.name} against ${resolved.spec.target.url === "sim" ? "the embedded simulator" : new URL(resolved.spec.target.url).host}`);
-    results.push(await runBenchmark({ resolved, signal, onProgress: progressLogger(label) }));
-  }
-  return results.length === 1 ? results[0] : mergeResults(results, { mode: "replicates" });
+  };
+  return runReplicated({ resolved, signal, onProgress: progressLogger(() => label) }, n, onReplicate);
 }
 function progressLogger(label) {
   let last = -Infinity;
   return (p) => {
-    if (p.elapsedS - last < 5) return;
+    if (p.elapsedS - last < 5 && p.elapsedS >= last) return;
     last = p.elapsedS;
-    info(`${label}${p.elapsedS.toFixed(0)}/${p.totalS.toFixed(0)} s ${p.phase}: sent ${p.sent}, ok ${p.ok}, failed ${p.failed}, in flight ${p.inFlight}`);
+    info(`${label()}${p.elapsedS.toFixed(0)}/${p.totalS.toFixed(0)} s ${p.phase}: sent ${p.sent}, ok ${p.ok}, failed ${p.failed}, in flight ${p.inFlight}`);
   };
 }
 

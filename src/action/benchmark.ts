@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import * as core from '@actions/core';
 import { parse as parseYaml } from 'yaml';
-import { mergeResults, type MergedResult } from '../result/merge.js';
-import { runBenchmark, type Progress } from '../run/run.js';
+import type { MergedResult } from '../result/merge.js';
+import type { Progress } from '../run/run.js';
+import { runReplicated } from '../run/replicates.js';
 import { loadSpec, SpecError } from '../spec/load.js';
 import { applyOverrides } from '../spec/override.js';
 import type { ResolvedSpec } from '../spec/types.js';
@@ -49,24 +50,26 @@ function envWithKey(path: string, apiKey: string): NodeJS.ProcessEnv {
   return typeof name === 'string' ? { ...process.env, [name]: apiKey } : process.env;
 }
 
-/** Runs the benchmark `replicates` times one after another; several runs are merged exactly (histograms add). */
+/**
+ * Runs the benchmark `replicates` times (the input; else the spec's load.replicates), each an
+ * independent window with a fresh seed, merged exactly (histograms add) with their spread.
+ */
 export async function runReplicates(resolved: ResolvedSpec, replicates: number, signal: AbortSignal): Promise<MergedResult> {
-  const results = [];
-  for (let i = 1; i <= replicates; i++) {
-    if (i > 1 && signal.aborted) break;
-    const label = replicates > 1 ? `replicate ${i}/${replicates}: ` : '';
+  const n = replicates > 1 ? replicates : resolved.spec.load.replicates;
+  let label = '';
+  const onReplicate = (i: number) => {
+    label = n > 1 ? `replicate ${i + 1}/${n}: ` : '';
     core.info(`${label}running ${resolved.spec.name} against ${resolved.spec.target.url === 'sim' ? 'the embedded simulator' : new URL(resolved.spec.target.url).host}`);
-    results.push(await runBenchmark({ resolved, signal, onProgress: progressLogger(label) }));
-  }
-  return results.length === 1 ? results[0]! : mergeResults(results, { mode: 'replicates' });
+  };
+  return runReplicated({ resolved, signal, onProgress: progressLogger(() => label) }, n, onReplicate);
 }
 
 /** A plain log line every 5 s: a CI log is not a terminal. */
-function progressLogger(label: string): (p: Progress) => void {
+function progressLogger(label: () => string): (p: Progress) => void {
   let last = -Infinity;
   return (p) => {
-    if (p.elapsedS - last < 5) return;
+    if (p.elapsedS - last < 5 && p.elapsedS >= last) return;
     last = p.elapsedS;
-    core.info(`${label}${p.elapsedS.toFixed(0)}/${p.totalS.toFixed(0)} s ${p.phase}: sent ${p.sent}, ok ${p.ok}, failed ${p.failed}, in flight ${p.inFlight}`);
+    core.info(`${label()}${p.elapsedS.toFixed(0)}/${p.totalS.toFixed(0)} s ${p.phase}: sent ${p.sent}, ok ${p.ok}, failed ${p.failed}, in flight ${p.inFlight}`);
   };
 }

@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs';
 import { renderConsoleReport } from '../report/console.js';
 import { toVllmFormat } from '../result/vllm.js';
 import { writeFileAtomic } from '../result/write.js';
-import { runBenchmark, runInterleaved } from '../run/run.js';
+import { runInterleaved } from '../run/run.js';
+import { runReplicated } from '../run/replicates.js';
 import { loadSpec } from '../spec/load.js';
 import { applyOverrides } from '../spec/override.js';
 import { EXIT, UsageError } from './errors.js';
@@ -118,7 +119,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     const run = { resolved, signal: abort.signal, onProgress: progress.update, onRecordLine: records ? (line: string) => records.write(`${line}\n`) : undefined, workers };
     let result: Result;
     let baseline = baselineFile;
-    if (values['baseline-url'] === undefined) result = await runBenchmark(run);
+    if (values['baseline-url'] === undefined) result = await runReplicated(run, resolved.spec.load.replicates, (i) => resolved.spec.load.replicates > 1 && process.stderr.write(`replicate ${i + 1}/${resolved.spec.load.replicates}\n`));
     else {
       ({ current: result, baseline } = await runInterleaved({ ...run, baselineUrl: values['baseline-url'] }));
       const baselineOut = values['baseline-out'] ?? values.out!.replace(/(\.json)?$/, '.baseline.json');

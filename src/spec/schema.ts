@@ -177,6 +177,7 @@ export const specSchema: SchemaObject = {
       steady: duration('30s'),
       cooldown: duration('2s'),
       max_in_flight: { type: 'integer', minimum: 1, default: 10000, description: 'an integer ≥ 1' },
+      replicates: { type: 'integer', minimum: 1, maximum: 100, default: 1, description: 'an integer from 1 to 100' },
     }),
     slo: section({ ttft_ms: sloMs(500), tpot_ms: sloMs(50), e2e_ms: sloMs(10000) }),
     gate: gateSchema,

@@ -72,6 +72,8 @@ export interface Spec {
     cooldown: string;
     /** Open-loop safety cap; arrivals beyond it are reported as dropped. */
     max_in_flight: number;
+    /** Independent runs (fresh seeds) merged into one result, with their spread. */
+    replicates: number;
   };
   slo: { ttft_ms: number; tpot_ms: number; e2e_ms: number };
   /** Regression and SLO rules; see src/gate/rules-schema.ts. */

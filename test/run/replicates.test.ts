@@ -1,0 +1,21 @@
+import { replicateSpec, runReplicated } from '../../src/run/replicates.js';
+import { openaiStream, startScriptedServer, type ScriptedServer } from '../fixtures/scripted-server.js';
+import { specFor } from './helpers.js';
+
+let server: ScriptedServer;
+afterEach(() => server?.close());
+
+test('replicates run independent windows with fresh seeds and merge into one result with their spread', async () => {
+  server = await startScriptedServer((req) => (req.url.endsWith('/models') ? { status: 200, steps: [{ send: '{"data":[]}' }, { end: true }] } : openaiStream({ ttftMs: 5, itlMs: 1, tokens: 5 })));
+  const resolved = specFor(server.baseUrl, 'rate: 40\nwarmup: 200ms\nsteady: 1s\ncooldown: 0s\nreplicates: 3');
+  expect(replicateSpec(resolved, 1).spec.workload.seed).not.toBe(resolved.spec.workload.seed);
+  expect(replicateSpec(resolved, 1).hash).toBe(resolved.hash);
+  const seen: number[] = [];
+  const merged = await runReplicated({ resolved }, resolved.spec.load.replicates, (i) => seen.push(i));
+  expect(seen).toEqual([0, 1, 2]);
+  expect((merged as { merge?: { mode: string; merged_from: number } }).merge).toMatchObject({ mode: 'replicates', merged_from: 3 });
+  expect((merged as { replicates?: { count: number; cv: Record<string, number> } }).replicates?.count).toBe(3);
+  expect(merged.load.window_s).toBeCloseTo(3, 1);
+  expect(merged.spec_hash).toBe(resolved.hash);
+  expect(merged.requests.scheduled).toBe(server.requests - 3); // every request the server saw but the three readiness probes
+});
