@@ -52769,13 +52769,15 @@ function sumProgress(ps) {
 
 // src/run/run.ts
 var START_LEAD_MS = 50;
+function probeHeaders(resolved) {
+  return resolved.apiKey ? { ...resolved.headers, authorization: `Bearer ${resolved.apiKey}` } : { ...resolved.headers };
+}
 async function runInterleaved(o) {
   const { resolved } = o;
   const { spec } = resolved;
   if (spec.target.url === "sim") throw new Error('interleaved A/B needs two deployments: set target.url (or --target-url) to the candidate, not "sim"');
   const inputs = loadWorkloadInputs(resolved);
-  const headers = { ...resolved.headers };
-  if (resolved.apiKey) headers.authorization = `Bearer ${resolved.apiKey}`;
+  const headers = probeHeaders(resolved);
   await Promise.all([waitForReady(spec.target.url, resolved.readyTimeoutMs, headers), waitForReady(o.baselineUrl, resolved.readyTimeoutMs, headers)]);
   const prepared = await prepareWorkload(inputs, { baseUrl: spec.target.url, headers, timeoutMs: resolved.requestTimeoutMs });
   const { calibration, salt } = prepared.describe().plan;
@@ -52794,8 +52796,7 @@ async function runBenchmark(o) {
   const sim = simulator ? await launchSim({ ...spec.target.sim, model: spec.target.model }) : void 0;
   try {
     const baseUrl = sim ? sim.baseUrl : spec.target.url;
-    const headers = { ...resolved.headers };
-    if (resolved.apiKey) headers.authorization = `Bearer ${resolved.apiKey}`;
+    const headers = probeHeaders(resolved);
     await waitForReady(baseUrl, resolved.readyTimeoutMs, headers);
     const workload = await prepareWorkload(inputs, { baseUrl, headers, timeoutMs: resolved.requestTimeoutMs });
     const runId = randomBytes(4).toString("hex");

@@ -25,6 +25,11 @@ export interface RunOptions {
 /** Lead time so the first arrivals are not late while the run starts up. */
 const START_LEAD_MS = 50;
 
+/** The headers of readiness probes and calibration requests: the spec's, plus the key as a bearer token. */
+function probeHeaders(resolved: ResolvedSpec): Record<string, string> {
+  return resolved.apiKey ? { ...resolved.headers, authorization: `Bearer ${resolved.apiKey}` } : { ...resolved.headers };
+}
+
 /** Both sides of an interleaved A/B run. */
 export interface AbResults {
   current: Result;
@@ -42,8 +47,7 @@ export async function runInterleaved(o: RunOptions & { baselineUrl: string }): P
   const { spec } = resolved;
   if (spec.target.url === 'sim') throw new Error('interleaved A/B needs two deployments: set target.url (or --target-url) to the candidate, not "sim"');
   const inputs = loadWorkloadInputs(resolved);
-  const headers: Record<string, string> = { ...resolved.headers };
-  if (resolved.apiKey) headers.authorization = `Bearer ${resolved.apiKey}`;
+  const headers = probeHeaders(resolved);
   await Promise.all([waitForReady(spec.target.url, resolved.readyTimeoutMs, headers), waitForReady(o.baselineUrl, resolved.readyTimeoutMs, headers)]);
   const prepared = await prepareWorkload(inputs, { baseUrl: spec.target.url, headers, timeoutMs: resolved.requestTimeoutMs });
   const { calibration, salt } = prepared.describe().plan;
@@ -66,8 +70,7 @@ export async function runBenchmark(o: RunOptions): Promise<Result> {
   const sim = simulator ? await launchSim({ ...spec.target.sim, model: spec.target.model }) : undefined;
   try {
     const baseUrl = sim ? sim.baseUrl : spec.target.url;
-    const headers: Record<string, string> = { ...resolved.headers };
-    if (resolved.apiKey) headers.authorization = `Bearer ${resolved.apiKey}`;
+    const headers = probeHeaders(resolved);
     await waitForReady(baseUrl, resolved.readyTimeoutMs, headers);
     const workload = await prepareWorkload(inputs, { baseUrl, headers, timeoutMs: resolved.requestTimeoutMs });
     const runId = randomBytes(4).toString('hex');
