@@ -79,3 +79,21 @@ test('an interrupted run still returns a result with every arrival accounted for
   expect(r.load.window_s).toBeLessThan(1);
   expect(OUTCOMES.every((o) => typeof r.requests.by_class[o] === 'number')).toBe(true);
 });
+
+test('raw records: one JSON line per scheduled request, joined to the server by x-request-id', async () => {
+  const seenIds: string[] = [];
+  server = await startScriptedServer((req) => {
+    if (req.url.endsWith('/models')) return models;
+    seenIds.push(String(req.headers['x-request-id']));
+    return openaiStream({ ttftMs: 5, itlMs: 1, tokens: 4 });
+  });
+  const lines: string[] = [];
+  const r = await runBenchmark({ resolved: specFor(server.baseUrl, 'rate: 30\narrival: constant\nwarmup: 0s\nsteady: 1s\ncooldown: 0s\nmax_in_flight: 1000'), onRecordLine: (l) => lines.push(l) });
+  const records = lines.map((l) => JSON.parse(l));
+  expect(records).toHaveLength(r.requests.scheduled);
+  expect(new Set(records.map((x) => x.request_id))).toEqual(new Set(seenIds));
+  expect(records.every((x) => x.request_id.startsWith(`${r.run_id}-`))).toBe(true);
+  const ok = records.find((x) => x.outcome === 'ok');
+  expect(ok.t_first - ok.t_sched).toBeGreaterThan(4);
+  expect(ok.output_tokens).toBe(4);
+});
