@@ -52674,14 +52674,22 @@ async function waitForReady(baseUrl, timeoutMs, headers) {
 import { join as join3 } from "node:path";
 import { Worker } from "node:worker_threads";
 
+// src/run/reseed.ts
+function reseed(r, purpose, edit = () => {
+}) {
+  const spec = structuredClone(r.spec);
+  spec.workload.seed = deriveSeed(spec.workload.seed, purpose);
+  edit(spec);
+  return { ...r, spec };
+}
+
 // src/run/shard.ts
 function shardSpec(r, k, n) {
   if (n === 1) return r;
-  const spec = structuredClone(r.spec);
-  spec.workload.seed = deriveSeed(spec.workload.seed, `shard ${k} of ${n}`);
-  if (spec.load.mode === "open") spec.load.rate = spec.load.rate / n;
-  else spec.load.concurrency = Math.floor(spec.load.concurrency / n) + (k < spec.load.concurrency % n ? 1 : 0);
-  return { ...r, spec };
+  return reseed(r, `shard ${k} of ${n}`, (spec) => {
+    if (spec.load.mode === "open") spec.load.rate = spec.load.rate / n;
+    else spec.load.concurrency = Math.floor(spec.load.concurrency / n) + (k < spec.load.concurrency % n ? 1 : 0);
+  });
 }
 function parseShard(text) {
   const m = /^(\d+)\/(\d+)$/.exec(text);
@@ -52810,10 +52818,7 @@ async function runBenchmark(o) {
 
 // src/run/replicates.ts
 function replicateSpec(r, i) {
-  if (i === 0) return r;
-  const spec = structuredClone(r.spec);
-  spec.workload.seed = deriveSeed(spec.workload.seed, `replicate ${i}`);
-  return { ...r, spec };
+  return i === 0 ? r : reseed(r, `replicate ${i}`);
 }
 async function runReplicated(o, replicates, onReplicate) {
   const results = [];

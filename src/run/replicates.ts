@@ -1,4 +1,4 @@
-import { deriveSeed } from '../arrivals/rng.js';
+import { reseed } from './reseed.js';
 import { mergeResults } from '../result/merge.js';
 import type { Result } from '../result/types.js';
 import type { ResolvedSpec } from '../spec/types.js';
@@ -10,10 +10,7 @@ import { runBenchmark, type RunOptions } from './run.js';
  * hash stays the benchmark's, so the replicates merge as one.
  */
 export function replicateSpec(r: ResolvedSpec, i: number): ResolvedSpec {
-  if (i === 0) return r;
-  const spec = structuredClone(r.spec);
-  spec.workload.seed = deriveSeed(spec.workload.seed, `replicate ${i}`);
-  return { ...r, spec };
+  return i === 0 ? r : reseed(r, `replicate ${i}`);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { deriveSeed } from '../arrivals/rng.js';
+import { reseed } from './reseed.js';
 import type { ResolvedSpec } from '../spec/types.js';
 
 /**
@@ -10,11 +10,10 @@ import type { ResolvedSpec } from '../spec/types.js';
  */
 export function shardSpec(r: ResolvedSpec, k: number, n: number): ResolvedSpec {
   if (n === 1) return r;
-  const spec = structuredClone(r.spec);
-  spec.workload.seed = deriveSeed(spec.workload.seed, `shard ${k} of ${n}`);
-  if (spec.load.mode === 'open') spec.load.rate = spec.load.rate / n;
-  else spec.load.concurrency = Math.floor(spec.load.concurrency / n) + (k < spec.load.concurrency % n ? 1 : 0);
-  return { ...r, spec };
+  return reseed(r, `shard ${k} of ${n}`, (spec) => {
+    if (spec.load.mode === 'open') spec.load.rate = spec.load.rate / n;
+    else spec.load.concurrency = Math.floor(spec.load.concurrency / n) + (k < spec.load.concurrency % n ? 1 : 0);
+  });
 }
 
 /** `--shard 2/4` → shard index 1 (0-based) of 4. */

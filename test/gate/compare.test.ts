@@ -1,11 +1,13 @@
 import { compare } from '../../src/gate/compare.js';
-import { evaluate } from '../../src/gate/evaluate.js';
-import { DEFAULT_GATE, resolveGate } from '../../src/gate/rules-schema.js';
+import { DEFAULT_GATE, gateOf, resolveGate, type GateSpec } from '../../src/gate/rules-schema.js';
 import type { GateReport, RuleOutcome } from '../../src/gate/types.js';
 import type { MergedResult } from '../../src/result/merge.js';
 import type { Result } from '../../src/result/types.js';
 import { specHash } from '../../src/spec/hash.js';
 import { lognormal, synthesize, type Synth } from '../result/synthetic.js';
+
+/** A run judged on its own (no baseline), as `loadgate run` does without --baseline. */
+const evaluate = (r: Result, gate: GateSpec = gateOf(r.spec)) => compare(null, r, gate);
 
 const rule = (report: GateReport, id: string): RuleOutcome => {
   const found = report.rules.find((r) => r.id === id);

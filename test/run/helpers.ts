@@ -1,5 +1,7 @@
 import { parseSpec } from '../../src/spec/load.js';
 import type { ResolvedSpec } from '../../src/spec/types.js';
+import type { Result } from '../../src/result/types.js';
+import { decodeHistogram } from '../../src/metrics/histogram.js';
 
 /** A resolved spec for a loopback target, from YAML fragments of the load and workload sections. */
 export function specFor(baseUrl: string, load: string, extra = '', o: { requestTimeout?: string; readyTimeout?: string } = {}): ResolvedSpec {
@@ -22,4 +24,12 @@ ${load
   .join('\n')}
 ${extra}`;
   return parseSpec(text, 'test.yml', {});
+}
+
+/** Share of a result's TTFT samples at or below `ms`, read from its histogram (to 0.1 % resolution). */
+export function ttftShareAtOrBelow(r: Result, ms: number): number {
+  const h = decodeHistogram(r.histograms.ttft!);
+  let below = 0;
+  for (let p = 0; p <= 100; p += 0.1) if (h.getValueAtPercentile(p) <= ms * 1000) below = p;
+  return below / 100;
 }

@@ -3,7 +3,7 @@ import { validateSimConfig } from '../../src/sim/config.js';
 import { saturationRate } from '../../src/sim/engine.js';
 import { parseSpec } from '../../src/spec/load.js';
 import type { Result } from '../../src/result/types.js';
-import { decodeHistogram } from '../../src/metrics/histogram.js';
+import { ttftShareAtOrBelow } from './helpers.js';
 
 /** A small engine whose analytic capacity is 25 req/s for 50-token prompts and 20-token outputs. */
 const ENGINE = { max_num_seqs: 4, decode_base_ms: 4, decode_ms_per_seq: 1, prefill_ms_per_token: 0.02, enable_prefix_caching: false };
@@ -70,15 +70,7 @@ test('an engine stall shows in open-loop TTFT: the requests that arrived during 
   expect(ttft.p50).toBeLessThan(100);
   // 40 req/s × 1 s: the ~40 requests that arrived during the stall waited up to 1 s; all but
   // the last ~100 ms of them (≈ 36) show more than 100 ms of TTFT. Closed loop would show ≤ its concurrency.
-  const slow = r.requests.window.by_class.ok * (1 - fractionBelow(r, 100));
+  const slow = r.requests.window.by_class.ok * (1 - ttftShareAtOrBelow(r, 100));
   expect(slow).toBeGreaterThan(26);
   expect(slow).toBeLessThan(50);
 });
-
-/** Share of TTFT samples at or below `ms`. */
-function fractionBelow(r: Result, ms: number): number {
-  const h = decodeHistogram(r.histograms.ttft!);
-  let below = 0;
-  for (let p = 0; p <= 100; p += 0.1) if (h.getValueAtPercentile(p) <= ms * 1000) below = p;
-  return below / 100;
-}
