@@ -11,6 +11,7 @@ import { Ajv, type SchemaObject } from 'ajv';
  *     error_rate: { max_increase_pp: 1 }                                             # vs baseline
  *     slo:        { ttft_p95: { max_ms: 500 }, http_5xx_rate: { max: 0.01 }, … }     # absolute
  *     confidence: 0.95
+ *     validity:   { max_schedule_lag_p99_ms: 5, max_event_loop_delay_p99_ms: 20, min_achieved_fraction: 0.95 }
  *
  * Each rule also takes `warn_only` (report, never fail the verdict) and `enabled`.
  */
@@ -60,6 +61,16 @@ export interface GateSpec {
   min_tail_samples: number;
   /** Offered rate and delivered prompt/output length means may differ from the baseline's by this much. */
   tolerance_pct: number;
+  /** How healthy the generator must have been for a run to be judged at all. */
+  validity: GeneratorLimits;
+}
+
+/** Past these the generator, not the server, is what a run measured: its verdict is inconclusive. */
+export interface GeneratorLimits {
+  max_schedule_lag_p99_ms: number;
+  max_event_loop_delay_p99_ms: number;
+  /** Achieved arrival rate as a share of the offered one (open loop). */
+  min_achieved_fraction: number;
 }
 
 const LATENCY_DEFAULTS: Partial<Record<LatencyKey, [pct: number, ms: number]>> = {
@@ -105,7 +116,7 @@ const keyNames = (pattern: string, what: string) => ({
 export const gateSchema: SchemaObject = {
   type: 'object',
   default: {},
-  description: 'a mapping with keys latency, throughput, error_rate, slo, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct',
+  description: 'a mapping with keys latency, throughput, error_rate, slo, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity',
   additionalProperties: false,
   properties: {
     latency: {
@@ -145,6 +156,18 @@ export const gateSchema: SchemaObject = {
     bootstrap_iterations: { type: 'integer', minimum: 100, maximum: 100000, default: 1000, description: 'an integer between 100 and 100000' },
     min_tail_samples: { type: 'integer', minimum: 1, default: 10, description: 'an integer ≥ 1' },
     tolerance_pct: nonNegative(10),
+    // Noisy shared runners may need looser generator limits; interleaved A/B (baseline-url) is the better cure.
+    validity: {
+      type: 'object',
+      default: {},
+      description: 'a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, min_achieved_fraction',
+      additionalProperties: false,
+      properties: {
+        max_schedule_lag_p99_ms: nonNegative(5),
+        max_event_loop_delay_p99_ms: nonNegative(20),
+        min_achieved_fraction: fraction(0.95),
+      },
+    },
   },
 };
 

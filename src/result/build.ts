@@ -6,7 +6,7 @@ import { DEFINITIONS } from '../metrics/definitions.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import type { WorkloadFacts } from '../workload/workload.js';
 import { RESULT_SCHEMA_VERSION, type Result } from './types.js';
-import { deliveredLengths, validityChecks } from './validity.js';
+import { deliveredLengths, generatorLimits, validityChecks } from './validity.js';
 import { TOOL_VERSION } from '../version.js';
 
 export interface RunFacts {
@@ -114,7 +114,7 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
         littlesRatio,
         interrupted: f.interrupted,
         workload: deliveredLengths(spec, workload),
-      });
+      }, generatorLimits(spec));
       return { valid: checks.every((c) => c.ok), checks };
     })(),
     timeseries: { interval_s: rec.series.intervalS, sent: rec.series.sent, ok: rec.series.ok, errors: rec.series.errors, output_tokens: rec.series.outputTokens },

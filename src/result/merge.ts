@@ -4,7 +4,7 @@ import { decodeHistogram, encodeHistogram, newHistogram, PERCENTILES, summarizeC
 import { specHash } from '../spec/hash.js';
 import { TOOL_VERSION } from '../version.js';
 import { RESULT_SCHEMA_VERSION, type MetricName, type Result, type ValidityCheck } from './types.js';
-import { deliveredLengths, validityChecks } from './validity.js';
+import { deliveredLengths, generatorLimits, validityChecks } from './validity.js';
 import { errorRates } from './build.js';
 
 /**
@@ -121,7 +121,7 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
       littlesRatio,
       interrupted,
       workload: deliveredLengths(spec, workload),
-    }),
+    }, generatorLimits(spec)),
     {
       name: 'merge_inputs',
       ok: invalidInputs.length === 0 && mismatches.length === 0,

@@ -1,14 +1,13 @@
+import { DEFAULT_GATE, type GeneratorLimits } from '../gate/rules-schema.js';
 import type { Spec } from '../spec/types.js';
 import type { Result, ValidityCheck } from './types.js';
 
 /**
  * "Did the treatment happen?" A run whose generator fell behind, whose server was not
  * offered the intended load, or which has too few samples cannot support a verdict.
+ * The generator's limits are the spec's gate.validity; these are fixed.
  */
-export const VALIDITY_THRESHOLDS = {
-  minAchievedFraction: 0.95,
-  maxScheduleLagP99Ms: 5,
-  maxEventLoopDelayP99Ms: 20,
+const THRESHOLDS = {
   minSamplesForP99: 100,
   littlesLawTolerance: 0.25,
   /** Delivered vs requested mean length, relative; synthetic prompts sized by the target's own token count are held closer. */
@@ -56,17 +55,25 @@ export function deliveredLengths(spec: Spec, w: Result['workload']): DeliveredLe
   };
 }
 
-export function validityChecks(v: ValidityInput, t = VALIDITY_THRESHOLDS): ValidityCheck[] {
+/** The generator limits a spec sets, with the defaults for a spec written before they existed. */
+export function generatorLimits(spec: Spec): GeneratorLimits {
+  return { ...DEFAULT_GATE.validity, ...spec.gate?.validity };
+}
+
+export function validityChecks(v: ValidityInput, limits: GeneratorLimits, t = THRESHOLDS): ValidityCheck[] {
   const checks: ValidityCheck[] = [];
   const add = (name: string, ok: boolean, message: string) => checks.push({ name, ok, message });
   add('completed', !v.interrupted, v.interrupted ? 'the run was interrupted before the window ended' : 'the run completed its schedule');
   if (v.mode === 'open') {
     const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
-    add('achieved_rate', frac >= t.minAchievedFraction, `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs ≥ ${t.minAchievedFraction * 100} %)`);
+    const minFrac = limits.min_achieved_fraction;
+    add('achieved_rate', frac >= minFrac, `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs ≥ ${minFrac * 100} %)`);
     const lag = v.scheduleLagP99Ms;
-    add('schedule_lag', lag !== null && lag <= t.maxScheduleLagP99Ms, lag === null ? 'no request was sent in the window' : `schedule lag p99 ${lag.toFixed(3)} ms (needs ≤ ${t.maxScheduleLagP99Ms} ms): ${lag <= t.maxScheduleLagP99Ms ? 'the generator kept its schedule' : 'the load generator was the bottleneck'}`);
+    const maxLag = limits.max_schedule_lag_p99_ms;
+    add('schedule_lag', lag !== null && lag <= maxLag, lag === null ? 'no request was sent in the window' : `schedule lag p99 ${lag.toFixed(3)} ms (needs ≤ ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? 'the generator kept its schedule' : 'the load generator was the bottleneck'}`);
   }
-  add('event_loop_delay', v.eventLoopDelayP99Ms <= t.maxEventLoopDelayP99Ms, `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs ≤ ${t.maxEventLoopDelayP99Ms} ms)`);
+  const maxDelay = limits.max_event_loop_delay_p99_ms;
+  add('event_loop_delay', v.eventLoopDelayP99Ms <= maxDelay, `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs ≤ ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`);
   add('samples', v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs ≥ ${t.minSamplesForP99})`);
   if (v.littlesRatio !== null) {
     const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
@@ -84,7 +91,7 @@ export function validityChecks(v: ValidityInput, t = VALIDITY_THRESHOLDS): Valid
  * much shorter (or longer) than specified measured a different workload, and comparing it
  * with a baseline would blame the change under test for the difference.
  */
-function workloadDelivered(w: DeliveredLengths, t: typeof VALIDITY_THRESHOLDS): { ok: boolean; message: string } {
+function workloadDelivered(w: DeliveredLengths, t: typeof THRESHOLDS): { ok: boolean; message: string } {
   const judge = (what: string, m: { requested: number | null; delivered: number | null }, tolerance: number) => {
     if (m.requested === null || m.delivered === null || m.requested === 0) return { ok: true, text: `${what}: not measured` };
     const d = m.delivered / m.requested - 1;

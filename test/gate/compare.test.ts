@@ -244,6 +244,14 @@ describe('validity and comparability', () => {
     expect(both.reasons.some((r) => r.includes('failed, but the comparison cannot be trusted'))).toBe(true);
   });
 
+  test("the generator's limits are the spec's gate.validity", () => {
+    const loose = synthesize({ n: 500, lagMs: 10, validity: { max_schedule_lag_p99_ms: 20 } });
+    expect(loose.validity.checks.find((c) => c.name === 'schedule_lag')).toMatchObject({ ok: true, message: expect.stringContaining('needs ≤ 20 ms') });
+    const strict = synthesize({ n: 500, validity: { max_event_loop_delay_p99_ms: 0, min_achieved_fraction: 1.0 } });
+    expect(strict.validity.checks.find((c) => c.name === 'event_loop_delay')).toMatchObject({ ok: false, message: expect.stringContaining('gate.validity.max_event_loop_delay_p99_ms') });
+    expect(evaluate(strict).verdict).toBe('inconclusive');
+  });
+
   test('an invalid baseline makes the verdict inconclusive', () => {
     const report = compare(synthesize({ n: 500, lagMs: 10 }), synthesize({ n: 500 }), DEFAULT_GATE);
     expect(report.verdict).toBe('inconclusive');

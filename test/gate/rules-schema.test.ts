@@ -24,6 +24,7 @@ describe('gate section of the spec', () => {
       bootstrap_iterations: 1000,
       min_tail_samples: 10,
       tolerance_pct: 10,
+      validity: { max_schedule_lag_p99_ms: 5, max_event_loop_delay_p99_ms: 20, min_achieved_fraction: 0.95 },
     });
   });
 

@@ -18,6 +18,10 @@ async function ab(candidateSlowdown: number) {
     `target: { url: "${candidate.baseUrl}", model: ab }
 workload: { seed: 4, input_tokens: 64, output_tokens: 24, calibrate: off }
 load: { arrival: poisson, rate: 50, warmup: 1s, steady: 5s, cooldown: 0s }
+# Two simulators and the generator share this machine's cores with whatever else runs: at
+# 100 req/s the generator's lag p99 can pass the default 5 ms. What is judged here is the
+# comparison; the generator's own precision has its tests in test/run/timing.test.ts.
+gate: { validity: { max_schedule_lag_p99_ms: 50, max_event_loop_delay_p99_ms: 100 } }
 `,
     'ab.yml',
     {},
@@ -38,6 +42,6 @@ test('both sides get the same arrivals at the same instants and the same prompts
 test('a 50 % slower candidate fails against its baseline measured in the same window', async () => {
   const { current, baseline, report } = await ab(1.5);
   expect(current.metrics.tpot_ms!.p50).toBeGreaterThan(1.3 * baseline.metrics.tpot_ms!.p50);
-  expect({ verdict: report.verdict, reasons: report.reasons }).toMatchObject({ verdict: 'fail' });
+  expect(report.verdict === 'fail' ? 'fail' : `${report.verdict}: ${report.reasons.join('; ')}`).toBe('fail');
   expect(report.rules.find((r) => r.id.startsWith('latency.tpot_p50'))?.status).toBe('fail');
 });

@@ -22,6 +22,7 @@ const CASES: Array<[string, string, string]> = [
     `${SIM}slo: {latency: 40}`,
     'bench.yml: slo.latency is not a known key; expected one of ttft_ms, tpot_ms, e2e_ms',
   ],
+  ['unknown generator limit', `${SIM}gate: {validity: {max_schedule_lag_ms: 10}}`, 'bench.yml: gate.validity.max_schedule_lag_ms is not a known key; did you mean "max_schedule_lag_p99_ms"?'],
   ['unknown section', `${SIM}lod: {rate: 5}`, 'bench.yml: lod is not a known key; did you mean "load"?'],
   ['negative rate', `${SIM}load: {rate: -5}`, 'bench.yml: load.rate is -5; expected a number > 0'],
   ['zero rate', `${SIM}load: {rate: 0}`, 'bench.yml: load.rate is 0; expected a number > 0'],
