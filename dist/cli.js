@@ -6,7 +6,7 @@ var __getOwnPropNames = Object.getOwnPropertyNames;
 var __getProtoOf = Object.getPrototypeOf;
 var __hasOwnProp = Object.prototype.hasOwnProperty;
 var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x, {
-  get: (a, b) => (typeof require !== "undefined" ? require : a)[b]
+  get: (a, b2) => (typeof require !== "undefined" ? require : a)[b2]
 }) : x)(function(x) {
   if (typeof require !== "undefined") return require.apply(this, arguments);
   throw Error('Dynamic require of "' + x + '" is not supported');
@@ -52,48 +52,48 @@ var require_ByteBuffer = __commonJS({
         this.int32ArrayForConvert = new Uint32Array(1);
         this.int8ArrayForConvert = new Uint8Array(this.int32ArrayForConvert.buffer);
       }
-      put(value) {
+      put(value2) {
         if (this.position === this.data.length) {
           const oldArray = this.data;
           this.data = new Uint8Array(this.data.length * 2);
           this.data.set(oldArray);
         }
-        this.data[this.position] = value;
+        this.data[this.position] = value2;
         this.position++;
       }
-      putInt32(value) {
+      putInt32(value2) {
         if (this.data.length - this.position < 4) {
           const oldArray = this.data;
           this.data = new Uint8Array(this.data.length * 2 + 4);
           this.data.set(oldArray);
         }
-        this.int32ArrayForConvert[0] = value;
+        this.int32ArrayForConvert[0] = value2;
         this.data.set(this.int8ArrayForConvert.reverse(), this.position);
         this.position += 4;
       }
-      putInt64(value) {
-        this.putInt32(floor(value / TWO_POW_32));
-        this.putInt32(value);
+      putInt64(value2) {
+        this.putInt32(floor(value2 / TWO_POW_32));
+        this.putInt32(value2);
       }
-      putArray(array) {
-        if (this.data.length - this.position < array.byteLength) {
+      putArray(array2) {
+        if (this.data.length - this.position < array2.byteLength) {
           const oldArray = this.data;
-          this.data = new Uint8Array(this.position + array.byteLength);
+          this.data = new Uint8Array(this.position + array2.byteLength);
           this.data.set(oldArray);
         }
-        this.data.set(array, this.position);
-        this.position += array.byteLength;
+        this.data.set(array2, this.position);
+        this.position += array2.byteLength;
       }
       get() {
-        const value = this.data[this.position];
+        const value2 = this.data[this.position];
         this.position++;
-        return value;
+        return value2;
       }
       getInt32() {
         this.int8ArrayForConvert.set(this.data.slice(this.position, this.position + 4).reverse());
-        const value = this.int32ArrayForConvert[0];
+        const value2 = this.int32ArrayForConvert[0];
         this.position += 4;
-        return value;
+        return value2;
       }
       getInt64() {
         const high = this.getInt32();
@@ -354,14 +354,14 @@ var require_formatters = __commonJS({
     exports2.integerFormatter = integerFormatter;
     var { floor, log10, pow } = Math;
     var numberOfDigits = (n) => floor(log10(n) + 1);
-    var keepSignificantDigits = (digits) => (value) => {
-      const valueDigits = numberOfDigits(value);
+    var keepSignificantDigits = (digits) => (value2) => {
+      const valueDigits = numberOfDigits(value2);
       if (valueDigits > digits) {
         const extraDigits = valueDigits - digits;
         const magnitude = pow(10, extraDigits);
-        return value - value % magnitude;
+        return value2 - value2 % magnitude;
       }
-      return value;
+      return value2;
     };
     exports2.keepSignificantDigits = keepSignificantDigits;
     var floatFormatter = (size, fractionDigits) => {
@@ -431,11 +431,11 @@ var require_JsHistogram = __commonJS({
       incrementTotalCount() {
         this._totalCount++;
       }
-      addToTotalCount(value) {
-        this._totalCount += value;
+      addToTotalCount(value2) {
+        this._totalCount += value2;
       }
-      setTotalCount(value) {
-        this._totalCount = value;
+      setTotalCount(value2) {
+        this._totalCount = value2;
       }
       /**
        * Get the total count of all recorded values in the histogram
@@ -444,15 +444,15 @@ var require_JsHistogram = __commonJS({
       get totalCount() {
         return this._totalCount;
       }
-      updatedMaxValue(value) {
-        const internalValue = value + this.unitMagnitudeMask;
+      updatedMaxValue(value2) {
+        const internalValue = value2 + this.unitMagnitudeMask;
         this.maxValue = internalValue;
       }
-      updateMinNonZeroValue(value) {
-        if (value <= this.unitMagnitudeMask) {
+      updateMinNonZeroValue(value2) {
+        if (value2 <= this.unitMagnitudeMask) {
           return;
         }
-        const internalValue = floor(value / this.lowestDiscernibleValueRounded) * this.lowestDiscernibleValueRounded;
+        const internalValue = floor(value2 / this.lowestDiscernibleValueRounded) * this.lowestDiscernibleValueRounded;
         this.minNonZeroValue = internalValue;
       }
       constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
@@ -538,10 +538,10 @@ var require_JsHistogram = __commonJS({
         const lengthNeeded = (numberOfBuckets + 1) * (this.subBucketCount / 2);
         return lengthNeeded;
       }
-      getBucketsNeededToCoverValue(value) {
+      getBucketsNeededToCoverValue(value2) {
         let smallestUntrackableValue = this.subBucketCount * pow(2, this.unitMagnitude);
         let bucketsNeeded = 1;
-        while (smallestUntrackableValue <= value) {
+        while (smallestUntrackableValue <= value2) {
           if (smallestUntrackableValue > Number.MAX_SAFE_INTEGER / 2) {
             return bucketsNeeded + 1;
           }
@@ -556,34 +556,34 @@ var require_JsHistogram = __commonJS({
        * @param value The value to be recorded
        * @throws may throw Error if value is exceeds highestTrackableValue
        */
-      recordValue(value) {
-        this.recordSingleValue(value);
+      recordValue(value2) {
+        this.recordSingleValue(value2);
       }
-      recordSingleValue(value) {
-        const countsIndex = this.countsArrayIndex(value);
+      recordSingleValue(value2) {
+        const countsIndex = this.countsArrayIndex(value2);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(1, value);
+          this.handleRecordException(1, value2);
         } else {
           this.incrementCountAtIndex(countsIndex);
         }
-        this.updateMinAndMax(value);
+        this.updateMinAndMax(value2);
         this.incrementTotalCount();
       }
-      handleRecordException(count2, value) {
+      handleRecordException(count2, value2) {
         if (!this.autoResize) {
-          throw new Error("Value " + value + " is outside of histogram covered range");
+          throw new Error("Value " + value2 + " is outside of histogram covered range");
         }
-        this.resize(value);
-        var countsIndex = this.countsArrayIndex(value);
+        this.resize(value2);
+        var countsIndex = this.countsArrayIndex(value2);
         this.addToCountAtIndex(countsIndex, count2);
         this.highestTrackableValue = this.highestEquivalentValue(this.valueFromIndex(this.countsArrayLength - 1));
       }
-      countsArrayIndex(value) {
-        if (value < 0) {
+      countsArrayIndex(value2) {
+        if (value2 < 0) {
           throw new Error("Histogram recorded value cannot be negative.");
         }
-        const bucketIndex = this.getBucketIndex(value);
-        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
+        const bucketIndex = this.getBucketIndex(value2);
+        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
         return this.computeCountsArrayIndex(bucketIndex, subBucketIndex);
       }
       computeCountsArrayIndex(bucketIndex, subBucketIndex) {
@@ -594,18 +594,18 @@ var require_JsHistogram = __commonJS({
       /**
        * @return the lowest (and therefore highest precision) bucket index that can represent the value
        */
-      getBucketIndex(value) {
-        return max2(floor(log2(value)) - this.subBucketHalfCountMagnitude - this.unitMagnitude, 0);
+      getBucketIndex(value2) {
+        return max2(floor(log2(value2)) - this.subBucketHalfCountMagnitude - this.unitMagnitude, 0);
       }
-      getSubBucketIndex(value, bucketIndex) {
-        return floor(value / pow(2, bucketIndex + this.unitMagnitude));
+      getSubBucketIndex(value2, bucketIndex) {
+        return floor(value2 / pow(2, bucketIndex + this.unitMagnitude));
       }
-      updateMinAndMax(value) {
-        if (value > this.maxValue) {
-          this.updatedMaxValue(value);
+      updateMinAndMax(value2) {
+        if (value2 > this.maxValue) {
+          this.updatedMaxValue(value2);
         }
-        if (value < this.minNonZeroValue && value !== 0) {
-          this.updateMinNonZeroValue(value);
+        if (value2 < this.minNonZeroValue && value2 !== 0) {
+          this.updateMinNonZeroValue(value2);
         }
       }
       /**
@@ -662,9 +662,9 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The lowest value that is equivalent to the given value within the histogram's resolution.
        */
-      lowestEquivalentValue(value) {
-        const bucketIndex = this.getBucketIndex(value);
-        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
+      lowestEquivalentValue(value2) {
+        const bucketIndex = this.getBucketIndex(value2);
+        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
         const thisValueBaseLevel = this.valueFromIndexes(bucketIndex, subBucketIndex);
         return thisValueBaseLevel;
       }
@@ -676,8 +676,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The highest value that is equivalent to the given value within the histogram's resolution.
        */
-      highestEquivalentValue(value) {
-        return this.nextNonEquivalentValue(value) - 1;
+      highestEquivalentValue(value2) {
+        return this.nextNonEquivalentValue(value2) - 1;
       }
       /**
        * Get the next value that is not equivalent to the given value within the histogram's resolution.
@@ -687,8 +687,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The next value that is not equivalent to the given value within the histogram's resolution.
        */
-      nextNonEquivalentValue(value) {
-        return this.lowestEquivalentValue(value) + this.sizeOfEquivalentValueRange(value);
+      nextNonEquivalentValue(value2) {
+        return this.lowestEquivalentValue(value2) + this.sizeOfEquivalentValueRange(value2);
       }
       /**
        * Get the size (in value units) of the range of values that are equivalent to the given value within the
@@ -698,9 +698,9 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The size of the range of values equivalent to the given value.
        */
-      sizeOfEquivalentValueRange(value) {
-        const bucketIndex = this.getBucketIndex(value);
-        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
+      sizeOfEquivalentValueRange(value2) {
+        const bucketIndex = this.getBucketIndex(value2);
+        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
         const distanceToNextValue = pow(2, this.unitMagnitude + (subBucketIndex >= this.subBucketCount ? bucketIndex + 1 : bucketIndex));
         return distanceToNextValue;
       }
@@ -712,8 +712,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The value lies in the middle (rounded up) of the range of values equivalent the given value.
        */
-      medianEquivalentValue(value) {
-        return this.lowestEquivalentValue(value) + floor(this.sizeOfEquivalentValueRange(value) / 2);
+      medianEquivalentValue(value2) {
+        return this.lowestEquivalentValue(value2) + floor(this.sizeOfEquivalentValueRange(value2) / 2);
       }
       /**
        * Get the computed mean value of all recorded values in the histogram
@@ -849,23 +849,23 @@ var require_JsHistogram = __commonJS({
       get estimatedFootprintInBytes() {
         return this._getEstimatedFootprintInBytes();
       }
-      recordSingleValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this.recordSingleValue(value);
+      recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this.recordSingleValue(value2);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
-        for (let missingValue = value - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
+        for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
           this.recordSingleValue(missingValue);
         }
       }
-      recordCountAtValue(count2, value) {
-        const countsIndex = this.countsArrayIndex(value);
+      recordCountAtValue(count2, value2) {
+        const countsIndex = this.countsArrayIndex(value2);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(count2, value);
+          this.handleRecordException(count2, value2);
         } else {
           this.addToCountAtIndex(countsIndex, count2);
         }
-        this.updateMinAndMax(value);
+        this.updateMinAndMax(value2);
         this.addToTotalCount(count2);
       }
       /**
@@ -875,8 +875,8 @@ var require_JsHistogram = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value, count2) {
-        this.recordCountAtValue(count2, value);
+      recordValueWithCount(value2, count2) {
+        this.recordCountAtValue(count2, value2);
       }
       /**
        * Record a value in the histogram.
@@ -899,15 +899,15 @@ var require_JsHistogram = __commonJS({
        *                                           than expectedIntervalBetweenValueSamples
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this.recordSingleValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this.recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
-      recordValueWithCountAndExpectedInterval(value, count2, expectedIntervalBetweenValueSamples) {
-        this.recordCountAtValue(count2, value);
+      recordValueWithCountAndExpectedInterval(value2, count2, expectedIntervalBetweenValueSamples) {
+        this.recordCountAtValue(count2, value2);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
-        for (let missingValue = value - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
+        for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
           this.recordCountAtValue(count2, missingValue);
         }
       }
@@ -996,8 +996,8 @@ var require_JsHistogram = __commonJS({
        * @return The total count of values recorded in the histogram within the value range that is
        * {@literal >=} lowestEquivalentValue(<i>value</i>) and {@literal <=} highestEquivalentValue(<i>value</i>)
        */
-      getCountAtValue(value) {
-        const index = min(max2(0, this.countsArrayIndex(value)), this.countsArrayLength - 1);
+      getCountAtValue(value2) {
+        const index = min(max2(0, this.countsArrayIndex(value2)), this.countsArrayLength - 1);
         return this.getCountAtIndex(index);
       }
       /**
@@ -1164,10 +1164,10 @@ var require_base64_js = __commonJS({
     function tripletToBase64(num3) {
       return lookup[num3 >> 18 & 63] + lookup[num3 >> 12 & 63] + lookup[num3 >> 6 & 63] + lookup[num3 & 63];
     }
-    function encodeChunk(uint8, start, end) {
+    function encodeChunk(uint8, start, end2) {
       var tmp;
       var output = [];
-      for (var i2 = start; i2 < end; i2 += 3) {
+      for (var i2 = start; i2 < end2; i2 += 3) {
         tmp = (uint8[i2] << 16 & 16711680) + (uint8[i2 + 1] << 8 & 65280) + (uint8[i2 + 2] & 255);
         output.push(tripletToBase64(tmp));
       }
@@ -1216,9 +1216,9 @@ var require_common = __commonJS({
         if (typeof source !== "object") {
           throw new TypeError(source + "must be non-object");
         }
-        for (var p in source) {
-          if (_has(source, p)) {
-            obj2[p] = source[p];
+        for (var p2 in source) {
+          if (_has(source, p2)) {
+            obj2[p2] = source[p2];
           }
         }
       }
@@ -1371,14 +1371,14 @@ var require_trees = __commonJS({
       s.pending_buf[s.pending++] = w & 255;
       s.pending_buf[s.pending++] = w >>> 8 & 255;
     }
-    function send_bits(s, value, length) {
+    function send_bits(s, value2, length) {
       if (s.bi_valid > Buf_size - length) {
-        s.bi_buf |= value << s.bi_valid & 65535;
+        s.bi_buf |= value2 << s.bi_valid & 65535;
         put_short(s, s.bi_buf);
-        s.bi_buf = value >> Buf_size - s.bi_valid;
+        s.bi_buf = value2 >> Buf_size - s.bi_valid;
         s.bi_valid += length - Buf_size;
       } else {
-        s.bi_buf |= value << s.bi_valid & 65535;
+        s.bi_buf |= value2 << s.bi_valid & 65535;
         s.bi_valid += length;
       }
     }
@@ -1970,9 +1970,9 @@ var require_crc32 = __commonJS({
     }
     var crcTable = makeTable();
     function crc32(crc, buf, len, pos) {
-      var t = crcTable, end = pos + len;
+      var t = crcTable, end2 = pos + len;
       crc ^= -1;
-      for (var i = pos; i < end; i++) {
+      for (var i = pos; i < end2; i++) {
         crc = crc >>> 8 ^ t[(crc ^ buf[i]) & 255];
       }
       return crc ^ -1;
@@ -2098,12 +2098,12 @@ var require_deflate = __commonJS({
       s.block_start = s.strstart;
       flush_pending(s.strm);
     }
-    function put_byte(s, b) {
-      s.pending_buf[s.pending++] = b;
+    function put_byte(s, b2) {
+      s.pending_buf[s.pending++] = b2;
     }
-    function putShortMSB(s, b) {
-      s.pending_buf[s.pending++] = b >>> 8 & 255;
-      s.pending_buf[s.pending++] = b & 255;
+    function putShortMSB(s, b2) {
+      s.pending_buf[s.pending++] = b2 >>> 8 & 255;
+      s.pending_buf[s.pending++] = b2 & 255;
     }
     function read_buf(strm, buf, start, size) {
       var len = strm.avail_in;
@@ -2172,7 +2172,7 @@ var require_deflate = __commonJS({
     }
     function fill_window(s) {
       var _w_size = s.w_size;
-      var p, n, m, more, str2;
+      var p2, n, m, more, str2;
       do {
         more = s.window_size - s.lookahead - s.strstart;
         if (s.strstart >= _w_size + (_w_size - MIN_LOOKAHEAD)) {
@@ -2181,16 +2181,16 @@ var require_deflate = __commonJS({
           s.strstart -= _w_size;
           s.block_start -= _w_size;
           n = s.hash_size;
-          p = n;
+          p2 = n;
           do {
-            m = s.head[--p];
-            s.head[p] = m >= _w_size ? m - _w_size : 0;
+            m = s.head[--p2];
+            s.head[p2] = m >= _w_size ? m - _w_size : 0;
           } while (--n);
           n = _w_size;
-          p = n;
+          p2 = n;
           do {
-            m = s.prev[--p];
-            s.prev[p] = m >= _w_size ? m - _w_size : 0;
+            m = s.prev[--p2];
+            s.prev[p2] = m >= _w_size ? m - _w_size : 0;
           } while (--n);
           more += _w_size;
         }
@@ -2969,16 +2969,16 @@ var require_deflate = __commonJS({
       return s.pending !== 0 ? Z_OK : Z_STREAM_END;
     }
     function deflateEnd(strm) {
-      var status;
+      var status2;
       if (!strm || !strm.state) {
         return Z_STREAM_ERROR;
       }
-      status = strm.state.status;
-      if (status !== INIT_STATE && status !== EXTRA_STATE && status !== NAME_STATE && status !== COMMENT_STATE && status !== HCRC_STATE && status !== BUSY_STATE && status !== FINISH_STATE) {
+      status2 = strm.state.status;
+      if (status2 !== INIT_STATE && status2 !== EXTRA_STATE && status2 !== NAME_STATE && status2 !== COMMENT_STATE && status2 !== HCRC_STATE && status2 !== BUSY_STATE && status2 !== FINISH_STATE) {
         return err(strm, Z_STREAM_ERROR);
       }
       strm.state = null;
-      return status === BUSY_STATE ? err(strm, Z_DATA_ERROR) : Z_OK;
+      return status2 === BUSY_STATE ? err(strm, Z_DATA_ERROR) : Z_OK;
     }
     function deflateSetDictionary(strm, dictionary) {
       var dictLength = dictionary.length;
@@ -3144,18 +3144,18 @@ var require_strings = __commonJS({
       return buf;
     };
     exports2.buf2string = function(buf, max2) {
-      var i, out, c, c_len;
+      var i, out2, c, c_len;
       var len = max2 || buf.length;
       var utf16buf = new Array(len * 2);
-      for (out = 0, i = 0; i < len; ) {
+      for (out2 = 0, i = 0; i < len; ) {
         c = buf[i++];
         if (c < 128) {
-          utf16buf[out++] = c;
+          utf16buf[out2++] = c;
           continue;
         }
         c_len = _utf8len[c];
         if (c_len > 4) {
-          utf16buf[out++] = 65533;
+          utf16buf[out2++] = 65533;
           i += c_len - 1;
           continue;
         }
@@ -3165,18 +3165,18 @@ var require_strings = __commonJS({
           c_len--;
         }
         if (c_len > 1) {
-          utf16buf[out++] = 65533;
+          utf16buf[out2++] = 65533;
           continue;
         }
         if (c < 65536) {
-          utf16buf[out++] = c;
+          utf16buf[out2++] = c;
         } else {
           c -= 65536;
-          utf16buf[out++] = 55296 | c >> 10 & 1023;
-          utf16buf[out++] = 56320 | c & 1023;
+          utf16buf[out2++] = 55296 | c >> 10 & 1023;
+          utf16buf[out2++] = 56320 | c & 1023;
         }
       }
-      return buf2binstring(utf16buf, out);
+      return buf2binstring(utf16buf, out2);
     };
     exports2.utf8border = function(buf, max2) {
       var pos;
@@ -3262,7 +3262,7 @@ var require_deflate2 = __commonJS({
       this.chunks = [];
       this.strm = new ZStream();
       this.strm.avail_out = 0;
-      var status = zlib_deflate.deflateInit2(
+      var status2 = zlib_deflate.deflateInit2(
         this.strm,
         opt.level,
         opt.method,
@@ -3270,8 +3270,8 @@ var require_deflate2 = __commonJS({
         opt.memLevel,
         opt.strategy
       );
-      if (status !== Z_OK) {
-        throw new Error(msg[status]);
+      if (status2 !== Z_OK) {
+        throw new Error(msg[status2]);
       }
       if (opt.header) {
         zlib_deflate.deflateSetHeader(this.strm, opt.header);
@@ -3285,9 +3285,9 @@ var require_deflate2 = __commonJS({
         } else {
           dict = opt.dictionary;
         }
-        status = zlib_deflate.deflateSetDictionary(this.strm, dict);
-        if (status !== Z_OK) {
-          throw new Error(msg[status]);
+        status2 = zlib_deflate.deflateSetDictionary(this.strm, dict);
+        if (status2 !== Z_OK) {
+          throw new Error(msg[status2]);
         }
         this._dict_set = true;
       }
@@ -3295,7 +3295,7 @@ var require_deflate2 = __commonJS({
     Deflate.prototype.push = function(data, mode) {
       var strm = this.strm;
       var chunkSize = this.options.chunkSize;
-      var status, _mode;
+      var status2, _mode;
       if (this.ended) {
         return false;
       }
@@ -3315,9 +3315,9 @@ var require_deflate2 = __commonJS({
           strm.next_out = 0;
           strm.avail_out = chunkSize;
         }
-        status = zlib_deflate.deflate(strm, _mode);
-        if (status !== Z_STREAM_END && status !== Z_OK) {
-          this.onEnd(status);
+        status2 = zlib_deflate.deflate(strm, _mode);
+        if (status2 !== Z_STREAM_END && status2 !== Z_OK) {
+          this.onEnd(status2);
           this.ended = true;
           return false;
         }
@@ -3328,12 +3328,12 @@ var require_deflate2 = __commonJS({
             this.onData(utils.shrinkBuf(strm.output, strm.next_out));
           }
         }
-      } while ((strm.avail_in > 0 || strm.avail_out === 0) && status !== Z_STREAM_END);
+      } while ((strm.avail_in > 0 || strm.avail_out === 0) && status2 !== Z_STREAM_END);
       if (_mode === Z_FINISH) {
-        status = zlib_deflate.deflateEnd(this.strm);
-        this.onEnd(status);
+        status2 = zlib_deflate.deflateEnd(this.strm);
+        this.onEnd(status2);
         this.ended = true;
-        return status === Z_OK;
+        return status2 === Z_OK;
       }
       if (_mode === Z_SYNC_FLUSH) {
         this.onEnd(Z_OK);
@@ -3345,8 +3345,8 @@ var require_deflate2 = __commonJS({
     Deflate.prototype.onData = function(chunk) {
       this.chunks.push(chunk);
     };
-    Deflate.prototype.onEnd = function(status) {
-      if (status === Z_OK) {
+    Deflate.prototype.onEnd = function(status2) {
+      if (status2 === Z_OK) {
         if (this.options.to === "string") {
           this.result = this.chunks.join("");
         } else {
@@ -3354,7 +3354,7 @@ var require_deflate2 = __commonJS({
         }
       }
       this.chunks = [];
-      this.err = status;
+      this.err = status2;
       this.msg = this.strm.msg;
     };
     function deflate(input, options) {
@@ -3394,7 +3394,7 @@ var require_inffast = __commonJS({
       var last;
       var _out;
       var beg;
-      var end;
+      var end2;
       var dmax;
       var wsize;
       var whave;
@@ -3420,7 +3420,7 @@ var require_inffast = __commonJS({
       _out = strm.next_out;
       output = strm.output;
       beg = _out - (start - strm.avail_out);
-      end = _out + (strm.avail_out - 257);
+      end2 = _out + (strm.avail_out - 257);
       dmax = state.dmax;
       wsize = state.wsize;
       whave = state.whave;
@@ -3595,7 +3595,7 @@ var require_inffast = __commonJS({
               }
               break;
             }
-        } while (_in < last && _out < end);
+        } while (_in < last && _out < end2);
       len = bits >> 3;
       _in -= len;
       bits -= len << 3;
@@ -3603,7 +3603,7 @@ var require_inffast = __commonJS({
       strm.next_in = _in;
       strm.next_out = _out;
       strm.avail_in = _in < last ? 5 + (last - _in) : 5 - (_in - last);
-      strm.avail_out = _out < end ? 257 + (end - _out) : 257 - (_out - end);
+      strm.avail_out = _out < end2 ? 257 + (end2 - _out) : 257 - (_out - end2);
       state.hold = hold;
       state.bits = bits;
       return;
@@ -3778,7 +3778,7 @@ var require_inftrees = __commonJS({
       var next;
       var base = null;
       var base_index = 0;
-      var end;
+      var end2;
       var count2 = new utils.Buf16(MAXBITS + 1);
       var offs = new utils.Buf16(MAXBITS + 1);
       var extra = null;
@@ -3835,17 +3835,17 @@ var require_inftrees = __commonJS({
       }
       if (type === CODES) {
         base = extra = work;
-        end = 19;
+        end2 = 19;
       } else if (type === LENS) {
         base = lbase;
         base_index -= 257;
         extra = lext;
         extra_index -= 257;
-        end = 256;
+        end2 = 256;
       } else {
         base = dbase;
         extra = dext;
-        end = -1;
+        end2 = -1;
       }
       huff = 0;
       sym = 0;
@@ -3861,10 +3861,10 @@ var require_inftrees = __commonJS({
       }
       for (; ; ) {
         here_bits = len - drop;
-        if (work[sym] < end) {
+        if (work[sym] < end2) {
           here_op = 0;
           here_val = work[sym];
-        } else if (work[sym] > end) {
+        } else if (work[sym] > end2) {
           here_op = extra[extra_index + work[sym]];
           here_val = base[base_index + work[sym]];
         } else {
@@ -3978,7 +3978,7 @@ var require_inflate = __commonJS({
     var LIT = 26;
     var CHECK = 27;
     var LENGTH = 28;
-    var DONE2 = 29;
+    var DONE3 = 29;
     var BAD = 30;
     var MEM = 31;
     var SYNC = 32;
@@ -4139,7 +4139,7 @@ var require_inflate = __commonJS({
       state.distcode = distfix;
       state.distbits = 5;
     }
-    function updatewindow(strm, src, end, copy) {
+    function updatewindow(strm, src, end2, copy) {
       var dist;
       var state = strm.state;
       if (state.window === null) {
@@ -4149,7 +4149,7 @@ var require_inflate = __commonJS({
         state.window = new utils.Buf8(state.wsize);
       }
       if (copy >= state.wsize) {
-        utils.arraySet(state.window, src, end - state.wsize, state.wsize, 0);
+        utils.arraySet(state.window, src, end2 - state.wsize, state.wsize, 0);
         state.wnext = 0;
         state.whave = state.wsize;
       } else {
@@ -4157,10 +4157,10 @@ var require_inflate = __commonJS({
         if (dist > copy) {
           dist = copy;
         }
-        utils.arraySet(state.window, src, end - copy, dist, state.wnext);
+        utils.arraySet(state.window, src, end2 - copy, dist, state.wnext);
         copy -= dist;
         if (copy) {
-          utils.arraySet(state.window, src, end - copy, copy, 0);
+          utils.arraySet(state.window, src, end2 - copy, copy, 0);
           state.wnext = copy;
           state.whave = state.wsize;
         } else {
@@ -5059,9 +5059,9 @@ var require_inflate = __commonJS({
                 hold = 0;
                 bits = 0;
               }
-              state.mode = DONE2;
+              state.mode = DONE3;
             /* falls through */
-            case DONE2:
+            case DONE3:
               ret = Z_STREAM_END;
               break inf_leave;
             case BAD:
@@ -5273,12 +5273,12 @@ var require_inflate2 = __commonJS({
       this.chunks = [];
       this.strm = new ZStream();
       this.strm.avail_out = 0;
-      var status = zlib_inflate.inflateInit2(
+      var status2 = zlib_inflate.inflateInit2(
         this.strm,
         opt.windowBits
       );
-      if (status !== c.Z_OK) {
-        throw new Error(msg[status]);
+      if (status2 !== c.Z_OK) {
+        throw new Error(msg[status2]);
       }
       this.header = new GZheader();
       zlib_inflate.inflateGetHeader(this.strm, this.header);
@@ -5289,9 +5289,9 @@ var require_inflate2 = __commonJS({
           opt.dictionary = new Uint8Array(opt.dictionary);
         }
         if (opt.raw) {
-          status = zlib_inflate.inflateSetDictionary(this.strm, opt.dictionary);
-          if (status !== c.Z_OK) {
-            throw new Error(msg[status]);
+          status2 = zlib_inflate.inflateSetDictionary(this.strm, opt.dictionary);
+          if (status2 !== c.Z_OK) {
+            throw new Error(msg[status2]);
           }
         }
       }
@@ -5300,7 +5300,7 @@ var require_inflate2 = __commonJS({
       var strm = this.strm;
       var chunkSize = this.options.chunkSize;
       var dictionary = this.options.dictionary;
-      var status, _mode;
+      var status2, _mode;
       var next_out_utf8, tail, utf8str;
       var allowBufError = false;
       if (this.ended) {
@@ -5322,21 +5322,21 @@ var require_inflate2 = __commonJS({
           strm.next_out = 0;
           strm.avail_out = chunkSize;
         }
-        status = zlib_inflate.inflate(strm, c.Z_NO_FLUSH);
-        if (status === c.Z_NEED_DICT && dictionary) {
-          status = zlib_inflate.inflateSetDictionary(this.strm, dictionary);
+        status2 = zlib_inflate.inflate(strm, c.Z_NO_FLUSH);
+        if (status2 === c.Z_NEED_DICT && dictionary) {
+          status2 = zlib_inflate.inflateSetDictionary(this.strm, dictionary);
         }
-        if (status === c.Z_BUF_ERROR && allowBufError === true) {
-          status = c.Z_OK;
+        if (status2 === c.Z_BUF_ERROR && allowBufError === true) {
+          status2 = c.Z_OK;
           allowBufError = false;
         }
-        if (status !== c.Z_STREAM_END && status !== c.Z_OK) {
-          this.onEnd(status);
+        if (status2 !== c.Z_STREAM_END && status2 !== c.Z_OK) {
+          this.onEnd(status2);
           this.ended = true;
           return false;
         }
         if (strm.next_out) {
-          if (strm.avail_out === 0 || status === c.Z_STREAM_END || strm.avail_in === 0 && (_mode === c.Z_FINISH || _mode === c.Z_SYNC_FLUSH)) {
+          if (strm.avail_out === 0 || status2 === c.Z_STREAM_END || strm.avail_in === 0 && (_mode === c.Z_FINISH || _mode === c.Z_SYNC_FLUSH)) {
             if (this.options.to === "string") {
               next_out_utf8 = strings.utf8border(strm.output, strm.next_out);
               tail = strm.next_out - next_out_utf8;
@@ -5355,15 +5355,15 @@ var require_inflate2 = __commonJS({
         if (strm.avail_in === 0 && strm.avail_out === 0) {
           allowBufError = true;
         }
-      } while ((strm.avail_in > 0 || strm.avail_out === 0) && status !== c.Z_STREAM_END);
-      if (status === c.Z_STREAM_END) {
+      } while ((strm.avail_in > 0 || strm.avail_out === 0) && status2 !== c.Z_STREAM_END);
+      if (status2 === c.Z_STREAM_END) {
         _mode = c.Z_FINISH;
       }
       if (_mode === c.Z_FINISH) {
-        status = zlib_inflate.inflateEnd(this.strm);
-        this.onEnd(status);
+        status2 = zlib_inflate.inflateEnd(this.strm);
+        this.onEnd(status2);
         this.ended = true;
-        return status === c.Z_OK;
+        return status2 === c.Z_OK;
       }
       if (_mode === c.Z_SYNC_FLUSH) {
         this.onEnd(c.Z_OK);
@@ -5375,8 +5375,8 @@ var require_inflate2 = __commonJS({
     Inflate.prototype.onData = function(chunk) {
       this.chunks.push(chunk);
     };
-    Inflate.prototype.onEnd = function(status) {
-      if (status === c.Z_OK) {
+    Inflate.prototype.onEnd = function(status2) {
+      if (status2 === c.Z_OK) {
         if (this.options.to === "string") {
           this.result = this.chunks.join("");
         } else {
@@ -5384,7 +5384,7 @@ var require_inflate2 = __commonJS({
         }
       }
       this.chunks = [];
-      this.err = status;
+      this.err = status2;
       this.msg = this.strm.msg;
     };
     function inflate(input, options) {
@@ -5537,7 +5537,7 @@ var require_umd = __commonJS({
           const length = str2.length;
           const ptr = __new(length << 1, STRING_ID);
           const U16 = new Uint16Array(memory.buffer);
-          for (var i = 0, p = ptr >>> 1; i < length; ++i) U16[p + i] = str2.charCodeAt(i);
+          for (var i = 0, p2 = ptr >>> 1; i < length; ++i) U16[p2 + i] = str2.charCodeAt(i);
           return ptr;
         }
         extendedExports.__newString = __newString;
@@ -5629,9 +5629,9 @@ var require_umd = __commonJS({
         function __getArray(arr) {
           const input = __getArrayView(arr);
           const len = input.length;
-          const out = new Array(len);
-          for (let i = 0; i < len; i++) out[i] = input[i];
-          return out;
+          const out2 = new Array(len);
+          for (let i = 0; i < len; i++) out2[i] = input[i];
+          return out2;
         }
         extendedExports.__getArray = __getArray;
         function __getArrayBuffer(ptr) {
@@ -5654,9 +5654,9 @@ var require_umd = __commonJS({
           const U32 = new Uint32Array(buffer);
           return new Type(buffer, U32[ptr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2], U32[ptr + ARRAYBUFFERVIEW_BYTELENGTH_OFFSET >>> 2] >>> alignLog2);
         }
-        function attachTypedArrayFunctions(ctor, name, align) {
-          extendedExports[`__get${name}`] = getTypedArray.bind(null, ctor, align);
-          extendedExports[`__get${name}View`] = getTypedArrayView.bind(null, ctor, align);
+        function attachTypedArrayFunctions(ctor, name2, align) {
+          extendedExports[`__get${name2}`] = getTypedArray.bind(null, ctor, align);
+          extendedExports[`__get${name2}View`] = getTypedArrayView.bind(null, ctor, align);
         }
         [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array].forEach((ctor) => {
           attachTypedArrayFunctions(ctor, ctor.name, 31 - Math.clz32(ctor.BYTES_PER_ELEMENT));
@@ -5737,10 +5737,10 @@ var require_umd = __commonJS({
             if (!Object.hasOwn(curr, part)) curr[part] = {};
             curr = curr[part];
           }
-          let name = parts[0];
-          let hash = name.indexOf("#");
+          let name2 = parts[0];
+          let hash = name2.indexOf("#");
           if (hash >= 0) {
-            const className = name.substring(0, hash);
+            const className = name2.substring(0, hash);
             const classElem = curr[className];
             if (typeof classElem === "undefined" || !classElem.prototype) {
               const ctor = function(...args) {
@@ -5759,54 +5759,54 @@ var require_umd = __commonJS({
                   }
                 });
               };
-              if (classElem) Object.getOwnPropertyNames(classElem).forEach((name2) => Object.defineProperty(ctor, name2, Object.getOwnPropertyDescriptor(classElem, name2)));
+              if (classElem) Object.getOwnPropertyNames(classElem).forEach((name3) => Object.defineProperty(ctor, name3, Object.getOwnPropertyDescriptor(classElem, name3)));
               curr[className] = ctor;
             }
-            name = name.substring(hash + 1);
+            name2 = name2.substring(hash + 1);
             curr = curr[className].prototype;
-            if (/^(get|set):/.test(name)) {
-              if (!Object.hasOwn(curr, name = name.substring(4))) {
+            if (/^(get|set):/.test(name2)) {
+              if (!Object.hasOwn(curr, name2 = name2.substring(4))) {
                 let getter = exports4[internalName.replace("set:", "get:")];
                 let setter = exports4[internalName.replace("get:", "set:")];
-                Object.defineProperty(curr, name, {
+                Object.defineProperty(curr, name2, {
                   get() {
                     return getter(this[THIS]);
                   },
-                  set(value) {
-                    setter(this[THIS], value);
+                  set(value2) {
+                    setter(this[THIS], value2);
                   },
                   enumerable: true
                 });
               }
             } else {
-              if (name === "constructor") {
-                (curr[name] = function(...args) {
+              if (name2 === "constructor") {
+                (curr[name2] = function(...args) {
                   setArgumentsLength(args.length);
                   return elem(...args);
                 }).original = elem;
               } else {
-                (curr[name] = function(...args) {
+                (curr[name2] = function(...args) {
                   setArgumentsLength(args.length);
                   return elem(this[THIS], ...args);
                 }).original = elem;
               }
             }
           } else {
-            if (/^(get|set):/.test(name)) {
-              if (!Object.hasOwn(curr, name = name.substring(4))) {
-                Object.defineProperty(curr, name, {
+            if (/^(get|set):/.test(name2)) {
+              if (!Object.hasOwn(curr, name2 = name2.substring(4))) {
+                Object.defineProperty(curr, name2, {
                   get: exports4[internalName.replace("set:", "get:")],
                   set: exports4[internalName.replace("get:", "set:")],
                   enumerable: true
                 });
               }
             } else if (typeof elem === "function" && elem !== setArgumentsLength) {
-              (curr[name] = (...args) => {
+              (curr[name2] = (...args) => {
                 setArgumentsLength(args.length);
                 return elem(...args);
               }).original = elem;
             } else {
-              curr[name] = elem;
+              curr[name2] = elem;
             }
           }
         }
@@ -5833,22 +5833,22 @@ var require_wasm = __commonJS({
   "node_modules/hdr-histogram-js/dist/wasm/index.js"(exports2) {
     "use strict";
     var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
-      function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve2) {
-          resolve2(value);
+      function adopt(value2) {
+        return value2 instanceof P ? value2 : new P(function(resolve2) {
+          resolve2(value2);
         });
       }
       return new (P || (P = Promise))(function(resolve2, reject) {
-        function fulfilled(value) {
+        function fulfilled(value2) {
           try {
-            step(generator.next(value));
+            step(generator.next(value2));
           } catch (e) {
             reject(e);
           }
         }
-        function rejected(value) {
+        function rejected(value2) {
           try {
-            step(generator["throw"](value));
+            step(generator["throw"](value2));
           } catch (e) {
             reject(e);
           }
@@ -5948,20 +5948,20 @@ var require_wasm = __commonJS({
       get highestTrackableValue() {
         return this._wasmHistogram.highestTrackableValue;
       }
-      set highestTrackableValue(value) {
-        this._wasmHistogram.highestTrackableValue = value;
+      set highestTrackableValue(value2) {
+        this._wasmHistogram.highestTrackableValue = value2;
       }
       get startTimeStampMsec() {
         return this._wasmHistogram.startTimeStampMsec;
       }
-      set startTimeStampMsec(value) {
-        this._wasmHistogram.startTimeStampMsec = value;
+      set startTimeStampMsec(value2) {
+        this._wasmHistogram.startTimeStampMsec = value2;
       }
       get endTimeStampMsec() {
         return this._wasmHistogram.endTimeStampMsec;
       }
-      set endTimeStampMsec(value) {
-        this._wasmHistogram.endTimeStampMsec = value;
+      set endTimeStampMsec(value2) {
+        this._wasmHistogram.endTimeStampMsec = value2;
       }
       get totalCount() {
         return this._wasmHistogram.totalCount;
@@ -5981,14 +5981,14 @@ var require_wasm = __commonJS({
       get maxValue() {
         return this._wasmHistogram.maxValue;
       }
-      recordValue(value) {
-        this._wasmHistogram.recordValue(value);
+      recordValue(value2) {
+        this._wasmHistogram.recordValue(value2);
       }
-      recordValueWithCount(value, count2) {
-        this._wasmHistogram.recordValueWithCount(value, count2);
+      recordValueWithCount(value2, count2) {
+        this._wasmHistogram.recordValueWithCount(value2, count2);
       }
-      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this._wasmHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this._wasmHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
       getValueAtPercentile(percentile) {
         return this._wasmHistogram.getValueAtPercentile(percentile);
@@ -6040,9 +6040,9 @@ var require_wasm = __commonJS({
       }
       encode() {
         const ptrArray = wasm.__pin(this._wasmHistogram.encode());
-        const array = wasm.__getUint8Array(ptrArray);
+        const array2 = wasm.__getUint8Array(ptrArray);
         wasm.__unpin(ptrArray);
-        return array;
+        return array2;
       }
       reset() {
         this.tag = Histogram_1.NO_TAG;
@@ -6099,10 +6099,10 @@ var require_PackedArrayContext = __commonJS({
         this.initArrayViews(this.array);
         this.init(virtualLength);
       }
-      initArrayViews(array) {
-        this.byteArray = new Uint8Array(array);
-        this.shortArray = new Uint16Array(array);
-        this.longArray = new Float64Array(array);
+      initArrayViews(array2) {
+        this.byteArray = new Uint8Array(array2);
+        this.shortArray = new Uint16Array(array2);
+        this.longArray = new Float64Array(array2);
       }
       init(virtualLength) {
         if (!this.isPacked) {
@@ -6132,8 +6132,8 @@ var require_PackedArrayContext = __commonJS({
       getPopulatedLongLength() {
         return this.getPopulatedShortLength() + 3 >> 2;
       }
-      setAtByteIndex(byteIndex, value) {
-        this.byteArray[byteIndex] = value;
+      setAtByteIndex(byteIndex, value2) {
+        this.byteArray[byteIndex] = value2;
       }
       getAtByteIndex(byteIndex) {
         return this.byteArray[byteIndex];
@@ -6158,11 +6158,11 @@ var require_PackedArrayContext = __commonJS({
       length() {
         return this.physicalLength;
       }
-      setAtShortIndex(shortIndex, value) {
-        this.shortArray[shortIndex] = value;
+      setAtShortIndex(shortIndex, value2) {
+        this.shortArray[shortIndex] = value2;
       }
-      setAtLongIndex(longIndex, value) {
-        this.longArray[longIndex] = value;
+      setAtLongIndex(longIndex, value2) {
+        this.longArray[longIndex] = value2;
       }
       getAtShortIndex(shortIndex) {
         return this.shortArray[shortIndex];
@@ -6530,7 +6530,7 @@ var require_PackedArray = __commonJS({
        * @return the array value at the virtual index given
        */
       get(index) {
-        let value = 0;
+        let value2 = 0;
         for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
           let byteValueAtPackedIndex = 0;
           if (!this.arrayContext.isPacked) {
@@ -6538,12 +6538,12 @@ var require_PackedArray = __commonJS({
           }
           const packedIndex = this.arrayContext.getPackedIndex(byteNum, index, false);
           if (packedIndex < 0) {
-            return value;
+            return value2;
           }
           byteValueAtPackedIndex = this.arrayContext.getAtByteIndex(packedIndex) * pow(2, byteNum << 3);
-          value += byteValueAtPackedIndex;
+          value2 += byteValueAtPackedIndex;
         }
-        return value;
+        return value2;
       }
       /**
        * Increment value at a virrual index in the array
@@ -6560,11 +6560,11 @@ var require_PackedArray = __commonJS({
        * @param index the virtual index of the value to be added to
        * @param value the value to add
        */
-      add(index, value) {
-        let remainingValueToAdd = value;
+      add(index, value2) {
+        let remainingValueToAdd = value2;
         for (let byteNum = 0, byteShift = 0; byteNum < NUMBER_OF_SETS; byteNum++, byteShift += 8) {
           if (!this.arrayContext.isPacked) {
-            this.arrayContext.addAndGetAtUnpackedIndex(index, value);
+            this.arrayContext.addAndGetAtUnpackedIndex(index, value2);
             return;
           }
           const packedIndex = this.safeGetPackedIndexgetPackedIndex(byteNum, index);
@@ -6583,12 +6583,12 @@ var require_PackedArray = __commonJS({
        * @param index the virtual index of the value to set
        * @param value the value to set
        */
-      set(index, value) {
+      set(index, value2) {
         let bytesAlreadySet = 0;
-        let valueForNextLevels = value;
+        let valueForNextLevels = value2;
         for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
           if (!this.arrayContext.isPacked) {
-            this.arrayContext.setAtUnpackedIndex(index, value);
+            this.arrayContext.setAtUnpackedIndex(index, value2);
             return;
           }
           if (valueForNextLevels == 0) {
@@ -6656,11 +6656,11 @@ var require_PackedHistogram = __commonJS({
       incrementCountAtIndex(index) {
         this.packedCounts.increment(index);
       }
-      addToCountAtIndex(index, value) {
-        this.packedCounts.add(index, value);
+      addToCountAtIndex(index, value2) {
+        this.packedCounts.add(index, value2);
       }
-      setCountAtIndex(index, value) {
-        this.packedCounts.set(index, value);
+      setCountAtIndex(index, value2) {
+        this.packedCounts.set(index, value2);
       }
       resize(newHighestTrackableValue) {
         this.establishSize(newHighestTrackableValue);
@@ -6709,19 +6709,19 @@ var require_TypedArrayHistogram = __commonJS({
         }
         this._counts[index] = newCount;
       }
-      addToCountAtIndex(index, value) {
+      addToCountAtIndex(index, value2) {
         const currentCount = this._counts[index];
-        const newCount = currentCount + value;
+        const newCount = currentCount + value2;
         if (newCount < Number.MIN_SAFE_INTEGER || newCount > Number.MAX_SAFE_INTEGER) {
           throw newCount + " would overflow integer count";
         }
         this._counts[index] = newCount;
       }
-      setCountAtIndex(index, value) {
-        if (value < Number.MIN_SAFE_INTEGER || value > Number.MAX_SAFE_INTEGER) {
-          throw value + " would overflow integer count";
+      setCountAtIndex(index, value2) {
+        if (value2 < Number.MIN_SAFE_INTEGER || value2 > Number.MAX_SAFE_INTEGER) {
+          throw value2 + " would overflow integer count";
         }
-        this._counts[index] = value;
+        this._counts[index] = value2;
       }
       resize(newHighestTrackableValue) {
         this.establishSize(newHighestTrackableValue);
@@ -6859,45 +6859,45 @@ var require_ZigZagEncoding = __commonJS({
        * @param buffer the buffer to write to
        * @param value  the value to write to the buffer
        */
-      static encode(buffer, value) {
-        if (value >= 0) {
-          value = value * 2;
+      static encode(buffer, value2) {
+        if (value2 >= 0) {
+          value2 = value2 * 2;
         } else {
-          value = -value * 2 - 1;
+          value2 = -value2 * 2 - 1;
         }
-        if (value < TWO_POW_7) {
-          buffer.put(value);
+        if (value2 < TWO_POW_7) {
+          buffer.put(value2);
         } else {
-          buffer.put(value | 128);
-          if (value < TWO_POW_14) {
-            buffer.put(floor(value / TWO_POW_7));
+          buffer.put(value2 | 128);
+          if (value2 < TWO_POW_14) {
+            buffer.put(floor(value2 / TWO_POW_7));
           } else {
-            buffer.put(floor(value / TWO_POW_7) | 128);
-            if (value < TWO_POW_21) {
-              buffer.put(floor(value / TWO_POW_14));
+            buffer.put(floor(value2 / TWO_POW_7) | 128);
+            if (value2 < TWO_POW_21) {
+              buffer.put(floor(value2 / TWO_POW_14));
             } else {
-              buffer.put(floor(value / TWO_POW_14) | 128);
-              if (value < TWO_POW_28) {
-                buffer.put(floor(value / TWO_POW_21));
+              buffer.put(floor(value2 / TWO_POW_14) | 128);
+              if (value2 < TWO_POW_28) {
+                buffer.put(floor(value2 / TWO_POW_21));
               } else {
-                buffer.put(floor(value / TWO_POW_21) | 128);
-                if (value < TWO_POW_35) {
-                  buffer.put(floor(value / TWO_POW_28));
+                buffer.put(floor(value2 / TWO_POW_21) | 128);
+                if (value2 < TWO_POW_35) {
+                  buffer.put(floor(value2 / TWO_POW_28));
                 } else {
-                  buffer.put(floor(value / TWO_POW_28) | 128);
-                  if (value < TWO_POW_42) {
-                    buffer.put(floor(value / TWO_POW_35));
+                  buffer.put(floor(value2 / TWO_POW_28) | 128);
+                  if (value2 < TWO_POW_42) {
+                    buffer.put(floor(value2 / TWO_POW_35));
                   } else {
-                    buffer.put(floor(value / TWO_POW_35) | 128);
-                    if (value < TWO_POW_49) {
-                      buffer.put(floor(value / TWO_POW_42));
+                    buffer.put(floor(value2 / TWO_POW_35) | 128);
+                    if (value2 < TWO_POW_49) {
+                      buffer.put(floor(value2 / TWO_POW_42));
                     } else {
-                      buffer.put(floor(value / TWO_POW_42) | 128);
-                      if (value < TWO_POW_56) {
-                        buffer.put(floor(value / TWO_POW_49));
+                      buffer.put(floor(value2 / TWO_POW_42) | 128);
+                      if (value2 < TWO_POW_56) {
+                        buffer.put(floor(value2 / TWO_POW_49));
                       } else {
-                        buffer.put(floor(value / TWO_POW_49) + 128);
-                        buffer.put(floor(value / TWO_POW_56));
+                        buffer.put(floor(value2 / TWO_POW_49) + 128);
+                        buffer.put(floor(value2 / TWO_POW_56));
                       }
                     }
                   }
@@ -6915,31 +6915,31 @@ var require_ZigZagEncoding = __commonJS({
        */
       static decode(buffer) {
         let v = buffer.get();
-        let value = v & 127;
+        let value2 = v & 127;
         if ((v & 128) != 0) {
           v = buffer.get();
-          value += (v & 127) * TWO_POW_7;
+          value2 += (v & 127) * TWO_POW_7;
           if ((v & 128) != 0) {
             v = buffer.get();
-            value += (v & 127) * TWO_POW_14;
+            value2 += (v & 127) * TWO_POW_14;
             if ((v & 128) != 0) {
               v = buffer.get();
-              value += (v & 127) * TWO_POW_21;
+              value2 += (v & 127) * TWO_POW_21;
               if ((v & 128) != 0) {
                 v = buffer.get();
-                value += (v & 127) * TWO_POW_28;
+                value2 += (v & 127) * TWO_POW_28;
                 if ((v & 128) != 0) {
                   v = buffer.get();
-                  value += (v & 127) * TWO_POW_35;
+                  value2 += (v & 127) * TWO_POW_35;
                   if ((v & 128) != 0) {
                     v = buffer.get();
-                    value += (v & 127) * TWO_POW_42;
+                    value2 += (v & 127) * TWO_POW_42;
                     if ((v & 128) != 0) {
                       v = buffer.get();
-                      value += (v & 127) * TWO_POW_49;
+                      value2 += (v & 127) * TWO_POW_49;
                       if ((v & 128) != 0) {
                         v = buffer.get();
-                        value += (v & 127) * TWO_POW_56;
+                        value2 += (v & 127) * TWO_POW_56;
                       }
                     }
                   }
@@ -6948,12 +6948,12 @@ var require_ZigZagEncoding = __commonJS({
             }
           }
         }
-        if (value % 2 === 0) {
-          value = value / 2;
+        if (value2 % 2 === 0) {
+          value2 = value2 / 2;
         } else {
-          value = -(value + 1) / 2;
+          value2 = -(value2 + 1) / 2;
         }
-        return value;
+        return value2;
       }
     };
     exports2.default = ZigZagEncoding;
@@ -7406,8 +7406,8 @@ var require_Recorder = __commonJS({
        * @param value The value to be recorded
        * @throws may throw Error if value is exceeds highestTrackableValue
        */
-      recordValue(value) {
-        this.activeHistogram.recordValue(value);
+      recordValue(value2) {
+        this.activeHistogram.recordValue(value2);
       }
       /**
        * Record a value in the histogram (adding to the value's current count)
@@ -7416,8 +7416,8 @@ var require_Recorder = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value, count2) {
-        this.activeHistogram.recordValueWithCount(value, count2);
+      recordValueWithCount(value2, count2) {
+        this.activeHistogram.recordValueWithCount(value2, count2);
       }
       /**
        * Record a value
@@ -7435,8 +7435,8 @@ var require_Recorder = __commonJS({
        *                                           than expectedIntervalBetweenValueSamples
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this.activeHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this.activeHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
       /**
        * Get an interval histogram, which will include a stable, consistent view of all value counts
@@ -7687,22 +7687,22 @@ var require_code = __commonJS({
         i++;
       }
     }
-    function mergeExprItems(a, b) {
-      if (b === '""')
+    function mergeExprItems(a, b2) {
+      if (b2 === '""')
         return a;
       if (a === '""')
-        return b;
+        return b2;
       if (typeof a == "string") {
-        if (b instanceof Name || a[a.length - 1] !== '"')
+        if (b2 instanceof Name || a[a.length - 1] !== '"')
           return;
-        if (typeof b != "string")
-          return `${a.slice(0, -1)}${b}"`;
-        if (b[0] === '"')
-          return a.slice(0, -1) + b.slice(1);
+        if (typeof b2 != "string")
+          return `${a.slice(0, -1)}${b2}"`;
+        if (b2[0] === '"')
+          return a.slice(0, -1) + b2.slice(1);
         return;
       }
-      if (typeof b == "string" && b[0] === '"' && !(a instanceof Name))
-        return `"${a}${b.slice(1)}`;
+      if (typeof b2 == "string" && b2[0] === '"' && !(a instanceof Name))
+        return `"${a}${b2.slice(1)}`;
       return;
     }
     function strConcat(c1, c2) {
@@ -7746,9 +7746,9 @@ var require_scope = __commonJS({
     exports2.ValueScope = exports2.ValueScopeName = exports2.Scope = exports2.varKinds = exports2.UsedValueState = void 0;
     var code_1 = require_code();
     var ValueError = class extends Error {
-      constructor(name) {
-        super(`CodeGen: "code" for ${name} not defined`);
-        this.value = name.value;
+      constructor(name2) {
+        super(`CodeGen: "code" for ${name2} not defined`);
+        this.value = name2.value;
       }
     };
     var UsedValueState;
@@ -7791,8 +7791,8 @@ var require_scope = __commonJS({
         super(nameStr);
         this.prefix = prefix;
       }
-      setValue(value, { property, itemIndex }) {
-        this.value = value;
+      setValue(value2, { property, itemIndex }) {
+        this.value = value2;
         this.scopePath = (0, code_1._)`.${new code_1.Name(property)}[${itemIndex}]`;
       }
     };
@@ -7811,13 +7811,13 @@ var require_scope = __commonJS({
       name(prefix) {
         return new ValueScopeName(prefix, this._newName(prefix));
       }
-      value(nameOrPrefix, value) {
+      value(nameOrPrefix, value2) {
         var _a;
-        if (value.ref === void 0)
+        if (value2.ref === void 0)
           throw new Error("CodeGen: ref must be passed in value");
-        const name = this.toName(nameOrPrefix);
-        const { prefix } = name;
-        const valueKey = (_a = value.key) !== null && _a !== void 0 ? _a : value.ref;
+        const name2 = this.toName(nameOrPrefix);
+        const { prefix } = name2;
+        const valueKey = (_a = value2.key) !== null && _a !== void 0 ? _a : value2.ref;
         let vs = this._values[prefix];
         if (vs) {
           const _name = vs.get(valueKey);
@@ -7826,12 +7826,12 @@ var require_scope = __commonJS({
         } else {
           vs = this._values[prefix] = /* @__PURE__ */ new Map();
         }
-        vs.set(valueKey, name);
+        vs.set(valueKey, name2);
         const s = this._scope[prefix] || (this._scope[prefix] = []);
         const itemIndex = s.length;
-        s[itemIndex] = value.ref;
-        name.setValue(value, { property: prefix, itemIndex });
-        return name;
+        s[itemIndex] = value2.ref;
+        name2.setValue(value2, { property: prefix, itemIndex });
+        return name2;
       }
       getValue(prefix, keyOrRef) {
         const vs = this._values[prefix];
@@ -7840,17 +7840,17 @@ var require_scope = __commonJS({
         return vs.get(keyOrRef);
       }
       scopeRefs(scopeName, values = this._values) {
-        return this._reduceValues(values, (name) => {
-          if (name.scopePath === void 0)
-            throw new Error(`CodeGen: name "${name}" has no value`);
-          return (0, code_1._)`${scopeName}${name.scopePath}`;
+        return this._reduceValues(values, (name2) => {
+          if (name2.scopePath === void 0)
+            throw new Error(`CodeGen: name "${name2}" has no value`);
+          return (0, code_1._)`${scopeName}${name2.scopePath}`;
         });
       }
       scopeCode(values = this._values, usedValues, getCode) {
-        return this._reduceValues(values, (name) => {
-          if (name.value === void 0)
-            throw new Error(`CodeGen: name "${name}" has no value`);
-          return name.value.code;
+        return this._reduceValues(values, (name2) => {
+          if (name2.value === void 0)
+            throw new Error(`CodeGen: name "${name2}" has no value`);
+          return name2.value.code;
         }, usedValues, getCode);
       }
       _reduceValues(values, valueCode, usedValues = {}, getCode) {
@@ -7860,20 +7860,20 @@ var require_scope = __commonJS({
           if (!vs)
             continue;
           const nameSet = usedValues[prefix] = usedValues[prefix] || /* @__PURE__ */ new Map();
-          vs.forEach((name) => {
-            if (nameSet.has(name))
+          vs.forEach((name2) => {
+            if (nameSet.has(name2))
               return;
-            nameSet.set(name, UsedValueState.Started);
-            let c = valueCode(name);
+            nameSet.set(name2, UsedValueState.Started);
+            let c = valueCode(name2);
             if (c) {
               const def = this.opts.es5 ? exports2.varKinds.var : exports2.varKinds.const;
-              code = (0, code_1._)`${code}${def} ${name} = ${c};${this.opts._n}`;
-            } else if (c = getCode === null || getCode === void 0 ? void 0 : getCode(name)) {
+              code = (0, code_1._)`${code}${def} ${name2} = ${c};${this.opts._n}`;
+            } else if (c = getCode === null || getCode === void 0 ? void 0 : getCode(name2)) {
               code = (0, code_1._)`${code}${c}${this.opts._n}`;
             } else {
-              throw new ValueError(name);
+              throw new ValueError(name2);
             }
-            nameSet.set(name, UsedValueState.Completed);
+            nameSet.set(name2, UsedValueState.Completed);
           });
         }
         return code;
@@ -7950,10 +7950,10 @@ var require_codegen = __commonJS({
       }
     };
     var Def = class extends Node {
-      constructor(varKind, name, rhs) {
+      constructor(varKind, name2, rhs) {
         super();
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.rhs = rhs;
       }
       render({ es5, _n }) {
@@ -8173,17 +8173,17 @@ var require_codegen = __commonJS({
       }
     };
     var ForRange = class extends For {
-      constructor(varKind, name, from, to) {
+      constructor(varKind, name2, from, to) {
         super();
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.from = from;
         this.to = to;
       }
       render(opts) {
         const varKind = opts.es5 ? scope_1.varKinds.var : this.varKind;
-        const { name, from, to } = this;
-        return `for(${varKind} ${name}=${from}; ${name}<${to}; ${name}++)` + super.render(opts);
+        const { name: name2, from, to } = this;
+        return `for(${varKind} ${name2}=${from}; ${name2}<${to}; ${name2}++)` + super.render(opts);
       }
       get names() {
         const names = addExprNames(super.names, this.from);
@@ -8191,11 +8191,11 @@ var require_codegen = __commonJS({
       }
     };
     var ForIter = class extends For {
-      constructor(loop, varKind, name, iterable) {
+      constructor(loop, varKind, name2, iterable) {
         super();
         this.loop = loop;
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.iterable = iterable;
       }
       render(opts) {
@@ -8212,9 +8212,9 @@ var require_codegen = __commonJS({
       }
     };
     var Func = class extends BlockNode {
-      constructor(name, args, async) {
+      constructor(name2, args, async) {
         super();
-        this.name = name;
+        this.name = name2;
         this.args = args;
         this.async = async;
       }
@@ -8300,11 +8300,11 @@ var require_codegen = __commonJS({
         return this._extScope.name(prefix);
       }
       // reserves unique name in the external scope and assigns value to it
-      scopeValue(prefixOrName, value) {
-        const name = this._extScope.value(prefixOrName, value);
-        const vs = this._values[name.prefix] || (this._values[name.prefix] = /* @__PURE__ */ new Set());
-        vs.add(name);
-        return name;
+      scopeValue(prefixOrName, value2) {
+        const name2 = this._extScope.value(prefixOrName, value2);
+        const vs = this._values[name2.prefix] || (this._values[name2.prefix] = /* @__PURE__ */ new Set());
+        vs.add(name2);
+        return name2;
       }
       getScopeValue(prefix, keyOrRef) {
         return this._extScope.getValue(prefix, keyOrRef);
@@ -8318,11 +8318,11 @@ var require_codegen = __commonJS({
         return this._extScope.scopeCode(this._values);
       }
       _def(varKind, nameOrPrefix, rhs, constant) {
-        const name = this._scope.toName(nameOrPrefix);
+        const name2 = this._scope.toName(nameOrPrefix);
         if (rhs !== void 0 && constant)
-          this._constants[name.str] = rhs;
-        this._leafNode(new Def(varKind, name, rhs));
-        return name;
+          this._constants[name2.str] = rhs;
+        this._leafNode(new Def(varKind, name2, rhs));
+        return name2;
       }
       // `const` declaration (`var` in es5 mode)
       const(nameOrPrefix, rhs, _constant) {
@@ -8355,13 +8355,13 @@ var require_codegen = __commonJS({
       // returns code for object literal for the passed argument list of key-value pairs
       object(...keyValues) {
         const code = ["{"];
-        for (const [key, value] of keyValues) {
+        for (const [key, value2] of keyValues) {
           if (code.length > 1)
             code.push(",");
           code.push(key);
-          if (key !== value || this.opts.es5) {
+          if (key !== value2 || this.opts.es5) {
             code.push(":");
-            (0, code_1.addCodeArg)(code, value);
+            (0, code_1.addCodeArg)(code, value2);
           }
         }
         code.push("}");
@@ -8403,20 +8403,20 @@ var require_codegen = __commonJS({
       }
       // `for` statement for a range of values
       forRange(nameOrPrefix, from, to, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.let) {
-        const name = this._scope.toName(nameOrPrefix);
-        return this._for(new ForRange(varKind, name, from, to), () => forBody(name));
+        const name2 = this._scope.toName(nameOrPrefix);
+        return this._for(new ForRange(varKind, name2, from, to), () => forBody(name2));
       }
       // `for-of` statement (in es5 mode replace with a normal for loop)
       forOf(nameOrPrefix, iterable, forBody, varKind = scope_1.varKinds.const) {
-        const name = this._scope.toName(nameOrPrefix);
+        const name2 = this._scope.toName(nameOrPrefix);
         if (this.opts.es5) {
           const arr = iterable instanceof code_1.Name ? iterable : this.var("_arr", iterable);
           return this.forRange("_i", 0, (0, code_1._)`${arr}.length`, (i) => {
-            this.var(name, (0, code_1._)`${arr}[${i}]`);
-            forBody(name);
+            this.var(name2, (0, code_1._)`${arr}[${i}]`);
+            forBody(name2);
           });
         }
-        return this._for(new ForIter("of", varKind, name, iterable), () => forBody(name));
+        return this._for(new ForIter("of", varKind, name2, iterable), () => forBody(name2));
       }
       // `for-in` statement.
       // With option `ownProperties` replaced with a `for-of` loop for object keys
@@ -8424,8 +8424,8 @@ var require_codegen = __commonJS({
         if (this.opts.ownProperties) {
           return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj2})`, forBody);
         }
-        const name = this._scope.toName(nameOrPrefix);
-        return this._for(new ForIter("in", varKind, name, obj2), () => forBody(name));
+        const name2 = this._scope.toName(nameOrPrefix);
+        return this._for(new ForIter("in", varKind, name2, obj2), () => forBody(name2));
       }
       // end `for` loop
       endFor() {
@@ -8440,10 +8440,10 @@ var require_codegen = __commonJS({
         return this._leafNode(new Break(label));
       }
       // `return` statement
-      return(value) {
+      return(value2) {
         const node = new Return();
         this._blockNode(node);
-        this.code(value);
+        this.code(value2);
         if (node.nodes.length !== 1)
           throw new Error('CodeGen: "return" should have one node');
         return this._endBlockNode(Return);
@@ -8490,8 +8490,8 @@ var require_codegen = __commonJS({
         return this;
       }
       // `function` heading (or definition if funcBody is passed)
-      func(name, args = code_1.nil, async, funcBody) {
-        this._blockNode(new Func(name, args, async));
+      func(name2, args = code_1.nil, async, funcBody) {
+        this._blockNode(new Func(name2, args, async));
         if (funcBody)
           this.code(funcBody).endFunc();
         return this;
@@ -8734,7 +8734,7 @@ var require_util = __commonJS({
     }
     exports2.evaluatedPropsToName = evaluatedPropsToName;
     function setEvaluated(gen, props, ps) {
-      Object.keys(ps).forEach((p) => gen.assign((0, codegen_1._)`${props}${(0, codegen_1.getProperty)(p)}`, true));
+      Object.keys(ps).forEach((p2) => gen.assign((0, codegen_1._)`${props}${(0, codegen_1.getProperty)(p2)}`, true));
     }
     exports2.setEvaluated = setEvaluated;
     var snippets = {};
@@ -9307,11 +9307,11 @@ var require_code2 = __commonJS({
     }
     exports2.noPropertyInData = noPropertyInData;
     function allSchemaProperties(schemaMap) {
-      return schemaMap ? Object.keys(schemaMap).filter((p) => p !== "__proto__") : [];
+      return schemaMap ? Object.keys(schemaMap).filter((p2) => p2 !== "__proto__") : [];
     }
     exports2.allSchemaProperties = allSchemaProperties;
     function schemaProperties(it, schemaMap) {
-      return allSchemaProperties(schemaMap).filter((p) => !(0, util_1.alwaysValidSchema)(it, schemaMap[p]));
+      return allSchemaProperties(schemaMap).filter((p2) => !(0, util_1.alwaysValidSchema)(it, schemaMap[p2]));
     }
     exports2.schemaProperties = schemaProperties;
     function callValidateCode({ schemaCode, data, it: { gen, topSchemaRef, schemaPath, errorPath }, it }, func, context, passSchema) {
@@ -9595,33 +9595,33 @@ var require_subschema = __commonJS({
 var require_fast_deep_equal = __commonJS({
   "node_modules/fast-deep-equal/index.js"(exports2, module2) {
     "use strict";
-    module2.exports = function equal(a, b) {
-      if (a === b) return true;
-      if (a && b && typeof a == "object" && typeof b == "object") {
-        if (a.constructor !== b.constructor) return false;
+    module2.exports = function equal(a, b2) {
+      if (a === b2) return true;
+      if (a && b2 && typeof a == "object" && typeof b2 == "object") {
+        if (a.constructor !== b2.constructor) return false;
         var length, i, keys;
         if (Array.isArray(a)) {
           length = a.length;
-          if (length != b.length) return false;
+          if (length != b2.length) return false;
           for (i = length; i-- !== 0; )
-            if (!equal(a[i], b[i])) return false;
+            if (!equal(a[i], b2[i])) return false;
           return true;
         }
-        if (a.constructor === RegExp) return a.source === b.source && a.flags === b.flags;
-        if (a.valueOf !== Object.prototype.valueOf) return a.valueOf() === b.valueOf();
-        if (a.toString !== Object.prototype.toString) return a.toString() === b.toString();
+        if (a.constructor === RegExp) return a.source === b2.source && a.flags === b2.flags;
+        if (a.valueOf !== Object.prototype.valueOf) return a.valueOf() === b2.valueOf();
+        if (a.toString !== Object.prototype.toString) return a.toString() === b2.toString();
         keys = Object.keys(a);
         length = keys.length;
-        if (length !== Object.keys(b).length) return false;
+        if (length !== Object.keys(b2).length) return false;
         for (i = length; i-- !== 0; )
-          if (!Object.prototype.hasOwnProperty.call(b, keys[i])) return false;
+          if (!Object.prototype.hasOwnProperty.call(b2, keys[i])) return false;
         for (i = length; i-- !== 0; ) {
           var key = keys[i];
-          if (!equal(a[key], b[key])) return false;
+          if (!equal(a[key], b2[key])) return false;
         }
         return true;
       }
-      return a !== a && b !== b;
+      return a !== a && b2 !== b2;
     };
   }
 });
@@ -9789,12 +9789,12 @@ var require_resolve = __commonJS({
     function getFullPath(resolver, id = "", normalize) {
       if (normalize !== false)
         id = normalizeId(id);
-      const p = resolver.parse(id);
-      return _getFullPath(resolver, p);
+      const p2 = resolver.parse(id);
+      return _getFullPath(resolver, p2);
     }
     exports2.getFullPath = getFullPath;
-    function _getFullPath(resolver, p) {
-      const serialized = resolver.serialize(p);
+    function _getFullPath(resolver, p2) {
+      const serialized = resolver.serialize(p2);
       return serialized.split("#")[0] + "#";
     }
     exports2._getFullPath = _getFullPath;
@@ -10220,18 +10220,18 @@ var require_validate = __commonJS({
         const { schemaCode } = this;
         this.fail((0, codegen_1._)`${schemaCode} !== undefined && (${(0, codegen_1.or)(this.invalid$data(), condition)})`);
       }
-      error(append, errorParams, errorPaths) {
+      error(append2, errorParams, errorPaths) {
         if (errorParams) {
           this.setParams(errorParams);
-          this._error(append, errorPaths);
+          this._error(append2, errorPaths);
           this.setParams({});
           return;
         }
-        this._error(append, errorPaths);
+        this._error(append2, errorPaths);
       }
-      _error(append, errorPaths) {
+      _error(append2, errorPaths) {
         ;
-        (append ? errors_1.reportExtraError : errors_1.reportError)(this, this.def.error, errorPaths);
+        (append2 ? errors_1.reportExtraError : errors_1.reportError)(this, this.def.error, errorPaths);
       }
       $dataError() {
         (0, errors_1.reportError)(this, this.def.$dataError || errors_1.keyword$DataError);
@@ -10569,11 +10569,11 @@ var require_compile = __commonJS({
       return sch || this.schemas[ref] || resolveSchema.call(this, root, ref);
     }
     function resolveSchema(root, ref) {
-      const p = this.opts.uriResolver.parse(ref);
-      const refPath = (0, resolve_1._getFullPath)(this.opts.uriResolver, p);
+      const p2 = this.opts.uriResolver.parse(ref);
+      const refPath = (0, resolve_1._getFullPath)(this.opts.uriResolver, p2);
       let baseId = (0, resolve_1.getFullPath)(this.opts.uriResolver, root.baseId, void 0);
       if (Object.keys(root.schema).length > 0 && refPath === baseId) {
-        return getJsonPointer.call(this, p, root);
+        return getJsonPointer.call(this, p2, root);
       }
       const id = (0, resolve_1.normalizeId)(refPath);
       const schOrRef = this.refs[id] || this.schemas[id];
@@ -10581,7 +10581,7 @@ var require_compile = __commonJS({
         const sch = resolveSchema.call(this, root, schOrRef);
         if (typeof (sch === null || sch === void 0 ? void 0 : sch.schema) !== "object")
           return;
-        return getJsonPointer.call(this, p, sch);
+        return getJsonPointer.call(this, p2, sch);
       }
       if (typeof (schOrRef === null || schOrRef === void 0 ? void 0 : schOrRef.schema) !== "object")
         return;
@@ -10595,7 +10595,7 @@ var require_compile = __commonJS({
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
         return new SchemaEnv({ schema, schemaId, root, baseId });
       }
-      return getJsonPointer.call(this, p, schOrRef);
+      return getJsonPointer.call(this, p2, schOrRef);
     }
     exports2.resolveSchema = resolveSchema;
     var PREVENT_SCOPE_CHANGE = /* @__PURE__ */ new Set([
@@ -11205,10 +11205,10 @@ var require_schemes = __commonJS({
         "urn:uuid"
       ]
     );
-    function isValidSchemeName(name) {
+    function isValidSchemeName(name2) {
       return supportedSchemeNames.indexOf(
         /** @type {*} */
-        name
+        name2
       ) !== -1;
     }
     function wsIsSecure(wsComponent) {
@@ -11805,13 +11805,13 @@ var require_fast_uri = __commonJS({
       if (typeof uri !== "string" && typeof uri !== "object") {
         return void 0;
       }
-      let value;
+      let value2;
       try {
-        value = typeof uri === "string" ? uri : serialize(uri, opts);
+        value2 = typeof uri === "string" ? uri : serialize(uri, opts);
       } catch {
         return void 0;
       }
-      const { normalized, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = normalizeStringWithStatus(value, opts);
+      const { normalized, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = normalizeStringWithStatus(value2, opts);
       return malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? void 0 : normalized;
     }
     var fastUri = {
@@ -12053,9 +12053,9 @@ var require_core = __commonJS({
             this.addSchema(_schema, ref, meta);
         }
         async function _loadSchema(ref) {
-          const p = this._loading[ref];
-          if (p)
-            return p;
+          const p2 = this._loading[ref];
+          if (p2)
+            return p2;
           try {
             return await (this._loading[ref] = loadSchema(ref));
           } finally {
@@ -12223,10 +12223,10 @@ var require_core = __commonJS({
         return this;
       }
       // Add format
-      addFormat(name, format) {
+      addFormat(name2, format) {
         if (typeof format == "string")
           format = new RegExp(format);
-        this.formats[name] = format;
+        this.formats[name2] = format;
         return this;
       }
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
@@ -12343,10 +12343,10 @@ var require_core = __commonJS({
           this.addSchema(optsSchemas[key], key);
     }
     function addInitialFormats() {
-      for (const name in this.opts.formats) {
-        const format = this.opts.formats[name];
+      for (const name2 in this.opts.formats) {
+        const format = this.opts.formats[name2];
         if (format)
-          this.addFormat(name, format);
+          this.addFormat(name2, format);
       }
     }
     function addInitialKeywords(defs) {
@@ -12678,13 +12678,13 @@ var require_ucs2length = __commonJS({
       const len = str2.length;
       let length = 0;
       let pos = 0;
-      let value;
+      let value2;
       while (pos < len) {
         length++;
-        value = str2.charCodeAt(pos++);
-        if (value >= 55296 && value <= 56319 && pos < len) {
-          value = str2.charCodeAt(pos);
-          if ((value & 64512) === 56320)
+        value2 = str2.charCodeAt(pos++);
+        if (value2 >= 55296 && value2 <= 56319 && pos < len) {
+          value2 = str2.charCodeAt(pos);
+          if ((value2 & 64512) === 56320)
             pos++;
         }
       }
@@ -13537,12 +13537,12 @@ var require_additionalProperties = __commonJS({
             const propsSchema = (0, util_1.schemaRefOrVal)(it, parentSchema.properties, "properties");
             definedProp = (0, code_1.isOwnProperty)(gen, propsSchema, key);
           } else if (props.length) {
-            definedProp = (0, codegen_1.or)(...props.map((p) => (0, codegen_1._)`${key} === ${p}`));
+            definedProp = (0, codegen_1.or)(...props.map((p2) => (0, codegen_1._)`${key} === ${p2}`));
           } else {
             definedProp = codegen_1.nil;
           }
           if (patProps.length) {
-            definedProp = (0, codegen_1.or)(definedProp, ...patProps.map((p) => (0, codegen_1._)`${(0, code_1.usePattern)(cxt, p)}.test(${key})`));
+            definedProp = (0, codegen_1.or)(definedProp, ...patProps.map((p2) => (0, codegen_1._)`${(0, code_1.usePattern)(cxt, p2)}.test(${key})`));
           }
           return (0, codegen_1.not)(definedProp);
         }
@@ -13622,7 +13622,7 @@ var require_properties = __commonJS({
         if (it.opts.unevaluated && allProps.length && it.props !== true) {
           it.props = util_1.mergeEvaluated.props(gen, (0, util_1.toHash)(allProps), it.props);
         }
-        const properties = allProps.filter((p) => !(0, util_1.alwaysValidSchema)(it, schema[p]));
+        const properties = allProps.filter((p2) => !(0, util_1.alwaysValidSchema)(it, schema[p2]));
         if (properties.length === 0)
           return;
         const valid = gen.name("valid");
@@ -13672,7 +13672,7 @@ var require_patternProperties = __commonJS({
         const { gen, schema, data, parentSchema, it } = cxt;
         const { opts } = it;
         const patterns = (0, code_1.allSchemaProperties)(schema);
-        const alwaysValidPatterns = patterns.filter((p) => (0, util_1.alwaysValidSchema)(it, schema[p]));
+        const alwaysValidPatterns = patterns.filter((p2) => (0, util_1.alwaysValidSchema)(it, schema[p2]));
         if (patterns.length === 0 || alwaysValidPatterns.length === patterns.length && (!it.opts.unevaluated || it.props === true)) {
           return;
         }
@@ -14763,8 +14763,8 @@ var require_directives = __commonJS({
           this.atNextDocument = false;
         }
         const parts = line.trim().split(/[ \t]+/);
-        const name = parts.shift();
-        switch (name) {
+        const name2 = parts.shift();
+        switch (name2) {
           case "%TAG": {
             if (parts.length !== 2) {
               onError(0, "%TAG directive should contain exactly two parts");
@@ -14792,7 +14792,7 @@ var require_directives = __commonJS({
             }
           }
           default:
-            onError(0, `Unknown directive ${name}`, true);
+            onError(0, `Unknown directive ${name2}`, true);
             return false;
         }
       }
@@ -14901,9 +14901,9 @@ var require_anchors = __commonJS({
     }
     function findNewAnchor(prefix, exclude) {
       for (let i = 1; true; ++i) {
-        const name = `${prefix}${i}`;
-        if (!exclude.has(name))
-          return name;
+        const name2 = `${prefix}${i}`;
+        if (!exclude.has(name2))
+          return name2;
       }
     }
     function createNodeAnchors(doc, prefix) {
@@ -15000,26 +15000,26 @@ var require_toJS = __commonJS({
   "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity = require_identity();
-    function toJS(value, arg, ctx) {
-      if (Array.isArray(value))
-        return value.map((v, i) => toJS(v, String(i), ctx));
-      if (value && typeof value.toJSON === "function") {
-        if (!ctx || !identity.hasAnchor(value))
-          return value.toJSON(arg, ctx);
+    function toJS(value2, arg, ctx) {
+      if (Array.isArray(value2))
+        return value2.map((v, i) => toJS(v, String(i), ctx));
+      if (value2 && typeof value2.toJSON === "function") {
+        if (!ctx || !identity.hasAnchor(value2))
+          return value2.toJSON(arg, ctx);
         const data = { aliasCount: 0, count: 1, res: void 0 };
-        ctx.anchors.set(value, data);
+        ctx.anchors.set(value2, data);
         ctx.onCreate = (res2) => {
           data.res = res2;
           delete ctx.onCreate;
         };
-        const res = value.toJSON(arg, ctx);
+        const res = value2.toJSON(arg, ctx);
         if (ctx.onCreate)
           ctx.onCreate(res);
         return res;
       }
-      if (typeof value === "bigint" && !ctx?.keep)
-        return Number(value);
-      return value;
+      if (typeof value2 === "bigint" && !ctx?.keep)
+        return Number(value2);
+      return value2;
     }
     exports2.toJS = toJS;
   }
@@ -15191,11 +15191,11 @@ var require_Scalar = __commonJS({
     var identity = require_identity();
     var Node = require_Node();
     var toJS = require_toJS();
-    var isScalarValue = (value) => !value || typeof value !== "function" && typeof value !== "object";
+    var isScalarValue = (value2) => !value2 || typeof value2 !== "function" && typeof value2 !== "object";
     var Scalar = class extends Node.NodeBase {
-      constructor(value) {
+      constructor(value2) {
         super(identity.SCALAR);
-        this.value = value;
+        this.value = value2;
       }
       toJSON(arg, ctx) {
         return ctx?.keep ? this.value : toJS.toJS(this.value, arg, ctx);
@@ -15222,7 +15222,7 @@ var require_createNode = __commonJS({
     var identity = require_identity();
     var Scalar = require_Scalar();
     var defaultTagPrefix = "tag:yaml.org,2002:";
-    function findTagObject(value, tagName, tags) {
+    function findTagObject(value2, tagName, tags) {
       if (tagName) {
         const match = tags.filter((t) => t.tag === tagName);
         const tagObj = match.find((t) => !t.format) ?? match[0];
@@ -15230,53 +15230,53 @@ var require_createNode = __commonJS({
           throw new Error(`Tag ${tagName} not found`);
         return tagObj;
       }
-      return tags.find((t) => t.identify?.(value) && !t.format);
+      return tags.find((t) => t.identify?.(value2) && !t.format);
     }
-    function createNode(value, tagName, ctx) {
-      if (identity.isDocument(value))
-        value = value.contents;
-      if (identity.isNode(value))
-        return value;
-      if (identity.isPair(value)) {
+    function createNode(value2, tagName, ctx) {
+      if (identity.isDocument(value2))
+        value2 = value2.contents;
+      if (identity.isNode(value2))
+        return value2;
+      if (identity.isPair(value2)) {
         const map = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
-        map.items.push(value);
+        map.items.push(value2);
         return map;
       }
-      if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
-        value = value.valueOf();
+      if (value2 instanceof String || value2 instanceof Number || value2 instanceof Boolean || typeof BigInt !== "undefined" && value2 instanceof BigInt) {
+        value2 = value2.valueOf();
       }
       const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
       let ref = void 0;
-      if (aliasDuplicateObjects && value && typeof value === "object") {
-        ref = sourceObjects.get(value);
+      if (aliasDuplicateObjects && value2 && typeof value2 === "object") {
+        ref = sourceObjects.get(value2);
         if (ref) {
-          ref.anchor ?? (ref.anchor = onAnchor(value));
+          ref.anchor ?? (ref.anchor = onAnchor(value2));
           return new Alias.Alias(ref.anchor);
         } else {
           ref = { anchor: null, node: null };
-          sourceObjects.set(value, ref);
+          sourceObjects.set(value2, ref);
         }
       }
       if (tagName?.startsWith("!!"))
         tagName = defaultTagPrefix + tagName.slice(2);
-      let tagObj = findTagObject(value, tagName, schema.tags);
+      let tagObj = findTagObject(value2, tagName, schema.tags);
       if (!tagObj) {
-        if (value && typeof value.toJSON === "function") {
-          value = value.toJSON();
+        if (value2 && typeof value2.toJSON === "function") {
+          value2 = value2.toJSON();
         }
-        if (!value || typeof value !== "object") {
-          const node2 = new Scalar.Scalar(value);
+        if (!value2 || typeof value2 !== "object") {
+          const node2 = new Scalar.Scalar(value2);
           if (ref)
             ref.node = node2;
           return node2;
         }
-        tagObj = value instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value) ? schema[identity.SEQ] : schema[identity.MAP];
+        tagObj = value2 instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value2) ? schema[identity.SEQ] : schema[identity.MAP];
       }
       if (onTagObj) {
         onTagObj(tagObj);
         delete ctx.onTagObj;
       }
-      const node = tagObj?.createNode ? tagObj.createNode(ctx.schema, value, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value, ctx) : new Scalar.Scalar(value);
+      const node = tagObj?.createNode ? tagObj.createNode(ctx.schema, value2, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value2, ctx) : new Scalar.Scalar(value2);
       if (tagName)
         node.tag = tagName;
       else if (!tagObj.default)
@@ -15296,8 +15296,8 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path, value) {
-      let v = value;
+    function collectionFromPath(schema, path, value2) {
+      let v = value2;
       for (let i = path.length - 1; i >= 0; --i) {
         const k = path[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
@@ -15348,16 +15348,16 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path, value) {
+      addIn(path, value2) {
         if (isEmptyPath(path))
-          this.add(value);
+          this.add(value2);
         else {
           const [key, ...rest] = path;
           const node = this.get(key, true);
           if (identity.isCollection(node))
-            node.addIn(rest, value);
+            node.addIn(rest, value2);
           else if (node === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
+            this.set(key, collectionFromPath(this.schema, rest, value2));
           else
             throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
         }
@@ -15411,16 +15411,16 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path, value) {
+      setIn(path, value2) {
         const [key, ...rest] = path;
         if (rest.length === 0) {
-          this.set(key, value);
+          this.set(key, value2);
         } else {
           const node = this.get(key, true);
           if (identity.isCollection(node))
-            node.setIn(rest, value);
+            node.setIn(rest, value2);
           else if (node === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
+            this.set(key, collectionFromPath(this.schema, rest, value2));
           else
             throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
         }
@@ -15466,12 +15466,12 @@ var require_foldFlowLines = __commonJS({
         return text;
       const folds = [];
       const escapedFolds = {};
-      let end = lineWidth - indent.length;
+      let end2 = lineWidth - indent.length;
       if (typeof indentAtStart === "number") {
         if (indentAtStart > lineWidth - Math.max(2, minContentWidth))
           folds.push(0);
         else
-          end = lineWidth - indentAtStart;
+          end2 = lineWidth - indentAtStart;
       }
       let split = void 0;
       let prev = void 0;
@@ -15482,7 +15482,7 @@ var require_foldFlowLines = __commonJS({
       if (mode === FOLD_BLOCK) {
         i = consumeMoreIndentedLines(text, i, indent.length);
         if (i !== -1)
-          end = i + endStep;
+          end2 = i + endStep;
       }
       for (let ch; ch = text[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
@@ -15505,7 +15505,7 @@ var require_foldFlowLines = __commonJS({
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
             i = consumeMoreIndentedLines(text, i, indent.length);
-          end = i + indent.length + endStep;
+          end2 = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
@@ -15513,10 +15513,10 @@ var require_foldFlowLines = __commonJS({
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
-          if (i >= end) {
+          if (i >= end2) {
             if (split) {
               folds.push(split);
-              end = split + endStep;
+              end2 = split + endStep;
               split = void 0;
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
@@ -15529,7 +15529,7 @@ var require_foldFlowLines = __commonJS({
                 return text;
               folds.push(j);
               escapedFolds[j] = true;
-              end = j + endStep;
+              end2 = j + endStep;
               split = void 0;
             } else {
               overflow = true;
@@ -15547,21 +15547,21 @@ var require_foldFlowLines = __commonJS({
       let res = text.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text.length;
+        const end3 = folds[i2 + 1] || text.length;
         if (fold === 0)
           res = `
-${indent}${text.slice(0, end2)}`;
+${indent}${text.slice(0, end3)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
             res += `${text[fold]}\\`;
           res += `
-${indent}${text.slice(fold + 1, end2)}`;
+${indent}${text.slice(fold + 1, end3)}`;
         }
       }
       return res;
     }
     function consumeMoreIndentedLines(text, i, indent) {
-      let end = i;
+      let end2 = i;
       let start = i + 1;
       let ch = text[start];
       while (ch === " " || ch === "	") {
@@ -15571,12 +15571,12 @@ ${indent}${text.slice(fold + 1, end2)}`;
           do {
             ch = text[++i];
           } while (ch && ch !== "\n");
-          end = i;
+          end2 = i;
           start = i + 1;
           ch = text[start];
         }
       }
-      return end;
+      return end2;
     }
     exports2.FOLD_BLOCK = FOLD_BLOCK;
     exports2.FOLD_FLOW = FOLD_FLOW;
@@ -15615,13 +15615,13 @@ var require_stringifyString = __commonJS({
       }
       return true;
     }
-    function doubleQuotedString(value, ctx) {
-      const json = JSON.stringify(value);
+    function doubleQuotedString(value2, ctx) {
+      const json = JSON.stringify(value2);
       if (ctx.options.doubleQuotedAsJSON)
         return json;
       const { implicitKey } = ctx;
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
-      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
+      const indent = ctx.indent || (containsDocumentMarker(value2) ? "  " : "");
       let str2 = "";
       let start = 0;
       for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
@@ -15695,22 +15695,22 @@ var require_stringifyString = __commonJS({
       str2 = start ? str2 + json.slice(start) : json;
       return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
-    function singleQuotedString(value, ctx) {
-      if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
-        return doubleQuotedString(value, ctx);
-      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
-      const res = "'" + value.replace(/'/g, "''").replace(/\n+/g, `$&
+    function singleQuotedString(value2, ctx) {
+      if (ctx.options.singleQuote === false || ctx.implicitKey && value2.includes("\n") || /[ \t]\n|\n[ \t]/.test(value2))
+        return doubleQuotedString(value2, ctx);
+      const indent = ctx.indent || (containsDocumentMarker(value2) ? "  " : "");
+      const res = "'" + value2.replace(/'/g, "''").replace(/\n+/g, `$&
 ${indent}`) + "'";
       return ctx.implicitKey ? res : foldFlowLines.foldFlowLines(res, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
-    function quotedString(value, ctx) {
+    function quotedString(value2, ctx) {
       const { singleQuote } = ctx.options;
       let qs;
       if (singleQuote === false)
         qs = doubleQuotedString;
       else {
-        const hasDouble = value.includes('"');
-        const hasSingle = value.includes("'");
+        const hasDouble = value2.includes('"');
+        const hasSingle = value2.includes("'");
         if (hasDouble && !hasSingle)
           qs = singleQuotedString;
         else if (hasSingle && !hasDouble)
@@ -15718,7 +15718,7 @@ ${indent}`) + "'";
         else
           qs = singleQuote ? singleQuotedString : doubleQuotedString;
       }
-      return qs(value, ctx);
+      return qs(value2, ctx);
     }
     var blockEndNewlines;
     try {
@@ -15726,44 +15726,44 @@ ${indent}`) + "'";
     } catch {
       blockEndNewlines = /\n+(?!\n|$)/g;
     }
-    function blockString({ comment, type, value }, ctx, onComment, onChompKeep) {
+    function blockString({ comment, type, value: value2 }, ctx, onComment, onChompKeep) {
       const { blockQuote, commentString, lineWidth } = ctx.options;
-      if (!blockQuote || /\n[\t ]+$/.test(value)) {
-        return quotedString(value, ctx);
+      if (!blockQuote || /\n[\t ]+$/.test(value2)) {
+        return quotedString(value2, ctx);
       }
-      const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value) ? "  " : "");
-      const literal = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent.length);
-      if (!value)
-        return literal ? "|\n" : ">\n";
+      const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value2) ? "  " : "");
+      const literal2 = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value2, lineWidth, indent.length);
+      if (!value2)
+        return literal2 ? "|\n" : ">\n";
       let chomp;
       let endStart;
-      for (endStart = value.length; endStart > 0; --endStart) {
-        const ch = value[endStart - 1];
+      for (endStart = value2.length; endStart > 0; --endStart) {
+        const ch = value2[endStart - 1];
         if (ch !== "\n" && ch !== "	" && ch !== " ")
           break;
       }
-      let end = value.substring(endStart);
-      const endNlPos = end.indexOf("\n");
+      let end2 = value2.substring(endStart);
+      const endNlPos = end2.indexOf("\n");
       if (endNlPos === -1) {
         chomp = "-";
-      } else if (value === end || endNlPos !== end.length - 1) {
+      } else if (value2 === end2 || endNlPos !== end2.length - 1) {
         chomp = "+";
         if (onChompKeep)
           onChompKeep();
       } else {
         chomp = "";
       }
-      if (end) {
-        value = value.slice(0, -end.length);
-        if (end[end.length - 1] === "\n")
-          end = end.slice(0, -1);
-        end = end.replace(blockEndNewlines, `$&${indent}`);
+      if (end2) {
+        value2 = value2.slice(0, -end2.length);
+        if (end2[end2.length - 1] === "\n")
+          end2 = end2.slice(0, -1);
+        end2 = end2.replace(blockEndNewlines, `$&${indent}`);
       }
       let startWithSpace = false;
       let startEnd;
       let startNlPos = -1;
-      for (startEnd = 0; startEnd < value.length; ++startEnd) {
-        const ch = value[startEnd];
+      for (startEnd = 0; startEnd < value2.length; ++startEnd) {
+        const ch = value2[startEnd];
         if (ch === " ")
           startWithSpace = true;
         else if (ch === "\n")
@@ -15771,9 +15771,9 @@ ${indent}`) + "'";
         else
           break;
       }
-      let start = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
+      let start = value2.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
       if (start) {
-        value = value.substring(start.length);
+        value2 = value2.substring(start.length);
         start = start.replace(/\n+/g, `$&${indent}`);
       }
       const indentSize = indent ? "2" : "1";
@@ -15783,8 +15783,8 @@ ${indent}`) + "'";
         if (onComment)
           onComment();
       }
-      if (!literal) {
-        const foldedValue = value.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
+      if (!literal2) {
+        const foldedValue = value2.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
         let literalFallback = false;
         const foldOptions = getFoldOptions(ctx, true);
         if (blockQuote !== "folded" && type !== Scalar.Scalar.BLOCK_FOLDED) {
@@ -15792,42 +15792,42 @@ ${indent}`) + "'";
             literalFallback = true;
           };
         }
-        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
+        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end2}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
         if (!literalFallback)
           return `>${header2}
 ${indent}${body}`;
       }
-      value = value.replace(/\n+/g, `$&${indent}`);
+      value2 = value2.replace(/\n+/g, `$&${indent}`);
       return `|${header2}
-${indent}${start}${value}${end}`;
+${indent}${start}${value2}${end2}`;
     }
     function plainString(item, ctx, onComment, onChompKeep) {
-      const { type, value } = item;
+      const { type, value: value2 } = item;
       const { actualString, implicitKey, indent, indentStep, inFlow } = ctx;
-      if (implicitKey && value.includes("\n") || inFlow && /[[\]{},]/.test(value)) {
-        return quotedString(value, ctx);
+      if (implicitKey && value2.includes("\n") || inFlow && /[[\]{},]/.test(value2)) {
+        return quotedString(value2, ctx);
       }
-      if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value)) {
-        return implicitKey || inFlow || !value.includes("\n") ? quotedString(value, ctx) : blockString(item, ctx, onComment, onChompKeep);
+      if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value2)) {
+        return implicitKey || inFlow || !value2.includes("\n") ? quotedString(value2, ctx) : blockString(item, ctx, onComment, onChompKeep);
       }
-      if (!implicitKey && !inFlow && type !== Scalar.Scalar.PLAIN && value.includes("\n")) {
+      if (!implicitKey && !inFlow && type !== Scalar.Scalar.PLAIN && value2.includes("\n")) {
         return blockString(item, ctx, onComment, onChompKeep);
       }
-      if (containsDocumentMarker(value)) {
+      if (containsDocumentMarker(value2)) {
         if (indent === "") {
           ctx.forceBlockIndent = true;
           return blockString(item, ctx, onComment, onChompKeep);
         } else if (implicitKey && indent === indentStep) {
-          return quotedString(value, ctx);
+          return quotedString(value2, ctx);
         }
       }
-      const str2 = value.replace(/\n+/g, `$&
+      const str2 = value2.replace(/\n+/g, `$&
 ${indent}`);
       if (actualString) {
         const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str2);
         const { compat, tags } = ctx.doc.schema;
         if (tags.some(test) || compat?.some(test))
-          return quotedString(value, ctx);
+          return quotedString(value2, ctx);
       }
       return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
@@ -15940,8 +15940,8 @@ var require_stringify = __commonJS({
         tagObj = tags.find((t) => t.nodeClass && obj2 instanceof t.nodeClass);
       }
       if (!tagObj) {
-        const name = obj2?.constructor?.name ?? (obj2 === null ? "null" : typeof obj2);
-        throw new Error(`Tag not resolved for ${name} value`);
+        const name2 = obj2?.constructor?.name ?? (obj2 === null ? "null" : typeof obj2);
+        throw new Error(`Tag not resolved for ${name2} value`);
       }
       return tagObj;
     }
@@ -16000,7 +16000,7 @@ var require_stringifyPair = __commonJS({
     var Scalar = require_Scalar();
     var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
-    function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
+    function stringifyPair({ key, value: value2 }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
       let keyComment = identity.isNode(key) && key.comment || null;
       if (simpleKeys) {
@@ -16012,7 +16012,7 @@ var require_stringifyPair = __commonJS({
           throw new Error(msg);
         }
       }
-      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      let explicitKey = !simpleKeys && (!key || keyComment && value2 == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
       ctx = Object.assign({}, ctx, {
         allNullValues: false,
         implicitKey: !explicitKey && (simpleKeys || !allNullValues),
@@ -16027,12 +16027,12 @@ var require_stringifyPair = __commonJS({
         explicitKey = true;
       }
       if (ctx.inFlow) {
-        if (allNullValues || value == null) {
+        if (allNullValues || value2 == null) {
           if (keyCommentDone && onComment)
             onComment();
           return str2 === "" ? "?" : explicitKey ? `? ${str2}` : str2;
         }
-      } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
+      } else if (allNullValues && !simpleKeys || value2 == null && explicitKey) {
         str2 = `? ${str2}`;
         if (keyComment && !keyCommentDone) {
           str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
@@ -16053,26 +16053,26 @@ ${indent}:`;
           str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
-      if (identity.isNode(value)) {
-        vsb = !!value.spaceBefore;
-        vcb = value.commentBefore;
-        valueComment = value.comment;
+      if (identity.isNode(value2)) {
+        vsb = !!value2.spaceBefore;
+        vcb = value2.commentBefore;
+        valueComment = value2.comment;
       } else {
         vsb = false;
         vcb = null;
         valueComment = null;
-        if (value && typeof value === "object")
-          value = doc.createNode(value);
+        if (value2 && typeof value2 === "object")
+          value2 = doc.createNode(value2);
       }
       ctx.implicitKey = false;
-      if (!explicitKey && !keyComment && identity.isScalar(value))
+      if (!explicitKey && !keyComment && identity.isScalar(value2))
         ctx.indentAtStart = str2.length + 1;
       chompKeep = false;
-      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
+      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value2) && !value2.flow && !value2.tag && !value2.anchor) {
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
-      const valueStr = stringify.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      const valueStr = stringify.stringify(value2, ctx, () => valueCommentDone = true, () => chompKeep = true);
       let ws = " ";
       if (keyComment || vsb || vcb) {
         ws = vsb ? "\n" : "";
@@ -16088,11 +16088,11 @@ ${stringifyComment.indentComment(cs, ctx.indent)}`;
           ws += `
 ${ctx.indent}`;
         }
-      } else if (!explicitKey && identity.isCollection(value)) {
+      } else if (!explicitKey && identity.isCollection(value2)) {
         const vs0 = valueStr[0];
         const nl0 = valueStr.indexOf("\n");
         const hasNewline = nl0 !== -1;
-        const flow = ctx.inFlow ?? value.flow ?? value.items.length === 0;
+        const flow = ctx.inFlow ?? value2.flow ?? value2.items.length === 0;
         if (hasNewline || !flow) {
           let hasPropsLine = false;
           if (hasNewline && (vs0 === "&" || vs0 === "!")) {
@@ -16155,7 +16155,7 @@ var require_merge = __commonJS({
     var Scalar = require_Scalar();
     var MERGE_KEY = "<<";
     var merge = {
-      identify: (value) => value === MERGE_KEY || typeof value === "symbol" && value.description === MERGE_KEY,
+      identify: (value2) => value2 === MERGE_KEY || typeof value2 === "symbol" && value2.description === MERGE_KEY,
       default: "key",
       tag: "tag:yaml.org,2002:merge",
       test: /^<<$/,
@@ -16165,8 +16165,8 @@ var require_merge = __commonJS({
       stringify: () => MERGE_KEY
     };
     var isMergeKey = (ctx, key) => (merge.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge.tag && tag.default);
-    function addMergeToJSMap(ctx, map, value) {
-      const source = resolveAliasValue(ctx, value);
+    function addMergeToJSMap(ctx, map, value2) {
+      const source = resolveAliasValue(ctx, value2);
       if (identity.isSeq(source))
         for (const it of source.items)
           mergeValue(ctx, map, it);
@@ -16176,20 +16176,20 @@ var require_merge = __commonJS({
       else
         mergeValue(ctx, map, source);
     }
-    function mergeValue(ctx, map, value) {
-      const source = resolveAliasValue(ctx, value);
+    function mergeValue(ctx, map, value2) {
+      const source = resolveAliasValue(ctx, value2);
       if (!identity.isMap(source))
         throw new Error("Merge sources must be maps or map aliases");
       const srcMap = source.toJSON(null, ctx, Map);
-      for (const [key, value2] of srcMap) {
+      for (const [key, value3] of srcMap) {
         if (map instanceof Map) {
           if (!map.has(key))
-            map.set(key, value2);
+            map.set(key, value3);
         } else if (map instanceof Set) {
           map.add(key);
         } else if (!Object.prototype.hasOwnProperty.call(map, key)) {
           Object.defineProperty(map, key, {
-            value: value2,
+            value: value3,
             writable: true,
             enumerable: true,
             configurable: true
@@ -16198,8 +16198,8 @@ var require_merge = __commonJS({
       }
       return map;
     }
-    function resolveAliasValue(ctx, value) {
-      return ctx && identity.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
+    function resolveAliasValue(ctx, value2) {
+      return ctx && identity.isAlias(value2) ? value2.resolve(ctx.doc, ctx) : value2;
     }
     exports2.addMergeToJSMap = addMergeToJSMap;
     exports2.isMergeKey = isMergeKey;
@@ -16216,20 +16216,20 @@ var require_addPairToJSMap = __commonJS({
     var stringify = require_stringify();
     var identity = require_identity();
     var toJS = require_toJS();
-    function addPairToJSMap(ctx, map, { key, value }) {
+    function addPairToJSMap(ctx, map, { key, value: value2 }) {
       if (identity.isNode(key) && key.addToJSMap)
-        key.addToJSMap(ctx, map, value);
+        key.addToJSMap(ctx, map, value2);
       else if (merge.isMergeKey(ctx, key))
-        merge.addMergeToJSMap(ctx, map, value);
+        merge.addMergeToJSMap(ctx, map, value2);
       else {
         const jsKey = toJS.toJS(key, "", ctx);
         if (map instanceof Map) {
-          map.set(jsKey, toJS.toJS(value, jsKey, ctx));
+          map.set(jsKey, toJS.toJS(value2, jsKey, ctx));
         } else if (map instanceof Set) {
           map.add(jsKey);
         } else {
           const stringKey = stringifyKey(key, jsKey, ctx);
-          const jsValue = toJS.toJS(value, stringKey, ctx);
+          const jsValue = toJS.toJS(value2, stringKey, ctx);
           if (stringKey in map)
             Object.defineProperty(map, stringKey, {
               value: jsValue,
@@ -16279,24 +16279,24 @@ var require_Pair = __commonJS({
     var stringifyPair = require_stringifyPair();
     var addPairToJSMap = require_addPairToJSMap();
     var identity = require_identity();
-    function createPair(key, value, ctx) {
+    function createPair(key, value2, ctx) {
       const k = createNode.createNode(key, void 0, ctx);
-      const v = createNode.createNode(value, void 0, ctx);
+      const v = createNode.createNode(value2, void 0, ctx);
       return new Pair(k, v);
     }
     var Pair = class _Pair {
-      constructor(key, value = null) {
+      constructor(key, value2 = null) {
         Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
         this.key = key;
-        this.value = value;
+        this.value = value2;
       }
       clone(schema) {
-        let { key, value } = this;
+        let { key, value: value2 } = this;
         if (identity.isNode(key))
           key = key.clone(schema);
-        if (identity.isNode(value))
-          value = value.clone(schema);
-        return new _Pair(key, value);
+        if (identity.isNode(value2))
+          value2 = value2.clone(schema);
+        return new _Pair(key, value2);
       }
       toJSON(_, ctx) {
         const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
@@ -16430,9 +16430,9 @@ ${indent}${line}` : "\n";
         lines.push(str2);
         linesAtValue = lines.length;
       }
-      const { start, end } = flowChars;
+      const { start, end: end2 } = flowChars;
       if (lines.length === 0) {
-        return start + end;
+        return start + end2;
       } else {
         if (!reqNewline) {
           const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
@@ -16444,9 +16444,9 @@ ${indent}${line}` : "\n";
             str2 += line ? `
 ${indentStep}${indent}${line}` : "\n";
           return `${str2}
-${indent}${end}`;
+${indent}${end2}`;
         } else {
-          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
+          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end2}`;
         }
       }
     }
@@ -16499,17 +16499,17 @@ var require_YAMLMap = __commonJS({
       static from(schema, obj2, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map = new this(schema);
-        const add = (key, value) => {
+        const add = (key, value2) => {
           if (typeof replacer === "function")
-            value = replacer.call(obj2, key, value);
+            value2 = replacer.call(obj2, key, value2);
           else if (Array.isArray(replacer) && !replacer.includes(key))
             return;
-          if (value !== void 0 || keepUndefined)
-            map.items.push(Pair.createPair(key, value, ctx));
+          if (value2 !== void 0 || keepUndefined)
+            map.items.push(Pair.createPair(key, value2, ctx));
         };
         if (obj2 instanceof Map) {
-          for (const [key, value] of obj2)
-            add(key, value);
+          for (const [key, value2] of obj2)
+            add(key, value2);
         } else if (obj2 && typeof obj2 === "object") {
           for (const key of Object.keys(obj2))
             add(key, obj2[key]);
@@ -16567,8 +16567,8 @@ var require_YAMLMap = __commonJS({
       has(key) {
         return !!findPair(this.items, key);
       }
-      set(key, value) {
-        this.add(new Pair.Pair(key, value), true);
+      set(key, value2) {
+        this.add(new Pair.Pair(key, value2), true);
       }
       /**
        * @param ctx - Conversion context, originally set in Document#toJS()
@@ -16646,8 +16646,8 @@ var require_YAMLSeq = __commonJS({
         super(identity.SEQ, schema);
         this.items = [];
       }
-      add(value) {
-        this.items.push(value);
+      add(value2) {
+        this.items.push(value2);
       }
       /**
        * Removes a value from the collection.
@@ -16688,15 +16688,15 @@ var require_YAMLSeq = __commonJS({
        * If `key` does not contain a representation of an integer, this will throw.
        * It may be wrapped in a `Scalar`.
        */
-      set(key, value) {
+      set(key, value2) {
         const idx = asItemIndex(key);
         if (typeof idx !== "number")
           throw new Error(`Expected a valid index, not ${key}.`);
         const prev = this.items[idx];
-        if (identity.isScalar(prev) && Scalar.isScalarValue(value))
-          prev.value = value;
+        if (identity.isScalar(prev) && Scalar.isScalarValue(value2))
+          prev.value = value2;
         else
-          this.items[idx] = value;
+          this.items[idx] = value2;
       }
       toJSON(_, ctx) {
         const seq = [];
@@ -16771,8 +16771,8 @@ var require_string = __commonJS({
   "node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
-    var string = {
-      identify: (value) => typeof value === "string",
+    var string2 = {
+      identify: (value2) => typeof value2 === "string",
       default: true,
       tag: "tag:yaml.org,2002:str",
       resolve: (str2) => str2,
@@ -16781,7 +16781,7 @@ var require_string = __commonJS({
         return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
       }
     };
-    exports2.string = string;
+    exports2.string = string2;
   }
 });
 
@@ -16791,7 +16791,7 @@ var require_null = __commonJS({
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
-      identify: (value) => value == null,
+      identify: (value2) => value2 == null,
       createNode: () => new Scalar.Scalar(null),
       default: true,
       tag: "tag:yaml.org,2002:null",
@@ -16809,18 +16809,18 @@ var require_bool = __commonJS({
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
-      identify: (value) => typeof value === "boolean",
+      identify: (value2) => typeof value2 === "boolean",
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
       resolve: (str2) => new Scalar.Scalar(str2[0] === "t" || str2[0] === "T"),
-      stringify({ source, value }, ctx) {
+      stringify({ source, value: value2 }, ctx) {
         if (source && boolTag.test.test(source)) {
           const sv = source[0] === "t" || source[0] === "T";
-          if (value === sv)
+          if (value2 === sv)
             return source;
         }
-        return value ? ctx.options.trueStr : ctx.options.falseStr;
+        return value2 ? ctx.options.trueStr : ctx.options.falseStr;
       }
     };
     exports2.boolTag = boolTag;
@@ -16831,13 +16831,13 @@ var require_bool = __commonJS({
 var require_stringifyNumber = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
-    function stringifyNumber({ format, minFractionDigits, tag, value }) {
-      if (typeof value === "bigint")
-        return String(value);
-      const num3 = typeof value === "number" ? value : Number(value);
+    function stringifyNumber({ format, minFractionDigits, tag, value: value2 }) {
+      if (typeof value2 === "bigint")
+        return String(value2);
+      const num3 = typeof value2 === "number" ? value2 : Number(value2);
       if (!isFinite(num3))
         return isNaN(num3) ? ".nan" : num3 < 0 ? "-.inf" : ".inf";
-      let n = Object.is(value, -0) ? "-0" : JSON.stringify(value);
+      let n = Object.is(value2, -0) ? "-0" : JSON.stringify(value2);
       if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
         let i = n.indexOf(".");
         if (i < 0) {
@@ -16861,7 +16861,7 @@ var require_float = __commonJS({
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
     var floatNaN = {
-      identify: (value) => typeof value === "number",
+      identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
@@ -16869,7 +16869,7 @@ var require_float = __commonJS({
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
-      identify: (value) => typeof value === "number",
+      identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
@@ -16881,7 +16881,7 @@ var require_float = __commonJS({
       }
     };
     var float = {
-      identify: (value) => typeof value === "number",
+      identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
@@ -16905,16 +16905,16 @@ var require_int = __commonJS({
   "node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
-    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
+    var intIdentify = (value2) => typeof value2 === "bigint" || Number.isInteger(value2);
     var intResolve = (str2, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str2) : parseInt(str2.substring(offset), radix);
     function intStringify(node, radix, prefix) {
-      const { value } = node;
-      if (intIdentify(value) && value >= 0)
-        return prefix + value.toString(radix);
+      const { value: value2 } = node;
+      if (intIdentify(value2) && value2 >= 0)
+        return prefix + value2.toString(radix);
       return stringifyNumber.stringifyNumber(node);
     }
     var intOct = {
-      identify: (value) => intIdentify(value) && value >= 0,
+      identify: (value2) => intIdentify(value2) && value2 >= 0,
       default: true,
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
@@ -16931,7 +16931,7 @@ var require_int = __commonJS({
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
-      identify: (value) => intIdentify(value) && value >= 0,
+      identify: (value2) => intIdentify(value2) && value2 >= 0,
       default: true,
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
@@ -16952,14 +16952,14 @@ var require_schema = __commonJS({
     var map = require_map();
     var _null = require_null();
     var seq = require_seq();
-    var string = require_string();
+    var string2 = require_string();
     var bool = require_bool();
     var float = require_float();
     var int2 = require_int();
     var schema = [
       map.map,
       seq.seq,
-      string.string,
+      string2.string,
       _null.nullTag,
       bool.boolTag,
       int2.intOct,
@@ -16980,20 +16980,20 @@ var require_schema2 = __commonJS({
     var Scalar = require_Scalar();
     var map = require_map();
     var seq = require_seq();
-    function intIdentify(value) {
-      return typeof value === "bigint" || Number.isInteger(value);
+    function intIdentify(value2) {
+      return typeof value2 === "bigint" || Number.isInteger(value2);
     }
-    var stringifyJSON = ({ value }) => JSON.stringify(value);
+    var stringifyJSON = ({ value: value2 }) => JSON.stringify(value2);
     var jsonScalars = [
       {
-        identify: (value) => typeof value === "string",
+        identify: (value2) => typeof value2 === "string",
         default: true,
         tag: "tag:yaml.org,2002:str",
         resolve: (str2) => str2,
         stringify: stringifyJSON
       },
       {
-        identify: (value) => value == null,
+        identify: (value2) => value2 == null,
         createNode: () => new Scalar.Scalar(null),
         default: true,
         tag: "tag:yaml.org,2002:null",
@@ -17002,7 +17002,7 @@ var require_schema2 = __commonJS({
         stringify: stringifyJSON
       },
       {
-        identify: (value) => typeof value === "boolean",
+        identify: (value2) => typeof value2 === "boolean",
         default: true,
         tag: "tag:yaml.org,2002:bool",
         test: /^true$|^false$/,
@@ -17015,10 +17015,10 @@ var require_schema2 = __commonJS({
         tag: "tag:yaml.org,2002:int",
         test: /^-?(?:0|[1-9][0-9]*)$/,
         resolve: (str2, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str2) : parseInt(str2, 10),
-        stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
+        stringify: ({ value: value2 }) => intIdentify(value2) ? value2.toString() : JSON.stringify(value2)
       },
       {
-        identify: (value) => typeof value === "number",
+        identify: (value2) => typeof value2 === "number",
         default: true,
         tag: "tag:yaml.org,2002:float",
         test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
@@ -17048,7 +17048,7 @@ var require_binary = __commonJS({
     var Scalar = require_Scalar();
     var stringifyString = require_stringifyString();
     var binary = {
-      identify: (value) => value instanceof Uint8Array,
+      identify: (value2) => value2 instanceof Uint8Array,
       // Buffer inherits from Uint8Array
       default: false,
       tag: "tag:yaml.org,2002:binary",
@@ -17074,10 +17074,10 @@ var require_binary = __commonJS({
           return src;
         }
       },
-      stringify({ comment, type, value }, ctx, onComment, onChompKeep) {
-        if (!value)
+      stringify({ comment, type, value: value2 }, ctx, onComment, onChompKeep) {
+        if (!value2)
           return "";
-        const buf = value;
+        const buf = value2;
         let str2;
         if (typeof node_buffer.Buffer === "function") {
           str2 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
@@ -17149,25 +17149,25 @@ ${cn.comment}` : item.comment;
         for (let it of iterable) {
           if (typeof replacer === "function")
             it = replacer.call(iterable, String(i++), it);
-          let key, value;
+          let key, value2;
           if (Array.isArray(it)) {
             if (it.length === 2) {
               key = it[0];
-              value = it[1];
+              value2 = it[1];
             } else
               throw new TypeError(`Expected [key, value] tuple: ${it}`);
           } else if (it && it instanceof Object) {
             const keys = Object.keys(it);
             if (keys.length === 1) {
               key = keys[0];
-              value = it[key];
+              value2 = it[key];
             } else {
               throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
             }
           } else {
             key = it;
           }
-          pairs2.items.push(Pair.createPair(key, value, ctx));
+          pairs2.items.push(Pair.createPair(key, value2, ctx));
         }
       return pairs2;
     }
@@ -17214,16 +17214,16 @@ var require_omap = __commonJS({
         if (ctx?.onCreate)
           ctx.onCreate(map);
         for (const pair of this.items) {
-          let key, value;
+          let key, value2;
           if (identity.isPair(pair)) {
             key = toJS.toJS(pair.key, "", ctx);
-            value = toJS.toJS(pair.value, key, ctx);
+            value2 = toJS.toJS(pair.value, key, ctx);
           } else {
             key = toJS.toJS(pair, "", ctx);
           }
           if (map.has(key))
             throw new Error("Ordered maps must not include duplicate keys");
-          map.set(key, value);
+          map.set(key, value2);
         }
         return map;
       }
@@ -17237,7 +17237,7 @@ var require_omap = __commonJS({
     YAMLOMap.tag = "tag:yaml.org,2002:omap";
     var omap = {
       collection: "seq",
-      identify: (value) => value instanceof Map,
+      identify: (value2) => value2 instanceof Map,
       nodeClass: YAMLOMap,
       default: false,
       tag: "tag:yaml.org,2002:omap",
@@ -17267,14 +17267,14 @@ var require_bool2 = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
-    function boolStringify({ value, source }, ctx) {
-      const boolObj = value ? trueTag : falseTag;
+    function boolStringify({ value: value2, source }, ctx) {
+      const boolObj = value2 ? trueTag : falseTag;
       if (source && boolObj.test.test(source))
         return source;
-      return value ? ctx.options.trueStr : ctx.options.falseStr;
+      return value2 ? ctx.options.trueStr : ctx.options.falseStr;
     }
     var trueTag = {
-      identify: (value) => value === true,
+      identify: (value2) => value2 === true,
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
@@ -17282,7 +17282,7 @@ var require_bool2 = __commonJS({
       stringify: boolStringify
     };
     var falseTag = {
-      identify: (value) => value === false,
+      identify: (value2) => value2 === false,
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
@@ -17301,7 +17301,7 @@ var require_float2 = __commonJS({
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
     var floatNaN = {
-      identify: (value) => typeof value === "number",
+      identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
@@ -17309,7 +17309,7 @@ var require_float2 = __commonJS({
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
-      identify: (value) => typeof value === "number",
+      identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
@@ -17321,7 +17321,7 @@ var require_float2 = __commonJS({
       }
     };
     var float = {
-      identify: (value) => typeof value === "number",
+      identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
@@ -17348,7 +17348,7 @@ var require_int2 = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
-    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
+    var intIdentify = (value2) => typeof value2 === "bigint" || Number.isInteger(value2);
     function intResolve(str2, offset, radix, { intAsBigInt }) {
       const sign = str2[0];
       if (sign === "-" || sign === "+")
@@ -17373,10 +17373,10 @@ var require_int2 = __commonJS({
       return sign === "-" ? -1 * n : n;
     }
     function intStringify(node, radix, prefix) {
-      const { value } = node;
-      if (intIdentify(value)) {
-        const str2 = value.toString(radix);
-        return value < 0 ? "-" + prefix + str2.substr(1) : prefix + str2;
+      const { value: value2 } = node;
+      if (intIdentify(value2)) {
+        const str2 = value2.toString(radix);
+        return value2 < 0 ? "-" + prefix + str2.substr(1) : prefix + str2;
       }
       return stringifyNumber.stringifyNumber(node);
     }
@@ -17454,13 +17454,13 @@ var require_set = __commonJS({
         const pair = YAMLMap.findPair(this.items, key);
         return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
       }
-      set(key, value) {
-        if (typeof value !== "boolean")
-          throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
+      set(key, value2) {
+        if (typeof value2 !== "boolean")
+          throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value2}`);
         const prev = YAMLMap.findPair(this.items, key);
-        if (prev && !value) {
+        if (prev && !value2) {
           this.items.splice(this.items.indexOf(prev), 1);
-        } else if (!prev && value) {
+        } else if (!prev && value2) {
           this.items.push(new Pair.Pair(key));
         }
       }
@@ -17479,10 +17479,10 @@ var require_set = __commonJS({
         const { replacer } = ctx;
         const set2 = new this(schema);
         if (iterable && Symbol.iterator in Object(iterable))
-          for (let value of iterable) {
+          for (let value2 of iterable) {
             if (typeof replacer === "function")
-              value = replacer.call(iterable, value, value);
-            set2.items.push(Pair.createPair(value, null, ctx));
+              value2 = replacer.call(iterable, value2, value2);
+            set2.items.push(Pair.createPair(value2, null, ctx));
           }
         return set2;
       }
@@ -17490,7 +17490,7 @@ var require_set = __commonJS({
     YAMLSet.tag = "tag:yaml.org,2002:set";
     var set = {
       collection: "map",
-      identify: (value) => value instanceof Set,
+      identify: (value2) => value2 instanceof Set,
       nodeClass: YAMLSet,
       default: false,
       tag: "tag:yaml.org,2002:set",
@@ -17520,37 +17520,37 @@ var require_timestamp = __commonJS({
       const sign = str2[0];
       const parts = sign === "-" || sign === "+" ? str2.substring(1) : str2;
       const num3 = (n) => asBigInt ? BigInt(n) : Number(n);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num3(60) + num3(p), num3(0));
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p2) => res2 * num3(60) + num3(p2), num3(0));
       return sign === "-" ? num3(-1) * res : res;
     }
     function stringifySexagesimal(node) {
-      let { value } = node;
+      let { value: value2 } = node;
       let num3 = (n) => n;
-      if (typeof value === "bigint")
+      if (typeof value2 === "bigint")
         num3 = (n) => BigInt(n);
-      else if (isNaN(value) || !isFinite(value))
+      else if (isNaN(value2) || !isFinite(value2))
         return stringifyNumber.stringifyNumber(node);
       let sign = "";
-      if (value < 0) {
+      if (value2 < 0) {
         sign = "-";
-        value *= num3(-1);
+        value2 *= num3(-1);
       }
       const _60 = num3(60);
-      const parts = [value % _60];
-      if (value < 60) {
+      const parts = [value2 % _60];
+      if (value2 < 60) {
         parts.unshift(0);
       } else {
-        value = (value - parts[0]) / _60;
-        parts.unshift(value % _60);
-        if (value >= 60) {
-          value = (value - parts[0]) / _60;
-          parts.unshift(value);
+        value2 = (value2 - parts[0]) / _60;
+        parts.unshift(value2 % _60);
+        if (value2 >= 60) {
+          value2 = (value2 - parts[0]) / _60;
+          parts.unshift(value2);
         }
       }
       return sign + parts.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
     }
     var intTime = {
-      identify: (value) => typeof value === "bigint" || Number.isInteger(value),
+      identify: (value2) => typeof value2 === "bigint" || Number.isInteger(value2),
       default: true,
       tag: "tag:yaml.org,2002:int",
       format: "TIME",
@@ -17559,7 +17559,7 @@ var require_timestamp = __commonJS({
       stringify: stringifySexagesimal
     };
     var floatTime = {
-      identify: (value) => typeof value === "number",
+      identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       format: "TIME",
@@ -17568,7 +17568,7 @@ var require_timestamp = __commonJS({
       stringify: stringifySexagesimal
     };
     var timestamp = {
-      identify: (value) => value instanceof Date,
+      identify: (value2) => value2 instanceof Date,
       default: true,
       tag: "tag:yaml.org,2002:timestamp",
       // If the time zone is omitted, the timestamp is assumed to be specified in UTC. The time part
@@ -17591,7 +17591,7 @@ var require_timestamp = __commonJS({
         }
         return new Date(date);
       },
-      stringify: ({ value }) => value?.toISOString().replace(/(T00:00:00)?\.000Z$/, "") ?? ""
+      stringify: ({ value: value2 }) => value2?.toISOString().replace(/(T00:00:00)?\.000Z$/, "") ?? ""
     };
     exports2.floatTime = floatTime;
     exports2.intTime = intTime;
@@ -17606,7 +17606,7 @@ var require_schema3 = __commonJS({
     var map = require_map();
     var _null = require_null();
     var seq = require_seq();
-    var string = require_string();
+    var string2 = require_string();
     var binary = require_binary();
     var bool = require_bool2();
     var float = require_float2();
@@ -17619,7 +17619,7 @@ var require_schema3 = __commonJS({
     var schema = [
       map.map,
       seq.seq,
-      string.string,
+      string2.string,
       _null.nullTag,
       bool.trueTag,
       bool.falseTag,
@@ -17650,7 +17650,7 @@ var require_tags = __commonJS({
     var map = require_map();
     var _null = require_null();
     var seq = require_seq();
-    var string = require_string();
+    var string2 = require_string();
     var bool = require_bool();
     var float = require_float();
     var int2 = require_int();
@@ -17665,7 +17665,7 @@ var require_tags = __commonJS({
     var timestamp = require_timestamp();
     var schemas = /* @__PURE__ */ new Map([
       ["core", schema.schema],
-      ["failsafe", [map.map, seq.seq, string.string]],
+      ["failsafe", [map.map, seq.seq, string2.string]],
       ["json", schema$1.schema],
       ["yaml11", schema$2.schema],
       ["yaml-1.1", schema$2.schema]
@@ -17744,9 +17744,9 @@ var require_Schema = __commonJS({
     var identity = require_identity();
     var map = require_map();
     var seq = require_seq();
-    var string = require_string();
+    var string2 = require_string();
     var tags = require_tags();
-    var sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+    var sortMapEntriesByKey = (a, b2) => a.key < b2.key ? -1 : a.key > b2.key ? 1 : 0;
     var Schema = class _Schema {
       constructor({ compat, customTags, merge, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
@@ -17755,7 +17755,7 @@ var require_Schema = __commonJS({
         this.tags = tags.getTags(customTags, this.name, merge);
         this.toStringOptions = toStringDefaults ?? null;
         Object.defineProperty(this, identity.MAP, { value: map.map });
-        Object.defineProperty(this, identity.SCALAR, { value: string.string });
+        Object.defineProperty(this, identity.SCALAR, { value: string2.string });
         Object.defineProperty(this, identity.SEQ, { value: seq.seq });
         this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
       }
@@ -17865,7 +17865,7 @@ var require_Document = __commonJS({
     var createNode = require_createNode();
     var directives = require_directives();
     var Document = class _Document {
-      constructor(value, replacer, options) {
+      constructor(value2, replacer, options) {
         this.commentBefore = null;
         this.comment = null;
         this.errors = [];
@@ -17897,7 +17897,7 @@ var require_Document = __commonJS({
         } else
           this.directives = new directives.Directives({ version });
         this.setSchema(version, options);
-        this.contents = value === void 0 ? null : this.createNode(value, _replacer, options);
+        this.contents = value2 === void 0 ? null : this.createNode(value2, _replacer, options);
       }
       /**
        * Create a deep copy of this Document and its contents.
@@ -17922,14 +17922,14 @@ var require_Document = __commonJS({
         return copy;
       }
       /** Adds a value to the document. */
-      add(value) {
+      add(value2) {
         if (assertCollection(this.contents))
-          this.contents.add(value);
+          this.contents.add(value2);
       }
       /** Adds a value to the document. */
-      addIn(path, value) {
+      addIn(path, value2) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path, value);
+          this.contents.addIn(path, value2);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -17940,18 +17940,18 @@ var require_Document = __commonJS({
        * `name` will be used as a prefix for a new unique anchor.
        * If `name` is undefined, the generated anchor will use 'a' as a prefix.
        */
-      createAlias(node, name) {
+      createAlias(node, name2) {
         if (!node.anchor) {
           const prev = anchors.anchorNames(this);
           node.anchor = // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
-          !name || prev.has(name) ? anchors.findNewAnchor(name || "a", prev) : name;
+          !name2 || prev.has(name2) ? anchors.findNewAnchor(name2 || "a", prev) : name2;
         }
         return new Alias.Alias(node.anchor);
       }
-      createNode(value, replacer, options) {
+      createNode(value2, replacer, options) {
         let _replacer = void 0;
         if (typeof replacer === "function") {
-          value = replacer.call({ "": value }, "", value);
+          value2 = replacer.call({ "": value2 }, "", value2);
           _replacer = replacer;
         } else if (Array.isArray(replacer)) {
           const keyToStr = (v) => typeof v === "number" || v instanceof String || v instanceof Number;
@@ -17978,7 +17978,7 @@ var require_Document = __commonJS({
           schema: this.schema,
           sourceObjects
         };
-        const node = createNode.createNode(value, tag, ctx);
+        const node = createNode.createNode(value2, tag, ctx);
         if (flow && identity.isCollection(node))
           node.flow = true;
         setAnchors();
@@ -17988,9 +17988,9 @@ var require_Document = __commonJS({
        * Convert a key and a value into a `Pair` using the current schema,
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
-      createPair(key, value, options = {}) {
+      createPair(key, value2, options = {}) {
         const k = this.createNode(key, null, options);
-        const v = this.createNode(value, null, options);
+        const v = this.createNode(value2, null, options);
         return new Pair.Pair(k, v);
       }
       /**
@@ -18049,24 +18049,24 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      set(key, value) {
+      set(key, value2) {
         if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, [key], value);
+          this.contents = Collection.collectionFromPath(this.schema, [key], value2);
         } else if (assertCollection(this.contents)) {
-          this.contents.set(key, value);
+          this.contents.set(key, value2);
         }
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path, value) {
+      setIn(path, value2) {
         if (Collection.isEmptyPath(path)) {
-          this.contents = value;
+          this.contents = value2;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path), value2);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path, value);
+          this.contents.setIn(path, value2);
         }
       }
       /**
@@ -18163,9 +18163,9 @@ var require_errors2 = __commonJS({
   "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name, pos, code, message) {
+      constructor(name2, pos, code, message) {
         super();
-        this.name = name;
+        this.name = name2;
         this.code = code;
         this.message = message;
         this.pos = pos;
@@ -18204,9 +18204,9 @@ var require_errors2 = __commonJS({
       }
       if (/[^ ]/.test(lineStr)) {
         let count2 = 1;
-        const end = error.linePos[1];
-        if (end?.line === line && end.col > col) {
-          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
+        const end2 = error.linePos[1];
+        if (end2?.line === line && end2.col > col) {
+          count2 = Math.max(1, Math.min(end2.col - col, 80 - ci));
         }
         const pointer = " ".repeat(ci) + "^".repeat(count2);
         error.message += `:
@@ -18334,7 +18334,7 @@ var require_resolve_props = __commonJS({
         }
       }
       const last = tokens[tokens.length - 1];
-      const end = last ? last.offset + last.source.length : offset;
+      const end2 = last ? last.offset + last.source.length : offset;
       if (reqSpace && next && next.type !== "space" && next.type !== "newline" && next.type !== "comma" && (next.type !== "scalar" || next.source !== "")) {
         onError(next.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
       }
@@ -18349,8 +18349,8 @@ var require_resolve_props = __commonJS({
         anchor,
         tag,
         newlineAfterProp,
-        end,
-        start: start ?? end
+        end: end2,
+        start: start ?? end2
       };
     }
     exports2.resolveProps = resolveProps;
@@ -18406,10 +18406,10 @@ var require_util_flow_indent_check = __commonJS({
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent, fc, onError) {
       if (fc?.type === "flow-collection") {
-        const end = fc.end[0];
-        if (end.indent === indent && (end.source === "]" || end.source === "}") && utilContainsNewline.containsNewline(fc)) {
+        const end2 = fc.end[0];
+        if (end2.indent === indent && (end2.source === "]" || end2.source === "}") && utilContainsNewline.containsNewline(fc)) {
           const msg = "Flow end indicator should be more indented than parent";
-          onError(end, "BAD_INDENT", msg, true);
+          onError(end2, "BAD_INDENT", msg, true);
         }
       }
     }
@@ -18426,7 +18426,7 @@ var require_util_map_includes = __commonJS({
       const { uniqueKeys } = ctx.options;
       if (uniqueKeys === false)
         return false;
-      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b) => a === b || identity.isScalar(a) && identity.isScalar(b) && a.value === b.value;
+      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b2) => a === b2 || identity.isScalar(a) && identity.isScalar(b2) && a.value === b2.value;
       return items.some((pair) => isEqual(pair.key, search));
     }
     exports2.mapIncludes = mapIncludes;
@@ -18452,7 +18452,7 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep, value } = collItem;
+        const { start, key, sep, value: value2 } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
           next: key ?? sep?.[0],
@@ -18495,7 +18495,7 @@ var require_resolve_block_map = __commonJS({
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
         const valueProps = resolveProps.resolveProps(sep ?? [], {
           indicator: "map-value-ind",
-          next: value,
+          next: value2,
           offset: keyNode.range[2],
           onError,
           parentIndent: bm.indent,
@@ -18504,14 +18504,14 @@ var require_resolve_block_map = __commonJS({
         offset = valueProps.end;
         if (valueProps.found) {
           if (implicitKey) {
-            if (value?.type === "block-map" && !valueProps.hasNewline)
+            if (value2?.type === "block-map" && !valueProps.hasNewline)
               onError(offset, "BLOCK_AS_IMPLICIT_KEY", "Nested mappings are not allowed in compact mappings");
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
+          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
           if (ctx.schema.compat)
-            utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
+            utilFlowIndentCheck.flowIndentCheck(bm.indent, value2, onError);
           offset = valueNode.range[2];
           const pair = new Pair.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
@@ -18557,18 +18557,18 @@ var require_resolve_block_seq = __commonJS({
         ctx.atKey = false;
       let offset = bs.offset;
       let commentEnd = null;
-      for (const { start, value } of bs.items) {
+      for (const { start, value: value2 } of bs.items) {
         const props = resolveProps.resolveProps(start, {
           indicator: "seq-item-ind",
-          next: value,
+          next: value2,
           offset,
           onError,
           parentIndent: bs.indent,
           startOnNewline: true
         });
         if (!props.found) {
-          if (props.anchor || props.tag || value) {
-            if (value?.type === "block-seq")
+          if (props.anchor || props.tag || value2) {
+            if (value2?.type === "block-seq")
               onError(props.end, "BAD_INDENT", "All sequence items must start at the same column");
             else
               onError(offset, "MISSING_CHAR", "Sequence item without - indicator");
@@ -18579,9 +18579,9 @@ var require_resolve_block_seq = __commonJS({
             continue;
           }
         }
-        const node = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
+        const node = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
         if (ctx.schema.compat)
-          utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
+          utilFlowIndentCheck.flowIndentCheck(bs.indent, value2, onError);
         offset = node.range[2];
         seq.items.push(node);
       }
@@ -18596,12 +18596,12 @@ var require_resolve_block_seq = __commonJS({
 var require_resolve_end = __commonJS({
   "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
-    function resolveEnd(end, offset, reqSpace, onError) {
+    function resolveEnd(end2, offset, reqSpace, onError) {
       let comment = "";
-      if (end) {
+      if (end2) {
         let hasSpace = false;
         let sep = "";
-        for (const token of end) {
+        for (const token of end2) {
           const { source, type } = token;
           switch (type) {
             case "space":
@@ -18663,7 +18663,7 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep, value } = collItem;
+        const { start, key, sep, value: value2 } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
@@ -18674,7 +18674,7 @@ var require_resolve_flow_collection = __commonJS({
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep && !value) {
+          if (!props.anchor && !props.tag && !sep && !value2) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -18729,10 +18729,10 @@ var require_resolve_flow_collection = __commonJS({
           }
         }
         if (!isMap && !sep && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep, null, props, onError);
+          const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
-          if (isBlock(value))
+          if (isBlock(value2))
             onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
         } else {
           ctx.atKey = true;
@@ -18744,7 +18744,7 @@ var require_resolve_flow_collection = __commonJS({
           const valueProps = resolveProps.resolveProps(sep ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
-            next: value,
+            next: value2,
             offset: keyNode.range[2],
             onError,
             parentIndent: fc.indent,
@@ -18764,15 +18764,15 @@ var require_resolve_flow_collection = __commonJS({
               if (props.start < valueProps.found.offset - 1024)
                 onError(valueProps.found, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit flow sequence key");
             }
-          } else if (value) {
-            if ("source" in value && value.source?.[0] === ":")
-              onError(value, "MISSING_CHAR", `Missing space after : in ${fcName}`);
+          } else if (value2) {
+            if ("source" in value2 && value2.source?.[0] === ":")
+              onError(value2, "MISSING_CHAR", `Missing space after : in ${fcName}`);
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError) : null;
+          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError) : null;
           if (valueNode) {
-            if (isBlock(value))
+            if (isBlock(value2))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
           } else if (valueProps.comment) {
             if (keyNode.comment)
@@ -18805,21 +18805,21 @@ var require_resolve_flow_collection = __commonJS({
       if (ce?.source === expectedEnd)
         cePos = ce.offset + ce.source.length;
       else {
-        const name = fcName[0].toUpperCase() + fcName.substring(1);
-        const msg = atRoot ? `${name} must end with a ${expectedEnd}` : `${name} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
+        const name2 = fcName[0].toUpperCase() + fcName.substring(1);
+        const msg = atRoot ? `${name2} must end with a ${expectedEnd}` : `${name2} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
         onError(offset, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
         if (ce && ce.source.length !== 1)
           ee.unshift(ce);
       }
       if (ee.length > 0) {
-        const end = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
-        if (end.comment) {
+        const end2 = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
+        if (end2.comment) {
           if (coll.comment)
-            coll.comment += "\n" + end.comment;
+            coll.comment += "\n" + end2.comment;
           else
-            coll.comment = end.comment;
+            coll.comment = end2.comment;
         }
-        coll.range = [fc.offset, cePos, end.offset];
+        coll.range = [fc.offset, cePos, end2.offset];
       } else {
         coll.range = [fc.offset, cePos, cePos];
       }
@@ -18915,11 +18915,11 @@ var require_resolve_block_scalar = __commonJS({
           break;
       }
       if (chompStart === 0) {
-        const value2 = header2.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
-        let end2 = start + header2.length;
+        const value3 = header2.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
+        let end3 = start + header2.length;
         if (scalar.source)
-          end2 += scalar.source.length;
-        return { value: value2, type, comment: header2.comment, range: [start, end2, end2] };
+          end3 += scalar.source.length;
+        return { value: value3, type, comment: header2.comment, range: [start, end3, end3] };
       }
       let trimIndent = scalar.indent + header2.indent;
       let offset = scalar.offset + header2.length;
@@ -18949,11 +18949,11 @@ var require_resolve_block_scalar = __commonJS({
         if (lines[i][0].length > trimIndent)
           chompStart = i + 1;
       }
-      let value = "";
+      let value2 = "";
       let sep = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
-        value += lines[i][0].slice(trimIndent) + "\n";
+        value2 += lines[i][0].slice(trimIndent) + "\n";
       for (let i = contentStart; i < chompStart; ++i) {
         let [indent, content] = lines[i];
         offset += indent.length + content.length + 1;
@@ -18967,23 +18967,23 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep + indent.slice(trimIndent) + content;
+          value2 += sep + indent.slice(trimIndent) + content;
           sep = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
           if (sep === " ")
             sep = "\n";
           else if (!prevMoreIndented && sep === "\n")
             sep = "\n\n";
-          value += sep + indent.slice(trimIndent) + content;
+          value2 += sep + indent.slice(trimIndent) + content;
           sep = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
           if (sep === "\n")
-            value += "\n";
+            value2 += "\n";
           else
             sep = "\n";
         } else {
-          value += sep + content;
+          value2 += sep + content;
           sep = " ";
           prevMoreIndented = false;
         }
@@ -18993,15 +18993,15 @@ var require_resolve_block_scalar = __commonJS({
           break;
         case "+":
           for (let i = chompStart; i < lines.length; ++i)
-            value += "\n" + lines[i][0].slice(trimIndent);
-          if (value[value.length - 1] !== "\n")
-            value += "\n";
+            value2 += "\n" + lines[i][0].slice(trimIndent);
+          if (value2[value2.length - 1] !== "\n")
+            value2 += "\n";
           break;
         default:
-          value += "\n";
+          value2 += "\n";
       }
-      const end = start + header2.length + scalar.source.length;
-      return { value, type, comment: header2.comment, range: [start, end, end] };
+      const end2 = start + header2.length + scalar.source.length;
+      return { value: value2, type, comment: header2.comment, range: [start, end2, end2] };
     }
     function parseBlockScalarHeader({ offset, props }, strict, onError) {
       if (props[0].type !== "block-scalar-header") {
@@ -19084,22 +19084,22 @@ var require_resolve_flow_scalar = __commonJS({
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
     function resolveFlowScalar(scalar, strict, onError) {
-      const { offset, type, source, end } = scalar;
+      const { offset, type, source, end: end2 } = scalar;
       let _type;
-      let value;
+      let value2;
       const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
       switch (type) {
         case "scalar":
           _type = Scalar.Scalar.PLAIN;
-          value = plainValue(source, _onError);
+          value2 = plainValue(source, _onError);
           break;
         case "single-quoted-scalar":
           _type = Scalar.Scalar.QUOTE_SINGLE;
-          value = singleQuotedValue(source, _onError);
+          value2 = singleQuotedValue(source, _onError);
           break;
         case "double-quoted-scalar":
           _type = Scalar.Scalar.QUOTE_DOUBLE;
-          value = doubleQuotedValue(source, _onError);
+          value2 = doubleQuotedValue(source, _onError);
           break;
         /* istanbul ignore next should not happen */
         default:
@@ -19112,9 +19112,9 @@ var require_resolve_flow_scalar = __commonJS({
           };
       }
       const valueEnd = offset + source.length;
-      const re = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
+      const re = resolveEnd.resolveEnd(end2, valueEnd, strict, onError);
       return {
-        value,
+        value: value2,
         type: _type,
         comment: re.comment,
         range: [offset, valueEnd, re.offset]
@@ -19307,28 +19307,28 @@ var require_compose_scalar = __commonJS({
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
     function composeScalar(ctx, token, tagToken, onError) {
-      const { value, type, comment, range: range2 } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+      const { value: value2, type, comment, range: range2 } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
       const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
       let tag;
       if (ctx.options.stringKeys && ctx.atKey) {
         tag = ctx.schema[identity.SCALAR];
       } else if (tagName)
-        tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
+        tag = findScalarTagByName(ctx.schema, value2, tagName, tagToken, onError);
       else if (token.type === "scalar")
-        tag = findScalarTagByTest(ctx, value, token, onError);
+        tag = findScalarTagByTest(ctx, value2, token, onError);
       else
         tag = ctx.schema[identity.SCALAR];
       let scalar;
       try {
-        const res = tag.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
+        const res = tag.resolve(value2, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
         scalar = identity.isScalar(res) ? res : new Scalar.Scalar(res);
       } catch (error) {
         const msg = error instanceof Error ? error.message : String(error);
         onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
-        scalar = new Scalar.Scalar(value);
+        scalar = new Scalar.Scalar(value2);
       }
       scalar.range = range2;
-      scalar.source = value;
+      scalar.source = value2;
       if (type)
         scalar.type = type;
       if (tagName)
@@ -19339,7 +19339,7 @@ var require_compose_scalar = __commonJS({
         scalar.comment = comment;
       return scalar;
     }
-    function findScalarTagByName(schema, value, tagName, tagToken, onError) {
+    function findScalarTagByName(schema, value2, tagName, tagToken, onError) {
       if (tagName === "!")
         return schema[identity.SCALAR];
       const matchWithTest = [];
@@ -19352,7 +19352,7 @@ var require_compose_scalar = __commonJS({
         }
       }
       for (const tag of matchWithTest)
-        if (tag.test?.test(value))
+        if (tag.test?.test(value2))
           return tag;
       const kt = schema.knownTags[tagName];
       if (kt && !kt.collection) {
@@ -19362,10 +19362,10 @@ var require_compose_scalar = __commonJS({
       onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
       return schema[identity.SCALAR];
     }
-    function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
-      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema[identity.SCALAR];
+    function findScalarTagByTest({ atKey, directives, schema }, value2, token, onError) {
+      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value2)) || schema[identity.SCALAR];
       if (schema.compat) {
-        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity.SCALAR];
+        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value2)) ?? schema[identity.SCALAR];
         if (tag.tag !== compat.tag) {
           const ts = directives.tagString(tag.tag);
           const cs = directives.tagString(compat.tag);
@@ -19476,7 +19476,7 @@ var require_compose_node = __commonJS({
         node.srcToken = token;
       return node;
     }
-    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment, anchor, tag, end }, onError) {
+    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment, anchor, tag, end: end2 }, onError) {
       const token = {
         type: "scalar",
         offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
@@ -19493,18 +19493,18 @@ var require_compose_node = __commonJS({
         node.spaceBefore = true;
       if (comment) {
         node.comment = comment;
-        node.range[2] = end;
+        node.range[2] = end2;
       }
       return node;
     }
-    function composeAlias({ options }, { offset, source, end }, onError) {
+    function composeAlias({ options }, { offset, source, end: end2 }, onError) {
       const alias = new Alias.Alias(source.substring(1));
       if (alias.source === "")
         onError(offset, "BAD_ALIAS", "Alias cannot be an empty string");
       if (alias.source.endsWith(":"))
         onError(offset + source.length - 1, "BAD_ALIAS", "Alias ending in : is ambiguous", true);
       const valueEnd = offset + source.length;
-      const re = resolveEnd.resolveEnd(end, valueEnd, options.strict, onError);
+      const re = resolveEnd.resolveEnd(end2, valueEnd, options.strict, onError);
       alias.range = [offset, valueEnd, re.offset];
       if (re.comment)
         alias.comment = re.comment;
@@ -19523,7 +19523,7 @@ var require_compose_doc = __commonJS({
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
-    function composeDoc(options, directives, { offset, start, value, end }, onError) {
+    function composeDoc(options, directives, { offset, start, value: value2, end: end2 }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
       const doc = new Document.Document(void 0, opts);
       const ctx = {
@@ -19535,7 +19535,7 @@ var require_compose_doc = __commonJS({
       };
       const props = resolveProps.resolveProps(start, {
         indicator: "doc-start",
-        next: value ?? end?.[0],
+        next: value2 ?? end2?.[0],
         offset,
         onError,
         parentIndent: 0,
@@ -19543,12 +19543,12 @@ var require_compose_doc = __commonJS({
       });
       if (props.found) {
         doc.directives.docStart = true;
-        if (value && (value.type === "block-map" || value.type === "block-seq") && !props.hasNewline)
+        if (value2 && (value2.type === "block-map" || value2.type === "block-seq") && !props.hasNewline)
           onError(props.end, "MISSING_CHAR", "Block collection cannot start on same line with directives-end marker");
       }
-      doc.contents = value ? composeNode.composeNode(ctx, value, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
+      doc.contents = value2 ? composeNode.composeNode(ctx, value2, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
       const contentEnd = doc.contents.range[2];
-      const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
+      const re = resolveEnd.resolveEnd(end2, contentEnd, false, onError);
       if (re.comment)
         doc.comment = re.comment;
       doc.range = [offset, contentEnd, re.offset];
@@ -19726,14 +19726,14 @@ ${cb}` : comment;
               break;
             }
             this.doc.directives.docEnd = true;
-            const end = resolveEnd.resolveEnd(token.end, token.offset + token.source.length, this.doc.options.strict, this.onError);
+            const end2 = resolveEnd.resolveEnd(token.end, token.offset + token.source.length, this.doc.options.strict, this.onError);
             this.decorate(this.doc, true);
-            if (end.comment) {
+            if (end2.comment) {
               const dc = this.doc.comment;
               this.doc.comment = dc ? `${dc}
-${end.comment}` : end.comment;
+${end2.comment}` : end2.comment;
             }
-            this.doc.range[2] = end.offset;
+            this.doc.range[2] = end2.offset;
             break;
           }
           default:
@@ -19794,15 +19794,15 @@ var require_cst_scalar = __commonJS({
       }
       return null;
     }
-    function createScalarToken(value, context) {
+    function createScalarToken(value2, context) {
       const { implicitKey = false, indent, inFlow = false, offset = -1, type = "PLAIN" } = context;
-      const source = stringifyString.stringifyString({ type, value }, {
+      const source = stringifyString.stringifyString({ type, value: value2 }, {
         implicitKey,
         indent: indent > 0 ? " ".repeat(indent) : "",
         inFlow,
         options: { blockQuote: true, lineWidth: -1 }
       });
-      const end = context.end ?? [
+      const end2 = context.end ?? [
         { type: "newline", offset: -1, indent, source: "\n" }
       ];
       switch (source[0]) {
@@ -19814,19 +19814,19 @@ var require_cst_scalar = __commonJS({
           const props = [
             { type: "block-scalar-header", offset, indent, source: head }
           ];
-          if (!addEndtoBlockProps(props, end))
+          if (!addEndtoBlockProps(props, end2))
             props.push({ type: "newline", offset: -1, indent, source: "\n" });
           return { type: "block-scalar", offset, indent, props, source: body };
         }
         case '"':
-          return { type: "double-quoted-scalar", offset, indent, source, end };
+          return { type: "double-quoted-scalar", offset, indent, source, end: end2 };
         case "'":
-          return { type: "single-quoted-scalar", offset, indent, source, end };
+          return { type: "single-quoted-scalar", offset, indent, source, end: end2 };
         default:
-          return { type: "scalar", offset, indent, source, end };
+          return { type: "scalar", offset, indent, source, end: end2 };
       }
     }
-    function setScalarValue(token, value, context = {}) {
+    function setScalarValue(token, value2, context = {}) {
       let { afterKey = false, implicitKey = false, inFlow = false, type } = context;
       let indent = "indent" in token ? token.indent : null;
       if (afterKey && typeof indent === "number")
@@ -19849,7 +19849,7 @@ var require_cst_scalar = __commonJS({
           default:
             type = "PLAIN";
         }
-      const source = stringifyString.stringifyString({ type, value }, {
+      const source = stringifyString.stringifyString({ type, value: value2 }, {
         implicitKey: implicitKey || indent === null,
         indent: indent !== null && indent > 0 ? " ".repeat(indent) : "",
         inFlow,
@@ -19894,9 +19894,9 @@ var require_cst_scalar = __commonJS({
         Object.assign(token, { type: "block-scalar", indent, props, source: body });
       }
     }
-    function addEndtoBlockProps(props, end) {
-      if (end)
-        for (const st of end)
+    function addEndtoBlockProps(props, end2) {
+      if (end2)
+        for (const st of end2)
           switch (st.type) {
             case "space":
             case "comment":
@@ -19917,14 +19917,14 @@ var require_cst_scalar = __commonJS({
           token.source = source;
           break;
         case "block-scalar": {
-          const end = token.props.slice(1);
+          const end2 = token.props.slice(1);
           let oa = source.length;
           if (token.props[0].type === "block-scalar-header")
             oa -= token.props[0].source.length;
-          for (const tok of end)
+          for (const tok of end2)
             tok.offset += oa;
           delete token.props;
-          Object.assign(token, { type, source, end });
+          Object.assign(token, { type, source, end: end2 });
           break;
         }
         case "block-map":
@@ -19937,11 +19937,11 @@ var require_cst_scalar = __commonJS({
         }
         default: {
           const indent = "indent" in token ? token.indent : -1;
-          const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
+          const end2 = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
           for (const key of Object.keys(token))
             if (key !== "type" && key !== "offset")
               delete token[key];
-          Object.assign(token, { type, indent, source, end });
+          Object.assign(token, { type, indent, source, end: end2 });
         }
       }
     }
@@ -19995,7 +19995,7 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep, value }) {
+    function stringifyItem({ start, key, sep, value: value2 }) {
       let res = "";
       for (const st of start)
         res += st.source;
@@ -20004,8 +20004,8 @@ var require_cst_stringify = __commonJS({
       if (sep)
         for (const st of sep)
           res += st.source;
-      if (value)
-        res += stringifyToken(value);
+      if (value2)
+        res += stringifyToken(value2);
       return res;
     }
     exports2.stringify = stringify;
@@ -20265,16 +20265,16 @@ var require_lexer = __commonJS({
         return offset;
       }
       getLine() {
-        let end = this.lineEndPos;
-        if (typeof end !== "number" || end !== -1 && end < this.pos) {
-          end = this.buffer.indexOf("\n", this.pos);
-          this.lineEndPos = end;
+        let end2 = this.lineEndPos;
+        if (typeof end2 !== "number" || end2 !== -1 && end2 < this.pos) {
+          end2 = this.buffer.indexOf("\n", this.pos);
+          this.lineEndPos = end2;
         }
-        if (end === -1)
+        if (end2 === -1)
           return this.atEnd ? this.buffer.substring(this.pos) : null;
-        if (this.buffer[end - 1] === "\r")
-          end -= 1;
-        return this.buffer.substring(this.pos, end);
+        if (this.buffer[end2 - 1] === "\r")
+          end2 -= 1;
+        return this.buffer.substring(this.pos, end2);
       }
       hasChars(n) {
         return this.pos + n <= this.buffer.length;
@@ -20495,21 +20495,21 @@ var require_lexer = __commonJS({
       }
       *parseQuotedScalar() {
         const quote = this.charAt(0);
-        let end = this.buffer.indexOf(quote, this.pos + 1);
+        let end2 = this.buffer.indexOf(quote, this.pos + 1);
         if (quote === "'") {
-          while (end !== -1 && this.buffer[end + 1] === "'")
-            end = this.buffer.indexOf("'", end + 2);
+          while (end2 !== -1 && this.buffer[end2 + 1] === "'")
+            end2 = this.buffer.indexOf("'", end2 + 2);
         } else {
-          while (end !== -1) {
+          while (end2 !== -1) {
             let n = 0;
-            while (this.buffer[end - 1 - n] === "\\")
+            while (this.buffer[end2 - 1 - n] === "\\")
               n += 1;
             if (n % 2 === 0)
               break;
-            end = this.buffer.indexOf('"', end + 1);
+            end2 = this.buffer.indexOf('"', end2 + 1);
           }
         }
-        const qb = this.buffer.substring(0, end);
+        const qb = this.buffer.substring(0, end2);
         let nl = qb.indexOf("\n", this.pos);
         if (nl !== -1) {
           while (nl !== -1) {
@@ -20519,15 +20519,15 @@ var require_lexer = __commonJS({
             nl = qb.indexOf("\n", cs);
           }
           if (nl !== -1) {
-            end = nl - (qb[nl - 1] === "\r" ? 2 : 1);
+            end2 = nl - (qb[nl - 1] === "\r" ? 2 : 1);
           }
         }
-        if (end === -1) {
+        if (end2 === -1) {
           if (!this.atEnd)
             return this.setNext("quoted-scalar");
-          end = this.buffer.length;
+          end2 = this.buffer.length;
         }
-        yield* this.pushToIndex(end + 1, false);
+        yield* this.pushToIndex(end2 + 1, false);
         return this.flowLevel ? "flow" : "doc";
       }
       *parseBlockScalarHeader() {
@@ -20619,7 +20619,7 @@ var require_lexer = __commonJS({
       }
       *parsePlainScalar() {
         const inFlow = this.flowLevel > 0;
-        let end = this.pos - 1;
+        let end2 = this.pos - 1;
         let i = this.pos - 1;
         let ch;
         while (ch = this.buffer[++i]) {
@@ -20627,7 +20627,7 @@ var require_lexer = __commonJS({
             const next = this.buffer[i + 1];
             if (isEmpty(next) || inFlow && flowIndicatorChars.has(next))
               break;
-            end = i;
+            end2 = i;
           } else if (isEmpty(ch)) {
             let next = this.buffer[i + 1];
             if (ch === "\r") {
@@ -20636,7 +20636,7 @@ var require_lexer = __commonJS({
                 ch = "\n";
                 next = this.buffer[i + 1];
               } else
-                end = i;
+                end2 = i;
             }
             if (next === "#" || inFlow && flowIndicatorChars.has(next))
               break;
@@ -20649,13 +20649,13 @@ var require_lexer = __commonJS({
           } else {
             if (inFlow && flowIndicatorChars.has(ch))
               break;
-            end = i;
+            end2 = i;
           }
         }
         if (!ch && !this.atEnd)
           return this.setNext("plain-scalar");
         yield cst.SCALAR;
-        yield* this.pushToIndex(end + 1, true);
+        yield* this.pushToIndex(end2 + 1, true);
         return inFlow ? "flow" : "doc";
       }
       *pushCount(n) {
@@ -21219,10 +21219,10 @@ var require_parser = __commonJS({
           case "newline":
             this.onKeyLine = false;
             if (it.value) {
-              const end = "end" in it.value ? it.value.end : void 0;
-              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
+              const end2 = "end" in it.value ? it.value.end : void 0;
+              const last = Array.isArray(end2) ? end2[end2.length - 1] : void 0;
               if (last?.type === "comment")
-                end?.push(this.sourceToken);
+                end2?.push(this.sourceToken);
               else
                 map.items.push({ start: [this.sourceToken] });
             } else if (it.sep) {
@@ -21240,10 +21240,10 @@ var require_parser = __commonJS({
             } else {
               if (this.atIndentedComment(it.start, map.indent)) {
                 const prev = map.items[map.items.length - 2];
-                const end = prev?.value?.end;
-                if (Array.isArray(end)) {
-                  arrayPushArray(end, it.start);
-                  end.push(this.sourceToken);
+                const end2 = prev?.value?.end;
+                if (Array.isArray(end2)) {
+                  arrayPushArray(end2, it.start);
+                  end2.push(this.sourceToken);
                   map.items.pop();
                   return;
                 }
@@ -21412,10 +21412,10 @@ var require_parser = __commonJS({
         switch (this.type) {
           case "newline":
             if (it.value) {
-              const end = "end" in it.value ? it.value.end : void 0;
-              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
+              const end2 = "end" in it.value ? it.value.end : void 0;
+              const last = Array.isArray(end2) ? end2[end2.length - 1] : void 0;
               if (last?.type === "comment")
-                end?.push(this.sourceToken);
+                end2?.push(this.sourceToken);
               else
                 seq.items.push({ start: [this.sourceToken] });
             } else
@@ -21428,10 +21428,10 @@ var require_parser = __commonJS({
             else {
               if (this.atIndentedComment(it.start, seq.indent)) {
                 const prev = seq.items[seq.items.length - 2];
-                const end = prev?.value?.end;
-                if (Array.isArray(end)) {
-                  arrayPushArray(end, it.start);
-                  end.push(this.sourceToken);
+                const end2 = prev?.value?.end;
+                if (Array.isArray(end2)) {
+                  arrayPushArray(end2, it.start);
+                  end2.push(this.sourceToken);
                   seq.items.pop();
                   return;
                 }
@@ -21738,7 +21738,7 @@ var require_public_api = __commonJS({
       }
       return doc.toJS(Object.assign({ reviver: _reviver }, options));
     }
-    function stringify(value, replacer, options) {
+    function stringify(value2, replacer, options) {
       let _replacer = null;
       if (typeof replacer === "function" || Array.isArray(replacer)) {
         _replacer = replacer;
@@ -21751,14 +21751,14 @@ var require_public_api = __commonJS({
         const indent = Math.round(options);
         options = indent < 1 ? void 0 : indent > 8 ? { indent: 8 } : { indent };
       }
-      if (value === void 0) {
+      if (value2 === void 0) {
         const { keepUndefined } = options ?? replacer ?? {};
         if (!keepUndefined)
           return void 0;
       }
-      if (identity.isDocument(value) && !_replacer)
-        return value.toString(options);
-      return new Document.Document(value, _replacer, options).toString(options);
+      if (identity.isDocument(value2) && !_replacer)
+        return value2.toString(options);
+      return new Document.Document(value2, _replacer, options).toString(options);
     }
     exports2.parse = parse;
     exports2.parseAllDocuments = parseAllDocuments;
@@ -22690,7 +22690,7 @@ var require_tree = __commonJS({
        * @param {any} value
        * @param {number} index
        */
-      constructor(key, value, index) {
+      constructor(key, value2, index) {
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
@@ -22699,9 +22699,9 @@ var require_tree = __commonJS({
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
-          this.middle = new _TstNode(key, value, index);
+          this.middle = new _TstNode(key, value2, index);
         } else {
-          this.value = value;
+          this.value = value2;
         }
       }
       /**
@@ -22709,7 +22709,7 @@ var require_tree = __commonJS({
        * @param {any} value
        * @returns {void}
        */
-      add(key, value) {
+      add(key, value2) {
         const length = key.length;
         if (length === 0) {
           throw new TypeError("Unreachable");
@@ -22723,25 +22723,25 @@ var require_tree = __commonJS({
           }
           if (node.code === code) {
             if (length === ++index) {
-              node.value = value;
+              node.value = value2;
               break;
             } else if (node.middle !== null) {
               node = node.middle;
             } else {
-              node.middle = new _TstNode(key, value, index);
+              node.middle = new _TstNode(key, value2, index);
               break;
             }
           } else if (node.code < code) {
             if (node.left !== null) {
               node = node.left;
             } else {
-              node.left = new _TstNode(key, value, index);
+              node.left = new _TstNode(key, value2, index);
               break;
             }
           } else if (node.right !== null) {
             node = node.right;
           } else {
-            node.right = new _TstNode(key, value, index);
+            node.right = new _TstNode(key, value2, index);
             break;
           }
         }
@@ -22781,11 +22781,11 @@ var require_tree = __commonJS({
        * @param {any} value
        * @returns {void}
        * */
-      insert(key, value) {
+      insert(key, value2) {
         if (this.node === null) {
-          this.node = new TstNode(key, value, 0);
+          this.node = new TstNode(key, value2, 0);
         } else {
-          this.node.add(key, value);
+          this.node.add(key, value2);
         }
       }
       /**
@@ -22864,16 +22864,16 @@ var require_util2 = __commonJS({
     function isStream(obj2) {
       return obj2 && typeof obj2 === "object" && typeof obj2.pipe === "function" && typeof obj2.on === "function";
     }
-    function isBlobLike(object) {
-      if (object === null) {
+    function isBlobLike(object2) {
+      if (object2 === null) {
         return false;
-      } else if (object instanceof Blob) {
+      } else if (object2 instanceof Blob) {
         return true;
-      } else if (typeof object !== "object") {
+      } else if (typeof object2 !== "object") {
         return false;
       } else {
-        const sTag = object[Symbol.toStringTag];
-        return (sTag === "Blob" || sTag === "File") && ("stream" in object && typeof object.stream === "function" || "arrayBuffer" in object && typeof object.arrayBuffer === "function");
+        const sTag = object2[Symbol.toStringTag];
+        return (sTag === "Blob" || sTag === "File") && ("stream" in object2 && typeof object2.stream === "function" || "arrayBuffer" in object2 && typeof object2.arrayBuffer === "function");
       }
     }
     function pathHasQueryOrFragment(url) {
@@ -22890,11 +22890,11 @@ var require_util2 = __commonJS({
       return url;
     }
     function isValidPort(port) {
-      const value = parseInt(port, 10);
-      return value === Number(port) && value >= 0 && value <= 65535;
+      const value2 = parseInt(port, 10);
+      return value2 === Number(port) && value2 >= 0 && value2 <= 65535;
     }
-    function isHttpOrHttpsPrefixed(value) {
-      return value != null && value[0] === "h" && value[1] === "t" && value[2] === "t" && value[3] === "p" && (value[4] === ":" || value[4] === "s" && value[5] === ":");
+    function isHttpOrHttpsPrefixed(value2) {
+      return value2 != null && value2[0] === "h" && value2[1] === "t" && value2[2] === "t" && value2[3] === "p" && (value2[4] === ":" || value2[4] === "s" && value2[5] === ":");
     }
     function parseURL(url) {
       if (typeof url === "string") {
@@ -23023,11 +23023,11 @@ var require_util2 = __commonJS({
       const m = val.match(KEEPALIVE_TIMEOUT_EXPR);
       return m ? parseInt(m[1], 10) * 1e3 : null;
     }
-    function headerNameToString(value) {
-      return typeof value === "string" ? headerNameLowerCasedRecord[value] ?? value.toLowerCase() : tree.lookup(value) ?? value.toString("latin1").toLowerCase();
+    function headerNameToString(value2) {
+      return typeof value2 === "string" ? headerNameLowerCasedRecord[value2] ?? value2.toLowerCase() : tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
     }
-    function bufferToLowerCasedHeaderName(value) {
-      return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
+    function bufferToLowerCasedHeaderName(value2) {
+      return tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
     }
     function parseHeaders(headers, obj2) {
       if (obj2 === void 0) obj2 = {};
@@ -23078,13 +23078,13 @@ var require_util2 = __commonJS({
     }
     function toRawHeaders(headers) {
       const rawHeaders = [];
-      for (const [name, value] of Object.entries(headers)) {
-        if (Array.isArray(value)) {
-          for (const entry of value) {
-            rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${entry}`, "latin1"));
+      for (const [name2, value2] of Object.entries(headers)) {
+        if (Array.isArray(value2)) {
+          for (const entry of value2) {
+            rawHeaders.push(Buffer.from(name2, "latin1"), Buffer.from(`${entry}`, "latin1"));
           }
         } else {
-          rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${value}`, "latin1"));
+          rawHeaders.push(Buffer.from(name2, "latin1"), Buffer.from(`${value2}`, "latin1"));
         }
       }
       return rawHeaders;
@@ -23153,14 +23153,14 @@ var require_util2 = __commonJS({
             iterator = iterable[Symbol.asyncIterator]();
           },
           pull(controller) {
-            return iterator.next().then(({ done, value }) => {
+            return iterator.next().then(({ done, value: value2 }) => {
               if (done) {
                 return queueMicrotask(() => {
                   controller.close();
                   controller.byobRequest?.respond(0);
                 });
               } else {
-                const buf = Buffer.isBuffer(value) ? value : Buffer.from(value);
+                const buf = Buffer.isBuffer(value2) ? value2 : Buffer.from(value2);
                 if (buf.byteLength) {
                   return controller.enqueue(new Uint8Array(buf));
                 } else {
@@ -23176,8 +23176,8 @@ var require_util2 = __commonJS({
         }
       );
     }
-    function isFormDataLike(object) {
-      return object && typeof object === "object" && typeof object.append === "function" && typeof object.delete === "function" && typeof object.get === "function" && typeof object.getAll === "function" && typeof object.has === "function" && typeof object.set === "function" && object[Symbol.toStringTag] === "FormData";
+    function isFormDataLike(object2) {
+      return object2 && typeof object2 === "object" && typeof object2.append === "function" && typeof object2.delete === "function" && typeof object2.get === "function" && typeof object2.getAll === "function" && typeof object2.has === "function" && typeof object2.set === "function" && object2[Symbol.toStringTag] === "FormData";
     }
     function addAbortListener(signal, listener) {
       if ("addEventListener" in signal) {
@@ -23489,16 +23489,16 @@ var require_util2 = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj2, name, listener) {
+    function addListener(obj2, name2, listener) {
       const listeners = obj2[kListeners] ??= [];
-      listeners.push([name, listener]);
-      obj2.on(name, listener);
+      listeners.push([name2, listener]);
+      obj2.on(name2, listener);
       return obj2;
     }
     function removeAllListeners(obj2) {
       if (obj2[kListeners] != null) {
-        for (const [name, listener] of obj2[kListeners]) {
-          obj2.removeListener(name, listener);
+        for (const [name2, listener] of obj2[kListeners]) {
+          obj2.removeListener(name2, listener);
         }
         obj2[kListeners] = null;
       }
@@ -23947,7 +23947,7 @@ var require_request = __commonJS({
         upgrade,
         headersTimeout,
         bodyTimeout,
-        reset,
+        reset: reset2,
         expectContinue,
         servername,
         throwOnError,
@@ -23978,7 +23978,7 @@ var require_request = __commonJS({
         if (bodyTimeout != null && (!Number.isFinite(bodyTimeout) || bodyTimeout < 0)) {
           throw new InvalidArgumentError("invalid bodyTimeout");
         }
-        if (reset != null && typeof reset !== "boolean") {
+        if (reset2 != null && typeof reset2 !== "boolean") {
           throw new InvalidArgumentError("invalid reset");
         }
         if (expectContinue != null && typeof expectContinue !== "boolean") {
@@ -24038,7 +24038,7 @@ var require_request = __commonJS({
         this.protocol = getProtocolFromUrlString(origin2);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking ?? this.method !== "HEAD";
-        this.reset = reset == null ? null : reset;
+        this.reset = reset2 == null ? null : reset2;
         this.host = null;
         this.contentLength = null;
         this.contentType = null;
@@ -24194,8 +24194,8 @@ var require_request = __commonJS({
           this.endHandler = null;
         }
       }
-      addHeader(key, value) {
-        processHeader(this, key, value);
+      addHeader(key, value2) {
+        processHeader(this, key, value2);
         return this;
       }
     };
@@ -24267,11 +24267,11 @@ var require_request = __commonJS({
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
-        const value = typeof val === "string" ? val : null;
-        if (value === null) {
+        const value2 = typeof val === "string" ? val : null;
+        if (value2 === null) {
           throw new InvalidArgumentError("invalid connection header");
         }
-        for (const token of value.toLowerCase().split(",")) {
+        for (const token of value2.toLowerCase().split(",")) {
           const trimmed = token.trim();
           if (!isValidHTTPToken(trimmed)) {
             throw new InvalidArgumentError("invalid connection header");
@@ -24367,8 +24367,8 @@ var require_wrap_handler = __commonJS({
         this.#handler.onError?.(err);
       }
     };
-    function toRawHeaderValue(value) {
-      return Array.isArray(value) ? value.map((item) => Buffer.from(item, "latin1")) : Buffer.from(value, "latin1");
+    function toRawHeaderValue(value2) {
+      return Array.isArray(value2) ? value2.map((item) => Buffer.from(item, "latin1")) : Buffer.from(value2, "latin1");
     }
   }
 });
@@ -24805,8 +24805,8 @@ var require_utils2 = __commonJS({
     function enumToMap(obj2, filter = [], exceptions = []) {
       const emptyFilter = (filter?.length ?? 0) === 0;
       const emptyExceptions = (exceptions?.length ?? 0) === 0;
-      return Object.fromEntries(Object.entries(obj2).filter(([, value]) => {
-        return typeof value === "number" && (emptyFilter || filter.includes(value)) && (emptyExceptions || !exceptions.includes(value));
+      return Object.fromEntries(Object.entries(obj2).filter(([, value2]) => {
+        return typeof value2 === "number" && (emptyFilter || filter.includes(value2)) && (emptyExceptions || !exceptions.includes(value2));
       }));
     }
   }
@@ -25840,8 +25840,8 @@ var require_infra = __commonJS({
       }
       return lead === 0 && trail === str2.length - 1 ? str2 : str2.slice(lead, trail + 1);
     }
-    function serializeJavascriptValueToJSONString(value) {
-      const result3 = JSON.stringify(value);
+    function serializeJavascriptValueToJSONString(value2) {
+      const result3 = JSON.stringify(value2);
       if (result3 === void 0) {
         throw new TypeError("Value is not JSON serializable");
       }
@@ -26039,11 +26039,11 @@ var require_data_url = __commonJS({
     }
     function collectAnHTTPQuotedString(input, position, extractValue = false) {
       const positionStart = position.position;
-      let value = "";
+      let value2 = "";
       assert(input[position.position] === '"');
       position.position++;
       while (true) {
-        value += collectASequenceOfCodePoints(
+        value2 += collectASequenceOfCodePoints(
           (char) => char !== '"' && char !== "\\",
           input,
           position
@@ -26055,10 +26055,10 @@ var require_data_url = __commonJS({
         position.position++;
         if (quoteOrBackslash === "\\") {
           if (position.position >= input.length) {
-            value += "\\";
+            value2 += "\\";
             break;
           }
-          value += input[position.position];
+          value2 += input[position.position];
           position.position++;
         } else {
           assert(quoteOrBackslash === '"');
@@ -26066,7 +26066,7 @@ var require_data_url = __commonJS({
         }
       }
       if (extractValue) {
-        return value;
+        return value2;
       }
       return input.slice(positionStart, position.position);
     }
@@ -26074,16 +26074,16 @@ var require_data_url = __commonJS({
       assert(mimeType !== "failure");
       const { parameters, essence } = mimeType;
       let serialization = essence;
-      for (let [name, value] of parameters.entries()) {
+      for (let [name2, value2] of parameters.entries()) {
         serialization += ";";
-        serialization += name;
+        serialization += name2;
         serialization += "=";
-        if (!HTTP_TOKEN_CODEPOINTS.test(value)) {
-          value = value.replace(/[\\"]/ug, "\\$&");
-          value = '"' + value;
-          value += '"';
+        if (!HTTP_TOKEN_CODEPOINTS.test(value2)) {
+          value2 = value2.replace(/[\\"]/ug, "\\$&");
+          value2 = '"' + value2;
+          value2 += '"';
         }
-        serialization += value;
+        serialization += value2;
       }
       return serialization;
     }
@@ -26223,11 +26223,11 @@ var require_runtime_features = __commonJS({
        * @param {Feature} feature
        * @param {boolean} value
        */
-      set(feature, value) {
+      set(feature, value2) {
         if (features.includes(feature) === false) {
           throw new TypeError(`unknown feature: ${feature}`);
         }
-        this.#map.set(feature, value);
+        this.#map.set(feature, value2);
       }
       /**
        * @param {Feature} feature
@@ -26259,7 +26259,7 @@ var require_webidl = __commonJS({
     var NUMBER = 5;
     var BIGINT = 6;
     var NULL = 7;
-    var OBJECT = 8;
+    var OBJECT2 = 8;
     var FunctionPrototypeSymbolHasInstance = Function.call.bind(Function.prototype[Symbol.hasInstance]);
     var webidl = {
       converters: {},
@@ -26337,7 +26337,7 @@ var require_webidl = __commonJS({
           if (V === null) {
             return NULL;
           }
-          return OBJECT;
+          return OBJECT2;
         }
       }
     };
@@ -26349,7 +26349,7 @@ var require_webidl = __commonJS({
       NUMBER,
       BIGINT,
       NULL,
-      OBJECT
+      OBJECT: OBJECT2
     };
     webidl.util.TypeValueToString = function(o) {
       switch (webidl.util.Type(o)) {
@@ -26367,7 +26367,7 @@ var require_webidl = __commonJS({
           return "BigInt";
         case NULL:
           return "Null";
-        case OBJECT:
+        case OBJECT2:
           return "Object";
       }
     };
@@ -26441,7 +26441,7 @@ var require_webidl = __commonJS({
       switch (type) {
         case SYMBOL:
           return `Symbol(${V.description})`;
-        case OBJECT:
+        case OBJECT2:
           return inspect(V);
         case STRING:
           return `"${V}"`;
@@ -26468,7 +26468,7 @@ var require_webidl = __commonJS({
     };
     webidl.sequenceConverter = function(converter) {
       return (V, prefix, argument, Iterable) => {
-        if (webidl.util.Type(V) !== OBJECT) {
+        if (webidl.util.Type(V) !== OBJECT2) {
           throw webidl.errors.exception({
             header: prefix,
             message: `${argument} (${webidl.util.Stringify(V)}) is not iterable.`
@@ -26484,18 +26484,18 @@ var require_webidl = __commonJS({
           });
         }
         while (true) {
-          const { done, value } = method.next();
+          const { done, value: value2 } = method.next();
           if (done) {
             break;
           }
-          seq.push(converter(value, prefix, `${argument}[${index++}]`));
+          seq.push(converter(value2, prefix, `${argument}[${index++}]`));
         }
         return seq;
       };
     };
     webidl.recordConverter = function(keyConverter, valueConverter) {
       return (O, prefix, argument) => {
-        if (webidl.util.Type(O) !== OBJECT) {
+        if (webidl.util.Type(O) !== OBJECT2) {
           throw webidl.errors.exception({
             header: prefix,
             message: `${argument} ("${webidl.util.TypeValueToString(O)}") is not an Object.`
@@ -26524,22 +26524,22 @@ var require_webidl = __commonJS({
         return result3;
       };
     };
-    webidl.interfaceConverter = function(TypeCheck, name) {
+    webidl.interfaceConverter = function(TypeCheck, name2) {
       return (V, prefix, argument) => {
         if (!TypeCheck(V)) {
           throw webidl.errors.exception({
             header: prefix,
-            message: `Expected ${argument} ("${webidl.util.Stringify(V)}") to be an instance of ${name}.`
+            message: `Expected ${argument} ("${webidl.util.Stringify(V)}") to be an instance of ${name2}.`
           });
         }
         return V;
       };
     };
     webidl.dictionaryConverter = function(converters) {
-      converters.sort((a, b) => (a.key > b.key) - (a.key < b.key));
+      converters.sort((a, b2) => (a.key > b2.key) - (a.key < b2.key));
       return (dictionary, prefix, argument) => {
         const dict = {};
-        if (dictionary != null && webidl.util.Type(dictionary) !== OBJECT) {
+        if (dictionary != null && webidl.util.Type(dictionary) !== OBJECT2) {
           throw webidl.errors.exception({
             header: prefix,
             message: `Expected ${dictionary} to be one of: Null, Undefined, Object.`
@@ -26555,20 +26555,20 @@ var require_webidl = __commonJS({
               });
             }
           }
-          let value = dictionary?.[key];
+          let value2 = dictionary?.[key];
           const hasDefault = defaultValue !== void 0;
-          if (hasDefault && value === void 0) {
-            value = defaultValue();
+          if (hasDefault && value2 === void 0) {
+            value2 = defaultValue();
           }
-          if (required || hasDefault || value !== void 0) {
-            value = converter(value, prefix, `${argument}.${key}`);
-            if (options.allowedValues && !options.allowedValues.includes(value)) {
+          if (required || hasDefault || value2 !== void 0) {
+            value2 = converter(value2, prefix, `${argument}.${key}`);
+            if (options.allowedValues && !options.allowedValues.includes(value2)) {
               throw webidl.errors.exception({
                 header: prefix,
-                message: `${value} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
+                message: `${value2} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
               });
             }
-            dict[key] = value;
+            dict[key] = value2;
           }
         }
         return dict;
@@ -26582,8 +26582,8 @@ var require_webidl = __commonJS({
         return converter(V, prefix, argument);
       };
     };
-    webidl.is.USVString = function(value) {
-      return typeof value === "string" && value.isWellFormed();
+    webidl.is.USVString = function(value2) {
+      return typeof value2 === "string" && value2.isWellFormed();
     };
     webidl.is.ReadableStream = webidl.util.MakeTypeAssertion(ReadableStream);
     webidl.is.Blob = webidl.util.MakeTypeAssertion(Blob);
@@ -26645,11 +26645,11 @@ var require_webidl = __commonJS({
       }
       return x;
     };
-    webidl.converters.USVString = function(value) {
-      if (typeof value === "string") {
-        return value.toWellFormed();
+    webidl.converters.USVString = function(value2) {
+      if (typeof value2 === "string") {
+        return value2.toWellFormed();
       }
-      return `${value}`.toWellFormed();
+      return `${value2}`.toWellFormed();
     };
     webidl.converters.boolean = function(V) {
       const x = Boolean(V);
@@ -26675,7 +26675,7 @@ var require_webidl = __commonJS({
       return x;
     };
     webidl.converters.ArrayBuffer = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isArrayBuffer(V)) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isArrayBuffer(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -26691,7 +26691,7 @@ var require_webidl = __commonJS({
       return V;
     };
     webidl.converters.SharedArrayBuffer = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isSharedArrayBuffer(V)) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isSharedArrayBuffer(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -26707,7 +26707,7 @@ var require_webidl = __commonJS({
       return V;
     };
     webidl.converters.TypedArray = function(V, T, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isTypedArray(V) || V.constructor.name !== T.name) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isTypedArray(V) || V.constructor.name !== T.name) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -26729,7 +26729,7 @@ var require_webidl = __commonJS({
       return V;
     };
     webidl.converters.DataView = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isDataView(V)) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isDataView(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -26751,7 +26751,7 @@ var require_webidl = __commonJS({
       return V;
     };
     webidl.converters.ArrayBufferView = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isArrayBufferView(V)) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isArrayBufferView(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -26825,7 +26825,7 @@ var require_webidl = __commonJS({
       "AbortSignal"
     );
     webidl.converters.EventHandlerNonNull = function(V) {
-      if (webidl.util.Type(V) !== OBJECT) {
+      if (webidl.util.Type(V) !== OBJECT2) {
         return null;
       }
       if (typeof V === "function") {
@@ -26893,8 +26893,8 @@ var require_util3 = __commonJS({
       }
       return true;
     }
-    function normalizeBinaryStringToUtf8(value) {
-      return Buffer.from(value, "binary").toString("utf8");
+    function normalizeBinaryStringToUtf8(value2) {
+      return Buffer.from(value2, "binary").toString("utf8");
     }
     function requestCurrentURL(request3) {
       return request3.urlList[request3.urlList.length - 1];
@@ -26906,8 +26906,8 @@ var require_util3 = __commonJS({
       }
       return "allowed";
     }
-    function isErrorLike(object) {
-      return object instanceof Error || (object?.constructor?.name === "Error" || object?.constructor?.name === "DOMException");
+    function isErrorLike(object2) {
+      return object2 instanceof Error || (object2?.constructor?.name === "Error" || object2?.constructor?.name === "DOMException");
     }
     function isValidReasonPhrase(statusText) {
       for (let i = 0; i < statusText.length; ++i) {
@@ -27182,7 +27182,7 @@ var require_util3 = __commonJS({
       return normalizedMethodRecordsBase[method.toLowerCase()] ?? method;
     }
     var esIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
-    function createIterator(name, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+    function createIterator(name2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
       class FastIterableIterator {
         /** @type {any} */
         #target;
@@ -27203,7 +27203,7 @@ var require_util3 = __commonJS({
         next() {
           if (typeof this !== "object" || this === null || !(#target in this)) {
             throw new TypeError(
-              `'next' called on an object that does not implement interface ${name} Iterator.`
+              `'next' called on an object that does not implement interface ${name2} Iterator.`
             );
           }
           const index = this.#index;
@@ -27215,7 +27215,7 @@ var require_util3 = __commonJS({
               done: true
             };
           }
-          const { [keyIndex]: key, [valueIndex]: value } = values[index];
+          const { [keyIndex]: key, [valueIndex]: value2 } = values[index];
           this.#index = index + 1;
           let result3;
           switch (this.#kind) {
@@ -27223,10 +27223,10 @@ var require_util3 = __commonJS({
               result3 = key;
               break;
             case "value":
-              result3 = value;
+              result3 = value2;
               break;
             case "key+value":
-              result3 = [key, value];
+              result3 = [key, value2];
               break;
           }
           return {
@@ -27242,7 +27242,7 @@ var require_util3 = __commonJS({
           writable: false,
           enumerable: false,
           configurable: true,
-          value: `${name} Iterator`
+          value: `${name2} Iterator`
         },
         next: { writable: true, enumerable: true, configurable: true }
       });
@@ -27250,15 +27250,15 @@ var require_util3 = __commonJS({
         return new FastIterableIterator(target, kind);
       };
     }
-    function iteratorMixin(name, object, kInternalIterator, keyIndex = 0, valueIndex = 1) {
-      const makeIterator = createIterator(name, kInternalIterator, keyIndex, valueIndex);
+    function iteratorMixin(name2, object2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+      const makeIterator = createIterator(name2, kInternalIterator, keyIndex, valueIndex);
       const properties = {
         keys: {
           writable: true,
           enumerable: true,
           configurable: true,
           value: function keys() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "key");
           }
         },
@@ -27267,7 +27267,7 @@ var require_util3 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function values() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "value");
           }
         },
@@ -27276,7 +27276,7 @@ var require_util3 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function entries() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "key+value");
           }
         },
@@ -27285,20 +27285,20 @@ var require_util3 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function forEach(callbackfn, thisArg = globalThis) {
-            webidl.brandCheck(this, object);
-            webidl.argumentLengthCheck(arguments, 1, `${name}.forEach`);
+            webidl.brandCheck(this, object2);
+            webidl.argumentLengthCheck(arguments, 1, `${name2}.forEach`);
             if (typeof callbackfn !== "function") {
               throw new TypeError(
-                `Failed to execute 'forEach' on '${name}': parameter 1 is not of type 'Function'.`
+                `Failed to execute 'forEach' on '${name2}': parameter 1 is not of type 'Function'.`
               );
             }
-            for (const { 0: key, 1: value } of makeIterator(this, "key+value")) {
-              callbackfn.call(thisArg, value, key, this);
+            for (const { 0: key, 1: value2 } of makeIterator(this, "key+value")) {
+              callbackfn.call(thisArg, value2, key, this);
             }
           }
         }
       };
-      return Object.defineProperties(object.prototype, {
+      return Object.defineProperties(object2.prototype, {
         ...properties,
         [Symbol.iterator]: {
           writable: true,
@@ -27362,8 +27362,8 @@ var require_util3 = __commonJS({
       const protocol = url.protocol;
       return protocol === "http:" || protocol === "https:";
     }
-    function simpleRangeHeaderValue(value, allowWhitespace) {
-      const data = value;
+    function simpleRangeHeaderValue(value2, allowWhitespace) {
+      const data = value2;
       if (!data.startsWith("bytes")) {
         return "failure";
       }
@@ -27481,8 +27481,8 @@ var require_util3 = __commonJS({
       if (values === null) {
         return "failure";
       }
-      for (const value of values) {
-        const temporaryMimeType = parseMIMEType(value);
+      for (const value2 of values) {
+        const temporaryMimeType = parseMIMEType(value2);
         if (temporaryMimeType === "failure" || temporaryMimeType.essence === "*/*") {
           continue;
         }
@@ -27502,8 +27502,8 @@ var require_util3 = __commonJS({
       }
       return mimeType;
     }
-    function gettingDecodingSplitting(value) {
-      const input = value;
+    function gettingDecodingSplitting(value2) {
+      const input = value2;
       const position = { position: 0 };
       const values = [];
       let temporaryValue = "";
@@ -27533,12 +27533,12 @@ var require_util3 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list) {
-      const value = list.get(name, true);
-      if (value === null) {
+    function getDecodeSplit(name2, list) {
+      const value2 = list.get(name2, true);
+      if (value2 === null) {
         return null;
       }
-      return gettingDecodingSplitting(value);
+      return gettingDecodingSplitting(value2);
     }
     function hasAuthenticationEntry(request3) {
       return false;
@@ -27634,89 +27634,89 @@ var require_formdata = __commonJS({
           });
         }
       }
-      append(name, value, filename = void 0) {
+      append(name2, value2, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.append";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        name = webidl.converters.USVString(name);
-        if (arguments.length === 3 || webidl.is.Blob(value)) {
-          value = webidl.converters.Blob(value, prefix, "value");
+        name2 = webidl.converters.USVString(name2);
+        if (arguments.length === 3 || webidl.is.Blob(value2)) {
+          value2 = webidl.converters.Blob(value2, prefix, "value");
           if (filename !== void 0) {
             filename = webidl.converters.USVString(filename);
           }
         } else {
-          value = webidl.converters.USVString(value);
+          value2 = webidl.converters.USVString(value2);
         }
-        const entry = makeEntry(name, value, filename);
+        const entry = makeEntry(name2, value2, filename);
         this.#state.push(entry);
       }
-      delete(name) {
+      delete(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name);
-        this.#state = this.#state.filter((entry) => entry.name !== name);
+        name2 = webidl.converters.USVString(name2);
+        this.#state = this.#state.filter((entry) => entry.name !== name2);
       }
-      get(name) {
+      get(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.get";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name);
-        const idx = this.#state.findIndex((entry) => entry.name === name);
+        name2 = webidl.converters.USVString(name2);
+        const idx = this.#state.findIndex((entry) => entry.name === name2);
         if (idx === -1) {
           return null;
         }
         return this.#state[idx].value;
       }
-      getAll(name) {
+      getAll(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.getAll";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name);
-        return this.#state.filter((entry) => entry.name === name).map((entry) => entry.value);
+        name2 = webidl.converters.USVString(name2);
+        return this.#state.filter((entry) => entry.name === name2).map((entry) => entry.value);
       }
-      has(name) {
+      has(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.has";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name);
-        return this.#state.findIndex((entry) => entry.name === name) !== -1;
+        name2 = webidl.converters.USVString(name2);
+        return this.#state.findIndex((entry) => entry.name === name2) !== -1;
       }
-      set(name, value, filename = void 0) {
+      set(name2, value2, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.set";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        name = webidl.converters.USVString(name);
-        if (arguments.length === 3 || webidl.is.Blob(value)) {
-          value = webidl.converters.Blob(value, prefix, "value");
+        name2 = webidl.converters.USVString(name2);
+        if (arguments.length === 3 || webidl.is.Blob(value2)) {
+          value2 = webidl.converters.Blob(value2, prefix, "value");
           if (filename !== void 0) {
             filename = webidl.converters.USVString(filename);
           }
         } else {
-          value = webidl.converters.USVString(value);
+          value2 = webidl.converters.USVString(value2);
         }
-        const entry = makeEntry(name, value, filename);
-        const idx = this.#state.findIndex((entry2) => entry2.name === name);
+        const entry = makeEntry(name2, value2, filename);
+        const idx = this.#state.findIndex((entry2) => entry2.name === name2);
         if (idx !== -1) {
           this.#state = [
             ...this.#state.slice(0, idx),
             entry,
-            ...this.#state.slice(idx + 1).filter((entry2) => entry2.name !== name)
+            ...this.#state.slice(idx + 1).filter((entry2) => entry2.name !== name2)
           ];
         } else {
           this.#state.push(entry);
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
-        const state = this.#state.reduce((a, b) => {
-          if (a[b.name]) {
-            if (Array.isArray(a[b.name])) {
-              a[b.name].push(b.value);
+        const state = this.#state.reduce((a, b2) => {
+          if (a[b2.name]) {
+            if (Array.isArray(a[b2.name])) {
+              a[b2.name].push(b2.value);
             } else {
-              a[b.name] = [a[b.name], b.value];
+              a[b2.name] = [a[b2.name], b2.value];
             }
           } else {
-            a[b.name] = b.value;
+            a[b2.name] = b2.value;
           }
           return a;
         }, { __proto__: null });
@@ -27755,21 +27755,21 @@ var require_formdata = __commonJS({
         configurable: true
       }
     });
-    function makeEntry(name, value, filename) {
-      if (typeof value === "string") {
+    function makeEntry(name2, value2, filename) {
+      if (typeof value2 === "string") {
       } else {
-        if (!webidl.is.File(value)) {
-          value = new File([value], "blob", { type: value.type });
+        if (!webidl.is.File(value2)) {
+          value2 = new File([value2], "blob", { type: value2.type });
         }
         if (filename !== void 0) {
           const options = {
-            type: value.type,
-            lastModified: value.lastModified
+            type: value2.type,
+            lastModified: value2.lastModified
           };
-          value = new File([value], filename, options);
+          value2 = new File([value2], filename, options);
         }
       }
-      return { name, value };
+      return { name: name2, value: value2 };
     }
     webidl.is.FormData = webidl.util.MakeTypeAssertion(FormData);
     module2.exports = { FormData, makeEntry, setFormDataState };
@@ -27838,7 +27838,7 @@ var require_formdata_parser = __commonJS({
         }
         position.position += 2;
         const result3 = parseMultipartFormDataHeaders(input, position);
-        let { name, filename, contentType, encoding } = result3;
+        let { name: name2, filename, contentType, encoding } = result3;
         position.position += 2;
         let body;
         {
@@ -27857,19 +27857,19 @@ var require_formdata_parser = __commonJS({
         } else {
           position.position += 2;
         }
-        let value;
+        let value2;
         if (filename !== null) {
           contentType ??= "text/plain";
           if (!isAsciiString(contentType)) {
             contentType = "";
           }
-          value = new File([body], filename, { type: contentType });
+          value2 = new File([body], filename, { type: contentType });
         } else {
-          value = decoderIgnoreBOM.decode(Buffer.from(body));
+          value2 = decoderIgnoreBOM.decode(Buffer.from(body));
         }
-        assert(webidl.is.USVString(name));
-        assert(typeof value === "string" && webidl.is.USVString(value) || webidl.is.File(value));
-        entryList.push(makeEntry(name, value, filename));
+        assert(webidl.is.USVString(name2));
+        assert(typeof value2 === "string" && webidl.is.USVString(value2) || webidl.is.File(value2));
+        entryList.push(makeEntry(name2, value2, filename));
       }
     }
     function parseContentDispositionAttribute(input, position) {
@@ -27904,7 +27904,7 @@ var require_formdata_parser = __commonJS({
         input,
         position
       );
-      let value;
+      let value2;
       if (isExtended) {
         const headerValue = collectASequenceOfBytes(
           (char) => char !== 32 && char !== 13 && char !== 10 && char !== 59,
@@ -27919,7 +27919,7 @@ var require_formdata_parser = __commonJS({
         headerValue[4] !== 56) {
           throw parsingError("unknown encoding, expected utf-8''");
         }
-        value = decodeURIComponent(decoder.decode(headerValue.subarray(7)));
+        value2 = decodeURIComponent(decoder.decode(headerValue.subarray(7)));
       } else if (input[position.position] === 34) {
         position.position++;
         const quotedValue = collectASequenceOfBytes(
@@ -27932,7 +27932,7 @@ var require_formdata_parser = __commonJS({
           throw parsingError("Closing quote not found");
         }
         position.position++;
-        value = decoder.decode(quotedValue).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
+        value2 = decoder.decode(quotedValue).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
       } else {
         const tokenValue = collectASequenceOfBytes(
           (char) => isToken(char) && char !== 59,
@@ -27940,21 +27940,21 @@ var require_formdata_parser = __commonJS({
           input,
           position
         );
-        value = decoder.decode(tokenValue);
+        value2 = decoder.decode(tokenValue);
       }
-      return { name: attrNameStr, value, extended: isExtended };
+      return { name: attrNameStr, value: value2, extended: isExtended };
     }
     function parseMultipartFormDataHeaders(input, position) {
-      let name = null;
+      let name2 = null;
       let filename = null;
       let contentType = null;
       let encoding = null;
       while (true) {
         if (input[position.position] === 13 && input[position.position + 1] === 10) {
-          if (name === null) {
+          if (name2 === null) {
             throw parsingError("header name is null");
           }
-          return { name, filename, contentType, encoding };
+          return { name: name2, filename, contentType, encoding };
         }
         let headerName = collectASequenceOfBytes(
           (char) => char !== 10 && char !== 13 && char !== 58,
@@ -27976,7 +27976,7 @@ var require_formdata_parser = __commonJS({
         );
         switch (bufferToLowerCasedHeaderName(headerName)) {
           case "content-disposition": {
-            name = filename = null;
+            name2 = filename = null;
             let filenameIsExtended = false;
             const dispositionType = collectASequenceOfBytes(
               (char) => isToken(char),
@@ -27992,7 +27992,7 @@ var require_formdata_parser = __commonJS({
                 break;
               }
               if (attribute.name === "name") {
-                name = attribute.value;
+                name2 = attribute.value;
               } else if (attribute.name === "filename") {
                 if (attribute.extended) {
                   filename = attribute.value;
@@ -28002,7 +28002,7 @@ var require_formdata_parser = __commonJS({
                 }
               }
             }
-            if (name === null) {
+            if (name2 === null) {
               throw parsingError("name attribute is required in content-disposition header");
             }
             break;
@@ -28157,12 +28157,12 @@ var require_body = __commonJS({
         stream2.cancel("Response object has been garbage collected").catch(noop);
       }
     });
-    function extractBody(object, keepalive = false) {
+    function extractBody(object2, keepalive = false) {
       let stream2 = null;
-      if (webidl.is.ReadableStream(object)) {
-        stream2 = object;
-      } else if (webidl.is.Blob(object)) {
-        stream2 = object.stream();
+      if (webidl.is.ReadableStream(object2)) {
+        stream2 = object2;
+      } else if (webidl.is.Blob(object2)) {
+        stream2 = object2.stream();
       } else {
         stream2 = new ReadableStream({
           start() {
@@ -28178,13 +28178,13 @@ var require_body = __commonJS({
               return;
             }
             while (true) {
-              const { value, done } = await iterator.next();
+              const { value: value2, done } = await iterator.next();
               if (done) {
                 queueMicrotask(() => readableStreamClose(controller));
                 return;
               }
-              if (value.length && !isErrored(stream2)) {
-                controller.enqueue(new Uint8Array(value));
+              if (value2.length && !isErrored(stream2)) {
+                controller.enqueue(new Uint8Array(value2));
                 return;
               }
             }
@@ -28200,40 +28200,40 @@ var require_body = __commonJS({
       let source = null;
       let length = null;
       let type = null;
-      if (typeof object === "string") {
-        source = object;
+      if (typeof object2 === "string") {
+        source = object2;
         type = "text/plain;charset=UTF-8";
-      } else if (webidl.is.URLSearchParams(object)) {
-        source = object.toString();
+      } else if (webidl.is.URLSearchParams(object2)) {
+        source = object2.toString();
         type = "application/x-www-form-urlencoded;charset=UTF-8";
-      } else if (webidl.is.BufferSource(object)) {
-        source = webidl.util.getCopyOfBytesHeldByBufferSource(object);
-      } else if (webidl.is.FormData(object)) {
+      } else if (webidl.is.BufferSource(object2)) {
+        source = webidl.util.getCopyOfBytesHeldByBufferSource(object2);
+      } else if (webidl.is.FormData(object2)) {
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
         const formdataEscape = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
-        const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
+        const normalizeLinefeeds = (value2) => value2.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
-        for (const [name, value] of object) {
-          if (typeof value === "string") {
-            const chunk2 = textEncoder.encode(prefix + `; name="${formdataEscape(normalizeLinefeeds(name))}"\r
+        for (const [name2, value2] of object2) {
+          if (typeof value2 === "string") {
+            const chunk2 = textEncoder.encode(prefix + `; name="${formdataEscape(normalizeLinefeeds(name2))}"\r
 \r
-${normalizeLinefeeds(value)}\r
+${normalizeLinefeeds(value2)}\r
 `);
             blobParts.push(chunk2);
             length += chunk2.byteLength;
           } else {
-            const chunk2 = textEncoder.encode(`${prefix}; name="${formdataEscape(normalizeLinefeeds(name))}"` + (value.name ? `; filename="${formdataEscape(value.name)}"` : "") + `\r
-Content-Type: ${value.type || "application/octet-stream"}\r
+            const chunk2 = textEncoder.encode(`${prefix}; name="${formdataEscape(normalizeLinefeeds(name2))}"` + (value2.name ? `; filename="${formdataEscape(value2.name)}"` : "") + `\r
+Content-Type: ${value2.type || "application/octet-stream"}\r
 \r
 `);
-            blobParts.push(chunk2, value, rn);
-            if (typeof value.size === "number") {
-              length += chunk2.byteLength + value.size + rn.byteLength;
+            blobParts.push(chunk2, value2, rn);
+            if (typeof value2.size === "number") {
+              length += chunk2.byteLength + value2.size + rn.byteLength;
             } else {
               hasUnknownSizeValue = true;
             }
@@ -28246,7 +28246,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         if (hasUnknownSizeValue) {
           length = null;
         }
-        source = object;
+        source = object2;
         const parts = (async function* () {
           for (const part of blobParts) {
             if (part.stream) {
@@ -28258,22 +28258,22 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         })();
         action = () => parts;
         type = `multipart/form-data; boundary=${boundary}`;
-      } else if (webidl.is.Blob(object)) {
-        source = object;
-        length = object.size;
-        if (object.type) {
-          type = object.type;
+      } else if (webidl.is.Blob(object2)) {
+        source = object2;
+        length = object2.size;
+        if (object2.type) {
+          type = object2.type;
         }
-      } else if (typeof object[Symbol.asyncIterator] === "function") {
+      } else if (typeof object2[Symbol.asyncIterator] === "function") {
         if (keepalive) {
           throw new TypeError("keepalive");
         }
-        if (util.isDisturbed(object) || object.locked) {
+        if (util.isDisturbed(object2) || object2.locked) {
           throw new TypeError(
             "Response body object should not be disturbed or locked"
           );
         }
-        stream2 = webidl.is.ReadableStream(object) ? object : ReadableStreamFrom(object);
+        stream2 = webidl.is.ReadableStream(object2) ? object2 : ReadableStreamFrom(object2);
       }
       if (typeof source === "string" || isUint8Array(source)) {
         action = () => source;
@@ -28282,12 +28282,12 @@ Content-Type: ${value.type || "application/octet-stream"}\r
       const body = { stream: stream2, source, length };
       return [body, type];
     }
-    function safelyExtractBody(object, keepalive = false) {
-      if (webidl.is.ReadableStream(object)) {
-        assert(!util.isDisturbed(object), "The body has already been consumed.");
-        assert(!object.locked, "The stream is locked.");
+    function safelyExtractBody(object2, keepalive = false) {
+      if (webidl.is.ReadableStream(object2)) {
+        assert(!util.isDisturbed(object2), "The body has already been consumed.");
+        assert(!object2.locked, "The stream is locked.");
       }
-      return extractBody(object, keepalive);
+      return extractBody(object2, keepalive);
     }
     function cloneBody(body) {
       const { 0: out1, 1: out2 } = body.stream.tee();
@@ -28323,21 +28323,21 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           return consumeBody(this, parseJSONFromBytes, instance, getInternalState);
         },
         formData() {
-          return consumeBody(this, (value) => {
+          return consumeBody(this, (value2) => {
             const mimeType = bodyMimeType(getInternalState(this));
             if (mimeType !== null) {
               switch (mimeType.essence) {
                 case "multipart/form-data": {
-                  const parsed = multipartFormDataParser(value, mimeType);
+                  const parsed = multipartFormDataParser(value2, mimeType);
                   const fd = new FormData();
                   setFormDataState(fd, parsed);
                   return fd;
                 }
                 case "application/x-www-form-urlencoded": {
-                  const entries = new URLSearchParams(value.toString());
+                  const entries = new URLSearchParams(value2.toString());
                   const fd = new FormData();
-                  for (const [name, value2] of entries) {
-                    fd.append(name, value2);
+                  for (const [name2, value3] of entries) {
+                    fd.append(name2, value3);
                   }
                   return fd;
                 }
@@ -28359,14 +28359,14 @@ Content-Type: ${value.type || "application/octet-stream"}\r
     function mixinBody(prototype, getInternalState) {
       Object.assign(prototype.prototype, bodyMixinMethods(prototype, getInternalState));
     }
-    function consumeBody(object, convertBytesToJSValue, instance, getInternalState) {
+    function consumeBody(object2, convertBytesToJSValue, instance, getInternalState) {
       try {
-        webidl.brandCheck(object, instance);
+        webidl.brandCheck(object2, instance);
       } catch (e) {
         return Promise.reject(e);
       }
-      object = getInternalState(object);
-      if (bodyUnusable(object)) {
+      object2 = getInternalState(object2);
+      if (bodyUnusable(object2)) {
         return Promise.reject(new TypeError("Body is unusable: Body has already been read"));
       }
       const promise = createDeferredPromise();
@@ -28378,15 +28378,15 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           errorSteps(e);
         }
       };
-      if (object.body == null) {
+      if (object2.body == null) {
         successSteps(Buffer.allocUnsafe(0));
         return promise.promise;
       }
-      fullyReadBody(object.body, successSteps, errorSteps);
+      fullyReadBody(object2.body, successSteps, errorSteps);
       return promise.promise;
     }
-    function bodyUnusable(object) {
-      const body = object.body;
+    function bodyUnusable(object2) {
+      const body = object2.body;
       return body != null && (body.stream.locked || util.isDisturbed(body.stream));
     }
     function bodyMimeType(requestOrResponse) {
@@ -28504,7 +28504,7 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_url: (p, at, len) => {
+          wasm_on_url: (p2, at, len) => {
             return 0;
           },
           /**
@@ -28513,8 +28513,8 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_status: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_status: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len));
           },
@@ -28522,8 +28522,8 @@ var require_client_h1 = __commonJS({
            * @param {number} p
            * @returns {number}
            */
-          wasm_on_message_begin: (p) => {
-            assert(currentParser.ptr === p);
+          wasm_on_message_begin: (p2) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onMessageBegin();
           },
           /**
@@ -28532,8 +28532,8 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_header_field: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_header_field: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len));
           },
@@ -28543,8 +28543,8 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_header_value: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_header_value: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len));
           },
@@ -28555,8 +28555,8 @@ var require_client_h1 = __commonJS({
            * @param {0|1} shouldKeepAlive
            * @returns {number}
            */
-          wasm_on_headers_complete: (p, statusCode, upgrade, shouldKeepAlive) => {
-            assert(currentParser.ptr === p);
+          wasm_on_headers_complete: (p2, statusCode, upgrade, shouldKeepAlive) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onHeadersComplete(statusCode, upgrade === 1, shouldKeepAlive === 1);
           },
           /**
@@ -28565,8 +28565,8 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_body: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_body: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len));
           },
@@ -28574,8 +28574,8 @@ var require_client_h1 = __commonJS({
            * @param {number} p
            * @returns {number}
            */
-          wasm_on_message_complete: (p) => {
-            assert(currentParser.ptr === p);
+          wasm_on_message_complete: (p2) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onMessageComplete();
           }
         }
@@ -29277,7 +29277,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request3) {
-      const { method, path, host, upgrade, blocking, reset } = request3;
+      const { method, path, host, upgrade, blocking, reset: reset2 } = request3;
       let { body, headers, contentLength } = request3;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -29343,8 +29343,8 @@ var require_client_h1 = __commonJS({
       if (upgrade || method === "CONNECT") {
         socket[kReset] = true;
       }
-      if (reset != null) {
-        socket[kReset] = reset;
+      if (reset2 != null) {
+        socket[kReset] = reset2;
       }
       if (client[kMaxRequests] && socket[kCounter]++ >= client[kMaxRequests]) {
         socket[kReset] = true;
@@ -29769,13 +29769,13 @@ var require_client_h2 = __commonJS({
     } = http2;
     function parseH2Headers(headers) {
       const result3 = [];
-      for (const [name, value] of Object.entries(headers)) {
-        if (Array.isArray(value)) {
-          for (const subvalue of value) {
-            result3.push(Buffer.from(name), Buffer.from(subvalue));
+      for (const [name2, value2] of Object.entries(headers)) {
+        if (Array.isArray(value2)) {
+          for (const subvalue of value2) {
+            result3.push(Buffer.from(name2), Buffer.from(subvalue));
           }
         } else {
-          result3.push(Buffer.from(name), Buffer.from(value));
+          result3.push(Buffer.from(name2), Buffer.from(value2));
         }
       }
       return result3;
@@ -30707,8 +30707,8 @@ var require_client = __commonJS({
       get pipelining() {
         return this[kPipelining];
       }
-      set pipelining(value) {
-        this[kPipelining] = value;
+      set pipelining(value2) {
+        this[kPipelining] = value2;
         this[kResume](true);
       }
       get stats() {
@@ -31373,11 +31373,11 @@ var require_balanced_pool = __commonJS({
     var kWeight = /* @__PURE__ */ Symbol("kWeight");
     var kMaxWeightPerServer = /* @__PURE__ */ Symbol("kMaxWeightPerServer");
     var kErrorPenalty = /* @__PURE__ */ Symbol("kErrorPenalty");
-    function getGreatestCommonDivisor(a, b) {
-      if (a === 0) return b;
-      while (b !== 0) {
-        const t = b;
-        b = a % b;
+    function getGreatestCommonDivisor(a, b2) {
+      if (a === 0) return b2;
+      while (b2 !== 0) {
+        const t = b2;
+        b2 = a % b2;
         a = t;
       }
       return a;
@@ -31455,7 +31455,7 @@ var require_balanced_pool = __commonJS({
         return this[kClients].find((pool) => pool[kUrl].origin === upstreamOrigin && pool.closed !== true && pool.destroyed !== true);
       }
       get upstreams() {
-        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p) => p[kUrl].origin);
+        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p2) => p2[kUrl].origin);
       }
       [kGetDispatcher]() {
         if (this[kClients].length === 0) {
@@ -31465,7 +31465,7 @@ var require_balanced_pool = __commonJS({
         if (!dispatcher) {
           return;
         }
-        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b) => a && b, true);
+        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b2) => a && b2, true);
         if (allClientsBusy) {
           return;
         }
@@ -31863,8 +31863,8 @@ var require_socks5_utils = __commonJS({
           }
           const parts = [];
           for (let i = 0; i < 8; i++) {
-            const value = buffer.readUInt16BE(currentOffset + i * 2);
-            parts.push(value.toString(16));
+            const value2 = buffer.readUInt16BE(currentOffset + i * 2);
+            parts.push(value2.toString(16));
           }
           address = parts.join(":");
           currentOffset += 16;
@@ -32105,11 +32105,11 @@ var require_socks5_client = __commonJS({
           return;
         }
         const version = this.buffer[0];
-        const status = this.buffer[1];
+        const status2 = this.buffer[1];
         if (version !== 1) {
           throw new Socks5ProxyError(`Invalid auth sub-negotiation version: ${version}`, "UND_ERR_SOCKS5_AUTH_VERSION");
         }
-        if (status !== 0) {
+        if (status2 !== 0) {
           throw new Socks5ProxyError("Authentication failed", "UND_ERR_SOCKS5_AUTH_FAILED");
         }
         this.buffer = this.buffer.subarray(2);
@@ -32193,8 +32193,8 @@ var require_socks5_client = __commonJS({
         } else if (addressType === ADDRESS_TYPES.IPV6) {
           const parts = [];
           for (let i = 0; i < 8; i++) {
-            const value = this.buffer.readUInt16BE(offset + i * 2);
-            parts.push(value.toString(16));
+            const value2 = this.buffer.readUInt16BE(offset + i * 2);
+            parts.push(value2.toString(16));
           }
           boundAddress = parts.join(":");
           offset += 16;
@@ -32895,17 +32895,17 @@ var require_retry_handler = __commonJS({
       get rawHeaders() {
         return this.#target?.rawHeaders ?? null;
       }
-      set rawHeaders(value) {
+      set rawHeaders(value2) {
         if (this.#target) {
-          this.#target.rawHeaders = value;
+          this.#target.rawHeaders = value2;
         }
       }
       get rawTrailers() {
         return this.#target?.rawTrailers ?? null;
       }
-      set rawTrailers(value) {
+      set rawTrailers(value2) {
         if (this.#target) {
-          this.#target.rawTrailers = value;
+          this.#target.rawTrailers = value2;
         }
       }
     };
@@ -33102,8 +33102,8 @@ var require_retry_handler = __commonJS({
             });
           }
           validatePartialResponseContentLength(headers, contentRange, statusCode, this.retryCount);
-          const { start, size, end = size ? size - 1 : null } = contentRange;
-          if (this.start !== start || this.end != null && this.end !== end) {
+          const { start, size, end: end2 = size ? size - 1 : null } = contentRange;
+          if (this.start !== start || this.end != null && this.end !== end2) {
             throw new RequestRetryError("Content-Range mismatch", statusCode, {
               headers,
               data: { count: this.retryCount }
@@ -33125,14 +33125,14 @@ var require_retry_handler = __commonJS({
               return;
             }
             validatePartialResponseContentLength(headers, range2, statusCode, this.retryCount);
-            const { start, size, end = size ? size - 1 : null } = range2;
+            const { start, size, end: end2 = size ? size - 1 : null } = range2;
             assert(
               start != null && Number.isFinite(start),
               "content-range mismatch"
             );
-            assert(end != null && Number.isFinite(end), "invalid content-length");
+            assert(end2 != null && Number.isFinite(end2), "invalid content-length");
             this.start = start;
-            this.end = end;
+            this.end = end2;
           }
           if (this.end == null) {
             const contentLength = headers["content-length"];
@@ -33616,8 +33616,8 @@ var require_readable = __commonJS({
       const { _readableState: state } = consume2.stream;
       if (state.bufferIndex) {
         const start = state.bufferIndex;
-        const end = state.buffer.length;
-        for (let n = start; n < end; n++) {
+        const end2 = state.buffer.length;
+        for (let n = start; n < end2; n++) {
           consumePush(consume2, state.buffer[n]);
         }
       } else {
@@ -34584,15 +34584,15 @@ var require_mock_utils = __commonJS({
       }
     } = __require("node:util");
     var { InvalidArgumentError } = require_errors3();
-    function matchValue(match, value) {
+    function matchValue(match, value2) {
       if (typeof match === "string") {
-        return match === value;
+        return match === value2;
       }
       if (match instanceof RegExp) {
-        return match.test(value);
+        return match.test(value2);
       }
       if (typeof match === "function") {
-        return match(value) === true;
+        return match(value2) === true;
       }
       return false;
     }
@@ -34652,21 +34652,21 @@ var require_mock_utils = __commonJS({
       }
       const originalQp = new URLSearchParams(query);
       const normalizedQp = new URLSearchParams();
-      for (let [key, value] of originalQp.entries()) {
+      for (let [key, value2] of originalQp.entries()) {
         key = key.replace("[]", "");
-        const valueRepresentsString = /^(['"]).*\1$/.test(value);
+        const valueRepresentsString = /^(['"]).*\1$/.test(value2);
         if (valueRepresentsString) {
-          normalizedQp.append(key, value);
+          normalizedQp.append(key, value2);
           continue;
         }
-        if (value.includes(",")) {
-          const values = value.split(",");
+        if (value2.includes(",")) {
+          const values = value2.split(",");
           for (const v of values) {
             normalizedQp.append(key, v);
           }
           continue;
         }
-        normalizedQp.append(key, value);
+        normalizedQp.append(key, value2);
       }
       return normalizedQp;
     }
@@ -34772,14 +34772,14 @@ var require_mock_utils = __commonJS({
       const result3 = [];
       for (let i = 0; i < keys.length; ++i) {
         const key = keys[i];
-        const value = data[key];
-        const name = Buffer.from(`${key}`);
-        if (Array.isArray(value)) {
-          for (let j = 0; j < value.length; ++j) {
-            result3.push(name, Buffer.from(`${value[j]}`));
+        const value2 = data[key];
+        const name2 = Buffer.from(`${key}`);
+        if (Array.isArray(value2)) {
+          for (let j = 0; j < value2.length; ++j) {
+            result3.push(name2, Buffer.from(`${value2[j]}`));
           }
         } else {
-          result3.push(name, Buffer.from(`${value}`));
+          result3.push(name2, Buffer.from(`${value2}`));
         }
       }
       return result3;
@@ -35257,12 +35257,12 @@ var require_mock_call_history = __commonJS({
       toString() {
         const options = { betweenKeyValueSeparator: "->", betweenPairSeparator: "|" };
         let result3 = "";
-        this.toMap().forEach((value, key) => {
-          if (typeof value === "string" || value === void 0 || value === null) {
-            result3 = `${result3}${key}${options.betweenKeyValueSeparator}${value}${options.betweenPairSeparator}`;
+        this.toMap().forEach((value2, key) => {
+          if (typeof value2 === "string" || value2 === void 0 || value2 === null) {
+            result3 = `${result3}${key}${options.betweenKeyValueSeparator}${value2}${options.betweenPairSeparator}`;
           }
-          if (typeof value === "object" && value !== null || Array.isArray(value)) {
-            result3 = `${result3}${key}${options.betweenKeyValueSeparator}${JSON.stringify(value)}${options.betweenPairSeparator}`;
+          if (typeof value2 === "object" && value2 !== null || Array.isArray(value2)) {
+            result3 = `${result3}${key}${options.betweenKeyValueSeparator}${JSON.stringify(value2)}${options.betweenPairSeparator}`;
           }
         });
         return result3.slice(0, -1);
@@ -35279,17 +35279,17 @@ var require_mock_call_history = __commonJS({
       lastCall() {
         return this.logs.at(-1);
       }
-      nthCall(number) {
-        if (typeof number !== "number") {
+      nthCall(number2) {
+        if (typeof number2 !== "number") {
           throw new InvalidArgumentError("nthCall must be called with a number");
         }
-        if (!Number.isInteger(number)) {
+        if (!Number.isInteger(number2)) {
           throw new InvalidArgumentError("nthCall must be called with an integer");
         }
-        if (Math.sign(number) !== 1) {
+        if (Math.sign(number2) !== 1) {
           throw new InvalidArgumentError("nthCall must be called with a positive value. use firstCall or lastCall instead");
         }
-        return this.logs.at(number - 1);
+        return this.logs.at(number2 - 1);
       }
       filterCalls(criteria, options) {
         if (this.logs.length === 0) {
@@ -35666,7 +35666,7 @@ var require_snapshot_utils = __commonJS({
       };
     }
     var crypto = runtimeFeatures.has("crypto") ? __require("node:crypto") : null;
-    var hashId = crypto?.hash ? (value) => crypto.hash("sha256", value, "base64url") : (value) => Buffer.from(value).toString("base64url");
+    var hashId = crypto?.hash ? (value2) => crypto.hash("sha256", value2, "base64url") : (value2) => Buffer.from(value2).toString("base64url");
     function isUndiciHeaders(headers) {
       return Array.isArray(headers) && (headers.length & 1) === 0;
     }
@@ -35699,19 +35699,19 @@ var require_snapshot_utils = __commonJS({
       if (isUndiciHeaders(headers)) {
         for (let i = 0; i < headers.length; i += 2) {
           const key = headers[i];
-          const value = headers[i + 1];
-          if (key && value !== void 0) {
+          const value2 = headers[i + 1];
+          if (key && value2 !== void 0) {
             const keyStr = Buffer.isBuffer(key) ? key.toString() : key;
-            const valueStr = Buffer.isBuffer(value) ? value.toString() : value;
+            const valueStr = Buffer.isBuffer(value2) ? value2.toString() : value2;
             normalizedHeaders[keyStr.toLowerCase()] = valueStr;
           }
         }
         return normalizedHeaders;
       }
       if (headers && typeof headers === "object") {
-        for (const [key, value] of Object.entries(headers)) {
+        for (const [key, value2] of Object.entries(headers)) {
           if (key && typeof key === "string") {
-            normalizedHeaders[key.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value);
+            normalizedHeaders[key.toLowerCase()] = Array.isArray(value2) ? value2.join(", ") : String(value2);
           }
         }
       }
@@ -35766,14 +35766,14 @@ var require_snapshot_recorder = __commonJS({
       } = matchOptions;
       const filtered = {};
       const { ignore, exclude, match } = headerFilters;
-      for (const [key, value] of Object.entries(headers)) {
+      for (const [key, value2] of Object.entries(headers)) {
         const headerKey = caseSensitive ? key : key.toLowerCase();
         if (exclude.has(headerKey)) continue;
         if (ignore.has(headerKey)) continue;
         if (match.size !== 0) {
           if (!match.has(headerKey)) continue;
         }
-        filtered[headerKey] = value;
+        filtered[headerKey] = value2;
       }
       return filtered;
     }
@@ -35784,10 +35784,10 @@ var require_snapshot_recorder = __commonJS({
       } = matchOptions;
       const filtered = {};
       const { exclude: excludeSet } = headerFilters;
-      for (const [key, value] of Object.entries(headers)) {
+      for (const [key, value2] of Object.entries(headers)) {
         const headerKey = caseSensitive ? key : key.toLowerCase();
         if (excludeSet.has(headerKey)) continue;
-        filtered[headerKey] = value;
+        filtered[headerKey] = value2;
       }
       return filtered;
     }
@@ -35801,8 +35801,8 @@ var require_snapshot_recorder = __commonJS({
         for (const key of headerKeys) {
           const values = Array.isArray(formattedRequest.headers[key]) ? formattedRequest.headers[key] : [formattedRequest.headers[key]];
           parts.push(key);
-          for (const value of values.sort()) {
-            parts.push(String(value));
+          for (const value2 of values.sort()) {
+            parts.push(String(value2));
           }
         }
       }
@@ -36650,8 +36650,8 @@ var require_redirect_handler = __commonJS({
         return true;
       }
       if (unknownOrigin && (header2.length === 13 || header2.length === 6 || header2.length === 19)) {
-        const name = util.headerNameToString(header2);
-        return name === "authorization" || name === "cookie" || name === "proxy-authorization";
+        const name2 = util.headerNameToString(header2);
+        return name2 === "authorization" || name2 === "cookie" || name2 === "proxy-authorization";
       }
       return false;
     }
@@ -36659,9 +36659,9 @@ var require_redirect_handler = __commonJS({
       const ret = [];
       if (Array.isArray(headers)) {
         if (headers.length > 0 && Array.isArray(headers[0])) {
-          for (const [key, value] of headers) {
+          for (const [key, value2] of headers) {
             if (!shouldRemoveHeader(key, removeContent, unknownOrigin)) {
-              ret.push(key, value);
+              ret.push(key, value2);
             }
           }
         } else {
@@ -36673,9 +36673,9 @@ var require_redirect_handler = __commonJS({
         }
       } else if (headers && typeof headers === "object") {
         const entries = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
-        for (const [key, value] of entries) {
+        for (const [key, value2] of entries) {
           if (!shouldRemoveHeader(key, removeContent, unknownOrigin)) {
-            ret.push(key, value);
+            ret.push(key, value2);
           }
         }
       } else {
@@ -37345,65 +37345,65 @@ var require_cache = __commonJS({
     var MAX_DELTA_SECONDS = 2147483647;
     var RESTRICTIVE_DIRECTIVE_NAMES = ["no-store", "private", "no-cache"];
     var kInvalidCacheControlDirectives = /* @__PURE__ */ Symbol("invalid cache-control directives");
-    function trimOWS(value) {
-      return value.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value2) {
+      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
-      for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+    function arrayIncludes(array2, value2) {
+      for (let i = 0; i < array2.length; i++) {
+        if (array2[i] === value2) {
           return true;
         }
       }
       return false;
     }
-    function trimOWSStart(value) {
-      return value.replace(/^[\t ]+/, "");
+    function trimOWSStart(value2) {
+      return value2.replace(/^[\t ]+/, "");
     }
-    function trimOWSEnd(value) {
-      return value.replace(/[\t ]+$/, "");
+    function trimOWSEnd(value2) {
+      return value2.replace(/[\t ]+$/, "");
     }
-    function findUnescapedQuote(value, start) {
+    function findUnescapedQuote(value2, start) {
       let escaped = false;
-      for (let i = start; i < value.length; i++) {
+      for (let i = start; i < value2.length; i++) {
         if (escaped) {
           escaped = false;
-        } else if (value[i] === "\\") {
+        } else if (value2[i] === "\\") {
           escaped = true;
-        } else if (value[i] === '"') {
+        } else if (value2[i] === '"') {
           return i;
         }
       }
       return -1;
     }
-    function splitCacheControlHeaderValue(value) {
+    function splitCacheControlHeaderValue(value2) {
       const directives = [];
       let start = 0;
       let quoteStart = -1;
       let inQuote = false;
       let escaped = false;
-      for (let i = 0; i < value.length; i++) {
+      for (let i = 0; i < value2.length; i++) {
         if (inQuote) {
           if (escaped) {
             escaped = false;
-          } else if (value[i] === "\\") {
+          } else if (value2[i] === "\\") {
             escaped = true;
-          } else if (value[i] === '"') {
+          } else if (value2[i] === '"') {
             inQuote = false;
             quoteStart = -1;
           }
-        } else if (value[i] === '"') {
+        } else if (value2[i] === '"') {
           inQuote = true;
           quoteStart = i;
-        } else if (value[i] === ",") {
-          directives.push({ value: value.substring(start, i), fromMalformedQuote: false });
+        } else if (value2[i] === ",") {
+          directives.push({ value: value2.substring(start, i), fromMalformedQuote: false });
           start = i + 1;
         }
       }
       if (!inQuote) {
-        directives.push({ value: value.substring(start), fromMalformedQuote: false });
+        directives.push({ value: value2.substring(start), fromMalformedQuote: false });
         return directives;
       }
-      const tail = value.substring(start);
+      const tail = value2.substring(start);
       const quoteOffset = quoteStart - start;
       let tailStart = 0;
       for (let i = 0; i < tail.length; i++) {
@@ -37551,26 +37551,26 @@ var require_cache = __commonJS({
         throw new TypeError(`expected headers to be object, got ${typeof key}`);
       }
     }
-    function assertCacheValue(value) {
-      if (typeof value !== "object") {
-        throw new TypeError(`expected value to be object, got ${typeof value}`);
+    function assertCacheValue(value2) {
+      if (typeof value2 !== "object") {
+        throw new TypeError(`expected value to be object, got ${typeof value2}`);
       }
       for (const property of ["statusCode", "cachedAt", "staleAt", "deleteAt"]) {
-        if (typeof value[property] !== "number") {
-          throw new TypeError(`expected value.${property} to be number, got ${typeof value[property]}`);
+        if (typeof value2[property] !== "number") {
+          throw new TypeError(`expected value.${property} to be number, got ${typeof value2[property]}`);
         }
       }
-      if (typeof value.statusMessage !== "string") {
-        throw new TypeError(`expected value.statusMessage to be string, got ${typeof value.statusMessage}`);
+      if (typeof value2.statusMessage !== "string") {
+        throw new TypeError(`expected value.statusMessage to be string, got ${typeof value2.statusMessage}`);
       }
-      if (value.headers != null && typeof value.headers !== "object") {
-        throw new TypeError(`expected value.rawHeaders to be object, got ${typeof value.headers}`);
+      if (value2.headers != null && typeof value2.headers !== "object") {
+        throw new TypeError(`expected value.rawHeaders to be object, got ${typeof value2.headers}`);
       }
-      if (value.vary !== void 0 && typeof value.vary !== "object") {
-        throw new TypeError(`expected value.vary to be object, got ${typeof value.vary}`);
+      if (value2.vary !== void 0 && typeof value2.vary !== "object") {
+        throw new TypeError(`expected value.vary to be object, got ${typeof value2.vary}`);
       }
-      if (value.etag !== void 0 && typeof value.etag !== "string") {
-        throw new TypeError(`expected value.etag to be string, got ${typeof value.etag}`);
+      if (value2.etag !== void 0 && typeof value2.etag !== "string") {
+        throw new TypeError(`expected value.etag to be string, got ${typeof value2.etag}`);
       }
     }
     function parseCacheControlHeader(header2) {
@@ -37584,7 +37584,7 @@ var require_cache = __commonJS({
         const fromMalformedQuote = directiveRecord.fromMalformedQuote;
         const keyValueDelimiter = directive.indexOf("=");
         let key;
-        let value;
+        let value2;
         let keyHasTrailingWhitespace = false;
         let valueHasLeadingWhitespace = false;
         if (keyValueDelimiter !== -1) {
@@ -37593,7 +37593,7 @@ var require_cache = __commonJS({
           keyHasTrailingWhitespace = trimOWSEnd(rawKey) !== rawKey;
           valueHasLeadingWhitespace = trimOWSStart(rawValue) !== rawValue;
           key = trimOWS(rawKey);
-          value = trimOWSStart(rawValue);
+          value2 = trimOWSStart(rawValue);
         } else {
           key = trimOWS(directive);
         }
@@ -37612,22 +37612,22 @@ var require_cache = __commonJS({
             if (fromMalformedQuote || invalidNumericDirectives.has(key)) {
               continue;
             }
-            if (value === void 0 || keyHasTrailingWhitespace || valueHasLeadingWhitespace) {
+            if (value2 === void 0 || keyHasTrailingWhitespace || valueHasLeadingWhitespace) {
               delete output[key];
               invalidNumericDirectives.add(key);
               markInvalidCacheControlDirective(output, key);
               continue;
             }
-            if (value.length >= 2 && value[0] === '"' && value[value.length - 1] === '"') {
-              value = value.substring(1, value.length - 1);
+            if (value2.length >= 2 && value2[0] === '"' && value2[value2.length - 1] === '"') {
+              value2 = value2.substring(1, value2.length - 1);
             }
-            if (!/^[0-9]+$/.test(value)) {
+            if (!/^[0-9]+$/.test(value2)) {
               delete output[key];
               invalidNumericDirectives.add(key);
               markInvalidCacheControlDirective(output, key);
               continue;
             }
-            const parsedValue = Math.min(parseInt(value, 10), MAX_DELTA_SECONDS);
+            const parsedValue = Math.min(parseInt(value2, 10), MAX_DELTA_SECONDS);
             if (key === "min-fresh") {
               if (!(key in output) || output[key] < parsedValue) {
                 output[key] = parsedValue;
@@ -37643,22 +37643,22 @@ var require_cache = __commonJS({
               output[key] = true;
               break;
             }
-            if (value !== void 0 && value.length === 0) {
+            if (value2 !== void 0 && value2.length === 0) {
               output[key] = true;
               break;
             }
-            if (value) {
-              if (value[0] === '"') {
-                value = trimOWSEnd(value);
+            if (value2) {
+              if (value2[0] === '"') {
+                value2 = trimOWSEnd(value2);
                 let fieldList = "";
                 let lastQuotedPart = i;
                 let foundEndingQuote = false;
-                const closingQuote = findUnescapedQuote(value, 1);
+                const closingQuote = findUnescapedQuote(value2, 1);
                 if (closingQuote !== -1) {
-                  fieldList = value.substring(1, closingQuote);
+                  fieldList = value2.substring(1, closingQuote);
                   foundEndingQuote = true;
                 } else {
-                  const fieldListParts = [value.substring(1)];
+                  const fieldListParts = [value2.substring(1)];
                   for (let j = i + 1; j < directives.length; j++) {
                     const nextPart = trimOWS(directives[j].value);
                     const closingQuote2 = findUnescapedQuote(nextPart, 0);
@@ -37695,7 +37695,7 @@ var require_cache = __commonJS({
                   }
                 }
               } else {
-                const fieldName = trimOWS(value);
+                const fieldName = trimOWS(value2);
                 if (!isValidHTTPToken(fieldName)) {
                   output[key] = true;
                 } else if (output[key] !== true) {
@@ -37720,7 +37720,7 @@ var require_cache = __commonJS({
             if (fromMalformedQuote || invalidNoArgumentDirectives.has(key)) {
               continue;
             }
-            if (value !== void 0) {
+            if (value2 !== void 0) {
               delete output[key];
               invalidNoArgumentDirectives.add(key);
               continue;
@@ -37793,26 +37793,26 @@ var require_cache = __commonJS({
       }
       return false;
     }
-    function assertCacheStore(store, name = "CacheStore") {
+    function assertCacheStore(store, name2 = "CacheStore") {
       if (typeof store !== "object" || store === null) {
-        throw new TypeError(`expected type of ${name} to be a CacheStore, got ${store === null ? "null" : typeof store}`);
+        throw new TypeError(`expected type of ${name2} to be a CacheStore, got ${store === null ? "null" : typeof store}`);
       }
       for (const fn of ["get", "createWriteStream", "delete"]) {
         if (typeof store[fn] !== "function") {
-          throw new TypeError(`${name} needs to have a \`${fn}()\` function`);
+          throw new TypeError(`${name2} needs to have a \`${fn}()\` function`);
         }
       }
     }
-    function assertCacheMethods(methods, name = "CacheMethods") {
+    function assertCacheMethods(methods, name2 = "CacheMethods") {
       if (!Array.isArray(methods)) {
-        throw new TypeError(`expected type of ${name} needs to be an array, got ${methods === null ? "null" : typeof methods}`);
+        throw new TypeError(`expected type of ${name2} needs to be an array, got ${methods === null ? "null" : typeof methods}`);
       }
       if (methods.length === 0) {
-        throw new TypeError(`${name} needs to have at least one method`);
+        throw new TypeError(`${name2} needs to have at least one method`);
       }
       for (const method of methods) {
         if (!arrayIncludes(safeHTTPMethods, method)) {
-          throw new TypeError(`element of ${name}-array needs to be one of following values: ${safeHTTPMethods.join(", ")}, got ${method}`);
+          throw new TypeError(`element of ${name2}-array needs to be one of following values: ${safeHTTPMethods.join(", ")}, got ${method}`);
         }
       }
     }
@@ -38364,11 +38364,11 @@ var require_cache_handler = __commonJS({
     var { parseHttpDate } = require_date();
     function noop() {
     }
-    function sameOrigin(a, b) {
+    function sameOrigin(a, b2) {
       try {
-        return new URL(String(a)).origin === new URL(String(b)).origin;
+        return new URL(String(a)).origin === new URL(String(b2)).origin;
       } catch {
-        return String(a) === String(b);
+        return String(a) === String(b2);
       }
     }
     var HEURISTICALLY_CACHEABLE_STATUS_CODES = [
@@ -38390,12 +38390,12 @@ var require_cache_handler = __commonJS({
     ];
     var MAX_RESPONSE_AGE = 2147483647e3;
     var REVALIDATION_ONLY_RETENTION = 864e5;
-    function trimOWS(value) {
-      return value.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value2) {
+      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
-      for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+    function arrayIncludes(array2, value2) {
+      for (let i = 0; i < array2.length; i++) {
+        if (array2[i] === value2) {
           return true;
         }
       }
@@ -38659,7 +38659,7 @@ var require_cache_handler = __commonJS({
         const cachedAt = baseTime;
         const deleteAt = determineDeleteAt(baseTime, now2, effectiveCacheControlDirectives, absoluteStaleAt);
         const strippedHeaders = stripNecessaryHeaders(resHeaders, cacheControlDirectives);
-        const value = {
+        const value2 = {
           statusCode,
           statusMessage,
           headers: strippedHeaders,
@@ -38705,13 +38705,13 @@ var require_cache_handler = __commonJS({
               finish304();
               return;
             }
-            value.statusCode = cachedValue.statusCode;
-            value.statusMessage = cachedValue.statusMessage;
-            value.etag = cachedValue.etag;
-            value.vary = varyDirectives ?? cachedValue.vary;
-            value.headers = { ...cachedValue.headers, ...strippedHeaders };
+            value2.statusCode = cachedValue.statusCode;
+            value2.statusMessage = cachedValue.statusMessage;
+            value2.etag = cachedValue.etag;
+            value2.vary = varyDirectives ?? cachedValue.vary;
+            value2.headers = { ...cachedValue.headers, ...strippedHeaders };
             downstreamOnHeaders();
-            this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value);
+            this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value2);
             if (!this.#writeStream || !cachedValue?.body) {
               finish304();
               return;
@@ -38787,9 +38787,9 @@ var require_cache_handler = __commonJS({
           }
         } else {
           if (typeof resHeaders.etag === "string" && isEtagUsable(resHeaders.etag)) {
-            value.etag = resHeaders.etag;
+            value2.etag = resHeaders.etag;
           }
-          this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value);
+          this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value2);
           if (!this.#writeStream) {
             return downstreamOnHeaders();
           }
@@ -39412,26 +39412,26 @@ var require_cache2 = __commonJS({
     } = require_cache();
     var { AbortError } = require_errors3();
     var { parseHttpDate } = require_date();
-    function assertCacheOrigins(origins, name) {
+    function assertCacheOrigins(origins, name2) {
       if (origins === void 0) return;
       if (!Array.isArray(origins)) {
-        throw new TypeError(`expected ${name} to be an array or undefined, got ${typeof origins}`);
+        throw new TypeError(`expected ${name2} to be an array or undefined, got ${typeof origins}`);
       }
       for (let i = 0; i < origins.length; i++) {
         const origin2 = origins[i];
         if (typeof origin2 !== "string" && !(origin2 instanceof RegExp)) {
-          throw new TypeError(`expected ${name}[${i}] to be a string or RegExp, got ${typeof origin2}`);
+          throw new TypeError(`expected ${name2}[${i}] to be a string or RegExp, got ${typeof origin2}`);
         }
       }
     }
     var nop = () => {
     };
-    function trimOWS(value) {
-      return value.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value2) {
+      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
-      for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+    function arrayIncludes(array2, value2) {
+      for (let i = 0; i < array2.length; i++) {
+        if (array2[i] === value2) {
           return true;
         }
       }
@@ -39444,11 +39444,11 @@ var require_cache2 = __commonJS({
       }
       const values = Array.isArray(pragma) ? pragma : [pragma];
       for (let i = 0; i < values.length; i++) {
-        const value = values[i];
-        if (typeof value !== "string") {
+        const value2 = values[i];
+        if (typeof value2 !== "string") {
           continue;
         }
-        const directives = value.split(",");
+        const directives = value2.split(",");
         for (let j = 0; j < directives.length; j++) {
           if (trimOWS(directives[j]).toLowerCase() === "no-cache") {
             return true;
@@ -39950,17 +39950,17 @@ var require_decompress = __commonJS({
       get rawHeaders() {
         return this.target?.rawHeaders ?? null;
       }
-      set rawHeaders(value) {
+      set rawHeaders(value2) {
         if (this.target) {
-          this.target.rawHeaders = value;
+          this.target.rawHeaders = value2;
         }
       }
       get rawTrailers() {
         return this.target?.rawTrailers ?? null;
       }
-      set rawTrailers(value) {
+      set rawTrailers(value2) {
         if (this.target) {
-          this.target.rawTrailers = value;
+          this.target.rawTrailers = value2;
         }
       }
     };
@@ -40287,8 +40287,8 @@ var require_decompress = __commonJS({
             const filteredHeaders = [];
             for (let i = 0; i < rawHeaders.length; i += 2) {
               const headerName = rawHeaders[i];
-              const name = Buffer.isBuffer(headerName) ? headerName.toString("latin1") : `${headerName}`;
-              const lowerName = name.toLowerCase();
+              const name2 = Buffer.isBuffer(headerName) ? headerName.toString("latin1") : `${headerName}`;
+              const lowerName = name2.toLowerCase();
               if (lowerName === "content-encoding" || lowerName === "content-length") {
                 continue;
               }
@@ -40296,10 +40296,10 @@ var require_decompress = __commonJS({
             }
             rawHeaders.splice(0, rawHeaders.length, ...filteredHeaders);
           } else if (typeof rawHeaders === "object") {
-            for (const name of Object.keys(rawHeaders)) {
-              const lowerName = name.toLowerCase();
+            for (const name2 of Object.keys(rawHeaders)) {
+              const lowerName = name2.toLowerCase();
               if (lowerName === "content-encoding" || lowerName === "content-length") {
-                delete rawHeaders[name];
+                delete rawHeaders[name2];
               }
             }
           }
@@ -40804,8 +40804,8 @@ var require_deduplicate = __commonJS({
       if (!Number.isFinite(maxBufferSize) || maxBufferSize <= 0) {
         throw new TypeError(`expected opts.maxBufferSize to be a positive finite number, got ${maxBufferSize}`);
       }
-      const skipHeaderNamesSet = new Set(skipHeaderNames.map((name) => name.toLowerCase()));
-      const excludeHeaderNamesSet = new Set(excludeHeaderNames.map((name) => name.toLowerCase()));
+      const skipHeaderNamesSet = new Set(skipHeaderNames.map((name2) => name2.toLowerCase()));
+      const excludeHeaderNamesSet = new Set(excludeHeaderNames.map((name2) => name2.toLowerCase()));
       const pendingRequests = /* @__PURE__ */ new Map();
       return (dispatch) => {
         return (opts2, handler) => {
@@ -41032,28 +41032,28 @@ var require_sqlite_cache_store = __commonJS({
        */
       get(key) {
         assertCacheKey(key);
-        const value = this.#findValue(key);
-        return value ? {
-          body: value.body ? Buffer.from(value.body.buffer, value.body.byteOffset, value.body.byteLength) : void 0,
-          statusCode: value.statusCode,
-          statusMessage: value.statusMessage,
-          headers: value.headers ? JSON.parse(value.headers) : void 0,
-          etag: value.etag ? value.etag : void 0,
-          vary: value.vary ? JSON.parse(value.vary) : void 0,
-          cacheControlDirectives: value.cacheControlDirectives ? JSON.parse(value.cacheControlDirectives) : void 0,
-          cachedAt: value.cachedAt,
-          staleAt: value.staleAt,
-          deleteAt: value.deleteAt
+        const value2 = this.#findValue(key);
+        return value2 ? {
+          body: value2.body ? Buffer.from(value2.body.buffer, value2.body.byteOffset, value2.body.byteLength) : void 0,
+          statusCode: value2.statusCode,
+          statusMessage: value2.statusMessage,
+          headers: value2.headers ? JSON.parse(value2.headers) : void 0,
+          etag: value2.etag ? value2.etag : void 0,
+          vary: value2.vary ? JSON.parse(value2.vary) : void 0,
+          cacheControlDirectives: value2.cacheControlDirectives ? JSON.parse(value2.cacheControlDirectives) : void 0,
+          cachedAt: value2.cachedAt,
+          staleAt: value2.staleAt,
+          deleteAt: value2.deleteAt
         } : void 0;
       }
       /**
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} key
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheValue & { body: null | Buffer | Array<Buffer>}} value
        */
-      set(key, value) {
+      set(key, value2) {
         assertCacheKey(key);
         const url = this.#makeValueUrl(key);
-        const body = Array.isArray(value.body) ? Buffer.concat(value.body) : value.body;
+        const body = Array.isArray(value2.body) ? Buffer.concat(value2.body) : value2.body;
         const size = body?.byteLength;
         if (size && size > this.#maxEntrySize) {
           return;
@@ -41062,14 +41062,14 @@ var require_sqlite_cache_store = __commonJS({
         if (existingValue) {
           this.#updateValueQuery.run(
             body,
-            value.deleteAt,
-            value.statusCode,
-            value.statusMessage,
-            value.headers ? JSON.stringify(value.headers) : null,
-            value.etag ? value.etag : null,
-            value.cacheControlDirectives ? JSON.stringify(value.cacheControlDirectives) : null,
-            value.cachedAt,
-            value.staleAt,
+            value2.deleteAt,
+            value2.statusCode,
+            value2.statusMessage,
+            value2.headers ? JSON.stringify(value2.headers) : null,
+            value2.etag ? value2.etag : null,
+            value2.cacheControlDirectives ? JSON.stringify(value2.cacheControlDirectives) : null,
+            value2.cachedAt,
+            value2.staleAt,
             existingValue.id
           );
         } else {
@@ -41077,15 +41077,15 @@ var require_sqlite_cache_store = __commonJS({
             url,
             key.method,
             body,
-            value.deleteAt,
-            value.statusCode,
-            value.statusMessage,
-            value.headers ? JSON.stringify(value.headers) : null,
-            value.etag ? value.etag : null,
-            value.cacheControlDirectives ? JSON.stringify(value.cacheControlDirectives) : null,
-            value.vary ? JSON.stringify(value.vary) : null,
-            value.cachedAt,
-            value.staleAt
+            value2.deleteAt,
+            value2.statusCode,
+            value2.statusMessage,
+            value2.headers ? JSON.stringify(value2.headers) : null,
+            value2.etag ? value2.etag : null,
+            value2.cacheControlDirectives ? JSON.stringify(value2.cacheControlDirectives) : null,
+            value2.vary ? JSON.stringify(value2.vary) : null,
+            value2.cachedAt,
+            value2.staleAt
           );
           this.#prune();
         }
@@ -41095,9 +41095,9 @@ var require_sqlite_cache_store = __commonJS({
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheValue} value
        * @returns {Writable | undefined}
        */
-      createWriteStream(key, value) {
+      createWriteStream(key, value2) {
         assertCacheKey(key);
-        assertCacheValue(value);
+        assertCacheValue(value2);
         let size = 0;
         const body = [];
         const store = this;
@@ -41113,7 +41113,7 @@ var require_sqlite_cache_store = __commonJS({
             callback();
           },
           final(callback) {
-            store.set(key, { ...value, body });
+            store.set(key, { ...value2, body });
             callback();
           }
         });
@@ -41173,13 +41173,13 @@ var require_sqlite_cache_store = __commonJS({
           return void 0;
         }
         const now2 = Date.now();
-        for (const value of values) {
-          if (now2 >= value.deleteAt && !canBeExpired) {
+        for (const value2 of values) {
+          if (now2 >= value2.deleteAt && !canBeExpired) {
             continue;
           }
           let matches = true;
-          if (value.vary) {
-            const vary = JSON.parse(value.vary);
+          if (value2.vary) {
+            const vary = JSON.parse(value2.vary);
             for (const header2 in vary) {
               if (!headerValueEquals(headers[header2], vary[header2])) {
                 matches = false;
@@ -41188,7 +41188,7 @@ var require_sqlite_cache_store = __commonJS({
             }
           }
           if (matches) {
-            return value;
+            return value2;
           }
         }
         return void 0;
@@ -41241,10 +41241,10 @@ var require_headers = __commonJS({
       while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
       return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
     }
-    function fill(headers, object) {
-      if (Array.isArray(object)) {
-        for (let i = 0; i < object.length; ++i) {
-          const header2 = object[i];
+    function fill(headers, object2) {
+      if (Array.isArray(object2)) {
+        for (let i = 0; i < object2.length; ++i) {
+          const header2 = object2[i];
           if (header2.length !== 2) {
             throw webidl.errors.exception({
               header: "Headers constructor",
@@ -41253,10 +41253,10 @@ var require_headers = __commonJS({
           }
           appendHeader(headers, header2[0], header2[1]);
         }
-      } else if (typeof object === "object" && object !== null) {
-        const keys = Object.keys(object);
+      } else if (typeof object2 === "object" && object2 !== null) {
+        const keys = Object.keys(object2);
         for (let i = 0; i < keys.length; ++i) {
-          appendHeader(headers, keys[i], object[keys[i]]);
+          appendHeader(headers, keys[i], object2[keys[i]]);
         }
       } else {
         throw webidl.errors.conversionFailed({
@@ -41266,25 +41266,25 @@ var require_headers = __commonJS({
         });
       }
     }
-    function appendHeader(headers, name, value) {
-      value = headerValueNormalize(value);
-      if (!isValidHeaderName(name)) {
+    function appendHeader(headers, name2, value2) {
+      value2 = headerValueNormalize(value2);
+      if (!isValidHeaderName(name2)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value: name,
+          value: name2,
           type: "header name"
         });
-      } else if (!isValidHeaderValue(value)) {
+      } else if (!isValidHeaderValue(value2)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value,
+          value: value2,
           type: "header value"
         });
       }
       if (getHeadersGuard(headers) === "immutable") {
         throw new TypeError("immutable");
       }
-      return getHeadersList(headers).append(name, value, false);
+      return getHeadersList(headers).append(name2, value2, false);
     }
     function headersListSortAndCombine(target) {
       const headersList = getHeadersList(target);
@@ -41301,19 +41301,19 @@ var require_headers = __commonJS({
         return headersList.sortedMap = names;
       }
       for (let i = 0; i < names.length; ++i) {
-        const { 0: name, 1: value } = names[i];
-        if (name === "set-cookie") {
+        const { 0: name2, 1: value2 } = names[i];
+        if (name2 === "set-cookie") {
           for (let j = 0; j < cookies.length; ++j) {
-            headers.push([name, cookies[j]]);
+            headers.push([name2, cookies[j]]);
           }
         } else {
-          headers.push([name, value]);
+          headers.push([name2, value2]);
         }
       }
       return headersList.sortedMap = headers;
     }
-    function compareHeaderName(a, b) {
-      return a[0] < b[0] ? -1 : 1;
+    function compareHeaderName(a, b2) {
+      return a[0] < b2[0] ? -1 : 1;
     }
     var HeadersList = class _HeadersList {
       /** @type {[string, string][]|null} */
@@ -41335,8 +41335,8 @@ var require_headers = __commonJS({
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      contains(name, isLowerCase) {
-        return this.headersMap.has(isLowerCase ? name : name.toLowerCase());
+      contains(name2, isLowerCase) {
+        return this.headersMap.has(isLowerCase ? name2 : name2.toLowerCase());
       }
       clear() {
         this.headersMap.clear();
@@ -41349,21 +41349,21 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      append(name, value, isLowerCase) {
+      append(name2, value2, isLowerCase) {
         this.sortedMap = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
         const exists = this.headersMap.get(lowercaseName);
         if (exists) {
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this.headersMap.set(lowercaseName, {
             name: exists.name,
-            value: `${exists.value}${delimiter}${value}`
+            value: `${exists.value}${delimiter}${value2}`
           });
         } else {
-          this.headersMap.set(lowercaseName, { name, value });
+          this.headersMap.set(lowercaseName, { name: name2, value: value2 });
         }
         if (lowercaseName === "set-cookie") {
-          (this.cookies ??= []).push(value);
+          (this.cookies ??= []).push(value2);
         }
       }
       /**
@@ -41372,26 +41372,26 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      set(name, value, isLowerCase) {
+      set(name2, value2, isLowerCase) {
         this.sortedMap = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
         if (lowercaseName === "set-cookie") {
-          this.cookies = [value];
+          this.cookies = [value2];
         }
-        this.headersMap.set(lowercaseName, { name, value });
+        this.headersMap.set(lowercaseName, { name: name2, value: value2 });
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-delete
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      delete(name, isLowerCase) {
+      delete(name2, isLowerCase) {
         this.sortedMap = null;
-        if (!isLowerCase) name = name.toLowerCase();
-        if (name === "set-cookie") {
+        if (!isLowerCase) name2 = name2.toLowerCase();
+        if (name2 === "set-cookie") {
           this.cookies = null;
         }
-        this.headersMap.delete(name);
+        this.headersMap.delete(name2);
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-get
@@ -41399,19 +41399,19 @@ var require_headers = __commonJS({
        * @param {boolean} isLowerCase
        * @returns {string | null}
        */
-      get(name, isLowerCase) {
-        return this.headersMap.get(isLowerCase ? name : name.toLowerCase())?.value ?? null;
+      get(name2, isLowerCase) {
+        return this.headersMap.get(isLowerCase ? name2 : name2.toLowerCase())?.value ?? null;
       }
       *[Symbol.iterator]() {
-        for (const { 0: name, 1: { value } } of this.headersMap) {
-          yield [name, value];
+        for (const { 0: name2, 1: { value: value2 } } of this.headersMap) {
+          yield [name2, value2];
         }
       }
       get entries() {
         const headers = {};
         if (this.headersMap.size !== 0) {
-          for (const { name, value } of this.headersMap.values()) {
-            headers[name] = value;
+          for (const { name: name2, value: value2 } of this.headersMap.values()) {
+            headers[name2] = value2;
           }
         }
         return headers;
@@ -41422,13 +41422,13 @@ var require_headers = __commonJS({
       get entriesList() {
         const headers = [];
         if (this.headersMap.size !== 0) {
-          for (const { 0: lowerName, 1: { name, value } } of this.headersMap) {
+          for (const { 0: lowerName, 1: { name: name2, value: value2 } } of this.headersMap) {
             if (lowerName === "set-cookie") {
               for (const cookie of this.cookies) {
-                headers.push([name, cookie]);
+                headers.push([name2, cookie]);
               }
             } else {
-              headers.push([name, value]);
+              headers.push([name2, value2]);
             }
           }
         }
@@ -41437,24 +41437,24 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
       toSortedArray() {
         const size = this.headersMap.size;
-        const array = new Array(size);
+        const array2 = new Array(size);
         if (size <= 32) {
           if (size === 0) {
-            return array;
+            return array2;
           }
           const iterator = this.headersMap[Symbol.iterator]();
           const firstValue = iterator.next().value;
-          array[0] = [firstValue[0], firstValue[1].value];
+          array2[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
-          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
-            value = iterator.next().value;
-            x = array[i] = [value[0], value[1].value];
+          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value2; i < size; ++i) {
+            value2 = iterator.next().value;
+            x = array2[i] = [value2[0], value2[1].value];
             assert(x[1] !== null);
             left = 0;
             right = i;
             while (left < right) {
               pivot = left + (right - left >> 1);
-              if (array[pivot][0] <= x[0]) {
+              if (array2[pivot][0] <= x[0]) {
                 left = pivot + 1;
               } else {
                 right = pivot;
@@ -41463,22 +41463,22 @@ var require_headers = __commonJS({
             if (i !== pivot) {
               j = i;
               while (j > left) {
-                array[j] = array[--j];
+                array2[j] = array2[--j];
               }
-              array[left] = x;
+              array2[left] = x;
             }
           }
           if (!iterator.next().done) {
             throw new TypeError("Unreachable");
           }
-          return array;
+          return array2;
         } else {
           let i = 0;
-          for (const { 0: name, 1: { value } } of this.headersMap) {
-            array[i++] = [name, value];
-            assert(value !== null);
+          for (const { 0: name2, 1: { value: value2 } } of this.headersMap) {
+            array2[i++] = [name2, value2];
+            assert(value2 !== null);
           }
-          return array.sort(compareHeaderName);
+          return array2.sort(compareHeaderName);
         }
       }
     };
@@ -41505,90 +41505,90 @@ var require_headers = __commonJS({
         }
       }
       // https://fetch.spec.whatwg.org/#dom-headers-append
-      append(name, value) {
+      append(name2, value2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.append");
         const prefix = "Headers.append";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        value = webidl.converters.ByteString(value, prefix, "value");
-        return appendHeader(this, name, value);
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        value2 = webidl.converters.ByteString(value2, prefix, "value");
+        return appendHeader(this, name2, value2);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-delete
-      delete(name) {
+      delete(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.delete");
         const prefix = "Headers.delete";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix: "Headers.delete",
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        if (!this.#headersList.contains(name, false)) {
+        if (!this.#headersList.contains(name2, false)) {
           return;
         }
-        this.#headersList.delete(name, false);
+        this.#headersList.delete(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-get
-      get(name) {
+      get(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.get");
         const prefix = "Headers.get";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
-        return this.#headersList.get(name, false);
+        return this.#headersList.get(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-has
-      has(name) {
+      has(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.has");
         const prefix = "Headers.has";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
-        return this.#headersList.contains(name, false);
+        return this.#headersList.contains(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-set
-      set(name, value) {
+      set(name2, value2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.set");
         const prefix = "Headers.set";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        value = webidl.converters.ByteString(value, prefix, "value");
-        value = headerValueNormalize(value);
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        value2 = webidl.converters.ByteString(value2, prefix, "value");
+        value2 = headerValueNormalize(value2);
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
-        } else if (!isValidHeaderValue(value)) {
+        } else if (!isValidHeaderValue(value2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value,
+            value: value2,
             type: "header value"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        this.#headersList.set(name, value, false);
+        this.#headersList.set(name2, value2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
@@ -41728,23 +41728,23 @@ var require_response = __commonJS({
         return responseObject;
       }
       // Creates a redirect Response that redirects to url with status status.
-      static redirect(url, status = 302) {
+      static redirect(url, status2 = 302) {
         webidl.argumentLengthCheck(arguments, 1, "Response.redirect");
         url = webidl.converters.USVString(url);
-        status = webidl.converters["unsigned short"](status);
+        status2 = webidl.converters["unsigned short"](status2);
         let parsedURL;
         try {
           parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl);
         } catch (err) {
           throw new TypeError(`Failed to parse URL from ${url}`, { cause: err });
         }
-        if (!redirectStatusSet.has(status)) {
-          throw new RangeError(`Invalid status code ${status}`);
+        if (!redirectStatusSet.has(status2)) {
+          throw new RangeError(`Invalid status code ${status2}`);
         }
         const responseObject = fromInnerResponse(makeResponse({}), "immutable");
-        responseObject.#state.status = status;
-        const value = isomorphicEncode(URLSerializer(parsedURL));
-        responseObject.#state.headersList.append("location", value, true);
+        responseObject.#state.status = status2;
+        const value2 = isomorphicEncode(URLSerializer(parsedURL));
+        responseObject.#state.headersList.append("location", value2, true);
         return responseObject;
       }
       // https://fetch.spec.whatwg.org/#dom-response
@@ -41954,12 +41954,12 @@ var require_response = __commonJS({
         ...state
       };
       return new Proxy(response, {
-        get(target, p) {
-          return p in state ? state[p] : target[p];
+        get(target, p2) {
+          return p2 in state ? state[p2] : target[p2];
         },
-        set(target, p, value) {
-          assert(!(p in state));
-          target[p] = value;
+        set(target, p2, value2) {
+          assert(!(p2 in state));
+          target[p2] = value2;
           return true;
         }
       });
@@ -42042,9 +42042,9 @@ var require_response = __commonJS({
       }
       return response;
     }
-    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name) {
+    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name2) {
       if (typeof V === "string") {
-        return webidl.converters.USVString(V, prefix, name);
+        return webidl.converters.USVString(V, prefix, name2);
       }
       if (webidl.is.Blob(V)) {
         return V;
@@ -42058,7 +42058,7 @@ var require_response = __commonJS({
       if (webidl.is.URLSearchParams(V)) {
         return V;
       }
-      return webidl.converters.DOMString(V, prefix, name);
+      return webidl.converters.DOMString(V, prefix, name2);
     };
     webidl.converters.BodyInit = function(V, prefix, argument) {
       if (webidl.is.ReadableStream(V)) {
@@ -42390,8 +42390,8 @@ var require_request2 = __commonJS({
           const headers = init.headers !== void 0 ? init.headers : new HeadersList(headersList);
           headersList.clear();
           if (headers instanceof HeadersList) {
-            for (const { name, value } of headers.rawValues()) {
-              headersList.append(name, value, false);
+            for (const { name: name2, value: value2 } of headers.rawValues()) {
+              headersList.append(name2, value2, false);
             }
             headersList.cookies = headers.cookies;
           } else {
@@ -43102,18 +43102,18 @@ var require_fetch = __commonJS({
     }
     function fetch(input, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
-      let p = createDeferredPromise();
+      let p2 = createDeferredPromise();
       let requestObject;
       try {
         requestObject = new Request(input, init);
       } catch (e) {
-        p.reject(e);
-        return p.promise;
+        p2.reject(e);
+        return p2.promise;
       }
       const request3 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p, request3, null, requestObject.signal.reason, null);
-        return p.promise;
+        abortFetch(p2, request3, null, requestObject.signal.reason, null);
+        return p2.promise;
       }
       const globalObject = request3.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
@@ -43129,7 +43129,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request3, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p2, request3, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const processResponse = (response) => {
@@ -43137,16 +43137,16 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request3, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p2, request3, responseObject, controller.serializedAbortReason, controller.controller);
           return;
         }
         if (response.type === "error") {
-          p.reject(new TypeError("fetch failed", { cause: response.error }));
+          p2.reject(new TypeError("fetch failed", { cause: response.error }));
           return;
         }
         responseObject = new WeakRef(fromInnerResponse(response, "immutable"));
-        p.resolve(responseObject.deref());
-        p = null;
+        p2.resolve(responseObject.deref());
+        p2 = null;
       };
       controller = fetching({
         request: request3,
@@ -43158,7 +43158,7 @@ var require_fetch = __commonJS({
         // See https://github.com/nodejs/undici/issues/4627
         requestObject
       });
-      return p.promise;
+      return p2.promise;
     }
     function finalizeAndReportTiming(response, initiatorType = "other") {
       if (response.type === "error" && response.aborted) {
@@ -43196,9 +43196,9 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request3, responseObject, error, controller) {
-      if (p) {
-        p.reject(error);
+    function abortFetch(p2, request3, responseObject, error, controller) {
+      if (p2) {
+        p2.reject(error);
       }
       if (request3.body?.stream != null && isReadable(request3.body.stream)) {
         request3.body.stream.cancel(error).catch((err) => {
@@ -43271,8 +43271,8 @@ var require_fetch = __commonJS({
         }
       }
       if (!request3.headersList.contains("accept", true)) {
-        const value = "*/*";
-        request3.headersList.append("accept", value, true);
+        const value2 = "*/*";
+        request3.headersList.append("accept", value2, true);
       }
       if (!request3.headersList.contains("accept-language", true)) {
         request3.headersList.append("accept-language", "*", true);
@@ -43851,13 +43851,13 @@ var require_fetch = __commonJS({
         })();
       }
       try {
-        const { body, status, statusText, headersList, socket } = await dispatch({ body: requestBody2 });
+        const { body, status: status2, statusText, headersList, socket } = await dispatch({ body: requestBody2 });
         if (socket) {
-          response = makeResponse({ status, statusText, headersList, socket });
+          response = makeResponse({ status: status2, statusText, headersList, socket });
         } else {
           const iterator = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator.next();
-          response = makeResponse({ status, statusText, headersList });
+          response = makeResponse({ status: status2, statusText, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -43893,11 +43893,11 @@ var require_fetch = __commonJS({
           let bytes;
           let isFailure;
           try {
-            const { done, value } = await fetchParams.controller.next();
+            const { done, value: value2 } = await fetchParams.controller.next();
             if (isAborted(fetchParams)) {
               break;
             }
-            bytes = done ? void 0 : value;
+            bytes = done ? void 0 : value2;
           } catch (err) {
             if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
               bytes = void 0;
@@ -43979,26 +43979,26 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status, rawHeaders, resume, statusText) {
-              if (status < 200) {
+            onHeaders(status2, rawHeaders, resume, statusText) {
+              if (status2 < 200) {
                 return false;
               }
               const headersList = new HeadersList();
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 const nameStr = bufferToLowerCasedHeaderName(rawHeaders[i]);
-                const value = rawHeaders[i + 1];
-                if (Array.isArray(value) && !Buffer.isBuffer(rawHeaders[i + 1])) {
-                  for (const val of value) {
+                const value2 = rawHeaders[i + 1];
+                if (Array.isArray(value2) && !Buffer.isBuffer(rawHeaders[i + 1])) {
+                  for (const val of value2) {
                     headersList.append(nameStr, val.toString("latin1"), true);
                   }
                 } else {
-                  headersList.append(nameStr, value.toString("latin1"), true);
+                  headersList.append(nameStr, value2.toString("latin1"), true);
                 }
               }
               const location = headersList.get("location", true);
-              const willFollow = location && request3.redirect === "follow" && redirectStatusSet.has(status);
+              const willFollow = location && request3.redirect === "follow" && redirectStatusSet.has(status2);
               const decoders = [];
-              if (request3.method !== "HEAD" && request3.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              if (request3.method !== "HEAD" && request3.method !== "CONNECT" && !nullBodyStatus.includes(status2) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -44041,7 +44041,7 @@ var require_fetch = __commonJS({
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
               resolve2({
-                status,
+                status: status2,
                 statusText,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
@@ -44075,51 +44075,51 @@ var require_fetch = __commonJS({
               fetchParams.controller.terminate(error);
               reject(error);
             },
-            onRequestUpgrade(_controller, status, headers, socket) {
-              if (socket.session != null && status !== 200 || socket.session == null && status !== 101) {
+            onRequestUpgrade(_controller, status2, headers, socket) {
+              if (socket.session != null && status2 !== 200 || socket.session == null && status2 !== 101) {
                 return false;
               }
               const headersList = new HeadersList();
-              for (const [name, value] of Object.entries(headers)) {
-                if (value == null) {
+              for (const [name2, value2] of Object.entries(headers)) {
+                if (value2 == null) {
                   continue;
                 }
-                const headerName = name.toLowerCase();
-                if (Array.isArray(value)) {
-                  for (const entry of value) {
+                const headerName = name2.toLowerCase();
+                if (Array.isArray(value2)) {
+                  for (const entry of value2) {
                     headersList.append(headerName, String(entry), true);
                   }
                 } else {
-                  headersList.append(headerName, String(value), true);
+                  headersList.append(headerName, String(value2), true);
                 }
               }
               resolve2({
-                status,
-                statusText: STATUS_CODES[status],
+                status: status2,
+                statusText: STATUS_CODES[status2],
                 headersList,
                 socket
               });
               return true;
             },
-            onUpgrade(status, rawHeaders, socket) {
-              if (socket.session != null && status !== 200 || socket.session == null && status !== 101) {
+            onUpgrade(status2, rawHeaders, socket) {
+              if (socket.session != null && status2 !== 200 || socket.session == null && status2 !== 101) {
                 return false;
               }
               const headersList = new HeadersList();
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 const nameStr = bufferToLowerCasedHeaderName(rawHeaders[i]);
-                const value = rawHeaders[i + 1];
-                if (Array.isArray(value) && !Buffer.isBuffer(rawHeaders[i + 1])) {
-                  for (const val of value) {
+                const value2 = rawHeaders[i + 1];
+                if (Array.isArray(value2) && !Buffer.isBuffer(rawHeaders[i + 1])) {
+                  for (const val of value2) {
                     headersList.append(nameStr, val.toString("latin1"), true);
                   }
                 } else {
-                  headersList.append(nameStr, value.toString("latin1"), true);
+                  headersList.append(nameStr, value2.toString("latin1"), true);
                 }
               }
               resolve2({
-                status,
-                statusText: STATUS_CODES[status],
+                status: status2,
+                statusText: STATUS_CODES[status2],
                 headersList,
                 socket
               });
@@ -44153,10 +44153,10 @@ var require_util4 = __commonJS({
     function getFieldValues(header2) {
       assert(header2 !== null);
       const values = [];
-      for (let value of header2.split(",")) {
-        value = value.trim();
-        if (isValidHeaderName(value)) {
-          values.push(value);
+      for (let value2 of header2.split(",")) {
+        value2 = value2.trim();
+        if (isValidHeaderName(value2)) {
+          values.push(value2);
         }
       }
       return values;
@@ -44201,11 +44201,11 @@ var require_cache3 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p = this.#internalMatchAll(request3, options, 1);
-        if (p.length === 0) {
+        const p2 = this.#internalMatchAll(request3, options, 1);
+        if (p2.length === 0) {
           return;
         }
-        return p[0];
+        return p2[0];
       }
       async matchAll(request3 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
@@ -44296,8 +44296,8 @@ var require_cache3 = __commonJS({
           }));
           responsePromises.push(responsePromise.promise);
         }
-        const p = Promise.all(responsePromises);
-        const responses = await p;
+        const p2 = Promise.all(responsePromises);
+        const responses = await p2;
         const operations = [];
         let index = 0;
         for (const response of responses) {
@@ -44844,18 +44844,18 @@ var require_constants5 = __commonJS({
 var require_util5 = __commonJS({
   "node_modules/undici/lib/web/cookies/util.js"(exports2, module2) {
     "use strict";
-    function isCTLExcludingHtab(value) {
-      for (let i = 0; i < value.length; ++i) {
-        const code = value.charCodeAt(i);
+    function isCTLExcludingHtab(value2) {
+      for (let i = 0; i < value2.length; ++i) {
+        const code = value2.charCodeAt(i);
         if (code >= 0 && code <= 8 || code >= 10 && code <= 31 || code === 127) {
           return true;
         }
       }
       return false;
     }
-    function validateCookieName(name) {
-      for (let i = 0; i < name.length; ++i) {
-        const code = name.charCodeAt(i);
+    function validateCookieName(name2) {
+      for (let i = 0; i < name2.length; ++i) {
+        const code = name2.charCodeAt(i);
         if (code < 33 || // exclude CTLs (0-31), SP and HT
         code > 126 || // exclude non-ascii and DEL
         code === 34 || // "
@@ -44879,18 +44879,18 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookieValue(value) {
-      let len = value.length;
+    function validateCookieValue(value2) {
+      let len = value2.length;
       let i = 0;
-      if (value[0] === '"') {
-        if (len === 1 || value[len - 1] !== '"') {
+      if (value2[0] === '"') {
+        if (len === 1 || value2[len - 1] !== '"') {
           throw new Error("Invalid cookie value");
         }
         --len;
         ++i;
       }
       while (i < len) {
-        const code = value.charCodeAt(i++);
+        const code = value2.charCodeAt(i++);
         if (code < 33 || // exclude CTLs (0-31)
         code > 126 || // non-ascii and DEL (127)
         code === 34 || // "
@@ -44991,7 +44991,7 @@ var require_util5 = __commonJS({
       }
       validateCookieName(cookie.name);
       validateCookieValue(cookie.value);
-      const out = [`${cookie.name}=${cookie.value}`];
+      const out2 = [`${cookie.name}=${cookie.value}`];
       if (cookie.name.startsWith("__Secure-")) {
         cookie.secure = true;
       }
@@ -45001,45 +45001,45 @@ var require_util5 = __commonJS({
         cookie.path = "/";
       }
       if (cookie.secure) {
-        out.push("Secure");
+        out2.push("Secure");
       }
       if (cookie.httpOnly) {
-        out.push("HttpOnly");
+        out2.push("HttpOnly");
       }
       if (typeof cookie.maxAge === "number") {
         validateCookieMaxAge(cookie.maxAge);
-        out.push(`Max-Age=${cookie.maxAge}`);
+        out2.push(`Max-Age=${cookie.maxAge}`);
       }
       if (cookie.domain) {
         validateCookieDomain(cookie.domain);
-        out.push(`Domain=${cookie.domain}`);
+        out2.push(`Domain=${cookie.domain}`);
       }
       if (cookie.path) {
         validateCookiePath(cookie.path);
-        out.push(`Path=${cookie.path}`);
+        out2.push(`Path=${cookie.path}`);
       }
       if (cookie.expires != null) {
         const expiresMs = cookie.expires instanceof Date ? cookie.expires.getTime() : cookie.expires;
         const maxTimeValue = 864e13;
         if (typeof expiresMs === "number" && Number.isFinite(expiresMs) && Math.abs(expiresMs) <= maxTimeValue) {
-          out.push(`Expires=${toIMFDate(cookie.expires)}`);
+          out2.push(`Expires=${toIMFDate(cookie.expires)}`);
         }
       }
       if (cookie.sameSite) {
-        out.push(`SameSite=${cookie.sameSite}`);
+        out2.push(`SameSite=${cookie.sameSite}`);
       }
       for (const part of cookie.unparsed) {
         if (!part.includes("=")) {
           throw new Error("Invalid unparsed");
         }
-        const [key, ...value] = part.split("=");
+        const [key, ...value2] = part.split("=");
         const trimmedKey = key.trim();
-        const joinedValue = value.join("=");
+        const joinedValue = value2.join("=");
         validateCookieName(trimmedKey);
         validateCookieValue(joinedValue);
-        out.push(`${trimmedKey}=${joinedValue}`);
+        out2.push(`${trimmedKey}=${joinedValue}`);
       }
-      return out.join("; ");
+      return out2.join("; ");
     }
     module2.exports = {
       isCTLExcludingHtab,
@@ -45066,8 +45066,8 @@ var require_parse = __commonJS({
       }
       let nameValuePair = "";
       let unparsedAttributes = "";
-      let name = "";
-      let value = "";
+      let name2 = "";
+      let value2 = "";
       if (header2.includes(";")) {
         const position = { position: 0 };
         nameValuePair = collectASequenceOfCodePointsFast(";", header2, position);
@@ -45076,24 +45076,24 @@ var require_parse = __commonJS({
         nameValuePair = header2;
       }
       if (!nameValuePair.includes("=")) {
-        value = nameValuePair;
+        value2 = nameValuePair;
       } else {
         const position = { position: 0 };
-        name = collectASequenceOfCodePointsFast(
+        name2 = collectASequenceOfCodePointsFast(
           "=",
           nameValuePair,
           position
         );
-        value = nameValuePair.slice(position.position + 1);
+        value2 = nameValuePair.slice(position.position + 1);
       }
-      name = name.trim();
-      value = value.trim();
-      if (name.length + value.length > maxNameValuePairSize) {
+      name2 = name2.trim();
+      value2 = value2.trim();
+      if (name2.length + value2.length > maxNameValuePairSize) {
         return null;
       }
       return {
-        name,
-        value,
+        name: name2,
+        value: value2,
         ...parseUnparsedAttributes(unparsedAttributes)
       };
     }
@@ -45202,24 +45202,24 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 1, "getCookies");
       brandChecks(headers);
       const cookie = headers.get("cookie");
-      const out = { __proto__: null };
+      const out2 = { __proto__: null };
       if (!cookie) {
-        return out;
+        return out2;
       }
       for (const piece of cookie.split(";")) {
-        const [name, ...value] = piece.split("=");
-        out[name.trim()] = value.join("=");
+        const [name2, ...value2] = piece.split("=");
+        out2[name2.trim()] = value2.join("=");
       }
-      return out;
+      return out2;
     }
-    function deleteCookie(headers, name, attributes) {
+    function deleteCookie(headers, name2, attributes) {
       brandChecks(headers);
       const prefix = "deleteCookie";
       webidl.argumentLengthCheck(arguments, 2, prefix);
-      name = webidl.converters.DOMString(name, prefix, "name");
+      name2 = webidl.converters.DOMString(name2, prefix, "name");
       attributes = webidl.converters.DeleteCookieAttributes(attributes);
       setCookie(headers, {
-        name,
+        name: name2,
         value: "",
         expires: /* @__PURE__ */ new Date(0),
         ...attributes
@@ -45269,11 +45269,11 @@ var require_cookies = __commonJS({
         key: "value"
       },
       {
-        converter: webidl.nullableConverter((value) => {
-          if (typeof value === "number") {
-            return webidl.converters["unsigned long long"](value);
+        converter: webidl.nullableConverter((value2) => {
+          if (typeof value2 === "number") {
+            return webidl.converters["unsigned long long"](value2);
           }
-          return new Date(value);
+          return new Date(value2);
         }),
         key: "expires",
         defaultValue: () => null
@@ -45735,26 +45735,26 @@ var require_util6 = __commonJS({
       const extensionList = /* @__PURE__ */ new Map();
       while (position.position < extensions.length) {
         const pair = collectASequenceOfCodePointsFast(";", extensions, position);
-        const [name, value = ""] = pair.split("=", 2);
+        const [name2, value2 = ""] = pair.split("=", 2);
         extensionList.set(
-          removeHTTPWhitespace(name, true, false),
-          removeHTTPWhitespace(value, false, true)
+          removeHTTPWhitespace(name2, true, false),
+          removeHTTPWhitespace(value2, false, true)
         );
         position.position++;
       }
       return extensionList;
     }
-    function isValidClientWindowBits(value) {
-      if (value.length === 0) {
+    function isValidClientWindowBits(value2) {
+      if (value2.length === 0) {
         return false;
       }
-      for (let i = 0; i < value.length; i++) {
-        const byte = value.charCodeAt(i);
+      for (let i = 0; i < value2.length; i++) {
+        const byte = value2.charCodeAt(i);
         if (byte < 48 || byte > 57) {
           return false;
         }
       }
-      const num3 = Number.parseInt(value, 10);
+      const num3 = Number.parseInt(value2, 10);
       return num3 >= 8 && num3 <= 15;
     }
     function getURLRecord(url, baseURL) {
@@ -46034,15 +46034,15 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(object, code, reason, validate3 = false) {
+    function closeWebSocketConnection(object2, code, reason, validate3 = false) {
       code ??= null;
       reason ??= "";
       if (validate3) validateCloseCodeAndReason(code, reason);
-      if (isClosed(object.readyState) || isClosing(object.readyState)) {
-      } else if (!isEstablished(object.readyState)) {
-        failWebsocketConnection(object);
-        object.readyState = states.CLOSING;
-      } else if (!object.closeState.has(sentCloseFrameState.SENT) && !object.closeState.has(sentCloseFrameState.RECEIVED)) {
+      if (isClosed(object2.readyState) || isClosing(object2.readyState)) {
+      } else if (!isEstablished(object2.readyState)) {
+        failWebsocketConnection(object2);
+        object2.readyState = states.CLOSING;
+      } else if (!object2.closeState.has(sentCloseFrameState.SENT) && !object2.closeState.has(sentCloseFrameState.RECEIVED)) {
         const frame = new WebsocketFrameSend();
         if (reason.length !== 0 && code === null) {
           code = 1e3;
@@ -46060,11 +46060,11 @@ var require_connection = __commonJS({
         } else {
           frame.frameData = emptyBuffer;
         }
-        object.socket.write(frame.createFrame(opcodes.CLOSE));
-        object.closeState.add(sentCloseFrameState.SENT);
-        object.readyState = states.CLOSING;
+        object2.socket.write(frame.createFrame(opcodes.CLOSE));
+        object2.closeState.add(sentCloseFrameState.SENT);
+        object2.readyState = states.CLOSING;
       } else {
-        object.readyState = states.CLOSING;
+        object2.readyState = states.CLOSING;
       }
     }
     function failHandshake(handler, response, code, reason, cause) {
@@ -46740,10 +46740,10 @@ var require_websocket = __commonJS({
         if (typeof protocols === "string") {
           protocols = [protocols];
         }
-        if (protocols.length !== new Set(protocols.map((p) => p.toLowerCase())).size) {
+        if (protocols.length !== new Set(protocols.map((p2) => p2.toLowerCase())).size) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
-        if (protocols.length > 0 && !protocols.every((p) => isValidSubprotocol(p))) {
+        if (protocols.length > 0 && !protocols.every((p2) => isValidSubprotocol(p2))) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
         this.#url = new URL(urlRecord.href);
@@ -47283,10 +47283,10 @@ var require_websocketstream = __commonJS({
         const baseURL = environmentSettingsObject.settingsObject.baseUrl;
         const urlRecord = getURLRecord(url, baseURL);
         const protocols = options.protocols;
-        if (protocols.length !== new Set(protocols.map((p) => p.toLowerCase())).size) {
+        if (protocols.length !== new Set(protocols.map((p2) => p2.toLowerCase())).size) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
-        if (protocols.length > 0 && !protocols.every((p) => isValidSubprotocol(p))) {
+        if (protocols.length > 0 && !protocols.every((p2) => isValidSubprotocol(p2))) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
         this.#url = urlRecord.toString();
@@ -47348,14 +47348,14 @@ var require_websocketstream = __commonJS({
           data = new Uint8Array(ArrayBuffer.isView(chunk) ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : chunk.slice());
           opcode = opcodes.BINARY;
         } else {
-          let string;
+          let string2;
           try {
-            string = webidl.converters.DOMString(chunk);
+            string2 = webidl.converters.DOMString(chunk);
           } catch (e) {
             promise.reject(e);
             return promise.promise;
           }
-          data = new TextEncoder().encode(string);
+          data = new TextEncoder().encode(string2);
           opcode = opcodes.TEXT;
         }
         if (!this.#handler.closeState.has(sentCloseFrameState.SENT) && !this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
@@ -47514,13 +47514,13 @@ var require_websocketstream = __commonJS({
 var require_util7 = __commonJS({
   "node_modules/undici/lib/web/eventsource/util.js"(exports2, module2) {
     "use strict";
-    function isValidLastEventId(value) {
-      return value.indexOf("\0") === -1;
+    function isValidLastEventId(value2) {
+      return value2.indexOf("\0") === -1;
     }
-    function isASCIINumber(value) {
-      if (value.length === 0) return false;
-      for (let i = 0; i < value.length; i++) {
-        if (value.charCodeAt(i) < 48 || value.charCodeAt(i) > 57) return false;
+    function isASCIINumber(value2) {
+      if (value2.length === 0) return false;
+      for (let i = 0; i < value2.length; i++) {
+        if (value2.charCodeAt(i) < 48 || value2.charCodeAt(i) > 57) return false;
       }
       return true;
     }
@@ -47746,12 +47746,12 @@ var require_eventsource_stream = __commonJS({
           const valueBytes = line.length - valueStart2;
           const dataSize = this.eventFieldSizes.data + (event.data === void 0 ? 0 : 1) + valueBytes;
           this.setEventFieldSize("data", dataSize);
-          const value = line.toString("utf8", valueStart2);
+          const value2 = line.toString("utf8", valueStart2);
           if (event.data === void 0) {
-            event.data = value;
+            event.data = value2;
           } else {
             event.data += `
-${value}`;
+${value2}`;
           }
           this.dataLineCount++;
           return;
@@ -47868,8 +47868,8 @@ ${value}`;
         for (let i = this.lineChunkIndex; i <= this.chunkIndex; i++) {
           const chunk = this.chunks[i];
           const start = i === this.lineChunkIndex ? this.linePos : 0;
-          const end = i === this.chunkIndex ? this.pos : chunk.length;
-          const slice = chunk.subarray(start, end);
+          const end2 = i === this.chunkIndex ? this.pos : chunk.length;
+          const slice = chunk.subarray(start, end2);
           length += slice.length;
           chunks.push(slice);
         }
@@ -48461,21 +48461,21 @@ function treatment(spec) {
   const { rate: _rate, ...load } = spec.load;
   return { target: { api: spec.target.api, request_timeout: spec.target.request_timeout }, workload: spec.workload, load };
 }
-function leaves(value, path = "", out = /* @__PURE__ */ new Map()) {
-  if (value && typeof value === "object" && !Array.isArray(value)) {
-    for (const [k, v] of Object.entries(value)) leaves(v, path ? `${path}.${k}` : k, out);
-  } else out.set(path, JSON.stringify(value) ?? "unset");
-  return out;
+function leaves(value2, path = "", out2 = /* @__PURE__ */ new Map()) {
+  if (value2 && typeof value2 === "object" && !Array.isArray(value2)) {
+    for (const [k, v] of Object.entries(value2)) leaves(v, path ? `${path}.${k}` : k, out2);
+  } else out2.set(path, JSON.stringify(value2) ?? "unset");
+  return out2;
 }
 function specDifferences(base, cur) {
   const a = leaves(treatment(base));
-  const b = leaves(treatment(cur));
-  return [.../* @__PURE__ */ new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k)).map((k) => `${k} ${a.get(k) ?? "unset"} \u2192 ${b.get(k) ?? "unset"}`);
+  const b2 = leaves(treatment(cur));
+  return [.../* @__PURE__ */ new Set([...a.keys(), ...b2.keys()])].filter((k) => a.get(k) !== b2.get(k)).map((k) => `${k} ${a.get(k) ?? "unset"} \u2192 ${b2.get(k) ?? "unset"}`);
 }
 var pct = (x) => `${(x * 100).toFixed(1)} %`;
 function comparabilityChecks(base, cur, tolerancePct) {
   const checks = [];
-  const add = (name, ok, message) => checks.push({ scope: "comparability", name, ok, message });
+  const add = (name2, ok, message) => checks.push({ scope: "comparability", name: name2, ok, message });
   const tolerance = tolerancePct / 100;
   const sameModel = base.target.model === cur.target.model;
   add("model", sameModel, sameModel ? `both runs served model ${JSON.stringify(cur.target.model)}` : `the model differs: baseline ${JSON.stringify(base.target.model)}, current ${JSON.stringify(cur.target.model)}`);
@@ -48485,13 +48485,13 @@ function comparabilityChecks(base, cur, tolerancePct) {
     diffs.length === 0,
     base.spec_hash === cur.spec_hash ? `same spec (hash ${cur.spec_hash.slice(0, 12)})` : diffs.length === 0 ? `spec hash differs (baseline ${base.spec_hash.slice(0, 12)}, current ${cur.spec_hash.slice(0, 12)}) only outside the workload and load (e.g. target URL, SLOs)` : `spec hash differs (baseline ${base.spec_hash.slice(0, 12)}, current ${cur.spec_hash.slice(0, 12)}) in ${diffs.slice(0, 3).join(", ")}${diffs.length > 3 ? ` and ${diffs.length - 3} more` : ""}`
   );
-  const near = (name, what, unit, b, c) => {
-    if (b == null || c == null || b === 0) {
-      add(name, true, `${what}: not measured in ${b == null && c == null ? "either run" : b == null || b === 0 ? "the baseline" : "the current run"}; not compared`);
+  const near = (name2, what, unit, b2, c) => {
+    if (b2 == null || c == null || b2 === 0) {
+      add(name2, true, `${what}: not measured in ${b2 == null && c == null ? "either run" : b2 == null || b2 === 0 ? "the baseline" : "the current run"}; not compared`);
       return;
     }
-    const d = Math.abs(c / b - 1);
-    add(name, d <= tolerance, `${what} ${c.toFixed(1)}${unit} vs baseline ${b.toFixed(1)}${unit}: ${d <= tolerance ? "within" : "differs by"} ${pct(d)}${d <= tolerance ? ` (tolerance ${tolerancePct} %)` : `, more than the ${tolerancePct} % tolerance`}`);
+    const d = Math.abs(c / b2 - 1);
+    add(name2, d <= tolerance, `${what} ${c.toFixed(1)}${unit} vs baseline ${b2.toFixed(1)}${unit}: ${d <= tolerance ? "within" : "differs by"} ${pct(d)}${d <= tolerance ? ` (tolerance ${tolerancePct} %)` : `, more than the ${tolerancePct} % tolerance`}`);
   };
   if (base.load.mode === "open" && cur.load.mode === "open") near("offered_rate", "offered rate", " req/s", base.load.offered_rate_per_s, cur.load.offered_rate_per_s);
   near("prompt_length", "delivered prompt length (mean)", " tokens", base.workload.input_tokens.delivered?.mean, cur.workload.input_tokens.delivered?.mean);
@@ -48515,26 +48515,26 @@ function bucketsOf(h, unit = 1e3) {
   counts.reduce((acc, c, i) => cum[i] = acc + c, 0);
   return { values: Float64Array.from(values), counts: Float64Array.from(counts), cum, n: cum.length > 0 ? cum[cum.length - 1] : 0 };
 }
-function rankOfPercentile(n, p) {
-  return Math.max(1, Math.ceil(p / 100 * n - 1e-9));
+function rankOfPercentile(n, p2) {
+  return Math.max(1, Math.ceil(p2 / 100 * n - 1e-9));
 }
-function valueAtRank(b, rank) {
+function valueAtRank(b2, rank) {
   let lo = 0;
-  let hi = b.cum.length - 1;
+  let hi = b2.cum.length - 1;
   while (lo < hi) {
     const mid = lo + hi >> 1;
-    if (b.cum[mid] >= rank) hi = mid;
+    if (b2.cum[mid] >= rank) hi = mid;
     else lo = mid + 1;
   }
-  return b.values[lo];
+  return b2.values[lo];
 }
-var percentileOf = (b, p) => valueAtRank(b, rankOfPercentile(b.n, p));
-function moments(b) {
+var percentileOf = (b2, p2) => valueAtRank(b2, rankOfPercentile(b2.n, p2));
+function moments(b2) {
   let sum = 0;
   let sumSq = 0;
-  for (let i = 0; i < b.values.length; i++) {
-    sum += b.counts[i] * b.values[i];
-    sumSq += b.counts[i] * b.values[i] * b.values[i];
+  for (let i = 0; i < b2.values.length; i++) {
+    sum += b2.counts[i] * b2.values[i];
+    sumSq += b2.counts[i] * b2.values[i] * b2.values[i];
   }
   return { sum, sumSq };
 }
@@ -48552,13 +48552,13 @@ function splitmix32(seed) {
 }
 function createRng(seed) {
   const mix = splitmix32(seed);
-  let a = mix(), b = mix(), c = mix(), d = mix();
+  let a = mix(), b2 = mix(), c = mix(), d = mix();
   return {
     next() {
-      const t = (a + b >>> 0) + d >>> 0;
+      const t = (a + b2 >>> 0) + d >>> 0;
       d = d + 1 >>> 0;
-      a = b ^ b >>> 9;
-      b = c + (c << 3) >>> 0;
+      a = b2 ^ b2 >>> 9;
+      b2 = c + (c << 3) >>> 0;
       c = c << 21 | c >>> 11;
       c = c + t >>> 0;
       return t / 4294967296;
@@ -48591,42 +48591,42 @@ function gamma(rng, shape) {
 }
 
 // src/gate/stats.ts
-function beta(rng, a, b) {
+function beta(rng, a, b2) {
   const x = gamma(rng, a);
-  return x / (x + gamma(rng, b));
+  return x / (x + gamma(rng, b2));
 }
-function normalQuantile(p) {
+function normalQuantile(p2) {
   const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
-  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
+  const b2 = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
   const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
   const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
   const tail = (q2) => (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
-  if (p < 0.02425) return tail(Math.sqrt(-2 * Math.log(p)));
-  if (p > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log(1 - p)));
-  const q = p - 0.5;
+  if (p2 < 0.02425) return tail(Math.sqrt(-2 * Math.log(p2)));
+  if (p2 > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log(1 - p2)));
+  const q = p2 - 0.5;
   const r = q * q;
-  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b2[0] * r + b2[1]) * r + b2[2]) * r + b2[3]) * r + b2[4]) * r + 1);
 }
 function quantileOfSorted(sorted, q) {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length - 1e-9) - 1));
   return sorted[i];
 }
 function wilson(x, n, z) {
-  const p = x / n;
+  const p2 = x / n;
   const z2 = z * z;
-  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
-  const half = z * Math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n);
+  const centre = (p2 + z2 / (2 * n)) / (1 + z2 / n);
+  const half = z * Math.sqrt(p2 * (1 - p2) / n + z2 / (4 * n * n)) / (1 + z2 / n);
   return { lower: Math.max(0, centre - half), upper: Math.min(1, centre + half) };
 }
 
 // src/gate/bootstrap.ts
-function drawPercentile(b, p, rng) {
-  const k = rankOfPercentile(b.n, p);
-  return valueAtRank(b, beta(rng, k, b.n - k + 1) * b.n);
+function drawPercentile(b2, p2, rng) {
+  const k = rankOfPercentile(b2.n, p2);
+  return valueAtRank(b2, beta(rng, k, b2.n - k + 1) * b2.n);
 }
-function percentileShiftInterval(baseline, current, p, confidence, iterations, rng) {
+function percentileShiftInterval(baseline, current, p2, confidence, iterations, rng) {
   const diffs = new Float64Array(iterations);
-  for (let i = 0; i < iterations; i++) diffs[i] = drawPercentile(current, p, rng) - drawPercentile(baseline, p, rng);
+  for (let i = 0; i < iterations; i++) diffs[i] = drawPercentile(current, p2, rng) - drawPercentile(baseline, p2, rng);
   diffs.sort();
   return { lower: quantileOfSorted(diffs, 1 - confidence), upper: quantileOfSorted(diffs, confidence) };
 }
@@ -48659,7 +48659,7 @@ var round3 = (x) => Math.round(x * 1e3) / 1e3;
 function summarize(h, unit) {
   if (h.totalCount === 0) return null;
   const s = { count: h.totalCount, mean: round3(h.mean / unit), min: round3(h.getValueAtPercentile(0) / unit), max: round3(h.getValueAtPercentile(100) / unit) };
-  for (const [key, p] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p) / unit);
+  for (const [key, p2] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p2) / unit);
   return s;
 }
 var summarizeMs = (h) => summarize(h, 1e3);
@@ -48707,9 +48707,9 @@ var TimeSeries = class {
   }
 };
 function coarsenCounts(counts, factor) {
-  const out = [];
-  for (let i = 0; i < counts.length; i++) out[Math.floor(i / factor)] = (out[Math.floor(i / factor)] ?? 0) + counts[i];
-  return out;
+  const out2 = [];
+  for (let i = 0; i < counts.length; i++) out2[Math.floor(i / factor)] = (out2[Math.floor(i / factor)] ?? 0) + counts[i];
+  return out2;
 }
 
 // src/client/types.ts
@@ -48726,10 +48726,10 @@ var OUTCOMES = [
 
 // src/spec/hash.ts
 import { createHash } from "node:crypto";
-function canonicalJson(value) {
+function canonicalJson(value2) {
   return JSON.stringify(
-    value,
-    (_key, v) => v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) : v
+    value2,
+    (_key, v) => v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0)) : v
   );
 }
 function specHash(spec) {
@@ -48756,7 +48756,7 @@ var LATENCY_DEFAULTS = {
 };
 var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})`;
 var FIXED_SLO_KEYS = ["http_5xx_rate", "http_429_rate", "goodput_fraction"];
-var withDefault = (schema, value) => value === void 0 ? schema : { ...schema, default: value };
+var withDefault = (schema, value2) => value2 === void 0 ? schema : { ...schema, default: value2 };
 var nonNegative = (fallback) => withDefault({ type: "number", minimum: 0, description: "a number \u2265 0" }, fallback);
 var fraction = (fallback) => ({ type: "number", minimum: 0, maximum: 1, default: fallback, description: "a fraction between 0 and 1" });
 function rule(props, required, fallback) {
@@ -48881,7 +48881,7 @@ function generatorLimits(spec) {
 }
 function validityChecks(v, limits, t = THRESHOLDS) {
   const checks = [];
-  const add = (name, ok, message) => checks.push({ name, ok, message });
+  const add = (name2, ok, message) => checks.push({ name: name2, ok, message });
   add("completed", !v.interrupted, v.interrupted ? "the run was interrupted before the window ended" : "the run completed its schedule");
   if (v.mode === "open") {
     const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
@@ -49080,7 +49080,7 @@ function mergeResults(results, opts = {}) {
   const rate2 = (f) => r32(shards ? sum(f) : totalWindow > 0 ? sum((r) => f(r) * r.load.window_s) / totalWindow : 0);
   const classes = (f) => Object.fromEntries(OUTCOMES.map((o) => [o, sum((r) => f(r)[o] ?? 0)]));
   const h = mergeHistograms(results);
-  const summary2 = (name, unit) => h[name] ? unit === "ms" ? summarizeMs(h[name]) : summarizeCounts(h[name]) : null;
+  const summary2 = (name2, unit) => h[name2] ? unit === "ms" ? summarizeMs(h[name2]) : summarizeCounts(h[name2]) : null;
   const windowByClass = classes((r) => r.requests.window.by_class);
   const ws = sum((r) => r.requests.window.scheduled);
   const good = sum((r) => r.goodput.requests);
@@ -49089,7 +49089,7 @@ function mergeResults(results, opts = {}) {
   const meanInFlight = rate2((r) => r.littles_law.mean_in_flight);
   const predicted = rate2((r) => r.littles_law.predicted_in_flight);
   const littlesRatio = predicted > 0 ? r32(meanInFlight / predicted) : null;
-  const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name]) => [m, summary2(name, "ms")]));
+  const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name2]) => [m, summary2(name2, "ms")]));
   const loopDelay = { p50: max2((r) => r.generator.event_loop_delay_ms.p50), p99: max2((r) => r.generator.event_loop_delay_ms.p99), max: max2((r) => r.generator.event_loop_delay_ms.max) };
   const spec = shards ? shardedSpec(results) : first.spec;
   const interrupted = results.some((r) => r.load.interrupted);
@@ -49130,7 +49130,7 @@ function mergeResults(results, opts = {}) {
   const merged = {
     schema_version: RESULT_SCHEMA_VERSION,
     tool: { name: "loadgate", version: TOOL_VERSION },
-    created_at: results.map((r) => r.created_at).reduce((a, b) => a > b ? a : b),
+    created_at: results.map((r) => r.created_at).reduce((a, b2) => a > b2 ? a : b2),
     // Request ids of the inputs keep their own prefixes; a merge names them all.
     run_id: results.map((r) => r.run_id).join("+"),
     spec,
@@ -49182,20 +49182,20 @@ function mergeResults(results, opts = {}) {
 }
 function mergeMismatches(results, names) {
   const [first] = results;
-  const out = [];
+  const out2 = [];
   results.slice(1).forEach((r, j) => {
-    const name = names[j + 1];
-    if (r.target.model !== first.target.model) out.push(`${name}: its model ${JSON.stringify(r.target.model)} differs from ${names[0]}'s ${JSON.stringify(first.target.model)}`);
-    else if (r.spec_hash !== first.spec_hash) out.push(`${name}: its spec hash ${r.spec_hash.slice(0, 12)} differs from ${names[0]}'s ${first.spec_hash.slice(0, 12)} (a different benchmark)`);
+    const name2 = names[j + 1];
+    if (r.target.model !== first.target.model) out2.push(`${name2}: its model ${JSON.stringify(r.target.model)} differs from ${names[0]}'s ${JSON.stringify(first.target.model)}`);
+    else if (r.spec_hash !== first.spec_hash) out2.push(`${name2}: its spec hash ${r.spec_hash.slice(0, 12)} differs from ${names[0]}'s ${first.spec_hash.slice(0, 12)} (a different benchmark)`);
   });
-  return out;
+  return out2;
 }
 function mergeHistograms(results) {
-  const out = {};
+  const out2 = {};
   for (const r of results) {
-    for (const [name, encoded] of Object.entries(r.histograms)) (out[name] ??= newHistogram()).add(decodeHistogram(encoded));
+    for (const [name2, encoded] of Object.entries(r.histograms)) (out2[name2] ??= newHistogram()).add(decodeHistogram(encoded));
   }
-  return out;
+  return out2;
 }
 function shardedSpec(results) {
   const spec = structuredClone(results[0].spec);
@@ -49211,7 +49211,7 @@ function mergeErrorSamples(results) {
     if (seen) seen.count += e.count;
     else byKey.set(key, { ...e });
   }
-  return [...byKey.values()].sort((a, b) => b.count - a.count).slice(0, MAX_ERROR_SAMPLES);
+  return [...byKey.values()].sort((a, b2) => b2.count - a.count).slice(0, MAX_ERROR_SAMPLES);
 }
 function mergeTokenSource(sources) {
   const measured = new Set(sources.filter((s) => s !== "none"));
@@ -49225,7 +49225,7 @@ function mergeTimeseries(results, shards) {
     const length = Math.max(0, ...series.map((a) => a.length));
     return Array.from({ length }, (_, i) => {
       const values = series.filter((a) => i < a.length).map((a) => a[i]);
-      const total = values.reduce((a, b) => a + b, 0);
+      const total = values.reduce((a, b2) => a + b2, 0);
       return shards ? total : r32(total / values.length);
     });
   };
@@ -49245,7 +49245,7 @@ function spread(results) {
     const xs = results.map(get);
     if (xs.some((x) => x === null)) continue;
     const values = xs;
-    const mean3 = values.reduce((a, b) => a + b, 0) / values.length;
+    const mean3 = values.reduce((a, b2) => a + b2, 0) / values.length;
     if (mean3 <= 0) continue;
     const variance = values.reduce((a, x) => a + (x - mean3) ** 2, 0) / (values.length - 1);
     cv[key] = Math.round(Math.sqrt(variance) / mean3 * 1e4) / 1e4;
@@ -49275,21 +49275,21 @@ var LABELS = {
 };
 function latencyTarget(key) {
   const cut = key.lastIndexOf("_p");
-  const name = key.slice(0, cut);
+  const name2 = key.slice(0, cut);
   const pct3 = key.slice(cut + 1);
-  const metric = `${name}_ms`;
-  const p = PERCENTILES.find(([k]) => k === pct3)[1];
-  return { key, metric, histogram: METRIC_HISTOGRAM[metric], pct: pct3, p, label: `${LABELS[name]} ${pct3 === "p999" ? "p99.9" : pct3}` };
+  const metric = `${name2}_ms`;
+  const p2 = PERCENTILES.find(([k]) => k === pct3)[1];
+  return { key, metric, histogram: METRIC_HISTOGRAM[metric], pct: pct3, p: p2, label: `${LABELS[name2]} ${pct3 === "p999" ? "p99.9" : pct3}` };
 }
 function sortedLatencyKeys(keys) {
   const rank = (k) => {
     const t = latencyTarget(k);
     return LATENCY_METRICS.indexOf(t.metric.slice(0, -3)) * 10 + PERCENTILE_KEYS.indexOf(t.pct);
   };
-  return keys.sort((a, b) => rank(a) - rank(b));
+  return keys.sort((a, b2) => rank(a) - rank(b2));
 }
-function minSamples(p, minTail) {
-  return Math.ceil(minTail / (1 - p / 100) - 1e-9);
+function minSamples(p2, minTail) {
+  return Math.ceil(minTail / (1 - p2 / 100) - 1e-9);
 }
 function judgeContext(o) {
   const cache = /* @__PURE__ */ new WeakMap();
@@ -49305,20 +49305,20 @@ function judgeContext(o) {
       const key = `${histogram}/${unit}`;
       if (!perResult.has(key)) {
         const encoded = r.histograms[histogram];
-        const b = encoded === void 0 ? null : bucketsOf(decodeHistogram(encoded), unit);
-        perResult.set(key, b && b.n > 0 ? b : null);
+        const b2 = encoded === void 0 ? null : bucketsOf(decodeHistogram(encoded), unit);
+        perResult.set(key, b2 && b2.n > 0 ? b2 : null);
       }
       return perResult.get(key);
     }
   };
 }
-function replicateSe(r, key, value) {
+function replicateSe(r, key, value2) {
   const spread2 = r.replicates;
   const cv = spread2?.cv[key];
-  return spread2 && cv !== void 0 ? cv * Math.abs(value) / Math.sqrt(spread2.count) : 0;
+  return spread2 && cv !== void 0 ? cv * Math.abs(value2) / Math.sqrt(spread2.count) : 0;
 }
-function outcome(d, status, flags) {
-  return { ...d, rule: `${d.metric} ${d.limit}`, status: status === "fail" && flags.warn_only ? "warn" : status, warn_only: flags.warn_only };
+function outcome(d, status2, flags) {
+  return { ...d, rule: `${d.metric} ${d.limit}`, status: status2 === "fail" && flags.warn_only ? "warn" : status2, warn_only: flags.warn_only };
 }
 var changeOf = (baseline, current) => ({ abs: current - baseline, rel: baseline !== 0 ? (current - baseline) / baseline : null });
 function num(v, signed = false) {
@@ -49333,19 +49333,19 @@ var confText = (confidence) => `${Math.round(confidence * 1e3) / 10} %`;
 function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
   const t = latencyTarget(key);
   const draft = { id: `latency.${key}`, kind: "regression", metric: t.label, limit: `may rise \u2264 ${rule2.max_increase_pct} % or ${rule2.max_increase_ms} ms, whichever is larger`, unit: "ms" };
-  const b = ctx.buckets(base, t.histogram, 1e3);
+  const b2 = ctx.buckets(base, t.histogram, 1e3);
   const c = ctx.buckets(cur, t.histogram, 1e3);
-  const bv = b ? percentileOf(b, t.p) : null;
+  const bv = b2 ? percentileOf(b2, t.p) : null;
   const cv = c ? percentileOf(c, t.p) : null;
   const none = { baseline: bv, current: cv, change: null, threshold: null, ci: null };
-  if (!b || !c) return outcome({ ...draft, ...none, reason: `no samples in the ${!c ? "current run" : "baseline"}` }, "inconclusive", rule2);
+  if (!b2 || !c) return outcome({ ...draft, ...none, reason: `no samples in the ${!c ? "current run" : "baseline"}` }, "inconclusive", rule2);
   const threshold = Math.max(rule2.max_increase_pct / 100 * bv, rule2.max_increase_ms);
   const change = changeOf(bv, cv);
   const need = minSamples(t.p, ctx.minTail);
-  if (b.n < need || c.n < need) {
-    return outcome({ ...draft, ...none, change, threshold, reason: `too few samples for ${t.pct}: needs \u2265 ${need} in each run (baseline ${b.n}, current ${c.n})` }, "inconclusive", rule2);
+  if (b2.n < need || c.n < need) {
+    return outcome({ ...draft, ...none, change, threshold, reason: `too few samples for ${t.pct}: needs \u2265 ${need} in each run (baseline ${b2.n}, current ${c.n})` }, "inconclusive", rule2);
   }
-  const boot = percentileShiftInterval(b, c, t.p, ctx.confidence, ctx.iterations, ctx.rng(draft.id));
+  const boot = percentileShiftInterval(b2, c, t.p, ctx.confidence, ctx.iterations, ctx.rng(draft.id));
   const spreadSe = Math.hypot(replicateSe(base, `${t.metric}.${t.pct}`, bv), replicateSe(cur, `${t.metric}.${t.pct}`, cv));
   const ci = widen(boot, change.abs, ctx.z * spreadSe);
   const moved = `${change.abs >= 0 ? "rose" : "fell"} ${num(change.abs, true)} ms (${change.rel === null ? "n/a" : pctText(change.rel, true)}), allowed ${num(threshold, true)} ms`;
@@ -49364,8 +49364,8 @@ var THROUGHPUT = {
     spread: "throughput.output_tokens_per_s",
     value: (r) => r.throughput.output_tokens_per_s,
     contribution: (r, ctx) => {
-      const b = ctx.buckets(r, "outputTokens", 1);
-      return b ? moments(b) : { sum: 0, sumSq: 0 };
+      const b2 = ctx.buckets(r, "outputTokens", 1);
+      return b2 ? moments(b2) : { sum: 0, sumSq: 0 };
     }
   },
   requests_per_s: {
@@ -49430,9 +49430,9 @@ function judgeErrorRateIncrease(rule2, base, cur, ctx) {
 function judgeLatencyLimit(key, rule2, base, cur, ctx) {
   const t = latencyTarget(key);
   const draft = { id: `slo.${key}`, kind: "slo", metric: t.label, limit: `\u2264 ${num(rule2.max_ms)} ms`, unit: "ms", threshold: rule2.max_ms, ci: null };
-  const b = base ? ctx.buckets(base, t.histogram, 1e3) : null;
+  const b2 = base ? ctx.buckets(base, t.histogram, 1e3) : null;
   const c = ctx.buckets(cur, t.histogram, 1e3);
-  const bv = b ? percentileOf(b, t.p) : null;
+  const bv = b2 ? percentileOf(b2, t.p) : null;
   if (!c) return outcome({ ...draft, baseline: bv, current: null, change: null, reason: "no samples in the current run" }, "inconclusive", rule2);
   const cv = percentileOf(c, t.p);
   const known = { ...draft, baseline: bv, current: cv, change: bv === null ? null : changeOf(bv, cv) };
@@ -49462,10 +49462,10 @@ function judgeRateLimits(slo, base, cur, ctx) {
     const limitValue = good ? 1 - max2 : max2;
     const draft = { id, kind: "slo", metric, limit: `${good ? "\u2265" : "\u2264"} ${pctText(limitValue)}`, unit: "fraction", baseline: bv, current: cv, change: bv === null || cv === null ? null : changeOf(bv, cv), threshold: limitValue, ci: null };
     const x = n > 0 ? bad(cur) : 0;
-    const { status, enough } = judgeShare(x, n, max2, ctx.z);
+    const { status: status2, enough } = judgeShare(x, n, max2, ctx.z);
     const counted = good ? `${n - x} of ${n} requests met every SLO` : `${x} of ${n} requests`;
-    const reason = n === 0 ? "no requests in the current window" : status === "inconclusive" ? `${pctText(cv)} (${counted}): too few requests to judge a ${pctText(limitValue)} limit (needs \u2265 ${enough})` : `${pctText(cv)} (${counted}) ${status === "pass" ? "meets" : "breaks"} the ${good ? "minimum" : "limit"} of ${pctText(limitValue)}`;
-    return outcome({ ...draft, reason }, status, flags);
+    const reason = n === 0 ? "no requests in the current window" : status2 === "inconclusive" ? `${pctText(cv)} (${counted}): too few requests to judge a ${pctText(limitValue)} limit (needs \u2265 ${enough})` : `${pctText(cv)} (${counted}) ${status2 === "pass" ? "meets" : "breaks"} the ${good ? "minimum" : "limit"} of ${pctText(limitValue)}`;
+    return outcome({ ...draft, reason }, status2, flags);
   });
 }
 
@@ -49621,30 +49621,30 @@ function loadResult(path) {
   }
   return parseResult(text, path);
 }
-function parseResult(text, name) {
-  const fail = (why) => new ResultFileError(`${name}: ${why}`);
-  if (text.trim() === "") throw fail("the file is empty; expected a loadgate result (JSON)");
+function parseResult(text, name2) {
+  const fail2 = (why) => new ResultFileError(`${name2}: ${why}`);
+  if (text.trim() === "") throw fail2("the file is empty; expected a loadgate result (JSON)");
   let data;
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw fail(`not valid JSON (${err.message.split("\n")[0]}); the file is truncated or corrupt`);
+    throw fail2(`not valid JSON (${err.message.split("\n")[0]}); the file is truncated or corrupt`);
   }
   const version = data && typeof data === "object" && !Array.isArray(data) ? data.schema_version : void 0;
-  if (version === void 0) throw fail("not a loadgate result (no schema_version; note that --format vllm files cannot be read back)");
-  if (typeof version !== "number" || !Number.isInteger(version)) throw fail(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
-  if (version > RESULT_SCHEMA_VERSION) throw fail(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
-  if (version < RESULT_SCHEMA_VERSION) throw fail(`schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`);
+  if (version === void 0) throw fail2("not a loadgate result (no schema_version; note that --format vllm files cannot be read back)");
+  if (typeof version !== "number" || !Number.isInteger(version)) throw fail2(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
+  if (version > RESULT_SCHEMA_VERSION) throw fail2(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
+  if (version < RESULT_SCHEMA_VERSION) throw fail2(`schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`);
   if (!validate(data)) {
-    const e = validate.errors.reduce((a, b) => b.instancePath.length > a.instancePath.length ? b : a);
-    throw fail(`not a valid loadgate result: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
+    const e = validate.errors.reduce((a, b2) => b2.instancePath.length > a.instancePath.length ? b2 : a);
+    throw fail2(`not a valid loadgate result: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
   }
   const result3 = data;
   for (const [key, encoded] of Object.entries(result3.histograms)) {
     try {
       decodeHistogram(encoded);
     } catch {
-      throw fail(`histogram "${key}" cannot be decoded; the file is corrupt`);
+      throw fail2(`histogram "${key}" cannot be decoded; the file is corrupt`);
     }
   }
   return result3;
@@ -49680,7 +49680,7 @@ function latencyTable(r) {
 }
 function renderConsoleReport(r, gate) {
   const c = r.requests.window.by_class;
-  const out = [
+  const out2 = [
     `loadgate ${r.tool.version} \u2014 "${r.spec.name}" against ${r.target.simulator ? "the embedded simulator" : r.target.url} (${r.target.api}, model ${r.target.model})`,
     `${r.load.label} \xB7 window ${r.load.window_s} s (warmup ${r.load.warmup_s} s, cooldown ${r.load.cooldown_s} s)${r.load.interrupted ? " \xB7 INTERRUPTED" : ""}`,
     "",
@@ -49695,20 +49695,20 @@ function renderConsoleReport(r, gate) {
     `Generator   event-loop delay p99 ${r.generator.event_loop_delay_ms.p99.toFixed(2)} ms \xB7 CPU ${(r.generator.cpu_utilization * 100).toFixed(0)} % of a core \xB7 Little's law ratio ${r.littles_law.ratio ?? "n/a"}`
   ];
   if (r.requests.error_samples.length > 0) {
-    out.push("", "Errors");
-    for (const e of r.requests.error_samples.slice(0, 5)) out.push(`  ${e.class} \xD7${e.count}${e.detail ? `: ${e.detail}` : ""}`);
+    out2.push("", "Errors");
+    for (const e of r.requests.error_samples.slice(0, 5)) out2.push(`  ${e.class} \xD7${e.count}${e.detail ? `: ${e.detail}` : ""}`);
   }
-  out.push("", "Validity");
-  for (const v of r.validity.checks) out.push(`  ${v.ok ? "ok  " : "FAIL"} ${v.name}: ${v.message}`);
-  out.push("", `Verdict     ${gate.verdict.toUpperCase()}`);
-  for (const reason of gate.reasons) out.push(`  ${reason}`);
-  out.push("", "TTFT and E2E are measured from the intended send time; TPOT = (last \u2212 first token) / (tokens \u2212 1); ITL = gaps between content chunks.");
-  return out.join("\n");
+  out2.push("", "Validity");
+  for (const v of r.validity.checks) out2.push(`  ${v.ok ? "ok  " : "FAIL"} ${v.name}: ${v.message}`);
+  out2.push("", `Verdict     ${gate.verdict.toUpperCase()}`);
+  for (const reason of gate.reasons) out2.push(`  ${reason}`);
+  out2.push("", "TTFT and E2E are measured from the intended send time; TPOT = (last \u2212 first token) / (tokens \u2212 1); ITL = gaps between content chunks.");
+  return out2.join("\n");
 }
 
 // src/result/vllm.ts
 function toVllmFormat(r) {
-  const out = {
+  const out2 = {
     backend: "openai-chat",
     model_id: r.target.model,
     date: r.created_at,
@@ -49735,12 +49735,12 @@ function toVllmFormat(r) {
     const h = encoded ? decodeHistogram(encoded) : null;
     const empty = !h || h.totalCount === 0;
     const ms = (us) => empty ? null : Math.round(us) / 1e3;
-    out[`mean_${vllmName}_ms`] = ms(h?.mean ?? 0);
-    out[`median_${vllmName}_ms`] = ms(h?.getValueAtPercentile(50) ?? 0);
-    out[`std_${vllmName}_ms`] = ms(h?.stdDeviation ?? 0);
-    for (const p of [90, 95, 99]) out[`p${p}_${vllmName}_ms`] = ms(h?.getValueAtPercentile(p) ?? 0);
+    out2[`mean_${vllmName}_ms`] = ms(h?.mean ?? 0);
+    out2[`median_${vllmName}_ms`] = ms(h?.getValueAtPercentile(50) ?? 0);
+    out2[`std_${vllmName}_ms`] = ms(h?.stdDeviation ?? 0);
+    for (const p2 of [90, 95, 99]) out2[`p${p2}_${vllmName}_ms`] = ms(h?.getValueAtPercentile(p2) ?? 0);
   }
-  return out;
+  return out2;
 }
 
 // src/result/write.ts
@@ -49950,11 +49950,11 @@ function expectation(s) {
   if (s.type === "array" && s.minItems) return "a non-empty list";
   return noun;
 }
-function show(value) {
-  if (value === void 0) return "missing";
-  if (Array.isArray(value)) return "a list";
-  if (value !== null && typeof value === "object") return "a mapping";
-  return JSON.stringify(value);
+function show(value2) {
+  if (value2 === void 0) return "missing";
+  if (Array.isArray(value2)) return "a list";
+  if (value2 !== null && typeof value2 === "object") return "a mapping";
+  return JSON.stringify(value2);
 }
 var round = (x) => Math.round(x * 1e6) / 1e6;
 
@@ -50257,7 +50257,7 @@ function chatText(messages) {
     const content = m?.content;
     if (typeof content === "string") parts.push(content);
     else if (Array.isArray(content)) {
-      for (const p of content) if (p && typeof p.text === "string") parts.push(p.text);
+      for (const p2 of content) if (p2 && typeof p2.text === "string") parts.push(p2.text);
     }
   }
   return parts.join("\n");
@@ -50277,14 +50277,14 @@ function tokenIds(text) {
 function blockHashes(ids, blockSize) {
   const keys = [];
   let a = 2166136261;
-  let b = 16777619;
-  for (let end = blockSize; end <= ids.length; end += blockSize) {
-    for (let i = end - blockSize; i < end; i++) {
+  let b2 = 16777619;
+  for (let end2 = blockSize; end2 <= ids.length; end2 += blockSize) {
+    for (let i = end2 - blockSize; i < end2; i++) {
       a = Math.imul(a ^ ids[i], 16777619) >>> 0;
-      b = Math.imul(b ^ ids[i], 1540483477);
-      b = (b ^ b >>> 13) >>> 0;
+      b2 = Math.imul(b2 ^ ids[i], 1540483477);
+      b2 = (b2 ^ b2 >>> 13) >>> 0;
     }
-    keys.push((a & 2097151) * 4294967296 + b);
+    keys.push((a & 2097151) * 4294967296 + b2);
   }
   return keys;
 }
@@ -50296,9 +50296,9 @@ function fnv1a(s) {
 
 // src/sim/request.ts
 var ApiError = class extends Error {
-  constructor(status, message, type = "invalid_request_error", param = null, code = null) {
+  constructor(status2, message, type = "invalid_request_error", param = null, code = null) {
     super(message);
-    this.status = status;
+    this.status = status2;
     this.type = type;
     this.param = param;
     this.code = code;
@@ -50313,14 +50313,14 @@ var ApiError = class extends Error {
 };
 function parseRequest(api, body, config) {
   if (body === null || typeof body !== "object" || Array.isArray(body)) throw new ApiError(400, "the request body must be a JSON object");
-  const b = body;
-  if (b.model !== void 0 && b.model !== config.model) {
-    throw new ApiError(404, `The model \`${String(b.model)}\` does not exist.`, "invalid_request_error", "model", "model_not_found");
+  const b2 = body;
+  if (b2.model !== void 0 && b2.model !== config.model) {
+    throw new ApiError(404, `The model \`${String(b2.model)}\` does not exist.`, "invalid_request_error", "model", "model_not_found");
   }
-  const prompt = api === "chat" ? chatPrompt(b.messages) : completionPrompt(b.prompt);
+  const prompt = api === "chat" ? chatPrompt(b2.messages) : completionPrompt(b2.prompt);
   const promptTokens = typeof prompt === "string" ? countTokens(prompt) : prompt.length;
   if (promptTokens === 0) throw new ApiError(400, "the prompt is empty", "invalid_request_error", api === "chat" ? "messages" : "prompt");
-  const requested = optionalInt(api === "chat" ? b.max_completion_tokens ?? b.max_tokens : b.max_tokens, "max_tokens", 1);
+  const requested = optionalInt(api === "chat" ? b2.max_completion_tokens ?? b2.max_tokens : b2.max_tokens, "max_tokens", 1);
   const room = config.max_model_len - promptTokens;
   if (room < 1 || requested !== void 0 && requested > room) {
     throw new ApiError(
@@ -50329,18 +50329,18 @@ function parseRequest(api, body, config) {
     );
   }
   const maxTokens = requested ?? room;
-  const minTokens = optionalInt(b.min_tokens, "min_tokens", 0) ?? 0;
+  const minTokens = optionalInt(b2.min_tokens, "min_tokens", 0) ?? 0;
   if (minTokens > maxTokens) throw new ApiError(400, `min_tokens (${minTokens}) must be <= max_tokens (${maxTokens})`, "invalid_request_error", "min_tokens");
-  const options = b.stream_options;
+  const options = b2.stream_options;
   return {
     api,
-    stream: b.stream === true,
-    includeUsage: b.stream === true ? options?.include_usage === true : true,
+    stream: b2.stream === true,
+    includeUsage: b2.stream === true ? options?.include_usage === true : true,
     prompt,
     promptTokens,
     maxTokens,
     minTokens,
-    ignoreEos: b.ignore_eos === true
+    ignoreEos: b2.ignore_eos === true
   };
 }
 function chatPrompt(messages) {
@@ -50354,10 +50354,10 @@ function completionPrompt(prompt) {
   if (Array.isArray(prompt) && prompt.length > 0 && prompt.every((t) => Number.isInteger(t))) return prompt;
   throw new ApiError(400, "prompt must be a string, a list of one string, or a list of token ids", "invalid_request_error", "prompt");
 }
-function optionalInt(value, name, min) {
-  if (value === void 0 || value === null) return void 0;
-  if (!Number.isInteger(value) || value < min) throw new ApiError(400, `${name} must be an integer >= ${min}`, "invalid_request_error", name);
-  return value;
+function optionalInt(value2, name2, min) {
+  if (value2 === void 0 || value2 === null) return void 0;
+  if (!Number.isInteger(value2) || value2 < min) throw new ApiError(400, `${name2} must be an integer >= ${min}`, "invalid_request_error", name2);
+  return value2;
 }
 
 // src/sim/faults.ts
@@ -50384,12 +50384,12 @@ var Faults = class {
   }
   applyHeader(plan2, header2) {
     for (const item of header2.split(",")) {
-      const [name, raw] = item.trim().split("=");
-      const value = raw === void 0 ? void 0 : Number(raw);
-      if (value !== void 0 && !(value >= 0)) throw new ApiError(400, `x-sim-fault: ${item.trim()} has a bad value`);
-      switch (name) {
+      const [name2, raw] = item.trim().split("=");
+      const value2 = raw === void 0 ? void 0 : Number(raw);
+      if (value2 !== void 0 && !(value2 >= 0)) throw new ApiError(400, `x-sim-fault: ${item.trim()} has a bad value`);
+      switch (name2) {
         case "error":
-          plan2.errorStatus = value ?? this.c.error_statuses[0];
+          plan2.errorStatus = value2 ?? this.c.error_statuses[0];
           break;
         case "shed":
           plan2.shed = true;
@@ -50398,17 +50398,17 @@ var Faults = class {
         case "truncate":
         case "malformed":
         case "reset":
-          plan2.stream = name;
-          if (value !== void 0) plan2.streamAt = Math.min(value, 0.999);
+          plan2.stream = name2;
+          if (value2 !== void 0) plan2.streamAt = Math.min(value2, 0.999);
           break;
         case "header_delay":
-          plan2.headerDelayMs = value ?? (this.c.header_delay_ms || 1e3);
+          plan2.headerDelayMs = value2 ?? (this.c.header_delay_ms || 1e3);
           break;
         case "stall":
-          plan2.stallMs = value ?? this.c.stall?.duration_ms ?? 1e3;
+          plan2.stallMs = value2 ?? this.c.stall?.duration_ms ?? 1e3;
           break;
         default:
-          throw new ApiError(400, `x-sim-fault: unknown fault "${name}"; expected one of ${FAULT_NAMES.join(", ")}`);
+          throw new ApiError(400, `x-sim-fault: unknown fault "${name2}"; expected one of ${FAULT_NAMES.join(", ")}`);
       }
     }
   }
@@ -50492,8 +50492,8 @@ var ChunkEncoder = class {
     this.id = id;
     this.model = model2;
     this.created = created;
-    const object = api === "chat" ? "chat.completion.chunk" : "text_completion";
-    this.head = `data: {"id":${JSON.stringify(id)},"object":"${object}","created":${created},"model":${JSON.stringify(model2)},"choices":[`;
+    const object2 = api === "chat" ? "chat.completion.chunk" : "text_completion";
+    this.head = `data: {"id":${JSON.stringify(id)},"object":"${object2}","created":${created},"model":${JSON.stringify(model2)},"choices":[`;
     this.tokenText = this.head + (api === "chat" ? CHAT_TOKEN : TEXT_TOKEN) + "null}]}\n\n";
     this.token = Buffer.from(this.tokenText);
     this.role = api === "chat" ? this.head + CHAT_ROLE : "";
@@ -50663,9 +50663,9 @@ var Exchange = class {
     this.res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-request-id": this.record.id });
     this.close(body, this.malformed ? "malformed" : "ok");
   }
-  respondError(status, body) {
-    this.record.status = status;
-    this.res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  respondError(status2, body) {
+    this.record.status = status2;
+    this.res.writeHead(status2, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
     this.close(body, "http_5xx");
   }
   /** Cuts the stream after `data`: cleanly (truncate, error event) or by resetting the socket. */
@@ -50902,7 +50902,7 @@ var Stalls = class {
   /** Adds a stall (an `x-sim-fault: stall` request starts one now). */
   add(start, duration2) {
     this.fixed.push({ start, end: start + duration2 });
-    this.fixed.sort((a, b) => a.start - b.start);
+    this.fixed.sort((a, b2) => a.start - b2.start);
   }
   /** The real time at which `work` ms of engine time starting at real time `t` is done. */
   advance(t, work) {
@@ -50960,18 +50960,18 @@ function createSimServer(config) {
       case "GET /sim/config":
         return send(res, 200, JSON.stringify(config), JSON_HEADERS);
     }
-    if (!ready) return fail(res, new ApiError(503, "the server is starting up", "service_unavailable"));
+    if (!ready) return fail2(res, new ApiError(503, "the server is starting up", "service_unavailable"));
     switch (route) {
       case "POST /v1/chat/completions":
-        return readJson(req, (err) => fail(res, err), (body) => complete(req, res, "chat", body, received));
+        return readJson(req, (err) => fail2(res, err), (body) => complete(req, res, "chat", body, received));
       case "POST /v1/completions":
-        return readJson(req, (err) => fail(res, err), (body) => complete(req, res, "completions", body, received));
+        return readJson(req, (err) => fail2(res, err), (body) => complete(req, res, "completions", body, received));
       case "POST /tokenize":
-        return readJson(req, (err) => fail(res, err), (body) => tokenize(res, body));
+        return readJson(req, (err) => fail2(res, err), (body) => tokenize(res, body));
       case "GET /v1/models":
         return send(res, 200, modelsBody(), JSON_HEADERS);
     }
-    fail(res, new ApiError(404, `no route for ${route}`, "not_found"));
+    fail2(res, new ApiError(404, `no route for ${route}`, "not_found"));
   });
   function complete(req, res, api, body, received) {
     let parsed;
@@ -50980,7 +50980,7 @@ function createSimServer(config) {
       parsed = parseRequest(api, body, config);
       plan2 = faults.plan(header(req, "x-sim-fault"));
     } catch (err) {
-      return fail(res, err);
+      return fail2(res, err);
     }
     const natural = sampleOutputLength(config.output_tokens, lengths);
     const outputTokens = parsed.ignoreEos ? parsed.maxTokens : Math.min(parsed.maxTokens, Math.max(parsed.minTokens, natural));
@@ -51013,23 +51013,23 @@ function createSimServer(config) {
     if (plan2.headerDelayMs > 0) setTimeout(go, plan2.headerDelayMs);
     else go();
   }
-  function fail(res, err) {
+  function fail2(res, err) {
     if (!(err instanceof ApiError)) throw err;
     metrics.count(err.status === 429 ? "http_429" : err.status >= 500 ? "http_5xx" : "http_4xx", 0, 0);
     send(res, err.status, err.body(), JSON_HEADERS);
   }
-  function reject(res, record, status, message, headers = {}) {
-    record.status = status;
+  function reject(res, record, status2, message, headers = {}) {
+    record.status = status2;
     record.ended = now();
-    record.outcome = status === 429 ? "http_429" : status >= 500 ? "http_5xx" : "http_4xx";
+    record.outcome = status2 === 429 ? "http_429" : status2 >= 500 ? "http_5xx" : "http_4xx";
     metrics.count(record.outcome, record.prompt_tokens, 0);
-    const type = status === 429 ? "rate_limit_exceeded" : "server_error";
-    send(res, status, new ApiError(status, message, type).body(), { ...JSON_HEADERS, ...headers });
+    const type = status2 === 429 ? "rate_limit_exceeded" : "server_error";
+    send(res, status2, new ApiError(status2, message, type).body(), { ...JSON_HEADERS, ...headers });
   }
   function tokenize(res, body) {
-    const b = body ?? {};
-    const text = typeof b.prompt === "string" ? b.prompt : chatText(b.messages);
-    if (text === void 0) return fail(res, new ApiError(400, "expected prompt (a string) or messages (an array)"));
+    const b2 = body ?? {};
+    const text = typeof b2.prompt === "string" ? b2.prompt : chatText(b2.messages);
+    if (text === void 0) return fail2(res, new ApiError(400, "expected prompt (a string) or messages (an array)"));
     const tokens = tokenIds(text);
     send(res, 200, JSON.stringify({ count: countTokens(text), max_model_len: config.max_model_len, tokens, token_strs: null }), JSON_HEADERS);
   }
@@ -51083,11 +51083,11 @@ function faultName(plan2) {
   ].filter(Boolean);
   return names.length ? names.join(",") : null;
 }
-function header(req, name) {
-  const v = req.headers[name];
+function header(req, name2) {
+  const v = req.headers[name2];
   return Array.isArray(v) ? v[0] : v;
 }
-function readJson(req, fail, then) {
+function readJson(req, fail2, then) {
   const parts = [];
   let size = 0;
   req.on("data", (chunk) => {
@@ -51095,18 +51095,18 @@ function readJson(req, fail, then) {
     if (size <= MAX_BODY_BYTES) parts.push(chunk);
   });
   req.on("end", () => {
-    if (size > MAX_BODY_BYTES) return fail(new ApiError(413, `the request body exceeds ${MAX_BODY_BYTES} bytes`));
+    if (size > MAX_BODY_BYTES) return fail2(new ApiError(413, `the request body exceeds ${MAX_BODY_BYTES} bytes`));
     let body;
     try {
       body = JSON.parse(parts.length === 1 ? parts[0].toString() : Buffer.concat(parts).toString());
     } catch (err) {
-      return fail(new ApiError(400, `the request body is not valid JSON: ${err.message}`));
+      return fail2(new ApiError(400, `the request body is not valid JSON: ${err.message}`));
     }
     then(body);
   });
 }
-function send(res, status, body, headers = {}) {
-  res.writeHead(status, { ...headers, "content-length": Buffer.byteLength(body) });
+function send(res, status2, body, headers = {}) {
+  res.writeHead(status2, { ...headers, "content-length": Buffer.byteLength(body) });
   res.end(body);
 }
 
@@ -51143,19 +51143,19 @@ function launchSim(config = {}, opts = {}) {
   return new Promise((resolve2, reject) => {
     let stdout = "";
     let stderr = "";
-    const fail = (why) => {
+    const fail2 = (why) => {
       clearTimeout(timer);
       child.stdout.removeAllListeners("data");
       const detail = stderr.trim();
       reject(new Error(`loadgate sim ${why}${detail ? `: ${detail}` : ""}`));
     };
     const timer = setTimeout(() => {
-      fail(`printed no listening line within ${timeoutMs} ms`);
+      fail2(`printed no listening line within ${timeoutMs} ms`);
       void stop();
     }, timeoutMs);
     child.stderr.setEncoding("utf8").on("data", (s) => stderr += s);
-    child.once("error", (err) => fail(`could not be started (${err.message})`));
-    const early = (code, signal) => fail(`exited (${signal ?? `code ${code}`}) before listening`);
+    child.once("error", (err) => fail2(`could not be started (${err.message})`));
+    const early = (code, signal) => fail2(`exited (${signal ?? `code ${code}`}) before listening`);
     child.once("exit", early);
     child.stdout.setEncoding("utf8").on("data", (s) => {
       stdout += s;
@@ -51230,16 +51230,298 @@ async function runSimCli(argv) {
     if (values["exit-with-stdin"]) process.stdin.on("end", shutdown).resume();
   });
 }
-function mapping(value, source) {
-  if (value === null || value === void 0) return {};
-  if (typeof value !== "object" || Array.isArray(value)) throw new SimConfigError(`${source} holds ${Array.isArray(value) ? "a list" : JSON.stringify(value)}; expected a mapping`);
-  return value;
+function mapping(value2, source) {
+  if (value2 === null || value2 === void 0) return {};
+  if (typeof value2 !== "object" || Array.isArray(value2)) throw new SimConfigError(`${source} holds ${Array.isArray(value2) ? "a list" : JSON.stringify(value2)}; expected a mapping`);
+  return value2;
 }
 
 // src/workload/workload.ts
 import { createHash as createHash2, randomInt } from "node:crypto";
 import { readFileSync as readFileSync4 } from "node:fs";
 import { resolve } from "node:path";
+
+// src/client/chunk-scan.ts
+var OK = 0;
+var MALFORMED = 1;
+var UNUSUAL = 2;
+var OTHER = 0;
+var ROOT = 1;
+var CHOICES = 2;
+var CHOICE0 = 3;
+var DELTA = 4;
+var USAGE2 = 5;
+var MAX_DEPTH = 32;
+var QUOTE = 34;
+var BACKSLASH = 92;
+var name = (s) => Buffer.from(s);
+var K_ERROR = name("error");
+var K_OBJECT = name("object");
+var K_CHOICES = name("choices");
+var K_USAGE = name("usage");
+var K_DELTA = name("delta");
+var K_TEXT = name("text");
+var K_CONTENT = name("content");
+var K_REASONING_CONTENT = name("reasoning_content");
+var K_REASONING = name("reasoning");
+var K_COMPLETION_TOKENS = name("completion_tokens");
+var K_PROMPT_TOKENS = name("prompt_tokens");
+var b = new Uint8Array(0);
+var p = 0;
+var end = 0;
+var status = OK;
+var out;
+var strStart = 0;
+var strEnd = 0;
+var strEscaped = false;
+var intValue = NaN;
+function scanChunk(bytes, start, stop, findings2) {
+  b = bytes;
+  p = start;
+  end = stop;
+  status = OK;
+  out = findings2;
+  findings2.hasDelta = findings2.answer = findings2.reasoning = findings2.text = false;
+  findings2.completionTokens = findings2.promptTokens = null;
+  skipWs();
+  if (p >= end || b[p] !== 123) {
+    return MALFORMED;
+  }
+  value(ROOT, 0);
+  if (status !== OK) return status;
+  skipWs();
+  return p === end ? OK : MALFORMED;
+}
+function skipWs() {
+  const buf = b;
+  let i = p;
+  while (i < end) {
+    const c = buf[i];
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    i++;
+  }
+  p = i;
+}
+function fail(s) {
+  if (status === OK) status = s;
+  return false;
+}
+function value(ctx, depth) {
+  if (p >= end) return fail(MALFORMED);
+  const c = b[p];
+  if (c === 123) return object(ctx, depth + 1);
+  if (c === 91) return array(ctx, depth + 1);
+  if (c === QUOTE) return string();
+  if (c === 45 || c >= 48 && c <= 57) return number();
+  if (c === 116) return literal("true");
+  if (c === 102) return literal("false");
+  if (c === 110) return literal("null");
+  return fail(MALFORMED);
+}
+function literal(word) {
+  if (end - p < word.length) return fail(MALFORMED);
+  for (let i = 0; i < word.length; i++) if (b[p + i] !== word.charCodeAt(i)) return fail(MALFORMED);
+  p += word.length;
+  return true;
+}
+function string() {
+  const buf = b;
+  const stop = end;
+  let i = p + 1;
+  strStart = i;
+  strEscaped = false;
+  for (; i < stop; i++) {
+    const c = buf[i];
+    if (c === QUOTE) {
+      strEnd = i;
+      p = i + 1;
+      return true;
+    }
+    if (c < 32) return fail(MALFORMED);
+    if (c === BACKSLASH) {
+      strEscaped = true;
+      if (++i >= stop) return fail(MALFORMED);
+      const e = buf[i];
+      if (e === 117) {
+        if (stop - i < 5) return fail(MALFORMED);
+        for (let k = 1; k <= 4; k++) if (!isHex(buf[i + k])) return fail(MALFORMED);
+        i += 4;
+      } else if (e !== QUOTE && e !== BACKSLASH && e !== 47 && e !== 98 && e !== 102 && e !== 110 && e !== 114 && e !== 116) {
+        return fail(MALFORMED);
+      }
+    }
+  }
+  return fail(MALFORMED);
+}
+function isHex(c) {
+  return c >= 48 && c <= 57 || c >= 65 && c <= 70 || c >= 97 && c <= 102;
+}
+function number() {
+  const start = p;
+  let negative = false;
+  if (b[p] === 45) {
+    negative = true;
+    p++;
+  }
+  if (p >= end) return fail(MALFORMED);
+  let n = 0;
+  let digits = 0;
+  if (b[p] === 48) {
+    p++;
+    digits = 1;
+  } else {
+    while (p < end && b[p] >= 48 && b[p] <= 57) {
+      n = n * 10 + (b[p] - 48);
+      p++;
+      digits++;
+    }
+    if (digits === 0) return fail(MALFORMED);
+  }
+  let plain = true;
+  if (p < end && b[p] === 46) {
+    plain = false;
+    p++;
+    if (!digitsFollow()) return fail(MALFORMED);
+  }
+  if (p < end && (b[p] === 101 || b[p] === 69)) {
+    plain = false;
+    p++;
+    if (p < end && (b[p] === 43 || b[p] === 45)) p++;
+    if (!digitsFollow()) return fail(MALFORMED);
+  }
+  intValue = plain && digits <= 15 && !(negative && n === 0) ? negative ? -n : n : NaN;
+  return p > start;
+}
+function digitsFollow() {
+  const start = p;
+  while (p < end && b[p] >= 48 && b[p] <= 57) p++;
+  return p > start;
+}
+function array(ctx, depth) {
+  if (depth > MAX_DEPTH) return fail(UNUSUAL);
+  p++;
+  skipWs();
+  if (p < end && b[p] === 93) {
+    p++;
+    return true;
+  }
+  for (let i = 0; ; i++) {
+    skipWs();
+    const isObject2 = p < end && b[p] === 123;
+    if (!value(ctx === CHOICES && i === 0 && isObject2 ? CHOICE0 : OTHER, depth)) return false;
+    skipWs();
+    if (p >= end) return fail(MALFORMED);
+    const c = b[p++];
+    if (c === 93) return true;
+    if (c !== 44) return fail(MALFORMED);
+  }
+}
+function object(ctx, depth) {
+  if (depth > MAX_DEPTH) return fail(UNUSUAL);
+  p++;
+  skipWs();
+  if (p < end && b[p] === 125) {
+    p++;
+    return true;
+  }
+  let seen = 0;
+  for (; ; ) {
+    skipWs();
+    if (p >= end || b[p] !== QUOTE || !string()) return fail(MALFORMED);
+    const keyStart = strStart;
+    const keyEnd = strEnd;
+    const keyEscaped = strEscaped;
+    skipWs();
+    if (p >= end || b[p++] !== 58) return fail(MALFORMED);
+    skipWs();
+    if (ctx !== OTHER && keyEscaped) return fail(UNUSUAL);
+    const key = ctx === OTHER ? 0 : keyOfInterest(ctx, keyStart, keyEnd);
+    if (key === 0) {
+      if (!value(OTHER, depth)) return false;
+    } else {
+      if (seen & key) return fail(UNUSUAL);
+      seen |= key;
+      if (!member(ctx, key, depth)) return false;
+    }
+    skipWs();
+    if (p >= end) return fail(MALFORMED);
+    const c = b[p++];
+    if (c === 125) return true;
+    if (c !== 44) return fail(MALFORMED);
+  }
+}
+var ERROR = 1;
+var OBJECT = 2;
+var CHOICES_KEY = 4;
+var USAGE_KEY = 8;
+var DELTA_KEY = 1;
+var TEXT = 2;
+var CONTENT = 1;
+var REASONING_CONTENT = 2;
+var REASONING = 4;
+var COMPLETION_TOKENS = 1;
+var PROMPT_TOKENS = 2;
+function keyOfInterest(ctx, s, e) {
+  switch (ctx) {
+    case ROOT:
+      return is(K_CHOICES, s, e) ? CHOICES_KEY : is(K_USAGE, s, e) ? USAGE_KEY : is(K_ERROR, s, e) ? ERROR : is(K_OBJECT, s, e) ? OBJECT : 0;
+    case CHOICE0:
+      return is(K_DELTA, s, e) ? DELTA_KEY : is(K_TEXT, s, e) ? TEXT : 0;
+    case DELTA:
+      return is(K_CONTENT, s, e) ? CONTENT : is(K_REASONING_CONTENT, s, e) ? REASONING_CONTENT : is(K_REASONING, s, e) ? REASONING : 0;
+    case USAGE2:
+      return is(K_COMPLETION_TOKENS, s, e) ? COMPLETION_TOKENS : is(K_PROMPT_TOKENS, s, e) ? PROMPT_TOKENS : 0;
+    default:
+      return 0;
+  }
+}
+function is(key, s, e) {
+  if (e - s !== key.length) return false;
+  for (let i = 0; i < key.length; i++) if (b[s + i] !== key[i]) return false;
+  return true;
+}
+var startsObject = () => b[p] === 123;
+var startsString = () => b[p] === QUOTE;
+var isNull = () => b[p] === 110;
+function member(ctx, key, depth) {
+  if (p >= end) return fail(MALFORMED);
+  if (ctx === ROOT) {
+    if (key === ERROR) return isNull() ? literal("null") : fail(UNUSUAL);
+    if (key === OBJECT) {
+      if (!startsString()) return value(OTHER, depth);
+      if (!string()) return false;
+      return strEscaped || is(K_ERROR, strStart, strEnd) ? fail(UNUSUAL) : true;
+    }
+    if (key === CHOICES_KEY) return value(b[p] === 91 ? CHOICES : OTHER, depth);
+    return value(startsObject() ? USAGE2 : OTHER, depth);
+  }
+  if (ctx === CHOICE0) {
+    if (key === DELTA_KEY) {
+      if (!isNull()) out.hasDelta = true;
+      return value(startsObject() ? DELTA : OTHER, depth);
+    }
+    if (!startsString()) return value(OTHER, depth);
+    if (!string()) return false;
+    out.text = strEnd > strStart;
+    return true;
+  }
+  if (ctx === DELTA) {
+    if (!startsString()) return value(OTHER, depth);
+    if (!string()) return false;
+    if (strEnd > strStart) {
+      if (key === CONTENT) out.answer = true;
+      else out.reasoning = true;
+    }
+    return true;
+  }
+  const isNumber = b[p] === 45 || b[p] >= 48 && b[p] <= 57;
+  if (!value(OTHER, depth)) return false;
+  if (!isNumber) return true;
+  if (Number.isNaN(intValue)) return fail(UNUSUAL);
+  if (key === COMPLETION_TOKENS) out.completionTokens = intValue;
+  else out.promptTokens = intValue;
+  return true;
+}
 
 // src/client/openai.ts
 function buildRequestBody(o) {
@@ -51256,11 +51538,39 @@ function buildRequestBody(o) {
 function newStreamEvent() {
   return { done: false, content: null, usage: false, promptTokens: 0, completionTokens: 0, error: null };
 }
-function readEvent(data, into) {
+var DONE2 = Buffer.from("[DONE]");
+var findings = { hasDelta: false, answer: false, reasoning: false, text: false, completionTokens: null, promptTokens: null };
+function readEvent(bytes, start, end2, into) {
+  reset(into);
+  if (end2 === start) return into;
+  if (end2 - start === DONE2.length && Buffer.compare(DONE2, bytes.subarray(start, end2)) === 0) {
+    into.done = true;
+    return into;
+  }
+  const status2 = scanChunk(bytes, start, end2, findings);
+  if (status2 === MALFORMED) {
+    into.error = "malformed chunk";
+    return into;
+  }
+  if (status2 === UNUSUAL) return parseEvent(Buffer.from(bytes.buffer, bytes.byteOffset + start, end2 - start).toString("utf8"), into);
+  const f = findings;
+  if (f.hasDelta ? f.answer : f.text) into.content = "answer";
+  else if (f.hasDelta && f.reasoning) into.content = "reasoning";
+  if (f.completionTokens !== null) {
+    into.usage = true;
+    into.completionTokens = f.completionTokens;
+    into.promptTokens = f.promptTokens ?? 0;
+  }
+  return into;
+}
+function reset(into) {
   into.done = false;
   into.content = null;
   into.usage = false;
   into.error = null;
+}
+function parseEvent(data, into) {
+  reset(into);
   if (data === "[DONE]") {
     into.done = true;
     return into;
@@ -51302,15 +51612,15 @@ function readEvent(data, into) {
 }
 function errorMessage(payload) {
   if (typeof payload !== "object" || payload === null) return void 0;
-  const p = payload;
-  if (typeof p.error === "string") return p.error;
-  if (typeof p.error === "object" && p.error !== null) {
-    const m = p.error.message;
+  const p2 = payload;
+  if (typeof p2.error === "string") return p2.error;
+  if (typeof p2.error === "object" && p2.error !== null) {
+    const m = p2.error.message;
     if (typeof m === "string") return m;
   }
-  if (typeof p.message === "string") return p.message;
-  if (typeof p.detail === "string") return p.detail;
-  if (p.detail !== void 0) return JSON.stringify(p.detail);
+  if (typeof p2.message === "string") return p2.message;
+  if (typeof p2.detail === "string") return p2.detail;
+  if (p2.detail !== void 0) return JSON.stringify(p2.detail);
   return void 0;
 }
 function nonEmpty(v) {
@@ -51420,16 +51730,16 @@ async function calibrateSynthetic(counter, plain, prefixed) {
   const fit = fitLine(points);
   if (!prefixed) return result2(counter, fit, points.length, 0);
   const withPrefix = await countAll(counter, PREFIX_SIZES.map((w) => prefixed(w, fit.slope)));
-  const prefixTokens = mean2(withPrefix.map((p, i) => p.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]));
+  const prefixTokens = mean2(withPrefix.map((p2, i) => p2.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]));
   return result2(counter, fit, points.length + withPrefix.length, prefixTokens);
 }
 async function calibrateDataset(counter, plain, sample) {
   const points = await countAll(counter, SIZES.map(plain));
   const fit = fitLine(points);
   const texts = await countAll(counter, sample);
-  const words = texts.reduce((a, p) => a + p.words, 0);
-  const slope = words > 0 ? texts.reduce((a, p) => a + p.tokens - fit.intercept, 0) / words : fit.slope;
-  const residual = Math.max(...texts.map((p) => Math.abs(fit.intercept + slope * p.words - p.tokens)));
+  const words = texts.reduce((a, p2) => a + p2.words, 0);
+  const slope = words > 0 ? texts.reduce((a, p2) => a + p2.tokens - fit.intercept, 0) / words : fit.slope;
+  const residual = Math.max(...texts.map((p2) => Math.abs(fit.intercept + slope * p2.words - p2.tokens)));
   return result2(counter, { slope, intercept: fit.intercept, maxResidual: residual }, points.length + texts.length, 0);
 }
 function result2(counter, fit, samples, prefixTokens) {
@@ -51450,15 +51760,15 @@ async function countAll(counter, prompts) {
   return points;
 }
 function fitLine(points) {
-  const mx = mean2(points.map((p) => p.words));
-  const my = mean2(points.map((p) => p.tokens));
-  const sxx = points.reduce((a, p) => a + (p.words - mx) ** 2, 0);
-  const sxy = points.reduce((a, p) => a + (p.words - mx) * (p.tokens - my), 0);
+  const mx = mean2(points.map((p2) => p2.words));
+  const my = mean2(points.map((p2) => p2.tokens));
+  const sxx = points.reduce((a, p2) => a + (p2.words - mx) ** 2, 0);
+  const sxy = points.reduce((a, p2) => a + (p2.words - mx) * (p2.tokens - my), 0);
   const slope = sxx > 0 ? sxy / sxx : my / mx;
   const intercept = my - slope * mx;
-  return { slope, intercept, maxResidual: Math.max(...points.map((p) => Math.abs(intercept + slope * p.words - p.tokens))) };
+  return { slope, intercept, maxResidual: Math.max(...points.map((p2) => Math.abs(intercept + slope * p2.words - p2.tokens))) };
 }
-var mean2 = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+var mean2 = (xs) => xs.reduce((a, b2) => a + b2, 0) / xs.length;
 var rootOf = (baseUrl) => baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
 function vllmTokenize(t) {
   const url = `${rootOf(t.baseUrl)}/tokenize`;
@@ -51541,35 +51851,35 @@ var JSONL_EXPECTED = 'expected {"prompt": "..."} or {"messages": [{"role": "user
 var SHAREGPT_EXPECTED = 'expected {"conversations": [{"from": "human", "value": "..."}, {"from": "gpt", "value": "..."}]}';
 var ROLES = /* @__PURE__ */ new Set(["system", "user", "assistant"]);
 var HUMAN = /* @__PURE__ */ new Set(["human", "user"]);
-function parseDataset(text, name, format) {
+function parseDataset(text, name2, format) {
   const dataset = { entries: [], skipped: 0 };
   const read = format === "sharegpt" ? readShareGpt : readJsonlEntry;
-  for (const { where, value } of records(text.replace(/^\uFEFF/, ""), name, format === "sharegpt" ? SHAREGPT_EXPECTED : JSONL_EXPECTED)) {
-    const entry = read(value, where);
+  for (const { where, value: value2 } of records(text.replace(/^\uFEFF/, ""), name2, format === "sharegpt" ? SHAREGPT_EXPECTED : JSONL_EXPECTED)) {
+    const entry = read(value2, where);
     if (entry) dataset.entries.push(entry);
     else dataset.skipped++;
   }
   if (dataset.entries.length === 0) {
-    throw new SpecError(`${name}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ""}; expected at least one`);
+    throw new SpecError(`${name2}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ""}; expected at least one`);
   }
   return dataset;
 }
-function* records(text, name, expected2) {
+function* records(text, name2, expected2) {
   if (text.trimStart().startsWith("[")) {
     let list;
     try {
       list = JSON.parse(text);
     } catch (err) {
-      throw new SpecError(`${name}: not valid JSON (${err.message}); expected a JSON list, or one JSON object per line`);
+      throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a JSON list, or one JSON object per line`);
     }
-    for (let i = 0; i < list.length; i++) yield { where: `${name}: entry ${i + 1}`, value: list[i] };
+    for (let i = 0; i < list.length; i++) yield { where: `${name2}: entry ${i + 1}`, value: list[i] };
     return;
   }
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
     if (line === "") continue;
-    const where = `${name}:${i + 1}`;
+    const where = `${name2}:${i + 1}`;
     try {
       yield { where, value: JSON.parse(line) };
     } catch (err) {
@@ -51578,18 +51888,18 @@ function* records(text, name, expected2) {
     }
   }
 }
-function readJsonlEntry(value, where) {
-  if (!isObject(value)) throw new SpecError(`${where}: not a JSON object; ${JSONL_EXPECTED}`);
+function readJsonlEntry(value2, where) {
+  if (!isObject(value2)) throw new SpecError(`${where}: not a JSON object; ${JSONL_EXPECTED}`);
   let messages;
-  if (typeof value.prompt === "string") {
-    if (value.prompt.trim() === "") throw new SpecError(`${where}: "prompt" is empty; expected the prompt text`);
-    messages = [{ role: "user", content: value.prompt }];
-  } else if (value.messages !== void 0) {
-    messages = readMessages(value.messages, where);
+  if (typeof value2.prompt === "string") {
+    if (value2.prompt.trim() === "") throw new SpecError(`${where}: "prompt" is empty; expected the prompt text`);
+    messages = [{ role: "user", content: value2.prompt }];
+  } else if (value2.messages !== void 0) {
+    messages = readMessages(value2.messages, where);
   } else {
     throw new SpecError(`${where}: missing "prompt" or "messages"; ${JSONL_EXPECTED}`);
   }
-  const maxTokens = value.max_tokens;
+  const maxTokens = value2.max_tokens;
   if (maxTokens !== void 0 && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
     throw new SpecError(`${where}: "max_tokens" is ${JSON.stringify(maxTokens)}; expected a positive integer`);
   }
@@ -51597,17 +51907,17 @@ function readJsonlEntry(value, where) {
   if (maxTokens !== void 0) entry.maxTokens = maxTokens;
   return entry;
 }
-function readMessages(value, where) {
-  if (!Array.isArray(value) || value.length === 0) throw new SpecError(`${where}: "messages" is not a non-empty list; ${JSONL_EXPECTED}`);
-  return value.map((m, i) => {
+function readMessages(value2, where) {
+  if (!Array.isArray(value2) || value2.length === 0) throw new SpecError(`${where}: "messages" is not a non-empty list; ${JSONL_EXPECTED}`);
+  return value2.map((m, i) => {
     if (!isObject(m) || typeof m.content !== "string") throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
     if (typeof m.role !== "string" || !ROLES.has(m.role)) throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m.role) ?? "missing"}; expected system, user or assistant`);
     return { role: m.role, content: m.content };
   });
 }
-function readShareGpt(value, where) {
-  if (!isObject(value) || !Array.isArray(value.conversations)) throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
-  const turns = value.conversations;
+function readShareGpt(value2, where) {
+  if (!isObject(value2) || !Array.isArray(value2.conversations)) throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
+  const turns = value2.conversations;
   turns.forEach((t, i) => {
     if (!isObject(t) || typeof t.from !== "string" || typeof t.value !== "string") {
       throw new SpecError(`${where}: conversations[${i}] is not {"from": "...", "value": "..."}; ${SHAREGPT_EXPECTED}`);
@@ -51683,7 +51993,7 @@ function empiricalSampler(values, weights) {
     return values[lo];
   };
 }
-function parseLengthFile(text, name) {
+function parseLengthFile(text, name2) {
   const values = [];
   const weights = [];
   const add = (where, length, count2 = 1) => {
@@ -51698,9 +52008,9 @@ function parseLengthFile(text, name) {
     try {
       data = JSON.parse(body);
     } catch (err) {
-      throw new SpecError(`${name}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
+      throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
     }
-    data.forEach((item, i) => Array.isArray(item) && item.length === 2 ? add(`${name}: entry ${i + 1}`, item[0], item[1]) : add(`${name}: entry ${i + 1}`, item));
+    data.forEach((item, i) => Array.isArray(item) && item.length === 2 ? add(`${name2}: entry ${i + 1}`, item[0], item[1]) : add(`${name2}: entry ${i + 1}`, item));
   } else {
     let first = true;
     body.split(/\r?\n/).forEach((raw, i) => {
@@ -51710,12 +52020,12 @@ function parseLengthFile(text, name) {
       const header2 = first && fields.some((f) => typeof f === "string");
       first = false;
       if (header2) return;
-      if (fields.length > 2) throw new SpecError(`${name}:${i + 1}: ${fields.length} fields; expected a length, or length,count`);
-      add(`${name}:${i + 1}`, fields[0], fields[1]);
+      if (fields.length > 2) throw new SpecError(`${name2}:${i + 1}: ${fields.length} fields; expected a length, or length,count`);
+      add(`${name2}:${i + 1}`, fields[0], fields[1]);
     });
   }
-  if (values.length === 0) throw new SpecError(`${name}: holds no lengths; expected at least one`);
-  if (!weights.some((w) => w > 0)) throw new SpecError(`${name}: every count is 0; expected at least one count > 0`);
+  if (values.length === 0) throw new SpecError(`${name2}: holds no lengths; expected at least one`);
+  if (!weights.some((w) => w > 0)) throw new SpecError(`${name2}: every count is 0; expected at least one count > 0`);
   return { values, weights };
 }
 var numeric = (field) => field !== "" && Number.isFinite(Number(field)) ? Number(field) : field;
@@ -51724,13 +52034,13 @@ var show2 = (v) => JSON.stringify(v) ?? String(v);
 // src/workload/prefix.ts
 function zipfProbabilities(groups, s) {
   const raw = Array.from({ length: groups }, (_, g) => (g + 1) ** -s);
-  const total = raw.reduce((a, b) => a + b, 0);
+  const total = raw.reduce((a, b2) => a + b2, 0);
   return raw.map((w) => w / total);
 }
 function zipfSampler(groups, s) {
   const cumulative = [];
   let sum = 0;
-  for (const p of zipfProbabilities(groups, s)) cumulative.push(sum += p);
+  for (const p2 of zipfProbabilities(groups, s)) cumulative.push(sum += p2);
   return (rng) => {
     const u = rng.next() * sum;
     let lo = 0;
@@ -51812,7 +52122,7 @@ var stream = (w, purpose) => createRng(deriveSeed(w.seed, purpose));
 function syntheticWorkload(inputs, calibration, salt) {
   const { spec } = inputs;
   const w = spec.workload;
-  const [inputRng, outputRng, groupRng] = ["input_tokens", "output_tokens", "prefix_groups"].map((p) => stream(w, p));
+  const [inputRng, outputRng, groupRng] = ["input_tokens", "output_tokens", "prefix_groups"].map((p2) => stream(w, p2));
   const input = lengthSampler(inputs.input);
   const output = lengthSampler(inputs.output);
   const pickGroup = w.prefix_groups ? zipfSampler(w.prefix_groups.groups, w.prefix_groups.zipf_s) : void 0;
@@ -51920,7 +52230,7 @@ function summarize2(values) {
   for (const v of values) h.recordValue(v);
   return summarizeCounts(h);
 }
-var range = (xs) => `${xs.reduce((a, b) => Math.min(a, b))}\u2013${xs.reduce((a, b) => Math.max(a, b))}`;
+var range = (xs) => `${xs.reduce((a, b2) => Math.min(a, b2))}\u2013${xs.reduce((a, b2) => Math.max(a, b2))}`;
 
 // src/arrivals/process.ts
 function createArrivalProcess(kind, ratePerS, seed, burstiness = 1) {
@@ -51934,19 +52244,19 @@ function createArrivalProcess(kind, ratePerS, seed, burstiness = 1) {
 // src/arrivals/schedule.ts
 function buildSchedule(o) {
   const process2 = createArrivalProcess(o.kind, o.ratePerS, o.seed, o.burstiness);
-  let out = new Float64Array(Math.max(16, Math.ceil(o.ratePerS * o.durationMs / 1e3 * 1.2) + 16));
+  let out2 = new Float64Array(Math.max(16, Math.ceil(o.ratePerS * o.durationMs / 1e3 * 1.2) + 16));
   let n = 0;
   let t = process2.nextGapMs();
   while (t < o.durationMs) {
-    if (n === out.length) {
-      const grown = new Float64Array(out.length * 2);
-      grown.set(out);
-      out = grown;
+    if (n === out2.length) {
+      const grown = new Float64Array(out2.length * 2);
+      grown.set(out2);
+      out2 = grown;
     }
-    out[n++] = t;
+    out2[n++] = t;
     t += process2.nextGapMs();
   }
-  return out.slice(0, n);
+  return out2.slice(0, n);
 }
 
 // src/client/client.ts
@@ -51955,13 +52265,13 @@ var import_undici2 = __toESM(require_undici(), 1);
 // src/client/detail.ts
 var MAX_DETAIL = 200;
 function detailSanitizer(secrets) {
-  const list = secrets.filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+  const list = secrets.filter((s) => s.length > 0).sort((a, b2) => b2.length - a.length);
   return (text) => {
-    let out = text;
-    for (const s of list) out = out.split(s).join("[redacted]");
-    out = out.replace(/Bearer\s+\S+/gi, "Bearer [redacted]");
-    out = out.replace(/[\s\x00-\x1f\x7f]+/g, " ").trim();
-    return out.length > MAX_DETAIL ? out.slice(0, MAX_DETAIL - 1) + "\u2026" : out;
+    let out2 = text;
+    for (const s of list) out2 = out2.split(s).join("[redacted]");
+    out2 = out2.replace(/Bearer\s+\S+/gi, "Bearer [redacted]");
+    out2 = out2.replace(/[\s\x00-\x1f\x7f]+/g, " ").trim();
+    return out2.length > MAX_DETAIL ? out2.slice(0, MAX_DETAIL - 1) + "\u2026" : out2;
   };
 }
 
@@ -51972,8 +52282,9 @@ var COLON = 58;
 var SPACE = 32;
 var DATA = Buffer.from("data");
 var EVENT = Buffer.from("event");
-var ERROR = Buffer.from("error");
+var ERROR2 = Buffer.from("error");
 var EMPTY = Buffer.alloc(0);
+var NEWLINE = Buffer.from("\n");
 var SseFramer = class {
   constructor(sink) {
     this.sink = sink;
@@ -51985,7 +52296,10 @@ var SseFramer = class {
   /** The previous chunk ended in CR, so an LF starting the next chunk belongs to it. */
   skipLF = false;
   firstLine = true;
-  data = null;
+  /** The event's data so far: data[0, dataLen), present once a data line was seen. */
+  data = EMPTY;
+  dataLen = 0;
+  hasData = false;
   isError = false;
   push(chunk) {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -52036,16 +52350,10 @@ var SseFramer = class {
     }
     this.dispatch();
   }
-  /** Appends buf[s, e) to the carry buffer, doubling it when full. */
+  /** Appends buf[s, e) to the carry buffer. */
   keep(buf, s, e) {
-    const need = this.carryLen + (e - s);
-    if (need > this.carry.length) {
-      const grown = Buffer.allocUnsafe(Math.max(need, this.carry.length * 2, 256));
-      this.carry.copy(grown, 0, 0, this.carryLen);
-      this.carry = grown;
-    }
-    buf.copy(this.carry, this.carryLen, s, e);
-    this.carryLen = need;
+    this.carry = append(this.carry, this.carryLen, buf, s, e);
+    this.carryLen += e - s;
   }
   /** Interprets one line, buf[s, e) without its terminator. */
   line(buf, s, e) {
@@ -52060,26 +52368,43 @@ var SseFramer = class {
     const first = buf[s];
     if (first === COLON) return;
     if (first === DATA[0] && isField(buf, s, e, DATA)) {
-      const value = buf.toString("utf8", valueStart(buf, s + DATA.length, e), e);
-      this.data = this.data === null ? value : this.data + "\n" + value;
+      if (this.hasData) {
+        this.data = append(this.data, this.dataLen, NEWLINE, 0, 1);
+        this.dataLen++;
+      }
+      const v = valueStart(buf, s + DATA.length, e);
+      this.data = append(this.data, this.dataLen, buf, v, e);
+      this.dataLen += e - v;
+      this.hasData = true;
     } else if (first === EVENT[0] && isField(buf, s, e, EVENT)) {
       const v = valueStart(buf, s + EVENT.length, e);
-      this.isError = e - v === ERROR.length && buf.compare(ERROR, 0, ERROR.length, v, e) === 0;
+      this.isError = e - v === ERROR2.length && buf.compare(ERROR2, 0, ERROR2.length, v, e) === 0;
     }
   }
   dispatch() {
-    if (this.data === null && !this.isError) return;
-    const data = this.data ?? "";
+    if (!this.hasData && !this.isError) return;
+    const n = this.dataLen;
     const isError = this.isError;
-    this.data = null;
+    this.dataLen = 0;
+    this.hasData = false;
     this.isError = false;
-    this.sink.onEvent(data, isError);
+    this.sink.onEvent(this.data, n, isError);
   }
 };
-function isField(buf, s, e, name) {
-  const n = name.length;
+function append(dst, at, src, s, e) {
+  const need = at + (e - s);
+  if (need > dst.length) {
+    const grown = Buffer.allocUnsafe(Math.max(need, dst.length * 2, 256));
+    dst.copy(grown, 0, 0, at);
+    dst = grown;
+  }
+  src.copy(dst, at, s, e);
+  return dst;
+}
+function isField(buf, s, e, name2) {
+  const n = name2.length;
   if (e - s < n || e - s > n && buf[s + n] !== COLON) return false;
-  return buf.compare(name, 0, n, s, s + n) === 0;
+  return buf.compare(name2, 0, n, s, s + n) === 0;
 }
 function valueStart(buf, afterName, e) {
   if (afterName === e) return e;
@@ -52161,11 +52486,11 @@ var StreamRequest = class {
     this.controller = controller;
     if (this.ended) controller.abort(ENDED);
   }
-  onResponseStart(_c, status) {
+  onResponseStart(_c, status2) {
     if (this.ended) return;
-    this.status = status;
-    this.obs.onHeaders(arrivalTime(), status);
-    if (isSuccess(status)) this.framer = new SseFramer(this);
+    this.status = status2;
+    this.obs.onHeaders(arrivalTime(), status2);
+    if (isSuccess(status2)) this.framer = new SseFramer(this);
     else this.errorBody = [];
   }
   onResponseData(_c, chunk) {
@@ -52178,13 +52503,14 @@ var StreamRequest = class {
       this.errorBodyLen += kept.length;
     }
   }
-  onEvent(data, isError) {
+  onEvent(data, length, isError) {
     if (this.ended || this.sawDone) return;
     if (isError) {
-      this.fail(this.t, "stream_error", "error event: " + (errorMessage(tryParse(data)) ?? data));
+      const text = data.toString("utf8", 0, length);
+      this.fail(this.t, "stream_error", "error event: " + (errorMessage(tryParse(text)) ?? text));
       return;
     }
-    const ev = readEvent(data, this.ctx.event);
+    const ev = readEvent(data, 0, length, this.ctx.event);
     if (ev.error !== null) {
       this.fail(this.t, "stream_error", ev.error);
       return;
@@ -52241,8 +52567,8 @@ var StreamRequest = class {
 function onDeadline(request3) {
   request3.abort("timeout");
 }
-function isSuccess(status) {
-  return status >= 200 && status < 300;
+function isSuccess(status2) {
+  return status2 >= 200 && status2 < 300;
 }
 function tryParse(text) {
   try {
@@ -52379,9 +52705,9 @@ var RequestRecord = class {
   usageCompletion = -1;
   outcome = null;
   detail;
-  onHeaders(t, status) {
+  onHeaders(t, status2) {
     this.tHeaders = t;
-    this.status = status;
+    this.status = status2;
   }
   onContent(t, kind) {
     if (this.chunks === 0) this.tFirst = t;
@@ -52776,18 +53102,18 @@ function wholeRun(merged, resolved, n, cpu, wallS) {
   };
 }
 function sumProgress(ps) {
-  const out = { elapsedS: 0, totalS: 0, phase: "warmup", sent: 0, ok: 0, failed: 0, inFlight: 0 };
-  for (const p of ps) {
-    if (!p) continue;
-    out.elapsedS = Math.max(out.elapsedS, p.elapsedS);
-    out.totalS = p.totalS;
-    out.phase = p.phase;
-    out.sent += p.sent;
-    out.ok += p.ok;
-    out.failed += p.failed;
-    out.inFlight += p.inFlight;
+  const out2 = { elapsedS: 0, totalS: 0, phase: "warmup", sent: 0, ok: 0, failed: 0, inFlight: 0 };
+  for (const p2 of ps) {
+    if (!p2) continue;
+    out2.elapsedS = Math.max(out2.elapsedS, p2.elapsedS);
+    out2.totalS = p2.totalS;
+    out2.phase = p2.phase;
+    out2.sent += p2.sent;
+    out2.ok += p2.ok;
+    out2.failed += p2.failed;
+    out2.inFlight += p2.inFlight;
   }
-  return out;
+  return out2;
 }
 
 // src/run/run.ts
@@ -52868,16 +53194,16 @@ function parseDuration(s) {
 }
 
 // src/spec/did-you-mean.ts
-function levenshtein(a, b) {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+function levenshtein(a, b2) {
+  let prev = Array.from({ length: b2.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b2.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b2[j - 1] ? 0 : 1));
     }
     prev = row;
   }
-  return prev[b.length];
+  return prev[b2.length];
 }
 function closest(word, candidates) {
   const typed = word.toLowerCase();
@@ -52901,12 +53227,12 @@ var TYPE_PHRASE = {
   integer: "an integer",
   number: "a number"
 };
-function show3(value) {
-  if (value === null || value === void 0) return "empty";
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "object") return "a mapping";
-  if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
-  return String(value);
+function show3(value2) {
+  if (value2 === null || value2 === void 0) return "empty";
+  if (Array.isArray(value2)) return "a list";
+  if (typeof value2 === "object") return "a mapping";
+  if (typeof value2 === "string") return JSON.stringify(value2.length > 60 ? `${value2.slice(0, 57)}...` : value2);
+  return String(value2);
 }
 function expected(schema) {
   if (schema?.description) return schema.description;
@@ -52941,10 +53267,10 @@ function pointerOf(e) {
 }
 function documentOrder(data) {
   const order = /* @__PURE__ */ new Map();
-  const visit = (value, pointer) => {
+  const visit = (value2, pointer) => {
     order.set(pointer, order.size);
-    if (value && typeof value === "object" && !Array.isArray(value)) {
-      for (const [key, child] of Object.entries(value)) visit(child, `${pointer}/${escape2(key)}`);
+    if (value2 && typeof value2 === "object" && !Array.isArray(value2)) {
+      for (const [key, child] of Object.entries(value2)) visit(child, `${pointer}/${escape2(key)}`);
     }
   };
   visit(data, "");
@@ -52998,13 +53324,13 @@ var lengthDist = (fallback) => ({
   description: `a positive integer or a mapping with dist: ${DIST_NAMES.join(", ")}`,
   required: ["dist"],
   properties: { dist: { enum: DIST_NAMES } },
-  allOf: Object.entries(LENGTH_SHAPES).map(([name, shape]) => ({
+  allOf: Object.entries(LENGTH_SHAPES).map(([name2, shape]) => ({
     // `type` and `required` keep the if from passing vacuously on non-mappings or a missing dist.
-    if: { type: "object", required: ["dist"], properties: { dist: { const: name } } },
+    if: { type: "object", required: ["dist"], properties: { dist: { const: name2 } } },
     then: {
       type: "object",
       required: shape.required,
-      properties: { dist: { const: name }, ...shape.properties },
+      properties: { dist: { const: name2 }, ...shape.properties },
       additionalProperties: false
     }
   }))
@@ -53150,8 +53476,8 @@ function writtenWorkloadKeys(data) {
   const workload = isMapping(data) ? data["workload"] : void 0;
   return new Set(isMapping(workload) ? Object.keys(workload) : []);
 }
-function isMapping(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+function isMapping(value2) {
+  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
 }
 function checkUrl(url) {
   if (url === "sim" || URL.canParse(url) && ["http:", "https:"].includes(new URL(url).protocol)) return;
@@ -53161,9 +53487,9 @@ function checkUrl(url) {
 var CREDENTIAL_HEADER = /^(authorization|proxy-authorization|api-key|x-api-key|cookie)$/i;
 var ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 function checkNoLiteralCredentials(headers) {
-  for (const [name, value] of Object.entries(headers)) {
-    if (CREDENTIAL_HEADER.test(name) && !/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value)) {
-      throw new SpecIssue(["target", "headers", name], 'holds a credential written into the spec; expected a reference such as "${MY_KEY}" to an environment variable, or target.api_key_env');
+  for (const [name2, value2] of Object.entries(headers)) {
+    if (CREDENTIAL_HEADER.test(name2) && !/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value2)) {
+      throw new SpecIssue(["target", "headers", name2], 'holds a credential written into the spec; expected a reference such as "${MY_KEY}" to an environment variable, or target.api_key_env');
     }
   }
 }
@@ -53175,13 +53501,13 @@ function checkLength(path, d) {
   }
 }
 var KEY_EXPECTED = { min: "a positive integer", max: "a positive integer", mean: "a number > 0", range_ratio: "a number \u2265 0 and < 1" };
-function checkForm(path, d, a, b) {
+function checkForm(path, d, a, b2) {
   const has = (keys) => keys.filter((k) => k in d);
-  const [inA, inB] = [has(a), has(b)];
-  const forms = `${a.join(" and ")}, or ${b.join(" and ")}`;
-  if (inA.length > 0 && inB.length > 0) throw new SpecIssue(path, `has both ${a.join("/")} and ${b.join("/")}; expected ${forms}`);
-  if (inA.length === 0 && inB.length === 0) throw new SpecIssue(path, `has neither ${a.join("/")} nor ${b.join("/")}; expected ${forms}`);
-  const form = inA.length > 0 ? a : b;
+  const [inA, inB] = [has(a), has(b2)];
+  const forms = `${a.join(" and ")}, or ${b2.join(" and ")}`;
+  if (inA.length > 0 && inB.length > 0) throw new SpecIssue(path, `has both ${a.join("/")} and ${b2.join("/")}; expected ${forms}`);
+  if (inA.length === 0 && inB.length === 0) throw new SpecIssue(path, `has neither ${a.join("/")} nor ${b2.join("/")}; expected ${forms}`);
+  const form = inA.length > 0 ? a : b2;
   const missing = form.find((k) => !(k in d));
   if (missing) throw new SpecIssue([...path, missing], `is missing; expected ${KEY_EXPECTED[missing]}`);
 }
@@ -53226,7 +53552,7 @@ function meanLength(d) {
   if (d.dist === "empirical") {
     if (!("values" in d)) return void 0;
     const weights = d.weights ?? d.values.map(() => 1);
-    return d.values.reduce((a, v, i) => a + v * weights[i], 0) / weights.reduce((a, b) => a + b, 0);
+    return d.values.reduce((a, v, i) => a + v * weights[i], 0) / weights.reduce((a, b2) => a + b2, 0);
   }
   return d.mean;
 }
@@ -53274,17 +53600,17 @@ function parseSpec(text, sourceName, env = process.env) {
   return apiKey === void 0 ? located : { ...located, apiKey };
 }
 function expandHeaders(headers, env, sourceName) {
-  const out = {};
-  for (const [name, template] of Object.entries(headers)) {
-    out[name] = template.replace(ENV_REFERENCE, (_, variable) => {
-      const value = env[variable];
-      if (!value) {
-        throw new SpecError(`${sourceName}: target.headers.${name} refers to \${${variable}}, which is ${value === "" ? "set but empty" : "not set in the environment"}; export it or remove the header`);
+  const out2 = {};
+  for (const [name2, template] of Object.entries(headers)) {
+    out2[name2] = template.replace(ENV_REFERENCE, (_, variable) => {
+      const value2 = env[variable];
+      if (!value2) {
+        throw new SpecError(`${sourceName}: target.headers.${name2} refers to \${${variable}}, which is ${value2 === "" ? "set but empty" : "not set in the environment"}; export it or remove the header`);
       }
-      return value;
+      return value2;
     });
   }
-  return out;
+  return out2;
 }
 function parseYaml2(text, sourceName) {
   const lineCounter = new import_yaml2.LineCounter();
@@ -53305,20 +53631,20 @@ function parseYaml2(text, sourceName) {
   }
   return data;
 }
-function readApiKey(name, env, sourceName) {
-  if (name === void 0) return void 0;
-  const value = env[name];
-  if (value === void 0) {
+function readApiKey(name2, env, sourceName) {
+  if (name2 === void 0) return void 0;
+  const value2 = env[name2];
+  if (value2 === void 0) {
     throw new SpecError(
-      `${sourceName}: target.api_key_env names ${name}, which is not set in the environment; export it or remove api_key_env`
+      `${sourceName}: target.api_key_env names ${name2}, which is not set in the environment; export it or remove api_key_env`
     );
   }
-  if (value === "") {
+  if (value2 === "") {
     throw new SpecError(
-      `${sourceName}: target.api_key_env names ${name}, which is set but empty; export the key or remove api_key_env`
+      `${sourceName}: target.api_key_env names ${name2}, which is set but empty; export the key or remove api_key_env`
     );
   }
-  return value;
+  return value2;
 }
 var oneLine = (s) => s.replace(/\s*\n\s*/g, " ").trim();
 
@@ -53333,9 +53659,9 @@ var FIELDS = {
 };
 function applyOverrides(r, o) {
   const data = structuredClone(r.spec);
-  for (const [name, value] of Object.entries(o)) {
-    const field = FIELDS[name];
-    if (field && value !== void 0) data[field.section][field.key] = field.numeric ? numeric2(value) : value;
+  for (const [name2, value2] of Object.entries(o)) {
+    const field = FIELDS[name2];
+    if (field && value2 !== void 0) data[field.section][field.key] = field.numeric ? numeric2(value2) : value2;
   }
   let resolved;
   try {
@@ -53354,10 +53680,10 @@ function applyOverrides(r, o) {
   const kept = { ...resolved, headers: r.headers, specDir: r.specDir };
   return r.apiKey === void 0 ? kept : { ...kept, apiKey: r.apiKey };
 }
-function numeric2(value) {
-  if (typeof value !== "string" || value.trim() === "") return value;
-  const n = Number(value);
-  return Number.isFinite(n) ? n : value;
+function numeric2(value2) {
+  if (typeof value2 !== "string" || value2.trim() === "") return value2;
+  const n = Number(value2);
+  return Number.isFinite(n) ? n : value2;
 }
 
 // src/cli/errors.ts
@@ -53373,13 +53699,13 @@ function oneLine2(e) {
 var PLAIN_EVERY_S = 5;
 function progressPrinter(stream2) {
   let lastPlain = -Infinity;
-  const line = (p) => `[${p.phase}] ${p.elapsedS.toFixed(0)}/${p.totalS.toFixed(0)} s \xB7 sent ${p.sent} \xB7 ok ${p.ok} \xB7 failed ${p.failed} \xB7 in flight ${p.inFlight}`;
+  const line = (p2) => `[${p2.phase}] ${p2.elapsedS.toFixed(0)}/${p2.totalS.toFixed(0)} s \xB7 sent ${p2.sent} \xB7 ok ${p2.ok} \xB7 failed ${p2.failed} \xB7 in flight ${p2.inFlight}`;
   return {
-    update(p) {
-      if (stream2.isTTY) stream2.write(`\r\x1B[2K${line(p)}`);
-      else if (p.elapsedS - lastPlain >= PLAIN_EVERY_S) {
-        lastPlain = p.elapsedS;
-        stream2.write(`${line(p)}
+    update(p2) {
+      if (stream2.isTTY) stream2.write(`\r\x1B[2K${line(p2)}`);
+      else if (p2.elapsedS - lastPlain >= PLAIN_EVERY_S) {
+        lastPlain = p2.elapsedS;
+        stream2.write(`${line(p2)}
 `);
       }
     },
@@ -53627,10 +53953,10 @@ function lineChart(title, series, x, y) {
   const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(title)}" font-family="system-ui, sans-serif" font-size="11">`;
   const titleText = `<text x="${W / 2}" y="18" text-anchor="middle" font-size="13" font-weight="600">${escapeHtml(title)}</text>`;
   if (all.length === 0) return `${head}${titleText}<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no samples</text></svg>`;
-  const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p) => p[0]))).map((at) => ({ at, label: tick(at) }));
-  const xMin = Math.min(...all.map((p) => p[0]), ...xTicks.map((t) => t.at));
-  const xMax = Math.max(...all.map((p) => p[0]), ...xTicks.map((t) => t.at));
-  const yMax = Math.max(...all.map((p) => p[1])) * 1.05 || 1;
+  const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p2) => p2[0]))).map((at) => ({ at, label: tick(at) }));
+  const xMin = Math.min(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
+  const xMax = Math.max(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
+  const yMax = Math.max(...all.map((p2) => p2[1])) * 1.05 || 1;
   const yTicks = y.ticks ?? niceTicks(yMax).map((at) => ({ at, label: tick(at) }));
   const px = (v) => M.left + (v - xMin) / (xMax - xMin || 1) * (W - M.left - M.right);
   const py = (v) => H - M.bottom - v / yMax * (H - M.top - M.bottom);
@@ -53640,7 +53966,7 @@ function lineChart(title, series, x, y) {
     ...xTicks.map((t) => `<line x1="${r1(px(t.at))}" x2="${r1(px(t.at))}" y1="${M.top}" y2="${H - M.bottom}" stroke="#f0f0f0"/><text x="${r1(px(t.at))}" y="${H - M.bottom + 16}" text-anchor="middle" fill="#555">${escapeHtml(t.label)}</text>`)
   ];
   const lines = series.map(
-    (s) => `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ""} points="${s.points.map(([a, b]) => `${r1(px(a))},${r1(py(b))}`).join(" ")}"/>`
+    (s) => `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ""} points="${s.points.map(([a, b2]) => `${r1(px(a))},${r1(py(b2))}`).join(" ")}"/>`
   );
   const legend = series.map(
     (s, i) => `<line x1="${M.left + i * 130}" x2="${M.left + 22 + i * 130}" y1="32" y2="32" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ""}/><text x="${M.left + 28 + i * 130}" y="36">${escapeHtml(s.name)}</text>`
@@ -53658,11 +53984,11 @@ var CURRENT = "#1f6feb";
 function spectrum(r, histogram) {
   const encoded = r.histograms[histogram];
   if (encoded === void 0) return [];
-  const b = bucketsOf(decodeHistogram(encoded));
-  if (b.n === 0) return [];
-  const reach = Math.min(5, Math.log10(b.n));
+  const b2 = bucketsOf(decodeHistogram(encoded));
+  if (b2.n === 0) return [];
+  const reach = Math.min(5, Math.log10(b2.n));
   const points = [];
-  for (let x = 0; x <= reach + 1e-9; x += 0.02) points.push([x, percentileOf(b, 100 * (1 - 10 ** -x))]);
+  for (let x = 0; x <= reach + 1e-9; x += 0.02) points.push([x, percentileOf(b2, 100 * (1 - 10 ** -x))]);
   return points;
 }
 var SPECTRUM_TICKS = ["0", "90", "99", "99.9", "99.99", "99.999"].map((label, at) => ({ at, label: `p${label}` }));
@@ -53676,7 +54002,7 @@ function latencyCharts(baseline, current) {
   return LATENCIES.map(([h, title]) => {
     const series = [{ name: "current", points: spectrum(current, h), color: CURRENT }];
     if (baseline) series.unshift({ name: "baseline", points: spectrum(baseline, h), color: BASELINE, dashed: true });
-    const reach = Math.ceil(Math.max(1, ...series.flatMap((s) => s.points.map((p) => p[0]))));
+    const reach = Math.ceil(Math.max(1, ...series.flatMap((s) => s.points.map((p2) => p2[0]))));
     return lineChart(title, series, { label: "percentile", ticks: SPECTRUM_TICKS.slice(0, reach + 1) }, { label: "ms" });
   });
 }
@@ -53771,32 +54097,32 @@ function runLine(label, r) {
 
 // src/report/markdown.ts
 function renderMarkdown(report, baseline, current) {
-  const out = [];
-  out.push(`### ${VERDICT_ICON[report.verdict]} loadgate: ${report.verdict.toUpperCase()} \u2014 ${escapeMarkdown(current.spec.name)}`, "");
-  out.push(`${runLine2("Current", current)}  `);
-  out.push(baseline ? runLine2("Baseline", baseline) : "**No baseline**: only absolute (SLO) rules were judged.", "");
-  out.push(...report.reasons.map((r) => `- ${escapeMarkdown(r)}`), "");
-  out.push("| Metric | Baseline | Current | Change | Rule | Status |", "|:--|--:|--:|--:|:--|:--|");
+  const out2 = [];
+  out2.push(`### ${VERDICT_ICON[report.verdict]} loadgate: ${report.verdict.toUpperCase()} \u2014 ${escapeMarkdown(current.spec.name)}`, "");
+  out2.push(`${runLine2("Current", current)}  `);
+  out2.push(baseline ? runLine2("Baseline", baseline) : "**No baseline**: only absolute (SLO) rules were judged.", "");
+  out2.push(...report.reasons.map((r) => `- ${escapeMarkdown(r)}`), "");
+  out2.push("| Metric | Baseline | Current | Change | Rule | Status |", "|:--|--:|--:|--:|:--|:--|");
   for (const r of gateRows(report)) {
     const change = r.noise ? `${escapeMarkdown(r.change)}<br><sub>noise ${escapeMarkdown(r.noise)}</sub>` : escapeMarkdown(r.change);
-    out.push(`| ${escapeMarkdown(r.metric)} | ${escapeMarkdown(r.baseline)} | ${escapeMarkdown(r.current)} | ${change} | ${escapeMarkdown(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} |`);
+    out2.push(`| ${escapeMarkdown(r.metric)} | ${escapeMarkdown(r.baseline)} | ${escapeMarkdown(r.current)} | ${change} | ${escapeMarkdown(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} |`);
   }
-  out.push("", `<sub>${escapeMarkdown(noiseNote(report))}</sub>`, "");
-  out.push(...percentileChart("Time to first token and end-to-end latency (ms)", ["ttft_ms", "e2e_ms"], baseline, current));
-  out.push(...percentileChart("Per-token latency (ms)", ["tpot_ms", "itl_ms"], baseline, current));
+  out2.push("", `<sub>${escapeMarkdown(noiseNote(report))}</sub>`, "");
+  out2.push(...percentileChart("Time to first token and end-to-end latency (ms)", ["ttft_ms", "e2e_ms"], baseline, current));
+  out2.push(...percentileChart("Per-token latency (ms)", ["tpot_ms", "itl_ms"], baseline, current));
   const failing = report.checks.filter((c) => !c.ok);
-  out.push("#### Validity", "");
-  out.push(failing.length === 0 ? `All ${report.checks.length} checks passed.` : `${failing.length} of ${report.checks.length} checks failed:`, "");
-  if (failing.length > 0) out.push(...failing.map((c) => `- \u274C **${c.scope}** ${escapeMarkdown(c.name)}: ${escapeMarkdown(c.message)}`), "");
-  out.push("<details><summary>All checks</summary>", "", "| Run | Check | OK | Detail |", "|:--|:--|:--|:--|");
-  out.push(...report.checks.map((c) => `| ${c.scope} | ${escapeMarkdown(c.name)} | ${c.ok ? "\u2705" : "\u274C"} | ${escapeMarkdown(c.message)} |`), "", "</details>", "");
+  out2.push("#### Validity", "");
+  out2.push(failing.length === 0 ? `All ${report.checks.length} checks passed.` : `${failing.length} of ${report.checks.length} checks failed:`, "");
+  if (failing.length > 0) out2.push(...failing.map((c) => `- \u274C **${c.scope}** ${escapeMarkdown(c.name)}: ${escapeMarkdown(c.message)}`), "");
+  out2.push("<details><summary>All checks</summary>", "", "| Run | Check | OK | Detail |", "|:--|:--|:--|:--|");
+  out2.push(...report.checks.map((c) => `| ${c.scope} | ${escapeMarkdown(c.name)} | ${c.ok ? "\u2705" : "\u274C"} | ${escapeMarkdown(c.message)} |`), "", "</details>", "");
   if (current.requests.error_samples.length > 0) {
-    out.push("#### Errors (current run)", "", "| Class | Count | Detail |", "|:--|--:|:--|");
-    out.push(...current.requests.error_samples.map((e) => `| ${escapeMarkdown(e.class)} | ${e.count} | ${escapeMarkdown(e.detail || "\u2014")} |`), "");
+    out2.push("#### Errors (current run)", "", "| Class | Count | Detail |", "|:--|--:|:--|");
+    out2.push(...current.requests.error_samples.map((e) => `| ${escapeMarkdown(e.class)} | ${e.count} | ${escapeMarkdown(e.detail || "\u2014")} |`), "");
   }
-  out.push("<details><summary>Definitions</summary>", "");
-  out.push(...Object.entries(current.definitions).map(([k, v]) => `- **${escapeMarkdown(k)}**: ${escapeMarkdown(v)}`), "", "</details>", "");
-  return out.join("\n");
+  out2.push("<details><summary>Definitions</summary>", "");
+  out2.push(...Object.entries(current.definitions).map(([k, v]) => `- **${escapeMarkdown(k)}**: ${escapeMarkdown(v)}`), "", "</details>", "");
+  return out2.join("\n");
 }
 function runLine2(label, r) {
   const merged = r.merge;
@@ -53808,8 +54134,8 @@ var NAMES = { ttft_ms: "TTFT", e2e_ms: "E2E", tpot_ms: "TPOT", itl_ms: "ITL" };
 function percentileChart(title, metrics, baseline, current) {
   const shown = metrics.filter((m) => current.metrics[m] && (!baseline || baseline.metrics[m]));
   if (shown.length === 0) return [];
-  const labels = shown.flatMap((m) => CHART_PERCENTILES.map((p) => `"${NAMES[m]} ${p}"`));
-  const values = (r) => `[${shown.flatMap((m) => CHART_PERCENTILES.map((p) => r.metrics[m][p])).join(", ")}]`;
+  const labels = shown.flatMap((m) => CHART_PERCENTILES.map((p2) => `"${NAMES[m]} ${p2}"`));
+  const values = (r) => `[${shown.flatMap((m) => CHART_PERCENTILES.map((p2) => r.metrics[m][p2])).join(", ")}]`;
   return [
     `#### ${title}`,
     "",

@@ -6,7 +6,7 @@ var __getOwnPropNames = Object.getOwnPropertyNames;
 var __getProtoOf = Object.getPrototypeOf;
 var __hasOwnProp = Object.prototype.hasOwnProperty;
 var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x, {
-  get: (a, b) => (typeof require !== "undefined" ? require : a)[b]
+  get: (a, b2) => (typeof require !== "undefined" ? require : a)[b2]
 }) : x)(function(x) {
   if (typeof require !== "undefined") return require.apply(this, arguments);
   throw Error('Dynamic require of "' + x + '" is not supported');
@@ -842,7 +842,7 @@ var require_tree = __commonJS({
        * @param {any} value
        * @param {number} index
        */
-      constructor(key, value, index) {
+      constructor(key, value2, index) {
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
@@ -851,16 +851,16 @@ var require_tree = __commonJS({
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
-          this.middle = new _TstNode(key, value, index);
+          this.middle = new _TstNode(key, value2, index);
         } else {
-          this.value = value;
+          this.value = value2;
         }
       }
       /**
        * @param {string} key
        * @param {any} value
        */
-      add(key, value) {
+      add(key, value2) {
         const length = key.length;
         if (length === 0) {
           throw new TypeError("Unreachable");
@@ -874,25 +874,25 @@ var require_tree = __commonJS({
           }
           if (node.code === code) {
             if (length === ++index) {
-              node.value = value;
+              node.value = value2;
               break;
             } else if (node.middle !== null) {
               node = node.middle;
             } else {
-              node.middle = new _TstNode(key, value, index);
+              node.middle = new _TstNode(key, value2, index);
               break;
             }
           } else if (node.code < code) {
             if (node.left !== null) {
               node = node.left;
             } else {
-              node.left = new _TstNode(key, value, index);
+              node.left = new _TstNode(key, value2, index);
               break;
             }
           } else if (node.right !== null) {
             node = node.right;
           } else {
-            node.right = new _TstNode(key, value, index);
+            node.right = new _TstNode(key, value2, index);
             break;
           }
         }
@@ -931,11 +931,11 @@ var require_tree = __commonJS({
        * @param {string} key
        * @param {any} value
        * */
-      insert(key, value) {
+      insert(key, value2) {
         if (this.node === null) {
-          this.node = new TstNode(key, value, 0);
+          this.node = new TstNode(key, value2, 0);
         } else {
-          this.node.add(key, value);
+          this.node.add(key, value2);
         }
       }
       /**
@@ -1013,16 +1013,16 @@ var require_util = __commonJS({
     function isStream(obj2) {
       return obj2 && typeof obj2 === "object" && typeof obj2.pipe === "function" && typeof obj2.on === "function";
     }
-    function isBlobLike(object) {
-      if (object === null) {
+    function isBlobLike(object2) {
+      if (object2 === null) {
         return false;
-      } else if (object instanceof Blob2) {
+      } else if (object2 instanceof Blob2) {
         return true;
-      } else if (typeof object !== "object") {
+      } else if (typeof object2 !== "object") {
         return false;
       } else {
-        const sTag = object[Symbol.toStringTag];
-        return (sTag === "Blob" || sTag === "File") && ("stream" in object && typeof object.stream === "function" || "arrayBuffer" in object && typeof object.arrayBuffer === "function");
+        const sTag = object2[Symbol.toStringTag];
+        return (sTag === "Blob" || sTag === "File") && ("stream" in object2 && typeof object2.stream === "function" || "arrayBuffer" in object2 && typeof object2.arrayBuffer === "function");
       }
     }
     function buildURL(url, queryParams) {
@@ -1036,11 +1036,11 @@ var require_util = __commonJS({
       return url;
     }
     function isValidPort(port) {
-      const value = parseInt(port, 10);
-      return value === Number(port) && value >= 0 && value <= 65535;
+      const value2 = parseInt(port, 10);
+      return value2 === Number(port) && value2 >= 0 && value2 <= 65535;
     }
-    function isHttpOrHttpsPrefixed(value) {
-      return value != null && value[0] === "h" && value[1] === "t" && value[2] === "t" && value[3] === "p" && (value[4] === ":" || value[4] === "s" && value[5] === ":");
+    function isHttpOrHttpsPrefixed(value2) {
+      return value2 != null && value2[0] === "h" && value2[1] === "t" && value2[2] === "t" && value2[3] === "p" && (value2[4] === ":" || value2[4] === "s" && value2[5] === ":");
     }
     function parseURL(url) {
       if (typeof url === "string") {
@@ -1164,11 +1164,11 @@ var require_util = __commonJS({
       const m = val.toString().match(KEEPALIVE_TIMEOUT_EXPR);
       return m ? parseInt(m[1], 10) * 1e3 : null;
     }
-    function headerNameToString(value) {
-      return typeof value === "string" ? headerNameLowerCasedRecord[value] ?? value.toLowerCase() : tree.lookup(value) ?? value.toString("latin1").toLowerCase();
+    function headerNameToString(value2) {
+      return typeof value2 === "string" ? headerNameLowerCasedRecord[value2] ?? value2.toLowerCase() : tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
     }
-    function bufferToLowerCasedHeaderName(value) {
-      return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
+    function bufferToLowerCasedHeaderName(value2) {
+      return tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
     }
     function parseHeaders(headers, obj2) {
       if (obj2 === void 0) obj2 = {};
@@ -1283,14 +1283,14 @@ var require_util = __commonJS({
             iterator2 = iterable[Symbol.asyncIterator]();
           },
           async pull(controller) {
-            const { done, value } = await iterator2.next();
+            const { done, value: value2 } = await iterator2.next();
             if (done) {
               queueMicrotask(() => {
                 controller.close();
                 controller.byobRequest?.respond(0);
               });
             } else {
-              const buf = Buffer.isBuffer(value) ? value : Buffer.from(value);
+              const buf = Buffer.isBuffer(value2) ? value2 : Buffer.from(value2);
               if (buf.byteLength) {
                 controller.enqueue(new Uint8Array(buf));
               }
@@ -1304,8 +1304,8 @@ var require_util = __commonJS({
         }
       );
     }
-    function isFormDataLike(object) {
-      return object && typeof object === "object" && typeof object.append === "function" && typeof object.delete === "function" && typeof object.get === "function" && typeof object.getAll === "function" && typeof object.has === "function" && typeof object.set === "function" && object[Symbol.toStringTag] === "FormData";
+    function isFormDataLike(object2) {
+      return object2 && typeof object2 === "object" && typeof object2.append === "function" && typeof object2.delete === "function" && typeof object2.get === "function" && typeof object2.getAll === "function" && typeof object2.has === "function" && typeof object2.set === "function" && object2[Symbol.toStringTag] === "FormData";
     }
     function addAbortListener(signal, listener) {
       if ("addEventListener" in signal) {
@@ -1371,15 +1371,15 @@ var require_util = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj2, name, listener) {
+    function addListener(obj2, name2, listener) {
       const listeners = obj2[kListeners] ??= [];
-      listeners.push([name, listener]);
-      obj2.on(name, listener);
+      listeners.push([name2, listener]);
+      obj2.on(name2, listener);
       return obj2;
     }
     function removeAllListeners(obj2) {
-      for (const [name, listener] of obj2[kListeners] ?? []) {
-        obj2.removeListener(name, listener);
+      for (const [name2, listener] of obj2[kListeners] ?? []) {
+        obj2.removeListener(name2, listener);
       }
       obj2[kListeners] = null;
     }
@@ -1688,7 +1688,7 @@ var require_request = __commonJS({
         upgrade,
         headersTimeout,
         bodyTimeout,
-        reset,
+        reset: reset2,
         throwOnError,
         expectContinue,
         servername
@@ -1717,7 +1717,7 @@ var require_request = __commonJS({
         if (bodyTimeout != null && (!Number.isFinite(bodyTimeout) || bodyTimeout < 0)) {
           throw new InvalidArgumentError("invalid bodyTimeout");
         }
-        if (reset != null && typeof reset !== "boolean") {
+        if (reset2 != null && typeof reset2 !== "boolean") {
           throw new InvalidArgumentError("invalid reset");
         }
         if (expectContinue != null && typeof expectContinue !== "boolean") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.origin = origin2;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
-        this.reset = reset == null ? null : reset;
+        this.reset = reset2 == null ? null : reset2;
         this.host = null;
         this.contentLength = null;
         this.contentType = null;
@@ -1955,8 +1955,8 @@ var require_request = __commonJS({
           this.endHandler = null;
         }
       }
-      addHeader(key, value) {
-        processHeader(this, key, value);
+      addHeader(key, value2) {
+        processHeader(this, key, value2);
         return this;
       }
     };
@@ -2028,11 +2028,11 @@ var require_request = __commonJS({
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
-        const value = typeof val === "string" ? val.toLowerCase() : null;
-        if (value !== "close" && value !== "keep-alive") {
+        const value2 = typeof val === "string" ? val.toLowerCase() : null;
+        if (value2 !== "close" && value2 !== "keep-alive") {
           throw new InvalidArgumentError("invalid connection header");
         }
-        if (value === "close") {
+        if (value2 === "close") {
           request4.reset = true;
         }
       } else if (headerName === "expect") {
@@ -2697,9 +2697,9 @@ var require_utils = __commonJS({
     function enumToMap(obj2) {
       const res = {};
       Object.keys(obj2).forEach((key) => {
-        const value = obj2[key];
-        if (typeof value === "number") {
-          res[key] = value;
+        const value2 = obj2[key];
+        if (typeof value2 === "number") {
+          res[key] = value2;
         }
       });
       return res;
@@ -2715,34 +2715,34 @@ var require_constants2 = __commonJS({
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.SPECIAL_HEADERS = exports2.HEADER_STATE = exports2.MINOR = exports2.MAJOR = exports2.CONNECTION_TOKEN_CHARS = exports2.HEADER_CHARS = exports2.TOKEN = exports2.STRICT_TOKEN = exports2.HEX = exports2.URL_CHAR = exports2.STRICT_URL_CHAR = exports2.USERINFO_CHARS = exports2.MARK = exports2.ALPHANUM = exports2.NUM = exports2.HEX_MAP = exports2.NUM_MAP = exports2.ALPHA = exports2.FINISH = exports2.H_METHOD_MAP = exports2.METHOD_MAP = exports2.METHODS_RTSP = exports2.METHODS_ICE = exports2.METHODS_HTTP = exports2.METHODS = exports2.LENIENT_FLAGS = exports2.FLAGS = exports2.TYPE = exports2.ERROR = void 0;
     var utils_1 = require_utils();
-    var ERROR2;
-    (function(ERROR3) {
-      ERROR3[ERROR3["OK"] = 0] = "OK";
-      ERROR3[ERROR3["INTERNAL"] = 1] = "INTERNAL";
-      ERROR3[ERROR3["STRICT"] = 2] = "STRICT";
-      ERROR3[ERROR3["LF_EXPECTED"] = 3] = "LF_EXPECTED";
-      ERROR3[ERROR3["UNEXPECTED_CONTENT_LENGTH"] = 4] = "UNEXPECTED_CONTENT_LENGTH";
-      ERROR3[ERROR3["CLOSED_CONNECTION"] = 5] = "CLOSED_CONNECTION";
-      ERROR3[ERROR3["INVALID_METHOD"] = 6] = "INVALID_METHOD";
-      ERROR3[ERROR3["INVALID_URL"] = 7] = "INVALID_URL";
-      ERROR3[ERROR3["INVALID_CONSTANT"] = 8] = "INVALID_CONSTANT";
-      ERROR3[ERROR3["INVALID_VERSION"] = 9] = "INVALID_VERSION";
-      ERROR3[ERROR3["INVALID_HEADER_TOKEN"] = 10] = "INVALID_HEADER_TOKEN";
-      ERROR3[ERROR3["INVALID_CONTENT_LENGTH"] = 11] = "INVALID_CONTENT_LENGTH";
-      ERROR3[ERROR3["INVALID_CHUNK_SIZE"] = 12] = "INVALID_CHUNK_SIZE";
-      ERROR3[ERROR3["INVALID_STATUS"] = 13] = "INVALID_STATUS";
-      ERROR3[ERROR3["INVALID_EOF_STATE"] = 14] = "INVALID_EOF_STATE";
-      ERROR3[ERROR3["INVALID_TRANSFER_ENCODING"] = 15] = "INVALID_TRANSFER_ENCODING";
-      ERROR3[ERROR3["CB_MESSAGE_BEGIN"] = 16] = "CB_MESSAGE_BEGIN";
-      ERROR3[ERROR3["CB_HEADERS_COMPLETE"] = 17] = "CB_HEADERS_COMPLETE";
-      ERROR3[ERROR3["CB_MESSAGE_COMPLETE"] = 18] = "CB_MESSAGE_COMPLETE";
-      ERROR3[ERROR3["CB_CHUNK_HEADER"] = 19] = "CB_CHUNK_HEADER";
-      ERROR3[ERROR3["CB_CHUNK_COMPLETE"] = 20] = "CB_CHUNK_COMPLETE";
-      ERROR3[ERROR3["PAUSED"] = 21] = "PAUSED";
-      ERROR3[ERROR3["PAUSED_UPGRADE"] = 22] = "PAUSED_UPGRADE";
-      ERROR3[ERROR3["PAUSED_H2_UPGRADE"] = 23] = "PAUSED_H2_UPGRADE";
-      ERROR3[ERROR3["USER"] = 24] = "USER";
-    })(ERROR2 = exports2.ERROR || (exports2.ERROR = {}));
+    var ERROR3;
+    (function(ERROR4) {
+      ERROR4[ERROR4["OK"] = 0] = "OK";
+      ERROR4[ERROR4["INTERNAL"] = 1] = "INTERNAL";
+      ERROR4[ERROR4["STRICT"] = 2] = "STRICT";
+      ERROR4[ERROR4["LF_EXPECTED"] = 3] = "LF_EXPECTED";
+      ERROR4[ERROR4["UNEXPECTED_CONTENT_LENGTH"] = 4] = "UNEXPECTED_CONTENT_LENGTH";
+      ERROR4[ERROR4["CLOSED_CONNECTION"] = 5] = "CLOSED_CONNECTION";
+      ERROR4[ERROR4["INVALID_METHOD"] = 6] = "INVALID_METHOD";
+      ERROR4[ERROR4["INVALID_URL"] = 7] = "INVALID_URL";
+      ERROR4[ERROR4["INVALID_CONSTANT"] = 8] = "INVALID_CONSTANT";
+      ERROR4[ERROR4["INVALID_VERSION"] = 9] = "INVALID_VERSION";
+      ERROR4[ERROR4["INVALID_HEADER_TOKEN"] = 10] = "INVALID_HEADER_TOKEN";
+      ERROR4[ERROR4["INVALID_CONTENT_LENGTH"] = 11] = "INVALID_CONTENT_LENGTH";
+      ERROR4[ERROR4["INVALID_CHUNK_SIZE"] = 12] = "INVALID_CHUNK_SIZE";
+      ERROR4[ERROR4["INVALID_STATUS"] = 13] = "INVALID_STATUS";
+      ERROR4[ERROR4["INVALID_EOF_STATE"] = 14] = "INVALID_EOF_STATE";
+      ERROR4[ERROR4["INVALID_TRANSFER_ENCODING"] = 15] = "INVALID_TRANSFER_ENCODING";
+      ERROR4[ERROR4["CB_MESSAGE_BEGIN"] = 16] = "CB_MESSAGE_BEGIN";
+      ERROR4[ERROR4["CB_HEADERS_COMPLETE"] = 17] = "CB_HEADERS_COMPLETE";
+      ERROR4[ERROR4["CB_MESSAGE_COMPLETE"] = 18] = "CB_MESSAGE_COMPLETE";
+      ERROR4[ERROR4["CB_CHUNK_HEADER"] = 19] = "CB_CHUNK_HEADER";
+      ERROR4[ERROR4["CB_CHUNK_COMPLETE"] = 20] = "CB_CHUNK_COMPLETE";
+      ERROR4[ERROR4["PAUSED"] = 21] = "PAUSED";
+      ERROR4[ERROR4["PAUSED_UPGRADE"] = 22] = "PAUSED_UPGRADE";
+      ERROR4[ERROR4["PAUSED_H2_UPGRADE"] = 23] = "PAUSED_H2_UPGRADE";
+      ERROR4[ERROR4["USER"] = 24] = "USER";
+    })(ERROR3 = exports2.ERROR || (exports2.ERROR = {}));
     var TYPE;
     (function(TYPE2) {
       TYPE2[TYPE2["BOTH"] = 0] = "BOTH";
@@ -3512,11 +3512,11 @@ var require_data_url = __commonJS({
     }
     function collectAnHTTPQuotedString(input, position, extractValue) {
       const positionStart = position.position;
-      let value = "";
+      let value2 = "";
       assert(input[position.position] === '"');
       position.position++;
       while (true) {
-        value += collectASequenceOfCodePoints(
+        value2 += collectASequenceOfCodePoints(
           (char) => char !== '"' && char !== "\\",
           input,
           position
@@ -3528,10 +3528,10 @@ var require_data_url = __commonJS({
         position.position++;
         if (quoteOrBackslash === "\\") {
           if (position.position >= input.length) {
-            value += "\\";
+            value2 += "\\";
             break;
           }
-          value += input[position.position];
+          value2 += input[position.position];
           position.position++;
         } else {
           assert(quoteOrBackslash === '"');
@@ -3539,7 +3539,7 @@ var require_data_url = __commonJS({
         }
       }
       if (extractValue) {
-        return value;
+        return value2;
       }
       return input.slice(positionStart, position.position);
     }
@@ -3547,16 +3547,16 @@ var require_data_url = __commonJS({
       assert(mimeType !== "failure");
       const { parameters, essence } = mimeType;
       let serialization = essence;
-      for (let [name, value] of parameters.entries()) {
+      for (let [name2, value2] of parameters.entries()) {
         serialization += ";";
-        serialization += name;
+        serialization += name2;
         serialization += "=";
-        if (!HTTP_TOKEN_CODEPOINTS.test(value)) {
-          value = value.replace(/(\\|")/g, "\\$1");
-          value = '"' + value;
-          value += '"';
+        if (!HTTP_TOKEN_CODEPOINTS.test(value2)) {
+          value2 = value2.replace(/(\\|")/g, "\\$1");
+          value2 = '"' + value2;
+          value2 += '"';
         }
-        serialization += value;
+        serialization += value2;
       }
       return serialization;
     }
@@ -3829,11 +3829,11 @@ var require_webidl = __commonJS({
           });
         }
         while (true) {
-          const { done, value } = method.next();
+          const { done, value: value2 } = method.next();
           if (done) {
             break;
           }
-          seq.push(converter(value, prefix, `${argument}[${index++}]`));
+          seq.push(converter(value2, prefix, `${argument}[${index++}]`));
         }
         return seq;
       };
@@ -3901,20 +3901,20 @@ var require_webidl = __commonJS({
               });
             }
           }
-          let value = dictionary[key];
+          let value2 = dictionary[key];
           const hasDefault = Object.hasOwn(options, "defaultValue");
-          if (hasDefault && value !== null) {
-            value ??= defaultValue();
+          if (hasDefault && value2 !== null) {
+            value2 ??= defaultValue();
           }
-          if (required || hasDefault || value !== void 0) {
-            value = converter(value, prefix, `${argument}.${key}`);
-            if (options.allowedValues && !options.allowedValues.includes(value)) {
+          if (required || hasDefault || value2 !== void 0) {
+            value2 = converter(value2, prefix, `${argument}.${key}`);
+            if (options.allowedValues && !options.allowedValues.includes(value2)) {
               throw webidl.errors.exception({
                 header: prefix,
-                message: `${value} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
+                message: `${value2} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
               });
             }
-            dict[key] = value;
+            dict[key] = value2;
           }
         }
         return dict;
@@ -3997,11 +3997,11 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.TypedArray = function(V, T, prefix, name, opts) {
+    webidl.converters.TypedArray = function(V, T, prefix, name2, opts) {
       if (webidl.util.Type(V) !== "Object" || !types.isTypedArray(V) || V.constructor.name !== T.name) {
         throw webidl.errors.conversionFailed({
           prefix,
-          argument: `${name} ("${webidl.util.Stringify(V)}")`,
+          argument: `${name2} ("${webidl.util.Stringify(V)}")`,
           types: [T.name]
         });
       }
@@ -4019,11 +4019,11 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.DataView = function(V, prefix, name, opts) {
+    webidl.converters.DataView = function(V, prefix, name2, opts) {
       if (webidl.util.Type(V) !== "Object" || !types.isDataView(V)) {
         throw webidl.errors.exception({
           header: prefix,
-          message: `${name} is not a DataView.`
+          message: `${name2} is not a DataView.`
         });
       }
       if (opts?.allowShared === false && types.isSharedArrayBuffer(V.buffer)) {
@@ -4040,19 +4040,19 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.BufferSource = function(V, prefix, name, opts) {
+    webidl.converters.BufferSource = function(V, prefix, name2, opts) {
       if (types.isAnyArrayBuffer(V)) {
-        return webidl.converters.ArrayBuffer(V, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.ArrayBuffer(V, prefix, name2, { ...opts, allowShared: false });
       }
       if (types.isTypedArray(V)) {
-        return webidl.converters.TypedArray(V, V.constructor, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.TypedArray(V, V.constructor, prefix, name2, { ...opts, allowShared: false });
       }
       if (types.isDataView(V)) {
-        return webidl.converters.DataView(V, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.DataView(V, prefix, name2, { ...opts, allowShared: false });
       }
       throw webidl.errors.conversionFailed({
         prefix,
-        argument: `${name} ("${webidl.util.Stringify(V)}")`,
+        argument: `${name2} ("${webidl.util.Stringify(V)}")`,
         types: ["BufferSource"]
       });
     };
@@ -4125,8 +4125,8 @@ var require_util2 = __commonJS({
       }
       return true;
     }
-    function normalizeBinaryStringToUtf8(value) {
-      return Buffer.from(value, "binary").toString("utf8");
+    function normalizeBinaryStringToUtf8(value2) {
+      return Buffer.from(value2, "binary").toString("utf8");
     }
     function requestCurrentURL(request4) {
       return request4.urlList[request4.urlList.length - 1];
@@ -4138,8 +4138,8 @@ var require_util2 = __commonJS({
       }
       return "allowed";
     }
-    function isErrorLike(object) {
-      return object instanceof Error || (object?.constructor?.name === "Error" || object?.constructor?.name === "DOMException");
+    function isErrorLike(object2) {
+      return object2 instanceof Error || (object2?.constructor?.name === "Error" || object2?.constructor?.name === "DOMException");
     }
     function isValidReasonPhrase(statusText) {
       for (let i = 0; i < statusText.length; ++i) {
@@ -4487,8 +4487,8 @@ var require_util2 = __commonJS({
     function normalizeMethod(method) {
       return normalizedMethodRecordsBase[method.toLowerCase()] ?? method;
     }
-    function serializeJavascriptValueToJSONString(value) {
-      const result3 = JSON.stringify(value);
+    function serializeJavascriptValueToJSONString(value2) {
+      const result3 = JSON.stringify(value2);
       if (result3 === void 0) {
         throw new TypeError("Value is not JSON serializable");
       }
@@ -4496,7 +4496,7 @@ var require_util2 = __commonJS({
       return result3;
     }
     var esIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
-    function createIterator(name, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+    function createIterator(name2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
       class FastIterableIterator {
         /** @type {any} */
         #target;
@@ -4517,7 +4517,7 @@ var require_util2 = __commonJS({
         next() {
           if (typeof this !== "object" || this === null || !(#target in this)) {
             throw new TypeError(
-              `'next' called on an object that does not implement interface ${name} Iterator.`
+              `'next' called on an object that does not implement interface ${name2} Iterator.`
             );
           }
           const index = this.#index;
@@ -4529,7 +4529,7 @@ var require_util2 = __commonJS({
               done: true
             };
           }
-          const { [keyIndex]: key, [valueIndex]: value } = values[index];
+          const { [keyIndex]: key, [valueIndex]: value2 } = values[index];
           this.#index = index + 1;
           let result3;
           switch (this.#kind) {
@@ -4537,10 +4537,10 @@ var require_util2 = __commonJS({
               result3 = key;
               break;
             case "value":
-              result3 = value;
+              result3 = value2;
               break;
             case "key+value":
-              result3 = [key, value];
+              result3 = [key, value2];
               break;
           }
           return {
@@ -4556,7 +4556,7 @@ var require_util2 = __commonJS({
           writable: false,
           enumerable: false,
           configurable: true,
-          value: `${name} Iterator`
+          value: `${name2} Iterator`
         },
         next: { writable: true, enumerable: true, configurable: true }
       });
@@ -4564,15 +4564,15 @@ var require_util2 = __commonJS({
         return new FastIterableIterator(target, kind);
       };
     }
-    function iteratorMixin(name, object, kInternalIterator, keyIndex = 0, valueIndex = 1) {
-      const makeIterator = createIterator(name, kInternalIterator, keyIndex, valueIndex);
+    function iteratorMixin(name2, object2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+      const makeIterator = createIterator(name2, kInternalIterator, keyIndex, valueIndex);
       const properties = {
         keys: {
           writable: true,
           enumerable: true,
           configurable: true,
           value: function keys() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "key");
           }
         },
@@ -4581,7 +4581,7 @@ var require_util2 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function values() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "value");
           }
         },
@@ -4590,7 +4590,7 @@ var require_util2 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function entries() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "key+value");
           }
         },
@@ -4599,20 +4599,20 @@ var require_util2 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function forEach(callbackfn, thisArg = globalThis) {
-            webidl.brandCheck(this, object);
-            webidl.argumentLengthCheck(arguments, 1, `${name}.forEach`);
+            webidl.brandCheck(this, object2);
+            webidl.argumentLengthCheck(arguments, 1, `${name2}.forEach`);
             if (typeof callbackfn !== "function") {
               throw new TypeError(
-                `Failed to execute 'forEach' on '${name}': parameter 1 is not of type 'Function'.`
+                `Failed to execute 'forEach' on '${name2}': parameter 1 is not of type 'Function'.`
               );
             }
-            for (const { 0: key, 1: value } of makeIterator(this, "key+value")) {
-              callbackfn.call(thisArg, value, key, this);
+            for (const { 0: key, 1: value2 } of makeIterator(this, "key+value")) {
+              callbackfn.call(thisArg, value2, key, this);
             }
           }
         }
       };
-      return Object.defineProperties(object.prototype, {
+      return Object.defineProperties(object2.prototype, {
         ...properties,
         [Symbol.iterator]: {
           writable: true,
@@ -4684,8 +4684,8 @@ var require_util2 = __commonJS({
       const protocol = url.protocol;
       return protocol === "http:" || protocol === "https:";
     }
-    function simpleRangeHeaderValue(value, allowWhitespace) {
-      const data = value;
+    function simpleRangeHeaderValue(value2, allowWhitespace) {
+      const data = value2;
       if (!data.startsWith("bytes")) {
         return "failure";
       }
@@ -4803,8 +4803,8 @@ var require_util2 = __commonJS({
       if (values === null) {
         return "failure";
       }
-      for (const value of values) {
-        const temporaryMimeType = parseMIMEType(value);
+      for (const value2 of values) {
+        const temporaryMimeType = parseMIMEType(value2);
         if (temporaryMimeType === "failure" || temporaryMimeType.essence === "*/*") {
           continue;
         }
@@ -4824,8 +4824,8 @@ var require_util2 = __commonJS({
       }
       return mimeType;
     }
-    function gettingDecodingSplitting(value) {
-      const input = value;
+    function gettingDecodingSplitting(value2) {
+      const input = value2;
       const position = { position: 0 };
       const values = [];
       let temporaryValue = "";
@@ -4855,12 +4855,12 @@ var require_util2 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list) {
-      const value = list.get(name, true);
-      if (value === null) {
+    function getDecodeSplit(name2, list) {
+      const value2 = list.get(name2, true);
+      if (value2 === null) {
         return null;
       }
-      return gettingDecodingSplitting(value);
+      return gettingDecodingSplitting(value2);
     }
     var textDecoder = new TextDecoder();
     function utf8DecodeBytes(buffer) {
@@ -5012,8 +5012,8 @@ var require_file = __commonJS({
       }
     };
     webidl.converters.Blob = webidl.interfaceConverter(Blob2);
-    function isFileLike(object) {
-      return object instanceof File2 || object && (typeof object.stream === "function" || typeof object.arrayBuffer === "function") && object[Symbol.toStringTag] === "File";
+    function isFileLike(object2) {
+      return object2 instanceof File2 || object2 && (typeof object2.stream === "function" || typeof object2.arrayBuffer === "function") && object2[Symbol.toStringTag] === "File";
     }
     module2.exports = { FileLike, isFileLike };
   }
@@ -5043,87 +5043,87 @@ var require_formdata = __commonJS({
         }
         this[kState] = [];
       }
-      append(name, value, filename = void 0) {
+      append(name2, value2, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.append";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        if (arguments.length === 3 && !isBlobLike(value)) {
+        if (arguments.length === 3 && !isBlobLike(value2)) {
           throw new TypeError(
             "Failed to execute 'append' on 'FormData': parameter 2 is not of type 'Blob'"
           );
         }
-        name = webidl.converters.USVString(name, prefix, "name");
-        value = isBlobLike(value) ? webidl.converters.Blob(value, prefix, "value", { strict: false }) : webidl.converters.USVString(value, prefix, "value");
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        value2 = isBlobLike(value2) ? webidl.converters.Blob(value2, prefix, "value", { strict: false }) : webidl.converters.USVString(value2, prefix, "value");
         filename = arguments.length === 3 ? webidl.converters.USVString(filename, prefix, "filename") : void 0;
-        const entry = makeEntry(name, value, filename);
+        const entry = makeEntry(name2, value2, filename);
         this[kState].push(entry);
       }
-      delete(name) {
+      delete(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        this[kState] = this[kState].filter((entry) => entry.name !== name);
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        this[kState] = this[kState].filter((entry) => entry.name !== name2);
       }
-      get(name) {
+      get(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.get";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        const idx = this[kState].findIndex((entry) => entry.name === name);
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        const idx = this[kState].findIndex((entry) => entry.name === name2);
         if (idx === -1) {
           return null;
         }
         return this[kState][idx].value;
       }
-      getAll(name) {
+      getAll(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.getAll";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        return this[kState].filter((entry) => entry.name === name).map((entry) => entry.value);
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        return this[kState].filter((entry) => entry.name === name2).map((entry) => entry.value);
       }
-      has(name) {
+      has(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.has";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        return this[kState].findIndex((entry) => entry.name === name) !== -1;
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        return this[kState].findIndex((entry) => entry.name === name2) !== -1;
       }
-      set(name, value, filename = void 0) {
+      set(name2, value2, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.set";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        if (arguments.length === 3 && !isBlobLike(value)) {
+        if (arguments.length === 3 && !isBlobLike(value2)) {
           throw new TypeError(
             "Failed to execute 'set' on 'FormData': parameter 2 is not of type 'Blob'"
           );
         }
-        name = webidl.converters.USVString(name, prefix, "name");
-        value = isBlobLike(value) ? webidl.converters.Blob(value, prefix, "name", { strict: false }) : webidl.converters.USVString(value, prefix, "name");
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        value2 = isBlobLike(value2) ? webidl.converters.Blob(value2, prefix, "name", { strict: false }) : webidl.converters.USVString(value2, prefix, "name");
         filename = arguments.length === 3 ? webidl.converters.USVString(filename, prefix, "name") : void 0;
-        const entry = makeEntry(name, value, filename);
-        const idx = this[kState].findIndex((entry2) => entry2.name === name);
+        const entry = makeEntry(name2, value2, filename);
+        const idx = this[kState].findIndex((entry2) => entry2.name === name2);
         if (idx !== -1) {
           this[kState] = [
             ...this[kState].slice(0, idx),
             entry,
-            ...this[kState].slice(idx + 1).filter((entry2) => entry2.name !== name)
+            ...this[kState].slice(idx + 1).filter((entry2) => entry2.name !== name2)
           ];
         } else {
           this[kState].push(entry);
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
-        const state = this[kState].reduce((a, b) => {
-          if (a[b.name]) {
-            if (Array.isArray(a[b.name])) {
-              a[b.name].push(b.value);
+        const state = this[kState].reduce((a, b2) => {
+          if (a[b2.name]) {
+            if (Array.isArray(a[b2.name])) {
+              a[b2.name].push(b2.value);
             } else {
-              a[b.name] = [a[b.name], b.value];
+              a[b2.name] = [a[b2.name], b2.value];
             }
           } else {
-            a[b.name] = b.value;
+            a[b2.name] = b2.value;
           }
           return a;
         }, { __proto__: null });
@@ -5146,21 +5146,21 @@ var require_formdata = __commonJS({
         configurable: true
       }
     });
-    function makeEntry(name, value, filename) {
-      if (typeof value === "string") {
+    function makeEntry(name2, value2, filename) {
+      if (typeof value2 === "string") {
       } else {
-        if (!isFileLike(value)) {
-          value = value instanceof Blob ? new File2([value], "blob", { type: value.type }) : new FileLike(value, "blob", { type: value.type });
+        if (!isFileLike(value2)) {
+          value2 = value2 instanceof Blob ? new File2([value2], "blob", { type: value2.type }) : new FileLike(value2, "blob", { type: value2.type });
         }
         if (filename !== void 0) {
           const options = {
-            type: value.type,
-            lastModified: value.lastModified
+            type: value2.type,
+            lastModified: value2.lastModified
           };
-          value = value instanceof NativeFile ? new File2([value], filename, options) : new FileLike(value, filename, options);
+          value2 = value2 instanceof NativeFile ? new File2([value2], filename, options) : new FileLike(value2, filename, options);
         }
       }
-      return { name, value };
+      return { name: name2, value: value2 };
     }
     module2.exports = { FormData, makeEntry };
   }
@@ -5239,7 +5239,7 @@ var require_formdata_parser = __commonJS({
         if (result3 === "failure") {
           return "failure";
         }
-        let { name, filename, contentType, encoding } = result3;
+        let { name: name2, filename, contentType, encoding } = result3;
         position.position += 2;
         let body;
         {
@@ -5258,32 +5258,32 @@ var require_formdata_parser = __commonJS({
         } else {
           position.position += 2;
         }
-        let value;
+        let value2;
         if (filename !== null) {
           contentType ??= "text/plain";
           if (!isAsciiString(contentType)) {
             contentType = "";
           }
-          value = new File2([body], filename, { type: contentType });
+          value2 = new File2([body], filename, { type: contentType });
         } else {
-          value = utf8DecodeBytes(Buffer.from(body));
+          value2 = utf8DecodeBytes(Buffer.from(body));
         }
-        assert(isUSVString(name));
-        assert(typeof value === "string" && isUSVString(value) || isFileLike(value));
-        entryList.push(makeEntry(name, value, filename));
+        assert(isUSVString(name2));
+        assert(typeof value2 === "string" && isUSVString(value2) || isFileLike(value2));
+        entryList.push(makeEntry(name2, value2, filename));
       }
     }
     function parseMultipartFormDataHeaders(input, position) {
-      let name = null;
+      let name2 = null;
       let filename = null;
       let contentType = null;
       let encoding = null;
       while (true) {
         if (input[position.position] === 13 && input[position.position + 1] === 10) {
-          if (name === null) {
+          if (name2 === null) {
             return "failure";
           }
-          return { name, filename, contentType, encoding };
+          return { name: name2, filename, contentType, encoding };
         }
         let headerName = collectASequenceOfBytes(
           (char) => char !== 10 && char !== 13 && char !== 58,
@@ -5305,13 +5305,13 @@ var require_formdata_parser = __commonJS({
         );
         switch (bufferToLowerCasedHeaderName(headerName)) {
           case "content-disposition": {
-            name = filename = null;
+            name2 = filename = null;
             if (!bufferStartsWith(input, formDataNameBuffer, position)) {
               return "failure";
             }
             position.position += 17;
-            name = parseMultipartFormDataName(input, position);
-            if (name === null) {
+            name2 = parseMultipartFormDataName(input, position);
+            if (name2 === null) {
               return "failure";
             }
             if (bufferStartsWith(input, filenameBuffer, position)) {
@@ -5368,7 +5368,7 @@ var require_formdata_parser = __commonJS({
     }
     function parseMultipartFormDataName(input, position) {
       assert(input[position.position - 1] === 34);
-      let name = collectASequenceOfBytes(
+      let name2 = collectASequenceOfBytes(
         (char) => char !== 10 && char !== 13 && char !== 34,
         input,
         position
@@ -5378,8 +5378,8 @@ var require_formdata_parser = __commonJS({
       } else {
         position.position++;
       }
-      name = new TextDecoder().decode(name).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
-      return name;
+      name2 = new TextDecoder().decode(name2).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
+      return name2;
     }
     function collectASequenceOfBytes(condition, input, position) {
       let start = position.position;
@@ -5461,12 +5461,12 @@ var require_body = __commonJS({
         }
       });
     }
-    function extractBody(object, keepalive = false) {
+    function extractBody(object2, keepalive = false) {
       let stream2 = null;
-      if (object instanceof ReadableStream) {
-        stream2 = object;
-      } else if (isBlobLike(object)) {
-        stream2 = object.stream();
+      if (object2 instanceof ReadableStream) {
+        stream2 = object2;
+      } else if (isBlobLike(object2)) {
+        stream2 = object2.stream();
       } else {
         stream2 = new ReadableStream({
           async pull(controller) {
@@ -5486,42 +5486,42 @@ var require_body = __commonJS({
       let source = null;
       let length = null;
       let type = null;
-      if (typeof object === "string") {
-        source = object;
+      if (typeof object2 === "string") {
+        source = object2;
         type = "text/plain;charset=UTF-8";
-      } else if (object instanceof URLSearchParams) {
-        source = object.toString();
+      } else if (object2 instanceof URLSearchParams) {
+        source = object2.toString();
         type = "application/x-www-form-urlencoded;charset=UTF-8";
-      } else if (isArrayBuffer(object)) {
-        source = new Uint8Array(object.slice());
-      } else if (ArrayBuffer.isView(object)) {
-        source = new Uint8Array(object.buffer.slice(object.byteOffset, object.byteOffset + object.byteLength));
-      } else if (util.isFormDataLike(object)) {
+      } else if (isArrayBuffer(object2)) {
+        source = new Uint8Array(object2.slice());
+      } else if (ArrayBuffer.isView(object2)) {
+        source = new Uint8Array(object2.buffer.slice(object2.byteOffset, object2.byteOffset + object2.byteLength));
+      } else if (util.isFormDataLike(object2)) {
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
         const escape3 = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
-        const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
+        const normalizeLinefeeds = (value2) => value2.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
-        for (const [name, value] of object) {
-          if (typeof value === "string") {
-            const chunk2 = textEncoder.encode(prefix + `; name="${escape3(normalizeLinefeeds(name))}"\r
+        for (const [name2, value2] of object2) {
+          if (typeof value2 === "string") {
+            const chunk2 = textEncoder.encode(prefix + `; name="${escape3(normalizeLinefeeds(name2))}"\r
 \r
-${normalizeLinefeeds(value)}\r
+${normalizeLinefeeds(value2)}\r
 `);
             blobParts.push(chunk2);
             length += chunk2.byteLength;
           } else {
-            const chunk2 = textEncoder.encode(`${prefix}; name="${escape3(normalizeLinefeeds(name))}"` + (value.name ? `; filename="${escape3(value.name)}"` : "") + `\r
-Content-Type: ${value.type || "application/octet-stream"}\r
+            const chunk2 = textEncoder.encode(`${prefix}; name="${escape3(normalizeLinefeeds(name2))}"` + (value2.name ? `; filename="${escape3(value2.name)}"` : "") + `\r
+Content-Type: ${value2.type || "application/octet-stream"}\r
 \r
 `);
-            blobParts.push(chunk2, value, rn);
-            if (typeof value.size === "number") {
-              length += chunk2.byteLength + value.size + rn.byteLength;
+            blobParts.push(chunk2, value2, rn);
+            if (typeof value2.size === "number") {
+              length += chunk2.byteLength + value2.size + rn.byteLength;
             } else {
               hasUnknownSizeValue = true;
             }
@@ -5534,7 +5534,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         if (hasUnknownSizeValue) {
           length = null;
         }
-        source = object;
+        source = object2;
         action = async function* () {
           for (const part of blobParts) {
             if (part.stream) {
@@ -5545,22 +5545,22 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           }
         };
         type = `multipart/form-data; boundary=${boundary}`;
-      } else if (isBlobLike(object)) {
-        source = object;
-        length = object.size;
-        if (object.type) {
-          type = object.type;
+      } else if (isBlobLike(object2)) {
+        source = object2;
+        length = object2.size;
+        if (object2.type) {
+          type = object2.type;
         }
-      } else if (typeof object[Symbol.asyncIterator] === "function") {
+      } else if (typeof object2[Symbol.asyncIterator] === "function") {
         if (keepalive) {
           throw new TypeError("keepalive");
         }
-        if (util.isDisturbed(object) || object.locked) {
+        if (util.isDisturbed(object2) || object2.locked) {
           throw new TypeError(
             "Response body object should not be disturbed or locked"
           );
         }
-        stream2 = object instanceof ReadableStream ? object : ReadableStreamFrom(object);
+        stream2 = object2 instanceof ReadableStream ? object2 : ReadableStreamFrom(object2);
       }
       if (typeof source === "string" || util.isBuffer(source)) {
         length = Buffer.byteLength(source);
@@ -5569,10 +5569,10 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         let iterator2;
         stream2 = new ReadableStream({
           async start() {
-            iterator2 = action(object)[Symbol.asyncIterator]();
+            iterator2 = action(object2)[Symbol.asyncIterator]();
           },
           async pull(controller) {
-            const { value, done } = await iterator2.next();
+            const { value: value2, done } = await iterator2.next();
             if (done) {
               queueMicrotask(() => {
                 controller.close();
@@ -5580,7 +5580,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
               });
             } else {
               if (!isErrored(stream2)) {
-                const buffer = new Uint8Array(value);
+                const buffer = new Uint8Array(value2);
                 if (buffer.byteLength) {
                   controller.enqueue(buffer);
                 }
@@ -5597,12 +5597,12 @@ Content-Type: ${value.type || "application/octet-stream"}\r
       const body = { stream: stream2, source, length };
       return [body, type];
     }
-    function safelyExtractBody(object, keepalive = false) {
-      if (object instanceof ReadableStream) {
-        assert(!util.isDisturbed(object), "The body has already been consumed.");
-        assert(!object.locked, "The stream is locked.");
+    function safelyExtractBody(object2, keepalive = false) {
+      if (object2 instanceof ReadableStream) {
+        assert(!util.isDisturbed(object2), "The body has already been consumed.");
+        assert(!object2.locked, "The stream is locked.");
       }
-      return extractBody(object, keepalive);
+      return extractBody(object2, keepalive);
     }
     function cloneBody(instance, body) {
       const [out1, out2] = body.stream.tee();
@@ -5643,12 +5643,12 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           return consumeBody(this, parseJSONFromBytes, instance);
         },
         formData() {
-          return consumeBody(this, (value) => {
+          return consumeBody(this, (value2) => {
             const mimeType = bodyMimeType(this);
             if (mimeType !== null) {
               switch (mimeType.essence) {
                 case "multipart/form-data": {
-                  const parsed = multipartFormDataParser(value, mimeType);
+                  const parsed = multipartFormDataParser(value2, mimeType);
                   if (parsed === "failure") {
                     throw new TypeError("Failed to parse body as FormData.");
                   }
@@ -5657,10 +5657,10 @@ Content-Type: ${value.type || "application/octet-stream"}\r
                   return fd;
                 }
                 case "application/x-www-form-urlencoded": {
-                  const entries = new URLSearchParams(value.toString());
+                  const entries = new URLSearchParams(value2.toString());
                   const fd = new FormData();
-                  for (const [name, value2] of entries) {
-                    fd.append(name, value2);
+                  for (const [name2, value3] of entries) {
+                    fd.append(name2, value3);
                   }
                   return fd;
                 }
@@ -5682,12 +5682,12 @@ Content-Type: ${value.type || "application/octet-stream"}\r
     function mixinBody(prototype) {
       Object.assign(prototype.prototype, bodyMixinMethods(prototype));
     }
-    async function consumeBody(object, convertBytesToJSValue, instance) {
-      webidl.brandCheck(object, instance);
-      if (bodyUnusable(object)) {
+    async function consumeBody(object2, convertBytesToJSValue, instance) {
+      webidl.brandCheck(object2, instance);
+      if (bodyUnusable(object2)) {
         throw new TypeError("Body is unusable: Body has already been read");
       }
-      throwIfAborted(object[kState]);
+      throwIfAborted(object2[kState]);
       const promise = createDeferredPromise();
       const errorSteps = (error2) => promise.reject(error2);
       const successSteps = (data) => {
@@ -5697,15 +5697,15 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           errorSteps(e);
         }
       };
-      if (object[kState].body == null) {
+      if (object2[kState].body == null) {
         successSteps(Buffer.allocUnsafe(0));
         return promise.promise;
       }
-      await fullyReadBody(object[kState].body, successSteps, errorSteps);
+      await fullyReadBody(object2[kState].body, successSteps, errorSteps);
       return promise.promise;
     }
-    function bodyUnusable(object) {
-      const body = object[kState].body;
+    function bodyUnusable(object2) {
+      const body = object2[kState].body;
       return body != null && (body.stream.locked || util.isDisturbed(body.stream));
     }
     function parseJSONFromBytes(bytes) {
@@ -5805,39 +5805,39 @@ var require_client_h1 = __commonJS({
       return await WebAssembly.instantiate(mod, {
         env: {
           /* eslint-disable camelcase */
-          wasm_on_url: (p, at, len) => {
+          wasm_on_url: (p2, at, len) => {
             return 0;
           },
-          wasm_on_status: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_status: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_message_begin: (p) => {
-            assert(currentParser.ptr === p);
+          wasm_on_message_begin: (p2) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onMessageBegin() || 0;
           },
-          wasm_on_header_field: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_header_field: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_header_value: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_header_value: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_headers_complete: (p, statusCode, upgrade, shouldKeepAlive) => {
-            assert(currentParser.ptr === p);
+          wasm_on_headers_complete: (p2, statusCode, upgrade, shouldKeepAlive) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onHeadersComplete(statusCode, Boolean(upgrade), Boolean(shouldKeepAlive)) || 0;
           },
-          wasm_on_body: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_body: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_message_complete: (p) => {
-            assert(currentParser.ptr === p);
+          wasm_on_message_complete: (p2) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onMessageComplete() || 0;
           }
           /* eslint-enable camelcase */
@@ -6456,7 +6456,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request4) {
-      const { method, path, host, upgrade, blocking, reset } = request4;
+      const { method, path, host, upgrade, blocking, reset: reset2 } = request4;
       let { body, headers, contentLength } = request4;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6528,8 +6528,8 @@ var require_client_h1 = __commonJS({
       if (upgrade || method === "CONNECT") {
         socket[kReset] = true;
       }
-      if (reset != null) {
-        socket[kReset] = reset;
+      if (reset2 != null) {
+        socket[kReset] = reset2;
       }
       if (client[kMaxRequests] && socket[kCounter]++ >= client[kMaxRequests]) {
         socket[kReset] = true;
@@ -6916,13 +6916,13 @@ var require_client_h2 = __commonJS({
     } = http2;
     function parseH2Headers(headers) {
       const result3 = [];
-      for (const [name, value] of Object.entries(headers)) {
-        if (Array.isArray(value)) {
-          for (const subvalue of value) {
-            result3.push(Buffer.from(name), Buffer.from(subvalue));
+      for (const [name2, value2] of Object.entries(headers)) {
+        if (Array.isArray(value2)) {
+          for (const subvalue of value2) {
+            result3.push(Buffer.from(name2), Buffer.from(subvalue));
           }
         } else {
-          result3.push(Buffer.from(name), Buffer.from(value));
+          result3.push(Buffer.from(name2), Buffer.from(value2));
         }
       }
       return result3;
@@ -7566,8 +7566,8 @@ var require_redirect_handler = __commonJS({
         return true;
       }
       if (unknownOrigin && (header.length === 13 || header.length === 6 || header.length === 19)) {
-        const name = util.headerNameToString(header);
-        return name === "authorization" || name === "cookie" || name === "proxy-authorization";
+        const name2 = util.headerNameToString(header);
+        return name2 === "authorization" || name2 === "cookie" || name2 === "proxy-authorization";
       }
       return false;
     }
@@ -7840,8 +7840,8 @@ var require_client = __commonJS({
       get pipelining() {
         return this[kPipelining];
       }
-      set pipelining(value) {
-        this[kPipelining] = value;
+      set pipelining(value2) {
+        this[kPipelining] = value2;
         this[kResume](true);
       }
       get [kPending]() {
@@ -8480,11 +8480,11 @@ var require_balanced_pool = __commonJS({
     var kWeight = /* @__PURE__ */ Symbol("kWeight");
     var kMaxWeightPerServer = /* @__PURE__ */ Symbol("kMaxWeightPerServer");
     var kErrorPenalty = /* @__PURE__ */ Symbol("kErrorPenalty");
-    function getGreatestCommonDivisor(a, b) {
-      if (a === 0) return b;
-      while (b !== 0) {
-        const t = b;
-        b = a % b;
+    function getGreatestCommonDivisor(a, b2) {
+      if (a === 0) return b2;
+      while (b2 !== 0) {
+        const t = b2;
+        b2 = a % b2;
         a = t;
       }
       return a;
@@ -8556,7 +8556,7 @@ var require_balanced_pool = __commonJS({
         return this;
       }
       get upstreams() {
-        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p) => p[kUrl].origin);
+        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p2) => p2[kUrl].origin);
       }
       [kGetDispatcher]() {
         if (this[kClients].length === 0) {
@@ -8566,7 +8566,7 @@ var require_balanced_pool = __commonJS({
         if (!dispatcher) {
           return;
         }
-        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b) => a && b, true);
+        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b2) => a && b2, true);
         if (allClientsBusy) {
           return;
         }
@@ -9282,8 +9282,8 @@ var require_retry_handler = __commonJS({
             this.abort(contentLengthError);
             return false;
           }
-          const { start, size, end = size - 1 } = contentRange;
-          if (this.start !== start || this.end != null && this.end !== end) {
+          const { start, size, end: end2 = size - 1 } = contentRange;
+          if (this.start !== start || this.end != null && this.end !== end2) {
             this.abort(
               new RequestRetryError("Content-Range mismatch", statusCode, {
                 headers,
@@ -9312,14 +9312,14 @@ var require_retry_handler = __commonJS({
               this.abort(contentLengthError);
               return false;
             }
-            const { start, size, end = size - 1 } = range2;
+            const { start, size, end: end2 = size - 1 } = range2;
             assert(
               start != null && Number.isFinite(start),
               "content-range mismatch"
             );
-            assert(end != null && Number.isFinite(end), "invalid content-length");
+            assert(end2 != null && Number.isFinite(end2), "invalid content-length");
             this.start = start;
-            this.end = end;
+            this.end = end2;
           }
           if (this.end == null) {
             const contentLength = headers["content-length"];
@@ -9645,8 +9645,8 @@ var require_readable = __commonJS({
       const { _readableState: state } = consume2.stream;
       if (state.bufferIndex) {
         const start = state.bufferIndex;
-        const end = state.buffer.length;
-        for (let n = start; n < end; n++) {
+        const end2 = state.buffer.length;
+        for (let n = start; n < end2; n++) {
           consumePush(consume2, state.buffer[n]);
         }
       } else {
@@ -10670,15 +10670,15 @@ var require_mock_utils = __commonJS({
         isPromise
       }
     } = __require("node:util");
-    function matchValue(match, value) {
+    function matchValue(match, value2) {
       if (typeof match === "string") {
-        return match === value;
+        return match === value2;
       }
       if (match instanceof RegExp) {
-        return match.test(value);
+        return match.test(value2);
       }
       if (typeof match === "function") {
-        return match(value) === true;
+        return match(value2) === true;
       }
       return false;
     }
@@ -10819,14 +10819,14 @@ var require_mock_utils = __commonJS({
       const result3 = [];
       for (let i = 0; i < keys.length; ++i) {
         const key = keys[i];
-        const value = data[key];
-        const name = Buffer.from(`${key}`);
-        if (Array.isArray(value)) {
-          for (let j = 0; j < value.length; ++j) {
-            result3.push(name, Buffer.from(`${value[j]}`));
+        const value2 = data[key];
+        const name2 = Buffer.from(`${key}`);
+        if (Array.isArray(value2)) {
+          for (let j = 0; j < value2.length; ++j) {
+            result3.push(name2, Buffer.from(`${value2[j]}`));
           }
         } else {
-          result3.push(name, Buffer.from(`${value}`));
+          result3.push(name2, Buffer.from(`${value2}`));
         }
       }
       return result3;
@@ -11951,10 +11951,10 @@ var require_headers = __commonJS({
       while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
       return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
     }
-    function fill(headers, object) {
-      if (Array.isArray(object)) {
-        for (let i = 0; i < object.length; ++i) {
-          const header = object[i];
+    function fill(headers, object2) {
+      if (Array.isArray(object2)) {
+        for (let i = 0; i < object2.length; ++i) {
+          const header = object2[i];
           if (header.length !== 2) {
             throw webidl.errors.exception({
               header: "Headers constructor",
@@ -11963,10 +11963,10 @@ var require_headers = __commonJS({
           }
           appendHeader(headers, header[0], header[1]);
         }
-      } else if (typeof object === "object" && object !== null) {
-        const keys = Object.keys(object);
+      } else if (typeof object2 === "object" && object2 !== null) {
+        const keys = Object.keys(object2);
         for (let i = 0; i < keys.length; ++i) {
-          appendHeader(headers, keys[i], object[keys[i]]);
+          appendHeader(headers, keys[i], object2[keys[i]]);
         }
       } else {
         throw webidl.errors.conversionFailed({
@@ -11976,28 +11976,28 @@ var require_headers = __commonJS({
         });
       }
     }
-    function appendHeader(headers, name, value) {
-      value = headerValueNormalize(value);
-      if (!isValidHeaderName(name)) {
+    function appendHeader(headers, name2, value2) {
+      value2 = headerValueNormalize(value2);
+      if (!isValidHeaderName(name2)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value: name,
+          value: name2,
           type: "header name"
         });
-      } else if (!isValidHeaderValue(value)) {
+      } else if (!isValidHeaderValue(value2)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value,
+          value: value2,
           type: "header value"
         });
       }
       if (getHeadersGuard(headers) === "immutable") {
         throw new TypeError("immutable");
       }
-      return getHeadersList(headers).append(name, value, false);
+      return getHeadersList(headers).append(name2, value2, false);
     }
-    function compareHeaderName(a, b) {
-      return a[0] < b[0] ? -1 : 1;
+    function compareHeaderName(a, b2) {
+      return a[0] < b2[0] ? -1 : 1;
     }
     var HeadersList = class _HeadersList {
       /** @type {[string, string][]|null} */
@@ -12017,8 +12017,8 @@ var require_headers = __commonJS({
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      contains(name, isLowerCase) {
-        return this[kHeadersMap].has(isLowerCase ? name : name.toLowerCase());
+      contains(name2, isLowerCase) {
+        return this[kHeadersMap].has(isLowerCase ? name2 : name2.toLowerCase());
       }
       clear() {
         this[kHeadersMap].clear();
@@ -12031,21 +12031,21 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      append(name, value, isLowerCase) {
+      append(name2, value2, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
         const exists2 = this[kHeadersMap].get(lowercaseName);
         if (exists2) {
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
             name: exists2.name,
-            value: `${exists2.value}${delimiter}${value}`
+            value: `${exists2.value}${delimiter}${value2}`
           });
         } else {
-          this[kHeadersMap].set(lowercaseName, { name, value });
+          this[kHeadersMap].set(lowercaseName, { name: name2, value: value2 });
         }
         if (lowercaseName === "set-cookie") {
-          (this.cookies ??= []).push(value);
+          (this.cookies ??= []).push(value2);
         }
       }
       /**
@@ -12054,26 +12054,26 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      set(name, value, isLowerCase) {
+      set(name2, value2, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
         if (lowercaseName === "set-cookie") {
-          this.cookies = [value];
+          this.cookies = [value2];
         }
-        this[kHeadersMap].set(lowercaseName, { name, value });
+        this[kHeadersMap].set(lowercaseName, { name: name2, value: value2 });
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-delete
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      delete(name, isLowerCase) {
+      delete(name2, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        if (!isLowerCase) name = name.toLowerCase();
-        if (name === "set-cookie") {
+        if (!isLowerCase) name2 = name2.toLowerCase();
+        if (name2 === "set-cookie") {
           this.cookies = null;
         }
-        this[kHeadersMap].delete(name);
+        this[kHeadersMap].delete(name2);
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-get
@@ -12081,19 +12081,19 @@ var require_headers = __commonJS({
        * @param {boolean} isLowerCase
        * @returns {string | null}
        */
-      get(name, isLowerCase) {
-        return this[kHeadersMap].get(isLowerCase ? name : name.toLowerCase())?.value ?? null;
+      get(name2, isLowerCase) {
+        return this[kHeadersMap].get(isLowerCase ? name2 : name2.toLowerCase())?.value ?? null;
       }
       *[Symbol.iterator]() {
-        for (const { 0: name, 1: { value } } of this[kHeadersMap]) {
-          yield [name, value];
+        for (const { 0: name2, 1: { value: value2 } } of this[kHeadersMap]) {
+          yield [name2, value2];
         }
       }
       get entries() {
         const headers = {};
         if (this[kHeadersMap].size !== 0) {
-          for (const { name, value } of this[kHeadersMap].values()) {
-            headers[name] = value;
+          for (const { name: name2, value: value2 } of this[kHeadersMap].values()) {
+            headers[name2] = value2;
           }
         }
         return headers;
@@ -12104,13 +12104,13 @@ var require_headers = __commonJS({
       get entriesList() {
         const headers = [];
         if (this[kHeadersMap].size !== 0) {
-          for (const { 0: lowerName, 1: { name, value } } of this[kHeadersMap]) {
+          for (const { 0: lowerName, 1: { name: name2, value: value2 } } of this[kHeadersMap]) {
             if (lowerName === "set-cookie") {
               for (const cookie of this.cookies) {
-                headers.push([name, cookie]);
+                headers.push([name2, cookie]);
               }
             } else {
-              headers.push([name, value]);
+              headers.push([name2, value2]);
             }
           }
         }
@@ -12119,24 +12119,24 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
       toSortedArray() {
         const size = this[kHeadersMap].size;
-        const array = new Array(size);
+        const array2 = new Array(size);
         if (size <= 32) {
           if (size === 0) {
-            return array;
+            return array2;
           }
           const iterator2 = this[kHeadersMap][Symbol.iterator]();
           const firstValue = iterator2.next().value;
-          array[0] = [firstValue[0], firstValue[1].value];
+          array2[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
-          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
-            value = iterator2.next().value;
-            x = array[i] = [value[0], value[1].value];
+          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value2; i < size; ++i) {
+            value2 = iterator2.next().value;
+            x = array2[i] = [value2[0], value2[1].value];
             assert(x[1] !== null);
             left = 0;
             right = i;
             while (left < right) {
               pivot = left + (right - left >> 1);
-              if (array[pivot][0] <= x[0]) {
+              if (array2[pivot][0] <= x[0]) {
                 left = pivot + 1;
               } else {
                 right = pivot;
@@ -12145,22 +12145,22 @@ var require_headers = __commonJS({
             if (i !== pivot) {
               j = i;
               while (j > left) {
-                array[j] = array[--j];
+                array2[j] = array2[--j];
               }
-              array[left] = x;
+              array2[left] = x;
             }
           }
           if (!iterator2.next().done) {
             throw new TypeError("Unreachable");
           }
-          return array;
+          return array2;
         } else {
           let i = 0;
-          for (const { 0: name, 1: { value } } of this[kHeadersMap]) {
-            array[i++] = [name, value];
-            assert(value !== null);
+          for (const { 0: name2, 1: { value: value2 } } of this[kHeadersMap]) {
+            array2[i++] = [name2, value2];
+            assert(value2 !== null);
           }
-          return array.sort(compareHeaderName);
+          return array2.sort(compareHeaderName);
         }
       }
     };
@@ -12180,90 +12180,90 @@ var require_headers = __commonJS({
         }
       }
       // https://fetch.spec.whatwg.org/#dom-headers-append
-      append(name, value) {
+      append(name2, value2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.append");
         const prefix = "Headers.append";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        value = webidl.converters.ByteString(value, prefix, "value");
-        return appendHeader(this, name, value);
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        value2 = webidl.converters.ByteString(value2, prefix, "value");
+        return appendHeader(this, name2, value2);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-delete
-      delete(name) {
+      delete(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.delete");
         const prefix = "Headers.delete";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix: "Headers.delete",
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        if (!this.#headersList.contains(name, false)) {
+        if (!this.#headersList.contains(name2, false)) {
           return;
         }
-        this.#headersList.delete(name, false);
+        this.#headersList.delete(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-get
-      get(name) {
+      get(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.get");
         const prefix = "Headers.get";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
-        return this.#headersList.get(name, false);
+        return this.#headersList.get(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-has
-      has(name) {
+      has(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.has");
         const prefix = "Headers.has";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
-        return this.#headersList.contains(name, false);
+        return this.#headersList.contains(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-set
-      set(name, value) {
+      set(name2, value2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.set");
         const prefix = "Headers.set";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        value = webidl.converters.ByteString(value, prefix, "value");
-        value = headerValueNormalize(value);
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        value2 = webidl.converters.ByteString(value2, prefix, "value");
+        value2 = headerValueNormalize(value2);
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
-        } else if (!isValidHeaderValue(value)) {
+        } else if (!isValidHeaderValue(value2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value,
+            value: value2,
             type: "header value"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        this.#headersList.set(name, value, false);
+        this.#headersList.set(name2, value2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
@@ -12286,13 +12286,13 @@ var require_headers = __commonJS({
           return this.#headersList[kHeadersSortedMap] = names;
         }
         for (let i = 0; i < names.length; ++i) {
-          const { 0: name, 1: value } = names[i];
-          if (name === "set-cookie") {
+          const { 0: name2, 1: value2 } = names[i];
+          if (name2 === "set-cookie") {
             for (let j = 0; j < cookies.length; ++j) {
-              headers.push([name, cookies[j]]);
+              headers.push([name2, cookies[j]]);
             }
           } else {
-            headers.push([name, value]);
+            headers.push([name2, value2]);
           }
         }
         return this.#headersList[kHeadersSortedMap] = headers;
@@ -12421,23 +12421,23 @@ var require_response = __commonJS({
         return responseObject;
       }
       // Creates a redirect Response that redirects to url with status status.
-      static redirect(url, status = 302) {
+      static redirect(url, status2 = 302) {
         webidl.argumentLengthCheck(arguments, 1, "Response.redirect");
         url = webidl.converters.USVString(url);
-        status = webidl.converters["unsigned short"](status);
+        status2 = webidl.converters["unsigned short"](status2);
         let parsedURL;
         try {
           parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl);
         } catch (err) {
           throw new TypeError(`Failed to parse URL from ${url}`, { cause: err });
         }
-        if (!redirectStatusSet.has(status)) {
-          throw new RangeError(`Invalid status code ${status}`);
+        if (!redirectStatusSet.has(status2)) {
+          throw new RangeError(`Invalid status code ${status2}`);
         }
         const responseObject = fromInnerResponse(makeResponse({}), "immutable");
-        responseObject[kState].status = status;
-        const value = isomorphicEncode(URLSerializer(parsedURL));
-        responseObject[kState].headersList.append("location", value, true);
+        responseObject[kState].status = status2;
+        const value2 = isomorphicEncode(URLSerializer(parsedURL));
+        responseObject[kState].headersList.append("location", value2, true);
         return responseObject;
       }
       // https://fetch.spec.whatwg.org/#dom-response
@@ -12616,12 +12616,12 @@ var require_response = __commonJS({
         ...state
       };
       return new Proxy(response, {
-        get(target, p) {
-          return p in state ? state[p] : target[p];
+        get(target, p2) {
+          return p2 in state ? state[p2] : target[p2];
         },
-        set(target, p, value) {
-          assert(!(p in state));
-          target[p] = value;
+        set(target, p2, value2) {
+          assert(!(p2 in state));
+          target[p2] = value2;
           return true;
         }
       });
@@ -12712,23 +12712,23 @@ var require_response = __commonJS({
     webidl.converters.URLSearchParams = webidl.interfaceConverter(
       URLSearchParams
     );
-    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name) {
+    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name2) {
       if (typeof V === "string") {
-        return webidl.converters.USVString(V, prefix, name);
+        return webidl.converters.USVString(V, prefix, name2);
       }
       if (isBlobLike(V)) {
-        return webidl.converters.Blob(V, prefix, name, { strict: false });
+        return webidl.converters.Blob(V, prefix, name2, { strict: false });
       }
       if (ArrayBuffer.isView(V) || types.isArrayBuffer(V)) {
-        return webidl.converters.BufferSource(V, prefix, name);
+        return webidl.converters.BufferSource(V, prefix, name2);
       }
       if (util.isFormDataLike(V)) {
-        return webidl.converters.FormData(V, prefix, name, { strict: false });
+        return webidl.converters.FormData(V, prefix, name2, { strict: false });
       }
       if (V instanceof URLSearchParams) {
-        return webidl.converters.URLSearchParams(V, prefix, name);
+        return webidl.converters.URLSearchParams(V, prefix, name2);
       }
-      return webidl.converters.DOMString(V, prefix, name);
+      return webidl.converters.DOMString(V, prefix, name2);
     };
     webidl.converters.BodyInit = function(V, prefix, argument) {
       if (V instanceof ReadableStream) {
@@ -12774,8 +12774,8 @@ var require_dispatcher_weakref = __commonJS({
     "use strict";
     var { kConnected, kSize } = require_symbols();
     var CompatWeakRef = class {
-      constructor(value) {
-        this.value = value;
+      constructor(value2) {
+        this.value = value2;
       }
       deref() {
         return this.value[kConnected] === 0 && this.value[kSize] === 0 ? void 0 : this.value;
@@ -13099,8 +13099,8 @@ var require_request2 = __commonJS({
           const headers = init.headers !== void 0 ? init.headers : new HeadersList(headersList);
           headersList.clear();
           if (headers instanceof HeadersList) {
-            for (const { name, value } of headers.rawValues()) {
-              headersList.append(name, value, false);
+            for (const { name: name2, value: value2 } of headers.rawValues()) {
+              headersList.append(name2, value2, false);
             }
             headersList.cookies = headers.cookies;
           } else {
@@ -13609,18 +13609,18 @@ var require_fetch = __commonJS({
     }
     function fetch3(input, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
-      let p = createDeferredPromise();
+      let p2 = createDeferredPromise();
       let requestObject;
       try {
         requestObject = new Request(input, init);
       } catch (e) {
-        p.reject(e);
-        return p.promise;
+        p2.reject(e);
+        return p2.promise;
       }
       const request4 = requestObject[kState];
       if (requestObject.signal.aborted) {
-        abortFetch(p, request4, null, requestObject.signal.reason);
-        return p.promise;
+        abortFetch(p2, request4, null, requestObject.signal.reason);
+        return p2.promise;
       }
       const globalObject = request4.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
@@ -13636,7 +13636,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request4, realResponse, requestObject.signal.reason);
+          abortFetch(p2, request4, realResponse, requestObject.signal.reason);
         }
       );
       const processResponse = (response) => {
@@ -13644,16 +13644,16 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request4, responseObject, controller.serializedAbortReason);
+          abortFetch(p2, request4, responseObject, controller.serializedAbortReason);
           return;
         }
         if (response.type === "error") {
-          p.reject(new TypeError("fetch failed", { cause: response.error }));
+          p2.reject(new TypeError("fetch failed", { cause: response.error }));
           return;
         }
         responseObject = new WeakRef(fromInnerResponse(response, "immutable"));
-        p.resolve(responseObject.deref());
-        p = null;
+        p2.resolve(responseObject.deref());
+        p2 = null;
       };
       controller = fetching({
         request: request4,
@@ -13662,7 +13662,7 @@ var require_fetch = __commonJS({
         dispatcher: requestObject[kDispatcher]
         // undici
       });
-      return p.promise;
+      return p2.promise;
     }
     function finalizeAndReportTiming(response, initiatorType = "other") {
       if (response.type === "error" && response.aborted) {
@@ -13697,9 +13697,9 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request4, responseObject, error2) {
-      if (p) {
-        p.reject(error2);
+    function abortFetch(p2, request4, responseObject, error2) {
+      if (p2) {
+        p2.reject(error2);
       }
       if (request4.body != null && isReadable(request4.body?.stream)) {
         request4.body.stream.cancel(error2).catch((err) => {
@@ -13773,8 +13773,8 @@ var require_fetch = __commonJS({
         }
       }
       if (!request4.headersList.contains("accept", true)) {
-        const value = "*/*";
-        request4.headersList.append("accept", value, true);
+        const value2 = "*/*";
+        request4.headersList.append("accept", value2, true);
       }
       if (!request4.headersList.contains("accept-language", true)) {
         request4.headersList.append("accept-language", "*", true);
@@ -14327,13 +14327,13 @@ var require_fetch = __commonJS({
         })();
       }
       try {
-        const { body, status, statusText, headersList, socket } = await dispatch({ body: requestBody2 });
+        const { body, status: status2, statusText, headersList, socket } = await dispatch({ body: requestBody2 });
         if (socket) {
-          response = makeResponse({ status, statusText, headersList, socket });
+          response = makeResponse({ status: status2, statusText, headersList, socket });
         } else {
           const iterator2 = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator2.next();
-          response = makeResponse({ status, statusText, headersList });
+          response = makeResponse({ status: status2, statusText, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -14373,11 +14373,11 @@ var require_fetch = __commonJS({
           let bytes;
           let isFailure;
           try {
-            const { done, value } = await fetchParams.controller.next();
+            const { done, value: value2 } = await fetchParams.controller.next();
             if (isAborted(fetchParams)) {
               break;
             }
-            bytes = done ? void 0 : value;
+            bytes = done ? void 0 : value2;
           } catch (err) {
             if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
               bytes = void 0;
@@ -14457,8 +14457,8 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status, rawHeaders, resume, statusText) {
-              if (status < 200) {
+            onHeaders(status2, rawHeaders, resume, statusText) {
+              if (status2 < 200) {
                 return;
               }
               let location = "";
@@ -14468,8 +14468,8 @@ var require_fetch = __commonJS({
               }
               location = headersList.get("location", true);
               const decoders = [];
-              const willFollow = location && request4.redirect === "follow" && redirectStatusSet.has(status);
-              if (request4.method !== "HEAD" && request4.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              const willFollow = location && request4.redirect === "follow" && redirectStatusSet.has(status2);
+              if (request4.method !== "HEAD" && request4.method !== "CONNECT" && !nullBodyStatus.includes(status2) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -14507,7 +14507,7 @@ var require_fetch = __commonJS({
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
               resolve4({
-                status,
+                status: status2,
                 statusText,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
@@ -14541,8 +14541,8 @@ var require_fetch = __commonJS({
               fetchParams.controller.terminate(error2);
               reject(error2);
             },
-            onUpgrade(status, rawHeaders, socket) {
-              if (status !== 101) {
+            onUpgrade(status2, rawHeaders, socket) {
+              if (status2 !== 101) {
                 return;
               }
               const headersList = new HeadersList();
@@ -14550,8 +14550,8 @@ var require_fetch = __commonJS({
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
               resolve4({
-                status,
-                statusText: STATUS_CODES[status],
+                status: status2,
+                statusText: STATUS_CODES[status2],
                 headersList,
                 socket
               });
@@ -14976,15 +14976,15 @@ var require_util4 = __commonJS({
       (async () => {
         while (!fr[kAborted]) {
           try {
-            const { done, value } = await chunkPromise;
+            const { done, value: value2 } = await chunkPromise;
             if (isFirstChunk && !fr[kAborted]) {
               queueMicrotask(() => {
                 fireAProgressEvent("loadstart", fr);
               });
             }
             isFirstChunk = false;
-            if (!done && types.isUint8Array(value)) {
-              bytes.push(value);
+            if (!done && types.isUint8Array(value2)) {
+              bytes.push(value2);
               if ((fr[kLastProgressEventFired] === void 0 || Date.now() - fr[kLastProgressEventFired] >= 50) && !fr[kAborted]) {
                 fr[kLastProgressEventFired] = Date.now();
                 queueMicrotask(() => {
@@ -15095,24 +15095,24 @@ var require_util4 = __commonJS({
       return new TextDecoder(encoding).decode(sliced);
     }
     function BOMSniffing(ioQueue) {
-      const [a, b, c] = ioQueue;
-      if (a === 239 && b === 187 && c === 191) {
+      const [a, b2, c] = ioQueue;
+      if (a === 239 && b2 === 187 && c === 191) {
         return "UTF-8";
-      } else if (a === 254 && b === 255) {
+      } else if (a === 254 && b2 === 255) {
         return "UTF-16BE";
-      } else if (a === 255 && b === 254) {
+      } else if (a === 255 && b2 === 254) {
         return "UTF-16LE";
       }
       return null;
     }
     function combineByteSequences(sequences) {
-      const size = sequences.reduce((a, b) => {
-        return a + b.byteLength;
+      const size = sequences.reduce((a, b2) => {
+        return a + b2.byteLength;
       }, 0);
       let offset = 0;
-      return sequences.reduce((a, b) => {
-        a.set(b, offset);
-        offset += b.byteLength;
+      return sequences.reduce((a, b2) => {
+        a.set(b2, offset);
+        offset += b2.byteLength;
         return a;
       }, new Uint8Array(size));
     }
@@ -15408,10 +15408,10 @@ var require_util5 = __commonJS({
     function getFieldValues(header) {
       assert(header !== null);
       const values = [];
-      for (let value of header.split(",")) {
-        value = value.trim();
-        if (isValidHeaderName(value)) {
-          values.push(value);
+      for (let value2 of header.split(",")) {
+        value2 = value2.trim();
+        if (isValidHeaderName(value2)) {
+          values.push(value2);
         }
       }
       return values;
@@ -15456,11 +15456,11 @@ var require_cache = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         request4 = webidl.converters.RequestInfo(request4, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p = this.#internalMatchAll(request4, options, 1);
-        if (p.length === 0) {
+        const p2 = this.#internalMatchAll(request4, options, 1);
+        if (p2.length === 0) {
           return;
         }
-        return p[0];
+        return p2[0];
       }
       async matchAll(request4 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
@@ -15551,8 +15551,8 @@ var require_cache = __commonJS({
           }));
           responsePromises.push(responsePromise.promise);
         }
-        const p = Promise.all(responsePromises);
-        const responses = await p;
+        const p2 = Promise.all(responsePromises);
+        const responses = await p2;
         const operations = [];
         let index = 0;
         for (const response of responses) {
@@ -16095,18 +16095,18 @@ var require_constants4 = __commonJS({
 var require_util6 = __commonJS({
   "node_modules/@actions/http-client/node_modules/undici/lib/web/cookies/util.js"(exports2, module2) {
     "use strict";
-    function isCTLExcludingHtab(value) {
-      for (let i = 0; i < value.length; ++i) {
-        const code = value.charCodeAt(i);
+    function isCTLExcludingHtab(value2) {
+      for (let i = 0; i < value2.length; ++i) {
+        const code = value2.charCodeAt(i);
         if (code >= 0 && code <= 8 || code >= 10 && code <= 31 || code === 127) {
           return true;
         }
       }
       return false;
     }
-    function validateCookieName(name) {
-      for (let i = 0; i < name.length; ++i) {
-        const code = name.charCodeAt(i);
+    function validateCookieName(name2) {
+      for (let i = 0; i < name2.length; ++i) {
+        const code = name2.charCodeAt(i);
         if (code < 33 || // exclude CTLs (0-31), SP and HT
         code > 126 || // exclude non-ascii and DEL
         code === 34 || // "
@@ -16130,18 +16130,18 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookieValue(value) {
-      let len = value.length;
+    function validateCookieValue(value2) {
+      let len = value2.length;
       let i = 0;
-      if (value[0] === '"') {
-        if (len === 1 || value[len - 1] !== '"') {
+      if (value2[0] === '"') {
+        if (len === 1 || value2[len - 1] !== '"') {
           throw new Error("Invalid cookie value");
         }
         --len;
         ++i;
       }
       while (i < len) {
-        const code = value.charCodeAt(i++);
+        const code = value2.charCodeAt(i++);
         if (code < 33 || // exclude CTLs (0-31)
         code > 126 || // non-ascii and DEL (127)
         code === 34 || // "
@@ -16242,7 +16242,7 @@ var require_util6 = __commonJS({
       }
       validateCookieName(cookie.name);
       validateCookieValue(cookie.value);
-      const out = [`${cookie.name}=${cookie.value}`];
+      const out2 = [`${cookie.name}=${cookie.value}`];
       if (cookie.name.startsWith("__Secure-")) {
         cookie.secure = true;
       }
@@ -16252,41 +16252,41 @@ var require_util6 = __commonJS({
         cookie.path = "/";
       }
       if (cookie.secure) {
-        out.push("Secure");
+        out2.push("Secure");
       }
       if (cookie.httpOnly) {
-        out.push("HttpOnly");
+        out2.push("HttpOnly");
       }
       if (typeof cookie.maxAge === "number") {
         validateCookieMaxAge(cookie.maxAge);
-        out.push(`Max-Age=${cookie.maxAge}`);
+        out2.push(`Max-Age=${cookie.maxAge}`);
       }
       if (cookie.domain) {
         validateCookieDomain(cookie.domain);
-        out.push(`Domain=${cookie.domain}`);
+        out2.push(`Domain=${cookie.domain}`);
       }
       if (cookie.path) {
         validateCookiePath(cookie.path);
-        out.push(`Path=${cookie.path}`);
+        out2.push(`Path=${cookie.path}`);
       }
       if (cookie.expires && cookie.expires.toString() !== "Invalid Date") {
-        out.push(`Expires=${toIMFDate(cookie.expires)}`);
+        out2.push(`Expires=${toIMFDate(cookie.expires)}`);
       }
       if (cookie.sameSite) {
-        out.push(`SameSite=${cookie.sameSite}`);
+        out2.push(`SameSite=${cookie.sameSite}`);
       }
       for (const part of cookie.unparsed) {
         if (!part.includes("=")) {
           throw new Error("Invalid unparsed");
         }
-        const [key, ...value] = part.split("=");
+        const [key, ...value2] = part.split("=");
         const trimmedKey = key.trim();
-        const joinedValue = value.join("=");
+        const joinedValue = value2.join("=");
         validateCookieName(trimmedKey);
         validateCookieValue(joinedValue);
-        out.push(`${trimmedKey}=${joinedValue}`);
+        out2.push(`${trimmedKey}=${joinedValue}`);
       }
-      return out.join("; ");
+      return out2.join("; ");
     }
     module2.exports = {
       isCTLExcludingHtab,
@@ -16313,8 +16313,8 @@ var require_parse = __commonJS({
       }
       let nameValuePair = "";
       let unparsedAttributes = "";
-      let name = "";
-      let value = "";
+      let name2 = "";
+      let value2 = "";
       if (header.includes(";")) {
         const position = { position: 0 };
         nameValuePair = collectASequenceOfCodePointsFast(";", header, position);
@@ -16323,24 +16323,24 @@ var require_parse = __commonJS({
         nameValuePair = header;
       }
       if (!nameValuePair.includes("=")) {
-        value = nameValuePair;
+        value2 = nameValuePair;
       } else {
         const position = { position: 0 };
-        name = collectASequenceOfCodePointsFast(
+        name2 = collectASequenceOfCodePointsFast(
           "=",
           nameValuePair,
           position
         );
-        value = nameValuePair.slice(position.position + 1);
+        value2 = nameValuePair.slice(position.position + 1);
       }
-      name = name.trim();
-      value = value.trim();
-      if (name.length + value.length > maxNameValuePairSize) {
+      name2 = name2.trim();
+      value2 = value2.trim();
+      if (name2.length + value2.length > maxNameValuePairSize) {
         return null;
       }
       return {
-        name,
-        value,
+        name: name2,
+        value: value2,
         ...parseUnparsedAttributes(unparsedAttributes)
       };
     }
@@ -16447,24 +16447,24 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 1, "getCookies");
       webidl.brandCheck(headers, Headers2, { strict: false });
       const cookie = headers.get("cookie");
-      const out = {};
+      const out2 = {};
       if (!cookie) {
-        return out;
+        return out2;
       }
       for (const piece of cookie.split(";")) {
-        const [name, ...value] = piece.split("=");
-        out[name.trim()] = value.join("=");
+        const [name2, ...value2] = piece.split("=");
+        out2[name2.trim()] = value2.join("=");
       }
-      return out;
+      return out2;
     }
-    function deleteCookie(headers, name, attributes) {
+    function deleteCookie(headers, name2, attributes) {
       webidl.brandCheck(headers, Headers2, { strict: false });
       const prefix = "deleteCookie";
       webidl.argumentLengthCheck(arguments, 2, prefix);
-      name = webidl.converters.DOMString(name, prefix, "name");
+      name2 = webidl.converters.DOMString(name2, prefix, "name");
       attributes = webidl.converters.DeleteCookieAttributes(attributes);
       setCookie(headers, {
-        name,
+        name: name2,
         value: "",
         expires: /* @__PURE__ */ new Date(0),
         ...attributes
@@ -16510,11 +16510,11 @@ var require_cookies = __commonJS({
         key: "value"
       },
       {
-        converter: webidl.nullableConverter((value) => {
-          if (typeof value === "number") {
-            return webidl.converters["unsigned long long"](value);
+        converter: webidl.nullableConverter((value2) => {
+          if (typeof value2 === "number") {
+            return webidl.converters["unsigned long long"](value2);
           }
-          return new Date(value);
+          return new Date(value2);
         }),
         key: "expires",
         defaultValue: () => null
@@ -17026,26 +17026,26 @@ var require_util7 = __commonJS({
       const extensionList = /* @__PURE__ */ new Map();
       while (position.position < extensions.length) {
         const pair = collectASequenceOfCodePointsFast(";", extensions, position);
-        const [name, value = ""] = pair.split("=");
+        const [name2, value2 = ""] = pair.split("=");
         extensionList.set(
-          removeHTTPWhitespace(name, true, false),
-          removeHTTPWhitespace(value, false, true)
+          removeHTTPWhitespace(name2, true, false),
+          removeHTTPWhitespace(value2, false, true)
         );
         position.position++;
       }
       return extensionList;
     }
-    function isValidClientWindowBits(value) {
-      if (value.length === 0) {
+    function isValidClientWindowBits(value2) {
+      if (value2.length === 0) {
         return false;
       }
-      for (let i = 0; i < value.length; i++) {
-        const byte = value.charCodeAt(i);
+      for (let i = 0; i < value2.length; i++) {
+        const byte = value2.charCodeAt(i);
         if (byte < 48 || byte > 57) {
           return false;
         }
       }
-      const num3 = Number.parseInt(value, 10);
+      const num3 = Number.parseInt(value2, 10);
       return num3 >= 8 && num3 <= 15;
     }
     var hasIntl = typeof process.versions.icu === "string";
@@ -17964,10 +17964,10 @@ var require_websocket = __commonJS({
         if (typeof protocols === "string") {
           protocols = [protocols];
         }
-        if (protocols.length !== new Set(protocols.map((p) => p.toLowerCase())).size) {
+        if (protocols.length !== new Set(protocols.map((p2) => p2.toLowerCase())).size) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
-        if (protocols.length > 0 && !protocols.every((p) => isValidSubprotocol(p))) {
+        if (protocols.length > 0 && !protocols.every((p2) => isValidSubprotocol(p2))) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
         this[kWebSocketURL] = new URL(urlRecord.href);
@@ -18279,13 +18279,13 @@ var require_websocket = __commonJS({
 var require_util8 = __commonJS({
   "node_modules/@actions/http-client/node_modules/undici/lib/web/eventsource/util.js"(exports2, module2) {
     "use strict";
-    function isValidLastEventId(value) {
-      return value.indexOf("\0") === -1;
+    function isValidLastEventId(value2) {
+      return value2.indexOf("\0") === -1;
     }
-    function isASCIINumber(value) {
-      if (value.length === 0) return false;
-      for (let i = 0; i < value.length; i++) {
-        if (value.charCodeAt(i) < 48 || value.charCodeAt(i) > 57) return false;
+    function isASCIINumber(value2) {
+      if (value2.length === 0) return false;
+      for (let i = 0; i < value2.length; i++) {
+        if (value2.charCodeAt(i) < 48 || value2.charCodeAt(i) > 57) return false;
       }
       return true;
     }
@@ -18516,12 +18516,12 @@ var require_eventsource_stream = __commonJS({
           const valueBytes = line.length - valueStart2;
           const dataSize = this.eventFieldSizes.data + (event.data === void 0 ? 0 : 1) + valueBytes;
           this.setEventFieldSize("data", dataSize);
-          const value = line.toString("utf8", valueStart2);
+          const value2 = line.toString("utf8", valueStart2);
           if (event.data === void 0) {
-            event.data = value;
+            event.data = value2;
           } else {
             event.data += `
-${value}`;
+${value2}`;
           }
           this.dataLineCount++;
           return;
@@ -18638,8 +18638,8 @@ ${value}`;
         for (let i = this.lineChunkIndex; i <= this.chunkIndex; i++) {
           const chunk = this.chunks[i];
           const start = i === this.lineChunkIndex ? this.linePos : 0;
-          const end = i === this.chunkIndex ? this.pos : chunk.length;
-          const slice = chunk.subarray(start, end);
+          const end2 = i === this.chunkIndex ? this.pos : chunk.length;
+          const slice = chunk.subarray(start, end2);
           length += slice.length;
           chunks.push(slice);
         }
@@ -19800,7 +19800,7 @@ var require_tree2 = __commonJS({
        * @param {any} value
        * @param {number} index
        */
-      constructor(key, value, index) {
+      constructor(key, value2, index) {
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
@@ -19809,16 +19809,16 @@ var require_tree2 = __commonJS({
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
-          this.middle = new _TstNode(key, value, index);
+          this.middle = new _TstNode(key, value2, index);
         } else {
-          this.value = value;
+          this.value = value2;
         }
       }
       /**
        * @param {string} key
        * @param {any} value
        */
-      add(key, value) {
+      add(key, value2) {
         const length = key.length;
         if (length === 0) {
           throw new TypeError("Unreachable");
@@ -19832,25 +19832,25 @@ var require_tree2 = __commonJS({
           }
           if (node.code === code) {
             if (length === ++index) {
-              node.value = value;
+              node.value = value2;
               break;
             } else if (node.middle !== null) {
               node = node.middle;
             } else {
-              node.middle = new _TstNode(key, value, index);
+              node.middle = new _TstNode(key, value2, index);
               break;
             }
           } else if (node.code < code) {
             if (node.left !== null) {
               node = node.left;
             } else {
-              node.left = new _TstNode(key, value, index);
+              node.left = new _TstNode(key, value2, index);
               break;
             }
           } else if (node.right !== null) {
             node = node.right;
           } else {
-            node.right = new _TstNode(key, value, index);
+            node.right = new _TstNode(key, value2, index);
             break;
           }
         }
@@ -19889,11 +19889,11 @@ var require_tree2 = __commonJS({
        * @param {string} key
        * @param {any} value
        * */
-      insert(key, value) {
+      insert(key, value2) {
         if (this.node === null) {
-          this.node = new TstNode(key, value, 0);
+          this.node = new TstNode(key, value2, 0);
         } else {
-          this.node.add(key, value);
+          this.node.add(key, value2);
         }
       }
       /**
@@ -19971,16 +19971,16 @@ var require_util9 = __commonJS({
     function isStream(obj2) {
       return obj2 && typeof obj2 === "object" && typeof obj2.pipe === "function" && typeof obj2.on === "function";
     }
-    function isBlobLike(object) {
-      if (object === null) {
+    function isBlobLike(object2) {
+      if (object2 === null) {
         return false;
-      } else if (object instanceof Blob2) {
+      } else if (object2 instanceof Blob2) {
         return true;
-      } else if (typeof object !== "object") {
+      } else if (typeof object2 !== "object") {
         return false;
       } else {
-        const sTag = object[Symbol.toStringTag];
-        return (sTag === "Blob" || sTag === "File") && ("stream" in object && typeof object.stream === "function" || "arrayBuffer" in object && typeof object.arrayBuffer === "function");
+        const sTag = object2[Symbol.toStringTag];
+        return (sTag === "Blob" || sTag === "File") && ("stream" in object2 && typeof object2.stream === "function" || "arrayBuffer" in object2 && typeof object2.arrayBuffer === "function");
       }
     }
     function buildURL(url, queryParams) {
@@ -19994,11 +19994,11 @@ var require_util9 = __commonJS({
       return url;
     }
     function isValidPort(port) {
-      const value = parseInt(port, 10);
-      return value === Number(port) && value >= 0 && value <= 65535;
+      const value2 = parseInt(port, 10);
+      return value2 === Number(port) && value2 >= 0 && value2 <= 65535;
     }
-    function isHttpOrHttpsPrefixed(value) {
-      return value != null && value[0] === "h" && value[1] === "t" && value[2] === "t" && value[3] === "p" && (value[4] === ":" || value[4] === "s" && value[5] === ":");
+    function isHttpOrHttpsPrefixed(value2) {
+      return value2 != null && value2[0] === "h" && value2[1] === "t" && value2[2] === "t" && value2[3] === "p" && (value2[4] === ":" || value2[4] === "s" && value2[5] === ":");
     }
     function parseURL(url) {
       if (typeof url === "string") {
@@ -20122,11 +20122,11 @@ var require_util9 = __commonJS({
       const m = val.toString().match(KEEPALIVE_TIMEOUT_EXPR);
       return m ? parseInt(m[1], 10) * 1e3 : null;
     }
-    function headerNameToString(value) {
-      return typeof value === "string" ? headerNameLowerCasedRecord[value] ?? value.toLowerCase() : tree.lookup(value) ?? value.toString("latin1").toLowerCase();
+    function headerNameToString(value2) {
+      return typeof value2 === "string" ? headerNameLowerCasedRecord[value2] ?? value2.toLowerCase() : tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
     }
-    function bufferToLowerCasedHeaderName(value) {
-      return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
+    function bufferToLowerCasedHeaderName(value2) {
+      return tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
     }
     function parseHeaders(headers, obj2) {
       if (obj2 === void 0) obj2 = {};
@@ -20241,14 +20241,14 @@ var require_util9 = __commonJS({
             iterator2 = iterable[Symbol.asyncIterator]();
           },
           async pull(controller) {
-            const { done, value } = await iterator2.next();
+            const { done, value: value2 } = await iterator2.next();
             if (done) {
               queueMicrotask(() => {
                 controller.close();
                 controller.byobRequest?.respond(0);
               });
             } else {
-              const buf = Buffer.isBuffer(value) ? value : Buffer.from(value);
+              const buf = Buffer.isBuffer(value2) ? value2 : Buffer.from(value2);
               if (buf.byteLength) {
                 controller.enqueue(new Uint8Array(buf));
               }
@@ -20262,8 +20262,8 @@ var require_util9 = __commonJS({
         }
       );
     }
-    function isFormDataLike(object) {
-      return object && typeof object === "object" && typeof object.append === "function" && typeof object.delete === "function" && typeof object.get === "function" && typeof object.getAll === "function" && typeof object.has === "function" && typeof object.set === "function" && object[Symbol.toStringTag] === "FormData";
+    function isFormDataLike(object2) {
+      return object2 && typeof object2 === "object" && typeof object2.append === "function" && typeof object2.delete === "function" && typeof object2.get === "function" && typeof object2.getAll === "function" && typeof object2.has === "function" && typeof object2.set === "function" && object2[Symbol.toStringTag] === "FormData";
     }
     function addAbortListener(signal, listener) {
       if ("addEventListener" in signal) {
@@ -20329,15 +20329,15 @@ var require_util9 = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj2, name, listener) {
+    function addListener(obj2, name2, listener) {
       const listeners = obj2[kListeners] ??= [];
-      listeners.push([name, listener]);
-      obj2.on(name, listener);
+      listeners.push([name2, listener]);
+      obj2.on(name2, listener);
       return obj2;
     }
     function removeAllListeners(obj2) {
-      for (const [name, listener] of obj2[kListeners] ?? []) {
-        obj2.removeListener(name, listener);
+      for (const [name2, listener] of obj2[kListeners] ?? []) {
+        obj2.removeListener(name2, listener);
       }
       obj2[kListeners] = null;
     }
@@ -20646,7 +20646,7 @@ var require_request3 = __commonJS({
         upgrade,
         headersTimeout,
         bodyTimeout,
-        reset,
+        reset: reset2,
         throwOnError,
         expectContinue,
         servername
@@ -20675,7 +20675,7 @@ var require_request3 = __commonJS({
         if (bodyTimeout != null && (!Number.isFinite(bodyTimeout) || bodyTimeout < 0)) {
           throw new InvalidArgumentError("invalid bodyTimeout");
         }
-        if (reset != null && typeof reset !== "boolean") {
+        if (reset2 != null && typeof reset2 !== "boolean") {
           throw new InvalidArgumentError("invalid reset");
         }
         if (expectContinue != null && typeof expectContinue !== "boolean") {
@@ -20725,7 +20725,7 @@ var require_request3 = __commonJS({
         this.origin = origin2;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
-        this.reset = reset == null ? null : reset;
+        this.reset = reset2 == null ? null : reset2;
         this.host = null;
         this.contentLength = null;
         this.contentType = null;
@@ -20913,8 +20913,8 @@ var require_request3 = __commonJS({
           this.endHandler = null;
         }
       }
-      addHeader(key, value) {
-        processHeader(this, key, value);
+      addHeader(key, value2) {
+        processHeader(this, key, value2);
         return this;
       }
     };
@@ -20986,11 +20986,11 @@ var require_request3 = __commonJS({
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
-        const value = typeof val === "string" ? val.toLowerCase() : null;
-        if (value !== "close" && value !== "keep-alive") {
+        const value2 = typeof val === "string" ? val.toLowerCase() : null;
+        if (value2 !== "close" && value2 !== "keep-alive") {
           throw new InvalidArgumentError("invalid connection header");
         }
-        if (value === "close") {
+        if (value2 === "close") {
           request4.reset = true;
         }
       } else if (headerName === "expect") {
@@ -21655,9 +21655,9 @@ var require_utils2 = __commonJS({
     function enumToMap(obj2) {
       const res = {};
       Object.keys(obj2).forEach((key) => {
-        const value = obj2[key];
-        if (typeof value === "number") {
-          res[key] = value;
+        const value2 = obj2[key];
+        if (typeof value2 === "number") {
+          res[key] = value2;
         }
       });
       return res;
@@ -21673,34 +21673,34 @@ var require_constants7 = __commonJS({
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.SPECIAL_HEADERS = exports2.HEADER_STATE = exports2.MINOR = exports2.MAJOR = exports2.CONNECTION_TOKEN_CHARS = exports2.HEADER_CHARS = exports2.TOKEN = exports2.STRICT_TOKEN = exports2.HEX = exports2.URL_CHAR = exports2.STRICT_URL_CHAR = exports2.USERINFO_CHARS = exports2.MARK = exports2.ALPHANUM = exports2.NUM = exports2.HEX_MAP = exports2.NUM_MAP = exports2.ALPHA = exports2.FINISH = exports2.H_METHOD_MAP = exports2.METHOD_MAP = exports2.METHODS_RTSP = exports2.METHODS_ICE = exports2.METHODS_HTTP = exports2.METHODS = exports2.LENIENT_FLAGS = exports2.FLAGS = exports2.TYPE = exports2.ERROR = void 0;
     var utils_1 = require_utils2();
-    var ERROR2;
-    (function(ERROR3) {
-      ERROR3[ERROR3["OK"] = 0] = "OK";
-      ERROR3[ERROR3["INTERNAL"] = 1] = "INTERNAL";
-      ERROR3[ERROR3["STRICT"] = 2] = "STRICT";
-      ERROR3[ERROR3["LF_EXPECTED"] = 3] = "LF_EXPECTED";
-      ERROR3[ERROR3["UNEXPECTED_CONTENT_LENGTH"] = 4] = "UNEXPECTED_CONTENT_LENGTH";
-      ERROR3[ERROR3["CLOSED_CONNECTION"] = 5] = "CLOSED_CONNECTION";
-      ERROR3[ERROR3["INVALID_METHOD"] = 6] = "INVALID_METHOD";
-      ERROR3[ERROR3["INVALID_URL"] = 7] = "INVALID_URL";
-      ERROR3[ERROR3["INVALID_CONSTANT"] = 8] = "INVALID_CONSTANT";
-      ERROR3[ERROR3["INVALID_VERSION"] = 9] = "INVALID_VERSION";
-      ERROR3[ERROR3["INVALID_HEADER_TOKEN"] = 10] = "INVALID_HEADER_TOKEN";
-      ERROR3[ERROR3["INVALID_CONTENT_LENGTH"] = 11] = "INVALID_CONTENT_LENGTH";
-      ERROR3[ERROR3["INVALID_CHUNK_SIZE"] = 12] = "INVALID_CHUNK_SIZE";
-      ERROR3[ERROR3["INVALID_STATUS"] = 13] = "INVALID_STATUS";
-      ERROR3[ERROR3["INVALID_EOF_STATE"] = 14] = "INVALID_EOF_STATE";
-      ERROR3[ERROR3["INVALID_TRANSFER_ENCODING"] = 15] = "INVALID_TRANSFER_ENCODING";
-      ERROR3[ERROR3["CB_MESSAGE_BEGIN"] = 16] = "CB_MESSAGE_BEGIN";
-      ERROR3[ERROR3["CB_HEADERS_COMPLETE"] = 17] = "CB_HEADERS_COMPLETE";
-      ERROR3[ERROR3["CB_MESSAGE_COMPLETE"] = 18] = "CB_MESSAGE_COMPLETE";
-      ERROR3[ERROR3["CB_CHUNK_HEADER"] = 19] = "CB_CHUNK_HEADER";
-      ERROR3[ERROR3["CB_CHUNK_COMPLETE"] = 20] = "CB_CHUNK_COMPLETE";
-      ERROR3[ERROR3["PAUSED"] = 21] = "PAUSED";
-      ERROR3[ERROR3["PAUSED_UPGRADE"] = 22] = "PAUSED_UPGRADE";
-      ERROR3[ERROR3["PAUSED_H2_UPGRADE"] = 23] = "PAUSED_H2_UPGRADE";
-      ERROR3[ERROR3["USER"] = 24] = "USER";
-    })(ERROR2 = exports2.ERROR || (exports2.ERROR = {}));
+    var ERROR3;
+    (function(ERROR4) {
+      ERROR4[ERROR4["OK"] = 0] = "OK";
+      ERROR4[ERROR4["INTERNAL"] = 1] = "INTERNAL";
+      ERROR4[ERROR4["STRICT"] = 2] = "STRICT";
+      ERROR4[ERROR4["LF_EXPECTED"] = 3] = "LF_EXPECTED";
+      ERROR4[ERROR4["UNEXPECTED_CONTENT_LENGTH"] = 4] = "UNEXPECTED_CONTENT_LENGTH";
+      ERROR4[ERROR4["CLOSED_CONNECTION"] = 5] = "CLOSED_CONNECTION";
+      ERROR4[ERROR4["INVALID_METHOD"] = 6] = "INVALID_METHOD";
+      ERROR4[ERROR4["INVALID_URL"] = 7] = "INVALID_URL";
+      ERROR4[ERROR4["INVALID_CONSTANT"] = 8] = "INVALID_CONSTANT";
+      ERROR4[ERROR4["INVALID_VERSION"] = 9] = "INVALID_VERSION";
+      ERROR4[ERROR4["INVALID_HEADER_TOKEN"] = 10] = "INVALID_HEADER_TOKEN";
+      ERROR4[ERROR4["INVALID_CONTENT_LENGTH"] = 11] = "INVALID_CONTENT_LENGTH";
+      ERROR4[ERROR4["INVALID_CHUNK_SIZE"] = 12] = "INVALID_CHUNK_SIZE";
+      ERROR4[ERROR4["INVALID_STATUS"] = 13] = "INVALID_STATUS";
+      ERROR4[ERROR4["INVALID_EOF_STATE"] = 14] = "INVALID_EOF_STATE";
+      ERROR4[ERROR4["INVALID_TRANSFER_ENCODING"] = 15] = "INVALID_TRANSFER_ENCODING";
+      ERROR4[ERROR4["CB_MESSAGE_BEGIN"] = 16] = "CB_MESSAGE_BEGIN";
+      ERROR4[ERROR4["CB_HEADERS_COMPLETE"] = 17] = "CB_HEADERS_COMPLETE";
+      ERROR4[ERROR4["CB_MESSAGE_COMPLETE"] = 18] = "CB_MESSAGE_COMPLETE";
+      ERROR4[ERROR4["CB_CHUNK_HEADER"] = 19] = "CB_CHUNK_HEADER";
+      ERROR4[ERROR4["CB_CHUNK_COMPLETE"] = 20] = "CB_CHUNK_COMPLETE";
+      ERROR4[ERROR4["PAUSED"] = 21] = "PAUSED";
+      ERROR4[ERROR4["PAUSED_UPGRADE"] = 22] = "PAUSED_UPGRADE";
+      ERROR4[ERROR4["PAUSED_H2_UPGRADE"] = 23] = "PAUSED_H2_UPGRADE";
+      ERROR4[ERROR4["USER"] = 24] = "USER";
+    })(ERROR3 = exports2.ERROR || (exports2.ERROR = {}));
     var TYPE;
     (function(TYPE2) {
       TYPE2[TYPE2["BOTH"] = 0] = "BOTH";
@@ -22470,11 +22470,11 @@ var require_data_url2 = __commonJS({
     }
     function collectAnHTTPQuotedString(input, position, extractValue) {
       const positionStart = position.position;
-      let value = "";
+      let value2 = "";
       assert(input[position.position] === '"');
       position.position++;
       while (true) {
-        value += collectASequenceOfCodePoints(
+        value2 += collectASequenceOfCodePoints(
           (char) => char !== '"' && char !== "\\",
           input,
           position
@@ -22486,10 +22486,10 @@ var require_data_url2 = __commonJS({
         position.position++;
         if (quoteOrBackslash === "\\") {
           if (position.position >= input.length) {
-            value += "\\";
+            value2 += "\\";
             break;
           }
-          value += input[position.position];
+          value2 += input[position.position];
           position.position++;
         } else {
           assert(quoteOrBackslash === '"');
@@ -22497,7 +22497,7 @@ var require_data_url2 = __commonJS({
         }
       }
       if (extractValue) {
-        return value;
+        return value2;
       }
       return input.slice(positionStart, position.position);
     }
@@ -22505,16 +22505,16 @@ var require_data_url2 = __commonJS({
       assert(mimeType !== "failure");
       const { parameters, essence } = mimeType;
       let serialization = essence;
-      for (let [name, value] of parameters.entries()) {
+      for (let [name2, value2] of parameters.entries()) {
         serialization += ";";
-        serialization += name;
+        serialization += name2;
         serialization += "=";
-        if (!HTTP_TOKEN_CODEPOINTS.test(value)) {
-          value = value.replace(/(\\|")/g, "\\$1");
-          value = '"' + value;
-          value += '"';
+        if (!HTTP_TOKEN_CODEPOINTS.test(value2)) {
+          value2 = value2.replace(/(\\|")/g, "\\$1");
+          value2 = '"' + value2;
+          value2 += '"';
         }
-        serialization += value;
+        serialization += value2;
       }
       return serialization;
     }
@@ -22787,11 +22787,11 @@ var require_webidl2 = __commonJS({
           });
         }
         while (true) {
-          const { done, value } = method.next();
+          const { done, value: value2 } = method.next();
           if (done) {
             break;
           }
-          seq.push(converter(value, prefix, `${argument}[${index++}]`));
+          seq.push(converter(value2, prefix, `${argument}[${index++}]`));
         }
         return seq;
       };
@@ -22859,20 +22859,20 @@ var require_webidl2 = __commonJS({
               });
             }
           }
-          let value = dictionary[key];
+          let value2 = dictionary[key];
           const hasDefault = Object.hasOwn(options, "defaultValue");
-          if (hasDefault && value !== null) {
-            value ??= defaultValue();
+          if (hasDefault && value2 !== null) {
+            value2 ??= defaultValue();
           }
-          if (required || hasDefault || value !== void 0) {
-            value = converter(value, prefix, `${argument}.${key}`);
-            if (options.allowedValues && !options.allowedValues.includes(value)) {
+          if (required || hasDefault || value2 !== void 0) {
+            value2 = converter(value2, prefix, `${argument}.${key}`);
+            if (options.allowedValues && !options.allowedValues.includes(value2)) {
               throw webidl.errors.exception({
                 header: prefix,
-                message: `${value} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
+                message: `${value2} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
               });
             }
-            dict[key] = value;
+            dict[key] = value2;
           }
         }
         return dict;
@@ -22955,11 +22955,11 @@ var require_webidl2 = __commonJS({
       }
       return V;
     };
-    webidl.converters.TypedArray = function(V, T, prefix, name, opts) {
+    webidl.converters.TypedArray = function(V, T, prefix, name2, opts) {
       if (webidl.util.Type(V) !== "Object" || !types.isTypedArray(V) || V.constructor.name !== T.name) {
         throw webidl.errors.conversionFailed({
           prefix,
-          argument: `${name} ("${webidl.util.Stringify(V)}")`,
+          argument: `${name2} ("${webidl.util.Stringify(V)}")`,
           types: [T.name]
         });
       }
@@ -22977,11 +22977,11 @@ var require_webidl2 = __commonJS({
       }
       return V;
     };
-    webidl.converters.DataView = function(V, prefix, name, opts) {
+    webidl.converters.DataView = function(V, prefix, name2, opts) {
       if (webidl.util.Type(V) !== "Object" || !types.isDataView(V)) {
         throw webidl.errors.exception({
           header: prefix,
-          message: `${name} is not a DataView.`
+          message: `${name2} is not a DataView.`
         });
       }
       if (opts?.allowShared === false && types.isSharedArrayBuffer(V.buffer)) {
@@ -22998,19 +22998,19 @@ var require_webidl2 = __commonJS({
       }
       return V;
     };
-    webidl.converters.BufferSource = function(V, prefix, name, opts) {
+    webidl.converters.BufferSource = function(V, prefix, name2, opts) {
       if (types.isAnyArrayBuffer(V)) {
-        return webidl.converters.ArrayBuffer(V, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.ArrayBuffer(V, prefix, name2, { ...opts, allowShared: false });
       }
       if (types.isTypedArray(V)) {
-        return webidl.converters.TypedArray(V, V.constructor, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.TypedArray(V, V.constructor, prefix, name2, { ...opts, allowShared: false });
       }
       if (types.isDataView(V)) {
-        return webidl.converters.DataView(V, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.DataView(V, prefix, name2, { ...opts, allowShared: false });
       }
       throw webidl.errors.conversionFailed({
         prefix,
-        argument: `${name} ("${webidl.util.Stringify(V)}")`,
+        argument: `${name2} ("${webidl.util.Stringify(V)}")`,
         types: ["BufferSource"]
       });
     };
@@ -23083,8 +23083,8 @@ var require_util10 = __commonJS({
       }
       return true;
     }
-    function normalizeBinaryStringToUtf8(value) {
-      return Buffer.from(value, "binary").toString("utf8");
+    function normalizeBinaryStringToUtf8(value2) {
+      return Buffer.from(value2, "binary").toString("utf8");
     }
     function requestCurrentURL(request4) {
       return request4.urlList[request4.urlList.length - 1];
@@ -23096,8 +23096,8 @@ var require_util10 = __commonJS({
       }
       return "allowed";
     }
-    function isErrorLike(object) {
-      return object instanceof Error || (object?.constructor?.name === "Error" || object?.constructor?.name === "DOMException");
+    function isErrorLike(object2) {
+      return object2 instanceof Error || (object2?.constructor?.name === "Error" || object2?.constructor?.name === "DOMException");
     }
     function isValidReasonPhrase(statusText) {
       for (let i = 0; i < statusText.length; ++i) {
@@ -23445,8 +23445,8 @@ var require_util10 = __commonJS({
     function normalizeMethod(method) {
       return normalizedMethodRecordsBase[method.toLowerCase()] ?? method;
     }
-    function serializeJavascriptValueToJSONString(value) {
-      const result3 = JSON.stringify(value);
+    function serializeJavascriptValueToJSONString(value2) {
+      const result3 = JSON.stringify(value2);
       if (result3 === void 0) {
         throw new TypeError("Value is not JSON serializable");
       }
@@ -23454,7 +23454,7 @@ var require_util10 = __commonJS({
       return result3;
     }
     var esIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
-    function createIterator(name, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+    function createIterator(name2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
       class FastIterableIterator {
         /** @type {any} */
         #target;
@@ -23475,7 +23475,7 @@ var require_util10 = __commonJS({
         next() {
           if (typeof this !== "object" || this === null || !(#target in this)) {
             throw new TypeError(
-              `'next' called on an object that does not implement interface ${name} Iterator.`
+              `'next' called on an object that does not implement interface ${name2} Iterator.`
             );
           }
           const index = this.#index;
@@ -23487,7 +23487,7 @@ var require_util10 = __commonJS({
               done: true
             };
           }
-          const { [keyIndex]: key, [valueIndex]: value } = values[index];
+          const { [keyIndex]: key, [valueIndex]: value2 } = values[index];
           this.#index = index + 1;
           let result3;
           switch (this.#kind) {
@@ -23495,10 +23495,10 @@ var require_util10 = __commonJS({
               result3 = key;
               break;
             case "value":
-              result3 = value;
+              result3 = value2;
               break;
             case "key+value":
-              result3 = [key, value];
+              result3 = [key, value2];
               break;
           }
           return {
@@ -23514,7 +23514,7 @@ var require_util10 = __commonJS({
           writable: false,
           enumerable: false,
           configurable: true,
-          value: `${name} Iterator`
+          value: `${name2} Iterator`
         },
         next: { writable: true, enumerable: true, configurable: true }
       });
@@ -23522,15 +23522,15 @@ var require_util10 = __commonJS({
         return new FastIterableIterator(target, kind);
       };
     }
-    function iteratorMixin(name, object, kInternalIterator, keyIndex = 0, valueIndex = 1) {
-      const makeIterator = createIterator(name, kInternalIterator, keyIndex, valueIndex);
+    function iteratorMixin(name2, object2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+      const makeIterator = createIterator(name2, kInternalIterator, keyIndex, valueIndex);
       const properties = {
         keys: {
           writable: true,
           enumerable: true,
           configurable: true,
           value: function keys() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "key");
           }
         },
@@ -23539,7 +23539,7 @@ var require_util10 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function values() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "value");
           }
         },
@@ -23548,7 +23548,7 @@ var require_util10 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function entries() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "key+value");
           }
         },
@@ -23557,20 +23557,20 @@ var require_util10 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function forEach(callbackfn, thisArg = globalThis) {
-            webidl.brandCheck(this, object);
-            webidl.argumentLengthCheck(arguments, 1, `${name}.forEach`);
+            webidl.brandCheck(this, object2);
+            webidl.argumentLengthCheck(arguments, 1, `${name2}.forEach`);
             if (typeof callbackfn !== "function") {
               throw new TypeError(
-                `Failed to execute 'forEach' on '${name}': parameter 1 is not of type 'Function'.`
+                `Failed to execute 'forEach' on '${name2}': parameter 1 is not of type 'Function'.`
               );
             }
-            for (const { 0: key, 1: value } of makeIterator(this, "key+value")) {
-              callbackfn.call(thisArg, value, key, this);
+            for (const { 0: key, 1: value2 } of makeIterator(this, "key+value")) {
+              callbackfn.call(thisArg, value2, key, this);
             }
           }
         }
       };
-      return Object.defineProperties(object.prototype, {
+      return Object.defineProperties(object2.prototype, {
         ...properties,
         [Symbol.iterator]: {
           writable: true,
@@ -23642,8 +23642,8 @@ var require_util10 = __commonJS({
       const protocol = url.protocol;
       return protocol === "http:" || protocol === "https:";
     }
-    function simpleRangeHeaderValue(value, allowWhitespace) {
-      const data = value;
+    function simpleRangeHeaderValue(value2, allowWhitespace) {
+      const data = value2;
       if (!data.startsWith("bytes")) {
         return "failure";
       }
@@ -23761,8 +23761,8 @@ var require_util10 = __commonJS({
       if (values === null) {
         return "failure";
       }
-      for (const value of values) {
-        const temporaryMimeType = parseMIMEType(value);
+      for (const value2 of values) {
+        const temporaryMimeType = parseMIMEType(value2);
         if (temporaryMimeType === "failure" || temporaryMimeType.essence === "*/*") {
           continue;
         }
@@ -23782,8 +23782,8 @@ var require_util10 = __commonJS({
       }
       return mimeType;
     }
-    function gettingDecodingSplitting(value) {
-      const input = value;
+    function gettingDecodingSplitting(value2) {
+      const input = value2;
       const position = { position: 0 };
       const values = [];
       let temporaryValue = "";
@@ -23813,12 +23813,12 @@ var require_util10 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list) {
-      const value = list.get(name, true);
-      if (value === null) {
+    function getDecodeSplit(name2, list) {
+      const value2 = list.get(name2, true);
+      if (value2 === null) {
         return null;
       }
-      return gettingDecodingSplitting(value);
+      return gettingDecodingSplitting(value2);
     }
     var textDecoder = new TextDecoder();
     function utf8DecodeBytes(buffer) {
@@ -23970,8 +23970,8 @@ var require_file2 = __commonJS({
       }
     };
     webidl.converters.Blob = webidl.interfaceConverter(Blob2);
-    function isFileLike(object) {
-      return object instanceof File2 || object && (typeof object.stream === "function" || typeof object.arrayBuffer === "function") && object[Symbol.toStringTag] === "File";
+    function isFileLike(object2) {
+      return object2 instanceof File2 || object2 && (typeof object2.stream === "function" || typeof object2.arrayBuffer === "function") && object2[Symbol.toStringTag] === "File";
     }
     module2.exports = { FileLike, isFileLike };
   }
@@ -24001,87 +24001,87 @@ var require_formdata2 = __commonJS({
         }
         this[kState] = [];
       }
-      append(name, value, filename = void 0) {
+      append(name2, value2, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.append";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        if (arguments.length === 3 && !isBlobLike(value)) {
+        if (arguments.length === 3 && !isBlobLike(value2)) {
           throw new TypeError(
             "Failed to execute 'append' on 'FormData': parameter 2 is not of type 'Blob'"
           );
         }
-        name = webidl.converters.USVString(name, prefix, "name");
-        value = isBlobLike(value) ? webidl.converters.Blob(value, prefix, "value", { strict: false }) : webidl.converters.USVString(value, prefix, "value");
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        value2 = isBlobLike(value2) ? webidl.converters.Blob(value2, prefix, "value", { strict: false }) : webidl.converters.USVString(value2, prefix, "value");
         filename = arguments.length === 3 ? webidl.converters.USVString(filename, prefix, "filename") : void 0;
-        const entry = makeEntry(name, value, filename);
+        const entry = makeEntry(name2, value2, filename);
         this[kState].push(entry);
       }
-      delete(name) {
+      delete(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        this[kState] = this[kState].filter((entry) => entry.name !== name);
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        this[kState] = this[kState].filter((entry) => entry.name !== name2);
       }
-      get(name) {
+      get(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.get";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        const idx = this[kState].findIndex((entry) => entry.name === name);
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        const idx = this[kState].findIndex((entry) => entry.name === name2);
         if (idx === -1) {
           return null;
         }
         return this[kState][idx].value;
       }
-      getAll(name) {
+      getAll(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.getAll";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        return this[kState].filter((entry) => entry.name === name).map((entry) => entry.value);
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        return this[kState].filter((entry) => entry.name === name2).map((entry) => entry.value);
       }
-      has(name) {
+      has(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.has";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        return this[kState].findIndex((entry) => entry.name === name) !== -1;
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        return this[kState].findIndex((entry) => entry.name === name2) !== -1;
       }
-      set(name, value, filename = void 0) {
+      set(name2, value2, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.set";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        if (arguments.length === 3 && !isBlobLike(value)) {
+        if (arguments.length === 3 && !isBlobLike(value2)) {
           throw new TypeError(
             "Failed to execute 'set' on 'FormData': parameter 2 is not of type 'Blob'"
           );
         }
-        name = webidl.converters.USVString(name, prefix, "name");
-        value = isBlobLike(value) ? webidl.converters.Blob(value, prefix, "name", { strict: false }) : webidl.converters.USVString(value, prefix, "name");
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        value2 = isBlobLike(value2) ? webidl.converters.Blob(value2, prefix, "name", { strict: false }) : webidl.converters.USVString(value2, prefix, "name");
         filename = arguments.length === 3 ? webidl.converters.USVString(filename, prefix, "name") : void 0;
-        const entry = makeEntry(name, value, filename);
-        const idx = this[kState].findIndex((entry2) => entry2.name === name);
+        const entry = makeEntry(name2, value2, filename);
+        const idx = this[kState].findIndex((entry2) => entry2.name === name2);
         if (idx !== -1) {
           this[kState] = [
             ...this[kState].slice(0, idx),
             entry,
-            ...this[kState].slice(idx + 1).filter((entry2) => entry2.name !== name)
+            ...this[kState].slice(idx + 1).filter((entry2) => entry2.name !== name2)
           ];
         } else {
           this[kState].push(entry);
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
-        const state = this[kState].reduce((a, b) => {
-          if (a[b.name]) {
-            if (Array.isArray(a[b.name])) {
-              a[b.name].push(b.value);
+        const state = this[kState].reduce((a, b2) => {
+          if (a[b2.name]) {
+            if (Array.isArray(a[b2.name])) {
+              a[b2.name].push(b2.value);
             } else {
-              a[b.name] = [a[b.name], b.value];
+              a[b2.name] = [a[b2.name], b2.value];
             }
           } else {
-            a[b.name] = b.value;
+            a[b2.name] = b2.value;
           }
           return a;
         }, { __proto__: null });
@@ -24104,21 +24104,21 @@ var require_formdata2 = __commonJS({
         configurable: true
       }
     });
-    function makeEntry(name, value, filename) {
-      if (typeof value === "string") {
+    function makeEntry(name2, value2, filename) {
+      if (typeof value2 === "string") {
       } else {
-        if (!isFileLike(value)) {
-          value = value instanceof Blob ? new File2([value], "blob", { type: value.type }) : new FileLike(value, "blob", { type: value.type });
+        if (!isFileLike(value2)) {
+          value2 = value2 instanceof Blob ? new File2([value2], "blob", { type: value2.type }) : new FileLike(value2, "blob", { type: value2.type });
         }
         if (filename !== void 0) {
           const options = {
-            type: value.type,
-            lastModified: value.lastModified
+            type: value2.type,
+            lastModified: value2.lastModified
           };
-          value = value instanceof NativeFile ? new File2([value], filename, options) : new FileLike(value, filename, options);
+          value2 = value2 instanceof NativeFile ? new File2([value2], filename, options) : new FileLike(value2, filename, options);
         }
       }
-      return { name, value };
+      return { name: name2, value: value2 };
     }
     module2.exports = { FormData, makeEntry };
   }
@@ -24197,7 +24197,7 @@ var require_formdata_parser2 = __commonJS({
         if (result3 === "failure") {
           return "failure";
         }
-        let { name, filename, contentType, encoding } = result3;
+        let { name: name2, filename, contentType, encoding } = result3;
         position.position += 2;
         let body;
         {
@@ -24216,32 +24216,32 @@ var require_formdata_parser2 = __commonJS({
         } else {
           position.position += 2;
         }
-        let value;
+        let value2;
         if (filename !== null) {
           contentType ??= "text/plain";
           if (!isAsciiString(contentType)) {
             contentType = "";
           }
-          value = new File2([body], filename, { type: contentType });
+          value2 = new File2([body], filename, { type: contentType });
         } else {
-          value = utf8DecodeBytes(Buffer.from(body));
+          value2 = utf8DecodeBytes(Buffer.from(body));
         }
-        assert(isUSVString(name));
-        assert(typeof value === "string" && isUSVString(value) || isFileLike(value));
-        entryList.push(makeEntry(name, value, filename));
+        assert(isUSVString(name2));
+        assert(typeof value2 === "string" && isUSVString(value2) || isFileLike(value2));
+        entryList.push(makeEntry(name2, value2, filename));
       }
     }
     function parseMultipartFormDataHeaders(input, position) {
-      let name = null;
+      let name2 = null;
       let filename = null;
       let contentType = null;
       let encoding = null;
       while (true) {
         if (input[position.position] === 13 && input[position.position + 1] === 10) {
-          if (name === null) {
+          if (name2 === null) {
             return "failure";
           }
-          return { name, filename, contentType, encoding };
+          return { name: name2, filename, contentType, encoding };
         }
         let headerName = collectASequenceOfBytes(
           (char) => char !== 10 && char !== 13 && char !== 58,
@@ -24263,13 +24263,13 @@ var require_formdata_parser2 = __commonJS({
         );
         switch (bufferToLowerCasedHeaderName(headerName)) {
           case "content-disposition": {
-            name = filename = null;
+            name2 = filename = null;
             if (!bufferStartsWith(input, formDataNameBuffer, position)) {
               return "failure";
             }
             position.position += 17;
-            name = parseMultipartFormDataName(input, position);
-            if (name === null) {
+            name2 = parseMultipartFormDataName(input, position);
+            if (name2 === null) {
               return "failure";
             }
             if (bufferStartsWith(input, filenameBuffer, position)) {
@@ -24326,7 +24326,7 @@ var require_formdata_parser2 = __commonJS({
     }
     function parseMultipartFormDataName(input, position) {
       assert(input[position.position - 1] === 34);
-      let name = collectASequenceOfBytes(
+      let name2 = collectASequenceOfBytes(
         (char) => char !== 10 && char !== 13 && char !== 34,
         input,
         position
@@ -24336,8 +24336,8 @@ var require_formdata_parser2 = __commonJS({
       } else {
         position.position++;
       }
-      name = new TextDecoder().decode(name).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
-      return name;
+      name2 = new TextDecoder().decode(name2).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
+      return name2;
     }
     function collectASequenceOfBytes(condition, input, position) {
       let start = position.position;
@@ -24419,12 +24419,12 @@ var require_body2 = __commonJS({
         }
       });
     }
-    function extractBody(object, keepalive = false) {
+    function extractBody(object2, keepalive = false) {
       let stream2 = null;
-      if (object instanceof ReadableStream) {
-        stream2 = object;
-      } else if (isBlobLike(object)) {
-        stream2 = object.stream();
+      if (object2 instanceof ReadableStream) {
+        stream2 = object2;
+      } else if (isBlobLike(object2)) {
+        stream2 = object2.stream();
       } else {
         stream2 = new ReadableStream({
           async pull(controller) {
@@ -24444,42 +24444,42 @@ var require_body2 = __commonJS({
       let source = null;
       let length = null;
       let type = null;
-      if (typeof object === "string") {
-        source = object;
+      if (typeof object2 === "string") {
+        source = object2;
         type = "text/plain;charset=UTF-8";
-      } else if (object instanceof URLSearchParams) {
-        source = object.toString();
+      } else if (object2 instanceof URLSearchParams) {
+        source = object2.toString();
         type = "application/x-www-form-urlencoded;charset=UTF-8";
-      } else if (isArrayBuffer(object)) {
-        source = new Uint8Array(object.slice());
-      } else if (ArrayBuffer.isView(object)) {
-        source = new Uint8Array(object.buffer.slice(object.byteOffset, object.byteOffset + object.byteLength));
-      } else if (util.isFormDataLike(object)) {
+      } else if (isArrayBuffer(object2)) {
+        source = new Uint8Array(object2.slice());
+      } else if (ArrayBuffer.isView(object2)) {
+        source = new Uint8Array(object2.buffer.slice(object2.byteOffset, object2.byteOffset + object2.byteLength));
+      } else if (util.isFormDataLike(object2)) {
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
         const escape3 = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
-        const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
+        const normalizeLinefeeds = (value2) => value2.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
-        for (const [name, value] of object) {
-          if (typeof value === "string") {
-            const chunk2 = textEncoder.encode(prefix + `; name="${escape3(normalizeLinefeeds(name))}"\r
+        for (const [name2, value2] of object2) {
+          if (typeof value2 === "string") {
+            const chunk2 = textEncoder.encode(prefix + `; name="${escape3(normalizeLinefeeds(name2))}"\r
 \r
-${normalizeLinefeeds(value)}\r
+${normalizeLinefeeds(value2)}\r
 `);
             blobParts.push(chunk2);
             length += chunk2.byteLength;
           } else {
-            const chunk2 = textEncoder.encode(`${prefix}; name="${escape3(normalizeLinefeeds(name))}"` + (value.name ? `; filename="${escape3(value.name)}"` : "") + `\r
-Content-Type: ${value.type || "application/octet-stream"}\r
+            const chunk2 = textEncoder.encode(`${prefix}; name="${escape3(normalizeLinefeeds(name2))}"` + (value2.name ? `; filename="${escape3(value2.name)}"` : "") + `\r
+Content-Type: ${value2.type || "application/octet-stream"}\r
 \r
 `);
-            blobParts.push(chunk2, value, rn);
-            if (typeof value.size === "number") {
-              length += chunk2.byteLength + value.size + rn.byteLength;
+            blobParts.push(chunk2, value2, rn);
+            if (typeof value2.size === "number") {
+              length += chunk2.byteLength + value2.size + rn.byteLength;
             } else {
               hasUnknownSizeValue = true;
             }
@@ -24492,7 +24492,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         if (hasUnknownSizeValue) {
           length = null;
         }
-        source = object;
+        source = object2;
         action = async function* () {
           for (const part of blobParts) {
             if (part.stream) {
@@ -24503,22 +24503,22 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           }
         };
         type = `multipart/form-data; boundary=${boundary}`;
-      } else if (isBlobLike(object)) {
-        source = object;
-        length = object.size;
-        if (object.type) {
-          type = object.type;
+      } else if (isBlobLike(object2)) {
+        source = object2;
+        length = object2.size;
+        if (object2.type) {
+          type = object2.type;
         }
-      } else if (typeof object[Symbol.asyncIterator] === "function") {
+      } else if (typeof object2[Symbol.asyncIterator] === "function") {
         if (keepalive) {
           throw new TypeError("keepalive");
         }
-        if (util.isDisturbed(object) || object.locked) {
+        if (util.isDisturbed(object2) || object2.locked) {
           throw new TypeError(
             "Response body object should not be disturbed or locked"
           );
         }
-        stream2 = object instanceof ReadableStream ? object : ReadableStreamFrom(object);
+        stream2 = object2 instanceof ReadableStream ? object2 : ReadableStreamFrom(object2);
       }
       if (typeof source === "string" || util.isBuffer(source)) {
         length = Buffer.byteLength(source);
@@ -24527,10 +24527,10 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         let iterator2;
         stream2 = new ReadableStream({
           async start() {
-            iterator2 = action(object)[Symbol.asyncIterator]();
+            iterator2 = action(object2)[Symbol.asyncIterator]();
           },
           async pull(controller) {
-            const { value, done } = await iterator2.next();
+            const { value: value2, done } = await iterator2.next();
             if (done) {
               queueMicrotask(() => {
                 controller.close();
@@ -24538,7 +24538,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
               });
             } else {
               if (!isErrored(stream2)) {
-                const buffer = new Uint8Array(value);
+                const buffer = new Uint8Array(value2);
                 if (buffer.byteLength) {
                   controller.enqueue(buffer);
                 }
@@ -24555,12 +24555,12 @@ Content-Type: ${value.type || "application/octet-stream"}\r
       const body = { stream: stream2, source, length };
       return [body, type];
     }
-    function safelyExtractBody(object, keepalive = false) {
-      if (object instanceof ReadableStream) {
-        assert(!util.isDisturbed(object), "The body has already been consumed.");
-        assert(!object.locked, "The stream is locked.");
+    function safelyExtractBody(object2, keepalive = false) {
+      if (object2 instanceof ReadableStream) {
+        assert(!util.isDisturbed(object2), "The body has already been consumed.");
+        assert(!object2.locked, "The stream is locked.");
       }
-      return extractBody(object, keepalive);
+      return extractBody(object2, keepalive);
     }
     function cloneBody(instance, body) {
       const [out1, out2] = body.stream.tee();
@@ -24601,12 +24601,12 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           return consumeBody(this, parseJSONFromBytes, instance);
         },
         formData() {
-          return consumeBody(this, (value) => {
+          return consumeBody(this, (value2) => {
             const mimeType = bodyMimeType(this);
             if (mimeType !== null) {
               switch (mimeType.essence) {
                 case "multipart/form-data": {
-                  const parsed = multipartFormDataParser(value, mimeType);
+                  const parsed = multipartFormDataParser(value2, mimeType);
                   if (parsed === "failure") {
                     throw new TypeError("Failed to parse body as FormData.");
                   }
@@ -24615,10 +24615,10 @@ Content-Type: ${value.type || "application/octet-stream"}\r
                   return fd;
                 }
                 case "application/x-www-form-urlencoded": {
-                  const entries = new URLSearchParams(value.toString());
+                  const entries = new URLSearchParams(value2.toString());
                   const fd = new FormData();
-                  for (const [name, value2] of entries) {
-                    fd.append(name, value2);
+                  for (const [name2, value3] of entries) {
+                    fd.append(name2, value3);
                   }
                   return fd;
                 }
@@ -24640,12 +24640,12 @@ Content-Type: ${value.type || "application/octet-stream"}\r
     function mixinBody(prototype) {
       Object.assign(prototype.prototype, bodyMixinMethods(prototype));
     }
-    async function consumeBody(object, convertBytesToJSValue, instance) {
-      webidl.brandCheck(object, instance);
-      if (bodyUnusable(object)) {
+    async function consumeBody(object2, convertBytesToJSValue, instance) {
+      webidl.brandCheck(object2, instance);
+      if (bodyUnusable(object2)) {
         throw new TypeError("Body is unusable: Body has already been read");
       }
-      throwIfAborted(object[kState]);
+      throwIfAborted(object2[kState]);
       const promise = createDeferredPromise();
       const errorSteps = (error2) => promise.reject(error2);
       const successSteps = (data) => {
@@ -24655,15 +24655,15 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           errorSteps(e);
         }
       };
-      if (object[kState].body == null) {
+      if (object2[kState].body == null) {
         successSteps(Buffer.allocUnsafe(0));
         return promise.promise;
       }
-      await fullyReadBody(object[kState].body, successSteps, errorSteps);
+      await fullyReadBody(object2[kState].body, successSteps, errorSteps);
       return promise.promise;
     }
-    function bodyUnusable(object) {
-      const body = object[kState].body;
+    function bodyUnusable(object2) {
+      const body = object2[kState].body;
       return body != null && (body.stream.locked || util.isDisturbed(body.stream));
     }
     function parseJSONFromBytes(bytes) {
@@ -24763,39 +24763,39 @@ var require_client_h12 = __commonJS({
       return await WebAssembly.instantiate(mod, {
         env: {
           /* eslint-disable camelcase */
-          wasm_on_url: (p, at, len) => {
+          wasm_on_url: (p2, at, len) => {
             return 0;
           },
-          wasm_on_status: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_status: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_message_begin: (p) => {
-            assert(currentParser.ptr === p);
+          wasm_on_message_begin: (p2) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onMessageBegin() || 0;
           },
-          wasm_on_header_field: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_header_field: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_header_value: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_header_value: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_headers_complete: (p, statusCode, upgrade, shouldKeepAlive) => {
-            assert(currentParser.ptr === p);
+          wasm_on_headers_complete: (p2, statusCode, upgrade, shouldKeepAlive) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onHeadersComplete(statusCode, Boolean(upgrade), Boolean(shouldKeepAlive)) || 0;
           },
-          wasm_on_body: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_body: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_message_complete: (p) => {
-            assert(currentParser.ptr === p);
+          wasm_on_message_complete: (p2) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onMessageComplete() || 0;
           }
           /* eslint-enable camelcase */
@@ -25414,7 +25414,7 @@ var require_client_h12 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request4) {
-      const { method, path, host, upgrade, blocking, reset } = request4;
+      const { method, path, host, upgrade, blocking, reset: reset2 } = request4;
       let { body, headers, contentLength } = request4;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -25486,8 +25486,8 @@ var require_client_h12 = __commonJS({
       if (upgrade || method === "CONNECT") {
         socket[kReset] = true;
       }
-      if (reset != null) {
-        socket[kReset] = reset;
+      if (reset2 != null) {
+        socket[kReset] = reset2;
       }
       if (client[kMaxRequests] && socket[kCounter]++ >= client[kMaxRequests]) {
         socket[kReset] = true;
@@ -25874,13 +25874,13 @@ var require_client_h22 = __commonJS({
     } = http2;
     function parseH2Headers(headers) {
       const result3 = [];
-      for (const [name, value] of Object.entries(headers)) {
-        if (Array.isArray(value)) {
-          for (const subvalue of value) {
-            result3.push(Buffer.from(name), Buffer.from(subvalue));
+      for (const [name2, value2] of Object.entries(headers)) {
+        if (Array.isArray(value2)) {
+          for (const subvalue of value2) {
+            result3.push(Buffer.from(name2), Buffer.from(subvalue));
           }
         } else {
-          result3.push(Buffer.from(name), Buffer.from(value));
+          result3.push(Buffer.from(name2), Buffer.from(value2));
         }
       }
       return result3;
@@ -26524,8 +26524,8 @@ var require_redirect_handler2 = __commonJS({
         return true;
       }
       if (unknownOrigin && (header.length === 13 || header.length === 6 || header.length === 19)) {
-        const name = util.headerNameToString(header);
-        return name === "authorization" || name === "cookie" || name === "proxy-authorization";
+        const name2 = util.headerNameToString(header);
+        return name2 === "authorization" || name2 === "cookie" || name2 === "proxy-authorization";
       }
       return false;
     }
@@ -26798,8 +26798,8 @@ var require_client2 = __commonJS({
       get pipelining() {
         return this[kPipelining];
       }
-      set pipelining(value) {
-        this[kPipelining] = value;
+      set pipelining(value2) {
+        this[kPipelining] = value2;
         this[kResume](true);
       }
       get [kPending]() {
@@ -27438,11 +27438,11 @@ var require_balanced_pool2 = __commonJS({
     var kWeight = /* @__PURE__ */ Symbol("kWeight");
     var kMaxWeightPerServer = /* @__PURE__ */ Symbol("kMaxWeightPerServer");
     var kErrorPenalty = /* @__PURE__ */ Symbol("kErrorPenalty");
-    function getGreatestCommonDivisor(a, b) {
-      if (a === 0) return b;
-      while (b !== 0) {
-        const t = b;
-        b = a % b;
+    function getGreatestCommonDivisor(a, b2) {
+      if (a === 0) return b2;
+      while (b2 !== 0) {
+        const t = b2;
+        b2 = a % b2;
         a = t;
       }
       return a;
@@ -27514,7 +27514,7 @@ var require_balanced_pool2 = __commonJS({
         return this;
       }
       get upstreams() {
-        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p) => p[kUrl].origin);
+        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p2) => p2[kUrl].origin);
       }
       [kGetDispatcher]() {
         if (this[kClients].length === 0) {
@@ -27524,7 +27524,7 @@ var require_balanced_pool2 = __commonJS({
         if (!dispatcher) {
           return;
         }
-        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b) => a && b, true);
+        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b2) => a && b2, true);
         if (allClientsBusy) {
           return;
         }
@@ -28240,8 +28240,8 @@ var require_retry_handler2 = __commonJS({
             this.abort(contentLengthError);
             return false;
           }
-          const { start, size, end = size - 1 } = contentRange;
-          if (this.start !== start || this.end != null && this.end !== end) {
+          const { start, size, end: end2 = size - 1 } = contentRange;
+          if (this.start !== start || this.end != null && this.end !== end2) {
             this.abort(
               new RequestRetryError("Content-Range mismatch", statusCode, {
                 headers,
@@ -28270,14 +28270,14 @@ var require_retry_handler2 = __commonJS({
               this.abort(contentLengthError);
               return false;
             }
-            const { start, size, end = size - 1 } = range2;
+            const { start, size, end: end2 = size - 1 } = range2;
             assert(
               start != null && Number.isFinite(start),
               "content-range mismatch"
             );
-            assert(end != null && Number.isFinite(end), "invalid content-length");
+            assert(end2 != null && Number.isFinite(end2), "invalid content-length");
             this.start = start;
-            this.end = end;
+            this.end = end2;
           }
           if (this.end == null) {
             const contentLength = headers["content-length"];
@@ -28603,8 +28603,8 @@ var require_readable2 = __commonJS({
       const { _readableState: state } = consume2.stream;
       if (state.bufferIndex) {
         const start = state.bufferIndex;
-        const end = state.buffer.length;
-        for (let n = start; n < end; n++) {
+        const end2 = state.buffer.length;
+        for (let n = start; n < end2; n++) {
           consumePush(consume2, state.buffer[n]);
         }
       } else {
@@ -29628,15 +29628,15 @@ var require_mock_utils2 = __commonJS({
         isPromise
       }
     } = __require("node:util");
-    function matchValue(match, value) {
+    function matchValue(match, value2) {
       if (typeof match === "string") {
-        return match === value;
+        return match === value2;
       }
       if (match instanceof RegExp) {
-        return match.test(value);
+        return match.test(value2);
       }
       if (typeof match === "function") {
-        return match(value) === true;
+        return match(value2) === true;
       }
       return false;
     }
@@ -29777,14 +29777,14 @@ var require_mock_utils2 = __commonJS({
       const result3 = [];
       for (let i = 0; i < keys.length; ++i) {
         const key = keys[i];
-        const value = data[key];
-        const name = Buffer.from(`${key}`);
-        if (Array.isArray(value)) {
-          for (let j = 0; j < value.length; ++j) {
-            result3.push(name, Buffer.from(`${value[j]}`));
+        const value2 = data[key];
+        const name2 = Buffer.from(`${key}`);
+        if (Array.isArray(value2)) {
+          for (let j = 0; j < value2.length; ++j) {
+            result3.push(name2, Buffer.from(`${value2[j]}`));
           }
         } else {
-          result3.push(name, Buffer.from(`${value}`));
+          result3.push(name2, Buffer.from(`${value2}`));
         }
       }
       return result3;
@@ -30909,10 +30909,10 @@ var require_headers2 = __commonJS({
       while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
       return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
     }
-    function fill(headers, object) {
-      if (Array.isArray(object)) {
-        for (let i = 0; i < object.length; ++i) {
-          const header = object[i];
+    function fill(headers, object2) {
+      if (Array.isArray(object2)) {
+        for (let i = 0; i < object2.length; ++i) {
+          const header = object2[i];
           if (header.length !== 2) {
             throw webidl.errors.exception({
               header: "Headers constructor",
@@ -30921,10 +30921,10 @@ var require_headers2 = __commonJS({
           }
           appendHeader(headers, header[0], header[1]);
         }
-      } else if (typeof object === "object" && object !== null) {
-        const keys = Object.keys(object);
+      } else if (typeof object2 === "object" && object2 !== null) {
+        const keys = Object.keys(object2);
         for (let i = 0; i < keys.length; ++i) {
-          appendHeader(headers, keys[i], object[keys[i]]);
+          appendHeader(headers, keys[i], object2[keys[i]]);
         }
       } else {
         throw webidl.errors.conversionFailed({
@@ -30934,28 +30934,28 @@ var require_headers2 = __commonJS({
         });
       }
     }
-    function appendHeader(headers, name, value) {
-      value = headerValueNormalize(value);
-      if (!isValidHeaderName(name)) {
+    function appendHeader(headers, name2, value2) {
+      value2 = headerValueNormalize(value2);
+      if (!isValidHeaderName(name2)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value: name,
+          value: name2,
           type: "header name"
         });
-      } else if (!isValidHeaderValue(value)) {
+      } else if (!isValidHeaderValue(value2)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value,
+          value: value2,
           type: "header value"
         });
       }
       if (getHeadersGuard(headers) === "immutable") {
         throw new TypeError("immutable");
       }
-      return getHeadersList(headers).append(name, value, false);
+      return getHeadersList(headers).append(name2, value2, false);
     }
-    function compareHeaderName(a, b) {
-      return a[0] < b[0] ? -1 : 1;
+    function compareHeaderName(a, b2) {
+      return a[0] < b2[0] ? -1 : 1;
     }
     var HeadersList = class _HeadersList {
       /** @type {[string, string][]|null} */
@@ -30975,8 +30975,8 @@ var require_headers2 = __commonJS({
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      contains(name, isLowerCase) {
-        return this[kHeadersMap].has(isLowerCase ? name : name.toLowerCase());
+      contains(name2, isLowerCase) {
+        return this[kHeadersMap].has(isLowerCase ? name2 : name2.toLowerCase());
       }
       clear() {
         this[kHeadersMap].clear();
@@ -30989,21 +30989,21 @@ var require_headers2 = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      append(name, value, isLowerCase) {
+      append(name2, value2, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
         const exists2 = this[kHeadersMap].get(lowercaseName);
         if (exists2) {
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
             name: exists2.name,
-            value: `${exists2.value}${delimiter}${value}`
+            value: `${exists2.value}${delimiter}${value2}`
           });
         } else {
-          this[kHeadersMap].set(lowercaseName, { name, value });
+          this[kHeadersMap].set(lowercaseName, { name: name2, value: value2 });
         }
         if (lowercaseName === "set-cookie") {
-          (this.cookies ??= []).push(value);
+          (this.cookies ??= []).push(value2);
         }
       }
       /**
@@ -31012,26 +31012,26 @@ var require_headers2 = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      set(name, value, isLowerCase) {
+      set(name2, value2, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
         if (lowercaseName === "set-cookie") {
-          this.cookies = [value];
+          this.cookies = [value2];
         }
-        this[kHeadersMap].set(lowercaseName, { name, value });
+        this[kHeadersMap].set(lowercaseName, { name: name2, value: value2 });
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-delete
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      delete(name, isLowerCase) {
+      delete(name2, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        if (!isLowerCase) name = name.toLowerCase();
-        if (name === "set-cookie") {
+        if (!isLowerCase) name2 = name2.toLowerCase();
+        if (name2 === "set-cookie") {
           this.cookies = null;
         }
-        this[kHeadersMap].delete(name);
+        this[kHeadersMap].delete(name2);
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-get
@@ -31039,19 +31039,19 @@ var require_headers2 = __commonJS({
        * @param {boolean} isLowerCase
        * @returns {string | null}
        */
-      get(name, isLowerCase) {
-        return this[kHeadersMap].get(isLowerCase ? name : name.toLowerCase())?.value ?? null;
+      get(name2, isLowerCase) {
+        return this[kHeadersMap].get(isLowerCase ? name2 : name2.toLowerCase())?.value ?? null;
       }
       *[Symbol.iterator]() {
-        for (const { 0: name, 1: { value } } of this[kHeadersMap]) {
-          yield [name, value];
+        for (const { 0: name2, 1: { value: value2 } } of this[kHeadersMap]) {
+          yield [name2, value2];
         }
       }
       get entries() {
         const headers = {};
         if (this[kHeadersMap].size !== 0) {
-          for (const { name, value } of this[kHeadersMap].values()) {
-            headers[name] = value;
+          for (const { name: name2, value: value2 } of this[kHeadersMap].values()) {
+            headers[name2] = value2;
           }
         }
         return headers;
@@ -31062,13 +31062,13 @@ var require_headers2 = __commonJS({
       get entriesList() {
         const headers = [];
         if (this[kHeadersMap].size !== 0) {
-          for (const { 0: lowerName, 1: { name, value } } of this[kHeadersMap]) {
+          for (const { 0: lowerName, 1: { name: name2, value: value2 } } of this[kHeadersMap]) {
             if (lowerName === "set-cookie") {
               for (const cookie of this.cookies) {
-                headers.push([name, cookie]);
+                headers.push([name2, cookie]);
               }
             } else {
-              headers.push([name, value]);
+              headers.push([name2, value2]);
             }
           }
         }
@@ -31077,24 +31077,24 @@ var require_headers2 = __commonJS({
       // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
       toSortedArray() {
         const size = this[kHeadersMap].size;
-        const array = new Array(size);
+        const array2 = new Array(size);
         if (size <= 32) {
           if (size === 0) {
-            return array;
+            return array2;
           }
           const iterator2 = this[kHeadersMap][Symbol.iterator]();
           const firstValue = iterator2.next().value;
-          array[0] = [firstValue[0], firstValue[1].value];
+          array2[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
-          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
-            value = iterator2.next().value;
-            x = array[i] = [value[0], value[1].value];
+          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value2; i < size; ++i) {
+            value2 = iterator2.next().value;
+            x = array2[i] = [value2[0], value2[1].value];
             assert(x[1] !== null);
             left = 0;
             right = i;
             while (left < right) {
               pivot = left + (right - left >> 1);
-              if (array[pivot][0] <= x[0]) {
+              if (array2[pivot][0] <= x[0]) {
                 left = pivot + 1;
               } else {
                 right = pivot;
@@ -31103,22 +31103,22 @@ var require_headers2 = __commonJS({
             if (i !== pivot) {
               j = i;
               while (j > left) {
-                array[j] = array[--j];
+                array2[j] = array2[--j];
               }
-              array[left] = x;
+              array2[left] = x;
             }
           }
           if (!iterator2.next().done) {
             throw new TypeError("Unreachable");
           }
-          return array;
+          return array2;
         } else {
           let i = 0;
-          for (const { 0: name, 1: { value } } of this[kHeadersMap]) {
-            array[i++] = [name, value];
-            assert(value !== null);
+          for (const { 0: name2, 1: { value: value2 } } of this[kHeadersMap]) {
+            array2[i++] = [name2, value2];
+            assert(value2 !== null);
           }
-          return array.sort(compareHeaderName);
+          return array2.sort(compareHeaderName);
         }
       }
     };
@@ -31138,90 +31138,90 @@ var require_headers2 = __commonJS({
         }
       }
       // https://fetch.spec.whatwg.org/#dom-headers-append
-      append(name, value) {
+      append(name2, value2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.append");
         const prefix = "Headers.append";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        value = webidl.converters.ByteString(value, prefix, "value");
-        return appendHeader(this, name, value);
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        value2 = webidl.converters.ByteString(value2, prefix, "value");
+        return appendHeader(this, name2, value2);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-delete
-      delete(name) {
+      delete(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.delete");
         const prefix = "Headers.delete";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix: "Headers.delete",
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        if (!this.#headersList.contains(name, false)) {
+        if (!this.#headersList.contains(name2, false)) {
           return;
         }
-        this.#headersList.delete(name, false);
+        this.#headersList.delete(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-get
-      get(name) {
+      get(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.get");
         const prefix = "Headers.get";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
-        return this.#headersList.get(name, false);
+        return this.#headersList.get(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-has
-      has(name) {
+      has(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.has");
         const prefix = "Headers.has";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
-        return this.#headersList.contains(name, false);
+        return this.#headersList.contains(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-set
-      set(name, value) {
+      set(name2, value2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.set");
         const prefix = "Headers.set";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        value = webidl.converters.ByteString(value, prefix, "value");
-        value = headerValueNormalize(value);
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        value2 = webidl.converters.ByteString(value2, prefix, "value");
+        value2 = headerValueNormalize(value2);
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
-        } else if (!isValidHeaderValue(value)) {
+        } else if (!isValidHeaderValue(value2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value,
+            value: value2,
             type: "header value"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        this.#headersList.set(name, value, false);
+        this.#headersList.set(name2, value2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
@@ -31244,13 +31244,13 @@ var require_headers2 = __commonJS({
           return this.#headersList[kHeadersSortedMap] = names;
         }
         for (let i = 0; i < names.length; ++i) {
-          const { 0: name, 1: value } = names[i];
-          if (name === "set-cookie") {
+          const { 0: name2, 1: value2 } = names[i];
+          if (name2 === "set-cookie") {
             for (let j = 0; j < cookies.length; ++j) {
-              headers.push([name, cookies[j]]);
+              headers.push([name2, cookies[j]]);
             }
           } else {
-            headers.push([name, value]);
+            headers.push([name2, value2]);
           }
         }
         return this.#headersList[kHeadersSortedMap] = headers;
@@ -31379,23 +31379,23 @@ var require_response2 = __commonJS({
         return responseObject;
       }
       // Creates a redirect Response that redirects to url with status status.
-      static redirect(url, status = 302) {
+      static redirect(url, status2 = 302) {
         webidl.argumentLengthCheck(arguments, 1, "Response.redirect");
         url = webidl.converters.USVString(url);
-        status = webidl.converters["unsigned short"](status);
+        status2 = webidl.converters["unsigned short"](status2);
         let parsedURL;
         try {
           parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl);
         } catch (err) {
           throw new TypeError(`Failed to parse URL from ${url}`, { cause: err });
         }
-        if (!redirectStatusSet.has(status)) {
-          throw new RangeError(`Invalid status code ${status}`);
+        if (!redirectStatusSet.has(status2)) {
+          throw new RangeError(`Invalid status code ${status2}`);
         }
         const responseObject = fromInnerResponse(makeResponse({}), "immutable");
-        responseObject[kState].status = status;
-        const value = isomorphicEncode(URLSerializer(parsedURL));
-        responseObject[kState].headersList.append("location", value, true);
+        responseObject[kState].status = status2;
+        const value2 = isomorphicEncode(URLSerializer(parsedURL));
+        responseObject[kState].headersList.append("location", value2, true);
         return responseObject;
       }
       // https://fetch.spec.whatwg.org/#dom-response
@@ -31574,12 +31574,12 @@ var require_response2 = __commonJS({
         ...state
       };
       return new Proxy(response, {
-        get(target, p) {
-          return p in state ? state[p] : target[p];
+        get(target, p2) {
+          return p2 in state ? state[p2] : target[p2];
         },
-        set(target, p, value) {
-          assert(!(p in state));
-          target[p] = value;
+        set(target, p2, value2) {
+          assert(!(p2 in state));
+          target[p2] = value2;
           return true;
         }
       });
@@ -31670,23 +31670,23 @@ var require_response2 = __commonJS({
     webidl.converters.URLSearchParams = webidl.interfaceConverter(
       URLSearchParams
     );
-    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name) {
+    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name2) {
       if (typeof V === "string") {
-        return webidl.converters.USVString(V, prefix, name);
+        return webidl.converters.USVString(V, prefix, name2);
       }
       if (isBlobLike(V)) {
-        return webidl.converters.Blob(V, prefix, name, { strict: false });
+        return webidl.converters.Blob(V, prefix, name2, { strict: false });
       }
       if (ArrayBuffer.isView(V) || types.isArrayBuffer(V)) {
-        return webidl.converters.BufferSource(V, prefix, name);
+        return webidl.converters.BufferSource(V, prefix, name2);
       }
       if (util.isFormDataLike(V)) {
-        return webidl.converters.FormData(V, prefix, name, { strict: false });
+        return webidl.converters.FormData(V, prefix, name2, { strict: false });
       }
       if (V instanceof URLSearchParams) {
-        return webidl.converters.URLSearchParams(V, prefix, name);
+        return webidl.converters.URLSearchParams(V, prefix, name2);
       }
-      return webidl.converters.DOMString(V, prefix, name);
+      return webidl.converters.DOMString(V, prefix, name2);
     };
     webidl.converters.BodyInit = function(V, prefix, argument) {
       if (V instanceof ReadableStream) {
@@ -31732,8 +31732,8 @@ var require_dispatcher_weakref2 = __commonJS({
     "use strict";
     var { kConnected, kSize } = require_symbols6();
     var CompatWeakRef = class {
-      constructor(value) {
-        this.value = value;
+      constructor(value2) {
+        this.value = value2;
       }
       deref() {
         return this.value[kConnected] === 0 && this.value[kSize] === 0 ? void 0 : this.value;
@@ -32057,8 +32057,8 @@ var require_request4 = __commonJS({
           const headers = init.headers !== void 0 ? init.headers : new HeadersList(headersList);
           headersList.clear();
           if (headers instanceof HeadersList) {
-            for (const { name, value } of headers.rawValues()) {
-              headersList.append(name, value, false);
+            for (const { name: name2, value: value2 } of headers.rawValues()) {
+              headersList.append(name2, value2, false);
             }
             headersList.cookies = headers.cookies;
           } else {
@@ -32567,18 +32567,18 @@ var require_fetch2 = __commonJS({
     }
     function fetch3(input, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
-      let p = createDeferredPromise();
+      let p2 = createDeferredPromise();
       let requestObject;
       try {
         requestObject = new Request(input, init);
       } catch (e) {
-        p.reject(e);
-        return p.promise;
+        p2.reject(e);
+        return p2.promise;
       }
       const request4 = requestObject[kState];
       if (requestObject.signal.aborted) {
-        abortFetch(p, request4, null, requestObject.signal.reason);
-        return p.promise;
+        abortFetch(p2, request4, null, requestObject.signal.reason);
+        return p2.promise;
       }
       const globalObject = request4.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
@@ -32594,7 +32594,7 @@ var require_fetch2 = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request4, realResponse, requestObject.signal.reason);
+          abortFetch(p2, request4, realResponse, requestObject.signal.reason);
         }
       );
       const processResponse = (response) => {
@@ -32602,16 +32602,16 @@ var require_fetch2 = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request4, responseObject, controller.serializedAbortReason);
+          abortFetch(p2, request4, responseObject, controller.serializedAbortReason);
           return;
         }
         if (response.type === "error") {
-          p.reject(new TypeError("fetch failed", { cause: response.error }));
+          p2.reject(new TypeError("fetch failed", { cause: response.error }));
           return;
         }
         responseObject = new WeakRef(fromInnerResponse(response, "immutable"));
-        p.resolve(responseObject.deref());
-        p = null;
+        p2.resolve(responseObject.deref());
+        p2 = null;
       };
       controller = fetching({
         request: request4,
@@ -32620,7 +32620,7 @@ var require_fetch2 = __commonJS({
         dispatcher: requestObject[kDispatcher]
         // undici
       });
-      return p.promise;
+      return p2.promise;
     }
     function finalizeAndReportTiming(response, initiatorType = "other") {
       if (response.type === "error" && response.aborted) {
@@ -32655,9 +32655,9 @@ var require_fetch2 = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request4, responseObject, error2) {
-      if (p) {
-        p.reject(error2);
+    function abortFetch(p2, request4, responseObject, error2) {
+      if (p2) {
+        p2.reject(error2);
       }
       if (request4.body != null && isReadable(request4.body?.stream)) {
         request4.body.stream.cancel(error2).catch((err) => {
@@ -32731,8 +32731,8 @@ var require_fetch2 = __commonJS({
         }
       }
       if (!request4.headersList.contains("accept", true)) {
-        const value = "*/*";
-        request4.headersList.append("accept", value, true);
+        const value2 = "*/*";
+        request4.headersList.append("accept", value2, true);
       }
       if (!request4.headersList.contains("accept-language", true)) {
         request4.headersList.append("accept-language", "*", true);
@@ -33285,13 +33285,13 @@ var require_fetch2 = __commonJS({
         })();
       }
       try {
-        const { body, status, statusText, headersList, socket } = await dispatch({ body: requestBody2 });
+        const { body, status: status2, statusText, headersList, socket } = await dispatch({ body: requestBody2 });
         if (socket) {
-          response = makeResponse({ status, statusText, headersList, socket });
+          response = makeResponse({ status: status2, statusText, headersList, socket });
         } else {
           const iterator2 = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator2.next();
-          response = makeResponse({ status, statusText, headersList });
+          response = makeResponse({ status: status2, statusText, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -33331,11 +33331,11 @@ var require_fetch2 = __commonJS({
           let bytes;
           let isFailure;
           try {
-            const { done, value } = await fetchParams.controller.next();
+            const { done, value: value2 } = await fetchParams.controller.next();
             if (isAborted(fetchParams)) {
               break;
             }
-            bytes = done ? void 0 : value;
+            bytes = done ? void 0 : value2;
           } catch (err) {
             if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
               bytes = void 0;
@@ -33415,8 +33415,8 @@ var require_fetch2 = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status, rawHeaders, resume, statusText) {
-              if (status < 200) {
+            onHeaders(status2, rawHeaders, resume, statusText) {
+              if (status2 < 200) {
                 return;
               }
               let location = "";
@@ -33426,8 +33426,8 @@ var require_fetch2 = __commonJS({
               }
               location = headersList.get("location", true);
               const decoders = [];
-              const willFollow = location && request4.redirect === "follow" && redirectStatusSet.has(status);
-              if (request4.method !== "HEAD" && request4.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              const willFollow = location && request4.redirect === "follow" && redirectStatusSet.has(status2);
+              if (request4.method !== "HEAD" && request4.method !== "CONNECT" && !nullBodyStatus.includes(status2) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -33465,7 +33465,7 @@ var require_fetch2 = __commonJS({
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
               resolve4({
-                status,
+                status: status2,
                 statusText,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
@@ -33499,8 +33499,8 @@ var require_fetch2 = __commonJS({
               fetchParams.controller.terminate(error2);
               reject(error2);
             },
-            onUpgrade(status, rawHeaders, socket) {
-              if (status !== 101) {
+            onUpgrade(status2, rawHeaders, socket) {
+              if (status2 !== 101) {
                 return;
               }
               const headersList = new HeadersList();
@@ -33508,8 +33508,8 @@ var require_fetch2 = __commonJS({
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
               resolve4({
-                status,
-                statusText: STATUS_CODES[status],
+                status: status2,
+                statusText: STATUS_CODES[status2],
                 headersList,
                 socket
               });
@@ -33934,15 +33934,15 @@ var require_util12 = __commonJS({
       (async () => {
         while (!fr[kAborted]) {
           try {
-            const { done, value } = await chunkPromise;
+            const { done, value: value2 } = await chunkPromise;
             if (isFirstChunk && !fr[kAborted]) {
               queueMicrotask(() => {
                 fireAProgressEvent("loadstart", fr);
               });
             }
             isFirstChunk = false;
-            if (!done && types.isUint8Array(value)) {
-              bytes.push(value);
+            if (!done && types.isUint8Array(value2)) {
+              bytes.push(value2);
               if ((fr[kLastProgressEventFired] === void 0 || Date.now() - fr[kLastProgressEventFired] >= 50) && !fr[kAborted]) {
                 fr[kLastProgressEventFired] = Date.now();
                 queueMicrotask(() => {
@@ -34053,24 +34053,24 @@ var require_util12 = __commonJS({
       return new TextDecoder(encoding).decode(sliced);
     }
     function BOMSniffing(ioQueue) {
-      const [a, b, c] = ioQueue;
-      if (a === 239 && b === 187 && c === 191) {
+      const [a, b2, c] = ioQueue;
+      if (a === 239 && b2 === 187 && c === 191) {
         return "UTF-8";
-      } else if (a === 254 && b === 255) {
+      } else if (a === 254 && b2 === 255) {
         return "UTF-16BE";
-      } else if (a === 255 && b === 254) {
+      } else if (a === 255 && b2 === 254) {
         return "UTF-16LE";
       }
       return null;
     }
     function combineByteSequences(sequences) {
-      const size = sequences.reduce((a, b) => {
-        return a + b.byteLength;
+      const size = sequences.reduce((a, b2) => {
+        return a + b2.byteLength;
       }, 0);
       let offset = 0;
-      return sequences.reduce((a, b) => {
-        a.set(b, offset);
-        offset += b.byteLength;
+      return sequences.reduce((a, b2) => {
+        a.set(b2, offset);
+        offset += b2.byteLength;
         return a;
       }, new Uint8Array(size));
     }
@@ -34366,10 +34366,10 @@ var require_util13 = __commonJS({
     function getFieldValues(header) {
       assert(header !== null);
       const values = [];
-      for (let value of header.split(",")) {
-        value = value.trim();
-        if (isValidHeaderName(value)) {
-          values.push(value);
+      for (let value2 of header.split(",")) {
+        value2 = value2.trim();
+        if (isValidHeaderName(value2)) {
+          values.push(value2);
         }
       }
       return values;
@@ -34414,11 +34414,11 @@ var require_cache2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         request4 = webidl.converters.RequestInfo(request4, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p = this.#internalMatchAll(request4, options, 1);
-        if (p.length === 0) {
+        const p2 = this.#internalMatchAll(request4, options, 1);
+        if (p2.length === 0) {
           return;
         }
-        return p[0];
+        return p2[0];
       }
       async matchAll(request4 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
@@ -34509,8 +34509,8 @@ var require_cache2 = __commonJS({
           }));
           responsePromises.push(responsePromise.promise);
         }
-        const p = Promise.all(responsePromises);
-        const responses = await p;
+        const p2 = Promise.all(responsePromises);
+        const responses = await p2;
         const operations = [];
         let index = 0;
         for (const response of responses) {
@@ -35053,18 +35053,18 @@ var require_constants9 = __commonJS({
 var require_util14 = __commonJS({
   "node_modules/@actions/github/node_modules/undici/lib/web/cookies/util.js"(exports2, module2) {
     "use strict";
-    function isCTLExcludingHtab(value) {
-      for (let i = 0; i < value.length; ++i) {
-        const code = value.charCodeAt(i);
+    function isCTLExcludingHtab(value2) {
+      for (let i = 0; i < value2.length; ++i) {
+        const code = value2.charCodeAt(i);
         if (code >= 0 && code <= 8 || code >= 10 && code <= 31 || code === 127) {
           return true;
         }
       }
       return false;
     }
-    function validateCookieName(name) {
-      for (let i = 0; i < name.length; ++i) {
-        const code = name.charCodeAt(i);
+    function validateCookieName(name2) {
+      for (let i = 0; i < name2.length; ++i) {
+        const code = name2.charCodeAt(i);
         if (code < 33 || // exclude CTLs (0-31), SP and HT
         code > 126 || // exclude non-ascii and DEL
         code === 34 || // "
@@ -35088,18 +35088,18 @@ var require_util14 = __commonJS({
         }
       }
     }
-    function validateCookieValue(value) {
-      let len = value.length;
+    function validateCookieValue(value2) {
+      let len = value2.length;
       let i = 0;
-      if (value[0] === '"') {
-        if (len === 1 || value[len - 1] !== '"') {
+      if (value2[0] === '"') {
+        if (len === 1 || value2[len - 1] !== '"') {
           throw new Error("Invalid cookie value");
         }
         --len;
         ++i;
       }
       while (i < len) {
-        const code = value.charCodeAt(i++);
+        const code = value2.charCodeAt(i++);
         if (code < 33 || // exclude CTLs (0-31)
         code > 126 || // non-ascii and DEL (127)
         code === 34 || // "
@@ -35200,7 +35200,7 @@ var require_util14 = __commonJS({
       }
       validateCookieName(cookie.name);
       validateCookieValue(cookie.value);
-      const out = [`${cookie.name}=${cookie.value}`];
+      const out2 = [`${cookie.name}=${cookie.value}`];
       if (cookie.name.startsWith("__Secure-")) {
         cookie.secure = true;
       }
@@ -35210,41 +35210,41 @@ var require_util14 = __commonJS({
         cookie.path = "/";
       }
       if (cookie.secure) {
-        out.push("Secure");
+        out2.push("Secure");
       }
       if (cookie.httpOnly) {
-        out.push("HttpOnly");
+        out2.push("HttpOnly");
       }
       if (typeof cookie.maxAge === "number") {
         validateCookieMaxAge(cookie.maxAge);
-        out.push(`Max-Age=${cookie.maxAge}`);
+        out2.push(`Max-Age=${cookie.maxAge}`);
       }
       if (cookie.domain) {
         validateCookieDomain(cookie.domain);
-        out.push(`Domain=${cookie.domain}`);
+        out2.push(`Domain=${cookie.domain}`);
       }
       if (cookie.path) {
         validateCookiePath(cookie.path);
-        out.push(`Path=${cookie.path}`);
+        out2.push(`Path=${cookie.path}`);
       }
       if (cookie.expires && cookie.expires.toString() !== "Invalid Date") {
-        out.push(`Expires=${toIMFDate(cookie.expires)}`);
+        out2.push(`Expires=${toIMFDate(cookie.expires)}`);
       }
       if (cookie.sameSite) {
-        out.push(`SameSite=${cookie.sameSite}`);
+        out2.push(`SameSite=${cookie.sameSite}`);
       }
       for (const part of cookie.unparsed) {
         if (!part.includes("=")) {
           throw new Error("Invalid unparsed");
         }
-        const [key, ...value] = part.split("=");
+        const [key, ...value2] = part.split("=");
         const trimmedKey = key.trim();
-        const joinedValue = value.join("=");
+        const joinedValue = value2.join("=");
         validateCookieName(trimmedKey);
         validateCookieValue(joinedValue);
-        out.push(`${trimmedKey}=${joinedValue}`);
+        out2.push(`${trimmedKey}=${joinedValue}`);
       }
-      return out.join("; ");
+      return out2.join("; ");
     }
     module2.exports = {
       isCTLExcludingHtab,
@@ -35271,8 +35271,8 @@ var require_parse2 = __commonJS({
       }
       let nameValuePair = "";
       let unparsedAttributes = "";
-      let name = "";
-      let value = "";
+      let name2 = "";
+      let value2 = "";
       if (header.includes(";")) {
         const position = { position: 0 };
         nameValuePair = collectASequenceOfCodePointsFast(";", header, position);
@@ -35281,24 +35281,24 @@ var require_parse2 = __commonJS({
         nameValuePair = header;
       }
       if (!nameValuePair.includes("=")) {
-        value = nameValuePair;
+        value2 = nameValuePair;
       } else {
         const position = { position: 0 };
-        name = collectASequenceOfCodePointsFast(
+        name2 = collectASequenceOfCodePointsFast(
           "=",
           nameValuePair,
           position
         );
-        value = nameValuePair.slice(position.position + 1);
+        value2 = nameValuePair.slice(position.position + 1);
       }
-      name = name.trim();
-      value = value.trim();
-      if (name.length + value.length > maxNameValuePairSize) {
+      name2 = name2.trim();
+      value2 = value2.trim();
+      if (name2.length + value2.length > maxNameValuePairSize) {
         return null;
       }
       return {
-        name,
-        value,
+        name: name2,
+        value: value2,
         ...parseUnparsedAttributes(unparsedAttributes)
       };
     }
@@ -35405,24 +35405,24 @@ var require_cookies2 = __commonJS({
       webidl.argumentLengthCheck(arguments, 1, "getCookies");
       webidl.brandCheck(headers, Headers2, { strict: false });
       const cookie = headers.get("cookie");
-      const out = {};
+      const out2 = {};
       if (!cookie) {
-        return out;
+        return out2;
       }
       for (const piece of cookie.split(";")) {
-        const [name, ...value] = piece.split("=");
-        out[name.trim()] = value.join("=");
+        const [name2, ...value2] = piece.split("=");
+        out2[name2.trim()] = value2.join("=");
       }
-      return out;
+      return out2;
     }
-    function deleteCookie(headers, name, attributes) {
+    function deleteCookie(headers, name2, attributes) {
       webidl.brandCheck(headers, Headers2, { strict: false });
       const prefix = "deleteCookie";
       webidl.argumentLengthCheck(arguments, 2, prefix);
-      name = webidl.converters.DOMString(name, prefix, "name");
+      name2 = webidl.converters.DOMString(name2, prefix, "name");
       attributes = webidl.converters.DeleteCookieAttributes(attributes);
       setCookie(headers, {
-        name,
+        name: name2,
         value: "",
         expires: /* @__PURE__ */ new Date(0),
         ...attributes
@@ -35468,11 +35468,11 @@ var require_cookies2 = __commonJS({
         key: "value"
       },
       {
-        converter: webidl.nullableConverter((value) => {
-          if (typeof value === "number") {
-            return webidl.converters["unsigned long long"](value);
+        converter: webidl.nullableConverter((value2) => {
+          if (typeof value2 === "number") {
+            return webidl.converters["unsigned long long"](value2);
           }
-          return new Date(value);
+          return new Date(value2);
         }),
         key: "expires",
         defaultValue: () => null
@@ -35984,26 +35984,26 @@ var require_util15 = __commonJS({
       const extensionList = /* @__PURE__ */ new Map();
       while (position.position < extensions.length) {
         const pair = collectASequenceOfCodePointsFast(";", extensions, position);
-        const [name, value = ""] = pair.split("=");
+        const [name2, value2 = ""] = pair.split("=");
         extensionList.set(
-          removeHTTPWhitespace(name, true, false),
-          removeHTTPWhitespace(value, false, true)
+          removeHTTPWhitespace(name2, true, false),
+          removeHTTPWhitespace(value2, false, true)
         );
         position.position++;
       }
       return extensionList;
     }
-    function isValidClientWindowBits(value) {
-      if (value.length === 0) {
+    function isValidClientWindowBits(value2) {
+      if (value2.length === 0) {
         return false;
       }
-      for (let i = 0; i < value.length; i++) {
-        const byte = value.charCodeAt(i);
+      for (let i = 0; i < value2.length; i++) {
+        const byte = value2.charCodeAt(i);
         if (byte < 48 || byte > 57) {
           return false;
         }
       }
-      const num3 = Number.parseInt(value, 10);
+      const num3 = Number.parseInt(value2, 10);
       return num3 >= 8 && num3 <= 15;
     }
     var hasIntl = typeof process.versions.icu === "string";
@@ -36922,10 +36922,10 @@ var require_websocket2 = __commonJS({
         if (typeof protocols === "string") {
           protocols = [protocols];
         }
-        if (protocols.length !== new Set(protocols.map((p) => p.toLowerCase())).size) {
+        if (protocols.length !== new Set(protocols.map((p2) => p2.toLowerCase())).size) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
-        if (protocols.length > 0 && !protocols.every((p) => isValidSubprotocol(p))) {
+        if (protocols.length > 0 && !protocols.every((p2) => isValidSubprotocol(p2))) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
         this[kWebSocketURL] = new URL(urlRecord.href);
@@ -37237,13 +37237,13 @@ var require_websocket2 = __commonJS({
 var require_util16 = __commonJS({
   "node_modules/@actions/github/node_modules/undici/lib/web/eventsource/util.js"(exports2, module2) {
     "use strict";
-    function isValidLastEventId(value) {
-      return value.indexOf("\0") === -1;
+    function isValidLastEventId(value2) {
+      return value2.indexOf("\0") === -1;
     }
-    function isASCIINumber(value) {
-      if (value.length === 0) return false;
-      for (let i = 0; i < value.length; i++) {
-        if (value.charCodeAt(i) < 48 || value.charCodeAt(i) > 57) return false;
+    function isASCIINumber(value2) {
+      if (value2.length === 0) return false;
+      for (let i = 0; i < value2.length; i++) {
+        if (value2.charCodeAt(i) < 48 || value2.charCodeAt(i) > 57) return false;
       }
       return true;
     }
@@ -37474,12 +37474,12 @@ var require_eventsource_stream2 = __commonJS({
           const valueBytes = line.length - valueStart2;
           const dataSize = this.eventFieldSizes.data + (event.data === void 0 ? 0 : 1) + valueBytes;
           this.setEventFieldSize("data", dataSize);
-          const value = line.toString("utf8", valueStart2);
+          const value2 = line.toString("utf8", valueStart2);
           if (event.data === void 0) {
-            event.data = value;
+            event.data = value2;
           } else {
             event.data += `
-${value}`;
+${value2}`;
           }
           this.dataLineCount++;
           return;
@@ -37596,8 +37596,8 @@ ${value}`;
         for (let i = this.lineChunkIndex; i <= this.chunkIndex; i++) {
           const chunk = this.chunks[i];
           const start = i === this.lineChunkIndex ? this.linePos : 0;
-          const end = i === this.chunkIndex ? this.pos : chunk.length;
-          const slice = chunk.subarray(start, end);
+          const end2 = i === this.chunkIndex ? this.pos : chunk.length;
+          const slice = chunk.subarray(start, end2);
           length += slice.length;
           chunks.push(slice);
         }
@@ -38149,22 +38149,22 @@ var require_lib = __commonJS({
       };
     })();
     var __awaiter3 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
-      function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve4) {
-          resolve4(value);
+      function adopt(value2) {
+        return value2 instanceof P ? value2 : new P(function(resolve4) {
+          resolve4(value2);
         });
       }
       return new (P || (P = Promise))(function(resolve4, reject) {
-        function fulfilled(value) {
+        function fulfilled(value2) {
           try {
-            step(generator.next(value));
+            step(generator.next(value2));
           } catch (e) {
             reject(e);
           }
         }
-        function rejected(value) {
+        function rejected(value2) {
           try {
-            step(generator["throw"](value));
+            step(generator["throw"](value2));
           } catch (e) {
             reject(e);
           }
@@ -38750,14 +38750,14 @@ var require_lib = __commonJS({
             if (statusCode === HttpCodes2.NotFound) {
               resolve4(response);
             }
-            function dateTimeDeserializer(key, value) {
-              if (typeof value === "string") {
-                const a = new Date(value);
+            function dateTimeDeserializer(key, value2) {
+              if (typeof value2 === "string") {
+                const a = new Date(value2);
                 if (!isNaN(a.valueOf())) {
                   return a;
                 }
               }
-              return value;
+              return value2;
             }
             let obj2;
             let contents;
@@ -38815,48 +38815,48 @@ var require_ByteBuffer = __commonJS({
         this.int32ArrayForConvert = new Uint32Array(1);
         this.int8ArrayForConvert = new Uint8Array(this.int32ArrayForConvert.buffer);
       }
-      put(value) {
+      put(value2) {
         if (this.position === this.data.length) {
           const oldArray = this.data;
           this.data = new Uint8Array(this.data.length * 2);
           this.data.set(oldArray);
         }
-        this.data[this.position] = value;
+        this.data[this.position] = value2;
         this.position++;
       }
-      putInt32(value) {
+      putInt32(value2) {
         if (this.data.length - this.position < 4) {
           const oldArray = this.data;
           this.data = new Uint8Array(this.data.length * 2 + 4);
           this.data.set(oldArray);
         }
-        this.int32ArrayForConvert[0] = value;
+        this.int32ArrayForConvert[0] = value2;
         this.data.set(this.int8ArrayForConvert.reverse(), this.position);
         this.position += 4;
       }
-      putInt64(value) {
-        this.putInt32(floor(value / TWO_POW_32));
-        this.putInt32(value);
+      putInt64(value2) {
+        this.putInt32(floor(value2 / TWO_POW_32));
+        this.putInt32(value2);
       }
-      putArray(array) {
-        if (this.data.length - this.position < array.byteLength) {
+      putArray(array2) {
+        if (this.data.length - this.position < array2.byteLength) {
           const oldArray = this.data;
-          this.data = new Uint8Array(this.position + array.byteLength);
+          this.data = new Uint8Array(this.position + array2.byteLength);
           this.data.set(oldArray);
         }
-        this.data.set(array, this.position);
-        this.position += array.byteLength;
+        this.data.set(array2, this.position);
+        this.position += array2.byteLength;
       }
       get() {
-        const value = this.data[this.position];
+        const value2 = this.data[this.position];
         this.position++;
-        return value;
+        return value2;
       }
       getInt32() {
         this.int8ArrayForConvert.set(this.data.slice(this.position, this.position + 4).reverse());
-        const value = this.int32ArrayForConvert[0];
+        const value2 = this.int32ArrayForConvert[0];
         this.position += 4;
-        return value;
+        return value2;
       }
       getInt64() {
         const high = this.getInt32();
@@ -39117,14 +39117,14 @@ var require_formatters = __commonJS({
     exports2.integerFormatter = integerFormatter;
     var { floor, log10, pow } = Math;
     var numberOfDigits = (n) => floor(log10(n) + 1);
-    var keepSignificantDigits = (digits) => (value) => {
-      const valueDigits = numberOfDigits(value);
+    var keepSignificantDigits = (digits) => (value2) => {
+      const valueDigits = numberOfDigits(value2);
       if (valueDigits > digits) {
         const extraDigits = valueDigits - digits;
         const magnitude = pow(10, extraDigits);
-        return value - value % magnitude;
+        return value2 - value2 % magnitude;
       }
-      return value;
+      return value2;
     };
     exports2.keepSignificantDigits = keepSignificantDigits;
     var floatFormatter = (size, fractionDigits) => {
@@ -39194,11 +39194,11 @@ var require_JsHistogram = __commonJS({
       incrementTotalCount() {
         this._totalCount++;
       }
-      addToTotalCount(value) {
-        this._totalCount += value;
+      addToTotalCount(value2) {
+        this._totalCount += value2;
       }
-      setTotalCount(value) {
-        this._totalCount = value;
+      setTotalCount(value2) {
+        this._totalCount = value2;
       }
       /**
        * Get the total count of all recorded values in the histogram
@@ -39207,15 +39207,15 @@ var require_JsHistogram = __commonJS({
       get totalCount() {
         return this._totalCount;
       }
-      updatedMaxValue(value) {
-        const internalValue = value + this.unitMagnitudeMask;
+      updatedMaxValue(value2) {
+        const internalValue = value2 + this.unitMagnitudeMask;
         this.maxValue = internalValue;
       }
-      updateMinNonZeroValue(value) {
-        if (value <= this.unitMagnitudeMask) {
+      updateMinNonZeroValue(value2) {
+        if (value2 <= this.unitMagnitudeMask) {
           return;
         }
-        const internalValue = floor(value / this.lowestDiscernibleValueRounded) * this.lowestDiscernibleValueRounded;
+        const internalValue = floor(value2 / this.lowestDiscernibleValueRounded) * this.lowestDiscernibleValueRounded;
         this.minNonZeroValue = internalValue;
       }
       constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
@@ -39301,10 +39301,10 @@ var require_JsHistogram = __commonJS({
         const lengthNeeded = (numberOfBuckets + 1) * (this.subBucketCount / 2);
         return lengthNeeded;
       }
-      getBucketsNeededToCoverValue(value) {
+      getBucketsNeededToCoverValue(value2) {
         let smallestUntrackableValue = this.subBucketCount * pow(2, this.unitMagnitude);
         let bucketsNeeded = 1;
-        while (smallestUntrackableValue <= value) {
+        while (smallestUntrackableValue <= value2) {
           if (smallestUntrackableValue > Number.MAX_SAFE_INTEGER / 2) {
             return bucketsNeeded + 1;
           }
@@ -39319,34 +39319,34 @@ var require_JsHistogram = __commonJS({
        * @param value The value to be recorded
        * @throws may throw Error if value is exceeds highestTrackableValue
        */
-      recordValue(value) {
-        this.recordSingleValue(value);
+      recordValue(value2) {
+        this.recordSingleValue(value2);
       }
-      recordSingleValue(value) {
-        const countsIndex = this.countsArrayIndex(value);
+      recordSingleValue(value2) {
+        const countsIndex = this.countsArrayIndex(value2);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(1, value);
+          this.handleRecordException(1, value2);
         } else {
           this.incrementCountAtIndex(countsIndex);
         }
-        this.updateMinAndMax(value);
+        this.updateMinAndMax(value2);
         this.incrementTotalCount();
       }
-      handleRecordException(count2, value) {
+      handleRecordException(count2, value2) {
         if (!this.autoResize) {
-          throw new Error("Value " + value + " is outside of histogram covered range");
+          throw new Error("Value " + value2 + " is outside of histogram covered range");
         }
-        this.resize(value);
-        var countsIndex = this.countsArrayIndex(value);
+        this.resize(value2);
+        var countsIndex = this.countsArrayIndex(value2);
         this.addToCountAtIndex(countsIndex, count2);
         this.highestTrackableValue = this.highestEquivalentValue(this.valueFromIndex(this.countsArrayLength - 1));
       }
-      countsArrayIndex(value) {
-        if (value < 0) {
+      countsArrayIndex(value2) {
+        if (value2 < 0) {
           throw new Error("Histogram recorded value cannot be negative.");
         }
-        const bucketIndex = this.getBucketIndex(value);
-        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
+        const bucketIndex = this.getBucketIndex(value2);
+        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
         return this.computeCountsArrayIndex(bucketIndex, subBucketIndex);
       }
       computeCountsArrayIndex(bucketIndex, subBucketIndex) {
@@ -39357,18 +39357,18 @@ var require_JsHistogram = __commonJS({
       /**
        * @return the lowest (and therefore highest precision) bucket index that can represent the value
        */
-      getBucketIndex(value) {
-        return max2(floor(log2(value)) - this.subBucketHalfCountMagnitude - this.unitMagnitude, 0);
+      getBucketIndex(value2) {
+        return max2(floor(log2(value2)) - this.subBucketHalfCountMagnitude - this.unitMagnitude, 0);
       }
-      getSubBucketIndex(value, bucketIndex) {
-        return floor(value / pow(2, bucketIndex + this.unitMagnitude));
+      getSubBucketIndex(value2, bucketIndex) {
+        return floor(value2 / pow(2, bucketIndex + this.unitMagnitude));
       }
-      updateMinAndMax(value) {
-        if (value > this.maxValue) {
-          this.updatedMaxValue(value);
+      updateMinAndMax(value2) {
+        if (value2 > this.maxValue) {
+          this.updatedMaxValue(value2);
         }
-        if (value < this.minNonZeroValue && value !== 0) {
-          this.updateMinNonZeroValue(value);
+        if (value2 < this.minNonZeroValue && value2 !== 0) {
+          this.updateMinNonZeroValue(value2);
         }
       }
       /**
@@ -39425,9 +39425,9 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The lowest value that is equivalent to the given value within the histogram's resolution.
        */
-      lowestEquivalentValue(value) {
-        const bucketIndex = this.getBucketIndex(value);
-        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
+      lowestEquivalentValue(value2) {
+        const bucketIndex = this.getBucketIndex(value2);
+        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
         const thisValueBaseLevel = this.valueFromIndexes(bucketIndex, subBucketIndex);
         return thisValueBaseLevel;
       }
@@ -39439,8 +39439,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The highest value that is equivalent to the given value within the histogram's resolution.
        */
-      highestEquivalentValue(value) {
-        return this.nextNonEquivalentValue(value) - 1;
+      highestEquivalentValue(value2) {
+        return this.nextNonEquivalentValue(value2) - 1;
       }
       /**
        * Get the next value that is not equivalent to the given value within the histogram's resolution.
@@ -39450,8 +39450,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The next value that is not equivalent to the given value within the histogram's resolution.
        */
-      nextNonEquivalentValue(value) {
-        return this.lowestEquivalentValue(value) + this.sizeOfEquivalentValueRange(value);
+      nextNonEquivalentValue(value2) {
+        return this.lowestEquivalentValue(value2) + this.sizeOfEquivalentValueRange(value2);
       }
       /**
        * Get the size (in value units) of the range of values that are equivalent to the given value within the
@@ -39461,9 +39461,9 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The size of the range of values equivalent to the given value.
        */
-      sizeOfEquivalentValueRange(value) {
-        const bucketIndex = this.getBucketIndex(value);
-        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
+      sizeOfEquivalentValueRange(value2) {
+        const bucketIndex = this.getBucketIndex(value2);
+        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
         const distanceToNextValue = pow(2, this.unitMagnitude + (subBucketIndex >= this.subBucketCount ? bucketIndex + 1 : bucketIndex));
         return distanceToNextValue;
       }
@@ -39475,8 +39475,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The value lies in the middle (rounded up) of the range of values equivalent the given value.
        */
-      medianEquivalentValue(value) {
-        return this.lowestEquivalentValue(value) + floor(this.sizeOfEquivalentValueRange(value) / 2);
+      medianEquivalentValue(value2) {
+        return this.lowestEquivalentValue(value2) + floor(this.sizeOfEquivalentValueRange(value2) / 2);
       }
       /**
        * Get the computed mean value of all recorded values in the histogram
@@ -39612,23 +39612,23 @@ var require_JsHistogram = __commonJS({
       get estimatedFootprintInBytes() {
         return this._getEstimatedFootprintInBytes();
       }
-      recordSingleValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this.recordSingleValue(value);
+      recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this.recordSingleValue(value2);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
-        for (let missingValue = value - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
+        for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
           this.recordSingleValue(missingValue);
         }
       }
-      recordCountAtValue(count2, value) {
-        const countsIndex = this.countsArrayIndex(value);
+      recordCountAtValue(count2, value2) {
+        const countsIndex = this.countsArrayIndex(value2);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(count2, value);
+          this.handleRecordException(count2, value2);
         } else {
           this.addToCountAtIndex(countsIndex, count2);
         }
-        this.updateMinAndMax(value);
+        this.updateMinAndMax(value2);
         this.addToTotalCount(count2);
       }
       /**
@@ -39638,8 +39638,8 @@ var require_JsHistogram = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value, count2) {
-        this.recordCountAtValue(count2, value);
+      recordValueWithCount(value2, count2) {
+        this.recordCountAtValue(count2, value2);
       }
       /**
        * Record a value in the histogram.
@@ -39662,15 +39662,15 @@ var require_JsHistogram = __commonJS({
        *                                           than expectedIntervalBetweenValueSamples
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this.recordSingleValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this.recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
-      recordValueWithCountAndExpectedInterval(value, count2, expectedIntervalBetweenValueSamples) {
-        this.recordCountAtValue(count2, value);
+      recordValueWithCountAndExpectedInterval(value2, count2, expectedIntervalBetweenValueSamples) {
+        this.recordCountAtValue(count2, value2);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
-        for (let missingValue = value - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
+        for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
           this.recordCountAtValue(count2, missingValue);
         }
       }
@@ -39759,8 +39759,8 @@ var require_JsHistogram = __commonJS({
        * @return The total count of values recorded in the histogram within the value range that is
        * {@literal >=} lowestEquivalentValue(<i>value</i>) and {@literal <=} highestEquivalentValue(<i>value</i>)
        */
-      getCountAtValue(value) {
-        const index = min(max2(0, this.countsArrayIndex(value)), this.countsArrayLength - 1);
+      getCountAtValue(value2) {
+        const index = min(max2(0, this.countsArrayIndex(value2)), this.countsArrayLength - 1);
         return this.getCountAtIndex(index);
       }
       /**
@@ -39927,10 +39927,10 @@ var require_base64_js = __commonJS({
     function tripletToBase64(num3) {
       return lookup[num3 >> 18 & 63] + lookup[num3 >> 12 & 63] + lookup[num3 >> 6 & 63] + lookup[num3 & 63];
     }
-    function encodeChunk(uint8, start, end) {
+    function encodeChunk(uint8, start, end2) {
       var tmp;
       var output = [];
-      for (var i2 = start; i2 < end; i2 += 3) {
+      for (var i2 = start; i2 < end2; i2 += 3) {
         tmp = (uint8[i2] << 16 & 16711680) + (uint8[i2 + 1] << 8 & 65280) + (uint8[i2 + 2] & 255);
         output.push(tripletToBase64(tmp));
       }
@@ -39979,9 +39979,9 @@ var require_common = __commonJS({
         if (typeof source !== "object") {
           throw new TypeError(source + "must be non-object");
         }
-        for (var p in source) {
-          if (_has(source, p)) {
-            obj2[p] = source[p];
+        for (var p2 in source) {
+          if (_has(source, p2)) {
+            obj2[p2] = source[p2];
           }
         }
       }
@@ -40134,14 +40134,14 @@ var require_trees = __commonJS({
       s.pending_buf[s.pending++] = w & 255;
       s.pending_buf[s.pending++] = w >>> 8 & 255;
     }
-    function send_bits(s, value, length) {
+    function send_bits(s, value2, length) {
       if (s.bi_valid > Buf_size - length) {
-        s.bi_buf |= value << s.bi_valid & 65535;
+        s.bi_buf |= value2 << s.bi_valid & 65535;
         put_short(s, s.bi_buf);
-        s.bi_buf = value >> Buf_size - s.bi_valid;
+        s.bi_buf = value2 >> Buf_size - s.bi_valid;
         s.bi_valid += length - Buf_size;
       } else {
-        s.bi_buf |= value << s.bi_valid & 65535;
+        s.bi_buf |= value2 << s.bi_valid & 65535;
         s.bi_valid += length;
       }
     }
@@ -40733,9 +40733,9 @@ var require_crc32 = __commonJS({
     }
     var crcTable = makeTable();
     function crc322(crc, buf, len, pos) {
-      var t = crcTable, end = pos + len;
+      var t = crcTable, end2 = pos + len;
       crc ^= -1;
-      for (var i = pos; i < end; i++) {
+      for (var i = pos; i < end2; i++) {
         crc = crc >>> 8 ^ t[(crc ^ buf[i]) & 255];
       }
       return crc ^ -1;
@@ -40861,12 +40861,12 @@ var require_deflate = __commonJS({
       s.block_start = s.strstart;
       flush_pending(s.strm);
     }
-    function put_byte(s, b) {
-      s.pending_buf[s.pending++] = b;
+    function put_byte(s, b2) {
+      s.pending_buf[s.pending++] = b2;
     }
-    function putShortMSB(s, b) {
-      s.pending_buf[s.pending++] = b >>> 8 & 255;
-      s.pending_buf[s.pending++] = b & 255;
+    function putShortMSB(s, b2) {
+      s.pending_buf[s.pending++] = b2 >>> 8 & 255;
+      s.pending_buf[s.pending++] = b2 & 255;
     }
     function read_buf(strm, buf, start, size) {
       var len = strm.avail_in;
@@ -40935,7 +40935,7 @@ var require_deflate = __commonJS({
     }
     function fill_window(s) {
       var _w_size = s.w_size;
-      var p, n, m, more, str2;
+      var p2, n, m, more, str2;
       do {
         more = s.window_size - s.lookahead - s.strstart;
         if (s.strstart >= _w_size + (_w_size - MIN_LOOKAHEAD)) {
@@ -40944,16 +40944,16 @@ var require_deflate = __commonJS({
           s.strstart -= _w_size;
           s.block_start -= _w_size;
           n = s.hash_size;
-          p = n;
+          p2 = n;
           do {
-            m = s.head[--p];
-            s.head[p] = m >= _w_size ? m - _w_size : 0;
+            m = s.head[--p2];
+            s.head[p2] = m >= _w_size ? m - _w_size : 0;
           } while (--n);
           n = _w_size;
-          p = n;
+          p2 = n;
           do {
-            m = s.prev[--p];
-            s.prev[p] = m >= _w_size ? m - _w_size : 0;
+            m = s.prev[--p2];
+            s.prev[p2] = m >= _w_size ? m - _w_size : 0;
           } while (--n);
           more += _w_size;
         }
@@ -41732,16 +41732,16 @@ var require_deflate = __commonJS({
       return s.pending !== 0 ? Z_OK : Z_STREAM_END;
     }
     function deflateEnd(strm) {
-      var status;
+      var status2;
       if (!strm || !strm.state) {
         return Z_STREAM_ERROR;
       }
-      status = strm.state.status;
-      if (status !== INIT_STATE && status !== EXTRA_STATE && status !== NAME_STATE && status !== COMMENT_STATE && status !== HCRC_STATE && status !== BUSY_STATE && status !== FINISH_STATE) {
+      status2 = strm.state.status;
+      if (status2 !== INIT_STATE && status2 !== EXTRA_STATE && status2 !== NAME_STATE && status2 !== COMMENT_STATE && status2 !== HCRC_STATE && status2 !== BUSY_STATE && status2 !== FINISH_STATE) {
         return err(strm, Z_STREAM_ERROR);
       }
       strm.state = null;
-      return status === BUSY_STATE ? err(strm, Z_DATA_ERROR) : Z_OK;
+      return status2 === BUSY_STATE ? err(strm, Z_DATA_ERROR) : Z_OK;
     }
     function deflateSetDictionary(strm, dictionary) {
       var dictLength = dictionary.length;
@@ -41907,18 +41907,18 @@ var require_strings = __commonJS({
       return buf;
     };
     exports2.buf2string = function(buf, max2) {
-      var i, out, c, c_len;
+      var i, out2, c, c_len;
       var len = max2 || buf.length;
       var utf16buf = new Array(len * 2);
-      for (out = 0, i = 0; i < len; ) {
+      for (out2 = 0, i = 0; i < len; ) {
         c = buf[i++];
         if (c < 128) {
-          utf16buf[out++] = c;
+          utf16buf[out2++] = c;
           continue;
         }
         c_len = _utf8len[c];
         if (c_len > 4) {
-          utf16buf[out++] = 65533;
+          utf16buf[out2++] = 65533;
           i += c_len - 1;
           continue;
         }
@@ -41928,18 +41928,18 @@ var require_strings = __commonJS({
           c_len--;
         }
         if (c_len > 1) {
-          utf16buf[out++] = 65533;
+          utf16buf[out2++] = 65533;
           continue;
         }
         if (c < 65536) {
-          utf16buf[out++] = c;
+          utf16buf[out2++] = c;
         } else {
           c -= 65536;
-          utf16buf[out++] = 55296 | c >> 10 & 1023;
-          utf16buf[out++] = 56320 | c & 1023;
+          utf16buf[out2++] = 55296 | c >> 10 & 1023;
+          utf16buf[out2++] = 56320 | c & 1023;
         }
       }
-      return buf2binstring(utf16buf, out);
+      return buf2binstring(utf16buf, out2);
     };
     exports2.utf8border = function(buf, max2) {
       var pos;
@@ -42025,7 +42025,7 @@ var require_deflate2 = __commonJS({
       this.chunks = [];
       this.strm = new ZStream();
       this.strm.avail_out = 0;
-      var status = zlib_deflate.deflateInit2(
+      var status2 = zlib_deflate.deflateInit2(
         this.strm,
         opt.level,
         opt.method,
@@ -42033,8 +42033,8 @@ var require_deflate2 = __commonJS({
         opt.memLevel,
         opt.strategy
       );
-      if (status !== Z_OK) {
-        throw new Error(msg[status]);
+      if (status2 !== Z_OK) {
+        throw new Error(msg[status2]);
       }
       if (opt.header) {
         zlib_deflate.deflateSetHeader(this.strm, opt.header);
@@ -42048,9 +42048,9 @@ var require_deflate2 = __commonJS({
         } else {
           dict = opt.dictionary;
         }
-        status = zlib_deflate.deflateSetDictionary(this.strm, dict);
-        if (status !== Z_OK) {
-          throw new Error(msg[status]);
+        status2 = zlib_deflate.deflateSetDictionary(this.strm, dict);
+        if (status2 !== Z_OK) {
+          throw new Error(msg[status2]);
         }
         this._dict_set = true;
       }
@@ -42058,7 +42058,7 @@ var require_deflate2 = __commonJS({
     Deflate.prototype.push = function(data, mode) {
       var strm = this.strm;
       var chunkSize = this.options.chunkSize;
-      var status, _mode;
+      var status2, _mode;
       if (this.ended) {
         return false;
       }
@@ -42078,9 +42078,9 @@ var require_deflate2 = __commonJS({
           strm.next_out = 0;
           strm.avail_out = chunkSize;
         }
-        status = zlib_deflate.deflate(strm, _mode);
-        if (status !== Z_STREAM_END && status !== Z_OK) {
-          this.onEnd(status);
+        status2 = zlib_deflate.deflate(strm, _mode);
+        if (status2 !== Z_STREAM_END && status2 !== Z_OK) {
+          this.onEnd(status2);
           this.ended = true;
           return false;
         }
@@ -42091,12 +42091,12 @@ var require_deflate2 = __commonJS({
             this.onData(utils.shrinkBuf(strm.output, strm.next_out));
           }
         }
-      } while ((strm.avail_in > 0 || strm.avail_out === 0) && status !== Z_STREAM_END);
+      } while ((strm.avail_in > 0 || strm.avail_out === 0) && status2 !== Z_STREAM_END);
       if (_mode === Z_FINISH) {
-        status = zlib_deflate.deflateEnd(this.strm);
-        this.onEnd(status);
+        status2 = zlib_deflate.deflateEnd(this.strm);
+        this.onEnd(status2);
         this.ended = true;
-        return status === Z_OK;
+        return status2 === Z_OK;
       }
       if (_mode === Z_SYNC_FLUSH) {
         this.onEnd(Z_OK);
@@ -42108,8 +42108,8 @@ var require_deflate2 = __commonJS({
     Deflate.prototype.onData = function(chunk) {
       this.chunks.push(chunk);
     };
-    Deflate.prototype.onEnd = function(status) {
-      if (status === Z_OK) {
+    Deflate.prototype.onEnd = function(status2) {
+      if (status2 === Z_OK) {
         if (this.options.to === "string") {
           this.result = this.chunks.join("");
         } else {
@@ -42117,7 +42117,7 @@ var require_deflate2 = __commonJS({
         }
       }
       this.chunks = [];
-      this.err = status;
+      this.err = status2;
       this.msg = this.strm.msg;
     };
     function deflate(input, options) {
@@ -42157,7 +42157,7 @@ var require_inffast = __commonJS({
       var last;
       var _out;
       var beg;
-      var end;
+      var end2;
       var dmax;
       var wsize;
       var whave;
@@ -42183,7 +42183,7 @@ var require_inffast = __commonJS({
       _out = strm.next_out;
       output = strm.output;
       beg = _out - (start - strm.avail_out);
-      end = _out + (strm.avail_out - 257);
+      end2 = _out + (strm.avail_out - 257);
       dmax = state.dmax;
       wsize = state.wsize;
       whave = state.whave;
@@ -42358,7 +42358,7 @@ var require_inffast = __commonJS({
               }
               break;
             }
-        } while (_in < last && _out < end);
+        } while (_in < last && _out < end2);
       len = bits >> 3;
       _in -= len;
       bits -= len << 3;
@@ -42366,7 +42366,7 @@ var require_inffast = __commonJS({
       strm.next_in = _in;
       strm.next_out = _out;
       strm.avail_in = _in < last ? 5 + (last - _in) : 5 - (_in - last);
-      strm.avail_out = _out < end ? 257 + (end - _out) : 257 - (_out - end);
+      strm.avail_out = _out < end2 ? 257 + (end2 - _out) : 257 - (_out - end2);
       state.hold = hold;
       state.bits = bits;
       return;
@@ -42541,7 +42541,7 @@ var require_inftrees = __commonJS({
       var next;
       var base = null;
       var base_index = 0;
-      var end;
+      var end2;
       var count2 = new utils.Buf16(MAXBITS + 1);
       var offs = new utils.Buf16(MAXBITS + 1);
       var extra = null;
@@ -42598,17 +42598,17 @@ var require_inftrees = __commonJS({
       }
       if (type === CODES) {
         base = extra = work;
-        end = 19;
+        end2 = 19;
       } else if (type === LENS) {
         base = lbase;
         base_index -= 257;
         extra = lext;
         extra_index -= 257;
-        end = 256;
+        end2 = 256;
       } else {
         base = dbase;
         extra = dext;
-        end = -1;
+        end2 = -1;
       }
       huff = 0;
       sym = 0;
@@ -42624,10 +42624,10 @@ var require_inftrees = __commonJS({
       }
       for (; ; ) {
         here_bits = len - drop;
-        if (work[sym] < end) {
+        if (work[sym] < end2) {
           here_op = 0;
           here_val = work[sym];
-        } else if (work[sym] > end) {
+        } else if (work[sym] > end2) {
           here_op = extra[extra_index + work[sym]];
           here_val = base[base_index + work[sym]];
         } else {
@@ -42741,7 +42741,7 @@ var require_inflate = __commonJS({
     var LIT = 26;
     var CHECK = 27;
     var LENGTH = 28;
-    var DONE2 = 29;
+    var DONE3 = 29;
     var BAD = 30;
     var MEM = 31;
     var SYNC = 32;
@@ -42902,7 +42902,7 @@ var require_inflate = __commonJS({
       state.distcode = distfix;
       state.distbits = 5;
     }
-    function updatewindow(strm, src, end, copy) {
+    function updatewindow(strm, src, end2, copy) {
       var dist;
       var state = strm.state;
       if (state.window === null) {
@@ -42912,7 +42912,7 @@ var require_inflate = __commonJS({
         state.window = new utils.Buf8(state.wsize);
       }
       if (copy >= state.wsize) {
-        utils.arraySet(state.window, src, end - state.wsize, state.wsize, 0);
+        utils.arraySet(state.window, src, end2 - state.wsize, state.wsize, 0);
         state.wnext = 0;
         state.whave = state.wsize;
       } else {
@@ -42920,10 +42920,10 @@ var require_inflate = __commonJS({
         if (dist > copy) {
           dist = copy;
         }
-        utils.arraySet(state.window, src, end - copy, dist, state.wnext);
+        utils.arraySet(state.window, src, end2 - copy, dist, state.wnext);
         copy -= dist;
         if (copy) {
-          utils.arraySet(state.window, src, end - copy, copy, 0);
+          utils.arraySet(state.window, src, end2 - copy, copy, 0);
           state.wnext = copy;
           state.whave = state.wsize;
         } else {
@@ -43822,9 +43822,9 @@ var require_inflate = __commonJS({
                 hold = 0;
                 bits = 0;
               }
-              state.mode = DONE2;
+              state.mode = DONE3;
             /* falls through */
-            case DONE2:
+            case DONE3:
               ret = Z_STREAM_END;
               break inf_leave;
             case BAD:
@@ -44036,12 +44036,12 @@ var require_inflate2 = __commonJS({
       this.chunks = [];
       this.strm = new ZStream();
       this.strm.avail_out = 0;
-      var status = zlib_inflate.inflateInit2(
+      var status2 = zlib_inflate.inflateInit2(
         this.strm,
         opt.windowBits
       );
-      if (status !== c.Z_OK) {
-        throw new Error(msg[status]);
+      if (status2 !== c.Z_OK) {
+        throw new Error(msg[status2]);
       }
       this.header = new GZheader();
       zlib_inflate.inflateGetHeader(this.strm, this.header);
@@ -44052,9 +44052,9 @@ var require_inflate2 = __commonJS({
           opt.dictionary = new Uint8Array(opt.dictionary);
         }
         if (opt.raw) {
-          status = zlib_inflate.inflateSetDictionary(this.strm, opt.dictionary);
-          if (status !== c.Z_OK) {
-            throw new Error(msg[status]);
+          status2 = zlib_inflate.inflateSetDictionary(this.strm, opt.dictionary);
+          if (status2 !== c.Z_OK) {
+            throw new Error(msg[status2]);
           }
         }
       }
@@ -44063,7 +44063,7 @@ var require_inflate2 = __commonJS({
       var strm = this.strm;
       var chunkSize = this.options.chunkSize;
       var dictionary = this.options.dictionary;
-      var status, _mode;
+      var status2, _mode;
       var next_out_utf8, tail, utf8str;
       var allowBufError = false;
       if (this.ended) {
@@ -44085,21 +44085,21 @@ var require_inflate2 = __commonJS({
           strm.next_out = 0;
           strm.avail_out = chunkSize;
         }
-        status = zlib_inflate.inflate(strm, c.Z_NO_FLUSH);
-        if (status === c.Z_NEED_DICT && dictionary) {
-          status = zlib_inflate.inflateSetDictionary(this.strm, dictionary);
+        status2 = zlib_inflate.inflate(strm, c.Z_NO_FLUSH);
+        if (status2 === c.Z_NEED_DICT && dictionary) {
+          status2 = zlib_inflate.inflateSetDictionary(this.strm, dictionary);
         }
-        if (status === c.Z_BUF_ERROR && allowBufError === true) {
-          status = c.Z_OK;
+        if (status2 === c.Z_BUF_ERROR && allowBufError === true) {
+          status2 = c.Z_OK;
           allowBufError = false;
         }
-        if (status !== c.Z_STREAM_END && status !== c.Z_OK) {
-          this.onEnd(status);
+        if (status2 !== c.Z_STREAM_END && status2 !== c.Z_OK) {
+          this.onEnd(status2);
           this.ended = true;
           return false;
         }
         if (strm.next_out) {
-          if (strm.avail_out === 0 || status === c.Z_STREAM_END || strm.avail_in === 0 && (_mode === c.Z_FINISH || _mode === c.Z_SYNC_FLUSH)) {
+          if (strm.avail_out === 0 || status2 === c.Z_STREAM_END || strm.avail_in === 0 && (_mode === c.Z_FINISH || _mode === c.Z_SYNC_FLUSH)) {
             if (this.options.to === "string") {
               next_out_utf8 = strings.utf8border(strm.output, strm.next_out);
               tail = strm.next_out - next_out_utf8;
@@ -44118,15 +44118,15 @@ var require_inflate2 = __commonJS({
         if (strm.avail_in === 0 && strm.avail_out === 0) {
           allowBufError = true;
         }
-      } while ((strm.avail_in > 0 || strm.avail_out === 0) && status !== c.Z_STREAM_END);
-      if (status === c.Z_STREAM_END) {
+      } while ((strm.avail_in > 0 || strm.avail_out === 0) && status2 !== c.Z_STREAM_END);
+      if (status2 === c.Z_STREAM_END) {
         _mode = c.Z_FINISH;
       }
       if (_mode === c.Z_FINISH) {
-        status = zlib_inflate.inflateEnd(this.strm);
-        this.onEnd(status);
+        status2 = zlib_inflate.inflateEnd(this.strm);
+        this.onEnd(status2);
         this.ended = true;
-        return status === c.Z_OK;
+        return status2 === c.Z_OK;
       }
       if (_mode === c.Z_SYNC_FLUSH) {
         this.onEnd(c.Z_OK);
@@ -44138,8 +44138,8 @@ var require_inflate2 = __commonJS({
     Inflate.prototype.onData = function(chunk) {
       this.chunks.push(chunk);
     };
-    Inflate.prototype.onEnd = function(status) {
-      if (status === c.Z_OK) {
+    Inflate.prototype.onEnd = function(status2) {
+      if (status2 === c.Z_OK) {
         if (this.options.to === "string") {
           this.result = this.chunks.join("");
         } else {
@@ -44147,7 +44147,7 @@ var require_inflate2 = __commonJS({
         }
       }
       this.chunks = [];
-      this.err = status;
+      this.err = status2;
       this.msg = this.strm.msg;
     };
     function inflate(input, options) {
@@ -44300,7 +44300,7 @@ var require_umd = __commonJS({
           const length = str2.length;
           const ptr = __new(length << 1, STRING_ID);
           const U16 = new Uint16Array(memory.buffer);
-          for (var i = 0, p = ptr >>> 1; i < length; ++i) U16[p + i] = str2.charCodeAt(i);
+          for (var i = 0, p2 = ptr >>> 1; i < length; ++i) U16[p2 + i] = str2.charCodeAt(i);
           return ptr;
         }
         extendedExports.__newString = __newString;
@@ -44392,9 +44392,9 @@ var require_umd = __commonJS({
         function __getArray(arr) {
           const input = __getArrayView(arr);
           const len = input.length;
-          const out = new Array(len);
-          for (let i = 0; i < len; i++) out[i] = input[i];
-          return out;
+          const out2 = new Array(len);
+          for (let i = 0; i < len; i++) out2[i] = input[i];
+          return out2;
         }
         extendedExports.__getArray = __getArray;
         function __getArrayBuffer(ptr) {
@@ -44417,9 +44417,9 @@ var require_umd = __commonJS({
           const U32 = new Uint32Array(buffer);
           return new Type(buffer, U32[ptr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2], U32[ptr + ARRAYBUFFERVIEW_BYTELENGTH_OFFSET >>> 2] >>> alignLog2);
         }
-        function attachTypedArrayFunctions(ctor, name, align) {
-          extendedExports[`__get${name}`] = getTypedArray.bind(null, ctor, align);
-          extendedExports[`__get${name}View`] = getTypedArrayView.bind(null, ctor, align);
+        function attachTypedArrayFunctions(ctor, name2, align) {
+          extendedExports[`__get${name2}`] = getTypedArray.bind(null, ctor, align);
+          extendedExports[`__get${name2}View`] = getTypedArrayView.bind(null, ctor, align);
         }
         [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array].forEach((ctor) => {
           attachTypedArrayFunctions(ctor, ctor.name, 31 - Math.clz32(ctor.BYTES_PER_ELEMENT));
@@ -44500,10 +44500,10 @@ var require_umd = __commonJS({
             if (!Object.hasOwn(curr, part)) curr[part] = {};
             curr = curr[part];
           }
-          let name = parts[0];
-          let hash = name.indexOf("#");
+          let name2 = parts[0];
+          let hash = name2.indexOf("#");
           if (hash >= 0) {
-            const className = name.substring(0, hash);
+            const className = name2.substring(0, hash);
             const classElem = curr[className];
             if (typeof classElem === "undefined" || !classElem.prototype) {
               const ctor = function(...args) {
@@ -44522,54 +44522,54 @@ var require_umd = __commonJS({
                   }
                 });
               };
-              if (classElem) Object.getOwnPropertyNames(classElem).forEach((name2) => Object.defineProperty(ctor, name2, Object.getOwnPropertyDescriptor(classElem, name2)));
+              if (classElem) Object.getOwnPropertyNames(classElem).forEach((name3) => Object.defineProperty(ctor, name3, Object.getOwnPropertyDescriptor(classElem, name3)));
               curr[className] = ctor;
             }
-            name = name.substring(hash + 1);
+            name2 = name2.substring(hash + 1);
             curr = curr[className].prototype;
-            if (/^(get|set):/.test(name)) {
-              if (!Object.hasOwn(curr, name = name.substring(4))) {
+            if (/^(get|set):/.test(name2)) {
+              if (!Object.hasOwn(curr, name2 = name2.substring(4))) {
                 let getter = exports4[internalName.replace("set:", "get:")];
                 let setter = exports4[internalName.replace("get:", "set:")];
-                Object.defineProperty(curr, name, {
+                Object.defineProperty(curr, name2, {
                   get() {
                     return getter(this[THIS]);
                   },
-                  set(value) {
-                    setter(this[THIS], value);
+                  set(value2) {
+                    setter(this[THIS], value2);
                   },
                   enumerable: true
                 });
               }
             } else {
-              if (name === "constructor") {
-                (curr[name] = function(...args) {
+              if (name2 === "constructor") {
+                (curr[name2] = function(...args) {
                   setArgumentsLength(args.length);
                   return elem(...args);
                 }).original = elem;
               } else {
-                (curr[name] = function(...args) {
+                (curr[name2] = function(...args) {
                   setArgumentsLength(args.length);
                   return elem(this[THIS], ...args);
                 }).original = elem;
               }
             }
           } else {
-            if (/^(get|set):/.test(name)) {
-              if (!Object.hasOwn(curr, name = name.substring(4))) {
-                Object.defineProperty(curr, name, {
+            if (/^(get|set):/.test(name2)) {
+              if (!Object.hasOwn(curr, name2 = name2.substring(4))) {
+                Object.defineProperty(curr, name2, {
                   get: exports4[internalName.replace("set:", "get:")],
                   set: exports4[internalName.replace("get:", "set:")],
                   enumerable: true
                 });
               }
             } else if (typeof elem === "function" && elem !== setArgumentsLength) {
-              (curr[name] = (...args) => {
+              (curr[name2] = (...args) => {
                 setArgumentsLength(args.length);
                 return elem(...args);
               }).original = elem;
             } else {
-              curr[name] = elem;
+              curr[name2] = elem;
             }
           }
         }
@@ -44596,22 +44596,22 @@ var require_wasm = __commonJS({
   "node_modules/hdr-histogram-js/dist/wasm/index.js"(exports2) {
     "use strict";
     var __awaiter3 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
-      function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve4) {
-          resolve4(value);
+      function adopt(value2) {
+        return value2 instanceof P ? value2 : new P(function(resolve4) {
+          resolve4(value2);
         });
       }
       return new (P || (P = Promise))(function(resolve4, reject) {
-        function fulfilled(value) {
+        function fulfilled(value2) {
           try {
-            step(generator.next(value));
+            step(generator.next(value2));
           } catch (e) {
             reject(e);
           }
         }
-        function rejected(value) {
+        function rejected(value2) {
           try {
-            step(generator["throw"](value));
+            step(generator["throw"](value2));
           } catch (e) {
             reject(e);
           }
@@ -44711,20 +44711,20 @@ var require_wasm = __commonJS({
       get highestTrackableValue() {
         return this._wasmHistogram.highestTrackableValue;
       }
-      set highestTrackableValue(value) {
-        this._wasmHistogram.highestTrackableValue = value;
+      set highestTrackableValue(value2) {
+        this._wasmHistogram.highestTrackableValue = value2;
       }
       get startTimeStampMsec() {
         return this._wasmHistogram.startTimeStampMsec;
       }
-      set startTimeStampMsec(value) {
-        this._wasmHistogram.startTimeStampMsec = value;
+      set startTimeStampMsec(value2) {
+        this._wasmHistogram.startTimeStampMsec = value2;
       }
       get endTimeStampMsec() {
         return this._wasmHistogram.endTimeStampMsec;
       }
-      set endTimeStampMsec(value) {
-        this._wasmHistogram.endTimeStampMsec = value;
+      set endTimeStampMsec(value2) {
+        this._wasmHistogram.endTimeStampMsec = value2;
       }
       get totalCount() {
         return this._wasmHistogram.totalCount;
@@ -44744,14 +44744,14 @@ var require_wasm = __commonJS({
       get maxValue() {
         return this._wasmHistogram.maxValue;
       }
-      recordValue(value) {
-        this._wasmHistogram.recordValue(value);
+      recordValue(value2) {
+        this._wasmHistogram.recordValue(value2);
       }
-      recordValueWithCount(value, count2) {
-        this._wasmHistogram.recordValueWithCount(value, count2);
+      recordValueWithCount(value2, count2) {
+        this._wasmHistogram.recordValueWithCount(value2, count2);
       }
-      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this._wasmHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this._wasmHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
       getValueAtPercentile(percentile) {
         return this._wasmHistogram.getValueAtPercentile(percentile);
@@ -44803,9 +44803,9 @@ var require_wasm = __commonJS({
       }
       encode() {
         const ptrArray = wasm.__pin(this._wasmHistogram.encode());
-        const array = wasm.__getUint8Array(ptrArray);
+        const array2 = wasm.__getUint8Array(ptrArray);
         wasm.__unpin(ptrArray);
-        return array;
+        return array2;
       }
       reset() {
         this.tag = Histogram_1.NO_TAG;
@@ -44862,10 +44862,10 @@ var require_PackedArrayContext = __commonJS({
         this.initArrayViews(this.array);
         this.init(virtualLength);
       }
-      initArrayViews(array) {
-        this.byteArray = new Uint8Array(array);
-        this.shortArray = new Uint16Array(array);
-        this.longArray = new Float64Array(array);
+      initArrayViews(array2) {
+        this.byteArray = new Uint8Array(array2);
+        this.shortArray = new Uint16Array(array2);
+        this.longArray = new Float64Array(array2);
       }
       init(virtualLength) {
         if (!this.isPacked) {
@@ -44895,8 +44895,8 @@ var require_PackedArrayContext = __commonJS({
       getPopulatedLongLength() {
         return this.getPopulatedShortLength() + 3 >> 2;
       }
-      setAtByteIndex(byteIndex, value) {
-        this.byteArray[byteIndex] = value;
+      setAtByteIndex(byteIndex, value2) {
+        this.byteArray[byteIndex] = value2;
       }
       getAtByteIndex(byteIndex) {
         return this.byteArray[byteIndex];
@@ -44921,11 +44921,11 @@ var require_PackedArrayContext = __commonJS({
       length() {
         return this.physicalLength;
       }
-      setAtShortIndex(shortIndex, value) {
-        this.shortArray[shortIndex] = value;
+      setAtShortIndex(shortIndex, value2) {
+        this.shortArray[shortIndex] = value2;
       }
-      setAtLongIndex(longIndex, value) {
-        this.longArray[longIndex] = value;
+      setAtLongIndex(longIndex, value2) {
+        this.longArray[longIndex] = value2;
       }
       getAtShortIndex(shortIndex) {
         return this.shortArray[shortIndex];
@@ -45293,7 +45293,7 @@ var require_PackedArray = __commonJS({
        * @return the array value at the virtual index given
        */
       get(index) {
-        let value = 0;
+        let value2 = 0;
         for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
           let byteValueAtPackedIndex = 0;
           if (!this.arrayContext.isPacked) {
@@ -45301,12 +45301,12 @@ var require_PackedArray = __commonJS({
           }
           const packedIndex = this.arrayContext.getPackedIndex(byteNum, index, false);
           if (packedIndex < 0) {
-            return value;
+            return value2;
           }
           byteValueAtPackedIndex = this.arrayContext.getAtByteIndex(packedIndex) * pow(2, byteNum << 3);
-          value += byteValueAtPackedIndex;
+          value2 += byteValueAtPackedIndex;
         }
-        return value;
+        return value2;
       }
       /**
        * Increment value at a virrual index in the array
@@ -45323,11 +45323,11 @@ var require_PackedArray = __commonJS({
        * @param index the virtual index of the value to be added to
        * @param value the value to add
        */
-      add(index, value) {
-        let remainingValueToAdd = value;
+      add(index, value2) {
+        let remainingValueToAdd = value2;
         for (let byteNum = 0, byteShift = 0; byteNum < NUMBER_OF_SETS; byteNum++, byteShift += 8) {
           if (!this.arrayContext.isPacked) {
-            this.arrayContext.addAndGetAtUnpackedIndex(index, value);
+            this.arrayContext.addAndGetAtUnpackedIndex(index, value2);
             return;
           }
           const packedIndex = this.safeGetPackedIndexgetPackedIndex(byteNum, index);
@@ -45346,12 +45346,12 @@ var require_PackedArray = __commonJS({
        * @param index the virtual index of the value to set
        * @param value the value to set
        */
-      set(index, value) {
+      set(index, value2) {
         let bytesAlreadySet = 0;
-        let valueForNextLevels = value;
+        let valueForNextLevels = value2;
         for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
           if (!this.arrayContext.isPacked) {
-            this.arrayContext.setAtUnpackedIndex(index, value);
+            this.arrayContext.setAtUnpackedIndex(index, value2);
             return;
           }
           if (valueForNextLevels == 0) {
@@ -45419,11 +45419,11 @@ var require_PackedHistogram = __commonJS({
       incrementCountAtIndex(index) {
         this.packedCounts.increment(index);
       }
-      addToCountAtIndex(index, value) {
-        this.packedCounts.add(index, value);
+      addToCountAtIndex(index, value2) {
+        this.packedCounts.add(index, value2);
       }
-      setCountAtIndex(index, value) {
-        this.packedCounts.set(index, value);
+      setCountAtIndex(index, value2) {
+        this.packedCounts.set(index, value2);
       }
       resize(newHighestTrackableValue) {
         this.establishSize(newHighestTrackableValue);
@@ -45472,19 +45472,19 @@ var require_TypedArrayHistogram = __commonJS({
         }
         this._counts[index] = newCount;
       }
-      addToCountAtIndex(index, value) {
+      addToCountAtIndex(index, value2) {
         const currentCount = this._counts[index];
-        const newCount = currentCount + value;
+        const newCount = currentCount + value2;
         if (newCount < Number.MIN_SAFE_INTEGER || newCount > Number.MAX_SAFE_INTEGER) {
           throw newCount + " would overflow integer count";
         }
         this._counts[index] = newCount;
       }
-      setCountAtIndex(index, value) {
-        if (value < Number.MIN_SAFE_INTEGER || value > Number.MAX_SAFE_INTEGER) {
-          throw value + " would overflow integer count";
+      setCountAtIndex(index, value2) {
+        if (value2 < Number.MIN_SAFE_INTEGER || value2 > Number.MAX_SAFE_INTEGER) {
+          throw value2 + " would overflow integer count";
         }
-        this._counts[index] = value;
+        this._counts[index] = value2;
       }
       resize(newHighestTrackableValue) {
         this.establishSize(newHighestTrackableValue);
@@ -45622,45 +45622,45 @@ var require_ZigZagEncoding = __commonJS({
        * @param buffer the buffer to write to
        * @param value  the value to write to the buffer
        */
-      static encode(buffer, value) {
-        if (value >= 0) {
-          value = value * 2;
+      static encode(buffer, value2) {
+        if (value2 >= 0) {
+          value2 = value2 * 2;
         } else {
-          value = -value * 2 - 1;
+          value2 = -value2 * 2 - 1;
         }
-        if (value < TWO_POW_7) {
-          buffer.put(value);
+        if (value2 < TWO_POW_7) {
+          buffer.put(value2);
         } else {
-          buffer.put(value | 128);
-          if (value < TWO_POW_14) {
-            buffer.put(floor(value / TWO_POW_7));
+          buffer.put(value2 | 128);
+          if (value2 < TWO_POW_14) {
+            buffer.put(floor(value2 / TWO_POW_7));
           } else {
-            buffer.put(floor(value / TWO_POW_7) | 128);
-            if (value < TWO_POW_21) {
-              buffer.put(floor(value / TWO_POW_14));
+            buffer.put(floor(value2 / TWO_POW_7) | 128);
+            if (value2 < TWO_POW_21) {
+              buffer.put(floor(value2 / TWO_POW_14));
             } else {
-              buffer.put(floor(value / TWO_POW_14) | 128);
-              if (value < TWO_POW_28) {
-                buffer.put(floor(value / TWO_POW_21));
+              buffer.put(floor(value2 / TWO_POW_14) | 128);
+              if (value2 < TWO_POW_28) {
+                buffer.put(floor(value2 / TWO_POW_21));
               } else {
-                buffer.put(floor(value / TWO_POW_21) | 128);
-                if (value < TWO_POW_35) {
-                  buffer.put(floor(value / TWO_POW_28));
+                buffer.put(floor(value2 / TWO_POW_21) | 128);
+                if (value2 < TWO_POW_35) {
+                  buffer.put(floor(value2 / TWO_POW_28));
                 } else {
-                  buffer.put(floor(value / TWO_POW_28) | 128);
-                  if (value < TWO_POW_42) {
-                    buffer.put(floor(value / TWO_POW_35));
+                  buffer.put(floor(value2 / TWO_POW_28) | 128);
+                  if (value2 < TWO_POW_42) {
+                    buffer.put(floor(value2 / TWO_POW_35));
                   } else {
-                    buffer.put(floor(value / TWO_POW_35) | 128);
-                    if (value < TWO_POW_49) {
-                      buffer.put(floor(value / TWO_POW_42));
+                    buffer.put(floor(value2 / TWO_POW_35) | 128);
+                    if (value2 < TWO_POW_49) {
+                      buffer.put(floor(value2 / TWO_POW_42));
                     } else {
-                      buffer.put(floor(value / TWO_POW_42) | 128);
-                      if (value < TWO_POW_56) {
-                        buffer.put(floor(value / TWO_POW_49));
+                      buffer.put(floor(value2 / TWO_POW_42) | 128);
+                      if (value2 < TWO_POW_56) {
+                        buffer.put(floor(value2 / TWO_POW_49));
                       } else {
-                        buffer.put(floor(value / TWO_POW_49) + 128);
-                        buffer.put(floor(value / TWO_POW_56));
+                        buffer.put(floor(value2 / TWO_POW_49) + 128);
+                        buffer.put(floor(value2 / TWO_POW_56));
                       }
                     }
                   }
@@ -45678,31 +45678,31 @@ var require_ZigZagEncoding = __commonJS({
        */
       static decode(buffer) {
         let v = buffer.get();
-        let value = v & 127;
+        let value2 = v & 127;
         if ((v & 128) != 0) {
           v = buffer.get();
-          value += (v & 127) * TWO_POW_7;
+          value2 += (v & 127) * TWO_POW_7;
           if ((v & 128) != 0) {
             v = buffer.get();
-            value += (v & 127) * TWO_POW_14;
+            value2 += (v & 127) * TWO_POW_14;
             if ((v & 128) != 0) {
               v = buffer.get();
-              value += (v & 127) * TWO_POW_21;
+              value2 += (v & 127) * TWO_POW_21;
               if ((v & 128) != 0) {
                 v = buffer.get();
-                value += (v & 127) * TWO_POW_28;
+                value2 += (v & 127) * TWO_POW_28;
                 if ((v & 128) != 0) {
                   v = buffer.get();
-                  value += (v & 127) * TWO_POW_35;
+                  value2 += (v & 127) * TWO_POW_35;
                   if ((v & 128) != 0) {
                     v = buffer.get();
-                    value += (v & 127) * TWO_POW_42;
+                    value2 += (v & 127) * TWO_POW_42;
                     if ((v & 128) != 0) {
                       v = buffer.get();
-                      value += (v & 127) * TWO_POW_49;
+                      value2 += (v & 127) * TWO_POW_49;
                       if ((v & 128) != 0) {
                         v = buffer.get();
-                        value += (v & 127) * TWO_POW_56;
+                        value2 += (v & 127) * TWO_POW_56;
                       }
                     }
                   }
@@ -45711,12 +45711,12 @@ var require_ZigZagEncoding = __commonJS({
             }
           }
         }
-        if (value % 2 === 0) {
-          value = value / 2;
+        if (value2 % 2 === 0) {
+          value2 = value2 / 2;
         } else {
-          value = -(value + 1) / 2;
+          value2 = -(value2 + 1) / 2;
         }
-        return value;
+        return value2;
       }
     };
     exports2.default = ZigZagEncoding;
@@ -46169,8 +46169,8 @@ var require_Recorder = __commonJS({
        * @param value The value to be recorded
        * @throws may throw Error if value is exceeds highestTrackableValue
        */
-      recordValue(value) {
-        this.activeHistogram.recordValue(value);
+      recordValue(value2) {
+        this.activeHistogram.recordValue(value2);
       }
       /**
        * Record a value in the histogram (adding to the value's current count)
@@ -46179,8 +46179,8 @@ var require_Recorder = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value, count2) {
-        this.activeHistogram.recordValueWithCount(value, count2);
+      recordValueWithCount(value2, count2) {
+        this.activeHistogram.recordValueWithCount(value2, count2);
       }
       /**
        * Record a value
@@ -46198,8 +46198,8 @@ var require_Recorder = __commonJS({
        *                                           than expectedIntervalBetweenValueSamples
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this.activeHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this.activeHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
       /**
        * Get an interval histogram, which will include a stable, consistent view of all value counts
@@ -46450,22 +46450,22 @@ var require_code = __commonJS({
         i++;
       }
     }
-    function mergeExprItems(a, b) {
-      if (b === '""')
+    function mergeExprItems(a, b2) {
+      if (b2 === '""')
         return a;
       if (a === '""')
-        return b;
+        return b2;
       if (typeof a == "string") {
-        if (b instanceof Name || a[a.length - 1] !== '"')
+        if (b2 instanceof Name || a[a.length - 1] !== '"')
           return;
-        if (typeof b != "string")
-          return `${a.slice(0, -1)}${b}"`;
-        if (b[0] === '"')
-          return a.slice(0, -1) + b.slice(1);
+        if (typeof b2 != "string")
+          return `${a.slice(0, -1)}${b2}"`;
+        if (b2[0] === '"')
+          return a.slice(0, -1) + b2.slice(1);
         return;
       }
-      if (typeof b == "string" && b[0] === '"' && !(a instanceof Name))
-        return `"${a}${b.slice(1)}`;
+      if (typeof b2 == "string" && b2[0] === '"' && !(a instanceof Name))
+        return `"${a}${b2.slice(1)}`;
       return;
     }
     function strConcat(c1, c2) {
@@ -46509,9 +46509,9 @@ var require_scope = __commonJS({
     exports2.ValueScope = exports2.ValueScopeName = exports2.Scope = exports2.varKinds = exports2.UsedValueState = void 0;
     var code_1 = require_code();
     var ValueError = class extends Error {
-      constructor(name) {
-        super(`CodeGen: "code" for ${name} not defined`);
-        this.value = name.value;
+      constructor(name2) {
+        super(`CodeGen: "code" for ${name2} not defined`);
+        this.value = name2.value;
       }
     };
     var UsedValueState;
@@ -46554,8 +46554,8 @@ var require_scope = __commonJS({
         super(nameStr);
         this.prefix = prefix;
       }
-      setValue(value, { property, itemIndex }) {
-        this.value = value;
+      setValue(value2, { property, itemIndex }) {
+        this.value = value2;
         this.scopePath = (0, code_1._)`.${new code_1.Name(property)}[${itemIndex}]`;
       }
     };
@@ -46574,13 +46574,13 @@ var require_scope = __commonJS({
       name(prefix) {
         return new ValueScopeName(prefix, this._newName(prefix));
       }
-      value(nameOrPrefix, value) {
+      value(nameOrPrefix, value2) {
         var _a;
-        if (value.ref === void 0)
+        if (value2.ref === void 0)
           throw new Error("CodeGen: ref must be passed in value");
-        const name = this.toName(nameOrPrefix);
-        const { prefix } = name;
-        const valueKey = (_a = value.key) !== null && _a !== void 0 ? _a : value.ref;
+        const name2 = this.toName(nameOrPrefix);
+        const { prefix } = name2;
+        const valueKey = (_a = value2.key) !== null && _a !== void 0 ? _a : value2.ref;
         let vs = this._values[prefix];
         if (vs) {
           const _name = vs.get(valueKey);
@@ -46589,12 +46589,12 @@ var require_scope = __commonJS({
         } else {
           vs = this._values[prefix] = /* @__PURE__ */ new Map();
         }
-        vs.set(valueKey, name);
+        vs.set(valueKey, name2);
         const s = this._scope[prefix] || (this._scope[prefix] = []);
         const itemIndex = s.length;
-        s[itemIndex] = value.ref;
-        name.setValue(value, { property: prefix, itemIndex });
-        return name;
+        s[itemIndex] = value2.ref;
+        name2.setValue(value2, { property: prefix, itemIndex });
+        return name2;
       }
       getValue(prefix, keyOrRef) {
         const vs = this._values[prefix];
@@ -46603,17 +46603,17 @@ var require_scope = __commonJS({
         return vs.get(keyOrRef);
       }
       scopeRefs(scopeName, values = this._values) {
-        return this._reduceValues(values, (name) => {
-          if (name.scopePath === void 0)
-            throw new Error(`CodeGen: name "${name}" has no value`);
-          return (0, code_1._)`${scopeName}${name.scopePath}`;
+        return this._reduceValues(values, (name2) => {
+          if (name2.scopePath === void 0)
+            throw new Error(`CodeGen: name "${name2}" has no value`);
+          return (0, code_1._)`${scopeName}${name2.scopePath}`;
         });
       }
       scopeCode(values = this._values, usedValues, getCode) {
-        return this._reduceValues(values, (name) => {
-          if (name.value === void 0)
-            throw new Error(`CodeGen: name "${name}" has no value`);
-          return name.value.code;
+        return this._reduceValues(values, (name2) => {
+          if (name2.value === void 0)
+            throw new Error(`CodeGen: name "${name2}" has no value`);
+          return name2.value.code;
         }, usedValues, getCode);
       }
       _reduceValues(values, valueCode, usedValues = {}, getCode) {
@@ -46623,20 +46623,20 @@ var require_scope = __commonJS({
           if (!vs)
             continue;
           const nameSet = usedValues[prefix] = usedValues[prefix] || /* @__PURE__ */ new Map();
-          vs.forEach((name) => {
-            if (nameSet.has(name))
+          vs.forEach((name2) => {
+            if (nameSet.has(name2))
               return;
-            nameSet.set(name, UsedValueState.Started);
-            let c = valueCode(name);
+            nameSet.set(name2, UsedValueState.Started);
+            let c = valueCode(name2);
             if (c) {
               const def = this.opts.es5 ? exports2.varKinds.var : exports2.varKinds.const;
-              code = (0, code_1._)`${code}${def} ${name} = ${c};${this.opts._n}`;
-            } else if (c = getCode === null || getCode === void 0 ? void 0 : getCode(name)) {
+              code = (0, code_1._)`${code}${def} ${name2} = ${c};${this.opts._n}`;
+            } else if (c = getCode === null || getCode === void 0 ? void 0 : getCode(name2)) {
               code = (0, code_1._)`${code}${c}${this.opts._n}`;
             } else {
-              throw new ValueError(name);
+              throw new ValueError(name2);
             }
-            nameSet.set(name, UsedValueState.Completed);
+            nameSet.set(name2, UsedValueState.Completed);
           });
         }
         return code;
@@ -46713,10 +46713,10 @@ var require_codegen = __commonJS({
       }
     };
     var Def = class extends Node {
-      constructor(varKind, name, rhs) {
+      constructor(varKind, name2, rhs) {
         super();
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.rhs = rhs;
       }
       render({ es5, _n }) {
@@ -46936,17 +46936,17 @@ var require_codegen = __commonJS({
       }
     };
     var ForRange = class extends For {
-      constructor(varKind, name, from, to) {
+      constructor(varKind, name2, from, to) {
         super();
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.from = from;
         this.to = to;
       }
       render(opts) {
         const varKind = opts.es5 ? scope_1.varKinds.var : this.varKind;
-        const { name, from, to } = this;
-        return `for(${varKind} ${name}=${from}; ${name}<${to}; ${name}++)` + super.render(opts);
+        const { name: name2, from, to } = this;
+        return `for(${varKind} ${name2}=${from}; ${name2}<${to}; ${name2}++)` + super.render(opts);
       }
       get names() {
         const names = addExprNames(super.names, this.from);
@@ -46954,11 +46954,11 @@ var require_codegen = __commonJS({
       }
     };
     var ForIter = class extends For {
-      constructor(loop, varKind, name, iterable) {
+      constructor(loop, varKind, name2, iterable) {
         super();
         this.loop = loop;
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.iterable = iterable;
       }
       render(opts) {
@@ -46975,9 +46975,9 @@ var require_codegen = __commonJS({
       }
     };
     var Func = class extends BlockNode {
-      constructor(name, args, async) {
+      constructor(name2, args, async) {
         super();
-        this.name = name;
+        this.name = name2;
         this.args = args;
         this.async = async;
       }
@@ -47063,11 +47063,11 @@ var require_codegen = __commonJS({
         return this._extScope.name(prefix);
       }
       // reserves unique name in the external scope and assigns value to it
-      scopeValue(prefixOrName, value) {
-        const name = this._extScope.value(prefixOrName, value);
-        const vs = this._values[name.prefix] || (this._values[name.prefix] = /* @__PURE__ */ new Set());
-        vs.add(name);
-        return name;
+      scopeValue(prefixOrName, value2) {
+        const name2 = this._extScope.value(prefixOrName, value2);
+        const vs = this._values[name2.prefix] || (this._values[name2.prefix] = /* @__PURE__ */ new Set());
+        vs.add(name2);
+        return name2;
       }
       getScopeValue(prefix, keyOrRef) {
         return this._extScope.getValue(prefix, keyOrRef);
@@ -47081,11 +47081,11 @@ var require_codegen = __commonJS({
         return this._extScope.scopeCode(this._values);
       }
       _def(varKind, nameOrPrefix, rhs, constant) {
-        const name = this._scope.toName(nameOrPrefix);
+        const name2 = this._scope.toName(nameOrPrefix);
         if (rhs !== void 0 && constant)
-          this._constants[name.str] = rhs;
-        this._leafNode(new Def(varKind, name, rhs));
-        return name;
+          this._constants[name2.str] = rhs;
+        this._leafNode(new Def(varKind, name2, rhs));
+        return name2;
       }
       // `const` declaration (`var` in es5 mode)
       const(nameOrPrefix, rhs, _constant) {
@@ -47118,13 +47118,13 @@ var require_codegen = __commonJS({
       // returns code for object literal for the passed argument list of key-value pairs
       object(...keyValues) {
         const code = ["{"];
-        for (const [key, value] of keyValues) {
+        for (const [key, value2] of keyValues) {
           if (code.length > 1)
             code.push(",");
           code.push(key);
-          if (key !== value || this.opts.es5) {
+          if (key !== value2 || this.opts.es5) {
             code.push(":");
-            (0, code_1.addCodeArg)(code, value);
+            (0, code_1.addCodeArg)(code, value2);
           }
         }
         code.push("}");
@@ -47166,20 +47166,20 @@ var require_codegen = __commonJS({
       }
       // `for` statement for a range of values
       forRange(nameOrPrefix, from, to, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.let) {
-        const name = this._scope.toName(nameOrPrefix);
-        return this._for(new ForRange(varKind, name, from, to), () => forBody(name));
+        const name2 = this._scope.toName(nameOrPrefix);
+        return this._for(new ForRange(varKind, name2, from, to), () => forBody(name2));
       }
       // `for-of` statement (in es5 mode replace with a normal for loop)
       forOf(nameOrPrefix, iterable, forBody, varKind = scope_1.varKinds.const) {
-        const name = this._scope.toName(nameOrPrefix);
+        const name2 = this._scope.toName(nameOrPrefix);
         if (this.opts.es5) {
           const arr = iterable instanceof code_1.Name ? iterable : this.var("_arr", iterable);
           return this.forRange("_i", 0, (0, code_1._)`${arr}.length`, (i) => {
-            this.var(name, (0, code_1._)`${arr}[${i}]`);
-            forBody(name);
+            this.var(name2, (0, code_1._)`${arr}[${i}]`);
+            forBody(name2);
           });
         }
-        return this._for(new ForIter("of", varKind, name, iterable), () => forBody(name));
+        return this._for(new ForIter("of", varKind, name2, iterable), () => forBody(name2));
       }
       // `for-in` statement.
       // With option `ownProperties` replaced with a `for-of` loop for object keys
@@ -47187,8 +47187,8 @@ var require_codegen = __commonJS({
         if (this.opts.ownProperties) {
           return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj2})`, forBody);
         }
-        const name = this._scope.toName(nameOrPrefix);
-        return this._for(new ForIter("in", varKind, name, obj2), () => forBody(name));
+        const name2 = this._scope.toName(nameOrPrefix);
+        return this._for(new ForIter("in", varKind, name2, obj2), () => forBody(name2));
       }
       // end `for` loop
       endFor() {
@@ -47203,10 +47203,10 @@ var require_codegen = __commonJS({
         return this._leafNode(new Break(label));
       }
       // `return` statement
-      return(value) {
+      return(value2) {
         const node = new Return();
         this._blockNode(node);
-        this.code(value);
+        this.code(value2);
         if (node.nodes.length !== 1)
           throw new Error('CodeGen: "return" should have one node');
         return this._endBlockNode(Return);
@@ -47253,8 +47253,8 @@ var require_codegen = __commonJS({
         return this;
       }
       // `function` heading (or definition if funcBody is passed)
-      func(name, args = code_1.nil, async, funcBody) {
-        this._blockNode(new Func(name, args, async));
+      func(name2, args = code_1.nil, async, funcBody) {
+        this._blockNode(new Func(name2, args, async));
         if (funcBody)
           this.code(funcBody).endFunc();
         return this;
@@ -47497,7 +47497,7 @@ var require_util17 = __commonJS({
     }
     exports2.evaluatedPropsToName = evaluatedPropsToName;
     function setEvaluated(gen, props, ps) {
-      Object.keys(ps).forEach((p) => gen.assign((0, codegen_1._)`${props}${(0, codegen_1.getProperty)(p)}`, true));
+      Object.keys(ps).forEach((p2) => gen.assign((0, codegen_1._)`${props}${(0, codegen_1.getProperty)(p2)}`, true));
     }
     exports2.setEvaluated = setEvaluated;
     var snippets = {};
@@ -48070,11 +48070,11 @@ var require_code2 = __commonJS({
     }
     exports2.noPropertyInData = noPropertyInData;
     function allSchemaProperties(schemaMap) {
-      return schemaMap ? Object.keys(schemaMap).filter((p) => p !== "__proto__") : [];
+      return schemaMap ? Object.keys(schemaMap).filter((p2) => p2 !== "__proto__") : [];
     }
     exports2.allSchemaProperties = allSchemaProperties;
     function schemaProperties(it, schemaMap) {
-      return allSchemaProperties(schemaMap).filter((p) => !(0, util_1.alwaysValidSchema)(it, schemaMap[p]));
+      return allSchemaProperties(schemaMap).filter((p2) => !(0, util_1.alwaysValidSchema)(it, schemaMap[p2]));
     }
     exports2.schemaProperties = schemaProperties;
     function callValidateCode({ schemaCode, data, it: { gen, topSchemaRef, schemaPath, errorPath }, it }, func, context3, passSchema) {
@@ -48358,33 +48358,33 @@ var require_subschema = __commonJS({
 var require_fast_deep_equal = __commonJS({
   "node_modules/fast-deep-equal/index.js"(exports2, module2) {
     "use strict";
-    module2.exports = function equal(a, b) {
-      if (a === b) return true;
-      if (a && b && typeof a == "object" && typeof b == "object") {
-        if (a.constructor !== b.constructor) return false;
+    module2.exports = function equal(a, b2) {
+      if (a === b2) return true;
+      if (a && b2 && typeof a == "object" && typeof b2 == "object") {
+        if (a.constructor !== b2.constructor) return false;
         var length, i, keys;
         if (Array.isArray(a)) {
           length = a.length;
-          if (length != b.length) return false;
+          if (length != b2.length) return false;
           for (i = length; i-- !== 0; )
-            if (!equal(a[i], b[i])) return false;
+            if (!equal(a[i], b2[i])) return false;
           return true;
         }
-        if (a.constructor === RegExp) return a.source === b.source && a.flags === b.flags;
-        if (a.valueOf !== Object.prototype.valueOf) return a.valueOf() === b.valueOf();
-        if (a.toString !== Object.prototype.toString) return a.toString() === b.toString();
+        if (a.constructor === RegExp) return a.source === b2.source && a.flags === b2.flags;
+        if (a.valueOf !== Object.prototype.valueOf) return a.valueOf() === b2.valueOf();
+        if (a.toString !== Object.prototype.toString) return a.toString() === b2.toString();
         keys = Object.keys(a);
         length = keys.length;
-        if (length !== Object.keys(b).length) return false;
+        if (length !== Object.keys(b2).length) return false;
         for (i = length; i-- !== 0; )
-          if (!Object.prototype.hasOwnProperty.call(b, keys[i])) return false;
+          if (!Object.prototype.hasOwnProperty.call(b2, keys[i])) return false;
         for (i = length; i-- !== 0; ) {
           var key = keys[i];
-          if (!equal(a[key], b[key])) return false;
+          if (!equal(a[key], b2[key])) return false;
         }
         return true;
       }
-      return a !== a && b !== b;
+      return a !== a && b2 !== b2;
     };
   }
 });
@@ -48552,12 +48552,12 @@ var require_resolve = __commonJS({
     function getFullPath(resolver, id = "", normalize) {
       if (normalize !== false)
         id = normalizeId(id);
-      const p = resolver.parse(id);
-      return _getFullPath(resolver, p);
+      const p2 = resolver.parse(id);
+      return _getFullPath(resolver, p2);
     }
     exports2.getFullPath = getFullPath;
-    function _getFullPath(resolver, p) {
-      const serialized = resolver.serialize(p);
+    function _getFullPath(resolver, p2) {
+      const serialized = resolver.serialize(p2);
       return serialized.split("#")[0] + "#";
     }
     exports2._getFullPath = _getFullPath;
@@ -48983,18 +48983,18 @@ var require_validate = __commonJS({
         const { schemaCode } = this;
         this.fail((0, codegen_1._)`${schemaCode} !== undefined && (${(0, codegen_1.or)(this.invalid$data(), condition)})`);
       }
-      error(append, errorParams, errorPaths) {
+      error(append2, errorParams, errorPaths) {
         if (errorParams) {
           this.setParams(errorParams);
-          this._error(append, errorPaths);
+          this._error(append2, errorPaths);
           this.setParams({});
           return;
         }
-        this._error(append, errorPaths);
+        this._error(append2, errorPaths);
       }
-      _error(append, errorPaths) {
+      _error(append2, errorPaths) {
         ;
-        (append ? errors_1.reportExtraError : errors_1.reportError)(this, this.def.error, errorPaths);
+        (append2 ? errors_1.reportExtraError : errors_1.reportError)(this, this.def.error, errorPaths);
       }
       $dataError() {
         (0, errors_1.reportError)(this, this.def.$dataError || errors_1.keyword$DataError);
@@ -49332,11 +49332,11 @@ var require_compile = __commonJS({
       return sch || this.schemas[ref] || resolveSchema.call(this, root, ref);
     }
     function resolveSchema(root, ref) {
-      const p = this.opts.uriResolver.parse(ref);
-      const refPath = (0, resolve_1._getFullPath)(this.opts.uriResolver, p);
+      const p2 = this.opts.uriResolver.parse(ref);
+      const refPath = (0, resolve_1._getFullPath)(this.opts.uriResolver, p2);
       let baseId = (0, resolve_1.getFullPath)(this.opts.uriResolver, root.baseId, void 0);
       if (Object.keys(root.schema).length > 0 && refPath === baseId) {
-        return getJsonPointer.call(this, p, root);
+        return getJsonPointer.call(this, p2, root);
       }
       const id = (0, resolve_1.normalizeId)(refPath);
       const schOrRef = this.refs[id] || this.schemas[id];
@@ -49344,7 +49344,7 @@ var require_compile = __commonJS({
         const sch = resolveSchema.call(this, root, schOrRef);
         if (typeof (sch === null || sch === void 0 ? void 0 : sch.schema) !== "object")
           return;
-        return getJsonPointer.call(this, p, sch);
+        return getJsonPointer.call(this, p2, sch);
       }
       if (typeof (schOrRef === null || schOrRef === void 0 ? void 0 : schOrRef.schema) !== "object")
         return;
@@ -49358,7 +49358,7 @@ var require_compile = __commonJS({
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
         return new SchemaEnv({ schema, schemaId, root, baseId });
       }
-      return getJsonPointer.call(this, p, schOrRef);
+      return getJsonPointer.call(this, p2, schOrRef);
     }
     exports2.resolveSchema = resolveSchema;
     var PREVENT_SCOPE_CHANGE = /* @__PURE__ */ new Set([
@@ -49968,10 +49968,10 @@ var require_schemes = __commonJS({
         "urn:uuid"
       ]
     );
-    function isValidSchemeName(name) {
+    function isValidSchemeName(name2) {
       return supportedSchemeNames.indexOf(
         /** @type {*} */
-        name
+        name2
       ) !== -1;
     }
     function wsIsSecure(wsComponent) {
@@ -50568,13 +50568,13 @@ var require_fast_uri = __commonJS({
       if (typeof uri !== "string" && typeof uri !== "object") {
         return void 0;
       }
-      let value;
+      let value2;
       try {
-        value = typeof uri === "string" ? uri : serialize(uri, opts);
+        value2 = typeof uri === "string" ? uri : serialize(uri, opts);
       } catch {
         return void 0;
       }
-      const { normalized, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = normalizeStringWithStatus(value, opts);
+      const { normalized, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = normalizeStringWithStatus(value2, opts);
       return malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? void 0 : normalized;
     }
     var fastUri = {
@@ -50816,9 +50816,9 @@ var require_core = __commonJS({
             this.addSchema(_schema, ref, meta);
         }
         async function _loadSchema(ref) {
-          const p = this._loading[ref];
-          if (p)
-            return p;
+          const p2 = this._loading[ref];
+          if (p2)
+            return p2;
           try {
             return await (this._loading[ref] = loadSchema(ref));
           } finally {
@@ -50986,10 +50986,10 @@ var require_core = __commonJS({
         return this;
       }
       // Add format
-      addFormat(name, format) {
+      addFormat(name2, format) {
         if (typeof format == "string")
           format = new RegExp(format);
-        this.formats[name] = format;
+        this.formats[name2] = format;
         return this;
       }
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
@@ -51106,10 +51106,10 @@ var require_core = __commonJS({
           this.addSchema(optsSchemas[key], key);
     }
     function addInitialFormats() {
-      for (const name in this.opts.formats) {
-        const format = this.opts.formats[name];
+      for (const name2 in this.opts.formats) {
+        const format = this.opts.formats[name2];
         if (format)
-          this.addFormat(name, format);
+          this.addFormat(name2, format);
       }
     }
     function addInitialKeywords(defs) {
@@ -51441,13 +51441,13 @@ var require_ucs2length = __commonJS({
       const len = str2.length;
       let length = 0;
       let pos = 0;
-      let value;
+      let value2;
       while (pos < len) {
         length++;
-        value = str2.charCodeAt(pos++);
-        if (value >= 55296 && value <= 56319 && pos < len) {
-          value = str2.charCodeAt(pos);
-          if ((value & 64512) === 56320)
+        value2 = str2.charCodeAt(pos++);
+        if (value2 >= 55296 && value2 <= 56319 && pos < len) {
+          value2 = str2.charCodeAt(pos);
+          if ((value2 & 64512) === 56320)
             pos++;
         }
       }
@@ -52300,12 +52300,12 @@ var require_additionalProperties = __commonJS({
             const propsSchema = (0, util_1.schemaRefOrVal)(it, parentSchema.properties, "properties");
             definedProp = (0, code_1.isOwnProperty)(gen, propsSchema, key);
           } else if (props.length) {
-            definedProp = (0, codegen_1.or)(...props.map((p) => (0, codegen_1._)`${key} === ${p}`));
+            definedProp = (0, codegen_1.or)(...props.map((p2) => (0, codegen_1._)`${key} === ${p2}`));
           } else {
             definedProp = codegen_1.nil;
           }
           if (patProps.length) {
-            definedProp = (0, codegen_1.or)(definedProp, ...patProps.map((p) => (0, codegen_1._)`${(0, code_1.usePattern)(cxt, p)}.test(${key})`));
+            definedProp = (0, codegen_1.or)(definedProp, ...patProps.map((p2) => (0, codegen_1._)`${(0, code_1.usePattern)(cxt, p2)}.test(${key})`));
           }
           return (0, codegen_1.not)(definedProp);
         }
@@ -52385,7 +52385,7 @@ var require_properties = __commonJS({
         if (it.opts.unevaluated && allProps.length && it.props !== true) {
           it.props = util_1.mergeEvaluated.props(gen, (0, util_1.toHash)(allProps), it.props);
         }
-        const properties = allProps.filter((p) => !(0, util_1.alwaysValidSchema)(it, schema[p]));
+        const properties = allProps.filter((p2) => !(0, util_1.alwaysValidSchema)(it, schema[p2]));
         if (properties.length === 0)
           return;
         const valid = gen.name("valid");
@@ -52435,7 +52435,7 @@ var require_patternProperties = __commonJS({
         const { gen, schema, data, parentSchema, it } = cxt;
         const { opts } = it;
         const patterns = (0, code_1.allSchemaProperties)(schema);
-        const alwaysValidPatterns = patterns.filter((p) => (0, util_1.alwaysValidSchema)(it, schema[p]));
+        const alwaysValidPatterns = patterns.filter((p2) => (0, util_1.alwaysValidSchema)(it, schema[p2]));
         if (patterns.length === 0 || alwaysValidPatterns.length === patterns.length && (!it.opts.unevaluated || it.props === true)) {
           return;
         }
@@ -53526,8 +53526,8 @@ var require_directives = __commonJS({
           this.atNextDocument = false;
         }
         const parts = line.trim().split(/[ \t]+/);
-        const name = parts.shift();
-        switch (name) {
+        const name2 = parts.shift();
+        switch (name2) {
           case "%TAG": {
             if (parts.length !== 2) {
               onError(0, "%TAG directive should contain exactly two parts");
@@ -53555,7 +53555,7 @@ var require_directives = __commonJS({
             }
           }
           default:
-            onError(0, `Unknown directive ${name}`, true);
+            onError(0, `Unknown directive ${name2}`, true);
             return false;
         }
       }
@@ -53664,9 +53664,9 @@ var require_anchors = __commonJS({
     }
     function findNewAnchor(prefix, exclude) {
       for (let i = 1; true; ++i) {
-        const name = `${prefix}${i}`;
-        if (!exclude.has(name))
-          return name;
+        const name2 = `${prefix}${i}`;
+        if (!exclude.has(name2))
+          return name2;
       }
     }
     function createNodeAnchors(doc, prefix) {
@@ -53763,26 +53763,26 @@ var require_toJS = __commonJS({
   "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity = require_identity();
-    function toJS(value, arg, ctx) {
-      if (Array.isArray(value))
-        return value.map((v, i) => toJS(v, String(i), ctx));
-      if (value && typeof value.toJSON === "function") {
-        if (!ctx || !identity.hasAnchor(value))
-          return value.toJSON(arg, ctx);
+    function toJS(value2, arg, ctx) {
+      if (Array.isArray(value2))
+        return value2.map((v, i) => toJS(v, String(i), ctx));
+      if (value2 && typeof value2.toJSON === "function") {
+        if (!ctx || !identity.hasAnchor(value2))
+          return value2.toJSON(arg, ctx);
         const data = { aliasCount: 0, count: 1, res: void 0 };
-        ctx.anchors.set(value, data);
+        ctx.anchors.set(value2, data);
         ctx.onCreate = (res2) => {
           data.res = res2;
           delete ctx.onCreate;
         };
-        const res = value.toJSON(arg, ctx);
+        const res = value2.toJSON(arg, ctx);
         if (ctx.onCreate)
           ctx.onCreate(res);
         return res;
       }
-      if (typeof value === "bigint" && !ctx?.keep)
-        return Number(value);
-      return value;
+      if (typeof value2 === "bigint" && !ctx?.keep)
+        return Number(value2);
+      return value2;
     }
     exports2.toJS = toJS;
   }
@@ -53954,11 +53954,11 @@ var require_Scalar = __commonJS({
     var identity = require_identity();
     var Node = require_Node();
     var toJS = require_toJS();
-    var isScalarValue = (value) => !value || typeof value !== "function" && typeof value !== "object";
+    var isScalarValue = (value2) => !value2 || typeof value2 !== "function" && typeof value2 !== "object";
     var Scalar = class extends Node.NodeBase {
-      constructor(value) {
+      constructor(value2) {
         super(identity.SCALAR);
-        this.value = value;
+        this.value = value2;
       }
       toJSON(arg, ctx) {
         return ctx?.keep ? this.value : toJS.toJS(this.value, arg, ctx);
@@ -53985,7 +53985,7 @@ var require_createNode = __commonJS({
     var identity = require_identity();
     var Scalar = require_Scalar();
     var defaultTagPrefix = "tag:yaml.org,2002:";
-    function findTagObject(value, tagName, tags) {
+    function findTagObject(value2, tagName, tags) {
       if (tagName) {
         const match = tags.filter((t) => t.tag === tagName);
         const tagObj = match.find((t) => !t.format) ?? match[0];
@@ -53993,53 +53993,53 @@ var require_createNode = __commonJS({
           throw new Error(`Tag ${tagName} not found`);
         return tagObj;
       }
-      return tags.find((t) => t.identify?.(value) && !t.format);
+      return tags.find((t) => t.identify?.(value2) && !t.format);
     }
-    function createNode(value, tagName, ctx) {
-      if (identity.isDocument(value))
-        value = value.contents;
-      if (identity.isNode(value))
-        return value;
-      if (identity.isPair(value)) {
+    function createNode(value2, tagName, ctx) {
+      if (identity.isDocument(value2))
+        value2 = value2.contents;
+      if (identity.isNode(value2))
+        return value2;
+      if (identity.isPair(value2)) {
         const map = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
-        map.items.push(value);
+        map.items.push(value2);
         return map;
       }
-      if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
-        value = value.valueOf();
+      if (value2 instanceof String || value2 instanceof Number || value2 instanceof Boolean || typeof BigInt !== "undefined" && value2 instanceof BigInt) {
+        value2 = value2.valueOf();
       }
       const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
       let ref = void 0;
-      if (aliasDuplicateObjects && value && typeof value === "object") {
-        ref = sourceObjects.get(value);
+      if (aliasDuplicateObjects && value2 && typeof value2 === "object") {
+        ref = sourceObjects.get(value2);
         if (ref) {
-          ref.anchor ?? (ref.anchor = onAnchor(value));
+          ref.anchor ?? (ref.anchor = onAnchor(value2));
           return new Alias.Alias(ref.anchor);
         } else {
           ref = { anchor: null, node: null };
-          sourceObjects.set(value, ref);
+          sourceObjects.set(value2, ref);
         }
       }
       if (tagName?.startsWith("!!"))
         tagName = defaultTagPrefix + tagName.slice(2);
-      let tagObj = findTagObject(value, tagName, schema.tags);
+      let tagObj = findTagObject(value2, tagName, schema.tags);
       if (!tagObj) {
-        if (value && typeof value.toJSON === "function") {
-          value = value.toJSON();
+        if (value2 && typeof value2.toJSON === "function") {
+          value2 = value2.toJSON();
         }
-        if (!value || typeof value !== "object") {
-          const node2 = new Scalar.Scalar(value);
+        if (!value2 || typeof value2 !== "object") {
+          const node2 = new Scalar.Scalar(value2);
           if (ref)
             ref.node = node2;
           return node2;
         }
-        tagObj = value instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value) ? schema[identity.SEQ] : schema[identity.MAP];
+        tagObj = value2 instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value2) ? schema[identity.SEQ] : schema[identity.MAP];
       }
       if (onTagObj) {
         onTagObj(tagObj);
         delete ctx.onTagObj;
       }
-      const node = tagObj?.createNode ? tagObj.createNode(ctx.schema, value, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value, ctx) : new Scalar.Scalar(value);
+      const node = tagObj?.createNode ? tagObj.createNode(ctx.schema, value2, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value2, ctx) : new Scalar.Scalar(value2);
       if (tagName)
         node.tag = tagName;
       else if (!tagObj.default)
@@ -54059,8 +54059,8 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path, value) {
-      let v = value;
+    function collectionFromPath(schema, path, value2) {
+      let v = value2;
       for (let i = path.length - 1; i >= 0; --i) {
         const k = path[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
@@ -54111,16 +54111,16 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path, value) {
+      addIn(path, value2) {
         if (isEmptyPath(path))
-          this.add(value);
+          this.add(value2);
         else {
           const [key, ...rest] = path;
           const node = this.get(key, true);
           if (identity.isCollection(node))
-            node.addIn(rest, value);
+            node.addIn(rest, value2);
           else if (node === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
+            this.set(key, collectionFromPath(this.schema, rest, value2));
           else
             throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
         }
@@ -54174,16 +54174,16 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path, value) {
+      setIn(path, value2) {
         const [key, ...rest] = path;
         if (rest.length === 0) {
-          this.set(key, value);
+          this.set(key, value2);
         } else {
           const node = this.get(key, true);
           if (identity.isCollection(node))
-            node.setIn(rest, value);
+            node.setIn(rest, value2);
           else if (node === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
+            this.set(key, collectionFromPath(this.schema, rest, value2));
           else
             throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
         }
@@ -54229,12 +54229,12 @@ var require_foldFlowLines = __commonJS({
         return text;
       const folds = [];
       const escapedFolds = {};
-      let end = lineWidth - indent.length;
+      let end2 = lineWidth - indent.length;
       if (typeof indentAtStart === "number") {
         if (indentAtStart > lineWidth - Math.max(2, minContentWidth))
           folds.push(0);
         else
-          end = lineWidth - indentAtStart;
+          end2 = lineWidth - indentAtStart;
       }
       let split = void 0;
       let prev = void 0;
@@ -54245,7 +54245,7 @@ var require_foldFlowLines = __commonJS({
       if (mode === FOLD_BLOCK) {
         i = consumeMoreIndentedLines(text, i, indent.length);
         if (i !== -1)
-          end = i + endStep;
+          end2 = i + endStep;
       }
       for (let ch; ch = text[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
@@ -54268,7 +54268,7 @@ var require_foldFlowLines = __commonJS({
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
             i = consumeMoreIndentedLines(text, i, indent.length);
-          end = i + indent.length + endStep;
+          end2 = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
@@ -54276,10 +54276,10 @@ var require_foldFlowLines = __commonJS({
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
-          if (i >= end) {
+          if (i >= end2) {
             if (split) {
               folds.push(split);
-              end = split + endStep;
+              end2 = split + endStep;
               split = void 0;
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
@@ -54292,7 +54292,7 @@ var require_foldFlowLines = __commonJS({
                 return text;
               folds.push(j);
               escapedFolds[j] = true;
-              end = j + endStep;
+              end2 = j + endStep;
               split = void 0;
             } else {
               overflow = true;
@@ -54310,21 +54310,21 @@ var require_foldFlowLines = __commonJS({
       let res = text.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text.length;
+        const end3 = folds[i2 + 1] || text.length;
         if (fold === 0)
           res = `
-${indent}${text.slice(0, end2)}`;
+${indent}${text.slice(0, end3)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
             res += `${text[fold]}\\`;
           res += `
-${indent}${text.slice(fold + 1, end2)}`;
+${indent}${text.slice(fold + 1, end3)}`;
         }
       }
       return res;
     }
     function consumeMoreIndentedLines(text, i, indent) {
-      let end = i;
+      let end2 = i;
       let start = i + 1;
       let ch = text[start];
       while (ch === " " || ch === "	") {
@@ -54334,12 +54334,12 @@ ${indent}${text.slice(fold + 1, end2)}`;
           do {
             ch = text[++i];
           } while (ch && ch !== "\n");
-          end = i;
+          end2 = i;
           start = i + 1;
           ch = text[start];
         }
       }
-      return end;
+      return end2;
     }
     exports2.FOLD_BLOCK = FOLD_BLOCK;
     exports2.FOLD_FLOW = FOLD_FLOW;
@@ -54378,13 +54378,13 @@ var require_stringifyString = __commonJS({
       }
       return true;
     }
-    function doubleQuotedString(value, ctx) {
-      const json = JSON.stringify(value);
+    function doubleQuotedString(value2, ctx) {
+      const json = JSON.stringify(value2);
       if (ctx.options.doubleQuotedAsJSON)
         return json;
       const { implicitKey } = ctx;
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
-      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
+      const indent = ctx.indent || (containsDocumentMarker(value2) ? "  " : "");
       let str2 = "";
       let start = 0;
       for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
@@ -54458,22 +54458,22 @@ var require_stringifyString = __commonJS({
       str2 = start ? str2 + json.slice(start) : json;
       return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
-    function singleQuotedString(value, ctx) {
-      if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
-        return doubleQuotedString(value, ctx);
-      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
-      const res = "'" + value.replace(/'/g, "''").replace(/\n+/g, `$&
+    function singleQuotedString(value2, ctx) {
+      if (ctx.options.singleQuote === false || ctx.implicitKey && value2.includes("\n") || /[ \t]\n|\n[ \t]/.test(value2))
+        return doubleQuotedString(value2, ctx);
+      const indent = ctx.indent || (containsDocumentMarker(value2) ? "  " : "");
+      const res = "'" + value2.replace(/'/g, "''").replace(/\n+/g, `$&
 ${indent}`) + "'";
       return ctx.implicitKey ? res : foldFlowLines.foldFlowLines(res, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
-    function quotedString(value, ctx) {
+    function quotedString(value2, ctx) {
       const { singleQuote } = ctx.options;
       let qs;
       if (singleQuote === false)
         qs = doubleQuotedString;
       else {
-        const hasDouble = value.includes('"');
-        const hasSingle = value.includes("'");
+        const hasDouble = value2.includes('"');
+        const hasSingle = value2.includes("'");
         if (hasDouble && !hasSingle)
           qs = singleQuotedString;
         else if (hasSingle && !hasDouble)
@@ -54481,7 +54481,7 @@ ${indent}`) + "'";
         else
           qs = singleQuote ? singleQuotedString : doubleQuotedString;
       }
-      return qs(value, ctx);
+      return qs(value2, ctx);
     }
     var blockEndNewlines;
     try {
@@ -54489,44 +54489,44 @@ ${indent}`) + "'";
     } catch {
       blockEndNewlines = /\n+(?!\n|$)/g;
     }
-    function blockString({ comment: comment2, type, value }, ctx, onComment, onChompKeep) {
+    function blockString({ comment: comment2, type, value: value2 }, ctx, onComment, onChompKeep) {
       const { blockQuote, commentString, lineWidth } = ctx.options;
-      if (!blockQuote || /\n[\t ]+$/.test(value)) {
-        return quotedString(value, ctx);
+      if (!blockQuote || /\n[\t ]+$/.test(value2)) {
+        return quotedString(value2, ctx);
       }
-      const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value) ? "  " : "");
-      const literal = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent.length);
-      if (!value)
-        return literal ? "|\n" : ">\n";
+      const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value2) ? "  " : "");
+      const literal2 = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value2, lineWidth, indent.length);
+      if (!value2)
+        return literal2 ? "|\n" : ">\n";
       let chomp;
       let endStart;
-      for (endStart = value.length; endStart > 0; --endStart) {
-        const ch = value[endStart - 1];
+      for (endStart = value2.length; endStart > 0; --endStart) {
+        const ch = value2[endStart - 1];
         if (ch !== "\n" && ch !== "	" && ch !== " ")
           break;
       }
-      let end = value.substring(endStart);
-      const endNlPos = end.indexOf("\n");
+      let end2 = value2.substring(endStart);
+      const endNlPos = end2.indexOf("\n");
       if (endNlPos === -1) {
         chomp = "-";
-      } else if (value === end || endNlPos !== end.length - 1) {
+      } else if (value2 === end2 || endNlPos !== end2.length - 1) {
         chomp = "+";
         if (onChompKeep)
           onChompKeep();
       } else {
         chomp = "";
       }
-      if (end) {
-        value = value.slice(0, -end.length);
-        if (end[end.length - 1] === "\n")
-          end = end.slice(0, -1);
-        end = end.replace(blockEndNewlines, `$&${indent}`);
+      if (end2) {
+        value2 = value2.slice(0, -end2.length);
+        if (end2[end2.length - 1] === "\n")
+          end2 = end2.slice(0, -1);
+        end2 = end2.replace(blockEndNewlines, `$&${indent}`);
       }
       let startWithSpace = false;
       let startEnd;
       let startNlPos = -1;
-      for (startEnd = 0; startEnd < value.length; ++startEnd) {
-        const ch = value[startEnd];
+      for (startEnd = 0; startEnd < value2.length; ++startEnd) {
+        const ch = value2[startEnd];
         if (ch === " ")
           startWithSpace = true;
         else if (ch === "\n")
@@ -54534,9 +54534,9 @@ ${indent}`) + "'";
         else
           break;
       }
-      let start = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
+      let start = value2.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
       if (start) {
-        value = value.substring(start.length);
+        value2 = value2.substring(start.length);
         start = start.replace(/\n+/g, `$&${indent}`);
       }
       const indentSize = indent ? "2" : "1";
@@ -54546,8 +54546,8 @@ ${indent}`) + "'";
         if (onComment)
           onComment();
       }
-      if (!literal) {
-        const foldedValue = value.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
+      if (!literal2) {
+        const foldedValue = value2.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
         let literalFallback = false;
         const foldOptions = getFoldOptions(ctx, true);
         if (blockQuote !== "folded" && type !== Scalar.Scalar.BLOCK_FOLDED) {
@@ -54555,42 +54555,42 @@ ${indent}`) + "'";
             literalFallback = true;
           };
         }
-        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
+        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end2}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
         if (!literalFallback)
           return `>${header}
 ${indent}${body}`;
       }
-      value = value.replace(/\n+/g, `$&${indent}`);
+      value2 = value2.replace(/\n+/g, `$&${indent}`);
       return `|${header}
-${indent}${start}${value}${end}`;
+${indent}${start}${value2}${end2}`;
     }
     function plainString(item, ctx, onComment, onChompKeep) {
-      const { type, value } = item;
+      const { type, value: value2 } = item;
       const { actualString, implicitKey, indent, indentStep, inFlow } = ctx;
-      if (implicitKey && value.includes("\n") || inFlow && /[[\]{},]/.test(value)) {
-        return quotedString(value, ctx);
+      if (implicitKey && value2.includes("\n") || inFlow && /[[\]{},]/.test(value2)) {
+        return quotedString(value2, ctx);
       }
-      if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value)) {
-        return implicitKey || inFlow || !value.includes("\n") ? quotedString(value, ctx) : blockString(item, ctx, onComment, onChompKeep);
+      if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value2)) {
+        return implicitKey || inFlow || !value2.includes("\n") ? quotedString(value2, ctx) : blockString(item, ctx, onComment, onChompKeep);
       }
-      if (!implicitKey && !inFlow && type !== Scalar.Scalar.PLAIN && value.includes("\n")) {
+      if (!implicitKey && !inFlow && type !== Scalar.Scalar.PLAIN && value2.includes("\n")) {
         return blockString(item, ctx, onComment, onChompKeep);
       }
-      if (containsDocumentMarker(value)) {
+      if (containsDocumentMarker(value2)) {
         if (indent === "") {
           ctx.forceBlockIndent = true;
           return blockString(item, ctx, onComment, onChompKeep);
         } else if (implicitKey && indent === indentStep) {
-          return quotedString(value, ctx);
+          return quotedString(value2, ctx);
         }
       }
-      const str2 = value.replace(/\n+/g, `$&
+      const str2 = value2.replace(/\n+/g, `$&
 ${indent}`);
       if (actualString) {
         const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str2);
         const { compat, tags } = ctx.doc.schema;
         if (tags.some(test) || compat?.some(test))
-          return quotedString(value, ctx);
+          return quotedString(value2, ctx);
       }
       return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
@@ -54703,8 +54703,8 @@ var require_stringify = __commonJS({
         tagObj = tags.find((t) => t.nodeClass && obj2 instanceof t.nodeClass);
       }
       if (!tagObj) {
-        const name = obj2?.constructor?.name ?? (obj2 === null ? "null" : typeof obj2);
-        throw new Error(`Tag not resolved for ${name} value`);
+        const name2 = obj2?.constructor?.name ?? (obj2 === null ? "null" : typeof obj2);
+        throw new Error(`Tag not resolved for ${name2} value`);
       }
       return tagObj;
     }
@@ -54763,7 +54763,7 @@ var require_stringifyPair = __commonJS({
     var Scalar = require_Scalar();
     var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
-    function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
+    function stringifyPair({ key, value: value2 }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
       let keyComment = identity.isNode(key) && key.comment || null;
       if (simpleKeys) {
@@ -54775,7 +54775,7 @@ var require_stringifyPair = __commonJS({
           throw new Error(msg);
         }
       }
-      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      let explicitKey = !simpleKeys && (!key || keyComment && value2 == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
       ctx = Object.assign({}, ctx, {
         allNullValues: false,
         implicitKey: !explicitKey && (simpleKeys || !allNullValues),
@@ -54790,12 +54790,12 @@ var require_stringifyPair = __commonJS({
         explicitKey = true;
       }
       if (ctx.inFlow) {
-        if (allNullValues || value == null) {
+        if (allNullValues || value2 == null) {
           if (keyCommentDone && onComment)
             onComment();
           return str2 === "" ? "?" : explicitKey ? `? ${str2}` : str2;
         }
-      } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
+      } else if (allNullValues && !simpleKeys || value2 == null && explicitKey) {
         str2 = `? ${str2}`;
         if (keyComment && !keyCommentDone) {
           str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
@@ -54816,26 +54816,26 @@ ${indent}:`;
           str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
-      if (identity.isNode(value)) {
-        vsb = !!value.spaceBefore;
-        vcb = value.commentBefore;
-        valueComment = value.comment;
+      if (identity.isNode(value2)) {
+        vsb = !!value2.spaceBefore;
+        vcb = value2.commentBefore;
+        valueComment = value2.comment;
       } else {
         vsb = false;
         vcb = null;
         valueComment = null;
-        if (value && typeof value === "object")
-          value = doc.createNode(value);
+        if (value2 && typeof value2 === "object")
+          value2 = doc.createNode(value2);
       }
       ctx.implicitKey = false;
-      if (!explicitKey && !keyComment && identity.isScalar(value))
+      if (!explicitKey && !keyComment && identity.isScalar(value2))
         ctx.indentAtStart = str2.length + 1;
       chompKeep = false;
-      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
+      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value2) && !value2.flow && !value2.tag && !value2.anchor) {
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
-      const valueStr = stringify.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      const valueStr = stringify.stringify(value2, ctx, () => valueCommentDone = true, () => chompKeep = true);
       let ws = " ";
       if (keyComment || vsb || vcb) {
         ws = vsb ? "\n" : "";
@@ -54851,11 +54851,11 @@ ${stringifyComment.indentComment(cs, ctx.indent)}`;
           ws += `
 ${ctx.indent}`;
         }
-      } else if (!explicitKey && identity.isCollection(value)) {
+      } else if (!explicitKey && identity.isCollection(value2)) {
         const vs0 = valueStr[0];
         const nl0 = valueStr.indexOf("\n");
         const hasNewline = nl0 !== -1;
-        const flow = ctx.inFlow ?? value.flow ?? value.items.length === 0;
+        const flow = ctx.inFlow ?? value2.flow ?? value2.items.length === 0;
         if (hasNewline || !flow) {
           let hasPropsLine = false;
           if (hasNewline && (vs0 === "&" || vs0 === "!")) {
@@ -54918,7 +54918,7 @@ var require_merge = __commonJS({
     var Scalar = require_Scalar();
     var MERGE_KEY = "<<";
     var merge2 = {
-      identify: (value) => value === MERGE_KEY || typeof value === "symbol" && value.description === MERGE_KEY,
+      identify: (value2) => value2 === MERGE_KEY || typeof value2 === "symbol" && value2.description === MERGE_KEY,
       default: "key",
       tag: "tag:yaml.org,2002:merge",
       test: /^<<$/,
@@ -54928,8 +54928,8 @@ var require_merge = __commonJS({
       stringify: () => MERGE_KEY
     };
     var isMergeKey = (ctx, key) => (merge2.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge2.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge2.tag && tag.default);
-    function addMergeToJSMap(ctx, map, value) {
-      const source = resolveAliasValue(ctx, value);
+    function addMergeToJSMap(ctx, map, value2) {
+      const source = resolveAliasValue(ctx, value2);
       if (identity.isSeq(source))
         for (const it of source.items)
           mergeValue(ctx, map, it);
@@ -54939,20 +54939,20 @@ var require_merge = __commonJS({
       else
         mergeValue(ctx, map, source);
     }
-    function mergeValue(ctx, map, value) {
-      const source = resolveAliasValue(ctx, value);
+    function mergeValue(ctx, map, value2) {
+      const source = resolveAliasValue(ctx, value2);
       if (!identity.isMap(source))
         throw new Error("Merge sources must be maps or map aliases");
       const srcMap = source.toJSON(null, ctx, Map);
-      for (const [key, value2] of srcMap) {
+      for (const [key, value3] of srcMap) {
         if (map instanceof Map) {
           if (!map.has(key))
-            map.set(key, value2);
+            map.set(key, value3);
         } else if (map instanceof Set) {
           map.add(key);
         } else if (!Object.prototype.hasOwnProperty.call(map, key)) {
           Object.defineProperty(map, key, {
-            value: value2,
+            value: value3,
             writable: true,
             enumerable: true,
             configurable: true
@@ -54961,8 +54961,8 @@ var require_merge = __commonJS({
       }
       return map;
     }
-    function resolveAliasValue(ctx, value) {
-      return ctx && identity.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
+    function resolveAliasValue(ctx, value2) {
+      return ctx && identity.isAlias(value2) ? value2.resolve(ctx.doc, ctx) : value2;
     }
     exports2.addMergeToJSMap = addMergeToJSMap;
     exports2.isMergeKey = isMergeKey;
@@ -54979,20 +54979,20 @@ var require_addPairToJSMap = __commonJS({
     var stringify = require_stringify();
     var identity = require_identity();
     var toJS = require_toJS();
-    function addPairToJSMap(ctx, map, { key, value }) {
+    function addPairToJSMap(ctx, map, { key, value: value2 }) {
       if (identity.isNode(key) && key.addToJSMap)
-        key.addToJSMap(ctx, map, value);
+        key.addToJSMap(ctx, map, value2);
       else if (merge2.isMergeKey(ctx, key))
-        merge2.addMergeToJSMap(ctx, map, value);
+        merge2.addMergeToJSMap(ctx, map, value2);
       else {
         const jsKey = toJS.toJS(key, "", ctx);
         if (map instanceof Map) {
-          map.set(jsKey, toJS.toJS(value, jsKey, ctx));
+          map.set(jsKey, toJS.toJS(value2, jsKey, ctx));
         } else if (map instanceof Set) {
           map.add(jsKey);
         } else {
           const stringKey = stringifyKey(key, jsKey, ctx);
-          const jsValue = toJS.toJS(value, stringKey, ctx);
+          const jsValue = toJS.toJS(value2, stringKey, ctx);
           if (stringKey in map)
             Object.defineProperty(map, stringKey, {
               value: jsValue,
@@ -55042,24 +55042,24 @@ var require_Pair = __commonJS({
     var stringifyPair = require_stringifyPair();
     var addPairToJSMap = require_addPairToJSMap();
     var identity = require_identity();
-    function createPair(key, value, ctx) {
+    function createPair(key, value2, ctx) {
       const k = createNode.createNode(key, void 0, ctx);
-      const v = createNode.createNode(value, void 0, ctx);
+      const v = createNode.createNode(value2, void 0, ctx);
       return new Pair(k, v);
     }
     var Pair = class _Pair {
-      constructor(key, value = null) {
+      constructor(key, value2 = null) {
         Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
         this.key = key;
-        this.value = value;
+        this.value = value2;
       }
       clone(schema) {
-        let { key, value } = this;
+        let { key, value: value2 } = this;
         if (identity.isNode(key))
           key = key.clone(schema);
-        if (identity.isNode(value))
-          value = value.clone(schema);
-        return new _Pair(key, value);
+        if (identity.isNode(value2))
+          value2 = value2.clone(schema);
+        return new _Pair(key, value2);
       }
       toJSON(_, ctx) {
         const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
@@ -55193,9 +55193,9 @@ ${indent}${line}` : "\n";
         lines.push(str2);
         linesAtValue = lines.length;
       }
-      const { start, end } = flowChars;
+      const { start, end: end2 } = flowChars;
       if (lines.length === 0) {
-        return start + end;
+        return start + end2;
       } else {
         if (!reqNewline) {
           const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
@@ -55207,9 +55207,9 @@ ${indent}${line}` : "\n";
             str2 += line ? `
 ${indentStep}${indent}${line}` : "\n";
           return `${str2}
-${indent}${end}`;
+${indent}${end2}`;
         } else {
-          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
+          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end2}`;
         }
       }
     }
@@ -55262,17 +55262,17 @@ var require_YAMLMap = __commonJS({
       static from(schema, obj2, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map = new this(schema);
-        const add = (key, value) => {
+        const add = (key, value2) => {
           if (typeof replacer === "function")
-            value = replacer.call(obj2, key, value);
+            value2 = replacer.call(obj2, key, value2);
           else if (Array.isArray(replacer) && !replacer.includes(key))
             return;
-          if (value !== void 0 || keepUndefined)
-            map.items.push(Pair.createPair(key, value, ctx));
+          if (value2 !== void 0 || keepUndefined)
+            map.items.push(Pair.createPair(key, value2, ctx));
         };
         if (obj2 instanceof Map) {
-          for (const [key, value] of obj2)
-            add(key, value);
+          for (const [key, value2] of obj2)
+            add(key, value2);
         } else if (obj2 && typeof obj2 === "object") {
           for (const key of Object.keys(obj2))
             add(key, obj2[key]);
@@ -55330,8 +55330,8 @@ var require_YAMLMap = __commonJS({
       has(key) {
         return !!findPair(this.items, key);
       }
-      set(key, value) {
-        this.add(new Pair.Pair(key, value), true);
+      set(key, value2) {
+        this.add(new Pair.Pair(key, value2), true);
       }
       /**
        * @param ctx - Conversion context, originally set in Document#toJS()
@@ -55409,8 +55409,8 @@ var require_YAMLSeq = __commonJS({
         super(identity.SEQ, schema);
         this.items = [];
       }
-      add(value) {
-        this.items.push(value);
+      add(value2) {
+        this.items.push(value2);
       }
       /**
        * Removes a value from the collection.
@@ -55451,15 +55451,15 @@ var require_YAMLSeq = __commonJS({
        * If `key` does not contain a representation of an integer, this will throw.
        * It may be wrapped in a `Scalar`.
        */
-      set(key, value) {
+      set(key, value2) {
         const idx = asItemIndex(key);
         if (typeof idx !== "number")
           throw new Error(`Expected a valid index, not ${key}.`);
         const prev = this.items[idx];
-        if (identity.isScalar(prev) && Scalar.isScalarValue(value))
-          prev.value = value;
+        if (identity.isScalar(prev) && Scalar.isScalarValue(value2))
+          prev.value = value2;
         else
-          this.items[idx] = value;
+          this.items[idx] = value2;
       }
       toJSON(_, ctx) {
         const seq = [];
@@ -55534,8 +55534,8 @@ var require_string = __commonJS({
   "node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
-    var string = {
-      identify: (value) => typeof value === "string",
+    var string2 = {
+      identify: (value2) => typeof value2 === "string",
       default: true,
       tag: "tag:yaml.org,2002:str",
       resolve: (str2) => str2,
@@ -55544,7 +55544,7 @@ var require_string = __commonJS({
         return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
       }
     };
-    exports2.string = string;
+    exports2.string = string2;
   }
 });
 
@@ -55554,7 +55554,7 @@ var require_null = __commonJS({
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
-      identify: (value) => value == null,
+      identify: (value2) => value2 == null,
       createNode: () => new Scalar.Scalar(null),
       default: true,
       tag: "tag:yaml.org,2002:null",
@@ -55572,18 +55572,18 @@ var require_bool = __commonJS({
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
-      identify: (value) => typeof value === "boolean",
+      identify: (value2) => typeof value2 === "boolean",
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
       resolve: (str2) => new Scalar.Scalar(str2[0] === "t" || str2[0] === "T"),
-      stringify({ source, value }, ctx) {
+      stringify({ source, value: value2 }, ctx) {
         if (source && boolTag.test.test(source)) {
           const sv = source[0] === "t" || source[0] === "T";
-          if (value === sv)
+          if (value2 === sv)
             return source;
         }
-        return value ? ctx.options.trueStr : ctx.options.falseStr;
+        return value2 ? ctx.options.trueStr : ctx.options.falseStr;
       }
     };
     exports2.boolTag = boolTag;
@@ -55594,13 +55594,13 @@ var require_bool = __commonJS({
 var require_stringifyNumber = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
-    function stringifyNumber({ format, minFractionDigits, tag, value }) {
-      if (typeof value === "bigint")
-        return String(value);
-      const num3 = typeof value === "number" ? value : Number(value);
+    function stringifyNumber({ format, minFractionDigits, tag, value: value2 }) {
+      if (typeof value2 === "bigint")
+        return String(value2);
+      const num3 = typeof value2 === "number" ? value2 : Number(value2);
       if (!isFinite(num3))
         return isNaN(num3) ? ".nan" : num3 < 0 ? "-.inf" : ".inf";
-      let n = Object.is(value, -0) ? "-0" : JSON.stringify(value);
+      let n = Object.is(value2, -0) ? "-0" : JSON.stringify(value2);
       if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
         let i = n.indexOf(".");
         if (i < 0) {
@@ -55624,7 +55624,7 @@ var require_float = __commonJS({
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
     var floatNaN = {
-      identify: (value) => typeof value === "number",
+      identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
@@ -55632,7 +55632,7 @@ var require_float = __commonJS({
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
-      identify: (value) => typeof value === "number",
+      identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
@@ -55644,7 +55644,7 @@ var require_float = __commonJS({
       }
     };
     var float = {
-      identify: (value) => typeof value === "number",
+      identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
@@ -55668,16 +55668,16 @@ var require_int = __commonJS({
   "node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
-    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
+    var intIdentify = (value2) => typeof value2 === "bigint" || Number.isInteger(value2);
     var intResolve = (str2, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str2) : parseInt(str2.substring(offset), radix);
     function intStringify(node, radix, prefix) {
-      const { value } = node;
-      if (intIdentify(value) && value >= 0)
-        return prefix + value.toString(radix);
+      const { value: value2 } = node;
+      if (intIdentify(value2) && value2 >= 0)
+        return prefix + value2.toString(radix);
       return stringifyNumber.stringifyNumber(node);
     }
     var intOct = {
-      identify: (value) => intIdentify(value) && value >= 0,
+      identify: (value2) => intIdentify(value2) && value2 >= 0,
       default: true,
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
@@ -55694,7 +55694,7 @@ var require_int = __commonJS({
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
-      identify: (value) => intIdentify(value) && value >= 0,
+      identify: (value2) => intIdentify(value2) && value2 >= 0,
       default: true,
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
@@ -55715,14 +55715,14 @@ var require_schema = __commonJS({
     var map = require_map();
     var _null = require_null();
     var seq = require_seq();
-    var string = require_string();
+    var string2 = require_string();
     var bool = require_bool();
     var float = require_float();
     var int2 = require_int();
     var schema = [
       map.map,
       seq.seq,
-      string.string,
+      string2.string,
       _null.nullTag,
       bool.boolTag,
       int2.intOct,
@@ -55743,20 +55743,20 @@ var require_schema2 = __commonJS({
     var Scalar = require_Scalar();
     var map = require_map();
     var seq = require_seq();
-    function intIdentify(value) {
-      return typeof value === "bigint" || Number.isInteger(value);
+    function intIdentify(value2) {
+      return typeof value2 === "bigint" || Number.isInteger(value2);
     }
-    var stringifyJSON = ({ value }) => JSON.stringify(value);
+    var stringifyJSON = ({ value: value2 }) => JSON.stringify(value2);
     var jsonScalars = [
       {
-        identify: (value) => typeof value === "string",
+        identify: (value2) => typeof value2 === "string",
         default: true,
         tag: "tag:yaml.org,2002:str",
         resolve: (str2) => str2,
         stringify: stringifyJSON
       },
       {
-        identify: (value) => value == null,
+        identify: (value2) => value2 == null,
         createNode: () => new Scalar.Scalar(null),
         default: true,
         tag: "tag:yaml.org,2002:null",
@@ -55765,7 +55765,7 @@ var require_schema2 = __commonJS({
         stringify: stringifyJSON
       },
       {
-        identify: (value) => typeof value === "boolean",
+        identify: (value2) => typeof value2 === "boolean",
         default: true,
         tag: "tag:yaml.org,2002:bool",
         test: /^true$|^false$/,
@@ -55778,10 +55778,10 @@ var require_schema2 = __commonJS({
         tag: "tag:yaml.org,2002:int",
         test: /^-?(?:0|[1-9][0-9]*)$/,
         resolve: (str2, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str2) : parseInt(str2, 10),
-        stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
+        stringify: ({ value: value2 }) => intIdentify(value2) ? value2.toString() : JSON.stringify(value2)
       },
       {
-        identify: (value) => typeof value === "number",
+        identify: (value2) => typeof value2 === "number",
         default: true,
         tag: "tag:yaml.org,2002:float",
         test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
@@ -55811,7 +55811,7 @@ var require_binary = __commonJS({
     var Scalar = require_Scalar();
     var stringifyString = require_stringifyString();
     var binary = {
-      identify: (value) => value instanceof Uint8Array,
+      identify: (value2) => value2 instanceof Uint8Array,
       // Buffer inherits from Uint8Array
       default: false,
       tag: "tag:yaml.org,2002:binary",
@@ -55837,10 +55837,10 @@ var require_binary = __commonJS({
           return src;
         }
       },
-      stringify({ comment: comment2, type, value }, ctx, onComment, onChompKeep) {
-        if (!value)
+      stringify({ comment: comment2, type, value: value2 }, ctx, onComment, onChompKeep) {
+        if (!value2)
           return "";
-        const buf = value;
+        const buf = value2;
         let str2;
         if (typeof node_buffer.Buffer === "function") {
           str2 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
@@ -55912,25 +55912,25 @@ ${cn.comment}` : item.comment;
         for (let it of iterable) {
           if (typeof replacer === "function")
             it = replacer.call(iterable, String(i++), it);
-          let key, value;
+          let key, value2;
           if (Array.isArray(it)) {
             if (it.length === 2) {
               key = it[0];
-              value = it[1];
+              value2 = it[1];
             } else
               throw new TypeError(`Expected [key, value] tuple: ${it}`);
           } else if (it && it instanceof Object) {
             const keys = Object.keys(it);
             if (keys.length === 1) {
               key = keys[0];
-              value = it[key];
+              value2 = it[key];
             } else {
               throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
             }
           } else {
             key = it;
           }
-          pairs2.items.push(Pair.createPair(key, value, ctx));
+          pairs2.items.push(Pair.createPair(key, value2, ctx));
         }
       return pairs2;
     }
@@ -55977,16 +55977,16 @@ var require_omap = __commonJS({
         if (ctx?.onCreate)
           ctx.onCreate(map);
         for (const pair of this.items) {
-          let key, value;
+          let key, value2;
           if (identity.isPair(pair)) {
             key = toJS.toJS(pair.key, "", ctx);
-            value = toJS.toJS(pair.value, key, ctx);
+            value2 = toJS.toJS(pair.value, key, ctx);
           } else {
             key = toJS.toJS(pair, "", ctx);
           }
           if (map.has(key))
             throw new Error("Ordered maps must not include duplicate keys");
-          map.set(key, value);
+          map.set(key, value2);
         }
         return map;
       }
@@ -56000,7 +56000,7 @@ var require_omap = __commonJS({
     YAMLOMap.tag = "tag:yaml.org,2002:omap";
     var omap = {
       collection: "seq",
-      identify: (value) => value instanceof Map,
+      identify: (value2) => value2 instanceof Map,
       nodeClass: YAMLOMap,
       default: false,
       tag: "tag:yaml.org,2002:omap",
@@ -56030,14 +56030,14 @@ var require_bool2 = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
-    function boolStringify({ value, source }, ctx) {
-      const boolObj = value ? trueTag : falseTag;
+    function boolStringify({ value: value2, source }, ctx) {
+      const boolObj = value2 ? trueTag : falseTag;
       if (source && boolObj.test.test(source))
         return source;
-      return value ? ctx.options.trueStr : ctx.options.falseStr;
+      return value2 ? ctx.options.trueStr : ctx.options.falseStr;
     }
     var trueTag = {
-      identify: (value) => value === true,
+      identify: (value2) => value2 === true,
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
@@ -56045,7 +56045,7 @@ var require_bool2 = __commonJS({
       stringify: boolStringify
     };
     var falseTag = {
-      identify: (value) => value === false,
+      identify: (value2) => value2 === false,
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
@@ -56064,7 +56064,7 @@ var require_float2 = __commonJS({
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
     var floatNaN = {
-      identify: (value) => typeof value === "number",
+      identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
@@ -56072,7 +56072,7 @@ var require_float2 = __commonJS({
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
-      identify: (value) => typeof value === "number",
+      identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
@@ -56084,7 +56084,7 @@ var require_float2 = __commonJS({
       }
     };
     var float = {
-      identify: (value) => typeof value === "number",
+      identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
@@ -56111,7 +56111,7 @@ var require_int2 = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
-    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
+    var intIdentify = (value2) => typeof value2 === "bigint" || Number.isInteger(value2);
     function intResolve(str2, offset, radix, { intAsBigInt }) {
       const sign = str2[0];
       if (sign === "-" || sign === "+")
@@ -56136,10 +56136,10 @@ var require_int2 = __commonJS({
       return sign === "-" ? -1 * n : n;
     }
     function intStringify(node, radix, prefix) {
-      const { value } = node;
-      if (intIdentify(value)) {
-        const str2 = value.toString(radix);
-        return value < 0 ? "-" + prefix + str2.substr(1) : prefix + str2;
+      const { value: value2 } = node;
+      if (intIdentify(value2)) {
+        const str2 = value2.toString(radix);
+        return value2 < 0 ? "-" + prefix + str2.substr(1) : prefix + str2;
       }
       return stringifyNumber.stringifyNumber(node);
     }
@@ -56217,13 +56217,13 @@ var require_set = __commonJS({
         const pair = YAMLMap.findPair(this.items, key);
         return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
       }
-      set(key, value) {
-        if (typeof value !== "boolean")
-          throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
+      set(key, value2) {
+        if (typeof value2 !== "boolean")
+          throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value2}`);
         const prev = YAMLMap.findPair(this.items, key);
-        if (prev && !value) {
+        if (prev && !value2) {
           this.items.splice(this.items.indexOf(prev), 1);
-        } else if (!prev && value) {
+        } else if (!prev && value2) {
           this.items.push(new Pair.Pair(key));
         }
       }
@@ -56242,10 +56242,10 @@ var require_set = __commonJS({
         const { replacer } = ctx;
         const set2 = new this(schema);
         if (iterable && Symbol.iterator in Object(iterable))
-          for (let value of iterable) {
+          for (let value2 of iterable) {
             if (typeof replacer === "function")
-              value = replacer.call(iterable, value, value);
-            set2.items.push(Pair.createPair(value, null, ctx));
+              value2 = replacer.call(iterable, value2, value2);
+            set2.items.push(Pair.createPair(value2, null, ctx));
           }
         return set2;
       }
@@ -56253,7 +56253,7 @@ var require_set = __commonJS({
     YAMLSet.tag = "tag:yaml.org,2002:set";
     var set = {
       collection: "map",
-      identify: (value) => value instanceof Set,
+      identify: (value2) => value2 instanceof Set,
       nodeClass: YAMLSet,
       default: false,
       tag: "tag:yaml.org,2002:set",
@@ -56283,37 +56283,37 @@ var require_timestamp = __commonJS({
       const sign = str2[0];
       const parts = sign === "-" || sign === "+" ? str2.substring(1) : str2;
       const num3 = (n) => asBigInt ? BigInt(n) : Number(n);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num3(60) + num3(p), num3(0));
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p2) => res2 * num3(60) + num3(p2), num3(0));
       return sign === "-" ? num3(-1) * res : res;
     }
     function stringifySexagesimal(node) {
-      let { value } = node;
+      let { value: value2 } = node;
       let num3 = (n) => n;
-      if (typeof value === "bigint")
+      if (typeof value2 === "bigint")
         num3 = (n) => BigInt(n);
-      else if (isNaN(value) || !isFinite(value))
+      else if (isNaN(value2) || !isFinite(value2))
         return stringifyNumber.stringifyNumber(node);
       let sign = "";
-      if (value < 0) {
+      if (value2 < 0) {
         sign = "-";
-        value *= num3(-1);
+        value2 *= num3(-1);
       }
       const _60 = num3(60);
-      const parts = [value % _60];
-      if (value < 60) {
+      const parts = [value2 % _60];
+      if (value2 < 60) {
         parts.unshift(0);
       } else {
-        value = (value - parts[0]) / _60;
-        parts.unshift(value % _60);
-        if (value >= 60) {
-          value = (value - parts[0]) / _60;
-          parts.unshift(value);
+        value2 = (value2 - parts[0]) / _60;
+        parts.unshift(value2 % _60);
+        if (value2 >= 60) {
+          value2 = (value2 - parts[0]) / _60;
+          parts.unshift(value2);
         }
       }
       return sign + parts.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
     }
     var intTime = {
-      identify: (value) => typeof value === "bigint" || Number.isInteger(value),
+      identify: (value2) => typeof value2 === "bigint" || Number.isInteger(value2),
       default: true,
       tag: "tag:yaml.org,2002:int",
       format: "TIME",
@@ -56322,7 +56322,7 @@ var require_timestamp = __commonJS({
       stringify: stringifySexagesimal
     };
     var floatTime = {
-      identify: (value) => typeof value === "number",
+      identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       format: "TIME",
@@ -56331,7 +56331,7 @@ var require_timestamp = __commonJS({
       stringify: stringifySexagesimal
     };
     var timestamp = {
-      identify: (value) => value instanceof Date,
+      identify: (value2) => value2 instanceof Date,
       default: true,
       tag: "tag:yaml.org,2002:timestamp",
       // If the time zone is omitted, the timestamp is assumed to be specified in UTC. The time part
@@ -56354,7 +56354,7 @@ var require_timestamp = __commonJS({
         }
         return new Date(date);
       },
-      stringify: ({ value }) => value?.toISOString().replace(/(T00:00:00)?\.000Z$/, "") ?? ""
+      stringify: ({ value: value2 }) => value2?.toISOString().replace(/(T00:00:00)?\.000Z$/, "") ?? ""
     };
     exports2.floatTime = floatTime;
     exports2.intTime = intTime;
@@ -56369,7 +56369,7 @@ var require_schema3 = __commonJS({
     var map = require_map();
     var _null = require_null();
     var seq = require_seq();
-    var string = require_string();
+    var string2 = require_string();
     var binary = require_binary();
     var bool = require_bool2();
     var float = require_float2();
@@ -56382,7 +56382,7 @@ var require_schema3 = __commonJS({
     var schema = [
       map.map,
       seq.seq,
-      string.string,
+      string2.string,
       _null.nullTag,
       bool.trueTag,
       bool.falseTag,
@@ -56413,7 +56413,7 @@ var require_tags = __commonJS({
     var map = require_map();
     var _null = require_null();
     var seq = require_seq();
-    var string = require_string();
+    var string2 = require_string();
     var bool = require_bool();
     var float = require_float();
     var int2 = require_int();
@@ -56428,7 +56428,7 @@ var require_tags = __commonJS({
     var timestamp = require_timestamp();
     var schemas = /* @__PURE__ */ new Map([
       ["core", schema.schema],
-      ["failsafe", [map.map, seq.seq, string.string]],
+      ["failsafe", [map.map, seq.seq, string2.string]],
       ["json", schema$1.schema],
       ["yaml11", schema$2.schema],
       ["yaml-1.1", schema$2.schema]
@@ -56507,9 +56507,9 @@ var require_Schema = __commonJS({
     var identity = require_identity();
     var map = require_map();
     var seq = require_seq();
-    var string = require_string();
+    var string2 = require_string();
     var tags = require_tags();
-    var sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+    var sortMapEntriesByKey = (a, b2) => a.key < b2.key ? -1 : a.key > b2.key ? 1 : 0;
     var Schema = class _Schema {
       constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
@@ -56518,7 +56518,7 @@ var require_Schema = __commonJS({
         this.tags = tags.getTags(customTags, this.name, merge2);
         this.toStringOptions = toStringDefaults ?? null;
         Object.defineProperty(this, identity.MAP, { value: map.map });
-        Object.defineProperty(this, identity.SCALAR, { value: string.string });
+        Object.defineProperty(this, identity.SCALAR, { value: string2.string });
         Object.defineProperty(this, identity.SEQ, { value: seq.seq });
         this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
       }
@@ -56628,7 +56628,7 @@ var require_Document = __commonJS({
     var createNode = require_createNode();
     var directives = require_directives();
     var Document = class _Document {
-      constructor(value, replacer, options) {
+      constructor(value2, replacer, options) {
         this.commentBefore = null;
         this.comment = null;
         this.errors = [];
@@ -56660,7 +56660,7 @@ var require_Document = __commonJS({
         } else
           this.directives = new directives.Directives({ version });
         this.setSchema(version, options);
-        this.contents = value === void 0 ? null : this.createNode(value, _replacer, options);
+        this.contents = value2 === void 0 ? null : this.createNode(value2, _replacer, options);
       }
       /**
        * Create a deep copy of this Document and its contents.
@@ -56685,14 +56685,14 @@ var require_Document = __commonJS({
         return copy;
       }
       /** Adds a value to the document. */
-      add(value) {
+      add(value2) {
         if (assertCollection(this.contents))
-          this.contents.add(value);
+          this.contents.add(value2);
       }
       /** Adds a value to the document. */
-      addIn(path, value) {
+      addIn(path, value2) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path, value);
+          this.contents.addIn(path, value2);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -56703,18 +56703,18 @@ var require_Document = __commonJS({
        * `name` will be used as a prefix for a new unique anchor.
        * If `name` is undefined, the generated anchor will use 'a' as a prefix.
        */
-      createAlias(node, name) {
+      createAlias(node, name2) {
         if (!node.anchor) {
           const prev = anchors.anchorNames(this);
           node.anchor = // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
-          !name || prev.has(name) ? anchors.findNewAnchor(name || "a", prev) : name;
+          !name2 || prev.has(name2) ? anchors.findNewAnchor(name2 || "a", prev) : name2;
         }
         return new Alias.Alias(node.anchor);
       }
-      createNode(value, replacer, options) {
+      createNode(value2, replacer, options) {
         let _replacer = void 0;
         if (typeof replacer === "function") {
-          value = replacer.call({ "": value }, "", value);
+          value2 = replacer.call({ "": value2 }, "", value2);
           _replacer = replacer;
         } else if (Array.isArray(replacer)) {
           const keyToStr = (v) => typeof v === "number" || v instanceof String || v instanceof Number;
@@ -56741,7 +56741,7 @@ var require_Document = __commonJS({
           schema: this.schema,
           sourceObjects
         };
-        const node = createNode.createNode(value, tag, ctx);
+        const node = createNode.createNode(value2, tag, ctx);
         if (flow && identity.isCollection(node))
           node.flow = true;
         setAnchors();
@@ -56751,9 +56751,9 @@ var require_Document = __commonJS({
        * Convert a key and a value into a `Pair` using the current schema,
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
-      createPair(key, value, options = {}) {
+      createPair(key, value2, options = {}) {
         const k = this.createNode(key, null, options);
-        const v = this.createNode(value, null, options);
+        const v = this.createNode(value2, null, options);
         return new Pair.Pair(k, v);
       }
       /**
@@ -56812,24 +56812,24 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      set(key, value) {
+      set(key, value2) {
         if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, [key], value);
+          this.contents = Collection2.collectionFromPath(this.schema, [key], value2);
         } else if (assertCollection(this.contents)) {
-          this.contents.set(key, value);
+          this.contents.set(key, value2);
         }
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path, value) {
+      setIn(path, value2) {
         if (Collection2.isEmptyPath(path)) {
-          this.contents = value;
+          this.contents = value2;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path), value2);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path, value);
+          this.contents.setIn(path, value2);
         }
       }
       /**
@@ -56926,9 +56926,9 @@ var require_errors4 = __commonJS({
   "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name, pos, code, message) {
+      constructor(name2, pos, code, message) {
         super();
-        this.name = name;
+        this.name = name2;
         this.code = code;
         this.message = message;
         this.pos = pos;
@@ -56967,9 +56967,9 @@ var require_errors4 = __commonJS({
       }
       if (/[^ ]/.test(lineStr)) {
         let count2 = 1;
-        const end = error2.linePos[1];
-        if (end?.line === line && end.col > col) {
-          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
+        const end2 = error2.linePos[1];
+        if (end2?.line === line && end2.col > col) {
+          count2 = Math.max(1, Math.min(end2.col - col, 80 - ci));
         }
         const pointer = " ".repeat(ci) + "^".repeat(count2);
         error2.message += `:
@@ -57097,7 +57097,7 @@ var require_resolve_props = __commonJS({
         }
       }
       const last = tokens[tokens.length - 1];
-      const end = last ? last.offset + last.source.length : offset;
+      const end2 = last ? last.offset + last.source.length : offset;
       if (reqSpace && next && next.type !== "space" && next.type !== "newline" && next.type !== "comma" && (next.type !== "scalar" || next.source !== "")) {
         onError(next.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
       }
@@ -57112,8 +57112,8 @@ var require_resolve_props = __commonJS({
         anchor,
         tag,
         newlineAfterProp,
-        end,
-        start: start ?? end
+        end: end2,
+        start: start ?? end2
       };
     }
     exports2.resolveProps = resolveProps;
@@ -57169,10 +57169,10 @@ var require_util_flow_indent_check = __commonJS({
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent, fc, onError) {
       if (fc?.type === "flow-collection") {
-        const end = fc.end[0];
-        if (end.indent === indent && (end.source === "]" || end.source === "}") && utilContainsNewline.containsNewline(fc)) {
+        const end2 = fc.end[0];
+        if (end2.indent === indent && (end2.source === "]" || end2.source === "}") && utilContainsNewline.containsNewline(fc)) {
           const msg = "Flow end indicator should be more indented than parent";
-          onError(end, "BAD_INDENT", msg, true);
+          onError(end2, "BAD_INDENT", msg, true);
         }
       }
     }
@@ -57189,7 +57189,7 @@ var require_util_map_includes = __commonJS({
       const { uniqueKeys } = ctx.options;
       if (uniqueKeys === false)
         return false;
-      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b) => a === b || identity.isScalar(a) && identity.isScalar(b) && a.value === b.value;
+      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b2) => a === b2 || identity.isScalar(a) && identity.isScalar(b2) && a.value === b2.value;
       return items.some((pair) => isEqual(pair.key, search));
     }
     exports2.mapIncludes = mapIncludes;
@@ -57215,7 +57215,7 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep3, value } = collItem;
+        const { start, key, sep: sep3, value: value2 } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
           next: key ?? sep3?.[0],
@@ -57258,7 +57258,7 @@ var require_resolve_block_map = __commonJS({
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
         const valueProps = resolveProps.resolveProps(sep3 ?? [], {
           indicator: "map-value-ind",
-          next: value,
+          next: value2,
           offset: keyNode.range[2],
           onError,
           parentIndent: bm.indent,
@@ -57267,14 +57267,14 @@ var require_resolve_block_map = __commonJS({
         offset = valueProps.end;
         if (valueProps.found) {
           if (implicitKey) {
-            if (value?.type === "block-map" && !valueProps.hasNewline)
+            if (value2?.type === "block-map" && !valueProps.hasNewline)
               onError(offset, "BLOCK_AS_IMPLICIT_KEY", "Nested mappings are not allowed in compact mappings");
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep3, null, valueProps, onError);
+          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : composeEmptyNode(ctx, offset, sep3, null, valueProps, onError);
           if (ctx.schema.compat)
-            utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
+            utilFlowIndentCheck.flowIndentCheck(bm.indent, value2, onError);
           offset = valueNode.range[2];
           const pair = new Pair.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
@@ -57320,18 +57320,18 @@ var require_resolve_block_seq = __commonJS({
         ctx.atKey = false;
       let offset = bs.offset;
       let commentEnd = null;
-      for (const { start, value } of bs.items) {
+      for (const { start, value: value2 } of bs.items) {
         const props = resolveProps.resolveProps(start, {
           indicator: "seq-item-ind",
-          next: value,
+          next: value2,
           offset,
           onError,
           parentIndent: bs.indent,
           startOnNewline: true
         });
         if (!props.found) {
-          if (props.anchor || props.tag || value) {
-            if (value?.type === "block-seq")
+          if (props.anchor || props.tag || value2) {
+            if (value2?.type === "block-seq")
               onError(props.end, "BAD_INDENT", "All sequence items must start at the same column");
             else
               onError(offset, "MISSING_CHAR", "Sequence item without - indicator");
@@ -57342,9 +57342,9 @@ var require_resolve_block_seq = __commonJS({
             continue;
           }
         }
-        const node = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
+        const node = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
         if (ctx.schema.compat)
-          utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
+          utilFlowIndentCheck.flowIndentCheck(bs.indent, value2, onError);
         offset = node.range[2];
         seq.items.push(node);
       }
@@ -57359,12 +57359,12 @@ var require_resolve_block_seq = __commonJS({
 var require_resolve_end = __commonJS({
   "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
-    function resolveEnd(end, offset, reqSpace, onError) {
+    function resolveEnd(end2, offset, reqSpace, onError) {
       let comment2 = "";
-      if (end) {
+      if (end2) {
         let hasSpace = false;
         let sep3 = "";
-        for (const token of end) {
+        for (const token of end2) {
           const { source, type } = token;
           switch (type) {
             case "space":
@@ -57426,7 +57426,7 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep3, value } = collItem;
+        const { start, key, sep: sep3, value: value2 } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
@@ -57437,7 +57437,7 @@ var require_resolve_flow_collection = __commonJS({
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep3 && !value) {
+          if (!props.anchor && !props.tag && !sep3 && !value2) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -57492,10 +57492,10 @@ var require_resolve_flow_collection = __commonJS({
           }
         }
         if (!isMap && !sep3 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep3, null, props, onError);
+          const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep3, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
-          if (isBlock(value))
+          if (isBlock(value2))
             onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
         } else {
           ctx.atKey = true;
@@ -57507,7 +57507,7 @@ var require_resolve_flow_collection = __commonJS({
           const valueProps = resolveProps.resolveProps(sep3 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
-            next: value,
+            next: value2,
             offset: keyNode.range[2],
             onError,
             parentIndent: fc.indent,
@@ -57527,15 +57527,15 @@ var require_resolve_flow_collection = __commonJS({
               if (props.start < valueProps.found.offset - 1024)
                 onError(valueProps.found, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit flow sequence key");
             }
-          } else if (value) {
-            if ("source" in value && value.source?.[0] === ":")
-              onError(value, "MISSING_CHAR", `Missing space after : in ${fcName}`);
+          } else if (value2) {
+            if ("source" in value2 && value2.source?.[0] === ":")
+              onError(value2, "MISSING_CHAR", `Missing space after : in ${fcName}`);
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep3, null, valueProps, onError) : null;
+          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep3, null, valueProps, onError) : null;
           if (valueNode) {
-            if (isBlock(value))
+            if (isBlock(value2))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
           } else if (valueProps.comment) {
             if (keyNode.comment)
@@ -57568,21 +57568,21 @@ var require_resolve_flow_collection = __commonJS({
       if (ce?.source === expectedEnd)
         cePos = ce.offset + ce.source.length;
       else {
-        const name = fcName[0].toUpperCase() + fcName.substring(1);
-        const msg = atRoot ? `${name} must end with a ${expectedEnd}` : `${name} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
+        const name2 = fcName[0].toUpperCase() + fcName.substring(1);
+        const msg = atRoot ? `${name2} must end with a ${expectedEnd}` : `${name2} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
         onError(offset, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
         if (ce && ce.source.length !== 1)
           ee.unshift(ce);
       }
       if (ee.length > 0) {
-        const end = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
-        if (end.comment) {
+        const end2 = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
+        if (end2.comment) {
           if (coll.comment)
-            coll.comment += "\n" + end.comment;
+            coll.comment += "\n" + end2.comment;
           else
-            coll.comment = end.comment;
+            coll.comment = end2.comment;
         }
-        coll.range = [fc.offset, cePos, end.offset];
+        coll.range = [fc.offset, cePos, end2.offset];
       } else {
         coll.range = [fc.offset, cePos, cePos];
       }
@@ -57678,11 +57678,11 @@ var require_resolve_block_scalar = __commonJS({
           break;
       }
       if (chompStart === 0) {
-        const value2 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
-        let end2 = start + header.length;
+        const value3 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
+        let end3 = start + header.length;
         if (scalar.source)
-          end2 += scalar.source.length;
-        return { value: value2, type, comment: header.comment, range: [start, end2, end2] };
+          end3 += scalar.source.length;
+        return { value: value3, type, comment: header.comment, range: [start, end3, end3] };
       }
       let trimIndent = scalar.indent + header.indent;
       let offset = scalar.offset + header.length;
@@ -57712,11 +57712,11 @@ var require_resolve_block_scalar = __commonJS({
         if (lines[i][0].length > trimIndent)
           chompStart = i + 1;
       }
-      let value = "";
+      let value2 = "";
       let sep3 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
-        value += lines[i][0].slice(trimIndent) + "\n";
+        value2 += lines[i][0].slice(trimIndent) + "\n";
       for (let i = contentStart; i < chompStart; ++i) {
         let [indent, content] = lines[i];
         offset += indent.length + content.length + 1;
@@ -57730,23 +57730,23 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep3 + indent.slice(trimIndent) + content;
+          value2 += sep3 + indent.slice(trimIndent) + content;
           sep3 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
           if (sep3 === " ")
             sep3 = "\n";
           else if (!prevMoreIndented && sep3 === "\n")
             sep3 = "\n\n";
-          value += sep3 + indent.slice(trimIndent) + content;
+          value2 += sep3 + indent.slice(trimIndent) + content;
           sep3 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
           if (sep3 === "\n")
-            value += "\n";
+            value2 += "\n";
           else
             sep3 = "\n";
         } else {
-          value += sep3 + content;
+          value2 += sep3 + content;
           sep3 = " ";
           prevMoreIndented = false;
         }
@@ -57756,15 +57756,15 @@ var require_resolve_block_scalar = __commonJS({
           break;
         case "+":
           for (let i = chompStart; i < lines.length; ++i)
-            value += "\n" + lines[i][0].slice(trimIndent);
-          if (value[value.length - 1] !== "\n")
-            value += "\n";
+            value2 += "\n" + lines[i][0].slice(trimIndent);
+          if (value2[value2.length - 1] !== "\n")
+            value2 += "\n";
           break;
         default:
-          value += "\n";
+          value2 += "\n";
       }
-      const end = start + header.length + scalar.source.length;
-      return { value, type, comment: header.comment, range: [start, end, end] };
+      const end2 = start + header.length + scalar.source.length;
+      return { value: value2, type, comment: header.comment, range: [start, end2, end2] };
     }
     function parseBlockScalarHeader({ offset, props }, strict, onError) {
       if (props[0].type !== "block-scalar-header") {
@@ -57847,22 +57847,22 @@ var require_resolve_flow_scalar = __commonJS({
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
     function resolveFlowScalar(scalar, strict, onError) {
-      const { offset, type, source, end } = scalar;
+      const { offset, type, source, end: end2 } = scalar;
       let _type;
-      let value;
+      let value2;
       const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
       switch (type) {
         case "scalar":
           _type = Scalar.Scalar.PLAIN;
-          value = plainValue(source, _onError);
+          value2 = plainValue(source, _onError);
           break;
         case "single-quoted-scalar":
           _type = Scalar.Scalar.QUOTE_SINGLE;
-          value = singleQuotedValue(source, _onError);
+          value2 = singleQuotedValue(source, _onError);
           break;
         case "double-quoted-scalar":
           _type = Scalar.Scalar.QUOTE_DOUBLE;
-          value = doubleQuotedValue(source, _onError);
+          value2 = doubleQuotedValue(source, _onError);
           break;
         /* istanbul ignore next should not happen */
         default:
@@ -57875,9 +57875,9 @@ var require_resolve_flow_scalar = __commonJS({
           };
       }
       const valueEnd = offset + source.length;
-      const re = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
+      const re = resolveEnd.resolveEnd(end2, valueEnd, strict, onError);
       return {
-        value,
+        value: value2,
         type: _type,
         comment: re.comment,
         range: [offset, valueEnd, re.offset]
@@ -58070,28 +58070,28 @@ var require_compose_scalar = __commonJS({
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
     function composeScalar(ctx, token, tagToken, onError) {
-      const { value, type, comment: comment2, range: range2 } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+      const { value: value2, type, comment: comment2, range: range2 } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
       const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
       let tag;
       if (ctx.options.stringKeys && ctx.atKey) {
         tag = ctx.schema[identity.SCALAR];
       } else if (tagName)
-        tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
+        tag = findScalarTagByName(ctx.schema, value2, tagName, tagToken, onError);
       else if (token.type === "scalar")
-        tag = findScalarTagByTest(ctx, value, token, onError);
+        tag = findScalarTagByTest(ctx, value2, token, onError);
       else
         tag = ctx.schema[identity.SCALAR];
       let scalar;
       try {
-        const res = tag.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
+        const res = tag.resolve(value2, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
         scalar = identity.isScalar(res) ? res : new Scalar.Scalar(res);
       } catch (error2) {
         const msg = error2 instanceof Error ? error2.message : String(error2);
         onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
-        scalar = new Scalar.Scalar(value);
+        scalar = new Scalar.Scalar(value2);
       }
       scalar.range = range2;
-      scalar.source = value;
+      scalar.source = value2;
       if (type)
         scalar.type = type;
       if (tagName)
@@ -58102,7 +58102,7 @@ var require_compose_scalar = __commonJS({
         scalar.comment = comment2;
       return scalar;
     }
-    function findScalarTagByName(schema, value, tagName, tagToken, onError) {
+    function findScalarTagByName(schema, value2, tagName, tagToken, onError) {
       if (tagName === "!")
         return schema[identity.SCALAR];
       const matchWithTest = [];
@@ -58115,7 +58115,7 @@ var require_compose_scalar = __commonJS({
         }
       }
       for (const tag of matchWithTest)
-        if (tag.test?.test(value))
+        if (tag.test?.test(value2))
           return tag;
       const kt = schema.knownTags[tagName];
       if (kt && !kt.collection) {
@@ -58125,10 +58125,10 @@ var require_compose_scalar = __commonJS({
       onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
       return schema[identity.SCALAR];
     }
-    function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
-      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema[identity.SCALAR];
+    function findScalarTagByTest({ atKey, directives, schema }, value2, token, onError) {
+      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value2)) || schema[identity.SCALAR];
       if (schema.compat) {
-        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity.SCALAR];
+        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value2)) ?? schema[identity.SCALAR];
         if (tag.tag !== compat.tag) {
           const ts = directives.tagString(tag.tag);
           const cs = directives.tagString(compat.tag);
@@ -58239,7 +58239,7 @@ var require_compose_node = __commonJS({
         node.srcToken = token;
       return node;
     }
-    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment: comment2, anchor, tag, end }, onError) {
+    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment: comment2, anchor, tag, end: end2 }, onError) {
       const token = {
         type: "scalar",
         offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
@@ -58256,18 +58256,18 @@ var require_compose_node = __commonJS({
         node.spaceBefore = true;
       if (comment2) {
         node.comment = comment2;
-        node.range[2] = end;
+        node.range[2] = end2;
       }
       return node;
     }
-    function composeAlias({ options }, { offset, source, end }, onError) {
+    function composeAlias({ options }, { offset, source, end: end2 }, onError) {
       const alias = new Alias.Alias(source.substring(1));
       if (alias.source === "")
         onError(offset, "BAD_ALIAS", "Alias cannot be an empty string");
       if (alias.source.endsWith(":"))
         onError(offset + source.length - 1, "BAD_ALIAS", "Alias ending in : is ambiguous", true);
       const valueEnd = offset + source.length;
-      const re = resolveEnd.resolveEnd(end, valueEnd, options.strict, onError);
+      const re = resolveEnd.resolveEnd(end2, valueEnd, options.strict, onError);
       alias.range = [offset, valueEnd, re.offset];
       if (re.comment)
         alias.comment = re.comment;
@@ -58286,7 +58286,7 @@ var require_compose_doc = __commonJS({
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
-    function composeDoc(options, directives, { offset, start, value, end }, onError) {
+    function composeDoc(options, directives, { offset, start, value: value2, end: end2 }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
       const doc = new Document.Document(void 0, opts);
       const ctx = {
@@ -58298,7 +58298,7 @@ var require_compose_doc = __commonJS({
       };
       const props = resolveProps.resolveProps(start, {
         indicator: "doc-start",
-        next: value ?? end?.[0],
+        next: value2 ?? end2?.[0],
         offset,
         onError,
         parentIndent: 0,
@@ -58306,12 +58306,12 @@ var require_compose_doc = __commonJS({
       });
       if (props.found) {
         doc.directives.docStart = true;
-        if (value && (value.type === "block-map" || value.type === "block-seq") && !props.hasNewline)
+        if (value2 && (value2.type === "block-map" || value2.type === "block-seq") && !props.hasNewline)
           onError(props.end, "MISSING_CHAR", "Block collection cannot start on same line with directives-end marker");
       }
-      doc.contents = value ? composeNode.composeNode(ctx, value, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
+      doc.contents = value2 ? composeNode.composeNode(ctx, value2, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
       const contentEnd = doc.contents.range[2];
-      const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
+      const re = resolveEnd.resolveEnd(end2, contentEnd, false, onError);
       if (re.comment)
         doc.comment = re.comment;
       doc.range = [offset, contentEnd, re.offset];
@@ -58489,14 +58489,14 @@ ${cb}` : comment2;
               break;
             }
             this.doc.directives.docEnd = true;
-            const end = resolveEnd.resolveEnd(token.end, token.offset + token.source.length, this.doc.options.strict, this.onError);
+            const end2 = resolveEnd.resolveEnd(token.end, token.offset + token.source.length, this.doc.options.strict, this.onError);
             this.decorate(this.doc, true);
-            if (end.comment) {
+            if (end2.comment) {
               const dc = this.doc.comment;
               this.doc.comment = dc ? `${dc}
-${end.comment}` : end.comment;
+${end2.comment}` : end2.comment;
             }
-            this.doc.range[2] = end.offset;
+            this.doc.range[2] = end2.offset;
             break;
           }
           default:
@@ -58557,15 +58557,15 @@ var require_cst_scalar = __commonJS({
       }
       return null;
     }
-    function createScalarToken(value, context3) {
+    function createScalarToken(value2, context3) {
       const { implicitKey = false, indent, inFlow = false, offset = -1, type = "PLAIN" } = context3;
-      const source = stringifyString.stringifyString({ type, value }, {
+      const source = stringifyString.stringifyString({ type, value: value2 }, {
         implicitKey,
         indent: indent > 0 ? " ".repeat(indent) : "",
         inFlow,
         options: { blockQuote: true, lineWidth: -1 }
       });
-      const end = context3.end ?? [
+      const end2 = context3.end ?? [
         { type: "newline", offset: -1, indent, source: "\n" }
       ];
       switch (source[0]) {
@@ -58577,19 +58577,19 @@ var require_cst_scalar = __commonJS({
           const props = [
             { type: "block-scalar-header", offset, indent, source: head }
           ];
-          if (!addEndtoBlockProps(props, end))
+          if (!addEndtoBlockProps(props, end2))
             props.push({ type: "newline", offset: -1, indent, source: "\n" });
           return { type: "block-scalar", offset, indent, props, source: body };
         }
         case '"':
-          return { type: "double-quoted-scalar", offset, indent, source, end };
+          return { type: "double-quoted-scalar", offset, indent, source, end: end2 };
         case "'":
-          return { type: "single-quoted-scalar", offset, indent, source, end };
+          return { type: "single-quoted-scalar", offset, indent, source, end: end2 };
         default:
-          return { type: "scalar", offset, indent, source, end };
+          return { type: "scalar", offset, indent, source, end: end2 };
       }
     }
-    function setScalarValue(token, value, context3 = {}) {
+    function setScalarValue(token, value2, context3 = {}) {
       let { afterKey = false, implicitKey = false, inFlow = false, type } = context3;
       let indent = "indent" in token ? token.indent : null;
       if (afterKey && typeof indent === "number")
@@ -58612,7 +58612,7 @@ var require_cst_scalar = __commonJS({
           default:
             type = "PLAIN";
         }
-      const source = stringifyString.stringifyString({ type, value }, {
+      const source = stringifyString.stringifyString({ type, value: value2 }, {
         implicitKey: implicitKey || indent === null,
         indent: indent !== null && indent > 0 ? " ".repeat(indent) : "",
         inFlow,
@@ -58657,9 +58657,9 @@ var require_cst_scalar = __commonJS({
         Object.assign(token, { type: "block-scalar", indent, props, source: body });
       }
     }
-    function addEndtoBlockProps(props, end) {
-      if (end)
-        for (const st of end)
+    function addEndtoBlockProps(props, end2) {
+      if (end2)
+        for (const st of end2)
           switch (st.type) {
             case "space":
             case "comment":
@@ -58680,14 +58680,14 @@ var require_cst_scalar = __commonJS({
           token.source = source;
           break;
         case "block-scalar": {
-          const end = token.props.slice(1);
+          const end2 = token.props.slice(1);
           let oa = source.length;
           if (token.props[0].type === "block-scalar-header")
             oa -= token.props[0].source.length;
-          for (const tok of end)
+          for (const tok of end2)
             tok.offset += oa;
           delete token.props;
-          Object.assign(token, { type, source, end });
+          Object.assign(token, { type, source, end: end2 });
           break;
         }
         case "block-map":
@@ -58700,11 +58700,11 @@ var require_cst_scalar = __commonJS({
         }
         default: {
           const indent = "indent" in token ? token.indent : -1;
-          const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
+          const end2 = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
           for (const key of Object.keys(token))
             if (key !== "type" && key !== "offset")
               delete token[key];
-          Object.assign(token, { type, indent, source, end });
+          Object.assign(token, { type, indent, source, end: end2 });
         }
       }
     }
@@ -58758,7 +58758,7 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep3, value }) {
+    function stringifyItem({ start, key, sep: sep3, value: value2 }) {
       let res = "";
       for (const st of start)
         res += st.source;
@@ -58767,8 +58767,8 @@ var require_cst_stringify = __commonJS({
       if (sep3)
         for (const st of sep3)
           res += st.source;
-      if (value)
-        res += stringifyToken(value);
+      if (value2)
+        res += stringifyToken(value2);
       return res;
     }
     exports2.stringify = stringify;
@@ -59028,16 +59028,16 @@ var require_lexer = __commonJS({
         return offset;
       }
       getLine() {
-        let end = this.lineEndPos;
-        if (typeof end !== "number" || end !== -1 && end < this.pos) {
-          end = this.buffer.indexOf("\n", this.pos);
-          this.lineEndPos = end;
+        let end2 = this.lineEndPos;
+        if (typeof end2 !== "number" || end2 !== -1 && end2 < this.pos) {
+          end2 = this.buffer.indexOf("\n", this.pos);
+          this.lineEndPos = end2;
         }
-        if (end === -1)
+        if (end2 === -1)
           return this.atEnd ? this.buffer.substring(this.pos) : null;
-        if (this.buffer[end - 1] === "\r")
-          end -= 1;
-        return this.buffer.substring(this.pos, end);
+        if (this.buffer[end2 - 1] === "\r")
+          end2 -= 1;
+        return this.buffer.substring(this.pos, end2);
       }
       hasChars(n) {
         return this.pos + n <= this.buffer.length;
@@ -59258,21 +59258,21 @@ var require_lexer = __commonJS({
       }
       *parseQuotedScalar() {
         const quote = this.charAt(0);
-        let end = this.buffer.indexOf(quote, this.pos + 1);
+        let end2 = this.buffer.indexOf(quote, this.pos + 1);
         if (quote === "'") {
-          while (end !== -1 && this.buffer[end + 1] === "'")
-            end = this.buffer.indexOf("'", end + 2);
+          while (end2 !== -1 && this.buffer[end2 + 1] === "'")
+            end2 = this.buffer.indexOf("'", end2 + 2);
         } else {
-          while (end !== -1) {
+          while (end2 !== -1) {
             let n = 0;
-            while (this.buffer[end - 1 - n] === "\\")
+            while (this.buffer[end2 - 1 - n] === "\\")
               n += 1;
             if (n % 2 === 0)
               break;
-            end = this.buffer.indexOf('"', end + 1);
+            end2 = this.buffer.indexOf('"', end2 + 1);
           }
         }
-        const qb = this.buffer.substring(0, end);
+        const qb = this.buffer.substring(0, end2);
         let nl = qb.indexOf("\n", this.pos);
         if (nl !== -1) {
           while (nl !== -1) {
@@ -59282,15 +59282,15 @@ var require_lexer = __commonJS({
             nl = qb.indexOf("\n", cs);
           }
           if (nl !== -1) {
-            end = nl - (qb[nl - 1] === "\r" ? 2 : 1);
+            end2 = nl - (qb[nl - 1] === "\r" ? 2 : 1);
           }
         }
-        if (end === -1) {
+        if (end2 === -1) {
           if (!this.atEnd)
             return this.setNext("quoted-scalar");
-          end = this.buffer.length;
+          end2 = this.buffer.length;
         }
-        yield* this.pushToIndex(end + 1, false);
+        yield* this.pushToIndex(end2 + 1, false);
         return this.flowLevel ? "flow" : "doc";
       }
       *parseBlockScalarHeader() {
@@ -59382,7 +59382,7 @@ var require_lexer = __commonJS({
       }
       *parsePlainScalar() {
         const inFlow = this.flowLevel > 0;
-        let end = this.pos - 1;
+        let end2 = this.pos - 1;
         let i = this.pos - 1;
         let ch;
         while (ch = this.buffer[++i]) {
@@ -59390,7 +59390,7 @@ var require_lexer = __commonJS({
             const next = this.buffer[i + 1];
             if (isEmpty(next) || inFlow && flowIndicatorChars.has(next))
               break;
-            end = i;
+            end2 = i;
           } else if (isEmpty(ch)) {
             let next = this.buffer[i + 1];
             if (ch === "\r") {
@@ -59399,7 +59399,7 @@ var require_lexer = __commonJS({
                 ch = "\n";
                 next = this.buffer[i + 1];
               } else
-                end = i;
+                end2 = i;
             }
             if (next === "#" || inFlow && flowIndicatorChars.has(next))
               break;
@@ -59412,13 +59412,13 @@ var require_lexer = __commonJS({
           } else {
             if (inFlow && flowIndicatorChars.has(ch))
               break;
-            end = i;
+            end2 = i;
           }
         }
         if (!ch && !this.atEnd)
           return this.setNext("plain-scalar");
         yield cst.SCALAR;
-        yield* this.pushToIndex(end + 1, true);
+        yield* this.pushToIndex(end2 + 1, true);
         return inFlow ? "flow" : "doc";
       }
       *pushCount(n) {
@@ -59982,10 +59982,10 @@ var require_parser = __commonJS({
           case "newline":
             this.onKeyLine = false;
             if (it.value) {
-              const end = "end" in it.value ? it.value.end : void 0;
-              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
+              const end2 = "end" in it.value ? it.value.end : void 0;
+              const last = Array.isArray(end2) ? end2[end2.length - 1] : void 0;
               if (last?.type === "comment")
-                end?.push(this.sourceToken);
+                end2?.push(this.sourceToken);
               else
                 map.items.push({ start: [this.sourceToken] });
             } else if (it.sep) {
@@ -60003,10 +60003,10 @@ var require_parser = __commonJS({
             } else {
               if (this.atIndentedComment(it.start, map.indent)) {
                 const prev = map.items[map.items.length - 2];
-                const end = prev?.value?.end;
-                if (Array.isArray(end)) {
-                  arrayPushArray(end, it.start);
-                  end.push(this.sourceToken);
+                const end2 = prev?.value?.end;
+                if (Array.isArray(end2)) {
+                  arrayPushArray(end2, it.start);
+                  end2.push(this.sourceToken);
                   map.items.pop();
                   return;
                 }
@@ -60175,10 +60175,10 @@ var require_parser = __commonJS({
         switch (this.type) {
           case "newline":
             if (it.value) {
-              const end = "end" in it.value ? it.value.end : void 0;
-              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
+              const end2 = "end" in it.value ? it.value.end : void 0;
+              const last = Array.isArray(end2) ? end2[end2.length - 1] : void 0;
               if (last?.type === "comment")
-                end?.push(this.sourceToken);
+                end2?.push(this.sourceToken);
               else
                 seq.items.push({ start: [this.sourceToken] });
             } else
@@ -60191,10 +60191,10 @@ var require_parser = __commonJS({
             else {
               if (this.atIndentedComment(it.start, seq.indent)) {
                 const prev = seq.items[seq.items.length - 2];
-                const end = prev?.value?.end;
-                if (Array.isArray(end)) {
-                  arrayPushArray(end, it.start);
-                  end.push(this.sourceToken);
+                const end2 = prev?.value?.end;
+                if (Array.isArray(end2)) {
+                  arrayPushArray(end2, it.start);
+                  end2.push(this.sourceToken);
                   seq.items.pop();
                   return;
                 }
@@ -60501,7 +60501,7 @@ var require_public_api = __commonJS({
       }
       return doc.toJS(Object.assign({ reviver: _reviver }, options));
     }
-    function stringify(value, replacer, options) {
+    function stringify(value2, replacer, options) {
       let _replacer = null;
       if (typeof replacer === "function" || Array.isArray(replacer)) {
         _replacer = replacer;
@@ -60514,14 +60514,14 @@ var require_public_api = __commonJS({
         const indent = Math.round(options);
         options = indent < 1 ? void 0 : indent > 8 ? { indent: 8 } : { indent };
       }
-      if (value === void 0) {
+      if (value2 === void 0) {
         const { keepUndefined } = options ?? replacer ?? {};
         if (!keepUndefined)
           return void 0;
       }
-      if (identity.isDocument(value) && !_replacer)
-        return value.toString(options);
-      return new Document.Document(value, _replacer, options).toString(options);
+      if (identity.isDocument(value2) && !_replacer)
+        return value2.toString(options);
+      return new Document.Document(value2, _replacer, options).toString(options);
     }
     exports2.parse = parse3;
     exports2.parseAllDocuments = parseAllDocuments;
@@ -61453,7 +61453,7 @@ var require_tree3 = __commonJS({
        * @param {any} value
        * @param {number} index
        */
-      constructor(key, value, index) {
+      constructor(key, value2, index) {
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
@@ -61462,9 +61462,9 @@ var require_tree3 = __commonJS({
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
-          this.middle = new _TstNode(key, value, index);
+          this.middle = new _TstNode(key, value2, index);
         } else {
-          this.value = value;
+          this.value = value2;
         }
       }
       /**
@@ -61472,7 +61472,7 @@ var require_tree3 = __commonJS({
        * @param {any} value
        * @returns {void}
        */
-      add(key, value) {
+      add(key, value2) {
         const length = key.length;
         if (length === 0) {
           throw new TypeError("Unreachable");
@@ -61486,25 +61486,25 @@ var require_tree3 = __commonJS({
           }
           if (node.code === code) {
             if (length === ++index) {
-              node.value = value;
+              node.value = value2;
               break;
             } else if (node.middle !== null) {
               node = node.middle;
             } else {
-              node.middle = new _TstNode(key, value, index);
+              node.middle = new _TstNode(key, value2, index);
               break;
             }
           } else if (node.code < code) {
             if (node.left !== null) {
               node = node.left;
             } else {
-              node.left = new _TstNode(key, value, index);
+              node.left = new _TstNode(key, value2, index);
               break;
             }
           } else if (node.right !== null) {
             node = node.right;
           } else {
-            node.right = new _TstNode(key, value, index);
+            node.right = new _TstNode(key, value2, index);
             break;
           }
         }
@@ -61544,11 +61544,11 @@ var require_tree3 = __commonJS({
        * @param {any} value
        * @returns {void}
        * */
-      insert(key, value) {
+      insert(key, value2) {
         if (this.node === null) {
-          this.node = new TstNode(key, value, 0);
+          this.node = new TstNode(key, value2, 0);
         } else {
-          this.node.add(key, value);
+          this.node.add(key, value2);
         }
       }
       /**
@@ -61627,16 +61627,16 @@ var require_util18 = __commonJS({
     function isStream(obj2) {
       return obj2 && typeof obj2 === "object" && typeof obj2.pipe === "function" && typeof obj2.on === "function";
     }
-    function isBlobLike(object) {
-      if (object === null) {
+    function isBlobLike(object2) {
+      if (object2 === null) {
         return false;
-      } else if (object instanceof Blob) {
+      } else if (object2 instanceof Blob) {
         return true;
-      } else if (typeof object !== "object") {
+      } else if (typeof object2 !== "object") {
         return false;
       } else {
-        const sTag = object[Symbol.toStringTag];
-        return (sTag === "Blob" || sTag === "File") && ("stream" in object && typeof object.stream === "function" || "arrayBuffer" in object && typeof object.arrayBuffer === "function");
+        const sTag = object2[Symbol.toStringTag];
+        return (sTag === "Blob" || sTag === "File") && ("stream" in object2 && typeof object2.stream === "function" || "arrayBuffer" in object2 && typeof object2.arrayBuffer === "function");
       }
     }
     function pathHasQueryOrFragment(url) {
@@ -61653,11 +61653,11 @@ var require_util18 = __commonJS({
       return url;
     }
     function isValidPort(port) {
-      const value = parseInt(port, 10);
-      return value === Number(port) && value >= 0 && value <= 65535;
+      const value2 = parseInt(port, 10);
+      return value2 === Number(port) && value2 >= 0 && value2 <= 65535;
     }
-    function isHttpOrHttpsPrefixed(value) {
-      return value != null && value[0] === "h" && value[1] === "t" && value[2] === "t" && value[3] === "p" && (value[4] === ":" || value[4] === "s" && value[5] === ":");
+    function isHttpOrHttpsPrefixed(value2) {
+      return value2 != null && value2[0] === "h" && value2[1] === "t" && value2[2] === "t" && value2[3] === "p" && (value2[4] === ":" || value2[4] === "s" && value2[5] === ":");
     }
     function parseURL(url) {
       if (typeof url === "string") {
@@ -61786,11 +61786,11 @@ var require_util18 = __commonJS({
       const m = val.match(KEEPALIVE_TIMEOUT_EXPR);
       return m ? parseInt(m[1], 10) * 1e3 : null;
     }
-    function headerNameToString(value) {
-      return typeof value === "string" ? headerNameLowerCasedRecord[value] ?? value.toLowerCase() : tree.lookup(value) ?? value.toString("latin1").toLowerCase();
+    function headerNameToString(value2) {
+      return typeof value2 === "string" ? headerNameLowerCasedRecord[value2] ?? value2.toLowerCase() : tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
     }
-    function bufferToLowerCasedHeaderName(value) {
-      return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
+    function bufferToLowerCasedHeaderName(value2) {
+      return tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
     }
     function parseHeaders(headers, obj2) {
       if (obj2 === void 0) obj2 = {};
@@ -61841,13 +61841,13 @@ var require_util18 = __commonJS({
     }
     function toRawHeaders(headers) {
       const rawHeaders = [];
-      for (const [name, value] of Object.entries(headers)) {
-        if (Array.isArray(value)) {
-          for (const entry of value) {
-            rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${entry}`, "latin1"));
+      for (const [name2, value2] of Object.entries(headers)) {
+        if (Array.isArray(value2)) {
+          for (const entry of value2) {
+            rawHeaders.push(Buffer.from(name2, "latin1"), Buffer.from(`${entry}`, "latin1"));
           }
         } else {
-          rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${value}`, "latin1"));
+          rawHeaders.push(Buffer.from(name2, "latin1"), Buffer.from(`${value2}`, "latin1"));
         }
       }
       return rawHeaders;
@@ -61916,14 +61916,14 @@ var require_util18 = __commonJS({
             iterator2 = iterable[Symbol.asyncIterator]();
           },
           pull(controller) {
-            return iterator2.next().then(({ done, value }) => {
+            return iterator2.next().then(({ done, value: value2 }) => {
               if (done) {
                 return queueMicrotask(() => {
                   controller.close();
                   controller.byobRequest?.respond(0);
                 });
               } else {
-                const buf = Buffer.isBuffer(value) ? value : Buffer.from(value);
+                const buf = Buffer.isBuffer(value2) ? value2 : Buffer.from(value2);
                 if (buf.byteLength) {
                   return controller.enqueue(new Uint8Array(buf));
                 } else {
@@ -61939,8 +61939,8 @@ var require_util18 = __commonJS({
         }
       );
     }
-    function isFormDataLike(object) {
-      return object && typeof object === "object" && typeof object.append === "function" && typeof object.delete === "function" && typeof object.get === "function" && typeof object.getAll === "function" && typeof object.has === "function" && typeof object.set === "function" && object[Symbol.toStringTag] === "FormData";
+    function isFormDataLike(object2) {
+      return object2 && typeof object2 === "object" && typeof object2.append === "function" && typeof object2.delete === "function" && typeof object2.get === "function" && typeof object2.getAll === "function" && typeof object2.has === "function" && typeof object2.set === "function" && object2[Symbol.toStringTag] === "FormData";
     }
     function addAbortListener(signal, listener) {
       if ("addEventListener" in signal) {
@@ -62252,16 +62252,16 @@ var require_util18 = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj2, name, listener) {
+    function addListener(obj2, name2, listener) {
       const listeners = obj2[kListeners] ??= [];
-      listeners.push([name, listener]);
-      obj2.on(name, listener);
+      listeners.push([name2, listener]);
+      obj2.on(name2, listener);
       return obj2;
     }
     function removeAllListeners(obj2) {
       if (obj2[kListeners] != null) {
-        for (const [name, listener] of obj2[kListeners]) {
-          obj2.removeListener(name, listener);
+        for (const [name2, listener] of obj2[kListeners]) {
+          obj2.removeListener(name2, listener);
         }
         obj2[kListeners] = null;
       }
@@ -62710,7 +62710,7 @@ var require_request5 = __commonJS({
         upgrade,
         headersTimeout,
         bodyTimeout,
-        reset,
+        reset: reset2,
         expectContinue,
         servername,
         throwOnError,
@@ -62741,7 +62741,7 @@ var require_request5 = __commonJS({
         if (bodyTimeout != null && (!Number.isFinite(bodyTimeout) || bodyTimeout < 0)) {
           throw new InvalidArgumentError("invalid bodyTimeout");
         }
-        if (reset != null && typeof reset !== "boolean") {
+        if (reset2 != null && typeof reset2 !== "boolean") {
           throw new InvalidArgumentError("invalid reset");
         }
         if (expectContinue != null && typeof expectContinue !== "boolean") {
@@ -62801,7 +62801,7 @@ var require_request5 = __commonJS({
         this.protocol = getProtocolFromUrlString(origin2);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking ?? this.method !== "HEAD";
-        this.reset = reset == null ? null : reset;
+        this.reset = reset2 == null ? null : reset2;
         this.host = null;
         this.contentLength = null;
         this.contentType = null;
@@ -62957,8 +62957,8 @@ var require_request5 = __commonJS({
           this.endHandler = null;
         }
       }
-      addHeader(key, value) {
-        processHeader(this, key, value);
+      addHeader(key, value2) {
+        processHeader(this, key, value2);
         return this;
       }
     };
@@ -63030,11 +63030,11 @@ var require_request5 = __commonJS({
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
-        const value = typeof val === "string" ? val : null;
-        if (value === null) {
+        const value2 = typeof val === "string" ? val : null;
+        if (value2 === null) {
           throw new InvalidArgumentError("invalid connection header");
         }
-        for (const token of value.toLowerCase().split(",")) {
+        for (const token of value2.toLowerCase().split(",")) {
           const trimmed = token.trim();
           if (!isValidHTTPToken(trimmed)) {
             throw new InvalidArgumentError("invalid connection header");
@@ -63130,8 +63130,8 @@ var require_wrap_handler = __commonJS({
         this.#handler.onError?.(err);
       }
     };
-    function toRawHeaderValue(value) {
-      return Array.isArray(value) ? value.map((item) => Buffer.from(item, "latin1")) : Buffer.from(value, "latin1");
+    function toRawHeaderValue(value2) {
+      return Array.isArray(value2) ? value2.map((item) => Buffer.from(item, "latin1")) : Buffer.from(value2, "latin1");
     }
   }
 });
@@ -63568,8 +63568,8 @@ var require_utils4 = __commonJS({
     function enumToMap(obj2, filter = [], exceptions = []) {
       const emptyFilter = (filter?.length ?? 0) === 0;
       const emptyExceptions = (exceptions?.length ?? 0) === 0;
-      return Object.fromEntries(Object.entries(obj2).filter(([, value]) => {
-        return typeof value === "number" && (emptyFilter || filter.includes(value)) && (emptyExceptions || !exceptions.includes(value));
+      return Object.fromEntries(Object.entries(obj2).filter(([, value2]) => {
+        return typeof value2 === "number" && (emptyFilter || filter.includes(value2)) && (emptyExceptions || !exceptions.includes(value2));
       }));
     }
   }
@@ -64603,8 +64603,8 @@ var require_infra = __commonJS({
       }
       return lead === 0 && trail === str2.length - 1 ? str2 : str2.slice(lead, trail + 1);
     }
-    function serializeJavascriptValueToJSONString(value) {
-      const result3 = JSON.stringify(value);
+    function serializeJavascriptValueToJSONString(value2) {
+      const result3 = JSON.stringify(value2);
       if (result3 === void 0) {
         throw new TypeError("Value is not JSON serializable");
       }
@@ -64802,11 +64802,11 @@ var require_data_url3 = __commonJS({
     }
     function collectAnHTTPQuotedString(input, position, extractValue = false) {
       const positionStart = position.position;
-      let value = "";
+      let value2 = "";
       assert(input[position.position] === '"');
       position.position++;
       while (true) {
-        value += collectASequenceOfCodePoints(
+        value2 += collectASequenceOfCodePoints(
           (char) => char !== '"' && char !== "\\",
           input,
           position
@@ -64818,10 +64818,10 @@ var require_data_url3 = __commonJS({
         position.position++;
         if (quoteOrBackslash === "\\") {
           if (position.position >= input.length) {
-            value += "\\";
+            value2 += "\\";
             break;
           }
-          value += input[position.position];
+          value2 += input[position.position];
           position.position++;
         } else {
           assert(quoteOrBackslash === '"');
@@ -64829,7 +64829,7 @@ var require_data_url3 = __commonJS({
         }
       }
       if (extractValue) {
-        return value;
+        return value2;
       }
       return input.slice(positionStart, position.position);
     }
@@ -64837,16 +64837,16 @@ var require_data_url3 = __commonJS({
       assert(mimeType !== "failure");
       const { parameters, essence } = mimeType;
       let serialization = essence;
-      for (let [name, value] of parameters.entries()) {
+      for (let [name2, value2] of parameters.entries()) {
         serialization += ";";
-        serialization += name;
+        serialization += name2;
         serialization += "=";
-        if (!HTTP_TOKEN_CODEPOINTS.test(value)) {
-          value = value.replace(/[\\"]/ug, "\\$&");
-          value = '"' + value;
-          value += '"';
+        if (!HTTP_TOKEN_CODEPOINTS.test(value2)) {
+          value2 = value2.replace(/[\\"]/ug, "\\$&");
+          value2 = '"' + value2;
+          value2 += '"';
         }
-        serialization += value;
+        serialization += value2;
       }
       return serialization;
     }
@@ -64986,11 +64986,11 @@ var require_runtime_features = __commonJS({
        * @param {Feature} feature
        * @param {boolean} value
        */
-      set(feature, value) {
+      set(feature, value2) {
         if (features.includes(feature) === false) {
           throw new TypeError(`unknown feature: ${feature}`);
         }
-        this.#map.set(feature, value);
+        this.#map.set(feature, value2);
       }
       /**
        * @param {Feature} feature
@@ -65022,7 +65022,7 @@ var require_webidl3 = __commonJS({
     var NUMBER = 5;
     var BIGINT = 6;
     var NULL = 7;
-    var OBJECT = 8;
+    var OBJECT2 = 8;
     var FunctionPrototypeSymbolHasInstance = Function.call.bind(Function.prototype[Symbol.hasInstance]);
     var webidl = {
       converters: {},
@@ -65100,7 +65100,7 @@ var require_webidl3 = __commonJS({
           if (V === null) {
             return NULL;
           }
-          return OBJECT;
+          return OBJECT2;
         }
       }
     };
@@ -65112,7 +65112,7 @@ var require_webidl3 = __commonJS({
       NUMBER,
       BIGINT,
       NULL,
-      OBJECT
+      OBJECT: OBJECT2
     };
     webidl.util.TypeValueToString = function(o) {
       switch (webidl.util.Type(o)) {
@@ -65130,7 +65130,7 @@ var require_webidl3 = __commonJS({
           return "BigInt";
         case NULL:
           return "Null";
-        case OBJECT:
+        case OBJECT2:
           return "Object";
       }
     };
@@ -65204,7 +65204,7 @@ var require_webidl3 = __commonJS({
       switch (type) {
         case SYMBOL:
           return `Symbol(${V.description})`;
-        case OBJECT:
+        case OBJECT2:
           return inspect(V);
         case STRING:
           return `"${V}"`;
@@ -65231,7 +65231,7 @@ var require_webidl3 = __commonJS({
     };
     webidl.sequenceConverter = function(converter) {
       return (V, prefix, argument, Iterable) => {
-        if (webidl.util.Type(V) !== OBJECT) {
+        if (webidl.util.Type(V) !== OBJECT2) {
           throw webidl.errors.exception({
             header: prefix,
             message: `${argument} (${webidl.util.Stringify(V)}) is not iterable.`
@@ -65247,18 +65247,18 @@ var require_webidl3 = __commonJS({
           });
         }
         while (true) {
-          const { done, value } = method.next();
+          const { done, value: value2 } = method.next();
           if (done) {
             break;
           }
-          seq.push(converter(value, prefix, `${argument}[${index++}]`));
+          seq.push(converter(value2, prefix, `${argument}[${index++}]`));
         }
         return seq;
       };
     };
     webidl.recordConverter = function(keyConverter, valueConverter) {
       return (O, prefix, argument) => {
-        if (webidl.util.Type(O) !== OBJECT) {
+        if (webidl.util.Type(O) !== OBJECT2) {
           throw webidl.errors.exception({
             header: prefix,
             message: `${argument} ("${webidl.util.TypeValueToString(O)}") is not an Object.`
@@ -65287,22 +65287,22 @@ var require_webidl3 = __commonJS({
         return result3;
       };
     };
-    webidl.interfaceConverter = function(TypeCheck, name) {
+    webidl.interfaceConverter = function(TypeCheck, name2) {
       return (V, prefix, argument) => {
         if (!TypeCheck(V)) {
           throw webidl.errors.exception({
             header: prefix,
-            message: `Expected ${argument} ("${webidl.util.Stringify(V)}") to be an instance of ${name}.`
+            message: `Expected ${argument} ("${webidl.util.Stringify(V)}") to be an instance of ${name2}.`
           });
         }
         return V;
       };
     };
     webidl.dictionaryConverter = function(converters) {
-      converters.sort((a, b) => (a.key > b.key) - (a.key < b.key));
+      converters.sort((a, b2) => (a.key > b2.key) - (a.key < b2.key));
       return (dictionary, prefix, argument) => {
         const dict = {};
-        if (dictionary != null && webidl.util.Type(dictionary) !== OBJECT) {
+        if (dictionary != null && webidl.util.Type(dictionary) !== OBJECT2) {
           throw webidl.errors.exception({
             header: prefix,
             message: `Expected ${dictionary} to be one of: Null, Undefined, Object.`
@@ -65318,20 +65318,20 @@ var require_webidl3 = __commonJS({
               });
             }
           }
-          let value = dictionary?.[key];
+          let value2 = dictionary?.[key];
           const hasDefault = defaultValue !== void 0;
-          if (hasDefault && value === void 0) {
-            value = defaultValue();
+          if (hasDefault && value2 === void 0) {
+            value2 = defaultValue();
           }
-          if (required || hasDefault || value !== void 0) {
-            value = converter(value, prefix, `${argument}.${key}`);
-            if (options.allowedValues && !options.allowedValues.includes(value)) {
+          if (required || hasDefault || value2 !== void 0) {
+            value2 = converter(value2, prefix, `${argument}.${key}`);
+            if (options.allowedValues && !options.allowedValues.includes(value2)) {
               throw webidl.errors.exception({
                 header: prefix,
-                message: `${value} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
+                message: `${value2} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
               });
             }
-            dict[key] = value;
+            dict[key] = value2;
           }
         }
         return dict;
@@ -65345,8 +65345,8 @@ var require_webidl3 = __commonJS({
         return converter(V, prefix, argument);
       };
     };
-    webidl.is.USVString = function(value) {
-      return typeof value === "string" && value.isWellFormed();
+    webidl.is.USVString = function(value2) {
+      return typeof value2 === "string" && value2.isWellFormed();
     };
     webidl.is.ReadableStream = webidl.util.MakeTypeAssertion(ReadableStream);
     webidl.is.Blob = webidl.util.MakeTypeAssertion(Blob);
@@ -65408,11 +65408,11 @@ var require_webidl3 = __commonJS({
       }
       return x;
     };
-    webidl.converters.USVString = function(value) {
-      if (typeof value === "string") {
-        return value.toWellFormed();
+    webidl.converters.USVString = function(value2) {
+      if (typeof value2 === "string") {
+        return value2.toWellFormed();
       }
-      return `${value}`.toWellFormed();
+      return `${value2}`.toWellFormed();
     };
     webidl.converters.boolean = function(V) {
       const x = Boolean(V);
@@ -65438,7 +65438,7 @@ var require_webidl3 = __commonJS({
       return x;
     };
     webidl.converters.ArrayBuffer = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isArrayBuffer(V)) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isArrayBuffer(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -65454,7 +65454,7 @@ var require_webidl3 = __commonJS({
       return V;
     };
     webidl.converters.SharedArrayBuffer = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isSharedArrayBuffer(V)) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isSharedArrayBuffer(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -65470,7 +65470,7 @@ var require_webidl3 = __commonJS({
       return V;
     };
     webidl.converters.TypedArray = function(V, T, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isTypedArray(V) || V.constructor.name !== T.name) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isTypedArray(V) || V.constructor.name !== T.name) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -65492,7 +65492,7 @@ var require_webidl3 = __commonJS({
       return V;
     };
     webidl.converters.DataView = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isDataView(V)) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isDataView(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -65514,7 +65514,7 @@ var require_webidl3 = __commonJS({
       return V;
     };
     webidl.converters.ArrayBufferView = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isArrayBufferView(V)) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isArrayBufferView(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -65588,7 +65588,7 @@ var require_webidl3 = __commonJS({
       "AbortSignal"
     );
     webidl.converters.EventHandlerNonNull = function(V) {
-      if (webidl.util.Type(V) !== OBJECT) {
+      if (webidl.util.Type(V) !== OBJECT2) {
         return null;
       }
       if (typeof V === "function") {
@@ -65656,8 +65656,8 @@ var require_util19 = __commonJS({
       }
       return true;
     }
-    function normalizeBinaryStringToUtf8(value) {
-      return Buffer.from(value, "binary").toString("utf8");
+    function normalizeBinaryStringToUtf8(value2) {
+      return Buffer.from(value2, "binary").toString("utf8");
     }
     function requestCurrentURL(request4) {
       return request4.urlList[request4.urlList.length - 1];
@@ -65669,8 +65669,8 @@ var require_util19 = __commonJS({
       }
       return "allowed";
     }
-    function isErrorLike(object) {
-      return object instanceof Error || (object?.constructor?.name === "Error" || object?.constructor?.name === "DOMException");
+    function isErrorLike(object2) {
+      return object2 instanceof Error || (object2?.constructor?.name === "Error" || object2?.constructor?.name === "DOMException");
     }
     function isValidReasonPhrase(statusText) {
       for (let i = 0; i < statusText.length; ++i) {
@@ -65945,7 +65945,7 @@ var require_util19 = __commonJS({
       return normalizedMethodRecordsBase[method.toLowerCase()] ?? method;
     }
     var esIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
-    function createIterator(name, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+    function createIterator(name2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
       class FastIterableIterator {
         /** @type {any} */
         #target;
@@ -65966,7 +65966,7 @@ var require_util19 = __commonJS({
         next() {
           if (typeof this !== "object" || this === null || !(#target in this)) {
             throw new TypeError(
-              `'next' called on an object that does not implement interface ${name} Iterator.`
+              `'next' called on an object that does not implement interface ${name2} Iterator.`
             );
           }
           const index = this.#index;
@@ -65978,7 +65978,7 @@ var require_util19 = __commonJS({
               done: true
             };
           }
-          const { [keyIndex]: key, [valueIndex]: value } = values[index];
+          const { [keyIndex]: key, [valueIndex]: value2 } = values[index];
           this.#index = index + 1;
           let result3;
           switch (this.#kind) {
@@ -65986,10 +65986,10 @@ var require_util19 = __commonJS({
               result3 = key;
               break;
             case "value":
-              result3 = value;
+              result3 = value2;
               break;
             case "key+value":
-              result3 = [key, value];
+              result3 = [key, value2];
               break;
           }
           return {
@@ -66005,7 +66005,7 @@ var require_util19 = __commonJS({
           writable: false,
           enumerable: false,
           configurable: true,
-          value: `${name} Iterator`
+          value: `${name2} Iterator`
         },
         next: { writable: true, enumerable: true, configurable: true }
       });
@@ -66013,15 +66013,15 @@ var require_util19 = __commonJS({
         return new FastIterableIterator(target, kind);
       };
     }
-    function iteratorMixin(name, object, kInternalIterator, keyIndex = 0, valueIndex = 1) {
-      const makeIterator = createIterator(name, kInternalIterator, keyIndex, valueIndex);
+    function iteratorMixin(name2, object2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+      const makeIterator = createIterator(name2, kInternalIterator, keyIndex, valueIndex);
       const properties = {
         keys: {
           writable: true,
           enumerable: true,
           configurable: true,
           value: function keys() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "key");
           }
         },
@@ -66030,7 +66030,7 @@ var require_util19 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function values() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "value");
           }
         },
@@ -66039,7 +66039,7 @@ var require_util19 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function entries() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "key+value");
           }
         },
@@ -66048,20 +66048,20 @@ var require_util19 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function forEach(callbackfn, thisArg = globalThis) {
-            webidl.brandCheck(this, object);
-            webidl.argumentLengthCheck(arguments, 1, `${name}.forEach`);
+            webidl.brandCheck(this, object2);
+            webidl.argumentLengthCheck(arguments, 1, `${name2}.forEach`);
             if (typeof callbackfn !== "function") {
               throw new TypeError(
-                `Failed to execute 'forEach' on '${name}': parameter 1 is not of type 'Function'.`
+                `Failed to execute 'forEach' on '${name2}': parameter 1 is not of type 'Function'.`
               );
             }
-            for (const { 0: key, 1: value } of makeIterator(this, "key+value")) {
-              callbackfn.call(thisArg, value, key, this);
+            for (const { 0: key, 1: value2 } of makeIterator(this, "key+value")) {
+              callbackfn.call(thisArg, value2, key, this);
             }
           }
         }
       };
-      return Object.defineProperties(object.prototype, {
+      return Object.defineProperties(object2.prototype, {
         ...properties,
         [Symbol.iterator]: {
           writable: true,
@@ -66125,8 +66125,8 @@ var require_util19 = __commonJS({
       const protocol = url.protocol;
       return protocol === "http:" || protocol === "https:";
     }
-    function simpleRangeHeaderValue(value, allowWhitespace) {
-      const data = value;
+    function simpleRangeHeaderValue(value2, allowWhitespace) {
+      const data = value2;
       if (!data.startsWith("bytes")) {
         return "failure";
       }
@@ -66244,8 +66244,8 @@ var require_util19 = __commonJS({
       if (values === null) {
         return "failure";
       }
-      for (const value of values) {
-        const temporaryMimeType = parseMIMEType(value);
+      for (const value2 of values) {
+        const temporaryMimeType = parseMIMEType(value2);
         if (temporaryMimeType === "failure" || temporaryMimeType.essence === "*/*") {
           continue;
         }
@@ -66265,8 +66265,8 @@ var require_util19 = __commonJS({
       }
       return mimeType;
     }
-    function gettingDecodingSplitting(value) {
-      const input = value;
+    function gettingDecodingSplitting(value2) {
+      const input = value2;
       const position = { position: 0 };
       const values = [];
       let temporaryValue = "";
@@ -66296,12 +66296,12 @@ var require_util19 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list) {
-      const value = list.get(name, true);
-      if (value === null) {
+    function getDecodeSplit(name2, list) {
+      const value2 = list.get(name2, true);
+      if (value2 === null) {
         return null;
       }
-      return gettingDecodingSplitting(value);
+      return gettingDecodingSplitting(value2);
     }
     function hasAuthenticationEntry(request4) {
       return false;
@@ -66397,89 +66397,89 @@ var require_formdata3 = __commonJS({
           });
         }
       }
-      append(name, value, filename = void 0) {
+      append(name2, value2, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.append";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        name = webidl.converters.USVString(name);
-        if (arguments.length === 3 || webidl.is.Blob(value)) {
-          value = webidl.converters.Blob(value, prefix, "value");
+        name2 = webidl.converters.USVString(name2);
+        if (arguments.length === 3 || webidl.is.Blob(value2)) {
+          value2 = webidl.converters.Blob(value2, prefix, "value");
           if (filename !== void 0) {
             filename = webidl.converters.USVString(filename);
           }
         } else {
-          value = webidl.converters.USVString(value);
+          value2 = webidl.converters.USVString(value2);
         }
-        const entry = makeEntry(name, value, filename);
+        const entry = makeEntry(name2, value2, filename);
         this.#state.push(entry);
       }
-      delete(name) {
+      delete(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name);
-        this.#state = this.#state.filter((entry) => entry.name !== name);
+        name2 = webidl.converters.USVString(name2);
+        this.#state = this.#state.filter((entry) => entry.name !== name2);
       }
-      get(name) {
+      get(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.get";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name);
-        const idx = this.#state.findIndex((entry) => entry.name === name);
+        name2 = webidl.converters.USVString(name2);
+        const idx = this.#state.findIndex((entry) => entry.name === name2);
         if (idx === -1) {
           return null;
         }
         return this.#state[idx].value;
       }
-      getAll(name) {
+      getAll(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.getAll";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name);
-        return this.#state.filter((entry) => entry.name === name).map((entry) => entry.value);
+        name2 = webidl.converters.USVString(name2);
+        return this.#state.filter((entry) => entry.name === name2).map((entry) => entry.value);
       }
-      has(name) {
+      has(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.has";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name);
-        return this.#state.findIndex((entry) => entry.name === name) !== -1;
+        name2 = webidl.converters.USVString(name2);
+        return this.#state.findIndex((entry) => entry.name === name2) !== -1;
       }
-      set(name, value, filename = void 0) {
+      set(name2, value2, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.set";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        name = webidl.converters.USVString(name);
-        if (arguments.length === 3 || webidl.is.Blob(value)) {
-          value = webidl.converters.Blob(value, prefix, "value");
+        name2 = webidl.converters.USVString(name2);
+        if (arguments.length === 3 || webidl.is.Blob(value2)) {
+          value2 = webidl.converters.Blob(value2, prefix, "value");
           if (filename !== void 0) {
             filename = webidl.converters.USVString(filename);
           }
         } else {
-          value = webidl.converters.USVString(value);
+          value2 = webidl.converters.USVString(value2);
         }
-        const entry = makeEntry(name, value, filename);
-        const idx = this.#state.findIndex((entry2) => entry2.name === name);
+        const entry = makeEntry(name2, value2, filename);
+        const idx = this.#state.findIndex((entry2) => entry2.name === name2);
         if (idx !== -1) {
           this.#state = [
             ...this.#state.slice(0, idx),
             entry,
-            ...this.#state.slice(idx + 1).filter((entry2) => entry2.name !== name)
+            ...this.#state.slice(idx + 1).filter((entry2) => entry2.name !== name2)
           ];
         } else {
           this.#state.push(entry);
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
-        const state = this.#state.reduce((a, b) => {
-          if (a[b.name]) {
-            if (Array.isArray(a[b.name])) {
-              a[b.name].push(b.value);
+        const state = this.#state.reduce((a, b2) => {
+          if (a[b2.name]) {
+            if (Array.isArray(a[b2.name])) {
+              a[b2.name].push(b2.value);
             } else {
-              a[b.name] = [a[b.name], b.value];
+              a[b2.name] = [a[b2.name], b2.value];
             }
           } else {
-            a[b.name] = b.value;
+            a[b2.name] = b2.value;
           }
           return a;
         }, { __proto__: null });
@@ -66518,21 +66518,21 @@ var require_formdata3 = __commonJS({
         configurable: true
       }
     });
-    function makeEntry(name, value, filename) {
-      if (typeof value === "string") {
+    function makeEntry(name2, value2, filename) {
+      if (typeof value2 === "string") {
       } else {
-        if (!webidl.is.File(value)) {
-          value = new File([value], "blob", { type: value.type });
+        if (!webidl.is.File(value2)) {
+          value2 = new File([value2], "blob", { type: value2.type });
         }
         if (filename !== void 0) {
           const options = {
-            type: value.type,
-            lastModified: value.lastModified
+            type: value2.type,
+            lastModified: value2.lastModified
           };
-          value = new File([value], filename, options);
+          value2 = new File([value2], filename, options);
         }
       }
-      return { name, value };
+      return { name: name2, value: value2 };
     }
     webidl.is.FormData = webidl.util.MakeTypeAssertion(FormData);
     module2.exports = { FormData, makeEntry, setFormDataState };
@@ -66601,7 +66601,7 @@ var require_formdata_parser3 = __commonJS({
         }
         position.position += 2;
         const result3 = parseMultipartFormDataHeaders(input, position);
-        let { name, filename, contentType, encoding } = result3;
+        let { name: name2, filename, contentType, encoding } = result3;
         position.position += 2;
         let body;
         {
@@ -66620,19 +66620,19 @@ var require_formdata_parser3 = __commonJS({
         } else {
           position.position += 2;
         }
-        let value;
+        let value2;
         if (filename !== null) {
           contentType ??= "text/plain";
           if (!isAsciiString(contentType)) {
             contentType = "";
           }
-          value = new File([body], filename, { type: contentType });
+          value2 = new File([body], filename, { type: contentType });
         } else {
-          value = decoderIgnoreBOM.decode(Buffer.from(body));
+          value2 = decoderIgnoreBOM.decode(Buffer.from(body));
         }
-        assert(webidl.is.USVString(name));
-        assert(typeof value === "string" && webidl.is.USVString(value) || webidl.is.File(value));
-        entryList.push(makeEntry(name, value, filename));
+        assert(webidl.is.USVString(name2));
+        assert(typeof value2 === "string" && webidl.is.USVString(value2) || webidl.is.File(value2));
+        entryList.push(makeEntry(name2, value2, filename));
       }
     }
     function parseContentDispositionAttribute(input, position) {
@@ -66667,7 +66667,7 @@ var require_formdata_parser3 = __commonJS({
         input,
         position
       );
-      let value;
+      let value2;
       if (isExtended) {
         const headerValue = collectASequenceOfBytes(
           (char) => char !== 32 && char !== 13 && char !== 10 && char !== 59,
@@ -66682,7 +66682,7 @@ var require_formdata_parser3 = __commonJS({
         headerValue[4] !== 56) {
           throw parsingError("unknown encoding, expected utf-8''");
         }
-        value = decodeURIComponent(decoder.decode(headerValue.subarray(7)));
+        value2 = decodeURIComponent(decoder.decode(headerValue.subarray(7)));
       } else if (input[position.position] === 34) {
         position.position++;
         const quotedValue = collectASequenceOfBytes(
@@ -66695,7 +66695,7 @@ var require_formdata_parser3 = __commonJS({
           throw parsingError("Closing quote not found");
         }
         position.position++;
-        value = decoder.decode(quotedValue).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
+        value2 = decoder.decode(quotedValue).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
       } else {
         const tokenValue = collectASequenceOfBytes(
           (char) => isToken(char) && char !== 59,
@@ -66703,21 +66703,21 @@ var require_formdata_parser3 = __commonJS({
           input,
           position
         );
-        value = decoder.decode(tokenValue);
+        value2 = decoder.decode(tokenValue);
       }
-      return { name: attrNameStr, value, extended: isExtended };
+      return { name: attrNameStr, value: value2, extended: isExtended };
     }
     function parseMultipartFormDataHeaders(input, position) {
-      let name = null;
+      let name2 = null;
       let filename = null;
       let contentType = null;
       let encoding = null;
       while (true) {
         if (input[position.position] === 13 && input[position.position + 1] === 10) {
-          if (name === null) {
+          if (name2 === null) {
             throw parsingError("header name is null");
           }
-          return { name, filename, contentType, encoding };
+          return { name: name2, filename, contentType, encoding };
         }
         let headerName = collectASequenceOfBytes(
           (char) => char !== 10 && char !== 13 && char !== 58,
@@ -66739,7 +66739,7 @@ var require_formdata_parser3 = __commonJS({
         );
         switch (bufferToLowerCasedHeaderName(headerName)) {
           case "content-disposition": {
-            name = filename = null;
+            name2 = filename = null;
             let filenameIsExtended = false;
             const dispositionType = collectASequenceOfBytes(
               (char) => isToken(char),
@@ -66755,7 +66755,7 @@ var require_formdata_parser3 = __commonJS({
                 break;
               }
               if (attribute.name === "name") {
-                name = attribute.value;
+                name2 = attribute.value;
               } else if (attribute.name === "filename") {
                 if (attribute.extended) {
                   filename = attribute.value;
@@ -66765,7 +66765,7 @@ var require_formdata_parser3 = __commonJS({
                 }
               }
             }
-            if (name === null) {
+            if (name2 === null) {
               throw parsingError("name attribute is required in content-disposition header");
             }
             break;
@@ -66920,12 +66920,12 @@ var require_body3 = __commonJS({
         stream2.cancel("Response object has been garbage collected").catch(noop3);
       }
     });
-    function extractBody(object, keepalive = false) {
+    function extractBody(object2, keepalive = false) {
       let stream2 = null;
-      if (webidl.is.ReadableStream(object)) {
-        stream2 = object;
-      } else if (webidl.is.Blob(object)) {
-        stream2 = object.stream();
+      if (webidl.is.ReadableStream(object2)) {
+        stream2 = object2;
+      } else if (webidl.is.Blob(object2)) {
+        stream2 = object2.stream();
       } else {
         stream2 = new ReadableStream({
           start() {
@@ -66941,13 +66941,13 @@ var require_body3 = __commonJS({
               return;
             }
             while (true) {
-              const { value, done } = await iterator2.next();
+              const { value: value2, done } = await iterator2.next();
               if (done) {
                 queueMicrotask(() => readableStreamClose(controller));
                 return;
               }
-              if (value.length && !isErrored(stream2)) {
-                controller.enqueue(new Uint8Array(value));
+              if (value2.length && !isErrored(stream2)) {
+                controller.enqueue(new Uint8Array(value2));
                 return;
               }
             }
@@ -66963,40 +66963,40 @@ var require_body3 = __commonJS({
       let source = null;
       let length = null;
       let type = null;
-      if (typeof object === "string") {
-        source = object;
+      if (typeof object2 === "string") {
+        source = object2;
         type = "text/plain;charset=UTF-8";
-      } else if (webidl.is.URLSearchParams(object)) {
-        source = object.toString();
+      } else if (webidl.is.URLSearchParams(object2)) {
+        source = object2.toString();
         type = "application/x-www-form-urlencoded;charset=UTF-8";
-      } else if (webidl.is.BufferSource(object)) {
-        source = webidl.util.getCopyOfBytesHeldByBufferSource(object);
-      } else if (webidl.is.FormData(object)) {
+      } else if (webidl.is.BufferSource(object2)) {
+        source = webidl.util.getCopyOfBytesHeldByBufferSource(object2);
+      } else if (webidl.is.FormData(object2)) {
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
         const formdataEscape = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
-        const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
+        const normalizeLinefeeds = (value2) => value2.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
-        for (const [name, value] of object) {
-          if (typeof value === "string") {
-            const chunk2 = textEncoder.encode(prefix + `; name="${formdataEscape(normalizeLinefeeds(name))}"\r
+        for (const [name2, value2] of object2) {
+          if (typeof value2 === "string") {
+            const chunk2 = textEncoder.encode(prefix + `; name="${formdataEscape(normalizeLinefeeds(name2))}"\r
 \r
-${normalizeLinefeeds(value)}\r
+${normalizeLinefeeds(value2)}\r
 `);
             blobParts.push(chunk2);
             length += chunk2.byteLength;
           } else {
-            const chunk2 = textEncoder.encode(`${prefix}; name="${formdataEscape(normalizeLinefeeds(name))}"` + (value.name ? `; filename="${formdataEscape(value.name)}"` : "") + `\r
-Content-Type: ${value.type || "application/octet-stream"}\r
+            const chunk2 = textEncoder.encode(`${prefix}; name="${formdataEscape(normalizeLinefeeds(name2))}"` + (value2.name ? `; filename="${formdataEscape(value2.name)}"` : "") + `\r
+Content-Type: ${value2.type || "application/octet-stream"}\r
 \r
 `);
-            blobParts.push(chunk2, value, rn);
-            if (typeof value.size === "number") {
-              length += chunk2.byteLength + value.size + rn.byteLength;
+            blobParts.push(chunk2, value2, rn);
+            if (typeof value2.size === "number") {
+              length += chunk2.byteLength + value2.size + rn.byteLength;
             } else {
               hasUnknownSizeValue = true;
             }
@@ -67009,7 +67009,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         if (hasUnknownSizeValue) {
           length = null;
         }
-        source = object;
+        source = object2;
         const parts = (async function* () {
           for (const part of blobParts) {
             if (part.stream) {
@@ -67021,22 +67021,22 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         })();
         action = () => parts;
         type = `multipart/form-data; boundary=${boundary}`;
-      } else if (webidl.is.Blob(object)) {
-        source = object;
-        length = object.size;
-        if (object.type) {
-          type = object.type;
+      } else if (webidl.is.Blob(object2)) {
+        source = object2;
+        length = object2.size;
+        if (object2.type) {
+          type = object2.type;
         }
-      } else if (typeof object[Symbol.asyncIterator] === "function") {
+      } else if (typeof object2[Symbol.asyncIterator] === "function") {
         if (keepalive) {
           throw new TypeError("keepalive");
         }
-        if (util.isDisturbed(object) || object.locked) {
+        if (util.isDisturbed(object2) || object2.locked) {
           throw new TypeError(
             "Response body object should not be disturbed or locked"
           );
         }
-        stream2 = webidl.is.ReadableStream(object) ? object : ReadableStreamFrom(object);
+        stream2 = webidl.is.ReadableStream(object2) ? object2 : ReadableStreamFrom(object2);
       }
       if (typeof source === "string" || isUint8Array(source)) {
         action = () => source;
@@ -67045,12 +67045,12 @@ Content-Type: ${value.type || "application/octet-stream"}\r
       const body = { stream: stream2, source, length };
       return [body, type];
     }
-    function safelyExtractBody(object, keepalive = false) {
-      if (webidl.is.ReadableStream(object)) {
-        assert(!util.isDisturbed(object), "The body has already been consumed.");
-        assert(!object.locked, "The stream is locked.");
+    function safelyExtractBody(object2, keepalive = false) {
+      if (webidl.is.ReadableStream(object2)) {
+        assert(!util.isDisturbed(object2), "The body has already been consumed.");
+        assert(!object2.locked, "The stream is locked.");
       }
-      return extractBody(object, keepalive);
+      return extractBody(object2, keepalive);
     }
     function cloneBody(body) {
       const { 0: out1, 1: out2 } = body.stream.tee();
@@ -67086,21 +67086,21 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           return consumeBody(this, parseJSONFromBytes, instance, getInternalState);
         },
         formData() {
-          return consumeBody(this, (value) => {
+          return consumeBody(this, (value2) => {
             const mimeType = bodyMimeType(getInternalState(this));
             if (mimeType !== null) {
               switch (mimeType.essence) {
                 case "multipart/form-data": {
-                  const parsed = multipartFormDataParser(value, mimeType);
+                  const parsed = multipartFormDataParser(value2, mimeType);
                   const fd = new FormData();
                   setFormDataState(fd, parsed);
                   return fd;
                 }
                 case "application/x-www-form-urlencoded": {
-                  const entries = new URLSearchParams(value.toString());
+                  const entries = new URLSearchParams(value2.toString());
                   const fd = new FormData();
-                  for (const [name, value2] of entries) {
-                    fd.append(name, value2);
+                  for (const [name2, value3] of entries) {
+                    fd.append(name2, value3);
                   }
                   return fd;
                 }
@@ -67122,14 +67122,14 @@ Content-Type: ${value.type || "application/octet-stream"}\r
     function mixinBody(prototype, getInternalState) {
       Object.assign(prototype.prototype, bodyMixinMethods(prototype, getInternalState));
     }
-    function consumeBody(object, convertBytesToJSValue, instance, getInternalState) {
+    function consumeBody(object2, convertBytesToJSValue, instance, getInternalState) {
       try {
-        webidl.brandCheck(object, instance);
+        webidl.brandCheck(object2, instance);
       } catch (e) {
         return Promise.reject(e);
       }
-      object = getInternalState(object);
-      if (bodyUnusable(object)) {
+      object2 = getInternalState(object2);
+      if (bodyUnusable(object2)) {
         return Promise.reject(new TypeError("Body is unusable: Body has already been read"));
       }
       const promise = createDeferredPromise();
@@ -67141,15 +67141,15 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           errorSteps(e);
         }
       };
-      if (object.body == null) {
+      if (object2.body == null) {
         successSteps(Buffer.allocUnsafe(0));
         return promise.promise;
       }
-      fullyReadBody(object.body, successSteps, errorSteps);
+      fullyReadBody(object2.body, successSteps, errorSteps);
       return promise.promise;
     }
-    function bodyUnusable(object) {
-      const body = object.body;
+    function bodyUnusable(object2) {
+      const body = object2.body;
       return body != null && (body.stream.locked || util.isDisturbed(body.stream));
     }
     function bodyMimeType(requestOrResponse) {
@@ -67267,7 +67267,7 @@ var require_client_h13 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_url: (p, at, len) => {
+          wasm_on_url: (p2, at, len) => {
             return 0;
           },
           /**
@@ -67276,8 +67276,8 @@ var require_client_h13 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_status: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_status: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len));
           },
@@ -67285,8 +67285,8 @@ var require_client_h13 = __commonJS({
            * @param {number} p
            * @returns {number}
            */
-          wasm_on_message_begin: (p) => {
-            assert(currentParser.ptr === p);
+          wasm_on_message_begin: (p2) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onMessageBegin();
           },
           /**
@@ -67295,8 +67295,8 @@ var require_client_h13 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_header_field: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_header_field: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len));
           },
@@ -67306,8 +67306,8 @@ var require_client_h13 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_header_value: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_header_value: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len));
           },
@@ -67318,8 +67318,8 @@ var require_client_h13 = __commonJS({
            * @param {0|1} shouldKeepAlive
            * @returns {number}
            */
-          wasm_on_headers_complete: (p, statusCode, upgrade, shouldKeepAlive) => {
-            assert(currentParser.ptr === p);
+          wasm_on_headers_complete: (p2, statusCode, upgrade, shouldKeepAlive) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onHeadersComplete(statusCode, upgrade === 1, shouldKeepAlive === 1);
           },
           /**
@@ -67328,8 +67328,8 @@ var require_client_h13 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_body: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_body: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len));
           },
@@ -67337,8 +67337,8 @@ var require_client_h13 = __commonJS({
            * @param {number} p
            * @returns {number}
            */
-          wasm_on_message_complete: (p) => {
-            assert(currentParser.ptr === p);
+          wasm_on_message_complete: (p2) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onMessageComplete();
           }
         }
@@ -68040,7 +68040,7 @@ var require_client_h13 = __commonJS({
       }
     }
     function writeH1(client, request4) {
-      const { method, path, host, upgrade, blocking, reset } = request4;
+      const { method, path, host, upgrade, blocking, reset: reset2 } = request4;
       let { body, headers, contentLength } = request4;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -68106,8 +68106,8 @@ var require_client_h13 = __commonJS({
       if (upgrade || method === "CONNECT") {
         socket[kReset] = true;
       }
-      if (reset != null) {
-        socket[kReset] = reset;
+      if (reset2 != null) {
+        socket[kReset] = reset2;
       }
       if (client[kMaxRequests] && socket[kCounter]++ >= client[kMaxRequests]) {
         socket[kReset] = true;
@@ -68532,13 +68532,13 @@ var require_client_h23 = __commonJS({
     } = http2;
     function parseH2Headers(headers) {
       const result3 = [];
-      for (const [name, value] of Object.entries(headers)) {
-        if (Array.isArray(value)) {
-          for (const subvalue of value) {
-            result3.push(Buffer.from(name), Buffer.from(subvalue));
+      for (const [name2, value2] of Object.entries(headers)) {
+        if (Array.isArray(value2)) {
+          for (const subvalue of value2) {
+            result3.push(Buffer.from(name2), Buffer.from(subvalue));
           }
         } else {
-          result3.push(Buffer.from(name), Buffer.from(value));
+          result3.push(Buffer.from(name2), Buffer.from(value2));
         }
       }
       return result3;
@@ -69470,8 +69470,8 @@ var require_client3 = __commonJS({
       get pipelining() {
         return this[kPipelining];
       }
-      set pipelining(value) {
-        this[kPipelining] = value;
+      set pipelining(value2) {
+        this[kPipelining] = value2;
         this[kResume](true);
       }
       get stats() {
@@ -70136,11 +70136,11 @@ var require_balanced_pool3 = __commonJS({
     var kWeight = /* @__PURE__ */ Symbol("kWeight");
     var kMaxWeightPerServer = /* @__PURE__ */ Symbol("kMaxWeightPerServer");
     var kErrorPenalty = /* @__PURE__ */ Symbol("kErrorPenalty");
-    function getGreatestCommonDivisor(a, b) {
-      if (a === 0) return b;
-      while (b !== 0) {
-        const t = b;
-        b = a % b;
+    function getGreatestCommonDivisor(a, b2) {
+      if (a === 0) return b2;
+      while (b2 !== 0) {
+        const t = b2;
+        b2 = a % b2;
         a = t;
       }
       return a;
@@ -70218,7 +70218,7 @@ var require_balanced_pool3 = __commonJS({
         return this[kClients].find((pool) => pool[kUrl].origin === upstreamOrigin && pool.closed !== true && pool.destroyed !== true);
       }
       get upstreams() {
-        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p) => p[kUrl].origin);
+        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p2) => p2[kUrl].origin);
       }
       [kGetDispatcher]() {
         if (this[kClients].length === 0) {
@@ -70228,7 +70228,7 @@ var require_balanced_pool3 = __commonJS({
         if (!dispatcher) {
           return;
         }
-        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b) => a && b, true);
+        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b2) => a && b2, true);
         if (allClientsBusy) {
           return;
         }
@@ -70626,8 +70626,8 @@ var require_socks5_utils = __commonJS({
           }
           const parts = [];
           for (let i = 0; i < 8; i++) {
-            const value = buffer.readUInt16BE(currentOffset + i * 2);
-            parts.push(value.toString(16));
+            const value2 = buffer.readUInt16BE(currentOffset + i * 2);
+            parts.push(value2.toString(16));
           }
           address = parts.join(":");
           currentOffset += 16;
@@ -70868,11 +70868,11 @@ var require_socks5_client = __commonJS({
           return;
         }
         const version = this.buffer[0];
-        const status = this.buffer[1];
+        const status2 = this.buffer[1];
         if (version !== 1) {
           throw new Socks5ProxyError(`Invalid auth sub-negotiation version: ${version}`, "UND_ERR_SOCKS5_AUTH_VERSION");
         }
-        if (status !== 0) {
+        if (status2 !== 0) {
           throw new Socks5ProxyError("Authentication failed", "UND_ERR_SOCKS5_AUTH_FAILED");
         }
         this.buffer = this.buffer.subarray(2);
@@ -70956,8 +70956,8 @@ var require_socks5_client = __commonJS({
         } else if (addressType === ADDRESS_TYPES.IPV6) {
           const parts = [];
           for (let i = 0; i < 8; i++) {
-            const value = this.buffer.readUInt16BE(offset + i * 2);
-            parts.push(value.toString(16));
+            const value2 = this.buffer.readUInt16BE(offset + i * 2);
+            parts.push(value2.toString(16));
           }
           boundAddress = parts.join(":");
           offset += 16;
@@ -71658,17 +71658,17 @@ var require_retry_handler3 = __commonJS({
       get rawHeaders() {
         return this.#target?.rawHeaders ?? null;
       }
-      set rawHeaders(value) {
+      set rawHeaders(value2) {
         if (this.#target) {
-          this.#target.rawHeaders = value;
+          this.#target.rawHeaders = value2;
         }
       }
       get rawTrailers() {
         return this.#target?.rawTrailers ?? null;
       }
-      set rawTrailers(value) {
+      set rawTrailers(value2) {
         if (this.#target) {
-          this.#target.rawTrailers = value;
+          this.#target.rawTrailers = value2;
         }
       }
     };
@@ -71865,8 +71865,8 @@ var require_retry_handler3 = __commonJS({
             });
           }
           validatePartialResponseContentLength(headers, contentRange, statusCode, this.retryCount);
-          const { start, size, end = size ? size - 1 : null } = contentRange;
-          if (this.start !== start || this.end != null && this.end !== end) {
+          const { start, size, end: end2 = size ? size - 1 : null } = contentRange;
+          if (this.start !== start || this.end != null && this.end !== end2) {
             throw new RequestRetryError("Content-Range mismatch", statusCode, {
               headers,
               data: { count: this.retryCount }
@@ -71888,14 +71888,14 @@ var require_retry_handler3 = __commonJS({
               return;
             }
             validatePartialResponseContentLength(headers, range2, statusCode, this.retryCount);
-            const { start, size, end = size ? size - 1 : null } = range2;
+            const { start, size, end: end2 = size ? size - 1 : null } = range2;
             assert(
               start != null && Number.isFinite(start),
               "content-range mismatch"
             );
-            assert(end != null && Number.isFinite(end), "invalid content-length");
+            assert(end2 != null && Number.isFinite(end2), "invalid content-length");
             this.start = start;
-            this.end = end;
+            this.end = end2;
           }
           if (this.end == null) {
             const contentLength = headers["content-length"];
@@ -72379,8 +72379,8 @@ var require_readable3 = __commonJS({
       const { _readableState: state } = consume2.stream;
       if (state.bufferIndex) {
         const start = state.bufferIndex;
-        const end = state.buffer.length;
-        for (let n = start; n < end; n++) {
+        const end2 = state.buffer.length;
+        for (let n = start; n < end2; n++) {
           consumePush(consume2, state.buffer[n]);
         }
       } else {
@@ -73347,15 +73347,15 @@ var require_mock_utils3 = __commonJS({
       }
     } = __require("node:util");
     var { InvalidArgumentError } = require_errors5();
-    function matchValue(match, value) {
+    function matchValue(match, value2) {
       if (typeof match === "string") {
-        return match === value;
+        return match === value2;
       }
       if (match instanceof RegExp) {
-        return match.test(value);
+        return match.test(value2);
       }
       if (typeof match === "function") {
-        return match(value) === true;
+        return match(value2) === true;
       }
       return false;
     }
@@ -73415,21 +73415,21 @@ var require_mock_utils3 = __commonJS({
       }
       const originalQp = new URLSearchParams(query);
       const normalizedQp = new URLSearchParams();
-      for (let [key, value] of originalQp.entries()) {
+      for (let [key, value2] of originalQp.entries()) {
         key = key.replace("[]", "");
-        const valueRepresentsString = /^(['"]).*\1$/.test(value);
+        const valueRepresentsString = /^(['"]).*\1$/.test(value2);
         if (valueRepresentsString) {
-          normalizedQp.append(key, value);
+          normalizedQp.append(key, value2);
           continue;
         }
-        if (value.includes(",")) {
-          const values = value.split(",");
+        if (value2.includes(",")) {
+          const values = value2.split(",");
           for (const v of values) {
             normalizedQp.append(key, v);
           }
           continue;
         }
-        normalizedQp.append(key, value);
+        normalizedQp.append(key, value2);
       }
       return normalizedQp;
     }
@@ -73535,14 +73535,14 @@ var require_mock_utils3 = __commonJS({
       const result3 = [];
       for (let i = 0; i < keys.length; ++i) {
         const key = keys[i];
-        const value = data[key];
-        const name = Buffer.from(`${key}`);
-        if (Array.isArray(value)) {
-          for (let j = 0; j < value.length; ++j) {
-            result3.push(name, Buffer.from(`${value[j]}`));
+        const value2 = data[key];
+        const name2 = Buffer.from(`${key}`);
+        if (Array.isArray(value2)) {
+          for (let j = 0; j < value2.length; ++j) {
+            result3.push(name2, Buffer.from(`${value2[j]}`));
           }
         } else {
-          result3.push(name, Buffer.from(`${value}`));
+          result3.push(name2, Buffer.from(`${value2}`));
         }
       }
       return result3;
@@ -74020,12 +74020,12 @@ var require_mock_call_history = __commonJS({
       toString() {
         const options = { betweenKeyValueSeparator: "->", betweenPairSeparator: "|" };
         let result3 = "";
-        this.toMap().forEach((value, key) => {
-          if (typeof value === "string" || value === void 0 || value === null) {
-            result3 = `${result3}${key}${options.betweenKeyValueSeparator}${value}${options.betweenPairSeparator}`;
+        this.toMap().forEach((value2, key) => {
+          if (typeof value2 === "string" || value2 === void 0 || value2 === null) {
+            result3 = `${result3}${key}${options.betweenKeyValueSeparator}${value2}${options.betweenPairSeparator}`;
           }
-          if (typeof value === "object" && value !== null || Array.isArray(value)) {
-            result3 = `${result3}${key}${options.betweenKeyValueSeparator}${JSON.stringify(value)}${options.betweenPairSeparator}`;
+          if (typeof value2 === "object" && value2 !== null || Array.isArray(value2)) {
+            result3 = `${result3}${key}${options.betweenKeyValueSeparator}${JSON.stringify(value2)}${options.betweenPairSeparator}`;
           }
         });
         return result3.slice(0, -1);
@@ -74042,17 +74042,17 @@ var require_mock_call_history = __commonJS({
       lastCall() {
         return this.logs.at(-1);
       }
-      nthCall(number) {
-        if (typeof number !== "number") {
+      nthCall(number2) {
+        if (typeof number2 !== "number") {
           throw new InvalidArgumentError("nthCall must be called with a number");
         }
-        if (!Number.isInteger(number)) {
+        if (!Number.isInteger(number2)) {
           throw new InvalidArgumentError("nthCall must be called with an integer");
         }
-        if (Math.sign(number) !== 1) {
+        if (Math.sign(number2) !== 1) {
           throw new InvalidArgumentError("nthCall must be called with a positive value. use firstCall or lastCall instead");
         }
-        return this.logs.at(number - 1);
+        return this.logs.at(number2 - 1);
       }
       filterCalls(criteria, options) {
         if (this.logs.length === 0) {
@@ -74429,7 +74429,7 @@ var require_snapshot_utils = __commonJS({
       };
     }
     var crypto2 = runtimeFeatures.has("crypto") ? __require("node:crypto") : null;
-    var hashId = crypto2?.hash ? (value) => crypto2.hash("sha256", value, "base64url") : (value) => Buffer.from(value).toString("base64url");
+    var hashId = crypto2?.hash ? (value2) => crypto2.hash("sha256", value2, "base64url") : (value2) => Buffer.from(value2).toString("base64url");
     function isUndiciHeaders(headers) {
       return Array.isArray(headers) && (headers.length & 1) === 0;
     }
@@ -74462,19 +74462,19 @@ var require_snapshot_utils = __commonJS({
       if (isUndiciHeaders(headers)) {
         for (let i = 0; i < headers.length; i += 2) {
           const key = headers[i];
-          const value = headers[i + 1];
-          if (key && value !== void 0) {
+          const value2 = headers[i + 1];
+          if (key && value2 !== void 0) {
             const keyStr = Buffer.isBuffer(key) ? key.toString() : key;
-            const valueStr = Buffer.isBuffer(value) ? value.toString() : value;
+            const valueStr = Buffer.isBuffer(value2) ? value2.toString() : value2;
             normalizedHeaders[keyStr.toLowerCase()] = valueStr;
           }
         }
         return normalizedHeaders;
       }
       if (headers && typeof headers === "object") {
-        for (const [key, value] of Object.entries(headers)) {
+        for (const [key, value2] of Object.entries(headers)) {
           if (key && typeof key === "string") {
-            normalizedHeaders[key.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value);
+            normalizedHeaders[key.toLowerCase()] = Array.isArray(value2) ? value2.join(", ") : String(value2);
           }
         }
       }
@@ -74529,14 +74529,14 @@ var require_snapshot_recorder = __commonJS({
       } = matchOptions;
       const filtered = {};
       const { ignore, exclude, match } = headerFilters;
-      for (const [key, value] of Object.entries(headers)) {
+      for (const [key, value2] of Object.entries(headers)) {
         const headerKey = caseSensitive ? key : key.toLowerCase();
         if (exclude.has(headerKey)) continue;
         if (ignore.has(headerKey)) continue;
         if (match.size !== 0) {
           if (!match.has(headerKey)) continue;
         }
-        filtered[headerKey] = value;
+        filtered[headerKey] = value2;
       }
       return filtered;
     }
@@ -74547,10 +74547,10 @@ var require_snapshot_recorder = __commonJS({
       } = matchOptions;
       const filtered = {};
       const { exclude: excludeSet } = headerFilters;
-      for (const [key, value] of Object.entries(headers)) {
+      for (const [key, value2] of Object.entries(headers)) {
         const headerKey = caseSensitive ? key : key.toLowerCase();
         if (excludeSet.has(headerKey)) continue;
-        filtered[headerKey] = value;
+        filtered[headerKey] = value2;
       }
       return filtered;
     }
@@ -74564,8 +74564,8 @@ var require_snapshot_recorder = __commonJS({
         for (const key of headerKeys) {
           const values = Array.isArray(formattedRequest.headers[key]) ? formattedRequest.headers[key] : [formattedRequest.headers[key]];
           parts.push(key);
-          for (const value of values.sort()) {
-            parts.push(String(value));
+          for (const value2 of values.sort()) {
+            parts.push(String(value2));
           }
         }
       }
@@ -75413,8 +75413,8 @@ var require_redirect_handler3 = __commonJS({
         return true;
       }
       if (unknownOrigin && (header.length === 13 || header.length === 6 || header.length === 19)) {
-        const name = util.headerNameToString(header);
-        return name === "authorization" || name === "cookie" || name === "proxy-authorization";
+        const name2 = util.headerNameToString(header);
+        return name2 === "authorization" || name2 === "cookie" || name2 === "proxy-authorization";
       }
       return false;
     }
@@ -75422,9 +75422,9 @@ var require_redirect_handler3 = __commonJS({
       const ret = [];
       if (Array.isArray(headers)) {
         if (headers.length > 0 && Array.isArray(headers[0])) {
-          for (const [key, value] of headers) {
+          for (const [key, value2] of headers) {
             if (!shouldRemoveHeader(key, removeContent, unknownOrigin)) {
-              ret.push(key, value);
+              ret.push(key, value2);
             }
           }
         } else {
@@ -75436,9 +75436,9 @@ var require_redirect_handler3 = __commonJS({
         }
       } else if (headers && typeof headers === "object") {
         const entries = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
-        for (const [key, value] of entries) {
+        for (const [key, value2] of entries) {
           if (!shouldRemoveHeader(key, removeContent, unknownOrigin)) {
-            ret.push(key, value);
+            ret.push(key, value2);
           }
         }
       } else {
@@ -76108,65 +76108,65 @@ var require_cache3 = __commonJS({
     var MAX_DELTA_SECONDS = 2147483647;
     var RESTRICTIVE_DIRECTIVE_NAMES = ["no-store", "private", "no-cache"];
     var kInvalidCacheControlDirectives = /* @__PURE__ */ Symbol("invalid cache-control directives");
-    function trimOWS(value) {
-      return value.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value2) {
+      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
-      for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+    function arrayIncludes(array2, value2) {
+      for (let i = 0; i < array2.length; i++) {
+        if (array2[i] === value2) {
           return true;
         }
       }
       return false;
     }
-    function trimOWSStart(value) {
-      return value.replace(/^[\t ]+/, "");
+    function trimOWSStart(value2) {
+      return value2.replace(/^[\t ]+/, "");
     }
-    function trimOWSEnd(value) {
-      return value.replace(/[\t ]+$/, "");
+    function trimOWSEnd(value2) {
+      return value2.replace(/[\t ]+$/, "");
     }
-    function findUnescapedQuote(value, start) {
+    function findUnescapedQuote(value2, start) {
       let escaped = false;
-      for (let i = start; i < value.length; i++) {
+      for (let i = start; i < value2.length; i++) {
         if (escaped) {
           escaped = false;
-        } else if (value[i] === "\\") {
+        } else if (value2[i] === "\\") {
           escaped = true;
-        } else if (value[i] === '"') {
+        } else if (value2[i] === '"') {
           return i;
         }
       }
       return -1;
     }
-    function splitCacheControlHeaderValue(value) {
+    function splitCacheControlHeaderValue(value2) {
       const directives = [];
       let start = 0;
       let quoteStart = -1;
       let inQuote = false;
       let escaped = false;
-      for (let i = 0; i < value.length; i++) {
+      for (let i = 0; i < value2.length; i++) {
         if (inQuote) {
           if (escaped) {
             escaped = false;
-          } else if (value[i] === "\\") {
+          } else if (value2[i] === "\\") {
             escaped = true;
-          } else if (value[i] === '"') {
+          } else if (value2[i] === '"') {
             inQuote = false;
             quoteStart = -1;
           }
-        } else if (value[i] === '"') {
+        } else if (value2[i] === '"') {
           inQuote = true;
           quoteStart = i;
-        } else if (value[i] === ",") {
-          directives.push({ value: value.substring(start, i), fromMalformedQuote: false });
+        } else if (value2[i] === ",") {
+          directives.push({ value: value2.substring(start, i), fromMalformedQuote: false });
           start = i + 1;
         }
       }
       if (!inQuote) {
-        directives.push({ value: value.substring(start), fromMalformedQuote: false });
+        directives.push({ value: value2.substring(start), fromMalformedQuote: false });
         return directives;
       }
-      const tail = value.substring(start);
+      const tail = value2.substring(start);
       const quoteOffset = quoteStart - start;
       let tailStart = 0;
       for (let i = 0; i < tail.length; i++) {
@@ -76314,26 +76314,26 @@ var require_cache3 = __commonJS({
         throw new TypeError(`expected headers to be object, got ${typeof key}`);
       }
     }
-    function assertCacheValue(value) {
-      if (typeof value !== "object") {
-        throw new TypeError(`expected value to be object, got ${typeof value}`);
+    function assertCacheValue(value2) {
+      if (typeof value2 !== "object") {
+        throw new TypeError(`expected value to be object, got ${typeof value2}`);
       }
       for (const property of ["statusCode", "cachedAt", "staleAt", "deleteAt"]) {
-        if (typeof value[property] !== "number") {
-          throw new TypeError(`expected value.${property} to be number, got ${typeof value[property]}`);
+        if (typeof value2[property] !== "number") {
+          throw new TypeError(`expected value.${property} to be number, got ${typeof value2[property]}`);
         }
       }
-      if (typeof value.statusMessage !== "string") {
-        throw new TypeError(`expected value.statusMessage to be string, got ${typeof value.statusMessage}`);
+      if (typeof value2.statusMessage !== "string") {
+        throw new TypeError(`expected value.statusMessage to be string, got ${typeof value2.statusMessage}`);
       }
-      if (value.headers != null && typeof value.headers !== "object") {
-        throw new TypeError(`expected value.rawHeaders to be object, got ${typeof value.headers}`);
+      if (value2.headers != null && typeof value2.headers !== "object") {
+        throw new TypeError(`expected value.rawHeaders to be object, got ${typeof value2.headers}`);
       }
-      if (value.vary !== void 0 && typeof value.vary !== "object") {
-        throw new TypeError(`expected value.vary to be object, got ${typeof value.vary}`);
+      if (value2.vary !== void 0 && typeof value2.vary !== "object") {
+        throw new TypeError(`expected value.vary to be object, got ${typeof value2.vary}`);
       }
-      if (value.etag !== void 0 && typeof value.etag !== "string") {
-        throw new TypeError(`expected value.etag to be string, got ${typeof value.etag}`);
+      if (value2.etag !== void 0 && typeof value2.etag !== "string") {
+        throw new TypeError(`expected value.etag to be string, got ${typeof value2.etag}`);
       }
     }
     function parseCacheControlHeader(header) {
@@ -76347,7 +76347,7 @@ var require_cache3 = __commonJS({
         const fromMalformedQuote = directiveRecord.fromMalformedQuote;
         const keyValueDelimiter = directive.indexOf("=");
         let key;
-        let value;
+        let value2;
         let keyHasTrailingWhitespace = false;
         let valueHasLeadingWhitespace = false;
         if (keyValueDelimiter !== -1) {
@@ -76356,7 +76356,7 @@ var require_cache3 = __commonJS({
           keyHasTrailingWhitespace = trimOWSEnd(rawKey) !== rawKey;
           valueHasLeadingWhitespace = trimOWSStart(rawValue) !== rawValue;
           key = trimOWS(rawKey);
-          value = trimOWSStart(rawValue);
+          value2 = trimOWSStart(rawValue);
         } else {
           key = trimOWS(directive);
         }
@@ -76375,22 +76375,22 @@ var require_cache3 = __commonJS({
             if (fromMalformedQuote || invalidNumericDirectives.has(key)) {
               continue;
             }
-            if (value === void 0 || keyHasTrailingWhitespace || valueHasLeadingWhitespace) {
+            if (value2 === void 0 || keyHasTrailingWhitespace || valueHasLeadingWhitespace) {
               delete output[key];
               invalidNumericDirectives.add(key);
               markInvalidCacheControlDirective(output, key);
               continue;
             }
-            if (value.length >= 2 && value[0] === '"' && value[value.length - 1] === '"') {
-              value = value.substring(1, value.length - 1);
+            if (value2.length >= 2 && value2[0] === '"' && value2[value2.length - 1] === '"') {
+              value2 = value2.substring(1, value2.length - 1);
             }
-            if (!/^[0-9]+$/.test(value)) {
+            if (!/^[0-9]+$/.test(value2)) {
               delete output[key];
               invalidNumericDirectives.add(key);
               markInvalidCacheControlDirective(output, key);
               continue;
             }
-            const parsedValue = Math.min(parseInt(value, 10), MAX_DELTA_SECONDS);
+            const parsedValue = Math.min(parseInt(value2, 10), MAX_DELTA_SECONDS);
             if (key === "min-fresh") {
               if (!(key in output) || output[key] < parsedValue) {
                 output[key] = parsedValue;
@@ -76406,22 +76406,22 @@ var require_cache3 = __commonJS({
               output[key] = true;
               break;
             }
-            if (value !== void 0 && value.length === 0) {
+            if (value2 !== void 0 && value2.length === 0) {
               output[key] = true;
               break;
             }
-            if (value) {
-              if (value[0] === '"') {
-                value = trimOWSEnd(value);
+            if (value2) {
+              if (value2[0] === '"') {
+                value2 = trimOWSEnd(value2);
                 let fieldList = "";
                 let lastQuotedPart = i;
                 let foundEndingQuote = false;
-                const closingQuote = findUnescapedQuote(value, 1);
+                const closingQuote = findUnescapedQuote(value2, 1);
                 if (closingQuote !== -1) {
-                  fieldList = value.substring(1, closingQuote);
+                  fieldList = value2.substring(1, closingQuote);
                   foundEndingQuote = true;
                 } else {
-                  const fieldListParts = [value.substring(1)];
+                  const fieldListParts = [value2.substring(1)];
                   for (let j = i + 1; j < directives.length; j++) {
                     const nextPart = trimOWS(directives[j].value);
                     const closingQuote2 = findUnescapedQuote(nextPart, 0);
@@ -76458,7 +76458,7 @@ var require_cache3 = __commonJS({
                   }
                 }
               } else {
-                const fieldName = trimOWS(value);
+                const fieldName = trimOWS(value2);
                 if (!isValidHTTPToken(fieldName)) {
                   output[key] = true;
                 } else if (output[key] !== true) {
@@ -76483,7 +76483,7 @@ var require_cache3 = __commonJS({
             if (fromMalformedQuote || invalidNoArgumentDirectives.has(key)) {
               continue;
             }
-            if (value !== void 0) {
+            if (value2 !== void 0) {
               delete output[key];
               invalidNoArgumentDirectives.add(key);
               continue;
@@ -76556,26 +76556,26 @@ var require_cache3 = __commonJS({
       }
       return false;
     }
-    function assertCacheStore(store, name = "CacheStore") {
+    function assertCacheStore(store, name2 = "CacheStore") {
       if (typeof store !== "object" || store === null) {
-        throw new TypeError(`expected type of ${name} to be a CacheStore, got ${store === null ? "null" : typeof store}`);
+        throw new TypeError(`expected type of ${name2} to be a CacheStore, got ${store === null ? "null" : typeof store}`);
       }
       for (const fn of ["get", "createWriteStream", "delete"]) {
         if (typeof store[fn] !== "function") {
-          throw new TypeError(`${name} needs to have a \`${fn}()\` function`);
+          throw new TypeError(`${name2} needs to have a \`${fn}()\` function`);
         }
       }
     }
-    function assertCacheMethods(methods, name = "CacheMethods") {
+    function assertCacheMethods(methods, name2 = "CacheMethods") {
       if (!Array.isArray(methods)) {
-        throw new TypeError(`expected type of ${name} needs to be an array, got ${methods === null ? "null" : typeof methods}`);
+        throw new TypeError(`expected type of ${name2} needs to be an array, got ${methods === null ? "null" : typeof methods}`);
       }
       if (methods.length === 0) {
-        throw new TypeError(`${name} needs to have at least one method`);
+        throw new TypeError(`${name2} needs to have at least one method`);
       }
       for (const method of methods) {
         if (!arrayIncludes(safeHTTPMethods, method)) {
-          throw new TypeError(`element of ${name}-array needs to be one of following values: ${safeHTTPMethods.join(", ")}, got ${method}`);
+          throw new TypeError(`element of ${name2}-array needs to be one of following values: ${safeHTTPMethods.join(", ")}, got ${method}`);
         }
       }
     }
@@ -77127,11 +77127,11 @@ var require_cache_handler = __commonJS({
     var { parseHttpDate } = require_date();
     function noop3() {
     }
-    function sameOrigin(a, b) {
+    function sameOrigin(a, b2) {
       try {
-        return new URL(String(a)).origin === new URL(String(b)).origin;
+        return new URL(String(a)).origin === new URL(String(b2)).origin;
       } catch {
-        return String(a) === String(b);
+        return String(a) === String(b2);
       }
     }
     var HEURISTICALLY_CACHEABLE_STATUS_CODES = [
@@ -77153,12 +77153,12 @@ var require_cache_handler = __commonJS({
     ];
     var MAX_RESPONSE_AGE = 2147483647e3;
     var REVALIDATION_ONLY_RETENTION = 864e5;
-    function trimOWS(value) {
-      return value.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value2) {
+      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
-      for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+    function arrayIncludes(array2, value2) {
+      for (let i = 0; i < array2.length; i++) {
+        if (array2[i] === value2) {
           return true;
         }
       }
@@ -77422,7 +77422,7 @@ var require_cache_handler = __commonJS({
         const cachedAt = baseTime;
         const deleteAt = determineDeleteAt(baseTime, now2, effectiveCacheControlDirectives, absoluteStaleAt);
         const strippedHeaders = stripNecessaryHeaders(resHeaders, cacheControlDirectives);
-        const value = {
+        const value2 = {
           statusCode,
           statusMessage,
           headers: strippedHeaders,
@@ -77468,13 +77468,13 @@ var require_cache_handler = __commonJS({
               finish304();
               return;
             }
-            value.statusCode = cachedValue.statusCode;
-            value.statusMessage = cachedValue.statusMessage;
-            value.etag = cachedValue.etag;
-            value.vary = varyDirectives ?? cachedValue.vary;
-            value.headers = { ...cachedValue.headers, ...strippedHeaders };
+            value2.statusCode = cachedValue.statusCode;
+            value2.statusMessage = cachedValue.statusMessage;
+            value2.etag = cachedValue.etag;
+            value2.vary = varyDirectives ?? cachedValue.vary;
+            value2.headers = { ...cachedValue.headers, ...strippedHeaders };
             downstreamOnHeaders();
-            this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value);
+            this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value2);
             if (!this.#writeStream || !cachedValue?.body) {
               finish304();
               return;
@@ -77550,9 +77550,9 @@ var require_cache_handler = __commonJS({
           }
         } else {
           if (typeof resHeaders.etag === "string" && isEtagUsable(resHeaders.etag)) {
-            value.etag = resHeaders.etag;
+            value2.etag = resHeaders.etag;
           }
-          this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value);
+          this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value2);
           if (!this.#writeStream) {
             return downstreamOnHeaders();
           }
@@ -78175,26 +78175,26 @@ var require_cache4 = __commonJS({
     } = require_cache3();
     var { AbortError } = require_errors5();
     var { parseHttpDate } = require_date();
-    function assertCacheOrigins(origins, name) {
+    function assertCacheOrigins(origins, name2) {
       if (origins === void 0) return;
       if (!Array.isArray(origins)) {
-        throw new TypeError(`expected ${name} to be an array or undefined, got ${typeof origins}`);
+        throw new TypeError(`expected ${name2} to be an array or undefined, got ${typeof origins}`);
       }
       for (let i = 0; i < origins.length; i++) {
         const origin2 = origins[i];
         if (typeof origin2 !== "string" && !(origin2 instanceof RegExp)) {
-          throw new TypeError(`expected ${name}[${i}] to be a string or RegExp, got ${typeof origin2}`);
+          throw new TypeError(`expected ${name2}[${i}] to be a string or RegExp, got ${typeof origin2}`);
         }
       }
     }
     var nop = () => {
     };
-    function trimOWS(value) {
-      return value.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value2) {
+      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
-      for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+    function arrayIncludes(array2, value2) {
+      for (let i = 0; i < array2.length; i++) {
+        if (array2[i] === value2) {
           return true;
         }
       }
@@ -78207,11 +78207,11 @@ var require_cache4 = __commonJS({
       }
       const values = Array.isArray(pragma) ? pragma : [pragma];
       for (let i = 0; i < values.length; i++) {
-        const value = values[i];
-        if (typeof value !== "string") {
+        const value2 = values[i];
+        if (typeof value2 !== "string") {
           continue;
         }
-        const directives = value.split(",");
+        const directives = value2.split(",");
         for (let j = 0; j < directives.length; j++) {
           if (trimOWS(directives[j]).toLowerCase() === "no-cache") {
             return true;
@@ -78713,17 +78713,17 @@ var require_decompress = __commonJS({
       get rawHeaders() {
         return this.target?.rawHeaders ?? null;
       }
-      set rawHeaders(value) {
+      set rawHeaders(value2) {
         if (this.target) {
-          this.target.rawHeaders = value;
+          this.target.rawHeaders = value2;
         }
       }
       get rawTrailers() {
         return this.target?.rawTrailers ?? null;
       }
-      set rawTrailers(value) {
+      set rawTrailers(value2) {
         if (this.target) {
-          this.target.rawTrailers = value;
+          this.target.rawTrailers = value2;
         }
       }
     };
@@ -79050,8 +79050,8 @@ var require_decompress = __commonJS({
             const filteredHeaders = [];
             for (let i = 0; i < rawHeaders.length; i += 2) {
               const headerName = rawHeaders[i];
-              const name = Buffer.isBuffer(headerName) ? headerName.toString("latin1") : `${headerName}`;
-              const lowerName = name.toLowerCase();
+              const name2 = Buffer.isBuffer(headerName) ? headerName.toString("latin1") : `${headerName}`;
+              const lowerName = name2.toLowerCase();
               if (lowerName === "content-encoding" || lowerName === "content-length") {
                 continue;
               }
@@ -79059,10 +79059,10 @@ var require_decompress = __commonJS({
             }
             rawHeaders.splice(0, rawHeaders.length, ...filteredHeaders);
           } else if (typeof rawHeaders === "object") {
-            for (const name of Object.keys(rawHeaders)) {
-              const lowerName = name.toLowerCase();
+            for (const name2 of Object.keys(rawHeaders)) {
+              const lowerName = name2.toLowerCase();
               if (lowerName === "content-encoding" || lowerName === "content-length") {
-                delete rawHeaders[name];
+                delete rawHeaders[name2];
               }
             }
           }
@@ -79567,8 +79567,8 @@ var require_deduplicate = __commonJS({
       if (!Number.isFinite(maxBufferSize) || maxBufferSize <= 0) {
         throw new TypeError(`expected opts.maxBufferSize to be a positive finite number, got ${maxBufferSize}`);
       }
-      const skipHeaderNamesSet = new Set(skipHeaderNames.map((name) => name.toLowerCase()));
-      const excludeHeaderNamesSet = new Set(excludeHeaderNames.map((name) => name.toLowerCase()));
+      const skipHeaderNamesSet = new Set(skipHeaderNames.map((name2) => name2.toLowerCase()));
+      const excludeHeaderNamesSet = new Set(excludeHeaderNames.map((name2) => name2.toLowerCase()));
       const pendingRequests = /* @__PURE__ */ new Map();
       return (dispatch) => {
         return (opts2, handler2) => {
@@ -79795,28 +79795,28 @@ var require_sqlite_cache_store = __commonJS({
        */
       get(key) {
         assertCacheKey(key);
-        const value = this.#findValue(key);
-        return value ? {
-          body: value.body ? Buffer.from(value.body.buffer, value.body.byteOffset, value.body.byteLength) : void 0,
-          statusCode: value.statusCode,
-          statusMessage: value.statusMessage,
-          headers: value.headers ? JSON.parse(value.headers) : void 0,
-          etag: value.etag ? value.etag : void 0,
-          vary: value.vary ? JSON.parse(value.vary) : void 0,
-          cacheControlDirectives: value.cacheControlDirectives ? JSON.parse(value.cacheControlDirectives) : void 0,
-          cachedAt: value.cachedAt,
-          staleAt: value.staleAt,
-          deleteAt: value.deleteAt
+        const value2 = this.#findValue(key);
+        return value2 ? {
+          body: value2.body ? Buffer.from(value2.body.buffer, value2.body.byteOffset, value2.body.byteLength) : void 0,
+          statusCode: value2.statusCode,
+          statusMessage: value2.statusMessage,
+          headers: value2.headers ? JSON.parse(value2.headers) : void 0,
+          etag: value2.etag ? value2.etag : void 0,
+          vary: value2.vary ? JSON.parse(value2.vary) : void 0,
+          cacheControlDirectives: value2.cacheControlDirectives ? JSON.parse(value2.cacheControlDirectives) : void 0,
+          cachedAt: value2.cachedAt,
+          staleAt: value2.staleAt,
+          deleteAt: value2.deleteAt
         } : void 0;
       }
       /**
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} key
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheValue & { body: null | Buffer | Array<Buffer>}} value
        */
-      set(key, value) {
+      set(key, value2) {
         assertCacheKey(key);
         const url = this.#makeValueUrl(key);
-        const body = Array.isArray(value.body) ? Buffer.concat(value.body) : value.body;
+        const body = Array.isArray(value2.body) ? Buffer.concat(value2.body) : value2.body;
         const size = body?.byteLength;
         if (size && size > this.#maxEntrySize) {
           return;
@@ -79825,14 +79825,14 @@ var require_sqlite_cache_store = __commonJS({
         if (existingValue) {
           this.#updateValueQuery.run(
             body,
-            value.deleteAt,
-            value.statusCode,
-            value.statusMessage,
-            value.headers ? JSON.stringify(value.headers) : null,
-            value.etag ? value.etag : null,
-            value.cacheControlDirectives ? JSON.stringify(value.cacheControlDirectives) : null,
-            value.cachedAt,
-            value.staleAt,
+            value2.deleteAt,
+            value2.statusCode,
+            value2.statusMessage,
+            value2.headers ? JSON.stringify(value2.headers) : null,
+            value2.etag ? value2.etag : null,
+            value2.cacheControlDirectives ? JSON.stringify(value2.cacheControlDirectives) : null,
+            value2.cachedAt,
+            value2.staleAt,
             existingValue.id
           );
         } else {
@@ -79840,15 +79840,15 @@ var require_sqlite_cache_store = __commonJS({
             url,
             key.method,
             body,
-            value.deleteAt,
-            value.statusCode,
-            value.statusMessage,
-            value.headers ? JSON.stringify(value.headers) : null,
-            value.etag ? value.etag : null,
-            value.cacheControlDirectives ? JSON.stringify(value.cacheControlDirectives) : null,
-            value.vary ? JSON.stringify(value.vary) : null,
-            value.cachedAt,
-            value.staleAt
+            value2.deleteAt,
+            value2.statusCode,
+            value2.statusMessage,
+            value2.headers ? JSON.stringify(value2.headers) : null,
+            value2.etag ? value2.etag : null,
+            value2.cacheControlDirectives ? JSON.stringify(value2.cacheControlDirectives) : null,
+            value2.vary ? JSON.stringify(value2.vary) : null,
+            value2.cachedAt,
+            value2.staleAt
           );
           this.#prune();
         }
@@ -79858,9 +79858,9 @@ var require_sqlite_cache_store = __commonJS({
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheValue} value
        * @returns {Writable | undefined}
        */
-      createWriteStream(key, value) {
+      createWriteStream(key, value2) {
         assertCacheKey(key);
-        assertCacheValue(value);
+        assertCacheValue(value2);
         let size = 0;
         const body = [];
         const store = this;
@@ -79876,7 +79876,7 @@ var require_sqlite_cache_store = __commonJS({
             callback();
           },
           final(callback) {
-            store.set(key, { ...value, body });
+            store.set(key, { ...value2, body });
             callback();
           }
         });
@@ -79936,13 +79936,13 @@ var require_sqlite_cache_store = __commonJS({
           return void 0;
         }
         const now2 = Date.now();
-        for (const value of values) {
-          if (now2 >= value.deleteAt && !canBeExpired) {
+        for (const value2 of values) {
+          if (now2 >= value2.deleteAt && !canBeExpired) {
             continue;
           }
           let matches = true;
-          if (value.vary) {
-            const vary = JSON.parse(value.vary);
+          if (value2.vary) {
+            const vary = JSON.parse(value2.vary);
             for (const header in vary) {
               if (!headerValueEquals(headers[header], vary[header])) {
                 matches = false;
@@ -79951,7 +79951,7 @@ var require_sqlite_cache_store = __commonJS({
             }
           }
           if (matches) {
-            return value;
+            return value2;
           }
         }
         return void 0;
@@ -80004,10 +80004,10 @@ var require_headers3 = __commonJS({
       while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
       return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
     }
-    function fill(headers, object) {
-      if (Array.isArray(object)) {
-        for (let i = 0; i < object.length; ++i) {
-          const header = object[i];
+    function fill(headers, object2) {
+      if (Array.isArray(object2)) {
+        for (let i = 0; i < object2.length; ++i) {
+          const header = object2[i];
           if (header.length !== 2) {
             throw webidl.errors.exception({
               header: "Headers constructor",
@@ -80016,10 +80016,10 @@ var require_headers3 = __commonJS({
           }
           appendHeader(headers, header[0], header[1]);
         }
-      } else if (typeof object === "object" && object !== null) {
-        const keys = Object.keys(object);
+      } else if (typeof object2 === "object" && object2 !== null) {
+        const keys = Object.keys(object2);
         for (let i = 0; i < keys.length; ++i) {
-          appendHeader(headers, keys[i], object[keys[i]]);
+          appendHeader(headers, keys[i], object2[keys[i]]);
         }
       } else {
         throw webidl.errors.conversionFailed({
@@ -80029,25 +80029,25 @@ var require_headers3 = __commonJS({
         });
       }
     }
-    function appendHeader(headers, name, value) {
-      value = headerValueNormalize(value);
-      if (!isValidHeaderName(name)) {
+    function appendHeader(headers, name2, value2) {
+      value2 = headerValueNormalize(value2);
+      if (!isValidHeaderName(name2)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value: name,
+          value: name2,
           type: "header name"
         });
-      } else if (!isValidHeaderValue(value)) {
+      } else if (!isValidHeaderValue(value2)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value,
+          value: value2,
           type: "header value"
         });
       }
       if (getHeadersGuard(headers) === "immutable") {
         throw new TypeError("immutable");
       }
-      return getHeadersList(headers).append(name, value, false);
+      return getHeadersList(headers).append(name2, value2, false);
     }
     function headersListSortAndCombine(target) {
       const headersList = getHeadersList(target);
@@ -80064,19 +80064,19 @@ var require_headers3 = __commonJS({
         return headersList.sortedMap = names;
       }
       for (let i = 0; i < names.length; ++i) {
-        const { 0: name, 1: value } = names[i];
-        if (name === "set-cookie") {
+        const { 0: name2, 1: value2 } = names[i];
+        if (name2 === "set-cookie") {
           for (let j = 0; j < cookies.length; ++j) {
-            headers.push([name, cookies[j]]);
+            headers.push([name2, cookies[j]]);
           }
         } else {
-          headers.push([name, value]);
+          headers.push([name2, value2]);
         }
       }
       return headersList.sortedMap = headers;
     }
-    function compareHeaderName(a, b) {
-      return a[0] < b[0] ? -1 : 1;
+    function compareHeaderName(a, b2) {
+      return a[0] < b2[0] ? -1 : 1;
     }
     var HeadersList = class _HeadersList {
       /** @type {[string, string][]|null} */
@@ -80098,8 +80098,8 @@ var require_headers3 = __commonJS({
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      contains(name, isLowerCase) {
-        return this.headersMap.has(isLowerCase ? name : name.toLowerCase());
+      contains(name2, isLowerCase) {
+        return this.headersMap.has(isLowerCase ? name2 : name2.toLowerCase());
       }
       clear() {
         this.headersMap.clear();
@@ -80112,21 +80112,21 @@ var require_headers3 = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      append(name, value, isLowerCase) {
+      append(name2, value2, isLowerCase) {
         this.sortedMap = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
         const exists2 = this.headersMap.get(lowercaseName);
         if (exists2) {
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this.headersMap.set(lowercaseName, {
             name: exists2.name,
-            value: `${exists2.value}${delimiter}${value}`
+            value: `${exists2.value}${delimiter}${value2}`
           });
         } else {
-          this.headersMap.set(lowercaseName, { name, value });
+          this.headersMap.set(lowercaseName, { name: name2, value: value2 });
         }
         if (lowercaseName === "set-cookie") {
-          (this.cookies ??= []).push(value);
+          (this.cookies ??= []).push(value2);
         }
       }
       /**
@@ -80135,26 +80135,26 @@ var require_headers3 = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      set(name, value, isLowerCase) {
+      set(name2, value2, isLowerCase) {
         this.sortedMap = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
         if (lowercaseName === "set-cookie") {
-          this.cookies = [value];
+          this.cookies = [value2];
         }
-        this.headersMap.set(lowercaseName, { name, value });
+        this.headersMap.set(lowercaseName, { name: name2, value: value2 });
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-delete
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      delete(name, isLowerCase) {
+      delete(name2, isLowerCase) {
         this.sortedMap = null;
-        if (!isLowerCase) name = name.toLowerCase();
-        if (name === "set-cookie") {
+        if (!isLowerCase) name2 = name2.toLowerCase();
+        if (name2 === "set-cookie") {
           this.cookies = null;
         }
-        this.headersMap.delete(name);
+        this.headersMap.delete(name2);
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-get
@@ -80162,19 +80162,19 @@ var require_headers3 = __commonJS({
        * @param {boolean} isLowerCase
        * @returns {string | null}
        */
-      get(name, isLowerCase) {
-        return this.headersMap.get(isLowerCase ? name : name.toLowerCase())?.value ?? null;
+      get(name2, isLowerCase) {
+        return this.headersMap.get(isLowerCase ? name2 : name2.toLowerCase())?.value ?? null;
       }
       *[Symbol.iterator]() {
-        for (const { 0: name, 1: { value } } of this.headersMap) {
-          yield [name, value];
+        for (const { 0: name2, 1: { value: value2 } } of this.headersMap) {
+          yield [name2, value2];
         }
       }
       get entries() {
         const headers = {};
         if (this.headersMap.size !== 0) {
-          for (const { name, value } of this.headersMap.values()) {
-            headers[name] = value;
+          for (const { name: name2, value: value2 } of this.headersMap.values()) {
+            headers[name2] = value2;
           }
         }
         return headers;
@@ -80185,13 +80185,13 @@ var require_headers3 = __commonJS({
       get entriesList() {
         const headers = [];
         if (this.headersMap.size !== 0) {
-          for (const { 0: lowerName, 1: { name, value } } of this.headersMap) {
+          for (const { 0: lowerName, 1: { name: name2, value: value2 } } of this.headersMap) {
             if (lowerName === "set-cookie") {
               for (const cookie of this.cookies) {
-                headers.push([name, cookie]);
+                headers.push([name2, cookie]);
               }
             } else {
-              headers.push([name, value]);
+              headers.push([name2, value2]);
             }
           }
         }
@@ -80200,24 +80200,24 @@ var require_headers3 = __commonJS({
       // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
       toSortedArray() {
         const size = this.headersMap.size;
-        const array = new Array(size);
+        const array2 = new Array(size);
         if (size <= 32) {
           if (size === 0) {
-            return array;
+            return array2;
           }
           const iterator2 = this.headersMap[Symbol.iterator]();
           const firstValue = iterator2.next().value;
-          array[0] = [firstValue[0], firstValue[1].value];
+          array2[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
-          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
-            value = iterator2.next().value;
-            x = array[i] = [value[0], value[1].value];
+          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value2; i < size; ++i) {
+            value2 = iterator2.next().value;
+            x = array2[i] = [value2[0], value2[1].value];
             assert(x[1] !== null);
             left = 0;
             right = i;
             while (left < right) {
               pivot = left + (right - left >> 1);
-              if (array[pivot][0] <= x[0]) {
+              if (array2[pivot][0] <= x[0]) {
                 left = pivot + 1;
               } else {
                 right = pivot;
@@ -80226,22 +80226,22 @@ var require_headers3 = __commonJS({
             if (i !== pivot) {
               j = i;
               while (j > left) {
-                array[j] = array[--j];
+                array2[j] = array2[--j];
               }
-              array[left] = x;
+              array2[left] = x;
             }
           }
           if (!iterator2.next().done) {
             throw new TypeError("Unreachable");
           }
-          return array;
+          return array2;
         } else {
           let i = 0;
-          for (const { 0: name, 1: { value } } of this.headersMap) {
-            array[i++] = [name, value];
-            assert(value !== null);
+          for (const { 0: name2, 1: { value: value2 } } of this.headersMap) {
+            array2[i++] = [name2, value2];
+            assert(value2 !== null);
           }
-          return array.sort(compareHeaderName);
+          return array2.sort(compareHeaderName);
         }
       }
     };
@@ -80268,90 +80268,90 @@ var require_headers3 = __commonJS({
         }
       }
       // https://fetch.spec.whatwg.org/#dom-headers-append
-      append(name, value) {
+      append(name2, value2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.append");
         const prefix = "Headers.append";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        value = webidl.converters.ByteString(value, prefix, "value");
-        return appendHeader(this, name, value);
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        value2 = webidl.converters.ByteString(value2, prefix, "value");
+        return appendHeader(this, name2, value2);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-delete
-      delete(name) {
+      delete(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.delete");
         const prefix = "Headers.delete";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix: "Headers.delete",
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        if (!this.#headersList.contains(name, false)) {
+        if (!this.#headersList.contains(name2, false)) {
           return;
         }
-        this.#headersList.delete(name, false);
+        this.#headersList.delete(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-get
-      get(name) {
+      get(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.get");
         const prefix = "Headers.get";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
-        return this.#headersList.get(name, false);
+        return this.#headersList.get(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-has
-      has(name) {
+      has(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.has");
         const prefix = "Headers.has";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
-        return this.#headersList.contains(name, false);
+        return this.#headersList.contains(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-set
-      set(name, value) {
+      set(name2, value2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.set");
         const prefix = "Headers.set";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        value = webidl.converters.ByteString(value, prefix, "value");
-        value = headerValueNormalize(value);
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        value2 = webidl.converters.ByteString(value2, prefix, "value");
+        value2 = headerValueNormalize(value2);
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
-        } else if (!isValidHeaderValue(value)) {
+        } else if (!isValidHeaderValue(value2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value,
+            value: value2,
             type: "header value"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        this.#headersList.set(name, value, false);
+        this.#headersList.set(name2, value2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
@@ -80491,23 +80491,23 @@ var require_response3 = __commonJS({
         return responseObject;
       }
       // Creates a redirect Response that redirects to url with status status.
-      static redirect(url, status = 302) {
+      static redirect(url, status2 = 302) {
         webidl.argumentLengthCheck(arguments, 1, "Response.redirect");
         url = webidl.converters.USVString(url);
-        status = webidl.converters["unsigned short"](status);
+        status2 = webidl.converters["unsigned short"](status2);
         let parsedURL;
         try {
           parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl);
         } catch (err) {
           throw new TypeError(`Failed to parse URL from ${url}`, { cause: err });
         }
-        if (!redirectStatusSet.has(status)) {
-          throw new RangeError(`Invalid status code ${status}`);
+        if (!redirectStatusSet.has(status2)) {
+          throw new RangeError(`Invalid status code ${status2}`);
         }
         const responseObject = fromInnerResponse(makeResponse({}), "immutable");
-        responseObject.#state.status = status;
-        const value = isomorphicEncode(URLSerializer(parsedURL));
-        responseObject.#state.headersList.append("location", value, true);
+        responseObject.#state.status = status2;
+        const value2 = isomorphicEncode(URLSerializer(parsedURL));
+        responseObject.#state.headersList.append("location", value2, true);
         return responseObject;
       }
       // https://fetch.spec.whatwg.org/#dom-response
@@ -80717,12 +80717,12 @@ var require_response3 = __commonJS({
         ...state
       };
       return new Proxy(response, {
-        get(target, p) {
-          return p in state ? state[p] : target[p];
+        get(target, p2) {
+          return p2 in state ? state[p2] : target[p2];
         },
-        set(target, p, value) {
-          assert(!(p in state));
-          target[p] = value;
+        set(target, p2, value2) {
+          assert(!(p2 in state));
+          target[p2] = value2;
           return true;
         }
       });
@@ -80805,9 +80805,9 @@ var require_response3 = __commonJS({
       }
       return response;
     }
-    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name) {
+    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name2) {
       if (typeof V === "string") {
-        return webidl.converters.USVString(V, prefix, name);
+        return webidl.converters.USVString(V, prefix, name2);
       }
       if (webidl.is.Blob(V)) {
         return V;
@@ -80821,7 +80821,7 @@ var require_response3 = __commonJS({
       if (webidl.is.URLSearchParams(V)) {
         return V;
       }
-      return webidl.converters.DOMString(V, prefix, name);
+      return webidl.converters.DOMString(V, prefix, name2);
     };
     webidl.converters.BodyInit = function(V, prefix, argument) {
       if (webidl.is.ReadableStream(V)) {
@@ -81153,8 +81153,8 @@ var require_request6 = __commonJS({
           const headers = init.headers !== void 0 ? init.headers : new HeadersList(headersList);
           headersList.clear();
           if (headers instanceof HeadersList) {
-            for (const { name, value } of headers.rawValues()) {
-              headersList.append(name, value, false);
+            for (const { name: name2, value: value2 } of headers.rawValues()) {
+              headersList.append(name2, value2, false);
             }
             headersList.cookies = headers.cookies;
           } else {
@@ -81865,18 +81865,18 @@ var require_fetch3 = __commonJS({
     }
     function fetch3(input, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
-      let p = createDeferredPromise();
+      let p2 = createDeferredPromise();
       let requestObject;
       try {
         requestObject = new Request(input, init);
       } catch (e) {
-        p.reject(e);
-        return p.promise;
+        p2.reject(e);
+        return p2.promise;
       }
       const request4 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p, request4, null, requestObject.signal.reason, null);
-        return p.promise;
+        abortFetch(p2, request4, null, requestObject.signal.reason, null);
+        return p2.promise;
       }
       const globalObject = request4.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
@@ -81892,7 +81892,7 @@ var require_fetch3 = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request4, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p2, request4, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const processResponse = (response) => {
@@ -81900,16 +81900,16 @@ var require_fetch3 = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request4, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p2, request4, responseObject, controller.serializedAbortReason, controller.controller);
           return;
         }
         if (response.type === "error") {
-          p.reject(new TypeError("fetch failed", { cause: response.error }));
+          p2.reject(new TypeError("fetch failed", { cause: response.error }));
           return;
         }
         responseObject = new WeakRef(fromInnerResponse(response, "immutable"));
-        p.resolve(responseObject.deref());
-        p = null;
+        p2.resolve(responseObject.deref());
+        p2 = null;
       };
       controller = fetching({
         request: request4,
@@ -81921,7 +81921,7 @@ var require_fetch3 = __commonJS({
         // See https://github.com/nodejs/undici/issues/4627
         requestObject
       });
-      return p.promise;
+      return p2.promise;
     }
     function finalizeAndReportTiming(response, initiatorType = "other") {
       if (response.type === "error" && response.aborted) {
@@ -81959,9 +81959,9 @@ var require_fetch3 = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request4, responseObject, error2, controller) {
-      if (p) {
-        p.reject(error2);
+    function abortFetch(p2, request4, responseObject, error2, controller) {
+      if (p2) {
+        p2.reject(error2);
       }
       if (request4.body?.stream != null && isReadable(request4.body.stream)) {
         request4.body.stream.cancel(error2).catch((err) => {
@@ -82034,8 +82034,8 @@ var require_fetch3 = __commonJS({
         }
       }
       if (!request4.headersList.contains("accept", true)) {
-        const value = "*/*";
-        request4.headersList.append("accept", value, true);
+        const value2 = "*/*";
+        request4.headersList.append("accept", value2, true);
       }
       if (!request4.headersList.contains("accept-language", true)) {
         request4.headersList.append("accept-language", "*", true);
@@ -82614,13 +82614,13 @@ var require_fetch3 = __commonJS({
         })();
       }
       try {
-        const { body, status, statusText, headersList, socket } = await dispatch({ body: requestBody2 });
+        const { body, status: status2, statusText, headersList, socket } = await dispatch({ body: requestBody2 });
         if (socket) {
-          response = makeResponse({ status, statusText, headersList, socket });
+          response = makeResponse({ status: status2, statusText, headersList, socket });
         } else {
           const iterator2 = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator2.next();
-          response = makeResponse({ status, statusText, headersList });
+          response = makeResponse({ status: status2, statusText, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -82656,11 +82656,11 @@ var require_fetch3 = __commonJS({
           let bytes;
           let isFailure;
           try {
-            const { done, value } = await fetchParams.controller.next();
+            const { done, value: value2 } = await fetchParams.controller.next();
             if (isAborted(fetchParams)) {
               break;
             }
-            bytes = done ? void 0 : value;
+            bytes = done ? void 0 : value2;
           } catch (err) {
             if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
               bytes = void 0;
@@ -82742,26 +82742,26 @@ var require_fetch3 = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status, rawHeaders, resume, statusText) {
-              if (status < 200) {
+            onHeaders(status2, rawHeaders, resume, statusText) {
+              if (status2 < 200) {
                 return false;
               }
               const headersList = new HeadersList();
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 const nameStr = bufferToLowerCasedHeaderName(rawHeaders[i]);
-                const value = rawHeaders[i + 1];
-                if (Array.isArray(value) && !Buffer.isBuffer(rawHeaders[i + 1])) {
-                  for (const val of value) {
+                const value2 = rawHeaders[i + 1];
+                if (Array.isArray(value2) && !Buffer.isBuffer(rawHeaders[i + 1])) {
+                  for (const val of value2) {
                     headersList.append(nameStr, val.toString("latin1"), true);
                   }
                 } else {
-                  headersList.append(nameStr, value.toString("latin1"), true);
+                  headersList.append(nameStr, value2.toString("latin1"), true);
                 }
               }
               const location = headersList.get("location", true);
-              const willFollow = location && request4.redirect === "follow" && redirectStatusSet.has(status);
+              const willFollow = location && request4.redirect === "follow" && redirectStatusSet.has(status2);
               const decoders = [];
-              if (request4.method !== "HEAD" && request4.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              if (request4.method !== "HEAD" && request4.method !== "CONNECT" && !nullBodyStatus.includes(status2) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -82804,7 +82804,7 @@ var require_fetch3 = __commonJS({
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
               resolve4({
-                status,
+                status: status2,
                 statusText,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
@@ -82838,51 +82838,51 @@ var require_fetch3 = __commonJS({
               fetchParams.controller.terminate(error2);
               reject(error2);
             },
-            onRequestUpgrade(_controller, status, headers, socket) {
-              if (socket.session != null && status !== 200 || socket.session == null && status !== 101) {
+            onRequestUpgrade(_controller, status2, headers, socket) {
+              if (socket.session != null && status2 !== 200 || socket.session == null && status2 !== 101) {
                 return false;
               }
               const headersList = new HeadersList();
-              for (const [name, value] of Object.entries(headers)) {
-                if (value == null) {
+              for (const [name2, value2] of Object.entries(headers)) {
+                if (value2 == null) {
                   continue;
                 }
-                const headerName = name.toLowerCase();
-                if (Array.isArray(value)) {
-                  for (const entry of value) {
+                const headerName = name2.toLowerCase();
+                if (Array.isArray(value2)) {
+                  for (const entry of value2) {
                     headersList.append(headerName, String(entry), true);
                   }
                 } else {
-                  headersList.append(headerName, String(value), true);
+                  headersList.append(headerName, String(value2), true);
                 }
               }
               resolve4({
-                status,
-                statusText: STATUS_CODES[status],
+                status: status2,
+                statusText: STATUS_CODES[status2],
                 headersList,
                 socket
               });
               return true;
             },
-            onUpgrade(status, rawHeaders, socket) {
-              if (socket.session != null && status !== 200 || socket.session == null && status !== 101) {
+            onUpgrade(status2, rawHeaders, socket) {
+              if (socket.session != null && status2 !== 200 || socket.session == null && status2 !== 101) {
                 return false;
               }
               const headersList = new HeadersList();
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 const nameStr = bufferToLowerCasedHeaderName(rawHeaders[i]);
-                const value = rawHeaders[i + 1];
-                if (Array.isArray(value) && !Buffer.isBuffer(rawHeaders[i + 1])) {
-                  for (const val of value) {
+                const value2 = rawHeaders[i + 1];
+                if (Array.isArray(value2) && !Buffer.isBuffer(rawHeaders[i + 1])) {
+                  for (const val of value2) {
                     headersList.append(nameStr, val.toString("latin1"), true);
                   }
                 } else {
-                  headersList.append(nameStr, value.toString("latin1"), true);
+                  headersList.append(nameStr, value2.toString("latin1"), true);
                 }
               }
               resolve4({
-                status,
-                statusText: STATUS_CODES[status],
+                status: status2,
+                statusText: STATUS_CODES[status2],
                 headersList,
                 socket
               });
@@ -82916,10 +82916,10 @@ var require_util20 = __commonJS({
     function getFieldValues(header) {
       assert(header !== null);
       const values = [];
-      for (let value of header.split(",")) {
-        value = value.trim();
-        if (isValidHeaderName(value)) {
-          values.push(value);
+      for (let value2 of header.split(",")) {
+        value2 = value2.trim();
+        if (isValidHeaderName(value2)) {
+          values.push(value2);
         }
       }
       return values;
@@ -82964,11 +82964,11 @@ var require_cache5 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p = this.#internalMatchAll(request4, options, 1);
-        if (p.length === 0) {
+        const p2 = this.#internalMatchAll(request4, options, 1);
+        if (p2.length === 0) {
           return;
         }
-        return p[0];
+        return p2[0];
       }
       async matchAll(request4 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
@@ -83059,8 +83059,8 @@ var require_cache5 = __commonJS({
           }));
           responsePromises.push(responsePromise.promise);
         }
-        const p = Promise.all(responsePromises);
-        const responses = await p;
+        const p2 = Promise.all(responsePromises);
+        const responses = await p2;
         const operations = [];
         let index = 0;
         for (const response of responses) {
@@ -83607,18 +83607,18 @@ var require_constants15 = __commonJS({
 var require_util21 = __commonJS({
   "node_modules/undici/lib/web/cookies/util.js"(exports2, module2) {
     "use strict";
-    function isCTLExcludingHtab(value) {
-      for (let i = 0; i < value.length; ++i) {
-        const code = value.charCodeAt(i);
+    function isCTLExcludingHtab(value2) {
+      for (let i = 0; i < value2.length; ++i) {
+        const code = value2.charCodeAt(i);
         if (code >= 0 && code <= 8 || code >= 10 && code <= 31 || code === 127) {
           return true;
         }
       }
       return false;
     }
-    function validateCookieName(name) {
-      for (let i = 0; i < name.length; ++i) {
-        const code = name.charCodeAt(i);
+    function validateCookieName(name2) {
+      for (let i = 0; i < name2.length; ++i) {
+        const code = name2.charCodeAt(i);
         if (code < 33 || // exclude CTLs (0-31), SP and HT
         code > 126 || // exclude non-ascii and DEL
         code === 34 || // "
@@ -83642,18 +83642,18 @@ var require_util21 = __commonJS({
         }
       }
     }
-    function validateCookieValue(value) {
-      let len = value.length;
+    function validateCookieValue(value2) {
+      let len = value2.length;
       let i = 0;
-      if (value[0] === '"') {
-        if (len === 1 || value[len - 1] !== '"') {
+      if (value2[0] === '"') {
+        if (len === 1 || value2[len - 1] !== '"') {
           throw new Error("Invalid cookie value");
         }
         --len;
         ++i;
       }
       while (i < len) {
-        const code = value.charCodeAt(i++);
+        const code = value2.charCodeAt(i++);
         if (code < 33 || // exclude CTLs (0-31)
         code > 126 || // non-ascii and DEL (127)
         code === 34 || // "
@@ -83754,7 +83754,7 @@ var require_util21 = __commonJS({
       }
       validateCookieName(cookie.name);
       validateCookieValue(cookie.value);
-      const out = [`${cookie.name}=${cookie.value}`];
+      const out2 = [`${cookie.name}=${cookie.value}`];
       if (cookie.name.startsWith("__Secure-")) {
         cookie.secure = true;
       }
@@ -83764,45 +83764,45 @@ var require_util21 = __commonJS({
         cookie.path = "/";
       }
       if (cookie.secure) {
-        out.push("Secure");
+        out2.push("Secure");
       }
       if (cookie.httpOnly) {
-        out.push("HttpOnly");
+        out2.push("HttpOnly");
       }
       if (typeof cookie.maxAge === "number") {
         validateCookieMaxAge(cookie.maxAge);
-        out.push(`Max-Age=${cookie.maxAge}`);
+        out2.push(`Max-Age=${cookie.maxAge}`);
       }
       if (cookie.domain) {
         validateCookieDomain(cookie.domain);
-        out.push(`Domain=${cookie.domain}`);
+        out2.push(`Domain=${cookie.domain}`);
       }
       if (cookie.path) {
         validateCookiePath(cookie.path);
-        out.push(`Path=${cookie.path}`);
+        out2.push(`Path=${cookie.path}`);
       }
       if (cookie.expires != null) {
         const expiresMs = cookie.expires instanceof Date ? cookie.expires.getTime() : cookie.expires;
         const maxTimeValue = 864e13;
         if (typeof expiresMs === "number" && Number.isFinite(expiresMs) && Math.abs(expiresMs) <= maxTimeValue) {
-          out.push(`Expires=${toIMFDate(cookie.expires)}`);
+          out2.push(`Expires=${toIMFDate(cookie.expires)}`);
         }
       }
       if (cookie.sameSite) {
-        out.push(`SameSite=${cookie.sameSite}`);
+        out2.push(`SameSite=${cookie.sameSite}`);
       }
       for (const part of cookie.unparsed) {
         if (!part.includes("=")) {
           throw new Error("Invalid unparsed");
         }
-        const [key, ...value] = part.split("=");
+        const [key, ...value2] = part.split("=");
         const trimmedKey = key.trim();
-        const joinedValue = value.join("=");
+        const joinedValue = value2.join("=");
         validateCookieName(trimmedKey);
         validateCookieValue(joinedValue);
-        out.push(`${trimmedKey}=${joinedValue}`);
+        out2.push(`${trimmedKey}=${joinedValue}`);
       }
-      return out.join("; ");
+      return out2.join("; ");
     }
     module2.exports = {
       isCTLExcludingHtab,
@@ -83829,8 +83829,8 @@ var require_parse3 = __commonJS({
       }
       let nameValuePair = "";
       let unparsedAttributes = "";
-      let name = "";
-      let value = "";
+      let name2 = "";
+      let value2 = "";
       if (header.includes(";")) {
         const position = { position: 0 };
         nameValuePair = collectASequenceOfCodePointsFast(";", header, position);
@@ -83839,24 +83839,24 @@ var require_parse3 = __commonJS({
         nameValuePair = header;
       }
       if (!nameValuePair.includes("=")) {
-        value = nameValuePair;
+        value2 = nameValuePair;
       } else {
         const position = { position: 0 };
-        name = collectASequenceOfCodePointsFast(
+        name2 = collectASequenceOfCodePointsFast(
           "=",
           nameValuePair,
           position
         );
-        value = nameValuePair.slice(position.position + 1);
+        value2 = nameValuePair.slice(position.position + 1);
       }
-      name = name.trim();
-      value = value.trim();
-      if (name.length + value.length > maxNameValuePairSize) {
+      name2 = name2.trim();
+      value2 = value2.trim();
+      if (name2.length + value2.length > maxNameValuePairSize) {
         return null;
       }
       return {
-        name,
-        value,
+        name: name2,
+        value: value2,
         ...parseUnparsedAttributes(unparsedAttributes)
       };
     }
@@ -83965,24 +83965,24 @@ var require_cookies3 = __commonJS({
       webidl.argumentLengthCheck(arguments, 1, "getCookies");
       brandChecks(headers);
       const cookie = headers.get("cookie");
-      const out = { __proto__: null };
+      const out2 = { __proto__: null };
       if (!cookie) {
-        return out;
+        return out2;
       }
       for (const piece of cookie.split(";")) {
-        const [name, ...value] = piece.split("=");
-        out[name.trim()] = value.join("=");
+        const [name2, ...value2] = piece.split("=");
+        out2[name2.trim()] = value2.join("=");
       }
-      return out;
+      return out2;
     }
-    function deleteCookie(headers, name, attributes) {
+    function deleteCookie(headers, name2, attributes) {
       brandChecks(headers);
       const prefix = "deleteCookie";
       webidl.argumentLengthCheck(arguments, 2, prefix);
-      name = webidl.converters.DOMString(name, prefix, "name");
+      name2 = webidl.converters.DOMString(name2, prefix, "name");
       attributes = webidl.converters.DeleteCookieAttributes(attributes);
       setCookie(headers, {
-        name,
+        name: name2,
         value: "",
         expires: /* @__PURE__ */ new Date(0),
         ...attributes
@@ -84032,11 +84032,11 @@ var require_cookies3 = __commonJS({
         key: "value"
       },
       {
-        converter: webidl.nullableConverter((value) => {
-          if (typeof value === "number") {
-            return webidl.converters["unsigned long long"](value);
+        converter: webidl.nullableConverter((value2) => {
+          if (typeof value2 === "number") {
+            return webidl.converters["unsigned long long"](value2);
           }
-          return new Date(value);
+          return new Date(value2);
         }),
         key: "expires",
         defaultValue: () => null
@@ -84498,26 +84498,26 @@ var require_util22 = __commonJS({
       const extensionList = /* @__PURE__ */ new Map();
       while (position.position < extensions.length) {
         const pair = collectASequenceOfCodePointsFast(";", extensions, position);
-        const [name, value = ""] = pair.split("=", 2);
+        const [name2, value2 = ""] = pair.split("=", 2);
         extensionList.set(
-          removeHTTPWhitespace(name, true, false),
-          removeHTTPWhitespace(value, false, true)
+          removeHTTPWhitespace(name2, true, false),
+          removeHTTPWhitespace(value2, false, true)
         );
         position.position++;
       }
       return extensionList;
     }
-    function isValidClientWindowBits(value) {
-      if (value.length === 0) {
+    function isValidClientWindowBits(value2) {
+      if (value2.length === 0) {
         return false;
       }
-      for (let i = 0; i < value.length; i++) {
-        const byte = value.charCodeAt(i);
+      for (let i = 0; i < value2.length; i++) {
+        const byte = value2.charCodeAt(i);
         if (byte < 48 || byte > 57) {
           return false;
         }
       }
-      const num3 = Number.parseInt(value, 10);
+      const num3 = Number.parseInt(value2, 10);
       return num3 >= 8 && num3 <= 15;
     }
     function getURLRecord(url, baseURL) {
@@ -84797,15 +84797,15 @@ var require_connection3 = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(object, code, reason, validate3 = false) {
+    function closeWebSocketConnection(object2, code, reason, validate3 = false) {
       code ??= null;
       reason ??= "";
       if (validate3) validateCloseCodeAndReason(code, reason);
-      if (isClosed(object.readyState) || isClosing(object.readyState)) {
-      } else if (!isEstablished(object.readyState)) {
-        failWebsocketConnection(object);
-        object.readyState = states.CLOSING;
-      } else if (!object.closeState.has(sentCloseFrameState.SENT) && !object.closeState.has(sentCloseFrameState.RECEIVED)) {
+      if (isClosed(object2.readyState) || isClosing(object2.readyState)) {
+      } else if (!isEstablished(object2.readyState)) {
+        failWebsocketConnection(object2);
+        object2.readyState = states.CLOSING;
+      } else if (!object2.closeState.has(sentCloseFrameState.SENT) && !object2.closeState.has(sentCloseFrameState.RECEIVED)) {
         const frame = new WebsocketFrameSend();
         if (reason.length !== 0 && code === null) {
           code = 1e3;
@@ -84823,11 +84823,11 @@ var require_connection3 = __commonJS({
         } else {
           frame.frameData = emptyBuffer;
         }
-        object.socket.write(frame.createFrame(opcodes.CLOSE));
-        object.closeState.add(sentCloseFrameState.SENT);
-        object.readyState = states.CLOSING;
+        object2.socket.write(frame.createFrame(opcodes.CLOSE));
+        object2.closeState.add(sentCloseFrameState.SENT);
+        object2.readyState = states.CLOSING;
       } else {
-        object.readyState = states.CLOSING;
+        object2.readyState = states.CLOSING;
       }
     }
     function failHandshake(handler2, response, code, reason, cause) {
@@ -85503,10 +85503,10 @@ var require_websocket3 = __commonJS({
         if (typeof protocols === "string") {
           protocols = [protocols];
         }
-        if (protocols.length !== new Set(protocols.map((p) => p.toLowerCase())).size) {
+        if (protocols.length !== new Set(protocols.map((p2) => p2.toLowerCase())).size) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
-        if (protocols.length > 0 && !protocols.every((p) => isValidSubprotocol(p))) {
+        if (protocols.length > 0 && !protocols.every((p2) => isValidSubprotocol(p2))) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
         this.#url = new URL(urlRecord.href);
@@ -86046,10 +86046,10 @@ var require_websocketstream = __commonJS({
         const baseURL = environmentSettingsObject.settingsObject.baseUrl;
         const urlRecord = getURLRecord(url, baseURL);
         const protocols = options.protocols;
-        if (protocols.length !== new Set(protocols.map((p) => p.toLowerCase())).size) {
+        if (protocols.length !== new Set(protocols.map((p2) => p2.toLowerCase())).size) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
-        if (protocols.length > 0 && !protocols.every((p) => isValidSubprotocol(p))) {
+        if (protocols.length > 0 && !protocols.every((p2) => isValidSubprotocol(p2))) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
         this.#url = urlRecord.toString();
@@ -86111,14 +86111,14 @@ var require_websocketstream = __commonJS({
           data = new Uint8Array(ArrayBuffer.isView(chunk) ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : chunk.slice());
           opcode = opcodes.BINARY;
         } else {
-          let string;
+          let string2;
           try {
-            string = webidl.converters.DOMString(chunk);
+            string2 = webidl.converters.DOMString(chunk);
           } catch (e) {
             promise.reject(e);
             return promise.promise;
           }
-          data = new TextEncoder().encode(string);
+          data = new TextEncoder().encode(string2);
           opcode = opcodes.TEXT;
         }
         if (!this.#handler.closeState.has(sentCloseFrameState.SENT) && !this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
@@ -86277,13 +86277,13 @@ var require_websocketstream = __commonJS({
 var require_util23 = __commonJS({
   "node_modules/undici/lib/web/eventsource/util.js"(exports2, module2) {
     "use strict";
-    function isValidLastEventId(value) {
-      return value.indexOf("\0") === -1;
+    function isValidLastEventId(value2) {
+      return value2.indexOf("\0") === -1;
     }
-    function isASCIINumber(value) {
-      if (value.length === 0) return false;
-      for (let i = 0; i < value.length; i++) {
-        if (value.charCodeAt(i) < 48 || value.charCodeAt(i) > 57) return false;
+    function isASCIINumber(value2) {
+      if (value2.length === 0) return false;
+      for (let i = 0; i < value2.length; i++) {
+        if (value2.charCodeAt(i) < 48 || value2.charCodeAt(i) > 57) return false;
       }
       return true;
     }
@@ -86509,12 +86509,12 @@ var require_eventsource_stream3 = __commonJS({
           const valueBytes = line.length - valueStart2;
           const dataSize = this.eventFieldSizes.data + (event.data === void 0 ? 0 : 1) + valueBytes;
           this.setEventFieldSize("data", dataSize);
-          const value = line.toString("utf8", valueStart2);
+          const value2 = line.toString("utf8", valueStart2);
           if (event.data === void 0) {
-            event.data = value;
+            event.data = value2;
           } else {
             event.data += `
-${value}`;
+${value2}`;
           }
           this.dataLineCount++;
           return;
@@ -86631,8 +86631,8 @@ ${value}`;
         for (let i = this.lineChunkIndex; i <= this.chunkIndex; i++) {
           const chunk = this.chunks[i];
           const start = i === this.lineChunkIndex ? this.linePos : 0;
-          const end = i === this.chunkIndex ? this.pos : chunk.length;
-          const slice = chunk.subarray(start, end);
+          const end2 = i === this.chunkIndex ? this.pos : chunk.length;
+          const slice = chunk.subarray(start, end2);
           length += slice.length;
           chunks.push(slice);
         }
@@ -87305,9 +87305,9 @@ function issueFileCommand(command, message) {
     encoding: "utf8"
   });
 }
-function prepareKeyValueMessage(key, value) {
+function prepareKeyValueMessage(key, value2) {
   const delimiter = `ghadelimiter_${crypto.randomUUID()}`;
-  const convertedValue = toCommandValue(value);
+  const convertedValue = toCommandValue(value2);
   if (key.includes(delimiter)) {
     throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter}"`);
   }
@@ -87379,22 +87379,22 @@ var HttpResponseRetryCodes = [
 import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
-  function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve4) {
-      resolve4(value);
+  function adopt(value2) {
+    return value2 instanceof P ? value2 : new P(function(resolve4) {
+      resolve4(value2);
     });
   }
   return new (P || (P = Promise))(function(resolve4, reject) {
-    function fulfilled(value) {
+    function fulfilled(value2) {
       try {
-        step(generator.next(value));
+        step(generator.next(value2));
       } catch (e) {
         reject(e);
       }
     }
-    function rejected(value) {
+    function rejected(value2) {
       try {
-        step(generator["throw"](value));
+        step(generator["throw"](value2));
       } catch (e) {
         reject(e);
       }
@@ -87445,7 +87445,7 @@ var Summary = class {
    * @returns {string} content wrapped in HTML element
    */
   wrap(tag, content, attrs = {}) {
-    const htmlAttrs = Object.entries(attrs).map(([key, value]) => ` ${key}="${value}"`).join("");
+    const htmlAttrs = Object.entries(attrs).map(([key, value2]) => ` ${key}="${value2}"`).join("");
     if (!content) {
       return `<${tag}${htmlAttrs}>`;
     }
@@ -87685,23 +87685,23 @@ var ExitCode;
 function setSecret(secret) {
   issueCommand("add-mask", {}, secret);
 }
-function getInput(name, options) {
-  const val = process.env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] || "";
+function getInput(name2, options) {
+  const val = process.env[`INPUT_${name2.replace(/ /g, "_").toUpperCase()}`] || "";
   if (options && options.required && !val) {
-    throw new Error(`Input required and not supplied: ${name}`);
+    throw new Error(`Input required and not supplied: ${name2}`);
   }
   if (options && options.trimWhitespace === false) {
     return val;
   }
   return val.trim();
 }
-function setOutput(name, value) {
+function setOutput(name2, value2) {
   const filePath = process.env["GITHUB_OUTPUT"] || "";
   if (filePath) {
-    return issueFileCommand("OUTPUT", prepareKeyValueMessage(name, value));
+    return issueFileCommand("OUTPUT", prepareKeyValueMessage(name2, value2));
   }
   process.stdout.write(os4.EOL);
-  issueCommand("set-output", { name }, toCommandValue(value));
+  issueCommand("set-output", { name: name2 }, toCommandValue(value2));
 }
 function setFailed(message) {
   process.exitCode = ExitCode.Failure;
@@ -87775,22 +87775,22 @@ var Context = class {
 var httpClient = __toESM(require_lib(), 1);
 var import_undici2 = __toESM(require_undici2(), 1);
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
-  function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve4) {
-      resolve4(value);
+  function adopt(value2) {
+    return value2 instanceof P ? value2 : new P(function(resolve4) {
+      resolve4(value2);
     });
   }
   return new (P || (P = Promise))(function(resolve4, reject) {
-    function fulfilled(value) {
+    function fulfilled(value2) {
       try {
-        step(generator.next(value));
+        step(generator.next(value2));
       } catch (e) {
         reject(e);
       }
     }
-    function rejected(value) {
+    function rejected(value2) {
       try {
-        step(generator["throw"](value));
+        step(generator["throw"](value2));
       } catch (e) {
         reject(e);
       }
@@ -87853,33 +87853,33 @@ function getUserAgent() {
 }
 
 // node_modules/before-after-hook/lib/register.js
-function register(state, name, method, options) {
+function register(state, name2, method, options) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
   }
   if (!options) {
     options = {};
   }
-  if (Array.isArray(name)) {
-    return name.reverse().reduce((callback, name2) => {
-      return register.bind(null, state, name2, callback, options);
+  if (Array.isArray(name2)) {
+    return name2.reverse().reduce((callback, name3) => {
+      return register.bind(null, state, name3, callback, options);
     }, method)();
   }
   return Promise.resolve().then(() => {
-    if (!state.registry[name]) {
+    if (!state.registry[name2]) {
       return method(options);
     }
-    return state.registry[name].reduce((method2, registered) => {
+    return state.registry[name2].reduce((method2, registered) => {
       return registered.hook.bind(null, method2, options);
     }, method)();
   });
 }
 
 // node_modules/before-after-hook/lib/add.js
-function addHook(state, kind, name, hook2) {
+function addHook(state, kind, name2, hook2) {
   const orig = hook2;
-  if (!state.registry[name]) {
-    state.registry[name] = [];
+  if (!state.registry[name2]) {
+    state.registry[name2] = [];
   }
   if (kind === "before") {
     hook2 = (method, options) => {
@@ -87904,38 +87904,38 @@ function addHook(state, kind, name, hook2) {
       });
     };
   }
-  state.registry[name].push({
+  state.registry[name2].push({
     hook: hook2,
     orig
   });
 }
 
 // node_modules/before-after-hook/lib/remove.js
-function removeHook(state, name, method) {
-  if (!state.registry[name]) {
+function removeHook(state, name2, method) {
+  if (!state.registry[name2]) {
     return;
   }
-  const index = state.registry[name].map((registered) => {
+  const index = state.registry[name2].map((registered) => {
     return registered.orig;
   }).indexOf(method);
   if (index === -1) {
     return;
   }
-  state.registry[name].splice(index, 1);
+  state.registry[name2].splice(index, 1);
 }
 
 // node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
-function bindApi(hook2, state, name) {
+function bindApi(hook2, state, name2) {
   const removeHookRef = bindable(removeHook, null).apply(
     null,
-    name ? [state, name] : [state]
+    name2 ? [state, name2] : [state]
   );
   hook2.api = { remove: removeHookRef };
   hook2.remove = removeHookRef;
   ["before", "error", "after", "wrap"].forEach((kind) => {
-    const args = name ? [state, kind, name] : [state, kind];
+    const args = name2 ? [state, kind, name2] : [state, kind];
     hook2[kind] = hook2.api[kind] = bindable(addHook, null).apply(null, args);
   });
 }
@@ -87972,22 +87972,22 @@ var DEFAULTS = {
     format: ""
   }
 };
-function lowercaseKeys(object) {
-  if (!object) {
+function lowercaseKeys(object2) {
+  if (!object2) {
     return {};
   }
-  return Object.keys(object).reduce((newObj, key) => {
-    newObj[key.toLowerCase()] = object[key];
+  return Object.keys(object2).reduce((newObj, key) => {
+    newObj[key.toLowerCase()] = object2[key];
     return newObj;
   }, {});
 }
-function isPlainObject(value) {
-  if (typeof value !== "object" || value === null) return false;
-  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
-  const proto = Object.getPrototypeOf(value);
+function isPlainObject(value2) {
+  if (typeof value2 !== "object" || value2 === null) return false;
+  if (Object.prototype.toString.call(value2) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value2);
   if (proto === null) return true;
   const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
-  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value2);
 }
 function mergeDeep(defaults2, options) {
   const result3 = Object.assign({}, defaults2);
@@ -88036,11 +88036,11 @@ function addQueryParameters(url, parameters) {
   if (names.length === 0) {
     return url;
   }
-  return url + separator + names.map((name) => {
-    if (name === "q") {
+  return url + separator + names.map((name2) => {
+    if (name2 === "q") {
       return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
     }
-    return `${name}=${encodeURIComponent(parameters[name])}`;
+    return `${name2}=${encodeURIComponent(parameters[name2])}`;
   }).join("&");
 }
 var urlVariableRegex = /\{[^{}}]+\}/g;
@@ -88052,13 +88052,13 @@ function extractUrlVariableNames(url) {
   if (!matches) {
     return [];
   }
-  return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
+  return matches.map(removeNonChars).reduce((a, b2) => a.concat(b2), []);
 }
-function omit(object, keysToOmit) {
+function omit(object2, keysToOmit) {
   const result3 = { __proto__: null };
-  for (const key of Object.keys(object)) {
+  for (const key of Object.keys(object2)) {
     if (keysToOmit.indexOf(key) === -1) {
-      result3[key] = object[key];
+      result3[key] = object2[key];
     }
   }
   return result3;
@@ -88076,57 +88076,57 @@ function encodeUnreserved(str2) {
     return "%" + c.charCodeAt(0).toString(16).toUpperCase();
   });
 }
-function encodeValue(operator, value, key) {
-  value = operator === "+" || operator === "#" ? encodeReserved(value) : encodeUnreserved(value);
+function encodeValue(operator, value2, key) {
+  value2 = operator === "+" || operator === "#" ? encodeReserved(value2) : encodeUnreserved(value2);
   if (key) {
-    return encodeUnreserved(key) + "=" + value;
+    return encodeUnreserved(key) + "=" + value2;
   } else {
-    return value;
+    return value2;
   }
 }
-function isDefined(value) {
-  return value !== void 0 && value !== null;
+function isDefined(value2) {
+  return value2 !== void 0 && value2 !== null;
 }
 function isKeyOperator(operator) {
   return operator === ";" || operator === "&" || operator === "?";
 }
 function getValues(context3, operator, key, modifier) {
-  var value = context3[key], result3 = [];
-  if (isDefined(value) && value !== "") {
-    if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
-      value = value.toString();
+  var value2 = context3[key], result3 = [];
+  if (isDefined(value2) && value2 !== "") {
+    if (typeof value2 === "string" || typeof value2 === "number" || typeof value2 === "bigint" || typeof value2 === "boolean") {
+      value2 = value2.toString();
       if (modifier && modifier !== "*") {
-        value = value.substring(0, parseInt(modifier, 10));
+        value2 = value2.substring(0, parseInt(modifier, 10));
       }
       result3.push(
-        encodeValue(operator, value, isKeyOperator(operator) ? key : "")
+        encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
       );
     } else {
       if (modifier === "*") {
-        if (Array.isArray(value)) {
-          value.filter(isDefined).forEach(function(value2) {
+        if (Array.isArray(value2)) {
+          value2.filter(isDefined).forEach(function(value22) {
             result3.push(
-              encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
+              encodeValue(operator, value22, isKeyOperator(operator) ? key : "")
             );
           });
         } else {
-          Object.keys(value).forEach(function(k) {
-            if (isDefined(value[k])) {
-              result3.push(encodeValue(operator, value[k], k));
+          Object.keys(value2).forEach(function(k) {
+            if (isDefined(value2[k])) {
+              result3.push(encodeValue(operator, value2[k], k));
             }
           });
         }
       } else {
         const tmp = [];
-        if (Array.isArray(value)) {
-          value.filter(isDefined).forEach(function(value2) {
-            tmp.push(encodeValue(operator, value2));
+        if (Array.isArray(value2)) {
+          value2.filter(isDefined).forEach(function(value22) {
+            tmp.push(encodeValue(operator, value22));
           });
         } else {
-          Object.keys(value).forEach(function(k) {
-            if (isDefined(value[k])) {
+          Object.keys(value2).forEach(function(k) {
+            if (isDefined(value2[k])) {
               tmp.push(encodeUnreserved(k));
-              tmp.push(encodeValue(operator, value[k].toString()));
+              tmp.push(encodeValue(operator, value2[k].toString()));
             }
           });
         }
@@ -88139,12 +88139,12 @@ function getValues(context3, operator, key, modifier) {
     }
   } else {
     if (operator === ";") {
-      if (isDefined(value)) {
+      if (isDefined(value2)) {
         result3.push(encodeUnreserved(key));
       }
-    } else if (value === "" && (operator === "&" || operator === "?")) {
+    } else if (value2 === "" && (operator === "&" || operator === "?")) {
       result3.push(encodeUnreserved(key) + "=");
-    } else if (value === "") {
+    } else if (value2 === "") {
       result3.push("");
     }
   }
@@ -88159,7 +88159,7 @@ function expand(template, context3) {
   var operators = ["+", "#", ".", "/", ";", "?", "&"];
   template = template.replace(
     /\{([^\{\}]+)\}|([^\{\}]+)/g,
-    function(_, expression, literal) {
+    function(_, expression, literal2) {
       if (expression) {
         let operator = "";
         const values = [];
@@ -88183,7 +88183,7 @@ function expand(template, context3) {
           return values.join(",");
         }
       } else {
-        return encodeReserved(literal);
+        return encodeReserved(literal2);
       }
     }
   );
@@ -88340,8 +88340,8 @@ function parse2(header, options) {
     index++;
   }
   const valueEnd = whitespace === -1 ? index : whitespace;
-  const value = header.slice(valueStart2, valueEnd);
-  const type = (typeFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
+  const value2 = header.slice(valueStart2, valueEnd);
+  const type = (typeFlags & CASE_FLAGS) === 0 ? value2 : value2.toLowerCase();
   if (index === len || stop !== 0) {
     return { type, index, parameters: new NullObject() };
   }
@@ -88367,8 +88367,8 @@ function parseParameters(header, type, index, len, stopFlags) {
       }
       if (code === EQ) {
         const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
-        const value = header.slice(keyStart, keyEnd);
-        const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
+        const value2 = header.slice(keyStart, keyEnd);
+        const key = (keyFlags & CASE_FLAGS) === 0 ? value2 : value2.toLowerCase();
         index++;
         while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
           index++;
@@ -88444,15 +88444,15 @@ function parseParameters(header, type, index, len, stopFlags) {
   }
   return { type, index, parameters };
 }
-function unescapeQuotedPairs(str2, start, end) {
+function unescapeQuotedPairs(str2, start, end2) {
   let result3 = "";
-  for (let index = start; index < end; index++) {
+  for (let index = start; index < end2; index++) {
     if (str2.charCodeAt(index) === BSLASH) {
       result3 += str2.slice(start, index);
       start = ++index;
     }
   }
-  return result3 + str2.slice(start, end);
+  return result3 + str2.slice(start, end2);
 }
 
 // node_modules/json-with-bigint/json-with-bigint.js
@@ -88620,12 +88620,12 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   }
   return chunks.join("");
 };
-var JSONStringify = (value, replacer, space) => {
+var JSONStringify = (value2, replacer, space) => {
   try {
     const supportsRawJSON = "rawJSON" in JSON;
     if (supportsRawJSON) {
       return originalStringify(
-        value,
+        value2,
         (key, val) => {
           if (typeof val === "bigint") return JSON.rawJSON(val.toString());
           const hasFunctionReplacer = typeof replacer === "function";
@@ -88637,9 +88637,9 @@ var JSONStringify = (value, replacer, space) => {
         space
       );
     }
-    if (!value) return originalStringify(value, replacer, space);
+    if (!value2) return originalStringify(value2, replacer, space);
     const convertedToCustomJSON = originalStringify(
-      value,
+      value2,
       (key, val) => {
         const isNoise = typeof val === "string" && noiseValue.test(val);
         if (isNoise) return val.toString() + "n";
@@ -88660,7 +88660,7 @@ var JSONStringify = (value, replacer, space) => {
     return denoisedJSON;
   } catch (error2) {
     if (error2 instanceof RangeError) {
-      const convertedJSON = stringifyIteratively(value, replacer, space);
+      const convertedJSON = stringifyIteratively(value2, replacer, space);
       if (convertedJSON === void 0) return void 0;
       const supportsRawJSON = "rawJSON" in JSON;
       if (supportsRawJSON) return convertedJSON;
@@ -88688,26 +88688,26 @@ var isContextSourceSupported = () => {
     return false;
   }
 };
-var convertMarkedBigIntsReviver = (key, value, context3, userReviver) => {
-  const isCustomFormatBigInt = typeof value === "string" && customFormat.test(value);
-  if (isCustomFormatBigInt) return BigInt(value.slice(0, -1));
-  const isNoiseValue = typeof value === "string" && noiseValue.test(value);
-  if (isNoiseValue) return value.slice(0, -1);
+var convertMarkedBigIntsReviver = (key, value2, context3, userReviver) => {
+  const isCustomFormatBigInt = typeof value2 === "string" && customFormat.test(value2);
+  if (isCustomFormatBigInt) return BigInt(value2.slice(0, -1));
+  const isNoiseValue = typeof value2 === "string" && noiseValue.test(value2);
+  if (isNoiseValue) return value2.slice(0, -1);
   const hasUserReviver = typeof userReviver === "function";
-  if (!hasUserReviver) return value;
-  return userReviver(key, value, context3);
+  if (!hasUserReviver) return value2;
+  return userReviver(key, value2, context3);
 };
 var JSONParseV2 = (text, reviver) => {
-  return JSON.parse(text, (key, value, context3) => {
-    const isNumber = typeof value === "number";
-    const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
+  return JSON.parse(text, (key, value2, context3) => {
+    const isNumber = typeof value2 === "number";
+    const isOutOfBounds = value2 > Number.MAX_SAFE_INTEGER || value2 < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
     const isInt = context3 && intRegex.test(context3.source);
     const isBigInt = isBigNumber && isInt;
     if (isBigInt) return BigInt(context3.source);
     const hasCustomReviver = typeof reviver === "function";
-    if (!hasCustomReviver) return value;
-    return reviver(key, value, context3);
+    if (!hasCustomReviver) return value2;
+    return reviver(key, value2, context3);
   });
 };
 var MAX_INT = Number.MAX_SAFE_INTEGER.toString();
@@ -88721,35 +88721,35 @@ var applyReviverIteratively = (parsed, userReviver) => {
     const node = stack[stack.length - 1];
     if (!node.visited) {
       node.visited = true;
-      const value = node.parent[node.key];
-      const isComplexObject = value !== null && typeof value === "object";
+      const value2 = node.parent[node.key];
+      const isComplexObject = value2 !== null && typeof value2 === "object";
       if (isComplexObject) {
-        const keys = Object.keys(value);
+        const keys = Object.keys(value2);
         for (let i = keys.length - 1; i >= 0; i--) {
-          stack.push({ parent: value, key: keys[i], visited: false });
+          stack.push({ parent: value2, key: keys[i], visited: false });
         }
       }
     } else {
       const { parent, key } = node;
-      let value = parent[key];
-      if (typeof value === "string") {
-        const isCustomFormatBigInt = customFormat.test(value);
+      let value2 = parent[key];
+      if (typeof value2 === "string") {
+        const isCustomFormatBigInt = customFormat.test(value2);
         if (isCustomFormatBigInt) {
-          value = BigInt(value.slice(0, -1));
+          value2 = BigInt(value2.slice(0, -1));
         } else {
-          const isNoise = noiseValue.test(value);
-          if (isNoise) value = value.slice(0, -1);
+          const isNoise = noiseValue.test(value2);
+          if (isNoise) value2 = value2.slice(0, -1);
         }
       }
       const hasUserReviver = typeof userReviver === "function";
       if (hasUserReviver) {
-        value = userReviver.call(parent, key, value);
+        value2 = userReviver.call(parent, key, value2);
       }
-      const isDeleted = value === void 0;
+      const isDeleted = value2 === void 0;
       if (isDeleted) {
         delete parent[key];
       } else {
-        parent[key] = value;
+        parent[key] = value2;
       }
       stack.pop();
     }
@@ -88778,7 +88778,7 @@ var JSONParse = (text, reviver) => {
     const serializedData = serializeBigInts(text);
     return originalParse(
       serializedData,
-      (key, value, context3) => convertMarkedBigIntsReviver(key, value, context3, reviver)
+      (key, value2, context3) => convertMarkedBigIntsReviver(key, value2, context3, reviver)
     );
   } catch (error2) {
     if (error2 instanceof RangeError) {
@@ -88836,13 +88836,13 @@ var defaults_default = {
     "user-agent": `octokit-request.js/${VERSION2} ${getUserAgent()}`
   }
 };
-function isPlainObject2(value) {
-  if (typeof value !== "object" || value === null) return false;
-  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
-  const proto = Object.getPrototypeOf(value);
+function isPlainObject2(value2) {
+  if (typeof value2 !== "object" || value2 === null) return false;
+  if (Object.prototype.toString.call(value2) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value2);
   if (proto === null) return true;
   const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
-  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value2);
 }
 var noop = () => "";
 async function fetchWrapper(requestOptions) {
@@ -88856,9 +88856,9 @@ async function fetchWrapper(requestOptions) {
   const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
   const body = isPlainObject2(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
   const requestHeaders = Object.fromEntries(
-    Object.entries(requestOptions.headers).map(([name, value]) => [
-      name,
-      String(value)
+    Object.entries(requestOptions.headers).map(([name2, value2]) => [
+      name2,
+      String(value2)
     ])
   );
   let fetchResponse;
@@ -88895,15 +88895,15 @@ async function fetchWrapper(requestOptions) {
     requestError.cause = error2;
     throw requestError;
   }
-  const status = fetchResponse.status;
+  const status2 = fetchResponse.status;
   const url = fetchResponse.url;
   const responseHeaders = {};
-  for (const [key, value] of fetchResponse.headers) {
-    responseHeaders[key] = value;
+  for (const [key, value2] of fetchResponse.headers) {
+    responseHeaders[key] = value2;
   }
   const octokitResponse = {
     url,
-    status,
+    status: status2,
     headers: responseHeaders,
     data: ""
   };
@@ -88914,28 +88914,28 @@ async function fetchWrapper(requestOptions) {
       `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
     );
   }
-  if (status === 204 || status === 205) {
+  if (status2 === 204 || status2 === 205) {
     return octokitResponse;
   }
   if (requestOptions.method === "HEAD") {
-    if (status < 400) {
+    if (status2 < 400) {
       return octokitResponse;
     }
-    throw new RequestError(fetchResponse.statusText, status, {
+    throw new RequestError(fetchResponse.statusText, status2, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status === 304) {
+  if (status2 === 304) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError("Not modified", status, {
+    throw new RequestError("Not modified", status2, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status >= 400) {
+  if (status2 >= 400) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError(toErrorMessage(octokitResponse.data), status, {
+    throw new RequestError(toErrorMessage(octokitResponse.data), status2, {
       response: octokitResponse,
       request: requestOptions
     });
@@ -91646,8 +91646,8 @@ var handler = {
   ownKeys({ scope }) {
     return [...endpointMethodsMap.get(scope).keys()];
   },
-  set(target, methodName, value) {
-    return target.cache[methodName] = value;
+  set(target, methodName, value2) {
+    return target.cache[methodName] = value2;
   },
   get({ octokit, scope, cache }, methodName) {
     if (cache[methodName]) {
@@ -91701,17 +91701,17 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
     }
     if (decorations.renamedParameters) {
       const options2 = requestWithDefaults.endpoint.merge(...args);
-      for (const [name, alias] of Object.entries(
+      for (const [name2, alias] of Object.entries(
         decorations.renamedParameters
       )) {
-        if (name in options2) {
+        if (name2 in options2) {
           octokit.log.warn(
-            `"${name}" parameter is deprecated for "octokit.${scope}.${methodName}()". Use "${alias}" instead`
+            `"${name2}" parameter is deprecated for "octokit.${scope}.${methodName}()". Use "${alias}" instead`
           );
           if (!(alias in options2)) {
-            options2[alias] = options2[name];
+            options2[alias] = options2[name2];
           }
-          delete options2[name];
+          delete options2[name2];
         }
       }
       return requestWithDefaults(options2);
@@ -91890,21 +91890,21 @@ function treatment(spec) {
   const { rate: _rate, ...load } = spec.load;
   return { target: { api: spec.target.api, request_timeout: spec.target.request_timeout }, workload: spec.workload, load };
 }
-function leaves(value, path = "", out = /* @__PURE__ */ new Map()) {
-  if (value && typeof value === "object" && !Array.isArray(value)) {
-    for (const [k, v] of Object.entries(value)) leaves(v, path ? `${path}.${k}` : k, out);
-  } else out.set(path, JSON.stringify(value) ?? "unset");
-  return out;
+function leaves(value2, path = "", out2 = /* @__PURE__ */ new Map()) {
+  if (value2 && typeof value2 === "object" && !Array.isArray(value2)) {
+    for (const [k, v] of Object.entries(value2)) leaves(v, path ? `${path}.${k}` : k, out2);
+  } else out2.set(path, JSON.stringify(value2) ?? "unset");
+  return out2;
 }
 function specDifferences(base, cur) {
   const a = leaves(treatment(base));
-  const b = leaves(treatment(cur));
-  return [.../* @__PURE__ */ new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k)).map((k) => `${k} ${a.get(k) ?? "unset"} \u2192 ${b.get(k) ?? "unset"}`);
+  const b2 = leaves(treatment(cur));
+  return [.../* @__PURE__ */ new Set([...a.keys(), ...b2.keys()])].filter((k) => a.get(k) !== b2.get(k)).map((k) => `${k} ${a.get(k) ?? "unset"} \u2192 ${b2.get(k) ?? "unset"}`);
 }
 var pct = (x) => `${(x * 100).toFixed(1)} %`;
 function comparabilityChecks(base, cur, tolerancePct) {
   const checks = [];
-  const add = (name, ok, message) => checks.push({ scope: "comparability", name, ok, message });
+  const add = (name2, ok, message) => checks.push({ scope: "comparability", name: name2, ok, message });
   const tolerance = tolerancePct / 100;
   const sameModel = base.target.model === cur.target.model;
   add("model", sameModel, sameModel ? `both runs served model ${JSON.stringify(cur.target.model)}` : `the model differs: baseline ${JSON.stringify(base.target.model)}, current ${JSON.stringify(cur.target.model)}`);
@@ -91914,13 +91914,13 @@ function comparabilityChecks(base, cur, tolerancePct) {
     diffs.length === 0,
     base.spec_hash === cur.spec_hash ? `same spec (hash ${cur.spec_hash.slice(0, 12)})` : diffs.length === 0 ? `spec hash differs (baseline ${base.spec_hash.slice(0, 12)}, current ${cur.spec_hash.slice(0, 12)}) only outside the workload and load (e.g. target URL, SLOs)` : `spec hash differs (baseline ${base.spec_hash.slice(0, 12)}, current ${cur.spec_hash.slice(0, 12)}) in ${diffs.slice(0, 3).join(", ")}${diffs.length > 3 ? ` and ${diffs.length - 3} more` : ""}`
   );
-  const near = (name, what, unit, b, c) => {
-    if (b == null || c == null || b === 0) {
-      add(name, true, `${what}: not measured in ${b == null && c == null ? "either run" : b == null || b === 0 ? "the baseline" : "the current run"}; not compared`);
+  const near = (name2, what, unit, b2, c) => {
+    if (b2 == null || c == null || b2 === 0) {
+      add(name2, true, `${what}: not measured in ${b2 == null && c == null ? "either run" : b2 == null || b2 === 0 ? "the baseline" : "the current run"}; not compared`);
       return;
     }
-    const d = Math.abs(c / b - 1);
-    add(name, d <= tolerance, `${what} ${c.toFixed(1)}${unit} vs baseline ${b.toFixed(1)}${unit}: ${d <= tolerance ? "within" : "differs by"} ${pct(d)}${d <= tolerance ? ` (tolerance ${tolerancePct} %)` : `, more than the ${tolerancePct} % tolerance`}`);
+    const d = Math.abs(c / b2 - 1);
+    add(name2, d <= tolerance, `${what} ${c.toFixed(1)}${unit} vs baseline ${b2.toFixed(1)}${unit}: ${d <= tolerance ? "within" : "differs by"} ${pct(d)}${d <= tolerance ? ` (tolerance ${tolerancePct} %)` : `, more than the ${tolerancePct} % tolerance`}`);
   };
   if (base.load.mode === "open" && cur.load.mode === "open") near("offered_rate", "offered rate", " req/s", base.load.offered_rate_per_s, cur.load.offered_rate_per_s);
   near("prompt_length", "delivered prompt length (mean)", " tokens", base.workload.input_tokens.delivered?.mean, cur.workload.input_tokens.delivered?.mean);
@@ -91944,26 +91944,26 @@ function bucketsOf(h, unit = 1e3) {
   counts.reduce((acc, c, i) => cum[i] = acc + c, 0);
   return { values: Float64Array.from(values), counts: Float64Array.from(counts), cum, n: cum.length > 0 ? cum[cum.length - 1] : 0 };
 }
-function rankOfPercentile(n, p) {
-  return Math.max(1, Math.ceil(p / 100 * n - 1e-9));
+function rankOfPercentile(n, p2) {
+  return Math.max(1, Math.ceil(p2 / 100 * n - 1e-9));
 }
-function valueAtRank(b, rank) {
+function valueAtRank(b2, rank) {
   let lo = 0;
-  let hi = b.cum.length - 1;
+  let hi = b2.cum.length - 1;
   while (lo < hi) {
     const mid = lo + hi >> 1;
-    if (b.cum[mid] >= rank) hi = mid;
+    if (b2.cum[mid] >= rank) hi = mid;
     else lo = mid + 1;
   }
-  return b.values[lo];
+  return b2.values[lo];
 }
-var percentileOf = (b, p) => valueAtRank(b, rankOfPercentile(b.n, p));
-function moments(b) {
+var percentileOf = (b2, p2) => valueAtRank(b2, rankOfPercentile(b2.n, p2));
+function moments(b2) {
   let sum = 0;
   let sumSq = 0;
-  for (let i = 0; i < b.values.length; i++) {
-    sum += b.counts[i] * b.values[i];
-    sumSq += b.counts[i] * b.values[i] * b.values[i];
+  for (let i = 0; i < b2.values.length; i++) {
+    sum += b2.counts[i] * b2.values[i];
+    sumSq += b2.counts[i] * b2.values[i] * b2.values[i];
   }
   return { sum, sumSq };
 }
@@ -91981,13 +91981,13 @@ function splitmix32(seed) {
 }
 function createRng(seed) {
   const mix = splitmix32(seed);
-  let a = mix(), b = mix(), c = mix(), d = mix();
+  let a = mix(), b2 = mix(), c = mix(), d = mix();
   return {
     next() {
-      const t = (a + b >>> 0) + d >>> 0;
+      const t = (a + b2 >>> 0) + d >>> 0;
       d = d + 1 >>> 0;
-      a = b ^ b >>> 9;
-      b = c + (c << 3) >>> 0;
+      a = b2 ^ b2 >>> 9;
+      b2 = c + (c << 3) >>> 0;
       c = c << 21 | c >>> 11;
       c = c + t >>> 0;
       return t / 4294967296;
@@ -92020,42 +92020,42 @@ function gamma(rng, shape) {
 }
 
 // src/gate/stats.ts
-function beta(rng, a, b) {
+function beta(rng, a, b2) {
   const x = gamma(rng, a);
-  return x / (x + gamma(rng, b));
+  return x / (x + gamma(rng, b2));
 }
-function normalQuantile(p) {
+function normalQuantile(p2) {
   const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
-  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
+  const b2 = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
   const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
   const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
   const tail = (q2) => (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
-  if (p < 0.02425) return tail(Math.sqrt(-2 * Math.log(p)));
-  if (p > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log(1 - p)));
-  const q = p - 0.5;
+  if (p2 < 0.02425) return tail(Math.sqrt(-2 * Math.log(p2)));
+  if (p2 > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log(1 - p2)));
+  const q = p2 - 0.5;
   const r = q * q;
-  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b2[0] * r + b2[1]) * r + b2[2]) * r + b2[3]) * r + b2[4]) * r + 1);
 }
 function quantileOfSorted(sorted, q) {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length - 1e-9) - 1));
   return sorted[i];
 }
 function wilson(x, n, z) {
-  const p = x / n;
+  const p2 = x / n;
   const z2 = z * z;
-  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
-  const half = z * Math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n);
+  const centre = (p2 + z2 / (2 * n)) / (1 + z2 / n);
+  const half = z * Math.sqrt(p2 * (1 - p2) / n + z2 / (4 * n * n)) / (1 + z2 / n);
   return { lower: Math.max(0, centre - half), upper: Math.min(1, centre + half) };
 }
 
 // src/gate/bootstrap.ts
-function drawPercentile(b, p, rng) {
-  const k = rankOfPercentile(b.n, p);
-  return valueAtRank(b, beta(rng, k, b.n - k + 1) * b.n);
+function drawPercentile(b2, p2, rng) {
+  const k = rankOfPercentile(b2.n, p2);
+  return valueAtRank(b2, beta(rng, k, b2.n - k + 1) * b2.n);
 }
-function percentileShiftInterval(baseline, current, p, confidence, iterations, rng) {
+function percentileShiftInterval(baseline, current, p2, confidence, iterations, rng) {
   const diffs = new Float64Array(iterations);
-  for (let i = 0; i < iterations; i++) diffs[i] = drawPercentile(current, p, rng) - drawPercentile(baseline, p, rng);
+  for (let i = 0; i < iterations; i++) diffs[i] = drawPercentile(current, p2, rng) - drawPercentile(baseline, p2, rng);
   diffs.sort();
   return { lower: quantileOfSorted(diffs, 1 - confidence), upper: quantileOfSorted(diffs, confidence) };
 }
@@ -92088,7 +92088,7 @@ var round3 = (x) => Math.round(x * 1e3) / 1e3;
 function summarize(h, unit) {
   if (h.totalCount === 0) return null;
   const s = { count: h.totalCount, mean: round3(h.mean / unit), min: round3(h.getValueAtPercentile(0) / unit), max: round3(h.getValueAtPercentile(100) / unit) };
-  for (const [key, p] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p) / unit);
+  for (const [key, p2] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p2) / unit);
   return s;
 }
 var summarizeMs = (h) => summarize(h, 1e3);
@@ -92136,9 +92136,9 @@ var TimeSeries = class {
   }
 };
 function coarsenCounts(counts, factor) {
-  const out = [];
-  for (let i = 0; i < counts.length; i++) out[Math.floor(i / factor)] = (out[Math.floor(i / factor)] ?? 0) + counts[i];
-  return out;
+  const out2 = [];
+  for (let i = 0; i < counts.length; i++) out2[Math.floor(i / factor)] = (out2[Math.floor(i / factor)] ?? 0) + counts[i];
+  return out2;
 }
 
 // src/client/types.ts
@@ -92155,10 +92155,10 @@ var OUTCOMES = [
 
 // src/spec/hash.ts
 import { createHash } from "node:crypto";
-function canonicalJson(value) {
+function canonicalJson(value2) {
   return JSON.stringify(
-    value,
-    (_key, v) => v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) : v
+    value2,
+    (_key, v) => v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0)) : v
   );
 }
 function specHash(spec) {
@@ -92185,7 +92185,7 @@ var LATENCY_DEFAULTS = {
 };
 var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})`;
 var FIXED_SLO_KEYS = ["http_5xx_rate", "http_429_rate", "goodput_fraction"];
-var withDefault = (schema, value) => value === void 0 ? schema : { ...schema, default: value };
+var withDefault = (schema, value2) => value2 === void 0 ? schema : { ...schema, default: value2 };
 var nonNegative = (fallback) => withDefault({ type: "number", minimum: 0, description: "a number \u2265 0" }, fallback);
 var fraction = (fallback) => ({ type: "number", minimum: 0, maximum: 1, default: fallback, description: "a fraction between 0 and 1" });
 function rule(props, required, fallback) {
@@ -92310,7 +92310,7 @@ function generatorLimits(spec) {
 }
 function validityChecks(v, limits, t = THRESHOLDS) {
   const checks = [];
-  const add = (name, ok, message) => checks.push({ name, ok, message });
+  const add = (name2, ok, message) => checks.push({ name: name2, ok, message });
   add("completed", !v.interrupted, v.interrupted ? "the run was interrupted before the window ended" : "the run completed its schedule");
   if (v.mode === "open") {
     const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
@@ -92509,7 +92509,7 @@ function mergeResults(results, opts = {}) {
   const rate2 = (f) => r32(shards ? sum(f) : totalWindow > 0 ? sum((r) => f(r) * r.load.window_s) / totalWindow : 0);
   const classes = (f) => Object.fromEntries(OUTCOMES.map((o) => [o, sum((r) => f(r)[o] ?? 0)]));
   const h = mergeHistograms(results);
-  const summary3 = (name, unit) => h[name] ? unit === "ms" ? summarizeMs(h[name]) : summarizeCounts(h[name]) : null;
+  const summary3 = (name2, unit) => h[name2] ? unit === "ms" ? summarizeMs(h[name2]) : summarizeCounts(h[name2]) : null;
   const windowByClass = classes((r) => r.requests.window.by_class);
   const ws = sum((r) => r.requests.window.scheduled);
   const good = sum((r) => r.goodput.requests);
@@ -92518,7 +92518,7 @@ function mergeResults(results, opts = {}) {
   const meanInFlight = rate2((r) => r.littles_law.mean_in_flight);
   const predicted = rate2((r) => r.littles_law.predicted_in_flight);
   const littlesRatio = predicted > 0 ? r32(meanInFlight / predicted) : null;
-  const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name]) => [m, summary3(name, "ms")]));
+  const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name2]) => [m, summary3(name2, "ms")]));
   const loopDelay = { p50: max2((r) => r.generator.event_loop_delay_ms.p50), p99: max2((r) => r.generator.event_loop_delay_ms.p99), max: max2((r) => r.generator.event_loop_delay_ms.max) };
   const spec = shards ? shardedSpec(results) : first.spec;
   const interrupted = results.some((r) => r.load.interrupted);
@@ -92559,7 +92559,7 @@ function mergeResults(results, opts = {}) {
   const merged = {
     schema_version: RESULT_SCHEMA_VERSION,
     tool: { name: "loadgate", version: TOOL_VERSION },
-    created_at: results.map((r) => r.created_at).reduce((a, b) => a > b ? a : b),
+    created_at: results.map((r) => r.created_at).reduce((a, b2) => a > b2 ? a : b2),
     // Request ids of the inputs keep their own prefixes; a merge names them all.
     run_id: results.map((r) => r.run_id).join("+"),
     spec,
@@ -92611,20 +92611,20 @@ function mergeResults(results, opts = {}) {
 }
 function mergeMismatches(results, names) {
   const [first] = results;
-  const out = [];
+  const out2 = [];
   results.slice(1).forEach((r, j) => {
-    const name = names[j + 1];
-    if (r.target.model !== first.target.model) out.push(`${name}: its model ${JSON.stringify(r.target.model)} differs from ${names[0]}'s ${JSON.stringify(first.target.model)}`);
-    else if (r.spec_hash !== first.spec_hash) out.push(`${name}: its spec hash ${r.spec_hash.slice(0, 12)} differs from ${names[0]}'s ${first.spec_hash.slice(0, 12)} (a different benchmark)`);
+    const name2 = names[j + 1];
+    if (r.target.model !== first.target.model) out2.push(`${name2}: its model ${JSON.stringify(r.target.model)} differs from ${names[0]}'s ${JSON.stringify(first.target.model)}`);
+    else if (r.spec_hash !== first.spec_hash) out2.push(`${name2}: its spec hash ${r.spec_hash.slice(0, 12)} differs from ${names[0]}'s ${first.spec_hash.slice(0, 12)} (a different benchmark)`);
   });
-  return out;
+  return out2;
 }
 function mergeHistograms(results) {
-  const out = {};
+  const out2 = {};
   for (const r of results) {
-    for (const [name, encoded] of Object.entries(r.histograms)) (out[name] ??= newHistogram()).add(decodeHistogram(encoded));
+    for (const [name2, encoded] of Object.entries(r.histograms)) (out2[name2] ??= newHistogram()).add(decodeHistogram(encoded));
   }
-  return out;
+  return out2;
 }
 function shardedSpec(results) {
   const spec = structuredClone(results[0].spec);
@@ -92640,7 +92640,7 @@ function mergeErrorSamples(results) {
     if (seen) seen.count += e.count;
     else byKey.set(key, { ...e });
   }
-  return [...byKey.values()].sort((a, b) => b.count - a.count).slice(0, MAX_ERROR_SAMPLES);
+  return [...byKey.values()].sort((a, b2) => b2.count - a.count).slice(0, MAX_ERROR_SAMPLES);
 }
 function mergeTokenSource(sources) {
   const measured = new Set(sources.filter((s) => s !== "none"));
@@ -92654,7 +92654,7 @@ function mergeTimeseries(results, shards) {
     const length = Math.max(0, ...series.map((a) => a.length));
     return Array.from({ length }, (_, i) => {
       const values = series.filter((a) => i < a.length).map((a) => a[i]);
-      const total = values.reduce((a, b) => a + b, 0);
+      const total = values.reduce((a, b2) => a + b2, 0);
       return shards ? total : r32(total / values.length);
     });
   };
@@ -92674,7 +92674,7 @@ function spread(results) {
     const xs = results.map(get);
     if (xs.some((x) => x === null)) continue;
     const values = xs;
-    const mean2 = values.reduce((a, b) => a + b, 0) / values.length;
+    const mean2 = values.reduce((a, b2) => a + b2, 0) / values.length;
     if (mean2 <= 0) continue;
     const variance = values.reduce((a, x) => a + (x - mean2) ** 2, 0) / (values.length - 1);
     cv[key] = Math.round(Math.sqrt(variance) / mean2 * 1e4) / 1e4;
@@ -92704,21 +92704,21 @@ var LABELS = {
 };
 function latencyTarget(key) {
   const cut = key.lastIndexOf("_p");
-  const name = key.slice(0, cut);
+  const name2 = key.slice(0, cut);
   const pct2 = key.slice(cut + 1);
-  const metric = `${name}_ms`;
-  const p = PERCENTILES.find(([k]) => k === pct2)[1];
-  return { key, metric, histogram: METRIC_HISTOGRAM[metric], pct: pct2, p, label: `${LABELS[name]} ${pct2 === "p999" ? "p99.9" : pct2}` };
+  const metric = `${name2}_ms`;
+  const p2 = PERCENTILES.find(([k]) => k === pct2)[1];
+  return { key, metric, histogram: METRIC_HISTOGRAM[metric], pct: pct2, p: p2, label: `${LABELS[name2]} ${pct2 === "p999" ? "p99.9" : pct2}` };
 }
 function sortedLatencyKeys(keys) {
   const rank = (k) => {
     const t = latencyTarget(k);
     return LATENCY_METRICS.indexOf(t.metric.slice(0, -3)) * 10 + PERCENTILE_KEYS.indexOf(t.pct);
   };
-  return keys.sort((a, b) => rank(a) - rank(b));
+  return keys.sort((a, b2) => rank(a) - rank(b2));
 }
-function minSamples(p, minTail) {
-  return Math.ceil(minTail / (1 - p / 100) - 1e-9);
+function minSamples(p2, minTail) {
+  return Math.ceil(minTail / (1 - p2 / 100) - 1e-9);
 }
 function judgeContext(o) {
   const cache = /* @__PURE__ */ new WeakMap();
@@ -92734,20 +92734,20 @@ function judgeContext(o) {
       const key = `${histogram}/${unit}`;
       if (!perResult.has(key)) {
         const encoded = r.histograms[histogram];
-        const b = encoded === void 0 ? null : bucketsOf(decodeHistogram(encoded), unit);
-        perResult.set(key, b && b.n > 0 ? b : null);
+        const b2 = encoded === void 0 ? null : bucketsOf(decodeHistogram(encoded), unit);
+        perResult.set(key, b2 && b2.n > 0 ? b2 : null);
       }
       return perResult.get(key);
     }
   };
 }
-function replicateSe(r, key, value) {
+function replicateSe(r, key, value2) {
   const spread2 = r.replicates;
   const cv = spread2?.cv[key];
-  return spread2 && cv !== void 0 ? cv * Math.abs(value) / Math.sqrt(spread2.count) : 0;
+  return spread2 && cv !== void 0 ? cv * Math.abs(value2) / Math.sqrt(spread2.count) : 0;
 }
-function outcome(d, status, flags) {
-  return { ...d, rule: `${d.metric} ${d.limit}`, status: status === "fail" && flags.warn_only ? "warn" : status, warn_only: flags.warn_only };
+function outcome(d, status2, flags) {
+  return { ...d, rule: `${d.metric} ${d.limit}`, status: status2 === "fail" && flags.warn_only ? "warn" : status2, warn_only: flags.warn_only };
 }
 var changeOf = (baseline, current) => ({ abs: current - baseline, rel: baseline !== 0 ? (current - baseline) / baseline : null });
 function num(v, signed = false) {
@@ -92762,19 +92762,19 @@ var confText = (confidence) => `${Math.round(confidence * 1e3) / 10} %`;
 function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
   const t = latencyTarget(key);
   const draft = { id: `latency.${key}`, kind: "regression", metric: t.label, limit: `may rise \u2264 ${rule2.max_increase_pct} % or ${rule2.max_increase_ms} ms, whichever is larger`, unit: "ms" };
-  const b = ctx.buckets(base, t.histogram, 1e3);
+  const b2 = ctx.buckets(base, t.histogram, 1e3);
   const c = ctx.buckets(cur, t.histogram, 1e3);
-  const bv = b ? percentileOf(b, t.p) : null;
+  const bv = b2 ? percentileOf(b2, t.p) : null;
   const cv = c ? percentileOf(c, t.p) : null;
   const none = { baseline: bv, current: cv, change: null, threshold: null, ci: null };
-  if (!b || !c) return outcome({ ...draft, ...none, reason: `no samples in the ${!c ? "current run" : "baseline"}` }, "inconclusive", rule2);
+  if (!b2 || !c) return outcome({ ...draft, ...none, reason: `no samples in the ${!c ? "current run" : "baseline"}` }, "inconclusive", rule2);
   const threshold = Math.max(rule2.max_increase_pct / 100 * bv, rule2.max_increase_ms);
   const change = changeOf(bv, cv);
   const need = minSamples(t.p, ctx.minTail);
-  if (b.n < need || c.n < need) {
-    return outcome({ ...draft, ...none, change, threshold, reason: `too few samples for ${t.pct}: needs \u2265 ${need} in each run (baseline ${b.n}, current ${c.n})` }, "inconclusive", rule2);
+  if (b2.n < need || c.n < need) {
+    return outcome({ ...draft, ...none, change, threshold, reason: `too few samples for ${t.pct}: needs \u2265 ${need} in each run (baseline ${b2.n}, current ${c.n})` }, "inconclusive", rule2);
   }
-  const boot = percentileShiftInterval(b, c, t.p, ctx.confidence, ctx.iterations, ctx.rng(draft.id));
+  const boot = percentileShiftInterval(b2, c, t.p, ctx.confidence, ctx.iterations, ctx.rng(draft.id));
   const spreadSe = Math.hypot(replicateSe(base, `${t.metric}.${t.pct}`, bv), replicateSe(cur, `${t.metric}.${t.pct}`, cv));
   const ci = widen(boot, change.abs, ctx.z * spreadSe);
   const moved = `${change.abs >= 0 ? "rose" : "fell"} ${num(change.abs, true)} ms (${change.rel === null ? "n/a" : pctText(change.rel, true)}), allowed ${num(threshold, true)} ms`;
@@ -92793,8 +92793,8 @@ var THROUGHPUT = {
     spread: "throughput.output_tokens_per_s",
     value: (r) => r.throughput.output_tokens_per_s,
     contribution: (r, ctx) => {
-      const b = ctx.buckets(r, "outputTokens", 1);
-      return b ? moments(b) : { sum: 0, sumSq: 0 };
+      const b2 = ctx.buckets(r, "outputTokens", 1);
+      return b2 ? moments(b2) : { sum: 0, sumSq: 0 };
     }
   },
   requests_per_s: {
@@ -92859,9 +92859,9 @@ function judgeErrorRateIncrease(rule2, base, cur, ctx) {
 function judgeLatencyLimit(key, rule2, base, cur, ctx) {
   const t = latencyTarget(key);
   const draft = { id: `slo.${key}`, kind: "slo", metric: t.label, limit: `\u2264 ${num(rule2.max_ms)} ms`, unit: "ms", threshold: rule2.max_ms, ci: null };
-  const b = base ? ctx.buckets(base, t.histogram, 1e3) : null;
+  const b2 = base ? ctx.buckets(base, t.histogram, 1e3) : null;
   const c = ctx.buckets(cur, t.histogram, 1e3);
-  const bv = b ? percentileOf(b, t.p) : null;
+  const bv = b2 ? percentileOf(b2, t.p) : null;
   if (!c) return outcome({ ...draft, baseline: bv, current: null, change: null, reason: "no samples in the current run" }, "inconclusive", rule2);
   const cv = percentileOf(c, t.p);
   const known = { ...draft, baseline: bv, current: cv, change: bv === null ? null : changeOf(bv, cv) };
@@ -92891,10 +92891,10 @@ function judgeRateLimits(slo, base, cur, ctx) {
     const limitValue = good ? 1 - max2 : max2;
     const draft = { id, kind: "slo", metric, limit: `${good ? "\u2265" : "\u2264"} ${pctText(limitValue)}`, unit: "fraction", baseline: bv, current: cv, change: bv === null || cv === null ? null : changeOf(bv, cv), threshold: limitValue, ci: null };
     const x = n > 0 ? bad(cur) : 0;
-    const { status, enough } = judgeShare(x, n, max2, ctx.z);
+    const { status: status2, enough } = judgeShare(x, n, max2, ctx.z);
     const counted = good ? `${n - x} of ${n} requests met every SLO` : `${x} of ${n} requests`;
-    const reason = n === 0 ? "no requests in the current window" : status === "inconclusive" ? `${pctText(cv)} (${counted}): too few requests to judge a ${pctText(limitValue)} limit (needs \u2265 ${enough})` : `${pctText(cv)} (${counted}) ${status === "pass" ? "meets" : "breaks"} the ${good ? "minimum" : "limit"} of ${pctText(limitValue)}`;
-    return outcome({ ...draft, reason }, status, flags);
+    const reason = n === 0 ? "no requests in the current window" : status2 === "inconclusive" ? `${pctText(cv)} (${counted}): too few requests to judge a ${pctText(limitValue)} limit (needs \u2265 ${enough})` : `${pctText(cv)} (${counted}) ${status2 === "pass" ? "meets" : "breaks"} the ${good ? "minimum" : "limit"} of ${pctText(limitValue)}`;
+    return outcome({ ...draft, reason }, status2, flags);
   });
 }
 
@@ -92981,10 +92981,10 @@ function lineChart(title, series, x, y) {
   const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(title)}" font-family="system-ui, sans-serif" font-size="11">`;
   const titleText = `<text x="${W / 2}" y="18" text-anchor="middle" font-size="13" font-weight="600">${escapeHtml(title)}</text>`;
   if (all.length === 0) return `${head}${titleText}<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no samples</text></svg>`;
-  const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p) => p[0]))).map((at) => ({ at, label: tick(at) }));
-  const xMin = Math.min(...all.map((p) => p[0]), ...xTicks.map((t) => t.at));
-  const xMax = Math.max(...all.map((p) => p[0]), ...xTicks.map((t) => t.at));
-  const yMax = Math.max(...all.map((p) => p[1])) * 1.05 || 1;
+  const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p2) => p2[0]))).map((at) => ({ at, label: tick(at) }));
+  const xMin = Math.min(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
+  const xMax = Math.max(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
+  const yMax = Math.max(...all.map((p2) => p2[1])) * 1.05 || 1;
   const yTicks = y.ticks ?? niceTicks(yMax).map((at) => ({ at, label: tick(at) }));
   const px = (v) => M.left + (v - xMin) / (xMax - xMin || 1) * (W - M.left - M.right);
   const py = (v) => H - M.bottom - v / yMax * (H - M.top - M.bottom);
@@ -92994,7 +92994,7 @@ function lineChart(title, series, x, y) {
     ...xTicks.map((t) => `<line x1="${r1(px(t.at))}" x2="${r1(px(t.at))}" y1="${M.top}" y2="${H - M.bottom}" stroke="#f0f0f0"/><text x="${r1(px(t.at))}" y="${H - M.bottom + 16}" text-anchor="middle" fill="#555">${escapeHtml(t.label)}</text>`)
   ];
   const lines = series.map(
-    (s) => `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ""} points="${s.points.map(([a, b]) => `${r1(px(a))},${r1(py(b))}`).join(" ")}"/>`
+    (s) => `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ""} points="${s.points.map(([a, b2]) => `${r1(px(a))},${r1(py(b2))}`).join(" ")}"/>`
   );
   const legend = series.map(
     (s, i) => `<line x1="${M.left + i * 130}" x2="${M.left + 22 + i * 130}" y1="32" y2="32" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ""}/><text x="${M.left + 28 + i * 130}" y="36">${escapeHtml(s.name)}</text>`
@@ -93012,11 +93012,11 @@ var CURRENT = "#1f6feb";
 function spectrum(r, histogram) {
   const encoded = r.histograms[histogram];
   if (encoded === void 0) return [];
-  const b = bucketsOf(decodeHistogram(encoded));
-  if (b.n === 0) return [];
-  const reach = Math.min(5, Math.log10(b.n));
+  const b2 = bucketsOf(decodeHistogram(encoded));
+  if (b2.n === 0) return [];
+  const reach = Math.min(5, Math.log10(b2.n));
   const points = [];
-  for (let x = 0; x <= reach + 1e-9; x += 0.02) points.push([x, percentileOf(b, 100 * (1 - 10 ** -x))]);
+  for (let x = 0; x <= reach + 1e-9; x += 0.02) points.push([x, percentileOf(b2, 100 * (1 - 10 ** -x))]);
   return points;
 }
 var SPECTRUM_TICKS = ["0", "90", "99", "99.9", "99.99", "99.999"].map((label, at) => ({ at, label: `p${label}` }));
@@ -93030,7 +93030,7 @@ function latencyCharts(baseline, current) {
   return LATENCIES.map(([h, title]) => {
     const series = [{ name: "current", points: spectrum(current, h), color: CURRENT }];
     if (baseline) series.unshift({ name: "baseline", points: spectrum(baseline, h), color: BASELINE, dashed: true });
-    const reach = Math.ceil(Math.max(1, ...series.flatMap((s) => s.points.map((p) => p[0]))));
+    const reach = Math.ceil(Math.max(1, ...series.flatMap((s) => s.points.map((p2) => p2[0]))));
     return lineChart(title, series, { label: "percentile", ticks: SPECTRUM_TICKS.slice(0, reach + 1) }, { label: "ms" });
   });
 }
@@ -93252,30 +93252,30 @@ function loadResult(path) {
   }
   return parseResult(text, path);
 }
-function parseResult(text, name) {
-  const fail = (why) => new ResultFileError(`${name}: ${why}`);
-  if (text.trim() === "") throw fail("the file is empty; expected a loadgate result (JSON)");
+function parseResult(text, name2) {
+  const fail2 = (why) => new ResultFileError(`${name2}: ${why}`);
+  if (text.trim() === "") throw fail2("the file is empty; expected a loadgate result (JSON)");
   let data;
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw fail(`not valid JSON (${err.message.split("\n")[0]}); the file is truncated or corrupt`);
+    throw fail2(`not valid JSON (${err.message.split("\n")[0]}); the file is truncated or corrupt`);
   }
   const version = data && typeof data === "object" && !Array.isArray(data) ? data.schema_version : void 0;
-  if (version === void 0) throw fail("not a loadgate result (no schema_version; note that --format vllm files cannot be read back)");
-  if (typeof version !== "number" || !Number.isInteger(version)) throw fail(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
-  if (version > RESULT_SCHEMA_VERSION) throw fail(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
-  if (version < RESULT_SCHEMA_VERSION) throw fail(`schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`);
+  if (version === void 0) throw fail2("not a loadgate result (no schema_version; note that --format vllm files cannot be read back)");
+  if (typeof version !== "number" || !Number.isInteger(version)) throw fail2(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
+  if (version > RESULT_SCHEMA_VERSION) throw fail2(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
+  if (version < RESULT_SCHEMA_VERSION) throw fail2(`schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`);
   if (!validate(data)) {
-    const e = validate.errors.reduce((a, b) => b.instancePath.length > a.instancePath.length ? b : a);
-    throw fail(`not a valid loadgate result: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
+    const e = validate.errors.reduce((a, b2) => b2.instancePath.length > a.instancePath.length ? b2 : a);
+    throw fail2(`not a valid loadgate result: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
   }
   const result3 = data;
   for (const [key, encoded] of Object.entries(result3.histograms)) {
     try {
       decodeHistogram(encoded);
     } catch {
-      throw fail(`histogram "${key}" cannot be decoded; the file is corrupt`);
+      throw fail2(`histogram "${key}" cannot be decoded; the file is corrupt`);
     }
   }
   return result3;
@@ -93325,36 +93325,36 @@ function readZip(zip, maxEntryBytes = DEFAULT_MAX_ENTRY_BYTES) {
     const extraLength = h.readUInt16LE(30);
     const commentLength = h.readUInt16LE(32);
     let localOffset = h.readUInt32LE(42);
-    const name = at(offset + 46, nameLength).toString(flags & 2048 ? "utf8" : "latin1");
+    const name2 = at(offset + 46, nameLength).toString(flags & 2048 ? "utf8" : "latin1");
     const extra = at(offset + 46 + nameLength, extraLength);
-    for (let p = 0; p + 4 <= extra.length; p += 4 + extra.readUInt16LE(p + 2)) {
-      if (extra.readUInt16LE(p) !== 1) continue;
-      let q = p + 4;
+    for (let p2 = 0; p2 + 4 <= extra.length; p2 += 4 + extra.readUInt16LE(p2 + 2)) {
+      if (extra.readUInt16LE(p2) !== 1) continue;
+      let q = p2 + 4;
       const next = () => Number(extra.readBigUInt64LE((q += 8) - 8));
       if (size === U32_MAX) size = next();
       if (compressed === U32_MAX) compressed = next();
       if (localOffset === U32_MAX) localOffset = next();
     }
     offset += 46 + nameLength + extraLength + commentLength;
-    if (name.endsWith("/")) continue;
-    if (flags & 1) throw new ZipError(`zip entry ${name} is encrypted`);
-    if (method !== 0 && method !== 8) throw new ZipError(`zip entry ${name} uses compression method ${method}; expected stored (0) or deflate (8)`);
-    if (size > maxEntryBytes) throw new ZipError(`zip entry ${name} is ${size} bytes; expected at most ${maxEntryBytes}`);
+    if (name2.endsWith("/")) continue;
+    if (flags & 1) throw new ZipError(`zip entry ${name2} is encrypted`);
+    if (method !== 0 && method !== 8) throw new ZipError(`zip entry ${name2} uses compression method ${method}; expected stored (0) or deflate (8)`);
+    if (size > maxEntryBytes) throw new ZipError(`zip entry ${name2} is ${size} bytes; expected at most ${maxEntryBytes}`);
     entries.push({
-      name,
+      name: name2,
       size,
       read() {
         const local = at(localOffset, 30);
-        if (local.readUInt32LE(0) !== SIG.local) throw new ZipError(`zip entry ${name} has no local header`);
+        if (local.readUInt32LE(0) !== SIG.local) throw new ZipError(`zip entry ${name2} has no local header`);
         const data = at(localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28), compressed);
-        let out;
+        let out2;
         try {
-          out = method === 0 ? Buffer.from(data) : inflateRawSync(data, { maxOutputLength: Math.max(1, size) });
+          out2 = method === 0 ? Buffer.from(data) : inflateRawSync(data, { maxOutputLength: Math.max(1, size) });
         } catch (err) {
-          throw new ZipError(`zip entry ${name} cannot be inflated (${err.message})`);
+          throw new ZipError(`zip entry ${name2} cannot be inflated (${err.message})`);
         }
-        if (out.length !== size || crc32(out) !== crc) throw new ZipError(`zip entry ${name} is corrupt (size or CRC-32 mismatch)`);
-        return out;
+        if (out2.length !== size || crc32(out2) !== crc) throw new ZipError(`zip entry ${name2} is corrupt (size or CRC-32 mismatch)`);
+        return out2;
       }
     });
   }
@@ -93362,12 +93362,12 @@ function readZip(zip, maxEntryBytes = DEFAULT_MAX_ENTRY_BYTES) {
 }
 function centralDirectory(zip, at) {
   const lowest = Math.max(0, zip.length - 22 - 65535);
-  for (let p = zip.length - 22; p >= lowest; p--) {
-    if (zip.readUInt32LE(p) !== SIG.eocd) continue;
-    const count2 = zip.readUInt16LE(p + 10);
-    const offset = zip.readUInt32LE(p + 16);
+  for (let p2 = zip.length - 22; p2 >= lowest; p2--) {
+    if (zip.readUInt32LE(p2) !== SIG.eocd) continue;
+    const count2 = zip.readUInt16LE(p2 + 10);
+    const offset = zip.readUInt32LE(p2 + 16);
     if (count2 !== 65535 && offset !== U32_MAX) return { count: count2, offset };
-    const locator = at(p - 20, 20);
+    const locator = at(p2 - 20, 20);
     if (locator.readUInt32LE(0) !== SIG.zip64Locator) throw new ZipError("the zip64 end of central directory is missing");
     const z = at(Number(locator.readBigUInt64LE(8)), 56);
     if (z.readUInt32LE(0) !== SIG.zip64Eocd) throw new ZipError("the zip64 end of central directory is corrupt");
@@ -93379,7 +93379,7 @@ function centralDirectory(zip, at) {
 // src/action/baseline-artifact.ts
 var MAX_CANDIDATES = 5;
 function rankRuns(runs, o) {
-  const eligible = runs.filter((r) => !r.event.startsWith("pull_request")).filter((r) => !r.head_repository || r.head_repository.full_name === o.repo).filter((r) => o.now - Date.parse(r.created_at) <= o.maxAgeMs).sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
+  const eligible = runs.filter((r) => !r.event.startsWith("pull_request")).filter((r) => !r.head_repository || r.head_repository.full_name === o.repo).filter((r) => o.now - Date.parse(r.created_at) <= o.maxAgeMs).sort((a, b2) => Date.parse(b2.created_at) - Date.parse(a.created_at));
   const atBase = eligible.filter((r) => o.mergeBase !== null && r.head_sha === o.mergeBase);
   return [...atBase, ...eligible.filter((r) => !atBase.includes(r))];
 }
@@ -93440,7 +93440,7 @@ async function downloadArtifact(octokit, owner, repo, artifactId) {
 }
 function resultFromZip(zip, what, entryName) {
   let text;
-  let name;
+  let name2;
   try {
     const entries = readZip(zip).filter((e) => e.name.endsWith(".json"));
     const entry = entries.find((e) => basename(e.name) === entryName) ?? (entries.length === 1 ? entries[0] : void 0);
@@ -93449,20 +93449,20 @@ function resultFromZip(zip, what, entryName) {
       throw new Error(`holds no single loadgate result: expected one .json file or one named ${entryName} (JSON files found: ${found})`);
     }
     text = entry.read().toString("utf8");
-    name = entry.name;
+    name2 = entry.name;
   } catch (err) {
     throw new Error(`${what}: ${err.message}`);
   }
-  return parseResult(text, `${what}, ${name}`);
+  return parseResult(text, `${what}, ${name2}`);
 }
 async function api(doing, call) {
   try {
     return await call();
   } catch (err) {
-    const status = err.status;
+    const status2 = err.status;
     const message = (err.message ?? String(err)).split("\n")[0];
-    const hint = status === 403 || status === 404 ? "; the job needs `permissions: actions: read` to fetch baselines" : "";
-    throw new Error(`baseline-artifact: ${doing} failed (${status ? `HTTP ${status}: ` : ""}${message})${hint}`);
+    const hint = status2 === 403 || status2 === 404 ? "; the job needs `permissions: actions: read` to fetch baselines" : "";
+    throw new Error(`baseline-artifact: ${doing} failed (${status2 ? `HTTP ${status2}: ` : ""}${message})${hint}`);
   }
 }
 function humanAge(ms) {
@@ -93686,19 +93686,19 @@ function launchSim(config = {}, opts = {}) {
   return new Promise((resolve4, reject) => {
     let stdout = "";
     let stderr = "";
-    const fail = (why) => {
+    const fail2 = (why) => {
       clearTimeout(timer);
       child.stdout.removeAllListeners("data");
       const detail = stderr.trim();
       reject(new Error(`loadgate sim ${why}${detail ? `: ${detail}` : ""}`));
     };
     const timer = setTimeout(() => {
-      fail(`printed no listening line within ${timeoutMs} ms`);
+      fail2(`printed no listening line within ${timeoutMs} ms`);
       void stop();
     }, timeoutMs);
     child.stderr.setEncoding("utf8").on("data", (s) => stderr += s);
-    child.once("error", (err) => fail(`could not be started (${err.message})`));
-    const early = (code, signal) => fail(`exited (${signal ?? `code ${code}`}) before listening`);
+    child.once("error", (err) => fail2(`could not be started (${err.message})`));
+    const early = (code, signal) => fail2(`exited (${signal ?? `code ${code}`}) before listening`);
     child.once("exit", early);
     child.stdout.setEncoding("utf8").on("data", (s) => {
       stdout += s;
@@ -93719,6 +93719,288 @@ import { createHash as createHash2, randomInt } from "node:crypto";
 import { readFileSync as readFileSync4 } from "node:fs";
 import { resolve } from "node:path";
 
+// src/client/chunk-scan.ts
+var OK = 0;
+var MALFORMED = 1;
+var UNUSUAL = 2;
+var OTHER = 0;
+var ROOT = 1;
+var CHOICES = 2;
+var CHOICE0 = 3;
+var DELTA = 4;
+var USAGE = 5;
+var MAX_DEPTH = 32;
+var QUOTE = 34;
+var BACKSLASH = 92;
+var name = (s) => Buffer.from(s);
+var K_ERROR = name("error");
+var K_OBJECT = name("object");
+var K_CHOICES = name("choices");
+var K_USAGE = name("usage");
+var K_DELTA = name("delta");
+var K_TEXT = name("text");
+var K_CONTENT = name("content");
+var K_REASONING_CONTENT = name("reasoning_content");
+var K_REASONING = name("reasoning");
+var K_COMPLETION_TOKENS = name("completion_tokens");
+var K_PROMPT_TOKENS = name("prompt_tokens");
+var b = new Uint8Array(0);
+var p = 0;
+var end = 0;
+var status = OK;
+var out;
+var strStart = 0;
+var strEnd = 0;
+var strEscaped = false;
+var intValue = NaN;
+function scanChunk(bytes, start, stop, findings2) {
+  b = bytes;
+  p = start;
+  end = stop;
+  status = OK;
+  out = findings2;
+  findings2.hasDelta = findings2.answer = findings2.reasoning = findings2.text = false;
+  findings2.completionTokens = findings2.promptTokens = null;
+  skipWs();
+  if (p >= end || b[p] !== 123) {
+    return MALFORMED;
+  }
+  value(ROOT, 0);
+  if (status !== OK) return status;
+  skipWs();
+  return p === end ? OK : MALFORMED;
+}
+function skipWs() {
+  const buf = b;
+  let i = p;
+  while (i < end) {
+    const c = buf[i];
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    i++;
+  }
+  p = i;
+}
+function fail(s) {
+  if (status === OK) status = s;
+  return false;
+}
+function value(ctx, depth) {
+  if (p >= end) return fail(MALFORMED);
+  const c = b[p];
+  if (c === 123) return object(ctx, depth + 1);
+  if (c === 91) return array(ctx, depth + 1);
+  if (c === QUOTE) return string();
+  if (c === 45 || c >= 48 && c <= 57) return number();
+  if (c === 116) return literal("true");
+  if (c === 102) return literal("false");
+  if (c === 110) return literal("null");
+  return fail(MALFORMED);
+}
+function literal(word) {
+  if (end - p < word.length) return fail(MALFORMED);
+  for (let i = 0; i < word.length; i++) if (b[p + i] !== word.charCodeAt(i)) return fail(MALFORMED);
+  p += word.length;
+  return true;
+}
+function string() {
+  const buf = b;
+  const stop = end;
+  let i = p + 1;
+  strStart = i;
+  strEscaped = false;
+  for (; i < stop; i++) {
+    const c = buf[i];
+    if (c === QUOTE) {
+      strEnd = i;
+      p = i + 1;
+      return true;
+    }
+    if (c < 32) return fail(MALFORMED);
+    if (c === BACKSLASH) {
+      strEscaped = true;
+      if (++i >= stop) return fail(MALFORMED);
+      const e = buf[i];
+      if (e === 117) {
+        if (stop - i < 5) return fail(MALFORMED);
+        for (let k = 1; k <= 4; k++) if (!isHex(buf[i + k])) return fail(MALFORMED);
+        i += 4;
+      } else if (e !== QUOTE && e !== BACKSLASH && e !== 47 && e !== 98 && e !== 102 && e !== 110 && e !== 114 && e !== 116) {
+        return fail(MALFORMED);
+      }
+    }
+  }
+  return fail(MALFORMED);
+}
+function isHex(c) {
+  return c >= 48 && c <= 57 || c >= 65 && c <= 70 || c >= 97 && c <= 102;
+}
+function number() {
+  const start = p;
+  let negative = false;
+  if (b[p] === 45) {
+    negative = true;
+    p++;
+  }
+  if (p >= end) return fail(MALFORMED);
+  let n = 0;
+  let digits = 0;
+  if (b[p] === 48) {
+    p++;
+    digits = 1;
+  } else {
+    while (p < end && b[p] >= 48 && b[p] <= 57) {
+      n = n * 10 + (b[p] - 48);
+      p++;
+      digits++;
+    }
+    if (digits === 0) return fail(MALFORMED);
+  }
+  let plain = true;
+  if (p < end && b[p] === 46) {
+    plain = false;
+    p++;
+    if (!digitsFollow()) return fail(MALFORMED);
+  }
+  if (p < end && (b[p] === 101 || b[p] === 69)) {
+    plain = false;
+    p++;
+    if (p < end && (b[p] === 43 || b[p] === 45)) p++;
+    if (!digitsFollow()) return fail(MALFORMED);
+  }
+  intValue = plain && digits <= 15 && !(negative && n === 0) ? negative ? -n : n : NaN;
+  return p > start;
+}
+function digitsFollow() {
+  const start = p;
+  while (p < end && b[p] >= 48 && b[p] <= 57) p++;
+  return p > start;
+}
+function array(ctx, depth) {
+  if (depth > MAX_DEPTH) return fail(UNUSUAL);
+  p++;
+  skipWs();
+  if (p < end && b[p] === 93) {
+    p++;
+    return true;
+  }
+  for (let i = 0; ; i++) {
+    skipWs();
+    const isObject2 = p < end && b[p] === 123;
+    if (!value(ctx === CHOICES && i === 0 && isObject2 ? CHOICE0 : OTHER, depth)) return false;
+    skipWs();
+    if (p >= end) return fail(MALFORMED);
+    const c = b[p++];
+    if (c === 93) return true;
+    if (c !== 44) return fail(MALFORMED);
+  }
+}
+function object(ctx, depth) {
+  if (depth > MAX_DEPTH) return fail(UNUSUAL);
+  p++;
+  skipWs();
+  if (p < end && b[p] === 125) {
+    p++;
+    return true;
+  }
+  let seen = 0;
+  for (; ; ) {
+    skipWs();
+    if (p >= end || b[p] !== QUOTE || !string()) return fail(MALFORMED);
+    const keyStart = strStart;
+    const keyEnd = strEnd;
+    const keyEscaped = strEscaped;
+    skipWs();
+    if (p >= end || b[p++] !== 58) return fail(MALFORMED);
+    skipWs();
+    if (ctx !== OTHER && keyEscaped) return fail(UNUSUAL);
+    const key = ctx === OTHER ? 0 : keyOfInterest(ctx, keyStart, keyEnd);
+    if (key === 0) {
+      if (!value(OTHER, depth)) return false;
+    } else {
+      if (seen & key) return fail(UNUSUAL);
+      seen |= key;
+      if (!member(ctx, key, depth)) return false;
+    }
+    skipWs();
+    if (p >= end) return fail(MALFORMED);
+    const c = b[p++];
+    if (c === 125) return true;
+    if (c !== 44) return fail(MALFORMED);
+  }
+}
+var ERROR = 1;
+var OBJECT = 2;
+var CHOICES_KEY = 4;
+var USAGE_KEY = 8;
+var DELTA_KEY = 1;
+var TEXT = 2;
+var CONTENT = 1;
+var REASONING_CONTENT = 2;
+var REASONING = 4;
+var COMPLETION_TOKENS = 1;
+var PROMPT_TOKENS = 2;
+function keyOfInterest(ctx, s, e) {
+  switch (ctx) {
+    case ROOT:
+      return is(K_CHOICES, s, e) ? CHOICES_KEY : is(K_USAGE, s, e) ? USAGE_KEY : is(K_ERROR, s, e) ? ERROR : is(K_OBJECT, s, e) ? OBJECT : 0;
+    case CHOICE0:
+      return is(K_DELTA, s, e) ? DELTA_KEY : is(K_TEXT, s, e) ? TEXT : 0;
+    case DELTA:
+      return is(K_CONTENT, s, e) ? CONTENT : is(K_REASONING_CONTENT, s, e) ? REASONING_CONTENT : is(K_REASONING, s, e) ? REASONING : 0;
+    case USAGE:
+      return is(K_COMPLETION_TOKENS, s, e) ? COMPLETION_TOKENS : is(K_PROMPT_TOKENS, s, e) ? PROMPT_TOKENS : 0;
+    default:
+      return 0;
+  }
+}
+function is(key, s, e) {
+  if (e - s !== key.length) return false;
+  for (let i = 0; i < key.length; i++) if (b[s + i] !== key[i]) return false;
+  return true;
+}
+var startsObject = () => b[p] === 123;
+var startsString = () => b[p] === QUOTE;
+var isNull = () => b[p] === 110;
+function member(ctx, key, depth) {
+  if (p >= end) return fail(MALFORMED);
+  if (ctx === ROOT) {
+    if (key === ERROR) return isNull() ? literal("null") : fail(UNUSUAL);
+    if (key === OBJECT) {
+      if (!startsString()) return value(OTHER, depth);
+      if (!string()) return false;
+      return strEscaped || is(K_ERROR, strStart, strEnd) ? fail(UNUSUAL) : true;
+    }
+    if (key === CHOICES_KEY) return value(b[p] === 91 ? CHOICES : OTHER, depth);
+    return value(startsObject() ? USAGE : OTHER, depth);
+  }
+  if (ctx === CHOICE0) {
+    if (key === DELTA_KEY) {
+      if (!isNull()) out.hasDelta = true;
+      return value(startsObject() ? DELTA : OTHER, depth);
+    }
+    if (!startsString()) return value(OTHER, depth);
+    if (!string()) return false;
+    out.text = strEnd > strStart;
+    return true;
+  }
+  if (ctx === DELTA) {
+    if (!startsString()) return value(OTHER, depth);
+    if (!string()) return false;
+    if (strEnd > strStart) {
+      if (key === CONTENT) out.answer = true;
+      else out.reasoning = true;
+    }
+    return true;
+  }
+  const isNumber = b[p] === 45 || b[p] >= 48 && b[p] <= 57;
+  if (!value(OTHER, depth)) return false;
+  if (!isNumber) return true;
+  if (Number.isNaN(intValue)) return fail(UNUSUAL);
+  if (key === COMPLETION_TOKENS) out.completionTokens = intValue;
+  else out.promptTokens = intValue;
+  return true;
+}
+
 // src/client/openai.ts
 function buildRequestBody(o) {
   const body = { model: o.model };
@@ -93734,11 +94016,39 @@ function buildRequestBody(o) {
 function newStreamEvent() {
   return { done: false, content: null, usage: false, promptTokens: 0, completionTokens: 0, error: null };
 }
-function readEvent(data, into) {
+var DONE2 = Buffer.from("[DONE]");
+var findings = { hasDelta: false, answer: false, reasoning: false, text: false, completionTokens: null, promptTokens: null };
+function readEvent(bytes, start, end2, into) {
+  reset(into);
+  if (end2 === start) return into;
+  if (end2 - start === DONE2.length && Buffer.compare(DONE2, bytes.subarray(start, end2)) === 0) {
+    into.done = true;
+    return into;
+  }
+  const status2 = scanChunk(bytes, start, end2, findings);
+  if (status2 === MALFORMED) {
+    into.error = "malformed chunk";
+    return into;
+  }
+  if (status2 === UNUSUAL) return parseEvent(Buffer.from(bytes.buffer, bytes.byteOffset + start, end2 - start).toString("utf8"), into);
+  const f = findings;
+  if (f.hasDelta ? f.answer : f.text) into.content = "answer";
+  else if (f.hasDelta && f.reasoning) into.content = "reasoning";
+  if (f.completionTokens !== null) {
+    into.usage = true;
+    into.completionTokens = f.completionTokens;
+    into.promptTokens = f.promptTokens ?? 0;
+  }
+  return into;
+}
+function reset(into) {
   into.done = false;
   into.content = null;
   into.usage = false;
   into.error = null;
+}
+function parseEvent(data, into) {
+  reset(into);
   if (data === "[DONE]") {
     into.done = true;
     return into;
@@ -93780,15 +94090,15 @@ function readEvent(data, into) {
 }
 function errorMessage(payload) {
   if (typeof payload !== "object" || payload === null) return void 0;
-  const p = payload;
-  if (typeof p.error === "string") return p.error;
-  if (typeof p.error === "object" && p.error !== null) {
-    const m = p.error.message;
+  const p2 = payload;
+  if (typeof p2.error === "string") return p2.error;
+  if (typeof p2.error === "object" && p2.error !== null) {
+    const m = p2.error.message;
     if (typeof m === "string") return m;
   }
-  if (typeof p.message === "string") return p.message;
-  if (typeof p.detail === "string") return p.detail;
-  if (p.detail !== void 0) return JSON.stringify(p.detail);
+  if (typeof p2.message === "string") return p2.message;
+  if (typeof p2.detail === "string") return p2.detail;
+  if (p2.detail !== void 0) return JSON.stringify(p2.detail);
   return void 0;
 }
 function nonEmpty(v) {
@@ -93898,16 +94208,16 @@ async function calibrateSynthetic(counter, plain, prefixed) {
   const fit = fitLine(points);
   if (!prefixed) return result2(counter, fit, points.length, 0);
   const withPrefix = await countAll(counter, PREFIX_SIZES.map((w) => prefixed(w, fit.slope)));
-  const prefixTokens = mean(withPrefix.map((p, i) => p.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]));
+  const prefixTokens = mean(withPrefix.map((p2, i) => p2.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]));
   return result2(counter, fit, points.length + withPrefix.length, prefixTokens);
 }
 async function calibrateDataset(counter, plain, sample) {
   const points = await countAll(counter, SIZES.map(plain));
   const fit = fitLine(points);
   const texts = await countAll(counter, sample);
-  const words = texts.reduce((a, p) => a + p.words, 0);
-  const slope = words > 0 ? texts.reduce((a, p) => a + p.tokens - fit.intercept, 0) / words : fit.slope;
-  const residual = Math.max(...texts.map((p) => Math.abs(fit.intercept + slope * p.words - p.tokens)));
+  const words = texts.reduce((a, p2) => a + p2.words, 0);
+  const slope = words > 0 ? texts.reduce((a, p2) => a + p2.tokens - fit.intercept, 0) / words : fit.slope;
+  const residual = Math.max(...texts.map((p2) => Math.abs(fit.intercept + slope * p2.words - p2.tokens)));
   return result2(counter, { slope, intercept: fit.intercept, maxResidual: residual }, points.length + texts.length, 0);
 }
 function result2(counter, fit, samples, prefixTokens) {
@@ -93928,15 +94238,15 @@ async function countAll(counter, prompts) {
   return points;
 }
 function fitLine(points) {
-  const mx = mean(points.map((p) => p.words));
-  const my = mean(points.map((p) => p.tokens));
-  const sxx = points.reduce((a, p) => a + (p.words - mx) ** 2, 0);
-  const sxy = points.reduce((a, p) => a + (p.words - mx) * (p.tokens - my), 0);
+  const mx = mean(points.map((p2) => p2.words));
+  const my = mean(points.map((p2) => p2.tokens));
+  const sxx = points.reduce((a, p2) => a + (p2.words - mx) ** 2, 0);
+  const sxy = points.reduce((a, p2) => a + (p2.words - mx) * (p2.tokens - my), 0);
   const slope = sxx > 0 ? sxy / sxx : my / mx;
   const intercept = my - slope * mx;
-  return { slope, intercept, maxResidual: Math.max(...points.map((p) => Math.abs(intercept + slope * p.words - p.tokens))) };
+  return { slope, intercept, maxResidual: Math.max(...points.map((p2) => Math.abs(intercept + slope * p2.words - p2.tokens))) };
 }
-var mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+var mean = (xs) => xs.reduce((a, b2) => a + b2, 0) / xs.length;
 var rootOf = (baseUrl2) => baseUrl2.replace(/\/+$/, "").replace(/\/v1$/, "");
 function vllmTokenize(t) {
   const url = `${rootOf(t.baseUrl)}/tokenize`;
@@ -94019,35 +94329,35 @@ var JSONL_EXPECTED = 'expected {"prompt": "..."} or {"messages": [{"role": "user
 var SHAREGPT_EXPECTED = 'expected {"conversations": [{"from": "human", "value": "..."}, {"from": "gpt", "value": "..."}]}';
 var ROLES = /* @__PURE__ */ new Set(["system", "user", "assistant"]);
 var HUMAN = /* @__PURE__ */ new Set(["human", "user"]);
-function parseDataset(text, name, format) {
+function parseDataset(text, name2, format) {
   const dataset = { entries: [], skipped: 0 };
   const read = format === "sharegpt" ? readShareGpt : readJsonlEntry;
-  for (const { where, value } of records(text.replace(/^\uFEFF/, ""), name, format === "sharegpt" ? SHAREGPT_EXPECTED : JSONL_EXPECTED)) {
-    const entry = read(value, where);
+  for (const { where, value: value2 } of records(text.replace(/^\uFEFF/, ""), name2, format === "sharegpt" ? SHAREGPT_EXPECTED : JSONL_EXPECTED)) {
+    const entry = read(value2, where);
     if (entry) dataset.entries.push(entry);
     else dataset.skipped++;
   }
   if (dataset.entries.length === 0) {
-    throw new SpecError(`${name}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ""}; expected at least one`);
+    throw new SpecError(`${name2}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ""}; expected at least one`);
   }
   return dataset;
 }
-function* records(text, name, expected2) {
+function* records(text, name2, expected2) {
   if (text.trimStart().startsWith("[")) {
     let list;
     try {
       list = JSON.parse(text);
     } catch (err) {
-      throw new SpecError(`${name}: not valid JSON (${err.message}); expected a JSON list, or one JSON object per line`);
+      throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a JSON list, or one JSON object per line`);
     }
-    for (let i = 0; i < list.length; i++) yield { where: `${name}: entry ${i + 1}`, value: list[i] };
+    for (let i = 0; i < list.length; i++) yield { where: `${name2}: entry ${i + 1}`, value: list[i] };
     return;
   }
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
     if (line === "") continue;
-    const where = `${name}:${i + 1}`;
+    const where = `${name2}:${i + 1}`;
     try {
       yield { where, value: JSON.parse(line) };
     } catch (err) {
@@ -94056,18 +94366,18 @@ function* records(text, name, expected2) {
     }
   }
 }
-function readJsonlEntry(value, where) {
-  if (!isObject(value)) throw new SpecError(`${where}: not a JSON object; ${JSONL_EXPECTED}`);
+function readJsonlEntry(value2, where) {
+  if (!isObject(value2)) throw new SpecError(`${where}: not a JSON object; ${JSONL_EXPECTED}`);
   let messages;
-  if (typeof value.prompt === "string") {
-    if (value.prompt.trim() === "") throw new SpecError(`${where}: "prompt" is empty; expected the prompt text`);
-    messages = [{ role: "user", content: value.prompt }];
-  } else if (value.messages !== void 0) {
-    messages = readMessages(value.messages, where);
+  if (typeof value2.prompt === "string") {
+    if (value2.prompt.trim() === "") throw new SpecError(`${where}: "prompt" is empty; expected the prompt text`);
+    messages = [{ role: "user", content: value2.prompt }];
+  } else if (value2.messages !== void 0) {
+    messages = readMessages(value2.messages, where);
   } else {
     throw new SpecError(`${where}: missing "prompt" or "messages"; ${JSONL_EXPECTED}`);
   }
-  const maxTokens = value.max_tokens;
+  const maxTokens = value2.max_tokens;
   if (maxTokens !== void 0 && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
     throw new SpecError(`${where}: "max_tokens" is ${JSON.stringify(maxTokens)}; expected a positive integer`);
   }
@@ -94075,17 +94385,17 @@ function readJsonlEntry(value, where) {
   if (maxTokens !== void 0) entry.maxTokens = maxTokens;
   return entry;
 }
-function readMessages(value, where) {
-  if (!Array.isArray(value) || value.length === 0) throw new SpecError(`${where}: "messages" is not a non-empty list; ${JSONL_EXPECTED}`);
-  return value.map((m, i) => {
+function readMessages(value2, where) {
+  if (!Array.isArray(value2) || value2.length === 0) throw new SpecError(`${where}: "messages" is not a non-empty list; ${JSONL_EXPECTED}`);
+  return value2.map((m, i) => {
     if (!isObject(m) || typeof m.content !== "string") throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
     if (typeof m.role !== "string" || !ROLES.has(m.role)) throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m.role) ?? "missing"}; expected system, user or assistant`);
     return { role: m.role, content: m.content };
   });
 }
-function readShareGpt(value, where) {
-  if (!isObject(value) || !Array.isArray(value.conversations)) throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
-  const turns = value.conversations;
+function readShareGpt(value2, where) {
+  if (!isObject(value2) || !Array.isArray(value2.conversations)) throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
+  const turns = value2.conversations;
   turns.forEach((t, i) => {
     if (!isObject(t) || typeof t.from !== "string" || typeof t.value !== "string") {
       throw new SpecError(`${where}: conversations[${i}] is not {"from": "...", "value": "..."}; ${SHAREGPT_EXPECTED}`);
@@ -94161,7 +94471,7 @@ function empiricalSampler(values, weights) {
     return values[lo];
   };
 }
-function parseLengthFile(text, name) {
+function parseLengthFile(text, name2) {
   const values = [];
   const weights = [];
   const add = (where, length, count2 = 1) => {
@@ -94176,9 +94486,9 @@ function parseLengthFile(text, name) {
     try {
       data = JSON.parse(body);
     } catch (err) {
-      throw new SpecError(`${name}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
+      throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
     }
-    data.forEach((item, i) => Array.isArray(item) && item.length === 2 ? add(`${name}: entry ${i + 1}`, item[0], item[1]) : add(`${name}: entry ${i + 1}`, item));
+    data.forEach((item, i) => Array.isArray(item) && item.length === 2 ? add(`${name2}: entry ${i + 1}`, item[0], item[1]) : add(`${name2}: entry ${i + 1}`, item));
   } else {
     let first = true;
     body.split(/\r?\n/).forEach((raw, i) => {
@@ -94188,12 +94498,12 @@ function parseLengthFile(text, name) {
       const header = first && fields.some((f) => typeof f === "string");
       first = false;
       if (header) return;
-      if (fields.length > 2) throw new SpecError(`${name}:${i + 1}: ${fields.length} fields; expected a length, or length,count`);
-      add(`${name}:${i + 1}`, fields[0], fields[1]);
+      if (fields.length > 2) throw new SpecError(`${name2}:${i + 1}: ${fields.length} fields; expected a length, or length,count`);
+      add(`${name2}:${i + 1}`, fields[0], fields[1]);
     });
   }
-  if (values.length === 0) throw new SpecError(`${name}: holds no lengths; expected at least one`);
-  if (!weights.some((w) => w > 0)) throw new SpecError(`${name}: every count is 0; expected at least one count > 0`);
+  if (values.length === 0) throw new SpecError(`${name2}: holds no lengths; expected at least one`);
+  if (!weights.some((w) => w > 0)) throw new SpecError(`${name2}: every count is 0; expected at least one count > 0`);
   return { values, weights };
 }
 var numeric = (field) => field !== "" && Number.isFinite(Number(field)) ? Number(field) : field;
@@ -94202,13 +94512,13 @@ var show = (v) => JSON.stringify(v) ?? String(v);
 // src/workload/prefix.ts
 function zipfProbabilities(groups, s) {
   const raw = Array.from({ length: groups }, (_, g) => (g + 1) ** -s);
-  const total = raw.reduce((a, b) => a + b, 0);
+  const total = raw.reduce((a, b2) => a + b2, 0);
   return raw.map((w) => w / total);
 }
 function zipfSampler(groups, s) {
   const cumulative = [];
   let sum = 0;
-  for (const p of zipfProbabilities(groups, s)) cumulative.push(sum += p);
+  for (const p2 of zipfProbabilities(groups, s)) cumulative.push(sum += p2);
   return (rng) => {
     const u = rng.next() * sum;
     let lo = 0;
@@ -94290,7 +94600,7 @@ var stream = (w, purpose) => createRng(deriveSeed(w.seed, purpose));
 function syntheticWorkload(inputs, calibration, salt) {
   const { spec } = inputs;
   const w = spec.workload;
-  const [inputRng, outputRng, groupRng] = ["input_tokens", "output_tokens", "prefix_groups"].map((p) => stream(w, p));
+  const [inputRng, outputRng, groupRng] = ["input_tokens", "output_tokens", "prefix_groups"].map((p2) => stream(w, p2));
   const input = lengthSampler(inputs.input);
   const output = lengthSampler(inputs.output);
   const pickGroup = w.prefix_groups ? zipfSampler(w.prefix_groups.groups, w.prefix_groups.zipf_s) : void 0;
@@ -94398,7 +94708,7 @@ function summarize2(values) {
   for (const v of values) h.recordValue(v);
   return summarizeCounts(h);
 }
-var range = (xs) => `${xs.reduce((a, b) => Math.min(a, b))}\u2013${xs.reduce((a, b) => Math.max(a, b))}`;
+var range = (xs) => `${xs.reduce((a, b2) => Math.min(a, b2))}\u2013${xs.reduce((a, b2) => Math.max(a, b2))}`;
 
 // src/arrivals/process.ts
 function createArrivalProcess(kind, ratePerS, seed, burstiness = 1) {
@@ -94412,19 +94722,19 @@ function createArrivalProcess(kind, ratePerS, seed, burstiness = 1) {
 // src/arrivals/schedule.ts
 function buildSchedule(o) {
   const process2 = createArrivalProcess(o.kind, o.ratePerS, o.seed, o.burstiness);
-  let out = new Float64Array(Math.max(16, Math.ceil(o.ratePerS * o.durationMs / 1e3 * 1.2) + 16));
+  let out2 = new Float64Array(Math.max(16, Math.ceil(o.ratePerS * o.durationMs / 1e3 * 1.2) + 16));
   let n = 0;
   let t = process2.nextGapMs();
   while (t < o.durationMs) {
-    if (n === out.length) {
-      const grown = new Float64Array(out.length * 2);
-      grown.set(out);
-      out = grown;
+    if (n === out2.length) {
+      const grown = new Float64Array(out2.length * 2);
+      grown.set(out2);
+      out2 = grown;
     }
-    out[n++] = t;
+    out2[n++] = t;
     t += process2.nextGapMs();
   }
-  return out.slice(0, n);
+  return out2.slice(0, n);
 }
 
 // src/client/client.ts
@@ -94433,13 +94743,13 @@ var import_undici4 = __toESM(require_undici3(), 1);
 // src/client/detail.ts
 var MAX_DETAIL = 200;
 function detailSanitizer(secrets) {
-  const list = secrets.filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+  const list = secrets.filter((s) => s.length > 0).sort((a, b2) => b2.length - a.length);
   return (text) => {
-    let out = text;
-    for (const s of list) out = out.split(s).join("[redacted]");
-    out = out.replace(/Bearer\s+\S+/gi, "Bearer [redacted]");
-    out = out.replace(/[\s\x00-\x1f\x7f]+/g, " ").trim();
-    return out.length > MAX_DETAIL ? out.slice(0, MAX_DETAIL - 1) + "\u2026" : out;
+    let out2 = text;
+    for (const s of list) out2 = out2.split(s).join("[redacted]");
+    out2 = out2.replace(/Bearer\s+\S+/gi, "Bearer [redacted]");
+    out2 = out2.replace(/[\s\x00-\x1f\x7f]+/g, " ").trim();
+    return out2.length > MAX_DETAIL ? out2.slice(0, MAX_DETAIL - 1) + "\u2026" : out2;
   };
 }
 
@@ -94450,8 +94760,9 @@ var COLON = 58;
 var SPACE = 32;
 var DATA = Buffer.from("data");
 var EVENT = Buffer.from("event");
-var ERROR = Buffer.from("error");
+var ERROR2 = Buffer.from("error");
 var EMPTY = Buffer.alloc(0);
+var NEWLINE = Buffer.from("\n");
 var SseFramer = class {
   constructor(sink) {
     this.sink = sink;
@@ -94463,7 +94774,10 @@ var SseFramer = class {
   /** The previous chunk ended in CR, so an LF starting the next chunk belongs to it. */
   skipLF = false;
   firstLine = true;
-  data = null;
+  /** The event's data so far: data[0, dataLen), present once a data line was seen. */
+  data = EMPTY;
+  dataLen = 0;
+  hasData = false;
   isError = false;
   push(chunk) {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -94514,16 +94828,10 @@ var SseFramer = class {
     }
     this.dispatch();
   }
-  /** Appends buf[s, e) to the carry buffer, doubling it when full. */
+  /** Appends buf[s, e) to the carry buffer. */
   keep(buf, s, e) {
-    const need = this.carryLen + (e - s);
-    if (need > this.carry.length) {
-      const grown = Buffer.allocUnsafe(Math.max(need, this.carry.length * 2, 256));
-      this.carry.copy(grown, 0, 0, this.carryLen);
-      this.carry = grown;
-    }
-    buf.copy(this.carry, this.carryLen, s, e);
-    this.carryLen = need;
+    this.carry = append(this.carry, this.carryLen, buf, s, e);
+    this.carryLen += e - s;
   }
   /** Interprets one line, buf[s, e) without its terminator. */
   line(buf, s, e) {
@@ -94538,26 +94846,43 @@ var SseFramer = class {
     const first = buf[s];
     if (first === COLON) return;
     if (first === DATA[0] && isField(buf, s, e, DATA)) {
-      const value = buf.toString("utf8", valueStart(buf, s + DATA.length, e), e);
-      this.data = this.data === null ? value : this.data + "\n" + value;
+      if (this.hasData) {
+        this.data = append(this.data, this.dataLen, NEWLINE, 0, 1);
+        this.dataLen++;
+      }
+      const v = valueStart(buf, s + DATA.length, e);
+      this.data = append(this.data, this.dataLen, buf, v, e);
+      this.dataLen += e - v;
+      this.hasData = true;
     } else if (first === EVENT[0] && isField(buf, s, e, EVENT)) {
       const v = valueStart(buf, s + EVENT.length, e);
-      this.isError = e - v === ERROR.length && buf.compare(ERROR, 0, ERROR.length, v, e) === 0;
+      this.isError = e - v === ERROR2.length && buf.compare(ERROR2, 0, ERROR2.length, v, e) === 0;
     }
   }
   dispatch() {
-    if (this.data === null && !this.isError) return;
-    const data = this.data ?? "";
+    if (!this.hasData && !this.isError) return;
+    const n = this.dataLen;
     const isError = this.isError;
-    this.data = null;
+    this.dataLen = 0;
+    this.hasData = false;
     this.isError = false;
-    this.sink.onEvent(data, isError);
+    this.sink.onEvent(this.data, n, isError);
   }
 };
-function isField(buf, s, e, name) {
-  const n = name.length;
+function append(dst, at, src, s, e) {
+  const need = at + (e - s);
+  if (need > dst.length) {
+    const grown = Buffer.allocUnsafe(Math.max(need, dst.length * 2, 256));
+    dst.copy(grown, 0, 0, at);
+    dst = grown;
+  }
+  src.copy(dst, at, s, e);
+  return dst;
+}
+function isField(buf, s, e, name2) {
+  const n = name2.length;
   if (e - s < n || e - s > n && buf[s + n] !== COLON) return false;
-  return buf.compare(name, 0, n, s, s + n) === 0;
+  return buf.compare(name2, 0, n, s, s + n) === 0;
 }
 function valueStart(buf, afterName, e) {
   if (afterName === e) return e;
@@ -94639,11 +94964,11 @@ var StreamRequest = class {
     this.controller = controller;
     if (this.ended) controller.abort(ENDED);
   }
-  onResponseStart(_c, status) {
+  onResponseStart(_c, status2) {
     if (this.ended) return;
-    this.status = status;
-    this.obs.onHeaders(arrivalTime(), status);
-    if (isSuccess(status)) this.framer = new SseFramer(this);
+    this.status = status2;
+    this.obs.onHeaders(arrivalTime(), status2);
+    if (isSuccess(status2)) this.framer = new SseFramer(this);
     else this.errorBody = [];
   }
   onResponseData(_c, chunk) {
@@ -94656,13 +94981,14 @@ var StreamRequest = class {
       this.errorBodyLen += kept.length;
     }
   }
-  onEvent(data, isError) {
+  onEvent(data, length, isError) {
     if (this.ended || this.sawDone) return;
     if (isError) {
-      this.fail(this.t, "stream_error", "error event: " + (errorMessage(tryParse(data)) ?? data));
+      const text = data.toString("utf8", 0, length);
+      this.fail(this.t, "stream_error", "error event: " + (errorMessage(tryParse(text)) ?? text));
       return;
     }
-    const ev = readEvent(data, this.ctx.event);
+    const ev = readEvent(data, 0, length, this.ctx.event);
     if (ev.error !== null) {
       this.fail(this.t, "stream_error", ev.error);
       return;
@@ -94719,8 +95045,8 @@ var StreamRequest = class {
 function onDeadline(request4) {
   request4.abort("timeout");
 }
-function isSuccess(status) {
-  return status >= 200 && status < 300;
+function isSuccess(status2) {
+  return status2 >= 200 && status2 < 300;
 }
 function tryParse(text) {
   try {
@@ -94857,9 +95183,9 @@ var RequestRecord = class {
   usageCompletion = -1;
   outcome = null;
   detail;
-  onHeaders(t, status) {
+  onHeaders(t, status2) {
     this.tHeaders = t;
-    this.status = status;
+    this.status = status2;
   }
   onContent(t, kind) {
     if (this.chunks === 0) this.tFirst = t;
@@ -95247,18 +95573,18 @@ function wholeRun(merged, resolved, n, cpu, wallS) {
   };
 }
 function sumProgress(ps) {
-  const out = { elapsedS: 0, totalS: 0, phase: "warmup", sent: 0, ok: 0, failed: 0, inFlight: 0 };
-  for (const p of ps) {
-    if (!p) continue;
-    out.elapsedS = Math.max(out.elapsedS, p.elapsedS);
-    out.totalS = p.totalS;
-    out.phase = p.phase;
-    out.sent += p.sent;
-    out.ok += p.ok;
-    out.failed += p.failed;
-    out.inFlight += p.inFlight;
+  const out2 = { elapsedS: 0, totalS: 0, phase: "warmup", sent: 0, ok: 0, failed: 0, inFlight: 0 };
+  for (const p2 of ps) {
+    if (!p2) continue;
+    out2.elapsedS = Math.max(out2.elapsedS, p2.elapsedS);
+    out2.totalS = p2.totalS;
+    out2.phase = p2.phase;
+    out2.sent += p2.sent;
+    out2.ok += p2.ok;
+    out2.failed += p2.failed;
+    out2.inFlight += p2.inFlight;
   }
-  return out;
+  return out2;
 }
 
 // src/run/run.ts
@@ -95343,16 +95669,16 @@ function parseDuration(s) {
 }
 
 // src/spec/did-you-mean.ts
-function levenshtein(a, b) {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+function levenshtein(a, b2) {
+  let prev = Array.from({ length: b2.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b2.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b2[j - 1] ? 0 : 1));
     }
     prev = row;
   }
-  return prev[b.length];
+  return prev[b2.length];
 }
 function closest(word, candidates) {
   const typed = word.toLowerCase();
@@ -95376,12 +95702,12 @@ var TYPE_PHRASE = {
   integer: "an integer",
   number: "a number"
 };
-function show2(value) {
-  if (value === null || value === void 0) return "empty";
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "object") return "a mapping";
-  if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
-  return String(value);
+function show2(value2) {
+  if (value2 === null || value2 === void 0) return "empty";
+  if (Array.isArray(value2)) return "a list";
+  if (typeof value2 === "object") return "a mapping";
+  if (typeof value2 === "string") return JSON.stringify(value2.length > 60 ? `${value2.slice(0, 57)}...` : value2);
+  return String(value2);
 }
 function expected(schema) {
   if (schema?.description) return schema.description;
@@ -95416,10 +95742,10 @@ function pointerOf(e) {
 }
 function documentOrder(data) {
   const order = /* @__PURE__ */ new Map();
-  const visit = (value, pointer) => {
+  const visit = (value2, pointer) => {
     order.set(pointer, order.size);
-    if (value && typeof value === "object" && !Array.isArray(value)) {
-      for (const [key, child] of Object.entries(value)) visit(child, `${pointer}/${escape2(key)}`);
+    if (value2 && typeof value2 === "object" && !Array.isArray(value2)) {
+      for (const [key, child] of Object.entries(value2)) visit(child, `${pointer}/${escape2(key)}`);
     }
   };
   visit(data, "");
@@ -95473,13 +95799,13 @@ var lengthDist = (fallback) => ({
   description: `a positive integer or a mapping with dist: ${DIST_NAMES.join(", ")}`,
   required: ["dist"],
   properties: { dist: { enum: DIST_NAMES } },
-  allOf: Object.entries(LENGTH_SHAPES).map(([name, shape]) => ({
+  allOf: Object.entries(LENGTH_SHAPES).map(([name2, shape]) => ({
     // `type` and `required` keep the if from passing vacuously on non-mappings or a missing dist.
-    if: { type: "object", required: ["dist"], properties: { dist: { const: name } } },
+    if: { type: "object", required: ["dist"], properties: { dist: { const: name2 } } },
     then: {
       type: "object",
       required: shape.required,
-      properties: { dist: { const: name }, ...shape.properties },
+      properties: { dist: { const: name2 }, ...shape.properties },
       additionalProperties: false
     }
   }))
@@ -95625,8 +95951,8 @@ function writtenWorkloadKeys(data) {
   const workload = isMapping(data) ? data["workload"] : void 0;
   return new Set(isMapping(workload) ? Object.keys(workload) : []);
 }
-function isMapping(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+function isMapping(value2) {
+  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
 }
 function checkUrl(url) {
   if (url === "sim" || URL.canParse(url) && ["http:", "https:"].includes(new URL(url).protocol)) return;
@@ -95636,9 +95962,9 @@ function checkUrl(url) {
 var CREDENTIAL_HEADER = /^(authorization|proxy-authorization|api-key|x-api-key|cookie)$/i;
 var ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 function checkNoLiteralCredentials(headers) {
-  for (const [name, value] of Object.entries(headers)) {
-    if (CREDENTIAL_HEADER.test(name) && !/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value)) {
-      throw new SpecIssue(["target", "headers", name], 'holds a credential written into the spec; expected a reference such as "${MY_KEY}" to an environment variable, or target.api_key_env');
+  for (const [name2, value2] of Object.entries(headers)) {
+    if (CREDENTIAL_HEADER.test(name2) && !/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value2)) {
+      throw new SpecIssue(["target", "headers", name2], 'holds a credential written into the spec; expected a reference such as "${MY_KEY}" to an environment variable, or target.api_key_env');
     }
   }
 }
@@ -95650,13 +95976,13 @@ function checkLength(path, d) {
   }
 }
 var KEY_EXPECTED = { min: "a positive integer", max: "a positive integer", mean: "a number > 0", range_ratio: "a number \u2265 0 and < 1" };
-function checkForm(path, d, a, b) {
+function checkForm(path, d, a, b2) {
   const has = (keys) => keys.filter((k) => k in d);
-  const [inA, inB] = [has(a), has(b)];
-  const forms = `${a.join(" and ")}, or ${b.join(" and ")}`;
-  if (inA.length > 0 && inB.length > 0) throw new SpecIssue(path, `has both ${a.join("/")} and ${b.join("/")}; expected ${forms}`);
-  if (inA.length === 0 && inB.length === 0) throw new SpecIssue(path, `has neither ${a.join("/")} nor ${b.join("/")}; expected ${forms}`);
-  const form = inA.length > 0 ? a : b;
+  const [inA, inB] = [has(a), has(b2)];
+  const forms = `${a.join(" and ")}, or ${b2.join(" and ")}`;
+  if (inA.length > 0 && inB.length > 0) throw new SpecIssue(path, `has both ${a.join("/")} and ${b2.join("/")}; expected ${forms}`);
+  if (inA.length === 0 && inB.length === 0) throw new SpecIssue(path, `has neither ${a.join("/")} nor ${b2.join("/")}; expected ${forms}`);
+  const form = inA.length > 0 ? a : b2;
   const missing = form.find((k) => !(k in d));
   if (missing) throw new SpecIssue([...path, missing], `is missing; expected ${KEY_EXPECTED[missing]}`);
 }
@@ -95701,7 +96027,7 @@ function meanLength(d) {
   if (d.dist === "empirical") {
     if (!("values" in d)) return void 0;
     const weights = d.weights ?? d.values.map(() => 1);
-    return d.values.reduce((a, v, i) => a + v * weights[i], 0) / weights.reduce((a, b) => a + b, 0);
+    return d.values.reduce((a, v, i) => a + v * weights[i], 0) / weights.reduce((a, b2) => a + b2, 0);
   }
   return d.mean;
 }
@@ -95749,17 +96075,17 @@ function parseSpec(text, sourceName, env = process.env) {
   return apiKey === void 0 ? located : { ...located, apiKey };
 }
 function expandHeaders(headers, env, sourceName) {
-  const out = {};
-  for (const [name, template] of Object.entries(headers)) {
-    out[name] = template.replace(ENV_REFERENCE, (_, variable) => {
-      const value = env[variable];
-      if (!value) {
-        throw new SpecError(`${sourceName}: target.headers.${name} refers to \${${variable}}, which is ${value === "" ? "set but empty" : "not set in the environment"}; export it or remove the header`);
+  const out2 = {};
+  for (const [name2, template] of Object.entries(headers)) {
+    out2[name2] = template.replace(ENV_REFERENCE, (_, variable) => {
+      const value2 = env[variable];
+      if (!value2) {
+        throw new SpecError(`${sourceName}: target.headers.${name2} refers to \${${variable}}, which is ${value2 === "" ? "set but empty" : "not set in the environment"}; export it or remove the header`);
       }
-      return value;
+      return value2;
     });
   }
-  return out;
+  return out2;
 }
 function parseYaml2(text, sourceName) {
   const lineCounter = new import_yaml2.LineCounter();
@@ -95780,20 +96106,20 @@ function parseYaml2(text, sourceName) {
   }
   return data;
 }
-function readApiKey(name, env, sourceName) {
-  if (name === void 0) return void 0;
-  const value = env[name];
-  if (value === void 0) {
+function readApiKey(name2, env, sourceName) {
+  if (name2 === void 0) return void 0;
+  const value2 = env[name2];
+  if (value2 === void 0) {
     throw new SpecError(
-      `${sourceName}: target.api_key_env names ${name}, which is not set in the environment; export it or remove api_key_env`
+      `${sourceName}: target.api_key_env names ${name2}, which is not set in the environment; export it or remove api_key_env`
     );
   }
-  if (value === "") {
+  if (value2 === "") {
     throw new SpecError(
-      `${sourceName}: target.api_key_env names ${name}, which is set but empty; export the key or remove api_key_env`
+      `${sourceName}: target.api_key_env names ${name2}, which is set but empty; export the key or remove api_key_env`
     );
   }
-  return value;
+  return value2;
 }
 var oneLine = (s) => s.replace(/\s*\n\s*/g, " ").trim();
 
@@ -95808,9 +96134,9 @@ var FIELDS = {
 };
 function applyOverrides(r, o) {
   const data = structuredClone(r.spec);
-  for (const [name, value] of Object.entries(o)) {
-    const field = FIELDS[name];
-    if (field && value !== void 0) data[field.section][field.key] = field.numeric ? numeric2(value) : value;
+  for (const [name2, value2] of Object.entries(o)) {
+    const field = FIELDS[name2];
+    if (field && value2 !== void 0) data[field.section][field.key] = field.numeric ? numeric2(value2) : value2;
   }
   let resolved;
   try {
@@ -95829,22 +96155,22 @@ function applyOverrides(r, o) {
   const kept = { ...resolved, headers: r.headers, specDir: r.specDir };
   return r.apiKey === void 0 ? kept : { ...kept, apiKey: r.apiKey };
 }
-function numeric2(value) {
-  if (typeof value !== "string" || value.trim() === "") return value;
-  const n = Number(value);
-  return Number.isFinite(n) ? n : value;
+function numeric2(value2) {
+  if (typeof value2 !== "string" || value2.trim() === "") return value2;
+  const n = Number(value2);
+  return Number.isFinite(n) ? n : value2;
 }
 
 // src/action/secrets.ts
 var masked = /* @__PURE__ */ new Set();
-function maskSecret(value) {
-  if (!value || masked.has(value)) return;
-  masked.add(value);
-  setSecret(value);
-  setSecret(`Bearer ${value}`);
+function maskSecret(value2) {
+  if (!value2 || masked.has(value2)) return;
+  masked.add(value2);
+  setSecret(value2);
+  setSecret(`Bearer ${value2}`);
 }
 function credentialHeaders(resolved) {
-  return Object.entries(resolved.spec.target.headers).filter(([, template]) => new RegExp(ENV_REFERENCE.source).test(template)).map(([name]) => name);
+  return Object.entries(resolved.spec.target.headers).filter(([, template]) => new RegExp(ENV_REFERENCE.source).test(template)).map(([name2]) => name2);
 }
 function isLoopback(host) {
   const h = host.toLowerCase().replace(/^\[|\]$/g, "");
@@ -95869,7 +96195,7 @@ function specHost(url) {
 function loadActionSpec(inputs) {
   const loaded = loadSpec(inputs.spec, inputs.apiKey ? envWithKey(inputs.spec, inputs.apiKey) : process.env);
   const withKey = inputs.apiKey ? { ...loaded, apiKey: inputs.apiKey } : loaded;
-  for (const name of credentialHeaders(withKey)) maskSecret(withKey.headers[name]);
+  for (const name2 of credentialHeaders(withKey)) maskSecret(withKey.headers[name2]);
   maskSecret(withKey.apiKey);
   let resolved;
   try {
@@ -95887,12 +96213,12 @@ function loadActionSpec(inputs) {
   return inputs.waitForReadyMs === void 0 ? resolved : { ...resolved, readyTimeoutMs: inputs.waitForReadyMs };
 }
 function envWithKey(path, apiKey) {
-  let name;
+  let name2;
   try {
-    name = (0, import_yaml3.parse)(readFileSync6(path, "utf8"))?.target?.api_key_env;
+    name2 = (0, import_yaml3.parse)(readFileSync6(path, "utf8"))?.target?.api_key_env;
   } catch {
   }
-  return typeof name === "string" ? { ...process.env, [name]: apiKey } : process.env;
+  return typeof name2 === "string" ? { ...process.env, [name2]: apiKey } : process.env;
 }
 async function runReplicates(resolved, replicates2, signal) {
   const n = replicates2 > 1 ? replicates2 : resolved.spec.load.replicates;
@@ -95905,10 +96231,10 @@ async function runReplicates(resolved, replicates2, signal) {
 }
 function progressLogger(label) {
   let last = -Infinity;
-  return (p) => {
-    if (p.elapsedS - last < 5 && p.elapsedS >= last) return;
-    last = p.elapsedS;
-    info(`${label()}${p.elapsedS.toFixed(0)}/${p.totalS.toFixed(0)} s ${p.phase}: sent ${p.sent}, ok ${p.ok}, failed ${p.failed}, in flight ${p.inFlight}`);
+  return (p2) => {
+    if (p2.elapsedS - last < 5 && p2.elapsedS >= last) return;
+    last = p2.elapsedS;
+    info(`${label()}${p2.elapsedS.toFixed(0)}/${p2.totalS.toFixed(0)} s ${p2.phase}: sent ${p2.sent}, ok ${p2.ok}, failed ${p2.failed}, in flight ${p2.inFlight}`);
   };
 }
 
@@ -95950,9 +96276,9 @@ async function postStickyComment(octokit, c) {
     const { data } = decision.action === "update" ? await octokit.rest.issues.updateComment({ owner: c.owner, repo: c.repo, comment_id: existing.id, body: c.body }) : await octokit.rest.issues.createComment({ owner: c.owner, repo: c.repo, issue_number: c.issueNumber, body: c.body });
     return data.html_url;
   } catch (err) {
-    const status = err.status;
-    const why = `${status ? `HTTP ${status}: ` : ""}${(err.message ?? String(err)).split("\n")[0]}`;
-    const hint = status === 403 || status === 404 ? ": the token may not comment (it needs `permissions: pull-requests: write`; a pull request from a fork only gets a read-only token, see examples/workflows/fork-pr-comment.yml)" : "";
+    const status2 = err.status;
+    const why = `${status2 ? `HTTP ${status2}: ` : ""}${(err.message ?? String(err)).split("\n")[0]}`;
+    const hint = status2 === 403 || status2 === 404 ? ": the token may not comment (it needs `permissions: pull-requests: write`; a pull request from a fork only gets a read-only token, see examples/workflows/fork-pr-comment.yml)" : "";
     warning(`loadgate could not comment on pull request #${c.issueNumber} (${why})${hint}. The verdict stands.`, { title: "loadgate: no pull request comment" });
     return void 0;
   }
@@ -96014,12 +96340,12 @@ var DEFAULTS2 = {
   "report-path": "loadgate-report.md"
 };
 function readInputs(get) {
-  const opt = (name) => get(name) || void 0;
-  const withDefault2 = (name) => get(name) || DEFAULTS2[name];
+  const opt = (name2) => get(name2) || void 0;
+  const withDefault2 = (name2) => get(name2) || DEFAULTS2[name2];
   const baselineUrl = opt("baseline-url");
   if (baselineUrl !== void 0) {
     if (!/^https?:\/\/[^/]/.test(baselineUrl)) throw new InputError(`input baseline-url is ${JSON.stringify(baselineUrl)}; expected http(s)://host[:port]/v1 of the baseline deployment`);
-    const other = ["baseline", "baseline-artifact", "result", "comment-from"].find((name) => opt(name));
+    const other = ["baseline", "baseline-artifact", "result", "comment-from"].find((name2) => opt(name2));
     if (other) throw new InputError(`inputs baseline-url and ${other} both give a baseline or a result; expected one of them`);
   }
   const commentFrom = opt("comment-from");
@@ -96027,7 +96353,7 @@ function readInputs(get) {
   const spec = get("spec");
   if (!spec && !commentFrom && !result3) throw new InputError("input spec is required; expected the path of a benchmark spec (YAML)");
   const runs = replicates(withDefault2("replicates"));
-  const runOnly = ["target-url", "api-key", "wait-for-ready"].filter((name) => get(name)).concat(runs > 1 ? ["replicates"] : []);
+  const runOnly = ["target-url", "api-key", "wait-for-ready"].filter((name2) => get(name2)).concat(runs > 1 ? ["replicates"] : []);
   if (result3 && runOnly.length > 0) throw new InputError(`input result judges an existing result, but ${runOnly.join(", ")} only apply to a benchmark run; remove one or the other`);
   const mode = oneOf("mode", withDefault2("mode"), ["gate", "record", "report"]);
   const baseline = opt("baseline");
@@ -96066,19 +96392,19 @@ function readInputs(get) {
     reportPath: withDefault2("report-path")
   };
 }
-function oneOf(name, value, allowed) {
-  if (allowed.includes(value)) return value;
+function oneOf(name2, value2, allowed) {
+  if (allowed.includes(value2)) return value2;
   const list = `${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}`;
-  throw new InputError(`input ${name} is ${JSON.stringify(value)}; expected ${list}`);
+  throw new InputError(`input ${name2} is ${JSON.stringify(value2)}; expected ${list}`);
 }
-function duration2(name, text) {
+function duration2(name2, text) {
   let ms;
   try {
     ms = parseDuration(text);
   } catch {
     ms = NaN;
   }
-  if (!(ms > 0)) throw new InputError(`input ${name} is ${JSON.stringify(text)}; expected a duration > 0 such as 90s or 5m`);
+  if (!(ms > 0)) throw new InputError(`input ${name2} is ${JSON.stringify(text)}; expected a duration > 0 such as 90s or 5m`);
   return ms;
 }
 function maxAge(text) {
@@ -96128,24 +96454,24 @@ function writeHandoff(path, h) {
 }
 var MAX_TEXT = 2e3;
 function readHandoff(path) {
-  const fail = (why) => new Error(`comment-from ${path}: ${why}`);
+  const fail2 = (why) => new Error(`comment-from ${path}: ${why}`);
   let h;
   try {
     h = JSON.parse(readFileSync7(path, "utf8"));
   } catch (err) {
-    throw fail(`cannot be read as JSON (${err.message.split("\n")[0]})`);
+    throw fail2(`cannot be read as JSON (${err.message.split("\n")[0]})`);
   }
-  if (h?.format !== "loadgate-comment" || h.version !== 1) throw fail("is not a loadgate comment handoff (format loadgate-comment, version 1)");
+  if (h?.format !== "loadgate-comment" || h.version !== 1) throw fail2("is not a loadgate comment handoff (format loadgate-comment, version 1)");
   const text = (key) => {
     const v = h[key];
-    if (typeof v !== "string" || v.length > MAX_TEXT) throw fail(`${key} is not a string of at most ${MAX_TEXT} characters`);
+    if (typeof v !== "string" || v.length > MAX_TEXT) throw fail2(`${key} is not a string of at most ${MAX_TEXT} characters`);
     return v;
   };
-  if (!COMMENT_ID.test(text("comment_id"))) throw fail("comment_id has characters other than letters, digits and single . _ / -");
-  if (!Number.isInteger(h.pull_request) || h.pull_request < 1) throw fail("pull_request is not a pull request number");
+  if (!COMMENT_ID.test(text("comment_id"))) throw fail2("comment_id has characters other than letters, digits and single . _ / -");
+  if (!Number.isInteger(h.pull_request) || h.pull_request < 1) throw fail2("pull_request is not a pull request number");
   const missing = h.missing_baseline;
   if (missing !== null && (typeof missing?.reason !== "string" || missing.reason.length > MAX_TEXT || !["warn", "fail", "pass"].includes(missing.policy))) {
-    throw fail("missing_baseline is not null or { policy: warn|fail|pass, reason }");
+    throw fail2("missing_baseline is not null or { policy: warn|fail|pass, reason }");
   }
   return {
     format: "loadgate-comment",
@@ -96159,16 +96485,16 @@ function readHandoff(path) {
     baseline: h.baseline === null ? null : parseResult(JSON.stringify(h.baseline ?? null), `comment-from ${path} (baseline result)`)
   };
 }
-async function verifyPullRequest(octokit, repo, number, headSha) {
+async function verifyPullRequest(octokit, repo, number2, headSha) {
   let head;
   try {
-    head = (await octokit.rest.pulls.get({ ...repo, pull_number: number })).data.head.sha;
+    head = (await octokit.rest.pulls.get({ ...repo, pull_number: number2 })).data.head.sha;
   } catch (err) {
-    const status = err.status;
-    throw new Error(`comment-from: cannot read pull request #${number} (${status ? `HTTP ${status}: ` : ""}${err.message.split("\n")[0]})`);
+    const status2 = err.status;
+    throw new Error(`comment-from: cannot read pull request #${number2} (${status2 ? `HTTP ${status2}: ` : ""}${err.message.split("\n")[0]})`);
   }
   if (head !== headSha) {
-    throw new Error(`comment-from: the handoff names pull request #${number}, whose head is ${head.slice(0, 7)}, but the triggering run built ${headSha.slice(0, 7)}; refusing to comment`);
+    throw new Error(`comment-from: the handoff names pull request #${number2}, whose head is ${head.slice(0, 7)}, but the triggering run built ${headSha.slice(0, 7)}; refusing to comment`);
   }
 }
 
@@ -96183,37 +96509,37 @@ function setResultOutputs(r) {
     "goodput-fraction": r.goodput.fraction,
     "output-tokens-per-s": r.throughput.output_tokens_per_s
   };
-  for (const [name, value] of Object.entries(figures)) setOutput(name, value ?? "");
+  for (const [name2, value2] of Object.entries(figures)) setOutput(name2, value2 ?? "");
 }
 
 // src/report/markdown.ts
 function renderMarkdown(report, baseline, current) {
-  const out = [];
-  out.push(`### ${VERDICT_ICON[report.verdict]} loadgate: ${report.verdict.toUpperCase()} \u2014 ${escapeMarkdown(current.spec.name)}`, "");
-  out.push(`${runLine2("Current", current)}  `);
-  out.push(baseline ? runLine2("Baseline", baseline) : "**No baseline**: only absolute (SLO) rules were judged.", "");
-  out.push(...report.reasons.map((r) => `- ${escapeMarkdown(r)}`), "");
-  out.push("| Metric | Baseline | Current | Change | Rule | Status |", "|:--|--:|--:|--:|:--|:--|");
+  const out2 = [];
+  out2.push(`### ${VERDICT_ICON[report.verdict]} loadgate: ${report.verdict.toUpperCase()} \u2014 ${escapeMarkdown(current.spec.name)}`, "");
+  out2.push(`${runLine2("Current", current)}  `);
+  out2.push(baseline ? runLine2("Baseline", baseline) : "**No baseline**: only absolute (SLO) rules were judged.", "");
+  out2.push(...report.reasons.map((r) => `- ${escapeMarkdown(r)}`), "");
+  out2.push("| Metric | Baseline | Current | Change | Rule | Status |", "|:--|--:|--:|--:|:--|:--|");
   for (const r of gateRows(report)) {
     const change = r.noise ? `${escapeMarkdown(r.change)}<br><sub>noise ${escapeMarkdown(r.noise)}</sub>` : escapeMarkdown(r.change);
-    out.push(`| ${escapeMarkdown(r.metric)} | ${escapeMarkdown(r.baseline)} | ${escapeMarkdown(r.current)} | ${change} | ${escapeMarkdown(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} |`);
+    out2.push(`| ${escapeMarkdown(r.metric)} | ${escapeMarkdown(r.baseline)} | ${escapeMarkdown(r.current)} | ${change} | ${escapeMarkdown(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} |`);
   }
-  out.push("", `<sub>${escapeMarkdown(noiseNote(report))}</sub>`, "");
-  out.push(...percentileChart("Time to first token and end-to-end latency (ms)", ["ttft_ms", "e2e_ms"], baseline, current));
-  out.push(...percentileChart("Per-token latency (ms)", ["tpot_ms", "itl_ms"], baseline, current));
+  out2.push("", `<sub>${escapeMarkdown(noiseNote(report))}</sub>`, "");
+  out2.push(...percentileChart("Time to first token and end-to-end latency (ms)", ["ttft_ms", "e2e_ms"], baseline, current));
+  out2.push(...percentileChart("Per-token latency (ms)", ["tpot_ms", "itl_ms"], baseline, current));
   const failing = report.checks.filter((c) => !c.ok);
-  out.push("#### Validity", "");
-  out.push(failing.length === 0 ? `All ${report.checks.length} checks passed.` : `${failing.length} of ${report.checks.length} checks failed:`, "");
-  if (failing.length > 0) out.push(...failing.map((c) => `- \u274C **${c.scope}** ${escapeMarkdown(c.name)}: ${escapeMarkdown(c.message)}`), "");
-  out.push("<details><summary>All checks</summary>", "", "| Run | Check | OK | Detail |", "|:--|:--|:--|:--|");
-  out.push(...report.checks.map((c) => `| ${c.scope} | ${escapeMarkdown(c.name)} | ${c.ok ? "\u2705" : "\u274C"} | ${escapeMarkdown(c.message)} |`), "", "</details>", "");
+  out2.push("#### Validity", "");
+  out2.push(failing.length === 0 ? `All ${report.checks.length} checks passed.` : `${failing.length} of ${report.checks.length} checks failed:`, "");
+  if (failing.length > 0) out2.push(...failing.map((c) => `- \u274C **${c.scope}** ${escapeMarkdown(c.name)}: ${escapeMarkdown(c.message)}`), "");
+  out2.push("<details><summary>All checks</summary>", "", "| Run | Check | OK | Detail |", "|:--|:--|:--|:--|");
+  out2.push(...report.checks.map((c) => `| ${c.scope} | ${escapeMarkdown(c.name)} | ${c.ok ? "\u2705" : "\u274C"} | ${escapeMarkdown(c.message)} |`), "", "</details>", "");
   if (current.requests.error_samples.length > 0) {
-    out.push("#### Errors (current run)", "", "| Class | Count | Detail |", "|:--|--:|:--|");
-    out.push(...current.requests.error_samples.map((e) => `| ${escapeMarkdown(e.class)} | ${e.count} | ${escapeMarkdown(e.detail || "\u2014")} |`), "");
+    out2.push("#### Errors (current run)", "", "| Class | Count | Detail |", "|:--|--:|:--|");
+    out2.push(...current.requests.error_samples.map((e) => `| ${escapeMarkdown(e.class)} | ${e.count} | ${escapeMarkdown(e.detail || "\u2014")} |`), "");
   }
-  out.push("<details><summary>Definitions</summary>", "");
-  out.push(...Object.entries(current.definitions).map(([k, v]) => `- **${escapeMarkdown(k)}**: ${escapeMarkdown(v)}`), "", "</details>", "");
-  return out.join("\n");
+  out2.push("<details><summary>Definitions</summary>", "");
+  out2.push(...Object.entries(current.definitions).map(([k, v]) => `- **${escapeMarkdown(k)}**: ${escapeMarkdown(v)}`), "", "</details>", "");
+  return out2.join("\n");
 }
 function runLine2(label, r) {
   const merged = r.merge;
@@ -96225,8 +96551,8 @@ var NAMES = { ttft_ms: "TTFT", e2e_ms: "E2E", tpot_ms: "TPOT", itl_ms: "ITL" };
 function percentileChart(title, metrics, baseline, current) {
   const shown = metrics.filter((m) => current.metrics[m] && (!baseline || baseline.metrics[m]));
   if (shown.length === 0) return [];
-  const labels = shown.flatMap((m) => CHART_PERCENTILES.map((p) => `"${NAMES[m]} ${p}"`));
-  const values = (r) => `[${shown.flatMap((m) => CHART_PERCENTILES.map((p) => r.metrics[m][p])).join(", ")}]`;
+  const labels = shown.flatMap((m) => CHART_PERCENTILES.map((p2) => `"${NAMES[m]} ${p2}"`));
+  const values = (r) => `[${shown.flatMap((m) => CHART_PERCENTILES.map((p2) => r.metrics[m][p2])).join(", ")}]`;
   return [
     `#### ${title}`,
     "",
@@ -96251,7 +96577,7 @@ function reportParts(report, baseline, current, note, specPath) {
   return { head: head.trimEnd(), details: [...details.map((d) => d.trimEnd()), delivered(current), facts(current, specPath)] };
 }
 var linkTarget = (url) => encodeURI(url).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16)}`);
-var joinParts = (p) => [p.head, ...p.details].join("\n\n");
+var joinParts = (p2) => [p2.head, ...p2.details].join("\n\n");
 async function writeJobSummary(markdown) {
   if (!process.env.GITHUB_STEP_SUMMARY) {
     info("GITHUB_STEP_SUMMARY is not set: no job summary written");
@@ -96306,7 +96632,7 @@ async function run() {
   maskSecret(getInput("api-key"));
   maskSecret(getInput("github-token"));
   try {
-    const inputs = readInputs((name) => getInput(name));
+    const inputs = readInputs((name2) => getInput(name2));
     enterWorkingDirectory(inputs.workingDirectory);
     const ctx = readContext();
     let client;

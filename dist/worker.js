@@ -6,7 +6,7 @@ var __getOwnPropNames = Object.getOwnPropertyNames;
 var __getProtoOf = Object.getPrototypeOf;
 var __hasOwnProp = Object.prototype.hasOwnProperty;
 var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x, {
-  get: (a, b) => (typeof require !== "undefined" ? require : a)[b]
+  get: (a, b2) => (typeof require !== "undefined" ? require : a)[b2]
 }) : x)(function(x) {
   if (typeof require !== "undefined") return require.apply(this, arguments);
   throw Error('Dynamic require of "' + x + '" is not supported');
@@ -52,48 +52,48 @@ var require_ByteBuffer = __commonJS({
         this.int32ArrayForConvert = new Uint32Array(1);
         this.int8ArrayForConvert = new Uint8Array(this.int32ArrayForConvert.buffer);
       }
-      put(value) {
+      put(value2) {
         if (this.position === this.data.length) {
           const oldArray = this.data;
           this.data = new Uint8Array(this.data.length * 2);
           this.data.set(oldArray);
         }
-        this.data[this.position] = value;
+        this.data[this.position] = value2;
         this.position++;
       }
-      putInt32(value) {
+      putInt32(value2) {
         if (this.data.length - this.position < 4) {
           const oldArray = this.data;
           this.data = new Uint8Array(this.data.length * 2 + 4);
           this.data.set(oldArray);
         }
-        this.int32ArrayForConvert[0] = value;
+        this.int32ArrayForConvert[0] = value2;
         this.data.set(this.int8ArrayForConvert.reverse(), this.position);
         this.position += 4;
       }
-      putInt64(value) {
-        this.putInt32(floor(value / TWO_POW_32));
-        this.putInt32(value);
+      putInt64(value2) {
+        this.putInt32(floor(value2 / TWO_POW_32));
+        this.putInt32(value2);
       }
-      putArray(array) {
-        if (this.data.length - this.position < array.byteLength) {
+      putArray(array2) {
+        if (this.data.length - this.position < array2.byteLength) {
           const oldArray = this.data;
-          this.data = new Uint8Array(this.position + array.byteLength);
+          this.data = new Uint8Array(this.position + array2.byteLength);
           this.data.set(oldArray);
         }
-        this.data.set(array, this.position);
-        this.position += array.byteLength;
+        this.data.set(array2, this.position);
+        this.position += array2.byteLength;
       }
       get() {
-        const value = this.data[this.position];
+        const value2 = this.data[this.position];
         this.position++;
-        return value;
+        return value2;
       }
       getInt32() {
         this.int8ArrayForConvert.set(this.data.slice(this.position, this.position + 4).reverse());
-        const value = this.int32ArrayForConvert[0];
+        const value2 = this.int32ArrayForConvert[0];
         this.position += 4;
-        return value;
+        return value2;
       }
       getInt64() {
         const high = this.getInt32();
@@ -354,14 +354,14 @@ var require_formatters = __commonJS({
     exports2.integerFormatter = integerFormatter;
     var { floor, log10, pow } = Math;
     var numberOfDigits = (n) => floor(log10(n) + 1);
-    var keepSignificantDigits = (digits) => (value) => {
-      const valueDigits = numberOfDigits(value);
+    var keepSignificantDigits = (digits) => (value2) => {
+      const valueDigits = numberOfDigits(value2);
       if (valueDigits > digits) {
         const extraDigits = valueDigits - digits;
         const magnitude = pow(10, extraDigits);
-        return value - value % magnitude;
+        return value2 - value2 % magnitude;
       }
-      return value;
+      return value2;
     };
     exports2.keepSignificantDigits = keepSignificantDigits;
     var floatFormatter = (size, fractionDigits) => {
@@ -431,11 +431,11 @@ var require_JsHistogram = __commonJS({
       incrementTotalCount() {
         this._totalCount++;
       }
-      addToTotalCount(value) {
-        this._totalCount += value;
+      addToTotalCount(value2) {
+        this._totalCount += value2;
       }
-      setTotalCount(value) {
-        this._totalCount = value;
+      setTotalCount(value2) {
+        this._totalCount = value2;
       }
       /**
        * Get the total count of all recorded values in the histogram
@@ -444,15 +444,15 @@ var require_JsHistogram = __commonJS({
       get totalCount() {
         return this._totalCount;
       }
-      updatedMaxValue(value) {
-        const internalValue = value + this.unitMagnitudeMask;
+      updatedMaxValue(value2) {
+        const internalValue = value2 + this.unitMagnitudeMask;
         this.maxValue = internalValue;
       }
-      updateMinNonZeroValue(value) {
-        if (value <= this.unitMagnitudeMask) {
+      updateMinNonZeroValue(value2) {
+        if (value2 <= this.unitMagnitudeMask) {
           return;
         }
-        const internalValue = floor(value / this.lowestDiscernibleValueRounded) * this.lowestDiscernibleValueRounded;
+        const internalValue = floor(value2 / this.lowestDiscernibleValueRounded) * this.lowestDiscernibleValueRounded;
         this.minNonZeroValue = internalValue;
       }
       constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
@@ -538,10 +538,10 @@ var require_JsHistogram = __commonJS({
         const lengthNeeded = (numberOfBuckets + 1) * (this.subBucketCount / 2);
         return lengthNeeded;
       }
-      getBucketsNeededToCoverValue(value) {
+      getBucketsNeededToCoverValue(value2) {
         let smallestUntrackableValue = this.subBucketCount * pow(2, this.unitMagnitude);
         let bucketsNeeded = 1;
-        while (smallestUntrackableValue <= value) {
+        while (smallestUntrackableValue <= value2) {
           if (smallestUntrackableValue > Number.MAX_SAFE_INTEGER / 2) {
             return bucketsNeeded + 1;
           }
@@ -556,34 +556,34 @@ var require_JsHistogram = __commonJS({
        * @param value The value to be recorded
        * @throws may throw Error if value is exceeds highestTrackableValue
        */
-      recordValue(value) {
-        this.recordSingleValue(value);
+      recordValue(value2) {
+        this.recordSingleValue(value2);
       }
-      recordSingleValue(value) {
-        const countsIndex = this.countsArrayIndex(value);
+      recordSingleValue(value2) {
+        const countsIndex = this.countsArrayIndex(value2);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(1, value);
+          this.handleRecordException(1, value2);
         } else {
           this.incrementCountAtIndex(countsIndex);
         }
-        this.updateMinAndMax(value);
+        this.updateMinAndMax(value2);
         this.incrementTotalCount();
       }
-      handleRecordException(count, value) {
+      handleRecordException(count, value2) {
         if (!this.autoResize) {
-          throw new Error("Value " + value + " is outside of histogram covered range");
+          throw new Error("Value " + value2 + " is outside of histogram covered range");
         }
-        this.resize(value);
-        var countsIndex = this.countsArrayIndex(value);
+        this.resize(value2);
+        var countsIndex = this.countsArrayIndex(value2);
         this.addToCountAtIndex(countsIndex, count);
         this.highestTrackableValue = this.highestEquivalentValue(this.valueFromIndex(this.countsArrayLength - 1));
       }
-      countsArrayIndex(value) {
-        if (value < 0) {
+      countsArrayIndex(value2) {
+        if (value2 < 0) {
           throw new Error("Histogram recorded value cannot be negative.");
         }
-        const bucketIndex = this.getBucketIndex(value);
-        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
+        const bucketIndex = this.getBucketIndex(value2);
+        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
         return this.computeCountsArrayIndex(bucketIndex, subBucketIndex);
       }
       computeCountsArrayIndex(bucketIndex, subBucketIndex) {
@@ -594,18 +594,18 @@ var require_JsHistogram = __commonJS({
       /**
        * @return the lowest (and therefore highest precision) bucket index that can represent the value
        */
-      getBucketIndex(value) {
-        return max2(floor(log2(value)) - this.subBucketHalfCountMagnitude - this.unitMagnitude, 0);
+      getBucketIndex(value2) {
+        return max2(floor(log2(value2)) - this.subBucketHalfCountMagnitude - this.unitMagnitude, 0);
       }
-      getSubBucketIndex(value, bucketIndex) {
-        return floor(value / pow(2, bucketIndex + this.unitMagnitude));
+      getSubBucketIndex(value2, bucketIndex) {
+        return floor(value2 / pow(2, bucketIndex + this.unitMagnitude));
       }
-      updateMinAndMax(value) {
-        if (value > this.maxValue) {
-          this.updatedMaxValue(value);
+      updateMinAndMax(value2) {
+        if (value2 > this.maxValue) {
+          this.updatedMaxValue(value2);
         }
-        if (value < this.minNonZeroValue && value !== 0) {
-          this.updateMinNonZeroValue(value);
+        if (value2 < this.minNonZeroValue && value2 !== 0) {
+          this.updateMinNonZeroValue(value2);
         }
       }
       /**
@@ -662,9 +662,9 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The lowest value that is equivalent to the given value within the histogram's resolution.
        */
-      lowestEquivalentValue(value) {
-        const bucketIndex = this.getBucketIndex(value);
-        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
+      lowestEquivalentValue(value2) {
+        const bucketIndex = this.getBucketIndex(value2);
+        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
         const thisValueBaseLevel = this.valueFromIndexes(bucketIndex, subBucketIndex);
         return thisValueBaseLevel;
       }
@@ -676,8 +676,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The highest value that is equivalent to the given value within the histogram's resolution.
        */
-      highestEquivalentValue(value) {
-        return this.nextNonEquivalentValue(value) - 1;
+      highestEquivalentValue(value2) {
+        return this.nextNonEquivalentValue(value2) - 1;
       }
       /**
        * Get the next value that is not equivalent to the given value within the histogram's resolution.
@@ -687,8 +687,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The next value that is not equivalent to the given value within the histogram's resolution.
        */
-      nextNonEquivalentValue(value) {
-        return this.lowestEquivalentValue(value) + this.sizeOfEquivalentValueRange(value);
+      nextNonEquivalentValue(value2) {
+        return this.lowestEquivalentValue(value2) + this.sizeOfEquivalentValueRange(value2);
       }
       /**
        * Get the size (in value units) of the range of values that are equivalent to the given value within the
@@ -698,9 +698,9 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The size of the range of values equivalent to the given value.
        */
-      sizeOfEquivalentValueRange(value) {
-        const bucketIndex = this.getBucketIndex(value);
-        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
+      sizeOfEquivalentValueRange(value2) {
+        const bucketIndex = this.getBucketIndex(value2);
+        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
         const distanceToNextValue = pow(2, this.unitMagnitude + (subBucketIndex >= this.subBucketCount ? bucketIndex + 1 : bucketIndex));
         return distanceToNextValue;
       }
@@ -712,8 +712,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The value lies in the middle (rounded up) of the range of values equivalent the given value.
        */
-      medianEquivalentValue(value) {
-        return this.lowestEquivalentValue(value) + floor(this.sizeOfEquivalentValueRange(value) / 2);
+      medianEquivalentValue(value2) {
+        return this.lowestEquivalentValue(value2) + floor(this.sizeOfEquivalentValueRange(value2) / 2);
       }
       /**
        * Get the computed mean value of all recorded values in the histogram
@@ -849,23 +849,23 @@ var require_JsHistogram = __commonJS({
       get estimatedFootprintInBytes() {
         return this._getEstimatedFootprintInBytes();
       }
-      recordSingleValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this.recordSingleValue(value);
+      recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this.recordSingleValue(value2);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
-        for (let missingValue = value - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
+        for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
           this.recordSingleValue(missingValue);
         }
       }
-      recordCountAtValue(count, value) {
-        const countsIndex = this.countsArrayIndex(value);
+      recordCountAtValue(count, value2) {
+        const countsIndex = this.countsArrayIndex(value2);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(count, value);
+          this.handleRecordException(count, value2);
         } else {
           this.addToCountAtIndex(countsIndex, count);
         }
-        this.updateMinAndMax(value);
+        this.updateMinAndMax(value2);
         this.addToTotalCount(count);
       }
       /**
@@ -875,8 +875,8 @@ var require_JsHistogram = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value, count) {
-        this.recordCountAtValue(count, value);
+      recordValueWithCount(value2, count) {
+        this.recordCountAtValue(count, value2);
       }
       /**
        * Record a value in the histogram.
@@ -899,15 +899,15 @@ var require_JsHistogram = __commonJS({
        *                                           than expectedIntervalBetweenValueSamples
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this.recordSingleValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this.recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
-      recordValueWithCountAndExpectedInterval(value, count, expectedIntervalBetweenValueSamples) {
-        this.recordCountAtValue(count, value);
+      recordValueWithCountAndExpectedInterval(value2, count, expectedIntervalBetweenValueSamples) {
+        this.recordCountAtValue(count, value2);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
-        for (let missingValue = value - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
+        for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
           this.recordCountAtValue(count, missingValue);
         }
       }
@@ -996,8 +996,8 @@ var require_JsHistogram = __commonJS({
        * @return The total count of values recorded in the histogram within the value range that is
        * {@literal >=} lowestEquivalentValue(<i>value</i>) and {@literal <=} highestEquivalentValue(<i>value</i>)
        */
-      getCountAtValue(value) {
-        const index = min(max2(0, this.countsArrayIndex(value)), this.countsArrayLength - 1);
+      getCountAtValue(value2) {
+        const index = min(max2(0, this.countsArrayIndex(value2)), this.countsArrayLength - 1);
         return this.getCountAtIndex(index);
       }
       /**
@@ -1164,10 +1164,10 @@ var require_base64_js = __commonJS({
     function tripletToBase64(num) {
       return lookup[num >> 18 & 63] + lookup[num >> 12 & 63] + lookup[num >> 6 & 63] + lookup[num & 63];
     }
-    function encodeChunk(uint8, start2, end) {
+    function encodeChunk(uint8, start2, end2) {
       var tmp;
       var output = [];
-      for (var i2 = start2; i2 < end; i2 += 3) {
+      for (var i2 = start2; i2 < end2; i2 += 3) {
         tmp = (uint8[i2] << 16 & 16711680) + (uint8[i2 + 1] << 8 & 65280) + (uint8[i2 + 2] & 255);
         output.push(tripletToBase64(tmp));
       }
@@ -1216,9 +1216,9 @@ var require_common = __commonJS({
         if (typeof source !== "object") {
           throw new TypeError(source + "must be non-object");
         }
-        for (var p in source) {
-          if (_has(source, p)) {
-            obj[p] = source[p];
+        for (var p2 in source) {
+          if (_has(source, p2)) {
+            obj[p2] = source[p2];
           }
         }
       }
@@ -1371,14 +1371,14 @@ var require_trees = __commonJS({
       s.pending_buf[s.pending++] = w & 255;
       s.pending_buf[s.pending++] = w >>> 8 & 255;
     }
-    function send_bits(s, value, length) {
+    function send_bits(s, value2, length) {
       if (s.bi_valid > Buf_size - length) {
-        s.bi_buf |= value << s.bi_valid & 65535;
+        s.bi_buf |= value2 << s.bi_valid & 65535;
         put_short(s, s.bi_buf);
-        s.bi_buf = value >> Buf_size - s.bi_valid;
+        s.bi_buf = value2 >> Buf_size - s.bi_valid;
         s.bi_valid += length - Buf_size;
       } else {
-        s.bi_buf |= value << s.bi_valid & 65535;
+        s.bi_buf |= value2 << s.bi_valid & 65535;
         s.bi_valid += length;
       }
     }
@@ -1970,9 +1970,9 @@ var require_crc32 = __commonJS({
     }
     var crcTable = makeTable();
     function crc32(crc, buf, len, pos) {
-      var t = crcTable, end = pos + len;
+      var t = crcTable, end2 = pos + len;
       crc ^= -1;
-      for (var i = pos; i < end; i++) {
+      for (var i = pos; i < end2; i++) {
         crc = crc >>> 8 ^ t[(crc ^ buf[i]) & 255];
       }
       return crc ^ -1;
@@ -2098,12 +2098,12 @@ var require_deflate = __commonJS({
       s.block_start = s.strstart;
       flush_pending(s.strm);
     }
-    function put_byte(s, b) {
-      s.pending_buf[s.pending++] = b;
+    function put_byte(s, b2) {
+      s.pending_buf[s.pending++] = b2;
     }
-    function putShortMSB(s, b) {
-      s.pending_buf[s.pending++] = b >>> 8 & 255;
-      s.pending_buf[s.pending++] = b & 255;
+    function putShortMSB(s, b2) {
+      s.pending_buf[s.pending++] = b2 >>> 8 & 255;
+      s.pending_buf[s.pending++] = b2 & 255;
     }
     function read_buf(strm, buf, start2, size) {
       var len = strm.avail_in;
@@ -2172,7 +2172,7 @@ var require_deflate = __commonJS({
     }
     function fill_window(s) {
       var _w_size = s.w_size;
-      var p, n, m, more, str;
+      var p2, n, m, more, str;
       do {
         more = s.window_size - s.lookahead - s.strstart;
         if (s.strstart >= _w_size + (_w_size - MIN_LOOKAHEAD)) {
@@ -2181,16 +2181,16 @@ var require_deflate = __commonJS({
           s.strstart -= _w_size;
           s.block_start -= _w_size;
           n = s.hash_size;
-          p = n;
+          p2 = n;
           do {
-            m = s.head[--p];
-            s.head[p] = m >= _w_size ? m - _w_size : 0;
+            m = s.head[--p2];
+            s.head[p2] = m >= _w_size ? m - _w_size : 0;
           } while (--n);
           n = _w_size;
-          p = n;
+          p2 = n;
           do {
-            m = s.prev[--p];
-            s.prev[p] = m >= _w_size ? m - _w_size : 0;
+            m = s.prev[--p2];
+            s.prev[p2] = m >= _w_size ? m - _w_size : 0;
           } while (--n);
           more += _w_size;
         }
@@ -2969,16 +2969,16 @@ var require_deflate = __commonJS({
       return s.pending !== 0 ? Z_OK : Z_STREAM_END;
     }
     function deflateEnd(strm) {
-      var status;
+      var status2;
       if (!strm || !strm.state) {
         return Z_STREAM_ERROR;
       }
-      status = strm.state.status;
-      if (status !== INIT_STATE && status !== EXTRA_STATE && status !== NAME_STATE && status !== COMMENT_STATE && status !== HCRC_STATE && status !== BUSY_STATE && status !== FINISH_STATE) {
+      status2 = strm.state.status;
+      if (status2 !== INIT_STATE && status2 !== EXTRA_STATE && status2 !== NAME_STATE && status2 !== COMMENT_STATE && status2 !== HCRC_STATE && status2 !== BUSY_STATE && status2 !== FINISH_STATE) {
         return err(strm, Z_STREAM_ERROR);
       }
       strm.state = null;
-      return status === BUSY_STATE ? err(strm, Z_DATA_ERROR) : Z_OK;
+      return status2 === BUSY_STATE ? err(strm, Z_DATA_ERROR) : Z_OK;
     }
     function deflateSetDictionary(strm, dictionary) {
       var dictLength = dictionary.length;
@@ -3144,18 +3144,18 @@ var require_strings = __commonJS({
       return buf;
     };
     exports2.buf2string = function(buf, max2) {
-      var i, out, c, c_len;
+      var i, out2, c, c_len;
       var len = max2 || buf.length;
       var utf16buf = new Array(len * 2);
-      for (out = 0, i = 0; i < len; ) {
+      for (out2 = 0, i = 0; i < len; ) {
         c = buf[i++];
         if (c < 128) {
-          utf16buf[out++] = c;
+          utf16buf[out2++] = c;
           continue;
         }
         c_len = _utf8len[c];
         if (c_len > 4) {
-          utf16buf[out++] = 65533;
+          utf16buf[out2++] = 65533;
           i += c_len - 1;
           continue;
         }
@@ -3165,18 +3165,18 @@ var require_strings = __commonJS({
           c_len--;
         }
         if (c_len > 1) {
-          utf16buf[out++] = 65533;
+          utf16buf[out2++] = 65533;
           continue;
         }
         if (c < 65536) {
-          utf16buf[out++] = c;
+          utf16buf[out2++] = c;
         } else {
           c -= 65536;
-          utf16buf[out++] = 55296 | c >> 10 & 1023;
-          utf16buf[out++] = 56320 | c & 1023;
+          utf16buf[out2++] = 55296 | c >> 10 & 1023;
+          utf16buf[out2++] = 56320 | c & 1023;
         }
       }
-      return buf2binstring(utf16buf, out);
+      return buf2binstring(utf16buf, out2);
     };
     exports2.utf8border = function(buf, max2) {
       var pos;
@@ -3262,7 +3262,7 @@ var require_deflate2 = __commonJS({
       this.chunks = [];
       this.strm = new ZStream();
       this.strm.avail_out = 0;
-      var status = zlib_deflate.deflateInit2(
+      var status2 = zlib_deflate.deflateInit2(
         this.strm,
         opt.level,
         opt.method,
@@ -3270,8 +3270,8 @@ var require_deflate2 = __commonJS({
         opt.memLevel,
         opt.strategy
       );
-      if (status !== Z_OK) {
-        throw new Error(msg[status]);
+      if (status2 !== Z_OK) {
+        throw new Error(msg[status2]);
       }
       if (opt.header) {
         zlib_deflate.deflateSetHeader(this.strm, opt.header);
@@ -3285,9 +3285,9 @@ var require_deflate2 = __commonJS({
         } else {
           dict = opt.dictionary;
         }
-        status = zlib_deflate.deflateSetDictionary(this.strm, dict);
-        if (status !== Z_OK) {
-          throw new Error(msg[status]);
+        status2 = zlib_deflate.deflateSetDictionary(this.strm, dict);
+        if (status2 !== Z_OK) {
+          throw new Error(msg[status2]);
         }
         this._dict_set = true;
       }
@@ -3295,7 +3295,7 @@ var require_deflate2 = __commonJS({
     Deflate.prototype.push = function(data, mode) {
       var strm = this.strm;
       var chunkSize = this.options.chunkSize;
-      var status, _mode;
+      var status2, _mode;
       if (this.ended) {
         return false;
       }
@@ -3315,9 +3315,9 @@ var require_deflate2 = __commonJS({
           strm.next_out = 0;
           strm.avail_out = chunkSize;
         }
-        status = zlib_deflate.deflate(strm, _mode);
-        if (status !== Z_STREAM_END && status !== Z_OK) {
-          this.onEnd(status);
+        status2 = zlib_deflate.deflate(strm, _mode);
+        if (status2 !== Z_STREAM_END && status2 !== Z_OK) {
+          this.onEnd(status2);
           this.ended = true;
           return false;
         }
@@ -3328,12 +3328,12 @@ var require_deflate2 = __commonJS({
             this.onData(utils.shrinkBuf(strm.output, strm.next_out));
           }
         }
-      } while ((strm.avail_in > 0 || strm.avail_out === 0) && status !== Z_STREAM_END);
+      } while ((strm.avail_in > 0 || strm.avail_out === 0) && status2 !== Z_STREAM_END);
       if (_mode === Z_FINISH) {
-        status = zlib_deflate.deflateEnd(this.strm);
-        this.onEnd(status);
+        status2 = zlib_deflate.deflateEnd(this.strm);
+        this.onEnd(status2);
         this.ended = true;
-        return status === Z_OK;
+        return status2 === Z_OK;
       }
       if (_mode === Z_SYNC_FLUSH) {
         this.onEnd(Z_OK);
@@ -3345,8 +3345,8 @@ var require_deflate2 = __commonJS({
     Deflate.prototype.onData = function(chunk) {
       this.chunks.push(chunk);
     };
-    Deflate.prototype.onEnd = function(status) {
-      if (status === Z_OK) {
+    Deflate.prototype.onEnd = function(status2) {
+      if (status2 === Z_OK) {
         if (this.options.to === "string") {
           this.result = this.chunks.join("");
         } else {
@@ -3354,7 +3354,7 @@ var require_deflate2 = __commonJS({
         }
       }
       this.chunks = [];
-      this.err = status;
+      this.err = status2;
       this.msg = this.strm.msg;
     };
     function deflate(input, options) {
@@ -3394,7 +3394,7 @@ var require_inffast = __commonJS({
       var last;
       var _out;
       var beg;
-      var end;
+      var end2;
       var dmax;
       var wsize;
       var whave;
@@ -3420,7 +3420,7 @@ var require_inffast = __commonJS({
       _out = strm.next_out;
       output = strm.output;
       beg = _out - (start2 - strm.avail_out);
-      end = _out + (strm.avail_out - 257);
+      end2 = _out + (strm.avail_out - 257);
       dmax = state.dmax;
       wsize = state.wsize;
       whave = state.whave;
@@ -3595,7 +3595,7 @@ var require_inffast = __commonJS({
               }
               break;
             }
-        } while (_in < last && _out < end);
+        } while (_in < last && _out < end2);
       len = bits >> 3;
       _in -= len;
       bits -= len << 3;
@@ -3603,7 +3603,7 @@ var require_inffast = __commonJS({
       strm.next_in = _in;
       strm.next_out = _out;
       strm.avail_in = _in < last ? 5 + (last - _in) : 5 - (_in - last);
-      strm.avail_out = _out < end ? 257 + (end - _out) : 257 - (_out - end);
+      strm.avail_out = _out < end2 ? 257 + (end2 - _out) : 257 - (_out - end2);
       state.hold = hold;
       state.bits = bits;
       return;
@@ -3778,7 +3778,7 @@ var require_inftrees = __commonJS({
       var next;
       var base = null;
       var base_index = 0;
-      var end;
+      var end2;
       var count = new utils.Buf16(MAXBITS + 1);
       var offs = new utils.Buf16(MAXBITS + 1);
       var extra = null;
@@ -3835,17 +3835,17 @@ var require_inftrees = __commonJS({
       }
       if (type === CODES) {
         base = extra = work;
-        end = 19;
+        end2 = 19;
       } else if (type === LENS) {
         base = lbase;
         base_index -= 257;
         extra = lext;
         extra_index -= 257;
-        end = 256;
+        end2 = 256;
       } else {
         base = dbase;
         extra = dext;
-        end = -1;
+        end2 = -1;
       }
       huff = 0;
       sym = 0;
@@ -3861,10 +3861,10 @@ var require_inftrees = __commonJS({
       }
       for (; ; ) {
         here_bits = len - drop;
-        if (work[sym] < end) {
+        if (work[sym] < end2) {
           here_op = 0;
           here_val = work[sym];
-        } else if (work[sym] > end) {
+        } else if (work[sym] > end2) {
           here_op = extra[extra_index + work[sym]];
           here_val = base[base_index + work[sym]];
         } else {
@@ -3978,7 +3978,7 @@ var require_inflate = __commonJS({
     var LIT = 26;
     var CHECK = 27;
     var LENGTH = 28;
-    var DONE = 29;
+    var DONE2 = 29;
     var BAD = 30;
     var MEM = 31;
     var SYNC = 32;
@@ -4139,7 +4139,7 @@ var require_inflate = __commonJS({
       state.distcode = distfix;
       state.distbits = 5;
     }
-    function updatewindow(strm, src, end, copy) {
+    function updatewindow(strm, src, end2, copy) {
       var dist;
       var state = strm.state;
       if (state.window === null) {
@@ -4149,7 +4149,7 @@ var require_inflate = __commonJS({
         state.window = new utils.Buf8(state.wsize);
       }
       if (copy >= state.wsize) {
-        utils.arraySet(state.window, src, end - state.wsize, state.wsize, 0);
+        utils.arraySet(state.window, src, end2 - state.wsize, state.wsize, 0);
         state.wnext = 0;
         state.whave = state.wsize;
       } else {
@@ -4157,10 +4157,10 @@ var require_inflate = __commonJS({
         if (dist > copy) {
           dist = copy;
         }
-        utils.arraySet(state.window, src, end - copy, dist, state.wnext);
+        utils.arraySet(state.window, src, end2 - copy, dist, state.wnext);
         copy -= dist;
         if (copy) {
-          utils.arraySet(state.window, src, end - copy, copy, 0);
+          utils.arraySet(state.window, src, end2 - copy, copy, 0);
           state.wnext = copy;
           state.whave = state.wsize;
         } else {
@@ -5059,9 +5059,9 @@ var require_inflate = __commonJS({
                 hold = 0;
                 bits = 0;
               }
-              state.mode = DONE;
+              state.mode = DONE2;
             /* falls through */
-            case DONE:
+            case DONE2:
               ret = Z_STREAM_END;
               break inf_leave;
             case BAD:
@@ -5273,12 +5273,12 @@ var require_inflate2 = __commonJS({
       this.chunks = [];
       this.strm = new ZStream();
       this.strm.avail_out = 0;
-      var status = zlib_inflate.inflateInit2(
+      var status2 = zlib_inflate.inflateInit2(
         this.strm,
         opt.windowBits
       );
-      if (status !== c.Z_OK) {
-        throw new Error(msg[status]);
+      if (status2 !== c.Z_OK) {
+        throw new Error(msg[status2]);
       }
       this.header = new GZheader();
       zlib_inflate.inflateGetHeader(this.strm, this.header);
@@ -5289,9 +5289,9 @@ var require_inflate2 = __commonJS({
           opt.dictionary = new Uint8Array(opt.dictionary);
         }
         if (opt.raw) {
-          status = zlib_inflate.inflateSetDictionary(this.strm, opt.dictionary);
-          if (status !== c.Z_OK) {
-            throw new Error(msg[status]);
+          status2 = zlib_inflate.inflateSetDictionary(this.strm, opt.dictionary);
+          if (status2 !== c.Z_OK) {
+            throw new Error(msg[status2]);
           }
         }
       }
@@ -5300,7 +5300,7 @@ var require_inflate2 = __commonJS({
       var strm = this.strm;
       var chunkSize = this.options.chunkSize;
       var dictionary = this.options.dictionary;
-      var status, _mode;
+      var status2, _mode;
       var next_out_utf8, tail, utf8str;
       var allowBufError = false;
       if (this.ended) {
@@ -5322,21 +5322,21 @@ var require_inflate2 = __commonJS({
           strm.next_out = 0;
           strm.avail_out = chunkSize;
         }
-        status = zlib_inflate.inflate(strm, c.Z_NO_FLUSH);
-        if (status === c.Z_NEED_DICT && dictionary) {
-          status = zlib_inflate.inflateSetDictionary(this.strm, dictionary);
+        status2 = zlib_inflate.inflate(strm, c.Z_NO_FLUSH);
+        if (status2 === c.Z_NEED_DICT && dictionary) {
+          status2 = zlib_inflate.inflateSetDictionary(this.strm, dictionary);
         }
-        if (status === c.Z_BUF_ERROR && allowBufError === true) {
-          status = c.Z_OK;
+        if (status2 === c.Z_BUF_ERROR && allowBufError === true) {
+          status2 = c.Z_OK;
           allowBufError = false;
         }
-        if (status !== c.Z_STREAM_END && status !== c.Z_OK) {
-          this.onEnd(status);
+        if (status2 !== c.Z_STREAM_END && status2 !== c.Z_OK) {
+          this.onEnd(status2);
           this.ended = true;
           return false;
         }
         if (strm.next_out) {
-          if (strm.avail_out === 0 || status === c.Z_STREAM_END || strm.avail_in === 0 && (_mode === c.Z_FINISH || _mode === c.Z_SYNC_FLUSH)) {
+          if (strm.avail_out === 0 || status2 === c.Z_STREAM_END || strm.avail_in === 0 && (_mode === c.Z_FINISH || _mode === c.Z_SYNC_FLUSH)) {
             if (this.options.to === "string") {
               next_out_utf8 = strings.utf8border(strm.output, strm.next_out);
               tail = strm.next_out - next_out_utf8;
@@ -5355,15 +5355,15 @@ var require_inflate2 = __commonJS({
         if (strm.avail_in === 0 && strm.avail_out === 0) {
           allowBufError = true;
         }
-      } while ((strm.avail_in > 0 || strm.avail_out === 0) && status !== c.Z_STREAM_END);
-      if (status === c.Z_STREAM_END) {
+      } while ((strm.avail_in > 0 || strm.avail_out === 0) && status2 !== c.Z_STREAM_END);
+      if (status2 === c.Z_STREAM_END) {
         _mode = c.Z_FINISH;
       }
       if (_mode === c.Z_FINISH) {
-        status = zlib_inflate.inflateEnd(this.strm);
-        this.onEnd(status);
+        status2 = zlib_inflate.inflateEnd(this.strm);
+        this.onEnd(status2);
         this.ended = true;
-        return status === c.Z_OK;
+        return status2 === c.Z_OK;
       }
       if (_mode === c.Z_SYNC_FLUSH) {
         this.onEnd(c.Z_OK);
@@ -5375,8 +5375,8 @@ var require_inflate2 = __commonJS({
     Inflate.prototype.onData = function(chunk) {
       this.chunks.push(chunk);
     };
-    Inflate.prototype.onEnd = function(status) {
-      if (status === c.Z_OK) {
+    Inflate.prototype.onEnd = function(status2) {
+      if (status2 === c.Z_OK) {
         if (this.options.to === "string") {
           this.result = this.chunks.join("");
         } else {
@@ -5384,7 +5384,7 @@ var require_inflate2 = __commonJS({
         }
       }
       this.chunks = [];
-      this.err = status;
+      this.err = status2;
       this.msg = this.strm.msg;
     };
     function inflate(input, options) {
@@ -5537,7 +5537,7 @@ var require_umd = __commonJS({
           const length = str.length;
           const ptr = __new(length << 1, STRING_ID);
           const U16 = new Uint16Array(memory.buffer);
-          for (var i = 0, p = ptr >>> 1; i < length; ++i) U16[p + i] = str.charCodeAt(i);
+          for (var i = 0, p2 = ptr >>> 1; i < length; ++i) U16[p2 + i] = str.charCodeAt(i);
           return ptr;
         }
         extendedExports.__newString = __newString;
@@ -5629,9 +5629,9 @@ var require_umd = __commonJS({
         function __getArray(arr) {
           const input = __getArrayView(arr);
           const len = input.length;
-          const out = new Array(len);
-          for (let i = 0; i < len; i++) out[i] = input[i];
-          return out;
+          const out2 = new Array(len);
+          for (let i = 0; i < len; i++) out2[i] = input[i];
+          return out2;
         }
         extendedExports.__getArray = __getArray;
         function __getArrayBuffer(ptr) {
@@ -5654,9 +5654,9 @@ var require_umd = __commonJS({
           const U32 = new Uint32Array(buffer);
           return new Type(buffer, U32[ptr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2], U32[ptr + ARRAYBUFFERVIEW_BYTELENGTH_OFFSET >>> 2] >>> alignLog2);
         }
-        function attachTypedArrayFunctions(ctor, name, align) {
-          extendedExports[`__get${name}`] = getTypedArray.bind(null, ctor, align);
-          extendedExports[`__get${name}View`] = getTypedArrayView.bind(null, ctor, align);
+        function attachTypedArrayFunctions(ctor, name2, align) {
+          extendedExports[`__get${name2}`] = getTypedArray.bind(null, ctor, align);
+          extendedExports[`__get${name2}View`] = getTypedArrayView.bind(null, ctor, align);
         }
         [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array].forEach((ctor) => {
           attachTypedArrayFunctions(ctor, ctor.name, 31 - Math.clz32(ctor.BYTES_PER_ELEMENT));
@@ -5737,10 +5737,10 @@ var require_umd = __commonJS({
             if (!Object.hasOwn(curr, part)) curr[part] = {};
             curr = curr[part];
           }
-          let name = parts[0];
-          let hash = name.indexOf("#");
+          let name2 = parts[0];
+          let hash = name2.indexOf("#");
           if (hash >= 0) {
-            const className = name.substring(0, hash);
+            const className = name2.substring(0, hash);
             const classElem = curr[className];
             if (typeof classElem === "undefined" || !classElem.prototype) {
               const ctor = function(...args) {
@@ -5759,54 +5759,54 @@ var require_umd = __commonJS({
                   }
                 });
               };
-              if (classElem) Object.getOwnPropertyNames(classElem).forEach((name2) => Object.defineProperty(ctor, name2, Object.getOwnPropertyDescriptor(classElem, name2)));
+              if (classElem) Object.getOwnPropertyNames(classElem).forEach((name3) => Object.defineProperty(ctor, name3, Object.getOwnPropertyDescriptor(classElem, name3)));
               curr[className] = ctor;
             }
-            name = name.substring(hash + 1);
+            name2 = name2.substring(hash + 1);
             curr = curr[className].prototype;
-            if (/^(get|set):/.test(name)) {
-              if (!Object.hasOwn(curr, name = name.substring(4))) {
+            if (/^(get|set):/.test(name2)) {
+              if (!Object.hasOwn(curr, name2 = name2.substring(4))) {
                 let getter = exports4[internalName.replace("set:", "get:")];
                 let setter = exports4[internalName.replace("get:", "set:")];
-                Object.defineProperty(curr, name, {
+                Object.defineProperty(curr, name2, {
                   get() {
                     return getter(this[THIS]);
                   },
-                  set(value) {
-                    setter(this[THIS], value);
+                  set(value2) {
+                    setter(this[THIS], value2);
                   },
                   enumerable: true
                 });
               }
             } else {
-              if (name === "constructor") {
-                (curr[name] = function(...args) {
+              if (name2 === "constructor") {
+                (curr[name2] = function(...args) {
                   setArgumentsLength(args.length);
                   return elem(...args);
                 }).original = elem;
               } else {
-                (curr[name] = function(...args) {
+                (curr[name2] = function(...args) {
                   setArgumentsLength(args.length);
                   return elem(this[THIS], ...args);
                 }).original = elem;
               }
             }
           } else {
-            if (/^(get|set):/.test(name)) {
-              if (!Object.hasOwn(curr, name = name.substring(4))) {
-                Object.defineProperty(curr, name, {
+            if (/^(get|set):/.test(name2)) {
+              if (!Object.hasOwn(curr, name2 = name2.substring(4))) {
+                Object.defineProperty(curr, name2, {
                   get: exports4[internalName.replace("set:", "get:")],
                   set: exports4[internalName.replace("get:", "set:")],
                   enumerable: true
                 });
               }
             } else if (typeof elem === "function" && elem !== setArgumentsLength) {
-              (curr[name] = (...args) => {
+              (curr[name2] = (...args) => {
                 setArgumentsLength(args.length);
                 return elem(...args);
               }).original = elem;
             } else {
-              curr[name] = elem;
+              curr[name2] = elem;
             }
           }
         }
@@ -5833,22 +5833,22 @@ var require_wasm = __commonJS({
   "node_modules/hdr-histogram-js/dist/wasm/index.js"(exports2) {
     "use strict";
     var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
-      function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve2) {
-          resolve2(value);
+      function adopt(value2) {
+        return value2 instanceof P ? value2 : new P(function(resolve2) {
+          resolve2(value2);
         });
       }
       return new (P || (P = Promise))(function(resolve2, reject) {
-        function fulfilled(value) {
+        function fulfilled(value2) {
           try {
-            step(generator.next(value));
+            step(generator.next(value2));
           } catch (e) {
             reject(e);
           }
         }
-        function rejected(value) {
+        function rejected(value2) {
           try {
-            step(generator["throw"](value));
+            step(generator["throw"](value2));
           } catch (e) {
             reject(e);
           }
@@ -5948,20 +5948,20 @@ var require_wasm = __commonJS({
       get highestTrackableValue() {
         return this._wasmHistogram.highestTrackableValue;
       }
-      set highestTrackableValue(value) {
-        this._wasmHistogram.highestTrackableValue = value;
+      set highestTrackableValue(value2) {
+        this._wasmHistogram.highestTrackableValue = value2;
       }
       get startTimeStampMsec() {
         return this._wasmHistogram.startTimeStampMsec;
       }
-      set startTimeStampMsec(value) {
-        this._wasmHistogram.startTimeStampMsec = value;
+      set startTimeStampMsec(value2) {
+        this._wasmHistogram.startTimeStampMsec = value2;
       }
       get endTimeStampMsec() {
         return this._wasmHistogram.endTimeStampMsec;
       }
-      set endTimeStampMsec(value) {
-        this._wasmHistogram.endTimeStampMsec = value;
+      set endTimeStampMsec(value2) {
+        this._wasmHistogram.endTimeStampMsec = value2;
       }
       get totalCount() {
         return this._wasmHistogram.totalCount;
@@ -5981,14 +5981,14 @@ var require_wasm = __commonJS({
       get maxValue() {
         return this._wasmHistogram.maxValue;
       }
-      recordValue(value) {
-        this._wasmHistogram.recordValue(value);
+      recordValue(value2) {
+        this._wasmHistogram.recordValue(value2);
       }
-      recordValueWithCount(value, count) {
-        this._wasmHistogram.recordValueWithCount(value, count);
+      recordValueWithCount(value2, count) {
+        this._wasmHistogram.recordValueWithCount(value2, count);
       }
-      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this._wasmHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this._wasmHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
       getValueAtPercentile(percentile) {
         return this._wasmHistogram.getValueAtPercentile(percentile);
@@ -6040,9 +6040,9 @@ var require_wasm = __commonJS({
       }
       encode() {
         const ptrArray = wasm.__pin(this._wasmHistogram.encode());
-        const array = wasm.__getUint8Array(ptrArray);
+        const array2 = wasm.__getUint8Array(ptrArray);
         wasm.__unpin(ptrArray);
-        return array;
+        return array2;
       }
       reset() {
         this.tag = Histogram_1.NO_TAG;
@@ -6099,10 +6099,10 @@ var require_PackedArrayContext = __commonJS({
         this.initArrayViews(this.array);
         this.init(virtualLength);
       }
-      initArrayViews(array) {
-        this.byteArray = new Uint8Array(array);
-        this.shortArray = new Uint16Array(array);
-        this.longArray = new Float64Array(array);
+      initArrayViews(array2) {
+        this.byteArray = new Uint8Array(array2);
+        this.shortArray = new Uint16Array(array2);
+        this.longArray = new Float64Array(array2);
       }
       init(virtualLength) {
         if (!this.isPacked) {
@@ -6132,8 +6132,8 @@ var require_PackedArrayContext = __commonJS({
       getPopulatedLongLength() {
         return this.getPopulatedShortLength() + 3 >> 2;
       }
-      setAtByteIndex(byteIndex, value) {
-        this.byteArray[byteIndex] = value;
+      setAtByteIndex(byteIndex, value2) {
+        this.byteArray[byteIndex] = value2;
       }
       getAtByteIndex(byteIndex) {
         return this.byteArray[byteIndex];
@@ -6158,11 +6158,11 @@ var require_PackedArrayContext = __commonJS({
       length() {
         return this.physicalLength;
       }
-      setAtShortIndex(shortIndex, value) {
-        this.shortArray[shortIndex] = value;
+      setAtShortIndex(shortIndex, value2) {
+        this.shortArray[shortIndex] = value2;
       }
-      setAtLongIndex(longIndex, value) {
-        this.longArray[longIndex] = value;
+      setAtLongIndex(longIndex, value2) {
+        this.longArray[longIndex] = value2;
       }
       getAtShortIndex(shortIndex) {
         return this.shortArray[shortIndex];
@@ -6530,7 +6530,7 @@ var require_PackedArray = __commonJS({
        * @return the array value at the virtual index given
        */
       get(index) {
-        let value = 0;
+        let value2 = 0;
         for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
           let byteValueAtPackedIndex = 0;
           if (!this.arrayContext.isPacked) {
@@ -6538,12 +6538,12 @@ var require_PackedArray = __commonJS({
           }
           const packedIndex = this.arrayContext.getPackedIndex(byteNum, index, false);
           if (packedIndex < 0) {
-            return value;
+            return value2;
           }
           byteValueAtPackedIndex = this.arrayContext.getAtByteIndex(packedIndex) * pow(2, byteNum << 3);
-          value += byteValueAtPackedIndex;
+          value2 += byteValueAtPackedIndex;
         }
-        return value;
+        return value2;
       }
       /**
        * Increment value at a virrual index in the array
@@ -6560,11 +6560,11 @@ var require_PackedArray = __commonJS({
        * @param index the virtual index of the value to be added to
        * @param value the value to add
        */
-      add(index, value) {
-        let remainingValueToAdd = value;
+      add(index, value2) {
+        let remainingValueToAdd = value2;
         for (let byteNum = 0, byteShift = 0; byteNum < NUMBER_OF_SETS; byteNum++, byteShift += 8) {
           if (!this.arrayContext.isPacked) {
-            this.arrayContext.addAndGetAtUnpackedIndex(index, value);
+            this.arrayContext.addAndGetAtUnpackedIndex(index, value2);
             return;
           }
           const packedIndex = this.safeGetPackedIndexgetPackedIndex(byteNum, index);
@@ -6583,12 +6583,12 @@ var require_PackedArray = __commonJS({
        * @param index the virtual index of the value to set
        * @param value the value to set
        */
-      set(index, value) {
+      set(index, value2) {
         let bytesAlreadySet = 0;
-        let valueForNextLevels = value;
+        let valueForNextLevels = value2;
         for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
           if (!this.arrayContext.isPacked) {
-            this.arrayContext.setAtUnpackedIndex(index, value);
+            this.arrayContext.setAtUnpackedIndex(index, value2);
             return;
           }
           if (valueForNextLevels == 0) {
@@ -6656,11 +6656,11 @@ var require_PackedHistogram = __commonJS({
       incrementCountAtIndex(index) {
         this.packedCounts.increment(index);
       }
-      addToCountAtIndex(index, value) {
-        this.packedCounts.add(index, value);
+      addToCountAtIndex(index, value2) {
+        this.packedCounts.add(index, value2);
       }
-      setCountAtIndex(index, value) {
-        this.packedCounts.set(index, value);
+      setCountAtIndex(index, value2) {
+        this.packedCounts.set(index, value2);
       }
       resize(newHighestTrackableValue) {
         this.establishSize(newHighestTrackableValue);
@@ -6709,19 +6709,19 @@ var require_TypedArrayHistogram = __commonJS({
         }
         this._counts[index] = newCount;
       }
-      addToCountAtIndex(index, value) {
+      addToCountAtIndex(index, value2) {
         const currentCount = this._counts[index];
-        const newCount = currentCount + value;
+        const newCount = currentCount + value2;
         if (newCount < Number.MIN_SAFE_INTEGER || newCount > Number.MAX_SAFE_INTEGER) {
           throw newCount + " would overflow integer count";
         }
         this._counts[index] = newCount;
       }
-      setCountAtIndex(index, value) {
-        if (value < Number.MIN_SAFE_INTEGER || value > Number.MAX_SAFE_INTEGER) {
-          throw value + " would overflow integer count";
+      setCountAtIndex(index, value2) {
+        if (value2 < Number.MIN_SAFE_INTEGER || value2 > Number.MAX_SAFE_INTEGER) {
+          throw value2 + " would overflow integer count";
         }
-        this._counts[index] = value;
+        this._counts[index] = value2;
       }
       resize(newHighestTrackableValue) {
         this.establishSize(newHighestTrackableValue);
@@ -6859,45 +6859,45 @@ var require_ZigZagEncoding = __commonJS({
        * @param buffer the buffer to write to
        * @param value  the value to write to the buffer
        */
-      static encode(buffer, value) {
-        if (value >= 0) {
-          value = value * 2;
+      static encode(buffer, value2) {
+        if (value2 >= 0) {
+          value2 = value2 * 2;
         } else {
-          value = -value * 2 - 1;
+          value2 = -value2 * 2 - 1;
         }
-        if (value < TWO_POW_7) {
-          buffer.put(value);
+        if (value2 < TWO_POW_7) {
+          buffer.put(value2);
         } else {
-          buffer.put(value | 128);
-          if (value < TWO_POW_14) {
-            buffer.put(floor(value / TWO_POW_7));
+          buffer.put(value2 | 128);
+          if (value2 < TWO_POW_14) {
+            buffer.put(floor(value2 / TWO_POW_7));
           } else {
-            buffer.put(floor(value / TWO_POW_7) | 128);
-            if (value < TWO_POW_21) {
-              buffer.put(floor(value / TWO_POW_14));
+            buffer.put(floor(value2 / TWO_POW_7) | 128);
+            if (value2 < TWO_POW_21) {
+              buffer.put(floor(value2 / TWO_POW_14));
             } else {
-              buffer.put(floor(value / TWO_POW_14) | 128);
-              if (value < TWO_POW_28) {
-                buffer.put(floor(value / TWO_POW_21));
+              buffer.put(floor(value2 / TWO_POW_14) | 128);
+              if (value2 < TWO_POW_28) {
+                buffer.put(floor(value2 / TWO_POW_21));
               } else {
-                buffer.put(floor(value / TWO_POW_21) | 128);
-                if (value < TWO_POW_35) {
-                  buffer.put(floor(value / TWO_POW_28));
+                buffer.put(floor(value2 / TWO_POW_21) | 128);
+                if (value2 < TWO_POW_35) {
+                  buffer.put(floor(value2 / TWO_POW_28));
                 } else {
-                  buffer.put(floor(value / TWO_POW_28) | 128);
-                  if (value < TWO_POW_42) {
-                    buffer.put(floor(value / TWO_POW_35));
+                  buffer.put(floor(value2 / TWO_POW_28) | 128);
+                  if (value2 < TWO_POW_42) {
+                    buffer.put(floor(value2 / TWO_POW_35));
                   } else {
-                    buffer.put(floor(value / TWO_POW_35) | 128);
-                    if (value < TWO_POW_49) {
-                      buffer.put(floor(value / TWO_POW_42));
+                    buffer.put(floor(value2 / TWO_POW_35) | 128);
+                    if (value2 < TWO_POW_49) {
+                      buffer.put(floor(value2 / TWO_POW_42));
                     } else {
-                      buffer.put(floor(value / TWO_POW_42) | 128);
-                      if (value < TWO_POW_56) {
-                        buffer.put(floor(value / TWO_POW_49));
+                      buffer.put(floor(value2 / TWO_POW_42) | 128);
+                      if (value2 < TWO_POW_56) {
+                        buffer.put(floor(value2 / TWO_POW_49));
                       } else {
-                        buffer.put(floor(value / TWO_POW_49) + 128);
-                        buffer.put(floor(value / TWO_POW_56));
+                        buffer.put(floor(value2 / TWO_POW_49) + 128);
+                        buffer.put(floor(value2 / TWO_POW_56));
                       }
                     }
                   }
@@ -6915,31 +6915,31 @@ var require_ZigZagEncoding = __commonJS({
        */
       static decode(buffer) {
         let v = buffer.get();
-        let value = v & 127;
+        let value2 = v & 127;
         if ((v & 128) != 0) {
           v = buffer.get();
-          value += (v & 127) * TWO_POW_7;
+          value2 += (v & 127) * TWO_POW_7;
           if ((v & 128) != 0) {
             v = buffer.get();
-            value += (v & 127) * TWO_POW_14;
+            value2 += (v & 127) * TWO_POW_14;
             if ((v & 128) != 0) {
               v = buffer.get();
-              value += (v & 127) * TWO_POW_21;
+              value2 += (v & 127) * TWO_POW_21;
               if ((v & 128) != 0) {
                 v = buffer.get();
-                value += (v & 127) * TWO_POW_28;
+                value2 += (v & 127) * TWO_POW_28;
                 if ((v & 128) != 0) {
                   v = buffer.get();
-                  value += (v & 127) * TWO_POW_35;
+                  value2 += (v & 127) * TWO_POW_35;
                   if ((v & 128) != 0) {
                     v = buffer.get();
-                    value += (v & 127) * TWO_POW_42;
+                    value2 += (v & 127) * TWO_POW_42;
                     if ((v & 128) != 0) {
                       v = buffer.get();
-                      value += (v & 127) * TWO_POW_49;
+                      value2 += (v & 127) * TWO_POW_49;
                       if ((v & 128) != 0) {
                         v = buffer.get();
-                        value += (v & 127) * TWO_POW_56;
+                        value2 += (v & 127) * TWO_POW_56;
                       }
                     }
                   }
@@ -6948,12 +6948,12 @@ var require_ZigZagEncoding = __commonJS({
             }
           }
         }
-        if (value % 2 === 0) {
-          value = value / 2;
+        if (value2 % 2 === 0) {
+          value2 = value2 / 2;
         } else {
-          value = -(value + 1) / 2;
+          value2 = -(value2 + 1) / 2;
         }
-        return value;
+        return value2;
       }
     };
     exports2.default = ZigZagEncoding;
@@ -7406,8 +7406,8 @@ var require_Recorder = __commonJS({
        * @param value The value to be recorded
        * @throws may throw Error if value is exceeds highestTrackableValue
        */
-      recordValue(value) {
-        this.activeHistogram.recordValue(value);
+      recordValue(value2) {
+        this.activeHistogram.recordValue(value2);
       }
       /**
        * Record a value in the histogram (adding to the value's current count)
@@ -7416,8 +7416,8 @@ var require_Recorder = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value, count) {
-        this.activeHistogram.recordValueWithCount(value, count);
+      recordValueWithCount(value2, count) {
+        this.activeHistogram.recordValueWithCount(value2, count);
       }
       /**
        * Record a value
@@ -7435,8 +7435,8 @@ var require_Recorder = __commonJS({
        *                                           than expectedIntervalBetweenValueSamples
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this.activeHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this.activeHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
       /**
        * Get an interval histogram, which will include a stable, consistent view of all value counts
@@ -8455,7 +8455,7 @@ var require_tree = __commonJS({
        * @param {any} value
        * @param {number} index
        */
-      constructor(key, value, index) {
+      constructor(key, value2, index) {
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
@@ -8464,9 +8464,9 @@ var require_tree = __commonJS({
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
-          this.middle = new _TstNode(key, value, index);
+          this.middle = new _TstNode(key, value2, index);
         } else {
-          this.value = value;
+          this.value = value2;
         }
       }
       /**
@@ -8474,7 +8474,7 @@ var require_tree = __commonJS({
        * @param {any} value
        * @returns {void}
        */
-      add(key, value) {
+      add(key, value2) {
         const length = key.length;
         if (length === 0) {
           throw new TypeError("Unreachable");
@@ -8488,25 +8488,25 @@ var require_tree = __commonJS({
           }
           if (node.code === code) {
             if (length === ++index) {
-              node.value = value;
+              node.value = value2;
               break;
             } else if (node.middle !== null) {
               node = node.middle;
             } else {
-              node.middle = new _TstNode(key, value, index);
+              node.middle = new _TstNode(key, value2, index);
               break;
             }
           } else if (node.code < code) {
             if (node.left !== null) {
               node = node.left;
             } else {
-              node.left = new _TstNode(key, value, index);
+              node.left = new _TstNode(key, value2, index);
               break;
             }
           } else if (node.right !== null) {
             node = node.right;
           } else {
-            node.right = new _TstNode(key, value, index);
+            node.right = new _TstNode(key, value2, index);
             break;
           }
         }
@@ -8546,11 +8546,11 @@ var require_tree = __commonJS({
        * @param {any} value
        * @returns {void}
        * */
-      insert(key, value) {
+      insert(key, value2) {
         if (this.node === null) {
-          this.node = new TstNode(key, value, 0);
+          this.node = new TstNode(key, value2, 0);
         } else {
-          this.node.add(key, value);
+          this.node.add(key, value2);
         }
       }
       /**
@@ -8629,16 +8629,16 @@ var require_util = __commonJS({
     function isStream(obj) {
       return obj && typeof obj === "object" && typeof obj.pipe === "function" && typeof obj.on === "function";
     }
-    function isBlobLike(object) {
-      if (object === null) {
+    function isBlobLike(object2) {
+      if (object2 === null) {
         return false;
-      } else if (object instanceof Blob) {
+      } else if (object2 instanceof Blob) {
         return true;
-      } else if (typeof object !== "object") {
+      } else if (typeof object2 !== "object") {
         return false;
       } else {
-        const sTag = object[Symbol.toStringTag];
-        return (sTag === "Blob" || sTag === "File") && ("stream" in object && typeof object.stream === "function" || "arrayBuffer" in object && typeof object.arrayBuffer === "function");
+        const sTag = object2[Symbol.toStringTag];
+        return (sTag === "Blob" || sTag === "File") && ("stream" in object2 && typeof object2.stream === "function" || "arrayBuffer" in object2 && typeof object2.arrayBuffer === "function");
       }
     }
     function pathHasQueryOrFragment(url) {
@@ -8655,11 +8655,11 @@ var require_util = __commonJS({
       return url;
     }
     function isValidPort(port2) {
-      const value = parseInt(port2, 10);
-      return value === Number(port2) && value >= 0 && value <= 65535;
+      const value2 = parseInt(port2, 10);
+      return value2 === Number(port2) && value2 >= 0 && value2 <= 65535;
     }
-    function isHttpOrHttpsPrefixed(value) {
-      return value != null && value[0] === "h" && value[1] === "t" && value[2] === "t" && value[3] === "p" && (value[4] === ":" || value[4] === "s" && value[5] === ":");
+    function isHttpOrHttpsPrefixed(value2) {
+      return value2 != null && value2[0] === "h" && value2[1] === "t" && value2[2] === "t" && value2[3] === "p" && (value2[4] === ":" || value2[4] === "s" && value2[5] === ":");
     }
     function parseURL(url) {
       if (typeof url === "string") {
@@ -8788,11 +8788,11 @@ var require_util = __commonJS({
       const m = val.match(KEEPALIVE_TIMEOUT_EXPR);
       return m ? parseInt(m[1], 10) * 1e3 : null;
     }
-    function headerNameToString(value) {
-      return typeof value === "string" ? headerNameLowerCasedRecord[value] ?? value.toLowerCase() : tree.lookup(value) ?? value.toString("latin1").toLowerCase();
+    function headerNameToString(value2) {
+      return typeof value2 === "string" ? headerNameLowerCasedRecord[value2] ?? value2.toLowerCase() : tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
     }
-    function bufferToLowerCasedHeaderName(value) {
-      return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
+    function bufferToLowerCasedHeaderName(value2) {
+      return tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
     }
     function parseHeaders(headers, obj) {
       if (obj === void 0) obj = {};
@@ -8843,13 +8843,13 @@ var require_util = __commonJS({
     }
     function toRawHeaders(headers) {
       const rawHeaders = [];
-      for (const [name, value] of Object.entries(headers)) {
-        if (Array.isArray(value)) {
-          for (const entry of value) {
-            rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${entry}`, "latin1"));
+      for (const [name2, value2] of Object.entries(headers)) {
+        if (Array.isArray(value2)) {
+          for (const entry of value2) {
+            rawHeaders.push(Buffer.from(name2, "latin1"), Buffer.from(`${entry}`, "latin1"));
           }
         } else {
-          rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${value}`, "latin1"));
+          rawHeaders.push(Buffer.from(name2, "latin1"), Buffer.from(`${value2}`, "latin1"));
         }
       }
       return rawHeaders;
@@ -8918,14 +8918,14 @@ var require_util = __commonJS({
             iterator = iterable[Symbol.asyncIterator]();
           },
           pull(controller) {
-            return iterator.next().then(({ done, value }) => {
+            return iterator.next().then(({ done, value: value2 }) => {
               if (done) {
                 return queueMicrotask(() => {
                   controller.close();
                   controller.byobRequest?.respond(0);
                 });
               } else {
-                const buf = Buffer.isBuffer(value) ? value : Buffer.from(value);
+                const buf = Buffer.isBuffer(value2) ? value2 : Buffer.from(value2);
                 if (buf.byteLength) {
                   return controller.enqueue(new Uint8Array(buf));
                 } else {
@@ -8941,8 +8941,8 @@ var require_util = __commonJS({
         }
       );
     }
-    function isFormDataLike(object) {
-      return object && typeof object === "object" && typeof object.append === "function" && typeof object.delete === "function" && typeof object.get === "function" && typeof object.getAll === "function" && typeof object.has === "function" && typeof object.set === "function" && object[Symbol.toStringTag] === "FormData";
+    function isFormDataLike(object2) {
+      return object2 && typeof object2 === "object" && typeof object2.append === "function" && typeof object2.delete === "function" && typeof object2.get === "function" && typeof object2.getAll === "function" && typeof object2.has === "function" && typeof object2.set === "function" && object2[Symbol.toStringTag] === "FormData";
     }
     function addAbortListener(signal, listener) {
       if ("addEventListener" in signal) {
@@ -9254,16 +9254,16 @@ var require_util = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj, name, listener) {
+    function addListener(obj, name2, listener) {
       const listeners = obj[kListeners] ??= [];
-      listeners.push([name, listener]);
-      obj.on(name, listener);
+      listeners.push([name2, listener]);
+      obj.on(name2, listener);
       return obj;
     }
     function removeAllListeners(obj) {
       if (obj[kListeners] != null) {
-        for (const [name, listener] of obj[kListeners]) {
-          obj.removeListener(name, listener);
+        for (const [name2, listener] of obj[kListeners]) {
+          obj.removeListener(name2, listener);
         }
         obj[kListeners] = null;
       }
@@ -9712,7 +9712,7 @@ var require_request = __commonJS({
         upgrade,
         headersTimeout,
         bodyTimeout,
-        reset,
+        reset: reset2,
         expectContinue,
         servername,
         throwOnError,
@@ -9743,7 +9743,7 @@ var require_request = __commonJS({
         if (bodyTimeout != null && (!Number.isFinite(bodyTimeout) || bodyTimeout < 0)) {
           throw new InvalidArgumentError("invalid bodyTimeout");
         }
-        if (reset != null && typeof reset !== "boolean") {
+        if (reset2 != null && typeof reset2 !== "boolean") {
           throw new InvalidArgumentError("invalid reset");
         }
         if (expectContinue != null && typeof expectContinue !== "boolean") {
@@ -9803,7 +9803,7 @@ var require_request = __commonJS({
         this.protocol = getProtocolFromUrlString(origin2);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking ?? this.method !== "HEAD";
-        this.reset = reset == null ? null : reset;
+        this.reset = reset2 == null ? null : reset2;
         this.host = null;
         this.contentLength = null;
         this.contentType = null;
@@ -9959,8 +9959,8 @@ var require_request = __commonJS({
           this.endHandler = null;
         }
       }
-      addHeader(key, value) {
-        processHeader(this, key, value);
+      addHeader(key, value2) {
+        processHeader(this, key, value2);
         return this;
       }
     };
@@ -10032,11 +10032,11 @@ var require_request = __commonJS({
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
-        const value = typeof val === "string" ? val : null;
-        if (value === null) {
+        const value2 = typeof val === "string" ? val : null;
+        if (value2 === null) {
           throw new InvalidArgumentError("invalid connection header");
         }
-        for (const token of value.toLowerCase().split(",")) {
+        for (const token of value2.toLowerCase().split(",")) {
           const trimmed = token.trim();
           if (!isValidHTTPToken(trimmed)) {
             throw new InvalidArgumentError("invalid connection header");
@@ -10132,8 +10132,8 @@ var require_wrap_handler = __commonJS({
         this.#handler.onError?.(err);
       }
     };
-    function toRawHeaderValue(value) {
-      return Array.isArray(value) ? value.map((item) => Buffer.from(item, "latin1")) : Buffer.from(value, "latin1");
+    function toRawHeaderValue(value2) {
+      return Array.isArray(value2) ? value2.map((item) => Buffer.from(item, "latin1")) : Buffer.from(value2, "latin1");
     }
   }
 });
@@ -10570,8 +10570,8 @@ var require_utils = __commonJS({
     function enumToMap(obj, filter = [], exceptions = []) {
       const emptyFilter = (filter?.length ?? 0) === 0;
       const emptyExceptions = (exceptions?.length ?? 0) === 0;
-      return Object.fromEntries(Object.entries(obj).filter(([, value]) => {
-        return typeof value === "number" && (emptyFilter || filter.includes(value)) && (emptyExceptions || !exceptions.includes(value));
+      return Object.fromEntries(Object.entries(obj).filter(([, value2]) => {
+        return typeof value2 === "number" && (emptyFilter || filter.includes(value2)) && (emptyExceptions || !exceptions.includes(value2));
       }));
     }
   }
@@ -11605,8 +11605,8 @@ var require_infra = __commonJS({
       }
       return lead === 0 && trail === str.length - 1 ? str : str.slice(lead, trail + 1);
     }
-    function serializeJavascriptValueToJSONString(value) {
-      const result = JSON.stringify(value);
+    function serializeJavascriptValueToJSONString(value2) {
+      const result = JSON.stringify(value2);
       if (result === void 0) {
         throw new TypeError("Value is not JSON serializable");
       }
@@ -11804,11 +11804,11 @@ var require_data_url = __commonJS({
     }
     function collectAnHTTPQuotedString(input, position, extractValue = false) {
       const positionStart = position.position;
-      let value = "";
+      let value2 = "";
       assert(input[position.position] === '"');
       position.position++;
       while (true) {
-        value += collectASequenceOfCodePoints(
+        value2 += collectASequenceOfCodePoints(
           (char) => char !== '"' && char !== "\\",
           input,
           position
@@ -11820,10 +11820,10 @@ var require_data_url = __commonJS({
         position.position++;
         if (quoteOrBackslash === "\\") {
           if (position.position >= input.length) {
-            value += "\\";
+            value2 += "\\";
             break;
           }
-          value += input[position.position];
+          value2 += input[position.position];
           position.position++;
         } else {
           assert(quoteOrBackslash === '"');
@@ -11831,7 +11831,7 @@ var require_data_url = __commonJS({
         }
       }
       if (extractValue) {
-        return value;
+        return value2;
       }
       return input.slice(positionStart, position.position);
     }
@@ -11839,16 +11839,16 @@ var require_data_url = __commonJS({
       assert(mimeType !== "failure");
       const { parameters, essence } = mimeType;
       let serialization = essence;
-      for (let [name, value] of parameters.entries()) {
+      for (let [name2, value2] of parameters.entries()) {
         serialization += ";";
-        serialization += name;
+        serialization += name2;
         serialization += "=";
-        if (!HTTP_TOKEN_CODEPOINTS.test(value)) {
-          value = value.replace(/[\\"]/ug, "\\$&");
-          value = '"' + value;
-          value += '"';
+        if (!HTTP_TOKEN_CODEPOINTS.test(value2)) {
+          value2 = value2.replace(/[\\"]/ug, "\\$&");
+          value2 = '"' + value2;
+          value2 += '"';
         }
-        serialization += value;
+        serialization += value2;
       }
       return serialization;
     }
@@ -11988,11 +11988,11 @@ var require_runtime_features = __commonJS({
        * @param {Feature} feature
        * @param {boolean} value
        */
-      set(feature, value) {
+      set(feature, value2) {
         if (features.includes(feature) === false) {
           throw new TypeError(`unknown feature: ${feature}`);
         }
-        this.#map.set(feature, value);
+        this.#map.set(feature, value2);
       }
       /**
        * @param {Feature} feature
@@ -12024,7 +12024,7 @@ var require_webidl = __commonJS({
     var NUMBER = 5;
     var BIGINT = 6;
     var NULL = 7;
-    var OBJECT = 8;
+    var OBJECT2 = 8;
     var FunctionPrototypeSymbolHasInstance = Function.call.bind(Function.prototype[Symbol.hasInstance]);
     var webidl = {
       converters: {},
@@ -12102,7 +12102,7 @@ var require_webidl = __commonJS({
           if (V === null) {
             return NULL;
           }
-          return OBJECT;
+          return OBJECT2;
         }
       }
     };
@@ -12114,7 +12114,7 @@ var require_webidl = __commonJS({
       NUMBER,
       BIGINT,
       NULL,
-      OBJECT
+      OBJECT: OBJECT2
     };
     webidl.util.TypeValueToString = function(o) {
       switch (webidl.util.Type(o)) {
@@ -12132,7 +12132,7 @@ var require_webidl = __commonJS({
           return "BigInt";
         case NULL:
           return "Null";
-        case OBJECT:
+        case OBJECT2:
           return "Object";
       }
     };
@@ -12206,7 +12206,7 @@ var require_webidl = __commonJS({
       switch (type) {
         case SYMBOL:
           return `Symbol(${V.description})`;
-        case OBJECT:
+        case OBJECT2:
           return inspect(V);
         case STRING:
           return `"${V}"`;
@@ -12233,7 +12233,7 @@ var require_webidl = __commonJS({
     };
     webidl.sequenceConverter = function(converter) {
       return (V, prefix, argument, Iterable) => {
-        if (webidl.util.Type(V) !== OBJECT) {
+        if (webidl.util.Type(V) !== OBJECT2) {
           throw webidl.errors.exception({
             header: prefix,
             message: `${argument} (${webidl.util.Stringify(V)}) is not iterable.`
@@ -12249,18 +12249,18 @@ var require_webidl = __commonJS({
           });
         }
         while (true) {
-          const { done, value } = method.next();
+          const { done, value: value2 } = method.next();
           if (done) {
             break;
           }
-          seq.push(converter(value, prefix, `${argument}[${index++}]`));
+          seq.push(converter(value2, prefix, `${argument}[${index++}]`));
         }
         return seq;
       };
     };
     webidl.recordConverter = function(keyConverter, valueConverter) {
       return (O, prefix, argument) => {
-        if (webidl.util.Type(O) !== OBJECT) {
+        if (webidl.util.Type(O) !== OBJECT2) {
           throw webidl.errors.exception({
             header: prefix,
             message: `${argument} ("${webidl.util.TypeValueToString(O)}") is not an Object.`
@@ -12289,22 +12289,22 @@ var require_webidl = __commonJS({
         return result;
       };
     };
-    webidl.interfaceConverter = function(TypeCheck, name) {
+    webidl.interfaceConverter = function(TypeCheck, name2) {
       return (V, prefix, argument) => {
         if (!TypeCheck(V)) {
           throw webidl.errors.exception({
             header: prefix,
-            message: `Expected ${argument} ("${webidl.util.Stringify(V)}") to be an instance of ${name}.`
+            message: `Expected ${argument} ("${webidl.util.Stringify(V)}") to be an instance of ${name2}.`
           });
         }
         return V;
       };
     };
     webidl.dictionaryConverter = function(converters) {
-      converters.sort((a, b) => (a.key > b.key) - (a.key < b.key));
+      converters.sort((a, b2) => (a.key > b2.key) - (a.key < b2.key));
       return (dictionary, prefix, argument) => {
         const dict = {};
-        if (dictionary != null && webidl.util.Type(dictionary) !== OBJECT) {
+        if (dictionary != null && webidl.util.Type(dictionary) !== OBJECT2) {
           throw webidl.errors.exception({
             header: prefix,
             message: `Expected ${dictionary} to be one of: Null, Undefined, Object.`
@@ -12320,20 +12320,20 @@ var require_webidl = __commonJS({
               });
             }
           }
-          let value = dictionary?.[key];
+          let value2 = dictionary?.[key];
           const hasDefault = defaultValue !== void 0;
-          if (hasDefault && value === void 0) {
-            value = defaultValue();
+          if (hasDefault && value2 === void 0) {
+            value2 = defaultValue();
           }
-          if (required || hasDefault || value !== void 0) {
-            value = converter(value, prefix, `${argument}.${key}`);
-            if (options.allowedValues && !options.allowedValues.includes(value)) {
+          if (required || hasDefault || value2 !== void 0) {
+            value2 = converter(value2, prefix, `${argument}.${key}`);
+            if (options.allowedValues && !options.allowedValues.includes(value2)) {
               throw webidl.errors.exception({
                 header: prefix,
-                message: `${value} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
+                message: `${value2} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
               });
             }
-            dict[key] = value;
+            dict[key] = value2;
           }
         }
         return dict;
@@ -12347,8 +12347,8 @@ var require_webidl = __commonJS({
         return converter(V, prefix, argument);
       };
     };
-    webidl.is.USVString = function(value) {
-      return typeof value === "string" && value.isWellFormed();
+    webidl.is.USVString = function(value2) {
+      return typeof value2 === "string" && value2.isWellFormed();
     };
     webidl.is.ReadableStream = webidl.util.MakeTypeAssertion(ReadableStream);
     webidl.is.Blob = webidl.util.MakeTypeAssertion(Blob);
@@ -12410,11 +12410,11 @@ var require_webidl = __commonJS({
       }
       return x;
     };
-    webidl.converters.USVString = function(value) {
-      if (typeof value === "string") {
-        return value.toWellFormed();
+    webidl.converters.USVString = function(value2) {
+      if (typeof value2 === "string") {
+        return value2.toWellFormed();
       }
-      return `${value}`.toWellFormed();
+      return `${value2}`.toWellFormed();
     };
     webidl.converters.boolean = function(V) {
       const x = Boolean(V);
@@ -12440,7 +12440,7 @@ var require_webidl = __commonJS({
       return x;
     };
     webidl.converters.ArrayBuffer = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isArrayBuffer(V)) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isArrayBuffer(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -12456,7 +12456,7 @@ var require_webidl = __commonJS({
       return V;
     };
     webidl.converters.SharedArrayBuffer = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isSharedArrayBuffer(V)) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isSharedArrayBuffer(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -12472,7 +12472,7 @@ var require_webidl = __commonJS({
       return V;
     };
     webidl.converters.TypedArray = function(V, T, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isTypedArray(V) || V.constructor.name !== T.name) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isTypedArray(V) || V.constructor.name !== T.name) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -12494,7 +12494,7 @@ var require_webidl = __commonJS({
       return V;
     };
     webidl.converters.DataView = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isDataView(V)) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isDataView(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -12516,7 +12516,7 @@ var require_webidl = __commonJS({
       return V;
     };
     webidl.converters.ArrayBufferView = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isArrayBufferView(V)) {
+      if (webidl.util.Type(V) !== OBJECT2 || !types.isArrayBufferView(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
@@ -12590,7 +12590,7 @@ var require_webidl = __commonJS({
       "AbortSignal"
     );
     webidl.converters.EventHandlerNonNull = function(V) {
-      if (webidl.util.Type(V) !== OBJECT) {
+      if (webidl.util.Type(V) !== OBJECT2) {
         return null;
       }
       if (typeof V === "function") {
@@ -12658,8 +12658,8 @@ var require_util2 = __commonJS({
       }
       return true;
     }
-    function normalizeBinaryStringToUtf8(value) {
-      return Buffer.from(value, "binary").toString("utf8");
+    function normalizeBinaryStringToUtf8(value2) {
+      return Buffer.from(value2, "binary").toString("utf8");
     }
     function requestCurrentURL(request2) {
       return request2.urlList[request2.urlList.length - 1];
@@ -12671,8 +12671,8 @@ var require_util2 = __commonJS({
       }
       return "allowed";
     }
-    function isErrorLike(object) {
-      return object instanceof Error || (object?.constructor?.name === "Error" || object?.constructor?.name === "DOMException");
+    function isErrorLike(object2) {
+      return object2 instanceof Error || (object2?.constructor?.name === "Error" || object2?.constructor?.name === "DOMException");
     }
     function isValidReasonPhrase(statusText) {
       for (let i = 0; i < statusText.length; ++i) {
@@ -12947,7 +12947,7 @@ var require_util2 = __commonJS({
       return normalizedMethodRecordsBase[method.toLowerCase()] ?? method;
     }
     var esIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
-    function createIterator(name, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+    function createIterator(name2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
       class FastIterableIterator {
         /** @type {any} */
         #target;
@@ -12968,7 +12968,7 @@ var require_util2 = __commonJS({
         next() {
           if (typeof this !== "object" || this === null || !(#target in this)) {
             throw new TypeError(
-              `'next' called on an object that does not implement interface ${name} Iterator.`
+              `'next' called on an object that does not implement interface ${name2} Iterator.`
             );
           }
           const index = this.#index;
@@ -12980,7 +12980,7 @@ var require_util2 = __commonJS({
               done: true
             };
           }
-          const { [keyIndex]: key, [valueIndex]: value } = values[index];
+          const { [keyIndex]: key, [valueIndex]: value2 } = values[index];
           this.#index = index + 1;
           let result;
           switch (this.#kind) {
@@ -12988,10 +12988,10 @@ var require_util2 = __commonJS({
               result = key;
               break;
             case "value":
-              result = value;
+              result = value2;
               break;
             case "key+value":
-              result = [key, value];
+              result = [key, value2];
               break;
           }
           return {
@@ -13007,7 +13007,7 @@ var require_util2 = __commonJS({
           writable: false,
           enumerable: false,
           configurable: true,
-          value: `${name} Iterator`
+          value: `${name2} Iterator`
         },
         next: { writable: true, enumerable: true, configurable: true }
       });
@@ -13015,15 +13015,15 @@ var require_util2 = __commonJS({
         return new FastIterableIterator(target, kind);
       };
     }
-    function iteratorMixin(name, object, kInternalIterator, keyIndex = 0, valueIndex = 1) {
-      const makeIterator = createIterator(name, kInternalIterator, keyIndex, valueIndex);
+    function iteratorMixin(name2, object2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+      const makeIterator = createIterator(name2, kInternalIterator, keyIndex, valueIndex);
       const properties = {
         keys: {
           writable: true,
           enumerable: true,
           configurable: true,
           value: function keys() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "key");
           }
         },
@@ -13032,7 +13032,7 @@ var require_util2 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function values() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "value");
           }
         },
@@ -13041,7 +13041,7 @@ var require_util2 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function entries() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "key+value");
           }
         },
@@ -13050,20 +13050,20 @@ var require_util2 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function forEach(callbackfn, thisArg = globalThis) {
-            webidl.brandCheck(this, object);
-            webidl.argumentLengthCheck(arguments, 1, `${name}.forEach`);
+            webidl.brandCheck(this, object2);
+            webidl.argumentLengthCheck(arguments, 1, `${name2}.forEach`);
             if (typeof callbackfn !== "function") {
               throw new TypeError(
-                `Failed to execute 'forEach' on '${name}': parameter 1 is not of type 'Function'.`
+                `Failed to execute 'forEach' on '${name2}': parameter 1 is not of type 'Function'.`
               );
             }
-            for (const { 0: key, 1: value } of makeIterator(this, "key+value")) {
-              callbackfn.call(thisArg, value, key, this);
+            for (const { 0: key, 1: value2 } of makeIterator(this, "key+value")) {
+              callbackfn.call(thisArg, value2, key, this);
             }
           }
         }
       };
-      return Object.defineProperties(object.prototype, {
+      return Object.defineProperties(object2.prototype, {
         ...properties,
         [Symbol.iterator]: {
           writable: true,
@@ -13127,8 +13127,8 @@ var require_util2 = __commonJS({
       const protocol = url.protocol;
       return protocol === "http:" || protocol === "https:";
     }
-    function simpleRangeHeaderValue(value, allowWhitespace) {
-      const data = value;
+    function simpleRangeHeaderValue(value2, allowWhitespace) {
+      const data = value2;
       if (!data.startsWith("bytes")) {
         return "failure";
       }
@@ -13246,8 +13246,8 @@ var require_util2 = __commonJS({
       if (values === null) {
         return "failure";
       }
-      for (const value of values) {
-        const temporaryMimeType = parseMIMEType(value);
+      for (const value2 of values) {
+        const temporaryMimeType = parseMIMEType(value2);
         if (temporaryMimeType === "failure" || temporaryMimeType.essence === "*/*") {
           continue;
         }
@@ -13267,8 +13267,8 @@ var require_util2 = __commonJS({
       }
       return mimeType;
     }
-    function gettingDecodingSplitting(value) {
-      const input = value;
+    function gettingDecodingSplitting(value2) {
+      const input = value2;
       const position = { position: 0 };
       const values = [];
       let temporaryValue = "";
@@ -13298,12 +13298,12 @@ var require_util2 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list) {
-      const value = list.get(name, true);
-      if (value === null) {
+    function getDecodeSplit(name2, list) {
+      const value2 = list.get(name2, true);
+      if (value2 === null) {
         return null;
       }
-      return gettingDecodingSplitting(value);
+      return gettingDecodingSplitting(value2);
     }
     function hasAuthenticationEntry(request2) {
       return false;
@@ -13399,89 +13399,89 @@ var require_formdata = __commonJS({
           });
         }
       }
-      append(name, value, filename = void 0) {
+      append(name2, value2, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.append";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        name = webidl.converters.USVString(name);
-        if (arguments.length === 3 || webidl.is.Blob(value)) {
-          value = webidl.converters.Blob(value, prefix, "value");
+        name2 = webidl.converters.USVString(name2);
+        if (arguments.length === 3 || webidl.is.Blob(value2)) {
+          value2 = webidl.converters.Blob(value2, prefix, "value");
           if (filename !== void 0) {
             filename = webidl.converters.USVString(filename);
           }
         } else {
-          value = webidl.converters.USVString(value);
+          value2 = webidl.converters.USVString(value2);
         }
-        const entry = makeEntry(name, value, filename);
+        const entry = makeEntry(name2, value2, filename);
         this.#state.push(entry);
       }
-      delete(name) {
+      delete(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name);
-        this.#state = this.#state.filter((entry) => entry.name !== name);
+        name2 = webidl.converters.USVString(name2);
+        this.#state = this.#state.filter((entry) => entry.name !== name2);
       }
-      get(name) {
+      get(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.get";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name);
-        const idx = this.#state.findIndex((entry) => entry.name === name);
+        name2 = webidl.converters.USVString(name2);
+        const idx = this.#state.findIndex((entry) => entry.name === name2);
         if (idx === -1) {
           return null;
         }
         return this.#state[idx].value;
       }
-      getAll(name) {
+      getAll(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.getAll";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name);
-        return this.#state.filter((entry) => entry.name === name).map((entry) => entry.value);
+        name2 = webidl.converters.USVString(name2);
+        return this.#state.filter((entry) => entry.name === name2).map((entry) => entry.value);
       }
-      has(name) {
+      has(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.has";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name);
-        return this.#state.findIndex((entry) => entry.name === name) !== -1;
+        name2 = webidl.converters.USVString(name2);
+        return this.#state.findIndex((entry) => entry.name === name2) !== -1;
       }
-      set(name, value, filename = void 0) {
+      set(name2, value2, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.set";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        name = webidl.converters.USVString(name);
-        if (arguments.length === 3 || webidl.is.Blob(value)) {
-          value = webidl.converters.Blob(value, prefix, "value");
+        name2 = webidl.converters.USVString(name2);
+        if (arguments.length === 3 || webidl.is.Blob(value2)) {
+          value2 = webidl.converters.Blob(value2, prefix, "value");
           if (filename !== void 0) {
             filename = webidl.converters.USVString(filename);
           }
         } else {
-          value = webidl.converters.USVString(value);
+          value2 = webidl.converters.USVString(value2);
         }
-        const entry = makeEntry(name, value, filename);
-        const idx = this.#state.findIndex((entry2) => entry2.name === name);
+        const entry = makeEntry(name2, value2, filename);
+        const idx = this.#state.findIndex((entry2) => entry2.name === name2);
         if (idx !== -1) {
           this.#state = [
             ...this.#state.slice(0, idx),
             entry,
-            ...this.#state.slice(idx + 1).filter((entry2) => entry2.name !== name)
+            ...this.#state.slice(idx + 1).filter((entry2) => entry2.name !== name2)
           ];
         } else {
           this.#state.push(entry);
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
-        const state = this.#state.reduce((a, b) => {
-          if (a[b.name]) {
-            if (Array.isArray(a[b.name])) {
-              a[b.name].push(b.value);
+        const state = this.#state.reduce((a, b2) => {
+          if (a[b2.name]) {
+            if (Array.isArray(a[b2.name])) {
+              a[b2.name].push(b2.value);
             } else {
-              a[b.name] = [a[b.name], b.value];
+              a[b2.name] = [a[b2.name], b2.value];
             }
           } else {
-            a[b.name] = b.value;
+            a[b2.name] = b2.value;
           }
           return a;
         }, { __proto__: null });
@@ -13520,21 +13520,21 @@ var require_formdata = __commonJS({
         configurable: true
       }
     });
-    function makeEntry(name, value, filename) {
-      if (typeof value === "string") {
+    function makeEntry(name2, value2, filename) {
+      if (typeof value2 === "string") {
       } else {
-        if (!webidl.is.File(value)) {
-          value = new File([value], "blob", { type: value.type });
+        if (!webidl.is.File(value2)) {
+          value2 = new File([value2], "blob", { type: value2.type });
         }
         if (filename !== void 0) {
           const options = {
-            type: value.type,
-            lastModified: value.lastModified
+            type: value2.type,
+            lastModified: value2.lastModified
           };
-          value = new File([value], filename, options);
+          value2 = new File([value2], filename, options);
         }
       }
-      return { name, value };
+      return { name: name2, value: value2 };
     }
     webidl.is.FormData = webidl.util.MakeTypeAssertion(FormData);
     module2.exports = { FormData, makeEntry, setFormDataState };
@@ -13603,7 +13603,7 @@ var require_formdata_parser = __commonJS({
         }
         position.position += 2;
         const result = parseMultipartFormDataHeaders(input, position);
-        let { name, filename, contentType, encoding } = result;
+        let { name: name2, filename, contentType, encoding } = result;
         position.position += 2;
         let body;
         {
@@ -13622,19 +13622,19 @@ var require_formdata_parser = __commonJS({
         } else {
           position.position += 2;
         }
-        let value;
+        let value2;
         if (filename !== null) {
           contentType ??= "text/plain";
           if (!isAsciiString(contentType)) {
             contentType = "";
           }
-          value = new File([body], filename, { type: contentType });
+          value2 = new File([body], filename, { type: contentType });
         } else {
-          value = decoderIgnoreBOM.decode(Buffer.from(body));
+          value2 = decoderIgnoreBOM.decode(Buffer.from(body));
         }
-        assert(webidl.is.USVString(name));
-        assert(typeof value === "string" && webidl.is.USVString(value) || webidl.is.File(value));
-        entryList.push(makeEntry(name, value, filename));
+        assert(webidl.is.USVString(name2));
+        assert(typeof value2 === "string" && webidl.is.USVString(value2) || webidl.is.File(value2));
+        entryList.push(makeEntry(name2, value2, filename));
       }
     }
     function parseContentDispositionAttribute(input, position) {
@@ -13669,7 +13669,7 @@ var require_formdata_parser = __commonJS({
         input,
         position
       );
-      let value;
+      let value2;
       if (isExtended) {
         const headerValue = collectASequenceOfBytes(
           (char) => char !== 32 && char !== 13 && char !== 10 && char !== 59,
@@ -13684,7 +13684,7 @@ var require_formdata_parser = __commonJS({
         headerValue[4] !== 56) {
           throw parsingError("unknown encoding, expected utf-8''");
         }
-        value = decodeURIComponent(decoder.decode(headerValue.subarray(7)));
+        value2 = decodeURIComponent(decoder.decode(headerValue.subarray(7)));
       } else if (input[position.position] === 34) {
         position.position++;
         const quotedValue = collectASequenceOfBytes(
@@ -13697,7 +13697,7 @@ var require_formdata_parser = __commonJS({
           throw parsingError("Closing quote not found");
         }
         position.position++;
-        value = decoder.decode(quotedValue).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
+        value2 = decoder.decode(quotedValue).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
       } else {
         const tokenValue = collectASequenceOfBytes(
           (char) => isToken(char) && char !== 59,
@@ -13705,21 +13705,21 @@ var require_formdata_parser = __commonJS({
           input,
           position
         );
-        value = decoder.decode(tokenValue);
+        value2 = decoder.decode(tokenValue);
       }
-      return { name: attrNameStr, value, extended: isExtended };
+      return { name: attrNameStr, value: value2, extended: isExtended };
     }
     function parseMultipartFormDataHeaders(input, position) {
-      let name = null;
+      let name2 = null;
       let filename = null;
       let contentType = null;
       let encoding = null;
       while (true) {
         if (input[position.position] === 13 && input[position.position + 1] === 10) {
-          if (name === null) {
+          if (name2 === null) {
             throw parsingError("header name is null");
           }
-          return { name, filename, contentType, encoding };
+          return { name: name2, filename, contentType, encoding };
         }
         let headerName = collectASequenceOfBytes(
           (char) => char !== 10 && char !== 13 && char !== 58,
@@ -13741,7 +13741,7 @@ var require_formdata_parser = __commonJS({
         );
         switch (bufferToLowerCasedHeaderName(headerName)) {
           case "content-disposition": {
-            name = filename = null;
+            name2 = filename = null;
             let filenameIsExtended = false;
             const dispositionType = collectASequenceOfBytes(
               (char) => isToken(char),
@@ -13757,7 +13757,7 @@ var require_formdata_parser = __commonJS({
                 break;
               }
               if (attribute.name === "name") {
-                name = attribute.value;
+                name2 = attribute.value;
               } else if (attribute.name === "filename") {
                 if (attribute.extended) {
                   filename = attribute.value;
@@ -13767,7 +13767,7 @@ var require_formdata_parser = __commonJS({
                 }
               }
             }
-            if (name === null) {
+            if (name2 === null) {
               throw parsingError("name attribute is required in content-disposition header");
             }
             break;
@@ -13922,12 +13922,12 @@ var require_body = __commonJS({
         stream2.cancel("Response object has been garbage collected").catch(noop);
       }
     });
-    function extractBody(object, keepalive = false) {
+    function extractBody(object2, keepalive = false) {
       let stream2 = null;
-      if (webidl.is.ReadableStream(object)) {
-        stream2 = object;
-      } else if (webidl.is.Blob(object)) {
-        stream2 = object.stream();
+      if (webidl.is.ReadableStream(object2)) {
+        stream2 = object2;
+      } else if (webidl.is.Blob(object2)) {
+        stream2 = object2.stream();
       } else {
         stream2 = new ReadableStream({
           start() {
@@ -13943,13 +13943,13 @@ var require_body = __commonJS({
               return;
             }
             while (true) {
-              const { value, done } = await iterator.next();
+              const { value: value2, done } = await iterator.next();
               if (done) {
                 queueMicrotask(() => readableStreamClose(controller));
                 return;
               }
-              if (value.length && !isErrored(stream2)) {
-                controller.enqueue(new Uint8Array(value));
+              if (value2.length && !isErrored(stream2)) {
+                controller.enqueue(new Uint8Array(value2));
                 return;
               }
             }
@@ -13965,40 +13965,40 @@ var require_body = __commonJS({
       let source = null;
       let length = null;
       let type = null;
-      if (typeof object === "string") {
-        source = object;
+      if (typeof object2 === "string") {
+        source = object2;
         type = "text/plain;charset=UTF-8";
-      } else if (webidl.is.URLSearchParams(object)) {
-        source = object.toString();
+      } else if (webidl.is.URLSearchParams(object2)) {
+        source = object2.toString();
         type = "application/x-www-form-urlencoded;charset=UTF-8";
-      } else if (webidl.is.BufferSource(object)) {
-        source = webidl.util.getCopyOfBytesHeldByBufferSource(object);
-      } else if (webidl.is.FormData(object)) {
+      } else if (webidl.is.BufferSource(object2)) {
+        source = webidl.util.getCopyOfBytesHeldByBufferSource(object2);
+      } else if (webidl.is.FormData(object2)) {
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
         const formdataEscape = (str) => str.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
-        const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
+        const normalizeLinefeeds = (value2) => value2.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
-        for (const [name, value] of object) {
-          if (typeof value === "string") {
-            const chunk2 = textEncoder.encode(prefix + `; name="${formdataEscape(normalizeLinefeeds(name))}"\r
+        for (const [name2, value2] of object2) {
+          if (typeof value2 === "string") {
+            const chunk2 = textEncoder.encode(prefix + `; name="${formdataEscape(normalizeLinefeeds(name2))}"\r
 \r
-${normalizeLinefeeds(value)}\r
+${normalizeLinefeeds(value2)}\r
 `);
             blobParts.push(chunk2);
             length += chunk2.byteLength;
           } else {
-            const chunk2 = textEncoder.encode(`${prefix}; name="${formdataEscape(normalizeLinefeeds(name))}"` + (value.name ? `; filename="${formdataEscape(value.name)}"` : "") + `\r
-Content-Type: ${value.type || "application/octet-stream"}\r
+            const chunk2 = textEncoder.encode(`${prefix}; name="${formdataEscape(normalizeLinefeeds(name2))}"` + (value2.name ? `; filename="${formdataEscape(value2.name)}"` : "") + `\r
+Content-Type: ${value2.type || "application/octet-stream"}\r
 \r
 `);
-            blobParts.push(chunk2, value, rn);
-            if (typeof value.size === "number") {
-              length += chunk2.byteLength + value.size + rn.byteLength;
+            blobParts.push(chunk2, value2, rn);
+            if (typeof value2.size === "number") {
+              length += chunk2.byteLength + value2.size + rn.byteLength;
             } else {
               hasUnknownSizeValue = true;
             }
@@ -14011,7 +14011,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         if (hasUnknownSizeValue) {
           length = null;
         }
-        source = object;
+        source = object2;
         const parts = (async function* () {
           for (const part of blobParts) {
             if (part.stream) {
@@ -14023,22 +14023,22 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         })();
         action = () => parts;
         type = `multipart/form-data; boundary=${boundary}`;
-      } else if (webidl.is.Blob(object)) {
-        source = object;
-        length = object.size;
-        if (object.type) {
-          type = object.type;
+      } else if (webidl.is.Blob(object2)) {
+        source = object2;
+        length = object2.size;
+        if (object2.type) {
+          type = object2.type;
         }
-      } else if (typeof object[Symbol.asyncIterator] === "function") {
+      } else if (typeof object2[Symbol.asyncIterator] === "function") {
         if (keepalive) {
           throw new TypeError("keepalive");
         }
-        if (util.isDisturbed(object) || object.locked) {
+        if (util.isDisturbed(object2) || object2.locked) {
           throw new TypeError(
             "Response body object should not be disturbed or locked"
           );
         }
-        stream2 = webidl.is.ReadableStream(object) ? object : ReadableStreamFrom(object);
+        stream2 = webidl.is.ReadableStream(object2) ? object2 : ReadableStreamFrom(object2);
       }
       if (typeof source === "string" || isUint8Array(source)) {
         action = () => source;
@@ -14047,12 +14047,12 @@ Content-Type: ${value.type || "application/octet-stream"}\r
       const body = { stream: stream2, source, length };
       return [body, type];
     }
-    function safelyExtractBody(object, keepalive = false) {
-      if (webidl.is.ReadableStream(object)) {
-        assert(!util.isDisturbed(object), "The body has already been consumed.");
-        assert(!object.locked, "The stream is locked.");
+    function safelyExtractBody(object2, keepalive = false) {
+      if (webidl.is.ReadableStream(object2)) {
+        assert(!util.isDisturbed(object2), "The body has already been consumed.");
+        assert(!object2.locked, "The stream is locked.");
       }
-      return extractBody(object, keepalive);
+      return extractBody(object2, keepalive);
     }
     function cloneBody(body) {
       const { 0: out1, 1: out2 } = body.stream.tee();
@@ -14088,21 +14088,21 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           return consumeBody(this, parseJSONFromBytes, instance, getInternalState);
         },
         formData() {
-          return consumeBody(this, (value) => {
+          return consumeBody(this, (value2) => {
             const mimeType = bodyMimeType(getInternalState(this));
             if (mimeType !== null) {
               switch (mimeType.essence) {
                 case "multipart/form-data": {
-                  const parsed = multipartFormDataParser(value, mimeType);
+                  const parsed = multipartFormDataParser(value2, mimeType);
                   const fd = new FormData();
                   setFormDataState(fd, parsed);
                   return fd;
                 }
                 case "application/x-www-form-urlencoded": {
-                  const entries = new URLSearchParams(value.toString());
+                  const entries = new URLSearchParams(value2.toString());
                   const fd = new FormData();
-                  for (const [name, value2] of entries) {
-                    fd.append(name, value2);
+                  for (const [name2, value3] of entries) {
+                    fd.append(name2, value3);
                   }
                   return fd;
                 }
@@ -14124,14 +14124,14 @@ Content-Type: ${value.type || "application/octet-stream"}\r
     function mixinBody(prototype, getInternalState) {
       Object.assign(prototype.prototype, bodyMixinMethods(prototype, getInternalState));
     }
-    function consumeBody(object, convertBytesToJSValue, instance, getInternalState) {
+    function consumeBody(object2, convertBytesToJSValue, instance, getInternalState) {
       try {
-        webidl.brandCheck(object, instance);
+        webidl.brandCheck(object2, instance);
       } catch (e) {
         return Promise.reject(e);
       }
-      object = getInternalState(object);
-      if (bodyUnusable(object)) {
+      object2 = getInternalState(object2);
+      if (bodyUnusable(object2)) {
         return Promise.reject(new TypeError("Body is unusable: Body has already been read"));
       }
       const promise = createDeferredPromise();
@@ -14143,15 +14143,15 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           errorSteps(e);
         }
       };
-      if (object.body == null) {
+      if (object2.body == null) {
         successSteps(Buffer.allocUnsafe(0));
         return promise.promise;
       }
-      fullyReadBody(object.body, successSteps, errorSteps);
+      fullyReadBody(object2.body, successSteps, errorSteps);
       return promise.promise;
     }
-    function bodyUnusable(object) {
-      const body = object.body;
+    function bodyUnusable(object2) {
+      const body = object2.body;
       return body != null && (body.stream.locked || util.isDisturbed(body.stream));
     }
     function bodyMimeType(requestOrResponse) {
@@ -14269,7 +14269,7 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_url: (p, at, len) => {
+          wasm_on_url: (p2, at, len) => {
             return 0;
           },
           /**
@@ -14278,8 +14278,8 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_status: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_status: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start2, len));
           },
@@ -14287,8 +14287,8 @@ var require_client_h1 = __commonJS({
            * @param {number} p
            * @returns {number}
            */
-          wasm_on_message_begin: (p) => {
-            assert(currentParser.ptr === p);
+          wasm_on_message_begin: (p2) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onMessageBegin();
           },
           /**
@@ -14297,8 +14297,8 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_header_field: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_header_field: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start2, len));
           },
@@ -14308,8 +14308,8 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_header_value: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_header_value: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start2, len));
           },
@@ -14320,8 +14320,8 @@ var require_client_h1 = __commonJS({
            * @param {0|1} shouldKeepAlive
            * @returns {number}
            */
-          wasm_on_headers_complete: (p, statusCode, upgrade, shouldKeepAlive) => {
-            assert(currentParser.ptr === p);
+          wasm_on_headers_complete: (p2, statusCode, upgrade, shouldKeepAlive) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onHeadersComplete(statusCode, upgrade === 1, shouldKeepAlive === 1);
           },
           /**
@@ -14330,8 +14330,8 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_body: (p, at, len) => {
-            assert(currentParser.ptr === p);
+          wasm_on_body: (p2, at, len) => {
+            assert(currentParser.ptr === p2);
             const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start2, len));
           },
@@ -14339,8 +14339,8 @@ var require_client_h1 = __commonJS({
            * @param {number} p
            * @returns {number}
            */
-          wasm_on_message_complete: (p) => {
-            assert(currentParser.ptr === p);
+          wasm_on_message_complete: (p2) => {
+            assert(currentParser.ptr === p2);
             return currentParser.onMessageComplete();
           }
         }
@@ -15042,7 +15042,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request2) {
-      const { method, path, host, upgrade, blocking, reset } = request2;
+      const { method, path, host, upgrade, blocking, reset: reset2 } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -15108,8 +15108,8 @@ var require_client_h1 = __commonJS({
       if (upgrade || method === "CONNECT") {
         socket[kReset] = true;
       }
-      if (reset != null) {
-        socket[kReset] = reset;
+      if (reset2 != null) {
+        socket[kReset] = reset2;
       }
       if (client[kMaxRequests] && socket[kCounter]++ >= client[kMaxRequests]) {
         socket[kReset] = true;
@@ -15534,13 +15534,13 @@ var require_client_h2 = __commonJS({
     } = http2;
     function parseH2Headers(headers) {
       const result = [];
-      for (const [name, value] of Object.entries(headers)) {
-        if (Array.isArray(value)) {
-          for (const subvalue of value) {
-            result.push(Buffer.from(name), Buffer.from(subvalue));
+      for (const [name2, value2] of Object.entries(headers)) {
+        if (Array.isArray(value2)) {
+          for (const subvalue of value2) {
+            result.push(Buffer.from(name2), Buffer.from(subvalue));
           }
         } else {
-          result.push(Buffer.from(name), Buffer.from(value));
+          result.push(Buffer.from(name2), Buffer.from(value2));
         }
       }
       return result;
@@ -16472,8 +16472,8 @@ var require_client = __commonJS({
       get pipelining() {
         return this[kPipelining];
       }
-      set pipelining(value) {
-        this[kPipelining] = value;
+      set pipelining(value2) {
+        this[kPipelining] = value2;
         this[kResume](true);
       }
       get stats() {
@@ -17138,11 +17138,11 @@ var require_balanced_pool = __commonJS({
     var kWeight = /* @__PURE__ */ Symbol("kWeight");
     var kMaxWeightPerServer = /* @__PURE__ */ Symbol("kMaxWeightPerServer");
     var kErrorPenalty = /* @__PURE__ */ Symbol("kErrorPenalty");
-    function getGreatestCommonDivisor(a, b) {
-      if (a === 0) return b;
-      while (b !== 0) {
-        const t = b;
-        b = a % b;
+    function getGreatestCommonDivisor(a, b2) {
+      if (a === 0) return b2;
+      while (b2 !== 0) {
+        const t = b2;
+        b2 = a % b2;
         a = t;
       }
       return a;
@@ -17220,7 +17220,7 @@ var require_balanced_pool = __commonJS({
         return this[kClients].find((pool) => pool[kUrl].origin === upstreamOrigin && pool.closed !== true && pool.destroyed !== true);
       }
       get upstreams() {
-        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p) => p[kUrl].origin);
+        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p2) => p2[kUrl].origin);
       }
       [kGetDispatcher]() {
         if (this[kClients].length === 0) {
@@ -17230,7 +17230,7 @@ var require_balanced_pool = __commonJS({
         if (!dispatcher) {
           return;
         }
-        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b) => a && b, true);
+        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b2) => a && b2, true);
         if (allClientsBusy) {
           return;
         }
@@ -17628,8 +17628,8 @@ var require_socks5_utils = __commonJS({
           }
           const parts = [];
           for (let i = 0; i < 8; i++) {
-            const value = buffer.readUInt16BE(currentOffset + i * 2);
-            parts.push(value.toString(16));
+            const value2 = buffer.readUInt16BE(currentOffset + i * 2);
+            parts.push(value2.toString(16));
           }
           address = parts.join(":");
           currentOffset += 16;
@@ -17870,11 +17870,11 @@ var require_socks5_client = __commonJS({
           return;
         }
         const version = this.buffer[0];
-        const status = this.buffer[1];
+        const status2 = this.buffer[1];
         if (version !== 1) {
           throw new Socks5ProxyError(`Invalid auth sub-negotiation version: ${version}`, "UND_ERR_SOCKS5_AUTH_VERSION");
         }
-        if (status !== 0) {
+        if (status2 !== 0) {
           throw new Socks5ProxyError("Authentication failed", "UND_ERR_SOCKS5_AUTH_FAILED");
         }
         this.buffer = this.buffer.subarray(2);
@@ -17958,8 +17958,8 @@ var require_socks5_client = __commonJS({
         } else if (addressType === ADDRESS_TYPES.IPV6) {
           const parts = [];
           for (let i = 0; i < 8; i++) {
-            const value = this.buffer.readUInt16BE(offset + i * 2);
-            parts.push(value.toString(16));
+            const value2 = this.buffer.readUInt16BE(offset + i * 2);
+            parts.push(value2.toString(16));
           }
           boundAddress = parts.join(":");
           offset += 16;
@@ -18660,17 +18660,17 @@ var require_retry_handler = __commonJS({
       get rawHeaders() {
         return this.#target?.rawHeaders ?? null;
       }
-      set rawHeaders(value) {
+      set rawHeaders(value2) {
         if (this.#target) {
-          this.#target.rawHeaders = value;
+          this.#target.rawHeaders = value2;
         }
       }
       get rawTrailers() {
         return this.#target?.rawTrailers ?? null;
       }
-      set rawTrailers(value) {
+      set rawTrailers(value2) {
         if (this.#target) {
-          this.#target.rawTrailers = value;
+          this.#target.rawTrailers = value2;
         }
       }
     };
@@ -18867,8 +18867,8 @@ var require_retry_handler = __commonJS({
             });
           }
           validatePartialResponseContentLength(headers, contentRange, statusCode, this.retryCount);
-          const { start: start2, size, end = size ? size - 1 : null } = contentRange;
-          if (this.start !== start2 || this.end != null && this.end !== end) {
+          const { start: start2, size, end: end2 = size ? size - 1 : null } = contentRange;
+          if (this.start !== start2 || this.end != null && this.end !== end2) {
             throw new RequestRetryError("Content-Range mismatch", statusCode, {
               headers,
               data: { count: this.retryCount }
@@ -18890,14 +18890,14 @@ var require_retry_handler = __commonJS({
               return;
             }
             validatePartialResponseContentLength(headers, range2, statusCode, this.retryCount);
-            const { start: start2, size, end = size ? size - 1 : null } = range2;
+            const { start: start2, size, end: end2 = size ? size - 1 : null } = range2;
             assert(
               start2 != null && Number.isFinite(start2),
               "content-range mismatch"
             );
-            assert(end != null && Number.isFinite(end), "invalid content-length");
+            assert(end2 != null && Number.isFinite(end2), "invalid content-length");
             this.start = start2;
-            this.end = end;
+            this.end = end2;
           }
           if (this.end == null) {
             const contentLength = headers["content-length"];
@@ -19381,8 +19381,8 @@ var require_readable = __commonJS({
       const { _readableState: state } = consume2.stream;
       if (state.bufferIndex) {
         const start2 = state.bufferIndex;
-        const end = state.buffer.length;
-        for (let n = start2; n < end; n++) {
+        const end2 = state.buffer.length;
+        for (let n = start2; n < end2; n++) {
           consumePush(consume2, state.buffer[n]);
         }
       } else {
@@ -20349,15 +20349,15 @@ var require_mock_utils = __commonJS({
       }
     } = __require("node:util");
     var { InvalidArgumentError } = require_errors();
-    function matchValue(match, value) {
+    function matchValue(match, value2) {
       if (typeof match === "string") {
-        return match === value;
+        return match === value2;
       }
       if (match instanceof RegExp) {
-        return match.test(value);
+        return match.test(value2);
       }
       if (typeof match === "function") {
-        return match(value) === true;
+        return match(value2) === true;
       }
       return false;
     }
@@ -20417,21 +20417,21 @@ var require_mock_utils = __commonJS({
       }
       const originalQp = new URLSearchParams(query);
       const normalizedQp = new URLSearchParams();
-      for (let [key, value] of originalQp.entries()) {
+      for (let [key, value2] of originalQp.entries()) {
         key = key.replace("[]", "");
-        const valueRepresentsString = /^(['"]).*\1$/.test(value);
+        const valueRepresentsString = /^(['"]).*\1$/.test(value2);
         if (valueRepresentsString) {
-          normalizedQp.append(key, value);
+          normalizedQp.append(key, value2);
           continue;
         }
-        if (value.includes(",")) {
-          const values = value.split(",");
+        if (value2.includes(",")) {
+          const values = value2.split(",");
           for (const v of values) {
             normalizedQp.append(key, v);
           }
           continue;
         }
-        normalizedQp.append(key, value);
+        normalizedQp.append(key, value2);
       }
       return normalizedQp;
     }
@@ -20537,14 +20537,14 @@ var require_mock_utils = __commonJS({
       const result = [];
       for (let i = 0; i < keys.length; ++i) {
         const key = keys[i];
-        const value = data[key];
-        const name = Buffer.from(`${key}`);
-        if (Array.isArray(value)) {
-          for (let j = 0; j < value.length; ++j) {
-            result.push(name, Buffer.from(`${value[j]}`));
+        const value2 = data[key];
+        const name2 = Buffer.from(`${key}`);
+        if (Array.isArray(value2)) {
+          for (let j = 0; j < value2.length; ++j) {
+            result.push(name2, Buffer.from(`${value2[j]}`));
           }
         } else {
-          result.push(name, Buffer.from(`${value}`));
+          result.push(name2, Buffer.from(`${value2}`));
         }
       }
       return result;
@@ -21022,12 +21022,12 @@ var require_mock_call_history = __commonJS({
       toString() {
         const options = { betweenKeyValueSeparator: "->", betweenPairSeparator: "|" };
         let result = "";
-        this.toMap().forEach((value, key) => {
-          if (typeof value === "string" || value === void 0 || value === null) {
-            result = `${result}${key}${options.betweenKeyValueSeparator}${value}${options.betweenPairSeparator}`;
+        this.toMap().forEach((value2, key) => {
+          if (typeof value2 === "string" || value2 === void 0 || value2 === null) {
+            result = `${result}${key}${options.betweenKeyValueSeparator}${value2}${options.betweenPairSeparator}`;
           }
-          if (typeof value === "object" && value !== null || Array.isArray(value)) {
-            result = `${result}${key}${options.betweenKeyValueSeparator}${JSON.stringify(value)}${options.betweenPairSeparator}`;
+          if (typeof value2 === "object" && value2 !== null || Array.isArray(value2)) {
+            result = `${result}${key}${options.betweenKeyValueSeparator}${JSON.stringify(value2)}${options.betweenPairSeparator}`;
           }
         });
         return result.slice(0, -1);
@@ -21044,17 +21044,17 @@ var require_mock_call_history = __commonJS({
       lastCall() {
         return this.logs.at(-1);
       }
-      nthCall(number) {
-        if (typeof number !== "number") {
+      nthCall(number2) {
+        if (typeof number2 !== "number") {
           throw new InvalidArgumentError("nthCall must be called with a number");
         }
-        if (!Number.isInteger(number)) {
+        if (!Number.isInteger(number2)) {
           throw new InvalidArgumentError("nthCall must be called with an integer");
         }
-        if (Math.sign(number) !== 1) {
+        if (Math.sign(number2) !== 1) {
           throw new InvalidArgumentError("nthCall must be called with a positive value. use firstCall or lastCall instead");
         }
-        return this.logs.at(number - 1);
+        return this.logs.at(number2 - 1);
       }
       filterCalls(criteria, options) {
         if (this.logs.length === 0) {
@@ -21431,7 +21431,7 @@ var require_snapshot_utils = __commonJS({
       };
     }
     var crypto = runtimeFeatures.has("crypto") ? __require("node:crypto") : null;
-    var hashId = crypto?.hash ? (value) => crypto.hash("sha256", value, "base64url") : (value) => Buffer.from(value).toString("base64url");
+    var hashId = crypto?.hash ? (value2) => crypto.hash("sha256", value2, "base64url") : (value2) => Buffer.from(value2).toString("base64url");
     function isUndiciHeaders(headers) {
       return Array.isArray(headers) && (headers.length & 1) === 0;
     }
@@ -21464,19 +21464,19 @@ var require_snapshot_utils = __commonJS({
       if (isUndiciHeaders(headers)) {
         for (let i = 0; i < headers.length; i += 2) {
           const key = headers[i];
-          const value = headers[i + 1];
-          if (key && value !== void 0) {
+          const value2 = headers[i + 1];
+          if (key && value2 !== void 0) {
             const keyStr = Buffer.isBuffer(key) ? key.toString() : key;
-            const valueStr = Buffer.isBuffer(value) ? value.toString() : value;
+            const valueStr = Buffer.isBuffer(value2) ? value2.toString() : value2;
             normalizedHeaders[keyStr.toLowerCase()] = valueStr;
           }
         }
         return normalizedHeaders;
       }
       if (headers && typeof headers === "object") {
-        for (const [key, value] of Object.entries(headers)) {
+        for (const [key, value2] of Object.entries(headers)) {
           if (key && typeof key === "string") {
-            normalizedHeaders[key.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value);
+            normalizedHeaders[key.toLowerCase()] = Array.isArray(value2) ? value2.join(", ") : String(value2);
           }
         }
       }
@@ -21531,14 +21531,14 @@ var require_snapshot_recorder = __commonJS({
       } = matchOptions;
       const filtered = {};
       const { ignore, exclude, match } = headerFilters;
-      for (const [key, value] of Object.entries(headers)) {
+      for (const [key, value2] of Object.entries(headers)) {
         const headerKey = caseSensitive ? key : key.toLowerCase();
         if (exclude.has(headerKey)) continue;
         if (ignore.has(headerKey)) continue;
         if (match.size !== 0) {
           if (!match.has(headerKey)) continue;
         }
-        filtered[headerKey] = value;
+        filtered[headerKey] = value2;
       }
       return filtered;
     }
@@ -21549,10 +21549,10 @@ var require_snapshot_recorder = __commonJS({
       } = matchOptions;
       const filtered = {};
       const { exclude: excludeSet } = headerFilters;
-      for (const [key, value] of Object.entries(headers)) {
+      for (const [key, value2] of Object.entries(headers)) {
         const headerKey = caseSensitive ? key : key.toLowerCase();
         if (excludeSet.has(headerKey)) continue;
-        filtered[headerKey] = value;
+        filtered[headerKey] = value2;
       }
       return filtered;
     }
@@ -21566,8 +21566,8 @@ var require_snapshot_recorder = __commonJS({
         for (const key of headerKeys) {
           const values = Array.isArray(formattedRequest.headers[key]) ? formattedRequest.headers[key] : [formattedRequest.headers[key]];
           parts.push(key);
-          for (const value of values.sort()) {
-            parts.push(String(value));
+          for (const value2 of values.sort()) {
+            parts.push(String(value2));
           }
         }
       }
@@ -22415,8 +22415,8 @@ var require_redirect_handler = __commonJS({
         return true;
       }
       if (unknownOrigin && (header.length === 13 || header.length === 6 || header.length === 19)) {
-        const name = util.headerNameToString(header);
-        return name === "authorization" || name === "cookie" || name === "proxy-authorization";
+        const name2 = util.headerNameToString(header);
+        return name2 === "authorization" || name2 === "cookie" || name2 === "proxy-authorization";
       }
       return false;
     }
@@ -22424,9 +22424,9 @@ var require_redirect_handler = __commonJS({
       const ret = [];
       if (Array.isArray(headers)) {
         if (headers.length > 0 && Array.isArray(headers[0])) {
-          for (const [key, value] of headers) {
+          for (const [key, value2] of headers) {
             if (!shouldRemoveHeader(key, removeContent, unknownOrigin)) {
-              ret.push(key, value);
+              ret.push(key, value2);
             }
           }
         } else {
@@ -22438,9 +22438,9 @@ var require_redirect_handler = __commonJS({
         }
       } else if (headers && typeof headers === "object") {
         const entries = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
-        for (const [key, value] of entries) {
+        for (const [key, value2] of entries) {
           if (!shouldRemoveHeader(key, removeContent, unknownOrigin)) {
-            ret.push(key, value);
+            ret.push(key, value2);
           }
         }
       } else {
@@ -23110,65 +23110,65 @@ var require_cache = __commonJS({
     var MAX_DELTA_SECONDS = 2147483647;
     var RESTRICTIVE_DIRECTIVE_NAMES = ["no-store", "private", "no-cache"];
     var kInvalidCacheControlDirectives = /* @__PURE__ */ Symbol("invalid cache-control directives");
-    function trimOWS(value) {
-      return value.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value2) {
+      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
-      for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+    function arrayIncludes(array2, value2) {
+      for (let i = 0; i < array2.length; i++) {
+        if (array2[i] === value2) {
           return true;
         }
       }
       return false;
     }
-    function trimOWSStart(value) {
-      return value.replace(/^[\t ]+/, "");
+    function trimOWSStart(value2) {
+      return value2.replace(/^[\t ]+/, "");
     }
-    function trimOWSEnd(value) {
-      return value.replace(/[\t ]+$/, "");
+    function trimOWSEnd(value2) {
+      return value2.replace(/[\t ]+$/, "");
     }
-    function findUnescapedQuote(value, start2) {
+    function findUnescapedQuote(value2, start2) {
       let escaped = false;
-      for (let i = start2; i < value.length; i++) {
+      for (let i = start2; i < value2.length; i++) {
         if (escaped) {
           escaped = false;
-        } else if (value[i] === "\\") {
+        } else if (value2[i] === "\\") {
           escaped = true;
-        } else if (value[i] === '"') {
+        } else if (value2[i] === '"') {
           return i;
         }
       }
       return -1;
     }
-    function splitCacheControlHeaderValue(value) {
+    function splitCacheControlHeaderValue(value2) {
       const directives = [];
       let start2 = 0;
       let quoteStart = -1;
       let inQuote = false;
       let escaped = false;
-      for (let i = 0; i < value.length; i++) {
+      for (let i = 0; i < value2.length; i++) {
         if (inQuote) {
           if (escaped) {
             escaped = false;
-          } else if (value[i] === "\\") {
+          } else if (value2[i] === "\\") {
             escaped = true;
-          } else if (value[i] === '"') {
+          } else if (value2[i] === '"') {
             inQuote = false;
             quoteStart = -1;
           }
-        } else if (value[i] === '"') {
+        } else if (value2[i] === '"') {
           inQuote = true;
           quoteStart = i;
-        } else if (value[i] === ",") {
-          directives.push({ value: value.substring(start2, i), fromMalformedQuote: false });
+        } else if (value2[i] === ",") {
+          directives.push({ value: value2.substring(start2, i), fromMalformedQuote: false });
           start2 = i + 1;
         }
       }
       if (!inQuote) {
-        directives.push({ value: value.substring(start2), fromMalformedQuote: false });
+        directives.push({ value: value2.substring(start2), fromMalformedQuote: false });
         return directives;
       }
-      const tail = value.substring(start2);
+      const tail = value2.substring(start2);
       const quoteOffset = quoteStart - start2;
       let tailStart = 0;
       for (let i = 0; i < tail.length; i++) {
@@ -23316,26 +23316,26 @@ var require_cache = __commonJS({
         throw new TypeError(`expected headers to be object, got ${typeof key}`);
       }
     }
-    function assertCacheValue(value) {
-      if (typeof value !== "object") {
-        throw new TypeError(`expected value to be object, got ${typeof value}`);
+    function assertCacheValue(value2) {
+      if (typeof value2 !== "object") {
+        throw new TypeError(`expected value to be object, got ${typeof value2}`);
       }
       for (const property of ["statusCode", "cachedAt", "staleAt", "deleteAt"]) {
-        if (typeof value[property] !== "number") {
-          throw new TypeError(`expected value.${property} to be number, got ${typeof value[property]}`);
+        if (typeof value2[property] !== "number") {
+          throw new TypeError(`expected value.${property} to be number, got ${typeof value2[property]}`);
         }
       }
-      if (typeof value.statusMessage !== "string") {
-        throw new TypeError(`expected value.statusMessage to be string, got ${typeof value.statusMessage}`);
+      if (typeof value2.statusMessage !== "string") {
+        throw new TypeError(`expected value.statusMessage to be string, got ${typeof value2.statusMessage}`);
       }
-      if (value.headers != null && typeof value.headers !== "object") {
-        throw new TypeError(`expected value.rawHeaders to be object, got ${typeof value.headers}`);
+      if (value2.headers != null && typeof value2.headers !== "object") {
+        throw new TypeError(`expected value.rawHeaders to be object, got ${typeof value2.headers}`);
       }
-      if (value.vary !== void 0 && typeof value.vary !== "object") {
-        throw new TypeError(`expected value.vary to be object, got ${typeof value.vary}`);
+      if (value2.vary !== void 0 && typeof value2.vary !== "object") {
+        throw new TypeError(`expected value.vary to be object, got ${typeof value2.vary}`);
       }
-      if (value.etag !== void 0 && typeof value.etag !== "string") {
-        throw new TypeError(`expected value.etag to be string, got ${typeof value.etag}`);
+      if (value2.etag !== void 0 && typeof value2.etag !== "string") {
+        throw new TypeError(`expected value.etag to be string, got ${typeof value2.etag}`);
       }
     }
     function parseCacheControlHeader(header) {
@@ -23349,7 +23349,7 @@ var require_cache = __commonJS({
         const fromMalformedQuote = directiveRecord.fromMalformedQuote;
         const keyValueDelimiter = directive.indexOf("=");
         let key;
-        let value;
+        let value2;
         let keyHasTrailingWhitespace = false;
         let valueHasLeadingWhitespace = false;
         if (keyValueDelimiter !== -1) {
@@ -23358,7 +23358,7 @@ var require_cache = __commonJS({
           keyHasTrailingWhitespace = trimOWSEnd(rawKey) !== rawKey;
           valueHasLeadingWhitespace = trimOWSStart(rawValue) !== rawValue;
           key = trimOWS(rawKey);
-          value = trimOWSStart(rawValue);
+          value2 = trimOWSStart(rawValue);
         } else {
           key = trimOWS(directive);
         }
@@ -23377,22 +23377,22 @@ var require_cache = __commonJS({
             if (fromMalformedQuote || invalidNumericDirectives.has(key)) {
               continue;
             }
-            if (value === void 0 || keyHasTrailingWhitespace || valueHasLeadingWhitespace) {
+            if (value2 === void 0 || keyHasTrailingWhitespace || valueHasLeadingWhitespace) {
               delete output[key];
               invalidNumericDirectives.add(key);
               markInvalidCacheControlDirective(output, key);
               continue;
             }
-            if (value.length >= 2 && value[0] === '"' && value[value.length - 1] === '"') {
-              value = value.substring(1, value.length - 1);
+            if (value2.length >= 2 && value2[0] === '"' && value2[value2.length - 1] === '"') {
+              value2 = value2.substring(1, value2.length - 1);
             }
-            if (!/^[0-9]+$/.test(value)) {
+            if (!/^[0-9]+$/.test(value2)) {
               delete output[key];
               invalidNumericDirectives.add(key);
               markInvalidCacheControlDirective(output, key);
               continue;
             }
-            const parsedValue = Math.min(parseInt(value, 10), MAX_DELTA_SECONDS);
+            const parsedValue = Math.min(parseInt(value2, 10), MAX_DELTA_SECONDS);
             if (key === "min-fresh") {
               if (!(key in output) || output[key] < parsedValue) {
                 output[key] = parsedValue;
@@ -23408,22 +23408,22 @@ var require_cache = __commonJS({
               output[key] = true;
               break;
             }
-            if (value !== void 0 && value.length === 0) {
+            if (value2 !== void 0 && value2.length === 0) {
               output[key] = true;
               break;
             }
-            if (value) {
-              if (value[0] === '"') {
-                value = trimOWSEnd(value);
+            if (value2) {
+              if (value2[0] === '"') {
+                value2 = trimOWSEnd(value2);
                 let fieldList = "";
                 let lastQuotedPart = i;
                 let foundEndingQuote = false;
-                const closingQuote = findUnescapedQuote(value, 1);
+                const closingQuote = findUnescapedQuote(value2, 1);
                 if (closingQuote !== -1) {
-                  fieldList = value.substring(1, closingQuote);
+                  fieldList = value2.substring(1, closingQuote);
                   foundEndingQuote = true;
                 } else {
-                  const fieldListParts = [value.substring(1)];
+                  const fieldListParts = [value2.substring(1)];
                   for (let j = i + 1; j < directives.length; j++) {
                     const nextPart = trimOWS(directives[j].value);
                     const closingQuote2 = findUnescapedQuote(nextPart, 0);
@@ -23460,7 +23460,7 @@ var require_cache = __commonJS({
                   }
                 }
               } else {
-                const fieldName = trimOWS(value);
+                const fieldName = trimOWS(value2);
                 if (!isValidHTTPToken(fieldName)) {
                   output[key] = true;
                 } else if (output[key] !== true) {
@@ -23485,7 +23485,7 @@ var require_cache = __commonJS({
             if (fromMalformedQuote || invalidNoArgumentDirectives.has(key)) {
               continue;
             }
-            if (value !== void 0) {
+            if (value2 !== void 0) {
               delete output[key];
               invalidNoArgumentDirectives.add(key);
               continue;
@@ -23558,26 +23558,26 @@ var require_cache = __commonJS({
       }
       return false;
     }
-    function assertCacheStore(store, name = "CacheStore") {
+    function assertCacheStore(store, name2 = "CacheStore") {
       if (typeof store !== "object" || store === null) {
-        throw new TypeError(`expected type of ${name} to be a CacheStore, got ${store === null ? "null" : typeof store}`);
+        throw new TypeError(`expected type of ${name2} to be a CacheStore, got ${store === null ? "null" : typeof store}`);
       }
       for (const fn of ["get", "createWriteStream", "delete"]) {
         if (typeof store[fn] !== "function") {
-          throw new TypeError(`${name} needs to have a \`${fn}()\` function`);
+          throw new TypeError(`${name2} needs to have a \`${fn}()\` function`);
         }
       }
     }
-    function assertCacheMethods(methods, name = "CacheMethods") {
+    function assertCacheMethods(methods, name2 = "CacheMethods") {
       if (!Array.isArray(methods)) {
-        throw new TypeError(`expected type of ${name} needs to be an array, got ${methods === null ? "null" : typeof methods}`);
+        throw new TypeError(`expected type of ${name2} needs to be an array, got ${methods === null ? "null" : typeof methods}`);
       }
       if (methods.length === 0) {
-        throw new TypeError(`${name} needs to have at least one method`);
+        throw new TypeError(`${name2} needs to have at least one method`);
       }
       for (const method of methods) {
         if (!arrayIncludes(safeHTTPMethods, method)) {
-          throw new TypeError(`element of ${name}-array needs to be one of following values: ${safeHTTPMethods.join(", ")}, got ${method}`);
+          throw new TypeError(`element of ${name2}-array needs to be one of following values: ${safeHTTPMethods.join(", ")}, got ${method}`);
         }
       }
     }
@@ -24129,11 +24129,11 @@ var require_cache_handler = __commonJS({
     var { parseHttpDate } = require_date();
     function noop() {
     }
-    function sameOrigin(a, b) {
+    function sameOrigin(a, b2) {
       try {
-        return new URL(String(a)).origin === new URL(String(b)).origin;
+        return new URL(String(a)).origin === new URL(String(b2)).origin;
       } catch {
-        return String(a) === String(b);
+        return String(a) === String(b2);
       }
     }
     var HEURISTICALLY_CACHEABLE_STATUS_CODES = [
@@ -24155,12 +24155,12 @@ var require_cache_handler = __commonJS({
     ];
     var MAX_RESPONSE_AGE = 2147483647e3;
     var REVALIDATION_ONLY_RETENTION = 864e5;
-    function trimOWS(value) {
-      return value.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value2) {
+      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
-      for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+    function arrayIncludes(array2, value2) {
+      for (let i = 0; i < array2.length; i++) {
+        if (array2[i] === value2) {
           return true;
         }
       }
@@ -24424,7 +24424,7 @@ var require_cache_handler = __commonJS({
         const cachedAt = baseTime;
         const deleteAt = determineDeleteAt(baseTime, now2, effectiveCacheControlDirectives, absoluteStaleAt);
         const strippedHeaders = stripNecessaryHeaders(resHeaders, cacheControlDirectives);
-        const value = {
+        const value2 = {
           statusCode,
           statusMessage,
           headers: strippedHeaders,
@@ -24470,13 +24470,13 @@ var require_cache_handler = __commonJS({
               finish304();
               return;
             }
-            value.statusCode = cachedValue.statusCode;
-            value.statusMessage = cachedValue.statusMessage;
-            value.etag = cachedValue.etag;
-            value.vary = varyDirectives ?? cachedValue.vary;
-            value.headers = { ...cachedValue.headers, ...strippedHeaders };
+            value2.statusCode = cachedValue.statusCode;
+            value2.statusMessage = cachedValue.statusMessage;
+            value2.etag = cachedValue.etag;
+            value2.vary = varyDirectives ?? cachedValue.vary;
+            value2.headers = { ...cachedValue.headers, ...strippedHeaders };
             downstreamOnHeaders();
-            this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value);
+            this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value2);
             if (!this.#writeStream || !cachedValue?.body) {
               finish304();
               return;
@@ -24552,9 +24552,9 @@ var require_cache_handler = __commonJS({
           }
         } else {
           if (typeof resHeaders.etag === "string" && isEtagUsable(resHeaders.etag)) {
-            value.etag = resHeaders.etag;
+            value2.etag = resHeaders.etag;
           }
-          this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value);
+          this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value2);
           if (!this.#writeStream) {
             return downstreamOnHeaders();
           }
@@ -25177,26 +25177,26 @@ var require_cache2 = __commonJS({
     } = require_cache();
     var { AbortError } = require_errors();
     var { parseHttpDate } = require_date();
-    function assertCacheOrigins(origins, name) {
+    function assertCacheOrigins(origins, name2) {
       if (origins === void 0) return;
       if (!Array.isArray(origins)) {
-        throw new TypeError(`expected ${name} to be an array or undefined, got ${typeof origins}`);
+        throw new TypeError(`expected ${name2} to be an array or undefined, got ${typeof origins}`);
       }
       for (let i = 0; i < origins.length; i++) {
         const origin2 = origins[i];
         if (typeof origin2 !== "string" && !(origin2 instanceof RegExp)) {
-          throw new TypeError(`expected ${name}[${i}] to be a string or RegExp, got ${typeof origin2}`);
+          throw new TypeError(`expected ${name2}[${i}] to be a string or RegExp, got ${typeof origin2}`);
         }
       }
     }
     var nop = () => {
     };
-    function trimOWS(value) {
-      return value.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value2) {
+      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
-      for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+    function arrayIncludes(array2, value2) {
+      for (let i = 0; i < array2.length; i++) {
+        if (array2[i] === value2) {
           return true;
         }
       }
@@ -25209,11 +25209,11 @@ var require_cache2 = __commonJS({
       }
       const values = Array.isArray(pragma) ? pragma : [pragma];
       for (let i = 0; i < values.length; i++) {
-        const value = values[i];
-        if (typeof value !== "string") {
+        const value2 = values[i];
+        if (typeof value2 !== "string") {
           continue;
         }
-        const directives = value.split(",");
+        const directives = value2.split(",");
         for (let j = 0; j < directives.length; j++) {
           if (trimOWS(directives[j]).toLowerCase() === "no-cache") {
             return true;
@@ -25715,17 +25715,17 @@ var require_decompress = __commonJS({
       get rawHeaders() {
         return this.target?.rawHeaders ?? null;
       }
-      set rawHeaders(value) {
+      set rawHeaders(value2) {
         if (this.target) {
-          this.target.rawHeaders = value;
+          this.target.rawHeaders = value2;
         }
       }
       get rawTrailers() {
         return this.target?.rawTrailers ?? null;
       }
-      set rawTrailers(value) {
+      set rawTrailers(value2) {
         if (this.target) {
-          this.target.rawTrailers = value;
+          this.target.rawTrailers = value2;
         }
       }
     };
@@ -26052,8 +26052,8 @@ var require_decompress = __commonJS({
             const filteredHeaders = [];
             for (let i = 0; i < rawHeaders.length; i += 2) {
               const headerName = rawHeaders[i];
-              const name = Buffer.isBuffer(headerName) ? headerName.toString("latin1") : `${headerName}`;
-              const lowerName = name.toLowerCase();
+              const name2 = Buffer.isBuffer(headerName) ? headerName.toString("latin1") : `${headerName}`;
+              const lowerName = name2.toLowerCase();
               if (lowerName === "content-encoding" || lowerName === "content-length") {
                 continue;
               }
@@ -26061,10 +26061,10 @@ var require_decompress = __commonJS({
             }
             rawHeaders.splice(0, rawHeaders.length, ...filteredHeaders);
           } else if (typeof rawHeaders === "object") {
-            for (const name of Object.keys(rawHeaders)) {
-              const lowerName = name.toLowerCase();
+            for (const name2 of Object.keys(rawHeaders)) {
+              const lowerName = name2.toLowerCase();
               if (lowerName === "content-encoding" || lowerName === "content-length") {
-                delete rawHeaders[name];
+                delete rawHeaders[name2];
               }
             }
           }
@@ -26569,8 +26569,8 @@ var require_deduplicate = __commonJS({
       if (!Number.isFinite(maxBufferSize) || maxBufferSize <= 0) {
         throw new TypeError(`expected opts.maxBufferSize to be a positive finite number, got ${maxBufferSize}`);
       }
-      const skipHeaderNamesSet = new Set(skipHeaderNames.map((name) => name.toLowerCase()));
-      const excludeHeaderNamesSet = new Set(excludeHeaderNames.map((name) => name.toLowerCase()));
+      const skipHeaderNamesSet = new Set(skipHeaderNames.map((name2) => name2.toLowerCase()));
+      const excludeHeaderNamesSet = new Set(excludeHeaderNames.map((name2) => name2.toLowerCase()));
       const pendingRequests = /* @__PURE__ */ new Map();
       return (dispatch) => {
         return (opts2, handler) => {
@@ -26797,28 +26797,28 @@ var require_sqlite_cache_store = __commonJS({
        */
       get(key) {
         assertCacheKey(key);
-        const value = this.#findValue(key);
-        return value ? {
-          body: value.body ? Buffer.from(value.body.buffer, value.body.byteOffset, value.body.byteLength) : void 0,
-          statusCode: value.statusCode,
-          statusMessage: value.statusMessage,
-          headers: value.headers ? JSON.parse(value.headers) : void 0,
-          etag: value.etag ? value.etag : void 0,
-          vary: value.vary ? JSON.parse(value.vary) : void 0,
-          cacheControlDirectives: value.cacheControlDirectives ? JSON.parse(value.cacheControlDirectives) : void 0,
-          cachedAt: value.cachedAt,
-          staleAt: value.staleAt,
-          deleteAt: value.deleteAt
+        const value2 = this.#findValue(key);
+        return value2 ? {
+          body: value2.body ? Buffer.from(value2.body.buffer, value2.body.byteOffset, value2.body.byteLength) : void 0,
+          statusCode: value2.statusCode,
+          statusMessage: value2.statusMessage,
+          headers: value2.headers ? JSON.parse(value2.headers) : void 0,
+          etag: value2.etag ? value2.etag : void 0,
+          vary: value2.vary ? JSON.parse(value2.vary) : void 0,
+          cacheControlDirectives: value2.cacheControlDirectives ? JSON.parse(value2.cacheControlDirectives) : void 0,
+          cachedAt: value2.cachedAt,
+          staleAt: value2.staleAt,
+          deleteAt: value2.deleteAt
         } : void 0;
       }
       /**
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} key
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheValue & { body: null | Buffer | Array<Buffer>}} value
        */
-      set(key, value) {
+      set(key, value2) {
         assertCacheKey(key);
         const url = this.#makeValueUrl(key);
-        const body = Array.isArray(value.body) ? Buffer.concat(value.body) : value.body;
+        const body = Array.isArray(value2.body) ? Buffer.concat(value2.body) : value2.body;
         const size = body?.byteLength;
         if (size && size > this.#maxEntrySize) {
           return;
@@ -26827,14 +26827,14 @@ var require_sqlite_cache_store = __commonJS({
         if (existingValue) {
           this.#updateValueQuery.run(
             body,
-            value.deleteAt,
-            value.statusCode,
-            value.statusMessage,
-            value.headers ? JSON.stringify(value.headers) : null,
-            value.etag ? value.etag : null,
-            value.cacheControlDirectives ? JSON.stringify(value.cacheControlDirectives) : null,
-            value.cachedAt,
-            value.staleAt,
+            value2.deleteAt,
+            value2.statusCode,
+            value2.statusMessage,
+            value2.headers ? JSON.stringify(value2.headers) : null,
+            value2.etag ? value2.etag : null,
+            value2.cacheControlDirectives ? JSON.stringify(value2.cacheControlDirectives) : null,
+            value2.cachedAt,
+            value2.staleAt,
             existingValue.id
           );
         } else {
@@ -26842,15 +26842,15 @@ var require_sqlite_cache_store = __commonJS({
             url,
             key.method,
             body,
-            value.deleteAt,
-            value.statusCode,
-            value.statusMessage,
-            value.headers ? JSON.stringify(value.headers) : null,
-            value.etag ? value.etag : null,
-            value.cacheControlDirectives ? JSON.stringify(value.cacheControlDirectives) : null,
-            value.vary ? JSON.stringify(value.vary) : null,
-            value.cachedAt,
-            value.staleAt
+            value2.deleteAt,
+            value2.statusCode,
+            value2.statusMessage,
+            value2.headers ? JSON.stringify(value2.headers) : null,
+            value2.etag ? value2.etag : null,
+            value2.cacheControlDirectives ? JSON.stringify(value2.cacheControlDirectives) : null,
+            value2.vary ? JSON.stringify(value2.vary) : null,
+            value2.cachedAt,
+            value2.staleAt
           );
           this.#prune();
         }
@@ -26860,9 +26860,9 @@ var require_sqlite_cache_store = __commonJS({
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheValue} value
        * @returns {Writable | undefined}
        */
-      createWriteStream(key, value) {
+      createWriteStream(key, value2) {
         assertCacheKey(key);
-        assertCacheValue(value);
+        assertCacheValue(value2);
         let size = 0;
         const body = [];
         const store = this;
@@ -26878,7 +26878,7 @@ var require_sqlite_cache_store = __commonJS({
             callback();
           },
           final(callback) {
-            store.set(key, { ...value, body });
+            store.set(key, { ...value2, body });
             callback();
           }
         });
@@ -26938,13 +26938,13 @@ var require_sqlite_cache_store = __commonJS({
           return void 0;
         }
         const now2 = Date.now();
-        for (const value of values) {
-          if (now2 >= value.deleteAt && !canBeExpired) {
+        for (const value2 of values) {
+          if (now2 >= value2.deleteAt && !canBeExpired) {
             continue;
           }
           let matches = true;
-          if (value.vary) {
-            const vary = JSON.parse(value.vary);
+          if (value2.vary) {
+            const vary = JSON.parse(value2.vary);
             for (const header in vary) {
               if (!headerValueEquals(headers[header], vary[header])) {
                 matches = false;
@@ -26953,7 +26953,7 @@ var require_sqlite_cache_store = __commonJS({
             }
           }
           if (matches) {
-            return value;
+            return value2;
           }
         }
         return void 0;
@@ -27006,10 +27006,10 @@ var require_headers = __commonJS({
       while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
       return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
     }
-    function fill(headers, object) {
-      if (Array.isArray(object)) {
-        for (let i = 0; i < object.length; ++i) {
-          const header = object[i];
+    function fill(headers, object2) {
+      if (Array.isArray(object2)) {
+        for (let i = 0; i < object2.length; ++i) {
+          const header = object2[i];
           if (header.length !== 2) {
             throw webidl.errors.exception({
               header: "Headers constructor",
@@ -27018,10 +27018,10 @@ var require_headers = __commonJS({
           }
           appendHeader(headers, header[0], header[1]);
         }
-      } else if (typeof object === "object" && object !== null) {
-        const keys = Object.keys(object);
+      } else if (typeof object2 === "object" && object2 !== null) {
+        const keys = Object.keys(object2);
         for (let i = 0; i < keys.length; ++i) {
-          appendHeader(headers, keys[i], object[keys[i]]);
+          appendHeader(headers, keys[i], object2[keys[i]]);
         }
       } else {
         throw webidl.errors.conversionFailed({
@@ -27031,25 +27031,25 @@ var require_headers = __commonJS({
         });
       }
     }
-    function appendHeader(headers, name, value) {
-      value = headerValueNormalize(value);
-      if (!isValidHeaderName(name)) {
+    function appendHeader(headers, name2, value2) {
+      value2 = headerValueNormalize(value2);
+      if (!isValidHeaderName(name2)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value: name,
+          value: name2,
           type: "header name"
         });
-      } else if (!isValidHeaderValue(value)) {
+      } else if (!isValidHeaderValue(value2)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value,
+          value: value2,
           type: "header value"
         });
       }
       if (getHeadersGuard(headers) === "immutable") {
         throw new TypeError("immutable");
       }
-      return getHeadersList(headers).append(name, value, false);
+      return getHeadersList(headers).append(name2, value2, false);
     }
     function headersListSortAndCombine(target) {
       const headersList = getHeadersList(target);
@@ -27066,19 +27066,19 @@ var require_headers = __commonJS({
         return headersList.sortedMap = names;
       }
       for (let i = 0; i < names.length; ++i) {
-        const { 0: name, 1: value } = names[i];
-        if (name === "set-cookie") {
+        const { 0: name2, 1: value2 } = names[i];
+        if (name2 === "set-cookie") {
           for (let j = 0; j < cookies.length; ++j) {
-            headers.push([name, cookies[j]]);
+            headers.push([name2, cookies[j]]);
           }
         } else {
-          headers.push([name, value]);
+          headers.push([name2, value2]);
         }
       }
       return headersList.sortedMap = headers;
     }
-    function compareHeaderName(a, b) {
-      return a[0] < b[0] ? -1 : 1;
+    function compareHeaderName(a, b2) {
+      return a[0] < b2[0] ? -1 : 1;
     }
     var HeadersList = class _HeadersList {
       /** @type {[string, string][]|null} */
@@ -27100,8 +27100,8 @@ var require_headers = __commonJS({
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      contains(name, isLowerCase) {
-        return this.headersMap.has(isLowerCase ? name : name.toLowerCase());
+      contains(name2, isLowerCase) {
+        return this.headersMap.has(isLowerCase ? name2 : name2.toLowerCase());
       }
       clear() {
         this.headersMap.clear();
@@ -27114,21 +27114,21 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      append(name, value, isLowerCase) {
+      append(name2, value2, isLowerCase) {
         this.sortedMap = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
         const exists = this.headersMap.get(lowercaseName);
         if (exists) {
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this.headersMap.set(lowercaseName, {
             name: exists.name,
-            value: `${exists.value}${delimiter}${value}`
+            value: `${exists.value}${delimiter}${value2}`
           });
         } else {
-          this.headersMap.set(lowercaseName, { name, value });
+          this.headersMap.set(lowercaseName, { name: name2, value: value2 });
         }
         if (lowercaseName === "set-cookie") {
-          (this.cookies ??= []).push(value);
+          (this.cookies ??= []).push(value2);
         }
       }
       /**
@@ -27137,26 +27137,26 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      set(name, value, isLowerCase) {
+      set(name2, value2, isLowerCase) {
         this.sortedMap = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
         if (lowercaseName === "set-cookie") {
-          this.cookies = [value];
+          this.cookies = [value2];
         }
-        this.headersMap.set(lowercaseName, { name, value });
+        this.headersMap.set(lowercaseName, { name: name2, value: value2 });
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-delete
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      delete(name, isLowerCase) {
+      delete(name2, isLowerCase) {
         this.sortedMap = null;
-        if (!isLowerCase) name = name.toLowerCase();
-        if (name === "set-cookie") {
+        if (!isLowerCase) name2 = name2.toLowerCase();
+        if (name2 === "set-cookie") {
           this.cookies = null;
         }
-        this.headersMap.delete(name);
+        this.headersMap.delete(name2);
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-get
@@ -27164,19 +27164,19 @@ var require_headers = __commonJS({
        * @param {boolean} isLowerCase
        * @returns {string | null}
        */
-      get(name, isLowerCase) {
-        return this.headersMap.get(isLowerCase ? name : name.toLowerCase())?.value ?? null;
+      get(name2, isLowerCase) {
+        return this.headersMap.get(isLowerCase ? name2 : name2.toLowerCase())?.value ?? null;
       }
       *[Symbol.iterator]() {
-        for (const { 0: name, 1: { value } } of this.headersMap) {
-          yield [name, value];
+        for (const { 0: name2, 1: { value: value2 } } of this.headersMap) {
+          yield [name2, value2];
         }
       }
       get entries() {
         const headers = {};
         if (this.headersMap.size !== 0) {
-          for (const { name, value } of this.headersMap.values()) {
-            headers[name] = value;
+          for (const { name: name2, value: value2 } of this.headersMap.values()) {
+            headers[name2] = value2;
           }
         }
         return headers;
@@ -27187,13 +27187,13 @@ var require_headers = __commonJS({
       get entriesList() {
         const headers = [];
         if (this.headersMap.size !== 0) {
-          for (const { 0: lowerName, 1: { name, value } } of this.headersMap) {
+          for (const { 0: lowerName, 1: { name: name2, value: value2 } } of this.headersMap) {
             if (lowerName === "set-cookie") {
               for (const cookie of this.cookies) {
-                headers.push([name, cookie]);
+                headers.push([name2, cookie]);
               }
             } else {
-              headers.push([name, value]);
+              headers.push([name2, value2]);
             }
           }
         }
@@ -27202,24 +27202,24 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
       toSortedArray() {
         const size = this.headersMap.size;
-        const array = new Array(size);
+        const array2 = new Array(size);
         if (size <= 32) {
           if (size === 0) {
-            return array;
+            return array2;
           }
           const iterator = this.headersMap[Symbol.iterator]();
           const firstValue = iterator.next().value;
-          array[0] = [firstValue[0], firstValue[1].value];
+          array2[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
-          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
-            value = iterator.next().value;
-            x = array[i] = [value[0], value[1].value];
+          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value2; i < size; ++i) {
+            value2 = iterator.next().value;
+            x = array2[i] = [value2[0], value2[1].value];
             assert(x[1] !== null);
             left = 0;
             right = i;
             while (left < right) {
               pivot = left + (right - left >> 1);
-              if (array[pivot][0] <= x[0]) {
+              if (array2[pivot][0] <= x[0]) {
                 left = pivot + 1;
               } else {
                 right = pivot;
@@ -27228,22 +27228,22 @@ var require_headers = __commonJS({
             if (i !== pivot) {
               j = i;
               while (j > left) {
-                array[j] = array[--j];
+                array2[j] = array2[--j];
               }
-              array[left] = x;
+              array2[left] = x;
             }
           }
           if (!iterator.next().done) {
             throw new TypeError("Unreachable");
           }
-          return array;
+          return array2;
         } else {
           let i = 0;
-          for (const { 0: name, 1: { value } } of this.headersMap) {
-            array[i++] = [name, value];
-            assert(value !== null);
+          for (const { 0: name2, 1: { value: value2 } } of this.headersMap) {
+            array2[i++] = [name2, value2];
+            assert(value2 !== null);
           }
-          return array.sort(compareHeaderName);
+          return array2.sort(compareHeaderName);
         }
       }
     };
@@ -27270,90 +27270,90 @@ var require_headers = __commonJS({
         }
       }
       // https://fetch.spec.whatwg.org/#dom-headers-append
-      append(name, value) {
+      append(name2, value2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.append");
         const prefix = "Headers.append";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        value = webidl.converters.ByteString(value, prefix, "value");
-        return appendHeader(this, name, value);
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        value2 = webidl.converters.ByteString(value2, prefix, "value");
+        return appendHeader(this, name2, value2);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-delete
-      delete(name) {
+      delete(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.delete");
         const prefix = "Headers.delete";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix: "Headers.delete",
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        if (!this.#headersList.contains(name, false)) {
+        if (!this.#headersList.contains(name2, false)) {
           return;
         }
-        this.#headersList.delete(name, false);
+        this.#headersList.delete(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-get
-      get(name) {
+      get(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.get");
         const prefix = "Headers.get";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
-        return this.#headersList.get(name, false);
+        return this.#headersList.get(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-has
-      has(name) {
+      has(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.has");
         const prefix = "Headers.has";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
-        return this.#headersList.contains(name, false);
+        return this.#headersList.contains(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-set
-      set(name, value) {
+      set(name2, value2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.set");
         const prefix = "Headers.set";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        value = webidl.converters.ByteString(value, prefix, "value");
-        value = headerValueNormalize(value);
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        value2 = webidl.converters.ByteString(value2, prefix, "value");
+        value2 = headerValueNormalize(value2);
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
-        } else if (!isValidHeaderValue(value)) {
+        } else if (!isValidHeaderValue(value2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value,
+            value: value2,
             type: "header value"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        this.#headersList.set(name, value, false);
+        this.#headersList.set(name2, value2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
@@ -27493,23 +27493,23 @@ var require_response = __commonJS({
         return responseObject;
       }
       // Creates a redirect Response that redirects to url with status status.
-      static redirect(url, status = 302) {
+      static redirect(url, status2 = 302) {
         webidl.argumentLengthCheck(arguments, 1, "Response.redirect");
         url = webidl.converters.USVString(url);
-        status = webidl.converters["unsigned short"](status);
+        status2 = webidl.converters["unsigned short"](status2);
         let parsedURL;
         try {
           parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl);
         } catch (err) {
           throw new TypeError(`Failed to parse URL from ${url}`, { cause: err });
         }
-        if (!redirectStatusSet.has(status)) {
-          throw new RangeError(`Invalid status code ${status}`);
+        if (!redirectStatusSet.has(status2)) {
+          throw new RangeError(`Invalid status code ${status2}`);
         }
         const responseObject = fromInnerResponse(makeResponse({}), "immutable");
-        responseObject.#state.status = status;
-        const value = isomorphicEncode(URLSerializer(parsedURL));
-        responseObject.#state.headersList.append("location", value, true);
+        responseObject.#state.status = status2;
+        const value2 = isomorphicEncode(URLSerializer(parsedURL));
+        responseObject.#state.headersList.append("location", value2, true);
         return responseObject;
       }
       // https://fetch.spec.whatwg.org/#dom-response
@@ -27719,12 +27719,12 @@ var require_response = __commonJS({
         ...state
       };
       return new Proxy(response, {
-        get(target, p) {
-          return p in state ? state[p] : target[p];
+        get(target, p2) {
+          return p2 in state ? state[p2] : target[p2];
         },
-        set(target, p, value) {
-          assert(!(p in state));
-          target[p] = value;
+        set(target, p2, value2) {
+          assert(!(p2 in state));
+          target[p2] = value2;
           return true;
         }
       });
@@ -27807,9 +27807,9 @@ var require_response = __commonJS({
       }
       return response;
     }
-    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name) {
+    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name2) {
       if (typeof V === "string") {
-        return webidl.converters.USVString(V, prefix, name);
+        return webidl.converters.USVString(V, prefix, name2);
       }
       if (webidl.is.Blob(V)) {
         return V;
@@ -27823,7 +27823,7 @@ var require_response = __commonJS({
       if (webidl.is.URLSearchParams(V)) {
         return V;
       }
-      return webidl.converters.DOMString(V, prefix, name);
+      return webidl.converters.DOMString(V, prefix, name2);
     };
     webidl.converters.BodyInit = function(V, prefix, argument) {
       if (webidl.is.ReadableStream(V)) {
@@ -28155,8 +28155,8 @@ var require_request2 = __commonJS({
           const headers = init2.headers !== void 0 ? init2.headers : new HeadersList(headersList);
           headersList.clear();
           if (headers instanceof HeadersList) {
-            for (const { name, value } of headers.rawValues()) {
-              headersList.append(name, value, false);
+            for (const { name: name2, value: value2 } of headers.rawValues()) {
+              headersList.append(name2, value2, false);
             }
             headersList.cookies = headers.cookies;
           } else {
@@ -28867,18 +28867,18 @@ var require_fetch = __commonJS({
     }
     function fetch(input, init2 = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
-      let p = createDeferredPromise();
+      let p2 = createDeferredPromise();
       let requestObject;
       try {
         requestObject = new Request(input, init2);
       } catch (e) {
-        p.reject(e);
-        return p.promise;
+        p2.reject(e);
+        return p2.promise;
       }
       const request2 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p, request2, null, requestObject.signal.reason, null);
-        return p.promise;
+        abortFetch(p2, request2, null, requestObject.signal.reason, null);
+        return p2.promise;
       }
       const globalObject = request2.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
@@ -28894,7 +28894,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request2, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p2, request2, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const processResponse = (response) => {
@@ -28902,16 +28902,16 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request2, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p2, request2, responseObject, controller.serializedAbortReason, controller.controller);
           return;
         }
         if (response.type === "error") {
-          p.reject(new TypeError("fetch failed", { cause: response.error }));
+          p2.reject(new TypeError("fetch failed", { cause: response.error }));
           return;
         }
         responseObject = new WeakRef(fromInnerResponse(response, "immutable"));
-        p.resolve(responseObject.deref());
-        p = null;
+        p2.resolve(responseObject.deref());
+        p2 = null;
       };
       controller = fetching({
         request: request2,
@@ -28923,7 +28923,7 @@ var require_fetch = __commonJS({
         // See https://github.com/nodejs/undici/issues/4627
         requestObject
       });
-      return p.promise;
+      return p2.promise;
     }
     function finalizeAndReportTiming(response, initiatorType = "other") {
       if (response.type === "error" && response.aborted) {
@@ -28961,9 +28961,9 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request2, responseObject, error, controller) {
-      if (p) {
-        p.reject(error);
+    function abortFetch(p2, request2, responseObject, error, controller) {
+      if (p2) {
+        p2.reject(error);
       }
       if (request2.body?.stream != null && isReadable(request2.body.stream)) {
         request2.body.stream.cancel(error).catch((err) => {
@@ -29036,8 +29036,8 @@ var require_fetch = __commonJS({
         }
       }
       if (!request2.headersList.contains("accept", true)) {
-        const value = "*/*";
-        request2.headersList.append("accept", value, true);
+        const value2 = "*/*";
+        request2.headersList.append("accept", value2, true);
       }
       if (!request2.headersList.contains("accept-language", true)) {
         request2.headersList.append("accept-language", "*", true);
@@ -29616,13 +29616,13 @@ var require_fetch = __commonJS({
         })();
       }
       try {
-        const { body, status, statusText, headersList, socket } = await dispatch({ body: requestBody2 });
+        const { body, status: status2, statusText, headersList, socket } = await dispatch({ body: requestBody2 });
         if (socket) {
-          response = makeResponse({ status, statusText, headersList, socket });
+          response = makeResponse({ status: status2, statusText, headersList, socket });
         } else {
           const iterator = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator.next();
-          response = makeResponse({ status, statusText, headersList });
+          response = makeResponse({ status: status2, statusText, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -29658,11 +29658,11 @@ var require_fetch = __commonJS({
           let bytes;
           let isFailure;
           try {
-            const { done, value } = await fetchParams.controller.next();
+            const { done, value: value2 } = await fetchParams.controller.next();
             if (isAborted(fetchParams)) {
               break;
             }
-            bytes = done ? void 0 : value;
+            bytes = done ? void 0 : value2;
           } catch (err) {
             if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
               bytes = void 0;
@@ -29744,26 +29744,26 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status, rawHeaders, resume, statusText) {
-              if (status < 200) {
+            onHeaders(status2, rawHeaders, resume, statusText) {
+              if (status2 < 200) {
                 return false;
               }
               const headersList = new HeadersList();
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 const nameStr = bufferToLowerCasedHeaderName(rawHeaders[i]);
-                const value = rawHeaders[i + 1];
-                if (Array.isArray(value) && !Buffer.isBuffer(rawHeaders[i + 1])) {
-                  for (const val of value) {
+                const value2 = rawHeaders[i + 1];
+                if (Array.isArray(value2) && !Buffer.isBuffer(rawHeaders[i + 1])) {
+                  for (const val of value2) {
                     headersList.append(nameStr, val.toString("latin1"), true);
                   }
                 } else {
-                  headersList.append(nameStr, value.toString("latin1"), true);
+                  headersList.append(nameStr, value2.toString("latin1"), true);
                 }
               }
               const location = headersList.get("location", true);
-              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status);
+              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status2);
               const decoders = [];
-              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status2) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -29806,7 +29806,7 @@ var require_fetch = __commonJS({
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
               resolve2({
-                status,
+                status: status2,
                 statusText,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
@@ -29840,51 +29840,51 @@ var require_fetch = __commonJS({
               fetchParams.controller.terminate(error);
               reject(error);
             },
-            onRequestUpgrade(_controller, status, headers, socket) {
-              if (socket.session != null && status !== 200 || socket.session == null && status !== 101) {
+            onRequestUpgrade(_controller, status2, headers, socket) {
+              if (socket.session != null && status2 !== 200 || socket.session == null && status2 !== 101) {
                 return false;
               }
               const headersList = new HeadersList();
-              for (const [name, value] of Object.entries(headers)) {
-                if (value == null) {
+              for (const [name2, value2] of Object.entries(headers)) {
+                if (value2 == null) {
                   continue;
                 }
-                const headerName = name.toLowerCase();
-                if (Array.isArray(value)) {
-                  for (const entry of value) {
+                const headerName = name2.toLowerCase();
+                if (Array.isArray(value2)) {
+                  for (const entry of value2) {
                     headersList.append(headerName, String(entry), true);
                   }
                 } else {
-                  headersList.append(headerName, String(value), true);
+                  headersList.append(headerName, String(value2), true);
                 }
               }
               resolve2({
-                status,
-                statusText: STATUS_CODES[status],
+                status: status2,
+                statusText: STATUS_CODES[status2],
                 headersList,
                 socket
               });
               return true;
             },
-            onUpgrade(status, rawHeaders, socket) {
-              if (socket.session != null && status !== 200 || socket.session == null && status !== 101) {
+            onUpgrade(status2, rawHeaders, socket) {
+              if (socket.session != null && status2 !== 200 || socket.session == null && status2 !== 101) {
                 return false;
               }
               const headersList = new HeadersList();
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 const nameStr = bufferToLowerCasedHeaderName(rawHeaders[i]);
-                const value = rawHeaders[i + 1];
-                if (Array.isArray(value) && !Buffer.isBuffer(rawHeaders[i + 1])) {
-                  for (const val of value) {
+                const value2 = rawHeaders[i + 1];
+                if (Array.isArray(value2) && !Buffer.isBuffer(rawHeaders[i + 1])) {
+                  for (const val of value2) {
                     headersList.append(nameStr, val.toString("latin1"), true);
                   }
                 } else {
-                  headersList.append(nameStr, value.toString("latin1"), true);
+                  headersList.append(nameStr, value2.toString("latin1"), true);
                 }
               }
               resolve2({
-                status,
-                statusText: STATUS_CODES[status],
+                status: status2,
+                statusText: STATUS_CODES[status2],
                 headersList,
                 socket
               });
@@ -29918,10 +29918,10 @@ var require_util3 = __commonJS({
     function getFieldValues(header) {
       assert(header !== null);
       const values = [];
-      for (let value of header.split(",")) {
-        value = value.trim();
-        if (isValidHeaderName(value)) {
-          values.push(value);
+      for (let value2 of header.split(",")) {
+        value2 = value2.trim();
+        if (isValidHeaderName(value2)) {
+          values.push(value2);
         }
       }
       return values;
@@ -29966,11 +29966,11 @@ var require_cache3 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p = this.#internalMatchAll(request2, options, 1);
-        if (p.length === 0) {
+        const p2 = this.#internalMatchAll(request2, options, 1);
+        if (p2.length === 0) {
           return;
         }
-        return p[0];
+        return p2[0];
       }
       async matchAll(request2 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
@@ -30061,8 +30061,8 @@ var require_cache3 = __commonJS({
           }));
           responsePromises.push(responsePromise.promise);
         }
-        const p = Promise.all(responsePromises);
-        const responses = await p;
+        const p2 = Promise.all(responsePromises);
+        const responses = await p2;
         const operations = [];
         let index = 0;
         for (const response of responses) {
@@ -30609,18 +30609,18 @@ var require_constants5 = __commonJS({
 var require_util4 = __commonJS({
   "node_modules/undici/lib/web/cookies/util.js"(exports2, module2) {
     "use strict";
-    function isCTLExcludingHtab(value) {
-      for (let i = 0; i < value.length; ++i) {
-        const code = value.charCodeAt(i);
+    function isCTLExcludingHtab(value2) {
+      for (let i = 0; i < value2.length; ++i) {
+        const code = value2.charCodeAt(i);
         if (code >= 0 && code <= 8 || code >= 10 && code <= 31 || code === 127) {
           return true;
         }
       }
       return false;
     }
-    function validateCookieName(name) {
-      for (let i = 0; i < name.length; ++i) {
-        const code = name.charCodeAt(i);
+    function validateCookieName(name2) {
+      for (let i = 0; i < name2.length; ++i) {
+        const code = name2.charCodeAt(i);
         if (code < 33 || // exclude CTLs (0-31), SP and HT
         code > 126 || // exclude non-ascii and DEL
         code === 34 || // "
@@ -30644,18 +30644,18 @@ var require_util4 = __commonJS({
         }
       }
     }
-    function validateCookieValue(value) {
-      let len = value.length;
+    function validateCookieValue(value2) {
+      let len = value2.length;
       let i = 0;
-      if (value[0] === '"') {
-        if (len === 1 || value[len - 1] !== '"') {
+      if (value2[0] === '"') {
+        if (len === 1 || value2[len - 1] !== '"') {
           throw new Error("Invalid cookie value");
         }
         --len;
         ++i;
       }
       while (i < len) {
-        const code = value.charCodeAt(i++);
+        const code = value2.charCodeAt(i++);
         if (code < 33 || // exclude CTLs (0-31)
         code > 126 || // non-ascii and DEL (127)
         code === 34 || // "
@@ -30756,7 +30756,7 @@ var require_util4 = __commonJS({
       }
       validateCookieName(cookie.name);
       validateCookieValue(cookie.value);
-      const out = [`${cookie.name}=${cookie.value}`];
+      const out2 = [`${cookie.name}=${cookie.value}`];
       if (cookie.name.startsWith("__Secure-")) {
         cookie.secure = true;
       }
@@ -30766,45 +30766,45 @@ var require_util4 = __commonJS({
         cookie.path = "/";
       }
       if (cookie.secure) {
-        out.push("Secure");
+        out2.push("Secure");
       }
       if (cookie.httpOnly) {
-        out.push("HttpOnly");
+        out2.push("HttpOnly");
       }
       if (typeof cookie.maxAge === "number") {
         validateCookieMaxAge(cookie.maxAge);
-        out.push(`Max-Age=${cookie.maxAge}`);
+        out2.push(`Max-Age=${cookie.maxAge}`);
       }
       if (cookie.domain) {
         validateCookieDomain(cookie.domain);
-        out.push(`Domain=${cookie.domain}`);
+        out2.push(`Domain=${cookie.domain}`);
       }
       if (cookie.path) {
         validateCookiePath(cookie.path);
-        out.push(`Path=${cookie.path}`);
+        out2.push(`Path=${cookie.path}`);
       }
       if (cookie.expires != null) {
         const expiresMs = cookie.expires instanceof Date ? cookie.expires.getTime() : cookie.expires;
         const maxTimeValue = 864e13;
         if (typeof expiresMs === "number" && Number.isFinite(expiresMs) && Math.abs(expiresMs) <= maxTimeValue) {
-          out.push(`Expires=${toIMFDate(cookie.expires)}`);
+          out2.push(`Expires=${toIMFDate(cookie.expires)}`);
         }
       }
       if (cookie.sameSite) {
-        out.push(`SameSite=${cookie.sameSite}`);
+        out2.push(`SameSite=${cookie.sameSite}`);
       }
       for (const part of cookie.unparsed) {
         if (!part.includes("=")) {
           throw new Error("Invalid unparsed");
         }
-        const [key, ...value] = part.split("=");
+        const [key, ...value2] = part.split("=");
         const trimmedKey = key.trim();
-        const joinedValue = value.join("=");
+        const joinedValue = value2.join("=");
         validateCookieName(trimmedKey);
         validateCookieValue(joinedValue);
-        out.push(`${trimmedKey}=${joinedValue}`);
+        out2.push(`${trimmedKey}=${joinedValue}`);
       }
-      return out.join("; ");
+      return out2.join("; ");
     }
     module2.exports = {
       isCTLExcludingHtab,
@@ -30831,8 +30831,8 @@ var require_parse = __commonJS({
       }
       let nameValuePair = "";
       let unparsedAttributes = "";
-      let name = "";
-      let value = "";
+      let name2 = "";
+      let value2 = "";
       if (header.includes(";")) {
         const position = { position: 0 };
         nameValuePair = collectASequenceOfCodePointsFast(";", header, position);
@@ -30841,24 +30841,24 @@ var require_parse = __commonJS({
         nameValuePair = header;
       }
       if (!nameValuePair.includes("=")) {
-        value = nameValuePair;
+        value2 = nameValuePair;
       } else {
         const position = { position: 0 };
-        name = collectASequenceOfCodePointsFast(
+        name2 = collectASequenceOfCodePointsFast(
           "=",
           nameValuePair,
           position
         );
-        value = nameValuePair.slice(position.position + 1);
+        value2 = nameValuePair.slice(position.position + 1);
       }
-      name = name.trim();
-      value = value.trim();
-      if (name.length + value.length > maxNameValuePairSize) {
+      name2 = name2.trim();
+      value2 = value2.trim();
+      if (name2.length + value2.length > maxNameValuePairSize) {
         return null;
       }
       return {
-        name,
-        value,
+        name: name2,
+        value: value2,
         ...parseUnparsedAttributes(unparsedAttributes)
       };
     }
@@ -30967,24 +30967,24 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 1, "getCookies");
       brandChecks(headers);
       const cookie = headers.get("cookie");
-      const out = { __proto__: null };
+      const out2 = { __proto__: null };
       if (!cookie) {
-        return out;
+        return out2;
       }
       for (const piece of cookie.split(";")) {
-        const [name, ...value] = piece.split("=");
-        out[name.trim()] = value.join("=");
+        const [name2, ...value2] = piece.split("=");
+        out2[name2.trim()] = value2.join("=");
       }
-      return out;
+      return out2;
     }
-    function deleteCookie(headers, name, attributes) {
+    function deleteCookie(headers, name2, attributes) {
       brandChecks(headers);
       const prefix = "deleteCookie";
       webidl.argumentLengthCheck(arguments, 2, prefix);
-      name = webidl.converters.DOMString(name, prefix, "name");
+      name2 = webidl.converters.DOMString(name2, prefix, "name");
       attributes = webidl.converters.DeleteCookieAttributes(attributes);
       setCookie(headers, {
-        name,
+        name: name2,
         value: "",
         expires: /* @__PURE__ */ new Date(0),
         ...attributes
@@ -31034,11 +31034,11 @@ var require_cookies = __commonJS({
         key: "value"
       },
       {
-        converter: webidl.nullableConverter((value) => {
-          if (typeof value === "number") {
-            return webidl.converters["unsigned long long"](value);
+        converter: webidl.nullableConverter((value2) => {
+          if (typeof value2 === "number") {
+            return webidl.converters["unsigned long long"](value2);
           }
-          return new Date(value);
+          return new Date(value2);
         }),
         key: "expires",
         defaultValue: () => null
@@ -31500,26 +31500,26 @@ var require_util5 = __commonJS({
       const extensionList = /* @__PURE__ */ new Map();
       while (position.position < extensions.length) {
         const pair = collectASequenceOfCodePointsFast(";", extensions, position);
-        const [name, value = ""] = pair.split("=", 2);
+        const [name2, value2 = ""] = pair.split("=", 2);
         extensionList.set(
-          removeHTTPWhitespace(name, true, false),
-          removeHTTPWhitespace(value, false, true)
+          removeHTTPWhitespace(name2, true, false),
+          removeHTTPWhitespace(value2, false, true)
         );
         position.position++;
       }
       return extensionList;
     }
-    function isValidClientWindowBits(value) {
-      if (value.length === 0) {
+    function isValidClientWindowBits(value2) {
+      if (value2.length === 0) {
         return false;
       }
-      for (let i = 0; i < value.length; i++) {
-        const byte = value.charCodeAt(i);
+      for (let i = 0; i < value2.length; i++) {
+        const byte = value2.charCodeAt(i);
         if (byte < 48 || byte > 57) {
           return false;
         }
       }
-      const num = Number.parseInt(value, 10);
+      const num = Number.parseInt(value2, 10);
       return num >= 8 && num <= 15;
     }
     function getURLRecord(url, baseURL) {
@@ -31799,15 +31799,15 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(object, code, reason, validate = false) {
+    function closeWebSocketConnection(object2, code, reason, validate = false) {
       code ??= null;
       reason ??= "";
       if (validate) validateCloseCodeAndReason(code, reason);
-      if (isClosed(object.readyState) || isClosing(object.readyState)) {
-      } else if (!isEstablished(object.readyState)) {
-        failWebsocketConnection(object);
-        object.readyState = states.CLOSING;
-      } else if (!object.closeState.has(sentCloseFrameState.SENT) && !object.closeState.has(sentCloseFrameState.RECEIVED)) {
+      if (isClosed(object2.readyState) || isClosing(object2.readyState)) {
+      } else if (!isEstablished(object2.readyState)) {
+        failWebsocketConnection(object2);
+        object2.readyState = states.CLOSING;
+      } else if (!object2.closeState.has(sentCloseFrameState.SENT) && !object2.closeState.has(sentCloseFrameState.RECEIVED)) {
         const frame = new WebsocketFrameSend();
         if (reason.length !== 0 && code === null) {
           code = 1e3;
@@ -31825,11 +31825,11 @@ var require_connection = __commonJS({
         } else {
           frame.frameData = emptyBuffer;
         }
-        object.socket.write(frame.createFrame(opcodes.CLOSE));
-        object.closeState.add(sentCloseFrameState.SENT);
-        object.readyState = states.CLOSING;
+        object2.socket.write(frame.createFrame(opcodes.CLOSE));
+        object2.closeState.add(sentCloseFrameState.SENT);
+        object2.readyState = states.CLOSING;
       } else {
-        object.readyState = states.CLOSING;
+        object2.readyState = states.CLOSING;
       }
     }
     function failHandshake(handler, response, code, reason, cause) {
@@ -32505,10 +32505,10 @@ var require_websocket = __commonJS({
         if (typeof protocols === "string") {
           protocols = [protocols];
         }
-        if (protocols.length !== new Set(protocols.map((p) => p.toLowerCase())).size) {
+        if (protocols.length !== new Set(protocols.map((p2) => p2.toLowerCase())).size) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
-        if (protocols.length > 0 && !protocols.every((p) => isValidSubprotocol(p))) {
+        if (protocols.length > 0 && !protocols.every((p2) => isValidSubprotocol(p2))) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
         this.#url = new URL(urlRecord.href);
@@ -33048,10 +33048,10 @@ var require_websocketstream = __commonJS({
         const baseURL = environmentSettingsObject.settingsObject.baseUrl;
         const urlRecord = getURLRecord(url, baseURL);
         const protocols = options.protocols;
-        if (protocols.length !== new Set(protocols.map((p) => p.toLowerCase())).size) {
+        if (protocols.length !== new Set(protocols.map((p2) => p2.toLowerCase())).size) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
-        if (protocols.length > 0 && !protocols.every((p) => isValidSubprotocol(p))) {
+        if (protocols.length > 0 && !protocols.every((p2) => isValidSubprotocol(p2))) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
         this.#url = urlRecord.toString();
@@ -33113,14 +33113,14 @@ var require_websocketstream = __commonJS({
           data = new Uint8Array(ArrayBuffer.isView(chunk) ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : chunk.slice());
           opcode = opcodes.BINARY;
         } else {
-          let string;
+          let string2;
           try {
-            string = webidl.converters.DOMString(chunk);
+            string2 = webidl.converters.DOMString(chunk);
           } catch (e) {
             promise.reject(e);
             return promise.promise;
           }
-          data = new TextEncoder().encode(string);
+          data = new TextEncoder().encode(string2);
           opcode = opcodes.TEXT;
         }
         if (!this.#handler.closeState.has(sentCloseFrameState.SENT) && !this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
@@ -33279,13 +33279,13 @@ var require_websocketstream = __commonJS({
 var require_util6 = __commonJS({
   "node_modules/undici/lib/web/eventsource/util.js"(exports2, module2) {
     "use strict";
-    function isValidLastEventId(value) {
-      return value.indexOf("\0") === -1;
+    function isValidLastEventId(value2) {
+      return value2.indexOf("\0") === -1;
     }
-    function isASCIINumber(value) {
-      if (value.length === 0) return false;
-      for (let i = 0; i < value.length; i++) {
-        if (value.charCodeAt(i) < 48 || value.charCodeAt(i) > 57) return false;
+    function isASCIINumber(value2) {
+      if (value2.length === 0) return false;
+      for (let i = 0; i < value2.length; i++) {
+        if (value2.charCodeAt(i) < 48 || value2.charCodeAt(i) > 57) return false;
       }
       return true;
     }
@@ -33511,12 +33511,12 @@ var require_eventsource_stream = __commonJS({
           const valueBytes = line.length - valueStart2;
           const dataSize = this.eventFieldSizes.data + (event.data === void 0 ? 0 : 1) + valueBytes;
           this.setEventFieldSize("data", dataSize);
-          const value = line.toString("utf8", valueStart2);
+          const value2 = line.toString("utf8", valueStart2);
           if (event.data === void 0) {
-            event.data = value;
+            event.data = value2;
           } else {
             event.data += `
-${value}`;
+${value2}`;
           }
           this.dataLineCount++;
           return;
@@ -33633,8 +33633,8 @@ ${value}`;
         for (let i = this.lineChunkIndex; i <= this.chunkIndex; i++) {
           const chunk = this.chunks[i];
           const start2 = i === this.lineChunkIndex ? this.linePos : 0;
-          const end = i === this.chunkIndex ? this.pos : chunk.length;
-          const slice = chunk.subarray(start2, end);
+          const end2 = i === this.chunkIndex ? this.pos : chunk.length;
+          const slice = chunk.subarray(start2, end2);
           length += slice.length;
           chunks.push(slice);
         }
@@ -34320,22 +34320,22 @@ var require_code = __commonJS({
         i++;
       }
     }
-    function mergeExprItems(a, b) {
-      if (b === '""')
+    function mergeExprItems(a, b2) {
+      if (b2 === '""')
         return a;
       if (a === '""')
-        return b;
+        return b2;
       if (typeof a == "string") {
-        if (b instanceof Name || a[a.length - 1] !== '"')
+        if (b2 instanceof Name || a[a.length - 1] !== '"')
           return;
-        if (typeof b != "string")
-          return `${a.slice(0, -1)}${b}"`;
-        if (b[0] === '"')
-          return a.slice(0, -1) + b.slice(1);
+        if (typeof b2 != "string")
+          return `${a.slice(0, -1)}${b2}"`;
+        if (b2[0] === '"')
+          return a.slice(0, -1) + b2.slice(1);
         return;
       }
-      if (typeof b == "string" && b[0] === '"' && !(a instanceof Name))
-        return `"${a}${b.slice(1)}`;
+      if (typeof b2 == "string" && b2[0] === '"' && !(a instanceof Name))
+        return `"${a}${b2.slice(1)}`;
       return;
     }
     function strConcat(c1, c2) {
@@ -34379,9 +34379,9 @@ var require_scope = __commonJS({
     exports2.ValueScope = exports2.ValueScopeName = exports2.Scope = exports2.varKinds = exports2.UsedValueState = void 0;
     var code_1 = require_code();
     var ValueError = class extends Error {
-      constructor(name) {
-        super(`CodeGen: "code" for ${name} not defined`);
-        this.value = name.value;
+      constructor(name2) {
+        super(`CodeGen: "code" for ${name2} not defined`);
+        this.value = name2.value;
       }
     };
     var UsedValueState;
@@ -34424,8 +34424,8 @@ var require_scope = __commonJS({
         super(nameStr);
         this.prefix = prefix;
       }
-      setValue(value, { property, itemIndex }) {
-        this.value = value;
+      setValue(value2, { property, itemIndex }) {
+        this.value = value2;
         this.scopePath = (0, code_1._)`.${new code_1.Name(property)}[${itemIndex}]`;
       }
     };
@@ -34444,13 +34444,13 @@ var require_scope = __commonJS({
       name(prefix) {
         return new ValueScopeName(prefix, this._newName(prefix));
       }
-      value(nameOrPrefix, value) {
+      value(nameOrPrefix, value2) {
         var _a;
-        if (value.ref === void 0)
+        if (value2.ref === void 0)
           throw new Error("CodeGen: ref must be passed in value");
-        const name = this.toName(nameOrPrefix);
-        const { prefix } = name;
-        const valueKey = (_a = value.key) !== null && _a !== void 0 ? _a : value.ref;
+        const name2 = this.toName(nameOrPrefix);
+        const { prefix } = name2;
+        const valueKey = (_a = value2.key) !== null && _a !== void 0 ? _a : value2.ref;
         let vs = this._values[prefix];
         if (vs) {
           const _name = vs.get(valueKey);
@@ -34459,12 +34459,12 @@ var require_scope = __commonJS({
         } else {
           vs = this._values[prefix] = /* @__PURE__ */ new Map();
         }
-        vs.set(valueKey, name);
+        vs.set(valueKey, name2);
         const s = this._scope[prefix] || (this._scope[prefix] = []);
         const itemIndex = s.length;
-        s[itemIndex] = value.ref;
-        name.setValue(value, { property: prefix, itemIndex });
-        return name;
+        s[itemIndex] = value2.ref;
+        name2.setValue(value2, { property: prefix, itemIndex });
+        return name2;
       }
       getValue(prefix, keyOrRef) {
         const vs = this._values[prefix];
@@ -34473,17 +34473,17 @@ var require_scope = __commonJS({
         return vs.get(keyOrRef);
       }
       scopeRefs(scopeName, values = this._values) {
-        return this._reduceValues(values, (name) => {
-          if (name.scopePath === void 0)
-            throw new Error(`CodeGen: name "${name}" has no value`);
-          return (0, code_1._)`${scopeName}${name.scopePath}`;
+        return this._reduceValues(values, (name2) => {
+          if (name2.scopePath === void 0)
+            throw new Error(`CodeGen: name "${name2}" has no value`);
+          return (0, code_1._)`${scopeName}${name2.scopePath}`;
         });
       }
       scopeCode(values = this._values, usedValues, getCode) {
-        return this._reduceValues(values, (name) => {
-          if (name.value === void 0)
-            throw new Error(`CodeGen: name "${name}" has no value`);
-          return name.value.code;
+        return this._reduceValues(values, (name2) => {
+          if (name2.value === void 0)
+            throw new Error(`CodeGen: name "${name2}" has no value`);
+          return name2.value.code;
         }, usedValues, getCode);
       }
       _reduceValues(values, valueCode, usedValues = {}, getCode) {
@@ -34493,20 +34493,20 @@ var require_scope = __commonJS({
           if (!vs)
             continue;
           const nameSet = usedValues[prefix] = usedValues[prefix] || /* @__PURE__ */ new Map();
-          vs.forEach((name) => {
-            if (nameSet.has(name))
+          vs.forEach((name2) => {
+            if (nameSet.has(name2))
               return;
-            nameSet.set(name, UsedValueState.Started);
-            let c = valueCode(name);
+            nameSet.set(name2, UsedValueState.Started);
+            let c = valueCode(name2);
             if (c) {
               const def = this.opts.es5 ? exports2.varKinds.var : exports2.varKinds.const;
-              code = (0, code_1._)`${code}${def} ${name} = ${c};${this.opts._n}`;
-            } else if (c = getCode === null || getCode === void 0 ? void 0 : getCode(name)) {
+              code = (0, code_1._)`${code}${def} ${name2} = ${c};${this.opts._n}`;
+            } else if (c = getCode === null || getCode === void 0 ? void 0 : getCode(name2)) {
               code = (0, code_1._)`${code}${c}${this.opts._n}`;
             } else {
-              throw new ValueError(name);
+              throw new ValueError(name2);
             }
-            nameSet.set(name, UsedValueState.Completed);
+            nameSet.set(name2, UsedValueState.Completed);
           });
         }
         return code;
@@ -34583,10 +34583,10 @@ var require_codegen = __commonJS({
       }
     };
     var Def = class extends Node {
-      constructor(varKind, name, rhs) {
+      constructor(varKind, name2, rhs) {
         super();
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.rhs = rhs;
       }
       render({ es5, _n }) {
@@ -34806,17 +34806,17 @@ var require_codegen = __commonJS({
       }
     };
     var ForRange = class extends For {
-      constructor(varKind, name, from, to) {
+      constructor(varKind, name2, from, to) {
         super();
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.from = from;
         this.to = to;
       }
       render(opts) {
         const varKind = opts.es5 ? scope_1.varKinds.var : this.varKind;
-        const { name, from, to } = this;
-        return `for(${varKind} ${name}=${from}; ${name}<${to}; ${name}++)` + super.render(opts);
+        const { name: name2, from, to } = this;
+        return `for(${varKind} ${name2}=${from}; ${name2}<${to}; ${name2}++)` + super.render(opts);
       }
       get names() {
         const names = addExprNames(super.names, this.from);
@@ -34824,11 +34824,11 @@ var require_codegen = __commonJS({
       }
     };
     var ForIter = class extends For {
-      constructor(loop, varKind, name, iterable) {
+      constructor(loop, varKind, name2, iterable) {
         super();
         this.loop = loop;
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.iterable = iterable;
       }
       render(opts) {
@@ -34845,9 +34845,9 @@ var require_codegen = __commonJS({
       }
     };
     var Func = class extends BlockNode {
-      constructor(name, args, async) {
+      constructor(name2, args, async) {
         super();
-        this.name = name;
+        this.name = name2;
         this.args = args;
         this.async = async;
       }
@@ -34933,11 +34933,11 @@ var require_codegen = __commonJS({
         return this._extScope.name(prefix);
       }
       // reserves unique name in the external scope and assigns value to it
-      scopeValue(prefixOrName, value) {
-        const name = this._extScope.value(prefixOrName, value);
-        const vs = this._values[name.prefix] || (this._values[name.prefix] = /* @__PURE__ */ new Set());
-        vs.add(name);
-        return name;
+      scopeValue(prefixOrName, value2) {
+        const name2 = this._extScope.value(prefixOrName, value2);
+        const vs = this._values[name2.prefix] || (this._values[name2.prefix] = /* @__PURE__ */ new Set());
+        vs.add(name2);
+        return name2;
       }
       getScopeValue(prefix, keyOrRef) {
         return this._extScope.getValue(prefix, keyOrRef);
@@ -34951,11 +34951,11 @@ var require_codegen = __commonJS({
         return this._extScope.scopeCode(this._values);
       }
       _def(varKind, nameOrPrefix, rhs, constant) {
-        const name = this._scope.toName(nameOrPrefix);
+        const name2 = this._scope.toName(nameOrPrefix);
         if (rhs !== void 0 && constant)
-          this._constants[name.str] = rhs;
-        this._leafNode(new Def(varKind, name, rhs));
-        return name;
+          this._constants[name2.str] = rhs;
+        this._leafNode(new Def(varKind, name2, rhs));
+        return name2;
       }
       // `const` declaration (`var` in es5 mode)
       const(nameOrPrefix, rhs, _constant) {
@@ -34988,13 +34988,13 @@ var require_codegen = __commonJS({
       // returns code for object literal for the passed argument list of key-value pairs
       object(...keyValues) {
         const code = ["{"];
-        for (const [key, value] of keyValues) {
+        for (const [key, value2] of keyValues) {
           if (code.length > 1)
             code.push(",");
           code.push(key);
-          if (key !== value || this.opts.es5) {
+          if (key !== value2 || this.opts.es5) {
             code.push(":");
-            (0, code_1.addCodeArg)(code, value);
+            (0, code_1.addCodeArg)(code, value2);
           }
         }
         code.push("}");
@@ -35036,20 +35036,20 @@ var require_codegen = __commonJS({
       }
       // `for` statement for a range of values
       forRange(nameOrPrefix, from, to, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.let) {
-        const name = this._scope.toName(nameOrPrefix);
-        return this._for(new ForRange(varKind, name, from, to), () => forBody(name));
+        const name2 = this._scope.toName(nameOrPrefix);
+        return this._for(new ForRange(varKind, name2, from, to), () => forBody(name2));
       }
       // `for-of` statement (in es5 mode replace with a normal for loop)
       forOf(nameOrPrefix, iterable, forBody, varKind = scope_1.varKinds.const) {
-        const name = this._scope.toName(nameOrPrefix);
+        const name2 = this._scope.toName(nameOrPrefix);
         if (this.opts.es5) {
           const arr = iterable instanceof code_1.Name ? iterable : this.var("_arr", iterable);
           return this.forRange("_i", 0, (0, code_1._)`${arr}.length`, (i) => {
-            this.var(name, (0, code_1._)`${arr}[${i}]`);
-            forBody(name);
+            this.var(name2, (0, code_1._)`${arr}[${i}]`);
+            forBody(name2);
           });
         }
-        return this._for(new ForIter("of", varKind, name, iterable), () => forBody(name));
+        return this._for(new ForIter("of", varKind, name2, iterable), () => forBody(name2));
       }
       // `for-in` statement.
       // With option `ownProperties` replaced with a `for-of` loop for object keys
@@ -35057,8 +35057,8 @@ var require_codegen = __commonJS({
         if (this.opts.ownProperties) {
           return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj})`, forBody);
         }
-        const name = this._scope.toName(nameOrPrefix);
-        return this._for(new ForIter("in", varKind, name, obj), () => forBody(name));
+        const name2 = this._scope.toName(nameOrPrefix);
+        return this._for(new ForIter("in", varKind, name2, obj), () => forBody(name2));
       }
       // end `for` loop
       endFor() {
@@ -35073,10 +35073,10 @@ var require_codegen = __commonJS({
         return this._leafNode(new Break(label));
       }
       // `return` statement
-      return(value) {
+      return(value2) {
         const node = new Return();
         this._blockNode(node);
-        this.code(value);
+        this.code(value2);
         if (node.nodes.length !== 1)
           throw new Error('CodeGen: "return" should have one node');
         return this._endBlockNode(Return);
@@ -35123,8 +35123,8 @@ var require_codegen = __commonJS({
         return this;
       }
       // `function` heading (or definition if funcBody is passed)
-      func(name, args = code_1.nil, async, funcBody) {
-        this._blockNode(new Func(name, args, async));
+      func(name2, args = code_1.nil, async, funcBody) {
+        this._blockNode(new Func(name2, args, async));
         if (funcBody)
           this.code(funcBody).endFunc();
         return this;
@@ -35367,7 +35367,7 @@ var require_util7 = __commonJS({
     }
     exports2.evaluatedPropsToName = evaluatedPropsToName;
     function setEvaluated(gen, props, ps) {
-      Object.keys(ps).forEach((p) => gen.assign((0, codegen_1._)`${props}${(0, codegen_1.getProperty)(p)}`, true));
+      Object.keys(ps).forEach((p2) => gen.assign((0, codegen_1._)`${props}${(0, codegen_1.getProperty)(p2)}`, true));
     }
     exports2.setEvaluated = setEvaluated;
     var snippets = {};
@@ -35940,11 +35940,11 @@ var require_code2 = __commonJS({
     }
     exports2.noPropertyInData = noPropertyInData;
     function allSchemaProperties(schemaMap) {
-      return schemaMap ? Object.keys(schemaMap).filter((p) => p !== "__proto__") : [];
+      return schemaMap ? Object.keys(schemaMap).filter((p2) => p2 !== "__proto__") : [];
     }
     exports2.allSchemaProperties = allSchemaProperties;
     function schemaProperties(it, schemaMap) {
-      return allSchemaProperties(schemaMap).filter((p) => !(0, util_1.alwaysValidSchema)(it, schemaMap[p]));
+      return allSchemaProperties(schemaMap).filter((p2) => !(0, util_1.alwaysValidSchema)(it, schemaMap[p2]));
     }
     exports2.schemaProperties = schemaProperties;
     function callValidateCode({ schemaCode, data, it: { gen, topSchemaRef, schemaPath, errorPath }, it }, func, context, passSchema) {
@@ -36228,33 +36228,33 @@ var require_subschema = __commonJS({
 var require_fast_deep_equal = __commonJS({
   "node_modules/fast-deep-equal/index.js"(exports2, module2) {
     "use strict";
-    module2.exports = function equal(a, b) {
-      if (a === b) return true;
-      if (a && b && typeof a == "object" && typeof b == "object") {
-        if (a.constructor !== b.constructor) return false;
+    module2.exports = function equal(a, b2) {
+      if (a === b2) return true;
+      if (a && b2 && typeof a == "object" && typeof b2 == "object") {
+        if (a.constructor !== b2.constructor) return false;
         var length, i, keys;
         if (Array.isArray(a)) {
           length = a.length;
-          if (length != b.length) return false;
+          if (length != b2.length) return false;
           for (i = length; i-- !== 0; )
-            if (!equal(a[i], b[i])) return false;
+            if (!equal(a[i], b2[i])) return false;
           return true;
         }
-        if (a.constructor === RegExp) return a.source === b.source && a.flags === b.flags;
-        if (a.valueOf !== Object.prototype.valueOf) return a.valueOf() === b.valueOf();
-        if (a.toString !== Object.prototype.toString) return a.toString() === b.toString();
+        if (a.constructor === RegExp) return a.source === b2.source && a.flags === b2.flags;
+        if (a.valueOf !== Object.prototype.valueOf) return a.valueOf() === b2.valueOf();
+        if (a.toString !== Object.prototype.toString) return a.toString() === b2.toString();
         keys = Object.keys(a);
         length = keys.length;
-        if (length !== Object.keys(b).length) return false;
+        if (length !== Object.keys(b2).length) return false;
         for (i = length; i-- !== 0; )
-          if (!Object.prototype.hasOwnProperty.call(b, keys[i])) return false;
+          if (!Object.prototype.hasOwnProperty.call(b2, keys[i])) return false;
         for (i = length; i-- !== 0; ) {
           var key = keys[i];
-          if (!equal(a[key], b[key])) return false;
+          if (!equal(a[key], b2[key])) return false;
         }
         return true;
       }
-      return a !== a && b !== b;
+      return a !== a && b2 !== b2;
     };
   }
 });
@@ -36422,12 +36422,12 @@ var require_resolve = __commonJS({
     function getFullPath(resolver, id = "", normalize) {
       if (normalize !== false)
         id = normalizeId(id);
-      const p = resolver.parse(id);
-      return _getFullPath(resolver, p);
+      const p2 = resolver.parse(id);
+      return _getFullPath(resolver, p2);
     }
     exports2.getFullPath = getFullPath;
-    function _getFullPath(resolver, p) {
-      const serialized = resolver.serialize(p);
+    function _getFullPath(resolver, p2) {
+      const serialized = resolver.serialize(p2);
       return serialized.split("#")[0] + "#";
     }
     exports2._getFullPath = _getFullPath;
@@ -36853,18 +36853,18 @@ var require_validate = __commonJS({
         const { schemaCode } = this;
         this.fail((0, codegen_1._)`${schemaCode} !== undefined && (${(0, codegen_1.or)(this.invalid$data(), condition)})`);
       }
-      error(append, errorParams, errorPaths) {
+      error(append2, errorParams, errorPaths) {
         if (errorParams) {
           this.setParams(errorParams);
-          this._error(append, errorPaths);
+          this._error(append2, errorPaths);
           this.setParams({});
           return;
         }
-        this._error(append, errorPaths);
+        this._error(append2, errorPaths);
       }
-      _error(append, errorPaths) {
+      _error(append2, errorPaths) {
         ;
-        (append ? errors_1.reportExtraError : errors_1.reportError)(this, this.def.error, errorPaths);
+        (append2 ? errors_1.reportExtraError : errors_1.reportError)(this, this.def.error, errorPaths);
       }
       $dataError() {
         (0, errors_1.reportError)(this, this.def.$dataError || errors_1.keyword$DataError);
@@ -37202,11 +37202,11 @@ var require_compile = __commonJS({
       return sch || this.schemas[ref] || resolveSchema.call(this, root, ref);
     }
     function resolveSchema(root, ref) {
-      const p = this.opts.uriResolver.parse(ref);
-      const refPath = (0, resolve_1._getFullPath)(this.opts.uriResolver, p);
+      const p2 = this.opts.uriResolver.parse(ref);
+      const refPath = (0, resolve_1._getFullPath)(this.opts.uriResolver, p2);
       let baseId = (0, resolve_1.getFullPath)(this.opts.uriResolver, root.baseId, void 0);
       if (Object.keys(root.schema).length > 0 && refPath === baseId) {
-        return getJsonPointer.call(this, p, root);
+        return getJsonPointer.call(this, p2, root);
       }
       const id = (0, resolve_1.normalizeId)(refPath);
       const schOrRef = this.refs[id] || this.schemas[id];
@@ -37214,7 +37214,7 @@ var require_compile = __commonJS({
         const sch = resolveSchema.call(this, root, schOrRef);
         if (typeof (sch === null || sch === void 0 ? void 0 : sch.schema) !== "object")
           return;
-        return getJsonPointer.call(this, p, sch);
+        return getJsonPointer.call(this, p2, sch);
       }
       if (typeof (schOrRef === null || schOrRef === void 0 ? void 0 : schOrRef.schema) !== "object")
         return;
@@ -37228,7 +37228,7 @@ var require_compile = __commonJS({
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
         return new SchemaEnv({ schema, schemaId, root, baseId });
       }
-      return getJsonPointer.call(this, p, schOrRef);
+      return getJsonPointer.call(this, p2, schOrRef);
     }
     exports2.resolveSchema = resolveSchema;
     var PREVENT_SCOPE_CHANGE = /* @__PURE__ */ new Set([
@@ -37838,10 +37838,10 @@ var require_schemes = __commonJS({
         "urn:uuid"
       ]
     );
-    function isValidSchemeName(name) {
+    function isValidSchemeName(name2) {
       return supportedSchemeNames.indexOf(
         /** @type {*} */
-        name
+        name2
       ) !== -1;
     }
     function wsIsSecure(wsComponent) {
@@ -38438,13 +38438,13 @@ var require_fast_uri = __commonJS({
       if (typeof uri !== "string" && typeof uri !== "object") {
         return void 0;
       }
-      let value;
+      let value2;
       try {
-        value = typeof uri === "string" ? uri : serialize(uri, opts);
+        value2 = typeof uri === "string" ? uri : serialize(uri, opts);
       } catch {
         return void 0;
       }
-      const { normalized, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = normalizeStringWithStatus(value, opts);
+      const { normalized, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = normalizeStringWithStatus(value2, opts);
       return malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? void 0 : normalized;
     }
     var fastUri = {
@@ -38686,9 +38686,9 @@ var require_core = __commonJS({
             this.addSchema(_schema, ref, meta);
         }
         async function _loadSchema(ref) {
-          const p = this._loading[ref];
-          if (p)
-            return p;
+          const p2 = this._loading[ref];
+          if (p2)
+            return p2;
           try {
             return await (this._loading[ref] = loadSchema(ref));
           } finally {
@@ -38856,10 +38856,10 @@ var require_core = __commonJS({
         return this;
       }
       // Add format
-      addFormat(name, format) {
+      addFormat(name2, format) {
         if (typeof format == "string")
           format = new RegExp(format);
-        this.formats[name] = format;
+        this.formats[name2] = format;
         return this;
       }
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
@@ -38976,10 +38976,10 @@ var require_core = __commonJS({
           this.addSchema(optsSchemas[key], key);
     }
     function addInitialFormats() {
-      for (const name in this.opts.formats) {
-        const format = this.opts.formats[name];
+      for (const name2 in this.opts.formats) {
+        const format = this.opts.formats[name2];
         if (format)
-          this.addFormat(name, format);
+          this.addFormat(name2, format);
       }
     }
     function addInitialKeywords(defs) {
@@ -39311,13 +39311,13 @@ var require_ucs2length = __commonJS({
       const len = str.length;
       let length = 0;
       let pos = 0;
-      let value;
+      let value2;
       while (pos < len) {
         length++;
-        value = str.charCodeAt(pos++);
-        if (value >= 55296 && value <= 56319 && pos < len) {
-          value = str.charCodeAt(pos);
-          if ((value & 64512) === 56320)
+        value2 = str.charCodeAt(pos++);
+        if (value2 >= 55296 && value2 <= 56319 && pos < len) {
+          value2 = str.charCodeAt(pos);
+          if ((value2 & 64512) === 56320)
             pos++;
         }
       }
@@ -40170,12 +40170,12 @@ var require_additionalProperties = __commonJS({
             const propsSchema = (0, util_1.schemaRefOrVal)(it, parentSchema.properties, "properties");
             definedProp = (0, code_1.isOwnProperty)(gen, propsSchema, key);
           } else if (props.length) {
-            definedProp = (0, codegen_1.or)(...props.map((p) => (0, codegen_1._)`${key} === ${p}`));
+            definedProp = (0, codegen_1.or)(...props.map((p2) => (0, codegen_1._)`${key} === ${p2}`));
           } else {
             definedProp = codegen_1.nil;
           }
           if (patProps.length) {
-            definedProp = (0, codegen_1.or)(definedProp, ...patProps.map((p) => (0, codegen_1._)`${(0, code_1.usePattern)(cxt, p)}.test(${key})`));
+            definedProp = (0, codegen_1.or)(definedProp, ...patProps.map((p2) => (0, codegen_1._)`${(0, code_1.usePattern)(cxt, p2)}.test(${key})`));
           }
           return (0, codegen_1.not)(definedProp);
         }
@@ -40255,7 +40255,7 @@ var require_properties = __commonJS({
         if (it.opts.unevaluated && allProps.length && it.props !== true) {
           it.props = util_1.mergeEvaluated.props(gen, (0, util_1.toHash)(allProps), it.props);
         }
-        const properties = allProps.filter((p) => !(0, util_1.alwaysValidSchema)(it, schema[p]));
+        const properties = allProps.filter((p2) => !(0, util_1.alwaysValidSchema)(it, schema[p2]));
         if (properties.length === 0)
           return;
         const valid = gen.name("valid");
@@ -40305,7 +40305,7 @@ var require_patternProperties = __commonJS({
         const { gen, schema, data, parentSchema, it } = cxt;
         const { opts } = it;
         const patterns = (0, code_1.allSchemaProperties)(schema);
-        const alwaysValidPatterns = patterns.filter((p) => (0, util_1.alwaysValidSchema)(it, schema[p]));
+        const alwaysValidPatterns = patterns.filter((p2) => (0, util_1.alwaysValidSchema)(it, schema[p2]));
         if (patterns.length === 0 || alwaysValidPatterns.length === patterns.length && (!it.opts.unevaluated || it.props === true)) {
           return;
         }
@@ -41162,13 +41162,13 @@ function splitmix32(seed) {
 }
 function createRng(seed) {
   const mix = splitmix32(seed);
-  let a = mix(), b = mix(), c = mix(), d = mix();
+  let a = mix(), b2 = mix(), c = mix(), d = mix();
   return {
     next() {
-      const t = (a + b >>> 0) + d >>> 0;
+      const t = (a + b2 >>> 0) + d >>> 0;
       d = d + 1 >>> 0;
-      a = b ^ b >>> 9;
-      b = c + (c << 3) >>> 0;
+      a = b2 ^ b2 >>> 9;
+      b2 = c + (c << 3) >>> 0;
       c = c << 21 | c >>> 11;
       c = c + t >>> 0;
       return t / 4294967296;
@@ -41200,6 +41200,288 @@ function gamma(rng, shape) {
   }
 }
 
+// src/client/chunk-scan.ts
+var OK = 0;
+var MALFORMED = 1;
+var UNUSUAL = 2;
+var OTHER = 0;
+var ROOT = 1;
+var CHOICES = 2;
+var CHOICE0 = 3;
+var DELTA = 4;
+var USAGE = 5;
+var MAX_DEPTH = 32;
+var QUOTE = 34;
+var BACKSLASH = 92;
+var name = (s) => Buffer.from(s);
+var K_ERROR = name("error");
+var K_OBJECT = name("object");
+var K_CHOICES = name("choices");
+var K_USAGE = name("usage");
+var K_DELTA = name("delta");
+var K_TEXT = name("text");
+var K_CONTENT = name("content");
+var K_REASONING_CONTENT = name("reasoning_content");
+var K_REASONING = name("reasoning");
+var K_COMPLETION_TOKENS = name("completion_tokens");
+var K_PROMPT_TOKENS = name("prompt_tokens");
+var b = new Uint8Array(0);
+var p = 0;
+var end = 0;
+var status = OK;
+var out;
+var strStart = 0;
+var strEnd = 0;
+var strEscaped = false;
+var intValue = NaN;
+function scanChunk(bytes, start2, stop, findings2) {
+  b = bytes;
+  p = start2;
+  end = stop;
+  status = OK;
+  out = findings2;
+  findings2.hasDelta = findings2.answer = findings2.reasoning = findings2.text = false;
+  findings2.completionTokens = findings2.promptTokens = null;
+  skipWs();
+  if (p >= end || b[p] !== 123) {
+    return MALFORMED;
+  }
+  value(ROOT, 0);
+  if (status !== OK) return status;
+  skipWs();
+  return p === end ? OK : MALFORMED;
+}
+function skipWs() {
+  const buf = b;
+  let i = p;
+  while (i < end) {
+    const c = buf[i];
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    i++;
+  }
+  p = i;
+}
+function fail(s) {
+  if (status === OK) status = s;
+  return false;
+}
+function value(ctx, depth) {
+  if (p >= end) return fail(MALFORMED);
+  const c = b[p];
+  if (c === 123) return object(ctx, depth + 1);
+  if (c === 91) return array(ctx, depth + 1);
+  if (c === QUOTE) return string();
+  if (c === 45 || c >= 48 && c <= 57) return number();
+  if (c === 116) return literal("true");
+  if (c === 102) return literal("false");
+  if (c === 110) return literal("null");
+  return fail(MALFORMED);
+}
+function literal(word) {
+  if (end - p < word.length) return fail(MALFORMED);
+  for (let i = 0; i < word.length; i++) if (b[p + i] !== word.charCodeAt(i)) return fail(MALFORMED);
+  p += word.length;
+  return true;
+}
+function string() {
+  const buf = b;
+  const stop = end;
+  let i = p + 1;
+  strStart = i;
+  strEscaped = false;
+  for (; i < stop; i++) {
+    const c = buf[i];
+    if (c === QUOTE) {
+      strEnd = i;
+      p = i + 1;
+      return true;
+    }
+    if (c < 32) return fail(MALFORMED);
+    if (c === BACKSLASH) {
+      strEscaped = true;
+      if (++i >= stop) return fail(MALFORMED);
+      const e = buf[i];
+      if (e === 117) {
+        if (stop - i < 5) return fail(MALFORMED);
+        for (let k = 1; k <= 4; k++) if (!isHex(buf[i + k])) return fail(MALFORMED);
+        i += 4;
+      } else if (e !== QUOTE && e !== BACKSLASH && e !== 47 && e !== 98 && e !== 102 && e !== 110 && e !== 114 && e !== 116) {
+        return fail(MALFORMED);
+      }
+    }
+  }
+  return fail(MALFORMED);
+}
+function isHex(c) {
+  return c >= 48 && c <= 57 || c >= 65 && c <= 70 || c >= 97 && c <= 102;
+}
+function number() {
+  const start2 = p;
+  let negative = false;
+  if (b[p] === 45) {
+    negative = true;
+    p++;
+  }
+  if (p >= end) return fail(MALFORMED);
+  let n = 0;
+  let digits = 0;
+  if (b[p] === 48) {
+    p++;
+    digits = 1;
+  } else {
+    while (p < end && b[p] >= 48 && b[p] <= 57) {
+      n = n * 10 + (b[p] - 48);
+      p++;
+      digits++;
+    }
+    if (digits === 0) return fail(MALFORMED);
+  }
+  let plain = true;
+  if (p < end && b[p] === 46) {
+    plain = false;
+    p++;
+    if (!digitsFollow()) return fail(MALFORMED);
+  }
+  if (p < end && (b[p] === 101 || b[p] === 69)) {
+    plain = false;
+    p++;
+    if (p < end && (b[p] === 43 || b[p] === 45)) p++;
+    if (!digitsFollow()) return fail(MALFORMED);
+  }
+  intValue = plain && digits <= 15 && !(negative && n === 0) ? negative ? -n : n : NaN;
+  return p > start2;
+}
+function digitsFollow() {
+  const start2 = p;
+  while (p < end && b[p] >= 48 && b[p] <= 57) p++;
+  return p > start2;
+}
+function array(ctx, depth) {
+  if (depth > MAX_DEPTH) return fail(UNUSUAL);
+  p++;
+  skipWs();
+  if (p < end && b[p] === 93) {
+    p++;
+    return true;
+  }
+  for (let i = 0; ; i++) {
+    skipWs();
+    const isObject2 = p < end && b[p] === 123;
+    if (!value(ctx === CHOICES && i === 0 && isObject2 ? CHOICE0 : OTHER, depth)) return false;
+    skipWs();
+    if (p >= end) return fail(MALFORMED);
+    const c = b[p++];
+    if (c === 93) return true;
+    if (c !== 44) return fail(MALFORMED);
+  }
+}
+function object(ctx, depth) {
+  if (depth > MAX_DEPTH) return fail(UNUSUAL);
+  p++;
+  skipWs();
+  if (p < end && b[p] === 125) {
+    p++;
+    return true;
+  }
+  let seen = 0;
+  for (; ; ) {
+    skipWs();
+    if (p >= end || b[p] !== QUOTE || !string()) return fail(MALFORMED);
+    const keyStart = strStart;
+    const keyEnd = strEnd;
+    const keyEscaped = strEscaped;
+    skipWs();
+    if (p >= end || b[p++] !== 58) return fail(MALFORMED);
+    skipWs();
+    if (ctx !== OTHER && keyEscaped) return fail(UNUSUAL);
+    const key = ctx === OTHER ? 0 : keyOfInterest(ctx, keyStart, keyEnd);
+    if (key === 0) {
+      if (!value(OTHER, depth)) return false;
+    } else {
+      if (seen & key) return fail(UNUSUAL);
+      seen |= key;
+      if (!member(ctx, key, depth)) return false;
+    }
+    skipWs();
+    if (p >= end) return fail(MALFORMED);
+    const c = b[p++];
+    if (c === 125) return true;
+    if (c !== 44) return fail(MALFORMED);
+  }
+}
+var ERROR = 1;
+var OBJECT = 2;
+var CHOICES_KEY = 4;
+var USAGE_KEY = 8;
+var DELTA_KEY = 1;
+var TEXT = 2;
+var CONTENT = 1;
+var REASONING_CONTENT = 2;
+var REASONING = 4;
+var COMPLETION_TOKENS = 1;
+var PROMPT_TOKENS = 2;
+function keyOfInterest(ctx, s, e) {
+  switch (ctx) {
+    case ROOT:
+      return is(K_CHOICES, s, e) ? CHOICES_KEY : is(K_USAGE, s, e) ? USAGE_KEY : is(K_ERROR, s, e) ? ERROR : is(K_OBJECT, s, e) ? OBJECT : 0;
+    case CHOICE0:
+      return is(K_DELTA, s, e) ? DELTA_KEY : is(K_TEXT, s, e) ? TEXT : 0;
+    case DELTA:
+      return is(K_CONTENT, s, e) ? CONTENT : is(K_REASONING_CONTENT, s, e) ? REASONING_CONTENT : is(K_REASONING, s, e) ? REASONING : 0;
+    case USAGE:
+      return is(K_COMPLETION_TOKENS, s, e) ? COMPLETION_TOKENS : is(K_PROMPT_TOKENS, s, e) ? PROMPT_TOKENS : 0;
+    default:
+      return 0;
+  }
+}
+function is(key, s, e) {
+  if (e - s !== key.length) return false;
+  for (let i = 0; i < key.length; i++) if (b[s + i] !== key[i]) return false;
+  return true;
+}
+var startsObject = () => b[p] === 123;
+var startsString = () => b[p] === QUOTE;
+var isNull = () => b[p] === 110;
+function member(ctx, key, depth) {
+  if (p >= end) return fail(MALFORMED);
+  if (ctx === ROOT) {
+    if (key === ERROR) return isNull() ? literal("null") : fail(UNUSUAL);
+    if (key === OBJECT) {
+      if (!startsString()) return value(OTHER, depth);
+      if (!string()) return false;
+      return strEscaped || is(K_ERROR, strStart, strEnd) ? fail(UNUSUAL) : true;
+    }
+    if (key === CHOICES_KEY) return value(b[p] === 91 ? CHOICES : OTHER, depth);
+    return value(startsObject() ? USAGE : OTHER, depth);
+  }
+  if (ctx === CHOICE0) {
+    if (key === DELTA_KEY) {
+      if (!isNull()) out.hasDelta = true;
+      return value(startsObject() ? DELTA : OTHER, depth);
+    }
+    if (!startsString()) return value(OTHER, depth);
+    if (!string()) return false;
+    out.text = strEnd > strStart;
+    return true;
+  }
+  if (ctx === DELTA) {
+    if (!startsString()) return value(OTHER, depth);
+    if (!string()) return false;
+    if (strEnd > strStart) {
+      if (key === CONTENT) out.answer = true;
+      else out.reasoning = true;
+    }
+    return true;
+  }
+  const isNumber = b[p] === 45 || b[p] >= 48 && b[p] <= 57;
+  if (!value(OTHER, depth)) return false;
+  if (!isNumber) return true;
+  if (Number.isNaN(intValue)) return fail(UNUSUAL);
+  if (key === COMPLETION_TOKENS) out.completionTokens = intValue;
+  else out.promptTokens = intValue;
+  return true;
+}
+
 // src/client/openai.ts
 function buildRequestBody(o) {
   const body = { model: o.model };
@@ -41215,11 +41497,39 @@ function buildRequestBody(o) {
 function newStreamEvent() {
   return { done: false, content: null, usage: false, promptTokens: 0, completionTokens: 0, error: null };
 }
-function readEvent(data, into) {
+var DONE = Buffer.from("[DONE]");
+var findings = { hasDelta: false, answer: false, reasoning: false, text: false, completionTokens: null, promptTokens: null };
+function readEvent(bytes, start2, end2, into) {
+  reset(into);
+  if (end2 === start2) return into;
+  if (end2 - start2 === DONE.length && Buffer.compare(DONE, bytes.subarray(start2, end2)) === 0) {
+    into.done = true;
+    return into;
+  }
+  const status2 = scanChunk(bytes, start2, end2, findings);
+  if (status2 === MALFORMED) {
+    into.error = "malformed chunk";
+    return into;
+  }
+  if (status2 === UNUSUAL) return parseEvent(Buffer.from(bytes.buffer, bytes.byteOffset + start2, end2 - start2).toString("utf8"), into);
+  const f = findings;
+  if (f.hasDelta ? f.answer : f.text) into.content = "answer";
+  else if (f.hasDelta && f.reasoning) into.content = "reasoning";
+  if (f.completionTokens !== null) {
+    into.usage = true;
+    into.completionTokens = f.completionTokens;
+    into.promptTokens = f.promptTokens ?? 0;
+  }
+  return into;
+}
+function reset(into) {
   into.done = false;
   into.content = null;
   into.usage = false;
   into.error = null;
+}
+function parseEvent(data, into) {
+  reset(into);
   if (data === "[DONE]") {
     into.done = true;
     return into;
@@ -41261,15 +41571,15 @@ function readEvent(data, into) {
 }
 function errorMessage(payload) {
   if (typeof payload !== "object" || payload === null) return void 0;
-  const p = payload;
-  if (typeof p.error === "string") return p.error;
-  if (typeof p.error === "object" && p.error !== null) {
-    const m = p.error.message;
+  const p2 = payload;
+  if (typeof p2.error === "string") return p2.error;
+  if (typeof p2.error === "object" && p2.error !== null) {
+    const m = p2.error.message;
     if (typeof m === "string") return m;
   }
-  if (typeof p.message === "string") return p.message;
-  if (typeof p.detail === "string") return p.detail;
-  if (p.detail !== void 0) return JSON.stringify(p.detail);
+  if (typeof p2.message === "string") return p2.message;
+  if (typeof p2.detail === "string") return p2.detail;
+  if (p2.detail !== void 0) return JSON.stringify(p2.detail);
   return void 0;
 }
 function nonEmpty(v) {
@@ -41298,7 +41608,7 @@ var round3 = (x) => Math.round(x * 1e3) / 1e3;
 function summarize(h, unit) {
   if (h.totalCount === 0) return null;
   const s = { count: h.totalCount, mean: round3(h.mean / unit), min: round3(h.getValueAtPercentile(0) / unit), max: round3(h.getValueAtPercentile(100) / unit) };
-  for (const [key, p] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p) / unit);
+  for (const [key, p2] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p2) / unit);
   return s;
 }
 var summarizeMs = (h) => summarize(h, 1e3);
@@ -41372,35 +41682,35 @@ var JSONL_EXPECTED = 'expected {"prompt": "..."} or {"messages": [{"role": "user
 var SHAREGPT_EXPECTED = 'expected {"conversations": [{"from": "human", "value": "..."}, {"from": "gpt", "value": "..."}]}';
 var ROLES = /* @__PURE__ */ new Set(["system", "user", "assistant"]);
 var HUMAN = /* @__PURE__ */ new Set(["human", "user"]);
-function parseDataset(text, name, format) {
+function parseDataset(text, name2, format) {
   const dataset = { entries: [], skipped: 0 };
   const read = format === "sharegpt" ? readShareGpt : readJsonlEntry;
-  for (const { where, value } of records(text.replace(/^\uFEFF/, ""), name, format === "sharegpt" ? SHAREGPT_EXPECTED : JSONL_EXPECTED)) {
-    const entry = read(value, where);
+  for (const { where, value: value2 } of records(text.replace(/^\uFEFF/, ""), name2, format === "sharegpt" ? SHAREGPT_EXPECTED : JSONL_EXPECTED)) {
+    const entry = read(value2, where);
     if (entry) dataset.entries.push(entry);
     else dataset.skipped++;
   }
   if (dataset.entries.length === 0) {
-    throw new SpecError(`${name}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ""}; expected at least one`);
+    throw new SpecError(`${name2}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ""}; expected at least one`);
   }
   return dataset;
 }
-function* records(text, name, expected) {
+function* records(text, name2, expected) {
   if (text.trimStart().startsWith("[")) {
     let list;
     try {
       list = JSON.parse(text);
     } catch (err) {
-      throw new SpecError(`${name}: not valid JSON (${err.message}); expected a JSON list, or one JSON object per line`);
+      throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a JSON list, or one JSON object per line`);
     }
-    for (let i = 0; i < list.length; i++) yield { where: `${name}: entry ${i + 1}`, value: list[i] };
+    for (let i = 0; i < list.length; i++) yield { where: `${name2}: entry ${i + 1}`, value: list[i] };
     return;
   }
   const lines2 = text.split(/\r?\n/);
   for (let i = 0; i < lines2.length; i++) {
     const line = lines2[i].trim();
     if (line === "") continue;
-    const where = `${name}:${i + 1}`;
+    const where = `${name2}:${i + 1}`;
     try {
       yield { where, value: JSON.parse(line) };
     } catch (err) {
@@ -41409,18 +41719,18 @@ function* records(text, name, expected) {
     }
   }
 }
-function readJsonlEntry(value, where) {
-  if (!isObject(value)) throw new SpecError(`${where}: not a JSON object; ${JSONL_EXPECTED}`);
+function readJsonlEntry(value2, where) {
+  if (!isObject(value2)) throw new SpecError(`${where}: not a JSON object; ${JSONL_EXPECTED}`);
   let messages;
-  if (typeof value.prompt === "string") {
-    if (value.prompt.trim() === "") throw new SpecError(`${where}: "prompt" is empty; expected the prompt text`);
-    messages = [{ role: "user", content: value.prompt }];
-  } else if (value.messages !== void 0) {
-    messages = readMessages(value.messages, where);
+  if (typeof value2.prompt === "string") {
+    if (value2.prompt.trim() === "") throw new SpecError(`${where}: "prompt" is empty; expected the prompt text`);
+    messages = [{ role: "user", content: value2.prompt }];
+  } else if (value2.messages !== void 0) {
+    messages = readMessages(value2.messages, where);
   } else {
     throw new SpecError(`${where}: missing "prompt" or "messages"; ${JSONL_EXPECTED}`);
   }
-  const maxTokens = value.max_tokens;
+  const maxTokens = value2.max_tokens;
   if (maxTokens !== void 0 && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
     throw new SpecError(`${where}: "max_tokens" is ${JSON.stringify(maxTokens)}; expected a positive integer`);
   }
@@ -41428,17 +41738,17 @@ function readJsonlEntry(value, where) {
   if (maxTokens !== void 0) entry.maxTokens = maxTokens;
   return entry;
 }
-function readMessages(value, where) {
-  if (!Array.isArray(value) || value.length === 0) throw new SpecError(`${where}: "messages" is not a non-empty list; ${JSONL_EXPECTED}`);
-  return value.map((m, i) => {
+function readMessages(value2, where) {
+  if (!Array.isArray(value2) || value2.length === 0) throw new SpecError(`${where}: "messages" is not a non-empty list; ${JSONL_EXPECTED}`);
+  return value2.map((m, i) => {
     if (!isObject(m) || typeof m.content !== "string") throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
     if (typeof m.role !== "string" || !ROLES.has(m.role)) throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m.role) ?? "missing"}; expected system, user or assistant`);
     return { role: m.role, content: m.content };
   });
 }
-function readShareGpt(value, where) {
-  if (!isObject(value) || !Array.isArray(value.conversations)) throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
-  const turns = value.conversations;
+function readShareGpt(value2, where) {
+  if (!isObject(value2) || !Array.isArray(value2.conversations)) throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
+  const turns = value2.conversations;
   turns.forEach((t, i) => {
     if (!isObject(t) || typeof t.from !== "string" || typeof t.value !== "string") {
       throw new SpecError(`${where}: conversations[${i}] is not {"from": "...", "value": "..."}; ${SHAREGPT_EXPECTED}`);
@@ -41514,7 +41824,7 @@ function empiricalSampler(values, weights) {
     return values[lo];
   };
 }
-function parseLengthFile(text, name) {
+function parseLengthFile(text, name2) {
   const values = [];
   const weights = [];
   const add = (where, length, count = 1) => {
@@ -41529,9 +41839,9 @@ function parseLengthFile(text, name) {
     try {
       data = JSON.parse(body);
     } catch (err) {
-      throw new SpecError(`${name}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
+      throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
     }
-    data.forEach((item, i) => Array.isArray(item) && item.length === 2 ? add(`${name}: entry ${i + 1}`, item[0], item[1]) : add(`${name}: entry ${i + 1}`, item));
+    data.forEach((item, i) => Array.isArray(item) && item.length === 2 ? add(`${name2}: entry ${i + 1}`, item[0], item[1]) : add(`${name2}: entry ${i + 1}`, item));
   } else {
     let first = true;
     body.split(/\r?\n/).forEach((raw, i) => {
@@ -41541,12 +41851,12 @@ function parseLengthFile(text, name) {
       const header = first && fields.some((f) => typeof f === "string");
       first = false;
       if (header) return;
-      if (fields.length > 2) throw new SpecError(`${name}:${i + 1}: ${fields.length} fields; expected a length, or length,count`);
-      add(`${name}:${i + 1}`, fields[0], fields[1]);
+      if (fields.length > 2) throw new SpecError(`${name2}:${i + 1}: ${fields.length} fields; expected a length, or length,count`);
+      add(`${name2}:${i + 1}`, fields[0], fields[1]);
     });
   }
-  if (values.length === 0) throw new SpecError(`${name}: holds no lengths; expected at least one`);
-  if (!weights.some((w) => w > 0)) throw new SpecError(`${name}: every count is 0; expected at least one count > 0`);
+  if (values.length === 0) throw new SpecError(`${name2}: holds no lengths; expected at least one`);
+  if (!weights.some((w) => w > 0)) throw new SpecError(`${name2}: every count is 0; expected at least one count > 0`);
   return { values, weights };
 }
 var numeric = (field) => field !== "" && Number.isFinite(Number(field)) ? Number(field) : field;
@@ -41555,13 +41865,13 @@ var show = (v) => JSON.stringify(v) ?? String(v);
 // src/workload/prefix.ts
 function zipfProbabilities(groups, s) {
   const raw = Array.from({ length: groups }, (_, g) => (g + 1) ** -s);
-  const total = raw.reduce((a, b) => a + b, 0);
+  const total = raw.reduce((a, b2) => a + b2, 0);
   return raw.map((w) => w / total);
 }
 function zipfSampler(groups, s) {
   const cumulative = [];
   let sum = 0;
-  for (const p of zipfProbabilities(groups, s)) cumulative.push(sum += p);
+  for (const p2 of zipfProbabilities(groups, s)) cumulative.push(sum += p2);
   return (rng) => {
     const u = rng.next() * sum;
     let lo = 0;
@@ -41618,7 +41928,7 @@ var stream = (w, purpose) => createRng(deriveSeed(w.seed, purpose));
 function syntheticWorkload(inputs, calibration, salt) {
   const { spec } = inputs;
   const w = spec.workload;
-  const [inputRng, outputRng, groupRng] = ["input_tokens", "output_tokens", "prefix_groups"].map((p) => stream(w, p));
+  const [inputRng, outputRng, groupRng] = ["input_tokens", "output_tokens", "prefix_groups"].map((p2) => stream(w, p2));
   const input = lengthSampler(inputs.input);
   const output = lengthSampler(inputs.output);
   const pickGroup = w.prefix_groups ? zipfSampler(w.prefix_groups.groups, w.prefix_groups.zipf_s) : void 0;
@@ -41726,7 +42036,7 @@ function summarize2(values) {
   for (const v of values) h.recordValue(v);
   return summarizeCounts(h);
 }
-var range = (xs) => `${xs.reduce((a, b) => Math.min(a, b))}\u2013${xs.reduce((a, b) => Math.max(a, b))}`;
+var range = (xs) => `${xs.reduce((a, b2) => Math.min(a, b2))}\u2013${xs.reduce((a, b2) => Math.max(a, b2))}`;
 
 // src/arrivals/process.ts
 function createArrivalProcess(kind, ratePerS, seed, burstiness = 1) {
@@ -41740,19 +42050,19 @@ function createArrivalProcess(kind, ratePerS, seed, burstiness = 1) {
 // src/arrivals/schedule.ts
 function buildSchedule(o) {
   const process2 = createArrivalProcess(o.kind, o.ratePerS, o.seed, o.burstiness);
-  let out = new Float64Array(Math.max(16, Math.ceil(o.ratePerS * o.durationMs / 1e3 * 1.2) + 16));
+  let out2 = new Float64Array(Math.max(16, Math.ceil(o.ratePerS * o.durationMs / 1e3 * 1.2) + 16));
   let n = 0;
   let t = process2.nextGapMs();
   while (t < o.durationMs) {
-    if (n === out.length) {
-      const grown = new Float64Array(out.length * 2);
-      grown.set(out);
-      out = grown;
+    if (n === out2.length) {
+      const grown = new Float64Array(out2.length * 2);
+      grown.set(out2);
+      out2 = grown;
     }
-    out[n++] = t;
+    out2[n++] = t;
     t += process2.nextGapMs();
   }
-  return out.slice(0, n);
+  return out2.slice(0, n);
 }
 
 // src/client/client.ts
@@ -41768,13 +42078,13 @@ function now() {
 // src/client/detail.ts
 var MAX_DETAIL = 200;
 function detailSanitizer(secrets) {
-  const list = secrets.filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+  const list = secrets.filter((s) => s.length > 0).sort((a, b2) => b2.length - a.length);
   return (text) => {
-    let out = text;
-    for (const s of list) out = out.split(s).join("[redacted]");
-    out = out.replace(/Bearer\s+\S+/gi, "Bearer [redacted]");
-    out = out.replace(/[\s\x00-\x1f\x7f]+/g, " ").trim();
-    return out.length > MAX_DETAIL ? out.slice(0, MAX_DETAIL - 1) + "\u2026" : out;
+    let out2 = text;
+    for (const s of list) out2 = out2.split(s).join("[redacted]");
+    out2 = out2.replace(/Bearer\s+\S+/gi, "Bearer [redacted]");
+    out2 = out2.replace(/[\s\x00-\x1f\x7f]+/g, " ").trim();
+    return out2.length > MAX_DETAIL ? out2.slice(0, MAX_DETAIL - 1) + "\u2026" : out2;
   };
 }
 
@@ -41785,8 +42095,9 @@ var COLON = 58;
 var SPACE = 32;
 var DATA = Buffer.from("data");
 var EVENT = Buffer.from("event");
-var ERROR = Buffer.from("error");
+var ERROR2 = Buffer.from("error");
 var EMPTY = Buffer.alloc(0);
+var NEWLINE = Buffer.from("\n");
 var SseFramer = class {
   constructor(sink) {
     this.sink = sink;
@@ -41798,7 +42109,10 @@ var SseFramer = class {
   /** The previous chunk ended in CR, so an LF starting the next chunk belongs to it. */
   skipLF = false;
   firstLine = true;
-  data = null;
+  /** The event's data so far: data[0, dataLen), present once a data line was seen. */
+  data = EMPTY;
+  dataLen = 0;
+  hasData = false;
   isError = false;
   push(chunk) {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -41849,16 +42163,10 @@ var SseFramer = class {
     }
     this.dispatch();
   }
-  /** Appends buf[s, e) to the carry buffer, doubling it when full. */
+  /** Appends buf[s, e) to the carry buffer. */
   keep(buf, s, e) {
-    const need = this.carryLen + (e - s);
-    if (need > this.carry.length) {
-      const grown = Buffer.allocUnsafe(Math.max(need, this.carry.length * 2, 256));
-      this.carry.copy(grown, 0, 0, this.carryLen);
-      this.carry = grown;
-    }
-    buf.copy(this.carry, this.carryLen, s, e);
-    this.carryLen = need;
+    this.carry = append(this.carry, this.carryLen, buf, s, e);
+    this.carryLen += e - s;
   }
   /** Interprets one line, buf[s, e) without its terminator. */
   line(buf, s, e) {
@@ -41873,26 +42181,43 @@ var SseFramer = class {
     const first = buf[s];
     if (first === COLON) return;
     if (first === DATA[0] && isField(buf, s, e, DATA)) {
-      const value = buf.toString("utf8", valueStart(buf, s + DATA.length, e), e);
-      this.data = this.data === null ? value : this.data + "\n" + value;
+      if (this.hasData) {
+        this.data = append(this.data, this.dataLen, NEWLINE, 0, 1);
+        this.dataLen++;
+      }
+      const v = valueStart(buf, s + DATA.length, e);
+      this.data = append(this.data, this.dataLen, buf, v, e);
+      this.dataLen += e - v;
+      this.hasData = true;
     } else if (first === EVENT[0] && isField(buf, s, e, EVENT)) {
       const v = valueStart(buf, s + EVENT.length, e);
-      this.isError = e - v === ERROR.length && buf.compare(ERROR, 0, ERROR.length, v, e) === 0;
+      this.isError = e - v === ERROR2.length && buf.compare(ERROR2, 0, ERROR2.length, v, e) === 0;
     }
   }
   dispatch() {
-    if (this.data === null && !this.isError) return;
-    const data = this.data ?? "";
+    if (!this.hasData && !this.isError) return;
+    const n = this.dataLen;
     const isError = this.isError;
-    this.data = null;
+    this.dataLen = 0;
+    this.hasData = false;
     this.isError = false;
-    this.sink.onEvent(data, isError);
+    this.sink.onEvent(this.data, n, isError);
   }
 };
-function isField(buf, s, e, name) {
-  const n = name.length;
+function append(dst, at, src, s, e) {
+  const need = at + (e - s);
+  if (need > dst.length) {
+    const grown = Buffer.allocUnsafe(Math.max(need, dst.length * 2, 256));
+    dst.copy(grown, 0, 0, at);
+    dst = grown;
+  }
+  src.copy(dst, at, s, e);
+  return dst;
+}
+function isField(buf, s, e, name2) {
+  const n = name2.length;
   if (e - s < n || e - s > n && buf[s + n] !== COLON) return false;
-  return buf.compare(name, 0, n, s, s + n) === 0;
+  return buf.compare(name2, 0, n, s, s + n) === 0;
 }
 function valueStart(buf, afterName, e) {
   if (afterName === e) return e;
@@ -41974,11 +42299,11 @@ var StreamRequest = class {
     this.controller = controller;
     if (this.ended) controller.abort(ENDED);
   }
-  onResponseStart(_c, status) {
+  onResponseStart(_c, status2) {
     if (this.ended) return;
-    this.status = status;
-    this.obs.onHeaders(arrivalTime(), status);
-    if (isSuccess(status)) this.framer = new SseFramer(this);
+    this.status = status2;
+    this.obs.onHeaders(arrivalTime(), status2);
+    if (isSuccess(status2)) this.framer = new SseFramer(this);
     else this.errorBody = [];
   }
   onResponseData(_c, chunk) {
@@ -41991,13 +42316,14 @@ var StreamRequest = class {
       this.errorBodyLen += kept.length;
     }
   }
-  onEvent(data, isError) {
+  onEvent(data, length, isError) {
     if (this.ended || this.sawDone) return;
     if (isError) {
-      this.fail(this.t, "stream_error", "error event: " + (errorMessage(tryParse(data)) ?? data));
+      const text = data.toString("utf8", 0, length);
+      this.fail(this.t, "stream_error", "error event: " + (errorMessage(tryParse(text)) ?? text));
       return;
     }
-    const ev = readEvent(data, this.ctx.event);
+    const ev = readEvent(data, 0, length, this.ctx.event);
     if (ev.error !== null) {
       this.fail(this.t, "stream_error", ev.error);
       return;
@@ -42054,8 +42380,8 @@ var StreamRequest = class {
 function onDeadline(request2) {
   request2.abort("timeout");
 }
-function isSuccess(status) {
-  return status >= 200 && status < 300;
+function isSuccess(status2) {
+  return status2 >= 200 && status2 < 300;
 }
 function tryParse(text) {
   try {
@@ -42218,9 +42544,9 @@ var TimeSeries = class {
   }
 };
 function coarsenCounts(counts, factor) {
-  const out = [];
-  for (let i = 0; i < counts.length; i++) out[Math.floor(i / factor)] = (out[Math.floor(i / factor)] ?? 0) + counts[i];
-  return out;
+  const out2 = [];
+  for (let i = 0; i < counts.length; i++) out2[Math.floor(i / factor)] = (out2[Math.floor(i / factor)] ?? 0) + counts[i];
+  return out2;
 }
 
 // src/metrics/recorder.ts
@@ -42251,9 +42577,9 @@ var RequestRecord = class {
   usageCompletion = -1;
   outcome = null;
   detail;
-  onHeaders(t, status) {
+  onHeaders(t, status2) {
     this.tHeaders = t;
-    this.status = status;
+    this.status = status2;
   }
   onContent(t, kind) {
     if (this.chunks === 0) this.tFirst = t;
@@ -42461,7 +42787,7 @@ var LATENCY_DEFAULTS = {
 };
 var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})`;
 var FIXED_SLO_KEYS = ["http_5xx_rate", "http_429_rate", "goodput_fraction"];
-var withDefault = (schema, value) => value === void 0 ? schema : { ...schema, default: value };
+var withDefault = (schema, value2) => value2 === void 0 ? schema : { ...schema, default: value2 };
 var nonNegative = (fallback) => withDefault({ type: "number", minimum: 0, description: "a number \u2265 0" }, fallback);
 var fraction = (fallback) => ({ type: "number", minimum: 0, maximum: 1, default: fallback, description: "a fraction between 0 and 1" });
 function rule(props, required, fallback) {
@@ -42583,7 +42909,7 @@ function generatorLimits(spec) {
 }
 function validityChecks(v, limits, t = THRESHOLDS) {
   const checks = [];
-  const add = (name, ok, message) => checks.push({ name, ok, message });
+  const add = (name2, ok, message) => checks.push({ name: name2, ok, message });
   add("completed", !v.interrupted, v.interrupted ? "the run was interrupted before the window ended" : "the run completed its schedule");
   if (v.mode === "open") {
     const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
@@ -42873,7 +43199,7 @@ async function start(runStart) {
       runStart,
       runId: init.runId,
       signal: abort.signal,
-      onProgress: (p) => post({ type: "progress", progress: p }),
+      onProgress: (p2) => post({ type: "progress", progress: p2 }),
       onRecord: init.records ? (r) => lines.push(recordLine(r)) : void 0
     });
     flush();

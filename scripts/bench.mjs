@@ -11,10 +11,11 @@
 //   node scripts/bench.mjs --quick     # fewer, shorter points
 //   node scripts/bench.mjs --shapes paced64 --rates 500,1000,1500 --workers 1,2
 //   node scripts/bench.mjs --shapes paced64 --soak 600   # memory over a 10-minute run
-import { spawnSync } from 'node:child_process';
+//   node scripts/bench.mjs --quick --against ../main/dist/cli.js   # this build vs another, side by side
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { canPin, pinnedTo, root, startSim } from './sim-process.mjs';
@@ -27,6 +28,8 @@ const { values: opt } = parseArgs({
     workers: { type: 'string', default: '1' },
     seconds: { type: 'string' },
     soak: { type: 'string' },
+    // Another build's CLI (e.g. a checkout of main): every point is run with it too, alternating.
+    against: { type: 'string' },
   },
 });
 
@@ -57,7 +60,17 @@ async function groundTruth(origin) {
   return new Map(list.map((r) => [r.id, r]));
 }
 
-function runGenerator(origin, tokens, rate, workers, steadyS = STEADY_S) {
+/** RSS of a process in MB, from /proc (Linux); null elsewhere. */
+function rssMb(pid) {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs the CLI; `rss` holds its resident memory sampled once a second, from outside the process. */
+async function runGenerator(origin, tokens, rate, workers, steadyS = STEADY_S, cli = join(root, 'dist/cli.js')) {
   const spec = join(dir, 'bench.yml');
   const records = join(dir, 'records.jsonl');
   writeFileSync(
@@ -69,10 +82,19 @@ load: { rate: ${rate}, warmup: ${WARMUP_S}s, steady: ${steadyS}s, cooldown: 1s }
 `,
   );
   // One generator thread gets core 0; more threads get both cores (the paced sim needs little CPU).
-  const [cmd, args] = pinnedTo(workers === 1 ? '0' : '0,1', [process.execPath, join(root, 'dist/cli.js'), 'run', spec, '--json', '--records', records, '--out', join(dir, 'result.json'), '--workers', String(workers)]);
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status === 3 || !r.stdout) throw new Error(`generator failed: ${r.stderr}`);
-  return { result: JSON.parse(r.stdout), records: readFileSync(records, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) };
+  const [cmd, args] = pinnedTo(workers === 1 ? '0' : '0,1', [process.execPath, cli, 'run', spec, '--json', '--records', records, '--out', join(dir, 'result.json'), '--workers', String(workers)]);
+  // taskset execs the command, so the child's pid is the generator's.
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const rss = [];
+  const sampler = setInterval(() => rss.push(rssMb(child.pid)), 1000);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  const code = await new Promise((resolve) => child.once('close', resolve));
+  clearInterval(sampler);
+  if (code === 3 || !stdout) throw new Error(`generator failed: ${stderr}`);
+  return { result: JSON.parse(stdout), records: readFileSync(records, 'utf8').trim().split('\n').map((l) => JSON.parse(l)), rss: rss.filter((x) => x !== null) };
 }
 
 /** The physical floor: the same SSE bytes read from sockets with no parsing at all. */
@@ -106,7 +128,61 @@ async function rawReference(origin, tokens, seconds) {
   return { reqPerS: requests / seconds, mbPerS: bytes / seconds / 1e6, cpuUsPerReq: (cpu.user + cpu.system) / Math.max(1, requests) };
 }
 
-function point(shape, rate, workers, { result, records }, truth) {
+/**
+ * The physical floor for paced streams: the same open-loop arrivals on keep-alive sockets read
+ * with a reused buffer (net's onread), no HTTP or SSE parsing — what one read per event costs.
+ */
+async function rawPaced(origin, tokens, rate, seconds) {
+  const url = new URL(origin);
+  const body = JSON.stringify({ model: 'bench', prompt: 'reference', max_tokens: tokens, ignore_eos: true, stream: true, stream_options: { include_usage: true } });
+  const request = `POST /v1/completions HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const idle = [];
+  const buffer = Buffer.allocUnsafe(1 << 16);
+  let reads = 0;
+  const send = () => {
+    let socket = idle.pop();
+    if (!socket) {
+      const s = net.connect({
+        port: Number(url.port),
+        host: url.hostname,
+        onread: {
+          buffer,
+          callback: (n, b) => {
+            reads++;
+            // A chunked response ends with the zero-length chunk: "0\r\n\r\n".
+            if (n >= 5 && b[n - 5] === 0x30 && b[n - 4] === 0x0d && b[n - 1] === 0x0a) idle.push(s);
+          },
+        },
+      });
+      s.setNoDelay(true);
+      socket = s;
+    }
+    socket.write(request);
+  };
+  const start = performance.now();
+  const warmupMs = 2000;
+  let sent = 0;
+  let cpu0;
+  let reads0 = 0;
+  await new Promise((resolve) => {
+    const tick = () => {
+      const t = performance.now() - start;
+      for (; sent < (t / 1000) * rate; sent++) send();
+      if (!cpu0 && t >= warmupMs) [cpu0, reads0] = [process.cpuUsage(), reads];
+      if (t >= warmupMs + seconds * 1000) resolve();
+      else setTimeout(tick, 1);
+    };
+    tick();
+  });
+  const cpu = process.cpuUsage(cpu0);
+  const n = reads - reads0;
+  // Let the streams in flight finish before the sockets go.
+  await new Promise((r) => setTimeout(r, 1500));
+  for (const s of idle) s.destroy();
+  return { readsPerS: n / seconds, cpuUsPerRead: (cpu.user + cpu.system) / Math.max(1, n), cpuPct: (cpu.user + cpu.system) / 1e4 / seconds };
+}
+
+function point(label, shape, rate, workers, { result, records }, truth) {
   const ttftErr = [];
   const lastErr = [];
   for (const r of records) {
@@ -128,7 +204,7 @@ function point(shape, rate, workers, { result, records }, truth) {
   const ok = achievedFrac >= 0.99 && (lag?.p99 ?? Infinity) <= 1 && pct(ttftErr, 99) <= 1 && result.requests.window.by_class.ok === result.requests.window.scheduled;
   console.log(
     [
-      `${shape.padEnd(9)} w${workers} ${String(rate).padStart(5)} req/s`,
+      `${label}${shape.padEnd(9)} w${workers} ${String(rate).padStart(5)} req/s`,
       `achieved ${f(result.load.achieved_rate_per_s, 0)}/${f(result.load.offered_rate_per_s, 0)}`,
       `${f(eventsPerS / 1000, 1)}k ev/s`,
       `cpu ${f(cpuUs / total, 0)} µs/req ${f(cpuUs / Math.max(1, total * (shape === 'instant64' ? 64 : SHAPES[shape].tokens)), 2)} µs/ev (${f(result.generator.cpu_utilization * 100, 0)} %)`,
@@ -145,6 +221,8 @@ function point(shape, rate, workers, { result, records }, truth) {
 
 console.log(`loadgate bench — ${canPin ? 'sim pinned to cpu 1, generator to cpu 0' : 'taskset not found: processes not pinned'}; steady ${STEADY_S} s per point; ${new Date().toISOString()}`);
 const ceilings = [];
+// Alternating per rate would interleave better, but a ceiling search per build reads more plainly.
+const builds = opt.against ? [['this · ', join(root, 'dist/cli.js')], ['other · ', opt.against]] : [['', join(root, 'dist/cli.js')]];
 for (const name of shapes) {
   const shape = SHAPES[name];
   const sim = await startSim(simConfig(shape.sim), { cpus: 1 });
@@ -153,15 +231,25 @@ for (const name of shapes) {
       const ref = await rawReference(sim.origin, shape.tokens, 3);
       console.log(`raw socket reference, same SSE bytes with no parsing (64 connections, closed loop): ${f(ref.reqPerS, 0)} req/s · ${f(ref.mbPerS, 1)} MB/s · ${f(ref.cpuUsPerReq, 1)} µs CPU/req · ${f(ref.cpuUsPerReq / shape.tokens, 2)} µs CPU/event`);
     }
+    if (name === 'paced64') {
+      const rate = Math.min(1000, RATES.at(-1));
+      // Measured in this process, pinned like the generator for the measurement.
+      if (canPin) spawnSync('taskset', ['-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+      const floor = await rawPaced(sim.origin, shape.tokens, rate, 4);
+      if (canPin) spawnSync('taskset', ['-p', '-c', '0-' + (cpus().length - 1), String(process.pid)], { stdio: 'ignore' });
+      console.log(`raw socket floor, paced64 at ${rate} req/s with no HTTP or SSE parsing (one read per event): ${f(floor.readsPerS / 1000, 1)}k reads/s · ${f(floor.cpuUsPerRead, 2)} µs CPU/read · ${f(floor.cpuPct, 0)} % of a core`);
+    }
     for (const workers of WORKERS) {
-      let best = 0;
-      for (const rate of RATES) {
-        await groundTruth(sim.origin);
-        const run = runGenerator(sim.origin, shape.tokens, rate, workers);
-        // Every rate is measured (a noisy point must not hide the rest); the ceiling is the highest passing one.
-        if (point(name, rate, workers, run, await groundTruth(sim.origin))) best = rate;
+      for (const [label, cli] of builds) {
+        let best = 0;
+        for (const rate of RATES) {
+          await groundTruth(sim.origin);
+          const run = await runGenerator(sim.origin, shape.tokens, rate, workers, STEADY_S, cli);
+          // Every rate is measured (a noisy point must not hide the rest); the ceiling is the highest passing one.
+          if (point(label, name, rate, workers, run, await groundTruth(sim.origin))) best = rate;
+        }
+        ceilings.push(`${label}${name} w${workers}: ${best || `< ${RATES[0]}`} req/s`);
       }
-      ceilings.push(`${name} w${workers}: ${best || `< ${RATES[0]}`} req/s`);
     }
   } finally {
     sim.stop();
@@ -169,15 +257,24 @@ for (const name of shapes) {
 }
 console.log(`ceilings (achieved ≥ 99 %, lag p99 ≤ 1 ms, TTFT p99 ≤ 1 ms above truth): ${ceilings.join(' · ')}`);
 
-// Memory must not grow with run length: the same rate for a short and a long window.
+// Memory must not grow with run length: resident memory over a long run (flat when the median
+// of its last tenth is within 10 % of its first tenth's, after warmup), and the result's size
+// after a short and a long window.
 const soakRate = RATES[Math.min(1, RATES.length - 1)];
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sim = await startSim(simConfig(SHAPES.paced64.sim), { cpus: 1 });
 try {
   for (const seconds of [Math.max(5, Math.round(SOAK_S / 6)), SOAK_S]) {
-    const { result } = runGenerator(sim.origin, 64, soakRate, 1, seconds);
+    const { result, rss } = await runGenerator(sim.origin, 64, soakRate, 1, seconds);
     await groundTruth(sim.origin);
     const bytes = Buffer.byteLength(readFileSync(join(dir, 'result.json')));
-    console.log(`memory · paced64 at ${soakRate} req/s for ${seconds} s: ${result.requests.scheduled} requests · heap ${f(result.generator.heap_mb, 1)} MB · rss ${f(result.generator.rss_mb, 1)} MB · result.json ${f(bytes / 1024, 0)} KiB (${result.timeseries.ok.length} per-second points)`);
+    const steady = rss.slice(WARMUP_S + 2, WARMUP_S + seconds);
+    const tenth = Math.max(1, Math.floor(steady.length / 10));
+    const [first, last] = [median(steady.slice(0, tenth)), median(steady.slice(-tenth))];
+    const drift = (last / first - 1) * 100;
+    console.log(
+      `memory · paced64 at ${soakRate} req/s for ${seconds} s: ${result.requests.scheduled} requests · rss first/last tenth ${f(first, 1)}/${f(last, 1)} MB (${drift >= 0 ? '+' : ''}${f(drift, 1)} %; max ${f(Math.max(...steady), 1)} MB) ${Math.abs(drift) <= 10 ? 'FLAT' : 'GROWS'} · heap at end ${f(result.generator.heap_mb, 1)} MB · result.json ${f(bytes / 1024, 0)} KiB (${result.timeseries.ok.length} per-second points)`,
+    );
   }
 } finally {
   sim.stop();

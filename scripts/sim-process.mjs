@@ -11,9 +11,16 @@ export function pinnedTo(cpus, argv) {
   return canPin && cpus !== undefined ? ['taskset', ['-c', String(cpus), ...argv]] : [argv[0], argv.slice(1)];
 }
 
+// A benchmark stopped with Ctrl-C or kill must not leave its simulators running.
+const running = new Set();
+process.once('exit', () => running.forEach((child) => child.kill('SIGTERM')));
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+
 export async function startSim(config, { cpus } = {}) {
   const [cmd, args] = pinnedTo(cpus, [process.execPath, join(root, 'dist/sim.js'), '--port', '0', '--config-json', JSON.stringify(config)]);
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const origin = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (s) => {

@@ -167,13 +167,14 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
     }
   }
 
-  onEvent(data: string, isError: boolean): void {
+  onEvent(data: Buffer, length: number, isError: boolean): void {
     if (this.ended || this.sawDone) return;
     if (isError) {
-      this.fail(this.t, 'stream_error', 'error event: ' + (errorMessage(tryParse(data)) ?? data));
+      const text = data.toString('utf8', 0, length);
+      this.fail(this.t, 'stream_error', 'error event: ' + (errorMessage(tryParse(text)) ?? text));
       return;
     }
-    const ev = readEvent(data, this.ctx.event);
+    const ev = readEvent(data, 0, length, this.ctx.event);
     if (ev.error !== null) {
       this.fail(this.t, 'stream_error', ev.error);
       return;

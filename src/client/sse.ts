@@ -1,9 +1,9 @@
 /**
  * Incremental Server-Sent Events framer over raw bytes (WHATWG HTML §9.2.6, minus what a
- * load tester does not need). Lines are found with native `indexOf` on the chunk; bytes are
- * decoded only for `data` values, once per line, so an ordinary one-line event costs one
- * string. A line split across reads is carried in a per-stream buffer that grows once and
- * is reused; multi-byte UTF-8 characters and CRLF pairs split across reads come out whole.
+ * load tester does not need). Lines are found with native `indexOf` on the chunk, and an
+ * event's data goes out as bytes, never decoded: per stream, one buffer carries a line split
+ * across reads and one collects the event's data; both grow once and are reused, so an event
+ * costs no allocation. CRLF pairs split across reads come out whole.
  */
 
 const LF = 0x0a;
@@ -14,10 +14,14 @@ const DATA = Buffer.from('data');
 const EVENT = Buffer.from('event');
 const ERROR = Buffer.from('error');
 const EMPTY = Buffer.alloc(0);
+const NEWLINE = Buffer.from('\n');
 
 export interface SseSink {
-  /** One dispatched event: its data lines joined with `\n`; `isError` when its type was `error`. */
-  onEvent(data: string, isError: boolean): void;
+  /**
+   * One dispatched event: its data lines joined with `\n`, as UTF-8 bytes data[0, length), valid
+   * only during the call; `isError` when its type was `error`.
+   */
+  onEvent(data: Buffer, length: number, isError: boolean): void;
 }
 
 export class SseFramer {
@@ -27,7 +31,10 @@ export class SseFramer {
   /** The previous chunk ended in CR, so an LF starting the next chunk belongs to it. */
   private skipLF = false;
   private firstLine = true;
-  private data: string | null = null;
+  /** The event's data so far: data[0, dataLen), present once a data line was seen. */
+  private data: Buffer = EMPTY;
+  private dataLen = 0;
+  private hasData = false;
   private isError = false;
 
   constructor(private readonly sink: SseSink) {}
@@ -84,16 +91,10 @@ export class SseFramer {
     this.dispatch();
   }
 
-  /** Appends buf[s, e) to the carry buffer, doubling it when full. */
+  /** Appends buf[s, e) to the carry buffer. */
   private keep(buf: Buffer, s: number, e: number): void {
-    const need = this.carryLen + (e - s);
-    if (need > this.carry.length) {
-      const grown = Buffer.allocUnsafe(Math.max(need, this.carry.length * 2, 256));
-      this.carry.copy(grown, 0, 0, this.carryLen);
-      this.carry = grown;
-    }
-    buf.copy(this.carry, this.carryLen, s, e);
-    this.carryLen = need;
+    this.carry = append(this.carry, this.carryLen, buf, s, e);
+    this.carryLen += e - s;
   }
 
   /** Interprets one line, buf[s, e) without its terminator. */
@@ -110,8 +111,14 @@ export class SseFramer {
     const first = buf[s];
     if (first === COLON) return; // comment, e.g. `: ping` keep-alives
     if (first === DATA[0] && isField(buf, s, e, DATA)) {
-      const value = buf.toString('utf8', valueStart(buf, s + DATA.length, e), e);
-      this.data = this.data === null ? value : this.data + '\n' + value;
+      if (this.hasData) {
+        this.data = append(this.data, this.dataLen, NEWLINE, 0, 1);
+        this.dataLen++;
+      }
+      const v = valueStart(buf, s + DATA.length, e);
+      this.data = append(this.data, this.dataLen, buf, v, e);
+      this.dataLen += e - v;
+      this.hasData = true;
     } else if (first === EVENT[0] && isField(buf, s, e, EVENT)) {
       const v = valueStart(buf, s + EVENT.length, e);
       this.isError = e - v === ERROR.length && buf.compare(ERROR, 0, ERROR.length, v, e) === 0;
@@ -121,13 +128,26 @@ export class SseFramer {
 
   private dispatch(): void {
     // An `event: error` is reported even without data, so a failure cannot pass silently.
-    if (this.data === null && !this.isError) return;
-    const data = this.data ?? '';
+    if (!this.hasData && !this.isError) return;
+    const n = this.dataLen;
     const isError = this.isError;
-    this.data = null;
+    this.dataLen = 0;
+    this.hasData = false;
     this.isError = false;
-    this.sink.onEvent(data, isError);
+    this.sink.onEvent(this.data, n, isError);
   }
+}
+
+/** Copies src[s, e) to dst at `at`, into a buffer twice as large when it does not fit; returns the buffer written. */
+function append(dst: Buffer, at: number, src: Buffer, s: number, e: number): Buffer {
+  const need = at + (e - s);
+  if (need > dst.length) {
+    const grown = Buffer.allocUnsafe(Math.max(need, dst.length * 2, 256));
+    dst.copy(grown, 0, 0, at);
+    dst = grown;
+  }
+  src.copy(dst, at, s, e);
+  return dst;
 }
 
 /** True when the line's field name (the bytes before the first colon, or the whole line) is `name`. */

@@ -1,6 +1,11 @@
 import { buildRequestBody, errorMessage, newStreamEvent, readEvent } from '../../src/client/openai.js';
 
-const read = (data: unknown) => ({ ...readEvent(typeof data === 'string' ? data : JSON.stringify(data), newStreamEvent()) });
+/** The data bytes sit inside a larger buffer, as they do in the SSE framer's. */
+const inBuffer = (text: string): [Buffer, number, number] => {
+  const b = Buffer.from(`data: ${text}\n\n`);
+  return [b, 6, b.length - 2];
+};
+const read = (data: unknown) => ({ ...readEvent(...inBuffer(typeof data === 'string' ? data : JSON.stringify(data)), newStreamEvent()) });
 const nothing = { done: false, content: null, usage: false, error: null };
 
 describe('buildRequestBody', () => {
@@ -77,10 +82,10 @@ describe('readEvent', () => {
 
   test('the scratch object is fully reset between events', () => {
     const ev = newStreamEvent();
-    readEvent('[DONE]', ev);
-    readEvent('oops', ev);
+    readEvent(...inBuffer('[DONE]'), ev);
+    readEvent(...inBuffer('oops'), ev);
     expect(ev).toMatchObject({ done: false, error: 'malformed chunk' });
-    readEvent('{"choices":[{"text":"a"}]}', ev);
+    readEvent(...inBuffer('{"choices":[{"text":"a"}]}'), ev);
     expect(ev).toMatchObject({ done: false, error: null, content: 'answer', usage: false });
   });
 });

@@ -4,7 +4,7 @@ type Ev = [data: string, isError: boolean];
 
 function frame(chunks: Uint8Array[], end = false): Ev[] {
   const out: Ev[] = [];
-  const f = new SseFramer({ onEvent: (d, e) => out.push([d, e]) });
+  const f = new SseFramer({ onEvent: (d, n, e) => out.push([d.toString('utf8', 0, n), e]) });
   for (const c of chunks) f.push(c);
   if (end) f.end();
   return out;
