@@ -60,16 +60,22 @@ async function groundTruth(origin) {
   return new Map(list.map((r) => [r.id, r]));
 }
 
-/** RSS of a process in MB, from /proc (Linux); null elsewhere. */
-function rssMb(pid) {
+/** RSS in MB and user/system CPU seconds of a process, from /proc (Linux); null elsewhere. */
+function procStats(pid) {
   try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+    // Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name; USER_HZ is 100 on Linux.
+    const [utime, stime] = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13).map((x) => Number(x) / 100);
+    return { rss, utime, stime };
   } catch {
     return null;
   }
 }
 
-/** Runs the CLI; `rss` holds its resident memory sampled once a second, from outside the process. */
+/**
+ * Runs the CLI; `rss` holds its resident memory sampled from outside the process every second,
+ * `sysShare` the kernel's share of its CPU time by the last sample (where the time goes).
+ */
 async function runGenerator(origin, tokens, rate, workers, steadyS = STEADY_S, cli = join(root, 'dist/cli.js')) {
   const spec = join(dir, 'bench.yml');
   const records = join(dir, 'records.jsonl');
@@ -85,8 +91,8 @@ load: { rate: ${rate}, warmup: ${WARMUP_S}s, steady: ${steadyS}s, cooldown: 1s }
   const [cmd, args] = pinnedTo(workers === 1 ? '0' : '0,1', [process.execPath, cli, 'run', spec, '--json', '--records', records, '--out', join(dir, 'result.json'), '--workers', String(workers)]);
   // taskset execs the command, so the child's pid is the generator's.
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const rss = [];
-  const sampler = setInterval(() => rss.push(rssMb(child.pid)), 1000);
+  const samples = [];
+  const sampler = setInterval(() => samples.push(procStats(child.pid)), 1000);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
@@ -94,7 +100,14 @@ load: { rate: ${rate}, warmup: ${WARMUP_S}s, steady: ${steadyS}s, cooldown: 1s }
   const code = await new Promise((resolve) => child.once('close', resolve));
   clearInterval(sampler);
   if (code === 3 || !stdout) throw new Error(`generator failed: ${stderr}`);
-  return { result: JSON.parse(stdout), records: readFileSync(records, 'utf8').trim().split('\n').map((l) => JSON.parse(l)), rss: rss.filter((x) => x !== null) };
+  const known = samples.filter((x) => x !== null);
+  const last = known.at(-1);
+  return {
+    result: JSON.parse(stdout),
+    records: readFileSync(records, 'utf8').trim().split('\n').map((l) => JSON.parse(l)),
+    rss: known.map((x) => x.rss),
+    sysShare: last ? last.stime / Math.max(1e-9, last.utime + last.stime) : NaN,
+  };
 }
 
 /** The physical floor: the same SSE bytes read from sockets with no parsing at all. */
@@ -179,10 +192,10 @@ async function rawPaced(origin, tokens, rate, seconds) {
   // Let the streams in flight finish before the sockets go.
   await new Promise((r) => setTimeout(r, 1500));
   for (const s of idle) s.destroy();
-  return { readsPerS: n / seconds, cpuUsPerRead: (cpu.user + cpu.system) / Math.max(1, n), cpuPct: (cpu.user + cpu.system) / 1e4 / seconds };
+  return { readsPerS: n / seconds, cpuUsPerRead: (cpu.user + cpu.system) / Math.max(1, n), cpuPct: (cpu.user + cpu.system) / 1e4 / seconds, sysShare: cpu.system / Math.max(1, cpu.user + cpu.system) };
 }
 
-function point(label, shape, rate, workers, { result, records }, truth) {
+function point(label, shape, rate, workers, { result, records, sysShare }, truth) {
   const ttftErr = [];
   const lastErr = [];
   for (const r of records) {
@@ -207,7 +220,7 @@ function point(label, shape, rate, workers, { result, records }, truth) {
       `${label}${shape.padEnd(9)} w${workers} ${String(rate).padStart(5)} req/s`,
       `achieved ${f(result.load.achieved_rate_per_s, 0)}/${f(result.load.offered_rate_per_s, 0)}`,
       `${f(eventsPerS / 1000, 1)}k ev/s`,
-      `cpu ${f(cpuUs / total, 0)} µs/req ${f(cpuUs / Math.max(1, total * (shape === 'instant64' ? 64 : SHAPES[shape].tokens)), 2)} µs/ev (${f(result.generator.cpu_utilization * 100, 0)} %)`,
+      `cpu ${f(cpuUs / total, 0)} µs/req ${f(cpuUs / Math.max(1, total * (shape === 'instant64' ? 64 : SHAPES[shape].tokens)), 2)} µs/ev (${f(result.generator.cpu_utilization * 100, 0)} % of a core, ${f(sysShare * 100, 0)} % in the kernel)`,
       `lag p50/p99/max ${f(lag?.p50, 3)}/${f(lag?.p99, 3)}/${f(lag?.max, 1)} ms`,
       `loop p99 ${f(result.generator.event_loop_delay_ms.p99)} ms`,
       `|ttft−truth| p50/p99 ${f(pct(abs(ttftErr), 50), 3)}/${f(pct(ttftErr, 99), 3)} ms`,
@@ -237,7 +250,7 @@ for (const name of shapes) {
       if (canPin) spawnSync('taskset', ['-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
       const floor = await rawPaced(sim.origin, shape.tokens, rate, 4);
       if (canPin) spawnSync('taskset', ['-p', '-c', '0-' + (cpus().length - 1), String(process.pid)], { stdio: 'ignore' });
-      console.log(`raw socket floor, paced64 at ${rate} req/s with no HTTP or SSE parsing (one read per event): ${f(floor.readsPerS / 1000, 1)}k reads/s · ${f(floor.cpuUsPerRead, 2)} µs CPU/read · ${f(floor.cpuPct, 0)} % of a core`);
+      console.log(`raw socket floor, paced64 at ${rate} req/s with no HTTP or SSE parsing (one read per event): ${f(floor.readsPerS / 1000, 1)}k reads/s · ${f(floor.cpuUsPerRead, 2)} µs CPU/read · ${f(floor.cpuPct, 0)} % of a core, ${f(floor.sysShare * 100, 0)} % in the kernel`);
     }
     for (const workers of WORKERS) {
       for (const [label, cli] of builds) {
