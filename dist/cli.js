@@ -48742,121 +48742,6 @@ var TOOL_VERSION = "0.1.0";
 // src/result/types.ts
 var RESULT_SCHEMA_VERSION = 1;
 
-// src/gate/rules-schema.ts
-var import_ajv = __toESM(require_ajv(), 1);
-var LATENCY_METRICS = ["ttft", "ttft_from_send", "time_to_first_answer", "tpot", "itl", "e2e", "normalized_latency"];
-var PERCENTILE_KEYS = ["p50", "p90", "p95", "p99", "p999"];
-var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"];
-var LATENCY_DEFAULTS = {
-  ttft_p95: [10, 20],
-  tpot_p50: [10, 2],
-  tpot_p95: [10, 2],
-  itl_p99: [15, 5],
-  e2e_p95: [10, 50]
-};
-var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})`;
-var FIXED_SLO_KEYS = ["http_5xx_rate", "http_429_rate", "goodput_fraction"];
-var withDefault = (schema, value2) => value2 === void 0 ? schema : { ...schema, default: value2 };
-var nonNegative = (fallback) => withDefault({ type: "number", minimum: 0, description: "a number \u2265 0" }, fallback);
-var fraction = (fallback) => ({ type: "number", minimum: 0, maximum: 1, default: fallback, description: "a fraction between 0 and 1" });
-function rule(props, required, fallback) {
-  return withDefault(
-    {
-      type: "object",
-      description: `a mapping with ${[...Object.keys(props), "warn_only", "enabled"].join(", ")}`,
-      additionalProperties: false,
-      ...required.length > 0 ? { required } : {},
-      properties: {
-        ...props,
-        warn_only: { type: "boolean", default: false, description: "true or false" },
-        enabled: { type: "boolean", default: true, description: "true or false" }
-      }
-    },
-    fallback
-  );
-}
-var keyNames = (pattern, what) => ({
-  type: "string",
-  pattern: `^${pattern}$`,
-  description: `${what} named <metric>_<percentile>, e.g. ttft_p95 (metrics ${LATENCY_METRICS.join(", ")}; percentiles ${PERCENTILE_KEYS.join(", ")})`
-});
-var gateSchema = {
-  type: "object",
-  default: {},
-  description: "a mapping with keys latency, throughput, error_rate, slo, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity",
-  additionalProperties: false,
-  properties: {
-    latency: {
-      type: "object",
-      default: {},
-      description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
-      propertyNames: keyNames(LATENCY_KEY, "latency rules"),
-      properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, [pct3, ms]]) => [key, rule({ max_increase_pct: nonNegative(pct3), max_increase_ms: nonNegative(ms) }, [], {})])
-      ),
-      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, ["max_increase_pct", "max_increase_ms"])
-    },
-    throughput: {
-      type: "object",
-      default: {},
-      description: `a mapping with keys ${THROUGHPUT_KEYS.join(", ")}`,
-      additionalProperties: false,
-      properties: Object.fromEntries(
-        THROUGHPUT_KEYS.map((key) => [key, rule({ max_decrease_pct: nonNegative(5) }, [], key === "output_tokens_per_s" ? {} : void 0)])
-      )
-    },
-    error_rate: rule({ max_increase_pp: nonNegative(1) }, [], {}),
-    slo: {
-      type: "object",
-      default: {},
-      description: `a mapping with keys ${FIXED_SLO_KEYS.join(", ")} and <metric>_<percentile> latency limits`,
-      propertyNames: keyNames(`(${LATENCY_KEY}|${FIXED_SLO_KEYS.join("|")})`, `SLO rules are ${FIXED_SLO_KEYS.join(", ")} or latency limits`),
-      properties: {
-        ttft_p95: rule({ max_ms: nonNegative() }, [], {}),
-        http_5xx_rate: rule({ max: fraction(0.01) }, [], {}),
-        http_429_rate: rule({ max: fraction(0.05) }, [], {}),
-        goodput_fraction: rule({ min: fraction(0.99) }, [], {})
-      },
-      additionalProperties: rule({ max_ms: nonNegative() }, ["max_ms"])
-    },
-    confidence: { type: "number", minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: "a number in [0.5, 1), e.g. 0.95" },
-    bootstrap_iterations: { type: "integer", minimum: 100, maximum: 1e5, default: 1e3, description: "an integer between 100 and 100000" },
-    min_tail_samples: { type: "integer", minimum: 1, default: 10, description: "an integer \u2265 1" },
-    tolerance_pct: nonNegative(10),
-    // Noisy shared runners may need looser generator limits; interleaved A/B (baseline-url) is the better cure.
-    validity: {
-      type: "object",
-      default: {},
-      description: "a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, min_achieved_fraction",
-      additionalProperties: false,
-      properties: {
-        max_schedule_lag_p99_ms: nonNegative(5),
-        max_event_loop_delay_p99_ms: nonNegative(20),
-        min_achieved_fraction: fraction(0.95)
-      }
-    }
-  }
-};
-var validateGate = new import_ajv.Ajv({ allErrors: false, useDefaults: true, strict: true }).compile({
-  type: "object",
-  properties: { gate: gateSchema }
-});
-function resolveGate(raw, slo) {
-  const doc = { gate: JSON.parse(JSON.stringify(raw ?? {})) };
-  if (!validateGate(doc)) {
-    const e = validateGate.errors[0];
-    throw new Error(`${e.instancePath.slice(1).replace(/\//g, ".")}: ${e.message}`);
-  }
-  const { gate } = doc;
-  const ttft = gate.slo.ttft_p95;
-  ttft.max_ms ??= slo?.ttft_ms ?? 500;
-  return gate;
-}
-function gateOf(spec) {
-  return resolveGate(spec.gate, spec.slo);
-}
-var DEFAULT_GATE = resolveGate(void 0);
-
 // src/result/validity.ts
 var THRESHOLDS = {
   minSamplesForP99: 100,
@@ -48876,8 +48761,9 @@ function deliveredLengths(spec, w) {
     shortRequests: w.output_tokens.shortfall?.requests ?? null
   };
 }
+var DEFAULT_GENERATOR_LIMITS = { max_schedule_lag_p99_ms: 5, max_event_loop_delay_p99_ms: 20, min_achieved_fraction: 0.95 };
 function generatorLimits(spec) {
-  return { ...DEFAULT_GATE.validity, ...spec.gate?.validity };
+  return { ...DEFAULT_GENERATOR_LIMITS, ...spec.gate?.validity };
 }
 function validityChecks(v, limits, t = THRESHOLDS) {
   const checks = [];
@@ -49262,6 +49148,121 @@ function mergeShortfall(results) {
   }
   return { requests, mean_tokens: requests > 0 ? r32(tokens / requests) : null };
 }
+
+// src/gate/rules-schema.ts
+var import_ajv = __toESM(require_ajv(), 1);
+var LATENCY_METRICS = ["ttft", "ttft_from_send", "time_to_first_answer", "tpot", "itl", "e2e", "normalized_latency"];
+var PERCENTILE_KEYS = ["p50", "p90", "p95", "p99", "p999"];
+var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"];
+var LATENCY_DEFAULTS = {
+  ttft_p95: [10, 20],
+  tpot_p50: [10, 2],
+  tpot_p95: [10, 2],
+  itl_p99: [15, 5],
+  e2e_p95: [10, 50]
+};
+var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})`;
+var FIXED_SLO_KEYS = ["http_5xx_rate", "http_429_rate", "goodput_fraction"];
+var withDefault = (schema, value2) => value2 === void 0 ? schema : { ...schema, default: value2 };
+var nonNegative = (fallback) => withDefault({ type: "number", minimum: 0, description: "a number \u2265 0" }, fallback);
+var fraction = (fallback) => ({ type: "number", minimum: 0, maximum: 1, default: fallback, description: "a fraction between 0 and 1" });
+function rule(props, required, fallback) {
+  return withDefault(
+    {
+      type: "object",
+      description: `a mapping with ${[...Object.keys(props), "warn_only", "enabled"].join(", ")}`,
+      additionalProperties: false,
+      ...required.length > 0 ? { required } : {},
+      properties: {
+        ...props,
+        warn_only: { type: "boolean", default: false, description: "true or false" },
+        enabled: { type: "boolean", default: true, description: "true or false" }
+      }
+    },
+    fallback
+  );
+}
+var keyNames = (pattern, what) => ({
+  type: "string",
+  pattern: `^${pattern}$`,
+  description: `${what} named <metric>_<percentile>, e.g. ttft_p95 (metrics ${LATENCY_METRICS.join(", ")}; percentiles ${PERCENTILE_KEYS.join(", ")})`
+});
+var gateSchema = {
+  type: "object",
+  default: {},
+  description: "a mapping with keys latency, throughput, error_rate, slo, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity",
+  additionalProperties: false,
+  properties: {
+    latency: {
+      type: "object",
+      default: {},
+      description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
+      propertyNames: keyNames(LATENCY_KEY, "latency rules"),
+      properties: Object.fromEntries(
+        Object.entries(LATENCY_DEFAULTS).map(([key, [pct3, ms]]) => [key, rule({ max_increase_pct: nonNegative(pct3), max_increase_ms: nonNegative(ms) }, [], {})])
+      ),
+      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, ["max_increase_pct", "max_increase_ms"])
+    },
+    throughput: {
+      type: "object",
+      default: {},
+      description: `a mapping with keys ${THROUGHPUT_KEYS.join(", ")}`,
+      additionalProperties: false,
+      properties: Object.fromEntries(
+        THROUGHPUT_KEYS.map((key) => [key, rule({ max_decrease_pct: nonNegative(5) }, [], key === "output_tokens_per_s" ? {} : void 0)])
+      )
+    },
+    error_rate: rule({ max_increase_pp: nonNegative(1) }, [], {}),
+    slo: {
+      type: "object",
+      default: {},
+      description: `a mapping with keys ${FIXED_SLO_KEYS.join(", ")} and <metric>_<percentile> latency limits`,
+      propertyNames: keyNames(`(${LATENCY_KEY}|${FIXED_SLO_KEYS.join("|")})`, `SLO rules are ${FIXED_SLO_KEYS.join(", ")} or latency limits`),
+      properties: {
+        ttft_p95: rule({ max_ms: nonNegative() }, [], {}),
+        http_5xx_rate: rule({ max: fraction(0.01) }, [], {}),
+        http_429_rate: rule({ max: fraction(0.05) }, [], {}),
+        goodput_fraction: rule({ min: fraction(0.99) }, [], {})
+      },
+      additionalProperties: rule({ max_ms: nonNegative() }, ["max_ms"])
+    },
+    confidence: { type: "number", minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: "a number in [0.5, 1), e.g. 0.95" },
+    bootstrap_iterations: { type: "integer", minimum: 100, maximum: 1e5, default: 1e3, description: "an integer between 100 and 100000" },
+    min_tail_samples: { type: "integer", minimum: 1, default: 10, description: "an integer \u2265 1" },
+    tolerance_pct: nonNegative(10),
+    // Noisy shared runners may need looser generator limits; interleaved A/B (baseline-url) is the better cure.
+    validity: {
+      type: "object",
+      default: {},
+      description: "a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, min_achieved_fraction",
+      additionalProperties: false,
+      properties: {
+        max_schedule_lag_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_schedule_lag_p99_ms),
+        max_event_loop_delay_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_event_loop_delay_p99_ms),
+        min_achieved_fraction: fraction(DEFAULT_GENERATOR_LIMITS.min_achieved_fraction)
+      }
+    }
+  }
+};
+var validateGate = new import_ajv.Ajv({ allErrors: false, useDefaults: true, strict: true }).compile({
+  type: "object",
+  properties: { gate: gateSchema }
+});
+function resolveGate(raw, slo) {
+  const doc = { gate: JSON.parse(JSON.stringify(raw ?? {})) };
+  if (!validateGate(doc)) {
+    const e = validateGate.errors[0];
+    throw new Error(`${e.instancePath.slice(1).replace(/\//g, ".")}: ${e.message}`);
+  }
+  const { gate } = doc;
+  const ttft = gate.slo.ttft_p95;
+  ttft.max_ms ??= slo?.ttft_ms ?? 500;
+  return gate;
+}
+function gateOf(spec) {
+  return resolveGate(spec.gate, spec.slo);
+}
+var DEFAULT_GATE = resolveGate(void 0);
 
 // src/gate/rules.ts
 var LABELS = {

@@ -1,4 +1,5 @@
 import { Ajv, type SchemaObject } from 'ajv';
+import { DEFAULT_GENERATOR_LIMITS, type GeneratorLimits } from '../result/validity.js';
 
 /*
  * The spec's `gate` section: which changes against the baseline count as regressions,
@@ -63,14 +64,6 @@ export interface GateSpec {
   tolerance_pct: number;
   /** How healthy the generator must have been for a run to be judged at all. */
   validity: GeneratorLimits;
-}
-
-/** Past these the generator, not the server, is what a run measured: its verdict is inconclusive. */
-export interface GeneratorLimits {
-  max_schedule_lag_p99_ms: number;
-  max_event_loop_delay_p99_ms: number;
-  /** Achieved arrival rate as a share of the offered one (open loop). */
-  min_achieved_fraction: number;
 }
 
 const LATENCY_DEFAULTS: Partial<Record<LatencyKey, [pct: number, ms: number]>> = {
@@ -163,9 +156,9 @@ export const gateSchema: SchemaObject = {
       description: 'a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, min_achieved_fraction',
       additionalProperties: false,
       properties: {
-        max_schedule_lag_p99_ms: nonNegative(5),
-        max_event_loop_delay_p99_ms: nonNegative(20),
-        min_achieved_fraction: fraction(0.95),
+        max_schedule_lag_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_schedule_lag_p99_ms),
+        max_event_loop_delay_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_event_loop_delay_p99_ms),
+        min_achieved_fraction: fraction(DEFAULT_GENERATOR_LIMITS.min_achieved_fraction),
       },
     },
   },

@@ -1,4 +1,3 @@
-import { DEFAULT_GATE, type GeneratorLimits } from '../gate/rules-schema.js';
 import type { Spec } from '../spec/types.js';
 import type { Result, ValidityCheck } from './types.js';
 
@@ -55,9 +54,20 @@ export function deliveredLengths(spec: Spec, w: Result['workload']): DeliveredLe
   };
 }
 
+/** Past these the generator, not the server, is what a run measured: its verdict is inconclusive. */
+export interface GeneratorLimits {
+  max_schedule_lag_p99_ms: number;
+  max_event_loop_delay_p99_ms: number;
+  /** Achieved arrival rate as a share of the offered one (open loop). */
+  min_achieved_fraction: number;
+}
+
+/** The defaults of the spec's gate.validity (here, not in the gate's schema, so a worker thread need not load ajv). */
+export const DEFAULT_GENERATOR_LIMITS: GeneratorLimits = { max_schedule_lag_p99_ms: 5, max_event_loop_delay_p99_ms: 20, min_achieved_fraction: 0.95 };
+
 /** The generator limits a spec sets, with the defaults for a spec written before they existed. */
 export function generatorLimits(spec: Spec): GeneratorLimits {
-  return { ...DEFAULT_GATE.validity, ...spec.gate?.validity };
+  return { ...DEFAULT_GENERATOR_LIMITS, ...spec.gate?.validity };
 }
 
 export function validityChecks(v: ValidityInput, limits: GeneratorLimits, t = THRESHOLDS): ValidityCheck[] {

@@ -1,8 +1,9 @@
 import { createRng, gamma, normal, type Rng } from '../../src/arrivals/rng.js';
 import type { Outcome } from '../../src/client/types.js';
-import { resolveGate, type GeneratorLimits } from '../../src/gate/rules-schema.js';
+import { resolveGate } from '../../src/gate/rules-schema.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import { buildResult } from '../../src/result/build.js';
+import type { GeneratorLimits } from '../../src/result/validity.js';
 import type { Result } from '../../src/result/types.js';
 import { specHash } from '../../src/spec/hash.js';
 import type { ResolvedSpec, Spec } from '../../src/spec/types.js';
