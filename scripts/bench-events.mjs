@@ -3,7 +3,7 @@
 // the byte scanner loadgate uses (readEvent) and the JSON.parse reference (parseEvent on the
 // decoded text). Prints time per event and young-generation collections; asserts nothing.
 //
-//   node scripts/bench-events.mjs
+//   npm run bench:events
 import { build } from 'esbuild';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
