@@ -1,13 +1,13 @@
 /**
  * One pass over a streamed chunk's JSON bytes that validates it and picks out only what the
  * metrics need, allocating nothing: at tens of thousands of events per second, JSON.parse's
- * objects and strings were the generator's largest cost after the socket reads themselves,
- * and the young-generation collections they caused stalled the event loop.
+ * objects and strings on every event cost time and young-generation collections (measured
+ * side by side by scripts/bench-events.mjs).
  *
  * It answers MALFORMED for text JSON.parse rejects, UNUSUAL for valid JSON whose meaning it
  * does not settle itself (escaped key names, a repeated key of interest, an error payload
  * whose message is wanted, odd numbers, deep nesting) — the caller then parses the text —
- * and OK with the findings in `found`. test/client/chunk-scan.test.ts checks it against
+ * and OK with the findings filled in. test/client/chunk-scan.test.ts checks it against
  * JSON.parse on generated and mutated chunks.
  */
 
