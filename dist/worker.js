@@ -34411,7 +34411,6 @@ function isHex(c) {
   return c >= 48 && c <= 57 || c >= 65 && c <= 70 || c >= 97 && c <= 102;
 }
 function number() {
-  const start2 = p;
   let negative = false;
   if (b[p] === 45) {
     negative = true;
@@ -34444,7 +34443,7 @@ function number() {
     if (!digitsFollow()) return fail(MALFORMED);
   }
   intValue = plain && digits <= 15 && !(negative && n === 0) ? negative ? -n : n : NaN;
-  return p > start2;
+  return true;
 }
 function digitsFollow() {
   const start2 = p;

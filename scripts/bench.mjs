@@ -110,11 +110,16 @@ load: { rate: ${rate}, warmup: ${WARMUP_S}s, steady: ${steadyS}s, cooldown: 1s }
   };
 }
 
+/** The whole HTTP/1.1 request the raw-socket measurements write: a streamed completion of `tokens` tokens. */
+function rawRequest(url, tokens) {
+  const body = JSON.stringify({ model: 'bench', prompt: 'reference', max_tokens: tokens, ignore_eos: true, stream: true, stream_options: { include_usage: true } });
+  return `POST /v1/completions HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
 /** The physical floor: the same SSE bytes read from sockets with no parsing at all. */
 async function rawReference(origin, tokens, seconds) {
   const url = new URL(origin);
-  const body = JSON.stringify({ model: 'bench', prompt: 'reference', max_tokens: tokens, ignore_eos: true, stream: true, stream_options: { include_usage: true } });
-  const head = `POST /v1/completions HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  const request = rawRequest(url, tokens);
   const until = Date.now() + seconds * 1000;
   let requests = 0;
   let bytes = 0;
@@ -123,7 +128,7 @@ async function rawReference(origin, tokens, seconds) {
     Array.from({ length: 64 }, () =>
       new Promise((resolve) => {
         const s = net.connect(Number(url.port), url.hostname);
-        const send = () => (Date.now() < until ? s.write(head + body) : (s.end(), resolve()));
+        const send = () => (Date.now() < until ? s.write(request) : (s.end(), resolve()));
         s.on('data', (b) => {
           bytes += b.length;
           // A chunked response ends with the zero-length chunk after [DONE].
@@ -147,8 +152,7 @@ async function rawReference(origin, tokens, seconds) {
  */
 async function rawPaced(origin, tokens, rate, seconds) {
   const url = new URL(origin);
-  const body = JSON.stringify({ model: 'bench', prompt: 'reference', max_tokens: tokens, ignore_eos: true, stream: true, stream_options: { include_usage: true } });
-  const request = `POST /v1/completions HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const request = rawRequest(url, tokens);
   const idle = [];
   const buffer = Buffer.allocUnsafe(1 << 16);
   let reads = 0;

@@ -161,7 +161,6 @@ function isHex(c: number): boolean {
 
 /** JSON's number grammar; `intValue` is set for a plain integer of up to 15 digits. */
 function number(): boolean {
-  const start = p;
   let negative = false;
   if (b[p] === 0x2d) {
     negative = true;
@@ -194,7 +193,7 @@ function number(): boolean {
     if (!digitsFollow()) return fail(MALFORMED);
   }
   intValue = plain && digits <= 15 && !(negative && n === 0) ? (negative ? -n : n) : NaN;
-  return p > start;
+  return true;
 }
 
 function digitsFollow(): boolean {
