@@ -5301,7 +5301,7 @@ var require_inflate2 = __commonJS({
       var chunkSize = this.options.chunkSize;
       var dictionary = this.options.dictionary;
       var status2, _mode;
-      var next_out_utf8, tail, utf8str;
+      var next_out_utf8, tail2, utf8str;
       var allowBufError = false;
       if (this.ended) {
         return false;
@@ -5339,12 +5339,12 @@ var require_inflate2 = __commonJS({
           if (strm.avail_out === 0 || status2 === c.Z_STREAM_END || strm.avail_in === 0 && (_mode === c.Z_FINISH || _mode === c.Z_SYNC_FLUSH)) {
             if (this.options.to === "string") {
               next_out_utf8 = strings.utf8border(strm.output, strm.next_out);
-              tail = strm.next_out - next_out_utf8;
+              tail2 = strm.next_out - next_out_utf8;
               utf8str = strings.buf2string(strm.output, next_out_utf8);
-              strm.next_out = tail;
-              strm.avail_out = chunkSize - tail;
-              if (tail) {
-                utils.arraySet(strm.output, strm.output, next_out_utf8, tail, 0);
+              strm.next_out = tail2;
+              strm.avail_out = chunkSize - tail2;
+              if (tail2) {
+                utils.arraySet(strm.output, strm.output, next_out_utf8, tail2, 0);
               }
               this.onData(utf8str);
             } else {
@@ -10742,8 +10742,8 @@ var require_utils = __commonJS({
       }
       if (bestLength < 2) return hextets.join(":");
       const head = hextets.slice(0, bestStart).join(":");
-      const tail = hextets.slice(bestStart + bestLength).join(":");
-      return head + "::" + tail;
+      const tail2 = hextets.slice(bestStart + bestLength).join(":");
+      return head + "::" + tail2;
     }
     function normalizeIPv6Address(input) {
       const compression = input.indexOf("::");
@@ -11604,12 +11604,12 @@ var require_fast_uri = __commonJS({
     }
     function hasMalformedPercentEncoding(component) {
       if (component === void 0) return false;
-      let percent = component.indexOf("%");
-      while (percent !== -1) {
-        if (percent + 2 >= component.length || !/^[\da-f]{2}$/iu.test(component.slice(percent + 1, percent + 3))) {
+      let percent2 = component.indexOf("%");
+      while (percent2 !== -1) {
+        if (percent2 + 2 >= component.length || !/^[\da-f]{2}$/iu.test(component.slice(percent2 + 1, percent2 + 3))) {
           return true;
         }
-        percent = component.indexOf("%", percent + 3);
+        percent2 = component.indexOf("%", percent2 + 3);
       }
       return false;
     }
@@ -24719,7 +24719,7 @@ var require_connect = __commonJS({
         this._sessionRegistry.register(session, sessionKey);
       }
     };
-    function buildConnector({ allowH2, useH2c, maxCachedSessions, socketPath, timeout, session: customSession, ...opts }) {
+    function buildConnector2({ allowH2, useH2c, maxCachedSessions, socketPath, timeout, session: customSession, ...opts }) {
       if (maxCachedSessions != null && (!Number.isInteger(maxCachedSessions) || maxCachedSessions < 0)) {
         throw new InvalidArgumentError("maxCachedSessions must be a positive integer or zero");
       }
@@ -24792,7 +24792,7 @@ var require_connect = __commonJS({
         return socket;
       };
     }
-    module2.exports = buildConnector;
+    module2.exports = buildConnector2;
   }
 });
 
@@ -30482,7 +30482,7 @@ var require_client = __commonJS({
       InformationalError,
       ClientDestroyedError
     } = require_errors3();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var {
       kUrl,
       kServerName,
@@ -30655,7 +30655,7 @@ var require_client = __commonJS({
         }
         super({ webSocket, eventSource });
         if (typeof connect2 !== "function") {
-          connect2 = buildConnector({
+          connect2 = buildConnector2({
             ...tls,
             maxCachedSessions,
             allowH2,
@@ -31056,11 +31056,11 @@ var require_fixed_queue = __commonJS({
       }
       /** @returns {T|null} */
       shift() {
-        const tail = this.tail;
-        const next = tail.shift();
-        if (tail.isEmpty() && tail.next !== null) {
-          this.tail = tail.next;
-          tail.next = null;
+        const tail2 = this.tail;
+        const next = tail2.shift();
+        if (tail2.isEmpty() && tail2.next !== null) {
+          this.tail = tail2.next;
+          tail2.next = null;
         }
         return next;
       }
@@ -31262,7 +31262,7 @@ var require_pool = __commonJS({
     } = require_errors3();
     var util = require_util2();
     var { kUrl } = require_symbols();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var kOptions = /* @__PURE__ */ Symbol("options");
     var kConnections = /* @__PURE__ */ Symbol("connections");
     var kFactory = /* @__PURE__ */ Symbol("factory");
@@ -31294,7 +31294,7 @@ var require_pool = __commonJS({
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (typeof connect !== "function") {
-          connect = buildConnector({
+          connect = buildConnector2({
             ...tls,
             maxCachedSessions,
             allowH2,
@@ -31514,7 +31514,7 @@ var require_round_robin_pool = __commonJS({
     } = require_errors3();
     var util = require_util2();
     var { kUrl } = require_symbols();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var kOptions = /* @__PURE__ */ Symbol("options");
     var kConnections = /* @__PURE__ */ Symbol("connections");
     var kFactory = /* @__PURE__ */ Symbol("factory");
@@ -31547,7 +31547,7 @@ var require_round_robin_pool = __commonJS({
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (typeof connect !== "function") {
-          connect = buildConnector({
+          connect = buildConnector2({
             ...tls,
             maxCachedSessions,
             allowH2,
@@ -32254,7 +32254,7 @@ var require_socks5_proxy_agent = __commonJS({
     var { Socks5Client, STATES } = require_socks5_client();
     var { kDispatch, kClose, kDestroy } = require_symbols();
     var Pool2 = require_pool();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var { debuglog } = __require("node:util");
     var debug = debuglog("undici:socks5-proxy");
     var kProxyUrl = /* @__PURE__ */ Symbol("proxy url");
@@ -32290,7 +32290,7 @@ var require_socks5_proxy_agent = __commonJS({
           username: options.username || (url.username ? decodeURIComponent(url.username) : null),
           password: options.password || (url.password ? decodeURIComponent(url.password) : null)
         };
-        this[kConnector] = options.connect || buildConnector({
+        this[kConnector] = options.connect || buildConnector2({
           ...options.proxyTls,
           servername: options.proxyTls?.servername || url.hostname
         });
@@ -32455,7 +32455,7 @@ var require_proxy_agent = __commonJS({
     var Pool2 = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = require_errors3();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var Client = require_client();
     var { channels } = require_diagnostics();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
@@ -32552,8 +32552,8 @@ var require_proxy_agent = __commonJS({
         } else if (username && password) {
           this[kProxyHeaders]["proxy-authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`;
         }
-        const connect = buildConnector({ ...opts.proxyTls });
-        this[kConnectEndpoint] = buildConnector({ ...opts.requestTls });
+        const connect = buildConnector2({ ...opts.proxyTls });
+        this[kConnectEndpoint] = buildConnector2({ ...opts.requestTls });
         const agentFactory = opts.factory || defaultAgentFactory;
         const factory = (origin3, options) => {
           const { protocol: protocol2 } = new URL(origin3);
@@ -37403,20 +37403,20 @@ var require_cache = __commonJS({
         directives.push({ value: value2.substring(start), fromMalformedQuote: false });
         return directives;
       }
-      const tail = value2.substring(start);
+      const tail2 = value2.substring(start);
       const quoteOffset = quoteStart - start;
       let tailStart = 0;
-      for (let i = 0; i < tail.length; i++) {
-        if (tail[i] === ",") {
+      for (let i = 0; i < tail2.length; i++) {
+        if (tail2[i] === ",") {
           directives.push({
-            value: tail.substring(tailStart, i),
+            value: tail2.substring(tailStart, i),
             fromMalformedQuote: tailStart > quoteOffset
           });
           tailStart = i + 1;
         }
       }
       directives.push({
-        value: tail.substring(tailStart),
+        value: tail2.substring(tailStart),
         fromMalformedQuote: tailStart > quoteOffset
       });
       return directives;
@@ -46099,7 +46099,7 @@ var require_permessage_deflate = __commonJS({
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
     var { isValidClientWindowBits } = require_util6();
     var { MessageSizeExceededError } = require_errors3();
-    var tail = Buffer.from([0, 0, 255, 255]);
+    var tail2 = Buffer.from([0, 0, 255, 255]);
     var kBuffer = /* @__PURE__ */ Symbol("kBuffer");
     var kLength = /* @__PURE__ */ Symbol("kLength");
     var PerMessageDeflate = class {
@@ -46157,7 +46157,7 @@ var require_permessage_deflate = __commonJS({
         }
         this.#inflate.write(chunk);
         if (fin) {
-          this.#inflate.write(tail);
+          this.#inflate.write(tail2);
         }
         this.#inflate.flush(() => {
           if (!this.#inflate) {
@@ -48276,7 +48276,7 @@ var require_undici = __commonJS({
     var util = require_util2();
     var { InvalidArgumentError } = errors;
     var api = require_api();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var MockClient = require_mock_client();
     var { MockCallHistory, MockCallHistoryLog } = require_mock_call_history();
     var MockAgent = require_mock_agent();
@@ -48317,7 +48317,7 @@ var require_undici = __commonJS({
     };
     var SqliteCacheStore = require_sqlite_cache_store();
     module2.exports.cacheStores.SqliteCacheStore = SqliteCacheStore;
-    module2.exports.buildConnector = buildConnector;
+    module2.exports.buildConnector = buildConnector2;
     module2.exports.errors = errors;
     module2.exports.util = {
       parseHeaders: util.parseHeaders,
@@ -48600,9 +48600,9 @@ function normalQuantile(p2) {
   const b2 = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
   const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
   const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  const tail = (q2) => (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
-  if (p2 < 0.02425) return tail(Math.sqrt(-2 * Math.log(p2)));
-  if (p2 > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log(1 - p2)));
+  const tail2 = (q2) => (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
+  if (p2 < 0.02425) return tail2(Math.sqrt(-2 * Math.log(p2)));
+  if (p2 > 1 - 0.02425) return -tail2(Math.sqrt(-2 * Math.log(1 - p2)));
   const q = p2 - 0.5;
   const r = q * q;
   return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b2[0] * r + b2[1]) * r + b2[2]) * r + b2[3]) * r + b2[4]) * r + 1);
@@ -48761,10 +48761,17 @@ function deliveredLengths(spec, w) {
     shortRequests: w.output_tokens.shortfall?.requests ?? null
   };
 }
-var DEFAULT_GENERATOR_LIMITS = { max_schedule_lag_p99_ms: 5, max_event_loop_delay_p99_ms: 20, min_achieved_fraction: 0.95 };
+var DEFAULT_GENERATOR_LIMITS = {
+  max_schedule_lag_p99_ms: 5,
+  max_event_loop_delay_p99_ms: 20,
+  max_generator_cpu: 0.8,
+  max_pool_wait_p99_ms: 50,
+  min_achieved_fraction: 0.95
+};
 function generatorLimits(spec) {
   return { ...DEFAULT_GENERATOR_LIMITS, ...spec.gate?.validity };
 }
+var percent = (fraction2) => Number((fraction2 * 100).toFixed(2));
 function validityChecks(v, limits, t = THRESHOLDS) {
   const checks = [];
   const add = (name2, ok, message) => checks.push({ name: name2, ok, message });
@@ -48772,13 +48779,23 @@ function validityChecks(v, limits, t = THRESHOLDS) {
   if (v.mode === "open") {
     const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
     const minFrac = limits.min_achieved_fraction;
-    add("achieved_rate", frac >= minFrac, `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${minFrac * 100} %)`);
+    add("achieved_rate", frac >= minFrac, `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`);
     const lag = v.scheduleLagP99Ms;
     const maxLag = limits.max_schedule_lag_p99_ms;
     add("schedule_lag", lag !== null && lag <= maxLag, lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`);
   }
   const maxDelay = limits.max_event_loop_delay_p99_ms;
   add("event_loop_delay", v.eventLoopDelayP99Ms <= maxDelay, `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`);
+  if (v.busyCpu !== void 0) {
+    const busy2 = v.busyCpu;
+    const maxBusy = limits.max_generator_cpu;
+    add("generator_cpu", busy2 === null || busy2 <= maxBusy, busy2 === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy2 * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy2 <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`);
+  }
+  if (v.poolWaitP99Ms !== void 0) {
+    const wait = v.poolWaitP99Ms;
+    const maxWait = limits.max_pool_wait_p99_ms;
+    add("pool_wait", wait === null || wait <= maxWait, wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`);
+  }
   add("samples", v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs \u2265 ${t.minSamplesForP99})`);
   if (v.littlesRatio !== null) {
     const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
@@ -48820,6 +48837,8 @@ var DEFINITIONS = {
   e2e_ms: "end-to-end = last content chunk \u2212 intended send time",
   normalized_latency_ms: "E2E / output tokens",
   schedule_lag_ms: "actual send \u2212 intended send: the load generator's own lateness",
+  pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included",
+  window_cpu: "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time \u2212 the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
   throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
   goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
   window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
@@ -48840,6 +48859,7 @@ function buildResult(rec, f) {
   const predicted = achieved * meanTimeInSystemMs / 1e3;
   const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
   const lag = summarizeMs(h.scheduleLag);
+  const poolWait = tail(summarizeMs(h.poolWait));
   const wbc = rec.windowByClass;
   const ws = rec.windowScheduled;
   const tokenSource = rec.windowOk === 0 ? "none" : rec.usageMissing === 0 ? "usage" : rec.usageMissing === rec.windowOk ? "chunks" : "mixed";
@@ -48896,7 +48916,9 @@ function buildResult(rec, f) {
       cpu_s: r3(f.cpuS),
       cpu_utilization: f.wallS > 0 ? r3(f.cpuS / f.wallS) : 0,
       heap_mb: r3(process.memoryUsage().heapUsed / 2 ** 20),
-      rss_mb: r3(process.memoryUsage.rss() / 2 ** 20)
+      rss_mb: r3(process.memoryUsage.rss() / 2 ** 20),
+      window_cpu: f.windowCpu,
+      pool_wait_ms: poolWait
     },
     littles_law: { mean_in_flight: r3(meanInFlight), predicted_in_flight: r3(predicted), ratio: littlesRatio === null ? null : r3(littlesRatio) },
     validity: (() => {
@@ -48906,6 +48928,8 @@ function buildResult(rec, f) {
         achievedRate: achieved,
         scheduleLagP99Ms: lag?.p99 ?? null,
         eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
+        busyCpu: f.windowCpu?.busy ?? null,
+        poolWaitP99Ms: poolWait?.p99 ?? null,
         okSamples: rec.windowOk,
         littlesRatio,
         interrupted: f.interrupted,
@@ -48931,6 +48955,9 @@ function workloadSection(rec, tokenSource, w) {
     ...counts,
     plan: w.plan
   };
+}
+function tail(s) {
+  return s && { p50: s.p50, p99: s.p99, max: s.max };
 }
 function errorRates(byClass2, scheduled) {
   const share = (n) => scheduled > 0 ? r3(n / scheduled) : 0;
@@ -48976,6 +49003,8 @@ function mergeResults(results, opts = {}) {
   const predicted = rate2((r) => r.littles_law.predicted_in_flight);
   const littlesRatio = predicted > 0 ? r32(meanInFlight / predicted) : null;
   const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name2]) => [m, summary2(name2, "ms")]));
+  const windowCpu = results.every((r) => r.generator.window_cpu !== void 0) ? busiest(results.map((r) => r.generator.window_cpu)) : void 0;
+  const poolWait = results.every((r) => r.histograms.poolWait !== void 0) ? tail(summary2("poolWait", "ms")) : void 0;
   const loopDelay = { p50: max2((r) => r.generator.event_loop_delay_ms.p50), p99: max2((r) => r.generator.event_loop_delay_ms.p99), max: max2((r) => r.generator.event_loop_delay_ms.max) };
   const spec = shards ? shardedSpec(results) : first.spec;
   const interrupted = results.some((r) => r.load.interrupted);
@@ -49002,6 +49031,8 @@ function mergeResults(results, opts = {}) {
       achievedRate: achieved,
       scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
       eventLoopDelayP99Ms: loopDelay.p99,
+      busyCpu: windowCpu === null ? null : windowCpu?.busy,
+      poolWaitP99Ms: poolWait === null ? null : poolWait?.p99,
       okSamples: windowByClass.ok,
       littlesRatio,
       interrupted,
@@ -49054,7 +49085,9 @@ function mergeResults(results, opts = {}) {
       cpu_utilization: max2((r) => r.generator.cpu_utilization),
       // Shards are separate threads or machines, so their memory adds; replicates ran one after another.
       heap_mb: r32(shards ? sum((r) => r.generator.heap_mb) : max2((r) => r.generator.heap_mb)),
-      rss_mb: r32(shards ? sum((r) => r.generator.rss_mb) : max2((r) => r.generator.rss_mb))
+      rss_mb: r32(shards ? sum((r) => r.generator.rss_mb) : max2((r) => r.generator.rss_mb)),
+      ...windowCpu !== void 0 ? { window_cpu: windowCpu } : {},
+      ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {}
     },
     littles_law: { mean_in_flight: meanInFlight, predicted_in_flight: predicted, ratio: littlesRatio },
     validity: { valid: checks.every((c) => c.ok), checks },
@@ -49098,6 +49131,10 @@ function mergeErrorSamples(results) {
     else byKey.set(key, { ...e });
   }
   return [...byKey.values()].sort((a, b2) => b2.count - a.count).slice(0, MAX_ERROR_SAMPLES);
+}
+function busiest(cpus) {
+  const measured = cpus.filter((c) => c !== null);
+  return measured.length === 0 ? null : measured.reduce((a, b2) => b2.busy > a.busy ? b2 : a);
 }
 function mergeTokenSource(sources) {
   const measured = new Set(sources.filter((s) => s !== "none"));
@@ -49234,11 +49271,13 @@ var gateSchema = {
     validity: {
       type: "object",
       default: {},
-      description: "a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, min_achieved_fraction",
+      description: "a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, max_generator_cpu, max_pool_wait_p99_ms, min_achieved_fraction",
       additionalProperties: false,
       properties: {
         max_schedule_lag_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_schedule_lag_p99_ms),
         max_event_loop_delay_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_event_loop_delay_p99_ms),
+        max_generator_cpu: fraction(DEFAULT_GENERATOR_LIMITS.max_generator_cpu),
+        max_pool_wait_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_pool_wait_p99_ms),
         min_achieved_fraction: fraction(DEFAULT_GENERATOR_LIMITS.min_achieved_fraction)
       }
     }
@@ -49669,6 +49708,7 @@ var COLS = ["p50", "p90", "p95", "p99", "p999", "max"];
 var fmt = (v) => v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
 var pct2 = (v) => v === null ? "n/a" : `${(v * 100).toFixed(1)} %`;
 var mean = (s) => s ? fmt(s.mean) : "n/a";
+var busy = (c) => c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in the window \xB7 ` : "";
 function latencyTable(r) {
   const head = "Latency (ms)".padEnd(20) + COLS.map((c) => (c === "p999" ? "p99.9" : c).padStart(9)).join("") + "count".padStart(9);
   const lines = [head];
@@ -49693,7 +49733,7 @@ function renderConsoleReport(r, gate) {
     `Throughput  ${r.throughput.output_tokens_per_s} output tok/s \xB7 ${r.throughput.total_tokens_per_s} total tok/s \xB7 ${r.throughput.requests_per_s} req/s completed`,
     `Goodput     ${r.goodput.rate_per_s} req/s, ${pct2(r.goodput.fraction)} of requests met TTFT \u2264 ${r.goodput.slo.ttft_ms} ms, TPOT \u2264 ${r.goodput.slo.tpot_ms} ms, E2E \u2264 ${r.goodput.slo.e2e_ms} ms`,
     `Workload    input tokens mean requested ${mean(r.workload.input_tokens.requested)} / delivered ${mean(r.workload.input_tokens.delivered)} \xB7 output ${mean(r.workload.output_tokens.requested)} / ${mean(r.workload.output_tokens.delivered)} (counted from ${r.workload.token_source})`,
-    `Generator   event-loop delay p99 ${r.generator.event_loop_delay_ms.p99.toFixed(2)} ms \xB7 CPU ${(r.generator.cpu_utilization * 100).toFixed(0)} % of a core \xB7 Little's law ratio ${r.littles_law.ratio ?? "n/a"}`
+    `Generator   event-loop delay p99 ${r.generator.event_loop_delay_ms.p99.toFixed(2)} ms \xB7 ${busy(r.generator.window_cpu)}process CPU ${(r.generator.cpu_utilization * 100).toFixed(0)} % of a core \xB7 pool wait p99 ${r.generator.pool_wait_ms?.p99.toFixed(2) ?? "n/a"} ms \xB7 Little's law ratio ${r.littles_law.ratio ?? "n/a"}`
   ];
   if (r.requests.error_samples.length > 0) {
     out2.push("", "Errors");
@@ -52398,7 +52438,7 @@ function append(dst, at, src, s, e) {
     dst.copy(grown, 0, 0, at);
     dst = grown;
   }
-  src.copy(dst, at, s, e);
+  for (let k = s; k < e; k++) dst[at++] = src[k];
   return dst;
 }
 function isField(buf, s, e, name2) {
@@ -52435,7 +52475,7 @@ function createClient(opts) {
     // Disabled: each request's own timer owns the whole budget, so a timeout is classified once, here.
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect: { timeout: opts.connectTimeoutMs ?? opts.timeoutMs }
+    connect: stampingConnector(opts.connectTimeoutMs ?? opts.timeoutMs)
   });
   const secrets = [opts.apiKey ?? "", ...Object.values(opts.headers ?? {}).filter((v) => v.length >= 8)];
   const ctx = {
@@ -52485,17 +52525,18 @@ var StreamRequest = class {
   onRequestStart(controller) {
     this.controller = controller;
     if (this.ended) controller.abort(ENDED);
+    else this.obs.onWritten(now());
   }
   onResponseStart(_c, status2) {
     if (this.ended) return;
     this.status = status2;
-    this.obs.onHeaders(arrivalTime(), status2);
+    this.obs.onHeaders(readAt, status2);
     if (isSuccess(status2)) this.framer = new SseFramer(this);
     else this.errorBody = [];
   }
   onResponseData(_c, chunk) {
     if (this.ended) return;
-    this.t = arrivalTime();
+    this.t = readAt;
     if (this.framer !== null) this.framer.push(chunk);
     else if (this.errorBody !== null && this.errorBodyLen < ERROR_BODY_BYTES) {
       const kept = chunk.subarray(0, ERROR_BODY_BYTES - this.errorBodyLen);
@@ -52521,7 +52562,7 @@ var StreamRequest = class {
   }
   onResponseEnd() {
     if (this.ended) return;
-    const t = arrivalTime();
+    const t = readAt;
     if (this.framer !== null) {
       this.t = t;
       this.framer.end();
@@ -52534,7 +52575,7 @@ var StreamRequest = class {
   }
   onResponseError(_c, err) {
     if (this.ended) return;
-    const t = arrivalTime();
+    const t = now();
     const reason = errorDetail(err);
     if (this.status === 0) this.finish(t, "connect_error", reason);
     else if (!isSuccess(this.status)) this.finish(t, ...this.httpOutcome());
@@ -52582,16 +52623,16 @@ function errorDetail(err) {
   const message = err.message || (err instanceof AggregateError ? String(err.errors[0]?.message ?? "") : "");
   return typeof code === "string" ? `${code}: ${message}` : message || err.name;
 }
-var stamp = 0;
-function arrivalTime() {
-  if (stamp === 0) {
-    stamp = now();
-    queueMicrotask(expireStamp);
-  }
-  return stamp;
+var readAt = 0;
+function stampRead() {
+  readAt = now();
 }
-function expireStamp() {
-  stamp = 0;
+function stampingConnector(timeoutMs) {
+  const connect = (0, import_undici2.buildConnector)({ timeout: timeoutMs });
+  return (options, callback) => connect(options, (...result3) => {
+    result3[1]?.prependListener("readable", stampRead);
+    callback(...result3);
+  });
 }
 
 // src/dispatch/open-loop.ts
@@ -52606,12 +52647,21 @@ function dispatchOpenLoop(o) {
   let wakeAt = NaN;
   let timer;
   let immediate;
+  let spinMs = 0;
+  let fastestTurn = Infinity;
+  let immediateAt = NaN;
   let resolve2;
   const done = new Promise((r) => resolve2 = r);
+  const spinTurnMs = (turn) => {
+    if (turn < fastestTurn) fastestTurn = turn;
+    return turn < 2 * fastestTurn ? turn : fastestTurn;
+  };
   const tick2 = () => {
+    const spinning = immediate !== void 0;
     timer = void 0;
     immediate = void 0;
     if (stopped) return;
+    const firedBefore = i;
     let t = now();
     if (!Number.isNaN(wakeAt)) {
       margin = Math.min(MAX_MARGIN_MS, Math.max(MIN_MARGIN_MS, margin * MARGIN_DECAY, t - wakeAt + MIN_MARGIN_MS));
@@ -52633,9 +52683,13 @@ function dispatchOpenLoop(o) {
       timer = setTimeout(tick2, sleep2);
     } else {
       immediate = setImmediate(tick2);
+      const t1 = now();
+      if (spinning && i === firedBefore) spinMs += spinTurnMs(t1 - immediateAt);
+      immediateAt = t1;
     }
   };
   immediate = setImmediate(tick2);
+  immediateAt = now();
   return {
     done,
     stop() {
@@ -52644,7 +52698,8 @@ function dispatchOpenLoop(o) {
       if (timer) clearTimeout(timer);
       if (immediate) clearImmediate(immediate);
       resolve2(i);
-    }
+    },
+    spinMs: () => spinMs
   };
 }
 
@@ -52705,6 +52760,9 @@ var RequestRecord = class {
   usageCompletion = -1;
   outcome = null;
   detail;
+  onWritten(t) {
+    if (this.inWindow) recordMs(this.recorder.h.poolWait, t - this.tSend);
+  }
   onHeaders(t, status2) {
     this.tHeaders = t;
     this.status = status2;
@@ -52752,6 +52810,7 @@ var Recorder = class {
     e2e: newHistogram(),
     normalized: newHistogram(),
     scheduleLag: newHistogram(),
+    poolWait: newHistogram(),
     promptTokens: newHistogram(),
     outputTokens: newHistogram(),
     requestedPromptTokens: newHistogram(),
@@ -52880,6 +52939,59 @@ function startLoopProbe() {
   };
 }
 
+// src/metrics/thread-cpu.ts
+import { readFileSync as readFileSync5 } from "node:fs";
+var PROC_MS_PER_TICK = 10;
+function threadCpuMs() {
+  const own = process.threadCpuUsage;
+  if (typeof own === "function") {
+    const u = own.call(process);
+    return (u.user + u.system) / 1e3;
+  }
+  return procThreadCpuMs();
+}
+function procThreadCpuMs() {
+  let stat;
+  try {
+    stat = readFileSync5("/proc/thread-self/stat", "utf8");
+  } catch {
+    return null;
+  }
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks * PROC_MS_PER_TICK : null;
+}
+
+// src/metrics/window-cpu.ts
+var WindowCpuMeter = class {
+  constructor(spinMs) {
+    this.spinMs = spinMs;
+  }
+  spinMs;
+  from = null;
+  to = null;
+  /** At the window's start. */
+  start() {
+    this.from = this.take();
+  }
+  /** At the window's end, or wherever the run stopped inside it; later calls keep the first. */
+  stop() {
+    if (this.from !== null && this.to === null) this.to = this.take();
+  }
+  /** Null when the window was never reached or this platform has no per-thread CPU. */
+  read() {
+    const { from, to } = this;
+    if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
+    const wall = to.t - from.t;
+    const spinMs = to.spinMs - from.spinMs;
+    const r33 = (x) => Math.round(Math.max(0, x) * 1e3) / 1e3;
+    return { busy: r33((to.cpuMs - from.cpuMs - spinMs) / wall), spin: r33(spinMs / wall) };
+  }
+  take() {
+    return { t: now(), cpuMs: threadCpuMs() ?? NaN, spinMs: this.spinMs() };
+  }
+};
+
 // src/run/measure.ts
 var DRAIN_GRACE_MS = 1e3;
 async function measure(o) {
@@ -52922,21 +53034,26 @@ async function measure(o) {
   let planned = 0;
   let stop;
   let dispatched;
+  let spinMs = () => 0;
   if (spec.load.mode === "open") {
     const schedule = buildSchedule({ kind: spec.load.arrival, ratePerS: spec.load.rate, burstiness: spec.load.burstiness, seed: deriveSeed(spec.workload.seed, "arrivals"), durationMs: totalMs });
     planned = schedule.length;
     const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send2(i, schedule[i]) });
     stop = h.stop;
     dispatched = h.done;
+    spinMs = h.spinMs;
   } else {
     await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
     const h = dispatchClosedLoop({ concurrency: spec.load.concurrency, until: runStart + totalMs, fire: (i, t, finished) => send2(i, t - runStart, finished) });
     stop = h.stop;
     dispatched = h.done;
   }
+  const cpuMeter = new WindowCpuMeter(spinMs);
+  const windowTimers = [setTimeout(() => cpuMeter.start(), windowStart - now()), setTimeout(() => cpuMeter.stop(), windowEnd - now())];
   let interruptedAt = NaN;
   const onAbort = () => {
     interruptedAt = now();
+    cpuMeter.stop();
     stop();
     cancelAll(active);
   };
@@ -52964,11 +53081,13 @@ async function measure(o) {
       eventLoopDelayMs,
       cpuS: (cpu.user + cpu.system) / 1e6,
       wallS: (now() - wall0) / 1e3,
+      windowCpu: cpuMeter.read(),
       workers: 1,
       workload: workload.describe()
     });
   } finally {
     clearInterval(progress);
+    windowTimers.forEach(clearTimeout);
     o.signal?.removeEventListener("abort", onAbort);
     await client.close();
   }
@@ -53174,7 +53293,7 @@ async function runReplicated(o, replicates, onReplicate) {
 
 // src/spec/load.ts
 var import_yaml2 = __toESM(require_dist2(), 1);
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import { dirname as dirname3 } from "node:path";
 
 // src/spec/resolve.ts
@@ -53578,7 +53697,7 @@ var READ_FAILURES2 = {
 function loadSpec(path, env = process.env) {
   let text;
   try {
-    text = readFileSync5(path, "utf8");
+    text = readFileSync6(path, "utf8");
   } catch (err) {
     const code = err.code ?? "unknown error";
     throw new SpecError(`${path}: ${READ_FAILURES2[code] ?? `cannot be read (${code})`}; expected a readable YAML spec file`);

@@ -2569,7 +2569,7 @@ var require_connect = __commonJS({
         }
       };
     }
-    function buildConnector({ allowH2, maxCachedSessions, socketPath, timeout, session: customSession, ...opts }) {
+    function buildConnector2({ allowH2, maxCachedSessions, socketPath, timeout, session: customSession, ...opts }) {
       if (maxCachedSessions != null && (!Number.isInteger(maxCachedSessions) || maxCachedSessions < 0)) {
         throw new InvalidArgumentError("maxCachedSessions must be a positive integer or zero");
       }
@@ -2684,7 +2684,7 @@ var require_connect = __commonJS({
       message += ` timeout: ${opts.timeout}ms)`;
       util.destroy(socket, new ConnectTimeoutError(message));
     }
-    module2.exports = buildConnector;
+    module2.exports = buildConnector2;
   }
 });
 
@@ -7632,7 +7632,7 @@ var require_client = __commonJS({
       InformationalError,
       ClientDestroyedError
     } = require_errors();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var {
       kUrl,
       kServerName,
@@ -7787,7 +7787,7 @@ var require_client = __commonJS({
           throw new InvalidArgumentError("maxConcurrentStreams must be a positive integer, greater than 0");
         }
         if (typeof connect2 !== "function") {
-          connect2 = buildConnector({
+          connect2 = buildConnector2({
             ...tls,
             maxCachedSessions,
             allowH2,
@@ -8164,10 +8164,10 @@ var require_fixed_queue = __commonJS({
         this.head.push(data);
       }
       shift() {
-        const tail = this.tail;
-        const next = tail.shift();
-        if (tail.isEmpty() && tail.next !== null) {
-          this.tail = tail.next;
+        const tail2 = this.tail;
+        const next = tail2.shift();
+        if (tail2.isEmpty() && tail2.next !== null) {
+          this.tail = tail2.next;
         }
         return next;
       }
@@ -8379,7 +8379,7 @@ var require_pool = __commonJS({
     } = require_errors();
     var util = require_util();
     var { kUrl, kInterceptors } = require_symbols();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var kOptions = /* @__PURE__ */ Symbol("options");
     var kConnections = /* @__PURE__ */ Symbol("connections");
     var kFactory = /* @__PURE__ */ Symbol("factory");
@@ -8410,7 +8410,7 @@ var require_pool = __commonJS({
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (typeof connect !== "function") {
-          connect = buildConnector({
+          connect = buildConnector2({
             ...tls,
             maxCachedSessions,
             allowH2,
@@ -8707,7 +8707,7 @@ var require_proxy_agent = __commonJS({
     var Pool2 = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = require_errors();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var Client = require_client();
     var kAgent = /* @__PURE__ */ Symbol("proxy agent");
     var kClient = /* @__PURE__ */ Symbol("proxy client");
@@ -8803,8 +8803,8 @@ var require_proxy_agent = __commonJS({
         } else if (username && password) {
           this[kProxyHeaders]["proxy-authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`;
         }
-        const connect = buildConnector({ ...opts.proxyTls });
-        this[kConnectEndpoint] = buildConnector({ ...opts.requestTls });
+        const connect = buildConnector2({ ...opts.proxyTls });
+        this[kConnectEndpoint] = buildConnector2({ ...opts.requestTls });
         const agentFactory = opts.factory || defaultAgentFactory;
         const factory = (origin3, options) => {
           const { protocol: protocol2 } = new URL2(origin3);
@@ -17346,7 +17346,7 @@ var require_permessage_deflate = __commonJS({
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
     var { isValidClientWindowBits } = require_util7();
     var { MessageSizeExceededError } = require_errors();
-    var tail = Buffer.from([0, 0, 255, 255]);
+    var tail2 = Buffer.from([0, 0, 255, 255]);
     var kBuffer = /* @__PURE__ */ Symbol("kBuffer");
     var kLength = /* @__PURE__ */ Symbol("kLength");
     var PerMessageDeflate = class {
@@ -17404,7 +17404,7 @@ var require_permessage_deflate = __commonJS({
         }
         this.#inflate.write(chunk);
         if (fin) {
-          this.#inflate.write(tail);
+          this.#inflate.write(tail2);
         }
         this.#inflate.flush(() => {
           if (!this.#inflate) {
@@ -19023,7 +19023,7 @@ var require_undici = __commonJS({
     var util = require_util();
     var { InvalidArgumentError } = errors;
     var api2 = require_api();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var MockClient = require_mock_client();
     var MockAgent = require_mock_agent();
     var MockPool = require_mock_pool();
@@ -19052,7 +19052,7 @@ var require_undici = __commonJS({
       dump: require_dump(),
       dns: require_dns()
     };
-    module2.exports.buildConnector = buildConnector;
+    module2.exports.buildConnector = buildConnector2;
     module2.exports.errors = errors;
     module2.exports.util = {
       parseHeaders: util.parseHeaders,
@@ -21527,7 +21527,7 @@ var require_connect2 = __commonJS({
         }
       };
     }
-    function buildConnector({ allowH2, maxCachedSessions, socketPath, timeout, session: customSession, ...opts }) {
+    function buildConnector2({ allowH2, maxCachedSessions, socketPath, timeout, session: customSession, ...opts }) {
       if (maxCachedSessions != null && (!Number.isInteger(maxCachedSessions) || maxCachedSessions < 0)) {
         throw new InvalidArgumentError("maxCachedSessions must be a positive integer or zero");
       }
@@ -21642,7 +21642,7 @@ var require_connect2 = __commonJS({
       message += ` timeout: ${opts.timeout}ms)`;
       util.destroy(socket, new ConnectTimeoutError(message));
     }
-    module2.exports = buildConnector;
+    module2.exports = buildConnector2;
   }
 });
 
@@ -26590,7 +26590,7 @@ var require_client2 = __commonJS({
       InformationalError,
       ClientDestroyedError
     } = require_errors2();
-    var buildConnector = require_connect2();
+    var buildConnector2 = require_connect2();
     var {
       kUrl,
       kServerName,
@@ -26745,7 +26745,7 @@ var require_client2 = __commonJS({
           throw new InvalidArgumentError("maxConcurrentStreams must be a positive integer, greater than 0");
         }
         if (typeof connect2 !== "function") {
-          connect2 = buildConnector({
+          connect2 = buildConnector2({
             ...tls,
             maxCachedSessions,
             allowH2,
@@ -27122,10 +27122,10 @@ var require_fixed_queue2 = __commonJS({
         this.head.push(data);
       }
       shift() {
-        const tail = this.tail;
-        const next = tail.shift();
-        if (tail.isEmpty() && tail.next !== null) {
-          this.tail = tail.next;
+        const tail2 = this.tail;
+        const next = tail2.shift();
+        if (tail2.isEmpty() && tail2.next !== null) {
+          this.tail = tail2.next;
         }
         return next;
       }
@@ -27337,7 +27337,7 @@ var require_pool2 = __commonJS({
     } = require_errors2();
     var util = require_util9();
     var { kUrl, kInterceptors } = require_symbols6();
-    var buildConnector = require_connect2();
+    var buildConnector2 = require_connect2();
     var kOptions = /* @__PURE__ */ Symbol("options");
     var kConnections = /* @__PURE__ */ Symbol("connections");
     var kFactory = /* @__PURE__ */ Symbol("factory");
@@ -27368,7 +27368,7 @@ var require_pool2 = __commonJS({
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (typeof connect !== "function") {
-          connect = buildConnector({
+          connect = buildConnector2({
             ...tls,
             maxCachedSessions,
             allowH2,
@@ -27665,7 +27665,7 @@ var require_proxy_agent2 = __commonJS({
     var Pool2 = require_pool2();
     var DispatcherBase = require_dispatcher_base2();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = require_errors2();
-    var buildConnector = require_connect2();
+    var buildConnector2 = require_connect2();
     var Client = require_client2();
     var kAgent = /* @__PURE__ */ Symbol("proxy agent");
     var kClient = /* @__PURE__ */ Symbol("proxy client");
@@ -27761,8 +27761,8 @@ var require_proxy_agent2 = __commonJS({
         } else if (username && password) {
           this[kProxyHeaders]["proxy-authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`;
         }
-        const connect = buildConnector({ ...opts.proxyTls });
-        this[kConnectEndpoint] = buildConnector({ ...opts.requestTls });
+        const connect = buildConnector2({ ...opts.proxyTls });
+        this[kConnectEndpoint] = buildConnector2({ ...opts.requestTls });
         const agentFactory = opts.factory || defaultAgentFactory;
         const factory = (origin3, options) => {
           const { protocol: protocol2 } = new URL2(origin3);
@@ -36304,7 +36304,7 @@ var require_permessage_deflate2 = __commonJS({
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
     var { isValidClientWindowBits } = require_util15();
     var { MessageSizeExceededError } = require_errors2();
-    var tail = Buffer.from([0, 0, 255, 255]);
+    var tail2 = Buffer.from([0, 0, 255, 255]);
     var kBuffer = /* @__PURE__ */ Symbol("kBuffer");
     var kLength = /* @__PURE__ */ Symbol("kLength");
     var PerMessageDeflate = class {
@@ -36362,7 +36362,7 @@ var require_permessage_deflate2 = __commonJS({
         }
         this.#inflate.write(chunk);
         if (fin) {
-          this.#inflate.write(tail);
+          this.#inflate.write(tail2);
         }
         this.#inflate.flush(() => {
           if (!this.#inflate) {
@@ -37981,7 +37981,7 @@ var require_undici2 = __commonJS({
     var util = require_util9();
     var { InvalidArgumentError } = errors;
     var api2 = require_api2();
-    var buildConnector = require_connect2();
+    var buildConnector2 = require_connect2();
     var MockClient = require_mock_client2();
     var MockAgent = require_mock_agent2();
     var MockPool = require_mock_pool2();
@@ -38010,7 +38010,7 @@ var require_undici2 = __commonJS({
       dump: require_dump2(),
       dns: require_dns2()
     };
-    module2.exports.buildConnector = buildConnector;
+    module2.exports.buildConnector = buildConnector2;
     module2.exports.errors = errors;
     module2.exports.util = {
       parseHeaders: util.parseHeaders,
@@ -44064,7 +44064,7 @@ var require_inflate2 = __commonJS({
       var chunkSize = this.options.chunkSize;
       var dictionary = this.options.dictionary;
       var status2, _mode;
-      var next_out_utf8, tail, utf8str;
+      var next_out_utf8, tail2, utf8str;
       var allowBufError = false;
       if (this.ended) {
         return false;
@@ -44102,12 +44102,12 @@ var require_inflate2 = __commonJS({
           if (strm.avail_out === 0 || status2 === c.Z_STREAM_END || strm.avail_in === 0 && (_mode === c.Z_FINISH || _mode === c.Z_SYNC_FLUSH)) {
             if (this.options.to === "string") {
               next_out_utf8 = strings.utf8border(strm.output, strm.next_out);
-              tail = strm.next_out - next_out_utf8;
+              tail2 = strm.next_out - next_out_utf8;
               utf8str = strings.buf2string(strm.output, next_out_utf8);
-              strm.next_out = tail;
-              strm.avail_out = chunkSize - tail;
-              if (tail) {
-                utils.arraySet(strm.output, strm.output, next_out_utf8, tail, 0);
+              strm.next_out = tail2;
+              strm.avail_out = chunkSize - tail2;
+              if (tail2) {
+                utils.arraySet(strm.output, strm.output, next_out_utf8, tail2, 0);
               }
               this.onData(utf8str);
             } else {
@@ -49505,8 +49505,8 @@ var require_utils3 = __commonJS({
       }
       if (bestLength < 2) return hextets.join(":");
       const head = hextets.slice(0, bestStart).join(":");
-      const tail = hextets.slice(bestStart + bestLength).join(":");
-      return head + "::" + tail;
+      const tail2 = hextets.slice(bestStart + bestLength).join(":");
+      return head + "::" + tail2;
     }
     function normalizeIPv6Address(input) {
       const compression = input.indexOf("::");
@@ -50367,12 +50367,12 @@ var require_fast_uri = __commonJS({
     }
     function hasMalformedPercentEncoding(component) {
       if (component === void 0) return false;
-      let percent = component.indexOf("%");
-      while (percent !== -1) {
-        if (percent + 2 >= component.length || !/^[\da-f]{2}$/iu.test(component.slice(percent + 1, percent + 3))) {
+      let percent2 = component.indexOf("%");
+      while (percent2 !== -1) {
+        if (percent2 + 2 >= component.length || !/^[\da-f]{2}$/iu.test(component.slice(percent2 + 1, percent2 + 3))) {
           return true;
         }
-        percent = component.indexOf("%", percent + 3);
+        percent2 = component.indexOf("%", percent2 + 3);
       }
       return false;
     }
@@ -63482,7 +63482,7 @@ var require_connect3 = __commonJS({
         this._sessionRegistry.register(session, sessionKey);
       }
     };
-    function buildConnector({ allowH2, useH2c, maxCachedSessions, socketPath, timeout, session: customSession, ...opts }) {
+    function buildConnector2({ allowH2, useH2c, maxCachedSessions, socketPath, timeout, session: customSession, ...opts }) {
       if (maxCachedSessions != null && (!Number.isInteger(maxCachedSessions) || maxCachedSessions < 0)) {
         throw new InvalidArgumentError("maxCachedSessions must be a positive integer or zero");
       }
@@ -63555,7 +63555,7 @@ var require_connect3 = __commonJS({
         return socket;
       };
     }
-    module2.exports = buildConnector;
+    module2.exports = buildConnector2;
   }
 });
 
@@ -69245,7 +69245,7 @@ var require_client3 = __commonJS({
       InformationalError,
       ClientDestroyedError
     } = require_errors5();
-    var buildConnector = require_connect3();
+    var buildConnector2 = require_connect3();
     var {
       kUrl,
       kServerName,
@@ -69418,7 +69418,7 @@ var require_client3 = __commonJS({
         }
         super({ webSocket, eventSource });
         if (typeof connect2 !== "function") {
-          connect2 = buildConnector({
+          connect2 = buildConnector2({
             ...tls,
             maxCachedSessions,
             allowH2,
@@ -69819,11 +69819,11 @@ var require_fixed_queue3 = __commonJS({
       }
       /** @returns {T|null} */
       shift() {
-        const tail = this.tail;
-        const next = tail.shift();
-        if (tail.isEmpty() && tail.next !== null) {
-          this.tail = tail.next;
-          tail.next = null;
+        const tail2 = this.tail;
+        const next = tail2.shift();
+        if (tail2.isEmpty() && tail2.next !== null) {
+          this.tail = tail2.next;
+          tail2.next = null;
         }
         return next;
       }
@@ -70025,7 +70025,7 @@ var require_pool3 = __commonJS({
     } = require_errors5();
     var util = require_util18();
     var { kUrl } = require_symbols11();
-    var buildConnector = require_connect3();
+    var buildConnector2 = require_connect3();
     var kOptions = /* @__PURE__ */ Symbol("options");
     var kConnections = /* @__PURE__ */ Symbol("connections");
     var kFactory = /* @__PURE__ */ Symbol("factory");
@@ -70057,7 +70057,7 @@ var require_pool3 = __commonJS({
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (typeof connect !== "function") {
-          connect = buildConnector({
+          connect = buildConnector2({
             ...tls,
             maxCachedSessions,
             allowH2,
@@ -70277,7 +70277,7 @@ var require_round_robin_pool = __commonJS({
     } = require_errors5();
     var util = require_util18();
     var { kUrl } = require_symbols11();
-    var buildConnector = require_connect3();
+    var buildConnector2 = require_connect3();
     var kOptions = /* @__PURE__ */ Symbol("options");
     var kConnections = /* @__PURE__ */ Symbol("connections");
     var kFactory = /* @__PURE__ */ Symbol("factory");
@@ -70310,7 +70310,7 @@ var require_round_robin_pool = __commonJS({
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (typeof connect !== "function") {
-          connect = buildConnector({
+          connect = buildConnector2({
             ...tls,
             maxCachedSessions,
             allowH2,
@@ -71017,7 +71017,7 @@ var require_socks5_proxy_agent = __commonJS({
     var { Socks5Client, STATES } = require_socks5_client();
     var { kDispatch, kClose, kDestroy } = require_symbols11();
     var Pool2 = require_pool3();
-    var buildConnector = require_connect3();
+    var buildConnector2 = require_connect3();
     var { debuglog } = __require("node:util");
     var debug2 = debuglog("undici:socks5-proxy");
     var kProxyUrl = /* @__PURE__ */ Symbol("proxy url");
@@ -71053,7 +71053,7 @@ var require_socks5_proxy_agent = __commonJS({
           username: options.username || (url.username ? decodeURIComponent(url.username) : null),
           password: options.password || (url.password ? decodeURIComponent(url.password) : null)
         };
-        this[kConnector] = options.connect || buildConnector({
+        this[kConnector] = options.connect || buildConnector2({
           ...options.proxyTls,
           servername: options.proxyTls?.servername || url.hostname
         });
@@ -71218,7 +71218,7 @@ var require_proxy_agent3 = __commonJS({
     var Pool2 = require_pool3();
     var DispatcherBase = require_dispatcher_base3();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = require_errors5();
-    var buildConnector = require_connect3();
+    var buildConnector2 = require_connect3();
     var Client = require_client3();
     var { channels } = require_diagnostics3();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
@@ -71315,8 +71315,8 @@ var require_proxy_agent3 = __commonJS({
         } else if (username && password) {
           this[kProxyHeaders]["proxy-authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`;
         }
-        const connect = buildConnector({ ...opts.proxyTls });
-        this[kConnectEndpoint] = buildConnector({ ...opts.requestTls });
+        const connect = buildConnector2({ ...opts.proxyTls });
+        this[kConnectEndpoint] = buildConnector2({ ...opts.requestTls });
         const agentFactory = opts.factory || defaultAgentFactory;
         const factory = (origin3, options) => {
           const { protocol: protocol2 } = new URL(origin3);
@@ -76166,20 +76166,20 @@ var require_cache3 = __commonJS({
         directives.push({ value: value2.substring(start), fromMalformedQuote: false });
         return directives;
       }
-      const tail = value2.substring(start);
+      const tail2 = value2.substring(start);
       const quoteOffset = quoteStart - start;
       let tailStart = 0;
-      for (let i = 0; i < tail.length; i++) {
-        if (tail[i] === ",") {
+      for (let i = 0; i < tail2.length; i++) {
+        if (tail2[i] === ",") {
           directives.push({
-            value: tail.substring(tailStart, i),
+            value: tail2.substring(tailStart, i),
             fromMalformedQuote: tailStart > quoteOffset
           });
           tailStart = i + 1;
         }
       }
       directives.push({
-        value: tail.substring(tailStart),
+        value: tail2.substring(tailStart),
         fromMalformedQuote: tailStart > quoteOffset
       });
       return directives;
@@ -84862,7 +84862,7 @@ var require_permessage_deflate3 = __commonJS({
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
     var { isValidClientWindowBits } = require_util22();
     var { MessageSizeExceededError } = require_errors5();
-    var tail = Buffer.from([0, 0, 255, 255]);
+    var tail2 = Buffer.from([0, 0, 255, 255]);
     var kBuffer = /* @__PURE__ */ Symbol("kBuffer");
     var kLength = /* @__PURE__ */ Symbol("kLength");
     var PerMessageDeflate = class {
@@ -84920,7 +84920,7 @@ var require_permessage_deflate3 = __commonJS({
         }
         this.#inflate.write(chunk);
         if (fin) {
-          this.#inflate.write(tail);
+          this.#inflate.write(tail2);
         }
         this.#inflate.flush(() => {
           if (!this.#inflate) {
@@ -87039,7 +87039,7 @@ var require_undici3 = __commonJS({
     var util = require_util18();
     var { InvalidArgumentError } = errors;
     var api2 = require_api3();
-    var buildConnector = require_connect3();
+    var buildConnector2 = require_connect3();
     var MockClient = require_mock_client3();
     var { MockCallHistory, MockCallHistoryLog } = require_mock_call_history();
     var MockAgent = require_mock_agent3();
@@ -87080,7 +87080,7 @@ var require_undici3 = __commonJS({
     };
     var SqliteCacheStore = require_sqlite_cache_store();
     module2.exports.cacheStores.SqliteCacheStore = SqliteCacheStore;
-    module2.exports.buildConnector = buildConnector;
+    module2.exports.buildConnector = buildConnector2;
     module2.exports.errors = errors;
     module2.exports.util = {
       parseHeaders: util.parseHeaders,
@@ -92029,9 +92029,9 @@ function normalQuantile(p2) {
   const b2 = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
   const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
   const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  const tail = (q2) => (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
-  if (p2 < 0.02425) return tail(Math.sqrt(-2 * Math.log(p2)));
-  if (p2 > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log(1 - p2)));
+  const tail2 = (q2) => (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
+  if (p2 < 0.02425) return tail2(Math.sqrt(-2 * Math.log(p2)));
+  if (p2 > 1 - 0.02425) return -tail2(Math.sqrt(-2 * Math.log(1 - p2)));
   const q = p2 - 0.5;
   const r = q * q;
   return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b2[0] * r + b2[1]) * r + b2[2]) * r + b2[3]) * r + b2[4]) * r + 1);
@@ -92190,10 +92190,17 @@ function deliveredLengths(spec, w) {
     shortRequests: w.output_tokens.shortfall?.requests ?? null
   };
 }
-var DEFAULT_GENERATOR_LIMITS = { max_schedule_lag_p99_ms: 5, max_event_loop_delay_p99_ms: 20, min_achieved_fraction: 0.95 };
+var DEFAULT_GENERATOR_LIMITS = {
+  max_schedule_lag_p99_ms: 5,
+  max_event_loop_delay_p99_ms: 20,
+  max_generator_cpu: 0.8,
+  max_pool_wait_p99_ms: 50,
+  min_achieved_fraction: 0.95
+};
 function generatorLimits(spec) {
   return { ...DEFAULT_GENERATOR_LIMITS, ...spec.gate?.validity };
 }
+var percent = (fraction2) => Number((fraction2 * 100).toFixed(2));
 function validityChecks(v, limits, t = THRESHOLDS) {
   const checks = [];
   const add = (name2, ok, message) => checks.push({ name: name2, ok, message });
@@ -92201,13 +92208,23 @@ function validityChecks(v, limits, t = THRESHOLDS) {
   if (v.mode === "open") {
     const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
     const minFrac = limits.min_achieved_fraction;
-    add("achieved_rate", frac >= minFrac, `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${minFrac * 100} %)`);
+    add("achieved_rate", frac >= minFrac, `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`);
     const lag = v.scheduleLagP99Ms;
     const maxLag = limits.max_schedule_lag_p99_ms;
     add("schedule_lag", lag !== null && lag <= maxLag, lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`);
   }
   const maxDelay = limits.max_event_loop_delay_p99_ms;
   add("event_loop_delay", v.eventLoopDelayP99Ms <= maxDelay, `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`);
+  if (v.busyCpu !== void 0) {
+    const busy = v.busyCpu;
+    const maxBusy = limits.max_generator_cpu;
+    add("generator_cpu", busy === null || busy <= maxBusy, busy === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`);
+  }
+  if (v.poolWaitP99Ms !== void 0) {
+    const wait = v.poolWaitP99Ms;
+    const maxWait = limits.max_pool_wait_p99_ms;
+    add("pool_wait", wait === null || wait <= maxWait, wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`);
+  }
   add("samples", v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs \u2265 ${t.minSamplesForP99})`);
   if (v.littlesRatio !== null) {
     const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
@@ -92249,6 +92266,8 @@ var DEFINITIONS = {
   e2e_ms: "end-to-end = last content chunk \u2212 intended send time",
   normalized_latency_ms: "E2E / output tokens",
   schedule_lag_ms: "actual send \u2212 intended send: the load generator's own lateness",
+  pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included",
+  window_cpu: "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time \u2212 the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
   throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
   goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
   window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
@@ -92269,6 +92288,7 @@ function buildResult(rec, f) {
   const predicted = achieved * meanTimeInSystemMs / 1e3;
   const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
   const lag = summarizeMs(h.scheduleLag);
+  const poolWait = tail(summarizeMs(h.poolWait));
   const wbc = rec.windowByClass;
   const ws = rec.windowScheduled;
   const tokenSource = rec.windowOk === 0 ? "none" : rec.usageMissing === 0 ? "usage" : rec.usageMissing === rec.windowOk ? "chunks" : "mixed";
@@ -92325,7 +92345,9 @@ function buildResult(rec, f) {
       cpu_s: r3(f.cpuS),
       cpu_utilization: f.wallS > 0 ? r3(f.cpuS / f.wallS) : 0,
       heap_mb: r3(process.memoryUsage().heapUsed / 2 ** 20),
-      rss_mb: r3(process.memoryUsage.rss() / 2 ** 20)
+      rss_mb: r3(process.memoryUsage.rss() / 2 ** 20),
+      window_cpu: f.windowCpu,
+      pool_wait_ms: poolWait
     },
     littles_law: { mean_in_flight: r3(meanInFlight), predicted_in_flight: r3(predicted), ratio: littlesRatio === null ? null : r3(littlesRatio) },
     validity: (() => {
@@ -92335,6 +92357,8 @@ function buildResult(rec, f) {
         achievedRate: achieved,
         scheduleLagP99Ms: lag?.p99 ?? null,
         eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
+        busyCpu: f.windowCpu?.busy ?? null,
+        poolWaitP99Ms: poolWait?.p99 ?? null,
         okSamples: rec.windowOk,
         littlesRatio,
         interrupted: f.interrupted,
@@ -92360,6 +92384,9 @@ function workloadSection(rec, tokenSource, w) {
     ...counts,
     plan: w.plan
   };
+}
+function tail(s) {
+  return s && { p50: s.p50, p99: s.p99, max: s.max };
 }
 function errorRates(byClass2, scheduled) {
   const share = (n) => scheduled > 0 ? r3(n / scheduled) : 0;
@@ -92405,6 +92432,8 @@ function mergeResults(results, opts = {}) {
   const predicted = rate2((r) => r.littles_law.predicted_in_flight);
   const littlesRatio = predicted > 0 ? r32(meanInFlight / predicted) : null;
   const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name2]) => [m, summary3(name2, "ms")]));
+  const windowCpu = results.every((r) => r.generator.window_cpu !== void 0) ? busiest(results.map((r) => r.generator.window_cpu)) : void 0;
+  const poolWait = results.every((r) => r.histograms.poolWait !== void 0) ? tail(summary3("poolWait", "ms")) : void 0;
   const loopDelay = { p50: max2((r) => r.generator.event_loop_delay_ms.p50), p99: max2((r) => r.generator.event_loop_delay_ms.p99), max: max2((r) => r.generator.event_loop_delay_ms.max) };
   const spec = shards ? shardedSpec(results) : first.spec;
   const interrupted = results.some((r) => r.load.interrupted);
@@ -92431,6 +92460,8 @@ function mergeResults(results, opts = {}) {
       achievedRate: achieved,
       scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
       eventLoopDelayP99Ms: loopDelay.p99,
+      busyCpu: windowCpu === null ? null : windowCpu?.busy,
+      poolWaitP99Ms: poolWait === null ? null : poolWait?.p99,
       okSamples: windowByClass.ok,
       littlesRatio,
       interrupted,
@@ -92483,7 +92514,9 @@ function mergeResults(results, opts = {}) {
       cpu_utilization: max2((r) => r.generator.cpu_utilization),
       // Shards are separate threads or machines, so their memory adds; replicates ran one after another.
       heap_mb: r32(shards ? sum((r) => r.generator.heap_mb) : max2((r) => r.generator.heap_mb)),
-      rss_mb: r32(shards ? sum((r) => r.generator.rss_mb) : max2((r) => r.generator.rss_mb))
+      rss_mb: r32(shards ? sum((r) => r.generator.rss_mb) : max2((r) => r.generator.rss_mb)),
+      ...windowCpu !== void 0 ? { window_cpu: windowCpu } : {},
+      ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {}
     },
     littles_law: { mean_in_flight: meanInFlight, predicted_in_flight: predicted, ratio: littlesRatio },
     validity: { valid: checks.every((c) => c.ok), checks },
@@ -92527,6 +92560,10 @@ function mergeErrorSamples(results) {
     else byKey.set(key, { ...e });
   }
   return [...byKey.values()].sort((a, b2) => b2.count - a.count).slice(0, MAX_ERROR_SAMPLES);
+}
+function busiest(cpus) {
+  const measured = cpus.filter((c) => c !== null);
+  return measured.length === 0 ? null : measured.reduce((a, b2) => b2.busy > a.busy ? b2 : a);
 }
 function mergeTokenSource(sources) {
   const measured = new Set(sources.filter((s) => s !== "none"));
@@ -92663,11 +92700,13 @@ var gateSchema = {
     validity: {
       type: "object",
       default: {},
-      description: "a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, min_achieved_fraction",
+      description: "a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, max_generator_cpu, max_pool_wait_p99_ms, min_achieved_fraction",
       additionalProperties: false,
       properties: {
         max_schedule_lag_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_schedule_lag_p99_ms),
         max_event_loop_delay_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_event_loop_delay_p99_ms),
+        max_generator_cpu: fraction(DEFAULT_GENERATOR_LIMITS.max_generator_cpu),
+        max_pool_wait_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_pool_wait_p99_ms),
         min_achieved_fraction: fraction(DEFAULT_GENERATOR_LIMITS.min_achieved_fraction)
       }
     }
@@ -94876,7 +94915,7 @@ function append(dst, at, src, s, e) {
     dst.copy(grown, 0, 0, at);
     dst = grown;
   }
-  src.copy(dst, at, s, e);
+  for (let k = s; k < e; k++) dst[at++] = src[k];
   return dst;
 }
 function isField(buf, s, e, name2) {
@@ -94913,7 +94952,7 @@ function createClient(opts) {
     // Disabled: each request's own timer owns the whole budget, so a timeout is classified once, here.
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect: { timeout: opts.connectTimeoutMs ?? opts.timeoutMs }
+    connect: stampingConnector(opts.connectTimeoutMs ?? opts.timeoutMs)
   });
   const secrets = [opts.apiKey ?? "", ...Object.values(opts.headers ?? {}).filter((v) => v.length >= 8)];
   const ctx = {
@@ -94963,17 +95002,18 @@ var StreamRequest = class {
   onRequestStart(controller) {
     this.controller = controller;
     if (this.ended) controller.abort(ENDED);
+    else this.obs.onWritten(now());
   }
   onResponseStart(_c, status2) {
     if (this.ended) return;
     this.status = status2;
-    this.obs.onHeaders(arrivalTime(), status2);
+    this.obs.onHeaders(readAt, status2);
     if (isSuccess(status2)) this.framer = new SseFramer(this);
     else this.errorBody = [];
   }
   onResponseData(_c, chunk) {
     if (this.ended) return;
-    this.t = arrivalTime();
+    this.t = readAt;
     if (this.framer !== null) this.framer.push(chunk);
     else if (this.errorBody !== null && this.errorBodyLen < ERROR_BODY_BYTES) {
       const kept = chunk.subarray(0, ERROR_BODY_BYTES - this.errorBodyLen);
@@ -94999,7 +95039,7 @@ var StreamRequest = class {
   }
   onResponseEnd() {
     if (this.ended) return;
-    const t = arrivalTime();
+    const t = readAt;
     if (this.framer !== null) {
       this.t = t;
       this.framer.end();
@@ -95012,7 +95052,7 @@ var StreamRequest = class {
   }
   onResponseError(_c, err) {
     if (this.ended) return;
-    const t = arrivalTime();
+    const t = now();
     const reason = errorDetail(err);
     if (this.status === 0) this.finish(t, "connect_error", reason);
     else if (!isSuccess(this.status)) this.finish(t, ...this.httpOutcome());
@@ -95060,16 +95100,16 @@ function errorDetail(err) {
   const message = err.message || (err instanceof AggregateError ? String(err.errors[0]?.message ?? "") : "");
   return typeof code === "string" ? `${code}: ${message}` : message || err.name;
 }
-var stamp = 0;
-function arrivalTime() {
-  if (stamp === 0) {
-    stamp = now();
-    queueMicrotask(expireStamp);
-  }
-  return stamp;
+var readAt = 0;
+function stampRead() {
+  readAt = now();
 }
-function expireStamp() {
-  stamp = 0;
+function stampingConnector(timeoutMs) {
+  const connect = (0, import_undici4.buildConnector)({ timeout: timeoutMs });
+  return (options, callback) => connect(options, (...result3) => {
+    result3[1]?.prependListener("readable", stampRead);
+    callback(...result3);
+  });
 }
 
 // src/dispatch/open-loop.ts
@@ -95084,12 +95124,21 @@ function dispatchOpenLoop(o) {
   let wakeAt = NaN;
   let timer;
   let immediate;
+  let spinMs = 0;
+  let fastestTurn = Infinity;
+  let immediateAt = NaN;
   let resolve4;
   const done = new Promise((r) => resolve4 = r);
+  const spinTurnMs = (turn) => {
+    if (turn < fastestTurn) fastestTurn = turn;
+    return turn < 2 * fastestTurn ? turn : fastestTurn;
+  };
   const tick2 = () => {
+    const spinning = immediate !== void 0;
     timer = void 0;
     immediate = void 0;
     if (stopped) return;
+    const firedBefore = i;
     let t = now();
     if (!Number.isNaN(wakeAt)) {
       margin = Math.min(MAX_MARGIN_MS, Math.max(MIN_MARGIN_MS, margin * MARGIN_DECAY, t - wakeAt + MIN_MARGIN_MS));
@@ -95111,9 +95160,13 @@ function dispatchOpenLoop(o) {
       timer = setTimeout(tick2, sleep2);
     } else {
       immediate = setImmediate(tick2);
+      const t1 = now();
+      if (spinning && i === firedBefore) spinMs += spinTurnMs(t1 - immediateAt);
+      immediateAt = t1;
     }
   };
   immediate = setImmediate(tick2);
+  immediateAt = now();
   return {
     done,
     stop() {
@@ -95122,7 +95175,8 @@ function dispatchOpenLoop(o) {
       if (timer) clearTimeout(timer);
       if (immediate) clearImmediate(immediate);
       resolve4(i);
-    }
+    },
+    spinMs: () => spinMs
   };
 }
 
@@ -95183,6 +95237,9 @@ var RequestRecord = class {
   usageCompletion = -1;
   outcome = null;
   detail;
+  onWritten(t) {
+    if (this.inWindow) recordMs(this.recorder.h.poolWait, t - this.tSend);
+  }
   onHeaders(t, status2) {
     this.tHeaders = t;
     this.status = status2;
@@ -95230,6 +95287,7 @@ var Recorder = class {
     e2e: newHistogram(),
     normalized: newHistogram(),
     scheduleLag: newHistogram(),
+    poolWait: newHistogram(),
     promptTokens: newHistogram(),
     outputTokens: newHistogram(),
     requestedPromptTokens: newHistogram(),
@@ -95358,6 +95416,59 @@ function startLoopProbe() {
   };
 }
 
+// src/metrics/thread-cpu.ts
+import { readFileSync as readFileSync5 } from "node:fs";
+var PROC_MS_PER_TICK = 10;
+function threadCpuMs() {
+  const own = process.threadCpuUsage;
+  if (typeof own === "function") {
+    const u = own.call(process);
+    return (u.user + u.system) / 1e3;
+  }
+  return procThreadCpuMs();
+}
+function procThreadCpuMs() {
+  let stat2;
+  try {
+    stat2 = readFileSync5("/proc/thread-self/stat", "utf8");
+  } catch {
+    return null;
+  }
+  const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks * PROC_MS_PER_TICK : null;
+}
+
+// src/metrics/window-cpu.ts
+var WindowCpuMeter = class {
+  constructor(spinMs) {
+    this.spinMs = spinMs;
+  }
+  spinMs;
+  from = null;
+  to = null;
+  /** At the window's start. */
+  start() {
+    this.from = this.take();
+  }
+  /** At the window's end, or wherever the run stopped inside it; later calls keep the first. */
+  stop() {
+    if (this.from !== null && this.to === null) this.to = this.take();
+  }
+  /** Null when the window was never reached or this platform has no per-thread CPU. */
+  read() {
+    const { from, to } = this;
+    if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
+    const wall = to.t - from.t;
+    const spinMs = to.spinMs - from.spinMs;
+    const r33 = (x) => Math.round(Math.max(0, x) * 1e3) / 1e3;
+    return { busy: r33((to.cpuMs - from.cpuMs - spinMs) / wall), spin: r33(spinMs / wall) };
+  }
+  take() {
+    return { t: now(), cpuMs: threadCpuMs() ?? NaN, spinMs: this.spinMs() };
+  }
+};
+
 // src/run/measure.ts
 var DRAIN_GRACE_MS = 1e3;
 async function measure(o) {
@@ -95400,21 +95511,26 @@ async function measure(o) {
   let planned = 0;
   let stop;
   let dispatched;
+  let spinMs = () => 0;
   if (spec.load.mode === "open") {
     const schedule = buildSchedule({ kind: spec.load.arrival, ratePerS: spec.load.rate, burstiness: spec.load.burstiness, seed: deriveSeed(spec.workload.seed, "arrivals"), durationMs: totalMs });
     planned = schedule.length;
     const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]) });
     stop = h.stop;
     dispatched = h.done;
+    spinMs = h.spinMs;
   } else {
     await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
     const h = dispatchClosedLoop({ concurrency: spec.load.concurrency, until: runStart + totalMs, fire: (i, t, finished) => send(i, t - runStart, finished) });
     stop = h.stop;
     dispatched = h.done;
   }
+  const cpuMeter = new WindowCpuMeter(spinMs);
+  const windowTimers = [setTimeout(() => cpuMeter.start(), windowStart - now()), setTimeout(() => cpuMeter.stop(), windowEnd - now())];
   let interruptedAt = NaN;
   const onAbort = () => {
     interruptedAt = now();
+    cpuMeter.stop();
     stop();
     cancelAll(active);
   };
@@ -95442,11 +95558,13 @@ async function measure(o) {
       eventLoopDelayMs,
       cpuS: (cpu.user + cpu.system) / 1e6,
       wallS: (now() - wall0) / 1e3,
+      windowCpu: cpuMeter.read(),
       workers: 1,
       workload: workload.describe()
     });
   } finally {
     clearInterval(progress);
+    windowTimers.forEach(clearTimeout);
     o.signal?.removeEventListener("abort", onAbort);
     await client.close();
   }
@@ -95629,7 +95747,7 @@ async function runBenchmark(o) {
 }
 
 // src/action/benchmark.ts
-import { readFileSync as readFileSync6 } from "node:fs";
+import { readFileSync as readFileSync7 } from "node:fs";
 var import_yaml3 = __toESM(require_dist2(), 1);
 
 // src/run/replicates.ts
@@ -95649,7 +95767,7 @@ async function runReplicated(o, replicates2, onReplicate) {
 
 // src/spec/load.ts
 var import_yaml2 = __toESM(require_dist2(), 1);
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import { dirname as dirname3 } from "node:path";
 
 // src/spec/resolve.ts
@@ -96053,7 +96171,7 @@ var READ_FAILURES2 = {
 function loadSpec(path, env = process.env) {
   let text;
   try {
-    text = readFileSync5(path, "utf8");
+    text = readFileSync6(path, "utf8");
   } catch (err) {
     const code = err.code ?? "unknown error";
     throw new SpecError(`${path}: ${READ_FAILURES2[code] ?? `cannot be read (${code})`}; expected a readable YAML spec file`);
@@ -96215,7 +96333,7 @@ function loadActionSpec(inputs) {
 function envWithKey(path, apiKey) {
   let name2;
   try {
-    name2 = (0, import_yaml3.parse)(readFileSync6(path, "utf8"))?.target?.api_key_env;
+    name2 = (0, import_yaml3.parse)(readFileSync7(path, "utf8"))?.target?.api_key_env;
   } catch {
   }
   return typeof name2 === "string" ? { ...process.env, [name2]: apiKey } : process.env;
@@ -96322,7 +96440,7 @@ function readContext() {
 }
 
 // src/action/handoff.ts
-import { readFileSync as readFileSync7 } from "node:fs";
+import { readFileSync as readFileSync8 } from "node:fs";
 
 // src/action/inputs.ts
 import { relative, resolve as resolve2, sep as sep2 } from "node:path";
@@ -96457,7 +96575,7 @@ function readHandoff(path) {
   const fail2 = (why) => new Error(`comment-from ${path}: ${why}`);
   let h;
   try {
-    h = JSON.parse(readFileSync7(path, "utf8"));
+    h = JSON.parse(readFileSync8(path, "utf8"));
   } catch (err) {
     throw fail2(`cannot be read as JSON (${err.message.split("\n")[0]})`);
   }

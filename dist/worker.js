@@ -5301,7 +5301,7 @@ var require_inflate2 = __commonJS({
       var chunkSize = this.options.chunkSize;
       var dictionary = this.options.dictionary;
       var status2, _mode;
-      var next_out_utf8, tail, utf8str;
+      var next_out_utf8, tail2, utf8str;
       var allowBufError = false;
       if (this.ended) {
         return false;
@@ -5339,12 +5339,12 @@ var require_inflate2 = __commonJS({
           if (strm.avail_out === 0 || status2 === c.Z_STREAM_END || strm.avail_in === 0 && (_mode === c.Z_FINISH || _mode === c.Z_SYNC_FLUSH)) {
             if (this.options.to === "string") {
               next_out_utf8 = strings.utf8border(strm.output, strm.next_out);
-              tail = strm.next_out - next_out_utf8;
+              tail2 = strm.next_out - next_out_utf8;
               utf8str = strings.buf2string(strm.output, next_out_utf8);
-              strm.next_out = tail;
-              strm.avail_out = chunkSize - tail;
-              if (tail) {
-                utils.arraySet(strm.output, strm.output, next_out_utf8, tail, 0);
+              strm.next_out = tail2;
+              strm.avail_out = chunkSize - tail2;
+              if (tail2) {
+                utils.arraySet(strm.output, strm.output, next_out_utf8, tail2, 0);
               }
               this.onData(utf8str);
             } else {
@@ -10484,7 +10484,7 @@ var require_connect = __commonJS({
         this._sessionRegistry.register(session, sessionKey);
       }
     };
-    function buildConnector({ allowH2, useH2c, maxCachedSessions, socketPath, timeout, session: customSession, ...opts }) {
+    function buildConnector2({ allowH2, useH2c, maxCachedSessions, socketPath, timeout, session: customSession, ...opts }) {
       if (maxCachedSessions != null && (!Number.isInteger(maxCachedSessions) || maxCachedSessions < 0)) {
         throw new InvalidArgumentError("maxCachedSessions must be a positive integer or zero");
       }
@@ -10557,7 +10557,7 @@ var require_connect = __commonJS({
         return socket;
       };
     }
-    module2.exports = buildConnector;
+    module2.exports = buildConnector2;
   }
 });
 
@@ -16247,7 +16247,7 @@ var require_client = __commonJS({
       InformationalError,
       ClientDestroyedError
     } = require_errors();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var {
       kUrl,
       kServerName,
@@ -16420,7 +16420,7 @@ var require_client = __commonJS({
         }
         super({ webSocket, eventSource });
         if (typeof connect2 !== "function") {
-          connect2 = buildConnector({
+          connect2 = buildConnector2({
             ...tls,
             maxCachedSessions,
             allowH2,
@@ -16821,11 +16821,11 @@ var require_fixed_queue = __commonJS({
       }
       /** @returns {T|null} */
       shift() {
-        const tail = this.tail;
-        const next = tail.shift();
-        if (tail.isEmpty() && tail.next !== null) {
-          this.tail = tail.next;
-          tail.next = null;
+        const tail2 = this.tail;
+        const next = tail2.shift();
+        if (tail2.isEmpty() && tail2.next !== null) {
+          this.tail = tail2.next;
+          tail2.next = null;
         }
         return next;
       }
@@ -17027,7 +17027,7 @@ var require_pool = __commonJS({
     } = require_errors();
     var util = require_util();
     var { kUrl } = require_symbols();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var kOptions = /* @__PURE__ */ Symbol("options");
     var kConnections = /* @__PURE__ */ Symbol("connections");
     var kFactory = /* @__PURE__ */ Symbol("factory");
@@ -17059,7 +17059,7 @@ var require_pool = __commonJS({
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (typeof connect !== "function") {
-          connect = buildConnector({
+          connect = buildConnector2({
             ...tls,
             maxCachedSessions,
             allowH2,
@@ -17279,7 +17279,7 @@ var require_round_robin_pool = __commonJS({
     } = require_errors();
     var util = require_util();
     var { kUrl } = require_symbols();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var kOptions = /* @__PURE__ */ Symbol("options");
     var kConnections = /* @__PURE__ */ Symbol("connections");
     var kFactory = /* @__PURE__ */ Symbol("factory");
@@ -17312,7 +17312,7 @@ var require_round_robin_pool = __commonJS({
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (typeof connect !== "function") {
-          connect = buildConnector({
+          connect = buildConnector2({
             ...tls,
             maxCachedSessions,
             allowH2,
@@ -18019,7 +18019,7 @@ var require_socks5_proxy_agent = __commonJS({
     var { Socks5Client, STATES } = require_socks5_client();
     var { kDispatch, kClose, kDestroy } = require_symbols();
     var Pool2 = require_pool();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var { debuglog } = __require("node:util");
     var debug = debuglog("undici:socks5-proxy");
     var kProxyUrl = /* @__PURE__ */ Symbol("proxy url");
@@ -18055,7 +18055,7 @@ var require_socks5_proxy_agent = __commonJS({
           username: options.username || (url.username ? decodeURIComponent(url.username) : null),
           password: options.password || (url.password ? decodeURIComponent(url.password) : null)
         };
-        this[kConnector] = options.connect || buildConnector({
+        this[kConnector] = options.connect || buildConnector2({
           ...options.proxyTls,
           servername: options.proxyTls?.servername || url.hostname
         });
@@ -18220,7 +18220,7 @@ var require_proxy_agent = __commonJS({
     var Pool2 = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = require_errors();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var Client = require_client();
     var { channels } = require_diagnostics();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
@@ -18317,8 +18317,8 @@ var require_proxy_agent = __commonJS({
         } else if (username && password) {
           this[kProxyHeaders]["proxy-authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`;
         }
-        const connect = buildConnector({ ...opts.proxyTls });
-        this[kConnectEndpoint] = buildConnector({ ...opts.requestTls });
+        const connect = buildConnector2({ ...opts.proxyTls });
+        this[kConnectEndpoint] = buildConnector2({ ...opts.requestTls });
         const agentFactory = opts.factory || defaultAgentFactory;
         const factory = (origin3, options) => {
           const { protocol: protocol2 } = new URL(origin3);
@@ -23168,20 +23168,20 @@ var require_cache = __commonJS({
         directives.push({ value: value2.substring(start2), fromMalformedQuote: false });
         return directives;
       }
-      const tail = value2.substring(start2);
+      const tail2 = value2.substring(start2);
       const quoteOffset = quoteStart - start2;
       let tailStart = 0;
-      for (let i = 0; i < tail.length; i++) {
-        if (tail[i] === ",") {
+      for (let i = 0; i < tail2.length; i++) {
+        if (tail2[i] === ",") {
           directives.push({
-            value: tail.substring(tailStart, i),
+            value: tail2.substring(tailStart, i),
             fromMalformedQuote: tailStart > quoteOffset
           });
           tailStart = i + 1;
         }
       }
       directives.push({
-        value: tail.substring(tailStart),
+        value: tail2.substring(tailStart),
         fromMalformedQuote: tailStart > quoteOffset
       });
       return directives;
@@ -31864,7 +31864,7 @@ var require_permessage_deflate = __commonJS({
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
     var { isValidClientWindowBits } = require_util5();
     var { MessageSizeExceededError } = require_errors();
-    var tail = Buffer.from([0, 0, 255, 255]);
+    var tail2 = Buffer.from([0, 0, 255, 255]);
     var kBuffer = /* @__PURE__ */ Symbol("kBuffer");
     var kLength = /* @__PURE__ */ Symbol("kLength");
     var PerMessageDeflate = class {
@@ -31922,7 +31922,7 @@ var require_permessage_deflate = __commonJS({
         }
         this.#inflate.write(chunk);
         if (fin) {
-          this.#inflate.write(tail);
+          this.#inflate.write(tail2);
         }
         this.#inflate.flush(() => {
           if (!this.#inflate) {
@@ -34041,7 +34041,7 @@ var require_undici = __commonJS({
     var util = require_util();
     var { InvalidArgumentError } = errors;
     var api = require_api();
-    var buildConnector = require_connect();
+    var buildConnector2 = require_connect();
     var MockClient = require_mock_client();
     var { MockCallHistory, MockCallHistoryLog } = require_mock_call_history();
     var MockAgent = require_mock_agent();
@@ -34082,7 +34082,7 @@ var require_undici = __commonJS({
     };
     var SqliteCacheStore = require_sqlite_cache_store();
     module2.exports.cacheStores.SqliteCacheStore = SqliteCacheStore;
-    module2.exports.buildConnector = buildConnector;
+    module2.exports.buildConnector = buildConnector2;
     module2.exports.errors = errors;
     module2.exports.util = {
       parseHeaders: util.parseHeaders,
@@ -35305,7 +35305,7 @@ function append(dst, at, src, s, e) {
     dst.copy(grown, 0, 0, at);
     dst = grown;
   }
-  src.copy(dst, at, s, e);
+  for (let k = s; k < e; k++) dst[at++] = src[k];
   return dst;
 }
 function isField(buf, s, e, name2) {
@@ -35342,7 +35342,7 @@ function createClient(opts) {
     // Disabled: each request's own timer owns the whole budget, so a timeout is classified once, here.
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect: { timeout: opts.connectTimeoutMs ?? opts.timeoutMs }
+    connect: stampingConnector(opts.connectTimeoutMs ?? opts.timeoutMs)
   });
   const secrets = [opts.apiKey ?? "", ...Object.values(opts.headers ?? {}).filter((v) => v.length >= 8)];
   const ctx = {
@@ -35392,17 +35392,18 @@ var StreamRequest = class {
   onRequestStart(controller) {
     this.controller = controller;
     if (this.ended) controller.abort(ENDED);
+    else this.obs.onWritten(now());
   }
   onResponseStart(_c, status2) {
     if (this.ended) return;
     this.status = status2;
-    this.obs.onHeaders(arrivalTime(), status2);
+    this.obs.onHeaders(readAt, status2);
     if (isSuccess(status2)) this.framer = new SseFramer(this);
     else this.errorBody = [];
   }
   onResponseData(_c, chunk) {
     if (this.ended) return;
-    this.t = arrivalTime();
+    this.t = readAt;
     if (this.framer !== null) this.framer.push(chunk);
     else if (this.errorBody !== null && this.errorBodyLen < ERROR_BODY_BYTES) {
       const kept = chunk.subarray(0, ERROR_BODY_BYTES - this.errorBodyLen);
@@ -35428,7 +35429,7 @@ var StreamRequest = class {
   }
   onResponseEnd() {
     if (this.ended) return;
-    const t = arrivalTime();
+    const t = readAt;
     if (this.framer !== null) {
       this.t = t;
       this.framer.end();
@@ -35441,7 +35442,7 @@ var StreamRequest = class {
   }
   onResponseError(_c, err) {
     if (this.ended) return;
-    const t = arrivalTime();
+    const t = now();
     const reason = errorDetail(err);
     if (this.status === 0) this.finish(t, "connect_error", reason);
     else if (!isSuccess(this.status)) this.finish(t, ...this.httpOutcome());
@@ -35489,16 +35490,16 @@ function errorDetail(err) {
   const message = err.message || (err instanceof AggregateError ? String(err.errors[0]?.message ?? "") : "");
   return typeof code === "string" ? `${code}: ${message}` : message || err.name;
 }
-var stamp = 0;
-function arrivalTime() {
-  if (stamp === 0) {
-    stamp = now();
-    queueMicrotask(expireStamp);
-  }
-  return stamp;
+var readAt = 0;
+function stampRead() {
+  readAt = now();
 }
-function expireStamp() {
-  stamp = 0;
+function stampingConnector(timeoutMs) {
+  const connect = (0, import_undici2.buildConnector)({ timeout: timeoutMs });
+  return (options, callback) => connect(options, (...result) => {
+    result[1]?.prependListener("readable", stampRead);
+    callback(...result);
+  });
 }
 
 // src/dispatch/open-loop.ts
@@ -35513,12 +35514,21 @@ function dispatchOpenLoop(o) {
   let wakeAt = NaN;
   let timer;
   let immediate;
+  let spinMs = 0;
+  let fastestTurn = Infinity;
+  let immediateAt = NaN;
   let resolve2;
   const done = new Promise((r) => resolve2 = r);
+  const spinTurnMs = (turn) => {
+    if (turn < fastestTurn) fastestTurn = turn;
+    return turn < 2 * fastestTurn ? turn : fastestTurn;
+  };
   const tick = () => {
+    const spinning = immediate !== void 0;
     timer = void 0;
     immediate = void 0;
     if (stopped) return;
+    const firedBefore = i;
     let t = now();
     if (!Number.isNaN(wakeAt)) {
       margin = Math.min(MAX_MARGIN_MS, Math.max(MIN_MARGIN_MS, margin * MARGIN_DECAY, t - wakeAt + MIN_MARGIN_MS));
@@ -35540,9 +35550,13 @@ function dispatchOpenLoop(o) {
       timer = setTimeout(tick, sleep2);
     } else {
       immediate = setImmediate(tick);
+      const t1 = now();
+      if (spinning && i === firedBefore) spinMs += spinTurnMs(t1 - immediateAt);
+      immediateAt = t1;
     }
   };
   immediate = setImmediate(tick);
+  immediateAt = now();
   return {
     done,
     stop() {
@@ -35551,7 +35565,8 @@ function dispatchOpenLoop(o) {
       if (timer) clearTimeout(timer);
       if (immediate) clearImmediate(immediate);
       resolve2(i);
-    }
+    },
+    spinMs: () => spinMs
   };
 }
 
@@ -35671,6 +35686,9 @@ var RequestRecord = class {
   usageCompletion = -1;
   outcome = null;
   detail;
+  onWritten(t) {
+    if (this.inWindow) recordMs(this.recorder.h.poolWait, t - this.tSend);
+  }
   onHeaders(t, status2) {
     this.tHeaders = t;
     this.status = status2;
@@ -35718,6 +35736,7 @@ var Recorder = class {
     e2e: newHistogram(),
     normalized: newHistogram(),
     scheduleLag: newHistogram(),
+    poolWait: newHistogram(),
     promptTokens: newHistogram(),
     outputTokens: newHistogram(),
     requestedPromptTokens: newHistogram(),
@@ -35846,6 +35865,59 @@ function startLoopProbe() {
   };
 }
 
+// src/metrics/thread-cpu.ts
+import { readFileSync as readFileSync2 } from "node:fs";
+var PROC_MS_PER_TICK = 10;
+function threadCpuMs() {
+  const own = process.threadCpuUsage;
+  if (typeof own === "function") {
+    const u = own.call(process);
+    return (u.user + u.system) / 1e3;
+  }
+  return procThreadCpuMs();
+}
+function procThreadCpuMs() {
+  let stat;
+  try {
+    stat = readFileSync2("/proc/thread-self/stat", "utf8");
+  } catch {
+    return null;
+  }
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks * PROC_MS_PER_TICK : null;
+}
+
+// src/metrics/window-cpu.ts
+var WindowCpuMeter = class {
+  constructor(spinMs) {
+    this.spinMs = spinMs;
+  }
+  spinMs;
+  from = null;
+  to = null;
+  /** At the window's start. */
+  start() {
+    this.from = this.take();
+  }
+  /** At the window's end, or wherever the run stopped inside it; later calls keep the first. */
+  stop() {
+    if (this.from !== null && this.to === null) this.to = this.take();
+  }
+  /** Null when the window was never reached or this platform has no per-thread CPU. */
+  read() {
+    const { from, to } = this;
+    if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
+    const wall = to.t - from.t;
+    const spinMs = to.spinMs - from.spinMs;
+    const r32 = (x) => Math.round(Math.max(0, x) * 1e3) / 1e3;
+    return { busy: r32((to.cpuMs - from.cpuMs - spinMs) / wall), spin: r32(spinMs / wall) };
+  }
+  take() {
+    return { t: now(), cpuMs: threadCpuMs() ?? NaN, spinMs: this.spinMs() };
+  }
+};
+
 // src/result/build.ts
 import os from "node:os";
 
@@ -35859,6 +35931,8 @@ var DEFINITIONS = {
   e2e_ms: "end-to-end = last content chunk \u2212 intended send time",
   normalized_latency_ms: "E2E / output tokens",
   schedule_lag_ms: "actual send \u2212 intended send: the load generator's own lateness",
+  pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included",
+  window_cpu: "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time \u2212 the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
   throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
   goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
   window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
@@ -35886,10 +35960,17 @@ function deliveredLengths(spec, w) {
     shortRequests: w.output_tokens.shortfall?.requests ?? null
   };
 }
-var DEFAULT_GENERATOR_LIMITS = { max_schedule_lag_p99_ms: 5, max_event_loop_delay_p99_ms: 20, min_achieved_fraction: 0.95 };
+var DEFAULT_GENERATOR_LIMITS = {
+  max_schedule_lag_p99_ms: 5,
+  max_event_loop_delay_p99_ms: 20,
+  max_generator_cpu: 0.8,
+  max_pool_wait_p99_ms: 50,
+  min_achieved_fraction: 0.95
+};
 function generatorLimits(spec) {
   return { ...DEFAULT_GENERATOR_LIMITS, ...spec.gate?.validity };
 }
+var percent = (fraction) => Number((fraction * 100).toFixed(2));
 function validityChecks(v, limits, t = THRESHOLDS) {
   const checks = [];
   const add = (name2, ok, message) => checks.push({ name: name2, ok, message });
@@ -35897,13 +35978,23 @@ function validityChecks(v, limits, t = THRESHOLDS) {
   if (v.mode === "open") {
     const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
     const minFrac = limits.min_achieved_fraction;
-    add("achieved_rate", frac >= minFrac, `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${minFrac * 100} %)`);
+    add("achieved_rate", frac >= minFrac, `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`);
     const lag = v.scheduleLagP99Ms;
     const maxLag = limits.max_schedule_lag_p99_ms;
     add("schedule_lag", lag !== null && lag <= maxLag, lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`);
   }
   const maxDelay = limits.max_event_loop_delay_p99_ms;
   add("event_loop_delay", v.eventLoopDelayP99Ms <= maxDelay, `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`);
+  if (v.busyCpu !== void 0) {
+    const busy = v.busyCpu;
+    const maxBusy = limits.max_generator_cpu;
+    add("generator_cpu", busy === null || busy <= maxBusy, busy === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`);
+  }
+  if (v.poolWaitP99Ms !== void 0) {
+    const wait = v.poolWaitP99Ms;
+    const maxWait = limits.max_pool_wait_p99_ms;
+    add("pool_wait", wait === null || wait <= maxWait, wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`);
+  }
   add("samples", v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs \u2265 ${t.minSamplesForP99})`);
   if (v.littlesRatio !== null) {
     const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
@@ -35950,6 +36041,7 @@ function buildResult(rec, f) {
   const predicted = achieved * meanTimeInSystemMs / 1e3;
   const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
   const lag = summarizeMs(h.scheduleLag);
+  const poolWait = tail(summarizeMs(h.poolWait));
   const wbc = rec.windowByClass;
   const ws = rec.windowScheduled;
   const tokenSource = rec.windowOk === 0 ? "none" : rec.usageMissing === 0 ? "usage" : rec.usageMissing === rec.windowOk ? "chunks" : "mixed";
@@ -36006,7 +36098,9 @@ function buildResult(rec, f) {
       cpu_s: r3(f.cpuS),
       cpu_utilization: f.wallS > 0 ? r3(f.cpuS / f.wallS) : 0,
       heap_mb: r3(process.memoryUsage().heapUsed / 2 ** 20),
-      rss_mb: r3(process.memoryUsage.rss() / 2 ** 20)
+      rss_mb: r3(process.memoryUsage.rss() / 2 ** 20),
+      window_cpu: f.windowCpu,
+      pool_wait_ms: poolWait
     },
     littles_law: { mean_in_flight: r3(meanInFlight), predicted_in_flight: r3(predicted), ratio: littlesRatio === null ? null : r3(littlesRatio) },
     validity: (() => {
@@ -36016,6 +36110,8 @@ function buildResult(rec, f) {
         achievedRate: achieved,
         scheduleLagP99Ms: lag?.p99 ?? null,
         eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
+        busyCpu: f.windowCpu?.busy ?? null,
+        poolWaitP99Ms: poolWait?.p99 ?? null,
         okSamples: rec.windowOk,
         littlesRatio,
         interrupted: f.interrupted,
@@ -36041,6 +36137,9 @@ function workloadSection(rec, tokenSource, w) {
     ...counts,
     plan: w.plan
   };
+}
+function tail(s) {
+  return s && { p50: s.p50, p99: s.p99, max: s.max };
 }
 function errorRates(byClass, scheduled) {
   const share = (n) => scheduled > 0 ? r3(n / scheduled) : 0;
@@ -36089,21 +36188,26 @@ async function measure(o) {
   let planned = 0;
   let stop;
   let dispatched;
+  let spinMs = () => 0;
   if (spec.load.mode === "open") {
     const schedule = buildSchedule({ kind: spec.load.arrival, ratePerS: spec.load.rate, burstiness: spec.load.burstiness, seed: deriveSeed(spec.workload.seed, "arrivals"), durationMs: totalMs });
     planned = schedule.length;
     const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]) });
     stop = h.stop;
     dispatched = h.done;
+    spinMs = h.spinMs;
   } else {
     await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
     const h = dispatchClosedLoop({ concurrency: spec.load.concurrency, until: runStart + totalMs, fire: (i, t, finished) => send(i, t - runStart, finished) });
     stop = h.stop;
     dispatched = h.done;
   }
+  const cpuMeter = new WindowCpuMeter(spinMs);
+  const windowTimers = [setTimeout(() => cpuMeter.start(), windowStart - now()), setTimeout(() => cpuMeter.stop(), windowEnd - now())];
   let interruptedAt = NaN;
   const onAbort = () => {
     interruptedAt = now();
+    cpuMeter.stop();
     stop();
     cancelAll(active);
   };
@@ -36131,11 +36235,13 @@ async function measure(o) {
       eventLoopDelayMs,
       cpuS: (cpu.user + cpu.system) / 1e6,
       wallS: (now() - wall0) / 1e3,
+      windowCpu: cpuMeter.read(),
       workers: 1,
       workload: workload.describe()
     });
   } finally {
     clearInterval(progress);
+    windowTimers.forEach(clearTimeout);
     o.signal?.removeEventListener("abort", onAbort);
     await client.close();
   }

@@ -227,6 +227,8 @@ function point(label, shape, rate, workers, { result, records, sysShare }, truth
       `cpu ${f(cpuUs / total, 0)} µs/req ${f(cpuUs / Math.max(1, total * (shape === 'instant64' ? 64 : SHAPES[shape].tokens)), 2)} µs/ev (${f(result.generator.cpu_utilization * 100, 0)} % of a core, ${f(sysShare * 100, 0)} % in the kernel)`,
       `lag p50/p99/max ${f(lag?.p50, 3)}/${f(lag?.p99, 3)}/${f(lag?.max, 1)} ms`,
       `loop p99 ${f(result.generator.event_loop_delay_ms.p99)} ms`,
+      `thread busy/spin ${f((result.generator.window_cpu?.busy ?? NaN) * 100, 0)}/${f((result.generator.window_cpu?.spin ?? NaN) * 100, 0)} %`,
+      `pool wait p99 ${f(result.generator.pool_wait_ms?.p99, 3)} ms`,
       `|ttft−truth| p50/p99 ${f(pct(abs(ttftErr), 50), 3)}/${f(pct(ttftErr, 99), 3)} ms`,
       `|last−truth| p50/p99 ${f(pct(abs(lastErr), 50), 3)}/${f(pct(lastErr, 99), 3)} ms`,
       `heap/rss ${f(result.generator.heap_mb ?? NaN, 0)}/${f(result.generator.rss_mb ?? NaN, 0)} MB`,

@@ -146,7 +146,8 @@ function append(dst: Buffer, at: number, src: Buffer, s: number, e: number): Buf
     dst.copy(grown, 0, 0, at);
     dst = grown;
   }
-  src.copy(dst, at, s, e);
+  // Byte by byte: Buffer#copy makes a Uint8Array view per call, garbage on every event.
+  for (let k = s; k < e; k++) dst[at++] = src[k]!;
   return dst;
 }
 

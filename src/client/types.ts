@@ -16,6 +16,8 @@ export type Outcome = (typeof OUTCOMES)[number];
  * (`performance.timeOrigin + performance.now()`), taken when the bytes arrived.
  */
 export interface StreamObserver {
+  /** The request is being written on a connection; the time since `send` was spent waiting inside the HTTP pool (connecting included). */
+  onWritten(t: number): void;
   onHeaders(t: number, status: number): void;
   /** One SSE event that carried output; `reasoning` for reasoning_content, `answer` for content/text. */
   onContent(t: number, kind: 'reasoning' | 'answer'): void;

@@ -12,7 +12,8 @@ import { DEFAULT_GENERATOR_LIMITS, type GeneratorLimits } from '../result/validi
  *     error_rate: { max_increase_pp: 1 }                                             # vs baseline
  *     slo:        { ttft_p95: { max_ms: 500 }, http_5xx_rate: { max: 0.01 }, … }     # absolute
  *     confidence: 0.95
- *     validity:   { max_schedule_lag_p99_ms: 5, max_event_loop_delay_p99_ms: 20, min_achieved_fraction: 0.95 }
+ *     validity:   { max_schedule_lag_p99_ms: 5, max_event_loop_delay_p99_ms: 20, max_generator_cpu: 0.8,
+ *                   max_pool_wait_p99_ms: 50, min_achieved_fraction: 0.95 }
  *
  * Each rule also takes `warn_only` (report, never fail the verdict) and `enabled`.
  */
@@ -153,11 +154,13 @@ export const gateSchema: SchemaObject = {
     validity: {
       type: 'object',
       default: {},
-      description: 'a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, min_achieved_fraction',
+      description: 'a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, max_generator_cpu, max_pool_wait_p99_ms, min_achieved_fraction',
       additionalProperties: false,
       properties: {
         max_schedule_lag_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_schedule_lag_p99_ms),
         max_event_loop_delay_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_event_loop_delay_p99_ms),
+        max_generator_cpu: fraction(DEFAULT_GENERATOR_LIMITS.max_generator_cpu),
+        max_pool_wait_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_pool_wait_p99_ms),
         min_achieved_fraction: fraction(DEFAULT_GENERATOR_LIMITS.min_achieved_fraction),
       },
     },

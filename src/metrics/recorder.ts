@@ -33,6 +33,10 @@ export class RequestRecord implements StreamObserver {
     readonly maxTokens: number,
   ) {}
 
+  onWritten(t: number): void {
+    if (this.inWindow) recordMs(this.recorder.h.poolWait, t - this.tSend);
+  }
+
   onHeaders(t: number, status: number): void {
     this.tHeaders = t;
     this.status = status;
@@ -102,6 +106,7 @@ export class Recorder {
     e2e: newHistogram(),
     normalized: newHistogram(),
     scheduleLag: newHistogram(),
+    poolWait: newHistogram(),
     promptTokens: newHistogram(),
     outputTokens: newHistogram(),
     requestedPromptTokens: newHistogram(),

@@ -17,6 +17,7 @@ const COLS = ['p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
 const fmt = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)} %`);
 const mean = (s: LatencySummary | null) => (s ? fmt(s.mean) : 'n/a');
+const busy = (c: Result['generator']['window_cpu']) => (c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in the window · ` : '');
 
 function latencyTable(r: Result): string[] {
   const head = 'Latency (ms)'.padEnd(20) + COLS.map((c) => (c === 'p999' ? 'p99.9' : c).padStart(9)).join('') + 'count'.padStart(9);
@@ -44,7 +45,7 @@ export function renderConsoleReport(r: Result, gate: GateReport): string {
     `Throughput  ${r.throughput.output_tokens_per_s} output tok/s · ${r.throughput.total_tokens_per_s} total tok/s · ${r.throughput.requests_per_s} req/s completed`,
     `Goodput     ${r.goodput.rate_per_s} req/s, ${pct(r.goodput.fraction)} of requests met TTFT ≤ ${r.goodput.slo.ttft_ms} ms, TPOT ≤ ${r.goodput.slo.tpot_ms} ms, E2E ≤ ${r.goodput.slo.e2e_ms} ms`,
     `Workload    input tokens mean requested ${mean(r.workload.input_tokens.requested)} / delivered ${mean(r.workload.input_tokens.delivered)} · output ${mean(r.workload.output_tokens.requested)} / ${mean(r.workload.output_tokens.delivered)} (counted from ${r.workload.token_source})`,
-    `Generator   event-loop delay p99 ${r.generator.event_loop_delay_ms.p99.toFixed(2)} ms · CPU ${(r.generator.cpu_utilization * 100).toFixed(0)} % of a core · Little's law ratio ${r.littles_law.ratio ?? 'n/a'}`,
+    `Generator   event-loop delay p99 ${r.generator.event_loop_delay_ms.p99.toFixed(2)} ms · ${busy(r.generator.window_cpu)}process CPU ${(r.generator.cpu_utilization * 100).toFixed(0)} % of a core · pool wait p99 ${r.generator.pool_wait_ms?.p99.toFixed(2) ?? 'n/a'} ms · Little's law ratio ${r.littles_law.ratio ?? 'n/a'}`,
   ];
   if (r.requests.error_samples.length > 0) {
     out.push('', 'Errors');

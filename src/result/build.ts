@@ -1,7 +1,8 @@
 import type { Outcome } from '../client/types.js';
 import os from 'node:os';
 import type { Recorder } from '../metrics/recorder.js';
-import { encodeHistogram, summarizeCounts, summarizeMs } from '../metrics/histogram.js';
+import type { WindowCpu } from '../metrics/window-cpu.js';
+import { encodeHistogram, summarizeCounts, summarizeMs, type LatencySummary } from '../metrics/histogram.js';
 import { DEFINITIONS } from '../metrics/definitions.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import type { WorkloadFacts } from '../workload/workload.js';
@@ -20,6 +21,7 @@ export interface RunFacts {
   eventLoopDelayMs: { p50: number; p99: number; max: number };
   cpuS: number;
   wallS: number;
+  windowCpu: WindowCpu | null;
   workers: number;
   /** The workload generator's account of itself; absent when a result is built without one (tests). */
   workload?: WorkloadFacts;
@@ -43,6 +45,7 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
   const predicted = (achieved * meanTimeInSystemMs) / 1000;
   const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
   const lag = summarizeMs(h.scheduleLag);
+  const poolWait = tail(summarizeMs(h.poolWait));
   const wbc = rec.windowByClass;
   const ws = rec.windowScheduled;
   const tokenSource = rec.windowOk === 0 ? 'none' : rec.usageMissing === 0 ? 'usage' : rec.usageMissing === rec.windowOk ? 'chunks' : 'mixed';
@@ -101,6 +104,8 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
       cpu_utilization: f.wallS > 0 ? r3(f.cpuS / f.wallS) : 0,
       heap_mb: r3(process.memoryUsage().heapUsed / 2 ** 20),
       rss_mb: r3(process.memoryUsage.rss() / 2 ** 20),
+      window_cpu: f.windowCpu,
+      pool_wait_ms: poolWait,
     },
     littles_law: { mean_in_flight: r3(meanInFlight), predicted_in_flight: r3(predicted), ratio: littlesRatio === null ? null : r3(littlesRatio) },
     validity: (() => {
@@ -110,6 +115,8 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
         achievedRate: achieved,
         scheduleLagP99Ms: lag?.p99 ?? null,
         eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
+        busyCpu: f.windowCpu?.busy ?? null,
+        poolWaitP99Ms: poolWait?.p99 ?? null,
         okSamples: rec.windowOk,
         littlesRatio,
         interrupted: f.interrupted,
@@ -141,6 +148,11 @@ function workloadSection(rec: Recorder, tokenSource: Result['workload']['token_s
     ...counts,
     plan: w.plan,
   };
+}
+
+/** The generator's own delays are reported as p50, p99 and max, like the event-loop delay. */
+export function tail(s: LatencySummary | null): { p50: number; p99: number; max: number } | null {
+  return s && { p50: s.p50, p99: s.p99, max: s.max };
 }
 
 /** Shares of the window's scheduled requests that ended in 5xx, in 429, or in any failure. */

@@ -5,7 +5,8 @@ import { specHash } from '../spec/hash.js';
 import { TOOL_VERSION } from '../version.js';
 import { RESULT_SCHEMA_VERSION, type MetricName, type Result, type ValidityCheck } from './types.js';
 import { deliveredLengths, generatorLimits, validityChecks } from './validity.js';
-import { errorRates } from './build.js';
+import { errorRates, tail } from './build.js';
+import type { WindowCpu } from '../metrics/window-cpu.js';
 
 /**
  * replicates: the same benchmark run several times one after another. Windows add up;
@@ -89,6 +90,9 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
   const predicted = rate((r) => r.littles_law.predicted_in_flight);
   const littlesRatio = predicted > 0 ? r3(meanInFlight / predicted) : null;
   const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name]) => [m, summary(name, 'ms')])) as Result['metrics'];
+  // Measured only by newer loadgates: judged when every input has it.
+  const windowCpu = results.every((r) => r.generator.window_cpu !== undefined) ? busiest(results.map((r) => r.generator.window_cpu!)) : undefined;
+  const poolWait = results.every((r) => r.histograms.poolWait !== undefined) ? tail(summary('poolWait', 'ms')) : undefined;
   const loopDelay = { p50: max((r) => r.generator.event_loop_delay_ms.p50), p99: max((r) => r.generator.event_loop_delay_ms.p99), max: max((r) => r.generator.event_loop_delay_ms.max) };
   const spec = shards ? shardedSpec(results) : first.spec;
   const interrupted = results.some((r) => r.load.interrupted);
@@ -117,6 +121,8 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
       achievedRate: achieved,
       scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
       eventLoopDelayP99Ms: loopDelay.p99,
+      busyCpu: windowCpu === null ? null : windowCpu?.busy,
+      poolWaitP99Ms: poolWait === null ? null : poolWait?.p99,
       okSamples: windowByClass.ok,
       littlesRatio,
       interrupted,
@@ -176,6 +182,8 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
       // Shards are separate threads or machines, so their memory adds; replicates ran one after another.
       heap_mb: r3(shards ? sum((r) => r.generator.heap_mb) : max((r) => r.generator.heap_mb)),
       rss_mb: r3(shards ? sum((r) => r.generator.rss_mb) : max((r) => r.generator.rss_mb)),
+      ...(windowCpu !== undefined ? { window_cpu: windowCpu } : {}),
+      ...(poolWait !== undefined ? { pool_wait_ms: poolWait } : {}),
     },
     littles_law: { mean_in_flight: meanInFlight, predicted_in_flight: predicted, ratio: littlesRatio },
     validity: { valid: checks.every((c) => c.ok), checks },
@@ -225,6 +233,12 @@ function mergeErrorSamples(results: Result[]): Result['requests']['error_samples
     else byKey.set(key, { ...e });
   }
   return [...byKey.values()].sort((a, b) => b.count - a.count).slice(0, MAX_ERROR_SAMPLES);
+}
+
+/** The busiest generator thread (or run) is the one that could have been the bottleneck. */
+function busiest(cpus: (WindowCpu | null)[]): WindowCpu | null {
+  const measured = cpus.filter((c): c is WindowCpu => c !== null);
+  return measured.length === 0 ? null : measured.reduce((a, b) => (b.busy > a.busy ? b : a));
 }
 
 function mergeTokenSource(sources: Result['workload']['token_source'][]): Result['workload']['token_source'] {

@@ -1,5 +1,6 @@
 import type { Outcome } from '../client/types.js';
 import type { LatencySummary } from '../metrics/histogram.js';
+import type { WindowCpu } from '../metrics/window-cpu.js';
 import type { OutputControl, Spec } from '../spec/types.js';
 
 export const RESULT_SCHEMA_VERSION = 1;
@@ -119,6 +120,14 @@ export interface Result {
     /** Memory at the end of the run: flat across run lengths, since nothing is kept per request. */
     heap_mb: number;
     rss_mb: number;
+    /**
+     * The generator thread over the window (the busiest, when several), as shares of one core:
+     * busy is its CPU less the dispatcher's idle spin before arrivals. Null where per-thread CPU
+     * cannot be read. Absent from results made before loadgate measured it.
+     */
+    window_cpu?: WindowCpu | null;
+    /** Window requests' wait inside the HTTP pool between send and being written (connecting included); null if none was written. Absent in older results. */
+    pool_wait_ms?: { p50: number; p99: number; max: number } | null;
   };
   littles_law: { mean_in_flight: number; predicted_in_flight: number; ratio: number | null };
   validity: { valid: boolean; checks: ValidityCheck[] };

@@ -20,6 +20,10 @@ export interface ValidityInput {
   achievedRate: number;
   scheduleLagP99Ms: number | null;
   eventLoopDelayP99Ms: number;
+  /** Busy share of one core of the (busiest) generator thread over the window; null where unmeasurable; absent for older results. */
+  busyCpu?: number | null;
+  /** p99 of window requests' wait inside the HTTP pool; null when none was written; absent for older results. */
+  poolWaitP99Ms?: number | null;
   okSamples: number;
   littlesRatio: number | null;
   interrupted: boolean;
@@ -58,17 +62,29 @@ export function deliveredLengths(spec: Spec, w: Result['workload']): DeliveredLe
 export interface GeneratorLimits {
   max_schedule_lag_p99_ms: number;
   max_event_loop_delay_p99_ms: number;
+  /** Busy share of one core, per generator thread, over the window. */
+  max_generator_cpu: number;
+  max_pool_wait_p99_ms: number;
   /** Achieved arrival rate as a share of the offered one (open loop). */
   min_achieved_fraction: number;
 }
 
 /** The defaults of the spec's gate.validity (here, not in the gate's schema, so a worker thread need not load ajv). */
-export const DEFAULT_GENERATOR_LIMITS: GeneratorLimits = { max_schedule_lag_p99_ms: 5, max_event_loop_delay_p99_ms: 20, min_achieved_fraction: 0.95 };
+export const DEFAULT_GENERATOR_LIMITS: GeneratorLimits = {
+  max_schedule_lag_p99_ms: 5,
+  max_event_loop_delay_p99_ms: 20,
+  max_generator_cpu: 0.8,
+  max_pool_wait_p99_ms: 50,
+  min_achieved_fraction: 0.95,
+};
 
 /** The generator limits a spec sets, with the defaults for a spec written before they existed. */
 export function generatorLimits(spec: Spec): GeneratorLimits {
   return { ...DEFAULT_GENERATOR_LIMITS, ...spec.gate?.validity };
 }
+
+/** A limit as a percentage, without float noise (0.57 × 100 is 56.99999999999999). */
+const percent = (fraction: number) => Number((fraction * 100).toFixed(2));
 
 export function validityChecks(v: ValidityInput, limits: GeneratorLimits, t = THRESHOLDS): ValidityCheck[] {
   const checks: ValidityCheck[] = [];
@@ -77,13 +93,27 @@ export function validityChecks(v: ValidityInput, limits: GeneratorLimits, t = TH
   if (v.mode === 'open') {
     const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
     const minFrac = limits.min_achieved_fraction;
-    add('achieved_rate', frac >= minFrac, `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs ≥ ${minFrac * 100} %)`);
+    add('achieved_rate', frac >= minFrac, `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs ≥ ${percent(minFrac)} %)`);
     const lag = v.scheduleLagP99Ms;
     const maxLag = limits.max_schedule_lag_p99_ms;
     add('schedule_lag', lag !== null && lag <= maxLag, lag === null ? 'no request was sent in the window' : `schedule lag p99 ${lag.toFixed(3)} ms (needs ≤ ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? 'the generator kept its schedule' : 'the load generator was the bottleneck'}`);
   }
   const maxDelay = limits.max_event_loop_delay_p99_ms;
   add('event_loop_delay', v.eventLoopDelayP99Ms <= maxDelay, `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs ≤ ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`);
+  if (v.busyCpu !== undefined) {
+    const busy = v.busyCpu;
+    const maxBusy = limits.max_generator_cpu;
+    add('generator_cpu', busy === null || busy <= maxBusy, busy === null
+      ? 'generator CPU not measured: this platform gives no per-thread CPU time'
+      : `generator thread busy ${(busy * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs ≤ ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy <= maxBusy ? '' : ': the load generator was the bottleneck (add --workers or machines)'}`);
+  }
+  if (v.poolWaitP99Ms !== undefined) {
+    const wait = v.poolWaitP99Ms;
+    const maxWait = limits.max_pool_wait_p99_ms;
+    add('pool_wait', wait === null || wait <= maxWait, wait === null
+      ? 'no request was written in the window'
+      : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs ≤ ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? '' : ': latency from the schedule includes time the server never saw the request'}`);
+  }
   add('samples', v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs ≥ ${t.minSamplesForP99})`);
   if (v.littlesRatio !== null) {
     const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;

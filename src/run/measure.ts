@@ -5,6 +5,7 @@ import { dispatchOpenLoop } from '../dispatch/open-loop.js';
 import { dispatchClosedLoop } from '../dispatch/closed-loop.js';
 import { Recorder, type RequestRecord } from '../metrics/recorder.js';
 import { startLoopProbe } from '../metrics/loop-probe.js';
+import { WindowCpuMeter } from '../metrics/window-cpu.js';
 import { buildResult } from '../result/build.js';
 import type { Result } from '../result/types.js';
 import type { ResolvedSpec } from '../spec/types.js';
@@ -82,12 +83,14 @@ export async function measure(o: MeasureOptions): Promise<Result> {
   let planned = 0;
   let stop: () => void;
   let dispatched: Promise<number>;
+  let spinMs = () => 0;
   if (spec.load.mode === 'open') {
     const schedule = buildSchedule({ kind: spec.load.arrival, ratePerS: spec.load.rate, burstiness: spec.load.burstiness, seed: deriveSeed(spec.workload.seed, 'arrivals'), durationMs: totalMs });
     planned = schedule.length;
     const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]!) });
     stop = h.stop;
     dispatched = h.done;
+    spinMs = h.spinMs;
   } else {
     await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
     const h = dispatchClosedLoop({ concurrency: spec.load.concurrency, until: runStart + totalMs, fire: (i, t, finished) => send(i, t - runStart, finished) });
@@ -95,9 +98,12 @@ export async function measure(o: MeasureOptions): Promise<Result> {
     dispatched = h.done;
   }
 
+  const cpuMeter = new WindowCpuMeter(spinMs);
+  const windowTimers = [setTimeout(() => cpuMeter.start(), windowStart - now()), setTimeout(() => cpuMeter.stop(), windowEnd - now())];
   let interruptedAt = NaN;
   const onAbort = () => {
     interruptedAt = now();
+    cpuMeter.stop();
     stop();
     cancelAll(active);
   };
@@ -126,11 +132,13 @@ export async function measure(o: MeasureOptions): Promise<Result> {
       eventLoopDelayMs,
       cpuS: (cpu.user + cpu.system) / 1e6,
       wallS: (now() - wall0) / 1000,
+      windowCpu: cpuMeter.read(),
       workers: 1,
       workload: workload.describe(),
     });
   } finally {
     clearInterval(progress);
+    windowTimers.forEach(clearTimeout);
     o.signal?.removeEventListener('abort', onAbort);
     await client.close();
   }

@@ -405,6 +405,33 @@ describe('abort handle', () => {
   });
 });
 
+test('a request waits in the pool until it is written on a connection, so a stalled generator shows there', async () => {
+  const server = await startScriptedServer(ok({ tokens: 2 }));
+  const client = createClient({ baseUrl: server.baseUrl, api: 'chat', timeoutMs: 5_000 });
+  /** Sends, then keeps the event loop busy for `stallMs`, as a saturated generator would. */
+  const poolWait = async (stallMs: number) => {
+    const rec = new Recorder();
+    const tSend = now();
+    client.send(bodyFor('chat'), rec, 'req-1');
+    while (now() < tSend + stallMs);
+    await rec.ended;
+    expect(rec.written).toHaveLength(1);
+    expect(rec.written[0]).toBeLessThanOrEqual(rec.headers[0]!.t);
+    return rec.written[0]! - tSend;
+  };
+  try {
+    // Connecting (and, for a kept-alive connection, undici's check that it is still open) needs the event loop.
+    expect(await poolWait(50)).toBeGreaterThanOrEqual(50);
+    await sleep(SETTLE_MS);
+    expect(await poolWait(50)).toBeGreaterThanOrEqual(50);
+    await sleep(SETTLE_MS);
+    expect(await poolWait(0)).toBeLessThan(20);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
+
 test('200 concurrent streams all complete, with no client-side connection cap', async () => {
   // Every response is held until all 200 requests have reached the server, so any client-side
   // cap below 200 would deadlock into timeouts instead of merely slowing the test down.

@@ -8,6 +8,7 @@ export interface End {
 
 /** A StreamObserver that records every callback, for assertions. */
 export class Recorder implements StreamObserver {
+  written: number[] = [];
   headers: { t: number; status: number }[] = [];
   contents: { t: number; kind: 'reasoning' | 'answer' }[] = [];
   usage: { prompt: number; completion: number }[] = [];
@@ -20,6 +21,9 @@ export class Recorder implements StreamObserver {
     this.ended = new Promise((r) => (this.resolve = r));
   }
 
+  onWritten(t: number): void {
+    this.written.push(t);
+  }
   onHeaders(t: number, status: number): void {
     this.headers.push({ t, status });
   }

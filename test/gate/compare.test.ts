@@ -1,7 +1,8 @@
 import { compare } from '../../src/gate/compare.js';
 import { DEFAULT_GATE, gateOf, resolveGate, type GateSpec } from '../../src/gate/rules-schema.js';
 import type { GateReport, RuleOutcome } from '../../src/gate/types.js';
-import type { MergedResult } from '../../src/result/merge.js';
+import { mergeResults, type MergedResult } from '../../src/result/merge.js';
+import { parseResult } from '../../src/result/load.js';
 import type { Result } from '../../src/result/types.js';
 import { specHash } from '../../src/spec/hash.js';
 import { lognormal, synthesize, type Synth } from '../result/synthetic.js';
@@ -250,6 +251,46 @@ describe('validity and comparability', () => {
     const strict = synthesize({ n: 500, validity: { max_event_loop_delay_p99_ms: 0, min_achieved_fraction: 1.0 } });
     expect(strict.validity.checks.find((c) => c.name === 'event_loop_delay')).toMatchObject({ ok: false, message: expect.stringContaining('gate.validity.max_event_loop_delay_p99_ms') });
     expect(evaluate(strict).verdict).toBe('inconclusive');
+  });
+
+  test('a generator thread busy past gate.validity.max_generator_cpu makes the run inconclusive, and says so', () => {
+    const busy = synthesize({ n: 500, windowCpu: { busy: 0.95, spin: 0.02 } });
+    expect(busy.validity.checks.find((c) => c.name === 'generator_cpu')).toEqual({
+      name: 'generator_cpu',
+      ok: false,
+      message: 'generator thread busy 95 % of a core over the window, its idle spin before arrivals left out (needs ≤ 80 %, gate.validity.max_generator_cpu): the load generator was the bottleneck (add --workers or machines)',
+    });
+    expect(evaluate(busy).verdict).toBe('inconclusive');
+    expect(synthesize({ n: 500, windowCpu: { busy: 0.95, spin: 0.02 }, validity: { max_generator_cpu: 1 } }).validity.valid).toBe(true);
+    // A platform without per-thread CPU is reported, not judged.
+    expect(synthesize({ n: 500, windowCpu: null }).validity.checks.find((c) => c.name === 'generator_cpu')).toMatchObject({ ok: true, message: expect.stringContaining('not measured') });
+  });
+
+  test('requests held in the HTTP pool past gate.validity.max_pool_wait_p99_ms make the run inconclusive', () => {
+    const waiting = synthesize({ n: 500, poolWaitMs: 80 });
+    expect(waiting.generator.pool_wait_ms!.p99).toBeCloseTo(80, 0);
+    expect(waiting.validity.checks.find((c) => c.name === 'pool_wait')).toMatchObject({ ok: false, message: expect.stringMatching(/^requests waited p99 80\.\d+ ms in the HTTP pool .*needs ≤ 50 ms, gate\.validity\.max_pool_wait_p99_ms.*the server never saw/) });
+    expect(evaluate(waiting).verdict).toBe('inconclusive');
+    expect(synthesize({ n: 500, poolWaitMs: 80, validity: { max_pool_wait_p99_ms: 100 } }).validity.valid).toBe(true);
+  });
+
+  test('a baseline made before the generator CPU and pool wait were measured is judged without them', () => {
+    const made = synthesize({ n: 500 });
+    const newChecks = ['generator_cpu', 'pool_wait'];
+    expect(made.validity.checks.map((c) => c.name)).toEqual(expect.arrayContaining(newChecks));
+    const written = structuredClone(made);
+    delete written.generator.window_cpu;
+    delete written.generator.pool_wait_ms;
+    delete written.histograms.poolWait;
+    written.validity.checks = written.validity.checks.filter((c) => !newChecks.includes(c.name));
+    const old = parseResult(JSON.stringify(written), 'old.json');
+    expect(compare(old, synthesize({ n: 500 }), DEFAULT_GATE).verdict).toBe('pass');
+    const merged = mergeResults([old, synthesize({ n: 500 })]);
+    expect(merged.generator.window_cpu).toBeUndefined();
+    expect(merged.generator.pool_wait_ms).toBeUndefined();
+    const names = merged.validity.checks.map((c) => c.name);
+    expect(names).not.toContain('generator_cpu');
+    expect(names).not.toContain('pool_wait');
   });
 
   test('an invalid baseline makes the verdict inconclusive', () => {

@@ -24,7 +24,7 @@ describe('gate section of the spec', () => {
       bootstrap_iterations: 1000,
       min_tail_samples: 10,
       tolerance_pct: 10,
-      validity: { max_schedule_lag_p99_ms: 5, max_event_loop_delay_p99_ms: 20, min_achieved_fraction: 0.95 },
+      validity: { max_schedule_lag_p99_ms: 5, max_event_loop_delay_p99_ms: 20, max_generator_cpu: 0.8, max_pool_wait_p99_ms: 50, min_achieved_fraction: 0.95 },
     });
   });
 

@@ -91,6 +91,17 @@ describe('merge: refusals', () => {
     expect(forced.validity.checks.find((c) => c.name === 'merge_inputs')!.message).toMatch(/^merged with --force across different benchmarks/);
   });
 
+  test('shards are judged by their busiest generator thread, and pool waits merge exactly', () => {
+    const calm = synthesize({ n: 400, include: (i) => i % 2 === 0, windowCpu: { busy: 0.4, spin: 0.3 }, poolWaitMs: 0.2 });
+    const busy = synthesize({ n: 400, include: (i) => i % 2 === 1, windowCpu: { busy: 0.95, spin: 0.01 }, poolWaitMs: 2 });
+    const merged = mergeResults([calm, busy], { mode: 'shards' });
+    expect(merged.generator.window_cpu).toEqual({ busy: 0.95, spin: 0.01 });
+    expect(merged.validity.checks.find((c) => c.name === 'generator_cpu')!.ok).toBe(false);
+    expect(merged.generator.pool_wait_ms!.p50).toBeCloseTo(calm.generator.pool_wait_ms!.p50, 2);
+    expect(merged.generator.pool_wait_ms!.max).toBeCloseTo(busy.generator.pool_wait_ms!.max, 2);
+    expect(mergeResults([calm, synthesize({ n: 400, windowCpu: null })], { mode: 'shards', force: true }).generator.window_cpu).toEqual({ busy: 0.4, spin: 0.3 });
+  });
+
   test('an invalid input makes the merge invalid', () => {
     const merged = mergeResults([synthesize({ n: 200 }), synthesize({ n: 200, lagMs: 10 })]);
     expect(merged.validity.checks.find((c) => c.name === 'merge_inputs')).toMatchObject({ ok: false, message: 'an input was not valid: result 2 failed schedule_lag' });

@@ -5,6 +5,7 @@ import { Recorder } from '../../src/metrics/recorder.js';
 import { buildResult } from '../../src/result/build.js';
 import type { GeneratorLimits } from '../../src/result/validity.js';
 import type { Result } from '../../src/result/types.js';
+import type { WindowCpu } from '../../src/metrics/window-cpu.js';
 import { specHash } from '../../src/spec/hash.js';
 import type { ResolvedSpec, Spec } from '../../src/spec/types.js';
 
@@ -25,6 +26,10 @@ export interface Synth {
   detail?: string;
   /** t_send − t_sched in ms. */
   lagMs?: number;
+  /** Wait in the HTTP pool, t_written − t_send in ms. */
+  poolWaitMs?: number;
+  /** The generator thread's window CPU; default 20 % busy, 5 % spin. */
+  windowCpu?: WindowCpu | null;
   model?: string;
   /** The spec's rate; default n / windowS. */
   rate?: number;
@@ -76,6 +81,7 @@ export function synthesize(o: Synth = {}): Result {
       continue;
     }
     rec.markSent(r, tSched + lag);
+    r.onWritten(tSched + lag + (o.poolWaitMs ?? 0.1));
     r.onHeaders(tSched + lag + 1, outcome === 'ok' ? 200 : 500);
     if (outcome !== 'ok') {
       r.onEnd(tSched + lag + 5, outcome, o.detail ?? `${outcome} detail`);
@@ -99,6 +105,7 @@ export function synthesize(o: Synth = {}): Result {
     eventLoopDelayMs: { p50: 0.5, p99: 1, max: 2 },
     cpuS: 1,
     wallS: windowS,
+    windowCpu: o.windowCpu === undefined ? { busy: 0.2, spin: 0.05 } : o.windowCpu,
     workers: 1,
   });
 }

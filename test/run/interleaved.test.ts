@@ -21,7 +21,7 @@ load: { arrival: poisson, rate: 50, warmup: 1s, steady: 5s, cooldown: 0s }
 # Two simulators and the generator share this machine's cores with whatever else runs: at
 # 100 req/s the generator's lag p99 can pass the default 5 ms. What is judged here is the
 # comparison; the generator's own precision has its tests in test/run/timing.test.ts.
-gate: { validity: { max_schedule_lag_p99_ms: 50, max_event_loop_delay_p99_ms: 100 } }
+gate: { validity: { max_schedule_lag_p99_ms: 50, max_event_loop_delay_p99_ms: 100, max_pool_wait_p99_ms: 100 } }
 `,
     'ab.yml',
     {},

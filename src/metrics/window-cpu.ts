@@ -1,0 +1,55 @@
+import { now } from '../time.js';
+import { threadCpuMs } from './thread-cpu.js';
+
+export interface WindowCpu {
+  /** Share of one core the thread spent working: its CPU time less the dispatcher's idle spin. */
+  busy: number;
+  /** Share of one core the dispatcher spent spinning through idle event-loop turns just before arrivals. */
+  spin: number;
+}
+
+interface Snapshot {
+  t: number;
+  cpuMs: number;
+  spinMs: number;
+}
+
+/**
+ * The generator thread's CPU over the measured window. Its whole CPU time would mislead: the
+ * open-loop dispatcher spins through idle event-loop turns before each arrival, so a thread
+ * with work to spare reads busy at high arrival rates. The dispatcher times those turns; their
+ * time is taken off.
+ */
+export class WindowCpuMeter {
+  private from: Snapshot | null = null;
+  private to: Snapshot | null = null;
+
+  constructor(
+    /** The dispatcher's spin so far (src/dispatch/open-loop.ts); closed loop does not spin. */
+    private readonly spinMs: () => number,
+  ) {}
+
+  /** At the window's start. */
+  start(): void {
+    this.from = this.take();
+  }
+
+  /** At the window's end, or wherever the run stopped inside it; later calls keep the first. */
+  stop(): void {
+    if (this.from !== null && this.to === null) this.to = this.take();
+  }
+
+  /** Null when the window was never reached or this platform has no per-thread CPU. */
+  read(): WindowCpu | null {
+    const { from, to } = this;
+    if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
+    const wall = to.t - from.t;
+    const spinMs = to.spinMs - from.spinMs;
+    const r3 = (x: number) => Math.round(Math.max(0, x) * 1000) / 1000;
+    return { busy: r3((to.cpuMs - from.cpuMs - spinMs) / wall), spin: r3(spinMs / wall) };
+  }
+
+  private take(): Snapshot {
+    return { t: now(), cpuMs: threadCpuMs() ?? NaN, spinMs: this.spinMs() };
+  }
+}

@@ -1,0 +1,55 @@
+import { Worker } from 'node:worker_threads';
+import { dispatchOpenLoop } from '../../src/dispatch/open-loop.js';
+import { threadCpuMs } from '../../src/metrics/thread-cpu.js';
+import { WindowCpuMeter } from '../../src/metrics/window-cpu.js';
+import { now } from '../../src/time.js';
+
+/** Runs a one-second open-loop schedule at `ratePerS` whose every arrival costs `work()`, metered as measure() meters a window. */
+async function meteredRun(ratePerS: number, work: () => void) {
+  const schedule = Float64Array.from({ length: ratePerS }, (_, i) => 20 + (i * 1000) / ratePerS);
+  const h = dispatchOpenLoop({ schedule, runStart: now(), fire: work });
+  const meter = new WindowCpuMeter(h.spinMs);
+  meter.start();
+  await h.done;
+  meter.stop();
+  return meter.read()!;
+}
+
+/** A fixed amount of computation, so its CPU cost does not depend on the machine's load. */
+function compute(rounds: number): number {
+  let x = 0;
+  for (let k = 0; k < rounds; k++) x = (x * 31 + k) % 1000003;
+  return x;
+}
+
+describe('generator thread CPU', () => {
+  test("reads the calling thread alone: its own work shows, a busy worker thread's does not", async () => {
+    const worker = new Worker('const t = Date.now() + 400; while (Date.now() < t);', { eval: true });
+    const before = threadCpuMs();
+    await new Promise((r) => worker.once('exit', r));
+    const afterWait = threadCpuMs();
+    const until = now() + 300;
+    while (now() < until);
+    const afterWork = threadCpuMs();
+    expect(before).not.toBeNull();
+    expect(afterWait! - before!).toBeLessThan(150);
+    expect(afterWork! - afterWait!).toBeGreaterThan(150);
+  });
+
+  test("the dispatcher's idle spin is taken off, and the work done per arrival is what reads as busy", async () => {
+    // 1,000 arrivals/s keep the dispatcher spinning nearly all the time; each arrival then costs 0.3 ms of computation.
+    const rounds = 20_000;
+    const t0 = threadCpuMs()!;
+    for (let k = 0; k < 2000; k++) compute(rounds);
+    const roundsFor = (ms: number) => Math.round((rounds * ms * 2000) / (threadCpuMs()! - t0));
+    const work = roundsFor(0.3);
+    const idle = await meteredRun(1000, () => undefined);
+    const busy = await meteredRun(1000, () => void compute(work));
+    // Wide bounds: CPU shares hold up on a loaded machine, but the spin shrinks when the thread is descheduled.
+    expect(idle.spin).toBeGreaterThan(0.3);
+    expect(idle.busy).toBeLessThan(0.3);
+    expect(busy.busy - idle.busy).toBeGreaterThan(0.3 - 0.15);
+    expect(busy.busy - idle.busy).toBeLessThan(0.3 + 0.15);
+    expect(busy.spin).toBeLessThan(idle.spin);
+  });
+});

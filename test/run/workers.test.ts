@@ -1,0 +1,32 @@
+import { runBenchmark } from '../../src/run/run.js';
+import { openaiStream, startScriptedServer, type ScriptedServer } from '../fixtures/scripted-server.js';
+import { specFor } from './helpers.js';
+
+let server: ScriptedServer;
+afterEach(() => server?.close());
+
+test('two generator threads split the arrivals and merge into one run, each thread watching itself', async () => {
+  const script = openaiStream({ ttftMs: 50, itlMs: 5, tokens: 10 });
+  server = await startScriptedServer((req) => (req.url.endsWith('/models') ? { status: 200, steps: [{ send: '{"data":[]}' }, { end: true }] } : script));
+  const lines: string[] = [];
+  const result = await runBenchmark({ resolved: specFor(server.baseUrl, 'rate: 40\nwarmup: 300ms\nsteady: 2s\ncooldown: 0s'), workers: 2, onRecordLine: (l) => lines.push(l) });
+
+  expect(result.environment.workers).toBe(2);
+  expect(result.load.label).toContain('2 generator threads');
+  // Every arrival of both threads is accounted for, reached the server, and is one raw record.
+  const records = lines.map((l) => JSON.parse(l) as { request_id: string; outcome: string });
+  expect(records).toHaveLength(result.requests.scheduled);
+  expect(server.requests - 1).toBe(result.requests.scheduled); // less the readiness probe
+  const threads = new Set(records.map((r) => /w(\d)-\d+$/.exec(r.request_id)![1]));
+  expect([...threads].sort()).toEqual(['0', '1']);
+  expect(result.requests.window.by_class.ok).toBe(result.requests.window.scheduled);
+  expect(result.requests.window.scheduled).toBeGreaterThan(40);
+  expect(Math.abs(result.metrics.ttft_ms!.p50 - 50)).toBeLessThan(5);
+
+  // The busiest thread's CPU and the pool wait of both threads' requests, judged like one thread's.
+  expect(result.generator.window_cpu!.busy).toBeGreaterThanOrEqual(0);
+  expect(result.generator.window_cpu!.busy).toBeLessThan(0.8);
+  expect(result.generator.pool_wait_ms!.p99).toBeGreaterThan(0);
+  const names = result.validity.checks.map((c) => c.name);
+  expect(names).toEqual(expect.arrayContaining(['schedule_lag', 'event_loop_delay', 'generator_cpu', 'pool_wait', 'merge_inputs']));
+});
