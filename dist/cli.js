@@ -5301,7 +5301,7 @@ var require_inflate2 = __commonJS({
       var chunkSize = this.options.chunkSize;
       var dictionary = this.options.dictionary;
       var status2, _mode;
-      var next_out_utf8, tail2, utf8str;
+      var next_out_utf8, tail, utf8str;
       var allowBufError = false;
       if (this.ended) {
         return false;
@@ -5339,12 +5339,12 @@ var require_inflate2 = __commonJS({
           if (strm.avail_out === 0 || status2 === c.Z_STREAM_END || strm.avail_in === 0 && (_mode === c.Z_FINISH || _mode === c.Z_SYNC_FLUSH)) {
             if (this.options.to === "string") {
               next_out_utf8 = strings.utf8border(strm.output, strm.next_out);
-              tail2 = strm.next_out - next_out_utf8;
+              tail = strm.next_out - next_out_utf8;
               utf8str = strings.buf2string(strm.output, next_out_utf8);
-              strm.next_out = tail2;
-              strm.avail_out = chunkSize - tail2;
-              if (tail2) {
-                utils.arraySet(strm.output, strm.output, next_out_utf8, tail2, 0);
+              strm.next_out = tail;
+              strm.avail_out = chunkSize - tail;
+              if (tail) {
+                utils.arraySet(strm.output, strm.output, next_out_utf8, tail, 0);
               }
               this.onData(utf8str);
             } else {
@@ -10742,8 +10742,8 @@ var require_utils = __commonJS({
       }
       if (bestLength < 2) return hextets.join(":");
       const head = hextets.slice(0, bestStart).join(":");
-      const tail2 = hextets.slice(bestStart + bestLength).join(":");
-      return head + "::" + tail2;
+      const tail = hextets.slice(bestStart + bestLength).join(":");
+      return head + "::" + tail;
     }
     function normalizeIPv6Address(input) {
       const compression = input.indexOf("::");
@@ -31056,11 +31056,11 @@ var require_fixed_queue = __commonJS({
       }
       /** @returns {T|null} */
       shift() {
-        const tail2 = this.tail;
-        const next = tail2.shift();
-        if (tail2.isEmpty() && tail2.next !== null) {
-          this.tail = tail2.next;
-          tail2.next = null;
+        const tail = this.tail;
+        const next = tail.shift();
+        if (tail.isEmpty() && tail.next !== null) {
+          this.tail = tail.next;
+          tail.next = null;
         }
         return next;
       }
@@ -37403,20 +37403,20 @@ var require_cache = __commonJS({
         directives.push({ value: value2.substring(start), fromMalformedQuote: false });
         return directives;
       }
-      const tail2 = value2.substring(start);
+      const tail = value2.substring(start);
       const quoteOffset = quoteStart - start;
       let tailStart = 0;
-      for (let i = 0; i < tail2.length; i++) {
-        if (tail2[i] === ",") {
+      for (let i = 0; i < tail.length; i++) {
+        if (tail[i] === ",") {
           directives.push({
-            value: tail2.substring(tailStart, i),
+            value: tail.substring(tailStart, i),
             fromMalformedQuote: tailStart > quoteOffset
           });
           tailStart = i + 1;
         }
       }
       directives.push({
-        value: tail2.substring(tailStart),
+        value: tail.substring(tailStart),
         fromMalformedQuote: tailStart > quoteOffset
       });
       return directives;
@@ -46099,7 +46099,7 @@ var require_permessage_deflate = __commonJS({
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
     var { isValidClientWindowBits } = require_util6();
     var { MessageSizeExceededError } = require_errors3();
-    var tail2 = Buffer.from([0, 0, 255, 255]);
+    var tail = Buffer.from([0, 0, 255, 255]);
     var kBuffer = /* @__PURE__ */ Symbol("kBuffer");
     var kLength = /* @__PURE__ */ Symbol("kLength");
     var PerMessageDeflate = class {
@@ -46157,7 +46157,7 @@ var require_permessage_deflate = __commonJS({
         }
         this.#inflate.write(chunk);
         if (fin) {
-          this.#inflate.write(tail2);
+          this.#inflate.write(tail);
         }
         this.#inflate.flush(() => {
           if (!this.#inflate) {
@@ -48600,9 +48600,9 @@ function normalQuantile(p2) {
   const b2 = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
   const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
   const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  const tail2 = (q2) => (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
-  if (p2 < 0.02425) return tail2(Math.sqrt(-2 * Math.log(p2)));
-  if (p2 > 1 - 0.02425) return -tail2(Math.sqrt(-2 * Math.log(1 - p2)));
+  const tail = (q2) => (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
+  if (p2 < 0.02425) return tail(Math.sqrt(-2 * Math.log(p2)));
+  if (p2 > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log(1 - p2)));
   const q = p2 - 0.5;
   const r = q * q;
   return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b2[0] * r + b2[1]) * r + b2[2]) * r + b2[3]) * r + b2[4]) * r + 1);
@@ -48664,6 +48664,9 @@ function summarize(h, unit) {
 }
 var summarizeMs = (h) => summarize(h, 1e3);
 var summarizeCounts = (h) => summarize(h, 1);
+function delayTail(s) {
+  return s && { p50: s.p50, p99: s.p99, max: s.max };
+}
 
 // src/metrics/timeseries.ts
 var MAX_POINTS = 900;
@@ -48859,7 +48862,7 @@ function buildResult(rec, f) {
   const predicted = achieved * meanTimeInSystemMs / 1e3;
   const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
   const lag = summarizeMs(h.scheduleLag);
-  const poolWait = tail(summarizeMs(h.poolWait));
+  const poolWait = delayTail(summarizeMs(h.poolWait));
   const wbc = rec.windowByClass;
   const ws = rec.windowScheduled;
   const tokenSource = rec.windowOk === 0 ? "none" : rec.usageMissing === 0 ? "usage" : rec.usageMissing === rec.windowOk ? "chunks" : "mixed";
@@ -48956,9 +48959,6 @@ function workloadSection(rec, tokenSource, w) {
     plan: w.plan
   };
 }
-function tail(s) {
-  return s && { p50: s.p50, p99: s.p99, max: s.max };
-}
 function errorRates(byClass2, scheduled) {
   const share = (n) => scheduled > 0 ? r3(n / scheduled) : 0;
   return { http_5xx: share(byClass2.http_5xx), http_429: share(byClass2.http_429), errors: share(scheduled - byClass2.ok) };
@@ -49004,7 +49004,7 @@ function mergeResults(results, opts = {}) {
   const littlesRatio = predicted > 0 ? r32(meanInFlight / predicted) : null;
   const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name2]) => [m, summary2(name2, "ms")]));
   const windowCpu = results.every((r) => r.generator.window_cpu !== void 0) ? busiest(results.map((r) => r.generator.window_cpu)) : void 0;
-  const poolWait = results.every((r) => r.histograms.poolWait !== void 0) ? tail(summary2("poolWait", "ms")) : void 0;
+  const poolWait = results.every((r) => r.histograms.poolWait !== void 0) ? delayTail(summary2("poolWait", "ms")) : void 0;
   const loopDelay = { p50: max2((r) => r.generator.event_loop_delay_ms.p50), p99: max2((r) => r.generator.event_loop_delay_ms.p99), max: max2((r) => r.generator.event_loop_delay_ms.max) };
   const spec = shards ? shardedSpec(results) : first.spec;
   const interrupted = results.some((r) => r.load.interrupted);
@@ -52933,8 +52933,7 @@ function startLoopProbe() {
   return {
     stop() {
       clearInterval(timer);
-      const s = summarizeMs(h);
-      return { p50: s?.p50 ?? 0, p99: s?.p99 ?? 0, max: s?.max ?? 0 };
+      return delayTail(summarizeMs(h)) ?? { p50: 0, p99: 0, max: 0 };
     }
   };
 }

@@ -5301,7 +5301,7 @@ var require_inflate2 = __commonJS({
       var chunkSize = this.options.chunkSize;
       var dictionary = this.options.dictionary;
       var status2, _mode;
-      var next_out_utf8, tail2, utf8str;
+      var next_out_utf8, tail, utf8str;
       var allowBufError = false;
       if (this.ended) {
         return false;
@@ -5339,12 +5339,12 @@ var require_inflate2 = __commonJS({
           if (strm.avail_out === 0 || status2 === c.Z_STREAM_END || strm.avail_in === 0 && (_mode === c.Z_FINISH || _mode === c.Z_SYNC_FLUSH)) {
             if (this.options.to === "string") {
               next_out_utf8 = strings.utf8border(strm.output, strm.next_out);
-              tail2 = strm.next_out - next_out_utf8;
+              tail = strm.next_out - next_out_utf8;
               utf8str = strings.buf2string(strm.output, next_out_utf8);
-              strm.next_out = tail2;
-              strm.avail_out = chunkSize - tail2;
-              if (tail2) {
-                utils.arraySet(strm.output, strm.output, next_out_utf8, tail2, 0);
+              strm.next_out = tail;
+              strm.avail_out = chunkSize - tail;
+              if (tail) {
+                utils.arraySet(strm.output, strm.output, next_out_utf8, tail, 0);
               }
               this.onData(utf8str);
             } else {
@@ -16821,11 +16821,11 @@ var require_fixed_queue = __commonJS({
       }
       /** @returns {T|null} */
       shift() {
-        const tail2 = this.tail;
-        const next = tail2.shift();
-        if (tail2.isEmpty() && tail2.next !== null) {
-          this.tail = tail2.next;
-          tail2.next = null;
+        const tail = this.tail;
+        const next = tail.shift();
+        if (tail.isEmpty() && tail.next !== null) {
+          this.tail = tail.next;
+          tail.next = null;
         }
         return next;
       }
@@ -23168,20 +23168,20 @@ var require_cache = __commonJS({
         directives.push({ value: value2.substring(start2), fromMalformedQuote: false });
         return directives;
       }
-      const tail2 = value2.substring(start2);
+      const tail = value2.substring(start2);
       const quoteOffset = quoteStart - start2;
       let tailStart = 0;
-      for (let i = 0; i < tail2.length; i++) {
-        if (tail2[i] === ",") {
+      for (let i = 0; i < tail.length; i++) {
+        if (tail[i] === ",") {
           directives.push({
-            value: tail2.substring(tailStart, i),
+            value: tail.substring(tailStart, i),
             fromMalformedQuote: tailStart > quoteOffset
           });
           tailStart = i + 1;
         }
       }
       directives.push({
-        value: tail2.substring(tailStart),
+        value: tail.substring(tailStart),
         fromMalformedQuote: tailStart > quoteOffset
       });
       return directives;
@@ -31864,7 +31864,7 @@ var require_permessage_deflate = __commonJS({
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
     var { isValidClientWindowBits } = require_util5();
     var { MessageSizeExceededError } = require_errors();
-    var tail2 = Buffer.from([0, 0, 255, 255]);
+    var tail = Buffer.from([0, 0, 255, 255]);
     var kBuffer = /* @__PURE__ */ Symbol("kBuffer");
     var kLength = /* @__PURE__ */ Symbol("kLength");
     var PerMessageDeflate = class {
@@ -31922,7 +31922,7 @@ var require_permessage_deflate = __commonJS({
         }
         this.#inflate.write(chunk);
         if (fin) {
-          this.#inflate.write(tail2);
+          this.#inflate.write(tail);
         }
         this.#inflate.flush(() => {
           if (!this.#inflate) {
@@ -34707,6 +34707,9 @@ function summarize(h, unit) {
 }
 var summarizeMs = (h) => summarize(h, 1e3);
 var summarizeCounts = (h) => summarize(h, 1);
+function delayTail(s) {
+  return s && { p50: s.p50, p99: s.p99, max: s.max };
+}
 
 // src/spec/error.ts
 var SpecError = class extends Error {
@@ -35859,8 +35862,7 @@ function startLoopProbe() {
   return {
     stop() {
       clearInterval(timer);
-      const s = summarizeMs(h);
-      return { p50: s?.p50 ?? 0, p99: s?.p99 ?? 0, max: s?.max ?? 0 };
+      return delayTail(summarizeMs(h)) ?? { p50: 0, p99: 0, max: 0 };
     }
   };
 }
@@ -36041,7 +36043,7 @@ function buildResult(rec, f) {
   const predicted = achieved * meanTimeInSystemMs / 1e3;
   const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
   const lag = summarizeMs(h.scheduleLag);
-  const poolWait = tail(summarizeMs(h.poolWait));
+  const poolWait = delayTail(summarizeMs(h.poolWait));
   const wbc = rec.windowByClass;
   const ws = rec.windowScheduled;
   const tokenSource = rec.windowOk === 0 ? "none" : rec.usageMissing === 0 ? "usage" : rec.usageMissing === rec.windowOk ? "chunks" : "mixed";
@@ -36137,9 +36139,6 @@ function workloadSection(rec, tokenSource, w) {
     ...counts,
     plan: w.plan
   };
-}
-function tail(s) {
-  return s && { p50: s.p50, p99: s.p99, max: s.max };
 }
 function errorRates(byClass, scheduled) {
   const share = (n) => scheduled > 0 ? r3(n / scheduled) : 0;

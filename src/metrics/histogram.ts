@@ -58,3 +58,14 @@ export const summarizeMs = (h: Histogram) => summarize(h, 1000);
 
 /** Summary of unitless counts (token lengths), recorded as plain integers. */
 export const summarizeCounts = (h: Histogram) => summarize(h, 1);
+
+/** The generator's own delays (event-loop delay, pool wait) are reported by these three. */
+export interface DelayTail {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export function delayTail(s: LatencySummary | null): DelayTail | null {
+  return s && { p50: s.p50, p99: s.p99, max: s.max };
+}

@@ -1,4 +1,4 @@
-import { newHistogram, recordMs, summarizeMs } from './histogram.js';
+import { delayTail, newHistogram, recordMs, summarizeMs, type DelayTail } from './histogram.js';
 import { now } from '../time.js';
 
 const INTERVAL_MS = 10;
@@ -8,7 +8,7 @@ const INTERVAL_MS = 10;
  * late it actually ran. Node's monitorEventLoopDelay reports the whole interval instead of
  * the excess, which reads as 10 ms of "delay" on an idle loop.
  */
-export function startLoopProbe(): { stop(): { p50: number; p99: number; max: number } } {
+export function startLoopProbe(): { stop(): DelayTail } {
   const h = newHistogram();
   let due = now() + INTERVAL_MS;
   const timer = setInterval(() => {
@@ -20,8 +20,7 @@ export function startLoopProbe(): { stop(): { p50: number; p99: number; max: num
   return {
     stop() {
       clearInterval(timer);
-      const s = summarizeMs(h);
-      return { p50: s?.p50 ?? 0, p99: s?.p99 ?? 0, max: s?.max ?? 0 };
+      return delayTail(summarizeMs(h)) ?? { p50: 0, p99: 0, max: 0 };
     },
   };
 }

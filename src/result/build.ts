@@ -2,7 +2,7 @@ import type { Outcome } from '../client/types.js';
 import os from 'node:os';
 import type { Recorder } from '../metrics/recorder.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
-import { encodeHistogram, summarizeCounts, summarizeMs, type LatencySummary } from '../metrics/histogram.js';
+import { delayTail, encodeHistogram, summarizeCounts, summarizeMs, type DelayTail } from '../metrics/histogram.js';
 import { DEFINITIONS } from '../metrics/definitions.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import type { WorkloadFacts } from '../workload/workload.js';
@@ -18,7 +18,7 @@ export interface RunFacts {
   windowMs: number;
   interrupted: boolean;
   notReached: number;
-  eventLoopDelayMs: { p50: number; p99: number; max: number };
+  eventLoopDelayMs: DelayTail;
   cpuS: number;
   wallS: number;
   windowCpu: WindowCpu | null;
@@ -45,7 +45,7 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
   const predicted = (achieved * meanTimeInSystemMs) / 1000;
   const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
   const lag = summarizeMs(h.scheduleLag);
-  const poolWait = tail(summarizeMs(h.poolWait));
+  const poolWait = delayTail(summarizeMs(h.poolWait));
   const wbc = rec.windowByClass;
   const ws = rec.windowScheduled;
   const tokenSource = rec.windowOk === 0 ? 'none' : rec.usageMissing === 0 ? 'usage' : rec.usageMissing === rec.windowOk ? 'chunks' : 'mixed';
@@ -148,11 +148,6 @@ function workloadSection(rec: Recorder, tokenSource: Result['workload']['token_s
     ...counts,
     plan: w.plan,
   };
-}
-
-/** The generator's own delays are reported as p50, p99 and max, like the event-loop delay. */
-export function tail(s: LatencySummary | null): { p50: number; p99: number; max: number } | null {
-  return s && { p50: s.p50, p99: s.p99, max: s.max };
 }
 
 /** Shares of the window's scheduled requests that ended in 5xx, in 429, or in any failure. */

@@ -1,11 +1,11 @@
 import { coarsenCounts } from '../metrics/timeseries.js';
 import { OUTCOMES, type Outcome } from '../client/types.js';
-import { decodeHistogram, encodeHistogram, newHistogram, PERCENTILES, summarizeCounts, summarizeMs, type Histogram } from '../metrics/histogram.js';
+import { decodeHistogram, delayTail, encodeHistogram, newHistogram, PERCENTILES, summarizeCounts, summarizeMs, type Histogram } from '../metrics/histogram.js';
 import { specHash } from '../spec/hash.js';
 import { TOOL_VERSION } from '../version.js';
 import { RESULT_SCHEMA_VERSION, type MetricName, type Result, type ValidityCheck } from './types.js';
 import { deliveredLengths, generatorLimits, validityChecks } from './validity.js';
-import { errorRates, tail } from './build.js';
+import { errorRates } from './build.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
 
 /**
@@ -92,7 +92,7 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
   const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name]) => [m, summary(name, 'ms')])) as Result['metrics'];
   // Measured only by newer loadgates: judged when every input has it.
   const windowCpu = results.every((r) => r.generator.window_cpu !== undefined) ? busiest(results.map((r) => r.generator.window_cpu!)) : undefined;
-  const poolWait = results.every((r) => r.histograms.poolWait !== undefined) ? tail(summary('poolWait', 'ms')) : undefined;
+  const poolWait = results.every((r) => r.histograms.poolWait !== undefined) ? delayTail(summary('poolWait', 'ms')) : undefined;
   const loopDelay = { p50: max((r) => r.generator.event_loop_delay_ms.p50), p99: max((r) => r.generator.event_loop_delay_ms.p99), max: max((r) => r.generator.event_loop_delay_ms.max) };
   const spec = shards ? shardedSpec(results) : first.spec;
   const interrupted = results.some((r) => r.load.interrupted);

@@ -1,5 +1,5 @@
 import type { Outcome } from '../client/types.js';
-import type { LatencySummary } from '../metrics/histogram.js';
+import type { DelayTail, LatencySummary } from '../metrics/histogram.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
 import type { OutputControl, Spec } from '../spec/types.js';
 
@@ -114,7 +114,7 @@ export interface Result {
     plan?: WorkloadPlan;
   };
   generator: {
-    event_loop_delay_ms: { p50: number; p99: number; max: number };
+    event_loop_delay_ms: DelayTail;
     cpu_s: number;
     cpu_utilization: number;
     /** Memory at the end of the run: flat across run lengths, since nothing is kept per request. */
@@ -127,7 +127,7 @@ export interface Result {
      */
     window_cpu?: WindowCpu | null;
     /** Window requests' wait inside the HTTP pool between send and being written (connecting included); null if none was written. Absent in older results. */
-    pool_wait_ms?: { p50: number; p99: number; max: number } | null;
+    pool_wait_ms?: DelayTail | null;
   };
   littles_law: { mean_in_flight: number; predicted_in_flight: number; ratio: number | null };
   validity: { valid: boolean; checks: ValidityCheck[] };
