@@ -48478,7 +48478,11 @@ function comparabilityChecks(base, cur, tolerancePct) {
   const add = (name2, ok, message) => checks.push({ scope: "comparability", name: name2, ok, message });
   const tolerance = tolerancePct / 100;
   const sameModel = base.target.model === cur.target.model;
-  add("model", sameModel, sameModel ? `both runs served model ${JSON.stringify(cur.target.model)}` : `the model differs: baseline ${JSON.stringify(base.target.model)}, current ${JSON.stringify(cur.target.model)}`);
+  add(
+    "model",
+    sameModel,
+    sameModel ? `both runs served model ${JSON.stringify(cur.target.model)}` : `the model differs: baseline ${JSON.stringify(base.target.model)}, current ${JSON.stringify(cur.target.model)}`
+  );
   const diffs = base.spec_hash === cur.spec_hash ? [] : specDifferences(base.spec, cur.spec);
   add(
     "spec",
@@ -48487,15 +48491,36 @@ function comparabilityChecks(base, cur, tolerancePct) {
   );
   const near = (name2, what, unit, b2, c) => {
     if (b2 == null || c == null || b2 === 0) {
-      add(name2, true, `${what}: not measured in ${b2 == null && c == null ? "either run" : b2 == null || b2 === 0 ? "the baseline" : "the current run"}; not compared`);
+      add(
+        name2,
+        true,
+        `${what}: not measured in ${b2 == null && c == null ? "either run" : b2 == null || b2 === 0 ? "the baseline" : "the current run"}; not compared`
+      );
       return;
     }
     const d = Math.abs(c / b2 - 1);
-    add(name2, d <= tolerance, `${what} ${c.toFixed(1)}${unit} vs baseline ${b2.toFixed(1)}${unit}: ${d <= tolerance ? "within" : "differs by"} ${pct(d)}${d <= tolerance ? ` (tolerance ${tolerancePct} %)` : `, more than the ${tolerancePct} % tolerance`}`);
+    add(
+      name2,
+      d <= tolerance,
+      `${what} ${c.toFixed(1)}${unit} vs baseline ${b2.toFixed(1)}${unit}: ${d <= tolerance ? "within" : "differs by"} ${pct(d)}${d <= tolerance ? ` (tolerance ${tolerancePct} %)` : `, more than the ${tolerancePct} % tolerance`}`
+    );
   };
-  if (base.load.mode === "open" && cur.load.mode === "open") near("offered_rate", "offered rate", " req/s", base.load.offered_rate_per_s, cur.load.offered_rate_per_s);
-  near("prompt_length", "delivered prompt length (mean)", " tokens", base.workload.input_tokens.delivered?.mean, cur.workload.input_tokens.delivered?.mean);
-  near("output_length", "delivered output length (mean)", " tokens", base.workload.output_tokens.delivered?.mean, cur.workload.output_tokens.delivered?.mean);
+  if (base.load.mode === "open" && cur.load.mode === "open")
+    near("offered_rate", "offered rate", " req/s", base.load.offered_rate_per_s, cur.load.offered_rate_per_s);
+  near(
+    "prompt_length",
+    "delivered prompt length (mean)",
+    " tokens",
+    base.workload.input_tokens.delivered?.mean,
+    cur.workload.input_tokens.delivered?.mean
+  );
+  near(
+    "output_length",
+    "delivered output length (mean)",
+    " tokens",
+    base.workload.output_tokens.delivered?.mean,
+    cur.workload.output_tokens.delivered?.mean
+  );
   return checks;
 }
 
@@ -48658,7 +48683,12 @@ var PERCENTILES = [
 var round3 = (x) => Math.round(x * 1e3) / 1e3;
 function summarize(h, unit) {
   if (h.totalCount === 0) return null;
-  const s = { count: h.totalCount, mean: round3(h.mean / unit), min: round3(h.getValueAtPercentile(0) / unit), max: round3(h.getValueAtPercentile(100) / unit) };
+  const s = {
+    count: h.totalCount,
+    mean: round3(h.mean / unit),
+    min: round3(h.getValueAtPercentile(0) / unit),
+    max: round3(h.getValueAtPercentile(100) / unit)
+  };
   for (const [key, p2] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p2) / unit);
   return s;
 }
@@ -48716,16 +48746,7 @@ function coarsenCounts(counts, factor) {
 }
 
 // src/client/types.ts
-var OUTCOMES = [
-  "ok",
-  "http_429",
-  "http_4xx",
-  "http_5xx",
-  "connect_error",
-  "timeout",
-  "stream_error",
-  "dropped"
-];
+var OUTCOMES = ["ok", "http_429", "http_4xx", "http_5xx", "connect_error", "timeout", "stream_error", "dropped"];
 
 // src/spec/hash.ts
 import { createHash } from "node:crypto";
@@ -48782,27 +48803,51 @@ function validityChecks(v, limits, t = THRESHOLDS) {
   if (v.mode === "open") {
     const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
     const minFrac = limits.min_achieved_fraction;
-    add("achieved_rate", frac >= minFrac, `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`);
+    add(
+      "achieved_rate",
+      frac >= minFrac,
+      `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`
+    );
     const lag = v.scheduleLagP99Ms;
     const maxLag = limits.max_schedule_lag_p99_ms;
-    add("schedule_lag", lag !== null && lag <= maxLag, lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`);
+    add(
+      "schedule_lag",
+      lag !== null && lag <= maxLag,
+      lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`
+    );
   }
   const maxDelay = limits.max_event_loop_delay_p99_ms;
-  add("event_loop_delay", v.eventLoopDelayP99Ms <= maxDelay, `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`);
+  add(
+    "event_loop_delay",
+    v.eventLoopDelayP99Ms <= maxDelay,
+    `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`
+  );
   if (v.busyCpu !== void 0) {
     const busy2 = v.busyCpu;
     const maxBusy = limits.max_generator_cpu;
-    add("generator_cpu", busy2 === null || busy2 <= maxBusy, busy2 === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy2 * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy2 <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`);
+    add(
+      "generator_cpu",
+      busy2 === null || busy2 <= maxBusy,
+      busy2 === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy2 * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy2 <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`
+    );
   }
   if (v.poolWaitP99Ms !== void 0) {
     const wait = v.poolWaitP99Ms;
     const maxWait = limits.max_pool_wait_p99_ms;
-    add("pool_wait", wait === null || wait <= maxWait, wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`);
+    add(
+      "pool_wait",
+      wait === null || wait <= maxWait,
+      wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`
+    );
   }
   add("samples", v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs \u2265 ${t.minSamplesForP99})`);
   if (v.littlesRatio !== null) {
     const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
-    add("littles_law", ok, `mean in-flight / (achieved rate \xD7 mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 \xB1 ${t.littlesLawTolerance}): ${ok ? "the window was steady" : "the window was not steady"}`);
+    add(
+      "littles_law",
+      ok,
+      `mean in-flight / (achieved rate \xD7 mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 \xB1 ${t.littlesLawTolerance}): ${ok ? "the window was steady" : "the window was not steady"}`
+    );
   }
   if (v.workload) {
     const { ok, message } = workloadDelivered(v.workload, t);
@@ -48815,9 +48860,15 @@ function workloadDelivered(w, t) {
     if (m.requested === null || m.delivered === null || m.requested === 0) return { ok: true, text: `${what}: not measured` };
     const d = m.delivered / m.requested - 1;
     const ok = Math.abs(d) <= tolerance;
-    return { ok, text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)` };
+    return {
+      ok,
+      text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)`
+    };
   };
-  const shown = (what, m, why) => ({ ok: true, text: `${what} mean ${m.delivered?.toFixed(1) ?? "unmeasured"} tokens delivered vs ${m.requested?.toFixed(1) ?? "no"} requested, not judged: ${why}` });
+  const shown = (what, m, why) => ({
+    ok: true,
+    text: `${what} mean ${m.delivered?.toFixed(1) ?? "unmeasured"} tokens delivered vs ${m.requested?.toFixed(1) ?? "no"} requested, not judged: ${why}`
+  });
   const input = w.inputVerbatim ? shown("input", w.input, "dataset prompts are sent as written and their requested lengths are estimates") : judge("input", w.input, w.inputCalibrated ? t.calibratedInputTolerance : t.workloadTolerance);
   const output = w.outputForced ? judge("output", w.output, t.workloadTolerance) : shown("output", w.output, "output_control is none, so max_tokens is only a cap");
   const hints = [
@@ -48875,7 +48926,14 @@ function buildResult(rec, f) {
     spec,
     spec_hash: f.resolved.hash,
     target: { url: f.targetUrl, api: spec.target.api, model: spec.target.model, simulator: f.simulator },
-    environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? "unknown", workers: f.workers },
+    environment: {
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      cpus: os.cpus().length,
+      cpu_model: os.cpus()[0]?.model ?? "unknown",
+      workers: f.workers
+    },
     load: {
       mode: spec.load.mode,
       label: closed ? `closed-loop, ${spec.load.concurrency} concurrent` : `open-loop ${spec.load.arrival} at ${spec.load.rate} req/s`,
@@ -48911,7 +48969,12 @@ function buildResult(rec, f) {
       total_tokens_per_s: perS(rec.completedOutputTokens + rec.completedPromptTokens),
       requests_per_s: perS(rec.completedInWindow)
     },
-    goodput: { slo: { ...spec.slo }, requests: rec.windowGood, rate_per_s: perS(rec.windowGood), fraction: ws > 0 ? r3(rec.windowGood / ws) : null },
+    goodput: {
+      slo: { ...spec.slo },
+      requests: rec.windowGood,
+      rate_per_s: perS(rec.windowGood),
+      fraction: ws > 0 ? r3(rec.windowGood / ws) : null
+    },
     rates: errorRates(wbc, ws),
     workload,
     generator: {
@@ -48923,24 +48986,37 @@ function buildResult(rec, f) {
       window_cpu: f.windowCpu,
       pool_wait_ms: poolWait
     },
-    littles_law: { mean_in_flight: r3(meanInFlight), predicted_in_flight: r3(predicted), ratio: littlesRatio === null ? null : r3(littlesRatio) },
+    littles_law: {
+      mean_in_flight: r3(meanInFlight),
+      predicted_in_flight: r3(predicted),
+      ratio: littlesRatio === null ? null : r3(littlesRatio)
+    },
     validity: (() => {
-      const checks = validityChecks({
-        mode: spec.load.mode,
-        offeredRate: offered,
-        achievedRate: achieved,
-        scheduleLagP99Ms: lag?.p99 ?? null,
-        eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
-        busyCpu: f.windowCpu?.busy ?? null,
-        poolWaitP99Ms: poolWait?.p99 ?? null,
-        okSamples: rec.windowOk,
-        littlesRatio,
-        interrupted: f.interrupted,
-        workload: deliveredLengths(spec, workload)
-      }, generatorLimits(spec));
+      const checks = validityChecks(
+        {
+          mode: spec.load.mode,
+          offeredRate: offered,
+          achievedRate: achieved,
+          scheduleLagP99Ms: lag?.p99 ?? null,
+          eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
+          busyCpu: f.windowCpu?.busy ?? null,
+          poolWaitP99Ms: poolWait?.p99 ?? null,
+          okSamples: rec.windowOk,
+          littlesRatio,
+          interrupted: f.interrupted,
+          workload: deliveredLengths(spec, workload)
+        },
+        generatorLimits(spec)
+      );
       return { valid: checks.every((c) => c.ok), checks };
     })(),
-    timeseries: { interval_s: rec.series.intervalS, sent: rec.series.sent, ok: rec.series.ok, errors: rec.series.errors, output_tokens: rec.series.outputTokens },
+    timeseries: {
+      interval_s: rec.series.intervalS,
+      sent: rec.series.sent,
+      ok: rec.series.ok,
+      errors: rec.series.errors,
+      output_tokens: rec.series.outputTokens
+    },
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: DEFINITIONS
   };
@@ -48954,7 +49030,11 @@ function workloadSection(rec, tokenSource, w) {
   const short = rec.windowShortRequests;
   return {
     input_tokens: { spec: w.inputSpec, ...input },
-    output_tokens: { spec: w.outputSpec, ...output, shortfall: { requests: short, mean_tokens: short > 0 ? r3(rec.windowShortTokens / short) : null } },
+    output_tokens: {
+      spec: w.outputSpec,
+      ...output,
+      shortfall: { requests: short, mean_tokens: short > 0 ? r3(rec.windowShortTokens / short) : null }
+    },
     ...counts,
     plan: w.plan
   };
@@ -49005,12 +49085,20 @@ function mergeResults(results, opts = {}) {
   const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name2]) => [m, summary2(name2, "ms")]));
   const windowCpu = results.every((r) => r.generator.window_cpu !== void 0) ? busiest(results.map((r) => r.generator.window_cpu)) : void 0;
   const poolWait = results.every((r) => r.histograms.poolWait !== void 0) ? delayTail(summary2("poolWait", "ms")) : void 0;
-  const loopDelay = { p50: max2((r) => r.generator.event_loop_delay_ms.p50), p99: max2((r) => r.generator.event_loop_delay_ms.p99), max: max2((r) => r.generator.event_loop_delay_ms.max) };
+  const loopDelay = {
+    p50: max2((r) => r.generator.event_loop_delay_ms.p50),
+    p99: max2((r) => r.generator.event_loop_delay_ms.p99),
+    max: max2((r) => r.generator.event_loop_delay_ms.max)
+  };
   const spec = shards ? shardedSpec(results) : first.spec;
   const interrupted = results.some((r) => r.load.interrupted);
   const label = `${first.load.mode === "closed" ? `closed-loop, ${shards ? sum((r) => r.load.concurrency ?? 0) : first.load.concurrency} concurrent` : `open-loop ${first.load.arrival} at ${offered} req/s`} (${results.length} ${mode} merged)`;
   const workload = {
-    input_tokens: { requested: summary2("requestedPromptTokens", "count"), delivered: summary2("promptTokens", "count"), ...first.workload.input_tokens.spec ? { spec: first.workload.input_tokens.spec } : {} },
+    input_tokens: {
+      requested: summary2("requestedPromptTokens", "count"),
+      delivered: summary2("promptTokens", "count"),
+      ...first.workload.input_tokens.spec ? { spec: first.workload.input_tokens.spec } : {}
+    },
     output_tokens: {
       requested: summary2("requestedOutputTokens", "count"),
       delivered: summary2("outputTokens", "count"),
@@ -49023,21 +49111,26 @@ function mergeResults(results, opts = {}) {
     ...first.workload.plan ? { plan: first.workload.plan } : {}
   };
   const judgedAlone = (c) => !(shards && (c.name === "samples" || c.name === "littles_law"));
-  const invalidInputs = results.flatMap((r, i) => r.validity.checks.filter((c) => !c.ok && judgedAlone(c)).map((c) => `${names[i]} failed ${c.name}`));
+  const invalidInputs = results.flatMap(
+    (r, i) => r.validity.checks.filter((c) => !c.ok && judgedAlone(c)).map((c) => `${names[i]} failed ${c.name}`)
+  );
   const checks = [
-    ...validityChecks({
-      mode: first.load.mode,
-      offeredRate: offered,
-      achievedRate: achieved,
-      scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
-      eventLoopDelayP99Ms: loopDelay.p99,
-      busyCpu: windowCpu === null ? null : windowCpu?.busy,
-      poolWaitP99Ms: poolWait === null ? null : poolWait?.p99,
-      okSamples: windowByClass.ok,
-      littlesRatio,
-      interrupted,
-      workload: deliveredLengths(spec, workload)
-    }, generatorLimits(spec)),
+    ...validityChecks(
+      {
+        mode: first.load.mode,
+        offeredRate: offered,
+        achievedRate: achieved,
+        scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
+        eventLoopDelayP99Ms: loopDelay.p99,
+        busyCpu: windowCpu === null ? null : windowCpu?.busy,
+        poolWaitP99Ms: poolWait === null ? null : poolWait?.p99,
+        okSamples: windowByClass.ok,
+        littlesRatio,
+        interrupted,
+        workload: deliveredLengths(spec, workload)
+      },
+      generatorLimits(spec)
+    ),
     {
       name: "merge_inputs",
       ok: invalidInputs.length === 0 && mismatches.length === 0,
@@ -49076,7 +49169,12 @@ function mergeResults(results, opts = {}) {
       total_tokens_per_s: rate2((r) => r.throughput.total_tokens_per_s),
       requests_per_s: rate2((r) => r.throughput.requests_per_s)
     },
-    goodput: { slo: first.goodput.slo, requests: good, rate_per_s: rate2((r) => r.goodput.rate_per_s), fraction: ws > 0 ? r32(good / ws) : null },
+    goodput: {
+      slo: first.goodput.slo,
+      requests: good,
+      rate_per_s: rate2((r) => r.goodput.rate_per_s),
+      fraction: ws > 0 ? r32(good / ws) : null
+    },
     rates: errorRates(windowByClass, ws),
     workload,
     generator: {
@@ -49104,8 +49202,12 @@ function mergeMismatches(results, names) {
   const out2 = [];
   results.slice(1).forEach((r, j) => {
     const name2 = names[j + 1];
-    if (r.target.model !== first.target.model) out2.push(`${name2}: its model ${JSON.stringify(r.target.model)} differs from ${names[0]}'s ${JSON.stringify(first.target.model)}`);
-    else if (r.spec_hash !== first.spec_hash) out2.push(`${name2}: its spec hash ${r.spec_hash.slice(0, 12)} differs from ${names[0]}'s ${first.spec_hash.slice(0, 12)} (a different benchmark)`);
+    if (r.target.model !== first.target.model)
+      out2.push(`${name2}: its model ${JSON.stringify(r.target.model)} differs from ${names[0]}'s ${JSON.stringify(first.target.model)}`);
+    else if (r.spec_hash !== first.spec_hash)
+      out2.push(
+        `${name2}: its spec hash ${r.spec_hash.slice(0, 12)} differs from ${names[0]}'s ${first.spec_hash.slice(0, 12)} (a different benchmark)`
+      );
   });
   return out2;
 }
@@ -49152,11 +49254,19 @@ function mergeTimeseries(results, shards) {
       return shards ? total : r32(total / values.length);
     });
   };
-  return { interval_s: interval, sent: combine((r) => r.timeseries.sent), ok: combine((r) => r.timeseries.ok), errors: combine((r) => r.timeseries.errors), output_tokens: combine((r) => r.timeseries.output_tokens) };
+  return {
+    interval_s: interval,
+    sent: combine((r) => r.timeseries.sent),
+    ok: combine((r) => r.timeseries.ok),
+    errors: combine((r) => r.timeseries.errors),
+    output_tokens: combine((r) => r.timeseries.output_tokens)
+  };
 }
 var SPREAD_KEYS = {
   ...Object.fromEntries(
-    Object.keys(METRIC_HISTOGRAM).flatMap((m) => PERCENTILES.map(([key]) => [`${m}.${key}`, (r) => r.metrics[m]?.[key] ?? null]))
+    Object.keys(METRIC_HISTOGRAM).flatMap(
+      (m) => PERCENTILES.map(([key]) => [`${m}.${key}`, (r) => r.metrics[m]?.[key] ?? null])
+    )
   ),
   "throughput.output_tokens_per_s": (r) => r.throughput.output_tokens_per_s,
   "throughput.requests_per_s": (r) => r.throughput.requests_per_s,
@@ -49202,7 +49312,13 @@ var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})
 var FIXED_SLO_KEYS = ["http_5xx_rate", "http_429_rate", "goodput_fraction"];
 var withDefault = (schema, value2) => value2 === void 0 ? schema : { ...schema, default: value2 };
 var nonNegative = (fallback) => withDefault({ type: "number", minimum: 0, description: "a number \u2265 0" }, fallback);
-var fraction = (fallback) => ({ type: "number", minimum: 0, maximum: 1, default: fallback, description: "a fraction between 0 and 1" });
+var fraction = (fallback) => ({
+  type: "number",
+  minimum: 0,
+  maximum: 1,
+  default: fallback,
+  description: "a fraction between 0 and 1"
+});
 function rule(props, required, fallback) {
   return withDefault(
     {
@@ -49236,9 +49352,15 @@ var gateSchema = {
       description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
       propertyNames: keyNames(LATENCY_KEY, "latency rules"),
       properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, [pct3, ms]]) => [key, rule({ max_increase_pct: nonNegative(pct3), max_increase_ms: nonNegative(ms) }, [], {})])
+        Object.entries(LATENCY_DEFAULTS).map(([key, [pct3, ms]]) => [
+          key,
+          rule({ max_increase_pct: nonNegative(pct3), max_increase_ms: nonNegative(ms) }, [], {})
+        ])
       ),
-      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, ["max_increase_pct", "max_increase_ms"])
+      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, [
+        "max_increase_pct",
+        "max_increase_ms"
+      ])
     },
     throughput: {
       type: "object",
@@ -49254,7 +49376,10 @@ var gateSchema = {
       type: "object",
       default: {},
       description: `a mapping with keys ${FIXED_SLO_KEYS.join(", ")} and <metric>_<percentile> latency limits`,
-      propertyNames: keyNames(`(${LATENCY_KEY}|${FIXED_SLO_KEYS.join("|")})`, `SLO rules are ${FIXED_SLO_KEYS.join(", ")} or latency limits`),
+      propertyNames: keyNames(
+        `(${LATENCY_KEY}|${FIXED_SLO_KEYS.join("|")})`,
+        `SLO rules are ${FIXED_SLO_KEYS.join(", ")} or latency limits`
+      ),
       properties: {
         ttft_p95: rule({ max_ms: nonNegative() }, [], {}),
         http_5xx_rate: rule({ max: fraction(0.01) }, [], {}),
@@ -49264,7 +49389,13 @@ var gateSchema = {
       additionalProperties: rule({ max_ms: nonNegative() }, ["max_ms"])
     },
     confidence: { type: "number", minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: "a number in [0.5, 1), e.g. 0.95" },
-    bootstrap_iterations: { type: "integer", minimum: 100, maximum: 1e5, default: 1e3, description: "an integer between 100 and 100000" },
+    bootstrap_iterations: {
+      type: "integer",
+      minimum: 100,
+      maximum: 1e5,
+      default: 1e3,
+      description: "an integer between 100 and 100000"
+    },
     min_tail_samples: { type: "integer", minimum: 1, default: 10, description: "an integer \u2265 1" },
     tolerance_pct: nonNegative(10),
     // Noisy shared runners may need looser generator limits; interleaved A/B (baseline-url) is the better cure.
@@ -49358,9 +49489,17 @@ function replicateSe(r, key, value2) {
   return spread2 && cv !== void 0 ? cv * Math.abs(value2) / Math.sqrt(spread2.count) : 0;
 }
 function outcome(d, status2, flags) {
-  return { ...d, rule: `${d.metric} ${d.limit}`, status: status2 === "fail" && flags.warn_only ? "warn" : status2, warn_only: flags.warn_only };
+  return {
+    ...d,
+    rule: `${d.metric} ${d.limit}`,
+    status: status2 === "fail" && flags.warn_only ? "warn" : status2,
+    warn_only: flags.warn_only
+  };
 }
-var changeOf = (baseline, current) => ({ abs: current - baseline, rel: baseline !== 0 ? (current - baseline) / baseline : null });
+var changeOf = (baseline, current) => ({
+  abs: current - baseline,
+  rel: baseline !== 0 ? (current - baseline) / baseline : null
+});
 function num(v, signed = false) {
   const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
   const text = Math.abs(v).toFixed(digits);
@@ -49372,7 +49511,13 @@ var confText = (confidence) => `${Math.round(confidence * 1e3) / 10} %`;
 // src/gate/regression.ts
 function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
   const t = latencyTarget(key);
-  const draft = { id: `latency.${key}`, kind: "regression", metric: t.label, limit: `may rise \u2264 ${rule2.max_increase_pct} % or ${rule2.max_increase_ms} ms, whichever is larger`, unit: "ms" };
+  const draft = {
+    id: `latency.${key}`,
+    kind: "regression",
+    metric: t.label,
+    limit: `may rise \u2264 ${rule2.max_increase_pct} % or ${rule2.max_increase_ms} ms, whichever is larger`,
+    unit: "ms"
+  };
   const b2 = ctx.buckets(base, t.histogram, 1e3);
   const c = ctx.buckets(cur, t.histogram, 1e3);
   const bv = b2 ? percentileOf(b2, t.p) : null;
@@ -49383,7 +49528,17 @@ function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
   const change = changeOf(bv, cv);
   const need = minSamples(t.p, ctx.minTail);
   if (b2.n < need || c.n < need) {
-    return outcome({ ...draft, ...none, change, threshold, reason: `too few samples for ${t.pct}: needs \u2265 ${need} in each run (baseline ${b2.n}, current ${c.n})` }, "inconclusive", rule2);
+    return outcome(
+      {
+        ...draft,
+        ...none,
+        change,
+        threshold,
+        reason: `too few samples for ${t.pct}: needs \u2265 ${need} in each run (baseline ${b2.n}, current ${c.n})`
+      },
+      "inconclusive",
+      rule2
+    );
   }
   const boot = percentileShiftInterval(b2, c, t.p, ctx.confidence, ctx.iterations, ctx.rng(draft.id));
   const spreadSe = Math.hypot(replicateSe(base, `${t.metric}.${t.pct}`, bv), replicateSe(cur, `${t.metric}.${t.pct}`, cv));
@@ -49391,7 +49546,11 @@ function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
   const moved = `${change.abs >= 0 ? "rose" : "fell"} ${num(change.abs, true)} ms (${change.rel === null ? "n/a" : pctText(change.rel, true)}), allowed ${num(threshold, true)} ms`;
   const failed = change.abs > threshold && ci.lower > threshold;
   const reason = failed ? `${moved}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower, true)} ms is beyond it too` : change.abs > threshold ? `${moved}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower, true)} ms` : moved;
-  return outcome({ ...draft, baseline: bv, current: cv, change, threshold, ci: { ...ci, confidence: ctx.confidence }, reason }, failed ? "fail" : "pass", rule2);
+  return outcome(
+    { ...draft, baseline: bv, current: cv, change, threshold, ci: { ...ci, confidence: ctx.confidence }, reason },
+    failed ? "fail" : "pass",
+    rule2
+  );
 }
 function widen(iv, point, extra) {
   if (extra === 0) return iv;
@@ -49415,7 +49574,13 @@ var THROUGHPUT = {
     value: (r) => r.throughput.requests_per_s,
     contribution: (r) => ({ sum: r.requests.window.by_class.ok, sumSq: r.requests.window.by_class.ok })
   },
-  goodput_per_s: { label: "Goodput", unit: "req/s", spread: "goodput.rate_per_s", value: (r) => r.goodput.rate_per_s, contribution: (r) => ({ sum: r.goodput.requests, sumSq: r.goodput.requests }) }
+  goodput_per_s: {
+    label: "Goodput",
+    unit: "req/s",
+    spread: "goodput.rate_per_s",
+    value: (r) => r.goodput.rate_per_s,
+    contribution: (r) => ({ sum: r.goodput.requests, sumSq: r.goodput.requests })
+  }
 };
 function totalRse({ sum, sumSq }, n) {
   const mean3 = sum / n;
@@ -49423,16 +49588,32 @@ function totalRse({ sum, sumSq }, n) {
 }
 function judgeThroughputDecrease(key, rule2, base, cur, ctx) {
   const m = THROUGHPUT[key];
-  const draft = { id: `throughput.${key}`, kind: "regression", metric: m.label, limit: `may fall \u2264 ${rule2.max_decrease_pct} %`, unit: m.unit };
+  const draft = {
+    id: `throughput.${key}`,
+    kind: "regression",
+    metric: m.label,
+    limit: `may fall \u2264 ${rule2.max_decrease_pct} %`,
+    unit: m.unit
+  };
   const bv = m.value(base);
   const cv = m.value(cur);
   const threshold = -(rule2.max_decrease_pct / 100) * bv;
   const known = { baseline: bv, current: cv, change: changeOf(bv, cv), threshold, ci: null };
   if (base.requests.window.scheduled === 0 || cur.requests.window.scheduled === 0) {
-    return outcome({ ...known, ...draft, change: null, reason: `no requests in the ${cur.requests.window.scheduled === 0 ? "current" : "baseline"} window` }, "inconclusive", rule2);
+    return outcome(
+      {
+        ...known,
+        ...draft,
+        change: null,
+        reason: `no requests in the ${cur.requests.window.scheduled === 0 ? "current" : "baseline"} window`
+      },
+      "inconclusive",
+      rule2
+    );
   }
   if (bv <= 0) return outcome({ ...draft, ...known, reason: "the baseline has none to compare with" }, "inconclusive", rule2);
-  if (cv <= 0) return outcome({ ...draft, ...known, reason: `none at all in the current run (baseline ${num(bv)} ${m.unit})` }, "fail", rule2);
+  if (cv <= 0)
+    return outcome({ ...draft, ...known, reason: `none at all in the current run (baseline ${num(bv)} ${m.unit})` }, "fail", rule2);
   const rse = (r) => totalRse(m.contribution(r, ctx), r.requests.window.scheduled);
   const se = Math.hypot(rse(base), rse(cur), replicateSe(base, m.spread, 1), replicateSe(cur, m.spread, 1));
   const logRatio = Math.log(cv / bv);
@@ -49446,14 +49627,32 @@ function judgeThroughputDecrease(key, rule2, base, cur, ctx) {
   return outcome({ ...draft, ...known, ci, reason }, failed ? "fail" : "pass", rule2);
 }
 function judgeErrorRateIncrease(rule2, base, cur, ctx) {
-  const draft = { id: "error_rate", kind: "regression", metric: "Error rate", limit: `may rise \u2264 ${rule2.max_increase_pp} pp`, unit: "fraction" };
+  const draft = {
+    id: "error_rate",
+    kind: "regression",
+    metric: "Error rate",
+    limit: `may rise \u2264 ${rule2.max_increase_pp} pp`,
+    unit: "fraction"
+  };
   const nb = base.requests.window.scheduled;
   const nc = cur.requests.window.scheduled;
   const xb = nb - base.requests.window.by_class.ok;
   const xc = nc - cur.requests.window.by_class.ok;
   const threshold = rule2.max_increase_pp / 100;
   if (nb === 0 || nc === 0) {
-    return outcome({ ...draft, baseline: nb ? xb / nb : null, current: nc ? xc / nc : null, change: null, threshold, ci: null, reason: `no requests in the ${nc === 0 ? "current" : "baseline"} window` }, "inconclusive", rule2);
+    return outcome(
+      {
+        ...draft,
+        baseline: nb ? xb / nb : null,
+        current: nc ? xc / nc : null,
+        change: null,
+        threshold,
+        ci: null,
+        reason: `no requests in the ${nc === 0 ? "current" : "baseline"} window`
+      },
+      "inconclusive",
+      rule2
+    );
   }
   const change = changeOf(xb / nb, xc / nc);
   const pb = (xb + 1) / (nb + 2);
@@ -49469,17 +49668,30 @@ function judgeErrorRateIncrease(rule2, base, cur, ctx) {
 // src/gate/slo.ts
 function judgeLatencyLimit(key, rule2, base, cur, ctx) {
   const t = latencyTarget(key);
-  const draft = { id: `slo.${key}`, kind: "slo", metric: t.label, limit: `\u2264 ${num(rule2.max_ms)} ms`, unit: "ms", threshold: rule2.max_ms, ci: null };
+  const draft = {
+    id: `slo.${key}`,
+    kind: "slo",
+    metric: t.label,
+    limit: `\u2264 ${num(rule2.max_ms)} ms`,
+    unit: "ms",
+    threshold: rule2.max_ms,
+    ci: null
+  };
   const b2 = base ? ctx.buckets(base, t.histogram, 1e3) : null;
   const c = ctx.buckets(cur, t.histogram, 1e3);
   const bv = b2 ? percentileOf(b2, t.p) : null;
-  if (!c) return outcome({ ...draft, baseline: bv, current: null, change: null, reason: "no samples in the current run" }, "inconclusive", rule2);
+  if (!c)
+    return outcome({ ...draft, baseline: bv, current: null, change: null, reason: "no samples in the current run" }, "inconclusive", rule2);
   const cv = percentileOf(c, t.p);
   const known = { ...draft, baseline: bv, current: cv, change: bv === null ? null : changeOf(bv, cv) };
   const need = minSamples(t.p, ctx.minTail);
   if (c.n < need) return outcome({ ...known, reason: `too few samples for ${t.pct}: needs \u2265 ${need}, has ${c.n}` }, "inconclusive", rule2);
   const ok = cv <= rule2.max_ms;
-  return outcome({ ...known, reason: `${num(cv)} ms ${ok ? "is within" : "exceeds"} the ${num(rule2.max_ms)} ms limit (${c.n} samples)` }, ok ? "pass" : "fail", rule2);
+  return outcome(
+    { ...known, reason: `${num(cv)} ms ${ok ? "is within" : "exceeds"} the ${num(rule2.max_ms)} ms limit (${c.n} samples)` },
+    ok ? "pass" : "fail",
+    rule2
+  );
 }
 function judgeShare(x, n, max2, z) {
   const enough = max2 > 0 ? Math.ceil(1 / max2 - 1e-9) : 1;
@@ -49491,16 +49703,46 @@ function judgeRateLimits(slo, base, cur, ctx) {
   const n = cur.requests.window.scheduled;
   const share = (r, x) => r && r.requests.window.scheduled > 0 ? x(r) / r.requests.window.scheduled : null;
   const rules = [
-    { id: "slo.http_5xx_rate", metric: "5xx rate", flags: slo.http_5xx_rate, bad: (r) => r.requests.window.by_class.http_5xx, max: slo.http_5xx_rate.max },
-    { id: "slo.http_429_rate", metric: "429 rate", flags: slo.http_429_rate, bad: (r) => r.requests.window.by_class.http_429, max: slo.http_429_rate.max },
-    { id: "slo.goodput_fraction", metric: "Goodput", flags: slo.goodput_fraction, bad: (r) => r.requests.window.scheduled - r.goodput.requests, max: 1 - slo.goodput_fraction.min, good: true }
+    {
+      id: "slo.http_5xx_rate",
+      metric: "5xx rate",
+      flags: slo.http_5xx_rate,
+      bad: (r) => r.requests.window.by_class.http_5xx,
+      max: slo.http_5xx_rate.max
+    },
+    {
+      id: "slo.http_429_rate",
+      metric: "429 rate",
+      flags: slo.http_429_rate,
+      bad: (r) => r.requests.window.by_class.http_429,
+      max: slo.http_429_rate.max
+    },
+    {
+      id: "slo.goodput_fraction",
+      metric: "Goodput",
+      flags: slo.goodput_fraction,
+      bad: (r) => r.requests.window.scheduled - r.goodput.requests,
+      max: 1 - slo.goodput_fraction.min,
+      good: true
+    }
   ];
   return rules.filter((r) => r.flags.enabled).map(({ id, metric, flags, bad, max: max2, good }) => {
     const shown = (v) => v === null || !good ? v : 1 - v;
     const bv = shown(share(base, bad));
     const cv = shown(share(cur, bad));
     const limitValue = good ? 1 - max2 : max2;
-    const draft = { id, kind: "slo", metric, limit: `${good ? "\u2265" : "\u2264"} ${pctText(limitValue)}`, unit: "fraction", baseline: bv, current: cv, change: bv === null || cv === null ? null : changeOf(bv, cv), threshold: limitValue, ci: null };
+    const draft = {
+      id,
+      kind: "slo",
+      metric,
+      limit: `${good ? "\u2265" : "\u2264"} ${pctText(limitValue)}`,
+      unit: "fraction",
+      baseline: bv,
+      current: cv,
+      change: bv === null || cv === null ? null : changeOf(bv, cv),
+      threshold: limitValue,
+      ci: null
+    };
     const x = n > 0 ? bad(cur) : 0;
     const { status: status2, enough } = judgeShare(x, n, max2, ctx.z);
     const counted = good ? `${n - x} of ${n} requests met every SLO` : `${x} of ${n} requests`;
@@ -49559,12 +49801,24 @@ function compare(baseline, current, gate, opts = {}) {
   const latencyLimits = Object.keys(gate.slo).filter((k) => !["http_5xx_rate", "http_429_rate", "goodput_fraction"].includes(k));
   for (const key of sortedLatencyKeys(latencyLimits)) {
     const rule2 = gate.slo[key];
-    if (rule2.enabled && rule2.max_ms !== void 0) rules.push(judgeLatencyLimit(key, { ...rule2, max_ms: rule2.max_ms }, baseline, current, ctx));
+    if (rule2.enabled && rule2.max_ms !== void 0)
+      rules.push(judgeLatencyLimit(key, { ...rule2, max_ms: rule2.max_ms }, baseline, current, ctx));
   }
   rules.push(...judgeRateLimits(gate.slo, baseline, current, ctx));
-  const checks = [...baseline ? validity(baseline, "baseline") : [], ...validity(current, "current"), ...baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct) : []];
+  const checks = [
+    ...baseline ? validity(baseline, "baseline") : [],
+    ...validity(current, "current"),
+    ...baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct) : []
+  ];
   const { verdict, reasons } = decideVerdict(rules, checks, baseline !== null);
-  return { verdict, reasons, has_baseline: baseline !== null, rules, checks, noise: { method: NOISE_METHOD, confidence: gate.confidence, iterations, seed } };
+  return {
+    verdict,
+    reasons,
+    has_baseline: baseline !== null,
+    rules,
+    checks,
+    noise: { method: NOISE_METHOD, confidence: gate.confidence, iterations, seed }
+  };
 }
 
 // src/result/load.ts
@@ -49575,7 +49829,12 @@ import { readFileSync } from "node:fs";
 var num2 = { type: "number" };
 var count = { type: "integer", minimum: 0 };
 var str = { type: "string" };
-var obj = (properties, extra = {}) => ({ type: "object", required: Object.keys(properties), properties, ...extra });
+var obj = (properties, extra = {}) => ({
+  type: "object",
+  required: Object.keys(properties),
+  properties,
+  ...extra
+});
 var nullable = (schema) => ({ anyOf: [{ type: "null" }, schema] });
 var numbers = { type: "array", items: num2 };
 var byClass = obj(Object.fromEntries(OUTCOMES.map((o) => [o, count])));
@@ -49585,7 +49844,13 @@ var result = obj({
   tool: obj({ name: { const: "loadgate" }, version: str }),
   created_at: str,
   run_id: str,
-  spec: obj({ name: str, target: obj({ url: str, api: str, model: str }), workload: { type: "object" }, load: obj({ mode: { enum: ["open", "closed"] }, rate: num2, concurrency: num2 }), slo: obj({ ttft_ms: num2, tpot_ms: num2, e2e_ms: num2 }) }),
+  spec: obj({
+    name: str,
+    target: obj({ url: str, api: str, model: str }),
+    workload: { type: "object" },
+    load: obj({ mode: { enum: ["open", "closed"] }, rate: num2, concurrency: num2 }),
+    slo: obj({ ttft_ms: num2, tpot_ms: num2, e2e_ms: num2 })
+  }),
   spec_hash: str,
   target: obj({ url: str, api: { enum: ["chat", "completions"] }, model: str, simulator: { type: "boolean" } }),
   environment: obj({ node: str, platform: str, arch: str, cpus: num2, cpu_model: str, workers: num2 }),
@@ -49620,10 +49885,25 @@ var result = obj({
     usage_missing: count,
     usage_chunk_mismatch: count
   }),
-  generator: obj({ event_loop_delay_ms: obj({ p50: num2, p99: num2, max: num2 }), cpu_s: num2, cpu_utilization: num2, heap_mb: num2, rss_mb: num2 }),
+  generator: obj({
+    event_loop_delay_ms: obj({ p50: num2, p99: num2, max: num2 }),
+    cpu_s: num2,
+    cpu_utilization: num2,
+    heap_mb: num2,
+    rss_mb: num2
+  }),
   littles_law: obj({ mean_in_flight: num2, predicted_in_flight: num2, ratio: nullable(num2) }),
-  validity: obj({ valid: { type: "boolean" }, checks: { type: "array", items: obj({ name: str, ok: { type: "boolean" }, message: str }) } }),
-  timeseries: obj({ interval_s: { type: "number", exclusiveMinimum: 0 }, sent: numbers, ok: numbers, errors: numbers, output_tokens: numbers }),
+  validity: obj({
+    valid: { type: "boolean" },
+    checks: { type: "array", items: obj({ name: str, ok: { type: "boolean" }, message: str }) }
+  }),
+  timeseries: obj({
+    interval_s: { type: "number", exclusiveMinimum: 0 },
+    sent: numbers,
+    ok: numbers,
+    errors: numbers,
+    output_tokens: numbers
+  }),
   histograms: { type: "object", additionalProperties: str },
   definitions: { type: "object", additionalProperties: str }
 });
@@ -49672,9 +49952,14 @@ function parseResult(text, name2) {
   }
   const version = data && typeof data === "object" && !Array.isArray(data) ? data.schema_version : void 0;
   if (version === void 0) throw fail2("not a loadgate result (no schema_version; note that --format vllm files cannot be read back)");
-  if (typeof version !== "number" || !Number.isInteger(version)) throw fail2(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
-  if (version > RESULT_SCHEMA_VERSION) throw fail2(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
-  if (version < RESULT_SCHEMA_VERSION) throw fail2(`schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`);
+  if (typeof version !== "number" || !Number.isInteger(version))
+    throw fail2(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
+  if (version > RESULT_SCHEMA_VERSION)
+    throw fail2(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
+  if (version < RESULT_SCHEMA_VERSION)
+    throw fail2(
+      `schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`
+    );
   if (!validate(data)) {
     const e = validate.errors.reduce((a, b2) => b2.instancePath.length > a.instancePath.length ? b2 : a);
     throw fail2(`not a valid loadgate result: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
@@ -49743,7 +50028,10 @@ function renderConsoleReport(r, gate) {
   for (const v of r.validity.checks) out2.push(`  ${v.ok ? "ok  " : "FAIL"} ${v.name}: ${v.message}`);
   out2.push("", `Verdict     ${gate.verdict.toUpperCase()}`);
   for (const reason of gate.reasons) out2.push(`  ${reason}`);
-  out2.push("", "TTFT and E2E are measured from the intended send time; TPOT = (last \u2212 first token) / (tokens \u2212 1); ITL = gaps between content chunks.");
+  out2.push(
+    "",
+    "TTFT and E2E are measured from the intended send time; TPOT = (last \u2212 first token) / (tokens \u2212 1); ITL = gaps between content chunks."
+  );
   return out2.join("\n");
 }
 
@@ -49872,7 +50160,11 @@ var SIM_CONFIG_SCHEMA = {
       discriminator: { propertyName: "dist" },
       required: ["dist"],
       oneOf: [
-        { properties: { dist: { const: "geometric" }, mean: { type: "number", minimum: 1 } }, required: ["mean"], additionalProperties: false },
+        {
+          properties: { dist: { const: "geometric" }, mean: { type: "number", minimum: 1 } },
+          required: ["mean"],
+          additionalProperties: false
+        },
         { properties: { dist: { const: "fixed" }, value: int(1) }, required: ["value"], additionalProperties: false },
         { properties: { dist: { const: "uniform" }, min: int(1), max: int(1) }, required: ["min", "max"], additionalProperties: false }
       ]
@@ -49934,7 +50226,9 @@ function crossCheck(c) {
   const sum = exclusive.reduce((s, k) => s + c[k], 0);
   if (sum > 1 + 1e-9) throw new SimConfigError(`${exclusive.join(" + ")} is ${round(sum)}; expected <= 1`);
   if (c.kv_cache_tokens < c.max_model_len) {
-    throw new SimConfigError(`kv_cache_tokens is ${c.kv_cache_tokens}; expected >= max_model_len (${c.max_model_len}) so any admissible request fits`);
+    throw new SimConfigError(
+      `kv_cache_tokens is ${c.kv_cache_tokens}; expected >= max_model_len (${c.max_model_len}) so any admissible request fits`
+    );
   }
   if (c.output_tokens.dist === "uniform" && c.output_tokens.min > c.output_tokens.max) {
     throw new SimConfigError(`output_tokens.min is ${c.output_tokens.min}; expected <= output_tokens.max (${c.output_tokens.max})`);
@@ -49984,7 +50278,14 @@ function phrase(e) {
 function expectation(s) {
   if (s.enum) return `one of ${s.enum.join(", ")}`;
   if (s.const !== void 0) return String(s.const);
-  const noun = { integer: "an integer", number: "a number", string: "a non-empty string", boolean: "true or false", array: "a list", object: "a mapping" }[s.type] ?? "a valid value";
+  const noun = {
+    integer: "an integer",
+    number: "a number",
+    string: "a non-empty string",
+    boolean: "true or false",
+    array: "a list",
+    object: "a mapping"
+  }[s.type] ?? "a valid value";
   if (s.minimum !== void 0 && s.maximum !== void 0) return `${noun} between ${s.minimum} and ${s.maximum}`;
   if (s.minimum !== void 0) return `${noun} >= ${s.minimum}`;
   if (s.exclusiveMinimum !== void 0) return `${noun} > ${s.exclusiveMinimum}`;
@@ -50176,7 +50477,8 @@ var Engine = class {
     if (Number.isNaN(this.stepEnd) && this.wake.armedAt === Infinity) this.wake.at(this.stalls.advance(now(), 0));
   }
   cancel(seq) {
-    if (seq.state === "waiting") this.waitingCount--;
+    if (seq.state === "waiting")
+      this.waitingCount--;
     else if (seq.state === "running") {
       this.kv.release(seq);
       this.runningSeqs = this.runningSeqs.filter((s) => s !== seq);
@@ -50371,7 +50673,8 @@ function parseRequest(api, body, config) {
   }
   const maxTokens = requested ?? room;
   const minTokens = optionalInt(b2.min_tokens, "min_tokens", 0) ?? 0;
-  if (minTokens > maxTokens) throw new ApiError(400, `min_tokens (${minTokens}) must be <= max_tokens (${maxTokens})`, "invalid_request_error", "min_tokens");
+  if (minTokens > maxTokens)
+    throw new ApiError(400, `min_tokens (${minTokens}) must be <= max_tokens (${maxTokens})`, "invalid_request_error", "min_tokens");
   const options = b2.stream_options;
   return {
     api,
@@ -50397,7 +50700,8 @@ function completionPrompt(prompt) {
 }
 function optionalInt(value2, name2, min) {
   if (value2 === void 0 || value2 === null) return void 0;
-  if (!Number.isInteger(value2) || value2 < min) throw new ApiError(400, `${name2} must be an integer >= ${min}`, "invalid_request_error", name2);
+  if (!Number.isInteger(value2) || value2 < min)
+    throw new ApiError(400, `${name2} must be an integer >= ${min}`, "invalid_request_error", name2);
   return value2;
 }
 
@@ -50413,7 +50717,12 @@ var Faults = class {
   plan(header2) {
     const c = this.c;
     const u = this.random();
-    const plan2 = { shed: false, streamAt: this.random(), headerDelayMs: this.random() < c.header_delay_rate ? c.header_delay_ms : 0, stallMs: 0 };
+    const plan2 = {
+      shed: false,
+      streamAt: this.random(),
+      headerDelayMs: this.random() < c.header_delay_rate ? c.header_delay_ms : 0,
+      stallMs: 0
+    };
     let edge = c.error_rate;
     if (u < edge) plan2.errorStatus = c.error_statuses[Math.floor(u / edge * c.error_statuses.length)];
     else if (u < (edge += c.stream_error_rate)) plan2.stream = "stream_error";
@@ -50459,7 +50768,17 @@ function faultToken(streamAt, outputTokens) {
 }
 
 // src/sim/ground-truth.ts
-var OUTCOME_CLASSES = ["ok", "http_429", "http_4xx", "http_5xx", "stream_error", "truncated", "malformed", "reset", "client_abort"];
+var OUTCOME_CLASSES = [
+  "ok",
+  "http_429",
+  "http_4xx",
+  "http_5xx",
+  "stream_error",
+  "truncated",
+  "malformed",
+  "reset",
+  "client_abort"
+];
 function simTiming(r) {
   return {
     request_id: r.id,
@@ -50689,7 +51008,10 @@ var Exchange = class {
         return;
       case "stream_error":
         this.ctx.scheduler?.cancel(this.seq);
-        return this.respondError(500, '{"error":{"message":"simulated engine failure","type":"InternalServerError","param":null,"code":500}}');
+        return this.respondError(
+          500,
+          '{"error":{"message":"simulated engine failure","type":"InternalServerError","param":null,"code":500}}'
+        );
       case "truncate":
       case "reset":
         this.ctx.scheduler?.cancel(this.seq);
@@ -50701,7 +51023,11 @@ var Exchange = class {
     let body = this.chunks.json(this.record.output_tokens, this.reason(), this.usage(), simTiming(this.record));
     if (this.malformed) body = body.slice(0, body.length >> 1);
     this.record.status = 200;
-    this.res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-request-id": this.record.id });
+    this.res.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      "x-request-id": this.record.id
+    });
     this.close(body, this.malformed ? "malformed" : "ok");
   }
   respondError(status2, body) {
@@ -51004,11 +51330,23 @@ function createSimServer(config) {
     if (!ready) return fail2(res, new ApiError(503, "the server is starting up", "service_unavailable"));
     switch (route) {
       case "POST /v1/chat/completions":
-        return readJson(req, (err) => fail2(res, err), (body) => complete(req, res, "chat", body, received));
+        return readJson(
+          req,
+          (err) => fail2(res, err),
+          (body) => complete(req, res, "chat", body, received)
+        );
       case "POST /v1/completions":
-        return readJson(req, (err) => fail2(res, err), (body) => complete(req, res, "completions", body, received));
+        return readJson(
+          req,
+          (err) => fail2(res, err),
+          (body) => complete(req, res, "completions", body, received)
+        );
       case "POST /tokenize":
-        return readJson(req, (err) => fail2(res, err), (body) => tokenize(res, body));
+        return readJson(
+          req,
+          (err) => fail2(res, err),
+          (body) => tokenize(res, body)
+        );
       case "GET /v1/models":
         return send(res, 200, modelsBody(), JSON_HEADERS);
     }
@@ -51072,10 +51410,23 @@ function createSimServer(config) {
     const text = typeof b2.prompt === "string" ? b2.prompt : chatText(b2.messages);
     if (text === void 0) return fail2(res, new ApiError(400, "expected prompt (a string) or messages (an array)"));
     const tokens = tokenIds(text);
-    send(res, 200, JSON.stringify({ count: countTokens(text), max_model_len: config.max_model_len, tokens, token_strs: null }), JSON_HEADERS);
+    send(
+      res,
+      200,
+      JSON.stringify({ count: countTokens(text), max_model_len: config.max_model_len, tokens, token_strs: null }),
+      JSON_HEADERS
+    );
   }
   function modelsBody() {
-    const model2 = { id: config.model, object: "model", created: Math.floor(readyAt / 1e3), owned_by: "loadgate-sim", root: config.model, parent: null, max_model_len: config.max_model_len };
+    const model2 = {
+      id: config.model,
+      object: "model",
+      created: Math.floor(readyAt / 1e3),
+      owned_by: "loadgate-sim",
+      root: config.model,
+      parent: null,
+      max_model_len: config.max_model_len
+    };
     return JSON.stringify({ object: "list", data: [model2] });
   }
   function gauges() {
@@ -51238,7 +51589,8 @@ async function runSimCli(argv) {
       process.stdout.write(USAGE);
       return 0;
     }
-    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) throw new Error(`--port is ${JSON.stringify(values.port)}; expected 0 to 65535`);
+    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535)
+      throw new Error(`--port is ${JSON.stringify(values.port)}; expected 0 to 65535`);
     const fromFile = values.config === void 0 ? {} : mapping(readSimConfigFile(values.config), values.config);
     const fromJson = values["config-json"] === void 0 ? {} : mapping(parseSimConfigJson(values["config-json"]), "--config-json");
     config = validateSimConfig({ ...fromFile, ...fromJson });
@@ -51253,8 +51605,10 @@ async function runSimCli(argv) {
   try {
     port = await sim.listen(Number(values.port), values.host);
   } catch (err) {
-    process.stderr.write(`loadgate sim: cannot listen on ${values.host}:${values.port}: ${err.code ?? err.message}
-`);
+    process.stderr.write(
+      `loadgate sim: cannot listen on ${values.host}:${values.port}: ${err.code ?? err.message}
+`
+    );
     return 1;
   }
   const host = values.host.includes(":") ? `[${values.host}]` : values.host;
@@ -51273,7 +51627,8 @@ async function runSimCli(argv) {
 }
 function mapping(value2, source) {
   if (value2 === null || value2 === void 0) return {};
-  if (typeof value2 !== "object" || Array.isArray(value2)) throw new SimConfigError(`${source} holds ${Array.isArray(value2) ? "a list" : JSON.stringify(value2)}; expected a mapping`);
+  if (typeof value2 !== "object" || Array.isArray(value2))
+    throw new SimConfigError(`${source} holds ${Array.isArray(value2) ? "a list" : JSON.stringify(value2)}; expected a mapping`);
   return value2;
 }
 
@@ -51579,7 +51934,14 @@ function newStreamEvent() {
   return { done: false, content: null, usage: false, promptTokens: 0, completionTokens: 0, error: null };
 }
 var DONE2 = Buffer.from("[DONE]");
-var findings = { hasDelta: false, answer: false, reasoning: false, text: false, completionTokens: null, promptTokens: null };
+var findings = {
+  hasDelta: false,
+  answer: false,
+  reasoning: false,
+  text: false,
+  completionTokens: null,
+  promptTokens: null
+};
 function readEvent(bytes, start, end2, into) {
   reset(into);
   if (end2 === start) return into;
@@ -51761,15 +52123,24 @@ async function findCounter(mode, t) {
     }
   }
   const why = reasons.join("; ");
-  if (mode === "tokenize") throw new Error(`workload.calibrate is tokenize, but the target has no usable tokenize endpoint (${why}); expected a vLLM, SGLang or llama.cpp server, or calibrate: probe`);
-  if (mode === "probe") throw new Error(`workload.calibrate is probe, but the probe failed (${why}); expected usage.prompt_tokens in the answer, or calibrate: off`);
+  if (mode === "tokenize")
+    throw new Error(
+      `workload.calibrate is tokenize, but the target has no usable tokenize endpoint (${why}); expected a vLLM, SGLang or llama.cpp server, or calibrate: probe`
+    );
+  if (mode === "probe")
+    throw new Error(
+      `workload.calibrate is probe, but the probe failed (${why}); expected usage.prompt_tokens in the answer, or calibrate: off`
+    );
   return { failed: why };
 }
 async function calibrateSynthetic(counter, plain, prefixed) {
   const points = await countAll(counter, SIZES.map(plain));
   const fit = fitLine(points);
   if (!prefixed) return result2(counter, fit, points.length, 0);
-  const withPrefix = await countAll(counter, PREFIX_SIZES.map((w) => prefixed(w, fit.slope)));
+  const withPrefix = await countAll(
+    counter,
+    PREFIX_SIZES.map((w) => prefixed(w, fit.slope))
+  );
   const prefixTokens = mean2(withPrefix.map((p2, i) => p2.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]));
   return result2(counter, fit, points.length + withPrefix.length, prefixTokens);
 }
@@ -51882,7 +52253,8 @@ async function postJson(url, body, t, timeoutMs) {
     const detail = errorMessage(parsed);
     throw new Error(`HTTP ${res.statusCode}${detail ? ` (${detail.slice(0, 120)})` : ""}`);
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("answered with something other than a JSON object");
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new Error("answered with something other than a JSON object");
   return parsed;
 }
 
@@ -51900,7 +52272,9 @@ function parseDataset(text, name2, format) {
     else dataset.skipped++;
   }
   if (dataset.entries.length === 0) {
-    throw new SpecError(`${name2}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ""}; expected at least one`);
+    throw new SpecError(
+      `${name2}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ""}; expected at least one`
+    );
   }
   return dataset;
 }
@@ -51950,13 +52324,16 @@ function readJsonlEntry(value2, where) {
 function readMessages(value2, where) {
   if (!Array.isArray(value2) || value2.length === 0) throw new SpecError(`${where}: "messages" is not a non-empty list; ${JSONL_EXPECTED}`);
   return value2.map((m, i) => {
-    if (!isObject(m) || typeof m.content !== "string") throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
-    if (typeof m.role !== "string" || !ROLES.has(m.role)) throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m.role) ?? "missing"}; expected system, user or assistant`);
+    if (!isObject(m) || typeof m.content !== "string")
+      throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
+    if (typeof m.role !== "string" || !ROLES.has(m.role))
+      throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m.role) ?? "missing"}; expected system, user or assistant`);
     return { role: m.role, content: m.content };
   });
 }
 function readShareGpt(value2, where) {
-  if (!isObject(value2) || !Array.isArray(value2.conversations)) throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
+  if (!isObject(value2) || !Array.isArray(value2.conversations))
+    throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
   const turns = value2.conversations;
   turns.forEach((t, i) => {
     if (!isObject(t) || typeof t.from !== "string" || typeof t.value !== "string") {
@@ -51967,7 +52344,11 @@ function readShareGpt(value2, where) {
   const prompt = turns[first];
   const reply = turns[first + 1];
   if (first < 0 || !reply || prompt.value.trim() === "") return null;
-  return { messages: [{ role: "user", content: prompt.value }], words: countWords(prompt.value), answerWords: Math.max(1, countWords(reply.value)) };
+  return {
+    messages: [{ role: "user", content: prompt.value }],
+    words: countWords(prompt.value),
+    answerWords: Math.max(1, countWords(reply.value))
+  };
 }
 var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function entryPicker(n, sample, rng) {
@@ -52037,8 +52418,10 @@ function parseLengthFile(text, name2) {
   const values = [];
   const weights = [];
   const add = (where, length, count2 = 1) => {
-    if (!Number.isInteger(length) || length < 1) throw new SpecError(`${where}: ${show2(length)} is not a length; expected a positive integer`);
-    if (typeof count2 !== "number" || !(count2 >= 0)) throw new SpecError(`${where}: the count ${show2(count2)} is not a number \u2265 0; expected length,count`);
+    if (!Number.isInteger(length) || length < 1)
+      throw new SpecError(`${where}: ${show2(length)} is not a length; expected a positive integer`);
+    if (typeof count2 !== "number" || !(count2 >= 0))
+      throw new SpecError(`${where}: the count ${show2(count2)} is not a number \u2265 0; expected length,count`);
     values.push(length);
     weights.push(count2);
   };
@@ -52050,7 +52433,9 @@ function parseLengthFile(text, name2) {
     } catch (err) {
       throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
     }
-    data.forEach((item, i) => Array.isArray(item) && item.length === 2 ? add(`${name2}: entry ${i + 1}`, item[0], item[1]) : add(`${name2}: entry ${i + 1}`, item));
+    data.forEach(
+      (item, i) => Array.isArray(item) && item.length === 2 ? add(`${name2}: entry ${i + 1}`, item[0], item[1]) : add(`${name2}: entry ${i + 1}`, item)
+    );
   } else {
     let first = true;
     body.split(/\r?\n/).forEach((raw, i) => {
@@ -52110,7 +52495,9 @@ function loadWorkloadInputs(resolved) {
       text = readFileSync4(resolve(specDir ?? ".", path), "utf8");
     } catch (err) {
       const code = err.code;
-      throw new SpecError(`workload.${key} ${JSON.stringify(path)} cannot be read (${code === "ENOENT" ? "file not found" : code ?? "error"} at ${resolve(specDir ?? ".", path)}); expected a path relative to the spec file`);
+      throw new SpecError(
+        `workload.${key} ${JSON.stringify(path)} cannot be read (${code === "ENOENT" ? "file not found" : code ?? "error"} at ${resolve(specDir ?? ".", path)}); expected a path relative to the spec file`
+      );
     }
     files[path] = createHash2("sha256").update(text).digest("hex");
     return text;
@@ -52144,9 +52531,14 @@ async function calibrate(inputs, target, salt) {
       return await calibrateDataset(counter, plain, sample);
     }
     if (!w.prefix && !w.prefix_groups) return await calibrateSynthetic(counter, plain);
-    return await calibrateSynthetic(counter, plain, (words, tokensPerWord) => [prefixMessage(salt, prefixWords(w, tokensPerWord), 0), ...plain(words)]);
+    return await calibrateSynthetic(counter, plain, (words, tokensPerWord) => [
+      prefixMessage(salt, prefixWords(w, tokensPerWord), 0),
+      ...plain(words)
+    ]);
   } catch (err) {
-    throw new Error(`calibrating prompt lengths with ${counter.source} failed: ${err.message}; expected the target to count prompts of up to ~1,000 words, or workload.calibrate: off`);
+    throw new Error(
+      `calibrating prompt lengths with ${counter.source} failed: ${err.message}; expected the target to count prompts of up to ~1,000 words, or workload.calibrate: off`
+    );
   }
 }
 var CALIBRATION_ENTRIES = 16;
@@ -52191,7 +52583,11 @@ function syntheticWorkload(inputs, calibration, salt) {
         const rng = stream(w, purpose);
         return summarize2(Array.from({ length: SUMMARY_DRAWS }, () => sampler(rng)));
       };
-      return { plan: plan(inputs, calibration, salt, cache, null), inputSpec: draws(input, "summary_input"), outputSpec: draws(output, "summary_output") };
+      return {
+        plan: plan(inputs, calibration, salt, cache, null),
+        inputSpec: draws(input, "summary_input"),
+        outputSpec: draws(output, "summary_output")
+      };
     }
   };
 }
@@ -52207,7 +52603,9 @@ function datasetWorkload(inputs, d, calibration, salt) {
   }));
   const entries = sized.filter((e) => passes(e.inputTokens, e.outputTokens, ds.filter));
   if (entries.length === 0) {
-    throw new SpecError(`${ds.path}: no entry passes workload.dataset.filter (${sized.length} entries, estimated input ${range(sized.map((e) => e.inputTokens))} tokens); expected a filter that keeps at least one`);
+    throw new SpecError(
+      `${ds.path}: no entry passes workload.dataset.filter (${sized.length} entries, estimated input ${range(sized.map((e) => e.inputTokens))} tokens); expected a filter that keeps at least one`
+    );
   }
   const pick = entryPicker(entries.length, ds.sample, stream(w, "dataset"));
   const outputRng = stream(w, "output_tokens");
@@ -52227,7 +52625,12 @@ function datasetWorkload(inputs, d, calibration, salt) {
     describe() {
       const rng = stream(w, "summary_output");
       return {
-        plan: plan(inputs, calibration, salt, cache, { entries: sized.length + d.skipped, used_entries: used.size, skipped: d.skipped, filtered_out: sized.length - entries.length }),
+        plan: plan(inputs, calibration, salt, cache, {
+          entries: sized.length + d.skipped,
+          used_entries: used.size,
+          skipped: d.skipped,
+          filtered_out: sized.length - entries.length
+        }),
         inputSpec: summarize2(entries.map((e) => e.inputTokens)),
         outputSpec: summarize2(entries.map((e) => e.outputTokens ?? output(rng)))
       };
@@ -52515,7 +52918,8 @@ var StreamRequest = class {
   abort(reason) {
     if (this.ended) return;
     const t = now();
-    if (this.sawDone) this.fail(t, "ok");
+    if (this.sawDone)
+      this.fail(t, "ok");
     else if (reason === "cancelled") this.fail(t, "timeout", "cancelled");
     else if (this.status !== 0 && !isSuccess(this.status)) this.fail(t, ...this.httpOutcome());
     else if (this.controller === null) this.fail(t, "connect_error", `no connection within ${this.ctx.timeoutMs} ms`);
@@ -52524,7 +52928,8 @@ var StreamRequest = class {
   }
   onRequestStart(controller) {
     this.controller = controller;
-    if (this.ended) controller.abort(ENDED);
+    if (this.ended)
+      controller.abort(ENDED);
     else this.obs.onWritten(now());
   }
   onResponseStart(_c, status2) {
@@ -52996,7 +53401,13 @@ var DRAIN_GRACE_MS = 1e3;
 async function measure(o) {
   const { resolved, workload, runStart } = o;
   const { spec } = resolved;
-  const client = createClient({ baseUrl: o.baseUrl, api: spec.target.api, headers: resolved.headers, apiKey: resolved.apiKey, timeoutMs: resolved.requestTimeoutMs });
+  const client = createClient({
+    baseUrl: o.baseUrl,
+    api: spec.target.api,
+    headers: resolved.headers,
+    apiKey: resolved.apiKey,
+    timeoutMs: resolved.requestTimeoutMs
+  });
   const totalMs = resolved.warmupMs + resolved.steadyMs + resolved.cooldownMs;
   const windowStart = runStart + resolved.warmupMs;
   const windowEnd = windowStart + resolved.steadyMs;
@@ -53035,7 +53446,13 @@ async function measure(o) {
   let dispatched;
   let spinMs = () => 0;
   if (spec.load.mode === "open") {
-    const schedule = buildSchedule({ kind: spec.load.arrival, ratePerS: spec.load.rate, burstiness: spec.load.burstiness, seed: deriveSeed(spec.workload.seed, "arrivals"), durationMs: totalMs });
+    const schedule = buildSchedule({
+      kind: spec.load.arrival,
+      ratePerS: spec.load.rate,
+      burstiness: spec.load.burstiness,
+      seed: deriveSeed(spec.workload.seed, "arrivals"),
+      durationMs: totalMs
+    });
     planned = schedule.length;
     const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send2(i, schedule[i]) });
     stop = h.stop;
@@ -53043,7 +53460,11 @@ async function measure(o) {
     spinMs = h.spinMs;
   } else {
     await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
-    const h = dispatchClosedLoop({ concurrency: spec.load.concurrency, until: runStart + totalMs, fire: (i, t, finished) => send2(i, t - runStart, finished) });
+    const h = dispatchClosedLoop({
+      concurrency: spec.load.concurrency,
+      until: runStart + totalMs,
+      fire: (i, t, finished) => send2(i, t - runStart, finished)
+    });
     stop = h.stop;
     dispatched = h.done;
   }
@@ -53061,7 +53482,15 @@ async function measure(o) {
   const progress = setInterval(() => {
     const t = now();
     const phase = t < windowStart ? "warmup" : t < windowEnd ? "steady" : t < runStart + totalMs ? "cooldown" : "drain";
-    o.onProgress?.({ elapsedS: (t - runStart) / 1e3, totalS: totalMs / 1e3, phase, sent: recorder.sent, ok: recorder.byClass.ok, failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight, inFlight: recorder.inFlight });
+    o.onProgress?.({
+      elapsedS: (t - runStart) / 1e3,
+      totalS: totalMs / 1e3,
+      phase,
+      sent: recorder.sent,
+      ok: recorder.byClass.ok,
+      failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight,
+      inFlight: recorder.inFlight
+    });
   }, 1e3);
   try {
     const fired = await dispatched;
@@ -53122,7 +53551,9 @@ async function waitForReady(baseUrl, timeoutMs, headers) {
       last = e.code ?? e.message;
     }
     if (Date.now() + pause > deadline) {
-      throw new Error(`target ${url} was not ready within ${timeoutMs / 1e3}s (last: ${last}); check the URL or raise target.ready_timeout`);
+      throw new Error(
+        `target ${url} was not ready within ${timeoutMs / 1e3}s (last: ${last}); check the URL or raise target.ready_timeout`
+      );
     }
     await new Promise((r) => setTimeout(r, pause));
     pause = Math.min(pause * 2, 2e3);
@@ -53165,7 +53596,15 @@ async function measureInWorkers(o) {
   const { calibration, salt } = o.workload.describe().plan;
   const file = join3(packageRoot(), "dist", "worker.js");
   const threads = Array.from({ length: n }, (_, k) => {
-    const init = { resolved: shardSpec(o.resolved, k, n), baseUrl: o.baseUrl, simulator: o.simulator, calibration, salt: salt + k, runId: `${o.runId}w${k}`, records: o.onRecordLine !== void 0 };
+    const init = {
+      resolved: shardSpec(o.resolved, k, n),
+      baseUrl: o.baseUrl,
+      simulator: o.simulator,
+      calibration,
+      salt: salt + k,
+      runId: `${o.runId}w${k}`,
+      records: o.onRecordLine !== void 0
+    };
     return new Worker(file, { workerData: init });
   });
   const progress = new Array(n);
@@ -53214,9 +53653,17 @@ function wholeRun(merged, resolved, n, cpu, wallS) {
     spec: resolved.spec,
     spec_hash: resolved.hash,
     environment: { ...merged.environment, workers: n },
-    load: { ...merged.load, label: `${load.mode === "closed" ? `closed-loop, ${load.concurrency} concurrent` : `open-loop ${load.arrival} at ${load.rate} req/s`} \xB7 ${n} generator threads` },
+    load: {
+      ...merged.load,
+      label: `${load.mode === "closed" ? `closed-loop, ${load.concurrency} concurrent` : `open-loop ${load.arrival} at ${load.rate} req/s`} \xB7 ${n} generator threads`
+    },
     // Threads share one process: its CPU and RSS are the run's (per-thread figures would double count).
-    generator: { ...merged.generator, cpu_s: Math.round(cpuS * 1e3) / 1e3, cpu_utilization: Math.round(cpuS / wallS * 1e3) / 1e3, rss_mb: Math.round(process.memoryUsage.rss() / 2 ** 20 * 1e3) / 1e3 }
+    generator: {
+      ...merged.generator,
+      cpu_s: Math.round(cpuS * 1e3) / 1e3,
+      cpu_utilization: Math.round(cpuS / wallS * 1e3) / 1e3,
+      rss_mb: Math.round(process.memoryUsage.rss() / 2 ** 20 * 1e3) / 1e3
+    }
   };
 }
 function sumProgress(ps) {
@@ -53242,16 +53689,29 @@ function probeHeaders(resolved) {
 async function runInterleaved(o) {
   const { resolved } = o;
   const { spec } = resolved;
-  if (spec.target.url === "sim") throw new Error('interleaved A/B needs two deployments: set target.url (or --target-url) to the candidate, not "sim"');
+  if (spec.target.url === "sim")
+    throw new Error('interleaved A/B needs two deployments: set target.url (or --target-url) to the candidate, not "sim"');
   const inputs = loadWorkloadInputs(resolved);
   const headers = probeHeaders(resolved);
-  await Promise.all([waitForReady(spec.target.url, resolved.readyTimeoutMs, headers), waitForReady(o.baselineUrl, resolved.readyTimeoutMs, headers)]);
+  await Promise.all([
+    waitForReady(spec.target.url, resolved.readyTimeoutMs, headers),
+    waitForReady(o.baselineUrl, resolved.readyTimeoutMs, headers)
+  ]);
   const prepared = await prepareWorkload(inputs, { baseUrl: spec.target.url, headers, timeoutMs: resolved.requestTimeoutMs });
   const { calibration, salt } = prepared.describe().plan;
   const runId = randomBytes(4).toString("hex");
   const runStart = now() + START_LEAD_MS;
   const baselineResolved = { ...resolved, spec: { ...spec, target: { ...spec.target, url: o.baselineUrl } } };
-  const side = (r, tag, workload = createWorkload(inputs, calibration, salt)) => measure({ resolved: r, signal: o.signal, baseUrl: r.spec.target.url, simulator: false, workload, runId: `${runId}${tag}`, runStart, onProgress: tag === "a" ? o.onProgress : void 0 });
+  const side = (r, tag, workload = createWorkload(inputs, calibration, salt)) => measure({
+    resolved: r,
+    signal: o.signal,
+    baseUrl: r.spec.target.url,
+    simulator: false,
+    workload,
+    runId: `${runId}${tag}`,
+    runStart,
+    onProgress: tag === "a" ? o.onProgress : void 0
+  });
   const [current, baseline] = await Promise.all([side(resolved, "a", prepared), side(baselineResolved, "b")]);
   return { current, baseline };
 }
@@ -53267,9 +53727,20 @@ async function runBenchmark(o) {
     await waitForReady(baseUrl, resolved.readyTimeoutMs, headers);
     const workload = await prepareWorkload(inputs, { baseUrl, headers, timeoutMs: resolved.requestTimeoutMs });
     const runId = randomBytes(4).toString("hex");
-    if ((o.workers ?? 1) > 1) return await measureInWorkers({ ...o, workers: o.workers, baseUrl, simulator, workload, runId, startLeadMs: START_LEAD_MS });
+    if ((o.workers ?? 1) > 1)
+      return await measureInWorkers({ ...o, workers: o.workers, baseUrl, simulator, workload, runId, startLeadMs: START_LEAD_MS });
     const onRecord = o.onRecordLine && ((r) => o.onRecordLine(recordLine(r)));
-    return await measure({ resolved, signal: o.signal, onProgress: o.onProgress, onRecord, baseUrl, simulator, workload, runId, runStart: now() + START_LEAD_MS });
+    return await measure({
+      resolved,
+      signal: o.signal,
+      onProgress: o.onProgress,
+      onRecord,
+      baseUrl,
+      simulator,
+      workload,
+      runId,
+      runStart: now() + START_LEAD_MS
+    });
   } finally {
     await sim?.stop();
   }
@@ -53430,7 +53901,11 @@ var LENGTH_SHAPES = {
     required: [],
     properties: {
       values: { type: "array", minItems: 1, items: positiveInteger, description: "a non-empty list of positive integers" },
-      weights: { type: "array", items: { type: "number", minimum: 0, description: "a number \u2265 0" }, description: "a list of numbers \u2265 0, one per value" },
+      weights: {
+        type: "array",
+        items: { type: "number", minimum: 0, description: "a number \u2265 0" },
+        description: "a list of numbers \u2265 0, one per value"
+      },
       file: { type: "string", minLength: 1, description: "the path of a JSON, CSV or text file of lengths, relative to the spec" }
     }
   }
@@ -53536,7 +54011,12 @@ var specSchema = {
             type: "object",
             description: "a mapping with min_input_tokens, max_input_tokens, min_output_tokens, max_output_tokens",
             additionalProperties: false,
-            properties: { min_input_tokens: positiveInteger, max_input_tokens: positiveInteger, min_output_tokens: positiveInteger, max_output_tokens: positiveInteger }
+            properties: {
+              min_input_tokens: positiveInteger,
+              max_input_tokens: positiveInteger,
+              min_output_tokens: positiveInteger,
+              max_output_tokens: positiveInteger
+            }
           }
         }
       }
@@ -53607,7 +54087,10 @@ var ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 function checkNoLiteralCredentials(headers) {
   for (const [name2, value2] of Object.entries(headers)) {
     if (CREDENTIAL_HEADER.test(name2) && !/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value2)) {
-      throw new SpecIssue(["target", "headers", name2], 'holds a credential written into the spec; expected a reference such as "${MY_KEY}" to an environment variable, or target.api_key_env');
+      throw new SpecIssue(
+        ["target", "headers", name2],
+        'holds a credential written into the spec; expected a reference such as "${MY_KEY}" to an environment variable, or target.api_key_env'
+      );
     }
   }
 }
@@ -53618,7 +54101,12 @@ function checkLength(path, d) {
     throw new SpecIssue(path, `has min ${d.min} > max ${d.max}; expected min \u2264 max`);
   }
 }
-var KEY_EXPECTED = { min: "a positive integer", max: "a positive integer", mean: "a number > 0", range_ratio: "a number \u2265 0 and < 1" };
+var KEY_EXPECTED = {
+  min: "a positive integer",
+  max: "a positive integer",
+  mean: "a number > 0",
+  range_ratio: "a number \u2265 0 and < 1"
+};
 function checkForm(path, d, a, b2) {
   const has = (keys) => keys.filter((k) => k in d);
   const [inA, inB] = [has(a), has(b2)];
@@ -53631,20 +54119,26 @@ function checkForm(path, d, a, b2) {
 }
 function checkEmpirical(path, d) {
   const hasValues = "values" in d;
-  if (hasValues === "file" in d) throw new SpecIssue(path, `has ${hasValues ? "both" : "neither"} values ${hasValues ? "and" : "nor"} file; expected one of them`);
+  if (hasValues === "file" in d)
+    throw new SpecIssue(path, `has ${hasValues ? "both" : "neither"} values ${hasValues ? "and" : "nor"} file; expected one of them`);
   if (!hasValues) {
-    if ("weights" in d) throw new SpecIssue([...path, "weights"], "is given with file; expected weights only beside values (a file holds its own counts)");
+    if ("weights" in d)
+      throw new SpecIssue([...path, "weights"], "is given with file; expected weights only beside values (a file holds its own counts)");
     return;
   }
   const { values, weights } = d;
   if (weights === void 0) return;
-  if (weights.length !== values.length) throw new SpecIssue([...path, "weights"], `has ${weights.length} entries for ${values.length} values; expected one weight per value`);
+  if (weights.length !== values.length)
+    throw new SpecIssue([...path, "weights"], `has ${weights.length} entries for ${values.length} values; expected one weight per value`);
   if (!weights.some((w) => w > 0)) throw new SpecIssue([...path, "weights"], "are all 0; expected at least one weight > 0");
 }
 function foldIgnoreEos(w, written) {
   if (w.ignore_eos === void 0) return;
   if (written.has("output_control")) {
-    throw new SpecIssue(["workload", "ignore_eos"], "is given with output_control; expected only output_control (ignore_eos: true is output_control: ignore_eos)");
+    throw new SpecIssue(
+      ["workload", "ignore_eos"],
+      "is given with output_control; expected only output_control (ignore_eos: true is output_control: ignore_eos)"
+    );
   }
   w.output_control = w.ignore_eos ? "ignore_eos" : "none";
   delete w.ignore_eos;
@@ -53652,7 +54146,8 @@ function foldIgnoreEos(w, written) {
 function checkWorkloadCombination(w, written) {
   if (w.dataset) {
     for (const key of ["input_tokens", "prefix", "prefix_groups"]) {
-      if (written.has(key)) throw new SpecIssue(["workload", key], "is given with dataset; expected one or the other (a dataset brings its own prompts)");
+      if (written.has(key))
+        throw new SpecIssue(["workload", key], "is given with dataset; expected one or the other (a dataset brings its own prompts)");
     }
     delete w.input_tokens;
     return;
@@ -53661,7 +54156,10 @@ function checkWorkloadCombination(w, written) {
   const mean3 = meanLength(w.input_tokens);
   if (prefixTokens > 0 && mean3 !== void 0 && prefixTokens >= mean3) {
     const key = w.prefix ? "prefix" : "prefix_groups";
-    throw new SpecIssue(["workload", key], `makes ${prefixTokens} prefix tokens, not fewer than the mean input length (${round2(mean3)}); expected a prefix shorter than input_tokens, which includes it`);
+    throw new SpecIssue(
+      ["workload", key],
+      `makes ${prefixTokens} prefix tokens, not fewer than the mean input length (${round2(mean3)}); expected a prefix shorter than input_tokens, which includes it`
+    );
   }
 }
 function meanLength(d) {
@@ -53723,7 +54221,9 @@ function expandHeaders(headers, env, sourceName) {
     out2[name2] = template.replace(ENV_REFERENCE, (_, variable) => {
       const value2 = env[variable];
       if (!value2) {
-        throw new SpecError(`${sourceName}: target.headers.${name2} refers to \${${variable}}, which is ${value2 === "" ? "set but empty" : "not set in the environment"}; export it or remove the header`);
+        throw new SpecError(
+          `${sourceName}: target.headers.${name2} refers to \${${variable}}, which is ${value2 === "" ? "set but empty" : "not set in the environment"}; export it or remove the header`
+        );
       }
       return value2;
     });
@@ -53758,9 +54258,7 @@ function readApiKey(name2, env, sourceName) {
     );
   }
   if (value2 === "") {
-    throw new SpecError(
-      `${sourceName}: target.api_key_env names ${name2}, which is set but empty; export the key or remove api_key_env`
-    );
+    throw new SpecError(`${sourceName}: target.api_key_env names ${name2}, which is set but empty; export the key or remove api_key_env`);
   }
   return value2;
 }
@@ -53903,8 +54401,10 @@ async function runCommand(argv) {
     return EXIT.pass;
   }
   if (positionals.length !== 1) throw new UsageError("loadgate run takes exactly one spec file; see loadgate run --help");
-  if (values.format !== "loadgate" && values.format !== "vllm") throw new UsageError(`--format "${values.format}" is not known; expected loadgate or vllm`);
-  if (values.mode !== void 0 && values.mode !== "open" && values.mode !== "closed") throw new UsageError(`--mode "${values.mode}" is not known; expected open or closed`);
+  if (values.format !== "loadgate" && values.format !== "vllm")
+    throw new UsageError(`--format "${values.format}" is not known; expected loadgate or vllm`);
+  if (values.mode !== void 0 && values.mode !== "open" && values.mode !== "closed")
+    throw new UsageError(`--mode "${values.mode}" is not known; expected open or closed`);
   const overridden = applyOverrides(loadSpec(positionals[0]), {
     targetUrl: values["target-url"],
     rate: values.rate,
@@ -53916,8 +54416,10 @@ async function runCommand(argv) {
   const shard = values.shard === void 0 ? { k: 0, n: 1 } : parseShard(values.shard);
   const resolved = shardSpec(overridden, shard.k, shard.n);
   const workers = values.workers === void 0 ? defaultWorkers(resolved.spec.target.url === "sim") : parseWorkers(values.workers);
-  if (values.baseline !== void 0 && values["baseline-url"] !== void 0) throw new UsageError("--baseline and --baseline-url both name a baseline; expected one of them");
-  if (values["baseline-url"] !== void 0 && !/^https?:\/\/[^/]/.test(values["baseline-url"])) throw new UsageError(`--baseline-url is "${values["baseline-url"]}"; expected http(s)://host[:port]/v1`);
+  if (values.baseline !== void 0 && values["baseline-url"] !== void 0)
+    throw new UsageError("--baseline and --baseline-url both name a baseline; expected one of them");
+  if (values["baseline-url"] !== void 0 && !/^https?:\/\/[^/]/.test(values["baseline-url"]))
+    throw new UsageError(`--baseline-url is "${values["baseline-url"]}"; expected http(s)://host[:port]/v1`);
   const baselineFile = values.baseline === void 0 || values["allow-missing-baseline"] && !existsSync2(values.baseline) ? null : loadResult(values.baseline);
   const abort = new AbortController();
   const interrupt = () => {
@@ -53929,12 +54431,23 @@ async function runCommand(argv) {
   const records2 = values.records ? createWriteStream(values.records) : void 0;
   const progress = progressPrinter(process.stderr);
   try {
-    const run = { resolved, signal: abort.signal, onProgress: progress.update, onRecordLine: records2 ? (line) => records2.write(`${line}
-`) : void 0, workers };
+    const run = {
+      resolved,
+      signal: abort.signal,
+      onProgress: progress.update,
+      onRecordLine: records2 ? (line) => records2.write(`${line}
+`) : void 0,
+      workers
+    };
     let result3;
     let baseline = baselineFile;
-    if (values["baseline-url"] === void 0) result3 = await runReplicated(run, resolved.spec.load.replicates, (i) => resolved.spec.load.replicates > 1 && process.stderr.write(`replicate ${i + 1}/${resolved.spec.load.replicates}
-`));
+    if (values["baseline-url"] === void 0)
+      result3 = await runReplicated(
+        run,
+        resolved.spec.load.replicates,
+        (i) => resolved.spec.load.replicates > 1 && process.stderr.write(`replicate ${i + 1}/${resolved.spec.load.replicates}
+`)
+      );
     else {
       ({ current: result3, baseline } = await runInterleaved({ ...run, baselineUrl: values["baseline-url"] }));
       const baselineOut = values["baseline-out"] ?? values.out.replace(/(\.json)?$/, ".baseline.json");
@@ -53974,7 +54487,11 @@ var VALIDATE_HELP = `Usage: loadgate validate SPEC [--json]
 Checks a benchmark spec without running it: YAML syntax, schema, durations, URL and the
 API-key environment variable. Prints the spec with defaults filled (--json) or one line.`;
 async function validateCommand(argv) {
-  const { values, positionals } = parseArgs3({ args: argv, allowPositionals: true, options: { json: { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } } });
+  const { values, positionals } = parseArgs3({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } }
+  });
   if (values.help) {
     process.stdout.write(`${VALIDATE_HELP}
 `);
@@ -54070,7 +54587,8 @@ function lineChart(title, series, x, y) {
   const all = series.flatMap((s) => s.points);
   const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(title)}" font-family="system-ui, sans-serif" font-size="11">`;
   const titleText = `<text x="${W / 2}" y="18" text-anchor="middle" font-size="13" font-weight="600">${escapeHtml(title)}</text>`;
-  if (all.length === 0) return `${head}${titleText}<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no samples</text></svg>`;
+  if (all.length === 0)
+    return `${head}${titleText}<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no samples</text></svg>`;
   const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p2) => p2[0]))).map((at) => ({ at, label: tick(at) }));
   const xMin = Math.min(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
   const xMax = Math.max(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
@@ -54080,8 +54598,12 @@ function lineChart(title, series, x, y) {
   const py = (v) => H - M.bottom - v / yMax * (H - M.top - M.bottom);
   const r1 = (v) => Math.round(v * 10) / 10;
   const grid = [
-    ...yTicks.map((t) => `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(t.at))}" y2="${r1(py(t.at))}" stroke="#e5e5e5"/><text x="${M.left - 6}" y="${r1(py(t.at)) + 4}" text-anchor="end" fill="#555">${escapeHtml(t.label)}</text>`),
-    ...xTicks.map((t) => `<line x1="${r1(px(t.at))}" x2="${r1(px(t.at))}" y1="${M.top}" y2="${H - M.bottom}" stroke="#f0f0f0"/><text x="${r1(px(t.at))}" y="${H - M.bottom + 16}" text-anchor="middle" fill="#555">${escapeHtml(t.label)}</text>`)
+    ...yTicks.map(
+      (t) => `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(t.at))}" y2="${r1(py(t.at))}" stroke="#e5e5e5"/><text x="${M.left - 6}" y="${r1(py(t.at)) + 4}" text-anchor="end" fill="#555">${escapeHtml(t.label)}</text>`
+    ),
+    ...xTicks.map(
+      (t) => `<line x1="${r1(px(t.at))}" x2="${r1(px(t.at))}" y1="${M.top}" y2="${H - M.bottom}" stroke="#f0f0f0"/><text x="${r1(px(t.at))}" y="${H - M.bottom + 16}" text-anchor="middle" fill="#555">${escapeHtml(t.label)}</text>`
+    )
   ];
   const lines = series.map(
     (s) => `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ""} points="${s.points.map(([a, b2]) => `${r1(px(a))},${r1(py(b2))}`).join(" ")}"/>`
@@ -54093,7 +54615,16 @@ function lineChart(title, series, x, y) {
     `<text x="${(M.left + W - M.right) / 2}" y="${H - 8}" text-anchor="middle" fill="#333">${escapeHtml(x.label)}</text>`,
     `<text transform="translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle" fill="#333">${escapeHtml(y.label)}</text>`
   ];
-  return [head, titleText, ...grid, `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#999"/>`, ...lines, ...legend, ...labels, "</svg>"].join("");
+  return [
+    head,
+    titleText,
+    ...grid,
+    `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#999"/>`,
+    ...lines,
+    ...legend,
+    ...labels,
+    "</svg>"
+  ].join("");
 }
 
 // src/report/charts.ts
@@ -54139,7 +54670,13 @@ function timeseriesCharts(baseline, current) {
     { label: "requests/s" }
   );
   const tokens = [{ name: "current", points: perSecond(t.output_tokens, iv), color: CURRENT }];
-  if (baseline) tokens.unshift({ name: "baseline", points: perSecond(baseline.timeseries.output_tokens, baseline.timeseries.interval_s), color: BASELINE, dashed: true });
+  if (baseline)
+    tokens.unshift({
+      name: "baseline",
+      points: perSecond(baseline.timeseries.output_tokens, baseline.timeseries.interval_s),
+      color: BASELINE,
+      dashed: true
+    });
   return [requests, lineChart("Output tokens per second", tokens, { label: "seconds since start" }, { label: "tokens/s" })];
 }
 
@@ -54157,7 +54694,9 @@ function renderHtml(report, baseline, current) {
   const rows = gateRows(report).map(
     (r) => `<tr><td>${escapeHtml(r.metric)}</td><td class="n">${escapeHtml(r.baseline)}</td><td class="n">${escapeHtml(r.current)}</td><td class="n">${escapeHtml(r.change)}${r.noise ? `<br><span class="sub">noise ${escapeHtml(r.noise)}</span>` : ""}</td><td>${escapeHtml(r.limit)}</td><td class="${r.status}">${STATUS_ICON[r.status]} ${r.status}</td><td>${escapeHtml(r.reason)}</td></tr>`
   ).join("\n");
-  const checks = report.checks.map((c) => `<tr><td>${c.scope}</td><td>${escapeHtml(c.name)}</td><td class="${c.ok ? "pass" : "fail"}">${c.ok ? "\u2705 ok" : "\u274C failed"}</td><td>${escapeHtml(c.message)}</td></tr>`).join("\n");
+  const checks = report.checks.map(
+    (c) => `<tr><td>${c.scope}</td><td>${escapeHtml(c.name)}</td><td class="${c.ok ? "pass" : "fail"}">${c.ok ? "\u2705 ok" : "\u274C failed"}</td><td>${escapeHtml(c.message)}</td></tr>`
+  ).join("\n");
   const errors = current.requests.error_samples.map((e) => `<tr><td>${escapeHtml(e.class)}</td><td class="n">${e.count}</td><td>${escapeHtml(e.detail || "\u2014")}</td></tr>`).join("\n");
   const definitions = Object.entries(current.definitions).map(([k, v]) => `<dt><b>${escapeHtml(k)}</b></dt><dd>${escapeHtml(v)}</dd>`).join("\n");
   return `<!doctype html>
@@ -54223,14 +54762,19 @@ function renderMarkdown(report, baseline, current) {
   out2.push("| Metric | Baseline | Current | Change | Rule | Status |", "|:--|--:|--:|--:|:--|:--|");
   for (const r of gateRows(report)) {
     const change = r.noise ? `${escapeMarkdown(r.change)}<br><sub>noise ${escapeMarkdown(r.noise)}</sub>` : escapeMarkdown(r.change);
-    out2.push(`| ${escapeMarkdown(r.metric)} | ${escapeMarkdown(r.baseline)} | ${escapeMarkdown(r.current)} | ${change} | ${escapeMarkdown(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} |`);
+    out2.push(
+      `| ${escapeMarkdown(r.metric)} | ${escapeMarkdown(r.baseline)} | ${escapeMarkdown(r.current)} | ${change} | ${escapeMarkdown(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} |`
+    );
   }
   out2.push("", `<sub>${escapeMarkdown(noiseNote(report))}</sub>`, "");
   out2.push(...percentileChart("Time to first token and end-to-end latency (ms)", ["ttft_ms", "e2e_ms"], baseline, current));
   out2.push(...percentileChart("Per-token latency (ms)", ["tpot_ms", "itl_ms"], baseline, current));
   const failing = report.checks.filter((c) => !c.ok);
   out2.push("#### Validity", "");
-  out2.push(failing.length === 0 ? `All ${report.checks.length} checks passed.` : `${failing.length} of ${report.checks.length} checks failed:`, "");
+  out2.push(
+    failing.length === 0 ? `All ${report.checks.length} checks passed.` : `${failing.length} of ${report.checks.length} checks failed:`,
+    ""
+  );
   if (failing.length > 0) out2.push(...failing.map((c) => `- \u274C **${c.scope}** ${escapeMarkdown(c.name)}: ${escapeMarkdown(c.message)}`), "");
   out2.push("<details><summary>All checks</summary>", "", "| Run | Check | OK | Detail |", "|:--|:--|:--|:--|");
   out2.push(...report.checks.map((c) => `| ${c.scope} | ${escapeMarkdown(c.name)} | ${c.ok ? "\u2705" : "\u274C"} | ${escapeMarkdown(c.message)} |`), "", "</details>", "");
@@ -54369,7 +54913,8 @@ async function mergeCommand(argv) {
   }
   if (positionals.length < 2) throw new UsageError("loadgate merge needs at least two result files; see loadgate merge --help");
   if (!values.out) throw new UsageError("loadgate merge needs --out FILE for the merged result");
-  if (values.mode !== "replicates" && values.mode !== "shards") throw new UsageError(`--mode "${values.mode}" is not known; expected replicates or shards`);
+  if (values.mode !== "replicates" && values.mode !== "shards")
+    throw new UsageError(`--mode "${values.mode}" is not known; expected replicates or shards`);
   const merged = mergeResults(positionals.map(loadResult), { mode: values.mode, force: values.force, names: positionals });
   writeFileAtomic(values.out, `${JSON.stringify(merged, null, 2)}
 `);
@@ -54469,8 +55014,10 @@ async function main(argv) {
 `);
         return command === void 0 ? EXIT.error : EXIT.pass;
       default:
-        process.stderr.write(`loadgate: unknown command "${command}"; expected run, validate, compare, merge, report or sim (see loadgate --help)
-`);
+        process.stderr.write(
+          `loadgate: unknown command "${command}"; expected run, validate, compare, merge, report or sim (see loadgate --help)
+`
+        );
         return EXIT.error;
     }
   } catch (e) {

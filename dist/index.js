@@ -91907,7 +91907,11 @@ function comparabilityChecks(base, cur, tolerancePct) {
   const add = (name2, ok, message) => checks.push({ scope: "comparability", name: name2, ok, message });
   const tolerance = tolerancePct / 100;
   const sameModel = base.target.model === cur.target.model;
-  add("model", sameModel, sameModel ? `both runs served model ${JSON.stringify(cur.target.model)}` : `the model differs: baseline ${JSON.stringify(base.target.model)}, current ${JSON.stringify(cur.target.model)}`);
+  add(
+    "model",
+    sameModel,
+    sameModel ? `both runs served model ${JSON.stringify(cur.target.model)}` : `the model differs: baseline ${JSON.stringify(base.target.model)}, current ${JSON.stringify(cur.target.model)}`
+  );
   const diffs = base.spec_hash === cur.spec_hash ? [] : specDifferences(base.spec, cur.spec);
   add(
     "spec",
@@ -91916,15 +91920,36 @@ function comparabilityChecks(base, cur, tolerancePct) {
   );
   const near = (name2, what, unit, b2, c) => {
     if (b2 == null || c == null || b2 === 0) {
-      add(name2, true, `${what}: not measured in ${b2 == null && c == null ? "either run" : b2 == null || b2 === 0 ? "the baseline" : "the current run"}; not compared`);
+      add(
+        name2,
+        true,
+        `${what}: not measured in ${b2 == null && c == null ? "either run" : b2 == null || b2 === 0 ? "the baseline" : "the current run"}; not compared`
+      );
       return;
     }
     const d = Math.abs(c / b2 - 1);
-    add(name2, d <= tolerance, `${what} ${c.toFixed(1)}${unit} vs baseline ${b2.toFixed(1)}${unit}: ${d <= tolerance ? "within" : "differs by"} ${pct(d)}${d <= tolerance ? ` (tolerance ${tolerancePct} %)` : `, more than the ${tolerancePct} % tolerance`}`);
+    add(
+      name2,
+      d <= tolerance,
+      `${what} ${c.toFixed(1)}${unit} vs baseline ${b2.toFixed(1)}${unit}: ${d <= tolerance ? "within" : "differs by"} ${pct(d)}${d <= tolerance ? ` (tolerance ${tolerancePct} %)` : `, more than the ${tolerancePct} % tolerance`}`
+    );
   };
-  if (base.load.mode === "open" && cur.load.mode === "open") near("offered_rate", "offered rate", " req/s", base.load.offered_rate_per_s, cur.load.offered_rate_per_s);
-  near("prompt_length", "delivered prompt length (mean)", " tokens", base.workload.input_tokens.delivered?.mean, cur.workload.input_tokens.delivered?.mean);
-  near("output_length", "delivered output length (mean)", " tokens", base.workload.output_tokens.delivered?.mean, cur.workload.output_tokens.delivered?.mean);
+  if (base.load.mode === "open" && cur.load.mode === "open")
+    near("offered_rate", "offered rate", " req/s", base.load.offered_rate_per_s, cur.load.offered_rate_per_s);
+  near(
+    "prompt_length",
+    "delivered prompt length (mean)",
+    " tokens",
+    base.workload.input_tokens.delivered?.mean,
+    cur.workload.input_tokens.delivered?.mean
+  );
+  near(
+    "output_length",
+    "delivered output length (mean)",
+    " tokens",
+    base.workload.output_tokens.delivered?.mean,
+    cur.workload.output_tokens.delivered?.mean
+  );
   return checks;
 }
 
@@ -92087,7 +92112,12 @@ var PERCENTILES = [
 var round3 = (x) => Math.round(x * 1e3) / 1e3;
 function summarize(h, unit) {
   if (h.totalCount === 0) return null;
-  const s = { count: h.totalCount, mean: round3(h.mean / unit), min: round3(h.getValueAtPercentile(0) / unit), max: round3(h.getValueAtPercentile(100) / unit) };
+  const s = {
+    count: h.totalCount,
+    mean: round3(h.mean / unit),
+    min: round3(h.getValueAtPercentile(0) / unit),
+    max: round3(h.getValueAtPercentile(100) / unit)
+  };
   for (const [key, p2] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p2) / unit);
   return s;
 }
@@ -92145,16 +92175,7 @@ function coarsenCounts(counts, factor) {
 }
 
 // src/client/types.ts
-var OUTCOMES = [
-  "ok",
-  "http_429",
-  "http_4xx",
-  "http_5xx",
-  "connect_error",
-  "timeout",
-  "stream_error",
-  "dropped"
-];
+var OUTCOMES = ["ok", "http_429", "http_4xx", "http_5xx", "connect_error", "timeout", "stream_error", "dropped"];
 
 // src/spec/hash.ts
 import { createHash } from "node:crypto";
@@ -92211,27 +92232,51 @@ function validityChecks(v, limits, t = THRESHOLDS) {
   if (v.mode === "open") {
     const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
     const minFrac = limits.min_achieved_fraction;
-    add("achieved_rate", frac >= minFrac, `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`);
+    add(
+      "achieved_rate",
+      frac >= minFrac,
+      `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`
+    );
     const lag = v.scheduleLagP99Ms;
     const maxLag = limits.max_schedule_lag_p99_ms;
-    add("schedule_lag", lag !== null && lag <= maxLag, lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`);
+    add(
+      "schedule_lag",
+      lag !== null && lag <= maxLag,
+      lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`
+    );
   }
   const maxDelay = limits.max_event_loop_delay_p99_ms;
-  add("event_loop_delay", v.eventLoopDelayP99Ms <= maxDelay, `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`);
+  add(
+    "event_loop_delay",
+    v.eventLoopDelayP99Ms <= maxDelay,
+    `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`
+  );
   if (v.busyCpu !== void 0) {
     const busy = v.busyCpu;
     const maxBusy = limits.max_generator_cpu;
-    add("generator_cpu", busy === null || busy <= maxBusy, busy === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`);
+    add(
+      "generator_cpu",
+      busy === null || busy <= maxBusy,
+      busy === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`
+    );
   }
   if (v.poolWaitP99Ms !== void 0) {
     const wait = v.poolWaitP99Ms;
     const maxWait = limits.max_pool_wait_p99_ms;
-    add("pool_wait", wait === null || wait <= maxWait, wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`);
+    add(
+      "pool_wait",
+      wait === null || wait <= maxWait,
+      wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`
+    );
   }
   add("samples", v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs \u2265 ${t.minSamplesForP99})`);
   if (v.littlesRatio !== null) {
     const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
-    add("littles_law", ok, `mean in-flight / (achieved rate \xD7 mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 \xB1 ${t.littlesLawTolerance}): ${ok ? "the window was steady" : "the window was not steady"}`);
+    add(
+      "littles_law",
+      ok,
+      `mean in-flight / (achieved rate \xD7 mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 \xB1 ${t.littlesLawTolerance}): ${ok ? "the window was steady" : "the window was not steady"}`
+    );
   }
   if (v.workload) {
     const { ok, message } = workloadDelivered(v.workload, t);
@@ -92244,9 +92289,15 @@ function workloadDelivered(w, t) {
     if (m.requested === null || m.delivered === null || m.requested === 0) return { ok: true, text: `${what}: not measured` };
     const d = m.delivered / m.requested - 1;
     const ok = Math.abs(d) <= tolerance;
-    return { ok, text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)` };
+    return {
+      ok,
+      text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)`
+    };
   };
-  const shown = (what, m, why) => ({ ok: true, text: `${what} mean ${m.delivered?.toFixed(1) ?? "unmeasured"} tokens delivered vs ${m.requested?.toFixed(1) ?? "no"} requested, not judged: ${why}` });
+  const shown = (what, m, why) => ({
+    ok: true,
+    text: `${what} mean ${m.delivered?.toFixed(1) ?? "unmeasured"} tokens delivered vs ${m.requested?.toFixed(1) ?? "no"} requested, not judged: ${why}`
+  });
   const input = w.inputVerbatim ? shown("input", w.input, "dataset prompts are sent as written and their requested lengths are estimates") : judge("input", w.input, w.inputCalibrated ? t.calibratedInputTolerance : t.workloadTolerance);
   const output = w.outputForced ? judge("output", w.output, t.workloadTolerance) : shown("output", w.output, "output_control is none, so max_tokens is only a cap");
   const hints = [
@@ -92304,7 +92355,14 @@ function buildResult(rec, f) {
     spec,
     spec_hash: f.resolved.hash,
     target: { url: f.targetUrl, api: spec.target.api, model: spec.target.model, simulator: f.simulator },
-    environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: os5.cpus().length, cpu_model: os5.cpus()[0]?.model ?? "unknown", workers: f.workers },
+    environment: {
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      cpus: os5.cpus().length,
+      cpu_model: os5.cpus()[0]?.model ?? "unknown",
+      workers: f.workers
+    },
     load: {
       mode: spec.load.mode,
       label: closed ? `closed-loop, ${spec.load.concurrency} concurrent` : `open-loop ${spec.load.arrival} at ${spec.load.rate} req/s`,
@@ -92340,7 +92398,12 @@ function buildResult(rec, f) {
       total_tokens_per_s: perS(rec.completedOutputTokens + rec.completedPromptTokens),
       requests_per_s: perS(rec.completedInWindow)
     },
-    goodput: { slo: { ...spec.slo }, requests: rec.windowGood, rate_per_s: perS(rec.windowGood), fraction: ws > 0 ? r3(rec.windowGood / ws) : null },
+    goodput: {
+      slo: { ...spec.slo },
+      requests: rec.windowGood,
+      rate_per_s: perS(rec.windowGood),
+      fraction: ws > 0 ? r3(rec.windowGood / ws) : null
+    },
     rates: errorRates(wbc, ws),
     workload,
     generator: {
@@ -92352,24 +92415,37 @@ function buildResult(rec, f) {
       window_cpu: f.windowCpu,
       pool_wait_ms: poolWait
     },
-    littles_law: { mean_in_flight: r3(meanInFlight), predicted_in_flight: r3(predicted), ratio: littlesRatio === null ? null : r3(littlesRatio) },
+    littles_law: {
+      mean_in_flight: r3(meanInFlight),
+      predicted_in_flight: r3(predicted),
+      ratio: littlesRatio === null ? null : r3(littlesRatio)
+    },
     validity: (() => {
-      const checks = validityChecks({
-        mode: spec.load.mode,
-        offeredRate: offered,
-        achievedRate: achieved,
-        scheduleLagP99Ms: lag?.p99 ?? null,
-        eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
-        busyCpu: f.windowCpu?.busy ?? null,
-        poolWaitP99Ms: poolWait?.p99 ?? null,
-        okSamples: rec.windowOk,
-        littlesRatio,
-        interrupted: f.interrupted,
-        workload: deliveredLengths(spec, workload)
-      }, generatorLimits(spec));
+      const checks = validityChecks(
+        {
+          mode: spec.load.mode,
+          offeredRate: offered,
+          achievedRate: achieved,
+          scheduleLagP99Ms: lag?.p99 ?? null,
+          eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
+          busyCpu: f.windowCpu?.busy ?? null,
+          poolWaitP99Ms: poolWait?.p99 ?? null,
+          okSamples: rec.windowOk,
+          littlesRatio,
+          interrupted: f.interrupted,
+          workload: deliveredLengths(spec, workload)
+        },
+        generatorLimits(spec)
+      );
       return { valid: checks.every((c) => c.ok), checks };
     })(),
-    timeseries: { interval_s: rec.series.intervalS, sent: rec.series.sent, ok: rec.series.ok, errors: rec.series.errors, output_tokens: rec.series.outputTokens },
+    timeseries: {
+      interval_s: rec.series.intervalS,
+      sent: rec.series.sent,
+      ok: rec.series.ok,
+      errors: rec.series.errors,
+      output_tokens: rec.series.outputTokens
+    },
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: DEFINITIONS
   };
@@ -92383,7 +92459,11 @@ function workloadSection(rec, tokenSource, w) {
   const short = rec.windowShortRequests;
   return {
     input_tokens: { spec: w.inputSpec, ...input },
-    output_tokens: { spec: w.outputSpec, ...output, shortfall: { requests: short, mean_tokens: short > 0 ? r3(rec.windowShortTokens / short) : null } },
+    output_tokens: {
+      spec: w.outputSpec,
+      ...output,
+      shortfall: { requests: short, mean_tokens: short > 0 ? r3(rec.windowShortTokens / short) : null }
+    },
     ...counts,
     plan: w.plan
   };
@@ -92434,12 +92514,20 @@ function mergeResults(results, opts = {}) {
   const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name2]) => [m, summary3(name2, "ms")]));
   const windowCpu = results.every((r) => r.generator.window_cpu !== void 0) ? busiest(results.map((r) => r.generator.window_cpu)) : void 0;
   const poolWait = results.every((r) => r.histograms.poolWait !== void 0) ? delayTail(summary3("poolWait", "ms")) : void 0;
-  const loopDelay = { p50: max2((r) => r.generator.event_loop_delay_ms.p50), p99: max2((r) => r.generator.event_loop_delay_ms.p99), max: max2((r) => r.generator.event_loop_delay_ms.max) };
+  const loopDelay = {
+    p50: max2((r) => r.generator.event_loop_delay_ms.p50),
+    p99: max2((r) => r.generator.event_loop_delay_ms.p99),
+    max: max2((r) => r.generator.event_loop_delay_ms.max)
+  };
   const spec = shards ? shardedSpec(results) : first.spec;
   const interrupted = results.some((r) => r.load.interrupted);
   const label = `${first.load.mode === "closed" ? `closed-loop, ${shards ? sum((r) => r.load.concurrency ?? 0) : first.load.concurrency} concurrent` : `open-loop ${first.load.arrival} at ${offered} req/s`} (${results.length} ${mode} merged)`;
   const workload = {
-    input_tokens: { requested: summary3("requestedPromptTokens", "count"), delivered: summary3("promptTokens", "count"), ...first.workload.input_tokens.spec ? { spec: first.workload.input_tokens.spec } : {} },
+    input_tokens: {
+      requested: summary3("requestedPromptTokens", "count"),
+      delivered: summary3("promptTokens", "count"),
+      ...first.workload.input_tokens.spec ? { spec: first.workload.input_tokens.spec } : {}
+    },
     output_tokens: {
       requested: summary3("requestedOutputTokens", "count"),
       delivered: summary3("outputTokens", "count"),
@@ -92452,21 +92540,26 @@ function mergeResults(results, opts = {}) {
     ...first.workload.plan ? { plan: first.workload.plan } : {}
   };
   const judgedAlone = (c) => !(shards && (c.name === "samples" || c.name === "littles_law"));
-  const invalidInputs = results.flatMap((r, i) => r.validity.checks.filter((c) => !c.ok && judgedAlone(c)).map((c) => `${names[i]} failed ${c.name}`));
+  const invalidInputs = results.flatMap(
+    (r, i) => r.validity.checks.filter((c) => !c.ok && judgedAlone(c)).map((c) => `${names[i]} failed ${c.name}`)
+  );
   const checks = [
-    ...validityChecks({
-      mode: first.load.mode,
-      offeredRate: offered,
-      achievedRate: achieved,
-      scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
-      eventLoopDelayP99Ms: loopDelay.p99,
-      busyCpu: windowCpu === null ? null : windowCpu?.busy,
-      poolWaitP99Ms: poolWait === null ? null : poolWait?.p99,
-      okSamples: windowByClass.ok,
-      littlesRatio,
-      interrupted,
-      workload: deliveredLengths(spec, workload)
-    }, generatorLimits(spec)),
+    ...validityChecks(
+      {
+        mode: first.load.mode,
+        offeredRate: offered,
+        achievedRate: achieved,
+        scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
+        eventLoopDelayP99Ms: loopDelay.p99,
+        busyCpu: windowCpu === null ? null : windowCpu?.busy,
+        poolWaitP99Ms: poolWait === null ? null : poolWait?.p99,
+        okSamples: windowByClass.ok,
+        littlesRatio,
+        interrupted,
+        workload: deliveredLengths(spec, workload)
+      },
+      generatorLimits(spec)
+    ),
     {
       name: "merge_inputs",
       ok: invalidInputs.length === 0 && mismatches.length === 0,
@@ -92505,7 +92598,12 @@ function mergeResults(results, opts = {}) {
       total_tokens_per_s: rate2((r) => r.throughput.total_tokens_per_s),
       requests_per_s: rate2((r) => r.throughput.requests_per_s)
     },
-    goodput: { slo: first.goodput.slo, requests: good, rate_per_s: rate2((r) => r.goodput.rate_per_s), fraction: ws > 0 ? r32(good / ws) : null },
+    goodput: {
+      slo: first.goodput.slo,
+      requests: good,
+      rate_per_s: rate2((r) => r.goodput.rate_per_s),
+      fraction: ws > 0 ? r32(good / ws) : null
+    },
     rates: errorRates(windowByClass, ws),
     workload,
     generator: {
@@ -92533,8 +92631,12 @@ function mergeMismatches(results, names) {
   const out2 = [];
   results.slice(1).forEach((r, j) => {
     const name2 = names[j + 1];
-    if (r.target.model !== first.target.model) out2.push(`${name2}: its model ${JSON.stringify(r.target.model)} differs from ${names[0]}'s ${JSON.stringify(first.target.model)}`);
-    else if (r.spec_hash !== first.spec_hash) out2.push(`${name2}: its spec hash ${r.spec_hash.slice(0, 12)} differs from ${names[0]}'s ${first.spec_hash.slice(0, 12)} (a different benchmark)`);
+    if (r.target.model !== first.target.model)
+      out2.push(`${name2}: its model ${JSON.stringify(r.target.model)} differs from ${names[0]}'s ${JSON.stringify(first.target.model)}`);
+    else if (r.spec_hash !== first.spec_hash)
+      out2.push(
+        `${name2}: its spec hash ${r.spec_hash.slice(0, 12)} differs from ${names[0]}'s ${first.spec_hash.slice(0, 12)} (a different benchmark)`
+      );
   });
   return out2;
 }
@@ -92581,11 +92683,19 @@ function mergeTimeseries(results, shards) {
       return shards ? total : r32(total / values.length);
     });
   };
-  return { interval_s: interval, sent: combine((r) => r.timeseries.sent), ok: combine((r) => r.timeseries.ok), errors: combine((r) => r.timeseries.errors), output_tokens: combine((r) => r.timeseries.output_tokens) };
+  return {
+    interval_s: interval,
+    sent: combine((r) => r.timeseries.sent),
+    ok: combine((r) => r.timeseries.ok),
+    errors: combine((r) => r.timeseries.errors),
+    output_tokens: combine((r) => r.timeseries.output_tokens)
+  };
 }
 var SPREAD_KEYS = {
   ...Object.fromEntries(
-    Object.keys(METRIC_HISTOGRAM).flatMap((m) => PERCENTILES.map(([key]) => [`${m}.${key}`, (r) => r.metrics[m]?.[key] ?? null]))
+    Object.keys(METRIC_HISTOGRAM).flatMap(
+      (m) => PERCENTILES.map(([key]) => [`${m}.${key}`, (r) => r.metrics[m]?.[key] ?? null])
+    )
   ),
   "throughput.output_tokens_per_s": (r) => r.throughput.output_tokens_per_s,
   "throughput.requests_per_s": (r) => r.throughput.requests_per_s,
@@ -92631,7 +92741,13 @@ var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})
 var FIXED_SLO_KEYS = ["http_5xx_rate", "http_429_rate", "goodput_fraction"];
 var withDefault = (schema, value2) => value2 === void 0 ? schema : { ...schema, default: value2 };
 var nonNegative = (fallback) => withDefault({ type: "number", minimum: 0, description: "a number \u2265 0" }, fallback);
-var fraction = (fallback) => ({ type: "number", minimum: 0, maximum: 1, default: fallback, description: "a fraction between 0 and 1" });
+var fraction = (fallback) => ({
+  type: "number",
+  minimum: 0,
+  maximum: 1,
+  default: fallback,
+  description: "a fraction between 0 and 1"
+});
 function rule(props, required, fallback) {
   return withDefault(
     {
@@ -92665,9 +92781,15 @@ var gateSchema = {
       description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
       propertyNames: keyNames(LATENCY_KEY, "latency rules"),
       properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, [pct2, ms]]) => [key, rule({ max_increase_pct: nonNegative(pct2), max_increase_ms: nonNegative(ms) }, [], {})])
+        Object.entries(LATENCY_DEFAULTS).map(([key, [pct2, ms]]) => [
+          key,
+          rule({ max_increase_pct: nonNegative(pct2), max_increase_ms: nonNegative(ms) }, [], {})
+        ])
       ),
-      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, ["max_increase_pct", "max_increase_ms"])
+      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, [
+        "max_increase_pct",
+        "max_increase_ms"
+      ])
     },
     throughput: {
       type: "object",
@@ -92683,7 +92805,10 @@ var gateSchema = {
       type: "object",
       default: {},
       description: `a mapping with keys ${FIXED_SLO_KEYS.join(", ")} and <metric>_<percentile> latency limits`,
-      propertyNames: keyNames(`(${LATENCY_KEY}|${FIXED_SLO_KEYS.join("|")})`, `SLO rules are ${FIXED_SLO_KEYS.join(", ")} or latency limits`),
+      propertyNames: keyNames(
+        `(${LATENCY_KEY}|${FIXED_SLO_KEYS.join("|")})`,
+        `SLO rules are ${FIXED_SLO_KEYS.join(", ")} or latency limits`
+      ),
       properties: {
         ttft_p95: rule({ max_ms: nonNegative() }, [], {}),
         http_5xx_rate: rule({ max: fraction(0.01) }, [], {}),
@@ -92693,7 +92818,13 @@ var gateSchema = {
       additionalProperties: rule({ max_ms: nonNegative() }, ["max_ms"])
     },
     confidence: { type: "number", minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: "a number in [0.5, 1), e.g. 0.95" },
-    bootstrap_iterations: { type: "integer", minimum: 100, maximum: 1e5, default: 1e3, description: "an integer between 100 and 100000" },
+    bootstrap_iterations: {
+      type: "integer",
+      minimum: 100,
+      maximum: 1e5,
+      default: 1e3,
+      description: "an integer between 100 and 100000"
+    },
     min_tail_samples: { type: "integer", minimum: 1, default: 10, description: "an integer \u2265 1" },
     tolerance_pct: nonNegative(10),
     // Noisy shared runners may need looser generator limits; interleaved A/B (baseline-url) is the better cure.
@@ -92787,9 +92918,17 @@ function replicateSe(r, key, value2) {
   return spread2 && cv !== void 0 ? cv * Math.abs(value2) / Math.sqrt(spread2.count) : 0;
 }
 function outcome(d, status2, flags) {
-  return { ...d, rule: `${d.metric} ${d.limit}`, status: status2 === "fail" && flags.warn_only ? "warn" : status2, warn_only: flags.warn_only };
+  return {
+    ...d,
+    rule: `${d.metric} ${d.limit}`,
+    status: status2 === "fail" && flags.warn_only ? "warn" : status2,
+    warn_only: flags.warn_only
+  };
 }
-var changeOf = (baseline, current) => ({ abs: current - baseline, rel: baseline !== 0 ? (current - baseline) / baseline : null });
+var changeOf = (baseline, current) => ({
+  abs: current - baseline,
+  rel: baseline !== 0 ? (current - baseline) / baseline : null
+});
 function num(v, signed = false) {
   const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
   const text = Math.abs(v).toFixed(digits);
@@ -92801,7 +92940,13 @@ var confText = (confidence) => `${Math.round(confidence * 1e3) / 10} %`;
 // src/gate/regression.ts
 function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
   const t = latencyTarget(key);
-  const draft = { id: `latency.${key}`, kind: "regression", metric: t.label, limit: `may rise \u2264 ${rule2.max_increase_pct} % or ${rule2.max_increase_ms} ms, whichever is larger`, unit: "ms" };
+  const draft = {
+    id: `latency.${key}`,
+    kind: "regression",
+    metric: t.label,
+    limit: `may rise \u2264 ${rule2.max_increase_pct} % or ${rule2.max_increase_ms} ms, whichever is larger`,
+    unit: "ms"
+  };
   const b2 = ctx.buckets(base, t.histogram, 1e3);
   const c = ctx.buckets(cur, t.histogram, 1e3);
   const bv = b2 ? percentileOf(b2, t.p) : null;
@@ -92812,7 +92957,17 @@ function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
   const change = changeOf(bv, cv);
   const need = minSamples(t.p, ctx.minTail);
   if (b2.n < need || c.n < need) {
-    return outcome({ ...draft, ...none, change, threshold, reason: `too few samples for ${t.pct}: needs \u2265 ${need} in each run (baseline ${b2.n}, current ${c.n})` }, "inconclusive", rule2);
+    return outcome(
+      {
+        ...draft,
+        ...none,
+        change,
+        threshold,
+        reason: `too few samples for ${t.pct}: needs \u2265 ${need} in each run (baseline ${b2.n}, current ${c.n})`
+      },
+      "inconclusive",
+      rule2
+    );
   }
   const boot = percentileShiftInterval(b2, c, t.p, ctx.confidence, ctx.iterations, ctx.rng(draft.id));
   const spreadSe = Math.hypot(replicateSe(base, `${t.metric}.${t.pct}`, bv), replicateSe(cur, `${t.metric}.${t.pct}`, cv));
@@ -92820,7 +92975,11 @@ function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
   const moved = `${change.abs >= 0 ? "rose" : "fell"} ${num(change.abs, true)} ms (${change.rel === null ? "n/a" : pctText(change.rel, true)}), allowed ${num(threshold, true)} ms`;
   const failed = change.abs > threshold && ci.lower > threshold;
   const reason = failed ? `${moved}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower, true)} ms is beyond it too` : change.abs > threshold ? `${moved}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower, true)} ms` : moved;
-  return outcome({ ...draft, baseline: bv, current: cv, change, threshold, ci: { ...ci, confidence: ctx.confidence }, reason }, failed ? "fail" : "pass", rule2);
+  return outcome(
+    { ...draft, baseline: bv, current: cv, change, threshold, ci: { ...ci, confidence: ctx.confidence }, reason },
+    failed ? "fail" : "pass",
+    rule2
+  );
 }
 function widen(iv, point, extra) {
   if (extra === 0) return iv;
@@ -92844,7 +93003,13 @@ var THROUGHPUT = {
     value: (r) => r.throughput.requests_per_s,
     contribution: (r) => ({ sum: r.requests.window.by_class.ok, sumSq: r.requests.window.by_class.ok })
   },
-  goodput_per_s: { label: "Goodput", unit: "req/s", spread: "goodput.rate_per_s", value: (r) => r.goodput.rate_per_s, contribution: (r) => ({ sum: r.goodput.requests, sumSq: r.goodput.requests }) }
+  goodput_per_s: {
+    label: "Goodput",
+    unit: "req/s",
+    spread: "goodput.rate_per_s",
+    value: (r) => r.goodput.rate_per_s,
+    contribution: (r) => ({ sum: r.goodput.requests, sumSq: r.goodput.requests })
+  }
 };
 function totalRse({ sum, sumSq }, n) {
   const mean2 = sum / n;
@@ -92852,16 +93017,32 @@ function totalRse({ sum, sumSq }, n) {
 }
 function judgeThroughputDecrease(key, rule2, base, cur, ctx) {
   const m = THROUGHPUT[key];
-  const draft = { id: `throughput.${key}`, kind: "regression", metric: m.label, limit: `may fall \u2264 ${rule2.max_decrease_pct} %`, unit: m.unit };
+  const draft = {
+    id: `throughput.${key}`,
+    kind: "regression",
+    metric: m.label,
+    limit: `may fall \u2264 ${rule2.max_decrease_pct} %`,
+    unit: m.unit
+  };
   const bv = m.value(base);
   const cv = m.value(cur);
   const threshold = -(rule2.max_decrease_pct / 100) * bv;
   const known = { baseline: bv, current: cv, change: changeOf(bv, cv), threshold, ci: null };
   if (base.requests.window.scheduled === 0 || cur.requests.window.scheduled === 0) {
-    return outcome({ ...known, ...draft, change: null, reason: `no requests in the ${cur.requests.window.scheduled === 0 ? "current" : "baseline"} window` }, "inconclusive", rule2);
+    return outcome(
+      {
+        ...known,
+        ...draft,
+        change: null,
+        reason: `no requests in the ${cur.requests.window.scheduled === 0 ? "current" : "baseline"} window`
+      },
+      "inconclusive",
+      rule2
+    );
   }
   if (bv <= 0) return outcome({ ...draft, ...known, reason: "the baseline has none to compare with" }, "inconclusive", rule2);
-  if (cv <= 0) return outcome({ ...draft, ...known, reason: `none at all in the current run (baseline ${num(bv)} ${m.unit})` }, "fail", rule2);
+  if (cv <= 0)
+    return outcome({ ...draft, ...known, reason: `none at all in the current run (baseline ${num(bv)} ${m.unit})` }, "fail", rule2);
   const rse = (r) => totalRse(m.contribution(r, ctx), r.requests.window.scheduled);
   const se = Math.hypot(rse(base), rse(cur), replicateSe(base, m.spread, 1), replicateSe(cur, m.spread, 1));
   const logRatio = Math.log(cv / bv);
@@ -92875,14 +93056,32 @@ function judgeThroughputDecrease(key, rule2, base, cur, ctx) {
   return outcome({ ...draft, ...known, ci, reason }, failed ? "fail" : "pass", rule2);
 }
 function judgeErrorRateIncrease(rule2, base, cur, ctx) {
-  const draft = { id: "error_rate", kind: "regression", metric: "Error rate", limit: `may rise \u2264 ${rule2.max_increase_pp} pp`, unit: "fraction" };
+  const draft = {
+    id: "error_rate",
+    kind: "regression",
+    metric: "Error rate",
+    limit: `may rise \u2264 ${rule2.max_increase_pp} pp`,
+    unit: "fraction"
+  };
   const nb = base.requests.window.scheduled;
   const nc = cur.requests.window.scheduled;
   const xb = nb - base.requests.window.by_class.ok;
   const xc = nc - cur.requests.window.by_class.ok;
   const threshold = rule2.max_increase_pp / 100;
   if (nb === 0 || nc === 0) {
-    return outcome({ ...draft, baseline: nb ? xb / nb : null, current: nc ? xc / nc : null, change: null, threshold, ci: null, reason: `no requests in the ${nc === 0 ? "current" : "baseline"} window` }, "inconclusive", rule2);
+    return outcome(
+      {
+        ...draft,
+        baseline: nb ? xb / nb : null,
+        current: nc ? xc / nc : null,
+        change: null,
+        threshold,
+        ci: null,
+        reason: `no requests in the ${nc === 0 ? "current" : "baseline"} window`
+      },
+      "inconclusive",
+      rule2
+    );
   }
   const change = changeOf(xb / nb, xc / nc);
   const pb = (xb + 1) / (nb + 2);
@@ -92898,17 +93097,30 @@ function judgeErrorRateIncrease(rule2, base, cur, ctx) {
 // src/gate/slo.ts
 function judgeLatencyLimit(key, rule2, base, cur, ctx) {
   const t = latencyTarget(key);
-  const draft = { id: `slo.${key}`, kind: "slo", metric: t.label, limit: `\u2264 ${num(rule2.max_ms)} ms`, unit: "ms", threshold: rule2.max_ms, ci: null };
+  const draft = {
+    id: `slo.${key}`,
+    kind: "slo",
+    metric: t.label,
+    limit: `\u2264 ${num(rule2.max_ms)} ms`,
+    unit: "ms",
+    threshold: rule2.max_ms,
+    ci: null
+  };
   const b2 = base ? ctx.buckets(base, t.histogram, 1e3) : null;
   const c = ctx.buckets(cur, t.histogram, 1e3);
   const bv = b2 ? percentileOf(b2, t.p) : null;
-  if (!c) return outcome({ ...draft, baseline: bv, current: null, change: null, reason: "no samples in the current run" }, "inconclusive", rule2);
+  if (!c)
+    return outcome({ ...draft, baseline: bv, current: null, change: null, reason: "no samples in the current run" }, "inconclusive", rule2);
   const cv = percentileOf(c, t.p);
   const known = { ...draft, baseline: bv, current: cv, change: bv === null ? null : changeOf(bv, cv) };
   const need = minSamples(t.p, ctx.minTail);
   if (c.n < need) return outcome({ ...known, reason: `too few samples for ${t.pct}: needs \u2265 ${need}, has ${c.n}` }, "inconclusive", rule2);
   const ok = cv <= rule2.max_ms;
-  return outcome({ ...known, reason: `${num(cv)} ms ${ok ? "is within" : "exceeds"} the ${num(rule2.max_ms)} ms limit (${c.n} samples)` }, ok ? "pass" : "fail", rule2);
+  return outcome(
+    { ...known, reason: `${num(cv)} ms ${ok ? "is within" : "exceeds"} the ${num(rule2.max_ms)} ms limit (${c.n} samples)` },
+    ok ? "pass" : "fail",
+    rule2
+  );
 }
 function judgeShare(x, n, max2, z) {
   const enough = max2 > 0 ? Math.ceil(1 / max2 - 1e-9) : 1;
@@ -92920,16 +93132,46 @@ function judgeRateLimits(slo, base, cur, ctx) {
   const n = cur.requests.window.scheduled;
   const share = (r, x) => r && r.requests.window.scheduled > 0 ? x(r) / r.requests.window.scheduled : null;
   const rules = [
-    { id: "slo.http_5xx_rate", metric: "5xx rate", flags: slo.http_5xx_rate, bad: (r) => r.requests.window.by_class.http_5xx, max: slo.http_5xx_rate.max },
-    { id: "slo.http_429_rate", metric: "429 rate", flags: slo.http_429_rate, bad: (r) => r.requests.window.by_class.http_429, max: slo.http_429_rate.max },
-    { id: "slo.goodput_fraction", metric: "Goodput", flags: slo.goodput_fraction, bad: (r) => r.requests.window.scheduled - r.goodput.requests, max: 1 - slo.goodput_fraction.min, good: true }
+    {
+      id: "slo.http_5xx_rate",
+      metric: "5xx rate",
+      flags: slo.http_5xx_rate,
+      bad: (r) => r.requests.window.by_class.http_5xx,
+      max: slo.http_5xx_rate.max
+    },
+    {
+      id: "slo.http_429_rate",
+      metric: "429 rate",
+      flags: slo.http_429_rate,
+      bad: (r) => r.requests.window.by_class.http_429,
+      max: slo.http_429_rate.max
+    },
+    {
+      id: "slo.goodput_fraction",
+      metric: "Goodput",
+      flags: slo.goodput_fraction,
+      bad: (r) => r.requests.window.scheduled - r.goodput.requests,
+      max: 1 - slo.goodput_fraction.min,
+      good: true
+    }
   ];
   return rules.filter((r) => r.flags.enabled).map(({ id, metric, flags, bad, max: max2, good }) => {
     const shown = (v) => v === null || !good ? v : 1 - v;
     const bv = shown(share(base, bad));
     const cv = shown(share(cur, bad));
     const limitValue = good ? 1 - max2 : max2;
-    const draft = { id, kind: "slo", metric, limit: `${good ? "\u2265" : "\u2264"} ${pctText(limitValue)}`, unit: "fraction", baseline: bv, current: cv, change: bv === null || cv === null ? null : changeOf(bv, cv), threshold: limitValue, ci: null };
+    const draft = {
+      id,
+      kind: "slo",
+      metric,
+      limit: `${good ? "\u2265" : "\u2264"} ${pctText(limitValue)}`,
+      unit: "fraction",
+      baseline: bv,
+      current: cv,
+      change: bv === null || cv === null ? null : changeOf(bv, cv),
+      threshold: limitValue,
+      ci: null
+    };
     const x = n > 0 ? bad(cur) : 0;
     const { status: status2, enough } = judgeShare(x, n, max2, ctx.z);
     const counted = good ? `${n - x} of ${n} requests met every SLO` : `${x} of ${n} requests`;
@@ -92988,12 +93230,24 @@ function compare(baseline, current, gate2, opts = {}) {
   const latencyLimits = Object.keys(gate2.slo).filter((k) => !["http_5xx_rate", "http_429_rate", "goodput_fraction"].includes(k));
   for (const key of sortedLatencyKeys(latencyLimits)) {
     const rule2 = gate2.slo[key];
-    if (rule2.enabled && rule2.max_ms !== void 0) rules.push(judgeLatencyLimit(key, { ...rule2, max_ms: rule2.max_ms }, baseline, current, ctx));
+    if (rule2.enabled && rule2.max_ms !== void 0)
+      rules.push(judgeLatencyLimit(key, { ...rule2, max_ms: rule2.max_ms }, baseline, current, ctx));
   }
   rules.push(...judgeRateLimits(gate2.slo, baseline, current, ctx));
-  const checks = [...baseline ? validity(baseline, "baseline") : [], ...validity(current, "current"), ...baseline ? comparabilityChecks(baseline, current, gate2.tolerance_pct) : []];
+  const checks = [
+    ...baseline ? validity(baseline, "baseline") : [],
+    ...validity(current, "current"),
+    ...baseline ? comparabilityChecks(baseline, current, gate2.tolerance_pct) : []
+  ];
   const { verdict, reasons } = decideVerdict(rules, checks, baseline !== null);
-  return { verdict, reasons, has_baseline: baseline !== null, rules, checks, noise: { method: NOISE_METHOD, confidence: gate2.confidence, iterations, seed } };
+  return {
+    verdict,
+    reasons,
+    has_baseline: baseline !== null,
+    rules,
+    checks,
+    noise: { method: NOISE_METHOD, confidence: gate2.confidence, iterations, seed }
+  };
 }
 
 // src/report/escape.ts
@@ -93020,7 +93274,8 @@ function lineChart(title, series, x, y) {
   const all = series.flatMap((s) => s.points);
   const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(title)}" font-family="system-ui, sans-serif" font-size="11">`;
   const titleText = `<text x="${W / 2}" y="18" text-anchor="middle" font-size="13" font-weight="600">${escapeHtml(title)}</text>`;
-  if (all.length === 0) return `${head}${titleText}<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no samples</text></svg>`;
+  if (all.length === 0)
+    return `${head}${titleText}<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no samples</text></svg>`;
   const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p2) => p2[0]))).map((at) => ({ at, label: tick(at) }));
   const xMin = Math.min(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
   const xMax = Math.max(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
@@ -93030,8 +93285,12 @@ function lineChart(title, series, x, y) {
   const py = (v) => H - M.bottom - v / yMax * (H - M.top - M.bottom);
   const r1 = (v) => Math.round(v * 10) / 10;
   const grid = [
-    ...yTicks.map((t) => `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(t.at))}" y2="${r1(py(t.at))}" stroke="#e5e5e5"/><text x="${M.left - 6}" y="${r1(py(t.at)) + 4}" text-anchor="end" fill="#555">${escapeHtml(t.label)}</text>`),
-    ...xTicks.map((t) => `<line x1="${r1(px(t.at))}" x2="${r1(px(t.at))}" y1="${M.top}" y2="${H - M.bottom}" stroke="#f0f0f0"/><text x="${r1(px(t.at))}" y="${H - M.bottom + 16}" text-anchor="middle" fill="#555">${escapeHtml(t.label)}</text>`)
+    ...yTicks.map(
+      (t) => `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(t.at))}" y2="${r1(py(t.at))}" stroke="#e5e5e5"/><text x="${M.left - 6}" y="${r1(py(t.at)) + 4}" text-anchor="end" fill="#555">${escapeHtml(t.label)}</text>`
+    ),
+    ...xTicks.map(
+      (t) => `<line x1="${r1(px(t.at))}" x2="${r1(px(t.at))}" y1="${M.top}" y2="${H - M.bottom}" stroke="#f0f0f0"/><text x="${r1(px(t.at))}" y="${H - M.bottom + 16}" text-anchor="middle" fill="#555">${escapeHtml(t.label)}</text>`
+    )
   ];
   const lines = series.map(
     (s) => `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ""} points="${s.points.map(([a, b2]) => `${r1(px(a))},${r1(py(b2))}`).join(" ")}"/>`
@@ -93043,7 +93302,16 @@ function lineChart(title, series, x, y) {
     `<text x="${(M.left + W - M.right) / 2}" y="${H - 8}" text-anchor="middle" fill="#333">${escapeHtml(x.label)}</text>`,
     `<text transform="translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle" fill="#333">${escapeHtml(y.label)}</text>`
   ];
-  return [head, titleText, ...grid, `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#999"/>`, ...lines, ...legend, ...labels, "</svg>"].join("");
+  return [
+    head,
+    titleText,
+    ...grid,
+    `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#999"/>`,
+    ...lines,
+    ...legend,
+    ...labels,
+    "</svg>"
+  ].join("");
 }
 
 // src/report/charts.ts
@@ -93089,7 +93357,13 @@ function timeseriesCharts(baseline, current) {
     { label: "requests/s" }
   );
   const tokens = [{ name: "current", points: perSecond(t.output_tokens, iv), color: CURRENT }];
-  if (baseline) tokens.unshift({ name: "baseline", points: perSecond(baseline.timeseries.output_tokens, baseline.timeseries.interval_s), color: BASELINE, dashed: true });
+  if (baseline)
+    tokens.unshift({
+      name: "baseline",
+      points: perSecond(baseline.timeseries.output_tokens, baseline.timeseries.interval_s),
+      color: BASELINE,
+      dashed: true
+    });
   return [requests, lineChart("Output tokens per second", tokens, { label: "seconds since start" }, { label: "tokens/s" })];
 }
 
@@ -93142,7 +93416,9 @@ function renderHtml(report, baseline, current) {
   const rows = gateRows(report).map(
     (r) => `<tr><td>${escapeHtml(r.metric)}</td><td class="n">${escapeHtml(r.baseline)}</td><td class="n">${escapeHtml(r.current)}</td><td class="n">${escapeHtml(r.change)}${r.noise ? `<br><span class="sub">noise ${escapeHtml(r.noise)}</span>` : ""}</td><td>${escapeHtml(r.limit)}</td><td class="${r.status}">${STATUS_ICON[r.status]} ${r.status}</td><td>${escapeHtml(r.reason)}</td></tr>`
   ).join("\n");
-  const checks = report.checks.map((c) => `<tr><td>${c.scope}</td><td>${escapeHtml(c.name)}</td><td class="${c.ok ? "pass" : "fail"}">${c.ok ? "\u2705 ok" : "\u274C failed"}</td><td>${escapeHtml(c.message)}</td></tr>`).join("\n");
+  const checks = report.checks.map(
+    (c) => `<tr><td>${c.scope}</td><td>${escapeHtml(c.name)}</td><td class="${c.ok ? "pass" : "fail"}">${c.ok ? "\u2705 ok" : "\u274C failed"}</td><td>${escapeHtml(c.message)}</td></tr>`
+  ).join("\n");
   const errors = current.requests.error_samples.map((e) => `<tr><td>${escapeHtml(e.class)}</td><td class="n">${e.count}</td><td>${escapeHtml(e.detail || "\u2014")}</td></tr>`).join("\n");
   const definitions = Object.entries(current.definitions).map(([k, v]) => `<dt><b>${escapeHtml(k)}</b></dt><dd>${escapeHtml(v)}</dd>`).join("\n");
   return `<!doctype html>
@@ -93206,7 +93482,12 @@ import { readFileSync as readFileSync2 } from "node:fs";
 var num2 = { type: "number" };
 var count = { type: "integer", minimum: 0 };
 var str = { type: "string" };
-var obj = (properties, extra = {}) => ({ type: "object", required: Object.keys(properties), properties, ...extra });
+var obj = (properties, extra = {}) => ({
+  type: "object",
+  required: Object.keys(properties),
+  properties,
+  ...extra
+});
 var nullable = (schema) => ({ anyOf: [{ type: "null" }, schema] });
 var numbers = { type: "array", items: num2 };
 var byClass = obj(Object.fromEntries(OUTCOMES.map((o) => [o, count])));
@@ -93216,7 +93497,13 @@ var result = obj({
   tool: obj({ name: { const: "loadgate" }, version: str }),
   created_at: str,
   run_id: str,
-  spec: obj({ name: str, target: obj({ url: str, api: str, model: str }), workload: { type: "object" }, load: obj({ mode: { enum: ["open", "closed"] }, rate: num2, concurrency: num2 }), slo: obj({ ttft_ms: num2, tpot_ms: num2, e2e_ms: num2 }) }),
+  spec: obj({
+    name: str,
+    target: obj({ url: str, api: str, model: str }),
+    workload: { type: "object" },
+    load: obj({ mode: { enum: ["open", "closed"] }, rate: num2, concurrency: num2 }),
+    slo: obj({ ttft_ms: num2, tpot_ms: num2, e2e_ms: num2 })
+  }),
   spec_hash: str,
   target: obj({ url: str, api: { enum: ["chat", "completions"] }, model: str, simulator: { type: "boolean" } }),
   environment: obj({ node: str, platform: str, arch: str, cpus: num2, cpu_model: str, workers: num2 }),
@@ -93251,10 +93538,25 @@ var result = obj({
     usage_missing: count,
     usage_chunk_mismatch: count
   }),
-  generator: obj({ event_loop_delay_ms: obj({ p50: num2, p99: num2, max: num2 }), cpu_s: num2, cpu_utilization: num2, heap_mb: num2, rss_mb: num2 }),
+  generator: obj({
+    event_loop_delay_ms: obj({ p50: num2, p99: num2, max: num2 }),
+    cpu_s: num2,
+    cpu_utilization: num2,
+    heap_mb: num2,
+    rss_mb: num2
+  }),
   littles_law: obj({ mean_in_flight: num2, predicted_in_flight: num2, ratio: nullable(num2) }),
-  validity: obj({ valid: { type: "boolean" }, checks: { type: "array", items: obj({ name: str, ok: { type: "boolean" }, message: str }) } }),
-  timeseries: obj({ interval_s: { type: "number", exclusiveMinimum: 0 }, sent: numbers, ok: numbers, errors: numbers, output_tokens: numbers }),
+  validity: obj({
+    valid: { type: "boolean" },
+    checks: { type: "array", items: obj({ name: str, ok: { type: "boolean" }, message: str }) }
+  }),
+  timeseries: obj({
+    interval_s: { type: "number", exclusiveMinimum: 0 },
+    sent: numbers,
+    ok: numbers,
+    errors: numbers,
+    output_tokens: numbers
+  }),
   histograms: { type: "object", additionalProperties: str },
   definitions: { type: "object", additionalProperties: str }
 });
@@ -93303,9 +93605,14 @@ function parseResult(text, name2) {
   }
   const version = data && typeof data === "object" && !Array.isArray(data) ? data.schema_version : void 0;
   if (version === void 0) throw fail2("not a loadgate result (no schema_version; note that --format vllm files cannot be read back)");
-  if (typeof version !== "number" || !Number.isInteger(version)) throw fail2(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
-  if (version > RESULT_SCHEMA_VERSION) throw fail2(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
-  if (version < RESULT_SCHEMA_VERSION) throw fail2(`schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`);
+  if (typeof version !== "number" || !Number.isInteger(version))
+    throw fail2(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
+  if (version > RESULT_SCHEMA_VERSION)
+    throw fail2(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
+  if (version < RESULT_SCHEMA_VERSION)
+    throw fail2(
+      `schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`
+    );
   if (!validate(data)) {
     const e = validate.errors.reduce((a, b2) => b2.instancePath.length > a.instancePath.length ? b2 : a);
     throw fail2(`not a valid loadgate result: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
@@ -93378,7 +93685,8 @@ function readZip(zip, maxEntryBytes = DEFAULT_MAX_ENTRY_BYTES) {
     offset += 46 + nameLength + extraLength + commentLength;
     if (name2.endsWith("/")) continue;
     if (flags & 1) throw new ZipError(`zip entry ${name2} is encrypted`);
-    if (method !== 0 && method !== 8) throw new ZipError(`zip entry ${name2} uses compression method ${method}; expected stored (0) or deflate (8)`);
+    if (method !== 0 && method !== 8)
+      throw new ZipError(`zip entry ${name2} uses compression method ${method}; expected stored (0) or deflate (8)`);
     if (size > maxEntryBytes) throw new ZipError(`zip entry ${name2} is ${size} bytes; expected at most ${maxEntryBytes}`);
     entries.push({
       name: name2,
@@ -93441,11 +93749,18 @@ async function fetchArtifactBaseline(octokit, q) {
     const result3 = resultFromZip(zip, `artifact ${q.artifact} of run ${run2.id}`, q.entryName);
     return { result: result3, artifact: q.artifact, run: run2, mergeBase: run2.head_sha === mergeBase };
   }
-  return { missing: `none of the ${candidates.length} newest successful runs of ${q.workflow} on ${q.branch} within ${age} has an unexpired artifact named ${q.artifact}` };
+  return {
+    missing: `none of the ${candidates.length} newest successful runs of ${q.workflow} on ${q.branch} within ${age} has an unexpired artifact named ${q.artifact}`
+  };
 }
 async function findMergeBase(octokit, q) {
   try {
-    const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ owner: q.owner, repo: q.repo, basehead: `${q.pullRequest.baseSha}...${q.pullRequest.headSha}`, per_page: 1 });
+    const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
+      owner: q.owner,
+      repo: q.repo,
+      basehead: `${q.pullRequest.baseSha}...${q.pullRequest.headSha}`,
+      per_page: 1
+    });
     return data.merge_base_commit.sha;
   } catch {
     return null;
@@ -93453,7 +93768,14 @@ async function findMergeBase(octokit, q) {
 }
 async function listRecentRuns(octokit, q) {
   const runs = [];
-  const pages = octokit.paginate.iterator(octokit.rest.actions.listWorkflowRuns, { owner: q.owner, repo: q.repo, workflow_id: q.workflow, branch: q.branch, status: "success", per_page: 100 });
+  const pages = octokit.paginate.iterator(octokit.rest.actions.listWorkflowRuns, {
+    owner: q.owner,
+    repo: q.repo,
+    workflow_id: q.workflow,
+    branch: q.branch,
+    status: "success",
+    per_page: 100
+  });
   for await (const page of pages) {
     runs.push(...page.data);
     const oldest = page.data.at(-1);
@@ -93521,10 +93843,18 @@ async function resolveBaseline(inputs, ctx, octokit) {
     if (!existsSync3(inputs.baseline)) return { kind: "missing", reason: `baseline file ${inputs.baseline} does not exist` };
     return { kind: "file", path: inputs.baseline, result: loadResult(inputs.baseline) };
   }
-  if (!inputs.baselineArtifact) return { kind: "none", reason: "none configured (inputs baseline and baseline-artifact are empty): only absolute (SLO) rules were judged" };
+  if (!inputs.baselineArtifact)
+    return {
+      kind: "none",
+      reason: "none configured (inputs baseline and baseline-artifact are empty): only absolute (SLO) rules were judged"
+    };
   const workflow = inputs.baselineWorkflow ?? ctx.workflowFile;
-  if (!workflow) throw new Error("baseline-artifact: cannot tell which workflow this is (GITHUB_WORKFLOW_REF is not set); set input baseline-workflow");
-  if (!ctx.repo || !ctx.baseBranch) throw new Error("baseline-artifact: the event names no base branch (no pull request and no repository default branch in GITHUB_EVENT_PATH)");
+  if (!workflow)
+    throw new Error("baseline-artifact: cannot tell which workflow this is (GITHUB_WORKFLOW_REF is not set); set input baseline-workflow");
+  if (!ctx.repo || !ctx.baseBranch)
+    throw new Error(
+      "baseline-artifact: the event names no base branch (no pull request and no repository default branch in GITHUB_EVENT_PATH)"
+    );
   const found = await fetchArtifactBaseline(octokit(), {
     ...ctx.repo,
     workflow,
@@ -93544,7 +93874,10 @@ function baselineNote(s, now2) {
     case "artifact": {
       const { run: run2, artifact, mergeBase } = s.found;
       const where = mergeBase ? "the pull request's merge base" : `the newest usable run on ${run2.head_branch ?? "the base branch"}`;
-      return { text: `artifact ${artifact} from run ${run2.id}, commit ${run2.head_sha.slice(0, 7)} (${where}), ${humanAge(now2 - Date.parse(run2.created_at))} old`, url: run2.html_url };
+      return {
+        text: `artifact ${artifact} from run ${run2.id}, commit ${run2.head_sha.slice(0, 7)} (${where}), ${humanAge(now2 - Date.parse(run2.created_at))} old`,
+        url: run2.html_url
+      };
     }
     case "interleaved":
       return { text: `interleaved A/B: ${new URL(s.url).host}, measured in the same window with the same arrivals and prompts` };
@@ -93636,7 +93969,11 @@ var SIM_CONFIG_SCHEMA = {
       discriminator: { propertyName: "dist" },
       required: ["dist"],
       oneOf: [
-        { properties: { dist: { const: "geometric" }, mean: { type: "number", minimum: 1 } }, required: ["mean"], additionalProperties: false },
+        {
+          properties: { dist: { const: "geometric" }, mean: { type: "number", minimum: 1 } },
+          required: ["mean"],
+          additionalProperties: false
+        },
         { properties: { dist: { const: "fixed" }, value: int(1) }, required: ["value"], additionalProperties: false },
         { properties: { dist: { const: "uniform" }, min: int(1), max: int(1) }, required: ["min", "max"], additionalProperties: false }
       ]
@@ -94056,7 +94393,14 @@ function newStreamEvent() {
   return { done: false, content: null, usage: false, promptTokens: 0, completionTokens: 0, error: null };
 }
 var DONE2 = Buffer.from("[DONE]");
-var findings = { hasDelta: false, answer: false, reasoning: false, text: false, completionTokens: null, promptTokens: null };
+var findings = {
+  hasDelta: false,
+  answer: false,
+  reasoning: false,
+  text: false,
+  completionTokens: null,
+  promptTokens: null
+};
 function readEvent(bytes, start, end2, into) {
   reset(into);
   if (end2 === start) return into;
@@ -94238,15 +94582,24 @@ async function findCounter(mode, t) {
     }
   }
   const why = reasons.join("; ");
-  if (mode === "tokenize") throw new Error(`workload.calibrate is tokenize, but the target has no usable tokenize endpoint (${why}); expected a vLLM, SGLang or llama.cpp server, or calibrate: probe`);
-  if (mode === "probe") throw new Error(`workload.calibrate is probe, but the probe failed (${why}); expected usage.prompt_tokens in the answer, or calibrate: off`);
+  if (mode === "tokenize")
+    throw new Error(
+      `workload.calibrate is tokenize, but the target has no usable tokenize endpoint (${why}); expected a vLLM, SGLang or llama.cpp server, or calibrate: probe`
+    );
+  if (mode === "probe")
+    throw new Error(
+      `workload.calibrate is probe, but the probe failed (${why}); expected usage.prompt_tokens in the answer, or calibrate: off`
+    );
   return { failed: why };
 }
 async function calibrateSynthetic(counter, plain, prefixed) {
   const points = await countAll(counter, SIZES.map(plain));
   const fit = fitLine(points);
   if (!prefixed) return result2(counter, fit, points.length, 0);
-  const withPrefix = await countAll(counter, PREFIX_SIZES.map((w) => prefixed(w, fit.slope)));
+  const withPrefix = await countAll(
+    counter,
+    PREFIX_SIZES.map((w) => prefixed(w, fit.slope))
+  );
   const prefixTokens = mean(withPrefix.map((p2, i) => p2.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]));
   return result2(counter, fit, points.length + withPrefix.length, prefixTokens);
 }
@@ -94359,7 +94712,8 @@ async function postJson(url, body, t, timeoutMs) {
     const detail = errorMessage(parsed);
     throw new Error(`HTTP ${res.statusCode}${detail ? ` (${detail.slice(0, 120)})` : ""}`);
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("answered with something other than a JSON object");
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new Error("answered with something other than a JSON object");
   return parsed;
 }
 
@@ -94377,7 +94731,9 @@ function parseDataset(text, name2, format) {
     else dataset.skipped++;
   }
   if (dataset.entries.length === 0) {
-    throw new SpecError(`${name2}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ""}; expected at least one`);
+    throw new SpecError(
+      `${name2}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ""}; expected at least one`
+    );
   }
   return dataset;
 }
@@ -94427,13 +94783,16 @@ function readJsonlEntry(value2, where) {
 function readMessages(value2, where) {
   if (!Array.isArray(value2) || value2.length === 0) throw new SpecError(`${where}: "messages" is not a non-empty list; ${JSONL_EXPECTED}`);
   return value2.map((m, i) => {
-    if (!isObject(m) || typeof m.content !== "string") throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
-    if (typeof m.role !== "string" || !ROLES.has(m.role)) throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m.role) ?? "missing"}; expected system, user or assistant`);
+    if (!isObject(m) || typeof m.content !== "string")
+      throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
+    if (typeof m.role !== "string" || !ROLES.has(m.role))
+      throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m.role) ?? "missing"}; expected system, user or assistant`);
     return { role: m.role, content: m.content };
   });
 }
 function readShareGpt(value2, where) {
-  if (!isObject(value2) || !Array.isArray(value2.conversations)) throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
+  if (!isObject(value2) || !Array.isArray(value2.conversations))
+    throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
   const turns = value2.conversations;
   turns.forEach((t, i) => {
     if (!isObject(t) || typeof t.from !== "string" || typeof t.value !== "string") {
@@ -94444,7 +94803,11 @@ function readShareGpt(value2, where) {
   const prompt = turns[first];
   const reply = turns[first + 1];
   if (first < 0 || !reply || prompt.value.trim() === "") return null;
-  return { messages: [{ role: "user", content: prompt.value }], words: countWords(prompt.value), answerWords: Math.max(1, countWords(reply.value)) };
+  return {
+    messages: [{ role: "user", content: prompt.value }],
+    words: countWords(prompt.value),
+    answerWords: Math.max(1, countWords(reply.value))
+  };
 }
 var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function entryPicker(n, sample, rng) {
@@ -94514,8 +94877,10 @@ function parseLengthFile(text, name2) {
   const values = [];
   const weights = [];
   const add = (where, length, count2 = 1) => {
-    if (!Number.isInteger(length) || length < 1) throw new SpecError(`${where}: ${show(length)} is not a length; expected a positive integer`);
-    if (typeof count2 !== "number" || !(count2 >= 0)) throw new SpecError(`${where}: the count ${show(count2)} is not a number \u2265 0; expected length,count`);
+    if (!Number.isInteger(length) || length < 1)
+      throw new SpecError(`${where}: ${show(length)} is not a length; expected a positive integer`);
+    if (typeof count2 !== "number" || !(count2 >= 0))
+      throw new SpecError(`${where}: the count ${show(count2)} is not a number \u2265 0; expected length,count`);
     values.push(length);
     weights.push(count2);
   };
@@ -94527,7 +94892,9 @@ function parseLengthFile(text, name2) {
     } catch (err) {
       throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
     }
-    data.forEach((item, i) => Array.isArray(item) && item.length === 2 ? add(`${name2}: entry ${i + 1}`, item[0], item[1]) : add(`${name2}: entry ${i + 1}`, item));
+    data.forEach(
+      (item, i) => Array.isArray(item) && item.length === 2 ? add(`${name2}: entry ${i + 1}`, item[0], item[1]) : add(`${name2}: entry ${i + 1}`, item)
+    );
   } else {
     let first = true;
     body.split(/\r?\n/).forEach((raw, i) => {
@@ -94587,7 +94954,9 @@ function loadWorkloadInputs(resolved) {
       text = readFileSync4(resolve(specDir ?? ".", path), "utf8");
     } catch (err) {
       const code = err.code;
-      throw new SpecError(`workload.${key} ${JSON.stringify(path)} cannot be read (${code === "ENOENT" ? "file not found" : code ?? "error"} at ${resolve(specDir ?? ".", path)}); expected a path relative to the spec file`);
+      throw new SpecError(
+        `workload.${key} ${JSON.stringify(path)} cannot be read (${code === "ENOENT" ? "file not found" : code ?? "error"} at ${resolve(specDir ?? ".", path)}); expected a path relative to the spec file`
+      );
     }
     files[path] = createHash2("sha256").update(text).digest("hex");
     return text;
@@ -94621,9 +94990,14 @@ async function calibrate(inputs, target, salt) {
       return await calibrateDataset(counter, plain, sample);
     }
     if (!w.prefix && !w.prefix_groups) return await calibrateSynthetic(counter, plain);
-    return await calibrateSynthetic(counter, plain, (words, tokensPerWord) => [prefixMessage(salt, prefixWords(w, tokensPerWord), 0), ...plain(words)]);
+    return await calibrateSynthetic(counter, plain, (words, tokensPerWord) => [
+      prefixMessage(salt, prefixWords(w, tokensPerWord), 0),
+      ...plain(words)
+    ]);
   } catch (err) {
-    throw new Error(`calibrating prompt lengths with ${counter.source} failed: ${err.message}; expected the target to count prompts of up to ~1,000 words, or workload.calibrate: off`);
+    throw new Error(
+      `calibrating prompt lengths with ${counter.source} failed: ${err.message}; expected the target to count prompts of up to ~1,000 words, or workload.calibrate: off`
+    );
   }
 }
 var CALIBRATION_ENTRIES = 16;
@@ -94668,7 +95042,11 @@ function syntheticWorkload(inputs, calibration, salt) {
         const rng = stream(w, purpose);
         return summarize2(Array.from({ length: SUMMARY_DRAWS }, () => sampler(rng)));
       };
-      return { plan: plan(inputs, calibration, salt, cache, null), inputSpec: draws(input, "summary_input"), outputSpec: draws(output, "summary_output") };
+      return {
+        plan: plan(inputs, calibration, salt, cache, null),
+        inputSpec: draws(input, "summary_input"),
+        outputSpec: draws(output, "summary_output")
+      };
     }
   };
 }
@@ -94684,7 +95062,9 @@ function datasetWorkload(inputs, d, calibration, salt) {
   }));
   const entries = sized.filter((e) => passes(e.inputTokens, e.outputTokens, ds.filter));
   if (entries.length === 0) {
-    throw new SpecError(`${ds.path}: no entry passes workload.dataset.filter (${sized.length} entries, estimated input ${range(sized.map((e) => e.inputTokens))} tokens); expected a filter that keeps at least one`);
+    throw new SpecError(
+      `${ds.path}: no entry passes workload.dataset.filter (${sized.length} entries, estimated input ${range(sized.map((e) => e.inputTokens))} tokens); expected a filter that keeps at least one`
+    );
   }
   const pick = entryPicker(entries.length, ds.sample, stream(w, "dataset"));
   const outputRng = stream(w, "output_tokens");
@@ -94704,7 +95084,12 @@ function datasetWorkload(inputs, d, calibration, salt) {
     describe() {
       const rng = stream(w, "summary_output");
       return {
-        plan: plan(inputs, calibration, salt, cache, { entries: sized.length + d.skipped, used_entries: used.size, skipped: d.skipped, filtered_out: sized.length - entries.length }),
+        plan: plan(inputs, calibration, salt, cache, {
+          entries: sized.length + d.skipped,
+          used_entries: used.size,
+          skipped: d.skipped,
+          filtered_out: sized.length - entries.length
+        }),
         inputSpec: summarize2(entries.map((e) => e.inputTokens)),
         outputSpec: summarize2(entries.map((e) => e.outputTokens ?? output(rng)))
       };
@@ -94992,7 +95377,8 @@ var StreamRequest = class {
   abort(reason) {
     if (this.ended) return;
     const t = now();
-    if (this.sawDone) this.fail(t, "ok");
+    if (this.sawDone)
+      this.fail(t, "ok");
     else if (reason === "cancelled") this.fail(t, "timeout", "cancelled");
     else if (this.status !== 0 && !isSuccess(this.status)) this.fail(t, ...this.httpOutcome());
     else if (this.controller === null) this.fail(t, "connect_error", `no connection within ${this.ctx.timeoutMs} ms`);
@@ -95001,7 +95387,8 @@ var StreamRequest = class {
   }
   onRequestStart(controller) {
     this.controller = controller;
-    if (this.ended) controller.abort(ENDED);
+    if (this.ended)
+      controller.abort(ENDED);
     else this.obs.onWritten(now());
   }
   onResponseStart(_c, status2) {
@@ -95473,7 +95860,13 @@ var DRAIN_GRACE_MS = 1e3;
 async function measure(o) {
   const { resolved, workload, runStart } = o;
   const { spec } = resolved;
-  const client = createClient({ baseUrl: o.baseUrl, api: spec.target.api, headers: resolved.headers, apiKey: resolved.apiKey, timeoutMs: resolved.requestTimeoutMs });
+  const client = createClient({
+    baseUrl: o.baseUrl,
+    api: spec.target.api,
+    headers: resolved.headers,
+    apiKey: resolved.apiKey,
+    timeoutMs: resolved.requestTimeoutMs
+  });
   const totalMs = resolved.warmupMs + resolved.steadyMs + resolved.cooldownMs;
   const windowStart = runStart + resolved.warmupMs;
   const windowEnd = windowStart + resolved.steadyMs;
@@ -95512,7 +95905,13 @@ async function measure(o) {
   let dispatched;
   let spinMs = () => 0;
   if (spec.load.mode === "open") {
-    const schedule = buildSchedule({ kind: spec.load.arrival, ratePerS: spec.load.rate, burstiness: spec.load.burstiness, seed: deriveSeed(spec.workload.seed, "arrivals"), durationMs: totalMs });
+    const schedule = buildSchedule({
+      kind: spec.load.arrival,
+      ratePerS: spec.load.rate,
+      burstiness: spec.load.burstiness,
+      seed: deriveSeed(spec.workload.seed, "arrivals"),
+      durationMs: totalMs
+    });
     planned = schedule.length;
     const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]) });
     stop = h.stop;
@@ -95520,7 +95919,11 @@ async function measure(o) {
     spinMs = h.spinMs;
   } else {
     await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
-    const h = dispatchClosedLoop({ concurrency: spec.load.concurrency, until: runStart + totalMs, fire: (i, t, finished) => send(i, t - runStart, finished) });
+    const h = dispatchClosedLoop({
+      concurrency: spec.load.concurrency,
+      until: runStart + totalMs,
+      fire: (i, t, finished) => send(i, t - runStart, finished)
+    });
     stop = h.stop;
     dispatched = h.done;
   }
@@ -95538,7 +95941,15 @@ async function measure(o) {
   const progress = setInterval(() => {
     const t = now();
     const phase = t < windowStart ? "warmup" : t < windowEnd ? "steady" : t < runStart + totalMs ? "cooldown" : "drain";
-    o.onProgress?.({ elapsedS: (t - runStart) / 1e3, totalS: totalMs / 1e3, phase, sent: recorder.sent, ok: recorder.byClass.ok, failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight, inFlight: recorder.inFlight });
+    o.onProgress?.({
+      elapsedS: (t - runStart) / 1e3,
+      totalS: totalMs / 1e3,
+      phase,
+      sent: recorder.sent,
+      ok: recorder.byClass.ok,
+      failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight,
+      inFlight: recorder.inFlight
+    });
   }, 1e3);
   try {
     const fired = await dispatched;
@@ -95599,7 +96010,9 @@ async function waitForReady(baseUrl2, timeoutMs, headers) {
       last = e.code ?? e.message;
     }
     if (Date.now() + pause > deadline) {
-      throw new Error(`target ${url} was not ready within ${timeoutMs / 1e3}s (last: ${last}); check the URL or raise target.ready_timeout`);
+      throw new Error(
+        `target ${url} was not ready within ${timeoutMs / 1e3}s (last: ${last}); check the URL or raise target.ready_timeout`
+      );
     }
     await new Promise((r) => setTimeout(r, pause));
     pause = Math.min(pause * 2, 2e3);
@@ -95635,7 +96048,15 @@ async function measureInWorkers(o) {
   const { calibration, salt } = o.workload.describe().plan;
   const file = join3(packageRoot(), "dist", "worker.js");
   const threads = Array.from({ length: n }, (_, k) => {
-    const init = { resolved: shardSpec(o.resolved, k, n), baseUrl: o.baseUrl, simulator: o.simulator, calibration, salt: salt + k, runId: `${o.runId}w${k}`, records: o.onRecordLine !== void 0 };
+    const init = {
+      resolved: shardSpec(o.resolved, k, n),
+      baseUrl: o.baseUrl,
+      simulator: o.simulator,
+      calibration,
+      salt: salt + k,
+      runId: `${o.runId}w${k}`,
+      records: o.onRecordLine !== void 0
+    };
     return new Worker(file, { workerData: init });
   });
   const progress = new Array(n);
@@ -95684,9 +96105,17 @@ function wholeRun(merged, resolved, n, cpu, wallS) {
     spec: resolved.spec,
     spec_hash: resolved.hash,
     environment: { ...merged.environment, workers: n },
-    load: { ...merged.load, label: `${load.mode === "closed" ? `closed-loop, ${load.concurrency} concurrent` : `open-loop ${load.arrival} at ${load.rate} req/s`} \xB7 ${n} generator threads` },
+    load: {
+      ...merged.load,
+      label: `${load.mode === "closed" ? `closed-loop, ${load.concurrency} concurrent` : `open-loop ${load.arrival} at ${load.rate} req/s`} \xB7 ${n} generator threads`
+    },
     // Threads share one process: its CPU and RSS are the run's (per-thread figures would double count).
-    generator: { ...merged.generator, cpu_s: Math.round(cpuS * 1e3) / 1e3, cpu_utilization: Math.round(cpuS / wallS * 1e3) / 1e3, rss_mb: Math.round(process.memoryUsage.rss() / 2 ** 20 * 1e3) / 1e3 }
+    generator: {
+      ...merged.generator,
+      cpu_s: Math.round(cpuS * 1e3) / 1e3,
+      cpu_utilization: Math.round(cpuS / wallS * 1e3) / 1e3,
+      rss_mb: Math.round(process.memoryUsage.rss() / 2 ** 20 * 1e3) / 1e3
+    }
   };
 }
 function sumProgress(ps) {
@@ -95712,16 +96141,29 @@ function probeHeaders(resolved) {
 async function runInterleaved(o) {
   const { resolved } = o;
   const { spec } = resolved;
-  if (spec.target.url === "sim") throw new Error('interleaved A/B needs two deployments: set target.url (or --target-url) to the candidate, not "sim"');
+  if (spec.target.url === "sim")
+    throw new Error('interleaved A/B needs two deployments: set target.url (or --target-url) to the candidate, not "sim"');
   const inputs = loadWorkloadInputs(resolved);
   const headers = probeHeaders(resolved);
-  await Promise.all([waitForReady(spec.target.url, resolved.readyTimeoutMs, headers), waitForReady(o.baselineUrl, resolved.readyTimeoutMs, headers)]);
+  await Promise.all([
+    waitForReady(spec.target.url, resolved.readyTimeoutMs, headers),
+    waitForReady(o.baselineUrl, resolved.readyTimeoutMs, headers)
+  ]);
   const prepared = await prepareWorkload(inputs, { baseUrl: spec.target.url, headers, timeoutMs: resolved.requestTimeoutMs });
   const { calibration, salt } = prepared.describe().plan;
   const runId = randomBytes(4).toString("hex");
   const runStart = now() + START_LEAD_MS;
   const baselineResolved = { ...resolved, spec: { ...spec, target: { ...spec.target, url: o.baselineUrl } } };
-  const side = (r, tag, workload = createWorkload(inputs, calibration, salt)) => measure({ resolved: r, signal: o.signal, baseUrl: r.spec.target.url, simulator: false, workload, runId: `${runId}${tag}`, runStart, onProgress: tag === "a" ? o.onProgress : void 0 });
+  const side = (r, tag, workload = createWorkload(inputs, calibration, salt)) => measure({
+    resolved: r,
+    signal: o.signal,
+    baseUrl: r.spec.target.url,
+    simulator: false,
+    workload,
+    runId: `${runId}${tag}`,
+    runStart,
+    onProgress: tag === "a" ? o.onProgress : void 0
+  });
   const [current, baseline] = await Promise.all([side(resolved, "a", prepared), side(baselineResolved, "b")]);
   return { current, baseline };
 }
@@ -95737,9 +96179,20 @@ async function runBenchmark(o) {
     await waitForReady(baseUrl2, resolved.readyTimeoutMs, headers);
     const workload = await prepareWorkload(inputs, { baseUrl: baseUrl2, headers, timeoutMs: resolved.requestTimeoutMs });
     const runId = randomBytes(4).toString("hex");
-    if ((o.workers ?? 1) > 1) return await measureInWorkers({ ...o, workers: o.workers, baseUrl: baseUrl2, simulator, workload, runId, startLeadMs: START_LEAD_MS });
+    if ((o.workers ?? 1) > 1)
+      return await measureInWorkers({ ...o, workers: o.workers, baseUrl: baseUrl2, simulator, workload, runId, startLeadMs: START_LEAD_MS });
     const onRecord = o.onRecordLine && ((r) => o.onRecordLine(recordLine(r)));
-    return await measure({ resolved, signal: o.signal, onProgress: o.onProgress, onRecord, baseUrl: baseUrl2, simulator, workload, runId, runStart: now() + START_LEAD_MS });
+    return await measure({
+      resolved,
+      signal: o.signal,
+      onProgress: o.onProgress,
+      onRecord,
+      baseUrl: baseUrl2,
+      simulator,
+      workload,
+      runId,
+      runStart: now() + START_LEAD_MS
+    });
   } finally {
     await sim?.stop();
   }
@@ -95904,7 +96357,11 @@ var LENGTH_SHAPES = {
     required: [],
     properties: {
       values: { type: "array", minItems: 1, items: positiveInteger, description: "a non-empty list of positive integers" },
-      weights: { type: "array", items: { type: "number", minimum: 0, description: "a number \u2265 0" }, description: "a list of numbers \u2265 0, one per value" },
+      weights: {
+        type: "array",
+        items: { type: "number", minimum: 0, description: "a number \u2265 0" },
+        description: "a list of numbers \u2265 0, one per value"
+      },
       file: { type: "string", minLength: 1, description: "the path of a JSON, CSV or text file of lengths, relative to the spec" }
     }
   }
@@ -96010,7 +96467,12 @@ var specSchema = {
             type: "object",
             description: "a mapping with min_input_tokens, max_input_tokens, min_output_tokens, max_output_tokens",
             additionalProperties: false,
-            properties: { min_input_tokens: positiveInteger, max_input_tokens: positiveInteger, min_output_tokens: positiveInteger, max_output_tokens: positiveInteger }
+            properties: {
+              min_input_tokens: positiveInteger,
+              max_input_tokens: positiveInteger,
+              min_output_tokens: positiveInteger,
+              max_output_tokens: positiveInteger
+            }
           }
         }
       }
@@ -96081,7 +96543,10 @@ var ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 function checkNoLiteralCredentials(headers) {
   for (const [name2, value2] of Object.entries(headers)) {
     if (CREDENTIAL_HEADER.test(name2) && !/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value2)) {
-      throw new SpecIssue(["target", "headers", name2], 'holds a credential written into the spec; expected a reference such as "${MY_KEY}" to an environment variable, or target.api_key_env');
+      throw new SpecIssue(
+        ["target", "headers", name2],
+        'holds a credential written into the spec; expected a reference such as "${MY_KEY}" to an environment variable, or target.api_key_env'
+      );
     }
   }
 }
@@ -96092,7 +96557,12 @@ function checkLength(path, d) {
     throw new SpecIssue(path, `has min ${d.min} > max ${d.max}; expected min \u2264 max`);
   }
 }
-var KEY_EXPECTED = { min: "a positive integer", max: "a positive integer", mean: "a number > 0", range_ratio: "a number \u2265 0 and < 1" };
+var KEY_EXPECTED = {
+  min: "a positive integer",
+  max: "a positive integer",
+  mean: "a number > 0",
+  range_ratio: "a number \u2265 0 and < 1"
+};
 function checkForm(path, d, a, b2) {
   const has = (keys) => keys.filter((k) => k in d);
   const [inA, inB] = [has(a), has(b2)];
@@ -96105,20 +96575,26 @@ function checkForm(path, d, a, b2) {
 }
 function checkEmpirical(path, d) {
   const hasValues = "values" in d;
-  if (hasValues === "file" in d) throw new SpecIssue(path, `has ${hasValues ? "both" : "neither"} values ${hasValues ? "and" : "nor"} file; expected one of them`);
+  if (hasValues === "file" in d)
+    throw new SpecIssue(path, `has ${hasValues ? "both" : "neither"} values ${hasValues ? "and" : "nor"} file; expected one of them`);
   if (!hasValues) {
-    if ("weights" in d) throw new SpecIssue([...path, "weights"], "is given with file; expected weights only beside values (a file holds its own counts)");
+    if ("weights" in d)
+      throw new SpecIssue([...path, "weights"], "is given with file; expected weights only beside values (a file holds its own counts)");
     return;
   }
   const { values, weights } = d;
   if (weights === void 0) return;
-  if (weights.length !== values.length) throw new SpecIssue([...path, "weights"], `has ${weights.length} entries for ${values.length} values; expected one weight per value`);
+  if (weights.length !== values.length)
+    throw new SpecIssue([...path, "weights"], `has ${weights.length} entries for ${values.length} values; expected one weight per value`);
   if (!weights.some((w) => w > 0)) throw new SpecIssue([...path, "weights"], "are all 0; expected at least one weight > 0");
 }
 function foldIgnoreEos(w, written) {
   if (w.ignore_eos === void 0) return;
   if (written.has("output_control")) {
-    throw new SpecIssue(["workload", "ignore_eos"], "is given with output_control; expected only output_control (ignore_eos: true is output_control: ignore_eos)");
+    throw new SpecIssue(
+      ["workload", "ignore_eos"],
+      "is given with output_control; expected only output_control (ignore_eos: true is output_control: ignore_eos)"
+    );
   }
   w.output_control = w.ignore_eos ? "ignore_eos" : "none";
   delete w.ignore_eos;
@@ -96126,7 +96602,8 @@ function foldIgnoreEos(w, written) {
 function checkWorkloadCombination(w, written) {
   if (w.dataset) {
     for (const key of ["input_tokens", "prefix", "prefix_groups"]) {
-      if (written.has(key)) throw new SpecIssue(["workload", key], "is given with dataset; expected one or the other (a dataset brings its own prompts)");
+      if (written.has(key))
+        throw new SpecIssue(["workload", key], "is given with dataset; expected one or the other (a dataset brings its own prompts)");
     }
     delete w.input_tokens;
     return;
@@ -96135,7 +96612,10 @@ function checkWorkloadCombination(w, written) {
   const mean2 = meanLength(w.input_tokens);
   if (prefixTokens > 0 && mean2 !== void 0 && prefixTokens >= mean2) {
     const key = w.prefix ? "prefix" : "prefix_groups";
-    throw new SpecIssue(["workload", key], `makes ${prefixTokens} prefix tokens, not fewer than the mean input length (${round(mean2)}); expected a prefix shorter than input_tokens, which includes it`);
+    throw new SpecIssue(
+      ["workload", key],
+      `makes ${prefixTokens} prefix tokens, not fewer than the mean input length (${round(mean2)}); expected a prefix shorter than input_tokens, which includes it`
+    );
   }
 }
 function meanLength(d) {
@@ -96197,7 +96677,9 @@ function expandHeaders(headers, env, sourceName) {
     out2[name2] = template.replace(ENV_REFERENCE, (_, variable) => {
       const value2 = env[variable];
       if (!value2) {
-        throw new SpecError(`${sourceName}: target.headers.${name2} refers to \${${variable}}, which is ${value2 === "" ? "set but empty" : "not set in the environment"}; export it or remove the header`);
+        throw new SpecError(
+          `${sourceName}: target.headers.${name2} refers to \${${variable}}, which is ${value2 === "" ? "set but empty" : "not set in the environment"}; export it or remove the header`
+        );
       }
       return value2;
     });
@@ -96232,9 +96714,7 @@ function readApiKey(name2, env, sourceName) {
     );
   }
   if (value2 === "") {
-    throw new SpecError(
-      `${sourceName}: target.api_key_env names ${name2}, which is set but empty; export the key or remove api_key_env`
-    );
+    throw new SpecError(`${sourceName}: target.api_key_env names ${name2}, which is set but empty; export the key or remove api_key_env`);
   }
   return value2;
 }
@@ -96302,7 +96782,9 @@ function checkCredentialTarget(url, allowed, what) {
   const host = new URL(url).hostname;
   if (hostAllowed(host, allowed)) return;
   const list = allowed.length > 0 ? allowed.join(", ") : "none besides loopback";
-  throw new Error(`${what} would be sent to ${host}, which is not in allowed-hosts (${list}); add the host to allowed-hosts if it is trusted`);
+  throw new Error(
+    `${what} would be sent to ${host}, which is not in allowed-hosts (${list}); add the host to allowed-hosts if it is trusted`
+  );
 }
 function specHost(url) {
   return url === "sim" ? [] : [new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, "")];
@@ -96342,7 +96824,9 @@ async function runReplicates(resolved, replicates2, signal) {
   let label = "";
   const onReplicate = (i) => {
     label = n > 1 ? `replicate ${i + 1}/${n}: ` : "";
-    info(`${label}running ${resolved.spec.name} against ${resolved.spec.target.url === "sim" ? "the embedded simulator" : new URL(resolved.spec.target.url).host}`);
+    info(
+      `${label}running ${resolved.spec.name} against ${resolved.spec.target.url === "sim" ? "the embedded simulator" : new URL(resolved.spec.target.url).host}`
+    );
   };
   return runReplicated({ resolved, signal, onProgress: progressLogger(() => label) }, n, onReplicate);
 }
@@ -96351,7 +96835,9 @@ function progressLogger(label) {
   return (p2) => {
     if (p2.elapsedS - last < 5 && p2.elapsedS >= last) return;
     last = p2.elapsedS;
-    info(`${label()}${p2.elapsedS.toFixed(0)}/${p2.totalS.toFixed(0)} s ${p2.phase}: sent ${p2.sent}, ok ${p2.ok}, failed ${p2.failed}, in flight ${p2.inFlight}`);
+    info(
+      `${label()}${p2.elapsedS.toFixed(0)}/${p2.totalS.toFixed(0)} s ${p2.phase}: sent ${p2.sent}, ok ${p2.ok}, failed ${p2.failed}, in flight ${p2.inFlight}`
+    );
   };
 }
 
@@ -96378,10 +96864,12 @@ function commentBody(id, verdict, parts, footer2, limit = COMMENT_LIMIT) {
 function decideComment(policy, verdict, previous) {
   if (policy === "never") return { action: "skip", why: "comment: never" };
   if (previous === void 0) {
-    if (policy === "on-failure" && verdict === "pass") return { action: "skip", why: "the verdict is pass and there is no earlier comment (comment: on-failure)" };
+    if (policy === "on-failure" && verdict === "pass")
+      return { action: "skip", why: "the verdict is pass and there is no earlier comment (comment: on-failure)" };
     return { action: "create", why: "no earlier comment" };
   }
-  if (policy === "on-change" && previous === verdict) return { action: "skip", why: `the verdict is still ${verdict} (comment: on-change)` };
+  if (policy === "on-change" && previous === verdict)
+    return { action: "skip", why: `the verdict is still ${verdict} (comment: on-change)` };
   return { action: "update", why: "an earlier comment exists" };
 }
 async function postStickyComment(octokit, c) {
@@ -96396,7 +96884,9 @@ async function postStickyComment(octokit, c) {
     const status2 = err.status;
     const why = `${status2 ? `HTTP ${status2}: ` : ""}${(err.message ?? String(err)).split("\n")[0]}`;
     const hint = status2 === 403 || status2 === 404 ? ": the token may not comment (it needs `permissions: pull-requests: write`; a pull request from a fork only gets a read-only token, see examples/workflows/fork-pr-comment.yml)" : "";
-    warning(`loadgate could not comment on pull request #${c.issueNumber} (${why})${hint}. The verdict stands.`, { title: "loadgate: no pull request comment" });
+    warning(`loadgate could not comment on pull request #${c.issueNumber} (${why})${hint}. The verdict stands.`, {
+      title: "loadgate: no pull request comment"
+    });
     return void 0;
   }
 }
@@ -96408,9 +96898,16 @@ async function ownLogin(octokit) {
   }
 }
 async function findComment(octokit, c, login) {
-  const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, { owner: c.owner, repo: c.repo, issue_number: c.issueNumber, per_page: 100 });
+  const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
+    owner: c.owner,
+    repo: c.repo,
+    issue_number: c.issueNumber,
+    per_page: 100
+  });
   for await (const page of pages) {
-    const mine = page.data.find((x) => markerVerdict(x.body ?? "", c.id) !== null && (login ? x.user?.login === login : x.user?.type === "Bot"));
+    const mine = page.data.find(
+      (x) => markerVerdict(x.body ?? "", c.id) !== null && (login ? x.user?.login === login : x.user?.type === "Bot")
+    );
     if (mine) return mine;
   }
   return void 0;
@@ -96461,7 +96958,10 @@ function readInputs(get) {
   const withDefault2 = (name2) => get(name2) || DEFAULTS2[name2];
   const baselineUrl = opt("baseline-url");
   if (baselineUrl !== void 0) {
-    if (!/^https?:\/\/[^/]/.test(baselineUrl)) throw new InputError(`input baseline-url is ${JSON.stringify(baselineUrl)}; expected http(s)://host[:port]/v1 of the baseline deployment`);
+    if (!/^https?:\/\/[^/]/.test(baselineUrl))
+      throw new InputError(
+        `input baseline-url is ${JSON.stringify(baselineUrl)}; expected http(s)://host[:port]/v1 of the baseline deployment`
+      );
     const other = ["baseline", "baseline-artifact", "result", "comment-from"].find((name2) => opt(name2));
     if (other) throw new InputError(`inputs baseline-url and ${other} both give a baseline or a result; expected one of them`);
   }
@@ -96471,12 +96971,17 @@ function readInputs(get) {
   if (!spec && !commentFrom && !result3) throw new InputError("input spec is required; expected the path of a benchmark spec (YAML)");
   const runs = replicates(withDefault2("replicates"));
   const runOnly = ["target-url", "api-key", "wait-for-ready"].filter((name2) => get(name2)).concat(runs > 1 ? ["replicates"] : []);
-  if (result3 && runOnly.length > 0) throw new InputError(`input result judges an existing result, but ${runOnly.join(", ")} only apply to a benchmark run; remove one or the other`);
+  if (result3 && runOnly.length > 0)
+    throw new InputError(
+      `input result judges an existing result, but ${runOnly.join(", ")} only apply to a benchmark run; remove one or the other`
+    );
   const mode = oneOf("mode", withDefault2("mode"), ["gate", "record", "report"]);
   const baseline = opt("baseline");
   const baselineArtifact = opt("baseline-artifact");
   if (mode !== "record" && baseline && baselineArtifact) {
-    throw new InputError("inputs baseline and baseline-artifact are both set; expected one baseline source (a committed file or an artifact)");
+    throw new InputError(
+      "inputs baseline and baseline-artifact are both set; expected one baseline source (a committed file or an artifact)"
+    );
   }
   const targetUrl = opt("target-url");
   if (targetUrl) checkTargetUrl(targetUrl);
@@ -96536,20 +97041,25 @@ function maxAge(text) {
 }
 function replicates(text) {
   const n = Number(text);
-  if (!/^\d+$/.test(text) || n < 1 || n > 100) throw new InputError(`input replicates is ${JSON.stringify(text)}; expected an integer from 1 to 100`);
+  if (!/^\d+$/.test(text) || n < 1 || n > 100)
+    throw new InputError(`input replicates is ${JSON.stringify(text)}; expected an integer from 1 to 100`);
   return n;
 }
 function checkTargetUrl(url) {
   if (url === "sim") return;
   if (!URL.canParse(url) || !["http:", "https:"].includes(new URL(url).protocol)) {
-    throw new InputError(`input target-url is ${JSON.stringify(url)}; expected an http(s) URL such as https://preview.example.com/v1, or "sim"`);
+    throw new InputError(
+      `input target-url is ${JSON.stringify(url)}; expected an http(s) URL such as https://preview.example.com/v1, or "sim"`
+    );
   }
   const u = new URL(url);
-  if (u.username || u.password) throw new InputError("input target-url contains user:password@ credentials; expected a URL without them (pass the key with api-key)");
+  if (u.username || u.password)
+    throw new InputError("input target-url contains user:password@ credentials; expected a URL without them (pass the key with api-key)");
 }
 var COMMENT_ID = /^(?!.*--)[A-Za-z0-9._/-]+$/;
 function checkCommentId(id) {
-  if (!COMMENT_ID.test(id)) throw new InputError(`input comment-id is ${JSON.stringify(id)}; expected letters, digits and single . _ / - only`);
+  if (!COMMENT_ID.test(id))
+    throw new InputError(`input comment-id is ${JSON.stringify(id)}; expected letters, digits and single . _ / - only`);
   return id;
 }
 function commentIdOf(specPath) {
@@ -96560,7 +97070,10 @@ var HOST_PATTERN = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[
 function parseAllowedHosts(text) {
   const hosts = text.split(/[\s,]+/).map((h) => h.trim().toLowerCase()).filter(Boolean);
   const bad = hosts.find((h) => !HOST_PATTERN.test(h));
-  if (bad !== void 0) throw new InputError(`input allowed-hosts has ${JSON.stringify(bad)}; expected hostnames such as api.example.com or *.preview.example.com, separated by commas`);
+  if (bad !== void 0)
+    throw new InputError(
+      `input allowed-hosts has ${JSON.stringify(bad)}; expected hostnames such as api.example.com or *.preview.example.com, separated by commas`
+    );
   return hosts.map((h) => h.replace(/^\[|\]$/g, ""));
 }
 
@@ -96578,7 +97091,8 @@ function readHandoff(path) {
   } catch (err) {
     throw fail2(`cannot be read as JSON (${err.message.split("\n")[0]})`);
   }
-  if (h?.format !== "loadgate-comment" || h.version !== 1) throw fail2("is not a loadgate comment handoff (format loadgate-comment, version 1)");
+  if (h?.format !== "loadgate-comment" || h.version !== 1)
+    throw fail2("is not a loadgate comment handoff (format loadgate-comment, version 1)");
   const text = (key) => {
     const v = h[key];
     if (typeof v !== "string" || v.length > MAX_TEXT) throw fail2(`${key} is not a string of at most ${MAX_TEXT} characters`);
@@ -96608,10 +97122,14 @@ async function verifyPullRequest(octokit, repo, number2, headSha) {
     head = (await octokit.rest.pulls.get({ ...repo, pull_number: number2 })).data.head.sha;
   } catch (err) {
     const status2 = err.status;
-    throw new Error(`comment-from: cannot read pull request #${number2} (${status2 ? `HTTP ${status2}: ` : ""}${err.message.split("\n")[0]})`);
+    throw new Error(
+      `comment-from: cannot read pull request #${number2} (${status2 ? `HTTP ${status2}: ` : ""}${err.message.split("\n")[0]})`
+    );
   }
   if (head !== headSha) {
-    throw new Error(`comment-from: the handoff names pull request #${number2}, whose head is ${head.slice(0, 7)}, but the triggering run built ${headSha.slice(0, 7)}; refusing to comment`);
+    throw new Error(
+      `comment-from: the handoff names pull request #${number2}, whose head is ${head.slice(0, 7)}, but the triggering run built ${headSha.slice(0, 7)}; refusing to comment`
+    );
   }
 }
 
@@ -96639,14 +97157,19 @@ function renderMarkdown(report, baseline, current) {
   out2.push("| Metric | Baseline | Current | Change | Rule | Status |", "|:--|--:|--:|--:|:--|:--|");
   for (const r of gateRows(report)) {
     const change = r.noise ? `${escapeMarkdown(r.change)}<br><sub>noise ${escapeMarkdown(r.noise)}</sub>` : escapeMarkdown(r.change);
-    out2.push(`| ${escapeMarkdown(r.metric)} | ${escapeMarkdown(r.baseline)} | ${escapeMarkdown(r.current)} | ${change} | ${escapeMarkdown(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} |`);
+    out2.push(
+      `| ${escapeMarkdown(r.metric)} | ${escapeMarkdown(r.baseline)} | ${escapeMarkdown(r.current)} | ${change} | ${escapeMarkdown(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} |`
+    );
   }
   out2.push("", `<sub>${escapeMarkdown(noiseNote(report))}</sub>`, "");
   out2.push(...percentileChart("Time to first token and end-to-end latency (ms)", ["ttft_ms", "e2e_ms"], baseline, current));
   out2.push(...percentileChart("Per-token latency (ms)", ["tpot_ms", "itl_ms"], baseline, current));
   const failing = report.checks.filter((c) => !c.ok);
   out2.push("#### Validity", "");
-  out2.push(failing.length === 0 ? `All ${report.checks.length} checks passed.` : `${failing.length} of ${report.checks.length} checks failed:`, "");
+  out2.push(
+    failing.length === 0 ? `All ${report.checks.length} checks passed.` : `${failing.length} of ${report.checks.length} checks failed:`,
+    ""
+  );
   if (failing.length > 0) out2.push(...failing.map((c) => `- \u274C **${c.scope}** ${escapeMarkdown(c.name)}: ${escapeMarkdown(c.message)}`), "");
   out2.push("<details><summary>All checks</summary>", "", "| Run | Check | OK | Detail |", "|:--|:--|:--|:--|");
   out2.push(...report.checks.map((c) => `| ${c.scope} | ${escapeMarkdown(c.name)} | ${c.ok ? "\u2705" : "\u274C"} | ${escapeMarkdown(c.message)} |`), "", "</details>", "");
@@ -96740,7 +97263,11 @@ function facts(r, specPath) {
     ["Generator", `Node ${e.node} \xB7 ${e.platform} ${e.arch} \xB7 ${e.cpus} \xD7 ${e.cpu_model} \xB7 ${e.workers} worker(s)`],
     ["Recorded", r.created_at]
   ];
-  if (r.replicates) rows.push(["Replicates", `${r.replicates.count} merged; TTFT p95 varied by ${round2((r.replicates.cv["ttft_ms.p95"] ?? 0) * 100, 1)} % (CV) between them`]);
+  if (r.replicates)
+    rows.push([
+      "Replicates",
+      `${r.replicates.count} merged; TTFT p95 varied by ${round2((r.replicates.cv["ttft_ms.p95"] ?? 0) * 100, 1)} % (CV) between them`
+    ]);
   return ["#### Run facts", "", "| | |", "|:--|:--|", ...rows.map(([k, v]) => `| ${k} | ${escapeMarkdown(v)} |`)].join("\n");
 }
 
@@ -96771,12 +97298,16 @@ function enterWorkingDirectory(dir) {
   try {
     process.chdir(dir);
   } catch (err) {
-    throw new Error(`input working-directory is ${JSON.stringify(dir)}, which cannot be entered (${err.code}); expected a directory of the workspace`);
+    throw new Error(
+      `input working-directory is ${JSON.stringify(dir)}, which cannot be entered (${err.code}); expected a directory of the workspace`
+    );
   }
 }
 async function gate(inputs, ctx, octokit) {
   if (inputs.mode === "record" && isPullRequestEvent(ctx.eventName)) {
-    throw new Error(`input mode is record on a ${ctx.eventName} event: baselines are never written from pull requests; record on push or schedule`);
+    throw new Error(
+      `input mode is record on a ${ctx.eventName} event: baselines are never written from pull requests; record on push or schedule`
+    );
   }
   const resolved = inputs.result ? void 0 : loadActionSpec(inputs);
   let source;
@@ -96804,7 +97335,10 @@ async function gate(inputs, ctx, octokit) {
 **Recorded as the new baseline**: ${escapeMarkdown(recorded.join(", "))}. Upload it with actions/upload-artifact so pull requests can fetch it with baseline-artifact.` : "";
   await writeJobSummary(`${joinParts(parts)}${recordNote}
 `);
-  if (recorded.length > 0) notice(`Recorded a new baseline at ${recorded.join(" and ")}; upload it with actions/upload-artifact (see examples/workflows/nightly.yml).`);
+  if (recorded.length > 0)
+    notice(
+      `Recorded a new baseline at ${recorded.join(" and ")}; upload it with actions/upload-artifact (see examples/workflows/nightly.yml).`
+    );
   const fails = failsStep(inputs, report);
   annotate(report, fails, missing !== null && inputs.onMissingBaseline === "warn" ? missing : null);
   let commentUrl;
@@ -96812,7 +97346,15 @@ async function gate(inputs, ctx, octokit) {
   if (ctx.pullRequest) {
     handoffPath = join4(dirname4(inputs.resultPath), "loadgate-comment.json");
     const missingBaseline = missing === null ? null : { policy: inputs.onMissingBaseline, reason: missing };
-    writeHandoff(handoffPath, { comment_id: inputs.commentId, pull_request: ctx.pullRequest.number, spec_path: specLabel(inputs), baseline_note: note.text, missing_baseline: missingBaseline, current, baseline });
+    writeHandoff(handoffPath, {
+      comment_id: inputs.commentId,
+      pull_request: ctx.pullRequest.number,
+      spec_path: specLabel(inputs),
+      baseline_note: note.text,
+      missing_baseline: missingBaseline,
+      current,
+      baseline
+    });
     commentUrl = await comment(inputs, inputs.commentId, ctx, ctx.pullRequest.number, octokit, report, parts, footer(ctx));
   } else {
     info(`Not a pull request event (${ctx.eventName || "no event"}): no comment`);
@@ -96838,11 +97380,21 @@ function writeResult(inputs, current) {
   return [inputs.resultPath, ...inputs.baseline ? [inputs.baseline] : []];
 }
 async function commentFromHandoff(inputs, path, ctx, octokit) {
-  if (!ctx.workflowRun || !ctx.repo) throw new Error(`input comment-from is for workflow_run workflows (see examples/workflows/fork-pr-comment.yml); this event is ${ctx.eventName || "unknown"}`);
-  if (!isPullRequestEvent(ctx.workflowRun.event)) throw new Error(`input comment-from: the triggering run was a ${ctx.workflowRun.event} run, not a pull request's; nothing to comment on`);
+  if (!ctx.workflowRun || !ctx.repo)
+    throw new Error(
+      `input comment-from is for workflow_run workflows (see examples/workflows/fork-pr-comment.yml); this event is ${ctx.eventName || "unknown"}`
+    );
+  if (!isPullRequestEvent(ctx.workflowRun.event))
+    throw new Error(
+      `input comment-from: the triggering run was a ${ctx.workflowRun.event} run, not a pull request's; nothing to comment on`
+    );
   const h = readHandoff(path);
   await verifyPullRequest(octokit(), ctx.repo, h.pull_request, ctx.workflowRun.headSha);
-  const report = applyMissingBaseline(compare(h.baseline, h.current, gateOf(h.current.spec)), h.missing_baseline?.reason ?? null, h.missing_baseline?.policy ?? "warn");
+  const report = applyMissingBaseline(
+    compare(h.baseline, h.current, gateOf(h.current.spec)),
+    h.missing_baseline?.reason ?? null,
+    h.missing_baseline?.policy ?? "warn"
+  );
   const parts = reportParts(report, h.baseline, h.current, { text: h.baseline_note }, h.spec_path);
   const note = `<sub>Posted for pull request #${h.pull_request} by a workflow_run of the base repository; the numbers come from the pull request's own run (commit ${ctx.workflowRun.headSha.slice(0, 7)}).</sub>`;
   const url = await comment(inputs, inputs.commentId ?? h.comment_id, ctx, h.pull_request, octokit, report, parts, note);
@@ -96878,10 +97430,15 @@ function annotate(report, fails, missingBaseline) {
   for (const r of report.rules) {
     if (r.status !== "fail" && r.status !== "warn") continue;
     const annotation = r.status === "fail" && fails ? error : warning;
-    annotation(`${r.rule}: ${r.reason}`, { title: `loadgate: ${r.metric} ${r.status === "warn" ? "warning" : r.kind === "slo" ? "SLO violated" : "regression"}` });
+    annotation(`${r.rule}: ${r.reason}`, {
+      title: `loadgate: ${r.metric} ${r.status === "warn" ? "warning" : r.kind === "slo" ? "SLO violated" : "regression"}`
+    });
   }
   if (report.verdict === "inconclusive") warning(report.reasons.join("; "), { title: "loadgate: inconclusive" });
-  if (missingBaseline) warning(`no baseline (${missingBaseline}): only absolute (SLO) rules were judged (on-missing-baseline: warn)`, { title: "loadgate: no baseline" });
+  if (missingBaseline)
+    warning(`no baseline (${missingBaseline}): only absolute (SLO) rules were judged (on-missing-baseline: warn)`, {
+      title: "loadgate: no baseline"
+    });
 }
 async function interruptible(work) {
   const abort = new AbortController();

@@ -14324,7 +14324,11 @@ var SIM_CONFIG_SCHEMA = {
       discriminator: { propertyName: "dist" },
       required: ["dist"],
       oneOf: [
-        { properties: { dist: { const: "geometric" }, mean: { type: "number", minimum: 1 } }, required: ["mean"], additionalProperties: false },
+        {
+          properties: { dist: { const: "geometric" }, mean: { type: "number", minimum: 1 } },
+          required: ["mean"],
+          additionalProperties: false
+        },
         { properties: { dist: { const: "fixed" }, value: int(1) }, required: ["value"], additionalProperties: false },
         { properties: { dist: { const: "uniform" }, min: int(1), max: int(1) }, required: ["min", "max"], additionalProperties: false }
       ]
@@ -14386,7 +14390,9 @@ function crossCheck(c) {
   const sum = exclusive.reduce((s, k) => s + c[k], 0);
   if (sum > 1 + 1e-9) throw new SimConfigError(`${exclusive.join(" + ")} is ${round(sum)}; expected <= 1`);
   if (c.kv_cache_tokens < c.max_model_len) {
-    throw new SimConfigError(`kv_cache_tokens is ${c.kv_cache_tokens}; expected >= max_model_len (${c.max_model_len}) so any admissible request fits`);
+    throw new SimConfigError(
+      `kv_cache_tokens is ${c.kv_cache_tokens}; expected >= max_model_len (${c.max_model_len}) so any admissible request fits`
+    );
   }
   if (c.output_tokens.dist === "uniform" && c.output_tokens.min > c.output_tokens.max) {
     throw new SimConfigError(`output_tokens.min is ${c.output_tokens.min}; expected <= output_tokens.max (${c.output_tokens.max})`);
@@ -14436,7 +14442,14 @@ function phrase(e) {
 function expectation(s) {
   if (s.enum) return `one of ${s.enum.join(", ")}`;
   if (s.const !== void 0) return String(s.const);
-  const noun = { integer: "an integer", number: "a number", string: "a non-empty string", boolean: "true or false", array: "a list", object: "a mapping" }[s.type] ?? "a valid value";
+  const noun = {
+    integer: "an integer",
+    number: "a number",
+    string: "a non-empty string",
+    boolean: "true or false",
+    array: "a list",
+    object: "a mapping"
+  }[s.type] ?? "a valid value";
   if (s.minimum !== void 0 && s.maximum !== void 0) return `${noun} between ${s.minimum} and ${s.maximum}`;
   if (s.minimum !== void 0) return `${noun} >= ${s.minimum}`;
   if (s.exclusiveMinimum !== void 0) return `${noun} > ${s.exclusiveMinimum}`;
@@ -14628,7 +14641,8 @@ var Engine = class {
     if (Number.isNaN(this.stepEnd) && this.wake.armedAt === Infinity) this.wake.at(this.stalls.advance(now(), 0));
   }
   cancel(seq) {
-    if (seq.state === "waiting") this.waitingCount--;
+    if (seq.state === "waiting")
+      this.waitingCount--;
     else if (seq.state === "running") {
       this.kv.release(seq);
       this.runningSeqs = this.runningSeqs.filter((s) => s !== seq);
@@ -14850,7 +14864,8 @@ function parseRequest(api, body, config) {
   }
   const maxTokens = requested ?? room;
   const minTokens = optionalInt(b.min_tokens, "min_tokens", 0) ?? 0;
-  if (minTokens > maxTokens) throw new ApiError(400, `min_tokens (${minTokens}) must be <= max_tokens (${maxTokens})`, "invalid_request_error", "min_tokens");
+  if (minTokens > maxTokens)
+    throw new ApiError(400, `min_tokens (${minTokens}) must be <= max_tokens (${maxTokens})`, "invalid_request_error", "min_tokens");
   const options = b.stream_options;
   return {
     api,
@@ -14876,7 +14891,8 @@ function completionPrompt(prompt) {
 }
 function optionalInt(value, name, min) {
   if (value === void 0 || value === null) return void 0;
-  if (!Number.isInteger(value) || value < min) throw new ApiError(400, `${name} must be an integer >= ${min}`, "invalid_request_error", name);
+  if (!Number.isInteger(value) || value < min)
+    throw new ApiError(400, `${name} must be an integer >= ${min}`, "invalid_request_error", name);
   return value;
 }
 
@@ -14892,7 +14908,12 @@ var Faults = class {
   plan(header2) {
     const c = this.c;
     const u = this.random();
-    const plan = { shed: false, streamAt: this.random(), headerDelayMs: this.random() < c.header_delay_rate ? c.header_delay_ms : 0, stallMs: 0 };
+    const plan = {
+      shed: false,
+      streamAt: this.random(),
+      headerDelayMs: this.random() < c.header_delay_rate ? c.header_delay_ms : 0,
+      stallMs: 0
+    };
     let edge = c.error_rate;
     if (u < edge) plan.errorStatus = c.error_statuses[Math.floor(u / edge * c.error_statuses.length)];
     else if (u < (edge += c.stream_error_rate)) plan.stream = "stream_error";
@@ -14938,7 +14959,17 @@ function faultToken(streamAt, outputTokens) {
 }
 
 // src/sim/ground-truth.ts
-var OUTCOME_CLASSES = ["ok", "http_429", "http_4xx", "http_5xx", "stream_error", "truncated", "malformed", "reset", "client_abort"];
+var OUTCOME_CLASSES = [
+  "ok",
+  "http_429",
+  "http_4xx",
+  "http_5xx",
+  "stream_error",
+  "truncated",
+  "malformed",
+  "reset",
+  "client_abort"
+];
 function simTiming(r) {
   return {
     request_id: r.id,
@@ -15168,7 +15199,10 @@ var Exchange = class {
         return;
       case "stream_error":
         this.ctx.scheduler?.cancel(this.seq);
-        return this.respondError(500, '{"error":{"message":"simulated engine failure","type":"InternalServerError","param":null,"code":500}}');
+        return this.respondError(
+          500,
+          '{"error":{"message":"simulated engine failure","type":"InternalServerError","param":null,"code":500}}'
+        );
       case "truncate":
       case "reset":
         this.ctx.scheduler?.cancel(this.seq);
@@ -15180,7 +15214,11 @@ var Exchange = class {
     let body = this.chunks.json(this.record.output_tokens, this.reason(), this.usage(), simTiming(this.record));
     if (this.malformed) body = body.slice(0, body.length >> 1);
     this.record.status = 200;
-    this.res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-request-id": this.record.id });
+    this.res.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      "x-request-id": this.record.id
+    });
     this.close(body, this.malformed ? "malformed" : "ok");
   }
   respondError(status, body) {
@@ -15483,11 +15521,23 @@ function createSimServer(config) {
     if (!ready) return fail(res, new ApiError(503, "the server is starting up", "service_unavailable"));
     switch (route) {
       case "POST /v1/chat/completions":
-        return readJson(req, (err) => fail(res, err), (body) => complete(req, res, "chat", body, received));
+        return readJson(
+          req,
+          (err) => fail(res, err),
+          (body) => complete(req, res, "chat", body, received)
+        );
       case "POST /v1/completions":
-        return readJson(req, (err) => fail(res, err), (body) => complete(req, res, "completions", body, received));
+        return readJson(
+          req,
+          (err) => fail(res, err),
+          (body) => complete(req, res, "completions", body, received)
+        );
       case "POST /tokenize":
-        return readJson(req, (err) => fail(res, err), (body) => tokenize(res, body));
+        return readJson(
+          req,
+          (err) => fail(res, err),
+          (body) => tokenize(res, body)
+        );
       case "GET /v1/models":
         return send(res, 200, modelsBody(), JSON_HEADERS);
     }
@@ -15551,10 +15601,23 @@ function createSimServer(config) {
     const text = typeof b.prompt === "string" ? b.prompt : chatText(b.messages);
     if (text === void 0) return fail(res, new ApiError(400, "expected prompt (a string) or messages (an array)"));
     const tokens = tokenIds(text);
-    send(res, 200, JSON.stringify({ count: countTokens(text), max_model_len: config.max_model_len, tokens, token_strs: null }), JSON_HEADERS);
+    send(
+      res,
+      200,
+      JSON.stringify({ count: countTokens(text), max_model_len: config.max_model_len, tokens, token_strs: null }),
+      JSON_HEADERS
+    );
   }
   function modelsBody() {
-    const model = { id: config.model, object: "model", created: Math.floor(readyAt / 1e3), owned_by: "loadgate-sim", root: config.model, parent: null, max_model_len: config.max_model_len };
+    const model = {
+      id: config.model,
+      object: "model",
+      created: Math.floor(readyAt / 1e3),
+      owned_by: "loadgate-sim",
+      root: config.model,
+      parent: null,
+      max_model_len: config.max_model_len
+    };
     return JSON.stringify({ object: "list", data: [model] });
   }
   function gauges() {
@@ -15658,7 +15721,8 @@ async function runSimCli(argv) {
       process.stdout.write(USAGE);
       return 0;
     }
-    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) throw new Error(`--port is ${JSON.stringify(values.port)}; expected 0 to 65535`);
+    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535)
+      throw new Error(`--port is ${JSON.stringify(values.port)}; expected 0 to 65535`);
     const fromFile = values.config === void 0 ? {} : mapping(readSimConfigFile(values.config), values.config);
     const fromJson = values["config-json"] === void 0 ? {} : mapping(parseSimConfigJson(values["config-json"]), "--config-json");
     config = validateSimConfig({ ...fromFile, ...fromJson });
@@ -15673,8 +15737,10 @@ async function runSimCli(argv) {
   try {
     port = await sim.listen(Number(values.port), values.host);
   } catch (err) {
-    process.stderr.write(`loadgate sim: cannot listen on ${values.host}:${values.port}: ${err.code ?? err.message}
-`);
+    process.stderr.write(
+      `loadgate sim: cannot listen on ${values.host}:${values.port}: ${err.code ?? err.message}
+`
+    );
     return 1;
   }
   const host = values.host.includes(":") ? `[${values.host}]` : values.host;
@@ -15693,7 +15759,8 @@ async function runSimCli(argv) {
 }
 function mapping(value, source) {
   if (value === null || value === void 0) return {};
-  if (typeof value !== "object" || Array.isArray(value)) throw new SimConfigError(`${source} holds ${Array.isArray(value) ? "a list" : JSON.stringify(value)}; expected a mapping`);
+  if (typeof value !== "object" || Array.isArray(value))
+    throw new SimConfigError(`${source} holds ${Array.isArray(value) ? "a list" : JSON.stringify(value)}; expected a mapping`);
   return value;
 }
 

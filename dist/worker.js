@@ -34592,7 +34592,14 @@ function newStreamEvent() {
   return { done: false, content: null, usage: false, promptTokens: 0, completionTokens: 0, error: null };
 }
 var DONE = Buffer.from("[DONE]");
-var findings = { hasDelta: false, answer: false, reasoning: false, text: false, completionTokens: null, promptTokens: null };
+var findings = {
+  hasDelta: false,
+  answer: false,
+  reasoning: false,
+  text: false,
+  completionTokens: null,
+  promptTokens: null
+};
 function readEvent(bytes, start2, end2, into) {
   reset(into);
   if (end2 === start2) return into;
@@ -34701,7 +34708,12 @@ var PERCENTILES = [
 var round3 = (x) => Math.round(x * 1e3) / 1e3;
 function summarize(h, unit) {
   if (h.totalCount === 0) return null;
-  const s = { count: h.totalCount, mean: round3(h.mean / unit), min: round3(h.getValueAtPercentile(0) / unit), max: round3(h.getValueAtPercentile(100) / unit) };
+  const s = {
+    count: h.totalCount,
+    mean: round3(h.mean / unit),
+    min: round3(h.getValueAtPercentile(0) / unit),
+    max: round3(h.getValueAtPercentile(100) / unit)
+  };
   for (const [key, p2] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p2) / unit);
   return s;
 }
@@ -34788,7 +34800,9 @@ function parseDataset(text, name2, format) {
     else dataset.skipped++;
   }
   if (dataset.entries.length === 0) {
-    throw new SpecError(`${name2}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ""}; expected at least one`);
+    throw new SpecError(
+      `${name2}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ""}; expected at least one`
+    );
   }
   return dataset;
 }
@@ -34838,13 +34852,16 @@ function readJsonlEntry(value2, where) {
 function readMessages(value2, where) {
   if (!Array.isArray(value2) || value2.length === 0) throw new SpecError(`${where}: "messages" is not a non-empty list; ${JSONL_EXPECTED}`);
   return value2.map((m, i) => {
-    if (!isObject(m) || typeof m.content !== "string") throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
-    if (typeof m.role !== "string" || !ROLES.has(m.role)) throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m.role) ?? "missing"}; expected system, user or assistant`);
+    if (!isObject(m) || typeof m.content !== "string")
+      throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
+    if (typeof m.role !== "string" || !ROLES.has(m.role))
+      throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m.role) ?? "missing"}; expected system, user or assistant`);
     return { role: m.role, content: m.content };
   });
 }
 function readShareGpt(value2, where) {
-  if (!isObject(value2) || !Array.isArray(value2.conversations)) throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
+  if (!isObject(value2) || !Array.isArray(value2.conversations))
+    throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
   const turns = value2.conversations;
   turns.forEach((t, i) => {
     if (!isObject(t) || typeof t.from !== "string" || typeof t.value !== "string") {
@@ -34855,7 +34872,11 @@ function readShareGpt(value2, where) {
   const prompt = turns[first];
   const reply = turns[first + 1];
   if (first < 0 || !reply || prompt.value.trim() === "") return null;
-  return { messages: [{ role: "user", content: prompt.value }], words: countWords(prompt.value), answerWords: Math.max(1, countWords(reply.value)) };
+  return {
+    messages: [{ role: "user", content: prompt.value }],
+    words: countWords(prompt.value),
+    answerWords: Math.max(1, countWords(reply.value))
+  };
 }
 var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function entryPicker(n, sample, rng) {
@@ -34925,8 +34946,10 @@ function parseLengthFile(text, name2) {
   const values = [];
   const weights = [];
   const add = (where, length, count = 1) => {
-    if (!Number.isInteger(length) || length < 1) throw new SpecError(`${where}: ${show(length)} is not a length; expected a positive integer`);
-    if (typeof count !== "number" || !(count >= 0)) throw new SpecError(`${where}: the count ${show(count)} is not a number \u2265 0; expected length,count`);
+    if (!Number.isInteger(length) || length < 1)
+      throw new SpecError(`${where}: ${show(length)} is not a length; expected a positive integer`);
+    if (typeof count !== "number" || !(count >= 0))
+      throw new SpecError(`${where}: the count ${show(count)} is not a number \u2265 0; expected length,count`);
     values.push(length);
     weights.push(count);
   };
@@ -34938,7 +34961,9 @@ function parseLengthFile(text, name2) {
     } catch (err) {
       throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
     }
-    data.forEach((item, i) => Array.isArray(item) && item.length === 2 ? add(`${name2}: entry ${i + 1}`, item[0], item[1]) : add(`${name2}: entry ${i + 1}`, item));
+    data.forEach(
+      (item, i) => Array.isArray(item) && item.length === 2 ? add(`${name2}: entry ${i + 1}`, item[0], item[1]) : add(`${name2}: entry ${i + 1}`, item)
+    );
   } else {
     let first = true;
     body.split(/\r?\n/).forEach((raw, i) => {
@@ -34998,7 +35023,9 @@ function loadWorkloadInputs(resolved) {
       text = readFileSync(resolve(specDir ?? ".", path), "utf8");
     } catch (err) {
       const code = err.code;
-      throw new SpecError(`workload.${key} ${JSON.stringify(path)} cannot be read (${code === "ENOENT" ? "file not found" : code ?? "error"} at ${resolve(specDir ?? ".", path)}); expected a path relative to the spec file`);
+      throw new SpecError(
+        `workload.${key} ${JSON.stringify(path)} cannot be read (${code === "ENOENT" ? "file not found" : code ?? "error"} at ${resolve(specDir ?? ".", path)}); expected a path relative to the spec file`
+      );
     }
     files[path] = createHash("sha256").update(text).digest("hex");
     return text;
@@ -35054,7 +35081,11 @@ function syntheticWorkload(inputs, calibration, salt) {
         const rng = stream(w, purpose);
         return summarize2(Array.from({ length: SUMMARY_DRAWS }, () => sampler(rng)));
       };
-      return { plan: plan(inputs, calibration, salt, cache, null), inputSpec: draws(input, "summary_input"), outputSpec: draws(output, "summary_output") };
+      return {
+        plan: plan(inputs, calibration, salt, cache, null),
+        inputSpec: draws(input, "summary_input"),
+        outputSpec: draws(output, "summary_output")
+      };
     }
   };
 }
@@ -35070,7 +35101,9 @@ function datasetWorkload(inputs, d, calibration, salt) {
   }));
   const entries = sized.filter((e) => passes(e.inputTokens, e.outputTokens, ds.filter));
   if (entries.length === 0) {
-    throw new SpecError(`${ds.path}: no entry passes workload.dataset.filter (${sized.length} entries, estimated input ${range(sized.map((e) => e.inputTokens))} tokens); expected a filter that keeps at least one`);
+    throw new SpecError(
+      `${ds.path}: no entry passes workload.dataset.filter (${sized.length} entries, estimated input ${range(sized.map((e) => e.inputTokens))} tokens); expected a filter that keeps at least one`
+    );
   }
   const pick = entryPicker(entries.length, ds.sample, stream(w, "dataset"));
   const outputRng = stream(w, "output_tokens");
@@ -35090,7 +35123,12 @@ function datasetWorkload(inputs, d, calibration, salt) {
     describe() {
       const rng = stream(w, "summary_output");
       return {
-        plan: plan(inputs, calibration, salt, cache, { entries: sized.length + d.skipped, used_entries: used.size, skipped: d.skipped, filtered_out: sized.length - entries.length }),
+        plan: plan(inputs, calibration, salt, cache, {
+          entries: sized.length + d.skipped,
+          used_entries: used.size,
+          skipped: d.skipped,
+          filtered_out: sized.length - entries.length
+        }),
         inputSpec: summarize2(entries.map((e) => e.inputTokens)),
         outputSpec: summarize2(entries.map((e) => e.outputTokens ?? output(rng)))
       };
@@ -35385,7 +35423,8 @@ var StreamRequest = class {
   abort(reason) {
     if (this.ended) return;
     const t = now();
-    if (this.sawDone) this.fail(t, "ok");
+    if (this.sawDone)
+      this.fail(t, "ok");
     else if (reason === "cancelled") this.fail(t, "timeout", "cancelled");
     else if (this.status !== 0 && !isSuccess(this.status)) this.fail(t, ...this.httpOutcome());
     else if (this.controller === null) this.fail(t, "connect_error", `no connection within ${this.ctx.timeoutMs} ms`);
@@ -35394,7 +35433,8 @@ var StreamRequest = class {
   }
   onRequestStart(controller) {
     this.controller = controller;
-    if (this.ended) controller.abort(ENDED);
+    if (this.ended)
+      controller.abort(ENDED);
     else this.obs.onWritten(now());
   }
   onResponseStart(_c, status2) {
@@ -35603,16 +35643,7 @@ function dispatchClosedLoop(o) {
 }
 
 // src/client/types.ts
-var OUTCOMES = [
-  "ok",
-  "http_429",
-  "http_4xx",
-  "http_5xx",
-  "connect_error",
-  "timeout",
-  "stream_error",
-  "dropped"
-];
+var OUTCOMES = ["ok", "http_429", "http_4xx", "http_5xx", "connect_error", "timeout", "stream_error", "dropped"];
 
 // src/metrics/timeseries.ts
 var MAX_POINTS = 900;
@@ -35980,27 +36011,51 @@ function validityChecks(v, limits, t = THRESHOLDS) {
   if (v.mode === "open") {
     const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
     const minFrac = limits.min_achieved_fraction;
-    add("achieved_rate", frac >= minFrac, `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`);
+    add(
+      "achieved_rate",
+      frac >= minFrac,
+      `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`
+    );
     const lag = v.scheduleLagP99Ms;
     const maxLag = limits.max_schedule_lag_p99_ms;
-    add("schedule_lag", lag !== null && lag <= maxLag, lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`);
+    add(
+      "schedule_lag",
+      lag !== null && lag <= maxLag,
+      lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`
+    );
   }
   const maxDelay = limits.max_event_loop_delay_p99_ms;
-  add("event_loop_delay", v.eventLoopDelayP99Ms <= maxDelay, `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`);
+  add(
+    "event_loop_delay",
+    v.eventLoopDelayP99Ms <= maxDelay,
+    `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`
+  );
   if (v.busyCpu !== void 0) {
     const busy = v.busyCpu;
     const maxBusy = limits.max_generator_cpu;
-    add("generator_cpu", busy === null || busy <= maxBusy, busy === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`);
+    add(
+      "generator_cpu",
+      busy === null || busy <= maxBusy,
+      busy === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`
+    );
   }
   if (v.poolWaitP99Ms !== void 0) {
     const wait = v.poolWaitP99Ms;
     const maxWait = limits.max_pool_wait_p99_ms;
-    add("pool_wait", wait === null || wait <= maxWait, wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`);
+    add(
+      "pool_wait",
+      wait === null || wait <= maxWait,
+      wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`
+    );
   }
   add("samples", v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs \u2265 ${t.minSamplesForP99})`);
   if (v.littlesRatio !== null) {
     const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
-    add("littles_law", ok, `mean in-flight / (achieved rate \xD7 mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 \xB1 ${t.littlesLawTolerance}): ${ok ? "the window was steady" : "the window was not steady"}`);
+    add(
+      "littles_law",
+      ok,
+      `mean in-flight / (achieved rate \xD7 mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 \xB1 ${t.littlesLawTolerance}): ${ok ? "the window was steady" : "the window was not steady"}`
+    );
   }
   if (v.workload) {
     const { ok, message } = workloadDelivered(v.workload, t);
@@ -36013,9 +36068,15 @@ function workloadDelivered(w, t) {
     if (m.requested === null || m.delivered === null || m.requested === 0) return { ok: true, text: `${what}: not measured` };
     const d = m.delivered / m.requested - 1;
     const ok = Math.abs(d) <= tolerance;
-    return { ok, text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)` };
+    return {
+      ok,
+      text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)`
+    };
   };
-  const shown = (what, m, why) => ({ ok: true, text: `${what} mean ${m.delivered?.toFixed(1) ?? "unmeasured"} tokens delivered vs ${m.requested?.toFixed(1) ?? "no"} requested, not judged: ${why}` });
+  const shown = (what, m, why) => ({
+    ok: true,
+    text: `${what} mean ${m.delivered?.toFixed(1) ?? "unmeasured"} tokens delivered vs ${m.requested?.toFixed(1) ?? "no"} requested, not judged: ${why}`
+  });
   const input = w.inputVerbatim ? shown("input", w.input, "dataset prompts are sent as written and their requested lengths are estimates") : judge("input", w.input, w.inputCalibrated ? t.calibratedInputTolerance : t.workloadTolerance);
   const output = w.outputForced ? judge("output", w.output, t.workloadTolerance) : shown("output", w.output, "output_control is none, so max_tokens is only a cap");
   const hints = [
@@ -36056,7 +36117,14 @@ function buildResult(rec, f) {
     spec,
     spec_hash: f.resolved.hash,
     target: { url: f.targetUrl, api: spec.target.api, model: spec.target.model, simulator: f.simulator },
-    environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? "unknown", workers: f.workers },
+    environment: {
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      cpus: os.cpus().length,
+      cpu_model: os.cpus()[0]?.model ?? "unknown",
+      workers: f.workers
+    },
     load: {
       mode: spec.load.mode,
       label: closed ? `closed-loop, ${spec.load.concurrency} concurrent` : `open-loop ${spec.load.arrival} at ${spec.load.rate} req/s`,
@@ -36092,7 +36160,12 @@ function buildResult(rec, f) {
       total_tokens_per_s: perS(rec.completedOutputTokens + rec.completedPromptTokens),
       requests_per_s: perS(rec.completedInWindow)
     },
-    goodput: { slo: { ...spec.slo }, requests: rec.windowGood, rate_per_s: perS(rec.windowGood), fraction: ws > 0 ? r3(rec.windowGood / ws) : null },
+    goodput: {
+      slo: { ...spec.slo },
+      requests: rec.windowGood,
+      rate_per_s: perS(rec.windowGood),
+      fraction: ws > 0 ? r3(rec.windowGood / ws) : null
+    },
     rates: errorRates(wbc, ws),
     workload,
     generator: {
@@ -36104,24 +36177,37 @@ function buildResult(rec, f) {
       window_cpu: f.windowCpu,
       pool_wait_ms: poolWait
     },
-    littles_law: { mean_in_flight: r3(meanInFlight), predicted_in_flight: r3(predicted), ratio: littlesRatio === null ? null : r3(littlesRatio) },
+    littles_law: {
+      mean_in_flight: r3(meanInFlight),
+      predicted_in_flight: r3(predicted),
+      ratio: littlesRatio === null ? null : r3(littlesRatio)
+    },
     validity: (() => {
-      const checks = validityChecks({
-        mode: spec.load.mode,
-        offeredRate: offered,
-        achievedRate: achieved,
-        scheduleLagP99Ms: lag?.p99 ?? null,
-        eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
-        busyCpu: f.windowCpu?.busy ?? null,
-        poolWaitP99Ms: poolWait?.p99 ?? null,
-        okSamples: rec.windowOk,
-        littlesRatio,
-        interrupted: f.interrupted,
-        workload: deliveredLengths(spec, workload)
-      }, generatorLimits(spec));
+      const checks = validityChecks(
+        {
+          mode: spec.load.mode,
+          offeredRate: offered,
+          achievedRate: achieved,
+          scheduleLagP99Ms: lag?.p99 ?? null,
+          eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
+          busyCpu: f.windowCpu?.busy ?? null,
+          poolWaitP99Ms: poolWait?.p99 ?? null,
+          okSamples: rec.windowOk,
+          littlesRatio,
+          interrupted: f.interrupted,
+          workload: deliveredLengths(spec, workload)
+        },
+        generatorLimits(spec)
+      );
       return { valid: checks.every((c) => c.ok), checks };
     })(),
-    timeseries: { interval_s: rec.series.intervalS, sent: rec.series.sent, ok: rec.series.ok, errors: rec.series.errors, output_tokens: rec.series.outputTokens },
+    timeseries: {
+      interval_s: rec.series.intervalS,
+      sent: rec.series.sent,
+      ok: rec.series.ok,
+      errors: rec.series.errors,
+      output_tokens: rec.series.outputTokens
+    },
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: DEFINITIONS
   };
@@ -36135,7 +36221,11 @@ function workloadSection(rec, tokenSource, w) {
   const short = rec.windowShortRequests;
   return {
     input_tokens: { spec: w.inputSpec, ...input },
-    output_tokens: { spec: w.outputSpec, ...output, shortfall: { requests: short, mean_tokens: short > 0 ? r3(rec.windowShortTokens / short) : null } },
+    output_tokens: {
+      spec: w.outputSpec,
+      ...output,
+      shortfall: { requests: short, mean_tokens: short > 0 ? r3(rec.windowShortTokens / short) : null }
+    },
     ...counts,
     plan: w.plan
   };
@@ -36150,7 +36240,13 @@ var DRAIN_GRACE_MS = 1e3;
 async function measure(o) {
   const { resolved, workload, runStart } = o;
   const { spec } = resolved;
-  const client = createClient({ baseUrl: o.baseUrl, api: spec.target.api, headers: resolved.headers, apiKey: resolved.apiKey, timeoutMs: resolved.requestTimeoutMs });
+  const client = createClient({
+    baseUrl: o.baseUrl,
+    api: spec.target.api,
+    headers: resolved.headers,
+    apiKey: resolved.apiKey,
+    timeoutMs: resolved.requestTimeoutMs
+  });
   const totalMs = resolved.warmupMs + resolved.steadyMs + resolved.cooldownMs;
   const windowStart = runStart + resolved.warmupMs;
   const windowEnd = windowStart + resolved.steadyMs;
@@ -36189,7 +36285,13 @@ async function measure(o) {
   let dispatched;
   let spinMs = () => 0;
   if (spec.load.mode === "open") {
-    const schedule = buildSchedule({ kind: spec.load.arrival, ratePerS: spec.load.rate, burstiness: spec.load.burstiness, seed: deriveSeed(spec.workload.seed, "arrivals"), durationMs: totalMs });
+    const schedule = buildSchedule({
+      kind: spec.load.arrival,
+      ratePerS: spec.load.rate,
+      burstiness: spec.load.burstiness,
+      seed: deriveSeed(spec.workload.seed, "arrivals"),
+      durationMs: totalMs
+    });
     planned = schedule.length;
     const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]) });
     stop = h.stop;
@@ -36197,7 +36299,11 @@ async function measure(o) {
     spinMs = h.spinMs;
   } else {
     await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
-    const h = dispatchClosedLoop({ concurrency: spec.load.concurrency, until: runStart + totalMs, fire: (i, t, finished) => send(i, t - runStart, finished) });
+    const h = dispatchClosedLoop({
+      concurrency: spec.load.concurrency,
+      until: runStart + totalMs,
+      fire: (i, t, finished) => send(i, t - runStart, finished)
+    });
     stop = h.stop;
     dispatched = h.done;
   }
@@ -36215,7 +36321,15 @@ async function measure(o) {
   const progress = setInterval(() => {
     const t = now();
     const phase = t < windowStart ? "warmup" : t < windowEnd ? "steady" : t < runStart + totalMs ? "cooldown" : "drain";
-    o.onProgress?.({ elapsedS: (t - runStart) / 1e3, totalS: totalMs / 1e3, phase, sent: recorder.sent, ok: recorder.byClass.ok, failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight, inFlight: recorder.inFlight });
+    o.onProgress?.({
+      elapsedS: (t - runStart) / 1e3,
+      totalS: totalMs / 1e3,
+      phase,
+      sent: recorder.sent,
+      ok: recorder.byClass.ok,
+      failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight,
+      inFlight: recorder.inFlight
+    });
   }, 1e3);
   try {
     const fired = await dispatched;

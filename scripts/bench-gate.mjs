@@ -70,7 +70,9 @@ function run(specPath, i) {
 }
 
 function compare(baseline, current, specPath) {
-  const r = spawnSync(process.execPath, [join(root, 'dist/cli.js'), 'compare', baseline, current, '--spec', specPath, '--json'], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(root, 'dist/cli.js'), 'compare', baseline, current, '--spec', specPath, '--json'], {
+    encoding: 'utf8',
+  });
   if (r.status === 3) throw new Error(r.stderr);
   return JSON.parse(r.stdout);
 }
@@ -82,13 +84,18 @@ const specB = spec(b.origin);
 const tally = { aa: { pass: 0, fail: 0, inconclusive: 0 }, ab: { pass: 0, fail: 0, inconclusive: 0 } };
 const failedRules = { aa: {}, ab: {} };
 const t0 = Date.now();
-console.log(`loadgate bench:gate — ${RUNS} A/A and ${RUNS} A/B comparisons; ${RATE} req/s × ${WINDOW_S} s windows replayed ${K}× faster (${RATE * WINDOW_S} samples each)`);
+console.log(
+  `loadgate bench:gate — ${RUNS} A/A and ${RUNS} A/B comparisons; ${RATE} req/s × ${WINDOW_S} s windows replayed ${K}× faster (${RATE * WINDOW_S} samples each)`,
+);
 try {
   let prevA = run(specA, 'a0');
   for (let i = 1; i <= RUNS; i++) {
     const bi = run(specB, `b${i}`);
     const ai = run(specA, `a${i}`);
-    for (const [kind, base, cur] of [['aa', prevA, ai], ['ab', prevA, bi]]) {
+    for (const [kind, base, cur] of [
+      ['aa', prevA, ai],
+      ['ab', prevA, bi],
+    ]) {
       // The candidate's spec differs from the baseline's only in its URL, which comparability ignores.
       const report = compare(base, cur, specA);
       tally[kind][report.verdict]++;
@@ -97,7 +104,9 @@ try {
     prevA = ai;
     if (i % 10 === 0 || i === RUNS) {
       const pct = (n) => `${((100 * n) / i).toFixed(1)} %`;
-      console.log(`${i} pairs (${((Date.now() - t0) / 60000).toFixed(1)} min): A/A false failures ${pct(tally.aa.fail)} (inconclusive ${pct(tally.aa.inconclusive)}) · A/B detections ${pct(tally.ab.fail)} (inconclusive ${pct(tally.ab.inconclusive)})`);
+      console.log(
+        `${i} pairs (${((Date.now() - t0) / 60000).toFixed(1)} min): A/A false failures ${pct(tally.aa.fail)} (inconclusive ${pct(tally.aa.inconclusive)}) · A/B detections ${pct(tally.ab.fail)} (inconclusive ${pct(tally.ab.inconclusive)})`,
+      );
     }
   }
 } finally {
@@ -105,4 +114,6 @@ try {
   b.stop();
 }
 console.log(`rules that failed — A/A: ${JSON.stringify(failedRules.aa)} · A/B: ${JSON.stringify(failedRules.ab)}`);
-console.log(`false-failure rate ${((100 * tally.aa.fail) / RUNS).toFixed(1)} % (target ≤ 1 %) · detection rate of a 15 % slowdown ${((100 * tally.ab.fail) / RUNS).toFixed(1)} % (target ≥ 95 %)`);
+console.log(
+  `false-failure rate ${((100 * tally.aa.fail) / RUNS).toFixed(1)} % (target ≤ 1 %) · detection rate of a 15 % slowdown ${((100 * tally.ab.fail) / RUNS).toFixed(1)} % (target ≥ 95 %)`,
+);

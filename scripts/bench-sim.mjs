@@ -94,9 +94,16 @@ sim.stop();
 
 const fmt = (x) => Math.round(x).toLocaleString('en-US');
 const simShare = simCpu / wall;
-console.log(`loadgate sim benchmark: ${opt['config-json']}, ${tokens}-token streaming ${opt.api} requests, ${concurrency} concurrent, ${seconds} s`);
-console.log(pinned ? `sim pinned to CPU ${opt.cpu} with taskset; driver (this process) on the other CPUs` : 'taskset not found: sim and driver are not pinned');
+console.log(
+  `loadgate sim benchmark: ${opt['config-json']}, ${tokens}-token streaming ${opt.api} requests, ${concurrency} concurrent, ${seconds} s`,
+);
+console.log(
+  pinned
+    ? `sim pinned to CPU ${opt.cpu} with taskset; driver (this process) on the other CPUs`
+    : 'taskset not found: sim and driver are not pinned',
+);
 console.log(`served:     ${fmt(done / wall)} requests/s, ${fmt(tokenCount / wall)} tokens/s (${fmt(done)} requests, ${errors} errors)`);
 console.log(`sim CPU:    ${(simShare * 100).toFixed(0)} % of one core → ${fmt(done / wall / simShare)} requests/s per fully used core`);
 console.log(`driver CPU: ${(((driverCpu.user + driverCpu.system) / 1e6 / wall) * 100).toFixed(0)} % of one core`);
-if (simShare < 0.9) console.log('note: the sim was not saturated; the driver (or the machine) limited the rate, so the per-core figure is a projection');
+if (simShare < 0.9)
+  console.log('note: the sim was not saturated; the driver (or the machine) limited the rate, so the per-core figure is a projection');

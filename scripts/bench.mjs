@@ -39,7 +39,11 @@ const SHAPES = {
   paced256: { tokens: 256, sim: { mode: 'paced', ttft_ms: 50, itl_ms: 10 } },
   instant64: { tokens: 64, sim: { mode: 'fast' } },
 };
-const RATES = opt.rates ? opt.rates.split(',').map(Number) : opt.quick ? [50, 100, 200, 400] : [50, 100, 150, 200, 300, 400, 600, 800, 1000, 1500];
+const RATES = opt.rates
+  ? opt.rates.split(',').map(Number)
+  : opt.quick
+    ? [50, 100, 200, 400]
+    : [50, 100, 150, 200, 300, 400, 600, 800, 1000, 1500];
 const STEADY_S = Number(opt.seconds ?? (opt.quick ? 4 : 8));
 // Long enough for V8 to finish optimizing the hot path before the window opens.
 const WARMUP_S = 3;
@@ -65,7 +69,11 @@ function procStats(pid) {
   try {
     const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
     // Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name; USER_HZ is 100 on Linux.
-    const [utime, stime] = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13).map((x) => Number(x) / 100);
+    const [utime, stime] = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .split(') ')[1]
+      .split(' ')
+      .slice(11, 13)
+      .map((x) => Number(x) / 100);
     return { rss, utime, stime };
   } catch {
     return null;
@@ -88,7 +96,19 @@ load: { rate: ${rate}, warmup: ${WARMUP_S}s, steady: ${steadyS}s, cooldown: 1s }
 `,
   );
   // One generator thread gets core 0; more threads get both cores (the paced sim needs little CPU).
-  const [cmd, args] = pinnedTo(workers === 1 ? '0' : '0,1', [process.execPath, cli, 'run', spec, '--json', '--records', records, '--out', join(dir, 'result.json'), '--workers', String(workers)]);
+  const [cmd, args] = pinnedTo(workers === 1 ? '0' : '0,1', [
+    process.execPath,
+    cli,
+    'run',
+    spec,
+    '--json',
+    '--records',
+    records,
+    '--out',
+    join(dir, 'result.json'),
+    '--workers',
+    String(workers),
+  ]);
   // taskset execs the command, so the child's pid is the generator's.
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const samples = [];
@@ -104,7 +124,10 @@ load: { rate: ${rate}, warmup: ${WARMUP_S}s, steady: ${steadyS}s, cooldown: 1s }
   const last = known.at(-1);
   return {
     result: JSON.parse(stdout),
-    records: readFileSync(records, 'utf8').trim().split('\n').map((l) => JSON.parse(l)),
+    records: readFileSync(records, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l)),
     rss: known.map((x) => x.rss),
     sysShare: last ? last.stime / Math.max(1e-9, last.utime + last.stime) : NaN,
   };
@@ -112,7 +135,14 @@ load: { rate: ${rate}, warmup: ${WARMUP_S}s, steady: ${steadyS}s, cooldown: 1s }
 
 /** The whole HTTP/1.1 request the raw-socket measurements write: a streamed completion of `tokens` tokens. */
 function rawRequest(url, tokens) {
-  const body = JSON.stringify({ model: 'bench', prompt: 'reference', max_tokens: tokens, ignore_eos: true, stream: true, stream_options: { include_usage: true } });
+  const body = JSON.stringify({
+    model: 'bench',
+    prompt: 'reference',
+    max_tokens: tokens,
+    ignore_eos: true,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   return `POST /v1/completions HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
@@ -125,21 +155,23 @@ async function rawReference(origin, tokens, seconds) {
   let bytes = 0;
   const cpu0 = process.cpuUsage();
   await Promise.all(
-    Array.from({ length: 64 }, () =>
-      new Promise((resolve) => {
-        const s = net.connect(Number(url.port), url.hostname);
-        const send = () => (Date.now() < until ? s.write(request) : (s.end(), resolve()));
-        s.on('data', (b) => {
-          bytes += b.length;
-          // A chunked response ends with the zero-length chunk after [DONE].
-          if (b.includes('[DONE]')) {
-            requests++;
-            send();
-          }
-        });
-        s.on('connect', send);
-        s.on('error', resolve);
-      }),
+    Array.from(
+      { length: 64 },
+      () =>
+        new Promise((resolve) => {
+          const s = net.connect(Number(url.port), url.hostname);
+          const send = () => (Date.now() < until ? s.write(request) : (s.end(), resolve()));
+          s.on('data', (b) => {
+            bytes += b.length;
+            // A chunked response ends with the zero-length chunk after [DONE].
+            if (b.includes('[DONE]')) {
+              requests++;
+              send();
+            }
+          });
+          s.on('connect', send);
+          s.on('error', resolve);
+        }),
     ),
   );
   const cpu = process.cpuUsage(cpu0);
@@ -196,7 +228,12 @@ async function rawPaced(origin, tokens, rate, seconds) {
   // Let the streams in flight finish before the sockets go.
   await new Promise((r) => setTimeout(r, 1500));
   for (const s of idle) s.destroy();
-  return { readsPerS: n / seconds, cpuUsPerRead: (cpu.user + cpu.system) / Math.max(1, n), cpuPct: (cpu.user + cpu.system) / 1e4 / seconds, sysShare: cpu.system / Math.max(1, cpu.user + cpu.system) };
+  return {
+    readsPerS: n / seconds,
+    cpuUsPerRead: (cpu.user + cpu.system) / Math.max(1, n),
+    cpuPct: (cpu.user + cpu.system) / 1e4 / seconds,
+    sysShare: cpu.system / Math.max(1, cpu.user + cpu.system),
+  };
 }
 
 function point(label, shape, rate, workers, { result, records, sysShare }, truth) {
@@ -218,7 +255,11 @@ function point(label, shape, rate, workers, { result, records, sysShare }, truth
   const total = result.requests.scheduled;
   const lag = result.metrics.schedule_lag_ms;
   const achievedFrac = result.load.achieved_rate_per_s / result.load.offered_rate_per_s;
-  const ok = achievedFrac >= 0.99 && (lag?.p99 ?? Infinity) <= 1 && pct(ttftErr, 99) <= 1 && result.requests.window.by_class.ok === result.requests.window.scheduled;
+  const ok =
+    achievedFrac >= 0.99 &&
+    (lag?.p99 ?? Infinity) <= 1 &&
+    pct(ttftErr, 99) <= 1 &&
+    result.requests.window.by_class.ok === result.requests.window.scheduled;
   console.log(
     [
       `${label}${shape.padEnd(9)} w${workers} ${String(rate).padStart(5)} req/s`,
@@ -238,17 +279,26 @@ function point(label, shape, rate, workers, { result, records, sysShare }, truth
   return ok;
 }
 
-console.log(`loadgate bench — ${canPin ? 'sim pinned to cpu 1, generator to cpu 0' : 'taskset not found: processes not pinned'}; steady ${STEADY_S} s per point; ${new Date().toISOString()}`);
+console.log(
+  `loadgate bench — ${canPin ? 'sim pinned to cpu 1, generator to cpu 0' : 'taskset not found: processes not pinned'}; steady ${STEADY_S} s per point; ${new Date().toISOString()}`,
+);
 const ceilings = [];
 // Alternating per rate would interleave better, but a ceiling search per build reads more plainly.
-const builds = opt.against ? [['this · ', join(root, 'dist/cli.js')], ['other · ', opt.against]] : [['', join(root, 'dist/cli.js')]];
+const builds = opt.against
+  ? [
+      ['this · ', join(root, 'dist/cli.js')],
+      ['other · ', opt.against],
+    ]
+  : [['', join(root, 'dist/cli.js')]];
 for (const name of shapes) {
   const shape = SHAPES[name];
   const sim = await startSim(simConfig(shape.sim), { cpus: 1 });
   try {
     if (name === 'instant64') {
       const ref = await rawReference(sim.origin, shape.tokens, 3);
-      console.log(`raw socket reference, same SSE bytes with no parsing (64 connections, closed loop): ${f(ref.reqPerS, 0)} req/s · ${f(ref.mbPerS, 1)} MB/s · ${f(ref.cpuUsPerReq, 1)} µs CPU/req · ${f(ref.cpuUsPerReq / shape.tokens, 2)} µs CPU/event`);
+      console.log(
+        `raw socket reference, same SSE bytes with no parsing (64 connections, closed loop): ${f(ref.reqPerS, 0)} req/s · ${f(ref.mbPerS, 1)} MB/s · ${f(ref.cpuUsPerReq, 1)} µs CPU/req · ${f(ref.cpuUsPerReq / shape.tokens, 2)} µs CPU/event`,
+      );
     }
     if (name === 'paced64') {
       const rate = Math.min(1000, RATES.at(-1));
@@ -256,7 +306,9 @@ for (const name of shapes) {
       if (canPin) spawnSync('taskset', ['-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
       const floor = await rawPaced(sim.origin, shape.tokens, rate, 4);
       if (canPin) spawnSync('taskset', ['-p', '-c', '0-' + (cpus().length - 1), String(process.pid)], { stdio: 'ignore' });
-      console.log(`raw socket floor, paced64 at ${rate} req/s with no HTTP or SSE parsing (one read per event): ${f(floor.readsPerS / 1000, 1)}k reads/s · ${f(floor.cpuUsPerRead, 2)} µs CPU/read · ${f(floor.cpuPct, 0)} % of a core, ${f(floor.sysShare * 100, 0)} % in the kernel`);
+      console.log(
+        `raw socket floor, paced64 at ${rate} req/s with no HTTP or SSE parsing (one read per event): ${f(floor.readsPerS / 1000, 1)}k reads/s · ${f(floor.cpuUsPerRead, 2)} µs CPU/read · ${f(floor.cpuPct, 0)} % of a core, ${f(floor.sysShare * 100, 0)} % in the kernel`,
+      );
     }
     for (const workers of WORKERS) {
       for (const [label, cli] of builds) {

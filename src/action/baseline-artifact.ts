@@ -79,13 +79,20 @@ export async function fetchArtifactBaseline(octokit: Octokit, q: ArtifactQuery):
     const result = resultFromZip(zip, `artifact ${q.artifact} of run ${run.id}`, q.entryName);
     return { result, artifact: q.artifact, run, mergeBase: run.head_sha === mergeBase };
   }
-  return { missing: `none of the ${candidates.length} newest successful runs of ${q.workflow} on ${q.branch} within ${age} has an unexpired artifact named ${q.artifact}` };
+  return {
+    missing: `none of the ${candidates.length} newest successful runs of ${q.workflow} on ${q.branch} within ${age} has an unexpired artifact named ${q.artifact}`,
+  };
 }
 
 /** The merge base of the pull request, or null when the comparison cannot be had (then the newest run serves). */
 async function findMergeBase(octokit: Octokit, q: ArtifactQuery): Promise<string | null> {
   try {
-    const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ owner: q.owner, repo: q.repo, basehead: `${q.pullRequest!.baseSha}...${q.pullRequest!.headSha}`, per_page: 1 });
+    const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
+      owner: q.owner,
+      repo: q.repo,
+      basehead: `${q.pullRequest!.baseSha}...${q.pullRequest!.headSha}`,
+      per_page: 1,
+    });
     return data.merge_base_commit.sha;
   } catch {
     return null;
@@ -95,7 +102,14 @@ async function findMergeBase(octokit: Octokit, q: ArtifactQuery): Promise<string
 /** Successful runs on the branch, newest first, paging only as far back as maxAgeMs. */
 async function listRecentRuns(octokit: Octokit, q: ArtifactQuery): Promise<WorkflowRun[]> {
   const runs: WorkflowRun[] = [];
-  const pages = octokit.paginate.iterator(octokit.rest.actions.listWorkflowRuns, { owner: q.owner, repo: q.repo, workflow_id: q.workflow, branch: q.branch, status: 'success', per_page: 100 });
+  const pages = octokit.paginate.iterator(octokit.rest.actions.listWorkflowRuns, {
+    owner: q.owner,
+    repo: q.repo,
+    workflow_id: q.workflow,
+    branch: q.branch,
+    status: 'success',
+    per_page: 100,
+  });
   for await (const page of pages) {
     runs.push(...(page.data as WorkflowRun[]));
     const oldest = page.data.at(-1);

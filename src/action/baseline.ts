@@ -21,7 +21,8 @@ export interface BaselineNote {
   url?: string;
 }
 
-export const baselineResult = (s: BaselineSource): MergedResult | null => (s.kind === 'file' || s.kind === 'interleaved' ? s.result : s.kind === 'artifact' ? s.found.result : null);
+export const baselineResult = (s: BaselineSource): MergedResult | null =>
+  s.kind === 'file' || s.kind === 'interleaved' ? s.result : s.kind === 'artifact' ? s.found.result : null;
 
 /** Finds the baseline the inputs ask for. A file or artifact that exists but cannot be read is an error, not a missing baseline. */
 export async function resolveBaseline(inputs: ActionInputs, ctx: RunContext, octokit: () => Octokit): Promise<BaselineSource> {
@@ -30,10 +31,18 @@ export async function resolveBaseline(inputs: ActionInputs, ctx: RunContext, oct
     if (!existsSync(inputs.baseline)) return { kind: 'missing', reason: `baseline file ${inputs.baseline} does not exist` };
     return { kind: 'file', path: inputs.baseline, result: loadResult(inputs.baseline) };
   }
-  if (!inputs.baselineArtifact) return { kind: 'none', reason: 'none configured (inputs baseline and baseline-artifact are empty): only absolute (SLO) rules were judged' };
+  if (!inputs.baselineArtifact)
+    return {
+      kind: 'none',
+      reason: 'none configured (inputs baseline and baseline-artifact are empty): only absolute (SLO) rules were judged',
+    };
   const workflow = inputs.baselineWorkflow ?? ctx.workflowFile;
-  if (!workflow) throw new Error('baseline-artifact: cannot tell which workflow this is (GITHUB_WORKFLOW_REF is not set); set input baseline-workflow');
-  if (!ctx.repo || !ctx.baseBranch) throw new Error('baseline-artifact: the event names no base branch (no pull request and no repository default branch in GITHUB_EVENT_PATH)');
+  if (!workflow)
+    throw new Error('baseline-artifact: cannot tell which workflow this is (GITHUB_WORKFLOW_REF is not set); set input baseline-workflow');
+  if (!ctx.repo || !ctx.baseBranch)
+    throw new Error(
+      'baseline-artifact: the event names no base branch (no pull request and no repository default branch in GITHUB_EVENT_PATH)',
+    );
   const found = await fetchArtifactBaseline(octokit(), {
     ...ctx.repo,
     workflow,
@@ -54,7 +63,10 @@ export function baselineNote(s: BaselineSource, now: number): BaselineNote {
     case 'artifact': {
       const { run, artifact, mergeBase } = s.found;
       const where = mergeBase ? "the pull request's merge base" : `the newest usable run on ${run.head_branch ?? 'the base branch'}`;
-      return { text: `artifact ${artifact} from run ${run.id}, commit ${run.head_sha.slice(0, 7)} (${where}), ${humanAge(now - Date.parse(run.created_at))} old`, url: run.html_url };
+      return {
+        text: `artifact ${artifact} from run ${run.id}, commit ${run.head_sha.slice(0, 7)} (${where}), ${humanAge(now - Date.parse(run.created_at))} old`,
+        url: run.html_url,
+      };
     }
     case 'interleaved':
       return { text: `interleaved A/B: ${new URL(s.url).host}, measured in the same window with the same arrivals and prompts` };

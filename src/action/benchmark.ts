@@ -59,7 +59,9 @@ export async function runReplicates(resolved: ResolvedSpec, replicates: number, 
   let label = '';
   const onReplicate = (i: number) => {
     label = n > 1 ? `replicate ${i + 1}/${n}: ` : '';
-    core.info(`${label}running ${resolved.spec.name} against ${resolved.spec.target.url === 'sim' ? 'the embedded simulator' : new URL(resolved.spec.target.url).host}`);
+    core.info(
+      `${label}running ${resolved.spec.name} against ${resolved.spec.target.url === 'sim' ? 'the embedded simulator' : new URL(resolved.spec.target.url).host}`,
+    );
   };
   return runReplicated({ resolved, signal, onProgress: progressLogger(() => label) }, n, onReplicate);
 }
@@ -70,6 +72,8 @@ function progressLogger(label: () => string): (p: Progress) => void {
   return (p) => {
     if (p.elapsedS - last < 5 && p.elapsedS >= last) return;
     last = p.elapsedS;
-    core.info(`${label()}${p.elapsedS.toFixed(0)}/${p.totalS.toFixed(0)} s ${p.phase}: sent ${p.sent}, ok ${p.ok}, failed ${p.failed}, in flight ${p.inFlight}`);
+    core.info(
+      `${label()}${p.elapsedS.toFixed(0)}/${p.totalS.toFixed(0)} s ${p.phase}: sent ${p.sent}, ok ${p.ok}, failed ${p.failed}, in flight ${p.inFlight}`,
+    );
   };
 }

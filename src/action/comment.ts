@@ -26,7 +26,8 @@ const CUT_NOTE = "_Detail sections were left out to fit GitHub's comment size li
 
 /** Marker, head and as many detail sections as fit under `limit`; a head too long by itself is cut at a line break. */
 export function commentBody(id: string, verdict: Verdict, parts: ReportParts, footer: string, limit = COMMENT_LIMIT): string {
-  const build = (head: string, details: string[], cut: boolean) => [marker(id, verdict), head, ...details, ...(cut ? [CUT_NOTE] : []), footer].join('\n\n');
+  const build = (head: string, details: string[], cut: boolean) =>
+    [marker(id, verdict), head, ...details, ...(cut ? [CUT_NOTE] : []), footer].join('\n\n');
   for (let n = parts.details.length; n >= 0; n--) {
     const body = build(parts.head, parts.details.slice(0, n), n < parts.details.length);
     if (body.length <= limit) return body;
@@ -46,10 +47,12 @@ export type CommentAction = { action: 'create' | 'update' | 'skip'; why: string 
 export function decideComment(policy: CommentPolicy, verdict: Verdict, previous: string | null | undefined): CommentAction {
   if (policy === 'never') return { action: 'skip', why: 'comment: never' };
   if (previous === undefined) {
-    if (policy === 'on-failure' && verdict === 'pass') return { action: 'skip', why: 'the verdict is pass and there is no earlier comment (comment: on-failure)' };
+    if (policy === 'on-failure' && verdict === 'pass')
+      return { action: 'skip', why: 'the verdict is pass and there is no earlier comment (comment: on-failure)' };
     return { action: 'create', why: 'no earlier comment' };
   }
-  if (policy === 'on-change' && previous === verdict) return { action: 'skip', why: `the verdict is still ${verdict} (comment: on-change)` };
+  if (policy === 'on-change' && previous === verdict)
+    return { action: 'skip', why: `the verdict is still ${verdict} (comment: on-change)` };
   return { action: 'update', why: 'an earlier comment exists' };
 }
 
@@ -85,7 +88,9 @@ export async function postStickyComment(octokit: Octokit, c: StickyComment): Pro
       status === 403 || status === 404
         ? ': the token may not comment (it needs `permissions: pull-requests: write`; a pull request from a fork only gets a read-only token, see examples/workflows/fork-pr-comment.yml)'
         : '';
-    core.warning(`loadgate could not comment on pull request #${c.issueNumber} (${why})${hint}. The verdict stands.`, { title: 'loadgate: no pull request comment' });
+    core.warning(`loadgate could not comment on pull request #${c.issueNumber} (${why})${hint}. The verdict stands.`, {
+      title: 'loadgate: no pull request comment',
+    });
     return undefined;
   }
 }
@@ -104,9 +109,16 @@ async function ownLogin(octokit: Octokit): Promise<string | null> {
  * when known, else by a bot (a person quoting our marker must not have their comment overwritten).
  */
 async function findComment(octokit: Octokit, c: StickyComment, login: string | null) {
-  const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, { owner: c.owner, repo: c.repo, issue_number: c.issueNumber, per_page: 100 });
+  const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
+    owner: c.owner,
+    repo: c.repo,
+    issue_number: c.issueNumber,
+    per_page: 100,
+  });
   for await (const page of pages) {
-    const mine = page.data.find((x) => markerVerdict(x.body ?? '', c.id) !== null && (login ? x.user?.login === login : x.user?.type === 'Bot'));
+    const mine = page.data.find(
+      (x) => markerVerdict(x.body ?? '', c.id) !== null && (login ? x.user?.login === login : x.user?.type === 'Bot'),
+    );
     if (mine) return mine;
   }
   return undefined;

@@ -42,7 +42,8 @@ export function readHandoff(path: string): Handoff {
   } catch (err) {
     throw fail(`cannot be read as JSON (${(err as Error).message.split('\n')[0]})`);
   }
-  if (h?.format !== 'loadgate-comment' || h.version !== 1) throw fail('is not a loadgate comment handoff (format loadgate-comment, version 1)');
+  if (h?.format !== 'loadgate-comment' || h.version !== 1)
+    throw fail('is not a loadgate comment handoff (format loadgate-comment, version 1)');
   const text = (key: string) => {
     const v = h[key];
     if (typeof v !== 'string' || v.length > MAX_TEXT) throw fail(`${key} is not a string of at most ${MAX_TEXT} characters`);
@@ -51,7 +52,10 @@ export function readHandoff(path: string): Handoff {
   if (!COMMENT_ID.test(text('comment_id'))) throw fail('comment_id has characters other than letters, digits and single . _ / -');
   if (!Number.isInteger(h.pull_request) || (h.pull_request as number) < 1) throw fail('pull_request is not a pull request number');
   const missing = h.missing_baseline as Handoff['missing_baseline'];
-  if (missing !== null && (typeof missing?.reason !== 'string' || missing.reason.length > MAX_TEXT || !['warn', 'fail', 'pass'].includes(missing.policy))) {
+  if (
+    missing !== null &&
+    (typeof missing?.reason !== 'string' || missing.reason.length > MAX_TEXT || !['warn', 'fail', 'pass'].includes(missing.policy))
+  ) {
     throw fail('missing_baseline is not null or { policy: warn|fail|pass, reason }');
   }
   return {
@@ -68,15 +72,24 @@ export function readHandoff(path: string): Handoff {
 }
 
 /** The handoff may only comment on the pull request whose head the triggering run built. */
-export async function verifyPullRequest(octokit: Octokit, repo: { owner: string; repo: string }, number: number, headSha: string): Promise<void> {
+export async function verifyPullRequest(
+  octokit: Octokit,
+  repo: { owner: string; repo: string },
+  number: number,
+  headSha: string,
+): Promise<void> {
   let head: string;
   try {
     head = (await octokit.rest.pulls.get({ ...repo, pull_number: number })).data.head.sha;
   } catch (err) {
     const status = (err as { status?: number }).status;
-    throw new Error(`comment-from: cannot read pull request #${number} (${status ? `HTTP ${status}: ` : ''}${(err as Error).message.split('\n')[0]})`);
+    throw new Error(
+      `comment-from: cannot read pull request #${number} (${status ? `HTTP ${status}: ` : ''}${(err as Error).message.split('\n')[0]})`,
+    );
   }
   if (head !== headSha) {
-    throw new Error(`comment-from: the handoff names pull request #${number}, whose head is ${head.slice(0, 7)}, but the triggering run built ${headSha.slice(0, 7)}; refusing to comment`);
+    throw new Error(
+      `comment-from: the handoff names pull request #${number}, whose head is ${head.slice(0, 7)}, but the triggering run built ${headSha.slice(0, 7)}; refusing to comment`,
+    );
   }
 }

@@ -64,7 +64,10 @@ export function readInputs(get: Get): ActionInputs {
   const withDefault = (name: keyof typeof DEFAULTS) => get(name) || DEFAULTS[name];
   const baselineUrl = opt('baseline-url');
   if (baselineUrl !== undefined) {
-    if (!/^https?:\/\/[^/]/.test(baselineUrl)) throw new InputError(`input baseline-url is ${JSON.stringify(baselineUrl)}; expected http(s)://host[:port]/v1 of the baseline deployment`);
+    if (!/^https?:\/\/[^/]/.test(baselineUrl))
+      throw new InputError(
+        `input baseline-url is ${JSON.stringify(baselineUrl)}; expected http(s)://host[:port]/v1 of the baseline deployment`,
+      );
     const other = ['baseline', 'baseline-artifact', 'result', 'comment-from'].find((name) => opt(name));
     if (other) throw new InputError(`inputs baseline-url and ${other} both give a baseline or a result; expected one of them`);
   }
@@ -74,12 +77,17 @@ export function readInputs(get: Get): ActionInputs {
   if (!spec && !commentFrom && !result) throw new InputError('input spec is required; expected the path of a benchmark spec (YAML)');
   const runs = replicates(withDefault('replicates'));
   const runOnly = ['target-url', 'api-key', 'wait-for-ready'].filter((name) => get(name)).concat(runs > 1 ? ['replicates'] : []);
-  if (result && runOnly.length > 0) throw new InputError(`input result judges an existing result, but ${runOnly.join(', ')} only apply to a benchmark run; remove one or the other`);
+  if (result && runOnly.length > 0)
+    throw new InputError(
+      `input result judges an existing result, but ${runOnly.join(', ')} only apply to a benchmark run; remove one or the other`,
+    );
   const mode = oneOf('mode', withDefault('mode'), ['gate', 'record', 'report'] as const);
   const baseline = opt('baseline');
   const baselineArtifact = opt('baseline-artifact');
   if (mode !== 'record' && baseline && baselineArtifact) {
-    throw new InputError('inputs baseline and baseline-artifact are both set; expected one baseline source (a committed file or an artifact)');
+    throw new InputError(
+      'inputs baseline and baseline-artifact are both set; expected one baseline source (a committed file or an artifact)',
+    );
   }
   const targetUrl = opt('target-url');
   if (targetUrl) checkTargetUrl(targetUrl);
@@ -99,7 +107,12 @@ export function readInputs(get: Get): ActionInputs {
     baselineMaxAgeMs: maxAge(withDefault('baseline-max-age')),
     githubToken: opt('github-token'),
     comment: oneOf('comment', withDefault('comment'), ['always', 'on-change', 'on-failure', 'never'] as const),
-    commentId: commentId !== undefined ? checkCommentId(commentId) : spec || result ? commentIdOf(resolve(workingDirectory, spec || result!)) : undefined,
+    commentId:
+      commentId !== undefined
+        ? checkCommentId(commentId)
+        : spec || result
+          ? commentIdOf(resolve(workingDirectory, spec || result!))
+          : undefined,
     commentFrom,
     failOn: oneOf('fail-on', withDefault('fail-on'), ['fail', 'inconclusive', 'never'] as const),
     onMissingBaseline: oneOf('on-missing-baseline', withDefault('on-missing-baseline'), ['warn', 'fail', 'pass'] as const),
@@ -144,25 +157,30 @@ function maxAge(text: string): number {
 
 function replicates(text: string): number {
   const n = Number(text);
-  if (!/^\d+$/.test(text) || n < 1 || n > 100) throw new InputError(`input replicates is ${JSON.stringify(text)}; expected an integer from 1 to 100`);
+  if (!/^\d+$/.test(text) || n < 1 || n > 100)
+    throw new InputError(`input replicates is ${JSON.stringify(text)}; expected an integer from 1 to 100`);
   return n;
 }
 
 function checkTargetUrl(url: string): void {
   if (url === 'sim') return;
   if (!URL.canParse(url) || !['http:', 'https:'].includes(new URL(url).protocol)) {
-    throw new InputError(`input target-url is ${JSON.stringify(url)}; expected an http(s) URL such as https://preview.example.com/v1, or "sim"`);
+    throw new InputError(
+      `input target-url is ${JSON.stringify(url)}; expected an http(s) URL such as https://preview.example.com/v1, or "sim"`,
+    );
   }
   // The URL lands in the result, the summary and the comment; a password in it would leak there.
   const u = new URL(url);
-  if (u.username || u.password) throw new InputError('input target-url contains user:password@ credentials; expected a URL without them (pass the key with api-key)');
+  if (u.username || u.password)
+    throw new InputError('input target-url contains user:password@ credentials; expected a URL without them (pass the key with api-key)');
 }
 
 /** Characters that can neither end the HTML comment of the marker (`--`) nor break its parsing. */
 export const COMMENT_ID = /^(?!.*--)[A-Za-z0-9._/-]+$/;
 
 function checkCommentId(id: string): string {
-  if (!COMMENT_ID.test(id)) throw new InputError(`input comment-id is ${JSON.stringify(id)}; expected letters, digits and single . _ / - only`);
+  if (!COMMENT_ID.test(id))
+    throw new InputError(`input comment-id is ${JSON.stringify(id)}; expected letters, digits and single . _ / - only`);
   return id;
 }
 
@@ -171,7 +189,9 @@ function checkCommentId(id: string): string {
  * so each spec of a matrix keeps its own comment.
  */
 function commentIdOf(specPath: string): string {
-  const path = relative(process.env.GITHUB_WORKSPACE ?? process.cwd(), specPath).split(sep).join('/');
+  const path = relative(process.env.GITHUB_WORKSPACE ?? process.cwd(), specPath)
+    .split(sep)
+    .join('/');
   return path.replace(/[^A-Za-z0-9._/-]+/g, '-').replace(/-{2,}/g, '-') || 'default';
 }
 
@@ -184,6 +204,9 @@ function parseAllowedHosts(text: string): string[] {
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
   const bad = hosts.find((h) => !HOST_PATTERN.test(h));
-  if (bad !== undefined) throw new InputError(`input allowed-hosts has ${JSON.stringify(bad)}; expected hostnames such as api.example.com or *.preview.example.com, separated by commas`);
+  if (bad !== undefined)
+    throw new InputError(
+      `input allowed-hosts has ${JSON.stringify(bad)}; expected hostnames such as api.example.com or *.preview.example.com, separated by commas`,
+    );
   return hosts.map((h) => h.replace(/^\[|\]$/g, ''));
 }

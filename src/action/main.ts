@@ -55,13 +55,17 @@ function enterWorkingDirectory(dir: string): void {
   try {
     process.chdir(dir);
   } catch (err) {
-    throw new Error(`input working-directory is ${JSON.stringify(dir)}, which cannot be entered (${(err as NodeJS.ErrnoException).code}); expected a directory of the workspace`);
+    throw new Error(
+      `input working-directory is ${JSON.stringify(dir)}, which cannot be entered (${(err as NodeJS.ErrnoException).code}); expected a directory of the workspace`,
+    );
   }
 }
 
 async function gate(inputs: ActionInputs, ctx: RunContext, octokit: () => Octokit): Promise<void> {
   if (inputs.mode === 'record' && isPullRequestEvent(ctx.eventName)) {
-    throw new Error(`input mode is record on a ${ctx.eventName} event: baselines are never written from pull requests; record on push or schedule`);
+    throw new Error(
+      `input mode is record on a ${ctx.eventName} event: baselines are never written from pull requests; record on push or schedule`,
+    );
   }
   const resolved = inputs.result ? undefined : loadActionSpec(inputs);
   let source: BaselineSource;
@@ -86,9 +90,15 @@ async function gate(inputs: ActionInputs, ctx: RunContext, octokit: () => Octoki
   writeFileAtomic(inputs.reportPath, `${joinParts(parts)}\n`);
   writeFileAtomic(htmlPath, renderHtml(report, baseline, current));
 
-  const recordNote = recorded.length > 0 ? `\n\n**Recorded as the new baseline**: ${md(recorded.join(', '))}. Upload it with actions/upload-artifact so pull requests can fetch it with baseline-artifact.` : '';
+  const recordNote =
+    recorded.length > 0
+      ? `\n\n**Recorded as the new baseline**: ${md(recorded.join(', '))}. Upload it with actions/upload-artifact so pull requests can fetch it with baseline-artifact.`
+      : '';
   await writeJobSummary(`${joinParts(parts)}${recordNote}\n`);
-  if (recorded.length > 0) core.notice(`Recorded a new baseline at ${recorded.join(' and ')}; upload it with actions/upload-artifact (see examples/workflows/nightly.yml).`);
+  if (recorded.length > 0)
+    core.notice(
+      `Recorded a new baseline at ${recorded.join(' and ')}; upload it with actions/upload-artifact (see examples/workflows/nightly.yml).`,
+    );
   const fails = failsStep(inputs, report);
   annotate(report, fails, missing !== null && inputs.onMissingBaseline === 'warn' ? missing : null);
 
@@ -98,7 +108,15 @@ async function gate(inputs: ActionInputs, ctx: RunContext, octokit: () => Octoki
     // Written on every pull request run: a fork's run cannot comment, a workflow_run can post it (comment-from).
     handoffPath = join(dirname(inputs.resultPath), 'loadgate-comment.json');
     const missingBaseline = missing === null ? null : { policy: inputs.onMissingBaseline, reason: missing };
-    writeHandoff(handoffPath, { comment_id: inputs.commentId!, pull_request: ctx.pullRequest.number, spec_path: specLabel(inputs), baseline_note: note.text, missing_baseline: missingBaseline, current, baseline });
+    writeHandoff(handoffPath, {
+      comment_id: inputs.commentId!,
+      pull_request: ctx.pullRequest.number,
+      spec_path: specLabel(inputs),
+      baseline_note: note.text,
+      missing_baseline: missingBaseline,
+      current,
+      baseline,
+    });
     commentUrl = await comment(inputs, inputs.commentId!, ctx, ctx.pullRequest.number, octokit, report, parts, footer(ctx));
   } else {
     core.info(`Not a pull request event (${ctx.eventName || 'no event'}): no comment`);
@@ -128,11 +146,21 @@ function writeResult(inputs: ActionInputs, current: MergedResult): string[] {
 
 /** The second half of the fork pull request pattern: post the comment a handoff file describes. */
 async function commentFromHandoff(inputs: ActionInputs, path: string, ctx: RunContext, octokit: () => Octokit): Promise<void> {
-  if (!ctx.workflowRun || !ctx.repo) throw new Error(`input comment-from is for workflow_run workflows (see examples/workflows/fork-pr-comment.yml); this event is ${ctx.eventName || 'unknown'}`);
-  if (!isPullRequestEvent(ctx.workflowRun.event)) throw new Error(`input comment-from: the triggering run was a ${ctx.workflowRun.event} run, not a pull request's; nothing to comment on`);
+  if (!ctx.workflowRun || !ctx.repo)
+    throw new Error(
+      `input comment-from is for workflow_run workflows (see examples/workflows/fork-pr-comment.yml); this event is ${ctx.eventName || 'unknown'}`,
+    );
+  if (!isPullRequestEvent(ctx.workflowRun.event))
+    throw new Error(
+      `input comment-from: the triggering run was a ${ctx.workflowRun.event} run, not a pull request's; nothing to comment on`,
+    );
   const h = readHandoff(path);
   await verifyPullRequest(octokit(), ctx.repo, h.pull_request, ctx.workflowRun.headSha);
-  const report = applyMissingBaseline(compare(h.baseline, h.current, gateOf(h.current.spec)), h.missing_baseline?.reason ?? null, h.missing_baseline?.policy ?? 'warn');
+  const report = applyMissingBaseline(
+    compare(h.baseline, h.current, gateOf(h.current.spec)),
+    h.missing_baseline?.reason ?? null,
+    h.missing_baseline?.policy ?? 'warn',
+  );
   const parts = reportParts(report, h.baseline, h.current, { text: h.baseline_note }, h.spec_path);
   const note = `<sub>Posted for pull request #${h.pull_request} by a workflow_run of the base repository; the numbers come from the pull request's own run (commit ${ctx.workflowRun.headSha.slice(0, 7)}).</sub>`;
   const url = await comment(inputs, inputs.commentId ?? h.comment_id, ctx, h.pull_request, octokit, report, parts, note);
@@ -141,7 +169,16 @@ async function commentFromHandoff(inputs: ActionInputs, path: string, ctx: RunCo
   core.setOutput('comment-url', url ?? '');
 }
 
-async function comment(inputs: ActionInputs, id: string, ctx: RunContext, issueNumber: number, octokit: () => Octokit, report: GateReport, parts: ReportParts, foot: string): Promise<string | undefined> {
+async function comment(
+  inputs: ActionInputs,
+  id: string,
+  ctx: RunContext,
+  issueNumber: number,
+  octokit: () => Octokit,
+  report: GateReport,
+  parts: ReportParts,
+  foot: string,
+): Promise<string | undefined> {
   if (inputs.comment === 'never') return undefined;
   if (!inputs.githubToken || !ctx.repo) {
     core.info('No github-token or repository: no pull request comment');
@@ -174,10 +211,15 @@ function annotate(report: GateReport, fails: boolean, missingBaseline: string | 
   for (const r of report.rules) {
     if (r.status !== 'fail' && r.status !== 'warn') continue;
     const annotation = r.status === 'fail' && fails ? core.error : core.warning;
-    annotation(`${r.rule}: ${r.reason}`, { title: `loadgate: ${r.metric} ${r.status === 'warn' ? 'warning' : r.kind === 'slo' ? 'SLO violated' : 'regression'}` });
+    annotation(`${r.rule}: ${r.reason}`, {
+      title: `loadgate: ${r.metric} ${r.status === 'warn' ? 'warning' : r.kind === 'slo' ? 'SLO violated' : 'regression'}`,
+    });
   }
   if (report.verdict === 'inconclusive') core.warning(report.reasons.join('; '), { title: 'loadgate: inconclusive' });
-  if (missingBaseline) core.warning(`no baseline (${missingBaseline}): only absolute (SLO) rules were judged (on-missing-baseline: warn)`, { title: 'loadgate: no baseline' });
+  if (missingBaseline)
+    core.warning(`no baseline (${missingBaseline}): only absolute (SLO) rules were judged (on-missing-baseline: warn)`, {
+      title: 'loadgate: no baseline',
+    });
 }
 
 /** Cancelling the job (SIGTERM) or Ctrl-C stops the run early; the partial result is still reported, marked interrupted. */

@@ -41,7 +41,9 @@ export function checkCredentialTarget(url: string, allowed: string[], what: stri
   const host = new URL(url).hostname;
   if (hostAllowed(host, allowed)) return;
   const list = allowed.length > 0 ? allowed.join(', ') : 'none besides loopback';
-  throw new Error(`${what} would be sent to ${host}, which is not in allowed-hosts (${list}); add the host to allowed-hosts if it is trusted`);
+  throw new Error(
+    `${what} would be sent to ${host}, which is not in allowed-hosts (${list}); add the host to allowed-hosts if it is trusted`,
+  );
 }
 
 /** The host of a spec's target URL, the default allowed host. */

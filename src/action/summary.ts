@@ -17,7 +17,13 @@ export interface ReportParts {
   details: string[];
 }
 
-export function reportParts(report: GateReport, baseline: Result | null, current: MergedResult, note: BaselineNote, specPath: string): ReportParts {
+export function reportParts(
+  report: GateReport,
+  baseline: Result | null,
+  current: MergedResult,
+  note: BaselineNote,
+  specPath: string,
+): ReportParts {
   const [heading, ...rest] = renderMarkdown(report, baseline, current).split('\n');
   const source = `**Baseline used**: ${md(note.text)}${note.url ? ` ([run](${linkTarget(note.url)}))` : ''}  `;
   const [head, ...details] = [heading, '', source, ...rest].join('\n').split(/\n(?=#### )/);
@@ -39,7 +45,8 @@ export async function writeJobSummary(markdown: string): Promise<void> {
 }
 
 /** What an operational error leaves in the summary: it is not a verdict. */
-export const errorMarkdown = (message: string) => `### ⚠️ loadgate: ERROR\n\n${md(message)}\n\nNo verdict: the benchmark could not be run or judged.\n`;
+export const errorMarkdown = (message: string) =>
+  `### ⚠️ loadgate: ERROR\n\n${md(message)}\n\nNo verdict: the benchmark could not be run or judged.\n`;
 
 const round = (x: number, digits = 2) => String(Math.round(x * 10 ** digits) / 10 ** digits);
 const lengths = (s: LatencySummary | null) => (s ? `mean ${round(s.mean, 1)} · p50 ${round(s.p50, 0)} · p99 ${round(s.p99, 0)}` : '—');
@@ -82,6 +89,10 @@ function facts(r: MergedResult, specPath: string): string {
     ['Generator', `Node ${e.node} · ${e.platform} ${e.arch} · ${e.cpus} × ${e.cpu_model} · ${e.workers} worker(s)`],
     ['Recorded', r.created_at],
   ];
-  if (r.replicates) rows.push(['Replicates', `${r.replicates.count} merged; TTFT p95 varied by ${round((r.replicates.cv['ttft_ms.p95'] ?? 0) * 100, 1)} % (CV) between them`]);
+  if (r.replicates)
+    rows.push([
+      'Replicates',
+      `${r.replicates.count} merged; TTFT p95 varied by ${round((r.replicates.cv['ttft_ms.p95'] ?? 0) * 100, 1)} % (CV) between them`,
+    ]);
   return ['#### Run facts', '', '| | |', '|:--|:--|', ...rows.map(([k, v]) => `| ${k} | ${md(v)} |`)].join('\n');
 }

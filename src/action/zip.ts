@@ -59,7 +59,8 @@ export function readZip(zip: Buffer, maxEntryBytes = DEFAULT_MAX_ENTRY_BYTES): Z
     offset += 46 + nameLength + extraLength + commentLength;
     if (name.endsWith('/')) continue;
     if (flags & 0x1) throw new ZipError(`zip entry ${name} is encrypted`);
-    if (method !== 0 && method !== 8) throw new ZipError(`zip entry ${name} uses compression method ${method}; expected stored (0) or deflate (8)`);
+    if (method !== 0 && method !== 8)
+      throw new ZipError(`zip entry ${name} uses compression method ${method}; expected stored (0) or deflate (8)`);
     if (size > maxEntryBytes) throw new ZipError(`zip entry ${name} is ${size} bytes; expected at most ${maxEntryBytes}`);
     entries.push({
       name,

@@ -20,7 +20,10 @@ function splitmix32(seed: number): () => number {
 
 export function createRng(seed: number): Rng {
   const mix = splitmix32(seed);
-  let a = mix(), b = mix(), c = mix(), d = mix();
+  let a = mix(),
+    b = mix(),
+    c = mix(),
+    d = mix();
   return {
     next() {
       const t = (((a + b) >>> 0) + d) >>> 0;

@@ -16,7 +16,7 @@ export interface ScheduleOptions {
  */
 export function buildSchedule(o: ScheduleOptions): Float64Array {
   const process = createArrivalProcess(o.kind, o.ratePerS, o.seed, o.burstiness);
-  let out = new Float64Array(Math.max(16, Math.ceil((o.ratePerS * o.durationMs) / 1000 * 1.2) + 16));
+  let out = new Float64Array(Math.max(16, Math.ceil(((o.ratePerS * o.durationMs) / 1000) * 1.2) + 16));
   let n = 0;
   let t = process.nextGapMs();
   while (t < o.durationMs) {
@@ -30,4 +30,3 @@ export function buildSchedule(o: ScheduleOptions): Float64Array {
   }
   return out.slice(0, n);
 }
-

@@ -35,7 +35,12 @@ export function gateFor(specPath: string | undefined, current: Result) {
 }
 
 /** Writes the requested report files and prints the verdict; shared with `loadgate report`. */
-export function writeReports(report: GateReport, baseline: Result | null, current: Result, files: { markdown?: string; html?: string }): string[] {
+export function writeReports(
+  report: GateReport,
+  baseline: Result | null,
+  current: Result,
+  files: { markdown?: string; html?: string },
+): string[] {
   const written: string[] = [];
   if (files.markdown) {
     writeFileAtomic(files.markdown, renderMarkdown(report, baseline, current));

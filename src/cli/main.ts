@@ -51,7 +51,9 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${HELP}\n`);
         return command === undefined ? EXIT.error : EXIT.pass;
       default:
-        process.stderr.write(`loadgate: unknown command "${command}"; expected run, validate, compare, merge, report or sim (see loadgate --help)\n`);
+        process.stderr.write(
+          `loadgate: unknown command "${command}"; expected run, validate, compare, merge, report or sim (see loadgate --help)\n`,
+        );
         return EXIT.error;
     }
   } catch (e) {

@@ -37,12 +37,20 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length < 2) throw new UsageError('loadgate merge needs at least two result files; see loadgate merge --help');
   if (!values.out) throw new UsageError('loadgate merge needs --out FILE for the merged result');
-  if (values.mode !== 'replicates' && values.mode !== 'shards') throw new UsageError(`--mode "${values.mode}" is not known; expected replicates or shards`);
+  if (values.mode !== 'replicates' && values.mode !== 'shards')
+    throw new UsageError(`--mode "${values.mode}" is not known; expected replicates or shards`);
   const merged = mergeResults(positionals.map(loadResult), { mode: values.mode as MergeMode, force: values.force, names: positionals });
   writeFileAtomic(values.out, `${JSON.stringify(merged, null, 2)}\n`);
   const w = merged.requests.window;
   process.stdout.write(
-    `Merged ${positionals.length} results (${values.mode}) into ${values.out}: ${w.scheduled} requests in ${merged.load.window_s} s of window, ${w.by_class.ok} ok; ${merged.validity.valid ? 'valid' : `NOT valid (${merged.validity.checks.filter((c) => !c.ok).map((c) => c.name).join(', ')})`}\n`,
+    `Merged ${positionals.length} results (${values.mode}) into ${values.out}: ${w.scheduled} requests in ${merged.load.window_s} s of window, ${w.by_class.ok} ok; ${
+      merged.validity.valid
+        ? 'valid'
+        : `NOT valid (${merged.validity.checks
+            .filter((c) => !c.ok)
+            .map((c) => c.name)
+            .join(', ')})`
+    }\n`,
   );
   return EXIT.pass;
 }

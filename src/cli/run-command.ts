@@ -88,8 +88,10 @@ export async function runCommand(argv: string[]): Promise<number> {
     return EXIT.pass;
   }
   if (positionals.length !== 1) throw new UsageError('loadgate run takes exactly one spec file; see loadgate run --help');
-  if (values.format !== 'loadgate' && values.format !== 'vllm') throw new UsageError(`--format "${values.format}" is not known; expected loadgate or vllm`);
-  if (values.mode !== undefined && values.mode !== 'open' && values.mode !== 'closed') throw new UsageError(`--mode "${values.mode}" is not known; expected open or closed`);
+  if (values.format !== 'loadgate' && values.format !== 'vllm')
+    throw new UsageError(`--format "${values.format}" is not known; expected loadgate or vllm`);
+  if (values.mode !== undefined && values.mode !== 'open' && values.mode !== 'closed')
+    throw new UsageError(`--mode "${values.mode}" is not known; expected open or closed`);
   const overridden = applyOverrides(loadSpec(positionals[0]!), {
     targetUrl: values['target-url'],
     rate: values.rate,
@@ -101,10 +103,15 @@ export async function runCommand(argv: string[]): Promise<number> {
   const shard = values.shard === undefined ? { k: 0, n: 1 } : parseShard(values.shard);
   const resolved = shardSpec(overridden, shard.k, shard.n);
   const workers = values.workers === undefined ? defaultWorkers(resolved.spec.target.url === 'sim') : parseWorkers(values.workers);
-  if (values.baseline !== undefined && values['baseline-url'] !== undefined) throw new UsageError('--baseline and --baseline-url both name a baseline; expected one of them');
-  if (values['baseline-url'] !== undefined && !/^https?:\/\/[^/]/.test(values['baseline-url'])) throw new UsageError(`--baseline-url is "${values['baseline-url']}"; expected http(s)://host[:port]/v1`);
+  if (values.baseline !== undefined && values['baseline-url'] !== undefined)
+    throw new UsageError('--baseline and --baseline-url both name a baseline; expected one of them');
+  if (values['baseline-url'] !== undefined && !/^https?:\/\/[^/]/.test(values['baseline-url']))
+    throw new UsageError(`--baseline-url is "${values['baseline-url']}"; expected http(s)://host[:port]/v1`);
   // A missing or broken baseline file fails now, not after the run.
-  const baselineFile = values.baseline === undefined || (values['allow-missing-baseline'] && !existsSync(values.baseline)) ? null : loadResult(values.baseline);
+  const baselineFile =
+    values.baseline === undefined || (values['allow-missing-baseline'] && !existsSync(values.baseline))
+      ? null
+      : loadResult(values.baseline);
 
   const abort = new AbortController();
   const interrupt = () => {
@@ -116,10 +123,21 @@ export async function runCommand(argv: string[]): Promise<number> {
   const records = values.records ? createWriteStream(values.records) : undefined;
   const progress = progressPrinter(process.stderr);
   try {
-    const run = { resolved, signal: abort.signal, onProgress: progress.update, onRecordLine: records ? (line: string) => records.write(`${line}\n`) : undefined, workers };
+    const run = {
+      resolved,
+      signal: abort.signal,
+      onProgress: progress.update,
+      onRecordLine: records ? (line: string) => records.write(`${line}\n`) : undefined,
+      workers,
+    };
     let result: Result;
     let baseline = baselineFile;
-    if (values['baseline-url'] === undefined) result = await runReplicated(run, resolved.spec.load.replicates, (i) => resolved.spec.load.replicates > 1 && process.stderr.write(`replicate ${i + 1}/${resolved.spec.load.replicates}\n`));
+    if (values['baseline-url'] === undefined)
+      result = await runReplicated(
+        run,
+        resolved.spec.load.replicates,
+        (i) => resolved.spec.load.replicates > 1 && process.stderr.write(`replicate ${i + 1}/${resolved.spec.load.replicates}\n`),
+      );
     else {
       ({ current: result, baseline } = await runInterleaved({ ...run, baselineUrl: values['baseline-url'] }));
       const baselineOut = values['baseline-out'] ?? values.out!.replace(/(\.json)?$/, '.baseline.json');

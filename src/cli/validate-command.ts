@@ -9,7 +9,11 @@ Checks a benchmark spec without running it: YAML syntax, schema, durations, URL 
 API-key environment variable. Prints the spec with defaults filled (--json) or one line.`;
 
 export async function validateCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+  });
   if (values.help) {
     process.stdout.write(`${VALIDATE_HELP}\n`);
     return EXIT.pass;

@@ -274,7 +274,15 @@ const PROMPT_TOKENS = 2;
 function keyOfInterest(ctx: number, s: number, e: number): number {
   switch (ctx) {
     case ROOT:
-      return is(K_CHOICES, s, e) ? CHOICES_KEY : is(K_USAGE, s, e) ? USAGE_KEY : is(K_ERROR, s, e) ? ERROR : is(K_OBJECT, s, e) ? OBJECT : 0;
+      return is(K_CHOICES, s, e)
+        ? CHOICES_KEY
+        : is(K_USAGE, s, e)
+          ? USAGE_KEY
+          : is(K_ERROR, s, e)
+            ? ERROR
+            : is(K_OBJECT, s, e)
+              ? OBJECT
+              : 0;
     case CHOICE0:
       return is(K_DELTA, s, e) ? DELTA_KEY : is(K_TEXT, s, e) ? TEXT : 0;
     case DELTA:

@@ -42,8 +42,7 @@ export interface Client {
 
 export function createClient(opts: ClientOptions): Client {
   const url = new URL(opts.baseUrl);
-  const path =
-    url.pathname.replace(/\/+$/, '') + (opts.api === 'chat' ? '/chat/completions' : '/completions') + url.search;
+  const path = url.pathname.replace(/\/+$/, '') + (opts.api === 'chat' ? '/chat/completions' : '/completions') + url.search;
   // Built once and shared by every request (undici only reads it). Lower-cased keys so a
   // configured header replaces a default instead of being sent twice.
   const merged = new Map<string, string>([
@@ -135,7 +134,8 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
   abort(reason: 'timeout' | 'cancelled'): void {
     if (this.ended) return;
     const t = now();
-    if (this.sawDone) this.fail(t, 'ok'); // complete; only the server's close was missing
+    if (this.sawDone)
+      this.fail(t, 'ok'); // complete; only the server's close was missing
     else if (reason === 'cancelled') this.fail(t, 'timeout', 'cancelled');
     else if (this.status !== 0 && !isSuccess(this.status)) this.fail(t, ...this.httpOutcome());
     else if (this.controller === null) this.fail(t, 'connect_error', `no connection within ${this.ctx.timeoutMs} ms`);
@@ -145,7 +145,8 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.ended) controller.abort(ENDED); // timed out or cancelled while connecting
+    if (this.ended)
+      controller.abort(ENDED); // timed out or cancelled while connecting
     else this.obs.onWritten(now());
   }
 
@@ -225,8 +226,7 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
 
   private httpOutcome(): [Outcome, string] {
     const s = this.status;
-    const outcome: Outcome =
-      s === 429 ? 'http_429' : s >= 400 && s < 500 ? 'http_4xx' : s >= 500 && s < 600 ? 'http_5xx' : 'stream_error';
+    const outcome: Outcome = s === 429 ? 'http_429' : s >= 400 && s < 500 ? 'http_4xx' : s >= 500 && s < 600 ? 'http_5xx' : 'stream_error';
     let detail = `HTTP ${s}`;
     if (this.errorBody !== null && this.errorBodyLen > 0) {
       const text = Buffer.concat(this.errorBody).toString('utf8');

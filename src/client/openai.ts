@@ -59,7 +59,14 @@ interface Choice {
 }
 
 const DONE = Buffer.from('[DONE]');
-const findings: ChunkFindings = { hasDelta: false, answer: false, reasoning: false, text: false, completionTokens: null, promptTokens: null };
+const findings: ChunkFindings = {
+  hasDelta: false,
+  answer: false,
+  reasoning: false,
+  text: false,
+  completionTokens: null,
+  promptTokens: null,
+};
 
 /**
  * Classifies one event's data, bytes[start, end). The interpretation does not depend on the

@@ -1,14 +1,5 @@
 /** Every scheduled request ends in exactly one of these classes. */
-export const OUTCOMES = [
-  'ok',
-  'http_429',
-  'http_4xx',
-  'http_5xx',
-  'connect_error',
-  'timeout',
-  'stream_error',
-  'dropped',
-] as const;
+export const OUTCOMES = ['ok', 'http_429', 'http_4xx', 'http_5xx', 'connect_error', 'timeout', 'stream_error', 'dropped'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 /**

@@ -26,7 +26,14 @@ export interface Interval {
  * each histogram resampled independently. `lower` is the one-sided lower bound at
  * `confidence`, `upper` the one-sided upper bound; together a two-sided 2·confidence − 1 interval.
  */
-export function percentileShiftInterval(baseline: Buckets, current: Buckets, p: number, confidence: number, iterations: number, rng: Rng): Interval {
+export function percentileShiftInterval(
+  baseline: Buckets,
+  current: Buckets,
+  p: number,
+  confidence: number,
+  iterations: number,
+  rng: Rng,
+): Interval {
   const diffs = new Float64Array(iterations);
   for (let i = 0; i < iterations; i++) diffs[i] = drawPercentile(current, p, rng) - drawPercentile(baseline, p, rng);
   diffs.sort();

@@ -29,7 +29,9 @@ function leaves(value: unknown, path = '', out = new Map<string, string>()): Map
 function specDifferences(base: Spec, cur: Spec): string[] {
   const a = leaves(treatment(base));
   const b = leaves(treatment(cur));
-  return [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k)).map((k) => `${k} ${a.get(k) ?? 'unset'} → ${b.get(k) ?? 'unset'}`);
+  return [...new Set([...a.keys(), ...b.keys()])]
+    .filter((k) => a.get(k) !== b.get(k))
+    .map((k) => `${k} ${a.get(k) ?? 'unset'} → ${b.get(k) ?? 'unset'}`);
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
@@ -40,7 +42,13 @@ export function comparabilityChecks(base: Result, cur: Result, tolerancePct: num
   const tolerance = tolerancePct / 100;
 
   const sameModel = base.target.model === cur.target.model;
-  add('model', sameModel, sameModel ? `both runs served model ${JSON.stringify(cur.target.model)}` : `the model differs: baseline ${JSON.stringify(base.target.model)}, current ${JSON.stringify(cur.target.model)}`);
+  add(
+    'model',
+    sameModel,
+    sameModel
+      ? `both runs served model ${JSON.stringify(cur.target.model)}`
+      : `the model differs: baseline ${JSON.stringify(base.target.model)}, current ${JSON.stringify(cur.target.model)}`,
+  );
 
   const diffs = base.spec_hash === cur.spec_hash ? [] : specDifferences(base.spec, cur.spec);
   add(
@@ -55,15 +63,36 @@ export function comparabilityChecks(base: Result, cur: Result, tolerancePct: num
 
   const near = (name: string, what: string, unit: string, b: number | null | undefined, c: number | null | undefined) => {
     if (b == null || c == null || b === 0) {
-      add(name, true, `${what}: not measured in ${b == null && c == null ? 'either run' : b == null || b === 0 ? 'the baseline' : 'the current run'}; not compared`);
+      add(
+        name,
+        true,
+        `${what}: not measured in ${b == null && c == null ? 'either run' : b == null || b === 0 ? 'the baseline' : 'the current run'}; not compared`,
+      );
       return;
     }
     const d = Math.abs(c / b - 1);
-    add(name, d <= tolerance, `${what} ${c.toFixed(1)}${unit} vs baseline ${b.toFixed(1)}${unit}: ${d <= tolerance ? 'within' : 'differs by'} ${pct(d)}${d <= tolerance ? ` (tolerance ${tolerancePct} %)` : `, more than the ${tolerancePct} % tolerance`}`);
+    add(
+      name,
+      d <= tolerance,
+      `${what} ${c.toFixed(1)}${unit} vs baseline ${b.toFixed(1)}${unit}: ${d <= tolerance ? 'within' : 'differs by'} ${pct(d)}${d <= tolerance ? ` (tolerance ${tolerancePct} %)` : `, more than the ${tolerancePct} % tolerance`}`,
+    );
   };
   // A closed-loop run's arrival rate is an outcome, not the treatment: its concurrency is in the spec.
-  if (base.load.mode === 'open' && cur.load.mode === 'open') near('offered_rate', 'offered rate', ' req/s', base.load.offered_rate_per_s, cur.load.offered_rate_per_s);
-  near('prompt_length', 'delivered prompt length (mean)', ' tokens', base.workload.input_tokens.delivered?.mean, cur.workload.input_tokens.delivered?.mean);
-  near('output_length', 'delivered output length (mean)', ' tokens', base.workload.output_tokens.delivered?.mean, cur.workload.output_tokens.delivered?.mean);
+  if (base.load.mode === 'open' && cur.load.mode === 'open')
+    near('offered_rate', 'offered rate', ' req/s', base.load.offered_rate_per_s, cur.load.offered_rate_per_s);
+  near(
+    'prompt_length',
+    'delivered prompt length (mean)',
+    ' tokens',
+    base.workload.input_tokens.delivered?.mean,
+    cur.workload.input_tokens.delivered?.mean,
+  );
+  near(
+    'output_length',
+    'delivered output length (mean)',
+    ' tokens',
+    base.workload.output_tokens.delivered?.mean,
+    cur.workload.output_tokens.delivered?.mean,
+  );
   return checks;
 }

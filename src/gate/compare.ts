@@ -42,11 +42,23 @@ export function compare(baseline: Result | null, current: Result, gate: GateSpec
   const latencyLimits = Object.keys(gate.slo).filter((k) => !['http_5xx_rate', 'http_429_rate', 'goodput_fraction'].includes(k));
   for (const key of sortedLatencyKeys(latencyLimits)) {
     const rule = gate.slo[key as LatencyKey]!;
-    if (rule.enabled && rule.max_ms !== undefined) rules.push(judgeLatencyLimit(key, { ...rule, max_ms: rule.max_ms }, baseline, current, ctx));
+    if (rule.enabled && rule.max_ms !== undefined)
+      rules.push(judgeLatencyLimit(key, { ...rule, max_ms: rule.max_ms }, baseline, current, ctx));
   }
   rules.push(...judgeRateLimits(gate.slo, baseline, current, ctx));
 
-  const checks = [...(baseline ? validity(baseline, 'baseline') : []), ...validity(current, 'current'), ...(baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct) : [])];
+  const checks = [
+    ...(baseline ? validity(baseline, 'baseline') : []),
+    ...validity(current, 'current'),
+    ...(baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct) : []),
+  ];
   const { verdict, reasons } = decideVerdict(rules, checks, baseline !== null);
-  return { verdict, reasons, has_baseline: baseline !== null, rules, checks, noise: { method: NOISE_METHOD, confidence: gate.confidence, iterations, seed } };
+  return {
+    verdict,
+    reasons,
+    has_baseline: baseline !== null,
+    rules,
+    checks,
+    noise: { method: NOISE_METHOD, confidence: gate.confidence, iterations, seed },
+  };
 }

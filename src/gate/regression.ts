@@ -20,9 +20,21 @@ import type { RuleOutcome } from './types.js';
  * Percentile latency may rise at most max(pct·baseline, floor ms). Noise: the bootstrap interval
  * of the percentile difference from both histograms (bootstrap.ts), widened by replicate spread.
  */
-export function judgeLatencyIncrease(key: LatencyKey, rule: LatencyIncreaseRule, base: Result, cur: Result, ctx: JudgeContext): RuleOutcome {
+export function judgeLatencyIncrease(
+  key: LatencyKey,
+  rule: LatencyIncreaseRule,
+  base: Result,
+  cur: Result,
+  ctx: JudgeContext,
+): RuleOutcome {
   const t = latencyTarget(key);
-  const draft = { id: `latency.${key}`, kind: 'regression' as const, metric: t.label, limit: `may rise ≤ ${rule.max_increase_pct} % or ${rule.max_increase_ms} ms, whichever is larger`, unit: 'ms' as const };
+  const draft = {
+    id: `latency.${key}`,
+    kind: 'regression' as const,
+    metric: t.label,
+    limit: `may rise ≤ ${rule.max_increase_pct} % or ${rule.max_increase_ms} ms, whichever is larger`,
+    unit: 'ms' as const,
+  };
   const b = ctx.buckets(base, t.histogram, 1000);
   const c = ctx.buckets(cur, t.histogram, 1000);
   const bv = b ? percentileOf(b, t.p) : null;
@@ -33,7 +45,17 @@ export function judgeLatencyIncrease(key: LatencyKey, rule: LatencyIncreaseRule,
   const change = changeOf(bv!, cv!);
   const need = minSamples(t.p, ctx.minTail);
   if (b.n < need || c.n < need) {
-    return outcome({ ...draft, ...none, change, threshold, reason: `too few samples for ${t.pct}: needs ≥ ${need} in each run (baseline ${b.n}, current ${c.n})` }, 'inconclusive', rule);
+    return outcome(
+      {
+        ...draft,
+        ...none,
+        change,
+        threshold,
+        reason: `too few samples for ${t.pct}: needs ≥ ${need} in each run (baseline ${b.n}, current ${c.n})`,
+      },
+      'inconclusive',
+      rule,
+    );
   }
   const boot = percentileShiftInterval(b, c, t.p, ctx.confidence, ctx.iterations, ctx.rng(draft.id));
   const spreadSe = Math.hypot(replicateSe(base, `${t.metric}.${t.pct}`, bv!), replicateSe(cur, `${t.metric}.${t.pct}`, cv!));
@@ -45,7 +67,11 @@ export function judgeLatencyIncrease(key: LatencyKey, rule: LatencyIncreaseRule,
     : change.abs > threshold
       ? `${moved}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower, true)} ms`
       : moved;
-  return outcome({ ...draft, baseline: bv, current: cv, change, threshold, ci: { ...ci, confidence: ctx.confidence }, reason }, failed ? 'fail' : 'pass', rule);
+  return outcome(
+    { ...draft, baseline: bv, current: cv, change, threshold, ci: { ...ci, confidence: ctx.confidence }, reason },
+    failed ? 'fail' : 'pass',
+    rule,
+  );
 }
 
 /** Adds a between-run half-width to each side of a bootstrap interval, in quadrature (independent noise). */
@@ -59,7 +85,16 @@ function widen(iv: Interval, point: number, extra: number): Interval {
  * Σ tokens of ok requests, the ok count, the good count. `contribution` gives Σx and Σx² of
  * the per-request contributions x (0 for a request that failed or missed an SLO).
  */
-const THROUGHPUT: Record<ThroughputKey, { label: string; unit: 'tok/s' | 'req/s'; spread: string; value(r: Result): number; contribution(r: Result, ctx: JudgeContext): { sum: number; sumSq: number } }> = {
+const THROUGHPUT: Record<
+  ThroughputKey,
+  {
+    label: string;
+    unit: 'tok/s' | 'req/s';
+    spread: string;
+    value(r: Result): number;
+    contribution(r: Result, ctx: JudgeContext): { sum: number; sumSq: number };
+  }
+> = {
   output_tokens_per_s: {
     label: 'Output tokens/s',
     unit: 'tok/s',
@@ -77,7 +112,13 @@ const THROUGHPUT: Record<ThroughputKey, { label: string; unit: 'tok/s' | 'req/s'
     value: (r) => r.throughput.requests_per_s,
     contribution: (r) => ({ sum: r.requests.window.by_class.ok, sumSq: r.requests.window.by_class.ok }),
   },
-  goodput_per_s: { label: 'Goodput', unit: 'req/s', spread: 'goodput.rate_per_s', value: (r) => r.goodput.rate_per_s, contribution: (r) => ({ sum: r.goodput.requests, sumSq: r.goodput.requests }) },
+  goodput_per_s: {
+    label: 'Goodput',
+    unit: 'req/s',
+    spread: 'goodput.rate_per_s',
+    value: (r) => r.goodput.rate_per_s,
+    contribution: (r) => ({ sum: r.goodput.requests, sumSq: r.goodput.requests }),
+  },
 };
 
 /**
@@ -91,18 +132,40 @@ function totalRse({ sum, sumSq }: { sum: number; sumSq: number }, n: number): nu
   return Math.sqrt(Math.max(0, sumSq / n - mean * mean) / n) / mean;
 }
 
-export function judgeThroughputDecrease(key: ThroughputKey, rule: ThroughputDecreaseRule, base: Result, cur: Result, ctx: JudgeContext): RuleOutcome {
+export function judgeThroughputDecrease(
+  key: ThroughputKey,
+  rule: ThroughputDecreaseRule,
+  base: Result,
+  cur: Result,
+  ctx: JudgeContext,
+): RuleOutcome {
   const m = THROUGHPUT[key];
-  const draft = { id: `throughput.${key}`, kind: 'regression' as const, metric: m.label, limit: `may fall ≤ ${rule.max_decrease_pct} %`, unit: m.unit };
+  const draft = {
+    id: `throughput.${key}`,
+    kind: 'regression' as const,
+    metric: m.label,
+    limit: `may fall ≤ ${rule.max_decrease_pct} %`,
+    unit: m.unit,
+  };
   const bv = m.value(base);
   const cv = m.value(cur);
   const threshold = -(rule.max_decrease_pct / 100) * bv;
   const known = { baseline: bv, current: cv, change: changeOf(bv, cv), threshold, ci: null };
   if (base.requests.window.scheduled === 0 || cur.requests.window.scheduled === 0) {
-    return outcome({ ...known, ...draft, change: null, reason: `no requests in the ${cur.requests.window.scheduled === 0 ? 'current' : 'baseline'} window` }, 'inconclusive', rule);
+    return outcome(
+      {
+        ...known,
+        ...draft,
+        change: null,
+        reason: `no requests in the ${cur.requests.window.scheduled === 0 ? 'current' : 'baseline'} window`,
+      },
+      'inconclusive',
+      rule,
+    );
   }
   if (bv <= 0) return outcome({ ...draft, ...known, reason: 'the baseline has none to compare with' }, 'inconclusive', rule);
-  if (cv <= 0) return outcome({ ...draft, ...known, reason: `none at all in the current run (baseline ${num(bv)} ${m.unit})` }, 'fail', rule);
+  if (cv <= 0)
+    return outcome({ ...draft, ...known, reason: `none at all in the current run (baseline ${num(bv)} ${m.unit})` }, 'fail', rule);
   const rse = (r: Result) => totalRse(m.contribution(r, ctx), r.requests.window.scheduled);
   const se = Math.hypot(rse(base), rse(cur), replicateSe(base, m.spread, 1), replicateSe(cur, m.spread, 1));
   const logRatio = Math.log(cv / bv);
@@ -126,14 +189,32 @@ export function judgeThroughputDecrease(key: ThroughputKey, rule: ThroughputDecr
  * failure to each run), which keeps its coverage at 0 errors, where Wald intervals collapse.
  */
 export function judgeErrorRateIncrease(rule: GateSpec['error_rate'], base: Result, cur: Result, ctx: JudgeContext): RuleOutcome {
-  const draft = { id: 'error_rate', kind: 'regression' as const, metric: 'Error rate', limit: `may rise ≤ ${rule.max_increase_pp} pp`, unit: 'fraction' as const };
+  const draft = {
+    id: 'error_rate',
+    kind: 'regression' as const,
+    metric: 'Error rate',
+    limit: `may rise ≤ ${rule.max_increase_pp} pp`,
+    unit: 'fraction' as const,
+  };
   const nb = base.requests.window.scheduled;
   const nc = cur.requests.window.scheduled;
   const xb = nb - base.requests.window.by_class.ok;
   const xc = nc - cur.requests.window.by_class.ok;
   const threshold = rule.max_increase_pp / 100;
   if (nb === 0 || nc === 0) {
-    return outcome({ ...draft, baseline: nb ? xb / nb : null, current: nc ? xc / nc : null, change: null, threshold, ci: null, reason: `no requests in the ${nc === 0 ? 'current' : 'baseline'} window` }, 'inconclusive', rule);
+    return outcome(
+      {
+        ...draft,
+        baseline: nb ? xb / nb : null,
+        current: nc ? xc / nc : null,
+        change: null,
+        threshold,
+        ci: null,
+        reason: `no requests in the ${nc === 0 ? 'current' : 'baseline'} window`,
+      },
+      'inconclusive',
+      rule,
+    );
   }
   const change = changeOf(xb / nb, xc / nc);
   const pb = (xb + 1) / (nb + 2);

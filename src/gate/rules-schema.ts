@@ -80,7 +80,13 @@ const FIXED_SLO_KEYS = ['http_5xx_rate', 'http_429_rate', 'goodput_fraction'];
 
 const withDefault = (schema: object, value: unknown) => (value === undefined ? schema : { ...schema, default: value });
 const nonNegative = (fallback?: number) => withDefault({ type: 'number', minimum: 0, description: 'a number ≥ 0' }, fallback);
-const fraction = (fallback: number) => ({ type: 'number', minimum: 0, maximum: 1, default: fallback, description: 'a fraction between 0 and 1' });
+const fraction = (fallback: number) => ({
+  type: 'number',
+  minimum: 0,
+  maximum: 1,
+  default: fallback,
+  description: 'a fraction between 0 and 1',
+});
 
 /** A rule mapping; `fallback` is the whole rule's default ({} lets the inner defaults fill it). */
 function rule(props: Record<string, object>, required: string[], fallback?: object): object {
@@ -110,7 +116,8 @@ const keyNames = (pattern: string, what: string) => ({
 export const gateSchema: SchemaObject = {
   type: 'object',
   default: {},
-  description: 'a mapping with keys latency, throughput, error_rate, slo, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity',
+  description:
+    'a mapping with keys latency, throughput, error_rate, slo, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity',
   additionalProperties: false,
   properties: {
     latency: {
@@ -119,9 +126,15 @@ export const gateSchema: SchemaObject = {
       description: 'a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }',
       propertyNames: keyNames(LATENCY_KEY, 'latency rules'),
       properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, [pct, ms]]) => [key, rule({ max_increase_pct: nonNegative(pct), max_increase_ms: nonNegative(ms) }, [], {})]),
+        Object.entries(LATENCY_DEFAULTS).map(([key, [pct, ms]]) => [
+          key,
+          rule({ max_increase_pct: nonNegative(pct), max_increase_ms: nonNegative(ms) }, [], {}),
+        ]),
       ),
-      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, ['max_increase_pct', 'max_increase_ms']),
+      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, [
+        'max_increase_pct',
+        'max_increase_ms',
+      ]),
     },
     throughput: {
       type: 'object',
@@ -137,7 +150,10 @@ export const gateSchema: SchemaObject = {
       type: 'object',
       default: {},
       description: `a mapping with keys ${FIXED_SLO_KEYS.join(', ')} and <metric>_<percentile> latency limits`,
-      propertyNames: keyNames(`(${LATENCY_KEY}|${FIXED_SLO_KEYS.join('|')})`, `SLO rules are ${FIXED_SLO_KEYS.join(', ')} or latency limits`),
+      propertyNames: keyNames(
+        `(${LATENCY_KEY}|${FIXED_SLO_KEYS.join('|')})`,
+        `SLO rules are ${FIXED_SLO_KEYS.join(', ')} or latency limits`,
+      ),
       properties: {
         ttft_p95: rule({ max_ms: nonNegative() }, [], {}),
         http_5xx_rate: rule({ max: fraction(0.01) }, [], {}),
@@ -147,14 +163,21 @@ export const gateSchema: SchemaObject = {
       additionalProperties: rule({ max_ms: nonNegative() }, ['max_ms']),
     },
     confidence: { type: 'number', minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: 'a number in [0.5, 1), e.g. 0.95' },
-    bootstrap_iterations: { type: 'integer', minimum: 100, maximum: 100000, default: 1000, description: 'an integer between 100 and 100000' },
+    bootstrap_iterations: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 100000,
+      default: 1000,
+      description: 'an integer between 100 and 100000',
+    },
     min_tail_samples: { type: 'integer', minimum: 1, default: 10, description: 'an integer ≥ 1' },
     tolerance_pct: nonNegative(10),
     // Noisy shared runners may need looser generator limits; interleaved A/B (baseline-url) is the better cure.
     validity: {
       type: 'object',
       default: {},
-      description: 'a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, max_generator_cpu, max_pool_wait_p99_ms, min_achieved_fraction',
+      description:
+        'a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, max_generator_cpu, max_pool_wait_p99_ms, min_achieved_fraction',
       additionalProperties: false,
       properties: {
         max_schedule_lag_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_schedule_lag_p99_ms),

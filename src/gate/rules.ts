@@ -3,7 +3,14 @@ import { decodeHistogram, PERCENTILES } from '../metrics/histogram.js';
 import { METRIC_HISTOGRAM, type MergedResult } from '../result/merge.js';
 import type { MetricName, Result } from '../result/types.js';
 import { bucketsOf, type Buckets } from './buckets.js';
-import { LATENCY_METRICS, PERCENTILE_KEYS, type LatencyKey, type LatencyMetric, type PercentileKey, type RuleFlags } from './rules-schema.js';
+import {
+  LATENCY_METRICS,
+  PERCENTILE_KEYS,
+  type LatencyKey,
+  type LatencyMetric,
+  type PercentileKey,
+  type RuleFlags,
+} from './rules-schema.js';
 import { normalQuantile } from './stats.js';
 import type { RuleOutcome, RuleStatus } from './types.js';
 
@@ -104,10 +111,18 @@ type Draft = Omit<RuleOutcome, 'rule' | 'status' | 'warn_only'>;
 
 /** Completes an outcome: a violated warn_only rule reports `warn`, which the verdict ignores. */
 export function outcome(d: Draft, status: Exclude<RuleStatus, 'warn'>, flags: RuleFlags): RuleOutcome {
-  return { ...d, rule: `${d.metric} ${d.limit}`, status: status === 'fail' && flags.warn_only ? 'warn' : status, warn_only: flags.warn_only };
+  return {
+    ...d,
+    rule: `${d.metric} ${d.limit}`,
+    status: status === 'fail' && flags.warn_only ? 'warn' : status,
+    warn_only: flags.warn_only,
+  };
 }
 
-export const changeOf = (baseline: number, current: number) => ({ abs: current - baseline, rel: baseline !== 0 ? (current - baseline) / baseline : null });
+export const changeOf = (baseline: number, current: number) => ({
+  abs: current - baseline,
+  rel: baseline !== 0 ? (current - baseline) / baseline : null,
+});
 
 /** Numbers in reasons: 3 significant figures, a real minus sign, a sign when asked. */
 export function num(v: number, signed = false): string {

@@ -13,19 +13,38 @@ import type { RuleOutcome } from './types.js';
  * value, when there is one, is shown for context only.
  */
 
-export function judgeLatencyLimit(key: LatencyKey, rule: LatencyLimitRule & { max_ms: number }, base: Result | null, cur: Result, ctx: JudgeContext): RuleOutcome {
+export function judgeLatencyLimit(
+  key: LatencyKey,
+  rule: LatencyLimitRule & { max_ms: number },
+  base: Result | null,
+  cur: Result,
+  ctx: JudgeContext,
+): RuleOutcome {
   const t = latencyTarget(key);
-  const draft = { id: `slo.${key}`, kind: 'slo' as const, metric: t.label, limit: `≤ ${num(rule.max_ms)} ms`, unit: 'ms' as const, threshold: rule.max_ms, ci: null };
+  const draft = {
+    id: `slo.${key}`,
+    kind: 'slo' as const,
+    metric: t.label,
+    limit: `≤ ${num(rule.max_ms)} ms`,
+    unit: 'ms' as const,
+    threshold: rule.max_ms,
+    ci: null,
+  };
   const b = base ? ctx.buckets(base, t.histogram, 1000) : null;
   const c = ctx.buckets(cur, t.histogram, 1000);
   const bv = b ? percentileOf(b, t.p) : null;
-  if (!c) return outcome({ ...draft, baseline: bv, current: null, change: null, reason: 'no samples in the current run' }, 'inconclusive', rule);
+  if (!c)
+    return outcome({ ...draft, baseline: bv, current: null, change: null, reason: 'no samples in the current run' }, 'inconclusive', rule);
   const cv = percentileOf(c, t.p);
   const known = { ...draft, baseline: bv, current: cv, change: bv === null ? null : changeOf(bv, cv) };
   const need = minSamples(t.p, ctx.minTail);
   if (c.n < need) return outcome({ ...known, reason: `too few samples for ${t.pct}: needs ≥ ${need}, has ${c.n}` }, 'inconclusive', rule);
   const ok = cv <= rule.max_ms;
-  return outcome({ ...known, reason: `${num(cv)} ms ${ok ? 'is within' : 'exceeds'} the ${num(rule.max_ms)} ms limit (${c.n} samples)` }, ok ? 'pass' : 'fail', rule);
+  return outcome(
+    { ...known, reason: `${num(cv)} ms ${ok ? 'is within' : 'exceeds'} the ${num(rule.max_ms)} ms limit (${c.n} samples)` },
+    ok ? 'pass' : 'fail',
+    rule,
+  );
 }
 
 /**
@@ -43,11 +62,31 @@ function judgeShare(x: number, n: number, max: number, z: number): { status: 'pa
 /** 5xx and 429 rates of the window (each ≤ max) and the goodput fraction (≥ min). */
 export function judgeRateLimits(slo: GateSpec['slo'], base: Result | null, cur: Result, ctx: JudgeContext): RuleOutcome[] {
   const n = cur.requests.window.scheduled;
-  const share = (r: Result | null, x: (r: Result) => number) => (r && r.requests.window.scheduled > 0 ? x(r) / r.requests.window.scheduled : null);
+  const share = (r: Result | null, x: (r: Result) => number) =>
+    r && r.requests.window.scheduled > 0 ? x(r) / r.requests.window.scheduled : null;
   const rules: { id: string; metric: string; flags: RuleFlags; bad: (r: Result) => number; max: number; good?: true }[] = [
-    { id: 'slo.http_5xx_rate', metric: '5xx rate', flags: slo.http_5xx_rate, bad: (r) => r.requests.window.by_class.http_5xx, max: slo.http_5xx_rate.max },
-    { id: 'slo.http_429_rate', metric: '429 rate', flags: slo.http_429_rate, bad: (r) => r.requests.window.by_class.http_429, max: slo.http_429_rate.max },
-    { id: 'slo.goodput_fraction', metric: 'Goodput', flags: slo.goodput_fraction, bad: (r) => r.requests.window.scheduled - r.goodput.requests, max: 1 - slo.goodput_fraction.min, good: true },
+    {
+      id: 'slo.http_5xx_rate',
+      metric: '5xx rate',
+      flags: slo.http_5xx_rate,
+      bad: (r) => r.requests.window.by_class.http_5xx,
+      max: slo.http_5xx_rate.max,
+    },
+    {
+      id: 'slo.http_429_rate',
+      metric: '429 rate',
+      flags: slo.http_429_rate,
+      bad: (r) => r.requests.window.by_class.http_429,
+      max: slo.http_429_rate.max,
+    },
+    {
+      id: 'slo.goodput_fraction',
+      metric: 'Goodput',
+      flags: slo.goodput_fraction,
+      bad: (r) => r.requests.window.scheduled - r.goodput.requests,
+      max: 1 - slo.goodput_fraction.min,
+      good: true,
+    },
   ];
   return rules
     .filter((r) => r.flags.enabled)
@@ -57,7 +96,18 @@ export function judgeRateLimits(slo: GateSpec['slo'], base: Result | null, cur: 
       const bv = shown(share(base, bad));
       const cv = shown(share(cur, bad));
       const limitValue = good ? 1 - max : max;
-      const draft = { id, kind: 'slo' as const, metric, limit: `${good ? '≥' : '≤'} ${pctText(limitValue)}`, unit: 'fraction' as const, baseline: bv, current: cv, change: bv === null || cv === null ? null : changeOf(bv, cv), threshold: limitValue, ci: null };
+      const draft = {
+        id,
+        kind: 'slo' as const,
+        metric,
+        limit: `${good ? '≥' : '≤'} ${pctText(limitValue)}`,
+        unit: 'fraction' as const,
+        baseline: bv,
+        current: cv,
+        change: bv === null || cv === null ? null : changeOf(bv, cv),
+        threshold: limitValue,
+        ci: null,
+      };
       const x = n > 0 ? bad(cur) : 0;
       const { status, enough } = judgeShare(x, n, max, ctx.z);
       const counted = good ? `${n - x} of ${n} requests met every SLO` : `${x} of ${n} requests`;

@@ -7,7 +7,8 @@ import type { CheckOutcome, RuleOutcome, Verdict } from './types.js';
  */
 const SERVER_SIDE_CHECKS = new Set(['samples', 'littles_law']);
 
-const describe = (c: CheckOutcome) => (c.scope === 'comparability' ? `not comparable with the baseline: ${c.message}` : `${c.scope} run not valid (${c.name}): ${c.message}`);
+const describe = (c: CheckOutcome) =>
+  c.scope === 'comparability' ? `not comparable with the baseline: ${c.message}` : `${c.scope} run not valid (${c.name}): ${c.message}`;
 const ruleLine = (r: RuleOutcome) => `${r.rule}: ${r.reason}`;
 
 /**
@@ -29,7 +30,10 @@ export function decideVerdict(rules: RuleOutcome[], checks: CheckOutcome[], hasB
     ...rules.filter((r) => r.status === 'warn').map((r) => `warning (warn_only): ${ruleLine(r)}`),
   ];
   if (blockers.length > 0) {
-    const also = failed.length > 0 ? [`${failed.length} rule(s) failed, but the comparison cannot be trusted: ${failed.map((r) => r.metric).join(', ')}`] : [];
+    const also =
+      failed.length > 0
+        ? [`${failed.length} rule(s) failed, but the comparison cannot be trusted: ${failed.map((r) => r.metric).join(', ')}`]
+        : [];
     return { verdict: 'inconclusive', reasons: [...blockers.map(describe), ...also, ...notes] };
   }
   if (failed.length > 0) return { verdict: 'fail', reasons: [...failed.map(ruleLine), ...notes] };

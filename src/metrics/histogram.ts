@@ -48,7 +48,12 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
 /** Summary scaled by `unit` (1000 turns recorded µs into ms); null when empty, so "no samples" never reads as 0. */
 function summarize(h: Histogram, unit: number): LatencySummary | null {
   if (h.totalCount === 0) return null;
-  const s = { count: h.totalCount, mean: round3(h.mean / unit), min: round3(h.getValueAtPercentile(0) / unit), max: round3(h.getValueAtPercentile(100) / unit) } as LatencySummary;
+  const s = {
+    count: h.totalCount,
+    mean: round3(h.mean / unit),
+    min: round3(h.getValueAtPercentile(0) / unit),
+    max: round3(h.getValueAtPercentile(100) / unit),
+  } as LatencySummary;
   for (const [key, p] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p) / unit);
   return s;
 }

@@ -58,6 +58,12 @@ export function timeseriesCharts(baseline: Result | null, current: Result): stri
     { label: 'requests/s' },
   );
   const tokens: Series[] = [{ name: 'current', points: perSecond(t.output_tokens, iv), color: CURRENT }];
-  if (baseline) tokens.unshift({ name: 'baseline', points: perSecond(baseline.timeseries.output_tokens, baseline.timeseries.interval_s), color: BASELINE, dashed: true });
+  if (baseline)
+    tokens.unshift({
+      name: 'baseline',
+      points: perSecond(baseline.timeseries.output_tokens, baseline.timeseries.interval_s),
+      color: BASELINE,
+      dashed: true,
+    });
   return [requests, lineChart('Output tokens per second', tokens, { label: 'seconds since start' }, { label: 'tokens/s' })];
 }

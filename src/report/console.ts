@@ -55,6 +55,9 @@ export function renderConsoleReport(r: Result, gate: GateReport): string {
   for (const v of r.validity.checks) out.push(`  ${v.ok ? 'ok  ' : 'FAIL'} ${v.name}: ${v.message}`);
   out.push('', `Verdict     ${gate.verdict.toUpperCase()}`);
   for (const reason of gate.reasons) out.push(`  ${reason}`);
-  out.push('', 'TTFT and E2E are measured from the intended send time; TPOT = (last − first token) / (tokens − 1); ITL = gaps between content chunks.');
+  out.push(
+    '',
+    'TTFT and E2E are measured from the intended send time; TPOT = (last − first token) / (tokens − 1); ITL = gaps between content chunks.',
+  );
   return out.join('\n');
 }

@@ -8,7 +8,11 @@ export function renderGateText(report: GateReport): string {
   const cols = ['status', 'metric', 'baseline', 'current', 'change', 'limit'] as const;
   const table = [header, ...rows];
   const width = Object.fromEntries(cols.map((c) => [c, Math.max(...table.map((r) => r[c].length))]));
-  const line = (r: (typeof table)[number]) => cols.map((c) => (c === 'baseline' || c === 'current' ? r[c].padStart(width[c]!) : r[c].padEnd(width[c]!))).join('  ').trimEnd();
+  const line = (r: (typeof table)[number]) =>
+    cols
+      .map((c) => (c === 'baseline' || c === 'current' ? r[c].padStart(width[c]!) : r[c].padEnd(width[c]!)))
+      .join('  ')
+      .trimEnd();
   return [
     `Verdict  ${report.verdict.toUpperCase()}${report.has_baseline ? '' : ' (no baseline)'}`,
     ...report.reasons.map((r) => `  ${r}`),

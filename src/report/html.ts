@@ -28,9 +28,14 @@ export function renderHtml(report: GateReport, baseline: Result | null, current:
     )
     .join('\n');
   const checks = report.checks
-    .map((c) => `<tr><td>${c.scope}</td><td>${esc(c.name)}</td><td class="${c.ok ? 'pass' : 'fail'}">${c.ok ? '✅ ok' : '❌ failed'}</td><td>${esc(c.message)}</td></tr>`)
+    .map(
+      (c) =>
+        `<tr><td>${c.scope}</td><td>${esc(c.name)}</td><td class="${c.ok ? 'pass' : 'fail'}">${c.ok ? '✅ ok' : '❌ failed'}</td><td>${esc(c.message)}</td></tr>`,
+    )
     .join('\n');
-  const errors = current.requests.error_samples.map((e) => `<tr><td>${esc(e.class)}</td><td class="n">${e.count}</td><td>${esc(e.detail || '—')}</td></tr>`).join('\n');
+  const errors = current.requests.error_samples
+    .map((e) => `<tr><td>${esc(e.class)}</td><td class="n">${e.count}</td><td>${esc(e.detail || '—')}</td></tr>`)
+    .join('\n');
   const definitions = Object.entries(current.definitions)
     .map(([k, v]) => `<dt><b>${esc(k)}</b></dt><dd>${esc(v)}</dd>`)
     .join('\n');

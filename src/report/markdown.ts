@@ -18,7 +18,9 @@ export function renderMarkdown(report: GateReport, baseline: Result | null, curr
   out.push('| Metric | Baseline | Current | Change | Rule | Status |', '|:--|--:|--:|--:|:--|:--|');
   for (const r of gateRows(report)) {
     const change = r.noise ? `${md(r.change)}<br><sub>noise ${md(r.noise)}</sub>` : md(r.change);
-    out.push(`| ${md(r.metric)} | ${md(r.baseline)} | ${md(r.current)} | ${change} | ${md(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} |`);
+    out.push(
+      `| ${md(r.metric)} | ${md(r.baseline)} | ${md(r.current)} | ${change} | ${md(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} |`,
+    );
   }
   out.push('', `<sub>${md(noiseNote(report))}</sub>`, '');
 
@@ -27,7 +29,10 @@ export function renderMarkdown(report: GateReport, baseline: Result | null, curr
 
   const failing = report.checks.filter((c) => !c.ok);
   out.push('#### Validity', '');
-  out.push(failing.length === 0 ? `All ${report.checks.length} checks passed.` : `${failing.length} of ${report.checks.length} checks failed:`, '');
+  out.push(
+    failing.length === 0 ? `All ${report.checks.length} checks passed.` : `${failing.length} of ${report.checks.length} checks failed:`,
+    '',
+  );
   if (failing.length > 0) out.push(...failing.map((c) => `- ❌ **${c.scope}** ${md(c.name)}: ${md(c.message)}`), '');
   out.push('<details><summary>All checks</summary>', '', '| Run | Check | OK | Detail |', '|:--|:--|:--|:--|');
   out.push(...report.checks.map((c) => `| ${c.scope} | ${md(c.name)} | ${c.ok ? '✅' : '❌'} | ${md(c.message)} |`), '', '</details>', '');

@@ -33,7 +33,8 @@ export function lineChart(title: string, series: Series[], x: Axis, y: Axis): st
   const all = series.flatMap((s) => s.points);
   const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}" font-family="system-ui, sans-serif" font-size="11">`;
   const titleText = `<text x="${W / 2}" y="18" text-anchor="middle" font-size="13" font-weight="600">${esc(title)}</text>`;
-  if (all.length === 0) return `${head}${titleText}<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no samples</text></svg>`;
+  if (all.length === 0)
+    return `${head}${titleText}<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no samples</text></svg>`;
 
   const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p) => p[0]))).map((at) => ({ at, label: tick(at) }));
   const xMin = Math.min(...all.map((p) => p[0]), ...xTicks.map((t) => t.at));
@@ -45,18 +46,35 @@ export function lineChart(title: string, series: Series[], x: Axis, y: Axis): st
   const r1 = (v: number) => Math.round(v * 10) / 10;
 
   const grid = [
-    ...yTicks.map((t) => `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(t.at))}" y2="${r1(py(t.at))}" stroke="#e5e5e5"/><text x="${M.left - 6}" y="${r1(py(t.at)) + 4}" text-anchor="end" fill="#555">${esc(t.label)}</text>`),
-    ...xTicks.map((t) => `<line x1="${r1(px(t.at))}" x2="${r1(px(t.at))}" y1="${M.top}" y2="${H - M.bottom}" stroke="#f0f0f0"/><text x="${r1(px(t.at))}" y="${H - M.bottom + 16}" text-anchor="middle" fill="#555">${esc(t.label)}</text>`),
+    ...yTicks.map(
+      (t) =>
+        `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(t.at))}" y2="${r1(py(t.at))}" stroke="#e5e5e5"/><text x="${M.left - 6}" y="${r1(py(t.at)) + 4}" text-anchor="end" fill="#555">${esc(t.label)}</text>`,
+    ),
+    ...xTicks.map(
+      (t) =>
+        `<line x1="${r1(px(t.at))}" x2="${r1(px(t.at))}" y1="${M.top}" y2="${H - M.bottom}" stroke="#f0f0f0"/><text x="${r1(px(t.at))}" y="${H - M.bottom + 16}" text-anchor="middle" fill="#555">${esc(t.label)}</text>`,
+    ),
   ];
   const lines = series.map(
-    (s) => `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ''} points="${s.points.map(([a, b]) => `${r1(px(a))},${r1(py(b))}`).join(' ')}"/>`,
+    (s) =>
+      `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ''} points="${s.points.map(([a, b]) => `${r1(px(a))},${r1(py(b))}`).join(' ')}"/>`,
   );
   const legend = series.map(
-    (s, i) => `<line x1="${M.left + i * 130}" x2="${M.left + 22 + i * 130}" y1="32" y2="32" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/><text x="${M.left + 28 + i * 130}" y="36">${esc(s.name)}</text>`,
+    (s, i) =>
+      `<line x1="${M.left + i * 130}" x2="${M.left + 22 + i * 130}" y1="32" y2="32" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/><text x="${M.left + 28 + i * 130}" y="36">${esc(s.name)}</text>`,
   );
   const labels = [
     `<text x="${(M.left + W - M.right) / 2}" y="${H - 8}" text-anchor="middle" fill="#333">${esc(x.label)}</text>`,
     `<text transform="translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle" fill="#333">${esc(y.label)}</text>`,
   ];
-  return [head, titleText, ...grid, `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#999"/>`, ...lines, ...legend, ...labels, '</svg>'].join('');
+  return [
+    head,
+    titleText,
+    ...grid,
+    `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#999"/>`,
+    ...lines,
+    ...legend,
+    ...labels,
+    '</svg>',
+  ].join('');
 }

@@ -48,7 +48,8 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
   const poolWait = delayTail(summarizeMs(h.poolWait));
   const wbc = rec.windowByClass;
   const ws = rec.windowScheduled;
-  const tokenSource = rec.windowOk === 0 ? 'none' : rec.usageMissing === 0 ? 'usage' : rec.usageMissing === rec.windowOk ? 'chunks' : 'mixed';
+  const tokenSource =
+    rec.windowOk === 0 ? 'none' : rec.usageMissing === 0 ? 'usage' : rec.usageMissing === rec.windowOk ? 'chunks' : 'mixed';
   const workload = workloadSection(rec, tokenSource, f.workload);
 
   return {
@@ -59,7 +60,14 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
     spec,
     spec_hash: f.resolved.hash,
     target: { url: f.targetUrl, api: spec.target.api, model: spec.target.model, simulator: f.simulator },
-    environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', workers: f.workers },
+    environment: {
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      cpus: os.cpus().length,
+      cpu_model: os.cpus()[0]?.model ?? 'unknown',
+      workers: f.workers,
+    },
     load: {
       mode: spec.load.mode,
       label: closed ? `closed-loop, ${spec.load.concurrency} concurrent` : `open-loop ${spec.load.arrival} at ${spec.load.rate} req/s`,
@@ -95,7 +103,12 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
       total_tokens_per_s: perS(rec.completedOutputTokens + rec.completedPromptTokens),
       requests_per_s: perS(rec.completedInWindow),
     },
-    goodput: { slo: { ...spec.slo }, requests: rec.windowGood, rate_per_s: perS(rec.windowGood), fraction: ws > 0 ? r3(rec.windowGood / ws) : null },
+    goodput: {
+      slo: { ...spec.slo },
+      requests: rec.windowGood,
+      rate_per_s: perS(rec.windowGood),
+      fraction: ws > 0 ? r3(rec.windowGood / ws) : null,
+    },
     rates: errorRates(wbc, ws),
     workload,
     generator: {
@@ -107,24 +120,37 @@ export function buildResult(rec: Recorder, f: RunFacts): Result {
       window_cpu: f.windowCpu,
       pool_wait_ms: poolWait,
     },
-    littles_law: { mean_in_flight: r3(meanInFlight), predicted_in_flight: r3(predicted), ratio: littlesRatio === null ? null : r3(littlesRatio) },
+    littles_law: {
+      mean_in_flight: r3(meanInFlight),
+      predicted_in_flight: r3(predicted),
+      ratio: littlesRatio === null ? null : r3(littlesRatio),
+    },
     validity: (() => {
-      const checks = validityChecks({
-        mode: spec.load.mode,
-        offeredRate: offered,
-        achievedRate: achieved,
-        scheduleLagP99Ms: lag?.p99 ?? null,
-        eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
-        busyCpu: f.windowCpu?.busy ?? null,
-        poolWaitP99Ms: poolWait?.p99 ?? null,
-        okSamples: rec.windowOk,
-        littlesRatio,
-        interrupted: f.interrupted,
-        workload: deliveredLengths(spec, workload),
-      }, generatorLimits(spec));
+      const checks = validityChecks(
+        {
+          mode: spec.load.mode,
+          offeredRate: offered,
+          achievedRate: achieved,
+          scheduleLagP99Ms: lag?.p99 ?? null,
+          eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
+          busyCpu: f.windowCpu?.busy ?? null,
+          poolWaitP99Ms: poolWait?.p99 ?? null,
+          okSamples: rec.windowOk,
+          littlesRatio,
+          interrupted: f.interrupted,
+          workload: deliveredLengths(spec, workload),
+        },
+        generatorLimits(spec),
+      );
       return { valid: checks.every((c) => c.ok), checks };
     })(),
-    timeseries: { interval_s: rec.series.intervalS, sent: rec.series.sent, ok: rec.series.ok, errors: rec.series.errors, output_tokens: rec.series.outputTokens },
+    timeseries: {
+      interval_s: rec.series.intervalS,
+      sent: rec.series.sent,
+      ok: rec.series.ok,
+      errors: rec.series.errors,
+      output_tokens: rec.series.outputTokens,
+    },
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: DEFINITIONS,
   };
@@ -144,7 +170,11 @@ function workloadSection(rec: Recorder, tokenSource: Result['workload']['token_s
   const short = rec.windowShortRequests;
   return {
     input_tokens: { spec: w.inputSpec, ...input },
-    output_tokens: { spec: w.outputSpec, ...output, shortfall: { requests: short, mean_tokens: short > 0 ? r3(rec.windowShortTokens / short) : null } },
+    output_tokens: {
+      spec: w.outputSpec,
+      ...output,
+      shortfall: { requests: short, mean_tokens: short > 0 ? r3(rec.windowShortTokens / short) : null },
+    },
     ...counts,
     plan: w.plan,
   };

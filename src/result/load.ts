@@ -39,11 +39,17 @@ export function parseResult(text: string, name: string): MergedResult {
   } catch (err) {
     throw fail(`not valid JSON (${(err as Error).message.split('\n')[0]}); the file is truncated or corrupt`);
   }
-  const version = data && typeof data === 'object' && !Array.isArray(data) ? (data as { schema_version?: unknown }).schema_version : undefined;
+  const version =
+    data && typeof data === 'object' && !Array.isArray(data) ? (data as { schema_version?: unknown }).schema_version : undefined;
   if (version === undefined) throw fail('not a loadgate result (no schema_version; note that --format vllm files cannot be read back)');
-  if (typeof version !== 'number' || !Number.isInteger(version)) throw fail(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
-  if (version > RESULT_SCHEMA_VERSION) throw fail(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
-  if (version < RESULT_SCHEMA_VERSION) throw fail(`schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`);
+  if (typeof version !== 'number' || !Number.isInteger(version))
+    throw fail(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
+  if (version > RESULT_SCHEMA_VERSION)
+    throw fail(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
+  if (version < RESULT_SCHEMA_VERSION)
+    throw fail(
+      `schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`,
+    );
   if (!validate(data)) {
     // Under anyOf (nullable fields) the deepest error names the actual problem, not "must be null".
     const e = validate.errors!.reduce((a, b) => (b.instancePath.length > a.instancePath.length ? b : a));

@@ -1,6 +1,15 @@
 import { coarsenCounts } from '../metrics/timeseries.js';
 import { OUTCOMES, type Outcome } from '../client/types.js';
-import { decodeHistogram, delayTail, encodeHistogram, newHistogram, PERCENTILES, summarizeCounts, summarizeMs, type Histogram } from '../metrics/histogram.js';
+import {
+  decodeHistogram,
+  delayTail,
+  encodeHistogram,
+  newHistogram,
+  PERCENTILES,
+  summarizeCounts,
+  summarizeMs,
+  type Histogram,
+} from '../metrics/histogram.js';
 import { specHash } from '../spec/hash.js';
 import { TOOL_VERSION } from '../version.js';
 import { RESULT_SCHEMA_VERSION, type MetricName, type Result, type ValidityCheck } from './types.js';
@@ -77,10 +86,12 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
   const totalWindow = sum((r) => r.load.window_s);
   /** A per-second quantity of the merged run: shards add; replicates are totals over the total window. */
   const rate = (f: (r: Result) => number) => r3(shards ? sum(f) : totalWindow > 0 ? sum((r) => f(r) * r.load.window_s) / totalWindow : 0);
-  const classes = (f: (r: Result) => Record<Outcome, number>) => Object.fromEntries(OUTCOMES.map((o) => [o, sum((r) => f(r)[o] ?? 0)])) as Record<Outcome, number>;
+  const classes = (f: (r: Result) => Record<Outcome, number>) =>
+    Object.fromEntries(OUTCOMES.map((o) => [o, sum((r) => f(r)[o] ?? 0)])) as Record<Outcome, number>;
 
   const h = mergeHistograms(results);
-  const summary = (name: string, unit: 'ms' | 'count') => (h[name] ? (unit === 'ms' ? summarizeMs(h[name]) : summarizeCounts(h[name])) : null);
+  const summary = (name: string, unit: 'ms' | 'count') =>
+    h[name] ? (unit === 'ms' ? summarizeMs(h[name]) : summarizeCounts(h[name])) : null;
   const windowByClass = classes((r) => r.requests.window.by_class);
   const ws = sum((r) => r.requests.window.scheduled);
   const good = sum((r) => r.goodput.requests);
@@ -91,15 +102,25 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
   const littlesRatio = predicted > 0 ? r3(meanInFlight / predicted) : null;
   const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name]) => [m, summary(name, 'ms')])) as Result['metrics'];
   // Measured only by newer loadgates: judged when every input has it.
-  const windowCpu = results.every((r) => r.generator.window_cpu !== undefined) ? busiest(results.map((r) => r.generator.window_cpu!)) : undefined;
+  const windowCpu = results.every((r) => r.generator.window_cpu !== undefined)
+    ? busiest(results.map((r) => r.generator.window_cpu!))
+    : undefined;
   const poolWait = results.every((r) => r.histograms.poolWait !== undefined) ? delayTail(summary('poolWait', 'ms')) : undefined;
-  const loopDelay = { p50: max((r) => r.generator.event_loop_delay_ms.p50), p99: max((r) => r.generator.event_loop_delay_ms.p99), max: max((r) => r.generator.event_loop_delay_ms.max) };
+  const loopDelay = {
+    p50: max((r) => r.generator.event_loop_delay_ms.p50),
+    p99: max((r) => r.generator.event_loop_delay_ms.p99),
+    max: max((r) => r.generator.event_loop_delay_ms.max),
+  };
   const spec = shards ? shardedSpec(results) : first.spec;
   const interrupted = results.some((r) => r.load.interrupted);
   const label = `${first.load.mode === 'closed' ? `closed-loop, ${shards ? sum((r) => r.load.concurrency ?? 0) : first.load.concurrency} concurrent` : `open-loop ${first.load.arrival} at ${offered} req/s`} (${results.length} ${mode} merged)`;
 
   const workload: Result['workload'] = {
-    input_tokens: { requested: summary('requestedPromptTokens', 'count'), delivered: summary('promptTokens', 'count'), ...(first.workload.input_tokens.spec ? { spec: first.workload.input_tokens.spec } : {}) },
+    input_tokens: {
+      requested: summary('requestedPromptTokens', 'count'),
+      delivered: summary('promptTokens', 'count'),
+      ...(first.workload.input_tokens.spec ? { spec: first.workload.input_tokens.spec } : {}),
+    },
     output_tokens: {
       requested: summary('requestedOutputTokens', 'count'),
       delivered: summary('outputTokens', 'count'),
@@ -113,21 +134,26 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
   };
   // A shard's own sample count or Little's law says little about the whole; the merged checks judge those.
   const judgedAlone = (c: ValidityCheck) => !(shards && (c.name === 'samples' || c.name === 'littles_law'));
-  const invalidInputs = results.flatMap((r, i) => r.validity.checks.filter((c) => !c.ok && judgedAlone(c)).map((c) => `${names[i]} failed ${c.name}`));
+  const invalidInputs = results.flatMap((r, i) =>
+    r.validity.checks.filter((c) => !c.ok && judgedAlone(c)).map((c) => `${names[i]} failed ${c.name}`),
+  );
   const checks = [
-    ...validityChecks({
-      mode: first.load.mode,
-      offeredRate: offered,
-      achievedRate: achieved,
-      scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
-      eventLoopDelayP99Ms: loopDelay.p99,
-      busyCpu: windowCpu === null ? null : windowCpu?.busy,
-      poolWaitP99Ms: poolWait === null ? null : poolWait?.p99,
-      okSamples: windowByClass.ok,
-      littlesRatio,
-      interrupted,
-      workload: deliveredLengths(spec, workload),
-    }, generatorLimits(spec)),
+    ...validityChecks(
+      {
+        mode: first.load.mode,
+        offeredRate: offered,
+        achievedRate: achieved,
+        scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
+        eventLoopDelayP99Ms: loopDelay.p99,
+        busyCpu: windowCpu === null ? null : windowCpu?.busy,
+        poolWaitP99Ms: poolWait === null ? null : poolWait?.p99,
+        okSamples: windowByClass.ok,
+        littlesRatio,
+        interrupted,
+        workload: deliveredLengths(spec, workload),
+      },
+      generatorLimits(spec),
+    ),
     {
       name: 'merge_inputs',
       ok: invalidInputs.length === 0 && mismatches.length === 0,
@@ -172,7 +198,12 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
       total_tokens_per_s: rate((r) => r.throughput.total_tokens_per_s),
       requests_per_s: rate((r) => r.throughput.requests_per_s),
     },
-    goodput: { slo: first.goodput.slo, requests: good, rate_per_s: rate((r) => r.goodput.rate_per_s), fraction: ws > 0 ? r3(good / ws) : null },
+    goodput: {
+      slo: first.goodput.slo,
+      requests: good,
+      rate_per_s: rate((r) => r.goodput.rate_per_s),
+      fraction: ws > 0 ? r3(good / ws) : null,
+    },
     rates: errorRates(windowByClass, ws),
     workload,
     generator: {
@@ -202,8 +233,12 @@ function mergeMismatches(results: Result[], names: string[]): string[] {
   const out: string[] = [];
   results.slice(1).forEach((r, j) => {
     const name = names[j + 1];
-    if (r.target.model !== first!.target.model) out.push(`${name}: its model ${JSON.stringify(r.target.model)} differs from ${names[0]}'s ${JSON.stringify(first!.target.model)}`);
-    else if (r.spec_hash !== first!.spec_hash) out.push(`${name}: its spec hash ${r.spec_hash.slice(0, 12)} differs from ${names[0]}'s ${first!.spec_hash.slice(0, 12)} (a different benchmark)`);
+    if (r.target.model !== first!.target.model)
+      out.push(`${name}: its model ${JSON.stringify(r.target.model)} differs from ${names[0]}'s ${JSON.stringify(first!.target.model)}`);
+    else if (r.spec_hash !== first!.spec_hash)
+      out.push(
+        `${name}: its spec hash ${r.spec_hash.slice(0, 12)} differs from ${names[0]}'s ${first!.spec_hash.slice(0, 12)} (a different benchmark)`,
+      );
   });
   return out;
 }
@@ -264,13 +299,21 @@ function mergeTimeseries(results: Result[], shards: boolean): Result['timeseries
       return shards ? total : r3(total / values.length);
     });
   };
-  return { interval_s: interval, sent: combine((r) => r.timeseries.sent), ok: combine((r) => r.timeseries.ok), errors: combine((r) => r.timeseries.errors), output_tokens: combine((r) => r.timeseries.output_tokens) };
+  return {
+    interval_s: interval,
+    sent: combine((r) => r.timeseries.sent),
+    ok: combine((r) => r.timeseries.ok),
+    errors: combine((r) => r.timeseries.errors),
+    output_tokens: combine((r) => r.timeseries.output_tokens),
+  };
 }
 
 /** The metrics the gate judges, as "<summary>.<field>" keys with their value in a result. */
 const SPREAD_KEYS: Record<string, (r: Result) => number | null> = {
   ...Object.fromEntries(
-    (Object.keys(METRIC_HISTOGRAM) as MetricName[]).flatMap((m) => PERCENTILES.map(([key]) => [`${m}.${key}`, (r: Result) => r.metrics[m]?.[key] ?? null])),
+    (Object.keys(METRIC_HISTOGRAM) as MetricName[]).flatMap((m) =>
+      PERCENTILES.map(([key]) => [`${m}.${key}`, (r: Result) => r.metrics[m]?.[key] ?? null]),
+    ),
   ),
   'throughput.output_tokens_per_s': (r) => r.throughput.output_tokens_per_s,
   'throughput.requests_per_s': (r) => r.throughput.requests_per_s,

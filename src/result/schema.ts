@@ -13,58 +13,84 @@ import { RESULT_SCHEMA_VERSION } from './types.js';
 const num = { type: 'number' };
 const count = { type: 'integer', minimum: 0 };
 const str = { type: 'string' };
-const obj = (properties: Record<string, object>, extra: object = {}) => ({ type: 'object', required: Object.keys(properties), properties, ...extra });
+const obj = (properties: Record<string, object>, extra: object = {}) => ({
+  type: 'object',
+  required: Object.keys(properties),
+  properties,
+  ...extra,
+});
 const nullable = (schema: object) => ({ anyOf: [{ type: 'null' }, schema] });
 const numbers = { type: 'array', items: num };
 const byClass = obj(Object.fromEntries(OUTCOMES.map((o) => [o, count])));
 const summary = nullable({ $ref: '#/definitions/summary' });
 
 const result = obj({
-    schema_version: { const: RESULT_SCHEMA_VERSION },
-    tool: obj({ name: { const: 'loadgate' }, version: str }),
-    created_at: str,
-    run_id: str,
-    spec: obj({ name: str, target: obj({ url: str, api: str, model: str }), workload: { type: 'object' }, load: obj({ mode: { enum: ['open', 'closed'] }, rate: num, concurrency: num }), slo: obj({ ttft_ms: num, tpot_ms: num, e2e_ms: num }) }),
-    spec_hash: str,
-    target: obj({ url: str, api: { enum: ['chat', 'completions'] }, model: str, simulator: { type: 'boolean' } }),
-    environment: obj({ node: str, platform: str, arch: str, cpus: num, cpu_model: str, workers: num }),
-    load: obj({
-      mode: { enum: ['open', 'closed'] },
-      label: str,
-      arrival: str,
-      burstiness: num,
-      concurrency: nullable(num),
-      offered_rate_per_s: num,
-      achieved_rate_per_s: num,
-      warmup_s: num,
-      window_s: num,
-      cooldown_s: num,
-      interrupted: { type: 'boolean' },
-    }),
-    requests: obj({
-      scheduled: count,
-      by_class: byClass,
-      not_reached: count,
-      window: obj({ scheduled: count, by_class: byClass }),
-      error_samples: { type: 'array', items: obj({ class: { enum: [...OUTCOMES] }, detail: str, count }) },
-    }),
-    metrics: obj(Object.fromEntries(Object.keys(METRIC_HISTOGRAM).map((m) => [m, summary]))),
-    throughput: obj({ output_tokens_per_s: num, total_tokens_per_s: num, requests_per_s: num }),
-    goodput: obj({ slo: obj({ ttft_ms: num, tpot_ms: num, e2e_ms: num }), requests: count, rate_per_s: num, fraction: nullable(num) }),
-    rates: obj({ http_5xx: num, http_429: num, errors: num }),
-    workload: obj({
-      input_tokens: obj({ requested: summary, delivered: summary }),
-      output_tokens: obj({ requested: summary, delivered: summary }),
-      token_source: { enum: ['usage', 'chunks', 'mixed', 'none'] },
-      usage_missing: count,
-      usage_chunk_mismatch: count,
-    }),
-    generator: obj({ event_loop_delay_ms: obj({ p50: num, p99: num, max: num }), cpu_s: num, cpu_utilization: num, heap_mb: num, rss_mb: num }),
-    littles_law: obj({ mean_in_flight: num, predicted_in_flight: num, ratio: nullable(num) }),
-    validity: obj({ valid: { type: 'boolean' }, checks: { type: 'array', items: obj({ name: str, ok: { type: 'boolean' }, message: str }) } }),
-    timeseries: obj({ interval_s: { type: 'number', exclusiveMinimum: 0 }, sent: numbers, ok: numbers, errors: numbers, output_tokens: numbers }),
-    histograms: { type: 'object', additionalProperties: str },
-    definitions: { type: 'object', additionalProperties: str },
+  schema_version: { const: RESULT_SCHEMA_VERSION },
+  tool: obj({ name: { const: 'loadgate' }, version: str }),
+  created_at: str,
+  run_id: str,
+  spec: obj({
+    name: str,
+    target: obj({ url: str, api: str, model: str }),
+    workload: { type: 'object' },
+    load: obj({ mode: { enum: ['open', 'closed'] }, rate: num, concurrency: num }),
+    slo: obj({ ttft_ms: num, tpot_ms: num, e2e_ms: num }),
+  }),
+  spec_hash: str,
+  target: obj({ url: str, api: { enum: ['chat', 'completions'] }, model: str, simulator: { type: 'boolean' } }),
+  environment: obj({ node: str, platform: str, arch: str, cpus: num, cpu_model: str, workers: num }),
+  load: obj({
+    mode: { enum: ['open', 'closed'] },
+    label: str,
+    arrival: str,
+    burstiness: num,
+    concurrency: nullable(num),
+    offered_rate_per_s: num,
+    achieved_rate_per_s: num,
+    warmup_s: num,
+    window_s: num,
+    cooldown_s: num,
+    interrupted: { type: 'boolean' },
+  }),
+  requests: obj({
+    scheduled: count,
+    by_class: byClass,
+    not_reached: count,
+    window: obj({ scheduled: count, by_class: byClass }),
+    error_samples: { type: 'array', items: obj({ class: { enum: [...OUTCOMES] }, detail: str, count }) },
+  }),
+  metrics: obj(Object.fromEntries(Object.keys(METRIC_HISTOGRAM).map((m) => [m, summary]))),
+  throughput: obj({ output_tokens_per_s: num, total_tokens_per_s: num, requests_per_s: num }),
+  goodput: obj({ slo: obj({ ttft_ms: num, tpot_ms: num, e2e_ms: num }), requests: count, rate_per_s: num, fraction: nullable(num) }),
+  rates: obj({ http_5xx: num, http_429: num, errors: num }),
+  workload: obj({
+    input_tokens: obj({ requested: summary, delivered: summary }),
+    output_tokens: obj({ requested: summary, delivered: summary }),
+    token_source: { enum: ['usage', 'chunks', 'mixed', 'none'] },
+    usage_missing: count,
+    usage_chunk_mismatch: count,
+  }),
+  generator: obj({
+    event_loop_delay_ms: obj({ p50: num, p99: num, max: num }),
+    cpu_s: num,
+    cpu_utilization: num,
+    heap_mb: num,
+    rss_mb: num,
+  }),
+  littles_law: obj({ mean_in_flight: num, predicted_in_flight: num, ratio: nullable(num) }),
+  validity: obj({
+    valid: { type: 'boolean' },
+    checks: { type: 'array', items: obj({ name: str, ok: { type: 'boolean' }, message: str }) },
+  }),
+  timeseries: obj({
+    interval_s: { type: 'number', exclusiveMinimum: 0 },
+    sent: numbers,
+    ok: numbers,
+    errors: numbers,
+    output_tokens: numbers,
+  }),
+  histograms: { type: 'object', additionalProperties: str },
+  definitions: { type: 'object', additionalProperties: str },
 });
 
 export const resultSchema: SchemaObject = {

@@ -93,31 +93,57 @@ export function validityChecks(v: ValidityInput, limits: GeneratorLimits, t = TH
   if (v.mode === 'open') {
     const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
     const minFrac = limits.min_achieved_fraction;
-    add('achieved_rate', frac >= minFrac, `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs ≥ ${percent(minFrac)} %)`);
+    add(
+      'achieved_rate',
+      frac >= minFrac,
+      `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs ≥ ${percent(minFrac)} %)`,
+    );
     const lag = v.scheduleLagP99Ms;
     const maxLag = limits.max_schedule_lag_p99_ms;
-    add('schedule_lag', lag !== null && lag <= maxLag, lag === null ? 'no request was sent in the window' : `schedule lag p99 ${lag.toFixed(3)} ms (needs ≤ ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? 'the generator kept its schedule' : 'the load generator was the bottleneck'}`);
+    add(
+      'schedule_lag',
+      lag !== null && lag <= maxLag,
+      lag === null
+        ? 'no request was sent in the window'
+        : `schedule lag p99 ${lag.toFixed(3)} ms (needs ≤ ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? 'the generator kept its schedule' : 'the load generator was the bottleneck'}`,
+    );
   }
   const maxDelay = limits.max_event_loop_delay_p99_ms;
-  add('event_loop_delay', v.eventLoopDelayP99Ms <= maxDelay, `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs ≤ ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`);
+  add(
+    'event_loop_delay',
+    v.eventLoopDelayP99Ms <= maxDelay,
+    `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs ≤ ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`,
+  );
   if (v.busyCpu !== undefined) {
     const busy = v.busyCpu;
     const maxBusy = limits.max_generator_cpu;
-    add('generator_cpu', busy === null || busy <= maxBusy, busy === null
-      ? 'generator CPU not measured: this platform gives no per-thread CPU time'
-      : `generator thread busy ${(busy * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs ≤ ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy <= maxBusy ? '' : ': the load generator was the bottleneck (add --workers or machines)'}`);
+    add(
+      'generator_cpu',
+      busy === null || busy <= maxBusy,
+      busy === null
+        ? 'generator CPU not measured: this platform gives no per-thread CPU time'
+        : `generator thread busy ${(busy * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs ≤ ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy <= maxBusy ? '' : ': the load generator was the bottleneck (add --workers or machines)'}`,
+    );
   }
   if (v.poolWaitP99Ms !== undefined) {
     const wait = v.poolWaitP99Ms;
     const maxWait = limits.max_pool_wait_p99_ms;
-    add('pool_wait', wait === null || wait <= maxWait, wait === null
-      ? 'no request was written in the window'
-      : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs ≤ ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? '' : ': latency from the schedule includes time the server never saw the request'}`);
+    add(
+      'pool_wait',
+      wait === null || wait <= maxWait,
+      wait === null
+        ? 'no request was written in the window'
+        : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs ≤ ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? '' : ': latency from the schedule includes time the server never saw the request'}`,
+    );
   }
   add('samples', v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs ≥ ${t.minSamplesForP99})`);
   if (v.littlesRatio !== null) {
     const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
-    add('littles_law', ok, `mean in-flight / (achieved rate × mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 ± ${t.littlesLawTolerance}): ${ok ? 'the window was steady' : 'the window was not steady'}`);
+    add(
+      'littles_law',
+      ok,
+      `mean in-flight / (achieved rate × mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 ± ${t.littlesLawTolerance}): ${ok ? 'the window was steady' : 'the window was not steady'}`,
+    );
   }
   if (v.workload) {
     const { ok, message } = workloadDelivered(v.workload, t);
@@ -136,17 +162,26 @@ function workloadDelivered(w: DeliveredLengths, t: typeof THRESHOLDS): { ok: boo
     if (m.requested === null || m.delivered === null || m.requested === 0) return { ok: true, text: `${what}: not measured` };
     const d = m.delivered / m.requested - 1;
     const ok = Math.abs(d) <= tolerance;
-    return { ok, text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? '+' : ''}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)` };
+    return {
+      ok,
+      text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? '+' : ''}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)`,
+    };
   };
-  const shown = (what: string, m: { requested: number | null; delivered: number | null }, why: string) =>
-    ({ ok: true, text: `${what} mean ${m.delivered?.toFixed(1) ?? 'unmeasured'} tokens delivered vs ${m.requested?.toFixed(1) ?? 'no'} requested, not judged: ${why}` });
+  const shown = (what: string, m: { requested: number | null; delivered: number | null }, why: string) => ({
+    ok: true,
+    text: `${what} mean ${m.delivered?.toFixed(1) ?? 'unmeasured'} tokens delivered vs ${m.requested?.toFixed(1) ?? 'no'} requested, not judged: ${why}`,
+  });
   const input = w.inputVerbatim
     ? shown('input', w.input, 'dataset prompts are sent as written and their requested lengths are estimates')
     : judge('input', w.input, w.inputCalibrated ? t.calibratedInputTolerance : t.workloadTolerance);
-  const output = w.outputForced ? judge('output', w.output, t.workloadTolerance) : shown('output', w.output, 'output_control is none, so max_tokens is only a cap');
+  const output = w.outputForced
+    ? judge('output', w.output, t.workloadTolerance)
+    : shown('output', w.output, 'output_control is none, so max_tokens is only a cap');
   const hints = [
-    !input.ok && !w.inputCalibrated ? 'prompts were not sized with the target\'s tokenizer (see workload.calibrate)' : '',
-    !output.ok && w.shortRequests ? `${w.shortRequests} requests got fewer output tokens than max_tokens: the server stopped early (does it honour ignore_eos or min_tokens? see workload.output_control)` : '',
+    !input.ok && !w.inputCalibrated ? "prompts were not sized with the target's tokenizer (see workload.calibrate)" : '',
+    !output.ok && w.shortRequests
+      ? `${w.shortRequests} requests got fewer output tokens than max_tokens: the server stopped early (does it honour ignore_eos or min_tokens? see workload.output_control)`
+      : '',
   ].filter(Boolean);
   return { ok: input.ok && output.ok, message: [input.text, output.text, ...hints].join('; ') };
 }

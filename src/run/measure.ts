@@ -44,7 +44,13 @@ const DRAIN_GRACE_MS = 1000;
 export async function measure(o: MeasureOptions): Promise<Result> {
   const { resolved, workload, runStart } = o;
   const { spec } = resolved;
-  const client = createClient({ baseUrl: o.baseUrl, api: spec.target.api, headers: resolved.headers, apiKey: resolved.apiKey, timeoutMs: resolved.requestTimeoutMs });
+  const client = createClient({
+    baseUrl: o.baseUrl,
+    api: spec.target.api,
+    headers: resolved.headers,
+    apiKey: resolved.apiKey,
+    timeoutMs: resolved.requestTimeoutMs,
+  });
   const totalMs = resolved.warmupMs + resolved.steadyMs + resolved.cooldownMs;
   const windowStart = runStart + resolved.warmupMs;
   const windowEnd = windowStart + resolved.steadyMs;
@@ -85,7 +91,13 @@ export async function measure(o: MeasureOptions): Promise<Result> {
   let dispatched: Promise<number>;
   let spinMs = () => 0;
   if (spec.load.mode === 'open') {
-    const schedule = buildSchedule({ kind: spec.load.arrival, ratePerS: spec.load.rate, burstiness: spec.load.burstiness, seed: deriveSeed(spec.workload.seed, 'arrivals'), durationMs: totalMs });
+    const schedule = buildSchedule({
+      kind: spec.load.arrival,
+      ratePerS: spec.load.rate,
+      burstiness: spec.load.burstiness,
+      seed: deriveSeed(spec.workload.seed, 'arrivals'),
+      durationMs: totalMs,
+    });
     planned = schedule.length;
     const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]!) });
     stop = h.stop;
@@ -93,7 +105,11 @@ export async function measure(o: MeasureOptions): Promise<Result> {
     spinMs = h.spinMs;
   } else {
     await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
-    const h = dispatchClosedLoop({ concurrency: spec.load.concurrency, until: runStart + totalMs, fire: (i, t, finished) => send(i, t - runStart, finished) });
+    const h = dispatchClosedLoop({
+      concurrency: spec.load.concurrency,
+      until: runStart + totalMs,
+      fire: (i, t, finished) => send(i, t - runStart, finished),
+    });
     stop = h.stop;
     dispatched = h.done;
   }
@@ -112,7 +128,15 @@ export async function measure(o: MeasureOptions): Promise<Result> {
   const progress = setInterval(() => {
     const t = now();
     const phase = t < windowStart ? 'warmup' : t < windowEnd ? 'steady' : t < runStart + totalMs ? 'cooldown' : 'drain';
-    o.onProgress?.({ elapsedS: (t - runStart) / 1000, totalS: totalMs / 1000, phase, sent: recorder.sent, ok: recorder.byClass.ok, failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight, inFlight: recorder.inFlight });
+    o.onProgress?.({
+      elapsedS: (t - runStart) / 1000,
+      totalS: totalMs / 1000,
+      phase,
+      sent: recorder.sent,
+      ok: recorder.byClass.ok,
+      failed: recorder.scheduled - recorder.byClass.ok - recorder.inFlight,
+      inFlight: recorder.inFlight,
+    });
   }, 1000);
 
   try {

@@ -20,7 +20,9 @@ export async function waitForReady(baseUrl: string, timeoutMs: number, headers: 
       last = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
     }
     if (Date.now() + pause > deadline) {
-      throw new Error(`target ${url} was not ready within ${timeoutMs / 1000}s (last: ${last}); check the URL or raise target.ready_timeout`);
+      throw new Error(
+        `target ${url} was not ready within ${timeoutMs / 1000}s (last: ${last}); check the URL or raise target.ready_timeout`,
+      );
     }
     await new Promise((r) => setTimeout(r, pause));
     pause = Math.min(pause * 2, 2000);

@@ -45,17 +45,30 @@ export interface AbResults {
 export async function runInterleaved(o: RunOptions & { baselineUrl: string }): Promise<AbResults> {
   const { resolved } = o;
   const { spec } = resolved;
-  if (spec.target.url === 'sim') throw new Error('interleaved A/B needs two deployments: set target.url (or --target-url) to the candidate, not "sim"');
+  if (spec.target.url === 'sim')
+    throw new Error('interleaved A/B needs two deployments: set target.url (or --target-url) to the candidate, not "sim"');
   const inputs = loadWorkloadInputs(resolved);
   const headers = probeHeaders(resolved);
-  await Promise.all([waitForReady(spec.target.url, resolved.readyTimeoutMs, headers), waitForReady(o.baselineUrl, resolved.readyTimeoutMs, headers)]);
+  await Promise.all([
+    waitForReady(spec.target.url, resolved.readyTimeoutMs, headers),
+    waitForReady(o.baselineUrl, resolved.readyTimeoutMs, headers),
+  ]);
   const prepared = await prepareWorkload(inputs, { baseUrl: spec.target.url, headers, timeoutMs: resolved.requestTimeoutMs });
   const { calibration, salt } = prepared.describe().plan;
   const runId = randomBytes(4).toString('hex');
   const runStart = now() + START_LEAD_MS;
   const baselineResolved = { ...resolved, spec: { ...spec, target: { ...spec.target, url: o.baselineUrl } } };
   const side = (r: ResolvedSpec, tag: string, workload = createWorkload(inputs, calibration, salt)) =>
-    measure({ resolved: r, signal: o.signal, baseUrl: r.spec.target.url, simulator: false, workload, runId: `${runId}${tag}`, runStart, onProgress: tag === 'a' ? o.onProgress : undefined });
+    measure({
+      resolved: r,
+      signal: o.signal,
+      baseUrl: r.spec.target.url,
+      simulator: false,
+      workload,
+      runId: `${runId}${tag}`,
+      runStart,
+      onProgress: tag === 'a' ? o.onProgress : undefined,
+    });
   const [current, baseline] = await Promise.all([side(resolved, 'a', prepared), side(baselineResolved, 'b')]);
   return { current, baseline };
 }
@@ -74,11 +87,21 @@ export async function runBenchmark(o: RunOptions): Promise<Result> {
     await waitForReady(baseUrl, resolved.readyTimeoutMs, headers);
     const workload = await prepareWorkload(inputs, { baseUrl, headers, timeoutMs: resolved.requestTimeoutMs });
     const runId = randomBytes(4).toString('hex');
-    if ((o.workers ?? 1) > 1) return await measureInWorkers({ ...o, workers: o.workers!, baseUrl, simulator, workload, runId, startLeadMs: START_LEAD_MS });
+    if ((o.workers ?? 1) > 1)
+      return await measureInWorkers({ ...o, workers: o.workers!, baseUrl, simulator, workload, runId, startLeadMs: START_LEAD_MS });
     const onRecord = o.onRecordLine && ((r: Parameters<typeof recordLine>[0]) => o.onRecordLine!(recordLine(r)));
-    return await measure({ resolved, signal: o.signal, onProgress: o.onProgress, onRecord, baseUrl, simulator, workload, runId, runStart: now() + START_LEAD_MS });
+    return await measure({
+      resolved,
+      signal: o.signal,
+      onProgress: o.onProgress,
+      onRecord,
+      baseUrl,
+      simulator,
+      workload,
+      runId,
+      runStart: now() + START_LEAD_MS,
+    });
   } finally {
     await sim?.stop();
   }
 }
-

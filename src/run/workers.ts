@@ -36,7 +36,15 @@ export async function measureInWorkers(o: WorkersOptions): Promise<Result> {
   const { calibration, salt } = o.workload.describe().plan;
   const file = join(packageRoot(), 'dist', 'worker.js');
   const threads = Array.from({ length: n }, (_, k) => {
-    const init: WorkerInit = { resolved: shardSpec(o.resolved, k, n), baseUrl: o.baseUrl, simulator: o.simulator, calibration, salt: salt + k, runId: `${o.runId}w${k}`, records: o.onRecordLine !== undefined };
+    const init: WorkerInit = {
+      resolved: shardSpec(o.resolved, k, n),
+      baseUrl: o.baseUrl,
+      simulator: o.simulator,
+      calibration,
+      salt: salt + k,
+      runId: `${o.runId}w${k}`,
+      records: o.onRecordLine !== undefined,
+    };
     return new Worker(file, { workerData: init });
   });
   const progress: (Progress | undefined)[] = new Array(n);
@@ -87,9 +95,17 @@ function wholeRun(merged: Result, resolved: ResolvedSpec, n: number, cpu: NodeJS
     spec: resolved.spec,
     spec_hash: resolved.hash,
     environment: { ...merged.environment, workers: n },
-    load: { ...merged.load, label: `${load.mode === 'closed' ? `closed-loop, ${load.concurrency} concurrent` : `open-loop ${load.arrival} at ${load.rate} req/s`} · ${n} generator threads` },
+    load: {
+      ...merged.load,
+      label: `${load.mode === 'closed' ? `closed-loop, ${load.concurrency} concurrent` : `open-loop ${load.arrival} at ${load.rate} req/s`} · ${n} generator threads`,
+    },
     // Threads share one process: its CPU and RSS are the run's (per-thread figures would double count).
-    generator: { ...merged.generator, cpu_s: Math.round(cpuS * 1000) / 1000, cpu_utilization: Math.round((cpuS / wallS) * 1000) / 1000, rss_mb: Math.round((process.memoryUsage.rss() / 2 ** 20) * 1000) / 1000 },
+    generator: {
+      ...merged.generator,
+      cpu_s: Math.round(cpuS * 1000) / 1000,
+      cpu_utilization: Math.round((cpuS / wallS) * 1000) / 1000,
+      rss_mb: Math.round((process.memoryUsage.rss() / 2 ** 20) * 1000) / 1000,
+    },
   };
 }
 

@@ -4,9 +4,7 @@ import { parse as parseYaml } from 'yaml';
 
 /** Output length when the request does not force it (no `ignore_eos`); always capped by `max_tokens`. */
 export type OutputLengths =
-  | { dist: 'geometric'; mean: number }
-  | { dist: 'fixed'; value: number }
-  | { dist: 'uniform'; min: number; max: number };
+  { dist: 'geometric'; mean: number } | { dist: 'fixed'; value: number } | { dist: 'uniform'; min: number; max: number };
 
 /** Engine-wide pauses: every `every_ms` (first one at `every_ms`) and/or at each `at_ms`, both from server start. */
 export interface StallConfig {
@@ -115,7 +113,11 @@ export const SIM_CONFIG_SCHEMA: SchemaObject = {
       discriminator: { propertyName: 'dist' },
       required: ['dist'],
       oneOf: [
-        { properties: { dist: { const: 'geometric' }, mean: { type: 'number', minimum: 1 } }, required: ['mean'], additionalProperties: false },
+        {
+          properties: { dist: { const: 'geometric' }, mean: { type: 'number', minimum: 1 } },
+          required: ['mean'],
+          additionalProperties: false,
+        },
         { properties: { dist: { const: 'fixed' }, value: int(1) }, required: ['value'], additionalProperties: false },
         { properties: { dist: { const: 'uniform' }, min: int(1), max: int(1) }, required: ['min', 'max'], additionalProperties: false },
       ],
@@ -184,7 +186,9 @@ function crossCheck(c: SimConfig): void {
   const sum = exclusive.reduce((s, k) => s + c[k], 0);
   if (sum > 1 + 1e-9) throw new SimConfigError(`${exclusive.join(' + ')} is ${round(sum)}; expected <= 1`);
   if (c.kv_cache_tokens < c.max_model_len) {
-    throw new SimConfigError(`kv_cache_tokens is ${c.kv_cache_tokens}; expected >= max_model_len (${c.max_model_len}) so any admissible request fits`);
+    throw new SimConfigError(
+      `kv_cache_tokens is ${c.kv_cache_tokens}; expected >= max_model_len (${c.max_model_len}) so any admissible request fits`,
+    );
   }
   if (c.output_tokens.dist === 'uniform' && c.output_tokens.min > c.output_tokens.max) {
     throw new SimConfigError(`output_tokens.min is ${c.output_tokens.min}; expected <= output_tokens.max (${c.output_tokens.max})`);
@@ -241,7 +245,17 @@ function phrase(e: ErrorObject): string {
 function expectation(s: AnySchemaObject): string {
   if (s.enum) return `one of ${s.enum.join(', ')}`;
   if (s.const !== undefined) return String(s.const);
-  const noun = ({ integer: 'an integer', number: 'a number', string: 'a non-empty string', boolean: 'true or false', array: 'a list', object: 'a mapping' } as Record<string, string>)[s.type] ?? 'a valid value';
+  const noun =
+    (
+      {
+        integer: 'an integer',
+        number: 'a number',
+        string: 'a non-empty string',
+        boolean: 'true or false',
+        array: 'a list',
+        object: 'a mapping',
+      } as Record<string, string>
+    )[s.type] ?? 'a valid value';
   if (s.minimum !== undefined && s.maximum !== undefined) return `${noun} between ${s.minimum} and ${s.maximum}`;
   if (s.minimum !== undefined) return `${noun} >= ${s.minimum}`;
   if (s.exclusiveMinimum !== undefined) return `${noun} > ${s.exclusiveMinimum}`;

@@ -78,7 +78,8 @@ export class Engine implements Scheduler {
   }
 
   cancel(seq: Sequence): void {
-    if (seq.state === 'waiting') this.waitingCount--; // skipped when it reaches the head
+    if (seq.state === 'waiting')
+      this.waitingCount--; // skipped when it reaches the head
     else if (seq.state === 'running') {
       this.kv.release(seq);
       this.runningSeqs = this.runningSeqs.filter((s) => s !== seq); // a step in progress keeps iterating its own array
@@ -189,6 +190,7 @@ export function saturationRate(c: SimConfig, promptTokens: number, outputTokens:
   const perSeqBlocks = Math.ceil((promptTokens + outputTokens) / c.block_size);
   const slots = Math.min(c.max_num_seqs, Math.floor(Math.floor(c.kv_cache_tokens / c.block_size) / perSeqBlocks));
   const msPerRequest =
-    c.slowdown * ((outputTokens * c.decode_base_ms) / slots + c.decode_ms_per_seq * (outputTokens - 1) + c.prefill_ms_per_token * promptTokens);
+    c.slowdown *
+    ((outputTokens * c.decode_base_ms) / slots + c.decode_ms_per_seq * (outputTokens - 1) + c.prefill_ms_per_token * promptTokens);
   return 1000 / msPerRequest;
 }

@@ -126,7 +126,10 @@ export class Exchange implements SequenceSink {
         return;
       case 'stream_error':
         this.ctx.scheduler?.cancel(this.seq);
-        return this.respondError(500, '{"error":{"message":"simulated engine failure","type":"InternalServerError","param":null,"code":500}}');
+        return this.respondError(
+          500,
+          '{"error":{"message":"simulated engine failure","type":"InternalServerError","param":null,"code":500}}',
+        );
       case 'truncate':
       case 'reset':
         this.ctx.scheduler?.cancel(this.seq);
@@ -139,7 +142,11 @@ export class Exchange implements SequenceSink {
     let body = this.chunks.json(this.record.output_tokens, this.reason(), this.usage(), simTiming(this.record));
     if (this.malformed) body = body.slice(0, body.length >> 1);
     this.record.status = 200;
-    this.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': this.record.id });
+    this.res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': this.record.id,
+    });
     this.close(body, this.malformed ? 'malformed' : 'ok');
   }
 

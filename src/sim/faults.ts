@@ -36,7 +36,12 @@ export class Faults {
   plan(header: string | undefined): FaultPlan {
     const c = this.c;
     const u = this.random();
-    const plan: FaultPlan = { shed: false, streamAt: this.random(), headerDelayMs: this.random() < c.header_delay_rate ? c.header_delay_ms : 0, stallMs: 0 };
+    const plan: FaultPlan = {
+      shed: false,
+      streamAt: this.random(),
+      headerDelayMs: this.random() < c.header_delay_rate ? c.header_delay_ms : 0,
+      stallMs: 0,
+    };
     let edge = c.error_rate;
     if (u < edge) plan.errorStatus = c.error_statuses[Math.floor((u / edge) * c.error_statuses.length)];
     else if (u < (edge += c.stream_error_rate)) plan.stream = 'stream_error';

@@ -1,7 +1,17 @@
 import type { Api } from './request.js';
 
 /** How a request ended, from the server's side; /metrics counts requests by these classes. */
-export const OUTCOME_CLASSES = ['ok', 'http_429', 'http_4xx', 'http_5xx', 'stream_error', 'truncated', 'malformed', 'reset', 'client_abort'] as const;
+export const OUTCOME_CLASSES = [
+  'ok',
+  'http_429',
+  'http_4xx',
+  'http_5xx',
+  'stream_error',
+  'truncated',
+  'malformed',
+  'reset',
+  'client_abort',
+] as const;
 export type OutcomeClass = (typeof OUTCOME_CLASSES)[number];
 
 /**

@@ -102,7 +102,8 @@ export async function runSimCli(argv: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return 0;
     }
-    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) throw new Error(`--port is ${JSON.stringify(values.port)}; expected 0 to 65535`);
+    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535)
+      throw new Error(`--port is ${JSON.stringify(values.port)}; expected 0 to 65535`);
     const fromFile = values.config === undefined ? {} : mapping(readSimConfigFile(values.config), values.config);
     const fromJson = values['config-json'] === undefined ? {} : mapping(parseSimConfigJson(values['config-json']), '--config-json');
     config = validateSimConfig({ ...fromFile, ...fromJson });
@@ -117,7 +118,9 @@ export async function runSimCli(argv: string[]): Promise<number> {
   try {
     port = await sim.listen(Number(values.port), values.host);
   } catch (err) {
-    process.stderr.write(`loadgate sim: cannot listen on ${values.host}:${values.port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+    process.stderr.write(
+      `loadgate sim: cannot listen on ${values.host}:${values.port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`,
+    );
     return 1;
   }
   const host = values.host.includes(':') ? `[${values.host}]` : values.host;
@@ -137,6 +140,7 @@ export async function runSimCli(argv: string[]): Promise<number> {
 
 function mapping(value: unknown, source: string): object {
   if (value === null || value === undefined) return {}; // an empty file
-  if (typeof value !== 'object' || Array.isArray(value)) throw new SimConfigError(`${source} holds ${Array.isArray(value) ? 'a list' : JSON.stringify(value)}; expected a mapping`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new SimConfigError(`${source} holds ${Array.isArray(value) ? 'a list' : JSON.stringify(value)}; expected a mapping`);
   return value;
 }

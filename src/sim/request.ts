@@ -56,7 +56,8 @@ export function parseRequest(api: Api, body: unknown, config: SimConfig): Parsed
   }
   const maxTokens = requested ?? room;
   const minTokens = optionalInt(b.min_tokens, 'min_tokens', 0) ?? 0;
-  if (minTokens > maxTokens) throw new ApiError(400, `min_tokens (${minTokens}) must be <= max_tokens (${maxTokens})`, 'invalid_request_error', 'min_tokens');
+  if (minTokens > maxTokens)
+    throw new ApiError(400, `min_tokens (${minTokens}) must be <= max_tokens (${maxTokens})`, 'invalid_request_error', 'min_tokens');
   const options = b.stream_options as { include_usage?: unknown } | undefined;
   return {
     api,
@@ -85,6 +86,7 @@ function completionPrompt(prompt: unknown): string | number[] {
 
 function optionalInt(value: unknown, name: string, min: number): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!Number.isInteger(value) || (value as number) < min) throw new ApiError(400, `${name} must be an integer >= ${min}`, 'invalid_request_error', name);
+  if (!Number.isInteger(value) || (value as number) < min)
+    throw new ApiError(400, `${name} must be an integer >= ${min}`, 'invalid_request_error', name);
   return value as number;
 }

@@ -57,11 +57,23 @@ export function createSimServer(config: SimConfig): SimServer {
     if (!ready) return fail(res, new ApiError(503, 'the server is starting up', 'service_unavailable'));
     switch (route) {
       case 'POST /v1/chat/completions':
-        return readJson(req, (err) => fail(res, err), (body) => complete(req, res, 'chat', body, received));
+        return readJson(
+          req,
+          (err) => fail(res, err),
+          (body) => complete(req, res, 'chat', body, received),
+        );
       case 'POST /v1/completions':
-        return readJson(req, (err) => fail(res, err), (body) => complete(req, res, 'completions', body, received));
+        return readJson(
+          req,
+          (err) => fail(res, err),
+          (body) => complete(req, res, 'completions', body, received),
+        );
       case 'POST /tokenize':
-        return readJson(req, (err) => fail(res, err), (body) => tokenize(res, body));
+        return readJson(
+          req,
+          (err) => fail(res, err),
+          (body) => tokenize(res, body),
+        );
       case 'GET /v1/models':
         return send(res, 200, modelsBody(), JSON_HEADERS);
     }
@@ -104,7 +116,10 @@ export function createSimServer(config: SimConfig): SimServer {
     }
     if (plan.errorStatus !== undefined) return reject(res, record, plan.errorStatus, 'simulated server error');
 
-    const keys = engine && config.enable_prefix_caching ? blockHashes(typeof parsed.prompt === 'string' ? tokenIds(parsed.prompt) : parsed.prompt, config.block_size) : [];
+    const keys =
+      engine && config.enable_prefix_caching
+        ? blockHashes(typeof parsed.prompt === 'string' ? tokenIds(parsed.prompt) : parsed.prompt, config.block_size)
+        : [];
     const exchange = new Exchange(res, parsed, record, plan, outputTokens, keys, { scheduler, metrics, model: config.model });
     const go = fast ? () => exchange.serveAtOnce() : () => exchange.start();
     if (plan.headerDelayMs > 0) setTimeout(go, plan.headerDelayMs);
@@ -133,11 +148,24 @@ export function createSimServer(config: SimConfig): SimServer {
     const text = typeof b.prompt === 'string' ? b.prompt : chatText(b.messages);
     if (text === undefined) return fail(res, new ApiError(400, 'expected prompt (a string) or messages (an array)'));
     const tokens = tokenIds(text);
-    send(res, 200, JSON.stringify({ count: countTokens(text), max_model_len: config.max_model_len, tokens, token_strs: null }), JSON_HEADERS);
+    send(
+      res,
+      200,
+      JSON.stringify({ count: countTokens(text), max_model_len: config.max_model_len, tokens, token_strs: null }),
+      JSON_HEADERS,
+    );
   }
 
   function modelsBody(): string {
-    const model = { id: config.model, object: 'model', created: Math.floor(readyAt / 1000), owned_by: 'loadgate-sim', root: config.model, parent: null, max_model_len: config.max_model_len };
+    const model = {
+      id: config.model,
+      object: 'model',
+      created: Math.floor(readyAt / 1000),
+      owned_by: 'loadgate-sim',
+      root: config.model,
+      parent: null,
+      max_model_len: config.max_model_len,
+    };
     return JSON.stringify({ object: 'list', data: [model] });
   }
 

@@ -51,7 +51,9 @@ function expandHeaders(headers: Record<string, string>, env: Env, sourceName: st
     out[name] = template.replace(ENV_REFERENCE, (_, variable: string) => {
       const value = env[variable];
       if (!value) {
-        throw new SpecError(`${sourceName}: target.headers.${name} refers to \${${variable}}, which is ${value === '' ? 'set but empty' : 'not set in the environment'}; export it or remove the header`);
+        throw new SpecError(
+          `${sourceName}: target.headers.${name} refers to \${${variable}}, which is ${value === '' ? 'set but empty' : 'not set in the environment'}; export it or remove the header`,
+        );
       }
       return value;
     });
@@ -92,9 +94,7 @@ function readApiKey(name: string | undefined, env: Env, sourceName: string): str
   }
   // CI systems pass unavailable secrets (e.g. on fork pull requests) as empty strings.
   if (value === '') {
-    throw new SpecError(
-      `${sourceName}: target.api_key_env names ${name}, which is set but empty; export the key or remove api_key_env`,
-    );
+    throw new SpecError(`${sourceName}: target.api_key_env names ${name}, which is set but empty; export the key or remove api_key_env`);
   }
   return value;
 }

@@ -77,4 +77,9 @@ function documentOrder(data: unknown): Map<string, number> {
 
 const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 const segments = (pointer: string) =>
-  pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));

@@ -74,7 +74,10 @@ export const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 function checkNoLiteralCredentials(headers: Record<string, string>): void {
   for (const [name, value] of Object.entries(headers)) {
     if (CREDENTIAL_HEADER.test(name) && !/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value)) {
-      throw new SpecIssue(['target', 'headers', name], 'holds a credential written into the spec; expected a reference such as "${MY_KEY}" to an environment variable, or target.api_key_env');
+      throw new SpecIssue(
+        ['target', 'headers', name],
+        'holds a credential written into the spec; expected a reference such as "${MY_KEY}" to an environment variable, or target.api_key_env',
+      );
     }
   }
 }
@@ -88,7 +91,12 @@ function checkLength(path: string[], d: LengthDist): void {
   }
 }
 
-const KEY_EXPECTED: Record<string, string> = { min: 'a positive integer', max: 'a positive integer', mean: 'a number > 0', range_ratio: 'a number ≥ 0 and < 1' };
+const KEY_EXPECTED: Record<string, string> = {
+  min: 'a positive integer',
+  max: 'a positive integer',
+  mean: 'a number > 0',
+  range_ratio: 'a number ≥ 0 and < 1',
+};
 
 /** Exactly one of two complete key sets, e.g. uniform's min/max or mean/range_ratio. */
 function checkForm(path: string[], d: object, a: string[], b: string[]): void {
@@ -104,14 +112,17 @@ function checkForm(path: string[], d: object, a: string[], b: string[]): void {
 
 function checkEmpirical(path: string[], d: Extract<LengthDist, { dist: 'empirical' }>): void {
   const hasValues = 'values' in d;
-  if (hasValues === 'file' in d) throw new SpecIssue(path, `has ${hasValues ? 'both' : 'neither'} values ${hasValues ? 'and' : 'nor'} file; expected one of them`);
+  if (hasValues === 'file' in d)
+    throw new SpecIssue(path, `has ${hasValues ? 'both' : 'neither'} values ${hasValues ? 'and' : 'nor'} file; expected one of them`);
   if (!hasValues) {
-    if ('weights' in d) throw new SpecIssue([...path, 'weights'], 'is given with file; expected weights only beside values (a file holds its own counts)');
+    if ('weights' in d)
+      throw new SpecIssue([...path, 'weights'], 'is given with file; expected weights only beside values (a file holds its own counts)');
     return;
   }
   const { values, weights } = d;
   if (weights === undefined) return;
-  if (weights.length !== values.length) throw new SpecIssue([...path, 'weights'], `has ${weights.length} entries for ${values.length} values; expected one weight per value`);
+  if (weights.length !== values.length)
+    throw new SpecIssue([...path, 'weights'], `has ${weights.length} entries for ${values.length} values; expected one weight per value`);
   if (!weights.some((w) => w > 0)) throw new SpecIssue([...path, 'weights'], 'are all 0; expected at least one weight > 0');
 }
 
@@ -119,7 +130,10 @@ function checkEmpirical(path: string[], d: Extract<LengthDist, { dist: 'empirica
 function foldIgnoreEos(w: Spec['workload'] & { ignore_eos?: boolean }, written: Set<string>): void {
   if (w.ignore_eos === undefined) return;
   if (written.has('output_control')) {
-    throw new SpecIssue(['workload', 'ignore_eos'], 'is given with output_control; expected only output_control (ignore_eos: true is output_control: ignore_eos)');
+    throw new SpecIssue(
+      ['workload', 'ignore_eos'],
+      'is given with output_control; expected only output_control (ignore_eos: true is output_control: ignore_eos)',
+    );
   }
   w.output_control = w.ignore_eos ? 'ignore_eos' : 'none';
   delete w.ignore_eos;
@@ -132,7 +146,8 @@ function foldIgnoreEos(w: Spec['workload'] & { ignore_eos?: boolean }, written: 
 function checkWorkloadCombination(w: Spec['workload'], written: Set<string>): void {
   if (w.dataset) {
     for (const key of ['input_tokens', 'prefix', 'prefix_groups']) {
-      if (written.has(key)) throw new SpecIssue(['workload', key], 'is given with dataset; expected one or the other (a dataset brings its own prompts)');
+      if (written.has(key))
+        throw new SpecIssue(['workload', key], 'is given with dataset; expected one or the other (a dataset brings its own prompts)');
     }
     delete w.input_tokens;
     return;
@@ -141,7 +156,10 @@ function checkWorkloadCombination(w: Spec['workload'], written: Set<string>): vo
   const mean = meanLength(w.input_tokens!);
   if (prefixTokens > 0 && mean !== undefined && prefixTokens >= mean) {
     const key = w.prefix ? 'prefix' : 'prefix_groups';
-    throw new SpecIssue(['workload', key], `makes ${prefixTokens} prefix tokens, not fewer than the mean input length (${round(mean)}); expected a prefix shorter than input_tokens, which includes it`);
+    throw new SpecIssue(
+      ['workload', key],
+      `makes ${prefixTokens} prefix tokens, not fewer than the mean input length (${round(mean)}); expected a prefix shorter than input_tokens, which includes it`,
+    );
   }
 }
 

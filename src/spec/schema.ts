@@ -50,7 +50,11 @@ const LENGTH_SHAPES: Record<string, { required: string[]; properties: Record<str
     required: [],
     properties: {
       values: { type: 'array', minItems: 1, items: positiveInteger, description: 'a non-empty list of positive integers' },
-      weights: { type: 'array', items: { type: 'number', minimum: 0, description: 'a number ≥ 0' }, description: 'a list of numbers ≥ 0, one per value' },
+      weights: {
+        type: 'array',
+        items: { type: 'number', minimum: 0, description: 'a number ≥ 0' },
+        description: 'a list of numbers ≥ 0, one per value',
+      },
       file: { type: 'string', minLength: 1, description: 'the path of a JSON, CSV or text file of lengths, relative to the spec' },
     },
   },
@@ -162,7 +166,12 @@ export const specSchema: SchemaObject = {
             type: 'object',
             description: 'a mapping with min_input_tokens, max_input_tokens, min_output_tokens, max_output_tokens',
             additionalProperties: false,
-            properties: { min_input_tokens: positiveInteger, max_input_tokens: positiveInteger, min_output_tokens: positiveInteger, max_output_tokens: positiveInteger },
+            properties: {
+              min_input_tokens: positiveInteger,
+              max_input_tokens: positiveInteger,
+              min_output_tokens: positiveInteger,
+              max_output_tokens: positiveInteger,
+            },
           },
         },
       },

@@ -48,7 +48,7 @@ const PREFIX_SIZES = [16, 256];
 const TOKENIZE_TIMEOUT_MS = 10_000;
 const tokenizeTimeout = (t: CalibrationTarget) => Math.min(t.timeoutMs, TOKENIZE_TIMEOUT_MS);
 
-export const ONE_TOKEN_PER_WORD = 'assumed one token per word (the simulator\'s rule)';
+export const ONE_TOKEN_PER_WORD = "assumed one token per word (the simulator's rule)";
 
 export function uncalibrated(source = ONE_TOKEN_PER_WORD): Calibration {
   return { method: 'off', source, tokens_per_word: 1, overhead_tokens: 0, prefix_tokens: 0, samples: 0, max_residual_tokens: 0 };
@@ -68,8 +68,14 @@ export async function findCounter(mode: Exclude<CalibrateMode, 'off'>, t: Calibr
     }
   }
   const why = reasons.join('; ');
-  if (mode === 'tokenize') throw new Error(`workload.calibrate is tokenize, but the target has no usable tokenize endpoint (${why}); expected a vLLM, SGLang or llama.cpp server, or calibrate: probe`);
-  if (mode === 'probe') throw new Error(`workload.calibrate is probe, but the probe failed (${why}); expected usage.prompt_tokens in the answer, or calibrate: off`);
+  if (mode === 'tokenize')
+    throw new Error(
+      `workload.calibrate is tokenize, but the target has no usable tokenize endpoint (${why}); expected a vLLM, SGLang or llama.cpp server, or calibrate: probe`,
+    );
+  if (mode === 'probe')
+    throw new Error(
+      `workload.calibrate is probe, but the probe failed (${why}); expected usage.prompt_tokens in the answer, or calibrate: off`,
+    );
   return { failed: why };
 }
 
@@ -87,7 +93,10 @@ export async function calibrateSynthetic(
   const fit = fitLine(points);
   if (!prefixed) return result(counter, fit, points.length, 0);
   // What the line does not explain is the prefix's (its words and the system message's template).
-  const withPrefix = await countAll(counter, PREFIX_SIZES.map((w) => prefixed(w, fit.slope)));
+  const withPrefix = await countAll(
+    counter,
+    PREFIX_SIZES.map((w) => prefixed(w, fit.slope)),
+  );
   const prefixTokens = mean(withPrefix.map((p, i) => p.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]!));
   return result(counter, fit, points.length + withPrefix.length, prefixTokens);
 }
@@ -182,7 +191,9 @@ function llamaTokenize(t: CalibrationTarget): Counter {
         if (typeof rendered.prompt !== 'string') throw new Error('/apply-template answered without a prompt');
         content = rendered.prompt;
       }
-      const r = (await postJson(`${root}/tokenize`, { content, add_special: true, parse_special: true }, t, tokenizeTimeout(t))) as { tokens?: unknown };
+      const r = (await postJson(`${root}/tokenize`, { content, add_special: true, parse_special: true }, t, tokenizeTimeout(t))) as {
+        tokens?: unknown;
+      };
       if (!Array.isArray(r.tokens)) throw new Error('answered without tokens');
       return r.tokens.length;
     },
@@ -234,6 +245,7 @@ async function postJson(url: string, body: unknown, t: CalibrationTarget, timeou
     const detail = errorMessage(parsed);
     throw new Error(`HTTP ${res.statusCode}${detail ? ` (${detail.slice(0, 120)})` : ''}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('answered with something other than a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error('answered with something other than a JSON object');
   return parsed as Record<string, unknown>;
 }

@@ -45,7 +45,9 @@ export function parseDataset(text: string, name: string, format: DatasetSpec['fo
     else dataset.skipped++;
   }
   if (dataset.entries.length === 0) {
-    throw new SpecError(`${name}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ''}; expected at least one`);
+    throw new SpecError(
+      `${name}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ''}; expected at least one`,
+    );
   }
   return dataset;
 }
@@ -99,14 +101,17 @@ function readJsonlEntry(value: unknown, where: string): DatasetEntry {
 function readMessages(value: unknown, where: string): Message[] {
   if (!Array.isArray(value) || value.length === 0) throw new SpecError(`${where}: "messages" is not a non-empty list; ${JSONL_EXPECTED}`);
   return value.map((m, i) => {
-    if (!isObject(m) || typeof m.content !== 'string') throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
-    if (typeof m.role !== 'string' || !ROLES.has(m.role)) throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m.role) ?? 'missing'}; expected system, user or assistant`);
+    if (!isObject(m) || typeof m.content !== 'string')
+      throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
+    if (typeof m.role !== 'string' || !ROLES.has(m.role))
+      throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m.role) ?? 'missing'}; expected system, user or assistant`);
     return { role: m.role as Message['role'], content: m.content };
   });
 }
 
 function readShareGpt(value: unknown, where: string): DatasetEntry | null {
-  if (!isObject(value) || !Array.isArray(value.conversations)) throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
+  if (!isObject(value) || !Array.isArray(value.conversations))
+    throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
   const turns = value.conversations;
   turns.forEach((t, i) => {
     if (!isObject(t) || typeof t.from !== 'string' || typeof t.value !== 'string') {
@@ -117,7 +122,11 @@ function readShareGpt(value: unknown, where: string): DatasetEntry | null {
   const prompt = turns[first] as { value: string } | undefined;
   const reply = turns[first + 1] as { value: string } | undefined;
   if (first < 0 || !reply || prompt!.value.trim() === '') return null;
-  return { messages: [{ role: 'user', content: prompt!.value }], words: countWords(prompt!.value), answerWords: Math.max(1, countWords(reply.value)) };
+  return {
+    messages: [{ role: 'user', content: prompt!.value }],
+    words: countWords(prompt!.value),
+    answerWords: Math.max(1, countWords(reply.value)),
+  };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

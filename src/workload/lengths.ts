@@ -76,8 +76,10 @@ export function parseLengthFile(text: string, name: string): { values: number[];
   const values: number[] = [];
   const weights: number[] = [];
   const add = (where: string, length: unknown, count: unknown = 1) => {
-    if (!Number.isInteger(length) || (length as number) < 1) throw new SpecError(`${where}: ${show(length)} is not a length; expected a positive integer`);
-    if (typeof count !== 'number' || !(count >= 0)) throw new SpecError(`${where}: the count ${show(count)} is not a number ≥ 0; expected length,count`);
+    if (!Number.isInteger(length) || (length as number) < 1)
+      throw new SpecError(`${where}: ${show(length)} is not a length; expected a positive integer`);
+    if (typeof count !== 'number' || !(count >= 0))
+      throw new SpecError(`${where}: the count ${show(count)} is not a number ≥ 0; expected length,count`);
     values.push(length as number);
     weights.push(count);
   };
@@ -89,7 +91,9 @@ export function parseLengthFile(text: string, name: string): { values: number[];
     } catch (err) {
       throw new SpecError(`${name}: not valid JSON (${(err as Error).message}); expected a list of lengths or of [length, count] pairs`);
     }
-    data.forEach((item, i) => (Array.isArray(item) && item.length === 2 ? add(`${name}: entry ${i + 1}`, item[0], item[1]) : add(`${name}: entry ${i + 1}`, item)));
+    data.forEach((item, i) =>
+      Array.isArray(item) && item.length === 2 ? add(`${name}: entry ${i + 1}`, item[0], item[1]) : add(`${name}: entry ${i + 1}`, item),
+    );
   } else {
     let first = true;
     body.split(/\r?\n/).forEach((raw, i) => {

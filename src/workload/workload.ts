@@ -7,7 +7,14 @@ import { newHistogram, summarizeCounts, type LatencySummary } from '../metrics/h
 import type { Calibration, WorkloadPlan } from '../result/types.js';
 import { SpecError } from '../spec/error.js';
 import type { LengthDist, ResolvedSpec, Spec } from '../spec/types.js';
-import { calibrateDataset, calibrateSynthetic, findCounter, ONE_TOKEN_PER_WORD, uncalibrated, type CalibrationTarget } from './calibrate.js';
+import {
+  calibrateDataset,
+  calibrateSynthetic,
+  findCounter,
+  ONE_TOKEN_PER_WORD,
+  uncalibrated,
+  type CalibrationTarget,
+} from './calibrate.js';
 import { entryPicker, parseDataset, type Dataset } from './dataset.js';
 import { lengthSampler, parseLengthFile, type LengthSource } from './lengths.js';
 import { prefixMessage, zipfSampler, type PrefixWords } from './prefix.js';
@@ -59,12 +66,15 @@ export function loadWorkloadInputs(resolved: Pick<ResolvedSpec, 'spec' | 'specDi
       text = readFileSync(resolve(specDir ?? '.', path), 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new SpecError(`workload.${key} ${JSON.stringify(path)} cannot be read (${code === 'ENOENT' ? 'file not found' : code ?? 'error'} at ${resolve(specDir ?? '.', path)}); expected a path relative to the spec file`);
+      throw new SpecError(
+        `workload.${key} ${JSON.stringify(path)} cannot be read (${code === 'ENOENT' ? 'file not found' : (code ?? 'error')} at ${resolve(specDir ?? '.', path)}); expected a path relative to the spec file`,
+      );
     }
     files[path] = createHash('sha256').update(text).digest('hex');
     return text;
   };
-  const source = (key: string, d: LengthDist): LengthSource => ('file' in d ? { dist: 'empirical', ...parseLengthFile(read(`${key}.file`, d.file), d.file) } : d);
+  const source = (key: string, d: LengthDist): LengthSource =>
+    'file' in d ? { dist: 'empirical', ...parseLengthFile(read(`${key}.file`, d.file), d.file) } : d;
   const w = spec.workload;
   return {
     spec,
@@ -101,9 +111,14 @@ async function calibrate(inputs: WorkloadInputs, target: CalibrationTarget, salt
       return await calibrateDataset(counter, plain, sample);
     }
     if (!w.prefix && !w.prefix_groups) return await calibrateSynthetic(counter, plain);
-    return await calibrateSynthetic(counter, plain, (words, tokensPerWord) => [prefixMessage(salt, prefixWords(w, tokensPerWord), 0)!, ...plain(words)]);
+    return await calibrateSynthetic(counter, plain, (words, tokensPerWord) => [
+      prefixMessage(salt, prefixWords(w, tokensPerWord), 0)!,
+      ...plain(words),
+    ]);
   } catch (err) {
-    throw new Error(`calibrating prompt lengths with ${counter.source} failed: ${(err as Error).message}; expected the target to count prompts of up to ~1,000 words, or workload.calibrate: off`);
+    throw new Error(
+      `calibrating prompt lengths with ${counter.source} failed: ${(err as Error).message}; expected the target to count prompts of up to ~1,000 words, or workload.calibrate: off`,
+    );
   }
 }
 
@@ -163,7 +178,11 @@ function syntheticWorkload(inputs: WorkloadInputs, calibration: Calibration, sal
         const rng = stream(w, purpose);
         return summarize(Array.from({ length: SUMMARY_DRAWS }, () => sampler(rng)));
       };
-      return { plan: plan(inputs, calibration, salt, cache, null), inputSpec: draws(input, 'summary_input'), outputSpec: draws(output, 'summary_output') };
+      return {
+        plan: plan(inputs, calibration, salt, cache, null),
+        inputSpec: draws(input, 'summary_input'),
+        outputSpec: draws(output, 'summary_output'),
+      };
     },
   };
 }
@@ -184,7 +203,9 @@ function datasetWorkload(inputs: WorkloadInputs, d: Dataset, calibration: Calibr
   }));
   const entries = sized.filter((e) => passes(e.inputTokens, e.outputTokens, ds.filter));
   if (entries.length === 0) {
-    throw new SpecError(`${ds.path}: no entry passes workload.dataset.filter (${sized.length} entries, estimated input ${range(sized.map((e) => e.inputTokens))} tokens); expected a filter that keeps at least one`);
+    throw new SpecError(
+      `${ds.path}: no entry passes workload.dataset.filter (${sized.length} entries, estimated input ${range(sized.map((e) => e.inputTokens))} tokens); expected a filter that keeps at least one`,
+    );
   }
   const pick = entryPicker(entries.length, ds.sample, stream(w, 'dataset'));
   const outputRng = stream(w, 'output_tokens');
@@ -205,7 +226,12 @@ function datasetWorkload(inputs: WorkloadInputs, d: Dataset, calibration: Calibr
     describe() {
       const rng = stream(w, 'summary_output');
       return {
-        plan: plan(inputs, calibration, salt, cache, { entries: sized.length + d.skipped, used_entries: used.size, skipped: d.skipped, filtered_out: sized.length - entries.length }),
+        plan: plan(inputs, calibration, salt, cache, {
+          entries: sized.length + d.skipped,
+          used_entries: used.size,
+          skipped: d.skipped,
+          filtered_out: sized.length - entries.length,
+        }),
         inputSpec: summarize(entries.map((e) => e.inputTokens)),
         outputSpec: summarize(entries.map((e) => e.outputTokens ?? output(rng))),
       };
@@ -219,9 +245,23 @@ function passes(input: number, output: number | undefined, f: NonNullable<Spec['
   return output === undefined || (output >= (f.min_output_tokens ?? 0) && output <= (f.max_output_tokens ?? Infinity));
 }
 
-function plan(inputs: WorkloadInputs, calibration: Calibration, salt: number, cache: { cacheable: number; total: number }, dataset: WorkloadPlan['dataset']): WorkloadPlan {
+function plan(
+  inputs: WorkloadInputs,
+  calibration: Calibration,
+  salt: number,
+  cache: { cacheable: number; total: number },
+  dataset: WorkloadPlan['dataset'],
+): WorkloadPlan {
   const w = inputs.spec.workload;
-  const mode = dataset ? 'dataset' : w.prefix && w.prefix_groups ? 'shared+groups' : w.prefix ? 'shared' : w.prefix_groups ? 'groups' : 'unique';
+  const mode = dataset
+    ? 'dataset'
+    : w.prefix && w.prefix_groups
+      ? 'shared+groups'
+      : w.prefix
+        ? 'shared'
+        : w.prefix_groups
+          ? 'groups'
+          : 'unique';
   return {
     source: dataset ? 'dataset' : 'synthetic',
     output_control: w.output_control,

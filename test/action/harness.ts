@@ -47,7 +47,11 @@ export function pullRequestEvent(number: number, o: { baseSha?: string; headSha?
   return {
     action: 'synchronize',
     number,
-    pull_request: { number, base: { ref: 'main', sha: o.baseSha ?? 'b'.repeat(40) }, head: { ref: 'feature', sha: o.headSha ?? 'c'.repeat(40) } },
+    pull_request: {
+      number,
+      base: { ref: 'main', sha: o.baseSha ?? 'b'.repeat(40) },
+      head: { ref: 'feature', sha: o.headSha ?? 'c'.repeat(40) },
+    },
     repository: { name: 'llm-serving', owner: { login: 'acme' }, default_branch: 'main' },
   };
 }
@@ -91,7 +95,14 @@ export async function runAction(o: RunOptions): Promise<ActionRun> {
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
   child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, stdout, stderr, outputs: parseOutputs(readFileSync(files.output, 'utf8')), summary: readFileSync(files.summary, 'utf8'), workspace };
+  return {
+    code,
+    stdout,
+    stderr,
+    outputs: parseOutputs(readFileSync(files.output, 'utf8')),
+    summary: readFileSync(files.summary, 'utf8'),
+    workspace,
+  };
 }
 
 /** GITHUB_OUTPUT holds `name<<DELIMITER\nvalue\nDELIMITER` blocks. */
@@ -141,4 +152,3 @@ export function node24(): string | undefined {
 }
 
 export const loadgateComments = <T extends { body: string }>(comments: T[]) => comments.filter((c) => c.body.startsWith('<!-- loadgate:'));
-

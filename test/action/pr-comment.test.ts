@@ -45,7 +45,8 @@ test('the outputs hold the verdict and the figures', () => {
   expect(first.code).toBe(0);
   const o = first.outputs;
   expect(o.verdict).toBe('inconclusive'); // 40 requests: too few to judge a p95
-  for (const name of ['ttft-p50-ms', 'ttft-p95-ms', 'tpot-p50-ms', 'tpot-p95-ms', 'output-tokens-per-s']) expect(Number(o[name])).toBeGreaterThan(0);
+  for (const name of ['ttft-p50-ms', 'ttft-p95-ms', 'tpot-p50-ms', 'tpot-p95-ms', 'output-tokens-per-s'])
+    expect(Number(o[name])).toBeGreaterThan(0);
   expect(Number(o['ttft-p50-ms'])).toBeGreaterThanOrEqual(15); // the sim's fixed TTFT
   expect(o['http-5xx-rate']).toBe('0');
   expect(Number(o['goodput-fraction'])).toBe(1);
@@ -72,9 +73,16 @@ test('a first run creates one comment, found again across pages and updated by t
   const created = loadgateComments(github.comments.get(PR)!.filter((c) => c.user.login === 'github-actions[bot]'));
   expect(created).toHaveLength(1);
   expect(created[0]!.body.startsWith('<!-- loadgate:bench.yml verdict=inconclusive -->')).toBe(true);
-  expect(github.requests.filter((r) => r.path.includes(`/issues/${PR}/comments?`)).every((r) => r.authorization === `token ${TOKEN}`)).toBe(true);
+  expect(github.requests.filter((r) => r.path.includes(`/issues/${PR}/comments?`)).every((r) => r.authorization === `token ${TOKEN}`)).toBe(
+    true,
+  );
 
-  const second = await runAction({ workspace, apiUrl: github.url, event: pullRequestEvent(PR), inputs: { spec: 'bench.yml', 'api-key': KEY } });
+  const second = await runAction({
+    workspace,
+    apiUrl: github.url,
+    event: pullRequestEvent(PR),
+    inputs: { spec: 'bench.yml', 'api-key': KEY },
+  });
   expect(second.code).toBe(0);
   expect(posts()).toHaveLength(1);
   expect(patches()).toHaveLength(1);
@@ -86,9 +94,16 @@ test('a first run creates one comment, found again across pages and updated by t
 });
 
 test('the API key appears in no output, summary, file, comment or log line', () => {
-  const files = [...['result-path', 'report-path', 'html-report-path'].map((o) => first.outputs[o]!), handoff].map((f) => readFileSync(f, 'utf8'));
+  const files = [...['result-path', 'report-path', 'html-report-path'].map((o) => first.outputs[o]!), handoff].map((f) =>
+    readFileSync(f, 'utf8'),
+  );
   const sent = github.requests.map((r) => `${r.path} ${r.authorization ?? ''} ${r.body}`);
-  const logs = [first.stdout, first.stderr].map((s) => s.split('\n').filter((l) => !l.startsWith('::add-mask::')).join('\n'));
+  const logs = [first.stdout, first.stderr].map((s) =>
+    s
+      .split('\n')
+      .filter((l) => !l.startsWith('::add-mask::'))
+      .join('\n'),
+  );
   for (const text of [JSON.stringify(first.outputs), first.summary, ...files, ...sent, ...logs]) expect(text).not.toContain(KEY);
   expect(first.stdout).toContain(`::add-mask::${KEY}`);
   expect(first.stdout).toContain(`::add-mask::Bearer ${KEY}`);
@@ -97,7 +112,12 @@ test('the API key appears in no output, summary, file, comment or log line', () 
 test('a token that may not comment costs a warning, not the step', async () => {
   github.denyComments = true;
   try {
-    const run = await runAction({ workspace, apiUrl: github.url, event: pullRequestEvent(8), inputs: { spec: 'bench.yml', 'api-key': KEY } });
+    const run = await runAction({
+      workspace,
+      apiUrl: github.url,
+      event: pullRequestEvent(8),
+      inputs: { spec: 'bench.yml', 'api-key': KEY },
+    });
     expect(run.code).toBe(0);
     expect(run.outputs.verdict).toBe('inconclusive');
     expect(run.outputs['comment-url']).toBe('');
@@ -112,12 +132,20 @@ test('a token that may not comment costs a warning, not the step', async () => {
 });
 
 describe('fork pull requests: the workflow_run half posts the handoff', () => {
-  const workflowRun = (headSha: string) => ({ workflow_run: { head_sha: headSha, event: 'pull_request', pull_requests: [] }, repository: { name: 'llm-serving', owner: { login: 'acme' } } });
+  const workflowRun = (headSha: string) => ({
+    workflow_run: { head_sha: headSha, event: 'pull_request', pull_requests: [] },
+    repository: { name: 'llm-serving', owner: { login: 'acme' } },
+  });
 
   test('the handoff updates the same sticky comment, after checking the pull request', async () => {
     github.pulls.set(PR, { headSha: 'c'.repeat(40) });
     const before = patches().length;
-    const run = await runAction({ apiUrl: github.url, eventName: 'workflow_run', event: workflowRun('c'.repeat(40)), inputs: { 'comment-from': handoff } });
+    const run = await runAction({
+      apiUrl: github.url,
+      eventName: 'workflow_run',
+      event: workflowRun('c'.repeat(40)),
+      inputs: { 'comment-from': handoff },
+    });
     expect(run.stdout).not.toMatch(/::error/);
     expect(run.code).toBe(0);
     expect(run.outputs.verdict).toBe('inconclusive');
@@ -131,10 +159,17 @@ describe('fork pull requests: the workflow_run half posts the handoff', () => {
   test('a handoff naming another pull request is refused', async () => {
     github.pulls.set(PR, { headSha: 'e'.repeat(40) });
     const before = github.requests.length;
-    const run = await runAction({ apiUrl: github.url, eventName: 'workflow_run', event: workflowRun('c'.repeat(40)), inputs: { 'comment-from': handoff } });
+    const run = await runAction({
+      apiUrl: github.url,
+      eventName: 'workflow_run',
+      event: workflowRun('c'.repeat(40)),
+      inputs: { 'comment-from': handoff },
+    });
     expect(run.code).toBe(3);
     expect(run.outputs.verdict).toBe('error');
-    expect(run.stdout).toContain('::error::comment-from: the handoff names pull request #7, whose head is eeeeeee, but the triggering run built ccccccc; refusing to comment');
+    expect(run.stdout).toContain(
+      '::error::comment-from: the handoff names pull request #7, whose head is eeeeeee, but the triggering run built ccccccc; refusing to comment',
+    );
     expect(github.requests.slice(before).filter((r) => r.method !== 'GET')).toHaveLength(0);
   });
 });

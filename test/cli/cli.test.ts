@@ -62,13 +62,18 @@ describe('loadgate CLI', () => {
     writeFileSync(spec, 'target: {url: "http://127.0.0.1:9/v1", model: m, ready_timeout: 300ms}\n');
     const r = await loadgate(['run', spec, '--out', join(tmp(), 'r.json')]);
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/^loadgate run: target http:\/\/127\.0\.0\.1:9\/v1\/models was not ready within 0\.3s \(last: ECONNREFUSED\)/m);
+    expect(r.stderr).toMatch(
+      /^loadgate run: target http:\/\/127\.0\.0\.1:9\/v1\/models was not ready within 0\.3s \(last: ECONNREFUSED\)/m,
+    );
   });
 
   test('Ctrl-C stops the run, still writes the result with every arrival accounted for, and exits inconclusive', async () => {
     const dir = tmp();
     const spec = join(dir, 'long.yml');
-    writeFileSync(spec, 'target: {url: sim, sim: {mode: paced, ttft_ms: 20, itl_ms: 20}}\nworkload: {output_tokens: 100, calibrate: off}\nload: {rate: 20, warmup: 1s, steady: 60s}\n');
+    writeFileSync(
+      spec,
+      'target: {url: sim, sim: {mode: paced, ttft_ms: 20, itl_ms: 20}}\nworkload: {output_tokens: 100, calibrate: off}\nload: {rate: 20, warmup: 1s, steady: 60s}\n',
+    );
     const out = join(dir, 'r.json');
     const child = spawn(process.execPath, [CLI, 'run', spec, '--out', out, '--workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
@@ -89,9 +94,22 @@ describe('loadgate CLI', () => {
   test('run --baseline: a missing baseline is recorded by the first run, and the second run is judged against it', async () => {
     const dir = tmp();
     const spec = join(dir, 'b.yml');
-    writeFileSync(spec, 'target: {url: sim, sim: {mode: paced, ttft_ms: 10, itl_ms: 2}}\nworkload: {output_tokens: 8, calibrate: off}\nload: {rate: 60, warmup: 1s, steady: 4s, cooldown: 0s}\n');
+    writeFileSync(
+      spec,
+      'target: {url: sim, sim: {mode: paced, ttft_ms: 10, itl_ms: 2}}\nworkload: {output_tokens: 8, calibrate: off}\nload: {rate: 60, warmup: 1s, steady: 4s, cooldown: 0s}\n',
+    );
     const baseline = join(dir, 'baseline.json');
-    const first = await loadgate(['run', spec, '--out', join(dir, 'r1.json'), '--workers', '1', '--baseline', baseline, '--allow-missing-baseline']);
+    const first = await loadgate([
+      'run',
+      spec,
+      '--out',
+      join(dir, 'r1.json'),
+      '--workers',
+      '1',
+      '--baseline',
+      baseline,
+      '--allow-missing-baseline',
+    ]);
     expect(first.stderr).toContain(`no baseline at ${baseline}: judged on SLO rules alone, and recorded this run there as the baseline`);
     expect(loadResult(baseline).requests.window.scheduled).toBeGreaterThan(200);
     const second = await loadgate(['run', spec, '--out', join(dir, 'r2.json'), '--workers', '1', '--baseline', baseline, '--json']);

@@ -31,7 +31,24 @@ function scan(text: string): { status: number; f: ChunkFindings } {
 
 const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng.next() * xs.length)]!;
 
-const ODD_VALUES = [null, true, false, 0, -1, 1.5, 1e3, '', 'x', ' tok', 'é€😀', 'a"b\\c\n', [], [1, 'two'], {}, { nested: { deeper: [null] } }];
+const ODD_VALUES = [
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  1e3,
+  '',
+  'x',
+  ' tok',
+  'é€😀',
+  'a"b\\c\n',
+  [],
+  [1, 'two'],
+  {},
+  { nested: { deeper: [null] } },
+];
 
 /** A chunk in one of the shapes servers send, with fields left out, mistyped or oddly valued. */
 function randomChunk(rng: Rng): unknown {
@@ -50,7 +67,14 @@ function randomChunk(rng: Rng): unknown {
   if (maybe(0.8)) chunk.id = `chatcmpl-${Math.floor(rng.next() * 1e6)}`;
   if (maybe(0.7)) chunk.object = pick(rng, ['chat.completion.chunk', 'text_completion', 'error', 'errors', 7]);
   if (maybe(0.5)) chunk.created = Math.floor(rng.next() * 2e9);
-  if (maybe(0.8)) chunk.choices = maybe(0.85) ? (maybe(0.2) ? [] : maybe(0.1) ? [pick(rng, ODD_VALUES), choice] : [choice, { index: 1, delta: { content: 'second' } }].slice(0, maybe(0.8) ? 1 : 2)) : pick(rng, ODD_VALUES);
+  if (maybe(0.8))
+    chunk.choices = maybe(0.85)
+      ? maybe(0.2)
+        ? []
+        : maybe(0.1)
+          ? [pick(rng, ODD_VALUES), choice]
+          : [choice, { index: 1, delta: { content: 'second' } }].slice(0, maybe(0.8) ? 1 : 2)
+      : pick(rng, ODD_VALUES);
   if (maybe(0.25)) {
     chunk.usage = maybe(0.8)
       ? {
@@ -103,7 +127,12 @@ describe('scanChunk agrees with JSON.parse', () => {
         const at = Math.floor(rng.next() * text.length);
         const op = rng.next();
         const ch = pick(rng, damage);
-        const broken = op < 0.4 ? text.slice(0, at) + ch + text.slice(at + 1) : op < 0.8 ? text.slice(0, at) + ch + text.slice(at) : text.slice(0, at) + text.slice(at + 1);
+        const broken =
+          op < 0.4
+            ? text.slice(0, at) + ch + text.slice(at + 1)
+            : op < 0.8
+              ? text.slice(0, at) + ch + text.slice(at)
+              : text.slice(0, at) + text.slice(at + 1);
         const { scanned, parsed } = bothWays(broken);
         if (JSON.stringify(scanned) !== JSON.stringify(parsed)) expect({ broken, scanned }).toEqual({ broken, scanned: parsed });
       }

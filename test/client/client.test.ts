@@ -42,7 +42,10 @@ async function runOne(script: (req: ScriptedRequest) => Script, opts: Partial<Cl
   }
 }
 
-const ok = (shape: Parameters<typeof openaiStream>[0] = {}) => () => openaiStream(shape);
+const ok =
+  (shape: Parameters<typeof openaiStream>[0] = {}) =>
+  () =>
+    openaiStream(shape);
 
 /** The steps of a normal stream with the `end` removed and `tail` appended. */
 function streamThen(tail: Step[], shape: Parameters<typeof openaiStream>[0] = {}): Script {
@@ -273,7 +276,13 @@ describe('outcome classes', () => {
     const { end, rec } = await runOne(() => ({
       status: 200,
       headers: SSE_HEADERS,
-      steps: [{ send: role + token('a') }, { send: 'data: {"choices":[{"delta":{"content":"b"}}\n\n' }, { wait: 2_000 }, { send: token('c') }, { end: true }],
+      steps: [
+        { send: role + token('a') },
+        { send: 'data: {"choices":[{"delta":{"content":"b"}}\n\n' },
+        { wait: 2_000 },
+        { send: token('c') },
+        { end: true },
+      ],
     }));
     expect(end).toMatchObject({ outcome: 'stream_error', detail: 'malformed chunk' });
     expect(rec.contents).toHaveLength(1);
@@ -300,7 +309,13 @@ describe('outcome classes', () => {
     ['a vLLM error object', sse({ object: 'error', message: 'overloaded', code: 503 }), 'error event: overloaded'],
     ['an `event: error`', 'event: error\ndata: {"message":"shard down"}\n\n', 'error event: shard down'],
   ])('in-stream %s → stream_error', async (_name, errorEvent, detail) => {
-    const { end, rec } = await runOne(() => streamThen([{ send: errorEvent }, { wait: 2_000 }, { send: 'data: [DONE]\n\n' }, { end: true }], { tokens: 2, usage: false, done: false }));
+    const { end, rec } = await runOne(() =>
+      streamThen([{ send: errorEvent }, { wait: 2_000 }, { send: 'data: [DONE]\n\n' }, { end: true }], {
+        tokens: 2,
+        usage: false,
+        done: false,
+      }),
+    );
     expect(end).toMatchObject({ outcome: 'stream_error', detail });
     expect(rec.contents).toHaveLength(2);
   });
@@ -345,7 +360,10 @@ describe('outcome classes', () => {
 });
 
 describe('abort handle', () => {
-  async function withServer(script: () => Script, body: (send: (rec: Recorder) => ReturnType<ReturnType<typeof createClient>['send']>) => Promise<void>) {
+  async function withServer(
+    script: () => Script,
+    body: (send: (rec: Recorder) => ReturnType<ReturnType<typeof createClient>['send']>) => Promise<void>,
+  ) {
     const server = await startScriptedServer(script);
     const client = createClient({ baseUrl: server.baseUrl, api: 'chat', timeoutMs: 5_000 });
     try {
@@ -477,9 +495,23 @@ describe('secrets', () => {
   });
 
   test.each<[string, () => Script]>([
-    ['an HTTP error that echoes the key', () => errorResponse(401, `Incorrect API key provided: ${key}. Header was Authorization: Bearer ${key}`)],
-    ['an in-stream error that echoes the key', () => streamThen([{ send: sse({ error: { message: `bad key ${key}` } }) }, { end: true }], { tokens: 1, usage: false, done: false })],
-    ['an error event with a bearer header in it', () => streamThen([{ send: `event: error\ndata: Authorization: Bearer ${key.slice(3)}\n\n` }, { end: true }], { tokens: 1, usage: false, done: false })],
+    [
+      'an HTTP error that echoes the key',
+      () => errorResponse(401, `Incorrect API key provided: ${key}. Header was Authorization: Bearer ${key}`),
+    ],
+    [
+      'an in-stream error that echoes the key',
+      () => streamThen([{ send: sse({ error: { message: `bad key ${key}` } }) }, { end: true }], { tokens: 1, usage: false, done: false }),
+    ],
+    [
+      'an error event with a bearer header in it',
+      () =>
+        streamThen([{ send: `event: error\ndata: Authorization: Bearer ${key.slice(3)}\n\n` }, { end: true }], {
+          tokens: 1,
+          usage: false,
+          done: false,
+        }),
+    ],
   ])('%s never reaches the detail', async (_name, script) => {
     const { end } = await runOne(script, { apiKey: key, headers: { 'x-api-key': key } });
     expect(end.outcome).not.toBe('ok');

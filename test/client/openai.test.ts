@@ -22,7 +22,9 @@ describe('buildRequestBody', () => {
   });
 
   test('completions: prompt; ignore_eos omitted when false; min_tokens when given', () => {
-    const body = JSON.parse(buildRequestBody({ api: 'completions', model: 'm', prompt: 'hi', maxTokens: 8, ignoreEos: false, minTokens: 8 }));
+    const body = JSON.parse(
+      buildRequestBody({ api: 'completions', model: 'm', prompt: 'hi', maxTokens: 8, ignoreEos: false, minTokens: 8 }),
+    );
     expect(body).toEqual({ model: 'm', prompt: 'hi', max_tokens: 8, min_tokens: 8, stream: true, stream_options: { include_usage: true } });
   });
 });
@@ -60,7 +62,10 @@ describe('readEvent', () => {
   });
 
   test('content and usage in one chunk are both reported', () => {
-    expect(read({ choices: [{ text: 'x' }], usage: { prompt_tokens: 1, completion_tokens: 2 } })).toMatchObject({ content: 'answer', usage: true });
+    expect(read({ choices: [{ text: 'x' }], usage: { prompt_tokens: 1, completion_tokens: 2 } })).toMatchObject({
+      content: 'answer',
+      usage: true,
+    });
   });
 
   test('in-stream error objects', () => {

@@ -41,7 +41,15 @@ describe('loadgate compare', () => {
   });
 
   test('writes the markdown and HTML reports and prints JSON on request', async () => {
-    const { code, out } = await run(compareCommand, [path('base.json'), path('slow.json'), '--markdown', path('r.md'), '--html', path('r.html'), '--json']);
+    const { code, out } = await run(compareCommand, [
+      path('base.json'),
+      path('slow.json'),
+      '--markdown',
+      path('r.md'),
+      '--html',
+      path('r.html'),
+      '--json',
+    ]);
     expect(code).toBe(1);
     expect(JSON.parse(out).verdict).toBe('fail');
     expect(readFileSync(path('r.md'), 'utf8')).toContain('| Metric | Baseline | Current | Change | Rule | Status |');
@@ -56,7 +64,9 @@ describe('loadgate compare', () => {
   });
 
   test('usage errors are one line', async () => {
-    await expect(run(compareCommand, [path('base.json')])).rejects.toThrow('loadgate compare takes a baseline and a result file; see loadgate compare --help');
+    await expect(run(compareCommand, [path('base.json')])).rejects.toThrow(
+      'loadgate compare takes a baseline and a result file; see loadgate compare --help',
+    );
     expect((await run(compareCommand, ['--help'])).out).toMatch(/^Usage: loadgate compare BASELINE RESULT/);
   });
 });
@@ -70,8 +80,12 @@ describe('loadgate merge and report', () => {
   });
 
   test('merge refuses different benchmarks and bad flags', async () => {
-    await expect(run(mergeCommand, [path('base.json'), path('other-model.json'), '--out', path('x.json')])).rejects.toThrow(/^cannot merge .*other-model\.json: its model "other" differs/);
-    await expect(run(mergeCommand, [path('base.json'), path('same.json'), '--out', path('x.json'), '--mode', 'parallel'])).rejects.toThrow('--mode "parallel" is not known; expected replicates or shards');
+    await expect(run(mergeCommand, [path('base.json'), path('other-model.json'), '--out', path('x.json')])).rejects.toThrow(
+      /^cannot merge .*other-model\.json: its model "other" differs/,
+    );
+    await expect(run(mergeCommand, [path('base.json'), path('same.json'), '--out', path('x.json'), '--mode', 'parallel'])).rejects.toThrow(
+      '--mode "parallel" is not known; expected replicates or shards',
+    );
     expect(existsSync(path('x.json'))).toBe(false);
   });
 
@@ -79,6 +93,8 @@ describe('loadgate merge and report', () => {
     const { code, out } = await run(reportCommand, [path('slow.json'), '--baseline', path('base.json'), '--html', path('report.html')]);
     expect(code).toBe(0);
     expect(out).toBe(`Verdict FAIL; report written to ${path('report.html')}\n`);
-    await expect(run(reportCommand, [path('slow.json')])).rejects.toThrow('loadgate report needs --html FILE and/or --markdown FILE to write');
+    await expect(run(reportCommand, [path('slow.json')])).rejects.toThrow(
+      'loadgate report needs --html FILE and/or --markdown FILE to write',
+    );
   });
 });

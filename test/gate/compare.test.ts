@@ -27,7 +27,10 @@ function run(key: string, o: Synth): Result {
 function shifted(medianMs: number, factor: number, extra: Synth = {}): [Result, Result] {
   const ttft = lognormal(medianMs, 0.2);
   const tag = JSON.stringify([medianMs, extra]);
-  return [run(`${tag} base`, { n: 2000, ttft, ...extra }), run(`${tag} ×${factor}`, { n: 2000, ttft: (rng) => ttft(rng) * factor, ...extra })];
+  return [
+    run(`${tag} base`, { n: 2000, ttft, ...extra }),
+    run(`${tag} ×${factor}`, { n: 2000, ttft: (rng) => ttft(rng) * factor, ...extra }),
+  ];
 }
 
 const neverPassesWithoutData = (report: GateReport) => {
@@ -157,7 +160,10 @@ describe('throughput and error-rate rules', () => {
   });
 
   test('error rate may rise 1 pp: +3 pp fails, +0.5 pp passes', () => {
-    const gate = resolveGate({ slo: { http_5xx_rate: { enabled: false }, goodput_fraction: { enabled: false } }, throughput: { output_tokens_per_s: { enabled: false } } });
+    const gate = resolveGate({
+      slo: { http_5xx_rate: { enabled: false }, goodput_fraction: { enabled: false } },
+      throughput: { output_tokens_per_s: { enabled: false } },
+    });
     const base = synthesize({ n: 2000 });
     const up3 = rule(compare(base, synthesize({ n: 2000, outcome: (i) => (i % 100 < 3 ? 'http_5xx' : 'ok') }), gate), 'error_rate');
     expect(up3.change!.abs).toBeCloseTo(0.03, 6);
@@ -179,7 +185,10 @@ describe('absolute SLO rules (no baseline)', () => {
   });
 
   test('TTFT p95 above 500 ms fails', () => {
-    const report = evaluate(synthesize({ n: 500, ttft: lognormal(400, 0.2) }), resolveGate({ slo: { goodput_fraction: { enabled: false } } }));
+    const report = evaluate(
+      synthesize({ n: 500, ttft: lognormal(400, 0.2) }),
+      resolveGate({ slo: { goodput_fraction: { enabled: false } } }),
+    );
     const ttft = rule(report, 'slo.ttft_p95');
     expect(ttft.status).toBe('fail');
     expect(ttft.reason).toMatch(/^\d+ ms exceeds the 500 ms limit \(500 samples\)$/);
@@ -247,9 +256,15 @@ describe('validity and comparability', () => {
 
   test("the generator's limits are the spec's gate.validity", () => {
     const loose = synthesize({ n: 500, lagMs: 10, validity: { max_schedule_lag_p99_ms: 20 } });
-    expect(loose.validity.checks.find((c) => c.name === 'schedule_lag')).toMatchObject({ ok: true, message: expect.stringContaining('needs ≤ 20 ms') });
+    expect(loose.validity.checks.find((c) => c.name === 'schedule_lag')).toMatchObject({
+      ok: true,
+      message: expect.stringContaining('needs ≤ 20 ms'),
+    });
     const strict = synthesize({ n: 500, validity: { max_event_loop_delay_p99_ms: 0, min_achieved_fraction: 1.0 } });
-    expect(strict.validity.checks.find((c) => c.name === 'event_loop_delay')).toMatchObject({ ok: false, message: expect.stringContaining('gate.validity.max_event_loop_delay_p99_ms') });
+    expect(strict.validity.checks.find((c) => c.name === 'event_loop_delay')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('gate.validity.max_event_loop_delay_p99_ms'),
+    });
     expect(evaluate(strict).verdict).toBe('inconclusive');
   });
 
@@ -258,18 +273,27 @@ describe('validity and comparability', () => {
     expect(busy.validity.checks.find((c) => c.name === 'generator_cpu')).toEqual({
       name: 'generator_cpu',
       ok: false,
-      message: 'generator thread busy 95 % of a core over the window, its idle spin before arrivals left out (needs ≤ 80 %, gate.validity.max_generator_cpu): the load generator was the bottleneck (add --workers or machines)',
+      message:
+        'generator thread busy 95 % of a core over the window, its idle spin before arrivals left out (needs ≤ 80 %, gate.validity.max_generator_cpu): the load generator was the bottleneck (add --workers or machines)',
     });
     expect(evaluate(busy).verdict).toBe('inconclusive');
     expect(synthesize({ n: 500, windowCpu: { busy: 0.95, spin: 0.02 }, validity: { max_generator_cpu: 1 } }).validity.valid).toBe(true);
     // A platform without per-thread CPU is reported, not judged.
-    expect(synthesize({ n: 500, windowCpu: null }).validity.checks.find((c) => c.name === 'generator_cpu')).toMatchObject({ ok: true, message: expect.stringContaining('not measured') });
+    expect(synthesize({ n: 500, windowCpu: null }).validity.checks.find((c) => c.name === 'generator_cpu')).toMatchObject({
+      ok: true,
+      message: expect.stringContaining('not measured'),
+    });
   });
 
   test('requests held in the HTTP pool past gate.validity.max_pool_wait_p99_ms make the run inconclusive', () => {
     const waiting = synthesize({ n: 500, poolWaitMs: 80 });
     expect(waiting.generator.pool_wait_ms!.p99).toBeCloseTo(80, 0);
-    expect(waiting.validity.checks.find((c) => c.name === 'pool_wait')).toMatchObject({ ok: false, message: expect.stringMatching(/^requests waited p99 80\.\d+ ms in the HTTP pool .*needs ≤ 50 ms, gate\.validity\.max_pool_wait_p99_ms.*the server never saw/) });
+    expect(waiting.validity.checks.find((c) => c.name === 'pool_wait')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(
+        /^requests waited p99 80\.\d+ ms in the HTTP pool .*needs ≤ 50 ms, gate\.validity\.max_pool_wait_p99_ms.*the server never saw/,
+      ),
+    });
     expect(evaluate(waiting).verdict).toBe('inconclusive');
     expect(synthesize({ n: 500, poolWaitMs: 80, validity: { max_pool_wait_p99_ms: 100 } }).validity.valid).toBe(true);
   });
@@ -310,7 +334,9 @@ describe('validity and comparability', () => {
     expect(report.verdict).toBe('inconclusive');
     const spec = report.checks.find((c) => c.name === 'spec')!;
     expect(spec.ok).toBe(false);
-    expect(spec.message).toMatch(/^spec hash differs \(baseline [0-9a-f]{12}, current [0-9a-f]{12}\) in workload\.input_tokens\.value 100 → 105$/);
+    expect(spec.message).toMatch(
+      /^spec hash differs \(baseline [0-9a-f]{12}, current [0-9a-f]{12}\) in workload\.input_tokens\.value 100 → 105$/,
+    );
   });
 
   test('the same spec at another target URL (a preview deployment) is comparable', () => {
@@ -325,7 +351,10 @@ describe('validity and comparability', () => {
 
   test('delivered output lengths and offered rates beyond the tolerance are inconclusive', () => {
     const lengths = compare(synthesize({ n: 500 }), synthesize({ n: 500, tokens: 25 }), DEFAULT_GATE);
-    expect(lengths.checks.find((c) => c.name === 'output_length')).toMatchObject({ ok: false, message: 'delivered output length (mean) 25.0 tokens vs baseline 20.0 tokens: differs by 25.0 %, more than the 10 % tolerance' });
+    expect(lengths.checks.find((c) => c.name === 'output_length')).toMatchObject({
+      ok: false,
+      message: 'delivered output length (mean) 25.0 tokens vs baseline 20.0 tokens: differs by 25.0 %, more than the 10 % tolerance',
+    });
     expect(lengths.verdict).toBe('inconclusive');
     const rate = compare(synthesize({ n: 500 }), synthesize({ n: 600 }), DEFAULT_GATE);
     expect(rate.checks.find((c) => c.name === 'offered_rate')!.ok).toBe(false);

@@ -24,7 +24,13 @@ describe('gate section of the spec', () => {
       bootstrap_iterations: 1000,
       min_tail_samples: 10,
       tolerance_pct: 10,
-      validity: { max_schedule_lag_p99_ms: 5, max_event_loop_delay_p99_ms: 20, max_generator_cpu: 0.8, max_pool_wait_p99_ms: 50, min_achieved_fraction: 0.95 },
+      validity: {
+        max_schedule_lag_p99_ms: 5,
+        max_event_loop_delay_p99_ms: 20,
+        max_generator_cpu: 0.8,
+        max_pool_wait_p99_ms: 50,
+        min_achieved_fraction: 0.95,
+      },
     });
   });
 
@@ -43,10 +49,15 @@ describe('gate section of the spec', () => {
   });
 
   test('custom percentile rules need both limits; flags default', () => {
-    const gate = resolveGate({ latency: { e2e_p99: { max_increase_pct: 5, max_increase_ms: 100 } }, slo: { e2e_p99: { max_ms: 2000, warn_only: true } } });
+    const gate = resolveGate({
+      latency: { e2e_p99: { max_increase_pct: 5, max_increase_ms: 100 } },
+      slo: { e2e_p99: { max_ms: 2000, warn_only: true } },
+    });
     expect(gate.latency.e2e_p99).toEqual({ max_increase_pct: 5, max_increase_ms: 100, warn_only: false, enabled: true });
     expect(gate.slo.e2e_p99).toEqual({ max_ms: 2000, warn_only: true, enabled: true });
-    expect(() => resolveGate({ latency: { e2e_p99: { max_increase_pct: 5 } } })).toThrow("gate.latency.e2e_p99: must have required property 'max_increase_ms'");
+    expect(() => resolveGate({ latency: { e2e_p99: { max_increase_pct: 5 } } })).toThrow(
+      "gate.latency.e2e_p99: must have required property 'max_increase_ms'",
+    );
   });
 
   test('unknown keys and bad values are rejected', () => {

@@ -9,7 +9,14 @@ import { lognormal, synthesize } from '../result/synthetic.js';
 const HOSTILE = 'bad | pipe <script>alert(1)</script> `code` @octocat #1 **bold** [link](http://x)';
 const model = '<img src=x onerror=alert(1)>|m';
 const base = synthesize({ n: 600, model, ttft: lognormal(200, 0.2), specName: 'chat `bench`' });
-const cur = synthesize({ n: 600, model, ttft: (rng) => lognormal(200, 0.2)(rng) * 1.3, specName: 'chat `bench`', detail: HOSTILE, outcome: (i) => (i % 100 === 0 ? 'http_5xx' : 'ok') });
+const cur = synthesize({
+  n: 600,
+  model,
+  ttft: (rng) => lognormal(200, 0.2)(rng) * 1.3,
+  specName: 'chat `bench`',
+  detail: HOSTILE,
+  outcome: (i) => (i % 100 === 0 ? 'http_5xx' : 'ok'),
+});
 const report = compare(base, cur, DEFAULT_GATE);
 const unescapedPipes = (line: string) => (line.match(/(?<!\\)\|/g) ?? []).length;
 
@@ -19,7 +26,9 @@ describe('markdown report', () => {
   test('has the verdict, the rules table and a mermaid chart', () => {
     expect(md.split('\n')[0]).toBe('### ❌ loadgate: FAIL — chat \\`bench\\`');
     expect(md).toContain('| Metric | Baseline | Current | Change | Rule | Status |');
-    expect(md).toMatch(/\n\| TTFT p95 \| \d+ ms \| \d+ ms \| \+[\d.]+ ms \(\+[\d.]+ %\)<br><sub>noise \+[\d.]+ … \+[\d.]+ ms<\/sub> \| may rise ≤ 10 % or 20 ms, whichever is larger \| ❌ fail \|\n/);
+    expect(md).toMatch(
+      /\n\| TTFT p95 \| \d+ ms \| \d+ ms \| \+[\d.]+ ms \(\+[\d.]+ %\)<br><sub>noise \+[\d.]+ … \+[\d.]+ ms<\/sub> \| may rise ≤ 10 % or 20 ms, whichever is larger \| ❌ fail \|\n/,
+    );
     expect(md).toContain('```mermaid\nxychart-beta\n');
     expect(md).toMatch(/ {2}bar \[[\d., ]+\]\n {2}line \[[\d., ]+\]/);
     expect(md).toContain('<summary>Definitions</summary>');
@@ -28,7 +37,9 @@ describe('markdown report', () => {
   test('escapes what came from the server and the spec', () => {
     expect(md).not.toContain('<script>');
     expect(md).not.toContain('<img');
-    expect(md).toContain('bad \\| pipe &lt;script&gt;alert(1)&lt;/script&gt; \\`code\\` @\u200boctocat #\u200b1 \\*\\*bold\\*\\* \\[link\\](http://x)');
+    expect(md).toContain(
+      'bad \\| pipe &lt;script&gt;alert(1)&lt;/script&gt; \\`code\\` @\u200boctocat #\u200b1 \\*\\*bold\\*\\* \\[link\\](http://x)',
+    );
     expect(md).toContain('model &lt;img src=x onerror=alert(1)&gt;\\|m');
     for (const line of md.split('\n').filter((l) => l.startsWith('| '))) {
       const cells = unescapedPipes(line);
@@ -54,7 +65,8 @@ describe('HTML report', () => {
     expect(svgs).toBe(6);
     expect(html.match(/<\/svg>/g)!.length).toBe(svgs);
     expect(html.match(/<polyline /g)!.length).toBeGreaterThanOrEqual(10);
-    for (const tag of ['table', 'tr', 'ul', 'dl', 'h2']) expect(html.split(`<${tag}>`).length + html.split(`<${tag} `).length - 1).toBe(html.split(`</${tag}>`).length);
+    for (const tag of ['table', 'tr', 'ul', 'dl', 'h2'])
+      expect(html.split(`<${tag}>`).length + html.split(`<${tag} `).length - 1).toBe(html.split(`</${tag}>`).length);
     expect(html).not.toMatch(/<(script|link|iframe)\b/);
     expect(html).not.toMatch(/src=["']?http/);
   });

@@ -12,7 +12,11 @@ const buckets = (r: Result, name: string) => {
 
 describe('merge: shards', () => {
   // One run of 1,000 requests, and the same requests split between two generators at half the rate each.
-  const common = { n: 1000, ttft: lognormal(120, 0.5), outcome: (i: number) => (i % 50 === 0 ? 'http_5xx' : i % 70 === 0 ? 'http_429' : 'ok') } as const;
+  const common = {
+    n: 1000,
+    ttft: lognormal(120, 0.5),
+    outcome: (i: number) => (i % 50 === 0 ? 'http_5xx' : i % 70 === 0 ? 'http_429' : 'ok'),
+  } as const;
   const whole = synthesize({ ...common, rate: 10 });
   const halves = [0, 1].map((k) => synthesize({ ...common, rate: 5, include: (i) => i % 2 === k }));
   const merged = mergeResults(halves, { mode: 'shards' });
@@ -24,7 +28,7 @@ describe('merge: shards', () => {
     expect(merged.workload).toEqual(whole.workload);
   });
 
-  test('counters add, rates add over the shared window, and the spec is the whole run\'s', () => {
+  test("counters add, rates add over the shared window, and the spec is the whole run's", () => {
     expect(merged.requests).toEqual(whole.requests);
     expect(merged.goodput).toEqual(whole.goodput);
     expect(merged.rates).toEqual(whole.rates);
@@ -88,7 +92,9 @@ describe('merge: refusals', () => {
     const forced = mergeResults([a, synthesize({ n: 200, tokens: 30 })], { force: true });
     expect(forced.merge!.forced).toBe(true);
     expect(forced.validity.valid).toBe(false);
-    expect(forced.validity.checks.find((c) => c.name === 'merge_inputs')!.message).toMatch(/^merged with --force across different benchmarks/);
+    expect(forced.validity.checks.find((c) => c.name === 'merge_inputs')!.message).toMatch(
+      /^merged with --force across different benchmarks/,
+    );
   });
 
   test('shards are judged by their busiest generator thread, and pool waits merge exactly', () => {
@@ -99,12 +105,18 @@ describe('merge: refusals', () => {
     expect(merged.validity.checks.find((c) => c.name === 'generator_cpu')!.ok).toBe(false);
     expect(merged.generator.pool_wait_ms!.p50).toBeCloseTo(calm.generator.pool_wait_ms!.p50, 2);
     expect(merged.generator.pool_wait_ms!.max).toBeCloseTo(busy.generator.pool_wait_ms!.max, 2);
-    expect(mergeResults([calm, synthesize({ n: 400, windowCpu: null })], { mode: 'shards' }).generator.window_cpu).toEqual({ busy: 0.4, spin: 0.3 });
+    expect(mergeResults([calm, synthesize({ n: 400, windowCpu: null })], { mode: 'shards' }).generator.window_cpu).toEqual({
+      busy: 0.4,
+      spin: 0.3,
+    });
   });
 
   test('an invalid input makes the merge invalid', () => {
     const merged = mergeResults([synthesize({ n: 200 }), synthesize({ n: 200, lagMs: 10 })]);
-    expect(merged.validity.checks.find((c) => c.name === 'merge_inputs')).toMatchObject({ ok: false, message: 'an input was not valid: result 2 failed schedule_lag' });
+    expect(merged.validity.checks.find((c) => c.name === 'merge_inputs')).toMatchObject({
+      ok: false,
+      message: 'an input was not valid: result 2 failed schedule_lag',
+    });
   });
 
   test('nothing to merge is an error', () => {

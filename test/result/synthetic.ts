@@ -44,12 +44,38 @@ export const lognormal = (medianMs: number, sigma: number) => (rng: Rng) => medi
 export const gammaMs = (shape: number, meanMs: number) => (rng: Rng) => (gamma(rng, shape) * meanMs) / shape;
 
 /** The fields results and the gate read; asserted, as the spec's owners keep adding optional sections. */
-export function makeSpec(o: { model?: string; rate: number; windowS: number; tokens: number; promptTokens: number; name?: string; validity?: Partial<GeneratorLimits> }): Spec {
+export function makeSpec(o: {
+  model?: string;
+  rate: number;
+  windowS: number;
+  tokens: number;
+  promptTokens: number;
+  name?: string;
+  validity?: Partial<GeneratorLimits>;
+}): Spec {
   return {
     name: o.name ?? 'synthetic',
-    target: { url: 'http://127.0.0.1:8000/v1', api: 'chat', model: o.model ?? 'test-model', headers: {}, request_timeout: '60s', ready_timeout: '60s', sim: {} },
+    target: {
+      url: 'http://127.0.0.1:8000/v1',
+      api: 'chat',
+      model: o.model ?? 'test-model',
+      headers: {},
+      request_timeout: '60s',
+      ready_timeout: '60s',
+      sim: {},
+    },
     workload: { seed: 1, input_tokens: { dist: 'fixed', value: o.promptTokens }, output_tokens: { dist: 'fixed', value: o.tokens } },
-    load: { mode: 'open', arrival: 'poisson', burstiness: 1, rate: o.rate, concurrency: 8, warmup: '0s', steady: `${o.windowS}s`, cooldown: '0s', max_in_flight: 10000 },
+    load: {
+      mode: 'open',
+      arrival: 'poisson',
+      burstiness: 1,
+      rate: o.rate,
+      concurrency: 8,
+      warmup: '0s',
+      steady: `${o.windowS}s`,
+      cooldown: '0s',
+      max_in_flight: 10000,
+    },
     slo: { ttft_ms: 500, tpot_ms: 50, e2e_ms: 10000 },
     ...(o.validity ? { gate: resolveGate({ validity: o.validity }) } : {}),
   } as Spec;
@@ -66,9 +92,26 @@ export function synthesize(o: Synth = {}): Result {
   const ttft = o.ttft ?? lognormal(100, 0.3);
   const itl = o.itl ?? lognormal(10, 0.2);
   const lag = o.lagMs ?? 0.2;
-  const spec = makeSpec({ model: o.model, rate: o.rate ?? n / windowS, windowS, tokens, promptTokens, name: o.specName, validity: o.validity });
+  const spec = makeSpec({
+    model: o.model,
+    rate: o.rate ?? n / windowS,
+    windowS,
+    tokens,
+    promptTokens,
+    name: o.specName,
+    validity: o.validity,
+  });
   // Asserted, not annotated: buildResult reads only these fields, and the spec's owners may add more.
-  const resolved = { spec, hash: specHash(spec), headers: {}, requestTimeoutMs: 60000, readyTimeoutMs: 60000, warmupMs: 0, steadyMs: windowMs, cooldownMs: 0 } as ResolvedSpec;
+  const resolved = {
+    spec,
+    hash: specHash(spec),
+    headers: {},
+    requestTimeoutMs: 60000,
+    readyTimeoutMs: 60000,
+    warmupMs: 0,
+    steadyMs: windowMs,
+    cooldownMs: 0,
+  } as ResolvedSpec;
   const rec = new Recorder({ runId: 'synthetic', runStart: 0, windowFromMs: 0, windowToMs: windowMs, slo: spec.slo });
   for (let i = 0; i < n; i++) {
     const tSched = (i * windowMs) / n;

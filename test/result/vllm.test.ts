@@ -4,7 +4,21 @@ import { synthesize } from './synthetic.js';
 test('--format vllm uses the field names of vllm bench serve, with values from our histograms', () => {
   const r = synthesize({ n: 800, tokens: 20 });
   const v = toVllmFormat(r);
-  for (const key of ['completed', 'duration', 'request_throughput', 'output_throughput', 'total_token_throughput', 'request_goodput', 'mean_ttft_ms', 'median_ttft_ms', 'std_ttft_ms', 'p99_ttft_ms', 'mean_tpot_ms', 'p99_itl_ms', 'mean_e2el_ms']) {
+  for (const key of [
+    'completed',
+    'duration',
+    'request_throughput',
+    'output_throughput',
+    'total_token_throughput',
+    'request_goodput',
+    'mean_ttft_ms',
+    'median_ttft_ms',
+    'std_ttft_ms',
+    'p99_ttft_ms',
+    'mean_tpot_ms',
+    'p99_itl_ms',
+    'mean_e2el_ms',
+  ]) {
     expect(v).toHaveProperty(key);
   }
   expect(v.completed).toBe(r.requests.window.by_class.ok);

@@ -1,6 +1,14 @@
 import { runBenchmark } from '../../src/run/run.js';
 import { OUTCOMES } from '../../src/client/types.js';
-import { errorResponse, openaiStream, sse, SSE_HEADERS, startScriptedServer, type Script, type ScriptedServer } from '../fixtures/scripted-server.js';
+import {
+  errorResponse,
+  openaiStream,
+  sse,
+  SSE_HEADERS,
+  startScriptedServer,
+  type Script,
+  type ScriptedServer,
+} from '../fixtures/scripted-server.js';
 import { specFor } from './helpers.js';
 import type { Result } from '../../src/result/types.js';
 
@@ -41,13 +49,19 @@ test('each kind of failure lands in its own class and the counts add up', async 
   expect(c.http_4xx).toBe(10);
   expect(c.stream_error).toBe(40);
   expect(r.rates.http_5xx).toBeCloseTo(20 / 90, 3);
-  expect(r.requests.error_samples.map((e) => e.class)).toEqual(expect.arrayContaining(['http_5xx', 'http_429', 'http_4xx', 'stream_error']));
+  expect(r.requests.error_samples.map((e) => e.class)).toEqual(
+    expect.arrayContaining(['http_5xx', 'http_429', 'http_4xx', 'stream_error']),
+  );
 });
 
 test('timeouts are classified, and the in-flight cap drops arrivals instead of queueing them', async () => {
-  server = await startScriptedServer((req) => (req.url.endsWith('/models') ? models : { status: 200, headers: SSE_HEADERS, steps: [{ wait: 5000 }] }));
+  server = await startScriptedServer((req) =>
+    req.url.endsWith('/models') ? models : { status: 200, headers: SSE_HEADERS, steps: [{ wait: 5000 }] },
+  );
   const r = await runBenchmark({
-    resolved: specFor(server.baseUrl, 'rate: 40\narrival: constant\nwarmup: 0s\nsteady: 500ms\ncooldown: 0s\nmax_in_flight: 5', '', { requestTimeout: '200ms' }),
+    resolved: specFor(server.baseUrl, 'rate: 40\narrival: constant\nwarmup: 0s\nsteady: 500ms\ncooldown: 0s\nmax_in_flight: 5', '', {
+      requestTimeout: '200ms',
+    }),
   });
   expectAccounted(r);
   const c = r.requests.by_class;
@@ -60,7 +74,9 @@ test('timeouts are classified, and the in-flight cap drops arrivals instead of q
 });
 
 test('an unreachable target is an operational error naming the URL, not a result', async () => {
-  await expect(runBenchmark({ resolved: specFor('http://127.0.0.1:9/v1', 'rate: 1\nsteady: 1s', '', { readyTimeout: '300ms' }) })).rejects.toThrow(
+  await expect(
+    runBenchmark({ resolved: specFor('http://127.0.0.1:9/v1', 'rate: 1\nsteady: 1s', '', { readyTimeout: '300ms' }) }),
+  ).rejects.toThrow(
     /^target http:\/\/127\.0\.0\.1:9\/v1\/models was not ready within 0\.3s \(last: ECONNREFUSED\); check the URL or raise target\.ready_timeout$/,
   );
 });
@@ -69,7 +85,10 @@ test('an interrupted run still returns a result with every arrival accounted for
   server = await startScriptedServer((req) => (req.url.endsWith('/models') ? models : openaiStream({ ttftMs: 50, itlMs: 20, tokens: 20 })));
   const abort = new AbortController();
   setTimeout(() => abort.abort(), 800);
-  const r = await runBenchmark({ resolved: specFor(server.baseUrl, 'rate: 50\narrival: constant\nwarmup: 0s\nsteady: 3s\ncooldown: 0s'), signal: abort.signal });
+  const r = await runBenchmark({
+    resolved: specFor(server.baseUrl, 'rate: 50\narrival: constant\nwarmup: 0s\nsteady: 3s\ncooldown: 0s'),
+    signal: abort.signal,
+  });
   expectAccounted(r);
   expect(r.load.interrupted).toBe(true);
   expect(r.validity.valid).toBe(false);
@@ -88,7 +107,10 @@ test('raw records: one JSON line per scheduled request, joined to the server by 
     return openaiStream({ ttftMs: 5, itlMs: 1, tokens: 4 });
   });
   const lines: string[] = [];
-  const r = await runBenchmark({ resolved: specFor(server.baseUrl, 'rate: 30\narrival: constant\nwarmup: 0s\nsteady: 1s\ncooldown: 0s\nmax_in_flight: 1000'), onRecordLine: (l) => lines.push(l) });
+  const r = await runBenchmark({
+    resolved: specFor(server.baseUrl, 'rate: 30\narrival: constant\nwarmup: 0s\nsteady: 1s\ncooldown: 0s\nmax_in_flight: 1000'),
+    onRecordLine: (l) => lines.push(l),
+  });
   const records = lines.map((l) => JSON.parse(l));
   expect(records).toHaveLength(r.requests.scheduled);
   expect(new Set(records.map((x) => x.request_id))).toEqual(new Set(seenIds));

@@ -4,7 +4,12 @@ import type { Result } from '../../src/result/types.js';
 import { decodeHistogram } from '../../src/metrics/histogram.js';
 
 /** A resolved spec for a loopback target, from YAML fragments of the load and workload sections. */
-export function specFor(baseUrl: string, load: string, extra = '', o: { requestTimeout?: string; readyTimeout?: string } = {}): ResolvedSpec {
+export function specFor(
+  baseUrl: string,
+  load: string,
+  extra = '',
+  o: { requestTimeout?: string; readyTimeout?: string } = {},
+): ResolvedSpec {
   const text = `name: test
 target:
   url: ${baseUrl}

@@ -6,7 +6,11 @@ let server: ScriptedServer;
 afterEach(() => server?.close());
 
 test('replicates run independent windows with fresh seeds and merge into one result with their spread', async () => {
-  server = await startScriptedServer((req) => (req.url.endsWith('/models') ? { status: 200, steps: [{ send: '{"data":[]}' }, { end: true }] } : openaiStream({ ttftMs: 5, itlMs: 1, tokens: 5 })));
+  server = await startScriptedServer((req) =>
+    req.url.endsWith('/models')
+      ? { status: 200, steps: [{ send: '{"data":[]}' }, { end: true }] }
+      : openaiStream({ ttftMs: 5, itlMs: 1, tokens: 5 }),
+  );
   const resolved = specFor(server.baseUrl, 'rate: 40\nwarmup: 200ms\nsteady: 1s\ncooldown: 0s\nreplicates: 3');
   expect(replicateSpec(resolved, 1).spec.workload.seed).not.toBe(resolved.spec.workload.seed);
   expect(replicateSpec(resolved, 1).hash).toBe(resolved.hash);

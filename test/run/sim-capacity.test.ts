@@ -63,7 +63,14 @@ test('each simulator fault reaches the client as its own class, and the counts a
 });
 
 test('an engine stall shows in open-loop TTFT: the requests that arrived during it carry the wait', async () => {
-  const engine = { max_num_seqs: 64, decode_base_ms: 2, decode_ms_per_seq: 0.05, prefill_ms_per_token: 0.01, enable_prefix_caching: false, stall: { duration_ms: 1000, at_ms: [2500] } };
+  const engine = {
+    max_num_seqs: 64,
+    decode_base_ms: 2,
+    decode_ms_per_seq: 0.05,
+    prefill_ms_per_token: 0.01,
+    enable_prefix_caching: false,
+    stall: { duration_ms: 1000, at_ms: [2500] },
+  };
   const r = await runBenchmark({ resolved: simSpec(40, engine, '4s') });
   const ttft = r.metrics.ttft_ms!;
   expect(ttft.max).toBeGreaterThan(900);

@@ -50,7 +50,9 @@ describe('a 1 s server stall', () => {
 
   test('open loop shows the requests that arrived during the stall with their queueing time', async () => {
     server = await stalled();
-    const result = await runBenchmark({ resolved: specFor(server.baseUrl, 'rate: 50\nwarmup: 0s\nsteady: 4s\ncooldown: 0s\narrival: constant') });
+    const result = await runBenchmark({
+      resolved: specFor(server.baseUrl, 'rate: 50\nwarmup: 0s\nsteady: 4s\ncooldown: 0s\narrival: constant'),
+    });
     const ttft = result.metrics.ttft_ms!;
     expect(ttft.max).toBeGreaterThan(900);
     // 50 req/s × 1 s stall: about 50 requests waited; the median request did not.
@@ -64,7 +66,9 @@ describe('a 1 s server stall', () => {
 
   test('closed loop hides the stall and says closed-loop everywhere', async () => {
     server = await stalled();
-    const result = await runBenchmark({ resolved: specFor(server.baseUrl, 'mode: closed\nconcurrency: 2\nwarmup: 0s\nsteady: 4s\ncooldown: 0s') });
+    const result = await runBenchmark({
+      resolved: specFor(server.baseUrl, 'mode: closed\nconcurrency: 2\nwarmup: 0s\nsteady: 4s\ncooldown: 0s'),
+    });
     const slow = Math.round((1 - ttftShareAtOrBelow(result, 100)) * result.metrics.ttft_ms!.count);
     expect(slow).toBeLessThanOrEqual(2);
     expect(result.load.mode).toBe('closed');

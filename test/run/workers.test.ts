@@ -7,9 +7,15 @@ afterEach(() => server?.close());
 
 test('two generator threads split the arrivals and merge into one run, each thread watching itself', async () => {
   const script = openaiStream({ ttftMs: 50, itlMs: 5, tokens: 10 });
-  server = await startScriptedServer((req) => (req.url.endsWith('/models') ? { status: 200, steps: [{ send: '{"data":[]}' }, { end: true }] } : script));
+  server = await startScriptedServer((req) =>
+    req.url.endsWith('/models') ? { status: 200, steps: [{ send: '{"data":[]}' }, { end: true }] } : script,
+  );
   const lines: string[] = [];
-  const result = await runBenchmark({ resolved: specFor(server.baseUrl, 'rate: 40\nwarmup: 300ms\nsteady: 2s\ncooldown: 0s'), workers: 2, onRecordLine: (l) => lines.push(l) });
+  const result = await runBenchmark({
+    resolved: specFor(server.baseUrl, 'rate: 40\nwarmup: 300ms\nsteady: 2s\ncooldown: 0s'),
+    workers: 2,
+    onRecordLine: (l) => lines.push(l),
+  });
 
   expect(result.environment.workers).toBe(2);
   expect(result.load.label).toContain('2 generator threads');

@@ -4,7 +4,14 @@ import { agent, chatBody, contentEvents, metric, parsedEvents, post, request, sl
 
 let sim: SimHandle;
 beforeAll(async () => {
-  sim = await launchSim({ mode: 'engine', decode_base_ms: 1, decode_ms_per_seq: 0.1, prefill_ms_per_token: 0.001, seed: 3, output_tokens: { dist: 'uniform', min: 3, max: 9 } });
+  sim = await launchSim({
+    mode: 'engine',
+    decode_base_ms: 1,
+    decode_ms_per_seq: 0.1,
+    prefill_ms_per_token: 0.001,
+    seed: 3,
+    output_tokens: { dist: 'uniform', min: 3, max: 9 },
+  });
 });
 afterAll(async () => {
   await sim.stop();
@@ -17,7 +24,9 @@ test('launchSim returns an OpenAI base URL', () => {
 });
 
 test('streaming chat: role-only first chunk, one chunk per token, usage with sim_timing, [DONE]', async () => {
-  const r = await post(sim.origin, '/v1/chat/completions', chatBody(words(7), { max_tokens: 5, ignore_eos: true }), { 'x-request-id': 'chat-1' });
+  const r = await post(sim.origin, '/v1/chat/completions', chatBody(words(7), { max_tokens: 5, ignore_eos: true }), {
+    'x-request-id': 'chat-1',
+  });
   expect(r.status).toBe(200);
   expect(r.headers['content-type']).toMatch(/^text\/event-stream/);
   expect(r.headers['x-request-id']).toBe('chat-1');
@@ -60,7 +69,15 @@ test('streaming completions: no role chunk, text chunks, no usage unless asked f
 });
 
 test('non-streaming chat and completions carry usage and sim_timing', async () => {
-  const chat = JSON.parse((await post(sim.origin, '/v1/chat/completions', { messages: [{ role: 'user', content: 'a b c' }], max_completion_tokens: 4, ignore_eos: true })).body);
+  const chat = JSON.parse(
+    (
+      await post(sim.origin, '/v1/chat/completions', {
+        messages: [{ role: 'user', content: 'a b c' }],
+        max_completion_tokens: 4,
+        ignore_eos: true,
+      })
+    ).body,
+  );
   expect(chat.object).toBe('chat.completion');
   expect(chat.choices[0].message).toEqual({ role: 'assistant', content: ' tok tok tok tok' });
   expect(chat.choices[0].finish_reason).toBe('length');
@@ -89,7 +106,10 @@ test('/tokenize counts exactly what usage.prompt_tokens reports', async () => {
   const tok = JSON.parse((await post(sim.origin, '/tokenize', { model: 'sim-8b', prompt })).body);
   expect(tok).toEqual({ count: 6, tokens: expect.any(Array), max_model_len: 8192, token_strs: null });
   expect(tok.tokens).toHaveLength(6);
-  const messages = [{ role: 'system', content: 'two words' }, { role: 'user', content: prompt }];
+  const messages = [
+    { role: 'system', content: 'two words' },
+    { role: 'user', content: prompt },
+  ];
   expect(JSON.parse((await post(sim.origin, '/tokenize', { messages })).body).count).toBe(8);
   const chat = JSON.parse((await post(sim.origin, '/v1/chat/completions', { messages, max_tokens: 1 })).body);
   expect(chat.usage.prompt_tokens).toBe(8);
@@ -117,7 +137,13 @@ test('/metrics is Prometheus text with engine gauges and counters by class', asy
   const before = await metric(sim.origin, 'loadgate_sim_requests_total{model_name="sim-8b",class="ok"}');
   await post(sim.origin, '/v1/completions', { prompt: 'a', max_tokens: 2 });
   const text = (await request(sim.origin, 'GET', '/metrics')).body;
-  for (const series of ['vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:kv_cache_usage_perc', 'vllm:generation_tokens_total', 'process_cpu_seconds_total']) {
+  for (const series of [
+    'vllm:num_requests_running',
+    'vllm:num_requests_waiting',
+    'vllm:kv_cache_usage_perc',
+    'vllm:generation_tokens_total',
+    'process_cpu_seconds_total',
+  ]) {
     expect(text).toMatch(new RegExp(`^${series}(\\{[^}]*\\})? [0-9.e+-]+$`, 'm'));
   }
   expect(text).toMatch(/^loadgate_sim_requests_total\{model_name="sim-8b",class="http_4xx"\} [1-9]/m);
@@ -128,7 +154,15 @@ test('/sim/requests keeps ground truth keyed by x-request-id; DELETE clears it',
   await post(sim.origin, '/v1/completions', { prompt: 'a b c', max_tokens: 2, ignore_eos: true }, { 'x-request-id': 'gt-1' });
   const list = JSON.parse((await request(sim.origin, 'GET', '/sim/requests')).body);
   const rec = list.find((r: { id: string }) => r.id === 'gt-1');
-  expect(rec).toMatchObject({ api: 'completions', stream: false, prompt_tokens: 3, output_tokens: 2, status: 200, outcome: 'ok', fault: null });
+  expect(rec).toMatchObject({
+    api: 'completions',
+    stream: false,
+    prompt_tokens: 3,
+    output_tokens: 2,
+    status: 200,
+    outcome: 'ok',
+    fault: null,
+  });
   expect(rec.ended).toBeGreaterThanOrEqual(rec.last_token);
   expect((await request(sim.origin, 'DELETE', '/sim/requests')).status).toBe(204);
   expect(JSON.parse((await request(sim.origin, 'GET', '/sim/requests')).body)).toEqual([]);

@@ -64,14 +64,16 @@ test('prefix cache: an identical prompt skips its cached blocks and gets a much 
   }
 });
 
-test('chunked prefill: a long prompt arriving mid-decode stretches its neighbour\'s ITL one chunk at a time', async () => {
+test("chunked prefill: a long prompt arriving mid-decode stretches its neighbour's ITL one chunk at a time", async () => {
   // 1024 prompt tokens in 255-token chunks (the neighbour's decode takes 1 of the 256): 4 steps of 4 + 0.2 + 51 ms.
   const sim = await launchSim({ max_num_batched_tokens: 256, prefill_ms_per_token: 0.2, decode_base_ms: 4, decode_ms_per_seq: 0.2 });
   try {
     const neighbour = post(sim.origin, '/v1/chat/completions', chatBody('short', { max_tokens: 100, ignore_eos: true }));
     await sleep(100);
     const long = post(sim.origin, '/v1/completions', { prompt: words(1024), max_tokens: 1 });
-    const itl = contentEvents(await neighbour).map((e, i, all) => (i ? e.t - all[i - 1].t : 0)).slice(1);
+    const itl = contentEvents(await neighbour)
+      .map((e, i, all) => (i ? e.t - all[i - 1].t : 0))
+      .slice(1);
     expect(median(itl)).toBeLessThan(8); // 4.2 ms decode steps
     expect(itl.filter((x) => x > 35).length).toBeGreaterThanOrEqual(3);
     // Chunks interleave with decode steps: the neighbour never waits out the whole 205 ms prefill.
@@ -124,7 +126,9 @@ test('the KV budget caps how many sequences run; the rest wait FIFO', async () =
   // 16 blocks of 16 tokens; each request needs ceil((40 + 40) / 16) = 5 blocks, so 3 fit.
   const sim = await launchSim({ kv_cache_tokens: 256, max_model_len: 256, block_size: 16, decode_base_ms: 5 });
   try {
-    const replies = Array.from({ length: 6 }, (_, i) => post(sim.origin, '/v1/completions', { prompt: words(40, `r${i}x`), max_tokens: 40, ignore_eos: true }));
+    const replies = Array.from({ length: 6 }, (_, i) =>
+      post(sim.origin, '/v1/completions', { prompt: words(40, `r${i}x`), max_tokens: 40, ignore_eos: true }),
+    );
     while ((await request(sim.origin, 'GET', '/sim/requests')).body.split('"received"').length < 7) await sleep(5);
     await sleep(20); // a step boundary or two: the first three are admitted
     expect(await metric(sim.origin, 'vllm:num_requests_running')).toBe(3);

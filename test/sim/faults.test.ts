@@ -76,7 +76,10 @@ test('malformed: one chunk is not valid JSON, the rest of the stream is intact',
 });
 
 test('reset: the connection is destroyed mid-stream', async () => {
-  const r = await post(sim.origin, '/v1/chat/completions', chatBody('x', { max_tokens: 10, ignore_eos: true }), { 'x-sim-fault': 'reset=0.5', 'x-request-id': 'reset-1' });
+  const r = await post(sim.origin, '/v1/chat/completions', chatBody('x', { max_tokens: 10, ignore_eos: true }), {
+    'x-sim-fault': 'reset=0.5',
+    'x-request-id': 'reset-1',
+  });
   expect(r.error).toBeDefined();
   expect(contentEvents(r).length).toBeGreaterThanOrEqual(4);
   expect(contentEvents(r).length).toBeLessThan(10);

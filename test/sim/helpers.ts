@@ -54,10 +54,16 @@ export function request(
   });
 }
 
-export const post = (origin: string, path: string, body: unknown, headers?: Record<string, string>) => request(origin, 'POST', path, body, headers);
+export const post = (origin: string, path: string, body: unknown, headers?: Record<string, string>) =>
+  request(origin, 'POST', path, body, headers);
 
 /** Starts a stream; `started` resolves once its first output token has reached the client. */
-export function streaming(origin: string, path: string, body: unknown, headers?: Record<string, string>): { reply: Promise<Reply>; started: Promise<void> } {
+export function streaming(
+  origin: string,
+  path: string,
+  body: unknown,
+  headers?: Record<string, string>,
+): { reply: Promise<Reply>; started: Promise<void> } {
   let started!: () => void;
   const first = new Promise<void>((resolve) => (started = resolve));
   const reply = request(origin, 'POST', path, body, headers, (data) => {

@@ -47,7 +47,7 @@ test('saturationRate follows the derivation in the Engine doc comment', () => {
   expect(saturationRate(c, 50, 20)).toBeCloseTo(25, 6);
   expect(saturationRate({ ...c, slowdown: 1.25 }, 50, 20)).toBeCloseTo(20, 6);
   // memory-bound: 10 blocks of 16 hold 2 sequences of 70 tokens (5 blocks each)
-  expect(saturationRate({ ...c, kv_cache_tokens: 160 }, 50, 20)).toBeCloseTo(1000 / (20 * 4 / 2 + 19 + 1), 6);
+  expect(saturationRate({ ...c, kv_cache_tokens: 160 }, 50, 20)).toBeCloseTo(1000 / ((20 * 4) / 2 + 19 + 1), 6);
 });
 
 test('the KV cache reserves whole sequences, shares prompt blocks and evicts least recently used', () => {

@@ -22,7 +22,11 @@ const CASES: Array<[string, string, string]> = [
     `${SIM}slo: {latency: 40}`,
     'bench.yml: slo.latency is not a known key; expected one of ttft_ms, tpot_ms, e2e_ms',
   ],
-  ['unknown generator limit', `${SIM}gate: {validity: {max_schedule_lag_ms: 10}}`, 'bench.yml: gate.validity.max_schedule_lag_ms is not a known key; did you mean "max_schedule_lag_p99_ms"?'],
+  [
+    'unknown generator limit',
+    `${SIM}gate: {validity: {max_schedule_lag_ms: 10}}`,
+    'bench.yml: gate.validity.max_schedule_lag_ms is not a known key; did you mean "max_schedule_lag_p99_ms"?',
+  ],
   ['unknown section', `${SIM}lod: {rate: 5}`, 'bench.yml: lod is not a known key; did you mean "load"?'],
   ['negative rate', `${SIM}load: {rate: -5}`, 'bench.yml: load.rate is -5; expected a number > 0'],
   ['zero rate', `${SIM}load: {rate: 0}`, 'bench.yml: load.rate is 0; expected a number > 0'],
@@ -42,7 +46,11 @@ const CASES: Array<[string, string, string]> = [
     'bench.yml: load.warmup is 30; expected a duration such as 500ms, 30s, 5m, 1m30s',
   ],
   ['zero steady window', `${SIM}load: {steady: 0s}`, 'bench.yml: load.steady is "0s"; expected a duration > 0'],
-  ['zero request timeout', 'target: {url: sim, request_timeout: 0ms}', 'bench.yml: target.request_timeout is "0ms"; expected a duration > 0'],
+  [
+    'zero request timeout',
+    'target: {url: sim, request_timeout: 0ms}',
+    'bench.yml: target.request_timeout is "0ms"; expected a duration > 0',
+  ],
   [
     'missing env var for the key',
     'target: {url: sim, api_key_env: LOADGATE_KEY}',
@@ -58,7 +66,11 @@ const CASES: Array<[string, string, string]> = [
     'target: {url: sim, api_key_env: "$KEY"}',
     'bench.yml: target.api_key_env is "$KEY"; expected the name of an environment variable, e.g. OPENAI_API_KEY',
   ],
-  ['bad URL', 'target: {url: "htp:/x", model: m}', 'bench.yml: target.url "htp:/x" is not a URL; expected http(s)://host[:port]/v1 or "sim"'],
+  [
+    'bad URL',
+    'target: {url: "htp:/x", model: m}',
+    'bench.yml: target.url "htp:/x" is not a URL; expected http(s)://host[:port]/v1 or "sim"',
+  ],
   [
     'URL without a scheme',
     'target: {url: "localhost:8000/v1", model: m}',
@@ -77,7 +89,11 @@ const CASES: Array<[string, string, string]> = [
     'bench.yml: target.model is missing; expected the model name the server serves (required unless url is sim)',
   ],
   ['bad api enum', 'target: {url: sim, api: chatt}', 'bench.yml: target.api is "chatt"; expected one of chat, completions'],
-  ['header value not a string', 'target: {url: sim, headers: {X-Shard: 3}}', 'bench.yml: target.headers.X-Shard is 3; expected a string (quote numbers)'],
+  [
+    'header value not a string',
+    'target: {url: sim, headers: {X-Shard: 3}}',
+    'bench.yml: target.headers.X-Shard is 3; expected a string (quote numbers)',
+  ],
   [
     'unknown distribution',
     `${SIM}workload: {input_tokens: {dist: poison}}`,
@@ -188,24 +204,56 @@ const CASES: Array<[string, string, string]> = [
     `${SIM}workload: {output_tokens: {dist: empirical, file: lengths.csv, weights: [1]}}`,
     'bench.yml: workload.output_tokens.weights is given with file; expected weights only beside values (a file holds its own counts)',
   ],
-  ['bad output_control', `${SIM}workload: {output_control: eos}`, 'bench.yml: workload.output_control is "eos"; expected one of ignore_eos, min_tokens, none'],
+  [
+    'bad output_control',
+    `${SIM}workload: {output_control: eos}`,
+    'bench.yml: workload.output_control is "eos"; expected one of ignore_eos, min_tokens, none',
+  ],
   [
     'ignore_eos beside output_control',
     `${SIM}workload: {ignore_eos: true, output_control: min_tokens}`,
     'bench.yml: workload.ignore_eos is given with output_control; expected only output_control (ignore_eos: true is output_control: ignore_eos)',
   ],
-  ['bad calibrate', `${SIM}workload: {calibrate: yes}`, 'bench.yml: workload.calibrate is "yes"; expected one of auto, tokenize, probe, off'],
-  ['prefix without shared_tokens', `${SIM}workload: {prefix: {tokens: 10}}`, 'bench.yml: workload.prefix.shared_tokens is missing; expected a positive integer'],
-  ['zero shared tokens', `${SIM}workload: {prefix: {shared_tokens: 0}}`, 'bench.yml: workload.prefix.shared_tokens is 0; expected a positive integer'],
-  ['prefix groups without tokens', `${SIM}workload: {prefix_groups: {groups: 4}}`, 'bench.yml: workload.prefix_groups.tokens is missing; expected a positive integer'],
-  ['negative zipf_s', `${SIM}workload: {prefix_groups: {groups: 4, tokens: 8, zipf_s: -1}}`, 'bench.yml: workload.prefix_groups.zipf_s is -1; expected a number ≥ 0 (0: every group equally popular)'],
+  [
+    'bad calibrate',
+    `${SIM}workload: {calibrate: yes}`,
+    'bench.yml: workload.calibrate is "yes"; expected one of auto, tokenize, probe, off',
+  ],
+  [
+    'prefix without shared_tokens',
+    `${SIM}workload: {prefix: {tokens: 10}}`,
+    'bench.yml: workload.prefix.shared_tokens is missing; expected a positive integer',
+  ],
+  [
+    'zero shared tokens',
+    `${SIM}workload: {prefix: {shared_tokens: 0}}`,
+    'bench.yml: workload.prefix.shared_tokens is 0; expected a positive integer',
+  ],
+  [
+    'prefix groups without tokens',
+    `${SIM}workload: {prefix_groups: {groups: 4}}`,
+    'bench.yml: workload.prefix_groups.tokens is missing; expected a positive integer',
+  ],
+  [
+    'negative zipf_s',
+    `${SIM}workload: {prefix_groups: {groups: 4, tokens: 8, zipf_s: -1}}`,
+    'bench.yml: workload.prefix_groups.zipf_s is -1; expected a number ≥ 0 (0: every group equally popular)',
+  ],
   [
     'a prefix as long as the input',
     `${SIM}workload: {input_tokens: 128, prefix: {shared_tokens: 100}, prefix_groups: {groups: 2, tokens: 28}}`,
     'bench.yml: workload.prefix makes 128 prefix tokens, not fewer than the mean input length (128); expected a prefix shorter than input_tokens, which includes it',
   ],
-  ['dataset without format', `${SIM}workload: {dataset: {path: d.jsonl}}`, 'bench.yml: workload.dataset.format is missing; expected one of sharegpt, jsonl'],
-  ['dataset of an unknown format', `${SIM}workload: {dataset: {path: d.jsonl, format: csv}}`, 'bench.yml: workload.dataset.format is "csv"; expected one of sharegpt, jsonl'],
+  [
+    'dataset without format',
+    `${SIM}workload: {dataset: {path: d.jsonl}}`,
+    'bench.yml: workload.dataset.format is missing; expected one of sharegpt, jsonl',
+  ],
+  [
+    'dataset of an unknown format',
+    `${SIM}workload: {dataset: {path: d.jsonl, format: csv}}`,
+    'bench.yml: workload.dataset.format is "csv"; expected one of sharegpt, jsonl',
+  ],
   [
     'dataset with a bad sample mode',
     `${SIM}workload: {dataset: {path: d.jsonl, format: jsonl, sample: random}}`,
@@ -228,11 +276,19 @@ const CASES: Array<[string, string, string]> = [
   ],
   ['negative SLO', `${SIM}slo: {ttft_ms: -1}`, 'bench.yml: slo.ttft_ms is -1; expected a number of milliseconds > 0'],
   ['empty name', `name: ""\n${SIM}`, 'bench.yml: name is ""; expected a non-empty string'],
-  ['top-level list', '- target: {url: sim}', 'bench.yml: top level is a list; expected a mapping with keys name, target, workload, load, slo, gate'],
+  [
+    'top-level list',
+    '- target: {url: sim}',
+    'bench.yml: top level is a list; expected a mapping with keys name, target, workload, load, slo, gate',
+  ],
   ['top-level scalar', 'hello', 'bench.yml: top level is "hello"; expected a mapping with keys name, target, workload, load, slo, gate'],
   ['empty file', '', 'bench.yml: the file is empty; expected a YAML mapping with at least target.url'],
   ['comments only', '# nothing yet\n', 'bench.yml: the file is empty; expected a YAML mapping with at least target.url'],
-  ['YAML syntax error', 'target:\n  url: sim\nload: {rate: 5\n', 'bench.yml:4:1: YAML syntax error: Flow map in block collection must be sufficiently indented and end with a }'],
+  [
+    'YAML syntax error',
+    'target:\n  url: sim\nload: {rate: 5\n',
+    'bench.yml:4:1: YAML syntax error: Flow map in block collection must be sufficiently indented and end with a }',
+  ],
   ['duplicate key', 'target: {url: sim}\nload: {}\nload: {}\n', 'bench.yml:3:1: YAML syntax error: Map keys must be unique'],
   ['alias to no anchor', 'target: *t\n', 'bench.yml: YAML error: Unresolved alias (the anchor must be set before the alias): t'],
   [
@@ -274,9 +330,7 @@ describe('file problems', () => {
 
   test('a YAML syntax error reports the line and column', () => {
     const path = tempSpec('target:\n  url: sim\nload:\n  rate: 5\n   steady: 30s\n');
-    expect(messageOf(() => loadSpec(path, {}))).toBe(
-      `${path}:4:9: YAML syntax error: Nested mappings are not allowed in compact mappings`,
-    );
+    expect(messageOf(() => loadSpec(path, {}))).toBe(`${path}:4:9: YAML syntax error: Nested mappings are not allowed in compact mappings`);
   });
 
   // Root reads every file whatever its mode, so the check only means something for other users.

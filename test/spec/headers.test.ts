@@ -15,12 +15,18 @@ describe('target.headers', () => {
 
   test('a credential written literally into the spec is refused', () => {
     const msg = messageOf(() => parseSpec(spec('    Authorization: "Bearer sk-live-123"'), 'h.yml', {}));
-    expect(msg).toBe('h.yml: target.headers.Authorization holds a credential written into the spec; expected a reference such as "${MY_KEY}" to an environment variable, or target.api_key_env');
+    expect(msg).toBe(
+      'h.yml: target.headers.Authorization holds a credential written into the spec; expected a reference such as "${MY_KEY}" to an environment variable, or target.api_key_env',
+    );
     expect(msg).not.toContain('sk-live-123');
   });
 
   test('a reference to a missing or empty variable names the header and the variable', () => {
-    expect(messageOf(() => parseSpec(spec('    x-api-key: "${NOPE}"'), 'h.yml', {}))).toBe('h.yml: target.headers.x-api-key refers to ${NOPE}, which is not set in the environment; export it or remove the header');
-    expect(messageOf(() => parseSpec(spec('    x-api-key: "${EMPTY}"'), 'h.yml', { EMPTY: '' }))).toBe('h.yml: target.headers.x-api-key refers to ${EMPTY}, which is set but empty; export it or remove the header');
+    expect(messageOf(() => parseSpec(spec('    x-api-key: "${NOPE}"'), 'h.yml', {}))).toBe(
+      'h.yml: target.headers.x-api-key refers to ${NOPE}, which is not set in the environment; export it or remove the header',
+    );
+    expect(messageOf(() => parseSpec(spec('    x-api-key: "${EMPTY}"'), 'h.yml', { EMPTY: '' }))).toBe(
+      'h.yml: target.headers.x-api-key refers to ${EMPTY}, which is set but empty; export it or remove the header',
+    );
   });
 });

@@ -145,7 +145,11 @@ workload:
     expect(w.input_tokens).toEqual({ dist: 'lognormal', mean: 800, stddev: 300, max: 4000 });
     expect(w.output_tokens).toEqual({ dist: 'uniform', mean: 1000, range_ratio: 0.2 });
     expect(w.prefix_groups).toEqual({ groups: 16, tokens: 200, zipf_s: 1 });
-    const d = parseSpec('target: {url: sim}\nworkload: {dataset: {path: d.jsonl, format: sharegpt}, output_tokens: {dist: empirical, values: [10, 20], weights: [3, 1]}}', 'x.yml', {}).spec.workload;
+    const d = parseSpec(
+      'target: {url: sim}\nworkload: {dataset: {path: d.jsonl, format: sharegpt}, output_tokens: {dist: empirical, values: [10, 20], weights: [3, 1]}}',
+      'x.yml',
+      {},
+    ).spec.workload;
     expect(d.dataset).toEqual({ path: 'd.jsonl', format: 'sharegpt', sample: 'without_replacement' });
     // The input_tokens default means nothing beside a dataset, so the resolved spec leaves it out.
     expect(d).not.toHaveProperty('input_tokens');

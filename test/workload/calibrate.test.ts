@@ -11,23 +11,34 @@ import { errorResponse, openaiStream, startScriptedServer, type Script, type Scr
  * calibration sized the prompts for this tokenizer.
  */
 type Style = 'vllm' | 'llama.cpp' | 'none' | 'no-usage';
-interface Msg { role: string; content: string }
+interface Msg {
+  role: string;
+  content: string;
+}
 const count = (text: string) => (text.match(/\S+/g) ?? []).reduce((a, w) => a + Math.ceil(w.length / 4), 0);
 const render = (messages: Msg[]) => `${messages.map((m) => `<|start|> ${m.role} ${m.content} <|end|>`).join(' ')} <|assistant|>`;
 const promptTokens = (b: { messages?: Msg[]; prompt?: string }) => (b.messages ? count(render(b.messages)) : 1 + count(b.prompt!));
-const json = (body: unknown): Script => ({ status: 200, headers: { 'content-type': 'application/json' }, steps: [{ send: JSON.stringify(body) }, { end: true }] });
+const json = (body: unknown): Script => ({
+  status: 200,
+  headers: { 'content-type': 'application/json' },
+  steps: [{ send: JSON.stringify(body) }, { end: true }],
+});
 
 function tokenizerServer(style: Style): Promise<ScriptedServer> {
   return startScriptedServer((req) => {
     if (req.url.endsWith('/models')) return json({ data: [] });
     const b = req.body ? JSON.parse(req.body) : {};
     if (req.url === '/tokenize' && style === 'vllm' && b.model) return json({ count: promptTokens(b), max_model_len: 8192 });
-    if (req.url === '/tokenize' && style === 'llama.cpp' && typeof b.content === 'string') return json({ tokens: new Array(count(b.content) + (b.add_special ? 1 : 0)).fill(7) });
+    if (req.url === '/tokenize' && style === 'llama.cpp' && typeof b.content === 'string')
+      return json({ tokens: new Array(count(b.content) + (b.add_special ? 1 : 0)).fill(7) });
     if (req.url === '/apply-template' && style === 'llama.cpp') return json({ prompt: render(b.messages) });
     if (req.url === '/v1/chat/completions' || req.url === '/v1/completions') {
       const n = promptTokens(b);
       if (b.stream) return openaiStream({ api: b.messages ? 'chat' : 'completions', promptTokens: n, tokens: b.max_tokens });
-      return json({ choices: [{ index: 0, message: { role: 'assistant', content: 'x' } }], ...(style === 'no-usage' ? {} : { usage: { prompt_tokens: n, completion_tokens: 1 } }) });
+      return json({
+        choices: [{ index: 0, message: { role: 'assistant', content: 'x' } }],
+        ...(style === 'no-usage' ? {} : { usage: { prompt_tokens: n, completion_tokens: 1 } }),
+      });
     }
     return errorResponse(404, `no route ${req.url}`);
   });
@@ -64,7 +75,10 @@ describe('calibrating against a tokenizer unlike the simulator', () => {
     expect(c.tokens_per_word).toBeLessThan(1.7);
     expect(c.overhead_tokens).toBeGreaterThan(8);
     expect(Math.abs(deviation(r))).toBeLessThan(0.05);
-    expect(r.validity.checks.find((k) => k.name === 'workload_delivered')).toMatchObject({ ok: true, message: expect.stringMatching(/^input mean .* needs within 5 %\)/) });
+    expect(r.validity.checks.find((k) => k.name === 'workload_delivered')).toMatchObject({
+      ok: true,
+      message: expect.stringMatching(/^input mean .* needs within 5 %\)/),
+    });
   });
 
   test('vLLM-style /tokenize with messages, including a shared system prompt', async () => {
@@ -88,7 +102,9 @@ describe('calibrating against a tokenizer unlike the simulator', () => {
     server = await tokenizerServer('no-usage');
     const r = await run('{input_tokens: 128, output_tokens: 4}');
     expect(r.workload.plan!.calibration).toMatchObject({ method: 'off', tokens_per_word: 1, overhead_tokens: 0 });
-    expect(r.workload.plan!.calibration.source).toMatch(/^no tokenizer answered \(POST \/tokenize \(vLLM-style\): HTTP 404 \(no route \/tokenize\); .*\); assumed one token per word/);
+    expect(r.workload.plan!.calibration.source).toMatch(
+      /^no tokenizer answered \(POST \/tokenize \(vLLM-style\): HTTP 404 \(no route \/tokenize\); .*\); assumed one token per word/,
+    );
     // Unsized prompts miss the target by far more than 10 % on this tokenizer, and the check says why.
     const check = r.validity.checks.find((k) => k.name === 'workload_delivered')!;
     expect(check.ok).toBe(false);
@@ -97,14 +113,22 @@ describe('calibrating against a tokenizer unlike the simulator', () => {
 
   test('an explicit method that the target cannot serve is an error, not a silent fallback', async () => {
     server = await tokenizerServer('none');
-    await expect(run('{calibrate: tokenize}')).rejects.toThrow(/^workload\.calibrate is tokenize, but the target has no usable tokenize endpoint \(.*HTTP 404.*\); expected a vLLM, SGLang or llama\.cpp server, or calibrate: probe$/);
-    await expect(findCounter('probe', { baseUrl: server.baseUrl, api: 'chat', model: 'm', headers: {}, timeoutMs: 2000 })).resolves.toMatchObject({ method: 'probe' });
+    await expect(run('{calibrate: tokenize}')).rejects.toThrow(
+      /^workload\.calibrate is tokenize, but the target has no usable tokenize endpoint \(.*HTTP 404.*\); expected a vLLM, SGLang or llama\.cpp server, or calibrate: probe$/,
+    );
+    await expect(
+      findCounter('probe', { baseUrl: server.baseUrl, api: 'chat', model: 'm', headers: {}, timeoutMs: 2000 }),
+    ).resolves.toMatchObject({ method: 'probe' });
   });
 
   test('calibrate: off sends no calibration request', async () => {
     server = await tokenizerServer('vllm');
     const r = await run('{calibrate: off, input_tokens: 64, output_tokens: 4}');
-    expect(r.workload.plan!.calibration).toMatchObject({ method: 'off', source: "assumed one token per word (the simulator's rule)", samples: 0 });
+    expect(r.workload.plan!.calibration).toMatchObject({
+      method: 'off',
+      source: "assumed one token per word (the simulator's rule)",
+      samples: 0,
+    });
     expect(server.requests).toBe(1 + r.requests.scheduled); // the readiness probe and the run
   });
 });

@@ -10,13 +10,24 @@ describe('jsonl', () => {
     const text = [
       line({ prompt: 'one two three', max_tokens: 20 }),
       '',
-      line({ messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'why is the sky blue' }] }),
+      line({
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'why is the sky blue' },
+        ],
+      }),
     ].join('\n');
     const d = parseDataset(text, 'd.jsonl', 'jsonl');
     expect(d.skipped).toBe(0);
     expect(d.entries).toEqual([
       { messages: [{ role: 'user', content: 'one two three' }], words: 3, maxTokens: 20 },
-      { messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'why is the sky blue' }], words: 7 },
+      {
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'why is the sky blue' },
+        ],
+        words: 7,
+      },
     ]);
   });
 
@@ -32,15 +43,24 @@ describe('jsonl', () => {
 
   const good = line({ prompt: 'fine' });
   test.each([
-    [[...Array(16).fill(good), line({ text: 'hi' })], 'data.jsonl:17: missing "prompt" or "messages"; expected {"prompt": "..."} or {"messages": [{"role": "user", "content": "..."}]}, optionally with "max_tokens"'],
+    [
+      [...Array(16).fill(good), line({ text: 'hi' })],
+      'data.jsonl:17: missing "prompt" or "messages"; expected {"prompt": "..."} or {"messages": [{"role": "user", "content": "..."}]}, optionally with "max_tokens"',
+    ],
     [[good, '{"prompt": "unterminated'], /^data\.jsonl:2: not valid JSON \(.+\); expected \{"prompt": "\.\.\."\} or/],
     [[good, '[1, 2]'], 'data.jsonl:2: not a JSON object; expected {"prompt": "..."} or'],
     [[line({ prompt: '  ' })], 'data.jsonl:1: "prompt" is empty; expected the prompt text'],
     [[line({ prompt: 'x', max_tokens: 0 })], 'data.jsonl:1: "max_tokens" is 0; expected a positive integer'],
     [[line({ prompt: 'x', max_tokens: '20' })], 'data.jsonl:1: "max_tokens" is "20"; expected a positive integer'],
     [[line({ messages: [] })], 'data.jsonl:1: "messages" is not a non-empty list; expected'],
-    [[line({ messages: [{ role: 'user' }] })], 'data.jsonl:1: messages[0] has no text "content"; expected {"role": "user", "content": "..."}'],
-    [[line({ messages: [{ role: 'tool', content: 'x' }] })], 'data.jsonl:1: messages[0].role is "tool"; expected system, user or assistant'],
+    [
+      [line({ messages: [{ role: 'user' }] })],
+      'data.jsonl:1: messages[0] has no text "content"; expected {"role": "user", "content": "..."}',
+    ],
+    [
+      [line({ messages: [{ role: 'tool', content: 'x' }] })],
+      'data.jsonl:1: messages[0].role is "tool"; expected system, user or assistant',
+    ],
     [[''], 'data.jsonl: holds no usable entry; expected at least one'],
   ] as [string[], string | RegExp][])('a bad line is one error naming file and line: %#', (lines, message) => {
     expect(() => parseDataset(lines.join('\n'), 'data.jsonl', 'jsonl')).toThrow(message);
@@ -51,7 +71,10 @@ describe('sharegpt', () => {
   const conv = (...turns: [string, string][]) => ({ conversations: turns.map(([from, value]) => ({ from, value })) });
 
   test('first human turn is the prompt, the reply sets the output length; JSON list or JSONL', () => {
-    const data = [conv(['human', 'a b c'], ['gpt', 'one two three four five']), conv(['system', 'sys'], ['user', 'x y'], ['assistant', 'z'])];
+    const data = [
+      conv(['human', 'a b c'], ['gpt', 'one two three four five']),
+      conv(['system', 'sys'], ['user', 'x y'], ['assistant', 'z']),
+    ];
     for (const text of [JSON.stringify(data), data.map(line).join('\n')]) {
       expect(parseDataset(text, 's.json', 'sharegpt').entries).toEqual([
         { messages: [{ role: 'user', content: 'a b c' }], words: 3, answerWords: 5 },
@@ -73,8 +96,14 @@ describe('sharegpt', () => {
   });
 
   test.each([
-    [JSON.stringify([conv(['human', 'q'], ['gpt', 'a']), { id: 3 }]), 's.json: entry 2: missing "conversations"; expected {"conversations": [{"from": "human", "value": "..."}, {"from": "gpt", "value": "..."}]}'],
-    [[line(conv(['human', 'q'], ['gpt', 'a'])), line({ conversations: [{ from: 'human', text: 'q' }] })].join('\n'), 's.json:2: conversations[0] is not {"from": "...", "value": "..."}; expected'],
+    [
+      JSON.stringify([conv(['human', 'q'], ['gpt', 'a']), { id: 3 }]),
+      's.json: entry 2: missing "conversations"; expected {"conversations": [{"from": "human", "value": "..."}, {"from": "gpt", "value": "..."}]}',
+    ],
+    [
+      [line(conv(['human', 'q'], ['gpt', 'a'])), line({ conversations: [{ from: 'human', text: 'q' }] })].join('\n'),
+      's.json:2: conversations[0] is not {"from": "...", "value": "..."}; expected',
+    ],
     ['[{"conversations": [}', /^s\.json: not valid JSON \(.+\); expected a JSON list, or one JSON object per line$/],
   ] as [string, string | RegExp][])('a bad entry is one error naming file and entry: %#', (text, message) => {
     expect(() => parseDataset(text, 's.json', 'sharegpt')).toThrow(message);

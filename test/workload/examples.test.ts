@@ -14,8 +14,14 @@ test.each(['chat.yml', 'rag.yml', 'dataset.yml'])('examples/%s is a valid spec w
 });
 
 test('the examples say what they promise: chat 800 ± 300 in / 150 out, RAG 4,000 in / 500 out', () => {
-  expect(loadSpec(example('chat.yml'), {}).spec.workload).toMatchObject({ input_tokens: { dist: 'lognormal', mean: 800, stddev: 300 }, output_tokens: { dist: 'fixed', value: 150 } });
-  expect(loadSpec(example('rag.yml'), {}).spec.workload).toMatchObject({ input_tokens: { dist: 'normal', mean: 4000 }, output_tokens: { dist: 'fixed', value: 500 } });
+  expect(loadSpec(example('chat.yml'), {}).spec.workload).toMatchObject({
+    input_tokens: { dist: 'lognormal', mean: 800, stddev: 300 },
+    output_tokens: { dist: 'fixed', value: 150 },
+  });
+  expect(loadSpec(example('rag.yml'), {}).spec.workload).toMatchObject({
+    input_tokens: { dist: 'normal', mean: 4000 },
+    output_tokens: { dist: 'fixed', value: 500 },
+  });
 });
 
 /**

@@ -104,7 +104,10 @@ describe('length distributions match their parameters', () => {
   });
 
   test('every sample is an integer ≥ 1', () => {
-    for (const d of [{ dist: 'normal', mean: 2, stddev: 10 }, { dist: 'lognormal', mean: 1.2, stddev: 3 }] as LengthSource[]) {
+    for (const d of [
+      { dist: 'normal', mean: 2, stddev: 10 },
+      { dist: 'lognormal', mean: 1.2, stddev: 3 },
+    ] as LengthSource[]) {
       for (const x of draw(d, 2000)) {
         expect(Number.isInteger(x)).toBe(true);
         expect(x).toBeGreaterThanOrEqual(1);
@@ -133,13 +136,19 @@ describe('length files', () => {
   });
 
   test('CSV or text: one length or length,count per line; header, comments and blank lines skipped', () => {
-    expect(parseLengthFile('# lengths\nlength,count\n16,3\n\n32\t1\n64 2  # trailing comment\n', 'h.csv')).toEqual({ values: [16, 32, 64], weights: [3, 1, 2] });
+    expect(parseLengthFile('# lengths\nlength,count\n16,3\n\n32\t1\n64 2  # trailing comment\n', 'h.csv')).toEqual({
+      values: [16, 32, 64],
+      weights: [3, 1, 2],
+    });
     expect(parseLengthFile('\uFEFF100\n200\n', 'plain.txt')).toEqual({ values: [100, 200], weights: [1, 1] });
   });
 
   test('the shipped example histogram parses', async () => {
     const { readFileSync } = await import('node:fs');
-    const h = parseLengthFile(readFileSync(new URL('../../examples/data/output-lengths.csv', import.meta.url), 'utf8'), 'output-lengths.csv');
+    const h = parseLengthFile(
+      readFileSync(new URL('../../examples/data/output-lengths.csv', import.meta.url), 'utf8'),
+      'output-lengths.csv',
+    );
     expect(h.values).toEqual([16, 32, 64, 128, 192, 256, 384, 512, 768, 1024]);
     expect(h.weights.reduce((a, b) => a + b, 0)).toBe(1000);
   });

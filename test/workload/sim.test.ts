@@ -6,7 +6,11 @@ import { openaiStream, startScriptedServer } from '../fixtures/scripted-server.j
 
 /** Short open-loop runs against the simulator (needs the bundle: node scripts/bundle.mjs). */
 const spec = (target: string, workload: string, load = 'rate: 10') =>
-  parseSpec(`target: ${target}\nworkload: ${workload}\nload: {${load}, arrival: constant, warmup: 0s, steady: 2s, cooldown: 0s}`, 'x.yml', {});
+  parseSpec(
+    `target: ${target}\nworkload: ${workload}\nload: {${load}, arrival: constant, warmup: 0s, steady: 2s, cooldown: 0s}`,
+    'x.yml',
+    {},
+  );
 const check = (r: Result) => r.validity.checks.find((c) => c.name === 'workload_delivered')!;
 
 describe('delivered input tokens match the request against the simulator', () => {
@@ -14,20 +18,25 @@ describe('delivered input tokens match the request against the simulator', () =>
     ['128', '128', 'rate: 10'],
     ['1,000', '{dist: normal, mean: 1000, stddev: 100}', 'rate: 5'],
     ['4,000', '4000', 'rate: 3'],
-  ])('%s tokens: within 5 %% of the requested mean, calibrated by the sim\'s /tokenize', async (_label, input, load) => {
+  ])("%s tokens: within 5 %% of the requested mean, calibrated by the sim's /tokenize", async (_label, input, load) => {
     const r = await runBenchmark({ resolved: spec('{url: sim}', `{seed: 2, input_tokens: ${input}, output_tokens: 4}`, load) });
     const { requested, delivered } = r.workload.input_tokens;
     expect(delivered!.count).toBe(r.requests.window.by_class.ok);
     expect(delivered!.count).toBeGreaterThanOrEqual(5);
     expect(Math.abs(delivered!.mean / requested!.mean - 1)).toBeLessThan(0.05);
     expect(r.workload.plan!.calibration).toMatchObject({ method: 'tokenize', tokens_per_word: 1, overhead_tokens: 0 });
-    expect(check(r)).toMatchObject({ ok: true, message: expect.stringMatching(/^input mean [\d.]+ tokens delivered vs [\d.]+ requested \([+-][\d.]+ %; needs within 5 %\); output mean 4\.0 tokens delivered vs 4\.0 requested/) });
+    expect(check(r)).toMatchObject({
+      ok: true,
+      message: expect.stringMatching(
+        /^input mean [\d.]+ tokens delivered vs [\d.]+ requested \([+-][\d.]+ %; needs within 5 %\); output mean 4\.0 tokens delivered vs 4\.0 requested/,
+      ),
+    });
     // The spec's own distribution is in the result beside what was sent.
     expect(Math.abs(r.workload.input_tokens.spec!.mean / Number(input.match(/\d+/)![0]) - 1)).toBeLessThan(0.01);
   });
 });
 
-describe('prefix groups against the simulator\'s prefix cache', () => {
+describe("prefix groups against the simulator's prefix cache", () => {
   let sim: SimHandle;
   beforeAll(async () => {
     sim = await launchSim({ seed: 1 });
@@ -73,21 +82,42 @@ describe('prefix groups against the simulator\'s prefix cache', () => {
 
 describe('output length control', () => {
   test('with output_control none the sim ends outputs early: the shortfall is reported, output is not judged', async () => {
-    const r = await runBenchmark({ resolved: spec('{url: sim, sim: {output_tokens: {dist: fixed, value: 20}}}', '{input_tokens: 16, output_tokens: 50, output_control: none}') });
+    const r = await runBenchmark({
+      resolved: spec(
+        '{url: sim, sim: {output_tokens: {dist: fixed, value: 20}}}',
+        '{input_tokens: 16, output_tokens: 50, output_control: none}',
+      ),
+    });
     expect(r.workload.output_tokens.shortfall).toEqual({ requests: r.requests.window.by_class.ok, mean_tokens: 30 });
-    expect(check(r)).toMatchObject({ ok: true, message: expect.stringContaining('output mean 20.0 tokens delivered vs 50.0 requested, not judged: output_control is none, so max_tokens is only a cap') });
+    expect(check(r)).toMatchObject({
+      ok: true,
+      message: expect.stringContaining(
+        'output mean 20.0 tokens delivered vs 50.0 requested, not judged: output_control is none, so max_tokens is only a cap',
+      ),
+    });
   });
 
   test('min_tokens forces the length on a server that honours it', async () => {
-    const r = await runBenchmark({ resolved: spec('{url: sim, sim: {output_tokens: {dist: fixed, value: 20}}}', '{input_tokens: 16, output_tokens: 50, output_control: min_tokens}') });
+    const r = await runBenchmark({
+      resolved: spec(
+        '{url: sim, sim: {output_tokens: {dist: fixed, value: 20}}}',
+        '{input_tokens: 16, output_tokens: 50, output_control: min_tokens}',
+      ),
+    });
     expect(r.workload.output_tokens.shortfall).toEqual({ requests: 0, mean_tokens: null });
     expect(check(r).ok).toBe(true);
   });
 
   test('a server that ignores ignore_eos fails workload_delivered, with the shortfall and the likely cause', async () => {
-    const server = await startScriptedServer((req) => (req.url.endsWith('/models') ? { status: 200, steps: [{ send: '{"data":[]}' }, { end: true }] } : openaiStream({ tokens: 12, promptTokens: 16 })));
+    const server = await startScriptedServer((req) =>
+      req.url.endsWith('/models')
+        ? { status: 200, steps: [{ send: '{"data":[]}' }, { end: true }] }
+        : openaiStream({ tokens: 12, promptTokens: 16 }),
+    );
     try {
-      const r = await runBenchmark({ resolved: spec(`{url: ${server.baseUrl}, model: m}`, '{input_tokens: 16, output_tokens: 50, calibrate: off}') });
+      const r = await runBenchmark({
+        resolved: spec(`{url: ${server.baseUrl}, model: m}`, '{input_tokens: 16, output_tokens: 50, calibrate: off}'),
+      });
       expect(r.workload.output_tokens.shortfall).toEqual({ requests: r.requests.window.by_class.ok, mean_tokens: 38 });
       const c = check(r);
       expect(c.ok).toBe(false);

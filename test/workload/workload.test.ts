@@ -11,14 +11,22 @@ import { createWorkload, loadWorkloadInputs, type WorkItem } from '../../src/wor
 import { tempSpec } from '../spec/helpers.js';
 
 const SALT = 123456;
-const inputsOf = (workload: string, target = 'target: {url: sim}') => loadWorkloadInputs(parseSpec(`${target}\nworkload: ${workload}`, 'x.yml', {}));
+const inputsOf = (workload: string, target = 'target: {url: sim}') =>
+  loadWorkloadInputs(parseSpec(`${target}\nworkload: ${workload}`, 'x.yml', {}));
 const generate = (workload: string, n: number, o: { calibration?: Calibration; salt?: number; target?: string } = {}): WorkItem[] => {
   const w = createWorkload(inputsOf(workload, o.target), o.calibration ?? uncalibrated(), o.salt ?? SALT);
   return Array.from({ length: n }, (_, i) => w.next(i));
 };
 const body = (item: WorkItem) => JSON.parse(item.body) as Record<string, unknown>;
 const userWords = (item: WorkItem) => countWords(item.messages.at(-1)!.content);
-const calibrated = (tokensPerWord: number, overhead: number, prefix = 0): Calibration => ({ ...uncalibrated(), method: 'tokenize', source: 'test', tokens_per_word: tokensPerWord, overhead_tokens: overhead, prefix_tokens: prefix });
+const calibrated = (tokensPerWord: number, overhead: number, prefix = 0): Calibration => ({
+  ...uncalibrated(),
+  method: 'tokenize',
+  source: 'test',
+  tokens_per_word: tokensPerWord,
+  overhead_tokens: overhead,
+  prefix_tokens: prefix,
+});
 
 const W = '{seed: 3, input_tokens: {dist: uniform, min: 5, max: 50}, output_tokens: {dist: normal, mean: 30, stddev: 5}}';
 
@@ -59,7 +67,13 @@ describe('synthetic prompts', () => {
 describe('request bodies', () => {
   test('chat: one user message; output_control ignore_eos (the default) sets ignore_eos', () => {
     const b = body(generate('{input_tokens: 8, output_tokens: 16}', 1)[0]!);
-    expect(b).toMatchObject({ model: 'loadgate-sim', max_tokens: 16, ignore_eos: true, stream: true, stream_options: { include_usage: true } });
+    expect(b).toMatchObject({
+      model: 'loadgate-sim',
+      max_tokens: 16,
+      ignore_eos: true,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(b.messages).toEqual([{ role: 'user', content: expect.any(String) }]);
     expect(b).not.toHaveProperty('min_tokens');
   });
@@ -86,7 +100,10 @@ describe('request bodies', () => {
   });
 
   test('completions: the messages as one prompt, one per line', () => {
-    const [item] = generate('{input_tokens: 50, prefix: {shared_tokens: 20}}', 1, { target: 'target: {url: sim, api: completions}', calibration: calibrated(1, 0, 20) });
+    const [item] = generate('{input_tokens: 50, prefix: {shared_tokens: 20}}', 1, {
+      target: 'target: {url: sim, api: completions}',
+      calibration: calibrated(1, 0, 20),
+    });
     const b = body(item!);
     expect(b.prompt).toBe(`${item!.messages[0]!.content}\n${item!.messages[1]!.content}`);
     expect(countWords(b.prompt as string)).toBe(50);
@@ -108,7 +125,9 @@ describe('prefix groups', () => {
   });
 
   test('requests of a group share its prefix; groups differ; the shared prompt comes first', () => {
-    const items = generate('{input_tokens: 200, prefix: {shared_tokens: 10}, prefix_groups: {groups: 4, tokens: 50, zipf_s: 1}}', 400, { calibration: calibrated(1, 0, 60) });
+    const items = generate('{input_tokens: 200, prefix: {shared_tokens: 10}, prefix_groups: {groups: 4, tokens: 50, zipf_s: 1}}', 400, {
+      calibration: calibrated(1, 0, 60),
+    });
     const systems = items.map((i) => i.messages[0]!.content);
     expect(new Set(systems).size).toBe(4);
     const shared = new Set(systems.map((s) => s.split(' ').slice(0, 10).join(' ')));
@@ -135,7 +154,11 @@ describe('prefix groups', () => {
 
 describe('the spec side of the result', () => {
   test('synthetic distributions are summarized from seeded draws', () => {
-    const { inputSpec, outputSpec, plan } = createWorkload(inputsOf('{input_tokens: {dist: lognormal, mean: 800, stddev: 300}, output_tokens: 150}'), uncalibrated(), SALT).describe();
+    const { inputSpec, outputSpec, plan } = createWorkload(
+      inputsOf('{input_tokens: {dist: lognormal, mean: 800, stddev: 300}, output_tokens: 150}'),
+      uncalibrated(),
+      SALT,
+    ).describe();
     expect(Math.abs(inputSpec!.mean / 800 - 1)).toBeLessThan(0.02);
     expect(inputSpec!.p50).toBeLessThan(inputSpec!.mean);
     expect(outputSpec).toMatchObject({ mean: 150, p50: 150, p99: 150 });
@@ -159,7 +182,11 @@ describe('datasets', () => {
       else expect([16, 32, 64, 128, 192, 256, 384, 512, 768, 1024]).toContain(item.maxTokens);
     }
     const { plan } = w.describe();
-    expect(plan).toMatchObject({ source: 'dataset', prefix: { mode: 'dataset', expected_cache_hit_ratio: 0 }, dataset: { entries: 37, used_entries: 37, skipped: 0, filtered_out: 0 } });
+    expect(plan).toMatchObject({
+      source: 'dataset',
+      prefix: { mode: 'dataset', expected_cache_hit_ratio: 0 },
+      dataset: { entries: 37, used_entries: 37, skipped: 0, filtered_out: 0 },
+    });
     expect(Object.keys(plan.files).sort()).toEqual(['data/chat-sample.jsonl', 'data/output-lengths.csv']);
     // A second pass reuses entries: an unbounded prefix cache would hold those prompts.
     for (let i = 0; i < entries.length; i++) w.next(i);
@@ -168,7 +195,14 @@ describe('datasets', () => {
 
   test('calibrated token estimates drive the filter and a ShareGPT reply length becomes max_tokens', () => {
     const dir = fileURLToPath(new URL('../../examples/', import.meta.url));
-    const inputs = loadWorkloadInputs({ ...parseSpec('target: {url: sim}\nworkload: {dataset: {path: data/sharegpt-sample.json, format: sharegpt, filter: {max_output_tokens: 150}}}', 'x.yml', {}), specDir: dir });
+    const inputs = loadWorkloadInputs({
+      ...parseSpec(
+        'target: {url: sim}\nworkload: {dataset: {path: data/sharegpt-sample.json, format: sharegpt, filter: {max_output_tokens: 150}}}',
+        'x.yml',
+        {},
+      ),
+      specDir: dir,
+    });
     const w = createWorkload(inputs, calibrated(1.3, 5), SALT);
     const kept = inputs.dataset!.entries.filter((e) => Math.round(1.3 * e.answerWords!) <= 150);
     const items = Array.from({ length: kept.length }, (_, i) => w.next(i));
@@ -183,7 +217,9 @@ describe('datasets', () => {
   test('file problems are one line naming the file', () => {
     const spec = tempSpec('target: {url: sim}\nworkload: {dataset: {path: d.jsonl, format: jsonl, filter: {min_input_tokens: 1000}}}');
     const resolved = loadSpec(spec, {});
-    expect(() => loadWorkloadInputs(resolved)).toThrow(`workload.dataset.path "d.jsonl" cannot be read (file not found at ${join(dirname(spec), 'd.jsonl')}); expected a path relative to the spec file`);
+    expect(() => loadWorkloadInputs(resolved)).toThrow(
+      `workload.dataset.path "d.jsonl" cannot be read (file not found at ${join(dirname(spec), 'd.jsonl')}); expected a path relative to the spec file`,
+    );
     writeFileSync(join(dirname(spec), 'd.jsonl'), `${JSON.stringify({ prompt: 'a short prompt' })}\n{"prompt": 3}\n`);
     expect(() => loadWorkloadInputs(resolved)).toThrow('d.jsonl:2: missing "prompt" or "messages"; expected');
     writeFileSync(join(dirname(spec), 'd.jsonl'), `${JSON.stringify({ prompt: 'a short prompt' })}\n`);
