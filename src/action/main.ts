@@ -43,7 +43,7 @@ export async function run(): Promise<void> {
     if (inputs.commentFrom) await commentFromHandoff(inputs, inputs.commentFrom, ctx, octokit);
     else await gate(inputs, ctx, octokit);
   } catch (err) {
-    const message = ((err as Error).message ?? String(err)).split('\n')[0]!;
+    const message = ((err as Error).message ?? String(err)).split('\n')[0];
     core.setOutput('verdict', 'error');
     await writeJobSummary(errorMarkdown(message)).catch(() => undefined);
     core.setFailed(message);

@@ -27,7 +27,7 @@ export function reportParts(
   const [heading, ...rest] = renderMarkdown(report, baseline, current).split('\n');
   const source = `**Baseline used**: ${md(note.text)}${note.url ? ` ([run](${linkTarget(note.url)}))` : ''}  `;
   const [head, ...details] = [heading, '', source, ...rest].join('\n').split(/\n(?=#### )/);
-  return { head: head!.trimEnd(), details: [...details.map((d) => d.trimEnd()), delivered(current), facts(current, specPath)] };
+  return { head: head.trimEnd(), details: [...details.map((d) => d.trimEnd()), delivered(current), facts(current, specPath)] };
 }
 
 /** A URL safe inside a markdown link's parentheses. */

@@ -6,5 +6,5 @@ export class UsageError extends Error {}
 
 export function oneLine(e: unknown): string {
   const msg = e instanceof Error ? e.message : String(e);
-  return msg.split('\n')[0]!;
+  return msg.split('\n')[0];
 }

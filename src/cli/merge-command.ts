@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadResult } from '../result/load.js';
-import { mergeResults, type MergeMode } from '../result/merge.js';
+import { mergeResults } from '../result/merge.js';
 import { writeFileAtomic } from '../result/write.js';
 import { EXIT, UsageError } from './errors.js';
 
@@ -39,7 +39,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   if (!values.out) throw new UsageError('loadgate merge needs --out FILE for the merged result');
   if (values.mode !== 'replicates' && values.mode !== 'shards')
     throw new UsageError(`--mode "${values.mode}" is not known; expected replicates or shards`);
-  const merged = mergeResults(positionals.map(loadResult), { mode: values.mode as MergeMode, force: values.force, names: positionals });
+  const merged = mergeResults(positionals.map(loadResult), { mode: values.mode, force: values.force, names: positionals });
   writeFileAtomic(values.out, `${JSON.stringify(merged, null, 2)}\n`);
   const w = merged.requests.window;
   process.stdout.write(

@@ -36,7 +36,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 1) throw new UsageError('loadgate report takes exactly one result file; see loadgate report --help');
   if (!values.html && !values.markdown) throw new UsageError('loadgate report needs --html FILE and/or --markdown FILE to write');
-  const current = loadResult(positionals[0]!);
+  const current = loadResult(positionals[0]);
   const baseline = values.baseline === undefined ? null : loadResult(values.baseline);
   const report = compare(baseline, current, gateFor(values.spec, current));
   const written = writeReports(report, baseline, current, values);

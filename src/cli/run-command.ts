@@ -92,11 +92,11 @@ export async function runCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--format "${values.format}" is not known; expected loadgate or vllm`);
   if (values.mode !== undefined && values.mode !== 'open' && values.mode !== 'closed')
     throw new UsageError(`--mode "${values.mode}" is not known; expected open or closed`);
-  const overridden = applyOverrides(loadSpec(positionals[0]!), {
+  const overridden = applyOverrides(loadSpec(positionals[0]), {
     targetUrl: values['target-url'],
     rate: values.rate,
     concurrency: values.concurrency,
-    mode: values.mode as 'open' | 'closed' | undefined,
+    mode: values.mode,
     steady: values.duration,
     warmup: values.warmup,
   });
@@ -140,7 +140,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       );
     else {
       ({ current: result, baseline } = await runInterleaved({ ...run, baselineUrl: values['baseline-url'] }));
-      const baselineOut = values['baseline-out'] ?? values.out!.replace(/(\.json)?$/, '.baseline.json');
+      const baselineOut = values['baseline-out'] ?? values.out.replace(/(\.json)?$/, '.baseline.json');
       writeFileAtomic(baselineOut, `${JSON.stringify(baseline, null, 2)}\n`);
       process.stderr.write(`A/B baseline side written to ${baselineOut}\n`);
     }
@@ -151,7 +151,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       process.stderr.write(`no baseline at ${values.baseline}: judged on SLO rules alone, and recorded this run there as the baseline\n`);
     }
     const doc = values.format === 'vllm' ? toVllmFormat(result) : result;
-    writeFileAtomic(values.out!, `${JSON.stringify(doc, null, 2)}\n`);
+    writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}\n`);
     if (values.json) process.stdout.write(`${JSON.stringify({ ...result, verdict: gate })}\n`);
     else process.stdout.write(`${renderConsoleReport(result, gate)}\nResult written to ${values.out}\n`);
     return EXIT[gate.verdict];

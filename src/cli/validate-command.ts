@@ -19,7 +19,7 @@ export async function validateCommand(argv: string[]): Promise<number> {
     return EXIT.pass;
   }
   if (positionals.length !== 1) throw new UsageError('loadgate validate takes exactly one spec file; see loadgate validate --help');
-  const r = loadSpec(positionals[0]!);
+  const r = loadSpec(positionals[0]);
   loadWorkloadInputs(r); // datasets and length files are checked too, with file and line
 
   if (values.json) process.stdout.write(`${JSON.stringify({ spec: r.spec, hash: r.hash }, null, 2)}\n`);

@@ -91,7 +91,7 @@ function skipWs(): void {
   const buf = b;
   let i = p;
   while (i < end) {
-    const c = buf[i]!;
+    const c = buf[i];
     if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
     i++;
   }
@@ -106,7 +106,7 @@ function fail(s: ScanStatus): false {
 /** Scans the value at p in context `ctx`; false once status is not OK. */
 function value(ctx: number, depth: number): boolean {
   if (p >= end) return fail(MALFORMED);
-  const c = b[p]!;
+  const c = b[p];
   if (c === 0x7b) return object(ctx, depth + 1);
   if (c === 0x5b /* [ */) return array(ctx, depth + 1);
   if (c === QUOTE) return string();
@@ -132,7 +132,7 @@ function string(): boolean {
   strStart = i;
   strEscaped = false;
   for (; i < stop; i++) {
-    const c = buf[i]!;
+    const c = buf[i];
     if (c === QUOTE) {
       strEnd = i;
       p = i + 1;
@@ -142,10 +142,10 @@ function string(): boolean {
     if (c === BACKSLASH) {
       strEscaped = true;
       if (++i >= stop) return fail(MALFORMED);
-      const e = buf[i]!;
+      const e = buf[i];
       if (e === 0x75 /* u */) {
         if (stop - i < 5) return fail(MALFORMED);
-        for (let k = 1; k <= 4; k++) if (!isHex(buf[i + k]!)) return fail(MALFORMED);
+        for (let k = 1; k <= 4; k++) if (!isHex(buf[i + k])) return fail(MALFORMED);
         i += 4;
       } else if (e !== QUOTE && e !== BACKSLASH && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74) {
         return fail(MALFORMED);
@@ -173,8 +173,8 @@ function number(): boolean {
     p++;
     digits = 1;
   } else {
-    while (p < end && b[p]! >= 0x30 && b[p]! <= 0x39) {
-      n = n * 10 + (b[p]! - 0x30);
+    while (p < end && b[p] >= 0x30 && b[p] <= 0x39) {
+      n = n * 10 + (b[p] - 0x30);
       p++;
       digits++;
     }
@@ -198,7 +198,7 @@ function number(): boolean {
 
 function digitsFollow(): boolean {
   const start = p;
-  while (p < end && b[p]! >= 0x30 && b[p]! <= 0x39) p++;
+  while (p < end && b[p] >= 0x30 && b[p] <= 0x39) p++;
   return p > start;
 }
 
@@ -339,7 +339,7 @@ function member(ctx: number, key: number, depth: number): boolean {
     return true;
   }
   // USAGE
-  const isNumber = b[p] === 0x2d || (b[p]! >= 0x30 && b[p]! <= 0x39);
+  const isNumber = b[p] === 0x2d || (b[p] >= 0x30 && b[p] <= 0x39);
   if (!value(OTHER, depth)) return false;
   if (!isNumber) return true;
   if (Number.isNaN(intValue)) return fail(UNUSUAL);

@@ -69,8 +69,8 @@ export function dispatchOpenLoop(o: OpenLoopOptions): DispatchHandle {
       margin = Math.min(MAX_MARGIN_MS, Math.max(MIN_MARGIN_MS, margin * MARGIN_DECAY, t - wakeAt + MIN_MARGIN_MS));
       wakeAt = NaN;
     }
-    while (i < schedule.length && runStart + schedule[i]! <= t) {
-      fire(i, runStart + schedule[i]!);
+    while (i < schedule.length && runStart + schedule[i] <= t) {
+      fire(i, runStart + schedule[i]);
       i++;
       t = now();
     }
@@ -78,7 +78,7 @@ export function dispatchOpenLoop(o: OpenLoopOptions): DispatchHandle {
       resolve(i);
       return;
     }
-    const wait = runStart + schedule[i]! - t;
+    const wait = runStart + schedule[i] - t;
     if (wait > margin) {
       const sleep = Math.max(1, Math.floor(wait - margin));
       wakeAt = t + sleep;

@@ -34,7 +34,7 @@ export function bucketsOf(h: Histogram, unit = 1000): Buckets {
   }
   const cum = new Float64Array(counts.length);
   counts.reduce((acc, c, i) => (cum[i] = acc + c), 0);
-  return { values: Float64Array.from(values), counts: Float64Array.from(counts), cum, n: cum.length > 0 ? cum[cum.length - 1]! : 0 };
+  return { values: Float64Array.from(values), counts: Float64Array.from(counts), cum, n: cum.length > 0 ? cum[cum.length - 1] : 0 };
 }
 
 /** Rank of percentile p among n samples, as HdrHistogram counts it: ⌈p/100 · n⌉, at least 1. */
@@ -48,10 +48,10 @@ export function valueAtRank(b: Buckets, rank: number): number {
   let hi = b.cum.length - 1;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (b.cum[mid]! >= rank) hi = mid;
+    if (b.cum[mid] >= rank) hi = mid;
     else lo = mid + 1;
   }
-  return b.values[lo]!;
+  return b.values[lo];
 }
 
 export const percentileOf = (b: Buckets, p: number) => valueAtRank(b, rankOfPercentile(b.n, p));
@@ -61,8 +61,8 @@ export function moments(b: Buckets): { sum: number; sumSq: number } {
   let sum = 0;
   let sumSq = 0;
   for (let i = 0; i < b.values.length; i++) {
-    sum += b.counts[i]! * b.values[i]!;
-    sumSq += b.counts[i]! * b.values[i]! * b.values[i]!;
+    sum += b.counts[i] * b.values[i];
+    sumSq += b.counts[i] * b.values[i] * b.values[i];
   }
   return { sum, sumSq };
 }

@@ -2,7 +2,7 @@ import type { Result } from '../result/types.js';
 import { comparabilityChecks } from './comparability.js';
 import { judgeErrorRateIncrease, judgeLatencyIncrease, judgeThroughputDecrease } from './regression.js';
 import { judgeContext, sortedLatencyKeys } from './rules.js';
-import { THROUGHPUT_KEYS, type GateSpec, type LatencyKey } from './rules-schema.js';
+import { THROUGHPUT_KEYS, type GateSpec } from './rules-schema.js';
 import { judgeLatencyLimit, judgeRateLimits } from './slo.js';
 import type { CheckOutcome, GateReport, RuleOutcome } from './types.js';
 import { decideVerdict } from './verdict.js';
@@ -41,7 +41,7 @@ export function compare(baseline: Result | null, current: Result, gate: GateSpec
   }
   const latencyLimits = Object.keys(gate.slo).filter((k) => !['http_5xx_rate', 'http_429_rate', 'goodput_fraction'].includes(k));
   for (const key of sortedLatencyKeys(latencyLimits)) {
-    const rule = gate.slo[key as LatencyKey]!;
+    const rule = gate.slo[key]!;
     if (rule.enabled && rule.max_ms !== undefined)
       rules.push(judgeLatencyLimit(key, { ...rule, max_ms: rule.max_ms }, baseline, current, ctx));
   }

@@ -204,7 +204,7 @@ export function resolveGate(raw: unknown, slo?: { ttft_ms: number }): GateSpec {
   // A JSON round trip, not structuredClone: YAML aliases share objects, and defaults must fill each copy alone.
   const doc = { gate: JSON.parse(JSON.stringify(raw ?? {})) as unknown };
   if (!validateGate(doc)) {
-    const e = validateGate.errors![0]!;
+    const e = validateGate.errors![0];
     throw new Error(`${e.instancePath.slice(1).replace(/\//g, '.')}: ${e.message}`);
   }
   const { gate } = doc;

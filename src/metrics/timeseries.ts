@@ -34,15 +34,15 @@ export class TimeSeries {
   }
 
   recordSent(t: number): void {
-    this.sent[this.bucket(this.sent, t)]!++;
+    this.sent[this.bucket(this.sent, t)]++;
   }
 
   recordFinished(t: number, ok: boolean, outputTokens: number): void {
     if (ok) {
-      this.ok[this.bucket(this.ok, t)]!++;
-      this.outputTokens[this.bucket(this.outputTokens, t)]! += outputTokens;
+      this.ok[this.bucket(this.ok, t)]++;
+      this.outputTokens[this.bucket(this.outputTokens, t)] += outputTokens;
     } else {
-      this.errors[this.bucket(this.errors, t)]!++;
+      this.errors[this.bucket(this.errors, t)]++;
     }
   }
 }
@@ -50,6 +50,6 @@ export class TimeSeries {
 /** Sums each run of `factor` consecutive counts: the same series at a `factor` times coarser interval. */
 export function coarsenCounts(counts: readonly number[], factor: number): number[] {
   const out: number[] = [];
-  for (let i = 0; i < counts.length; i++) out[Math.floor(i / factor)] = (out[Math.floor(i / factor)] ?? 0) + counts[i]!;
+  for (let i = 0; i < counts.length; i++) out[Math.floor(i / factor)] = (out[Math.floor(i / factor)] ?? 0) + counts[i];
   return out;
 }

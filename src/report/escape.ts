@@ -8,7 +8,7 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
 
 /** Text for HTML or SVG element content and attribute values. */
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  return s.replace(/[&<>"']/g, (c) => ENTITIES[c]);
 }
 
 /**
@@ -19,7 +19,7 @@ export function escapeHtml(s: string): string {
 export function escapeMarkdown(s: string): string {
   return s
     .replace(/\s+/g, ' ')
-    .replace(/[&<>]/g, (c) => ENTITIES[c]!)
+    .replace(/[&<>]/g, (c) => ENTITIES[c])
     .replace(/[\\`*_[\]|~]/g, '\\$&')
     .replace(/[@#]/g, '$&\u200b');
 }

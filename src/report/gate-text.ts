@@ -10,7 +10,7 @@ export function renderGateText(report: GateReport): string {
   const width = Object.fromEntries(cols.map((c) => [c, Math.max(...table.map((r) => r[c].length))]));
   const line = (r: (typeof table)[number]) =>
     cols
-      .map((c) => (c === 'baseline' || c === 'current' ? r[c].padStart(width[c]!) : r[c].padEnd(width[c]!)))
+      .map((c) => (c === 'baseline' || c === 'current' ? r[c].padStart(width[c]) : r[c].padEnd(width[c])))
       .join('  ')
       .trimEnd();
   return [

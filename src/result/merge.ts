@@ -233,11 +233,11 @@ function mergeMismatches(results: Result[], names: string[]): string[] {
   const out: string[] = [];
   results.slice(1).forEach((r, j) => {
     const name = names[j + 1];
-    if (r.target.model !== first!.target.model)
-      out.push(`${name}: its model ${JSON.stringify(r.target.model)} differs from ${names[0]}'s ${JSON.stringify(first!.target.model)}`);
-    else if (r.spec_hash !== first!.spec_hash)
+    if (r.target.model !== first.target.model)
+      out.push(`${name}: its model ${JSON.stringify(r.target.model)} differs from ${names[0]}'s ${JSON.stringify(first.target.model)}`);
+    else if (r.spec_hash !== first.spec_hash)
       out.push(
-        `${name}: its spec hash ${r.spec_hash.slice(0, 12)} differs from ${names[0]}'s ${first!.spec_hash.slice(0, 12)} (a different benchmark)`,
+        `${name}: its spec hash ${r.spec_hash.slice(0, 12)} differs from ${names[0]}'s ${first.spec_hash.slice(0, 12)} (a different benchmark)`,
       );
   });
   return out;
@@ -253,7 +253,7 @@ function mergeHistograms(results: Result[]): Record<string, Histogram> {
 
 /** The spec of the whole sharded run: each shard ran at rate/N (or concurrency/N), the whole at their sum. */
 function shardedSpec(results: Result[]): Result['spec'] {
-  const spec = structuredClone(results[0]!.spec);
+  const spec = structuredClone(results[0].spec);
   if (spec.load.mode === 'open') spec.load.rate = Math.round(results.reduce((a, r) => a + r.spec.load.rate, 0) * 1e6) / 1e6;
   else spec.load.concurrency = results.reduce((a, r) => a + r.spec.load.concurrency, 0);
   return spec;
@@ -279,7 +279,7 @@ function busiest(cpus: (WindowCpu | null)[]): WindowCpu | null {
 function mergeTokenSource(sources: Result['workload']['token_source'][]): Result['workload']['token_source'] {
   const measured = new Set(sources.filter((s) => s !== 'none'));
   if (measured.size === 0) return 'none';
-  return measured.size === 1 ? [...measured][0]! : 'mixed';
+  return measured.size === 1 ? [...measured][0] : 'mixed';
 }
 
 /**
@@ -294,7 +294,7 @@ function mergeTimeseries(results: Result[], shards: boolean): Result['timeseries
     const series = results.map((r) => coarsenCounts(pick(r), interval / r.timeseries.interval_s));
     const length = Math.max(0, ...series.map((a) => a.length));
     return Array.from({ length }, (_, i) => {
-      const values = series.filter((a) => i < a.length).map((a) => a[i]!);
+      const values = series.filter((a) => i < a.length).map((a) => a[i]);
       const total = values.reduce((a, b) => a + b, 0);
       return shards ? total : r3(total / values.length);
     });

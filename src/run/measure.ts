@@ -99,7 +99,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
       durationMs: totalMs,
     });
     planned = schedule.length;
-    const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]!) });
+    const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]) });
     stop = h.stop;
     dispatched = h.done;
     spinMs = h.spinMs;

@@ -25,6 +25,6 @@ export async function runReplicated(o: RunOptions, replicates: number, onReplica
     onReplicate?.(i);
     results.push(await runBenchmark({ ...o, resolved: replicateSpec(o.resolved, i) }));
   }
-  if (results.length === 1) return results[0]!;
+  if (results.length === 1) return results[0];
   return mergeResults(results, { mode: 'replicates' });
 }

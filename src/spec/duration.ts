@@ -9,6 +9,6 @@ export function parseDuration(s: string): number {
     throw new Error(`${JSON.stringify(s)} is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s`);
   }
   let ms = 0;
-  for (const [, amount, unit] of s.matchAll(PART)) ms += Number(amount) * UNIT_MS[unit!]!;
+  for (const [, amount, unit] of s.matchAll(PART)) ms += Number(amount) * UNIT_MS[unit];
   return ms;
 }

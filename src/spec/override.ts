@@ -36,7 +36,7 @@ export function applyOverrides(r: ResolvedSpec, o: Overrides): ResolvedSpec {
   const data = structuredClone(r.spec) as unknown as Record<string, Record<string, unknown>>;
   for (const [name, value] of Object.entries(o)) {
     const field = FIELDS[name as keyof Overrides];
-    if (field && value !== undefined) data[field.section]![field.key] = field.numeric ? numeric(value) : value;
+    if (field && value !== undefined) data[field.section][field.key] = field.numeric ? numeric(value) : value;
   }
   let resolved: Omit<ResolvedSpec, 'apiKey' | 'headers'>;
   try {

@@ -170,7 +170,7 @@ function meanLength(d: LengthDist): number | undefined {
   if (d.dist === 'empirical') {
     if (!('values' in d)) return undefined;
     const weights = d.weights ?? d.values.map(() => 1);
-    return d.values.reduce((a, v, i) => a + v * weights[i]!, 0) / weights.reduce((a, b) => a + b, 0);
+    return d.values.reduce((a, v, i) => a + v * weights[i], 0) / weights.reduce((a, b) => a + b, 0);
   }
   return d.mean;
 }

@@ -97,7 +97,7 @@ export async function calibrateSynthetic(
     counter,
     PREFIX_SIZES.map((w) => prefixed(w, fit.slope)),
   );
-  const prefixTokens = mean(withPrefix.map((p, i) => p.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]!));
+  const prefixTokens = mean(withPrefix.map((p, i) => p.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]));
   return result(counter, fit, points.length + withPrefix.length, prefixTokens);
 }
 

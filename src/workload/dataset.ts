@@ -66,7 +66,7 @@ function* records(text: string, name: string, expected: string): Generator<{ whe
   }
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
+    const line = lines[i].trim();
     if (line === '') continue;
     const where = `${name}:${i + 1}`;
     try {
@@ -144,10 +144,10 @@ export function entryPicker(n: number, sample: DatasetSpec['sample'], rng: Rng):
     if (next === n) {
       for (let i = n - 1; i > 0; i--) {
         const j = Math.floor(rng.next() * (i + 1));
-        [order[i], order[j]] = [order[j]!, order[i]!];
+        [order[i], order[j]] = [order[j], order[i]];
       }
       next = 0;
     }
-    return order[next++]!;
+    return order[next++];
   };
 }

@@ -59,10 +59,10 @@ function empiricalSampler(values: number[], weights?: number[]): LengthSampler {
     let hi = cumulative.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (cumulative[mid]! > u) hi = mid;
+      if (cumulative[mid] > u) hi = mid;
       else lo = mid + 1;
     }
-    return values[lo]!;
+    return values[lo];
   };
 }
 

@@ -31,7 +31,7 @@ export function zipfSampler(groups: number, s: number): (rng: Rng) => number {
     let hi = groups - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (cumulative[mid]! > u) hi = mid;
+      if (cumulative[mid] > u) hi = mid;
       else lo = mid + 1;
     }
     return lo;

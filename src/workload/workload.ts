@@ -107,7 +107,7 @@ async function calibrate(inputs: WorkloadInputs, target: CalibrationTarget, salt
     if (inputs.dataset) {
       const entries = inputs.dataset.entries;
       const pick = entryPicker(entries.length, 'without_replacement', createRng(deriveSeed(w.seed, 'calibration_sample')));
-      const sample = Array.from({ length: Math.min(CALIBRATION_ENTRIES, entries.length) }, () => entries[pick()]!.messages);
+      const sample = Array.from({ length: Math.min(CALIBRATION_ENTRIES, entries.length) }, () => entries[pick()].messages);
       return await calibrateDataset(counter, plain, sample);
     }
     if (!w.prefix && !w.prefix_groups) return await calibrateSynthetic(counter, plain);
@@ -216,7 +216,7 @@ function datasetWorkload(inputs: WorkloadInputs, d: Dataset, calibration: Calibr
   return {
     next() {
       const k = pick();
-      const e = entries[k]!;
+      const e = entries[k];
       const maxTokens = e.outputTokens ?? output(outputRng);
       if (used.has(k)) cache.cacheable += e.inputTokens;
       used.add(k);
@@ -286,7 +286,7 @@ function requestBody(spec: Spec, messages: Message[], maxTokens: number): string
     ignoreEos: control === 'ignore_eos',
     ...(control === 'min_tokens' ? { minTokens: maxTokens } : {}),
   };
-  const single = messages.length === 1 && messages[0]!.role === 'user';
+  const single = messages.length === 1 && messages[0].role === 'user';
   if (spec.target.api === 'completions' || single) return buildRequestBody({ ...options, prompt: promptText(messages) });
   return JSON.stringify({ ...JSON.parse(buildRequestBody({ ...options, prompt: '' })), messages });
 }

@@ -109,7 +109,7 @@ export async function runAction(o: RunOptions): Promise<ActionRun> {
 function parseOutputs(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   const re = /^([^<\n]+)<<(\S+)\n([\s\S]*?)\n\2$/gm;
-  for (const m of text.matchAll(re)) out[m[1]!] = m[3]!;
+  for (const m of text.matchAll(re)) out[m[1]] = m[3]!;
   return out;
 }
 

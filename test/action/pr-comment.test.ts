@@ -32,7 +32,7 @@ beforeAll(async () => {
   workspace = workspaceWith(simSpec({ extraTarget: '  api_key_env: LOADGATE_TEST_KEY\n' }));
   first = await runAction({ workspace, apiUrl: github.url, event: pullRequestEvent(PR), inputs: { spec: 'bench.yml', 'api-key': KEY } });
   handoff = join(workspace, 'handoff-pr7.json');
-  copyFileSync(first.outputs['comment-file']!, handoff);
+  copyFileSync(first.outputs['comment-file'], handoff);
 });
 
 afterAll(() => github.close());
@@ -51,9 +51,9 @@ test('the outputs hold the verdict and the figures', () => {
   expect(o['http-5xx-rate']).toBe('0');
   expect(Number(o['goodput-fraction'])).toBe(1);
   expect(o['result-path']).toBe(join(workspace, 'loadgate-result.json'));
-  expect(JSON.parse(readFileSync(o['result-path']!, 'utf8')).spec.name).toBe('action-test');
-  expect(readFileSync(o['report-path']!, 'utf8')).toContain('loadgate: INCONCLUSIVE');
-  expect(readFileSync(o['html-report-path']!, 'utf8')).toMatch(/^<!doctype html>/i);
+  expect(JSON.parse(readFileSync(o['result-path'], 'utf8')).spec.name).toBe('action-test');
+  expect(readFileSync(o['report-path'], 'utf8')).toContain('loadgate: INCONCLUSIVE');
+  expect(readFileSync(o['html-report-path'], 'utf8')).toMatch(/^<!doctype html>/i);
   expect(o['comment-url']).toMatch(new RegExp(`^https://github.com/${OWNER_REPO}/pull/${PR}#issuecomment-\\d+$`));
 });
 
@@ -72,7 +72,7 @@ test('a first run creates one comment, found again across pages and updated by t
   expect(posts()).toHaveLength(1);
   const created = loadgateComments(github.comments.get(PR)!.filter((c) => c.user.login === 'github-actions[bot]'));
   expect(created).toHaveLength(1);
-  expect(created[0]!.body.startsWith('<!-- loadgate:bench.yml verdict=inconclusive -->')).toBe(true);
+  expect(created[0].body.startsWith('<!-- loadgate:bench.yml verdict=inconclusive -->')).toBe(true);
   expect(github.requests.filter((r) => r.path.includes(`/issues/${PR}/comments?`)).every((r) => r.authorization === `token ${TOKEN}`)).toBe(
     true,
   );
@@ -86,15 +86,15 @@ test('a first run creates one comment, found again across pages and updated by t
   expect(second.code).toBe(0);
   expect(posts()).toHaveLength(1);
   expect(patches()).toHaveLength(1);
-  expect(patches()[0]!.path).toBe(`/repos/${OWNER_REPO}/issues/comments/${created[0]!.id}`);
+  expect(patches()[0].path).toBe(`/repos/${OWNER_REPO}/issues/comments/${created[0].id}`);
   expect(github.requests.some((r) => r.path.includes('page=2'))).toBe(true);
   expect(github.comments.get(PR)!.filter((c) => c.user.login === 'github-actions[bot]')).toHaveLength(1);
-  expect(github.comments.get(PR)![3]!.body).toContain('by a person'); // the quoting comment is left alone
+  expect(github.comments.get(PR)![3].body).toContain('by a person'); // the quoting comment is left alone
   expect(second.outputs['comment-url']).toBe(first.outputs['comment-url']);
 });
 
 test('the API key appears in no output, summary, file, comment or log line', () => {
-  const files = [...['result-path', 'report-path', 'html-report-path'].map((o) => first.outputs[o]!), handoff].map((f) =>
+  const files = [...['result-path', 'report-path', 'html-report-path'].map((o) => first.outputs[o]), handoff].map((f) =>
     readFileSync(f, 'utf8'),
   );
   const sent = github.requests.map((r) => `${r.path} ${r.authorization ?? ''} ${r.body}`);

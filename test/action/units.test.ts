@@ -55,8 +55,8 @@ describe('zip reader', () => {
     );
     const entries = readZip(zip);
     expect(entries.map((e) => e.name)).toEqual(['results/loadgate-result.json', 'notes.txt']);
-    expect(JSON.parse(entries[0]!.read().toString())).toEqual({ streamed: true, text: 'abc'.repeat(50) });
-    expect(entries[1]!.read().toString()).toBe('stored?');
+    expect(JSON.parse(entries[0].read().toString())).toEqual({ streamed: true, text: 'abc'.repeat(50) });
+    expect(entries[1].read().toString()).toBe('stored?');
   });
 
   (hasTool('zip') ? test : test.skip)('reads what the zip command writes', () => {
@@ -64,7 +64,7 @@ describe('zip reader', () => {
     writeFileSync(join(dir, 'loadgate-result.json'), text);
     execFileSync('zip', ['-q', '-9', 'out.zip', 'loadgate-result.json'], { cwd: dir });
     const [entry] = readZip(readFileSync(join(dir, 'out.zip')));
-    expect(entry!.read().toString()).toBe(text);
+    expect(entry.read().toString()).toBe(text);
   });
 
   (hasTool('unzip') ? test : test.skip)('the test writer makes zips that unzip accepts', () => {
@@ -84,8 +84,8 @@ describe('zip reader', () => {
     expect(() => readZip(Buffer.from('not a zip at all, just some text'))).toThrow('not a zip file (no end of central directory record)');
     expect(() => readZip(good.subarray(40))).toThrow(/truncated or corrupt|corrupt/);
     const flipped = Buffer.from(good);
-    flipped[45] = flipped[45]! ^ 0xff; // inside the deflated data
-    expect(() => readZip(flipped)[0]!.read()).toThrow(/a\.json (cannot be inflated|is corrupt)/);
+    flipped[45] = flipped[45] ^ 0xff; // inside the deflated data
+    expect(() => readZip(flipped)[0].read()).toThrow(/a\.json (cannot be inflated|is corrupt)/);
     const bomb = writeZip([{ name: 'big.json', data: Buffer.alloc(4096) }]);
     expect(() => readZip(bomb, 1024)).toThrow('zip entry big.json is 4096 bytes; expected at most 1024');
   });

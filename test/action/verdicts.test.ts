@@ -160,7 +160,7 @@ describe('baselines', () => {
     expect(run.summary).toContain('**Baseline**: model');
     const storage = github.requests.filter((r) => r.path.startsWith('/_storage/'));
     expect(storage.map((r) => r.path)).toEqual(['/_storage/9001?sig=signed']);
-    expect(storage[0]!.authorization).toBeUndefined(); // the token stays with the API
+    expect(storage[0].authorization).toBeUndefined(); // the token stays with the API
     expect(
       github.requests.some(
         (r) => r.path.includes('/actions/workflows/bench.yml/runs?') && r.path.includes('branch=main') && r.path.includes('status=success'),
@@ -182,7 +182,7 @@ describe('baselines', () => {
 test('replicates run one after another and are merged', async () => {
   const run = await pr({ replicates: '2' });
   expect(run.code).toBe(0);
-  const result = JSON.parse(readFileSync(run.outputs['result-path']!, 'utf8'));
+  const result = JSON.parse(readFileSync(run.outputs['result-path'], 'utf8'));
   expect(result.merge).toMatchObject({ mode: 'replicates', merged_from: 2 });
   expect(result.requests.window.scheduled).toBeGreaterThanOrEqual(76); // two windows of 2 s at 20/s
   expect(run.stdout).toMatch(/^replicate 2\/2: running action-test/m);
@@ -296,5 +296,5 @@ const node = node24();
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   expect(run.outputs.verdict).toBe('inconclusive');
-  expect(JSON.parse(readFileSync(run.outputs['result-path']!, 'utf8')).environment.node).toMatch(/^v24\./);
+  expect(JSON.parse(readFileSync(run.outputs['result-path'], 'utf8')).environment.node).toMatch(/^v24\./);
 });

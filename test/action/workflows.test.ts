@@ -56,7 +56,7 @@ const workflows = files.flatMap((file) => {
 });
 
 describe.each(workflows)('%s', (_, text) => {
-  const wf = parse(text!) as Workflow;
+  const wf = parse(text) as Workflow;
 
   test('is a workflow: triggers and jobs whose steps each run or use something', () => {
     expect(wf.on).toBeDefined();
@@ -76,8 +76,8 @@ describe.each(workflows)('%s', (_, text) => {
       expect(Boolean(step.with?.spec || step.with?.['comment-from'] || step.with?.result)).toBe(true);
     }
     const ids = new Set(mine.map((s) => s.id).filter(Boolean));
-    for (const [, id, output] of text!.matchAll(/steps\.([\w-]+)\.outputs\.([\w-]+)/g)) {
-      if (ids.has(id)) expect([output, output! in actionYml.outputs]).toEqual([output, true]);
+    for (const [, id, output] of text.matchAll(/steps\.([\w-]+)\.outputs\.([\w-]+)/g)) {
+      if (ids.has(id)) expect([output, output in actionYml.outputs]).toEqual([output, true]);
     }
   });
 

@@ -15,7 +15,7 @@ function ks(samples: number[], cdf: (x: number) => number): number {
 
 function gaps(schedule: Float64Array): number[] {
   const out: number[] = [];
-  for (let i = 1; i < schedule.length; i++) out.push(schedule[i]! - schedule[i - 1]!);
+  for (let i = 1; i < schedule.length; i++) out.push(schedule[i] - schedule[i - 1]);
   return out;
 }
 

@@ -128,7 +128,7 @@ describe('loadgate CLI', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
     const [, cmd] = /node bin\/loadgate\.js (run .*?) --out/.exec(pkg.scripts.quickstart)!;
     const out = join(tmp(), 'quickstart.json');
-    const r = await loadgate([...cmd!.split(' '), '--out', out]);
+    const r = await loadgate([...cmd.split(' '), '--out', out]);
     expect(r.stdout).toContain('Verdict     PASS');
     expect(r.code).toBe(0);
     const result = loadResult(out); // validates against the result's JSON Schema

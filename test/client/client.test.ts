@@ -434,8 +434,8 @@ test('a request waits in the pool until it is written on a connection, so a stal
     while (now() < tSend + stallMs);
     await rec.ended;
     expect(rec.written).toHaveLength(1);
-    expect(rec.written[0]).toBeLessThanOrEqual(rec.headers[0]!.t);
-    return rec.written[0]! - tSend;
+    expect(rec.written[0]).toBeLessThanOrEqual(rec.headers[0].t);
+    return rec.written[0] - tSend;
   };
   try {
     // Connecting (and, for a kept-alive connection, undici's check that it is still open) needs the event loop.

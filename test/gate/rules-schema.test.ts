@@ -39,7 +39,7 @@ describe('gate section of the spec', () => {
     const validate = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(withGate);
     const spec: Record<string, unknown> = { target: { url: 'sim' }, gate: { latency: { ttft_p95: { max_increase_pct: 5 } } } };
     expect(validate(spec)).toBe(true);
-    const gate = gateOf(spec as { slo: { ttft_ms: number } });
+    const gate = gateOf(spec);
     expect(gate.latency.ttft_p95).toEqual({ max_increase_pct: 5, max_increase_ms: 20, warn_only: false, enabled: true });
     expect(gate.latency.itl_p99!.max_increase_pct).toBe(15);
     expect(gate.slo.ttft_p95!.max_ms).toBe(500);

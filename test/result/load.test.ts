@@ -64,7 +64,7 @@ describe('loadResult', () => {
       () =>
         file(
           'invalid.json',
-          edited((d) => ((d.metrics as Record<string, Record<string, unknown>>).ttft_ms!.p95 = 'fast')),
+          edited((d) => ((d.metrics as Record<string, Record<string, unknown>>).ttft_ms.p95 = 'fast')),
         ),
       `${join(dir, 'invalid.json')}: not a valid loadgate result: /metrics/ttft_ms/p95 must be number`,
     ],

@@ -6,7 +6,7 @@ import type { Result } from '../../src/result/types.js';
 import { lognormal, synthesize } from './synthetic.js';
 
 const buckets = (r: Result, name: string) => {
-  const b = bucketsOf(decodeHistogram(r.histograms[name]!), 1);
+  const b = bucketsOf(decodeHistogram(r.histograms[name]), 1);
   return { values: Array.from(b.values), counts: Array.from(b.counts) };
 };
 
@@ -62,7 +62,7 @@ describe('merge: replicates', () => {
     const mean = runs.reduce((a, r) => a + r.throughput.output_tokens_per_s, 0) / runs.length;
     expect(merged.throughput.output_tokens_per_s).toBeCloseTo(mean, 2);
     expect(mean).toBeGreaterThan(99);
-    expect(merged.timeseries.sent.length).toBe(runs[0]!.timeseries.sent.length);
+    expect(merged.timeseries.sent.length).toBe(runs[0].timeseries.sent.length);
     expect(merged.merge).toEqual({ mode: 'replicates', merged_from: 3, forced: false });
   });
 
@@ -76,7 +76,7 @@ describe('merge: replicates', () => {
   });
 
   test('merging merged results counts the original runs', () => {
-    expect(mergeResults([merged, runs[0]!]).merge!.merged_from).toBe(4);
+    expect(mergeResults([merged, runs[0]]).merge!.merged_from).toBe(4);
   });
 });
 

@@ -38,7 +38,7 @@ test('each kind of failure lands in its own class and the counts add up', async 
     { status: 200, headers: SSE_HEADERS, steps: [{ send: chunk }, { send: sse({ error: { message: 'engine died' } }) }, { end: true }] },
   ];
   let n = 0;
-  server = await startScriptedServer((req) => (req.url.endsWith('/models') ? models : scripts[n++ % scripts.length]!));
+  server = await startScriptedServer((req) => (req.url.endsWith('/models') ? models : scripts[n++ % scripts.length]));
   const r = await runBenchmark({ resolved: specFor(server.baseUrl, 'rate: 90\narrival: constant\nwarmup: 0s\nsteady: 1s\ncooldown: 0s') });
   expectAccounted(r);
   const c = r.requests.by_class;

@@ -33,7 +33,7 @@ ${extra}`;
 
 /** Share of a result's TTFT samples at or below `ms`, read from its histogram (to 0.1 % resolution). */
 export function ttftShareAtOrBelow(r: Result, ms: number): number {
-  const h = decodeHistogram(r.histograms.ttft!);
+  const h = decodeHistogram(r.histograms.ttft);
   let below = 0;
   for (let p = 0; p <= 100; p += 0.1) if (h.getValueAtPercentile(p) <= ms * 1000) below = p;
   return below / 100;

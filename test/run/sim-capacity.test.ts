@@ -40,8 +40,8 @@ test('a rate sweep finds the analytic knee: throughput flattens at capacity, TTF
   expect(r140.throughput.requests_per_s / CAPACITY).toBeLessThan(1.15);
   // Queueing: a 1.8× step in load from 0.5× to 0.9× barely moves TTFT; the 1.6× step past the knee multiplies it.
   const ttft = results.map((r) => r.metrics.ttft_ms!.p95);
-  expect(ttft[1]! / ttft[0]!).toBeLessThan(3);
-  expect(ttft[2]! / ttft[1]!).toBeGreaterThan(5);
+  expect(ttft[1] / ttft[0]).toBeLessThan(3);
+  expect(ttft[2] / ttft[1]).toBeGreaterThan(5);
   expect(r140.goodput.fraction!).toBeLessThan(r50.goodput.fraction!);
 });
 

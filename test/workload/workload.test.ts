@@ -38,20 +38,20 @@ describe('synthetic prompts', () => {
   test('another salt changes the text but not the lengths', () => {
     const [a, b] = [generate(W, 50), generate(W, 50, { salt: 99 })];
     expect(a.map((x) => [x.promptTokens, x.maxTokens])).toEqual(b.map((x) => [x.promptTokens, x.maxTokens]));
-    expect(a[0]!.body).not.toBe(b[0]!.body);
+    expect(a[0].body).not.toBe(b[0].body);
   });
 
   test('uncalibrated (one token per word), prompts have exactly the requested words and unique first words', () => {
     const items = generate(W, 200);
     for (const item of items) expect(userWords(item)).toBe(item.promptTokens);
-    expect(new Set(items.map((i) => i.messages[0]!.content.split(' ')[0])).size).toBe(200);
+    expect(new Set(items.map((i) => i.messages[0].content.split(' ')[0])).size).toBe(200);
   });
 
   test('a calibration sizes prompts: words = (tokens − overhead) / tokens per word', () => {
     const items = generate('{input_tokens: 1000}', 5, { calibration: calibrated(1.25, 12) });
     for (const item of items) expect(userWords(item)).toBe(790);
     // Never below one word, however large the overhead.
-    expect(userWords(generate('{input_tokens: 10}', 1, { calibration: calibrated(1, 50) })[0]!)).toBe(1);
+    expect(userWords(generate('{input_tokens: 10}', 1, { calibration: calibrated(1, 50) })[0])).toBe(1);
   });
 
   test('input lengths, output lengths and prefix groups come from independent streams', () => {
@@ -66,7 +66,7 @@ describe('synthetic prompts', () => {
 
 describe('request bodies', () => {
   test('chat: one user message; output_control ignore_eos (the default) sets ignore_eos', () => {
-    const b = body(generate('{input_tokens: 8, output_tokens: 16}', 1)[0]!);
+    const b = body(generate('{input_tokens: 8, output_tokens: 16}', 1)[0]);
     expect(b).toMatchObject({
       model: 'loadgate-sim',
       max_tokens: 16,
@@ -79,22 +79,22 @@ describe('request bodies', () => {
   });
 
   test('min_tokens asks for min_tokens = max_tokens; none asks for neither', () => {
-    const min = body(generate('{output_tokens: 40, output_control: min_tokens}', 1)[0]!);
+    const min = body(generate('{output_tokens: 40, output_control: min_tokens}', 1)[0]);
     expect(min).toMatchObject({ max_tokens: 40, min_tokens: 40 });
     expect(min).not.toHaveProperty('ignore_eos');
-    const none = body(generate('{output_tokens: 40, output_control: none}', 1)[0]!);
+    const none = body(generate('{output_tokens: 40, output_control: none}', 1)[0]);
     expect(none).not.toHaveProperty('ignore_eos');
     expect(none).not.toHaveProperty('min_tokens');
   });
 
   test('a shared prefix is one system message, identical in every request, before the unique user text', () => {
     const items = generate('{input_tokens: 100, prefix: {shared_tokens: 30}}', 20, { calibration: calibrated(1, 0, 30) });
-    const systems = new Set(items.map((i) => i.messages[0]!.content));
+    const systems = new Set(items.map((i) => i.messages[0].content));
     expect(systems.size).toBe(1);
     for (const item of items) {
       expect(body(item).messages).toEqual(item.messages);
       expect(item.messages.map((m) => m.role)).toEqual(['system', 'user']);
-      expect(countWords(item.messages[0]!.content)).toBe(30);
+      expect(countWords(item.messages[0].content)).toBe(30);
       expect(userWords(item)).toBe(70);
     }
   });
@@ -104,8 +104,8 @@ describe('request bodies', () => {
       target: 'target: {url: sim, api: completions}',
       calibration: calibrated(1, 0, 20),
     });
-    const b = body(item!);
-    expect(b.prompt).toBe(`${item!.messages[0]!.content}\n${item!.messages[1]!.content}`);
+    const b = body(item);
+    expect(b.prompt).toBe(`${item.messages[0].content}\n${item.messages[1].content}`);
     expect(countWords(b.prompt as string)).toBe(50);
     expect(b).not.toHaveProperty('messages');
   });
@@ -119,24 +119,24 @@ describe('prefix groups', () => {
     const pick = zipfSampler(8, 1.1);
     const counts = new Array<number>(8).fill(0);
     const n = 50_000;
-    for (let i = 0; i < n; i++) counts[pick(rng)]!++;
-    counts.forEach((c, g) => expect(Math.abs(c / n - p[g]!)).toBeLessThan(4 * Math.sqrt((p[g]! * (1 - p[g]!)) / n)));
-    expect(p[0]! / p[1]!).toBeCloseTo(2 ** 1.1, 10);
+    for (let i = 0; i < n; i++) counts[pick(rng)]++;
+    counts.forEach((c, g) => expect(Math.abs(c / n - p[g])).toBeLessThan(4 * Math.sqrt((p[g] * (1 - p[g])) / n)));
+    expect(p[0] / p[1]).toBeCloseTo(2 ** 1.1, 10);
   });
 
   test('requests of a group share its prefix; groups differ; the shared prompt comes first', () => {
     const items = generate('{input_tokens: 200, prefix: {shared_tokens: 10}, prefix_groups: {groups: 4, tokens: 50, zipf_s: 1}}', 400, {
       calibration: calibrated(1, 0, 60),
     });
-    const systems = items.map((i) => i.messages[0]!.content);
+    const systems = items.map((i) => i.messages[0].content);
     expect(new Set(systems).size).toBe(4);
     const shared = new Set(systems.map((s) => s.split(' ').slice(0, 10).join(' ')));
     expect(shared.size).toBe(1);
-    for (const item of items) expect(countWords(item.messages[0]!.content) + userWords(item)).toBe(200);
+    for (const item of items) expect(countWords(item.messages[0].content) + userWords(item)).toBe(200);
     // The most popular group is group 0: with s = 1 over 4 groups, P = 12/25.
     const counts = new Map<string, number>();
     for (const s of systems) counts.set(s, (counts.get(s) ?? 0) + 1);
-    const top = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]!;
+    const top = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
     expect(top[0]).toMatch(/ p\S+g0 /);
     expect(Math.abs(top[1] / 400 - 0.48)).toBeLessThan(0.1);
   });
@@ -207,7 +207,7 @@ describe('datasets', () => {
     const kept = inputs.dataset!.entries.filter((e) => Math.round(1.3 * e.answerWords!) <= 150);
     const items = Array.from({ length: kept.length }, (_, i) => w.next(i));
     for (const item of items) {
-      const entry = kept.find((e) => e.messages[0]!.content === item.messages[0]!.content)!;
+      const entry = kept.find((e) => e.messages[0].content === item.messages[0].content)!;
       expect(item.promptTokens).toBe(Math.round(5 + 1.3 * entry.words));
       expect(item.maxTokens).toBe(Math.round(1.3 * entry.answerWords!));
     }
