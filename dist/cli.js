@@ -50264,11 +50264,12 @@ function parseSimConfigJson(text) {
 function phrase(e) {
   const field = e.instancePath.slice(1).replace(/\//g, ".");
   const at = (key) => field ? `${field}.${key}` : key;
+  const params = e.params;
   switch (e.keyword) {
     case "additionalProperties":
-      return `unknown field "${at(e.params.additionalProperty)}"`;
+      return `unknown field "${at(params.additionalProperty)}"`;
     case "required":
-      return `${at(e.params.missingProperty)} is missing`;
+      return `${at(params.missingProperty)} is missing`;
     case "discriminator":
       return `${at("dist")} is ${show(e.data?.dist)}; expected one of geometric, fixed, uniform`;
     default:
@@ -50276,7 +50277,7 @@ function phrase(e) {
   }
 }
 function expectation(s) {
-  if (s.enum) return `one of ${s.enum.join(", ")}`;
+  if (Array.isArray(s.enum)) return `one of ${s.enum.join(", ")}`;
   if (s.const !== void 0) return String(s.const);
   const noun = {
     integer: "an integer",
@@ -50285,7 +50286,7 @@ function expectation(s) {
     boolean: "true or false",
     array: "a list",
     object: "a mapping"
-  }[s.type] ?? "a valid value";
+  }[String(s.type)] ?? "a valid value";
   if (s.minimum !== void 0 && s.maximum !== void 0) return `${noun} between ${s.minimum} and ${s.maximum}`;
   if (s.minimum !== void 0) return `${noun} >= ${s.minimum}`;
   if (s.exclusiveMinimum !== void 0) return `${noun} > ${s.exclusiveMinimum}`;
@@ -50600,7 +50601,10 @@ function chatText(messages) {
     const content = m?.content;
     if (typeof content === "string") parts.push(content);
     else if (Array.isArray(content)) {
-      for (const p2 of content) if (p2 && typeof p2.text === "string") parts.push(p2.text);
+      for (const p2 of content) {
+        const text = p2?.text;
+        if (typeof text === "string") parts.push(text);
+      }
     }
   }
   return parts.join("\n");
@@ -50658,7 +50662,13 @@ function parseRequest(api, body, config) {
   if (body === null || typeof body !== "object" || Array.isArray(body)) throw new ApiError(400, "the request body must be a JSON object");
   const b2 = body;
   if (b2.model !== void 0 && b2.model !== config.model) {
-    throw new ApiError(404, `The model \`${String(b2.model)}\` does not exist.`, "invalid_request_error", "model", "model_not_found");
+    throw new ApiError(
+      404,
+      `The model \`${typeof b2.model === "string" ? b2.model : JSON.stringify(b2.model)}\` does not exist.`,
+      "invalid_request_error",
+      "model",
+      "model_not_found"
+    );
   }
   const prompt = api === "chat" ? chatPrompt(b2.messages) : completionPrompt(b2.prompt);
   const promptTokens = typeof prompt === "string" ? countTokens(prompt) : prompt.length;
@@ -50728,7 +50738,7 @@ var Faults = class {
     else if (u < (edge += c.stream_error_rate)) plan2.stream = "stream_error";
     else if (u < (edge += c.truncate_rate)) plan2.stream = "truncate";
     else if (u < (edge += c.malformed_rate)) plan2.stream = "malformed";
-    else if (u < (edge += c.reset_rate)) plan2.stream = "reset";
+    else if (u < edge + c.reset_rate) plan2.stream = "reset";
     if (header2) this.applyHeader(plan2, header2);
     return plan2;
   }
@@ -52537,7 +52547,8 @@ async function calibrate(inputs, target, salt) {
     ]);
   } catch (err) {
     throw new Error(
-      `calibrating prompt lengths with ${counter.source} failed: ${err.message}; expected the target to count prompts of up to ~1,000 words, or workload.calibrate: off`
+      `calibrating prompt lengths with ${counter.source} failed: ${err.message}; expected the target to count prompts of up to ~1,000 words, or workload.calibrate: off`,
+      { cause: err }
     );
   }
 }
@@ -53539,7 +53550,7 @@ var import_undici3 = __toESM(require_undici(), 1);
 async function waitForReady(baseUrl, timeoutMs, headers) {
   const url = `${baseUrl.replace(/\/+$/, "")}/models`;
   const deadline = Date.now() + timeoutMs;
-  let last = "no answer";
+  let last;
   let pause = 100;
   for (; ; ) {
     try {
@@ -53821,12 +53832,13 @@ function show3(value2) {
   if (Array.isArray(value2)) return "a list";
   if (typeof value2 === "object") return "a mapping";
   if (typeof value2 === "string") return JSON.stringify(value2.length > 60 ? `${value2.slice(0, 57)}...` : value2);
-  return String(value2);
+  if (typeof value2 === "number" || typeof value2 === "boolean" || typeof value2 === "bigint") return String(value2);
+  return "a value";
 }
 function expected(schema) {
-  if (schema?.description) return schema.description;
-  if (schema?.enum) return `one of ${schema.enum.join(", ")}`;
-  return TYPE_PHRASE[schema?.type] ?? "a valid value";
+  if (schema?.description) return String(schema.description);
+  if (Array.isArray(schema?.enum)) return `one of ${schema.enum.join(", ")}`;
+  return TYPE_PHRASE[String(schema?.type)] ?? "a valid value";
 }
 function issueFromErrors(errors, data) {
   const order = documentOrder(data);
@@ -53847,7 +53859,8 @@ function phrase2(e) {
   }
   if (e.keyword === "required") {
     const key = e.params.missingProperty;
-    return new SpecIssue([...path, key], `is missing; expected ${expected(schema?.properties?.[key])}`);
+    const properties = schema?.properties;
+    return new SpecIssue([...path, key], `is missing; expected ${expected(properties?.[key])}`);
   }
   return new SpecIssue(path, `is ${show3(e.data)}; expected ${expected(schema)}`);
 }

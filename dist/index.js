@@ -93813,7 +93813,7 @@ function resultFromZip(zip, what, entryName) {
     text = entry.read().toString("utf8");
     name2 = entry.name;
   } catch (err) {
-    throw new Error(`${what}: ${err.message}`);
+    throw new Error(`${what}: ${err.message}`, { cause: err });
   }
   return parseResult(text, `${what}, ${name2}`);
 }
@@ -93824,7 +93824,7 @@ async function api(doing, call) {
     const status2 = err.status;
     const message = (err.message ?? String(err)).split("\n")[0];
     const hint = status2 === 403 || status2 === 404 ? "; the job needs `permissions: actions: read` to fetch baselines" : "";
-    throw new Error(`baseline-artifact: ${doing} failed (${status2 ? `HTTP ${status2}: ` : ""}${message})${hint}`);
+    throw new Error(`baseline-artifact: ${doing} failed (${status2 ? `HTTP ${status2}: ` : ""}${message})${hint}`, { cause: err });
   }
 }
 function humanAge(ms) {
@@ -94996,7 +94996,8 @@ async function calibrate(inputs, target, salt) {
     ]);
   } catch (err) {
     throw new Error(
-      `calibrating prompt lengths with ${counter.source} failed: ${err.message}; expected the target to count prompts of up to ~1,000 words, or workload.calibrate: off`
+      `calibrating prompt lengths with ${counter.source} failed: ${err.message}; expected the target to count prompts of up to ~1,000 words, or workload.calibrate: off`,
+      { cause: err }
     );
   }
 }
@@ -95998,7 +95999,7 @@ var import_undici5 = __toESM(require_undici3(), 1);
 async function waitForReady(baseUrl2, timeoutMs, headers) {
   const url = `${baseUrl2.replace(/\/+$/, "")}/models`;
   const deadline = Date.now() + timeoutMs;
-  let last = "no answer";
+  let last;
   let pause = 100;
   for (; ; ) {
     try {
@@ -96277,12 +96278,13 @@ function show2(value2) {
   if (Array.isArray(value2)) return "a list";
   if (typeof value2 === "object") return "a mapping";
   if (typeof value2 === "string") return JSON.stringify(value2.length > 60 ? `${value2.slice(0, 57)}...` : value2);
-  return String(value2);
+  if (typeof value2 === "number" || typeof value2 === "boolean" || typeof value2 === "bigint") return String(value2);
+  return "a value";
 }
 function expected(schema) {
-  if (schema?.description) return schema.description;
-  if (schema?.enum) return `one of ${schema.enum.join(", ")}`;
-  return TYPE_PHRASE[schema?.type] ?? "a valid value";
+  if (schema?.description) return String(schema.description);
+  if (Array.isArray(schema?.enum)) return `one of ${schema.enum.join(", ")}`;
+  return TYPE_PHRASE[String(schema?.type)] ?? "a valid value";
 }
 function issueFromErrors(errors, data) {
   const order = documentOrder(data);
@@ -96303,7 +96305,8 @@ function phrase(e) {
   }
   if (e.keyword === "required") {
     const key = e.params.missingProperty;
-    return new SpecIssue([...path, key], `is missing; expected ${expected(schema?.properties?.[key])}`);
+    const properties = schema?.properties;
+    return new SpecIssue([...path, key], `is missing; expected ${expected(properties?.[key])}`);
   }
   return new SpecIssue(path, `is ${show2(e.data)}; expected ${expected(schema)}`);
 }
@@ -96917,7 +96920,7 @@ async function findComment(octokit, c, login) {
 var isPullRequestEvent = (eventName) => eventName === "pull_request" || eventName === "pull_request_target";
 function readContext() {
   const { env } = process;
-  const { payload } = context2;
+  const payload = context2.payload;
   const eventName = env.GITHUB_EVENT_NAME ?? "";
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
   const pr = isPullRequestEvent(eventName) ? payload.pull_request : void 0;
@@ -97123,7 +97126,8 @@ async function verifyPullRequest(octokit, repo, number2, headSha) {
   } catch (err) {
     const status2 = err.status;
     throw new Error(
-      `comment-from: cannot read pull request #${number2} (${status2 ? `HTTP ${status2}: ` : ""}${err.message.split("\n")[0]})`
+      `comment-from: cannot read pull request #${number2} (${status2 ? `HTTP ${status2}: ` : ""}${err.message.split("\n")[0]})`,
+      { cause: err }
     );
   }
   if (head !== headSha) {
@@ -97299,7 +97303,8 @@ function enterWorkingDirectory(dir) {
     process.chdir(dir);
   } catch (err) {
     throw new Error(
-      `input working-directory is ${JSON.stringify(dir)}, which cannot be entered (${err.code}); expected a directory of the workspace`
+      `input working-directory is ${JSON.stringify(dir)}, which cannot be entered (${err.code}); expected a directory of the workspace`,
+      { cause: err }
     );
   }
 }

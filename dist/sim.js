@@ -14428,11 +14428,12 @@ function parseSimConfigJson(text) {
 function phrase(e) {
   const field = e.instancePath.slice(1).replace(/\//g, ".");
   const at = (key) => field ? `${field}.${key}` : key;
+  const params = e.params;
   switch (e.keyword) {
     case "additionalProperties":
-      return `unknown field "${at(e.params.additionalProperty)}"`;
+      return `unknown field "${at(params.additionalProperty)}"`;
     case "required":
-      return `${at(e.params.missingProperty)} is missing`;
+      return `${at(params.missingProperty)} is missing`;
     case "discriminator":
       return `${at("dist")} is ${show(e.data?.dist)}; expected one of geometric, fixed, uniform`;
     default:
@@ -14440,7 +14441,7 @@ function phrase(e) {
   }
 }
 function expectation(s) {
-  if (s.enum) return `one of ${s.enum.join(", ")}`;
+  if (Array.isArray(s.enum)) return `one of ${s.enum.join(", ")}`;
   if (s.const !== void 0) return String(s.const);
   const noun = {
     integer: "an integer",
@@ -14449,7 +14450,7 @@ function expectation(s) {
     boolean: "true or false",
     array: "a list",
     object: "a mapping"
-  }[s.type] ?? "a valid value";
+  }[String(s.type)] ?? "a valid value";
   if (s.minimum !== void 0 && s.maximum !== void 0) return `${noun} between ${s.minimum} and ${s.maximum}`;
   if (s.minimum !== void 0) return `${noun} >= ${s.minimum}`;
   if (s.exclusiveMinimum !== void 0) return `${noun} > ${s.exclusiveMinimum}`;
@@ -14791,7 +14792,10 @@ function chatText(messages) {
     const content = m?.content;
     if (typeof content === "string") parts.push(content);
     else if (Array.isArray(content)) {
-      for (const p of content) if (p && typeof p.text === "string") parts.push(p.text);
+      for (const p of content) {
+        const text = p?.text;
+        if (typeof text === "string") parts.push(text);
+      }
     }
   }
   return parts.join("\n");
@@ -14849,7 +14853,13 @@ function parseRequest(api, body, config) {
   if (body === null || typeof body !== "object" || Array.isArray(body)) throw new ApiError(400, "the request body must be a JSON object");
   const b = body;
   if (b.model !== void 0 && b.model !== config.model) {
-    throw new ApiError(404, `The model \`${String(b.model)}\` does not exist.`, "invalid_request_error", "model", "model_not_found");
+    throw new ApiError(
+      404,
+      `The model \`${typeof b.model === "string" ? b.model : JSON.stringify(b.model)}\` does not exist.`,
+      "invalid_request_error",
+      "model",
+      "model_not_found"
+    );
   }
   const prompt = api === "chat" ? chatPrompt(b.messages) : completionPrompt(b.prompt);
   const promptTokens = typeof prompt === "string" ? countTokens(prompt) : prompt.length;
@@ -14919,7 +14929,7 @@ var Faults = class {
     else if (u < (edge += c.stream_error_rate)) plan.stream = "stream_error";
     else if (u < (edge += c.truncate_rate)) plan.stream = "truncate";
     else if (u < (edge += c.malformed_rate)) plan.stream = "malformed";
-    else if (u < (edge += c.reset_rate)) plan.stream = "reset";
+    else if (u < edge + c.reset_rate) plan.stream = "reset";
     if (header2) this.applyHeader(plan, header2);
     return plan;
   }

@@ -98,7 +98,7 @@ console.log(
   `loadgate sim benchmark: ${opt['config-json']}, ${tokens}-token streaming ${opt.api} requests, ${concurrency} concurrent, ${seconds} s`,
 );
 console.log(
-  pinned
+  canPin
     ? `sim pinned to CPU ${opt.cpu} with taskset; driver (this process) on the other CPUs`
     : 'taskset not found: sim and driver are not pinned',
 );

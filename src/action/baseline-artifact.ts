@@ -154,7 +154,7 @@ export function resultFromZip(zip: Buffer, what: string, entryName: string): Mer
     text = entry.read().toString('utf8');
     name = entry.name;
   } catch (err) {
-    throw new Error(`${what}: ${(err as Error).message}`);
+    throw new Error(`${what}: ${(err as Error).message}`, { cause: err });
   }
   return parseResult(text, `${what}, ${name}`);
 }
@@ -167,7 +167,7 @@ async function api<T>(doing: string, call: () => Promise<T>): Promise<T> {
     const status = (err as { status?: number }).status;
     const message = ((err as Error).message ?? String(err)).split('\n')[0];
     const hint = status === 403 || status === 404 ? '; the job needs `permissions: actions: read` to fetch baselines' : '';
-    throw new Error(`baseline-artifact: ${doing} failed (${status ? `HTTP ${status}: ` : ''}${message})${hint}`);
+    throw new Error(`baseline-artifact: ${doing} failed (${status ? `HTTP ${status}: ` : ''}${message})${hint}`, { cause: err });
   }
 }
 

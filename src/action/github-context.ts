@@ -27,9 +27,16 @@ export interface RunContext {
 export const isPullRequestEvent = (eventName: string) => eventName === 'pull_request' || eventName === 'pull_request_target';
 
 /** Reads the event payload (GITHUB_EVENT_PATH) and the runner's GITHUB_* variables. */
+interface EventPayload {
+  pull_request?: { number: number; base: { ref: string; sha: string }; head: { sha: string } };
+  workflow_run?: { head_sha: string; event: string };
+  repository?: { default_branch?: string };
+}
+
 export function readContext(): RunContext {
   const { env } = process;
-  const { payload } = github.context;
+  // The toolkit types the event payload loosely; these are the fields of it that are read here.
+  const payload = github.context.payload as EventPayload;
   const eventName = env.GITHUB_EVENT_NAME ?? '';
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
   const pr = isPullRequestEvent(eventName) ? payload.pull_request : undefined;

@@ -85,6 +85,7 @@ export async function verifyPullRequest(
     const status = (err as { status?: number }).status;
     throw new Error(
       `comment-from: cannot read pull request #${number} (${status ? `HTTP ${status}: ` : ''}${(err as Error).message.split('\n')[0]})`,
+      { cause: err },
     );
   }
   if (head !== headSha) {

@@ -57,6 +57,7 @@ function enterWorkingDirectory(dir: string): void {
   } catch (err) {
     throw new Error(
       `input working-directory is ${JSON.stringify(dir)}, which cannot be entered (${(err as NodeJS.ErrnoException).code}); expected a directory of the workspace`,
+      { cause: err },
     );
   }
 }

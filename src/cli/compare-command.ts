@@ -53,6 +53,7 @@ export function writeReports(
   return written;
 }
 
+// eslint-disable-next-line @typescript-eslint/require-await -- every command has the async signature main() awaits
 export async function compareCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,

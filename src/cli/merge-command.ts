@@ -20,6 +20,7 @@ Options:
 
 Exit codes: 0 merged, 3 error (missing or invalid file, different benchmarks without --force).`;
 
+// eslint-disable-next-line @typescript-eslint/require-await -- every command has the async signature main() awaits
 export async function mergeCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,

@@ -18,6 +18,7 @@ Options:
 
 Exit codes: 0 written (whatever the verdict: use loadgate compare to gate on it), 3 error.`;
 
+// eslint-disable-next-line @typescript-eslint/require-await -- every command has the async signature main() awaits
 export async function reportCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,

@@ -8,6 +8,7 @@ export const VALIDATE_HELP = `Usage: loadgate validate SPEC [--json]
 Checks a benchmark spec without running it: YAML syntax, schema, durations, URL and the
 API-key environment variable. Prints the spec with defaults filled (--json) or one line.`;
 
+// eslint-disable-next-line @typescript-eslint/require-await -- every command has the async signature main() awaits
 export async function validateCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,

@@ -259,7 +259,7 @@ function tryParse(text: string): unknown {
  */
 function errorDetail(err: Error): string {
   const code = (err as { code?: unknown }).code;
-  const message = err.message || (err instanceof AggregateError ? String(err.errors[0]?.message ?? '') : '');
+  const message = err.message || (err instanceof AggregateError ? String((err.errors[0] as Error | undefined)?.message ?? '') : '');
   return typeof code === 'string' ? `${code}: ${message}` : message || err.name;
 }
 

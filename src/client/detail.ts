@@ -14,6 +14,7 @@ export function detailSanitizer(secrets: readonly string[]): (text: string) => s
     for (const s of list) out = out.split(s).join('[redacted]');
     out = out.replace(/Bearer\s+\S+/gi, 'Bearer [redacted]');
     // Collapse control characters and whitespace runs into single spaces.
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what this strips
     out = out.replace(/[\s\x00-\x1f\x7f]+/g, ' ').trim();
     return out.length > MAX_DETAIL ? out.slice(0, MAX_DETAIL - 1) + '…' : out;
   };

@@ -11,12 +11,12 @@ export interface ClosedLoopOptions {
   /** Absolute ms after which no new request starts. */
   until: number;
   /** Starts request i now; calls `finished` exactly once when it ends. */
-  fire(i: number, tStart: number, finished: () => void): void;
+  fire: (i: number, tStart: number, finished: () => void) => void;
 }
 
 export interface ClosedLoopHandle {
   done: Promise<number>;
-  stop(): void;
+  stop: () => void;
 }
 
 export function dispatchClosedLoop(o: ClosedLoopOptions): ClosedLoopHandle {

@@ -22,16 +22,16 @@ export interface OpenLoopOptions {
   schedule: Float64Array;
   runStart: number;
   /** Fires arrival i; tDue is its absolute intended send time. */
-  fire(i: number, tDue: number): void;
+  fire: (i: number, tDue: number) => void;
 }
 
 export interface DispatchHandle {
   /** Resolves with the number of arrivals fired once the schedule is exhausted or stopped. */
   done: Promise<number>;
   /** Stops firing further arrivals (interrupt, deadline). */
-  stop(): void;
+  stop: () => void;
   /** Ms spent spinning through idle event-loop turns before arrivals: CPU that is not the generator's work. */
-  spinMs(): number;
+  spinMs: () => number;
 }
 
 export function dispatchOpenLoop(o: OpenLoopOptions): DispatchHandle {

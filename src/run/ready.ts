@@ -8,7 +8,7 @@ import { request } from 'undici';
 export async function waitForReady(baseUrl: string, timeoutMs: number, headers: Record<string, string>): Promise<void> {
   const url = `${baseUrl.replace(/\/+$/, '')}/models`;
   const deadline = Date.now() + timeoutMs;
-  let last = 'no answer';
+  let last: string;
   let pause = 100;
   for (;;) {
     try {

@@ -47,7 +47,7 @@ export async function measureInWorkers(o: WorkersOptions): Promise<Result> {
     };
     return new Worker(file, { workerData: init });
   });
-  const progress: (Progress | undefined)[] = new Array(n);
+  const progress = new Array<Progress | undefined>(n);
   const results: Promise<Result>[] = [];
   const ready: Promise<void>[] = [];
   threads.forEach((w, k) => {

@@ -229,11 +229,12 @@ export function parseSimConfigJson(text: string): unknown {
 function phrase(e: ErrorObject): string {
   const field = e.instancePath.slice(1).replace(/\//g, '.');
   const at = (key: string) => (field ? `${field}.${key}` : key);
+  const params = e.params as Record<string, string>;
   switch (e.keyword) {
     case 'additionalProperties':
-      return `unknown field "${at(e.params.additionalProperty)}"`;
+      return `unknown field "${at(params.additionalProperty)}"`;
     case 'required':
-      return `${at(e.params.missingProperty)} is missing`;
+      return `${at(params.missingProperty)} is missing`;
     case 'discriminator':
       return `${at('dist')} is ${show((e.data as { dist?: unknown } | undefined)?.dist)}; expected one of geometric, fixed, uniform`;
     default:
@@ -243,7 +244,7 @@ function phrase(e: ErrorObject): string {
 
 /** "an integer >= 1", "a number between 0 and 1", "one of engine, paced, fast" ... */
 function expectation(s: AnySchemaObject): string {
-  if (s.enum) return `one of ${s.enum.join(', ')}`;
+  if (Array.isArray(s.enum)) return `one of ${s.enum.join(', ')}`;
   if (s.const !== undefined) return String(s.const);
   const noun =
     (
@@ -255,7 +256,7 @@ function expectation(s: AnySchemaObject): string {
         array: 'a list',
         object: 'a mapping',
       } as Record<string, string>
-    )[s.type] ?? 'a valid value';
+    )[String(s.type)] ?? 'a valid value';
   if (s.minimum !== undefined && s.maximum !== undefined) return `${noun} between ${s.minimum} and ${s.maximum}`;
   if (s.minimum !== undefined) return `${noun} >= ${s.minimum}`;
   if (s.exclusiveMinimum !== undefined) return `${noun} > ${s.exclusiveMinimum}`;

@@ -47,7 +47,7 @@ export class Faults {
     else if (u < (edge += c.stream_error_rate)) plan.stream = 'stream_error';
     else if (u < (edge += c.truncate_rate)) plan.stream = 'truncate';
     else if (u < (edge += c.malformed_rate)) plan.stream = 'malformed';
-    else if (u < (edge += c.reset_rate)) plan.stream = 'reset';
+    else if (u < edge + c.reset_rate) plan.stream = 'reset';
     if (header) this.applyHeader(plan, header);
     return plan;
   }

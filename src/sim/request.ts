@@ -38,7 +38,13 @@ export function parseRequest(api: Api, body: unknown, config: SimConfig): Parsed
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'the request body must be a JSON object');
   const b = body as Record<string, unknown>;
   if (b.model !== undefined && b.model !== config.model) {
-    throw new ApiError(404, `The model \`${String(b.model)}\` does not exist.`, 'invalid_request_error', 'model', 'model_not_found');
+    throw new ApiError(
+      404,
+      `The model \`${typeof b.model === 'string' ? b.model : JSON.stringify(b.model)}\` does not exist.`,
+      'invalid_request_error',
+      'model',
+      'model_not_found',
+    );
   }
   const prompt = api === 'chat' ? chatPrompt(b.messages) : completionPrompt(b.prompt);
   const promptTokens = typeof prompt === 'string' ? countTokens(prompt) : prompt.length;

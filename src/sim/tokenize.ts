@@ -22,7 +22,10 @@ export function chatText(messages: unknown): string | undefined {
     const content = (m as { content?: unknown } | null)?.content;
     if (typeof content === 'string') parts.push(content);
     else if (Array.isArray(content)) {
-      for (const p of content) if (p && typeof p.text === 'string') parts.push(p.text);
+      for (const p of content as unknown[]) {
+        const text = (p as { text?: unknown } | null)?.text;
+        if (typeof text === 'string') parts.push(text);
+      }
     }
   }
   return parts.join('\n');

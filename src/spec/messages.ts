@@ -16,14 +16,15 @@ export function show(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
-  return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return 'a value';
 }
 
 /** The "expected …" phrase for a schema: its description, else its enum, else its type. */
 function expected(schema: AnySchemaObject | undefined): string {
-  if (schema?.description) return schema.description;
-  if (schema?.enum) return `one of ${schema.enum.join(', ')}`;
-  return TYPE_PHRASE[schema?.type] ?? 'a valid value';
+  if (schema?.description) return String(schema.description);
+  if (Array.isArray(schema?.enum)) return `one of ${schema.enum.join(', ')}`;
+  return TYPE_PHRASE[String(schema?.type)] ?? 'a valid value';
 }
 
 /**
@@ -44,22 +45,25 @@ function phrase(e: ErrorObject): SpecIssue {
   const path = segments(e.instancePath);
   const schema = e.parentSchema;
   if (e.keyword === 'additionalProperties') {
-    const key: string = e.params.additionalProperty;
-    const allowed = Object.keys(schema?.properties ?? {});
+    const key = (e.params as { additionalProperty: string }).additionalProperty;
+    const allowed = Object.keys((schema?.properties as object | undefined) ?? {});
     const guess = closest(key, allowed);
     const hint = guess ? `did you mean "${guess}"?` : `expected one of ${allowed.join(', ')}`;
     return new SpecIssue([...path, key], `is not a known key; ${hint}`);
   }
   if (e.keyword === 'required') {
-    const key: string = e.params.missingProperty;
-    return new SpecIssue([...path, key], `is missing; expected ${expected(schema?.properties?.[key])}`);
+    const key = (e.params as { missingProperty: string }).missingProperty;
+    const properties = schema?.properties as Record<string, AnySchemaObject> | undefined;
+    return new SpecIssue([...path, key], `is missing; expected ${expected(properties?.[key])}`);
   }
   return new SpecIssue(path, `is ${show(e.data)}; expected ${expected(schema)}`);
 }
 
 /** JSON pointer of the value an error is about (an unknown key points at itself, not its parent). */
 function pointerOf(e: ErrorObject): string {
-  return e.keyword === 'additionalProperties' ? `${e.instancePath}/${escape(e.params.additionalProperty)}` : e.instancePath;
+  return e.keyword === 'additionalProperties'
+    ? `${e.instancePath}/${escape((e.params as { additionalProperty: string }).additionalProperty)}`
+    : e.instancePath;
 }
 
 /** Position of every value in a depth-first walk, keyed by JSON pointer: the order the YAML was written in. */

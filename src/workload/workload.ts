@@ -118,6 +118,7 @@ async function calibrate(inputs: WorkloadInputs, target: CalibrationTarget, salt
   } catch (err) {
     throw new Error(
       `calibrating prompt lengths with ${counter.source} failed: ${(err as Error).message}; expected the target to count prompts of up to ~1,000 words, or workload.calibrate: off`,
+      { cause: err },
     );
   }
 }

@@ -79,7 +79,9 @@ function randomChunk(rng: Rng): unknown {
     chunk.usage = maybe(0.8)
       ? {
           prompt_tokens: maybe(0.8) ? Math.floor(rng.next() * 5000) : pick(rng, ODD_VALUES),
-          completion_tokens: maybe(0.85) ? Math.floor(rng.next() * 5000) : pick(rng, [1.5, -0, '12', null, 1e21, 123456789012345678]),
+          completion_tokens: maybe(0.85)
+            ? Math.floor(rng.next() * 5000)
+            : pick(rng, [1.5, -0, '12', null, 1e21, Number('123456789012345678')]),
           total_tokens: 1,
         }
       : pick(rng, ODD_VALUES);

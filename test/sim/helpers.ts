@@ -85,6 +85,7 @@ export function contentEvents(reply: Reply): { t: number; data: string }[] {
   });
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests poke at parsed chunks freely
 export function parsedEvents(reply: Reply): any[] {
   return reply.events.filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data));
 }
