@@ -48658,6 +48658,11 @@ function percentileShiftInterval(baseline, current, p2, confidence, iterations, 
 
 // src/metrics/histogram.ts
 var hdr = __toESM(require_dist(), 1);
+
+// src/numbers.ts
+var round3 = (x) => Math.round(x * 1e3) / 1e3;
+
+// src/metrics/histogram.ts
 function newHistogram() {
   return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
 }
@@ -48680,7 +48685,6 @@ var PERCENTILES = [
   ["p99", 99],
   ["p999", 99.9]
 ];
-var round3 = (x) => Math.round(x * 1e3) / 1e3;
 function summarize(h, unit) {
   if (h.totalCount === 0) return null;
   const s = {
@@ -48698,765 +48702,115 @@ function delayTail(s) {
   return s && { p50: s.p50, p99: s.p99, max: s.max };
 }
 
-// src/metrics/timeseries.ts
-var MAX_POINTS = 900;
-var TimeSeries = class {
-  constructor(runStart) {
-    this.runStart = runStart;
-  }
-  runStart;
-  intervalS = 1;
-  sent = [];
-  ok = [];
-  errors = [];
-  outputTokens = [];
-  bucket(arr, t) {
-    let i = Math.max(0, Math.floor((t - this.runStart) / (1e3 * this.intervalS)));
-    while (i >= MAX_POINTS) {
-      this.coarsen();
-      i = i >> 1;
-    }
-    while (arr.length <= i) arr.push(0);
-    return i;
-  }
-  coarsen() {
-    for (const arr of [this.sent, this.ok, this.errors, this.outputTokens]) {
-      const halved = coarsenCounts(arr, 2);
-      arr.length = 0;
-      arr.push(...halved);
-    }
-    this.intervalS *= 2;
-  }
-  recordSent(t) {
-    this.sent[this.bucket(this.sent, t)]++;
-  }
-  recordFinished(t, ok, outputTokens) {
-    if (ok) {
-      this.ok[this.bucket(this.ok, t)]++;
-      this.outputTokens[this.bucket(this.outputTokens, t)] += outputTokens;
-    } else {
-      this.errors[this.bucket(this.errors, t)]++;
-    }
-  }
-};
-function coarsenCounts(counts, factor) {
-  const out2 = [];
-  for (let i = 0; i < counts.length; i++) out2[Math.floor(i / factor)] = (out2[Math.floor(i / factor)] ?? 0) + counts[i];
-  return out2;
-}
-
-// src/client/types.ts
-var OUTCOMES = ["ok", "http_429", "http_4xx", "http_5xx", "connect_error", "timeout", "stream_error", "dropped"];
-
-// src/spec/hash.ts
-import { createHash } from "node:crypto";
-function canonicalJson(value2) {
-  return JSON.stringify(
-    value2,
-    (_key, v) => v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0)) : v
-  );
-}
-function specHash(spec) {
-  return createHash("sha256").update(canonicalJson(spec)).digest("hex");
-}
-
-// src/version.ts
-var TOOL_VERSION = "0.1.0";
-
-// src/result/types.ts
-var RESULT_SCHEMA_VERSION = 1;
-
-// src/result/validity.ts
-var THRESHOLDS = {
-  minSamplesForP99: 100,
-  littlesLawTolerance: 0.25,
-  /** Delivered vs requested mean length, relative; synthetic prompts sized by the target's own token count are held closer. */
-  workloadTolerance: 0.1,
-  calibratedInputTolerance: 0.05
-};
-function deliveredLengths(spec, w) {
-  const source = w.plan?.source ?? (spec.workload.dataset ? "dataset" : "synthetic");
-  return {
-    input: { requested: w.input_tokens.requested?.mean ?? null, delivered: w.input_tokens.delivered?.mean ?? null },
-    output: { requested: w.output_tokens.requested?.mean ?? null, delivered: w.output_tokens.delivered?.mean ?? null },
-    inputCalibrated: source === "synthetic" && w.plan !== void 0 && w.plan.calibration.method !== "off",
-    inputVerbatim: source === "dataset",
-    outputForced: spec.workload.output_control !== "none",
-    shortRequests: w.output_tokens.shortfall?.requests ?? null
-  };
-}
-var DEFAULT_GENERATOR_LIMITS = {
-  max_schedule_lag_p99_ms: 5,
-  max_event_loop_delay_p99_ms: 20,
-  max_generator_cpu: 0.8,
-  max_pool_wait_p99_ms: 50,
-  min_achieved_fraction: 0.95
-};
-function generatorLimits(spec) {
-  return { ...DEFAULT_GENERATOR_LIMITS, ...spec.gate?.validity };
-}
-var percent = (fraction2) => Number((fraction2 * 100).toFixed(2));
-function validityChecks(v, limits, t = THRESHOLDS) {
-  const checks = [];
-  const add = (name2, ok, message) => checks.push({ name: name2, ok, message });
-  add("completed", !v.interrupted, v.interrupted ? "the run was interrupted before the window ended" : "the run completed its schedule");
-  if (v.mode === "open") {
-    const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
-    const minFrac = limits.min_achieved_fraction;
-    add(
-      "achieved_rate",
-      frac >= minFrac,
-      `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`
-    );
-    const lag = v.scheduleLagP99Ms;
-    const maxLag = limits.max_schedule_lag_p99_ms;
-    add(
-      "schedule_lag",
-      lag !== null && lag <= maxLag,
-      lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`
-    );
-  }
-  const maxDelay = limits.max_event_loop_delay_p99_ms;
-  add(
-    "event_loop_delay",
-    v.eventLoopDelayP99Ms <= maxDelay,
-    `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`
-  );
-  if (v.busyCpu !== void 0) {
-    const busy2 = v.busyCpu;
-    const maxBusy = limits.max_generator_cpu;
-    add(
-      "generator_cpu",
-      busy2 === null || busy2 <= maxBusy,
-      busy2 === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy2 * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy2 <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`
-    );
-  }
-  if (v.poolWaitP99Ms !== void 0) {
-    const wait = v.poolWaitP99Ms;
-    const maxWait = limits.max_pool_wait_p99_ms;
-    add(
-      "pool_wait",
-      wait === null || wait <= maxWait,
-      wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`
-    );
-  }
-  add("samples", v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs \u2265 ${t.minSamplesForP99})`);
-  if (v.littlesRatio !== null) {
-    const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
-    add(
-      "littles_law",
-      ok,
-      `mean in-flight / (achieved rate \xD7 mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 \xB1 ${t.littlesLawTolerance}): ${ok ? "the window was steady" : "the window was not steady"}`
-    );
-  }
-  if (v.workload) {
-    const { ok, message } = workloadDelivered(v.workload, t);
-    add("workload_delivered", ok, message);
-  }
-  return checks;
-}
-function workloadDelivered(w, t) {
-  const judge = (what, m, tolerance) => {
-    if (m.requested === null || m.delivered === null || m.requested === 0) return { ok: true, text: `${what}: not measured` };
-    const d = m.delivered / m.requested - 1;
-    const ok = Math.abs(d) <= tolerance;
-    return {
-      ok,
-      text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)`
-    };
-  };
-  const shown = (what, m, why) => ({
-    ok: true,
-    text: `${what} mean ${m.delivered?.toFixed(1) ?? "unmeasured"} tokens delivered vs ${m.requested?.toFixed(1) ?? "no"} requested, not judged: ${why}`
-  });
-  const input = w.inputVerbatim ? shown("input", w.input, "dataset prompts are sent as written and their requested lengths are estimates") : judge("input", w.input, w.inputCalibrated ? t.calibratedInputTolerance : t.workloadTolerance);
-  const output = w.outputForced ? judge("output", w.output, t.workloadTolerance) : shown("output", w.output, "output_control is none, so max_tokens is only a cap");
-  const hints = [
-    !input.ok && !w.inputCalibrated ? "prompts were not sized with the target's tokenizer (see workload.calibrate)" : "",
-    !output.ok && w.shortRequests ? `${w.shortRequests} requests got fewer output tokens than max_tokens: the server stopped early (does it honour ignore_eos or min_tokens? see workload.output_control)` : ""
-  ].filter(Boolean);
-  return { ok: input.ok && output.ok, message: [input.text, output.text, ...hints].join("; ") };
-}
-
-// src/result/build.ts
-import os from "node:os";
-
 // src/metrics/definitions.ts
-var DEFINITIONS = {
-  ttft_ms: "time to first token = first content chunk \u2212 intended send time (coordinated-omission safe); role-only chunks do not count",
-  ttft_from_send_ms: "first content chunk \u2212 actual send time (hides generator lateness; for comparison only)",
-  time_to_first_answer_ms: "first non-reasoning content chunk \u2212 intended send time",
-  tpot_ms: "time per output token = (last content chunk \u2212 first content chunk) / (output tokens \u2212 1), requests with > 1 token",
-  itl_ms: "inter-token latency = each gap between consecutive content chunks (excludes TTFT)",
-  e2e_ms: "end-to-end = last content chunk \u2212 intended send time",
-  normalized_latency_ms: "E2E / output tokens",
-  schedule_lag_ms: "actual send \u2212 intended send: the load generator's own lateness",
+var METRICS = [
+  {
+    key: "ttft_ms",
+    gate: "ttft",
+    label: "TTFT",
+    unit: "ms",
+    histogram: "ttft",
+    definition: "time to first token = first content chunk \u2212 intended send time (coordinated-omission safe); role-only chunks do not count",
+    peers: { vllm: "ttft", aiperf: "time_to_first_token", guidellm: "time_to_first_token_ms" }
+  },
+  {
+    key: "ttft_from_send_ms",
+    gate: "ttft_from_send",
+    label: "TTFT from send",
+    unit: "ms",
+    histogram: "ttftFromSend",
+    definition: "first content chunk \u2212 actual send time (hides generator lateness; for comparison only)",
+    peers: { vllm: null, aiperf: null, guidellm: null }
+  },
+  {
+    key: "time_to_first_answer_ms",
+    gate: "time_to_first_answer",
+    label: "First answer token",
+    unit: "ms",
+    histogram: "timeToFirstAnswer",
+    definition: "first non-reasoning content chunk \u2212 intended send time",
+    peers: { vllm: null, aiperf: "time_to_first_output_token", guidellm: null }
+  },
+  {
+    key: "tpot_ms",
+    gate: "tpot",
+    label: "TPOT",
+    unit: "ms",
+    histogram: "tpot",
+    definition: "time per output token = (last content chunk \u2212 first content chunk) / (output tokens \u2212 1), requests with > 1 token",
+    peers: { vllm: "tpot", aiperf: "inter_token_latency", guidellm: "inter_token_latency_ms" }
+  },
+  {
+    key: "itl_ms",
+    gate: "itl",
+    label: "ITL",
+    unit: "ms",
+    histogram: "itl",
+    definition: "inter-token latency = each gap between consecutive content chunks (excludes TTFT)",
+    peers: { vllm: "itl", aiperf: "inter_chunk_latency", guidellm: null }
+  },
+  {
+    key: "e2e_ms",
+    gate: "e2e",
+    label: "E2E",
+    unit: "ms",
+    histogram: "e2e",
+    definition: "end-to-end = last content chunk \u2212 intended send time",
+    peers: { vllm: "e2el", aiperf: "request_latency", guidellm: "request_latency" }
+  },
+  {
+    key: "normalized_latency_ms",
+    gate: "normalized_latency",
+    label: "E2E per token",
+    unit: "ms",
+    histogram: "normalized",
+    definition: "E2E / output tokens",
+    peers: { vllm: null, aiperf: null, guidellm: "time_per_output_token_ms" }
+  },
+  {
+    key: "schedule_lag_ms",
+    gate: null,
+    label: "Schedule lag",
+    unit: "ms",
+    histogram: "scheduleLag",
+    definition: "actual send \u2212 intended send: the load generator's own lateness",
+    peers: { vllm: null, aiperf: null, guidellm: null }
+  }
+];
+var GATE_METRICS = METRICS.filter((m) => m.gate !== null);
+var percentileLabel = (key) => `p${PERCENTILES.find(([k]) => k === key)[1]}`;
+var LATENCY_TARGETS = GATE_METRICS.flatMap(
+  (m) => PERCENTILES.map(([pct3, p2]) => ({
+    key: `${m.gate}_${pct3}`,
+    metric: m.key,
+    histogram: m.histogram,
+    pct: pct3,
+    p: p2,
+    label: `${m.label} ${percentileLabel(pct3)}`
+  }))
+);
+var OTHER_DEFINITIONS = {
   pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included",
   window_cpu: "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time \u2212 the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
   throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
   goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
   window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
 };
-
-// src/result/build.ts
-var r3 = (x) => Math.round(x * 1e3) / 1e3;
-function buildResult(rec, f) {
-  const { spec } = f.resolved;
-  const windowS = f.windowMs / 1e3;
-  const perS = (n) => windowS > 0 ? r3(n / windowS) : 0;
-  const h = rec.h;
-  const closed = spec.load.mode === "closed";
-  const offered = perS(rec.windowScheduled);
-  const achieved = perS(rec.windowDispatched);
-  const meanInFlight = windowS > 0 ? rec.inFlightIntegral / f.windowMs : 0;
-  const meanTimeInSystemMs = rec.windowDispatched > 0 ? rec.windowTimeInSystem / rec.windowDispatched : 0;
-  const predicted = achieved * meanTimeInSystemMs / 1e3;
-  const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
-  const lag = summarizeMs(h.scheduleLag);
-  const poolWait = delayTail(summarizeMs(h.poolWait));
-  const wbc = rec.windowByClass;
-  const ws = rec.windowScheduled;
-  const tokenSource = rec.windowOk === 0 ? "none" : rec.usageMissing === 0 ? "usage" : rec.usageMissing === rec.windowOk ? "chunks" : "mixed";
-  const workload = workloadSection(rec, tokenSource, f.workload);
-  return {
-    schema_version: RESULT_SCHEMA_VERSION,
-    tool: { name: "loadgate", version: TOOL_VERSION },
-    created_at: (/* @__PURE__ */ new Date()).toISOString(),
-    run_id: rec.o.runId,
-    spec,
-    spec_hash: f.resolved.hash,
-    target: { url: f.targetUrl, api: spec.target.api, model: spec.target.model, simulator: f.simulator },
-    environment: {
-      node: process.version,
-      platform: process.platform,
-      arch: process.arch,
-      cpus: os.cpus().length,
-      cpu_model: os.cpus()[0]?.model ?? "unknown",
-      workers: f.workers
-    },
-    load: {
-      mode: spec.load.mode,
-      label: closed ? `closed-loop, ${spec.load.concurrency} concurrent` : `open-loop ${spec.load.arrival} at ${spec.load.rate} req/s`,
-      arrival: closed ? "closed-loop" : spec.load.arrival,
-      burstiness: spec.load.burstiness,
-      concurrency: closed ? spec.load.concurrency : null,
-      offered_rate_per_s: offered,
-      achieved_rate_per_s: achieved,
-      warmup_s: f.resolved.warmupMs / 1e3,
-      window_s: r3(windowS),
-      cooldown_s: f.resolved.cooldownMs / 1e3,
-      interrupted: f.interrupted
-    },
-    requests: {
-      scheduled: rec.scheduled,
-      by_class: { ...rec.byClass },
-      not_reached: f.notReached,
-      window: { scheduled: ws, by_class: { ...wbc } },
-      error_samples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count }))
-    },
-    metrics: {
-      ttft_ms: summarizeMs(h.ttft),
-      ttft_from_send_ms: summarizeMs(h.ttftFromSend),
-      time_to_first_answer_ms: summarizeMs(h.timeToFirstAnswer),
-      tpot_ms: summarizeMs(h.tpot),
-      itl_ms: summarizeMs(h.itl),
-      e2e_ms: summarizeMs(h.e2e),
-      normalized_latency_ms: summarizeMs(h.normalized),
-      schedule_lag_ms: lag
-    },
-    throughput: {
-      output_tokens_per_s: perS(rec.completedOutputTokens),
-      total_tokens_per_s: perS(rec.completedOutputTokens + rec.completedPromptTokens),
-      requests_per_s: perS(rec.completedInWindow)
-    },
-    goodput: {
-      slo: { ...spec.slo },
-      requests: rec.windowGood,
-      rate_per_s: perS(rec.windowGood),
-      fraction: ws > 0 ? r3(rec.windowGood / ws) : null
-    },
-    rates: errorRates(wbc, ws),
-    workload,
-    generator: {
-      event_loop_delay_ms: f.eventLoopDelayMs,
-      cpu_s: r3(f.cpuS),
-      cpu_utilization: f.wallS > 0 ? r3(f.cpuS / f.wallS) : 0,
-      heap_mb: r3(process.memoryUsage().heapUsed / 2 ** 20),
-      rss_mb: r3(process.memoryUsage.rss() / 2 ** 20),
-      window_cpu: f.windowCpu,
-      pool_wait_ms: poolWait
-    },
-    littles_law: {
-      mean_in_flight: r3(meanInFlight),
-      predicted_in_flight: r3(predicted),
-      ratio: littlesRatio === null ? null : r3(littlesRatio)
-    },
-    validity: (() => {
-      const checks = validityChecks(
-        {
-          mode: spec.load.mode,
-          offeredRate: offered,
-          achievedRate: achieved,
-          scheduleLagP99Ms: lag?.p99 ?? null,
-          eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
-          busyCpu: f.windowCpu?.busy ?? null,
-          poolWaitP99Ms: poolWait?.p99 ?? null,
-          okSamples: rec.windowOk,
-          littlesRatio,
-          interrupted: f.interrupted,
-          workload: deliveredLengths(spec, workload)
-        },
-        generatorLimits(spec)
-      );
-      return { valid: checks.every((c) => c.ok), checks };
-    })(),
-    timeseries: {
-      interval_s: rec.series.intervalS,
-      sent: rec.series.sent,
-      ok: rec.series.ok,
-      errors: rec.series.errors,
-      output_tokens: rec.series.outputTokens
-    },
-    histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
-    definitions: DEFINITIONS
-  };
-}
-function workloadSection(rec, tokenSource, w) {
-  const h = rec.h;
-  const input = { requested: summarizeCounts(h.requestedPromptTokens), delivered: summarizeCounts(h.promptTokens) };
-  const output = { requested: summarizeCounts(h.requestedOutputTokens), delivered: summarizeCounts(h.outputTokens) };
-  const counts = { token_source: tokenSource, usage_missing: rec.usageMissing, usage_chunk_mismatch: rec.usageChunkMismatch };
-  if (!w) return { input_tokens: input, output_tokens: output, ...counts };
-  const short = rec.windowShortRequests;
-  return {
-    input_tokens: { spec: w.inputSpec, ...input },
-    output_tokens: {
-      spec: w.outputSpec,
-      ...output,
-      shortfall: { requests: short, mean_tokens: short > 0 ? r3(rec.windowShortTokens / short) : null }
-    },
-    ...counts,
-    plan: w.plan
-  };
-}
-function errorRates(byClass2, scheduled) {
-  const share = (n) => scheduled > 0 ? r3(n / scheduled) : 0;
-  return { http_5xx: share(byClass2.http_5xx), http_429: share(byClass2.http_429), errors: share(scheduled - byClass2.ok) };
-}
-
-// src/result/merge.ts
-var MergeError = class extends Error {
+var DEFINITIONS = {
+  ...Object.fromEntries(METRICS.map((m) => [m.key, m.definition])),
+  ...OTHER_DEFINITIONS
 };
-var METRIC_HISTOGRAM = {
-  ttft_ms: "ttft",
-  ttft_from_send_ms: "ttftFromSend",
-  time_to_first_answer_ms: "timeToFirstAnswer",
-  tpot_ms: "tpot",
-  itl_ms: "itl",
-  e2e_ms: "e2e",
-  normalized_latency_ms: "normalized",
-  schedule_lag_ms: "scheduleLag"
-};
-var r32 = (x) => Math.round(x * 1e3) / 1e3;
-var MAX_ERROR_SAMPLES = 20;
-function mergeResults(results, opts = {}) {
-  const first = results[0];
-  if (!first) throw new MergeError("nothing to merge: give at least one result");
-  const mode = opts.mode ?? "replicates";
-  const names = opts.names ?? results.map((_, i) => `result ${i + 1}`);
-  const mismatches = mergeMismatches(results, names);
-  if (mismatches.length > 0 && !opts.force) throw new MergeError(`cannot merge ${mismatches[0]}; pass --force to merge anyway`);
-  const shards = mode === "shards";
-  const sum = (f) => results.reduce((acc, r) => acc + f(r), 0);
-  const max2 = (f) => Math.max(...results.map(f));
-  const totalWindow = sum((r) => r.load.window_s);
-  const rate2 = (f) => r32(shards ? sum(f) : totalWindow > 0 ? sum((r) => f(r) * r.load.window_s) / totalWindow : 0);
-  const classes = (f) => Object.fromEntries(OUTCOMES.map((o) => [o, sum((r) => f(r)[o] ?? 0)]));
-  const h = mergeHistograms(results);
-  const summary2 = (name2, unit) => h[name2] ? unit === "ms" ? summarizeMs(h[name2]) : summarizeCounts(h[name2]) : null;
-  const windowByClass = classes((r) => r.requests.window.by_class);
-  const ws = sum((r) => r.requests.window.scheduled);
-  const good = sum((r) => r.goodput.requests);
-  const offered = rate2((r) => r.load.offered_rate_per_s);
-  const achieved = rate2((r) => r.load.achieved_rate_per_s);
-  const meanInFlight = rate2((r) => r.littles_law.mean_in_flight);
-  const predicted = rate2((r) => r.littles_law.predicted_in_flight);
-  const littlesRatio = predicted > 0 ? r32(meanInFlight / predicted) : null;
-  const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name2]) => [m, summary2(name2, "ms")]));
-  const windowCpu = results.every((r) => r.generator.window_cpu !== void 0) ? busiest(results.map((r) => r.generator.window_cpu)) : void 0;
-  const poolWait = results.every((r) => r.histograms.poolWait !== void 0) ? delayTail(summary2("poolWait", "ms")) : void 0;
-  const loopDelay = {
-    p50: max2((r) => r.generator.event_loop_delay_ms.p50),
-    p99: max2((r) => r.generator.event_loop_delay_ms.p99),
-    max: max2((r) => r.generator.event_loop_delay_ms.max)
-  };
-  const spec = shards ? shardedSpec(results) : first.spec;
-  const interrupted = results.some((r) => r.load.interrupted);
-  const label = `${first.load.mode === "closed" ? `closed-loop, ${shards ? sum((r) => r.load.concurrency ?? 0) : first.load.concurrency} concurrent` : `open-loop ${first.load.arrival} at ${offered} req/s`} (${results.length} ${mode} merged)`;
-  const workload = {
-    input_tokens: {
-      requested: summary2("requestedPromptTokens", "count"),
-      delivered: summary2("promptTokens", "count"),
-      ...first.workload.input_tokens.spec ? { spec: first.workload.input_tokens.spec } : {}
-    },
-    output_tokens: {
-      requested: summary2("requestedOutputTokens", "count"),
-      delivered: summary2("outputTokens", "count"),
-      ...first.workload.output_tokens.spec ? { spec: first.workload.output_tokens.spec } : {},
-      ...results.every((r) => r.workload.output_tokens.shortfall) ? { shortfall: mergeShortfall(results) } : {}
-    },
-    token_source: mergeTokenSource(results.map((r) => r.workload.token_source)),
-    usage_missing: sum((r) => r.workload.usage_missing),
-    usage_chunk_mismatch: sum((r) => r.workload.usage_chunk_mismatch),
-    ...first.workload.plan ? { plan: first.workload.plan } : {}
-  };
-  const judgedAlone = (c) => !(shards && (c.name === "samples" || c.name === "littles_law"));
-  const invalidInputs = results.flatMap(
-    (r, i) => r.validity.checks.filter((c) => !c.ok && judgedAlone(c)).map((c) => `${names[i]} failed ${c.name}`)
-  );
-  const checks = [
-    ...validityChecks(
-      {
-        mode: first.load.mode,
-        offeredRate: offered,
-        achievedRate: achieved,
-        scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
-        eventLoopDelayP99Ms: loopDelay.p99,
-        busyCpu: windowCpu === null ? null : windowCpu?.busy,
-        poolWaitP99Ms: poolWait === null ? null : poolWait?.p99,
-        okSamples: windowByClass.ok,
-        littlesRatio,
-        interrupted,
-        workload: deliveredLengths(spec, workload)
-      },
-      generatorLimits(spec)
-    ),
-    {
-      name: "merge_inputs",
-      ok: invalidInputs.length === 0 && mismatches.length === 0,
-      message: mismatches.length > 0 ? `merged with --force across different benchmarks: ${mismatches[0]}` : invalidInputs.length > 0 ? `an input was not valid: ${invalidInputs.slice(0, 3).join("; ")}` : `all ${results.length} inputs were valid runs of the same spec`
-    }
-  ];
-  const merged = {
-    schema_version: RESULT_SCHEMA_VERSION,
-    tool: { name: "loadgate", version: TOOL_VERSION },
-    created_at: results.map((r) => r.created_at).reduce((a, b2) => a > b2 ? a : b2),
-    // Request ids of the inputs keep their own prefixes; a merge names them all.
-    run_id: results.map((r) => r.run_id).join("+"),
-    spec,
-    spec_hash: shards ? specHash(spec) : first.spec_hash,
-    target: first.target,
-    environment: { ...first.environment, workers: shards ? sum((r) => r.environment.workers) : first.environment.workers },
-    load: {
-      ...first.load,
-      label,
-      concurrency: shards && first.load.concurrency !== null ? sum((r) => r.load.concurrency ?? 0) : first.load.concurrency,
-      offered_rate_per_s: offered,
-      achieved_rate_per_s: achieved,
-      window_s: r32(shards ? max2((r) => r.load.window_s) : totalWindow),
-      interrupted
-    },
-    requests: {
-      scheduled: sum((r) => r.requests.scheduled),
-      by_class: classes((r) => r.requests.by_class),
-      not_reached: sum((r) => r.requests.not_reached),
-      window: { scheduled: ws, by_class: windowByClass },
-      error_samples: mergeErrorSamples(results)
-    },
-    metrics,
-    throughput: {
-      output_tokens_per_s: rate2((r) => r.throughput.output_tokens_per_s),
-      total_tokens_per_s: rate2((r) => r.throughput.total_tokens_per_s),
-      requests_per_s: rate2((r) => r.throughput.requests_per_s)
-    },
-    goodput: {
-      slo: first.goodput.slo,
-      requests: good,
-      rate_per_s: rate2((r) => r.goodput.rate_per_s),
-      fraction: ws > 0 ? r32(good / ws) : null
-    },
-    rates: errorRates(windowByClass, ws),
-    workload,
-    generator: {
-      event_loop_delay_ms: loopDelay,
-      cpu_s: r32(sum((r) => r.generator.cpu_s)),
-      cpu_utilization: max2((r) => r.generator.cpu_utilization),
-      // Shards are separate threads or machines, so their memory adds; replicates ran one after another.
-      heap_mb: r32(shards ? sum((r) => r.generator.heap_mb) : max2((r) => r.generator.heap_mb)),
-      rss_mb: r32(shards ? sum((r) => r.generator.rss_mb) : max2((r) => r.generator.rss_mb)),
-      ...windowCpu !== void 0 ? { window_cpu: windowCpu } : {},
-      ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {}
-    },
-    littles_law: { mean_in_flight: meanInFlight, predicted_in_flight: predicted, ratio: littlesRatio },
-    validity: { valid: checks.every((c) => c.ok), checks },
-    timeseries: mergeTimeseries(results, shards),
-    histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
-    definitions: first.definitions,
-    merge: { mode, merged_from: sum((r) => r.merge?.merged_from ?? 1), forced: mismatches.length > 0 }
-  };
-  if (!shards && results.length > 1) merged.replicates = { count: results.length, cv: spread(results) };
-  return merged;
-}
-function mergeMismatches(results, names) {
-  const [first] = results;
-  const out2 = [];
-  results.slice(1).forEach((r, j) => {
-    const name2 = names[j + 1];
-    if (r.target.model !== first.target.model)
-      out2.push(`${name2}: its model ${JSON.stringify(r.target.model)} differs from ${names[0]}'s ${JSON.stringify(first.target.model)}`);
-    else if (r.spec_hash !== first.spec_hash)
-      out2.push(
-        `${name2}: its spec hash ${r.spec_hash.slice(0, 12)} differs from ${names[0]}'s ${first.spec_hash.slice(0, 12)} (a different benchmark)`
-      );
-  });
-  return out2;
-}
-function mergeHistograms(results) {
-  const out2 = {};
-  for (const r of results) {
-    for (const [name2, encoded] of Object.entries(r.histograms)) (out2[name2] ??= newHistogram()).add(decodeHistogram(encoded));
-  }
-  return out2;
-}
-function shardedSpec(results) {
-  const spec = structuredClone(results[0].spec);
-  if (spec.load.mode === "open") spec.load.rate = Math.round(results.reduce((a, r) => a + r.spec.load.rate, 0) * 1e6) / 1e6;
-  else spec.load.concurrency = results.reduce((a, r) => a + r.spec.load.concurrency, 0);
-  return spec;
-}
-function mergeErrorSamples(results) {
-  const byKey = /* @__PURE__ */ new Map();
-  for (const e of results.flatMap((r) => r.requests.error_samples)) {
-    const key = `${e.class}\0${e.detail}`;
-    const seen = byKey.get(key);
-    if (seen) seen.count += e.count;
-    else byKey.set(key, { ...e });
-  }
-  return [...byKey.values()].sort((a, b2) => b2.count - a.count).slice(0, MAX_ERROR_SAMPLES);
-}
-function busiest(cpus) {
-  const measured = cpus.filter((c) => c !== null);
-  return measured.length === 0 ? null : measured.reduce((a, b2) => b2.busy > a.busy ? b2 : a);
-}
-function mergeTokenSource(sources) {
-  const measured = new Set(sources.filter((s) => s !== "none"));
-  if (measured.size === 0) return "none";
-  return measured.size === 1 ? [...measured][0] : "mixed";
-}
-function mergeTimeseries(results, shards) {
-  const interval = Math.max(...results.map((r) => r.timeseries.interval_s));
-  const combine = (pick) => {
-    const series = results.map((r) => coarsenCounts(pick(r), interval / r.timeseries.interval_s));
-    const length = Math.max(0, ...series.map((a) => a.length));
-    return Array.from({ length }, (_, i) => {
-      const values = series.filter((a) => i < a.length).map((a) => a[i]);
-      const total = values.reduce((a, b2) => a + b2, 0);
-      return shards ? total : r32(total / values.length);
-    });
-  };
-  return {
-    interval_s: interval,
-    sent: combine((r) => r.timeseries.sent),
-    ok: combine((r) => r.timeseries.ok),
-    errors: combine((r) => r.timeseries.errors),
-    output_tokens: combine((r) => r.timeseries.output_tokens)
-  };
-}
-var SPREAD_KEYS = {
-  ...Object.fromEntries(
-    Object.keys(METRIC_HISTOGRAM).flatMap(
-      (m) => PERCENTILES.map(([key]) => [`${m}.${key}`, (r) => r.metrics[m]?.[key] ?? null])
-    )
-  ),
-  "throughput.output_tokens_per_s": (r) => r.throughput.output_tokens_per_s,
-  "throughput.requests_per_s": (r) => r.throughput.requests_per_s,
-  "goodput.rate_per_s": (r) => r.goodput.rate_per_s
-};
-function spread(results) {
-  const cv = {};
-  for (const [key, get] of Object.entries(SPREAD_KEYS)) {
-    const xs = results.map(get);
-    if (xs.some((x) => x === null)) continue;
-    const values = xs;
-    const mean3 = values.reduce((a, b2) => a + b2, 0) / values.length;
-    if (mean3 <= 0) continue;
-    const variance = values.reduce((a, x) => a + (x - mean3) ** 2, 0) / (values.length - 1);
-    cv[key] = Math.round(Math.sqrt(variance) / mean3 * 1e4) / 1e4;
-  }
-  return cv;
-}
-function mergeShortfall(results) {
-  let requests = 0;
-  let tokens = 0;
-  for (const r of results) {
-    const s = r.workload.output_tokens.shortfall;
-    requests += s.requests;
-    tokens += s.requests * (s.mean_tokens ?? 0);
-  }
-  return { requests, mean_tokens: requests > 0 ? r32(tokens / requests) : null };
-}
-
-// src/gate/rules-schema.ts
-var import_ajv = __toESM(require_ajv(), 1);
-var LATENCY_METRICS = ["ttft", "ttft_from_send", "time_to_first_answer", "tpot", "itl", "e2e", "normalized_latency"];
-var PERCENTILE_KEYS = ["p50", "p90", "p95", "p99", "p999"];
-var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"];
-var LATENCY_DEFAULTS = {
-  ttft_p95: [10, 20],
-  tpot_p50: [10, 2],
-  tpot_p95: [10, 2],
-  itl_p99: [15, 5],
-  e2e_p95: [10, 50]
-};
-var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})`;
-var FIXED_SLO_KEYS = ["http_5xx_rate", "http_429_rate", "goodput_fraction"];
-var withDefault = (schema, value2) => value2 === void 0 ? schema : { ...schema, default: value2 };
-var nonNegative = (fallback) => withDefault({ type: "number", minimum: 0, description: "a number \u2265 0" }, fallback);
-var fraction = (fallback) => ({
-  type: "number",
-  minimum: 0,
-  maximum: 1,
-  default: fallback,
-  description: "a fraction between 0 and 1"
-});
-function rule(props, required, fallback) {
-  return withDefault(
-    {
-      type: "object",
-      description: `a mapping with ${[...Object.keys(props), "warn_only", "enabled"].join(", ")}`,
-      additionalProperties: false,
-      ...required.length > 0 ? { required } : {},
-      properties: {
-        ...props,
-        warn_only: { type: "boolean", default: false, description: "true or false" },
-        enabled: { type: "boolean", default: true, description: "true or false" }
-      }
-    },
-    fallback
-  );
-}
-var keyNames = (pattern, what) => ({
-  type: "string",
-  pattern: `^${pattern}$`,
-  description: `${what} named <metric>_<percentile>, e.g. ttft_p95 (metrics ${LATENCY_METRICS.join(", ")}; percentiles ${PERCENTILE_KEYS.join(", ")})`
-});
-var gateSchema = {
-  type: "object",
-  default: {},
-  description: "a mapping with keys latency, throughput, error_rate, slo, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity",
-  additionalProperties: false,
-  properties: {
-    latency: {
-      type: "object",
-      default: {},
-      description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
-      propertyNames: keyNames(LATENCY_KEY, "latency rules"),
-      properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, [pct3, ms]]) => [
-          key,
-          rule({ max_increase_pct: nonNegative(pct3), max_increase_ms: nonNegative(ms) }, [], {})
-        ])
-      ),
-      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, [
-        "max_increase_pct",
-        "max_increase_ms"
-      ])
-    },
-    throughput: {
-      type: "object",
-      default: {},
-      description: `a mapping with keys ${THROUGHPUT_KEYS.join(", ")}`,
-      additionalProperties: false,
-      properties: Object.fromEntries(
-        THROUGHPUT_KEYS.map((key) => [key, rule({ max_decrease_pct: nonNegative(5) }, [], key === "output_tokens_per_s" ? {} : void 0)])
-      )
-    },
-    error_rate: rule({ max_increase_pp: nonNegative(1) }, [], {}),
-    slo: {
-      type: "object",
-      default: {},
-      description: `a mapping with keys ${FIXED_SLO_KEYS.join(", ")} and <metric>_<percentile> latency limits`,
-      propertyNames: keyNames(
-        `(${LATENCY_KEY}|${FIXED_SLO_KEYS.join("|")})`,
-        `SLO rules are ${FIXED_SLO_KEYS.join(", ")} or latency limits`
-      ),
-      properties: {
-        ttft_p95: rule({ max_ms: nonNegative() }, [], {}),
-        http_5xx_rate: rule({ max: fraction(0.01) }, [], {}),
-        http_429_rate: rule({ max: fraction(0.05) }, [], {}),
-        goodput_fraction: rule({ min: fraction(0.99) }, [], {})
-      },
-      additionalProperties: rule({ max_ms: nonNegative() }, ["max_ms"])
-    },
-    confidence: { type: "number", minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: "a number in [0.5, 1), e.g. 0.95" },
-    bootstrap_iterations: {
-      type: "integer",
-      minimum: 100,
-      maximum: 1e5,
-      default: 1e3,
-      description: "an integer between 100 and 100000"
-    },
-    min_tail_samples: { type: "integer", minimum: 1, default: 10, description: "an integer \u2265 1" },
-    tolerance_pct: nonNegative(10),
-    // Noisy shared runners may need looser generator limits; interleaved A/B (baseline-url) is the better cure.
-    validity: {
-      type: "object",
-      default: {},
-      description: "a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, max_generator_cpu, max_pool_wait_p99_ms, min_achieved_fraction",
-      additionalProperties: false,
-      properties: {
-        max_schedule_lag_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_schedule_lag_p99_ms),
-        max_event_loop_delay_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_event_loop_delay_p99_ms),
-        max_generator_cpu: fraction(DEFAULT_GENERATOR_LIMITS.max_generator_cpu),
-        max_pool_wait_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_pool_wait_p99_ms),
-        min_achieved_fraction: fraction(DEFAULT_GENERATOR_LIMITS.min_achieved_fraction)
-      }
-    }
-  }
-};
-var validateGate = new import_ajv.Ajv({ allErrors: false, useDefaults: true, strict: true }).compile({
-  type: "object",
-  properties: { gate: gateSchema }
-});
-function resolveGate(raw, slo) {
-  const doc = { gate: JSON.parse(JSON.stringify(raw ?? {})) };
-  if (!validateGate(doc)) {
-    const e = validateGate.errors[0];
-    throw new Error(`${e.instancePath.slice(1).replace(/\//g, ".")}: ${e.message}`);
-  }
-  const { gate } = doc;
-  const ttft = gate.slo.ttft_p95;
-  ttft.max_ms ??= slo?.ttft_ms ?? 500;
-  return gate;
-}
-function gateOf(spec) {
-  return resolveGate(spec.gate, spec.slo);
-}
-var DEFAULT_GATE = resolveGate(void 0);
 
 // src/gate/rules.ts
-var LABELS = {
-  ttft: "TTFT",
-  ttft_from_send: "TTFT from send",
-  time_to_first_answer: "First answer token",
-  tpot: "TPOT",
-  itl: "ITL",
-  e2e: "E2E",
-  normalized_latency: "E2E per token"
-};
+var TARGETS = new Map(LATENCY_TARGETS.map((t) => [t.key, t]));
+var RANK = new Map(LATENCY_TARGETS.map((t, i) => [t.key, i]));
 function latencyTarget(key) {
-  const cut = key.lastIndexOf("_p");
-  const name2 = key.slice(0, cut);
-  const pct3 = key.slice(cut + 1);
-  const metric = `${name2}_ms`;
-  const p2 = PERCENTILES.find(([k]) => k === pct3)[1];
-  return { key, metric, histogram: METRIC_HISTOGRAM[metric], pct: pct3, p: p2, label: `${LABELS[name2]} ${pct3 === "p999" ? "p99.9" : pct3}` };
+  const t = TARGETS.get(key);
+  if (!t) throw new Error(`${key} is not a latency rule key`);
+  return t;
 }
 function sortedLatencyKeys(keys) {
-  const rank = (k) => {
-    const t = latencyTarget(k);
-    return LATENCY_METRICS.indexOf(t.metric.slice(0, -3)) * 10 + PERCENTILE_KEYS.indexOf(t.pct);
-  };
+  const rank = (k) => RANK.get(latencyTarget(k).key);
   return keys.sort((a, b2) => rank(a) - rank(b2));
 }
 function minSamples(p2, minTail) {
@@ -49665,6 +49019,258 @@ function judgeErrorRateIncrease(rule2, base, cur, ctx) {
   return outcome({ ...draft, baseline: xb / nb, current: xc / nc, change, threshold, ci, reason }, failed ? "fail" : "pass", rule2);
 }
 
+// src/gate/rules-schema.ts
+var import_ajv = __toESM(require_ajv(), 1);
+
+// src/result/validity.ts
+var THRESHOLDS = {
+  minSamplesForP99: 100,
+  littlesLawTolerance: 0.25,
+  /** Delivered vs requested mean length, relative; synthetic prompts sized by the target's own token count are held closer. */
+  workloadTolerance: 0.1,
+  calibratedInputTolerance: 0.05
+};
+function deliveredLengths(spec, w) {
+  const source = w.plan?.source ?? (spec.workload.dataset ? "dataset" : "synthetic");
+  return {
+    input: { requested: w.input_tokens.requested?.mean ?? null, delivered: w.input_tokens.delivered?.mean ?? null },
+    output: { requested: w.output_tokens.requested?.mean ?? null, delivered: w.output_tokens.delivered?.mean ?? null },
+    inputCalibrated: source === "synthetic" && w.plan !== void 0 && w.plan.calibration.method !== "off",
+    inputVerbatim: source === "dataset",
+    outputForced: spec.workload.output_control !== "none",
+    shortRequests: w.output_tokens.shortfall?.requests ?? null
+  };
+}
+var DEFAULT_GENERATOR_LIMITS = {
+  max_schedule_lag_p99_ms: 5,
+  max_event_loop_delay_p99_ms: 20,
+  max_generator_cpu: 0.8,
+  max_pool_wait_p99_ms: 50,
+  min_achieved_fraction: 0.95
+};
+function generatorLimits(spec) {
+  return { ...DEFAULT_GENERATOR_LIMITS, ...spec.gate?.validity };
+}
+var percent = (fraction2) => Number((fraction2 * 100).toFixed(2));
+function validityChecks(v, limits, t = THRESHOLDS) {
+  const checks = [];
+  const add = (name2, ok, message) => checks.push({ name: name2, ok, message });
+  add("completed", !v.interrupted, v.interrupted ? "the run was interrupted before the window ended" : "the run completed its schedule");
+  if (v.mode === "open") {
+    const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
+    const minFrac = limits.min_achieved_fraction;
+    add(
+      "achieved_rate",
+      frac >= minFrac,
+      `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`
+    );
+    const lag = v.scheduleLagP99Ms;
+    const maxLag = limits.max_schedule_lag_p99_ms;
+    add(
+      "schedule_lag",
+      lag !== null && lag <= maxLag,
+      lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`
+    );
+  }
+  const maxDelay = limits.max_event_loop_delay_p99_ms;
+  add(
+    "event_loop_delay",
+    v.eventLoopDelayP99Ms <= maxDelay,
+    `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`
+  );
+  if (v.busyCpu !== void 0) {
+    const busy2 = v.busyCpu;
+    const maxBusy = limits.max_generator_cpu;
+    add(
+      "generator_cpu",
+      busy2 === null || busy2 <= maxBusy,
+      busy2 === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy2 * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy2 <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`
+    );
+  }
+  if (v.poolWaitP99Ms !== void 0) {
+    const wait = v.poolWaitP99Ms;
+    const maxWait = limits.max_pool_wait_p99_ms;
+    add(
+      "pool_wait",
+      wait === null || wait <= maxWait,
+      wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`
+    );
+  }
+  add("samples", v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs \u2265 ${t.minSamplesForP99})`);
+  if (v.littlesRatio !== null) {
+    const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
+    add(
+      "littles_law",
+      ok,
+      `mean in-flight / (achieved rate \xD7 mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 \xB1 ${t.littlesLawTolerance}): ${ok ? "the window was steady" : "the window was not steady"}`
+    );
+  }
+  if (v.workload) {
+    const { ok, message } = workloadDelivered(v.workload, t);
+    add("workload_delivered", ok, message);
+  }
+  return checks;
+}
+function workloadDelivered(w, t) {
+  const judge = (what, m, tolerance) => {
+    if (m.requested === null || m.delivered === null || m.requested === 0) return { ok: true, text: `${what}: not measured` };
+    const d = m.delivered / m.requested - 1;
+    const ok = Math.abs(d) <= tolerance;
+    return {
+      ok,
+      text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)`
+    };
+  };
+  const shown = (what, m, why) => ({
+    ok: true,
+    text: `${what} mean ${m.delivered?.toFixed(1) ?? "unmeasured"} tokens delivered vs ${m.requested?.toFixed(1) ?? "no"} requested, not judged: ${why}`
+  });
+  const input = w.inputVerbatim ? shown("input", w.input, "dataset prompts are sent as written and their requested lengths are estimates") : judge("input", w.input, w.inputCalibrated ? t.calibratedInputTolerance : t.workloadTolerance);
+  const output = w.outputForced ? judge("output", w.output, t.workloadTolerance) : shown("output", w.output, "output_control is none, so max_tokens is only a cap");
+  const hints = [
+    !input.ok && !w.inputCalibrated ? "prompts were not sized with the target's tokenizer (see workload.calibrate)" : "",
+    !output.ok && w.shortRequests ? `${w.shortRequests} requests got fewer output tokens than max_tokens: the server stopped early (does it honour ignore_eos or min_tokens? see workload.output_control)` : ""
+  ].filter(Boolean);
+  return { ok: input.ok && output.ok, message: [input.text, output.text, ...hints].join("; ") };
+}
+
+// src/gate/rules-schema.ts
+var LATENCY_METRICS = GATE_METRICS.map((m) => m.gate);
+var PERCENTILE_KEYS = PERCENTILES.map(([key]) => key);
+var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"];
+var LATENCY_DEFAULTS = {
+  ttft_p95: [10, 20],
+  tpot_p50: [10, 2],
+  tpot_p95: [10, 2],
+  itl_p99: [15, 5],
+  e2e_p95: [10, 50]
+};
+var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})`;
+var FIXED_SLO_KEYS = ["http_5xx_rate", "http_429_rate", "goodput_fraction"];
+var withDefault = (schema, value2) => value2 === void 0 ? schema : { ...schema, default: value2 };
+var nonNegative = (fallback) => withDefault({ type: "number", minimum: 0, description: "a number \u2265 0" }, fallback);
+var fraction = (fallback) => ({
+  type: "number",
+  minimum: 0,
+  maximum: 1,
+  default: fallback,
+  description: "a fraction between 0 and 1"
+});
+function rule(props, required, fallback) {
+  return withDefault(
+    {
+      type: "object",
+      description: `a mapping with ${[...Object.keys(props), "warn_only", "enabled"].join(", ")}`,
+      additionalProperties: false,
+      ...required.length > 0 ? { required } : {},
+      properties: {
+        ...props,
+        warn_only: { type: "boolean", default: false, description: "true or false" },
+        enabled: { type: "boolean", default: true, description: "true or false" }
+      }
+    },
+    fallback
+  );
+}
+var keyNames = (pattern, what) => ({
+  type: "string",
+  pattern: `^${pattern}$`,
+  description: `${what} named <metric>_<percentile>, e.g. ttft_p95 (metrics ${LATENCY_METRICS.join(", ")}; percentiles ${PERCENTILE_KEYS.join(", ")})`
+});
+var gateSchema = {
+  type: "object",
+  default: {},
+  description: "a mapping with keys latency, throughput, error_rate, slo, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity",
+  additionalProperties: false,
+  properties: {
+    latency: {
+      type: "object",
+      default: {},
+      description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
+      propertyNames: keyNames(LATENCY_KEY, "latency rules"),
+      properties: Object.fromEntries(
+        Object.entries(LATENCY_DEFAULTS).map(([key, [pct3, ms]]) => [
+          key,
+          rule({ max_increase_pct: nonNegative(pct3), max_increase_ms: nonNegative(ms) }, [], {})
+        ])
+      ),
+      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, [
+        "max_increase_pct",
+        "max_increase_ms"
+      ])
+    },
+    throughput: {
+      type: "object",
+      default: {},
+      description: `a mapping with keys ${THROUGHPUT_KEYS.join(", ")}`,
+      additionalProperties: false,
+      properties: Object.fromEntries(
+        THROUGHPUT_KEYS.map((key) => [key, rule({ max_decrease_pct: nonNegative(5) }, [], key === "output_tokens_per_s" ? {} : void 0)])
+      )
+    },
+    error_rate: rule({ max_increase_pp: nonNegative(1) }, [], {}),
+    slo: {
+      type: "object",
+      default: {},
+      description: `a mapping with keys ${FIXED_SLO_KEYS.join(", ")} and <metric>_<percentile> latency limits`,
+      propertyNames: keyNames(
+        `(${LATENCY_KEY}|${FIXED_SLO_KEYS.join("|")})`,
+        `SLO rules are ${FIXED_SLO_KEYS.join(", ")} or latency limits`
+      ),
+      properties: {
+        ttft_p95: rule({ max_ms: nonNegative() }, [], {}),
+        http_5xx_rate: rule({ max: fraction(0.01) }, [], {}),
+        http_429_rate: rule({ max: fraction(0.05) }, [], {}),
+        goodput_fraction: rule({ min: fraction(0.99) }, [], {})
+      },
+      additionalProperties: rule({ max_ms: nonNegative() }, ["max_ms"])
+    },
+    confidence: { type: "number", minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: "a number in [0.5, 1), e.g. 0.95" },
+    bootstrap_iterations: {
+      type: "integer",
+      minimum: 100,
+      maximum: 1e5,
+      default: 1e3,
+      description: "an integer between 100 and 100000"
+    },
+    min_tail_samples: { type: "integer", minimum: 1, default: 10, description: "an integer \u2265 1" },
+    tolerance_pct: nonNegative(10),
+    // Noisy shared runners may need looser generator limits; interleaved A/B (baseline-url) is the better cure.
+    validity: {
+      type: "object",
+      default: {},
+      description: "a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, max_generator_cpu, max_pool_wait_p99_ms, min_achieved_fraction",
+      additionalProperties: false,
+      properties: {
+        max_schedule_lag_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_schedule_lag_p99_ms),
+        max_event_loop_delay_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_event_loop_delay_p99_ms),
+        max_generator_cpu: fraction(DEFAULT_GENERATOR_LIMITS.max_generator_cpu),
+        max_pool_wait_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_pool_wait_p99_ms),
+        min_achieved_fraction: fraction(DEFAULT_GENERATOR_LIMITS.min_achieved_fraction)
+      }
+    }
+  }
+};
+var validateGate = new import_ajv.Ajv({ allErrors: false, useDefaults: true, strict: true }).compile({
+  type: "object",
+  properties: { gate: gateSchema }
+});
+function resolveGate(raw, slo) {
+  const doc = { gate: JSON.parse(JSON.stringify(raw ?? {})) };
+  if (!validateGate(doc)) {
+    const e = validateGate.errors[0];
+    throw new Error(`${e.instancePath.slice(1).replace(/\//g, ".")}: ${e.message}`);
+  }
+  const { gate } = doc;
+  const ttft = gate.slo.ttft_p95;
+  ttft.max_ms ??= slo?.ttft_ms ?? 500;
+  return gate;
+}
+function gateOf(spec) {
+  return resolveGate(spec.gate, spec.slo);
+}
+var DEFAULT_GATE = resolveGate(void 0);
+
 // src/gate/slo.ts
 function judgeLatencyLimit(key, rule2, base, cur, ctx) {
   const t = latencyTarget(key);
@@ -49825,6 +49431,13 @@ function compare(baseline, current, gate, opts = {}) {
 var import_ajv2 = __toESM(require_ajv(), 1);
 import { readFileSync } from "node:fs";
 
+// src/client/types.ts
+var OUTCOMES = ["ok", "http_429", "http_4xx", "http_5xx", "connect_error", "timeout", "stream_error", "dropped"];
+
+// src/result/types.ts
+var RESULT_SCHEMA_VERSION = 1;
+var METRIC_HISTOGRAM = Object.fromEntries(METRICS.map((m) => [m.key, m.histogram]));
+
 // src/result/schema.ts
 var num2 = { type: "number" };
 var count = { type: "integer", minimum: 0 };
@@ -49915,7 +49528,7 @@ var resultSchema = {
   ...result,
   properties: {
     ...result.properties,
-    // Present only in merged results (src/result/merge.ts).
+    // Present only in merged results (src/result/merge.ts), generator threads included.
     merge: obj({ mode: { enum: ["replicates", "shards"] }, merged_from: { type: "integer", minimum: 1 }, forced: { type: "boolean" } }),
     replicates: obj({ count: { type: "integer", minimum: 2 }, cv: { type: "object", additionalProperties: num2 } })
   }
@@ -49979,25 +49592,15 @@ function parseResult(text, name2) {
 import { existsSync as existsSync2 } from "node:fs";
 
 // src/report/console.ts
-var ROWS = [
-  ["ttft_ms", "TTFT"],
-  ["ttft_from_send_ms", "TTFT from send"],
-  ["time_to_first_answer_ms", "First answer token"],
-  ["tpot_ms", "TPOT"],
-  ["itl_ms", "ITL"],
-  ["e2e_ms", "E2E"],
-  ["normalized_latency_ms", "E2E / token"],
-  ["schedule_lag_ms", "Schedule lag"]
-];
 var COLS = ["p50", "p90", "p95", "p99", "p999", "max"];
 var fmt = (v) => v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
 var pct2 = (v) => v === null ? "n/a" : `${(v * 100).toFixed(1)} %`;
 var mean = (s) => s ? fmt(s.mean) : "n/a";
 var busy = (c) => c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in the window \xB7 ` : "";
 function latencyTable(r) {
-  const head = "Latency (ms)".padEnd(20) + COLS.map((c) => (c === "p999" ? "p99.9" : c).padStart(9)).join("") + "count".padStart(9);
+  const head = "Latency (ms)".padEnd(20) + COLS.map((c) => (c === "max" ? c : percentileLabel(c)).padStart(9)).join("") + "count".padStart(9);
   const lines = [head];
-  for (const [key, label] of ROWS) {
+  for (const { key, label } of METRICS) {
     const s = r.metrics[key];
     if (!s && key === "time_to_first_answer_ms") continue;
     lines.push(label.padEnd(20) + (s ? COLS.map((c) => fmt(s[c]).padStart(9)).join("") + String(s.count).padStart(9) : "  no samples"));
@@ -50053,13 +49656,9 @@ function toVllmFormat(r) {
     output_throughput: r.throughput.output_tokens_per_s,
     total_token_throughput: r.throughput.total_tokens_per_s
   };
-  const metrics = [
-    ["ttft", "ttft"],
-    ["tpot", "tpot"],
-    ["itl", "itl"],
-    ["e2el", "e2e"]
-  ];
-  for (const [vllmName, histName] of metrics) {
+  for (const { peers, histogram: histName } of METRICS) {
+    const vllmName = peers.vllm;
+    if (vllmName === null) continue;
     const encoded = r.histograms[histName];
     const h = encoded ? decodeHistogram(encoded) : null;
     const empty = !h || h.totalCount === 0;
@@ -51643,7 +51242,7 @@ function mapping(value2, source) {
 }
 
 // src/workload/workload.ts
-import { createHash as createHash2, randomInt } from "node:crypto";
+import { createHash, randomInt } from "node:crypto";
 import { readFileSync as readFileSync4 } from "node:fs";
 import { resolve } from "node:path";
 
@@ -52164,15 +51763,14 @@ async function calibrateDataset(counter, plain, sample) {
   return result2(counter, { slope, intercept: fit.intercept, maxResidual: residual }, points.length + texts.length, 0);
 }
 function result2(counter, fit, samples, prefixTokens) {
-  const r33 = (x) => Math.round(x * 1e3) / 1e3;
   return {
     method: counter.method,
     source: counter.source,
-    tokens_per_word: r33(fit.slope),
-    overhead_tokens: r33(fit.intercept),
-    prefix_tokens: r33(prefixTokens),
+    tokens_per_word: round3(fit.slope),
+    overhead_tokens: round3(fit.intercept),
+    prefix_tokens: round3(prefixTokens),
     samples,
-    max_residual_tokens: r33(fit.maxResidual)
+    max_residual_tokens: round3(fit.maxResidual)
   };
 }
 async function countAll(counter, prompts) {
@@ -52509,7 +52107,7 @@ function loadWorkloadInputs(resolved) {
         `workload.${key} ${JSON.stringify(path)} cannot be read (${code === "ENOENT" ? "file not found" : code ?? "error"} at ${resolve(specDir ?? ".", path)}); expected a path relative to the spec file`
       );
     }
-    files[path] = createHash2("sha256").update(text).digest("hex");
+    files[path] = createHash("sha256").update(text).digest("hex");
     return text;
   };
   const source = (key, d) => "file" in d ? { dist: "empirical", ...parseLengthFile(read(`${key}.file`, d.file), d.file) } : d;
@@ -52660,7 +52258,7 @@ function plan(inputs, calibration, salt, cache, dataset) {
     source: dataset ? "dataset" : "synthetic",
     output_control: w.output_control,
     calibration,
-    prefix: { mode, expected_cache_hit_ratio: cache.total > 0 ? Math.round(cache.cacheable / cache.total * 1e3) / 1e3 : 0 },
+    prefix: { mode, expected_cache_hit_ratio: cache.total > 0 ? round3(cache.cacheable / cache.total) : 0 },
     dataset,
     files: inputs.files,
     salt
@@ -53148,6 +52746,53 @@ function dispatchClosedLoop(o) {
   };
 }
 
+// src/metrics/timeseries.ts
+var MAX_POINTS = 900;
+var TimeSeries = class {
+  constructor(runStart) {
+    this.runStart = runStart;
+  }
+  runStart;
+  intervalS = 1;
+  sent = [];
+  ok = [];
+  errors = [];
+  outputTokens = [];
+  bucket(arr, t) {
+    let i = Math.max(0, Math.floor((t - this.runStart) / (1e3 * this.intervalS)));
+    while (i >= MAX_POINTS) {
+      this.coarsen();
+      i = i >> 1;
+    }
+    while (arr.length <= i) arr.push(0);
+    return i;
+  }
+  coarsen() {
+    for (const arr of [this.sent, this.ok, this.errors, this.outputTokens]) {
+      const halved = coarsenCounts(arr, 2);
+      arr.length = 0;
+      arr.push(...halved);
+    }
+    this.intervalS *= 2;
+  }
+  recordSent(t) {
+    this.sent[this.bucket(this.sent, t)]++;
+  }
+  recordFinished(t, ok, outputTokens) {
+    if (ok) {
+      this.ok[this.bucket(this.ok, t)]++;
+      this.outputTokens[this.bucket(this.outputTokens, t)] += outputTokens;
+    } else {
+      this.errors[this.bucket(this.errors, t)]++;
+    }
+  }
+};
+function coarsenCounts(counts, factor) {
+  const out2 = [];
+  for (let i = 0; i < counts.length; i++) out2[Math.floor(i / factor)] = (out2[Math.floor(i / factor)] ?? 0) + counts[i];
+  return out2;
+}
+
 // src/metrics/recorder.ts
 var RequestRecord = class {
   constructor(recorder, id, tSched, inWindow, promptTokens, maxTokens) {
@@ -53210,7 +52855,7 @@ var RequestRecord = class {
     return this.usageCompletion >= 0 ? this.usageCompletion : this.chunks;
   }
 };
-var MAX_ERROR_SAMPLES2 = 20;
+var MAX_ERROR_SAMPLES = 20;
 var Recorder = class {
   constructor(o) {
     this.o = o;
@@ -53331,7 +52976,7 @@ var Recorder = class {
     const key = `${r.outcome}\0${detail}`;
     const s = this.errorSamples.get(key);
     if (s) s.count++;
-    else if (this.errorSamples.size < MAX_ERROR_SAMPLES2) this.errorSamples.set(key, { outcome: r.outcome, detail, count: 1 });
+    else if (this.errorSamples.size < MAX_ERROR_SAMPLES) this.errorSamples.set(key, { outcome: r.outcome, detail, count: 1 });
   }
 };
 
@@ -53399,13 +53044,200 @@ var WindowCpuMeter = class {
     if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
     const wall = to.t - from.t;
     const spinMs = to.spinMs - from.spinMs;
-    const r33 = (x) => Math.round(Math.max(0, x) * 1e3) / 1e3;
-    return { busy: r33((to.cpuMs - from.cpuMs - spinMs) / wall), spin: r33(spinMs / wall) };
+    const share = (ms) => round3(Math.max(0, ms / wall));
+    return { busy: share(to.cpuMs - from.cpuMs - spinMs), spin: share(spinMs) };
   }
   take() {
     return { t: now(), cpuMs: threadCpuMs() ?? NaN, spinMs: this.spinMs() };
   }
 };
+
+// src/result/build.ts
+import os from "node:os";
+
+// src/version.ts
+var TOOL_VERSION = "0.1.0";
+
+// src/result/assemble.ts
+function loadLabel(load) {
+  return load.mode === "closed" ? `closed-loop, ${load.concurrency} concurrent` : `open-loop ${load.arrival} at ${load.rate} req/s`;
+}
+function runLabel(t, offeredRate) {
+  const { load } = t.spec;
+  if (!t.parts) return loadLabel(load);
+  if (t.parts.how === "threads") return `${loadLabel(load)} \xB7 ${t.parts.count} generator threads`;
+  return `${loadLabel({ ...load, rate: offeredRate })} (${t.parts.count} ${t.parts.how} merged)`;
+}
+function errorRates(byClass2, scheduled) {
+  const share = (n) => scheduled > 0 ? round3(n / scheduled) : 0;
+  return { http_5xx: share(byClass2.http_5xx), http_429: share(byClass2.http_429), errors: share(scheduled - byClass2.ok) };
+}
+function assembleResult(t) {
+  const { spec, counts: c } = t;
+  const windowMs = t.windowS * 1e3;
+  const perS = (n) => t.windowS > 0 ? round3(n / t.windowS) : 0;
+  const closed = spec.load.mode === "closed";
+  const offered = perS(c.windowScheduled);
+  const achieved = perS(c.windowDispatched);
+  const meanInFlight = t.windowS > 0 ? c.inFlightIntegral / windowMs : 0;
+  const predicted = t.windowS > 0 ? c.windowTimeInSystem / windowMs : 0;
+  const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
+  const h = t.histograms;
+  const ms = (hist) => hist ? summarizeMs(hist) : null;
+  const tokens = (hist) => hist ? summarizeCounts(hist) : null;
+  const metrics = Object.fromEntries(METRICS.map((m) => [m.key, ms(h[m.histogram])]));
+  const poolWait = t.generator.poolWaitMeasured ? delayTail(ms(h.poolWait)) : void 0;
+  const windowCpu = t.generator.windowCpu;
+  const tokenSource = c.windowOk === 0 ? "none" : c.usageMissing === 0 ? "usage" : c.usageMissing === c.windowOk ? "chunks" : "mixed";
+  const w = t.workload;
+  const short = c.windowShortRequests;
+  const workload = {
+    input_tokens: {
+      ...w.inputSpec !== void 0 ? { spec: w.inputSpec } : {},
+      requested: tokens(h.requestedPromptTokens),
+      delivered: tokens(h.promptTokens)
+    },
+    output_tokens: {
+      ...w.outputSpec !== void 0 ? { spec: w.outputSpec } : {},
+      requested: tokens(h.requestedOutputTokens),
+      delivered: tokens(h.outputTokens),
+      ...w.shortfall ? { shortfall: { requests: short, mean_tokens: short > 0 ? round3(c.windowShortTokens / short) : null } } : {}
+    },
+    token_source: tokenSource,
+    usage_missing: c.usageMissing,
+    usage_chunk_mismatch: c.usageChunkMismatch,
+    ...w.plan ? { plan: w.plan } : {}
+  };
+  const checks = [
+    ...validityChecks(
+      {
+        mode: spec.load.mode,
+        offeredRate: offered,
+        achievedRate: achieved,
+        scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
+        eventLoopDelayP99Ms: t.generator.eventLoopDelayMs.p99,
+        busyCpu: windowCpu === void 0 ? void 0 : windowCpu?.busy ?? null,
+        poolWaitP99Ms: poolWait === void 0 ? void 0 : poolWait?.p99 ?? null,
+        okSamples: c.windowOk,
+        littlesRatio,
+        interrupted: t.interrupted,
+        workload: deliveredLengths(spec, workload)
+      },
+      generatorLimits(spec)
+    ),
+    ...t.extraChecks ?? []
+  ];
+  const s = t.series;
+  return {
+    schema_version: RESULT_SCHEMA_VERSION,
+    tool: { name: "loadgate", version: TOOL_VERSION },
+    created_at: t.createdAt,
+    run_id: t.runId,
+    spec,
+    spec_hash: t.specHash,
+    target: t.target,
+    environment: t.environment,
+    load: {
+      mode: spec.load.mode,
+      label: runLabel(t, offered),
+      arrival: closed ? "closed-loop" : spec.load.arrival,
+      burstiness: spec.load.burstiness,
+      concurrency: closed ? spec.load.concurrency : null,
+      offered_rate_per_s: offered,
+      achieved_rate_per_s: achieved,
+      warmup_s: t.warmupS,
+      window_s: round3(t.windowS),
+      cooldown_s: t.cooldownS,
+      interrupted: t.interrupted
+    },
+    requests: {
+      scheduled: c.scheduled,
+      by_class: { ...c.byClass },
+      not_reached: t.notReached,
+      window: { scheduled: c.windowScheduled, by_class: { ...c.windowByClass } },
+      error_samples: t.errorSamples
+    },
+    metrics,
+    throughput: {
+      output_tokens_per_s: perS(c.completedOutputTokens),
+      total_tokens_per_s: perS(c.completedOutputTokens + c.completedPromptTokens),
+      requests_per_s: perS(c.completedInWindow)
+    },
+    goodput: {
+      slo: { ...spec.slo },
+      requests: c.windowGood,
+      rate_per_s: perS(c.windowGood),
+      fraction: c.windowScheduled > 0 ? round3(c.windowGood / c.windowScheduled) : null
+    },
+    rates: errorRates(c.windowByClass, c.windowScheduled),
+    workload,
+    generator: {
+      event_loop_delay_ms: t.generator.eventLoopDelayMs,
+      cpu_s: round3(t.generator.cpuS),
+      cpu_utilization: round3(t.generator.cpuUtilization),
+      heap_mb: round3(t.generator.heapMb),
+      rss_mb: round3(t.generator.rssMb),
+      ...windowCpu !== void 0 ? { window_cpu: windowCpu } : {},
+      ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {}
+    },
+    littles_law: {
+      mean_in_flight: round3(meanInFlight),
+      predicted_in_flight: round3(predicted),
+      ratio: littlesRatio === null ? null : round3(littlesRatio)
+    },
+    validity: { valid: checks.every((x) => x.ok), checks },
+    timeseries: { interval_s: s.intervalS, sent: s.sent, ok: s.ok, errors: s.errors, output_tokens: s.outputTokens },
+    histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
+    definitions: t.definitions,
+    ...t.merge ? { merge: t.merge } : {},
+    ...t.replicates ? { replicates: t.replicates } : {}
+  };
+}
+
+// src/result/build.ts
+function recorderTotals(rec, f) {
+  const { spec } = f.resolved;
+  const w = f.workload;
+  return {
+    runId: rec.o.runId,
+    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
+    spec,
+    specHash: f.resolved.hash,
+    target: { url: f.targetUrl, api: spec.target.api, model: spec.target.model, simulator: f.simulator },
+    environment: {
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      cpus: os.cpus().length,
+      cpu_model: os.cpus()[0]?.model ?? "unknown",
+      workers: f.workers
+    },
+    warmupS: f.resolved.warmupMs / 1e3,
+    cooldownS: f.resolved.cooldownMs / 1e3,
+    windowS: f.windowMs / 1e3,
+    interrupted: f.interrupted,
+    notReached: f.notReached,
+    counts: rec,
+    errorSamples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count })),
+    histograms: rec.h,
+    series: rec.series,
+    generator: {
+      eventLoopDelayMs: f.eventLoopDelayMs,
+      cpuS: f.cpuS,
+      cpuUtilization: f.wallS > 0 ? f.cpuS / f.wallS : 0,
+      heapMb: process.memoryUsage().heapUsed / 2 ** 20,
+      rssMb: process.memoryUsage.rss() / 2 ** 20,
+      windowCpu: f.windowCpu,
+      poolWaitMeasured: true
+    },
+    // A run's generator adds the spec's own distributions, the output shortfall and its plan.
+    workload: w ? { inputSpec: w.inputSpec, outputSpec: w.outputSpec, plan: w.plan, shortfall: true } : { shortfall: false },
+    definitions: DEFINITIONS
+  };
+}
+function buildResult(rec, f) {
+  return assembleResult(recorderTotals(rec, f));
+}
 
 // src/run/measure.ts
 var DRAIN_GRACE_MS = 1e3;
@@ -53575,6 +53407,206 @@ async function waitForReady(baseUrl, timeoutMs, headers) {
 import { join as join3 } from "node:path";
 import { Worker } from "node:worker_threads";
 
+// src/spec/hash.ts
+import { createHash as createHash2 } from "node:crypto";
+function canonicalJson(value2) {
+  return JSON.stringify(
+    value2,
+    (_key, v) => v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0)) : v
+  );
+}
+function specHash(spec) {
+  return createHash2("sha256").update(canonicalJson(spec)).digest("hex");
+}
+
+// src/result/totals.ts
+function resultCounts(r) {
+  const w = r.load.window_s;
+  const shortfall = r.workload.output_tokens.shortfall;
+  return {
+    scheduled: r.requests.scheduled,
+    byClass: { ...r.requests.by_class },
+    windowScheduled: r.requests.window.scheduled,
+    windowByClass: { ...r.requests.window.by_class },
+    windowDispatched: r.load.achieved_rate_per_s * w,
+    windowOk: r.requests.window.by_class.ok,
+    windowGood: r.goodput.requests,
+    completedInWindow: r.throughput.requests_per_s * w,
+    completedPromptTokens: (r.throughput.total_tokens_per_s - r.throughput.output_tokens_per_s) * w,
+    completedOutputTokens: r.throughput.output_tokens_per_s * w,
+    usageMissing: r.workload.usage_missing,
+    usageChunkMismatch: r.workload.usage_chunk_mismatch,
+    windowShortRequests: shortfall?.requests ?? 0,
+    windowShortTokens: (shortfall?.requests ?? 0) * (shortfall?.mean_tokens ?? 0),
+    // L = ∫ in-flight dt / window and λW = Σ time in system / window (assemble.ts), in ms.
+    inFlightIntegral: r.littles_law.mean_in_flight * w * 1e3,
+    windowTimeInSystem: r.littles_law.predicted_in_flight * w * 1e3
+  };
+}
+
+// src/result/merge.ts
+var MergeError = class extends Error {
+};
+function mergeResults(results, opts = {}) {
+  return assembleResult(mergeTotals(results, opts));
+}
+function mergeTotals(results, opts = {}) {
+  const first = results[0];
+  if (!first) throw new MergeError("nothing to merge: give at least one result");
+  const mode = opts.mode ?? "replicates";
+  const names = opts.names ?? results.map((_, i) => `result ${i + 1}`);
+  const mismatches = mergeMismatches(results, names);
+  if (mismatches.length > 0 && !opts.force) throw new MergeError(`cannot merge ${mismatches[0]}; pass --force to merge anyway`);
+  const shards = mode === "shards";
+  const sum = (f) => results.reduce((acc, r) => acc + f(r), 0);
+  const max2 = (f) => Math.max(...results.map(f));
+  const spec = shards ? shardedSpec(results) : first.spec;
+  const windowCpu = results.every((r) => r.generator.window_cpu !== void 0) ? busiest(results.map((r) => r.generator.window_cpu)) : void 0;
+  const judgedAlone = (c) => !(shards && (c.name === "samples" || c.name === "littles_law"));
+  const invalidInputs = results.flatMap(
+    (r, i) => r.validity.checks.filter((c) => !c.ok && judgedAlone(c)).map((c) => `${names[i]} failed ${c.name}`)
+  );
+  const { input_tokens: input, output_tokens: output, plan: plan2 } = first.workload;
+  return {
+    // Request ids of the inputs keep their own prefixes; a merge names them all.
+    runId: results.map((r) => r.run_id).join("+"),
+    createdAt: results.map((r) => r.created_at).reduce((a, b2) => a > b2 ? a : b2),
+    spec,
+    specHash: shards ? specHash(spec) : first.spec_hash,
+    target: first.target,
+    environment: { ...first.environment, workers: shards ? sum((r) => r.environment.workers) : first.environment.workers },
+    warmupS: first.load.warmup_s,
+    cooldownS: first.load.cooldown_s,
+    windowS: shards ? max2((r) => r.load.window_s) : sum((r) => r.load.window_s),
+    interrupted: results.some((r) => r.load.interrupted),
+    notReached: sum((r) => r.requests.not_reached),
+    counts: addCounts(results.map(resultCounts)),
+    errorSamples: mergeErrorSamples(results),
+    histograms: mergeHistograms(results),
+    series: mergeTimeseries(results, shards),
+    generator: {
+      eventLoopDelayMs: {
+        p50: max2((r) => r.generator.event_loop_delay_ms.p50),
+        p99: max2((r) => r.generator.event_loop_delay_ms.p99),
+        max: max2((r) => r.generator.event_loop_delay_ms.max)
+      },
+      cpuS: sum((r) => r.generator.cpu_s),
+      cpuUtilization: max2((r) => r.generator.cpu_utilization),
+      // Shards are separate threads or machines, so their memory adds; replicates ran one after another.
+      heapMb: shards ? sum((r) => r.generator.heap_mb) : max2((r) => r.generator.heap_mb),
+      rssMb: shards ? sum((r) => r.generator.rss_mb) : max2((r) => r.generator.rss_mb),
+      windowCpu,
+      poolWaitMeasured: results.every((r) => r.histograms.poolWait !== void 0)
+    },
+    workload: {
+      ...input.spec ? { inputSpec: input.spec } : {},
+      ...output.spec ? { outputSpec: output.spec } : {},
+      ...plan2 ? { plan: plan2 } : {},
+      shortfall: results.every((r) => r.workload.output_tokens.shortfall)
+    },
+    definitions: first.definitions,
+    parts: { how: mode, count: results.length },
+    merge: { mode, merged_from: sum((r) => r.merge?.merged_from ?? 1), forced: mismatches.length > 0 },
+    ...!shards && results.length > 1 ? { replicates: { count: results.length, cv: spread(results) } } : {},
+    extraChecks: [
+      {
+        name: "merge_inputs",
+        ok: invalidInputs.length === 0 && mismatches.length === 0,
+        message: mismatches.length > 0 ? `merged with --force across different benchmarks: ${mismatches[0]}` : invalidInputs.length > 0 ? `an input was not valid: ${invalidInputs.slice(0, 3).join("; ")}` : `all ${results.length} inputs were valid runs of the same spec`
+      }
+    ]
+  };
+}
+function addCounts(all) {
+  const total = (f) => all.reduce((a, c) => a + f(c), 0);
+  const classes = (f) => Object.fromEntries(OUTCOMES.map((o) => [o, total((c) => f(c)[o] ?? 0)]));
+  const sums = Object.fromEntries(
+    Object.entries(all[0]).filter(([, v]) => typeof v === "number").map(([k]) => [k, total((c) => c[k])])
+  );
+  return { ...all[0], ...sums, byClass: classes((c) => c.byClass), windowByClass: classes((c) => c.windowByClass) };
+}
+function mergeMismatches(results, names) {
+  const [first] = results;
+  const out2 = [];
+  results.slice(1).forEach((r, j) => {
+    const name2 = names[j + 1];
+    if (r.target.model !== first.target.model)
+      out2.push(`${name2}: its model ${JSON.stringify(r.target.model)} differs from ${names[0]}'s ${JSON.stringify(first.target.model)}`);
+    else if (r.spec_hash !== first.spec_hash)
+      out2.push(
+        `${name2}: its spec hash ${r.spec_hash.slice(0, 12)} differs from ${names[0]}'s ${first.spec_hash.slice(0, 12)} (a different benchmark)`
+      );
+  });
+  return out2;
+}
+function mergeHistograms(results) {
+  const out2 = {};
+  for (const r of results) {
+    for (const [name2, encoded] of Object.entries(r.histograms)) (out2[name2] ??= newHistogram()).add(decodeHistogram(encoded));
+  }
+  return out2;
+}
+function shardedSpec(results) {
+  const spec = structuredClone(results[0].spec);
+  if (spec.load.mode === "open") spec.load.rate = Math.round(results.reduce((a, r) => a + r.spec.load.rate, 0) * 1e6) / 1e6;
+  else spec.load.concurrency = results.reduce((a, r) => a + r.spec.load.concurrency, 0);
+  return spec;
+}
+function mergeErrorSamples(results) {
+  const byKey = /* @__PURE__ */ new Map();
+  for (const e of results.flatMap((r) => r.requests.error_samples)) {
+    const key = `${e.class}\0${e.detail}`;
+    const seen = byKey.get(key);
+    if (seen) seen.count += e.count;
+    else byKey.set(key, { ...e });
+  }
+  return [...byKey.values()].sort((a, b2) => b2.count - a.count).slice(0, MAX_ERROR_SAMPLES);
+}
+function busiest(cpus) {
+  const measured = cpus.filter((c) => c !== null);
+  return measured.length === 0 ? null : measured.reduce((a, b2) => b2.busy > a.busy ? b2 : a);
+}
+function mergeTimeseries(results, shards) {
+  const interval = Math.max(...results.map((r) => r.timeseries.interval_s));
+  const combine = (pick) => {
+    const series = results.map((r) => coarsenCounts(pick(r), interval / r.timeseries.interval_s));
+    const length = Math.max(0, ...series.map((a) => a.length));
+    return Array.from({ length }, (_, i) => {
+      const values = series.filter((a) => i < a.length).map((a) => a[i]);
+      const total = values.reduce((a, b2) => a + b2, 0);
+      return shards ? total : round3(total / values.length);
+    });
+  };
+  return {
+    intervalS: interval,
+    sent: combine((r) => r.timeseries.sent),
+    ok: combine((r) => r.timeseries.ok),
+    errors: combine((r) => r.timeseries.errors),
+    outputTokens: combine((r) => r.timeseries.output_tokens)
+  };
+}
+var SPREAD_KEYS = {
+  ...Object.fromEntries(
+    METRICS.flatMap(({ key: m }) => PERCENTILES.map(([key]) => [`${m}.${key}`, (r) => r.metrics[m]?.[key] ?? null]))
+  ),
+  "throughput.output_tokens_per_s": (r) => r.throughput.output_tokens_per_s,
+  "throughput.requests_per_s": (r) => r.throughput.requests_per_s,
+  "goodput.rate_per_s": (r) => r.goodput.rate_per_s
+};
+function spread(results) {
+  const cv = {};
+  for (const [key, get] of Object.entries(SPREAD_KEYS)) {
+    const xs = results.map(get);
+    if (xs.some((x) => x === null)) continue;
+    const values = xs;
+    const mean3 = values.reduce((a, b2) => a + b2, 0) / values.length;
+    if (mean3 <= 0) continue;
+    const variance = values.reduce((a, x) => a + (x - mean3) ** 2, 0) / (values.length - 1);
+    cv[key] = Math.round(Math.sqrt(variance) / mean3 * 1e4) / 1e4;
+  }
+  return cv;
+}
+
 // src/run/reseed.ts
 function reseed(r, purpose, edit = () => {
 }) {
@@ -53618,7 +53650,7 @@ async function measureInWorkers(o) {
     };
     return new Worker(file, { workerData: init });
   });
-  const progress = new Array(n);
+  const progress = Array.from({ length: n });
   const results = [];
   const ready = [];
   threads.forEach((w, k) => {
@@ -53649,32 +53681,23 @@ async function measureInWorkers(o) {
     const runStart = now() + o.startLeadMs;
     threads.forEach((w) => w.postMessage({ type: "start", runStart }));
     if (o.signal?.aborted) abort();
-    const merged = mergeResults(await Promise.all(results), { mode: "shards" });
-    return wholeRun(merged, o.resolved, n, process.cpuUsage(cpu0), (now() - wall0) / 1e3);
+    const shards = mergeTotals(await Promise.all(results), { mode: "shards" });
+    return assembleResult(wholeRun(shards, o.resolved, n, process.cpuUsage(cpu0), (now() - wall0) / 1e3));
   } finally {
     o.signal?.removeEventListener("abort", abort);
     await Promise.all(threads.map((w) => w.terminate()));
   }
 }
-function wholeRun(merged, resolved, n, cpu, wallS) {
+function wholeRun(shards, resolved, n, cpu, wallS) {
   const cpuS = (cpu.user + cpu.system) / 1e6;
-  const { load } = resolved.spec;
   return {
-    ...merged,
+    ...shards,
     spec: resolved.spec,
-    spec_hash: resolved.hash,
-    environment: { ...merged.environment, workers: n },
-    load: {
-      ...merged.load,
-      label: `${load.mode === "closed" ? `closed-loop, ${load.concurrency} concurrent` : `open-loop ${load.arrival} at ${load.rate} req/s`} \xB7 ${n} generator threads`
-    },
+    specHash: resolved.hash,
+    environment: { ...shards.environment, workers: n },
+    parts: { how: "threads", count: n },
     // Threads share one process: its CPU and RSS are the run's (per-thread figures would double count).
-    generator: {
-      ...merged.generator,
-      cpu_s: Math.round(cpuS * 1e3) / 1e3,
-      cpu_utilization: Math.round(cpuS / wallS * 1e3) / 1e3,
-      rss_mb: Math.round(process.memoryUsage.rss() / 2 ** 20 * 1e3) / 1e3
-    }
+    generator: { ...shards.generator, cpuS, cpuUtilization: cpuS / wallS, rssMb: process.memoryUsage.rss() / 2 ** 20 }
   };
 }
 function sumProgress(ps) {
@@ -54654,14 +54677,11 @@ function spectrum(r, histogram) {
   return points;
 }
 var SPECTRUM_TICKS = ["0", "90", "99", "99.9", "99.99", "99.999"].map((label, at) => ({ at, label: `p${label}` }));
-var LATENCIES = [
-  ["ttft", "TTFT (ms) by percentile"],
-  ["tpot", "TPOT (ms) by percentile"],
-  ["itl", "ITL (ms) by percentile"],
-  ["e2e", "E2E latency (ms) by percentile"]
-];
+var CHARTED = ["ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"];
+var LATENCIES = CHARTED.map((key) => METRICS.find((m) => m.key === key));
 function latencyCharts(baseline, current) {
-  return LATENCIES.map(([h, title]) => {
+  return LATENCIES.map(({ histogram: h, label }) => {
+    const title = `${label} (ms) by percentile`;
     const series = [{ name: "current", points: spectrum(current, h), color: CURRENT }];
     if (baseline) series.unshift({ name: "baseline", points: spectrum(baseline, h), color: BASELINE, dashed: true });
     const reach = Math.ceil(Math.max(1, ...series.flatMap((s) => s.points.map((p2) => p2[0]))));
@@ -54805,11 +54825,11 @@ function runLine2(label, r) {
   return `**${label}**: model ${escapeMarkdown(r.target.model)} \xB7 ${escapeMarkdown(r.load.label)} \xB7 window ${r.load.window_s} s, ${r.requests.window.scheduled} requests${from} \xB7 ${escapeMarkdown(r.created_at)}`;
 }
 var CHART_PERCENTILES = ["p50", "p90", "p95", "p99"];
-var NAMES = { ttft_ms: "TTFT", e2e_ms: "E2E", tpot_ms: "TPOT", itl_ms: "ITL" };
+var LABEL = Object.fromEntries(METRICS.map((m) => [m.key, m.label]));
 function percentileChart(title, metrics, baseline, current) {
   const shown = metrics.filter((m) => current.metrics[m] && (!baseline || baseline.metrics[m]));
   if (shown.length === 0) return [];
-  const labels = shown.flatMap((m) => CHART_PERCENTILES.map((p2) => `"${NAMES[m]} ${p2}"`));
+  const labels = shown.flatMap((m) => CHART_PERCENTILES.map((p2) => `"${LABEL[m]} ${p2}"`));
   const values = (r) => `[${shown.flatMap((m) => CHART_PERCENTILES.map((p2) => r.metrics[m][p2])).join(", ")}]`;
   return [
     `#### ${title}`,

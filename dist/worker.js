@@ -34689,6 +34689,11 @@ function nonEmpty(v) {
 
 // src/metrics/histogram.ts
 var hdr = __toESM(require_dist(), 1);
+
+// src/numbers.ts
+var round3 = (x) => Math.round(x * 1e3) / 1e3;
+
+// src/metrics/histogram.ts
 function newHistogram() {
   return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
 }
@@ -34705,7 +34710,6 @@ var PERCENTILES = [
   ["p99", 99],
   ["p999", 99.9]
 ];
-var round3 = (x) => Math.round(x * 1e3) / 1e3;
 function summarize(h, unit) {
   if (h.totalCount === 0) return null;
   const s = {
@@ -35147,7 +35151,7 @@ function plan(inputs, calibration, salt, cache, dataset) {
     source: dataset ? "dataset" : "synthetic",
     output_control: w.output_control,
     calibration,
-    prefix: { mode, expected_cache_hit_ratio: cache.total > 0 ? Math.round(cache.cacheable / cache.total * 1e3) / 1e3 : 0 },
+    prefix: { mode, expected_cache_hit_ratio: cache.total > 0 ? round3(cache.cacheable / cache.total) : 0 },
     dataset,
     files: inputs.files,
     salt
@@ -35943,8 +35947,8 @@ var WindowCpuMeter = class {
     if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
     const wall = to.t - from.t;
     const spinMs = to.spinMs - from.spinMs;
-    const r32 = (x) => Math.round(Math.max(0, x) * 1e3) / 1e3;
-    return { busy: r32((to.cpuMs - from.cpuMs - spinMs) / wall), spin: r32(spinMs / wall) };
+    const share = (ms) => round3(Math.max(0, ms / wall));
+    return { busy: share(to.cpuMs - from.cpuMs - spinMs), spin: share(spinMs) };
   }
   take() {
     return { t: now(), cpuMs: threadCpuMs() ?? NaN, spinMs: this.spinMs() };
@@ -35955,24 +35959,110 @@ var WindowCpuMeter = class {
 import os from "node:os";
 
 // src/metrics/definitions.ts
-var DEFINITIONS = {
-  ttft_ms: "time to first token = first content chunk \u2212 intended send time (coordinated-omission safe); role-only chunks do not count",
-  ttft_from_send_ms: "first content chunk \u2212 actual send time (hides generator lateness; for comparison only)",
-  time_to_first_answer_ms: "first non-reasoning content chunk \u2212 intended send time",
-  tpot_ms: "time per output token = (last content chunk \u2212 first content chunk) / (output tokens \u2212 1), requests with > 1 token",
-  itl_ms: "inter-token latency = each gap between consecutive content chunks (excludes TTFT)",
-  e2e_ms: "end-to-end = last content chunk \u2212 intended send time",
-  normalized_latency_ms: "E2E / output tokens",
-  schedule_lag_ms: "actual send \u2212 intended send: the load generator's own lateness",
+var METRICS = [
+  {
+    key: "ttft_ms",
+    gate: "ttft",
+    label: "TTFT",
+    unit: "ms",
+    histogram: "ttft",
+    definition: "time to first token = first content chunk \u2212 intended send time (coordinated-omission safe); role-only chunks do not count",
+    peers: { vllm: "ttft", aiperf: "time_to_first_token", guidellm: "time_to_first_token_ms" }
+  },
+  {
+    key: "ttft_from_send_ms",
+    gate: "ttft_from_send",
+    label: "TTFT from send",
+    unit: "ms",
+    histogram: "ttftFromSend",
+    definition: "first content chunk \u2212 actual send time (hides generator lateness; for comparison only)",
+    peers: { vllm: null, aiperf: null, guidellm: null }
+  },
+  {
+    key: "time_to_first_answer_ms",
+    gate: "time_to_first_answer",
+    label: "First answer token",
+    unit: "ms",
+    histogram: "timeToFirstAnswer",
+    definition: "first non-reasoning content chunk \u2212 intended send time",
+    peers: { vllm: null, aiperf: "time_to_first_output_token", guidellm: null }
+  },
+  {
+    key: "tpot_ms",
+    gate: "tpot",
+    label: "TPOT",
+    unit: "ms",
+    histogram: "tpot",
+    definition: "time per output token = (last content chunk \u2212 first content chunk) / (output tokens \u2212 1), requests with > 1 token",
+    peers: { vllm: "tpot", aiperf: "inter_token_latency", guidellm: "inter_token_latency_ms" }
+  },
+  {
+    key: "itl_ms",
+    gate: "itl",
+    label: "ITL",
+    unit: "ms",
+    histogram: "itl",
+    definition: "inter-token latency = each gap between consecutive content chunks (excludes TTFT)",
+    peers: { vllm: "itl", aiperf: "inter_chunk_latency", guidellm: null }
+  },
+  {
+    key: "e2e_ms",
+    gate: "e2e",
+    label: "E2E",
+    unit: "ms",
+    histogram: "e2e",
+    definition: "end-to-end = last content chunk \u2212 intended send time",
+    peers: { vllm: "e2el", aiperf: "request_latency", guidellm: "request_latency" }
+  },
+  {
+    key: "normalized_latency_ms",
+    gate: "normalized_latency",
+    label: "E2E per token",
+    unit: "ms",
+    histogram: "normalized",
+    definition: "E2E / output tokens",
+    peers: { vllm: null, aiperf: null, guidellm: "time_per_output_token_ms" }
+  },
+  {
+    key: "schedule_lag_ms",
+    gate: null,
+    label: "Schedule lag",
+    unit: "ms",
+    histogram: "scheduleLag",
+    definition: "actual send \u2212 intended send: the load generator's own lateness",
+    peers: { vllm: null, aiperf: null, guidellm: null }
+  }
+];
+var GATE_METRICS = METRICS.filter((m) => m.gate !== null);
+var percentileLabel = (key) => `p${PERCENTILES.find(([k]) => k === key)[1]}`;
+var LATENCY_TARGETS = GATE_METRICS.flatMap(
+  (m) => PERCENTILES.map(([pct, p2]) => ({
+    key: `${m.gate}_${pct}`,
+    metric: m.key,
+    histogram: m.histogram,
+    pct,
+    p: p2,
+    label: `${m.label} ${percentileLabel(pct)}`
+  }))
+);
+var OTHER_DEFINITIONS = {
   pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included",
   window_cpu: "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time \u2212 the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
   throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
   goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
   window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
 };
+var DEFINITIONS = {
+  ...Object.fromEntries(METRICS.map((m) => [m.key, m.definition])),
+  ...OTHER_DEFINITIONS
+};
+
+// src/version.ts
+var TOOL_VERSION = "0.1.0";
 
 // src/result/types.ts
 var RESULT_SCHEMA_VERSION = 1;
+var METRIC_HISTOGRAM = Object.fromEntries(METRICS.map((m) => [m.key, m.histogram]));
 
 // src/result/validity.ts
 var THRESHOLDS = {
@@ -36086,36 +36176,151 @@ function workloadDelivered(w, t) {
   return { ok: input.ok && output.ok, message: [input.text, output.text, ...hints].join("; ") };
 }
 
-// src/version.ts
-var TOOL_VERSION = "0.1.0";
-
-// src/result/build.ts
-var r3 = (x) => Math.round(x * 1e3) / 1e3;
-function buildResult(rec, f) {
-  const { spec } = f.resolved;
-  const windowS = f.windowMs / 1e3;
-  const perS = (n) => windowS > 0 ? r3(n / windowS) : 0;
-  const h = rec.h;
+// src/result/assemble.ts
+function loadLabel(load) {
+  return load.mode === "closed" ? `closed-loop, ${load.concurrency} concurrent` : `open-loop ${load.arrival} at ${load.rate} req/s`;
+}
+function runLabel(t, offeredRate) {
+  const { load } = t.spec;
+  if (!t.parts) return loadLabel(load);
+  if (t.parts.how === "threads") return `${loadLabel(load)} \xB7 ${t.parts.count} generator threads`;
+  return `${loadLabel({ ...load, rate: offeredRate })} (${t.parts.count} ${t.parts.how} merged)`;
+}
+function errorRates(byClass, scheduled) {
+  const share = (n) => scheduled > 0 ? round3(n / scheduled) : 0;
+  return { http_5xx: share(byClass.http_5xx), http_429: share(byClass.http_429), errors: share(scheduled - byClass.ok) };
+}
+function assembleResult(t) {
+  const { spec, counts: c } = t;
+  const windowMs = t.windowS * 1e3;
+  const perS = (n) => t.windowS > 0 ? round3(n / t.windowS) : 0;
   const closed = spec.load.mode === "closed";
-  const offered = perS(rec.windowScheduled);
-  const achieved = perS(rec.windowDispatched);
-  const meanInFlight = windowS > 0 ? rec.inFlightIntegral / f.windowMs : 0;
-  const meanTimeInSystemMs = rec.windowDispatched > 0 ? rec.windowTimeInSystem / rec.windowDispatched : 0;
-  const predicted = achieved * meanTimeInSystemMs / 1e3;
+  const offered = perS(c.windowScheduled);
+  const achieved = perS(c.windowDispatched);
+  const meanInFlight = t.windowS > 0 ? c.inFlightIntegral / windowMs : 0;
+  const predicted = t.windowS > 0 ? c.windowTimeInSystem / windowMs : 0;
   const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
-  const lag = summarizeMs(h.scheduleLag);
-  const poolWait = delayTail(summarizeMs(h.poolWait));
-  const wbc = rec.windowByClass;
-  const ws = rec.windowScheduled;
-  const tokenSource = rec.windowOk === 0 ? "none" : rec.usageMissing === 0 ? "usage" : rec.usageMissing === rec.windowOk ? "chunks" : "mixed";
-  const workload = workloadSection(rec, tokenSource, f.workload);
+  const h = t.histograms;
+  const ms = (hist) => hist ? summarizeMs(hist) : null;
+  const tokens = (hist) => hist ? summarizeCounts(hist) : null;
+  const metrics = Object.fromEntries(METRICS.map((m) => [m.key, ms(h[m.histogram])]));
+  const poolWait = t.generator.poolWaitMeasured ? delayTail(ms(h.poolWait)) : void 0;
+  const windowCpu = t.generator.windowCpu;
+  const tokenSource = c.windowOk === 0 ? "none" : c.usageMissing === 0 ? "usage" : c.usageMissing === c.windowOk ? "chunks" : "mixed";
+  const w = t.workload;
+  const short = c.windowShortRequests;
+  const workload = {
+    input_tokens: {
+      ...w.inputSpec !== void 0 ? { spec: w.inputSpec } : {},
+      requested: tokens(h.requestedPromptTokens),
+      delivered: tokens(h.promptTokens)
+    },
+    output_tokens: {
+      ...w.outputSpec !== void 0 ? { spec: w.outputSpec } : {},
+      requested: tokens(h.requestedOutputTokens),
+      delivered: tokens(h.outputTokens),
+      ...w.shortfall ? { shortfall: { requests: short, mean_tokens: short > 0 ? round3(c.windowShortTokens / short) : null } } : {}
+    },
+    token_source: tokenSource,
+    usage_missing: c.usageMissing,
+    usage_chunk_mismatch: c.usageChunkMismatch,
+    ...w.plan ? { plan: w.plan } : {}
+  };
+  const checks = [
+    ...validityChecks(
+      {
+        mode: spec.load.mode,
+        offeredRate: offered,
+        achievedRate: achieved,
+        scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
+        eventLoopDelayP99Ms: t.generator.eventLoopDelayMs.p99,
+        busyCpu: windowCpu === void 0 ? void 0 : windowCpu?.busy ?? null,
+        poolWaitP99Ms: poolWait === void 0 ? void 0 : poolWait?.p99 ?? null,
+        okSamples: c.windowOk,
+        littlesRatio,
+        interrupted: t.interrupted,
+        workload: deliveredLengths(spec, workload)
+      },
+      generatorLimits(spec)
+    ),
+    ...t.extraChecks ?? []
+  ];
+  const s = t.series;
   return {
     schema_version: RESULT_SCHEMA_VERSION,
     tool: { name: "loadgate", version: TOOL_VERSION },
-    created_at: (/* @__PURE__ */ new Date()).toISOString(),
-    run_id: rec.o.runId,
+    created_at: t.createdAt,
+    run_id: t.runId,
     spec,
-    spec_hash: f.resolved.hash,
+    spec_hash: t.specHash,
+    target: t.target,
+    environment: t.environment,
+    load: {
+      mode: spec.load.mode,
+      label: runLabel(t, offered),
+      arrival: closed ? "closed-loop" : spec.load.arrival,
+      burstiness: spec.load.burstiness,
+      concurrency: closed ? spec.load.concurrency : null,
+      offered_rate_per_s: offered,
+      achieved_rate_per_s: achieved,
+      warmup_s: t.warmupS,
+      window_s: round3(t.windowS),
+      cooldown_s: t.cooldownS,
+      interrupted: t.interrupted
+    },
+    requests: {
+      scheduled: c.scheduled,
+      by_class: { ...c.byClass },
+      not_reached: t.notReached,
+      window: { scheduled: c.windowScheduled, by_class: { ...c.windowByClass } },
+      error_samples: t.errorSamples
+    },
+    metrics,
+    throughput: {
+      output_tokens_per_s: perS(c.completedOutputTokens),
+      total_tokens_per_s: perS(c.completedOutputTokens + c.completedPromptTokens),
+      requests_per_s: perS(c.completedInWindow)
+    },
+    goodput: {
+      slo: { ...spec.slo },
+      requests: c.windowGood,
+      rate_per_s: perS(c.windowGood),
+      fraction: c.windowScheduled > 0 ? round3(c.windowGood / c.windowScheduled) : null
+    },
+    rates: errorRates(c.windowByClass, c.windowScheduled),
+    workload,
+    generator: {
+      event_loop_delay_ms: t.generator.eventLoopDelayMs,
+      cpu_s: round3(t.generator.cpuS),
+      cpu_utilization: round3(t.generator.cpuUtilization),
+      heap_mb: round3(t.generator.heapMb),
+      rss_mb: round3(t.generator.rssMb),
+      ...windowCpu !== void 0 ? { window_cpu: windowCpu } : {},
+      ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {}
+    },
+    littles_law: {
+      mean_in_flight: round3(meanInFlight),
+      predicted_in_flight: round3(predicted),
+      ratio: littlesRatio === null ? null : round3(littlesRatio)
+    },
+    validity: { valid: checks.every((x) => x.ok), checks },
+    timeseries: { interval_s: s.intervalS, sent: s.sent, ok: s.ok, errors: s.errors, output_tokens: s.outputTokens },
+    histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
+    definitions: t.definitions,
+    ...t.merge ? { merge: t.merge } : {},
+    ...t.replicates ? { replicates: t.replicates } : {}
+  };
+}
+
+// src/result/build.ts
+function recorderTotals(rec, f) {
+  const { spec } = f.resolved;
+  const w = f.workload;
+  return {
+    runId: rec.o.runId,
+    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
+    spec,
+    specHash: f.resolved.hash,
     target: { url: f.targetUrl, api: spec.target.api, model: spec.target.model, simulator: f.simulator },
     environment: {
       node: process.version,
@@ -36125,114 +36330,31 @@ function buildResult(rec, f) {
       cpu_model: os.cpus()[0]?.model ?? "unknown",
       workers: f.workers
     },
-    load: {
-      mode: spec.load.mode,
-      label: closed ? `closed-loop, ${spec.load.concurrency} concurrent` : `open-loop ${spec.load.arrival} at ${spec.load.rate} req/s`,
-      arrival: closed ? "closed-loop" : spec.load.arrival,
-      burstiness: spec.load.burstiness,
-      concurrency: closed ? spec.load.concurrency : null,
-      offered_rate_per_s: offered,
-      achieved_rate_per_s: achieved,
-      warmup_s: f.resolved.warmupMs / 1e3,
-      window_s: r3(windowS),
-      cooldown_s: f.resolved.cooldownMs / 1e3,
-      interrupted: f.interrupted
-    },
-    requests: {
-      scheduled: rec.scheduled,
-      by_class: { ...rec.byClass },
-      not_reached: f.notReached,
-      window: { scheduled: ws, by_class: { ...wbc } },
-      error_samples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count }))
-    },
-    metrics: {
-      ttft_ms: summarizeMs(h.ttft),
-      ttft_from_send_ms: summarizeMs(h.ttftFromSend),
-      time_to_first_answer_ms: summarizeMs(h.timeToFirstAnswer),
-      tpot_ms: summarizeMs(h.tpot),
-      itl_ms: summarizeMs(h.itl),
-      e2e_ms: summarizeMs(h.e2e),
-      normalized_latency_ms: summarizeMs(h.normalized),
-      schedule_lag_ms: lag
-    },
-    throughput: {
-      output_tokens_per_s: perS(rec.completedOutputTokens),
-      total_tokens_per_s: perS(rec.completedOutputTokens + rec.completedPromptTokens),
-      requests_per_s: perS(rec.completedInWindow)
-    },
-    goodput: {
-      slo: { ...spec.slo },
-      requests: rec.windowGood,
-      rate_per_s: perS(rec.windowGood),
-      fraction: ws > 0 ? r3(rec.windowGood / ws) : null
-    },
-    rates: errorRates(wbc, ws),
-    workload,
+    warmupS: f.resolved.warmupMs / 1e3,
+    cooldownS: f.resolved.cooldownMs / 1e3,
+    windowS: f.windowMs / 1e3,
+    interrupted: f.interrupted,
+    notReached: f.notReached,
+    counts: rec,
+    errorSamples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count })),
+    histograms: rec.h,
+    series: rec.series,
     generator: {
-      event_loop_delay_ms: f.eventLoopDelayMs,
-      cpu_s: r3(f.cpuS),
-      cpu_utilization: f.wallS > 0 ? r3(f.cpuS / f.wallS) : 0,
-      heap_mb: r3(process.memoryUsage().heapUsed / 2 ** 20),
-      rss_mb: r3(process.memoryUsage.rss() / 2 ** 20),
-      window_cpu: f.windowCpu,
-      pool_wait_ms: poolWait
+      eventLoopDelayMs: f.eventLoopDelayMs,
+      cpuS: f.cpuS,
+      cpuUtilization: f.wallS > 0 ? f.cpuS / f.wallS : 0,
+      heapMb: process.memoryUsage().heapUsed / 2 ** 20,
+      rssMb: process.memoryUsage.rss() / 2 ** 20,
+      windowCpu: f.windowCpu,
+      poolWaitMeasured: true
     },
-    littles_law: {
-      mean_in_flight: r3(meanInFlight),
-      predicted_in_flight: r3(predicted),
-      ratio: littlesRatio === null ? null : r3(littlesRatio)
-    },
-    validity: (() => {
-      const checks = validityChecks(
-        {
-          mode: spec.load.mode,
-          offeredRate: offered,
-          achievedRate: achieved,
-          scheduleLagP99Ms: lag?.p99 ?? null,
-          eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
-          busyCpu: f.windowCpu?.busy ?? null,
-          poolWaitP99Ms: poolWait?.p99 ?? null,
-          okSamples: rec.windowOk,
-          littlesRatio,
-          interrupted: f.interrupted,
-          workload: deliveredLengths(spec, workload)
-        },
-        generatorLimits(spec)
-      );
-      return { valid: checks.every((c) => c.ok), checks };
-    })(),
-    timeseries: {
-      interval_s: rec.series.intervalS,
-      sent: rec.series.sent,
-      ok: rec.series.ok,
-      errors: rec.series.errors,
-      output_tokens: rec.series.outputTokens
-    },
-    histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
+    // A run's generator adds the spec's own distributions, the output shortfall and its plan.
+    workload: w ? { inputSpec: w.inputSpec, outputSpec: w.outputSpec, plan: w.plan, shortfall: true } : { shortfall: false },
     definitions: DEFINITIONS
   };
 }
-function workloadSection(rec, tokenSource, w) {
-  const h = rec.h;
-  const input = { requested: summarizeCounts(h.requestedPromptTokens), delivered: summarizeCounts(h.promptTokens) };
-  const output = { requested: summarizeCounts(h.requestedOutputTokens), delivered: summarizeCounts(h.outputTokens) };
-  const counts = { token_source: tokenSource, usage_missing: rec.usageMissing, usage_chunk_mismatch: rec.usageChunkMismatch };
-  if (!w) return { input_tokens: input, output_tokens: output, ...counts };
-  const short = rec.windowShortRequests;
-  return {
-    input_tokens: { spec: w.inputSpec, ...input },
-    output_tokens: {
-      spec: w.outputSpec,
-      ...output,
-      shortfall: { requests: short, mean_tokens: short > 0 ? r3(rec.windowShortTokens / short) : null }
-    },
-    ...counts,
-    plan: w.plan
-  };
-}
-function errorRates(byClass, scheduled) {
-  const share = (n) => scheduled > 0 ? r3(n / scheduled) : 0;
-  return { http_5xx: share(byClass.http_5xx), http_429: share(byClass.http_429), errors: share(scheduled - byClass.ok) };
+function buildResult(rec, f) {
+  return assembleResult(recorderTotals(rec, f));
 }
 
 // src/run/measure.ts

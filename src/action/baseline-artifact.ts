@@ -1,8 +1,9 @@
 import { basename } from 'node:path';
 import { parseResult } from '../result/load.js';
-import type { MergedResult } from '../result/merge.js';
+
 import type { Octokit } from './github-context.js';
 import { readZip } from './zip.js';
+import type { Result } from '../result/types.js';
 
 /*
  * A baseline from the base branch: the artifact that a successful run of the same workflow
@@ -22,7 +23,7 @@ export interface WorkflowRun {
 }
 
 export interface ArtifactBaseline {
-  result: MergedResult;
+  result: Result;
   artifact: string;
   run: WorkflowRun;
   /** The run is on the pull request's merge base, not merely the newest on the branch. */
@@ -141,7 +142,7 @@ async function downloadArtifact(octokit: Octokit, owner: string, repo: string, a
 }
 
 /** The loadgate result inside an artifact zip: its one JSON file, or the one named like result-path. */
-export function resultFromZip(zip: Buffer, what: string, entryName: string): MergedResult {
+export function resultFromZip(zip: Buffer, what: string, entryName: string): Result {
   let text: string;
   let name: string;
   try {

@@ -2,16 +2,17 @@ import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { GateReport } from '../gate/types.js';
 import { loadResult } from '../result/load.js';
-import type { MergedResult } from '../result/merge.js';
+
 import { fetchArtifactBaseline, humanAge, type ArtifactBaseline } from './baseline-artifact.js';
 import type { Octokit, RunContext } from './github-context.js';
 import type { ActionInputs, OnMissingBaseline } from './inputs.js';
+import type { Result } from '../result/types.js';
 
 /** Where the baseline came from. `missing`: one was asked for and not found, an explicit state. */
 export type BaselineSource =
-  | { kind: 'file'; path: string; result: MergedResult }
+  | { kind: 'file'; path: string; result: Result }
   | { kind: 'artifact'; found: ArtifactBaseline }
-  | { kind: 'interleaved'; url: string; result: MergedResult }
+  | { kind: 'interleaved'; url: string; result: Result }
   | { kind: 'missing'; reason: string }
   | { kind: 'none'; reason: string };
 
@@ -21,7 +22,7 @@ export interface BaselineNote {
   url?: string;
 }
 
-export const baselineResult = (s: BaselineSource): MergedResult | null =>
+export const baselineResult = (s: BaselineSource): Result | null =>
   s.kind === 'file' || s.kind === 'interleaved' ? s.result : s.kind === 'artifact' ? s.found.result : null;
 
 /** Finds the baseline the inputs ask for. A file or artifact that exists but cannot be read is an error, not a missing baseline. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as core from '@actions/core';
 import { parse as parseYaml } from 'yaml';
-import type { MergedResult } from '../result/merge.js';
+
 import type { Progress } from '../run/run.js';
 import { runReplicated } from '../run/replicates.js';
 import { loadSpec, SpecError } from '../spec/load.js';
@@ -9,6 +9,7 @@ import { applyOverrides } from '../spec/override.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import type { ActionInputs } from './inputs.js';
 import { checkCredentialTarget, credentialHeaders, maskSecret, specHost } from './secrets.js';
+import type { Result } from '../result/types.js';
 
 /**
  * The spec as the action runs it: the api-key input stands in for the variable that
@@ -54,7 +55,7 @@ function envWithKey(path: string, apiKey: string): NodeJS.ProcessEnv {
  * Runs the benchmark `replicates` times (the input; else the spec's load.replicates), each an
  * independent window with a fresh seed, merged exactly (histograms add) with their spread.
  */
-export async function runReplicates(resolved: ResolvedSpec, replicates: number, signal: AbortSignal): Promise<MergedResult> {
+export async function runReplicates(resolved: ResolvedSpec, replicates: number, signal: AbortSignal): Promise<Result> {
   const n = replicates > 1 ? replicates : resolved.spec.load.replicates;
   let label = '';
   const onReplicate = (i: number) => {

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parseResult } from '../result/load.js';
-import type { MergedResult } from '../result/merge.js';
+
 import { writeFileAtomic } from '../result/write.js';
 import type { Octokit } from './github-context.js';
 import { COMMENT_ID, type OnMissingBaseline } from './inputs.js';
+import type { Result } from '../result/types.js';
 
 /*
  * Fork pull requests: their workflow gets no secrets and a read-only token, so it cannot
@@ -23,8 +24,8 @@ export interface Handoff {
   /** Plain text; rendered escaped. */
   baseline_note: string;
   missing_baseline: { policy: OnMissingBaseline; reason: string } | null;
-  current: MergedResult;
-  baseline: MergedResult | null;
+  current: Result;
+  baseline: Result | null;
 }
 
 export function writeHandoff(path: string, h: Omit<Handoff, 'format' | 'version'>): void {

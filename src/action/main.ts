@@ -7,7 +7,7 @@ import type { GateReport } from '../gate/types.js';
 import { escapeMarkdown as md } from '../report/escape.js';
 import { renderHtml } from '../report/html.js';
 import { loadResult } from '../result/load.js';
-import type { MergedResult } from '../result/merge.js';
+
 import { writeFileAtomic } from '../result/write.js';
 import { TOOL_VERSION } from '../version.js';
 import { applyMissingBaseline, baselineNote, baselineResult, resolveBaseline, type BaselineSource } from './baseline.js';
@@ -20,6 +20,7 @@ import { readInputs, type ActionInputs } from './inputs.js';
 import { setResultOutputs } from './outputs.js';
 import { maskSecret } from './secrets.js';
 import { errorMarkdown, joinParts, reportParts, writeJobSummary, type ReportParts } from './summary.js';
+import type { Result } from '../result/types.js';
 
 /**
  * The action: inputs → benchmark → verdict → job summary, PR comment, outputs → failure per
@@ -70,7 +71,7 @@ async function gate(inputs: ActionInputs, ctx: RunContext, octokit: () => Octoki
   }
   const resolved = inputs.result ? undefined : loadActionSpec(inputs);
   let source: BaselineSource;
-  let current: MergedResult;
+  let current: Result;
   if (inputs.baselineUrl && resolved) {
     const ab = await interruptible((signal) => runInterleaved({ resolved, signal, baselineUrl: inputs.baselineUrl! }));
     source = { kind: 'interleaved', url: inputs.baselineUrl, result: ab.baseline };
@@ -137,7 +138,7 @@ async function gate(inputs: ActionInputs, ctx: RunContext, octokit: () => Octoki
 const specLabel = (inputs: ActionInputs) => inputs.spec || `result ${inputs.result}`;
 
 /** Writes the result to result-path and, in record mode, to the baseline path too; returns where it was recorded as a baseline. */
-function writeResult(inputs: ActionInputs, current: MergedResult): string[] {
+function writeResult(inputs: ActionInputs, current: Result): string[] {
   const json = `${JSON.stringify(current, null, 2)}\n`;
   writeFileAtomic(inputs.resultPath, json);
   if (inputs.mode !== 'record') return [];

@@ -3,7 +3,7 @@ import type { GateReport } from '../gate/types.js';
 import type { LatencySummary } from '../metrics/histogram.js';
 import { escapeMarkdown as md } from '../report/escape.js';
 import { renderMarkdown } from '../report/markdown.js';
-import type { MergedResult } from '../result/merge.js';
+
 import type { Result } from '../result/types.js';
 import type { BaselineNote } from './baseline.js';
 
@@ -20,7 +20,7 @@ export interface ReportParts {
 export function reportParts(
   report: GateReport,
   baseline: Result | null,
-  current: MergedResult,
+  current: Result,
   note: BaselineNote,
   specPath: string,
 ): ReportParts {
@@ -79,7 +79,7 @@ function targetText(r: Result): string {
   return URL.canParse(r.target.url) ? `${new URL(r.target.url).origin}${new URL(r.target.url).pathname}` : r.target.url;
 }
 
-function facts(r: MergedResult, specPath: string): string {
+function facts(r: Result, specPath: string): string {
   const e = r.environment;
   const rows: [string, string][] = [
     ['Tool', `${r.tool.name} ${r.tool.version}`],

@@ -1,4 +1,6 @@
 import { Ajv, type SchemaObject } from 'ajv';
+import { GATE_METRICS, type LatencyKey } from '../metrics/definitions.js';
+import { PERCENTILES, type PercentileKey } from '../metrics/histogram.js';
 import { DEFAULT_GENERATOR_LIMITS, type GeneratorLimits } from '../result/validity.js';
 
 /*
@@ -18,14 +20,12 @@ import { DEFAULT_GENERATOR_LIMITS, type GeneratorLimits } from '../result/validi
  * Each rule also takes `warn_only` (report, never fail the verdict) and `enabled`.
  */
 
-export const LATENCY_METRICS = ['ttft', 'ttft_from_send', 'time_to_first_answer', 'tpot', 'itl', 'e2e', 'normalized_latency'] as const;
-export const PERCENTILE_KEYS = ['p50', 'p90', 'p95', 'p99', 'p999'] as const;
+/** Stems of the latency rule keys, from the metric table (src/metrics/definitions.ts). */
+export const LATENCY_METRICS = GATE_METRICS.map((m) => m.gate);
+export const PERCENTILE_KEYS = PERCENTILES.map(([key]) => key);
 export const THROUGHPUT_KEYS = ['output_tokens_per_s', 'requests_per_s', 'goodput_per_s'] as const;
 
-export type LatencyMetric = (typeof LATENCY_METRICS)[number];
-export type PercentileKey = (typeof PERCENTILE_KEYS)[number];
-/** `<metric>_<percentile>`, e.g. `ttft_p95`. */
-export type LatencyKey = `${LatencyMetric}_${PercentileKey}`;
+export type { LatencyKey, PercentileKey };
 export type ThroughputKey = (typeof THROUGHPUT_KEYS)[number];
 
 export interface RuleFlags {

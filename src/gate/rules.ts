@@ -1,55 +1,25 @@
 import { createRng, deriveSeed, type Rng } from '../arrivals/rng.js';
-import { decodeHistogram, PERCENTILES } from '../metrics/histogram.js';
-import { METRIC_HISTOGRAM, type MergedResult } from '../result/merge.js';
-import type { MetricName, Result } from '../result/types.js';
+import { LATENCY_TARGETS, type LatencyKey, type LatencyTarget } from '../metrics/definitions.js';
+import { decodeHistogram } from '../metrics/histogram.js';
+import type { Result } from '../result/types.js';
 import { bucketsOf, type Buckets } from './buckets.js';
-import {
-  LATENCY_METRICS,
-  PERCENTILE_KEYS,
-  type LatencyKey,
-  type LatencyMetric,
-  type PercentileKey,
-  type RuleFlags,
-} from './rules-schema.js';
+import type { RuleFlags } from './rules-schema.js';
 import { normalQuantile } from './stats.js';
 import type { RuleOutcome, RuleStatus } from './types.js';
 
-const LABELS: Record<LatencyMetric, string> = {
-  ttft: 'TTFT',
-  ttft_from_send: 'TTFT from send',
-  time_to_first_answer: 'First answer token',
-  tpot: 'TPOT',
-  itl: 'ITL',
-  e2e: 'E2E',
-  normalized_latency: 'E2E per token',
-};
+const TARGETS = new Map(LATENCY_TARGETS.map((t) => [t.key, t]));
+const RANK = new Map(LATENCY_TARGETS.map((t, i) => [t.key, i]));
 
-/** What a `<metric>_<percentile>` key points at in a result. */
-export interface LatencyTarget {
-  key: LatencyKey;
-  metric: MetricName;
-  histogram: string;
-  pct: PercentileKey;
-  /** The percentile as a number, e.g. 99.9. */
-  p: number;
-  label: string;
-}
-
+/** What a `<metric>_<percentile>` gate key points at in a result (src/metrics/definitions.ts). */
 export function latencyTarget(key: LatencyKey): LatencyTarget {
-  const cut = key.lastIndexOf('_p');
-  const name = key.slice(0, cut) as LatencyMetric;
-  const pct = key.slice(cut + 1) as PercentileKey;
-  const metric = `${name}_ms` as MetricName;
-  const p = PERCENTILES.find(([k]) => k === pct)![1];
-  return { key, metric, histogram: METRIC_HISTOGRAM[metric], pct, p, label: `${LABELS[name]} ${pct === 'p999' ? 'p99.9' : pct}` };
+  const t = TARGETS.get(key);
+  if (!t) throw new Error(`${key} is not a latency rule key`);
+  return t;
 }
 
 /** Keys in reading order (metric, then percentile), whatever order the spec wrote them in. */
 export function sortedLatencyKeys(keys: string[]): LatencyKey[] {
-  const rank = (k: string) => {
-    const t = latencyTarget(k as LatencyKey);
-    return LATENCY_METRICS.indexOf(t.metric.slice(0, -3) as LatencyMetric) * 10 + PERCENTILE_KEYS.indexOf(t.pct);
-  };
+  const rank = (k: LatencyKey) => RANK.get(latencyTarget(k).key)!;
   return (keys as LatencyKey[]).sort((a, b) => rank(a) - rank(b));
 }
 
@@ -102,7 +72,7 @@ export function judgeContext(o: { confidence: number; iterations: number; minTai
  * cv · value / √replicates. Zero for a single run (its noise is all in the histograms).
  */
 export function replicateSe(r: Result, key: string, value: number): number {
-  const spread = (r as MergedResult).replicates;
+  const spread = r.replicates;
   const cv = spread?.cv[key];
   return spread && cv !== undefined ? (cv * Math.abs(value)) / Math.sqrt(spread.count) : 0;
 }

@@ -1,4 +1,5 @@
 import * as hdr from 'hdr-histogram-js';
+import { round3 } from '../numbers.js';
 
 export type Histogram = hdr.Histogram;
 
@@ -43,7 +44,7 @@ export const PERCENTILES = [
   ['p999', 99.9],
 ] as const;
 
-const round3 = (x: number) => Math.round(x * 1000) / 1000;
+export type PercentileKey = (typeof PERCENTILES)[number][0];
 
 /** Summary scaled by `unit` (1000 turns recorded µs into ms); null when empty, so "no samples" never reads as 0. */
 function summarize(h: Histogram, unit: number): LatencySummary | null {

@@ -90,7 +90,8 @@ export interface RecorderOptions {
   onRecord?: (r: RequestRecord) => void;
 }
 
-const MAX_ERROR_SAMPLES = 20;
+/** Distinct (class, detail) pairs kept as error samples: enough to name every failure mode, bounded so a broken server cannot grow a result. */
+export const MAX_ERROR_SAMPLES = 20;
 
 /**
  * Aggregates finished requests into histograms and counters. Memory is bounded by
@@ -223,3 +224,6 @@ export class Recorder {
     else if (this.errorSamples.size < MAX_ERROR_SAMPLES) this.errorSamples.set(key, { outcome: r.outcome!, detail, count: 1 });
   }
 }
+
+/** The recorder's histograms by name, as results store them (`histograms.<name>`). */
+export type HistogramName = keyof Recorder['h'];

@@ -1,5 +1,6 @@
 import { now } from '../time.js';
 import { threadCpuMs } from './thread-cpu.js';
+import { round3 } from '../numbers.js';
 
 export interface WindowCpu {
   /** Share of one core the thread spent working: its CPU time less the dispatcher's idle spin. */
@@ -45,8 +46,9 @@ export class WindowCpuMeter {
     if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
     const wall = to.t - from.t;
     const spinMs = to.spinMs - from.spinMs;
-    const r3 = (x: number) => Math.round(Math.max(0, x) * 1000) / 1000;
-    return { busy: r3((to.cpuMs - from.cpuMs - spinMs) / wall), spin: r3(spinMs / wall) };
+    // Clamped: a spin timed a little longer than the CPU the thread was charged must not read as negative busy.
+    const share = (ms: number) => round3(Math.max(0, ms / wall));
+    return { busy: share(to.cpuMs - from.cpuMs - spinMs), spin: share(spinMs) };
   }
 
   private take(): Snapshot {

@@ -1,4 +1,5 @@
 import { bucketsOf, percentileOf } from '../gate/buckets.js';
+import { METRICS, type MetricName } from '../metrics/definitions.js';
 import { decodeHistogram } from '../metrics/histogram.js';
 import type { Result } from '../result/types.js';
 import { lineChart, type Series } from './svg.js';
@@ -24,15 +25,13 @@ function spectrum(r: Result, histogram: string): [number, number][] {
 
 const SPECTRUM_TICKS = ['0', '90', '99', '99.9', '99.99', '99.999'].map((label, at) => ({ at, label: `p${label}` }));
 
-const LATENCIES: [histogram: string, title: string][] = [
-  ['ttft', 'TTFT (ms) by percentile'],
-  ['tpot', 'TPOT (ms) by percentile'],
-  ['itl', 'ITL (ms) by percentile'],
-  ['e2e', 'E2E latency (ms) by percentile'],
-];
+/** The latencies charted, by their keys in the metric table. */
+const CHARTED: MetricName[] = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms'];
+const LATENCIES = CHARTED.map((key) => METRICS.find((m) => m.key === key)!);
 
 export function latencyCharts(baseline: Result | null, current: Result): string[] {
-  return LATENCIES.map(([h, title]) => {
+  return LATENCIES.map(({ histogram: h, label }) => {
+    const title = `${label} (ms) by percentile`;
     const series: Series[] = [{ name: 'current', points: spectrum(current, h), color: CURRENT }];
     if (baseline) series.unshift({ name: 'baseline', points: spectrum(baseline, h), color: BASELINE, dashed: true });
     const reach = Math.ceil(Math.max(1, ...series.flatMap((s) => s.points.map((p) => p[0]))));

@@ -1,17 +1,8 @@
 import type { GateReport } from '../gate/types.js';
 import type { LatencySummary } from '../metrics/histogram.js';
-import type { MetricName, Result } from '../result/types.js';
+import { METRICS, percentileLabel } from '../metrics/definitions.js';
+import type { Result } from '../result/types.js';
 
-const ROWS: [MetricName, string][] = [
-  ['ttft_ms', 'TTFT'],
-  ['ttft_from_send_ms', 'TTFT from send'],
-  ['time_to_first_answer_ms', 'First answer token'],
-  ['tpot_ms', 'TPOT'],
-  ['itl_ms', 'ITL'],
-  ['e2e_ms', 'E2E'],
-  ['normalized_latency_ms', 'E2E / token'],
-  ['schedule_lag_ms', 'Schedule lag'],
-];
 const COLS = ['p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
 
 const fmt = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
@@ -20,9 +11,10 @@ const mean = (s: LatencySummary | null) => (s ? fmt(s.mean) : 'n/a');
 const busy = (c: Result['generator']['window_cpu']) => (c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in the window · ` : '');
 
 function latencyTable(r: Result): string[] {
-  const head = 'Latency (ms)'.padEnd(20) + COLS.map((c) => (c === 'p999' ? 'p99.9' : c).padStart(9)).join('') + 'count'.padStart(9);
+  const head =
+    'Latency (ms)'.padEnd(20) + COLS.map((c) => (c === 'max' ? c : percentileLabel(c)).padStart(9)).join('') + 'count'.padStart(9);
   const lines = [head];
-  for (const [key, label] of ROWS) {
+  for (const { key, label } of METRICS) {
     const s = r.metrics[key];
     if (!s && key === 'time_to_first_answer_ms') continue;
     lines.push(label.padEnd(20) + (s ? COLS.map((c) => fmt(s[c]).padStart(9)).join('') + String(s.count).padStart(9) : '  no samples'));

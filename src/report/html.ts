@@ -1,5 +1,5 @@
 import type { GateReport } from '../gate/types.js';
-import type { MergedResult } from '../result/merge.js';
+
 import type { Result } from '../result/types.js';
 import { latencyCharts, timeseriesCharts } from './charts.js';
 import { escapeHtml as esc } from './escape.js';
@@ -85,7 +85,7 @@ ${definitions}
 }
 
 function runLine(label: string, r: Result): string {
-  const merged = (r as MergedResult).merge;
+  const merged = r.merge;
   const from = merged ? `, merged from ${merged.merged_from} ${merged.mode}` : '';
   return `<b>${label}</b>: model ${esc(r.target.model)} at ${esc(r.target.url)} · ${esc(r.load.label)} · window ${r.load.window_s} s, ${r.requests.window.scheduled} requests${from} · ${esc(r.created_at)}`;
 }

@@ -1,6 +1,7 @@
 import type { GateReport } from '../gate/types.js';
-import type { MergedResult } from '../result/merge.js';
-import type { MetricName, Result } from '../result/types.js';
+
+import { METRICS, type MetricName } from '../metrics/definitions.js';
+import type { Result } from '../result/types.js';
 import { escapeMarkdown as md } from './escape.js';
 import { gateRows, noiseNote, STATUS_ICON, VERDICT_ICON } from './format.js';
 
@@ -48,13 +49,13 @@ export function renderMarkdown(report: GateReport, baseline: Result | null, curr
 }
 
 function runLine(label: string, r: Result): string {
-  const merged = (r as MergedResult).merge;
+  const merged = r.merge;
   const from = merged ? `, merged from ${merged.merged_from} ${merged.mode}` : '';
   return `**${label}**: model ${md(r.target.model)} · ${md(r.load.label)} · window ${r.load.window_s} s, ${r.requests.window.scheduled} requests${from} · ${md(r.created_at)}`;
 }
 
 const CHART_PERCENTILES = ['p50', 'p90', 'p95', 'p99'] as const;
-const NAMES: Partial<Record<MetricName, string>> = { ttft_ms: 'TTFT', e2e_ms: 'E2E', tpot_ms: 'TPOT', itl_ms: 'ITL' };
+const LABEL = Object.fromEntries(METRICS.map((m) => [m.key, m.label])) as Record<MetricName, string>;
 
 /**
  * A mermaid xychart-beta of latency percentiles: bars for the baseline, a line for the current
@@ -63,7 +64,7 @@ const NAMES: Partial<Record<MetricName, string>> = { ttft_ms: 'TTFT', e2e_ms: 'E
 function percentileChart(title: string, metrics: MetricName[], baseline: Result | null, current: Result): string[] {
   const shown = metrics.filter((m) => current.metrics[m] && (!baseline || baseline.metrics[m]));
   if (shown.length === 0) return [];
-  const labels = shown.flatMap((m) => CHART_PERCENTILES.map((p) => `"${NAMES[m]} ${p}"`));
+  const labels = shown.flatMap((m) => CHART_PERCENTILES.map((p) => `"${LABEL[m]} ${p}"`));
   const values = (r: Result) => `[${shown.flatMap((m) => CHART_PERCENTILES.map((p) => r.metrics[m]![p])).join(', ')}]`;
   return [
     `#### ${title}`,

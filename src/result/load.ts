@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { decodeHistogram } from '../metrics/histogram.js';
-import type { MergedResult } from './merge.js';
 import { resultSchema } from './schema.js';
 import { RESULT_SCHEMA_VERSION } from './types.js';
+import type { Result } from './types.js';
 
 /** A result file that cannot be used, said in one line that names the file. */
 export class ResultFileError extends Error {}
@@ -18,7 +18,7 @@ const READ_FAILURES: Record<string, string> = {
 };
 
 /** Reads and validates a result.json (a run's result, a merge, or a baseline). */
-export function loadResult(path: string): MergedResult {
+export function loadResult(path: string): Result {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -30,7 +30,7 @@ export function loadResult(path: string): MergedResult {
 }
 
 /** As loadResult, for text already in memory; `name` is what messages call it. */
-export function parseResult(text: string, name: string): MergedResult {
+export function parseResult(text: string, name: string): Result {
   const fail = (why: string) => new ResultFileError(`${name}: ${why}`);
   if (text.trim() === '') throw fail('the file is empty; expected a loadgate result (JSON)');
   let data: unknown;
@@ -55,7 +55,7 @@ export function parseResult(text: string, name: string): MergedResult {
     const e = validate.errors!.reduce((a, b) => (b.instancePath.length > a.instancePath.length ? b : a));
     throw fail(`not a valid loadgate result: ${e.instancePath === '' ? 'the document' : e.instancePath} ${e.message}`);
   }
-  const result = data as MergedResult;
+  const result = data as Result;
   for (const [key, encoded] of Object.entries(result.histograms)) {
     try {
       decodeHistogram(encoded);

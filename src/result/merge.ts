@@ -1,47 +1,14 @@
 import { coarsenCounts } from '../metrics/timeseries.js';
 import { OUTCOMES, type Outcome } from '../client/types.js';
-import {
-  decodeHistogram,
-  delayTail,
-  encodeHistogram,
-  newHistogram,
-  PERCENTILES,
-  summarizeCounts,
-  summarizeMs,
-  type Histogram,
-} from '../metrics/histogram.js';
-import { specHash } from '../spec/hash.js';
-import { TOOL_VERSION } from '../version.js';
-import { RESULT_SCHEMA_VERSION, type MetricName, type Result, type ValidityCheck } from './types.js';
-import { deliveredLengths, generatorLimits, validityChecks } from './validity.js';
-import { errorRates } from './build.js';
+import { METRICS } from '../metrics/definitions.js';
+import { decodeHistogram, newHistogram, PERCENTILES, type Histogram } from '../metrics/histogram.js';
+import { MAX_ERROR_SAMPLES } from '../metrics/recorder.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
-
-/**
- * replicates: the same benchmark run several times one after another. Windows add up;
- *   rates are totals over the total window time (a window-weighted mean).
- * shards: parallel generators, each at rate/N, over the same wall-clock window. The window
- *   is shared; rates and counts add.
- */
-export type MergeMode = 'replicates' | 'shards';
-
-export interface MergeInfo {
-  mode: MergeMode;
-  /** Number of original runs inside (a merged input counts as the runs it holds). */
-  merged_from: number;
-  /** Merged with --force although the inputs' spec hashes or models differ. */
-  forced: boolean;
-}
-
-/** Run-to-run spread of replicates: coefficient of variation (sd / mean) of key metrics across the inputs. */
-export interface ReplicateSpread {
-  count: number;
-  /** Keys like "ttft_ms.p95", "throughput.output_tokens_per_s". */
-  cv: Record<string, number>;
-}
-
-/** A result, possibly merged. These optional fields belong in Result (src/result/types.ts). */
-export type MergedResult = Result & { merge?: MergeInfo; replicates?: ReplicateSpread };
+import { round3 } from '../numbers.js';
+import { specHash } from '../spec/hash.js';
+import { assembleResult } from './assemble.js';
+import { resultCounts, type RunCounts, type RunTotals } from './totals.js';
+import type { MergeMode, Result, ValidityCheck } from './types.js';
 
 export interface MergeOptions {
   mode?: MergeMode;
@@ -53,26 +20,20 @@ export interface MergeOptions {
 
 export class MergeError extends Error {}
 
-/** Which recorder histogram (src/metrics/recorder.ts) each latency summary is computed from. */
-export const METRIC_HISTOGRAM: Record<MetricName, string> = {
-  ttft_ms: 'ttft',
-  ttft_from_send_ms: 'ttftFromSend',
-  time_to_first_answer_ms: 'timeToFirstAnswer',
-  tpot_ms: 'tpot',
-  itl_ms: 'itl',
-  e2e_ms: 'e2e',
-  normalized_latency_ms: 'normalized',
-  schedule_lag_ms: 'scheduleLag',
-};
-
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
-const MAX_ERROR_SAMPLES = 20;
-
 /**
  * Combines results exactly: histograms and counters add, and every summary is recomputed
  * from the merged histograms (percentiles are never averaged). Pure: no clock, no I/O.
  */
-export function mergeResults(results: Result[], opts: MergeOptions = {}): MergedResult {
+export function mergeResults(results: Result[], opts: MergeOptions = {}): Result {
+  return assembleResult(mergeTotals(results, opts));
+}
+
+/**
+ * The totals of several results combined (see MergeMode): counters and histograms add, the
+ * window is shared (shards) or added (replicates), and the generator's figures are those of
+ * the busiest input (or, for shards' memory, their sum). assemble.ts derives the rest.
+ */
+export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTotals {
   const first = results[0];
   if (!first) throw new MergeError('nothing to merge: give at least one result');
   const mode = opts.mode ?? 'replicates';
@@ -83,148 +44,85 @@ export function mergeResults(results: Result[], opts: MergeOptions = {}): Merged
   const shards = mode === 'shards';
   const sum = (f: (r: Result) => number) => results.reduce((acc, r) => acc + f(r), 0);
   const max = (f: (r: Result) => number) => Math.max(...results.map(f));
-  const totalWindow = sum((r) => r.load.window_s);
-  /** A per-second quantity of the merged run: shards add; replicates are totals over the total window. */
-  const rate = (f: (r: Result) => number) => r3(shards ? sum(f) : totalWindow > 0 ? sum((r) => f(r) * r.load.window_s) / totalWindow : 0);
-  const classes = (f: (r: Result) => Record<Outcome, number>) =>
-    Object.fromEntries(OUTCOMES.map((o) => [o, sum((r) => f(r)[o] ?? 0)])) as Record<Outcome, number>;
-
-  const h = mergeHistograms(results);
-  const summary = (name: string, unit: 'ms' | 'count') =>
-    h[name] ? (unit === 'ms' ? summarizeMs(h[name]) : summarizeCounts(h[name])) : null;
-  const windowByClass = classes((r) => r.requests.window.by_class);
-  const ws = sum((r) => r.requests.window.scheduled);
-  const good = sum((r) => r.goodput.requests);
-  const offered = rate((r) => r.load.offered_rate_per_s);
-  const achieved = rate((r) => r.load.achieved_rate_per_s);
-  const meanInFlight = rate((r) => r.littles_law.mean_in_flight);
-  const predicted = rate((r) => r.littles_law.predicted_in_flight);
-  const littlesRatio = predicted > 0 ? r3(meanInFlight / predicted) : null;
-  const metrics = Object.fromEntries(Object.entries(METRIC_HISTOGRAM).map(([m, name]) => [m, summary(name, 'ms')])) as Result['metrics'];
+  const spec = shards ? shardedSpec(results) : first.spec;
   // Measured only by newer loadgates: judged when every input has it.
   const windowCpu = results.every((r) => r.generator.window_cpu !== undefined)
     ? busiest(results.map((r) => r.generator.window_cpu!))
     : undefined;
-  const poolWait = results.every((r) => r.histograms.poolWait !== undefined) ? delayTail(summary('poolWait', 'ms')) : undefined;
-  const loopDelay = {
-    p50: max((r) => r.generator.event_loop_delay_ms.p50),
-    p99: max((r) => r.generator.event_loop_delay_ms.p99),
-    max: max((r) => r.generator.event_loop_delay_ms.max),
-  };
-  const spec = shards ? shardedSpec(results) : first.spec;
-  const interrupted = results.some((r) => r.load.interrupted);
-  const label = `${first.load.mode === 'closed' ? `closed-loop, ${shards ? sum((r) => r.load.concurrency ?? 0) : first.load.concurrency} concurrent` : `open-loop ${first.load.arrival} at ${offered} req/s`} (${results.length} ${mode} merged)`;
-
-  const workload: Result['workload'] = {
-    input_tokens: {
-      requested: summary('requestedPromptTokens', 'count'),
-      delivered: summary('promptTokens', 'count'),
-      ...(first.workload.input_tokens.spec ? { spec: first.workload.input_tokens.spec } : {}),
-    },
-    output_tokens: {
-      requested: summary('requestedOutputTokens', 'count'),
-      delivered: summary('outputTokens', 'count'),
-      ...(first.workload.output_tokens.spec ? { spec: first.workload.output_tokens.spec } : {}),
-      ...(results.every((r) => r.workload.output_tokens.shortfall) ? { shortfall: mergeShortfall(results) } : {}),
-    },
-    token_source: mergeTokenSource(results.map((r) => r.workload.token_source)),
-    usage_missing: sum((r) => r.workload.usage_missing),
-    usage_chunk_mismatch: sum((r) => r.workload.usage_chunk_mismatch),
-    ...(first.workload.plan ? { plan: first.workload.plan } : {}),
-  };
   // A shard's own sample count or Little's law says little about the whole; the merged checks judge those.
   const judgedAlone = (c: ValidityCheck) => !(shards && (c.name === 'samples' || c.name === 'littles_law'));
   const invalidInputs = results.flatMap((r, i) =>
     r.validity.checks.filter((c) => !c.ok && judgedAlone(c)).map((c) => `${names[i]} failed ${c.name}`),
   );
-  const checks = [
-    ...validityChecks(
-      {
-        mode: first.load.mode,
-        offeredRate: offered,
-        achievedRate: achieved,
-        scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
-        eventLoopDelayP99Ms: loopDelay.p99,
-        busyCpu: windowCpu === null ? null : windowCpu?.busy,
-        poolWaitP99Ms: poolWait === null ? null : poolWait?.p99,
-        okSamples: windowByClass.ok,
-        littlesRatio,
-        interrupted,
-        workload: deliveredLengths(spec, workload),
-      },
-      generatorLimits(spec),
-    ),
-    {
-      name: 'merge_inputs',
-      ok: invalidInputs.length === 0 && mismatches.length === 0,
-      message:
-        mismatches.length > 0
-          ? `merged with --force across different benchmarks: ${mismatches[0]}`
-          : invalidInputs.length > 0
-            ? `an input was not valid: ${invalidInputs.slice(0, 3).join('; ')}`
-            : `all ${results.length} inputs were valid runs of the same spec`,
-    },
-  ];
+  const { input_tokens: input, output_tokens: output, plan } = first.workload;
 
-  const merged: MergedResult = {
-    schema_version: RESULT_SCHEMA_VERSION,
-    tool: { name: 'loadgate', version: TOOL_VERSION },
-    created_at: results.map((r) => r.created_at).reduce((a, b) => (a > b ? a : b)),
+  return {
     // Request ids of the inputs keep their own prefixes; a merge names them all.
-    run_id: results.map((r) => r.run_id).join('+'),
+    runId: results.map((r) => r.run_id).join('+'),
+    createdAt: results.map((r) => r.created_at).reduce((a, b) => (a > b ? a : b)),
     spec,
-    spec_hash: shards ? specHash(spec) : first.spec_hash,
+    specHash: shards ? specHash(spec) : first.spec_hash,
     target: first.target,
     environment: { ...first.environment, workers: shards ? sum((r) => r.environment.workers) : first.environment.workers },
-    load: {
-      ...first.load,
-      label,
-      concurrency: shards && first.load.concurrency !== null ? sum((r) => r.load.concurrency ?? 0) : first.load.concurrency,
-      offered_rate_per_s: offered,
-      achieved_rate_per_s: achieved,
-      window_s: r3(shards ? max((r) => r.load.window_s) : totalWindow),
-      interrupted,
-    },
-    requests: {
-      scheduled: sum((r) => r.requests.scheduled),
-      by_class: classes((r) => r.requests.by_class),
-      not_reached: sum((r) => r.requests.not_reached),
-      window: { scheduled: ws, by_class: windowByClass },
-      error_samples: mergeErrorSamples(results),
-    },
-    metrics,
-    throughput: {
-      output_tokens_per_s: rate((r) => r.throughput.output_tokens_per_s),
-      total_tokens_per_s: rate((r) => r.throughput.total_tokens_per_s),
-      requests_per_s: rate((r) => r.throughput.requests_per_s),
-    },
-    goodput: {
-      slo: first.goodput.slo,
-      requests: good,
-      rate_per_s: rate((r) => r.goodput.rate_per_s),
-      fraction: ws > 0 ? r3(good / ws) : null,
-    },
-    rates: errorRates(windowByClass, ws),
-    workload,
+    warmupS: first.load.warmup_s,
+    cooldownS: first.load.cooldown_s,
+    windowS: shards ? max((r) => r.load.window_s) : sum((r) => r.load.window_s),
+    interrupted: results.some((r) => r.load.interrupted),
+    notReached: sum((r) => r.requests.not_reached),
+    counts: addCounts(results.map(resultCounts)),
+    errorSamples: mergeErrorSamples(results),
+    histograms: mergeHistograms(results),
+    series: mergeTimeseries(results, shards),
     generator: {
-      event_loop_delay_ms: loopDelay,
-      cpu_s: r3(sum((r) => r.generator.cpu_s)),
-      cpu_utilization: max((r) => r.generator.cpu_utilization),
+      eventLoopDelayMs: {
+        p50: max((r) => r.generator.event_loop_delay_ms.p50),
+        p99: max((r) => r.generator.event_loop_delay_ms.p99),
+        max: max((r) => r.generator.event_loop_delay_ms.max),
+      },
+      cpuS: sum((r) => r.generator.cpu_s),
+      cpuUtilization: max((r) => r.generator.cpu_utilization),
       // Shards are separate threads or machines, so their memory adds; replicates ran one after another.
-      heap_mb: r3(shards ? sum((r) => r.generator.heap_mb) : max((r) => r.generator.heap_mb)),
-      rss_mb: r3(shards ? sum((r) => r.generator.rss_mb) : max((r) => r.generator.rss_mb)),
-      ...(windowCpu !== undefined ? { window_cpu: windowCpu } : {}),
-      ...(poolWait !== undefined ? { pool_wait_ms: poolWait } : {}),
+      heapMb: shards ? sum((r) => r.generator.heap_mb) : max((r) => r.generator.heap_mb),
+      rssMb: shards ? sum((r) => r.generator.rss_mb) : max((r) => r.generator.rss_mb),
+      windowCpu,
+      poolWaitMeasured: results.every((r) => r.histograms.poolWait !== undefined),
     },
-    littles_law: { mean_in_flight: meanInFlight, predicted_in_flight: predicted, ratio: littlesRatio },
-    validity: { valid: checks.every((c) => c.ok), checks },
-    timeseries: mergeTimeseries(results, shards),
-    histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
+    workload: {
+      ...(input.spec ? { inputSpec: input.spec } : {}),
+      ...(output.spec ? { outputSpec: output.spec } : {}),
+      ...(plan ? { plan } : {}),
+      shortfall: results.every((r) => r.workload.output_tokens.shortfall),
+    },
     definitions: first.definitions,
-    merge: { mode, merged_from: sum((r) => (r as MergedResult).merge?.merged_from ?? 1), forced: mismatches.length > 0 },
+    parts: { how: mode, count: results.length },
+    merge: { mode, merged_from: sum((r) => r.merge?.merged_from ?? 1), forced: mismatches.length > 0 },
+    ...(!shards && results.length > 1 ? { replicates: { count: results.length, cv: spread(results) } } : {}),
+    extraChecks: [
+      {
+        name: 'merge_inputs',
+        ok: invalidInputs.length === 0 && mismatches.length === 0,
+        message:
+          mismatches.length > 0
+            ? `merged with --force across different benchmarks: ${mismatches[0]}`
+            : invalidInputs.length > 0
+              ? `an input was not valid: ${invalidInputs.slice(0, 3).join('; ')}`
+              : `all ${results.length} inputs were valid runs of the same spec`,
+      },
+    ],
   };
-  if (!shards && results.length > 1) merged.replicates = { count: results.length, cv: spread(results) };
-  return merged;
+}
+
+/** Counters add; outcome classes add class by class (an older input may lack a newer class). */
+function addCounts(all: RunCounts[]): RunCounts {
+  const total = (f: (c: RunCounts) => number) => all.reduce((a, c) => a + f(c), 0);
+  const classes = (f: (c: RunCounts) => Record<Outcome, number>) =>
+    Object.fromEntries(OUTCOMES.map((o) => [o, total((c) => f(c)[o] ?? 0)])) as Record<Outcome, number>;
+  const sums: Record<string, number> = Object.fromEntries(
+    Object.entries(all[0])
+      .filter(([, v]) => typeof v === 'number')
+      .map(([k]) => [k, total((c) => c[k as keyof RunCounts] as number)]),
+  );
+  return { ...all[0], ...sums, byClass: classes((c) => c.byClass), windowByClass: classes((c) => c.windowByClass) };
 }
 
 /** Why two inputs are not runs of the same benchmark, one line each. */
@@ -276,18 +174,12 @@ function busiest(cpus: (WindowCpu | null)[]): WindowCpu | null {
   return measured.length === 0 ? null : measured.reduce((a, b) => (b.busy > a.busy ? b : a));
 }
 
-function mergeTokenSource(sources: Result['workload']['token_source'][]): Result['workload']['token_source'] {
-  const measured = new Set(sources.filter((s) => s !== 'none'));
-  if (measured.size === 0) return 'none';
-  return measured.size === 1 ? [...measured][0] : 'mixed';
-}
-
 /**
  * Shards share a clock, so their per-second counts add. Replicates ran one after another,
  * so second i of each is averaged (over the replicates that lasted that long): the merged
  * series shows a typical run at its real scale.
  */
-function mergeTimeseries(results: Result[], shards: boolean): Result['timeseries'] {
+function mergeTimeseries(results: Result[], shards: boolean): RunTotals['series'] {
   // Inputs of different lengths may have coarsened differently: bring all to the coarsest interval.
   const interval = Math.max(...results.map((r) => r.timeseries.interval_s));
   const combine = (pick: (r: Result) => number[]) => {
@@ -296,24 +188,22 @@ function mergeTimeseries(results: Result[], shards: boolean): Result['timeseries
     return Array.from({ length }, (_, i) => {
       const values = series.filter((a) => i < a.length).map((a) => a[i]);
       const total = values.reduce((a, b) => a + b, 0);
-      return shards ? total : r3(total / values.length);
+      return shards ? total : round3(total / values.length);
     });
   };
   return {
-    interval_s: interval,
+    intervalS: interval,
     sent: combine((r) => r.timeseries.sent),
     ok: combine((r) => r.timeseries.ok),
     errors: combine((r) => r.timeseries.errors),
-    output_tokens: combine((r) => r.timeseries.output_tokens),
+    outputTokens: combine((r) => r.timeseries.output_tokens),
   };
 }
 
 /** The metrics the gate judges, as "<summary>.<field>" keys with their value in a result. */
 const SPREAD_KEYS: Record<string, (r: Result) => number | null> = {
   ...Object.fromEntries(
-    (Object.keys(METRIC_HISTOGRAM) as MetricName[]).flatMap((m) =>
-      PERCENTILES.map(([key]) => [`${m}.${key}`, (r: Result) => r.metrics[m]?.[key] ?? null]),
-    ),
+    METRICS.flatMap(({ key: m }) => PERCENTILES.map(([key]) => [`${m}.${key}`, (r: Result) => r.metrics[m]?.[key] ?? null])),
   ),
   'throughput.output_tokens_per_s': (r) => r.throughput.output_tokens_per_s,
   'throughput.requests_per_s': (r) => r.throughput.requests_per_s,
@@ -333,16 +223,4 @@ function spread(results: Result[]): Record<string, number> {
     cv[key] = Math.round((Math.sqrt(variance) / mean) * 1e4) / 1e4;
   }
   return cv;
-}
-
-/** Requests that came back short, and their mean shortfall weighted by how many each input had. */
-function mergeShortfall(results: Result[]): { requests: number; mean_tokens: number | null } {
-  let requests = 0;
-  let tokens = 0;
-  for (const r of results) {
-    const s = r.workload.output_tokens.shortfall!;
-    requests += s.requests;
-    tokens += s.requests * (s.mean_tokens ?? 0);
-  }
-  return { requests, mean_tokens: requests > 0 ? r3(tokens / requests) : null };
 }

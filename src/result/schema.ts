@@ -1,8 +1,7 @@
 import type { SchemaObject } from 'ajv';
 import { OUTCOMES } from '../client/types.js';
 import { PERCENTILES } from '../metrics/histogram.js';
-import { METRIC_HISTOGRAM } from './merge.js';
-import { RESULT_SCHEMA_VERSION } from './types.js';
+import { METRIC_HISTOGRAM, RESULT_SCHEMA_VERSION } from './types.js';
 
 /*
  * JSON Schema (draft-07) of result.json, schema_version 1, matching src/result/types.ts.
@@ -101,7 +100,7 @@ export const resultSchema: SchemaObject = {
   ...result,
   properties: {
     ...result.properties,
-    // Present only in merged results (src/result/merge.ts).
+    // Present only in merged results (src/result/merge.ts), generator threads included.
     merge: obj({ mode: { enum: ['replicates', 'shards'] }, merged_from: { type: 'integer', minimum: 1 }, forced: { type: 'boolean' } }),
     replicates: obj({ count: { type: 'integer', minimum: 2 }, cv: { type: 'object', additionalProperties: num } }),
   },

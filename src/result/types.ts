@@ -1,19 +1,39 @@
 import type { Outcome } from '../client/types.js';
+import { METRICS, type MetricName } from '../metrics/definitions.js';
 import type { DelayTail, LatencySummary } from '../metrics/histogram.js';
+import type { HistogramName } from '../metrics/recorder.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
 import type { OutputControl, Spec } from '../spec/types.js';
 
 export const RESULT_SCHEMA_VERSION = 1;
 
-export type MetricName =
-  | 'ttft_ms'
-  | 'ttft_from_send_ms'
-  | 'time_to_first_answer_ms'
-  | 'tpot_ms'
-  | 'itl_ms'
-  | 'e2e_ms'
-  | 'normalized_latency_ms'
-  | 'schedule_lag_ms';
+export type { MetricName };
+
+/** Which recorder histogram (src/metrics/recorder.ts) each latency summary is computed from. */
+export const METRIC_HISTOGRAM = Object.fromEntries(METRICS.map((m) => [m.key, m.histogram])) as Record<MetricName, HistogramName>;
+
+/**
+ * replicates: the same benchmark run several times one after another. Windows add up;
+ *   rates are totals over the total window time (a window-weighted mean).
+ * shards: parallel generators, each at rate/N, over the same wall-clock window. The window
+ *   is shared; rates and counts add.
+ */
+export type MergeMode = 'replicates' | 'shards';
+
+export interface MergeInfo {
+  mode: MergeMode;
+  /** Number of original runs inside (a merged input counts as the runs it holds). */
+  merged_from: number;
+  /** Merged with --force although the inputs' spec hashes or models differ. */
+  forced: boolean;
+}
+
+/** Run-to-run spread of replicates: coefficient of variation (sd / mean) of key metrics across the inputs. */
+export interface ReplicateSpread {
+  count: number;
+  /** Keys like "ttft_ms.p95", "throughput.output_tokens_per_s". */
+  cv: Record<string, number>;
+}
 
 export interface ValidityCheck {
   name: string;
@@ -136,4 +156,8 @@ export interface Result {
   /** HdrHistograms (compressed base64, values in µs; token counts unitless), for exact merging and comparison. */
   histograms: Record<string, string>;
   definitions: Record<string, string>;
+  /** Present when the result combines several (src/result/merge.ts), generator threads included. */
+  merge?: MergeInfo;
+  /** Present when the result merges two or more replicates. */
+  replicates?: ReplicateSpread;
 }

@@ -1,3 +1,4 @@
+import { METRICS } from '../metrics/definitions.js';
 import { decodeHistogram } from '../metrics/histogram.js';
 import type { Result } from './types.js';
 
@@ -23,13 +24,9 @@ export function toVllmFormat(r: Result): Record<string, number | string | null> 
     output_throughput: r.throughput.output_tokens_per_s,
     total_token_throughput: r.throughput.total_tokens_per_s,
   };
-  const metrics = [
-    ['ttft', 'ttft'],
-    ['tpot', 'tpot'],
-    ['itl', 'itl'],
-    ['e2el', 'e2e'],
-  ] as const;
-  for (const [vllmName, histName] of metrics) {
+  for (const { peers, histogram: histName } of METRICS) {
+    const vllmName = peers.vllm;
+    if (vllmName === null) continue;
     const encoded = r.histograms[histName];
     const h = encoded ? decodeHistogram(encoded) : null;
     const empty = !h || h.totalCount === 0;

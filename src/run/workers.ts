@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { mergeResults } from '../result/merge.js';
+import { assembleResult } from '../result/assemble.js';
+import { mergeTotals } from '../result/merge.js';
+import type { RunTotals } from '../result/totals.js';
 import type { Result } from '../result/types.js';
 import { packageRoot } from '../package-root.js';
 import type { ResolvedSpec } from '../spec/types.js';
@@ -78,34 +80,25 @@ export async function measureInWorkers(o: WorkersOptions): Promise<Result> {
     const runStart = now() + o.startLeadMs;
     threads.forEach((w) => w.postMessage({ type: 'start', runStart }));
     if (o.signal?.aborted) abort();
-    const merged = mergeResults(await Promise.all(results), { mode: 'shards' });
-    return wholeRun(merged, o.resolved, n, process.cpuUsage(cpu0), (now() - wall0) / 1000);
+    const shards = mergeTotals(await Promise.all(results), { mode: 'shards' });
+    return assembleResult(wholeRun(shards, o.resolved, n, process.cpuUsage(cpu0), (now() - wall0) / 1000));
   } finally {
     o.signal?.removeEventListener('abort', abort);
     await Promise.all(threads.map((w) => w.terminate()));
   }
 }
 
-/** The merged shards, described as the one run the user asked for. */
-function wholeRun(merged: Result, resolved: ResolvedSpec, n: number, cpu: NodeJS.CpuUsage, wallS: number): Result {
+/** The threads' shards, added up and described as the one run the user asked for. */
+function wholeRun(shards: RunTotals, resolved: ResolvedSpec, n: number, cpu: NodeJS.CpuUsage, wallS: number): RunTotals {
   const cpuS = (cpu.user + cpu.system) / 1e6;
-  const { load } = resolved.spec;
   return {
-    ...merged,
+    ...shards,
     spec: resolved.spec,
-    spec_hash: resolved.hash,
-    environment: { ...merged.environment, workers: n },
-    load: {
-      ...merged.load,
-      label: `${load.mode === 'closed' ? `closed-loop, ${load.concurrency} concurrent` : `open-loop ${load.arrival} at ${load.rate} req/s`} · ${n} generator threads`,
-    },
+    specHash: resolved.hash,
+    environment: { ...shards.environment, workers: n },
+    parts: { how: 'threads', count: n },
     // Threads share one process: its CPU and RSS are the run's (per-thread figures would double count).
-    generator: {
-      ...merged.generator,
-      cpu_s: Math.round(cpuS * 1000) / 1000,
-      cpu_utilization: Math.round((cpuS / wallS) * 1000) / 1000,
-      rss_mb: Math.round((process.memoryUsage.rss() / 2 ** 20) * 1000) / 1000,
-    },
+    generator: { ...shards.generator, cpuS, cpuUtilization: cpuS / wallS, rssMb: process.memoryUsage.rss() / 2 ** 20 },
   };
 }
 

@@ -3,6 +3,7 @@ import { errorMessage } from '../client/openai.js';
 import type { Calibration } from '../result/types.js';
 import type { CalibrateMode } from '../spec/types.js';
 import { countWords, promptText, type Message } from './prompts.js';
+import { round3 } from '../numbers.js';
 
 /**
  * Calibration: how many of the target's tokens a prompt of w words makes. We bundle no
@@ -118,15 +119,14 @@ export async function calibrateDataset(counter: Counter, plain: (words: number) 
 }
 
 function result(counter: Counter, fit: Line, samples: number, prefixTokens: number): Calibration {
-  const r3 = (x: number) => Math.round(x * 1000) / 1000;
   return {
     method: counter.method,
     source: counter.source,
-    tokens_per_word: r3(fit.slope),
-    overhead_tokens: r3(fit.intercept),
-    prefix_tokens: r3(prefixTokens),
+    tokens_per_word: round3(fit.slope),
+    overhead_tokens: round3(fit.intercept),
+    prefix_tokens: round3(prefixTokens),
     samples,
-    max_residual_tokens: r3(fit.maxResidual),
+    max_residual_tokens: round3(fit.maxResidual),
   };
 }
 

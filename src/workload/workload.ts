@@ -19,6 +19,7 @@ import { entryPicker, parseDataset, type Dataset } from './dataset.js';
 import { lengthSampler, parseLengthFile, type LengthSource } from './lengths.js';
 import { prefixMessage, zipfSampler, type PrefixWords } from './prefix.js';
 import { promptText, requestText, type Message } from './prompts.js';
+import { round3 } from '../numbers.js';
 
 /** One request's prompt and lengths. `promptTokens` is the input length asked for (a dataset's: estimated). */
 export interface WorkItem {
@@ -267,7 +268,7 @@ function plan(
     source: dataset ? 'dataset' : 'synthetic',
     output_control: w.output_control,
     calibration,
-    prefix: { mode, expected_cache_hit_ratio: cache.total > 0 ? Math.round((cache.cacheable / cache.total) * 1000) / 1000 : 0 },
+    prefix: { mode, expected_cache_hit_ratio: cache.total > 0 ? round3(cache.cacheable / cache.total) : 0 },
     dataset,
     files: inputs.files,
     salt,

@@ -1,7 +1,7 @@
 import { compare } from '../../src/gate/compare.js';
 import { DEFAULT_GATE, gateOf, resolveGate, type GateSpec } from '../../src/gate/rules-schema.js';
 import type { GateReport, RuleOutcome } from '../../src/gate/types.js';
-import { mergeResults, type MergedResult } from '../../src/result/merge.js';
+import { mergeResults } from '../../src/result/merge.js';
 import { parseResult } from '../../src/result/load.js';
 import type { Result } from '../../src/result/types.js';
 import { specHash } from '../../src/spec/hash.js';
@@ -117,7 +117,7 @@ describe('relative latency rules (TTFT p95: 10 % and 20 ms)', () => {
 
   test('replicate spread widens the interval: the same shift within a noisy metric no longer fails', () => {
     const [base, cur] = shifted(240, 1.15);
-    const noisy: MergedResult = { ...cur, replicates: { count: 2, cv: { 'ttft_ms.p95': 0.2 } } };
+    const noisy: Result = { ...cur, replicates: { count: 2, cv: { 'ttft_ms.p95': 0.2 } } };
     const plain = rule(compare(base, cur, DEFAULT_GATE), 'latency.ttft_p95');
     const widened = rule(compare(base, noisy, DEFAULT_GATE), 'latency.ttft_p95');
     expect(widened.ci!.lower).toBeLessThan(plain.ci!.lower - 50);
