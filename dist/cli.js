@@ -53650,7 +53650,7 @@ async function measureInWorkers(o) {
     };
     return new Worker(file, { workerData: init });
   });
-  const progress = Array.from({ length: n });
+  const progress = new Array(n);
   const results = [];
   const ready = [];
   threads.forEach((w, k) => {
