@@ -93082,7 +93082,17 @@ var import_ajv2 = __toESM(require_ajv(), 1);
 import { readFileSync as readFileSync2 } from "node:fs";
 
 // src/client/types.ts
-var OUTCOMES = ["ok", "http_429", "http_4xx", "http_5xx", "connect_error", "timeout", "stream_error", "dropped"];
+var OUTCOMES = [
+  "ok",
+  "http_429",
+  "http_4xx",
+  "http_5xx",
+  "connect_error",
+  "timeout",
+  "stream_error",
+  "dropped",
+  "cancelled"
+];
 
 // src/result/types.ts
 var RESULT_SCHEMA_VERSION = 1;
@@ -93095,12 +93105,16 @@ var str = { type: "string" };
 var obj = (properties, extra = {}) => ({
   type: "object",
   required: Object.keys(properties),
-  properties,
-  ...extra
+  properties: { ...properties, ...extra.optional }
 });
 var nullable = (schema) => ({ anyOf: [{ type: "null" }, schema] });
 var numbers = { type: "array", items: num2 };
-var byClass = obj(Object.fromEntries(OUTCOMES.map((o) => [o, count])));
+var LATER_OUTCOMES = ["cancelled"];
+var byClass = {
+  type: "object",
+  required: OUTCOMES.filter((o) => !LATER_OUTCOMES.includes(o)),
+  properties: Object.fromEntries(OUTCOMES.map((o) => [o, count]))
+};
 var summary2 = nullable({ $ref: "#/definitions/summary" });
 var result = obj({
   schema_version: { const: RESULT_SCHEMA_VERSION },
@@ -93130,13 +93144,22 @@ var result = obj({
     cooldown_s: num2,
     interrupted: { type: "boolean" }
   }),
-  requests: obj({
-    scheduled: count,
-    by_class: byClass,
-    not_reached: count,
-    window: obj({ scheduled: count, by_class: byClass }),
-    error_samples: { type: "array", items: obj({ class: { enum: [...OUTCOMES] }, detail: str, count }) }
-  }),
+  requests: obj(
+    {
+      scheduled: count,
+      by_class: byClass,
+      not_reached: count,
+      window: obj({ scheduled: count, by_class: byClass }),
+      error_samples: { type: "array", items: obj({ class: { enum: [...OUTCOMES] }, detail: str, count }) }
+    },
+    // Absent in results made before loadgate counted them (src/result/connections.ts).
+    {
+      optional: {
+        reconnects: count,
+        keep_alive: obj({ disabled: { type: "boolean" }, responses_observed: count, server_closed: count }, { optional: { reason: str } })
+      }
+    }
+  ),
   metrics: obj(Object.fromEntries(Object.keys(METRIC_HISTOGRAM).map((m) => [m, summary2]))),
   throughput: obj({ output_tokens_per_s: num2, total_tokens_per_s: num2, requests_per_s: num2 }),
   goodput: obj({ slo: obj({ ttft_ms: num2, tpot_ms: num2, e2e_ms: num2 }), requests: count, rate_per_s: num2, fraction: nullable(num2) }),
@@ -93228,6 +93251,7 @@ function parseResult(text, name2) {
     throw fail2(`not a valid loadgate result: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
   }
   const result3 = data;
+  for (const byClass2 of [result3.requests.by_class, result3.requests.window.by_class]) for (const o of OUTCOMES) byClass2[o] ??= 0;
   for (const [key, encoded] of Object.entries(result3.histograms)) {
     try {
       decodeHistogram(encoded);
@@ -93512,7 +93536,7 @@ import { randomBytes } from "node:crypto";
 // src/metrics/record-line.ts
 function recordLine(r) {
   return JSON.stringify({
-    id: r.id,
+    id: r.recordId,
     request_id: r.requestId,
     outcome: r.outcome,
     in_window: r.inWindow,
@@ -94790,6 +94814,60 @@ function detailSanitizer(secrets) {
   };
 }
 
+// src/client/keep-alive.ts
+var KEEP_ALIVE_DISABLED_REASON = "the server closes connections after each stream; keep-alive disabled";
+var SERVER_CLOSE_WINDOW_MS = 1e3;
+var MIN_SERVER_CLOSES = 3;
+function shouldDisable(serverClosed, observed) {
+  return serverClosed >= MIN_SERVER_CLOSES && serverClosed * 2 > observed;
+}
+var KeepAliveWatch = class {
+  observed = 0;
+  closed = 0;
+  off = false;
+  connections = /* @__PURE__ */ new WeakMap();
+  get disabled() {
+    return this.off;
+  }
+  /** A new kept-alive connection: watch how the server ends it. */
+  connected(socket) {
+    const state = { idleSince: NaN, serverClosed: false };
+    this.connections.set(socket, state);
+    const serverClosed = () => {
+      if (state.serverClosed) return;
+      state.serverClosed = true;
+      if (state.idleSince === state.idleSince && now() - state.idleSince <= SERVER_CLOSE_WINDOW_MS) this.observe(true);
+      state.idleSince = NaN;
+    };
+    socket.once("end", serverClosed);
+    socket.on("error", (err) => {
+      if (err.code === "ECONNRESET" || err.code === "EPIPE") serverClosed();
+    });
+  }
+  /** A response started on this connection: the previous one's connection was kept. */
+  responseStarted(socket) {
+    const state = socket && this.connections.get(socket);
+    if (!state) return;
+    if (state.idleSince === state.idleSince) this.observe(false);
+    state.idleSince = NaN;
+  }
+  /** A response ended on this connection, and it did not say `Connection: close`. */
+  responseEnded(socket, t) {
+    const state = socket && this.connections.get(socket);
+    if (state && !state.serverClosed) state.idleSince = t;
+  }
+  facts() {
+    const f = { disabled: this.off, responses_observed: this.observed, server_closed: this.closed };
+    if (this.off) f.reason = KEEP_ALIVE_DISABLED_REASON;
+    return f;
+  }
+  observe(serverClosed) {
+    this.observed++;
+    if (serverClosed) this.closed++;
+    if (!this.off && shouldDisable(this.closed, this.observed)) this.off = true;
+  }
+};
+
 // src/client/sse.ts
 var LF = 10;
 var CR = 13;
@@ -94939,7 +95017,8 @@ function createClient(opts) {
   for (const [k, v] of Object.entries(opts.headers ?? {})) merged.set(k.toLowerCase(), v);
   if (opts.apiKey) merged.set("authorization", `Bearer ${opts.apiKey}`);
   const headers = [...merged].flat();
-  const pool = new import_undici4.Pool(url.origin, {
+  const watch = new KeepAliveWatch();
+  const poolOptions = (onConnect) => ({
     // No client-side cap: an open-loop load must not queue here; the dispatcher owns the in-flight cap.
     connections: null,
     // One request per connection at a time, as real streaming clients do.
@@ -94950,33 +95029,49 @@ function createClient(opts) {
     // Disabled: each request's own timer owns the whole budget, so a timeout is classified once, here.
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect: stampingConnector(opts.connectTimeoutMs ?? opts.timeoutMs)
+    connect: stampingConnector(opts.connectTimeoutMs ?? opts.timeoutMs, onConnect)
   });
+  const pool = new import_undici4.Pool(
+    url.origin,
+    poolOptions((socket) => watch.connected(socket))
+  );
+  const fresh = new import_undici4.Pool(url.origin, poolOptions());
   const secrets = [opts.apiKey ?? "", ...Object.values(opts.headers ?? {}).filter((v) => v.length >= 8)];
   const ctx = {
     timeoutMs: opts.timeoutMs,
     sanitize: detailSanitizer(secrets),
-    event: newStreamEvent()
+    event: newStreamEvent(),
+    watch,
+    resend: (request4) => fresh.dispatch({ ...request4.options, reset: true }, request4)
   };
   return {
     send(body, obs, requestId) {
-      const request4 = new StreamRequest(ctx, obs);
-      pool.dispatch({ path, method: "POST", headers: [...headers, "x-request-id", requestId], body }, request4);
+      const options = { path, method: "POST", headers: [...headers, "x-request-id", requestId], body };
+      const request4 = new StreamRequest(ctx, obs, options, !watch.disabled);
+      if (watch.disabled) ctx.resend(request4);
+      else pool.dispatch(options, request4);
       return request4;
     },
-    close: () => pool.close()
+    keepAlive: () => watch.facts(),
+    close: async () => {
+      await Promise.all([pool.close(), fresh.close()]);
+    }
   };
 }
 var ERROR_BODY_BYTES = 2048;
 var ENDED = new Error("loadgate ended the request");
 var StreamRequest = class {
-  constructor(ctx, obs) {
+  constructor(ctx, obs, options, watched) {
     this.ctx = ctx;
     this.obs = obs;
+    this.options = options;
+    this.watched = watched;
     this.timer = setTimeout(onDeadline, ctx.timeoutMs, this);
   }
   ctx;
   obs;
+  options;
+  watched;
   controller = null;
   timer;
   ended = false;
@@ -94987,12 +95082,19 @@ var StreamRequest = class {
   t = 0;
   errorBody = null;
   errorBodyLen = 0;
+  /** Written on a connection that was new for it, so a loss before the response is the server's doing, not a stale connection. */
+  freshConnection = false;
+  reconnected = false;
+  /** The 2xx response's media type when it is not an event stream. */
+  wrongType = null;
+  /** The response may leave its connection open for the next request (HTTP/1.1, no `Connection: close`). */
+  keepsConnection = false;
   abort(reason) {
     if (this.ended) return;
     const t = now();
     if (this.sawDone)
       this.fail(t, "ok");
-    else if (reason === "cancelled") this.fail(t, "timeout", "cancelled");
+    else if (reason === "cancelled") this.fail(t, "cancelled", "the run was interrupted");
     else if (this.status !== 0 && !isSuccess(this.status)) this.fail(t, ...this.httpOutcome());
     else if (this.controller === null) this.fail(t, "connect_error", `no connection within ${this.ctx.timeoutMs} ms`);
     else if (this.status === 0) this.fail(t, "timeout", `no response within ${this.ctx.timeoutMs} ms`);
@@ -95000,16 +95102,24 @@ var StreamRequest = class {
   }
   onRequestStart(controller) {
     this.controller = controller;
+    this.freshConnection = connecting !== null;
     if (this.ended)
       controller.abort(ENDED);
     else this.obs.onWritten(now());
   }
-  onResponseStart(_c, status2) {
+  onResponseStart(_c, status2, headers) {
     if (this.ended) return;
     this.status = status2;
+    if (this.watched) {
+      this.ctx.watch.responseStarted(readSocket);
+      this.keepsConnection = !/\bclose\b/i.test(String(headers.connection ?? ""));
+    }
     this.obs.onHeaders(readAt, status2);
-    if (isSuccess(status2)) this.framer = new SseFramer(this);
-    else this.errorBody = [];
+    if (isSuccess(status2)) {
+      this.framer = new SseFramer(this);
+      const type = mediaType(headers["content-type"]);
+      if (type !== "text/event-stream") this.wrongType = type || "no content-type";
+    } else this.errorBody = [];
   }
   onResponseData(_c, chunk) {
     if (this.ended) return;
@@ -95038,6 +95148,7 @@ var StreamRequest = class {
     if (ev.done) this.sawDone = true;
   }
   onResponseEnd() {
+    if (this.keepsConnection) this.ctx.watch.responseEnded(readSocket, readAt);
     if (this.ended) return;
     const t = readAt;
     if (this.framer !== null) {
@@ -95045,6 +95156,7 @@ var StreamRequest = class {
       this.framer.end();
       if (this.ended) return;
       if (this.sawDone) this.finish(t, "ok");
+      else if (this.wrongType !== null) this.finish(t, "stream_error", `expected text/event-stream, got ${this.wrongType}`);
       else this.finish(t, "stream_error", "stream ended without [DONE]");
     } else {
       this.finish(t, ...this.httpOutcome());
@@ -95053,6 +95165,14 @@ var StreamRequest = class {
   onResponseError(_c, err) {
     if (this.ended) return;
     const t = now();
+    if (this.status === 0 && this.controller !== null && !this.freshConnection && !this.reconnected && isConnectionLoss(err)) {
+      this.reconnected = true;
+      this.controller = null;
+      this.watched = false;
+      this.obs.onReconnect(t);
+      this.ctx.resend(this);
+      return;
+    }
     const reason = errorDetail(err);
     if (this.status === 0) this.finish(t, "connect_error", reason);
     else if (!isSuccess(this.status)) this.finish(t, ...this.httpOutcome());
@@ -95082,6 +95202,14 @@ var StreamRequest = class {
     return [outcome2, detail];
   }
 };
+function isConnectionLoss(err) {
+  const code = err.code;
+  return code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
+}
+function mediaType(header) {
+  const value2 = Array.isArray(header) ? header[0] : header;
+  return (value2 ?? "").split(";")[0].trim().toLowerCase();
+}
 function onDeadline(request4) {
   request4.abort("timeout");
 }
@@ -95101,14 +95229,25 @@ function errorDetail(err) {
   return typeof code === "string" ? `${code}: ${message}` : message || err.name;
 }
 var readAt = 0;
-function stampRead() {
-  readAt = now();
-}
-function stampingConnector(timeoutMs) {
+var readSocket = null;
+var connecting = null;
+function stampingConnector(timeoutMs, onConnect) {
   const connect = (0, import_undici4.buildConnector)({ timeout: timeoutMs });
   return (options, callback) => connect(options, (...result3) => {
-    result3[1]?.prependListener("readable", stampRead);
-    callback(...result3);
+    const socket = result3[1];
+    if (socket) {
+      socket.prependListener("readable", () => {
+        readAt = now();
+        readSocket = socket;
+      });
+      onConnect?.(socket);
+    }
+    connecting = socket;
+    try {
+      callback(...result3);
+    } finally {
+      connecting = null;
+    }
   });
 }
 
@@ -95273,6 +95412,8 @@ var RequestRecord = class {
   promptTokens;
   maxTokens;
   tSend = NaN;
+  /** When the request was (last) written on a connection. */
+  tWritten = NaN;
   tHeaders = NaN;
   tFirst = NaN;
   tFirstAnswer = NaN;
@@ -95285,7 +95426,10 @@ var RequestRecord = class {
   outcome = null;
   detail;
   onWritten(t) {
-    if (this.inWindow) recordMs(this.recorder.h.poolWait, t - this.tSend);
+    this.tWritten = t;
+  }
+  onReconnect() {
+    this.recorder.reconnects++;
   }
   onHeaders(t, status2) {
     this.tHeaders = t;
@@ -95308,6 +95452,10 @@ var RequestRecord = class {
     this.outcome = outcome2;
     this.detail = detail;
     this.recorder.complete(this);
+  }
+  /** Unique within a run: `<thread>-<arrival index>`; generator threads number their arrivals independently. */
+  get recordId() {
+    return `${this.recorder.o.thread ?? 0}-${this.id}`;
   }
   /** Sent as x-request-id: unique across runs, so server logs can be joined with our records. */
   get requestId() {
@@ -95364,6 +95512,8 @@ var Recorder = class {
   inFlightIntegral = 0;
   /** Σ (end − send) of dispatched window requests: W in L = λW. */
   windowTimeInSystem = 0;
+  /** Requests re-sent on a new connection after a reused one was closed under them unanswered. */
+  reconnects = 0;
   errorSamples = /* @__PURE__ */ new Map();
   /** A request whose time has come (offset ms after runStart): it is counted now, whatever happens to it. */
   open(id, offsetMs, promptTokens, maxTokens) {
@@ -95395,6 +95545,7 @@ var Recorder = class {
       const to = Math.min(r.tEnd, this.o.runStart + this.o.windowToMs);
       if (to > from) this.inFlightIntegral += to - from;
       if (r.inWindow) this.windowTimeInSystem += r.tEnd - r.tSend;
+      if (r.inWindow && r.tWritten === r.tWritten) recordMs(this.h.poolWait, r.tWritten - r.tSend);
     }
     this.byClass[r.outcome]++;
     this.series.recordFinished(r.tEnd, r.outcome === "ok", r.outputTokens);
@@ -95530,7 +95681,11 @@ function runLabel(t, offeredRate) {
 }
 function errorRates(byClass2, scheduled) {
   const share = (n) => scheduled > 0 ? round3(n / scheduled) : 0;
-  return { http_5xx: share(byClass2.http_5xx), http_429: share(byClass2.http_429), errors: share(scheduled - byClass2.ok) };
+  return {
+    http_5xx: share(byClass2.http_5xx),
+    http_429: share(byClass2.http_429),
+    errors: share(scheduled - byClass2.ok - (byClass2.cancelled ?? 0))
+  };
 }
 function assembleResult(t) {
   const { spec, counts: c } = t;
@@ -95615,7 +95770,8 @@ function assembleResult(t) {
       by_class: { ...c.byClass },
       not_reached: t.notReached,
       window: { scheduled: c.windowScheduled, by_class: { ...c.windowByClass } },
-      error_samples: t.errorSamples
+      error_samples: t.errorSamples,
+      ...t.connections
     },
     metrics,
     throughput: {
@@ -95652,6 +95808,27 @@ function assembleResult(t) {
     ...t.merge ? { merge: t.merge } : {},
     ...t.replicates ? { replicates: t.replicates } : {}
   };
+}
+
+// src/result/connections.ts
+function connectionFacts(reconnects, keepAlive) {
+  return keepAlive === void 0 ? { reconnects } : { reconnects, keep_alive: { ...keepAlive } };
+}
+function mergeConnectionFacts(results) {
+  const out2 = {};
+  const withReconnects = results.filter((r) => r.requests.reconnects !== void 0);
+  if (withReconnects.length > 0) out2.reconnects = withReconnects.reduce((a, r) => a + r.requests.reconnects, 0);
+  const kas = results.map((r) => r.requests.keep_alive).filter((k) => k !== void 0);
+  if (kas.length > 0) {
+    const disabled = kas.find((k) => k.disabled);
+    out2.keep_alive = {
+      disabled: disabled !== void 0,
+      responses_observed: kas.reduce((a, k) => a + k.responses_observed, 0),
+      server_closed: kas.reduce((a, k) => a + k.server_closed, 0),
+      ...disabled?.reason !== void 0 ? { reason: disabled.reason } : {}
+    };
+  }
+  return out2;
 }
 
 // src/result/build.ts
@@ -95692,7 +95869,8 @@ function recorderTotals(rec, f) {
     },
     // A run's generator adds the spec's own distributions, the output shortfall and its plan.
     workload: w ? { inputSpec: w.inputSpec, outputSpec: w.outputSpec, plan: w.plan, shortfall: true } : { shortfall: false },
-    definitions: DEFINITIONS
+    definitions: DEFINITIONS,
+    connections: connectionFacts(rec.reconnects, f.keepAlive)
   };
 }
 function buildResult(rec, f) {
@@ -95717,6 +95895,7 @@ async function measure(o) {
   const active = /* @__PURE__ */ new Map();
   const recorder = new Recorder({
     runId: o.runId,
+    thread: o.thread ?? 0,
     runStart,
     windowFromMs: resolved.warmupMs,
     windowToMs: resolved.warmupMs + resolved.steadyMs,
@@ -95778,7 +95957,7 @@ async function measure(o) {
     interruptedAt = now();
     cpuMeter.stop();
     stop();
-    cancelAll(active);
+    cancelAll(active, "cancelled");
   };
   if (o.signal?.aborted) onAbort();
   o.signal?.addEventListener("abort", onAbort, { once: true });
@@ -95814,7 +95993,8 @@ async function measure(o) {
       wallS: (now() - wall0) / 1e3,
       windowCpu: cpuMeter.read(),
       workers: 1,
-      workload: workload.describe()
+      workload: workload.describe(),
+      keepAlive: client.keepAlive()
     });
   } finally {
     clearInterval(progress);
@@ -95823,15 +96003,15 @@ async function measure(o) {
     await client.close();
   }
 }
-function cancelAll(active) {
-  for (const a of [...active.values()]) a.handle?.abort("cancelled");
+function cancelAll(active, reason) {
+  for (const a of [...active.values()]) a.handle?.abort(reason);
 }
 var sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function drain(active, deadlineMs) {
   const cancelAt = now() + deadlineMs;
   while (active.size > 0 && now() < cancelAt) await sleep(10);
   if (active.size === 0) return;
-  cancelAll(active);
+  cancelAll(active, "timeout");
   const forceAt = now() + DRAIN_GRACE_MS;
   while (active.size > 0 && now() < forceAt) await sleep(10);
   for (const a of [...active.values()]) a.rec.onEnd(now(), "timeout", "not ended after cancellation");
@@ -95942,6 +96122,7 @@ function mergeTotals(results, opts = {}) {
     notReached: sum((r) => r.requests.not_reached),
     counts: addCounts(results.map(resultCounts)),
     errorSamples: mergeErrorSamples(results),
+    connections: mergeConnectionFacts(results),
     histograms: mergeHistograms(results),
     series: mergeTimeseries(results, shards),
     generator: {
@@ -96099,6 +96280,7 @@ async function measureInWorkers(o) {
       calibration,
       salt: salt + k,
       runId: `${o.runId}w${k}`,
+      thread: k,
       records: o.onRecordLine !== void 0
     };
     return new Worker(file, { workerData: init });

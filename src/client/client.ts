@@ -2,9 +2,11 @@
  * The HTTP side of a measurement: one streamed POST per `send`, bytes handled as they arrive,
  * exactly one `onEnd` per request. See `StreamRequest` for how each outcome class is decided.
  */
+import type { Socket } from 'node:net';
 import { buildConnector, Pool, type Dispatcher } from 'undici';
 import { now } from '../time.js';
 import { detailSanitizer } from './detail.js';
+import { KeepAliveWatch, type KeepAliveFacts } from './keep-alive.js';
 import { errorMessage, newStreamEvent, readEvent, type Api, type StreamEvent } from './openai.js';
 import { SseFramer, type SseSink } from './sse.js';
 import type { Outcome, StreamObserver } from './types.js';
@@ -23,8 +25,8 @@ export interface ClientOptions {
 
 export interface RequestHandle {
   /**
-   * Ends the request now. Both reasons report outcome `timeout` (the client stopped waiting);
-   * `cancelled` (the run was interrupted) is told apart by its detail, "cancelled".
+   * Ends the request now: `timeout` when the client stopped waiting, `cancelled` when the run
+   * was interrupted (outcome `cancelled`, unless the stream had already delivered `[DONE]`).
    */
   abort(reason: 'timeout' | 'cancelled'): void;
 }
@@ -36,6 +38,8 @@ export interface Client {
    * request sent from inside another's `onEnd` goes out on a different (maybe new) connection.
    */
   send(body: string, obs: StreamObserver, requestId: string): RequestHandle;
+  /** What the server did with kept-alive connections, and whether the client stopped reusing them. */
+  keepAlive(): KeepAliveFacts;
   /** Waits for in-flight requests (each bounded by its timeout), then closes the connections. */
   close(): Promise<void>;
 }
@@ -54,7 +58,8 @@ export function createClient(opts: ClientOptions): Client {
   if (opts.apiKey) merged.set('authorization', `Bearer ${opts.apiKey}`);
   const headers = [...merged].flat();
 
-  const pool = new Pool(url.origin, {
+  const watch = new KeepAliveWatch();
+  const poolOptions = (onConnect?: (socket: Socket) => void): Pool.Options => ({
     // No client-side cap: an open-loop load must not queue here; the dispatcher owns the in-flight cap.
     connections: null,
     // One request per connection at a time, as real streaming clients do.
@@ -65,8 +70,18 @@ export function createClient(opts: ClientOptions): Client {
     // Disabled: each request's own timer owns the whole budget, so a timeout is classified once, here.
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect: stampingConnector(opts.connectTimeoutMs ?? opts.timeoutMs),
+    connect: stampingConnector(opts.connectTimeoutMs ?? opts.timeoutMs, onConnect),
   });
+  // Kept-alive connections, watched for a server that closes them after each response.
+  const pool = new Pool(
+    url.origin,
+    poolOptions((socket) => watch.connected(socket)),
+  );
+  // One connection per request (every request here is sent with `reset: true`, i.e.
+  // `Connection: close`, so undici never reuses its socket): for re-sending a request that a
+  // reused connection lost, and for every request once keep-alive is disabled. Connecting is
+  // then part of each request's pool wait.
+  const fresh = new Pool(url.origin, poolOptions());
 
   // Header values may be credentials too (x-api-key); very short ones are not, and redacting
   // them would mangle every detail that happens to contain, say, "1".
@@ -75,16 +90,23 @@ export function createClient(opts: ClientOptions): Client {
     timeoutMs: opts.timeoutMs,
     sanitize: detailSanitizer(secrets),
     event: newStreamEvent(),
+    watch,
+    resend: (request) => fresh.dispatch({ ...request.options, reset: true }, request),
   };
 
   return {
     send(body, obs, requestId) {
-      const request = new StreamRequest(ctx, obs);
       // x-request-id lets a server's logs (and the simulator's ground truth) be joined with our records.
-      pool.dispatch({ path, method: 'POST', headers: [...headers, 'x-request-id', requestId], body }, request);
+      const options: Dispatcher.DispatchOptions = { path, method: 'POST', headers: [...headers, 'x-request-id', requestId], body };
+      const request = new StreamRequest(ctx, obs, options, !watch.disabled);
+      if (watch.disabled) ctx.resend(request);
+      else pool.dispatch(options, request);
       return request;
     },
-    close: () => pool.close(),
+    keepAlive: () => watch.facts(),
+    close: async () => {
+      await Promise.all([pool.close(), fresh.close()]);
+    },
   };
 }
 
@@ -94,6 +116,9 @@ interface RequestContext {
   sanitize: (text: string) => string;
   /** Scratch for `readEvent`: events are handled one at a time on one thread, so one suffices. */
   event: StreamEvent;
+  watch: KeepAliveWatch;
+  /** Sends a request on a connection of its own. */
+  resend(request: StreamRequest): void;
 }
 
 /** Error bodies are read only for their message; this much is plenty. */
@@ -106,9 +131,15 @@ const ENDED = new Error('loadgate ended the request');
  * - status 429 → http_429; other 4xx → http_4xx; 5xx → http_5xx (body read for its message);
  *   any other non-2xx → stream_error (there is no event stream to measure).
  * - an error before any response (refused, DNS, connect timeout, socket closed) → connect_error;
- *   the request timer firing before a connection was made → connect_error too.
- * - the request timer (timeoutMs from send) or `abort` → timeout; detail "cancelled" for cancels.
- * - error event, malformed chunk, connection lost mid-stream, end without `[DONE]` → stream_error.
+ *   the request timer firing before a connection was made → connect_error too. Except: the
+ *   connection was a reused kept-alive one and the server closed it (FIN or RST) before the
+ *   response began. The server never answered it; it is sent again at once, on a new
+ *   connection, within the same budget from the same send time (`onReconnect`), and only that
+ *   second attempt's fate counts.
+ * - the request timer (timeoutMs from send) → timeout; `abort('cancelled')` → cancelled.
+ * - error event, malformed chunk, connection lost mid-stream, end without `[DONE]` → stream_error;
+ *   a 2xx that is not `text/event-stream` (an HTML page, a plain JSON body) and brings no
+ *   `[DONE]` says what came instead.
  * - `[DONE]` then the end of the response → ok. After `[DONE]` every token has been delivered
  *   and measured, so a connection error or the timer firing before the close is still ok.
  */
@@ -123,10 +154,20 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
   private t = 0;
   private errorBody: Buffer[] | null = null;
   private errorBodyLen = 0;
+  /** Written on a connection that was new for it, so a loss before the response is the server's doing, not a stale connection. */
+  private freshConnection = false;
+  private reconnected = false;
+  /** The 2xx response's media type when it is not an event stream. */
+  private wrongType: string | null = null;
+  /** The response may leave its connection open for the next request (HTTP/1.1, no `Connection: close`). */
+  private keepsConnection = false;
 
   constructor(
     private readonly ctx: RequestContext,
     private readonly obs: StreamObserver,
+    readonly options: Dispatcher.DispatchOptions,
+    /** Sent on the kept-alive pool, whose connections the watch follows. */
+    private watched: boolean,
   ) {
     this.timer = setTimeout(onDeadline, ctx.timeoutMs, this);
   }
@@ -136,7 +177,7 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
     const t = now();
     if (this.sawDone)
       this.fail(t, 'ok'); // complete; only the server's close was missing
-    else if (reason === 'cancelled') this.fail(t, 'timeout', 'cancelled');
+    else if (reason === 'cancelled') this.fail(t, 'cancelled', 'the run was interrupted');
     else if (this.status !== 0 && !isSuccess(this.status)) this.fail(t, ...this.httpOutcome());
     else if (this.controller === null) this.fail(t, 'connect_error', `no connection within ${this.ctx.timeoutMs} ms`);
     else if (this.status === 0) this.fail(t, 'timeout', `no response within ${this.ctx.timeoutMs} ms`);
@@ -145,17 +186,28 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
+    // undici writes a new connection's first request synchronously from the connect callback
+    // (src: lib/dispatcher/client.js connect → resume → writeH1), where `connecting` is set;
+    // any other write is on a connection that carried a request before.
+    this.freshConnection = connecting !== null;
     if (this.ended)
       controller.abort(ENDED); // timed out or cancelled while connecting
     else this.obs.onWritten(now());
   }
 
-  onResponseStart(_c: Dispatcher.DispatchController, status: number): void {
+  onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
     if (this.ended) return;
     this.status = status;
+    if (this.watched) {
+      this.ctx.watch.responseStarted(readSocket);
+      this.keepsConnection = !/\bclose\b/i.test(String(headers.connection ?? ''));
+    }
     this.obs.onHeaders(readAt, status);
-    if (isSuccess(status)) this.framer = new SseFramer(this);
-    else this.errorBody = [];
+    if (isSuccess(status)) {
+      this.framer = new SseFramer(this);
+      const type = mediaType(headers['content-type']);
+      if (type !== 'text/event-stream') this.wrongType = type || 'no content-type';
+    } else this.errorBody = [];
   }
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -187,6 +239,7 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
   }
 
   onResponseEnd(): void {
+    if (this.keepsConnection) this.ctx.watch.responseEnded(readSocket, readAt);
     if (this.ended) return;
     const t = readAt;
     if (this.framer !== null) {
@@ -194,6 +247,7 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
       this.framer.end();
       if (this.ended) return;
       if (this.sawDone) this.finish(t, 'ok');
+      else if (this.wrongType !== null) this.finish(t, 'stream_error', `expected text/event-stream, got ${this.wrongType}`);
       else this.finish(t, 'stream_error', 'stream ended without [DONE]');
     } else {
       this.finish(t, ...this.httpOutcome());
@@ -203,6 +257,14 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
   onResponseError(_c: Dispatcher.DispatchController | undefined, err: Error): void {
     if (this.ended) return; // includes the error undici reports after we abort
     const t = now(); // errors come from socket events, not from a read
+    if (this.status === 0 && this.controller !== null && !this.freshConnection && !this.reconnected && isConnectionLoss(err)) {
+      this.reconnected = true;
+      this.controller = null;
+      this.watched = false;
+      this.obs.onReconnect(t);
+      this.ctx.resend(this);
+      return;
+    }
     const reason = errorDetail(err);
     if (this.status === 0) this.finish(t, 'connect_error', reason);
     else if (!isSuccess(this.status)) this.finish(t, ...this.httpOutcome());
@@ -236,6 +298,22 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
   }
 }
 
+/**
+ * The server closed the connection under the request: a FIN (undici's "other side closed"),
+ * a RST, or a write into a closed socket. Not a refused or timed-out connect: those happen
+ * only on new connections.
+ */
+function isConnectionLoss(err: Error): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
+}
+
+/** `text/event-stream; charset=utf-8` → `text/event-stream`; absent → ''. */
+function mediaType(header: string | string[] | undefined): string {
+  const value = Array.isArray(header) ? header[0] : header;
+  return (value ?? '').split(';')[0].trim().toLowerCase();
+}
+
 function onDeadline(request: StreamRequest): void {
   request.abort('timeout');
 }
@@ -267,20 +345,35 @@ function errorDetail(err: Error): string {
  * One timestamp per socket read: every event that arrived in one read gets the read's arrival
  * time, not the time its turn came in our processing. undici reads a socket when it emits
  * 'readable' and handles the bytes in one synchronous pass; a listener put before undici's
- * stamps the read first. No allocation per read (expiring a stamp with a microtask cost a
- * sixth of the generator's garbage).
+ * stamps the read first, and names the socket, so a response can tell which connection it
+ * came on. No allocation per read (expiring a stamp with a microtask cost a sixth of the
+ * generator's garbage).
  */
 let readAt = 0;
-function stampRead(): void {
-  readAt = now();
-}
+let readSocket: Socket | null = null;
 
-/** undici's own connector, with every new socket stamping its reads. */
-function stampingConnector(timeoutMs: number): buildConnector.connector {
+/** Set while undici writes the first request on a new connection (see `onRequestStart`). */
+let connecting: Socket | null = null;
+
+/** undici's own connector, with every new socket stamping its reads, and shown to `onConnect`. */
+function stampingConnector(timeoutMs: number, onConnect?: (socket: Socket) => void): buildConnector.connector {
   const connect = buildConnector({ timeout: timeoutMs });
   return (options, callback) =>
     connect(options, (...result) => {
-      result[1]?.prependListener('readable', stampRead);
-      callback(...result);
+      const socket = result[1];
+      if (socket) {
+        // One closure per connection, none per read.
+        socket.prependListener('readable', () => {
+          readAt = now();
+          readSocket = socket;
+        });
+        onConnect?.(socket);
+      }
+      connecting = socket;
+      try {
+        callback(...result);
+      } finally {
+        connecting = null;
+      }
     });
 }

@@ -1,5 +1,18 @@
-/** Every scheduled request ends in exactly one of these classes. */
-export const OUTCOMES = ['ok', 'http_429', 'http_4xx', 'http_5xx', 'connect_error', 'timeout', 'stream_error', 'dropped'] as const;
+/**
+ * Every scheduled request ends in exactly one of these classes. `cancelled`: the run was
+ * interrupted (Ctrl-C, SIGTERM) while the request was in flight; neither it nor the server failed.
+ */
+export const OUTCOMES = [
+  'ok',
+  'http_429',
+  'http_4xx',
+  'http_5xx',
+  'connect_error',
+  'timeout',
+  'stream_error',
+  'dropped',
+  'cancelled',
+] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 /**
@@ -7,8 +20,16 @@ export type Outcome = (typeof OUTCOMES)[number];
  * (`performance.timeOrigin + performance.now()`), taken when the bytes arrived.
  */
 export interface StreamObserver {
-  /** The request is being written on a connection; the time since `send` was spent waiting inside the HTTP pool (connecting included). */
+  /**
+   * The request is being written on a connection; the time since `send` was spent waiting inside
+   * the HTTP pool (connecting included). Called again when the request is re-sent (`onReconnect`).
+   */
   onWritten(t: number): void;
+  /**
+   * The request was lost, unanswered, on a reused kept-alive connection the server had closed,
+   * and is being sent again, once, on a new connection. Its intended send time stays.
+   */
+  onReconnect(t: number): void;
   onHeaders(t: number, status: number): void;
   /** One SSE event that carried output; `reasoning` for reasoning_content, `answer` for content/text. */
   onContent(t: number, kind: 'reasoning' | 'answer'): void;

@@ -1,9 +1,13 @@
 import type { RequestRecord } from './recorder.js';
 
-/** One request as a JSON line of the optional raw records file: absolute ms timestamps, null when never reached. */
+/**
+ * One request as a JSON line of the optional raw records file: absolute ms timestamps, null
+ * when never reached. `id` is unique within the run ("<thread>-<index>", thread 0 in a
+ * one-thread run); `request_id` (sent as x-request-id) is unique across runs.
+ */
 export function recordLine(r: RequestRecord): string {
   return JSON.stringify({
-    id: r.id,
+    id: r.recordId,
     request_id: r.requestId,
     outcome: r.outcome,
     in_window: r.inWindow,

@@ -12,6 +12,8 @@ export interface Slo {
 /** One request's timeline, in absolute ms. It is its own stream observer, so the hot path allocates one object per request. */
 export class RequestRecord implements StreamObserver {
   tSend = NaN;
+  /** When the request was (last) written on a connection. */
+  tWritten = NaN;
   tHeaders = NaN;
   tFirst = NaN;
   tFirstAnswer = NaN;
@@ -34,7 +36,11 @@ export class RequestRecord implements StreamObserver {
   ) {}
 
   onWritten(t: number): void {
-    if (this.inWindow) recordMs(this.recorder.h.poolWait, t - this.tSend);
+    this.tWritten = t;
+  }
+
+  onReconnect(): void {
+    this.recorder.reconnects++;
   }
 
   onHeaders(t: number, status: number): void {
@@ -63,6 +69,11 @@ export class RequestRecord implements StreamObserver {
     this.recorder.complete(this);
   }
 
+  /** Unique within a run: `<thread>-<arrival index>`; generator threads number their arrivals independently. */
+  get recordId(): string {
+    return `${this.recorder.o.thread ?? 0}-${this.id}`;
+  }
+
   /** Sent as x-request-id: unique across runs, so server logs can be joined with our records. */
   get requestId(): string {
     return `${this.recorder.o.runId}-${this.id}`;
@@ -77,6 +88,8 @@ export class RequestRecord implements StreamObserver {
 export interface RecorderOptions {
   /** Short random tag of this run, prefixed to every request id. */
   runId: string;
+  /** Index of the generator thread this recorder belongs to; 0 (the default) in a one-thread run. */
+  thread?: number;
   /** Absolute ms of time zero of the run (schedule offsets are relative to it). */
   runStart: number;
   /**
@@ -137,6 +150,8 @@ export class Recorder {
   inFlightIntegral = 0;
   /** Σ (end − send) of dispatched window requests: W in L = λW. */
   windowTimeInSystem = 0;
+  /** Requests re-sent on a new connection after a reused one was closed under them unanswered. */
+  reconnects = 0;
   readonly errorSamples = new Map<string, { outcome: Outcome; detail: string; count: number }>();
 
   constructor(readonly o: RecorderOptions) {
@@ -175,6 +190,9 @@ export class Recorder {
       const to = Math.min(r.tEnd, this.o.runStart + this.o.windowToMs);
       if (to > from) this.inFlightIntegral += to - from;
       if (r.inWindow) this.windowTimeInSystem += r.tEnd - r.tSend;
+      // From send to the write that counted: a re-sent request waited through its lost first
+      // attempt and a new connection, time the server never saw it (its TTFT includes it too).
+      if (r.inWindow && r.tWritten === r.tWritten) recordMs(this.h.poolWait, r.tWritten - r.tSend);
     }
     this.byClass[r.outcome!]++;
     this.series.recordFinished(r.tEnd, r.outcome === 'ok', r.outputTokens);

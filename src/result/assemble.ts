@@ -22,10 +22,18 @@ function runLabel(t: RunTotals, offeredRate: number): string {
   return `${loadLabel({ ...load, rate: offeredRate })} (${t.parts.count} ${t.parts.how} merged)`;
 }
 
-/** Shares of the window's scheduled requests that ended in 5xx, in 429, or in any failure. */
+/**
+ * Shares of the window's scheduled requests that ended in 5xx, in 429, or in any failure. A
+ * request cancelled by an interruption did not fail (nor succeed): it is not an error, and it
+ * stays in the denominator, since it was scheduled. (An interrupted run is invalid anyway.)
+ */
 export function errorRates(byClass: Record<Outcome, number>, scheduled: number): Result['rates'] {
   const share = (n: number) => (scheduled > 0 ? round3(n / scheduled) : 0);
-  return { http_5xx: share(byClass.http_5xx), http_429: share(byClass.http_429), errors: share(scheduled - byClass.ok) };
+  return {
+    http_5xx: share(byClass.http_5xx),
+    http_429: share(byClass.http_429),
+    errors: share(scheduled - byClass.ok - (byClass.cancelled ?? 0)),
+  };
 }
 
 /**
@@ -123,6 +131,7 @@ export function assembleResult(t: RunTotals): Result {
       not_reached: t.notReached,
       window: { scheduled: c.windowScheduled, by_class: { ...c.windowByClass } },
       error_samples: t.errorSamples,
+      ...t.connections,
     },
     metrics,
     throughput: {

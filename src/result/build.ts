@@ -1,4 +1,5 @@
 import os from 'node:os';
+import type { KeepAliveFacts } from '../client/keep-alive.js';
 import { DEFINITIONS } from '../metrics/definitions.js';
 import type { DelayTail } from '../metrics/histogram.js';
 import type { Recorder } from '../metrics/recorder.js';
@@ -6,6 +7,7 @@ import type { WindowCpu } from '../metrics/window-cpu.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import type { WorkloadFacts } from '../workload/workload.js';
 import { assembleResult } from './assemble.js';
+import { connectionFacts } from './connections.js';
 import type { RunTotals } from './totals.js';
 import type { Result } from './types.js';
 
@@ -24,6 +26,8 @@ export interface RunFacts {
   workers: number;
   /** The workload generator's account of itself; absent when a result is built without one (tests). */
   workload?: WorkloadFacts;
+  /** The HTTP client's account of keep-alive; absent when a result is built without a client (tests). */
+  keepAlive?: KeepAliveFacts;
 }
 
 /** What one generator's recorder saw, with the run's facts and the host's: the totals of one run. */
@@ -65,6 +69,7 @@ export function recorderTotals(rec: Recorder, f: RunFacts): RunTotals {
     // A run's generator adds the spec's own distributions, the output shortfall and its plan.
     workload: w ? { inputSpec: w.inputSpec, outputSpec: w.outputSpec, plan: w.plan, shortfall: true } : { shortfall: false },
     definitions: DEFINITIONS,
+    connections: connectionFacts(rec.reconnects, f.keepAlive),
   };
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
+import { OUTCOMES } from '../client/types.js';
 import { decodeHistogram } from '../metrics/histogram.js';
 import { resultSchema } from './schema.js';
 import { RESULT_SCHEMA_VERSION } from './types.js';
@@ -56,6 +57,8 @@ export function parseResult(text: string, name: string): Result {
     throw fail(`not a valid loadgate result: ${e.instancePath === '' ? 'the document' : e.instancePath} ${e.message}`);
   }
   const result = data as Result;
+  // A class added since the file was written (`cancelled`) had no requests in it.
+  for (const byClass of [result.requests.by_class, result.requests.window.by_class]) for (const o of OUTCOMES) byClass[o] ??= 0;
   for (const [key, encoded] of Object.entries(result.histograms)) {
     try {
       decodeHistogram(encoded);

@@ -7,6 +7,7 @@ import type { WindowCpu } from '../metrics/window-cpu.js';
 import { round3 } from '../numbers.js';
 import { specHash } from '../spec/hash.js';
 import { assembleResult } from './assemble.js';
+import { mergeConnectionFacts } from './connections.js';
 import { resultCounts, type RunCounts, type RunTotals } from './totals.js';
 import type { MergeMode, Result, ValidityCheck } from './types.js';
 
@@ -71,6 +72,7 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
     notReached: sum((r) => r.requests.not_reached),
     counts: addCounts(results.map(resultCounts)),
     errorSamples: mergeErrorSamples(results),
+    connections: mergeConnectionFacts(results),
     histograms: mergeHistograms(results),
     series: mergeTimeseries(results, shards),
     generator: {

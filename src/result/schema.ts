@@ -12,15 +12,21 @@ import { METRIC_HISTOGRAM, RESULT_SCHEMA_VERSION } from './types.js';
 const num = { type: 'number' };
 const count = { type: 'integer', minimum: 0 };
 const str = { type: 'string' };
-const obj = (properties: Record<string, object>, extra: object = {}) => ({
+/** An object with these required properties, and optionally some that may be absent. */
+const obj = (properties: Record<string, object>, extra: { optional?: Record<string, object> } = {}) => ({
   type: 'object',
   required: Object.keys(properties),
-  properties,
-  ...extra,
+  properties: { ...properties, ...extra.optional },
 });
 const nullable = (schema: object) => ({ anyOf: [{ type: 'null' }, schema] });
 const numbers = { type: 'array', items: num };
-const byClass = obj(Object.fromEntries(OUTCOMES.map((o) => [o, count])));
+/** Classes added later are optional, so results written before them still load. */
+const LATER_OUTCOMES: readonly string[] = ['cancelled'];
+const byClass = {
+  type: 'object',
+  required: OUTCOMES.filter((o) => !LATER_OUTCOMES.includes(o)),
+  properties: Object.fromEntries(OUTCOMES.map((o) => [o, count])),
+};
 const summary = nullable({ $ref: '#/definitions/summary' });
 
 const result = obj({
@@ -51,13 +57,22 @@ const result = obj({
     cooldown_s: num,
     interrupted: { type: 'boolean' },
   }),
-  requests: obj({
-    scheduled: count,
-    by_class: byClass,
-    not_reached: count,
-    window: obj({ scheduled: count, by_class: byClass }),
-    error_samples: { type: 'array', items: obj({ class: { enum: [...OUTCOMES] }, detail: str, count }) },
-  }),
+  requests: obj(
+    {
+      scheduled: count,
+      by_class: byClass,
+      not_reached: count,
+      window: obj({ scheduled: count, by_class: byClass }),
+      error_samples: { type: 'array', items: obj({ class: { enum: [...OUTCOMES] }, detail: str, count }) },
+    },
+    // Absent in results made before loadgate counted them (src/result/connections.ts).
+    {
+      optional: {
+        reconnects: count,
+        keep_alive: obj({ disabled: { type: 'boolean' }, responses_observed: count, server_closed: count }, { optional: { reason: str } }),
+      },
+    },
+  ),
   metrics: obj(Object.fromEntries(Object.keys(METRIC_HISTOGRAM).map((m) => [m, summary]))),
   throughput: obj({ output_tokens_per_s: num, total_tokens_per_s: num, requests_per_s: num }),
   goodput: obj({ slo: obj({ ttft_ms: num, tpot_ms: num, e2e_ms: num }), requests: count, rate_per_s: num, fraction: nullable(num) }),

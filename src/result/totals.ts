@@ -2,6 +2,7 @@ import type { DelayTail, Histogram, LatencySummary } from '../metrics/histogram.
 import type { Recorder } from '../metrics/recorder.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
 import type { Spec } from '../spec/types.js';
+import type { ConnectionFacts } from './connections.js';
 import type { MergeInfo, ReplicateSpread, Result, ValidityCheck, WorkloadPlan } from './types.js';
 
 /** The recorder's counters (src/metrics/recorder.ts): what a run counted, and what merging adds up. */
@@ -85,6 +86,8 @@ export interface RunTotals {
   replicates?: ReplicateSpread;
   /** Checks that only a merge can make (its inputs' validity), appended to the run's own. */
   extraChecks?: ValidityCheck[];
+  /** Re-sent requests and keep-alive (src/result/connections.ts); each field absent when unknown (older inputs). */
+  connections?: ConnectionFacts;
 }
 
 /**

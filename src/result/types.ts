@@ -1,3 +1,4 @@
+import type { KeepAliveFacts } from '../client/keep-alive.js';
 import type { Outcome } from '../client/types.js';
 import { METRICS, type MetricName } from '../metrics/definitions.js';
 import type { DelayTail, LatencySummary } from '../metrics/histogram.js';
@@ -102,11 +103,20 @@ export interface Result {
   requests: {
     /** Every arrival whose time came; each ends in exactly one class. */
     scheduled: number;
+    /** Results made before the `cancelled` class existed lack that key (read it as 0). */
     by_class: Record<Outcome, number>;
     /** Arrivals of the planned schedule never reached because the run was stopped early. */
     not_reached: number;
     window: { scheduled: number; by_class: Record<Outcome, number> };
     error_samples: { class: Outcome; detail: string; count: number }[];
+    /**
+     * Requests re-sent, once, on a new connection because the server closed the reused
+     * kept-alive connection they were written on before any response (it never answered them).
+     * Each still ends in one class. Absent in results made before loadgate re-sent them.
+     */
+    reconnects?: number;
+    /** What the server did with kept-alive connections; `disabled`: the client stopped reusing them. Absent in older results. */
+    keep_alive?: KeepAliveFacts;
   };
   metrics: Record<MetricName, LatencySummary | null>;
   throughput: {

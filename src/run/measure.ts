@@ -32,6 +32,8 @@ export interface MeasureOptions {
   runStart: number;
   /** Prefix of this generator's request ids. */
   runId: string;
+  /** This generator's thread index (0 when the run has one thread), prefixed to its records' ids. */
+  thread?: number;
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
   onRecord?: (r: RequestRecord) => void;
@@ -57,6 +59,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
   const active = new Map<number, InFlight>();
   const recorder = new Recorder({
     runId: o.runId,
+    thread: o.thread ?? 0,
     runStart,
     windowFromMs: resolved.warmupMs,
     windowToMs: resolved.warmupMs + resolved.steadyMs,
@@ -121,7 +124,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
     interruptedAt = now();
     cpuMeter.stop();
     stop();
-    cancelAll(active);
+    cancelAll(active, 'cancelled');
   };
   if (o.signal?.aborted) onAbort();
   o.signal?.addEventListener('abort', onAbort, { once: true });
@@ -159,6 +162,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
       windowCpu: cpuMeter.read(),
       workers: 1,
       workload: workload.describe(),
+      keepAlive: client.keepAlive(),
     });
   } finally {
     clearInterval(progress);
@@ -174,21 +178,22 @@ interface InFlight {
   finished?: () => void;
 }
 
-function cancelAll(active: Map<number, InFlight>): void {
-  for (const a of [...active.values()]) a.handle?.abort('cancelled');
+function cancelAll(active: Map<number, InFlight>, reason: 'cancelled' | 'timeout'): void {
+  for (const a of [...active.values()]) a.handle?.abort(reason);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Waits for every in-flight request to end. Past the deadline the stragglers are cancelled;
- * one the client fails to end within a further grace is ended here, so the counts always add up.
+ * Waits for every in-flight request to end. Past the deadline (every request's own timer has
+ * fired by then) the stragglers are ended as timed out; one the client fails to end within a
+ * further grace is ended here, so the counts always add up.
  */
 async function drain(active: Map<number, InFlight>, deadlineMs: number): Promise<void> {
   const cancelAt = now() + deadlineMs;
   while (active.size > 0 && now() < cancelAt) await sleep(10);
   if (active.size === 0) return;
-  cancelAll(active);
+  cancelAll(active, 'timeout');
   const forceAt = now() + DRAIN_GRACE_MS;
   while (active.size > 0 && now() < forceAt) await sleep(10);
   for (const a of [...active.values()]) a.rec.onEnd(now(), 'timeout', 'not ended after cancellation');

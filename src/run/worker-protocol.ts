@@ -12,6 +12,8 @@ export interface WorkerInit {
   /** Distinct per thread, so no two threads' prompts share a prefix. */
   salt: number;
   runId: string;
+  /** This thread's index among the run's generator threads. */
+  thread: number;
   records: boolean;
 }
 

@@ -35,6 +35,7 @@ async function start(runStart: number): Promise<void> {
       workload,
       runStart,
       runId: init.runId,
+      thread: init.thread,
       signal: abort.signal,
       onProgress: (p) => post({ type: 'progress', progress: p }),
       onRecord: init.records ? (r) => lines.push(recordLine(r)) : undefined,

@@ -45,6 +45,7 @@ export async function measureInWorkers(o: WorkersOptions): Promise<Result> {
       calibration,
       salt: salt + k,
       runId: `${o.runId}w${k}`,
+      thread: k,
       records: o.onRecordLine !== undefined,
     };
     return new Worker(file, { workerData: init });

@@ -259,9 +259,11 @@ describe('outcome classes', () => {
     expect(end.outcome).toBe('connect_error');
   });
 
-  test('socket closed before any response → connect_error', async () => {
-    const { end } = await runOne(() => ({ resetBeforeHeaders: true }));
+  test('socket closed before any response → connect_error (a new connection: not re-sent)', async () => {
+    const { end, rec, requests } = await runOne(() => ({ resetBeforeHeaders: true }));
     expect(end.outcome).toBe('connect_error');
+    expect(rec.reconnects).toEqual([]);
+    expect(requests).toBe(1);
   });
 
   test('connection reset mid-stream → stream_error', async () => {
@@ -295,13 +297,33 @@ describe('outcome classes', () => {
     expect(rec.usage).toHaveLength(1);
   });
 
-  test('a 200 with a JSON body instead of a stream → stream_error', async () => {
+  test('a 200 with a JSON body instead of a stream → stream_error naming what came', async () => {
     const { end } = await runOne(() => ({
       status: 200,
       headers: { 'content-type': 'application/json' },
       steps: [{ send: '{"choices":[{"message":{"content":"hi"}}]}' }, { end: true }],
     }));
-    expect(end).toMatchObject({ outcome: 'stream_error', detail: 'stream ended without [DONE]' });
+    expect(end).toMatchObject({ outcome: 'stream_error', detail: 'expected text/event-stream, got application/json' });
+  });
+
+  test('a 200 HTML page (a proxy, a login page) → stream_error naming what came', async () => {
+    const { end } = await runOne(() => ({
+      status: 200,
+      headers: { 'content-type': 'text/html; charset=utf-8' },
+      steps: [{ send: '<!doctype html><html><body>Sign in</body></html>' }, { end: true }],
+    }));
+    expect(end).toEqual({ t: expect.any(Number), outcome: 'stream_error', detail: 'expected text/event-stream, got text/html' });
+  });
+
+  test('a 200 with no content-type and no stream says so', async () => {
+    const { end } = await runOne(() => ({ status: 200, steps: [{ send: 'hello' }, { end: true }] }));
+    expect(end).toMatchObject({ outcome: 'stream_error', detail: 'expected text/event-stream, got no content-type' });
+  });
+
+  test('a well-formed stream under a wrong content-type is still measured', async () => {
+    const { end, rec } = await runOne(() => ({ ...openaiStream({ tokens: 3 }), headers: { 'content-type': 'text/plain' } }));
+    expect(end.outcome).toBe('ok');
+    expect(rec.contents).toHaveLength(3);
   });
 
   test.each([
@@ -374,7 +396,7 @@ describe('abort handle', () => {
     }
   }
 
-  test('cancel mid-stream → timeout with detail "cancelled"; later calls do nothing', async () => {
+  test('cancel mid-stream → cancelled; later calls do nothing', async () => {
     await withServer(ok({ itlMs: 20, tokens: 100 }), async (send) => {
       const rec = new Recorder();
       const handle = send(rec);
@@ -382,7 +404,7 @@ describe('abort handle', () => {
       handle.abort('cancelled');
       handle.abort('timeout');
       await sleep(SETTLE_MS);
-      expect(rec.ends).toEqual([{ t: expect.any(Number), outcome: 'timeout', detail: 'cancelled' }]);
+      expect(rec.ends).toEqual([{ t: expect.any(Number), outcome: 'cancelled', detail: 'the run was interrupted' }]);
       const count = rec.contents.length;
       await sleep(SETTLE_MS);
       expect(rec.contents).toHaveLength(count);
@@ -393,7 +415,7 @@ describe('abort handle', () => {
     await withServer(ok({ tokens: 3 }), async (send) => {
       const rec = new Recorder();
       send(rec).abort('cancelled');
-      expect(rec.ends).toEqual([{ t: expect.any(Number), outcome: 'timeout', detail: 'cancelled' }]);
+      expect(rec.ends).toEqual([{ t: expect.any(Number), outcome: 'cancelled', detail: 'the run was interrupted' }]);
       await sleep(SETTLE_MS * 2);
       expect(rec.ends).toHaveLength(1);
       expect(rec.headers).toHaveLength(0);

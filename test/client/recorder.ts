@@ -9,6 +9,7 @@ export interface End {
 /** A StreamObserver that records every callback, for assertions. */
 export class Recorder implements StreamObserver {
   written: number[] = [];
+  reconnects: number[] = [];
   headers: { t: number; status: number }[] = [];
   contents: { t: number; kind: 'reasoning' | 'answer' }[] = [];
   usage: { prompt: number; completion: number }[] = [];
@@ -23,6 +24,9 @@ export class Recorder implements StreamObserver {
 
   onWritten(t: number): void {
     this.written.push(t);
+  }
+  onReconnect(t: number): void {
+    this.reconnects.push(t);
   }
   onHeaders(t: number, status: number): void {
     this.headers.push({ t, status });
