@@ -27906,20 +27906,20 @@ var require_formdata_parser = __commonJS({
       );
       let value2;
       if (isExtended) {
-        const headerValue = collectASequenceOfBytes(
+        const headerValue2 = collectASequenceOfBytes(
           (char) => char !== 32 && char !== 13 && char !== 10 && char !== 59,
           // not space, CRLF, or ;
           input,
           position
         );
-        if (headerValue[0] !== 117 && headerValue[0] !== 85 || // u or U
-        headerValue[1] !== 116 && headerValue[1] !== 84 || // t or T
-        headerValue[2] !== 102 && headerValue[2] !== 70 || // f or F
-        headerValue[3] !== 45 || // -
-        headerValue[4] !== 56) {
+        if (headerValue2[0] !== 117 && headerValue2[0] !== 85 || // u or U
+        headerValue2[1] !== 116 && headerValue2[1] !== 84 || // t or T
+        headerValue2[2] !== 102 && headerValue2[2] !== 70 || // f or F
+        headerValue2[3] !== 45 || // -
+        headerValue2[4] !== 56) {
           throw parsingError("unknown encoding, expected utf-8''");
         }
-        value2 = decodeURIComponent(decoder.decode(headerValue.subarray(7)));
+        value2 = decodeURIComponent(decoder.decode(headerValue2.subarray(7)));
       } else if (input[position.position] === 34) {
         position.position++;
         const quotedValue = collectASequenceOfBytes(
@@ -28008,23 +28008,23 @@ var require_formdata_parser = __commonJS({
             break;
           }
           case "content-type": {
-            let headerValue = collectASequenceOfBytes(
+            let headerValue2 = collectASequenceOfBytes(
               (char) => char !== 10 && char !== 13,
               input,
               position
             );
-            headerValue = removeChars(headerValue, false, true, (char) => char === 9 || char === 32);
-            contentType = isomorphicDecode(headerValue);
+            headerValue2 = removeChars(headerValue2, false, true, (char) => char === 9 || char === 32);
+            contentType = isomorphicDecode(headerValue2);
             break;
           }
           case "content-transfer-encoding": {
-            let headerValue = collectASequenceOfBytes(
+            let headerValue2 = collectASequenceOfBytes(
               (char) => char !== 10 && char !== 13,
               input,
               position
             );
-            headerValue = removeChars(headerValue, false, true, (char) => char === 9 || char === 32);
-            encoding = isomorphicDecode(headerValue);
+            headerValue2 = removeChars(headerValue2, false, true, (char) => char === 9 || char === 32);
+            encoding = isomorphicDecode(headerValue2);
             break;
           }
           default: {
@@ -34598,8 +34598,8 @@ var require_mock_utils = __commonJS({
     }
     function lowerCaseEntries(headers) {
       return Object.fromEntries(
-        Object.entries(headers).map(([headerName, headerValue]) => {
-          return [headerName.toLocaleLowerCase(), headerValue];
+        Object.entries(headers).map(([headerName, headerValue2]) => {
+          return [headerName.toLocaleLowerCase(), headerValue2];
         })
       );
     }
@@ -34639,8 +34639,8 @@ var require_mock_utils = __commonJS({
         return false;
       }
       for (const [matchHeaderName, matchHeaderValue] of Object.entries(mockDispatch2.headers)) {
-        const headerValue = getHeaderByName(headers, matchHeaderName);
-        if (!matchValue(matchHeaderValue, headerValue)) {
+        const headerValue2 = getHeaderByName(headers, matchHeaderName);
+        if (!matchValue(matchHeaderValue, headerValue2)) {
           return false;
         }
       }
@@ -37773,8 +37773,8 @@ var require_cache = __commonJS({
         if (!isValidHTTPToken(trimmedHeader)) {
           return void 0;
         }
-        const headerValue = headers[trimmedHeader];
-        output[trimmedHeader] = Array.isArray(headerValue) ? headerValue.slice() : headerValue ?? null;
+        const headerValue2 = headers[trimmedHeader];
+        output[trimmedHeader] = Array.isArray(headerValue2) ? headerValue2.slice() : headerValue2 ?? null;
       }
       return output;
     }
@@ -38454,11 +38454,11 @@ var require_cache_handler = __commonJS({
         }
       }
     }
-    function deleteLocationTargets(store, cacheKey, headerValue) {
-      if (headerValue === void 0) {
+    function deleteLocationTargets(store, cacheKey, headerValue2) {
+      if (headerValue2 === void 0) {
         return;
       }
-      const values = Array.isArray(headerValue) ? headerValue : [headerValue];
+      const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
       for (let i = 0; i < values.length; i++) {
         const path = getSameOriginPath(cacheKey, values[i]);
         if (path !== void 0) {
@@ -50352,7 +50352,18 @@ function optionalInt(value2, name2, min) {
 }
 
 // src/sim/faults.ts
-var FAULT_NAMES = ["error", "shed", "stream_error", "truncate", "malformed", "reset", "header_delay", "stall"];
+var FAULT_NAMES = [
+  "error",
+  "shed",
+  "stream_error",
+  "truncate",
+  "malformed",
+  "reset",
+  "hang",
+  "slowloris",
+  "header_delay",
+  "stall"
+];
 var Faults = class {
   constructor(c) {
     this.c = c;
@@ -50367,7 +50378,8 @@ var Faults = class {
       shed: false,
       streamAt: this.random(),
       headerDelayMs: this.random() < c.header_delay_rate ? c.header_delay_ms : 0,
-      stallMs: 0
+      stallMs: 0,
+      slowloris: false
     };
     let edge = c.error_rate;
     if (u < edge) plan2.errorStatus = c.error_statuses[Math.floor(u / edge * c.error_statuses.length)];
@@ -50394,8 +50406,12 @@ var Faults = class {
         case "truncate":
         case "malformed":
         case "reset":
+        case "hang":
           plan2.stream = name2;
           if (value2 !== void 0) plan2.streamAt = Math.min(value2, 0.999);
+          break;
+        case "slowloris":
+          plan2.slowloris = true;
           break;
         case "header_delay":
           plan2.headerDelayMs = value2 ?? (this.c.header_delay_ms || 1e3);
@@ -50583,15 +50599,19 @@ var Exchange = class {
   pending;
   malformed = false;
   ended = false;
+  /** A `hang` fault struck: nothing more is written (fast mode's remaining tokens are ignored). */
+  hung = false;
   /** Response headers (and chat's role chunk) go out at once, as vLLM's do; then the scheduler takes over. */
   start() {
     if (this.ended) return;
+    if (this.plan.slowloris) return this.slowloris();
     this.openStream();
     this.ctx.scheduler.submit(this.seq);
   }
   /** Fast mode: every token is due now, and the whole response leaves in one write. */
   serveAtOnce() {
     if (this.ended) return;
+    if (this.plan.slowloris) return this.slowloris();
     const t = now();
     this.pending = "";
     this.admitted(t);
@@ -50604,7 +50624,7 @@ var Exchange = class {
     this.record.cached_tokens = this.seq.cachedTokens;
   }
   token(t, last) {
-    if (this.ended) return;
+    if (this.ended || this.hung) return;
     const r = this.record;
     if (r.output_tokens++ === 0) r.first_token = t;
     r.last_token = t;
@@ -50629,9 +50649,24 @@ var Exchange = class {
     else if (this.chunks.role) this.res.write(this.chunks.role);
     else this.res.flushHeaders();
   }
+  /** Headers, then nothing: the response stays open until the client goes away (counted as client_abort). */
+  slowloris() {
+    this.record.status = 200;
+    this.res.writeHead(200, {
+      "content-type": this.req.stream ? "text/event-stream; charset=utf-8" : "application/json",
+      "x-request-id": this.record.id
+    });
+    this.res.flushHeaders();
+  }
   strikeStream(last) {
     const chunk = last ? this.lastChunk() : this.chunks.tokenText;
     switch (this.plan.stream) {
+      case "hang":
+        this.ctx.scheduler?.cancel(this.seq);
+        this.res.write((this.pending ?? "") + chunk);
+        this.pending = void 0;
+        this.hung = true;
+        return;
       case "malformed":
         this.malformed = true;
         if (last) this.close(chunk + this.chunks.malformed() + this.tail(), "malformed");
@@ -50648,6 +50683,10 @@ var Exchange = class {
   }
   strikeJson(last) {
     switch (this.plan.stream) {
+      case "hang":
+        this.ctx.scheduler?.cancel(this.seq);
+        this.hung = true;
+        return;
       case "malformed":
         this.malformed = true;
         if (last) this.respondJson();
@@ -51117,7 +51156,8 @@ function faultName(plan2) {
     plan2.errorStatus !== void 0 && `error=${plan2.errorStatus}`,
     plan2.stream,
     plan2.headerDelayMs > 0 && `header_delay=${plan2.headerDelayMs}`,
-    plan2.stallMs > 0 && `stall=${plan2.stallMs}`
+    plan2.stallMs > 0 && `stall=${plan2.stallMs}`,
+    plan2.slowloris && "slowloris"
   ].filter(Boolean);
   return names.length ? names.join(",") : null;
 }
@@ -52639,6 +52679,8 @@ var StreamRequest = class {
   wrongType = null;
   /** The response may leave its connection open for the next request (HTTP/1.1, no `Connection: close`). */
   keepsConnection = false;
+  /** A 429's Retry-After, shown in its detail: an open-loop load does not retry, but the reader should know. */
+  retryAfter = "";
   abort(reason) {
     if (this.ended) return;
     const t = now();
@@ -52669,7 +52711,10 @@ var StreamRequest = class {
       this.framer = new SseFramer(this);
       const type = mediaType(headers["content-type"]);
       if (type !== "text/event-stream") this.wrongType = type || "no content-type";
-    } else this.errorBody = [];
+    } else {
+      this.errorBody = [];
+      if (status2 === 429) this.retryAfter = headerValue(headers["retry-after"]);
+    }
   }
   onResponseData(_c, chunk) {
     if (this.ended) return;
@@ -52749,6 +52794,7 @@ var StreamRequest = class {
       const text = Buffer.concat(this.errorBody).toString("utf8");
       detail += ": " + (errorMessage(tryParse(text)) ?? text);
     }
+    if (this.retryAfter) detail += ` (Retry-After: ${this.retryAfter})`;
     return [outcome2, detail];
   }
 };
@@ -52756,9 +52802,11 @@ function isConnectionLoss(err) {
   const code = err.code;
   return code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
 }
+function headerValue(header2) {
+  return (Array.isArray(header2) ? header2[0] : header2) ?? "";
+}
 function mediaType(header2) {
-  const value2 = Array.isArray(header2) ? header2[0] : header2;
-  return (value2 ?? "").split(";")[0].trim().toLowerCase();
+  return headerValue(header2).split(";")[0].trim().toLowerCase();
 }
 function onDeadline(request3) {
   request3.abort("timeout");

@@ -5332,23 +5332,23 @@ var require_formdata_parser = __commonJS({
             break;
           }
           case "content-type": {
-            let headerValue = collectASequenceOfBytes(
+            let headerValue2 = collectASequenceOfBytes(
               (char) => char !== 10 && char !== 13,
               input,
               position
             );
-            headerValue = removeChars(headerValue, false, true, (char) => char === 9 || char === 32);
-            contentType = isomorphicDecode(headerValue);
+            headerValue2 = removeChars(headerValue2, false, true, (char) => char === 9 || char === 32);
+            contentType = isomorphicDecode(headerValue2);
             break;
           }
           case "content-transfer-encoding": {
-            let headerValue = collectASequenceOfBytes(
+            let headerValue2 = collectASequenceOfBytes(
               (char) => char !== 10 && char !== 13,
               input,
               position
             );
-            headerValue = removeChars(headerValue, false, true, (char) => char === 9 || char === 32);
-            encoding = isomorphicDecode(headerValue);
+            headerValue2 = removeChars(headerValue2, false, true, (char) => char === 9 || char === 32);
+            encoding = isomorphicDecode(headerValue2);
             break;
           }
           default: {
@@ -10684,8 +10684,8 @@ var require_mock_utils = __commonJS({
     }
     function lowerCaseEntries(headers) {
       return Object.fromEntries(
-        Object.entries(headers).map(([headerName, headerValue]) => {
-          return [headerName.toLocaleLowerCase(), headerValue];
+        Object.entries(headers).map(([headerName, headerValue2]) => {
+          return [headerName.toLocaleLowerCase(), headerValue2];
         })
       );
     }
@@ -10725,8 +10725,8 @@ var require_mock_utils = __commonJS({
         return false;
       }
       for (const [matchHeaderName, matchHeaderValue] of Object.entries(mockDispatch2.headers)) {
-        const headerValue = getHeaderByName(headers, matchHeaderName);
-        if (!matchValue(matchHeaderValue, headerValue)) {
+        const headerValue2 = getHeaderByName(headers, matchHeaderName);
+        if (!matchValue(matchHeaderValue, headerValue2)) {
           return false;
         }
       }
@@ -24290,23 +24290,23 @@ var require_formdata_parser2 = __commonJS({
             break;
           }
           case "content-type": {
-            let headerValue = collectASequenceOfBytes(
+            let headerValue2 = collectASequenceOfBytes(
               (char) => char !== 10 && char !== 13,
               input,
               position
             );
-            headerValue = removeChars(headerValue, false, true, (char) => char === 9 || char === 32);
-            contentType = isomorphicDecode(headerValue);
+            headerValue2 = removeChars(headerValue2, false, true, (char) => char === 9 || char === 32);
+            contentType = isomorphicDecode(headerValue2);
             break;
           }
           case "content-transfer-encoding": {
-            let headerValue = collectASequenceOfBytes(
+            let headerValue2 = collectASequenceOfBytes(
               (char) => char !== 10 && char !== 13,
               input,
               position
             );
-            headerValue = removeChars(headerValue, false, true, (char) => char === 9 || char === 32);
-            encoding = isomorphicDecode(headerValue);
+            headerValue2 = removeChars(headerValue2, false, true, (char) => char === 9 || char === 32);
+            encoding = isomorphicDecode(headerValue2);
             break;
           }
           default: {
@@ -29642,8 +29642,8 @@ var require_mock_utils2 = __commonJS({
     }
     function lowerCaseEntries(headers) {
       return Object.fromEntries(
-        Object.entries(headers).map(([headerName, headerValue]) => {
-          return [headerName.toLocaleLowerCase(), headerValue];
+        Object.entries(headers).map(([headerName, headerValue2]) => {
+          return [headerName.toLocaleLowerCase(), headerValue2];
         })
       );
     }
@@ -29683,8 +29683,8 @@ var require_mock_utils2 = __commonJS({
         return false;
       }
       for (const [matchHeaderName, matchHeaderValue] of Object.entries(mockDispatch2.headers)) {
-        const headerValue = getHeaderByName(headers, matchHeaderName);
-        if (!matchValue(matchHeaderValue, headerValue)) {
+        const headerValue2 = getHeaderByName(headers, matchHeaderName);
+        if (!matchValue(matchHeaderValue, headerValue2)) {
           return false;
         }
       }
@@ -38604,9 +38604,9 @@ var require_lib = __commonJS({
       _getExistingOrDefaultHeader(additionalHeaders, header, _default) {
         let clientHeader;
         if (this.requestOptions && this.requestOptions.headers) {
-          const headerValue = lowercaseKeys2(this.requestOptions.headers)[header];
-          if (headerValue) {
-            clientHeader = typeof headerValue === "number" ? headerValue.toString() : headerValue;
+          const headerValue2 = lowercaseKeys2(this.requestOptions.headers)[header];
+          if (headerValue2) {
+            clientHeader = typeof headerValue2 === "number" ? headerValue2.toString() : headerValue2;
           }
         }
         const additionalValue = additionalHeaders[header];
@@ -38628,14 +38628,14 @@ var require_lib = __commonJS({
       _getExistingOrDefaultContentTypeHeader(additionalHeaders, _default) {
         let clientHeader;
         if (this.requestOptions && this.requestOptions.headers) {
-          const headerValue = lowercaseKeys2(this.requestOptions.headers)[Headers2.ContentType];
-          if (headerValue) {
-            if (typeof headerValue === "number") {
-              clientHeader = String(headerValue);
-            } else if (Array.isArray(headerValue)) {
-              clientHeader = headerValue.join(", ");
+          const headerValue2 = lowercaseKeys2(this.requestOptions.headers)[Headers2.ContentType];
+          if (headerValue2) {
+            if (typeof headerValue2 === "number") {
+              clientHeader = String(headerValue2);
+            } else if (Array.isArray(headerValue2)) {
+              clientHeader = headerValue2.join(", ");
             } else {
-              clientHeader = headerValue;
+              clientHeader = headerValue2;
             }
           }
         }
@@ -66669,20 +66669,20 @@ var require_formdata_parser3 = __commonJS({
       );
       let value2;
       if (isExtended) {
-        const headerValue = collectASequenceOfBytes(
+        const headerValue2 = collectASequenceOfBytes(
           (char) => char !== 32 && char !== 13 && char !== 10 && char !== 59,
           // not space, CRLF, or ;
           input,
           position
         );
-        if (headerValue[0] !== 117 && headerValue[0] !== 85 || // u or U
-        headerValue[1] !== 116 && headerValue[1] !== 84 || // t or T
-        headerValue[2] !== 102 && headerValue[2] !== 70 || // f or F
-        headerValue[3] !== 45 || // -
-        headerValue[4] !== 56) {
+        if (headerValue2[0] !== 117 && headerValue2[0] !== 85 || // u or U
+        headerValue2[1] !== 116 && headerValue2[1] !== 84 || // t or T
+        headerValue2[2] !== 102 && headerValue2[2] !== 70 || // f or F
+        headerValue2[3] !== 45 || // -
+        headerValue2[4] !== 56) {
           throw parsingError("unknown encoding, expected utf-8''");
         }
-        value2 = decodeURIComponent(decoder.decode(headerValue.subarray(7)));
+        value2 = decodeURIComponent(decoder.decode(headerValue2.subarray(7)));
       } else if (input[position.position] === 34) {
         position.position++;
         const quotedValue = collectASequenceOfBytes(
@@ -66771,23 +66771,23 @@ var require_formdata_parser3 = __commonJS({
             break;
           }
           case "content-type": {
-            let headerValue = collectASequenceOfBytes(
+            let headerValue2 = collectASequenceOfBytes(
               (char) => char !== 10 && char !== 13,
               input,
               position
             );
-            headerValue = removeChars(headerValue, false, true, (char) => char === 9 || char === 32);
-            contentType = isomorphicDecode(headerValue);
+            headerValue2 = removeChars(headerValue2, false, true, (char) => char === 9 || char === 32);
+            contentType = isomorphicDecode(headerValue2);
             break;
           }
           case "content-transfer-encoding": {
-            let headerValue = collectASequenceOfBytes(
+            let headerValue2 = collectASequenceOfBytes(
               (char) => char !== 10 && char !== 13,
               input,
               position
             );
-            headerValue = removeChars(headerValue, false, true, (char) => char === 9 || char === 32);
-            encoding = isomorphicDecode(headerValue);
+            headerValue2 = removeChars(headerValue2, false, true, (char) => char === 9 || char === 32);
+            encoding = isomorphicDecode(headerValue2);
             break;
           }
           default: {
@@ -73361,8 +73361,8 @@ var require_mock_utils3 = __commonJS({
     }
     function lowerCaseEntries(headers) {
       return Object.fromEntries(
-        Object.entries(headers).map(([headerName, headerValue]) => {
-          return [headerName.toLocaleLowerCase(), headerValue];
+        Object.entries(headers).map(([headerName, headerValue2]) => {
+          return [headerName.toLocaleLowerCase(), headerValue2];
         })
       );
     }
@@ -73402,8 +73402,8 @@ var require_mock_utils3 = __commonJS({
         return false;
       }
       for (const [matchHeaderName, matchHeaderValue] of Object.entries(mockDispatch2.headers)) {
-        const headerValue = getHeaderByName(headers, matchHeaderName);
-        if (!matchValue(matchHeaderValue, headerValue)) {
+        const headerValue2 = getHeaderByName(headers, matchHeaderName);
+        if (!matchValue(matchHeaderValue, headerValue2)) {
           return false;
         }
       }
@@ -76536,8 +76536,8 @@ var require_cache3 = __commonJS({
         if (!isValidHTTPToken(trimmedHeader)) {
           return void 0;
         }
-        const headerValue = headers[trimmedHeader];
-        output[trimmedHeader] = Array.isArray(headerValue) ? headerValue.slice() : headerValue ?? null;
+        const headerValue2 = headers[trimmedHeader];
+        output[trimmedHeader] = Array.isArray(headerValue2) ? headerValue2.slice() : headerValue2 ?? null;
       }
       return output;
     }
@@ -77217,11 +77217,11 @@ var require_cache_handler = __commonJS({
         }
       }
     }
-    function deleteLocationTargets(store, cacheKey, headerValue) {
-      if (headerValue === void 0) {
+    function deleteLocationTargets(store, cacheKey, headerValue2) {
+      if (headerValue2 === void 0) {
         return;
       }
-      const values = Array.isArray(headerValue) ? headerValue : [headerValue];
+      const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
       for (let i = 0; i < values.length; i++) {
         const path = getSameOriginPath(cacheKey, values[i]);
         if (path !== void 0) {
@@ -95089,6 +95089,8 @@ var StreamRequest = class {
   wrongType = null;
   /** The response may leave its connection open for the next request (HTTP/1.1, no `Connection: close`). */
   keepsConnection = false;
+  /** A 429's Retry-After, shown in its detail: an open-loop load does not retry, but the reader should know. */
+  retryAfter = "";
   abort(reason) {
     if (this.ended) return;
     const t = now();
@@ -95119,7 +95121,10 @@ var StreamRequest = class {
       this.framer = new SseFramer(this);
       const type = mediaType(headers["content-type"]);
       if (type !== "text/event-stream") this.wrongType = type || "no content-type";
-    } else this.errorBody = [];
+    } else {
+      this.errorBody = [];
+      if (status2 === 429) this.retryAfter = headerValue(headers["retry-after"]);
+    }
   }
   onResponseData(_c, chunk) {
     if (this.ended) return;
@@ -95199,6 +95204,7 @@ var StreamRequest = class {
       const text = Buffer.concat(this.errorBody).toString("utf8");
       detail += ": " + (errorMessage(tryParse(text)) ?? text);
     }
+    if (this.retryAfter) detail += ` (Retry-After: ${this.retryAfter})`;
     return [outcome2, detail];
   }
 };
@@ -95206,9 +95212,11 @@ function isConnectionLoss(err) {
   const code = err.code;
   return code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
 }
+function headerValue(header) {
+  return (Array.isArray(header) ? header[0] : header) ?? "";
+}
 function mediaType(header) {
-  const value2 = Array.isArray(header) ? header[0] : header;
-  return (value2 ?? "").split(";")[0].trim().toLowerCase();
+  return headerValue(header).split(";")[0].trim().toLowerCase();
 }
 function onDeadline(request4) {
   request4.abort("timeout");

@@ -14907,7 +14907,18 @@ function optionalInt(value, name, min) {
 }
 
 // src/sim/faults.ts
-var FAULT_NAMES = ["error", "shed", "stream_error", "truncate", "malformed", "reset", "header_delay", "stall"];
+var FAULT_NAMES = [
+  "error",
+  "shed",
+  "stream_error",
+  "truncate",
+  "malformed",
+  "reset",
+  "hang",
+  "slowloris",
+  "header_delay",
+  "stall"
+];
 var Faults = class {
   constructor(c) {
     this.c = c;
@@ -14922,7 +14933,8 @@ var Faults = class {
       shed: false,
       streamAt: this.random(),
       headerDelayMs: this.random() < c.header_delay_rate ? c.header_delay_ms : 0,
-      stallMs: 0
+      stallMs: 0,
+      slowloris: false
     };
     let edge = c.error_rate;
     if (u < edge) plan.errorStatus = c.error_statuses[Math.floor(u / edge * c.error_statuses.length)];
@@ -14949,8 +14961,12 @@ var Faults = class {
         case "truncate":
         case "malformed":
         case "reset":
+        case "hang":
           plan.stream = name;
           if (value !== void 0) plan.streamAt = Math.min(value, 0.999);
+          break;
+        case "slowloris":
+          plan.slowloris = true;
           break;
         case "header_delay":
           plan.headerDelayMs = value ?? (this.c.header_delay_ms || 1e3);
@@ -15138,15 +15154,19 @@ var Exchange = class {
   pending;
   malformed = false;
   ended = false;
+  /** A `hang` fault struck: nothing more is written (fast mode's remaining tokens are ignored). */
+  hung = false;
   /** Response headers (and chat's role chunk) go out at once, as vLLM's do; then the scheduler takes over. */
   start() {
     if (this.ended) return;
+    if (this.plan.slowloris) return this.slowloris();
     this.openStream();
     this.ctx.scheduler.submit(this.seq);
   }
   /** Fast mode: every token is due now, and the whole response leaves in one write. */
   serveAtOnce() {
     if (this.ended) return;
+    if (this.plan.slowloris) return this.slowloris();
     const t = now();
     this.pending = "";
     this.admitted(t);
@@ -15159,7 +15179,7 @@ var Exchange = class {
     this.record.cached_tokens = this.seq.cachedTokens;
   }
   token(t, last) {
-    if (this.ended) return;
+    if (this.ended || this.hung) return;
     const r = this.record;
     if (r.output_tokens++ === 0) r.first_token = t;
     r.last_token = t;
@@ -15184,9 +15204,24 @@ var Exchange = class {
     else if (this.chunks.role) this.res.write(this.chunks.role);
     else this.res.flushHeaders();
   }
+  /** Headers, then nothing: the response stays open until the client goes away (counted as client_abort). */
+  slowloris() {
+    this.record.status = 200;
+    this.res.writeHead(200, {
+      "content-type": this.req.stream ? "text/event-stream; charset=utf-8" : "application/json",
+      "x-request-id": this.record.id
+    });
+    this.res.flushHeaders();
+  }
   strikeStream(last) {
     const chunk = last ? this.lastChunk() : this.chunks.tokenText;
     switch (this.plan.stream) {
+      case "hang":
+        this.ctx.scheduler?.cancel(this.seq);
+        this.res.write((this.pending ?? "") + chunk);
+        this.pending = void 0;
+        this.hung = true;
+        return;
       case "malformed":
         this.malformed = true;
         if (last) this.close(chunk + this.chunks.malformed() + this.tail(), "malformed");
@@ -15203,6 +15238,10 @@ var Exchange = class {
   }
   strikeJson(last) {
     switch (this.plan.stream) {
+      case "hang":
+        this.ctx.scheduler?.cancel(this.seq);
+        this.hung = true;
+        return;
       case "malformed":
         this.malformed = true;
         if (last) this.respondJson();
@@ -15672,7 +15711,8 @@ function faultName(plan) {
     plan.errorStatus !== void 0 && `error=${plan.errorStatus}`,
     plan.stream,
     plan.headerDelayMs > 0 && `header_delay=${plan.headerDelayMs}`,
-    plan.stallMs > 0 && `stall=${plan.stallMs}`
+    plan.stallMs > 0 && `stall=${plan.stallMs}`,
+    plan.slowloris && "slowloris"
   ].filter(Boolean);
   return names.length ? names.join(",") : null;
 }

@@ -13671,20 +13671,20 @@ var require_formdata_parser = __commonJS({
       );
       let value2;
       if (isExtended) {
-        const headerValue = collectASequenceOfBytes(
+        const headerValue2 = collectASequenceOfBytes(
           (char) => char !== 32 && char !== 13 && char !== 10 && char !== 59,
           // not space, CRLF, or ;
           input,
           position
         );
-        if (headerValue[0] !== 117 && headerValue[0] !== 85 || // u or U
-        headerValue[1] !== 116 && headerValue[1] !== 84 || // t or T
-        headerValue[2] !== 102 && headerValue[2] !== 70 || // f or F
-        headerValue[3] !== 45 || // -
-        headerValue[4] !== 56) {
+        if (headerValue2[0] !== 117 && headerValue2[0] !== 85 || // u or U
+        headerValue2[1] !== 116 && headerValue2[1] !== 84 || // t or T
+        headerValue2[2] !== 102 && headerValue2[2] !== 70 || // f or F
+        headerValue2[3] !== 45 || // -
+        headerValue2[4] !== 56) {
           throw parsingError("unknown encoding, expected utf-8''");
         }
-        value2 = decodeURIComponent(decoder.decode(headerValue.subarray(7)));
+        value2 = decodeURIComponent(decoder.decode(headerValue2.subarray(7)));
       } else if (input[position.position] === 34) {
         position.position++;
         const quotedValue = collectASequenceOfBytes(
@@ -13773,23 +13773,23 @@ var require_formdata_parser = __commonJS({
             break;
           }
           case "content-type": {
-            let headerValue = collectASequenceOfBytes(
+            let headerValue2 = collectASequenceOfBytes(
               (char) => char !== 10 && char !== 13,
               input,
               position
             );
-            headerValue = removeChars(headerValue, false, true, (char) => char === 9 || char === 32);
-            contentType = isomorphicDecode(headerValue);
+            headerValue2 = removeChars(headerValue2, false, true, (char) => char === 9 || char === 32);
+            contentType = isomorphicDecode(headerValue2);
             break;
           }
           case "content-transfer-encoding": {
-            let headerValue = collectASequenceOfBytes(
+            let headerValue2 = collectASequenceOfBytes(
               (char) => char !== 10 && char !== 13,
               input,
               position
             );
-            headerValue = removeChars(headerValue, false, true, (char) => char === 9 || char === 32);
-            encoding = isomorphicDecode(headerValue);
+            headerValue2 = removeChars(headerValue2, false, true, (char) => char === 9 || char === 32);
+            encoding = isomorphicDecode(headerValue2);
             break;
           }
           default: {
@@ -20363,8 +20363,8 @@ var require_mock_utils = __commonJS({
     }
     function lowerCaseEntries(headers) {
       return Object.fromEntries(
-        Object.entries(headers).map(([headerName, headerValue]) => {
-          return [headerName.toLocaleLowerCase(), headerValue];
+        Object.entries(headers).map(([headerName, headerValue2]) => {
+          return [headerName.toLocaleLowerCase(), headerValue2];
         })
       );
     }
@@ -20404,8 +20404,8 @@ var require_mock_utils = __commonJS({
         return false;
       }
       for (const [matchHeaderName, matchHeaderValue] of Object.entries(mockDispatch2.headers)) {
-        const headerValue = getHeaderByName(headers, matchHeaderName);
-        if (!matchValue(matchHeaderValue, headerValue)) {
+        const headerValue2 = getHeaderByName(headers, matchHeaderName);
+        if (!matchValue(matchHeaderValue, headerValue2)) {
           return false;
         }
       }
@@ -23538,8 +23538,8 @@ var require_cache = __commonJS({
         if (!isValidHTTPToken(trimmedHeader)) {
           return void 0;
         }
-        const headerValue = headers[trimmedHeader];
-        output[trimmedHeader] = Array.isArray(headerValue) ? headerValue.slice() : headerValue ?? null;
+        const headerValue2 = headers[trimmedHeader];
+        output[trimmedHeader] = Array.isArray(headerValue2) ? headerValue2.slice() : headerValue2 ?? null;
       }
       return output;
     }
@@ -24219,11 +24219,11 @@ var require_cache_handler = __commonJS({
         }
       }
     }
-    function deleteLocationTargets(store, cacheKey, headerValue) {
-      if (headerValue === void 0) {
+    function deleteLocationTargets(store, cacheKey, headerValue2) {
+      if (headerValue2 === void 0) {
         return;
       }
-      const values = Array.isArray(headerValue) ? headerValue : [headerValue];
+      const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
       for (let i = 0; i < values.length; i++) {
         const path = getSameOriginPath(cacheKey, values[i]);
         if (path !== void 0) {
@@ -35502,6 +35502,8 @@ var StreamRequest = class {
   wrongType = null;
   /** The response may leave its connection open for the next request (HTTP/1.1, no `Connection: close`). */
   keepsConnection = false;
+  /** A 429's Retry-After, shown in its detail: an open-loop load does not retry, but the reader should know. */
+  retryAfter = "";
   abort(reason) {
     if (this.ended) return;
     const t = now();
@@ -35532,7 +35534,10 @@ var StreamRequest = class {
       this.framer = new SseFramer(this);
       const type = mediaType(headers["content-type"]);
       if (type !== "text/event-stream") this.wrongType = type || "no content-type";
-    } else this.errorBody = [];
+    } else {
+      this.errorBody = [];
+      if (status2 === 429) this.retryAfter = headerValue(headers["retry-after"]);
+    }
   }
   onResponseData(_c, chunk) {
     if (this.ended) return;
@@ -35612,6 +35617,7 @@ var StreamRequest = class {
       const text = Buffer.concat(this.errorBody).toString("utf8");
       detail += ": " + (errorMessage(tryParse(text)) ?? text);
     }
+    if (this.retryAfter) detail += ` (Retry-After: ${this.retryAfter})`;
     return [outcome, detail];
   }
 };
@@ -35619,9 +35625,11 @@ function isConnectionLoss(err) {
   const code = err.code;
   return code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
 }
+function headerValue(header) {
+  return (Array.isArray(header) ? header[0] : header) ?? "";
+}
 function mediaType(header) {
-  const value2 = Array.isArray(header) ? header[0] : header;
-  return (value2 ?? "").split(";")[0].trim().toLowerCase();
+  return headerValue(header).split(";")[0].trim().toLowerCase();
 }
 function onDeadline(request2) {
   request2.abort("timeout");

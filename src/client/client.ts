@@ -161,6 +161,8 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
   private wrongType: string | null = null;
   /** The response may leave its connection open for the next request (HTTP/1.1, no `Connection: close`). */
   private keepsConnection = false;
+  /** A 429's Retry-After, shown in its detail: an open-loop load does not retry, but the reader should know. */
+  private retryAfter = '';
 
   constructor(
     private readonly ctx: RequestContext,
@@ -207,7 +209,10 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
       this.framer = new SseFramer(this);
       const type = mediaType(headers['content-type']);
       if (type !== 'text/event-stream') this.wrongType = type || 'no content-type';
-    } else this.errorBody = [];
+    } else {
+      this.errorBody = [];
+      if (status === 429) this.retryAfter = headerValue(headers['retry-after']);
+    }
   }
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -294,6 +299,7 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
       const text = Buffer.concat(this.errorBody).toString('utf8');
       detail += ': ' + (errorMessage(tryParse(text)) ?? text);
     }
+    if (this.retryAfter) detail += ` (Retry-After: ${this.retryAfter})`;
     return [outcome, detail];
   }
 }
@@ -308,10 +314,13 @@ function isConnectionLoss(err: Error): boolean {
   return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }
 
+function headerValue(header: string | string[] | undefined): string {
+  return (Array.isArray(header) ? header[0] : header) ?? '';
+}
+
 /** `text/event-stream; charset=utf-8` → `text/event-stream`; absent → ''. */
 function mediaType(header: string | string[] | undefined): string {
-  const value = Array.isArray(header) ? header[0] : header;
-  return (value ?? '').split(';')[0].trim().toLowerCase();
+  return headerValue(header).split(';')[0].trim().toLowerCase();
 }
 
 function onDeadline(request: StreamRequest): void {

@@ -28,6 +28,8 @@ export class Exchange implements SequenceSink {
   private pending: string | undefined;
   private malformed = false;
   private ended = false;
+  /** A `hang` fault struck: nothing more is written (fast mode's remaining tokens are ignored). */
+  private hung = false;
 
   constructor(
     private readonly res: ServerResponse,
@@ -52,6 +54,7 @@ export class Exchange implements SequenceSink {
   /** Response headers (and chat's role chunk) go out at once, as vLLM's do; then the scheduler takes over. */
   start(): void {
     if (this.ended) return; // the client left during a header delay
+    if (this.plan.slowloris) return this.slowloris();
     this.openStream();
     this.ctx.scheduler!.submit(this.seq);
   }
@@ -59,6 +62,7 @@ export class Exchange implements SequenceSink {
   /** Fast mode: every token is due now, and the whole response leaves in one write. */
   serveAtOnce(): void {
     if (this.ended) return;
+    if (this.plan.slowloris) return this.slowloris();
     const t = now();
     this.pending = '';
     this.admitted(t);
@@ -73,7 +77,7 @@ export class Exchange implements SequenceSink {
   }
 
   token(t: number, last: boolean): void {
-    if (this.ended) return;
+    if (this.ended || this.hung) return;
     const r = this.record;
     if (r.output_tokens++ === 0) r.first_token = t;
     r.last_token = t;
@@ -100,9 +104,26 @@ export class Exchange implements SequenceSink {
     else this.res.flushHeaders();
   }
 
+  /** Headers, then nothing: the response stays open until the client goes away (counted as client_abort). */
+  private slowloris(): void {
+    this.record.status = 200;
+    this.res.writeHead(200, {
+      'content-type': this.req.stream ? 'text/event-stream; charset=utf-8' : 'application/json',
+      'x-request-id': this.record.id,
+    });
+    this.res.flushHeaders();
+  }
+
   private strikeStream(last: boolean): void {
     const chunk = last ? this.lastChunk() : this.chunks.tokenText;
     switch (this.plan.stream) {
+      case 'hang':
+        // This token goes out, then no byte more; the engine lets the sequence go.
+        this.ctx.scheduler?.cancel(this.seq);
+        this.res.write((this.pending ?? '') + chunk);
+        this.pending = undefined;
+        this.hung = true;
+        return;
       case 'malformed':
         this.malformed = true;
         if (last) this.close(chunk + this.chunks.malformed() + this.tail(), 'malformed');
@@ -120,6 +141,10 @@ export class Exchange implements SequenceSink {
 
   private strikeJson(last: boolean): void {
     switch (this.plan.stream) {
+      case 'hang':
+        this.ctx.scheduler?.cancel(this.seq); // a JSON answer never comes
+        this.hung = true;
+        return;
       case 'malformed':
         this.malformed = true;
         if (last) this.respondJson();

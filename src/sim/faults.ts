@@ -2,10 +2,22 @@ import type { SimConfig } from './config.js';
 import { seededRandom } from './random.js';
 import { ApiError } from './request.js';
 
-export type StreamFault = 'stream_error' | 'truncate' | 'malformed' | 'reset';
+/** `hang`: the stream stops mid-way and the response never ends (a server stuck writing); the client must give up. */
+export type StreamFault = 'stream_error' | 'truncate' | 'malformed' | 'reset' | 'hang';
 
 /** Names accepted by the `x-sim-fault` header: `name` or `name=value`, comma-separated. */
-const FAULT_NAMES = ['error', 'shed', 'stream_error', 'truncate', 'malformed', 'reset', 'header_delay', 'stall'] as const;
+const FAULT_NAMES = [
+  'error',
+  'shed',
+  'stream_error',
+  'truncate',
+  'malformed',
+  'reset',
+  'hang',
+  'slowloris',
+  'header_delay',
+  'stall',
+] as const;
 
 /** What goes wrong with one request. */
 export interface FaultPlan {
@@ -19,6 +31,8 @@ export interface FaultPlan {
   headerDelayMs: number;
   /** Start an engine-wide stall of this length on arrival. */
   stallMs: number;
+  /** Send the response headers, then nothing, ever: only the client's timeout ends it. Header-only. */
+  slowloris: boolean;
 }
 
 /**
@@ -41,6 +55,7 @@ export class Faults {
       streamAt: this.random(),
       headerDelayMs: this.random() < c.header_delay_rate ? c.header_delay_ms : 0,
       stallMs: 0,
+      slowloris: false,
     };
     let edge = c.error_rate;
     if (u < edge) plan.errorStatus = c.error_statuses[Math.floor((u / edge) * c.error_statuses.length)];
@@ -68,8 +83,12 @@ export class Faults {
         case 'truncate':
         case 'malformed':
         case 'reset':
+        case 'hang':
           plan.stream = name;
           if (value !== undefined) plan.streamAt = Math.min(value, 0.999);
+          break;
+        case 'slowloris':
+          plan.slowloris = true;
           break;
         case 'header_delay':
           plan.headerDelayMs = value ?? (this.c.header_delay_ms || 1000);

@@ -214,6 +214,7 @@ function faultName(plan: FaultPlan): string | null {
     plan.stream,
     plan.headerDelayMs > 0 && `header_delay=${plan.headerDelayMs}`,
     plan.stallMs > 0 && `stall=${plan.stallMs}`,
+    plan.slowloris && 'slowloris',
   ].filter(Boolean);
   return names.length ? names.join(',') : null;
 }

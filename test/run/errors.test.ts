@@ -11,6 +11,7 @@ import {
 } from '../fixtures/scripted-server.js';
 import { specFor } from './helpers.js';
 import type { Result } from '../../src/result/types.js';
+import { now } from '../../src/time.js';
 
 let server: ScriptedServer;
 afterEach(() => server?.close());
@@ -36,22 +37,28 @@ test('each kind of failure lands in its own class and the counts add up', async 
     { status: 200, headers: SSE_HEADERS, steps: [{ send: chunk }, { send: 'data: {"choices": [\n\n' }, { end: true }] },
     { status: 200, headers: SSE_HEADERS, steps: [{ send: chunk }, { end: true }] },
     { status: 200, headers: SSE_HEADERS, steps: [{ send: chunk }, { send: sse({ error: { message: 'engine died' } }) }, { end: true }] },
+    { status: 200, headers: { 'content-type': 'text/html' }, steps: [{ send: '<html><body>Sign in</body></html>' }, { end: true }] },
   ];
   let n = 0;
   server = await startScriptedServer((req) => (req.url.endsWith('/models') ? models : scripts[n++ % scripts.length]));
-  const r = await runBenchmark({ resolved: specFor(server.baseUrl, 'rate: 90\narrival: constant\nwarmup: 0s\nsteady: 1s\ncooldown: 0s') });
+  const r = await runBenchmark({
+    resolved: specFor(server.baseUrl, 'rate: 100\narrival: constant\nwarmup: 0s\nsteady: 1001ms\ncooldown: 0s'),
+  });
   expectAccounted(r);
   const c = r.requests.by_class;
-  expect(r.requests.scheduled).toBe(90);
+  expect(r.requests.scheduled).toBe(100);
   expect(c.ok).toBe(10);
   expect(c.http_5xx).toBe(20);
   expect(c.http_429).toBe(10);
   expect(c.http_4xx).toBe(10);
-  expect(c.stream_error).toBe(40);
-  expect(r.rates.http_5xx).toBeCloseTo(20 / 90, 3);
+  expect(c.stream_error).toBe(50);
+  expect(r.rates.http_5xx).toBeCloseTo(20 / 100, 3);
   expect(r.requests.error_samples.map((e) => e.class)).toEqual(
     expect.arrayContaining(['http_5xx', 'http_429', 'http_4xx', 'stream_error']),
   );
+  const details = r.requests.error_samples.map((e) => e.detail);
+  expect(details).toContain('expected text/event-stream, got text/html');
+  expect(details).toContain('stream ended without [DONE]');
 });
 
 test('timeouts are classified, and the in-flight cap drops arrivals instead of queueing them', async () => {
@@ -93,10 +100,30 @@ test('an interrupted run still returns a result with every arrival accounted for
   expect(r.load.interrupted).toBe(true);
   expect(r.validity.valid).toBe(false);
   expect(r.requests.scheduled + r.requests.not_reached).toBe(149);
-  expect(r.requests.by_class.timeout).toBeGreaterThan(0); // cancelled in flight
+  // In flight when the run stopped: cancelled, not timed out (the timeout is 10 s), and not errors.
+  expect(r.requests.by_class.cancelled).toBeGreaterThan(0);
+  expect(r.requests.by_class.timeout).toBe(0);
+  expect(r.requests.error_samples.find((e) => e.class === 'cancelled')?.detail).toBe('the run was interrupted');
+  expect(r.rates.errors).toBe(0);
   expect(r.requests.by_class.ok).toBeGreaterThan(10);
   expect(r.load.window_s).toBeLessThan(1);
   expect(OUTCOMES.every((o) => typeof r.requests.by_class[o] === 'number')).toBe(true);
+});
+
+test('raw records of a two-thread run: ids unique across the threads', async () => {
+  server = await startScriptedServer((req) => (req.url.endsWith('/models') ? models : openaiStream({ ttftMs: 5, itlMs: 1, tokens: 4 })));
+  const lines: string[] = [];
+  const r = await runBenchmark({
+    resolved: specFor(server.baseUrl, 'rate: 40\narrival: constant\nwarmup: 0s\nsteady: 1s\ncooldown: 0s'),
+    workers: 2,
+    onRecordLine: (l) => lines.push(l),
+  });
+  const records = lines.map((l) => JSON.parse(l) as { id: string; request_id: string });
+  expect(records).toHaveLength(r.requests.scheduled);
+  expect(new Set(records.map((x) => x.id)).size).toBe(records.length);
+  expect(new Set(records.map((x) => x.id.split('-')[0]))).toEqual(new Set(['0', '1']));
+  // The thread in the id is the one in the request id (…w<thread>-<index>).
+  expect(records.every((x) => x.request_id.endsWith(`w${x.id}`))).toBe(true);
 });
 
 test('raw records: one JSON line per scheduled request, joined to the server by x-request-id', async () => {
@@ -115,7 +142,121 @@ test('raw records: one JSON line per scheduled request, joined to the server by 
   expect(records).toHaveLength(r.requests.scheduled);
   expect(new Set(records.map((x) => x.request_id))).toEqual(new Set(seenIds));
   expect(records.every((x) => x.request_id.startsWith(`${r.run_id}-`))).toBe(true);
+  expect(records.every((x) => x.request_id === `${r.run_id}-${x.id.replace(/^0-/, '')}`)).toBe(true);
   const ok = records.find((x) => x.outcome === 'ok');
   expect(ok.t_first - ok.t_sched).toBeGreaterThan(4);
   expect(ok.output_tokens).toBe(4);
+});
+
+describe('fault matrix: each fault lands in its class, and the classes add up to the schedule', () => {
+  interface RecordLine {
+    outcome: string;
+    t_sched: number;
+    t_send: number;
+    t_end: number;
+    detail?: string;
+  }
+  const recordsOf = (lines: string[]) => lines.map((l) => JSON.parse(l) as RecordLine);
+
+  test('slowloris (headers, then nothing): timeouts, each ended by the request timeout', async () => {
+    server = await startScriptedServer((req) => (req.url.endsWith('/models') ? models : { status: 200, headers: SSE_HEADERS, steps: [] }));
+    const lines: string[] = [];
+    const r = await runBenchmark({
+      resolved: specFor(server.baseUrl, 'rate: 20\narrival: constant\nwarmup: 0s\nsteady: 500ms\ncooldown: 0s', '', {
+        requestTimeout: '300ms',
+      }),
+      onRecordLine: (l) => lines.push(l),
+    });
+    expectAccounted(r);
+    expect(r.requests.by_class.timeout).toBe(r.requests.scheduled);
+    for (const x of recordsOf(lines)) {
+      expect(x.detail).toBe('stream not finished within 300 ms');
+      expect(x.t_end - x.t_send).toBeGreaterThanOrEqual(299);
+      expect(x.t_end - x.t_send).toBeLessThan(800); // generous: CPU contention from other test workers
+    }
+  });
+
+  test('a stall mid-stream: shorter than the timeout it is ok and shows in ITL; longer, a timeout', async () => {
+    let n = 0;
+    const stalled = (ms: number): Script => {
+      const s = openaiStream({ ttftMs: 2, itlMs: 1, tokens: 6 });
+      const steps = s.steps!;
+      const mid = steps.findIndex((step, i) => i > 4 && 'send' in step); // after a few tokens
+      return { ...s, steps: [...steps.slice(0, mid), { wait: ms }, ...steps.slice(mid)] };
+    };
+    server = await startScriptedServer((req) => (req.url.endsWith('/models') ? models : n++ % 2 === 0 ? stalled(120) : stalled(2_000)));
+    const r = await runBenchmark({
+      // Constant arrivals come at 1/rate, 2/rate, …: 10 of them up to 500 ms.
+      resolved: specFor(server.baseUrl, 'rate: 20\narrival: constant\nwarmup: 0s\nsteady: 501ms\ncooldown: 0s', '', {
+        requestTimeout: '500ms',
+      }),
+    });
+    expectAccounted(r);
+    expect(r.requests.scheduled).toBe(10);
+    expect(r.requests.by_class.ok).toBe(5);
+    expect(r.requests.by_class.timeout).toBe(5);
+    expect(r.metrics.itl_ms!.max).toBeGreaterThanOrEqual(110); // the 120 ms gap, less read batching
+    expect(r.requests.error_samples).toEqual([{ class: 'timeout', detail: 'stream not finished within 500 ms', count: 5 }]);
+  });
+
+  test('429 with Retry-After: http_429, not retried, the Retry-After in the detail', async () => {
+    const shed: Script = {
+      status: 429,
+      headers: { 'content-type': 'application/json', 'retry-after': '2' },
+      steps: [{ send: JSON.stringify({ error: { message: 'the waiting queue is full' } }) }, { end: true }],
+    };
+    let completions = 0;
+    server = await startScriptedServer((req) => {
+      if (req.url.endsWith('/models')) return models;
+      return completions++ % 2 === 0 ? shed : openaiStream({ ttftMs: 2, itlMs: 1, tokens: 4 });
+    });
+    const r = await runBenchmark({
+      resolved: specFor(server.baseUrl, 'rate: 40\narrival: constant\nwarmup: 0s\nsteady: 501ms\ncooldown: 0s'),
+    });
+    expectAccounted(r);
+    expect(r.requests.scheduled).toBe(20);
+    expect(completions).toBe(20); // an open-loop load does not retry a 429: that would change the offered load
+    expect(r.requests.by_class.http_429).toBe(10);
+    expect(r.requests.by_class.ok).toBe(10);
+    expect(r.rates.http_429).toBe(0.5);
+    expect(r.requests.error_samples).toEqual([
+      { class: 'http_429', detail: 'HTTP 429: the waiting queue is full (Retry-After: 2)', count: 10 },
+    ]);
+  });
+
+  test('a server that crashes and restarts mid-run: failures while it is down, ok again after, every arrival accounted for', async () => {
+    server = await startScriptedServer((req) => (req.url.endsWith('/models') ? models : openaiStream({ ttftMs: 5, itlMs: 5, tokens: 8 })));
+    const lines: string[] = [];
+    let crashAt = NaN;
+    let upAt = NaN;
+    const crash = (async () => {
+      await new Promise((r) => setTimeout(r, 900)); // the run starts ≈ 100 ms in (readiness, lead time)
+      crashAt = now();
+      await server.restart(400);
+      upAt = now();
+    })();
+    const r = await runBenchmark({
+      resolved: specFor(server.baseUrl, 'rate: 40\narrival: constant\nwarmup: 0s\nsteady: 2s\ncooldown: 0s', '', { requestTimeout: '2s' }),
+      onRecordLine: (l) => lines.push(l),
+    });
+    await crash;
+    expectAccounted(r);
+    const records = recordsOf(lines);
+    expect(records).toHaveLength(r.requests.scheduled);
+    const c = r.requests.by_class;
+    // Requests whose time came while the server was down were refused: connect errors.
+    const down = records.filter((x) => x.t_sched > crashAt + 5 && x.t_sched < upAt - 5);
+    expect(down.length).toBeGreaterThanOrEqual(10);
+    expect(down.every((x) => x.outcome === 'connect_error' && /ECONNREFUSED/.test(x.detail ?? ''))).toBe(true);
+    // Those in flight at the crash were cut: mid-stream (stream_error) or before their response (connect_error).
+    const cut = records.filter((x) => x.t_send < crashAt && x.t_end >= crashAt);
+    expect(cut.every((x) => x.outcome === 'stream_error' || x.outcome === 'connect_error' || x.outcome === 'ok')).toBe(true);
+    // Before the crash and once it is back (allowing for the last cut streams), everything is ok.
+    expect(records.filter((x) => x.t_end < crashAt).every((x) => x.outcome === 'ok')).toBe(true);
+    const after = records.filter((x) => x.t_sched > upAt + 20);
+    expect(after.length).toBeGreaterThanOrEqual(10);
+    expect(after.every((x) => x.outcome === 'ok')).toBe(true);
+    expect(c.timeout).toBe(0);
+    expect(c.ok + c.connect_error + c.stream_error).toBe(r.requests.scheduled);
+  });
 });

@@ -1,5 +1,9 @@
+import { createClient } from '../../src/client/client.js';
+import { buildRequestBody } from '../../src/client/openai.js';
 import { launchSim, type SimHandle } from '../../src/sim/launch.js';
-import { agent, chatBody, contentEvents, parsedEvents, post, request, streaming } from './helpers.js';
+import { now } from '../../src/time.js';
+import { Recorder } from '../client/recorder.js';
+import { agent, chatBody, contentEvents, parsedEvents, post, request, sleep, streaming } from './helpers.js';
 
 let sim: SimHandle;
 beforeAll(async () => {
@@ -136,6 +140,65 @@ test('fault rates are drawn from the seed: the same seed gives the same faults',
   expect(a.filter((x) => x === 'ok').length).toBeGreaterThan(5);
   expect(a.filter((x) => x === 'truncated').length).toBeGreaterThan(1);
   expect(a.filter((x) => /^50[023]$/.test(x)).length).toBeGreaterThan(3);
+});
+
+test('hang: the stream stops mid-way and the response never ends', async () => {
+  const body = JSON.stringify(chatBody('x', { max_tokens: 10, ignore_eos: true }));
+  const { reply, started } = streaming(sim.origin, '/v1/chat/completions', body, { 'x-sim-fault': 'hang=0.5', 'x-request-id': 'hang-1' });
+  void reply;
+  await started;
+  await sleep(300); // the other five tokens would have taken 10 ms
+  const truth = await truthOf('hang-1');
+  expect(truth).toMatchObject({ fault: 'hang', output_tokens: 5, outcome: null, ended: null });
+});
+
+test('slowloris: response headers, then nothing', async () => {
+  const body = JSON.stringify(chatBody('x', { max_tokens: 10, ignore_eos: true }));
+  const { reply } = streaming(sim.origin, '/v1/chat/completions', body, { 'x-sim-fault': 'slowloris', 'x-request-id': 'slow-1' });
+  void reply;
+  await sleep(300);
+  expect(await truthOf('slow-1')).toMatchObject({ fault: 'slowloris', status: 200, output_tokens: 0, first_token: null, ended: null });
+});
+
+/**
+ * The fault matrix as loadgate's client sees it: each fault the simulator can inject lands in
+ * one class with a detail that names it. The budget is 400 ms, so hangs end as timeouts on time.
+ */
+describe('each fault lands in its class', () => {
+  const cases: [fault: string, outcome: string, detail: RegExp | undefined][] = [
+    ['', 'ok', undefined],
+    ['error=502', 'http_5xx', /^HTTP 502: simulated server error$/],
+    ['shed', 'http_429', /^HTTP 429: .* \(Retry-After: 1\)$/],
+    ['stream_error=0.5', 'stream_error', /^error event: /],
+    ['truncate=0.5', 'stream_error', /^stream ended without \[DONE\]$/],
+    ['malformed=0.5', 'stream_error', /^malformed chunk$/],
+    ['reset=0.5', 'stream_error', /^connection lost mid-stream: /],
+    ['hang=0.5', 'timeout', /^stream not finished within 400 ms$/],
+    ['slowloris', 'timeout', /^stream not finished within 400 ms$/],
+    ['header_delay=2000', 'timeout', /^no response within 400 ms$/],
+    ['stall=150', 'ok', undefined],
+  ];
+  test.each(cases)('x-sim-fault: %s → %s', async (fault, outcome, detail) => {
+    // The fault goes in a header, and a client's headers are fixed when it is made: one client per case.
+    const headers: Record<string, string> = fault ? { 'x-sim-fault': fault } : {};
+    const client = createClient({ baseUrl: `${sim.origin}/v1`, api: 'chat', timeoutMs: 400, headers });
+    try {
+      const rec = new Recorder();
+      const tSend = now();
+      client.send(buildRequestBody({ api: 'chat', model: 'sim-8b', prompt: 'x', maxTokens: 10, ignoreEos: true }), rec, 'matrix');
+      const end = await rec.ended;
+      expect(end.outcome).toBe(outcome);
+      if (detail) expect(end.detail).toMatch(detail);
+      else expect(end.detail).toBeUndefined();
+      if (outcome === 'timeout') {
+        expect(end.t - tSend).toBeGreaterThanOrEqual(399);
+        expect(end.t - tSend).toBeLessThan(1_000);
+      }
+      if (fault.startsWith('stall')) expect(end.t - tSend).toBeGreaterThanOrEqual(150);
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 test('an unknown fault name is a 400', async () => {
