@@ -378,7 +378,7 @@ function stampingConnector(timeoutMs: number, onConnect?: (socket: Socket) => vo
         });
         onConnect?.(socket);
       }
-      connecting = socket;
+      connecting = socket ?? null;
       try {
         callback(...result);
       } finally {

@@ -156,7 +156,9 @@ export const LATENCY_TARGETS: readonly LatencyTarget[] = GATE_METRICS.flatMap((m
  */
 const OTHER_DEFINITIONS = {
   pool_wait_ms:
-    "being written on a connection − actual send: time a window request waited inside the generator's HTTP pool, opening a connection included",
+    "being written on a connection − actual send: time a window request waited inside the generator's HTTP pool, opening a connection included; for a request re-sent after a reused connection was closed under it, until the write that counted",
+  reconnects:
+    'requests re-sent, once, on a new connection because the server closed the reused kept-alive connection they were written on before any response; their latency still runs from the intended send time',
   window_cpu:
     "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time − the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
   throughput:
