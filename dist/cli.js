@@ -48790,7 +48790,8 @@ var LATENCY_TARGETS = GATE_METRICS.flatMap(
   }))
 );
 var OTHER_DEFINITIONS = {
-  pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included",
+  pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included; for a request re-sent after a reused connection was closed under it, until the write that counted",
+  reconnects: "requests re-sent, once, on a new connection because the server closed the reused kept-alive connection they were written on before any response; their latency still runs from the intended send time",
   window_cpu: "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time \u2212 the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
   throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
   goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
@@ -52840,7 +52841,7 @@ function stampingConnector(timeoutMs, onConnect) {
       });
       onConnect?.(socket);
     }
-    connecting = socket;
+    connecting = socket ?? null;
     try {
       callback(...result3);
     } finally {
