@@ -49616,6 +49616,52 @@ function parseResult(text, name2) {
 // src/cli/run-command.ts
 import { existsSync as existsSync2 } from "node:fs";
 
+// src/report/format.ts
+var STATUS_ICON = { pass: "\u2705", fail: "\u274C", warn: "\u26A0\uFE0F", inconclusive: "\u2754" };
+var VERDICT_ICON = { pass: "\u2705", fail: "\u274C", inconclusive: "\u2754" };
+function formatValue(v, unit) {
+  if (v === null) return "no data";
+  return unit === "fraction" ? pctText(v) : `${num(v)} ${unit}`;
+}
+function formatChange(r, abs) {
+  if (r.unit === "fraction") return `${num(abs * 100, true)} pp`;
+  const rel = r.baseline ? abs / r.baseline : null;
+  if (r.unit === "ms") return `${num(abs, true)} ms${rel === null ? "" : ` (${pctText(rel, true)})`}`;
+  return rel === null ? `${num(abs, true)} ${r.unit}` : pctText(rel, true);
+}
+function formatInterval(r, lower, upper) {
+  if (r.unit === "fraction") return `${num(lower * 100, true)} \u2026 ${num(upper * 100, true)} pp`;
+  if (r.unit === "ms" || !r.baseline) return `${num(lower, true)} \u2026 ${num(upper, true)} ${r.unit}`;
+  return `${pctText(lower / r.baseline, true)} \u2026 ${pctText(upper / r.baseline, true)}`;
+}
+function gateRows(report) {
+  return report.rules.map((r) => ({
+    status: r.status,
+    metric: r.metric,
+    baseline: r.kind === "slo" && !report.has_baseline ? "\u2014" : formatValue(r.baseline, r.unit),
+    current: formatValue(r.current, r.unit),
+    change: r.change ? formatChange(r, r.change.abs) : "\u2014",
+    noise: r.ci ? formatInterval(r, r.ci.lower, r.ci.upper) : "",
+    limit: r.limit,
+    reason: r.reason
+  }));
+}
+function noiseNote(report) {
+  const c = report.noise.confidence;
+  return `Noise: each interval end is a one-sided ${Math.round(c * 1e3) / 10} % bound (together a ${Math.round((2 * c - 1) * 1e3) / 10} % interval); a regression needs the bound beyond the allowed change, so a change within run-to-run noise never fails. ${report.noise.iterations} bootstrap iterations, seed ${report.noise.seed}.`;
+}
+function connectionsText(r) {
+  const ka = r.requests.keep_alive;
+  const n = r.requests.reconnects ?? 0;
+  const parts = [];
+  if (ka?.disabled)
+    parts.push(
+      `${ka.reason ?? "keep-alive disabled"} (it closed ${ka.server_closed} of ${ka.responses_observed} kept-alive connections right after a response), so each later request opened its own (connect time shows in pool wait)`
+    );
+  if (n > 0) parts.push(`${n} request${n === 1 ? "" : "s"} re-sent on a new connection: the server had closed the reused one unanswered`);
+  return parts.length > 0 ? parts.join(" \xB7 ") : null;
+}
+
 // src/report/console.ts
 var COLS = ["p50", "p90", "p95", "p99", "p999", "max"];
 var fmt = (v) => v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
@@ -49631,17 +49677,6 @@ function latencyTable(r) {
     lines.push(label.padEnd(20) + (s ? COLS.map((c) => fmt(s[c]).padStart(9)).join("") + String(s.count).padStart(9) : "  no samples"));
   }
   return lines;
-}
-function connectionsLine(r) {
-  const ka = r.requests.keep_alive;
-  const n = r.requests.reconnects ?? 0;
-  const parts = [];
-  if (ka?.disabled)
-    parts.push(
-      `${ka.reason ?? "keep-alive disabled"} (it closed ${ka.server_closed} of ${ka.responses_observed} kept-alive connections right after a response), so each later request opened its own (connect time shows in pool wait)`
-    );
-  if (n > 0) parts.push(`${n} request${n === 1 ? "" : "s"} re-sent on a new connection: the server had closed the reused one unanswered`);
-  return parts.length > 0 ? `Connections ${parts.join(" \xB7 ")}` : null;
 }
 function renderConsoleReport(r, gate) {
   const c = r.requests.window.by_class;
@@ -49659,8 +49694,8 @@ function renderConsoleReport(r, gate) {
     `Workload    input tokens mean requested ${mean(r.workload.input_tokens.requested)} / delivered ${mean(r.workload.input_tokens.delivered)} \xB7 output ${mean(r.workload.output_tokens.requested)} / ${mean(r.workload.output_tokens.delivered)} (counted from ${r.workload.token_source})`,
     `Generator   event-loop delay p99 ${r.generator.event_loop_delay_ms.p99.toFixed(2)} ms \xB7 ${busy(r.generator.window_cpu)}process CPU ${(r.generator.cpu_utilization * 100).toFixed(0)} % of a core \xB7 pool wait p99 ${r.generator.pool_wait_ms?.p99.toFixed(2) ?? "n/a"} ms \xB7 Little's law ratio ${r.littles_law.ratio ?? "n/a"}`
   ];
-  const connections = connectionsLine(r);
-  if (connections !== null) out2.push(connections);
+  const connections = connectionsText(r);
+  if (connections !== null) out2.push(`Connections ${connections}`);
   if (r.requests.error_samples.length > 0) {
     out2.push("", "Errors");
     for (const e of r.requests.error_samples.slice(0, 5)) out2.push(`  ${e.class} \xD7${e.count}${e.detail ? `: ${e.detail}` : ""}`);
@@ -54791,41 +54826,6 @@ async function validateCommand(argv) {
 import { existsSync as existsSync3 } from "node:fs";
 import { parseArgs as parseArgs4 } from "node:util";
 
-// src/report/format.ts
-var STATUS_ICON = { pass: "\u2705", fail: "\u274C", warn: "\u26A0\uFE0F", inconclusive: "\u2754" };
-var VERDICT_ICON = { pass: "\u2705", fail: "\u274C", inconclusive: "\u2754" };
-function formatValue(v, unit) {
-  if (v === null) return "no data";
-  return unit === "fraction" ? pctText(v) : `${num(v)} ${unit}`;
-}
-function formatChange(r, abs) {
-  if (r.unit === "fraction") return `${num(abs * 100, true)} pp`;
-  const rel = r.baseline ? abs / r.baseline : null;
-  if (r.unit === "ms") return `${num(abs, true)} ms${rel === null ? "" : ` (${pctText(rel, true)})`}`;
-  return rel === null ? `${num(abs, true)} ${r.unit}` : pctText(rel, true);
-}
-function formatInterval(r, lower, upper) {
-  if (r.unit === "fraction") return `${num(lower * 100, true)} \u2026 ${num(upper * 100, true)} pp`;
-  if (r.unit === "ms" || !r.baseline) return `${num(lower, true)} \u2026 ${num(upper, true)} ${r.unit}`;
-  return `${pctText(lower / r.baseline, true)} \u2026 ${pctText(upper / r.baseline, true)}`;
-}
-function gateRows(report) {
-  return report.rules.map((r) => ({
-    status: r.status,
-    metric: r.metric,
-    baseline: r.kind === "slo" && !report.has_baseline ? "\u2014" : formatValue(r.baseline, r.unit),
-    current: formatValue(r.current, r.unit),
-    change: r.change ? formatChange(r, r.change.abs) : "\u2014",
-    noise: r.ci ? formatInterval(r, r.ci.lower, r.ci.upper) : "",
-    limit: r.limit,
-    reason: r.reason
-  }));
-}
-function noiseNote(report) {
-  const c = report.noise.confidence;
-  return `Noise: each interval end is a one-sided ${Math.round(c * 1e3) / 10} % bound (together a ${Math.round((2 * c - 1) * 1e3) / 10} % interval); a regression needs the bound beyond the allowed change, so a change within run-to-run noise never fails. ${report.noise.iterations} bootstrap iterations, seed ${report.noise.seed}.`;
-}
-
 // src/report/gate-text.ts
 function renderGateText(report) {
   const rows = gateRows(report);
@@ -55055,6 +55055,8 @@ function renderMarkdown(report, baseline, current) {
   if (failing.length > 0) out2.push(...failing.map((c) => `- \u274C **${c.scope}** ${escapeMarkdown(c.name)}: ${escapeMarkdown(c.message)}`), "");
   out2.push("<details><summary>All checks</summary>", "", "| Run | Check | OK | Detail |", "|:--|:--|:--|:--|");
   out2.push(...report.checks.map((c) => `| ${c.scope} | ${escapeMarkdown(c.name)} | ${c.ok ? "\u2705" : "\u274C"} | ${escapeMarkdown(c.message)} |`), "", "</details>", "");
+  const connections = connectionsText(current);
+  if (connections !== null) out2.push("#### Connections (current run)", "", escapeMarkdown(connections), "");
   if (current.requests.error_samples.length > 0) {
     out2.push("#### Errors (current run)", "", "| Class | Count | Detail |", "|:--|--:|:--|");
     out2.push(...current.requests.error_samples.map((e) => `| ${escapeMarkdown(e.class)} | ${e.count} | ${escapeMarkdown(e.detail || "\u2014")} |`), "");

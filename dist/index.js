@@ -93005,6 +93005,17 @@ function noiseNote(report) {
   const c = report.noise.confidence;
   return `Noise: each interval end is a one-sided ${Math.round(c * 1e3) / 10} % bound (together a ${Math.round((2 * c - 1) * 1e3) / 10} % interval); a regression needs the bound beyond the allowed change, so a change within run-to-run noise never fails. ${report.noise.iterations} bootstrap iterations, seed ${report.noise.seed}.`;
 }
+function connectionsText(r) {
+  const ka = r.requests.keep_alive;
+  const n = r.requests.reconnects ?? 0;
+  const parts = [];
+  if (ka?.disabled)
+    parts.push(
+      `${ka.reason ?? "keep-alive disabled"} (it closed ${ka.server_closed} of ${ka.responses_observed} kept-alive connections right after a response), so each later request opened its own (connect time shows in pool wait)`
+    );
+  if (n > 0) parts.push(`${n} request${n === 1 ? "" : "s"} re-sent on a new connection: the server had closed the reused one unanswered`);
+  return parts.length > 0 ? parts.join(" \xB7 ") : null;
+}
 
 // src/report/html.ts
 var STYLE = `
@@ -97402,6 +97413,8 @@ function renderMarkdown(report, baseline, current) {
   if (failing.length > 0) out2.push(...failing.map((c) => `- \u274C **${c.scope}** ${escapeMarkdown(c.name)}: ${escapeMarkdown(c.message)}`), "");
   out2.push("<details><summary>All checks</summary>", "", "| Run | Check | OK | Detail |", "|:--|:--|:--|:--|");
   out2.push(...report.checks.map((c) => `| ${c.scope} | ${escapeMarkdown(c.name)} | ${c.ok ? "\u2705" : "\u274C"} | ${escapeMarkdown(c.message)} |`), "", "</details>", "");
+  const connections = connectionsText(current);
+  if (connections !== null) out2.push("#### Connections (current run)", "", escapeMarkdown(connections), "");
   if (current.requests.error_samples.length > 0) {
     out2.push("#### Errors (current run)", "", "| Class | Count | Detail |", "|:--|--:|:--|");
     out2.push(...current.requests.error_samples.map((e) => `| ${escapeMarkdown(e.class)} | ${e.count} | ${escapeMarkdown(e.detail || "\u2014")} |`), "");

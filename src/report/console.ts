@@ -2,6 +2,7 @@ import type { GateReport } from '../gate/types.js';
 import type { LatencySummary } from '../metrics/histogram.js';
 import { METRICS, percentileLabel } from '../metrics/definitions.js';
 import type { Result } from '../result/types.js';
+import { connectionsText } from './format.js';
 
 const COLS = ['p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
 
@@ -22,19 +23,6 @@ function latencyTable(r: Result): string[] {
   return lines;
 }
 
-/** What happened to connections, in one line; null when nothing worth saying did. */
-function connectionsLine(r: Result): string | null {
-  const ka = r.requests.keep_alive;
-  const n = r.requests.reconnects ?? 0;
-  const parts: string[] = [];
-  if (ka?.disabled)
-    parts.push(
-      `${ka.reason ?? 'keep-alive disabled'} (it closed ${ka.server_closed} of ${ka.responses_observed} kept-alive connections right after a response), so each later request opened its own (connect time shows in pool wait)`,
-    );
-  if (n > 0) parts.push(`${n} request${n === 1 ? '' : 's'} re-sent on a new connection: the server had closed the reused one unanswered`);
-  return parts.length > 0 ? `Connections ${parts.join(' · ')}` : null;
-}
-
 /** The human-readable run report: what was offered, what came back, whether to trust it, and the verdict. */
 export function renderConsoleReport(r: Result, gate: GateReport): string {
   const c = r.requests.window.by_class;
@@ -52,8 +40,8 @@ export function renderConsoleReport(r: Result, gate: GateReport): string {
     `Workload    input tokens mean requested ${mean(r.workload.input_tokens.requested)} / delivered ${mean(r.workload.input_tokens.delivered)} · output ${mean(r.workload.output_tokens.requested)} / ${mean(r.workload.output_tokens.delivered)} (counted from ${r.workload.token_source})`,
     `Generator   event-loop delay p99 ${r.generator.event_loop_delay_ms.p99.toFixed(2)} ms · ${busy(r.generator.window_cpu)}process CPU ${(r.generator.cpu_utilization * 100).toFixed(0)} % of a core · pool wait p99 ${r.generator.pool_wait_ms?.p99.toFixed(2) ?? 'n/a'} ms · Little's law ratio ${r.littles_law.ratio ?? 'n/a'}`,
   ];
-  const connections = connectionsLine(r);
-  if (connections !== null) out.push(connections);
+  const connections = connectionsText(r);
+  if (connections !== null) out.push(`Connections ${connections}`);
   if (r.requests.error_samples.length > 0) {
     out.push('', 'Errors');
     for (const e of r.requests.error_samples.slice(0, 5)) out.push(`  ${e.class} ×${e.count}${e.detail ? `: ${e.detail}` : ''}`);

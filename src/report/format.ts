@@ -1,8 +1,9 @@
 import { num, pctText } from '../gate/rules.js';
 import type { GateReport, RuleOutcome, RuleStatus, RuleUnit, Verdict } from '../gate/types.js';
+import type { Result } from '../result/types.js';
 
 /*
- * The gate's rules as display strings, shared by the markdown, HTML and text reports.
+ * The gate's rules (and a run's connection facts) as display strings, shared by the markdown, HTML and text reports.
  * Unescaped: each renderer escapes for its own format.
  */
 
@@ -57,4 +58,17 @@ export function gateRows(report: GateReport): GateRow[] {
 export function noiseNote(report: GateReport): string {
   const c = report.noise.confidence;
   return `Noise: each interval end is a one-sided ${Math.round(c * 1000) / 10} % bound (together a ${Math.round((2 * c - 1) * 1000) / 10} % interval); a regression needs the bound beyond the allowed change, so a change within run-to-run noise never fails. ${report.noise.iterations} bootstrap iterations, seed ${report.noise.seed}.`;
+}
+
+/** What happened to connections, in one line; null when nothing worth saying did. */
+export function connectionsText(r: Result): string | null {
+  const ka = r.requests.keep_alive;
+  const n = r.requests.reconnects ?? 0;
+  const parts: string[] = [];
+  if (ka?.disabled)
+    parts.push(
+      `${ka.reason ?? 'keep-alive disabled'} (it closed ${ka.server_closed} of ${ka.responses_observed} kept-alive connections right after a response), so each later request opened its own (connect time shows in pool wait)`,
+    );
+  if (n > 0) parts.push(`${n} request${n === 1 ? '' : 's'} re-sent on a new connection: the server had closed the reused one unanswered`);
+  return parts.length > 0 ? parts.join(' · ') : null;
 }

@@ -3,7 +3,7 @@ import type { GateReport } from '../gate/types.js';
 import { METRICS, type MetricName } from '../metrics/definitions.js';
 import type { Result } from '../result/types.js';
 import { escapeMarkdown as md } from './escape.js';
-import { gateRows, noiseNote, STATUS_ICON, VERDICT_ICON } from './format.js';
+import { connectionsText, gateRows, noiseNote, STATUS_ICON, VERDICT_ICON } from './format.js';
 
 /**
  * The gate report as GitHub-flavoured markdown, for a job summary or a pull-request comment:
@@ -38,6 +38,8 @@ export function renderMarkdown(report: GateReport, baseline: Result | null, curr
   out.push('<details><summary>All checks</summary>', '', '| Run | Check | OK | Detail |', '|:--|:--|:--|:--|');
   out.push(...report.checks.map((c) => `| ${c.scope} | ${md(c.name)} | ${c.ok ? '✅' : '❌'} | ${md(c.message)} |`), '', '</details>', '');
 
+  const connections = connectionsText(current);
+  if (connections !== null) out.push('#### Connections (current run)', '', md(connections), '');
   if (current.requests.error_samples.length > 0) {
     out.push('#### Errors (current run)', '', '| Class | Count | Detail |', '|:--|--:|:--|');
     out.push(...current.requests.error_samples.map((e) => `| ${md(e.class)} | ${e.count} | ${md(e.detail || '—')} |`), '');

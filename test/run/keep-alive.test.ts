@@ -12,6 +12,7 @@ import { KEEP_ALIVE_DISABLED_REASON } from '../../src/client/keep-alive.js';
 import { compare } from '../../src/gate/compare.js';
 import { gateOf } from '../../src/gate/rules-schema.js';
 import { renderConsoleReport } from '../../src/report/console.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
 import { loadResult } from '../../src/result/load.js';
 import type { Result } from '../../src/result/types.js';
 import { runBenchmark } from '../../src/run/run.js';
@@ -61,7 +62,9 @@ test('closes right after each stream: at 40 req/s for 15 s every request is ok, 
   expectNoneLost(r, answered);
   // After keep-alive went off, one connection per request (plus the few before it).
   expect(server!.connections).toBeGreaterThanOrEqual(r.requests.scheduled);
-  const report = renderConsoleReport(r, compare(null, r, gateOf(r.spec)));
+  const gate = compare(null, r, gateOf(r.spec));
+  expect(renderMarkdown(gate, null, r)).toContain(`#### Connections (current run)\n\n${KEEP_ALIVE_DISABLED_REASON} (it closed`);
+  const report = renderConsoleReport(r, gate);
   expect(report).toMatch(new RegExp(`^Connections ${KEEP_ALIVE_DISABLED_REASON} \\(it closed \\d+ of \\d+ kept-alive connections`, 'm'));
 }, 60_000);
 
