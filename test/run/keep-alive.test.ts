@@ -125,3 +125,17 @@ test('requests caught on the wire by the close are re-sent, counted exactly, and
   expect(slow.length).toBeGreaterThanOrEqual(r.requests.reconnects!);
   expect(r.metrics.ttft_ms!.max).toBeGreaterThan(60);
 }, 30_000);
+
+test('with two generator threads, each watches its own connections, and the run says what they found', async () => {
+  await closingServer({ closeAfterResponseMs: 0 });
+  const r = await runBenchmark({
+    resolved: specFor(server!.baseUrl, 'rate: 40\narrival: constant\nwarmup: 0s\nsteady: 2s\ncooldown: 0s', '', { requestTimeout: '5s' }),
+    workers: 2,
+  });
+  expect(sum(r.requests.by_class)).toBe(r.requests.scheduled);
+  expect(r.requests.by_class.ok).toBe(r.requests.scheduled);
+  expect(r.requests.keep_alive).toMatchObject({ disabled: true, reason: KEEP_ALIVE_DISABLED_REASON });
+  // Both threads learned it on their own: at least three closes each.
+  expect(r.requests.keep_alive!.server_closed).toBeGreaterThanOrEqual(6);
+  expect(r.requests.reconnects).toBeGreaterThanOrEqual(server!.unanswered);
+}, 30_000);
