@@ -6,7 +6,11 @@ import type { GateReport } from '../gate/types.js';
 import { renderGateText } from '../report/gate-text.js';
 import { renderHtml } from '../report/html.js';
 import { renderMarkdown } from '../report/markdown.js';
+import { isSweepDocument, loadSweep, readJsonFile } from '../capacity/load.js';
+import { compareSweeps } from '../capacity/gate.js';
 import { loadResult } from '../result/load.js';
+import { writeSweepReports } from './sweep-command.js';
+import { renderSweepText } from '../report/sweep.js';
 import type { Result } from '../result/types.js';
 import { writeFileAtomic } from '../result/write.js';
 import { loadSpec } from '../spec/load.js';
@@ -14,7 +18,8 @@ import { EXIT, UsageError } from './errors.js';
 
 export const COMPARE_HELP = `Usage: loadgate compare BASELINE RESULT [options]
 
-Judges RESULT against BASELINE (result files from loadgate run or merge): per-metric
+Judges RESULT against BASELINE (result files from loadgate run or merge, or two sweep
+documents from loadgate sweep: capacity at SLO, knee, saturation, per sweep.gate): per-metric
 regression rules with a noise test on the histograms, absolute SLO rules, and checks that
 both runs are valid and comparable. Prints the verdict and every rule's outcome.
 
@@ -73,10 +78,32 @@ export async function compareCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 2) throw new UsageError('loadgate compare takes a baseline and a result file; see loadgate compare --help');
   const [baselinePath, resultPath] = positionals as [string, string];
+  if (isSweepDocument(readJsonFile(resultPath))) return compareSweepFiles(baselinePath, resultPath, values);
   const current = loadResult(resultPath);
   const baseline = values['allow-missing-baseline'] && !existsSync(baselinePath) ? null : loadResult(baselinePath);
   const report = compare(baseline, current, gateFor(values.spec, current));
   const written = writeReports(report, baseline, current, values);
+  if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else process.stdout.write(`${renderGateText(report)}\n${written.map((f) => `Report written to ${f}\n`).join('')}`);
+  return EXIT[report.verdict];
+}
+
+/** Sweep against baseline sweep: the capacity gate (src/capacity/gate.ts). */
+function compareSweepFiles(
+  baselinePath: string,
+  resultPath: string,
+  values: { markdown?: string; html?: string; json: boolean; 'allow-missing-baseline': boolean },
+): number {
+  const current = loadSweep(resultPath);
+  if (values['allow-missing-baseline'] && !existsSync(baselinePath)) {
+    const written = writeSweepReports(current, null, values);
+    process.stdout.write(
+      `${renderSweepText(current, null)}\nno baseline sweep at ${baselinePath}: nothing judged\n${written.map((f) => `Report written to ${f}\n`).join('')}`,
+    );
+    return EXIT.inconclusive;
+  }
+  const report = compareSweeps(loadSweep(baselinePath), current);
+  const written = writeSweepReports(current, report, values);
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else process.stdout.write(`${renderGateText(report)}\n${written.map((f) => `Report written to ${f}\n`).join('')}`);
   return EXIT[report.verdict];

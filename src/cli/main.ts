@@ -3,6 +3,7 @@ import { validateCommand } from './validate-command.js';
 import { compareCommand } from './compare-command.js';
 import { mergeCommand } from './merge-command.js';
 import { reportCommand } from './report-command.js';
+import { sweepCommand } from './sweep-command.js';
 import { runSimCli } from '../sim/launch.js';
 import { EXIT, oneLine } from './errors.js';
 import { TOOL_VERSION } from '../version.js';
@@ -13,10 +14,11 @@ Usage: loadgate <command> [options]
 
 Commands:
   run SPEC        run a benchmark and print the report and verdict
+  sweep SPEC      capacity sweep: the knee, saturation, capacity at SLO, fleet sizing
   validate SPEC   check a spec without running it
-  compare B R     judge result R against baseline B (noise-aware gate)
+  compare B R     judge result (or sweep) R against baseline B (noise-aware gate)
   merge A B …     merge results (replicates or shards) by adding histograms
-  report R        write markdown/HTML reports of a result
+  report R        write markdown/HTML reports of a result or a sweep
   sim             start the embedded OpenAI-compatible simulator
 
 Run "loadgate <command> --help" for a command's options.
@@ -30,6 +32,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'run':
         return await runCommand(rest);
+      case 'sweep':
+        return await sweepCommand(rest);
       case 'validate':
         return await validateCommand(rest);
       case 'compare':
@@ -52,7 +56,7 @@ export async function main(argv: string[]): Promise<number> {
         return command === undefined ? EXIT.error : EXIT.pass;
       default:
         process.stderr.write(
-          `loadgate: unknown command "${command}"; expected run, validate, compare, merge, report or sim (see loadgate --help)\n`,
+          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report or sim (see loadgate --help)\n`,
         );
         return EXIT.error;
     }

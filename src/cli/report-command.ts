@@ -1,13 +1,17 @@
 import { parseArgs } from 'node:util';
 import { compare } from '../gate/compare.js';
+import { isSweepDocument, loadSweep, readJsonFile } from '../capacity/load.js';
+import { compareSweeps } from '../capacity/gate.js';
 import { loadResult } from '../result/load.js';
+import { writeSweepReports } from './sweep-command.js';
 import { gateFor, writeReports } from './compare-command.js';
 import { EXIT, UsageError } from './errors.js';
 
 export const REPORT_HELP = `Usage: loadgate report RESULT [--baseline BASELINE] [--html FILE] [--markdown FILE]
 
 Renders RESULT (judged against BASELINE when given) as a self-contained HTML page with
-charts and/or as markdown for a job summary or pull-request comment.
+charts and/or as markdown for a job summary or pull-request comment. RESULT may be a sweep
+document (loadgate sweep): throughput and latency against offered load, S, knee, capacity.
 
 Options:
   --baseline FILE   compare with this result (without it: SLO rules only, "no baseline")
@@ -37,6 +41,13 @@ export async function reportCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 1) throw new UsageError('loadgate report takes exactly one result file; see loadgate report --help');
   if (!values.html && !values.markdown) throw new UsageError('loadgate report needs --html FILE and/or --markdown FILE to write');
+  if (isSweepDocument(readJsonFile(positionals[0]))) {
+    const sweep = loadSweep(positionals[0]);
+    const gate = values.baseline === undefined ? null : compareSweeps(loadSweep(values.baseline), sweep);
+    const files = writeSweepReports(sweep, gate, values);
+    process.stdout.write(`${gate ? `Verdict ${gate.verdict.toUpperCase()}; ` : ''}sweep report written to ${files.join(' and ')}\n`);
+    return EXIT.pass;
+  }
   const current = loadResult(positionals[0]);
   const baseline = values.baseline === undefined ? null : loadResult(values.baseline);
   const report = compare(baseline, current, gateFor(values.spec, current));

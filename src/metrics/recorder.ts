@@ -146,6 +146,8 @@ export class Recorder {
   windowShortRequests = 0;
   windowShortTokens = 0;
   inFlight = 0;
+  /** Most requests in flight at once while the window was open (sends during the window). */
+  inFlightPeak = 0;
   /** ∫ in-flight dt over the window (ms·requests), for the Little's-law check. */
   inFlightIntegral = 0;
   /** Σ (end − send) of dispatched window requests: W in L = λW. */
@@ -175,6 +177,8 @@ export class Recorder {
     r.tSend = tSend;
     this.sent++;
     this.inFlight++;
+    const offset = tSend - this.o.runStart;
+    if (offset >= this.o.windowFromMs && offset < this.o.windowToMs && this.inFlight > this.inFlightPeak) this.inFlightPeak = this.inFlight;
     this.series.recordSent(tSend);
     if (r.inWindow) {
       this.windowDispatched++;

@@ -5,7 +5,8 @@ import { latencyCharts, timeseriesCharts } from './charts.js';
 import { escapeHtml as esc } from './escape.js';
 import { gateRows, noiseNote, STATUS_ICON, VERDICT_ICON } from './format.js';
 
-const STYLE = `
+/** The reports' shared stylesheet (the sweep report uses it too). */
+export const REPORT_STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;color:#1f2328;max-width:1340px;margin:24px auto;padding:0 16px}
 h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
 table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
@@ -46,7 +47,7 @@ export function renderHtml(report: GateReport, baseline: Result | null, current:
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>loadgate ${verdict.toUpperCase()} — ${esc(current.spec.name)}</title>
-<style>${STYLE}</style>
+<style>${REPORT_STYLE}</style>
 </head>
 <body>
 <h1 class="${verdict}">${VERDICT_ICON[verdict]} loadgate: ${verdict.toUpperCase()} — ${esc(current.spec.name)}</h1>

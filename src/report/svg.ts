@@ -7,6 +7,16 @@ export interface Series {
   points: [x: number, y: number][];
   color: string;
   dashed?: boolean;
+  /** Draw a dot at each point (for sparse series such as a sweep's points). */
+  dots?: boolean;
+}
+
+/** A labelled reference line: vertical at x, or horizontal at y. */
+export interface Mark {
+  x?: number;
+  y?: number;
+  label: string;
+  color: string;
 }
 
 export interface Axis {
@@ -29,7 +39,7 @@ function niceTicks(max: number, count = 5): number[] {
   return Array.from({ length: Math.floor(max / step) + 1 }, (_, i) => i * step);
 }
 
-export function lineChart(title: string, series: Series[], x: Axis, y: Axis): string {
+export function lineChart(title: string, series: Series[], x: Axis, y: Axis, marks: Mark[] = []): string {
   const all = series.flatMap((s) => s.points);
   const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}" font-family="system-ui, sans-serif" font-size="11">`;
   const titleText = `<text x="${W / 2}" y="18" text-anchor="middle" font-size="13" font-weight="600">${esc(title)}</text>`;
@@ -39,7 +49,7 @@ export function lineChart(title: string, series: Series[], x: Axis, y: Axis): st
   const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p) => p[0]))).map((at) => ({ at, label: tick(at) }));
   const xMin = Math.min(...all.map((p) => p[0]), ...xTicks.map((t) => t.at));
   const xMax = Math.max(...all.map((p) => p[0]), ...xTicks.map((t) => t.at));
-  const yMax = Math.max(...all.map((p) => p[1])) * 1.05 || 1;
+  const yMax = Math.max(...all.map((p) => p[1]), ...marks.map((m) => m.y ?? 0)) * 1.05 || 1;
   const yTicks = y.ticks ?? niceTicks(yMax).map((at) => ({ at, label: tick(at) }));
   const px = (v: number) => M.left + ((v - xMin) / (xMax - xMin || 1)) * (W - M.left - M.right);
   const py = (v: number) => H - M.bottom - (v / yMax) * (H - M.top - M.bottom);
@@ -59,6 +69,14 @@ export function lineChart(title: string, series: Series[], x: Axis, y: Axis): st
     (s) =>
       `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ''} points="${s.points.map(([a, b]) => `${r1(px(a))},${r1(py(b))}`).join(' ')}"/>`,
   );
+  const dots = series.flatMap((s) =>
+    s.dots ? s.points.map(([a, b]) => `<circle cx="${r1(px(a))}" cy="${r1(py(b))}" r="2.5" fill="${s.color}"/>`) : [],
+  );
+  const refs = marks.map((m) =>
+    m.x !== undefined
+      ? `<line x1="${r1(px(m.x))}" x2="${r1(px(m.x))}" y1="${M.top}" y2="${H - M.bottom}" stroke="${m.color}" stroke-dasharray="3 3" class="mark"/><text x="${r1(px(m.x)) + 3}" y="${M.top + 10}" fill="${m.color}">${esc(m.label)}</text>`
+      : `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(m.y!))}" y2="${r1(py(m.y!))}" stroke="${m.color}" stroke-dasharray="3 3" class="mark"/><text x="${W - M.right - 3}" y="${r1(py(m.y!)) - 3}" text-anchor="end" fill="${m.color}">${esc(m.label)}</text>`,
+  );
   const legend = series.map(
     (s, i) =>
       `<line x1="${M.left + i * 130}" x2="${M.left + 22 + i * 130}" y1="32" y2="32" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/><text x="${M.left + 28 + i * 130}" y="36">${esc(s.name)}</text>`,
@@ -73,6 +91,8 @@ export function lineChart(title: string, series: Series[], x: Axis, y: Axis): st
     ...grid,
     `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#999"/>`,
     ...lines,
+    ...dots,
+    ...refs,
     ...legend,
     ...labels,
     '</svg>',

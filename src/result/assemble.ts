@@ -160,6 +160,7 @@ export function assembleResult(t: RunTotals): Result {
       mean_in_flight: round3(meanInFlight),
       predicted_in_flight: round3(predicted),
       ratio: littlesRatio === null ? null : round3(littlesRatio),
+      ...(t.peakInFlight !== undefined ? { peak_in_flight: t.peakInFlight } : {}),
     },
     validity: { valid: checks.every((x) => x.ok), checks },
     timeseries: { interval_s: s.intervalS, sent: s.sent, ok: s.ok, errors: s.errors, output_tokens: s.outputTokens },

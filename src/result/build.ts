@@ -54,6 +54,7 @@ export function recorderTotals(rec: Recorder, f: RunFacts): RunTotals {
     interrupted: f.interrupted,
     notReached: f.notReached,
     counts: rec,
+    peakInFlight: rec.inFlightPeak,
     errorSamples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count })),
     histograms: rec.h,
     series: rec.series,

@@ -71,6 +71,7 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
     interrupted: results.some((r) => r.load.interrupted),
     notReached: sum((r) => r.requests.not_reached),
     counts: addCounts(results.map(resultCounts)),
+    ...mergedPeak(results, shards),
     errorSamples: mergeErrorSamples(results),
     connections: mergeConnectionFacts(results),
     histograms: mergeHistograms(results),
@@ -225,4 +226,11 @@ function spread(results: Result[]): Record<string, number> {
     cv[key] = Math.round((Math.sqrt(variance) / mean) * 1e4) / 1e4;
   }
   return cv;
+}
+
+/** The in-flight peak of merged runs (see RunTotals.peakInFlight). */
+function mergedPeak(results: Result[], shards: boolean): { peakInFlight?: number } {
+  if (!results.every((r) => r.littles_law.peak_in_flight !== undefined)) return {};
+  const peaks = results.map((r) => r.littles_law.peak_in_flight!);
+  return { peakInFlight: shards ? peaks.reduce((a, b) => a + b, 0) : Math.max(...peaks) };
 }

@@ -91,7 +91,11 @@ const result = obj({
     heap_mb: num,
     rss_mb: num,
   }),
-  littles_law: obj({ mean_in_flight: num, predicted_in_flight: num, ratio: nullable(num) }),
+  littles_law: {
+    ...obj({ mean_in_flight: num, predicted_in_flight: num, ratio: nullable(num) }),
+    // Optional: absent in results made before loadgate measured it.
+    properties: { mean_in_flight: num, predicted_in_flight: num, ratio: nullable(num), peak_in_flight: count },
+  },
   validity: obj({
     valid: { type: 'boolean' },
     checks: { type: 'array', items: obj({ name: str, ok: { type: 'boolean' }, message: str }) },

@@ -84,6 +84,12 @@ export interface RunTotals {
   parts?: { how: 'shards' | 'replicates' | 'threads'; count: number };
   merge?: MergeInfo;
   replicates?: ReplicateSpread;
+  /**
+   * Most requests in flight at once during the window. A run's recorder counts it; a merge takes
+   * the highest of replicates (they ran one after another) and the sum of shards (an upper bound:
+   * their peaks need not coincide). Undefined when some input predates the measurement.
+   */
+  peakInFlight?: number;
   /** Checks that only a merge can make (its inputs' validity), appended to the run's own. */
   extraChecks?: ValidityCheck[];
   /** Re-sent requests and keep-alive (src/result/connections.ts); each field absent when unknown (older inputs). */

@@ -159,7 +159,13 @@ export interface Result {
     /** Window requests' wait inside the HTTP pool between send and being written (connecting included); null if none was written. Absent in older results. */
     pool_wait_ms?: DelayTail | null;
   };
-  littles_law: { mean_in_flight: number; predicted_in_flight: number; ratio: number | null };
+  littles_law: {
+    mean_in_flight: number;
+    predicted_in_flight: number;
+    ratio: number | null;
+    /** Most requests in flight at once during the window. Absent in results made before loadgate measured it. */
+    peak_in_flight?: number;
+  };
   validity: { valid: boolean; checks: ValidityCheck[] };
   /** Counts per interval (1 s, doubled as often as needed to keep at most 900 points). */
   timeseries: { interval_s: number; sent: number[]; ok: number[]; errors: number[]; output_tokens: number[] };

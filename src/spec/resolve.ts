@@ -5,6 +5,7 @@ import { specHash } from './hash.js';
 import { issueFromErrors, show } from './messages.js';
 import { specSchema } from './schema.js';
 import type { LengthDist, ResolvedSpec, Spec } from './types.js';
+import { checkSweep, expandSweepShorthand } from './sweep-schema.js';
 
 // verbose: messages quote the offending value and the schema's description.
 const validate = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile<Spec>(specSchema);
@@ -17,6 +18,7 @@ const validate = new Ajv({ allErrors: true, useDefaults: true, verbose: true, st
 export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'headers'> {
   const spec = structuredClone(data); // ajv fills defaults in place; the caller's object stays as written
   expandLengthShorthand(spec);
+  expandSweepShorthand(spec);
   const written = writtenWorkloadKeys(spec); // before ajv fills defaults
   if (!validate(spec)) throw issueFromErrors(validate.errors ?? [], spec);
 
@@ -28,6 +30,7 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
   checkLength(['workload', 'output_tokens'], spec.workload.output_tokens);
   foldIgnoreEos(spec.workload, written);
   checkWorkloadCombination(spec.workload, written);
+  if (spec.sweep) checkSweep(spec.sweep);
   return {
     spec,
     hash: specHash(spec),

@@ -1,5 +1,6 @@
 import type { SchemaObject } from 'ajv';
 import { gateSchema } from '../gate/rules-schema.js';
+import { sizingSchema, sweepSchema } from './sweep-schema.js';
 
 /*
  * JSON Schema (draft-07, ajv v8) for a benchmark spec. The validator runs with
@@ -93,7 +94,7 @@ export const SIM_MODEL = 'loadgate-sim';
 export const specSchema: SchemaObject = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   type: 'object',
-  description: 'a mapping with keys name, target, workload, load, slo, gate',
+  description: 'a mapping with keys name, target, workload, load, slo, gate, sweep, sizing',
   required: ['target'],
   additionalProperties: false,
   properties: {
@@ -190,5 +191,7 @@ export const specSchema: SchemaObject = {
     }),
     slo: section({ ttft_ms: sloMs(500), tpot_ms: sloMs(50), e2e_ms: sloMs(10000) }),
     gate: gateSchema,
+    sweep: sweepSchema,
+    sizing: sizingSchema,
   },
 };

@@ -1,4 +1,5 @@
 import type { GateSpec } from '../gate/rules-schema.js';
+import type { SizingSpec, SweepSpec } from './sweep-schema.js';
 /**
  * A token-length distribution. `lognormal` takes the mean and stddev of the lengths themselves
  * (what a log summary shows), not of their logarithm. `empirical` files are read relative to the spec.
@@ -78,6 +79,10 @@ export interface Spec {
   slo: { ttft_ms: number; tpot_ms: number; e2e_ms: number };
   /** Regression and SLO rules; see src/gate/rules-schema.ts. */
   gate: GateSpec;
+  /** A capacity sweep (loadgate sweep); absent in a single-point spec. See src/spec/sweep-schema.ts. */
+  sweep?: SweepSpec;
+  /** Fleet sizing from a sweep's capacity. */
+  sizing?: SizingSpec;
 }
 
 /** What the engine runs: the spec with durations in milliseconds and the secret resolved. */

@@ -1,0 +1,94 @@
+import type { Result } from '../result/types.js';
+import type { Spec } from '../spec/types.js';
+import { TOOL_VERSION } from '../version.js';
+import { analyzeSweep } from './analysis.js';
+import { sizeFleet } from './sizing.js';
+import type { SizingAnswer, SweepAnalysis, SweepPoint } from './types.js';
+
+export const SWEEP_SCHEMA_VERSION = 1;
+/** Tells a sweep document from a single result (which has no `kind`). */
+export const SWEEP_KIND = 'loadgate-sweep';
+
+/** The result of `loadgate sweep`: every point's full result, the analysis and the sizing. */
+export interface SweepDocument {
+  schema_version: number;
+  kind: typeof SWEEP_KIND;
+  tool: { name: 'loadgate'; version: string };
+  created_at: string;
+  /** "open-loop rate sweep" or "closed-loop concurrency sweep": said everywhere the sweep is shown. */
+  label: string;
+  spec: Spec;
+  spec_hash: string;
+  target: Result['target'];
+  /** True when the sweep was stopped (Ctrl-C) before its plan was done; the points so far are kept. */
+  interrupted: boolean;
+  /** Why stepping stopped, in words. */
+  stopped_because: string;
+  /** Planned loads not measured because an earlier point was past saturation (or the sweep was interrupted). */
+  skipped_loads: number[];
+  points: SweepPoint[];
+  analysis: SweepAnalysis;
+  sizing: SizingAnswer | null;
+}
+
+/** The engine's batch slots when known: the spec's sizing.batch_slots, else the simulator's max_num_seqs. */
+export function batchSlotsOf(spec: Spec, simDefaultSlots: number): number | null {
+  if (spec.sizing?.batch_slots !== undefined) return spec.sizing.batch_slots;
+  if (spec.target.url !== 'sim') return null;
+  const sim = spec.target.sim as { mode?: string; max_num_seqs?: number; slots?: number };
+  if (sim.mode === 'paced') return sim.slots ?? null;
+  if (sim.mode === 'fast') return null;
+  return sim.max_num_seqs ?? simDefaultSlots;
+}
+
+export const labelOf = (mode: 'open' | 'closed') => (mode === 'open' ? 'open-loop rate sweep' : 'closed-loop concurrency sweep');
+
+/** The network round trip of the lightest point when its result carries one (issue #15: network.rtt_ms.p50). */
+function rttOf(points: SweepPoint[]): number | null {
+  const r = points[0]?.result as { network?: { rtt_ms?: { p50?: number } } } | undefined;
+  return typeof r?.network?.rtt_ms?.p50 === 'number' ? r.network.rtt_ms.p50 : null;
+}
+
+/** Assembles the sweep document: one function, so the CLI, the Action and tests build it alike. */
+export function buildSweepDocument(o: {
+  spec: Spec;
+  specHash: string;
+  points: SweepPoint[];
+  interrupted: boolean;
+  stoppedBecause: string;
+  skippedLoads: number[];
+  batchSlots: number | null;
+  rttMs?: number | null;
+}): SweepDocument {
+  const sweep = o.spec.sweep!;
+  const analysis = analyzeSweep(o.points, {
+    metric: sweep.metric,
+    sloTarget: sweep.slo_target,
+    stop: sweep.stop,
+    batchSlots: o.batchSlots,
+    rttMs: o.rttMs ?? rttOf(o.points),
+    precision: sweep.bisect.precision,
+  });
+  const first = o.points[0]?.result;
+  return {
+    schema_version: SWEEP_SCHEMA_VERSION,
+    kind: SWEEP_KIND,
+    tool: { name: 'loadgate', version: TOOL_VERSION },
+    created_at: new Date().toISOString(),
+    label: labelOf(analysis.mode),
+    spec: o.spec,
+    spec_hash: o.specHash,
+    target: first?.target ?? {
+      url: o.spec.target.url,
+      api: o.spec.target.api,
+      model: o.spec.target.model,
+      simulator: o.spec.target.url === 'sim',
+    },
+    interrupted: o.interrupted,
+    stopped_because: o.stoppedBecause,
+    skipped_loads: o.skippedLoads,
+    points: o.points,
+    analysis,
+    sizing: sizeFleet(analysis, o.spec.sizing),
+  };
+}

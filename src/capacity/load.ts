@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import { ResultFileError } from '../result/load.js';
+import { SWEEP_KIND, SWEEP_SCHEMA_VERSION, type SweepDocument } from './document.js';
+import { identifiedResultSchema, sweepSchema } from './schema.js';
+
+const validate = new Ajv({ allErrors: false, strict: true }).addSchema(identifiedResultSchema).compile(sweepSchema);
+
+/** True when the parsed JSON says it is a sweep document (rather than a single result). */
+export function isSweepDocument(data: unknown): boolean {
+  return !!data && typeof data === 'object' && (data as { kind?: unknown }).kind === SWEEP_KIND;
+}
+
+/** Reads a JSON file for `report` and `compare`, which take results and sweeps alike; one-line errors name the file. */
+export function readJsonFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new ResultFileError(`${path}: ${code === 'ENOENT' ? 'file not found' : `cannot be read (${code})`}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ResultFileError(`${path}: not valid JSON (${(err as Error).message.split('\n')[0]}); the file is truncated or corrupt`);
+  }
+}
+
+/** Validates a parsed sweep document; `name` is what messages call it. */
+export function parseSweep(data: unknown, name: string): SweepDocument {
+  const fail = (why: string) => new ResultFileError(`${name}: ${why}`);
+  if (!isSweepDocument(data)) throw fail(`not a loadgate sweep document (no kind "${SWEEP_KIND}"); expected the output of loadgate sweep`);
+  const version = (data as { schema_version?: unknown }).schema_version;
+  if (typeof version !== 'number' || version > SWEEP_SCHEMA_VERSION)
+    throw fail(
+      `sweep schema_version ${JSON.stringify(version)} is not one this loadgate understands (${SWEEP_SCHEMA_VERSION}); upgrade loadgate`,
+    );
+  if (!validate(data)) {
+    const e = validate.errors!.reduce((a, b) => (b.instancePath.length > a.instancePath.length ? b : a));
+    throw fail(`not a valid loadgate sweep: ${e.instancePath === '' ? 'the document' : e.instancePath} ${e.message}`);
+  }
+  return data as SweepDocument;
+}
+
+export function loadSweep(path: string): SweepDocument {
+  return parseSweep(readJsonFile(path), path);
+}

@@ -1,0 +1,180 @@
+import { SpecIssue } from './error.js';
+
+/*
+ * The spec's `sweep` and `sizing` sections (loadgate sweep; src/sweep runs the points,
+ * src/capacity analyses them). Neither has a default: a spec without them is a plain
+ * single-point benchmark and hashes exactly as before.
+ *
+ *   sweep:                                  # exactly one way of choosing the points:
+ *     rates: [5, 10, 20, 40]                #   open-loop rates, req/s
+ *     from: 5, to: 40, steps: 8, scale: linear | geometric
+ *     auto: true                            #   or `sweep: auto`: light-load probe, then rates × growth until saturation
+ *     concurrency: [1, 2, 4, 8]             #   closed-loop concurrency sweep
+ *     metric: ttft | e2e                    # the latency S, the knee and the stop rule use (default ttft)
+ *     slo_target: 0.99                      # goodput fraction for capacity at SLO (spec.slo defines "good")
+ *     bisect: { precision: 0.05, max_points: 4 }
+ *     stop: { min_achieved_fraction: 0.9, max_p99_multiple: 10 }
+ *     gate: { capacity_at_slo: { max_decrease_pct: 10 }, knee: { max_decrease_pct: 10 }, saturation: { max_decrease_pct: 10 } }
+ *   sizing:
+ *     peak_rate: 120                        # req/s the fleet must carry at peak
+ *     batch_slots: 256                      # sequences one replica runs at once (vLLM max_num_seqs), for Little's law
+ *     target_utilization: 0.75
+ */
+
+export interface CapacityRule {
+  max_decrease_pct: number;
+  enabled: boolean;
+  warn_only: boolean;
+}
+
+export interface SweepSpec {
+  rates?: number[];
+  from?: number;
+  to?: number;
+  steps?: number;
+  scale: 'linear' | 'geometric';
+  auto?: boolean | { growth: number; max_points: number; fill: number };
+  concurrency?: number[];
+  metric: 'ttft' | 'e2e';
+  slo_target: number;
+  bisect: { precision: number; max_points: number };
+  stop: { min_achieved_fraction: number; max_p99_multiple: number };
+  gate: { capacity_at_slo: CapacityRule; knee: CapacityRule; saturation: CapacityRule };
+}
+
+export interface SizingSpec {
+  peak_rate?: number;
+  batch_slots?: number;
+  target_utilization: number;
+}
+
+/** Defaults of `sweep.auto: true`. Doubling as in seeds/003's 1k → 2k → 4k ladder, then `fill` points between the last two. */
+export const AUTO_DEFAULTS = { growth: 2, max_points: 10, fill: 3 };
+
+const positive = { type: 'number', exclusiveMinimum: 0, description: 'a number > 0' };
+const fraction = (fallback: number) => ({
+  type: 'number',
+  exclusiveMinimum: 0,
+  maximum: 1,
+  default: fallback,
+  description: 'a number > 0 and ≤ 1',
+});
+const mapping = (properties: Record<string, object>, description: string) => ({
+  type: 'object',
+  default: {},
+  description,
+  properties,
+  additionalProperties: false,
+});
+const capacityRule = mapping(
+  {
+    max_decrease_pct: { type: 'number', minimum: 0, default: 10, description: 'a percentage ≥ 0' },
+    enabled: { type: 'boolean', default: true },
+    warn_only: { type: 'boolean', default: false },
+  },
+  'a mapping with max_decrease_pct (and optionally enabled, warn_only)',
+);
+
+export const sweepSchema = {
+  type: 'object',
+  description: 'auto, or a mapping with rates, from/to/steps, auto or concurrency',
+  additionalProperties: false,
+  properties: {
+    rates: { type: 'array', minItems: 1, maxItems: 100, items: positive, description: 'a list of 1 to 100 rates > 0 (req/s)' },
+    from: positive,
+    to: positive,
+    steps: { type: 'integer', minimum: 2, maximum: 100, description: 'an integer from 2 to 100' },
+    scale: { enum: ['linear', 'geometric'], default: 'linear' },
+    auto: {
+      description: 'true or a mapping with growth, max_points, fill',
+      anyOf: [
+        { type: 'boolean' },
+        {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            growth: { type: 'number', exclusiveMinimum: 1, maximum: 10, description: 'a number > 1 and ≤ 10' },
+            max_points: { type: 'integer', minimum: 2, maximum: 50, description: 'an integer from 2 to 50' },
+            fill: { type: 'integer', minimum: 0, maximum: 10, description: 'an integer from 0 to 10' },
+          },
+        },
+      ],
+    },
+    concurrency: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      items: { type: 'integer', minimum: 1, description: 'an integer ≥ 1' },
+      description: 'a list of 1 to 100 concurrency levels (integers ≥ 1)',
+    },
+    metric: { enum: ['ttft', 'e2e'], default: 'ttft' },
+    slo_target: fraction(0.99),
+    bisect: mapping(
+      {
+        precision: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.05, description: 'a fraction > 0 and ≤ 1 of the rate' },
+        max_points: { type: 'integer', minimum: 0, maximum: 20, default: 4, description: 'an integer from 0 to 20' },
+      },
+      'a mapping with precision and max_points',
+    ),
+    stop: mapping(
+      {
+        min_achieved_fraction: fraction(0.9),
+        max_p99_multiple: { type: 'number', exclusiveMinimum: 1, default: 10, description: 'a number > 1 (a multiple of S)' },
+      },
+      'a mapping with min_achieved_fraction and max_p99_multiple',
+    ),
+    gate: mapping(
+      { capacity_at_slo: capacityRule, knee: capacityRule, saturation: capacityRule },
+      'a mapping with capacity_at_slo, knee, saturation',
+    ),
+  },
+};
+
+export const sizingSchema = {
+  type: 'object',
+  description: 'a mapping with peak_rate, batch_slots, target_utilization',
+  additionalProperties: false,
+  properties: {
+    peak_rate: { ...positive, description: 'a rate > 0 (req/s at peak)' },
+    batch_slots: { type: 'integer', minimum: 1, description: 'an integer ≥ 1 (sequences one replica runs at once)' },
+    target_utilization: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.75, description: 'a number > 0 and < 1' },
+  },
+};
+
+/** `sweep: auto` is shorthand for `sweep: { auto: true }`; other values are left for the schema to reject. */
+export function expandSweepShorthand(data: unknown): void {
+  if (data && typeof data === 'object' && !Array.isArray(data) && (data as Record<string, unknown>).sweep === 'auto')
+    (data as Record<string, unknown>).sweep = { auto: true };
+}
+
+/** Cross-field rules the schema cannot say in one line: exactly one way of choosing points, and a sane range. */
+export function checkSweep(s: SweepSpec): void {
+  const ways = [
+    s.rates !== undefined && 'rates',
+    (s.from !== undefined || s.to !== undefined || s.steps !== undefined) && 'from/to/steps',
+    s.auto !== undefined && s.auto !== false && 'auto',
+    s.concurrency !== undefined && 'concurrency',
+  ].filter((w): w is string => typeof w === 'string');
+  if (ways.length === 0)
+    throw new SpecIssue(['sweep'], 'chooses no points; expected rates: [..], from/to/steps, auto: true, or concurrency: [..]');
+  if (ways.length > 1) throw new SpecIssue(['sweep'], `gives ${ways.join(' and ')}; expected exactly one way of choosing the points`);
+  if (ways[0] === 'from/to/steps') {
+    const missing = (['from', 'to', 'steps'] as const).find((k) => s[k] === undefined);
+    if (missing) throw new SpecIssue(['sweep', missing], 'is missing; expected from, to and steps together');
+    if (s.to! <= s.from!) throw new SpecIssue(['sweep', 'to'], `is ${s.to}; expected a rate above sweep.from (${s.from})`);
+  }
+  const list = s.rates ?? s.concurrency;
+  if (list) {
+    const key = s.rates ? 'rates' : 'concurrency';
+    const seen = new Set<number>();
+    for (const v of list) {
+      if (seen.has(v)) throw new SpecIssue(['sweep', key], `lists ${v} twice; expected each point once`);
+      seen.add(v);
+    }
+  }
+}
+
+/** The auto ladder's settings, defaults filled (ajv does not fill defaults inside anyOf). */
+export function autoSettings(s: SweepSpec): typeof AUTO_DEFAULTS {
+  return { ...AUTO_DEFAULTS, ...(typeof s.auto === 'object' ? s.auto : {}) };
+}
