@@ -3,7 +3,7 @@ import { normalQuantile, wilson } from '../gate/stats.js';
 import type { CheckOutcome, GateReport, RuleOutcome } from '../gate/types.js';
 import { decideVerdict } from '../gate/verdict.js';
 import type { CapacityRule } from '../spec/sweep-schema.js';
-import { loadOf, meetsTarget, sweepMode } from './analysis.js';
+import { loadOf, sweepMode } from './analysis.js';
 import type { SweepDocument } from './document.js';
 import type { SweepPoint } from './types.js';
 
@@ -15,14 +15,19 @@ import type { SweepPoint } from './types.js';
  * the same experiment, give "inconclusive". Both sweeps' bounds come from what a sweep
  * can and cannot resolve:
  *   - capacity at SLO lies in [passing, failing): the current sweep's most favourable reading
- *     is its first point that fails the target beyond noise (Wilson upper bound of its goodput
- *     fraction < target), the baseline's least favourable its highest point that passes beyond
- *     noise (Wilson lower bound ≥ target). Fail when current upper < (1 − X %) · baseline lower.
+ *     is its first point above its passing one that fails the target beyond noise (the Wilson
+ *     upper bound of its goodput fraction < target), so a point that missed the target by
+ *     chance does not count against it. Fail when that bound < (1 − X %) · the baseline's
+ *     passing load. (The baseline's passing point is taken as measured: asking it to pass
+ *     beyond noise too would need hundreds of samples per point before a 99 % target could
+ *     ever fail anything.)
  *   - the knee lies in [knee, next measured point): fail when the current's next point is below
  *     (1 − X %) of the baseline's knee.
  *   - saturation throughput: the plateau's completions are Poisson counts, so X = n / T has
  *     SE √n / T; fail when the one-sided upper bound of the fall is beyond X % of the baseline.
  */
+
+const fmt = (x: number) => String(Number(x.toPrecision(4)));
 
 const NOISE_METHOD =
   'capacity at SLO: bracket between passing and failing points, each decided beyond noise (Wilson bounds of the goodput fraction); knee: bracket to the next measured point; saturation: Poisson count noise of the plateau. A regression needs the favourable bound beyond the allowed change.';
@@ -50,16 +55,10 @@ function capacityBounds(d: SweepDocument, z: number): Bounds {
   const value = a.passing_load ?? (a.failing_load !== null ? 0 : null);
   // Favourable: capacity is below the first point that fails beyond noise; without one, unbounded.
   const clearFail = c.find((p) => loadOf(p) > (value ?? 0) && (goodputBounds(p, z)?.upper ?? 1) < target);
-  // Unfavourable: the highest point of the leading run that passes beyond noise.
-  let clearPass: number | null = null;
-  for (const p of c) {
-    if (!meetsTarget(p.result, target) || (goodputBounds(p, z)?.lower ?? 0) < target) break;
-    clearPass = loadOf(p);
-  }
   return {
     value,
     favourable: clearFail ? loadOf(clearFail) : Infinity,
-    unfavourable: clearPass ?? 0,
+    unfavourable: value,
     why: `passing ${value ?? 'none'}, first clear fail ${clearFail ? loadOf(clearFail) : 'none'}`,
   };
 }
@@ -114,10 +113,10 @@ function judgeDecrease(
   const change = changeOf(base.value, cur.value);
   const threshold = -(rule.max_decrease_pct / 100) * base.value;
   const ci = { lower: cur.value - base.value, upper: (cur.favourable ?? Infinity) - base.unfavourable, confidence };
-  const moved = `${change.abs >= 0 ? 'rose' : 'fell'} from ${num(base.value)} to ${num(cur.value)} ${unit}${change.rel === null ? '' : ` (${pctText(change.rel, true)})`}, allowed ${pctText(-rule.max_decrease_pct / 100, true)}`;
+  const moved = `${change.abs >= 0 ? 'rose' : 'fell'} from ${fmt(base.value)} to ${fmt(cur.value)} ${unit}${change.rel === null ? '' : ` (${pctText(change.rel, true)})`}, allowed ${pctText(-rule.max_decrease_pct / 100, true)}`;
   const failed = cur.value < floor && (cur.favourable ?? Infinity) < floorUnfavourable;
   const reason = failed
-    ? `${moved}; even the current's favourable bound (${cur.why}) is below ${num(floorUnfavourable)} ${unit}`
+    ? `${moved}; even the current's favourable bound (${cur.why}) is below ${fmt(floorUnfavourable)} ${unit}`
     : cur.value < floor
       ? `${moved}, but within what the sweeps resolve (current ${cur.why}; baseline ${base.why})`
       : moved;
@@ -202,7 +201,7 @@ function sweepChecks(d: SweepDocument, scope: 'baseline' | 'current'): CheckOutc
         scope,
         name: c.name,
         ok: c.ok,
-        message: `point ${p.index + 1} (${num(p.load)}): ${c.message}`,
+        message: `point ${p.index + 1} (${fmt(p.load)}): ${c.message}`,
       })),
     );
   checks.push({
