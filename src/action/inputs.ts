@@ -4,7 +4,7 @@ import { parseDuration } from '../spec/duration.js';
 /** A problem with the workflow's inputs: one line that names the input and what it expects. */
 export class InputError extends Error {}
 
-export type Mode = 'gate' | 'record' | 'report';
+export type Mode = 'gate' | 'record' | 'report' | 'sweep';
 export type CommentPolicy = 'always' | 'on-change' | 'on-failure' | 'never';
 export type FailOn = 'fail' | 'inconclusive' | 'never';
 export type OnMissingBaseline = 'warn' | 'fail' | 'pass';
@@ -81,9 +81,16 @@ export function readInputs(get: Get): ActionInputs {
     throw new InputError(
       `input result judges an existing result, but ${runOnly.join(', ')} only apply to a benchmark run; remove one or the other`,
     );
-  const mode = oneOf('mode', withDefault('mode'), ['gate', 'record', 'report'] as const);
+  const mode = oneOf('mode', withDefault('mode'), ['gate', 'record', 'report', 'sweep'] as const);
   const baseline = opt('baseline');
   const baselineArtifact = opt('baseline-artifact');
+  if (mode === 'sweep') {
+    const other = ['baseline-artifact', 'baseline-url', 'comment-from'].find((name) => opt(name));
+    if (other)
+      throw new InputError(
+        `input ${other} does not apply to mode sweep; expected baseline: the path of a baseline sweep document (fetch it with actions/download-artifact first)`,
+      );
+  }
   if (mode !== 'record' && baseline && baselineArtifact) {
     throw new InputError(
       'inputs baseline and baseline-artifact are both set; expected one baseline source (a committed file or an artifact)',

@@ -17,6 +17,7 @@ import { commentBody, postStickyComment } from './comment.js';
 import { isPullRequestEvent, readContext, type Octokit, type RunContext } from './github-context.js';
 import { readHandoff, verifyPullRequest, writeHandoff } from './handoff.js';
 import { readInputs, type ActionInputs } from './inputs.js';
+import { sweepGate } from './sweep.js';
 import { setResultOutputs } from './outputs.js';
 import { maskSecret } from './secrets.js';
 import { errorMarkdown, joinParts, reportParts, writeJobSummary, type ReportParts } from './summary.js';
@@ -42,6 +43,7 @@ export async function run(): Promise<void> {
       return (client ??= github.getOctokit(inputs.githubToken));
     };
     if (inputs.commentFrom) await commentFromHandoff(inputs, inputs.commentFrom, ctx, octokit);
+    else if (inputs.mode === 'sweep') await sweepGate(inputs, interruptible);
     else await gate(inputs, ctx, octokit);
   } catch (err) {
     const message = ((err as Error).message ?? String(err)).split('\n')[0];

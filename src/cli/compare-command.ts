@@ -78,7 +78,12 @@ export async function compareCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 2) throw new UsageError('loadgate compare takes a baseline and a result file; see loadgate compare --help');
   const [baselinePath, resultPath] = positionals as [string, string];
-  if (isSweepDocument(readJsonFile(resultPath))) return compareSweepFiles(baselinePath, resultPath, values);
+  const sweep = isSweepDocument(readJsonFile(resultPath));
+  if (existsSync(baselinePath) && isSweepDocument(readJsonFile(baselinePath)) !== sweep)
+    throw new UsageError(
+      `${sweep ? baselinePath : resultPath} is a single result but ${sweep ? resultPath : baselinePath} is a sweep document; expected two results or two sweeps`,
+    );
+  if (sweep) return compareSweepFiles(baselinePath, resultPath, values);
   const current = loadResult(resultPath);
   const baseline = values['allow-missing-baseline'] && !existsSync(baselinePath) ? null : loadResult(baselinePath);
   const report = compare(baseline, current, gateFor(values.spec, current));

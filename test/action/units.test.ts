@@ -265,7 +265,7 @@ describe('inputs', () => {
 
   test.each([
     [{ spec: '' }, 'input spec is required; expected the path of a benchmark spec (YAML)'],
-    [{ mode: 'gating' }, 'input mode is "gating"; expected gate, record or report'],
+    [{ mode: 'gating' }, 'input mode is "gating"; expected gate, record, report or sweep'],
     [{ comment: 'yes' }, 'input comment is "yes"; expected always, on-change, on-failure or never'],
     [{ 'fail-on': 'error' }, 'input fail-on is "error"; expected fail, inconclusive or never'],
     [{ 'on-missing-baseline': 'ignore' }, 'input on-missing-baseline is "ignore"; expected warn, fail or pass'],

@@ -43,7 +43,11 @@ describe('capacity analysis', () => {
   });
 
   test('throughput that stops tracking offered load ends the knee even while latency is low', () => {
-    const pts = [syntheticPoint({ rate: 10, ttftMs: 20 }), syntheticPoint({ rate: 20, completed: 22, ttftMs: 20 }), syntheticPoint({ rate: 30, completed: 29, ttftMs: 21 })];
+    const pts = [
+      syntheticPoint({ rate: 10, ttftMs: 20 }),
+      syntheticPoint({ rate: 20, completed: 22, ttftMs: 20 }),
+      syntheticPoint({ rate: 30, completed: 29, ttftMs: 21 }),
+    ];
     const k = analyzeSweep(pts, OPTS).knee;
     expect(k.rate_per_s).toBe(20);
     expect(k.note).toMatch(/throughput rose 7 req\/s for 10 more offered/);
@@ -135,7 +139,10 @@ describe('sweep plans and spec validation', () => {
 
   const bad = (sweep: string) => () => parseSpec(`target: { url: sim }\nsweep: ${sweep}\n`, 's.yml', {});
   test.each([
-    ['{ rates: [5, 10], concurrency: [1, 2] }', 's.yml: sweep gives rates and concurrency; expected exactly one way of choosing the points'],
+    [
+      '{ rates: [5, 10], concurrency: [1, 2] }',
+      's.yml: sweep gives rates and concurrency; expected exactly one way of choosing the points',
+    ],
     ['{ from: 5, steps: 3 }', 's.yml: sweep.to is missing; expected from, to and steps together'],
     ['{ from: 50, to: 5, steps: 3 }', 's.yml: sweep.to is 5; expected a rate above sweep.from (50)'],
     ['{ rates: [5, 5] }', 's.yml: sweep.rates lists 5 twice; expected each point once'],
@@ -165,7 +172,9 @@ describe('sweep document', () => {
     expect(back.sizing!.replicas).toBe(4);
     const broken = JSON.parse(JSON.stringify(doc));
     delete broken.points[2].result.metrics;
-    expect(() => parseSweep(broken, 'sweep.json')).toThrow(/^sweep\.json: not a valid loadgate sweep: \/points\/2\/result must have required property 'metrics'$/);
+    expect(() => parseSweep(broken, 'sweep.json')).toThrow(
+      /^sweep\.json: not a valid loadgate sweep: \/points\/2\/result must have required property 'metrics'$/,
+    );
     expect(() => parseSweep({ schema_version: 1 }, 'r.json')).toThrow('r.json: not a loadgate sweep document');
   });
 });
@@ -182,7 +191,9 @@ describe('capacity gate', () => {
     expect(slow.verdict).toBe('fail');
     const byId = Object.fromEntries(slow.rules.map((r) => [r.id, r]));
     expect(byId['capacity.capacity_at_slo'].status).toBe('fail');
-    expect(byId['capacity.capacity_at_slo'].reason).toMatch(/^fell from 32 to 16 req\/s \(−50\.0 %\), allowed −10\.0 %; even the current's favourable bound/);
+    expect(byId['capacity.capacity_at_slo'].reason).toMatch(
+      /^fell from 32 to 16 req\/s \(−50\.0 %\), allowed −10\.0 %; even the current's favourable bound/,
+    );
     expect(byId['capacity.knee'].status).toBe('fail');
     expect(byId['capacity.saturation'].status).toBe('fail');
   });
@@ -196,10 +207,16 @@ describe('capacity gate', () => {
 
   test('an invalid point below saturation or an interrupted sweep makes the verdict inconclusive', () => {
     const pts = curvePoints(RATES, 0.7);
-    pts[2].result.validity.checks.push({ name: 'schedule_lag', ok: false, message: 'schedule lag p99 40 ms: the load generator was the bottleneck' });
+    pts[2].result.validity.checks.push({
+      name: 'schedule_lag',
+      ok: false,
+      message: 'schedule lag p99 40 ms: the load generator was the bottleneck',
+    });
     const invalid = compareSweeps(base, sweepDocument(pts, spec));
     expect(invalid.verdict).toBe('inconclusive');
-    expect(invalid.reasons[0]).toBe('current run not valid (schedule_lag): point 3 (16): schedule lag p99 40 ms: the load generator was the bottleneck');
+    expect(invalid.reasons[0]).toBe(
+      'current run not valid (schedule_lag): point 3 (16): schedule lag p99 40 ms: the load generator was the bottleneck',
+    );
     const cut = compareSweeps(base, sweepDocument(curvePoints(RATES), spec, { interrupted: true }));
     expect(cut.verdict).toBe('inconclusive');
     expect(cut.reasons.join('\n')).toMatch(/the sweep was interrupted/);

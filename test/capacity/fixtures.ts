@@ -25,16 +25,33 @@ export function syntheticPoint(o: {
 }): SweepPoint {
   const windowS = o.windowS ?? 10;
   const n = Math.max(120, Math.round(o.rate * windowS)); // ≥ 100 successes: the samples check passes
-  const r: Result = synthesize({ n, windowS, ttft: lognormal(o.ttftMs, o.sigma ?? 0.1), seed: o.seed ?? Math.round(o.rate * 100), tokens: 10 });
+  const r: Result = synthesize({
+    n,
+    windowS,
+    ttft: lognormal(o.ttftMs, o.sigma ?? 0.1),
+    seed: o.seed ?? Math.round(o.rate * 100),
+    tokens: 10,
+  });
   const x = o.completed ?? o.rate;
   r.throughput = { requests_per_s: x, output_tokens_per_s: x * 10, total_tokens_per_s: x * 110 };
   r.load = { ...r.load, offered_rate_per_s: o.rate, achieved_rate_per_s: o.rate };
   const good = o.goodput ?? 1;
   r.goodput = { ...r.goodput, fraction: good, requests: Math.round(good * r.requests.window.scheduled) };
   const e2e = o.e2eMs ?? o.ttftMs * 5;
-  r.littles_law = { mean_in_flight: (x * e2e) / 1000, predicted_in_flight: (x * e2e) / 1000, ratio: 1, peak_in_flight: Math.ceil((x * e2e) / 500) };
+  r.littles_law = {
+    mean_in_flight: (x * e2e) / 1000,
+    predicted_in_flight: (x * e2e) / 1000,
+    ratio: 1,
+    peak_in_flight: Math.ceil((x * e2e) / 500),
+  };
   const closed = o.concurrency !== undefined;
-  return { role: o.role ?? 'step', mode: closed ? 'closed' : 'open', rate_per_s: closed ? null : o.rate, concurrency: o.concurrency ?? null, result: r };
+  return {
+    role: o.role ?? 'step',
+    mode: closed ? 'closed' : 'open',
+    rate_per_s: closed ? null : o.rate,
+    concurrency: o.concurrency ?? null,
+    result: r,
+  };
 }
 
 /** A spec with a sweep section, through the real resolver (defaults filled). */

@@ -18,60 +18,78 @@ const gate = compareSweeps(sweepDocument(curvePoints([4, 8, 16, 24, 28, 32, 36, 
 /** Headless Debian chromium: a real browser, no network, a throwaway profile. CI must have it. */
 const browserTest = existsSync(CHROMIUM) || process.env.CI === 'true' ? test : test.skip;
 
-browserTest('the sweep HTML loads in a real browser without console errors and draws its charts with data', async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (CI=true requires the browser test)`);
-  const dir = mkdtempSync(join(tmpdir(), 'loadgate-sweep-html-'));
-  const file = join(dir, 'sweep.html');
-  writeFileSync(file, renderSweepHtml(doc, gate));
-  const context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-  });
-  try {
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-    page.on('pageerror', (e) => problems.push(e.message));
-    page.on('dialog', (d) => problems.push(`dialog: ${d.message()}`));
-    page.on('request', (r) => !r.url().startsWith('file:') && problems.push(`fetched ${r.url()}`));
-    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
-    expect(await page.title()).toContain('loadgate sweep: FAIL');
-    const charts = await page.$$eval('div.charts svg', (svgs) =>
-      svgs.map((s) => ({
-        title: s.getAttribute('aria-label'),
-        width: s.getBoundingClientRect().width,
-        lines: [...s.querySelectorAll('polyline')].map((p) => p.getAttribute('points')!.trim().split(/\s+/).length),
-        dots: s.querySelectorAll('circle').length,
-        marks: [...s.querySelectorAll('line.mark + text')].map((t) => t.textContent),
-      })),
-    );
-    expect(charts.map((c) => c.title)).toEqual([
-      'Throughput vs offered load (open-loop rate sweep)',
-      'Output tokens/s vs offered load',
-      'TTFT percentiles vs offered load',
-      'E2E latency vs offered load',
-    ]);
-    for (const c of charts) {
-      expect(c.width).toBeGreaterThan(300);
-      expect(c.lines.length).toBeGreaterThan(0);
-      for (const n of c.lines) expect(n).toBe(9); // one vertex per point
-      expect(c.dots).toBeGreaterThanOrEqual(9);
-      expect(c.marks).toEqual(expect.arrayContaining(['knee', 'capacity @ 99 % SLO']));
+browserTest(
+  'the sweep HTML loads in a real browser without console errors and draws its charts with data',
+  async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (CI=true requires the browser test)`);
+    const dir = mkdtempSync(join(tmpdir(), 'loadgate-sweep-html-'));
+    const file = join(dir, 'sweep.html');
+    writeFileSync(file, renderSweepHtml(doc, gate));
+    const context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    try {
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+      page.on('pageerror', (e) => problems.push(e.message));
+      page.on('dialog', (d) => problems.push(`dialog: ${d.message()}`));
+      page.on('request', (r) => !r.url().startsWith('file:') && problems.push(`fetched ${r.url()}`));
+      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+      expect(await page.title()).toContain('loadgate sweep: FAIL');
+      const charts = await page.$$eval('div.charts svg', (svgs) =>
+        svgs.map((s) => ({
+          title: s.getAttribute('aria-label'),
+          width: s.getBoundingClientRect().width,
+          lines: [...s.querySelectorAll('polyline')].map((p) => p.getAttribute('points')!.trim().split(/\s+/).length),
+          dots: s.querySelectorAll('circle').length,
+          marks: [...s.querySelectorAll('line.mark + text')].map((t) => t.textContent),
+        })),
+      );
+      expect(charts.map((c) => c.title)).toEqual([
+        'Throughput vs offered load (open-loop rate sweep)',
+        'Output tokens/s vs offered load',
+        'TTFT percentiles vs offered load',
+        'E2E latency vs offered load',
+      ]);
+      for (const c of charts) {
+        expect(c.width).toBeGreaterThan(300);
+        expect(c.lines.length).toBeGreaterThan(0);
+        for (const n of c.lines) expect(n).toBe(9); // one vertex per point
+        expect(c.dots).toBeGreaterThanOrEqual(9);
+        expect(c.marks).toEqual(expect.arrayContaining(['knee', 'capacity @ 99 % SLO']));
+      }
+      expect(charts[0].marks.join(' ')).toMatch(/saturation 40 req\/s/);
+      expect(charts[2].marks.join(' ')).toMatch(/S = [\d.]+ ms/);
+      // Findings, with the keys a script reads, and one row per point.
+      const text = await page.locator('body').innerText();
+      for (const key of [
+        'analysis.service_floor_ms',
+        'analysis.knee.rate_per_s',
+        'analysis.saturation.requests_per_s',
+        'analysis.capacity_at_slo.rate_per_s',
+      ])
+        expect(text).toContain(key);
+      expect(await page.locator('table').last().locator('tr').count()).toBe(10);
+      expect(await page.locator('img').count()).toBe(0); // the hostile name stayed text
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
     }
-    expect(charts[0].marks.join(' ')).toMatch(/saturation 40 req\/s/);
-    expect(charts[2].marks.join(' ')).toMatch(/S = [\d.]+ ms/);
-    // Findings, with the keys a script reads, and one row per point.
-    const text = await page.locator('body').innerText();
-    for (const key of ['analysis.service_floor_ms', 'analysis.knee.rate_per_s', 'analysis.saturation.requests_per_s', 'analysis.capacity_at_slo.rate_per_s'])
-      expect(text).toContain(key);
-    expect(await page.locator('table').last().locator('tr').count()).toBe(10);
-    expect(await page.locator('img').count()).toBe(0); // the hostile name stayed text
-    expect(problems).toEqual([]);
-  } finally {
-    await context.close();
-  }
-}, 60_000);
+  },
+  60_000,
+);
 
 test('the sweep markdown has the findings with their rules and one row per point, escaped', () => {
   const md = renderSweepMarkdown(doc, gate);

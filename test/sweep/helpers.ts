@@ -9,7 +9,13 @@ import type { ResolvedSpec } from '../../src/spec/types.js';
  * (src/sim/engine.ts) is 1 / (10·20/8 + 2·9 + 0.02·50) ms = 22.7 req/s; a lone request's first
  * token comes after one step of 20 ms + 50 · 0.02 ms of prefill = 21 ms.
  */
-export const ENGINE = { max_num_seqs: 8, decode_base_ms: 20, decode_ms_per_seq: 2, prefill_ms_per_token: 0.02, enable_prefix_caching: false };
+export const ENGINE = {
+  max_num_seqs: 8,
+  decode_base_ms: 20,
+  decode_ms_per_seq: 2,
+  prefill_ms_per_token: 0.02,
+  enable_prefix_caching: false,
+};
 export const PROMPT = 50;
 export const OUTPUT = 10;
 export const CAPACITY = saturationRate(validateSimConfig(ENGINE), PROMPT, OUTPUT);

@@ -34,7 +34,11 @@ test("a closed-loop concurrency sweep is labelled closed-loop and its Little's l
   const doc = await runSweep({ resolved: simSweepSpec('{ concurrency: [1, 4, 8], bisect: { max_points: 0 } }'), workers: 1 });
   expect(doc.label).toBe('closed-loop concurrency sweep');
   expect(doc.analysis.mode).toBe('closed');
-  expect(doc.points.map((p) => p.result.load.label)).toEqual(['closed-loop, 1 concurrent', 'closed-loop, 4 concurrent', 'closed-loop, 8 concurrent']);
+  expect(doc.points.map((p) => p.result.load.label)).toEqual([
+    'closed-loop, 1 concurrent',
+    'closed-loop, 4 concurrent',
+    'closed-loop, 8 concurrent',
+  ]);
   for (const p of doc.analysis.points) {
     const c = p.load;
     // L = λ·W from throughput and mean E2E, and the measured time-average in flight: both ≈ c.

@@ -1,0 +1,69 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import * as core from '@actions/core';
+import type { SweepDocument } from '../capacity/document.js';
+import { compareSweeps } from '../capacity/gate.js';
+import { loadSweep } from '../capacity/load.js';
+import type { Verdict } from '../gate/types.js';
+import { renderSweepHtml } from '../report/sweep-html.js';
+import { renderSweepMarkdown } from '../report/sweep.js';
+import { writeFileAtomic } from '../result/write.js';
+import { runSweep } from '../sweep/run.js';
+import { loadActionSpec } from './benchmark.js';
+import type { ActionInputs } from './inputs.js';
+import { writeJobSummary } from './summary.js';
+
+type Interruptible = <T>(work: (signal: AbortSignal) => Promise<T>) => Promise<T>;
+
+/**
+ * mode: sweep, for release workflows: run the spec's sweep (or judge the sweep document in
+ * `result`), gate it against the baseline sweep in `baseline` (capacity at SLO, knee, saturation
+ * per sweep.gate), and report. Without a baseline file nothing is judged: the sweep is recorded
+ * at result-path for the next release to compare against, and on-missing-baseline decides.
+ */
+export async function sweepGate(inputs: ActionInputs, interruptible: Interruptible): Promise<void> {
+  const baselinePath = inputs.baseline;
+  const baseline = baselinePath && existsSync(baselinePath) ? loadSweep(baselinePath) : null; // a broken file fails before the sweep
+  let doc: SweepDocument;
+  if (inputs.result) doc = loadSweep(inputs.result);
+  else {
+    const resolved = loadActionSpec(inputs);
+    if (!resolved.spec.sweep) throw new Error(`input mode is sweep, but ${inputs.spec} has no sweep section; add e.g. "sweep: auto"`);
+    doc = await interruptible((signal) =>
+      runSweep({ resolved, signal, onPointDone: (p) => core.info(`point ${p.number} (${p.role}, ${p.load}) measured`) }),
+    );
+    writeFileAtomic(inputs.resultPath, `${JSON.stringify(doc, null, 2)}\n`);
+  }
+  const gate = baseline ? compareSweeps(baseline, doc) : null;
+  const missing = baselinePath ? (baseline ? null : `baseline sweep ${baselinePath} does not exist`) : 'no baseline input';
+  const verdict: Verdict = gate
+    ? gate.verdict
+    : doc.interrupted || inputs.onMissingBaseline === 'warn'
+      ? 'inconclusive'
+      : inputs.onMissingBaseline;
+  const markdown = renderSweepMarkdown(doc, gate);
+  const note = gate ? '' : `\n**No baseline sweep** (${missing}): nothing was judged; this sweep is at ${inputs.resultPath}.\n`;
+  const htmlPath = inputs.reportPath.replace(/(\.md)?$/, '.html');
+  writeFileAtomic(inputs.reportPath, `${markdown}${note}`);
+  writeFileAtomic(htmlPath, renderSweepHtml(doc, gate));
+  await writeJobSummary(`${markdown}${note}`);
+
+  const a = doc.analysis;
+  const outputs: Record<string, number | string | null> = {
+    verdict,
+    'result-path': inputs.result ? resolve(inputs.result) : resolve(inputs.resultPath),
+    'report-path': resolve(inputs.reportPath),
+    'html-report-path': resolve(htmlPath),
+    'service-floor-ms': a.service_floor_ms,
+    'knee-rate-per-s': a.knee.rate_per_s,
+    'saturation-requests-per-s': a.saturation.requests_per_s,
+    'capacity-at-slo-rate-per-s': a.capacity_at_slo.rate_per_s,
+  };
+  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value ?? '');
+  for (const r of gate?.rules ?? [])
+    if (r.status === 'fail') core.error(`${r.rule}: ${r.reason}`, { title: `loadgate: ${r.metric} regression` });
+  if (!gate) core.warning(`no baseline sweep (${missing}): nothing was judged`, { title: 'loadgate: no baseline sweep' });
+  core.info(`Verdict: ${verdict.toUpperCase()}${(gate?.reasons ?? []).map((r) => `\n  ${r}`).join('')}`);
+  const fails = inputs.failOn !== 'never' && (verdict === 'fail' || (inputs.failOn === 'inconclusive' && verdict === 'inconclusive'));
+  if (fails) core.setFailed(`loadgate sweep verdict ${verdict.toUpperCase()}: ${gate?.reasons[0] ?? missing ?? ''}`);
+}
