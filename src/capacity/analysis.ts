@@ -236,6 +236,20 @@ export function nextBisection(points: SweepPoint[], target: number, precision: n
   return r3((lo + hi) / 2);
 }
 
+/**
+ * The next load to measure when refining the knee: the midpoint of [knee, next_load) — the last
+ * point that met the knee's rules and the first that broke one — while that bracket is wider
+ * than `precision` of the knee. Null when the knee is pinned, not found, or at the heaviest point.
+ */
+export function nextKneeBisection(points: SweepPoint[], o: AnalysisOptions): number | null {
+  const k = analyzeSweep(points, o).knee;
+  if (k.point === null || k.next_load === null) return null;
+  const lo = loadOf(points[k.point]);
+  const hi = k.next_load;
+  if (points[k.point].mode === 'closed') return hi - lo > 1 ? Math.floor((lo + hi) / 2) : null;
+  return (hi - lo) / lo > o.precision ? r3((lo + hi) / 2) : null;
+}
+
 function capacityAtSlo(points: SweepPoint[], o: AnalysisOptions): SweepAnalysis['capacity_at_slo'] {
   const { passing, failing } = sloBracket(points, o.sloTarget);
   const rule = `capacity at SLO = highest load of the leading run of points whose goodput fraction ≥ ${fmt(o.sloTarget * 100)} % (spec.slo defines a good request), bisected between the last passing and the first failing point to ${fmt(o.precision * 100)} %`;

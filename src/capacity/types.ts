@@ -1,8 +1,8 @@
 import type { Result } from '../result/types.js';
 import type { SweepSpec } from '../spec/sweep-schema.js';
 
-/** Why a point was measured: the light-load probe, a planned step, a fill-in near saturation, or a bisection step. */
-export type PointRole = 'probe' | 'step' | 'fill' | 'bisect';
+/** Why a point was measured: the light-load probe, a planned step, a fill-in near saturation, a bisection step of capacity at SLO, or of the knee. */
+export type PointRole = 'probe' | 'step' | 'fill' | 'bisect' | 'knee';
 
 /** One measured operating point of a sweep: a full single-point result at one offered load. */
 export interface SweepPoint {

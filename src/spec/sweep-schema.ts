@@ -12,7 +12,7 @@ import { SpecIssue } from './error.js';
  *     concurrency: [1, 2, 4, 8]             #   closed-loop concurrency sweep
  *     metric: ttft | e2e                    # the latency S, the knee and the stop rule use (default ttft)
  *     slo_target: 0.99                      # goodput fraction for capacity at SLO (spec.slo defines "good")
- *     bisect: { precision: 0.05, max_points: 4 }
+ *     bisect: { precision: 0.05, max_points: 4, knee_points: 2 }
  *     stop: { min_achieved_fraction: 0.9, max_p99_multiple: 10 }
  *     gate: { capacity_at_slo: { max_decrease_pct: 10 }, knee: { max_decrease_pct: 10 }, saturation: { max_decrease_pct: 10 } }
  *   sizing:
@@ -37,7 +37,8 @@ export interface SweepSpec {
   concurrency?: number[];
   metric: 'ttft' | 'e2e';
   slo_target: number;
-  bisect: { precision: number; max_points: number };
+  /** max_points: extra points bisecting capacity at SLO; knee_points: extra points bisecting the knee's bracket. */
+  bisect: { precision: number; max_points: number; knee_points: number };
   stop: { min_achieved_fraction: number; max_p99_multiple: number };
   gate: { capacity_at_slo: CapacityRule; knee: CapacityRule; saturation: CapacityRule };
 }
@@ -113,8 +114,9 @@ export const sweepSchema = {
       {
         precision: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.05, description: 'a fraction > 0 and ≤ 1 of the rate' },
         max_points: { type: 'integer', minimum: 0, maximum: 20, default: 4, description: 'an integer from 0 to 20' },
+        knee_points: { type: 'integer', minimum: 0, maximum: 20, default: 2, description: 'an integer from 0 to 20' },
       },
-      'a mapping with precision and max_points',
+      'a mapping with precision, max_points and knee_points',
     ),
     stop: mapping(
       {

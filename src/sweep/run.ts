@@ -1,4 +1,4 @@
-import { analyzeSweep, nextBisection } from '../capacity/analysis.js';
+import { analyzeSweep, nextBisection, nextKneeBisection } from '../capacity/analysis.js';
 import { batchSlotsOf, buildSweepDocument, type SweepDocument } from '../capacity/document.js';
 import type { PointRole, SweepPoint } from '../capacity/types.js';
 import { runReplicated } from '../run/replicates.js';
@@ -39,7 +39,7 @@ const fmt = (x: number) => String(Number(x.toPrecision(4)));
  * target up, warmup, steady window, cooldown, drain, validity) at its own load — and assembles the
  * sweep document. Stepping stops at the first point past saturation (analysis.ts pastSaturation), so
  * a dead server is not hammered; `auto` grows its ladder from a light-load probe and fills in below
- * saturation; capacity at SLO is then bisected. An interrupt keeps every point measured so far.
+ * saturation; capacity at SLO, then the knee, are bisected. An interrupt keeps every point measured so far.
  */
 export async function runSweep(o: SweepRunOptions): Promise<SweepDocument> {
   const { resolved } = o;
@@ -51,14 +51,8 @@ export async function runSweep(o: SweepRunOptions): Promise<SweepDocument> {
   let planned = 0;
   let stoppedBecause = '';
   const aborted = () => o.signal?.aborted === true;
-  const analysis = () =>
-    analyzeSweep(points, {
-      metric: s.metric,
-      sloTarget: s.slo_target,
-      stop: s.stop,
-      batchSlots,
-      precision: s.bisect.precision,
-    });
+  const options = { metric: s.metric, sloTarget: s.slo_target, stop: s.stop, batchSlots, precision: s.bisect.precision };
+  const analysis = () => analyzeSweep(points, options);
 
   /** Measures one point; returns why it is past saturation, or null. */
   const measure = async (role: PointRole, mode: 'open' | 'closed', load: number): Promise<string | null> => {
@@ -132,6 +126,12 @@ export async function runSweep(o: SweepRunOptions): Promise<SweepDocument> {
     if (next === null) break;
     planned = Math.max(planned, points.length + 1);
     await measure('bisect', mode, next);
+  }
+  for (let i = 0; i < s.bisect.knee_points && !aborted(); i++) {
+    const next = nextKneeBisection(points, options);
+    if (next === null) break;
+    planned = Math.max(planned, points.length + 1);
+    await measure('knee', mode, next);
   }
   const interrupted = aborted();
   if (interrupted && !stoppedBecause.startsWith('interrupted')) stoppedBecause = `interrupted (${stoppedBecause})`;

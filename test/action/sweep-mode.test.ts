@@ -63,7 +63,7 @@ test('a live sweep on the simulator writes its document at result-path', async (
     `target: { url: sim, sim: { mode: paced, ttft_ms: 15, itl_ms: 2 } }
 workload: { input_tokens: 24, output_tokens: 12, calibrate: off }
 load: { arrival: constant, warmup: 300ms, steady: 1s, cooldown: 0s }
-sweep: { rates: [5, 10], bisect: { max_points: 0 } }
+sweep: { rates: [5, 10], bisect: { max_points: 0, knee_points: 0 } }
 `,
   );
   const r = await judge(ws, { spec: 'bench.yml', 'result-path': 'sweep.json' });

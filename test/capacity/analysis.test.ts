@@ -1,4 +1,4 @@
-import { analyzeSweep, nextBisection } from '../../src/capacity/analysis.js';
+import { analyzeSweep, nextBisection, nextKneeBisection } from '../../src/capacity/analysis.js';
 import { compareSweeps } from '../../src/capacity/gate.js';
 import { parseSweep } from '../../src/capacity/load.js';
 import { sizeFleet } from '../../src/capacity/sizing.js';
@@ -40,6 +40,9 @@ describe('capacity analysis', () => {
     expect(a.knee.limit_ms).toBeCloseTo(3 * a.service_floor_ms!, 2);
     expect(a.knee.rule).toContain('p99 ≤ max(3 × S, 2 ms)');
     expect(a.knee.note).toMatch(/^the next point \(36\) p99 [\d.]+ ms > [\d.]+ ms$/);
+    // Its bracket [32, 36) is 12.5 % wide: refining asks for the midpoint; one of 2.5 % is pinned.
+    expect(nextKneeBisection(points, OPTS)).toBe(34);
+    expect(nextKneeBisection(points, { ...OPTS, precision: 0.2 })).toBeNull();
   });
 
   test('throughput that stops tracking offered load ends the knee even while latency is low', () => {

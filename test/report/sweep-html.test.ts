@@ -98,5 +98,5 @@ test('the sweep markdown has the findings with their rules and one row per point
   expect(md).toContain('| Knee | 32 req/s');
   expect(md).toMatch(/\| Replicas for 100 req\/s peak \| 4/);
   expect(md).toContain('`analysis.capacity_at_slo.rate_per_s`');
-  expect(md.split('\n').filter((l) => /^\| \d+ \| (step|probe|fill|bisect) \|/.test(l))).toHaveLength(9);
+  expect(md.split('\n').filter((l) => /^\| \d+ \| (step|probe|fill|bisect|knee) \|/.test(l))).toHaveLength(9);
 });
