@@ -23,6 +23,8 @@ export interface Axis {
   label: string;
   /** Where to put labelled ticks; default: evenly spaced "nice" values. */
   ticks?: { at: number; label: string }[];
+  /** Upper end of the axis (y only); lines above it are clipped at the plot's edge. Default: the data's maximum. */
+  max?: number;
 }
 
 const W = 640;
@@ -49,7 +51,7 @@ export function lineChart(title: string, series: Series[], x: Axis, y: Axis, mar
   const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p) => p[0]))).map((at) => ({ at, label: tick(at) }));
   const xMin = Math.min(...all.map((p) => p[0]), ...xTicks.map((t) => t.at));
   const xMax = Math.max(...all.map((p) => p[0]), ...xTicks.map((t) => t.at));
-  const yMax = Math.max(...all.map((p) => p[1]), ...marks.map((m) => m.y ?? 0)) * 1.05 || 1;
+  const yMax = y.max ?? (Math.max(...all.map((p) => p[1]), ...marks.map((m) => m.y ?? 0)) * 1.05 || 1);
   const yTicks = y.ticks ?? niceTicks(yMax).map((at) => ({ at, label: tick(at) }));
   const px = (v: number) => M.left + ((v - xMin) / (xMax - xMin || 1)) * (W - M.left - M.right);
   const py = (v: number) => H - M.bottom - (v / yMax) * (H - M.top - M.bottom);
@@ -85,13 +87,22 @@ export function lineChart(title: string, series: Series[], x: Axis, y: Axis, mar
     `<text x="${(M.left + W - M.right) / 2}" y="${H - 8}" text-anchor="middle" fill="#333">${esc(x.label)}</text>`,
     `<text transform="translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle" fill="#333">${esc(y.label)}</text>`,
   ];
+  // A clipped axis keeps the lines inside the plot; the id is unique per chart, as several share one page.
+  const clipId = `clip-${[...title].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7).toString(36)}`;
+  const clip =
+    y.max === undefined
+      ? []
+      : [
+          `<clipPath id="${clipId}"><rect x="${M.left}" y="${M.top - 4}" width="${W - M.left - M.right}" height="${H - M.top - M.bottom + 8}"/></clipPath>`,
+        ];
+  const plotted = y.max === undefined ? [...lines, ...dots] : [`<g clip-path="url(#${clipId})">`, ...lines, ...dots, '</g>'];
   return [
     head,
     titleText,
+    ...clip,
     ...grid,
     `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#999"/>`,
-    ...lines,
-    ...dots,
+    ...plotted,
     ...refs,
     ...legend,
     ...labels,

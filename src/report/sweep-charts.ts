@@ -72,8 +72,15 @@ export function latencyCharts(d: SweepDocument): string[] {
     { name: 'E2E mean', points: pick((p) => p.e2e_ms.mean), color: P50, dots: true },
     { name: 'E2E p99', points: pick((p) => p.e2e_ms.p99), color: P99, dots: true },
   ];
+  // Past saturation the tail grows without bound and would flatten everything below the knee to
+  // the axis: the chart stops at 12 × S or 1.2 × the highest p99 short of saturation (lines above are clipped).
+  const below = c.filter((p) => !p.saturated).map((p) => p.latency_ms.p99 ?? 0);
+  const all = c.map((p) => p.latency_ms.p99 ?? 0);
+  const cap = a.service_floor_ms === null ? undefined : Math.max(12 * a.service_floor_ms, 1.2 * Math.max(0, ...below));
+  const yMax = cap !== undefined && cap < Math.max(0, ...all) ? cap : undefined;
+  const title = `${metric} percentiles vs offered load${yMax === undefined ? '' : ` (clipped at ${Math.round(yMax)} ms)`}`;
   return [
-    lineChart(`${metric} percentiles vs offered load`, series, { label: xLabel(d) }, { label: 'ms' }, marks),
+    lineChart(title, series, { label: xLabel(d) }, { label: 'ms', max: yMax }, marks),
     lineChart('E2E latency vs offered load', e2e, { label: xLabel(d) }, { label: 'ms' }, loadMarks(d)),
   ];
 }
