@@ -35942,6 +35942,8 @@ var Recorder = class {
   windowShortRequests = 0;
   windowShortTokens = 0;
   inFlight = 0;
+  /** Most requests in flight at once while the window was open (sends during the window). */
+  inFlightPeak = 0;
   /** ∫ in-flight dt over the window (ms·requests), for the Little's-law check. */
   inFlightIntegral = 0;
   /** Σ (end − send) of dispatched window requests: W in L = λW. */
@@ -35965,6 +35967,8 @@ var Recorder = class {
     r.tSend = tSend;
     this.sent++;
     this.inFlight++;
+    const offset = tSend - this.o.runStart;
+    if (offset >= this.o.windowFromMs && offset < this.o.windowToMs && this.inFlight > this.inFlightPeak) this.inFlightPeak = this.inFlight;
     this.series.recordSent(tSend);
     if (r.inWindow) {
       this.windowDispatched++;
@@ -36452,7 +36456,8 @@ function assembleResult(t) {
     littles_law: {
       mean_in_flight: round3(meanInFlight),
       predicted_in_flight: round3(predicted),
-      ratio: littlesRatio === null ? null : round3(littlesRatio)
+      ratio: littlesRatio === null ? null : round3(littlesRatio),
+      ...t.peakInFlight !== void 0 ? { peak_in_flight: t.peakInFlight } : {}
     },
     validity: { valid: checks.every((x) => x.ok), checks },
     timeseries: { interval_s: s.intervalS, sent: s.sent, ok: s.ok, errors: s.errors, output_tokens: s.outputTokens },
@@ -36492,6 +36497,7 @@ function recorderTotals(rec, f) {
     interrupted: f.interrupted,
     notReached: f.notReached,
     counts: rec,
+    peakInFlight: rec.inFlightPeak,
     errorSamples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count })),
     histograms: rec.h,
     series: rec.series,

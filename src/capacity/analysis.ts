@@ -1,5 +1,6 @@
 import type { Result } from '../result/types.js';
 import type { AnalysisOptions, PointAnalysis, SweepAnalysis, SweepPoint } from './types.js';
+import { round3, sig4 } from '../numbers.js';
 
 /*
  * Capacity analysis of a sweep: pure, points in, numbers and the rule behind each out.
@@ -20,9 +21,6 @@ export const JITTER_FLOOR_MS = 2;
 export const FLOOR_MAX_UTILIZATION = 0.05;
 /** Closed loop has no "offered" to fall short of: throughput has plateaued when a step adds less than this share. */
 export const CLOSED_PLATEAU_GAIN = 0.05;
-
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
-const fmt = (x: number) => String(Number(x.toPrecision(4)));
 
 /** The latency summary the analysis uses (TTFT or E2E). */
 function latency(r: Result, metric: AnalysisOptions['metric']) {
@@ -59,13 +57,13 @@ export function serviceFloor(points: SweepPoint[], o: AnalysisOptions, maxRate: 
     return { point: null, p50_ms: null, ttft_p50_ms: null, e2e_p50_ms: null, rtt_ms: null, utilization: null, rule, note: 'no points' };
   const r = lightest.point.result;
   const p50 = latency(r, o.metric)?.p50 ?? null;
-  const rho = maxRate ? r3(r.throughput.requests_per_s / maxRate) : null;
+  const rho = maxRate ? round3(r.throughput.requests_per_s / maxRate) : null;
   const single = lightest.point.mode === 'closed' && lightest.point.concurrency === 1;
   const note =
     p50 === null
       ? 'the lightest point has no successful requests'
       : !single && rho !== null && rho >= FLOOR_MAX_UTILIZATION
-        ? `the lightest point ran at ρ = ${fmt(rho * 100)} % (≥ ${FLOOR_MAX_UTILIZATION * 100} %): S may include queueing; add a lighter point`
+        ? `the lightest point ran at ρ = ${sig4(rho * 100)} % (≥ ${FLOOR_MAX_UTILIZATION * 100} %): S may include queueing; add a lighter point`
         : null;
   return {
     point: lightest.index,
@@ -96,15 +94,15 @@ export function pastSaturation(
   if (p.mode === 'open') {
     const offered = r.load.offered_rate_per_s;
     if (offered > 0 && x < o.stop.min_achieved_fraction * offered)
-      return `completed ${fmt(x)} req/s of ${fmt(offered)} offered (< ${fmt(o.stop.min_achieved_fraction * 100)} %)`;
+      return `completed ${sig4(x)} req/s of ${sig4(offered)} offered (< ${sig4(o.stop.min_achieved_fraction * 100)} %)`;
   } else if (previous && previous.concurrency! < p.concurrency!) {
     const before = previous.result.throughput.requests_per_s;
     if (before > 0 && x < (1 + CLOSED_PLATEAU_GAIN) * before)
-      return `throughput ${fmt(x)} req/s barely above ${fmt(before)} at concurrency ${previous.concurrency} (< +${CLOSED_PLATEAU_GAIN * 100} %)`;
+      return `throughput ${sig4(x)} req/s barely above ${sig4(before)} at concurrency ${previous.concurrency} (< +${CLOSED_PLATEAU_GAIN * 100} %)`;
   }
   const p99 = latency(r, o.metric)?.p99;
   if (floorMs !== null && p99 !== undefined && p99 > Math.max(o.stop.max_p99_multiple * floorMs, JITTER_FLOOR_MS))
-    return `${o.metric.toUpperCase()} p99 ${fmt(p99)} ms > ${o.stop.max_p99_multiple} × S (${fmt(floorMs)} ms)`;
+    return `${o.metric.toUpperCase()} p99 ${sig4(p99)} ms > ${o.stop.max_p99_multiple} × S (${sig4(floorMs)} ms)`;
   if (r.requests.window.by_class.ok === 0 && r.requests.window.scheduled > 0) return 'no request succeeded';
   return null;
 }
@@ -120,7 +118,7 @@ function saturation(points: SweepPoint[], mode: 'open' | 'closed', o: AnalysisOp
   const c = curve(points, mode);
   const rule =
     mode === 'open'
-      ? `X_max = mean completed req/s (and output tok/s) over the points that completed < ${fmt(o.stop.min_achieved_fraction * 100)} % of their offered rate: the plateau`
+      ? `X_max = mean completed req/s (and output tok/s) over the points that completed < ${sig4(o.stop.min_achieved_fraction * 100)} % of their offered rate: the plateau`
       : `X_max = mean completed req/s (and output tok/s) over the concurrency levels within ${CLOSED_PLATEAU_GAIN * 100} % of the highest throughput: the plateau`;
   if (c.length === 0) return { requests_per_s: null, output_tokens_per_s: null, reached: false, points: [], rule };
   const best = Math.max(...c.map((p) => p.point.result.throughput.requests_per_s));
@@ -130,7 +128,7 @@ function saturation(points: SweepPoint[], mode: 'open' | 'closed', o: AnalysisOp
       : c.filter((p) => p.point.result.throughput.requests_per_s >= (1 - CLOSED_PLATEAU_GAIN) * best);
   const reached = mode === 'open' ? plateau.length > 0 : plateau.length > 1;
   if (!reached) plateau = c.filter((p) => p.point.result.throughput.requests_per_s === best);
-  const mean = (f: (r: Result) => number) => r3(plateau.reduce((a, p) => a + f(p.point.result), 0) / plateau.length);
+  const mean = (f: (r: Result) => number) => round3(plateau.reduce((a, p) => a + f(p.point.result), 0) / plateau.length);
   return {
     requests_per_s: mean((r) => r.throughput.requests_per_s),
     output_tokens_per_s: mean((r) => r.throughput.output_tokens_per_s),
@@ -169,19 +167,19 @@ function knee(points: SweepPoint[], mode: 'open' | 'closed', floorMs: number | n
     const p99 = latency(r, o.metric)?.p99 ?? Infinity;
     const prev = i > 0 ? c[i - 1].point.result : null;
     if (mode === 'open' && x < KNEE_ACHIEVED_FRACTION * r.load.offered_rate_per_s)
-      broke = `completed ${fmt(x)} of ${fmt(r.load.offered_rate_per_s)} req/s offered`;
-    else if (p99 > limit) broke = `p99 ${fmt(p99)} ms > ${fmt(limit)} ms`;
+      broke = `completed ${sig4(x)} of ${sig4(r.load.offered_rate_per_s)} req/s offered`;
+    else if (p99 > limit) broke = `p99 ${sig4(p99)} ms > ${sig4(limit)} ms`;
     else if (
       prev &&
       mode === 'open' &&
       x - prev.throughput.requests_per_s < KNEE_TRACKING * (r.load.offered_rate_per_s - prev.load.offered_rate_per_s)
     )
-      broke = `throughput rose ${fmt(x - prev.throughput.requests_per_s)} req/s for ${fmt(r.load.offered_rate_per_s - prev.load.offered_rate_per_s)} more offered`;
+      broke = `throughput rose ${sig4(x - prev.throughput.requests_per_s)} req/s for ${sig4(r.load.offered_rate_per_s - prev.load.offered_rate_per_s)} more offered`;
     else if (prev && mode === 'closed') {
       const prevC = c[i - 1].point.concurrency!;
       const gain = prev.throughput.requests_per_s > 0 ? x / prev.throughput.requests_per_s - 1 : Infinity;
       if (gain < 0.5 * (p.concurrency! / prevC - 1))
-        broke = `throughput rose ${fmt(gain * 100)} % for ${fmt((p.concurrency! / prevC - 1) * 100)} % more concurrency`;
+        broke = `throughput rose ${sig4(gain * 100)} % for ${sig4((p.concurrency! / prevC - 1) * 100)} % more concurrency`;
     }
     if (broke) {
       next = loadOf(p);
@@ -189,18 +187,18 @@ function knee(points: SweepPoint[], mode: 'open' | 'closed', floorMs: number | n
     }
     found = c[i];
   }
-  if (!found) return { ...none, limit_ms: r3(limit), next_load: next, note: `even the lightest point breaks the rule (${broke})` };
+  if (!found) return { ...none, limit_ms: round3(limit), next_load: next, note: `even the lightest point breaks the rule (${broke})` };
   const r = found.point.result;
   return {
     rate_per_s: found.point.mode === 'open' ? found.point.rate_per_s : r.throughput.requests_per_s,
     concurrency: found.point.concurrency,
     point: found.index,
     p99_ms: latency(r, o.metric)?.p99 ?? null,
-    limit_ms: r3(limit),
+    limit_ms: round3(limit),
     next_load: next,
     rule,
     note:
-      next === null ? 'every point met the rules: the knee is at or above the heaviest point' : `the next point (${fmt(next)}) ${broke}`,
+      next === null ? 'every point met the rules: the knee is at or above the heaviest point' : `the next point (${sig4(next)}) ${broke}`,
   };
 }
 
@@ -233,7 +231,7 @@ export function nextBisection(points: SweepPoint[], target: number, precision: n
   const hi = loadOf(failing);
   if (passing.mode === 'closed') return hi - lo > 1 ? Math.floor((lo + hi) / 2) : null;
   if ((hi - lo) / lo <= precision) return null;
-  return r3((lo + hi) / 2);
+  return round3((lo + hi) / 2);
 }
 
 /**
@@ -247,12 +245,12 @@ export function nextKneeBisection(points: SweepPoint[], o: AnalysisOptions): num
   const lo = loadOf(points[k.point]);
   const hi = k.next_load;
   if (points[k.point].mode === 'closed') return hi - lo > 1 ? Math.floor((lo + hi) / 2) : null;
-  return (hi - lo) / lo > o.precision ? r3((lo + hi) / 2) : null;
+  return (hi - lo) / lo > o.precision ? round3((lo + hi) / 2) : null;
 }
 
 function capacityAtSlo(points: SweepPoint[], o: AnalysisOptions): SweepAnalysis['capacity_at_slo'] {
   const { passing, failing } = sloBracket(points, o.sloTarget);
-  const rule = `capacity at SLO = highest load of the leading run of points whose goodput fraction ≥ ${fmt(o.sloTarget * 100)} % (spec.slo defines a good request), bisected between the last passing and the first failing point to ${fmt(o.precision * 100)} %`;
+  const rule = `capacity at SLO = highest load of the leading run of points whose goodput fraction ≥ ${sig4(o.sloTarget * 100)} % (spec.slo defines a good request), bisected between the last passing and the first failing point to ${sig4(o.precision * 100)} %`;
   const lo = passing ? loadOf(passing) : null;
   const hi = failing ? loadOf(failing) : null;
   const note = !passing
@@ -260,7 +258,7 @@ function capacityAtSlo(points: SweepPoint[], o: AnalysisOptions): SweepAnalysis[
     : !failing
       ? 'every point met the target: capacity is at least the heaviest point'
       : (hi! - lo!) / lo! > o.precision
-        ? `bracket [${fmt(lo!)}, ${fmt(hi!)}) wider than the precision: bisection stopped early (max points or interrupted)`
+        ? `bracket [${sig4(lo!)}, ${sig4(hi!)}) wider than the precision: bisection stopped early (max points or interrupted)`
         : null;
   return {
     rate_per_s: passing ? (passing.mode === 'open' ? passing.rate_per_s : passing.result.throughput.requests_per_s) : null,
@@ -268,7 +266,7 @@ function capacityAtSlo(points: SweepPoint[], o: AnalysisOptions): SweepAnalysis[
     target: o.sloTarget,
     passing_load: lo,
     failing_load: hi,
-    resolution: lo !== null && hi !== null ? r3((hi - lo) / lo) : null,
+    resolution: lo !== null && hi !== null ? round3((hi - lo) / lo) : null,
     precision: o.precision,
     rule,
     note,
@@ -297,11 +295,11 @@ function pointAnalysis(points: SweepPoint[], o: AnalysisOptions, floorMs: number
       offered_rate_per_s: r.load.offered_rate_per_s,
       requests_per_s: r.throughput.requests_per_s,
       output_tokens_per_s: r.throughput.output_tokens_per_s,
-      achieved_fraction: r.load.offered_rate_per_s > 0 ? r3(r.throughput.requests_per_s / r.load.offered_rate_per_s) : null,
+      achieved_fraction: r.load.offered_rate_per_s > 0 ? round3(r.throughput.requests_per_s / r.load.offered_rate_per_s) : null,
       latency_ms: { p50: lat?.p50 ?? null, p90: lat?.p90 ?? null, p99: lat?.p99 ?? null },
       e2e_ms: { mean: e2e?.mean ?? null, p90: e2e?.p90 ?? null, p99: e2e?.p99 ?? null, p999: e2e?.p999 ?? null },
       goodput_fraction: r.goodput.fraction,
-      utilization: maxRate ? r3(r.throughput.requests_per_s / maxRate) : null,
+      utilization: maxRate ? round3(r.throughput.requests_per_s / maxRate) : null,
       littles_law: {
         predicted_in_flight: L,
         mean_in_flight: r.littles_law.mean_in_flight,
@@ -321,13 +319,13 @@ export function analyzeSweep(points: SweepPoint[], o: AnalysisOptions): SweepAna
   const mode = sweepMode(points);
   const sat = saturation(points, mode, o);
   const floor = serviceFloor(points, o, sat.requests_per_s);
-  const floorMs = floor.p50_ms === null ? null : r3(Math.max(0, floor.p50_ms - (o.rttMs ?? 0)));
+  const floorMs = floor.p50_ms === null ? null : round3(Math.max(0, floor.p50_ms - (o.rttMs ?? 0)));
   const analysed = pointAnalysis(points, o, floorMs, sat.requests_per_s);
   const oversubscribed = analysed
     .filter((p) => p.littles_law.oversubscribed)
     .map(
       (p) =>
-        `point ${p.index + 1} (${fmt(p.load)} ${p.mode === 'open' ? 'req/s' : 'concurrent'}): L = ${fmt(p.littles_law.mean_in_flight)} in flight > ${o.batchSlots} batch slots — about ${fmt(p.littles_law.mean_in_flight - o.batchSlots!)} requests wait in the server's queue`,
+        `point ${p.index + 1} (${sig4(p.load)} ${p.mode === 'open' ? 'req/s' : 'concurrent'}): L = ${sig4(p.littles_law.mean_in_flight)} in flight > ${o.batchSlots} batch slots — about ${sig4(p.littles_law.mean_in_flight - o.batchSlots!)} requests wait in the server's queue`,
     );
   return {
     mode,

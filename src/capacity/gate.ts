@@ -6,6 +6,7 @@ import type { CapacityRule } from '../spec/sweep-schema.js';
 import { loadOf, sweepMode } from './analysis.js';
 import type { SweepDocument } from './document.js';
 import type { SweepPoint } from './types.js';
+import { sig4 } from '../numbers.js';
 
 /*
  * Release gating on capacity: a sweep against a baseline sweep, with the gate's logic
@@ -26,8 +27,6 @@ import type { SweepPoint } from './types.js';
  *   - saturation throughput: the plateau's completions are Poisson counts, so X = n / T has
  *     SE √n / T; fail when the one-sided upper bound of the fall is beyond X % of the baseline.
  */
-
-const fmt = (x: number) => String(Number(x.toPrecision(4)));
 
 const NOISE_METHOD =
   'capacity at SLO: bracket between passing and failing points, each decided beyond noise (Wilson bounds of the goodput fraction); knee: bracket to the next measured point; saturation: Poisson count noise of the plateau. A regression needs the favourable bound beyond the allowed change.';
@@ -113,10 +112,10 @@ function judgeDecrease(
   const change = changeOf(base.value, cur.value);
   const threshold = -(rule.max_decrease_pct / 100) * base.value;
   const ci = { lower: cur.value - base.value, upper: (cur.favourable ?? Infinity) - base.unfavourable, confidence };
-  const moved = `${change.abs >= 0 ? 'rose' : 'fell'} from ${fmt(base.value)} to ${fmt(cur.value)} ${unit}${change.rel === null ? '' : ` (${pctText(change.rel, true)})`}, allowed ${pctText(-rule.max_decrease_pct / 100, true)}`;
+  const moved = `${change.abs >= 0 ? 'rose' : 'fell'} from ${sig4(base.value)} to ${sig4(cur.value)} ${unit}${change.rel === null ? '' : ` (${pctText(change.rel, true)})`}, allowed ${pctText(-rule.max_decrease_pct / 100, true)}`;
   const failed = cur.value < floor && (cur.favourable ?? Infinity) < floorUnfavourable;
   const reason = failed
-    ? `${moved}; even the current's favourable bound (${cur.why}) is below ${fmt(floorUnfavourable)} ${unit}`
+    ? `${moved}; even the current's favourable bound (${cur.why}) is below ${sig4(floorUnfavourable)} ${unit}`
     : cur.value < floor
       ? `${moved}, but within what the sweeps resolve (current ${cur.why}; baseline ${base.why})`
       : moved;
@@ -201,7 +200,7 @@ function sweepChecks(d: SweepDocument, scope: 'baseline' | 'current'): CheckOutc
         scope,
         name: c.name,
         ok: c.ok,
-        message: `point ${p.index + 1} (${fmt(p.load)}): ${c.message}`,
+        message: `point ${p.index + 1} (${sig4(p.load)}): ${c.message}`,
       })),
     );
   checks.push({

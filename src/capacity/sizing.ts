@@ -1,13 +1,11 @@
 import type { SizingSpec } from '../spec/sweep-schema.js';
 import type { SizingAnswer, SweepAnalysis } from './types.js';
+import { round3, sig4 } from '../numbers.js';
 
 /*
  * Fleet sizing from a sweep (seeds/003, "Production Capacity Planning Checklist", items 3–5).
  * Pure: the analysis and the spec's sizing section in, each number with its formula out.
  */
-
-const fmt = (x: number) => String(Number(x.toPrecision(4)));
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /**
  * - Replicas: each replica should run at ρ ≤ ρ_target (0.75) of its saturation throughput X_max
@@ -35,8 +33,8 @@ export function sizeFleet(a: SweepAnalysis, sizing: SizingSpec | undefined): Siz
   const op = below.length > 0 ? below[below.length - 1] : curve[0];
   const why =
     below.length > 0
-      ? `heaviest measured point with throughput ≤ the per-replica peak ${fmt(perReplica)} req/s`
-      : `lightest measured point (none is as light as the per-replica peak ${fmt(perReplica)} req/s)`;
+      ? `heaviest measured point with throughput ≤ the per-replica peak ${sig4(perReplica)} req/s`
+      : `lightest measured point (none is as light as the per-replica peak ${sig4(perReplica)} req/s)`;
   const wS = op.e2e_ms.mean! / 1000;
   const w99S = (op.e2e_ms.p99 ?? op.e2e_ms.mean!) / 1000;
   const kv = peak * wS;
@@ -51,15 +49,15 @@ export function sizeFleet(a: SweepAnalysis, sizing: SizingSpec | undefined): Siz
     target_utilization: rho,
     max_rate_per_s: xMax,
     replicas,
-    replicas_formula: `⌈λ_peak / (ρ_target · X_max)⌉ = ⌈${fmt(peak)} / (${rho} · ${fmt(xMax)})⌉ = ${replicas}`,
+    replicas_formula: `⌈λ_peak / (ρ_target · X_max)⌉ = ⌈${sig4(peak)} / (${rho} · ${sig4(xMax)})⌉ = ${replicas}`,
     replicas_at_slo: replicasAtSlo,
-    replicas_at_slo_formula: slo ? `⌈λ_peak / λ_SLO⌉ = ⌈${fmt(peak)} / ${fmt(slo)}⌉ = ${replicasAtSlo}` : null,
+    replicas_at_slo_formula: slo ? `⌈λ_peak / λ_SLO⌉ = ⌈${sig4(peak)} / ${sig4(slo)}⌉ = ${replicasAtSlo}` : null,
     operating_point: { load: op.load, point: op.index, why },
     kv_sequences: Math.ceil(kv),
-    kv_sequences_formula: `λ_peak · W = ${fmt(peak)} req/s · ${fmt(wS)} s = ${fmt(kv)} sequences (${fmt(kv / replicas)} per replica)`,
+    kv_sequences_formula: `λ_peak · W = ${sig4(peak)} req/s · ${sig4(wS)} s = ${sig4(kv)} sequences (${sig4(kv / replicas)} per replica)`,
     kv_sequences_p99: Math.ceil(kv99),
-    kv_sequences_p99_formula: `λ_peak · W_p99 = ${fmt(peak)} req/s · ${fmt(w99S)} s = ${fmt(kv99)} sequences (${fmt(kv99 / replicas)} per replica)`,
-    timeout_ms: r3(timeout),
-    timeout_formula: `max(3 × E2E p90, E2E p99.9) = max(3 × ${fmt(p90)}, ${fmt(p999)}) ms = ${fmt(timeout)} ms`,
+    kv_sequences_p99_formula: `λ_peak · W_p99 = ${sig4(peak)} req/s · ${sig4(w99S)} s = ${sig4(kv99)} sequences (${sig4(kv99 / replicas)} per replica)`,
+    timeout_ms: round3(timeout),
+    timeout_formula: `max(3 × E2E p90, E2E p99.9) = max(3 × ${sig4(p90)}, ${sig4(p999)}) ms = ${sig4(timeout)} ms`,
   };
 }

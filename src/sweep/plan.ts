@@ -1,6 +1,5 @@
 import type { SweepSpec } from '../spec/sweep-schema.js';
-
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
+import { round3 } from '../numbers.js';
 
 /**
  * The planned loads of a sweep that lists them (rates, from/to/steps, concurrency), lightest
@@ -15,7 +14,7 @@ export function plannedLoads(s: SweepSpec): number[] {
   if (s.from === undefined || s.to === undefined || s.steps === undefined) return [];
   const { from, to, steps } = s;
   return Array.from({ length: steps }, (_, k) =>
-    r3(s.scale === 'geometric' ? from * (to / from) ** (k / (steps - 1)) : from + (k * (to - from)) / (steps - 1)),
+    round3(s.scale === 'geometric' ? from * (to / from) ** (k / (steps - 1)) : from + (k * (to - from)) / (steps - 1)),
   );
 }
 
@@ -25,9 +24,9 @@ export function plannedLoads(s: SweepSpec): number[] {
  * of X₁ and the ladder starts light; a server that runs one request at a time saturates at the
  * first step, and the fill points below it then find its knee.
  */
-export const autoRate = (probeRate: number, growth: number, k: number): number => r3(probeRate * growth ** k);
+export const autoRate = (probeRate: number, growth: number, k: number): number => round3(probeRate * growth ** k);
 
 /** `fill` rates evenly between the last load below saturation and the first one past it. */
 export function fillLoads(below: number, past: number, fill: number): number[] {
-  return Array.from({ length: fill }, (_, i) => r3(below + ((i + 1) * (past - below)) / (fill + 1)));
+  return Array.from({ length: fill }, (_, i) => round3(below + ((i + 1) * (past - below)) / (fill + 1)));
 }

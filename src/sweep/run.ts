@@ -8,6 +8,7 @@ import { autoSettings } from '../spec/sweep-schema.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import { autoRate, fillLoads, plannedLoads } from './plan.js';
 import { pointSpec } from './point-spec.js';
+import { sig4 } from '../numbers.js';
 
 /** What the progress display is told about the point about to run. */
 export interface PointInfo {
@@ -31,8 +32,6 @@ export interface SweepRunOptions {
   onPointDone?: (p: PointInfo, point: SweepPoint, saturatedBecause: string | null) => void;
   onProgress?: (p: Progress) => void;
 }
-
-const fmt = (x: number) => String(Number(x.toPrecision(4)));
 
 /**
  * Runs a sweep point by point — each a full measurement by the single-point engine (runReplicated:
@@ -75,7 +74,7 @@ export async function runSweep(o: SweepRunOptions): Promise<SweepDocument> {
     o.onPointDone?.(info, point, why);
     return why;
   };
-  const describe = (mode: 'open' | 'closed', load: number) => (mode === 'open' ? `${fmt(load)} req/s` : `concurrency ${load}`);
+  const describe = (mode: 'open' | 'closed', load: number) => (mode === 'open' ? `${sig4(load)} req/s` : `concurrency ${load}`);
 
   const mode: 'open' | 'closed' = s.concurrency ? 'closed' : 'open';
   if (s.auto) {
@@ -114,7 +113,7 @@ export async function runSweep(o: SweepRunOptions): Promise<SweepDocument> {
       const why = await measure('step', mode, loads[i]);
       if (why) {
         skipped.push(...loads.slice(i + 1));
-        stoppedBecause = `${describe(mode, loads[i])} is past saturation: ${why}${skipped.length ? `; not measured: ${skipped.map(fmt).join(', ')}` : ''}`;
+        stoppedBecause = `${describe(mode, loads[i])} is past saturation: ${why}${skipped.length ? `; not measured: ${skipped.map(sig4).join(', ')}` : ''}`;
         break;
       }
     }

@@ -279,9 +279,13 @@ const CASES: Array<[string, string, string]> = [
   [
     'top-level list',
     '- target: {url: sim}',
-    'bench.yml: top level is a list; expected a mapping with keys name, target, workload, load, slo, gate',
+    'bench.yml: top level is a list; expected a mapping with keys name, target, workload, load, slo, gate, sweep, sizing',
   ],
-  ['top-level scalar', 'hello', 'bench.yml: top level is "hello"; expected a mapping with keys name, target, workload, load, slo, gate'],
+  [
+    'top-level scalar',
+    'hello',
+    'bench.yml: top level is "hello"; expected a mapping with keys name, target, workload, load, slo, gate, sweep, sizing',
+  ],
   ['empty file', '', 'bench.yml: the file is empty; expected a YAML mapping with at least target.url'],
   ['comments only', '# nothing yet\n', 'bench.yml: the file is empty; expected a YAML mapping with at least target.url'],
   [

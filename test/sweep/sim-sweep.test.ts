@@ -5,7 +5,7 @@ import { CAPACITY, OUTPUT, simSweepSpec, TTFT_FLOOR_MS } from './helpers.js';
 test('an auto sweep finds the analytic saturation rate within 10 %, a knee below it, and stops past saturation', async () => {
   expect(CAPACITY).toBeCloseTo(22.73, 1);
   const doc = await runSweep({
-    resolved: simSweepSpec('{ auto: { growth: 3, fill: 2 }, bisect: { max_points: 2, knee_points: 1 } }'),
+    resolved: simSweepSpec('{ auto: { growth: 3, fill: 2 }, bisect: { max_points: 2, knee_points: 0 } }'),
     workers: 1,
   });
   const a = doc.analysis;
@@ -28,7 +28,6 @@ test('an auto sweep finds the analytic saturation rate within 10 %, a knee below
   expect(Math.max(...doc.points.filter((p) => p.mode === 'open').map((p) => p.rate_per_s!))).toBe(last.rate_per_s);
   expect(doc.stopped_because).toMatch(/req\/s is past saturation: /);
   expect(doc.points.filter((p) => p.role === 'fill')).toHaveLength(2);
-  expect(doc.points.filter((p) => p.role === 'knee').length).toBeLessThanOrEqual(1);
   // Each point is a full measurement with its own window, and the document passes its schema.
   for (const p of doc.points) expect(p.result.load.window_s).toBe(2.5);
   expect(parseSweep(JSON.parse(JSON.stringify(doc)), 'sweep.json').analysis.saturation.requests_per_s).toBe(a.saturation.requests_per_s);
