@@ -123,3 +123,20 @@ describe('merge: refusals', () => {
     expect(() => mergeResults([])).toThrow('nothing to merge: give at least one result');
   });
 });
+
+describe('merge: the in-flight peak', () => {
+  // synthesize() records one request at a time, so its own peak is 1; these stand for two real runs'.
+  const a = { ...synthesize({ n: 200, seed: 1 }) };
+  const b = { ...synthesize({ n: 200, seed: 2 }) };
+  a.littles_law = { ...a.littles_law, peak_in_flight: 3 };
+  b.littles_law = { ...b.littles_law, peak_in_flight: 7 };
+
+  test('replicates keep the highest peak, shards add theirs; an input without one leaves it out', () => {
+    expect(synthesize({ n: 10 }).littles_law.peak_in_flight).toBe(1);
+    expect(mergeResults([a, b], { mode: 'replicates', force: true }).littles_law.peak_in_flight).toBe(7);
+    expect(mergeResults([a, b], { mode: 'shards', force: true }).littles_law.peak_in_flight).toBe(10);
+    const older = structuredClone(a);
+    delete older.littles_law.peak_in_flight;
+    expect(mergeResults([older, b], { mode: 'replicates', force: true }).littles_law.peak_in_flight).toBeUndefined();
+  });
+});
