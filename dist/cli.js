@@ -353,7 +353,7 @@ var require_formatters = __commonJS({
     };
     exports2.integerFormatter = integerFormatter;
     var { floor, log10, pow } = Math;
-    var numberOfDigits = (n) => floor(log10(n) + 1);
+    var numberOfDigits = (n2) => floor(log10(n2) + 1);
     var keepSignificantDigits = (digits) => (value2) => {
       const valueDigits = numberOfDigits(value2);
       if (valueDigits > digits) {
@@ -1161,8 +1161,8 @@ var require_base64_js = __commonJS({
       }
       return arr;
     }
-    function tripletToBase64(num3) {
-      return lookup[num3 >> 18 & 63] + lookup[num3 >> 12 & 63] + lookup[num3 >> 6 & 63] + lookup[num3 & 63];
+    function tripletToBase64(num4) {
+      return lookup[num4 >> 18 & 63] + lookup[num4 >> 12 & 63] + lookup[num4 >> 6 & 63] + lookup[num4 & 63];
     }
     function encodeChunk(uint8, start, end2) {
       var tmp;
@@ -1203,10 +1203,10 @@ var require_common = __commonJS({
   "node_modules/pako/lib/utils/common.js"(exports2) {
     "use strict";
     var TYPED_OK = typeof Uint8Array !== "undefined" && typeof Uint16Array !== "undefined" && typeof Int32Array !== "undefined";
-    function _has(obj2, key) {
-      return Object.prototype.hasOwnProperty.call(obj2, key);
+    function _has(obj3, key) {
+      return Object.prototype.hasOwnProperty.call(obj3, key);
     }
-    exports2.assign = function(obj2) {
+    exports2.assign = function(obj3) {
       var sources = Array.prototype.slice.call(arguments, 1);
       while (sources.length) {
         var source = sources.shift();
@@ -1218,11 +1218,11 @@ var require_common = __commonJS({
         }
         for (var p2 in source) {
           if (_has(source, p2)) {
-            obj2[p2] = source[p2];
+            obj3[p2] = source[p2];
           }
         }
       }
-      return obj2;
+      return obj3;
     };
     exports2.shrinkBuf = function(buf, size) {
       if (buf.length === size) {
@@ -1419,7 +1419,7 @@ var require_trees = __commonJS({
       var base = desc.stat_desc.extra_base;
       var max_length = desc.stat_desc.max_length;
       var h;
-      var n, m;
+      var n2, m;
       var bits;
       var xbits;
       var f;
@@ -1429,25 +1429,25 @@ var require_trees = __commonJS({
       }
       tree[s.heap[s.heap_max] * 2 + 1] = 0;
       for (h = s.heap_max + 1; h < HEAP_SIZE; h++) {
-        n = s.heap[h];
-        bits = tree[tree[n * 2 + 1] * 2 + 1] + 1;
+        n2 = s.heap[h];
+        bits = tree[tree[n2 * 2 + 1] * 2 + 1] + 1;
         if (bits > max_length) {
           bits = max_length;
           overflow++;
         }
-        tree[n * 2 + 1] = bits;
-        if (n > max_code) {
+        tree[n2 * 2 + 1] = bits;
+        if (n2 > max_code) {
           continue;
         }
         s.bl_count[bits]++;
         xbits = 0;
-        if (n >= base) {
-          xbits = extra[n - base];
+        if (n2 >= base) {
+          xbits = extra[n2 - base];
         }
-        f = tree[n * 2];
+        f = tree[n2 * 2];
         s.opt_len += f * (bits + xbits);
         if (has_stree) {
-          s.static_len += f * (stree[n * 2 + 1] + xbits);
+          s.static_len += f * (stree[n2 * 2 + 1] + xbits);
         }
       }
       if (overflow === 0) {
@@ -1464,8 +1464,8 @@ var require_trees = __commonJS({
         overflow -= 2;
       } while (overflow > 0);
       for (bits = max_length; bits !== 0; bits--) {
-        n = s.bl_count[bits];
-        while (n !== 0) {
+        n2 = s.bl_count[bits];
+        while (n2 !== 0) {
           m = s.heap[--h];
           if (m > max_code) {
             continue;
@@ -1474,7 +1474,7 @@ var require_trees = __commonJS({
             s.opt_len += (bits - tree[m * 2 + 1]) * tree[m * 2];
             tree[m * 2 + 1] = bits;
           }
-          n--;
+          n2--;
         }
       }
     }
@@ -1482,20 +1482,20 @@ var require_trees = __commonJS({
       var next_code = new Array(MAX_BITS + 1);
       var code = 0;
       var bits;
-      var n;
+      var n2;
       for (bits = 1; bits <= MAX_BITS; bits++) {
         next_code[bits] = code = code + bl_count[bits - 1] << 1;
       }
-      for (n = 0; n <= max_code; n++) {
-        var len = tree[n * 2 + 1];
+      for (n2 = 0; n2 <= max_code; n2++) {
+        var len = tree[n2 * 2 + 1];
         if (len === 0) {
           continue;
         }
-        tree[n * 2] = bi_reverse(next_code[len]++, len);
+        tree[n2 * 2] = bi_reverse(next_code[len]++, len);
       }
     }
     function tr_static_init() {
-      var n;
+      var n2;
       var bits;
       var length;
       var code;
@@ -1504,7 +1504,7 @@ var require_trees = __commonJS({
       length = 0;
       for (code = 0; code < LENGTH_CODES - 1; code++) {
         base_length[code] = length;
-        for (n = 0; n < 1 << extra_lbits[code]; n++) {
+        for (n2 = 0; n2 < 1 << extra_lbits[code]; n2++) {
           _length_code[length++] = code;
         }
       }
@@ -1512,60 +1512,60 @@ var require_trees = __commonJS({
       dist = 0;
       for (code = 0; code < 16; code++) {
         base_dist[code] = dist;
-        for (n = 0; n < 1 << extra_dbits[code]; n++) {
+        for (n2 = 0; n2 < 1 << extra_dbits[code]; n2++) {
           _dist_code[dist++] = code;
         }
       }
       dist >>= 7;
       for (; code < D_CODES; code++) {
         base_dist[code] = dist << 7;
-        for (n = 0; n < 1 << extra_dbits[code] - 7; n++) {
+        for (n2 = 0; n2 < 1 << extra_dbits[code] - 7; n2++) {
           _dist_code[256 + dist++] = code;
         }
       }
       for (bits = 0; bits <= MAX_BITS; bits++) {
         bl_count[bits] = 0;
       }
-      n = 0;
-      while (n <= 143) {
-        static_ltree[n * 2 + 1] = 8;
-        n++;
+      n2 = 0;
+      while (n2 <= 143) {
+        static_ltree[n2 * 2 + 1] = 8;
+        n2++;
         bl_count[8]++;
       }
-      while (n <= 255) {
-        static_ltree[n * 2 + 1] = 9;
-        n++;
+      while (n2 <= 255) {
+        static_ltree[n2 * 2 + 1] = 9;
+        n2++;
         bl_count[9]++;
       }
-      while (n <= 279) {
-        static_ltree[n * 2 + 1] = 7;
-        n++;
+      while (n2 <= 279) {
+        static_ltree[n2 * 2 + 1] = 7;
+        n2++;
         bl_count[7]++;
       }
-      while (n <= 287) {
-        static_ltree[n * 2 + 1] = 8;
-        n++;
+      while (n2 <= 287) {
+        static_ltree[n2 * 2 + 1] = 8;
+        n2++;
         bl_count[8]++;
       }
       gen_codes(static_ltree, L_CODES + 1, bl_count);
-      for (n = 0; n < D_CODES; n++) {
-        static_dtree[n * 2 + 1] = 5;
-        static_dtree[n * 2] = bi_reverse(n, 5);
+      for (n2 = 0; n2 < D_CODES; n2++) {
+        static_dtree[n2 * 2 + 1] = 5;
+        static_dtree[n2 * 2] = bi_reverse(n2, 5);
       }
       static_l_desc = new StaticTreeDesc(static_ltree, extra_lbits, LITERALS + 1, L_CODES, MAX_BITS);
       static_d_desc = new StaticTreeDesc(static_dtree, extra_dbits, 0, D_CODES, MAX_BITS);
       static_bl_desc = new StaticTreeDesc(new Array(0), extra_blbits, 0, BL_CODES, MAX_BL_BITS);
     }
     function init_block(s) {
-      var n;
-      for (n = 0; n < L_CODES; n++) {
-        s.dyn_ltree[n * 2] = 0;
+      var n2;
+      for (n2 = 0; n2 < L_CODES; n2++) {
+        s.dyn_ltree[n2 * 2] = 0;
       }
-      for (n = 0; n < D_CODES; n++) {
-        s.dyn_dtree[n * 2] = 0;
+      for (n2 = 0; n2 < D_CODES; n2++) {
+        s.dyn_dtree[n2 * 2] = 0;
       }
-      for (n = 0; n < BL_CODES; n++) {
-        s.bl_tree[n * 2] = 0;
+      for (n2 = 0; n2 < BL_CODES; n2++) {
+        s.bl_tree[n2 * 2] = 0;
       }
       s.dyn_ltree[END_BLOCK * 2] = 1;
       s.opt_len = s.static_len = 0;
@@ -1589,10 +1589,10 @@ var require_trees = __commonJS({
       utils.arraySet(s.pending_buf, s.window, buf, len, s.pending);
       s.pending += len;
     }
-    function smaller(tree, n, m, depth) {
-      var _n2 = n * 2;
+    function smaller(tree, n2, m, depth) {
+      var _n2 = n2 * 2;
       var _m2 = m * 2;
-      return tree[_n2] < tree[_m2] || tree[_n2] === tree[_m2] && depth[n] <= depth[m];
+      return tree[_n2] < tree[_m2] || tree[_n2] === tree[_m2] && depth[n2] <= depth[m];
     }
     function pqdownheap(s, tree, k) {
       var v = s.heap[k];
@@ -1649,17 +1649,17 @@ var require_trees = __commonJS({
       var stree = desc.stat_desc.static_tree;
       var has_stree = desc.stat_desc.has_stree;
       var elems = desc.stat_desc.elems;
-      var n, m;
+      var n2, m;
       var max_code = -1;
       var node;
       s.heap_len = 0;
       s.heap_max = HEAP_SIZE;
-      for (n = 0; n < elems; n++) {
-        if (tree[n * 2] !== 0) {
-          s.heap[++s.heap_len] = max_code = n;
-          s.depth[n] = 0;
+      for (n2 = 0; n2 < elems; n2++) {
+        if (tree[n2 * 2] !== 0) {
+          s.heap[++s.heap_len] = max_code = n2;
+          s.depth[n2] = 0;
         } else {
-          tree[n * 2 + 1] = 0;
+          tree[n2 * 2 + 1] = 0;
         }
       }
       while (s.heap_len < 2) {
@@ -1672,12 +1672,12 @@ var require_trees = __commonJS({
         }
       }
       desc.max_code = max_code;
-      for (n = s.heap_len >> 1; n >= 1; n--) {
-        pqdownheap(s, tree, n);
+      for (n2 = s.heap_len >> 1; n2 >= 1; n2--) {
+        pqdownheap(s, tree, n2);
       }
       node = elems;
       do {
-        n = s.heap[
+        n2 = s.heap[
           1
           /*SMALLEST*/
         ];
@@ -1695,11 +1695,11 @@ var require_trees = __commonJS({
           1
           /*SMALLEST*/
         ];
-        s.heap[--s.heap_max] = n;
+        s.heap[--s.heap_max] = n2;
         s.heap[--s.heap_max] = m;
-        tree[node * 2] = tree[n * 2] + tree[m * 2];
-        s.depth[node] = (s.depth[n] >= s.depth[m] ? s.depth[n] : s.depth[m]) + 1;
-        tree[n * 2 + 1] = tree[m * 2 + 1] = node;
+        tree[node * 2] = tree[n2 * 2] + tree[m * 2];
+        s.depth[node] = (s.depth[n2] >= s.depth[m] ? s.depth[n2] : s.depth[m]) + 1;
+        tree[n2 * 2 + 1] = tree[m * 2 + 1] = node;
         s.heap[
           1
           /*SMALLEST*/
@@ -1719,7 +1719,7 @@ var require_trees = __commonJS({
       gen_codes(tree, max_code, s.bl_count);
     }
     function scan_tree(s, tree, max_code) {
-      var n;
+      var n2;
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
@@ -1731,9 +1731,9 @@ var require_trees = __commonJS({
         min_count = 3;
       }
       tree[(max_code + 1) * 2 + 1] = 65535;
-      for (n = 0; n <= max_code; n++) {
+      for (n2 = 0; n2 <= max_code; n2++) {
         curlen = nextlen;
-        nextlen = tree[(n + 1) * 2 + 1];
+        nextlen = tree[(n2 + 1) * 2 + 1];
         if (++count2 < max_count && curlen === nextlen) {
           continue;
         } else if (count2 < min_count) {
@@ -1763,7 +1763,7 @@ var require_trees = __commonJS({
       }
     }
     function send_tree(s, tree, max_code) {
-      var n;
+      var n2;
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
@@ -1774,9 +1774,9 @@ var require_trees = __commonJS({
         max_count = 138;
         min_count = 3;
       }
-      for (n = 0; n <= max_code; n++) {
+      for (n2 = 0; n2 <= max_code; n2++) {
         curlen = nextlen;
-        nextlen = tree[(n + 1) * 2 + 1];
+        nextlen = tree[(n2 + 1) * 2 + 1];
         if (++count2 < max_count && curlen === nextlen) {
           continue;
         } else if (count2 < min_count) {
@@ -1837,17 +1837,17 @@ var require_trees = __commonJS({
     }
     function detect_data_type(s) {
       var black_mask = 4093624447;
-      var n;
-      for (n = 0; n <= 31; n++, black_mask >>>= 1) {
-        if (black_mask & 1 && s.dyn_ltree[n * 2] !== 0) {
+      var n2;
+      for (n2 = 0; n2 <= 31; n2++, black_mask >>>= 1) {
+        if (black_mask & 1 && s.dyn_ltree[n2 * 2] !== 0) {
           return Z_BINARY;
         }
       }
       if (s.dyn_ltree[9 * 2] !== 0 || s.dyn_ltree[10 * 2] !== 0 || s.dyn_ltree[13 * 2] !== 0) {
         return Z_TEXT;
       }
-      for (n = 32; n < LITERALS; n++) {
-        if (s.dyn_ltree[n * 2] !== 0) {
+      for (n2 = 32; n2 < LITERALS; n2++) {
+        if (s.dyn_ltree[n2 * 2] !== 0) {
           return Z_TEXT;
         }
       }
@@ -1936,14 +1936,14 @@ var require_adler32 = __commonJS({
   "node_modules/pako/lib/zlib/adler32.js"(exports2, module2) {
     "use strict";
     function adler32(adler, buf, len, pos) {
-      var s1 = adler & 65535 | 0, s2 = adler >>> 16 & 65535 | 0, n = 0;
+      var s1 = adler & 65535 | 0, s2 = adler >>> 16 & 65535 | 0, n2 = 0;
       while (len !== 0) {
-        n = len > 2e3 ? 2e3 : len;
-        len -= n;
+        n2 = len > 2e3 ? 2e3 : len;
+        len -= n2;
         do {
           s1 = s1 + buf[pos++] | 0;
           s2 = s2 + s1 | 0;
-        } while (--n);
+        } while (--n2);
         s1 %= 65521;
         s2 %= 65521;
       }
@@ -1959,12 +1959,12 @@ var require_crc32 = __commonJS({
     "use strict";
     function makeTable() {
       var c, table = [];
-      for (var n = 0; n < 256; n++) {
-        c = n;
+      for (var n2 = 0; n2 < 256; n2++) {
+        c = n2;
         for (var k = 0; k < 8; k++) {
           c = c & 1 ? 3988292384 ^ c >>> 1 : c >>> 1;
         }
-        table[n] = c;
+        table[n2] = c;
       }
       return table;
     }
@@ -2172,7 +2172,7 @@ var require_deflate = __commonJS({
     }
     function fill_window(s) {
       var _w_size = s.w_size;
-      var p2, n, m, more, str2;
+      var p2, n2, m, more, str3;
       do {
         more = s.window_size - s.lookahead - s.strstart;
         if (s.strstart >= _w_size + (_w_size - MIN_LOOKAHEAD)) {
@@ -2180,34 +2180,34 @@ var require_deflate = __commonJS({
           s.match_start -= _w_size;
           s.strstart -= _w_size;
           s.block_start -= _w_size;
-          n = s.hash_size;
-          p2 = n;
+          n2 = s.hash_size;
+          p2 = n2;
           do {
             m = s.head[--p2];
             s.head[p2] = m >= _w_size ? m - _w_size : 0;
-          } while (--n);
-          n = _w_size;
-          p2 = n;
+          } while (--n2);
+          n2 = _w_size;
+          p2 = n2;
           do {
             m = s.prev[--p2];
             s.prev[p2] = m >= _w_size ? m - _w_size : 0;
-          } while (--n);
+          } while (--n2);
           more += _w_size;
         }
         if (s.strm.avail_in === 0) {
           break;
         }
-        n = read_buf(s.strm, s.window, s.strstart + s.lookahead, more);
-        s.lookahead += n;
+        n2 = read_buf(s.strm, s.window, s.strstart + s.lookahead, more);
+        s.lookahead += n2;
         if (s.lookahead + s.insert >= MIN_MATCH) {
-          str2 = s.strstart - s.insert;
-          s.ins_h = s.window[str2];
-          s.ins_h = (s.ins_h << s.hash_shift ^ s.window[str2 + 1]) & s.hash_mask;
+          str3 = s.strstart - s.insert;
+          s.ins_h = s.window[str3];
+          s.ins_h = (s.ins_h << s.hash_shift ^ s.window[str3 + 1]) & s.hash_mask;
           while (s.insert) {
-            s.ins_h = (s.ins_h << s.hash_shift ^ s.window[str2 + MIN_MATCH - 1]) & s.hash_mask;
-            s.prev[str2 & s.w_mask] = s.head[s.ins_h];
-            s.head[s.ins_h] = str2;
-            str2++;
+            s.ins_h = (s.ins_h << s.hash_shift ^ s.window[str3 + MIN_MATCH - 1]) & s.hash_mask;
+            s.prev[str3 & s.w_mask] = s.head[s.ins_h];
+            s.head[s.ins_h] = str3;
+            str3++;
             s.insert--;
             if (s.lookahead + s.insert < MIN_MATCH) {
               break;
@@ -2983,7 +2983,7 @@ var require_deflate = __commonJS({
     function deflateSetDictionary(strm, dictionary) {
       var dictLength = dictionary.length;
       var s;
-      var str2, n;
+      var str3, n2;
       var wrap;
       var avail;
       var next;
@@ -3021,15 +3021,15 @@ var require_deflate = __commonJS({
       strm.input = dictionary;
       fill_window(s);
       while (s.lookahead >= MIN_MATCH) {
-        str2 = s.strstart;
-        n = s.lookahead - (MIN_MATCH - 1);
+        str3 = s.strstart;
+        n2 = s.lookahead - (MIN_MATCH - 1);
         do {
-          s.ins_h = (s.ins_h << s.hash_shift ^ s.window[str2 + MIN_MATCH - 1]) & s.hash_mask;
-          s.prev[str2 & s.w_mask] = s.head[s.ins_h];
-          s.head[s.ins_h] = str2;
-          str2++;
-        } while (--n);
-        s.strstart = str2;
+          s.ins_h = (s.ins_h << s.hash_shift ^ s.window[str3 + MIN_MATCH - 1]) & s.hash_mask;
+          s.prev[str3 & s.w_mask] = s.head[s.ins_h];
+          s.head[s.ins_h] = str3;
+          str3++;
+        } while (--n2);
+        s.strstart = str3;
         s.lookahead = MIN_MATCH - 1;
         fill_window(s);
       }
@@ -3080,12 +3080,12 @@ var require_strings = __commonJS({
     }
     var q;
     _utf8len[254] = _utf8len[254] = 1;
-    exports2.string2buf = function(str2) {
-      var buf, c, c2, m_pos, i, str_len = str2.length, buf_len = 0;
+    exports2.string2buf = function(str3) {
+      var buf, c, c2, m_pos, i, str_len = str3.length, buf_len = 0;
       for (m_pos = 0; m_pos < str_len; m_pos++) {
-        c = str2.charCodeAt(m_pos);
+        c = str3.charCodeAt(m_pos);
         if ((c & 64512) === 55296 && m_pos + 1 < str_len) {
-          c2 = str2.charCodeAt(m_pos + 1);
+          c2 = str3.charCodeAt(m_pos + 1);
           if ((c2 & 64512) === 56320) {
             c = 65536 + (c - 55296 << 10) + (c2 - 56320);
             m_pos++;
@@ -3095,9 +3095,9 @@ var require_strings = __commonJS({
       }
       buf = new utils.Buf8(buf_len);
       for (i = 0, m_pos = 0; i < buf_len; m_pos++) {
-        c = str2.charCodeAt(m_pos);
+        c = str3.charCodeAt(m_pos);
         if ((c & 64512) === 55296 && m_pos + 1 < str_len) {
-          c2 = str2.charCodeAt(m_pos + 1);
+          c2 = str3.charCodeAt(m_pos + 1);
           if ((c2 & 64512) === 56320) {
             c = 65536 + (c - 55296 << 10) + (c2 - 56320);
             m_pos++;
@@ -3136,10 +3136,10 @@ var require_strings = __commonJS({
     exports2.buf2binstring = function(buf) {
       return buf2binstring(buf, buf.length);
     };
-    exports2.binstring2buf = function(str2) {
-      var buf = new utils.Buf8(str2.length);
+    exports2.binstring2buf = function(str3) {
+      var buf = new utils.Buf8(str3.length);
       for (var i = 0, len = buf.length; i < len; i++) {
-        buf[i] = str2.charCodeAt(i);
+        buf[i] = str3.charCodeAt(i);
       }
       return buf;
     };
@@ -4194,7 +4194,7 @@ var require_inflate = __commonJS({
       var ret;
       var hbuf = new utils.Buf8(4);
       var opts;
-      var n;
+      var n2;
       var order = (
         /* permutation of code lengths */
         [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
@@ -4691,8 +4691,8 @@ var require_inflate = __commonJS({
                   state.lens[state.have++] = here_val;
                 } else {
                   if (here_val === 16) {
-                    n = here_bits + 2;
-                    while (bits < n) {
+                    n2 = here_bits + 2;
+                    while (bits < n2) {
                       if (have === 0) {
                         break inf_leave;
                       }
@@ -4712,8 +4712,8 @@ var require_inflate = __commonJS({
                     hold >>>= 2;
                     bits -= 2;
                   } else if (here_val === 17) {
-                    n = here_bits + 3;
-                    while (bits < n) {
+                    n2 = here_bits + 3;
+                    while (bits < n2) {
                       if (have === 0) {
                         break inf_leave;
                       }
@@ -4728,8 +4728,8 @@ var require_inflate = __commonJS({
                     hold >>>= 3;
                     bits -= 3;
                   } else {
-                    n = here_bits + 7;
-                    while (bits < n) {
+                    n2 = here_bits + 7;
+                    while (bits < n2) {
                       if (have === 0) {
                         break inf_leave;
                       }
@@ -4873,8 +4873,8 @@ var require_inflate = __commonJS({
             /* falls through */
             case LENEXT:
               if (state.extra) {
-                n = state.extra;
-                while (bits < n) {
+                n2 = state.extra;
+                while (bits < n2) {
                   if (have === 0) {
                     break inf_leave;
                   }
@@ -4943,8 +4943,8 @@ var require_inflate = __commonJS({
             /* falls through */
             case DISTEXT:
               if (state.extra) {
-                n = state.extra;
-                while (bits < n) {
+                n2 = state.extra;
+                while (bits < n2) {
                   if (have === 0) {
                     break inf_leave;
                   }
@@ -5463,8 +5463,8 @@ var require_umd = __commonJS({
       const utf16 = new TextDecoder("utf-16le", {
         fatal: true
       });
-      Object.hasOwn = Object.hasOwn || function(obj2, prop) {
-        return Object.prototype.hasOwnProperty.call(obj2, prop);
+      Object.hasOwn = Object.hasOwn || function(obj3, prop) {
+        return Object.prototype.hasOwnProperty.call(obj3, prop);
       };
       function getStringImpl(buffer, ptr) {
         let len = new Uint32Array(buffer)[ptr + SIZE_OFFSET >>> 2] >>> 1;
@@ -5473,11 +5473,11 @@ var require_umd = __commonJS({
         try {
           return utf16.decode(wtf16);
         } catch {
-          let str2 = "", off = 0;
+          let str3 = "", off = 0;
           while (len - off > STRING_CHUNKSIZE) {
-            str2 += String.fromCharCode(...wtf16.subarray(off, off += STRING_CHUNKSIZE));
+            str3 += String.fromCharCode(...wtf16.subarray(off, off += STRING_CHUNKSIZE));
           }
-          return str2 + String.fromCharCode(...wtf16.subarray(off));
+          return str3 + String.fromCharCode(...wtf16.subarray(off));
         }
       }
       function preInstantiate(imports) {
@@ -5491,9 +5491,9 @@ var require_umd = __commonJS({
           const memory = extendedExports.memory || env.memory;
           throw Error(`abort: ${getString(memory, msg)} at ${getString(memory, file)}:${line}:${colm}`);
         };
-        env.trace = env.trace || function trace(msg, n, ...args) {
+        env.trace = env.trace || function trace(msg, n2, ...args) {
           const memory = extendedExports.memory || env.memory;
-          console.log(`trace: ${getString(memory, msg)}${n ? " " : ""}${args.slice(0, n).join(", ")}`);
+          console.log(`trace: ${getString(memory, msg)}${n2 ? " " : ""}${args.slice(0, n2).join(", ")}`);
         };
         env.seed = env.seed || Date.now;
         imports.Math = imports.Math || Math;
@@ -5532,12 +5532,12 @@ var require_umd = __commonJS({
         function getValueAlign(info) {
           return 31 - Math.clz32(info >>> VAL_ALIGN_OFFSET & 31);
         }
-        function __newString(str2) {
-          if (str2 == null) return 0;
-          const length = str2.length;
+        function __newString(str3) {
+          if (str3 == null) return 0;
+          const length = str3.length;
           const ptr = __new(length << 1, STRING_ID);
           const U16 = new Uint16Array(memory.buffer);
-          for (var i = 0, p2 = ptr >>> 1; i < length; ++i) U16[p2 + i] = str2.charCodeAt(i);
+          for (var i = 0, p2 = ptr >>> 1; i < length; ++i) U16[p2 + i] = str3.charCodeAt(i);
           return ptr;
         }
         extendedExports.__newString = __newString;
@@ -5907,7 +5907,7 @@ var require_wasm = __commonJS({
     };
     var remoteHistogramClassFor = (size) => size === "packed" ? "PackedHistogram" : `Histogram${size}`;
     var destroyedWasmHistogram = new Proxy({}, {
-      get: function(obj2, prop) {
+      get: function(obj3, prop) {
         throw new Error("Cannot use a destroyed histogram");
       }
     });
@@ -6073,18 +6073,18 @@ var require_PackedArrayContext = __commonJS({
     var PACKED_ARRAY_GROWTH_INCREMENT = 16;
     var PACKED_ARRAY_GROWTH_FRACTION_POW2 = 4;
     var { pow, ceil, log2, max: max2 } = Math;
-    var bitCount = (n) => {
+    var bitCount = (n2) => {
       var bits = 0;
-      while (n !== 0) {
-        bits += bitCount32(n | 0);
-        n /= 4294967296;
+      while (n2 !== 0) {
+        bits += bitCount32(n2 | 0);
+        n2 /= 4294967296;
       }
       return bits;
     };
-    var bitCount32 = (n) => {
-      n = n - (n >> 1 & 1431655765);
-      n = (n & 858993459) + (n >> 2 & 858993459);
-      return (n + (n >> 4) & 252645135) * 16843009 >> 24;
+    var bitCount32 = (n2) => {
+      n2 = n2 - (n2 >> 1 & 1431655765);
+      n2 = (n2 & 858993459) + (n2 >> 2 & 858993459);
+      return (n2 + (n2 >> 4) & 252645135) * 16843009 >> 24;
     };
     var PackedArrayContext = class _PackedArrayContext {
       constructor(virtualLength, initialPhysicalLength) {
@@ -6494,8 +6494,8 @@ var require_PackedArrayContext = __commonJS({
       }
     };
     exports2.PackedArrayContext = PackedArrayContext;
-    var toHex = (n) => {
-      return Number(n).toString(16).padStart(2, "0");
+    var toHex = (n2) => {
+      return Number(n2).toString(16).padStart(2, "0");
     };
   }
 });
@@ -7652,7 +7652,7 @@ var require_code = __commonJS({
     }
     exports2._ = _;
     var plus = new _Code("+");
-    function str2(strs, ...args) {
+    function str3(strs, ...args) {
       const expr = [safeStringify(strs[0])];
       let i = 0;
       while (i < args.length) {
@@ -7663,7 +7663,7 @@ var require_code = __commonJS({
       optimize(expr);
       return new _Code(expr);
     }
-    exports2.str = str2;
+    exports2.str = str3;
     function addCodeArg(code, arg) {
       if (arg instanceof _Code)
         code.push(...arg._items);
@@ -7706,7 +7706,7 @@ var require_code = __commonJS({
       return;
     }
     function strConcat(c1, c2) {
-      return c2.emptyStr() ? c1 : c1.emptyStr() ? c2 : str2`${c1}${c2}`;
+      return c2.emptyStr() ? c1 : c1.emptyStr() ? c2 : str3`${c1}${c2}`;
     }
     exports2.strConcat = strConcat;
     function interpolate(x) {
@@ -8060,17 +8060,17 @@ var require_codegen = __commonJS({
         this.nodes = nodes;
       }
       render(opts) {
-        return this.nodes.reduce((code, n) => code + n.render(opts), "");
+        return this.nodes.reduce((code, n2) => code + n2.render(opts), "");
       }
       optimizeNodes() {
         const { nodes } = this;
         let i = nodes.length;
         while (i--) {
-          const n = nodes[i].optimizeNodes();
-          if (Array.isArray(n))
-            nodes.splice(i, 1, ...n);
-          else if (n)
-            nodes[i] = n;
+          const n2 = nodes[i].optimizeNodes();
+          if (Array.isArray(n2))
+            nodes.splice(i, 1, ...n2);
+          else if (n2)
+            nodes[i] = n2;
           else
             nodes.splice(i, 1);
         }
@@ -8080,16 +8080,16 @@ var require_codegen = __commonJS({
         const { nodes } = this;
         let i = nodes.length;
         while (i--) {
-          const n = nodes[i];
-          if (n.optimizeNames(names, constants))
+          const n2 = nodes[i];
+          if (n2.optimizeNames(names, constants))
             continue;
-          subtractNames(names, n.names);
+          subtractNames(names, n2.names);
           nodes.splice(i, 1);
         }
         return nodes.length > 0 ? this : void 0;
       }
       get names() {
-        return this.nodes.reduce((names, n) => addNames(names, n.names), {});
+        return this.nodes.reduce((names, n2) => addNames(names, n2.names), {});
       }
     };
     var BlockNode = class extends ParentNode {
@@ -8420,12 +8420,12 @@ var require_codegen = __commonJS({
       }
       // `for-in` statement.
       // With option `ownProperties` replaced with a `for-of` loop for object keys
-      forIn(nameOrPrefix, obj2, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.const) {
+      forIn(nameOrPrefix, obj3, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.const) {
         if (this.opts.ownProperties) {
-          return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj2})`, forBody);
+          return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj3})`, forBody);
         }
         const name2 = this._scope.toName(nameOrPrefix);
-        return this._for(new ForIter("in", varKind, name2, obj2), () => forBody(name2));
+        return this._for(new ForIter("in", varKind, name2, obj3), () => forBody(name2));
       }
       // end `for` loop
       endFor() {
@@ -8500,8 +8500,8 @@ var require_codegen = __commonJS({
       endFunc() {
         return this._endBlockNode(Func);
       }
-      optimize(n = 1) {
-        while (n-- > 0) {
+      optimize(n2 = 1) {
+        while (n2-- > 0) {
           this._root.optimizeNodes();
           this._root.optimizeNames(this._root.names, this._constants);
         }
@@ -8515,19 +8515,19 @@ var require_codegen = __commonJS({
         this._nodes.push(node);
       }
       _endBlockNode(N1, N2) {
-        const n = this._currNode;
-        if (n instanceof N1 || N2 && n instanceof N2) {
+        const n2 = this._currNode;
+        if (n2 instanceof N1 || N2 && n2 instanceof N2) {
           this._nodes.pop();
           return this;
         }
         throw new Error(`CodeGen: not in block "${N2 ? `${N1.kind}/${N2.kind}` : N1.kind}"`);
       }
       _elseNode(node) {
-        const n = this._currNode;
-        if (!(n instanceof If)) {
+        const n2 = this._currNode;
+        if (!(n2 instanceof If)) {
           throw new Error('CodeGen: "else" without "if"');
         }
-        this._currNode = n.else = node;
+        this._currNode = n2.else = node;
         return this;
       }
       get _root() {
@@ -8544,8 +8544,8 @@ var require_codegen = __commonJS({
     };
     exports2.CodeGen = CodeGen;
     function addNames(names, from) {
-      for (const n in from)
-        names[n] = (names[n] || 0) + (from[n] || 0);
+      for (const n2 in from)
+        names[n2] = (names[n2] || 0) + (from[n2] || 0);
       return names;
     }
     function addExprNames(names, from) {
@@ -8565,11 +8565,11 @@ var require_codegen = __commonJS({
           items.push(c);
         return items;
       }, []));
-      function replaceName(n) {
-        const c = constants[n.str];
-        if (c === void 0 || names[n.str] !== 1)
-          return n;
-        delete names[n.str];
+      function replaceName(n2) {
+        const c = constants[n2.str];
+        if (c === void 0 || names[n2.str] !== 1)
+          return n2;
+        delete names[n2.str];
         return c;
       }
       function canOptimize(e) {
@@ -8577,8 +8577,8 @@ var require_codegen = __commonJS({
       }
     }
     function subtractNames(names, from) {
-      for (const n in from)
-        names[n] = (names[n] || 0) - (from[n] || 0);
+      for (const n2 in from)
+        names[n2] = (names[n2] || 0) - (from[n2] || 0);
     }
     function not(x) {
       return typeof x == "boolean" || typeof x == "number" || x === null ? !x : (0, code_1._)`!${par(x)}`;
@@ -8668,22 +8668,22 @@ var require_util = __commonJS({
       return (0, codegen_1._)`${topSchemaRef}${schemaPath}${(0, codegen_1.getProperty)(keyword)}`;
     }
     exports2.schemaRefOrVal = schemaRefOrVal;
-    function unescapeFragment(str2) {
-      return unescapeJsonPointer(decodeURIComponent(str2));
+    function unescapeFragment(str3) {
+      return unescapeJsonPointer(decodeURIComponent(str3));
     }
     exports2.unescapeFragment = unescapeFragment;
-    function escapeFragment(str2) {
-      return encodeURIComponent(escapeJsonPointer(str2));
+    function escapeFragment(str3) {
+      return encodeURIComponent(escapeJsonPointer(str3));
     }
     exports2.escapeFragment = escapeFragment;
-    function escapeJsonPointer(str2) {
-      if (typeof str2 == "number")
-        return `${str2}`;
-      return str2.replace(/~/g, "~0").replace(/\//g, "~1");
+    function escapeJsonPointer(str3) {
+      if (typeof str3 == "number")
+        return `${str3}`;
+      return str3.replace(/~/g, "~0").replace(/\//g, "~1");
     }
     exports2.escapeJsonPointer = escapeJsonPointer;
-    function unescapeJsonPointer(str2) {
-      return str2.replace(/~1/g, "/").replace(/~0/g, "~");
+    function unescapeJsonPointer(str3) {
+      return str3.replace(/~1/g, "/").replace(/~0/g, "~");
     }
     exports2.unescapeJsonPointer = unescapeJsonPointer;
     function eachItem(xs, f) {
@@ -9421,8 +9421,8 @@ var require_keyword = __commonJS({
       var _a;
       const { gen, keyword, schema, parentSchema, $data, it } = cxt;
       checkAsyncKeyword(it, def);
-      const validate3 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
-      const validateRef = useKeyword(gen, keyword, validate3);
+      const validate4 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
+      const validateRef = useKeyword(gen, keyword, validate4);
       const valid = gen.let("valid");
       cxt.block$data(valid, validateKeyword);
       cxt.ok((_a = def.valid) !== null && _a !== void 0 ? _a : valid);
@@ -9708,8 +9708,8 @@ var require_json_schema_traverse = __commonJS({
         post(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
       }
     }
-    function escapeJsonPtr(str2) {
-      return str2.replace(/~/g, "~0").replace(/\//g, "~1");
+    function escapeJsonPtr(str3) {
+      return str3.replace(/~/g, "~0").replace(/\//g, "~1");
     }
   }
 });
@@ -10245,11 +10245,11 @@ var require_validate = __commonJS({
         if (!this.allErrors)
           this.gen.if(cond);
       }
-      setParams(obj2, assign) {
+      setParams(obj3, assign) {
         if (assign)
-          Object.assign(this.params, obj2);
+          Object.assign(this.params, obj3);
         else
-          this.params = obj2;
+          this.params = obj3;
       }
       block$data(valid, codeBlock, $dataValid = codegen_1.nil) {
         this.gen.block(() => {
@@ -10495,28 +10495,28 @@ var require_compile = __commonJS({
         if (this.opts.code.process)
           sourceCode = this.opts.code.process(sourceCode, sch);
         const makeValidate = new Function(`${names_1.default.self}`, `${names_1.default.scope}`, sourceCode);
-        const validate3 = makeValidate(this, this.scope.get());
-        this.scope.value(validateName, { ref: validate3 });
-        validate3.errors = null;
-        validate3.schema = sch.schema;
-        validate3.schemaEnv = sch;
+        const validate4 = makeValidate(this, this.scope.get());
+        this.scope.value(validateName, { ref: validate4 });
+        validate4.errors = null;
+        validate4.schema = sch.schema;
+        validate4.schemaEnv = sch;
         if (sch.$async)
-          validate3.$async = true;
+          validate4.$async = true;
         if (this.opts.code.source === true) {
-          validate3.source = { validateName, validateCode, scopeValues: gen._values };
+          validate4.source = { validateName, validateCode, scopeValues: gen._values };
         }
         if (this.opts.unevaluated) {
           const { props, items } = schemaCxt;
-          validate3.evaluated = {
+          validate4.evaluated = {
             props: props instanceof codegen_1.Name ? void 0 : props,
             items: items instanceof codegen_1.Name ? void 0 : items,
             dynamicProps: props instanceof codegen_1.Name,
             dynamicItems: items instanceof codegen_1.Name
           };
-          if (validate3.source)
-            validate3.source.evaluated = (0, codegen_1.stringify)(validate3.evaluated);
+          if (validate4.source)
+            validate4.source.evaluated = (0, codegen_1.stringify)(validate4.evaluated);
         }
-        sch.validate = validate3;
+        sch.validate = validate4;
         return sch;
       } catch (e) {
         delete sch.validate;
@@ -10806,10 +10806,10 @@ var require_utils = __commonJS({
         isIPV6: true
       };
     }
-    function findToken(str2, token) {
+    function findToken(str3, token) {
       let ind = 0;
-      for (let i = 0; i < str2.length; i++) {
-        if (str2[i] === token) ind++;
+      for (let i = 0; i < str3.length; i++) {
+        if (str3[i] === token) ind++;
       }
       return ind;
     }
@@ -11879,7 +11879,7 @@ var require_core = __commonJS({
     var util_1 = require_util();
     var $dataRefSchema = require_data();
     var uri_1 = require_uri();
-    var defaultRegExp = (str2, flags) => new RegExp(str2, flags);
+    var defaultRegExp = (str3, flags) => new RegExp(str3, flags);
     defaultRegExp.code = "new RegExp";
     var META_IGNORE_OPTIONS = ["removeAdditional", "useDefaults", "coerceTypes"];
     var EXT_SCOPE_NAMES = /* @__PURE__ */ new Set([
@@ -11948,7 +11948,7 @@ var require_core = __commonJS({
         uriResolver
       };
     }
-    var Ajv5 = class {
+    var Ajv6 = class {
       constructor(opts = {}) {
         this.schemas = {};
         this.refs = {};
@@ -12318,9 +12318,9 @@ var require_core = __commonJS({
         }
       }
     };
-    Ajv5.ValidationError = validation_error_1.default;
-    Ajv5.MissingRefError = ref_error_1.default;
-    exports2.default = Ajv5;
+    Ajv6.ValidationError = validation_error_1.default;
+    Ajv6.MissingRefError = ref_error_1.default;
+    exports2.default = Ajv6;
     function checkOptions(checkOpts, options, msg, log = "error") {
       for (const key in checkOpts) {
         const opt = key;
@@ -12674,16 +12674,16 @@ var require_ucs2length = __commonJS({
   "node_modules/ajv/dist/runtime/ucs2length.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
-    function ucs2length(str2) {
-      const len = str2.length;
+    function ucs2length(str3) {
+      const len = str3.length;
       let length = 0;
       let pos = 0;
       let value2;
       while (pos < len) {
         length++;
-        value2 = str2.charCodeAt(pos++);
+        value2 = str3.charCodeAt(pos++);
         if (value2 >= 55296 && value2 <= 56319 && pos < len) {
-          value2 = str2.charCodeAt(pos);
+          value2 = str3.charCodeAt(pos);
           if ((value2 & 64512) === 56320)
             pos++;
         }
@@ -14194,11 +14194,11 @@ var require_discriminator = __commonJS({
         gen.if((0, codegen_1._)`typeof ${tag} == "string"`, () => validateMapping(), () => cxt.error(false, { discrError: types_1.DiscrError.Tag, tag, tagName }));
         cxt.ok(valid);
         function validateMapping() {
-          const mapping2 = getMapping();
+          const mapping3 = getMapping();
           gen.if(false);
-          for (const tagValue in mapping2) {
+          for (const tagValue in mapping3) {
             gen.elseIf((0, codegen_1._)`${tag} === ${tagValue}`);
-            gen.assign(valid, applyTagSchema(mapping2[tagValue]));
+            gen.assign(valid, applyTagSchema(mapping3[tagValue]));
           }
           gen.else();
           cxt.error(false, { discrError: types_1.DiscrError.Mapping, tag, tagName });
@@ -14431,7 +14431,7 @@ var require_ajv = __commonJS({
     var draft7MetaSchema = require_json_schema_draft_07();
     var META_SUPPORT_DATA = ["/properties"];
     var META_SCHEMA_ID = "http://json-schema.org/draft-07/schema";
-    var Ajv5 = class extends core_1.default {
+    var Ajv6 = class extends core_1.default {
       _addVocabularies() {
         super._addVocabularies();
         draft7_1.default.forEach((v) => this.addVocabulary(v));
@@ -14450,11 +14450,11 @@ var require_ajv = __commonJS({
         return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
       }
     };
-    exports2.Ajv = Ajv5;
-    module2.exports = exports2 = Ajv5;
-    module2.exports.Ajv = Ajv5;
+    exports2.Ajv = Ajv6;
+    module2.exports = exports2 = Ajv6;
+    module2.exports.Ajv = Ajv6;
     Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.default = Ajv5;
+    exports2.default = Ajv6;
     var validate_1 = require_validate();
     Object.defineProperty(exports2, "KeywordCxt", { enumerable: true, get: function() {
       return validate_1.KeywordCxt;
@@ -14949,7 +14949,7 @@ var require_anchors = __commonJS({
 var require_applyReviver = __commonJS({
   "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
-    function applyReviver(reviver, obj2, key, val) {
+    function applyReviver(reviver, obj3, key, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
           for (let i = 0, len = val.length; i < len; ++i) {
@@ -14989,7 +14989,7 @@ var require_applyReviver = __commonJS({
           }
         }
       }
-      return reviver.call(obj2, key, val);
+      return reviver.call(obj3, key, val);
     }
     exports2.applyReviver = applyReviver;
   }
@@ -15393,8 +15393,8 @@ var require_Collection = __commonJS({
         return this.items.every((node) => {
           if (!identity.isPair(node))
             return false;
-          const n = node.value;
-          return n == null || allowScalar && identity.isScalar(n) && n.value == null && !n.commentBefore && !n.comment && !n.tag;
+          const n2 = node.value;
+          return n2 == null || allowScalar && identity.isScalar(n2) && n2.value == null && !n2.commentBefore && !n2.comment && !n2.tag;
         });
       }
       /**
@@ -15436,13 +15436,13 @@ var require_Collection = __commonJS({
 var require_stringifyComment = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
-    var stringifyComment = (str2) => str2.replace(/^(?!$)(?: $)?/gm, "#");
+    var stringifyComment = (str3) => str3.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
       if (/^\n+$/.test(comment))
         return comment.substring(1);
       return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
     }
-    var lineComment = (str2, indent, comment) => str2.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str2.endsWith(" ") ? "" : " ") + comment;
+    var lineComment = (str3, indent, comment) => str3.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str3.endsWith(" ") ? "" : " ") + comment;
     exports2.indentComment = indentComment;
     exports2.lineComment = lineComment;
     exports2.stringifyComment = stringifyComment;
@@ -15596,16 +15596,16 @@ var require_stringifyString = __commonJS({
       lineWidth: ctx.options.lineWidth,
       minContentWidth: ctx.options.minContentWidth
     });
-    var containsDocumentMarker = (str2) => /^(%|---|\.\.\.)/m.test(str2);
-    function lineLengthOverLimit(str2, lineWidth, indentLength) {
+    var containsDocumentMarker = (str3) => /^(%|---|\.\.\.)/m.test(str3);
+    function lineLengthOverLimit(str3, lineWidth, indentLength) {
       if (!lineWidth || lineWidth < 0)
         return false;
       const limit = lineWidth - indentLength;
-      const strLen = str2.length;
+      const strLen = str3.length;
       if (strLen <= limit)
         return false;
       for (let i = 0, start = 0; i < strLen; ++i) {
-        if (str2[i] === "\n") {
+        if (str3[i] === "\n") {
           if (i - start > limit)
             return true;
           start = i + 1;
@@ -15622,11 +15622,11 @@ var require_stringifyString = __commonJS({
       const { implicitKey } = ctx;
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
       const indent = ctx.indent || (containsDocumentMarker(value2) ? "  " : "");
-      let str2 = "";
+      let str3 = "";
       let start = 0;
       for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
         if (ch === " " && json[i + 1] === "\\" && json[i + 2] === "n") {
-          str2 += json.slice(start, i) + "\\ ";
+          str3 += json.slice(start, i) + "\\ ";
           i += 1;
           start = i;
           ch = "\\";
@@ -15635,38 +15635,38 @@ var require_stringifyString = __commonJS({
           switch (json[i + 1]) {
             case "u":
               {
-                str2 += json.slice(start, i);
+                str3 += json.slice(start, i);
                 const code = json.substr(i + 2, 4);
                 switch (code) {
                   case "0000":
-                    str2 += "\\0";
+                    str3 += "\\0";
                     break;
                   case "0007":
-                    str2 += "\\a";
+                    str3 += "\\a";
                     break;
                   case "000b":
-                    str2 += "\\v";
+                    str3 += "\\v";
                     break;
                   case "001b":
-                    str2 += "\\e";
+                    str3 += "\\e";
                     break;
                   case "0085":
-                    str2 += "\\N";
+                    str3 += "\\N";
                     break;
                   case "00a0":
-                    str2 += "\\_";
+                    str3 += "\\_";
                     break;
                   case "2028":
-                    str2 += "\\L";
+                    str3 += "\\L";
                     break;
                   case "2029":
-                    str2 += "\\P";
+                    str3 += "\\P";
                     break;
                   default:
                     if (code.substr(0, 2) === "00")
-                      str2 += "\\x" + code.substr(2);
+                      str3 += "\\x" + code.substr(2);
                     else
-                      str2 += json.substr(i, 6);
+                      str3 += json.substr(i, 6);
                 }
                 i += 5;
                 start = i + 1;
@@ -15676,14 +15676,14 @@ var require_stringifyString = __commonJS({
               if (implicitKey || json[i + 2] === '"' || json.length < minMultiLineLength) {
                 i += 1;
               } else {
-                str2 += json.slice(start, i) + "\n\n";
+                str3 += json.slice(start, i) + "\n\n";
                 while (json[i + 2] === "\\" && json[i + 3] === "n" && json[i + 4] !== '"') {
-                  str2 += "\n";
+                  str3 += "\n";
                   i += 2;
                 }
-                str2 += indent;
+                str3 += indent;
                 if (json[i + 2] === " ")
-                  str2 += "\\";
+                  str3 += "\\";
                 i += 1;
                 start = i + 1;
               }
@@ -15692,8 +15692,8 @@ var require_stringifyString = __commonJS({
               i += 1;
           }
       }
-      str2 = start ? str2 + json.slice(start) : json;
-      return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+      str3 = start ? str3 + json.slice(start) : json;
+      return implicitKey ? str3 : foldFlowLines.foldFlowLines(str3, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
     function singleQuotedString(value2, ctx) {
       if (ctx.options.singleQuote === false || ctx.implicitKey && value2.includes("\n") || /[ \t]\n|\n[ \t]/.test(value2))
@@ -15821,15 +15821,15 @@ ${indent}${start}${value2}${end2}`;
           return quotedString(value2, ctx);
         }
       }
-      const str2 = value2.replace(/\n+/g, `$&
+      const str3 = value2.replace(/\n+/g, `$&
 ${indent}`);
       if (actualString) {
-        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str2);
+        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str3);
         const { compat, tags } = ctx.doc.schema;
         if (tags.some(test) || compat?.some(test))
           return quotedString(value2, ctx);
       }
-      return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+      return implicitKey ? str3 : foldFlowLines.foldFlowLines(str3, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
     function stringifyString(item, ctx, onComment, onChompKeep) {
       const { implicitKey, inFlow } = ctx;
@@ -15925,10 +15925,10 @@ var require_stringify = __commonJS({
           return match.find((t) => t.format === item.format) ?? match[0];
       }
       let tagObj = void 0;
-      let obj2;
+      let obj3;
       if (identity.isScalar(item)) {
-        obj2 = item.value;
-        let match = tags.filter((t) => t.identify?.(obj2));
+        obj3 = item.value;
+        let match = tags.filter((t) => t.identify?.(obj3));
         if (match.length > 1) {
           const testMatch = match.filter((t) => t.test);
           if (testMatch.length > 0)
@@ -15936,11 +15936,11 @@ var require_stringify = __commonJS({
         }
         tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
       } else {
-        obj2 = item;
-        tagObj = tags.find((t) => t.nodeClass && obj2 instanceof t.nodeClass);
+        obj3 = item;
+        tagObj = tags.find((t) => t.nodeClass && obj3 instanceof t.nodeClass);
       }
       if (!tagObj) {
-        const name2 = obj2?.constructor?.name ?? (obj2 === null ? "null" : typeof obj2);
+        const name2 = obj3?.constructor?.name ?? (obj3 === null ? "null" : typeof obj3);
         throw new Error(`Tag not resolved for ${name2} value`);
       }
       return tagObj;
@@ -15981,11 +15981,11 @@ var require_stringify = __commonJS({
       const props = stringifyProps(node, tagObj, ctx);
       if (props.length > 0)
         ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
-      const str2 = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
+      const str3 = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
       if (!props)
-        return str2;
-      return identity.isScalar(node) || str2[0] === "{" || str2[0] === "[" ? `${props} ${str2}` : `${props}
-${ctx.indent}${str2}`;
+        return str3;
+      return identity.isScalar(node) || str3[0] === "{" || str3[0] === "[" ? `${props} ${str3}` : `${props}
+${ctx.indent}${str3}`;
     }
     exports2.createStringifyContext = createStringifyContext;
     exports2.stringify = stringify;
@@ -16020,8 +16020,8 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str2 = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
-      if (!explicitKey && !ctx.inFlow && str2.length > 1024) {
+      let str3 = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      if (!explicitKey && !ctx.inFlow && str3.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
         explicitKey = true;
@@ -16030,27 +16030,27 @@ var require_stringifyPair = __commonJS({
         if (allNullValues || value2 == null) {
           if (keyCommentDone && onComment)
             onComment();
-          return str2 === "" ? "?" : explicitKey ? `? ${str2}` : str2;
+          return str3 === "" ? "?" : explicitKey ? `? ${str3}` : str3;
         }
       } else if (allNullValues && !simpleKeys || value2 == null && explicitKey) {
-        str2 = `? ${str2}`;
+        str3 = `? ${str3}`;
         if (keyComment && !keyCommentDone) {
-          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
+          str3 += stringifyComment.lineComment(str3, ctx.indent, commentString(keyComment));
         } else if (chompKeep && onChompKeep)
           onChompKeep();
-        return str2;
+        return str3;
       }
       if (keyCommentDone)
         keyComment = null;
       if (explicitKey) {
         if (keyComment)
-          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
-        str2 = `? ${str2}
+          str3 += stringifyComment.lineComment(str3, ctx.indent, commentString(keyComment));
+        str3 = `? ${str3}
 ${indent}:`;
       } else {
-        str2 = `${str2}:`;
+        str3 = `${str3}:`;
         if (keyComment)
-          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
+          str3 += stringifyComment.lineComment(str3, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
       if (identity.isNode(value2)) {
@@ -16066,7 +16066,7 @@ ${indent}:`;
       }
       ctx.implicitKey = false;
       if (!explicitKey && !keyComment && identity.isScalar(value2))
-        ctx.indentAtStart = str2.length + 1;
+        ctx.indentAtStart = str3.length + 1;
       chompKeep = false;
       if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value2) && !value2.flow && !value2.tag && !value2.anchor) {
         ctx.indent = ctx.indent.substring(2);
@@ -16110,16 +16110,16 @@ ${ctx.indent}`;
       } else if (valueStr === "" || valueStr[0] === "\n") {
         ws = "";
       }
-      str2 += ws + valueStr;
+      str3 += ws + valueStr;
       if (ctx.inFlow) {
         if (valueCommentDone && onComment)
           onComment();
       } else if (valueComment && !valueCommentDone) {
-        str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(valueComment));
+        str3 += stringifyComment.lineComment(str3, ctx.indent, commentString(valueComment));
       } else if (chompKeep && onChompKeep) {
         onChompKeep();
       }
-      return str2;
+      return str3;
     }
     exports2.stringifyPair = stringifyPair;
   }
@@ -16346,31 +16346,31 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str3 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str4 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
-          str3 += stringifyComment.lineComment(str3, itemIndent, commentString(comment2));
+          str4 += stringifyComment.lineComment(str4, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
           chompKeep = false;
-        lines.push(blockItemPrefix + str3);
+        lines.push(blockItemPrefix + str4);
       }
-      let str2;
+      let str3;
       if (lines.length === 0) {
-        str2 = flowChars.start + flowChars.end;
+        str3 = flowChars.start + flowChars.end;
       } else {
-        str2 = lines[0];
+        str3 = lines[0];
         for (let i = 1; i < lines.length; ++i) {
           const line = lines[i];
-          str2 += line ? `
+          str3 += line ? `
 ${indent}${line}` : "\n";
         }
       }
       if (comment) {
-        str2 += "\n" + stringifyComment.indentComment(commentString(comment), indent);
+        str3 += "\n" + stringifyComment.indentComment(commentString(comment), indent);
         if (onComment)
           onComment();
       } else if (chompKeep && onChompKeep)
         onChompKeep();
-      return str2;
+      return str3;
     }
     function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
       const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
@@ -16413,21 +16413,21 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           reqNewline = true;
-        let str2 = stringify.stringify(item, itemCtx, () => comment = null);
-        reqNewline || (reqNewline = lines.length > linesAtValue || str2.includes("\n"));
+        let str3 = stringify.stringify(item, itemCtx, () => comment = null);
+        reqNewline || (reqNewline = lines.length > linesAtValue || str3.includes("\n"));
         if (i < items.length - 1) {
-          str2 += ",";
+          str3 += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str2.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str3.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
-            str2 += ",";
+            str3 += ",";
           }
         }
         if (comment)
-          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment));
-        lines.push(str2);
+          str3 += stringifyComment.lineComment(str3, itemIndent, commentString(comment));
+        lines.push(str3);
         linesAtValue = lines.length;
       }
       const { start, end: end2 } = flowChars;
@@ -16439,11 +16439,11 @@ ${indent}${line}` : "\n";
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
-          let str2 = start;
+          let str3 = start;
           for (const line of lines)
-            str2 += line ? `
+            str3 += line ? `
 ${indentStep}${indent}${line}` : "\n";
-          return `${str2}
+          return `${str3}
 ${indent}${end2}`;
         } else {
           return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end2}`;
@@ -16496,23 +16496,23 @@ var require_YAMLMap = __commonJS({
        * A generic collection parsing method that can be extended
        * to other node classes that inherit from YAMLMap
        */
-      static from(schema, obj2, ctx) {
+      static from(schema, obj3, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map = new this(schema);
         const add = (key, value2) => {
           if (typeof replacer === "function")
-            value2 = replacer.call(obj2, key, value2);
+            value2 = replacer.call(obj3, key, value2);
           else if (Array.isArray(replacer) && !replacer.includes(key))
             return;
           if (value2 !== void 0 || keepUndefined)
             map.items.push(Pair.createPair(key, value2, ctx));
         };
-        if (obj2 instanceof Map) {
-          for (const [key, value2] of obj2)
+        if (obj3 instanceof Map) {
+          for (const [key, value2] of obj3)
             add(key, value2);
-        } else if (obj2 && typeof obj2 === "object") {
-          for (const key of Object.keys(obj2))
-            add(key, obj2[key]);
+        } else if (obj3 && typeof obj3 === "object") {
+          for (const key of Object.keys(obj3))
+            add(key, obj3[key]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map.items.sort(schema.sortMapEntries);
@@ -16622,7 +16622,7 @@ var require_map = __commonJS({
           onError("Expected a mapping for this tag");
         return map2;
       },
-      createNode: (schema, obj2, ctx) => YAMLMap.YAMLMap.from(schema, obj2, ctx)
+      createNode: (schema, obj3, ctx) => YAMLMap.YAMLMap.from(schema, obj3, ctx)
     };
     exports2.map = map;
   }
@@ -16718,15 +16718,15 @@ var require_YAMLSeq = __commonJS({
           onComment
         });
       }
-      static from(schema, obj2, ctx) {
+      static from(schema, obj3, ctx) {
         const { replacer } = ctx;
         const seq = new this(schema);
-        if (obj2 && Symbol.iterator in Object(obj2)) {
+        if (obj3 && Symbol.iterator in Object(obj3)) {
           let i = 0;
-          for (let it of obj2) {
+          for (let it of obj3) {
             if (typeof replacer === "function") {
-              const key = obj2 instanceof Set ? it : String(i++);
-              it = replacer.call(obj2, key, it);
+              const key = obj3 instanceof Set ? it : String(i++);
+              it = replacer.call(obj3, key, it);
             }
             seq.items.push(createNode.createNode(it, void 0, ctx));
           }
@@ -16760,7 +16760,7 @@ var require_seq = __commonJS({
           onError("Expected a sequence for this tag");
         return seq2;
       },
-      createNode: (schema, obj2, ctx) => YAMLSeq.YAMLSeq.from(schema, obj2, ctx)
+      createNode: (schema, obj3, ctx) => YAMLSeq.YAMLSeq.from(schema, obj3, ctx)
     };
     exports2.seq = seq;
   }
@@ -16775,7 +16775,7 @@ var require_string = __commonJS({
       identify: (value2) => typeof value2 === "string",
       default: true,
       tag: "tag:yaml.org,2002:str",
-      resolve: (str2) => str2,
+      resolve: (str3) => str3,
       stringify(item, ctx, onComment, onChompKeep) {
         ctx = Object.assign({ actualString: true }, ctx);
         return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
@@ -16813,7 +16813,7 @@ var require_bool = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
-      resolve: (str2) => new Scalar.Scalar(str2[0] === "t" || str2[0] === "T"),
+      resolve: (str3) => new Scalar.Scalar(str3[0] === "t" || str3[0] === "T"),
       stringify({ source, value: value2 }, ctx) {
         if (source && boolTag.test.test(source)) {
           const sv = source[0] === "t" || source[0] === "T";
@@ -16834,21 +16834,21 @@ var require_stringifyNumber = __commonJS({
     function stringifyNumber({ format, minFractionDigits, tag, value: value2 }) {
       if (typeof value2 === "bigint")
         return String(value2);
-      const num3 = typeof value2 === "number" ? value2 : Number(value2);
-      if (!isFinite(num3))
-        return isNaN(num3) ? ".nan" : num3 < 0 ? "-.inf" : ".inf";
-      let n = Object.is(value2, -0) ? "-0" : JSON.stringify(value2);
-      if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
-        let i = n.indexOf(".");
+      const num4 = typeof value2 === "number" ? value2 : Number(value2);
+      if (!isFinite(num4))
+        return isNaN(num4) ? ".nan" : num4 < 0 ? "-.inf" : ".inf";
+      let n2 = Object.is(value2, -0) ? "-0" : JSON.stringify(value2);
+      if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n2) && !n2.includes("e")) {
+        let i = n2.indexOf(".");
         if (i < 0) {
-          i = n.length;
-          n += ".";
+          i = n2.length;
+          n2 += ".";
         }
-        let d = minFractionDigits - (n.length - i - 1);
+        let d = minFractionDigits - (n2.length - i - 1);
         while (d-- > 0)
-          n += "0";
+          n2 += "0";
       }
-      return n;
+      return n2;
     }
     exports2.stringifyNumber = stringifyNumber;
   }
@@ -16865,7 +16865,7 @@ var require_float = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str2) => str2.slice(-3).toLowerCase() === "nan" ? NaN : str2[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str3) => str3.slice(-3).toLowerCase() === "nan" ? NaN : str3[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -16874,10 +16874,10 @@ var require_float = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
-      resolve: (str2) => parseFloat(str2),
+      resolve: (str3) => parseFloat(str3),
       stringify(node) {
-        const num3 = Number(node.value);
-        return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node);
+        const num4 = Number(node.value);
+        return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node);
       }
     };
     var float = {
@@ -16885,11 +16885,11 @@ var require_float = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
-      resolve(str2) {
-        const node = new Scalar.Scalar(parseFloat(str2));
-        const dot = str2.indexOf(".");
-        if (dot !== -1 && str2[str2.length - 1] === "0")
-          node.minFractionDigits = str2.length - dot - 1;
+      resolve(str3) {
+        const node = new Scalar.Scalar(parseFloat(str3));
+        const dot = str3.indexOf(".");
+        if (dot !== -1 && str3[str3.length - 1] === "0")
+          node.minFractionDigits = str3.length - dot - 1;
         return node;
       },
       stringify: stringifyNumber.stringifyNumber
@@ -16906,7 +16906,7 @@ var require_int = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value2) => typeof value2 === "bigint" || Number.isInteger(value2);
-    var intResolve = (str2, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str2) : parseInt(str2.substring(offset), radix);
+    var intResolve = (str3, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str3) : parseInt(str3.substring(offset), radix);
     function intStringify(node, radix, prefix) {
       const { value: value2 } = node;
       if (intIdentify(value2) && value2 >= 0)
@@ -16919,7 +16919,7 @@ var require_int = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^0o[0-7]+$/,
-      resolve: (str2, _onError, opt) => intResolve(str2, 2, 8, opt),
+      resolve: (str3, _onError, opt) => intResolve(str3, 2, 8, opt),
       stringify: (node) => intStringify(node, 8, "0o")
     };
     var int2 = {
@@ -16927,7 +16927,7 @@ var require_int = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9]+$/,
-      resolve: (str2, _onError, opt) => intResolve(str2, 0, 10, opt),
+      resolve: (str3, _onError, opt) => intResolve(str3, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -16936,7 +16936,7 @@ var require_int = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^0x[0-9a-fA-F]+$/,
-      resolve: (str2, _onError, opt) => intResolve(str2, 2, 16, opt),
+      resolve: (str3, _onError, opt) => intResolve(str3, 2, 16, opt),
       stringify: (node) => intStringify(node, 16, "0x")
     };
     exports2.int = int2;
@@ -16953,7 +16953,7 @@ var require_schema = __commonJS({
     var _null = require_null();
     var seq = require_seq();
     var string2 = require_string();
-    var bool = require_bool();
+    var bool2 = require_bool();
     var float = require_float();
     var int2 = require_int();
     var schema = [
@@ -16961,7 +16961,7 @@ var require_schema = __commonJS({
       seq.seq,
       string2.string,
       _null.nullTag,
-      bool.boolTag,
+      bool2.boolTag,
       int2.intOct,
       int2.int,
       int2.intHex,
@@ -16989,7 +16989,7 @@ var require_schema2 = __commonJS({
         identify: (value2) => typeof value2 === "string",
         default: true,
         tag: "tag:yaml.org,2002:str",
-        resolve: (str2) => str2,
+        resolve: (str3) => str3,
         stringify: stringifyJSON
       },
       {
@@ -17006,7 +17006,7 @@ var require_schema2 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:bool",
         test: /^true$|^false$/,
-        resolve: (str2) => str2 === "true",
+        resolve: (str3) => str3 === "true",
         stringify: stringifyJSON
       },
       {
@@ -17014,7 +17014,7 @@ var require_schema2 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:int",
         test: /^-?(?:0|[1-9][0-9]*)$/,
-        resolve: (str2, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str2) : parseInt(str2, 10),
+        resolve: (str3, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str3) : parseInt(str3, 10),
         stringify: ({ value: value2 }) => intIdentify(value2) ? value2.toString() : JSON.stringify(value2)
       },
       {
@@ -17022,7 +17022,7 @@ var require_schema2 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:float",
         test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
-        resolve: (str2) => parseFloat(str2),
+        resolve: (str3) => parseFloat(str3),
         stringify: stringifyJSON
       }
     ];
@@ -17030,9 +17030,9 @@ var require_schema2 = __commonJS({
       default: true,
       tag: "",
       test: /^/,
-      resolve(str2, onError) {
-        onError(`Unresolved plain scalar ${JSON.stringify(str2)}`);
-        return str2;
+      resolve(str3, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str3)}`);
+        return str3;
       }
     };
     var schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
@@ -17064,10 +17064,10 @@ var require_binary = __commonJS({
         if (typeof node_buffer.Buffer === "function") {
           return node_buffer.Buffer.from(src, "base64");
         } else if (typeof atob === "function") {
-          const str2 = atob(src.replace(/[\n\r]/g, ""));
-          const buffer = new Uint8Array(str2.length);
-          for (let i = 0; i < str2.length; ++i)
-            buffer[i] = str2.charCodeAt(i);
+          const str3 = atob(src.replace(/[\n\r]/g, ""));
+          const buffer = new Uint8Array(str3.length);
+          for (let i = 0; i < str3.length; ++i)
+            buffer[i] = str3.charCodeAt(i);
           return buffer;
         } else {
           onError("This environment does not support reading binary tags; either Buffer or atob is required");
@@ -17078,28 +17078,28 @@ var require_binary = __commonJS({
         if (!value2)
           return "";
         const buf = value2;
-        let str2;
+        let str3;
         if (typeof node_buffer.Buffer === "function") {
-          str2 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
+          str3 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
         } else if (typeof btoa === "function") {
           let s = "";
           for (let i = 0; i < buf.length; ++i)
             s += String.fromCharCode(buf[i]);
-          str2 = btoa(s);
+          str3 = btoa(s);
         } else {
           throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
         }
         type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
         if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
           const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
-          const n = Math.ceil(str2.length / lineWidth);
-          const lines = new Array(n);
-          for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
-            lines[i] = str2.substr(o, lineWidth);
+          const n2 = Math.ceil(str3.length / lineWidth);
+          const lines = new Array(n2);
+          for (let i = 0, o = 0; i < n2; ++i, o += lineWidth) {
+            lines[i] = str3.substr(o, lineWidth);
           }
-          str2 = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
+          str3 = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
-        return stringifyString.stringifyString({ comment, type, value: str2 }, ctx, onComment, onChompKeep);
+        return stringifyString.stringifyString({ comment, type, value: str3 }, ctx, onComment, onChompKeep);
       }
     };
     exports2.binary = binary;
@@ -17305,7 +17305,7 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str2) => str2.slice(-3).toLowerCase() === "nan" ? NaN : str2[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str3) => str3.slice(-3).toLowerCase() === "nan" ? NaN : str3[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -17314,10 +17314,10 @@ var require_float2 = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
-      resolve: (str2) => parseFloat(str2.replace(/_/g, "")),
+      resolve: (str3) => parseFloat(str3.replace(/_/g, "")),
       stringify(node) {
-        const num3 = Number(node.value);
-        return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node);
+        const num4 = Number(node.value);
+        return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node);
       }
     };
     var float = {
@@ -17325,11 +17325,11 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
-      resolve(str2) {
-        const node = new Scalar.Scalar(parseFloat(str2.replace(/_/g, "")));
-        const dot = str2.indexOf(".");
+      resolve(str3) {
+        const node = new Scalar.Scalar(parseFloat(str3.replace(/_/g, "")));
+        const dot = str3.indexOf(".");
         if (dot !== -1) {
-          const f = str2.substring(dot + 1).replace(/_/g, "");
+          const f = str3.substring(dot + 1).replace(/_/g, "");
           if (f[f.length - 1] === "0")
             node.minFractionDigits = f.length;
         }
@@ -17349,34 +17349,34 @@ var require_int2 = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value2) => typeof value2 === "bigint" || Number.isInteger(value2);
-    function intResolve(str2, offset, radix, { intAsBigInt }) {
-      const sign = str2[0];
+    function intResolve(str3, offset, radix, { intAsBigInt }) {
+      const sign = str3[0];
       if (sign === "-" || sign === "+")
         offset += 1;
-      str2 = str2.substring(offset).replace(/_/g, "");
+      str3 = str3.substring(offset).replace(/_/g, "");
       if (intAsBigInt) {
         switch (radix) {
           case 2:
-            str2 = `0b${str2}`;
+            str3 = `0b${str3}`;
             break;
           case 8:
-            str2 = `0o${str2}`;
+            str3 = `0o${str3}`;
             break;
           case 16:
-            str2 = `0x${str2}`;
+            str3 = `0x${str3}`;
             break;
         }
-        const n2 = BigInt(str2);
-        return sign === "-" ? BigInt(-1) * n2 : n2;
+        const n3 = BigInt(str3);
+        return sign === "-" ? BigInt(-1) * n3 : n3;
       }
-      const n = parseInt(str2, radix);
-      return sign === "-" ? -1 * n : n;
+      const n2 = parseInt(str3, radix);
+      return sign === "-" ? -1 * n2 : n2;
     }
     function intStringify(node, radix, prefix) {
       const { value: value2 } = node;
       if (intIdentify(value2)) {
-        const str2 = value2.toString(radix);
-        return value2 < 0 ? "-" + prefix + str2.substr(1) : prefix + str2;
+        const str3 = value2.toString(radix);
+        return value2 < 0 ? "-" + prefix + str3.substr(1) : prefix + str3;
       }
       return stringifyNumber.stringifyNumber(node);
     }
@@ -17386,7 +17386,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "BIN",
       test: /^[-+]?0b[0-1_]+$/,
-      resolve: (str2, _onError, opt) => intResolve(str2, 2, 2, opt),
+      resolve: (str3, _onError, opt) => intResolve(str3, 2, 2, opt),
       stringify: (node) => intStringify(node, 2, "0b")
     };
     var intOct = {
@@ -17395,7 +17395,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^[-+]?0[0-7_]+$/,
-      resolve: (str2, _onError, opt) => intResolve(str2, 1, 8, opt),
+      resolve: (str3, _onError, opt) => intResolve(str3, 1, 8, opt),
       stringify: (node) => intStringify(node, 8, "0")
     };
     var int2 = {
@@ -17403,7 +17403,7 @@ var require_int2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9][0-9_]*$/,
-      resolve: (str2, _onError, opt) => intResolve(str2, 0, 10, opt),
+      resolve: (str3, _onError, opt) => intResolve(str3, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -17412,7 +17412,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^[-+]?0x[0-9a-fA-F_]+$/,
-      resolve: (str2, _onError, opt) => intResolve(str2, 2, 16, opt),
+      resolve: (str3, _onError, opt) => intResolve(str3, 2, 16, opt),
       stringify: (node) => intStringify(node, 16, "0x")
     };
     exports2.int = int2;
@@ -17516,26 +17516,26 @@ var require_timestamp = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
-    function parseSexagesimal(str2, asBigInt) {
-      const sign = str2[0];
-      const parts = sign === "-" || sign === "+" ? str2.substring(1) : str2;
-      const num3 = (n) => asBigInt ? BigInt(n) : Number(n);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p2) => res2 * num3(60) + num3(p2), num3(0));
-      return sign === "-" ? num3(-1) * res : res;
+    function parseSexagesimal(str3, asBigInt) {
+      const sign = str3[0];
+      const parts = sign === "-" || sign === "+" ? str3.substring(1) : str3;
+      const num4 = (n2) => asBigInt ? BigInt(n2) : Number(n2);
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p2) => res2 * num4(60) + num4(p2), num4(0));
+      return sign === "-" ? num4(-1) * res : res;
     }
     function stringifySexagesimal(node) {
       let { value: value2 } = node;
-      let num3 = (n) => n;
+      let num4 = (n2) => n2;
       if (typeof value2 === "bigint")
-        num3 = (n) => BigInt(n);
+        num4 = (n2) => BigInt(n2);
       else if (isNaN(value2) || !isFinite(value2))
         return stringifyNumber.stringifyNumber(node);
       let sign = "";
       if (value2 < 0) {
         sign = "-";
-        value2 *= num3(-1);
+        value2 *= num4(-1);
       }
-      const _60 = num3(60);
+      const _60 = num4(60);
       const parts = [value2 % _60];
       if (value2 < 60) {
         parts.unshift(0);
@@ -17547,7 +17547,7 @@ var require_timestamp = __commonJS({
           parts.unshift(value2);
         }
       }
-      return sign + parts.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
+      return sign + parts.map((n2) => String(n2).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
     }
     var intTime = {
       identify: (value2) => typeof value2 === "bigint" || Number.isInteger(value2),
@@ -17555,7 +17555,7 @@ var require_timestamp = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
-      resolve: (str2, _onError, { intAsBigInt }) => parseSexagesimal(str2, intAsBigInt),
+      resolve: (str3, _onError, { intAsBigInt }) => parseSexagesimal(str3, intAsBigInt),
       stringify: stringifySexagesimal
     };
     var floatTime = {
@@ -17564,7 +17564,7 @@ var require_timestamp = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
-      resolve: (str2) => parseSexagesimal(str2, false),
+      resolve: (str3) => parseSexagesimal(str3, false),
       stringify: stringifySexagesimal
     };
     var timestamp = {
@@ -17575,8 +17575,8 @@ var require_timestamp = __commonJS({
       // may be omitted altogether, resulting in a date format. In such a case, the time part is
       // assumed to be 00:00:00Z (start of day, UTC).
       test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
-      resolve(str2) {
-        const match = str2.match(timestamp.test);
+      resolve(str3) {
+        const match = str3.match(timestamp.test);
         if (!match)
           throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
         const [, year, month, day, hour, minute, second] = match.map(Number);
@@ -17608,7 +17608,7 @@ var require_schema3 = __commonJS({
     var seq = require_seq();
     var string2 = require_string();
     var binary = require_binary();
-    var bool = require_bool2();
+    var bool2 = require_bool2();
     var float = require_float2();
     var int2 = require_int2();
     var merge = require_merge();
@@ -17621,8 +17621,8 @@ var require_schema3 = __commonJS({
       seq.seq,
       string2.string,
       _null.nullTag,
-      bool.trueTag,
-      bool.falseTag,
+      bool2.trueTag,
+      bool2.falseTag,
       int2.intBin,
       int2.intOct,
       int2.int,
@@ -17651,7 +17651,7 @@ var require_tags = __commonJS({
     var _null = require_null();
     var seq = require_seq();
     var string2 = require_string();
-    var bool = require_bool();
+    var bool2 = require_bool();
     var float = require_float();
     var int2 = require_int();
     var schema = require_schema();
@@ -17672,7 +17672,7 @@ var require_tags = __commonJS({
     ]);
     var tagsByName = {
       binary: binary.binary,
-      bool: bool.boolTag,
+      bool: bool2.boolTag,
       float: float.float,
       floatExp: float.floatExp,
       floatNaN: float.floatNaN,
@@ -19018,9 +19018,9 @@ var require_resolve_block_scalar = __commonJS({
         if (!chomp && (ch === "-" || ch === "+"))
           chomp = ch;
         else {
-          const n = Number(ch);
-          if (!indent && n)
-            indent = n;
+          const n2 = Number(ch);
+          if (!indent && n2)
+            indent = n2;
           else if (error === -1)
             error = offset + i;
         }
@@ -20241,8 +20241,8 @@ var require_lexer = __commonJS({
           return this.buffer[i + 1] === "\n";
         return false;
       }
-      charAt(n) {
-        return this.buffer[this.pos + n];
+      charAt(n2) {
+        return this.buffer[this.pos + n2];
       }
       continueScalar(offset) {
         let ch = this.buffer[offset];
@@ -20276,8 +20276,8 @@ var require_lexer = __commonJS({
           end2 -= 1;
         return this.buffer.substring(this.pos, end2);
       }
-      hasChars(n) {
-        return this.pos + n <= this.buffer.length;
+      hasChars(n2) {
+        return this.pos + n2 <= this.buffer.length;
       }
       setNext(state) {
         this.buffer = this.buffer.substring(this.pos);
@@ -20286,8 +20286,8 @@ var require_lexer = __commonJS({
         this.next = state;
         return null;
       }
-      peek(n) {
-        return this.buffer.substr(this.pos, n);
+      peek(n2) {
+        return this.buffer.substr(this.pos, n2);
       }
       *parseNext(next) {
         switch (next) {
@@ -20336,8 +20336,8 @@ var require_lexer = __commonJS({
             else
               break;
           }
-          const n = (yield* this.pushCount(dirEnd)) + (yield* this.pushSpaces(true));
-          yield* this.pushCount(line.length - n);
+          const n2 = (yield* this.pushCount(dirEnd)) + (yield* this.pushSpaces(true));
+          yield* this.pushCount(line.length - n2);
           this.pushNewline();
           return "stream";
         }
@@ -20375,9 +20375,9 @@ var require_lexer = __commonJS({
         if (!ch1 && !this.atEnd)
           return this.setNext("block-start");
         if ((ch0 === "-" || ch0 === "?" || ch0 === ":") && isEmpty(ch1)) {
-          const n = (yield* this.pushCount(1)) + (yield* this.pushSpaces(true));
+          const n2 = (yield* this.pushCount(1)) + (yield* this.pushSpaces(true));
           this.indentNext = this.indentValue + 1;
-          this.indentValue += n;
+          this.indentValue += n2;
           return "block-start";
         }
         return "doc";
@@ -20387,10 +20387,10 @@ var require_lexer = __commonJS({
         const line = this.getLine();
         if (line === null)
           return this.setNext("doc");
-        let n = yield* this.pushIndicators();
-        switch (line[n]) {
+        let n2 = yield* this.pushIndicators();
+        switch (line[n2]) {
           case "#":
-            yield* this.pushCount(line.length - n);
+            yield* this.pushCount(line.length - n2);
           // fallthrough
           case void 0:
             yield* this.pushNewline();
@@ -20413,9 +20413,9 @@ var require_lexer = __commonJS({
             return yield* this.parseQuotedScalar();
           case "|":
           case ">":
-            n += yield* this.parseBlockScalarHeader();
-            n += yield* this.pushSpaces(true);
-            yield* this.pushCount(line.length - n);
+            n2 += yield* this.parseBlockScalarHeader();
+            n2 += yield* this.pushSpaces(true);
+            yield* this.pushCount(line.length - n2);
             yield* this.pushNewline();
             return yield* this.parseBlockScalar();
           default:
@@ -20446,18 +20446,18 @@ var require_lexer = __commonJS({
             return yield* this.parseLineStart();
           }
         }
-        let n = 0;
-        while (line[n] === ",") {
-          n += yield* this.pushCount(1);
-          n += yield* this.pushSpaces(true);
+        let n2 = 0;
+        while (line[n2] === ",") {
+          n2 += yield* this.pushCount(1);
+          n2 += yield* this.pushSpaces(true);
           this.flowKey = false;
         }
-        n += yield* this.pushIndicators();
-        switch (line[n]) {
+        n2 += yield* this.pushIndicators();
+        switch (line[n2]) {
           case void 0:
             return "flow";
           case "#":
-            yield* this.pushCount(line.length - n);
+            yield* this.pushCount(line.length - n2);
             return "flow";
           case "{":
           case "[":
@@ -20501,10 +20501,10 @@ var require_lexer = __commonJS({
             end2 = this.buffer.indexOf("'", end2 + 2);
         } else {
           while (end2 !== -1) {
-            let n = 0;
-            while (this.buffer[end2 - 1 - n] === "\\")
-              n += 1;
-            if (n % 2 === 0)
+            let n2 = 0;
+            while (this.buffer[end2 - 1 - n2] === "\\")
+              n2 += 1;
+            if (n2 % 2 === 0)
               break;
             end2 = this.buffer.indexOf('"', end2 + 1);
           }
@@ -20658,11 +20658,11 @@ var require_lexer = __commonJS({
         yield* this.pushToIndex(end2 + 1, true);
         return inFlow ? "flow" : "doc";
       }
-      *pushCount(n) {
-        if (n > 0) {
-          yield this.buffer.substr(this.pos, n);
-          this.pos += n;
-          return n;
+      *pushCount(n2) {
+        if (n2 > 0) {
+          yield this.buffer.substr(this.pos, n2);
+          this.pos += n2;
+          return n2;
         }
         return 0;
       }
@@ -20677,16 +20677,16 @@ var require_lexer = __commonJS({
         return 0;
       }
       *pushIndicators() {
-        let n = 0;
+        let n2 = 0;
         loop: while (true) {
           switch (this.charAt(0)) {
             case "!":
-              n += yield* this.pushTag();
-              n += yield* this.pushSpaces(true);
+              n2 += yield* this.pushTag();
+              n2 += yield* this.pushSpaces(true);
               continue loop;
             case "&":
-              n += yield* this.pushUntil(isNotAnchorChar);
-              n += yield* this.pushSpaces(true);
+              n2 += yield* this.pushUntil(isNotAnchorChar);
+              n2 += yield* this.pushSpaces(true);
               continue loop;
             case "-":
             // this is an error
@@ -20700,15 +20700,15 @@ var require_lexer = __commonJS({
                   this.indentNext = this.indentValue + 1;
                 else if (this.flowKey)
                   this.flowKey = false;
-                n += yield* this.pushCount(1);
-                n += yield* this.pushSpaces(true);
+                n2 += yield* this.pushCount(1);
+                n2 += yield* this.pushSpaces(true);
                 continue loop;
               }
             }
           }
           break loop;
         }
-        return n;
+        return n2;
       }
       *pushTag() {
         if (this.charAt(1) === "<") {
@@ -20746,12 +20746,12 @@ var require_lexer = __commonJS({
         do {
           ch = this.buffer[++i];
         } while (ch === " " || allowTabs && ch === "	");
-        const n = i - this.pos;
-        if (n > 0) {
-          yield this.buffer.substr(this.pos, n);
+        const n2 = i - this.pos;
+        if (n2 > 0) {
+          yield this.buffer.substr(this.pos, n2);
           this.pos = i;
         }
-        return n;
+        return n2;
       }
       *pushUntil(test) {
         let i = this.pos;
@@ -21026,8 +21026,8 @@ var require_parser = __commonJS({
         }
         yield* this.pop();
       }
-      peek(n) {
-        return this.stack[this.stack.length - n];
+      peek(n2) {
+        return this.stack[this.stack.length - n2];
       }
       *pop(error) {
         const token = error ?? this.stack.pop();
@@ -22861,8 +22861,8 @@ var require_util2 = __commonJS({
         return body;
       }
     }
-    function isStream(obj2) {
-      return obj2 && typeof obj2 === "object" && typeof obj2.pipe === "function" && typeof obj2.on === "function";
+    function isStream(obj3) {
+      return obj3 && typeof obj3 === "object" && typeof obj3.pipe === "function" && typeof obj3.on === "function";
     }
     function isBlobLike(object2) {
       if (object2 === null) {
@@ -22970,19 +22970,19 @@ var require_util2 = __commonJS({
       }
       return servername;
     }
-    function deepClone(obj2) {
-      return JSON.parse(JSON.stringify(obj2));
+    function deepClone(obj3) {
+      return JSON.parse(JSON.stringify(obj3));
     }
-    function isAsyncIterable(obj2) {
-      return !!(obj2 != null && typeof obj2[Symbol.asyncIterator] === "function");
+    function isAsyncIterable(obj3) {
+      return !!(obj3 != null && typeof obj3[Symbol.asyncIterator] === "function");
     }
-    function isIterable(obj2) {
-      return !!(obj2 != null && (typeof obj2[Symbol.iterator] === "function" || typeof obj2[Symbol.asyncIterator] === "function"));
+    function isIterable(obj3) {
+      return !!(obj3 != null && (typeof obj3[Symbol.iterator] === "function" || typeof obj3[Symbol.asyncIterator] === "function"));
     }
-    function hasSafeIterator(obj2) {
-      const prototype = Object.getPrototypeOf(obj2);
-      const ownIterator = Object.prototype.hasOwnProperty.call(obj2, Symbol.iterator);
-      return ownIterator || prototype != null && prototype !== Object.prototype && typeof obj2[Symbol.iterator] === "function";
+    function hasSafeIterator(obj3) {
+      const prototype = Object.getPrototypeOf(obj3);
+      const ownIterator = Object.prototype.hasOwnProperty.call(obj3, Symbol.iterator);
+      return ownIterator || prototype != null && prototype !== Object.prototype && typeof obj3[Symbol.iterator] === "function";
     }
     function bodyLength(body) {
       if (body == null) {
@@ -23029,50 +23029,50 @@ var require_util2 = __commonJS({
     function bufferToLowerCasedHeaderName(value2) {
       return tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
     }
-    function parseHeaders(headers, obj2) {
-      if (obj2 === void 0) obj2 = {};
+    function parseHeaders(headers, obj3) {
+      if (obj3 === void 0) obj3 = {};
       for (let i = 0; i < headers.length; i += 2) {
         const key = headerNameToString(headers[i]);
-        let val = obj2[key];
+        let val = obj3[key];
         if (val !== void 0) {
-          if (!Object.hasOwn(obj2, key)) {
+          if (!Object.hasOwn(obj3, key)) {
             const headersValue = typeof headers[i + 1] === "string" ? headers[i + 1] : Array.isArray(headers[i + 1]) ? headers[i + 1].map((x) => x.toString("latin1")) : headers[i + 1].toString("latin1");
             if (key === "__proto__") {
-              Object.defineProperty(obj2, key, {
+              Object.defineProperty(obj3, key, {
                 value: headersValue,
                 enumerable: true,
                 configurable: true,
                 writable: true
               });
             } else {
-              obj2[key] = headersValue;
+              obj3[key] = headersValue;
             }
           } else {
             if (typeof val === "string") {
               val = [val];
-              obj2[key] = val;
+              obj3[key] = val;
             }
             val.push(headers[i + 1].toString("latin1"));
           }
         } else {
           const headersValue = typeof headers[i + 1] === "string" ? headers[i + 1] : Array.isArray(headers[i + 1]) ? headers[i + 1].map((x) => x.toString("latin1")) : headers[i + 1].toString("latin1");
-          obj2[key] = headersValue;
+          obj3[key] = headersValue;
         }
       }
-      return obj2;
+      return obj3;
     }
     function parseRawHeaders(headers) {
       const headersLength = headers.length;
       const ret = new Array(headersLength);
       let key;
       let val;
-      for (let n = 0; n < headersLength; n += 2) {
-        key = headers[n];
-        val = headers[n + 1];
+      for (let n2 = 0; n2 < headersLength; n2 += 2) {
+        key = headers[n2];
+        val = headers[n2 + 1];
         typeof key !== "string" && (key = key.toString());
         typeof val !== "string" && (val = val.toString("latin1"));
-        ret[n] = key;
-        ret[n + 1] = val;
+        ret[n2] = key;
+        ret[n2 + 1] = val;
       }
       return ret;
     }
@@ -23489,20 +23489,20 @@ var require_util2 = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj2, name2, listener) {
-      const listeners = obj2[kListeners] ??= [];
+    function addListener(obj3, name2, listener) {
+      const listeners = obj3[kListeners] ??= [];
       listeners.push([name2, listener]);
-      obj2.on(name2, listener);
-      return obj2;
+      obj3.on(name2, listener);
+      return obj3;
     }
-    function removeAllListeners(obj2) {
-      if (obj2[kListeners] != null) {
-        for (const [name2, listener] of obj2[kListeners]) {
-          obj2.removeListener(name2, listener);
+    function removeAllListeners(obj3) {
+      if (obj3[kListeners] != null) {
+        for (const [name2, listener] of obj3[kListeners]) {
+          obj3.removeListener(name2, listener);
         }
-        obj2[kListeners] = null;
+        obj3[kListeners] = null;
       }
-      return obj2;
+      return obj3;
     }
     function errorRequest(client, request3, err) {
       try {
@@ -24225,11 +24225,11 @@ var require_request = __commonJS({
           } else if (typeof val[i] === "object") {
             throw new InvalidArgumentError(`invalid ${key} header`);
           } else {
-            const str2 = `${val[i]}`;
-            if (!isValidHeaderValue(str2)) {
+            const str3 = `${val[i]}`;
+            if (!isValidHeaderValue(str3)) {
               throw new InvalidArgumentError(`invalid ${key} header`);
             }
-            arr.push(str2);
+            arr.push(str3);
           }
         }
         val = arr;
@@ -24802,10 +24802,10 @@ var require_utils2 = __commonJS({
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.enumToMap = enumToMap;
-    function enumToMap(obj2, filter = [], exceptions = []) {
+    function enumToMap(obj3, filter = [], exceptions = []) {
       const emptyFilter = (filter?.length ?? 0) === 0;
       const emptyExceptions = (exceptions?.length ?? 0) === 0;
-      return Object.fromEntries(Object.entries(obj2).filter(([, value2]) => {
+      return Object.fromEntries(Object.entries(obj3).filter(([, value2]) => {
         return typeof value2 === "number" && (emptyFilter || filter.includes(value2)) && (emptyExceptions || !exceptions.includes(value2));
       }));
     }
@@ -25772,8 +25772,8 @@ var require_infra = __commonJS({
     }
     var ASCII_WHITESPACE_REPLACE_REGEX = /[\u0009\u000A\u000C\u000D\u0020]/g;
     var nonASCIIRegex = /[^\x00-\x7F]/;
-    function asciiLowercase(str2) {
-      return nonASCIIRegex.test(str2) ? str2.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : str2.toLowerCase();
+    function asciiLowercase(str3) {
+      return nonASCIIRegex.test(str3) ? str3.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : str3.toLowerCase();
     }
     function forgivingBase64(data) {
       data = data.replace(ASCII_WHITESPACE_REPLACE_REGEX, "");
@@ -25826,19 +25826,19 @@ var require_infra = __commonJS({
     function parseJSONFromBytes(bytes) {
       return JSON.parse(utf8DecodeBytes(bytes));
     }
-    function removeASCIIWhitespace(str2, leading = true, trailing = true) {
-      return removeChars(str2, leading, trailing, isASCIIWhitespace);
+    function removeASCIIWhitespace(str3, leading = true, trailing = true) {
+      return removeChars(str3, leading, trailing, isASCIIWhitespace);
     }
-    function removeChars(str2, leading, trailing, predicate) {
+    function removeChars(str3, leading, trailing, predicate) {
       let lead = 0;
-      let trail = str2.length - 1;
+      let trail = str3.length - 1;
       if (leading) {
-        while (lead < str2.length && predicate(str2.charCodeAt(lead))) lead++;
+        while (lead < str3.length && predicate(str3.charCodeAt(lead))) lead++;
       }
       if (trailing) {
-        while (trail > 0 && predicate(str2.charCodeAt(trail))) trail--;
+        while (trail > 0 && predicate(str3.charCodeAt(trail))) trail--;
       }
-      return lead === 0 && trail === str2.length - 1 ? str2 : str2.slice(lead, trail + 1);
+      return lead === 0 && trail === str3.length - 1 ? str3 : str3.slice(lead, trail + 1);
     }
     function serializeJavascriptValueToJSONString(value2) {
       const result3 = JSON.stringify(value2);
@@ -26090,8 +26090,8 @@ var require_data_url = __commonJS({
     function isHTTPWhiteSpace(char) {
       return char === 13 || char === 10 || char === 9 || char === 32;
     }
-    function removeHTTPWhitespace(str2, leading = true, trailing = true) {
-      return removeChars(str2, leading, trailing, isHTTPWhiteSpace);
+    function removeHTTPWhitespace(str3, leading = true, trailing = true) {
+      return removeChars(str3, leading, trailing, isHTTPWhiteSpace);
     }
     function minimizeSupportedMimeType(mimeType) {
       switch (mimeType.essence) {
@@ -26429,9 +26429,9 @@ var require_webidl = __commonJS({
       }
       return x;
     };
-    webidl.util.IntegerPart = function(n) {
-      const r = Math.floor(Math.abs(n));
-      if (n < 0) {
+    webidl.util.IntegerPart = function(n2) {
+      const r = Math.floor(Math.abs(n2));
+      if (n2 < 0) {
         return -1 * r;
       }
       return r;
@@ -28212,7 +28212,7 @@ var require_body = __commonJS({
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
-        const formdataEscape = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
+        const formdataEscape = (str3) => str3.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
         const normalizeLinefeeds = (value2) => value2.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn = new Uint8Array([13, 10]);
@@ -28477,7 +28477,7 @@ var require_client_h1 = __commonJS({
       let mod;
       let useWasmSIMD = true;
       if (process.arch === "ppc64") {
-        const [major, minor] = process.versions.node.split(".").map((n) => parseInt(n, 10));
+        const [major, minor] = process.versions.node.split(".").map((n2) => parseInt(n2, 10));
         if (major < 24 || major === 24 && minor < 12) {
           useWasmSIMD = false;
         }
@@ -29371,9 +29371,9 @@ upgrade: ${upgrade}\r
         header2 += "connection: close\r\n";
       }
       if (Array.isArray(headers)) {
-        for (let n = 0; n < headers.length; n += 2) {
-          const key = headers[n + 0];
-          const val = headers[n + 1];
+        for (let n2 = 0; n2 < headers.length; n2 += 2) {
+          const key = headers[n2 + 0];
+          const val = headers[n2 + 1];
           if (Array.isArray(val)) {
             for (let i = 0; i < val.length; i++) {
               header2 += `${key}: ${val[i]}\r
@@ -30037,9 +30037,9 @@ var require_client_h2 = __commonJS({
         return false;
       }
       const headers = {};
-      for (let n = 0; n < reqHeaders.length; n += 2) {
-        const key = reqHeaders[n + 0];
-        const val = reqHeaders[n + 1];
+      for (let n2 = 0; n2 < reqHeaders.length; n2 += 2) {
+        const key = reqHeaders[n2 + 0];
+        const val = reqHeaders[n2 + 1];
         if (key === "cookie") {
           if (headers[key] != null) {
             headers[key] = Array.isArray(headers[key]) ? (headers[key].push(val), headers[key]) : [headers[key], val];
@@ -33617,8 +33617,8 @@ var require_readable = __commonJS({
       if (state.bufferIndex) {
         const start = state.bufferIndex;
         const end2 = state.buffer.length;
-        for (let n = start; n < end2; n++) {
-          consumePush(consume2, state.buffer[n]);
+        for (let n2 = start; n2 < end2; n2++) {
+          consumePush(consume2, state.buffer[n2]);
         }
       } else {
         for (const chunk of state.buffer) {
@@ -45242,9 +45242,9 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       brandChecks(headers);
       cookie = webidl.converters.Cookie(cookie);
-      const str2 = stringify(cookie);
-      if (str2) {
-        headers.append("set-cookie", str2, true);
+      const str3 = stringify(cookie);
+      if (str3) {
+        headers.append("set-cookie", str3, true);
       }
     }
     webidl.converters.DeleteCookieAttributes = webidl.dictionaryConverter([
@@ -45754,8 +45754,8 @@ var require_util6 = __commonJS({
           return false;
         }
       }
-      const num3 = Number.parseInt(value2, 10);
-      return num3 >= 8 && num3 <= 15;
+      const num4 = Number.parseInt(value2, 10);
+      return num4 >= 8 && num4 <= 15;
     }
     function getURLRecord(url, baseURL) {
       let urlRecord;
@@ -46034,10 +46034,10 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(object2, code, reason, validate3 = false) {
+    function closeWebSocketConnection(object2, code, reason, validate4 = false) {
       code ??= null;
       reason ??= "";
-      if (validate3) validateCloseCodeAndReason(code, reason);
+      if (validate4) validateCloseCodeAndReason(code, reason);
       if (isClosed(object2.readyState) || isClosing(object2.readyState)) {
       } else if (!isEstablished(object2.readyState)) {
         failWebsocketConnection(object2);
@@ -46411,31 +46411,31 @@ var require_receiver = __commonJS({
        * @param {number} n
        * @returns {Buffer}
        */
-      consume(n) {
-        if (n > this.#byteOffset) {
+      consume(n2) {
+        if (n2 > this.#byteOffset) {
           throw new Error("Called consume() before buffers satiated.");
-        } else if (n === 0) {
+        } else if (n2 === 0) {
           return emptyBuffer;
         }
-        this.#byteOffset -= n;
+        this.#byteOffset -= n2;
         const first = this.#buffers[0];
-        if (first.length > n) {
-          this.#buffers[0] = first.subarray(n, first.length);
-          return first.subarray(0, n);
-        } else if (first.length === n) {
+        if (first.length > n2) {
+          this.#buffers[0] = first.subarray(n2, first.length);
+          return first.subarray(0, n2);
+        } else if (first.length === n2) {
           return this.#buffers.shift();
         } else {
           let offset = 0;
-          const buffer = Buffer.allocUnsafeSlow(n);
-          while (offset !== n) {
+          const buffer = Buffer.allocUnsafeSlow(n2);
+          while (offset !== n2) {
             const next = this.#buffers[0];
             const length = next.length;
-            if (length + offset === n) {
+            if (length + offset === n2) {
               buffer.set(this.#buffers.shift(), offset);
               break;
-            } else if (length + offset > n) {
-              buffer.set(next.subarray(0, n - offset), offset);
-              this.#buffers[0] = next.subarray(n - offset);
+            } else if (length + offset > n2) {
+              buffer.set(next.subarray(0, n2 - offset), offset);
+              this.#buffers[0] = next.subarray(n2 - offset);
               break;
             } else {
               buffer.set(this.#buffers.shift(), offset);
@@ -48540,8 +48540,8 @@ function bucketsOf(h, unit = 1e3) {
   counts.reduce((acc, c, i) => cum[i] = acc + c, 0);
   return { values: Float64Array.from(values), counts: Float64Array.from(counts), cum, n: cum.length > 0 ? cum[cum.length - 1] : 0 };
 }
-function rankOfPercentile(n, p2) {
-  return Math.max(1, Math.ceil(p2 / 100 * n - 1e-9));
+function rankOfPercentile(n2, p2) {
+  return Math.max(1, Math.ceil(p2 / 100 * n2 - 1e-9));
 }
 function valueAtRank(b2, rank) {
   let lo = 0;
@@ -48636,11 +48636,11 @@ function quantileOfSorted(sorted, q) {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length - 1e-9) - 1));
   return sorted[i];
 }
-function wilson(x, n, z) {
-  const p2 = x / n;
+function wilson(x, n2, z) {
+  const p2 = x / n2;
   const z2 = z * z;
-  const centre = (p2 + z2 / (2 * n)) / (1 + z2 / n);
-  const half = z * Math.sqrt(p2 * (1 - p2) / n + z2 / (4 * n * n)) / (1 + z2 / n);
+  const centre = (p2 + z2 / (2 * n2)) / (1 + z2 / n2);
+  const half = z * Math.sqrt(p2 * (1 - p2) / n2 + z2 / (4 * n2 * n2)) / (1 + z2 / n2);
   return { lower: Math.max(0, centre - half), upper: Math.min(1, centre + half) };
 }
 
@@ -48661,6 +48661,7 @@ var hdr = __toESM(require_dist(), 1);
 
 // src/numbers.ts
 var round3 = (x) => Math.round(x * 1e3) / 1e3;
+var sig4 = (x) => String(Number(x.toPrecision(4)));
 
 // src/metrics/histogram.ts
 function newHistogram() {
@@ -48780,13 +48781,13 @@ var METRICS = [
 var GATE_METRICS = METRICS.filter((m) => m.gate !== null);
 var percentileLabel = (key) => `p${PERCENTILES.find(([k]) => k === key)[1]}`;
 var LATENCY_TARGETS = GATE_METRICS.flatMap(
-  (m) => PERCENTILES.map(([pct3, p2]) => ({
-    key: `${m.gate}_${pct3}`,
+  (m) => PERCENTILES.map(([pct4, p2]) => ({
+    key: `${m.gate}_${pct4}`,
     metric: m.key,
     histogram: m.histogram,
-    pct: pct3,
+    pct: pct4,
     p: p2,
-    label: `${m.label} ${percentileLabel(pct3)}`
+    label: `${m.label} ${percentileLabel(pct4)}`
   }))
 );
 var OTHER_DEFINITIONS = {
@@ -48860,7 +48861,7 @@ function num(v, signed = false) {
   const text = Math.abs(v).toFixed(digits);
   return `${v < 0 && Number(text) !== 0 ? "\u2212" : signed ? "+" : ""}${text}`;
 }
-var pctText = (fraction2, signed = false) => `${num(fraction2 * 100, signed)} %`;
+var pctText = (fraction3, signed = false) => `${num(fraction3 * 100, signed)} %`;
 var confText = (confidence) => `${Math.round(confidence * 1e3) / 10} %`;
 
 // src/gate/regression.ts
@@ -48907,9 +48908,9 @@ function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
     rule2
   );
 }
-function widen(iv, point, extra) {
+function widen(iv, point2, extra) {
   if (extra === 0) return iv;
-  return { lower: point - Math.hypot(point - iv.lower, extra), upper: point + Math.hypot(iv.upper - point, extra) };
+  return { lower: point2 - Math.hypot(point2 - iv.lower, extra), upper: point2 + Math.hypot(iv.upper - point2, extra) };
 }
 var THROUGHPUT = {
   output_tokens_per_s: {
@@ -48937,9 +48938,9 @@ var THROUGHPUT = {
     contribution: (r) => ({ sum: r.goodput.requests, sumSq: r.goodput.requests })
   }
 };
-function totalRse({ sum, sumSq }, n) {
-  const mean3 = sum / n;
-  return Math.sqrt(Math.max(0, sumSq / n - mean3 * mean3) / n) / mean3;
+function totalRse({ sum, sumSq }, n2) {
+  const mean3 = sum / n2;
+  return Math.sqrt(Math.max(0, sumSq / n2 - mean3 * mean3) / n2) / mean3;
 }
 function judgeThroughputDecrease(key, rule2, base, cur, ctx) {
   const m = THROUGHPUT[key];
@@ -49052,7 +49053,7 @@ var DEFAULT_GENERATOR_LIMITS = {
 function generatorLimits(spec) {
   return { ...DEFAULT_GENERATOR_LIMITS, ...spec.gate?.validity };
 }
-var percent = (fraction2) => Number((fraction2 * 100).toFixed(2));
+var percent = (fraction3) => Number((fraction3 * 100).toFixed(2));
 function validityChecks(v, limits, t = THRESHOLDS) {
   const checks = [];
   const add = (name2, ok, message) => checks.push({ name: name2, ok, message });
@@ -49190,9 +49191,9 @@ var gateSchema = {
       description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
       propertyNames: keyNames(LATENCY_KEY, "latency rules"),
       properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, [pct3, ms]]) => [
+        Object.entries(LATENCY_DEFAULTS).map(([key, [pct4, ms]]) => [
           key,
-          rule({ max_increase_pct: nonNegative(pct3), max_increase_ms: nonNegative(ms) }, [], {})
+          rule({ max_increase_pct: nonNegative(pct4), max_increase_ms: nonNegative(ms) }, [], {})
         ])
       ),
       additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, [
@@ -49300,14 +49301,14 @@ function judgeLatencyLimit(key, rule2, base, cur, ctx) {
     rule2
   );
 }
-function judgeShare(x, n, max2, z) {
+function judgeShare(x, n2, max2, z) {
   const enough = max2 > 0 ? Math.ceil(1 / max2 - 1e-9) : 1;
-  if (n === 0) return { status: "inconclusive", enough };
-  if (x / n > max2) return { status: n >= enough || wilson(x, n, z).lower > max2 ? "fail" : "inconclusive", enough };
-  return { status: n >= enough ? "pass" : "inconclusive", enough };
+  if (n2 === 0) return { status: "inconclusive", enough };
+  if (x / n2 > max2) return { status: n2 >= enough || wilson(x, n2, z).lower > max2 ? "fail" : "inconclusive", enough };
+  return { status: n2 >= enough ? "pass" : "inconclusive", enough };
 }
 function judgeRateLimits(slo, base, cur, ctx) {
-  const n = cur.requests.window.scheduled;
+  const n2 = cur.requests.window.scheduled;
   const share = (r, x) => r && r.requests.window.scheduled > 0 ? x(r) / r.requests.window.scheduled : null;
   const rules = [
     {
@@ -49350,10 +49351,10 @@ function judgeRateLimits(slo, base, cur, ctx) {
       threshold: limitValue,
       ci: null
     };
-    const x = n > 0 ? bad(cur) : 0;
-    const { status: status2, enough } = judgeShare(x, n, max2, ctx.z);
-    const counted = good ? `${n - x} of ${n} requests met every SLO` : `${x} of ${n} requests`;
-    const reason = n === 0 ? "no requests in the current window" : status2 === "inconclusive" ? `${pctText(cv)} (${counted}): too few requests to judge a ${pctText(limitValue)} limit (needs \u2265 ${enough})` : `${pctText(cv)} (${counted}) ${status2 === "pass" ? "meets" : "breaks"} the ${good ? "minimum" : "limit"} of ${pctText(limitValue)}`;
+    const x = n2 > 0 ? bad(cur) : 0;
+    const { status: status2, enough } = judgeShare(x, n2, max2, ctx.z);
+    const counted = good ? `${n2 - x} of ${n2} requests met every SLO` : `${x} of ${n2} requests`;
+    const reason = n2 === 0 ? "no requests in the current window" : status2 === "inconclusive" ? `${pctText(cv)} (${counted}): too few requests to judge a ${pctText(limitValue)} limit (needs \u2265 ${enough})` : `${pctText(cv)} (${counted}) ${status2 === "pass" ? "meets" : "breaks"} the ${good ? "minimum" : "limit"} of ${pctText(limitValue)}`;
     return outcome({ ...draft, reason }, status2, flags);
   });
 }
@@ -49529,7 +49530,11 @@ var result = obj({
     heap_mb: num2,
     rss_mb: num2
   }),
-  littles_law: obj({ mean_in_flight: num2, predicted_in_flight: num2, ratio: nullable(num2) }),
+  littles_law: {
+    ...obj({ mean_in_flight: num2, predicted_in_flight: num2, ratio: nullable(num2) }),
+    // Optional: absent in results made before loadgate measured it.
+    properties: { mean_in_flight: num2, predicted_in_flight: num2, ratio: nullable(num2), peak_in_flight: count }
+  },
   validity: obj({
     valid: { type: "boolean" },
     checks: { type: "array", items: obj({ name: str, ok: { type: "boolean" }, message: str }) }
@@ -49652,13 +49657,13 @@ function noiseNote(report) {
 }
 function connectionsText(r) {
   const ka = r.requests.keep_alive;
-  const n = r.requests.reconnects ?? 0;
+  const n2 = r.requests.reconnects ?? 0;
   const parts = [];
   if (ka?.disabled)
     parts.push(
       `${ka.reason ?? "keep-alive disabled"} (it closed ${ka.server_closed} of ${ka.responses_observed} kept-alive connections right after a response), so each later request opened its own (connect time shows in pool wait)`
     );
-  if (n > 0) parts.push(`${n} request${n === 1 ? "" : "s"} re-sent on a new connection: the server had closed the reused one unanswered`);
+  if (n2 > 0) parts.push(`${n2} request${n2 === 1 ? "" : "s"} re-sent on a new connection: the server had closed the reused one unanswered`);
   return parts.length > 0 ? parts.join(" \xB7 ") : null;
 }
 
@@ -50182,10 +50187,10 @@ var Engine = class {
     let prefill = 0;
     for (const seq of this.runningSeqs) {
       if (budget === 0) break;
-      const n = seq.prefillLeft > 0 ? Math.min(seq.prefillLeft, budget) : 1;
-      seq.scheduled = n;
-      budget -= n;
-      if (seq.prefillLeft > 0) prefill += n;
+      const n2 = seq.prefillLeft > 0 ? Math.min(seq.prefillLeft, budget) : 1;
+      seq.scheduled = n2;
+      budget -= n2;
+      if (seq.prefillLeft > 0) prefill += n2;
       else decoding++;
     }
     while (budget > 0 && this.runningSeqs.length < c.max_num_seqs && this.waitingCount > 0) {
@@ -50220,11 +50225,11 @@ var Engine = class {
     this.stepEnd = NaN;
     let finished = false;
     for (const seq of this.runningSeqs) {
-      const n = seq.scheduled;
+      const n2 = seq.scheduled;
       seq.scheduled = 0;
-      if (n === 0 || seq.state !== "running") continue;
+      if (n2 === 0 || seq.state !== "running") continue;
       if (seq.prefillLeft > 0) {
-        seq.prefillLeft -= n;
+        seq.prefillLeft -= n2;
         if (seq.prefillLeft > 0) continue;
         this.kv.publish(seq);
       }
@@ -50282,10 +50287,10 @@ function chatText(messages) {
   return parts.join("\n");
 }
 function countTokens(text) {
-  let n = 0;
+  let n2 = 0;
   WORD.lastIndex = 0;
-  while (WORD.exec(text)) n++;
-  return n;
+  while (WORD.exec(text)) n2++;
+  return n2;
 }
 function tokenIds(text) {
   const ids = [];
@@ -50652,8 +50657,8 @@ var Exchange = class {
     this.pending = "";
     this.admitted(t);
     this.openStream();
-    const n = this.seq.outputTokens;
-    for (let i = 1; i <= n && !this.ended; i++) this.token(t, i === n);
+    const n2 = this.seq.outputTokens;
+    for (let i = 1; i <= n2 && !this.ended; i++) this.token(t, i === n2);
   }
   admitted(t) {
     this.record.admitted = t;
@@ -50834,7 +50839,7 @@ var SimMetrics = class {
       `vllm:prefix_cache_hits_total{${m}} ${g.prefixHits}`,
       "# HELP loadgate_sim_requests_total Finished requests by how they ended.",
       "# TYPE loadgate_sim_requests_total counter",
-      ...[...this.requests].map(([c, n]) => `loadgate_sim_requests_total{${m},class="${c}"} ${n}`),
+      ...[...this.requests].map(([c, n2]) => `loadgate_sim_requests_total{${m},class="${c}"} ${n2}`),
       "# HELP loadgate_sim_steps_total Engine iterations run.",
       "# TYPE loadgate_sim_steps_total counter",
       `loadgate_sim_steps_total{${m}} ${g.steps}`,
@@ -51393,14 +51398,14 @@ var strStart = 0;
 var strEnd = 0;
 var strEscaped = false;
 var intValue = NaN;
-function scanChunk(bytes, start, stop, findings2) {
+function scanChunk(bytes, start, stop, findings3) {
   b = bytes;
   p = start;
   end = stop;
   status = OK;
-  out = findings2;
-  findings2.hasDelta = findings2.answer = findings2.reasoning = findings2.text = false;
-  findings2.completionTokens = findings2.promptTokens = null;
+  out = findings3;
+  findings3.hasDelta = findings3.answer = findings3.reasoning = findings3.text = false;
+  findings3.completionTokens = findings3.promptTokens = null;
   skipWs();
   if (p >= end || b[p] !== 123) {
     return MALFORMED;
@@ -51481,14 +51486,14 @@ function number() {
     p++;
   }
   if (p >= end) return fail(MALFORMED);
-  let n = 0;
+  let n2 = 0;
   let digits = 0;
   if (b[p] === 48) {
     p++;
     digits = 1;
   } else {
     while (p < end && b[p] >= 48 && b[p] <= 57) {
-      n = n * 10 + (b[p] - 48);
+      n2 = n2 * 10 + (b[p] - 48);
       p++;
       digits++;
     }
@@ -51506,7 +51511,7 @@ function number() {
     if (p < end && (b[p] === 43 || b[p] === 45)) p++;
     if (!digitsFollow()) return fail(MALFORMED);
   }
-  intValue = plain && digits <= 15 && !(negative && n === 0) ? negative ? -n : n : NaN;
+  intValue = plain && digits <= 15 && !(negative && n2 === 0) ? negative ? -n2 : n2 : NaN;
   return true;
 }
 function digitsFollow() {
@@ -51942,9 +51947,9 @@ function probe(t) {
     async count(messages) {
       const body = t.api === "chat" ? { model: t.model, messages } : { model: t.model, prompt: promptText(messages) };
       const r = await postJson(url, { ...body, max_tokens: 1, stream: false }, t, t.timeoutMs);
-      const n = r.usage?.prompt_tokens;
-      if (typeof n !== "number") throw new Error("a 1-token request answered without usage.prompt_tokens");
-      return n;
+      const n2 = r.usage?.prompt_tokens;
+      if (typeof n2 !== "number") throw new Error("a 1-token request answered without usage.prompt_tokens");
+      return n2;
     }
   };
 }
@@ -52072,13 +52077,13 @@ function readShareGpt(value2, where) {
   };
 }
 var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-function entryPicker(n, sample, rng) {
-  if (sample === "with_replacement") return () => Math.floor(rng.next() * n);
-  const order = Array.from({ length: n }, (_, i) => i);
-  let next = n;
+function entryPicker(n2, sample, rng) {
+  if (sample === "with_replacement") return () => Math.floor(rng.next() * n2);
+  const order = Array.from({ length: n2 }, (_, i) => i);
+  let next = n2;
   return () => {
-    if (next === n) {
-      for (let i = n - 1; i > 0; i--) {
+    if (next === n2) {
+      for (let i = n2 - 1; i > 0; i--) {
         const j = Math.floor(rng.next() * (i + 1));
         [order[i], order[j]] = [order[j], order[i]];
       }
@@ -52410,18 +52415,18 @@ function createArrivalProcess(kind, ratePerS, seed, burstiness = 1) {
 function buildSchedule(o) {
   const process2 = createArrivalProcess(o.kind, o.ratePerS, o.seed, o.burstiness);
   let out2 = new Float64Array(Math.max(16, Math.ceil(o.ratePerS * o.durationMs / 1e3 * 1.2) + 16));
-  let n = 0;
+  let n2 = 0;
   let t = process2.nextGapMs();
   while (t < o.durationMs) {
-    if (n === out2.length) {
+    if (n2 === out2.length) {
       const grown = new Float64Array(out2.length * 2);
       grown.set(out2);
       out2 = grown;
     }
-    out2[n++] = t;
+    out2[n2++] = t;
     t += process2.nextGapMs();
   }
-  return out2.slice(0, n);
+  return out2.slice(0, n2);
 }
 
 // src/client/client.ts
@@ -52540,9 +52545,9 @@ var SseFramer = class {
       }
       if (this.carryLen > 0) {
         this.keep(buf, pos, eol);
-        const n = this.carryLen;
+        const n2 = this.carryLen;
         this.carryLen = 0;
-        this.line(this.carry, 0, n);
+        this.line(this.carry, 0, n2);
       } else {
         this.line(buf, pos, eol);
       }
@@ -52563,9 +52568,9 @@ var SseFramer = class {
    */
   end() {
     if (this.carryLen > 0) {
-      const n = this.carryLen;
+      const n2 = this.carryLen;
       this.carryLen = 0;
-      this.line(this.carry, 0, n);
+      this.line(this.carry, 0, n2);
     }
     this.dispatch();
   }
@@ -52602,12 +52607,12 @@ var SseFramer = class {
   }
   dispatch() {
     if (!this.hasData && !this.isError) return;
-    const n = this.dataLen;
+    const n2 = this.dataLen;
     const isError = this.isError;
     this.dataLen = 0;
     this.hasData = false;
     this.isError = false;
-    this.sink.onEvent(this.data, n, isError);
+    this.sink.onEvent(this.data, n2, isError);
   }
 };
 function append(dst, at, src, s, e) {
@@ -52621,9 +52626,9 @@ function append(dst, at, src, s, e) {
   return dst;
 }
 function isField(buf, s, e, name2) {
-  const n = name2.length;
-  if (e - s < n || e - s > n && buf[s + n] !== COLON) return false;
-  return buf.compare(name2, 0, n, s, s + n) === 0;
+  const n2 = name2.length;
+  if (e - s < n2 || e - s > n2 && buf[s + n2] !== COLON) return false;
+  return buf.compare(name2, 0, n2, s, s + n2) === 0;
 }
 function valueStart(buf, afterName, e) {
   if (afterName === e) return e;
@@ -53142,6 +53147,8 @@ var Recorder = class {
   windowShortRequests = 0;
   windowShortTokens = 0;
   inFlight = 0;
+  /** Most requests in flight at once while the window was open (sends during the window). */
+  inFlightPeak = 0;
   /** ∫ in-flight dt over the window (ms·requests), for the Little's-law check. */
   inFlightIntegral = 0;
   /** Σ (end − send) of dispatched window requests: W in L = λW. */
@@ -53165,6 +53172,8 @@ var Recorder = class {
     r.tSend = tSend;
     this.sent++;
     this.inFlight++;
+    const offset = tSend - this.o.runStart;
+    if (offset >= this.o.windowFromMs && offset < this.o.windowToMs && this.inFlight > this.inFlightPeak) this.inFlightPeak = this.inFlight;
     this.series.recordSent(tSend);
     if (r.inWindow) {
       this.windowDispatched++;
@@ -53197,14 +53206,14 @@ var Recorder = class {
     this.windowByClass[r.outcome]++;
     if (r.outcome !== "ok") return;
     this.windowOk++;
-    const n = r.outputTokens;
+    const n2 = r.outputTokens;
     if (r.usageCompletion < 0) this.usageMissing++;
     else if (r.usageCompletion !== r.chunks) this.usageChunkMismatch++;
     if (r.usagePrompt >= 0) this.h.promptTokens.recordValue(r.usagePrompt);
-    this.h.outputTokens.recordValue(n);
-    if (n < r.maxTokens) {
+    this.h.outputTokens.recordValue(n2);
+    if (n2 < r.maxTokens) {
       this.windowShortRequests++;
-      this.windowShortTokens += r.maxTokens - n;
+      this.windowShortTokens += r.maxTokens - n2;
     }
     if (r.chunks === 0) return;
     const ttft = r.tFirst - r.tSched;
@@ -53213,9 +53222,9 @@ var Recorder = class {
     recordMs(this.h.ttftFromSend, r.tFirst - r.tSend);
     if (r.tFirstAnswer === r.tFirstAnswer) recordMs(this.h.timeToFirstAnswer, r.tFirstAnswer - r.tSched);
     recordMs(this.h.e2e, e2e);
-    if (n > 0) recordMs(this.h.normalized, e2e / n);
-    const tpot = n > 1 ? (r.tLast - r.tFirst) / (n - 1) : NaN;
-    if (n > 1) recordMs(this.h.tpot, tpot);
+    if (n2 > 0) recordMs(this.h.normalized, e2e / n2);
+    const tpot = n2 > 1 ? (r.tLast - r.tFirst) / (n2 - 1) : NaN;
+    if (n2 > 1) recordMs(this.h.tpot, tpot);
     const slo = this.o.slo;
     if (ttft <= slo.ttft_ms && e2e <= slo.e2e_ms && !(tpot > slo.tpot_ms)) this.windowGood++;
   }
@@ -53317,7 +53326,7 @@ function runLabel(t, offeredRate) {
   return `${loadLabel({ ...load, rate: offeredRate })} (${t.parts.count} ${t.parts.how} merged)`;
 }
 function errorRates(byClass2, scheduled) {
-  const share = (n) => scheduled > 0 ? round3(n / scheduled) : 0;
+  const share = (n2) => scheduled > 0 ? round3(n2 / scheduled) : 0;
   return {
     http_5xx: share(byClass2.http_5xx),
     http_429: share(byClass2.http_429),
@@ -53327,7 +53336,7 @@ function errorRates(byClass2, scheduled) {
 function assembleResult(t) {
   const { spec, counts: c } = t;
   const windowMs = t.windowS * 1e3;
-  const perS = (n) => t.windowS > 0 ? round3(n / t.windowS) : 0;
+  const perS = (n2) => t.windowS > 0 ? round3(n2 / t.windowS) : 0;
   const closed = spec.load.mode === "closed";
   const offered = perS(c.windowScheduled);
   const achieved = perS(c.windowDispatched);
@@ -53436,7 +53445,8 @@ function assembleResult(t) {
     littles_law: {
       mean_in_flight: round3(meanInFlight),
       predicted_in_flight: round3(predicted),
-      ratio: littlesRatio === null ? null : round3(littlesRatio)
+      ratio: littlesRatio === null ? null : round3(littlesRatio),
+      ...t.peakInFlight !== void 0 ? { peak_in_flight: t.peakInFlight } : {}
     },
     validity: { valid: checks.every((x) => x.ok), checks },
     timeseries: { interval_s: s.intervalS, sent: s.sent, ok: s.ok, errors: s.errors, output_tokens: s.outputTokens },
@@ -53492,6 +53502,7 @@ function recorderTotals(rec, f) {
     interrupted: f.interrupted,
     notReached: f.notReached,
     counts: rec,
+    peakInFlight: rec.inFlightPeak,
     errorSamples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count })),
     histograms: rec.h,
     series: rec.series,
@@ -53758,6 +53769,7 @@ function mergeTotals(results, opts = {}) {
     interrupted: results.some((r) => r.load.interrupted),
     notReached: sum((r) => r.requests.not_reached),
     counts: addCounts(results.map(resultCounts)),
+    ...mergedPeak(results, shards),
     errorSamples: mergeErrorSamples(results),
     connections: mergeConnectionFacts(results),
     histograms: mergeHistograms(results),
@@ -53884,6 +53896,11 @@ function spread(results) {
   }
   return cv;
 }
+function mergedPeak(results, shards) {
+  if (!results.every((r) => r.littles_law.peak_in_flight !== void 0)) return {};
+  const peaks = results.map((r) => r.littles_law.peak_in_flight);
+  return { peakInFlight: shards ? peaks.reduce((a, b2) => a + b2, 0) : Math.max(...peaks) };
+}
 
 // src/run/reseed.ts
 function reseed(r, purpose, edit = () => {
@@ -53895,30 +53912,30 @@ function reseed(r, purpose, edit = () => {
 }
 
 // src/run/shard.ts
-function shardSpec(r, k, n) {
-  if (n === 1) return r;
-  return reseed(r, `shard ${k} of ${n}`, (spec) => {
-    if (spec.load.mode === "open") spec.load.rate = spec.load.rate / n;
-    else spec.load.concurrency = Math.floor(spec.load.concurrency / n) + (k < spec.load.concurrency % n ? 1 : 0);
+function shardSpec(r, k, n2) {
+  if (n2 === 1) return r;
+  return reseed(r, `shard ${k} of ${n2}`, (spec) => {
+    if (spec.load.mode === "open") spec.load.rate = spec.load.rate / n2;
+    else spec.load.concurrency = Math.floor(spec.load.concurrency / n2) + (k < spec.load.concurrency % n2 ? 1 : 0);
   });
 }
 function parseShard(text) {
   const m = /^(\d+)\/(\d+)$/.exec(text);
   const i = m ? Number(m[1]) : NaN;
-  const n = m ? Number(m[2]) : NaN;
-  if (!(n >= 1 && i >= 1 && i <= n)) throw new Error(`--shard is "${text}"; expected K/N with 1 \u2264 K \u2264 N, e.g. 2/4`);
-  return { k: i - 1, n };
+  const n2 = m ? Number(m[2]) : NaN;
+  if (!(n2 >= 1 && i >= 1 && i <= n2)) throw new Error(`--shard is "${text}"; expected K/N with 1 \u2264 K \u2264 N, e.g. 2/4`);
+  return { k: i - 1, n: n2 };
 }
 
 // src/run/workers.ts
 async function measureInWorkers(o) {
   const { spec } = o.resolved;
-  const n = spec.load.mode === "closed" ? Math.min(o.workers, spec.load.concurrency) : o.workers;
+  const n2 = spec.load.mode === "closed" ? Math.min(o.workers, spec.load.concurrency) : o.workers;
   const { calibration, salt } = o.workload.describe().plan;
   const file = join3(packageRoot(), "dist", "worker.js");
-  const threads = Array.from({ length: n }, (_, k) => {
+  const threads = Array.from({ length: n2 }, (_, k) => {
     const init = {
-      resolved: shardSpec(o.resolved, k, n),
+      resolved: shardSpec(o.resolved, k, n2),
       baseUrl: o.baseUrl,
       simulator: o.simulator,
       calibration,
@@ -53929,7 +53946,7 @@ async function measureInWorkers(o) {
     };
     return new Worker(file, { workerData: init });
   });
-  const progress = new Array(n);
+  const progress = new Array(n2);
   const results = [];
   const ready = [];
   threads.forEach((w, k) => {
@@ -53944,10 +53961,10 @@ async function measureInWorkers(o) {
             if (k === 0) o.onProgress?.(sumProgress(progress));
           } else if (m.type === "records") for (const line of m.lines) o.onRecordLine?.(line);
           else if (m.type === "result") resolve2(m.result);
-          else reject(new Error(`generator thread ${k + 1} of ${n}: ${m.message}`));
+          else reject(new Error(`generator thread ${k + 1} of ${n2}: ${m.message}`));
         });
-        w.once("error", (e) => reject(new Error(`generator thread ${k + 1} of ${n} crashed: ${e.message}`)));
-        w.once("exit", (code) => reject(new Error(`generator thread ${k + 1} of ${n} exited (code ${code}) without a result`)));
+        w.once("error", (e) => reject(new Error(`generator thread ${k + 1} of ${n2} crashed: ${e.message}`)));
+        w.once("exit", (code) => reject(new Error(`generator thread ${k + 1} of ${n2} exited (code ${code}) without a result`)));
       })
     );
   });
@@ -53961,20 +53978,20 @@ async function measureInWorkers(o) {
     threads.forEach((w) => w.postMessage({ type: "start", runStart }));
     if (o.signal?.aborted) abort();
     const shards = mergeTotals(await Promise.all(results), { mode: "shards" });
-    return assembleResult(wholeRun(shards, o.resolved, n, process.cpuUsage(cpu0), (now() - wall0) / 1e3));
+    return assembleResult(wholeRun(shards, o.resolved, n2, process.cpuUsage(cpu0), (now() - wall0) / 1e3));
   } finally {
     o.signal?.removeEventListener("abort", abort);
     await Promise.all(threads.map((w) => w.terminate()));
   }
 }
-function wholeRun(shards, resolved, n, cpu, wallS) {
+function wholeRun(shards, resolved, n2, cpu, wallS) {
   const cpuS = (cpu.user + cpu.system) / 1e6;
   return {
     ...shards,
     spec: resolved.spec,
     specHash: resolved.hash,
-    environment: { ...shards.environment, workers: n },
-    parts: { how: "threads", count: n },
+    environment: { ...shards.environment, workers: n2 },
+    parts: { how: "threads", count: n2 },
     // Threads share one process: its CPU and RSS are the run's (per-thread figures would double count).
     generator: { ...shards.generator, cpuS, cpuUtilization: cpuS / wallS, rssMb: process.memoryUsage.rss() / 2 ** 20 }
   };
@@ -54183,6 +54200,129 @@ function documentOrder(data) {
 var escape2 = (key) => key.replace(/~/g, "~0").replace(/\//g, "~1");
 var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 
+// src/spec/sweep-schema.ts
+var AUTO_DEFAULTS = { growth: 2, max_points: 10, fill: 3 };
+var positive2 = { type: "number", exclusiveMinimum: 0, description: "a number > 0" };
+var fraction2 = (fallback) => ({
+  type: "number",
+  exclusiveMinimum: 0,
+  maximum: 1,
+  default: fallback,
+  description: "a number > 0 and \u2264 1"
+});
+var mapping2 = (properties, description) => ({
+  type: "object",
+  default: {},
+  description,
+  properties,
+  additionalProperties: false
+});
+var capacityRule = mapping2(
+  {
+    max_decrease_pct: { type: "number", minimum: 0, default: 10, description: "a percentage \u2265 0" },
+    enabled: { type: "boolean", default: true },
+    warn_only: { type: "boolean", default: false }
+  },
+  "a mapping with max_decrease_pct (and optionally enabled, warn_only)"
+);
+var sweepSchema = {
+  type: "object",
+  description: "auto, or a mapping with rates, from/to/steps, auto or concurrency",
+  additionalProperties: false,
+  properties: {
+    rates: { type: "array", minItems: 1, maxItems: 100, items: positive2, description: "a list of 1 to 100 rates > 0 (req/s)" },
+    from: positive2,
+    to: positive2,
+    steps: { type: "integer", minimum: 2, maximum: 100, description: "an integer from 2 to 100" },
+    scale: { enum: ["linear", "geometric"], default: "linear" },
+    auto: {
+      description: "true or a mapping with growth, max_points, fill",
+      anyOf: [
+        { type: "boolean" },
+        {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            growth: { type: "number", exclusiveMinimum: 1, maximum: 10, description: "a number > 1 and \u2264 10" },
+            max_points: { type: "integer", minimum: 2, maximum: 50, description: "an integer from 2 to 50" },
+            fill: { type: "integer", minimum: 0, maximum: 10, description: "an integer from 0 to 10" }
+          }
+        }
+      ]
+    },
+    concurrency: {
+      type: "array",
+      minItems: 1,
+      maxItems: 100,
+      items: { type: "integer", minimum: 1, description: "an integer \u2265 1" },
+      description: "a list of 1 to 100 concurrency levels (integers \u2265 1)"
+    },
+    metric: { enum: ["ttft", "e2e"], default: "ttft" },
+    slo_target: fraction2(0.99),
+    bisect: mapping2(
+      {
+        precision: { type: "number", exclusiveMinimum: 0, maximum: 1, default: 0.05, description: "a fraction > 0 and \u2264 1 of the rate" },
+        max_points: { type: "integer", minimum: 0, maximum: 20, default: 4, description: "an integer from 0 to 20" },
+        knee_points: { type: "integer", minimum: 0, maximum: 20, default: 2, description: "an integer from 0 to 20" }
+      },
+      "a mapping with precision, max_points and knee_points"
+    ),
+    stop: mapping2(
+      {
+        min_achieved_fraction: fraction2(0.9),
+        max_p99_multiple: { type: "number", exclusiveMinimum: 1, default: 10, description: "a number > 1 (a multiple of S)" }
+      },
+      "a mapping with min_achieved_fraction and max_p99_multiple"
+    ),
+    gate: mapping2(
+      { capacity_at_slo: capacityRule, knee: capacityRule, saturation: capacityRule },
+      "a mapping with capacity_at_slo, knee, saturation"
+    )
+  }
+};
+var sizingSchema = {
+  type: "object",
+  description: "a mapping with peak_rate, batch_slots, target_utilization",
+  additionalProperties: false,
+  properties: {
+    peak_rate: { ...positive2, description: "a rate > 0 (req/s at peak)" },
+    batch_slots: { type: "integer", minimum: 1, description: "an integer \u2265 1 (sequences one replica runs at once)" },
+    target_utilization: { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.75, description: "a number > 0 and < 1" }
+  }
+};
+function expandSweepShorthand(data) {
+  if (data && typeof data === "object" && !Array.isArray(data) && data.sweep === "auto")
+    data.sweep = { auto: true };
+}
+function checkSweep(s) {
+  const ways = [
+    s.rates !== void 0 && "rates",
+    (s.from !== void 0 || s.to !== void 0 || s.steps !== void 0) && "from/to/steps",
+    s.auto !== void 0 && s.auto !== false && "auto",
+    s.concurrency !== void 0 && "concurrency"
+  ].filter((w) => typeof w === "string");
+  if (ways.length === 0)
+    throw new SpecIssue(["sweep"], "chooses no points; expected rates: [..], from/to/steps, auto: true, or concurrency: [..]");
+  if (ways.length > 1) throw new SpecIssue(["sweep"], `gives ${ways.join(" and ")}; expected exactly one way of choosing the points`);
+  if (ways[0] === "from/to/steps") {
+    const missing = ["from", "to", "steps"].find((k) => s[k] === void 0);
+    if (missing) throw new SpecIssue(["sweep", missing], "is missing; expected from, to and steps together");
+    if (s.to <= s.from) throw new SpecIssue(["sweep", "to"], `is ${s.to}; expected a rate above sweep.from (${s.from})`);
+  }
+  const list = s.rates ?? s.concurrency;
+  if (list) {
+    const key = s.rates ? "rates" : "concurrency";
+    const seen = /* @__PURE__ */ new Set();
+    for (const v of list) {
+      if (seen.has(v)) throw new SpecIssue(["sweep", key], `lists ${v} twice; expected each point once`);
+      seen.add(v);
+    }
+  }
+}
+function autoSettings(s) {
+  return { ...AUTO_DEFAULTS, ...typeof s.auto === "object" ? s.auto : {} };
+}
+
 // src/spec/schema.ts
 var positiveInteger = { type: "integer", minimum: 1, description: "a positive integer" };
 var positiveNumber = { type: "number", exclusiveMinimum: 0, description: "a number > 0" };
@@ -54253,7 +54393,7 @@ var SIM_MODEL = "loadgate-sim";
 var specSchema = {
   $schema: "http://json-schema.org/draft-07/schema#",
   type: "object",
-  description: "a mapping with keys name, target, workload, load, slo, gate",
+  description: "a mapping with keys name, target, workload, load, slo, gate, sweep, sizing",
   required: ["target"],
   additionalProperties: false,
   properties: {
@@ -54349,7 +54489,9 @@ var specSchema = {
       replicates: { type: "integer", minimum: 1, maximum: 100, default: 1, description: "an integer from 1 to 100" }
     }),
     slo: section({ ttft_ms: sloMs(500), tpot_ms: sloMs(50), e2e_ms: sloMs(1e4) }),
-    gate: gateSchema
+    gate: gateSchema,
+    sweep: sweepSchema,
+    sizing: sizingSchema
   }
 };
 
@@ -54358,6 +54500,7 @@ var validate2 = new import_ajv4.Ajv({ allErrors: true, useDefaults: true, verbos
 function resolveSpec(data) {
   const spec = structuredClone(data);
   expandLengthShorthand(spec);
+  expandSweepShorthand(spec);
   const written = writtenWorkloadKeys(spec);
   if (!validate2(spec)) throw issueFromErrors(validate2.errors ?? [], spec);
   spec.gate.slo.ttft_p95.max_ms ??= spec.slo.ttft_ms;
@@ -54367,6 +54510,7 @@ function resolveSpec(data) {
   checkLength(["workload", "output_tokens"], spec.workload.output_tokens);
   foldIgnoreEos(spec.workload, written);
   checkWorkloadCombination(spec.workload, written);
+  if (spec.sweep) checkSweep(spec.sweep);
   return {
     spec,
     hash: specHash(spec),
@@ -54381,8 +54525,8 @@ function expandLengthShorthand(data) {
   const workload = isMapping(data) ? data["workload"] : void 0;
   if (!isMapping(workload)) return;
   for (const key of ["input_tokens", "output_tokens"]) {
-    const n = workload[key];
-    if (Number.isInteger(n) && n >= 1) workload[key] = { dist: "fixed", value: n };
+    const n2 = workload[key];
+    if (Number.isInteger(n2) && n2 >= 1) workload[key] = { dist: "fixed", value: n2 };
   }
 }
 function writtenWorkloadKeys(data) {
@@ -54613,8 +54757,8 @@ function applyOverrides(r, o) {
 }
 function numeric2(value2) {
   if (typeof value2 !== "string" || value2.trim() === "") return value2;
-  const n = Number(value2);
-  return Number.isFinite(n) ? n : value2;
+  const n2 = Number(value2);
+  return Number.isFinite(n2) ? n2 : value2;
 }
 
 // src/cli/errors.ts
@@ -54628,9 +54772,9 @@ function oneLine2(e) {
 
 // src/cli/progress.ts
 var PLAIN_EVERY_S = 5;
-function progressPrinter(stream2) {
+function progressPrinter(stream2, label = () => "") {
   let lastPlain = -Infinity;
-  const line = (p2) => `[${p2.phase}] ${p2.elapsedS.toFixed(0)}/${p2.totalS.toFixed(0)} s \xB7 sent ${p2.sent} \xB7 ok ${p2.ok} \xB7 failed ${p2.failed} \xB7 in flight ${p2.inFlight}`;
+  const line = (p2) => `${label()}[${p2.phase}] ${p2.elapsedS.toFixed(0)}/${p2.totalS.toFixed(0)} s \xB7 sent ${p2.sent} \xB7 ok ${p2.ok} \xB7 failed ${p2.failed} \xB7 in flight ${p2.inFlight}`;
   return {
     update(p2) {
       if (stream2.isTTY) stream2.write(`\r\x1B[2K${line(p2)}`);
@@ -54652,9 +54796,9 @@ function defaultWorkers(simulatorHere) {
   return Math.max(1, availableParallelism() - (simulatorHere ? 1 : 0));
 }
 function parseWorkers(text) {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 64) throw new UsageError(`--workers is "${text}"; expected a whole number from 1 to 64`);
-  return n;
+  const n2 = Number(text);
+  if (!Number.isInteger(n2) || n2 < 1 || n2 > 64) throw new UsageError(`--workers is "${text}"; expected a whole number from 1 to 64`);
+  return n2;
 }
 var RUN_HELP = `Usage: loadgate run SPEC [options]
 
@@ -54824,7 +54968,7 @@ async function validateCommand(argv) {
 
 // src/cli/compare-command.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { parseArgs as parseArgs4 } from "node:util";
+import { parseArgs as parseArgs5 } from "node:util";
 
 // src/report/gate-text.ts
 function renderGateText(report) {
@@ -54863,7 +55007,7 @@ function niceTicks(max2, count2 = 5) {
   const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
   return Array.from({ length: Math.floor(max2 / step) + 1 }, (_, i) => i * step);
 }
-function lineChart(title, series, x, y) {
+function lineChart(title, series, x, y, marks = []) {
   const all = series.flatMap((s) => s.points);
   const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(title)}" font-family="system-ui, sans-serif" font-size="11">`;
   const titleText = `<text x="${W / 2}" y="18" text-anchor="middle" font-size="13" font-weight="600">${escapeHtml(title)}</text>`;
@@ -54872,7 +55016,7 @@ function lineChart(title, series, x, y) {
   const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p2) => p2[0]))).map((at) => ({ at, label: tick(at) }));
   const xMin = Math.min(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
   const xMax = Math.max(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
-  const yMax = Math.max(...all.map((p2) => p2[1])) * 1.05 || 1;
+  const yMax = y.max ?? (Math.max(...all.map((p2) => p2[1]), ...marks.map((m) => m.y ?? 0)) * 1.05 || 1);
   const yTicks = y.ticks ?? niceTicks(yMax).map((at) => ({ at, label: tick(at) }));
   const px = (v) => M.left + (v - xMin) / (xMax - xMin || 1) * (W - M.left - M.right);
   const py = (v) => H - M.bottom - v / yMax * (H - M.top - M.bottom);
@@ -54888,6 +55032,12 @@ function lineChart(title, series, x, y) {
   const lines = series.map(
     (s) => `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ""} points="${s.points.map(([a, b2]) => `${r1(px(a))},${r1(py(b2))}`).join(" ")}"/>`
   );
+  const dots = series.flatMap(
+    (s) => s.dots ? s.points.map(([a, b2]) => `<circle cx="${r1(px(a))}" cy="${r1(py(b2))}" r="2.5" fill="${s.color}"/>`) : []
+  );
+  const refs = marks.map(
+    (m) => m.x !== void 0 ? `<line x1="${r1(px(m.x))}" x2="${r1(px(m.x))}" y1="${M.top}" y2="${H - M.bottom}" stroke="${m.color}" stroke-dasharray="3 3" class="mark"/><text x="${r1(px(m.x)) + 3}" y="${M.top + 10}" fill="${m.color}">${escapeHtml(m.label)}</text>` : `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(m.y))}" y2="${r1(py(m.y))}" stroke="${m.color}" stroke-dasharray="3 3" class="mark"/><text x="${W - M.right - 3}" y="${r1(py(m.y)) - 3}" text-anchor="end" fill="${m.color}">${escapeHtml(m.label)}</text>`
+  );
   const legend = series.map(
     (s, i) => `<line x1="${M.left + i * 130}" x2="${M.left + 22 + i * 130}" y1="32" y2="32" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ""}/><text x="${M.left + 28 + i * 130}" y="36">${escapeHtml(s.name)}</text>`
   );
@@ -54895,12 +55045,19 @@ function lineChart(title, series, x, y) {
     `<text x="${(M.left + W - M.right) / 2}" y="${H - 8}" text-anchor="middle" fill="#333">${escapeHtml(x.label)}</text>`,
     `<text transform="translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle" fill="#333">${escapeHtml(y.label)}</text>`
   ];
+  const clipId = `clip-${[...title].reduce((h, c) => h * 31 + c.charCodeAt(0) >>> 0, 7).toString(36)}`;
+  const clip2 = y.max === void 0 ? [] : [
+    `<clipPath id="${clipId}"><rect x="${M.left}" y="${M.top - 4}" width="${W - M.left - M.right}" height="${H - M.top - M.bottom + 8}"/></clipPath>`
+  ];
+  const plotted = y.max === void 0 ? [...lines, ...dots] : [`<g clip-path="url(#${clipId})">`, ...lines, ...dots, "</g>"];
   return [
     head,
     titleText,
+    ...clip2,
     ...grid,
     `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#999"/>`,
-    ...lines,
+    ...plotted,
+    ...refs,
     ...legend,
     ...labels,
     "</svg>"
@@ -54958,7 +55115,7 @@ function timeseriesCharts(baseline, current) {
 }
 
 // src/report/html.ts
-var STYLE = `
+var REPORT_STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;color:#1f2328;max-width:1340px;margin:24px auto;padding:0 16px}
 h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
 table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
@@ -54982,7 +55139,7 @@ function renderHtml(report, baseline, current) {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>loadgate ${verdict.toUpperCase()} \u2014 ${escapeHtml(current.spec.name)}</title>
-<style>${STYLE}</style>
+<style>${REPORT_STYLE}</style>
 </head>
 <body>
 <h1 class="${verdict}">${VERDICT_ICON[verdict]} loadgate: ${verdict.toUpperCase()} \u2014 ${escapeHtml(current.spec.name)}</h1>
@@ -55093,10 +55250,1123 @@ function percentileChart(title, metrics, baseline, current) {
   ];
 }
 
+// src/capacity/load.ts
+var import_ajv5 = __toESM(require_ajv(), 1);
+import { readFileSync as readFileSync7 } from "node:fs";
+
+// src/capacity/analysis.ts
+var KNEE_P99_MULTIPLE = 3;
+var KNEE_ACHIEVED_FRACTION = 0.95;
+var KNEE_TRACKING = 0.8;
+var JITTER_FLOOR_MS = 2;
+var FLOOR_MAX_UTILIZATION = 0.05;
+var CLOSED_PLATEAU_GAIN = 0.05;
+function latency(r, metric) {
+  return metric === "ttft" ? r.metrics.ttft_ms : r.metrics.e2e_ms;
+}
+var loadOf = (p2) => p2.mode === "open" ? p2.rate_per_s : p2.concurrency;
+function curve(points, mode) {
+  return points.map((point2, index) => ({ point: point2, index })).filter((p2) => p2.point.mode === mode).sort((a, b2) => loadOf(a.point) - loadOf(b2.point));
+}
+function sweepMode(points) {
+  return points.length > 0 && points.every((p2) => p2.mode === "closed") ? "closed" : "open";
+}
+function serviceFloor(points, o, maxRate) {
+  const probe2 = points.findIndex((p2) => p2.role === "probe");
+  const lightest = probe2 >= 0 ? { point: points[probe2], index: probe2 } : curve(points, sweepMode(points))[0];
+  const rule2 = `S = ${o.metric.toUpperCase()} p50 at the lightest point (\u03C1 < ${FLOOR_MAX_UTILIZATION * 100} %, or the concurrency-1 probe), less the network round trip when measured`;
+  if (!lightest)
+    return { point: null, p50_ms: null, ttft_p50_ms: null, e2e_p50_ms: null, rtt_ms: null, utilization: null, rule: rule2, note: "no points" };
+  const r = lightest.point.result;
+  const p50 = latency(r, o.metric)?.p50 ?? null;
+  const rho = maxRate ? round3(r.throughput.requests_per_s / maxRate) : null;
+  const single = lightest.point.mode === "closed" && lightest.point.concurrency === 1;
+  const note = p50 === null ? "the lightest point has no successful requests" : !single && rho !== null && rho >= FLOOR_MAX_UTILIZATION ? `the lightest point ran at \u03C1 = ${sig4(rho * 100)} % (\u2265 ${FLOOR_MAX_UTILIZATION * 100} %): S may include queueing; add a lighter point` : null;
+  return {
+    point: lightest.index,
+    p50_ms: p50,
+    ttft_p50_ms: r.metrics.ttft_ms?.p50 ?? null,
+    e2e_p50_ms: r.metrics.e2e_ms?.p50 ?? null,
+    rtt_ms: o.rttMs ?? null,
+    utilization: rho,
+    rule: rule2,
+    note
+  };
+}
+function pastSaturation(p2, previous, floorMs, o) {
+  const r = p2.result;
+  const x = r.throughput.requests_per_s;
+  if (p2.mode === "open") {
+    const offered = r.load.offered_rate_per_s;
+    if (offered > 0 && x < o.stop.min_achieved_fraction * offered)
+      return `completed ${sig4(x)} req/s of ${sig4(offered)} offered (< ${sig4(o.stop.min_achieved_fraction * 100)} %)`;
+  } else if (previous && previous.concurrency < p2.concurrency) {
+    const before = previous.result.throughput.requests_per_s;
+    if (before > 0 && x < (1 + CLOSED_PLATEAU_GAIN) * before)
+      return `throughput ${sig4(x)} req/s barely above ${sig4(before)} at concurrency ${previous.concurrency} (< +${CLOSED_PLATEAU_GAIN * 100} %)`;
+  }
+  const p99 = latency(r, o.metric)?.p99;
+  if (floorMs !== null && p99 !== void 0 && p99 > Math.max(o.stop.max_p99_multiple * floorMs, JITTER_FLOOR_MS))
+    return `${o.metric.toUpperCase()} p99 ${sig4(p99)} ms > ${o.stop.max_p99_multiple} \xD7 S (${sig4(floorMs)} ms)`;
+  if (r.requests.window.by_class.ok === 0 && r.requests.window.scheduled > 0) return "no request succeeded";
+  return null;
+}
+function saturation(points, mode, o) {
+  const c = curve(points, mode);
+  const rule2 = mode === "open" ? `X_max = mean completed req/s (and output tok/s) over the points that completed < ${sig4(o.stop.min_achieved_fraction * 100)} % of their offered rate: the plateau` : `X_max = mean completed req/s (and output tok/s) over the concurrency levels within ${CLOSED_PLATEAU_GAIN * 100} % of the highest throughput: the plateau`;
+  if (c.length === 0) return { requests_per_s: null, output_tokens_per_s: null, reached: false, points: [], rule: rule2 };
+  const best = Math.max(...c.map((p2) => p2.point.result.throughput.requests_per_s));
+  let plateau = mode === "open" ? c.filter((p2) => p2.point.result.throughput.requests_per_s < o.stop.min_achieved_fraction * p2.point.result.load.offered_rate_per_s) : c.filter((p2) => p2.point.result.throughput.requests_per_s >= (1 - CLOSED_PLATEAU_GAIN) * best);
+  const reached = mode === "open" ? plateau.length > 0 : plateau.length > 1;
+  if (!reached) plateau = c.filter((p2) => p2.point.result.throughput.requests_per_s === best);
+  const mean3 = (f) => round3(plateau.reduce((a, p2) => a + f(p2.point.result), 0) / plateau.length);
+  return {
+    requests_per_s: mean3((r) => r.throughput.requests_per_s),
+    output_tokens_per_s: mean3((r) => r.throughput.output_tokens_per_s),
+    reached,
+    points: plateau.map((p2) => p2.index),
+    rule: rule2
+  };
+}
+function knee(points, mode, floorMs, o) {
+  const rule2 = mode === "open" ? `knee = highest rate of the leading run of points with completed \u2265 ${KNEE_ACHIEVED_FRACTION * 100} % of offered, ${o.metric.toUpperCase()} p99 \u2264 max(${KNEE_P99_MULTIPLE} \xD7 S, ${JITTER_FLOOR_MS} ms), and \u0394X \u2265 ${KNEE_TRACKING * 100} % of \u0394\u03BB from the previous point` : `knee = highest concurrency of the leading run of levels with ${o.metric.toUpperCase()} p99 \u2264 max(${KNEE_P99_MULTIPLE} \xD7 S, ${JITTER_FLOOR_MS} ms) and throughput rising by \u2265 half the concurrency's relative rise`;
+  const none = { rate_per_s: null, concurrency: null, point: null, p99_ms: null, limit_ms: null, next_load: null, rule: rule2 };
+  if (floorMs === null) return { ...none, note: "no service floor: the knee is undefined" };
+  const limit = Math.max(KNEE_P99_MULTIPLE * floorMs, JITTER_FLOOR_MS);
+  const c = curve(points, mode);
+  let found = null;
+  let next = null;
+  let broke = null;
+  for (let i = 0; i < c.length; i++) {
+    const p2 = c[i].point;
+    const r2 = p2.result;
+    const x = r2.throughput.requests_per_s;
+    const p99 = latency(r2, o.metric)?.p99 ?? Infinity;
+    const prev = i > 0 ? c[i - 1].point.result : null;
+    if (mode === "open" && x < KNEE_ACHIEVED_FRACTION * r2.load.offered_rate_per_s)
+      broke = `completed ${sig4(x)} of ${sig4(r2.load.offered_rate_per_s)} req/s offered`;
+    else if (p99 > limit) broke = `p99 ${sig4(p99)} ms > ${sig4(limit)} ms`;
+    else if (prev && mode === "open" && x - prev.throughput.requests_per_s < KNEE_TRACKING * (r2.load.offered_rate_per_s - prev.load.offered_rate_per_s))
+      broke = `throughput rose ${sig4(x - prev.throughput.requests_per_s)} req/s for ${sig4(r2.load.offered_rate_per_s - prev.load.offered_rate_per_s)} more offered`;
+    else if (prev && mode === "closed") {
+      const prevC = c[i - 1].point.concurrency;
+      const gain = prev.throughput.requests_per_s > 0 ? x / prev.throughput.requests_per_s - 1 : Infinity;
+      if (gain < 0.5 * (p2.concurrency / prevC - 1))
+        broke = `throughput rose ${sig4(gain * 100)} % for ${sig4((p2.concurrency / prevC - 1) * 100)} % more concurrency`;
+    }
+    if (broke) {
+      next = loadOf(p2);
+      break;
+    }
+    found = c[i];
+  }
+  if (!found) return { ...none, limit_ms: round3(limit), next_load: next, note: `even the lightest point breaks the rule (${broke})` };
+  const r = found.point.result;
+  return {
+    rate_per_s: found.point.mode === "open" ? found.point.rate_per_s : r.throughput.requests_per_s,
+    concurrency: found.point.concurrency,
+    point: found.index,
+    p99_ms: latency(r, o.metric)?.p99 ?? null,
+    limit_ms: round3(limit),
+    next_load: next,
+    rule: rule2,
+    note: next === null ? "every point met the rules: the knee is at or above the heaviest point" : `the next point (${sig4(next)}) ${broke}`
+  };
+}
+var meetsTarget = (r, target) => r.goodput.fraction !== null && r.goodput.fraction >= target;
+function sloBracket(points, target) {
+  const c = curve(points, sweepMode(points));
+  let passing = null;
+  for (const { point: point2 } of c) {
+    if (!meetsTarget(point2.result, target)) return { passing, failing: point2 };
+    passing = point2;
+  }
+  return { passing, failing: null };
+}
+function nextBisection(points, target, precision) {
+  const { passing, failing } = sloBracket(points, target);
+  if (!passing || !failing) return null;
+  const lo = loadOf(passing);
+  const hi = loadOf(failing);
+  if (passing.mode === "closed") return hi - lo > 1 ? Math.floor((lo + hi) / 2) : null;
+  if ((hi - lo) / lo <= precision) return null;
+  return round3((lo + hi) / 2);
+}
+function nextKneeBisection(points, o) {
+  const k = analyzeSweep(points, o).knee;
+  if (k.point === null || k.next_load === null) return null;
+  const lo = loadOf(points[k.point]);
+  const hi = k.next_load;
+  if (points[k.point].mode === "closed") return hi - lo > 1 ? Math.floor((lo + hi) / 2) : null;
+  return (hi - lo) / lo > o.precision ? round3((lo + hi) / 2) : null;
+}
+function capacityAtSlo(points, o) {
+  const { passing, failing } = sloBracket(points, o.sloTarget);
+  const rule2 = `capacity at SLO = highest load of the leading run of points whose goodput fraction \u2265 ${sig4(o.sloTarget * 100)} % (spec.slo defines a good request), bisected between the last passing and the first failing point to ${sig4(o.precision * 100)} %`;
+  const lo = passing ? loadOf(passing) : null;
+  const hi = failing ? loadOf(failing) : null;
+  const note = !passing ? "even the lightest point missed the target" : !failing ? "every point met the target: capacity is at least the heaviest point" : (hi - lo) / lo > o.precision ? `bracket [${sig4(lo)}, ${sig4(hi)}) wider than the precision: bisection stopped early (max points or interrupted)` : null;
+  return {
+    rate_per_s: passing ? passing.mode === "open" ? passing.rate_per_s : passing.result.throughput.requests_per_s : null,
+    concurrency: passing?.concurrency ?? null,
+    target: o.sloTarget,
+    passing_load: lo,
+    failing_load: hi,
+    resolution: lo !== null && hi !== null ? round3((hi - lo) / lo) : null,
+    precision: o.precision,
+    rule: rule2,
+    note
+  };
+}
+function pointAnalysis(points, o, floorMs, maxRate) {
+  const byLoad = curve(points, sweepMode(points));
+  const previous = new Map(byLoad.map((p2, i) => [p2.index, i > 0 ? byLoad[i - 1].point : null]));
+  return points.map((p2, index) => {
+    const r = p2.result;
+    const lat = latency(r, o.metric);
+    const e2e = r.metrics.e2e_ms;
+    const L = r.littles_law.predicted_in_flight;
+    const why = pastSaturation(p2, previous.get(index) ?? null, floorMs, o);
+    return {
+      index,
+      role: p2.role,
+      mode: p2.mode,
+      load: loadOf(p2),
+      offered_rate_per_s: r.load.offered_rate_per_s,
+      requests_per_s: r.throughput.requests_per_s,
+      output_tokens_per_s: r.throughput.output_tokens_per_s,
+      achieved_fraction: r.load.offered_rate_per_s > 0 ? round3(r.throughput.requests_per_s / r.load.offered_rate_per_s) : null,
+      latency_ms: { p50: lat?.p50 ?? null, p90: lat?.p90 ?? null, p99: lat?.p99 ?? null },
+      e2e_ms: { mean: e2e?.mean ?? null, p90: e2e?.p90 ?? null, p99: e2e?.p99 ?? null, p999: e2e?.p999 ?? null },
+      goodput_fraction: r.goodput.fraction,
+      utilization: maxRate ? round3(r.throughput.requests_per_s / maxRate) : null,
+      littles_law: {
+        predicted_in_flight: L,
+        mean_in_flight: r.littles_law.mean_in_flight,
+        peak_in_flight: r.littles_law.peak_in_flight ?? null,
+        oversubscribed: o.batchSlots === null ? null : r.littles_law.mean_in_flight > o.batchSlots
+      },
+      saturated: why !== null,
+      saturated_because: why,
+      valid: r.validity.valid,
+      interrupted: r.load.interrupted
+    };
+  });
+}
+function analyzeSweep(points, o) {
+  const mode = sweepMode(points);
+  const sat = saturation(points, mode, o);
+  const floor = serviceFloor(points, o, sat.requests_per_s);
+  const floorMs = floor.p50_ms === null ? null : round3(Math.max(0, floor.p50_ms - (o.rttMs ?? 0)));
+  const analysed = pointAnalysis(points, o, floorMs, sat.requests_per_s);
+  const oversubscribed = analysed.filter((p2) => p2.littles_law.oversubscribed).map(
+    (p2) => `point ${p2.index + 1} (${sig4(p2.load)} ${p2.mode === "open" ? "req/s" : "concurrent"}): L = ${sig4(p2.littles_law.mean_in_flight)} in flight > ${o.batchSlots} batch slots \u2014 about ${sig4(p2.littles_law.mean_in_flight - o.batchSlots)} requests wait in the server's queue`
+  );
+  return {
+    mode,
+    metric: o.metric,
+    service_floor_ms: floorMs,
+    service_floor: floor,
+    knee: knee(points, mode, floorMs, o),
+    saturation: sat,
+    capacity_at_slo: capacityAtSlo(points, o),
+    batch_slots: o.batchSlots,
+    oversubscribed,
+    points: analysed
+  };
+}
+
+// src/capacity/sizing.ts
+function sizeFleet(a, sizing) {
+  const peak = sizing?.peak_rate;
+  const xMax = a.saturation.requests_per_s;
+  if (peak === void 0 || !xMax) return null;
+  const rho = sizing?.target_utilization ?? 0.75;
+  const replicas = Math.max(1, Math.ceil(peak / (rho * xMax)));
+  const perReplica = peak / replicas;
+  const curve4 = a.points.filter((p2) => p2.mode === a.mode && p2.e2e_ms.mean !== null).sort((x, y) => x.requests_per_s - y.requests_per_s);
+  if (curve4.length === 0) return null;
+  const below = curve4.filter((p2) => p2.requests_per_s <= perReplica);
+  const op = below.length > 0 ? below[below.length - 1] : curve4[0];
+  const why = below.length > 0 ? `heaviest measured point with throughput \u2264 the per-replica peak ${sig4(perReplica)} req/s` : `lightest measured point (none is as light as the per-replica peak ${sig4(perReplica)} req/s)`;
+  const wS = op.e2e_ms.mean / 1e3;
+  const w99S = (op.e2e_ms.p99 ?? op.e2e_ms.mean) / 1e3;
+  const kv = peak * wS;
+  const kv99 = peak * w99S;
+  const p90 = op.e2e_ms.p90 ?? op.e2e_ms.mean;
+  const p999 = op.e2e_ms.p999 ?? p90;
+  const timeout = Math.max(3 * p90, p999);
+  const slo = a.capacity_at_slo.rate_per_s;
+  const replicasAtSlo = slo ? Math.ceil(peak / slo) : null;
+  return {
+    peak_rate_per_s: peak,
+    target_utilization: rho,
+    max_rate_per_s: xMax,
+    replicas,
+    replicas_formula: `\u2308\u03BB_peak / (\u03C1_target \xB7 X_max)\u2309 = \u2308${sig4(peak)} / (${rho} \xB7 ${sig4(xMax)})\u2309 = ${replicas}`,
+    replicas_at_slo: replicasAtSlo,
+    replicas_at_slo_formula: slo ? `\u2308\u03BB_peak / \u03BB_SLO\u2309 = \u2308${sig4(peak)} / ${sig4(slo)}\u2309 = ${replicasAtSlo}` : null,
+    operating_point: { load: op.load, point: op.index, why },
+    kv_sequences: Math.ceil(kv),
+    kv_sequences_formula: `\u03BB_peak \xB7 W = ${sig4(peak)} req/s \xB7 ${sig4(wS)} s = ${sig4(kv)} sequences (${sig4(kv / replicas)} per replica)`,
+    kv_sequences_p99: Math.ceil(kv99),
+    kv_sequences_p99_formula: `\u03BB_peak \xB7 W_p99 = ${sig4(peak)} req/s \xB7 ${sig4(w99S)} s = ${sig4(kv99)} sequences (${sig4(kv99 / replicas)} per replica)`,
+    timeout_ms: round3(timeout),
+    timeout_formula: `max(3 \xD7 E2E p90, E2E p99.9) = max(3 \xD7 ${sig4(p90)}, ${sig4(p999)}) ms = ${sig4(timeout)} ms`
+  };
+}
+
+// src/capacity/document.ts
+var SWEEP_SCHEMA_VERSION = 1;
+var SWEEP_KIND = "loadgate-sweep";
+function batchSlotsOf(spec, simDefaultSlots) {
+  if (spec.sizing?.batch_slots !== void 0) return spec.sizing.batch_slots;
+  if (spec.target.url !== "sim") return null;
+  const sim = spec.target.sim;
+  if (sim.mode === "paced") return sim.slots ?? null;
+  if (sim.mode === "fast") return null;
+  return sim.max_num_seqs ?? simDefaultSlots;
+}
+var labelOf = (mode) => mode === "open" ? "open-loop rate sweep" : "closed-loop concurrency sweep";
+function rttOf(points) {
+  const r = points[0]?.result;
+  return typeof r?.network?.rtt_ms?.p50 === "number" ? r.network.rtt_ms.p50 : null;
+}
+function buildSweepDocument(o) {
+  const sweep = o.spec.sweep;
+  const analysis2 = analyzeSweep(o.points, {
+    metric: sweep.metric,
+    sloTarget: sweep.slo_target,
+    stop: sweep.stop,
+    batchSlots: o.batchSlots,
+    rttMs: o.rttMs ?? rttOf(o.points),
+    precision: sweep.bisect.precision
+  });
+  const first = o.points[0]?.result;
+  return {
+    schema_version: SWEEP_SCHEMA_VERSION,
+    kind: SWEEP_KIND,
+    tool: { name: "loadgate", version: TOOL_VERSION },
+    created_at: (/* @__PURE__ */ new Date()).toISOString(),
+    label: labelOf(analysis2.mode),
+    spec: o.spec,
+    spec_hash: o.specHash,
+    target: first?.target ?? {
+      url: o.spec.target.url,
+      api: o.spec.target.api,
+      model: o.spec.target.model,
+      simulator: o.spec.target.url === "sim"
+    },
+    interrupted: o.interrupted,
+    stopped_because: o.stoppedBecause,
+    skipped_loads: o.skippedLoads,
+    points: o.points,
+    analysis: analysis2,
+    sizing: sizeFleet(analysis2, o.spec.sizing)
+  };
+}
+
+// src/capacity/schema.ts
+var RESULT_SCHEMA_ID = "https://loadgate.dev/schema/result.json";
+var identifiedResultSchema = { ...resultSchema, $id: RESULT_SCHEMA_ID };
+var num3 = { type: "number" };
+var str2 = { type: "string" };
+var bool = { type: "boolean" };
+var nullable2 = (schema) => ({ anyOf: [{ type: "null" }, schema] });
+var obj2 = (properties) => ({ type: "object", required: Object.keys(properties), properties });
+var nnum = nullable2(num3);
+var point = obj2({
+  role: { enum: ["probe", "step", "fill", "bisect", "knee"] },
+  mode: { enum: ["open", "closed"] },
+  rate_per_s: nnum,
+  concurrency: nullable2({ type: "integer", minimum: 1 }),
+  result: { $ref: `${RESULT_SCHEMA_ID}#` }
+});
+var analysis = obj2({
+  mode: { enum: ["open", "closed"] },
+  metric: { enum: ["ttft", "e2e"] },
+  service_floor_ms: nnum,
+  service_floor: obj2({ point: nnum, p50_ms: nnum, rule: str2 }),
+  knee: obj2({ rate_per_s: nnum, concurrency: nnum, point: nnum, p99_ms: nnum, limit_ms: nnum, rule: str2 }),
+  saturation: obj2({ requests_per_s: nnum, output_tokens_per_s: nnum, reached: bool, points: { type: "array", items: num3 }, rule: str2 }),
+  capacity_at_slo: obj2({ rate_per_s: nnum, target: num3, passing_load: nnum, failing_load: nnum, precision: num3, rule: str2 }),
+  batch_slots: nnum,
+  oversubscribed: { type: "array", items: str2 },
+  points: { type: "array", items: obj2({ index: num3, load: num3, requests_per_s: num3, saturated: bool, valid: bool }) }
+});
+var sweepSchema2 = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  ...obj2({
+    schema_version: { const: SWEEP_SCHEMA_VERSION },
+    kind: { const: SWEEP_KIND },
+    tool: obj2({ name: { const: "loadgate" }, version: str2 }),
+    created_at: str2,
+    label: str2,
+    spec: obj2({ name: str2, target: { type: "object" }, sweep: { type: "object" } }),
+    spec_hash: str2,
+    target: obj2({ url: str2, api: str2, model: str2, simulator: bool }),
+    interrupted: bool,
+    stopped_because: str2,
+    skipped_loads: { type: "array", items: num3 },
+    points: { type: "array", items: point },
+    analysis,
+    sizing: nullable2(obj2({ replicas: { type: "integer", minimum: 1 }, replicas_formula: str2, kv_sequences: num3, timeout_ms: num3 }))
+  })
+};
+
+// src/capacity/load.ts
+var validate3 = new import_ajv5.Ajv({ allErrors: false, strict: true }).addSchema(identifiedResultSchema).compile(sweepSchema2);
+function isSweepDocument(data) {
+  return !!data && typeof data === "object" && data.kind === SWEEP_KIND;
+}
+function readJsonFile(path) {
+  let text;
+  try {
+    text = readFileSync7(path, "utf8");
+  } catch (err) {
+    const code = err.code ?? "unknown error";
+    throw new ResultFileError(`${path}: ${code === "ENOENT" ? "file not found" : `cannot be read (${code})`}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ResultFileError(`${path}: not valid JSON (${err.message.split("\n")[0]}); the file is truncated or corrupt`);
+  }
+}
+function parseSweep(data, name2) {
+  const fail2 = (why) => new ResultFileError(`${name2}: ${why}`);
+  if (!isSweepDocument(data)) throw fail2(`not a loadgate sweep document (no kind "${SWEEP_KIND}"); expected the output of loadgate sweep`);
+  const version = data.schema_version;
+  if (typeof version !== "number" || version > SWEEP_SCHEMA_VERSION)
+    throw fail2(
+      `sweep schema_version ${JSON.stringify(version)} is not one this loadgate understands (${SWEEP_SCHEMA_VERSION}); upgrade loadgate`
+    );
+  if (!validate3(data)) {
+    const e = validate3.errors.reduce((a, b2) => b2.instancePath.length > a.instancePath.length ? b2 : a);
+    throw fail2(`not a valid loadgate sweep: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
+  }
+  return data;
+}
+function loadSweep(path) {
+  return parseSweep(readJsonFile(path), path);
+}
+
+// src/capacity/gate.ts
+var NOISE_METHOD2 = "capacity at SLO: bracket between passing and failing points, each decided beyond noise (Wilson bounds of the goodput fraction); knee: bracket to the next measured point; saturation: Poisson count noise of the plateau. A regression needs the favourable bound beyond the allowed change.";
+function curve2(d) {
+  const mode = sweepMode(d.points);
+  return d.points.filter((p2) => p2.mode === mode).sort((a, b2) => loadOf(a) - loadOf(b2));
+}
+function goodputBounds(p2, z) {
+  const n2 = p2.result.requests.window.scheduled;
+  return n2 > 0 ? wilson(p2.result.goodput.requests, n2, z) : null;
+}
+function capacityBounds(d, z) {
+  const target = d.analysis.capacity_at_slo.target;
+  const c = curve2(d);
+  const a = d.analysis.capacity_at_slo;
+  const value2 = a.passing_load ?? (a.failing_load !== null ? 0 : null);
+  const clearFail = c.find((p2) => loadOf(p2) > (value2 ?? 0) && (goodputBounds(p2, z)?.upper ?? 1) < target);
+  return {
+    value: value2,
+    favourable: clearFail ? loadOf(clearFail) : Infinity,
+    unfavourable: value2,
+    why: `passing ${value2 ?? "none"}, first clear fail ${clearFail ? loadOf(clearFail) : "none"}`
+  };
+}
+function kneeBounds(d) {
+  const k = d.analysis.knee;
+  const value2 = k.point === null ? k.next_load === null ? null : 0 : loadOf(d.points[k.point]);
+  return {
+    value: value2,
+    favourable: k.next_load ?? Infinity,
+    unfavourable: value2,
+    why: `knee ${value2 ?? "none"}, next point ${k.next_load ?? "none"}`
+  };
+}
+function plateauCount(d) {
+  const pts = d.analysis.saturation.points.map((i) => d.points[i].result);
+  return {
+    n: pts.reduce((a, r) => a + r.throughput.requests_per_s * r.load.window_s, 0),
+    seconds: pts.reduce((a, r) => a + r.load.window_s, 0)
+  };
+}
+function judgeDecrease(id, metric, unit, rule2, base, cur, confidence) {
+  const draft = { id, kind: "regression", metric, limit: `may fall \u2264 ${rule2.max_decrease_pct} %`, unit };
+  if (base.value === null || cur.value === null || base.unfavourable === null)
+    return outcome(
+      {
+        ...draft,
+        baseline: base.value,
+        current: cur.value,
+        change: null,
+        threshold: null,
+        ci: null,
+        reason: `not found in the ${base.value === null ? "baseline" : "current"} sweep`
+      },
+      "inconclusive",
+      rule2
+    );
+  const floor = (1 - rule2.max_decrease_pct / 100) * base.value;
+  const floorUnfavourable = (1 - rule2.max_decrease_pct / 100) * base.unfavourable;
+  const change = changeOf(base.value, cur.value);
+  const threshold = -(rule2.max_decrease_pct / 100) * base.value;
+  const ci = { lower: cur.value - base.value, upper: (cur.favourable ?? Infinity) - base.unfavourable, confidence };
+  const moved = `${change.abs >= 0 ? "rose" : "fell"} from ${sig4(base.value)} to ${sig4(cur.value)} ${unit}${change.rel === null ? "" : ` (${pctText(change.rel, true)})`}, allowed ${pctText(-rule2.max_decrease_pct / 100, true)}`;
+  const failed = cur.value < floor && (cur.favourable ?? Infinity) < floorUnfavourable;
+  const reason = failed ? `${moved}; even the current's favourable bound (${cur.why}) is below ${sig4(floorUnfavourable)} ${unit}` : cur.value < floor ? `${moved}, but within what the sweeps resolve (current ${cur.why}; baseline ${base.why})` : moved;
+  return outcome(
+    { ...draft, baseline: base.value, current: cur.value, change, threshold, ci: Number.isFinite(ci.upper) ? ci : null, reason },
+    failed ? "fail" : "pass",
+    rule2
+  );
+}
+function judgeSaturation(rule2, base, cur, z, confidence) {
+  const draft = {
+    id: "capacity.saturation",
+    kind: "regression",
+    metric: "saturation throughput",
+    limit: `may fall \u2264 ${rule2.max_decrease_pct} %`,
+    unit: "req/s"
+  };
+  const b2 = base.analysis.saturation;
+  const c = cur.analysis.saturation;
+  if (!b2.reached || !c.reached || b2.requests_per_s === null || c.requests_per_s === null)
+    return outcome(
+      {
+        ...draft,
+        baseline: b2.requests_per_s,
+        current: c.requests_per_s,
+        change: null,
+        threshold: null,
+        ci: null,
+        reason: `saturation not reached in the ${!b2.reached ? "baseline" : "current"} sweep: its plateau is only a lower bound`
+      },
+      "inconclusive",
+      rule2
+    );
+  const se = (d) => {
+    const { n: n2, seconds } = plateauCount(d);
+    return seconds > 0 ? Math.sqrt(Math.max(n2, 1)) / seconds : 0;
+  };
+  const change = changeOf(b2.requests_per_s, c.requests_per_s);
+  const threshold = -(rule2.max_decrease_pct / 100) * b2.requests_per_s;
+  const half = z * Math.hypot(se(base), se(cur));
+  const ci = { lower: change.abs - half, upper: change.abs + half, confidence };
+  const failed = change.abs < threshold && ci.upper < threshold;
+  const moved = `${change.abs >= 0 ? "rose" : "fell"} ${num(change.abs, true)} req/s (${change.rel === null ? "n/a" : pctText(change.rel, true)}), allowed ${num(threshold, true)} req/s`;
+  const reason = failed ? `${moved}; the ${confText(confidence)} upper bound ${num(ci.upper, true)} req/s is beyond it too` : change.abs < threshold ? `${moved}, but within noise: the ${confText(confidence)} upper bound is ${num(ci.upper, true)} req/s` : moved;
+  return outcome(
+    { ...draft, baseline: b2.requests_per_s, current: c.requests_per_s, change, threshold, ci, reason },
+    failed ? "fail" : "pass",
+    rule2
+  );
+}
+function experiment(d) {
+  const { rate: _r, concurrency: _c, mode: _m, ...load } = d.spec.load;
+  const s = d.spec.sweep;
+  return JSON.stringify({
+    api: d.spec.target.api,
+    workload: d.spec.workload,
+    load,
+    slo: d.spec.slo,
+    metric: s.metric,
+    target: s.slo_target,
+    mode: d.analysis.mode
+  });
+}
+function sweepChecks(d, scope) {
+  const checks = d.analysis.points.filter((p2) => !p2.saturated).flatMap(
+    (p2) => d.points[p2.index].result.validity.checks.map((c) => ({
+      scope,
+      name: c.name,
+      ok: c.ok,
+      message: `point ${p2.index + 1} (${sig4(p2.load)}): ${c.message}`
+    }))
+  );
+  checks.push({
+    scope,
+    name: "completed",
+    ok: !d.interrupted,
+    message: d.interrupted ? `the sweep was interrupted (${d.stopped_because})` : "the sweep completed its plan"
+  });
+  return checks.filter((c) => !c.ok || c.name === "completed");
+}
+function compareSweeps(baseline, current) {
+  const rules = current.spec.sweep.gate;
+  const confidence = current.spec.gate.confidence;
+  const z = normalQuantile(confidence);
+  const outcomes = [];
+  if (rules.capacity_at_slo.enabled)
+    outcomes.push(
+      judgeDecrease(
+        "capacity.capacity_at_slo",
+        "capacity at SLO",
+        "req/s",
+        rules.capacity_at_slo,
+        capacityBounds(baseline, z),
+        capacityBounds(current, z),
+        confidence
+      )
+    );
+  if (rules.knee.enabled)
+    outcomes.push(judgeDecrease("capacity.knee", "knee", "req/s", rules.knee, kneeBounds(baseline), kneeBounds(current), confidence));
+  if (rules.saturation.enabled) outcomes.push(judgeSaturation(rules.saturation, baseline, current, z, confidence));
+  const same = experiment(baseline) === experiment(current);
+  const checks = [
+    ...sweepChecks(baseline, "baseline"),
+    ...sweepChecks(current, "current"),
+    {
+      scope: "comparability",
+      name: "same_experiment",
+      ok: same,
+      message: same ? "both sweeps send the same workload in the same load model and judge goodput by the same SLO" : "the sweeps differ in workload, load model, SLO or sweep metric: their capacities are not comparable"
+    }
+  ];
+  const { verdict, reasons } = decideVerdict(outcomes, checks, true);
+  return {
+    verdict,
+    reasons,
+    has_baseline: true,
+    rules: outcomes,
+    checks,
+    noise: { method: NOISE_METHOD2, confidence, iterations: 0, seed: 0 }
+  };
+}
+
+// src/cli/sweep-command.ts
+import { parseArgs as parseArgs4 } from "node:util";
+
+// src/report/sweep.ts
+var n = (v, unit = "") => v === null || v === void 0 ? "\u2014" : `${Number(v.toPrecision(4))}${unit}`;
+var pct3 = (v) => v === null ? "\u2014" : `${Number((v * 100).toPrecision(3))} %`;
+function findings2(d) {
+  const a = d.analysis;
+  const unit = a.mode === "open" ? " req/s" : " concurrent";
+  const out2 = [
+    {
+      key: "analysis.service_floor_ms",
+      label: `Service floor S (${a.metric.toUpperCase()})`,
+      value: `${n(a.service_floor_ms, " ms")}${a.service_floor.rtt_ms !== null ? ` (p50 ${n(a.service_floor.p50_ms, " ms")} \u2212 RTT ${n(a.service_floor.rtt_ms, " ms")})` : ""}`,
+      rule: a.service_floor.rule,
+      note: a.service_floor.note
+    },
+    {
+      key: "analysis.knee.rate_per_s",
+      label: "Knee",
+      value: a.knee.point === null ? "not found" : `${n(a.knee.rate_per_s, " req/s")}${a.knee.concurrency !== null ? ` at concurrency ${a.knee.concurrency}` : ""} (p99 ${n(a.knee.p99_ms, " ms")} \u2264 ${n(a.knee.limit_ms, " ms")})`,
+      rule: a.knee.rule,
+      note: a.knee.note
+    },
+    {
+      key: "analysis.saturation.requests_per_s",
+      label: "Saturation throughput",
+      value: `${n(a.saturation.requests_per_s, " req/s")}, ${n(a.saturation.output_tokens_per_s, " output tok/s")}${a.saturation.reached ? "" : " (not reached: a lower bound)"}`,
+      rule: a.saturation.rule,
+      note: null
+    },
+    {
+      key: "analysis.capacity_at_slo.rate_per_s",
+      label: `Capacity at SLO (goodput \u2265 ${pct3(a.capacity_at_slo.target)})`,
+      value: a.capacity_at_slo.rate_per_s === null ? "not met at any point" : `${n(a.capacity_at_slo.rate_per_s, " req/s")}${a.capacity_at_slo.concurrency !== null ? ` at concurrency ${a.capacity_at_slo.concurrency}` : ""} (between ${n(a.capacity_at_slo.passing_load, unit)} passing and ${n(a.capacity_at_slo.failing_load, unit)} failing)`,
+      rule: a.capacity_at_slo.rule,
+      note: a.capacity_at_slo.note
+    }
+  ];
+  if (d.sizing) {
+    const s = d.sizing;
+    out2.push(
+      {
+        key: "sizing.replicas",
+        label: `Replicas for ${n(s.peak_rate_per_s, " req/s")} peak`,
+        value: String(s.replicas),
+        rule: s.replicas_formula,
+        note: s.replicas_at_slo_formula && `at SLO: ${s.replicas_at_slo_formula}`
+      },
+      {
+        key: "sizing.kv_sequences",
+        label: "KV-resident sequences (mean)",
+        value: String(s.kv_sequences),
+        rule: s.kv_sequences_formula,
+        note: `W from point ${s.operating_point.point + 1}: ${s.operating_point.why}`
+      },
+      {
+        key: "sizing.kv_sequences_p99",
+        label: "KV-resident sequences (p99-safe)",
+        value: String(s.kv_sequences_p99),
+        rule: s.kv_sequences_p99_formula,
+        note: null
+      },
+      { key: "sizing.timeout_ms", label: "Client timeout", value: n(s.timeout_ms, " ms"), rule: s.timeout_formula, note: null }
+    );
+  }
+  return out2;
+}
+var POINT_COLUMNS = [
+  "#",
+  "role",
+  "load",
+  "offered req/s",
+  "completed req/s",
+  "achieved",
+  "output tok/s",
+  "p50 ms",
+  "p90 ms",
+  "p99 ms",
+  "E2E mean ms",
+  "goodput",
+  "\u03C1",
+  "L = \u03BBW",
+  "in flight mean / peak",
+  "past saturation",
+  "valid"
+];
+function pointRow(p2) {
+  return [
+    String(p2.index + 1),
+    p2.role,
+    p2.mode === "open" ? `${n(p2.load)} req/s` : `${p2.load} concurrent (closed loop)`,
+    n(p2.offered_rate_per_s),
+    n(p2.requests_per_s),
+    pct3(p2.achieved_fraction),
+    n(p2.output_tokens_per_s),
+    n(p2.latency_ms.p50),
+    n(p2.latency_ms.p90),
+    n(p2.latency_ms.p99),
+    n(p2.e2e_ms.mean),
+    pct3(p2.goodput_fraction),
+    pct3(p2.utilization),
+    n(p2.littles_law.predicted_in_flight),
+    `${n(p2.littles_law.mean_in_flight)} / ${n(p2.littles_law.peak_in_flight)}${p2.littles_law.oversubscribed ? " (oversubscribed)" : ""}`,
+    p2.saturated_because ?? "no",
+    p2.interrupted ? "interrupted" : p2.valid ? "yes" : "no"
+  ];
+}
+var headline = (d) => `loadgate sweep \u2014 ${d.spec.name}: ${d.label}, ${d.points.length} points, model ${d.target.model} at ${d.target.url}${d.interrupted ? " (INTERRUPTED: the points measured so far)" : ""}`;
+function renderSweepText(d, gate) {
+  const lines = [headline(d), `Stopped: ${d.stopped_because}`, ""];
+  for (const f of findings2(d)) {
+    lines.push(`${f.label.padEnd(36)} ${f.value}`, `${"".padEnd(36)} rule: ${f.rule}`);
+    if (f.note) lines.push(`${"".padEnd(36)} note: ${f.note}`);
+  }
+  if (d.analysis.oversubscribed.length > 0)
+    lines.push("", "Little's law (L = \u03BB\xB7W) above the batch slots:", ...d.analysis.oversubscribed.map((o) => `  ${o}`));
+  if (gate) lines.push("", renderGateText(gate));
+  return lines.join("\n");
+}
+function renderSweepMarkdown(d, gate) {
+  const out2 = [];
+  const title = gate ? `${VERDICT_ICON[gate.verdict]} loadgate sweep: ${gate.verdict.toUpperCase()}` : "\u{1F4C8} loadgate sweep";
+  out2.push(`### ${title} \u2014 ${escapeMarkdown(d.spec.name)}`, "", escapeMarkdown(headline(d)), "", `Stopped: ${escapeMarkdown(d.stopped_because)}`, "");
+  if (gate) {
+    out2.push(
+      ...gate.reasons.map((r) => `- ${escapeMarkdown(r)}`),
+      "",
+      "| Metric | Baseline | Current | Change | Rule | Status | Why |",
+      "|:--|--:|--:|--:|:--|:--|:--|"
+    );
+    for (const r of gateRows(gate))
+      out2.push(
+        `| ${escapeMarkdown(r.metric)} | ${escapeMarkdown(r.baseline)} | ${escapeMarkdown(r.current)} | ${escapeMarkdown(r.change)} | ${escapeMarkdown(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} | ${escapeMarkdown(r.reason)} |`
+      );
+    out2.push("");
+  }
+  out2.push("| Finding | Value | Rule | Key |", "|:--|:--|:--|:--|");
+  for (const f of findings2(d))
+    out2.push(`| ${escapeMarkdown(f.label)} | ${escapeMarkdown(f.value)}${f.note ? `<br><sub>${escapeMarkdown(f.note)}</sub>` : ""} | ${escapeMarkdown(f.rule)} | \`${f.key}\` |`);
+  out2.push("");
+  if (d.analysis.oversubscribed.length > 0)
+    out2.push("**Little's law above the batch slots:**", "", ...d.analysis.oversubscribed.map((o) => `- ${escapeMarkdown(o)}`), "");
+  out2.push(`#### Points (${escapeMarkdown(d.label)})`, "", `| ${POINT_COLUMNS.join(" | ")} |`, `|${POINT_COLUMNS.map(() => "--").join("|")}|`);
+  for (const p2 of d.analysis.points) out2.push(`| ${pointRow(p2).map(escapeMarkdown).join(" | ")} |`);
+  out2.push("");
+  return out2.join("\n");
+}
+
+// src/report/sweep-charts.ts
+var OFFERED = "#8a8a8a";
+var COMPLETED = "#1f6feb";
+var TOKENS = "#8250df";
+var P50 = "#2da44e";
+var P90 = "#bf8700";
+var P99 = "#cf222e";
+var KNEE = "#9a6700";
+var CAPACITY = "#1a7f37";
+var SATURATION = "#cf222e";
+function curve3(d) {
+  return d.analysis.points.filter((p2) => p2.mode === d.analysis.mode).sort((a, b2) => a.load - b2.load);
+}
+var xLabel = (d) => d.analysis.mode === "open" ? "offered rate (req/s)" : "concurrency (closed loop)";
+function loadMarks(d) {
+  const a = d.analysis;
+  const marks = [];
+  const knee2 = a.knee.point === null ? null : a.points[a.knee.point]?.load;
+  if (knee2 !== void 0 && knee2 !== null) marks.push({ x: knee2, label: "knee", color: KNEE });
+  const cap = a.capacity_at_slo.passing_load;
+  if (cap !== null) marks.push({ x: cap, label: `capacity @ ${a.capacity_at_slo.target * 100} % SLO`, color: CAPACITY });
+  return marks;
+}
+function throughputCharts(d) {
+  const c = curve3(d);
+  const a = d.analysis;
+  const series = [{ name: "completed req/s", points: c.map((p2) => [p2.load, p2.requests_per_s]), color: COMPLETED, dots: true }];
+  if (a.mode === "open")
+    series.unshift({ name: "offered req/s", points: c.map((p2) => [p2.load, p2.offered_rate_per_s]), color: OFFERED, dashed: true });
+  const marks = loadMarks(d);
+  if (a.saturation.requests_per_s !== null)
+    marks.push({
+      y: a.saturation.requests_per_s,
+      label: `saturation ${a.saturation.requests_per_s} req/s${a.saturation.reached ? "" : " (not reached)"}`,
+      color: SATURATION
+    });
+  const tokens = [{ name: "output tok/s", points: c.map((p2) => [p2.load, p2.output_tokens_per_s]), color: TOKENS, dots: true }];
+  return [
+    lineChart(`Throughput vs offered load (${d.label})`, series, { label: xLabel(d) }, { label: "requests/s" }, marks),
+    lineChart("Output tokens/s vs offered load", tokens, { label: xLabel(d) }, { label: "tokens/s" }, loadMarks(d))
+  ];
+}
+function latencyCharts2(d) {
+  const c = curve3(d);
+  const a = d.analysis;
+  const metric = a.metric.toUpperCase();
+  const pick = (f) => c.flatMap((p2) => f(p2) === null ? [] : [[p2.load, f(p2)]]);
+  const series = [
+    { name: `${metric} p50`, points: pick((p2) => p2.latency_ms.p50), color: P50, dots: true },
+    { name: `${metric} p90`, points: pick((p2) => p2.latency_ms.p90), color: P90, dots: true },
+    { name: `${metric} p99`, points: pick((p2) => p2.latency_ms.p99), color: P99, dots: true }
+  ];
+  const marks = loadMarks(d);
+  if (a.service_floor_ms !== null) marks.push({ y: a.service_floor_ms, label: `S = ${a.service_floor_ms} ms`, color: P50 });
+  if (a.knee.limit_ms !== null) marks.push({ y: a.knee.limit_ms, label: `3 \xD7 S`, color: KNEE });
+  const e2e = [
+    { name: "E2E mean", points: pick((p2) => p2.e2e_ms.mean), color: P50, dots: true },
+    { name: "E2E p99", points: pick((p2) => p2.e2e_ms.p99), color: P99, dots: true }
+  ];
+  const below = c.filter((p2) => !p2.saturated).map((p2) => p2.latency_ms.p99 ?? 0);
+  const all = c.map((p2) => p2.latency_ms.p99 ?? 0);
+  const cap = a.service_floor_ms === null ? void 0 : Math.max(12 * a.service_floor_ms, 1.2 * Math.max(0, ...below));
+  const yMax = cap !== void 0 && cap < Math.max(0, ...all) ? cap : void 0;
+  const title = `${metric} percentiles vs offered load${yMax === void 0 ? "" : ` (clipped at ${Math.round(yMax)} ms)`}`;
+  return [
+    lineChart(title, series, { label: xLabel(d) }, { label: "ms", max: yMax }, marks),
+    lineChart("E2E latency vs offered load", e2e, { label: xLabel(d) }, { label: "ms" }, loadMarks(d))
+  ];
+}
+
+// src/report/sweep-html.ts
+function renderSweepHtml(d, gate) {
+  const title = gate ? `${VERDICT_ICON[gate.verdict]} loadgate sweep: ${gate.verdict.toUpperCase()}` : "loadgate sweep";
+  const f = findings2(d).map(
+    (x) => `<tr><td>${escapeHtml(x.label)}</td><td>${escapeHtml(x.value)}${x.note ? `<br><span class="sub">${escapeHtml(x.note)}</span>` : ""}</td><td class="sub">${escapeHtml(x.rule)}</td><td><code>${escapeHtml(x.key)}</code></td></tr>`
+  ).join("\n");
+  const rules = gate ? `<h2>Capacity gate</h2>
+<ul>${gate.reasons.map((r) => `<li>${escapeHtml(r)}</li>`).join("")}</ul>
+<table>
+<tr><th>Metric</th><th>Baseline</th><th>Current</th><th>Change</th><th>Rule</th><th>Status</th><th>Why</th></tr>
+${gateRows(
+    gate
+  ).map(
+    (r) => `<tr><td>${escapeHtml(r.metric)}</td><td class="n">${escapeHtml(r.baseline)}</td><td class="n">${escapeHtml(r.current)}</td><td class="n">${escapeHtml(r.change)}</td><td>${escapeHtml(r.limit)}</td><td class="${r.status}">${STATUS_ICON[r.status]} ${r.status}</td><td>${escapeHtml(r.reason)}</td></tr>`
+  ).join("\n")}
+</table>` : "";
+  const rows = d.analysis.points.map(
+    (p2) => `<tr>${pointRow(p2).map((c, i) => `<td${i >= 3 && i <= 14 ? ' class="n"' : ""}>${escapeHtml(c)}</td>`).join("")}</tr>`
+  ).join("\n");
+  const over = d.analysis.oversubscribed.length ? `<p><b>Little's law above the batch slots:</b></p><ul>${d.analysis.oversubscribed.map((o) => `<li>${escapeHtml(o)}</li>`).join("")}</ul>` : "";
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} \u2014 ${escapeHtml(d.spec.name)}</title>
+<style>${REPORT_STYLE}</style>
+</head>
+<body>
+<h1${gate ? ` class="${gate.verdict}"` : ""}>${escapeHtml(title)} \u2014 ${escapeHtml(d.spec.name)}</h1>
+<p><b>${escapeHtml(d.label)}</b> \xB7 model ${escapeHtml(d.target.model)} at ${escapeHtml(d.target.url)} \xB7 ${d.points.length} points \xB7 ${escapeHtml(d.created_at)}${d.interrupted ? ' \xB7 <b class="fail">interrupted</b>: the points measured so far' : ""}<br>Stopped: ${escapeHtml(d.stopped_because)}</p>
+${rules}
+<h2>Findings</h2>
+<table>
+<tr><th>Finding</th><th>Value</th><th>Rule</th><th>Key</th></tr>
+${f}
+</table>
+${over}
+<h2>Throughput vs offered load</h2>
+<div class="charts">
+${throughputCharts(d).join("\n")}
+</div>
+<h2>Latency vs offered load</h2>
+<div class="charts">
+${latencyCharts2(d).join("\n")}
+</div>
+<h2>Points</h2>
+<table>
+<tr>${POINT_COLUMNS.map((c) => `<th>${escapeHtml(c)}</th>`).join("")}</tr>
+${rows}
+</table>
+</body>
+</html>
+`;
+}
+
+// src/sweep/plan.ts
+function plannedLoads(s) {
+  if (s.rates) return [...s.rates].sort((a, b2) => a - b2);
+  if (s.concurrency) return [...s.concurrency].sort((a, b2) => a - b2);
+  if (s.from === void 0 || s.to === void 0 || s.steps === void 0) return [];
+  const { from, to, steps } = s;
+  return Array.from(
+    { length: steps },
+    (_, k) => round3(s.scale === "geometric" ? from * (to / from) ** (k / (steps - 1)) : from + k * (to - from) / (steps - 1))
+  );
+}
+var autoRate = (probeRate, growth, k) => round3(probeRate * growth ** k);
+function fillLoads(below, past, fill) {
+  return Array.from({ length: fill }, (_, i) => round3(below + (i + 1) * (past - below) / (fill + 1)));
+}
+
+// src/sweep/point-spec.ts
+function pointSpec(r, load) {
+  const spec = structuredClone(r.spec);
+  delete spec.sweep;
+  delete spec.sizing;
+  spec.load.mode = load.mode;
+  if (load.mode === "open") spec.load.rate = load.rate;
+  else spec.load.concurrency = load.concurrency;
+  const resolved = resolveSpec(spec);
+  return { ...resolved, headers: r.headers, specDir: r.specDir, ...r.apiKey === void 0 ? {} : { apiKey: r.apiKey } };
+}
+
+// src/sweep/run.ts
+async function runSweep(o) {
+  const { resolved } = o;
+  const spec = resolved.spec;
+  const s = spec.sweep;
+  const batchSlots = batchSlotsOf(spec, SIM_DEFAULTS.max_num_seqs);
+  const points = [];
+  const skipped = [];
+  let planned = 0;
+  let stoppedBecause = "";
+  const aborted = () => o.signal?.aborted === true;
+  const options = { metric: s.metric, sloTarget: s.slo_target, stop: s.stop, batchSlots, precision: s.bisect.precision };
+  const analysis2 = () => analyzeSweep(points, options);
+  const measure2 = async (role, mode2, load) => {
+    const info = { number: points.length + 1, role, mode: mode2, load, planned: Math.max(planned, points.length + 1) };
+    o.onPointStart?.(info);
+    const r = pointSpec(resolved, mode2 === "open" ? { mode: mode2, rate: load } : { mode: mode2, concurrency: load });
+    const result3 = await runReplicated(
+      { resolved: r, signal: o.signal, onProgress: o.onProgress, workers: o.workers },
+      spec.load.replicates
+    );
+    const point2 = {
+      role,
+      mode: mode2,
+      rate_per_s: mode2 === "open" ? load : null,
+      concurrency: mode2 === "closed" ? load : null,
+      result: result3
+    };
+    points.push(point2);
+    const why = role === "probe" ? null : analysis2().points[points.length - 1].saturated_because;
+    o.onPointDone?.(info, point2, why);
+    return why;
+  };
+  const describe3 = (mode2, load) => mode2 === "open" ? `${sig4(load)} req/s` : `concurrency ${load}`;
+  const mode = s.concurrency ? "closed" : "open";
+  if (s.auto) {
+    const auto = autoSettings(s);
+    planned = 1 + auto.max_points;
+    await measure2("probe", "closed", 1);
+    const x1 = points[0].result.throughput.requests_per_s;
+    if (aborted()) stoppedBecause = "interrupted";
+    else if (!(x1 > 0)) stoppedBecause = "the concurrency-1 probe completed no request: nothing to grow a ladder from";
+    else {
+      let below = autoRate(x1, auto.growth, -1);
+      for (let k = 0; k < auto.max_points && !aborted(); k++) {
+        const rate2 = autoRate(x1, auto.growth, k);
+        const why = await measure2("step", "open", rate2);
+        if (why) {
+          stoppedBecause = `${describe3("open", rate2)} is past saturation: ${why}`;
+          planned = points.length + auto.fill;
+          for (const f of fillLoads(below, rate2, auto.fill)) if (!aborted()) await measure2("fill", "open", f);
+          break;
+        }
+        below = rate2;
+      }
+      stoppedBecause ||= aborted() ? "interrupted" : `no saturation within ${auto.max_points} steps (raise sweep.auto.max_points or growth)`;
+    }
+  } else {
+    const loads = plannedLoads(s);
+    planned = loads.length;
+    for (let i = 0; i < loads.length; i++) {
+      if (aborted()) {
+        skipped.push(...loads.slice(i));
+        stoppedBecause = "interrupted";
+        break;
+      }
+      const why = await measure2("step", mode, loads[i]);
+      if (why) {
+        skipped.push(...loads.slice(i + 1));
+        stoppedBecause = `${describe3(mode, loads[i])} is past saturation: ${why}${skipped.length ? `; not measured: ${skipped.map(sig4).join(", ")}` : ""}`;
+        break;
+      }
+    }
+    stoppedBecause ||= "every planned point was measured";
+  }
+  for (let i = 0; i < s.bisect.max_points && !aborted(); i++) {
+    const next = nextBisection(points, s.slo_target, s.bisect.precision);
+    if (next === null) break;
+    planned = Math.max(planned, points.length + 1);
+    await measure2("bisect", mode, next);
+  }
+  for (let i = 0; i < s.bisect.knee_points && !aborted(); i++) {
+    const next = nextKneeBisection(points, options);
+    if (next === null) break;
+    planned = Math.max(planned, points.length + 1);
+    await measure2("knee", mode, next);
+  }
+  const interrupted = aborted();
+  if (interrupted && !stoppedBecause.startsWith("interrupted")) stoppedBecause = `interrupted (${stoppedBecause})`;
+  return buildSweepDocument({
+    spec,
+    specHash: resolved.hash,
+    points,
+    interrupted,
+    stoppedBecause,
+    skippedLoads: skipped,
+    batchSlots
+  });
+}
+
+// src/cli/sweep-command.ts
+var SWEEP_HELP = `Usage: loadgate sweep SPEC [options]
+
+Runs the spec's sweep: a series of full measurements (each with its own warmup, steady window
+and validity) at rising load \u2014 open-loop rates (sweep.rates, sweep.from/to/steps, or
+sweep: auto) or closed-loop concurrency (sweep.concurrency) \u2014 stopping at the first point past
+saturation. Prints the service floor S, the knee, the saturation throughput, the capacity at
+the SLO (bisected) and, with sizing.peak_rate, the fleet size, each with its rule.
+
+Options:
+  --target-url URL   target base URL, or "sim"
+  --duration D       steady window of each point (e.g. 30s)
+  --warmup D         warmup of each point
+  --workers N        generator threads per point (default 1)
+  --out FILE         sweep document (default: loadgate-sweep.json)
+  --baseline FILE    judge against this baseline sweep (sweep.gate rules)
+  --html FILE        also write the HTML report with charts
+  --markdown FILE    also write the markdown report
+  --json             print the sweep document on stdout instead of the report
+  -h, --help         this help
+
+Ctrl-C stops the point in progress and writes the points measured so far.
+Exit codes: 0 done (or pass), 1 fail, 2 inconclusive (or interrupted), 3 error.`;
+function parseWorkers2(text) {
+  if (text === void 0) return 1;
+  const n2 = Number(text);
+  if (!Number.isInteger(n2) || n2 < 1 || n2 > 64) throw new UsageError(`--workers is "${text}"; expected a whole number from 1 to 64`);
+  return n2;
+}
+var describe2 = (p2) => `point ${p2.number}/${p2.planned} (${p2.role}, ${p2.mode === "open" ? `open-loop ${p2.load} req/s` : `closed-loop concurrency ${p2.load}`})`;
+function writeSweepReports(d, gate, files) {
+  const written = [];
+  if (files.markdown) {
+    writeFileAtomic(files.markdown, renderSweepMarkdown(d, gate));
+    written.push(files.markdown);
+  }
+  if (files.html) {
+    writeFileAtomic(files.html, renderSweepHtml(d, gate));
+    written.push(files.html);
+  }
+  return written;
+}
+async function sweepCommand(argv) {
+  const { values, positionals } = parseArgs4({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      "target-url": { type: "string" },
+      duration: { type: "string" },
+      warmup: { type: "string" },
+      workers: { type: "string" },
+      out: { type: "string", default: "loadgate-sweep.json" },
+      baseline: { type: "string" },
+      html: { type: "string" },
+      markdown: { type: "string" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false }
+    }
+  });
+  if (values.help) {
+    process.stdout.write(`${SWEEP_HELP}
+`);
+    return EXIT.pass;
+  }
+  if (positionals.length !== 1) throw new UsageError("loadgate sweep takes exactly one spec file; see loadgate sweep --help");
+  const resolved = applyOverrides(loadSpec(positionals[0]), {
+    targetUrl: values["target-url"],
+    steady: values.duration,
+    warmup: values.warmup
+  });
+  if (!resolved.spec.sweep)
+    throw new UsageError(
+      `${positionals[0]}: has no sweep section; add e.g. "sweep: auto", "sweep: { rates: [5, 10, 20] }" or "sweep: { concurrency: [1, 4, 16] }"`
+    );
+  const workers = parseWorkers2(values.workers);
+  const baseline = values.baseline === void 0 ? null : loadSweep(values.baseline);
+  const abort = new AbortController();
+  const interrupt = () => {
+    process.stderr.write("\ninterrupted: stopping the point in progress and writing the points measured so far\u2026\n");
+    abort.abort();
+  };
+  process.once("SIGINT", interrupt);
+  process.once("SIGTERM", interrupt);
+  const metric = resolved.spec.sweep.metric;
+  let current = "";
+  const progress = progressPrinter(process.stderr, () => `${current} `);
+  try {
+    const doc = await runSweep({
+      resolved,
+      signal: abort.signal,
+      workers,
+      onProgress: (p2) => progress.update(p2),
+      onPointStart: (p2) => {
+        current = describe2(p2);
+        if (!process.stderr.isTTY) process.stderr.write(`${current}: measuring
+`);
+      },
+      onPointDone: (p2, point2, why) => {
+        progress.end();
+        const r = point2.result;
+        const lat = (metric === "ttft" ? r.metrics.ttft_ms : r.metrics.e2e_ms) ?? null;
+        process.stderr.write(
+          `${describe2(p2)}: completed ${r.throughput.requests_per_s} req/s of ${r.load.offered_rate_per_s} offered \xB7 ${metric.toUpperCase()} p50 ${lat?.p50 ?? "n/a"} ms p99 ${lat?.p99 ?? "n/a"} ms \xB7 goodput ${r.goodput.fraction === null ? "n/a" : `${(r.goodput.fraction * 100).toFixed(1)} %`} \xB7 ${r.validity.valid ? "valid" : "not valid"}${why ? ` \xB7 past saturation: ${why}` : ""}
+`
+        );
+      }
+    });
+    progress.end();
+    writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}
+`);
+    const gate = baseline ? compareSweeps(baseline, doc) : null;
+    const written = writeSweepReports(doc, gate, values);
+    if (values.json) process.stdout.write(`${JSON.stringify(gate ? { ...doc, verdict: gate } : doc)}
+`);
+    else process.stdout.write(`${renderSweepText(doc, gate)}
+${[values.out, ...written].map((f) => `Written to ${f}
+`).join("")}`);
+    if (gate) return EXIT[gate.verdict];
+    return doc.interrupted ? EXIT.inconclusive : EXIT.pass;
+  } finally {
+    process.off("SIGINT", interrupt);
+    process.off("SIGTERM", interrupt);
+  }
+}
+
 // src/cli/compare-command.ts
 var COMPARE_HELP = `Usage: loadgate compare BASELINE RESULT [options]
 
-Judges RESULT against BASELINE (result files from loadgate run or merge): per-metric
+Judges RESULT against BASELINE (result files from loadgate run or merge, or two sweep
+documents from loadgate sweep: capacity at SLO, knee, saturation, per sweep.gate): per-metric
 regression rules with a noise test on the histograms, absolute SLO rules, and checks that
 both runs are valid and comparable. Prints the verdict and every rule's outcome.
 
@@ -55126,7 +56396,7 @@ function writeReports(report, baseline, current, files) {
   return written;
 }
 async function compareCommand(argv) {
-  const { values, positionals } = parseArgs4({
+  const { values, positionals } = parseArgs5({
     args: argv,
     allowPositionals: true,
     options: {
@@ -55145,6 +56415,12 @@ async function compareCommand(argv) {
   }
   if (positionals.length !== 2) throw new UsageError("loadgate compare takes a baseline and a result file; see loadgate compare --help");
   const [baselinePath, resultPath] = positionals;
+  const sweep = isSweepDocument(readJsonFile(resultPath));
+  if (existsSync3(baselinePath) && isSweepDocument(readJsonFile(baselinePath)) !== sweep)
+    throw new UsageError(
+      `${sweep ? baselinePath : resultPath} is a single result but ${sweep ? resultPath : baselinePath} is a sweep document; expected two results or two sweeps`
+    );
+  if (sweep) return compareSweepFiles(baselinePath, resultPath, values);
   const current = loadResult(resultPath);
   const baseline = values["allow-missing-baseline"] && !existsSync3(baselinePath) ? null : loadResult(baselinePath);
   const report = compare(baseline, current, gateFor(values.spec, current));
@@ -55156,9 +56432,30 @@ ${written.map((f) => `Report written to ${f}
 `).join("")}`);
   return EXIT[report.verdict];
 }
+function compareSweepFiles(baselinePath, resultPath, values) {
+  const current = loadSweep(resultPath);
+  if (values["allow-missing-baseline"] && !existsSync3(baselinePath)) {
+    const written2 = writeSweepReports(current, null, values);
+    process.stdout.write(
+      `${renderSweepText(current, null)}
+no baseline sweep at ${baselinePath}: nothing judged
+${written2.map((f) => `Report written to ${f}
+`).join("")}`
+    );
+    return EXIT.inconclusive;
+  }
+  const report = compareSweeps(loadSweep(baselinePath), current);
+  const written = writeSweepReports(current, report, values);
+  if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}
+`);
+  else process.stdout.write(`${renderGateText(report)}
+${written.map((f) => `Report written to ${f}
+`).join("")}`);
+  return EXIT[report.verdict];
+}
 
 // src/cli/merge-command.ts
-import { parseArgs as parseArgs5 } from "node:util";
+import { parseArgs as parseArgs6 } from "node:util";
 var MERGE_HELP = `Usage: loadgate merge A.json B.json \u2026 --out MERGED.json [--mode replicates|shards] [--force]
 
 Combines results of the same spec exactly: HdrHistograms and counters add, and every
@@ -55175,7 +56472,7 @@ Options:
 
 Exit codes: 0 merged, 3 error (missing or invalid file, different benchmarks without --force).`;
 async function mergeCommand(argv) {
-  const { values, positionals } = parseArgs5({
+  const { values, positionals } = parseArgs6({
     args: argv,
     allowPositionals: true,
     options: {
@@ -55206,11 +56503,12 @@ async function mergeCommand(argv) {
 }
 
 // src/cli/report-command.ts
-import { parseArgs as parseArgs6 } from "node:util";
+import { parseArgs as parseArgs7 } from "node:util";
 var REPORT_HELP = `Usage: loadgate report RESULT [--baseline BASELINE] [--html FILE] [--markdown FILE]
 
 Renders RESULT (judged against BASELINE when given) as a self-contained HTML page with
-charts and/or as markdown for a job summary or pull-request comment.
+charts and/or as markdown for a job summary or pull-request comment. RESULT may be a sweep
+document (loadgate sweep): throughput and latency against offered load, S, knee, capacity.
 
 Options:
   --baseline FILE   compare with this result (without it: SLO rules only, "no baseline")
@@ -55221,7 +56519,7 @@ Options:
 
 Exit codes: 0 written (whatever the verdict: use loadgate compare to gate on it), 3 error.`;
 async function reportCommand(argv) {
-  const { values, positionals } = parseArgs6({
+  const { values, positionals } = parseArgs7({
     args: argv,
     allowPositionals: true,
     options: {
@@ -55239,6 +56537,14 @@ async function reportCommand(argv) {
   }
   if (positionals.length !== 1) throw new UsageError("loadgate report takes exactly one result file; see loadgate report --help");
   if (!values.html && !values.markdown) throw new UsageError("loadgate report needs --html FILE and/or --markdown FILE to write");
+  if (isSweepDocument(readJsonFile(positionals[0]))) {
+    const sweep = loadSweep(positionals[0]);
+    const gate = values.baseline === void 0 ? null : compareSweeps(loadSweep(values.baseline), sweep);
+    const files = writeSweepReports(sweep, gate, values);
+    process.stdout.write(`${gate ? `Verdict ${gate.verdict.toUpperCase()}; ` : ""}sweep report written to ${files.join(" and ")}
+`);
+    return EXIT.pass;
+  }
   const current = loadResult(positionals[0]);
   const baseline = values.baseline === void 0 ? null : loadResult(values.baseline);
   const report = compare(baseline, current, gateFor(values.spec, current));
@@ -55255,10 +56561,11 @@ Usage: loadgate <command> [options]
 
 Commands:
   run SPEC        run a benchmark and print the report and verdict
+  sweep SPEC      capacity sweep: the knee, saturation, capacity at SLO, fleet sizing
   validate SPEC   check a spec without running it
-  compare B R     judge result R against baseline B (noise-aware gate)
+  compare B R     judge result (or sweep) R against baseline B (noise-aware gate)
   merge A B \u2026     merge results (replicates or shards) by adding histograms
-  report R        write markdown/HTML reports of a result
+  report R        write markdown/HTML reports of a result or a sweep
   sim             start the embedded OpenAI-compatible simulator
 
 Run "loadgate <command> --help" for a command's options.
@@ -55270,6 +56577,8 @@ async function main(argv) {
     switch (command) {
       case "run":
         return await runCommand(rest);
+      case "sweep":
+        return await sweepCommand(rest);
       case "validate":
         return await validateCommand(rest);
       case "compare":
@@ -55294,7 +56603,7 @@ async function main(argv) {
         return command === void 0 ? EXIT.error : EXIT.pass;
       default:
         process.stderr.write(
-          `loadgate: unknown command "${command}"; expected run, validate, compare, merge, report or sim (see loadgate --help)
+          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report or sim (see loadgate --help)
 `
         );
         return EXIT.error;
