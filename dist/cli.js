@@ -14066,11 +14066,11 @@ var require_format = __commonJS({
           }
           function getFormat(fmtDef) {
             const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
-            const fmt2 = gen.scopeValue("formats", { key: schema, ref: fmtDef, code });
+            const fmt = gen.scopeValue("formats", { key: schema, ref: fmtDef, code });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
-              return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt2}.validate`];
+              return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt}.validate`];
             }
-            return ["string", fmtDef, fmt2];
+            return ["string", fmtDef, fmt];
           }
           function validCondition() {
             if (typeof formatDef == "object" && !(formatDef instanceof RegExp) && formatDef.async) {
@@ -48656,14 +48656,45 @@ function percentileShiftInterval(baseline, current, p2, confidence, iterations, 
   return { lower: quantileOfSorted(diffs, 1 - confidence), upper: quantileOfSorted(diffs, confidence) };
 }
 
-// src/metrics/histogram.ts
-var hdr = __toESM(require_dist(), 1);
-
 // src/numbers.ts
 var round3 = (x) => Math.round(x * 1e3) / 1e3;
 var sig4 = (x) => String(Number(x.toPrecision(4)));
+function num(v, signed = false) {
+  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
+  const text = Math.abs(v).toFixed(digits);
+  return `${v < 0 && Number(text) !== 0 ? "\u2212" : signed ? "+" : ""}${text}`;
+}
+var pctText = (fraction3, signed = false) => `${num(fraction3 * 100, signed)} %`;
+var confText = (confidence) => `${Math.round(confidence * 1e3) / 10} %`;
+
+// src/gate/outcome.ts
+function outcome(d, status2, flags) {
+  return {
+    ...d,
+    rule: `${d.metric} ${d.limit}`,
+    status: status2 === "fail" && flags.warn_only ? "warn" : status2,
+    warn_only: flags.warn_only
+  };
+}
+var changeOf = (baseline, current) => ({
+  abs: current - baseline,
+  rel: baseline !== 0 ? (current - baseline) / baseline : null
+});
+
+// src/gate/replicate-spread.ts
+function replicateSe(r, key, value2) {
+  const spread2 = r.replicates;
+  const cv = spread2?.cv[key];
+  return spread2 && cv !== void 0 ? cv * Math.abs(value2) / Math.sqrt(spread2.count) : 0;
+}
+
+// src/gate/samples.ts
+function minSamples(p2, minTail) {
+  return Math.ceil(minTail / (1 - p2 / 100) - 1e-9);
+}
 
 // src/metrics/histogram.ts
+var hdr = __toESM(require_dist(), 1);
 function newHistogram() {
   return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
 }
@@ -48803,7 +48834,7 @@ var DEFINITIONS = {
   ...OTHER_DEFINITIONS
 };
 
-// src/gate/rules.ts
+// src/gate/targets.ts
 var TARGETS = new Map(LATENCY_TARGETS.map((t) => [t.key, t]));
 var RANK = new Map(LATENCY_TARGETS.map((t, i) => [t.key, i]));
 function latencyTarget(key) {
@@ -48815,54 +48846,6 @@ function sortedLatencyKeys(keys) {
   const rank = (k) => RANK.get(latencyTarget(k).key);
   return keys.sort((a, b2) => rank(a) - rank(b2));
 }
-function minSamples(p2, minTail) {
-  return Math.ceil(minTail / (1 - p2 / 100) - 1e-9);
-}
-function judgeContext(o) {
-  const cache = /* @__PURE__ */ new WeakMap();
-  return {
-    confidence: o.confidence,
-    z: normalQuantile(o.confidence),
-    iterations: o.iterations,
-    minTail: o.minTail,
-    rng: (id) => createRng(deriveSeed(o.seed, id)),
-    buckets(r, histogram, unit) {
-      const perResult = cache.get(r) ?? /* @__PURE__ */ new Map();
-      cache.set(r, perResult);
-      const key = `${histogram}/${unit}`;
-      if (!perResult.has(key)) {
-        const encoded = r.histograms[histogram];
-        const b2 = encoded === void 0 ? null : bucketsOf(decodeHistogram(encoded), unit);
-        perResult.set(key, b2 && b2.n > 0 ? b2 : null);
-      }
-      return perResult.get(key);
-    }
-  };
-}
-function replicateSe(r, key, value2) {
-  const spread2 = r.replicates;
-  const cv = spread2?.cv[key];
-  return spread2 && cv !== void 0 ? cv * Math.abs(value2) / Math.sqrt(spread2.count) : 0;
-}
-function outcome(d, status2, flags) {
-  return {
-    ...d,
-    rule: `${d.metric} ${d.limit}`,
-    status: status2 === "fail" && flags.warn_only ? "warn" : status2,
-    warn_only: flags.warn_only
-  };
-}
-var changeOf = (baseline, current) => ({
-  abs: current - baseline,
-  rel: baseline !== 0 ? (current - baseline) / baseline : null
-});
-function num(v, signed = false) {
-  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
-  const text = Math.abs(v).toFixed(digits);
-  return `${v < 0 && Number(text) !== 0 ? "\u2212" : signed ? "+" : ""}${text}`;
-}
-var pctText = (fraction3, signed = false) => `${num(fraction3 * 100, signed)} %`;
-var confText = (confidence) => `${Math.round(confidence * 1e3) / 10} %`;
 
 // src/gate/regression.ts
 function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
@@ -49019,6 +49002,29 @@ function judgeErrorRateIncrease(rule2, base, cur, ctx) {
   const moved = `${pctText(xb / nb)} (${xb} of ${nb}) \u2192 ${pctText(xc / nc)} (${xc} of ${nc}): ${num(change.abs * 100, true)} pp, allowed +${rule2.max_increase_pp} pp`;
   const reason = failed ? `${moved}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower * 100, true)} pp is beyond it too` : change.abs > threshold ? `${moved}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower * 100, true)} pp` : moved;
   return outcome({ ...draft, baseline: xb / nb, current: xc / nc, change, threshold, ci, reason }, failed ? "fail" : "pass", rule2);
+}
+
+// src/gate/context.ts
+function judgeContext(o) {
+  const cache = /* @__PURE__ */ new WeakMap();
+  return {
+    confidence: o.confidence,
+    z: normalQuantile(o.confidence),
+    iterations: o.iterations,
+    minTail: o.minTail,
+    rng: (id) => createRng(deriveSeed(o.seed, id)),
+    buckets(r, histogram, unit) {
+      const perResult = cache.get(r) ?? /* @__PURE__ */ new Map();
+      cache.set(r, perResult);
+      const key = `${histogram}/${unit}`;
+      if (!perResult.has(key)) {
+        const encoded = r.histograms[histogram];
+        const b2 = encoded === void 0 ? null : bucketsOf(decodeHistogram(encoded), unit);
+        perResult.set(key, b2 && b2.n > 0 ? b2 : null);
+      }
+      return perResult.get(key);
+    }
+  };
 }
 
 // src/gate/rules-schema.ts
@@ -49653,7 +49659,7 @@ function gateRows(report) {
 }
 function noiseNote(report) {
   const c = report.noise.confidence;
-  return `Noise: each interval end is a one-sided ${Math.round(c * 1e3) / 10} % bound (together a ${Math.round((2 * c - 1) * 1e3) / 10} % interval); a regression needs the bound beyond the allowed change, so a change within run-to-run noise never fails. ${report.noise.iterations} bootstrap iterations, seed ${report.noise.seed}.`;
+  return `Noise: each interval end is a one-sided ${confText(c)} bound (together a ${confText(2 * c - 1)} interval); a regression needs the bound beyond the allowed change, so a change within run-to-run noise never fails. ${report.noise.iterations} bootstrap iterations, seed ${report.noise.seed}.`;
 }
 function connectionsText(r) {
   const ka = r.requests.keep_alive;
@@ -49669,9 +49675,8 @@ function connectionsText(r) {
 
 // src/report/console.ts
 var COLS = ["p50", "p90", "p95", "p99", "p999", "max"];
-var fmt = (v) => v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
 var pct2 = (v) => v === null ? "n/a" : `${(v * 100).toFixed(1)} %`;
-var mean = (s) => s ? fmt(s.mean) : "n/a";
+var mean = (s) => s ? num(s.mean) : "n/a";
 var busy = (c) => c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in the window \xB7 ` : "";
 function latencyTable(r) {
   const head = "Latency (ms)".padEnd(20) + COLS.map((c) => (c === "max" ? c : percentileLabel(c)).padStart(9)).join("") + "count".padStart(9);
@@ -49679,7 +49684,7 @@ function latencyTable(r) {
   for (const { key, label } of METRICS) {
     const s = r.metrics[key];
     if (!s && key === "time_to_first_answer_ms") continue;
-    lines.push(label.padEnd(20) + (s ? COLS.map((c) => fmt(s[c]).padStart(9)).join("") + String(s.count).padStart(9) : "  no samples"));
+    lines.push(label.padEnd(20) + (s ? COLS.map((c) => num(s[c]).padStart(9)).join("") + String(s.count).padStart(9) : "  no samples"));
   }
   return lines;
 }

@@ -1,5 +1,23 @@
+/*
+ * How loadgate rounds and prints numbers: one rule for results, one for the text of reports,
+ * gate reasons and the console.
+ */
+
 /** Rounded to 3 decimal places: how results store derived figures (ms to the µs, rates to 1/1000). */
 export const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** A figure in a sentence: 4 significant digits, no trailing zeros (22.73, 0.2567, 1438). */
 export const sig4 = (x: number) => String(Number(x.toPrecision(4)));
+
+/** A number in text: 3 significant figures (at most 2 decimals), a real minus sign, a sign when asked. */
+export function num(v: number, signed = false): string {
+  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
+  const text = Math.abs(v).toFixed(digits);
+  return `${v < 0 && Number(text) !== 0 ? '−' : signed ? '+' : ''}${text}`;
+}
+
+/** A fraction as a percentage, e.g. "12.5 %". */
+export const pctText = (fraction: number, signed = false) => `${num(fraction * 100, signed)} %`;
+
+/** A confidence level, e.g. "95 %" or "97.5 %". */
+export const confText = (confidence: number) => `${Math.round(confidence * 1000) / 10} %`;

@@ -1,4 +1,5 @@
-import { changeOf, confText, num, outcome, pctText } from '../gate/rules.js';
+import { changeOf, outcome } from '../gate/outcome.js';
+import { confText, num, pctText, sig4 } from '../numbers.js';
 import { normalQuantile, wilson } from '../gate/stats.js';
 import type { CheckOutcome, GateReport, RuleOutcome } from '../gate/types.js';
 import { decideVerdict } from '../gate/verdict.js';
@@ -6,7 +7,6 @@ import type { CapacityRule } from '../spec/sweep-schema.js';
 import { loadOf, sweepMode } from './analysis.js';
 import type { SweepDocument } from './document.js';
 import type { SweepPoint } from './types.js';
-import { sig4 } from '../numbers.js';
 
 /*
  * Release gating on capacity: a sweep against a baseline sweep, with the gate's logic

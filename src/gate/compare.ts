@@ -1,7 +1,8 @@
 import type { Result } from '../result/types.js';
 import { comparabilityChecks } from './comparability.js';
 import { judgeErrorRateIncrease, judgeLatencyIncrease, judgeThroughputDecrease } from './regression.js';
-import { judgeContext, sortedLatencyKeys } from './rules.js';
+import { judgeContext } from './context.js';
+import { sortedLatencyKeys } from './targets.js';
 import { THROUGHPUT_KEYS, type GateSpec } from './rules-schema.js';
 import { judgeLatencyLimit, judgeRateLimits } from './slo.js';
 import type { CheckOutcome, GateReport, RuleOutcome } from './types.js';

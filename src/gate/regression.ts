@@ -1,7 +1,12 @@
 import type { Result } from '../result/types.js';
 import { moments, percentileOf } from './buckets.js';
 import { percentileShiftInterval, type Interval } from './bootstrap.js';
-import { changeOf, confText, latencyTarget, minSamples, num, outcome, pctText, replicateSe, type JudgeContext } from './rules.js';
+import { confText, num, pctText } from '../numbers.js';
+import type { JudgeContext } from './context.js';
+import { changeOf, outcome } from './outcome.js';
+import { replicateSe } from './replicate-spread.js';
+import { minSamples } from './samples.js';
+import { latencyTarget } from './targets.js';
 import type { GateSpec, LatencyIncreaseRule, LatencyKey, ThroughputDecreaseRule, ThroughputKey } from './rules-schema.js';
 import type { RuleOutcome } from './types.js';
 
@@ -11,7 +16,7 @@ import type { RuleOutcome } from './types.js';
  * its noise interval at the gate's confidence (95 %: the lower bound of a rise, the upper
  * bound of a fall). A run drawn from the same distribution as the baseline therefore fails
  * a rule at most about 5 % of the time — in practice far less, as the bound must clear the
- * threshold, not zero — once the percentile has the tail samples rules.ts minSamples asks for.
+ * threshold, not zero — once the percentile has the tail samples samples.ts minSamples asks for.
  * The price: a true change just above the threshold is caught only once the interval clears
  * it; more samples or replicates make the gate sharper.
  */

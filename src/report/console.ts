@@ -1,14 +1,14 @@
 import type { GateReport } from '../gate/types.js';
 import type { LatencySummary } from '../metrics/histogram.js';
 import { METRICS, percentileLabel } from '../metrics/definitions.js';
+import { num } from '../numbers.js';
 import type { Result } from '../result/types.js';
 import { connectionsText } from './format.js';
 
 const COLS = ['p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
 
-const fmt = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)} %`);
-const mean = (s: LatencySummary | null) => (s ? fmt(s.mean) : 'n/a');
+const mean = (s: LatencySummary | null) => (s ? num(s.mean) : 'n/a');
 const busy = (c: Result['generator']['window_cpu']) => (c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in the window · ` : '');
 
 function latencyTable(r: Result): string[] {
@@ -18,7 +18,7 @@ function latencyTable(r: Result): string[] {
   for (const { key, label } of METRICS) {
     const s = r.metrics[key];
     if (!s && key === 'time_to_first_answer_ms') continue;
-    lines.push(label.padEnd(20) + (s ? COLS.map((c) => fmt(s[c]).padStart(9)).join('') + String(s.count).padStart(9) : '  no samples'));
+    lines.push(label.padEnd(20) + (s ? COLS.map((c) => num(s[c]).padStart(9)).join('') + String(s.count).padStart(9) : '  no samples'));
   }
   return lines;
 }

@@ -1,4 +1,4 @@
-import { num, pctText } from '../gate/rules.js';
+import { confText, num, pctText } from '../numbers.js';
 import type { GateReport, RuleOutcome, RuleStatus, RuleUnit, Verdict } from '../gate/types.js';
 import type { Result } from '../result/types.js';
 
@@ -57,7 +57,7 @@ export function gateRows(report: GateReport): GateRow[] {
 /** How to read the noise column, said once under each table. */
 export function noiseNote(report: GateReport): string {
   const c = report.noise.confidence;
-  return `Noise: each interval end is a one-sided ${Math.round(c * 1000) / 10} % bound (together a ${Math.round((2 * c - 1) * 1000) / 10} % interval); a regression needs the bound beyond the allowed change, so a change within run-to-run noise never fails. ${report.noise.iterations} bootstrap iterations, seed ${report.noise.seed}.`;
+  return `Noise: each interval end is a one-sided ${confText(c)} bound (together a ${confText(2 * c - 1)} interval); a regression needs the bound beyond the allowed change, so a change within run-to-run noise never fails. ${report.noise.iterations} bootstrap iterations, seed ${report.noise.seed}.`;
 }
 
 /** What happened to connections, in one line; null when nothing worth saying did. */

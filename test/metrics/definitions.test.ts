@@ -1,5 +1,5 @@
 import { resolveGate } from '../../src/gate/rules-schema.js';
-import { latencyTarget, sortedLatencyKeys } from '../../src/gate/rules.js';
+import { latencyTarget, sortedLatencyKeys } from '../../src/gate/targets.js';
 import { DEFINITIONS, GATE_METRICS, LATENCY_TARGETS, METRICS } from '../../src/metrics/definitions.js';
 import { decodeHistogram } from '../../src/metrics/histogram.js';
 import { Recorder } from '../../src/metrics/recorder.js';
