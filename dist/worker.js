@@ -35872,7 +35872,7 @@ var RequestRecord = class {
   onContent(t, kind) {
     if (this.chunks === 0) this.tFirst = t;
     else if (this.inWindow) recordMs(this.recorder.h.itl, t - this.tLast);
-    if (kind === "answer" && this.tFirstAnswer !== this.tFirstAnswer) this.tFirstAnswer = t;
+    if (kind === "answer" && Number.isNaN(this.tFirstAnswer)) this.tFirstAnswer = t;
     this.tLast = t;
     this.chunks++;
   }
@@ -35976,7 +35976,7 @@ var Recorder = class {
     }
   }
   complete(r) {
-    const dispatched = r.tSend === r.tSend;
+    const dispatched = !Number.isNaN(r.tSend);
     if (dispatched) {
       this.inFlight--;
       const from = Math.max(r.tSend, this.o.runStart + this.o.windowFromMs);
@@ -36015,7 +36015,7 @@ var Recorder = class {
     const e2e = r.tLast - r.tSched;
     recordMs(this.h.ttft, ttft);
     recordMs(this.h.ttftFromSend, r.tFirst - r.tSend);
-    if (r.tFirstAnswer === r.tFirstAnswer) recordMs(this.h.timeToFirstAnswer, r.tFirstAnswer - r.tSched);
+    if (!Number.isNaN(r.tFirstAnswer)) recordMs(this.h.timeToFirstAnswer, r.tFirstAnswer - r.tSched);
     recordMs(this.h.e2e, e2e);
     if (n > 0) recordMs(this.h.normalized, e2e / n);
     const tpot = n > 1 ? (r.tLast - r.tFirst) / (n - 1) : NaN;

@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import type { GateReport } from '../gate/types.js';
-import type { LatencySummary } from '../metrics/histogram.js';
+import type { CountSummary } from '../metrics/histogram.js';
 import { escapeMarkdown as md } from '../report/escape.js';
 import { renderMarkdown } from '../report/markdown.js';
 
@@ -49,7 +49,7 @@ export const errorMarkdown = (message: string) =>
   `### ⚠️ loadgate: ERROR\n\n${md(message)}\n\nNo verdict: the benchmark could not be run or judged.\n`;
 
 const round = (x: number, digits = 2) => String(Math.round(x * 10 ** digits) / 10 ** digits);
-const lengths = (s: LatencySummary | null) => (s ? `mean ${round(s.mean, 1)} · p50 ${round(s.p50, 0)} · p99 ${round(s.p99, 0)}` : '—');
+const lengths = (s: CountSummary | null) => (s ? `mean ${round(s.mean, 1)} · p50 ${round(s.p50, 0)} · p99 ${round(s.p99, 0)}` : '—');
 
 function delivered(r: Result): string {
   const w = r.requests.window;

@@ -24,7 +24,8 @@ export function decodeHistogram(s: string): Histogram {
   return h;
 }
 
-export interface LatencySummary {
+/** Count, mean, extremes and percentiles of a histogram, in the histogram's unit. */
+export interface Summary {
   count: number;
   mean: number;
   min: number;
@@ -35,6 +36,11 @@ export interface LatencySummary {
   p999: number;
   max: number;
 }
+
+/** A summary of durations, in ms. */
+export type LatencySummary = Summary;
+/** A summary of unitless counts: token lengths. */
+export type CountSummary = Summary;
 
 export const PERCENTILES = [
   ['p50', 50],
@@ -47,23 +53,23 @@ export const PERCENTILES = [
 export type PercentileKey = (typeof PERCENTILES)[number][0];
 
 /** Summary scaled by `unit` (1000 turns recorded µs into ms); null when empty, so "no samples" never reads as 0. */
-function summarize(h: Histogram, unit: number): LatencySummary | null {
+function summarize(h: Histogram, unit: number): Summary | null {
   if (h.totalCount === 0) return null;
   const s = {
     count: h.totalCount,
     mean: round3(h.mean / unit),
     min: round3(h.getValueAtPercentile(0) / unit),
     max: round3(h.getValueAtPercentile(100) / unit),
-  } as LatencySummary;
+  } as Summary;
   for (const [key, p] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p) / unit);
   return s;
 }
 
 /** Latency summary in milliseconds. */
-export const summarizeMs = (h: Histogram) => summarize(h, 1000);
+export const summarizeMs = (h: Histogram): LatencySummary | null => summarize(h, 1000);
 
 /** Summary of unitless counts (token lengths), recorded as plain integers. */
-export const summarizeCounts = (h: Histogram) => summarize(h, 1);
+export const summarizeCounts = (h: Histogram): CountSummary | null => summarize(h, 1);
 
 /** The generator's own delays (event-loop delay, pool wait) are reported by these three. */
 export interface DelayTail {

@@ -51,7 +51,7 @@ export class RequestRecord implements StreamObserver {
   onContent(t: number, kind: 'reasoning' | 'answer'): void {
     if (this.chunks === 0) this.tFirst = t;
     else if (this.inWindow) recordMs(this.recorder.h.itl, t - this.tLast);
-    if (kind === 'answer' && this.tFirstAnswer !== this.tFirstAnswer) this.tFirstAnswer = t;
+    if (kind === 'answer' && Number.isNaN(this.tFirstAnswer)) this.tFirstAnswer = t;
     this.tLast = t;
     this.chunks++;
   }
@@ -187,7 +187,7 @@ export class Recorder {
   }
 
   complete(r: RequestRecord): void {
-    const dispatched = r.tSend === r.tSend;
+    const dispatched = !Number.isNaN(r.tSend);
     if (dispatched) {
       this.inFlight--;
       const from = Math.max(r.tSend, this.o.runStart + this.o.windowFromMs);
@@ -229,7 +229,7 @@ export class Recorder {
     const e2e = r.tLast - r.tSched;
     recordMs(this.h.ttft, ttft);
     recordMs(this.h.ttftFromSend, r.tFirst - r.tSend);
-    if (r.tFirstAnswer === r.tFirstAnswer) recordMs(this.h.timeToFirstAnswer, r.tFirstAnswer - r.tSched);
+    if (!Number.isNaN(r.tFirstAnswer)) recordMs(this.h.timeToFirstAnswer, r.tFirstAnswer - r.tSched);
     recordMs(this.h.e2e, e2e);
     if (n > 0) recordMs(this.h.normalized, e2e / n);
     const tpot = n > 1 ? (r.tLast - r.tFirst) / (n - 1) : NaN;

@@ -1,5 +1,5 @@
 import type { GateReport } from '../gate/types.js';
-import type { LatencySummary } from '../metrics/histogram.js';
+import type { CountSummary } from '../metrics/histogram.js';
 import { METRICS, percentileLabel } from '../metrics/definitions.js';
 import { num } from '../numbers.js';
 import type { Result } from '../result/types.js';
@@ -8,7 +8,7 @@ import { connectionsText } from './format.js';
 const COLS = ['p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
 
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)} %`);
-const mean = (s: LatencySummary | null) => (s ? num(s.mean) : 'n/a');
+const mean = (s: CountSummary | null) => (s ? num(s.mean) : 'n/a');
 const busy = (c: Result['generator']['window_cpu']) => (c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in the window · ` : '');
 
 function latencyTable(r: Result): string[] {

@@ -1,4 +1,4 @@
-import type { DelayTail, Histogram, LatencySummary } from '../metrics/histogram.js';
+import type { CountSummary, DelayTail, Histogram } from '../metrics/histogram.js';
 import type { Recorder } from '../metrics/recorder.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
 import type { Spec } from '../spec/types.js';
@@ -73,8 +73,8 @@ export interface RunTotals {
   };
   /** The workload generator's account of itself; each field absent when unknown (a result built without one, older inputs). */
   workload: {
-    inputSpec?: LatencySummary | null;
-    outputSpec?: LatencySummary | null;
+    inputSpec?: CountSummary | null;
+    outputSpec?: CountSummary | null;
     plan?: WorkloadPlan;
     /** Whether the output shortfall was counted. */
     shortfall: boolean;

@@ -1,7 +1,7 @@
 import type { KeepAliveFacts } from '../client/keep-alive.js';
 import type { Outcome } from '../client/types.js';
 import { METRICS, type MetricName } from '../metrics/definitions.js';
-import type { DelayTail, LatencySummary } from '../metrics/histogram.js';
+import type { CountSummary, DelayTail, LatencySummary } from '../metrics/histogram.js';
 import type { HistogramName } from '../metrics/recorder.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
 import type { OutputControl, Spec } from '../spec/types.js';
@@ -128,11 +128,11 @@ export interface Result {
   rates: { http_5xx: number; http_429: number; errors: number };
   workload: {
     /** `spec`: the distribution the spec (or dataset) describes; `requested`: what was asked of the window's requests; `delivered`: the server's usage. */
-    input_tokens: { spec?: LatencySummary | null; requested: LatencySummary | null; delivered: LatencySummary | null };
+    input_tokens: { spec?: CountSummary | null; requested: CountSummary | null; delivered: CountSummary | null };
     output_tokens: {
-      spec?: LatencySummary | null;
-      requested: LatencySummary | null;
-      delivered: LatencySummary | null;
+      spec?: CountSummary | null;
+      requested: CountSummary | null;
+      delivered: CountSummary | null;
       /** Successful window requests that got fewer output tokens than max_tokens asked for, and the mean tokens they lacked. */
       shortfall?: { requests: number; mean_tokens: number | null };
     };

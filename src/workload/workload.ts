@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createRng, deriveSeed, type Rng } from '../arrivals/rng.js';
 import { buildRequestBody } from '../client/openai.js';
-import { newHistogram, summarizeCounts, type LatencySummary } from '../metrics/histogram.js';
+import { newHistogram, summarizeCounts, type CountSummary } from '../metrics/histogram.js';
 import type { Calibration, WorkloadPlan } from '../result/types.js';
 import { SpecError } from '../spec/error.js';
 import type { LengthDist, ResolvedSpec, Spec } from '../spec/types.js';
@@ -39,8 +39,8 @@ export interface Workload {
 export interface WorkloadFacts {
   plan: WorkloadPlan;
   /** The input and output length distributions the spec (or dataset) describes. */
-  inputSpec: LatencySummary | null;
-  outputSpec: LatencySummary | null;
+  inputSpec: CountSummary | null;
+  outputSpec: CountSummary | null;
 }
 
 /** The spec's workload with every file it names read: what a run needs before it meets the target. */
@@ -293,7 +293,7 @@ function requestBody(spec: Spec, messages: Message[], maxTokens: number): string
   return JSON.stringify({ ...JSON.parse(buildRequestBody({ ...options, prompt: '' })), messages });
 }
 
-function summarize(values: number[]): LatencySummary | null {
+function summarize(values: number[]): CountSummary | null {
   const h = newHistogram();
   for (const v of values) h.recordValue(v);
   return summarizeCounts(h);

@@ -15,7 +15,7 @@ import {
   type ScriptedRequest,
   type Step,
 } from '../fixtures/scripted-server.js';
-import { Recorder } from './recorder.js';
+import { RecordingSpy } from './recording-spy.js';
 
 const bodyFor = (api: 'chat' | 'completions') =>
   buildRequestBody({ api, model: 'test-model', prompt: 'hello', maxTokens: 16, ignoreEos: true });
@@ -29,7 +29,7 @@ async function runOne(script: (req: ScriptedRequest) => Script, opts: Partial<Cl
   const api = opts.api ?? 'chat';
   const client = createClient({ baseUrl: server.baseUrl, api, timeoutMs: 5_000, ...opts });
   try {
-    const rec = new Recorder();
+    const rec = new RecordingSpy();
     const tSend = now();
     client.send(bodyFor(api), rec, 'req-1');
     const end = await rec.ended;
@@ -73,13 +73,13 @@ describe('timing', () => {
     const server = await startScriptedServer(() => openaiStream({ ttftMs: 200, itlMs: 10, tokens: 50 }));
     const client = createClient({ baseUrl: server.baseUrl, api: 'chat', timeoutMs: 5_000 });
     try {
-      const warm = new Recorder();
+      const warm = new RecordingSpy();
       client.send(bodyFor('chat'), warm, 'req-1');
       await warm.ended;
       // Sending from within the previous request's end would open a new connection: undici
       // frees a connection only after that callback returns.
       await sleep(20);
-      const rec = new Recorder();
+      const rec = new RecordingSpy();
       const tSend = now();
       client.send(bodyFor('chat'), rec, 'req-1');
       const end = await rec.ended;
@@ -195,7 +195,7 @@ describe('streams', () => {
       return openaiStream({ tokens: 1 });
     });
     const client = createClient({ baseUrl: server.baseUrl + '/?api-version=1', api: 'chat', timeoutMs: 5_000 });
-    const rec = new Recorder();
+    const rec = new RecordingSpy();
     client.send(bodyFor('chat'), rec, 'req-1');
     expect((await rec.ended).outcome).toBe('ok');
     await client.close();
@@ -237,7 +237,7 @@ describe('outcome classes', () => {
   test('connection refused → connect_error', async () => {
     const port = await closedPort();
     const client = createClient({ baseUrl: `http://127.0.0.1:${port}/v1`, api: 'chat', timeoutMs: 5_000 });
-    const rec = new Recorder();
+    const rec = new RecordingSpy();
     client.send(bodyFor('chat'), rec, 'req-1');
     const end = await rec.ended;
     await sleep(SETTLE_MS);
@@ -250,7 +250,7 @@ describe('outcome classes', () => {
 
   test('unresolvable host → connect_error', async () => {
     const client = createClient({ baseUrl: 'http://loadgate-test.invalid/v1', api: 'chat', timeoutMs: 3_000 });
-    const rec = new Recorder();
+    const rec = new RecordingSpy();
     client.send(bodyFor('chat'), rec, 'req-1');
     const end = await rec.ended;
     await sleep(SETTLE_MS);
@@ -384,7 +384,7 @@ describe('outcome classes', () => {
 describe('abort handle', () => {
   async function withServer(
     script: () => Script,
-    body: (send: (rec: Recorder) => ReturnType<ReturnType<typeof createClient>['send']>) => Promise<void>,
+    body: (send: (rec: RecordingSpy) => ReturnType<ReturnType<typeof createClient>['send']>) => Promise<void>,
   ) {
     const server = await startScriptedServer(script);
     const client = createClient({ baseUrl: server.baseUrl, api: 'chat', timeoutMs: 5_000 });
@@ -398,7 +398,7 @@ describe('abort handle', () => {
 
   test('cancel mid-stream → cancelled; later calls do nothing', async () => {
     await withServer(ok({ itlMs: 20, tokens: 100 }), async (send) => {
-      const rec = new Recorder();
+      const rec = new RecordingSpy();
       const handle = send(rec);
       await sleep(100);
       handle.abort('cancelled');
@@ -413,7 +413,7 @@ describe('abort handle', () => {
 
   test('cancel before the connection exists → one end, and the request never streams', async () => {
     await withServer(ok({ tokens: 3 }), async (send) => {
-      const rec = new Recorder();
+      const rec = new RecordingSpy();
       send(rec).abort('cancelled');
       expect(rec.ends).toEqual([{ t: expect.any(Number), outcome: 'cancelled', detail: 'the run was interrupted' }]);
       await sleep(SETTLE_MS * 2);
@@ -426,7 +426,7 @@ describe('abort handle', () => {
   test('send after close ends the request at once, exactly once', async () => {
     const client = createClient({ baseUrl: 'http://127.0.0.1:9/v1', api: 'chat', timeoutMs: 1_000 });
     await client.close();
-    const rec = new Recorder();
+    const rec = new RecordingSpy();
     client.send(bodyFor('chat'), rec, 'req-1');
     expect(rec.ends).toHaveLength(1);
     expect(rec.ends[0].outcome).toBe('connect_error');
@@ -436,7 +436,7 @@ describe('abort handle', () => {
 
   test('abort after the end is a no-op', async () => {
     await withServer(ok({ tokens: 2 }), async (send) => {
-      const rec = new Recorder();
+      const rec = new RecordingSpy();
       const handle = send(rec);
       await rec.ended;
       handle.abort('timeout');
@@ -450,7 +450,7 @@ test('a request waits in the pool until it is written on a connection, so a stal
   const client = createClient({ baseUrl: server.baseUrl, api: 'chat', timeoutMs: 5_000 });
   /** Sends, then keeps the event loop busy for `stallMs`, as a saturated generator would. */
   const poolWait = async (stallMs: number) => {
-    const rec = new Recorder();
+    const rec = new RecordingSpy();
     const tSend = now();
     client.send(bodyFor('chat'), rec, 'req-1');
     while (now() < tSend + stallMs);
@@ -485,7 +485,7 @@ test('200 concurrent streams all complete, with no client-side connection cap', 
   });
   const client = createClient({ baseUrl: server.baseUrl, api: 'chat', timeoutMs: 10_000 });
   try {
-    const recs = Array.from({ length: 200 }, () => new Recorder());
+    const recs = Array.from({ length: 200 }, () => new RecordingSpy());
     for (const rec of recs) client.send(bodyFor('chat'), rec, 'req-1');
     const ends = await Promise.all(recs.map((r) => r.ended));
     expect(ends.filter((e) => e.outcome !== 'ok')).toEqual([]);

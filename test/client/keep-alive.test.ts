@@ -4,7 +4,7 @@ import { KEEP_ALIVE_DISABLED_REASON, shouldDisable } from '../../src/client/keep
 import { buildRequestBody } from '../../src/client/openai.js';
 import { now } from '../../src/time.js';
 import { openaiStream, startScriptedServer, type Script, type ScriptedRequest, type ServerOptions } from '../fixtures/scripted-server.js';
-import { Recorder } from './recorder.js';
+import { RecordingSpy } from './recording-spy.js';
 
 const body = buildRequestBody({ api: 'chat', model: 'test-model', prompt: 'hello', maxTokens: 4, ignoreEos: true });
 
@@ -30,7 +30,7 @@ async function withServer(
 
 /** One request, awaited; then a pause so undici has freed its connection for the next. */
 async function one(client: Client, id: string) {
-  const rec = new Recorder();
+  const rec = new RecordingSpy();
   const tSend = now();
   client.send(body, rec, id);
   const end = await rec.ended;

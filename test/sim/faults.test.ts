@@ -2,7 +2,7 @@ import { createClient } from '../../src/client/client.js';
 import { buildRequestBody } from '../../src/client/openai.js';
 import { launchSim, type SimHandle } from '../../src/sim/launch.js';
 import { now } from '../../src/time.js';
-import { Recorder } from '../client/recorder.js';
+import { RecordingSpy } from '../client/recording-spy.js';
 import { agent, chatBody, contentEvents, parsedEvents, post, request, sleep, streaming } from './helpers.js';
 
 let sim: SimHandle;
@@ -183,7 +183,7 @@ describe('each fault lands in its class', () => {
     const headers: Record<string, string> = fault ? { 'x-sim-fault': fault } : {};
     const client = createClient({ baseUrl: `${sim.origin}/v1`, api: 'chat', timeoutMs: 400, headers });
     try {
-      const rec = new Recorder();
+      const rec = new RecordingSpy();
       const tSend = now();
       client.send(buildRequestBody({ api: 'chat', model: 'sim-8b', prompt: 'x', maxTokens: 10, ignoreEos: true }), rec, 'matrix');
       const end = await rec.ended;

@@ -7,7 +7,7 @@ export interface End {
 }
 
 /** A StreamObserver that records every callback, for assertions. */
-export class Recorder implements StreamObserver {
+export class RecordingSpy implements StreamObserver {
   written: number[] = [];
   reconnects: number[] = [];
   headers: { t: number; status: number }[] = [];
