@@ -35249,7 +35249,7 @@ var KeepAliveWatch = class {
     const serverClosed = () => {
       if (state.serverClosed) return;
       state.serverClosed = true;
-      if (state.idleSince === state.idleSince && now() - state.idleSince <= SERVER_CLOSE_WINDOW_MS) this.observe(true);
+      if (!Number.isNaN(state.idleSince) && now() - state.idleSince <= SERVER_CLOSE_WINDOW_MS) this.observe(true);
       state.idleSince = NaN;
     };
     socket.once("end", serverClosed);
@@ -35261,7 +35261,7 @@ var KeepAliveWatch = class {
   responseStarted(socket) {
     const state = socket && this.connections.get(socket);
     if (!state) return;
-    if (state.idleSince === state.idleSince) this.observe(false);
+    if (!Number.isNaN(state.idleSince)) this.observe(false);
     state.idleSince = NaN;
   }
   /** A response ended on this connection, and it did not say `Connection: close`. */
@@ -35983,7 +35983,7 @@ var Recorder = class {
       const to = Math.min(r.tEnd, this.o.runStart + this.o.windowToMs);
       if (to > from) this.inFlightIntegral += to - from;
       if (r.inWindow) this.windowTimeInSystem += r.tEnd - r.tSend;
-      if (r.inWindow && r.tWritten === r.tWritten) recordMs(this.h.poolWait, r.tWritten - r.tSend);
+      if (r.inWindow && !Number.isNaN(r.tWritten)) recordMs(this.h.poolWait, r.tWritten - r.tSend);
     }
     this.byClass[r.outcome]++;
     this.series.recordFinished(r.tEnd, r.outcome === "ok", r.outputTokens);

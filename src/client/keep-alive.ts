@@ -72,7 +72,7 @@ export class KeepAliveWatch {
     const serverClosed = () => {
       if (state.serverClosed) return;
       state.serverClosed = true;
-      if (state.idleSince === state.idleSince && now() - state.idleSince <= SERVER_CLOSE_WINDOW_MS) this.observe(true);
+      if (!Number.isNaN(state.idleSince) && now() - state.idleSince <= SERVER_CLOSE_WINDOW_MS) this.observe(true);
       state.idleSince = NaN;
     };
     socket.once('end', serverClosed);
@@ -85,7 +85,7 @@ export class KeepAliveWatch {
   responseStarted(socket: Socket | null): void {
     const state = socket && this.connections.get(socket);
     if (!state) return;
-    if (state.idleSince === state.idleSince) this.observe(false);
+    if (!Number.isNaN(state.idleSince)) this.observe(false);
     state.idleSince = NaN;
   }
 

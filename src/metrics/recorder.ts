@@ -196,7 +196,7 @@ export class Recorder {
       if (r.inWindow) this.windowTimeInSystem += r.tEnd - r.tSend;
       // From send to the write that counted: a re-sent request waited through its lost first
       // attempt and a new connection, time the server never saw it (its TTFT includes it too).
-      if (r.inWindow && r.tWritten === r.tWritten) recordMs(this.h.poolWait, r.tWritten - r.tSend);
+      if (r.inWindow && !Number.isNaN(r.tWritten)) recordMs(this.h.poolWait, r.tWritten - r.tSend);
     }
     this.byClass[r.outcome!]++;
     this.series.recordFinished(r.tEnd, r.outcome === 'ok', r.outputTokens);
