@@ -2,6 +2,7 @@ import { Ajv } from 'ajv';
 import { parseDuration } from './duration.js';
 import { SpecIssue } from './error.js';
 import { specHash } from './hash.js';
+import { resolvePattern } from './pattern.js';
 import { issueFromErrors, show } from './messages.js';
 import { specSchema } from './schema.js';
 import type { LengthDist, ResolvedSpec, Spec } from './types.js';
@@ -31,13 +32,15 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
   foldIgnoreEos(spec.workload, written);
   checkWorkloadCombination(spec.workload, written);
   if (spec.sweep) checkSweep(spec.sweep);
+  const steadyMs = durationMs(['load', 'steady'], spec.load.steady, false);
   return {
+    ...resolvePattern(spec.load, steadyMs),
     spec,
     hash: specHash(spec),
     requestTimeoutMs: durationMs(['target', 'request_timeout'], spec.target.request_timeout, false),
     readyTimeoutMs: durationMs(['target', 'ready_timeout'], spec.target.ready_timeout, false),
     warmupMs: durationMs(['load', 'warmup'], spec.load.warmup, true),
-    steadyMs: durationMs(['load', 'steady'], spec.load.steady, false),
+    steadyMs,
     cooldownMs: durationMs(['load', 'cooldown'], spec.load.cooldown, true),
   };
 }

@@ -80,6 +80,53 @@ const lengthDist = (fallback: number) => ({
   })),
 });
 
+const rate = { type: 'number', minimum: 0, description: 'a rate in req/s ≥ 0' };
+const durationText = (d: string) => ({ type: 'string', description: d });
+const PATTERN_SHAPES: Record<string, { required: string[]; properties: Record<string, object> }> = {
+  ramp: {
+    required: ['from', 'to', 'over'],
+    properties: {
+      from: rate,
+      to: rate,
+      over: durationText('a duration such as 30s, 5m'),
+      slices: { type: 'integer', minimum: 2, maximum: 100, description: 'an integer from 2 to 100 (steps the ramp is summarized in)' },
+    },
+  },
+  spike: {
+    required: ['multiplier', 'at', 'for'],
+    properties: {
+      multiplier: { type: 'number', exclusiveMinimum: 0, description: 'a number > 0 (the spike rate is multiplier × load.rate)' },
+      at: durationText('a duration into the steady window, such as 20s'),
+      for: durationText('a duration such as 10s'),
+    },
+  },
+  steps: {
+    required: ['rates', 'each'],
+    properties: {
+      rates: { type: 'array', minItems: 1, items: rate, description: 'a non-empty list of rates in req/s ≥ 0' },
+      each: durationText('a duration such as 30s'),
+    },
+  },
+};
+const PATTERN_KINDS = Object.keys(PATTERN_SHAPES);
+
+/** load.pattern: `kind` selects the shape, as `dist` does for lengths (one error about the chosen shape). */
+const pattern = {
+  type: 'object',
+  description: `a mapping with kind: ${PATTERN_KINDS.join(', ')}`,
+  required: ['kind'],
+  properties: { kind: { enum: PATTERN_KINDS } },
+  allOf: Object.entries(PATTERN_SHAPES).map(([name, shape]) => ({
+    if: { type: 'object', required: ['kind'], properties: { kind: { const: name } } },
+    then: {
+      type: 'object',
+      required: shape.required,
+      properties: { kind: { const: name }, ...shape.properties },
+      additionalProperties: false,
+    },
+  })),
+};
+
 /** An optional top-level section: omitted, it is `{}` and then filled with its own defaults. */
 const section = (properties: Record<string, object>) => ({
   type: 'object',
@@ -188,6 +235,27 @@ export const specSchema: SchemaObject = {
       cooldown: duration('2s'),
       max_in_flight: { type: 'integer', minimum: 1, default: 10000, description: 'an integer ≥ 1' },
       replicates: { type: 'integer', minimum: 1, maximum: 100, default: 1, description: 'an integer from 1 to 100' },
+      // No defaults for the pattern keys: a spec without them keeps its hash.
+      ramp_up: { type: 'string', description: 'a duration such as 30s' },
+      pattern,
+      soak: {
+        type: 'object',
+        description: 'a mapping with segments',
+        required: ['segments'],
+        additionalProperties: false,
+        properties: { segments: { type: 'integer', minimum: 2, maximum: 100, description: 'an integer from 2 to 100' } },
+      },
+      abort: {
+        type: 'object',
+        description: 'a mapping with max_error_rate and/or over_saturation, window, fail',
+        additionalProperties: false,
+        properties: {
+          max_error_rate: { type: 'number', exclusiveMinimum: 0, maximum: 1, description: 'a fraction > 0 and ≤ 1' },
+          window: duration('10s'),
+          over_saturation: { type: 'boolean', default: false },
+          fail: { type: 'boolean', default: false },
+        },
+      },
     }),
     slo: section({ ttft_ms: sloMs(500), tpot_ms: sloMs(50), e2e_ms: sloMs(10000) }),
     gate: gateSchema,

@@ -29,6 +29,24 @@ export interface DatasetSpec {
   filter?: { min_input_tokens?: number; max_input_tokens?: number; min_output_tokens?: number; max_output_tokens?: number };
 }
 
+/**
+ * A time-varying rate (load.pattern); its times are offsets into the steady window, its rates
+ * req/s. A spike multiplies load.rate; ramp and steps give their own rates.
+ */
+export type LoadPattern =
+  | { kind: 'ramp'; from: number; to: number; over: string; slices?: number }
+  | { kind: 'spike'; multiplier: number; at: string; for: string }
+  | { kind: 'steps'; rates: number[]; each: string };
+
+/** Stop the run early (load.abort): a sliding-window error rate, and/or over-saturation. */
+export interface AbortSpec {
+  max_error_rate?: number;
+  window: string;
+  over_saturation: boolean;
+  /** An aborted run fails the gate instead of being inconclusive. */
+  fail: boolean;
+}
+
 /** A benchmark spec as written in YAML, after the schema has filled defaults. Durations stay strings here. */
 export interface Spec {
   name: string;
@@ -75,6 +93,12 @@ export interface Spec {
     max_in_flight: number;
     /** Independent runs (fresh seeds) merged into one result, with their spread. */
     replicates: number;
+    /** Rate rises linearly from 0 over this long before the warmup (open loop); outside the window. */
+    ramp_up?: string;
+    pattern?: LoadPattern;
+    /** A long steady window judged in this many equal segments, for drift. */
+    soak?: { segments: number };
+    abort?: AbortSpec;
   };
   slo: { ttft_ms: number; tpot_ms: number; e2e_ms: number };
   /** Regression and SLO rules; see src/gate/rules-schema.ts. */
@@ -101,4 +125,23 @@ export interface ResolvedSpec {
   warmupMs: number;
   steadyMs: number;
   cooldownMs: number;
+  /** load.ramp_up in ms; absent: none. */
+  rampUpMs?: number;
+  /** load.pattern or load.soak with durations in ms; absent: a steady rate. */
+  pattern?: ResolvedPattern;
+  abort?: ResolvedAbort;
+}
+
+/** A pattern with its durations in ms (src/spec/pattern.ts); times are offsets into the steady window. */
+export type ResolvedPattern =
+  | { kind: 'ramp'; from: number; to: number; overMs: number; slices: number }
+  | { kind: 'spike'; multiplier: number; atMs: number; forMs: number }
+  | { kind: 'steps'; rates: number[]; eachMs: number }
+  | { kind: 'soak'; segments: number };
+
+export interface ResolvedAbort {
+  maxErrorRate: number | null;
+  windowMs: number;
+  overSaturation: boolean;
+  fail: boolean;
 }

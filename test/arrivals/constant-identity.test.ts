@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { constantCurve } from '../../src/arrivals/curve.js';
 import { buildSchedule } from '../../src/arrivals/schedule.js';
 
 /**
@@ -26,6 +27,12 @@ const sha = (s: Float64Array) => createHash('sha256').update(Buffer.from(s.buffe
 describe('a constant rate reproduces the pre-curve schedule exactly', () => {
   test.each(RECORDED)('%s seed %d at %d req/s (burstiness %d, %d ms)', (kind, seed, rate, burstiness, durationMs, n, hash) => {
     const s = buildSchedule({ kind, ratePerS: rate, burstiness, seed, durationMs });
+    expect(s.length).toBe(n);
+    expect(sha(s)).toBe(hash);
+  });
+
+  test.each(RECORDED)('%s seed %d at %d req/s as a constant curve (burstiness %d, %d ms)', (kind, seed, rate, burstiness, durationMs, n, hash) => {
+    const s = buildSchedule({ kind, curve: constantCurve(rate), burstiness, seed, durationMs });
     expect(s.length).toBe(n);
     expect(sha(s)).toBe(hash);
   });
