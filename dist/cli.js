@@ -7364,7 +7364,7 @@ var require_HistogramBuilder = __commonJS({
       numberOfSignificantValueDigits: 3,
       useWebAssembly: false
     };
-    var build2 = (request3 = exports2.defaultRequest) => {
+    var build3 = (request3 = exports2.defaultRequest) => {
       const parameters = Object.assign({}, exports2.defaultRequest, request3);
       if (request3.useWebAssembly && wasm_1.webAssemblyAvailable) {
         return wasm_1.WasmHistogram.build(parameters);
@@ -7374,7 +7374,7 @@ var require_HistogramBuilder = __commonJS({
       histogram.autoResize = parameters.autoResize;
       return histogram;
     };
-    exports2.build = build2;
+    exports2.build = build3;
   }
 });
 
@@ -9329,14 +9329,14 @@ var require_code2 = __commonJS({
     }
     exports2.callValidateCode = callValidateCode;
     var newRegExp = (0, codegen_1._)`new RegExp`;
-    function usePattern({ gen, it: { opts } }, pattern) {
+    function usePattern({ gen, it: { opts } }, pattern2) {
       const u = opts.unicodeRegExp ? "u" : "";
       const { regExp } = opts.code;
-      const rx = regExp(pattern, u);
+      const rx = regExp(pattern2, u);
       return gen.scopeValue("pattern", {
         key: rx.toString(),
         ref: rx,
-        code: (0, codegen_1._)`${regExp.code === "new RegExp" ? newRegExp : (0, util_2.useFunc)(gen, regExp)}(${pattern}, ${u})`
+        code: (0, codegen_1._)`${regExp.code === "new RegExp" ? newRegExp : (0, util_2.useFunc)(gen, regExp)}(${pattern2}, ${u})`
       });
     }
     exports2.usePattern = usePattern;
@@ -35676,16 +35676,16 @@ var require_snapshot_utils = __commonJS({
       }
       return function isUrlExcluded(url) {
         let urlLowerCased;
-        for (const pattern of excludePatterns) {
-          if (typeof pattern === "string") {
+        for (const pattern2 of excludePatterns) {
+          if (typeof pattern2 === "string") {
             if (!urlLowerCased) {
               urlLowerCased = url.toLowerCase();
             }
-            if (urlLowerCased.includes(pattern.toLowerCase())) {
+            if (urlLowerCased.includes(pattern2.toLowerCase())) {
               return true;
             }
-          } else if (pattern instanceof RegExp) {
-            if (pattern.test(url)) {
+          } else if (pattern2 instanceof RegExp) {
+            if (pattern2.test(url)) {
               return true;
             }
           }
@@ -48698,8 +48698,8 @@ var hdr = __toESM(require_dist(), 1);
 function newHistogram() {
   return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
 }
-function recordMs(h, ms) {
-  h.recordValue(ms > 0 ? Math.round(ms * 1e3) : 0);
+function recordMs(h, ms2) {
+  h.recordValue(ms2 > 0 ? Math.round(ms2 * 1e3) : 0);
 }
 function encodeHistogram(h) {
   return hdr.encodeIntoCompressedBase64(h);
@@ -49027,6 +49027,515 @@ function judgeContext(o) {
   };
 }
 
+// src/arrivals/curve.ts
+function constantCurve(ratePerS) {
+  return { segments: [{ fromMs: 0, toMs: Infinity, fromRate: ratePerS, toRate: ratePerS }] };
+}
+function curveThrough(knots) {
+  const segments2 = [];
+  for (let i = 0; i + 1 < knots.length; i++) {
+    const [a, b2] = [knots[i], knots[i + 1]];
+    if (b2.t > a.t) segments2.push({ fromMs: a.t, toMs: b2.t, fromRate: a.rate, toRate: b2.rate });
+  }
+  const last = knots[knots.length - 1];
+  segments2.push({ fromMs: last.t, toMs: Infinity, fromRate: last.rate, toRate: last.rate });
+  const merged = [];
+  for (const s of segments2) {
+    const prev = merged[merged.length - 1];
+    if (prev && isFlat(prev) && isFlat(s) && prev.fromRate === s.fromRate) prev.toMs = s.toMs;
+    else merged.push({ ...s });
+  }
+  return { segments: merged };
+}
+var isFlat = (s) => s.fromRate === s.toRate;
+function rateOn(s, tMs) {
+  if (isFlat(s) || tMs <= s.fromMs) return s.fromRate;
+  return s.fromRate + (s.toRate - s.fromRate) * (Math.min(tMs, s.toMs) - s.fromMs) / (s.toMs - s.fromMs);
+}
+function massWithin(s, a, b2) {
+  return b2 > a ? (rateOn(s, a) + rateOn(s, b2)) / 2 * ((b2 - a) / 1e3) : 0;
+}
+function expectedArrivals(c, a, b2) {
+  let m = 0;
+  for (const s of c.segments) m += massWithin(s, Math.max(a, s.fromMs), Math.min(b2, s.toMs));
+  return m;
+}
+function solveWithin(s, t, e) {
+  const l0 = rateOn(s, t) / 1e3;
+  const k = isFlat(s) ? 0 : (s.toRate - s.fromRate) / 1e3 / (s.toMs - s.fromMs);
+  return 2 * e / (l0 + Math.sqrt(Math.max(0, l0 * l0 + 2 * k * e)));
+}
+function advanceBy(c, i, t, e) {
+  let rest = e;
+  for (let j = i; j < c.segments.length; j++) {
+    const s = c.segments[j];
+    const from = Math.max(t, s.fromMs);
+    const room = s.toMs === Infinity ? s.fromRate > 0 ? Infinity : 0 : massWithin(s, from, s.toMs);
+    if (rest < room) return { t: from + solveWithin(s, from, rest), i: j };
+    rest -= room;
+  }
+  return { t: Infinity, i: c.segments.length - 1 };
+}
+
+// src/metrics/pattern-recorder.ts
+var hdr2 = __toESM(require_dist(), 1);
+function newBucketHistogram() {
+  return hdr2.build({
+    useWebAssembly: false,
+    numberOfSignificantValueDigits: 2,
+    lowestDiscernibleValue: 1,
+    autoResize: true,
+    bitBucketSize: "packed"
+  });
+}
+var PatternRecorder = class {
+  constructor(runStart, intervalMs, totalMs, phases) {
+    this.runStart = runStart;
+    this.intervalMs = intervalMs;
+    this.buckets = Array.from({ length: Math.max(1, Math.ceil(totalMs / intervalMs)) }, () => ({
+      scheduled: 0,
+      ok: 0,
+      errors: 0,
+      completedOk: 0,
+      ttft: null
+    }));
+    this.phases = phases.map((p2) => ({
+      fromMs: p2.fromMs,
+      toMs: p2.toMs,
+      scheduled: 0,
+      ok: 0,
+      errors: 0,
+      completedOk: 0,
+      h: { ttft: newHistogram(), tpot: newHistogram(), e2e: newHistogram() },
+      memory: null
+    }));
+  }
+  runStart;
+  intervalMs;
+  buckets;
+  phases;
+  /** Bucket of a run offset; the drain past the planned end lands in the last bucket. */
+  bucket(offsetMs) {
+    const i = Math.min(this.buckets.length - 1, Math.max(0, Math.floor(offsetMs / this.intervalMs)));
+    return this.buckets[i];
+  }
+  phase(offsetMs) {
+    return this.phases.find((p2) => offsetMs >= p2.fromMs && offsetMs < p2.toMs);
+  }
+  opened(offsetMs) {
+    this.bucket(offsetMs).scheduled++;
+    const p2 = this.phase(offsetMs);
+    if (p2) p2.scheduled++;
+  }
+  complete(r) {
+    const sched = r.tSched - this.runStart;
+    const b2 = this.bucket(sched);
+    const p2 = this.phase(sched);
+    const ok = r.outcome === "ok";
+    if (ok) {
+      b2.ok++;
+      const end2 = r.tEnd - this.runStart;
+      this.bucket(end2).completedOk++;
+      const pe = this.phase(end2);
+      if (pe) pe.completedOk++;
+    } else b2.errors++;
+    if (p2) {
+      if (ok) p2.ok++;
+      else p2.errors++;
+    }
+    if (!ok || r.chunks === 0) return;
+    const ttft = r.tFirst - r.tSched;
+    recordMs(b2.ttft ??= newBucketHistogram(), ttft);
+    if (!p2) return;
+    recordMs(p2.h.ttft, ttft);
+    recordMs(p2.h.e2e, r.tLast - r.tSched);
+    const n2 = r.outputTokens;
+    if (n2 > 1) recordMs(p2.h.tpot, (r.tLast - r.tFirst) / (n2 - 1));
+  }
+  /** The generator's memory when phase k ended (called from a timer at its end). */
+  sampleMemory(k) {
+    const p2 = this.phases[k];
+    if (p2) p2.memory = { rss_mb: process.memoryUsage.rss() / 2 ** 20, heap_mb: process.memoryUsage().heapUsed / 2 ** 20 };
+  }
+};
+var NICE_MS = [50, 100, 200, 250, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5];
+function bucketIntervalMs(steadyMs) {
+  return NICE_MS.find((ms2) => ms2 >= steadyMs / 200) ?? NICE_MS[NICE_MS.length - 1];
+}
+
+// src/result/pattern.ts
+var RECOVERY_TOLERANCE = 0.1;
+var MIN_WINDOW_SAMPLES = 20;
+var SATURATION_SHORTFALL = 0.05;
+var DEPART_FACTOR = 2;
+var DRIFT_METRICS = { ttft: "ttft_ms", tpot: "tpot_ms", e2e: "e2e_ms" };
+var r3 = (x) => Math.round(x * 1e3) / 1e3;
+function baseRateOf(load) {
+  const p2 = load.pattern;
+  if (p2?.kind === "ramp") return (p2.from + p2.to) / 2;
+  if (p2?.kind === "steps") return p2.rates.reduce((a, b2) => a + b2, 0) / p2.rates.length;
+  return load.rate;
+}
+function patternFacts(plan2, rec, gate, baseRate, spike) {
+  return {
+    kind: plan2.kind,
+    intervalMs: rec.intervalMs,
+    windowFromMs: plan2.windowFromMs,
+    windowToMs: plan2.windowToMs,
+    baseRate,
+    names: plan2.phases.map((p2) => p2.name),
+    offeredPerS: rec.buckets.map(
+      (_, i) => r3(expectedArrivals(plan2.curve, i * rec.intervalMs, (i + 1) * rec.intervalMs) / (rec.intervalMs / 1e3))
+    ),
+    phaseOffered: plan2.phases.map((p2) => p2.rate),
+    phases: rec.phases,
+    buckets: rec.buckets,
+    spike,
+    gate
+  };
+}
+function mergedWindow(buckets, from, to) {
+  let h = null;
+  for (let i = Math.max(0, from); i < Math.min(to, buckets.length); i++) {
+    const b2 = buckets[i].ttft;
+    if (b2) (h ??= newBucketHistogram()).add(b2);
+  }
+  return h;
+}
+var p95 = (h) => h && h.totalCount >= MIN_WINDOW_SAMPLES ? r3(h.getValueAtPercentile(95) / 1e3) : null;
+function buildPatternSection(f) {
+  const iv = f.intervalMs;
+  const w = Math.max(5, Math.ceil(2 * MIN_WINDOW_SAMPLES / Math.max(f.baseRate, 1e-9) * (1e3 / iv)));
+  const lastStart = Math.floor(f.windowToMs / iv) - w;
+  const sliding = f.buckets.map((_, i) => p95(mergedWindow(f.buckets, i, i + w)));
+  const scale = f.rateScale ?? 1;
+  const phases = f.phases.map((p2, k) => phaseSummary(f.names[k], p2, f.phaseOffered[k], scale));
+  const section2 = {
+    kind: f.kind,
+    interval_s: iv / 1e3,
+    sliding_window_s: w * iv / 1e3,
+    window: { from_s: f.windowFromMs / 1e3, to_s: f.windowToMs / 1e3 },
+    phases,
+    series: {
+      offered_per_s: f.offeredPerS,
+      scheduled: f.buckets.map((b2) => b2.scheduled),
+      ok: f.buckets.map((b2) => b2.ok),
+      errors: f.buckets.map((b2) => b2.errors),
+      achieved_per_s: f.buckets.map((b2) => r3(b2.completedOk * scale / (iv / 1e3))),
+      ttft_p95_ms: sliding
+    },
+    histograms: {
+      buckets_ttft: f.buckets.map((b2) => b2.ttft ? encodeHistogram(b2.ttft) : ""),
+      phases: f.phases.map((p2) => ({ ttft: encodeHistogram(p2.h.ttft), tpot: encodeHistogram(p2.h.tpot), e2e: encodeHistogram(p2.h.e2e) }))
+    }
+  };
+  if (f.kind === "spike" && f.spike) section2.spike = spikeOutcome(f, iv, w, lastStart);
+  if (f.kind === "ramp" || f.kind === "steps") section2.steps = stepsOutcome(f.phases, phases);
+  if (f.kind === "soak") section2.soak = soakOutcome(f);
+  return section2;
+}
+function phaseSummary(name2, p2, offered, scale) {
+  const len = (p2.toMs - p2.fromMs) / 1e3;
+  const done = p2.ok + p2.errors;
+  return {
+    name: name2,
+    from_s: r3(p2.fromMs / 1e3),
+    to_s: r3(p2.toMs / 1e3),
+    offered_rate_per_s: offered,
+    scheduled: p2.scheduled,
+    ok: p2.ok,
+    errors: p2.errors,
+    error_rate: done > 0 ? r3(p2.errors / done) : null,
+    achieved_rate_per_s: len > 0 ? r3(p2.completedOk * scale / len) : 0,
+    ttft_ms: summarizeMs(p2.h.ttft),
+    tpot_ms: summarizeMs(p2.h.tpot),
+    e2e_ms: summarizeMs(p2.h.e2e),
+    generator: p2.memory && { rss_mb: r3(p2.memory.rss_mb), heap_mb: r3(p2.memory.heap_mb) }
+  };
+}
+function spikeOutcome(f, iv, w, lastStart) {
+  const { atMs, forMs } = f.spike;
+  const start = f.windowFromMs + atMs;
+  const end2 = start + forMs;
+  const pre = p95(mergedWindow(f.buckets, Math.ceil(f.windowFromMs / iv), Math.floor(start / iv)));
+  let recovery = null;
+  if (pre !== null) {
+    for (let i = Math.ceil(end2 / iv - 1e-9); i <= lastStart; i++) {
+      const v = p95(mergedWindow(f.buckets, i, i + w));
+      if (v !== null && v <= pre * (1 + RECOVERY_TOLERANCE)) {
+        recovery = r3((i * iv - end2) / 1e3);
+        break;
+      }
+    }
+  }
+  const during = f.phases[f.names.indexOf("spike")];
+  const done = during ? during.ok + during.errors : 0;
+  return {
+    at_s: atMs / 1e3,
+    for_s: forMs / 1e3,
+    pre_ttft_p95_ms: pre,
+    during: {
+      ttft_ms: during ? summarizeMs(during.h.ttft) : null,
+      errors: during?.errors ?? 0,
+      error_rate: done > 0 ? r3(during.errors / done) : null
+    },
+    recovery_s: recovery,
+    rule: `from the spike's end until TTFT p95 over a sliding ${w * iv / 1e3} s window is within ${RECOVERY_TOLERANCE * 100} % of the pre-spike p95`
+  };
+}
+function stepsOutcome(stats, phases) {
+  const p99s = phases.map((p2) => p2.ttft_ms && p2.ttft_ms.count >= MIN_WINDOW_SAMPLES ? p2.ttft_ms.p99 : null);
+  const known = p99s.filter((v) => v !== null);
+  const floor = known.length > 0 ? Math.min(...known) : null;
+  const saturated = stats.findIndex(
+    (s) => s.completedOk < (1 - SATURATION_SHORTFALL) * s.scheduled && s.scheduled - s.completedOk > 3 * Math.sqrt(s.scheduled)
+  );
+  const departed = floor === null ? -1 : p99s.findIndex((v) => v !== null && v > DEPART_FACTOR * floor);
+  return {
+    floor_ttft_p99_ms: floor,
+    first_saturated: saturated >= 0 ? phases[saturated].name : null,
+    first_departed: departed >= 0 ? phases[departed].name : null,
+    rule: `saturated: completions < ${(1 - SATURATION_SHORTFALL) * 100} % of the phase's arrivals and short by > 3\u221Aarrivals; departed: TTFT p99 > ${DEPART_FACTOR} \xD7 the lowest phase p99`
+  };
+}
+function soakOutcome(f) {
+  const g = f.gate;
+  const drift = {};
+  const first = f.phases[0];
+  const last = f.phases[f.phases.length - 1];
+  for (const t of LATENCY_TARGETS) {
+    const rule2 = g.latency[t.key];
+    const metric = t.histogram;
+    if (!rule2?.enabled || !(metric in DRIFT_METRICS)) continue;
+    const key = t.key;
+    drift[key] = judgeDrift(
+      first.h[metric],
+      last.h[metric],
+      t.p,
+      g.soak?.max_drift_pct ?? rule2.max_increase_pct,
+      rule2.max_increase_ms,
+      g,
+      key
+    );
+  }
+  return {
+    segments: f.phases.length,
+    drift,
+    generator: {
+      rss_mb: f.phases.map((p2) => p2.memory ? r3(p2.memory.rss_mb) : null),
+      heap_mb: f.phases.map((p2) => p2.memory ? r3(p2.memory.heap_mb) : null)
+    },
+    rule: `last segment vs first, per gate latency rule: drift when the rise AND its ${Math.round(g.confidence * 100)} % one-sided bootstrap lower bound exceed max(pct \xD7 first, ms)`
+  };
+}
+function judgeDrift(a, b2, p2, pct4, floorMs, g, id) {
+  const ba = a.totalCount > 0 ? bucketsOf(a, 1e3) : null;
+  const bb = b2.totalCount > 0 ? bucketsOf(b2, 1e3) : null;
+  const first = ba ? percentileOf(ba, p2) : null;
+  const last = bb ? percentileOf(bb, p2) : null;
+  const none = { first, last, change: null, bound: null, ci: null };
+  if (!ba || !bb) return { ...none, verdict: "inconclusive", reason: "no samples in the first or the last segment" };
+  const bound = Math.max(pct4 / 100 * first, floorMs);
+  const change = { abs: r3(last - first), rel: first > 0 ? r3((last - first) / first) : null };
+  const need = Math.ceil(g.min_tail_samples / (1 - p2 / 100) - 1e-9);
+  if (ba.n < need || bb.n < need)
+    return {
+      ...none,
+      change,
+      bound: r3(bound),
+      verdict: "inconclusive",
+      reason: `too few samples: needs \u2265 ${need} per segment (first ${ba.n}, last ${bb.n})`
+    };
+  const iv = percentileShiftInterval(ba, bb, p2, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
+  const ci = { lower: r3(iv.lower), upper: r3(iv.upper), confidence: g.confidence };
+  const moved = `${change.abs >= 0 ? "rose" : "fell"} ${Math.abs(change.abs)} ms, allowed ${r3(bound)} ms`;
+  if (change.abs > bound && ci.lower > bound)
+    return {
+      first,
+      last,
+      change,
+      bound: r3(bound),
+      ci,
+      verdict: "drift",
+      reason: `${moved}; the lower bound ${ci.lower} ms is beyond it too`
+    };
+  return {
+    first,
+    last,
+    change,
+    bound: r3(bound),
+    ci,
+    verdict: "none",
+    reason: change.abs > bound ? `${moved}, but within noise: the lower bound is ${ci.lower} ms` : moved
+  };
+}
+function factsOf(s, gate) {
+  const iv = s.interval_s * 1e3;
+  return {
+    kind: s.kind,
+    intervalMs: iv,
+    windowFromMs: s.window.from_s * 1e3,
+    windowToMs: s.window.to_s * 1e3,
+    baseRate: 0,
+    names: s.phases.map((p2) => p2.name),
+    offeredPerS: s.series.offered_per_s,
+    phaseOffered: s.phases.map((p2) => p2.offered_rate_per_s),
+    phases: s.phases.map((p2, k) => ({
+      fromMs: p2.from_s * 1e3,
+      toMs: p2.to_s * 1e3,
+      scheduled: p2.scheduled,
+      ok: p2.ok,
+      errors: p2.errors,
+      completedOk: Math.round(p2.achieved_rate_per_s * (p2.to_s - p2.from_s)),
+      h: {
+        ttft: decodeHistogram(s.histograms.phases[k].ttft),
+        tpot: decodeHistogram(s.histograms.phases[k].tpot),
+        e2e: decodeHistogram(s.histograms.phases[k].e2e)
+      },
+      memory: p2.generator
+    })),
+    buckets: s.series.scheduled.map((n2, i) => ({
+      scheduled: n2,
+      ok: s.series.ok[i],
+      errors: s.series.errors[i],
+      completedOk: Math.round(s.series.achieved_per_s[i] * s.interval_s),
+      ttft: s.histograms.buckets_ttft[i] ? decodeBucket(s.histograms.buckets_ttft[i]) : null
+    })),
+    spike: s.spike && { atMs: s.spike.at_s * 1e3, forMs: s.spike.for_s * 1e3 },
+    gate
+  };
+}
+function decodeBucket(encoded) {
+  const h = newBucketHistogram();
+  h.add(decodeHistogram(encoded));
+  return h;
+}
+function mergePatternSections(sections, shards, gate, baseRate) {
+  if (sections.length === 0 || sections.some((s) => s === void 0)) return void 0;
+  const all = sections;
+  const [first] = all;
+  if (all.some((s) => s.kind !== first.kind || s.interval_s !== first.interval_s || s.phases.length !== first.phases.length))
+    return void 0;
+  const facts = all.map((s) => factsOf(s, gate));
+  const out2 = facts[0];
+  const rateScale = shards ? 1 : 1 / all.length;
+  for (const f of facts.slice(1)) {
+    f.buckets.forEach((b2, i) => {
+      const o = out2.buckets[i] ??= { scheduled: 0, ok: 0, errors: 0, completedOk: 0, ttft: null };
+      o.scheduled += b2.scheduled;
+      o.ok += b2.ok;
+      o.errors += b2.errors;
+      o.completedOk += b2.completedOk;
+      if (b2.ttft) (o.ttft ??= newBucketHistogram()).add(b2.ttft);
+    });
+    f.phases.forEach((p2, k) => {
+      const o = out2.phases[k];
+      o.scheduled += p2.scheduled;
+      o.ok += p2.ok;
+      o.errors += p2.errors;
+      o.completedOk += p2.completedOk;
+      for (const m of Object.keys(DRIFT_METRICS)) o.h[m].add(p2.h[m]);
+      if (p2.memory && o.memory)
+        o.memory = { rss_mb: Math.max(o.memory.rss_mb, p2.memory.rss_mb), heap_mb: Math.max(o.memory.heap_mb, p2.memory.heap_mb) };
+    });
+    f.offeredPerS.forEach((v, i) => out2.offeredPerS[i] = (out2.offeredPerS[i] ?? 0) + v);
+    f.phaseOffered.forEach((v, k) => out2.phaseOffered[k] += v);
+  }
+  out2.offeredPerS = out2.offeredPerS.map((v) => r3(v * rateScale));
+  out2.phaseOffered = out2.phaseOffered.map((v) => r3(v * rateScale));
+  out2.rateScale = rateScale;
+  out2.baseRate = baseRate;
+  return buildPatternSection(out2);
+}
+
+// src/gate/pattern-rules.ts
+function judgePatternRules(gate, current) {
+  const out2 = [];
+  if (gate.spike?.enabled) out2.push(judgeRecovery(gate.spike, current));
+  if (gate.soak?.enabled) out2.push(...judgeSoak(gate, gate.soak, current));
+  return out2;
+}
+function judgeRecovery(rule2, r) {
+  const draft = {
+    id: "spike.recovery_s",
+    kind: "slo",
+    metric: "Spike recovery",
+    limit: `\u2264 ${rule2.max_recovery_s} s`,
+    unit: "s",
+    baseline: null,
+    change: null,
+    threshold: rule2.max_recovery_s,
+    ci: null
+  };
+  const spike = r.pattern?.spike;
+  if (!spike)
+    return outcome({ ...draft, current: null, reason: "the run has no spike pattern (load.pattern kind: spike)" }, "inconclusive", rule2);
+  if (spike.recovery_s === null)
+    return outcome({ ...draft, current: null, reason: `did not recover within the window (${spike.rule})` }, "fail", rule2);
+  const ok = spike.recovery_s <= rule2.max_recovery_s;
+  return outcome(
+    {
+      ...draft,
+      current: spike.recovery_s,
+      reason: `recovered ${num(spike.recovery_s)} s after the spike, allowed ${rule2.max_recovery_s} s`
+    },
+    ok ? "pass" : "fail",
+    rule2
+  );
+}
+function judgeSoak(gate, rule2, r) {
+  const soak = r.pattern?.kind === "soak" ? r.pattern : void 0;
+  if (!soak) {
+    const none = { kind: "slo", unit: "ms", baseline: null, current: null, change: null, threshold: null, ci: null };
+    return [
+      outcome(
+        { ...none, id: "soak.drift", metric: "Soak drift", limit: `\u2264 ${rule2.max_drift_pct} %`, reason: "the run has no soak (load.soak)" },
+        "inconclusive",
+        rule2
+      )
+    ];
+  }
+  const first = soak.histograms.phases[0];
+  const last = soak.histograms.phases[soak.histograms.phases.length - 1];
+  return Object.keys(soak.soak?.drift ?? {}).map((key) => {
+    const t = latencyTarget(key);
+    const metric = t.histogram;
+    const latency2 = gate.latency[key];
+    const d = judgeDrift(
+      decodeHistogram(first[metric]),
+      decodeHistogram(last[metric]),
+      t.p,
+      rule2.max_drift_pct,
+      latency2.max_increase_ms,
+      gate,
+      key
+    );
+    return outcome(
+      {
+        id: `soak.drift.${key}`,
+        kind: "slo",
+        metric: `${t.label} drift, first \u2192 last segment`,
+        limit: `may rise \u2264 ${rule2.max_drift_pct} % or ${latency2.max_increase_ms} ms, whichever is larger, beyond noise`,
+        unit: "ms",
+        baseline: d.first,
+        current: d.last,
+        change: d.change,
+        threshold: d.bound,
+        ci: d.ci,
+        reason: d.reason
+      },
+      d.verdict === "drift" ? "fail" : d.verdict === "none" ? "pass" : "inconclusive",
+      rule2
+    );
+  });
+}
+function abortVerdict(current, decided) {
+  const a = current.abort;
+  if (!a) return decided;
+  const line = `the run was aborted at ${a.at_s} s (${a.reason === "error_rate" ? "error rate" : "over-saturation"}): ${a.detail}`;
+  return { verdict: a.fail ? "fail" : "inconclusive", reasons: [line, ...decided.reasons] };
+}
+
 // src/gate/rules-schema.ts
 var import_ajv = __toESM(require_ajv(), 1);
 
@@ -49180,15 +49689,15 @@ function rule(props, required, fallback) {
     fallback
   );
 }
-var keyNames = (pattern, what) => ({
+var keyNames = (pattern2, what) => ({
   type: "string",
-  pattern: `^${pattern}$`,
+  pattern: `^${pattern2}$`,
   description: `${what} named <metric>_<percentile>, e.g. ttft_p95 (metrics ${LATENCY_METRICS.join(", ")}; percentiles ${PERCENTILE_KEYS.join(", ")})`
 });
 var gateSchema = {
   type: "object",
   default: {},
-  description: "a mapping with keys latency, throughput, error_rate, slo, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity",
+  description: "a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity",
   additionalProperties: false,
   properties: {
     latency: {
@@ -49197,9 +49706,9 @@ var gateSchema = {
       description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
       propertyNames: keyNames(LATENCY_KEY, "latency rules"),
       properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, [pct4, ms]]) => [
+        Object.entries(LATENCY_DEFAULTS).map(([key, [pct4, ms2]]) => [
           key,
-          rule({ max_increase_pct: nonNegative(pct4), max_increase_ms: nonNegative(ms) }, [], {})
+          rule({ max_increase_pct: nonNegative(pct4), max_increase_ms: nonNegative(ms2) }, [], {})
         ])
       ),
       additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, [
@@ -49233,6 +49742,9 @@ var gateSchema = {
       },
       additionalProperties: rule({ max_ms: nonNegative() }, ["max_ms"])
     },
+    // Pattern rules have no defaults: a gate without them stays as it was (and so does its spec hash).
+    spike: rule({ max_recovery_s: nonNegative() }, ["max_recovery_s"]),
+    soak: rule({ max_drift_pct: nonNegative() }, ["max_drift_pct"]),
     confidence: { type: "number", minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: "a number in [0.5, 1), e.g. 0.95" },
     bootstrap_iterations: {
       type: "integer",
@@ -49419,12 +49931,13 @@ function compare(baseline, current, gate, opts = {}) {
       rules.push(judgeLatencyLimit(key, { ...rule2, max_ms: rule2.max_ms }, baseline, current, ctx));
   }
   rules.push(...judgeRateLimits(gate.slo, baseline, current, ctx));
+  rules.push(...judgePatternRules(gate, current));
   const checks = [
     ...baseline ? validity(baseline, "baseline") : [],
     ...validity(current, "current"),
     ...baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct) : []
   ];
-  const { verdict, reasons } = decideVerdict(rules, checks, baseline !== null);
+  const { verdict, reasons } = abortVerdict(current, decideVerdict(rules, checks, baseline !== null));
   return {
     verdict,
     reasons,
@@ -49555,6 +50068,43 @@ var result = obj({
   histograms: { type: "object", additionalProperties: str },
   definitions: { type: "object", additionalProperties: str }
 });
+var patternSchema = (() => {
+  const base = obj({
+    kind: { enum: ["ramp", "spike", "steps", "soak"] },
+    interval_s: { type: "number", exclusiveMinimum: 0 },
+    sliding_window_s: num2,
+    window: obj({ from_s: num2, to_s: num2 }),
+    phases: { type: "array", items: obj({ name: str, from_s: num2, to_s: num2, scheduled: count, ok: count, errors: count }) },
+    series: obj({
+      offered_per_s: numbers,
+      scheduled: numbers,
+      ok: numbers,
+      errors: numbers,
+      achieved_per_s: numbers,
+      ttft_p95_ms: { type: "array", items: nullable(num2) }
+    }),
+    histograms: obj({ buckets_ttft: { type: "array", items: str }, phases: { type: "array" } })
+  });
+  return {
+    ...base,
+    properties: {
+      ...base.properties,
+      spike: obj({ at_s: num2, for_s: num2, pre_ttft_p95_ms: nullable(num2), recovery_s: nullable(num2) }),
+      steps: obj({ first_saturated: nullable(str), first_departed: nullable(str) }),
+      soak: obj({
+        segments: count,
+        drift: {
+          type: "object",
+          additionalProperties: obj({
+            change: nullable({ type: "object" }),
+            bound: nullable(num2),
+            verdict: { enum: ["drift", "none", "inconclusive"] }
+          })
+        }
+      })
+    }
+  };
+})();
 var resultSchema = {
   $schema: "http://json-schema.org/draft-07/schema#",
   definitions: {
@@ -49565,7 +50115,10 @@ var resultSchema = {
     ...result.properties,
     // Present only in merged results (src/result/merge.ts), generator threads included.
     merge: obj({ mode: { enum: ["replicates", "shards"] }, merged_from: { type: "integer", minimum: 1 }, forced: { type: "boolean" } }),
-    replicates: obj({ count: { type: "integer", minimum: 2 }, cv: { type: "object", additionalProperties: num2 } })
+    replicates: obj({ count: { type: "integer", minimum: 2 }, cv: { type: "object", additionalProperties: num2 } }),
+    // Present only for a time-varying load (src/result/pattern.ts) and an aborted run.
+    pattern: patternSchema,
+    abort: obj({ reason: { enum: ["error_rate", "over_saturation"] }, at_s: num2, detail: str, fail: { type: "boolean" } })
   }
 };
 
@@ -49745,11 +50298,11 @@ function toVllmFormat(r) {
     const encoded = r.histograms[histName];
     const h = encoded ? decodeHistogram(encoded) : null;
     const empty = !h || h.totalCount === 0;
-    const ms = (us) => empty ? null : Math.round(us) / 1e3;
-    out2[`mean_${vllmName}_ms`] = ms(h?.mean ?? 0);
-    out2[`median_${vllmName}_ms`] = ms(h?.getValueAtPercentile(50) ?? 0);
-    out2[`std_${vllmName}_ms`] = ms(h?.stdDeviation ?? 0);
-    for (const p2 of [90, 95, 99]) out2[`p${p2}_${vllmName}_ms`] = ms(h?.getValueAtPercentile(p2) ?? 0);
+    const ms2 = (us) => empty ? null : Math.round(us) / 1e3;
+    out2[`mean_${vllmName}_ms`] = ms2(h?.mean ?? 0);
+    out2[`median_${vllmName}_ms`] = ms2(h?.getValueAtPercentile(50) ?? 0);
+    out2[`std_${vllmName}_ms`] = ms2(h?.stdDeviation ?? 0);
+    for (const p2 of [90, 95, 99]) out2[`p${p2}_${vllmName}_ms`] = ms2(h?.getValueAtPercentile(p2) ?? 0);
   }
   return out2;
 }
@@ -49884,7 +50437,9 @@ var SIM_CONFIG_SCHEMA = {
         every_ms: positive,
         at_ms: { type: "array", items: nonNegative2 }
       }
-    }
+    },
+    drift: { type: "object", additionalProperties: false, required: ["per_minute"], properties: { per_minute: nonNegative2 } },
+    fail_from_ms: nonNegative2
   }
 };
 var SimConfigError = class extends Error {
@@ -50123,13 +50678,15 @@ var Wake = class {
 
 // src/sim/engine.ts
 var Engine = class {
-  constructor(config, stalls) {
+  constructor(config, stalls, drift) {
     this.config = config;
     this.stalls = stalls;
+    this.drift = drift;
     this.kv = new KvCache(config.kv_cache_tokens, config.block_size);
   }
   config;
   stalls;
+  drift;
   kv;
   waitingQueue = [];
   waitingHead = 0;
@@ -50220,10 +50777,10 @@ var Engine = class {
       this.stepEnd = NaN;
       return;
     }
-    const ms = c.slowdown * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
+    const ms2 = c.slowdown * (this.drift?.factor(start) ?? 1) * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
     this.steps++;
-    this.busyMs += ms;
-    this.stepEnd = this.stalls.advance(start, ms);
+    this.busyMs += ms2;
+    this.stepEnd = this.stalls.advance(start, ms2);
     this.wake.at(this.stepEnd);
   }
   finishStep(t) {
@@ -50903,12 +51460,14 @@ var MinHeap = class {
 
 // src/sim/paced.ts
 var Paced = class {
-  constructor(config, stalls) {
+  constructor(config, stalls, drift) {
     this.config = config;
     this.stalls = stalls;
+    this.drift = drift;
   }
   config;
   stalls;
+  drift;
   due = new MinHeap((s) => s.due);
   queue = [];
   queueHead = 0;
@@ -50946,7 +51505,7 @@ var Paced = class {
     seq.state = "running";
     this.active++;
     seq.sink.admitted(t);
-    seq.due = this.stalls.advance(t, this.config.ttft_ms);
+    seq.due = this.stalls.advance(t, this.config.ttft_ms * (this.drift?.factor(t) ?? 1));
     this.due.push(seq);
   }
   free(t) {
@@ -50972,7 +51531,7 @@ var Paced = class {
         seq.state = "done";
         this.free(t);
       } else {
-        seq.due = this.stalls.advance(seq.due, this.config.itl_ms);
+        seq.due = this.stalls.advance(seq.due, this.config.itl_ms * (this.drift?.factor(seq.due) ?? 1));
         this.due.push(seq);
       }
       seq.sink.token(t, last);
@@ -51026,6 +51585,19 @@ var Stalls = class {
   }
 };
 
+// src/sim/drift.ts
+var Drift = class {
+  constructor(perMinute, origin2) {
+    this.perMinute = perMinute;
+    this.origin = origin2;
+  }
+  perMinute;
+  origin;
+  factor(t) {
+    return this.perMinute === 0 ? 1 : 1 + this.perMinute * Math.max(0, t - this.origin) / 6e4;
+  }
+};
+
 // src/sim/server.ts
 var MAX_BODY_BYTES = 32 * 1024 * 1024;
 var JSON_HEADERS = { "content-type": "application/json" };
@@ -51039,6 +51611,7 @@ function createSimServer(config) {
   let scheduler;
   let engine;
   let readyAt = Infinity;
+  let listenedAt = Infinity;
   let counter = 0;
   const server = createServer({ keepAliveTimeout: 6e4, requestTimeout: 0 }, (req, res) => {
     const received = now();
@@ -51089,6 +51662,7 @@ function createSimServer(config) {
     try {
       parsed = parseRequest(api, body, config);
       plan2 = faults.plan(header(req, "x-sim-fault"));
+      if (config.fail_from_ms !== void 0 && received - listenedAt >= config.fail_from_ms) plan2.errorStatus ??= config.error_statuses[0];
     } catch (err) {
       return fail2(res, err);
     }
@@ -51180,8 +51754,10 @@ function createSimServer(config) {
         server.listen(port, host, () => {
           const start = now();
           stalls = new Stalls(config.stall, start);
-          if (config.mode === "engine") scheduler = engine = new Engine(config, stalls);
-          else if (!fast) scheduler = new Paced(config, stalls);
+          listenedAt = start;
+          const drift = config.drift ? new Drift(config.drift.per_minute, start) : void 0;
+          if (config.mode === "engine") scheduler = engine = new Engine(config, stalls, drift);
+          else if (!fast) scheduler = new Paced(config, stalls, drift);
           readyAt = start + config.startup_delay_ms;
           resolve2(server.address().port);
         });
@@ -52407,29 +52983,94 @@ function summarize2(values) {
 }
 var range = (xs) => `${xs.reduce((a, b2) => Math.min(a, b2))}\u2013${xs.reduce((a, b2) => Math.max(a, b2))}`;
 
+// src/arrivals/load-plan.ts
+function loadPlan(r) {
+  const rampUpMs = r.rampUpMs ?? 0;
+  const w0 = rampUpMs + r.warmupMs;
+  const w1 = w0 + r.steadyMs;
+  const base = r.spec.load.rate;
+  const p2 = r.pattern;
+  const knots = [];
+  const phases = [];
+  const phase = (name2, from, to, rate3) => phases.push({ name: name2, fromMs: w0 + from, toMs: w0 + to, rate: Math.round(rate3 * 1e6) / 1e6 });
+  if (!p2 || p2.kind === "soak") {
+    knots.push({ t: 0, rate: base });
+    if (p2) {
+      const len = r.steadyMs / p2.segments;
+      for (let k = 0; k < p2.segments; k++) phase(`segment ${k + 1}`, k * len, (k + 1) * len, base);
+    }
+  } else if (p2.kind === "spike") {
+    const peak = base * p2.multiplier;
+    const end2 = p2.atMs + p2.forMs;
+    knots.push({ t: 0, rate: base }, { t: p2.atMs, rate: base }, { t: p2.atMs, rate: peak }, { t: end2, rate: peak }, { t: end2, rate: base });
+    phase("pre-spike", 0, p2.atMs, base);
+    phase("spike", p2.atMs, end2, peak);
+    if (end2 < r.steadyMs) phase("post-spike", end2, r.steadyMs, base);
+  } else if (p2.kind === "ramp") {
+    knots.push({ t: 0, rate: p2.from }, { t: p2.overMs, rate: p2.to });
+    const len = p2.overMs / p2.slices;
+    for (let k = 0; k < p2.slices; k++) phase(`slice ${k + 1}`, k * len, (k + 1) * len, p2.from + (p2.to - p2.from) * (k + 0.5) / p2.slices);
+    if (p2.overMs < r.steadyMs) phase("hold", p2.overMs, r.steadyMs, p2.to);
+  } else {
+    p2.rates.forEach((rate3, k) => {
+      knots.push({ t: k * p2.eachMs, rate: rate3 }, { t: (k + 1) * p2.eachMs, rate: rate3 });
+      phase(`step ${k + 1}`, k * p2.eachMs, (k + 1) * p2.eachMs, rate3);
+    });
+    const total = p2.rates.length * p2.eachMs;
+    if (total < r.steadyMs) phase("hold", total, r.steadyMs, p2.rates[p2.rates.length - 1]);
+  }
+  const first = knots[0].rate;
+  const lead = rampUpMs > 0 ? [
+    { t: 0, rate: 0 },
+    { t: rampUpMs, rate: first }
+  ] : [{ t: 0, rate: first }];
+  const curve4 = curveThrough([...lead, ...knots.map((k) => ({ t: w0 + k.t, rate: k.rate }))]);
+  return {
+    kind: p2?.kind ?? "steady",
+    rampUpMs,
+    windowFromMs: w0,
+    windowToMs: w1,
+    totalMs: w1 + r.cooldownMs,
+    curve: curve4,
+    phases
+  };
+}
+
 // src/arrivals/process.ts
-function createArrivalProcess(kind, ratePerS, seed, burstiness = 1) {
-  const meanGapMs = 1e3 / ratePerS;
-  if (kind === "constant") return { nextGapMs: () => meanGapMs };
+function createUnitProcess(kind, seed, burstiness = 1) {
+  if (kind === "constant") return { nextGap: (m) => m };
   const rng = createRng(seed);
-  if (kind === "poisson") return { nextGapMs: () => -Math.log(1 - rng.next()) * meanGapMs };
-  return { nextGapMs: () => gamma(rng, burstiness) * (meanGapMs / burstiness) };
+  if (kind === "poisson") return { nextGap: (m) => -Math.log(1 - rng.next()) * m };
+  return { nextGap: (m) => gamma(rng, burstiness) * (m / burstiness) };
 }
 
 // src/arrivals/schedule.ts
 function buildSchedule(o) {
-  const process2 = createArrivalProcess(o.kind, o.ratePerS, o.seed, o.burstiness);
-  let out2 = new Float64Array(Math.max(16, Math.ceil(o.ratePerS * o.durationMs / 1e3 * 1.2) + 16));
+  const curve4 = "curve" in o ? o.curve : constantCurve(o.ratePerS);
+  const unit = createUnitProcess(o.kind, o.seed, o.burstiness);
+  const expected2 = expectedArrivals(curve4, 0, o.durationMs);
+  let out2 = new Float64Array(Math.max(16, Math.ceil(expected2 * 1.2) + 16));
   let n2 = 0;
-  let t = process2.nextGapMs();
-  while (t < o.durationMs) {
+  let i = 0;
+  let t = 0;
+  for (; ; ) {
+    const s = curve4.segments[i];
+    if (isFlat(s) && s.fromRate > 0) {
+      const m = 1e3 / s.fromRate;
+      const gap = unit.nextGap(m);
+      if (t + gap < s.toMs) t += gap;
+      else ({ t, i } = advanceBy(curve4, i + 1, s.toMs, (t + gap - s.toMs) / m));
+    } else if (isFlat(s)) {
+      if (s.toMs === Infinity) break;
+      ({ t, i } = advanceBy(curve4, i + 1, s.toMs, unit.nextGap(1)));
+    } else ({ t, i } = advanceBy(curve4, i, t, unit.nextGap(1)));
+    if (!(t < o.durationMs)) break;
     if (n2 === out2.length) {
       const grown = new Float64Array(out2.length * 2);
       grown.set(out2);
       out2 = grown;
     }
     out2[n2++] = t;
-    t += process2.nextGapMs();
   }
   return out2.slice(0, n2);
 }
@@ -53166,6 +53807,7 @@ var Recorder = class {
     const inWindow = offsetMs >= this.o.windowFromMs && offsetMs < this.o.windowToMs;
     const tSched = this.o.runStart + offsetMs;
     this.scheduled++;
+    this.o.pattern?.opened(offsetMs);
     if (inWindow) {
       this.windowScheduled++;
       this.h.requestedPromptTokens.recordValue(promptTokens);
@@ -53205,6 +53847,7 @@ var Recorder = class {
     }
     if (r.outcome !== "ok") this.sampleError(r);
     if (r.inWindow) this.measure(r);
+    this.o.pattern?.complete(r);
     this.o.onRecord?.(r);
   }
   measure(r) {
@@ -53306,7 +53949,7 @@ var WindowCpuMeter = class {
     if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
     const wall = to.t - from.t;
     const spinMs = to.spinMs - from.spinMs;
-    const share = (ms) => round3(Math.max(0, ms / wall));
+    const share = (ms2) => round3(Math.max(0, ms2 / wall));
     return { busy: share(to.cpuMs - from.cpuMs - spinMs), spin: share(spinMs) };
   }
   take() {
@@ -53349,10 +53992,10 @@ function assembleResult(t) {
   const predicted = t.windowS > 0 ? c.windowTimeInSystem / windowMs : 0;
   const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
   const h = t.histograms;
-  const ms = (hist) => hist ? summarizeMs(hist) : null;
+  const ms2 = (hist) => hist ? summarizeMs(hist) : null;
   const tokens = (hist) => hist ? summarizeCounts(hist) : null;
-  const metrics = Object.fromEntries(METRICS.map((m) => [m.key, ms(h[m.histogram])]));
-  const poolWait = t.generator.poolWaitMeasured ? delayTail(ms(h.poolWait)) : void 0;
+  const metrics = Object.fromEntries(METRICS.map((m) => [m.key, ms2(h[m.histogram])]));
+  const poolWait = t.generator.poolWaitMeasured ? delayTail(ms2(h.poolWait)) : void 0;
   const windowCpu = t.generator.windowCpu;
   const tokenSource = c.windowOk === 0 ? "none" : c.usageMissing === 0 ? "usage" : c.usageMissing === c.windowOk ? "chunks" : "mixed";
   const w = t.workload;
@@ -53458,7 +54101,9 @@ function assembleResult(t) {
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: t.definitions,
     ...t.merge ? { merge: t.merge } : {},
-    ...t.replicates ? { replicates: t.replicates } : {}
+    ...t.replicates ? { replicates: t.replicates } : {},
+    ...t.pattern ? { pattern: t.pattern } : {},
+    ...t.abort ? { abort: t.abort } : {}
   };
 }
 
@@ -53523,12 +54168,82 @@ function recorderTotals(rec, f) {
     // A run's generator adds the spec's own distributions, the output shortfall and its plan.
     workload: w ? { inputSpec: w.inputSpec, outputSpec: w.outputSpec, plan: w.plan, shortfall: true } : { shortfall: false },
     definitions: DEFINITIONS,
-    connections: connectionFacts(rec.reconnects, f.keepAlive)
+    connections: connectionFacts(rec.reconnects, f.keepAlive),
+    ...f.pattern ? { pattern: f.pattern } : {},
+    ...f.abort ? { abort: f.abort } : {}
   };
 }
 function buildResult(rec, f) {
   return assembleResult(recorderTotals(rec, f));
 }
+
+// src/run/abort-watch.ts
+var SLOTS = 20;
+var MIN_ERROR_SAMPLES = 10;
+var MIN_BACKLOG_GROWTH = 16;
+var AbortWatch = class {
+  constructor(a) {
+    this.a = a;
+    this.slotMs = a.windowMs / SLOTS;
+  }
+  a;
+  slotMs;
+  ended = new Float64Array(SLOTS);
+  failed = new Float64Array(SLOTS);
+  arrived = new Float64Array(SLOTS);
+  inFlightAt = new Float64Array(SLOTS + 1).fill(NaN);
+  slot = -1;
+  /** Moves the ring to the slot of t (ms since the run started), clearing the slots passed over. */
+  advance(tMs, inFlight) {
+    const s = Math.floor(tMs / this.slotMs);
+    for (let k = Math.max(this.slot + 1, s - SLOTS); k <= s; k++) {
+      const i = (k % SLOTS + SLOTS) % SLOTS;
+      this.ended[i] = this.failed[i] = this.arrived[i] = 0;
+      this.inFlightAt.copyWithin(0, 1);
+      this.inFlightAt[SLOTS] = inFlight;
+    }
+    this.slot = Math.max(this.slot, s);
+    return (s % SLOTS + SLOTS) % SLOTS;
+  }
+  arrival(tMs, inFlight) {
+    this.arrived[this.advance(tMs, inFlight)]++;
+  }
+  end(tMs, ok, inFlight) {
+    const i = this.advance(tMs, inFlight);
+    this.ended[i]++;
+    if (!ok) this.failed[i]++;
+  }
+  /** Called on a timer and after each end: the decision, or null to go on. */
+  check(tMs, inFlight) {
+    this.advance(tMs, inFlight);
+    const sum = (a) => a.reduce((x, y) => x + y, 0);
+    const ended = sum(this.ended);
+    const failed = sum(this.failed);
+    const windowS = this.a.windowMs / 1e3;
+    if (this.a.maxErrorRate !== null && ended >= MIN_ERROR_SAMPLES && failed / ended >= this.a.maxErrorRate) {
+      return {
+        reason: "error_rate",
+        atMs: tMs,
+        detail: `${failed} of ${ended} requests that ended in the last ${windowS} s failed (${Math.round(failed / ended * 1e3) / 10} %), at or above load.abort.max_error_rate ${this.a.maxErrorRate}`
+      };
+    }
+    if (!this.a.overSaturation) return null;
+    const q = [0, 1, 2, 3, 4].map((k) => this.inFlightAt[k * SLOTS / 4]);
+    q[4] = inFlight;
+    if (q.some((v) => Number.isNaN(v))) return null;
+    const arrivals = sum(this.arrived);
+    const climbing = q.every((v, k) => k === 0 || v > q[k - 1]);
+    const growth = q[4] - q[0];
+    if (climbing && growth >= Math.max(MIN_BACKLOG_GROWTH, arrivals / 4) && ended < arrivals / 2) {
+      return {
+        reason: "over_saturation",
+        atMs: tMs,
+        detail: `in flight climbed ${q[0]} \u2192 ${q[4]} over the last ${windowS} s while ${ended} of ${arrivals} arrivals' worth of requests completed: the server is not keeping up`
+      };
+    }
+    return null;
+  }
+};
 
 // src/run/measure.ts
 var DRAIN_GRACE_MS = 1e3;
@@ -53542,21 +54257,28 @@ async function measure(o) {
     apiKey: resolved.apiKey,
     timeoutMs: resolved.requestTimeoutMs
   });
-  const totalMs = resolved.warmupMs + resolved.steadyMs + resolved.cooldownMs;
-  const windowStart = runStart + resolved.warmupMs;
-  const windowEnd = windowStart + resolved.steadyMs;
+  const plan2 = loadPlan(spec.load.mode === "open" ? resolved : { ...resolved, rampUpMs: 0, pattern: void 0 });
+  const totalMs = plan2.totalMs;
+  const rampEnd = runStart + plan2.rampUpMs;
+  const windowStart = runStart + plan2.windowFromMs;
+  const windowEnd = runStart + plan2.windowToMs;
   const active = /* @__PURE__ */ new Map();
+  const pattern2 = plan2.kind === "steady" ? void 0 : new PatternRecorder(runStart, bucketIntervalMs(resolved.steadyMs), totalMs, plan2.phases);
+  const watch = resolved.abort ? new AbortWatch(resolved.abort) : void 0;
+  let aborted;
   const recorder = new Recorder({
     runId: o.runId,
     thread: o.thread ?? 0,
     runStart,
-    windowFromMs: resolved.warmupMs,
-    windowToMs: resolved.warmupMs + resolved.steadyMs,
+    windowFromMs: plan2.windowFromMs,
+    windowToMs: plan2.windowToMs,
     slo: spec.slo,
+    pattern: pattern2,
     onRecord: (r) => {
       const a = active.get(r.id);
       active.delete(r.id);
       a?.finished?.();
+      if (watch && !Number.isNaN(r.tSend)) watch.end(r.tEnd - runStart, r.outcome === "ok", recorder.inFlight);
       o.onRecord?.(r);
     }
   });
@@ -53569,6 +54291,7 @@ async function measure(o) {
       return;
     }
     recorder.markSent(rec, now());
+    watch?.arrival(rec.tSend - runStart, recorder.inFlight);
     const entry = { rec, finished };
     active.set(i, entry);
     entry.handle = client.send(w.body, rec, rec.requestId);
@@ -53583,7 +54306,7 @@ async function measure(o) {
   if (spec.load.mode === "open") {
     const schedule = buildSchedule({
       kind: spec.load.arrival,
-      ratePerS: spec.load.rate,
+      curve: plan2.curve,
       burstiness: spec.load.burstiness,
       seed: deriveSeed(spec.workload.seed, "arrivals"),
       durationMs: totalMs
@@ -53614,9 +54337,20 @@ async function measure(o) {
   };
   if (o.signal?.aborted) onAbort();
   o.signal?.addEventListener("abort", onAbort, { once: true });
+  const abortTimer = watch && setInterval(
+    () => {
+      if (aborted || !Number.isNaN(interruptedAt)) return;
+      const d = watch.check(now() - runStart, recorder.inFlight);
+      if (!d) return;
+      aborted = { reason: d.reason, at_s: Math.round(d.atMs) / 1e3, detail: d.detail, fail: resolved.abort.fail };
+      onAbort();
+    },
+    Math.max(20, resolved.abort.windowMs / 20)
+  );
+  const memoryTimers = pattern2 ? plan2.phases.map((p2, k) => setTimeout(() => pattern2.sampleMemory(k), runStart + p2.toMs - now())) : [];
   const progress = setInterval(() => {
     const t = now();
-    const phase = t < windowStart ? "warmup" : t < windowEnd ? "steady" : t < runStart + totalMs ? "cooldown" : "drain";
+    const phase = t < rampEnd ? "ramp-up" : t < windowStart ? "warmup" : t < windowEnd ? "steady" : t < runStart + totalMs ? "cooldown" : "drain";
     o.onProgress?.({
       elapsedS: (t - runStart) / 1e3,
       totalS: totalMs / 1e3,
@@ -53647,19 +54381,24 @@ async function measure(o) {
       windowCpu: cpuMeter.read(),
       workers: 1,
       workload: workload.describe(),
-      keepAlive: client.keepAlive()
+      keepAlive: client.keepAlive(),
+      pattern: pattern2 && buildPatternSection(patternFacts(plan2, pattern2, spec.gate, baseRateOf(spec.load), spikeOf(resolved))),
+      abort: aborted
     });
   } finally {
     clearInterval(progress);
+    clearInterval(abortTimer);
     windowTimers.forEach(clearTimeout);
+    memoryTimers.forEach(clearTimeout);
     o.signal?.removeEventListener("abort", onAbort);
     await client.close();
   }
 }
+var spikeOf = (r) => r.pattern?.kind === "spike" ? { atMs: r.pattern.atMs, forMs: r.pattern.forMs } : void 0;
 function cancelAll(active, reason) {
   for (const a of [...active.values()]) a.handle?.abort(reason);
 }
-var sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+var sleep = (ms2) => new Promise((r) => setTimeout(r, ms2));
 async function drain(active, deadlineMs) {
   const cancelAt = now() + deadlineMs;
   while (active.size > 0 && now() < cancelAt) await sleep(10);
@@ -53699,6 +54438,184 @@ async function waitForReady(baseUrl, timeoutMs, headers) {
 // src/run/workers.ts
 import { join as join3 } from "node:path";
 import { Worker } from "node:worker_threads";
+
+// src/spec/duration.ts
+var UNIT_MS = { h: 36e5, m: 6e4, s: 1e3, ms: 1 };
+var WHOLE = /^(?:\d+(?:\.\d+)?(?:ms|h|m|s))+$/;
+var PART = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
+function parseDuration(s) {
+  if (!WHOLE.test(s)) {
+    throw new Error(`${JSON.stringify(s)} is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s`);
+  }
+  let ms2 = 0;
+  for (const [, amount, unit] of s.matchAll(PART)) ms2 += Number(amount) * UNIT_MS[unit];
+  return ms2;
+}
+
+// src/spec/did-you-mean.ts
+function levenshtein(a, b2) {
+  let prev = Array.from({ length: b2.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b2.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b2[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b2.length];
+}
+function closest(word, candidates) {
+  const typed = word.toLowerCase();
+  const limit = Math.max(2, Math.floor(typed.length / 3));
+  let best;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const known = candidate.toLowerCase();
+    const d = levenshtein(typed, known);
+    const close = d <= limit || typed.length >= 3 && known.startsWith(typed);
+    if (close && d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best;
+}
+
+// src/spec/messages.ts
+var TYPE_PHRASE = {
+  object: "a mapping",
+  boolean: "true or false",
+  string: "a string",
+  integer: "an integer",
+  number: "a number"
+};
+function show3(value2) {
+  if (value2 === null || value2 === void 0) return "empty";
+  if (Array.isArray(value2)) return "a list";
+  if (typeof value2 === "object") return "a mapping";
+  if (typeof value2 === "string") return JSON.stringify(value2.length > 60 ? `${value2.slice(0, 57)}...` : value2);
+  if (typeof value2 === "number" || typeof value2 === "boolean" || typeof value2 === "bigint") return String(value2);
+  return "a value";
+}
+function expected(schema) {
+  if (schema?.description) return String(schema.description);
+  if (Array.isArray(schema?.enum)) return `one of ${schema.enum.join(", ")}`;
+  return TYPE_PHRASE[String(schema?.type)] ?? "a valid value";
+}
+function issueFromErrors(errors, data) {
+  const order = documentOrder(data);
+  const rank = (e) => order.get(pointerOf(e)) ?? Number.MAX_SAFE_INTEGER;
+  const useful = errors.filter((e) => e.keyword !== "if");
+  const first = useful.reduce((best, e) => rank(e) < rank(best) ? e : best);
+  return phrase2(first);
+}
+function phrase2(e) {
+  const path = segments(e.instancePath);
+  const schema = e.parentSchema;
+  if (e.keyword === "additionalProperties") {
+    const key = e.params.additionalProperty;
+    const allowed = Object.keys(schema?.properties ?? {});
+    const guess = closest(key, allowed);
+    const hint = guess ? `did you mean "${guess}"?` : `expected one of ${allowed.join(", ")}`;
+    return new SpecIssue([...path, key], `is not a known key; ${hint}`);
+  }
+  if (e.keyword === "required") {
+    const key = e.params.missingProperty;
+    const properties = schema?.properties;
+    return new SpecIssue([...path, key], `is missing; expected ${expected(properties?.[key])}`);
+  }
+  return new SpecIssue(path, `is ${show3(e.data)}; expected ${expected(schema)}`);
+}
+function pointerOf(e) {
+  return e.keyword === "additionalProperties" ? `${e.instancePath}/${escape2(e.params.additionalProperty)}` : e.instancePath;
+}
+function documentOrder(data) {
+  const order = /* @__PURE__ */ new Map();
+  const visit = (value2, pointer) => {
+    order.set(pointer, order.size);
+    if (value2 && typeof value2 === "object" && !Array.isArray(value2)) {
+      for (const [key, child] of Object.entries(value2)) visit(child, `${pointer}/${escape2(key)}`);
+    }
+  };
+  visit(data, "");
+  return order;
+}
+var escape2 = (key) => key.replace(/~/g, "~0").replace(/\//g, "~1");
+var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+
+// src/spec/pattern.ts
+var DEFAULT_RAMP_SLICES = 10;
+var seconds = (ms2) => `${Math.round(ms2) / 1e3}s`;
+function ms(path, text, zeroAllowed) {
+  let v;
+  try {
+    v = parseDuration(text);
+  } catch (err) {
+    throw new SpecIssue(path, err.message);
+  }
+  if (v === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show3(text)}; expected a duration > 0`);
+  return v;
+}
+function resolvePattern(load, steadyMs) {
+  const out2 = {};
+  const closed = load.mode === "closed";
+  for (const key of ["ramp_up", "pattern", "soak"]) {
+    if (closed && load[key] !== void 0)
+      throw new SpecIssue(
+        ["load", key],
+        "is given with mode: closed; expected mode: open (a rate curve needs an open-loop arrival schedule)"
+      );
+  }
+  if (load.ramp_up !== void 0) out2.rampUpMs = ms(["load", "ramp_up"], load.ramp_up, true);
+  if (load.pattern && load.soak)
+    throw new SpecIssue(
+      ["load", "soak"],
+      "is given with load.pattern; expected one or the other (a soak is a steady rate judged in segments)"
+    );
+  if (load.soak) out2.pattern = { kind: "soak", segments: load.soak.segments };
+  const p2 = load.pattern;
+  const at = (key) => ["load", "pattern", key];
+  const window2 = `the steady window (load.steady ${seconds(steadyMs)})`;
+  if (p2?.kind === "spike") {
+    const atMs = ms(at("at"), p2.at, true);
+    const forMs = ms(at("for"), p2.for, false);
+    if (atMs === 0)
+      throw new SpecIssue(at("at"), `is ${show3(p2.at)}; expected a time > 0 into the window, so the pre-spike level is measured`);
+    if (atMs + forMs > steadyMs)
+      throw new SpecIssue(
+        at("for"),
+        `ends the spike at ${seconds(atMs + forMs)} (at + for), past ${window2}; expected at + for \u2264 load.steady`
+      );
+    out2.pattern = { kind: "spike", multiplier: p2.multiplier, atMs, forMs };
+  } else if (p2?.kind === "ramp") {
+    const overMs = ms(at("over"), p2.over, false);
+    if (overMs > steadyMs) throw new SpecIssue(at("over"), `is ${seconds(overMs)}, longer than ${window2}; expected over \u2264 load.steady`);
+    if (p2.from === 0 && p2.to === 0) throw new SpecIssue(at("to"), "is 0 like from, so the ramp sends nothing; expected a rate > 0");
+    out2.pattern = { kind: "ramp", from: p2.from, to: p2.to, overMs, slices: p2.slices ?? DEFAULT_RAMP_SLICES };
+  } else if (p2?.kind === "steps") {
+    const eachMs = ms(at("each"), p2.each, false);
+    const total = eachMs * p2.rates.length;
+    if (total > steadyMs)
+      throw new SpecIssue(at("rates"), `lasts ${seconds(total)} (${p2.rates.length} \xD7 each), longer than ${window2}; expected \u2264 load.steady`);
+    if (!p2.rates.some((r) => r > 0)) throw new SpecIssue(at("rates"), "are all 0; expected at least one rate > 0");
+    out2.pattern = { kind: "steps", rates: p2.rates, eachMs };
+  }
+  const a = load.abort;
+  if (a) {
+    if (a.max_error_rate === void 0 && !a.over_saturation)
+      throw new SpecIssue(["load", "abort"], "has neither max_error_rate nor over_saturation: true; expected at least one of them");
+    out2.abort = {
+      maxErrorRate: a.max_error_rate ?? null,
+      windowMs: ms(["load", "abort", "window"], a.window, false),
+      overSaturation: a.over_saturation,
+      fail: a.fail
+    };
+  }
+  return out2;
+}
+function scalePatternRates(p2, factor) {
+  const round4 = (x) => Math.round(x * factor * 1e6) / 1e6;
+  if (p2.kind === "ramp") return { ...p2, from: round4(p2.from), to: round4(p2.to) };
+  if (p2.kind === "steps") return { ...p2, rates: p2.rates.map(round4) };
+  return p2;
+}
 
 // src/spec/hash.ts
 import { createHash as createHash2 } from "node:crypto";
@@ -53803,6 +54720,7 @@ function mergeTotals(results, opts = {}) {
     parts: { how: mode, count: results.length },
     merge: { mode, merged_from: sum((r) => r.merge?.merged_from ?? 1), forced: mismatches.length > 0 },
     ...!shards && results.length > 1 ? { replicates: { count: results.length, cv: spread(results) } } : {},
+    ...mergedPattern(results, shards, spec),
     extraChecks: [
       {
         name: "merge_inputs",
@@ -53810,6 +54728,19 @@ function mergeTotals(results, opts = {}) {
         message: mismatches.length > 0 ? `merged with --force across different benchmarks: ${mismatches[0]}` : invalidInputs.length > 0 ? `an input was not valid: ${invalidInputs.slice(0, 3).join("; ")}` : `all ${results.length} inputs were valid runs of the same spec`
       }
     ]
+  };
+}
+function mergedPattern(results, shards, spec) {
+  const pattern2 = mergePatternSections(
+    results.map((r) => r.pattern),
+    shards,
+    spec.gate,
+    baseRateOf(spec.load)
+  );
+  const aborts = results.flatMap((r) => r.abort ? [r.abort] : []);
+  return {
+    ...pattern2 ? { pattern: pattern2 } : {},
+    ...aborts.length > 0 ? { abort: aborts.reduce((a, b2) => b2.at_s < a.at_s ? b2 : a) } : {}
   };
 }
 function addCounts(all) {
@@ -53843,8 +54774,10 @@ function mergeHistograms(results) {
 }
 function shardedSpec(results) {
   const spec = structuredClone(results[0].spec);
-  if (spec.load.mode === "open") spec.load.rate = Math.round(results.reduce((a, r) => a + r.spec.load.rate, 0) * 1e6) / 1e6;
-  else spec.load.concurrency = results.reduce((a, r) => a + r.spec.load.concurrency, 0);
+  if (spec.load.mode === "open") {
+    spec.load.rate = Math.round(results.reduce((a, r) => a + r.spec.load.rate, 0) * 1e6) / 1e6;
+    if (spec.load.pattern) spec.load.pattern = scalePatternRates(spec.load.pattern, results.length);
+  } else spec.load.concurrency = results.reduce((a, r) => a + r.spec.load.concurrency, 0);
   return spec;
 }
 function mergeErrorSamples(results) {
@@ -53919,10 +54852,13 @@ function reseed(r, purpose, edit = () => {
 // src/run/shard.ts
 function shardSpec(r, k, n2) {
   if (n2 === 1) return r;
-  return reseed(r, `shard ${k} of ${n2}`, (spec) => {
-    if (spec.load.mode === "open") spec.load.rate = spec.load.rate / n2;
-    else spec.load.concurrency = Math.floor(spec.load.concurrency / n2) + (k < spec.load.concurrency % n2 ? 1 : 0);
+  const shard = reseed(r, `shard ${k} of ${n2}`, (spec) => {
+    if (spec.load.mode === "open") {
+      spec.load.rate = spec.load.rate / n2;
+      if (spec.load.pattern) spec.load.pattern = scalePatternRates(spec.load.pattern, 1 / n2);
+    } else spec.load.concurrency = Math.floor(spec.load.concurrency / n2) + (k < spec.load.concurrency % n2 ? 1 : 0);
   });
+  return r.pattern ? { ...shard, pattern: scalePatternRates(r.pattern, 1 / n2) } : shard;
 }
 function parseShard(text) {
   const m = /^(\d+)\/(\d+)$/.exec(text);
@@ -54103,107 +55039,6 @@ import { dirname as dirname3 } from "node:path";
 
 // src/spec/resolve.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-
-// src/spec/duration.ts
-var UNIT_MS = { h: 36e5, m: 6e4, s: 1e3, ms: 1 };
-var WHOLE = /^(?:\d+(?:\.\d+)?(?:ms|h|m|s))+$/;
-var PART = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
-function parseDuration(s) {
-  if (!WHOLE.test(s)) {
-    throw new Error(`${JSON.stringify(s)} is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s`);
-  }
-  let ms = 0;
-  for (const [, amount, unit] of s.matchAll(PART)) ms += Number(amount) * UNIT_MS[unit];
-  return ms;
-}
-
-// src/spec/did-you-mean.ts
-function levenshtein(a, b2) {
-  let prev = Array.from({ length: b2.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b2.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b2[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b2.length];
-}
-function closest(word, candidates) {
-  const typed = word.toLowerCase();
-  const limit = Math.max(2, Math.floor(typed.length / 3));
-  let best;
-  let bestDistance = Infinity;
-  for (const candidate of candidates) {
-    const known = candidate.toLowerCase();
-    const d = levenshtein(typed, known);
-    const close = d <= limit || typed.length >= 3 && known.startsWith(typed);
-    if (close && d < bestDistance) [best, bestDistance] = [candidate, d];
-  }
-  return best;
-}
-
-// src/spec/messages.ts
-var TYPE_PHRASE = {
-  object: "a mapping",
-  boolean: "true or false",
-  string: "a string",
-  integer: "an integer",
-  number: "a number"
-};
-function show3(value2) {
-  if (value2 === null || value2 === void 0) return "empty";
-  if (Array.isArray(value2)) return "a list";
-  if (typeof value2 === "object") return "a mapping";
-  if (typeof value2 === "string") return JSON.stringify(value2.length > 60 ? `${value2.slice(0, 57)}...` : value2);
-  if (typeof value2 === "number" || typeof value2 === "boolean" || typeof value2 === "bigint") return String(value2);
-  return "a value";
-}
-function expected(schema) {
-  if (schema?.description) return String(schema.description);
-  if (Array.isArray(schema?.enum)) return `one of ${schema.enum.join(", ")}`;
-  return TYPE_PHRASE[String(schema?.type)] ?? "a valid value";
-}
-function issueFromErrors(errors, data) {
-  const order = documentOrder(data);
-  const rank = (e) => order.get(pointerOf(e)) ?? Number.MAX_SAFE_INTEGER;
-  const useful = errors.filter((e) => e.keyword !== "if");
-  const first = useful.reduce((best, e) => rank(e) < rank(best) ? e : best);
-  return phrase2(first);
-}
-function phrase2(e) {
-  const path = segments(e.instancePath);
-  const schema = e.parentSchema;
-  if (e.keyword === "additionalProperties") {
-    const key = e.params.additionalProperty;
-    const allowed = Object.keys(schema?.properties ?? {});
-    const guess = closest(key, allowed);
-    const hint = guess ? `did you mean "${guess}"?` : `expected one of ${allowed.join(", ")}`;
-    return new SpecIssue([...path, key], `is not a known key; ${hint}`);
-  }
-  if (e.keyword === "required") {
-    const key = e.params.missingProperty;
-    const properties = schema?.properties;
-    return new SpecIssue([...path, key], `is missing; expected ${expected(properties?.[key])}`);
-  }
-  return new SpecIssue(path, `is ${show3(e.data)}; expected ${expected(schema)}`);
-}
-function pointerOf(e) {
-  return e.keyword === "additionalProperties" ? `${e.instancePath}/${escape2(e.params.additionalProperty)}` : e.instancePath;
-}
-function documentOrder(data) {
-  const order = /* @__PURE__ */ new Map();
-  const visit = (value2, pointer) => {
-    order.set(pointer, order.size);
-    if (value2 && typeof value2 === "object" && !Array.isArray(value2)) {
-      for (const [key, child] of Object.entries(value2)) visit(child, `${pointer}/${escape2(key)}`);
-    }
-  };
-  visit(data, "");
-  return order;
-}
-var escape2 = (key) => key.replace(/~/g, "~0").replace(/\//g, "~1");
-var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 
 // src/spec/sweep-schema.ts
 var AUTO_DEFAULTS = { growth: 2, max_points: 10, fill: 3 };
@@ -54388,6 +55223,50 @@ var lengthDist = (fallback) => ({
     }
   }))
 });
+var rate2 = { type: "number", minimum: 0, description: "a rate in req/s \u2265 0" };
+var durationText = (d) => ({ type: "string", description: d });
+var PATTERN_SHAPES = {
+  ramp: {
+    required: ["from", "to", "over"],
+    properties: {
+      from: rate2,
+      to: rate2,
+      over: durationText("a duration such as 30s, 5m"),
+      slices: { type: "integer", minimum: 2, maximum: 100, description: "an integer from 2 to 100 (steps the ramp is summarized in)" }
+    }
+  },
+  spike: {
+    required: ["multiplier", "at", "for"],
+    properties: {
+      multiplier: { type: "number", exclusiveMinimum: 0, description: "a number > 0 (the spike rate is multiplier \xD7 load.rate)" },
+      at: durationText("a duration into the steady window, such as 20s"),
+      for: durationText("a duration such as 10s")
+    }
+  },
+  steps: {
+    required: ["rates", "each"],
+    properties: {
+      rates: { type: "array", minItems: 1, items: rate2, description: "a non-empty list of rates in req/s \u2265 0" },
+      each: durationText("a duration such as 30s")
+    }
+  }
+};
+var PATTERN_KINDS = Object.keys(PATTERN_SHAPES);
+var pattern = {
+  type: "object",
+  description: `a mapping with kind: ${PATTERN_KINDS.join(", ")}`,
+  required: ["kind"],
+  properties: { kind: { enum: PATTERN_KINDS } },
+  allOf: Object.entries(PATTERN_SHAPES).map(([name2, shape]) => ({
+    if: { type: "object", required: ["kind"], properties: { kind: { const: name2 } } },
+    then: {
+      type: "object",
+      required: shape.required,
+      properties: { kind: { const: name2 }, ...shape.properties },
+      additionalProperties: false
+    }
+  }))
+};
 var section = (properties) => ({
   type: "object",
   default: {},
@@ -54491,7 +55370,28 @@ var specSchema = {
       steady: duration("30s"),
       cooldown: duration("2s"),
       max_in_flight: { type: "integer", minimum: 1, default: 1e4, description: "an integer \u2265 1" },
-      replicates: { type: "integer", minimum: 1, maximum: 100, default: 1, description: "an integer from 1 to 100" }
+      replicates: { type: "integer", minimum: 1, maximum: 100, default: 1, description: "an integer from 1 to 100" },
+      // No defaults for the pattern keys: a spec without them keeps its hash.
+      ramp_up: { type: "string", description: "a duration such as 30s" },
+      pattern,
+      soak: {
+        type: "object",
+        description: "a mapping with segments",
+        required: ["segments"],
+        additionalProperties: false,
+        properties: { segments: { type: "integer", minimum: 2, maximum: 100, description: "an integer from 2 to 100" } }
+      },
+      abort: {
+        type: "object",
+        description: "a mapping with max_error_rate and/or over_saturation, window, fail",
+        additionalProperties: false,
+        properties: {
+          max_error_rate: { type: "number", exclusiveMinimum: 0, maximum: 1, description: "a fraction > 0 and \u2264 1" },
+          window: duration("10s"),
+          over_saturation: { type: "boolean", default: false },
+          fail: { type: "boolean", default: false }
+        }
+      }
     }),
     slo: section({ ttft_ms: sloMs(500), tpot_ms: sloMs(50), e2e_ms: sloMs(1e4) }),
     gate: gateSchema,
@@ -54516,13 +55416,15 @@ function resolveSpec(data) {
   foldIgnoreEos(spec.workload, written);
   checkWorkloadCombination(spec.workload, written);
   if (spec.sweep) checkSweep(spec.sweep);
+  const steadyMs = durationMs(["load", "steady"], spec.load.steady, false);
   return {
+    ...resolvePattern(spec.load, steadyMs),
     spec,
     hash: specHash(spec),
     requestTimeoutMs: durationMs(["target", "request_timeout"], spec.target.request_timeout, false),
     readyTimeoutMs: durationMs(["target", "ready_timeout"], spec.target.ready_timeout, false),
     warmupMs: durationMs(["load", "warmup"], spec.load.warmup, true),
-    steadyMs: durationMs(["load", "steady"], spec.load.steady, false),
+    steadyMs,
     cooldownMs: durationMs(["load", "cooldown"], spec.load.cooldown, true)
   };
 }
@@ -54638,14 +55540,14 @@ function meanLength(d) {
 }
 var round2 = (x) => Math.round(x * 10) / 10;
 function durationMs(path, text, zeroAllowed) {
-  let ms;
+  let ms2;
   try {
-    ms = parseDuration(text);
+    ms2 = parseDuration(text);
   } catch (err) {
     throw new SpecIssue(path, err.message);
   }
-  if (ms === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show3(text)}; expected a duration > 0`);
-  return ms;
+  if (ms2 === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show3(text)}; expected a duration > 0`);
+  return ms2;
 }
 
 // src/spec/load.ts
@@ -55751,8 +56653,8 @@ function judgeSaturation(rule2, base, cur, z, confidence) {
       rule2
     );
   const se = (d) => {
-    const { n: n2, seconds } = plateauCount(d);
-    return seconds > 0 ? Math.sqrt(Math.max(n2, 1)) / seconds : 0;
+    const { n: n2, seconds: seconds2 } = plateauCount(d);
+    return seconds2 > 0 ? Math.sqrt(Math.max(n2, 1)) / seconds2 : 0;
   };
   const change = changeOf(b2.requests_per_s, c.requests_per_s);
   const threshold = -(rule2.max_decrease_pct / 100) * b2.requests_per_s;
@@ -56187,15 +57089,15 @@ async function runSweep(o) {
     else {
       let below = autoRate(x1, auto.growth, -1);
       for (let k = 0; k < auto.max_points && !aborted(); k++) {
-        const rate2 = autoRate(x1, auto.growth, k);
-        const why = await measure2("step", "open", rate2);
+        const rate3 = autoRate(x1, auto.growth, k);
+        const why = await measure2("step", "open", rate3);
         if (why) {
-          stoppedBecause = `${describe3("open", rate2)} is past saturation: ${why}`;
+          stoppedBecause = `${describe3("open", rate3)} is past saturation: ${why}`;
           planned = points.length + auto.fill;
-          for (const f of fillLoads(below, rate2, auto.fill)) if (!aborted()) await measure2("fill", "open", f);
+          for (const f of fillLoads(below, rate3, auto.fill)) if (!aborted()) await measure2("fill", "open", f);
           break;
         }
-        below = rate2;
+        below = rate3;
       }
       stoppedBecause ||= aborted() ? "interrupted" : `no saturation within ${auto.max_points} steps (raise sweep.auto.max_points or growth)`;
     }

@@ -14366,7 +14366,9 @@ var SIM_CONFIG_SCHEMA = {
         every_ms: positive,
         at_ms: { type: "array", items: nonNegative }
       }
-    }
+    },
+    drift: { type: "object", additionalProperties: false, required: ["per_minute"], properties: { per_minute: nonNegative } },
+    fail_from_ms: nonNegative
   }
 };
 var SimConfigError = class extends Error {
@@ -14605,13 +14607,15 @@ var Wake = class {
 
 // src/sim/engine.ts
 var Engine = class {
-  constructor(config, stalls) {
+  constructor(config, stalls, drift) {
     this.config = config;
     this.stalls = stalls;
+    this.drift = drift;
     this.kv = new KvCache(config.kv_cache_tokens, config.block_size);
   }
   config;
   stalls;
+  drift;
   kv;
   waitingQueue = [];
   waitingHead = 0;
@@ -14702,7 +14706,7 @@ var Engine = class {
       this.stepEnd = NaN;
       return;
     }
-    const ms = c.slowdown * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
+    const ms = c.slowdown * (this.drift?.factor(start) ?? 1) * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
     this.steps++;
     this.busyMs += ms;
     this.stepEnd = this.stalls.advance(start, ms);
@@ -15412,12 +15416,14 @@ var MinHeap = class {
 
 // src/sim/paced.ts
 var Paced = class {
-  constructor(config, stalls) {
+  constructor(config, stalls, drift) {
     this.config = config;
     this.stalls = stalls;
+    this.drift = drift;
   }
   config;
   stalls;
+  drift;
   due = new MinHeap((s) => s.due);
   queue = [];
   queueHead = 0;
@@ -15455,7 +15461,7 @@ var Paced = class {
     seq.state = "running";
     this.active++;
     seq.sink.admitted(t);
-    seq.due = this.stalls.advance(t, this.config.ttft_ms);
+    seq.due = this.stalls.advance(t, this.config.ttft_ms * (this.drift?.factor(t) ?? 1));
     this.due.push(seq);
   }
   free(t) {
@@ -15481,7 +15487,7 @@ var Paced = class {
         seq.state = "done";
         this.free(t);
       } else {
-        seq.due = this.stalls.advance(seq.due, this.config.itl_ms);
+        seq.due = this.stalls.advance(seq.due, this.config.itl_ms * (this.drift?.factor(seq.due) ?? 1));
         this.due.push(seq);
       }
       seq.sink.token(t, last);
@@ -15535,6 +15541,19 @@ var Stalls = class {
   }
 };
 
+// src/sim/drift.ts
+var Drift = class {
+  constructor(perMinute, origin2) {
+    this.perMinute = perMinute;
+    this.origin = origin2;
+  }
+  perMinute;
+  origin;
+  factor(t) {
+    return this.perMinute === 0 ? 1 : 1 + this.perMinute * Math.max(0, t - this.origin) / 6e4;
+  }
+};
+
 // src/sim/server.ts
 var MAX_BODY_BYTES = 32 * 1024 * 1024;
 var JSON_HEADERS = { "content-type": "application/json" };
@@ -15548,6 +15567,7 @@ function createSimServer(config) {
   let scheduler;
   let engine;
   let readyAt = Infinity;
+  let listenedAt = Infinity;
   let counter = 0;
   const server = createServer({ keepAliveTimeout: 6e4, requestTimeout: 0 }, (req, res) => {
     const received = now();
@@ -15598,6 +15618,7 @@ function createSimServer(config) {
     try {
       parsed = parseRequest(api, body, config);
       plan = faults.plan(header(req, "x-sim-fault"));
+      if (config.fail_from_ms !== void 0 && received - listenedAt >= config.fail_from_ms) plan.errorStatus ??= config.error_statuses[0];
     } catch (err) {
       return fail(res, err);
     }
@@ -15689,8 +15710,10 @@ function createSimServer(config) {
         server.listen(port, host, () => {
           const start = now();
           stalls = new Stalls(config.stall, start);
-          if (config.mode === "engine") scheduler = engine = new Engine(config, stalls);
-          else if (!fast) scheduler = new Paced(config, stalls);
+          listenedAt = start;
+          const drift = config.drift ? new Drift(config.drift.per_minute, start) : void 0;
+          if (config.mode === "engine") scheduler = engine = new Engine(config, stalls, drift);
+          else if (!fast) scheduler = new Paced(config, stalls, drift);
           readyAt = start + config.startup_delay_ms;
           resolve(server.address().port);
         });

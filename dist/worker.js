@@ -7364,7 +7364,7 @@ var require_HistogramBuilder = __commonJS({
       numberOfSignificantValueDigits: 3,
       useWebAssembly: false
     };
-    var build2 = (request2 = exports2.defaultRequest) => {
+    var build3 = (request2 = exports2.defaultRequest) => {
       const parameters = Object.assign({}, exports2.defaultRequest, request2);
       if (request2.useWebAssembly && wasm_1.webAssemblyAvailable) {
         return wasm_1.WasmHistogram.build(parameters);
@@ -7374,7 +7374,7 @@ var require_HistogramBuilder = __commonJS({
       histogram.autoResize = parameters.autoResize;
       return histogram;
     };
-    exports2.build = build2;
+    exports2.build = build3;
   }
 });
 
@@ -35177,29 +35177,144 @@ function summarize2(values) {
 }
 var range = (xs) => `${xs.reduce((a, b2) => Math.min(a, b2))}\u2013${xs.reduce((a, b2) => Math.max(a, b2))}`;
 
+// src/arrivals/curve.ts
+function constantCurve(ratePerS) {
+  return { segments: [{ fromMs: 0, toMs: Infinity, fromRate: ratePerS, toRate: ratePerS }] };
+}
+function curveThrough(knots) {
+  const segments = [];
+  for (let i = 0; i + 1 < knots.length; i++) {
+    const [a, b2] = [knots[i], knots[i + 1]];
+    if (b2.t > a.t) segments.push({ fromMs: a.t, toMs: b2.t, fromRate: a.rate, toRate: b2.rate });
+  }
+  const last = knots[knots.length - 1];
+  segments.push({ fromMs: last.t, toMs: Infinity, fromRate: last.rate, toRate: last.rate });
+  const merged = [];
+  for (const s of segments) {
+    const prev = merged[merged.length - 1];
+    if (prev && isFlat(prev) && isFlat(s) && prev.fromRate === s.fromRate) prev.toMs = s.toMs;
+    else merged.push({ ...s });
+  }
+  return { segments: merged };
+}
+var isFlat = (s) => s.fromRate === s.toRate;
+function rateOn(s, tMs) {
+  if (isFlat(s) || tMs <= s.fromMs) return s.fromRate;
+  return s.fromRate + (s.toRate - s.fromRate) * (Math.min(tMs, s.toMs) - s.fromMs) / (s.toMs - s.fromMs);
+}
+function massWithin(s, a, b2) {
+  return b2 > a ? (rateOn(s, a) + rateOn(s, b2)) / 2 * ((b2 - a) / 1e3) : 0;
+}
+function expectedArrivals(c, a, b2) {
+  let m = 0;
+  for (const s of c.segments) m += massWithin(s, Math.max(a, s.fromMs), Math.min(b2, s.toMs));
+  return m;
+}
+function solveWithin(s, t, e) {
+  const l0 = rateOn(s, t) / 1e3;
+  const k = isFlat(s) ? 0 : (s.toRate - s.fromRate) / 1e3 / (s.toMs - s.fromMs);
+  return 2 * e / (l0 + Math.sqrt(Math.max(0, l0 * l0 + 2 * k * e)));
+}
+function advanceBy(c, i, t, e) {
+  let rest = e;
+  for (let j = i; j < c.segments.length; j++) {
+    const s = c.segments[j];
+    const from = Math.max(t, s.fromMs);
+    const room = s.toMs === Infinity ? s.fromRate > 0 ? Infinity : 0 : massWithin(s, from, s.toMs);
+    if (rest < room) return { t: from + solveWithin(s, from, rest), i: j };
+    rest -= room;
+  }
+  return { t: Infinity, i: c.segments.length - 1 };
+}
+
+// src/arrivals/load-plan.ts
+function loadPlan(r) {
+  const rampUpMs = r.rampUpMs ?? 0;
+  const w0 = rampUpMs + r.warmupMs;
+  const w1 = w0 + r.steadyMs;
+  const base = r.spec.load.rate;
+  const p2 = r.pattern;
+  const knots = [];
+  const phases = [];
+  const phase = (name2, from, to, rate) => phases.push({ name: name2, fromMs: w0 + from, toMs: w0 + to, rate: Math.round(rate * 1e6) / 1e6 });
+  if (!p2 || p2.kind === "soak") {
+    knots.push({ t: 0, rate: base });
+    if (p2) {
+      const len = r.steadyMs / p2.segments;
+      for (let k = 0; k < p2.segments; k++) phase(`segment ${k + 1}`, k * len, (k + 1) * len, base);
+    }
+  } else if (p2.kind === "spike") {
+    const peak = base * p2.multiplier;
+    const end2 = p2.atMs + p2.forMs;
+    knots.push({ t: 0, rate: base }, { t: p2.atMs, rate: base }, { t: p2.atMs, rate: peak }, { t: end2, rate: peak }, { t: end2, rate: base });
+    phase("pre-spike", 0, p2.atMs, base);
+    phase("spike", p2.atMs, end2, peak);
+    if (end2 < r.steadyMs) phase("post-spike", end2, r.steadyMs, base);
+  } else if (p2.kind === "ramp") {
+    knots.push({ t: 0, rate: p2.from }, { t: p2.overMs, rate: p2.to });
+    const len = p2.overMs / p2.slices;
+    for (let k = 0; k < p2.slices; k++) phase(`slice ${k + 1}`, k * len, (k + 1) * len, p2.from + (p2.to - p2.from) * (k + 0.5) / p2.slices);
+    if (p2.overMs < r.steadyMs) phase("hold", p2.overMs, r.steadyMs, p2.to);
+  } else {
+    p2.rates.forEach((rate, k) => {
+      knots.push({ t: k * p2.eachMs, rate }, { t: (k + 1) * p2.eachMs, rate });
+      phase(`step ${k + 1}`, k * p2.eachMs, (k + 1) * p2.eachMs, rate);
+    });
+    const total = p2.rates.length * p2.eachMs;
+    if (total < r.steadyMs) phase("hold", total, r.steadyMs, p2.rates[p2.rates.length - 1]);
+  }
+  const first = knots[0].rate;
+  const lead = rampUpMs > 0 ? [
+    { t: 0, rate: 0 },
+    { t: rampUpMs, rate: first }
+  ] : [{ t: 0, rate: first }];
+  const curve = curveThrough([...lead, ...knots.map((k) => ({ t: w0 + k.t, rate: k.rate }))]);
+  return {
+    kind: p2?.kind ?? "steady",
+    rampUpMs,
+    windowFromMs: w0,
+    windowToMs: w1,
+    totalMs: w1 + r.cooldownMs,
+    curve,
+    phases
+  };
+}
+
 // src/arrivals/process.ts
-function createArrivalProcess(kind, ratePerS, seed, burstiness = 1) {
-  const meanGapMs = 1e3 / ratePerS;
-  if (kind === "constant") return { nextGapMs: () => meanGapMs };
+function createUnitProcess(kind, seed, burstiness = 1) {
+  if (kind === "constant") return { nextGap: (m) => m };
   const rng = createRng(seed);
-  if (kind === "poisson") return { nextGapMs: () => -Math.log(1 - rng.next()) * meanGapMs };
-  return { nextGapMs: () => gamma(rng, burstiness) * (meanGapMs / burstiness) };
+  if (kind === "poisson") return { nextGap: (m) => -Math.log(1 - rng.next()) * m };
+  return { nextGap: (m) => gamma(rng, burstiness) * (m / burstiness) };
 }
 
 // src/arrivals/schedule.ts
 function buildSchedule(o) {
-  const process2 = createArrivalProcess(o.kind, o.ratePerS, o.seed, o.burstiness);
-  let out2 = new Float64Array(Math.max(16, Math.ceil(o.ratePerS * o.durationMs / 1e3 * 1.2) + 16));
+  const curve = "curve" in o ? o.curve : constantCurve(o.ratePerS);
+  const unit = createUnitProcess(o.kind, o.seed, o.burstiness);
+  const expected = expectedArrivals(curve, 0, o.durationMs);
+  let out2 = new Float64Array(Math.max(16, Math.ceil(expected * 1.2) + 16));
   let n = 0;
-  let t = process2.nextGapMs();
-  while (t < o.durationMs) {
+  let i = 0;
+  let t = 0;
+  for (; ; ) {
+    const s = curve.segments[i];
+    if (isFlat(s) && s.fromRate > 0) {
+      const m = 1e3 / s.fromRate;
+      const gap = unit.nextGap(m);
+      if (t + gap < s.toMs) t += gap;
+      else ({ t, i } = advanceBy(curve, i + 1, s.toMs, (t + gap - s.toMs) / m));
+    } else if (isFlat(s)) {
+      if (s.toMs === Infinity) break;
+      ({ t, i } = advanceBy(curve, i + 1, s.toMs, unit.nextGap(1)));
+    } else ({ t, i } = advanceBy(curve, i, t, unit.nextGap(1)));
+    if (!(t < o.durationMs)) break;
     if (n === out2.length) {
       const grown = new Float64Array(out2.length * 2);
       grown.set(out2);
       out2 = grown;
     }
     out2[n++] = t;
-    t += process2.nextGapMs();
   }
   return out2.slice(0, n);
 }
@@ -35956,6 +36071,7 @@ var Recorder = class {
     const inWindow = offsetMs >= this.o.windowFromMs && offsetMs < this.o.windowToMs;
     const tSched = this.o.runStart + offsetMs;
     this.scheduled++;
+    this.o.pattern?.opened(offsetMs);
     if (inWindow) {
       this.windowScheduled++;
       this.h.requestedPromptTokens.recordValue(promptTokens);
@@ -35995,6 +36111,7 @@ var Recorder = class {
     }
     if (r.outcome !== "ok") this.sampleError(r);
     if (r.inWindow) this.measure(r);
+    this.o.pattern?.complete(r);
     this.o.onRecord?.(r);
   }
   measure(r) {
@@ -36103,6 +36220,92 @@ var WindowCpuMeter = class {
     return { t: now(), cpuMs: threadCpuMs() ?? NaN, spinMs: this.spinMs() };
   }
 };
+
+// src/metrics/pattern-recorder.ts
+var hdr2 = __toESM(require_dist(), 1);
+function newBucketHistogram() {
+  return hdr2.build({
+    useWebAssembly: false,
+    numberOfSignificantValueDigits: 2,
+    lowestDiscernibleValue: 1,
+    autoResize: true,
+    bitBucketSize: "packed"
+  });
+}
+var PatternRecorder = class {
+  constructor(runStart, intervalMs, totalMs, phases) {
+    this.runStart = runStart;
+    this.intervalMs = intervalMs;
+    this.buckets = Array.from({ length: Math.max(1, Math.ceil(totalMs / intervalMs)) }, () => ({
+      scheduled: 0,
+      ok: 0,
+      errors: 0,
+      completedOk: 0,
+      ttft: null
+    }));
+    this.phases = phases.map((p2) => ({
+      fromMs: p2.fromMs,
+      toMs: p2.toMs,
+      scheduled: 0,
+      ok: 0,
+      errors: 0,
+      completedOk: 0,
+      h: { ttft: newHistogram(), tpot: newHistogram(), e2e: newHistogram() },
+      memory: null
+    }));
+  }
+  runStart;
+  intervalMs;
+  buckets;
+  phases;
+  /** Bucket of a run offset; the drain past the planned end lands in the last bucket. */
+  bucket(offsetMs) {
+    const i = Math.min(this.buckets.length - 1, Math.max(0, Math.floor(offsetMs / this.intervalMs)));
+    return this.buckets[i];
+  }
+  phase(offsetMs) {
+    return this.phases.find((p2) => offsetMs >= p2.fromMs && offsetMs < p2.toMs);
+  }
+  opened(offsetMs) {
+    this.bucket(offsetMs).scheduled++;
+    const p2 = this.phase(offsetMs);
+    if (p2) p2.scheduled++;
+  }
+  complete(r) {
+    const sched = r.tSched - this.runStart;
+    const b2 = this.bucket(sched);
+    const p2 = this.phase(sched);
+    const ok = r.outcome === "ok";
+    if (ok) {
+      b2.ok++;
+      const end2 = r.tEnd - this.runStart;
+      this.bucket(end2).completedOk++;
+      const pe = this.phase(end2);
+      if (pe) pe.completedOk++;
+    } else b2.errors++;
+    if (p2) {
+      if (ok) p2.ok++;
+      else p2.errors++;
+    }
+    if (!ok || r.chunks === 0) return;
+    const ttft = r.tFirst - r.tSched;
+    recordMs(b2.ttft ??= newBucketHistogram(), ttft);
+    if (!p2) return;
+    recordMs(p2.h.ttft, ttft);
+    recordMs(p2.h.e2e, r.tLast - r.tSched);
+    const n = r.outputTokens;
+    if (n > 1) recordMs(p2.h.tpot, (r.tLast - r.tFirst) / (n - 1));
+  }
+  /** The generator's memory when phase k ended (called from a timer at its end). */
+  sampleMemory(k) {
+    const p2 = this.phases[k];
+    if (p2) p2.memory = { rss_mb: process.memoryUsage.rss() / 2 ** 20, heap_mb: process.memoryUsage().heapUsed / 2 ** 20 };
+  }
+};
+var NICE_MS = [50, 100, 200, 250, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5];
+function bucketIntervalMs(steadyMs) {
+  return NICE_MS.find((ms) => ms >= steadyMs / 200) ?? NICE_MS[NICE_MS.length - 1];
+}
 
 // src/result/build.ts
 import os from "node:os";
@@ -36464,7 +36667,9 @@ function assembleResult(t) {
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: t.definitions,
     ...t.merge ? { merge: t.merge } : {},
-    ...t.replicates ? { replicates: t.replicates } : {}
+    ...t.replicates ? { replicates: t.replicates } : {},
+    ...t.pattern ? { pattern: t.pattern } : {},
+    ...t.abort ? { abort: t.abort } : {}
   };
 }
 
@@ -36513,12 +36718,342 @@ function recorderTotals(rec, f) {
     // A run's generator adds the spec's own distributions, the output shortfall and its plan.
     workload: w ? { inputSpec: w.inputSpec, outputSpec: w.outputSpec, plan: w.plan, shortfall: true } : { shortfall: false },
     definitions: DEFINITIONS,
-    connections: connectionFacts(rec.reconnects, f.keepAlive)
+    connections: connectionFacts(rec.reconnects, f.keepAlive),
+    ...f.pattern ? { pattern: f.pattern } : {},
+    ...f.abort ? { abort: f.abort } : {}
   };
 }
 function buildResult(rec, f) {
   return assembleResult(recorderTotals(rec, f));
 }
+
+// src/gate/buckets.ts
+function bucketsOf(h, unit = 1e3) {
+  const x = h;
+  const values = [];
+  const counts = [];
+  for (let i = 0; i < x.countsArrayLength; i++) {
+    const c = x.getCountAtIndex(i);
+    if (c > 0) {
+      values.push(x.highestEquivalentValue(x.valueFromIndex(i)) / unit);
+      counts.push(c);
+    }
+  }
+  const cum = new Float64Array(counts.length);
+  counts.reduce((acc, c, i) => cum[i] = acc + c, 0);
+  return { values: Float64Array.from(values), counts: Float64Array.from(counts), cum, n: cum.length > 0 ? cum[cum.length - 1] : 0 };
+}
+function rankOfPercentile(n, p2) {
+  return Math.max(1, Math.ceil(p2 / 100 * n - 1e-9));
+}
+function valueAtRank(b2, rank) {
+  let lo = 0;
+  let hi = b2.cum.length - 1;
+  while (lo < hi) {
+    const mid = lo + hi >> 1;
+    if (b2.cum[mid] >= rank) hi = mid;
+    else lo = mid + 1;
+  }
+  return b2.values[lo];
+}
+var percentileOf = (b2, p2) => valueAtRank(b2, rankOfPercentile(b2.n, p2));
+
+// src/gate/stats.ts
+function beta(rng, a, b2) {
+  const x = gamma(rng, a);
+  return x / (x + gamma(rng, b2));
+}
+function quantileOfSorted(sorted, q) {
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length - 1e-9) - 1));
+  return sorted[i];
+}
+
+// src/gate/bootstrap.ts
+function drawPercentile(b2, p2, rng) {
+  const k = rankOfPercentile(b2.n, p2);
+  return valueAtRank(b2, beta(rng, k, b2.n - k + 1) * b2.n);
+}
+function percentileShiftInterval(baseline, current, p2, confidence, iterations, rng) {
+  const diffs = new Float64Array(iterations);
+  for (let i = 0; i < iterations; i++) diffs[i] = drawPercentile(current, p2, rng) - drawPercentile(baseline, p2, rng);
+  diffs.sort();
+  return { lower: quantileOfSorted(diffs, 1 - confidence), upper: quantileOfSorted(diffs, confidence) };
+}
+
+// src/result/pattern.ts
+var RECOVERY_TOLERANCE = 0.1;
+var MIN_WINDOW_SAMPLES = 20;
+var SATURATION_SHORTFALL = 0.05;
+var DEPART_FACTOR = 2;
+var DRIFT_METRICS = { ttft: "ttft_ms", tpot: "tpot_ms", e2e: "e2e_ms" };
+var r3 = (x) => Math.round(x * 1e3) / 1e3;
+function baseRateOf(load) {
+  const p2 = load.pattern;
+  if (p2?.kind === "ramp") return (p2.from + p2.to) / 2;
+  if (p2?.kind === "steps") return p2.rates.reduce((a, b2) => a + b2, 0) / p2.rates.length;
+  return load.rate;
+}
+function patternFacts(plan2, rec, gate, baseRate, spike) {
+  return {
+    kind: plan2.kind,
+    intervalMs: rec.intervalMs,
+    windowFromMs: plan2.windowFromMs,
+    windowToMs: plan2.windowToMs,
+    baseRate,
+    names: plan2.phases.map((p2) => p2.name),
+    offeredPerS: rec.buckets.map(
+      (_, i) => r3(expectedArrivals(plan2.curve, i * rec.intervalMs, (i + 1) * rec.intervalMs) / (rec.intervalMs / 1e3))
+    ),
+    phaseOffered: plan2.phases.map((p2) => p2.rate),
+    phases: rec.phases,
+    buckets: rec.buckets,
+    spike,
+    gate
+  };
+}
+function mergedWindow(buckets, from, to) {
+  let h = null;
+  for (let i = Math.max(0, from); i < Math.min(to, buckets.length); i++) {
+    const b2 = buckets[i].ttft;
+    if (b2) (h ??= newBucketHistogram()).add(b2);
+  }
+  return h;
+}
+var p95 = (h) => h && h.totalCount >= MIN_WINDOW_SAMPLES ? r3(h.getValueAtPercentile(95) / 1e3) : null;
+function buildPatternSection(f) {
+  const iv = f.intervalMs;
+  const w = Math.max(5, Math.ceil(2 * MIN_WINDOW_SAMPLES / Math.max(f.baseRate, 1e-9) * (1e3 / iv)));
+  const lastStart = Math.floor(f.windowToMs / iv) - w;
+  const sliding = f.buckets.map((_, i) => p95(mergedWindow(f.buckets, i, i + w)));
+  const scale = f.rateScale ?? 1;
+  const phases = f.phases.map((p2, k) => phaseSummary(f.names[k], p2, f.phaseOffered[k], scale));
+  const section = {
+    kind: f.kind,
+    interval_s: iv / 1e3,
+    sliding_window_s: w * iv / 1e3,
+    window: { from_s: f.windowFromMs / 1e3, to_s: f.windowToMs / 1e3 },
+    phases,
+    series: {
+      offered_per_s: f.offeredPerS,
+      scheduled: f.buckets.map((b2) => b2.scheduled),
+      ok: f.buckets.map((b2) => b2.ok),
+      errors: f.buckets.map((b2) => b2.errors),
+      achieved_per_s: f.buckets.map((b2) => r3(b2.completedOk * scale / (iv / 1e3))),
+      ttft_p95_ms: sliding
+    },
+    histograms: {
+      buckets_ttft: f.buckets.map((b2) => b2.ttft ? encodeHistogram(b2.ttft) : ""),
+      phases: f.phases.map((p2) => ({ ttft: encodeHistogram(p2.h.ttft), tpot: encodeHistogram(p2.h.tpot), e2e: encodeHistogram(p2.h.e2e) }))
+    }
+  };
+  if (f.kind === "spike" && f.spike) section.spike = spikeOutcome(f, iv, w, lastStart);
+  if (f.kind === "ramp" || f.kind === "steps") section.steps = stepsOutcome(f.phases, phases);
+  if (f.kind === "soak") section.soak = soakOutcome(f);
+  return section;
+}
+function phaseSummary(name2, p2, offered, scale) {
+  const len = (p2.toMs - p2.fromMs) / 1e3;
+  const done = p2.ok + p2.errors;
+  return {
+    name: name2,
+    from_s: r3(p2.fromMs / 1e3),
+    to_s: r3(p2.toMs / 1e3),
+    offered_rate_per_s: offered,
+    scheduled: p2.scheduled,
+    ok: p2.ok,
+    errors: p2.errors,
+    error_rate: done > 0 ? r3(p2.errors / done) : null,
+    achieved_rate_per_s: len > 0 ? r3(p2.completedOk * scale / len) : 0,
+    ttft_ms: summarizeMs(p2.h.ttft),
+    tpot_ms: summarizeMs(p2.h.tpot),
+    e2e_ms: summarizeMs(p2.h.e2e),
+    generator: p2.memory && { rss_mb: r3(p2.memory.rss_mb), heap_mb: r3(p2.memory.heap_mb) }
+  };
+}
+function spikeOutcome(f, iv, w, lastStart) {
+  const { atMs, forMs } = f.spike;
+  const start2 = f.windowFromMs + atMs;
+  const end2 = start2 + forMs;
+  const pre = p95(mergedWindow(f.buckets, Math.ceil(f.windowFromMs / iv), Math.floor(start2 / iv)));
+  let recovery = null;
+  if (pre !== null) {
+    for (let i = Math.ceil(end2 / iv - 1e-9); i <= lastStart; i++) {
+      const v = p95(mergedWindow(f.buckets, i, i + w));
+      if (v !== null && v <= pre * (1 + RECOVERY_TOLERANCE)) {
+        recovery = r3((i * iv - end2) / 1e3);
+        break;
+      }
+    }
+  }
+  const during = f.phases[f.names.indexOf("spike")];
+  const done = during ? during.ok + during.errors : 0;
+  return {
+    at_s: atMs / 1e3,
+    for_s: forMs / 1e3,
+    pre_ttft_p95_ms: pre,
+    during: {
+      ttft_ms: during ? summarizeMs(during.h.ttft) : null,
+      errors: during?.errors ?? 0,
+      error_rate: done > 0 ? r3(during.errors / done) : null
+    },
+    recovery_s: recovery,
+    rule: `from the spike's end until TTFT p95 over a sliding ${w * iv / 1e3} s window is within ${RECOVERY_TOLERANCE * 100} % of the pre-spike p95`
+  };
+}
+function stepsOutcome(stats, phases) {
+  const p99s = phases.map((p2) => p2.ttft_ms && p2.ttft_ms.count >= MIN_WINDOW_SAMPLES ? p2.ttft_ms.p99 : null);
+  const known = p99s.filter((v) => v !== null);
+  const floor = known.length > 0 ? Math.min(...known) : null;
+  const saturated = stats.findIndex(
+    (s) => s.completedOk < (1 - SATURATION_SHORTFALL) * s.scheduled && s.scheduled - s.completedOk > 3 * Math.sqrt(s.scheduled)
+  );
+  const departed = floor === null ? -1 : p99s.findIndex((v) => v !== null && v > DEPART_FACTOR * floor);
+  return {
+    floor_ttft_p99_ms: floor,
+    first_saturated: saturated >= 0 ? phases[saturated].name : null,
+    first_departed: departed >= 0 ? phases[departed].name : null,
+    rule: `saturated: completions < ${(1 - SATURATION_SHORTFALL) * 100} % of the phase's arrivals and short by > 3\u221Aarrivals; departed: TTFT p99 > ${DEPART_FACTOR} \xD7 the lowest phase p99`
+  };
+}
+function soakOutcome(f) {
+  const g = f.gate;
+  const drift = {};
+  const first = f.phases[0];
+  const last = f.phases[f.phases.length - 1];
+  for (const t of LATENCY_TARGETS) {
+    const rule = g.latency[t.key];
+    const metric = t.histogram;
+    if (!rule?.enabled || !(metric in DRIFT_METRICS)) continue;
+    const key = t.key;
+    drift[key] = judgeDrift(
+      first.h[metric],
+      last.h[metric],
+      t.p,
+      g.soak?.max_drift_pct ?? rule.max_increase_pct,
+      rule.max_increase_ms,
+      g,
+      key
+    );
+  }
+  return {
+    segments: f.phases.length,
+    drift,
+    generator: {
+      rss_mb: f.phases.map((p2) => p2.memory ? r3(p2.memory.rss_mb) : null),
+      heap_mb: f.phases.map((p2) => p2.memory ? r3(p2.memory.heap_mb) : null)
+    },
+    rule: `last segment vs first, per gate latency rule: drift when the rise AND its ${Math.round(g.confidence * 100)} % one-sided bootstrap lower bound exceed max(pct \xD7 first, ms)`
+  };
+}
+function judgeDrift(a, b2, p2, pct, floorMs, g, id) {
+  const ba = a.totalCount > 0 ? bucketsOf(a, 1e3) : null;
+  const bb = b2.totalCount > 0 ? bucketsOf(b2, 1e3) : null;
+  const first = ba ? percentileOf(ba, p2) : null;
+  const last = bb ? percentileOf(bb, p2) : null;
+  const none = { first, last, change: null, bound: null, ci: null };
+  if (!ba || !bb) return { ...none, verdict: "inconclusive", reason: "no samples in the first or the last segment" };
+  const bound = Math.max(pct / 100 * first, floorMs);
+  const change = { abs: r3(last - first), rel: first > 0 ? r3((last - first) / first) : null };
+  const need = Math.ceil(g.min_tail_samples / (1 - p2 / 100) - 1e-9);
+  if (ba.n < need || bb.n < need)
+    return {
+      ...none,
+      change,
+      bound: r3(bound),
+      verdict: "inconclusive",
+      reason: `too few samples: needs \u2265 ${need} per segment (first ${ba.n}, last ${bb.n})`
+    };
+  const iv = percentileShiftInterval(ba, bb, p2, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
+  const ci = { lower: r3(iv.lower), upper: r3(iv.upper), confidence: g.confidence };
+  const moved = `${change.abs >= 0 ? "rose" : "fell"} ${Math.abs(change.abs)} ms, allowed ${r3(bound)} ms`;
+  if (change.abs > bound && ci.lower > bound)
+    return {
+      first,
+      last,
+      change,
+      bound: r3(bound),
+      ci,
+      verdict: "drift",
+      reason: `${moved}; the lower bound ${ci.lower} ms is beyond it too`
+    };
+  return {
+    first,
+    last,
+    change,
+    bound: r3(bound),
+    ci,
+    verdict: "none",
+    reason: change.abs > bound ? `${moved}, but within noise: the lower bound is ${ci.lower} ms` : moved
+  };
+}
+
+// src/run/abort-watch.ts
+var SLOTS = 20;
+var MIN_ERROR_SAMPLES = 10;
+var MIN_BACKLOG_GROWTH = 16;
+var AbortWatch = class {
+  constructor(a) {
+    this.a = a;
+    this.slotMs = a.windowMs / SLOTS;
+  }
+  a;
+  slotMs;
+  ended = new Float64Array(SLOTS);
+  failed = new Float64Array(SLOTS);
+  arrived = new Float64Array(SLOTS);
+  inFlightAt = new Float64Array(SLOTS + 1).fill(NaN);
+  slot = -1;
+  /** Moves the ring to the slot of t (ms since the run started), clearing the slots passed over. */
+  advance(tMs, inFlight) {
+    const s = Math.floor(tMs / this.slotMs);
+    for (let k = Math.max(this.slot + 1, s - SLOTS); k <= s; k++) {
+      const i = (k % SLOTS + SLOTS) % SLOTS;
+      this.ended[i] = this.failed[i] = this.arrived[i] = 0;
+      this.inFlightAt.copyWithin(0, 1);
+      this.inFlightAt[SLOTS] = inFlight;
+    }
+    this.slot = Math.max(this.slot, s);
+    return (s % SLOTS + SLOTS) % SLOTS;
+  }
+  arrival(tMs, inFlight) {
+    this.arrived[this.advance(tMs, inFlight)]++;
+  }
+  end(tMs, ok, inFlight) {
+    const i = this.advance(tMs, inFlight);
+    this.ended[i]++;
+    if (!ok) this.failed[i]++;
+  }
+  /** Called on a timer and after each end: the decision, or null to go on. */
+  check(tMs, inFlight) {
+    this.advance(tMs, inFlight);
+    const sum = (a) => a.reduce((x, y) => x + y, 0);
+    const ended = sum(this.ended);
+    const failed = sum(this.failed);
+    const windowS = this.a.windowMs / 1e3;
+    if (this.a.maxErrorRate !== null && ended >= MIN_ERROR_SAMPLES && failed / ended >= this.a.maxErrorRate) {
+      return {
+        reason: "error_rate",
+        atMs: tMs,
+        detail: `${failed} of ${ended} requests that ended in the last ${windowS} s failed (${Math.round(failed / ended * 1e3) / 10} %), at or above load.abort.max_error_rate ${this.a.maxErrorRate}`
+      };
+    }
+    if (!this.a.overSaturation) return null;
+    const q = [0, 1, 2, 3, 4].map((k) => this.inFlightAt[k * SLOTS / 4]);
+    q[4] = inFlight;
+    if (q.some((v) => Number.isNaN(v))) return null;
+    const arrivals = sum(this.arrived);
+    const climbing = q.every((v, k) => k === 0 || v > q[k - 1]);
+    const growth = q[4] - q[0];
+    if (climbing && growth >= Math.max(MIN_BACKLOG_GROWTH, arrivals / 4) && ended < arrivals / 2) {
+      return {
+        reason: "over_saturation",
+        atMs: tMs,
+        detail: `in flight climbed ${q[0]} \u2192 ${q[4]} over the last ${windowS} s while ${ended} of ${arrivals} arrivals' worth of requests completed: the server is not keeping up`
+      };
+    }
+    return null;
+  }
+};
 
 // src/run/measure.ts
 var DRAIN_GRACE_MS = 1e3;
@@ -36532,21 +37067,28 @@ async function measure(o) {
     apiKey: resolved.apiKey,
     timeoutMs: resolved.requestTimeoutMs
   });
-  const totalMs = resolved.warmupMs + resolved.steadyMs + resolved.cooldownMs;
-  const windowStart = runStart + resolved.warmupMs;
-  const windowEnd = windowStart + resolved.steadyMs;
+  const plan2 = loadPlan(spec.load.mode === "open" ? resolved : { ...resolved, rampUpMs: 0, pattern: void 0 });
+  const totalMs = plan2.totalMs;
+  const rampEnd = runStart + plan2.rampUpMs;
+  const windowStart = runStart + plan2.windowFromMs;
+  const windowEnd = runStart + plan2.windowToMs;
   const active = /* @__PURE__ */ new Map();
+  const pattern = plan2.kind === "steady" ? void 0 : new PatternRecorder(runStart, bucketIntervalMs(resolved.steadyMs), totalMs, plan2.phases);
+  const watch = resolved.abort ? new AbortWatch(resolved.abort) : void 0;
+  let aborted;
   const recorder = new Recorder({
     runId: o.runId,
     thread: o.thread ?? 0,
     runStart,
-    windowFromMs: resolved.warmupMs,
-    windowToMs: resolved.warmupMs + resolved.steadyMs,
+    windowFromMs: plan2.windowFromMs,
+    windowToMs: plan2.windowToMs,
     slo: spec.slo,
+    pattern,
     onRecord: (r) => {
       const a = active.get(r.id);
       active.delete(r.id);
       a?.finished?.();
+      if (watch && !Number.isNaN(r.tSend)) watch.end(r.tEnd - runStart, r.outcome === "ok", recorder.inFlight);
       o.onRecord?.(r);
     }
   });
@@ -36559,6 +37101,7 @@ async function measure(o) {
       return;
     }
     recorder.markSent(rec, now());
+    watch?.arrival(rec.tSend - runStart, recorder.inFlight);
     const entry = { rec, finished };
     active.set(i, entry);
     entry.handle = client.send(w.body, rec, rec.requestId);
@@ -36573,7 +37116,7 @@ async function measure(o) {
   if (spec.load.mode === "open") {
     const schedule = buildSchedule({
       kind: spec.load.arrival,
-      ratePerS: spec.load.rate,
+      curve: plan2.curve,
       burstiness: spec.load.burstiness,
       seed: deriveSeed(spec.workload.seed, "arrivals"),
       durationMs: totalMs
@@ -36604,9 +37147,20 @@ async function measure(o) {
   };
   if (o.signal?.aborted) onAbort();
   o.signal?.addEventListener("abort", onAbort, { once: true });
+  const abortTimer = watch && setInterval(
+    () => {
+      if (aborted || !Number.isNaN(interruptedAt)) return;
+      const d = watch.check(now() - runStart, recorder.inFlight);
+      if (!d) return;
+      aborted = { reason: d.reason, at_s: Math.round(d.atMs) / 1e3, detail: d.detail, fail: resolved.abort.fail };
+      onAbort();
+    },
+    Math.max(20, resolved.abort.windowMs / 20)
+  );
+  const memoryTimers = pattern ? plan2.phases.map((p2, k) => setTimeout(() => pattern.sampleMemory(k), runStart + p2.toMs - now())) : [];
   const progress = setInterval(() => {
     const t = now();
-    const phase = t < windowStart ? "warmup" : t < windowEnd ? "steady" : t < runStart + totalMs ? "cooldown" : "drain";
+    const phase = t < rampEnd ? "ramp-up" : t < windowStart ? "warmup" : t < windowEnd ? "steady" : t < runStart + totalMs ? "cooldown" : "drain";
     o.onProgress?.({
       elapsedS: (t - runStart) / 1e3,
       totalS: totalMs / 1e3,
@@ -36637,15 +37191,20 @@ async function measure(o) {
       windowCpu: cpuMeter.read(),
       workers: 1,
       workload: workload.describe(),
-      keepAlive: client.keepAlive()
+      keepAlive: client.keepAlive(),
+      pattern: pattern && buildPatternSection(patternFacts(plan2, pattern, spec.gate, baseRateOf(spec.load), spikeOf(resolved))),
+      abort: aborted
     });
   } finally {
     clearInterval(progress);
+    clearInterval(abortTimer);
     windowTimers.forEach(clearTimeout);
+    memoryTimers.forEach(clearTimeout);
     o.signal?.removeEventListener("abort", onAbort);
     await client.close();
   }
 }
+var spikeOf = (r) => r.pattern?.kind === "spike" ? { atMs: r.pattern.atMs, forMs: r.pattern.forMs } : void 0;
 function cancelAll(active, reason) {
   for (const a of [...active.values()]) a.handle?.abort(reason);
 }

@@ -67,7 +67,13 @@ export function loadPlan(r: Pick<ResolvedSpec, 'spec' | 'warmupMs' | 'steadyMs' 
     if (total < r.steadyMs) phase('hold', total, r.steadyMs, p.rates[p.rates.length - 1]);
   }
   const first = knots[0].rate;
-  const lead = rampUpMs > 0 ? [{ t: 0, rate: 0 }, { t: rampUpMs, rate: first }] : [{ t: 0, rate: first }];
+  const lead =
+    rampUpMs > 0
+      ? [
+          { t: 0, rate: 0 },
+          { t: rampUpMs, rate: first },
+        ]
+      : [{ t: 0, rate: first }];
   const curve = curveThrough([...lead, ...knots.map((k) => ({ t: w0 + k.t, rate: k.rate }))]);
   return {
     kind: p?.kind ?? 'steady',

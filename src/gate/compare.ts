@@ -2,6 +2,7 @@ import type { Result } from '../result/types.js';
 import { comparabilityChecks } from './comparability.js';
 import { judgeErrorRateIncrease, judgeLatencyIncrease, judgeThroughputDecrease } from './regression.js';
 import { judgeContext } from './context.js';
+import { abortVerdict, judgePatternRules } from './pattern-rules.js';
 import { sortedLatencyKeys } from './targets.js';
 import { THROUGHPUT_KEYS, type GateSpec } from './rules-schema.js';
 import { judgeLatencyLimit, judgeRateLimits } from './slo.js';
@@ -47,13 +48,14 @@ export function compare(baseline: Result | null, current: Result, gate: GateSpec
       rules.push(judgeLatencyLimit(key, { ...rule, max_ms: rule.max_ms }, baseline, current, ctx));
   }
   rules.push(...judgeRateLimits(gate.slo, baseline, current, ctx));
+  rules.push(...judgePatternRules(gate, current));
 
   const checks = [
     ...(baseline ? validity(baseline, 'baseline') : []),
     ...validity(current, 'current'),
     ...(baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct) : []),
   ];
-  const { verdict, reasons } = decideVerdict(rules, checks, baseline !== null);
+  const { verdict, reasons } = abortVerdict(current, decideVerdict(rules, checks, baseline !== null));
   return {
     verdict,
     reasons,

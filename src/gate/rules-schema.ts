@@ -65,6 +65,10 @@ export interface GateSpec {
   tolerance_pct: number;
   /** How healthy the generator must have been for a run to be judged at all. */
   validity: GeneratorLimits;
+  /** A spike pattern's recovery (result pattern.spike.recovery_s) may take at most this long; judged in gate/pattern-rules.ts. */
+  spike?: RuleFlags & { max_recovery_s: number };
+  /** A soak's latency may drift at most this much from its first to its last segment, beyond noise. */
+  soak?: RuleFlags & { max_drift_pct: number };
 }
 
 const LATENCY_DEFAULTS: Partial<Record<LatencyKey, [pct: number, ms: number]>> = {
@@ -117,7 +121,7 @@ export const gateSchema: SchemaObject = {
   type: 'object',
   default: {},
   description:
-    'a mapping with keys latency, throughput, error_rate, slo, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity',
+    'a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity',
   additionalProperties: false,
   properties: {
     latency: {
@@ -162,6 +166,9 @@ export const gateSchema: SchemaObject = {
       },
       additionalProperties: rule({ max_ms: nonNegative() }, ['max_ms']),
     },
+    // Pattern rules have no defaults: a gate without them stays as it was (and so does its spec hash).
+    spike: rule({ max_recovery_s: nonNegative() }, ['max_recovery_s']),
+    soak: rule({ max_drift_pct: nonNegative() }, ['max_drift_pct']),
     confidence: { type: 'number', minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: 'a number in [0.5, 1), e.g. 0.95' },
     bootstrap_iterations: {
       type: 'integer',

@@ -1,7 +1,7 @@
 export type Verdict = 'pass' | 'fail' | 'inconclusive';
 export type RuleStatus = 'pass' | 'fail' | 'warn' | 'inconclusive';
 /** Units of a rule's values; `fraction` values (rates, goodput) are 0…1. */
-export type RuleUnit = 'ms' | 'tok/s' | 'req/s' | 'fraction';
+export type RuleUnit = 'ms' | 's' | 'tok/s' | 'req/s' | 'fraction';
 
 export interface RuleOutcome {
   /** Stable id, e.g. "latency.ttft_p95", "throughput.output_tokens_per_s", "error_rate", "slo.http_5xx_rate". */

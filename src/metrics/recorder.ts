@@ -1,6 +1,7 @@
 import type { Outcome, StreamObserver } from '../client/types.js';
 import { OUTCOMES } from '../client/types.js';
 import { newHistogram, recordMs, type Histogram } from './histogram.js';
+import type { PatternRecorder } from './pattern-recorder.js';
 import { TimeSeries } from './timeseries.js';
 
 export interface Slo {
@@ -101,6 +102,8 @@ export interface RecorderOptions {
   slo: Slo;
   /** Called with every finished request, for the optional raw JSONL file. */
   onRecord?: (r: RequestRecord) => void;
+  /** Per-bucket and per-phase figures of a time-varying load (src/metrics/pattern-recorder.ts). */
+  pattern?: PatternRecorder;
 }
 
 /** Distinct (class, detail) pairs kept as error samples: enough to name every failure mode, bounded so a broken server cannot grow a result. */
@@ -165,6 +168,7 @@ export class Recorder {
     const inWindow = offsetMs >= this.o.windowFromMs && offsetMs < this.o.windowToMs;
     const tSched = this.o.runStart + offsetMs;
     this.scheduled++;
+    this.o.pattern?.opened(offsetMs);
     if (inWindow) {
       this.windowScheduled++;
       this.h.requestedPromptTokens.recordValue(promptTokens);
@@ -208,6 +212,7 @@ export class Recorder {
     }
     if (r.outcome !== 'ok') this.sampleError(r);
     if (r.inWindow) this.measure(r);
+    this.o.pattern?.complete(r);
     this.o.onRecord?.(r);
   }
 

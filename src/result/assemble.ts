@@ -168,5 +168,7 @@ export function assembleResult(t: RunTotals): Result {
     definitions: t.definitions,
     ...(t.merge ? { merge: t.merge } : {}),
     ...(t.replicates ? { replicates: t.replicates } : {}),
+    ...(t.pattern ? { pattern: t.pattern } : {}),
+    ...(t.abort ? { abort: t.abort } : {}),
   };
 }

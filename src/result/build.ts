@@ -9,7 +9,8 @@ import type { WorkloadFacts } from '../workload/workload.js';
 import { assembleResult } from './assemble.js';
 import { connectionFacts } from './connections.js';
 import type { RunTotals } from './totals.js';
-import type { Result } from './types.js';
+import type { AbortInfo, Result } from './types.js';
+import type { PatternSection } from './pattern.js';
 
 export interface RunFacts {
   resolved: ResolvedSpec;
@@ -28,6 +29,9 @@ export interface RunFacts {
   workload?: WorkloadFacts;
   /** The HTTP client's account of keep-alive; absent when a result is built without a client (tests). */
   keepAlive?: KeepAliveFacts;
+  /** A time-varying load's section (result/pattern.ts buildPatternSection); absent for a steady rate. */
+  pattern?: PatternSection;
+  abort?: AbortInfo;
 }
 
 /** What one generator's recorder saw, with the run's facts and the host's: the totals of one run. */
@@ -71,6 +75,8 @@ export function recorderTotals(rec: Recorder, f: RunFacts): RunTotals {
     workload: w ? { inputSpec: w.inputSpec, outputSpec: w.outputSpec, plan: w.plan, shortfall: true } : { shortfall: false },
     definitions: DEFINITIONS,
     connections: connectionFacts(rec.reconnects, f.keepAlive),
+    ...(f.pattern ? { pattern: f.pattern } : {}),
+    ...(f.abort ? { abort: f.abort } : {}),
   };
 }
 

@@ -3,6 +3,8 @@ import { OUTCOMES, type Outcome } from '../client/types.js';
 import { METRICS } from '../metrics/definitions.js';
 import { decodeHistogram, newHistogram, PERCENTILES, type Histogram } from '../metrics/histogram.js';
 import { MAX_ERROR_SAMPLES } from '../metrics/recorder.js';
+import { scalePatternRates } from '../spec/pattern.js';
+import { baseRateOf, mergePatternSections } from './pattern.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
 import { round3 } from '../numbers.js';
 import { specHash } from '../spec/hash.js';
@@ -100,6 +102,7 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
     parts: { how: mode, count: results.length },
     merge: { mode, merged_from: sum((r) => r.merge?.merged_from ?? 1), forced: mismatches.length > 0 },
     ...(!shards && results.length > 1 ? { replicates: { count: results.length, cv: spread(results) } } : {}),
+    ...mergedPattern(results, shards, spec),
     extraChecks: [
       {
         name: 'merge_inputs',
@@ -112,6 +115,24 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
               : `all ${results.length} inputs were valid runs of the same spec`,
       },
     ],
+  };
+}
+
+/**
+ * The pattern sections added up and judged again (result/pattern.ts), and the earliest abort:
+ * a thread's or shard's abort stopped its part of the run, so the run is aborted.
+ */
+function mergedPattern(results: Result[], shards: boolean, spec: Result['spec']): Pick<RunTotals, 'pattern' | 'abort'> {
+  const pattern = mergePatternSections(
+    results.map((r) => r.pattern),
+    shards,
+    spec.gate,
+    baseRateOf(spec.load),
+  );
+  const aborts = results.flatMap((r) => (r.abort ? [r.abort] : []));
+  return {
+    ...(pattern ? { pattern } : {}),
+    ...(aborts.length > 0 ? { abort: aborts.reduce((a, b) => (b.at_s < a.at_s ? b : a)) } : {}),
   };
 }
 
@@ -155,8 +176,10 @@ function mergeHistograms(results: Result[]): Record<string, Histogram> {
 /** The spec of the whole sharded run: each shard ran at rate/N (or concurrency/N), the whole at their sum. */
 function shardedSpec(results: Result[]): Result['spec'] {
   const spec = structuredClone(results[0].spec);
-  if (spec.load.mode === 'open') spec.load.rate = Math.round(results.reduce((a, r) => a + r.spec.load.rate, 0) * 1e6) / 1e6;
-  else spec.load.concurrency = results.reduce((a, r) => a + r.spec.load.concurrency, 0);
+  if (spec.load.mode === 'open') {
+    spec.load.rate = Math.round(results.reduce((a, r) => a + r.spec.load.rate, 0) * 1e6) / 1e6;
+    if (spec.load.pattern) spec.load.pattern = scalePatternRates(spec.load.pattern, results.length);
+  } else spec.load.concurrency = results.reduce((a, r) => a + r.spec.load.concurrency, 0);
   return spec;
 }
 

@@ -111,6 +111,45 @@ const result = obj({
   definitions: { type: 'object', additionalProperties: str },
 });
 
+/** The pattern section: its common keys required, each kind's own block optional (only its kind has it). */
+const patternSchema = (() => {
+  const base = obj({
+    kind: { enum: ['ramp', 'spike', 'steps', 'soak'] },
+    interval_s: { type: 'number', exclusiveMinimum: 0 },
+    sliding_window_s: num,
+    window: obj({ from_s: num, to_s: num }),
+    phases: { type: 'array', items: obj({ name: str, from_s: num, to_s: num, scheduled: count, ok: count, errors: count }) },
+    series: obj({
+      offered_per_s: numbers,
+      scheduled: numbers,
+      ok: numbers,
+      errors: numbers,
+      achieved_per_s: numbers,
+      ttft_p95_ms: { type: 'array', items: nullable(num) },
+    }),
+    histograms: obj({ buckets_ttft: { type: 'array', items: str }, phases: { type: 'array' } }),
+  });
+  return {
+    ...base,
+    properties: {
+      ...base.properties,
+      spike: obj({ at_s: num, for_s: num, pre_ttft_p95_ms: nullable(num), recovery_s: nullable(num) }),
+      steps: obj({ first_saturated: nullable(str), first_departed: nullable(str) }),
+      soak: obj({
+        segments: count,
+        drift: {
+          type: 'object',
+          additionalProperties: obj({
+            change: nullable({ type: 'object' }),
+            bound: nullable(num),
+            verdict: { enum: ['drift', 'none', 'inconclusive'] },
+          }),
+        },
+      }),
+    },
+  };
+})();
+
 export const resultSchema: SchemaObject = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   definitions: {
@@ -122,5 +161,8 @@ export const resultSchema: SchemaObject = {
     // Present only in merged results (src/result/merge.ts), generator threads included.
     merge: obj({ mode: { enum: ['replicates', 'shards'] }, merged_from: { type: 'integer', minimum: 1 }, forced: { type: 'boolean' } }),
     replicates: obj({ count: { type: 'integer', minimum: 2 }, cv: { type: 'object', additionalProperties: num } }),
+    // Present only for a time-varying load (src/result/pattern.ts) and an aborted run.
+    pattern: patternSchema,
+    abort: obj({ reason: { enum: ['error_rate', 'over_saturation'] }, at_s: num, detail: str, fail: { type: 'boolean' } }),
   },
 };

@@ -3,7 +3,8 @@ import type { Recorder } from '../metrics/recorder.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
 import type { Spec } from '../spec/types.js';
 import type { ConnectionFacts } from './connections.js';
-import type { MergeInfo, ReplicateSpread, Result, ValidityCheck, WorkloadPlan } from './types.js';
+import type { PatternSection } from './pattern.js';
+import type { AbortInfo, MergeInfo, ReplicateSpread, Result, ValidityCheck, WorkloadPlan } from './types.js';
 
 /** The recorder's counters (src/metrics/recorder.ts): what a run counted, and what merging adds up. */
 export type RunCounts = Pick<
@@ -94,6 +95,10 @@ export interface RunTotals {
   extraChecks?: ValidityCheck[];
   /** Re-sent requests and keep-alive (src/result/connections.ts); each field absent when unknown (older inputs). */
   connections?: ConnectionFacts;
+  /** A time-varying load's section (src/result/pattern.ts); absent for a steady rate. */
+  pattern?: PatternSection;
+  /** Why load.abort stopped the run, when it did. */
+  abort?: AbortInfo;
 }
 
 /**

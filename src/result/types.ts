@@ -5,6 +5,7 @@ import type { CountSummary, DelayTail, LatencySummary } from '../metrics/histogr
 import type { HistogramName } from '../metrics/recorder.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
 import type { OutputControl, Spec } from '../spec/types.js';
+import type { PatternSection } from './pattern.js';
 
 export const RESULT_SCHEMA_VERSION = 1;
 
@@ -176,4 +177,17 @@ export interface Result {
   merge?: MergeInfo;
   /** Present when the result merges two or more replicates. */
   replicates?: ReplicateSpread;
+  /** What a ramp, spike, steps or soak load showed over time (src/result/pattern.ts). Absent for a steady rate. */
+  pattern?: PatternSection;
+  /** Present when load.abort stopped the run early. */
+  abort?: AbortInfo;
+}
+
+/** Why and when load.abort stopped a run; its gate verdict is inconclusive, or fail with load.abort.fail. */
+export interface AbortInfo {
+  reason: 'error_rate' | 'over_saturation';
+  /** Seconds from the start of the run (ramp-up and warmup included). */
+  at_s: number;
+  detail: string;
+  fail: boolean;
 }

@@ -1,3 +1,4 @@
+import { loadPlan } from '../arrivals/load-plan.js';
 import { buildSchedule } from '../arrivals/schedule.js';
 import { deriveSeed } from '../arrivals/rng.js';
 import { createClient, type RequestHandle } from '../client/client.js';
@@ -6,16 +7,19 @@ import { dispatchClosedLoop } from '../dispatch/closed-loop.js';
 import { Recorder, type RequestRecord } from '../metrics/recorder.js';
 import { startLoopProbe } from '../metrics/loop-probe.js';
 import { WindowCpuMeter } from '../metrics/window-cpu.js';
+import { bucketIntervalMs, PatternRecorder } from '../metrics/pattern-recorder.js';
 import { buildResult } from '../result/build.js';
-import type { Result } from '../result/types.js';
+import { baseRateOf, buildPatternSection, patternFacts } from '../result/pattern.js';
+import type { AbortInfo, Result } from '../result/types.js';
 import type { ResolvedSpec } from '../spec/types.js';
+import { AbortWatch } from './abort-watch.js';
 import { now } from '../time.js';
 import type { Workload } from '../workload/workload.js';
 
 export interface Progress {
   elapsedS: number;
   totalS: number;
-  phase: 'warmup' | 'steady' | 'cooldown' | 'drain';
+  phase: 'ramp-up' | 'warmup' | 'steady' | 'cooldown' | 'drain';
   sent: number;
   ok: number;
   failed: number;
@@ -53,21 +57,30 @@ export async function measure(o: MeasureOptions): Promise<Result> {
     apiKey: resolved.apiKey,
     timeoutMs: resolved.requestTimeoutMs,
   });
-  const totalMs = resolved.warmupMs + resolved.steadyMs + resolved.cooldownMs;
-  const windowStart = runStart + resolved.warmupMs;
-  const windowEnd = windowStart + resolved.steadyMs;
+  // The timeline and the rate curve (ramp-up, warmup, window, cooldown); closed loop has no ramp-up or pattern.
+  const plan = loadPlan(spec.load.mode === 'open' ? resolved : { ...resolved, rampUpMs: 0, pattern: undefined });
+  const totalMs = plan.totalMs;
+  const rampEnd = runStart + plan.rampUpMs;
+  const windowStart = runStart + plan.windowFromMs;
+  const windowEnd = runStart + plan.windowToMs;
   const active = new Map<number, InFlight>();
+  const pattern =
+    plan.kind === 'steady' ? undefined : new PatternRecorder(runStart, bucketIntervalMs(resolved.steadyMs), totalMs, plan.phases);
+  const watch = resolved.abort ? new AbortWatch(resolved.abort) : undefined;
+  let aborted: AbortInfo | undefined;
   const recorder = new Recorder({
     runId: o.runId,
     thread: o.thread ?? 0,
     runStart,
-    windowFromMs: resolved.warmupMs,
-    windowToMs: resolved.warmupMs + resolved.steadyMs,
+    windowFromMs: plan.windowFromMs,
+    windowToMs: plan.windowToMs,
     slo: spec.slo,
+    pattern,
     onRecord: (r) => {
       const a = active.get(r.id);
       active.delete(r.id);
       a?.finished?.();
+      if (watch && !Number.isNaN(r.tSend)) watch.end(r.tEnd - runStart, r.outcome === 'ok', recorder.inFlight);
       o.onRecord?.(r);
     },
   });
@@ -81,6 +94,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
       return;
     }
     recorder.markSent(rec, now());
+    watch?.arrival(rec.tSend - runStart, recorder.inFlight);
     const entry: InFlight = { rec, finished };
     active.set(i, entry);
     entry.handle = client.send(w.body, rec, rec.requestId);
@@ -96,7 +110,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
   if (spec.load.mode === 'open') {
     const schedule = buildSchedule({
       kind: spec.load.arrival,
-      ratePerS: spec.load.rate,
+      curve: plan.curve,
       burstiness: spec.load.burstiness,
       seed: deriveSeed(spec.workload.seed, 'arrivals'),
       durationMs: totalMs,
@@ -128,9 +142,25 @@ export async function measure(o: MeasureOptions): Promise<Result> {
   };
   if (o.signal?.aborted) onAbort();
   o.signal?.addEventListener('abort', onAbort, { once: true });
+  // load.abort: checked on a timer of 1/20 of its window, so the stop comes within a slot of the rule being met.
+  const abortTimer =
+    watch &&
+    setInterval(
+      () => {
+        if (aborted || !Number.isNaN(interruptedAt)) return;
+        const d = watch.check(now() - runStart, recorder.inFlight);
+        if (!d) return;
+        aborted = { reason: d.reason, at_s: Math.round(d.atMs) / 1000, detail: d.detail, fail: resolved.abort!.fail };
+        onAbort();
+      },
+      Math.max(20, resolved.abort!.windowMs / 20),
+    );
+  // Each phase's end: the generator's own memory then, so a client leak shows beside the server's latency.
+  const memoryTimers = pattern ? plan.phases.map((p, k) => setTimeout(() => pattern.sampleMemory(k), runStart + p.toMs - now())) : [];
   const progress = setInterval(() => {
     const t = now();
-    const phase = t < windowStart ? 'warmup' : t < windowEnd ? 'steady' : t < runStart + totalMs ? 'cooldown' : 'drain';
+    const phase =
+      t < rampEnd ? 'ramp-up' : t < windowStart ? 'warmup' : t < windowEnd ? 'steady' : t < runStart + totalMs ? 'cooldown' : 'drain';
     o.onProgress?.({
       elapsedS: (t - runStart) / 1000,
       totalS: totalMs / 1000,
@@ -163,14 +193,20 @@ export async function measure(o: MeasureOptions): Promise<Result> {
       workers: 1,
       workload: workload.describe(),
       keepAlive: client.keepAlive(),
+      pattern: pattern && buildPatternSection(patternFacts(plan, pattern, spec.gate, baseRateOf(spec.load), spikeOf(resolved))),
+      abort: aborted,
     });
   } finally {
     clearInterval(progress);
+    clearInterval(abortTimer);
     windowTimers.forEach(clearTimeout);
+    memoryTimers.forEach(clearTimeout);
     o.signal?.removeEventListener('abort', onAbort);
     await client.close();
   }
 }
+
+const spikeOf = (r: ResolvedSpec) => (r.pattern?.kind === 'spike' ? { atMs: r.pattern.atMs, forMs: r.pattern.forMs } : undefined);
 
 interface InFlight {
   rec: RequestRecord;

@@ -1,3 +1,4 @@
+import { scalePatternRates } from '../spec/pattern.js';
 import { reseed } from './reseed.js';
 import type { ResolvedSpec } from '../spec/types.js';
 
@@ -10,10 +11,14 @@ import type { ResolvedSpec } from '../spec/types.js';
  */
 export function shardSpec(r: ResolvedSpec, k: number, n: number): ResolvedSpec {
   if (n === 1) return r;
-  return reseed(r, `shard ${k} of ${n}`, (spec) => {
-    if (spec.load.mode === 'open') spec.load.rate = spec.load.rate / n;
-    else spec.load.concurrency = Math.floor(spec.load.concurrency / n) + (k < spec.load.concurrency % n ? 1 : 0);
+  const shard = reseed(r, `shard ${k} of ${n}`, (spec) => {
+    if (spec.load.mode === 'open') {
+      spec.load.rate = spec.load.rate / n;
+      // A rate curve splits like a rate: each shard runs λ(t)/n (a ramp's and steps' own rates too).
+      if (spec.load.pattern) spec.load.pattern = scalePatternRates(spec.load.pattern, 1 / n);
+    } else spec.load.concurrency = Math.floor(spec.load.concurrency / n) + (k < spec.load.concurrency % n ? 1 : 0);
   });
+  return r.pattern ? { ...shard, pattern: scalePatternRates(r.pattern, 1 / n) } : shard;
 }
 
 /** `--shard 2/4` → shard index 1 (0-based) of 4. */

@@ -56,6 +56,10 @@ export interface SimConfig {
   header_delay_rate: number;
   header_delay_ms: number;
   stall?: StallConfig;
+  /** Every compute time grows by per_minute × minutes since listen (src/sim/drift.ts): a slowdown over the run. */
+  drift?: { per_minute: number };
+  /** From this many ms after listen, every request fails with error_statuses[0]: a server that breaks mid-run. */
+  fail_from_ms?: number;
 }
 
 /**
@@ -156,6 +160,8 @@ export const SIM_CONFIG_SCHEMA: SchemaObject = {
         at_ms: { type: 'array', items: nonNegative },
       },
     },
+    drift: { type: 'object', additionalProperties: false, required: ['per_minute'], properties: { per_minute: nonNegative } },
+    fail_from_ms: nonNegative,
   },
 };
 

@@ -3,6 +3,7 @@ import type { SimConfig } from './config.js';
 import { KvCache } from './kv-cache.js';
 import type { Scheduler, Sequence } from './sequence.js';
 import type { Stalls } from './stalls.js';
+import type { Drift } from './drift.js';
 import { Wake } from './wake.js';
 
 /**
@@ -49,6 +50,7 @@ export class Engine implements Scheduler {
   constructor(
     private readonly config: SimConfig,
     private readonly stalls: Stalls,
+    private readonly drift?: Drift,
   ) {
     this.kv = new KvCache(config.kv_cache_tokens, config.block_size);
   }
@@ -142,7 +144,10 @@ export class Engine implements Scheduler {
       this.stepEnd = NaN;
       return;
     }
-    const ms = c.slowdown * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
+    const ms =
+      c.slowdown *
+      (this.drift?.factor(start) ?? 1) *
+      (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
     this.steps++;
     this.busyMs += ms;
     this.stepEnd = this.stalls.advance(start, ms);

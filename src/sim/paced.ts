@@ -3,6 +3,7 @@ import type { SimConfig } from './config.js';
 import { MinHeap } from './heap.js';
 import type { Scheduler, Sequence } from './sequence.js';
 import type { Stalls } from './stalls.js';
+import type { Drift } from './drift.js';
 import { Wake } from './wake.js';
 
 /**
@@ -23,6 +24,7 @@ export class Paced implements Scheduler {
   constructor(
     private readonly config: SimConfig,
     private readonly stalls: Stalls,
+    private readonly drift?: Drift,
   ) {}
 
   get running(): number {
@@ -62,7 +64,7 @@ export class Paced implements Scheduler {
     seq.state = 'running';
     this.active++;
     seq.sink.admitted(t);
-    seq.due = this.stalls.advance(t, this.config.ttft_ms);
+    seq.due = this.stalls.advance(t, this.config.ttft_ms * (this.drift?.factor(t) ?? 1));
     this.due.push(seq);
   }
 
@@ -90,7 +92,7 @@ export class Paced implements Scheduler {
         seq.state = 'done';
         this.free(t);
       } else {
-        seq.due = this.stalls.advance(seq.due, this.config.itl_ms);
+        seq.due = this.stalls.advance(seq.due, this.config.itl_ms * (this.drift?.factor(seq.due) ?? 1));
         this.due.push(seq);
       }
       seq.sink.token(t, last);

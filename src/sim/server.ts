@@ -12,6 +12,7 @@ import { seededRandom, sampleOutputLength } from './random.js';
 import { ApiError, parseRequest, type Api, type ParsedRequest } from './request.js';
 import type { Scheduler } from './sequence.js';
 import { Stalls } from './stalls.js';
+import { Drift } from './drift.js';
 import { blockHashes, chatText, countTokens, tokenIds } from './tokenize.js';
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -34,6 +35,7 @@ export function createSimServer(config: SimConfig): SimServer {
   let scheduler: Scheduler | undefined;
   let engine: Engine | undefined;
   let readyAt = Infinity;
+  let listenedAt = Infinity;
   let counter = 0;
 
   const server: Server = createServer({ keepAliveTimeout: 60_000, requestTimeout: 0 }, (req, res) => {
@@ -86,6 +88,8 @@ export function createSimServer(config: SimConfig): SimServer {
     try {
       parsed = parseRequest(api, body, config);
       plan = faults.plan(header(req, 'x-sim-fault'));
+      // A timed fault: from fail_from_ms after listen the server fails every request.
+      if (config.fail_from_ms !== undefined && received - listenedAt >= config.fail_from_ms) plan.errorStatus ??= config.error_statuses[0];
     } catch (err) {
       return fail(res, err);
     }
@@ -190,8 +194,10 @@ export function createSimServer(config: SimConfig): SimServer {
         server.listen(port, host, () => {
           const start = now();
           stalls = new Stalls(config.stall, start);
-          if (config.mode === 'engine') scheduler = engine = new Engine(config, stalls);
-          else if (!fast) scheduler = new Paced(config, stalls);
+          listenedAt = start;
+          const drift = config.drift ? new Drift(config.drift.per_minute, start) : undefined;
+          if (config.mode === 'engine') scheduler = engine = new Engine(config, stalls, drift);
+          else if (!fast) scheduler = new Paced(config, stalls, drift);
           readyAt = start + config.startup_delay_ms;
           resolve((server.address() as AddressInfo).port);
         });

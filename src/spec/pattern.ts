@@ -31,11 +31,17 @@ export function resolvePattern(
   const closed = load.mode === 'closed';
   for (const key of ['ramp_up', 'pattern', 'soak'] as const) {
     if (closed && load[key] !== undefined)
-      throw new SpecIssue(['load', key], 'is given with mode: closed; expected mode: open (a rate curve needs an open-loop arrival schedule)');
+      throw new SpecIssue(
+        ['load', key],
+        'is given with mode: closed; expected mode: open (a rate curve needs an open-loop arrival schedule)',
+      );
   }
   if (load.ramp_up !== undefined) out.rampUpMs = ms(['load', 'ramp_up'], load.ramp_up, true);
   if (load.pattern && load.soak)
-    throw new SpecIssue(['load', 'soak'], 'is given with load.pattern; expected one or the other (a soak is a steady rate judged in segments)');
+    throw new SpecIssue(
+      ['load', 'soak'],
+      'is given with load.pattern; expected one or the other (a soak is a steady rate judged in segments)',
+    );
   if (load.soak) out.pattern = { kind: 'soak', segments: load.soak.segments };
   const p = load.pattern;
   const at = (key: string) => ['load', 'pattern', key];
@@ -43,9 +49,13 @@ export function resolvePattern(
   if (p?.kind === 'spike') {
     const atMs = ms(at('at'), p.at, true);
     const forMs = ms(at('for'), p.for, false);
-    if (atMs === 0) throw new SpecIssue(at('at'), `is ${show(p.at)}; expected a time > 0 into the window, so the pre-spike level is measured`);
+    if (atMs === 0)
+      throw new SpecIssue(at('at'), `is ${show(p.at)}; expected a time > 0 into the window, so the pre-spike level is measured`);
     if (atMs + forMs > steadyMs)
-      throw new SpecIssue(at('for'), `ends the spike at ${seconds(atMs + forMs)} (at + for), past ${window}; expected at + for ≤ load.steady`);
+      throw new SpecIssue(
+        at('for'),
+        `ends the spike at ${seconds(atMs + forMs)} (at + for), past ${window}; expected at + for ≤ load.steady`,
+      );
     out.pattern = { kind: 'spike', multiplier: p.multiplier, atMs, forMs };
   } else if (p?.kind === 'ramp') {
     const overMs = ms(at('over'), p.over, false);
@@ -72,4 +82,15 @@ export function resolvePattern(
     };
   }
   return out;
+}
+
+/**
+ * The pattern of one of n shards (or the sum of shards' patterns, with factor n and k = 1/n):
+ * its own rates scaled; a spike's multiplier applies to the already divided load.rate.
+ */
+export function scalePatternRates<P extends { kind: string; from?: number; to?: number; rates?: number[] }>(p: P, factor: number): P {
+  const round = (x: number) => Math.round(x * factor * 1e6) / 1e6;
+  if (p.kind === 'ramp') return { ...p, from: round(p.from!), to: round(p.to!) };
+  if (p.kind === 'steps') return { ...p, rates: p.rates!.map(round) };
+  return p;
 }

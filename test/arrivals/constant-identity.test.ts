@@ -22,7 +22,10 @@ const RECORDED = [
   ['gamma', 99, 0.7, 1, 300000, 198, '2e2ef6ed04ef58899e1b42c847341e5b4c305976c43b8ccdc9f49347d9a4617a'],
 ] as const;
 
-const sha = (s: Float64Array) => createHash('sha256').update(Buffer.from(s.buffer, s.byteOffset, s.byteLength)).digest('hex');
+const sha = (s: Float64Array) =>
+  createHash('sha256')
+    .update(Buffer.from(s.buffer, s.byteOffset, s.byteLength))
+    .digest('hex');
 
 describe('a constant rate reproduces the pre-curve schedule exactly', () => {
   test.each(RECORDED)('%s seed %d at %d req/s (burstiness %d, %d ms)', (kind, seed, rate, burstiness, durationMs, n, hash) => {
@@ -31,9 +34,12 @@ describe('a constant rate reproduces the pre-curve schedule exactly', () => {
     expect(sha(s)).toBe(hash);
   });
 
-  test.each(RECORDED)('%s seed %d at %d req/s as a constant curve (burstiness %d, %d ms)', (kind, seed, rate, burstiness, durationMs, n, hash) => {
-    const s = buildSchedule({ kind, curve: constantCurve(rate), burstiness, seed, durationMs });
-    expect(s.length).toBe(n);
-    expect(sha(s)).toBe(hash);
-  });
+  test.each(RECORDED)(
+    '%s seed %d at %d req/s as a constant curve (burstiness %d, %d ms)',
+    (kind, seed, rate, burstiness, durationMs, n, hash) => {
+      const s = buildSchedule({ kind, curve: constantCurve(rate), burstiness, seed, durationMs });
+      expect(s.length).toBe(n);
+      expect(sha(s)).toBe(hash);
+    },
+  );
 });

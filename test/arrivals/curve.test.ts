@@ -117,6 +117,8 @@ describe('the load plan', () => {
   test('steps hold each rate for `each`, then the last one', () => {
     const plan = loadPlan(resolved({ kind: 'steps', rates: [10, 20, 30], eachMs: 3000 }));
     expect(plan.phases.map((p) => p.name)).toEqual(['step 1', 'step 2', 'step 3', 'hold']);
-    expect([rateAt(plan.curve, 1000), rateAt(plan.curve, 6000), rateAt(plan.curve, 9000), rateAt(plan.curve, 12_500)]).toEqual([10, 20, 30, 30]);
+    expect([rateAt(plan.curve, 1000), rateAt(plan.curve, 6000), rateAt(plan.curve, 9000), rateAt(plan.curve, 12_500)]).toEqual([
+      10, 20, 30, 30,
+    ]);
   });
 });

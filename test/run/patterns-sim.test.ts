@@ -1,0 +1,115 @@
+import { loadPlan } from '../../src/arrivals/load-plan.js';
+import { deriveSeed } from '../../src/arrivals/rng.js';
+import { buildSchedule } from '../../src/arrivals/schedule.js';
+import { compare } from '../../src/gate/compare.js';
+import { runBenchmark } from '../../src/run/run.js';
+import { parseSpec } from '../../src/spec/load.js';
+import type { ResolvedSpec } from '../../src/spec/types.js';
+
+/**
+ * Paced mode: each request holds one of the server's slots for TTFT + (tokens − 1) × ITL and
+ * waits FIFO for a slot beyond them. Below capacity with constant arrivals nothing waits, so
+ * TTFT is the configured one and every change in it is the queue (or the drift), not jitter.
+ */
+function simSpec(sim: object, load: string, gate = '') {
+  return parseSpec(
+    `target: { url: sim, sim: ${JSON.stringify({ mode: 'paced', output_tokens: { dist: 'fixed', value: 20 }, ...sim })} }
+workload: { seed: 3, input_tokens: 50, output_tokens: 20, calibrate: off }
+load: { ${load} }
+${gate}`,
+    'sim.yml',
+    {},
+  );
+}
+
+/** The arrivals the run planned: its own schedule, rebuilt from the same plan and seed. */
+function planned(r: ResolvedSpec): number {
+  const plan = loadPlan(r);
+  const { load, workload } = r.spec;
+  return buildSchedule({
+    kind: load.arrival,
+    curve: plan.curve,
+    burstiness: load.burstiness,
+    seed: deriveSeed(workload.seed, 'arrivals'),
+    durationMs: plan.totalMs,
+  }).length;
+}
+
+/** 4 slots × (50 ms + 19 × 3 ms): the server completes 4 / 0.107 s ≈ 37 req/s. */
+const SLOTS = { slots: 4, ttft_ms: 50, itl_ms: 3 };
+const CAPACITY = 4 / 0.107;
+
+test('a 3× spike past capacity reports a finite recovery time that grows with the spike', async () => {
+  const base = Math.round(CAPACITY * 0.48); // 18 req/s; the spike's 54 req/s is 1.45 × capacity
+  const recovery: number[] = [];
+  for (const forS of [0.75, 1.5]) {
+    const resolved = simSpec(
+      SLOTS,
+      `arrival: constant, rate: ${base}, warmup: 1s, steady: 8s, cooldown: 0s, pattern: { kind: spike, multiplier: 3, at: 2s, for: ${forS}s }`,
+    );
+    const r = await runBenchmark({ resolved });
+    const s = r.pattern!.spike!;
+    expect(s.pre_ttft_p95_ms).toBeLessThan(70);
+    // During the spike the queue builds: its requests wait far longer than before it.
+    expect(s.during.ttft_ms!.p95).toBeGreaterThan(3 * s.pre_ttft_p95_ms!);
+    expect(s.during.errors).toBe(0);
+    expect(s.recovery_s).not.toBeNull();
+    expect(s.recovery_s).toBeGreaterThan(0);
+    recovery.push(s.recovery_s!);
+    const p = r.pattern!;
+    expect(p.phases.map((x) => x.name)).toEqual(['pre-spike', 'spike', 'post-spike']);
+    expect(p.phases[1].offered_rate_per_s).toBe(3 * base);
+    expect(Object.values(r.requests.by_class).reduce((a, b) => a + b, 0)).toBe(planned(resolved));
+  }
+  // Twice the spike, twice the backlog: the drain takes longer.
+  expect(recovery[1]).toBeGreaterThan(recovery[0]);
+}, 60_000);
+
+describe('a soak judges drift between its first and last segment', () => {
+  // p50s: with 20 req/s a 2 s segment has 40 samples, enough for a median under the gate's tail rule.
+  const gate = `gate: { latency: { ttft_p50: { max_increase_pct: 5, max_increase_ms: 1 } }, soak: { max_drift_pct: 5 } }`;
+  const load = 'arrival: constant, rate: 20, warmup: 1s, steady: 6s, cooldown: 0s, soak: { segments: 3 }';
+  const sim = { slots: 16, ttft_ms: 200, itl_ms: 2, seed: 4 };
+
+  test('a server that slows by 20 % over the run drifts', async () => {
+    // 20 % over the ~7 s the run lasts: 0.2 × 60 / 7 per minute.
+    const r = await runBenchmark({ resolved: simSpec({ ...sim, drift: { per_minute: (0.2 * 60) / 7 } }, load, gate) });
+    const d = r.pattern!.soak!.drift.ttft_p50;
+    expect(d.verdict).toBe('drift');
+    expect(d.change!.rel!).toBeGreaterThan(0.05);
+    expect(d.ci!.lower).toBeGreaterThan(d.bound!);
+    expect(r.pattern!.phases.every((p) => p.generator !== null && p.generator.rss_mb > 0)).toBe(true);
+    const report = compare(null, r, r.spec.gate);
+    expect(report.rules.find((x) => x.id === 'soak.drift.ttft_p50')!.status).toBe('fail');
+    expect(report.verdict).toBe('fail');
+  }, 30_000);
+
+  test('a steady server does not', async () => {
+    const r = await runBenchmark({ resolved: simSpec(sim, load, gate) });
+    const d = r.pattern!.soak!.drift.ttft_p50;
+    expect(d.verdict).toBe('none');
+    expect(Math.abs(d.change!.abs)).toBeLessThan(d.bound!);
+    expect(compare(null, r, r.spec.gate).rules.find((x) => x.id === 'soak.drift.ttft_p50')!.status).toBe('pass');
+  }, 30_000);
+});
+
+test('an abort on a server that starts failing every request stops within the window and accounts for every request', async () => {
+  const lines: { outcome: string; t_send: number | null; t_end: number }[] = [];
+  const resolved = simSpec(
+    { mode: 'paced', ttft_ms: 5, itl_ms: 1, fail_from_ms: 2500 },
+    'arrival: constant, rate: 40, warmup: 1s, steady: 8s, cooldown: 0s, abort: { max_error_rate: 0.5, window: 2s }',
+  );
+  const r = await runBenchmark({ resolved, onRecordLine: (l) => lines.push(JSON.parse(l) as (typeof lines)[number]) });
+  expect(r.abort?.reason).toBe('error_rate');
+  const firstFailure = Math.min(...lines.filter((l) => l.outcome === 'http_5xx').map((l) => l.t_end));
+  const lastSend = Math.max(...lines.map((l) => l.t_send ?? -Infinity));
+  // Half the window's requests failing is reached about window / 2 after the server broke; it never takes a whole window.
+  expect(lastSend - firstFailure).toBeLessThan(2000);
+  expect(lastSend - firstFailure).toBeGreaterThan(500);
+  expect(r.abort!.at_s).toBeLessThan(9);
+  expect(r.requests.not_reached).toBeGreaterThan(0);
+  expect(Object.values(r.requests.by_class).reduce((a, b) => a + b, 0) + r.requests.not_reached).toBe(planned(resolved));
+  expect(r.requests.scheduled).toBe(lines.length);
+  expect(compare(null, r, r.spec.gate).verdict).toBe('inconclusive');
+  expect(compare(null, { ...r, abort: { ...r.abort!, fail: true } }, r.spec.gate).verdict).toBe('fail');
+}, 30_000);
