@@ -3950,7 +3950,7 @@ var require_inflate = __commonJS({
     var Z_MEM_ERROR = -4;
     var Z_BUF_ERROR = -5;
     var Z_DEFLATED = 8;
-    var HEAD = 1;
+    var HEAD2 = 1;
     var FLAGS = 2;
     var TIME = 3;
     var OS = 4;
@@ -4037,7 +4037,7 @@ var require_inflate = __commonJS({
       if (state.wrap) {
         strm.adler = state.wrap & 1;
       }
-      state.mode = HEAD;
+      state.mode = HEAD2;
       state.last = 0;
       state.havedict = 0;
       state.dmax = 32768;
@@ -4220,7 +4220,7 @@ var require_inflate = __commonJS({
       inf_leave:
         for (; ; ) {
           switch (state.mode) {
-            case HEAD:
+            case HEAD2:
               if (state.wrap === 0) {
                 state.mode = TYPEDO;
                 break;
@@ -48812,13 +48812,13 @@ var METRICS = [
 var GATE_METRICS = METRICS.filter((m) => m.gate !== null);
 var percentileLabel = (key) => `p${PERCENTILES.find(([k]) => k === key)[1]}`;
 var LATENCY_TARGETS = GATE_METRICS.flatMap(
-  (m) => PERCENTILES.map(([pct4, p2]) => ({
-    key: `${m.gate}_${pct4}`,
+  (m) => PERCENTILES.map(([pct5, p2]) => ({
+    key: `${m.gate}_${pct5}`,
     metric: m.key,
     histogram: m.histogram,
-    pct: pct4,
+    pct: pct5,
     p: p2,
-    label: `${m.label} ${percentileLabel(pct4)}`
+    label: `${m.label} ${percentileLabel(pct5)}`
   }))
 );
 var OTHER_DEFINITIONS = {
@@ -49328,14 +49328,14 @@ function soakOutcome(f) {
     rule: `last segment vs first, per gate latency rule: drift when the rise AND its ${Math.round(g.confidence * 100)} % one-sided bootstrap lower bound exceed max(pct \xD7 first, ms)`
   };
 }
-function judgeDrift(a, b2, p2, pct4, floorMs, g, id) {
+function judgeDrift(a, b2, p2, pct5, floorMs, g, id) {
   const ba = a.totalCount > 0 ? bucketsOf(a, 1e3) : null;
   const bb = b2.totalCount > 0 ? bucketsOf(b2, 1e3) : null;
   const first = ba ? percentileOf(ba, p2) : null;
   const last = bb ? percentileOf(bb, p2) : null;
   const none = { first, last, change: null, bound: null, ci: null };
   if (!ba || !bb) return { ...none, verdict: "inconclusive", reason: "no samples in the first or the last segment" };
-  const bound = Math.max(pct4 / 100 * first, floorMs);
+  const bound = Math.max(pct5 / 100 * first, floorMs);
   const change = { abs: r3(last - first), rel: first > 0 ? r3((last - first) / first) : null };
   const need = Math.ceil(g.min_tail_samples / (1 - p2 / 100) - 1e-9);
   if (ba.n < need || bb.n < need)
@@ -49706,9 +49706,9 @@ var gateSchema = {
       description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
       propertyNames: keyNames(LATENCY_KEY, "latency rules"),
       properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, [pct4, ms2]]) => [
+        Object.entries(LATENCY_DEFAULTS).map(([key, [pct5, ms2]]) => [
           key,
-          rule({ max_increase_pct: nonNegative(pct4), max_increase_ms: nonNegative(ms2) }, [], {})
+          rule({ max_increase_pct: nonNegative(pct5), max_increase_ms: nonNegative(ms2) }, [], {})
         ])
       ),
       additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, [
@@ -50226,9 +50226,225 @@ function connectionsText(r) {
   return parts.length > 0 ? parts.join(" \xB7 ") : null;
 }
 
+// src/report/escape.ts
+var ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+function escapeHtml(s) {
+  return s.replace(/[&<>"']/g, (c) => ENTITIES[c]);
+}
+function escapeMarkdown(s) {
+  return s.replace(/\s+/g, " ").replace(/[&<>]/g, (c) => ENTITIES[c]).replace(/[\\`*_[\]|~]/g, "\\$&").replace(/[@#]/g, "$&\u200B");
+}
+
+// src/report/svg.ts
+var W = 640;
+var H = 300;
+var M = { left: 64, right: 32, top: 48, bottom: 46 };
+var tick = (v) => String(Number(v.toPrecision(6)));
+function niceTicks(max2, count2 = 5) {
+  const raw = max2 / count2;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+  return Array.from({ length: Math.floor(max2 / step) + 1 }, (_, i) => i * step);
+}
+function lineChart(title, series, x, y, marks = [], bands2 = []) {
+  const all = series.flatMap((s) => s.points);
+  const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(title)}" font-family="system-ui, sans-serif" font-size="11">`;
+  const titleText = `<text x="${W / 2}" y="18" text-anchor="middle" font-size="13" font-weight="600">${escapeHtml(title)}</text>`;
+  if (all.length === 0)
+    return `${head}${titleText}<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no samples</text></svg>`;
+  const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p2) => p2[0]), x.extent ?? 0)).map((at) => ({ at, label: tick(at) }));
+  const xMin = Math.min(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
+  const xMax = Math.max(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at), x.extent ?? -Infinity);
+  const yMax = y.max ?? (Math.max(...all.map((p2) => p2[1]), ...marks.map((m) => m.y ?? 0)) * 1.05 || 1);
+  const yTicks = y.ticks ?? niceTicks(yMax).map((at) => ({ at, label: tick(at) }));
+  const px = (v) => M.left + (v - xMin) / (xMax - xMin || 1) * (W - M.left - M.right);
+  const py = (v) => H - M.bottom - v / yMax * (H - M.top - M.bottom);
+  const r1 = (v) => Math.round(v * 10) / 10;
+  const shaded = bands2.map((b2) => {
+    const [x0, x1] = [r1(px(Math.max(b2.from, xMin))), r1(px(Math.min(b2.to, xMax)))];
+    return `<rect x="${x0}" y="${M.top}" width="${r1(Math.max(0, x1 - x0))}" height="${H - M.top - M.bottom}" fill="${b2.color}" fill-opacity="0.12"/><text x="${r1((x0 + x1) / 2)}" y="${M.top + 12}" text-anchor="middle" fill="#57606a" font-size="10">${escapeHtml(b2.label)}</text>`;
+  });
+  const grid = [
+    ...yTicks.map(
+      (t) => `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(t.at))}" y2="${r1(py(t.at))}" stroke="#e5e5e5"/><text x="${M.left - 6}" y="${r1(py(t.at)) + 4}" text-anchor="end" fill="#555">${escapeHtml(t.label)}</text>`
+    ),
+    ...xTicks.map(
+      (t) => `<line x1="${r1(px(t.at))}" x2="${r1(px(t.at))}" y1="${M.top}" y2="${H - M.bottom}" stroke="#f0f0f0"/><text x="${r1(px(t.at))}" y="${H - M.bottom + 16}" text-anchor="middle" fill="#555">${escapeHtml(t.label)}</text>`
+    )
+  ];
+  const lines = series.map(
+    (s) => `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ""} points="${s.points.map(([a, b2]) => `${r1(px(a))},${r1(py(b2))}`).join(" ")}"/>`
+  );
+  const dots = series.flatMap(
+    (s) => s.dots ? s.points.map(([a, b2]) => `<circle cx="${r1(px(a))}" cy="${r1(py(b2))}" r="2.5" fill="${s.color}"/>`) : []
+  );
+  const refs = marks.map(
+    (m) => m.x !== void 0 ? `<line x1="${r1(px(m.x))}" x2="${r1(px(m.x))}" y1="${M.top}" y2="${H - M.bottom}" stroke="${m.color}" stroke-dasharray="3 3" class="mark"/><text x="${r1(px(m.x)) + 3}" y="${M.top + 10}" fill="${m.color}">${escapeHtml(m.label)}</text>` : `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(m.y))}" y2="${r1(py(m.y))}" stroke="${m.color}" stroke-dasharray="3 3" class="mark"/><text x="${W - M.right - 3}" y="${r1(py(m.y)) - 3}" text-anchor="end" fill="${m.color}">${escapeHtml(m.label)}</text>`
+  );
+  const legend = series.map(
+    (s, i) => `<line x1="${M.left + i * 130}" x2="${M.left + 22 + i * 130}" y1="32" y2="32" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ""}/><text x="${M.left + 28 + i * 130}" y="36">${escapeHtml(s.name)}</text>`
+  );
+  const labels = [
+    `<text x="${(M.left + W - M.right) / 2}" y="${H - 8}" text-anchor="middle" fill="#333">${escapeHtml(x.label)}</text>`,
+    `<text transform="translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle" fill="#333">${escapeHtml(y.label)}</text>`
+  ];
+  const clipId = `clip-${[...title].reduce((h, c) => h * 31 + c.charCodeAt(0) >>> 0, 7).toString(36)}`;
+  const clip2 = y.max === void 0 ? [] : [
+    `<clipPath id="${clipId}"><rect x="${M.left}" y="${M.top - 4}" width="${W - M.left - M.right}" height="${H - M.top - M.bottom + 8}"/></clipPath>`
+  ];
+  const plotted = y.max === void 0 ? [...lines, ...dots] : [`<g clip-path="url(#${clipId})">`, ...lines, ...dots, "</g>"];
+  return [
+    head,
+    titleText,
+    ...clip2,
+    ...shaded,
+    ...grid,
+    `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#999"/>`,
+    ...plotted,
+    ...refs,
+    ...legend,
+    ...labels,
+    "</svg>"
+  ].join("");
+}
+
+// src/report/pattern-report.ts
+var OFFERED = "#8a8a8a";
+var ACHIEVED = "#2da44e";
+var TTFT = "#1f6feb";
+var PHASE_COLORS = ["#0969da", "#bf8700"];
+var f1 = (v) => v === null || v === void 0 ? "n/a" : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+var pct2 = (v) => v === null ? "n/a" : `${(v * 100).toFixed(1)} %`;
+var p952 = (s) => f1(s?.p95);
+var p99 = (s) => f1(s?.p99);
+function bands(p2) {
+  return p2.phases.filter((ph) => p2.kind !== "spike" || ph.name === "spike").map((ph, i) => ({ from: ph.from_s, to: ph.to_s, label: p2.phases.length > 8 ? String(i + 1) : ph.name, color: PHASE_COLORS[i % 2] }));
+}
+function patternChart(r) {
+  const p2 = r.pattern;
+  if (!p2) return null;
+  const iv = p2.interval_s;
+  const at = (i) => Math.round(i * iv * 1e3) / 1e3;
+  const b2 = bands(p2);
+  const end2 = at(p2.series.offered_per_s.length);
+  const rates = lineChart(
+    `Offered vs achieved rate \u2014 ${p2.kind}`,
+    [
+      { name: "offered \u03BB(t)", points: p2.series.offered_per_s.map((v, i) => [at(i), v]), color: OFFERED, dashed: true },
+      { name: "achieved (completed ok)", points: smooth(p2.series.achieved_per_s, Math.round(p2.sliding_window_s / iv / 2)).map((v, i) => [at(i), v]), color: ACHIEVED }
+    ],
+    { label: "seconds since start", extent: end2 },
+    { label: "requests/s" },
+    [],
+    b2
+  );
+  const mid = p2.sliding_window_s / 2;
+  const ttftPoints = p2.series.ttft_p95_ms.flatMap((v, i) => v === null ? [] : [[at(i) + mid, v]]);
+  const ttft = lineChart(
+    `TTFT p95 over a sliding ${p2.sliding_window_s} s window (by send time)`,
+    [{ name: "TTFT p95", points: ttftPoints, color: TTFT }],
+    { label: "seconds since start", extent: end2 },
+    { label: "ms" },
+    [],
+    b2
+  );
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 640 600" width="640" height="600">${rates.replace("<svg ", '<svg y="0" ')}${ttft.replace("<svg ", '<svg y="300" ')}</svg>`;
+}
+function smooth(v, k) {
+  if (k <= 0) return v;
+  return v.map((_, i) => {
+    const slice = v.slice(Math.max(0, i - k), i + k + 1);
+    return Math.round(slice.reduce((a, b2) => a + b2, 0) / slice.length * 1e3) / 1e3;
+  });
+}
+function patternFindings(r) {
+  const out2 = [];
+  const a = r.abort;
+  if (a) out2.push(`Aborted at ${a.at_s} s (${a.reason === "error_rate" ? "error rate" : "over-saturation"}): ${a.detail}`);
+  const p2 = r.pattern;
+  if (!p2) return out2;
+  if (p2.spike) {
+    const s = p2.spike;
+    out2.push(
+      `Spike \xD7${f1(p2.phases[1]?.offered_rate_per_s / (p2.phases[0]?.offered_rate_per_s || 1))} at ${s.at_s} s for ${s.for_s} s: TTFT p95 ${f1(s.pre_ttft_p95_ms)} ms before, ${p952(s.during.ttft_ms)} ms during, errors ${s.during.errors} (${pct2(s.during.error_rate)})`,
+      s.recovery_s === null ? `Recovery    did not recover within the window (${s.rule})` : `Recovery    ${s.recovery_s} s (${s.rule})`
+    );
+  }
+  if (p2.steps) {
+    out2.push(
+      `Saturation  ${p2.steps.first_saturated ? `achieved fell below offered first in ${p2.steps.first_saturated}` : "achieved kept up with offered in every phase"} \xB7 ${p2.steps.first_departed ? `TTFT p99 departed from the floor (${f1(p2.steps.floor_ttft_p99_ms)} ms) in ${p2.steps.first_departed}` : `TTFT p99 stayed near the floor (${f1(p2.steps.floor_ttft_p99_ms)} ms)`}`
+    );
+  }
+  if (p2.soak) {
+    for (const [key, d] of Object.entries(p2.soak.drift)) {
+      out2.push(`Drift       ${key}: ${d.verdict} \u2014 ${d.first === null ? "no samples" : `${f1(d.first)} \u2192 ${f1(d.last)} ms`}, allowed ${f1(d.bound)} ms; ${d.reason}`);
+    }
+    const rss = p2.soak.generator.rss_mb.filter((v) => v !== null);
+    if (rss.length > 1) out2.push(`Generator   RSS ${f1(rss[0])} \u2192 ${f1(rss[rss.length - 1])} MB over the segments (the client's own memory)`);
+  }
+  return out2;
+}
+var HEAD = ["Phase", "From s", "To s", "Offered req/s", "Achieved req/s", "Sched", "Errors", "TTFT p95", "TTFT p99", "E2E p95", "RSS MB"];
+var cells = (ph) => [
+  ph.name,
+  String(ph.from_s),
+  String(ph.to_s),
+  f1(ph.offered_rate_per_s),
+  f1(ph.achieved_rate_per_s),
+  String(ph.scheduled),
+  `${ph.errors} (${pct2(ph.error_rate)})`,
+  p952(ph.ttft_ms),
+  p99(ph.ttft_ms),
+  p952(ph.e2e_ms),
+  f1(ph.generator?.rss_mb)
+];
+function patternConsole(r) {
+  const findings3 = patternFindings(r);
+  if (!r.pattern) return findings3.length > 0 ? ["", ...findings3] : [];
+  const widths = HEAD.map((h, i) => Math.max(h.length, ...r.pattern.phases.map((ph) => cells(ph)[i].length)));
+  const row = (c) => c.map((v, i) => i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i])).join("  ");
+  return ["", `Pattern     ${r.pattern.kind}, by intended send time (ms)`, row(HEAD), ...r.pattern.phases.map((ph) => row(cells(ph))), ...findings3];
+}
+function patternMarkdown(r) {
+  const findings3 = patternFindings(r);
+  const p2 = r.pattern;
+  if (!p2 && findings3.length === 0) return [];
+  const out2 = [`#### ${p2 ? `Load pattern: ${p2.kind}` : "Run aborted"}`, "", ...findings3.map((l) => `- ${escapeMarkdown(l.replace(/\s{2,}/g, " "))}`), ""];
+  if (!p2) return out2;
+  out2.push(`| ${HEAD.join(" | ")} |`, `|:--|${HEAD.slice(1).map(() => "--:").join("|")}|`);
+  out2.push(...p2.phases.map((ph) => `| ${cells(ph).map(escapeMarkdown).join(" | ")} |`), "");
+  const step = Math.max(1, Math.ceil(p2.series.offered_per_s.length / 60));
+  const pick = (v) => v.filter((_, i) => i % step === 0).map((x) => x === null ? 0 : x);
+  const xs = pick(p2.series.offered_per_s).map((_, i) => `"${Math.round(i * step * p2.interval_s * 10) / 10}"`);
+  out2.push("```mermaid", "xychart-beta", `  title "Offered vs achieved req/s (${p2.kind})"`, `  x-axis [${xs.join(", ")}]`, '  y-axis "req/s"');
+  out2.push(`  line [${pick(p2.series.offered_per_s).join(", ")}]`, `  line [${pick(smooth(p2.series.achieved_per_s, Math.round(p2.sliding_window_s / p2.interval_s / 2))).join(", ")}]`, "```", "");
+  out2.push("```mermaid", "xychart-beta", `  title "TTFT p95 (ms), sliding ${p2.sliding_window_s} s"`, `  x-axis [${xs.join(", ")}]`, '  y-axis "ms"');
+  out2.push(`  line [${pick(p2.series.ttft_p95_ms).join(", ")}]`, "```", "", "<sub>x: seconds since start; first chart: offered \u03BB(t), then achieved (completed ok).</sub>", "");
+  return out2;
+}
+function patternHtml(r) {
+  const findings3 = patternFindings(r);
+  const p2 = r.pattern;
+  if (!p2 && findings3.length === 0) return "";
+  const list = `<ul>${findings3.map((l) => `<li>${escapeHtml(l.replace(/\s{2,}/g, " "))}</li>`).join("")}</ul>`;
+  if (!p2) return `<h2>Run aborted</h2>
+${list}`;
+  const rows = p2.phases.map((ph) => `<tr>${cells(ph).map((c, i) => i === 0 ? `<td>${escapeHtml(c)}</td>` : `<td class="n">${escapeHtml(c)}</td>`).join("")}</tr>`).join("\n");
+  return `<h2>Load pattern: ${escapeHtml(p2.kind)}</h2>
+${list}
+<div class="charts">
+${patternChart(r)}
+</div>
+<table>
+<tr>${HEAD.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr>
+${rows}
+</table>
+<p class="sub">Phases by intended send time; achieved = successful completions that ended in the phase, per second; latencies in ms; RSS: the generator's own memory when the phase ended.</p>`;
+}
+
 // src/report/console.ts
 var COLS = ["p50", "p90", "p95", "p99", "p999", "max"];
-var pct2 = (v) => v === null ? "n/a" : `${(v * 100).toFixed(1)} %`;
+var pct3 = (v) => v === null ? "n/a" : `${(v * 100).toFixed(1)} %`;
 var mean = (s) => s ? num(s.mean) : "n/a";
 var busy = (c) => c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in the window \xB7 ` : "";
 function latencyTable(r) {
@@ -50253,12 +50469,13 @@ function renderConsoleReport(r, gate) {
     ...latencyTable(r),
     "",
     `Throughput  ${r.throughput.output_tokens_per_s} output tok/s \xB7 ${r.throughput.total_tokens_per_s} total tok/s \xB7 ${r.throughput.requests_per_s} req/s completed`,
-    `Goodput     ${r.goodput.rate_per_s} req/s, ${pct2(r.goodput.fraction)} of requests met TTFT \u2264 ${r.goodput.slo.ttft_ms} ms, TPOT \u2264 ${r.goodput.slo.tpot_ms} ms, E2E \u2264 ${r.goodput.slo.e2e_ms} ms`,
+    `Goodput     ${r.goodput.rate_per_s} req/s, ${pct3(r.goodput.fraction)} of requests met TTFT \u2264 ${r.goodput.slo.ttft_ms} ms, TPOT \u2264 ${r.goodput.slo.tpot_ms} ms, E2E \u2264 ${r.goodput.slo.e2e_ms} ms`,
     `Workload    input tokens mean requested ${mean(r.workload.input_tokens.requested)} / delivered ${mean(r.workload.input_tokens.delivered)} \xB7 output ${mean(r.workload.output_tokens.requested)} / ${mean(r.workload.output_tokens.delivered)} (counted from ${r.workload.token_source})`,
     `Generator   event-loop delay p99 ${r.generator.event_loop_delay_ms.p99.toFixed(2)} ms \xB7 ${busy(r.generator.window_cpu)}process CPU ${(r.generator.cpu_utilization * 100).toFixed(0)} % of a core \xB7 pool wait p99 ${r.generator.pool_wait_ms?.p99.toFixed(2) ?? "n/a"} ms \xB7 Little's law ratio ${r.littles_law.ratio ?? "n/a"}`
   ];
   const connections = connectionsText(r);
   if (connections !== null) out2.push(`Connections ${connections}`);
+  out2.push(...patternConsole(r));
   if (r.requests.error_samples.length > 0) {
     out2.push("", "Errors");
     for (const e of r.requests.error_samples.slice(0, 5)) out2.push(`  ${e.class} \xD7${e.count}${e.detail ? `: ${e.detail}` : ""}`);
@@ -55894,83 +56111,6 @@ function renderGateText(report) {
   ].join("\n");
 }
 
-// src/report/escape.ts
-var ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-function escapeHtml(s) {
-  return s.replace(/[&<>"']/g, (c) => ENTITIES[c]);
-}
-function escapeMarkdown(s) {
-  return s.replace(/\s+/g, " ").replace(/[&<>]/g, (c) => ENTITIES[c]).replace(/[\\`*_[\]|~]/g, "\\$&").replace(/[@#]/g, "$&\u200B");
-}
-
-// src/report/svg.ts
-var W = 640;
-var H = 300;
-var M = { left: 64, right: 32, top: 48, bottom: 46 };
-var tick = (v) => String(Number(v.toPrecision(6)));
-function niceTicks(max2, count2 = 5) {
-  const raw = max2 / count2;
-  const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
-  return Array.from({ length: Math.floor(max2 / step) + 1 }, (_, i) => i * step);
-}
-function lineChart(title, series, x, y, marks = []) {
-  const all = series.flatMap((s) => s.points);
-  const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(title)}" font-family="system-ui, sans-serif" font-size="11">`;
-  const titleText = `<text x="${W / 2}" y="18" text-anchor="middle" font-size="13" font-weight="600">${escapeHtml(title)}</text>`;
-  if (all.length === 0)
-    return `${head}${titleText}<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no samples</text></svg>`;
-  const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p2) => p2[0]))).map((at) => ({ at, label: tick(at) }));
-  const xMin = Math.min(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
-  const xMax = Math.max(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
-  const yMax = y.max ?? (Math.max(...all.map((p2) => p2[1]), ...marks.map((m) => m.y ?? 0)) * 1.05 || 1);
-  const yTicks = y.ticks ?? niceTicks(yMax).map((at) => ({ at, label: tick(at) }));
-  const px = (v) => M.left + (v - xMin) / (xMax - xMin || 1) * (W - M.left - M.right);
-  const py = (v) => H - M.bottom - v / yMax * (H - M.top - M.bottom);
-  const r1 = (v) => Math.round(v * 10) / 10;
-  const grid = [
-    ...yTicks.map(
-      (t) => `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(t.at))}" y2="${r1(py(t.at))}" stroke="#e5e5e5"/><text x="${M.left - 6}" y="${r1(py(t.at)) + 4}" text-anchor="end" fill="#555">${escapeHtml(t.label)}</text>`
-    ),
-    ...xTicks.map(
-      (t) => `<line x1="${r1(px(t.at))}" x2="${r1(px(t.at))}" y1="${M.top}" y2="${H - M.bottom}" stroke="#f0f0f0"/><text x="${r1(px(t.at))}" y="${H - M.bottom + 16}" text-anchor="middle" fill="#555">${escapeHtml(t.label)}</text>`
-    )
-  ];
-  const lines = series.map(
-    (s) => `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ""} points="${s.points.map(([a, b2]) => `${r1(px(a))},${r1(py(b2))}`).join(" ")}"/>`
-  );
-  const dots = series.flatMap(
-    (s) => s.dots ? s.points.map(([a, b2]) => `<circle cx="${r1(px(a))}" cy="${r1(py(b2))}" r="2.5" fill="${s.color}"/>`) : []
-  );
-  const refs = marks.map(
-    (m) => m.x !== void 0 ? `<line x1="${r1(px(m.x))}" x2="${r1(px(m.x))}" y1="${M.top}" y2="${H - M.bottom}" stroke="${m.color}" stroke-dasharray="3 3" class="mark"/><text x="${r1(px(m.x)) + 3}" y="${M.top + 10}" fill="${m.color}">${escapeHtml(m.label)}</text>` : `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(m.y))}" y2="${r1(py(m.y))}" stroke="${m.color}" stroke-dasharray="3 3" class="mark"/><text x="${W - M.right - 3}" y="${r1(py(m.y)) - 3}" text-anchor="end" fill="${m.color}">${escapeHtml(m.label)}</text>`
-  );
-  const legend = series.map(
-    (s, i) => `<line x1="${M.left + i * 130}" x2="${M.left + 22 + i * 130}" y1="32" y2="32" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ""}/><text x="${M.left + 28 + i * 130}" y="36">${escapeHtml(s.name)}</text>`
-  );
-  const labels = [
-    `<text x="${(M.left + W - M.right) / 2}" y="${H - 8}" text-anchor="middle" fill="#333">${escapeHtml(x.label)}</text>`,
-    `<text transform="translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle" fill="#333">${escapeHtml(y.label)}</text>`
-  ];
-  const clipId = `clip-${[...title].reduce((h, c) => h * 31 + c.charCodeAt(0) >>> 0, 7).toString(36)}`;
-  const clip2 = y.max === void 0 ? [] : [
-    `<clipPath id="${clipId}"><rect x="${M.left}" y="${M.top - 4}" width="${W - M.left - M.right}" height="${H - M.top - M.bottom + 8}"/></clipPath>`
-  ];
-  const plotted = y.max === void 0 ? [...lines, ...dots] : [`<g clip-path="url(#${clipId})">`, ...lines, ...dots, "</g>"];
-  return [
-    head,
-    titleText,
-    ...clip2,
-    ...grid,
-    `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#999"/>`,
-    ...plotted,
-    ...refs,
-    ...legend,
-    ...labels,
-    "</svg>"
-  ].join("");
-}
-
 // src/report/charts.ts
 var BASELINE = "#8a8a8a";
 var CURRENT = "#1f6feb";
@@ -56069,6 +56209,7 @@ ${latencyCharts(baseline, current).join("\n")}
 <div class="charts">
 ${timeseriesCharts(baseline, current).join("\n")}
 </div>
+${patternHtml(current)}
 <h2>Validity and comparability</h2>
 <table>
 <tr><th>Run</th><th>Check</th><th>Result</th><th>Detail</th></tr>
@@ -56110,6 +56251,7 @@ function renderMarkdown(report, baseline, current) {
   out2.push("", `<sub>${escapeMarkdown(noiseNote(report))}</sub>`, "");
   out2.push(...percentileChart("Time to first token and end-to-end latency (ms)", ["ttft_ms", "e2e_ms"], baseline, current));
   out2.push(...percentileChart("Per-token latency (ms)", ["tpot_ms", "itl_ms"], baseline, current));
+  out2.push(...patternMarkdown(current));
   const failing = report.checks.filter((c) => !c.ok);
   out2.push("#### Validity", "");
   out2.push(
@@ -56212,9 +56354,9 @@ function pastSaturation(p2, previous, floorMs, o) {
     if (before > 0 && x < (1 + CLOSED_PLATEAU_GAIN) * before)
       return `throughput ${sig4(x)} req/s barely above ${sig4(before)} at concurrency ${previous.concurrency} (< +${CLOSED_PLATEAU_GAIN * 100} %)`;
   }
-  const p99 = latency(r, o.metric)?.p99;
-  if (floorMs !== null && p99 !== void 0 && p99 > Math.max(o.stop.max_p99_multiple * floorMs, JITTER_FLOOR_MS))
-    return `${o.metric.toUpperCase()} p99 ${sig4(p99)} ms > ${o.stop.max_p99_multiple} \xD7 S (${sig4(floorMs)} ms)`;
+  const p992 = latency(r, o.metric)?.p99;
+  if (floorMs !== null && p992 !== void 0 && p992 > Math.max(o.stop.max_p99_multiple * floorMs, JITTER_FLOOR_MS))
+    return `${o.metric.toUpperCase()} p99 ${sig4(p992)} ms > ${o.stop.max_p99_multiple} \xD7 S (${sig4(floorMs)} ms)`;
   if (r.requests.window.by_class.ok === 0 && r.requests.window.scheduled > 0) return "no request succeeded";
   return null;
 }
@@ -56248,11 +56390,11 @@ function knee(points, mode, floorMs, o) {
     const p2 = c[i].point;
     const r2 = p2.result;
     const x = r2.throughput.requests_per_s;
-    const p99 = latency(r2, o.metric)?.p99 ?? Infinity;
+    const p992 = latency(r2, o.metric)?.p99 ?? Infinity;
     const prev = i > 0 ? c[i - 1].point.result : null;
     if (mode === "open" && x < KNEE_ACHIEVED_FRACTION * r2.load.offered_rate_per_s)
       broke = `completed ${sig4(x)} of ${sig4(r2.load.offered_rate_per_s)} req/s offered`;
-    else if (p99 > limit) broke = `p99 ${sig4(p99)} ms > ${sig4(limit)} ms`;
+    else if (p992 > limit) broke = `p99 ${sig4(p992)} ms > ${sig4(limit)} ms`;
     else if (prev && mode === "open" && x - prev.throughput.requests_per_s < KNEE_TRACKING * (r2.load.offered_rate_per_s - prev.load.offered_rate_per_s))
       broke = `throughput rose ${sig4(x - prev.throughput.requests_per_s)} req/s for ${sig4(r2.load.offered_rate_per_s - prev.load.offered_rate_per_s)} more offered`;
     else if (prev && mode === "closed") {
@@ -56746,7 +56888,7 @@ import { parseArgs as parseArgs4 } from "node:util";
 
 // src/report/sweep.ts
 var n = (v, unit = "") => v === null || v === void 0 ? "\u2014" : `${Number(v.toPrecision(4))}${unit}`;
-var pct3 = (v) => v === null ? "\u2014" : `${Number((v * 100).toPrecision(3))} %`;
+var pct4 = (v) => v === null ? "\u2014" : `${Number((v * 100).toPrecision(3))} %`;
 function findings2(d) {
   const a = d.analysis;
   const unit = a.mode === "open" ? " req/s" : " concurrent";
@@ -56774,7 +56916,7 @@ function findings2(d) {
     },
     {
       key: "analysis.capacity_at_slo.rate_per_s",
-      label: `Capacity at SLO (goodput \u2265 ${pct3(a.capacity_at_slo.target)})`,
+      label: `Capacity at SLO (goodput \u2265 ${pct4(a.capacity_at_slo.target)})`,
       value: a.capacity_at_slo.rate_per_s === null ? "not met at any point" : `${n(a.capacity_at_slo.rate_per_s, " req/s")}${a.capacity_at_slo.concurrency !== null ? ` at concurrency ${a.capacity_at_slo.concurrency}` : ""} (between ${n(a.capacity_at_slo.passing_load, unit)} passing and ${n(a.capacity_at_slo.failing_load, unit)} failing)`,
       rule: a.capacity_at_slo.rule,
       note: a.capacity_at_slo.note
@@ -56835,14 +56977,14 @@ function pointRow(p2) {
     p2.mode === "open" ? `${n(p2.load)} req/s` : `${p2.load} concurrent (closed loop)`,
     n(p2.offered_rate_per_s),
     n(p2.requests_per_s),
-    pct3(p2.achieved_fraction),
+    pct4(p2.achieved_fraction),
     n(p2.output_tokens_per_s),
     n(p2.latency_ms.p50),
     n(p2.latency_ms.p90),
     n(p2.latency_ms.p99),
     n(p2.e2e_ms.mean),
-    pct3(p2.goodput_fraction),
-    pct3(p2.utilization),
+    pct4(p2.goodput_fraction),
+    pct4(p2.utilization),
     n(p2.littles_law.predicted_in_flight),
     `${n(p2.littles_law.mean_in_flight)} / ${n(p2.littles_law.peak_in_flight)}${p2.littles_law.oversubscribed ? " (oversubscribed)" : ""}`,
     p2.saturated_because ?? "no",
@@ -56891,7 +57033,7 @@ function renderSweepMarkdown(d, gate) {
 }
 
 // src/report/sweep-charts.ts
-var OFFERED = "#8a8a8a";
+var OFFERED2 = "#8a8a8a";
 var COMPLETED = "#1f6feb";
 var TOKENS = "#8250df";
 var P50 = "#2da44e";
@@ -56918,7 +57060,7 @@ function throughputCharts(d) {
   const a = d.analysis;
   const series = [{ name: "completed req/s", points: c.map((p2) => [p2.load, p2.requests_per_s]), color: COMPLETED, dots: true }];
   if (a.mode === "open")
-    series.unshift({ name: "offered req/s", points: c.map((p2) => [p2.load, p2.offered_rate_per_s]), color: OFFERED, dashed: true });
+    series.unshift({ name: "offered req/s", points: c.map((p2) => [p2.load, p2.offered_rate_per_s]), color: OFFERED2, dashed: true });
   const marks = loadMarks(d);
   if (a.saturation.requests_per_s !== null)
     marks.push({

@@ -4,6 +4,7 @@ import { METRICS, percentileLabel } from '../metrics/definitions.js';
 import { num } from '../numbers.js';
 import type { Result } from '../result/types.js';
 import { connectionsText } from './format.js';
+import { patternConsole } from './pattern-report.js';
 
 const COLS = ['p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
 
@@ -42,6 +43,7 @@ export function renderConsoleReport(r: Result, gate: GateReport): string {
   ];
   const connections = connectionsText(r);
   if (connections !== null) out.push(`Connections ${connections}`);
+  out.push(...patternConsole(r));
   if (r.requests.error_samples.length > 0) {
     out.push('', 'Errors');
     for (const e of r.requests.error_samples.slice(0, 5)) out.push(`  ${e.class} ×${e.count}${e.detail ? `: ${e.detail}` : ''}`);

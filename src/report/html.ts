@@ -4,6 +4,7 @@ import type { Result } from '../result/types.js';
 import { latencyCharts, timeseriesCharts } from './charts.js';
 import { escapeHtml as esc } from './escape.js';
 import { gateRows, noiseNote, STATUS_ICON, VERDICT_ICON } from './format.js';
+import { patternHtml } from './pattern-report.js';
 
 /** The reports' shared stylesheet (the sweep report uses it too). */
 export const REPORT_STYLE = `
@@ -70,6 +71,7 @@ ${latencyCharts(baseline, current).join('\n')}
 <div class="charts">
 ${timeseriesCharts(baseline, current).join('\n')}
 </div>
+${patternHtml(current)}
 <h2>Validity and comparability</h2>
 <table>
 <tr><th>Run</th><th>Check</th><th>Result</th><th>Detail</th></tr>

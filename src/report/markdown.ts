@@ -4,6 +4,7 @@ import { METRICS, type MetricName } from '../metrics/definitions.js';
 import type { Result } from '../result/types.js';
 import { escapeMarkdown as md } from './escape.js';
 import { connectionsText, gateRows, noiseNote, STATUS_ICON, VERDICT_ICON } from './format.js';
+import { patternMarkdown } from './pattern-report.js';
 
 /**
  * The gate report as GitHub-flavoured markdown, for a job summary or a pull-request comment:
@@ -27,6 +28,7 @@ export function renderMarkdown(report: GateReport, baseline: Result | null, curr
 
   out.push(...percentileChart('Time to first token and end-to-end latency (ms)', ['ttft_ms', 'e2e_ms'], baseline, current));
   out.push(...percentileChart('Per-token latency (ms)', ['tpot_ms', 'itl_ms'], baseline, current));
+  out.push(...patternMarkdown(current));
 
   const failing = report.checks.filter((c) => !c.ok);
   out.push('#### Validity', '');

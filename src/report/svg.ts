@@ -21,10 +21,20 @@ export interface Mark {
 
 export interface Axis {
   label: string;
+  /** The axis runs at least to here (x only: charts that share an x axis give the same one). */
+  extent?: number;
   /** Where to put labelled ticks; default: evenly spaced "nice" values. */
   ticks?: { at: number; label: string }[];
   /** Upper end of the axis (y only); lines above it are clipped at the plot's edge. Default: the data's maximum. */
   max?: number;
+}
+
+/** A shaded stretch of the x axis (a pattern's phase), labelled at its top. */
+export interface Band {
+  from: number;
+  to: number;
+  label: string;
+  color: string;
 }
 
 const W = 640;
@@ -41,22 +51,26 @@ function niceTicks(max: number, count = 5): number[] {
   return Array.from({ length: Math.floor(max / step) + 1 }, (_, i) => i * step);
 }
 
-export function lineChart(title: string, series: Series[], x: Axis, y: Axis, marks: Mark[] = []): string {
+export function lineChart(title: string, series: Series[], x: Axis, y: Axis, marks: Mark[] = [], bands: Band[] = []): string {
   const all = series.flatMap((s) => s.points);
   const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}" font-family="system-ui, sans-serif" font-size="11">`;
   const titleText = `<text x="${W / 2}" y="18" text-anchor="middle" font-size="13" font-weight="600">${esc(title)}</text>`;
   if (all.length === 0)
     return `${head}${titleText}<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no samples</text></svg>`;
 
-  const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p) => p[0]))).map((at) => ({ at, label: tick(at) }));
+  const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p) => p[0]), x.extent ?? 0)).map((at) => ({ at, label: tick(at) }));
   const xMin = Math.min(...all.map((p) => p[0]), ...xTicks.map((t) => t.at));
-  const xMax = Math.max(...all.map((p) => p[0]), ...xTicks.map((t) => t.at));
+  const xMax = Math.max(...all.map((p) => p[0]), ...xTicks.map((t) => t.at), x.extent ?? -Infinity);
   const yMax = y.max ?? (Math.max(...all.map((p) => p[1]), ...marks.map((m) => m.y ?? 0)) * 1.05 || 1);
   const yTicks = y.ticks ?? niceTicks(yMax).map((at) => ({ at, label: tick(at) }));
   const px = (v: number) => M.left + ((v - xMin) / (xMax - xMin || 1)) * (W - M.left - M.right);
   const py = (v: number) => H - M.bottom - (v / yMax) * (H - M.top - M.bottom);
   const r1 = (v: number) => Math.round(v * 10) / 10;
 
+  const shaded = bands.map((b) => {
+    const [x0, x1] = [r1(px(Math.max(b.from, xMin))), r1(px(Math.min(b.to, xMax)))];
+    return `<rect x="${x0}" y="${M.top}" width="${r1(Math.max(0, x1 - x0))}" height="${H - M.top - M.bottom}" fill="${b.color}" fill-opacity="0.12"/><text x="${r1((x0 + x1) / 2)}" y="${M.top + 12}" text-anchor="middle" fill="#57606a" font-size="10">${esc(b.label)}</text>`;
+  });
   const grid = [
     ...yTicks.map(
       (t) =>
@@ -100,6 +114,7 @@ export function lineChart(title: string, series: Series[], x: Axis, y: Axis, mar
     head,
     titleText,
     ...clip,
+    ...shaded,
     ...grid,
     `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#999"/>`,
     ...plotted,
