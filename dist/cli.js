@@ -49085,7 +49085,7 @@ function newBucketHistogram() {
     numberOfSignificantValueDigits: 2,
     lowestDiscernibleValue: 1,
     autoResize: true,
-    bitBucketSize: "packed"
+    bitBucketSize: 32
   });
 }
 var PatternRecorder = class {
@@ -49159,8 +49159,9 @@ var PatternRecorder = class {
   }
 };
 var NICE_MS = [50, 100, 200, 250, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5];
-function bucketIntervalMs(steadyMs) {
-  return NICE_MS.find((ms2) => ms2 >= steadyMs / 200) ?? NICE_MS[NICE_MS.length - 1];
+var MAX_BUCKETS = 300;
+function bucketIntervalMs(totalMs) {
+  return NICE_MS.find((ms2) => ms2 >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
 }
 
 // src/result/pattern.ts
@@ -49202,12 +49203,24 @@ function mergedWindow(buckets, from, to) {
   }
   return h;
 }
+function slidingP95(buckets, w) {
+  const running = mergedWindow(buckets, 0, w) ?? newBucketHistogram();
+  return buckets.map((_, i) => {
+    if (i > 0) {
+      const out2 = buckets[i - 1].ttft;
+      const inn = buckets[i + w - 1]?.ttft;
+      if (out2) running.subtract(out2);
+      if (inn) running.add(inn);
+    }
+    return p95(running);
+  });
+}
 var p95 = (h) => h && h.totalCount >= MIN_WINDOW_SAMPLES ? r3(h.getValueAtPercentile(95) / 1e3) : null;
 function buildPatternSection(f) {
   const iv = f.intervalMs;
   const w = Math.max(5, Math.ceil(2 * MIN_WINDOW_SAMPLES / Math.max(f.baseRate, 1e-9) * (1e3 / iv)));
   const lastStart = Math.floor(f.windowToMs / iv) - w;
-  const sliding = f.buckets.map((_, i) => p95(mergedWindow(f.buckets, i, i + w)));
+  const sliding = slidingP95(f.buckets, w);
   const scale = f.rateScale ?? 1;
   const phases = f.phases.map((p2, k) => phaseSummary(f.names[k], p2, f.phaseOffered[k], scale));
   const section2 = {
@@ -49229,7 +49242,7 @@ function buildPatternSection(f) {
       phases: f.phases.map((p2) => ({ ttft: encodeHistogram(p2.h.ttft), tpot: encodeHistogram(p2.h.tpot), e2e: encodeHistogram(p2.h.e2e) }))
     }
   };
-  if (f.kind === "spike" && f.spike) section2.spike = spikeOutcome(f, iv, w, lastStart);
+  if (f.kind === "spike" && f.spike) section2.spike = spikeOutcome(f, iv, w, lastStart, sliding);
   if (f.kind === "ramp" || f.kind === "steps") section2.steps = stepsOutcome(f.phases, phases);
   if (f.kind === "soak") section2.soak = soakOutcome(f);
   return section2;
@@ -49253,7 +49266,7 @@ function phaseSummary(name2, p2, offered, scale) {
     generator: p2.memory && { rss_mb: r3(p2.memory.rss_mb), heap_mb: r3(p2.memory.heap_mb) }
   };
 }
-function spikeOutcome(f, iv, w, lastStart) {
+function spikeOutcome(f, iv, w, lastStart, sliding) {
   const { atMs, forMs } = f.spike;
   const start = f.windowFromMs + atMs;
   const end2 = start + forMs;
@@ -49261,7 +49274,7 @@ function spikeOutcome(f, iv, w, lastStart) {
   let recovery = null;
   if (pre !== null) {
     for (let i = Math.ceil(end2 / iv - 1e-9); i <= lastStart; i++) {
-      const v = p95(mergedWindow(f.buckets, i, i + w));
+      const v = sliding[i];
       if (v !== null && v <= pre * (1 + RECOVERY_TOLERANCE)) {
         recovery = r3((i * iv - end2) / 1e3);
         break;
@@ -50331,7 +50344,11 @@ function patternChart(r) {
     `Offered vs achieved rate \u2014 ${p2.kind}`,
     [
       { name: "offered \u03BB(t)", points: p2.series.offered_per_s.map((v, i) => [at(i), v]), color: OFFERED, dashed: true },
-      { name: "achieved (completed ok)", points: smooth(p2.series.achieved_per_s, Math.round(p2.sliding_window_s / iv / 2)).map((v, i) => [at(i), v]), color: ACHIEVED }
+      {
+        name: "achieved (completed ok)",
+        points: smooth(p2.series.achieved_per_s, Math.round(p2.sliding_window_s / iv / 2)).map((v, i) => [at(i), v]),
+        color: ACHIEVED
+      }
     ],
     { label: "seconds since start", extent: end2 },
     { label: "requests/s" },
@@ -50377,10 +50394,13 @@ function patternFindings(r) {
   }
   if (p2.soak) {
     for (const [key, d] of Object.entries(p2.soak.drift)) {
-      out2.push(`Drift       ${key}: ${d.verdict} \u2014 ${d.first === null ? "no samples" : `${f1(d.first)} \u2192 ${f1(d.last)} ms`}, allowed ${f1(d.bound)} ms; ${d.reason}`);
+      out2.push(
+        `Drift       ${key}: ${d.verdict} \u2014 ${d.first === null ? "no samples" : `${f1(d.first)} \u2192 ${f1(d.last)} ms`}, allowed ${f1(d.bound)} ms; ${d.reason}`
+      );
     }
     const rss = p2.soak.generator.rss_mb.filter((v) => v !== null);
-    if (rss.length > 1) out2.push(`Generator   RSS ${f1(rss[0])} \u2192 ${f1(rss[rss.length - 1])} MB over the segments (the client's own memory)`);
+    if (rss.length > 1)
+      out2.push(`Generator   RSS ${f1(rss[0])} \u2192 ${f1(rss[rss.length - 1])} MB over the segments (the client's own memory)`);
   }
   return out2;
 }
@@ -50403,23 +50423,60 @@ function patternConsole(r) {
   if (!r.pattern) return findings3.length > 0 ? ["", ...findings3] : [];
   const widths = HEAD.map((h, i) => Math.max(h.length, ...r.pattern.phases.map((ph) => cells(ph)[i].length)));
   const row = (c) => c.map((v, i) => i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i])).join("  ");
-  return ["", `Pattern     ${r.pattern.kind}, by intended send time (ms)`, row(HEAD), ...r.pattern.phases.map((ph) => row(cells(ph))), ...findings3];
+  return [
+    "",
+    `Pattern     ${r.pattern.kind}, by intended send time (ms)`,
+    row(HEAD),
+    ...r.pattern.phases.map((ph) => row(cells(ph))),
+    ...findings3
+  ];
 }
 function patternMarkdown(r) {
   const findings3 = patternFindings(r);
   const p2 = r.pattern;
   if (!p2 && findings3.length === 0) return [];
-  const out2 = [`#### ${p2 ? `Load pattern: ${p2.kind}` : "Run aborted"}`, "", ...findings3.map((l) => `- ${escapeMarkdown(l.replace(/\s{2,}/g, " "))}`), ""];
+  const out2 = [
+    `#### ${p2 ? `Load pattern: ${p2.kind}` : "Run aborted"}`,
+    "",
+    ...findings3.map((l) => `- ${escapeMarkdown(l.replace(/\s{2,}/g, " "))}`),
+    ""
+  ];
   if (!p2) return out2;
-  out2.push(`| ${HEAD.join(" | ")} |`, `|:--|${HEAD.slice(1).map(() => "--:").join("|")}|`);
+  out2.push(
+    `| ${HEAD.join(" | ")} |`,
+    `|:--|${HEAD.slice(1).map(() => "--:").join("|")}|`
+  );
   out2.push(...p2.phases.map((ph) => `| ${cells(ph).map(escapeMarkdown).join(" | ")} |`), "");
   const step = Math.max(1, Math.ceil(p2.series.offered_per_s.length / 60));
   const pick = (v) => v.filter((_, i) => i % step === 0).map((x) => x === null ? 0 : x);
   const xs = pick(p2.series.offered_per_s).map((_, i) => `"${Math.round(i * step * p2.interval_s * 10) / 10}"`);
-  out2.push("```mermaid", "xychart-beta", `  title "Offered vs achieved req/s (${p2.kind})"`, `  x-axis [${xs.join(", ")}]`, '  y-axis "req/s"');
-  out2.push(`  line [${pick(p2.series.offered_per_s).join(", ")}]`, `  line [${pick(smooth(p2.series.achieved_per_s, Math.round(p2.sliding_window_s / p2.interval_s / 2))).join(", ")}]`, "```", "");
-  out2.push("```mermaid", "xychart-beta", `  title "TTFT p95 (ms), sliding ${p2.sliding_window_s} s"`, `  x-axis [${xs.join(", ")}]`, '  y-axis "ms"');
-  out2.push(`  line [${pick(p2.series.ttft_p95_ms).join(", ")}]`, "```", "", "<sub>x: seconds since start; first chart: offered \u03BB(t), then achieved (completed ok).</sub>", "");
+  out2.push(
+    "```mermaid",
+    "xychart-beta",
+    `  title "Offered vs achieved req/s (${p2.kind})"`,
+    `  x-axis [${xs.join(", ")}]`,
+    '  y-axis "req/s"'
+  );
+  out2.push(
+    `  line [${pick(p2.series.offered_per_s).join(", ")}]`,
+    `  line [${pick(smooth(p2.series.achieved_per_s, Math.round(p2.sliding_window_s / p2.interval_s / 2))).join(", ")}]`,
+    "```",
+    ""
+  );
+  out2.push(
+    "```mermaid",
+    "xychart-beta",
+    `  title "TTFT p95 (ms), sliding ${p2.sliding_window_s} s"`,
+    `  x-axis [${xs.join(", ")}]`,
+    '  y-axis "ms"'
+  );
+  out2.push(
+    `  line [${pick(p2.series.ttft_p95_ms).join(", ")}]`,
+    "```",
+    "",
+    "<sub>x: seconds since start; first chart: offered \u03BB(t), then achieved (completed ok).</sub>",
+    ""
+  );
   return out2;
 }
 function patternHtml(r) {
@@ -50429,7 +50486,9 @@ function patternHtml(r) {
   const list = `<ul>${findings3.map((l) => `<li>${escapeHtml(l.replace(/\s{2,}/g, " "))}</li>`).join("")}</ul>`;
   if (!p2) return `<h2>Run aborted</h2>
 ${list}`;
-  const rows = p2.phases.map((ph) => `<tr>${cells(ph).map((c, i) => i === 0 ? `<td>${escapeHtml(c)}</td>` : `<td class="n">${escapeHtml(c)}</td>`).join("")}</tr>`).join("\n");
+  const rows = p2.phases.map(
+    (ph) => `<tr>${cells(ph).map((c, i) => i === 0 ? `<td>${escapeHtml(c)}</td>` : `<td class="n">${escapeHtml(c)}</td>`).join("")}</tr>`
+  ).join("\n");
   return `<h2>Load pattern: ${escapeHtml(p2.kind)}</h2>
 ${list}
 <div class="charts">
@@ -54480,7 +54539,7 @@ async function measure(o) {
   const windowStart = runStart + plan2.windowFromMs;
   const windowEnd = runStart + plan2.windowToMs;
   const active = /* @__PURE__ */ new Map();
-  const pattern2 = plan2.kind === "steady" ? void 0 : new PatternRecorder(runStart, bucketIntervalMs(resolved.steadyMs), totalMs, plan2.phases);
+  const pattern2 = plan2.kind === "steady" ? void 0 : new PatternRecorder(runStart, bucketIntervalMs(totalMs), totalMs, plan2.phases);
   const watch = resolved.abort ? new AbortWatch(resolved.abort) : void 0;
   let aborted;
   const recorder = new Recorder({

@@ -36229,7 +36229,7 @@ function newBucketHistogram() {
     numberOfSignificantValueDigits: 2,
     lowestDiscernibleValue: 1,
     autoResize: true,
-    bitBucketSize: "packed"
+    bitBucketSize: 32
   });
 }
 var PatternRecorder = class {
@@ -36303,8 +36303,9 @@ var PatternRecorder = class {
   }
 };
 var NICE_MS = [50, 100, 200, 250, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5];
-function bucketIntervalMs(steadyMs) {
-  return NICE_MS.find((ms) => ms >= steadyMs / 200) ?? NICE_MS[NICE_MS.length - 1];
+var MAX_BUCKETS = 300;
+function bucketIntervalMs(totalMs) {
+  return NICE_MS.find((ms) => ms >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
 }
 
 // src/result/build.ts
@@ -36819,12 +36820,24 @@ function mergedWindow(buckets, from, to) {
   }
   return h;
 }
+function slidingP95(buckets, w) {
+  const running = mergedWindow(buckets, 0, w) ?? newBucketHistogram();
+  return buckets.map((_, i) => {
+    if (i > 0) {
+      const out2 = buckets[i - 1].ttft;
+      const inn = buckets[i + w - 1]?.ttft;
+      if (out2) running.subtract(out2);
+      if (inn) running.add(inn);
+    }
+    return p95(running);
+  });
+}
 var p95 = (h) => h && h.totalCount >= MIN_WINDOW_SAMPLES ? r3(h.getValueAtPercentile(95) / 1e3) : null;
 function buildPatternSection(f) {
   const iv = f.intervalMs;
   const w = Math.max(5, Math.ceil(2 * MIN_WINDOW_SAMPLES / Math.max(f.baseRate, 1e-9) * (1e3 / iv)));
   const lastStart = Math.floor(f.windowToMs / iv) - w;
-  const sliding = f.buckets.map((_, i) => p95(mergedWindow(f.buckets, i, i + w)));
+  const sliding = slidingP95(f.buckets, w);
   const scale = f.rateScale ?? 1;
   const phases = f.phases.map((p2, k) => phaseSummary(f.names[k], p2, f.phaseOffered[k], scale));
   const section = {
@@ -36846,7 +36859,7 @@ function buildPatternSection(f) {
       phases: f.phases.map((p2) => ({ ttft: encodeHistogram(p2.h.ttft), tpot: encodeHistogram(p2.h.tpot), e2e: encodeHistogram(p2.h.e2e) }))
     }
   };
-  if (f.kind === "spike" && f.spike) section.spike = spikeOutcome(f, iv, w, lastStart);
+  if (f.kind === "spike" && f.spike) section.spike = spikeOutcome(f, iv, w, lastStart, sliding);
   if (f.kind === "ramp" || f.kind === "steps") section.steps = stepsOutcome(f.phases, phases);
   if (f.kind === "soak") section.soak = soakOutcome(f);
   return section;
@@ -36870,7 +36883,7 @@ function phaseSummary(name2, p2, offered, scale) {
     generator: p2.memory && { rss_mb: r3(p2.memory.rss_mb), heap_mb: r3(p2.memory.heap_mb) }
   };
 }
-function spikeOutcome(f, iv, w, lastStart) {
+function spikeOutcome(f, iv, w, lastStart, sliding) {
   const { atMs, forMs } = f.spike;
   const start2 = f.windowFromMs + atMs;
   const end2 = start2 + forMs;
@@ -36878,7 +36891,7 @@ function spikeOutcome(f, iv, w, lastStart) {
   let recovery = null;
   if (pre !== null) {
     for (let i = Math.ceil(end2 / iv - 1e-9); i <= lastStart; i++) {
-      const v = p95(mergedWindow(f.buckets, i, i + w));
+      const v = sliding[i];
       if (v !== null && v <= pre * (1 + RECOVERY_TOLERANCE)) {
         recovery = r3((i * iv - end2) / 1e3);
         break;
@@ -37073,7 +37086,7 @@ async function measure(o) {
   const windowStart = runStart + plan2.windowFromMs;
   const windowEnd = runStart + plan2.windowToMs;
   const active = /* @__PURE__ */ new Map();
-  const pattern = plan2.kind === "steady" ? void 0 : new PatternRecorder(runStart, bucketIntervalMs(resolved.steadyMs), totalMs, plan2.phases);
+  const pattern = plan2.kind === "steady" ? void 0 : new PatternRecorder(runStart, bucketIntervalMs(totalMs), totalMs, plan2.phases);
   const watch = resolved.abort ? new AbortWatch(resolved.abort) : void 0;
   let aborted;
   const recorder = new Recorder({

@@ -5,15 +5,15 @@ import { newHistogram, recordMs, type Histogram } from './histogram.js';
  * What a time-varying pattern needs beyond the window totals, kept with bounded memory:
  *
  * - per time bucket (by intended send time, over the whole run): requests scheduled, their
- *   outcomes, and a small TTFT histogram (2 significant digits, packed: ~1 KB when used), from
+ *   outcomes, and a small TTFT histogram (2 significant digits: ~8 KB when used), from
  *   which TTFT p95 over any sliding window is the percentile of the merged buckets; and
  *   successful completions by end time (the achieved rate);
  * - per phase of the pattern (spike, step, ramp slice, soak segment): full-precision TTFT, TPOT
  *   and E2E histograms and counts, for per-phase summaries and the noise-aware drift test;
  * - per phase, the generator's own RSS and heap when the phase ended (a client leak shows there).
  *
- * The bucket count is fixed up front (the run's length is planned), so nothing grows with
- * the number of requests.
+ * The bucket count is fixed up front (the run's length is planned, at most MAX_BUCKETS of
+ * them), so nothing grows with the number of requests or the length of the run.
  */
 export interface PatternPhaseStats {
   fromMs: number;
@@ -54,7 +54,7 @@ export function newBucketHistogram(): Histogram {
     numberOfSignificantValueDigits: 2,
     lowestDiscernibleValue: 1,
     autoResize: true,
-    bitBucketSize: 'packed',
+    bitBucketSize: 32,
   });
 }
 
@@ -137,9 +137,11 @@ export class PatternRecorder {
   }
 }
 
-/** Nice bucket lengths: about 100 to 200 buckets over the steady window, never under 50 ms. */
+/** Nice bucket lengths, never under 50 ms; the longest keeps a 2-day run within MAX_BUCKETS. */
 const NICE_MS = [50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000];
+export const MAX_BUCKETS = 300;
 
-export function bucketIntervalMs(steadyMs: number): number {
-  return NICE_MS.find((ms) => ms >= steadyMs / 200) ?? NICE_MS[NICE_MS.length - 1];
+/** The shortest nice bucket that covers the whole run in at most MAX_BUCKETS. */
+export function bucketIntervalMs(totalMs: number): number {
+  return NICE_MS.find((ms) => ms >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
 }

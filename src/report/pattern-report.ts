@@ -14,7 +14,8 @@ const ACHIEVED = '#2da44e';
 const TTFT = '#1f6feb';
 const PHASE_COLORS = ['#0969da', '#bf8700'];
 
-const f1 = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const f1 = (v: number | null | undefined) =>
+  v === null || v === undefined ? 'n/a' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)} %`);
 const p95 = (s: LatencySummary | null) => f1(s?.p95);
 const p99 = (s: LatencySummary | null) => f1(s?.p99);
@@ -38,7 +39,11 @@ export function patternChart(r: Result): string | null {
     `Offered vs achieved rate — ${p.kind}`,
     [
       { name: 'offered λ(t)', points: p.series.offered_per_s.map((v, i) => [at(i), v]), color: OFFERED, dashed: true },
-      { name: 'achieved (completed ok)', points: smooth(p.series.achieved_per_s, Math.round(p.sliding_window_s / iv / 2)).map((v, i) => [at(i), v]), color: ACHIEVED },
+      {
+        name: 'achieved (completed ok)',
+        points: smooth(p.series.achieved_per_s, Math.round(p.sliding_window_s / iv / 2)).map((v, i) => [at(i), v]),
+        color: ACHIEVED,
+      },
     ],
     { label: 'seconds since start', extent: end },
     { label: 'requests/s' },
@@ -90,10 +95,13 @@ export function patternFindings(r: Result): string[] {
   }
   if (p.soak) {
     for (const [key, d] of Object.entries(p.soak.drift)) {
-      out.push(`Drift       ${key}: ${d.verdict} — ${d.first === null ? 'no samples' : `${f1(d.first)} → ${f1(d.last)} ms`}, allowed ${f1(d.bound)} ms; ${d.reason}`);
+      out.push(
+        `Drift       ${key}: ${d.verdict} — ${d.first === null ? 'no samples' : `${f1(d.first)} → ${f1(d.last)} ms`}, allowed ${f1(d.bound)} ms; ${d.reason}`,
+      );
     }
     const rss = p.soak.generator.rss_mb.filter((v): v is number => v !== null);
-    if (rss.length > 1) out.push(`Generator   RSS ${f1(rss[0])} → ${f1(rss[rss.length - 1])} MB over the segments (the client's own memory)`);
+    if (rss.length > 1)
+      out.push(`Generator   RSS ${f1(rss[0])} → ${f1(rss[rss.length - 1])} MB over the segments (the client's own memory)`);
   }
   return out;
 }
@@ -118,25 +126,64 @@ export function patternConsole(r: Result): string[] {
   if (!r.pattern) return findings.length > 0 ? ['', ...findings] : [];
   const widths = HEAD.map((h, i) => Math.max(h.length, ...r.pattern!.phases.map((ph) => cells(ph)[i].length)));
   const row = (c: string[]) => c.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
-  return ['', `Pattern     ${r.pattern.kind}, by intended send time (ms)`, row(HEAD), ...r.pattern.phases.map((ph) => row(cells(ph))), ...findings];
+  return [
+    '',
+    `Pattern     ${r.pattern.kind}, by intended send time (ms)`,
+    row(HEAD),
+    ...r.pattern.phases.map((ph) => row(cells(ph))),
+    ...findings,
+  ];
 }
 
 export function patternMarkdown(r: Result): string[] {
   const findings = patternFindings(r);
   const p = r.pattern;
   if (!p && findings.length === 0) return [];
-  const out = [`#### ${p ? `Load pattern: ${p.kind}` : 'Run aborted'}`, '', ...findings.map((l) => `- ${md(l.replace(/\s{2,}/g, ' '))}`), ''];
+  const out = [
+    `#### ${p ? `Load pattern: ${p.kind}` : 'Run aborted'}`,
+    '',
+    ...findings.map((l) => `- ${md(l.replace(/\s{2,}/g, ' '))}`),
+    '',
+  ];
   if (!p) return out;
-  out.push(`| ${HEAD.join(' | ')} |`, `|:--|${HEAD.slice(1).map(() => '--:').join('|')}|`);
+  out.push(
+    `| ${HEAD.join(' | ')} |`,
+    `|:--|${HEAD.slice(1)
+      .map(() => '--:')
+      .join('|')}|`,
+  );
   out.push(...p.phases.map((ph) => `| ${cells(ph).map(md).join(' | ')} |`), '');
   // Mermaid has no shading or legend: two lines (offered, achieved) and the TTFT p95 line, at most 60 points.
   const step = Math.max(1, Math.ceil(p.series.offered_per_s.length / 60));
   const pick = (v: (number | null)[]) => v.filter((_, i) => i % step === 0).map((x) => (x === null ? 0 : x));
   const xs = pick(p.series.offered_per_s).map((_, i) => `"${Math.round(i * step * p.interval_s * 10) / 10}"`);
-  out.push('```mermaid', 'xychart-beta', `  title "Offered vs achieved req/s (${p.kind})"`, `  x-axis [${xs.join(', ')}]`, '  y-axis "req/s"');
-  out.push(`  line [${pick(p.series.offered_per_s).join(', ')}]`, `  line [${pick(smooth(p.series.achieved_per_s, Math.round(p.sliding_window_s / p.interval_s / 2))).join(', ')}]`, '```', '');
-  out.push('```mermaid', 'xychart-beta', `  title "TTFT p95 (ms), sliding ${p.sliding_window_s} s"`, `  x-axis [${xs.join(', ')}]`, '  y-axis "ms"');
-  out.push(`  line [${pick(p.series.ttft_p95_ms).join(', ')}]`, '```', '', '<sub>x: seconds since start; first chart: offered λ(t), then achieved (completed ok).</sub>', '');
+  out.push(
+    '```mermaid',
+    'xychart-beta',
+    `  title "Offered vs achieved req/s (${p.kind})"`,
+    `  x-axis [${xs.join(', ')}]`,
+    '  y-axis "req/s"',
+  );
+  out.push(
+    `  line [${pick(p.series.offered_per_s).join(', ')}]`,
+    `  line [${pick(smooth(p.series.achieved_per_s, Math.round(p.sliding_window_s / p.interval_s / 2))).join(', ')}]`,
+    '```',
+    '',
+  );
+  out.push(
+    '```mermaid',
+    'xychart-beta',
+    `  title "TTFT p95 (ms), sliding ${p.sliding_window_s} s"`,
+    `  x-axis [${xs.join(', ')}]`,
+    '  y-axis "ms"',
+  );
+  out.push(
+    `  line [${pick(p.series.ttft_p95_ms).join(', ')}]`,
+    '```',
+    '',
+    '<sub>x: seconds since start; first chart: offered λ(t), then achieved (completed ok).</sub>',
+    '',
+  );
   return out;
 }
 
@@ -146,7 +193,14 @@ export function patternHtml(r: Result): string {
   if (!p && findings.length === 0) return '';
   const list = `<ul>${findings.map((l) => `<li>${esc(l.replace(/\s{2,}/g, ' '))}</li>`).join('')}</ul>`;
   if (!p) return `<h2>Run aborted</h2>\n${list}`;
-  const rows = p.phases.map((ph) => `<tr>${cells(ph).map((c, i) => (i === 0 ? `<td>${esc(c)}</td>` : `<td class="n">${esc(c)}</td>`)).join('')}</tr>`).join('\n');
+  const rows = p.phases
+    .map(
+      (ph) =>
+        `<tr>${cells(ph)
+          .map((c, i) => (i === 0 ? `<td>${esc(c)}</td>` : `<td class="n">${esc(c)}</td>`))
+          .join('')}</tr>`,
+    )
+    .join('\n');
   return `<h2>Load pattern: ${esc(p.kind)}</h2>
 ${list}
 <div class="charts">

@@ -180,13 +180,27 @@ function mergedWindow(buckets: PatternFacts['buckets'], from: number, to: number
   return h;
 }
 
+/** p95 of every window [i, i + w): one running histogram, each step adding a bucket and taking one out. */
+function slidingP95(buckets: PatternFacts['buckets'], w: number): (number | null)[] {
+  const running = mergedWindow(buckets, 0, w) ?? newBucketHistogram();
+  return buckets.map((_, i) => {
+    if (i > 0) {
+      const out = buckets[i - 1].ttft;
+      const inn = buckets[i + w - 1]?.ttft;
+      if (out) running.subtract(out);
+      if (inn) running.add(inn);
+    }
+    return p95(running);
+  });
+}
+
 const p95 = (h: Histogram | null) => (h && h.totalCount >= MIN_WINDOW_SAMPLES ? r3(h.getValueAtPercentile(95) / 1000) : null);
 
 export function buildPatternSection(f: PatternFacts): PatternSection {
   const iv = f.intervalMs;
   const w = Math.max(5, Math.ceil(((2 * MIN_WINDOW_SAMPLES) / Math.max(f.baseRate, 1e-9)) * (1000 / iv)));
   const lastStart = Math.floor(f.windowToMs / iv) - w; // last bucket whose window fits inside the steady window
-  const sliding = f.buckets.map((_, i) => p95(mergedWindow(f.buckets, i, i + w)));
+  const sliding = slidingP95(f.buckets, w);
   const scale = f.rateScale ?? 1;
   const phases = f.phases.map((p, k) => phaseSummary(f.names[k], p, f.phaseOffered[k], scale));
   const section: PatternSection = {
@@ -208,7 +222,7 @@ export function buildPatternSection(f: PatternFacts): PatternSection {
       phases: f.phases.map((p) => ({ ttft: encodeHistogram(p.h.ttft), tpot: encodeHistogram(p.h.tpot), e2e: encodeHistogram(p.h.e2e) })),
     },
   };
-  if (f.kind === 'spike' && f.spike) section.spike = spikeOutcome(f, iv, w, lastStart);
+  if (f.kind === 'spike' && f.spike) section.spike = spikeOutcome(f, iv, w, lastStart, sliding);
   if (f.kind === 'ramp' || f.kind === 'steps') section.steps = stepsOutcome(f.phases, phases);
   if (f.kind === 'soak') section.soak = soakOutcome(f);
   return section;
@@ -234,7 +248,13 @@ function phaseSummary(name: string, p: PatternPhaseStats, offered: number, scale
   };
 }
 
-function spikeOutcome(f: PatternFacts, iv: number, w: number, lastStart: number): NonNullable<PatternSection['spike']> {
+function spikeOutcome(
+  f: PatternFacts,
+  iv: number,
+  w: number,
+  lastStart: number,
+  sliding: (number | null)[],
+): NonNullable<PatternSection['spike']> {
   const { atMs, forMs } = f.spike!;
   const start = f.windowFromMs + atMs;
   const end = start + forMs;
@@ -242,7 +262,7 @@ function spikeOutcome(f: PatternFacts, iv: number, w: number, lastStart: number)
   let recovery: number | null = null;
   if (pre !== null) {
     for (let i = Math.ceil(end / iv - 1e-9); i <= lastStart; i++) {
-      const v = p95(mergedWindow(f.buckets, i, i + w));
+      const v = sliding[i];
       if (v !== null && v <= pre * (1 + RECOVERY_TOLERANCE)) {
         recovery = r3((i * iv - end) / 1000);
         break;

@@ -64,8 +64,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
   const windowStart = runStart + plan.windowFromMs;
   const windowEnd = runStart + plan.windowToMs;
   const active = new Map<number, InFlight>();
-  const pattern =
-    plan.kind === 'steady' ? undefined : new PatternRecorder(runStart, bucketIntervalMs(resolved.steadyMs), totalMs, plan.phases);
+  const pattern = plan.kind === 'steady' ? undefined : new PatternRecorder(runStart, bucketIntervalMs(totalMs), totalMs, plan.phases);
   const watch = resolved.abort ? new AbortWatch(resolved.abort) : undefined;
   let aborted: AbortInfo | undefined;
   const recorder = new Recorder({

@@ -8,7 +8,10 @@ const abort = (o: Partial<{ maxErrorRate: number | null; overSaturation: boolean
  * ending `serviceMs` later (or never, when `stalled` says so), ok unless `failing` says no.
  * Returns the first decision and the time it came.
  */
-function drive(w: AbortWatch, o: { rate: number; serviceMs: number; untilMs: number; failing?: (t: number) => boolean; stalled?: (t: number) => boolean }) {
+function drive(
+  w: AbortWatch,
+  o: { rate: number; serviceMs: number; untilMs: number; failing?: (t: number) => boolean; stalled?: (t: number) => boolean },
+) {
   const ends: { t: number; ok: boolean }[] = [];
   let inFlight = 0;
   const gap = 1000 / o.rate;
@@ -41,8 +44,17 @@ test('the error rate aborts within the window after a server starts failing ever
 });
 
 test('a few early errors are not a rate; a healthy server is never aborted', () => {
-  expect(drive(abort({ maxErrorRate: 0.5 }), { rate: 0.5, serviceMs: 100, untilMs: 2 * MIN_ERROR_SAMPLES * 1000 - 2000, failing: () => true })).toBeNull();
-  expect(drive(abort({ maxErrorRate: 0.5, overSaturation: true }), { rate: 50, serviceMs: 400, untilMs: 60_000, failing: (t) => Math.round(t / 20) % 5 === 0 })).toBeNull(); // every 5th fails: 20 %
+  expect(
+    drive(abort({ maxErrorRate: 0.5 }), { rate: 0.5, serviceMs: 100, untilMs: 2 * MIN_ERROR_SAMPLES * 1000 - 2000, failing: () => true }),
+  ).toBeNull();
+  expect(
+    drive(abort({ maxErrorRate: 0.5, overSaturation: true }), {
+      rate: 50,
+      serviceMs: 400,
+      untilMs: 60_000,
+      failing: (t) => Math.round(t / 20) % 5 === 0,
+    }),
+  ).toBeNull(); // every 5th fails: 20 %
 });
 
 test('over-saturation: in flight climbing while completions stall aborts; a busy but keeping-up server does not', () => {

@@ -35,23 +35,26 @@ function planned(r: ResolvedSpec): number {
   }).length;
 }
 
-/** 4 slots × (50 ms + 19 × 3 ms): the server completes 4 / 0.107 s ≈ 37 req/s. */
-const SLOTS = { slots: 4, ttft_ms: 50, itl_ms: 3 };
-const CAPACITY = 4 / 0.107;
+/**
+ * 10 slots × (200 ms + 19 × 3 ms): the server completes 10 / 0.257 s ≈ 39 req/s. A TTFT of
+ * 200 ms makes the 10 % recovery band 20 ms wide, well clear of a busy machine's timer jitter.
+ */
+const SLOTS = { slots: 10, ttft_ms: 200, itl_ms: 3 };
+const CAPACITY = 10 / 0.257;
 
 test('a 3× spike past capacity reports a finite recovery time that grows with the spike', async () => {
-  const base = Math.round(CAPACITY * 0.48); // 18 req/s; the spike's 54 req/s is 1.45 × capacity
+  const base = Math.round(CAPACITY * 0.46); // 18 req/s; the spike's 54 req/s is 1.4 × capacity
   const recovery: number[] = [];
-  for (const forS of [0.75, 1.5]) {
+  for (const forS of [0.75, 2]) {
     const resolved = simSpec(
       SLOTS,
-      `arrival: constant, rate: ${base}, warmup: 1s, steady: 8s, cooldown: 0s, pattern: { kind: spike, multiplier: 3, at: 2s, for: ${forS}s }`,
+      `arrival: constant, rate: ${base}, warmup: 1s, steady: 9s, cooldown: 0s, pattern: { kind: spike, multiplier: 3, at: 2s, for: ${forS}s }`,
     );
     const r = await runBenchmark({ resolved });
     const s = r.pattern!.spike!;
-    expect(s.pre_ttft_p95_ms).toBeLessThan(70);
+    expect(s.pre_ttft_p95_ms).toBeLessThan(240);
     // During the spike the queue builds: its requests wait far longer than before it.
-    expect(s.during.ttft_ms!.p95).toBeGreaterThan(3 * s.pre_ttft_p95_ms!);
+    expect(s.during.ttft_ms!.p95).toBeGreaterThan(1.5 * s.pre_ttft_p95_ms!);
     expect(s.during.errors).toBe(0);
     expect(s.recovery_s).not.toBeNull();
     expect(s.recovery_s).toBeGreaterThan(0);
@@ -61,7 +64,7 @@ test('a 3× spike past capacity reports a finite recovery time that grows with t
     expect(p.phases[1].offered_rate_per_s).toBe(3 * base);
     expect(Object.values(r.requests.by_class).reduce((a, b) => a + b, 0)).toBe(planned(resolved));
   }
-  // Twice the spike, twice the backlog: the drain takes longer.
+  // A longer spike leaves a longer queue behind: the drain takes longer.
   expect(recovery[1]).toBeGreaterThan(recovery[0]);
 }, 60_000);
 

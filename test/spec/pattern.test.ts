@@ -19,28 +19,70 @@ describe('load patterns in the spec', () => {
       rampUpMs: 5000,
       pattern: { kind: 'spike', multiplier: 3, atMs: 10_000, forMs: 5000 },
     });
-    expect(spec('pattern: { kind: ramp, from: 1, to: 50, over: 30s }').pattern).toEqual({ kind: 'ramp', from: 1, to: 50, overMs: 30_000, slices: 10 });
-    expect(spec('pattern: { kind: steps, rates: [5, 10, 20], each: 10s }').pattern).toEqual({ kind: 'steps', rates: [5, 10, 20], eachMs: 10_000 });
+    expect(spec('pattern: { kind: ramp, from: 1, to: 50, over: 30s }').pattern).toEqual({
+      kind: 'ramp',
+      from: 1,
+      to: 50,
+      overMs: 30_000,
+      slices: 10,
+    });
+    expect(spec('pattern: { kind: steps, rates: [5, 10, 20], each: 10s }').pattern).toEqual({
+      kind: 'steps',
+      rates: [5, 10, 20],
+      eachMs: 10_000,
+    });
     expect(spec('soak: { segments: 6 }').pattern).toEqual({ kind: 'soak', segments: 6 });
-    expect(spec('abort: { max_error_rate: 0.5 }').abort).toEqual({ maxErrorRate: 0.5, windowMs: 10_000, overSaturation: false, fail: false });
+    expect(spec('abort: { max_error_rate: 0.5 }').abort).toEqual({
+      maxErrorRate: 0.5,
+      windowMs: 10_000,
+      overSaturation: false,
+      fail: false,
+    });
     expect(spec('rate: 10').hash).toBe(parseSpec('target: { url: sim }\nload: { steady: 30s, rate: 10 }\n', 'q.yml', {}).hash);
     expect(spec('rate: 10').spec.load).not.toHaveProperty('pattern');
   });
 
   test.each([
-    ['pattern: { kind: spike, multiplier: 3, at: 25s, for: 10s }', 'p.yml: load.pattern.for ends the spike at 35s (at + for), past the steady window (load.steady 30s); expected at + for ≤ load.steady'],
-    ['pattern: { kind: spike, multiplier: 3, at: 0s, for: 10s }', 'p.yml: load.pattern.at is "0s"; expected a time > 0 into the window, so the pre-spike level is measured'],
+    [
+      'pattern: { kind: spike, multiplier: 3, at: 25s, for: 10s }',
+      'p.yml: load.pattern.for ends the spike at 35s (at + for), past the steady window (load.steady 30s); expected at + for ≤ load.steady',
+    ],
+    [
+      'pattern: { kind: spike, multiplier: 3, at: 0s, for: 10s }',
+      'p.yml: load.pattern.at is "0s"; expected a time > 0 into the window, so the pre-spike level is measured',
+    ],
     ['pattern: { kind: ramp, from: -5, to: 10, over: 10s }', 'p.yml: load.pattern.from is -5; expected a rate in req/s ≥ 0'],
     ['pattern: { kind: steps, rates: [5, -1], each: 10s }', 'p.yml: load.pattern.rates.1 is -1; expected a rate in req/s ≥ 0'],
-    ['pattern: { kind: steps, rates: [5, 10, 20, 40], each: 10s }', 'p.yml: load.pattern.rates lasts 40s (4 × each), longer than the steady window (load.steady 30s); expected ≤ load.steady'],
-    ['pattern: { kind: ramp, from: 1, to: 10, over: 1m }', 'p.yml: load.pattern.over is 60s, longer than the steady window (load.steady 30s); expected over ≤ load.steady'],
-    ['pattern: { kind: ramp, from: 0, to: 0, over: 10s }', 'p.yml: load.pattern.to is 0 like from, so the ramp sends nothing; expected a rate > 0'],
+    [
+      'pattern: { kind: steps, rates: [5, 10, 20, 40], each: 10s }',
+      'p.yml: load.pattern.rates lasts 40s (4 × each), longer than the steady window (load.steady 30s); expected ≤ load.steady',
+    ],
+    [
+      'pattern: { kind: ramp, from: 1, to: 10, over: 1m }',
+      'p.yml: load.pattern.over is 60s, longer than the steady window (load.steady 30s); expected over ≤ load.steady',
+    ],
+    [
+      'pattern: { kind: ramp, from: 0, to: 0, over: 10s }',
+      'p.yml: load.pattern.to is 0 like from, so the ramp sends nothing; expected a rate > 0',
+    ],
     ['pattern: { kind: wave }', 'p.yml: load.pattern.kind is "wave"; expected one of ramp, spike, steps'],
-    ['pattern: { kind: spike, at: 5s, for: 1s }', 'p.yml: load.pattern.multiplier is missing; expected a number > 0 (the spike rate is multiplier × load.rate)'],
-    ['pattern: { kind: spike, multiplier: 2, at: 5s, for: 1s, over: 3s }', 'p.yml: load.pattern.over is not a known key; expected one of kind, multiplier, at, for'],
+    [
+      'pattern: { kind: spike, at: 5s, for: 1s }',
+      'p.yml: load.pattern.multiplier is missing; expected a number > 0 (the spike rate is multiplier × load.rate)',
+    ],
+    [
+      'pattern: { kind: spike, multiplier: 2, at: 5s, for: 1s, over: 3s }',
+      'p.yml: load.pattern.over is not a known key; expected one of kind, multiplier, at, for',
+    ],
     ['ramp_up: soon', 'p.yml: load.ramp_up "soon" is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s'],
-    ['mode: closed, ramp_up: 10s', 'p.yml: load.ramp_up is given with mode: closed; expected mode: open (a rate curve needs an open-loop arrival schedule)'],
-    ['soak: { segments: 4 }, pattern: { kind: ramp, from: 1, to: 2, over: 5s }', 'p.yml: load.soak is given with load.pattern; expected one or the other (a soak is a steady rate judged in segments)'],
+    [
+      'mode: closed, ramp_up: 10s',
+      'p.yml: load.ramp_up is given with mode: closed; expected mode: open (a rate curve needs an open-loop arrival schedule)',
+    ],
+    [
+      'soak: { segments: 4 }, pattern: { kind: ramp, from: 1, to: 2, over: 5s }',
+      'p.yml: load.soak is given with load.pattern; expected one or the other (a soak is a steady rate judged in segments)',
+    ],
     ['soak: { segments: 1 }', 'p.yml: load.soak.segments is 1; expected an integer from 2 to 100'],
     ['abort: { window: 5s }', 'p.yml: load.abort has neither max_error_rate nor over_saturation: true; expected at least one of them'],
     ['abort: { max_error_rate: 1.5 }', 'p.yml: load.abort.max_error_rate is 1.5; expected a fraction > 0 and ≤ 1'],
@@ -55,7 +97,9 @@ describe('load patterns in the spec', () => {
       spike: { max_recovery_s: 30, warn_only: false, enabled: true },
       soak: { max_drift_pct: 10 },
     });
-    expect(error('rate: 5', 'gate: { spike: { max_recovery_s: -1 } }')).toBe('p.yml: gate.spike.max_recovery_s is -1; expected a number ≥ 0');
+    expect(error('rate: 5', 'gate: { spike: { max_recovery_s: -1 } }')).toBe(
+      'p.yml: gate.spike.max_recovery_s is -1; expected a number ≥ 0',
+    );
   });
 });
 
