@@ -116,3 +116,31 @@ test('an abort on a server that starts failing every request stops within the wi
   expect(compare(null, r, r.spec.gate).verdict).toBe('inconclusive');
   expect(compare(null, { ...r, abort: { ...r.abort!, fail: true } }, r.spec.gate).verdict).toBe('fail');
 }, 30_000);
+
+test('steps read like a coarse sweep: the first step past capacity is the one where achieved falls below offered', async () => {
+  // Capacity ≈ 39 req/s (SLOTS above): 10 and 20 are served, 60 is not.
+  const resolved = simSpec(SLOTS, 'arrival: constant, rate: 10, warmup: 1s, steady: 6s, cooldown: 0s, pattern: { kind: steps, rates: [10, 20, 60], each: 2s }');
+  const r = await runBenchmark({ resolved });
+  const st = r.pattern!.steps!;
+  expect(r.pattern!.phases.map((p) => p.name)).toEqual(['step 1', 'step 2', 'step 3']);
+  expect(st.first_saturated).toBe('step 3');
+  expect(st.first_departed).toBe('step 3');
+  const [s1, , s3] = r.pattern!.phases;
+  expect(s1.achieved_rate_per_s).toBeGreaterThan(8);
+  expect(s3.achieved_rate_per_s).toBeLessThan(0.95 * s3.offered_rate_per_s);
+}, 30_000);
+
+test('two generator threads split the curve and their pattern sections merge into the whole run', async () => {
+  const resolved = simSpec(
+    { mode: 'paced', ttft_ms: 20, itl_ms: 1 },
+    'arrival: constant, rate: 30, ramp_up: 1s, warmup: 1s, steady: 4s, cooldown: 0s, pattern: { kind: spike, multiplier: 2, at: 1s, for: 1s }',
+  );
+  const r = await runBenchmark({ resolved, workers: 2 });
+  const p = r.pattern!;
+  expect(r.environment.workers).toBe(2);
+  expect(p.phases.map((x) => x.offered_rate_per_s)).toEqual([30, 60, 30]);
+  // Each thread ran λ(t)/2: together the spike phase holds 60 req/s × 1 s of arrivals.
+  expect(Math.abs(p.phases[1].scheduled - 60)).toBeLessThanOrEqual(2);
+  expect(p.phases.reduce((a, x) => a + x.scheduled, 0)).toBe(r.requests.window.scheduled);
+  expect(p.spike!.recovery_s).not.toBeNull();
+}, 30_000);
