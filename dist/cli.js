@@ -48698,8 +48698,8 @@ var hdr = __toESM(require_dist(), 1);
 function newHistogram() {
   return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
 }
-function recordMs(h, ms2) {
-  h.recordValue(ms2 > 0 ? Math.round(ms2 * 1e3) : 0);
+function recordMs(h, ms3) {
+  h.recordValue(ms3 > 0 ? Math.round(ms3 * 1e3) : 0);
 }
 function encodeHistogram(h) {
   return hdr.encodeIntoCompressedBase64(h);
@@ -49161,7 +49161,7 @@ var PatternRecorder = class {
 var NICE_MS = [50, 100, 200, 250, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5];
 var MAX_BUCKETS = 300;
 function bucketIntervalMs(totalMs) {
-  return NICE_MS.find((ms2) => ms2 >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
+  return NICE_MS.find((ms3) => ms3 >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
 }
 
 // src/result/pattern.ts
@@ -49171,6 +49171,7 @@ var SATURATION_SHORTFALL = 0.05;
 var DEPART_FACTOR = 2;
 var DRIFT_METRICS = { ttft: "ttft_ms", tpot: "tpot_ms", e2e: "e2e_ms" };
 var r3 = (x) => Math.round(x * 1e3) / 1e3;
+var ms = (v) => Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
 function baseRateOf(load) {
   const p2 = load.pattern;
   if (p2?.kind === "ramp") return (p2.from + p2.to) / 2;
@@ -49361,7 +49362,7 @@ function judgeDrift(a, b2, p2, pct5, floorMs, g, id) {
     };
   const iv = percentileShiftInterval(ba, bb, p2, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
   const ci = { lower: r3(iv.lower), upper: r3(iv.upper), confidence: g.confidence };
-  const moved = `${change.abs >= 0 ? "rose" : "fell"} ${Math.abs(change.abs)} ms, allowed ${r3(bound)} ms`;
+  const moved = `${change.abs >= 0 ? "rose" : "fell"} ${ms(Math.abs(change.abs))} ms, allowed ${ms(bound)} ms`;
   if (change.abs > bound && ci.lower > bound)
     return {
       first,
@@ -49370,7 +49371,7 @@ function judgeDrift(a, b2, p2, pct5, floorMs, g, id) {
       bound: r3(bound),
       ci,
       verdict: "drift",
-      reason: `${moved}; the lower bound ${ci.lower} ms is beyond it too`
+      reason: `${moved}; the lower bound ${ms(ci.lower)} ms is beyond it too`
     };
   return {
     first,
@@ -49379,7 +49380,7 @@ function judgeDrift(a, b2, p2, pct5, floorMs, g, id) {
     bound: r3(bound),
     ci,
     verdict: "none",
-    reason: change.abs > bound ? `${moved}, but within noise: the lower bound is ${ci.lower} ms` : moved
+    reason: change.abs > bound ? `${moved}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved
   };
 }
 function factsOf(s, gate) {
@@ -49719,9 +49720,9 @@ var gateSchema = {
       description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
       propertyNames: keyNames(LATENCY_KEY, "latency rules"),
       properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, [pct5, ms2]]) => [
+        Object.entries(LATENCY_DEFAULTS).map(([key, [pct5, ms3]]) => [
           key,
-          rule({ max_increase_pct: nonNegative(pct5), max_increase_ms: nonNegative(ms2) }, [], {})
+          rule({ max_increase_pct: nonNegative(pct5), max_increase_ms: nonNegative(ms3) }, [], {})
         ])
       ),
       additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, [
@@ -50394,9 +50395,7 @@ function patternFindings(r) {
   }
   if (p2.soak) {
     for (const [key, d] of Object.entries(p2.soak.drift)) {
-      out2.push(
-        `Drift       ${key}: ${d.verdict} \u2014 ${d.first === null ? "no samples" : `${f1(d.first)} \u2192 ${f1(d.last)} ms`}, allowed ${f1(d.bound)} ms; ${d.reason}`
-      );
+      out2.push(`Drift       ${key}: ${d.verdict} \u2014 ${d.first === null ? "" : `${f1(d.first)} \u2192 ${f1(d.last)} ms; `}${d.reason}`);
     }
     const rss = p2.soak.generator.rss_mb.filter((v) => v !== null);
     if (rss.length > 1)
@@ -50574,11 +50573,11 @@ function toVllmFormat(r) {
     const encoded = r.histograms[histName];
     const h = encoded ? decodeHistogram(encoded) : null;
     const empty = !h || h.totalCount === 0;
-    const ms2 = (us) => empty ? null : Math.round(us) / 1e3;
-    out2[`mean_${vllmName}_ms`] = ms2(h?.mean ?? 0);
-    out2[`median_${vllmName}_ms`] = ms2(h?.getValueAtPercentile(50) ?? 0);
-    out2[`std_${vllmName}_ms`] = ms2(h?.stdDeviation ?? 0);
-    for (const p2 of [90, 95, 99]) out2[`p${p2}_${vllmName}_ms`] = ms2(h?.getValueAtPercentile(p2) ?? 0);
+    const ms3 = (us) => empty ? null : Math.round(us) / 1e3;
+    out2[`mean_${vllmName}_ms`] = ms3(h?.mean ?? 0);
+    out2[`median_${vllmName}_ms`] = ms3(h?.getValueAtPercentile(50) ?? 0);
+    out2[`std_${vllmName}_ms`] = ms3(h?.stdDeviation ?? 0);
+    for (const p2 of [90, 95, 99]) out2[`p${p2}_${vllmName}_ms`] = ms3(h?.getValueAtPercentile(p2) ?? 0);
   }
   return out2;
 }
@@ -51053,10 +51052,10 @@ var Engine = class {
       this.stepEnd = NaN;
       return;
     }
-    const ms2 = c.slowdown * (this.drift?.factor(start) ?? 1) * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
+    const ms3 = c.slowdown * (this.drift?.factor(start) ?? 1) * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
     this.steps++;
-    this.busyMs += ms2;
-    this.stepEnd = this.stalls.advance(start, ms2);
+    this.busyMs += ms3;
+    this.stepEnd = this.stalls.advance(start, ms3);
     this.wake.at(this.stepEnd);
   }
   finishStep(t) {
@@ -54225,7 +54224,7 @@ var WindowCpuMeter = class {
     if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
     const wall = to.t - from.t;
     const spinMs = to.spinMs - from.spinMs;
-    const share = (ms2) => round3(Math.max(0, ms2 / wall));
+    const share = (ms3) => round3(Math.max(0, ms3 / wall));
     return { busy: share(to.cpuMs - from.cpuMs - spinMs), spin: share(spinMs) };
   }
   take() {
@@ -54268,10 +54267,10 @@ function assembleResult(t) {
   const predicted = t.windowS > 0 ? c.windowTimeInSystem / windowMs : 0;
   const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
   const h = t.histograms;
-  const ms2 = (hist) => hist ? summarizeMs(hist) : null;
+  const ms3 = (hist) => hist ? summarizeMs(hist) : null;
   const tokens = (hist) => hist ? summarizeCounts(hist) : null;
-  const metrics = Object.fromEntries(METRICS.map((m) => [m.key, ms2(h[m.histogram])]));
-  const poolWait = t.generator.poolWaitMeasured ? delayTail(ms2(h.poolWait)) : void 0;
+  const metrics = Object.fromEntries(METRICS.map((m) => [m.key, ms3(h[m.histogram])]));
+  const poolWait = t.generator.poolWaitMeasured ? delayTail(ms3(h.poolWait)) : void 0;
   const windowCpu = t.generator.windowCpu;
   const tokenSource = c.windowOk === 0 ? "none" : c.usageMissing === 0 ? "usage" : c.usageMissing === c.windowOk ? "chunks" : "mixed";
   const w = t.workload;
@@ -54674,7 +54673,7 @@ var spikeOf = (r) => r.pattern?.kind === "spike" ? { atMs: r.pattern.atMs, forMs
 function cancelAll(active, reason) {
   for (const a of [...active.values()]) a.handle?.abort(reason);
 }
-var sleep = (ms2) => new Promise((r) => setTimeout(r, ms2));
+var sleep = (ms3) => new Promise((r) => setTimeout(r, ms3));
 async function drain(active, deadlineMs) {
   const cancelAt = now() + deadlineMs;
   while (active.size > 0 && now() < cancelAt) await sleep(10);
@@ -54723,9 +54722,9 @@ function parseDuration(s) {
   if (!WHOLE.test(s)) {
     throw new Error(`${JSON.stringify(s)} is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s`);
   }
-  let ms2 = 0;
-  for (const [, amount, unit] of s.matchAll(PART)) ms2 += Number(amount) * UNIT_MS[unit];
-  return ms2;
+  let ms3 = 0;
+  for (const [, amount, unit] of s.matchAll(PART)) ms3 += Number(amount) * UNIT_MS[unit];
+  return ms3;
 }
 
 // src/spec/did-you-mean.ts
@@ -54818,8 +54817,8 @@ var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").ma
 
 // src/spec/pattern.ts
 var DEFAULT_RAMP_SLICES = 10;
-var seconds = (ms2) => `${Math.round(ms2) / 1e3}s`;
-function ms(path, text, zeroAllowed) {
+var seconds = (ms3) => `${Math.round(ms3) / 1e3}s`;
+function ms2(path, text, zeroAllowed) {
   let v;
   try {
     v = parseDuration(text);
@@ -54839,7 +54838,7 @@ function resolvePattern(load, steadyMs) {
         "is given with mode: closed; expected mode: open (a rate curve needs an open-loop arrival schedule)"
       );
   }
-  if (load.ramp_up !== void 0) out2.rampUpMs = ms(["load", "ramp_up"], load.ramp_up, true);
+  if (load.ramp_up !== void 0) out2.rampUpMs = ms2(["load", "ramp_up"], load.ramp_up, true);
   if (load.pattern && load.soak)
     throw new SpecIssue(
       ["load", "soak"],
@@ -54850,8 +54849,8 @@ function resolvePattern(load, steadyMs) {
   const at = (key) => ["load", "pattern", key];
   const window2 = `the steady window (load.steady ${seconds(steadyMs)})`;
   if (p2?.kind === "spike") {
-    const atMs = ms(at("at"), p2.at, true);
-    const forMs = ms(at("for"), p2.for, false);
+    const atMs = ms2(at("at"), p2.at, true);
+    const forMs = ms2(at("for"), p2.for, false);
     if (atMs === 0)
       throw new SpecIssue(at("at"), `is ${show3(p2.at)}; expected a time > 0 into the window, so the pre-spike level is measured`);
     if (atMs + forMs > steadyMs)
@@ -54861,12 +54860,12 @@ function resolvePattern(load, steadyMs) {
       );
     out2.pattern = { kind: "spike", multiplier: p2.multiplier, atMs, forMs };
   } else if (p2?.kind === "ramp") {
-    const overMs = ms(at("over"), p2.over, false);
+    const overMs = ms2(at("over"), p2.over, false);
     if (overMs > steadyMs) throw new SpecIssue(at("over"), `is ${seconds(overMs)}, longer than ${window2}; expected over \u2264 load.steady`);
     if (p2.from === 0 && p2.to === 0) throw new SpecIssue(at("to"), "is 0 like from, so the ramp sends nothing; expected a rate > 0");
     out2.pattern = { kind: "ramp", from: p2.from, to: p2.to, overMs, slices: p2.slices ?? DEFAULT_RAMP_SLICES };
   } else if (p2?.kind === "steps") {
-    const eachMs = ms(at("each"), p2.each, false);
+    const eachMs = ms2(at("each"), p2.each, false);
     const total = eachMs * p2.rates.length;
     if (total > steadyMs)
       throw new SpecIssue(at("rates"), `lasts ${seconds(total)} (${p2.rates.length} \xD7 each), longer than ${window2}; expected \u2264 load.steady`);
@@ -54879,7 +54878,7 @@ function resolvePattern(load, steadyMs) {
       throw new SpecIssue(["load", "abort"], "has neither max_error_rate nor over_saturation: true; expected at least one of them");
     out2.abort = {
       maxErrorRate: a.max_error_rate ?? null,
-      windowMs: ms(["load", "abort", "window"], a.window, false),
+      windowMs: ms2(["load", "abort", "window"], a.window, false),
       overSaturation: a.over_saturation,
       fail: a.fail
     };
@@ -55816,14 +55815,14 @@ function meanLength(d) {
 }
 var round2 = (x) => Math.round(x * 10) / 10;
 function durationMs(path, text, zeroAllowed) {
-  let ms2;
+  let ms3;
   try {
-    ms2 = parseDuration(text);
+    ms3 = parseDuration(text);
   } catch (err) {
     throw new SpecIssue(path, err.message);
   }
-  if (ms2 === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show3(text)}; expected a duration > 0`);
-  return ms2;
+  if (ms3 === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show3(text)}; expected a duration > 0`);
+  return ms3;
 }
 
 // src/spec/load.ts

@@ -34697,8 +34697,8 @@ var round3 = (x) => Math.round(x * 1e3) / 1e3;
 function newHistogram() {
   return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
 }
-function recordMs(h, ms) {
-  h.recordValue(ms > 0 ? Math.round(ms * 1e3) : 0);
+function recordMs(h, ms2) {
+  h.recordValue(ms2 > 0 ? Math.round(ms2 * 1e3) : 0);
 }
 function encodeHistogram(h) {
   return hdr.encodeIntoCompressedBase64(h);
@@ -36213,7 +36213,7 @@ var WindowCpuMeter = class {
     if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
     const wall = to.t - from.t;
     const spinMs = to.spinMs - from.spinMs;
-    const share = (ms) => round3(Math.max(0, ms / wall));
+    const share = (ms2) => round3(Math.max(0, ms2 / wall));
     return { busy: share(to.cpuMs - from.cpuMs - spinMs), spin: share(spinMs) };
   }
   take() {
@@ -36305,7 +36305,7 @@ var PatternRecorder = class {
 var NICE_MS = [50, 100, 200, 250, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5];
 var MAX_BUCKETS = 300;
 function bucketIntervalMs(totalMs) {
-  return NICE_MS.find((ms) => ms >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
+  return NICE_MS.find((ms2) => ms2 >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
 }
 
 // src/result/build.ts
@@ -36559,10 +36559,10 @@ function assembleResult(t) {
   const predicted = t.windowS > 0 ? c.windowTimeInSystem / windowMs : 0;
   const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
   const h = t.histograms;
-  const ms = (hist) => hist ? summarizeMs(hist) : null;
+  const ms2 = (hist) => hist ? summarizeMs(hist) : null;
   const tokens = (hist) => hist ? summarizeCounts(hist) : null;
-  const metrics = Object.fromEntries(METRICS.map((m) => [m.key, ms(h[m.histogram])]));
-  const poolWait = t.generator.poolWaitMeasured ? delayTail(ms(h.poolWait)) : void 0;
+  const metrics = Object.fromEntries(METRICS.map((m) => [m.key, ms2(h[m.histogram])]));
+  const poolWait = t.generator.poolWaitMeasured ? delayTail(ms2(h.poolWait)) : void 0;
   const windowCpu = t.generator.windowCpu;
   const tokenSource = c.windowOk === 0 ? "none" : c.usageMissing === 0 ? "usage" : c.usageMissing === c.windowOk ? "chunks" : "mixed";
   const w = t.workload;
@@ -36788,6 +36788,7 @@ var SATURATION_SHORTFALL = 0.05;
 var DEPART_FACTOR = 2;
 var DRIFT_METRICS = { ttft: "ttft_ms", tpot: "tpot_ms", e2e: "e2e_ms" };
 var r3 = (x) => Math.round(x * 1e3) / 1e3;
+var ms = (v) => Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
 function baseRateOf(load) {
   const p2 = load.pattern;
   if (p2?.kind === "ramp") return (p2.from + p2.to) / 2;
@@ -36978,7 +36979,7 @@ function judgeDrift(a, b2, p2, pct, floorMs, g, id) {
     };
   const iv = percentileShiftInterval(ba, bb, p2, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
   const ci = { lower: r3(iv.lower), upper: r3(iv.upper), confidence: g.confidence };
-  const moved = `${change.abs >= 0 ? "rose" : "fell"} ${Math.abs(change.abs)} ms, allowed ${r3(bound)} ms`;
+  const moved = `${change.abs >= 0 ? "rose" : "fell"} ${ms(Math.abs(change.abs))} ms, allowed ${ms(bound)} ms`;
   if (change.abs > bound && ci.lower > bound)
     return {
       first,
@@ -36987,7 +36988,7 @@ function judgeDrift(a, b2, p2, pct, floorMs, g, id) {
       bound: r3(bound),
       ci,
       verdict: "drift",
-      reason: `${moved}; the lower bound ${ci.lower} ms is beyond it too`
+      reason: `${moved}; the lower bound ${ms(ci.lower)} ms is beyond it too`
     };
   return {
     first,
@@ -36996,7 +36997,7 @@ function judgeDrift(a, b2, p2, pct, floorMs, g, id) {
     bound: r3(bound),
     ci,
     verdict: "none",
-    reason: change.abs > bound ? `${moved}, but within noise: the lower bound is ${ci.lower} ms` : moved
+    reason: change.abs > bound ? `${moved}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved
   };
 }
 
@@ -37221,7 +37222,7 @@ var spikeOf = (r) => r.pattern?.kind === "spike" ? { atMs: r.pattern.atMs, forMs
 function cancelAll(active, reason) {
   for (const a of [...active.values()]) a.handle?.abort(reason);
 }
-var sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+var sleep = (ms2) => new Promise((r) => setTimeout(r, ms2));
 async function drain(active, deadlineMs) {
   const cancelAt = now() + deadlineMs;
   while (active.size > 0 && now() < cancelAt) await sleep(10);

@@ -95,9 +95,7 @@ export function patternFindings(r: Result): string[] {
   }
   if (p.soak) {
     for (const [key, d] of Object.entries(p.soak.drift)) {
-      out.push(
-        `Drift       ${key}: ${d.verdict} — ${d.first === null ? 'no samples' : `${f1(d.first)} → ${f1(d.last)} ms`}, allowed ${f1(d.bound)} ms; ${d.reason}`,
-      );
+      out.push(`Drift       ${key}: ${d.verdict} — ${d.first === null ? '' : `${f1(d.first)} → ${f1(d.last)} ms; `}${d.reason}`);
     }
     const rss = p.soak.generator.rss_mb.filter((v): v is number => v !== null);
     if (rss.length > 1)

@@ -136,6 +136,8 @@ export interface PatternFacts {
 }
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
+/** Milliseconds in reasons: 3 significant figures or so. */
+const ms = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
 
 /** The rate sliding windows are sized for: a spike's or soak's load.rate, a ramp's or steps' mean rate. */
 export function baseRateOf(load: Spec['load']): number {
@@ -355,7 +357,7 @@ export function judgeDrift(a: Histogram, b: Histogram, p: number, pct: number, f
     };
   const iv = percentileShiftInterval(ba, bb, p, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
   const ci = { lower: r3(iv.lower), upper: r3(iv.upper), confidence: g.confidence };
-  const moved = `${change.abs >= 0 ? 'rose' : 'fell'} ${Math.abs(change.abs)} ms, allowed ${r3(bound)} ms`;
+  const moved = `${change.abs >= 0 ? 'rose' : 'fell'} ${ms(Math.abs(change.abs))} ms, allowed ${ms(bound)} ms`;
   if (change.abs > bound && ci.lower > bound)
     return {
       first,
@@ -364,7 +366,7 @@ export function judgeDrift(a: Histogram, b: Histogram, p: number, pct: number, f
       bound: r3(bound),
       ci,
       verdict: 'drift',
-      reason: `${moved}; the lower bound ${ci.lower} ms is beyond it too`,
+      reason: `${moved}; the lower bound ${ms(ci.lower)} ms is beyond it too`,
     };
   return {
     first,
@@ -373,7 +375,7 @@ export function judgeDrift(a: Histogram, b: Histogram, p: number, pct: number, f
     bound: r3(bound),
     ci,
     verdict: 'none',
-    reason: change.abs > bound ? `${moved}, but within noise: the lower bound is ${ci.lower} ms` : moved,
+    reason: change.abs > bound ? `${moved}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved,
   };
 }
 

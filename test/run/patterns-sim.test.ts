@@ -2,6 +2,9 @@ import { loadPlan } from '../../src/arrivals/load-plan.js';
 import { deriveSeed } from '../../src/arrivals/rng.js';
 import { buildSchedule } from '../../src/arrivals/schedule.js';
 import { compare } from '../../src/gate/compare.js';
+import { renderConsoleReport } from '../../src/report/console.js';
+import { renderHtml } from '../../src/report/html.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
 import { runBenchmark } from '../../src/run/run.js';
 import { parseSpec } from '../../src/spec/load.js';
 import type { ResolvedSpec } from '../../src/spec/types.js';
@@ -119,7 +122,10 @@ test('an abort on a server that starts failing every request stops within the wi
 
 test('steps read like a coarse sweep: the first step past capacity is the one where achieved falls below offered', async () => {
   // Capacity ≈ 39 req/s (SLOTS above): 10 and 20 are served, 60 is not.
-  const resolved = simSpec(SLOTS, 'arrival: constant, rate: 10, warmup: 1s, steady: 6s, cooldown: 0s, pattern: { kind: steps, rates: [10, 20, 60], each: 2s }');
+  const resolved = simSpec(
+    SLOTS,
+    'arrival: constant, rate: 10, warmup: 1s, steady: 6s, cooldown: 0s, pattern: { kind: steps, rates: [10, 20, 60], each: 2s }',
+  );
   const r = await runBenchmark({ resolved });
   const st = r.pattern!.steps!;
   expect(r.pattern!.phases.map((p) => p.name)).toEqual(['step 1', 'step 2', 'step 3']);
@@ -143,4 +149,14 @@ test('two generator threads split the curve and their pattern sections merge int
   expect(Math.abs(p.phases[1].scheduled - 60)).toBeLessThanOrEqual(2);
   expect(p.phases.reduce((a, x) => a + x.scheduled, 0)).toBe(r.requests.window.scheduled);
   expect(p.spike!.recovery_s).not.toBeNull();
+  // Every report shows the pattern: the phase table, the recovery, and (HTML) the shaded chart.
+  const gate = compare(null, r, r.spec.gate);
+  const recovery = `Recovery ${p.spike!.recovery_s} s`;
+  expect(renderConsoleReport(r, gate).replace(/ +/g, ' ')).toContain(recovery);
+  expect(renderMarkdown(gate, null, r)).toContain(`| spike | ${p.phases[1].from_s} |`);
+  expect(renderMarkdown(gate, null, r)).toContain(`- ${recovery}`);
+  const html = renderHtml(gate, null, r);
+  expect(html).toContain('<h2>Load pattern: spike</h2>');
+  expect(html).toMatch(/<rect [^>]*fill-opacity="0.12"\/><text [^>]*>spike<\/text>/);
+  expect(html).toContain('TTFT p95 over a sliding');
 }, 30_000);
