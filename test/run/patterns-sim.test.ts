@@ -2,6 +2,7 @@ import { loadPlan } from '../../src/arrivals/load-plan.js';
 import { deriveSeed } from '../../src/arrivals/rng.js';
 import { buildSchedule } from '../../src/arrivals/schedule.js';
 import { compare } from '../../src/gate/compare.js';
+import { parseResult } from '../../src/result/load.js';
 import { renderConsoleReport } from '../../src/report/console.js';
 import { renderHtml } from '../../src/report/html.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
@@ -117,6 +118,7 @@ test('an abort on a server that starts failing every request stops within the wi
   expect(r.requests.not_reached).toBeGreaterThan(0);
   expect(Object.values(r.requests.by_class).reduce((a, b) => a + b, 0) + r.requests.not_reached).toBe(planned(resolved));
   expect(r.requests.scheduled).toBe(lines.length);
+  expect(parseResult(JSON.stringify(r), 'r.json').abort).toEqual(r.abort);
   expect(compare(null, r, r.spec.gate).verdict).toBe('inconclusive');
   expect(compare(null, { ...r, abort: { ...r.abort!, fail: true } }, r.spec.gate).verdict).toBe('fail');
 }, 30_000);
@@ -150,6 +152,11 @@ test('two generator threads split the curve and their pattern sections merge int
   expect(Math.abs(p.phases[1].scheduled - 60)).toBeLessThanOrEqual(2);
   expect(p.phases.reduce((a, x) => a + x.scheduled, 0)).toBe(r.requests.window.scheduled);
   expect(p.spike!.recovery_s).not.toBeNull();
+  // The result file with its pattern section loads against the result schema, keys intact.
+  expect(parseResult(JSON.stringify(r), 'r.json').pattern!.spike!.recovery_s).toBe(p.spike!.recovery_s);
+  const broken = JSON.parse(JSON.stringify(r)) as { pattern: { spike: { recovery_s: unknown } } };
+  broken.pattern.spike.recovery_s = 'soon';
+  expect(() => parseResult(JSON.stringify(broken), 'r.json')).toThrow(/recovery_s/);
   // Every report shows the pattern: the phase table, the recovery, and (HTML) the shaded chart.
   const gate = compare(null, r, r.spec.gate);
   const recovery = `Recovery ${p.spike!.recovery_s} s`;
