@@ -49392,7 +49392,8 @@ function factsOf(s, gate) {
     windowToMs: s.window.to_s * 1e3,
     baseRate: 0,
     names: s.phases.map((p2) => p2.name),
-    offeredPerS: s.series.offered_per_s,
+    offeredPerS: [...s.series.offered_per_s],
+    // a copy: merging adds into it, and inputs stay as they were
     phaseOffered: s.phases.map((p2) => p2.offered_rate_per_s),
     phases: s.phases.map((p2, k) => ({
       fromMs: p2.from_s * 1e3,

@@ -389,7 +389,7 @@ function factsOf(s: PatternSection, gate: GateSpec): PatternFacts {
     windowToMs: s.window.to_s * 1000,
     baseRate: 0,
     names: s.phases.map((p) => p.name),
-    offeredPerS: s.series.offered_per_s,
+    offeredPerS: [...s.series.offered_per_s], // a copy: merging adds into it, and inputs stay as they were
     phaseOffered: s.phases.map((p) => p.offered_rate_per_s),
     phases: s.phases.map((p, k) => ({
       fromMs: p.from_s * 1000,

@@ -65,6 +65,16 @@ describe('the spike section', () => {
     expect(merged.phases[1].ttft_ms!.p99).toBe(whole.phases[1].ttft_ms!.p99);
     expect(mergePatternSections([halves[0], undefined], true, resolveSpec({ target: { url: 'sim' } }).spec.gate, 40)).toBeUndefined();
   });
+
+  test('replicates (one after another) add their counts but keep one run’s rates', () => {
+    const one = buildPatternSection(run(spikeLoad, slowUntil(11_500)).facts);
+    const two = mergePatternSections([one, one], false, resolveSpec({ target: { url: 'sim' } }).spec.gate, 40)!;
+    expect(two.phases.map((p) => p.scheduled)).toEqual(one.phases.map((p) => 2 * p.scheduled));
+    expect(two.phases.map((p) => p.offered_rate_per_s)).toEqual(one.phases.map((p) => p.offered_rate_per_s));
+    expect(two.phases.map((p) => p.achieved_rate_per_s)).toEqual(one.phases.map((p) => p.achieved_rate_per_s));
+    expect(two.series.offered_per_s).toEqual(one.series.offered_per_s);
+    expect(two.spike!.recovery_s).toBe(one.spike!.recovery_s);
+  });
 });
 
 describe('the soak section judges drift like the gate', () => {
