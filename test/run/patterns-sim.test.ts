@@ -168,3 +168,19 @@ test('two generator threads split the curve and their pattern sections merge int
   expect(html).toMatch(/<rect [^>]*fill-opacity="0.12"\/><text [^>]*>spike<\/text>/);
   expect(html).toContain('TTFT p95 over a sliding');
 }, 30_000);
+
+test('over-saturation: a server completing a quarter of what arrives is stopped once in flight has climbed for a window', async () => {
+  // 2 slots × (100 ms + 19 × 1 ms): about 17 req/s completed of 60 offered; the rest piles up.
+  const resolved = simSpec(
+    { slots: 2, ttft_ms: 100, itl_ms: 1 },
+    'arrival: constant, rate: 60, warmup: 1s, steady: 8s, cooldown: 0s, abort: { over_saturation: true, window: 2s }',
+  );
+  const r = await runBenchmark({ resolved });
+  expect(r.abort?.reason).toBe('over_saturation');
+  expect(r.abort!.detail).toMatch(/in flight climbed \d+ → \d+ over the last 2 s/);
+  // One window to see the climb, then a slot of the checker: well before the 9 s the run would last.
+  expect(r.abort!.at_s).toBeGreaterThanOrEqual(2);
+  expect(r.abort!.at_s).toBeLessThan(4);
+  expect(Object.values(r.requests.by_class).reduce((a, b) => a + b, 0) + r.requests.not_reached).toBe(planned(resolved));
+  expect(r.requests.by_class.cancelled).toBeGreaterThan(0);
+}, 30_000);
