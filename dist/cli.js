@@ -49171,7 +49171,7 @@ var SATURATION_SHORTFALL = 0.05;
 var DEPART_FACTOR = 2;
 var DRIFT_METRICS = { ttft: "ttft_ms", tpot: "tpot_ms", e2e: "e2e_ms" };
 var r3 = (x) => Math.round(x * 1e3) / 1e3;
-var ms = (v) => Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
+var ms = (v) => num(v);
 function baseRateOf(load) {
   const p2 = load.pattern;
   if (p2?.kind === "ramp") return (p2.from + p2.to) / 2;
@@ -49351,7 +49351,7 @@ function judgeDrift(a, b2, p2, pct5, floorMs, g, id) {
   if (!ba || !bb) return { ...none, verdict: "inconclusive", reason: "no samples in the first or the last segment" };
   const bound = Math.max(pct5 / 100 * first, floorMs);
   const change = { abs: r3(last - first), rel: first > 0 ? r3((last - first) / first) : null };
-  const need = Math.ceil(g.min_tail_samples / (1 - p2 / 100) - 1e-9);
+  const need = minSamples(p2, g.min_tail_samples);
   if (ba.n < need || bb.n < need)
     return {
       ...none,
@@ -50328,7 +50328,7 @@ var OFFERED = "#8a8a8a";
 var ACHIEVED = "#2da44e";
 var TTFT = "#1f6feb";
 var PHASE_COLORS = ["#0969da", "#bf8700"];
-var f1 = (v) => v === null || v === void 0 ? "n/a" : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+var f1 = (v) => v === null || v === void 0 ? "n/a" : num(v);
 var pct2 = (v) => v === null ? "n/a" : `${(v * 100).toFixed(1)} %`;
 var p952 = (s) => f1(s?.p95);
 var p99 = (s) => f1(s?.p99);

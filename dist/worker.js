@@ -1161,8 +1161,8 @@ var require_base64_js = __commonJS({
       }
       return arr;
     }
-    function tripletToBase64(num) {
-      return lookup[num >> 18 & 63] + lookup[num >> 12 & 63] + lookup[num >> 6 & 63] + lookup[num & 63];
+    function tripletToBase64(num2) {
+      return lookup[num2 >> 18 & 63] + lookup[num2 >> 12 & 63] + lookup[num2 >> 6 & 63] + lookup[num2 & 63];
     }
     function encodeChunk(uint8, start2, end2) {
       var tmp;
@@ -31519,8 +31519,8 @@ var require_util5 = __commonJS({
           return false;
         }
       }
-      const num = Number.parseInt(value2, 10);
-      return num >= 8 && num <= 15;
+      const num2 = Number.parseInt(value2, 10);
+      return num2 >= 8 && num2 <= 15;
     }
     function getURLRecord(url, baseURL) {
       let urlRecord;
@@ -34692,6 +34692,11 @@ var hdr = __toESM(require_dist(), 1);
 
 // src/numbers.ts
 var round3 = (x) => Math.round(x * 1e3) / 1e3;
+function num(v, signed = false) {
+  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
+  const text = Math.abs(v).toFixed(digits);
+  return `${v < 0 && Number(text) !== 0 ? "\u2212" : signed ? "+" : ""}${text}`;
+}
 
 // src/metrics/histogram.ts
 function newHistogram() {
@@ -36781,6 +36786,11 @@ function percentileShiftInterval(baseline, current, p2, confidence, iterations, 
   return { lower: quantileOfSorted(diffs, 1 - confidence), upper: quantileOfSorted(diffs, confidence) };
 }
 
+// src/gate/samples.ts
+function minSamples(p2, minTail) {
+  return Math.ceil(minTail / (1 - p2 / 100) - 1e-9);
+}
+
 // src/result/pattern.ts
 var RECOVERY_TOLERANCE = 0.1;
 var MIN_WINDOW_SAMPLES = 20;
@@ -36788,7 +36798,7 @@ var SATURATION_SHORTFALL = 0.05;
 var DEPART_FACTOR = 2;
 var DRIFT_METRICS = { ttft: "ttft_ms", tpot: "tpot_ms", e2e: "e2e_ms" };
 var r3 = (x) => Math.round(x * 1e3) / 1e3;
-var ms = (v) => Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
+var ms = (v) => num(v);
 function baseRateOf(load) {
   const p2 = load.pattern;
   if (p2?.kind === "ramp") return (p2.from + p2.to) / 2;
@@ -36968,7 +36978,7 @@ function judgeDrift(a, b2, p2, pct, floorMs, g, id) {
   if (!ba || !bb) return { ...none, verdict: "inconclusive", reason: "no samples in the first or the last segment" };
   const bound = Math.max(pct / 100 * first, floorMs);
   const change = { abs: r3(last - first), rel: first > 0 ? r3((last - first) / first) : null };
-  const need = Math.ceil(g.min_tail_samples / (1 - p2 / 100) - 1e-9);
+  const need = minSamples(p2, g.min_tail_samples);
   if (ba.n < need || bb.n < need)
     return {
       ...none,

@@ -1,4 +1,5 @@
 import type { LatencySummary } from '../metrics/histogram.js';
+import { num } from '../numbers.js';
 import type { PatternPhase, PatternSection } from '../result/pattern.js';
 import type { Result } from '../result/types.js';
 import { escapeHtml as esc, escapeMarkdown as md } from './escape.js';
@@ -14,8 +15,7 @@ const ACHIEVED = '#2da44e';
 const TTFT = '#1f6feb';
 const PHASE_COLORS = ['#0969da', '#bf8700'];
 
-const f1 = (v: number | null | undefined) =>
-  v === null || v === undefined ? 'n/a' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+const f1 = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : num(v));
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)} %`);
 const p95 = (s: LatencySummary | null) => f1(s?.p95);
 const p99 = (s: LatencySummary | null) => f1(s?.p99);

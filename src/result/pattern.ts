@@ -4,7 +4,9 @@ import type { LoadPlan } from '../arrivals/load-plan.js';
 // Pure statistics shared with the gate (they import nothing above metrics): the drift test is the gate's own test.
 import { percentileShiftInterval } from '../gate/bootstrap.js';
 import { bucketsOf, percentileOf } from '../gate/buckets.js';
+import { minSamples } from '../gate/samples.js';
 import type { GateSpec } from '../gate/rules-schema.js';
+import { num } from '../numbers.js';
 import type { Spec } from '../spec/types.js';
 import { LATENCY_TARGETS } from '../metrics/definitions.js';
 import { decodeHistogram, encodeHistogram, summarizeMs, type Histogram, type LatencySummary } from '../metrics/histogram.js';
@@ -136,8 +138,8 @@ export interface PatternFacts {
 }
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
-/** Milliseconds in reasons: 3 significant figures or so. */
-const ms = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
+/** Milliseconds in reasons, as the gate words its numbers. */
+const ms = (v: number) => num(v);
 
 /** The rate sliding windows are sized for: a spike's or soak's load.rate, a ramp's or steps' mean rate. */
 export function baseRateOf(load: Spec['load']): number {
@@ -345,8 +347,8 @@ export function judgeDrift(a: Histogram, b: Histogram, p: number, pct: number, f
   if (!ba || !bb) return { ...none, verdict: 'inconclusive', reason: 'no samples in the first or the last segment' };
   const bound = Math.max((pct / 100) * first!, floorMs);
   const change = { abs: r3(last! - first!), rel: first! > 0 ? r3((last! - first!) / first!) : null };
-  // The gate's sample rule (gate/rules.ts minSamples): min_tail_samples above the percentile.
-  const need = Math.ceil(g.min_tail_samples / (1 - p / 100) - 1e-9);
+  // The gate's sample rule: min_tail_samples above the percentile.
+  const need = minSamples(p, g.min_tail_samples);
   if (ba.n < need || bb.n < need)
     return {
       ...none,
