@@ -1,4 +1,4 @@
-import { createRng, gamma, type Rng } from './rng.js';
+import { createRng, gamma, type Rng } from '../rng.js';
 
 /**
  * An arrival process yields successive inter-arrival gaps in milliseconds.

@@ -1,4 +1,4 @@
-import type { Rng } from '../arrivals/rng.js';
+import type { Rng } from '../rng.js';
 import { rankOfPercentile, valueAtRank, type Buckets } from './buckets.js';
 import { beta, quantileOfSorted } from './stats.js';
 

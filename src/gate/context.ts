@@ -1,4 +1,4 @@
-import { createRng, deriveSeed, type Rng } from '../arrivals/rng.js';
+import { createRng, deriveSeed, type Rng } from '../rng.js';
 import { decodeHistogram } from '../metrics/histogram.js';
 import type { Result } from '../result/types.js';
 import { bucketsOf, type Buckets } from './buckets.js';

@@ -1,4 +1,4 @@
-import { gamma, type Rng } from '../arrivals/rng.js';
+import { gamma, type Rng } from '../rng.js';
 
 /** Beta(a, b) as Gamma(a) / (Gamma(a) + Gamma(b)): exact, and O(1) for any shape. */
 export function beta(rng: Rng, a: number, b: number): number {

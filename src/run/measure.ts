@@ -1,6 +1,6 @@
 import { loadPlan } from '../arrivals/load-plan.js';
 import { buildSchedule } from '../arrivals/schedule.js';
-import { deriveSeed } from '../arrivals/rng.js';
+import { deriveSeed } from '../rng.js';
 import { createClient, type RequestHandle } from '../client/client.js';
 import { dispatchOpenLoop } from '../dispatch/open-loop.js';
 import { dispatchClosedLoop } from '../dispatch/closed-loop.js';

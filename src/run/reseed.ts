@@ -1,4 +1,4 @@
-import { deriveSeed } from '../arrivals/rng.js';
+import { deriveSeed } from '../rng.js';
 import type { ResolvedSpec, Spec } from '../spec/types.js';
 
 /**

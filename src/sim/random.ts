@@ -1,7 +1,7 @@
-import { createRng } from '../arrivals/rng.js';
+import { createRng } from '../rng.js';
 import type { OutputLengths } from './config.js';
 
-/** A seeded uniform source in [0, 1): the project's one PRNG (src/arrivals/rng.ts). */
+/** A seeded uniform source in [0, 1): the project's one PRNG (src/rng.ts). */
 export function seededRandom(seed: number): () => number {
   const rng = createRng(seed);
   return () => rng.next();

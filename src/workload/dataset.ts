@@ -1,4 +1,4 @@
-import type { Rng } from '../arrivals/rng.js';
+import type { Rng } from '../rng.js';
 import { SpecError } from '../spec/error.js';
 import type { DatasetSpec } from '../spec/types.js';
 import { countWords, promptText, type Message } from './prompts.js';

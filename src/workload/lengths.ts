@@ -1,5 +1,5 @@
 import type { LengthDist } from '../spec/types.js';
-import { normal, type Rng } from '../arrivals/rng.js';
+import { normal, type Rng } from '../rng.js';
 import { SpecError } from '../spec/error.js';
 
 /** A length distribution ready to sample: an empirical `file` has been read into values and weights. */

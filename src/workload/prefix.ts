@@ -1,4 +1,4 @@
-import type { Rng } from '../arrivals/rng.js';
+import type { Rng } from '../rng.js';
 import { prefixText, type Message } from './prompts.js';
 
 /**

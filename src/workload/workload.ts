@@ -1,7 +1,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createRng, deriveSeed, type Rng } from '../arrivals/rng.js';
+import { createRng, deriveSeed, type Rng } from '../rng.js';
 import { buildRequestBody } from '../client/openai.js';
 import { newHistogram, summarizeCounts, type CountSummary } from '../metrics/histogram.js';
 import type { Calibration, WorkloadPlan } from '../result/types.js';

@@ -1,6 +1,6 @@
 import { buildSchedule } from '../../src/arrivals/schedule.js';
 import { createArrivalProcess } from '../../src/arrivals/process.js';
-import { createRng, gamma } from '../../src/arrivals/rng.js';
+import { createRng, gamma } from '../../src/rng.js';
 
 /** Kolmogorov–Smirnov statistic of samples against a continuous CDF. */
 function ks(samples: number[], cdf: (x: number) => number): number {

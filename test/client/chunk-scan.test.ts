@@ -1,4 +1,4 @@
-import { createRng, type Rng } from '../../src/arrivals/rng.js';
+import { createRng, type Rng } from '../../src/rng.js';
 import { MALFORMED, OK, scanChunk, UNUSUAL, type ChunkFindings } from '../../src/client/chunk-scan.js';
 import { newStreamEvent, parseEvent, readEvent, type StreamEvent } from '../../src/client/openai.js';
 

@@ -1,4 +1,4 @@
-import { createRng, normal, type Rng } from '../../src/arrivals/rng.js';
+import { createRng, normal, type Rng } from '../../src/rng.js';
 import { drawPercentile, percentileShiftInterval } from '../../src/gate/bootstrap.js';
 import { bucketsOf, percentileOf } from '../../src/gate/buckets.js';
 import { normalQuantile, quantileOfSorted, wilson } from '../../src/gate/stats.js';

@@ -1,4 +1,4 @@
-import { createRng, gamma, normal, type Rng } from '../../src/arrivals/rng.js';
+import { createRng, gamma, normal, type Rng } from '../../src/rng.js';
 import type { Outcome } from '../../src/client/types.js';
 import { resolveGate } from '../../src/gate/rules-schema.js';
 import { Recorder } from '../../src/metrics/recorder.js';

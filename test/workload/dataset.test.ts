@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createRng } from '../../src/arrivals/rng.js';
+import { createRng } from '../../src/rng.js';
 import { entryPicker, parseDataset } from '../../src/workload/dataset.js';
 
 const example = (name: string) => readFileSync(new URL(`../../examples/data/${name}`, import.meta.url), 'utf8');

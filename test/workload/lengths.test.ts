@@ -1,4 +1,4 @@
-import { createRng } from '../../src/arrivals/rng.js';
+import { createRng } from '../../src/rng.js';
 import { lengthSampler, lognormalParams, parseLengthFile, type LengthSource } from '../../src/workload/lengths.js';
 
 const N = 20_000;

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRng } from '../../src/arrivals/rng.js';
+import { createRng } from '../../src/rng.js';
 import type { Calibration } from '../../src/result/types.js';
 import { loadSpec, parseSpec } from '../../src/spec/load.js';
 import { uncalibrated } from '../../src/workload/calibrate.js';
