@@ -2,7 +2,7 @@ import { dirname, join, resolve } from 'node:path';
 import * as core from '@actions/core';
 import * as github from '@actions/github';
 import { compare } from '../gate/compare.js';
-import { gateOf } from '../gate/rules-schema.js';
+import { gateOf } from '../spec/gate-schema.js';
 import type { GateReport } from '../gate/types.js';
 import { escapeMarkdown as md } from '../report/escape.js';
 import { renderHtml } from '../report/html.js';

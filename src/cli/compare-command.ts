@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { compare } from '../gate/compare.js';
-import { gateOf } from '../gate/rules-schema.js';
+import { gateOf } from '../spec/gate-schema.js';
 import type { GateReport } from '../gate/types.js';
 import { renderGateText } from '../report/gate-text.js';
 import { renderHtml } from '../report/html.js';

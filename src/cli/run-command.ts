@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { compare } from '../gate/compare.js';
-import { gateOf } from '../gate/rules-schema.js';
+import { gateOf } from '../spec/gate-schema.js';
 import { loadResult } from '../result/load.js';
 import type { Result } from '../result/types.js';
 import { existsSync } from 'node:fs';

@@ -4,7 +4,7 @@ import { judgeErrorRateIncrease, judgeLatencyIncrease, judgeThroughputDecrease }
 import { judgeContext } from './context.js';
 import { abortVerdict, judgePatternRules } from './pattern-rules.js';
 import { sortedLatencyKeys } from './targets.js';
-import { THROUGHPUT_KEYS, type GateSpec } from './rules-schema.js';
+import { THROUGHPUT_KEYS, type GateSpec } from '../spec/gate-schema.js';
 import { judgeLatencyLimit, judgeRateLimits } from './slo.js';
 import type { CheckOutcome, GateReport, RuleOutcome } from './types.js';
 import { decideVerdict } from './verdict.js';

@@ -1,4 +1,4 @@
-import type { RuleFlags } from './rules-schema.js';
+import type { RuleFlags } from '../spec/gate-schema.js';
 import type { RuleOutcome, RuleStatus } from './types.js';
 
 type Draft = Omit<RuleOutcome, 'rule' | 'status' | 'warn_only'>;

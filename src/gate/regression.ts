@@ -7,7 +7,7 @@ import { changeOf, outcome } from './outcome.js';
 import { replicateSe } from './replicate-spread.js';
 import { minSamples } from './samples.js';
 import { latencyTarget } from './targets.js';
-import type { GateSpec, LatencyIncreaseRule, LatencyKey, ThroughputDecreaseRule, ThroughputKey } from './rules-schema.js';
+import type { GateSpec, LatencyIncreaseRule, LatencyKey, ThroughputDecreaseRule, ThroughputKey } from '../spec/gate-schema.js';
 import type { RuleOutcome } from './types.js';
 
 /*

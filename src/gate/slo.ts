@@ -5,7 +5,7 @@ import type { JudgeContext } from './context.js';
 import { changeOf, outcome } from './outcome.js';
 import { minSamples } from './samples.js';
 import { latencyTarget } from './targets.js';
-import type { GateSpec, LatencyKey, LatencyLimitRule, RuleFlags } from './rules-schema.js';
+import type { GateSpec, LatencyKey, LatencyLimitRule, RuleFlags } from '../spec/gate-schema.js';
 import { wilson } from './stats.js';
 import type { RuleOutcome } from './types.js';
 

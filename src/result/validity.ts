@@ -1,3 +1,4 @@
+import { DEFAULT_GENERATOR_LIMITS, type GeneratorLimits } from '../spec/generator-limits.js';
 import type { Spec } from '../spec/types.js';
 import type { Result, ValidityCheck } from './types.js';
 
@@ -57,26 +58,6 @@ export function deliveredLengths(spec: Spec, w: Result['workload']): DeliveredLe
     shortRequests: w.output_tokens.shortfall?.requests ?? null,
   };
 }
-
-/** Past these the generator, not the server, is what a run measured: its verdict is inconclusive. */
-export interface GeneratorLimits {
-  max_schedule_lag_p99_ms: number;
-  max_event_loop_delay_p99_ms: number;
-  /** Busy share of one core, per generator thread, over the window. */
-  max_generator_cpu: number;
-  max_pool_wait_p99_ms: number;
-  /** Achieved arrival rate as a share of the offered one (open loop). */
-  min_achieved_fraction: number;
-}
-
-/** The defaults of the spec's gate.validity (here, not in the gate's schema, so a worker thread need not load ajv). */
-export const DEFAULT_GENERATOR_LIMITS: GeneratorLimits = {
-  max_schedule_lag_p99_ms: 5,
-  max_event_loop_delay_p99_ms: 20,
-  max_generator_cpu: 0.8,
-  max_pool_wait_p99_ms: 50,
-  min_achieved_fraction: 0.95,
-};
 
 /** The generator limits a spec sets, with the defaults for a spec written before they existed. */
 export function generatorLimits(spec: Spec): GeneratorLimits {

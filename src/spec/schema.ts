@@ -1,5 +1,5 @@
 import type { SchemaObject } from 'ajv';
-import { gateSchema } from '../gate/rules-schema.js';
+import { gateSchema } from './gate-schema.js';
 import { sizingSchema, sweepSchema } from './sweep-schema.js';
 
 /*

@@ -1,4 +1,4 @@
-import type { GateSpec } from '../gate/rules-schema.js';
+import type { GateSpec } from './gate-schema.js';
 import type { SizingSpec, SweepSpec } from './sweep-schema.js';
 /**
  * A token-length distribution. `lognormal` takes the mean and stddev of the lengths themselves
@@ -101,7 +101,7 @@ export interface Spec {
     abort?: AbortSpec;
   };
   slo: { ttft_ms: number; tpot_ms: number; e2e_ms: number };
-  /** Regression and SLO rules; see src/gate/rules-schema.ts. */
+  /** Regression and SLO rules; see src/spec/gate-schema.ts. */
   gate: GateSpec;
   /** A capacity sweep (loadgate sweep); absent in a single-point spec. See src/spec/sweep-schema.ts. */
   sweep?: SweepSpec;

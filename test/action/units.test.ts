@@ -10,7 +10,7 @@ import { checkCredentialTarget, hostAllowed, isLoopback } from '../../src/action
 import { reportParts, joinParts } from '../../src/action/summary.js';
 import { readZip } from '../../src/action/zip.js';
 import { compare } from '../../src/gate/compare.js';
-import { DEFAULT_GATE } from '../../src/gate/rules-schema.js';
+import { DEFAULT_GATE } from '../../src/spec/gate-schema.js';
 import { lognormal, synthesize } from '../result/synthetic.js';
 import { actionYml } from './harness.js';
 import { writeZip } from './zip-writer.js';

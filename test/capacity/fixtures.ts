@@ -1,6 +1,6 @@
 import { buildSweepDocument, type SweepDocument } from '../../src/capacity/document.js';
 import type { PointRole, SweepPoint } from '../../src/capacity/types.js';
-import { resolveGate } from '../../src/gate/rules-schema.js';
+import { resolveGate } from '../../src/spec/gate-schema.js';
 import type { Result } from '../../src/result/types.js';
 import { resolveSpec } from '../../src/spec/resolve.js';
 import type { Spec } from '../../src/spec/types.js';

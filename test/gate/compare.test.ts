@@ -1,5 +1,5 @@
 import { compare } from '../../src/gate/compare.js';
-import { DEFAULT_GATE, gateOf, resolveGate, type GateSpec } from '../../src/gate/rules-schema.js';
+import { DEFAULT_GATE, gateOf, resolveGate, type GateSpec } from '../../src/spec/gate-schema.js';
 import type { GateReport, RuleOutcome } from '../../src/gate/types.js';
 import { mergeResults } from '../../src/result/merge.js';
 import { parseResult } from '../../src/result/load.js';

@@ -1,4 +1,4 @@
-import { resolveGate } from '../../src/gate/rules-schema.js';
+import { resolveGate } from '../../src/spec/gate-schema.js';
 import { latencyTarget, sortedLatencyKeys } from '../../src/gate/targets.js';
 import { DEFINITIONS, GATE_METRICS, LATENCY_TARGETS, METRICS } from '../../src/metrics/definitions.js';
 import { decodeHistogram } from '../../src/metrics/histogram.js';

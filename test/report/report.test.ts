@@ -1,5 +1,5 @@
 import { compare } from '../../src/gate/compare.js';
-import { DEFAULT_GATE } from '../../src/gate/rules-schema.js';
+import { DEFAULT_GATE } from '../../src/spec/gate-schema.js';
 import { escapeHtml, escapeMarkdown } from '../../src/report/escape.js';
 import { renderGateText } from '../../src/report/gate-text.js';
 import { renderHtml } from '../../src/report/html.js';

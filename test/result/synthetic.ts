@@ -1,9 +1,9 @@
 import { createRng, gamma, normal, type Rng } from '../../src/rng.js';
 import type { Outcome } from '../../src/client/types.js';
-import { resolveGate } from '../../src/gate/rules-schema.js';
+import { resolveGate } from '../../src/spec/gate-schema.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import { buildResult } from '../../src/result/build.js';
-import type { GeneratorLimits } from '../../src/result/validity.js';
+import type { GeneratorLimits } from '../../src/spec/generator-limits.js';
 import type { Result } from '../../src/result/types.js';
 import type { WindowCpu } from '../../src/metrics/window-cpu.js';
 import { specHash } from '../../src/spec/hash.js';

@@ -1,5 +1,5 @@
 import { compare } from '../../src/gate/compare.js';
-import { gateOf } from '../../src/gate/rules-schema.js';
+import { gateOf } from '../../src/spec/gate-schema.js';
 import { runInterleaved } from '../../src/run/run.js';
 import { launchSim, type SimHandle } from '../../src/sim/launch.js';
 import { parseSpec } from '../../src/spec/load.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { KEEP_ALIVE_DISABLED_REASON } from '../../src/client/keep-alive.js';
 import { compare } from '../../src/gate/compare.js';
-import { gateOf } from '../../src/gate/rules-schema.js';
+import { gateOf } from '../../src/spec/gate-schema.js';
 import { renderConsoleReport } from '../../src/report/console.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { loadResult } from '../../src/result/load.js';

@@ -1,7 +1,7 @@
 import { runBenchmark } from '../../src/run/run.js';
 import { renderConsoleReport } from '../../src/report/console.js';
 import { compare } from '../../src/gate/compare.js';
-import { gateOf } from '../../src/gate/rules-schema.js';
+import { gateOf } from '../../src/spec/gate-schema.js';
 import { openaiStream, startScriptedServer, type ScriptedServer } from '../fixtures/scripted-server.js';
 import { specFor, ttftShareAtOrBelow } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_GATE, resolveGate } from '../../src/gate/rules-schema.js';
+import { DEFAULT_GATE, resolveGate } from '../../src/spec/gate-schema.js';
 import { loadSpec, parseSpec, SpecError } from '../../src/spec/load.js';
 import { tempSpec } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { Ajv, type SchemaObject } from 'ajv';
 import { GATE_METRICS, type LatencyKey } from '../metrics/definitions.js';
 import { PERCENTILES, type PercentileKey } from '../metrics/histogram.js';
-import { DEFAULT_GENERATOR_LIMITS, type GeneratorLimits } from '../result/validity.js';
+import { DEFAULT_GENERATOR_LIMITS, type GeneratorLimits } from './generator-limits.js';
 
 /*
  * The spec's `gate` section: which changes against the baseline count as regressions,

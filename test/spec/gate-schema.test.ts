@@ -1,5 +1,5 @@
 import { Ajv } from 'ajv';
-import { DEFAULT_GATE, gateOf, gateSchema, resolveGate } from '../../src/gate/rules-schema.js';
+import { DEFAULT_GATE, gateOf, gateSchema, resolveGate } from '../../src/spec/gate-schema.js';
 import { specSchema } from '../../src/spec/schema.js';
 
 describe('gate section of the spec', () => {
