@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadSpec } from '../spec/load.js';
-import { loadWorkloadInputs } from '../workload/workload.js';
+import { loadWorkloadInputs } from '../workload/inputs.js';
 import { EXIT, UsageError } from './errors.js';
 
 export const VALIDATE_HELP = `Usage: loadgate validate SPEC [--json]

@@ -4,21 +4,38 @@ import { MALFORMED, scanChunk, UNUSUAL, type ChunkFindings } from './chunk-scan.
 export type Api = 'chat' | 'completions';
 export type ContentKind = 'reasoning' | 'answer';
 
-export interface RequestBodyOptions {
+/** One chat message, as the chat API takes it. */
+export interface Message {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** What a completions request sends for these messages: their contents, one per line (the simulator joins chat messages the same way). */
+export function promptText(messages: readonly Message[]): string {
+  return messages.map((m) => m.content).join('\n');
+}
+
+/** A request's input: one prompt (sent as a single user message to the chat API) or chat messages. */
+export type RequestInput = { prompt: string } | { messages: readonly Message[] };
+
+export type RequestBodyOptions = RequestInput & {
   api: Api;
   model: string;
-  prompt: string;
   maxTokens: number;
   /** vLLM/SGLang extension that keeps generating past EOS, so the output length is the one asked for. */
   ignoreEos: boolean;
   /** vLLM extension: a floor on the output length for servers without ignore_eos. */
   minTokens?: number;
-}
+};
 
+/**
+ * The streaming request body. The completions API takes one prompt, so messages are joined
+ * with promptText; the chat API takes the messages as they are.
+ */
 export function buildRequestBody(o: RequestBodyOptions): string {
   const body: Record<string, unknown> = { model: o.model };
-  if (o.api === 'chat') body.messages = [{ role: 'user', content: o.prompt }];
-  else body.prompt = o.prompt;
+  if (o.api === 'chat') body.messages = 'messages' in o ? o.messages : [{ role: 'user', content: o.prompt }];
+  else body.prompt = 'messages' in o ? promptText(o.messages) : o.prompt;
   body.max_tokens = o.maxTokens;
   if (o.ignoreEos) body.ignore_eos = true;
   if (o.minTokens !== undefined) body.min_tokens = o.minTokens;

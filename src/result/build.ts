@@ -5,7 +5,7 @@ import type { DelayTail } from '../metrics/histogram.js';
 import type { Recorder } from '../metrics/recorder.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
 import type { ResolvedSpec } from '../spec/types.js';
-import type { WorkloadFacts } from '../workload/workload.js';
+import type { WorkloadFacts } from '../workload/types.js';
 import { assembleResult } from './assemble.js';
 import { connectionFacts } from './connections.js';
 import type { RunTotals } from './totals.js';

@@ -2,9 +2,10 @@ import type { CountSummary, DelayTail, Histogram } from '../metrics/histogram.js
 import type { Recorder } from '../metrics/recorder.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
 import type { Spec } from '../spec/types.js';
+import type { WorkloadPlan } from '../workload/types.js';
 import type { ConnectionFacts } from './connections.js';
 import type { PatternSection } from './pattern.js';
-import type { AbortInfo, MergeInfo, ReplicateSpread, Result, ValidityCheck, WorkloadPlan } from './types.js';
+import type { AbortInfo, MergeInfo, ReplicateSpread, Result, ValidityCheck } from './types.js';
 
 /** The recorder's counters (src/metrics/recorder.ts): what a run counted, and what merging adds up. */
 export type RunCounts = Pick<

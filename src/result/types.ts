@@ -4,7 +4,8 @@ import { METRICS, type MetricName } from '../metrics/definitions.js';
 import type { CountSummary, DelayTail, LatencySummary } from '../metrics/histogram.js';
 import type { HistogramName } from '../metrics/recorder.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
-import type { OutputControl, Spec } from '../spec/types.js';
+import type { Spec } from '../spec/types.js';
+import type { WorkloadPlan } from '../workload/types.js';
 import type { PatternSection } from './pattern.js';
 
 export const RESULT_SCHEMA_VERSION = 1;
@@ -42,40 +43,6 @@ export interface ValidityCheck {
   ok: boolean;
   /** What was measured and what it was held against, in words a reader can act on. */
   message: string;
-}
-
-/** How synthetic prompts were sized for the target's tokenizer: tokens ≈ overhead + prefix + tokens_per_word × words. */
-export interface Calibration {
-  method: 'tokenize' | 'probe' | 'off';
-  /** What counted the tokens (e.g. "POST /tokenize (vLLM-style)"), or why nothing could. */
-  source: string;
-  /** Of the filler vocabulary; for a dataset, of the dataset's own text. */
-  tokens_per_word: number;
-  /** Tokens of the request format itself: chat template, BOS, the request-unique word. */
-  overhead_tokens: number;
-  /** Tokens of the shared system prompt and/or group prefix, as the target counted them. */
-  prefix_tokens: number;
-  /** Requests counted to fit the line. */
-  samples: number;
-  /** Largest |fitted − counted| over the samples. */
-  max_residual_tokens: number;
-}
-
-export interface WorkloadPlan {
-  source: 'synthetic' | 'dataset';
-  output_control: OutputControl;
-  calibration: Calibration;
-  prefix: {
-    /** unique: every prompt differs from its first word; dataset: prompts as the dataset has them (reused entries repeat). */
-    mode: 'unique' | 'shared' | 'groups' | 'shared+groups' | 'dataset';
-    /** Share of all prompt tokens an unbounded prefix cache could serve for these prompts (block rounding ignored; for a dataset, from reused entries only). */
-    expected_cache_hit_ratio: number;
-  };
-  dataset: { entries: number; used_entries: number; skipped: number; filtered_out: number } | null;
-  /** sha256 of each file read (dataset, length files), keyed by the path as the spec wrote it: a changed file shows. */
-  files: Record<string, string>;
-  /** The run's prompt salt (random per run, so no run hits another's prefix cache). */
-  salt: number;
 }
 
 export interface Result {

@@ -14,7 +14,7 @@ import type { AbortInfo, Result } from '../result/types.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import { AbortWatch } from './abort-watch.js';
 import { now } from '../time.js';
-import type { Workload } from '../workload/workload.js';
+import type { Workload } from '../workload/types.js';
 
 export interface Progress {
   elapsedS: number;

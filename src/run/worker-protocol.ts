@@ -1,5 +1,6 @@
-import type { Result, Calibration } from '../result/types.js';
+import type { Result } from '../result/types.js';
 import type { ResolvedSpec } from '../spec/types.js';
+import type { Calibration } from '../workload/types.js';
 import type { Progress } from './measure.js';
 
 /** What a generator thread is started with: plain data, cloned into the thread. */

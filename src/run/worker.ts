@@ -2,7 +2,8 @@
 // event loop, connection pool and recorder. Talks to src/run/workers.ts by messages only.
 import { parentPort, workerData } from 'node:worker_threads';
 import { recordLine } from '../metrics/record-line.js';
-import { createWorkload, loadWorkloadInputs } from '../workload/workload.js';
+import { loadWorkloadInputs } from '../workload/inputs.js';
+import { createWorkload } from '../workload/workload.js';
 import { measure } from './measure.js';
 import type { ToWorker, WorkerInit, FromWorker } from './worker-protocol.js';
 

@@ -7,7 +7,7 @@ import type { Result } from '../result/types.js';
 import { packageRoot } from '../package-root.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import { now } from '../time.js';
-import type { Workload } from '../workload/workload.js';
+import type { Workload } from '../workload/types.js';
 import type { Progress } from './measure.js';
 import { shardSpec } from './shard.js';
 import type { FromWorker, WorkerInit } from './worker-protocol.js';

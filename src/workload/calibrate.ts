@@ -1,8 +1,12 @@
 import { request } from 'undici';
-import { errorMessage } from '../client/openai.js';
-import type { Calibration } from '../result/types.js';
+import { errorMessage, promptText, type Message } from '../client/openai.js';
 import type { CalibrateMode } from '../spec/types.js';
-import { countWords, promptText, type Message } from './prompts.js';
+import { entryPicker } from './dataset.js';
+import type { WorkloadInputs } from './inputs.js';
+import { prefixMessage, prefixWords } from './prefix.js';
+import { countWords, requestText } from './prompts.js';
+import { stream } from './streams.js';
+import type { Calibration } from './types.js';
 import { round3 } from '../numbers.js';
 
 /**
@@ -22,6 +26,40 @@ import { round3 } from '../numbers.js';
  *     server, at the cost of a short prefill each.
  * When none answers, `auto` assumes one token per word (the simulator's rule) and says so.
  */
+
+/**
+ * Calibration prompts use their own salt, so a probe never warms the cache for the run's
+ * synthetic prompts. (A dataset's sampled prompts are its own; probing them may warm the
+ * cache for their first use, which the warmup should absorb.)
+ */
+export async function calibrateWorkload(inputs: WorkloadInputs, target: CalibrationTarget, salt: number): Promise<Calibration> {
+  const w = inputs.spec.workload;
+  if (w.calibrate === 'off') return uncalibrated();
+  const counter = await findCounter(w.calibrate, target);
+  if ('failed' in counter) return uncalibrated(`no tokenizer answered (${counter.failed}); ${ONE_TOKEN_PER_WORD}`);
+  const plain = (words: number): Message[] => [{ role: 'user', content: requestText(salt, words, words) }];
+  try {
+    if (inputs.dataset) {
+      const entries = inputs.dataset.entries;
+      const pick = entryPicker(entries.length, 'without_replacement', stream(w, 'calibration_sample'));
+      const sample = Array.from({ length: Math.min(CALIBRATION_ENTRIES, entries.length) }, () => entries[pick()].messages);
+      return await calibrateDataset(counter, plain, sample);
+    }
+    if (!w.prefix && !w.prefix_groups) return await calibrateSynthetic(counter, plain);
+    return await calibrateSynthetic(counter, plain, (words, tokensPerWord) => [
+      prefixMessage(salt, prefixWords(w, tokensPerWord), 0)!,
+      ...plain(words),
+    ]);
+  } catch (err) {
+    throw new Error(
+      `calibrating prompt lengths with ${counter.source} failed: ${(err as Error).message}; expected the target to count prompts of up to ~1,000 words, or workload.calibrate: off`,
+      { cause: err },
+    );
+  }
+}
+
+/** Dataset prompts counted to learn the dataset's tokens per word. */
+const CALIBRATION_ENTRIES = 16;
 
 export interface CalibrationTarget {
   /** OpenAI base URL, e.g. http://host:8000/v1; `/tokenize` lives at its root. */

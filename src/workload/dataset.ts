@@ -1,7 +1,8 @@
 import type { Rng } from '../rng.js';
 import { SpecError } from '../spec/error.js';
 import type { DatasetSpec } from '../spec/types.js';
-import { countWords, promptText, type Message } from './prompts.js';
+import { promptText, type Message } from '../client/openai.js';
+import { countWords } from './prompts.js';
 
 /**
  * Prompt datasets. Two formats:

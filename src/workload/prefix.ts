@@ -1,5 +1,7 @@
 import type { Rng } from '../rng.js';
-import { prefixText, type Message } from './prompts.js';
+import type { Message } from '../client/openai.js';
+import type { Spec } from '../spec/types.js';
+import { prefixText } from './prompts.js';
 
 /**
  * Prefix control. By default every prompt is unique from its first word. A spec may ask for a
@@ -53,4 +55,10 @@ export function prefixMessage(salt: number, words: PrefixWords, group: number | 
   if (words.shared > 0) parts.push(prefixText(salt, null, words.shared));
   if (group !== null && words.group > 0) parts.push(prefixText(salt, group, words.group));
   return parts.length === 0 ? null : { role: 'system', content: parts.join(' ') };
+}
+
+/** The words of each prefix part that make the spec's prefix token counts, at the calibrated tokens per word. */
+export function prefixWords(w: Spec['workload'], tokensPerWord: number): PrefixWords {
+  const words = (tokens: number | undefined) => (tokens ? Math.max(1, Math.round(tokens / tokensPerWord)) : 0);
+  return { shared: words(w.prefix?.shared_tokens), group: words(w.prefix_groups?.tokens) };
 }

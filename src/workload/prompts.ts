@@ -40,11 +40,6 @@ const VOCAB = [
   'client',
 ];
 
-export interface Message {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
-
 /** `variant` shifts the walk through the vocabulary (13 is coprime with its size, so every word recurs evenly). */
 function filler(parts: string[], variant: number, from: number, to: number): string[] {
   for (let i = from; i < to; i++) parts[i] = VOCAB[(variant * 7 + i * 13) % VOCAB.length]!;
@@ -70,11 +65,6 @@ export function prefixText(salt: number, group: number | null, words: number): s
   const parts = new Array<string>(words);
   parts[0] = `p${salt.toString(36)}${group === null ? 's' : `g${group}`}`;
   return filler(parts, group === null ? 0 : group + 1, 1, words).join(' ');
-}
-
-/** What a completions request sends for these messages: their contents, one per line (the simulator joins chat messages the same way). */
-export function promptText(messages: readonly Message[]): string {
-  return messages.map((m) => m.content).join('\n');
 }
 
 const WORD = /\S+/g;

@@ -27,6 +27,19 @@ describe('buildRequestBody', () => {
     );
     expect(body).toEqual({ model: 'm', prompt: 'hi', max_tokens: 8, min_tokens: 8, stream: true, stream_options: { include_usage: true } });
   });
+
+  test('messages: the chat API takes them as they are, completions joins their contents one per line', () => {
+    const messages = [
+      { role: 'system' as const, content: 'be brief' },
+      { role: 'user' as const, content: 'hi' },
+    ];
+    const chat = buildRequestBody({ api: 'chat', model: 'm', messages, maxTokens: 4, ignoreEos: false });
+    expect(chat).toBe(
+      '{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi"}],"max_tokens":4,"stream":true,"stream_options":{"include_usage":true}}',
+    );
+    const completions = JSON.parse(buildRequestBody({ api: 'completions', model: 'm', messages, maxTokens: 4, ignoreEos: false }));
+    expect(completions.prompt).toBe('be brief\nhi');
+  });
 });
 
 describe('readEvent', () => {

@@ -3,7 +3,7 @@ import { parseResult } from '../../src/result/load.js';
 import { runBenchmark } from '../../src/run/run.js';
 import { loadSpec } from '../../src/spec/load.js';
 import { applyOverrides } from '../../src/spec/override.js';
-import { loadWorkloadInputs } from '../../src/workload/workload.js';
+import { loadWorkloadInputs } from '../../src/workload/inputs.js';
 
 const example = (name: string) => fileURLToPath(new URL(`../../examples/${name}`, import.meta.url));
 

@@ -2,12 +2,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRng } from '../../src/rng.js';
-import type { Calibration } from '../../src/result/types.js';
+import type { Calibration, WorkItem } from '../../src/workload/types.js';
 import { loadSpec, parseSpec } from '../../src/spec/load.js';
 import { uncalibrated } from '../../src/workload/calibrate.js';
 import { zipfProbabilities, zipfSampler } from '../../src/workload/prefix.js';
 import { countWords } from '../../src/workload/prompts.js';
-import { createWorkload, loadWorkloadInputs, type WorkItem } from '../../src/workload/workload.js';
+import { loadWorkloadInputs } from '../../src/workload/inputs.js';
+import { createWorkload } from '../../src/workload/workload.js';
 import { tempSpec } from '../spec/helpers.js';
 
 const SALT = 123456;
