@@ -3,7 +3,7 @@ import * as core from '@actions/core';
 import { parse as parseYaml } from 'yaml';
 
 import type { Progress } from '../run/run.js';
-import { runReplicated } from '../run/replicates.js';
+import { runReplicatesMerged } from '../run/replicates.js';
 import { loadSpec, SpecError } from '../spec/load.js';
 import { applyOverrides } from '../spec/override.js';
 import type { ResolvedSpec } from '../spec/types.js';
@@ -52,10 +52,10 @@ function envWithKey(path: string, apiKey: string): NodeJS.ProcessEnv {
 }
 
 /**
- * Runs the benchmark `replicates` times (the input; else the spec's load.replicates), each an
- * independent window with a fresh seed, merged exactly (histograms add) with their spread.
+ * The Action's benchmark: `replicates` windows (the input; else the spec's load.replicates),
+ * run and merged by runReplicatesMerged, with a CI log line per replicate and every 5 s.
  */
-export async function runReplicates(resolved: ResolvedSpec, replicates: number, signal: AbortSignal): Promise<Result> {
+export async function runActionBenchmark(resolved: ResolvedSpec, replicates: number, signal: AbortSignal): Promise<Result> {
   const n = replicates > 1 ? replicates : resolved.spec.load.replicates;
   let label = '';
   const onReplicate = (i: number) => {
@@ -64,7 +64,7 @@ export async function runReplicates(resolved: ResolvedSpec, replicates: number, 
       `${label}running ${resolved.spec.name} against ${resolved.spec.target.url === 'sim' ? 'the embedded simulator' : new URL(resolved.spec.target.url).host}`,
     );
   };
-  return runReplicated({ resolved, signal, onProgress: progressLogger(() => label) }, n, onReplicate);
+  return runReplicatesMerged({ resolved, signal, onProgress: progressLogger(() => label) }, n, onReplicate);
 }
 
 /** A plain log line every 5 s: a CI log is not a terminal. */

@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../result/write.js';
 import { TOOL_VERSION } from '../version.js';
 import { applyMissingBaseline, baselineNote, baselineResult, resolveBaseline, type BaselineSource } from './baseline.js';
 import { runInterleaved } from '../run/run.js';
-import { loadActionSpec, runReplicates } from './benchmark.js';
+import { loadActionSpec, runActionBenchmark } from './benchmark.js';
 import { commentBody, postStickyComment } from './comment.js';
 import { isPullRequestEvent, readContext, type Octokit, type RunContext } from './github-context.js';
 import { readHandoff, verifyPullRequest, writeHandoff } from './handoff.js';
@@ -81,7 +81,7 @@ async function gate(inputs: ActionInputs, ctx: RunContext, octokit: () => Octoki
   } else {
     // Before the benchmark: a broken baseline source should fail in seconds, not after the run.
     source = await resolveBaseline(inputs, ctx, octokit);
-    current = resolved ? await interruptible((signal) => runReplicates(resolved, inputs.replicates, signal)) : loadResult(inputs.result!);
+    current = resolved ? await interruptible((signal) => runActionBenchmark(resolved, inputs.replicates, signal)) : loadResult(inputs.result!);
   }
   const baseline = baselineResult(source);
 

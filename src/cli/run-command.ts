@@ -9,7 +9,7 @@ import { renderConsoleReport } from '../report/console.js';
 import { toVllmFormat } from '../result/vllm.js';
 import { writeFileAtomic } from '../result/write.js';
 import { runInterleaved } from '../run/run.js';
-import { runReplicated } from '../run/replicates.js';
+import { runReplicatesMerged } from '../run/replicates.js';
 import { loadSpec } from '../spec/load.js';
 import { applyOverrides } from '../spec/override.js';
 import { EXIT, UsageError } from './errors.js';
@@ -133,7 +133,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     let result: Result;
     let baseline = baselineFile;
     if (values['baseline-url'] === undefined)
-      result = await runReplicated(
+      result = await runReplicatesMerged(
         run,
         resolved.spec.load.replicates,
         (i) => resolved.spec.load.replicates > 1 && process.stderr.write(`replicate ${i + 1}/${resolved.spec.load.replicates}\n`),

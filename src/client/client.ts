@@ -178,12 +178,12 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
     if (this.ended) return;
     const t = now();
     if (this.sawDone)
-      this.fail(t, 'ok'); // complete; only the server's close was missing
-    else if (reason === 'cancelled') this.fail(t, 'cancelled', 'the run was interrupted');
-    else if (this.status !== 0 && !isSuccess(this.status)) this.fail(t, ...this.httpOutcome());
-    else if (this.controller === null) this.fail(t, 'connect_error', `no connection within ${this.ctx.timeoutMs} ms`);
-    else if (this.status === 0) this.fail(t, 'timeout', `no response within ${this.ctx.timeoutMs} ms`);
-    else this.fail(t, 'timeout', `stream not finished within ${this.ctx.timeoutMs} ms`);
+      this.finishAndAbort(t, 'ok'); // complete; only the server's close was missing
+    else if (reason === 'cancelled') this.finishAndAbort(t, 'cancelled', 'the run was interrupted');
+    else if (this.status !== 0 && !isSuccess(this.status)) this.finishAndAbort(t, ...this.httpOutcome());
+    else if (this.controller === null) this.finishAndAbort(t, 'connect_error', `no connection within ${this.ctx.timeoutMs} ms`);
+    else if (this.status === 0) this.finishAndAbort(t, 'timeout', `no response within ${this.ctx.timeoutMs} ms`);
+    else this.finishAndAbort(t, 'timeout', `stream not finished within ${this.ctx.timeoutMs} ms`);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -230,12 +230,12 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
     if (this.ended || this.sawDone) return;
     if (isError) {
       const text = data.toString('utf8', 0, length);
-      this.fail(this.t, 'stream_error', 'error event: ' + (errorMessage(tryParse(text)) ?? text));
+      this.finishAndAbort(this.t, 'stream_error', 'error event: ' + (errorMessage(tryParse(text)) ?? text));
       return;
     }
     const ev = readEvent(data, 0, length, this.ctx.event);
     if (ev.error !== null) {
-      this.fail(this.t, 'stream_error', ev.error);
+      this.finishAndAbort(this.t, 'stream_error', ev.error);
       return;
     }
     if (ev.content !== null) this.obs.onContent(this.t, ev.content);
@@ -277,8 +277,8 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
     else this.finish(t, 'stream_error', 'connection lost mid-stream: ' + reason);
   }
 
-  /** Ends the request and tells undici to stop it. */
-  private fail(t: number, outcome: Outcome, detail?: string): void {
+  /** Ends the request with this outcome, whichever it is, and tells undici to stop it (finish alone: the connection has already ended). */
+  private finishAndAbort(t: number, outcome: Outcome, detail?: string): void {
     this.finish(t, outcome, detail);
     this.controller?.abort(ENDED);
   }

@@ -18,7 +18,7 @@ export function replicateSpec(r: ResolvedSpec, i: number): ResolvedSpec {
  * and counters add; the result carries each metric's coefficient of variation across them).
  * An interrupted replicate ends the series: what ran is merged and marked interrupted.
  */
-export async function runReplicated(o: RunOptions, replicates: number, onReplicate?: (i: number) => void): Promise<Result> {
+export async function runReplicatesMerged(o: RunOptions, replicates: number, onReplicate?: (i: number) => void): Promise<Result> {
   const results: Result[] = [];
   for (let i = 0; i < replicates; i++) {
     if (i > 0 && o.signal?.aborted) break;

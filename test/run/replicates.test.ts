@@ -1,4 +1,4 @@
-import { replicateSpec, runReplicated } from '../../src/run/replicates.js';
+import { replicateSpec, runReplicatesMerged } from '../../src/run/replicates.js';
 import { openaiStream, startScriptedServer, type ScriptedServer } from '../fixtures/scripted-server.js';
 import { specFor } from './helpers.js';
 
@@ -15,7 +15,7 @@ test('replicates run independent windows with fresh seeds and merge into one res
   expect(replicateSpec(resolved, 1).spec.workload.seed).not.toBe(resolved.spec.workload.seed);
   expect(replicateSpec(resolved, 1).hash).toBe(resolved.hash);
   const seen: number[] = [];
-  const merged = await runReplicated({ resolved }, resolved.spec.load.replicates, (i) => seen.push(i));
+  const merged = await runReplicatesMerged({ resolved }, resolved.spec.load.replicates, (i) => seen.push(i));
   expect(seen).toEqual([0, 1, 2]);
   expect((merged as { merge?: { mode: string; merged_from: number } }).merge).toMatchObject({ mode: 'replicates', merged_from: 3 });
   expect((merged as { replicates?: { count: number; cv: Record<string, number> } }).replicates?.count).toBe(3);
