@@ -2813,8 +2813,8 @@ var require_validate = __commonJS({
           return data;
       }
       let expr = data;
-      const segments = jsonPointer.split("/");
-      for (const segment of segments) {
+      const segments2 = jsonPointer.split("/");
+      for (const segment of segments2) {
         if (segment) {
           data = (0, codegen_1._)`${data}${(0, codegen_1.getProperty)((0, util_1.unescapeJsonPointer)(segment))}`;
           expr = (0, codegen_1._)`${expr} && ${data}`;
@@ -3343,12 +3343,12 @@ var require_utils = __commonJS({
       if (path === "" || path[0] === "/") {
         return removeDotSegments(path);
       }
-      const segments = path.split("/");
-      const last = segments.length - 1;
+      const segments2 = path.split("/");
+      const last = segments2.length - 1;
       const output = [];
       let trailingDirectory = false;
       for (let i = 0; i <= last; i++) {
-        const segment = segments[i];
+        const segment = segments2[i];
         if (segment === "." || segment === "..") {
           if (segment === "..") {
             if (output.length !== 0 && output[output.length - 1] !== "..") {
@@ -4689,9 +4689,9 @@ var require_core = __commonJS({
         const rules = this.RULES.all;
         metaSchema = JSON.parse(JSON.stringify(metaSchema));
         for (const jsonPointer of keywordsJsonPointers) {
-          const segments = jsonPointer.split("/").slice(1);
+          const segments2 = jsonPointer.split("/").slice(1);
           let keywords = metaSchema;
-          for (const seg of segments)
+          for (const seg of segments2)
             keywords = keywords[seg];
           for (const key in rules) {
             const rule = rules[key];
@@ -14277,6 +14277,123 @@ import { parseArgs } from "node:util";
 var import_ajv = __toESM(require_ajv(), 1);
 var import_yaml = __toESM(require_dist(), 1);
 import { readFileSync } from "node:fs";
+
+// src/spec/did-you-mean.ts
+function levenshtein(a, b) {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length];
+}
+function closest(word, candidates) {
+  const typed = word.toLowerCase();
+  const limit = Math.max(2, Math.floor(typed.length / 3));
+  let best;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const known = candidate.toLowerCase();
+    const d = levenshtein(typed, known);
+    const close = d <= limit || typed.length >= 3 && known.startsWith(typed);
+    if (close && d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best;
+}
+
+// src/spec/error.ts
+var SpecIssue = class extends Error {
+  constructor(path, problem) {
+    super(`${path.length ? path.join(".") : "top level"} ${problem}`);
+    this.path = path;
+    this.problem = problem;
+  }
+  path;
+  problem;
+};
+
+// src/spec/messages.ts
+var TYPE_PHRASE = {
+  object: "a mapping",
+  boolean: "true or false",
+  string: "a string",
+  integer: "an integer",
+  number: "a number",
+  array: "a list"
+};
+function show(value) {
+  if (value === null || value === void 0) return "empty";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
+  return "a value";
+}
+function expected(schema) {
+  const s = schema ?? {};
+  if (s.description) return String(s.description);
+  if (Array.isArray(s.enum)) return `one of ${s.enum.join(", ")}`;
+  if (s.const !== void 0) return show(s.const);
+  const noun = TYPE_PHRASE[String(s.type)] ?? "a valid value";
+  if (s.minimum !== void 0 && s.maximum !== void 0) return `${noun} between ${s.minimum} and ${s.maximum}`;
+  if (s.minimum !== void 0) return `${noun} \u2265 ${s.minimum}`;
+  if (s.exclusiveMinimum !== void 0) return `${noun} > ${s.exclusiveMinimum}`;
+  if (s.type === "array" && s.minItems) return "a non-empty list";
+  if (s.type === "string" && s.minLength) return "a non-empty string";
+  return noun;
+}
+function issueFromErrors(errors, data) {
+  const order = documentOrder(data);
+  const rank = (e) => order.get(pointerOf(e)) ?? Number.MAX_SAFE_INTEGER;
+  const useful = errors.filter((e) => e.keyword !== "if");
+  const first = useful.reduce((best, e) => rank(e) < rank(best) ? e : best);
+  return phrase(first);
+}
+function phrase(e) {
+  const path = segments(e.instancePath);
+  const schema = e.parentSchema;
+  if (e.keyword === "additionalProperties") {
+    const key = e.params.additionalProperty;
+    const allowed = Object.keys(schema?.properties ?? {});
+    const guess = closest(key, allowed);
+    const hint = guess ? `did you mean "${guess}"?` : `expected one of ${allowed.join(", ")}`;
+    return new SpecIssue([...path, key], `is not a known key; ${hint}`);
+  }
+  if (e.keyword === "required") {
+    const key = e.params.missingProperty;
+    const properties = schema?.properties;
+    return new SpecIssue([...path, key], `is missing; expected ${expected(properties?.[key])}`);
+  }
+  if (e.keyword === "discriminator") {
+    const tag = e.params.tag;
+    const branches = schema?.oneOf ?? [];
+    const tags = branches.map((branch) => branch.properties?.[tag]?.const ?? "?");
+    const value = e.data?.[tag];
+    return new SpecIssue([...path, tag], `is ${show(value)}; expected one of ${tags.join(", ")}`);
+  }
+  return new SpecIssue(path, `is ${show(e.data)}; expected ${expected(schema)}`);
+}
+function pointerOf(e) {
+  return e.keyword === "additionalProperties" ? `${e.instancePath}/${escape2(e.params.additionalProperty)}` : e.instancePath;
+}
+function documentOrder(data) {
+  const order = /* @__PURE__ */ new Map();
+  const visit = (value, pointer) => {
+    order.set(pointer, order.size);
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      for (const [key, child] of Object.entries(value)) visit(child, `${pointer}/${escape2(key)}`);
+    }
+  };
+  visit(data, "");
+  return order;
+}
+var escape2 = (key) => key.replace(/~/g, "~0").replace(/\//g, "~1");
+var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+
+// src/sim/config.ts
 var SIM_DEFAULTS = {
   mode: "engine",
   model: "sim-8b",
@@ -14383,21 +14500,21 @@ function validateSimConfig(input) {
   if (input === null || input === void 0) input = {};
   if (typeof input !== "object" || Array.isArray(input)) throw new SimConfigError(`is ${show(input)}; expected a mapping`);
   const config = { ...SIM_DEFAULTS, ...input };
-  if (!check(config)) throw new SimConfigError(phrase(check.errors[0]));
+  if (!check(config)) throw new SimConfigError(issueFromErrors(check.errors, config).message);
   crossCheck(config);
   return config;
 }
 function crossCheck(c) {
   const exclusive = ["error_rate", "stream_error_rate", "truncate_rate", "malformed_rate", "reset_rate"];
   const sum = exclusive.reduce((s, k) => s + c[k], 0);
-  if (sum > 1 + 1e-9) throw new SimConfigError(`${exclusive.join(" + ")} is ${round(sum)}; expected <= 1`);
+  if (sum > 1 + 1e-9) throw new SimConfigError(`${exclusive.join(" + ")} is ${round(sum)}; expected \u2264 1`);
   if (c.kv_cache_tokens < c.max_model_len) {
     throw new SimConfigError(
-      `kv_cache_tokens is ${c.kv_cache_tokens}; expected >= max_model_len (${c.max_model_len}) so any admissible request fits`
+      `kv_cache_tokens is ${c.kv_cache_tokens}; expected \u2265 max_model_len (${c.max_model_len}) so any admissible request fits`
     );
   }
   if (c.output_tokens.dist === "uniform" && c.output_tokens.min > c.output_tokens.max) {
-    throw new SimConfigError(`output_tokens.min is ${c.output_tokens.min}; expected <= output_tokens.max (${c.output_tokens.max})`);
+    throw new SimConfigError(`output_tokens.min is ${c.output_tokens.min}; expected \u2264 output_tokens.max (${c.output_tokens.max})`);
   }
   if (c.stall) {
     const { duration_ms, every_ms, at_ms } = c.stall;
@@ -14426,44 +14543,6 @@ function parseSimConfigJson(text) {
   } catch (err) {
     throw new SimConfigError(`--config-json is not valid JSON: ${err.message.split("\n")[0]}`);
   }
-}
-function phrase(e) {
-  const field = e.instancePath.slice(1).replace(/\//g, ".");
-  const at = (key) => field ? `${field}.${key}` : key;
-  const params = e.params;
-  switch (e.keyword) {
-    case "additionalProperties":
-      return `unknown field "${at(params.additionalProperty)}"`;
-    case "required":
-      return `${at(params.missingProperty)} is missing`;
-    case "discriminator":
-      return `${at("dist")} is ${show(e.data?.dist)}; expected one of geometric, fixed, uniform`;
-    default:
-      return `${field} is ${show(e.data)}; expected ${expectation(e.parentSchema ?? {})}`;
-  }
-}
-function expectation(s) {
-  if (Array.isArray(s.enum)) return `one of ${s.enum.join(", ")}`;
-  if (s.const !== void 0) return String(s.const);
-  const noun = {
-    integer: "an integer",
-    number: "a number",
-    string: "a non-empty string",
-    boolean: "true or false",
-    array: "a list",
-    object: "a mapping"
-  }[String(s.type)] ?? "a valid value";
-  if (s.minimum !== void 0 && s.maximum !== void 0) return `${noun} between ${s.minimum} and ${s.maximum}`;
-  if (s.minimum !== void 0) return `${noun} >= ${s.minimum}`;
-  if (s.exclusiveMinimum !== void 0) return `${noun} > ${s.exclusiveMinimum}`;
-  if (s.type === "array" && s.minItems) return "a non-empty list";
-  return noun;
-}
-function show(value) {
-  if (value === void 0) return "missing";
-  if (Array.isArray(value)) return "a list";
-  if (value !== null && typeof value === "object") return "a mapping";
-  return JSON.stringify(value);
 }
 var round = (x) => Math.round(x * 1e6) / 1e6;
 
@@ -14743,7 +14822,7 @@ var Engine = class {
   }
 };
 
-// src/arrivals/rng.ts
+// src/rng.ts
 function splitmix32(seed) {
   let s = seed >>> 0;
   return () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { Ajv, type AnySchemaObject, type ErrorObject, type SchemaObject } from 'ajv';
+import { Ajv, type SchemaObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
+import { issueFromErrors, show } from '../spec/messages.js';
 
 /** Output length when the request does not force it (no `ignore_eos`); always capped by `max_tokens`. */
 export type OutputLengths =
@@ -46,7 +47,7 @@ export interface SimConfig {
   /** Concurrent requests served; absent = unlimited. Requests beyond it wait in a FIFO queue. */
   slots?: number;
 
-  // faults (each request draws at most one of the first five, so their rates add up to <= 1)
+  // faults (each request draws at most one of the first five, so their rates add up to ≤ 1)
   error_rate: number;
   error_statuses: number[];
   stream_error_rate: number;
@@ -165,7 +166,7 @@ export const SIM_CONFIG_SCHEMA: SchemaObject = {
   },
 };
 
-/** One line, naming the field: `sim config: max_num_seqs is -1; expected an integer >= 1`. */
+/** One line, naming the field: `sim config: max_num_seqs is -1; expected an integer ≥ 1`, worded by spec/messages.ts as spec errors are. */
 export class SimConfigError extends Error {
   constructor(detail: string) {
     super(`sim config: ${detail}`);
@@ -173,6 +174,7 @@ export class SimConfigError extends Error {
   }
 }
 
+// `verbose` gives issueFromErrors the failing data and schema.
 const ajv = new Ajv({ discriminator: true, verbose: true, strict: false });
 const check = ajv.compile(SIM_CONFIG_SCHEMA);
 
@@ -181,7 +183,7 @@ export function validateSimConfig(input: unknown): SimConfig {
   if (input === null || input === undefined) input = {};
   if (typeof input !== 'object' || Array.isArray(input)) throw new SimConfigError(`is ${show(input)}; expected a mapping`);
   const config = { ...SIM_DEFAULTS, ...(input as object) };
-  if (!check(config)) throw new SimConfigError(phrase(check.errors![0]));
+  if (!check(config)) throw new SimConfigError(issueFromErrors(check.errors!, config).message);
   crossCheck(config);
   return config;
 }
@@ -190,14 +192,14 @@ export function validateSimConfig(input: unknown): SimConfig {
 function crossCheck(c: SimConfig): void {
   const exclusive = ['error_rate', 'stream_error_rate', 'truncate_rate', 'malformed_rate', 'reset_rate'] as const;
   const sum = exclusive.reduce((s, k) => s + c[k], 0);
-  if (sum > 1 + 1e-9) throw new SimConfigError(`${exclusive.join(' + ')} is ${round(sum)}; expected <= 1`);
+  if (sum > 1 + 1e-9) throw new SimConfigError(`${exclusive.join(' + ')} is ${round(sum)}; expected ≤ 1`);
   if (c.kv_cache_tokens < c.max_model_len) {
     throw new SimConfigError(
-      `kv_cache_tokens is ${c.kv_cache_tokens}; expected >= max_model_len (${c.max_model_len}) so any admissible request fits`,
+      `kv_cache_tokens is ${c.kv_cache_tokens}; expected ≥ max_model_len (${c.max_model_len}) so any admissible request fits`,
     );
   }
   if (c.output_tokens.dist === 'uniform' && c.output_tokens.min > c.output_tokens.max) {
-    throw new SimConfigError(`output_tokens.min is ${c.output_tokens.min}; expected <= output_tokens.max (${c.output_tokens.max})`);
+    throw new SimConfigError(`output_tokens.min is ${c.output_tokens.min}; expected ≤ output_tokens.max (${c.output_tokens.max})`);
   }
   if (c.stall) {
     const { duration_ms, every_ms, at_ms } = c.stall;
@@ -230,51 +232,6 @@ export function parseSimConfigJson(text: string): unknown {
   } catch (err) {
     throw new SimConfigError(`--config-json is not valid JSON: ${(err as Error).message.split('\n')[0]}`);
   }
-}
-
-function phrase(e: ErrorObject): string {
-  const field = e.instancePath.slice(1).replace(/\//g, '.');
-  const at = (key: string) => (field ? `${field}.${key}` : key);
-  const params = e.params as Record<string, string>;
-  switch (e.keyword) {
-    case 'additionalProperties':
-      return `unknown field "${at(params.additionalProperty)}"`;
-    case 'required':
-      return `${at(params.missingProperty)} is missing`;
-    case 'discriminator':
-      return `${at('dist')} is ${show((e.data as { dist?: unknown } | undefined)?.dist)}; expected one of geometric, fixed, uniform`;
-    default:
-      return `${field} is ${show(e.data)}; expected ${expectation(e.parentSchema ?? {})}`;
-  }
-}
-
-/** "an integer >= 1", "a number between 0 and 1", "one of engine, paced, fast" ... */
-function expectation(s: AnySchemaObject): string {
-  if (Array.isArray(s.enum)) return `one of ${s.enum.join(', ')}`;
-  if (s.const !== undefined) return String(s.const);
-  const noun =
-    (
-      {
-        integer: 'an integer',
-        number: 'a number',
-        string: 'a non-empty string',
-        boolean: 'true or false',
-        array: 'a list',
-        object: 'a mapping',
-      } as Record<string, string>
-    )[String(s.type)] ?? 'a valid value';
-  if (s.minimum !== undefined && s.maximum !== undefined) return `${noun} between ${s.minimum} and ${s.maximum}`;
-  if (s.minimum !== undefined) return `${noun} >= ${s.minimum}`;
-  if (s.exclusiveMinimum !== undefined) return `${noun} > ${s.exclusiveMinimum}`;
-  if (s.type === 'array' && s.minItems) return 'a non-empty list';
-  return noun;
-}
-
-function show(value: unknown): string {
-  if (value === undefined) return 'missing';
-  if (Array.isArray(value)) return 'a list';
-  if (value !== null && typeof value === 'object') return 'a mapping';
-  return JSON.stringify(value);
 }
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;

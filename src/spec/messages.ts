@@ -8,6 +8,7 @@ const TYPE_PHRASE: Record<string, string> = {
   string: 'a string',
   integer: 'an integer',
   number: 'a number',
+  array: 'a list',
 };
 
 /** A value as it should appear in a one-line message: short, quoted when a string, never multi-line. */
@@ -20,15 +21,40 @@ export function show(value: unknown): string {
   return 'a value';
 }
 
-/** The "expected …" phrase for a schema: its description, else its enum, else its type. */
-function expected(schema: AnySchemaObject | undefined): string {
-  if (schema?.description) return String(schema.description);
-  if (Array.isArray(schema?.enum)) return `one of ${schema.enum.join(', ')}`;
-  return TYPE_PHRASE[String(schema?.type)] ?? 'a valid value';
+/** The schema keywords a message is worded from. */
+interface Worded {
+  description?: string;
+  enum?: unknown[];
+  const?: unknown;
+  type?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  minItems?: number;
+  minLength?: number;
 }
 
 /**
- * The one ajv error worth showing, as a SpecIssue. With `allErrors` ajv lists errors in
+ * The "expected …" phrase for a schema: its description, else its enum or const, else its type
+ * with its bounds ("an integer ≥ 1", "a number between 0 and 1").
+ */
+function expected(schema: AnySchemaObject | undefined): string {
+  const s = (schema ?? {}) as Worded;
+  if (s.description) return String(s.description);
+  if (Array.isArray(s.enum)) return `one of ${s.enum.join(', ')}`;
+  if (s.const !== undefined) return show(s.const);
+  const noun = TYPE_PHRASE[String(s.type)] ?? 'a valid value';
+  if (s.minimum !== undefined && s.maximum !== undefined) return `${noun} between ${s.minimum} and ${s.maximum}`;
+  if (s.minimum !== undefined) return `${noun} ≥ ${s.minimum}`;
+  if (s.exclusiveMinimum !== undefined) return `${noun} > ${s.exclusiveMinimum}`;
+  if (s.type === 'array' && s.minItems) return 'a non-empty list';
+  if (s.type === 'string' && s.minLength) return 'a non-empty string';
+  return noun;
+}
+
+/**
+ * The one ajv error worth showing, as a SpecIssue: the wording of every schema error, the
+ * spec's and the simulator config's (src/sim/config.ts) alike. With `allErrors` ajv lists errors in
  * schema order; users read their file top to bottom, so the earliest in the document wins.
  * Needs ajv's `verbose` option (for `data` and `parentSchema`).
  */
@@ -55,6 +81,14 @@ function phrase(e: ErrorObject): SpecIssue {
     const key = (e.params as { missingProperty: string }).missingProperty;
     const properties = schema?.properties as Record<string, AnySchemaObject> | undefined;
     return new SpecIssue([...path, key], `is missing; expected ${expected(properties?.[key])}`);
+  }
+  if (e.keyword === 'discriminator') {
+    // ajv's discriminator (a oneOf keyed by a tag such as `dist`): the tag's value picks no branch.
+    const tag = (e.params as { tag: string }).tag;
+    const branches = (schema?.oneOf ?? []) as { properties?: Record<string, { const?: string }> }[];
+    const tags = branches.map((branch) => branch.properties?.[tag]?.const ?? '?');
+    const value = (e.data as Record<string, unknown> | undefined)?.[tag];
+    return new SpecIssue([...path, tag], `is ${show(value)}; expected one of ${tags.join(', ')}`);
   }
   return new SpecIssue(path, `is ${show(e.data)}; expected ${expected(schema)}`);
 }
