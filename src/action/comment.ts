@@ -1,7 +1,9 @@
 import * as core from '@actions/core';
-import type { Verdict } from '../gate/types.js';
-import type { Octokit } from './github-context.js';
+import type { GateReport, Verdict } from '../gate/types.js';
+import { TOOL_VERSION } from '../version.js';
+import type { Octokit, RunContext } from './github-context.js';
 import type { CommentPolicy } from './inputs.js';
+import type { StepContext } from './step.js';
 import type { ReportParts } from './summary.js';
 
 /*
@@ -122,4 +124,35 @@ async function findComment(octokit: Octokit, c: StickyComment, login: string | n
     if (mine) return mine;
   }
   return undefined;
+}
+
+/** The report as the sticky comment on pull request `issueNumber`, as the comment input allows; returns its URL when one was posted. */
+export async function postReportComment(
+  { inputs, ctx, octokit }: StepContext,
+  id: string,
+  issueNumber: number,
+  report: GateReport,
+  parts: ReportParts,
+  foot: string,
+): Promise<string | undefined> {
+  if (inputs.comment === 'never') return undefined;
+  if (!inputs.githubToken || !ctx.repo) {
+    core.info('No github-token or repository: no pull request comment');
+    return undefined;
+  }
+  return postStickyComment(octokit(), {
+    ...ctx.repo,
+    issueNumber,
+    id,
+    verdict: report.verdict,
+    policy: inputs.comment,
+    body: commentBody(id, report.verdict, parts, foot),
+  });
+}
+
+/** The comment's last line: tool version, commit, and a link to the run. */
+export function reportFooter(ctx: RunContext): string {
+  const commit = ctx.sha ? ` · commit ${ctx.sha.slice(0, 7)}` : '';
+  const link = ctx.runUrl ? ` · [job summary and full report](${ctx.runUrl})` : '';
+  return `<sub>loadgate ${TOOL_VERSION}${commit}${link}</sub>`;
 }

@@ -1,8 +1,7 @@
-import * as core from '@actions/core';
 import type { Result } from '../result/types.js';
 
 /** Key figures of the run as step outputs; a metric without samples is an empty string, never 0. */
-export function setResultOutputs(r: Result): void {
+export function resultOutputs(r: Result): Record<string, string | number> {
   const figures: Record<string, number | null | undefined> = {
     'ttft-p50-ms': r.metrics.ttft_ms?.p50,
     'ttft-p95-ms': r.metrics.ttft_ms?.p95,
@@ -12,5 +11,5 @@ export function setResultOutputs(r: Result): void {
     'goodput-fraction': r.goodput.fraction,
     'output-tokens-per-s': r.throughput.output_tokens_per_s,
   };
-  for (const [name, value] of Object.entries(figures)) core.setOutput(name, value ?? '');
+  return Object.fromEntries(Object.entries(figures).map(([name, value]) => [name, value ?? '']));
 }

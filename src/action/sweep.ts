@@ -10,10 +10,8 @@ import { renderSweepMarkdown } from '../report/sweep.js';
 import { writeFileAtomic } from '../result/write.js';
 import { runSweep } from '../sweep/run.js';
 import { loadActionSpec } from './benchmark.js';
-import type { ActionInputs } from './inputs.js';
+import { interruptible, type StepContext, type StepOutcome } from './step.js';
 import { writeJobSummary } from './summary.js';
-
-type Interruptible = <T>(work: (signal: AbortSignal) => Promise<T>) => Promise<T>;
 
 /**
  * mode: sweep, for release workflows: run the spec's sweep (or judge the sweep document in
@@ -21,7 +19,7 @@ type Interruptible = <T>(work: (signal: AbortSignal) => Promise<T>) => Promise<T
  * per sweep.gate), and report. Without a baseline file nothing is judged: the sweep is recorded
  * at result-path for the next release to compare against, and on-missing-baseline decides.
  */
-export async function sweepGate(inputs: ActionInputs, interruptible: Interruptible): Promise<void> {
+export async function sweepStep({ inputs }: StepContext): Promise<StepOutcome> {
   const baselinePath = inputs.baseline;
   const baseline = baselinePath && existsSync(baselinePath) ? loadSweep(baselinePath) : null; // a broken file fails before the sweep
   let doc: SweepDocument;
@@ -59,11 +57,13 @@ export async function sweepGate(inputs: ActionInputs, interruptible: Interruptib
     'saturation-requests-per-s': a.saturation.requests_per_s,
     'capacity-at-slo-rate-per-s': a.capacity_at_slo.rate_per_s,
   };
-  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value ?? '');
   for (const r of gate?.rules ?? [])
     if (r.status === 'fail') core.error(`${r.rule}: ${r.reason}`, { title: `loadgate: ${r.metric} regression` });
   if (!gate) core.warning(`no baseline sweep (${missing}): nothing was judged`, { title: 'loadgate: no baseline sweep' });
   core.info(`Verdict: ${verdict.toUpperCase()}${(gate?.reasons ?? []).map((r) => `\n  ${r}`).join('')}`);
   const fails = inputs.failOn !== 'never' && (verdict === 'fail' || (inputs.failOn === 'inconclusive' && verdict === 'inconclusive'));
-  if (fails) core.setFailed(`loadgate sweep verdict ${verdict.toUpperCase()}: ${gate?.reasons[0] ?? missing ?? ''}`);
+  return {
+    outputs: Object.fromEntries(Object.entries(outputs).map(([name, value]) => [name, value ?? ''])),
+    ...(fails ? { failure: `loadgate sweep verdict ${verdict.toUpperCase()}: ${gate?.reasons[0] ?? missing ?? ''}`, exitCode: 1 } : {}),
+  };
 }

@@ -1,7 +1,7 @@
 import { analyzeSweep, nextBisection, nextKneeBisection } from '../capacity/analysis.js';
 import { batchSlotsOf, buildSweepDocument, type SweepDocument } from '../capacity/document.js';
 import type { PointRole, SweepPoint } from '../capacity/types.js';
-import { runReplicated } from '../run/replicates.js';
+import { runReplicatesMerged } from '../run/replicates.js';
 import type { Progress } from '../run/run.js';
 import { SIM_DEFAULTS } from '../sim/config.js';
 import { autoSettings } from '../spec/sweep-schema.js';
@@ -34,7 +34,7 @@ export interface SweepRunOptions {
 }
 
 /**
- * Runs a sweep point by point — each a full measurement by the single-point engine (runReplicated:
+ * Runs a sweep point by point — each a full measurement by the single-point engine (runReplicatesMerged:
  * target up, warmup, steady window, cooldown, drain, validity) at its own load — and assembles the
  * sweep document. Stepping stops at the first point past saturation (analysis.ts pastSaturation), so
  * a dead server is not hammered; `auto` grows its ladder from a light-load probe and fills in below
@@ -58,7 +58,7 @@ export async function runSweep(o: SweepRunOptions): Promise<SweepDocument> {
     const info: PointInfo = { number: points.length + 1, role, mode, load, planned: Math.max(planned, points.length + 1) };
     o.onPointStart?.(info);
     const r = pointSpec(resolved, mode === 'open' ? { mode, rate: load } : { mode, concurrency: load });
-    const result = await runReplicated(
+    const result = await runReplicatesMerged(
       { resolved: r, signal: o.signal, onProgress: o.onProgress, workers: o.workers },
       spec.load.replicates,
     );

@@ -1,0 +1,157 @@
+import { dirname, join, resolve } from 'node:path';
+import * as core from '@actions/core';
+import { compare } from '../gate/compare.js';
+import type { GateReport } from '../gate/types.js';
+import { escapeMarkdown as md } from '../report/escape.js';
+import { renderHtml } from '../report/html.js';
+import { loadResult } from '../result/load.js';
+import type { Result } from '../result/types.js';
+import { writeFileAtomic } from '../result/write.js';
+import { runInterleaved } from '../run/run.js';
+import { gateOf } from '../spec/gate-schema.js';
+import { applyMissingBaseline, baselineNote, baselineResult, resolveBaseline, type BaselineNote, type BaselineSource } from './baseline.js';
+import { loadActionSpec, runActionBenchmark } from './benchmark.js';
+import { postReportComment, reportFooter } from './comment.js';
+import { isPullRequestEvent } from './github-context.js';
+import { writeHandoff } from './handoff.js';
+import type { ActionInputs } from './inputs.js';
+import { resultOutputs } from './outputs.js';
+import { interruptible, type StepContext, type StepOutcome } from './step.js';
+import { joinParts, reportParts, writeJobSummary, type ReportParts } from './summary.js';
+
+/**
+ * The gate step: baseline and benchmark → verdict → result and report files, job summary,
+ * annotations → handoff and pull request comment. It only returns the outputs and the
+ * failure; main.ts sets them, after everything here has been written.
+ */
+export async function gateStep(step: StepContext): Promise<StepOutcome> {
+  const { inputs, ctx } = step;
+  if (inputs.mode === 'record' && isPullRequestEvent(ctx.eventName)) {
+    throw new Error(
+      `input mode is record on a ${ctx.eventName} event: baselines are never written from pull requests; record on push or schedule`,
+    );
+  }
+  const { source, current } = await measure(step);
+  const baseline = baselineResult(source);
+  const recorded = writeResult(inputs, current);
+  const missing = source.kind === 'missing' ? source.reason : null;
+  const report = applyMissingBaseline(compare(baseline, current, gateOf(current.spec)), missing, inputs.onMissingBaseline);
+  const note = baselineNote(source, Date.now());
+  const parts = reportParts(report, baseline, current, note, specLabel(inputs));
+  const htmlPath = inputs.reportPath.replace(/(\.md)?$/, '.html');
+  writeFileAtomic(inputs.reportPath, `${joinParts(parts)}\n`);
+  writeFileAtomic(htmlPath, renderHtml(report, baseline, current));
+  await summarize(parts, recorded);
+  const fails = failsStep(inputs, report);
+  annotate(report, fails, missing !== null && inputs.onMissingBaseline === 'warn' ? missing : null);
+  const { commentUrl, handoffPath } = await handOff(step, { report, parts, note, missing, current, baseline });
+
+  core.info(`Verdict: ${report.verdict.toUpperCase()}${report.reasons.map((r) => `\n  ${r}`).join('')}`);
+  return {
+    outputs: {
+      ...resultOutputs(current),
+      verdict: report.verdict,
+      'result-path': resolve(inputs.resultPath),
+      'report-path': resolve(inputs.reportPath),
+      'html-report-path': resolve(htmlPath),
+      'comment-url': commentUrl ?? '',
+      'comment-file': handoffPath && resolve(handoffPath),
+    },
+    ...(fails ? { failure: `loadgate verdict ${report.verdict.toUpperCase()}: ${report.reasons[0] ?? ''}`, exitCode: 1 } : {}),
+  };
+}
+
+/** The baseline and the current run: interleaved against baseline-url, else a baseline found first and then the benchmark (or a given result). */
+async function measure({ inputs, ctx, octokit }: StepContext): Promise<{ source: BaselineSource; current: Result }> {
+  const resolved = inputs.result ? undefined : loadActionSpec(inputs);
+  if (inputs.baselineUrl && resolved) {
+    const baselineUrl = inputs.baselineUrl;
+    const ab = await interruptible((signal) => runInterleaved({ resolved, signal, baselineUrl }));
+    return { source: { kind: 'interleaved', url: baselineUrl, result: ab.baseline }, current: ab.current };
+  }
+  // Before the benchmark: a broken baseline source should fail in seconds, not after the run.
+  const source = await resolveBaseline(inputs, ctx, octokit);
+  const current = resolved
+    ? await interruptible((signal) => runActionBenchmark(resolved, inputs.replicates, signal))
+    : loadResult(inputs.result!);
+  return { source, current };
+}
+
+const specLabel = (inputs: ActionInputs) => inputs.spec || `result ${inputs.result}`;
+
+/** Writes the result to result-path and, in record mode, to the baseline path too; returns where it was recorded as a baseline. */
+function writeResult(inputs: ActionInputs, current: Result): string[] {
+  const json = `${JSON.stringify(current, null, 2)}\n`;
+  writeFileAtomic(inputs.resultPath, json);
+  if (inputs.mode !== 'record') return [];
+  if (inputs.baseline) writeFileAtomic(inputs.baseline, json);
+  return [inputs.resultPath, ...(inputs.baseline ? [inputs.baseline] : [])];
+}
+
+/** The job summary, with a note on where a recorded baseline went. */
+async function summarize(parts: ReportParts, recorded: string[]): Promise<void> {
+  const recordNote =
+    recorded.length > 0
+      ? `\n\n**Recorded as the new baseline**: ${md(recorded.join(', '))}. Upload it with actions/upload-artifact so pull requests can fetch it with baseline-artifact.`
+      : '';
+  await writeJobSummary(`${joinParts(parts)}${recordNote}\n`);
+  if (recorded.length > 0)
+    core.notice(
+      `Recorded a new baseline at ${recorded.join(' and ')}; upload it with actions/upload-artifact (see examples/workflows/nightly.yml).`,
+    );
+}
+
+interface Judged {
+  report: GateReport;
+  parts: ReportParts;
+  note: BaselineNote;
+  missing: string | null;
+  current: Result;
+  baseline: Result | null;
+}
+
+/**
+ * On a pull request: the handoff file (written on every pull request run, so a fork's run,
+ * which cannot comment, can have a workflow_run post it with comment-from), then the comment.
+ */
+async function handOff(step: StepContext, j: Judged): Promise<{ commentUrl?: string; handoffPath: string }> {
+  const { inputs, ctx } = step;
+  if (!ctx.pullRequest) {
+    core.info(`Not a pull request event (${ctx.eventName || 'no event'}): no comment`);
+    return { handoffPath: '' };
+  }
+  const handoffPath = join(dirname(inputs.resultPath), 'loadgate-comment.json');
+  writeHandoff(handoffPath, {
+    comment_id: inputs.commentId!,
+    pull_request: ctx.pullRequest.number,
+    spec_path: specLabel(inputs),
+    baseline_note: j.note.text,
+    missing_baseline: j.missing === null ? null : { policy: inputs.onMissingBaseline, reason: j.missing },
+    current: j.current,
+    baseline: j.baseline,
+  });
+  const commentUrl = await postReportComment(step, inputs.commentId!, ctx.pullRequest.number, j.report, j.parts, reportFooter(ctx));
+  return { commentUrl, handoffPath };
+}
+
+/** report mode never fails on the verdict; otherwise fail-on decides. */
+function failsStep(inputs: ActionInputs, report: GateReport): boolean {
+  if (inputs.mode === 'report' || inputs.failOn === 'never') return false;
+  return report.verdict === 'fail' || (inputs.failOn === 'inconclusive' && report.verdict === 'inconclusive');
+}
+
+/** One annotation per violated rule: an error when it fails the step, else a warning. */
+function annotate(report: GateReport, fails: boolean, missingBaseline: string | null): void {
+  for (const r of report.rules) {
+    if (r.status !== 'fail' && r.status !== 'warn') continue;
+    const annotation = r.status === 'fail' && fails ? core.error : core.warning;
+    annotation(`${r.rule}: ${r.reason}`, {
+      title: `loadgate: ${r.metric} ${r.status === 'warn' ? 'warning' : r.kind === 'slo' ? 'SLO violated' : 'regression'}`,
+    });
+  }
+  if (report.verdict === 'inconclusive') core.warning(report.reasons.join('; '), { title: 'loadgate: inconclusive' });
+  if (missingBaseline)
+    core.warning(`no baseline (${missingBaseline}): only absolute (SLO) rules were judged (on-missing-baseline: warn)`, {
+      title: 'loadgate: no baseline',
+    });
+}
