@@ -1,9 +1,11 @@
-import { basename } from 'node:path';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { DefaultArtifactClient } from '@actions/artifact';
 import { parseResult } from '../result/load.js';
-
 import type { Octokit } from './github-context.js';
-import { readZip } from './zip.js';
 import type { Result } from '../result/types.js';
+import { DEFAULT_MAX_ENTRY_BYTES, readZip } from './unzip.js';
 
 /*
  * A baseline from the base branch: the artifact that a successful run of the same workflow
@@ -33,6 +35,8 @@ export interface ArtifactBaseline {
 export interface ArtifactQuery {
   owner: string;
   repo: string;
+  /** A token that may read the repository's Actions (`permissions: actions: read`); the artifact is downloaded with it. */
+  token: string;
   /** Workflow file name (ci.yml) or numeric id. */
   workflow: string | number;
   branch: string;
@@ -76,8 +80,8 @@ export async function fetchArtifactBaseline(octokit: Octokit, q: ArtifactQuery):
     );
     const artifact = data.artifacts.find((a) => a.name === q.artifact && !a.expired);
     if (!artifact) continue;
-    const zip = await api(`downloading artifact ${q.artifact} of run ${run.id}`, () => downloadArtifact(octokit, owner, repo, artifact.id));
-    const result = resultFromZip(zip, `artifact ${q.artifact} of run ${run.id}`, q.entryName);
+    const zip = await api(`downloading artifact ${q.artifact} of run ${run.id}`, () => downloadArtifact(q, run.id, artifact.id));
+    const result = await resultFromZip(zip, `artifact ${q.artifact} of run ${run.id}`, q.entryName);
     return { result, artifact: q.artifact, run, mergeBase: run.head_sha === mergeBase };
   }
   return {
@@ -119,40 +123,45 @@ async function listRecentRuns(octokit: Octokit, q: ArtifactQuery): Promise<Workf
   return runs;
 }
 
+/** An artifact zip larger than this is not a baseline: refused before it is read into memory. */
+const MAX_ARTIFACT_BYTES = DEFAULT_MAX_ENTRY_BYTES;
+
 /**
- * The artifact's zip. GitHub answers with a redirect to a signed storage URL; it is fetched
- * without our Authorization header, which the storage host has no business seeing.
+ * The artifact's zip, downloaded by @actions/artifact (the toolkit's client, the one
+ * actions/download-artifact uses) from another run by id with our token. GitHub answers with a
+ * redirect to a signed storage URL, which the toolkit fetches without our Authorization header.
+ * It is kept zipped (skipDecompress) so that readZip, with its caps and checks, is what opens it.
  */
-async function downloadArtifact(octokit: Octokit, owner: string, repo: string, artifactId: number): Promise<Buffer> {
-  const res = await octokit.request('GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}', {
-    owner,
-    repo,
-    artifact_id: artifactId,
-    archive_format: 'zip',
-    request: { redirect: 'manual' },
-  });
-  const location = (res.headers as Record<string, string | undefined>).location;
-  if (res.status >= 300 && res.status < 400) {
-    if (!location) throw new Error(`HTTP ${res.status} without a location`);
-    const blob = await fetch(location);
-    if (!blob.ok) throw new Error(`HTTP ${blob.status} from the artifact storage`);
-    return Buffer.from(await blob.arrayBuffer());
+async function downloadArtifact(q: ArtifactQuery, runId: number, artifactId: number): Promise<Buffer> {
+  const dir = mkdtempSync(join(tmpdir(), 'loadgate-artifact-'));
+  try {
+    await new DefaultArtifactClient().downloadArtifact(artifactId, {
+      path: dir,
+      skipDecompress: true,
+      findBy: { token: q.token, workflowRunId: runId, repositoryOwner: q.owner, repositoryName: q.repo },
+    });
+    const [file, ...more] = readdirSync(dir);
+    if (file === undefined || more.length > 0) throw new Error(`expected one downloaded file, found ${more.length + (file ? 1 : 0)}`);
+    const size = statSync(join(dir, file)).size;
+    if (size > MAX_ARTIFACT_BYTES) throw new Error(`the artifact is ${size} bytes; expected at most ${MAX_ARTIFACT_BYTES}`);
+    return readFileSync(join(dir, file));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  return Buffer.from(res.data as ArrayBuffer);
 }
 
 /** The loadgate result inside an artifact zip: its one JSON file, or the one named like result-path. */
-export function resultFromZip(zip: Buffer, what: string, entryName: string): Result {
+export async function resultFromZip(zip: Buffer, what: string, entryName: string): Promise<Result> {
   let text: string;
   let name: string;
   try {
-    const entries = readZip(zip).filter((e) => e.name.endsWith('.json'));
+    const entries = (await readZip(zip)).filter((e) => e.name.endsWith('.json'));
     const entry = entries.find((e) => basename(e.name) === entryName) ?? (entries.length === 1 ? entries[0] : undefined);
     if (!entry) {
       const found = entries.length === 0 ? 'none' : entries.map((e) => e.name).join(', ');
       throw new Error(`holds no single loadgate result: expected one .json file or one named ${entryName} (JSON files found: ${found})`);
     }
-    text = entry.read().toString('utf8');
+    text = (await entry.read()).toString('utf8');
     name = entry.name;
   } catch (err) {
     throw new Error(`${what}: ${(err as Error).message}`, { cause: err });

@@ -44,8 +44,10 @@ export async function resolveBaseline(inputs: ActionInputs, ctx: RunContext, oct
     throw new Error(
       'baseline-artifact: the event names no base branch (no pull request and no repository default branch in GITHUB_EVENT_PATH)',
     );
-  const found = await fetchArtifactBaseline(octokit(), {
+  const client = octokit(); // throws, naming input github-token, when there is no token
+  const found = await fetchArtifactBaseline(client, {
     ...ctx.repo,
+    token: inputs.githubToken ?? '',
     workflow,
     branch: ctx.baseBranch,
     artifact: inputs.baselineArtifact,

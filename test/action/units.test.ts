@@ -8,7 +8,7 @@ import { COMMENT_LIMIT, commentBody, decideComment, marker, markerVerdict } from
 import { DEFAULTS, readInputs } from '../../src/action/inputs.js';
 import { checkCredentialTarget, hostAllowed, isLoopback } from '../../src/action/secrets.js';
 import { reportParts, joinParts } from '../../src/action/summary.js';
-import { readZip } from '../../src/action/zip.js';
+import { readZip } from '../../src/action/unzip.js';
 import { compare } from '../../src/gate/compare.js';
 import { DEFAULT_GATE } from '../../src/spec/gate-schema.js';
 import { lognormal, synthesize } from '../result/synthetic.js';
@@ -27,7 +27,7 @@ const hasTool = (tool: string) => {
 describe('zip reader', () => {
   const text = JSON.stringify({ hello: 'world', filler: 'x'.repeat(5000) });
 
-  test('reads stored and deflated entries, with and without data descriptors and zip64 fields', () => {
+  test('reads stored and deflated entries, with and without data descriptors and zip64 fields', async () => {
     const zip = writeZip([
       { name: 'dir/a.json', data: text },
       { name: 'b.txt', data: 'plain', method: 'store' },
@@ -35,7 +35,7 @@ describe('zip reader', () => {
       { name: 'd.json', data: text, zip64: true },
       { name: 'empty.json', data: '', method: 'store' },
     ]);
-    const entries = readZip(zip);
+    const entries = await readZip(zip);
     expect(entries.map((e) => [e.name, e.size])).toEqual([
       ['dir/a.json', text.length],
       ['b.txt', 5],
@@ -43,28 +43,28 @@ describe('zip reader', () => {
       ['d.json', text.length],
       ['empty.json', 0],
     ]);
-    expect(entries.map((e) => e.read().toString())).toEqual([text, 'plain', text, text, '']);
+    expect(await Promise.all(entries.map(async (e) => (await e.read()).toString()))).toEqual([text, 'plain', text, text, '']);
   });
 
-  test('reads a zip that Python zipfile streamed (data descriptors, a directory entry)', () => {
+  test('reads a zip that Python zipfile streamed (data descriptors, a directory entry)', async () => {
     // python3: zipfile.ZipFile(<unseekable stream>, 'w', ZIP_DEFLATED) with a directory "results/",
     // results/loadgate-result.json (deflated) and notes.txt (stored); every entry has flag bit 3.
     const zip = Buffer.from(
       'UEsDBBQACAAAAAAAIQAAAAAAAAAAAAAAAAAIAAAAcmVzdWx0cy9QSwcIAAAAAAAAAAAAAAAAUEsDBBQACAAIADaYfV0AAAAAAAAAAAAAAAAcAAAAcmVzdWx0cy9sb2FkZ2F0ZS1yZXN1bHQuanNvbqtWKi4pSk3MTU1RslIoKSpN1VFQKkmtKAHylBKTkgchUqoFAFBLBwhL/2gtJAAAALQAAABQSwMEFAAIAAAANph9XQAAAAAAAAAAAAAAAAkAAABub3Rlcy50eHRzdG9yZWQ/UEsHCMFY4PMHAAAABwAAAFBLAQIUAxQACAAAAAAAIQAAAAAAAAAAAAAAAAAIAAAAAAAAAAAAAACAAQAAAAByZXN1bHRzL1BLAQIUAxQACAAIADaYfV1L/2gtJAAAALQAAAAcAAAAAAAAAAAAAACAATYAAAByZXN1bHRzL2xvYWRnYXRlLXJlc3VsdC5qc29uUEsBAhQDFAAIAAAANph9XcFY4PMHAAAABwAAAAkAAAAAAAAAAAAAAIABpAAAAG5vdGVzLnR4dFBLBQYAAAAAAwADALcAAADiAAAAAAA=',
       'base64',
     );
-    const entries = readZip(zip);
+    const entries = await readZip(zip);
     expect(entries.map((e) => e.name)).toEqual(['results/loadgate-result.json', 'notes.txt']);
-    expect(JSON.parse(entries[0].read().toString())).toEqual({ streamed: true, text: 'abc'.repeat(50) });
-    expect(entries[1].read().toString()).toBe('stored?');
+    expect(JSON.parse((await entries[0].read()).toString())).toEqual({ streamed: true, text: 'abc'.repeat(50) });
+    expect((await entries[1].read()).toString()).toBe('stored?');
   });
 
-  (hasTool('zip') ? test : test.skip)('reads what the zip command writes', () => {
+  (hasTool('zip') ? test : test.skip)('reads what the zip command writes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loadgate-zip-'));
     writeFileSync(join(dir, 'loadgate-result.json'), text);
     execFileSync('zip', ['-q', '-9', 'out.zip', 'loadgate-result.json'], { cwd: dir });
-    const [entry] = readZip(readFileSync(join(dir, 'out.zip')));
-    expect(entry.read().toString()).toBe(text);
+    const [entry] = await readZip(readFileSync(join(dir, 'out.zip')));
+    expect((await entry.read()).toString()).toBe(text);
   });
 
   (hasTool('unzip') ? test : test.skip)('the test writer makes zips that unzip accepts', () => {
@@ -79,34 +79,38 @@ describe('zip reader', () => {
     expect(() => execFileSync('unzip', ['-tq', 'w.zip'], { cwd: dir, stdio: 'pipe' })).not.toThrow();
   });
 
-  test('refuses what is not a sound zip, in one line', () => {
+  test('refuses what is not a sound zip, in one line', async () => {
     const good = writeZip([{ name: 'a.json', data: text }]);
-    expect(() => readZip(Buffer.from('not a zip at all, just some text'))).toThrow('not a zip file (no end of central directory record)');
-    expect(() => readZip(good.subarray(40))).toThrow(/truncated or corrupt|corrupt/);
+    await expect(readZip(Buffer.from('not a zip at all, just some text'))).rejects.toThrow(
+      'not a zip file (no end of central directory record)',
+    );
+    await expect(readZip(good.subarray(40))).rejects.toThrow(/truncated or corrupt|corrupt/);
     const flipped = Buffer.from(good);
     flipped[45] = flipped[45] ^ 0xff; // inside the deflated data
-    expect(() => readZip(flipped)[0].read()).toThrow(/a\.json (cannot be inflated|is corrupt)/);
+    await expect((await readZip(flipped))[0].read()).rejects.toThrow(/a\.json (cannot be inflated|is corrupt)/);
     const bomb = writeZip([{ name: 'big.json', data: Buffer.alloc(4096) }]);
-    expect(() => readZip(bomb, 1024)).toThrow('zip entry big.json is 4096 bytes; expected at most 1024');
+    await expect(readZip(bomb, 1024)).rejects.toThrow('zip entry big.json is 4096 bytes; expected at most 1024');
   });
 
-  test('picks the loadgate result out of an artifact zip', () => {
+  test('picks the loadgate result out of an artifact zip', async () => {
     const result = synthesize({ n: 50, windowS: 5 });
     const json = JSON.stringify(result);
     expect(
-      resultFromZip(
-        writeZip([
-          { name: 'x/loadgate-result.json', data: json },
-          { name: 'report.md', data: '#' },
-        ]),
-        'artifact a',
-        'loadgate-result.json',
+      (
+        await resultFromZip(
+          writeZip([
+            { name: 'x/loadgate-result.json', data: json },
+            { name: 'report.md', data: '#' },
+          ]),
+          'artifact a',
+          'loadgate-result.json',
+        )
       ).spec_hash,
     ).toBe(result.spec_hash);
-    expect(resultFromZip(writeZip([{ name: 'other.json', data: json }]), 'artifact a', 'loadgate-result.json').spec_hash).toBe(
+    expect((await resultFromZip(writeZip([{ name: 'other.json', data: json }]), 'artifact a', 'loadgate-result.json')).spec_hash).toBe(
       result.spec_hash,
     );
-    expect(() =>
+    await expect(
       resultFromZip(
         writeZip([
           { name: 'a.json', data: json },
@@ -115,10 +119,10 @@ describe('zip reader', () => {
         'artifact a',
         'loadgate-result.json',
       ),
-    ).toThrow(
+    ).rejects.toThrow(
       'artifact a: holds no single loadgate result: expected one .json file or one named loadgate-result.json (JSON files found: a.json, b.json)',
     );
-    expect(() => resultFromZip(writeZip([{ name: 'a.json', data: '{"x":1}' }]), 'artifact a', 'loadgate-result.json')).toThrow(
+    await expect(resultFromZip(writeZip([{ name: 'a.json', data: '{"x":1}' }]), 'artifact a', 'loadgate-result.json')).rejects.toThrow(
       /artifact a, a\.json: not a loadgate result/,
     );
   });
