@@ -3,23 +3,26 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
 /*
- * Layers point down: each stage of src/ imports only the stages below it. The order follows the
- * pipeline — a spec is read, arrivals are scheduled, requests are built and sent, each stream
- * is recorded, the dispatcher paces them, a result is assembled, judged by the gate, reported —
- * with the generic mechanisms (arrivals, client, metrics, dispatch) below the workload that uses them.
- * `run` drives them all; `cli` and `action` are thin edges over everything.
+ * Layers point down: each stage of src/ imports only the stages below it.
+ *
+ * At the bottom, the foundation (clock, PRNG, version, rounding) and the mechanisms that know
+ * nothing of a spec: arrival processes, the streaming HTTP client and its wire format, the
+ * recorder with the metric table, the dispatchers. Then the spec, which names those metrics
+ * (the gate section's keys come from the metric table) and is read by every stage above it.
+ * Then the pipeline as a run goes: the workload builds the requests, the result is assembled,
+ * judged by the gate, reported. `run` drives them all; `cli` and `action` are thin edges.
  *
  * `sim` is an edge of its own: the simulator is a server, not a stage, so it may use only the
  * foundation and the spec's error wording; `run` starts it for `target.url: sim`.
  * Type-only imports count: a type that lives above its user is a layer pointing up too.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['time', 'rng', 'version', 'package-root'], // the foundation: src/*.ts
-  ['spec'],
+  ['time', 'rng', 'numbers', 'version', 'package-root'], // the foundation: src/*.ts
   ['arrivals'],
   ['client'],
   ['metrics'],
   ['dispatch'],
+  ['spec'],
   ['workload'],
   ['result'],
   ['gate'],
@@ -29,7 +32,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['cli', 'action'],
 ];
 /** What the simulator may import, whatever its rank. */
-const SIM_MAY_IMPORT = new Set(['time', 'rng', 'version', 'package-root', 'spec']);
+const SIM_MAY_IMPORT = new Set(['time', 'rng', 'numbers', 'version', 'package-root', 'spec']);
 
 const SRC = resolve('src');
 const rank = new Map(LAYERS.flatMap((stages, i) => stages.map((s) => [s, i] as const)));
@@ -100,7 +103,7 @@ describe('layers', () => {
     expect(violations([up, sideways, simUp, unlisted])).toEqual([
       'spec/schema.ts imports gate/compare.ts: gate is not below spec',
       'cli/main.ts imports action/main.ts: action is not below cli',
-      'sim/server.ts imports client/sse.ts: the simulator may import only time, rng, version, package-root, spec',
+      'sim/server.ts imports client/sse.ts: the simulator may import only time, rng, numbers, version, package-root, spec',
       'run/run.ts imports server/scrape.ts: stage server is not in LAYERS; place it there',
     ]);
   });

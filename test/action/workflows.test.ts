@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import type { MergedResult } from '../../src/result/merge.js';
+import type { Result } from '../../src/result/types.js';
 import { launchSim } from '../../src/sim/launch.js';
 import { actionYml, ROOT, tempDir } from './harness.js';
 
@@ -234,13 +234,13 @@ describe('examples/k8s/indexed-job.yaml: an Indexed Job of shards and a merge st
         [0, 1].map((i) => sh(shardScript, { JOB_COMPLETION_INDEX: String(i), SHARDS: '2', TARGET_URL: sim.baseUrl })),
       );
       expect(codes.every((c) => c === 0)).toBe(true);
-      const shardResults = [1, 2].map((k) => JSON.parse(readFileSync(join(dir, 'results', `shard-${k}.json`), 'utf8')) as MergedResult);
+      const shardResults = [1, 2].map((k) => JSON.parse(readFileSync(join(dir, 'results', `shard-${k}.json`), 'utf8')) as Result);
       expect(shardResults.map((r) => r.load.offered_rate_per_s)).toEqual([10, 10]);
       copyFileSync(join(dir, 'results', 'shard-1.json'), join(dir, 'baseline', 'baseline.json'));
 
       const code = await sh(mergePod.containers[0].args![0], { SHARDS: '2' });
       expect([0, 1, 2]).toContain(code); // a verdict, not an error (3)
-      const merged = JSON.parse(readFileSync(join(dir, 'results', 'merged.json'), 'utf8')) as MergedResult;
+      const merged = JSON.parse(readFileSync(join(dir, 'results', 'merged.json'), 'utf8')) as Result;
       // Each shard is itself --workers 2 threads, merged: the merge counts the runs inside.
       const runsInside = shardResults.reduce((a, r) => a + (r.merge?.merged_from ?? 1), 0);
       expect(merged.merge).toMatchObject({ mode: 'shards', merged_from: runsInside });
