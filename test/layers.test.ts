@@ -10,7 +10,8 @@ import ts from 'typescript';
  * recorder with the metric table, the dispatchers. Then the spec, which names those metrics
  * (the gate section's keys come from the metric table) and is read by every stage above it.
  * Then the pipeline as a run goes: the workload builds the requests, the result is assembled,
- * judged by the gate, reported. `run` drives them all; `cli` and `action` are thin edges.
+ * judged by the gate (and, for a sweep of runs, analysed for capacity), reported. `run` drives
+ * one benchmark, `sweep` a series of them; `cli` and `action` are thin edges.
  *
  * `sim` is an edge of its own: the simulator is a server, not a stage, so it may use only the
  * foundation and the spec's error wording; `run` starts it for `target.url: sim`.
@@ -26,9 +27,11 @@ const LAYERS: readonly (readonly string[])[] = [
   ['workload'],
   ['result'],
   ['gate'],
+  ['capacity'],
   ['report'],
   ['sim'],
   ['run'],
+  ['sweep'],
   ['cli', 'action'],
 ];
 /** What the simulator may import, whatever its rank. */
