@@ -48564,7 +48564,7 @@ function moments(b2) {
   return { sum, sumSq };
 }
 
-// src/arrivals/rng.ts
+// src/rng.ts
 function splitmix32(seed) {
   let s = seed >>> 0;
   return () => {
@@ -49551,28 +49551,10 @@ function abortVerdict(current, decided) {
   return { verdict: a.fail ? "fail" : "inconclusive", reasons: [line, ...decided.reasons] };
 }
 
-// src/gate/rules-schema.ts
+// src/spec/gate-schema.ts
 var import_ajv = __toESM(require_ajv(), 1);
 
-// src/result/validity.ts
-var THRESHOLDS = {
-  minSamplesForP99: 100,
-  littlesLawTolerance: 0.25,
-  /** Delivered vs requested mean length, relative; synthetic prompts sized by the target's own token count are held closer. */
-  workloadTolerance: 0.1,
-  calibratedInputTolerance: 0.05
-};
-function deliveredLengths(spec, w) {
-  const source = w.plan?.source ?? (spec.workload.dataset ? "dataset" : "synthetic");
-  return {
-    input: { requested: w.input_tokens.requested?.mean ?? null, delivered: w.input_tokens.delivered?.mean ?? null },
-    output: { requested: w.output_tokens.requested?.mean ?? null, delivered: w.output_tokens.delivered?.mean ?? null },
-    inputCalibrated: source === "synthetic" && w.plan !== void 0 && w.plan.calibration.method !== "off",
-    inputVerbatim: source === "dataset",
-    outputForced: spec.workload.output_control !== "none",
-    shortRequests: w.output_tokens.shortfall?.requests ?? null
-  };
-}
+// src/spec/generator-limits.ts
 var DEFAULT_GENERATOR_LIMITS = {
   max_schedule_lag_p99_ms: 5,
   max_event_loop_delay_p99_ms: 20,
@@ -49580,93 +49562,8 @@ var DEFAULT_GENERATOR_LIMITS = {
   max_pool_wait_p99_ms: 50,
   min_achieved_fraction: 0.95
 };
-function generatorLimits(spec) {
-  return { ...DEFAULT_GENERATOR_LIMITS, ...spec.gate?.validity };
-}
-var percent = (fraction3) => Number((fraction3 * 100).toFixed(2));
-function validityChecks(v, limits, t = THRESHOLDS) {
-  const checks = [];
-  const add = (name2, ok, message) => checks.push({ name: name2, ok, message });
-  add("completed", !v.interrupted, v.interrupted ? "the run was interrupted before the window ended" : "the run completed its schedule");
-  if (v.mode === "open") {
-    const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
-    const minFrac = limits.min_achieved_fraction;
-    add(
-      "achieved_rate",
-      frac >= minFrac,
-      `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`
-    );
-    const lag = v.scheduleLagP99Ms;
-    const maxLag = limits.max_schedule_lag_p99_ms;
-    add(
-      "schedule_lag",
-      lag !== null && lag <= maxLag,
-      lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`
-    );
-  }
-  const maxDelay = limits.max_event_loop_delay_p99_ms;
-  add(
-    "event_loop_delay",
-    v.eventLoopDelayP99Ms <= maxDelay,
-    `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`
-  );
-  if (v.busyCpu !== void 0) {
-    const busy2 = v.busyCpu;
-    const maxBusy = limits.max_generator_cpu;
-    add(
-      "generator_cpu",
-      busy2 === null || busy2 <= maxBusy,
-      busy2 === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy2 * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy2 <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`
-    );
-  }
-  if (v.poolWaitP99Ms !== void 0) {
-    const wait = v.poolWaitP99Ms;
-    const maxWait = limits.max_pool_wait_p99_ms;
-    add(
-      "pool_wait",
-      wait === null || wait <= maxWait,
-      wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`
-    );
-  }
-  add("samples", v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs \u2265 ${t.minSamplesForP99})`);
-  if (v.littlesRatio !== null) {
-    const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
-    add(
-      "littles_law",
-      ok,
-      `mean in-flight / (achieved rate \xD7 mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 \xB1 ${t.littlesLawTolerance}): ${ok ? "the window was steady" : "the window was not steady"}`
-    );
-  }
-  if (v.workload) {
-    const { ok, message } = workloadDelivered(v.workload, t);
-    add("workload_delivered", ok, message);
-  }
-  return checks;
-}
-function workloadDelivered(w, t) {
-  const judge = (what, m, tolerance) => {
-    if (m.requested === null || m.delivered === null || m.requested === 0) return { ok: true, text: `${what}: not measured` };
-    const d = m.delivered / m.requested - 1;
-    const ok = Math.abs(d) <= tolerance;
-    return {
-      ok,
-      text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)`
-    };
-  };
-  const shown = (what, m, why) => ({
-    ok: true,
-    text: `${what} mean ${m.delivered?.toFixed(1) ?? "unmeasured"} tokens delivered vs ${m.requested?.toFixed(1) ?? "no"} requested, not judged: ${why}`
-  });
-  const input = w.inputVerbatim ? shown("input", w.input, "dataset prompts are sent as written and their requested lengths are estimates") : judge("input", w.input, w.inputCalibrated ? t.calibratedInputTolerance : t.workloadTolerance);
-  const output = w.outputForced ? judge("output", w.output, t.workloadTolerance) : shown("output", w.output, "output_control is none, so max_tokens is only a cap");
-  const hints = [
-    !input.ok && !w.inputCalibrated ? "prompts were not sized with the target's tokenizer (see workload.calibrate)" : "",
-    !output.ok && w.shortRequests ? `${w.shortRequests} requests got fewer output tokens than max_tokens: the server stopped early (does it honour ignore_eos or min_tokens? see workload.output_control)` : ""
-  ].filter(Boolean);
-  return { ok: input.ok && output.ok, message: [input.text, output.text, ...hints].join("; ") };
-}
 
-// src/gate/rules-schema.ts
+// src/spec/gate-schema.ts
 var LATENCY_METRICS = GATE_METRICS.map((m) => m.gate);
 var PERCENTILE_KEYS = PERCENTILES.map(([key]) => key);
 var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"];
@@ -50624,6 +50521,126 @@ import { parseArgs } from "node:util";
 var import_ajv3 = __toESM(require_ajv(), 1);
 var import_yaml = __toESM(require_dist2(), 1);
 import { readFileSync as readFileSync2 } from "node:fs";
+
+// src/spec/did-you-mean.ts
+function levenshtein(a, b2) {
+  let prev = Array.from({ length: b2.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b2.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b2[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b2.length];
+}
+function closest(word, candidates) {
+  const typed = word.toLowerCase();
+  const limit = Math.max(2, Math.floor(typed.length / 3));
+  let best;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const known = candidate.toLowerCase();
+    const d = levenshtein(typed, known);
+    const close = d <= limit || typed.length >= 3 && known.startsWith(typed);
+    if (close && d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best;
+}
+
+// src/spec/error.ts
+var SpecError = class extends Error {
+  name = "SpecError";
+};
+var SpecIssue = class extends Error {
+  constructor(path, problem) {
+    super(`${path.length ? path.join(".") : "top level"} ${problem}`);
+    this.path = path;
+    this.problem = problem;
+  }
+  path;
+  problem;
+};
+
+// src/spec/messages.ts
+var TYPE_PHRASE = {
+  object: "a mapping",
+  boolean: "true or false",
+  string: "a string",
+  integer: "an integer",
+  number: "a number",
+  array: "a list"
+};
+function show(value2) {
+  if (value2 === null || value2 === void 0) return "empty";
+  if (Array.isArray(value2)) return "a list";
+  if (typeof value2 === "object") return "a mapping";
+  if (typeof value2 === "string") return JSON.stringify(value2.length > 60 ? `${value2.slice(0, 57)}...` : value2);
+  if (typeof value2 === "number" || typeof value2 === "boolean" || typeof value2 === "bigint") return String(value2);
+  return "a value";
+}
+function expected(schema) {
+  const s = schema ?? {};
+  if (s.description) return String(s.description);
+  if (Array.isArray(s.enum)) return `one of ${s.enum.join(", ")}`;
+  if (s.const !== void 0) return show(s.const);
+  const noun = TYPE_PHRASE[String(s.type)] ?? "a valid value";
+  if (s.minimum !== void 0 && s.maximum !== void 0) return `${noun} between ${s.minimum} and ${s.maximum}`;
+  if (s.minimum !== void 0) return `${noun} \u2265 ${s.minimum}`;
+  if (s.exclusiveMinimum !== void 0) return `${noun} > ${s.exclusiveMinimum}`;
+  if (s.type === "array" && s.minItems) return "a non-empty list";
+  if (s.type === "string" && s.minLength) return "a non-empty string";
+  return noun;
+}
+function issueFromErrors(errors, data) {
+  const order = documentOrder(data);
+  const rank = (e) => order.get(pointerOf(e)) ?? Number.MAX_SAFE_INTEGER;
+  const useful = errors.filter((e) => e.keyword !== "if");
+  const first = useful.reduce((best, e) => rank(e) < rank(best) ? e : best);
+  return phrase(first);
+}
+function phrase(e) {
+  const path = segments(e.instancePath);
+  const schema = e.parentSchema;
+  if (e.keyword === "additionalProperties") {
+    const key = e.params.additionalProperty;
+    const allowed = Object.keys(schema?.properties ?? {});
+    const guess = closest(key, allowed);
+    const hint = guess ? `did you mean "${guess}"?` : `expected one of ${allowed.join(", ")}`;
+    return new SpecIssue([...path, key], `is not a known key; ${hint}`);
+  }
+  if (e.keyword === "required") {
+    const key = e.params.missingProperty;
+    const properties = schema?.properties;
+    return new SpecIssue([...path, key], `is missing; expected ${expected(properties?.[key])}`);
+  }
+  if (e.keyword === "discriminator") {
+    const tag = e.params.tag;
+    const branches = schema?.oneOf ?? [];
+    const tags = branches.map((branch) => branch.properties?.[tag]?.const ?? "?");
+    const value2 = e.data?.[tag];
+    return new SpecIssue([...path, tag], `is ${show(value2)}; expected one of ${tags.join(", ")}`);
+  }
+  return new SpecIssue(path, `is ${show(e.data)}; expected ${expected(schema)}`);
+}
+function pointerOf(e) {
+  return e.keyword === "additionalProperties" ? `${e.instancePath}/${escape2(e.params.additionalProperty)}` : e.instancePath;
+}
+function documentOrder(data) {
+  const order = /* @__PURE__ */ new Map();
+  const visit = (value2, pointer) => {
+    order.set(pointer, order.size);
+    if (value2 && typeof value2 === "object" && !Array.isArray(value2)) {
+      for (const [key, child] of Object.entries(value2)) visit(child, `${pointer}/${escape2(key)}`);
+    }
+  };
+  visit(data, "");
+  return order;
+}
+var escape2 = (key) => key.replace(/~/g, "~0").replace(/\//g, "~1");
+var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+
+// src/sim/config.ts
 var SIM_DEFAULTS = {
   mode: "engine",
   model: "sim-8b",
@@ -50730,21 +50747,21 @@ function validateSimConfig(input) {
   if (input === null || input === void 0) input = {};
   if (typeof input !== "object" || Array.isArray(input)) throw new SimConfigError(`is ${show(input)}; expected a mapping`);
   const config = { ...SIM_DEFAULTS, ...input };
-  if (!check(config)) throw new SimConfigError(phrase(check.errors[0]));
+  if (!check(config)) throw new SimConfigError(issueFromErrors(check.errors, config).message);
   crossCheck(config);
   return config;
 }
 function crossCheck(c) {
   const exclusive = ["error_rate", "stream_error_rate", "truncate_rate", "malformed_rate", "reset_rate"];
   const sum = exclusive.reduce((s, k) => s + c[k], 0);
-  if (sum > 1 + 1e-9) throw new SimConfigError(`${exclusive.join(" + ")} is ${round(sum)}; expected <= 1`);
+  if (sum > 1 + 1e-9) throw new SimConfigError(`${exclusive.join(" + ")} is ${round(sum)}; expected \u2264 1`);
   if (c.kv_cache_tokens < c.max_model_len) {
     throw new SimConfigError(
-      `kv_cache_tokens is ${c.kv_cache_tokens}; expected >= max_model_len (${c.max_model_len}) so any admissible request fits`
+      `kv_cache_tokens is ${c.kv_cache_tokens}; expected \u2265 max_model_len (${c.max_model_len}) so any admissible request fits`
     );
   }
   if (c.output_tokens.dist === "uniform" && c.output_tokens.min > c.output_tokens.max) {
-    throw new SimConfigError(`output_tokens.min is ${c.output_tokens.min}; expected <= output_tokens.max (${c.output_tokens.max})`);
+    throw new SimConfigError(`output_tokens.min is ${c.output_tokens.min}; expected \u2264 output_tokens.max (${c.output_tokens.max})`);
   }
   if (c.stall) {
     const { duration_ms, every_ms, at_ms } = c.stall;
@@ -50773,44 +50790,6 @@ function parseSimConfigJson(text) {
   } catch (err) {
     throw new SimConfigError(`--config-json is not valid JSON: ${err.message.split("\n")[0]}`);
   }
-}
-function phrase(e) {
-  const field = e.instancePath.slice(1).replace(/\//g, ".");
-  const at = (key) => field ? `${field}.${key}` : key;
-  const params = e.params;
-  switch (e.keyword) {
-    case "additionalProperties":
-      return `unknown field "${at(params.additionalProperty)}"`;
-    case "required":
-      return `${at(params.missingProperty)} is missing`;
-    case "discriminator":
-      return `${at("dist")} is ${show(e.data?.dist)}; expected one of geometric, fixed, uniform`;
-    default:
-      return `${field} is ${show(e.data)}; expected ${expectation(e.parentSchema ?? {})}`;
-  }
-}
-function expectation(s) {
-  if (Array.isArray(s.enum)) return `one of ${s.enum.join(", ")}`;
-  if (s.const !== void 0) return String(s.const);
-  const noun = {
-    integer: "an integer",
-    number: "a number",
-    string: "a non-empty string",
-    boolean: "true or false",
-    array: "a list",
-    object: "a mapping"
-  }[String(s.type)] ?? "a valid value";
-  if (s.minimum !== void 0 && s.maximum !== void 0) return `${noun} between ${s.minimum} and ${s.maximum}`;
-  if (s.minimum !== void 0) return `${noun} >= ${s.minimum}`;
-  if (s.exclusiveMinimum !== void 0) return `${noun} > ${s.exclusiveMinimum}`;
-  if (s.type === "array" && s.minItems) return "a non-empty list";
-  return noun;
-}
-function show(value2) {
-  if (value2 === void 0) return "missing";
-  if (Array.isArray(value2)) return "a list";
-  if (value2 !== null && typeof value2 === "object") return "a mapping";
-  return JSON.stringify(value2);
 }
 var round = (x) => Math.round(x * 1e6) / 1e6;
 
@@ -52216,8 +52195,8 @@ function mapping(value2, source) {
   return value2;
 }
 
-// src/workload/workload.ts
-import { createHash, randomInt } from "node:crypto";
+// src/workload/inputs.ts
+import { createHash } from "node:crypto";
 import { readFileSync as readFileSync4 } from "node:fs";
 import { resolve } from "node:path";
 
@@ -52503,10 +52482,13 @@ function member(ctx, key, depth) {
 }
 
 // src/client/openai.ts
+function promptText(messages) {
+  return messages.map((m) => m.content).join("\n");
+}
 function buildRequestBody(o) {
   const body = { model: o.model };
-  if (o.api === "chat") body.messages = [{ role: "user", content: o.prompt }];
-  else body.prompt = o.prompt;
+  if (o.api === "chat") body.messages = "messages" in o ? o.messages : [{ role: "user", content: o.prompt }];
+  else body.prompt = "messages" in o ? promptText(o.messages) : o.prompt;
   body.max_tokens = o.maxTokens;
   if (o.ignoreEos) body.ignore_eos = true;
   if (o.minTokens !== void 0) body.min_tokens = o.minTokens;
@@ -52613,23 +52595,6 @@ function nonEmpty(v) {
   return typeof v === "string" && v.length > 0;
 }
 
-// src/spec/error.ts
-var SpecError = class extends Error {
-  name = "SpecError";
-};
-var SpecIssue = class extends Error {
-  constructor(path, problem) {
-    super(`${path.length ? path.join(".") : "top level"} ${problem}`);
-    this.path = path;
-    this.problem = problem;
-  }
-  path;
-  problem;
-};
-
-// src/workload/calibrate.ts
-var import_undici = __toESM(require_undici(), 1);
-
 // src/workload/prompts.ts
 var VOCAB = [
   "the",
@@ -52677,168 +52642,9 @@ function prefixText(salt, group, words) {
   parts[0] = `p${salt.toString(36)}${group === null ? "s" : `g${group}`}`;
   return filler(parts, group === null ? 0 : group + 1, 1, words).join(" ");
 }
-function promptText(messages) {
-  return messages.map((m) => m.content).join("\n");
-}
 var WORD2 = /\S+/g;
 function countWords(text) {
   return text.match(WORD2)?.length ?? 0;
-}
-
-// src/workload/calibrate.ts
-var SIZES = [16, 64, 256, 1024];
-var PREFIX_SIZES = [16, 256];
-var TOKENIZE_TIMEOUT_MS = 1e4;
-var tokenizeTimeout = (t) => Math.min(t.timeoutMs, TOKENIZE_TIMEOUT_MS);
-var ONE_TOKEN_PER_WORD = "assumed one token per word (the simulator's rule)";
-function uncalibrated(source = ONE_TOKEN_PER_WORD) {
-  return { method: "off", source, tokens_per_word: 1, overhead_tokens: 0, prefix_tokens: 0, samples: 0, max_residual_tokens: 0 };
-}
-async function findCounter(mode, t) {
-  const probeMessage = [{ role: "user", content: "how many tokens is this" }];
-  const reasons = [];
-  const candidates = [...mode === "probe" ? [] : [vllmTokenize(t), llamaTokenize(t)], ...mode === "tokenize" ? [] : [probe(t)]];
-  for (const counter of candidates) {
-    try {
-      if (await counter.count(probeMessage) > 0) return counter;
-      reasons.push(`${counter.source}: counted 0 tokens`);
-    } catch (err) {
-      reasons.push(`${counter.source}: ${err.message}`);
-    }
-  }
-  const why = reasons.join("; ");
-  if (mode === "tokenize")
-    throw new Error(
-      `workload.calibrate is tokenize, but the target has no usable tokenize endpoint (${why}); expected a vLLM, SGLang or llama.cpp server, or calibrate: probe`
-    );
-  if (mode === "probe")
-    throw new Error(
-      `workload.calibrate is probe, but the probe failed (${why}); expected usage.prompt_tokens in the answer, or calibrate: off`
-    );
-  return { failed: why };
-}
-async function calibrateSynthetic(counter, plain, prefixed) {
-  const points = await countAll(counter, SIZES.map(plain));
-  const fit = fitLine(points);
-  if (!prefixed) return result2(counter, fit, points.length, 0);
-  const withPrefix = await countAll(
-    counter,
-    PREFIX_SIZES.map((w) => prefixed(w, fit.slope))
-  );
-  const prefixTokens = mean2(withPrefix.map((p2, i) => p2.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]));
-  return result2(counter, fit, points.length + withPrefix.length, prefixTokens);
-}
-async function calibrateDataset(counter, plain, sample) {
-  const points = await countAll(counter, SIZES.map(plain));
-  const fit = fitLine(points);
-  const texts = await countAll(counter, sample);
-  const words = texts.reduce((a, p2) => a + p2.words, 0);
-  const slope = words > 0 ? texts.reduce((a, p2) => a + p2.tokens - fit.intercept, 0) / words : fit.slope;
-  const residual = Math.max(...texts.map((p2) => Math.abs(fit.intercept + slope * p2.words - p2.tokens)));
-  return result2(counter, { slope, intercept: fit.intercept, maxResidual: residual }, points.length + texts.length, 0);
-}
-function result2(counter, fit, samples, prefixTokens) {
-  return {
-    method: counter.method,
-    source: counter.source,
-    tokens_per_word: round3(fit.slope),
-    overhead_tokens: round3(fit.intercept),
-    prefix_tokens: round3(prefixTokens),
-    samples,
-    max_residual_tokens: round3(fit.maxResidual)
-  };
-}
-async function countAll(counter, prompts) {
-  const points = [];
-  for (const messages of prompts) points.push({ words: countWords(promptText(messages)), tokens: await counter.count(messages) });
-  return points;
-}
-function fitLine(points) {
-  const mx = mean2(points.map((p2) => p2.words));
-  const my = mean2(points.map((p2) => p2.tokens));
-  const sxx = points.reduce((a, p2) => a + (p2.words - mx) ** 2, 0);
-  const sxy = points.reduce((a, p2) => a + (p2.words - mx) * (p2.tokens - my), 0);
-  const slope = sxx > 0 ? sxy / sxx : my / mx;
-  const intercept = my - slope * mx;
-  return { slope, intercept, maxResidual: Math.max(...points.map((p2) => Math.abs(intercept + slope * p2.words - p2.tokens))) };
-}
-var mean2 = (xs) => xs.reduce((a, b2) => a + b2, 0) / xs.length;
-var rootOf = (baseUrl) => baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
-function vllmTokenize(t) {
-  const url = `${rootOf(t.baseUrl)}/tokenize`;
-  return {
-    method: "tokenize",
-    source: "POST /tokenize (vLLM-style)",
-    async count(messages) {
-      const body = t.api === "chat" ? { model: t.model, messages } : { model: t.model, prompt: promptText(messages) };
-      const r = await postJson(url, body, t, tokenizeTimeout(t));
-      if (typeof r.count === "number") return r.count;
-      if (Array.isArray(r.tokens)) return r.tokens.length;
-      throw new Error("answered without count or tokens");
-    }
-  };
-}
-function llamaTokenize(t) {
-  const root = rootOf(t.baseUrl);
-  return {
-    method: "tokenize",
-    source: t.api === "chat" ? "POST /apply-template + /tokenize (llama.cpp-style)" : "POST /tokenize (llama.cpp-style)",
-    async count(messages) {
-      let content = promptText(messages);
-      if (t.api === "chat") {
-        const rendered = await postJson(`${root}/apply-template`, { messages }, t, tokenizeTimeout(t));
-        if (typeof rendered.prompt !== "string") throw new Error("/apply-template answered without a prompt");
-        content = rendered.prompt;
-      }
-      const r = await postJson(`${root}/tokenize`, { content, add_special: true, parse_special: true }, t, tokenizeTimeout(t));
-      if (!Array.isArray(r.tokens)) throw new Error("answered without tokens");
-      return r.tokens.length;
-    }
-  };
-}
-function probe(t) {
-  const url = `${t.baseUrl.replace(/\/+$/, "")}${t.api === "chat" ? "/chat/completions" : "/completions"}`;
-  return {
-    method: "probe",
-    source: "usage.prompt_tokens of 1-token requests",
-    async count(messages) {
-      const body = t.api === "chat" ? { model: t.model, messages } : { model: t.model, prompt: promptText(messages) };
-      const r = await postJson(url, { ...body, max_tokens: 1, stream: false }, t, t.timeoutMs);
-      const n2 = r.usage?.prompt_tokens;
-      if (typeof n2 !== "number") throw new Error("a 1-token request answered without usage.prompt_tokens");
-      return n2;
-    }
-  };
-}
-async function postJson(url, body, t, timeoutMs) {
-  const res = await (0, import_undici.request)(url, {
-    method: "POST",
-    headers: { ...t.headers, "content-type": "application/json" },
-    body: JSON.stringify(body),
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    signal: AbortSignal.timeout(timeoutMs)
-  });
-  const type = String(res.headers["content-type"] ?? "");
-  if (res.statusCode >= 200 && res.statusCode < 300 && !type.includes("json")) {
-    res.body.on("error", () => {
-    }).destroy();
-    throw new Error(`answered with ${type || "no content-type"}, not JSON`);
-  }
-  const text = await res.body.text();
-  let parsed;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = void 0;
-  }
-  if (res.statusCode < 200 || res.statusCode >= 300) {
-    const detail = errorMessage(parsed);
-    throw new Error(`HTTP ${res.statusCode}${detail ? ` (${detail.slice(0, 120)})` : ""}`);
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-    throw new Error("answered with something other than a JSON object");
-  return parsed;
 }
 
 // src/workload/dataset.ts
@@ -53039,6 +52845,40 @@ function parseLengthFile(text, name2) {
 var numeric = (field) => field !== "" && Number.isFinite(Number(field)) ? Number(field) : field;
 var show2 = (v) => JSON.stringify(v) ?? String(v);
 
+// src/workload/inputs.ts
+function loadWorkloadInputs(resolved) {
+  const { spec, specDir } = resolved;
+  const files = {};
+  const read = (key, path) => {
+    let text;
+    try {
+      text = readFileSync4(resolve(specDir ?? ".", path), "utf8");
+    } catch (err) {
+      const code = err.code;
+      throw new SpecError(
+        `workload.${key} ${JSON.stringify(path)} cannot be read (${code === "ENOENT" ? "file not found" : code ?? "error"} at ${resolve(specDir ?? ".", path)}); expected a path relative to the spec file`
+      );
+    }
+    files[path] = createHash("sha256").update(text).digest("hex");
+    return text;
+  };
+  const source = (key, d) => "file" in d ? { dist: "empirical", ...parseLengthFile(read(`${key}.file`, d.file), d.file) } : d;
+  const w = spec.workload;
+  return {
+    spec,
+    input: w.input_tokens ? source("input_tokens", w.input_tokens) : null,
+    output: source("output_tokens", w.output_tokens),
+    dataset: w.dataset ? parseDataset(read("dataset.path", w.dataset.path), w.dataset.path, w.dataset.format) : null,
+    files
+  };
+}
+
+// src/workload/workload.ts
+import { randomInt } from "node:crypto";
+
+// src/workload/calibrate.ts
+var import_undici = __toESM(require_undici(), 1);
+
 // src/workload/prefix.ts
 function zipfProbabilities(groups, s) {
   const raw = Array.from({ length: groups }, (_, g) => (g + 1) ** -s);
@@ -53067,40 +52907,16 @@ function prefixMessage(salt, words, group) {
   if (group !== null && words.group > 0) parts.push(prefixText(salt, group, words.group));
   return parts.length === 0 ? null : { role: "system", content: parts.join(" ") };
 }
+function prefixWords(w, tokensPerWord) {
+  const words = (tokens) => tokens ? Math.max(1, Math.round(tokens / tokensPerWord)) : 0;
+  return { shared: words(w.prefix?.shared_tokens), group: words(w.prefix_groups?.tokens) };
+}
 
-// src/workload/workload.ts
-function loadWorkloadInputs(resolved) {
-  const { spec, specDir } = resolved;
-  const files = {};
-  const read = (key, path) => {
-    let text;
-    try {
-      text = readFileSync4(resolve(specDir ?? ".", path), "utf8");
-    } catch (err) {
-      const code = err.code;
-      throw new SpecError(
-        `workload.${key} ${JSON.stringify(path)} cannot be read (${code === "ENOENT" ? "file not found" : code ?? "error"} at ${resolve(specDir ?? ".", path)}); expected a path relative to the spec file`
-      );
-    }
-    files[path] = createHash("sha256").update(text).digest("hex");
-    return text;
-  };
-  const source = (key, d) => "file" in d ? { dist: "empirical", ...parseLengthFile(read(`${key}.file`, d.file), d.file) } : d;
-  const w = spec.workload;
-  return {
-    spec,
-    input: w.input_tokens ? source("input_tokens", w.input_tokens) : null,
-    output: source("output_tokens", w.output_tokens),
-    dataset: w.dataset ? parseDataset(read("dataset.path", w.dataset.path), w.dataset.path, w.dataset.format) : null,
-    files
-  };
-}
-async function prepareWorkload(inputs, target) {
-  const salt = randomInt(1, 2 ** 31);
-  const calibration = await calibrate(inputs, { ...target, api: inputs.spec.target.api, model: inputs.spec.target.model }, salt + 1);
-  return createWorkload(inputs, calibration, salt);
-}
-async function calibrate(inputs, target, salt) {
+// src/workload/streams.ts
+var stream = (w, purpose) => createRng(deriveSeed(w.seed, purpose));
+
+// src/workload/calibrate.ts
+async function calibrateWorkload(inputs, target, salt) {
   const w = inputs.spec.workload;
   if (w.calibrate === "off") return uncalibrated();
   const counter = await findCounter(w.calibrate, target);
@@ -53109,7 +52925,7 @@ async function calibrate(inputs, target, salt) {
   try {
     if (inputs.dataset) {
       const entries = inputs.dataset.entries;
-      const pick = entryPicker(entries.length, "without_replacement", createRng(deriveSeed(w.seed, "calibration_sample")));
+      const pick = entryPicker(entries.length, "without_replacement", stream(w, "calibration_sample"));
       const sample = Array.from({ length: Math.min(CALIBRATION_ENTRIES, entries.length) }, () => entries[pick()].messages);
       return await calibrateDataset(counter, plain, sample);
     }
@@ -53126,55 +52942,195 @@ async function calibrate(inputs, target, salt) {
   }
 }
 var CALIBRATION_ENTRIES = 16;
-var SUMMARY_DRAWS = 1e4;
-function prefixWords(w, tokensPerWord) {
-  const words = (tokens) => tokens ? Math.max(1, Math.round(tokens / tokensPerWord)) : 0;
-  return { shared: words(w.prefix?.shared_tokens), group: words(w.prefix_groups?.tokens) };
+var SIZES = [16, 64, 256, 1024];
+var PREFIX_SIZES = [16, 256];
+var TOKENIZE_TIMEOUT_MS = 1e4;
+var tokenizeTimeout = (t) => Math.min(t.timeoutMs, TOKENIZE_TIMEOUT_MS);
+var ONE_TOKEN_PER_WORD = "assumed one token per word (the simulator's rule)";
+function uncalibrated(source = ONE_TOKEN_PER_WORD) {
+  return { method: "off", source, tokens_per_word: 1, overhead_tokens: 0, prefix_tokens: 0, samples: 0, max_residual_tokens: 0 };
 }
-function createWorkload(inputs, calibration, salt) {
-  return inputs.dataset ? datasetWorkload(inputs, inputs.dataset, calibration, salt) : syntheticWorkload(inputs, calibration, salt);
+async function findCounter(mode, t) {
+  const probeMessage = [{ role: "user", content: "how many tokens is this" }];
+  const reasons = [];
+  const candidates = [...mode === "probe" ? [] : [vllmTokenize(t), llamaTokenize(t)], ...mode === "tokenize" ? [] : [probe(t)]];
+  for (const counter of candidates) {
+    try {
+      if (await counter.count(probeMessage) > 0) return counter;
+      reasons.push(`${counter.source}: counted 0 tokens`);
+    } catch (err) {
+      reasons.push(`${counter.source}: ${err.message}`);
+    }
+  }
+  const why = reasons.join("; ");
+  if (mode === "tokenize")
+    throw new Error(
+      `workload.calibrate is tokenize, but the target has no usable tokenize endpoint (${why}); expected a vLLM, SGLang or llama.cpp server, or calibrate: probe`
+    );
+  if (mode === "probe")
+    throw new Error(
+      `workload.calibrate is probe, but the probe failed (${why}); expected usage.prompt_tokens in the answer, or calibrate: off`
+    );
+  return { failed: why };
 }
-var stream = (w, purpose) => createRng(deriveSeed(w.seed, purpose));
-function syntheticWorkload(inputs, calibration, salt) {
-  const { spec } = inputs;
-  const w = spec.workload;
-  const [inputRng, outputRng, groupRng] = ["input_tokens", "output_tokens", "prefix_groups"].map((p2) => stream(w, p2));
-  const input = lengthSampler(inputs.input);
-  const output = lengthSampler(inputs.output);
-  const pickGroup = w.prefix_groups ? zipfSampler(w.prefix_groups.groups, w.prefix_groups.zipf_s) : void 0;
-  const words = prefixWords(w, calibration.tokens_per_word);
-  const fixed = calibration.overhead_tokens + calibration.prefix_tokens;
-  const cache = { cacheable: 0, total: 0 };
-  const systems = /* @__PURE__ */ new Map();
+async function calibrateSynthetic(counter, plain, prefixed) {
+  const points = await countAll(counter, SIZES.map(plain));
+  const fit = fitLine(points);
+  if (!prefixed) return result2(counter, fit, points.length, 0);
+  const withPrefix = await countAll(
+    counter,
+    PREFIX_SIZES.map((w) => prefixed(w, fit.slope))
+  );
+  const prefixTokens = mean2(withPrefix.map((p2, i) => p2.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]));
+  return result2(counter, fit, points.length + withPrefix.length, prefixTokens);
+}
+async function calibrateDataset(counter, plain, sample) {
+  const points = await countAll(counter, SIZES.map(plain));
+  const fit = fitLine(points);
+  const texts = await countAll(counter, sample);
+  const words = texts.reduce((a, p2) => a + p2.words, 0);
+  const slope = words > 0 ? texts.reduce((a, p2) => a + p2.tokens - fit.intercept, 0) / words : fit.slope;
+  const residual = Math.max(...texts.map((p2) => Math.abs(fit.intercept + slope * p2.words - p2.tokens)));
+  return result2(counter, { slope, intercept: fit.intercept, maxResidual: residual }, points.length + texts.length, 0);
+}
+function result2(counter, fit, samples, prefixTokens) {
   return {
-    next(i) {
-      const promptTokens = input(inputRng);
-      const maxTokens = output(outputRng);
-      const group = pickGroup ? pickGroup(groupRng) : null;
-      const seen = systems.has(group);
-      if (!seen) systems.set(group, prefixMessage(salt, words, group));
-      const system = systems.get(group) ?? null;
-      const own = Math.max(1, Math.round((promptTokens - fixed) / calibration.tokens_per_word));
-      const user = { role: "user", content: requestText(salt, i, own) };
-      const messages = system ? [system, user] : [user];
-      if (cache.total > 0) cache.cacheable += w.prefix?.shared_tokens ?? 0;
-      if (group !== null && seen) cache.cacheable += w.prefix_groups.tokens;
-      cache.total += promptTokens;
-      return { messages, body: requestBody(spec, messages, maxTokens), promptTokens, maxTokens };
-    },
-    describe() {
-      const draws = (sampler, purpose) => {
-        const rng = stream(w, purpose);
-        return summarize2(Array.from({ length: SUMMARY_DRAWS }, () => sampler(rng)));
-      };
-      return {
-        plan: plan(inputs, calibration, salt, cache, null),
-        inputSpec: draws(input, "summary_input"),
-        outputSpec: draws(output, "summary_output")
-      };
+    method: counter.method,
+    source: counter.source,
+    tokens_per_word: round3(fit.slope),
+    overhead_tokens: round3(fit.intercept),
+    prefix_tokens: round3(prefixTokens),
+    samples,
+    max_residual_tokens: round3(fit.maxResidual)
+  };
+}
+async function countAll(counter, prompts) {
+  const points = [];
+  for (const messages of prompts) points.push({ words: countWords(promptText(messages)), tokens: await counter.count(messages) });
+  return points;
+}
+function fitLine(points) {
+  const mx = mean2(points.map((p2) => p2.words));
+  const my = mean2(points.map((p2) => p2.tokens));
+  const sxx = points.reduce((a, p2) => a + (p2.words - mx) ** 2, 0);
+  const sxy = points.reduce((a, p2) => a + (p2.words - mx) * (p2.tokens - my), 0);
+  const slope = sxx > 0 ? sxy / sxx : my / mx;
+  const intercept = my - slope * mx;
+  return { slope, intercept, maxResidual: Math.max(...points.map((p2) => Math.abs(intercept + slope * p2.words - p2.tokens))) };
+}
+var mean2 = (xs) => xs.reduce((a, b2) => a + b2, 0) / xs.length;
+var rootOf = (baseUrl) => baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
+function vllmTokenize(t) {
+  const url = `${rootOf(t.baseUrl)}/tokenize`;
+  return {
+    method: "tokenize",
+    source: "POST /tokenize (vLLM-style)",
+    async count(messages) {
+      const body = t.api === "chat" ? { model: t.model, messages } : { model: t.model, prompt: promptText(messages) };
+      const r = await postJson(url, body, t, tokenizeTimeout(t));
+      if (typeof r.count === "number") return r.count;
+      if (Array.isArray(r.tokens)) return r.tokens.length;
+      throw new Error("answered without count or tokens");
     }
   };
 }
+function llamaTokenize(t) {
+  const root = rootOf(t.baseUrl);
+  return {
+    method: "tokenize",
+    source: t.api === "chat" ? "POST /apply-template + /tokenize (llama.cpp-style)" : "POST /tokenize (llama.cpp-style)",
+    async count(messages) {
+      let content = promptText(messages);
+      if (t.api === "chat") {
+        const rendered = await postJson(`${root}/apply-template`, { messages }, t, tokenizeTimeout(t));
+        if (typeof rendered.prompt !== "string") throw new Error("/apply-template answered without a prompt");
+        content = rendered.prompt;
+      }
+      const r = await postJson(`${root}/tokenize`, { content, add_special: true, parse_special: true }, t, tokenizeTimeout(t));
+      if (!Array.isArray(r.tokens)) throw new Error("answered without tokens");
+      return r.tokens.length;
+    }
+  };
+}
+function probe(t) {
+  const url = `${t.baseUrl.replace(/\/+$/, "")}${t.api === "chat" ? "/chat/completions" : "/completions"}`;
+  return {
+    method: "probe",
+    source: "usage.prompt_tokens of 1-token requests",
+    async count(messages) {
+      const body = t.api === "chat" ? { model: t.model, messages } : { model: t.model, prompt: promptText(messages) };
+      const r = await postJson(url, { ...body, max_tokens: 1, stream: false }, t, t.timeoutMs);
+      const n2 = r.usage?.prompt_tokens;
+      if (typeof n2 !== "number") throw new Error("a 1-token request answered without usage.prompt_tokens");
+      return n2;
+    }
+  };
+}
+async function postJson(url, body, t, timeoutMs) {
+  const res = await (0, import_undici.request)(url, {
+    method: "POST",
+    headers: { ...t.headers, "content-type": "application/json" },
+    body: JSON.stringify(body),
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs)
+  });
+  const type = String(res.headers["content-type"] ?? "");
+  if (res.statusCode >= 200 && res.statusCode < 300 && !type.includes("json")) {
+    res.body.on("error", () => {
+    }).destroy();
+    throw new Error(`answered with ${type || "no content-type"}, not JSON`);
+  }
+  const text = await res.body.text();
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = void 0;
+  }
+  if (res.statusCode < 200 || res.statusCode >= 300) {
+    const detail = errorMessage(parsed);
+    throw new Error(`HTTP ${res.statusCode}${detail ? ` (${detail.slice(0, 120)})` : ""}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new Error("answered with something other than a JSON object");
+  return parsed;
+}
+
+// src/workload/describe.ts
+function plan(inputs, calibration, salt, cache, dataset) {
+  const w = inputs.spec.workload;
+  const mode = dataset ? "dataset" : w.prefix && w.prefix_groups ? "shared+groups" : w.prefix ? "shared" : w.prefix_groups ? "groups" : "unique";
+  return {
+    source: dataset ? "dataset" : "synthetic",
+    output_control: w.output_control,
+    calibration,
+    prefix: { mode, expected_cache_hit_ratio: cache.total > 0 ? round3(cache.cacheable / cache.total) : 0 },
+    dataset,
+    files: inputs.files,
+    salt
+  };
+}
+function summarize2(values) {
+  const h = newHistogram();
+  for (const v of values) h.recordValue(v);
+  return summarizeCounts(h);
+}
+
+// src/workload/request-body.ts
+function requestBody(spec, messages, maxTokens) {
+  const control = spec.workload.output_control;
+  return buildRequestBody({
+    api: spec.target.api,
+    model: spec.target.model,
+    messages,
+    maxTokens,
+    ignoreEos: control === "ignore_eos",
+    ...control === "min_tokens" ? { minTokens: maxTokens } : {}
+  });
+}
+
+// src/workload/dataset-workload.ts
 function datasetWorkload(inputs, d, calibration, salt) {
   const { spec } = inputs;
   const w = spec.workload;
@@ -53226,38 +53182,64 @@ function passes(input, output, f) {
   if (input < (f.min_input_tokens ?? 0) || input > (f.max_input_tokens ?? Infinity)) return false;
   return output === void 0 || output >= (f.min_output_tokens ?? 0) && output <= (f.max_output_tokens ?? Infinity);
 }
-function plan(inputs, calibration, salt, cache, dataset) {
-  const w = inputs.spec.workload;
-  const mode = dataset ? "dataset" : w.prefix && w.prefix_groups ? "shared+groups" : w.prefix ? "shared" : w.prefix_groups ? "groups" : "unique";
-  return {
-    source: dataset ? "dataset" : "synthetic",
-    output_control: w.output_control,
-    calibration,
-    prefix: { mode, expected_cache_hit_ratio: cache.total > 0 ? round3(cache.cacheable / cache.total) : 0 },
-    dataset,
-    files: inputs.files,
-    salt
-  };
-}
-function requestBody(spec, messages, maxTokens) {
-  const control = spec.workload.output_control;
-  const options = {
-    api: spec.target.api,
-    model: spec.target.model,
-    maxTokens,
-    ignoreEos: control === "ignore_eos",
-    ...control === "min_tokens" ? { minTokens: maxTokens } : {}
-  };
-  const single = messages.length === 1 && messages[0].role === "user";
-  if (spec.target.api === "completions" || single) return buildRequestBody({ ...options, prompt: promptText(messages) });
-  return JSON.stringify({ ...JSON.parse(buildRequestBody({ ...options, prompt: "" })), messages });
-}
-function summarize2(values) {
-  const h = newHistogram();
-  for (const v of values) h.recordValue(v);
-  return summarizeCounts(h);
-}
 var range = (xs) => `${xs.reduce((a, b2) => Math.min(a, b2))}\u2013${xs.reduce((a, b2) => Math.max(a, b2))}`;
+
+// src/workload/synthetic.ts
+var SUMMARY_DRAWS = 1e4;
+function syntheticWorkload(inputs, calibration, salt) {
+  const { spec } = inputs;
+  const w = spec.workload;
+  const [inputRng, outputRng, groupRng] = ["input_tokens", "output_tokens", "prefix_groups"].map((p2) => stream(w, p2));
+  const input = lengthSampler(inputs.input);
+  const output = lengthSampler(inputs.output);
+  const pickGroup = w.prefix_groups ? zipfSampler(w.prefix_groups.groups, w.prefix_groups.zipf_s) : void 0;
+  const words = prefixWords(w, calibration.tokens_per_word);
+  const fixed = calibration.overhead_tokens + calibration.prefix_tokens;
+  const cache = { cacheable: 0, total: 0 };
+  const systems = /* @__PURE__ */ new Map();
+  return {
+    next(i) {
+      const promptTokens = input(inputRng);
+      const maxTokens = output(outputRng);
+      const group = pickGroup ? pickGroup(groupRng) : null;
+      const seen = systems.has(group);
+      if (!seen) systems.set(group, prefixMessage(salt, words, group));
+      const system = systems.get(group) ?? null;
+      const own = Math.max(1, Math.round((promptTokens - fixed) / calibration.tokens_per_word));
+      const user = { role: "user", content: requestText(salt, i, own) };
+      const messages = system ? [system, user] : [user];
+      if (cache.total > 0) cache.cacheable += w.prefix?.shared_tokens ?? 0;
+      if (group !== null && seen) cache.cacheable += w.prefix_groups.tokens;
+      cache.total += promptTokens;
+      return { messages, body: requestBody(spec, messages, maxTokens), promptTokens, maxTokens };
+    },
+    describe() {
+      const draws = (sampler, purpose) => {
+        const rng = stream(w, purpose);
+        return summarize2(Array.from({ length: SUMMARY_DRAWS }, () => sampler(rng)));
+      };
+      return {
+        plan: plan(inputs, calibration, salt, cache, null),
+        inputSpec: draws(input, "summary_input"),
+        outputSpec: draws(output, "summary_output")
+      };
+    }
+  };
+}
+
+// src/workload/workload.ts
+async function prepareWorkload(inputs, target) {
+  const salt = randomInt(1, 2 ** 31);
+  const calibration = await calibrateWorkload(
+    inputs,
+    { ...target, api: inputs.spec.target.api, model: inputs.spec.target.model },
+    salt + 1
+  );
+  return createWorkload(inputs, calibration, salt);
+}
+function createWorkload(inputs, calibration, salt) {
+  return inputs.dataset ? datasetWorkload(inputs, inputs.dataset, calibration, salt) : syntheticWorkload(inputs, calibration, salt);
+}
 
 // src/arrivals/load-plan.ts
 function loadPlan(r) {
@@ -53648,12 +53630,12 @@ var StreamRequest = class {
     if (this.ended) return;
     const t = now();
     if (this.sawDone)
-      this.fail(t, "ok");
-    else if (reason === "cancelled") this.fail(t, "cancelled", "the run was interrupted");
-    else if (this.status !== 0 && !isSuccess(this.status)) this.fail(t, ...this.httpOutcome());
-    else if (this.controller === null) this.fail(t, "connect_error", `no connection within ${this.ctx.timeoutMs} ms`);
-    else if (this.status === 0) this.fail(t, "timeout", `no response within ${this.ctx.timeoutMs} ms`);
-    else this.fail(t, "timeout", `stream not finished within ${this.ctx.timeoutMs} ms`);
+      this.finishAndAbort(t, "ok");
+    else if (reason === "cancelled") this.finishAndAbort(t, "cancelled", "the run was interrupted");
+    else if (this.status !== 0 && !isSuccess(this.status)) this.finishAndAbort(t, ...this.httpOutcome());
+    else if (this.controller === null) this.finishAndAbort(t, "connect_error", `no connection within ${this.ctx.timeoutMs} ms`);
+    else if (this.status === 0) this.finishAndAbort(t, "timeout", `no response within ${this.ctx.timeoutMs} ms`);
+    else this.finishAndAbort(t, "timeout", `stream not finished within ${this.ctx.timeoutMs} ms`);
   }
   onRequestStart(controller) {
     this.controller = controller;
@@ -53693,12 +53675,12 @@ var StreamRequest = class {
     if (this.ended || this.sawDone) return;
     if (isError) {
       const text = data.toString("utf8", 0, length);
-      this.fail(this.t, "stream_error", "error event: " + (errorMessage(tryParse(text)) ?? text));
+      this.finishAndAbort(this.t, "stream_error", "error event: " + (errorMessage(tryParse(text)) ?? text));
       return;
     }
     const ev = readEvent(data, 0, length, this.ctx.event);
     if (ev.error !== null) {
-      this.fail(this.t, "stream_error", ev.error);
+      this.finishAndAbort(this.t, "stream_error", ev.error);
       return;
     }
     if (ev.content !== null) this.obs.onContent(this.t, ev.content);
@@ -53737,8 +53719,8 @@ var StreamRequest = class {
     else if (this.sawDone) this.finish(t, "ok");
     else this.finish(t, "stream_error", "connection lost mid-stream: " + reason);
   }
-  /** Ends the request and tells undici to stop it. */
-  fail(t, outcome2, detail) {
+  /** Ends the request with this outcome, whichever it is, and tells undici to stop it (finish alone: the connection has already ended). */
+  finishAndAbort(t, outcome2, detail) {
     this.finish(t, outcome2, detail);
     this.controller?.abort(ENDED);
   }
@@ -54239,6 +54221,111 @@ import os from "node:os";
 // src/version.ts
 var TOOL_VERSION = "0.1.0";
 
+// src/result/validity.ts
+var THRESHOLDS = {
+  minSamplesForP99: 100,
+  littlesLawTolerance: 0.25,
+  /** Delivered vs requested mean length, relative; synthetic prompts sized by the target's own token count are held closer. */
+  workloadTolerance: 0.1,
+  calibratedInputTolerance: 0.05
+};
+function deliveredLengths(spec, w) {
+  const source = w.plan?.source ?? (spec.workload.dataset ? "dataset" : "synthetic");
+  return {
+    input: { requested: w.input_tokens.requested?.mean ?? null, delivered: w.input_tokens.delivered?.mean ?? null },
+    output: { requested: w.output_tokens.requested?.mean ?? null, delivered: w.output_tokens.delivered?.mean ?? null },
+    inputCalibrated: source === "synthetic" && w.plan !== void 0 && w.plan.calibration.method !== "off",
+    inputVerbatim: source === "dataset",
+    outputForced: spec.workload.output_control !== "none",
+    shortRequests: w.output_tokens.shortfall?.requests ?? null
+  };
+}
+function generatorLimits(spec) {
+  return { ...DEFAULT_GENERATOR_LIMITS, ...spec.gate?.validity };
+}
+var percent = (fraction3) => Number((fraction3 * 100).toFixed(2));
+function validityChecks(v, limits, t = THRESHOLDS) {
+  const checks = [];
+  const add = (name2, ok, message) => checks.push({ name: name2, ok, message });
+  add("completed", !v.interrupted, v.interrupted ? "the run was interrupted before the window ended" : "the run completed its schedule");
+  if (v.mode === "open") {
+    const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
+    const minFrac = limits.min_achieved_fraction;
+    add(
+      "achieved_rate",
+      frac >= minFrac,
+      `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`
+    );
+    const lag = v.scheduleLagP99Ms;
+    const maxLag = limits.max_schedule_lag_p99_ms;
+    add(
+      "schedule_lag",
+      lag !== null && lag <= maxLag,
+      lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`
+    );
+  }
+  const maxDelay = limits.max_event_loop_delay_p99_ms;
+  add(
+    "event_loop_delay",
+    v.eventLoopDelayP99Ms <= maxDelay,
+    `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`
+  );
+  if (v.busyCpu !== void 0) {
+    const busy2 = v.busyCpu;
+    const maxBusy = limits.max_generator_cpu;
+    add(
+      "generator_cpu",
+      busy2 === null || busy2 <= maxBusy,
+      busy2 === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy2 * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy2 <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`
+    );
+  }
+  if (v.poolWaitP99Ms !== void 0) {
+    const wait = v.poolWaitP99Ms;
+    const maxWait = limits.max_pool_wait_p99_ms;
+    add(
+      "pool_wait",
+      wait === null || wait <= maxWait,
+      wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`
+    );
+  }
+  add("samples", v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs \u2265 ${t.minSamplesForP99})`);
+  if (v.littlesRatio !== null) {
+    const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
+    add(
+      "littles_law",
+      ok,
+      `mean in-flight / (achieved rate \xD7 mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 \xB1 ${t.littlesLawTolerance}): ${ok ? "the window was steady" : "the window was not steady"}`
+    );
+  }
+  if (v.workload) {
+    const { ok, message } = workloadDelivered(v.workload, t);
+    add("workload_delivered", ok, message);
+  }
+  return checks;
+}
+function workloadDelivered(w, t) {
+  const judge = (what, m, tolerance) => {
+    if (m.requested === null || m.delivered === null || m.requested === 0) return { ok: true, text: `${what}: not measured` };
+    const d = m.delivered / m.requested - 1;
+    const ok = Math.abs(d) <= tolerance;
+    return {
+      ok,
+      text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)`
+    };
+  };
+  const shown = (what, m, why) => ({
+    ok: true,
+    text: `${what} mean ${m.delivered?.toFixed(1) ?? "unmeasured"} tokens delivered vs ${m.requested?.toFixed(1) ?? "no"} requested, not judged: ${why}`
+  });
+  const input = w.inputVerbatim ? shown("input", w.input, "dataset prompts are sent as written and their requested lengths are estimates") : judge("input", w.input, w.inputCalibrated ? t.calibratedInputTolerance : t.workloadTolerance);
+  const output = w.outputForced ? judge("output", w.output, t.workloadTolerance) : shown("output", w.output, "output_control is none, so max_tokens is only a cap");
+  const hints = [
+    !input.ok && !w.inputCalibrated ? "prompts were not sized with the target's tokenizer (see workload.calibrate)" : "",
+    !output.ok && w.shortRequests ? `${w.shortRequests} requests got fewer output tokens than max_tokens: the server stopped early (does it honour ignore_eos or min_tokens? see workload.output_control)` : ""
+  ].filter(Boolean);
+  return { ok: input.ok && output.ok, message: [input.text, output.text, ...hints].join("; ") };
+}
+
 // src/result/assemble.ts
 function loadLabel(load) {
   return load.mode === "closed" ? `closed-loop, ${load.concurrency} concurrent` : `open-loop ${load.arrival} at ${load.rate} req/s`;
@@ -54728,94 +54815,6 @@ function parseDuration(s) {
   return ms3;
 }
 
-// src/spec/did-you-mean.ts
-function levenshtein(a, b2) {
-  let prev = Array.from({ length: b2.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b2.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b2[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b2.length];
-}
-function closest(word, candidates) {
-  const typed = word.toLowerCase();
-  const limit = Math.max(2, Math.floor(typed.length / 3));
-  let best;
-  let bestDistance = Infinity;
-  for (const candidate of candidates) {
-    const known = candidate.toLowerCase();
-    const d = levenshtein(typed, known);
-    const close = d <= limit || typed.length >= 3 && known.startsWith(typed);
-    if (close && d < bestDistance) [best, bestDistance] = [candidate, d];
-  }
-  return best;
-}
-
-// src/spec/messages.ts
-var TYPE_PHRASE = {
-  object: "a mapping",
-  boolean: "true or false",
-  string: "a string",
-  integer: "an integer",
-  number: "a number"
-};
-function show3(value2) {
-  if (value2 === null || value2 === void 0) return "empty";
-  if (Array.isArray(value2)) return "a list";
-  if (typeof value2 === "object") return "a mapping";
-  if (typeof value2 === "string") return JSON.stringify(value2.length > 60 ? `${value2.slice(0, 57)}...` : value2);
-  if (typeof value2 === "number" || typeof value2 === "boolean" || typeof value2 === "bigint") return String(value2);
-  return "a value";
-}
-function expected(schema) {
-  if (schema?.description) return String(schema.description);
-  if (Array.isArray(schema?.enum)) return `one of ${schema.enum.join(", ")}`;
-  return TYPE_PHRASE[String(schema?.type)] ?? "a valid value";
-}
-function issueFromErrors(errors, data) {
-  const order = documentOrder(data);
-  const rank = (e) => order.get(pointerOf(e)) ?? Number.MAX_SAFE_INTEGER;
-  const useful = errors.filter((e) => e.keyword !== "if");
-  const first = useful.reduce((best, e) => rank(e) < rank(best) ? e : best);
-  return phrase2(first);
-}
-function phrase2(e) {
-  const path = segments(e.instancePath);
-  const schema = e.parentSchema;
-  if (e.keyword === "additionalProperties") {
-    const key = e.params.additionalProperty;
-    const allowed = Object.keys(schema?.properties ?? {});
-    const guess = closest(key, allowed);
-    const hint = guess ? `did you mean "${guess}"?` : `expected one of ${allowed.join(", ")}`;
-    return new SpecIssue([...path, key], `is not a known key; ${hint}`);
-  }
-  if (e.keyword === "required") {
-    const key = e.params.missingProperty;
-    const properties = schema?.properties;
-    return new SpecIssue([...path, key], `is missing; expected ${expected(properties?.[key])}`);
-  }
-  return new SpecIssue(path, `is ${show3(e.data)}; expected ${expected(schema)}`);
-}
-function pointerOf(e) {
-  return e.keyword === "additionalProperties" ? `${e.instancePath}/${escape2(e.params.additionalProperty)}` : e.instancePath;
-}
-function documentOrder(data) {
-  const order = /* @__PURE__ */ new Map();
-  const visit = (value2, pointer) => {
-    order.set(pointer, order.size);
-    if (value2 && typeof value2 === "object" && !Array.isArray(value2)) {
-      for (const [key, child] of Object.entries(value2)) visit(child, `${pointer}/${escape2(key)}`);
-    }
-  };
-  visit(data, "");
-  return order;
-}
-var escape2 = (key) => key.replace(/~/g, "~0").replace(/\//g, "~1");
-var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-
 // src/spec/pattern.ts
 var DEFAULT_RAMP_SLICES = 10;
 var seconds = (ms3) => `${Math.round(ms3) / 1e3}s`;
@@ -54826,7 +54825,7 @@ function ms2(path, text, zeroAllowed) {
   } catch (err) {
     throw new SpecIssue(path, err.message);
   }
-  if (v === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show3(text)}; expected a duration > 0`);
+  if (v === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show(text)}; expected a duration > 0`);
   return v;
 }
 function resolvePattern(load, steadyMs) {
@@ -54853,7 +54852,7 @@ function resolvePattern(load, steadyMs) {
     const atMs = ms2(at("at"), p2.at, true);
     const forMs = ms2(at("for"), p2.for, false);
     if (atMs === 0)
-      throw new SpecIssue(at("at"), `is ${show3(p2.at)}; expected a time > 0 into the window, so the pre-spike level is measured`);
+      throw new SpecIssue(at("at"), `is ${show(p2.at)}; expected a time > 0 into the window, so the pre-spike level is measured`);
     if (atMs + forMs > steadyMs)
       throw new SpecIssue(
         at("for"),
@@ -55297,7 +55296,7 @@ async function runBenchmark(o) {
 function replicateSpec(r, i) {
   return i === 0 ? r : reseed(r, `replicate ${i}`);
 }
-async function runReplicated(o, replicates, onReplicate) {
+async function runReplicatesMerged(o, replicates, onReplicate) {
   const results = [];
   for (let i = 0; i < replicates; i++) {
     if (i > 0 && o.signal?.aborted) break;
@@ -55722,7 +55721,7 @@ function isMapping(value2) {
 function checkUrl(url) {
   if (url === "sim" || URL.canParse(url) && ["http:", "https:"].includes(new URL(url).protocol)) return;
   const what = URL.canParse(url) && url.includes("://") ? "an http(s) URL" : "a URL";
-  throw new SpecIssue(["target", "url"], `${show3(url)} is not ${what}; expected http(s)://host[:port]/v1 or "sim"`);
+  throw new SpecIssue(["target", "url"], `${show(url)} is not ${what}; expected http(s)://host[:port]/v1 or "sim"`);
 }
 var CREDENTIAL_HEADER = /^(authorization|proxy-authorization|api-key|x-api-key|cookie)$/i;
 var ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
@@ -55822,7 +55821,7 @@ function durationMs(path, text, zeroAllowed) {
   } catch (err) {
     throw new SpecIssue(path, err.message);
   }
-  if (ms3 === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show3(text)}; expected a duration > 0`);
+  if (ms3 === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show(text)}; expected a duration > 0`);
   return ms3;
 }
 
@@ -55932,7 +55931,7 @@ function applyOverrides(r, o) {
   }
   if (resolved.spec.target.url !== "sim" && resolved.spec.target.model === SIM_MODEL) {
     throw new SpecError(
-      `--target-url ${show3(resolved.spec.target.url)} needs a real model, but the spec uses the simulator's ${SIM_MODEL}; expected target.model in the spec`
+      `--target-url ${show(resolved.spec.target.url)} needs a real model, but the spec uses the simulator's ${SIM_MODEL}; expected target.model in the spec`
     );
   }
   const kept = { ...resolved, headers: r.headers, specDir: r.specDir };
@@ -56084,7 +56083,7 @@ async function runCommand(argv) {
     let result3;
     let baseline = baselineFile;
     if (values["baseline-url"] === void 0)
-      result3 = await runReplicated(
+      result3 = await runReplicatesMerged(
         run,
         resolved.spec.load.replicates,
         (i) => resolved.spec.load.replicates > 1 && process.stderr.write(`replicate ${i + 1}/${resolved.spec.load.replicates}
@@ -57262,7 +57261,7 @@ async function runSweep(o) {
     const info = { number: points.length + 1, role, mode: mode2, load, planned: Math.max(planned, points.length + 1) };
     o.onPointStart?.(info);
     const r = pointSpec(resolved, mode2 === "open" ? { mode: mode2, rate: load } : { mode: mode2, concurrency: load });
-    const result3 = await runReplicated(
+    const result3 = await runReplicatesMerged(
       { resolved: r, signal: o.signal, onProgress: o.onProgress, workers: o.workers },
       spec.load.replicates
     );

@@ -4,7 +4,7 @@ import type { Result } from '../result/types.js';
 import { num } from '../numbers.js';
 import { outcome } from './outcome.js';
 import { latencyTarget } from './targets.js';
-import type { GateSpec, LatencyKey } from './rules-schema.js';
+import type { GateSpec, LatencyKey } from '../spec/gate-schema.js';
 import type { RuleOutcome, Verdict } from './types.js';
 
 /*

@@ -1,11 +1,11 @@
-import { createRng, deriveSeed } from '../arrivals/rng.js';
+import { createRng, deriveSeed } from '../rng.js';
 import { expectedArrivals } from '../arrivals/curve.js';
 import type { LoadPlan } from '../arrivals/load-plan.js';
 // Pure statistics shared with the gate (they import nothing above metrics): the drift test is the gate's own test.
 import { percentileShiftInterval } from '../gate/bootstrap.js';
 import { bucketsOf, percentileOf } from '../gate/buckets.js';
 import { minSamples } from '../gate/samples.js';
-import type { GateSpec } from '../gate/rules-schema.js';
+import type { GateSpec } from '../spec/gate-schema.js';
 import { num } from '../numbers.js';
 import type { Spec } from '../spec/types.js';
 import { LATENCY_TARGETS } from '../metrics/definitions.js';

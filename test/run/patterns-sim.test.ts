@@ -1,5 +1,5 @@
 import { loadPlan } from '../../src/arrivals/load-plan.js';
-import { deriveSeed } from '../../src/arrivals/rng.js';
+import { deriveSeed } from '../../src/rng.js';
 import { buildSchedule } from '../../src/arrivals/schedule.js';
 import { compare } from '../../src/gate/compare.js';
 import { parseResult } from '../../src/result/load.js';
