@@ -1,7 +1,7 @@
 import { createRng, deriveSeed, type Rng } from '../rng.js';
 import { decodeHistogram } from '../metrics/histogram.js';
 import type { Result } from '../result/types.js';
-import { bucketsOf, type Buckets } from './buckets.js';
+import { bucketsOf, type Buckets } from '../metrics/buckets.js';
 import { normalQuantile } from './stats.js';
 
 /** Everything a rule needs besides its own settings: noise-test parameters and decoded histograms. */

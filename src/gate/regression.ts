@@ -1,5 +1,5 @@
 import type { Result } from '../result/types.js';
-import { moments, percentileOf } from './buckets.js';
+import { moments, percentileOf } from '../metrics/buckets.js';
 import { percentileShiftInterval, type Interval } from './bootstrap.js';
 import { confText, num, pctText } from '../numbers.js';
 import type { JudgeContext } from './context.js';

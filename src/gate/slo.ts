@@ -1,5 +1,5 @@
 import type { Result } from '../result/types.js';
-import { percentileOf } from './buckets.js';
+import { percentileOf } from '../metrics/buckets.js';
 import { num, pctText } from '../numbers.js';
 import type { JudgeContext } from './context.js';
 import { changeOf, outcome } from './outcome.js';

@@ -1,4 +1,4 @@
-import { bucketsOf, percentileOf } from '../gate/buckets.js';
+import { bucketsOf, percentileOf } from '../metrics/buckets.js';
 import { METRICS, type MetricName } from '../metrics/definitions.js';
 import { decodeHistogram } from '../metrics/histogram.js';
 import type { Result } from '../result/types.js';

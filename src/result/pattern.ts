@@ -3,7 +3,7 @@ import { expectedArrivals } from '../arrivals/curve.js';
 import type { LoadPlan } from '../arrivals/load-plan.js';
 // Pure statistics shared with the gate (they import nothing above metrics): the drift test is the gate's own test.
 import { percentileShiftInterval } from '../gate/bootstrap.js';
-import { bucketsOf, percentileOf } from '../gate/buckets.js';
+import { bucketsOf, percentileOf } from '../metrics/buckets.js';
 import { minSamples } from '../gate/samples.js';
 import type { GateSpec } from '../spec/gate-schema.js';
 import { num } from '../numbers.js';

@@ -1,6 +1,6 @@
 import { createRng, normal, type Rng } from '../../src/rng.js';
 import { drawPercentile, percentileShiftInterval } from '../../src/gate/bootstrap.js';
-import { bucketsOf, percentileOf } from '../../src/gate/buckets.js';
+import { bucketsOf, percentileOf } from '../../src/metrics/buckets.js';
 import { normalQuantile, quantileOfSorted, wilson } from '../../src/gate/stats.js';
 import { newHistogram, recordMs, type Histogram } from '../../src/metrics/histogram.js';
 

@@ -1,7 +1,7 @@
 import { assembleResult, loadLabel } from '../../src/result/assemble.js';
 import { mergeResults, mergeTotals } from '../../src/result/merge.js';
 import { resultCounts } from '../../src/result/totals.js';
-import { bucketsOf } from '../../src/gate/buckets.js';
+import { bucketsOf } from '../../src/metrics/buckets.js';
 import { decodeHistogram } from '../../src/metrics/histogram.js';
 import type { Result } from '../../src/result/types.js';
 import { lognormal, synthesize } from './synthetic.js';

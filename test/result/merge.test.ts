@@ -1,4 +1,4 @@
-import { bucketsOf } from '../../src/gate/buckets.js';
+import { bucketsOf } from '../../src/metrics/buckets.js';
 import { decodeHistogram } from '../../src/metrics/histogram.js';
 import { parseResult } from '../../src/result/load.js';
 import { mergeResults } from '../../src/result/merge.js';

@@ -1,4 +1,4 @@
-import type { Histogram } from '../metrics/histogram.js';
+import type { Histogram } from './histogram.js';
 
 /**
  * A histogram as flat arrays of its non-empty buckets, ascending: what the bootstrap and the
