@@ -76,11 +76,15 @@ export class Exchange implements SequenceSink {
     this.record.cached_tokens = this.seq.cachedTokens;
   }
 
-  token(t: number, last: boolean): void {
-    if (this.ended || this.hung) return;
+  token(t: number, last: boolean): number {
+    if (this.ended || this.hung) return t;
     const r = this.record;
-    if (r.output_tokens++ === 0) r.first_token = t;
-    r.last_token = t;
+    // The moment of this write, not the wake-up `t` that made the token due: one wake-up may
+    // write many tokens, and the ground truth is when each left (the bench and tests hold the
+    // client's timestamps against it). Fast mode gathers the whole response into one write.
+    const written = this.pending !== undefined ? t : now();
+    if (r.output_tokens++ === 0) r.first_token = written;
+    r.last_token = written;
     const strike = r.output_tokens === this.faultAt;
     if (!this.req.stream) {
       if (strike) this.strikeJson(last);
@@ -89,6 +93,7 @@ export class Exchange implements SequenceSink {
     else if (last) this.close(this.lastChunk() + this.tail(), this.malformed ? 'malformed' : 'ok');
     else if (this.pending !== undefined) this.pending += this.chunks.tokenText;
     else this.res.write(this.chunks.token);
+    return written;
   }
 
   private openStream(): void {

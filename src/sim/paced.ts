@@ -88,14 +88,14 @@ export class Paced implements Scheduler {
       this.due.pop();
       if (seq.state !== 'running') continue;
       const last = ++seq.produced === seq.outputTokens;
-      if (last) {
-        seq.state = 'done';
-        this.free(t);
-      } else {
+      if (last) seq.state = 'done';
+      else {
         seq.due = this.stalls.advance(seq.due, this.config.itl_ms * (this.drift?.factor(seq.due) ?? 1));
         this.due.push(seq);
       }
-      seq.sink.token(t, last);
+      const written = seq.sink.token(t, last);
+      // The slot passes on when the last token has gone out.
+      if (last) this.free(written);
     }
     this.rearm();
   }

@@ -1,8 +1,8 @@
 /** How a scheduler reports progress to the response that owns a sequence. */
 export interface SequenceSink {
   admitted(t: number): void;
-  /** One output token produced at real time `t`; `last` ends the sequence. */
-  token(t: number, last: boolean): void;
+  /** One output token produced at real time `t`; `last` ends the sequence. Returns when it was written (its ground truth). */
+  token(t: number, last: boolean): number;
 }
 
 /** One request as a scheduler sees it. The scheduler owns and mutates the state fields. */

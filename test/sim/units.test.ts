@@ -53,7 +53,7 @@ test('saturationRate follows the derivation in the Engine doc comment', () => {
 test('the KV cache reserves whole sequences, shares prompt blocks and evicts least recently used', () => {
   const kv = new KvCache(64, 4); // 16 blocks
   const keysA = blockHashes(tokenIds(Array.from({ length: 16 }, (_, i) => `a${i}`).join(' ')), 4);
-  const seq = (keys: number[], prompt = 16, out = 8) => new Sequence(0, prompt, keys, out, { admitted() {}, token() {} });
+  const seq = (keys: number[], prompt = 16, out = 8) => new Sequence(0, prompt, keys, out, { admitted() {}, token: (t) => t });
   const a1 = seq(keysA);
   expect(kv.admit(a1)).toBe(true); // 6 blocks
   expect(a1.cachedTokens).toBe(0);
