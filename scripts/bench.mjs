@@ -12,13 +12,14 @@
 //   node scripts/bench.mjs --shapes paced64 --rates 500,1000,1500 --workers 1,2
 //   node scripts/bench.mjs --shapes paced64 --soak 600   # memory over a 10-minute run
 //   node scripts/bench.mjs --quick --against ../main/dist/cli.js   # this build vs another, side by side
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { canPin, pinnedTo, root, startSim } from './sim-process.mjs';
+import { groundTruth, runGenerator } from './generator-process.mjs';
+import { canPin, root, startSim } from './sim-process.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -56,82 +57,6 @@ const dir = mkdtempSync(join(tmpdir(), 'loadgate-bench-'));
 const simConfig = (c) => ({ model: 'bench', ground_truth_size: 200000, ...c });
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
 const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
-
-async function groundTruth(origin) {
-  const res = await fetch(`${origin}/sim/requests`);
-  const list = await res.json();
-  await fetch(`${origin}/sim/requests`, { method: 'DELETE' });
-  return new Map(list.map((r) => [r.id, r]));
-}
-
-/** RSS in MB and user/system CPU seconds of a process, from /proc (Linux); null elsewhere. */
-function procStats(pid) {
-  try {
-    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-    // Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name; USER_HZ is 100 on Linux.
-    const [utime, stime] = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      .split(') ')[1]
-      .split(' ')
-      .slice(11, 13)
-      .map((x) => Number(x) / 100);
-    return { rss, utime, stime };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Runs the CLI; `rss` holds its resident memory sampled from outside the process every second,
- * `sysShare` the kernel's share of its CPU time by the last sample (where the time goes).
- */
-async function runGenerator(origin, tokens, rate, workers, steadyS = STEADY_S, cli = join(root, 'dist/cli.js')) {
-  const spec = join(dir, 'bench.yml');
-  const records = join(dir, 'records.jsonl');
-  writeFileSync(
-    spec,
-    `name: bench
-target: { url: "${origin}/v1", model: bench, request_timeout: 30s }
-workload: { seed: 1, input_tokens: 16, output_tokens: ${tokens}, calibrate: off }
-load: { rate: ${rate}, warmup: ${WARMUP_S}s, steady: ${steadyS}s, cooldown: 1s }
-`,
-  );
-  // One generator thread gets core 0; more threads get both cores (the paced sim needs little CPU).
-  const [cmd, args] = pinnedTo(workers === 1 ? '0' : '0,1', [
-    process.execPath,
-    cli,
-    'run',
-    spec,
-    '--json',
-    '--records',
-    records,
-    '--out',
-    join(dir, 'result.json'),
-    '--workers',
-    String(workers),
-  ]);
-  // taskset execs the command, so the child's pid is the generator's.
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const samples = [];
-  const sampler = setInterval(() => samples.push(procStats(child.pid)), 1000);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-  const code = await new Promise((resolve) => child.once('close', resolve));
-  clearInterval(sampler);
-  if (code === 3 || !stdout) throw new Error(`generator failed: ${stderr}`);
-  const known = samples.filter((x) => x !== null);
-  const last = known.at(-1);
-  return {
-    result: JSON.parse(stdout),
-    records: readFileSync(records, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l)),
-    rss: known.map((x) => x.rss),
-    sysShare: last ? last.stime / Math.max(1e-9, last.utime + last.stime) : NaN,
-  };
-}
 
 /** The whole HTTP/1.1 request the raw-socket measurements write: a streamed completion of `tokens` tokens. */
 function rawRequest(url, tokens) {
@@ -315,7 +240,15 @@ for (const name of shapes) {
         let best = 0;
         for (const rate of RATES) {
           await groundTruth(sim.origin);
-          const run = await runGenerator(sim.origin, shape.tokens, rate, workers, STEADY_S, cli);
+          const run = await runGenerator(sim.origin, {
+            dir,
+            tokens: shape.tokens,
+            rate,
+            workers,
+            warmupS: WARMUP_S,
+            steadyS: STEADY_S,
+            cli,
+          });
           // Every rate is measured (a noisy point must not hide the rest); the ceiling is the highest passing one.
           if (point(label, name, rate, workers, run, await groundTruth(sim.origin))) best = rate;
         }
@@ -336,7 +269,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sim = await startSim(simConfig(SHAPES.paced64.sim), { cpus: 1 });
 try {
   for (const seconds of [Math.max(5, Math.round(SOAK_S / 6)), SOAK_S]) {
-    const { result, rss } = await runGenerator(sim.origin, 64, soakRate, 1, seconds);
+    const { result, rss } = await runGenerator(sim.origin, { dir, tokens: 64, rate: soakRate, warmupS: WARMUP_S, steadyS: seconds });
     await groundTruth(sim.origin);
     const bytes = Buffer.byteLength(readFileSync(join(dir, 'result.json')));
     const steady = rss.slice(WARMUP_S + 2, WARMUP_S + seconds);

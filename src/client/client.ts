@@ -357,9 +357,48 @@ function errorDetail(err: Error): string {
  * stamps the read first, and names the socket, so a response can tell which connection it
  * came on. No allocation per read (expiring a stamp with a microtask cost a sixth of the
  * generator's garbage).
+ *
+ * The same listener times the event loop's read turns for the timestamp error bound
+ * (src/metrics/loop-turns.ts): the first read of a poll phase opens a turn and queues one
+ * setImmediate, which runs in the check phase right after that poll phase and closes it. So the
+ * cost is one clock read and one immediate per loop turn that read anything, not per read;
+ * with no one observing, none at all.
  */
 let readAt = 0;
 let readSocket: Socket | null = null;
+let turnReads = 0;
+let turnStart = 0;
+const turnSinks = new Set<ReadTurnSink>();
+function stampRead(socket: Socket): void {
+  readAt = now();
+  readSocket = socket;
+  if (turnSinks.size > 0 && turnReads++ === 0) {
+    turnStart = readAt;
+    setImmediate(endTurn);
+  }
+}
+
+function endTurn(): void {
+  const t = now();
+  const reads = turnReads;
+  turnReads = 0;
+  for (const sink of turnSinks) sink(turnStart, t, reads);
+}
+
+/**
+ * Told of every read turn of this thread's event loop: from the first socket read of a poll
+ * phase to the check phase after it (the reads' handling, and whatever else ran in between:
+ * microtasks, a GC pause), with the number of socket reads in it.
+ */
+export type ReadTurnSink = (startAt: number, endAt: number, reads: number) => void;
+
+/** Starts telling `sink` of read turns; the returned function stops it. Every client of the thread counts. */
+export function observeReadTurns(sink: ReadTurnSink): () => void {
+  turnSinks.add(sink);
+  return () => {
+    turnSinks.delete(sink);
+  };
+}
 
 /** Set while undici writes the first request on a new connection (see `onRequestStart`). */
 let connecting: Socket | null = null;
@@ -372,10 +411,7 @@ function stampingConnector(timeoutMs: number, onConnect?: (socket: Socket) => vo
       const socket = result[1];
       if (socket) {
         // One closure per connection, none per read.
-        socket.prependListener('readable', () => {
-          readAt = now();
-          readSocket = socket;
-        });
+        socket.prependListener('readable', () => stampRead(socket));
         onConnect?.(socket);
       }
       connecting = socket ?? null;

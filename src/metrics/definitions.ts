@@ -161,6 +161,8 @@ const OTHER_DEFINITIONS = {
     'requests re-sent, once, on a new connection because the server closed the reused kept-alive connection they were written on before any response; their latency still runs from the intended send time',
   window_cpu:
     "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time − the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
+  timestamp_error_ms:
+    "how late a chunk's timestamp can be (p50/p90/p99), from the generator's own event loop: the wait for the loop to come round (read-turn residuals, arrival and probe lateness) plus the place in its own read turn, combined by a union bound",
   throughput:
     'successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete',
   goodput:

@@ -12,6 +12,15 @@ const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}
 const mean = (s: CountSummary | null) => (s ? num(s.mean) : 'n/a');
 const busy = (c: Result['generator']['window_cpu']) => (c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in the window · ` : '');
 
+/** The generator's bound on its own timestamps' lateness, where the result has one. */
+function timestampErrorLine(e: Result['generator']['timestamp_error_ms']): string[] {
+  if (e === undefined) return [];
+  if (e === null) return ['Timestamps  no error bound: no socket read was timed in the window'];
+  return [
+    `Timestamps  a chunk may be stamped late by up to ${num(e.p50)} / ${num(e.p90)} / ${num(e.p99)} ms at p50 / p90 / p99 (the generator's own bound)`,
+  ];
+}
+
 function latencyTable(r: Result): string[] {
   const head =
     'Latency (ms)'.padEnd(20) + COLS.map((c) => (c === 'max' ? c : percentileLabel(c)).padStart(9)).join('') + 'count'.padStart(9);
@@ -40,6 +49,7 @@ export function renderConsoleReport(r: Result, gate: GateReport): string {
     `Goodput     ${r.goodput.rate_per_s} req/s, ${pct(r.goodput.fraction)} of requests met TTFT ≤ ${r.goodput.slo.ttft_ms} ms, TPOT ≤ ${r.goodput.slo.tpot_ms} ms, E2E ≤ ${r.goodput.slo.e2e_ms} ms`,
     `Workload    input tokens mean requested ${mean(r.workload.input_tokens.requested)} / delivered ${mean(r.workload.input_tokens.delivered)} · output ${mean(r.workload.output_tokens.requested)} / ${mean(r.workload.output_tokens.delivered)} (counted from ${r.workload.token_source})`,
     `Generator   event-loop delay p99 ${r.generator.event_loop_delay_ms.p99.toFixed(2)} ms · ${busy(r.generator.window_cpu)}process CPU ${(r.generator.cpu_utilization * 100).toFixed(0)} % of a core · pool wait p99 ${r.generator.pool_wait_ms?.p99.toFixed(2) ?? 'n/a'} ms · Little's law ratio ${r.littles_law.ratio ?? 'n/a'}`,
+    ...timestampErrorLine(r.generator.timestamp_error_ms),
   ];
   const connections = connectionsText(r);
   if (connections !== null) out.push(`Connections ${connections}`);

@@ -4,6 +4,7 @@ import { delayTail, encodeHistogram, summarizeCounts, summarizeMs, type Histogra
 import { round3 } from '../numbers.js';
 import type { Spec } from '../spec/types.js';
 import { TOOL_VERSION } from '../version.js';
+import { timestampErrorOf } from './timestamp-error.js';
 import type { RunTotals } from './totals.js';
 import { RESULT_SCHEMA_VERSION, type Result } from './types.js';
 import { deliveredLengths, generatorLimits, validityChecks } from './validity.js';
@@ -155,6 +156,7 @@ export function assembleResult(t: RunTotals): Result {
       rss_mb: round3(t.generator.rssMb),
       ...(windowCpu !== undefined ? { window_cpu: windowCpu } : {}),
       ...(poolWait !== undefined ? { pool_wait_ms: poolWait } : {}),
+      ...(t.generator.loopObservedMs !== undefined ? { timestamp_error_ms: timestampErrorOf(h, t.generator.loopObservedMs) } : {}),
     },
     littles_law: {
       mean_in_flight: round3(meanInFlight),

@@ -3,11 +3,13 @@ import type { KeepAliveFacts } from '../client/keep-alive.js';
 import { DEFINITIONS } from '../metrics/definitions.js';
 import type { DelayTail } from '../metrics/histogram.js';
 import type { Recorder } from '../metrics/recorder.js';
+import type { LoopTurnMeter } from '../metrics/loop-turns.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import type { WorkloadFacts } from '../workload/types.js';
 import { assembleResult } from './assemble.js';
 import { connectionFacts } from './connections.js';
+import { timestampErrorHistograms } from './timestamp-error.js';
 import type { RunTotals } from './totals.js';
 import type { AbortInfo, Result } from './types.js';
 import type { PatternSection } from './pattern.js';
@@ -24,6 +26,8 @@ export interface RunFacts {
   cpuS: number;
   wallS: number;
   windowCpu: WindowCpu | null;
+  /** The event loop's read turns and lateness: the timestamp error bound. Absent when a result is built without a loop (tests). */
+  loopTurns?: LoopTurnMeter;
   workers: number;
   /** The workload generator's account of itself; absent when a result is built without one (tests). */
   workload?: WorkloadFacts;
@@ -60,7 +64,7 @@ export function recorderTotals(rec: Recorder, f: RunFacts): RunTotals {
     counts: rec,
     peakInFlight: rec.inFlightPeak,
     errorSamples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count })),
-    histograms: rec.h,
+    histograms: f.loopTurns ? { ...rec.h, ...timestampErrorHistograms(f.loopTurns) } : rec.h,
     series: rec.series,
     generator: {
       eventLoopDelayMs: f.eventLoopDelayMs,
@@ -70,6 +74,7 @@ export function recorderTotals(rec: Recorder, f: RunFacts): RunTotals {
       rssMb: process.memoryUsage.rss() / 2 ** 20,
       windowCpu: f.windowCpu,
       poolWaitMeasured: true,
+      loopObservedMs: f.loopTurns?.observedMs,
     },
     // A run's generator adds the spec's own distributions, the output shortfall and its plan.
     workload: w ? { inputSpec: w.inputSpec, outputSpec: w.outputSpec, plan: w.plan, shortfall: true } : { shortfall: false },

@@ -9,6 +9,7 @@ import type { WindowCpu } from '../metrics/window-cpu.js';
 import { round3 } from '../numbers.js';
 import { specHash } from '../spec/hash.js';
 import { assembleResult } from './assemble.js';
+import { observedLoopMs } from './timestamp-error.js';
 import { mergeConnectionFacts } from './connections.js';
 import { resultCounts, type RunCounts, type RunTotals } from './totals.js';
 import type { MergeMode, Result, ValidityCheck } from './types.js';
@@ -91,6 +92,7 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
       rssMb: shards ? sum((r) => r.generator.rss_mb) : max((r) => r.generator.rss_mb),
       windowCpu,
       poolWaitMeasured: results.every((r) => r.histograms.poolWait !== undefined),
+      loopObservedMs: observedLoopMs(results),
     },
     workload: {
       ...(input.spec ? { inputSpec: input.spec } : {}),

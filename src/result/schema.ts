@@ -84,13 +84,17 @@ const result = obj({
     usage_missing: count,
     usage_chunk_mismatch: count,
   }),
-  generator: obj({
-    event_loop_delay_ms: obj({ p50: num, p99: num, max: num }),
-    cpu_s: num,
-    cpu_utilization: num,
-    heap_mb: num,
-    rss_mb: num,
-  }),
+  generator: obj(
+    {
+      event_loop_delay_ms: obj({ p50: num, p99: num, max: num }),
+      cpu_s: num,
+      cpu_utilization: num,
+      heap_mb: num,
+      rss_mb: num,
+    },
+    // Absent in results made before loadgate bounded its timestamp error (src/result/timestamp-error.ts).
+    { optional: { timestamp_error_ms: nullable(obj({ p50: num, p90: num, p99: num, max: num, method: str, observed_s: num })) } },
+  ),
   littles_law: {
     ...obj({ mean_in_flight: num, predicted_in_flight: num, ratio: nullable(num) }),
     // Optional: absent in results made before loadgate measured it.

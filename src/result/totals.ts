@@ -72,6 +72,11 @@ export interface RunTotals {
     windowCpu: WindowCpu | null | undefined;
     /** False when some input predates the pool-wait histogram: its summary and check are then left out. */
     poolWaitMeasured: boolean;
+    /**
+     * Event-loop time the timestamp error's histograms cover, ms (src/result/timestamp-error.ts);
+     * undefined when not measured (a result built without a loop, or some input older than it).
+     */
+    loopObservedMs?: number;
   };
   /** The workload generator's account of itself; each field absent when unknown (a result built without one, older inputs). */
   workload: {

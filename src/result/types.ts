@@ -6,6 +6,7 @@ import type { HistogramName } from '../metrics/recorder.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
 import type { Spec } from '../spec/types.js';
 import type { WorkloadPlan } from '../workload/types.js';
+import type { TimestampError } from './timestamp-error.js';
 import type { PatternSection } from './pattern.js';
 
 export const RESULT_SCHEMA_VERSION = 1;
@@ -126,6 +127,11 @@ export interface Result {
     window_cpu?: WindowCpu | null;
     /** Window requests' wait inside the HTTP pool between send and being written (connecting included); null if none was written. Absent in older results. */
     pool_wait_ms?: DelayTail | null;
+    /**
+     * How late a chunk's timestamp can be, from the generator's own event loop (src/result/timestamp-error.ts
+     * derives it); null when no read was timed in the window. Absent in older results.
+     */
+    timestamp_error_ms?: TimestampError | null;
   };
   littles_law: {
     mean_in_flight: number;

@@ -1,13 +1,14 @@
 import { loadPlan } from '../arrivals/load-plan.js';
 import { buildSchedule } from '../arrivals/schedule.js';
 import { deriveSeed } from '../rng.js';
-import { createClient, type RequestHandle } from '../client/client.js';
+import { createClient, observeReadTurns, type RequestHandle } from '../client/client.js';
 import { dispatchOpenLoop } from '../dispatch/open-loop.js';
 import { dispatchClosedLoop } from '../dispatch/closed-loop.js';
 import { Recorder, type RequestRecord } from '../metrics/recorder.js';
 import { startLoopProbe } from '../metrics/loop-probe.js';
 import { WindowCpuMeter } from '../metrics/window-cpu.js';
 import { bucketIntervalMs, PatternRecorder } from '../metrics/pattern-recorder.js';
+import { LoopTurnMeter } from '../metrics/loop-turns.js';
 import { buildResult } from '../result/build.js';
 import { baseRateOf, buildPatternSection, patternFacts } from '../result/pattern.js';
 import type { AbortInfo, Result } from '../result/types.js';
@@ -84,6 +85,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
     },
   });
 
+  const turnMeter = new LoopTurnMeter(observeReadTurns);
   const send = (i: number, offsetMs: number, finished?: () => void): void => {
     const w = workload.next(i);
     const rec = recorder.open(i, offsetMs, w.promptTokens, w.maxTokens);
@@ -94,12 +96,14 @@ export async function measure(o: MeasureOptions): Promise<Result> {
     }
     recorder.markSent(rec, now());
     watch?.arrival(rec.tSend - runStart, recorder.inFlight);
+    // Closed loop sends as a request ends, never late: there only the loop probe measures lateness.
+    if (spec.load.mode === 'open') turnMeter.lateness(rec.tSend - rec.tSched);
     const entry: InFlight = { rec, finished };
     active.set(i, entry);
     entry.handle = client.send(w.body, rec, rec.requestId);
   };
 
-  const probe = startLoopProbe();
+  const probe = startLoopProbe((ms) => turnMeter.lateness(ms));
   const cpu0 = process.cpuUsage();
   const wall0 = now();
   let planned = 0;
@@ -131,11 +135,15 @@ export async function measure(o: MeasureOptions): Promise<Result> {
   }
 
   const cpuMeter = new WindowCpuMeter(spinMs);
-  const windowTimers = [setTimeout(() => cpuMeter.start(), windowStart - now()), setTimeout(() => cpuMeter.stop(), windowEnd - now())];
+  const windowTimers = [
+    setTimeout(() => (cpuMeter.start(), turnMeter.start()), windowStart - now()),
+    setTimeout(() => cpuMeter.stop(), windowEnd - now()),
+  ];
   let interruptedAt = NaN;
   const onAbort = () => {
     interruptedAt = now();
     cpuMeter.stop();
+    turnMeter.stop();
     stop();
     cancelAll(active, 'cancelled');
   };
@@ -174,6 +182,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
   try {
     const fired = await dispatched;
     await drain(active, resolved.requestTimeoutMs + DRAIN_GRACE_MS);
+    turnMeter.stop();
     const interrupted = !Number.isNaN(interruptedAt);
     const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
     const cpu = process.cpuUsage(cpu0);
@@ -189,6 +198,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
       cpuS: (cpu.user + cpu.system) / 1e6,
       wallS: (now() - wall0) / 1000,
       windowCpu: cpuMeter.read(),
+      loopTurns: turnMeter,
       workers: 1,
       workload: workload.describe(),
       keepAlive: client.keepAlive(),
@@ -200,6 +210,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
     clearInterval(abortTimer);
     windowTimers.forEach(clearTimeout);
     memoryTimers.forEach(clearTimeout);
+    turnMeter.close();
     o.signal?.removeEventListener('abort', onAbort);
     await client.close();
   }

@@ -1,0 +1,73 @@
+import { newHistogram, recordMs, type Histogram } from './histogram.js';
+import { now } from '../time.js';
+
+/** Read turns as the client reports them (src/client/client.ts observeReadTurns). */
+export type ReadTurnSource = (sink: (startAt: number, endAt: number, reads: number) => void) => () => void;
+
+/**
+ * What the generator's event loop did while the window's chunks arrived, for the timestamp
+ * error bound (src/result/timestamp-error.ts): the length of every read turn, counted once per
+ * turn and once per read in it, how late work due at known moments ran, and the time observed —
+ * from the window's start until its last request has ended. GC pauses need no meter of their
+ * own: one delays the turn it falls in, or the lateness of what was due during it.
+ *
+ * Turns are told to every meter of the thread, so concurrent runs in one thread each see the
+ * whole loop, which is what delays their reads.
+ */
+export class LoopTurnMeter {
+  /** Turn lengths (µs), one count per turn: with `observedMs`, where a uniformly arriving byte lands. */
+  readonly turns: Histogram = newHistogram();
+  /** Turn lengths (µs), one count per socket read in the turn: the turn a read was handled in. */
+  readonly readTurns: Histogram = newHistogram();
+  /**
+   * How late work due at a known moment ran (µs): each arrival's schedule lag in open loop (the
+   * dispatcher spins through the last 1–2 ms before it, so its lateness is what anything due then
+   * waited, the OS not running this thread included; behind a stall, the arrivals due in it wait
+   * out its rest, as bytes arriving then do) and the 10 ms loop probe's (whole milliseconds of
+   * timer grain, but 100 samples a second at any rate).
+   */
+  readonly late: Histogram = newHistogram();
+  private from = NaN;
+  private to = NaN;
+  private readonly unsubscribe: () => void;
+
+  constructor(source: ReadTurnSource) {
+    this.unsubscribe = source((startAt, endAt, reads) => {
+      if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
+      const ms = endAt - startAt;
+      recordMs(this.turns, ms);
+      this.readTurns.recordValueWithCount(ms > 0 ? Math.round(ms * 1000) : 0, reads);
+    });
+  }
+
+  /** Lateness of something due at a known moment, if it fell in the observed span. */
+  lateness(ms: number): void {
+    if (!Number.isNaN(this.from) && Number.isNaN(this.to)) recordMs(this.late, ms);
+  }
+
+  /** At the window's start. */
+  start(): void {
+    if (!Number.isNaN(this.from)) return;
+    this.from = now();
+  }
+
+  /**
+   * Once the window's last request has ended (after the drain), or wherever the run stopped: the
+   * window's last chunks arrive after the window closes. Later calls keep the first.
+   */
+  stop(): void {
+    if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
+    this.to = now();
+  }
+
+  /** Loop time the turns were taken from, ms (0 when the window was never reached). */
+  get observedMs(): number {
+    return Number.isNaN(this.from) ? 0 : (Number.isNaN(this.to) ? now() : this.to) - this.from;
+  }
+
+  /** Stops listening for turns (the run is over). */
+  close(): void {
+    this.stop();
+    this.unsubscribe();
+  }
+}

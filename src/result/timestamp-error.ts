@@ -1,0 +1,144 @@
+import { bucketsOf, type Buckets } from '../metrics/buckets.js';
+import type { Histogram } from '../metrics/histogram.js';
+import type { LoopTurnMeter } from '../metrics/loop-turns.js';
+import type { Result } from './types.js';
+
+/** `generator.timestamp_error_ms`: how late a chunk's timestamp can be, from what the generator saw of its own event loop. */
+export interface TimestampError {
+  p50: number;
+  p90: number;
+  p99: number;
+  /** The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst. */
+  max: number;
+  /** How the figures were derived, in one line. */
+  method: string;
+  /** Event-loop time observed (s), summed over threads and replicates: the denominator merging needs. */
+  observed_s: number;
+}
+
+/** The histograms the bound is computed from, under these names in `result.histograms`; merged like any other. */
+export const TIMESTAMP_ERROR_HISTOGRAMS = { turns: 'loopTurns', readTurns: 'loopReadTurns', late: 'loopLateness' } as const;
+
+const METHOD =
+  'union bound on residual + position: residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn';
+
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** The histograms of one run's meter, under their names in the run's histograms. */
+export function timestampErrorHistograms(m: LoopTurnMeter): Record<string, Histogram> {
+  return {
+    [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m.turns,
+    [TIMESTAMP_ERROR_HISTOGRAMS.readTurns]: m.readTurns,
+    [TIMESTAMP_ERROR_HISTOGRAMS.late]: m.late,
+  };
+}
+
+/**
+ * The section, from a run's histograms (or several runs' merged) over the loop time they were
+ * observed for; null when no read was timed. Threads and shards: a read is delayed by its own
+ * loop, and the merged histograms are the mixture over every loop's reads, weighted as the
+ * reads were, over the loops' time added up. Replicates: the runs' loops one after another.
+ */
+export function timestampErrorOf(histograms: Record<string, Histogram>, observedMs: number): TimestampError | null {
+  const h = (k: keyof typeof TIMESTAMP_ERROR_HISTOGRAMS) => histograms[TIMESTAMP_ERROR_HISTOGRAMS[k]];
+  const [turns, reads, late] = [h('turns'), h('readTurns'), h('late')];
+  return turns && reads && late ? timestampError(turns, reads, late, observedMs) : null;
+}
+
+/** The loop time several results were observed over, ms, added up; undefined unless every one has the section (older results). */
+export function observedLoopMs(results: Result[]): number | undefined {
+  if (!results.every((r) => r.generator.timestamp_error_ms !== undefined)) return undefined;
+  return results.reduce((a, r) => a + (r.generator.timestamp_error_ms?.observed_s ?? 0) * 1000, 0);
+}
+
+/**
+ * How late a chunk's timestamp is, as the generator can tell from inside.
+ *
+ * A chunk is stamped when its socket's read runs (src/client/client.ts). Between the server's
+ * write and that moment the byte waits for two things: first for the loop to come round to a
+ * poll, the **residual** R of whatever the thread was busy with when the byte arrived (a read
+ * turn, a dispatch, a GC pause, or the OS running something else); then for the reads ahead of
+ * it in the turn that handles it, its **position** Q. So the error is D = R + Q (plus a
+ * loopback hop, tens of µs, that nothing inside the process can see).
+ *
+ * - R. A byte arrives at a moment that has nothing to do with the generator's loop (the server
+ *   paces it), so it lands in a turn of length T with probability T / (time observed) — the
+ *   inspection paradox: long turns catch more arrivals — and then waits the rest of it, uniform
+ *   on (0, T). Over the turns counted nᵢ times at length Tᵢ, observed for time W:
+ *     P(R > w) = Σ nᵢ·(Tᵢ − w)⁺ / W.
+ *   That sees only read turns. Everything else that holds the thread up shows in the lateness
+ *   of work due at known moments: each arrival's schedule lag (the dispatcher spins the last
+ *   1–2 ms before it, so the lag is the residual a byte arriving then would have waited) and
+ *   the loop probe's timer — samples of R itself, at moments as unrelated to the loop as the
+ *   byte's. R's tail is taken as the larger of the two at every w.
+ * - Q. A read's place in its own turn: the turn a read is in is drawn read-weighted (a turn
+ *   of k reads holds k of them), and the read sits uniformly in it. Over turns whose reads are
+ *   counted mᵢ at length Tᵢ:
+ *     P(Q > w) = Σ mᵢ·(1 − w/Tᵢ)⁺ / Σ mᵢ.
+ * - D = R + Q. R and Q are not independent (a long turn leaves a backlog for the next one),
+ *   so the quantile is bounded whatever ties them: P(R + Q > a + b) ≤ P(R > a) + P(Q > b), so
+ *   D's p-quantile is at most R's (1 − α)-quantile plus Q's (1 − (1 − p − α))-quantile for any
+ *   split 0 < α < 1 − p; the smallest over a grid of splits is reported. When one of the two is
+ *   negligible (light load: R ≈ 0) the bound is close to the other's quantile; when both are
+ *   large and heavy-tailed (past the generator's ceiling) it is up to a few times the actual
+ *   error, erring high.
+ *
+ * Measured against the simulator's own write times by `npm run bench:error`.
+ */
+export function timestampError(turnsH: Histogram, readsH: Histogram, lateH: Histogram, observedMs: number): TimestampError | null {
+  if (readsH.totalCount === 0 || observedMs <= 0) return null;
+  const turns = bucketsOf(turnsH);
+  const reads = bucketsOf(readsH);
+  const late = bucketsOf(lateH);
+  const longestTurn = turns.values[turns.values.length - 1] ?? 0;
+  const worstLate = late.values[late.values.length - 1] ?? 0;
+  const hi = Math.max(longestTurn, worstLate) + longestTurn;
+  const residualTail = (w: number) => Math.max(turnResidualTail(turns, observedMs, w), sampleTail(late, w));
+  const positionTail = (w: number) => readPositionTail(reads, w);
+  const bound = (p: number) => {
+    const miss = 1 - p;
+    let best = Infinity;
+    for (let k = 1; k < SPLITS; k++) {
+      const alpha = (miss * k) / SPLITS;
+      best = Math.min(best, quantileOfTail(residualTail, alpha, hi) + quantileOfTail(positionTail, miss - alpha, hi));
+    }
+    return r3(best);
+  };
+  return { p50: bound(0.5), p90: bound(0.9), p99: bound(0.99), max: r3(hi), method: METHOD, observed_s: r3(observedMs / 1000) };
+}
+
+/** Splits of 1 − p between R and Q that are tried. */
+const SPLITS = 40;
+
+/** Σ nᵢ·(Tᵢ − w)⁺ / W, at most 1. */
+function turnResidualTail(turns: Buckets, observedMs: number, w: number): number {
+  let s = 0;
+  for (let i = 0; i < turns.values.length; i++) if (turns.values[i] > w) s += turns.counts[i] * (turns.values[i] - w);
+  return Math.min(1, s / observedMs);
+}
+
+/** Share of samples above w. */
+function sampleTail(b: Buckets, w: number): number {
+  let s = 0;
+  for (let i = 0; i < b.values.length; i++) if (b.values[i] > w) s += b.counts[i];
+  return b.n > 0 ? s / b.n : 0;
+}
+
+/** Σ mᵢ·(1 − w/Tᵢ)⁺ / Σ mᵢ. */
+function readPositionTail(reads: Buckets, w: number): number {
+  let s = 0;
+  for (let i = 0; i < reads.values.length; i++) if (reads.values[i] > w) s += reads.counts[i] * (1 - w / reads.values[i]);
+  return reads.n > 0 ? s / reads.n : 0;
+}
+
+/** Smallest w in [0, hi] with tail(w) ≤ q, by bisection to 1 µs (every tail here is non-increasing and 0 at hi). */
+function quantileOfTail(tail: (w: number) => number, q: number, hi: number): number {
+  if (tail(0) <= q) return 0;
+  let lo = 0;
+  while (hi - lo > 0.001) {
+    const mid = (lo + hi) / 2;
+    if (tail(mid) <= q) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}

@@ -1,0 +1,88 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient, observeReadTurns } from '../../src/client/client.js';
+import { buildRequestBody } from '../../src/client/openai.js';
+import { startLoopProbe } from '../../src/metrics/loop-probe.js';
+import { LoopTurnMeter, type ReadTurnSource } from '../../src/metrics/loop-turns.js';
+import { now } from '../../src/time.js';
+import { openaiStream, startScriptedServer } from '../fixtures/scripted-server.js';
+import { RecordingSpy } from '../client/recording-spy.js';
+
+test('the client reports each loop turn that read, with its reads; the meter counts turns and reads between start and stop', async () => {
+  const server = await startScriptedServer(() => openaiStream({ ttftMs: 5, itlMs: 5, tokens: 20 }));
+  const client = createClient({ baseUrl: server.baseUrl, api: 'chat', timeoutMs: 5_000 });
+  const seen: { start: number; end: number; reads: number }[] = [];
+  const stop = observeReadTurns((start, end, reads) => seen.push({ start, end, reads }));
+  const meter = new LoopTurnMeter(observeReadTurns);
+  try {
+    const warm = new RecordingSpy();
+    client.send(buildRequestBody({ api: 'chat', model: 'm', prompt: 'warm', maxTokens: 20, ignoreEos: true }), warm, 'warm');
+    await warm.ended;
+    await sleep(20);
+    const before = seen.length;
+    meter.start();
+    const t0 = now();
+    const rec = new RecordingSpy();
+    client.send(buildRequestBody({ api: 'chat', model: 'm', prompt: 'hello', maxTokens: 20, ignoreEos: true }), rec, 'req');
+    expect((await rec.ended).outcome).toBe('ok');
+    await sleep(20);
+    meter.stop();
+    const observed = now() - t0;
+    const turns = seen.slice(before);
+    // Every read is counted: at least one per distinct stamp the content chunks got (chunks 5 ms
+    // apart arrive in reads of their own, unless this busy process wrote several at once).
+    const reads = turns.reduce((a, t) => a + t.reads, 0);
+    expect(new Set(rec.contents.map((c) => c.t)).size).toBeGreaterThan(1);
+    expect(reads).toBeGreaterThanOrEqual(new Set(rec.contents.map((c) => c.t)).size);
+    for (const t of turns) {
+      expect(t.reads).toBeGreaterThanOrEqual(1);
+      expect(t.end).toBeGreaterThanOrEqual(t.start);
+    }
+    expect(meter.turns.totalCount).toBe(turns.length);
+    expect(meter.readTurns.totalCount).toBe(reads);
+    expect(meter.observedMs).toBeGreaterThan(0);
+    expect(meter.observedMs).toBeLessThanOrEqual(observed + 1);
+    // Stopped: later turns are not counted.
+    const after = new RecordingSpy();
+    client.send(buildRequestBody({ api: 'chat', model: 'm', prompt: 'after', maxTokens: 20, ignoreEos: true }), after, 'after');
+    await after.ended;
+    expect(meter.readTurns.totalCount).toBe(reads);
+  } finally {
+    stop();
+    meter.close();
+    await client.close();
+    await server.close();
+  }
+});
+
+test('lateness is counted only while the meter observes; closing it unsubscribes from the turns', () => {
+  let subscribed = 0;
+  const source: ReadTurnSource = () => {
+    subscribed++;
+    return () => subscribed--;
+  };
+  const meter = new LoopTurnMeter(source);
+  expect(subscribed).toBe(1);
+  meter.lateness(5);
+  meter.start();
+  meter.lateness(3);
+  meter.lateness(0);
+  meter.stop();
+  meter.lateness(7);
+  expect(meter.late.totalCount).toBe(2);
+  expect(meter.late.maxValue).toBe(3000);
+  meter.close();
+  expect(subscribed).toBe(0);
+});
+
+test('the loop probe tells a stall as the ticks it swallowed, so lateness is sampled evenly in time', async () => {
+  const late: number[] = [];
+  const probe = startLoopProbe((ms) => late.push(ms));
+  await sleep(25);
+  const until = now() + 55;
+  while (now() < until); // a 55 ms stall: the ticks due inside it are told as well
+  await sleep(25);
+  probe.stop();
+  const worst = Math.max(...late);
+  expect(worst).toBeGreaterThan(40);
+  for (let k = 1; worst - 10 * k > 0; k++) expect(late.some((x) => Math.abs(x - (worst - 10 * k)) < 1e-6)).toBe(true);
+});

@@ -1,0 +1,124 @@
+import { newHistogram, type Histogram } from '../../src/metrics/histogram.js';
+import { parseResult } from '../../src/result/load.js';
+import { mergeResults } from '../../src/result/merge.js';
+import { TIMESTAMP_ERROR_HISTOGRAMS, timestampError } from '../../src/result/timestamp-error.js';
+import type { Result } from '../../src/result/types.js';
+import { encodeHistogram } from '../../src/metrics/histogram.js';
+import { synthesize } from './synthetic.js';
+
+/** A histogram of µs values, each with its count. */
+function hist(entries: [ms: number, count: number][]): Histogram {
+  const h = newHistogram();
+  for (const [ms, count] of entries) h.recordValueWithCount(Math.round(ms * 1000), count);
+  return h;
+}
+
+describe('the bound from turns and lateness', () => {
+  test('one read per 1 ms turn, the loop idle 90 % of the time: the bound is the place of the read in its turn, plus a little', () => {
+    // Q (place in its turn) is uniform on (0, 1 ms): its median 0.5, p99 0.99. R: a byte lands in
+    // a turn with probability 10 %, so at the median it waits nothing and R adds only through
+    // the split of the union bound; at the p99 it can have waited most of a turn.
+    const turns = hist([[1, 100]]);
+    const b = timestampError(turns, turns, hist([]), 1000)!;
+    expect(b.p50).toBeGreaterThanOrEqual(0.5);
+    expect(b.p50).toBeLessThanOrEqual(0.65);
+    expect(b.p90).toBeGreaterThanOrEqual(0.9);
+    expect(b.p90).toBeLessThanOrEqual(1.1);
+    expect(b.p99).toBeGreaterThanOrEqual(1.5);
+    expect(b.p99).toBeLessThanOrEqual(2);
+    expect(b.max).toBe(2);
+    expect(b.observed_s).toBe(1);
+  });
+
+  test('reads always quick, but a tenth of the lateness samples up to 20 ms: the p99 carries the stalls, the p90 does not', () => {
+    // 10 % of moments fall in a stall, uniformly inside it: P(R > w) = 0.1 · (1 − w/20) for a
+    // stall of 20 ms, so R's p99 is 18 ms; at the p90 only the first half millisecond of a stall,
+    // which the union bound's finest split (1/40 of the 10 % left to Q) still charges to R.
+    const late = hist([[0, 900], ...Array.from({ length: 100 }, (_, i): [number, number] => [(i + 0.5) * 0.2, 1])]);
+    const quick = hist([[0.01, 1000]]);
+    const b = timestampError(quick, quick, late, 1000)!;
+    expect(b.p90).toBeLessThan(1);
+    expect(b.p99).toBeGreaterThan(17);
+    expect(b.p99).toBeLessThan(19.5);
+    expect(b.max).toBeCloseTo(19.91, 1);
+  });
+
+  test('long read turns catch more arrivals (the inspection paradox): one 50 ms turn among many short ones moves the p99', () => {
+    const short = hist([[0.1, 1000]]);
+    const withLong = hist([
+      [0.1, 1000],
+      [50, 1],
+    ]);
+    const reads = hist([
+      [0.1, 1000],
+      [50, 100],
+    ]);
+    const calm = timestampError(short, short, hist([]), 1000)!;
+    const stalled = timestampError(withLong, reads, hist([]), 1000)!;
+    expect(calm.p99).toBeLessThan(0.25);
+    // 5 % of the time in the long turn, and 9 % of the reads in it: both R and Q reach into it.
+    expect(stalled.p99).toBeGreaterThan(40);
+    expect(stalled.p50).toBeLessThan(1);
+  });
+
+  test('no read timed: no bound', () => {
+    expect(timestampError(hist([]), hist([]), hist([]), 1000)).toBeNull();
+  });
+});
+
+describe('merging', () => {
+  /** A synthetic result carrying a timestamp error section over the given histograms. */
+  function withBound(r: Result, turns: Histogram, reads: Histogram, late: Histogram, observedMs: number): Result {
+    const section = timestampError(turns, reads, late, observedMs)!;
+    return {
+      ...r,
+      generator: { ...r.generator, timestamp_error_ms: section },
+      histograms: {
+        ...r.histograms,
+        [TIMESTAMP_ERROR_HISTOGRAMS.turns]: encodeHistogram(turns),
+        [TIMESTAMP_ERROR_HISTOGRAMS.readTurns]: encodeHistogram(reads),
+        [TIMESTAMP_ERROR_HISTOGRAMS.late]: encodeHistogram(late),
+      },
+    };
+  }
+  const calm = [hist([[0.2, 500]]), hist([[0.2, 800]]), hist([[0.05, 300]])] as const;
+  const busy = [
+    hist([
+      [0.2, 400],
+      [30, 4],
+    ]),
+    hist([
+      [0.2, 600],
+      [30, 200],
+    ]),
+    hist([
+      [0.05, 280],
+      [25, 20],
+    ]),
+  ] as const;
+
+  test("threads (shards): recomputed from the merged histograms over their summed loop time, the busy thread's stalls included", () => {
+    const [a, b] = [0, 1].map((k) => synthesize({ n: 100, include: (i) => i % 2 === k }));
+    const merged = mergeResults([withBound(a, ...calm, 3000), withBound(b, ...busy, 3000)], { mode: 'shards' });
+    const sum = (i: 0 | 1 | 2) => {
+      const h = newHistogram();
+      h.add(calm[i]);
+      h.add(busy[i]);
+      return h;
+    };
+    expect(merged.generator.timestamp_error_ms).toEqual(timestampError(sum(0), sum(1), sum(2), 6000));
+    // The calm thread dilutes the busy one's tail but does not hide it.
+    const busyAlone = timestampError(...busy, 3000)!;
+    expect(merged.generator.timestamp_error_ms!.p99).toBeGreaterThan(timestampError(...calm, 3000)!.p99);
+    expect(merged.generator.timestamp_error_ms!.max).toBe(busyAlone.max);
+    expect(parseResult(JSON.stringify(merged), 'merged.json').generator.timestamp_error_ms).toEqual(merged.generator.timestamp_error_ms);
+  });
+
+  test('an input without the section (an older result) leaves it out of the merge; older results still load', () => {
+    const older = synthesize({ n: 50, seed: 2 });
+    expect(older.generator.timestamp_error_ms).toBeUndefined();
+    const merged = mergeResults([withBound(synthesize({ n: 50 }), ...calm, 3000), older]);
+    expect(merged.generator.timestamp_error_ms).toBeUndefined();
+    expect(parseResult(JSON.stringify(older), 'older.json').generator.timestamp_error_ms).toBeUndefined();
+  });
+});
