@@ -85,8 +85,10 @@ describe('timing', () => {
       const end = await rec.ended;
       const timing = server.timings[1];
       const t = rec.contents.map((c) => c.t);
-      const lag = t.map((ti, i) => ti - timing.sentAt[i + 1]); // sentAt[0] is the role chunk
+      const sent = timing.sentAt.slice(1, 51); // sentAt[0] is the role chunk
+      const lag = t.map((ti, i) => ti - sent[i]);
       const gaps = t.slice(1).map((ti, i) => ti - t[i]);
+      const trueGaps = sent.slice(1).map((si, i) => si - sent[i]);
       return {
         outcome: end.outcome,
         contents: t.length,
@@ -99,7 +101,9 @@ describe('timing', () => {
         lagMedian: median(lag),
         lagMax: Math.max(...lag),
         gapMedian: median(gaps),
+        trueGapMedian: median(trueGaps),
         meanGap: (t[t.length - 1] - t[0]) / (t.length - 1),
+        trueMeanGap: (sent[sent.length - 1] - sent[0]) / (sent.length - 1),
       };
     } finally {
       await client.close();
@@ -114,16 +118,16 @@ describe('timing', () => {
     m.headersBeforeContent &&
     m.endAfterContent &&
     m.requestTrip < 3 &&
-    // The measured TTFT is the scripted one...
+    // The server never writes early...
     m.netTtft >= 200 &&
-    m.netTtft <= 202 &&
-    // ...and the client's error against the true write time is small: never early, first
-    // token within 2 ms, typical token well under 1 ms.
+    // ...and the client's error against the true write time (the fixture's own record, not the
+    // script's nominal times: the fixture shares this busy process) is small: never early,
+    // first token within 2 ms, typical token well under 1 ms, gaps as the server made them.
     m.lagMin >= 0 &&
     m.firstLag < 2 &&
     m.lagMedian < 1 &&
-    Math.abs(m.gapMedian - 10) < 0.5 &&
-    Math.abs(m.meanGap - 10) < 0.2;
+    Math.abs(m.gapMedian - m.trueGapMedian) < 0.5 &&
+    Math.abs(m.meanGap - m.trueMeanGap) < 0.2;
 
   test('200 ms TTFT and 50 tokens 10 ms apart are measured within 2 ms', async () => {
     // Both ends share one process, and other test workers share the CPU, so a preemption at the

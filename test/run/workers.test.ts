@@ -27,7 +27,18 @@ test('two generator threads split the arrivals and merge into one run, each thre
   expect([...threads].sort()).toEqual(['0', '1']);
   expect(result.requests.window.by_class.ok).toBe(result.requests.window.scheduled);
   expect(result.requests.window.scheduled).toBeGreaterThan(40);
-  expect(Math.abs(result.metrics.ttft_ms!.p50 - 50)).toBeLessThan(5);
+  // TTFT as the client measured it beside the scripted server's own first write (it shares this
+  // busy process, so not its nominal 50 ms), request by request.
+  const truth = new Map(server.timings.map((t) => [t.id, t]));
+  const ttftErrors = lines
+    .map((l) => JSON.parse(l) as { request_id: string; in_window: boolean; t_sched: number; t_first: number })
+    .filter((r) => r.in_window)
+    .map((r) => Math.abs(r.t_first - truth.get(r.request_id)!.sentAt[1]))
+    .sort((a, b) => a - b);
+  expect(ttftErrors[Math.ceil(ttftErrors.length / 2) - 1]).toBeLessThan(5);
+  // Each thread bounds its own timestamps; the run's bound is recomputed over both threads' loops.
+  expect(result.generator.timestamp_error_ms!.observed_s).toBeGreaterThan(2 * 2);
+  expect(result.generator.timestamp_error_ms!.p99).toBeGreaterThanOrEqual(result.generator.timestamp_error_ms!.p50);
 
   // The busiest thread's CPU and the pool wait of both threads' requests, judged like one thread's.
   expect(result.generator.window_cpu!.busy).toBeGreaterThanOrEqual(0);

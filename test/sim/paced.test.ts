@@ -13,31 +13,40 @@ afterAll(async () => {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 // Medians over several streams: the box may be busy (CI runners are), and one descheduled
-// process would otherwise fail a single-sample check. Tokens are never early, though.
-test('a plain client sees TTFT ≈ ttft_ms and ITL ≈ itl_ms, and ground truth within 1 ms of it', async () => {
+// process would otherwise fail a single-sample check. Tokens are never early, though. The
+// client's figures are held against the simulator's own record of when it wrote (its ground
+// truth), not against the nominal ttft_ms / itl_ms: the simulator shares this process, so a busy
+// machine makes it late too. Only its own pacing is checked against the nominal figures.
+test('the ground truth paces TTFT ≈ ttft_ms and ITL ≈ itl_ms, and a plain client sees it within 1 ms', async () => {
   await post(sim.origin, '/v1/chat/completions', chatBody('warm up', { max_tokens: 2 })); // JIT and connection
   const ttfts: number[] = [];
-  const itls: number[] = [];
+  const trueTtfts: number[] = [];
+  const trueTpots: number[] = [];
+  const tpotErrors: number[] = [];
   const gaps: number[] = [];
   for (let i = 0; i < 10; i++) {
     const r = await post(sim.origin, '/v1/chat/completions', chatBody('how long is a token', { max_tokens: 16, ignore_eos: true }));
     const content = contentEvents(r);
     expect(content).toHaveLength(16);
     ttfts.push(content[0].t - r.tSend);
-    itls.push(...content.slice(1).map((e, k) => e.t - content[k].t));
     const truth = parsedEvents(r).at(-1).sim_timing;
+    trueTtfts.push(truth.first_token - truth.admitted);
+    trueTpots.push((truth.last_token - truth.first_token) / 15);
+    tpotErrors.push((content[15].t - content[0].t) / 15 - (truth.last_token - truth.first_token) / 15);
     gaps.push(content[0].t - truth.first_token, content[15].t - truth.last_token);
     expect(truth.first_token - truth.admitted).toBeGreaterThanOrEqual(40);
   }
   expect(Math.min(...ttfts)).toBeGreaterThanOrEqual(40); // never early
-  // ≈ 41.5 on a quiet machine (40 + request parsing + loopback); the bound leaves room for a
-  // CPU-starved runner, where both processes wait for a core now and then.
-  expect(median(ttfts)).toBeLessThan(55);
-  expect(median(itls)).toBeGreaterThan(7);
-  expect(median(itls)).toBeLessThan(9.5);
-  // Ground truth is when the server wrote; the client reads it one loopback hop later.
+  // The simulator's own pacing (≈ 40 and 8 on a quiet machine); the bounds leave room for a
+  // CPU-starved runner, where it waits for a core now and then.
+  expect(median(trueTtfts)).toBeLessThan(55);
+  expect(median(trueTpots)).toBeGreaterThan(7);
+  expect(median(trueTpots)).toBeLessThan(9.5);
+  // Ground truth is when the server wrote; the client reads it one loopback hop later, and
+  // its TPOT is the server's.
   expect(Math.min(...gaps)).toBeGreaterThanOrEqual(0);
   expect(median(gaps)).toBeLessThan(1);
+  expect(Math.abs(median(tpotErrors))).toBeLessThan(0.2);
 });
 
 test('slots: a request beyond them waits for one to free', async () => {
