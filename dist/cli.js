@@ -48524,7 +48524,7 @@ function comparabilityChecks(base, cur, tolerancePct) {
   return checks;
 }
 
-// src/gate/buckets.ts
+// src/metrics/buckets.ts
 function bucketsOf(h, unit = 1e3) {
   const x = h;
   const values = [];
@@ -48825,6 +48825,7 @@ var OTHER_DEFINITIONS = {
   pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included; for a request re-sent after a reused connection was closed under it, until the write that counted",
   reconnects: "requests re-sent, once, on a new connection because the server closed the reused kept-alive connection they were written on before any response; their latency still runs from the intended send time",
   window_cpu: "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time \u2212 the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
+  timestamp_error_ms: "how late a chunk's timestamp can be (p50/p90/p99), from the generator's own event loop: the wait for the loop to come round (read-turn residuals, arrival and probe lateness) plus the place in its own read turn, combined by a union bound",
   throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
   goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
   window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
@@ -49954,13 +49955,17 @@ var result = obj({
     usage_missing: count,
     usage_chunk_mismatch: count
   }),
-  generator: obj({
-    event_loop_delay_ms: obj({ p50: num2, p99: num2, max: num2 }),
-    cpu_s: num2,
-    cpu_utilization: num2,
-    heap_mb: num2,
-    rss_mb: num2
-  }),
+  generator: obj(
+    {
+      event_loop_delay_ms: obj({ p50: num2, p99: num2, max: num2 }),
+      cpu_s: num2,
+      cpu_utilization: num2,
+      heap_mb: num2,
+      rss_mb: num2
+    },
+    // Absent in results made before loadgate bounded its timestamp error (src/result/timestamp-error.ts).
+    { optional: { timestamp_error_ms: nullable(obj({ p50: num2, p90: num2, p99: num2, max: num2, method: str, observed_s: num2 })) } }
+  ),
   littles_law: {
     ...obj({ mean_in_flight: num2, predicted_in_flight: num2, ratio: nullable(num2) }),
     // Optional: absent in results made before loadgate measured it.
@@ -50403,6 +50408,13 @@ var COLS = ["p50", "p90", "p95", "p99", "p999", "max"];
 var pct3 = (v) => v === null ? "n/a" : `${(v * 100).toFixed(1)} %`;
 var mean = (s) => s ? num(s.mean) : "n/a";
 var busy = (c) => c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in the window \xB7 ` : "";
+function timestampErrorLine(e) {
+  if (e === void 0) return [];
+  if (e === null) return ["Timestamps  no error bound: no socket read was timed in the window"];
+  return [
+    `Timestamps  a chunk may be stamped late by up to ${num(e.p50)} / ${num(e.p90)} / ${num(e.p99)} ms at p50 / p90 / p99 (the generator's own bound)`
+  ];
+}
 function latencyTable(r) {
   const head = "Latency (ms)".padEnd(20) + COLS.map((c) => (c === "max" ? c : percentileLabel(c)).padStart(9)).join("") + "count".padStart(9);
   const lines = [head];
@@ -50427,7 +50439,8 @@ function renderConsoleReport(r, gate) {
     `Throughput  ${r.throughput.output_tokens_per_s} output tok/s \xB7 ${r.throughput.total_tokens_per_s} total tok/s \xB7 ${r.throughput.requests_per_s} req/s completed`,
     `Goodput     ${r.goodput.rate_per_s} req/s, ${pct3(r.goodput.fraction)} of requests met TTFT \u2264 ${r.goodput.slo.ttft_ms} ms, TPOT \u2264 ${r.goodput.slo.tpot_ms} ms, E2E \u2264 ${r.goodput.slo.e2e_ms} ms`,
     `Workload    input tokens mean requested ${mean(r.workload.input_tokens.requested)} / delivered ${mean(r.workload.input_tokens.delivered)} \xB7 output ${mean(r.workload.output_tokens.requested)} / ${mean(r.workload.output_tokens.delivered)} (counted from ${r.workload.token_source})`,
-    `Generator   event-loop delay p99 ${r.generator.event_loop_delay_ms.p99.toFixed(2)} ms \xB7 ${busy(r.generator.window_cpu)}process CPU ${(r.generator.cpu_utilization * 100).toFixed(0)} % of a core \xB7 pool wait p99 ${r.generator.pool_wait_ms?.p99.toFixed(2) ?? "n/a"} ms \xB7 Little's law ratio ${r.littles_law.ratio ?? "n/a"}`
+    `Generator   event-loop delay p99 ${r.generator.event_loop_delay_ms.p99.toFixed(2)} ms \xB7 ${busy(r.generator.window_cpu)}process CPU ${(r.generator.cpu_utilization * 100).toFixed(0)} % of a core \xB7 pool wait p99 ${r.generator.pool_wait_ms?.p99.toFixed(2) ?? "n/a"} ms \xB7 Little's law ratio ${r.littles_law.ratio ?? "n/a"}`,
+    ...timestampErrorLine(r.generator.timestamp_error_ms)
   ];
   const connections = connectionsText(r);
   if (connections !== null) out2.push(`Connections ${connections}`);
@@ -51482,10 +51495,11 @@ var Exchange = class {
     this.record.cached_tokens = this.seq.cachedTokens;
   }
   token(t, last) {
-    if (this.ended || this.hung) return;
+    if (this.ended || this.hung) return t;
     const r = this.record;
-    if (r.output_tokens++ === 0) r.first_token = t;
-    r.last_token = t;
+    const written = this.pending !== void 0 ? t : now();
+    if (r.output_tokens++ === 0) r.first_token = written;
+    r.last_token = written;
     const strike = r.output_tokens === this.faultAt;
     if (!this.req.stream) {
       if (strike) this.strikeJson(last);
@@ -51494,6 +51508,7 @@ var Exchange = class {
     else if (last) this.close(this.lastChunk() + this.tail(), this.malformed ? "malformed" : "ok");
     else if (this.pending !== void 0) this.pending += this.chunks.tokenText;
     else this.res.write(this.chunks.token);
+    return written;
   }
   openStream() {
     if (!this.req.stream) return;
@@ -51782,14 +51797,13 @@ var Paced = class {
       this.due.pop();
       if (seq.state !== "running") continue;
       const last = ++seq.produced === seq.outputTokens;
-      if (last) {
-        seq.state = "done";
-        this.free(t);
-      } else {
+      if (last) seq.state = "done";
+      else {
         seq.due = this.stalls.advance(seq.due, this.config.itl_ms * (this.drift?.factor(seq.due) ?? 1));
         this.due.push(seq);
       }
-      seq.sink.token(t, last);
+      const written = seq.sink.token(t, last);
+      if (last) this.free(written);
     }
     this.rearm();
   }
@@ -53773,16 +53787,36 @@ function errorDetail(err) {
 }
 var readAt = 0;
 var readSocket = null;
+var turnReads = 0;
+var turnStart = 0;
+var turnSinks = /* @__PURE__ */ new Set();
+function stampRead(socket) {
+  readAt = now();
+  readSocket = socket;
+  if (turnSinks.size > 0 && turnReads++ === 0) {
+    turnStart = readAt;
+    setImmediate(endTurn);
+  }
+}
+function endTurn() {
+  const t = now();
+  const reads = turnReads;
+  turnReads = 0;
+  for (const sink of turnSinks) sink(turnStart, t, reads);
+}
+function observeReadTurns(sink) {
+  turnSinks.add(sink);
+  return () => {
+    turnSinks.delete(sink);
+  };
+}
 var connecting = null;
 function stampingConnector(timeoutMs, onConnect) {
   const connect = (0, import_undici2.buildConnector)({ timeout: timeoutMs });
   return (options, callback) => connect(options, (...result3) => {
     const socket = result3[1];
     if (socket) {
-      socket.prependListener("readable", () => {
-        readAt = now();
-        readSocket = socket;
-      });
+      socket.prependListener("readable", () => stampRead(socket));
       onConnect?.(socket);
     }
     connecting = socket ?? null;
@@ -54145,12 +54179,18 @@ var Recorder = class {
 
 // src/metrics/loop-probe.ts
 var INTERVAL_MS = 10;
-function startLoopProbe() {
+function startLoopProbe(onLate) {
   const h = newHistogram();
   let due = now() + INTERVAL_MS;
   const timer = setInterval(() => {
     const t = now();
     recordMs(h, t - due);
+    if (onLate) {
+      let late = t - due;
+      do
+        onLate(late);
+      while ((late -= INTERVAL_MS) > 0);
+    }
     due = t + INTERVAL_MS;
   }, INTERVAL_MS);
   timer.unref();
@@ -54215,11 +54255,132 @@ var WindowCpuMeter = class {
   }
 };
 
+// src/metrics/loop-turns.ts
+var LoopTurnMeter = class {
+  /** Turn lengths (µs), one count per turn: with `observedMs`, where a uniformly arriving byte lands. */
+  turns = newHistogram();
+  /** Turn lengths (µs), one count per socket read in the turn: the turn a read was handled in. */
+  readTurns = newHistogram();
+  /**
+   * How late work due at a known moment ran (µs): each arrival's schedule lag in open loop (the
+   * dispatcher spins through the last 1–2 ms before it, so its lateness is what anything due then
+   * waited, the OS not running this thread included; behind a stall, the arrivals due in it wait
+   * out its rest, as bytes arriving then do) and the 10 ms loop probe's (whole milliseconds of
+   * timer grain, but 100 samples a second at any rate).
+   */
+  late = newHistogram();
+  from = NaN;
+  to = NaN;
+  unsubscribe;
+  constructor(source) {
+    this.unsubscribe = source((startAt, endAt, reads) => {
+      if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
+      const ms3 = endAt - startAt;
+      recordMs(this.turns, ms3);
+      this.readTurns.recordValueWithCount(ms3 > 0 ? Math.round(ms3 * 1e3) : 0, reads);
+    });
+  }
+  /** Lateness of something due at a known moment, if it fell in the observed span. */
+  lateness(ms3) {
+    if (!Number.isNaN(this.from) && Number.isNaN(this.to)) recordMs(this.late, ms3);
+  }
+  /** At the window's start. */
+  start() {
+    if (!Number.isNaN(this.from)) return;
+    this.from = now();
+  }
+  /**
+   * Once the window's last request has ended (after the drain), or wherever the run stopped: the
+   * window's last chunks arrive after the window closes. Later calls keep the first.
+   */
+  stop() {
+    if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
+    this.to = now();
+  }
+  /** Loop time the turns were taken from, ms (0 when the window was never reached). */
+  get observedMs() {
+    return Number.isNaN(this.from) ? 0 : (Number.isNaN(this.to) ? now() : this.to) - this.from;
+  }
+  /** Stops listening for turns (the run is over). */
+  close() {
+    this.stop();
+    this.unsubscribe();
+  }
+};
+
 // src/result/build.ts
 import os from "node:os";
 
 // src/version.ts
 var TOOL_VERSION = "0.1.0";
+
+// src/result/timestamp-error.ts
+var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
+var METHOD = "union bound on residual + position: residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
+var r32 = (x) => Math.round(x * 1e3) / 1e3;
+function timestampErrorHistograms(m) {
+  return {
+    [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m.turns,
+    [TIMESTAMP_ERROR_HISTOGRAMS.readTurns]: m.readTurns,
+    [TIMESTAMP_ERROR_HISTOGRAMS.late]: m.late
+  };
+}
+function timestampErrorOf(histograms, observedMs) {
+  const h = (k) => histograms[TIMESTAMP_ERROR_HISTOGRAMS[k]];
+  const [turns, reads, late] = [h("turns"), h("readTurns"), h("late")];
+  return turns && reads && late ? timestampError(turns, reads, late, observedMs) : null;
+}
+function observedLoopMs(results) {
+  if (!results.every((r) => r.generator.timestamp_error_ms !== void 0)) return void 0;
+  return results.reduce((a, r) => a + (r.generator.timestamp_error_ms?.observed_s ?? 0) * 1e3, 0);
+}
+function timestampError(turnsH, readsH, lateH, observedMs) {
+  if (readsH.totalCount === 0 || observedMs <= 0) return null;
+  const turns = bucketsOf(turnsH);
+  const reads = bucketsOf(readsH);
+  const late = bucketsOf(lateH);
+  const longestTurn = turns.values[turns.values.length - 1] ?? 0;
+  const worstLate = late.values[late.values.length - 1] ?? 0;
+  const hi = Math.max(longestTurn, worstLate) + longestTurn;
+  const residualTail = (w) => Math.max(turnResidualTail(turns, observedMs, w), sampleTail(late, w));
+  const positionTail = (w) => readPositionTail(reads, w);
+  const bound = (p2) => {
+    const miss = 1 - p2;
+    let best = Infinity;
+    for (let k = 1; k < SPLITS; k++) {
+      const alpha = miss * k / SPLITS;
+      best = Math.min(best, quantileOfTail(residualTail, alpha, hi) + quantileOfTail(positionTail, miss - alpha, hi));
+    }
+    return r32(best);
+  };
+  return { p50: bound(0.5), p90: bound(0.9), p99: bound(0.99), max: r32(hi), method: METHOD, observed_s: r32(observedMs / 1e3) };
+}
+var SPLITS = 40;
+function turnResidualTail(turns, observedMs, w) {
+  let s = 0;
+  for (let i = 0; i < turns.values.length; i++) if (turns.values[i] > w) s += turns.counts[i] * (turns.values[i] - w);
+  return Math.min(1, s / observedMs);
+}
+function sampleTail(b2, w) {
+  let s = 0;
+  for (let i = 0; i < b2.values.length; i++) if (b2.values[i] > w) s += b2.counts[i];
+  return b2.n > 0 ? s / b2.n : 0;
+}
+function readPositionTail(reads, w) {
+  let s = 0;
+  for (let i = 0; i < reads.values.length; i++) if (reads.values[i] > w) s += reads.counts[i] * (1 - w / reads.values[i]);
+  return reads.n > 0 ? s / reads.n : 0;
+}
+function quantileOfTail(tail, q, hi) {
+  if (tail(0) <= q) return 0;
+  let lo = 0;
+  while (hi - lo > 1e-3) {
+    const mid = (lo + hi) / 2;
+    if (tail(mid) <= q) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
 
 // src/result/validity.ts
 var THRESHOLDS = {
@@ -54451,7 +54612,8 @@ function assembleResult(t) {
       heap_mb: round3(t.generator.heapMb),
       rss_mb: round3(t.generator.rssMb),
       ...windowCpu !== void 0 ? { window_cpu: windowCpu } : {},
-      ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {}
+      ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {},
+      ...t.generator.loopObservedMs !== void 0 ? { timestamp_error_ms: timestampErrorOf(h, t.generator.loopObservedMs) } : {}
     },
     littles_law: {
       mean_in_flight: round3(meanInFlight),
@@ -54517,7 +54679,7 @@ function recorderTotals(rec, f) {
     counts: rec,
     peakInFlight: rec.inFlightPeak,
     errorSamples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count })),
-    histograms: rec.h,
+    histograms: f.loopTurns ? { ...rec.h, ...timestampErrorHistograms(f.loopTurns) } : rec.h,
     series: rec.series,
     generator: {
       eventLoopDelayMs: f.eventLoopDelayMs,
@@ -54526,7 +54688,8 @@ function recorderTotals(rec, f) {
       heapMb: process.memoryUsage().heapUsed / 2 ** 20,
       rssMb: process.memoryUsage.rss() / 2 ** 20,
       windowCpu: f.windowCpu,
-      poolWaitMeasured: true
+      poolWaitMeasured: true,
+      loopObservedMs: f.loopTurns?.observedMs
     },
     // A run's generator adds the spec's own distributions, the output shortfall and its plan.
     workload: w ? { inputSpec: w.inputSpec, outputSpec: w.outputSpec, plan: w.plan, shortfall: true } : { shortfall: false },
@@ -54645,6 +54808,7 @@ async function measure(o) {
       o.onRecord?.(r);
     }
   });
+  const turnMeter = new LoopTurnMeter(observeReadTurns);
   const send2 = (i, offsetMs, finished) => {
     const w = workload.next(i);
     const rec = recorder.open(i, offsetMs, w.promptTokens, w.maxTokens);
@@ -54655,11 +54819,12 @@ async function measure(o) {
     }
     recorder.markSent(rec, now());
     watch?.arrival(rec.tSend - runStart, recorder.inFlight);
+    if (spec.load.mode === "open") turnMeter.lateness(rec.tSend - rec.tSched);
     const entry = { rec, finished };
     active.set(i, entry);
     entry.handle = client.send(w.body, rec, rec.requestId);
   };
-  const probe2 = startLoopProbe();
+  const probe2 = startLoopProbe((ms3) => turnMeter.lateness(ms3));
   const cpu0 = process.cpuUsage();
   const wall0 = now();
   let planned = 0;
@@ -54690,11 +54855,15 @@ async function measure(o) {
     dispatched = h.done;
   }
   const cpuMeter = new WindowCpuMeter(spinMs);
-  const windowTimers = [setTimeout(() => cpuMeter.start(), windowStart - now()), setTimeout(() => cpuMeter.stop(), windowEnd - now())];
+  const windowTimers = [
+    setTimeout(() => (cpuMeter.start(), turnMeter.start()), windowStart - now()),
+    setTimeout(() => cpuMeter.stop(), windowEnd - now())
+  ];
   let interruptedAt = NaN;
   const onAbort = () => {
     interruptedAt = now();
     cpuMeter.stop();
+    turnMeter.stop();
     stop();
     cancelAll(active, "cancelled");
   };
@@ -54727,6 +54896,7 @@ async function measure(o) {
   try {
     const fired = await dispatched;
     await drain(active, resolved.requestTimeoutMs + DRAIN_GRACE_MS);
+    turnMeter.stop();
     const interrupted = !Number.isNaN(interruptedAt);
     const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
     const cpu = process.cpuUsage(cpu0);
@@ -54742,6 +54912,7 @@ async function measure(o) {
       cpuS: (cpu.user + cpu.system) / 1e6,
       wallS: (now() - wall0) / 1e3,
       windowCpu: cpuMeter.read(),
+      loopTurns: turnMeter,
       workers: 1,
       workload: workload.describe(),
       keepAlive: client.keepAlive(),
@@ -54753,6 +54924,7 @@ async function measure(o) {
     clearInterval(abortTimer);
     windowTimers.forEach(clearTimeout);
     memoryTimers.forEach(clearTimeout);
+    turnMeter.close();
     o.signal?.removeEventListener("abort", onAbort);
     await client.close();
   }
@@ -54983,7 +55155,8 @@ function mergeTotals(results, opts = {}) {
       heapMb: shards ? sum((r) => r.generator.heap_mb) : max2((r) => r.generator.heap_mb),
       rssMb: shards ? sum((r) => r.generator.rss_mb) : max2((r) => r.generator.rss_mb),
       windowCpu,
-      poolWaitMeasured: results.every((r) => r.histograms.poolWait !== void 0)
+      poolWaitMeasured: results.every((r) => r.histograms.poolWait !== void 0),
+      loopObservedMs: observedLoopMs(results)
     },
     workload: {
       ...input.spec ? { inputSpec: input.spec } : {},

@@ -15262,10 +15262,11 @@ var Exchange = class {
     this.record.cached_tokens = this.seq.cachedTokens;
   }
   token(t, last) {
-    if (this.ended || this.hung) return;
+    if (this.ended || this.hung) return t;
     const r = this.record;
-    if (r.output_tokens++ === 0) r.first_token = t;
-    r.last_token = t;
+    const written = this.pending !== void 0 ? t : now();
+    if (r.output_tokens++ === 0) r.first_token = written;
+    r.last_token = written;
     const strike = r.output_tokens === this.faultAt;
     if (!this.req.stream) {
       if (strike) this.strikeJson(last);
@@ -15274,6 +15275,7 @@ var Exchange = class {
     else if (last) this.close(this.lastChunk() + this.tail(), this.malformed ? "malformed" : "ok");
     else if (this.pending !== void 0) this.pending += this.chunks.tokenText;
     else this.res.write(this.chunks.token);
+    return written;
   }
   openStream() {
     if (!this.req.stream) return;
@@ -15562,14 +15564,13 @@ var Paced = class {
       this.due.pop();
       if (seq.state !== "running") continue;
       const last = ++seq.produced === seq.outputTokens;
-      if (last) {
-        seq.state = "done";
-        this.free(t);
-      } else {
+      if (last) seq.state = "done";
+      else {
         seq.due = this.stalls.advance(seq.due, this.config.itl_ms * (this.drift?.factor(seq.due) ?? 1));
         this.due.push(seq);
       }
-      seq.sink.token(t, last);
+      const written = seq.sink.token(t, last);
+      if (last) this.free(written);
     }
     this.rearm();
   }

@@ -35779,16 +35779,36 @@ function errorDetail(err) {
 }
 var readAt = 0;
 var readSocket = null;
+var turnReads = 0;
+var turnStart = 0;
+var turnSinks = /* @__PURE__ */ new Set();
+function stampRead(socket) {
+  readAt = now();
+  readSocket = socket;
+  if (turnSinks.size > 0 && turnReads++ === 0) {
+    turnStart = readAt;
+    setImmediate(endTurn);
+  }
+}
+function endTurn() {
+  const t = now();
+  const reads = turnReads;
+  turnReads = 0;
+  for (const sink of turnSinks) sink(turnStart, t, reads);
+}
+function observeReadTurns(sink) {
+  turnSinks.add(sink);
+  return () => {
+    turnSinks.delete(sink);
+  };
+}
 var connecting = null;
 function stampingConnector(timeoutMs, onConnect) {
   const connect = (0, import_undici2.buildConnector)({ timeout: timeoutMs });
   return (options, callback) => connect(options, (...result) => {
     const socket = result[1];
     if (socket) {
-      socket.prependListener("readable", () => {
-        readAt = now();
-        readSocket = socket;
-      });
+      socket.prependListener("readable", () => stampRead(socket));
       onConnect?.(socket);
     }
     connecting = socket ?? null;
@@ -36164,12 +36184,18 @@ var Recorder = class {
 
 // src/metrics/loop-probe.ts
 var INTERVAL_MS = 10;
-function startLoopProbe() {
+function startLoopProbe(onLate) {
   const h = newHistogram();
   let due = now() + INTERVAL_MS;
   const timer = setInterval(() => {
     const t = now();
     recordMs(h, t - due);
+    if (onLate) {
+      let late = t - due;
+      do
+        onLate(late);
+      while ((late -= INTERVAL_MS) > 0);
+    }
     due = t + INTERVAL_MS;
   }, INTERVAL_MS);
   timer.unref();
@@ -36321,6 +36347,59 @@ function bucketIntervalMs(totalMs) {
   return NICE_MS.find((ms2) => ms2 >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
 }
 
+// src/metrics/loop-turns.ts
+var LoopTurnMeter = class {
+  /** Turn lengths (µs), one count per turn: with `observedMs`, where a uniformly arriving byte lands. */
+  turns = newHistogram();
+  /** Turn lengths (µs), one count per socket read in the turn: the turn a read was handled in. */
+  readTurns = newHistogram();
+  /**
+   * How late work due at a known moment ran (µs): each arrival's schedule lag in open loop (the
+   * dispatcher spins through the last 1–2 ms before it, so its lateness is what anything due then
+   * waited, the OS not running this thread included; behind a stall, the arrivals due in it wait
+   * out its rest, as bytes arriving then do) and the 10 ms loop probe's (whole milliseconds of
+   * timer grain, but 100 samples a second at any rate).
+   */
+  late = newHistogram();
+  from = NaN;
+  to = NaN;
+  unsubscribe;
+  constructor(source) {
+    this.unsubscribe = source((startAt, endAt, reads) => {
+      if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
+      const ms2 = endAt - startAt;
+      recordMs(this.turns, ms2);
+      this.readTurns.recordValueWithCount(ms2 > 0 ? Math.round(ms2 * 1e3) : 0, reads);
+    });
+  }
+  /** Lateness of something due at a known moment, if it fell in the observed span. */
+  lateness(ms2) {
+    if (!Number.isNaN(this.from) && Number.isNaN(this.to)) recordMs(this.late, ms2);
+  }
+  /** At the window's start. */
+  start() {
+    if (!Number.isNaN(this.from)) return;
+    this.from = now();
+  }
+  /**
+   * Once the window's last request has ended (after the drain), or wherever the run stopped: the
+   * window's last chunks arrive after the window closes. Later calls keep the first.
+   */
+  stop() {
+    if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
+    this.to = now();
+  }
+  /** Loop time the turns were taken from, ms (0 when the window was never reached). */
+  get observedMs() {
+    return Number.isNaN(this.from) ? 0 : (Number.isNaN(this.to) ? now() : this.to) - this.from;
+  }
+  /** Stops listening for turns (the run is over). */
+  close() {
+    this.stop();
+    this.unsubscribe();
+  }
+};
+
 // src/result/build.ts
 import os from "node:os";
 
@@ -36415,6 +36494,7 @@ var OTHER_DEFINITIONS = {
   pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included; for a request re-sent after a reused connection was closed under it, until the write that counted",
   reconnects: "requests re-sent, once, on a new connection because the server closed the reused kept-alive connection they were written on before any response; their latency still runs from the intended send time",
   window_cpu: "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time \u2212 the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
+  timestamp_error_ms: "how late a chunk's timestamp can be (p50/p90/p99), from the generator's own event loop: the wait for the loop to come round (read-turn residuals, arrival and probe lateness) plus the place in its own read turn, combined by a union bound",
   throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
   goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
   window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
@@ -36426,6 +36506,101 @@ var DEFINITIONS = {
 
 // src/version.ts
 var TOOL_VERSION = "0.1.0";
+
+// src/metrics/buckets.ts
+function bucketsOf(h, unit = 1e3) {
+  const x = h;
+  const values = [];
+  const counts = [];
+  for (let i = 0; i < x.countsArrayLength; i++) {
+    const c = x.getCountAtIndex(i);
+    if (c > 0) {
+      values.push(x.highestEquivalentValue(x.valueFromIndex(i)) / unit);
+      counts.push(c);
+    }
+  }
+  const cum = new Float64Array(counts.length);
+  counts.reduce((acc, c, i) => cum[i] = acc + c, 0);
+  return { values: Float64Array.from(values), counts: Float64Array.from(counts), cum, n: cum.length > 0 ? cum[cum.length - 1] : 0 };
+}
+function rankOfPercentile(n, p2) {
+  return Math.max(1, Math.ceil(p2 / 100 * n - 1e-9));
+}
+function valueAtRank(b2, rank) {
+  let lo = 0;
+  let hi = b2.cum.length - 1;
+  while (lo < hi) {
+    const mid = lo + hi >> 1;
+    if (b2.cum[mid] >= rank) hi = mid;
+    else lo = mid + 1;
+  }
+  return b2.values[lo];
+}
+var percentileOf = (b2, p2) => valueAtRank(b2, rankOfPercentile(b2.n, p2));
+
+// src/result/timestamp-error.ts
+var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
+var METHOD = "union bound on residual + position: residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
+var r3 = (x) => Math.round(x * 1e3) / 1e3;
+function timestampErrorHistograms(m) {
+  return {
+    [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m.turns,
+    [TIMESTAMP_ERROR_HISTOGRAMS.readTurns]: m.readTurns,
+    [TIMESTAMP_ERROR_HISTOGRAMS.late]: m.late
+  };
+}
+function timestampErrorOf(histograms, observedMs) {
+  const h = (k) => histograms[TIMESTAMP_ERROR_HISTOGRAMS[k]];
+  const [turns, reads, late] = [h("turns"), h("readTurns"), h("late")];
+  return turns && reads && late ? timestampError(turns, reads, late, observedMs) : null;
+}
+function timestampError(turnsH, readsH, lateH, observedMs) {
+  if (readsH.totalCount === 0 || observedMs <= 0) return null;
+  const turns = bucketsOf(turnsH);
+  const reads = bucketsOf(readsH);
+  const late = bucketsOf(lateH);
+  const longestTurn = turns.values[turns.values.length - 1] ?? 0;
+  const worstLate = late.values[late.values.length - 1] ?? 0;
+  const hi = Math.max(longestTurn, worstLate) + longestTurn;
+  const residualTail = (w) => Math.max(turnResidualTail(turns, observedMs, w), sampleTail(late, w));
+  const positionTail = (w) => readPositionTail(reads, w);
+  const bound = (p2) => {
+    const miss = 1 - p2;
+    let best = Infinity;
+    for (let k = 1; k < SPLITS; k++) {
+      const alpha = miss * k / SPLITS;
+      best = Math.min(best, quantileOfTail(residualTail, alpha, hi) + quantileOfTail(positionTail, miss - alpha, hi));
+    }
+    return r3(best);
+  };
+  return { p50: bound(0.5), p90: bound(0.9), p99: bound(0.99), max: r3(hi), method: METHOD, observed_s: r3(observedMs / 1e3) };
+}
+var SPLITS = 40;
+function turnResidualTail(turns, observedMs, w) {
+  let s = 0;
+  for (let i = 0; i < turns.values.length; i++) if (turns.values[i] > w) s += turns.counts[i] * (turns.values[i] - w);
+  return Math.min(1, s / observedMs);
+}
+function sampleTail(b2, w) {
+  let s = 0;
+  for (let i = 0; i < b2.values.length; i++) if (b2.values[i] > w) s += b2.counts[i];
+  return b2.n > 0 ? s / b2.n : 0;
+}
+function readPositionTail(reads, w) {
+  let s = 0;
+  for (let i = 0; i < reads.values.length; i++) if (reads.values[i] > w) s += reads.counts[i] * (1 - w / reads.values[i]);
+  return reads.n > 0 ? s / reads.n : 0;
+}
+function quantileOfTail(tail, q, hi) {
+  if (tail(0) <= q) return 0;
+  let lo = 0;
+  while (hi - lo > 1e-3) {
+    const mid = (lo + hi) / 2;
+    if (tail(mid) <= q) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
 
 // src/result/types.ts
 var RESULT_SCHEMA_VERSION = 1;
@@ -36670,7 +36845,8 @@ function assembleResult(t) {
       heap_mb: round3(t.generator.heapMb),
       rss_mb: round3(t.generator.rssMb),
       ...windowCpu !== void 0 ? { window_cpu: windowCpu } : {},
-      ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {}
+      ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {},
+      ...t.generator.loopObservedMs !== void 0 ? { timestamp_error_ms: timestampErrorOf(h, t.generator.loopObservedMs) } : {}
     },
     littles_law: {
       mean_in_flight: round3(meanInFlight),
@@ -36720,7 +36896,7 @@ function recorderTotals(rec, f) {
     counts: rec,
     peakInFlight: rec.inFlightPeak,
     errorSamples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count })),
-    histograms: rec.h,
+    histograms: f.loopTurns ? { ...rec.h, ...timestampErrorHistograms(f.loopTurns) } : rec.h,
     series: rec.series,
     generator: {
       eventLoopDelayMs: f.eventLoopDelayMs,
@@ -36729,7 +36905,8 @@ function recorderTotals(rec, f) {
       heapMb: process.memoryUsage().heapUsed / 2 ** 20,
       rssMb: process.memoryUsage.rss() / 2 ** 20,
       windowCpu: f.windowCpu,
-      poolWaitMeasured: true
+      poolWaitMeasured: true,
+      loopObservedMs: f.loopTurns?.observedMs
     },
     // A run's generator adds the spec's own distributions, the output shortfall and its plan.
     workload: w ? { inputSpec: w.inputSpec, outputSpec: w.outputSpec, plan: w.plan, shortfall: true } : { shortfall: false },
@@ -36742,37 +36919,6 @@ function recorderTotals(rec, f) {
 function buildResult(rec, f) {
   return assembleResult(recorderTotals(rec, f));
 }
-
-// src/gate/buckets.ts
-function bucketsOf(h, unit = 1e3) {
-  const x = h;
-  const values = [];
-  const counts = [];
-  for (let i = 0; i < x.countsArrayLength; i++) {
-    const c = x.getCountAtIndex(i);
-    if (c > 0) {
-      values.push(x.highestEquivalentValue(x.valueFromIndex(i)) / unit);
-      counts.push(c);
-    }
-  }
-  const cum = new Float64Array(counts.length);
-  counts.reduce((acc, c, i) => cum[i] = acc + c, 0);
-  return { values: Float64Array.from(values), counts: Float64Array.from(counts), cum, n: cum.length > 0 ? cum[cum.length - 1] : 0 };
-}
-function rankOfPercentile(n, p2) {
-  return Math.max(1, Math.ceil(p2 / 100 * n - 1e-9));
-}
-function valueAtRank(b2, rank) {
-  let lo = 0;
-  let hi = b2.cum.length - 1;
-  while (lo < hi) {
-    const mid = lo + hi >> 1;
-    if (b2.cum[mid] >= rank) hi = mid;
-    else lo = mid + 1;
-  }
-  return b2.values[lo];
-}
-var percentileOf = (b2, p2) => valueAtRank(b2, rankOfPercentile(b2.n, p2));
 
 // src/gate/stats.ts
 function beta(rng, a, b2) {
@@ -36807,7 +36953,7 @@ var MIN_WINDOW_SAMPLES = 20;
 var SATURATION_SHORTFALL = 0.05;
 var DEPART_FACTOR = 2;
 var DRIFT_METRICS = { ttft: "ttft_ms", tpot: "tpot_ms", e2e: "e2e_ms" };
-var r3 = (x) => Math.round(x * 1e3) / 1e3;
+var r32 = (x) => Math.round(x * 1e3) / 1e3;
 var ms = (v) => num(v);
 function baseRateOf(load) {
   const p2 = load.pattern;
@@ -36824,7 +36970,7 @@ function patternFacts(plan2, rec, gate, baseRate, spike) {
     baseRate,
     names: plan2.phases.map((p2) => p2.name),
     offeredPerS: rec.buckets.map(
-      (_, i) => r3(expectedArrivals(plan2.curve, i * rec.intervalMs, (i + 1) * rec.intervalMs) / (rec.intervalMs / 1e3))
+      (_, i) => r32(expectedArrivals(plan2.curve, i * rec.intervalMs, (i + 1) * rec.intervalMs) / (rec.intervalMs / 1e3))
     ),
     phaseOffered: plan2.phases.map((p2) => p2.rate),
     phases: rec.phases,
@@ -36853,7 +36999,7 @@ function slidingP95(buckets, w) {
     return p95(running);
   });
 }
-var p95 = (h) => h && h.totalCount >= MIN_WINDOW_SAMPLES ? r3(h.getValueAtPercentile(95) / 1e3) : null;
+var p95 = (h) => h && h.totalCount >= MIN_WINDOW_SAMPLES ? r32(h.getValueAtPercentile(95) / 1e3) : null;
 function buildPatternSection(f) {
   const iv = f.intervalMs;
   const w = Math.max(5, Math.ceil(2 * MIN_WINDOW_SAMPLES / Math.max(f.baseRate, 1e-9) * (1e3 / iv)));
@@ -36872,7 +37018,7 @@ function buildPatternSection(f) {
       scheduled: f.buckets.map((b2) => b2.scheduled),
       ok: f.buckets.map((b2) => b2.ok),
       errors: f.buckets.map((b2) => b2.errors),
-      achieved_per_s: f.buckets.map((b2) => r3(b2.completedOk * scale / (iv / 1e3))),
+      achieved_per_s: f.buckets.map((b2) => r32(b2.completedOk * scale / (iv / 1e3))),
       ttft_p95_ms: sliding
     },
     histograms: {
@@ -36890,18 +37036,18 @@ function phaseSummary(name2, p2, offered, scale) {
   const done = p2.ok + p2.errors;
   return {
     name: name2,
-    from_s: r3(p2.fromMs / 1e3),
-    to_s: r3(p2.toMs / 1e3),
+    from_s: r32(p2.fromMs / 1e3),
+    to_s: r32(p2.toMs / 1e3),
     offered_rate_per_s: offered,
     scheduled: p2.scheduled,
     ok: p2.ok,
     errors: p2.errors,
-    error_rate: done > 0 ? r3(p2.errors / done) : null,
-    achieved_rate_per_s: len > 0 ? r3(p2.completedOk * scale / len) : 0,
+    error_rate: done > 0 ? r32(p2.errors / done) : null,
+    achieved_rate_per_s: len > 0 ? r32(p2.completedOk * scale / len) : 0,
     ttft_ms: summarizeMs(p2.h.ttft),
     tpot_ms: summarizeMs(p2.h.tpot),
     e2e_ms: summarizeMs(p2.h.e2e),
-    generator: p2.memory && { rss_mb: r3(p2.memory.rss_mb), heap_mb: r3(p2.memory.heap_mb) }
+    generator: p2.memory && { rss_mb: r32(p2.memory.rss_mb), heap_mb: r32(p2.memory.heap_mb) }
   };
 }
 function spikeOutcome(f, iv, w, lastStart, sliding) {
@@ -36914,7 +37060,7 @@ function spikeOutcome(f, iv, w, lastStart, sliding) {
     for (let i = Math.ceil(end2 / iv - 1e-9); i <= lastStart; i++) {
       const v = sliding[i];
       if (v !== null && v <= pre * (1 + RECOVERY_TOLERANCE)) {
-        recovery = r3((i * iv - end2) / 1e3);
+        recovery = r32((i * iv - end2) / 1e3);
         break;
       }
     }
@@ -36928,7 +37074,7 @@ function spikeOutcome(f, iv, w, lastStart, sliding) {
     during: {
       ttft_ms: during ? summarizeMs(during.h.ttft) : null,
       errors: during?.errors ?? 0,
-      error_rate: done > 0 ? r3(during.errors / done) : null
+      error_rate: done > 0 ? r32(during.errors / done) : null
     },
     recovery_s: recovery,
     rule: `from the spike's end until TTFT p95 over a sliding ${w * iv / 1e3} s window is within ${RECOVERY_TOLERANCE * 100} % of the pre-spike p95`
@@ -36973,8 +37119,8 @@ function soakOutcome(f) {
     segments: f.phases.length,
     drift,
     generator: {
-      rss_mb: f.phases.map((p2) => p2.memory ? r3(p2.memory.rss_mb) : null),
-      heap_mb: f.phases.map((p2) => p2.memory ? r3(p2.memory.heap_mb) : null)
+      rss_mb: f.phases.map((p2) => p2.memory ? r32(p2.memory.rss_mb) : null),
+      heap_mb: f.phases.map((p2) => p2.memory ? r32(p2.memory.heap_mb) : null)
     },
     rule: `last segment vs first, per gate latency rule: drift when the rise AND its ${Math.round(g.confidence * 100)} % one-sided bootstrap lower bound exceed max(pct \xD7 first, ms)`
   };
@@ -36987,25 +37133,25 @@ function judgeDrift(a, b2, p2, pct, floorMs, g, id) {
   const none = { first, last, change: null, bound: null, ci: null };
   if (!ba || !bb) return { ...none, verdict: "inconclusive", reason: "no samples in the first or the last segment" };
   const bound = Math.max(pct / 100 * first, floorMs);
-  const change = { abs: r3(last - first), rel: first > 0 ? r3((last - first) / first) : null };
+  const change = { abs: r32(last - first), rel: first > 0 ? r32((last - first) / first) : null };
   const need = minSamples(p2, g.min_tail_samples);
   if (ba.n < need || bb.n < need)
     return {
       ...none,
       change,
-      bound: r3(bound),
+      bound: r32(bound),
       verdict: "inconclusive",
       reason: `too few samples: needs \u2265 ${need} per segment (first ${ba.n}, last ${bb.n})`
     };
   const iv = percentileShiftInterval(ba, bb, p2, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
-  const ci = { lower: r3(iv.lower), upper: r3(iv.upper), confidence: g.confidence };
+  const ci = { lower: r32(iv.lower), upper: r32(iv.upper), confidence: g.confidence };
   const moved = `${change.abs >= 0 ? "rose" : "fell"} ${ms(Math.abs(change.abs))} ms, allowed ${ms(bound)} ms`;
   if (change.abs > bound && ci.lower > bound)
     return {
       first,
       last,
       change,
-      bound: r3(bound),
+      bound: r32(bound),
       ci,
       verdict: "drift",
       reason: `${moved}; the lower bound ${ms(ci.lower)} ms is beyond it too`
@@ -37014,7 +37160,7 @@ function judgeDrift(a, b2, p2, pct, floorMs, g, id) {
     first,
     last,
     change,
-    bound: r3(bound),
+    bound: r32(bound),
     ci,
     verdict: "none",
     reason: change.abs > bound ? `${moved}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved
@@ -37126,6 +37272,7 @@ async function measure(o) {
       o.onRecord?.(r);
     }
   });
+  const turnMeter = new LoopTurnMeter(observeReadTurns);
   const send = (i, offsetMs, finished) => {
     const w = workload.next(i);
     const rec = recorder.open(i, offsetMs, w.promptTokens, w.maxTokens);
@@ -37136,11 +37283,12 @@ async function measure(o) {
     }
     recorder.markSent(rec, now());
     watch?.arrival(rec.tSend - runStart, recorder.inFlight);
+    if (spec.load.mode === "open") turnMeter.lateness(rec.tSend - rec.tSched);
     const entry = { rec, finished };
     active.set(i, entry);
     entry.handle = client.send(w.body, rec, rec.requestId);
   };
-  const probe = startLoopProbe();
+  const probe = startLoopProbe((ms2) => turnMeter.lateness(ms2));
   const cpu0 = process.cpuUsage();
   const wall0 = now();
   let planned = 0;
@@ -37171,11 +37319,15 @@ async function measure(o) {
     dispatched = h.done;
   }
   const cpuMeter = new WindowCpuMeter(spinMs);
-  const windowTimers = [setTimeout(() => cpuMeter.start(), windowStart - now()), setTimeout(() => cpuMeter.stop(), windowEnd - now())];
+  const windowTimers = [
+    setTimeout(() => (cpuMeter.start(), turnMeter.start()), windowStart - now()),
+    setTimeout(() => cpuMeter.stop(), windowEnd - now())
+  ];
   let interruptedAt = NaN;
   const onAbort = () => {
     interruptedAt = now();
     cpuMeter.stop();
+    turnMeter.stop();
     stop();
     cancelAll(active, "cancelled");
   };
@@ -37208,6 +37360,7 @@ async function measure(o) {
   try {
     const fired = await dispatched;
     await drain(active, resolved.requestTimeoutMs + DRAIN_GRACE_MS);
+    turnMeter.stop();
     const interrupted = !Number.isNaN(interruptedAt);
     const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
     const cpu = process.cpuUsage(cpu0);
@@ -37223,6 +37376,7 @@ async function measure(o) {
       cpuS: (cpu.user + cpu.system) / 1e6,
       wallS: (now() - wall0) / 1e3,
       windowCpu: cpuMeter.read(),
+      loopTurns: turnMeter,
       workers: 1,
       workload: workload.describe(),
       keepAlive: client.keepAlive(),
@@ -37234,6 +37388,7 @@ async function measure(o) {
     clearInterval(abortTimer);
     windowTimers.forEach(clearTimeout);
     memoryTimers.forEach(clearTimeout);
+    turnMeter.close();
     o.signal?.removeEventListener("abort", onAbort);
     await client.close();
   }
