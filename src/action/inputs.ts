@@ -1,5 +1,6 @@
 import { relative, resolve, sep } from 'node:path';
 import { parseDuration } from '../spec/duration.js';
+import { isCredentialProblem, targetUrlProblem } from '../spec/url.js';
 
 /** A problem with the workflow's inputs: one line that names the input and what it expects. */
 export class InputError extends Error {}
@@ -170,16 +171,13 @@ function replicates(text: string): number {
 }
 
 function checkTargetUrl(url: string): void {
-  if (url === 'sim') return;
-  if (!URL.canParse(url) || !['http:', 'https:'].includes(new URL(url).protocol)) {
-    throw new InputError(
-      `input target-url is ${JSON.stringify(url)}; expected an http(s) URL such as https://preview.example.com/v1, or "sim"`,
-    );
-  }
-  // The URL lands in the result, the summary and the comment; a password in it would leak there.
-  const u = new URL(url);
-  if (u.username || u.password)
-    throw new InputError('input target-url contains user:password@ credentials; expected a URL without them (pass the key with api-key)');
+  const problem = targetUrlProblem(url);
+  if (problem === undefined) return;
+  throw new InputError(
+    isCredentialProblem(problem)
+      ? `input target-url ${problem}; expected a URL without them (pass the key with api-key)`
+      : `input target-url is ${JSON.stringify(url)}; expected an http(s) URL such as https://preview.example.com/v1, or "sim"`,
+  );
 }
 
 /** Characters that can neither end the HTML comment of the marker (`--`) nor break its parsing. */

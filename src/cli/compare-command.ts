@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { compare } from '../gate/compare.js';
 import { gateOf } from '../spec/gate-schema.js';
 import type { GateReport } from '../gate/types.js';
@@ -12,8 +11,9 @@ import { loadResult } from '../result/load.js';
 import { writeSweepReports } from './sweep-command.js';
 import { renderSweepText } from '../report/sweep.js';
 import type { Result } from '../result/types.js';
-import { writeFileAtomic } from '../result/write.js';
+import { checkOutputPaths, writeFileAtomic } from '../result/write.js';
 import { loadSpec } from '../spec/load.js';
+import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError } from './errors.js';
 
 export const COMPARE_HELP = `Usage: loadgate compare BASELINE RESULT [options]
@@ -32,11 +32,19 @@ Options:
   --allow-missing-baseline  if BASELINE does not exist, judge RESULT alone (SLO rules only)
   -h, --help                this help
 
-Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (missing or invalid file, bad spec).`;
+Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (missing or invalid file, bad spec, unwritable report).`;
 
 /** The gate rules: the --spec file's, else those of the spec RESULT was run with. */
 export function gateFor(specPath: string | undefined, current: Result) {
   return gateOf(specPath === undefined ? current.spec : loadSpec(specPath).spec);
+}
+
+/** The report files are checked before anything is read or judged. */
+export function checkReportPaths(files: { markdown?: string; html?: string }): void {
+  checkOutputPaths([
+    { path: files.markdown, what: '--markdown' },
+    { path: files.html, what: '--html' },
+  ]);
 }
 
 /** Writes the requested report files and prints the verdict; shared with `loadgate report`. */
@@ -48,11 +56,11 @@ export function writeReports(
 ): string[] {
   const written: string[] = [];
   if (files.markdown) {
-    writeFileAtomic(files.markdown, renderMarkdown(report, baseline, current));
+    writeFileAtomic(files.markdown, renderMarkdown(report, baseline, current), '--markdown');
     written.push(files.markdown);
   }
   if (files.html) {
-    writeFileAtomic(files.html, renderHtml(report, baseline, current));
+    writeFileAtomic(files.html, renderHtml(report, baseline, current), '--html');
     written.push(files.html);
   }
   return written;
@@ -60,17 +68,13 @@ export function writeReports(
 
 // eslint-disable-next-line @typescript-eslint/require-await -- every command has the async signature main() awaits
 export async function compareCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      spec: { type: 'string' },
-      markdown: { type: 'string' },
-      html: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      'allow-missing-baseline': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const { values, positionals } = parseCommandArgs('compare', argv, {
+    spec: { type: 'string' },
+    markdown: { type: 'string' },
+    html: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    'allow-missing-baseline': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
   });
   if (values.help) {
     process.stdout.write(`${COMPARE_HELP}\n`);
@@ -78,6 +82,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 2) throw new UsageError('loadgate compare takes a baseline and a result file; see loadgate compare --help');
   const [baselinePath, resultPath] = positionals as [string, string];
+  checkReportPaths(values);
   const sweep = isSweepDocument(readJsonFile(resultPath));
   if (existsSync(baselinePath) && isSweepDocument(readJsonFile(baselinePath)) !== sweep)
     throw new UsageError(

@@ -1,3 +1,13 @@
 import { main } from './main.js';
 
-process.exitCode = await main(process.argv.slice(2));
+/**
+ * Once the command has answered (its result written, its line printed), nothing it left
+ * behind may hold the process: a request abandoned by Ctrl-C or by a failed readiness check
+ * could otherwise keep it alive until its own timeout. The timer is unref'd, so a process
+ * that ends on its own ends at once.
+ */
+const EXIT_AFTER_ANSWER_MS = 2000;
+
+const code = await main(process.argv.slice(2));
+process.exitCode = code;
+setTimeout(() => process.exit(code), EXIT_AFTER_ANSWER_MS).unref();

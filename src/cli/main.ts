@@ -1,4 +1,4 @@
-import { runCommand, RUN_HELP } from './run-command.js';
+import { runCommand } from './run-command.js';
 import { validateCommand } from './validate-command.js';
 import { compareCommand } from './compare-command.js';
 import { mergeCommand } from './merge-command.js';
@@ -23,7 +23,8 @@ Commands:
 
 Run "loadgate <command> --help" for a command's options.
 
-${RUN_HELP.split('\n').slice(-1)[0]}`;
+Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (bad spec, flag, file or target: never a
+verdict), 130 interrupted twice.`;
 
 /** Dispatches a command; every failure the user can fix ends as one line on stderr and exit code 3. */
 export async function main(argv: string[]): Promise<number> {
@@ -43,8 +44,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'report':
         return await reportCommand(rest);
       case 'sim':
-        await runSimCli(rest);
-        return EXIT.pass;
+        return await runSimCli(rest);
       case '--version':
         process.stdout.write(`${TOOL_VERSION}\n`);
         return EXIT.pass;

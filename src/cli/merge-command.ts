@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { loadResult } from '../result/load.js';
 import { mergeResults } from '../result/merge.js';
-import { writeFileAtomic } from '../result/write.js';
+import { checkOutputPath, writeFileAtomic } from '../result/write.js';
+import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError } from './errors.js';
 
 export const MERGE_HELP = `Usage: loadgate merge A.json B.json … --out MERGED.json [--mode replicates|shards] [--force]
@@ -22,15 +22,11 @@ Exit codes: 0 merged, 3 error (missing or invalid file, different benchmarks wit
 
 // eslint-disable-next-line @typescript-eslint/require-await -- every command has the async signature main() awaits
 export async function mergeCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      out: { type: 'string' },
-      mode: { type: 'string', default: 'replicates' },
-      force: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const { values, positionals } = parseCommandArgs('merge', argv, {
+    out: { type: 'string' },
+    mode: { type: 'string', default: 'replicates' },
+    force: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
   });
   if (values.help) {
     process.stdout.write(`${MERGE_HELP}\n`);
@@ -40,8 +36,9 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   if (!values.out) throw new UsageError('loadgate merge needs --out FILE for the merged result');
   if (values.mode !== 'replicates' && values.mode !== 'shards')
     throw new UsageError(`--mode "${values.mode}" is not known; expected replicates or shards`);
+  checkOutputPath(values.out, '--out');
   const merged = mergeResults(positionals.map(loadResult), { mode: values.mode, force: values.force, names: positionals });
-  writeFileAtomic(values.out, `${JSON.stringify(merged, null, 2)}\n`);
+  writeFileAtomic(values.out, `${JSON.stringify(merged, null, 2)}\n`, '--out');
   const w = merged.requests.window;
   process.stdout.write(
     `Merged ${positionals.length} results (${values.mode}) into ${values.out}: ${w.scheduled} requests in ${merged.load.window_s} s of window, ${w.by_class.ok} ok; ${

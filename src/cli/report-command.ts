@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
 import { compare } from '../gate/compare.js';
 import { isSweepDocument, loadSweep, readJsonFile } from '../capacity/load.js';
 import { compareSweeps } from '../capacity/gate.js';
 import { loadResult } from '../result/load.js';
 import { writeSweepReports } from './sweep-command.js';
-import { gateFor, writeReports } from './compare-command.js';
+import { checkReportPaths, gateFor, writeReports } from './compare-command.js';
+import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError } from './errors.js';
 
 export const REPORT_HELP = `Usage: loadgate report RESULT [--baseline BASELINE] [--html FILE] [--markdown FILE]
@@ -24,16 +24,12 @@ Exit codes: 0 written (whatever the verdict: use loadgate compare to gate on it)
 
 // eslint-disable-next-line @typescript-eslint/require-await -- every command has the async signature main() awaits
 export async function reportCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      baseline: { type: 'string' },
-      spec: { type: 'string' },
-      html: { type: 'string' },
-      markdown: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const { values, positionals } = parseCommandArgs('report', argv, {
+    baseline: { type: 'string' },
+    spec: { type: 'string' },
+    html: { type: 'string' },
+    markdown: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
   });
   if (values.help) {
     process.stdout.write(`${REPORT_HELP}\n`);
@@ -41,6 +37,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 1) throw new UsageError('loadgate report takes exactly one result file; see loadgate report --help');
   if (!values.html && !values.markdown) throw new UsageError('loadgate report needs --html FILE and/or --markdown FILE to write');
+  checkReportPaths(values);
   if (isSweepDocument(readJsonFile(positionals[0]))) {
     const sweep = loadSweep(positionals[0]);
     const gate = values.baseline === undefined ? null : compareSweeps(loadSweep(values.baseline), sweep);

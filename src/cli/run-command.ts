@@ -1,5 +1,3 @@
-import { createWriteStream } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { compare } from '../gate/compare.js';
 import { gateOf } from '../spec/gate-schema.js';
 import { loadResult } from '../result/load.js';
@@ -7,7 +5,13 @@ import type { Result } from '../result/types.js';
 import { existsSync } from 'node:fs';
 import { renderConsoleReport } from '../report/console.js';
 import { toVllmFormat } from '../result/vllm.js';
-import { writeFileAtomic } from '../result/write.js';
+import { openRecordsFile } from '../result/records-file.js';
+import { checkOutputPaths, writeFileAtomic } from '../result/write.js';
+import { wallClockBoundMs } from '../run/bound.js';
+import { targetUrlProblem } from '../spec/url.js';
+import { parseCommandArgs } from './args.js';
+import { EXIT_INTERRUPTED, trapInterrupts } from './interrupt.js';
+import { armWatchdog } from './watchdog.js';
 import { runInterleaved } from '../run/run.js';
 import { runReplicatesMerged } from '../run/replicates.js';
 import { loadSpec } from '../spec/load.js';
@@ -57,31 +61,32 @@ Options:
   --baseline-out FILE where the A/B baseline side's result goes (default: OUT.baseline.json)
   -h, --help          this help
 
-Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (bad spec, unreachable target).`;
+Every output path is checked before the first request. Ctrl-C (or SIGTERM) stops the run at
+once and still writes the result; a second one exits 130 as soon as it is written. A run that
+passes its wall-clock bound (the spec's timeouts and windows, plus a margin) stops the same way.
+
+Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (bad spec or flag, unwritable output,
+unreachable target, rejected API key, model not served, wall-clock bound passed), 130 interrupted twice.`;
 
 export async function runCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'target-url': { type: 'string' },
-      rate: { type: 'string' },
-      concurrency: { type: 'string' },
-      mode: { type: 'string' },
-      duration: { type: 'string' },
-      warmup: { type: 'string' },
-      out: { type: 'string', default: 'loadgate-result.json' },
-      format: { type: 'string', default: 'loadgate' },
-      records: { type: 'string' },
-      workers: { type: 'string' },
-      shard: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      baseline: { type: 'string' },
-      'allow-missing-baseline': { type: 'boolean', default: false },
-      'baseline-url': { type: 'string' },
-      'baseline-out': { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const { values, positionals } = parseCommandArgs('run', argv, {
+    'target-url': { type: 'string' },
+    rate: { type: 'string' },
+    concurrency: { type: 'string' },
+    mode: { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    out: { type: 'string', default: 'loadgate-result.json' },
+    format: { type: 'string', default: 'loadgate' },
+    records: { type: 'string' },
+    workers: { type: 'string' },
+    shard: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    baseline: { type: 'string' },
+    'allow-missing-baseline': { type: 'boolean', default: false },
+    'baseline-url': { type: 'string' },
+    'baseline-out': { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
   });
   if (values.help) {
     process.stdout.write(`${RUN_HELP}\n`);
@@ -103,61 +108,95 @@ export async function runCommand(argv: string[]): Promise<number> {
   const shard = values.shard === undefined ? { k: 0, n: 1 } : parseShard(values.shard);
   const resolved = shardSpec(overridden, shard.k, shard.n);
   const workers = values.workers === undefined ? defaultWorkers(resolved.spec.target.url === 'sim') : parseWorkers(values.workers);
-  if (values.baseline !== undefined && values['baseline-url'] !== undefined)
+  const baselineUrl = values['baseline-url'];
+  if (values.baseline !== undefined && baselineUrl !== undefined)
     throw new UsageError('--baseline and --baseline-url both name a baseline; expected one of them');
-  if (values['baseline-url'] !== undefined && !/^https?:\/\/[^/]/.test(values['baseline-url']))
-    throw new UsageError(`--baseline-url is "${values['baseline-url']}"; expected http(s)://host[:port]/v1`);
+  const urlProblem = baselineUrl === undefined || baselineUrl === 'sim' ? undefined : targetUrlProblem(baselineUrl);
+  if (baselineUrl === 'sim' || urlProblem !== undefined)
+    throw new UsageError(
+      `--baseline-url ${urlProblem ?? 'is "sim"'}; expected http(s)://host[:port]/v1 without credentials (the key goes in target.api_key_env)`,
+    );
   // A missing or broken baseline file fails now, not after the run.
-  const baselineFile =
-    values.baseline === undefined || (values['allow-missing-baseline'] && !existsSync(values.baseline))
-      ? null
-      : loadResult(values.baseline);
+  const recordsBaseline = values.baseline !== undefined && values['allow-missing-baseline'] && !existsSync(values.baseline);
+  const baselineFile = values.baseline === undefined || recordsBaseline ? null : loadResult(values.baseline);
+  // Every file the run will write is checked before the first request (#16.2).
+  const baselineOut =
+    baselineUrl === undefined ? undefined : (values['baseline-out'] ?? values.out.replace(/(\.json)?$/, '.baseline.json'));
+  checkOutputPaths([
+    { path: values.out, what: '--out' },
+    { path: baselineOut, what: '--baseline-out' },
+    { path: recordsBaseline ? values.baseline : undefined, what: '--baseline' },
+  ]);
+  const records = values.records === undefined ? undefined : openRecordsFile(values.records);
 
+  const say = (line: string) => process.stderr.write(`\n${line}\n`);
   const abort = new AbortController();
-  const interrupt = () => {
-    process.stderr.write('\ninterrupted: stopping dispatch, cancelling in-flight requests, writing the result…\n');
-    abort.abort();
-  };
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
-  const records = values.records ? createWriteStream(values.records) : undefined;
+  const interrupts = trapInterrupts(abort, say);
+  const boundMs = wallClockBoundMs(resolved);
+  let boundPassed = false;
+  const disarm = armWatchdog({
+    boundMs,
+    graceMs: BOUND_GRACE_MS,
+    onBound: () => {
+      boundPassed = true;
+      say(`loadgate run: the run passed its wall-clock bound of ${Math.round(boundMs / 1000)} s; stopping and writing what it has`);
+      abort.abort();
+    },
+    onGiveUp: () => {
+      say(`loadgate run: still not finished ${BOUND_GRACE_MS / 1000} s past its wall-clock bound; exiting without a result`);
+      process.exit(EXIT.error);
+    },
+  });
   const progress = progressPrinter(process.stderr);
+  let recordsProblem: string | undefined;
   try {
     const run = {
       resolved,
       signal: abort.signal,
-      onProgress: progress.update,
-      onRecordLine: records ? (line: string) => records.write(`${line}\n`) : undefined,
+      onProgress: (p: Parameters<typeof progress.update>[0]) => progress.update(p),
+      onRecordLine: records?.write,
+      onNotice: (line: string) => process.stderr.write(`${line}\n`),
       workers,
     };
     let result: Result;
     let baseline = baselineFile;
-    if (values['baseline-url'] === undefined)
+    if (baselineUrl === undefined)
       result = await runReplicatesMerged(
         run,
         resolved.spec.load.replicates,
         (i) => resolved.spec.load.replicates > 1 && process.stderr.write(`replicate ${i + 1}/${resolved.spec.load.replicates}\n`),
       );
     else {
-      ({ current: result, baseline } = await runInterleaved({ ...run, baselineUrl: values['baseline-url'] }));
-      const baselineOut = values['baseline-out'] ?? values.out.replace(/(\.json)?$/, '.baseline.json');
-      writeFileAtomic(baselineOut, `${JSON.stringify(baseline, null, 2)}\n`);
+      ({ current: result, baseline } = await runInterleaved({ ...run, baselineUrl }));
+      writeFileAtomic(baselineOut!, `${JSON.stringify(baseline, null, 2)}\n`, '--baseline-out');
       process.stderr.write(`A/B baseline side written to ${baselineOut}\n`);
     }
     progress.end();
+    recordsProblem = await records?.close();
     const gate = compare(baseline, result, gateOf(result.spec));
-    if (values.baseline !== undefined && baseline === null) {
-      writeFileAtomic(values.baseline, `${JSON.stringify(result, null, 2)}\n`);
+    if (recordsBaseline && baseline === null) {
+      writeFileAtomic(values.baseline!, `${JSON.stringify(result, null, 2)}\n`, '--baseline');
       process.stderr.write(`no baseline at ${values.baseline}: judged on SLO rules alone, and recorded this run there as the baseline\n`);
     }
     const doc = values.format === 'vllm' ? toVllmFormat(result) : result;
-    writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}\n`);
+    writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}\n`, '--out');
     if (values.json) process.stdout.write(`${JSON.stringify({ ...result, verdict: gate })}\n`);
     else process.stdout.write(`${renderConsoleReport(result, gate)}\nResult written to ${values.out}\n`);
+    if (result.load.interrupted && result.requests.scheduled === 0)
+      process.stderr.write(
+        `interrupted before the first request: no request was sent (${result.requests.not_reached} scheduled arrivals not reached)\n`,
+      );
+    if (recordsProblem) process.stderr.write(`loadgate run: ${recordsProblem}\n`);
+    if (interrupts.forced) return EXIT_INTERRUPTED;
+    if (boundPassed || recordsProblem) return EXIT.error;
     return EXIT[gate.verdict];
   } finally {
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
-    if (records) await new Promise((r) => records.end(r));
+    disarm();
+    interrupts.release();
+    progress.end();
+    await records?.close();
   }
 }
+
+/** After the wall-clock bound aborts the run, how long it may take to write what it has before the process gives up. */
+const BOUND_GRACE_MS = 15_000;

@@ -5,6 +5,7 @@ import type { DelayTail } from '../metrics/histogram.js';
 import type { Recorder } from '../metrics/recorder.js';
 import type { LoopTurnMeter } from '../metrics/loop-turns.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
+import { modelOf } from '../spec/model.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import type { WorkloadFacts } from '../workload/types.js';
 import { assembleResult } from './assemble.js';
@@ -47,7 +48,7 @@ export function recorderTotals(rec: Recorder, f: RunFacts): RunTotals {
     createdAt: new Date().toISOString(),
     spec,
     specHash: f.resolved.hash,
-    target: { url: f.targetUrl, api: spec.target.api, model: spec.target.model, simulator: f.simulator },
+    target: { url: f.targetUrl, api: spec.target.api, model: modelOf(spec), simulator: f.simulator },
     environment: {
       node: process.version,
       platform: process.platform,

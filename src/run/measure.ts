@@ -107,9 +107,12 @@ export async function measure(o: MeasureOptions): Promise<Result> {
   const cpu0 = process.cpuUsage();
   const wall0 = now();
   let planned = 0;
-  let stop: () => void;
-  let dispatched: Promise<number>;
+  let stop = () => {};
+  let dispatched = Promise.resolve(0);
   let spinMs = () => 0;
+  // Interrupted before the start (during the readiness wait or calibration): nothing is sent,
+  // and the open-loop schedule is accounted for as not reached.
+  const startAborted = o.signal?.aborted === true;
   if (spec.load.mode === 'open') {
     const schedule = buildSchedule({
       kind: spec.load.arrival,
@@ -119,11 +122,13 @@ export async function measure(o: MeasureOptions): Promise<Result> {
       durationMs: totalMs,
     });
     planned = schedule.length;
-    const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]) });
-    stop = h.stop;
-    dispatched = h.done;
-    spinMs = h.spinMs;
-  } else {
+    if (!startAborted) {
+      const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]) });
+      stop = h.stop;
+      dispatched = h.done;
+      spinMs = h.spinMs;
+    }
+  } else if (!startAborted) {
     await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
     const h = dispatchClosedLoop({
       concurrency: spec.load.concurrency,

@@ -69,14 +69,21 @@ export function launchSim(config: Partial<SimConfig> | object = {}, opts: { port
   });
 }
 
-const USAGE = `usage: loadgate sim [--port P] [--host H] [--config FILE] [--config-json JSON]
+/** Exit code of a config or listen failure: the CLI's "error" (src/cli/errors.ts), for `loadgate sim` and dist/sim.js alike. */
+const EXIT_ERROR = 3;
+
+export const SIM_HELP = `Usage: loadgate sim [--port P] [--host H] [--config FILE] [--config-json JSON]
 
 Runs the OpenAI-compatible simulator in the foreground until SIGINT/SIGTERM.
+
+Options:
   --port P            port to listen on; 0 picks a free one (default 8000)
   --host H            address to bind (default 127.0.0.1)
   --config FILE       YAML or JSON sim config (see src/sim/README.md)
   --config-json JSON  config as JSON; its fields override --config's
-`;
+  -h, --help          this help
+
+Exit codes: 0 stopped by a signal, 3 error (bad config, port in use).`;
 
 /**
  * `loadgate sim`: validates the config, serves in the foreground, prints
@@ -99,7 +106,7 @@ export async function runSimCli(argv: string[]): Promise<number> {
       },
     }));
     if (values.help) {
-      process.stdout.write(USAGE);
+      process.stdout.write(`${SIM_HELP}\n`);
       return 0;
     }
     if (!/^\d+$/.test(values.port) || Number(values.port) > 65535)
@@ -109,8 +116,8 @@ export async function runSimCli(argv: string[]): Promise<number> {
     config = validateSimConfig({ ...fromFile, ...fromJson });
   } catch (err) {
     const message = (err as Error).message;
-    process.stderr.write(`${err instanceof SimConfigError ? message : `loadgate sim: ${message}`}\n`);
-    return 2;
+    process.stderr.write(`${err instanceof SimConfigError ? message : `loadgate sim: ${message.split('\n')[0]}`}\n`);
+    return EXIT_ERROR;
   }
 
   const sim = createSimServer(config);
@@ -118,10 +125,8 @@ export async function runSimCli(argv: string[]): Promise<number> {
   try {
     port = await sim.listen(Number(values.port), values.host);
   } catch (err) {
-    process.stderr.write(
-      `loadgate sim: cannot listen on ${values.host}:${values.port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`,
-    );
-    return 1;
+    process.stderr.write(`loadgate sim: cannot listen on ${values.host}:${values.port}: ${listenFailure(err)}\n`);
+    return EXIT_ERROR;
   }
   const host = values.host.includes(':') ? `[${values.host}]` : values.host;
   process.stdout.write(`loadgate-sim listening on http://${host}:${port}\n`);
@@ -136,6 +141,14 @@ export async function runSimCli(argv: string[]): Promise<number> {
     process.once('SIGTERM', shutdown).once('SIGINT', shutdown);
     if (values['exit-with-stdin']) process.stdin.on('end', shutdown).resume();
   });
+}
+
+function listenFailure(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return 'EADDRINUSE (the port is in use; expected a free port, or --port 0 for any)';
+  if (code === 'EADDRNOTAVAIL') return 'EADDRNOTAVAIL (no such address on this machine; expected a local address for --host)';
+  if (code === 'EACCES') return 'EACCES (ports below 1024 need privileges; expected a port from 1024)';
+  return code ?? (err as Error).message;
 }
 
 function mapping(value: unknown, source: string): object {

@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { SpecError, SpecIssue } from './error.js';
+import { bytes, MAX_SPEC_BYTES } from './limits.js';
+import { readFileCapped, ReadFileError } from './read-file.js';
 import { ENV_REFERENCE, resolveSpec } from './resolve.js';
 import type { ResolvedSpec } from './types.js';
 
@@ -9,21 +10,18 @@ export { SpecError } from './error.js';
 
 type Env = Record<string, string | undefined>;
 
-const READ_FAILURES: Record<string, string> = {
-  ENOENT: 'file not found',
-  EACCES: 'file is not readable (permission denied)',
-  EPERM: 'file is not readable (permission denied)',
-  EISDIR: 'is a directory',
-};
-
 /** Reads, validates and resolves a YAML spec file; every problem is a one-line SpecError naming the file. */
 export function loadSpec(path: string, env: Env = process.env): ResolvedSpec {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readFileCapped(path, MAX_SPEC_BYTES);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
-    throw new SpecError(`${path}: ${READ_FAILURES[code] ?? `cannot be read (${code})`}; expected a readable YAML spec file`);
+    if (!(err instanceof ReadFileError)) throw err;
+    throw new SpecError(
+      err.tooLarge
+        ? `${path}: ${err.reason}; expected a YAML spec of at most ${bytes(MAX_SPEC_BYTES)} (prompts and lengths belong in the dataset and length files it names)`
+        : `${path}: ${err.reason}; expected a readable YAML spec file`,
+    );
   }
   return parseSpec(text, path, env);
 }

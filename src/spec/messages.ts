@@ -90,6 +90,13 @@ function phrase(e: ErrorObject): SpecIssue {
     const value = (e.data as Record<string, unknown> | undefined)?.[tag];
     return new SpecIssue([...path, tag], `is ${show(value)}; expected one of ${tags.join(', ')}`);
   }
+  if (e.keyword === 'maxLength' && typeof e.data === 'string') {
+    // The value itself may be megabytes: its length is what matters, not a quote of it.
+    return new SpecIssue(
+      path,
+      `is ${e.data.length.toLocaleString('en-US')} characters long; expected at most ${e.params.limit} characters`,
+    );
+  }
   return new SpecIssue(path, `is ${show(e.data)}; expected ${expected(schema)}`);
 }
 

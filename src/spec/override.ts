@@ -1,5 +1,4 @@
 import { SpecError, SpecIssue } from './error.js';
-import { show } from './messages.js';
 import { resolveSpec } from './resolve.js';
 import { SIM_MODEL } from './schema.js';
 import type { ResolvedSpec } from './types.js';
@@ -21,7 +20,7 @@ export interface Overrides {
 const FIELDS: Record<keyof Overrides, { section: 'target' | 'load'; key: string; flag: string; numeric?: true }> = {
   targetUrl: { section: 'target', key: 'url', flag: '--target-url' },
   rate: { section: 'load', key: 'rate', flag: '--rate', numeric: true },
-  steady: { section: 'load', key: 'steady', flag: '--steady' },
+  steady: { section: 'load', key: 'steady', flag: '--duration' },
   warmup: { section: 'load', key: 'warmup', flag: '--warmup' },
   concurrency: { section: 'load', key: 'concurrency', flag: '--concurrency', numeric: true },
   mode: { section: 'load', key: 'mode', flag: '--mode' },
@@ -38,6 +37,9 @@ export function applyOverrides(r: ResolvedSpec, o: Overrides): ResolvedSpec {
     const field = FIELDS[name as keyof Overrides];
     if (field && value !== undefined) data[field.section][field.key] = field.numeric ? numeric(value) : value;
   }
+  // A spec written for the simulator carries its placeholder model, which no real server serves:
+  // pointed at a real server, it names no model, and the run takes the one the server lists.
+  if (r.spec.target.url === 'sim' && data.target.url !== 'sim' && data.target.model === SIM_MODEL) delete data.target.model;
   let resolved: Omit<ResolvedSpec, 'apiKey' | 'headers'>;
   try {
     resolved = resolveSpec(data);
@@ -46,12 +48,6 @@ export function applyOverrides(r: ResolvedSpec, o: Overrides): ResolvedSpec {
     const where = err.path.join('.');
     const field = Object.values(FIELDS).find((f) => `${f.section}.${f.key}` === where);
     throw new SpecError(`${field?.flag ?? where} ${err.problem}`);
-  }
-  // A spec written for the simulator carries its placeholder model, which no real server serves.
-  if (resolved.spec.target.url !== 'sim' && resolved.spec.target.model === SIM_MODEL) {
-    throw new SpecError(
-      `--target-url ${show(resolved.spec.target.url)} needs a real model, but the spec uses the simulator's ${SIM_MODEL}; expected target.model in the spec`,
-    );
   }
   const kept = { ...resolved, headers: r.headers, specDir: r.specDir };
   return r.apiKey === undefined ? kept : { ...kept, apiKey: r.apiKey };

@@ -4,8 +4,10 @@ import { SpecIssue } from './error.js';
 import { specHash } from './hash.js';
 import { resolvePattern } from './pattern.js';
 import { issueFromErrors, show } from './messages.js';
+import { figure, MAX_DURATION_MS, MAX_SCHEDULED_REQUESTS } from './limits.js';
 import { specSchema } from './schema.js';
-import type { LengthDist, ResolvedSpec, Spec } from './types.js';
+import { isCredentialProblem, targetUrlProblem } from './url.js';
+import type { LengthDist, ResolvedPattern, ResolvedSpec, Spec } from './types.js';
 import { checkSweep, expandSweepShorthand } from './sweep-schema.js';
 
 // verbose: messages quote the offending value and the schema's description.
@@ -33,7 +35,7 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
   checkWorkloadCombination(spec.workload, written);
   if (spec.sweep) checkSweep(spec.sweep);
   const steadyMs = durationMs(['load', 'steady'], spec.load.steady, false);
-  return {
+  const resolved = {
     ...resolvePattern(spec.load, steadyMs),
     spec,
     hash: specHash(spec),
@@ -43,6 +45,37 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
     steadyMs,
     cooldownMs: durationMs(['load', 'cooldown'], spec.load.cooldown, true),
   };
+  checkScheduleSize(resolved);
+  return resolved;
+}
+
+/**
+ * An open-loop run schedules its requests up front: at most peak rate × (warmup + steady +
+ * cooldown), the peak being load.rate or the highest rate of load.pattern (the Poisson count
+ * is random around its mean; the schedule is sized for it). Past the stated maximum, the run
+ * could not hold its schedule and records. A closed loop schedules as it goes, bounded by its
+ * duration.
+ */
+function checkScheduleSize(r: { spec: Spec; warmupMs: number; steadyMs: number; cooldownMs: number; pattern?: ResolvedPattern }): void {
+  if (r.spec.load.mode !== 'open') return;
+  const totalMs = r.warmupMs + r.steadyMs + r.cooldownMs;
+  const { rate } = r.spec.load;
+  const p = r.pattern;
+  const peak =
+    p?.kind === 'ramp'
+      ? Math.max(rate, p.from, p.to)
+      : p?.kind === 'spike'
+        ? rate * p.multiplier
+        : p?.kind === 'steps'
+          ? Math.max(rate, ...p.rates)
+          : rate;
+  const expected = (peak * totalMs) / 1000;
+  if (expected <= MAX_SCHEDULED_REQUESTS) return;
+  const what = peak === rate ? `is ${show(rate)} req/s` : `peaks at ${figure(peak)} req/s (load.pattern)`;
+  throw new SpecIssue(
+    peak === rate ? ['load', 'rate'] : ['load', 'pattern'],
+    `${what} over ${figure(totalMs / 1000)} s of warmup, steady and cooldown: ${figure(expected)} scheduled requests; expected at most ${figure(MAX_SCHEDULED_REQUESTS)} per run (lower the rate or shorten the run, or split it with --shard K/N)`,
+  );
 }
 
 /** `input_tokens: 128` is shorthand for `{dist: fixed, value: 128}`; other values are left for the schema to reject. */
@@ -66,13 +99,19 @@ function isMapping(value: unknown): value is Record<string, unknown> {
 }
 
 function checkUrl(url: string): void {
-  if (url === 'sim' || (URL.canParse(url) && ['http:', 'https:'].includes(new URL(url).protocol))) return;
-  // `ftp://h` is a URL of the wrong kind; `htp:/x` or `host:8000/v1` parse as URLs but were not meant as any.
-  const what = URL.canParse(url) && url.includes('://') ? 'an http(s) URL' : 'a URL';
-  throw new SpecIssue(['target', 'url'], `${show(url)} is not ${what}; expected http(s)://host[:port]/v1 or "sim"`);
+  const problem = targetUrlProblem(url);
+  if (problem === undefined) return;
+  throw new SpecIssue(
+    ['target', 'url'],
+    isCredentialProblem(problem)
+      ? `${problem}; expected a URL without them: put the key in an environment variable and name it in target.api_key_env`
+      : `${problem}; expected http(s)://host[:port]/v1 or "sim"`,
+  );
 }
 
 const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|api-key|x-api-key|cookie)$/i;
+/** Headers whose value is a credential by their name. */
+export const isCredentialHeader = (name: string): boolean => CREDENTIAL_HEADER.test(name);
 /** `${NAME}` in a header value is filled from the environment at load time, so the spec never holds the secret. */
 export const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -191,5 +230,6 @@ function durationMs(path: string[], text: string, zeroAllowed: boolean): number 
     throw new SpecIssue(path, (err as Error).message);
   }
   if (ms === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show(text)}; expected a duration > 0`);
+  if (ms > MAX_DURATION_MS) throw new SpecIssue(path, `is ${show(text)}; expected a duration of at most ${MAX_DURATION_MS / 3_600_000}h`);
   return ms;
 }

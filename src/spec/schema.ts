@@ -1,5 +1,6 @@
 import type { SchemaObject } from 'ajv';
 import { gateSchema } from './gate-schema.js';
+import { MAX_HEADER_VALUE_CHARS, MAX_NAME_CHARS, MAX_PATH_CHARS, MAX_URL_CHARS } from './limits.js';
 import { sizingSchema, sweepSchema } from './sweep-schema.js';
 
 /*
@@ -25,7 +26,18 @@ const sloMs = (fallback: number) => ({
   default: fallback,
   description: 'a number of milliseconds > 0',
 });
-const model = { type: 'string', minLength: 1, description: 'the model name the server serves (required unless url is sim)' };
+const model = {
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_NAME_CHARS,
+  description: 'the name of a model the server serves (omitted: the one model the server lists)',
+};
+const path = (what: string) => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_PATH_CHARS,
+  description: `the path of ${what}, relative to the spec`,
+});
 
 const stddev = { type: 'number', minimum: 0, description: 'a number ≥ 0' };
 
@@ -56,7 +68,7 @@ const LENGTH_SHAPES: Record<string, { required: string[]; properties: Record<str
         items: { type: 'number', minimum: 0, description: 'a number ≥ 0' },
         description: 'a list of numbers ≥ 0, one per value',
       },
-      file: { type: 'string', minLength: 1, description: 'the path of a JSON, CSV or text file of lengths, relative to the spec' },
+      file: path('a JSON, CSV or text file of lengths'),
     },
   },
 };
@@ -145,35 +157,44 @@ export const specSchema: SchemaObject = {
   required: ['target'],
   additionalProperties: false,
   properties: {
-    name: { type: 'string', minLength: 1, default: 'benchmark', description: 'a non-empty string' },
+    name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_NAME_CHARS,
+      default: 'benchmark',
+      description: 'a non-empty string',
+    },
     target: {
       type: 'object',
       description: 'a mapping with at least url',
       required: ['url'],
       additionalProperties: false,
       properties: {
-        url: { type: 'string', description: 'http(s)://host[:port]/v1 or "sim"' },
+        url: { type: 'string', maxLength: MAX_URL_CHARS, description: 'http(s)://host[:port]/v1 or "sim"' },
         api: { enum: ['chat', 'completions'], default: 'chat' },
         model,
         headers: {
           type: 'object',
           default: {},
-          additionalProperties: { type: 'string', description: 'a string (quote numbers)' },
+          additionalProperties: {
+            type: 'string',
+            maxLength: MAX_HEADER_VALUE_CHARS,
+            description: 'a string (quote numbers)',
+          },
         },
         api_key_env: {
           type: 'string',
-          pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+          pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$',
           description: 'the name of an environment variable, e.g. OPENAI_API_KEY',
         },
         request_timeout: duration('60s'),
         ready_timeout: duration('60s'),
         sim: { type: 'object', default: {} },
       },
-      // The simulator serves any model name; a real server must be told which model to run.
-      // `else` repeats the model schema so a "missing" message can describe it.
+      // The simulator serves whatever model it is told; a real server's model, when the spec
+      // names none, is the one it lists (src/run/served-model.ts).
       if: { properties: { url: { const: 'sim' } } },
       then: { properties: { model: { default: SIM_MODEL } } },
-      else: { required: ['model'], properties: { model } },
     },
     workload: section({
       seed: { type: 'integer', default: 1, description: 'an integer' },
@@ -207,7 +228,7 @@ export const specSchema: SchemaObject = {
         required: ['path', 'format'],
         additionalProperties: false,
         properties: {
-          path: { type: 'string', minLength: 1, description: 'the path of a ShareGPT or JSONL file, relative to the spec' },
+          path: path('a ShareGPT or JSONL file'),
           format: { enum: ['sharegpt', 'jsonl'] },
           sample: { enum: ['without_replacement', 'with_replacement'], default: 'without_replacement' },
           filter: {

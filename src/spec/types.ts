@@ -54,7 +54,11 @@ export interface Spec {
     /** A base URL in the OpenAI SDKs' sense (`http://host:8000/v1`), or `sim` for the embedded simulator. */
     url: string;
     api: 'chat' | 'completions';
-    model: string;
+    /**
+     * Absent for a real server when the spec names none: the run then uses the one model the
+     * server lists (src/run/served-model.ts), and the result's spec carries it.
+     */
+    model?: string;
     headers: Record<string, string>;
     /** Name of the environment variable that holds the API key; the key itself never appears in a spec. */
     api_key_env?: string;

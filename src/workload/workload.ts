@@ -4,6 +4,7 @@ import { datasetWorkload } from './dataset-workload.js';
 import type { WorkloadInputs } from './inputs.js';
 import { syntheticWorkload } from './synthetic.js';
 import type { Calibration, Workload } from './types.js';
+import { modelOf } from '../spec/model.js';
 
 /*
  * The workload stage's front: the files it reads (inputs.ts), the calibration against the
@@ -14,11 +15,7 @@ import type { Calibration, Workload } from './types.js';
 /** Calibrates against the target as `workload.calibrate` says, then returns the generator. */
 export async function prepareWorkload(inputs: WorkloadInputs, target: Omit<CalibrationTarget, 'api' | 'model'>): Promise<Workload> {
   const salt = randomInt(1, 2 ** 31);
-  const calibration = await calibrateWorkload(
-    inputs,
-    { ...target, api: inputs.spec.target.api, model: inputs.spec.target.model },
-    salt + 1,
-  );
+  const calibration = await calibrateWorkload(inputs, { ...target, api: inputs.spec.target.api, model: modelOf(inputs.spec) }, salt + 1);
   return createWorkload(inputs, calibration, salt);
 }
 

@@ -282,7 +282,7 @@ describe('inputs', () => {
     ],
     [
       { 'target-url': 'https://u:p@x/v1' },
-      'input target-url contains user:password@ credentials; expected a URL without them (pass the key with api-key)',
+      'input target-url contains user:password@ credentials (for host x); expected a URL without them (pass the key with api-key)',
     ],
     [{ 'comment-id': 'a--b' }, 'input comment-id is "a--b"; expected letters, digits and single . _ / - only'],
     [

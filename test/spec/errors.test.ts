@@ -83,10 +83,27 @@ const CASES: Array<[string, string, string]> = [
   ],
   ['missing URL', 'target: {model: m}', 'bench.yml: target.url is missing; expected http(s)://host[:port]/v1 or "sim"'],
   ['missing target', 'name: x', 'bench.yml: target is missing; expected a mapping with at least url'],
+  // #16.5: a password in the URL would be written into the result and every report.
   [
-    'missing model for a real server',
-    'target: {url: "http://localhost:8000/v1"}',
-    'bench.yml: target.model is missing; expected the model name the server serves (required unless url is sim)',
+    'credentials in the URL',
+    'target: {url: "http://admin:pw@host/v1", model: m}',
+    'bench.yml: target.url contains user:password@ credentials (for host host); expected a URL without them: put the key in an environment variable and name it in target.api_key_env',
+  ],
+  // #16.7: what validate passes, run must be able to do.
+  [
+    'a schedule too large to hold',
+    'target: {url: sim}\nload: {rate: 1e12}',
+    'bench.yml: load.rate is 1000000000000 req/s over 37 s of warmup, steady and cooldown: 37,000,000,000,000 scheduled requests; expected at most 10,000,000 per run (lower the rate or shorten the run, or split it with --shard K/N)',
+  ],
+  [
+    'a steady window of a million hours',
+    'target: {url: sim}\nload: {steady: 1000000h}',
+    'bench.yml: load.steady is "1000000h"; expected a duration of at most 24h',
+  ],
+  [
+    'a name too long',
+    `target: {url: sim}\nname: ${'x'.repeat(300)}`,
+    'bench.yml: name is 300 characters long; expected at most 256 characters',
   ],
   ['bad api enum', 'target: {url: sim, api: chatt}', 'bench.yml: target.api is "chatt"; expected one of chat, completions'],
   [

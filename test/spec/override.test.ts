@@ -42,8 +42,10 @@ test.each<[Parameters<typeof applyOverrides>[1], string]>([
   [{ rate: Number.NaN }, '--rate is NaN; expected a number > 0'],
   [{ concurrency: 0 }, '--concurrency is 0; expected an integer ≥ 1'],
   [{ concurrency: '2.5' }, '--concurrency is 2.5; expected an integer ≥ 1'],
-  [{ steady: '30 seconds' }, '--steady "30 seconds" is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s'],
-  [{ steady: '0s' }, '--steady is "0s"; expected a duration > 0'],
+  // The flag is --duration (#16.8): the message names what the user typed, not the spec key.
+  [{ steady: '30 seconds' }, '--duration "30 seconds" is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s'],
+  [{ steady: '0s' }, '--duration is "0s"; expected a duration > 0'],
+  [{ steady: '1000000h' }, '--duration is "1000000h"; expected a duration of at most 24h'],
   [{ warmup: 'soon' }, '--warmup "soon" is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s'],
   [{ targetUrl: 'htp:/x' }, '--target-url "htp:/x" is not a URL; expected http(s)://host[:port]/v1 or "sim"'],
   [{ targetUrl: 'ftp://x/v1' }, '--target-url "ftp://x/v1" is not an http(s) URL; expected http(s)://host[:port]/v1 or "sim"'],
@@ -54,9 +56,19 @@ test.each<[Parameters<typeof applyOverrides>[1], string]>([
   expect(got).not.toContain('sk-secret');
 });
 
-test('pointing a simulator spec at a real server needs a real model', () => {
+test("pointing a simulator spec at a real server drops the simulator's placeholder model: the server's list decides", () => {
   const simOnly = parseSpec('target: {url: sim}\n', 'bench.yml', {});
-  expect(messageOf(() => applyOverrides(simOnly, { targetUrl: 'http://gpu:8000/v1' }))).toBe(
-    '--target-url "http://gpu:8000/v1" needs a real model, but the spec uses the simulator\'s loadgate-sim; expected target.model in the spec',
+  expect(simOnly.spec.target.model).toBe('loadgate-sim');
+  const real = applyOverrides(simOnly, { targetUrl: 'http://gpu:8000/v1' });
+  expect(real.spec.target.model).toBeUndefined();
+  const named = parseSpec('target: {url: sim, model: llama}\n', 'bench.yml', {});
+  expect(applyOverrides(named, { targetUrl: 'http://gpu:8000/v1' }).spec.target.model).toBe('llama');
+});
+
+test('credentials in --target-url are refused, pointing at target.api_key_env, and the password is never quoted', () => {
+  const got = messageOf(() => applyOverrides(base, { targetUrl: 'http://admin:pw@gpu:8000/v1' }));
+  expect(got).toBe(
+    '--target-url contains user:password@ credentials (for host gpu:8000); expected a URL without them: put the key in an environment variable and name it in target.api_key_env',
   );
+  expect(got).not.toContain('pw');
 });

@@ -1,0 +1,17 @@
+/**
+ * The hard wall-clock bound of a command (#16.11): at `boundMs` it calls `onBound` (stop as on
+ * Ctrl-C and write what there is); if the command has still not finished `graceMs` later,
+ * `onGiveUp` (exit without waiting further). The timers are unref'd: they never keep a
+ * finished process alive. Returns the disarm function.
+ */
+export function armWatchdog(o: { boundMs: number; graceMs: number; onBound: () => void; onGiveUp: () => void }): () => void {
+  let giveUp: NodeJS.Timeout | undefined;
+  const bound = setTimeout(() => {
+    o.onBound();
+    giveUp = setTimeout(o.onGiveUp, o.graceMs).unref();
+  }, o.boundMs).unref();
+  return () => {
+    clearTimeout(bound);
+    clearTimeout(giveUp);
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * The stated limits of what one run can do, checked when a spec is resolved (so `validate`
+ * refuses what `run` could not do) and quoted in the messages. Each is far beyond any sensible
+ * benchmark and well inside what the process can hold.
+ */
+
+/**
+ * Scheduled requests per run (per generator of a sharded run). The open-loop schedule is one
+ * float64 per request, computed up front (10 million: 80 MB), and every request keeps a record
+ * until the run ends; past this a run exhausts memory before it measures anything.
+ */
+export const MAX_SCHEDULED_REQUESTS = 10_000_000;
+
+/**
+ * Any one duration (warmup, steady, cooldown, request and ready timeouts). Node's timers hold
+ * at most 2^31 − 1 ms (24.8 days) and fire at once beyond it, and a CI job that runs for longer
+ * than a day is a mistake, not a benchmark.
+ */
+export const MAX_DURATION_MS = 24 * 3_600_000;
+
+/** The spec file: a spec is a page of YAML; data (prompts, lengths) lives in the files it names. */
+export const MAX_SPEC_BYTES = 1024 * 1024;
+
+/** A result file: a run's histograms and time series are a few hundred kB; this leaves room for long, fine-grained runs. */
+export const MAX_RESULT_BYTES = 64 * 1024 * 1024;
+
+/** Names and models are labels in reports; paths, URLs and header values have their own protocol limits. */
+export const MAX_NAME_CHARS = 256;
+export const MAX_URL_CHARS = 2048;
+export const MAX_PATH_CHARS = 4096;
+export const MAX_HEADER_VALUE_CHARS = 8192;
+
+/** `1e7` → `10,000,000`: figures in messages read as written. */
+export const figure = (n: number): string => (n >= 1e15 ? n.toExponential(1) : Math.round(n).toLocaleString('en-US'));
+
+/** `MAX_SPEC_BYTES` → `1 MiB`. */
+export const bytes = (n: number): string => (n >= 1024 * 1024 ? `${n / (1024 * 1024)} MiB` : `${n / 1024} KiB`);
