@@ -64,7 +64,11 @@ export async function runActionBenchmark(resolved: ResolvedSpec, replicates: num
       `${label}running ${resolved.spec.name} against ${resolved.spec.target.url === 'sim' ? 'the embedded simulator' : new URL(resolved.spec.target.url).host}`,
     );
   };
-  return runReplicatesMerged({ resolved, signal, onProgress: progressLogger(() => label) }, n, onReplicate);
+  return runReplicatesMerged(
+    { resolved, signal, onProgress: progressLogger(() => label), onNotice: (line) => core.info(line) },
+    n,
+    onReplicate,
+  );
 }
 
 /** A plain log line every 5 s: a CI log is not a terminal. */

@@ -10,7 +10,7 @@ import { checkOutputPaths, writeFileAtomic } from '../result/write.js';
 import { wallClockBoundMs } from '../run/bound.js';
 import { targetUrlProblem } from '../spec/url.js';
 import { parseCommandArgs } from './args.js';
-import { EXIT_INTERRUPTED, trapInterrupts } from './interrupt.js';
+import { EXIT_INTERRUPTED, trapInterrupts } from '../run/interrupt.js';
 import { armWatchdog } from './watchdog.js';
 import { runInterleaved } from '../run/run.js';
 import { runReplicatesMerged } from '../run/replicates.js';
@@ -45,7 +45,8 @@ Options:
   --duration D        length of the measured steady window (e.g. 30s, 5m)
   --warmup D          warmup, discarded (e.g. 5s)
   --out FILE          result path (default: loadgate-result.json)
-  --format F          loadgate (default) or vllm: field names of vllm bench serve
+  --format F          loadgate (default) or vllm: field names of vllm bench serve, for
+                      dashboards (compare, merge and report cannot read it back)
   --records FILE      also write every request as one JSON line (raw timings)
   --workers N         generator threads, each an independent 1/N share of the load
                       (default: the cores, less one when the simulator runs here)

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { OUTCOMES } from '../client/types.js';
+import { bytes, MAX_RESULT_BYTES } from '../spec/limits.js';
+import { readFileCapped, ReadFileError } from '../spec/read-file.js';
 import { decodeHistogram } from '../metrics/histogram.js';
 import { resultSchema } from './schema.js';
 import { RESULT_SCHEMA_VERSION } from './types.js';
@@ -11,21 +12,15 @@ export class ResultFileError extends Error {}
 
 const validate = new Ajv({ allErrors: false, strict: true }).compile(resultSchema);
 
-const READ_FAILURES: Record<string, string> = {
-  ENOENT: 'file not found',
-  EACCES: 'file is not readable (permission denied)',
-  EPERM: 'file is not readable (permission denied)',
-  EISDIR: 'is a directory, not a result file',
-};
-
 /** Reads and validates a result.json (a run's result, a merge, or a baseline). */
 export function loadResult(path: string): Result {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readFileCapped(path, MAX_RESULT_BYTES);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
-    throw new ResultFileError(`${path}: ${READ_FAILURES[code] ?? `cannot be read (${code})`}`);
+    if (!(err instanceof ReadFileError)) throw err;
+    if (err.tooLarge) throw new ResultFileError(`${path}: ${err.reason}; expected a loadgate result of at most ${bytes(MAX_RESULT_BYTES)}`);
+    throw new ResultFileError(`${path}: ${err.reason === 'is a directory' ? 'is a directory, not a result file' : err.reason}`);
   }
   return parseResult(text, path);
 }
@@ -42,6 +37,10 @@ export function parseResult(text: string, name: string): Result {
   }
   const version =
     data && typeof data === 'object' && !Array.isArray(data) ? (data as { schema_version?: unknown }).schema_version : undefined;
+  if (version === undefined && isVllmFormat(data))
+    throw fail(
+      "is in vllm bench serve's format (loadgate run --format vllm), which holds no histograms and cannot be read back; expected a result written without --format vllm",
+    );
   if (version === undefined) throw fail('not a loadgate result (no schema_version; note that --format vllm files cannot be read back)');
   if (typeof version !== 'number' || !Number.isInteger(version))
     throw fail(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
@@ -67,4 +66,9 @@ export function parseResult(text: string, name: string): Result {
     }
   }
   return result;
+}
+
+/** The field names toVllmFormat writes (and vllm bench serve --save-result). */
+function isVllmFormat(data: unknown): boolean {
+  return data !== null && typeof data === 'object' && 'request_throughput' in data && ('model_id' in data || 'backend' in data);
 }

@@ -14,7 +14,7 @@ export interface RecordsFile {
  * records, never the run: the result is still written, and close() says what went wrong.
  */
 export function openRecordsFile(path: string, what = '--records'): RecordsFile {
-  checkOutputPath(path, what);
+  checkOutputPath(path, what, { stream: true });
   let fd: number;
   try {
     fd = openSync(path, 'w');

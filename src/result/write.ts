@@ -58,22 +58,31 @@ function makeFolders(path: string, what: string): void {
 
 /**
  * Checks, before a run sends its first request, that `path` can be written: its folders exist
- * or are created, it is not a directory, and a file can be made beside it (the same temp file
- * writeFileAtomic uses, removed at once). A run is never measured only to be lost at the end.
+ * or are created, it is not a directory, and it can be opened. A file written whole
+ * (writeFileAtomic: temp file and rename) must be a regular file or not exist yet — renaming
+ * over a device would replace it — and a file can be made beside it (the same temp file,
+ * removed at once). A stream (`stream: true`, the records) may also be a device or a pipe,
+ * and an existing one is opened for appending, which changes nothing. A run is never measured
+ * only to be lost at the end (#16.2).
  */
-export function checkOutputPath(path: string, what: string): void {
+export function checkOutputPath(path: string, what: string, o: { stream?: boolean } = {}): void {
   if (path === '') throw new OutputFileError(`${what} is empty; expected a file path`);
+  let exists = false;
   try {
-    if (statSync(path).isDirectory()) throw new OutputFileError(`${what} ${path}: is a directory; expected a file path`);
+    const st = statSync(path);
+    exists = true;
+    if (st.isDirectory()) throw new OutputFileError(`${what} ${path}: is a directory; expected a file path`);
+    if (!st.isFile() && !o.stream)
+      throw new OutputFileError(`${what} ${path}: is not a regular file (a device, pipe or socket); expected a file path`);
   } catch (err) {
     if (err instanceof OutputFileError) throw err;
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new OutputFileError(`${what} ${path}: cannot be used (${why(err)})`);
   }
   makeFolders(path, what);
-  const probe = tempOf(path);
+  const probe = o.stream && exists ? path : tempOf(path);
   try {
-    closeSync(openSync(probe, 'w'));
-    unlinkSync(probe);
+    closeSync(openSync(probe, probe === path ? 'a' : 'w'));
+    if (probe !== path) unlinkSync(probe);
   } catch (err) {
     throw new OutputFileError(`${what} ${path}: cannot be written (${why(err)}); expected a writable place`);
   }
