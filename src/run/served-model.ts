@@ -23,7 +23,7 @@ export function withServedModel(resolved: ResolvedSpec, models: string[] | null,
     if (models === null || listed.length === 0 || listed.includes(named)) return { resolved };
     const guess = closest(named, listed);
     throw new ServedModelError(
-      `target.model ${JSON.stringify(named)} is not served by ${url}${guess ? `; did you mean ${JSON.stringify(guess)}?` : ''} It lists ${list(listed)}; expected one of them in target.model`,
+      `target.model ${JSON.stringify(named)} is not served by ${url} (it lists ${list(listed)}); ${guess ? `did you mean ${JSON.stringify(guess)}?` : 'expected one of them in target.model'}`,
     );
   }
   if (listed.length === 1) {
