@@ -62,7 +62,8 @@ function expandHeaders(headers: Record<string, string>, env: Env, sourceName: st
 function parseYaml(text: string, sourceName: string): unknown {
   const lineCounter = new LineCounter();
   // prettyErrors off: we want yaml's bare reason, not its multi-line excerpt.
-  const doc = parseDocument(text, { prettyErrors: false, lineCounter });
+  // logLevel error: a warning (e.g. a mapping used as a key) must not print to stderr; the schema then names the key.
+  const doc = parseDocument(text, { prettyErrors: false, lineCounter, logLevel: 'error' });
   const [error] = doc.errors;
   if (error) {
     const { line, col } = lineCounter.linePos(error.pos[0]);

@@ -258,5 +258,64 @@ describe('fault matrix: each fault lands in its class, and the classes add up to
     expect(after.every((x) => x.outcome === 'ok')).toBe(true);
     expect(c.timeout).toBe(0);
     expect(c.ok + c.connect_error + c.stream_error).toBe(r.requests.scheduled);
+
+describe('#16.3, #16.4, #16.11 at readiness', () => {
+  const listing = (ids: string[]): Script => ({
+    status: 200,
+    steps: [{ send: JSON.stringify({ data: ids.map((id) => ({ id })) }) }, { end: true }],
+  });
+
+  test('a model the server does not list fails before any completion request, naming what it lists', async () => {
+    let completions = 0;
+    server = await startScriptedServer((req) => {
+      if (req.url.endsWith('/models')) return listing(['test-modle', 'other']);
+      completions++;
+      return openaiStream({ tokens: 2 });
+    });
+    await expect(runBenchmark({ resolved: specFor(server.baseUrl, 'rate: 10\nsteady: 1s') })).rejects.toThrow(
+      `target.model "test-model" is not served by ${server.baseUrl} (it lists "test-modle", "other"); did you mean "test-modle"?`,
+    );
+    expect(completions).toBe(0);
+  });
+
+  test('a 401 or 403 at readiness is final: no retrying for the whole ready_timeout', async () => {
+    for (const status of [401, 403]) {
+      server = await startScriptedServer(() => errorResponse(status, 'no'));
+      const t0 = Date.now();
+      await expect(
+        runBenchmark({ resolved: specFor(server.baseUrl, 'rate: 10\nsteady: 1s', '', { readyTimeout: '30s' }) }),
+      ).rejects.toThrow(
+        `the server requires an API key (HTTP ${status}) at ${server.baseUrl}/models; expected target.api_key_env naming the variable that holds it`,
+      );
+      expect(Date.now() - t0).toBeLessThan(2000);
+      expect(server.requests).toBe(1);
+      await server.close();
+    }
+  });
+
+  test('a /models that sends headers and then nothing (slowloris) cannot stretch the wait past ready_timeout', async () => {
+    server = await startScriptedServer(() => ({ status: 200, steps: [{ send: '{"data": [' }] }));
+    const t0 = Date.now();
+    await expect(
+      runBenchmark({ resolved: specFor(server.baseUrl, 'rate: 10\nsteady: 1s', '', { readyTimeout: '800ms' }) }),
+    ).rejects.toThrow(/was not ready within 0\.8s \(last: no answer within \d+ ms\)/);
+    expect(Date.now() - t0).toBeLessThan(2500);
+  });
+
+  test('aborted during the readiness wait: a result at once, nothing sent, the whole schedule not reached', async () => {
+    server = await startScriptedServer(() => errorResponse(503, 'loading'));
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 300);
+    const t0 = Date.now();
+    const r = await runBenchmark({
+      resolved: specFor(server.baseUrl, 'rate: 50\narrival: constant\nwarmup: 0s\nsteady: 2s\ncooldown: 0s', '', { readyTimeout: '60s' }),
+      signal: abort.signal,
+    });
+    expect(Date.now() - t0).toBeLessThan(1500);
+    expectAccounted(r);
+    expect(r.load.interrupted).toBe(true);
+    expect(r.requests.scheduled).toBe(0);
+    expect(r.requests.not_reached).toBe(99);
+    expect(r.validity.valid).toBe(false);
   });
 });
