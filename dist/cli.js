@@ -56046,7 +56046,7 @@ function expandHeaders(headers, env, sourceName) {
 }
 function parseYaml2(text, sourceName) {
   const lineCounter = new import_yaml2.LineCounter();
-  const doc = (0, import_yaml2.parseDocument)(text, { prettyErrors: false, lineCounter, logLevel: "error" });
+  const doc = (0, import_yaml2.parseDocument)(text, { prettyErrors: false, lineCounter });
   const [error] = doc.errors;
   if (error) {
     const { line, col } = lineCounter.linePos(error.pos[0]);
