@@ -11,7 +11,7 @@ import { wallClockBoundMs } from '../run/bound.js';
 import { targetUrlProblem } from '../spec/url.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_INTERRUPTED, trapInterrupts } from '../run/interrupt.js';
-import { armWatchdog } from './watchdog.js';
+import { armWatchdog, BOUND_GRACE_MS } from '../run/watchdog.js';
 import { runInterleaved } from '../run/run.js';
 import { runReplicatesMerged } from '../run/replicates.js';
 import { loadSpec } from '../spec/load.js';
@@ -198,6 +198,3 @@ export async function runCommand(argv: string[]): Promise<number> {
     await records?.close();
   }
 }
-
-/** After the wall-clock bound aborts the run, how long it may take to write what it has before the process gives up. */
-const BOUND_GRACE_MS = 15_000;

@@ -15,3 +15,6 @@ export function armWatchdog(o: { boundMs: number; graceMs: number; onBound: () =
     clearTimeout(giveUp);
   };
 }
+
+/** After the bound aborts a run, how long it may take to write what it has before the process gives up. */
+export const BOUND_GRACE_MS = 15_000;
