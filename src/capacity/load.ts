@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { ResultFileError } from '../result/load.js';
+import { bytes, MAX_RESULT_BYTES } from '../spec/limits.js';
+import { readFileCapped, ReadFileError } from '../spec/read-file.js';
 import { SWEEP_KIND, SWEEP_SCHEMA_VERSION, type SweepDocument } from './document.js';
 import { identifiedResultSchema, sweepSchema } from './schema.js';
 
@@ -15,10 +16,15 @@ export function isSweepDocument(data: unknown): boolean {
 export function readJsonFile(path: string): unknown {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // Capped like a result file: /dev/zero or a huge file fails in bounded memory (#16.7).
+    text = readFileCapped(path, MAX_RESULT_BYTES);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
-    throw new ResultFileError(`${path}: ${code === 'ENOENT' ? 'file not found' : `cannot be read (${code})`}`);
+    if (!(err instanceof ReadFileError)) throw err;
+    throw new ResultFileError(
+      err.tooLarge
+        ? `${path}: ${err.reason}; expected a loadgate result or sweep of at most ${bytes(MAX_RESULT_BYTES)}`
+        : `${path}: ${err.reason === 'is a directory' ? 'is a directory, not a result file' : err.reason}`,
+    );
   }
   try {
     return JSON.parse(text);

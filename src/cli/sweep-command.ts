@@ -1,11 +1,12 @@
-import { parseArgs } from 'node:util';
 import { compareSweeps } from '../capacity/gate.js';
 import { loadSweep } from '../capacity/load.js';
 import type { SweepDocument } from '../capacity/document.js';
 import type { GateReport } from '../gate/types.js';
 import { renderSweepHtml } from '../report/sweep-html.js';
 import { renderSweepMarkdown, renderSweepText } from '../report/sweep.js';
-import { writeFileAtomic } from '../result/write.js';
+import { checkOutputPaths, writeFileAtomic } from '../result/write.js';
+import { EXIT_INTERRUPTED, trapInterrupts } from '../run/interrupt.js';
+import { parseCommandArgs } from './args.js';
 import { loadSpec } from '../spec/load.js';
 import { applyOverrides } from '../spec/override.js';
 import { runSweep, type PointInfo } from '../sweep/run.js';
@@ -49,32 +50,28 @@ const describe = (p: PointInfo) =>
 export function writeSweepReports(d: SweepDocument, gate: GateReport | null, files: { html?: string; markdown?: string }): string[] {
   const written: string[] = [];
   if (files.markdown) {
-    writeFileAtomic(files.markdown, renderSweepMarkdown(d, gate));
+    writeFileAtomic(files.markdown, renderSweepMarkdown(d, gate), '--markdown');
     written.push(files.markdown);
   }
   if (files.html) {
-    writeFileAtomic(files.html, renderSweepHtml(d, gate));
+    writeFileAtomic(files.html, renderSweepHtml(d, gate), '--html');
     written.push(files.html);
   }
   return written;
 }
 
 export async function sweepCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'target-url': { type: 'string' },
-      duration: { type: 'string' },
-      warmup: { type: 'string' },
-      workers: { type: 'string' },
-      out: { type: 'string', default: 'loadgate-sweep.json' },
-      baseline: { type: 'string' },
-      html: { type: 'string' },
-      markdown: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const { values, positionals } = parseCommandArgs('sweep', argv, {
+    'target-url': { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    workers: { type: 'string' },
+    out: { type: 'string', default: 'loadgate-sweep.json' },
+    baseline: { type: 'string' },
+    html: { type: 'string' },
+    markdown: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
   });
   if (values.help) {
     process.stdout.write(`${SWEEP_HELP}\n`);
@@ -93,13 +90,19 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const workers = parseWorkers(values.workers);
   const baseline = values.baseline === undefined ? null : loadSweep(values.baseline); // a bad baseline fails before the load
 
+  // Every file the sweep writes is checked before its first request (#16.2).
+  checkOutputPaths([
+    { path: values.out, what: '--out' },
+    { path: values.html, what: '--html' },
+    { path: values.markdown, what: '--markdown' },
+  ]);
+
   const abort = new AbortController();
-  const interrupt = () => {
-    process.stderr.write('\ninterrupted: stopping the point in progress and writing the points measured so far…\n');
-    abort.abort();
-  };
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
+  const interrupts = trapInterrupts(
+    abort,
+    (line) => process.stderr.write(`\n${line}\n`),
+    'interrupted: stopping the point in progress and writing the points measured so far…',
+  );
   const metric = resolved.spec.sweep.metric;
   let current = '';
   const progress = progressPrinter(process.stderr, () => `${current} `);
@@ -123,15 +126,15 @@ export async function sweepCommand(argv: string[]): Promise<number> {
       },
     });
     progress.end();
-    writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}\n`);
+    writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}\n`, '--out');
     const gate = baseline ? compareSweeps(baseline, doc) : null;
     const written = writeSweepReports(doc, gate, values);
     if (values.json) process.stdout.write(`${JSON.stringify(gate ? { ...doc, verdict: gate } : doc)}\n`);
     else process.stdout.write(`${renderSweepText(doc, gate)}\n${[values.out, ...written].map((f) => `Written to ${f}\n`).join('')}`);
+    if (interrupts.forced) return EXIT_INTERRUPTED;
     if (gate) return EXIT[gate.verdict];
     return doc.interrupted ? EXIT.inconclusive : EXIT.pass;
   } finally {
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
+    interrupts.release();
   }
 }

@@ -4,12 +4,16 @@
  * is written from what there is. Further signals never kill the process before that: each is
  * acknowledged and marks the run `forced`, so the command exits 130 once the result is out.
  */
-export function trapInterrupts(abort: AbortController, say: (line: string) => void): { readonly forced: boolean; release(): void } {
+export function trapInterrupts(
+  abort: AbortController,
+  say: (line: string) => void,
+  first = 'interrupted: stopping dispatch, cancelling in-flight requests, writing the result…',
+): { readonly forced: boolean; release(): void } {
   let count = 0;
   const onSignal = () => {
     count += 1;
     if (count === 1) {
-      say('interrupted: stopping dispatch, cancelling in-flight requests, writing the result…');
+      say(first);
       abort.abort();
     } else say('interrupted again: the result is being written; exiting with 130 as soon as it is');
   };

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const CLI = join(process.cwd(), 'bin', 'loadgate.js');
 const SCRIPT = join(process.cwd(), 'scripts', 'docs-cli.mjs');
-const COMMANDS = ['run', 'validate', 'compare', 'merge', 'report', 'sim'];
+const COMMANDS = ['run', 'sweep', 'validate', 'compare', 'merge', 'report', 'sim'];
 
 async function exitOf(args: string[]): Promise<{ code: number; stderr: string }> {
   try {

@@ -258,6 +258,8 @@ describe('fault matrix: each fault lands in its class, and the classes add up to
     expect(after.every((x) => x.outcome === 'ok')).toBe(true);
     expect(c.timeout).toBe(0);
     expect(c.ok + c.connect_error + c.stream_error).toBe(r.requests.scheduled);
+  });
+});
 
 describe('#16.3, #16.4, #16.11 at readiness', () => {
   const listing = (ids: string[]): Script => ({
