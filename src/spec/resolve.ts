@@ -71,7 +71,7 @@ function checkScheduleSize(r: { spec: Spec; warmupMs: number; steadyMs: number; 
           : rate;
   const expected = (peak * totalMs) / 1000;
   if (expected <= MAX_SCHEDULED_REQUESTS) return;
-  const what = peak === rate ? `is ${show(rate)} req/s` : `peaks at ${figure(peak)} req/s (load.pattern)`;
+  const what = peak === rate ? `is ${show(rate)} req/s` : `peaks at ${figure(peak)} req/s`;
   throw new SpecIssue(
     peak === rate ? ['load', 'rate'] : ['load', 'pattern'],
     `${what} over ${figure(totalMs / 1000)} s of warmup, steady and cooldown: ${figure(expected)} scheduled requests; expected at most ${figure(MAX_SCHEDULED_REQUESTS)} per run (lower the rate or shorten the run, or split it with --shard K/N)`,

@@ -364,3 +364,12 @@ describe('file problems', () => {
     );
   });
 });
+
+// #16.7 with a rate curve: the bound counts the pattern's peak, not only load.rate.
+test('a spike whose peak schedules more than the stated maximum is refused naming load.pattern', () => {
+  const text = 'target: {url: sim}\nload: {rate: 100000, steady: 60s, pattern: { kind: spike, multiplier: 3, at: 10s, for: 5s }}\n';
+  expect(() => parseSpec(text, 'bench.yml', {})).toThrow(
+    'bench.yml: load.pattern peaks at 300,000 req/s over 67 s of warmup, steady and cooldown: 20,100,000 scheduled requests; expected at most 10,000,000 per run (lower the rate or shorten the run, or split it with --shard K/N)',
+  );
+  expect(() => parseSpec(text.replace('multiplier: 3', 'multiplier: 1.2'), 'bench.yml', {})).not.toThrow();
+});
