@@ -6,7 +6,8 @@ import { escapeMarkdown as md } from '../report/escape.js';
 import { renderHtml } from '../report/html.js';
 import { loadResult } from '../result/load.js';
 import type { Result } from '../result/types.js';
-import { writeFileAtomic } from '../result/write.js';
+import { checkOutputPaths, writeFileAtomic } from '../result/write.js';
+import { wallClockBoundMs } from '../run/bound.js';
 import { runInterleaved } from '../run/run.js';
 import { gateOf } from '../spec/gate-schema.js';
 import { applyMissingBaseline, baselineNote, baselineResult, resolveBaseline, type BaselineNote, type BaselineSource } from './baseline.js';
@@ -38,7 +39,7 @@ export async function gateStep(step: StepContext): Promise<StepOutcome> {
   const report = applyMissingBaseline(compare(baseline, current, gateOf(current.spec)), missing, inputs.onMissingBaseline);
   const note = baselineNote(source, Date.now());
   const parts = reportParts(report, baseline, current, note, specLabel(inputs));
-  const htmlPath = inputs.reportPath.replace(/(\.md)?$/, '.html');
+  const htmlPath = htmlPathOf(inputs.reportPath);
   writeFileAtomic(inputs.reportPath, `${joinParts(parts)}\n`);
   writeFileAtomic(htmlPath, renderHtml(report, baseline, current));
   await summarize(parts, recorded);
@@ -64,18 +65,32 @@ export async function gateStep(step: StepContext): Promise<StepOutcome> {
 /** The baseline and the current run: interleaved against baseline-url, else a baseline found first and then the benchmark (or a given result). */
 async function measure({ inputs, ctx, octokit }: StepContext): Promise<{ source: BaselineSource; current: Result }> {
   const resolved = inputs.result ? undefined : loadActionSpec(inputs);
+  // Every file the step writes is checked before the benchmark: a run is never lost to a bad path (#16.2).
+  checkOutputPaths([
+    { path: inputs.resultPath, what: 'input result-path' },
+    { path: inputs.reportPath, what: 'input report-path' },
+    { path: htmlPathOf(inputs.reportPath), what: 'the HTML report beside report-path' },
+    { path: inputs.mode === 'record' ? inputs.baseline : undefined, what: 'input baseline' },
+  ]);
+  const onNotice = (line: string) => core.info(line);
   if (inputs.baselineUrl && resolved) {
     const baselineUrl = inputs.baselineUrl;
-    const ab = await interruptible((signal) => runInterleaved({ resolved, signal, baselineUrl }));
+    const ab = await interruptible((signal) => runInterleaved({ resolved, signal, baselineUrl, onNotice }), wallClockBoundMs(resolved));
     return { source: { kind: 'interleaved', url: baselineUrl, result: ab.baseline }, current: ab.current };
   }
   // Before the benchmark: a broken baseline source should fail in seconds, not after the run.
   const source = await resolveBaseline(inputs, ctx, octokit);
   const current = resolved
-    ? await interruptible((signal) => runActionBenchmark(resolved, inputs.replicates, signal))
+    ? await interruptible(
+        (signal) => runActionBenchmark(resolved, inputs.replicates, signal),
+        wallClockBoundMs(resolved, Math.max(inputs.replicates, resolved.spec.load.replicates)),
+      )
     : loadResult(inputs.result!);
   return { source, current };
 }
+
+/** The HTML report sits beside the markdown one: report.md → report.html. */
+const htmlPathOf = (reportPath: string) => reportPath.replace(/(\.md)?$/, '.html');
 
 const specLabel = (inputs: ActionInputs) => inputs.spec || `result ${inputs.result}`;
 

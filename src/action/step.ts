@@ -1,3 +1,6 @@
+import * as core from '@actions/core';
+import { trapInterrupts } from '../run/interrupt.js';
+import { armWatchdog, BOUND_GRACE_MS } from '../run/watchdog.js';
 import type { Octokit, RunContext } from './github-context.js';
 import type { ActionInputs } from './inputs.js';
 
@@ -18,14 +21,37 @@ export interface StepContext {
   octokit: () => Octokit;
 }
 
-/** Cancelling the job (SIGTERM) or Ctrl-C stops the run early; the partial result is still reported, marked interrupted. */
-export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/**
+ * Cancelling the job (SIGTERM), Ctrl-C or the spec's wall-clock bound (`boundMs`) stops the run
+ * early; the partial result is still reported, marked interrupted. A second signal never kills
+ * the step before that (#16.4); past the bound and a grace, the step gives up (#16.11).
+ */
+export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>, boundMs?: number): Promise<T> {
   const abort = new AbortController();
-  const stop = () => abort.abort();
-  process.once('SIGINT', stop).once('SIGTERM', stop);
+  const interrupts = trapInterrupts(abort, (line) => core.warning(line));
+  const disarm =
+    boundMs === undefined
+      ? () => {}
+      : armWatchdog({
+          boundMs,
+          graceMs: BOUND_GRACE_MS,
+          onBound: () => {
+            core.warning(
+              `the benchmark passed its wall-clock bound of ${Math.round(boundMs / 1000)} s; stopping and reporting what it has`,
+            );
+            abort.abort();
+          },
+          onGiveUp: () => {
+            core.setFailed(
+              `the benchmark was still not finished ${BOUND_GRACE_MS / 1000} s past its wall-clock bound; exiting without a result`,
+            );
+            process.exit(3);
+          },
+        });
   try {
     return await work(abort.signal);
   } finally {
-    process.off('SIGINT', stop).off('SIGTERM', stop);
+    disarm();
+    interrupts.release();
   }
 }
