@@ -349,7 +349,7 @@ describe('#16.6 the simulator exits 3 on errors, as loadgate sim and as dist/sim
         expectOneLine(inUse, new RegExp(`^loadgate sim: cannot listen on 127\\.0\\.0\\.1:${port}: EADDRINUSE \\(the port is in use`));
         const bad = await node([...entry, '--port', '0', '--config-json', '{"max_num_seqs": -1}']);
         expect(bad.code).toBe(3);
-        expectOneLine(bad, /^sim config: max_num_seqs is -1; expected an integer >= 1$/);
+        expectOneLine(bad, /^sim config: max_num_seqs is -1; expected an integer ≥ 1$/);
       }
     } finally {
       busy.close();

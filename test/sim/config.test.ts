@@ -34,6 +34,6 @@ test('bad configs give one line naming the field, worded as spec errors are (spe
 
 test("launchSim rejects with the sim's one-line config error", async () => {
   await expect(launchSim({ max_num_seqs: -1 })).rejects.toThrow(
-    /^loadgate sim exited \(code 2\) before listening: sim config: max_num_seqs is -1; expected an integer ≥ 1$/,
+    /^loadgate sim exited \(code 3\) before listening: sim config: max_num_seqs is -1; expected an integer ≥ 1$/,
   );
 });
