@@ -1107,10 +1107,10 @@ var require_base64_js = __commonJS({
     var lookup = [];
     var revLookup = [];
     var Arr = typeof Uint8Array !== "undefined" ? Uint8Array : Array;
-    var code = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (i = 0, len = code.length; i < len; ++i) {
-      lookup[i] = code[i];
-      revLookup[code.charCodeAt(i)] = i;
+    var code2 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (i = 0, len = code2.length; i < len; ++i) {
+      lookup[i] = code2[i];
+      revLookup[code2.charCodeAt(i)] = i;
     }
     var i;
     var len;
@@ -1390,11 +1390,11 @@ var require_trees = __commonJS({
         /*.Len*/
       );
     }
-    function bi_reverse(code, len) {
+    function bi_reverse(code2, len) {
       var res = 0;
       do {
-        res |= code & 1;
-        code >>>= 1;
+        res |= code2 & 1;
+        code2 >>>= 1;
         res <<= 1;
       } while (--len > 0);
       return res >>> 1;
@@ -1480,11 +1480,11 @@ var require_trees = __commonJS({
     }
     function gen_codes(tree, max_code, bl_count) {
       var next_code = new Array(MAX_BITS + 1);
-      var code = 0;
+      var code2 = 0;
       var bits;
       var n2;
       for (bits = 1; bits <= MAX_BITS; bits++) {
-        next_code[bits] = code = code + bl_count[bits - 1] << 1;
+        next_code[bits] = code2 = code2 + bl_count[bits - 1] << 1;
       }
       for (n2 = 0; n2 <= max_code; n2++) {
         var len = tree[n2 * 2 + 1];
@@ -1498,29 +1498,29 @@ var require_trees = __commonJS({
       var n2;
       var bits;
       var length;
-      var code;
+      var code2;
       var dist;
       var bl_count = new Array(MAX_BITS + 1);
       length = 0;
-      for (code = 0; code < LENGTH_CODES - 1; code++) {
-        base_length[code] = length;
-        for (n2 = 0; n2 < 1 << extra_lbits[code]; n2++) {
-          _length_code[length++] = code;
+      for (code2 = 0; code2 < LENGTH_CODES - 1; code2++) {
+        base_length[code2] = length;
+        for (n2 = 0; n2 < 1 << extra_lbits[code2]; n2++) {
+          _length_code[length++] = code2;
         }
       }
-      _length_code[length - 1] = code;
+      _length_code[length - 1] = code2;
       dist = 0;
-      for (code = 0; code < 16; code++) {
-        base_dist[code] = dist;
-        for (n2 = 0; n2 < 1 << extra_dbits[code]; n2++) {
-          _dist_code[dist++] = code;
+      for (code2 = 0; code2 < 16; code2++) {
+        base_dist[code2] = dist;
+        for (n2 = 0; n2 < 1 << extra_dbits[code2]; n2++) {
+          _dist_code[dist++] = code2;
         }
       }
       dist >>= 7;
-      for (; code < D_CODES; code++) {
-        base_dist[code] = dist << 7;
-        for (n2 = 0; n2 < 1 << extra_dbits[code] - 7; n2++) {
-          _dist_code[256 + dist++] = code;
+      for (; code2 < D_CODES; code2++) {
+        base_dist[code2] = dist << 7;
+        for (n2 = 0; n2 < 1 << extra_dbits[code2] - 7; n2++) {
+          _dist_code[256 + dist++] = code2;
         }
       }
       for (bits = 0; bits <= MAX_BITS; bits++) {
@@ -1614,7 +1614,7 @@ var require_trees = __commonJS({
       var dist;
       var lc;
       var lx = 0;
-      var code;
+      var code2;
       var extra;
       if (s.last_lit !== 0) {
         do {
@@ -1624,19 +1624,19 @@ var require_trees = __commonJS({
           if (dist === 0) {
             send_code(s, lc, ltree);
           } else {
-            code = _length_code[lc];
-            send_code(s, code + LITERALS + 1, ltree);
-            extra = extra_lbits[code];
+            code2 = _length_code[lc];
+            send_code(s, code2 + LITERALS + 1, ltree);
+            extra = extra_lbits[code2];
             if (extra !== 0) {
-              lc -= base_length[code];
+              lc -= base_length[code2];
               send_bits(s, lc, extra);
             }
             dist--;
-            code = d_code(dist);
-            send_code(s, code, dtree);
-            extra = extra_dbits[code];
+            code2 = d_code(dist);
+            send_code(s, code2, dtree);
+            extra = extra_dbits[code2];
             if (extra !== 0) {
-              dist -= base_dist[code];
+              dist -= base_dist[code2];
               send_bits(s, dist, extra);
             }
           }
@@ -5834,11 +5834,11 @@ var require_wasm = __commonJS({
     "use strict";
     var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value2) {
-        return value2 instanceof P ? value2 : new P(function(resolve2) {
-          resolve2(value2);
+        return value2 instanceof P ? value2 : new P(function(resolve3) {
+          resolve3(value2);
         });
       }
-      return new (P || (P = Promise))(function(resolve2, reject) {
+      return new (P || (P = Promise))(function(resolve3, reject) {
         function fulfilled(value2) {
           try {
             step(generator.next(value2));
@@ -5846,7 +5846,7 @@ var require_wasm = __commonJS({
             reject(e);
           }
         }
-        function rejected(value2) {
+        function rejected2(value2) {
           try {
             step(generator["throw"](value2));
           } catch (e) {
@@ -5854,7 +5854,7 @@ var require_wasm = __commonJS({
           }
         }
         function step(result3) {
-          result3.done ? resolve2(result3.value) : adopt(result3.value).then(fulfilled, rejected);
+          result3.done ? resolve3(result3.value) : adopt(result3.value).then(fulfilled, rejected2);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -7613,9 +7613,9 @@ var require_code = __commonJS({
     };
     exports2.Name = Name;
     var _Code = class extends _CodeOrName {
-      constructor(code) {
+      constructor(code2) {
         super();
-        this._items = typeof code === "string" ? [code] : code;
+        this._items = typeof code2 === "string" ? [code2] : code2;
       }
       toString() {
         return this.str;
@@ -7642,13 +7642,13 @@ var require_code = __commonJS({
     exports2._Code = _Code;
     exports2.nil = new _Code("");
     function _(strs, ...args) {
-      const code = [strs[0]];
+      const code2 = [strs[0]];
       let i = 0;
       while (i < args.length) {
-        addCodeArg(code, args[i]);
-        code.push(strs[++i]);
+        addCodeArg(code2, args[i]);
+        code2.push(strs[++i]);
       }
-      return new _Code(code);
+      return new _Code(code2);
     }
     exports2._ = _;
     var plus = new _Code("+");
@@ -7664,13 +7664,13 @@ var require_code = __commonJS({
       return new _Code(expr);
     }
     exports2.str = str3;
-    function addCodeArg(code, arg) {
+    function addCodeArg(code2, arg) {
       if (arg instanceof _Code)
-        code.push(...arg._items);
+        code2.push(...arg._items);
       else if (arg instanceof Name)
-        code.push(arg);
+        code2.push(arg);
       else
-        code.push(interpolate(arg));
+        code2.push(interpolate(arg));
     }
     exports2.addCodeArg = addCodeArg;
     function optimize(expr) {
@@ -7854,7 +7854,7 @@ var require_scope = __commonJS({
         }, usedValues, getCode);
       }
       _reduceValues(values, valueCode, usedValues = {}, getCode) {
-        let code = code_1.nil;
+        let code2 = code_1.nil;
         for (const prefix in values) {
           const vs = values[prefix];
           if (!vs)
@@ -7867,16 +7867,16 @@ var require_scope = __commonJS({
             let c = valueCode(name2);
             if (c) {
               const def = this.opts.es5 ? exports2.varKinds.var : exports2.varKinds.const;
-              code = (0, code_1._)`${code}${def} ${name2} = ${c};${this.opts._n}`;
+              code2 = (0, code_1._)`${code2}${def} ${name2} = ${c};${this.opts._n}`;
             } else if (c = getCode === null || getCode === void 0 ? void 0 : getCode(name2)) {
-              code = (0, code_1._)`${code}${c}${this.opts._n}`;
+              code2 = (0, code_1._)`${code2}${c}${this.opts._n}`;
             } else {
               throw new ValueError(name2);
             }
             nameSet.set(name2, UsedValueState.Completed);
           });
         }
-        return code;
+        return code2;
       }
     };
     exports2.ValueScope = ValueScope;
@@ -8036,9 +8036,9 @@ var require_codegen = __commonJS({
       }
     };
     var AnyCode = class extends Node {
-      constructor(code) {
+      constructor(code2) {
         super();
-        this.code = code;
+        this.code = code2;
       }
       render({ _n }) {
         return `${this.code};` + _n;
@@ -8060,7 +8060,7 @@ var require_codegen = __commonJS({
         this.nodes = nodes;
       }
       render(opts) {
-        return this.nodes.reduce((code, n2) => code + n2.render(opts), "");
+        return this.nodes.reduce((code2, n2) => code2 + n2.render(opts), "");
       }
       optimizeNodes() {
         const { nodes } = this;
@@ -8108,10 +8108,10 @@ var require_codegen = __commonJS({
         this.condition = condition;
       }
       render(opts) {
-        let code = `if(${this.condition})` + super.render(opts);
+        let code2 = `if(${this.condition})` + super.render(opts);
         if (this.else)
-          code += "else " + this.else.render(opts);
-        return code;
+          code2 += "else " + this.else.render(opts);
+        return code2;
       }
       optimizeNodes() {
         super.optimizeNodes();
@@ -8232,12 +8232,12 @@ var require_codegen = __commonJS({
     Return.kind = "return";
     var Try = class extends BlockNode {
       render(opts) {
-        let code = "try" + super.render(opts);
+        let code2 = "try" + super.render(opts);
         if (this.catch)
-          code += this.catch.render(opts);
+          code2 += this.catch.render(opts);
         if (this.finally)
-          code += this.finally.render(opts);
-        return code;
+          code2 += this.finally.render(opts);
+        return code2;
       }
       optimizeNodes() {
         var _a, _b;
@@ -8354,18 +8354,18 @@ var require_codegen = __commonJS({
       }
       // returns code for object literal for the passed argument list of key-value pairs
       object(...keyValues) {
-        const code = ["{"];
+        const code2 = ["{"];
         for (const [key, value2] of keyValues) {
-          if (code.length > 1)
-            code.push(",");
-          code.push(key);
+          if (code2.length > 1)
+            code2.push(",");
+          code2.push(key);
           if (key !== value2 || this.opts.es5) {
-            code.push(":");
-            (0, code_1.addCodeArg)(code, value2);
+            code2.push(":");
+            (0, code_1.addCodeArg)(code2, value2);
           }
         }
-        code.push("}");
-        return new code_1._Code(code);
+        code2.push("}");
+        return new code_1._Code(code2);
       }
       // `if` clause (or statement if `thenBody` and, optionally, `elseBody` are passed)
       if(condition, thenBody, elseBody) {
@@ -10535,7 +10535,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve2.call(this, root, ref);
+      let _sch = resolve3.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -10562,7 +10562,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve2(root, ref) {
+    function resolve3(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -10684,22 +10684,22 @@ var require_utils = __commonJS({
     }
     function stringArrayToHexStripped(input) {
       let acc = "";
-      let code = 0;
+      let code2 = 0;
       let i = 0;
       for (i = 0; i < input.length; i++) {
-        code = input[i].charCodeAt(0);
-        if (code === 48) {
+        code2 = input[i].charCodeAt(0);
+        if (code2 === 48) {
           continue;
         }
-        if (!(code >= 48 && code <= 57 || code >= 65 && code <= 70 || code >= 97 && code <= 102)) {
+        if (!(code2 >= 48 && code2 <= 57 || code2 >= 65 && code2 <= 70 || code2 >= 97 && code2 <= 102)) {
           return "";
         }
         acc += input[i];
         break;
       }
       for (i += 1; i < input.length; i++) {
-        code = input[i].charCodeAt(0);
-        if (!(code >= 48 && code <= 57 || code >= 65 && code <= 70 || code >= 97 && code <= 102)) {
+        code2 = input[i].charCodeAt(0);
+        if (!(code2 >= 48 && code2 <= 57 || code2 >= 65 && code2 <= 70 || code2 >= 97 && code2 <= 102)) {
           return "";
         }
         acc += input[i];
@@ -10813,8 +10813,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path) {
-      let input = path;
+    function removeDotSegments(path2) {
+      let input = path2;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -10888,11 +10888,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path) {
-      if (path === "" || path[0] === "/") {
-        return removeDotSegments(path);
+    function removeDotSegmentsRelative(path2) {
+      if (path2 === "" || path2[0] === "/") {
+        return removeDotSegments(path2);
       }
-      const segments2 = path.split("/");
+      const segments2 = path2.split("/");
       const last = segments2.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -10972,15 +10972,15 @@ var require_utils = __commonJS({
         if (isPathCharacter(ch)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
-          if (code < 128) {
-            output += isEscapeSafe(code) ? ch : BYTE_HEX[code];
-          } else if (code < 55296 || code > 57343) {
-            output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
+          const code2 = input.charCodeAt(i);
+          if (code2 < 128) {
+            output += isEscapeSafe(code2) ? ch : BYTE_HEX[code2];
+          } else if (code2 < 55296 || code2 > 57343) {
+            output += percentEncodeNonAscii(code2);
+          } else if (code2 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code2 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -11011,15 +11011,15 @@ var require_utils = __commonJS({
         if (isPathCharacter(ch) && (ch !== ":" || !firstSegment)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
-          if (code < 128) {
-            output += BYTE_HEX[code];
-          } else if (code < 55296 || code > 57343) {
-            output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
+          const code2 = input.charCodeAt(i);
+          if (code2 < 128) {
+            output += BYTE_HEX[code2];
+          } else if (code2 < 55296 || code2 > 57343) {
+            output += percentEncodeNonAscii(code2);
+          } else if (code2 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code2 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -11046,15 +11046,15 @@ var require_utils = __commonJS({
         if (isAllowed(ch)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
-          if (code < 128) {
-            output += BYTE_HEX[code];
-          } else if (code < 55296 || code > 57343) {
-            output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
+          const code2 = input.charCodeAt(i);
+          if (code2 < 128) {
+            output += BYTE_HEX[code2];
+          } else if (code2 < 55296 || code2 > 57343) {
+            output += percentEncodeNonAscii(code2);
+          } else if (code2 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code2 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -11099,15 +11099,15 @@ var require_utils = __commonJS({
         if (isQueryFragmentCharacter(ch)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
-          if (code < 128) {
-            output += isEscapeSafe(code) ? ch : BYTE_HEX[code];
-          } else if (code < 55296 || code > 57343) {
-            output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
+          const code2 = input.charCodeAt(i);
+          if (code2 < 128) {
+            output += isEscapeSafe(code2) ? ch : BYTE_HEX[code2];
+          } else if (code2 < 55296 || code2 > 57343) {
+            output += percentEncodeNonAscii(code2);
+          } else if (code2 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code2 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -11255,8 +11255,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path && path !== "/" ? path : void 0;
+        const path2 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path2 && path2 !== "/" ? path2 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -11426,7 +11426,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve2(baseURI, relativeURI, options) {
+    function resolve3(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -11817,7 +11817,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve2,
+      resolve: resolve3,
       resolveComponent,
       equal,
       serialize,
@@ -14065,8 +14065,8 @@ var require_format = __commonJS({
             }
           }
           function getFormat(fmtDef) {
-            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
-            const fmt = gen.scopeValue("formats", { key: schema, ref: fmtDef, code });
+            const code2 = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
+            const fmt = gen.scopeValue("formats", { key: schema, ref: fmtDef, code: code2 });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
               return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt}.validate`];
             }
@@ -14566,17 +14566,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path) {
-      const ctrl = callVisitor(key, node, visitor, path);
+    function visit_(key, node, visitor, path2) {
+      const ctrl = callVisitor(key, node, visitor, path2);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path, ctrl);
-        return visit_(key, ctrl, visitor, path);
+        replaceNode(key, path2, ctrl);
+        return visit_(key, ctrl, visitor, path2);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path = Object.freeze(path.concat(node));
+          path2 = Object.freeze(path2.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path);
+            const ci = visit_(i, node.items[i], visitor, path2);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -14587,13 +14587,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path = Object.freeze(path.concat(node));
-          const ck = visit_("key", node.key, visitor, path);
+          path2 = Object.freeze(path2.concat(node));
+          const ck = visit_("key", node.key, visitor, path2);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path);
+          const cv = visit_("value", node.value, visitor, path2);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -14614,17 +14614,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path) {
-      const ctrl = await callVisitor(key, node, visitor, path);
+    async function visitAsync_(key, node, visitor, path2) {
+      const ctrl = await callVisitor(key, node, visitor, path2);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path, ctrl);
-        return visitAsync_(key, ctrl, visitor, path);
+        replaceNode(key, path2, ctrl);
+        return visitAsync_(key, ctrl, visitor, path2);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path = Object.freeze(path.concat(node));
+          path2 = Object.freeze(path2.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path);
+            const ci = await visitAsync_(i, node.items[i], visitor, path2);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -14635,13 +14635,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path = Object.freeze(path.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path);
+          path2 = Object.freeze(path2.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path2);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path);
+          const cv = await visitAsync_("value", node.value, visitor, path2);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -14668,23 +14668,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path) {
+    function callVisitor(key, node, visitor, path2) {
       if (typeof visitor === "function")
-        return visitor(key, node, path);
+        return visitor(key, node, path2);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path);
+        return visitor.Map?.(key, node, path2);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path);
+        return visitor.Seq?.(key, node, path2);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path);
+        return visitor.Pair?.(key, node, path2);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path);
+        return visitor.Scalar?.(key, node, path2);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path);
+        return visitor.Alias?.(key, node, path2);
       return void 0;
     }
-    function replaceNode(key, path, node) {
-      const parent = path[path.length - 1];
+    function replaceNode(key, path2, node) {
+      const parent = path2[path2.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -15296,10 +15296,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path, value2) {
+    function collectionFromPath(schema, path2, value2) {
       let v = value2;
-      for (let i = path.length - 1; i >= 0; --i) {
-        const k = path[i];
+      for (let i = path2.length - 1; i >= 0; --i) {
+        const k = path2[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -15318,7 +15318,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path) => path == null || typeof path === "object" && !!path[Symbol.iterator]().next().done;
+    var isEmptyPath = (path2) => path2 == null || typeof path2 === "object" && !!path2[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -15348,11 +15348,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path, value2) {
-        if (isEmptyPath(path))
+      addIn(path2, value2) {
+        if (isEmptyPath(path2))
           this.add(value2);
         else {
-          const [key, ...rest] = path;
+          const [key, ...rest] = path2;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value2);
@@ -15366,8 +15366,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path) {
-        const [key, ...rest] = path;
+      deleteIn(path2) {
+        const [key, ...rest] = path2;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -15381,8 +15381,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path, keepScalar) {
-        const [key, ...rest] = path;
+      getIn(path2, keepScalar) {
+        const [key, ...rest] = path2;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -15400,8 +15400,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path) {
-        const [key, ...rest] = path;
+      hasIn(path2) {
+        const [key, ...rest] = path2;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -15411,8 +15411,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path, value2) {
-        const [key, ...rest] = path;
+      setIn(path2, value2) {
+        const [key, ...rest] = path2;
         if (rest.length === 0) {
           this.set(key, value2);
         } else {
@@ -15636,8 +15636,8 @@ var require_stringifyString = __commonJS({
             case "u":
               {
                 str3 += json.slice(start, i);
-                const code = json.substr(i + 2, 4);
-                switch (code) {
+                const code2 = json.substr(i + 2, 4);
+                switch (code2) {
                   case "0000":
                     str3 += "\\0";
                     break;
@@ -15663,8 +15663,8 @@ var require_stringifyString = __commonJS({
                     str3 += "\\P";
                     break;
                   default:
-                    if (code.substr(0, 2) === "00")
-                      str3 += "\\x" + code.substr(2);
+                    if (code2.substr(0, 2) === "00")
+                      str3 += "\\x" + code2.substr(2);
                     else
                       str3 += json.substr(i, 6);
                 }
@@ -17927,9 +17927,9 @@ var require_Document = __commonJS({
           this.contents.add(value2);
       }
       /** Adds a value to the document. */
-      addIn(path, value2) {
+      addIn(path2, value2) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path, value2);
+          this.contents.addIn(path2, value2);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -18004,14 +18004,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path) {
-        if (Collection.isEmptyPath(path)) {
+      deleteIn(path2) {
+        if (Collection.isEmptyPath(path2)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path2) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -18026,10 +18026,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path, keepScalar) {
-        if (Collection.isEmptyPath(path))
+      getIn(path2, keepScalar) {
+        if (Collection.isEmptyPath(path2))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path2, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -18040,10 +18040,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path) {
-        if (Collection.isEmptyPath(path))
+      hasIn(path2) {
+        if (Collection.isEmptyPath(path2))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path2) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -18060,13 +18060,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path, value2) {
-        if (Collection.isEmptyPath(path)) {
+      setIn(path2, value2) {
+        if (Collection.isEmptyPath(path2)) {
           this.contents = value2;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path), value2);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path2), value2);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path, value2);
+          this.contents.setIn(path2, value2);
         }
       }
       /**
@@ -18163,22 +18163,22 @@ var require_errors2 = __commonJS({
   "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name2, pos, code, message) {
+      constructor(name2, pos, code2, message) {
         super();
         this.name = name2;
-        this.code = code;
+        this.code = code2;
         this.message = message;
         this.pos = pos;
       }
     };
     var YAMLParseError = class extends YAMLError {
-      constructor(pos, code, message) {
-        super("YAMLParseError", pos, code, message);
+      constructor(pos, code2, message) {
+        super("YAMLParseError", pos, code2, message);
       }
     };
     var YAMLWarning = class extends YAMLError {
-      constructor(pos, code, message) {
-        super("YAMLWarning", pos, code, message);
+      constructor(pos, code2, message) {
+        super("YAMLWarning", pos, code2, message);
       }
     };
     var prettifyError = (src, lc) => (error) => {
@@ -19087,7 +19087,7 @@ var require_resolve_flow_scalar = __commonJS({
       const { offset, type, source, end: end2 } = scalar;
       let _type;
       let value2;
-      const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
+      const _onError = (rel, code2, msg) => onError(offset + rel, code2, msg);
       switch (type) {
         case "scalar":
           _type = Scalar.Scalar.PLAIN;
@@ -19285,9 +19285,9 @@ var require_resolve_flow_scalar = __commonJS({
     function parseCharCode(source, offset, length, onError) {
       const cc = source.substr(offset, length);
       const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
-      const code = ok ? parseInt(cc, 16) : NaN;
+      const code2 = ok ? parseInt(cc, 16) : NaN;
       try {
-        return String.fromCodePoint(code);
+        return String.fromCodePoint(code2);
       } catch {
         const raw = source.substr(offset - 2, length + 2);
         onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
@@ -19609,12 +19609,12 @@ var require_composer = __commonJS({
         this.prelude = [];
         this.errors = [];
         this.warnings = [];
-        this.onError = (source, code, message, warning) => {
+        this.onError = (source, code2, message, warning) => {
           const pos = getErrorPos(source);
           if (warning)
-            this.warnings.push(new errors.YAMLWarning(pos, code, message));
+            this.warnings.push(new errors.YAMLWarning(pos, code2, message));
           else
-            this.errors.push(new errors.YAMLParseError(pos, code, message));
+            this.errors.push(new errors.YAMLParseError(pos, code2, message));
         };
         this.directives = new directives.Directives({ version: options.version || "1.2" });
         this.options = options;
@@ -19776,12 +19776,12 @@ var require_cst_scalar = __commonJS({
     var stringifyString = require_stringifyString();
     function resolveAsScalar(token, strict = true, onError) {
       if (token) {
-        const _onError = (pos, code, message) => {
+        const _onError = (pos, code2, message) => {
           const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
           if (onError)
-            onError(offset, code, message);
+            onError(offset, code2, message);
           else
-            throw new errors.YAMLParseError([offset, offset + 1], code, message);
+            throw new errors.YAMLParseError([offset, offset + 1], code2, message);
         };
         switch (token.type) {
           case "scalar":
@@ -20027,9 +20027,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path) => {
+    visit.itemAtPath = (cst, path2) => {
       let item = cst;
-      for (const [field, index] of path) {
+      for (const [field, index] of path2) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -20038,23 +20038,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path) => {
-      const parent = visit.itemAtPath(cst, path.slice(0, -1));
-      const field = path[path.length - 1][0];
+    visit.parentCollection = (cst, path2) => {
+      const parent = visit.itemAtPath(cst, path2.slice(0, -1));
+      const field = path2[path2.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path, item, visitor) {
-      let ctrl = visitor(item, path);
+    function _visit(path2, item, visitor) {
+      let ctrl = visitor(item, path2);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path2.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -20065,10 +20065,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path);
+            ctrl = ctrl(item, path2);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path2) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -20494,9 +20494,9 @@ var require_lexer = __commonJS({
         }
       }
       *parseQuotedScalar() {
-        const quote = this.charAt(0);
-        let end2 = this.buffer.indexOf(quote, this.pos + 1);
-        if (quote === "'") {
+        const quote2 = this.charAt(0);
+        let end2 = this.buffer.indexOf(quote2, this.pos + 1);
+        if (quote2 === "'") {
           while (end2 !== -1 && this.buffer[end2 + 1] === "'")
             end2 = this.buffer.indexOf("'", end2 + 2);
         } else {
@@ -20803,15 +20803,15 @@ var require_parser = __commonJS({
     var node_process = __require("process");
     var cst = require_cst();
     var lexer = require_lexer();
-    function includesToken(list, type) {
-      for (let i = 0; i < list.length; ++i)
-        if (list[i].type === type)
+    function includesToken(list2, type) {
+      for (let i = 0; i < list2.length; ++i)
+        if (list2[i].type === type)
           return true;
       return false;
     }
-    function findNonEmptyIndex(list) {
-      for (let i = 0; i < list.length; ++i) {
-        switch (list[i].type) {
+    function findNonEmptyIndex(list2) {
+      for (let i = 0; i < list2.length; ++i) {
+        switch (list2[i].type) {
           case "space":
           case "comment":
           case "newline":
@@ -22390,10 +22390,10 @@ var require_errors3 = __commonJS({
     };
     var kHTTPParserError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HTTP_PARSER");
     var HTTPParserError = class extends Error {
-      constructor(message, code, data) {
+      constructor(message, code2, data) {
         super(message);
         this.name = "HTTPParserError";
-        this.code = code ? `HPE_${code}` : void 0;
+        this.code = code2 ? `HPE_${code2}` : void 0;
         this.data = data ? data.toString() : void 0;
       }
       static [Symbol.hasInstance](instance) {
@@ -22420,12 +22420,12 @@ var require_errors3 = __commonJS({
     };
     var kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY");
     var RequestRetryError = class extends UndiciError {
-      constructor(message, code, { headers, data }) {
+      constructor(message, code2, { headers, data }) {
         super(message);
         this.name = "RequestRetryError";
         this.message = message || "Request retry error";
         this.code = "UND_ERR_REQ_RETRY";
-        this.statusCode = code;
+        this.statusCode = code2;
         this.data = data;
         this.headers = headers;
       }
@@ -22438,12 +22438,12 @@ var require_errors3 = __commonJS({
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
     var ResponseError = class extends UndiciError {
-      constructor(message, code, { headers, body }) {
+      constructor(message, code2, { headers, body }) {
         super(message);
         this.name = "ResponseError";
         this.message = message || "Response error";
         this.code = "UND_ERR_RESPONSE";
-        this.statusCode = code;
+        this.statusCode = code2;
         this.body = body;
         this.headers = headers;
       }
@@ -22486,11 +22486,11 @@ var require_errors3 = __commonJS({
       }
     };
     var Socks5ProxyError = class extends UndiciError {
-      constructor(message, code) {
+      constructor(message, code2) {
         super(message);
         this.name = "Socks5ProxyError";
         this.message = message || "SOCKS5 proxy error";
-        this.code = code || "UND_ERR_SOCKS5";
+        this.code = code2 || "UND_ERR_SOCKS5";
       }
     };
     var kMessageSizeExceededError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_WS_MESSAGE_SIZE_EXCEEDED");
@@ -22694,8 +22694,8 @@ var require_tree = __commonJS({
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
-        const code = this.code = key.charCodeAt(index);
-        if (code > 127) {
+        const code2 = this.code = key.charCodeAt(index);
+        if (code2 > 127) {
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
@@ -22717,11 +22717,11 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (true) {
-          const code = key.charCodeAt(index);
-          if (code > 127) {
+          const code2 = key.charCodeAt(index);
+          if (code2 > 127) {
             throw new TypeError("key must be ascii string");
           }
-          if (node.code === code) {
+          if (node.code === code2) {
             if (length === ++index) {
               node.value = value2;
               break;
@@ -22731,7 +22731,7 @@ var require_tree = __commonJS({
               node.middle = new _TstNode(key, value2, index);
               break;
             }
-          } else if (node.code < code) {
+          } else if (node.code < code2) {
             if (node.left !== null) {
               node = node.left;
             } else {
@@ -22755,19 +22755,19 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (node !== null && index < keylength) {
-          let code = key[index];
-          if (code <= 90 && code >= 65) {
-            code |= 32;
+          let code2 = key[index];
+          if (code2 <= 90 && code2 >= 65) {
+            code2 |= 32;
           }
           while (node !== null) {
-            if (code === node.code) {
+            if (code2 === node.code) {
               if (keylength === ++index) {
                 return node;
               }
               node = node.middle;
               break;
             }
-            node = node.code < code ? node.left : node.right;
+            node = node.code < code2 ? node.left : node.right;
           }
         }
         return null;
@@ -22928,14 +22928,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin2 = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path2 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin2[origin2.length - 1] === "/") {
           origin2 = origin2.slice(0, origin2.length - 1);
         }
-        if (path && path[0] !== "/") {
-          path = `/${path}`;
+        if (path2 && path2[0] !== "/") {
+          path2 = `/${path2}`;
         }
-        return new URL(`${origin2}${path}`);
+        return new URL(`${origin2}${path2}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -23770,9 +23770,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path, origin: origin2 }
+            request: { method, path: path2, origin: origin2 }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin2, path);
+          debugLog("sending request to %s %s%s", method, origin2, path2);
         }
       );
     }
@@ -23790,14 +23790,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path, origin: origin2 },
+            request: { method, path: path2, origin: origin2 },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin2,
-            path,
+            path2,
             statusCode
           );
         }
@@ -23806,23 +23806,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path, origin: origin2 }
+            request: { method, path: path2, origin: origin2 }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin2, path);
+          debugLog("trailers received from %s %s%s", method, origin2, path2);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path, origin: origin2 },
+            request: { method, path: path2, origin: origin2 },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin2,
-            path,
+            path2,
             error.message
           );
         }
@@ -23852,11 +23852,11 @@ var require_diagnostics = __commonJS({
       diagnosticsChannel.subscribe(
         "undici:websocket:close",
         (evt) => {
-          const { websocket, code, reason } = evt;
+          const { websocket, code: code2, reason } = evt;
           debugLog(
             "closed connection to %s - %s %s",
             websocket.url,
-            code,
+            code2,
             reason
           );
         }
@@ -23937,7 +23937,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin2, {
-        path,
+        path: path2,
         method,
         body,
         headers,
@@ -23954,11 +23954,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path !== "string") {
+        if (typeof path2 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path[0] !== "/" && !(path.startsWith("http://") || path.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path2[0] !== "/" && !(path2.startsWith("http://") || path2.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path)) {
+        } else if (invalidPathRegex.test(path2)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -24033,7 +24033,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path, query) : path;
+        this.path = query ? serializePathWithQuery(path2, query) : path2;
         this.origin = origin2;
         this.protocol = getProtocolFromUrlString(origin2);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -24565,9 +24565,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve3, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve2(data);
+              return err ? reject(err) : resolve3(data);
             });
           });
         }
@@ -24605,9 +24605,9 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve3, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve2(data);
+              return err2 ? reject(err2) : resolve3(data);
             });
           });
         }
@@ -25823,8 +25823,8 @@ var require_infra = __commonJS({
       assert(!invalidIsomorphicEncodeValueRegex.test(input));
       return input;
     }
-    function parseJSONFromBytes(bytes) {
-      return JSON.parse(utf8DecodeBytes(bytes));
+    function parseJSONFromBytes(bytes2) {
+      return JSON.parse(utf8DecodeBytes(bytes2));
     }
     function removeASCIIWhitespace(str3, leading = true, trailing = true) {
       return removeChars(str3, leading, trailing, isASCIIWhitespace);
@@ -25924,8 +25924,8 @@ var require_data_url = __commonJS({
       return serialized;
     }
     function stringPercentDecode(input) {
-      const bytes = encoder.encode(input);
-      return percentDecode(bytes);
+      const bytes2 = encoder.encode(input);
+      return percentDecode(bytes2);
     }
     function isHexCharByte(byte) {
       return byte >= 48 && byte <= 57 || byte >= 65 && byte <= 70 || byte >= 97 && byte <= 102;
@@ -26611,10 +26611,10 @@ var require_webidl = __commonJS({
       if (jsArrayBuffer.detached) {
         return new Uint8Array(0);
       }
-      const bytes = new Uint8Array(length);
+      const bytes2 = new Uint8Array(length);
       const view = new Uint8Array(jsArrayBuffer, offset, length);
-      bytes.set(view);
-      return bytes;
+      bytes2.set(view);
+      return bytes2;
     };
     webidl.converters.DOMString = function(V, prefix, argument, flags) {
       if (V === null && webidl.util.HasFlag(flags, webidl.attributes.LegacyNullToEmptyString)) {
@@ -26885,9 +26885,9 @@ var require_util3 = __commonJS({
     }
     function isValidEncodedURL(url) {
       for (let i = 0; i < url.length; ++i) {
-        const code = url.charCodeAt(i);
-        if (code > 126 || // Non-US-ASCII + DEL
-        code < 32) {
+        const code2 = url.charCodeAt(i);
+        if (code2 > 126 || // Non-US-ASCII + DEL
+        code2 < 32) {
           return false;
         }
       }
@@ -27330,19 +27330,19 @@ var require_util3 = __commonJS({
     }
     async function readAllBytes(reader, successSteps, failureSteps) {
       try {
-        const bytes = [];
+        const bytes2 = [];
         let byteLength = 0;
         do {
           const { done, value: chunk } = await reader.read();
           if (done) {
-            successSteps(Buffer.concat(bytes, byteLength));
+            successSteps(Buffer.concat(bytes2, byteLength));
             return;
           }
           if (!isUint8Array(chunk)) {
             failureSteps(new TypeError("Received non-Uint8Array chunk"));
             return;
           }
-          bytes.push(chunk);
+          bytes2.push(chunk);
           byteLength += chunk.length;
         } while (true);
       } catch (e) {
@@ -27388,8 +27388,8 @@ var require_util3 = __commonJS({
       }
       const rangeStart = collectASequenceOfCodePoints(
         (char) => {
-          const code = char.charCodeAt(0);
-          return code >= 48 && code <= 57;
+          const code2 = char.charCodeAt(0);
+          return code2 >= 48 && code2 <= 57;
         },
         data,
         position
@@ -27415,8 +27415,8 @@ var require_util3 = __commonJS({
       }
       const rangeEnd = collectASequenceOfCodePoints(
         (char) => {
-          const code = char.charCodeAt(0);
-          return code >= 48 && code <= 57;
+          const code2 = char.charCodeAt(0);
+          return code2 >= 48 && code2 <= 57;
         },
         data,
         position
@@ -27533,8 +27533,8 @@ var require_util3 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name2, list) {
-      const value2 = list.get(name2, true);
+    function getDecodeSplit(name2, list2) {
+      const value2 = list2.get(name2, true);
       if (value2 === null) {
         return null;
       }
@@ -28113,8 +28113,8 @@ var require_promise = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve2, reject) => {
-        res = resolve2;
+      const promise = new Promise((resolve3, reject) => {
+        res = resolve3;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -28301,19 +28301,19 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
     function bodyMixinMethods(instance, getInternalState) {
       const methods = {
         blob() {
-          return consumeBody(this, (bytes) => {
+          return consumeBody(this, (bytes2) => {
             let mimeType = bodyMimeType(getInternalState(this));
             if (mimeType === null) {
               mimeType = "";
             } else if (mimeType) {
               mimeType = serializeAMimeType(mimeType);
             }
-            return new Blob([bytes], { type: mimeType });
+            return new Blob([bytes2], { type: mimeType });
           }, instance, getInternalState);
         },
         arrayBuffer() {
-          return consumeBody(this, (bytes) => {
-            return new Uint8Array(bytes).buffer;
+          return consumeBody(this, (bytes2) => {
+            return new Uint8Array(bytes2).buffer;
           }, instance, getInternalState);
         },
         text() {
@@ -28349,8 +28349,8 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
           }, instance, getInternalState);
         },
         bytes() {
-          return consumeBody(this, (bytes) => {
-            return new Uint8Array(bytes);
+          return consumeBody(this, (bytes2) => {
+            return new Uint8Array(bytes2);
           }, instance, getInternalState);
         }
       };
@@ -29277,7 +29277,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request3) {
-      const { method, path, host, upgrade, blocking, reset: reset2 } = request3;
+      const { method, path: path2, host, upgrade, blocking, reset: reset2 } = request3;
       let { body, headers, contentLength } = request3;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -29353,7 +29353,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request3);
-      let header2 = `${method} ${path} HTTP/1.1\r
+      let header2 = `${method} ${path2} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header2 += `host: ${host}\r
@@ -29540,12 +29540,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve2, reject) => {
+      const waitForDrain = () => new Promise((resolve3, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve2;
+          callback = resolve3;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -29928,9 +29928,9 @@ var require_client_h2 = __commonJS({
       this[kSocket][kError] = err;
       this[kClient][kOnError](err);
     }
-    function onHttp2FrameError(type, code, id) {
+    function onHttp2FrameError(type, code2, id) {
       if (id === 0) {
-        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code}`);
+        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code2}`);
         this[kSocket][kError] = err;
         this[kClient][kOnError](err);
       }
@@ -30030,7 +30030,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request3.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request3.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request3;
+      const { method, path: path2, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request3;
       let { body } = request3;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request3, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -30099,7 +30099,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path;
+          headers[HTTP2_HEADER_PATH] = path2;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -30151,7 +30151,7 @@ var require_client_h2 = __commonJS({
         stream2.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path;
+      headers[HTTP2_HEADER_PATH] = path2;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -30257,9 +30257,9 @@ var require_client_h2 = __commonJS({
         stream2.removeAllListeners("data");
         abort(err);
       });
-      stream2.once("frameError", (type, code) => {
+      stream2.once("frameError", (type, code2) => {
         stream2.removeAllListeners("data");
-        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code}`));
+        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code2}`));
       });
       stream2.on("aborted", () => {
         stream2.removeAllListeners("data");
@@ -30429,12 +30429,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve2, reject) => {
+      const waitForDrain = () => new Promise((resolve3, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve2;
+          callback = resolve3;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -30751,16 +30751,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve2) => {
+        return new Promise((resolve3) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve2;
+            this[kClosedResolve] = resolve3;
           } else {
-            resolve2(null);
+            resolve3(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve2) => {
+        return new Promise((resolve3) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request3 = requests[i];
@@ -30773,7 +30773,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve2(null);
+            resolve3(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -31180,8 +31180,8 @@ var require_pool_base = __commonJS({
           }
           return Promise.all(closeAll);
         } else {
-          return new Promise((resolve2) => {
-            this[kClosedResolve] = resolve2;
+          return new Promise((resolve3) => {
+            this[kClosedResolve] = resolve3;
           });
         }
       }
@@ -32303,7 +32303,7 @@ var require_socks5_proxy_agent = __commonJS({
         const proxyHost = this[kProxyUrl].hostname;
         const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve2, reject) => {
+        const socket = await new Promise((resolve3, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
@@ -32313,7 +32313,7 @@ var require_socks5_proxy_agent = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve2(socket2);
+              resolve3(socket2);
             }
           });
         });
@@ -32323,14 +32323,14 @@ var require_socks5_proxy_agent = __commonJS({
           socket.destroy();
         });
         await socks5Client.handshake();
-        await new Promise((resolve2, reject) => {
+        await new Promise((resolve3, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3);
           const onAuthenticated = () => {
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve2();
+            resolve3();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -32339,14 +32339,14 @@ var require_socks5_proxy_agent = __commonJS({
           };
           if (socks5Client.state === STATES.AUTHENTICATED) {
             clearTimeout(timeout);
-            resolve2();
+            resolve3();
           } else {
             socks5Client.once("authenticated", onAuthenticated);
             socks5Client.once("error", onError);
           }
         });
         await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve2, reject) => {
+        await new Promise((resolve3, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
@@ -32354,7 +32354,7 @@ var require_socks5_proxy_agent = __commonJS({
             debug("SOCKS5 tunnel established to", targetHost, targetPort, "via", info);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve2();
+            resolve3();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -32397,8 +32397,8 @@ var require_socks5_proxy_agent = __commonJS({
                       socket,
                       servername: this[kRequestTls]?.servername || targetHost
                     });
-                    await new Promise((resolve2, reject) => {
-                      finalSocket.once("secureConnect", resolve2);
+                    await new Promise((resolve3, reject) => {
+                      finalSocket.once("secureConnect", resolve3);
                       finalSocket.once("error", reject);
                     });
                   }
@@ -32507,10 +32507,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin: origin2,
-          path = "/",
+          path: path2 = "/",
           headers = {}
         } = opts;
-        opts.path = origin2 + path;
+        opts.path = origin2 + path2;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin2);
           headers.host = host;
@@ -33032,7 +33032,7 @@ var require_retry_handler = __commonJS({
         this.handler.onRequestUpgrade?.(this.controllerProxy, statusCode, headers, socket);
       }
       static [kRetryHandlerDefaultRetry](err, { state, opts }, cb) {
-        const { statusCode, code, headers } = err;
+        const { statusCode, code: code2, headers } = err;
         const { method, retryOptions } = opts;
         const {
           maxRetries,
@@ -33044,7 +33044,7 @@ var require_retry_handler = __commonJS({
           methods
         } = retryOptions;
         const { counter } = state;
-        if (code && code !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code)) {
+        if (code2 && code2 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code2)) {
           cb(err);
           return;
         }
@@ -33531,7 +33531,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -33545,11 +33545,11 @@ var require_readable = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve2(null);
+                resolve3(null);
               }
             });
           } else {
-            this.on("close", resolve2);
+            this.on("close", resolve3);
           }
           this.on("error", noop).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -33577,7 +33577,7 @@ var require_readable = __commonJS({
     }
     function consume(stream2, type) {
       assert(!stream2[kConsume]);
-      return new Promise((resolve2, reject) => {
+      return new Promise((resolve3, reject) => {
         if (isUnusable(stream2)) {
           const rState = stream2._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -33592,7 +33592,7 @@ var require_readable = __commonJS({
             stream2[kConsume] = {
               type,
               stream: stream2,
-              resolve: resolve2,
+              resolve: resolve3,
               reject,
               length: 0,
               body: []
@@ -33666,18 +33666,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body, resolve: resolve2, stream: stream2, length } = consume2;
+      const { type, body, resolve: resolve3, stream: stream2, length } = consume2;
       try {
         if (type === "text") {
-          resolve2(chunksDecode(body, length, encoding));
+          resolve3(chunksDecode(body, length, encoding));
         } else if (type === "json") {
-          resolve2(JSON.parse(chunksDecode(body, length, encoding)));
+          resolve3(JSON.parse(chunksDecode(body, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve2(chunksConcat(body, length).buffer);
+          resolve3(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve2(new Blob(body, { type: stream2[kContentType] }));
+          resolve3(new Blob(body, { type: stream2[kContentType] }));
         } else if (type === "bytes") {
-          resolve2(chunksConcat(body, length));
+          resolve3(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -33867,9 +33867,9 @@ var require_api_request = __commonJS({
     };
     function request3(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           request3.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -34081,9 +34081,9 @@ var require_api_stream = __commonJS({
     };
     function stream2(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           stream2.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -34371,9 +34371,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -34466,9 +34466,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -34670,20 +34670,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path) {
-      if (typeof path !== "string") {
-        return path;
+    function safeUrl(path2) {
+      if (typeof path2 !== "string") {
+        return path2;
       }
-      const pathSegments = path.split("?", 3);
+      const pathSegments = path2.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path;
+        return path2;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path);
+    function matchKey(mockDispatch2, { path: path2, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path2);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -34708,8 +34708,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path2, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path2)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path2), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -34748,19 +34748,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path) {
-      while (path.endsWith("/")) {
-        path = path.slice(0, -1);
+    function removeTrailingSlash(path2) {
+      while (path2.endsWith("/")) {
+        path2 = path2.slice(0, -1);
       }
-      if (path.length === 0) {
-        path = "/";
+      if (path2.length === 0) {
+        path2 = "/";
       }
-      return path;
+      return path2;
     }
     function buildKey(opts) {
-      const { path, method, body, headers, query } = opts;
+      const { path: path2, method, body, headers, query } = opts;
       return {
-        path,
+        path: path2,
         method,
         body,
         headers,
@@ -35450,10 +35450,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path, data: { statusCode }, persist, times, timesInvoked, origin: origin2 }) => ({
+          ({ method, path: path2, data: { statusCode }, persist, times, timesInvoked, origin: origin2 }) => ({
             Method: method,
             Origin: origin2,
-            Path: path,
+            Path: path2,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -35535,9 +35535,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path, searchParams] = dispatchOpts.path.split("?");
+          const [path2, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path2}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -35742,7 +35742,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module2) {
     "use strict";
     var { writeFile, readFile, mkdir } = __require("node:fs/promises");
-    var { dirname: dirname4, resolve: resolve2 } = __require("node:path");
+    var { dirname: dirname4, resolve: resolve3 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -35938,12 +35938,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path = filePath || this.#snapshotPath;
-        if (!path) {
+        const path2 = filePath || this.#snapshotPath;
+        if (!path2) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile(resolve2(path), "utf8");
+          const data = await readFile(resolve3(path2), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -35957,7 +35957,7 @@ var require_snapshot_recorder = __commonJS({
           if (error.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path}`, { cause: error });
+            throw new UndiciError(`Failed to load snapshots from ${path2}`, { cause: error });
           }
         }
       }
@@ -35968,11 +35968,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path = filePath || this.#snapshotPath;
-        if (!path) {
+        const path2 = filePath || this.#snapshotPath;
+        if (!path2) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve2(path);
+        const resolvedPath = resolve3(path2);
         await mkdir(dirname4(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -36613,15 +36613,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin: origin2, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin2}${path}`;
+        const path2 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin2}${path2}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError(`Redirect loop detected. Cannot redirect to ${origin2}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin2);
-        this.opts.path = path;
+        this.opts.path = path2;
         this.opts.origin = origin2;
         this.opts.query = null;
       }
@@ -37892,11 +37892,11 @@ var require_date = __commonJS({
       }
       let day = 0;
       if (date[5] === "0") {
-        const code = date.charCodeAt(6);
-        if (code < 49 || code > 57) {
+        const code2 = date.charCodeAt(6);
+        if (code2 < 49 || code2 > 57) {
           return void 0;
         }
-        day = code - 48;
+        day = code2 - 48;
       } else {
         const code1 = date.charCodeAt(5);
         if (code1 < 49 || code1 > 51) {
@@ -37973,11 +37973,11 @@ var require_date = __commonJS({
       const year = (yearDigit1 - 48) * 1e3 + (yearDigit2 - 48) * 100 + (yearDigit3 - 48) * 10 + (yearDigit4 - 48);
       let hour = 0;
       if (date[17] === "0") {
-        const code = date.charCodeAt(18);
-        if (code < 48 || code > 57) {
+        const code2 = date.charCodeAt(18);
+        if (code2 < 48 || code2 > 57) {
           return void 0;
         }
-        hour = code - 48;
+        hour = code2 - 48;
       } else {
         const code1 = date.charCodeAt(17);
         if (code1 < 48 || code1 > 50) {
@@ -37994,11 +37994,11 @@ var require_date = __commonJS({
       }
       let minute = 0;
       if (date[20] === "0") {
-        const code = date.charCodeAt(21);
-        if (code < 48 || code > 57) {
+        const code2 = date.charCodeAt(21);
+        if (code2 < 48 || code2 > 57) {
           return void 0;
         }
-        minute = code - 48;
+        minute = code2 - 48;
       } else {
         const code1 = date.charCodeAt(20);
         if (code1 < 48 || code1 > 53) {
@@ -38012,11 +38012,11 @@ var require_date = __commonJS({
       }
       let second = 0;
       if (date[23] === "0") {
-        const code = date.charCodeAt(24);
-        if (code < 48 || code > 57) {
+        const code2 = date.charCodeAt(24);
+        if (code2 < 48 || code2 > 57) {
           return void 0;
         }
-        second = code - 48;
+        second = code2 - 48;
       } else {
         const code1 = date.charCodeAt(23);
         if (code1 < 48 || code1 > 53) {
@@ -38100,11 +38100,11 @@ var require_date = __commonJS({
       }
       let day = 0;
       if (date[8] === " ") {
-        const code = date.charCodeAt(9);
-        if (code < 49 || code > 57) {
+        const code2 = date.charCodeAt(9);
+        if (code2 < 49 || code2 > 57) {
           return void 0;
         }
-        day = code - 48;
+        day = code2 - 48;
       } else {
         const code1 = date.charCodeAt(8);
         if (code1 < 49 || code1 > 51) {
@@ -38118,11 +38118,11 @@ var require_date = __commonJS({
       }
       let hour = 0;
       if (date[11] === "0") {
-        const code = date.charCodeAt(12);
-        if (code < 48 || code > 57) {
+        const code2 = date.charCodeAt(12);
+        if (code2 < 48 || code2 > 57) {
           return void 0;
         }
-        hour = code - 48;
+        hour = code2 - 48;
       } else {
         const code1 = date.charCodeAt(11);
         if (code1 < 48 || code1 > 50) {
@@ -38139,11 +38139,11 @@ var require_date = __commonJS({
       }
       let minute = 0;
       if (date[14] === "0") {
-        const code = date.charCodeAt(15);
-        if (code < 48 || code > 57) {
+        const code2 = date.charCodeAt(15);
+        if (code2 < 48 || code2 > 57) {
           return void 0;
         }
-        minute = code - 48;
+        minute = code2 - 48;
       } else {
         const code1 = date.charCodeAt(14);
         if (code1 < 48 || code1 > 53) {
@@ -38157,11 +38157,11 @@ var require_date = __commonJS({
       }
       let second = 0;
       if (date[17] === "0") {
-        const code = date.charCodeAt(18);
-        if (code < 48 || code > 57) {
+        const code2 = date.charCodeAt(18);
+        if (code2 < 48 || code2 > 57) {
           return void 0;
         }
-        second = code - 48;
+        second = code2 - 48;
       } else {
         const code1 = date.charCodeAt(17);
         if (code1 < 48 || code1 > 53) {
@@ -38228,11 +38228,11 @@ var require_date = __commonJS({
       }
       let day = 0;
       if (date[commaIndex + 2] === "0") {
-        const code = date.charCodeAt(commaIndex + 3);
-        if (code < 49 || code > 57) {
+        const code2 = date.charCodeAt(commaIndex + 3);
+        if (code2 < 49 || code2 > 57) {
           return void 0;
         }
-        day = code - 48;
+        day = code2 - 48;
       } else {
         const code1 = date.charCodeAt(commaIndex + 2);
         if (code1 < 49 || code1 > 51) {
@@ -38284,11 +38284,11 @@ var require_date = __commonJS({
       year += year < 70 ? 2e3 : 1900;
       let hour = 0;
       if (date[commaIndex + 12] === "0") {
-        const code = date.charCodeAt(commaIndex + 13);
-        if (code < 48 || code > 57) {
+        const code2 = date.charCodeAt(commaIndex + 13);
+        if (code2 < 48 || code2 > 57) {
           return void 0;
         }
-        hour = code - 48;
+        hour = code2 - 48;
       } else {
         const code1 = date.charCodeAt(commaIndex + 12);
         if (code1 < 48 || code1 > 50) {
@@ -38305,11 +38305,11 @@ var require_date = __commonJS({
       }
       let minute = 0;
       if (date[commaIndex + 15] === "0") {
-        const code = date.charCodeAt(commaIndex + 16);
-        if (code < 48 || code > 57) {
+        const code2 = date.charCodeAt(commaIndex + 16);
+        if (code2 < 48 || code2 > 57) {
           return void 0;
         }
-        minute = code - 48;
+        minute = code2 - 48;
       } else {
         const code1 = date.charCodeAt(commaIndex + 15);
         if (code1 < 48 || code1 > 53) {
@@ -38323,11 +38323,11 @@ var require_date = __commonJS({
       }
       let second = 0;
       if (date[commaIndex + 18] === "0") {
-        const code = date.charCodeAt(commaIndex + 19);
-        if (code < 48 || code > 57) {
+        const code2 = date.charCodeAt(commaIndex + 19);
+        if (code2 < 48 || code2 > 57) {
           return void 0;
         }
-        second = code - 48;
+        second = code2 - 48;
       } else {
         const code1 = date.charCodeAt(commaIndex + 18);
         if (code1 < 48 || code1 > 53) {
@@ -38438,10 +38438,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path) {
+    function deleteCachedUri(store, cacheKey, path2) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path
+        path: path2
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -38449,7 +38449,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path
+            path: path2
           });
         }
       }
@@ -38460,9 +38460,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
       for (let i = 0; i < values.length; i++) {
-        const path = getSameOriginPath(cacheKey, values[i]);
-        if (path !== void 0) {
-          deleteCachedUri(store, cacheKey, path);
+        const path2 = getSameOriginPath(cacheKey, values[i]);
+        if (path2 !== void 0) {
+          deleteCachedUri(store, cacheKey, path2);
         }
       }
     }
@@ -41231,8 +41231,8 @@ var require_headers = __commonJS({
     var { webidl } = require_webidl();
     var assert = __require("node:assert");
     var util = __require("node:util");
-    function isHTTPWhiteSpaceCharCode(code) {
-      return code === 10 || code === 13 || code === 9 || code === 32;
+    function isHTTPWhiteSpaceCharCode(code2) {
+      return code2 === 10 || code2 === 13 || code2 === 9 || code2 === 32;
     }
     function headerValueNormalize(potentialValue) {
       let i = 0;
@@ -41593,9 +41593,9 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
         webidl.brandCheck(this, _Headers);
-        const list = this.#headersList.cookies;
-        if (list) {
-          return [...list];
+        const list2 = this.#headersList.cookies;
+        if (list2) {
+          return [...list2];
         }
         return [];
       }
@@ -41619,8 +41619,8 @@ var require_headers = __commonJS({
        * @param {Headers} target
        * @param {HeadersList} list
        */
-      static setHeadersList(target, list) {
-        target.#headersList = list;
+      static setHeadersList(target, list2) {
+        target.#headersList = list2;
       }
     };
     var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers;
@@ -41719,10 +41719,10 @@ var require_response = __commonJS({
         if (init !== null) {
           init = webidl.converters.ResponseInit(init);
         }
-        const bytes = textEncoder.encode(
+        const bytes2 = textEncoder.encode(
           serializeJavascriptValueToJSONString(data)
         );
-        const body = extractBody(bytes);
+        const body = extractBody(bytes2);
         const responseObject = fromInnerResponse(makeResponse({}), "response");
         initializeResponse(responseObject, init, { body: body[0], type: "application/json" });
         return responseObject;
@@ -42571,13 +42571,13 @@ var require_request2 = __commonJS({
         if (this.signal.aborted) {
           ac.abort(this.signal.reason);
         } else {
-          let list = dependentControllerMap.get(this.signal);
-          if (list === void 0) {
-            list = /* @__PURE__ */ new Set();
-            dependentControllerMap.set(this.signal, list);
+          let list2 = dependentControllerMap.get(this.signal);
+          if (list2 === void 0) {
+            list2 = /* @__PURE__ */ new Set();
+            dependentControllerMap.set(this.signal, list2);
           }
           const acRef = new WeakRef(ac);
-          list.add(acRef);
+          list2.add(acRef);
           util.addAbortListener(
             ac.signal,
             buildAbort(acRef)
@@ -42886,7 +42886,7 @@ var require_subresource_integrity = __commonJS({
       )
     );
     var isValidSRIHashAlgorithm = (algorithm) => validSRIHashAlgorithmTokenSet.has(asciiLowercase(algorithm));
-    var bytesMatch = runtimeFeatures.has("crypto") === false || validSRIHashAlgorithmTokenSet.size === 0 ? () => true : (bytes, metadataList) => {
+    var bytesMatch = runtimeFeatures.has("crypto") === false || validSRIHashAlgorithmTokenSet.size === 0 ? () => true : (bytes2, metadataList) => {
       const parsedMetadata = parseMetadata(metadataList);
       if (parsedMetadata.length === 0) {
         return true;
@@ -42895,7 +42895,7 @@ var require_subresource_integrity = __commonJS({
       for (const item of metadata) {
         const algorithm = item.alg;
         const expectedValue = item.val;
-        const actualValue = applyAlgorithmToBytes(algorithm, bytes);
+        const actualValue = applyAlgorithmToBytes(algorithm, bytes2);
         if (caseSensitiveMatch(actualValue, expectedValue)) {
           return true;
         }
@@ -42954,8 +42954,8 @@ var require_subresource_integrity = __commonJS({
       }
       return result3;
     }
-    var applyAlgorithmToBytes = (algorithm, bytes) => {
-      return crypto.hash(algorithm, bytes, "base64");
+    var applyAlgorithmToBytes = (algorithm, bytes2) => {
+      return crypto.hash(algorithm, bytes2, "base64");
     };
     function caseSensitiveMatch(actualValue, expectedValue) {
       let actualValueLength = actualValue.length;
@@ -43366,12 +43366,12 @@ var require_fetch = __commonJS({
             processBodyError(response.error);
             return;
           }
-          const processBody = (bytes) => {
-            if (!bytesMatch(bytes, request3.integrity)) {
+          const processBody = (bytes2) => {
+            if (!bytesMatch(bytes2, request3.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
-            response.body = safelyExtractBody(bytes)[0];
+            response.body = safelyExtractBody(bytes2)[0];
             fetchFinale(fetchParams, response);
           };
           fullyReadBody(response.body, processBody, processBodyError);
@@ -43814,12 +43814,12 @@ var require_fetch = __commonJS({
       if (request3.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
       } else if (request3.body != null) {
-        const processBodyChunk = async function* (bytes) {
+        const processBodyChunk = async function* (bytes2) {
           if (isCancelled(fetchParams)) {
             return;
           }
-          yield bytes;
-          fetchParams.processRequestBodyChunkLength?.(bytes.byteLength);
+          yield bytes2;
+          fetchParams.processRequestBodyChunkLength?.(bytes2.byteLength);
         };
         const processEndOfBody = () => {
           if (isCancelled(fetchParams)) {
@@ -43841,8 +43841,8 @@ var require_fetch = __commonJS({
         };
         requestBody2 = (async function* () {
           try {
-            for await (const bytes of request3.body.stream) {
-              yield* processBodyChunk(bytes);
+            for await (const bytes2 of request3.body.stream) {
+              yield* processBodyChunk(bytes2);
             }
             processEndOfBody();
           } catch (err) {
@@ -43890,33 +43890,33 @@ var require_fetch = __commonJS({
       }
       fetchParams.controller.resume = async () => {
         while (true) {
-          let bytes;
+          let bytes2;
           let isFailure;
           try {
             const { done, value: value2 } = await fetchParams.controller.next();
             if (isAborted(fetchParams)) {
               break;
             }
-            bytes = done ? void 0 : value2;
+            bytes2 = done ? void 0 : value2;
           } catch (err) {
             if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
-              bytes = void 0;
+              bytes2 = void 0;
             } else {
-              bytes = err;
+              bytes2 = err;
               isFailure = true;
             }
           }
-          if (bytes === void 0) {
+          if (bytes2 === void 0) {
             readableStreamClose(fetchParams.controller.controller);
             finalizeResponse(fetchParams, response);
             return;
           }
-          timingInfo.decodedBodySize += bytes?.byteLength ?? 0;
+          timingInfo.decodedBodySize += bytes2?.byteLength ?? 0;
           if (isFailure) {
-            fetchParams.controller.terminate(bytes);
+            fetchParams.controller.terminate(bytes2);
             return;
           }
-          const buffer = new Uint8Array(bytes);
+          const buffer = new Uint8Array(bytes2);
           if (buffer.byteLength) {
             fetchParams.controller.controller.enqueue(buffer);
           }
@@ -43950,11 +43950,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request3);
         const agent = fetchParams.controller.dispatcher;
-        const path = url.pathname + url.search;
+        const path2 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve2, reject) => agent.dispatch(
+        return new Promise((resolve3, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path}?` : path,
+            path: hasTrailingQuestionMark ? `${path2}?` : path2,
             origin: url.origin,
             method: request3.method,
             body: agent.isMockActive ? request3.body && (request3.body.source || request3.body.stream) : body,
@@ -44040,7 +44040,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve2({
+              resolve3({
                 status: status2,
                 statusText,
                 headersList,
@@ -44056,9 +44056,9 @@ var require_fetch = __commonJS({
               if (fetchParams.controller.dump) {
                 return;
               }
-              const bytes = chunk;
-              timingInfo.encodedBodySize += bytes.byteLength;
-              return this.body.push(bytes);
+              const bytes2 = chunk;
+              timingInfo.encodedBodySize += bytes2.byteLength;
+              return this.body.push(bytes2);
             },
             onComplete() {
               if (this.abort) {
@@ -44093,7 +44093,7 @@ var require_fetch = __commonJS({
                   headersList.append(headerName, String(value2), true);
                 }
               }
-              resolve2({
+              resolve3({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -44117,7 +44117,7 @@ var require_fetch = __commonJS({
                   headersList.append(nameStr, value2.toString("latin1"), true);
                 }
               }
-              resolve2({
+              resolve3({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -44389,9 +44389,9 @@ var require_cache3 = __commonJS({
           // 16.
         };
         operations.push(operation);
-        const bytes = await bodyReadPromise.promise;
+        const bytes2 = await bodyReadPromise.promise;
         if (clonedResponse.body != null) {
-          clonedResponse.body.source = bytes;
+          clonedResponse.body.source = bytes2;
         }
         const cacheJobPromise = createDeferredPromise();
         let errorData = null;
@@ -44846,8 +44846,8 @@ var require_util5 = __commonJS({
     "use strict";
     function isCTLExcludingHtab(value2) {
       for (let i = 0; i < value2.length; ++i) {
-        const code = value2.charCodeAt(i);
-        if (code >= 0 && code <= 8 || code >= 10 && code <= 31 || code === 127) {
+        const code2 = value2.charCodeAt(i);
+        if (code2 >= 0 && code2 <= 8 || code2 >= 10 && code2 <= 31 || code2 === 127) {
           return true;
         }
       }
@@ -44855,26 +44855,26 @@ var require_util5 = __commonJS({
     }
     function validateCookieName(name2) {
       for (let i = 0; i < name2.length; ++i) {
-        const code = name2.charCodeAt(i);
-        if (code < 33 || // exclude CTLs (0-31), SP and HT
-        code > 126 || // exclude non-ascii and DEL
-        code === 34 || // "
-        code === 40 || // (
-        code === 41 || // )
-        code === 60 || // <
-        code === 62 || // >
-        code === 64 || // @
-        code === 44 || // ,
-        code === 59 || // ;
-        code === 58 || // :
-        code === 92 || // \
-        code === 47 || // /
-        code === 91 || // [
-        code === 93 || // ]
-        code === 63 || // ?
-        code === 61 || // =
-        code === 123 || // {
-        code === 125) {
+        const code2 = name2.charCodeAt(i);
+        if (code2 < 33 || // exclude CTLs (0-31), SP and HT
+        code2 > 126 || // exclude non-ascii and DEL
+        code2 === 34 || // "
+        code2 === 40 || // (
+        code2 === 41 || // )
+        code2 === 60 || // <
+        code2 === 62 || // >
+        code2 === 64 || // @
+        code2 === 44 || // ,
+        code2 === 59 || // ;
+        code2 === 58 || // :
+        code2 === 92 || // \
+        code2 === 47 || // /
+        code2 === 91 || // [
+        code2 === 93 || // ]
+        code2 === 63 || // ?
+        code2 === 61 || // =
+        code2 === 123 || // {
+        code2 === 125) {
           throw new Error("Invalid cookie name");
         }
       }
@@ -44890,31 +44890,31 @@ var require_util5 = __commonJS({
         ++i;
       }
       while (i < len) {
-        const code = value2.charCodeAt(i++);
-        if (code < 33 || // exclude CTLs (0-31)
-        code > 126 || // non-ascii and DEL (127)
-        code === 34 || // "
-        code === 44 || // ,
-        code === 59 || // ;
-        code === 92) {
+        const code2 = value2.charCodeAt(i++);
+        if (code2 < 33 || // exclude CTLs (0-31)
+        code2 > 126 || // non-ascii and DEL (127)
+        code2 === 34 || // "
+        code2 === 44 || // ,
+        code2 === 59 || // ;
+        code2 === 92) {
           throw new Error("Invalid cookie value");
         }
       }
     }
-    function validateCookiePath(path) {
-      for (let i = 0; i < path.length; ++i) {
-        const code = path.charCodeAt(i);
-        if (code < 32 || // exclude CTLs (0-31)
-        code > 126 || // exclude DEL and non-ascii
-        code === 59) {
+    function validateCookiePath(path2) {
+      for (let i = 0; i < path2.length; ++i) {
+        const code2 = path2.charCodeAt(i);
+        if (code2 < 32 || // exclude CTLs (0-31)
+        code2 > 126 || // exclude DEL and non-ascii
+        code2 === 59) {
           throw new Error("Invalid cookie path");
         }
       }
     }
-    function isLetterOrDigit(code) {
-      return code >= 48 && code <= 57 || // 0-9
-      code >= 65 && code <= 90 || // A-Z
-      code >= 97 && code <= 122;
+    function isLetterOrDigit(code2) {
+      return code2 >= 48 && code2 <= 57 || // 0-9
+      code2 >= 65 && code2 <= 90 || // A-Z
+      code2 >= 97 && code2 <= 122;
     }
     function validateCookieDomain(domain) {
       if (domain === " ") {
@@ -44925,8 +44925,8 @@ var require_util5 = __commonJS({
       }
       let labelLength = 0;
       for (let i = 0; i < domain.length; ++i) {
-        const code = domain.charCodeAt(i);
-        if (code === 46) {
+        const code2 = domain.charCodeAt(i);
+        if (code2 === 46) {
           if (labelLength === 0) {
             throw new Error("Invalid cookie domain");
           }
@@ -44936,10 +44936,10 @@ var require_util5 = __commonJS({
           labelLength = 0;
           continue;
         }
-        if (labelLength === 0 && !isLetterOrDigit(code)) {
+        if (labelLength === 0 && !isLetterOrDigit(code2)) {
           throw new Error("Invalid cookie domain");
         }
-        if (!isLetterOrDigit(code) && code !== 45) {
+        if (!isLetterOrDigit(code2) && code2 !== 45) {
           throw new Error("Invalid cookie domain");
         }
         if (++labelLength > 63) {
@@ -45686,37 +45686,37 @@ var require_util6 = __commonJS({
         return false;
       }
       for (let i = 0; i < protocol.length; ++i) {
-        const code = protocol.charCodeAt(i);
-        if (code < 33 || // CTL, contains SP (0x20) and HT (0x09)
-        code > 126 || code === 34 || // "
-        code === 40 || // (
-        code === 41 || // )
-        code === 44 || // ,
-        code === 47 || // /
-        code === 58 || // :
-        code === 59 || // ;
-        code === 60 || // <
-        code === 61 || // =
-        code === 62 || // >
-        code === 63 || // ?
-        code === 64 || // @
-        code === 91 || // [
-        code === 92 || // \
-        code === 93 || // ]
-        code === 123 || // {
-        code === 125) {
+        const code2 = protocol.charCodeAt(i);
+        if (code2 < 33 || // CTL, contains SP (0x20) and HT (0x09)
+        code2 > 126 || code2 === 34 || // "
+        code2 === 40 || // (
+        code2 === 41 || // )
+        code2 === 44 || // ,
+        code2 === 47 || // /
+        code2 === 58 || // :
+        code2 === 59 || // ;
+        code2 === 60 || // <
+        code2 === 61 || // =
+        code2 === 62 || // >
+        code2 === 63 || // ?
+        code2 === 64 || // @
+        code2 === 91 || // [
+        code2 === 92 || // \
+        code2 === 93 || // ]
+        code2 === 123 || // {
+        code2 === 125) {
           return false;
         }
       }
       return true;
     }
-    function isValidStatusCode(code) {
-      if (code >= 1e3 && code < 1015) {
-        return code !== 1004 && // reserved
-        code !== 1005 && // "MUST NOT be set as a status code"
-        code !== 1006;
+    function isValidStatusCode(code2) {
+      if (code2 >= 1e3 && code2 < 1015) {
+        return code2 !== 1004 && // reserved
+        code2 !== 1005 && // "MUST NOT be set as a status code"
+        code2 !== 1006;
       }
-      return code >= 3e3 && code <= 4999;
+      return code2 >= 3e3 && code2 <= 4999;
     }
     function isControlFrame(opcode) {
       return opcode === opcodes.CLOSE || opcode === opcodes.PING || opcode === opcodes.PONG;
@@ -45777,9 +45777,9 @@ var require_util6 = __commonJS({
       }
       return urlRecord;
     }
-    function validateCloseCodeAndReason(code, reason) {
-      if (code !== null) {
-        if (code !== 1e3 && (code < 3e3 || code > 4999)) {
+    function validateCloseCodeAndReason(code2, reason) {
+      if (code2 !== null) {
+        if (code2 !== 1e3 && (code2 < 3e3 || code2 > 4999)) {
           throw new DOMException("invalid code", "InvalidAccessError");
         }
       }
@@ -46034,28 +46034,28 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(object2, code, reason, validate4 = false) {
-      code ??= null;
+    function closeWebSocketConnection(object2, code2, reason, validate4 = false) {
+      code2 ??= null;
       reason ??= "";
-      if (validate4) validateCloseCodeAndReason(code, reason);
+      if (validate4) validateCloseCodeAndReason(code2, reason);
       if (isClosed(object2.readyState) || isClosing(object2.readyState)) {
       } else if (!isEstablished(object2.readyState)) {
         failWebsocketConnection(object2);
         object2.readyState = states.CLOSING;
       } else if (!object2.closeState.has(sentCloseFrameState.SENT) && !object2.closeState.has(sentCloseFrameState.RECEIVED)) {
         const frame = new WebsocketFrameSend();
-        if (reason.length !== 0 && code === null) {
-          code = 1e3;
+        if (reason.length !== 0 && code2 === null) {
+          code2 = 1e3;
         }
-        assert(code === null || Number.isInteger(code));
-        if (code === null && reason.length === 0) {
+        assert(code2 === null || Number.isInteger(code2));
+        if (code2 === null && reason.length === 0) {
           frame.frameData = emptyBuffer;
-        } else if (code !== null && reason === null) {
+        } else if (code2 !== null && reason === null) {
           frame.frameData = Buffer.allocUnsafe(2);
-          frame.frameData.writeUInt16BE(code, 0);
-        } else if (code !== null && reason !== null) {
+          frame.frameData.writeUInt16BE(code2, 0);
+        } else if (code2 !== null && reason !== null) {
           frame.frameData = Buffer.allocUnsafe(2 + Buffer.byteLength(reason));
-          frame.frameData.writeUInt16BE(code, 0);
+          frame.frameData.writeUInt16BE(code2, 0);
           frame.frameData.write(reason, 2, "utf-8");
         } else {
           frame.frameData = emptyBuffer;
@@ -46067,15 +46067,15 @@ var require_connection = __commonJS({
         object2.readyState = states.CLOSING;
       }
     }
-    function failHandshake(handler, response, code, reason, cause) {
+    function failHandshake(handler, response, code2, reason, cause) {
       if (response.socket?.session != null && !response.socket.destroyed) {
         response.socket.destroy();
       }
-      failWebsocketConnection(handler, code, reason, cause);
+      failWebsocketConnection(handler, code2, reason, cause);
     }
-    function failWebsocketConnection(handler, code, reason, cause) {
+    function failWebsocketConnection(handler, code2, reason, cause) {
       if (isEstablished(handler.readyState)) {
-        closeWebSocketConnection(handler, code, reason, false);
+        closeWebSocketConnection(handler, code2, reason, false);
       }
       handler.controller.abort();
       if (isConnecting(handler.readyState)) {
@@ -46375,8 +46375,8 @@ var require_receiver = __commonJS({
                   this.#info.fin,
                   (error, data) => {
                     if (error) {
-                      const code = error instanceof MessageSizeExceededError ? 1009 : 1007;
-                      failWebsocketConnection(this.#handler, code, error.message);
+                      const code2 = error instanceof MessageSizeExceededError ? 1009 : 1007;
+                      failWebsocketConnection(this.#handler, code2, error.message);
                       return;
                     }
                     if (!this.writeFragments(data)) {
@@ -46473,11 +46473,11 @@ var require_receiver = __commonJS({
       }
       parseCloseBody(data) {
         assert(data.length !== 1);
-        let code;
+        let code2;
         if (data.length >= 2) {
-          code = data.readUInt16BE(0);
+          code2 = data.readUInt16BE(0);
         }
-        if (code !== void 0 && !isValidStatusCode(code)) {
+        if (code2 !== void 0 && !isValidStatusCode(code2)) {
           return { code: 1002, reason: "Invalid status code", error: true };
         }
         let reason = data.subarray(2);
@@ -46489,7 +46489,7 @@ var require_receiver = __commonJS({
         } catch {
           return { code: 1007, reason: "Invalid UTF-8", error: true };
         }
-        return { code, reason, error: false };
+        return { code: code2, reason, error: false };
       }
       /**
        * Parses control frames.
@@ -46504,8 +46504,8 @@ var require_receiver = __commonJS({
           }
           this.#info.closeInfo = this.parseCloseBody(body);
           if (this.#info.closeInfo.error) {
-            const { code, reason } = this.#info.closeInfo;
-            failWebsocketConnection(this.#handler, code, reason);
+            const { code: code2, reason } = this.#info.closeInfo;
+            failWebsocketConnection(this.#handler, code2, reason);
             return false;
           }
           if (!this.#handler.closeState.has(sentCloseFrameState.SENT) && !this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
@@ -46763,18 +46763,18 @@ var require_websocket = __commonJS({
        * @param {number|undefined} code
        * @param {string|undefined} reason
        */
-      close(code = void 0, reason = void 0) {
+      close(code2 = void 0, reason = void 0) {
         webidl.brandCheck(this, _WebSocket);
         const prefix = "WebSocket.close";
-        if (code !== void 0) {
-          code = webidl.converters["unsigned short"](code, prefix, "code", webidl.attributes.Clamp);
+        if (code2 !== void 0) {
+          code2 = webidl.converters["unsigned short"](code2, prefix, "code", webidl.attributes.Clamp);
         }
         if (reason !== void 0) {
           reason = webidl.converters.USVString(reason);
         }
-        code ??= null;
+        code2 ??= null;
         reason ??= "";
-        closeWebSocketConnection(this.#handler, code, reason, true);
+        closeWebSocketConnection(this.#handler, code2, reason, true);
       }
       /**
        * @see https://websockets.spec.whatwg.org/#dom-websocket-send
@@ -46988,29 +46988,29 @@ var require_websocket = __commonJS({
        */
       #onSocketClose() {
         const wasClean = this.#handler.closeState.has(sentCloseFrameState.SENT) && this.#handler.closeState.has(sentCloseFrameState.RECEIVED);
-        let code = 1005;
+        let code2 = 1005;
         let reason = "";
         const result3 = this.#parser?.closingInfo;
         if (result3 && !result3.error) {
-          code = result3.code ?? 1005;
+          code2 = result3.code ?? 1005;
           reason = result3.reason;
         }
         this.#handler.readyState = states.CLOSED;
         if (!this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
-          code = 1006;
+          code2 = 1006;
           fireEvent("error", this, (type, init) => new ErrorEvent(type, init), {
             error: new TypeError(reason)
           });
         }
         fireEvent("close", this, (type, init) => new CloseEvent(type, init), {
           wasClean,
-          code,
+          code: code2,
           reason
         });
         if (channels.close.hasSubscribers) {
           channels.close.publish({
             websocket: this,
-            code,
+            code: code2,
             reason
           });
         }
@@ -47155,13 +47155,13 @@ var require_websocketerror = __commonJS({
         } else if (init !== null) {
           init = webidl.converters.WebSocketCloseInfo(init);
         }
-        let code = init.closeCode ?? null;
+        let code2 = init.closeCode ?? null;
         const reason = init.reason ?? "";
-        validateCloseCodeAndReason(code, reason);
-        if (reason.length !== 0 && code === null) {
-          code = 1e3;
+        validateCloseCodeAndReason(code2, reason);
+        if (reason.length !== 0 && code2 === null) {
+          code2 = 1e3;
         }
-        this.#closeCode = code;
+        this.#closeCode = code2;
         this.#reason = reason;
       }
       get closeCode() {
@@ -47175,9 +47175,9 @@ var require_websocketerror = __commonJS({
        * @param {number|null} code
        * @param {string} reason
        */
-      static createUnvalidatedWebSocketError(message, code, reason) {
+      static createUnvalidatedWebSocketError(message, code2, reason) {
         const error = new _WebSocketError(message, kConstruct);
-        error.#closeCode = code;
+        error.#closeCode = code2;
         error.#reason = reason;
         return error;
       }
@@ -47335,9 +47335,9 @@ var require_websocketstream = __commonJS({
         if (closeInfo !== null) {
           closeInfo = webidl.converters.WebSocketCloseInfo(closeInfo);
         }
-        const code = closeInfo.closeCode ?? null;
+        const code2 = closeInfo.closeCode ?? null;
         const reason = closeInfo.reason;
-        closeWebSocketConnection(this.#handler, code, reason, true);
+        closeWebSocketConnection(this.#handler, code2, reason, true);
       }
       #write(chunk) {
         chunk = webidl.converters.WebSocketStreamWrite(chunk);
@@ -47432,33 +47432,33 @@ var require_websocketstream = __commonJS({
           this.#openedPromise.reject(new WebSocketError("Socket never opened"));
         }
         const result3 = this.#parser?.closingInfo;
-        let code = result3?.code ?? 1005;
+        let code2 = result3?.code ?? 1005;
         if (!this.#handler.closeState.has(sentCloseFrameState.SENT) && !this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
-          code = 1006;
+          code2 = 1006;
         }
         const reason = result3?.reason == null ? "" : utf8DecodeBytes(Buffer.from(result3.reason));
         if (wasClean) {
           this.#readableStreamController.close();
           this.#writableStreamController.error(new DOMException("A closed WebSocketStream cannot be written to", "InvalidStateError"));
           this.#closedPromise.resolve({
-            closeCode: code,
+            closeCode: code2,
             reason
           });
         } else {
-          const error = createUnvalidatedWebSocketError("unclean close", code, reason);
+          const error = createUnvalidatedWebSocketError("unclean close", code2, reason);
           this.#readableStreamController?.error(error);
           this.#writableStreamController?.error(error);
           this.#closedPromise.reject(error);
         }
       }
       #closeUsingReason(reason) {
-        let code = null;
+        let code2 = null;
         let reasonString = "";
         if (webidl.is.WebSocketError(reason)) {
-          code = reason.closeCode;
+          code2 = reason.closeCode;
           reasonString = reason.reason;
         }
-        closeWebSocketConnection(this.#handler, code, reasonString);
+        closeWebSocketConnection(this.#handler, code2, reasonString);
       }
       //  To cancel a WebSocketStream stream given reason , close using reason giving stream and reason .
       #cancel(reason) {
@@ -48339,11 +48339,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path = opts.path;
+          let path2 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path = `/${path}`;
+            path2 = `/${path2}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path);
+          url = new URL(util.parseOrigin(url).origin + path2);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -48452,19 +48452,15 @@ ${captureLines}` : capture.stack;
   }
 });
 
-// src/cli/run-command.ts
-import { createWriteStream } from "node:fs";
-import { parseArgs as parseArgs2 } from "node:util";
-
 // src/gate/comparability.ts
 function treatment(spec) {
   const { rate: _rate, ...load } = spec.load;
   return { target: { api: spec.target.api, request_timeout: spec.target.request_timeout }, workload: spec.workload, load };
 }
-function leaves(value2, path = "", out2 = /* @__PURE__ */ new Map()) {
+function leaves(value2, path2 = "", out2 = /* @__PURE__ */ new Map()) {
   if (value2 && typeof value2 === "object" && !Array.isArray(value2)) {
-    for (const [k, v] of Object.entries(value2)) leaves(v, path ? `${path}.${k}` : k, out2);
-  } else out2.set(path, JSON.stringify(value2) ?? "unset");
+    for (const [k, v] of Object.entries(value2)) leaves(v, path2 ? `${path2}.${k}` : k, out2);
+  } else out2.set(path2, JSON.stringify(value2) ?? "unset");
   return out2;
 }
 function specDifferences(base, cur) {
@@ -49863,7 +49859,6 @@ function compare(baseline, current, gate, opts = {}) {
 
 // src/result/load.ts
 var import_ajv2 = __toESM(require_ajv(), 1);
-import { readFileSync } from "node:fs";
 
 // src/client/types.ts
 var OUTCOMES = [
@@ -49877,6 +49872,66 @@ var OUTCOMES = [
   "dropped",
   "cancelled"
 ];
+
+// src/spec/limits.ts
+var MAX_SCHEDULED_REQUESTS = 1e7;
+var MAX_DURATION_MS = 24 * 36e5;
+var MAX_SPEC_BYTES = 1024 * 1024;
+var MAX_RESULT_BYTES = 64 * 1024 * 1024;
+var MAX_NAME_CHARS = 256;
+var MAX_URL_CHARS = 2048;
+var MAX_PATH_CHARS = 4096;
+var MAX_HEADER_VALUE_CHARS = 8192;
+var figure = (n2) => n2 >= 1e15 ? n2.toExponential(1) : Math.round(n2).toLocaleString("en-US");
+var bytes = (n2) => n2 >= 1024 * 1024 ? `${n2 / (1024 * 1024)} MiB` : `${n2 / 1024} KiB`;
+
+// src/spec/read-file.ts
+import { closeSync, openSync, readSync } from "node:fs";
+var READ_FAILURES = {
+  ENOENT: "file not found",
+  EACCES: "file is not readable (permission denied)",
+  EPERM: "file is not readable (permission denied)",
+  EISDIR: "is a directory"
+};
+var ReadFileError = class extends Error {
+  constructor(reason, tooLarge = false) {
+    super(reason);
+    this.reason = reason;
+    this.tooLarge = tooLarge;
+  }
+  reason;
+  tooLarge;
+};
+function readFileCapped(path2, maxBytes) {
+  let fd;
+  try {
+    fd = openSync(path2, "r");
+  } catch (err) {
+    throw new ReadFileError(failure(err));
+  }
+  try {
+    const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, 1 << 20));
+    const parts = [];
+    let total = 0;
+    for (; ; ) {
+      const n2 = readSync(fd, buf, 0, buf.length, null);
+      if (n2 === 0) break;
+      total += n2;
+      if (total > maxBytes) throw new ReadFileError(`is larger than ${bytes(maxBytes)}`, true);
+      parts.push(Buffer.from(buf.subarray(0, n2)));
+    }
+    return Buffer.concat(parts, total).toString("utf8");
+  } catch (err) {
+    if (err instanceof ReadFileError) throw err;
+    throw new ReadFileError(failure(err));
+  } finally {
+    closeSync(fd);
+  }
+}
+function failure(err) {
+  const code2 = err.code ?? "unknown error";
+  return READ_FAILURES[code2] ?? `cannot be read (${code2})`;
+}
 
 // src/result/types.ts
 var RESULT_SCHEMA_VERSION = 1;
@@ -50043,24 +50098,19 @@ var resultSchema = {
 var ResultFileError = class extends Error {
 };
 var validate = new import_ajv2.Ajv({ allErrors: false, strict: true }).compile(resultSchema);
-var READ_FAILURES = {
-  ENOENT: "file not found",
-  EACCES: "file is not readable (permission denied)",
-  EPERM: "file is not readable (permission denied)",
-  EISDIR: "is a directory, not a result file"
-};
-function loadResult(path) {
+function loadResult(path2) {
   let text;
   try {
-    text = readFileSync(path, "utf8");
+    text = readFileCapped(path2, MAX_RESULT_BYTES);
   } catch (err) {
-    const code = err.code ?? "unknown error";
-    throw new ResultFileError(`${path}: ${READ_FAILURES[code] ?? `cannot be read (${code})`}`);
+    if (!(err instanceof ReadFileError)) throw err;
+    if (err.tooLarge) throw new ResultFileError(`${path2}: ${err.reason}; expected a loadgate result of at most ${bytes(MAX_RESULT_BYTES)}`);
+    throw new ResultFileError(`${path2}: ${err.reason === "is a directory" ? "is a directory, not a result file" : err.reason}`);
   }
-  return parseResult(text, path);
+  return parseResult(text, path2);
 }
 function parseResult(text, name2) {
-  const fail2 = (why) => new ResultFileError(`${name2}: ${why}`);
+  const fail2 = (why2) => new ResultFileError(`${name2}: ${why2}`);
   if (text.trim() === "") throw fail2("the file is empty; expected a loadgate result (JSON)");
   let data;
   try {
@@ -50069,6 +50119,10 @@ function parseResult(text, name2) {
     throw fail2(`not valid JSON (${err.message.split("\n")[0]}); the file is truncated or corrupt`);
   }
   const version = data && typeof data === "object" && !Array.isArray(data) ? data.schema_version : void 0;
+  if (version === void 0 && isVllmFormat(data))
+    throw fail2(
+      "is in vllm bench serve's format (loadgate run --format vllm), which holds no histograms and cannot be read back; expected a result written without --format vllm"
+    );
   if (version === void 0) throw fail2("not a loadgate result (no schema_version; note that --format vllm files cannot be read back)");
   if (typeof version !== "number" || !Number.isInteger(version))
     throw fail2(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
@@ -50092,6 +50146,9 @@ function parseResult(text, name2) {
     }
   }
   return result3;
+}
+function isVllmFormat(data) {
+  return data !== null && typeof data === "object" && "request_throughput" in data && ("model_id" in data || "backend" in data);
 }
 
 // src/cli/run-command.ts
@@ -50385,14 +50442,14 @@ function patternHtml(r) {
   const findings3 = patternFindings(r);
   const p2 = r.pattern;
   if (!p2 && findings3.length === 0) return "";
-  const list = `<ul>${findings3.map((l) => `<li>${escapeHtml(l.replace(/\s{2,}/g, " "))}</li>`).join("")}</ul>`;
+  const list2 = `<ul>${findings3.map((l) => `<li>${escapeHtml(l.replace(/\s{2,}/g, " "))}</li>`).join("")}</ul>`;
   if (!p2) return `<h2>Run aborted</h2>
-${list}`;
+${list2}`;
   const rows = p2.phases.map(
     (ph) => `<tr>${cells(ph).map((c, i) => i === 0 ? `<td>${escapeHtml(c)}</td>` : `<td class="n">${escapeHtml(c)}</td>`).join("")}</tr>`
   ).join("\n");
   return `<h2>Load pattern: ${escapeHtml(p2.kind)}</h2>
-${list}
+${list2}
 <div class="charts">
 ${patternChart(r)}
 </div>
@@ -50493,47 +50550,151 @@ function toVllmFormat(r) {
   return out2;
 }
 
+// src/result/records-file.ts
+import { createWriteStream, openSync as openSync3 } from "node:fs";
+
 // src/result/write.ts
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
-function writeFileAtomic(path, text) {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+import { closeSync as closeSync2, mkdirSync, openSync as openSync2, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+var OutputFileError = class extends Error {
+};
+var WRITE_FAILURES = {
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "disk quota exceeded",
+  ENOTDIR: "a part of the path is a file, not a folder",
+  ENOENT: "no such place",
+  EISDIR: "is a directory",
+  ENAMETOOLONG: "the name is too long"
+};
+var why = (err) => {
+  const code2 = err.code ?? "unknown error";
+  return WRITE_FAILURES[code2] ?? code2;
+};
+var MAX_DEPTH = 256;
+function makeFolders(path2, what) {
+  const missing = [];
+  let d = resolve(dirname(path2));
+  for (let i = 0; i < MAX_DEPTH; i++) {
+    try {
+      if (statSync(d).isDirectory()) break;
+      throw new OutputFileError(`${what} ${path2}: ${d} is a file, not a folder; expected a path in a folder`);
+    } catch (err) {
+      if (err instanceof OutputFileError) throw err;
+      if (err.code !== "ENOENT")
+        throw new OutputFileError(`${what} ${path2}: the folder ${d} cannot be used (${why(err)}); expected a writable place`);
+    }
+    missing.unshift(d);
+    const up = dirname(d);
+    if (up === d) break;
+    d = up;
+  }
+  for (const m of missing) {
+    try {
+      mkdirSync(m);
+    } catch (err) {
+      if (err.code === "EEXIST" && statSync(m).isDirectory()) continue;
+      throw new OutputFileError(`${what} ${path2}: the folder ${m} cannot be created (${why(err)}); expected a writable place`);
+    }
+  }
+}
+function checkOutputPath(path2, what, o = {}) {
+  if (path2 === "") throw new OutputFileError(`${what} is empty; expected a file path`);
+  let exists = false;
+  try {
+    const st = statSync(path2);
+    exists = true;
+    if (st.isDirectory()) throw new OutputFileError(`${what} ${path2}: is a directory; expected a file path`);
+    if (!st.isFile() && !o.stream)
+      throw new OutputFileError(`${what} ${path2}: is not a regular file (a device, pipe or socket); expected a file path`);
+  } catch (err) {
+    if (err instanceof OutputFileError) throw err;
+    if (err.code !== "ENOENT") throw new OutputFileError(`${what} ${path2}: cannot be used (${why(err)})`);
+  }
+  makeFolders(path2, what);
+  const probe2 = o.stream && exists ? path2 : tempOf(path2);
+  try {
+    closeSync2(openSync2(probe2, probe2 === path2 ? "a" : "w"));
+    if (probe2 !== path2) unlinkSync(probe2);
+  } catch (err) {
+    throw new OutputFileError(`${what} ${path2}: cannot be written (${why(err)}); expected a writable place`);
+  }
+}
+function checkOutputPaths(outputs) {
+  for (const o of outputs) if (o.path !== void 0) checkOutputPath(o.path, o.what);
+}
+var tempOf = (path2) => `${path2}.${process.pid}.tmp`;
+function writeFileAtomic(path2, text, what = "output file") {
+  makeFolders(path2, what);
+  const tmp = tempOf(path2);
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, path2);
+  } catch (err) {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+    }
+    throw new OutputFileError(`${what} ${path2}: cannot be written (${why(err)})`);
+  }
 }
 
-// src/run/run.ts
-import { randomBytes } from "node:crypto";
-
-// src/metrics/record-line.ts
-function recordLine(r) {
-  return JSON.stringify({
-    id: r.recordId,
-    request_id: r.requestId,
-    outcome: r.outcome,
-    in_window: r.inWindow,
-    t_sched: r.tSched,
-    t_send: r.tSend,
-    t_first: r.tFirst,
-    t_last: r.tLast,
-    t_end: r.tEnd,
-    prompt_tokens: r.usagePrompt < 0 ? null : r.usagePrompt,
-    output_tokens: r.outputTokens,
-    status: r.status,
-    detail: r.detail
+// src/result/records-file.ts
+function openRecordsFile(path2, what = "--records") {
+  checkOutputPath(path2, what, { stream: true });
+  let fd;
+  try {
+    fd = openSync3(path2, "w");
+  } catch (err) {
+    throw new OutputFileError(`${what} ${path2}: cannot be opened (${err.code ?? "error"})`);
+  }
+  const stream2 = createWriteStream(path2, { fd });
+  let failed;
+  stream2.on("error", (err) => {
+    failed ??= `${what} ${path2}: writing the records failed (${err.code ?? err.message}); the records are incomplete`;
   });
+  let closed;
+  return {
+    write(line) {
+      if (failed === void 0 && !stream2.destroyed) stream2.write(`${line}
+`);
+    },
+    close: () => closed ??= new Promise((resolve3) => {
+      if (stream2.destroyed) return resolve3(failed);
+      stream2.once("error", () => resolve3(failed));
+      stream2.end(() => resolve3(failed));
+    })
+  };
 }
 
-// src/sim/launch.ts
-import { spawn } from "node:child_process";
-import { join as join2 } from "node:path";
-import { parseArgs } from "node:util";
+// src/run/bound.ts
+var SIM_START_STOP_MS = 1e4 + 3e3;
+var CALIBRATION_TOKENIZE_MS = 2 * 1e4;
+var CALIBRATION_REQUESTS = 1 + 4 + 16;
+var DRAIN_GRACE_MS = 2e3;
+var MARGIN_MS = 3e4;
+function wallClockBoundMs(r, replicates = r.spec.load.replicates) {
+  const calibration = r.spec.workload.calibrate === "off" ? 0 : CALIBRATION_TOKENIZE_MS + CALIBRATION_REQUESTS * r.requestTimeoutMs;
+  const perReplicate = (r.spec.target.url === "sim" ? SIM_START_STOP_MS : 0) + r.readyTimeoutMs + calibration + r.warmupMs + r.steadyMs + r.cooldownMs + r.requestTimeoutMs + DRAIN_GRACE_MS;
+  return replicates * perReplicate + MARGIN_MS;
+}
 
-// src/sim/config.ts
-var import_ajv3 = __toESM(require_ajv(), 1);
-var import_yaml = __toESM(require_dist2(), 1);
-import { readFileSync as readFileSync2 } from "node:fs";
+// src/spec/url.ts
+function targetUrlProblem(url) {
+  if (url === "sim") return void 0;
+  if (!URL.canParse(url)) return `${quote(url)} is not a URL`;
+  const u = new URL(url);
+  if (!["http:", "https:"].includes(u.protocol)) return `${quote(url)} is not ${url.includes("://") ? "an http(s) URL" : "a URL"}`;
+  if (u.username || u.password) return `contains user:password@ credentials (for host ${u.host})`;
+  return void 0;
+}
+var isCredentialProblem = (problem) => problem.startsWith("contains user:password@");
+var quote = (s) => JSON.stringify(s.length > 60 ? `${s.slice(0, 57)}...` : s);
+
+// src/cli/args.ts
+import { parseArgs } from "node:util";
 
 // src/spec/did-you-mean.ts
 function levenshtein(a, b2) {
@@ -50561,14 +50722,123 @@ function closest(word, candidates) {
   return best;
 }
 
+// src/cli/errors.ts
+var EXIT = { pass: 0, fail: 1, inconclusive: 2, error: 3 };
+var UsageError = class extends Error {
+};
+function oneLine(e) {
+  const msg = e instanceof Error ? e.message : String(e);
+  return msg.split("\n")[0];
+}
+
+// src/cli/args.ts
+var NEGATIVE_NUMBER = /^-(\d|\.\d)/;
+function parseCommandArgs(command, argv, options, allowPositionals = true) {
+  const args = [];
+  for (let i = 0; i < argv.length; i++) {
+    const [a, next] = [argv[i], argv[i + 1]];
+    if (takesValue(options, a) && next !== void 0 && NEGATIVE_NUMBER.test(next)) {
+      args.push(`${a}=${next}`);
+      i++;
+    } else args.push(a);
+  }
+  try {
+    return parseArgs({ args, options, allowPositionals, strict: true });
+  } catch (err) {
+    const e = err;
+    if (!e.code?.startsWith("ERR_PARSE_ARGS")) throw err;
+    const help = `see loadgate ${command} --help`;
+    const unknown = /^Unknown option '(-{1,2}[^']*)'/.exec(e.message);
+    if (unknown) {
+      const guess = closest(unknown[1].replace(/^-+/, ""), Object.keys(options));
+      throw new UsageError(`Unknown option '${unknown[1]}'${guess ? `; did you mean --${guess}?` : ""} (${help})`);
+    }
+    throw new UsageError(`${e.message.split("\n")[0]} (${help})`);
+  }
+}
+function takesValue(options, arg) {
+  if (!arg.startsWith("--") || arg.includes("=")) return false;
+  return options[arg.slice(2)]?.type === "string";
+}
+
+// src/run/interrupt.ts
+function trapInterrupts(abort, say, first = "interrupted: stopping dispatch, cancelling in-flight requests, writing the result\u2026") {
+  let count2 = 0;
+  const onSignal = () => {
+    count2 += 1;
+    if (count2 === 1) {
+      say(first);
+      abort.abort();
+    } else say("interrupted again: the result is being written; exiting with 130 as soon as it is");
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return {
+    get forced() {
+      return count2 > 1;
+    },
+    release() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+  };
+}
+var EXIT_INTERRUPTED = 130;
+
+// src/run/watchdog.ts
+function armWatchdog(o) {
+  let giveUp;
+  const bound = setTimeout(() => {
+    o.onBound();
+    giveUp = setTimeout(o.onGiveUp, o.graceMs).unref();
+  }, o.boundMs).unref();
+  return () => {
+    clearTimeout(bound);
+    clearTimeout(giveUp);
+  };
+}
+var BOUND_GRACE_MS = 15e3;
+
+// src/run/run.ts
+import { randomBytes } from "node:crypto";
+
+// src/metrics/record-line.ts
+function recordLine(r) {
+  return JSON.stringify({
+    id: r.recordId,
+    request_id: r.requestId,
+    outcome: r.outcome,
+    in_window: r.inWindow,
+    t_sched: r.tSched,
+    t_send: r.tSend,
+    t_first: r.tFirst,
+    t_last: r.tLast,
+    t_end: r.tEnd,
+    prompt_tokens: r.usagePrompt < 0 ? null : r.usagePrompt,
+    output_tokens: r.outputTokens,
+    status: r.status,
+    detail: r.detail
+  });
+}
+
+// src/sim/launch.ts
+import { spawn } from "node:child_process";
+import { join as join2 } from "node:path";
+import { parseArgs as parseArgs2 } from "node:util";
+
+// src/sim/config.ts
+var import_ajv3 = __toESM(require_ajv(), 1);
+var import_yaml = __toESM(require_dist2(), 1);
+import { readFileSync } from "node:fs";
+
 // src/spec/error.ts
 var SpecError = class extends Error {
   name = "SpecError";
 };
 var SpecIssue = class extends Error {
-  constructor(path, problem) {
-    super(`${path.length ? path.join(".") : "top level"} ${problem}`);
-    this.path = path;
+  constructor(path2, problem) {
+    super(`${path2.length ? path2.join(".") : "top level"} ${problem}`);
+    this.path = path2;
     this.problem = problem;
   }
   path;
@@ -50613,28 +50883,34 @@ function issueFromErrors(errors, data) {
   return phrase(first);
 }
 function phrase(e) {
-  const path = segments(e.instancePath);
+  const path2 = segments(e.instancePath);
   const schema = e.parentSchema;
   if (e.keyword === "additionalProperties") {
     const key = e.params.additionalProperty;
     const allowed = Object.keys(schema?.properties ?? {});
     const guess = closest(key, allowed);
     const hint = guess ? `did you mean "${guess}"?` : `expected one of ${allowed.join(", ")}`;
-    return new SpecIssue([...path, key], `is not a known key; ${hint}`);
+    return new SpecIssue([...path2, key], `is not a known key; ${hint}`);
   }
   if (e.keyword === "required") {
     const key = e.params.missingProperty;
     const properties = schema?.properties;
-    return new SpecIssue([...path, key], `is missing; expected ${expected(properties?.[key])}`);
+    return new SpecIssue([...path2, key], `is missing; expected ${expected(properties?.[key])}`);
   }
   if (e.keyword === "discriminator") {
     const tag = e.params.tag;
     const branches = schema?.oneOf ?? [];
     const tags = branches.map((branch) => branch.properties?.[tag]?.const ?? "?");
     const value2 = e.data?.[tag];
-    return new SpecIssue([...path, tag], `is ${show(value2)}; expected one of ${tags.join(", ")}`);
+    return new SpecIssue([...path2, tag], `is ${show(value2)}; expected one of ${tags.join(", ")}`);
   }
-  return new SpecIssue(path, `is ${show(e.data)}; expected ${expected(schema)}`);
+  if (e.keyword === "maxLength" && typeof e.data === "string") {
+    return new SpecIssue(
+      path2,
+      `is ${e.data.length.toLocaleString("en-US")} characters long; expected at most ${e.params.limit} characters`
+    );
+  }
+  return new SpecIssue(path2, `is ${show(e.data)}; expected ${expected(schema)}`);
 }
 function pointerOf(e) {
   return e.keyword === "additionalProperties" ? `${e.instancePath}/${escape2(e.params.additionalProperty)}` : e.instancePath;
@@ -50784,17 +51060,17 @@ function crossCheck(c) {
     }
   }
 }
-function readSimConfigFile(path) {
+function readSimConfigFile(path2) {
   let text;
   try {
-    text = readFileSync2(path, "utf8");
+    text = readFileSync(path2, "utf8");
   } catch (err) {
-    throw new SimConfigError(`cannot read ${path}: ${err.code ?? err.message}`);
+    throw new SimConfigError(`cannot read ${path2}: ${err.code ?? err.message}`);
   }
   try {
     return (0, import_yaml.parse)(text);
   } catch (err) {
-    throw new SimConfigError(`${path} is not valid YAML or JSON: ${err.message.split("\n")[0]}`);
+    throw new SimConfigError(`${path2} is not valid YAML or JSON: ${err.message.split("\n")[0]}`);
   }
 }
 function parseSimConfigJson(text) {
@@ -51150,12 +51426,12 @@ function fnv1a(s) {
 
 // src/sim/request.ts
 var ApiError = class extends Error {
-  constructor(status2, message, type = "invalid_request_error", param = null, code = null) {
+  constructor(status2, message, type = "invalid_request_error", param = null, code2 = null) {
     super(message);
     this.status = status2;
     this.type = type;
     this.param = param;
-    this.code = code;
+    this.code = code2;
   }
   status;
   type;
@@ -51884,8 +52160,8 @@ function createSimServer(config) {
   let counter = 0;
   const server = createServer({ keepAliveTimeout: 6e4, requestTimeout: 0 }, (req, res) => {
     const received = now();
-    const path = req.url === void 0 ? "/" : req.url.split("?", 1)[0];
-    const route = `${req.method} ${path}`;
+    const path2 = req.url === void 0 ? "/" : req.url.split("?", 1)[0];
+    const route = `${req.method} ${path2}`;
     const ready = received >= readyAt;
     switch (route) {
       case "GET /health":
@@ -52018,7 +52294,7 @@ function createSimServer(config) {
   }
   return {
     listen(port, host) {
-      return new Promise((resolve2, reject2) => {
+      return new Promise((resolve3, reject2) => {
         server.once("error", reject2);
         server.listen(port, host, () => {
           const start = now();
@@ -52028,14 +52304,14 @@ function createSimServer(config) {
           if (config.mode === "engine") scheduler = engine = new Engine(config, stalls, drift);
           else if (!fast) scheduler = new Paced(config, stalls, drift);
           readyAt = start + config.startup_delay_ms;
-          resolve2(server.address().port);
+          resolve3(server.address().port);
         });
       });
     },
     close() {
       scheduler?.stop();
-      return new Promise((resolve2) => {
-        server.close(() => resolve2());
+      return new Promise((resolve3) => {
+        server.close(() => resolve3());
         server.closeAllConnections();
       });
     }
@@ -52080,14 +52356,14 @@ function send(res, status2, body, headers = {}) {
 }
 
 // src/package-root.ts
-import { existsSync, readFileSync as readFileSync3 } from "node:fs";
+import { existsSync, readFileSync as readFileSync2 } from "node:fs";
 import { dirname as dirname2, join } from "node:path";
 import { fileURLToPath } from "node:url";
 function packageRoot() {
   let dir = dirname2(fileURLToPath(import.meta.url));
   for (; ; ) {
     const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && JSON.parse(readFileSync3(manifest, "utf8")).name === "loadgate") return dir;
+    if (existsSync(manifest) && JSON.parse(readFileSync2(manifest, "utf8")).name === "loadgate") return dir;
     const parent = dirname2(dir);
     if (parent === dir) throw new Error('cannot find the loadgate package root (no package.json named "loadgate" above this file)');
     dir = parent;
@@ -52101,7 +52377,7 @@ function launchSim(config = {}, opts = {}) {
   const args = [entry, "--port", String(opts.port ?? 0), "--config-json", JSON.stringify(config), "--exit-with-stdin"];
   const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"] });
   const timeoutMs = opts.timeoutMs ?? 1e4;
-  const exited = new Promise((resolve2) => child.once("exit", () => resolve2()));
+  const exited = new Promise((resolve3) => child.once("exit", () => resolve3()));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill("SIGTERM");
@@ -52109,14 +52385,14 @@ function launchSim(config = {}, opts = {}) {
     await exited;
     clearTimeout(killer);
   };
-  return new Promise((resolve2, reject) => {
+  return new Promise((resolve3, reject) => {
     let stdout = "";
     let stderr = "";
-    const fail2 = (why) => {
+    const fail2 = (why2) => {
       clearTimeout(timer);
       child.stdout.removeAllListeners("data");
       const detail = stderr.trim();
-      reject(new Error(`loadgate sim ${why}${detail ? `: ${detail}` : ""}`));
+      reject(new Error(`loadgate sim ${why2}${detail ? `: ${detail}` : ""}`));
     };
     const timer = setTimeout(() => {
       fail2(`printed no listening line within ${timeoutMs} ms`);
@@ -52124,7 +52400,7 @@ function launchSim(config = {}, opts = {}) {
     }, timeoutMs);
     child.stderr.setEncoding("utf8").on("data", (s) => stderr += s);
     child.once("error", (err) => fail2(`could not be started (${err.message})`));
-    const early = (code, signal) => fail2(`exited (${signal ?? `code ${code}`}) before listening`);
+    const early = (code2, signal) => fail2(`exited (${signal ?? `code ${code2}`}) before listening`);
     child.once("exit", early);
     child.stdout.setEncoding("utf8").on("data", (s) => {
       stdout += s;
@@ -52135,23 +52411,28 @@ function launchSim(config = {}, opts = {}) {
       child.stdout.removeAllListeners("data").resume();
       child.stderr.removeAllListeners("data").pipe(process.stderr);
       const origin2 = m[1];
-      resolve2({ baseUrl: `${origin2}/v1`, origin: origin2, pid: child.pid, stop });
+      resolve3({ baseUrl: `${origin2}/v1`, origin: origin2, pid: child.pid, stop });
     });
   });
 }
-var USAGE = `usage: loadgate sim [--port P] [--host H] [--config FILE] [--config-json JSON]
+var EXIT_ERROR = 3;
+var SIM_HELP = `Usage: loadgate sim [--port P] [--host H] [--config FILE] [--config-json JSON]
 
 Runs the OpenAI-compatible simulator in the foreground until SIGINT/SIGTERM.
+
+Options:
   --port P            port to listen on; 0 picks a free one (default 8000)
   --host H            address to bind (default 127.0.0.1)
   --config FILE       YAML or JSON sim config (see src/sim/README.md)
   --config-json JSON  config as JSON; its fields override --config's
-`;
+  -h, --help          this help
+
+Exit codes: 0 stopped by a signal, 3 error (bad config, port in use).`;
 async function runSimCli(argv) {
   let config;
   let values;
   try {
-    ({ values } = parseArgs({
+    ({ values } = parseArgs2({
       args: argv,
       options: {
         port: { type: "string", default: "8000" },
@@ -52163,7 +52444,8 @@ async function runSimCli(argv) {
       }
     }));
     if (values.help) {
-      process.stdout.write(USAGE);
+      process.stdout.write(`${SIM_HELP}
+`);
       return 0;
     }
     if (!/^\d+$/.test(values.port) || Number(values.port) > 65535)
@@ -52173,34 +52455,39 @@ async function runSimCli(argv) {
     config = validateSimConfig({ ...fromFile, ...fromJson });
   } catch (err) {
     const message = err.message;
-    process.stderr.write(`${err instanceof SimConfigError ? message : `loadgate sim: ${message}`}
+    process.stderr.write(`${err instanceof SimConfigError ? message : `loadgate sim: ${message.split("\n")[0]}`}
 `);
-    return 2;
+    return EXIT_ERROR;
   }
   const sim = createSimServer(config);
   let port;
   try {
     port = await sim.listen(Number(values.port), values.host);
   } catch (err) {
-    process.stderr.write(
-      `loadgate sim: cannot listen on ${values.host}:${values.port}: ${err.code ?? err.message}
-`
-    );
-    return 1;
+    process.stderr.write(`loadgate sim: cannot listen on ${values.host}:${values.port}: ${listenFailure(err)}
+`);
+    return EXIT_ERROR;
   }
   const host = values.host.includes(":") ? `[${values.host}]` : values.host;
   process.stdout.write(`loadgate-sim listening on http://${host}:${port}
 `);
-  return new Promise((resolve2) => {
+  return new Promise((resolve3) => {
     const shutdown = () => {
       process.off("SIGTERM", shutdown).off("SIGINT", shutdown);
       process.stdin.off("end", shutdown);
       if (values["exit-with-stdin"]) process.stdin.pause();
-      void sim.close().then(() => resolve2(0));
+      void sim.close().then(() => resolve3(0));
     };
     process.once("SIGTERM", shutdown).once("SIGINT", shutdown);
     if (values["exit-with-stdin"]) process.stdin.on("end", shutdown).resume();
   });
+}
+function listenFailure(err) {
+  const code2 = err.code;
+  if (code2 === "EADDRINUSE") return "EADDRINUSE (the port is in use; expected a free port, or --port 0 for any)";
+  if (code2 === "EADDRNOTAVAIL") return "EADDRNOTAVAIL (no such address on this machine; expected a local address for --host)";
+  if (code2 === "EACCES") return "EACCES (ports below 1024 need privileges; expected a port from 1024)";
+  return code2 ?? err.message;
 }
 function mapping(value2, source) {
   if (value2 === null || value2 === void 0) return {};
@@ -52209,10 +52496,664 @@ function mapping(value2, source) {
   return value2;
 }
 
-// src/workload/inputs.ts
+// src/spec/resolve.ts
+var import_ajv4 = __toESM(require_ajv(), 1);
+
+// src/spec/duration.ts
+var UNIT_MS = { h: 36e5, m: 6e4, s: 1e3, ms: 1 };
+var WHOLE = /^(?:\d+(?:\.\d+)?(?:ms|h|m|s))+$/;
+var PART = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
+function parseDuration(s) {
+  if (!WHOLE.test(s)) {
+    throw new Error(`${JSON.stringify(s)} is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s`);
+  }
+  let ms3 = 0;
+  for (const [, amount, unit] of s.matchAll(PART)) ms3 += Number(amount) * UNIT_MS[unit];
+  return ms3;
+}
+
+// src/spec/hash.ts
 import { createHash } from "node:crypto";
-import { readFileSync as readFileSync4 } from "node:fs";
-import { resolve } from "node:path";
+function canonicalJson(value2) {
+  return JSON.stringify(
+    value2,
+    (_key, v) => v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0)) : v
+  );
+}
+function specHash(spec) {
+  return createHash("sha256").update(canonicalJson(spec)).digest("hex");
+}
+
+// src/spec/pattern.ts
+var DEFAULT_RAMP_SLICES = 10;
+var seconds = (ms3) => `${Math.round(ms3) / 1e3}s`;
+function ms2(path2, text, zeroAllowed) {
+  let v;
+  try {
+    v = parseDuration(text);
+  } catch (err) {
+    throw new SpecIssue(path2, err.message);
+  }
+  if (v === 0 && !zeroAllowed) throw new SpecIssue(path2, `is ${show(text)}; expected a duration > 0`);
+  return v;
+}
+function resolvePattern(load, steadyMs) {
+  const out2 = {};
+  const closed = load.mode === "closed";
+  for (const key of ["ramp_up", "pattern", "soak"]) {
+    if (closed && load[key] !== void 0)
+      throw new SpecIssue(
+        ["load", key],
+        "is given with mode: closed; expected mode: open (a rate curve needs an open-loop arrival schedule)"
+      );
+  }
+  if (load.ramp_up !== void 0) out2.rampUpMs = ms2(["load", "ramp_up"], load.ramp_up, true);
+  if (load.pattern && load.soak)
+    throw new SpecIssue(
+      ["load", "soak"],
+      "is given with load.pattern; expected one or the other (a soak is a steady rate judged in segments)"
+    );
+  if (load.soak) out2.pattern = { kind: "soak", segments: load.soak.segments };
+  const p2 = load.pattern;
+  const at = (key) => ["load", "pattern", key];
+  const window2 = `the steady window (load.steady ${seconds(steadyMs)})`;
+  if (p2?.kind === "spike") {
+    const atMs = ms2(at("at"), p2.at, true);
+    const forMs = ms2(at("for"), p2.for, false);
+    if (atMs === 0)
+      throw new SpecIssue(at("at"), `is ${show(p2.at)}; expected a time > 0 into the window, so the pre-spike level is measured`);
+    if (atMs + forMs > steadyMs)
+      throw new SpecIssue(
+        at("for"),
+        `ends the spike at ${seconds(atMs + forMs)} (at + for), past ${window2}; expected at + for \u2264 load.steady`
+      );
+    out2.pattern = { kind: "spike", multiplier: p2.multiplier, atMs, forMs };
+  } else if (p2?.kind === "ramp") {
+    const overMs = ms2(at("over"), p2.over, false);
+    if (overMs > steadyMs) throw new SpecIssue(at("over"), `is ${seconds(overMs)}, longer than ${window2}; expected over \u2264 load.steady`);
+    if (p2.from === 0 && p2.to === 0) throw new SpecIssue(at("to"), "is 0 like from, so the ramp sends nothing; expected a rate > 0");
+    out2.pattern = { kind: "ramp", from: p2.from, to: p2.to, overMs, slices: p2.slices ?? DEFAULT_RAMP_SLICES };
+  } else if (p2?.kind === "steps") {
+    const eachMs = ms2(at("each"), p2.each, false);
+    const total = eachMs * p2.rates.length;
+    if (total > steadyMs)
+      throw new SpecIssue(at("rates"), `lasts ${seconds(total)} (${p2.rates.length} \xD7 each), longer than ${window2}; expected \u2264 load.steady`);
+    if (!p2.rates.some((r) => r > 0)) throw new SpecIssue(at("rates"), "are all 0; expected at least one rate > 0");
+    out2.pattern = { kind: "steps", rates: p2.rates, eachMs };
+  }
+  const a = load.abort;
+  if (a) {
+    if (a.max_error_rate === void 0 && !a.over_saturation)
+      throw new SpecIssue(["load", "abort"], "has neither max_error_rate nor over_saturation: true; expected at least one of them");
+    out2.abort = {
+      maxErrorRate: a.max_error_rate ?? null,
+      windowMs: ms2(["load", "abort", "window"], a.window, false),
+      overSaturation: a.over_saturation,
+      fail: a.fail
+    };
+  }
+  return out2;
+}
+function scalePatternRates(p2, factor) {
+  const round4 = (x) => Math.round(x * factor * 1e6) / 1e6;
+  if (p2.kind === "ramp") return { ...p2, from: round4(p2.from), to: round4(p2.to) };
+  if (p2.kind === "steps") return { ...p2, rates: p2.rates.map(round4) };
+  return p2;
+}
+
+// src/spec/sweep-schema.ts
+var AUTO_DEFAULTS = { growth: 2, max_points: 10, fill: 3 };
+var positive2 = { type: "number", exclusiveMinimum: 0, description: "a number > 0" };
+var fraction2 = (fallback) => ({
+  type: "number",
+  exclusiveMinimum: 0,
+  maximum: 1,
+  default: fallback,
+  description: "a number > 0 and \u2264 1"
+});
+var mapping2 = (properties, description) => ({
+  type: "object",
+  default: {},
+  description,
+  properties,
+  additionalProperties: false
+});
+var capacityRule = mapping2(
+  {
+    max_decrease_pct: { type: "number", minimum: 0, default: 10, description: "a percentage \u2265 0" },
+    enabled: { type: "boolean", default: true },
+    warn_only: { type: "boolean", default: false }
+  },
+  "a mapping with max_decrease_pct (and optionally enabled, warn_only)"
+);
+var sweepSchema = {
+  type: "object",
+  description: "auto, or a mapping with rates, from/to/steps, auto or concurrency",
+  additionalProperties: false,
+  properties: {
+    rates: { type: "array", minItems: 1, maxItems: 100, items: positive2, description: "a list of 1 to 100 rates > 0 (req/s)" },
+    from: positive2,
+    to: positive2,
+    steps: { type: "integer", minimum: 2, maximum: 100, description: "an integer from 2 to 100" },
+    scale: { enum: ["linear", "geometric"], default: "linear" },
+    auto: {
+      description: "true or a mapping with growth, max_points, fill",
+      anyOf: [
+        { type: "boolean" },
+        {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            growth: { type: "number", exclusiveMinimum: 1, maximum: 10, description: "a number > 1 and \u2264 10" },
+            max_points: { type: "integer", minimum: 2, maximum: 50, description: "an integer from 2 to 50" },
+            fill: { type: "integer", minimum: 0, maximum: 10, description: "an integer from 0 to 10" }
+          }
+        }
+      ]
+    },
+    concurrency: {
+      type: "array",
+      minItems: 1,
+      maxItems: 100,
+      items: { type: "integer", minimum: 1, description: "an integer \u2265 1" },
+      description: "a list of 1 to 100 concurrency levels (integers \u2265 1)"
+    },
+    metric: { enum: ["ttft", "e2e"], default: "ttft" },
+    slo_target: fraction2(0.99),
+    bisect: mapping2(
+      {
+        precision: { type: "number", exclusiveMinimum: 0, maximum: 1, default: 0.05, description: "a fraction > 0 and \u2264 1 of the rate" },
+        max_points: { type: "integer", minimum: 0, maximum: 20, default: 4, description: "an integer from 0 to 20" },
+        knee_points: { type: "integer", minimum: 0, maximum: 20, default: 2, description: "an integer from 0 to 20" }
+      },
+      "a mapping with precision, max_points and knee_points"
+    ),
+    stop: mapping2(
+      {
+        min_achieved_fraction: fraction2(0.9),
+        max_p99_multiple: { type: "number", exclusiveMinimum: 1, default: 10, description: "a number > 1 (a multiple of S)" }
+      },
+      "a mapping with min_achieved_fraction and max_p99_multiple"
+    ),
+    gate: mapping2(
+      { capacity_at_slo: capacityRule, knee: capacityRule, saturation: capacityRule },
+      "a mapping with capacity_at_slo, knee, saturation"
+    )
+  }
+};
+var sizingSchema = {
+  type: "object",
+  description: "a mapping with peak_rate, batch_slots, target_utilization",
+  additionalProperties: false,
+  properties: {
+    peak_rate: { ...positive2, description: "a rate > 0 (req/s at peak)" },
+    batch_slots: { type: "integer", minimum: 1, description: "an integer \u2265 1 (sequences one replica runs at once)" },
+    target_utilization: { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.75, description: "a number > 0 and < 1" }
+  }
+};
+function expandSweepShorthand(data) {
+  if (data && typeof data === "object" && !Array.isArray(data) && data.sweep === "auto")
+    data.sweep = { auto: true };
+}
+function checkSweep(s) {
+  const ways = [
+    s.rates !== void 0 && "rates",
+    (s.from !== void 0 || s.to !== void 0 || s.steps !== void 0) && "from/to/steps",
+    s.auto !== void 0 && s.auto !== false && "auto",
+    s.concurrency !== void 0 && "concurrency"
+  ].filter((w) => typeof w === "string");
+  if (ways.length === 0)
+    throw new SpecIssue(["sweep"], "chooses no points; expected rates: [..], from/to/steps, auto: true, or concurrency: [..]");
+  if (ways.length > 1) throw new SpecIssue(["sweep"], `gives ${ways.join(" and ")}; expected exactly one way of choosing the points`);
+  if (ways[0] === "from/to/steps") {
+    const missing = ["from", "to", "steps"].find((k) => s[k] === void 0);
+    if (missing) throw new SpecIssue(["sweep", missing], "is missing; expected from, to and steps together");
+    if (s.to <= s.from) throw new SpecIssue(["sweep", "to"], `is ${s.to}; expected a rate above sweep.from (${s.from})`);
+  }
+  const list2 = s.rates ?? s.concurrency;
+  if (list2) {
+    const key = s.rates ? "rates" : "concurrency";
+    const seen = /* @__PURE__ */ new Set();
+    for (const v of list2) {
+      if (seen.has(v)) throw new SpecIssue(["sweep", key], `lists ${v} twice; expected each point once`);
+      seen.add(v);
+    }
+  }
+}
+function autoSettings(s) {
+  return { ...AUTO_DEFAULTS, ...typeof s.auto === "object" ? s.auto : {} };
+}
+
+// src/spec/schema.ts
+var positiveInteger = { type: "integer", minimum: 1, description: "a positive integer" };
+var positiveNumber = { type: "number", exclusiveMinimum: 0, description: "a number > 0" };
+var duration = (fallback) => ({
+  type: "string",
+  default: fallback,
+  description: "a duration such as 500ms, 30s, 5m, 1m30s"
+});
+var sloMs = (fallback) => ({
+  type: "number",
+  exclusiveMinimum: 0,
+  default: fallback,
+  description: "a number of milliseconds > 0"
+});
+var model = {
+  type: "string",
+  minLength: 1,
+  maxLength: MAX_NAME_CHARS,
+  description: "the name of a model the server serves (omitted: the one model the server lists)"
+};
+var path = (what) => ({
+  type: "string",
+  minLength: 1,
+  maxLength: MAX_PATH_CHARS,
+  description: `the path of ${what}, relative to the spec`
+});
+var stddev = { type: "number", minimum: 0, description: "a number \u2265 0" };
+var LENGTH_SHAPES = {
+  fixed: { required: ["value"], properties: { value: positiveInteger } },
+  uniform: {
+    required: [],
+    properties: {
+      min: positiveInteger,
+      max: positiveInteger,
+      mean: positiveNumber,
+      range_ratio: { type: "number", minimum: 0, exclusiveMaximum: 1, description: "a number \u2265 0 and < 1" }
+    }
+  },
+  normal: { required: ["mean", "stddev"], properties: { mean: positiveNumber, stddev, min: positiveInteger, max: positiveInteger } },
+  lognormal: { required: ["mean", "stddev"], properties: { mean: positiveNumber, stddev, min: positiveInteger, max: positiveInteger } },
+  empirical: {
+    required: [],
+    properties: {
+      values: { type: "array", minItems: 1, items: positiveInteger, description: "a non-empty list of positive integers" },
+      weights: {
+        type: "array",
+        items: { type: "number", minimum: 0, description: "a number \u2265 0" },
+        description: "a list of numbers \u2265 0, one per value"
+      },
+      file: path("a JSON, CSV or text file of lengths")
+    }
+  }
+};
+var DIST_NAMES = Object.keys(LENGTH_SHAPES);
+var lengthDist = (fallback) => ({
+  type: "object",
+  default: { dist: "fixed", value: fallback },
+  description: `a positive integer or a mapping with dist: ${DIST_NAMES.join(", ")}`,
+  required: ["dist"],
+  properties: { dist: { enum: DIST_NAMES } },
+  allOf: Object.entries(LENGTH_SHAPES).map(([name2, shape]) => ({
+    // `type` and `required` keep the if from passing vacuously on non-mappings or a missing dist.
+    if: { type: "object", required: ["dist"], properties: { dist: { const: name2 } } },
+    then: {
+      type: "object",
+      required: shape.required,
+      properties: { dist: { const: name2 }, ...shape.properties },
+      additionalProperties: false
+    }
+  }))
+});
+var rate2 = { type: "number", minimum: 0, description: "a rate in req/s \u2265 0" };
+var durationText = (d) => ({ type: "string", description: d });
+var PATTERN_SHAPES = {
+  ramp: {
+    required: ["from", "to", "over"],
+    properties: {
+      from: rate2,
+      to: rate2,
+      over: durationText("a duration such as 30s, 5m"),
+      slices: { type: "integer", minimum: 2, maximum: 100, description: "an integer from 2 to 100 (steps the ramp is summarized in)" }
+    }
+  },
+  spike: {
+    required: ["multiplier", "at", "for"],
+    properties: {
+      multiplier: { type: "number", exclusiveMinimum: 0, description: "a number > 0 (the spike rate is multiplier \xD7 load.rate)" },
+      at: durationText("a duration into the steady window, such as 20s"),
+      for: durationText("a duration such as 10s")
+    }
+  },
+  steps: {
+    required: ["rates", "each"],
+    properties: {
+      rates: { type: "array", minItems: 1, items: rate2, description: "a non-empty list of rates in req/s \u2265 0" },
+      each: durationText("a duration such as 30s")
+    }
+  }
+};
+var PATTERN_KINDS = Object.keys(PATTERN_SHAPES);
+var pattern = {
+  type: "object",
+  description: `a mapping with kind: ${PATTERN_KINDS.join(", ")}`,
+  required: ["kind"],
+  properties: { kind: { enum: PATTERN_KINDS } },
+  allOf: Object.entries(PATTERN_SHAPES).map(([name2, shape]) => ({
+    if: { type: "object", required: ["kind"], properties: { kind: { const: name2 } } },
+    then: {
+      type: "object",
+      required: shape.required,
+      properties: { kind: { const: name2 }, ...shape.properties },
+      additionalProperties: false
+    }
+  }))
+};
+var section = (properties) => ({
+  type: "object",
+  default: {},
+  properties,
+  additionalProperties: false
+});
+var SIM_MODEL = "loadgate-sim";
+var specSchema = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  type: "object",
+  description: "a mapping with keys name, target, workload, load, slo, gate, sweep, sizing",
+  required: ["target"],
+  additionalProperties: false,
+  properties: {
+    name: {
+      type: "string",
+      minLength: 1,
+      maxLength: MAX_NAME_CHARS,
+      default: "benchmark",
+      description: "a non-empty string"
+    },
+    target: {
+      type: "object",
+      description: "a mapping with at least url",
+      required: ["url"],
+      additionalProperties: false,
+      properties: {
+        url: { type: "string", maxLength: MAX_URL_CHARS, description: 'http(s)://host[:port]/v1 or "sim"' },
+        api: { enum: ["chat", "completions"], default: "chat" },
+        model,
+        headers: {
+          type: "object",
+          default: {},
+          additionalProperties: {
+            type: "string",
+            maxLength: MAX_HEADER_VALUE_CHARS,
+            description: "a string (quote numbers)"
+          }
+        },
+        api_key_env: {
+          type: "string",
+          pattern: "^[A-Za-z_][A-Za-z0-9_]{0,127}$",
+          description: "the name of an environment variable, e.g. OPENAI_API_KEY"
+        },
+        request_timeout: duration("60s"),
+        ready_timeout: duration("60s"),
+        sim: { type: "object", default: {} }
+      },
+      // The simulator serves whatever model it is told; a real server's model, when the spec
+      // names none, is the one it lists (src/run/served-model.ts).
+      if: { properties: { url: { const: "sim" } } },
+      then: { properties: { model: { default: SIM_MODEL } } }
+    },
+    workload: section({
+      seed: { type: "integer", default: 1, description: "an integer" },
+      input_tokens: lengthDist(128),
+      output_tokens: lengthDist(128),
+      output_control: { enum: ["ignore_eos", "min_tokens", "none"], default: "ignore_eos" },
+      // The older spelling of output_control (true: ignore_eos, false: none); resolve.ts folds it in.
+      ignore_eos: { type: "boolean" },
+      calibrate: { enum: ["auto", "tokenize", "probe", "off"], default: "auto" },
+      prefix: {
+        type: "object",
+        description: "a mapping with shared_tokens",
+        required: ["shared_tokens"],
+        additionalProperties: false,
+        properties: { shared_tokens: positiveInteger }
+      },
+      prefix_groups: {
+        type: "object",
+        description: "a mapping with groups, tokens and optionally zipf_s",
+        required: ["groups", "tokens"],
+        additionalProperties: false,
+        properties: {
+          groups: positiveInteger,
+          tokens: positiveInteger,
+          zipf_s: { type: "number", minimum: 0, default: 1, description: "a number \u2265 0 (0: every group equally popular)" }
+        }
+      },
+      dataset: {
+        type: "object",
+        description: "a mapping with path and format",
+        required: ["path", "format"],
+        additionalProperties: false,
+        properties: {
+          path: path("a ShareGPT or JSONL file"),
+          format: { enum: ["sharegpt", "jsonl"] },
+          sample: { enum: ["without_replacement", "with_replacement"], default: "without_replacement" },
+          filter: {
+            type: "object",
+            description: "a mapping with min_input_tokens, max_input_tokens, min_output_tokens, max_output_tokens",
+            additionalProperties: false,
+            properties: {
+              min_input_tokens: positiveInteger,
+              max_input_tokens: positiveInteger,
+              min_output_tokens: positiveInteger,
+              max_output_tokens: positiveInteger
+            }
+          }
+        }
+      }
+    }),
+    load: section({
+      mode: { enum: ["open", "closed"], default: "open" },
+      arrival: { enum: ["poisson", "constant", "gamma"], default: "poisson" },
+      burstiness: { ...positiveNumber, default: 1 },
+      rate: { ...positiveNumber, default: 10 },
+      concurrency: { type: "integer", minimum: 1, default: 8, description: "an integer \u2265 1" },
+      warmup: duration("5s"),
+      steady: duration("30s"),
+      cooldown: duration("2s"),
+      max_in_flight: { type: "integer", minimum: 1, default: 1e4, description: "an integer \u2265 1" },
+      replicates: { type: "integer", minimum: 1, maximum: 100, default: 1, description: "an integer from 1 to 100" },
+      // No defaults for the pattern keys: a spec without them keeps its hash.
+      ramp_up: { type: "string", description: "a duration such as 30s" },
+      pattern,
+      soak: {
+        type: "object",
+        description: "a mapping with segments",
+        required: ["segments"],
+        additionalProperties: false,
+        properties: { segments: { type: "integer", minimum: 2, maximum: 100, description: "an integer from 2 to 100" } }
+      },
+      abort: {
+        type: "object",
+        description: "a mapping with max_error_rate and/or over_saturation, window, fail",
+        additionalProperties: false,
+        properties: {
+          max_error_rate: { type: "number", exclusiveMinimum: 0, maximum: 1, description: "a fraction > 0 and \u2264 1" },
+          window: duration("10s"),
+          over_saturation: { type: "boolean", default: false },
+          fail: { type: "boolean", default: false }
+        }
+      }
+    }),
+    slo: section({ ttft_ms: sloMs(500), tpot_ms: sloMs(50), e2e_ms: sloMs(1e4) }),
+    gate: gateSchema,
+    sweep: sweepSchema,
+    sizing: sizingSchema
+  }
+};
+
+// src/spec/resolve.ts
+var validate2 = new import_ajv4.Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema);
+function resolveSpec(data) {
+  const spec = structuredClone(data);
+  expandLengthShorthand(spec);
+  expandSweepShorthand(spec);
+  const written = writtenWorkloadKeys(spec);
+  if (!validate2(spec)) throw issueFromErrors(validate2.errors ?? [], spec);
+  spec.gate.slo.ttft_p95.max_ms ??= spec.slo.ttft_ms;
+  checkUrl(spec.target.url);
+  checkNoLiteralCredentials(spec.target.headers);
+  if (spec.workload.input_tokens) checkLength(["workload", "input_tokens"], spec.workload.input_tokens);
+  checkLength(["workload", "output_tokens"], spec.workload.output_tokens);
+  foldIgnoreEos(spec.workload, written);
+  checkWorkloadCombination(spec.workload, written);
+  if (spec.sweep) checkSweep(spec.sweep);
+  const steadyMs = durationMs(["load", "steady"], spec.load.steady, false);
+  const resolved = {
+    ...resolvePattern(spec.load, steadyMs),
+    spec,
+    hash: specHash(spec),
+    requestTimeoutMs: durationMs(["target", "request_timeout"], spec.target.request_timeout, false),
+    readyTimeoutMs: durationMs(["target", "ready_timeout"], spec.target.ready_timeout, false),
+    warmupMs: durationMs(["load", "warmup"], spec.load.warmup, true),
+    steadyMs,
+    cooldownMs: durationMs(["load", "cooldown"], spec.load.cooldown, true)
+  };
+  checkScheduleSize(resolved);
+  return resolved;
+}
+function checkScheduleSize(r) {
+  if (r.spec.load.mode !== "open") return;
+  const totalMs = r.warmupMs + r.steadyMs + r.cooldownMs;
+  const { rate: rate3 } = r.spec.load;
+  const p2 = r.pattern;
+  const peak = p2?.kind === "ramp" ? Math.max(rate3, p2.from, p2.to) : p2?.kind === "spike" ? rate3 * p2.multiplier : p2?.kind === "steps" ? Math.max(rate3, ...p2.rates) : rate3;
+  const expected2 = peak * totalMs / 1e3;
+  if (expected2 <= MAX_SCHEDULED_REQUESTS) return;
+  const what = peak === rate3 ? `is ${show(rate3)} req/s` : `peaks at ${figure(peak)} req/s`;
+  throw new SpecIssue(
+    peak === rate3 ? ["load", "rate"] : ["load", "pattern"],
+    `${what} over ${figure(totalMs / 1e3)} s of warmup, steady and cooldown: ${figure(expected2)} scheduled requests; expected at most ${figure(MAX_SCHEDULED_REQUESTS)} per run (lower the rate or shorten the run, or split it with --shard K/N)`
+  );
+}
+function expandLengthShorthand(data) {
+  const workload = isMapping(data) ? data["workload"] : void 0;
+  if (!isMapping(workload)) return;
+  for (const key of ["input_tokens", "output_tokens"]) {
+    const n2 = workload[key];
+    if (Number.isInteger(n2) && n2 >= 1) workload[key] = { dist: "fixed", value: n2 };
+  }
+}
+function writtenWorkloadKeys(data) {
+  const workload = isMapping(data) ? data["workload"] : void 0;
+  return new Set(isMapping(workload) ? Object.keys(workload) : []);
+}
+function isMapping(value2) {
+  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
+}
+function checkUrl(url) {
+  const problem = targetUrlProblem(url);
+  if (problem === void 0) return;
+  throw new SpecIssue(
+    ["target", "url"],
+    isCredentialProblem(problem) ? `${problem}; expected a URL without them: put the key in an environment variable and name it in target.api_key_env` : `${problem}; expected http(s)://host[:port]/v1 or "sim"`
+  );
+}
+var CREDENTIAL_HEADER = /^(authorization|proxy-authorization|api-key|x-api-key|cookie)$/i;
+var isCredentialHeader = (name2) => CREDENTIAL_HEADER.test(name2);
+var ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+function checkNoLiteralCredentials(headers) {
+  for (const [name2, value2] of Object.entries(headers)) {
+    if (CREDENTIAL_HEADER.test(name2) && !/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value2)) {
+      throw new SpecIssue(
+        ["target", "headers", name2],
+        'holds a credential written into the spec; expected a reference such as "${MY_KEY}" to an environment variable, or target.api_key_env'
+      );
+    }
+  }
+}
+function checkLength(path2, d) {
+  if (d.dist === "uniform") checkForm(path2, d, ["min", "max"], ["mean", "range_ratio"]);
+  if (d.dist === "empirical") checkEmpirical(path2, d);
+  if ("min" in d && "max" in d && d.min !== void 0 && d.max !== void 0 && d.min > d.max) {
+    throw new SpecIssue(path2, `has min ${d.min} > max ${d.max}; expected min \u2264 max`);
+  }
+}
+var KEY_EXPECTED = {
+  min: "a positive integer",
+  max: "a positive integer",
+  mean: "a number > 0",
+  range_ratio: "a number \u2265 0 and < 1"
+};
+function checkForm(path2, d, a, b2) {
+  const has = (keys) => keys.filter((k) => k in d);
+  const [inA, inB] = [has(a), has(b2)];
+  const forms = `${a.join(" and ")}, or ${b2.join(" and ")}`;
+  if (inA.length > 0 && inB.length > 0) throw new SpecIssue(path2, `has both ${a.join("/")} and ${b2.join("/")}; expected ${forms}`);
+  if (inA.length === 0 && inB.length === 0) throw new SpecIssue(path2, `has neither ${a.join("/")} nor ${b2.join("/")}; expected ${forms}`);
+  const form = inA.length > 0 ? a : b2;
+  const missing = form.find((k) => !(k in d));
+  if (missing) throw new SpecIssue([...path2, missing], `is missing; expected ${KEY_EXPECTED[missing]}`);
+}
+function checkEmpirical(path2, d) {
+  const hasValues = "values" in d;
+  if (hasValues === "file" in d)
+    throw new SpecIssue(path2, `has ${hasValues ? "both" : "neither"} values ${hasValues ? "and" : "nor"} file; expected one of them`);
+  if (!hasValues) {
+    if ("weights" in d)
+      throw new SpecIssue([...path2, "weights"], "is given with file; expected weights only beside values (a file holds its own counts)");
+    return;
+  }
+  const { values, weights } = d;
+  if (weights === void 0) return;
+  if (weights.length !== values.length)
+    throw new SpecIssue([...path2, "weights"], `has ${weights.length} entries for ${values.length} values; expected one weight per value`);
+  if (!weights.some((w) => w > 0)) throw new SpecIssue([...path2, "weights"], "are all 0; expected at least one weight > 0");
+}
+function foldIgnoreEos(w, written) {
+  if (w.ignore_eos === void 0) return;
+  if (written.has("output_control")) {
+    throw new SpecIssue(
+      ["workload", "ignore_eos"],
+      "is given with output_control; expected only output_control (ignore_eos: true is output_control: ignore_eos)"
+    );
+  }
+  w.output_control = w.ignore_eos ? "ignore_eos" : "none";
+  delete w.ignore_eos;
+}
+function checkWorkloadCombination(w, written) {
+  if (w.dataset) {
+    for (const key of ["input_tokens", "prefix", "prefix_groups"]) {
+      if (written.has(key))
+        throw new SpecIssue(["workload", key], "is given with dataset; expected one or the other (a dataset brings its own prompts)");
+    }
+    delete w.input_tokens;
+    return;
+  }
+  const prefixTokens = (w.prefix?.shared_tokens ?? 0) + (w.prefix_groups?.tokens ?? 0);
+  const mean3 = meanLength(w.input_tokens);
+  if (prefixTokens > 0 && mean3 !== void 0 && prefixTokens >= mean3) {
+    const key = w.prefix ? "prefix" : "prefix_groups";
+    throw new SpecIssue(
+      ["workload", key],
+      `makes ${prefixTokens} prefix tokens, not fewer than the mean input length (${round2(mean3)}); expected a prefix shorter than input_tokens, which includes it`
+    );
+  }
+}
+function meanLength(d) {
+  if (d.dist === "fixed") return d.value;
+  if (d.dist === "uniform") return "mean" in d ? d.mean : (d.min + d.max) / 2;
+  if (d.dist === "empirical") {
+    if (!("values" in d)) return void 0;
+    const weights = d.weights ?? d.values.map(() => 1);
+    return d.values.reduce((a, v, i) => a + v * weights[i], 0) / weights.reduce((a, b2) => a + b2, 0);
+  }
+  return d.mean;
+}
+var round2 = (x) => Math.round(x * 10) / 10;
+function durationMs(path2, text, zeroAllowed) {
+  let ms3;
+  try {
+    ms3 = parseDuration(text);
+  } catch (err) {
+    throw new SpecIssue(path2, err.message);
+  }
+  if (ms3 === 0 && !zeroAllowed) throw new SpecIssue(path2, `is ${show(text)}; expected a duration > 0`);
+  if (ms3 > MAX_DURATION_MS) throw new SpecIssue(path2, `is ${show(text)}; expected a duration of at most ${MAX_DURATION_MS / 36e5}h`);
+  return ms3;
+}
+
+// src/workload/calibrate.ts
+var import_undici = __toESM(require_undici(), 1);
 
 // src/client/chunk-scan.ts
 var OK = 0;
@@ -52223,8 +53164,8 @@ var ROOT = 1;
 var CHOICES = 2;
 var CHOICE0 = 3;
 var DELTA = 4;
-var USAGE2 = 5;
-var MAX_DEPTH = 32;
+var USAGE = 5;
+var MAX_DEPTH2 = 32;
 var QUOTE = 34;
 var BACKSLASH = 92;
 var name = (s) => Buffer.from(s);
@@ -52248,8 +53189,8 @@ var strStart = 0;
 var strEnd = 0;
 var strEscaped = false;
 var intValue = NaN;
-function scanChunk(bytes, start, stop, findings3) {
-  b = bytes;
+function scanChunk(bytes2, start, stop, findings3) {
+  b = bytes2;
   p = start;
   end = stop;
   status = OK;
@@ -52370,7 +53311,7 @@ function digitsFollow() {
   return p > start;
 }
 function array(ctx, depth) {
-  if (depth > MAX_DEPTH) return fail(UNUSUAL);
+  if (depth > MAX_DEPTH2) return fail(UNUSUAL);
   p++;
   skipWs();
   if (p < end && b[p] === 93) {
@@ -52389,7 +53330,7 @@ function array(ctx, depth) {
   }
 }
 function object(ctx, depth) {
-  if (depth > MAX_DEPTH) return fail(UNUSUAL);
+  if (depth > MAX_DEPTH2) return fail(UNUSUAL);
   p++;
   skipWs();
   if (p < end && b[p] === 125) {
@@ -52441,7 +53382,7 @@ function keyOfInterest(ctx, s, e) {
       return is(K_DELTA, s, e) ? DELTA_KEY : is(K_TEXT, s, e) ? TEXT : 0;
     case DELTA:
       return is(K_CONTENT, s, e) ? CONTENT : is(K_REASONING_CONTENT, s, e) ? REASONING_CONTENT : is(K_REASONING, s, e) ? REASONING : 0;
-    case USAGE2:
+    case USAGE:
       return is(K_COMPLETION_TOKENS, s, e) ? COMPLETION_TOKENS : is(K_PROMPT_TOKENS, s, e) ? PROMPT_TOKENS : 0;
     default:
       return 0;
@@ -52465,7 +53406,7 @@ function member(ctx, key, depth) {
       return strEscaped || is(K_ERROR, strStart, strEnd) ? fail(UNUSUAL) : true;
     }
     if (key === CHOICES_KEY) return value(b[p] === 91 ? CHOICES : OTHER, depth);
-    return value(startsObject() ? USAGE2 : OTHER, depth);
+    return value(startsObject() ? USAGE : OTHER, depth);
   }
   if (ctx === CHOICE0) {
     if (key === DELTA_KEY) {
@@ -52522,19 +53463,19 @@ var findings = {
   completionTokens: null,
   promptTokens: null
 };
-function readEvent(bytes, start, end2, into) {
+function readEvent(bytes2, start, end2, into) {
   reset(into);
   if (end2 === start) return into;
-  if (end2 - start === DONE2.length && Buffer.compare(DONE2, bytes.subarray(start, end2)) === 0) {
+  if (end2 - start === DONE2.length && Buffer.compare(DONE2, bytes2.subarray(start, end2)) === 0) {
     into.done = true;
     return into;
   }
-  const status2 = scanChunk(bytes, start, end2, findings);
+  const status2 = scanChunk(bytes2, start, end2, findings);
   if (status2 === MALFORMED) {
     into.error = "malformed chunk";
     return into;
   }
-  if (status2 === UNUSUAL) return parseEvent(Buffer.from(bytes.buffer, bytes.byteOffset + start, end2 - start).toString("utf8"), into);
+  if (status2 === UNUSUAL) return parseEvent(Buffer.from(bytes2.buffer, bytes2.byteOffset + start, end2 - start).toString("utf8"), into);
   const f = findings;
   if (f.hasDelta ? f.answer : f.text) into.content = "answer";
   else if (f.hasDelta && f.reasoning) into.content = "reasoning";
@@ -52683,13 +53624,13 @@ function parseDataset(text, name2, format) {
 }
 function* records(text, name2, expected2) {
   if (text.trimStart().startsWith("[")) {
-    let list;
+    let list2;
     try {
-      list = JSON.parse(text);
+      list2 = JSON.parse(text);
     } catch (err) {
       throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a JSON list, or one JSON object per line`);
     }
-    for (let i = 0; i < list.length; i++) yield { where: `${name2}: entry ${i + 1}`, value: list[i] };
+    for (let i = 0; i < list2.length; i++) yield { where: `${name2}: entry ${i + 1}`, value: list2[i] };
     return;
   }
   const lines = text.split(/\r?\n/);
@@ -52769,129 +53710,6 @@ function entryPicker(n2, sample, rng) {
     return order[next++];
   };
 }
-
-// src/workload/lengths.ts
-function lengthSampler(d) {
-  switch (d.dist) {
-    case "fixed":
-      return () => d.value;
-    case "uniform": {
-      const [lo, hi] = uniformBounds(d);
-      return (rng) => lo + Math.floor(rng.next() * (hi - lo + 1));
-    }
-    case "normal":
-      return (rng) => clip(d.mean + d.stddev * normal(rng), d.min, d.max);
-    case "lognormal": {
-      const { mu, sigma } = lognormalParams(d.mean, d.stddev);
-      return (rng) => clip(Math.exp(mu + sigma * normal(rng)), d.min, d.max);
-    }
-    case "empirical":
-      return empiricalSampler(d.values, d.weights);
-  }
-}
-function uniformBounds(d) {
-  if ("min" in d) return [d.min, d.max];
-  const lo = Math.max(1, Math.round(d.mean * (1 - d.range_ratio)));
-  return [lo, Math.max(lo, Math.round(d.mean * (1 + d.range_ratio)))];
-}
-function lognormalParams(mean3, stddev2) {
-  const sigma2 = Math.log(1 + (stddev2 / mean3) ** 2);
-  return { mu: Math.log(mean3) - sigma2 / 2, sigma: Math.sqrt(sigma2) };
-}
-function clip(x, min = 1, max2 = Number.MAX_SAFE_INTEGER) {
-  return Math.max(min, Math.min(max2, Math.round(x)), 1);
-}
-function empiricalSampler(values, weights) {
-  const cumulative = [];
-  let total = 0;
-  values.forEach((_, i) => cumulative.push(total += weights?.[i] ?? 1));
-  return (rng) => {
-    const u = rng.next() * total;
-    let lo = 0;
-    let hi = cumulative.length - 1;
-    while (lo < hi) {
-      const mid = lo + hi >> 1;
-      if (cumulative[mid] > u) hi = mid;
-      else lo = mid + 1;
-    }
-    return values[lo];
-  };
-}
-function parseLengthFile(text, name2) {
-  const values = [];
-  const weights = [];
-  const add = (where, length, count2 = 1) => {
-    if (!Number.isInteger(length) || length < 1)
-      throw new SpecError(`${where}: ${show2(length)} is not a length; expected a positive integer`);
-    if (typeof count2 !== "number" || !(count2 >= 0))
-      throw new SpecError(`${where}: the count ${show2(count2)} is not a number \u2265 0; expected length,count`);
-    values.push(length);
-    weights.push(count2);
-  };
-  const body = text.replace(/^\uFEFF/, "").trim();
-  if (body.startsWith("[")) {
-    let data;
-    try {
-      data = JSON.parse(body);
-    } catch (err) {
-      throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
-    }
-    data.forEach(
-      (item, i) => Array.isArray(item) && item.length === 2 ? add(`${name2}: entry ${i + 1}`, item[0], item[1]) : add(`${name2}: entry ${i + 1}`, item)
-    );
-  } else {
-    let first = true;
-    body.split(/\r?\n/).forEach((raw, i) => {
-      const line = raw.replace(/#.*/, "").trim();
-      if (line === "") return;
-      const fields = line.split(/\s*[,\t ]\s*/).map(numeric);
-      const header2 = first && fields.some((f) => typeof f === "string");
-      first = false;
-      if (header2) return;
-      if (fields.length > 2) throw new SpecError(`${name2}:${i + 1}: ${fields.length} fields; expected a length, or length,count`);
-      add(`${name2}:${i + 1}`, fields[0], fields[1]);
-    });
-  }
-  if (values.length === 0) throw new SpecError(`${name2}: holds no lengths; expected at least one`);
-  if (!weights.some((w) => w > 0)) throw new SpecError(`${name2}: every count is 0; expected at least one count > 0`);
-  return { values, weights };
-}
-var numeric = (field) => field !== "" && Number.isFinite(Number(field)) ? Number(field) : field;
-var show2 = (v) => JSON.stringify(v) ?? String(v);
-
-// src/workload/inputs.ts
-function loadWorkloadInputs(resolved) {
-  const { spec, specDir } = resolved;
-  const files = {};
-  const read = (key, path) => {
-    let text;
-    try {
-      text = readFileSync4(resolve(specDir ?? ".", path), "utf8");
-    } catch (err) {
-      const code = err.code;
-      throw new SpecError(
-        `workload.${key} ${JSON.stringify(path)} cannot be read (${code === "ENOENT" ? "file not found" : code ?? "error"} at ${resolve(specDir ?? ".", path)}); expected a path relative to the spec file`
-      );
-    }
-    files[path] = createHash("sha256").update(text).digest("hex");
-    return text;
-  };
-  const source = (key, d) => "file" in d ? { dist: "empirical", ...parseLengthFile(read(`${key}.file`, d.file), d.file) } : d;
-  const w = spec.workload;
-  return {
-    spec,
-    input: w.input_tokens ? source("input_tokens", w.input_tokens) : null,
-    output: source("output_tokens", w.output_tokens),
-    dataset: w.dataset ? parseDataset(read("dataset.path", w.dataset.path), w.dataset.path, w.dataset.format) : null,
-    files
-  };
-}
-
-// src/workload/workload.ts
-import { randomInt } from "node:crypto";
-
-// src/workload/calibrate.ts
-var import_undici = __toESM(require_undici(), 1);
 
 // src/workload/prefix.ts
 function zipfProbabilities(groups, s) {
@@ -52976,16 +53794,16 @@ async function findCounter(mode, t) {
       reasons.push(`${counter.source}: ${err.message}`);
     }
   }
-  const why = reasons.join("; ");
+  const why2 = reasons.join("; ");
   if (mode === "tokenize")
     throw new Error(
-      `workload.calibrate is tokenize, but the target has no usable tokenize endpoint (${why}); expected a vLLM, SGLang or llama.cpp server, or calibrate: probe`
+      `workload.calibrate is tokenize, but the target has no usable tokenize endpoint (${why2}); expected a vLLM, SGLang or llama.cpp server, or calibrate: probe`
     );
   if (mode === "probe")
     throw new Error(
-      `workload.calibrate is probe, but the probe failed (${why}); expected usage.prompt_tokens in the answer, or calibrate: off`
+      `workload.calibrate is probe, but the probe failed (${why2}); expected usage.prompt_tokens in the answer, or calibrate: off`
     );
-  return { failed: why };
+  return { failed: why2 };
 }
 async function calibrateSynthetic(counter, plain, prefixed) {
   const points = await countAll(counter, SIZES.map(plain));
@@ -53111,6 +53929,131 @@ async function postJson(url, body, t, timeoutMs) {
   return parsed;
 }
 
+// src/workload/inputs.ts
+import { createHash as createHash2 } from "node:crypto";
+import { readFileSync as readFileSync3 } from "node:fs";
+import { resolve as resolve2 } from "node:path";
+
+// src/workload/lengths.ts
+function lengthSampler(d) {
+  switch (d.dist) {
+    case "fixed":
+      return () => d.value;
+    case "uniform": {
+      const [lo, hi] = uniformBounds(d);
+      return (rng) => lo + Math.floor(rng.next() * (hi - lo + 1));
+    }
+    case "normal":
+      return (rng) => clip(d.mean + d.stddev * normal(rng), d.min, d.max);
+    case "lognormal": {
+      const { mu, sigma } = lognormalParams(d.mean, d.stddev);
+      return (rng) => clip(Math.exp(mu + sigma * normal(rng)), d.min, d.max);
+    }
+    case "empirical":
+      return empiricalSampler(d.values, d.weights);
+  }
+}
+function uniformBounds(d) {
+  if ("min" in d) return [d.min, d.max];
+  const lo = Math.max(1, Math.round(d.mean * (1 - d.range_ratio)));
+  return [lo, Math.max(lo, Math.round(d.mean * (1 + d.range_ratio)))];
+}
+function lognormalParams(mean3, stddev2) {
+  const sigma2 = Math.log(1 + (stddev2 / mean3) ** 2);
+  return { mu: Math.log(mean3) - sigma2 / 2, sigma: Math.sqrt(sigma2) };
+}
+function clip(x, min = 1, max2 = Number.MAX_SAFE_INTEGER) {
+  return Math.max(min, Math.min(max2, Math.round(x)), 1);
+}
+function empiricalSampler(values, weights) {
+  const cumulative = [];
+  let total = 0;
+  values.forEach((_, i) => cumulative.push(total += weights?.[i] ?? 1));
+  return (rng) => {
+    const u = rng.next() * total;
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (cumulative[mid] > u) hi = mid;
+      else lo = mid + 1;
+    }
+    return values[lo];
+  };
+}
+function parseLengthFile(text, name2) {
+  const values = [];
+  const weights = [];
+  const add = (where, length, count2 = 1) => {
+    if (!Number.isInteger(length) || length < 1)
+      throw new SpecError(`${where}: ${show2(length)} is not a length; expected a positive integer`);
+    if (typeof count2 !== "number" || !(count2 >= 0))
+      throw new SpecError(`${where}: the count ${show2(count2)} is not a number \u2265 0; expected length,count`);
+    values.push(length);
+    weights.push(count2);
+  };
+  const body = text.replace(/^\uFEFF/, "").trim();
+  if (body.startsWith("[")) {
+    let data;
+    try {
+      data = JSON.parse(body);
+    } catch (err) {
+      throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
+    }
+    data.forEach(
+      (item, i) => Array.isArray(item) && item.length === 2 ? add(`${name2}: entry ${i + 1}`, item[0], item[1]) : add(`${name2}: entry ${i + 1}`, item)
+    );
+  } else {
+    let first = true;
+    body.split(/\r?\n/).forEach((raw, i) => {
+      const line = raw.replace(/#.*/, "").trim();
+      if (line === "") return;
+      const fields = line.split(/\s*[,\t ]\s*/).map(numeric);
+      const header2 = first && fields.some((f) => typeof f === "string");
+      first = false;
+      if (header2) return;
+      if (fields.length > 2) throw new SpecError(`${name2}:${i + 1}: ${fields.length} fields; expected a length, or length,count`);
+      add(`${name2}:${i + 1}`, fields[0], fields[1]);
+    });
+  }
+  if (values.length === 0) throw new SpecError(`${name2}: holds no lengths; expected at least one`);
+  if (!weights.some((w) => w > 0)) throw new SpecError(`${name2}: every count is 0; expected at least one count > 0`);
+  return { values, weights };
+}
+var numeric = (field) => field !== "" && Number.isFinite(Number(field)) ? Number(field) : field;
+var show2 = (v) => JSON.stringify(v) ?? String(v);
+
+// src/workload/inputs.ts
+function loadWorkloadInputs(resolved) {
+  const { spec, specDir } = resolved;
+  const files = {};
+  const read = (key, path2) => {
+    let text;
+    try {
+      text = readFileSync3(resolve2(specDir ?? ".", path2), "utf8");
+    } catch (err) {
+      const code2 = err.code;
+      throw new SpecError(
+        `workload.${key} ${JSON.stringify(path2)} cannot be read (${code2 === "ENOENT" ? "file not found" : code2 ?? "error"} at ${resolve2(specDir ?? ".", path2)}); expected a path relative to the spec file`
+      );
+    }
+    files[path2] = createHash2("sha256").update(text).digest("hex");
+    return text;
+  };
+  const source = (key, d) => "file" in d ? { dist: "empirical", ...parseLengthFile(read(`${key}.file`, d.file), d.file) } : d;
+  const w = spec.workload;
+  return {
+    spec,
+    input: w.input_tokens ? source("input_tokens", w.input_tokens) : null,
+    output: source("output_tokens", w.output_tokens),
+    dataset: w.dataset ? parseDataset(read("dataset.path", w.dataset.path), w.dataset.path, w.dataset.format) : null,
+    files
+  };
+}
+
+// src/workload/workload.ts
+import { randomInt } from "node:crypto";
+
 // src/workload/describe.ts
 function plan(inputs, calibration, salt, cache, dataset) {
   const w = inputs.spec.workload;
@@ -53131,12 +54074,19 @@ function summarize2(values) {
   return summarizeCounts(h);
 }
 
+// src/spec/model.ts
+function modelOf(spec) {
+  const model2 = spec.target.model;
+  if (model2 === void 0) throw new Error("internal error: the model was not resolved before the run; please report it");
+  return model2;
+}
+
 // src/workload/request-body.ts
 function requestBody(spec, messages, maxTokens) {
   const control = spec.workload.output_control;
   return buildRequestBody({
     api: spec.target.api,
-    model: spec.target.model,
+    model: modelOf(spec),
     messages,
     maxTokens,
     ignoreEos: control === "ignore_eos",
@@ -53244,11 +54194,7 @@ function syntheticWorkload(inputs, calibration, salt) {
 // src/workload/workload.ts
 async function prepareWorkload(inputs, target) {
   const salt = randomInt(1, 2 ** 31);
-  const calibration = await calibrateWorkload(
-    inputs,
-    { ...target, api: inputs.spec.target.api, model: inputs.spec.target.model },
-    salt + 1
-  );
+  const calibration = await calibrateWorkload(inputs, { ...target, api: inputs.spec.target.api, model: modelOf(inputs.spec) }, salt + 1);
   return createWorkload(inputs, calibration, salt);
 }
 function createWorkload(inputs, calibration, salt) {
@@ -53353,10 +54299,10 @@ var import_undici2 = __toESM(require_undici(), 1);
 // src/client/detail.ts
 var MAX_DETAIL = 200;
 function detailSanitizer(secrets) {
-  const list = secrets.filter((s) => s.length > 0).sort((a, b2) => b2.length - a.length);
+  const list2 = secrets.filter((s) => s.length > 0).sort((a, b2) => b2.length - a.length);
   return (text) => {
     let out2 = text;
-    for (const s of list) out2 = out2.split(s).join("[redacted]");
+    for (const s of list2) out2 = out2.split(s).join("[redacted]");
     out2 = out2.replace(/Bearer\s+\S+/gi, "Bearer [redacted]");
     out2 = out2.replace(/[\s\x00-\x1f\x7f]+/g, " ").trim();
     return out2.length > MAX_DETAIL ? out2.slice(0, MAX_DETAIL - 1) + "\u2026" : out2;
@@ -53557,7 +54503,7 @@ function valueStart(buf, afterName, e) {
 // src/client/client.ts
 function createClient(opts) {
   const url = new URL(opts.baseUrl);
-  const path = url.pathname.replace(/\/+$/, "") + (opts.api === "chat" ? "/chat/completions" : "/completions") + url.search;
+  const path2 = url.pathname.replace(/\/+$/, "") + (opts.api === "chat" ? "/chat/completions" : "/completions") + url.search;
   const merged = /* @__PURE__ */ new Map([
     ["content-type", "application/json"],
     ["accept", "text/event-stream"],
@@ -53595,7 +54541,7 @@ function createClient(opts) {
   };
   return {
     send(body, obs, requestId) {
-      const options = { path, method: "POST", headers: [...headers, "x-request-id", requestId], body };
+      const options = { path: path2, method: "POST", headers: [...headers, "x-request-id", requestId], body };
       const request3 = new StreamRequest(ctx, obs, options, !watch.disabled);
       if (watch.disabled) ctx.resend(request3);
       else pool.dispatch(options, request3);
@@ -53758,8 +54704,8 @@ var StreamRequest = class {
   }
 };
 function isConnectionLoss(err) {
-  const code = err.code;
-  return code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
+  const code2 = err.code;
+  return code2 === "UND_ERR_SOCKET" || code2 === "ECONNRESET" || code2 === "EPIPE";
 }
 function headerValue(header2) {
   return (Array.isArray(header2) ? header2[0] : header2) ?? "";
@@ -53781,9 +54727,9 @@ function tryParse(text) {
   }
 }
 function errorDetail(err) {
-  const code = err.code;
+  const code2 = err.code;
   const message = err.message || (err instanceof AggregateError ? String(err.errors[0]?.message ?? "") : "");
-  return typeof code === "string" ? `${code}: ${message}` : message || err.name;
+  return typeof code2 === "string" ? `${code2}: ${message}` : message || err.name;
 }
 var readAt = 0;
 var readSocket = null;
@@ -53843,8 +54789,8 @@ function dispatchOpenLoop(o) {
   let spinMs = 0;
   let fastestTurn = Infinity;
   let immediateAt = NaN;
-  let resolve2;
-  const done = new Promise((r) => resolve2 = r);
+  let resolve3;
+  const done = new Promise((r) => resolve3 = r);
   const spinTurnMs = (turn) => {
     if (turn < fastestTurn) fastestTurn = turn;
     return turn < 2 * fastestTurn ? turn : fastestTurn;
@@ -53866,14 +54812,14 @@ function dispatchOpenLoop(o) {
       t = now();
     }
     if (i >= schedule.length) {
-      resolve2(i);
+      resolve3(i);
       return;
     }
     const wait = runStart + schedule[i] - t;
     if (wait > margin) {
-      const sleep2 = Math.max(1, Math.floor(wait - margin));
-      wakeAt = t + sleep2;
-      timer = setTimeout(tick2, sleep2);
+      const sleep3 = Math.max(1, Math.floor(wait - margin));
+      wakeAt = t + sleep3;
+      timer = setTimeout(tick2, sleep3);
     } else {
       immediate = setImmediate(tick2);
       const t1 = now();
@@ -53890,7 +54836,7 @@ function dispatchOpenLoop(o) {
       stopped = true;
       if (timer) clearTimeout(timer);
       if (immediate) clearImmediate(immediate);
-      resolve2(i);
+      resolve3(i);
     },
     spinMs: () => spinMs
   };
@@ -53901,12 +54847,12 @@ function dispatchClosedLoop(o) {
   let next = 0;
   let running = 0;
   let stopped = false;
-  let resolve2;
-  const done = new Promise((r) => resolve2 = r);
+  let resolve3;
+  const done = new Promise((r) => resolve3 = r);
   const startOne = () => {
     const t = now();
     if (stopped || t >= o.until) {
-      if (running === 0) resolve2(next);
+      if (running === 0) resolve3(next);
       return;
     }
     running++;
@@ -53920,7 +54866,7 @@ function dispatchClosedLoop(o) {
     done,
     stop() {
       stopped = true;
-      if (running === 0) resolve2(next);
+      if (running === 0) resolve3(next);
     }
   };
 }
@@ -54203,7 +55149,7 @@ function startLoopProbe(onLate) {
 }
 
 // src/metrics/thread-cpu.ts
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync4 } from "node:fs";
 var PROC_MS_PER_TICK = 10;
 function threadCpuMs() {
   const own = process.threadCpuUsage;
@@ -54216,7 +55162,7 @@ function threadCpuMs() {
 function procThreadCpuMs() {
   let stat;
   try {
-    stat = readFileSync5("/proc/thread-self/stat", "utf8");
+    stat = readFileSync4("/proc/thread-self/stat", "utf8");
   } catch {
     return null;
   }
@@ -54474,9 +55420,9 @@ function workloadDelivered(w, t) {
       text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)`
     };
   };
-  const shown = (what, m, why) => ({
+  const shown = (what, m, why2) => ({
     ok: true,
-    text: `${what} mean ${m.delivered?.toFixed(1) ?? "unmeasured"} tokens delivered vs ${m.requested?.toFixed(1) ?? "no"} requested, not judged: ${why}`
+    text: `${what} mean ${m.delivered?.toFixed(1) ?? "unmeasured"} tokens delivered vs ${m.requested?.toFixed(1) ?? "no"} requested, not judged: ${why2}`
   });
   const input = w.inputVerbatim ? shown("input", w.input, "dataset prompts are sent as written and their requested lengths are estimates") : judge("input", w.input, w.inputCalibrated ? t.calibratedInputTolerance : t.workloadTolerance);
   const output = w.outputForced ? judge("output", w.output, t.workloadTolerance) : shown("output", w.output, "output_control is none, so max_tokens is only a cap");
@@ -54662,7 +55608,7 @@ function recorderTotals(rec, f) {
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
     spec,
     specHash: f.resolved.hash,
-    target: { url: f.targetUrl, api: spec.target.api, model: spec.target.model, simulator: f.simulator },
+    target: { url: f.targetUrl, api: spec.target.api, model: modelOf(spec), simulator: f.simulator },
     environment: {
       node: process.version,
       platform: process.platform,
@@ -54772,7 +55718,7 @@ var AbortWatch = class {
 };
 
 // src/run/measure.ts
-var DRAIN_GRACE_MS = 1e3;
+var DRAIN_GRACE_MS2 = 1e3;
 async function measure(o) {
   const { resolved, workload, runStart } = o;
   const { spec } = resolved;
@@ -54828,9 +55774,11 @@ async function measure(o) {
   const cpu0 = process.cpuUsage();
   const wall0 = now();
   let planned = 0;
-  let stop;
-  let dispatched;
+  let stop = () => {
+  };
+  let dispatched = Promise.resolve(0);
   let spinMs = () => 0;
+  const startAborted = o.signal?.aborted === true;
   if (spec.load.mode === "open") {
     const schedule = buildSchedule({
       kind: spec.load.arrival,
@@ -54840,11 +55788,13 @@ async function measure(o) {
       durationMs: totalMs
     });
     planned = schedule.length;
-    const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send2(i, schedule[i]) });
-    stop = h.stop;
-    dispatched = h.done;
-    spinMs = h.spinMs;
-  } else {
+    if (!startAborted) {
+      const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send2(i, schedule[i]) });
+      stop = h.stop;
+      dispatched = h.done;
+      spinMs = h.spinMs;
+    }
+  } else if (!startAborted) {
     await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
     const h = dispatchClosedLoop({
       concurrency: spec.load.concurrency,
@@ -54895,7 +55845,7 @@ async function measure(o) {
   }, 1e3);
   try {
     const fired = await dispatched;
-    await drain(active, resolved.requestTimeoutMs + DRAIN_GRACE_MS);
+    await drain(active, resolved.requestTimeoutMs + DRAIN_GRACE_MS2);
     turnMeter.stop();
     const interrupted = !Number.isNaN(interruptedAt);
     const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
@@ -54939,142 +55889,131 @@ async function drain(active, deadlineMs) {
   while (active.size > 0 && now() < cancelAt) await sleep(10);
   if (active.size === 0) return;
   cancelAll(active, "timeout");
-  const forceAt = now() + DRAIN_GRACE_MS;
+  const forceAt = now() + DRAIN_GRACE_MS2;
   while (active.size > 0 && now() < forceAt) await sleep(10);
   for (const a of [...active.values()]) a.rec.onEnd(now(), "timeout", "not ended after cancellation");
 }
 
 // src/run/ready.ts
 var import_undici3 = __toESM(require_undici(), 1);
-async function waitForReady(baseUrl, timeoutMs, headers) {
+var PROBE_TIMEOUT_MS = 5e3;
+var MAX_MODELS_BYTES = 8 * 1024 * 1024;
+var NotReadyError = class extends Error {
+};
+async function waitForReady(baseUrl, timeoutMs, headers, o = {}) {
   const url = `${baseUrl.replace(/\/+$/, "")}/models`;
   const deadline = Date.now() + timeoutMs;
   let last;
   let pause = 100;
   for (; ; ) {
+    if (o.signal?.aborted) return { interrupted: true };
+    const probeMs = Math.max(1, Math.min(PROBE_TIMEOUT_MS, deadline - Date.now()));
+    const signals = [AbortSignal.timeout(probeMs), ...o.signal ? [o.signal] : []];
     try {
-      const res = await (0, import_undici3.request)(url, { method: "GET", headers, headersTimeout: 5e3, bodyTimeout: 5e3 });
-      await res.body.dump();
-      if (res.statusCode >= 200 && res.statusCode < 300) return;
+      const res = await (0, import_undici3.request)(url, { method: "GET", headers, signal: AbortSignal.any(signals) });
+      const body = await readCapped(res.body);
+      if (res.statusCode >= 200 && res.statusCode < 300) return { models: modelIds(body) };
+      if (res.statusCode === 401 || res.statusCode === 403) throw new NotReadyError(rejected(url, res.statusCode, o.auth));
       last = `HTTP ${res.statusCode}`;
     } catch (e) {
-      last = e.code ?? e.message;
+      if (e instanceof NotReadyError) throw e;
+      if (o.signal?.aborted) return { interrupted: true };
+      const err = e;
+      last = err.name === "TimeoutError" || err.code === "UND_ERR_ABORTED" ? `no answer within ${probeMs} ms` : err.code ?? err.message;
     }
     if (Date.now() + pause > deadline) {
       throw new Error(
         `target ${url} was not ready within ${timeoutMs / 1e3}s (last: ${last}); check the URL or raise target.ready_timeout`
       );
     }
-    await new Promise((r) => setTimeout(r, pause));
+    if (await sleep2(pause, o.signal)) return { interrupted: true };
     pause = Math.min(pause * 2, 2e3);
   }
+}
+function rejected(url, status2, auth = {}) {
+  if (auth.keyEnv !== void 0)
+    return `the server rejected the API key (HTTP ${status2}) at ${url}; expected a key it accepts in ${auth.keyEnv} (target.api_key_env)`;
+  if (auth.credentialHeader)
+    return `the server rejected the credentials (HTTP ${status2}) at ${url}; expected credentials it accepts in target.headers`;
+  return `the server requires an API key (HTTP ${status2}) at ${url}; expected target.api_key_env naming the variable that holds it`;
+}
+async function readCapped(body) {
+  const parts = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_MODELS_BYTES) {
+      body.destroy();
+      return null;
+    }
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts).toString("utf8");
+}
+function modelIds(body) {
+  if (body === null) return null;
+  try {
+    const data = JSON.parse(body)?.data;
+    if (!Array.isArray(data)) return null;
+    return data.flatMap((m) => {
+      const id = m && typeof m === "object" ? m.id : void 0;
+      return typeof id === "string" ? [id] : [];
+    });
+  } catch {
+    return null;
+  }
+}
+function sleep2(ms3, signal) {
+  return new Promise((resolve3) => {
+    const done = (aborted) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve3(aborted);
+    };
+    const onAbort = () => done(true);
+    const timer = setTimeout(() => done(false), ms3);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+// src/run/served-model.ts
+var ServedModelError = class extends Error {
+};
+var LISTED = 8;
+function withServedModel(resolved, models, url) {
+  const named = resolved.spec.target.model;
+  const listed = models ?? [];
+  if (named !== void 0) {
+    if (models === null || listed.length === 0 || listed.includes(named)) return { resolved };
+    const guess = closest(named, listed);
+    throw new ServedModelError(
+      `target.model ${JSON.stringify(named)} is not served by ${url} (it lists ${list(listed)}); ${guess ? `did you mean ${JSON.stringify(guess)}?` : "expected one of them in target.model"}`
+    );
+  }
+  if (listed.length === 1) {
+    const model2 = listed[0];
+    const spec = { ...resolved.spec, target: { ...resolved.spec.target, model: model2 } };
+    return {
+      resolved: { ...resolved, spec, hash: specHash(spec) },
+      notice: `target.model is not set: using ${JSON.stringify(model2)}, the one model ${url} lists`
+    };
+  }
+  if (listed.length === 0)
+    throw new ServedModelError(
+      `target.model is not set and ${url} ${models === null ? "gave no readable model list" : "lists no models"}; expected target.model in the spec`
+    );
+  throw new ServedModelError(
+    `target.model is not set and ${url} lists ${listed.length} models (${list(listed)}); expected one of them in target.model`
+  );
+}
+function list(models) {
+  const shown = models.slice(0, LISTED).map((m) => JSON.stringify(m));
+  return `${shown.join(", ")}${models.length > LISTED ? ` and ${models.length - LISTED} more` : ""}`;
 }
 
 // src/run/workers.ts
 import { join as join3 } from "node:path";
 import { Worker } from "node:worker_threads";
-
-// src/spec/duration.ts
-var UNIT_MS = { h: 36e5, m: 6e4, s: 1e3, ms: 1 };
-var WHOLE = /^(?:\d+(?:\.\d+)?(?:ms|h|m|s))+$/;
-var PART = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
-function parseDuration(s) {
-  if (!WHOLE.test(s)) {
-    throw new Error(`${JSON.stringify(s)} is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s`);
-  }
-  let ms3 = 0;
-  for (const [, amount, unit] of s.matchAll(PART)) ms3 += Number(amount) * UNIT_MS[unit];
-  return ms3;
-}
-
-// src/spec/pattern.ts
-var DEFAULT_RAMP_SLICES = 10;
-var seconds = (ms3) => `${Math.round(ms3) / 1e3}s`;
-function ms2(path, text, zeroAllowed) {
-  let v;
-  try {
-    v = parseDuration(text);
-  } catch (err) {
-    throw new SpecIssue(path, err.message);
-  }
-  if (v === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show(text)}; expected a duration > 0`);
-  return v;
-}
-function resolvePattern(load, steadyMs) {
-  const out2 = {};
-  const closed = load.mode === "closed";
-  for (const key of ["ramp_up", "pattern", "soak"]) {
-    if (closed && load[key] !== void 0)
-      throw new SpecIssue(
-        ["load", key],
-        "is given with mode: closed; expected mode: open (a rate curve needs an open-loop arrival schedule)"
-      );
-  }
-  if (load.ramp_up !== void 0) out2.rampUpMs = ms2(["load", "ramp_up"], load.ramp_up, true);
-  if (load.pattern && load.soak)
-    throw new SpecIssue(
-      ["load", "soak"],
-      "is given with load.pattern; expected one or the other (a soak is a steady rate judged in segments)"
-    );
-  if (load.soak) out2.pattern = { kind: "soak", segments: load.soak.segments };
-  const p2 = load.pattern;
-  const at = (key) => ["load", "pattern", key];
-  const window2 = `the steady window (load.steady ${seconds(steadyMs)})`;
-  if (p2?.kind === "spike") {
-    const atMs = ms2(at("at"), p2.at, true);
-    const forMs = ms2(at("for"), p2.for, false);
-    if (atMs === 0)
-      throw new SpecIssue(at("at"), `is ${show(p2.at)}; expected a time > 0 into the window, so the pre-spike level is measured`);
-    if (atMs + forMs > steadyMs)
-      throw new SpecIssue(
-        at("for"),
-        `ends the spike at ${seconds(atMs + forMs)} (at + for), past ${window2}; expected at + for \u2264 load.steady`
-      );
-    out2.pattern = { kind: "spike", multiplier: p2.multiplier, atMs, forMs };
-  } else if (p2?.kind === "ramp") {
-    const overMs = ms2(at("over"), p2.over, false);
-    if (overMs > steadyMs) throw new SpecIssue(at("over"), `is ${seconds(overMs)}, longer than ${window2}; expected over \u2264 load.steady`);
-    if (p2.from === 0 && p2.to === 0) throw new SpecIssue(at("to"), "is 0 like from, so the ramp sends nothing; expected a rate > 0");
-    out2.pattern = { kind: "ramp", from: p2.from, to: p2.to, overMs, slices: p2.slices ?? DEFAULT_RAMP_SLICES };
-  } else if (p2?.kind === "steps") {
-    const eachMs = ms2(at("each"), p2.each, false);
-    const total = eachMs * p2.rates.length;
-    if (total > steadyMs)
-      throw new SpecIssue(at("rates"), `lasts ${seconds(total)} (${p2.rates.length} \xD7 each), longer than ${window2}; expected \u2264 load.steady`);
-    if (!p2.rates.some((r) => r > 0)) throw new SpecIssue(at("rates"), "are all 0; expected at least one rate > 0");
-    out2.pattern = { kind: "steps", rates: p2.rates, eachMs };
-  }
-  const a = load.abort;
-  if (a) {
-    if (a.max_error_rate === void 0 && !a.over_saturation)
-      throw new SpecIssue(["load", "abort"], "has neither max_error_rate nor over_saturation: true; expected at least one of them");
-    out2.abort = {
-      maxErrorRate: a.max_error_rate ?? null,
-      windowMs: ms2(["load", "abort", "window"], a.window, false),
-      overSaturation: a.over_saturation,
-      fail: a.fail
-    };
-  }
-  return out2;
-}
-function scalePatternRates(p2, factor) {
-  const round4 = (x) => Math.round(x * factor * 1e6) / 1e6;
-  if (p2.kind === "ramp") return { ...p2, from: round4(p2.from), to: round4(p2.to) };
-  if (p2.kind === "steps") return { ...p2, rates: p2.rates.map(round4) };
-  return p2;
-}
-
-// src/spec/hash.ts
-import { createHash as createHash2 } from "node:crypto";
-function canonicalJson(value2) {
-  return JSON.stringify(
-    value2,
-    (_key, v) => v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0)) : v
-  );
-}
-function specHash(spec) {
-  return createHash2("sha256").update(canonicalJson(spec)).digest("hex");
-}
 
 // src/result/totals.ts
 function resultCounts(r) {
@@ -55342,18 +56281,18 @@ async function measureInWorkers(o) {
     let onReady;
     ready.push(new Promise((r) => onReady = r));
     results.push(
-      new Promise((resolve2, reject) => {
+      new Promise((resolve3, reject) => {
         w.on("message", (m) => {
           if (m.type === "ready") onReady();
           else if (m.type === "progress") {
             progress[k] = m.progress;
             if (k === 0) o.onProgress?.(sumProgress(progress));
           } else if (m.type === "records") for (const line of m.lines) o.onRecordLine?.(line);
-          else if (m.type === "result") resolve2(m.result);
+          else if (m.type === "result") resolve3(m.result);
           else reject(new Error(`generator thread ${k + 1} of ${n2}: ${m.message}`));
         });
         w.once("error", (e) => reject(new Error(`generator thread ${k + 1} of ${n2} crashed: ${e.message}`)));
-        w.once("exit", (code) => reject(new Error(`generator thread ${k + 1} of ${n2} exited (code ${code}) without a result`)));
+        w.once("exit", (code2) => reject(new Error(`generator thread ${k + 1} of ${n2} exited (code ${code2}) without a result`)));
       })
     );
   });
@@ -55405,22 +56344,60 @@ var START_LEAD_MS = 50;
 function probeHeaders(resolved) {
   return resolved.apiKey ? { ...resolved.headers, authorization: `Bearer ${resolved.apiKey}` } : { ...resolved.headers };
 }
+function authOf(resolved) {
+  return {
+    ...resolved.apiKey ? { keyEnv: resolved.spec.target.api_key_env } : {},
+    credentialHeader: Object.keys(resolved.headers).some(isCredentialHeader)
+  };
+}
+function unlessAborted(p2, signal) {
+  if (!signal) return p2;
+  if (signal.aborted) return Promise.resolve(void 0);
+  return new Promise((resolve3, reject) => {
+    const onAbort = () => resolve3(void 0);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p2.then(resolve3, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+var MODEL_NOT_LEARNED = "(unknown: interrupted before the readiness check)";
+function nothingSent(o, resolved, inputs, simulator, workload) {
+  const r = resolved.spec.target.model === void 0 ? { ...resolved, spec: { ...resolved.spec, target: { ...resolved.spec.target, model: MODEL_NOT_LEARNED } } } : resolved;
+  return measure({
+    resolved: r,
+    signal: o.signal,
+    baseUrl: simulator ? "http://127.0.0.1:9/v1" : r.spec.target.url,
+    simulator,
+    workload: workload ?? createWorkload({ ...inputs, spec: r.spec }, uncalibrated(), 1),
+    runId: randomBytes(4).toString("hex"),
+    runStart: now()
+  });
+}
 async function runInterleaved(o) {
-  const { resolved } = o;
+  let { resolved } = o;
   const { spec } = resolved;
   if (spec.target.url === "sim")
     throw new Error('interleaved A/B needs two deployments: set target.url (or --target-url) to the candidate, not "sim"');
-  const inputs = loadWorkloadInputs(resolved);
+  const inputs0 = loadWorkloadInputs(resolved);
   const headers = probeHeaders(resolved);
-  await Promise.all([
-    waitForReady(spec.target.url, resolved.readyTimeoutMs, headers),
-    waitForReady(o.baselineUrl, resolved.readyTimeoutMs, headers)
+  const auth = authOf(resolved);
+  const [target, base] = await Promise.all([
+    waitForReady(spec.target.url, resolved.readyTimeoutMs, headers, { signal: o.signal, auth }),
+    waitForReady(o.baselineUrl, resolved.readyTimeoutMs, headers, { signal: o.signal, auth })
   ]);
+  if ("interrupted" in target || "interrupted" in base) {
+    const r = await nothingSent(o, resolved, inputs0, false);
+    return { current: r, baseline: r };
+  }
+  const served = withServedModel(resolved, target.models, spec.target.url);
+  withServedModel(served.resolved, base.models, o.baselineUrl);
+  if (served.notice) o.onNotice?.(served.notice);
+  resolved = served.resolved;
+  const inputs = { ...inputs0, spec: resolved.spec };
   const prepared = await prepareWorkload(inputs, { baseUrl: spec.target.url, headers, timeoutMs: resolved.requestTimeoutMs });
   const { calibration, salt } = prepared.describe().plan;
   const runId = randomBytes(4).toString("hex");
   const runStart = now() + START_LEAD_MS;
-  const baselineResolved = { ...resolved, spec: { ...spec, target: { ...spec.target, url: o.baselineUrl } } };
+  const baselineResolved = { ...resolved, spec: { ...resolved.spec, target: { ...resolved.spec.target, url: o.baselineUrl } } };
   const side = (r, tag, workload = createWorkload(inputs, calibration, salt)) => measure({
     resolved: r,
     signal: o.signal,
@@ -55435,19 +56412,34 @@ async function runInterleaved(o) {
   return { current, baseline };
 }
 async function runBenchmark(o) {
-  const { resolved } = o;
+  let { resolved } = o;
   const { spec } = resolved;
   const simulator = spec.target.url === "sim";
-  const inputs = loadWorkloadInputs(resolved);
+  const inputs0 = loadWorkloadInputs(resolved);
   const sim = simulator ? await launchSim({ ...spec.target.sim, model: spec.target.model }) : void 0;
   try {
     const baseUrl = sim ? sim.baseUrl : spec.target.url;
     const headers = probeHeaders(resolved);
-    await waitForReady(baseUrl, resolved.readyTimeoutMs, headers);
-    const workload = await prepareWorkload(inputs, { baseUrl, headers, timeoutMs: resolved.requestTimeoutMs });
+    const ready = await waitForReady(baseUrl, resolved.readyTimeoutMs, headers, { signal: o.signal, auth: authOf(resolved) });
+    if ("interrupted" in ready) return await nothingSent(o, resolved, inputs0, simulator);
+    const served = withServedModel(resolved, ready.models, simulator ? "the simulator" : baseUrl);
+    if (served.notice) o.onNotice?.(served.notice);
+    resolved = served.resolved;
+    const inputs = { ...inputs0, spec: resolved.spec };
+    const workload = await unlessAborted(prepareWorkload(inputs, { baseUrl, headers, timeoutMs: resolved.requestTimeoutMs }), o.signal);
+    if (workload === void 0 || o.signal?.aborted) return await nothingSent(o, resolved, inputs, simulator, workload);
     const runId = randomBytes(4).toString("hex");
     if ((o.workers ?? 1) > 1)
-      return await measureInWorkers({ ...o, workers: o.workers, baseUrl, simulator, workload, runId, startLeadMs: START_LEAD_MS });
+      return await measureInWorkers({
+        ...o,
+        resolved,
+        workers: o.workers,
+        baseUrl,
+        simulator,
+        workload,
+        runId,
+        startLeadMs: START_LEAD_MS
+      });
     const onRecord = o.onRecordLine && ((r) => o.onRecordLine(recordLine(r)));
     return await measure({
       resolved,
@@ -55482,538 +56474,18 @@ async function runReplicatesMerged(o, replicates, onReplicate) {
 
 // src/spec/load.ts
 var import_yaml2 = __toESM(require_dist2(), 1);
-import { readFileSync as readFileSync6 } from "node:fs";
 import { dirname as dirname3 } from "node:path";
-
-// src/spec/resolve.ts
-var import_ajv4 = __toESM(require_ajv(), 1);
-
-// src/spec/sweep-schema.ts
-var AUTO_DEFAULTS = { growth: 2, max_points: 10, fill: 3 };
-var positive2 = { type: "number", exclusiveMinimum: 0, description: "a number > 0" };
-var fraction2 = (fallback) => ({
-  type: "number",
-  exclusiveMinimum: 0,
-  maximum: 1,
-  default: fallback,
-  description: "a number > 0 and \u2264 1"
-});
-var mapping2 = (properties, description) => ({
-  type: "object",
-  default: {},
-  description,
-  properties,
-  additionalProperties: false
-});
-var capacityRule = mapping2(
-  {
-    max_decrease_pct: { type: "number", minimum: 0, default: 10, description: "a percentage \u2265 0" },
-    enabled: { type: "boolean", default: true },
-    warn_only: { type: "boolean", default: false }
-  },
-  "a mapping with max_decrease_pct (and optionally enabled, warn_only)"
-);
-var sweepSchema = {
-  type: "object",
-  description: "auto, or a mapping with rates, from/to/steps, auto or concurrency",
-  additionalProperties: false,
-  properties: {
-    rates: { type: "array", minItems: 1, maxItems: 100, items: positive2, description: "a list of 1 to 100 rates > 0 (req/s)" },
-    from: positive2,
-    to: positive2,
-    steps: { type: "integer", minimum: 2, maximum: 100, description: "an integer from 2 to 100" },
-    scale: { enum: ["linear", "geometric"], default: "linear" },
-    auto: {
-      description: "true or a mapping with growth, max_points, fill",
-      anyOf: [
-        { type: "boolean" },
-        {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            growth: { type: "number", exclusiveMinimum: 1, maximum: 10, description: "a number > 1 and \u2264 10" },
-            max_points: { type: "integer", minimum: 2, maximum: 50, description: "an integer from 2 to 50" },
-            fill: { type: "integer", minimum: 0, maximum: 10, description: "an integer from 0 to 10" }
-          }
-        }
-      ]
-    },
-    concurrency: {
-      type: "array",
-      minItems: 1,
-      maxItems: 100,
-      items: { type: "integer", minimum: 1, description: "an integer \u2265 1" },
-      description: "a list of 1 to 100 concurrency levels (integers \u2265 1)"
-    },
-    metric: { enum: ["ttft", "e2e"], default: "ttft" },
-    slo_target: fraction2(0.99),
-    bisect: mapping2(
-      {
-        precision: { type: "number", exclusiveMinimum: 0, maximum: 1, default: 0.05, description: "a fraction > 0 and \u2264 1 of the rate" },
-        max_points: { type: "integer", minimum: 0, maximum: 20, default: 4, description: "an integer from 0 to 20" },
-        knee_points: { type: "integer", minimum: 0, maximum: 20, default: 2, description: "an integer from 0 to 20" }
-      },
-      "a mapping with precision, max_points and knee_points"
-    ),
-    stop: mapping2(
-      {
-        min_achieved_fraction: fraction2(0.9),
-        max_p99_multiple: { type: "number", exclusiveMinimum: 1, default: 10, description: "a number > 1 (a multiple of S)" }
-      },
-      "a mapping with min_achieved_fraction and max_p99_multiple"
-    ),
-    gate: mapping2(
-      { capacity_at_slo: capacityRule, knee: capacityRule, saturation: capacityRule },
-      "a mapping with capacity_at_slo, knee, saturation"
-    )
-  }
-};
-var sizingSchema = {
-  type: "object",
-  description: "a mapping with peak_rate, batch_slots, target_utilization",
-  additionalProperties: false,
-  properties: {
-    peak_rate: { ...positive2, description: "a rate > 0 (req/s at peak)" },
-    batch_slots: { type: "integer", minimum: 1, description: "an integer \u2265 1 (sequences one replica runs at once)" },
-    target_utilization: { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.75, description: "a number > 0 and < 1" }
-  }
-};
-function expandSweepShorthand(data) {
-  if (data && typeof data === "object" && !Array.isArray(data) && data.sweep === "auto")
-    data.sweep = { auto: true };
-}
-function checkSweep(s) {
-  const ways = [
-    s.rates !== void 0 && "rates",
-    (s.from !== void 0 || s.to !== void 0 || s.steps !== void 0) && "from/to/steps",
-    s.auto !== void 0 && s.auto !== false && "auto",
-    s.concurrency !== void 0 && "concurrency"
-  ].filter((w) => typeof w === "string");
-  if (ways.length === 0)
-    throw new SpecIssue(["sweep"], "chooses no points; expected rates: [..], from/to/steps, auto: true, or concurrency: [..]");
-  if (ways.length > 1) throw new SpecIssue(["sweep"], `gives ${ways.join(" and ")}; expected exactly one way of choosing the points`);
-  if (ways[0] === "from/to/steps") {
-    const missing = ["from", "to", "steps"].find((k) => s[k] === void 0);
-    if (missing) throw new SpecIssue(["sweep", missing], "is missing; expected from, to and steps together");
-    if (s.to <= s.from) throw new SpecIssue(["sweep", "to"], `is ${s.to}; expected a rate above sweep.from (${s.from})`);
-  }
-  const list = s.rates ?? s.concurrency;
-  if (list) {
-    const key = s.rates ? "rates" : "concurrency";
-    const seen = /* @__PURE__ */ new Set();
-    for (const v of list) {
-      if (seen.has(v)) throw new SpecIssue(["sweep", key], `lists ${v} twice; expected each point once`);
-      seen.add(v);
-    }
-  }
-}
-function autoSettings(s) {
-  return { ...AUTO_DEFAULTS, ...typeof s.auto === "object" ? s.auto : {} };
-}
-
-// src/spec/schema.ts
-var positiveInteger = { type: "integer", minimum: 1, description: "a positive integer" };
-var positiveNumber = { type: "number", exclusiveMinimum: 0, description: "a number > 0" };
-var duration = (fallback) => ({
-  type: "string",
-  default: fallback,
-  description: "a duration such as 500ms, 30s, 5m, 1m30s"
-});
-var sloMs = (fallback) => ({
-  type: "number",
-  exclusiveMinimum: 0,
-  default: fallback,
-  description: "a number of milliseconds > 0"
-});
-var model = { type: "string", minLength: 1, description: "the model name the server serves (required unless url is sim)" };
-var stddev = { type: "number", minimum: 0, description: "a number \u2265 0" };
-var LENGTH_SHAPES = {
-  fixed: { required: ["value"], properties: { value: positiveInteger } },
-  uniform: {
-    required: [],
-    properties: {
-      min: positiveInteger,
-      max: positiveInteger,
-      mean: positiveNumber,
-      range_ratio: { type: "number", minimum: 0, exclusiveMaximum: 1, description: "a number \u2265 0 and < 1" }
-    }
-  },
-  normal: { required: ["mean", "stddev"], properties: { mean: positiveNumber, stddev, min: positiveInteger, max: positiveInteger } },
-  lognormal: { required: ["mean", "stddev"], properties: { mean: positiveNumber, stddev, min: positiveInteger, max: positiveInteger } },
-  empirical: {
-    required: [],
-    properties: {
-      values: { type: "array", minItems: 1, items: positiveInteger, description: "a non-empty list of positive integers" },
-      weights: {
-        type: "array",
-        items: { type: "number", minimum: 0, description: "a number \u2265 0" },
-        description: "a list of numbers \u2265 0, one per value"
-      },
-      file: { type: "string", minLength: 1, description: "the path of a JSON, CSV or text file of lengths, relative to the spec" }
-    }
-  }
-};
-var DIST_NAMES = Object.keys(LENGTH_SHAPES);
-var lengthDist = (fallback) => ({
-  type: "object",
-  default: { dist: "fixed", value: fallback },
-  description: `a positive integer or a mapping with dist: ${DIST_NAMES.join(", ")}`,
-  required: ["dist"],
-  properties: { dist: { enum: DIST_NAMES } },
-  allOf: Object.entries(LENGTH_SHAPES).map(([name2, shape]) => ({
-    // `type` and `required` keep the if from passing vacuously on non-mappings or a missing dist.
-    if: { type: "object", required: ["dist"], properties: { dist: { const: name2 } } },
-    then: {
-      type: "object",
-      required: shape.required,
-      properties: { dist: { const: name2 }, ...shape.properties },
-      additionalProperties: false
-    }
-  }))
-});
-var rate2 = { type: "number", minimum: 0, description: "a rate in req/s \u2265 0" };
-var durationText = (d) => ({ type: "string", description: d });
-var PATTERN_SHAPES = {
-  ramp: {
-    required: ["from", "to", "over"],
-    properties: {
-      from: rate2,
-      to: rate2,
-      over: durationText("a duration such as 30s, 5m"),
-      slices: { type: "integer", minimum: 2, maximum: 100, description: "an integer from 2 to 100 (steps the ramp is summarized in)" }
-    }
-  },
-  spike: {
-    required: ["multiplier", "at", "for"],
-    properties: {
-      multiplier: { type: "number", exclusiveMinimum: 0, description: "a number > 0 (the spike rate is multiplier \xD7 load.rate)" },
-      at: durationText("a duration into the steady window, such as 20s"),
-      for: durationText("a duration such as 10s")
-    }
-  },
-  steps: {
-    required: ["rates", "each"],
-    properties: {
-      rates: { type: "array", minItems: 1, items: rate2, description: "a non-empty list of rates in req/s \u2265 0" },
-      each: durationText("a duration such as 30s")
-    }
-  }
-};
-var PATTERN_KINDS = Object.keys(PATTERN_SHAPES);
-var pattern = {
-  type: "object",
-  description: `a mapping with kind: ${PATTERN_KINDS.join(", ")}`,
-  required: ["kind"],
-  properties: { kind: { enum: PATTERN_KINDS } },
-  allOf: Object.entries(PATTERN_SHAPES).map(([name2, shape]) => ({
-    if: { type: "object", required: ["kind"], properties: { kind: { const: name2 } } },
-    then: {
-      type: "object",
-      required: shape.required,
-      properties: { kind: { const: name2 }, ...shape.properties },
-      additionalProperties: false
-    }
-  }))
-};
-var section = (properties) => ({
-  type: "object",
-  default: {},
-  properties,
-  additionalProperties: false
-});
-var SIM_MODEL = "loadgate-sim";
-var specSchema = {
-  $schema: "http://json-schema.org/draft-07/schema#",
-  type: "object",
-  description: "a mapping with keys name, target, workload, load, slo, gate, sweep, sizing",
-  required: ["target"],
-  additionalProperties: false,
-  properties: {
-    name: { type: "string", minLength: 1, default: "benchmark", description: "a non-empty string" },
-    target: {
-      type: "object",
-      description: "a mapping with at least url",
-      required: ["url"],
-      additionalProperties: false,
-      properties: {
-        url: { type: "string", description: 'http(s)://host[:port]/v1 or "sim"' },
-        api: { enum: ["chat", "completions"], default: "chat" },
-        model,
-        headers: {
-          type: "object",
-          default: {},
-          additionalProperties: { type: "string", description: "a string (quote numbers)" }
-        },
-        api_key_env: {
-          type: "string",
-          pattern: "^[A-Za-z_][A-Za-z0-9_]*$",
-          description: "the name of an environment variable, e.g. OPENAI_API_KEY"
-        },
-        request_timeout: duration("60s"),
-        ready_timeout: duration("60s"),
-        sim: { type: "object", default: {} }
-      },
-      // The simulator serves any model name; a real server must be told which model to run.
-      // `else` repeats the model schema so a "missing" message can describe it.
-      if: { properties: { url: { const: "sim" } } },
-      then: { properties: { model: { default: SIM_MODEL } } },
-      else: { required: ["model"], properties: { model } }
-    },
-    workload: section({
-      seed: { type: "integer", default: 1, description: "an integer" },
-      input_tokens: lengthDist(128),
-      output_tokens: lengthDist(128),
-      output_control: { enum: ["ignore_eos", "min_tokens", "none"], default: "ignore_eos" },
-      // The older spelling of output_control (true: ignore_eos, false: none); resolve.ts folds it in.
-      ignore_eos: { type: "boolean" },
-      calibrate: { enum: ["auto", "tokenize", "probe", "off"], default: "auto" },
-      prefix: {
-        type: "object",
-        description: "a mapping with shared_tokens",
-        required: ["shared_tokens"],
-        additionalProperties: false,
-        properties: { shared_tokens: positiveInteger }
-      },
-      prefix_groups: {
-        type: "object",
-        description: "a mapping with groups, tokens and optionally zipf_s",
-        required: ["groups", "tokens"],
-        additionalProperties: false,
-        properties: {
-          groups: positiveInteger,
-          tokens: positiveInteger,
-          zipf_s: { type: "number", minimum: 0, default: 1, description: "a number \u2265 0 (0: every group equally popular)" }
-        }
-      },
-      dataset: {
-        type: "object",
-        description: "a mapping with path and format",
-        required: ["path", "format"],
-        additionalProperties: false,
-        properties: {
-          path: { type: "string", minLength: 1, description: "the path of a ShareGPT or JSONL file, relative to the spec" },
-          format: { enum: ["sharegpt", "jsonl"] },
-          sample: { enum: ["without_replacement", "with_replacement"], default: "without_replacement" },
-          filter: {
-            type: "object",
-            description: "a mapping with min_input_tokens, max_input_tokens, min_output_tokens, max_output_tokens",
-            additionalProperties: false,
-            properties: {
-              min_input_tokens: positiveInteger,
-              max_input_tokens: positiveInteger,
-              min_output_tokens: positiveInteger,
-              max_output_tokens: positiveInteger
-            }
-          }
-        }
-      }
-    }),
-    load: section({
-      mode: { enum: ["open", "closed"], default: "open" },
-      arrival: { enum: ["poisson", "constant", "gamma"], default: "poisson" },
-      burstiness: { ...positiveNumber, default: 1 },
-      rate: { ...positiveNumber, default: 10 },
-      concurrency: { type: "integer", minimum: 1, default: 8, description: "an integer \u2265 1" },
-      warmup: duration("5s"),
-      steady: duration("30s"),
-      cooldown: duration("2s"),
-      max_in_flight: { type: "integer", minimum: 1, default: 1e4, description: "an integer \u2265 1" },
-      replicates: { type: "integer", minimum: 1, maximum: 100, default: 1, description: "an integer from 1 to 100" },
-      // No defaults for the pattern keys: a spec without them keeps its hash.
-      ramp_up: { type: "string", description: "a duration such as 30s" },
-      pattern,
-      soak: {
-        type: "object",
-        description: "a mapping with segments",
-        required: ["segments"],
-        additionalProperties: false,
-        properties: { segments: { type: "integer", minimum: 2, maximum: 100, description: "an integer from 2 to 100" } }
-      },
-      abort: {
-        type: "object",
-        description: "a mapping with max_error_rate and/or over_saturation, window, fail",
-        additionalProperties: false,
-        properties: {
-          max_error_rate: { type: "number", exclusiveMinimum: 0, maximum: 1, description: "a fraction > 0 and \u2264 1" },
-          window: duration("10s"),
-          over_saturation: { type: "boolean", default: false },
-          fail: { type: "boolean", default: false }
-        }
-      }
-    }),
-    slo: section({ ttft_ms: sloMs(500), tpot_ms: sloMs(50), e2e_ms: sloMs(1e4) }),
-    gate: gateSchema,
-    sweep: sweepSchema,
-    sizing: sizingSchema
-  }
-};
-
-// src/spec/resolve.ts
-var validate2 = new import_ajv4.Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema);
-function resolveSpec(data) {
-  const spec = structuredClone(data);
-  expandLengthShorthand(spec);
-  expandSweepShorthand(spec);
-  const written = writtenWorkloadKeys(spec);
-  if (!validate2(spec)) throw issueFromErrors(validate2.errors ?? [], spec);
-  spec.gate.slo.ttft_p95.max_ms ??= spec.slo.ttft_ms;
-  checkUrl(spec.target.url);
-  checkNoLiteralCredentials(spec.target.headers);
-  if (spec.workload.input_tokens) checkLength(["workload", "input_tokens"], spec.workload.input_tokens);
-  checkLength(["workload", "output_tokens"], spec.workload.output_tokens);
-  foldIgnoreEos(spec.workload, written);
-  checkWorkloadCombination(spec.workload, written);
-  if (spec.sweep) checkSweep(spec.sweep);
-  const steadyMs = durationMs(["load", "steady"], spec.load.steady, false);
-  return {
-    ...resolvePattern(spec.load, steadyMs),
-    spec,
-    hash: specHash(spec),
-    requestTimeoutMs: durationMs(["target", "request_timeout"], spec.target.request_timeout, false),
-    readyTimeoutMs: durationMs(["target", "ready_timeout"], spec.target.ready_timeout, false),
-    warmupMs: durationMs(["load", "warmup"], spec.load.warmup, true),
-    steadyMs,
-    cooldownMs: durationMs(["load", "cooldown"], spec.load.cooldown, true)
-  };
-}
-function expandLengthShorthand(data) {
-  const workload = isMapping(data) ? data["workload"] : void 0;
-  if (!isMapping(workload)) return;
-  for (const key of ["input_tokens", "output_tokens"]) {
-    const n2 = workload[key];
-    if (Number.isInteger(n2) && n2 >= 1) workload[key] = { dist: "fixed", value: n2 };
-  }
-}
-function writtenWorkloadKeys(data) {
-  const workload = isMapping(data) ? data["workload"] : void 0;
-  return new Set(isMapping(workload) ? Object.keys(workload) : []);
-}
-function isMapping(value2) {
-  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
-}
-function checkUrl(url) {
-  if (url === "sim" || URL.canParse(url) && ["http:", "https:"].includes(new URL(url).protocol)) return;
-  const what = URL.canParse(url) && url.includes("://") ? "an http(s) URL" : "a URL";
-  throw new SpecIssue(["target", "url"], `${show(url)} is not ${what}; expected http(s)://host[:port]/v1 or "sim"`);
-}
-var CREDENTIAL_HEADER = /^(authorization|proxy-authorization|api-key|x-api-key|cookie)$/i;
-var ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-function checkNoLiteralCredentials(headers) {
-  for (const [name2, value2] of Object.entries(headers)) {
-    if (CREDENTIAL_HEADER.test(name2) && !/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value2)) {
-      throw new SpecIssue(
-        ["target", "headers", name2],
-        'holds a credential written into the spec; expected a reference such as "${MY_KEY}" to an environment variable, or target.api_key_env'
-      );
-    }
-  }
-}
-function checkLength(path, d) {
-  if (d.dist === "uniform") checkForm(path, d, ["min", "max"], ["mean", "range_ratio"]);
-  if (d.dist === "empirical") checkEmpirical(path, d);
-  if ("min" in d && "max" in d && d.min !== void 0 && d.max !== void 0 && d.min > d.max) {
-    throw new SpecIssue(path, `has min ${d.min} > max ${d.max}; expected min \u2264 max`);
-  }
-}
-var KEY_EXPECTED = {
-  min: "a positive integer",
-  max: "a positive integer",
-  mean: "a number > 0",
-  range_ratio: "a number \u2265 0 and < 1"
-};
-function checkForm(path, d, a, b2) {
-  const has = (keys) => keys.filter((k) => k in d);
-  const [inA, inB] = [has(a), has(b2)];
-  const forms = `${a.join(" and ")}, or ${b2.join(" and ")}`;
-  if (inA.length > 0 && inB.length > 0) throw new SpecIssue(path, `has both ${a.join("/")} and ${b2.join("/")}; expected ${forms}`);
-  if (inA.length === 0 && inB.length === 0) throw new SpecIssue(path, `has neither ${a.join("/")} nor ${b2.join("/")}; expected ${forms}`);
-  const form = inA.length > 0 ? a : b2;
-  const missing = form.find((k) => !(k in d));
-  if (missing) throw new SpecIssue([...path, missing], `is missing; expected ${KEY_EXPECTED[missing]}`);
-}
-function checkEmpirical(path, d) {
-  const hasValues = "values" in d;
-  if (hasValues === "file" in d)
-    throw new SpecIssue(path, `has ${hasValues ? "both" : "neither"} values ${hasValues ? "and" : "nor"} file; expected one of them`);
-  if (!hasValues) {
-    if ("weights" in d)
-      throw new SpecIssue([...path, "weights"], "is given with file; expected weights only beside values (a file holds its own counts)");
-    return;
-  }
-  const { values, weights } = d;
-  if (weights === void 0) return;
-  if (weights.length !== values.length)
-    throw new SpecIssue([...path, "weights"], `has ${weights.length} entries for ${values.length} values; expected one weight per value`);
-  if (!weights.some((w) => w > 0)) throw new SpecIssue([...path, "weights"], "are all 0; expected at least one weight > 0");
-}
-function foldIgnoreEos(w, written) {
-  if (w.ignore_eos === void 0) return;
-  if (written.has("output_control")) {
-    throw new SpecIssue(
-      ["workload", "ignore_eos"],
-      "is given with output_control; expected only output_control (ignore_eos: true is output_control: ignore_eos)"
-    );
-  }
-  w.output_control = w.ignore_eos ? "ignore_eos" : "none";
-  delete w.ignore_eos;
-}
-function checkWorkloadCombination(w, written) {
-  if (w.dataset) {
-    for (const key of ["input_tokens", "prefix", "prefix_groups"]) {
-      if (written.has(key))
-        throw new SpecIssue(["workload", key], "is given with dataset; expected one or the other (a dataset brings its own prompts)");
-    }
-    delete w.input_tokens;
-    return;
-  }
-  const prefixTokens = (w.prefix?.shared_tokens ?? 0) + (w.prefix_groups?.tokens ?? 0);
-  const mean3 = meanLength(w.input_tokens);
-  if (prefixTokens > 0 && mean3 !== void 0 && prefixTokens >= mean3) {
-    const key = w.prefix ? "prefix" : "prefix_groups";
-    throw new SpecIssue(
-      ["workload", key],
-      `makes ${prefixTokens} prefix tokens, not fewer than the mean input length (${round2(mean3)}); expected a prefix shorter than input_tokens, which includes it`
-    );
-  }
-}
-function meanLength(d) {
-  if (d.dist === "fixed") return d.value;
-  if (d.dist === "uniform") return "mean" in d ? d.mean : (d.min + d.max) / 2;
-  if (d.dist === "empirical") {
-    if (!("values" in d)) return void 0;
-    const weights = d.weights ?? d.values.map(() => 1);
-    return d.values.reduce((a, v, i) => a + v * weights[i], 0) / weights.reduce((a, b2) => a + b2, 0);
-  }
-  return d.mean;
-}
-var round2 = (x) => Math.round(x * 10) / 10;
-function durationMs(path, text, zeroAllowed) {
-  let ms3;
-  try {
-    ms3 = parseDuration(text);
-  } catch (err) {
-    throw new SpecIssue(path, err.message);
-  }
-  if (ms3 === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show(text)}; expected a duration > 0`);
-  return ms3;
-}
-
-// src/spec/load.ts
-var READ_FAILURES2 = {
-  ENOENT: "file not found",
-  EACCES: "file is not readable (permission denied)",
-  EPERM: "file is not readable (permission denied)",
-  EISDIR: "is a directory"
-};
-function loadSpec(path, env = process.env) {
+function loadSpec(path2, env = process.env) {
   let text;
   try {
-    text = readFileSync6(path, "utf8");
+    text = readFileCapped(path2, MAX_SPEC_BYTES);
   } catch (err) {
-    const code = err.code ?? "unknown error";
-    throw new SpecError(`${path}: ${READ_FAILURES2[code] ?? `cannot be read (${code})`}; expected a readable YAML spec file`);
+    if (!(err instanceof ReadFileError)) throw err;
+    throw new SpecError(
+      err.tooLarge ? `${path2}: ${err.reason}; expected a YAML spec of at most ${bytes(MAX_SPEC_BYTES)} (prompts and lengths belong in the dataset and length files it names)` : `${path2}: ${err.reason}; expected a readable YAML spec file`
+    );
   }
-  return parseSpec(text, path, env);
+  return parseSpec(text, path2, env);
 }
 function parseSpec(text, sourceName, env = process.env) {
   const data = parseYaml2(text, sourceName);
@@ -56046,17 +56518,17 @@ function expandHeaders(headers, env, sourceName) {
 }
 function parseYaml2(text, sourceName) {
   const lineCounter = new import_yaml2.LineCounter();
-  const doc = (0, import_yaml2.parseDocument)(text, { prettyErrors: false, lineCounter });
+  const doc = (0, import_yaml2.parseDocument)(text, { prettyErrors: false, lineCounter, logLevel: "error" });
   const [error] = doc.errors;
   if (error) {
     const { line, col } = lineCounter.linePos(error.pos[0]);
-    throw new SpecError(`${sourceName}:${line}:${col}: YAML syntax error: ${oneLine(error.message)}`);
+    throw new SpecError(`${sourceName}:${line}:${col}: YAML syntax error: ${oneLine2(error.message)}`);
   }
   let data;
   try {
     data = doc.toJS();
   } catch (err) {
-    throw new SpecError(`${sourceName}: YAML error: ${oneLine(err.message)}`);
+    throw new SpecError(`${sourceName}: YAML error: ${oneLine2(err.message)}`);
   }
   if (data === null || data === void 0) {
     throw new SpecError(`${sourceName}: the file is empty; expected a YAML mapping with at least target.url`);
@@ -56076,13 +56548,13 @@ function readApiKey(name2, env, sourceName) {
   }
   return value2;
 }
-var oneLine = (s) => s.replace(/\s*\n\s*/g, " ").trim();
+var oneLine2 = (s) => s.replace(/\s*\n\s*/g, " ").trim();
 
 // src/spec/override.ts
 var FIELDS = {
   targetUrl: { section: "target", key: "url", flag: "--target-url" },
   rate: { section: "load", key: "rate", flag: "--rate", numeric: true },
-  steady: { section: "load", key: "steady", flag: "--steady" },
+  steady: { section: "load", key: "steady", flag: "--duration" },
   warmup: { section: "load", key: "warmup", flag: "--warmup" },
   concurrency: { section: "load", key: "concurrency", flag: "--concurrency", numeric: true },
   mode: { section: "load", key: "mode", flag: "--mode" }
@@ -56093,6 +56565,7 @@ function applyOverrides(r, o) {
     const field = FIELDS[name2];
     if (field && value2 !== void 0) data[field.section][field.key] = field.numeric ? numeric2(value2) : value2;
   }
+  if (r.spec.target.url === "sim" && data.target.url !== "sim" && data.target.model === SIM_MODEL) delete data.target.model;
   let resolved;
   try {
     resolved = resolveSpec(data);
@@ -56102,11 +56575,6 @@ function applyOverrides(r, o) {
     const field = Object.values(FIELDS).find((f) => `${f.section}.${f.key}` === where);
     throw new SpecError(`${field?.flag ?? where} ${err.problem}`);
   }
-  if (resolved.spec.target.url !== "sim" && resolved.spec.target.model === SIM_MODEL) {
-    throw new SpecError(
-      `--target-url ${show(resolved.spec.target.url)} needs a real model, but the spec uses the simulator's ${SIM_MODEL}; expected target.model in the spec`
-    );
-  }
   const kept = { ...resolved, headers: r.headers, specDir: r.specDir };
   return r.apiKey === void 0 ? kept : { ...kept, apiKey: r.apiKey };
 }
@@ -56114,15 +56582,6 @@ function numeric2(value2) {
   if (typeof value2 !== "string" || value2.trim() === "") return value2;
   const n2 = Number(value2);
   return Number.isFinite(n2) ? n2 : value2;
-}
-
-// src/cli/errors.ts
-var EXIT = { pass: 0, fail: 1, inconclusive: 2, error: 3 };
-var UsageError = class extends Error {
-};
-function oneLine2(e) {
-  const msg = e instanceof Error ? e.message : String(e);
-  return msg.split("\n")[0];
 }
 
 // src/cli/progress.ts
@@ -56168,7 +56627,8 @@ Options:
   --duration D        length of the measured steady window (e.g. 30s, 5m)
   --warmup D          warmup, discarded (e.g. 5s)
   --out FILE          result path (default: loadgate-result.json)
-  --format F          loadgate (default) or vllm: field names of vllm bench serve
+  --format F          loadgate (default) or vllm: field names of vllm bench serve, for
+                      dashboards (compare, merge and report cannot read it back)
   --records FILE      also write every request as one JSON line (raw timings)
   --workers N         generator threads, each an independent 1/N share of the load
                       (default: the cores, less one when the simulator runs here)
@@ -56184,30 +56644,31 @@ Options:
   --baseline-out FILE where the A/B baseline side's result goes (default: OUT.baseline.json)
   -h, --help          this help
 
-Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (bad spec, unreachable target).`;
+Every output path is checked before the first request. Ctrl-C (or SIGTERM) stops the run at
+once and still writes the result; a second one exits 130 as soon as it is written. A run that
+passes its wall-clock bound (the spec's timeouts and windows, plus a margin) stops the same way.
+
+Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (bad spec or flag, unwritable output,
+unreachable target, rejected API key, model not served, wall-clock bound passed), 130 interrupted twice.`;
 async function runCommand(argv) {
-  const { values, positionals } = parseArgs2({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      "target-url": { type: "string" },
-      rate: { type: "string" },
-      concurrency: { type: "string" },
-      mode: { type: "string" },
-      duration: { type: "string" },
-      warmup: { type: "string" },
-      out: { type: "string", default: "loadgate-result.json" },
-      format: { type: "string", default: "loadgate" },
-      records: { type: "string" },
-      workers: { type: "string" },
-      shard: { type: "string" },
-      json: { type: "boolean", default: false },
-      baseline: { type: "string" },
-      "allow-missing-baseline": { type: "boolean", default: false },
-      "baseline-url": { type: "string" },
-      "baseline-out": { type: "string" },
-      help: { type: "boolean", short: "h", default: false }
-    }
+  const { values, positionals } = parseCommandArgs("run", argv, {
+    "target-url": { type: "string" },
+    rate: { type: "string" },
+    concurrency: { type: "string" },
+    mode: { type: "string" },
+    duration: { type: "string" },
+    warmup: { type: "string" },
+    out: { type: "string", default: "loadgate-result.json" },
+    format: { type: "string", default: "loadgate" },
+    records: { type: "string" },
+    workers: { type: "string" },
+    shard: { type: "string" },
+    json: { type: "boolean", default: false },
+    baseline: { type: "string" },
+    "allow-missing-baseline": { type: "boolean", default: false },
+    "baseline-url": { type: "string" },
+    "baseline-out": { type: "string" },
+    help: { type: "boolean", short: "h", default: false }
   });
   if (values.help) {
     process.stdout.write(`${RUN_HELP}
@@ -56230,32 +56691,58 @@ async function runCommand(argv) {
   const shard = values.shard === void 0 ? { k: 0, n: 1 } : parseShard(values.shard);
   const resolved = shardSpec(overridden, shard.k, shard.n);
   const workers = values.workers === void 0 ? defaultWorkers(resolved.spec.target.url === "sim") : parseWorkers(values.workers);
-  if (values.baseline !== void 0 && values["baseline-url"] !== void 0)
+  const baselineUrl = values["baseline-url"];
+  if (values.baseline !== void 0 && baselineUrl !== void 0)
     throw new UsageError("--baseline and --baseline-url both name a baseline; expected one of them");
-  if (values["baseline-url"] !== void 0 && !/^https?:\/\/[^/]/.test(values["baseline-url"]))
-    throw new UsageError(`--baseline-url is "${values["baseline-url"]}"; expected http(s)://host[:port]/v1`);
-  const baselineFile = values.baseline === void 0 || values["allow-missing-baseline"] && !existsSync2(values.baseline) ? null : loadResult(values.baseline);
+  const urlProblem = baselineUrl === void 0 || baselineUrl === "sim" ? void 0 : targetUrlProblem(baselineUrl);
+  if (baselineUrl === "sim" || urlProblem !== void 0)
+    throw new UsageError(
+      `--baseline-url ${urlProblem ?? 'is "sim"'}; expected http(s)://host[:port]/v1 without credentials (the key goes in target.api_key_env)`
+    );
+  const recordsBaseline = values.baseline !== void 0 && values["allow-missing-baseline"] && !existsSync2(values.baseline);
+  const baselineFile = values.baseline === void 0 || recordsBaseline ? null : loadResult(values.baseline);
+  const baselineOut = baselineUrl === void 0 ? void 0 : values["baseline-out"] ?? values.out.replace(/(\.json)?$/, ".baseline.json");
+  checkOutputPaths([
+    { path: values.out, what: "--out" },
+    { path: baselineOut, what: "--baseline-out" },
+    { path: recordsBaseline ? values.baseline : void 0, what: "--baseline" }
+  ]);
+  const records2 = values.records === void 0 ? void 0 : openRecordsFile(values.records);
+  const say = (line) => process.stderr.write(`
+${line}
+`);
   const abort = new AbortController();
-  const interrupt = () => {
-    process.stderr.write("\ninterrupted: stopping dispatch, cancelling in-flight requests, writing the result\u2026\n");
-    abort.abort();
-  };
-  process.once("SIGINT", interrupt);
-  process.once("SIGTERM", interrupt);
-  const records2 = values.records ? createWriteStream(values.records) : void 0;
+  const interrupts = trapInterrupts(abort, say);
+  const boundMs = wallClockBoundMs(resolved);
+  let boundPassed = false;
+  const disarm = armWatchdog({
+    boundMs,
+    graceMs: BOUND_GRACE_MS,
+    onBound: () => {
+      boundPassed = true;
+      say(`loadgate run: the run passed its wall-clock bound of ${Math.round(boundMs / 1e3)} s; stopping and writing what it has`);
+      abort.abort();
+    },
+    onGiveUp: () => {
+      say(`loadgate run: still not finished ${BOUND_GRACE_MS / 1e3} s past its wall-clock bound; exiting without a result`);
+      process.exit(EXIT.error);
+    }
+  });
   const progress = progressPrinter(process.stderr);
+  let recordsProblem;
   try {
     const run = {
       resolved,
       signal: abort.signal,
-      onProgress: progress.update,
-      onRecordLine: records2 ? (line) => records2.write(`${line}
-`) : void 0,
+      onProgress: (p2) => progress.update(p2),
+      onRecordLine: records2?.write,
+      onNotice: (line) => process.stderr.write(`${line}
+`),
       workers
     };
     let result3;
     let baseline = baselineFile;
-    if (values["baseline-url"] === void 0)
+    if (baselineUrl === void 0)
       result3 = await runReplicatesMerged(
         run,
         resolved.spec.load.replicates,
@@ -56263,48 +56750,65 @@ async function runCommand(argv) {
 `)
       );
     else {
-      ({ current: result3, baseline } = await runInterleaved({ ...run, baselineUrl: values["baseline-url"] }));
-      const baselineOut = values["baseline-out"] ?? values.out.replace(/(\.json)?$/, ".baseline.json");
+      ({ current: result3, baseline } = await runInterleaved({ ...run, baselineUrl }));
       writeFileAtomic(baselineOut, `${JSON.stringify(baseline, null, 2)}
-`);
+`, "--baseline-out");
       process.stderr.write(`A/B baseline side written to ${baselineOut}
 `);
     }
     progress.end();
+    recordsProblem = await records2?.close();
     const gate = compare(baseline, result3, gateOf(result3.spec));
-    if (values.baseline !== void 0 && baseline === null) {
+    if (recordsBaseline && baseline === null) {
       writeFileAtomic(values.baseline, `${JSON.stringify(result3, null, 2)}
-`);
+`, "--baseline");
       process.stderr.write(`no baseline at ${values.baseline}: judged on SLO rules alone, and recorded this run there as the baseline
 `);
     }
     const doc = values.format === "vllm" ? toVllmFormat(result3) : result3;
     writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}
-`);
+`, "--out");
     if (values.json) process.stdout.write(`${JSON.stringify({ ...result3, verdict: gate })}
 `);
     else process.stdout.write(`${renderConsoleReport(result3, gate)}
 Result written to ${values.out}
 `);
+    if (result3.load.interrupted && result3.requests.scheduled === 0)
+      process.stderr.write(
+        `interrupted before the first request: no request was sent (${result3.requests.not_reached} scheduled arrivals not reached)
+`
+      );
+    if (recordsProblem) process.stderr.write(`loadgate run: ${recordsProblem}
+`);
+    if (interrupts.forced) return EXIT_INTERRUPTED;
+    if (boundPassed || recordsProblem) return EXIT.error;
     return EXIT[gate.verdict];
   } finally {
-    process.off("SIGINT", interrupt);
-    process.off("SIGTERM", interrupt);
-    if (records2) await new Promise((r) => records2.end(r));
+    disarm();
+    interrupts.release();
+    progress.end();
+    await records2?.close();
   }
 }
 
 // src/cli/validate-command.ts
-import { parseArgs as parseArgs3 } from "node:util";
 var VALIDATE_HELP = `Usage: loadgate validate SPEC [--json]
 
-Checks a benchmark spec without running it: YAML syntax, schema, durations, URL and the
-API-key environment variable. Prints the spec with defaults filled (--json) or one line.`;
+Checks a benchmark spec without running it: YAML syntax, schema, durations, URL, the
+API-key environment variable, dataset and length files, and the run's limits (at most
+${figure(MAX_SCHEDULED_REQUESTS)} scheduled requests, durations up to ${MAX_DURATION_MS / 36e5}h, a spec file up to ${bytes(MAX_SPEC_BYTES)}). Prints one
+line, or the spec with defaults filled (--json). A spec without target.model is valid: the
+run takes the model the server lists, if it lists exactly one.
+
+Options:
+  --json            print the resolved spec and its hash as JSON
+  -h, --help        this help
+
+Exit codes: 0 valid, 3 invalid (one line naming the file, the key and what was expected).`;
 async function validateCommand(argv) {
-  const { values, positionals } = parseArgs3({
-    args: argv,
-    allowPositionals: true,
-    options: { json: { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } }
+  const { values, positionals } = parseCommandArgs("validate", argv, {
+    json: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false }
   });
   if (values.help) {
     process.stdout.write(`${VALIDATE_HELP}
@@ -56323,7 +56827,6 @@ async function validateCommand(argv) {
 
 // src/cli/compare-command.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { parseArgs as parseArgs5 } from "node:util";
 
 // src/report/gate-text.ts
 function renderGateText(report) {
@@ -56532,7 +57035,6 @@ function percentileChart(title, metrics, baseline, current) {
 
 // src/capacity/load.ts
 var import_ajv5 = __toESM(require_ajv(), 1);
-import { readFileSync as readFileSync7 } from "node:fs";
 
 // src/capacity/analysis.ts
 var KNEE_P99_MULTIPLE = 3;
@@ -56706,7 +57208,7 @@ function pointAnalysis(points, o, floorMs, maxRate) {
     const lat = latency(r, o.metric);
     const e2e = r.metrics.e2e_ms;
     const L = r.littles_law.predicted_in_flight;
-    const why = pastSaturation(p2, previous.get(index) ?? null, floorMs, o);
+    const why2 = pastSaturation(p2, previous.get(index) ?? null, floorMs, o);
     return {
       index,
       role: p2.role,
@@ -56726,8 +57228,8 @@ function pointAnalysis(points, o, floorMs, maxRate) {
         peak_in_flight: r.littles_law.peak_in_flight ?? null,
         oversubscribed: o.batchSlots === null ? null : r.littles_law.mean_in_flight > o.batchSlots
       },
-      saturated: why !== null,
-      saturated_because: why,
+      saturated: why2 !== null,
+      saturated_because: why2,
       valid: r.validity.valid,
       interrupted: r.load.interrupted
     };
@@ -56768,7 +57270,7 @@ function sizeFleet(a, sizing) {
   if (curve4.length === 0) return null;
   const below = curve4.filter((p2) => p2.requests_per_s <= perReplica);
   const op = below.length > 0 ? below[below.length - 1] : curve4[0];
-  const why = below.length > 0 ? `heaviest measured point with throughput \u2264 the per-replica peak ${sig4(perReplica)} req/s` : `lightest measured point (none is as light as the per-replica peak ${sig4(perReplica)} req/s)`;
+  const why2 = below.length > 0 ? `heaviest measured point with throughput \u2264 the per-replica peak ${sig4(perReplica)} req/s` : `lightest measured point (none is as light as the per-replica peak ${sig4(perReplica)} req/s)`;
   const wS = op.e2e_ms.mean / 1e3;
   const w99S = (op.e2e_ms.p99 ?? op.e2e_ms.mean) / 1e3;
   const kv = peak * wS;
@@ -56786,7 +57288,7 @@ function sizeFleet(a, sizing) {
     replicas_formula: `\u2308\u03BB_peak / (\u03C1_target \xB7 X_max)\u2309 = \u2308${sig4(peak)} / (${rho} \xB7 ${sig4(xMax)})\u2309 = ${replicas}`,
     replicas_at_slo: replicasAtSlo,
     replicas_at_slo_formula: slo ? `\u2308\u03BB_peak / \u03BB_SLO\u2309 = \u2308${sig4(peak)} / ${sig4(slo)}\u2309 = ${replicasAtSlo}` : null,
-    operating_point: { load: op.load, point: op.index, why },
+    operating_point: { load: op.load, point: op.index, why: why2 },
     kv_sequences: Math.ceil(kv),
     kv_sequences_formula: `\u03BB_peak \xB7 W = ${sig4(peak)} req/s \xB7 ${sig4(wS)} s = ${sig4(kv)} sequences (${sig4(kv / replicas)} per replica)`,
     kv_sequences_p99: Math.ceil(kv99),
@@ -56899,22 +57401,24 @@ var validate3 = new import_ajv5.Ajv({ allErrors: false, strict: true }).addSchem
 function isSweepDocument(data) {
   return !!data && typeof data === "object" && data.kind === SWEEP_KIND;
 }
-function readJsonFile(path) {
+function readJsonFile(path2) {
   let text;
   try {
-    text = readFileSync7(path, "utf8");
+    text = readFileCapped(path2, MAX_RESULT_BYTES);
   } catch (err) {
-    const code = err.code ?? "unknown error";
-    throw new ResultFileError(`${path}: ${code === "ENOENT" ? "file not found" : `cannot be read (${code})`}`);
+    if (!(err instanceof ReadFileError)) throw err;
+    throw new ResultFileError(
+      err.tooLarge ? `${path2}: ${err.reason}; expected a loadgate result or sweep of at most ${bytes(MAX_RESULT_BYTES)}` : `${path2}: ${err.reason === "is a directory" ? "is a directory, not a result file" : err.reason}`
+    );
   }
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new ResultFileError(`${path}: not valid JSON (${err.message.split("\n")[0]}); the file is truncated or corrupt`);
+    throw new ResultFileError(`${path2}: not valid JSON (${err.message.split("\n")[0]}); the file is truncated or corrupt`);
   }
 }
 function parseSweep(data, name2) {
-  const fail2 = (why) => new ResultFileError(`${name2}: ${why}`);
+  const fail2 = (why2) => new ResultFileError(`${name2}: ${why2}`);
   if (!isSweepDocument(data)) throw fail2(`not a loadgate sweep document (no kind "${SWEEP_KIND}"); expected the output of loadgate sweep`);
   const version = data.schema_version;
   if (typeof version !== "number" || version > SWEEP_SCHEMA_VERSION)
@@ -56927,8 +57431,8 @@ function parseSweep(data, name2) {
   }
   return data;
 }
-function loadSweep(path) {
-  return parseSweep(readJsonFile(path), path);
+function loadSweep(path2) {
+  return parseSweep(readJsonFile(path2), path2);
 }
 
 // src/capacity/gate.ts
@@ -57113,9 +57617,6 @@ function compareSweeps(baseline, current) {
     noise: { method: NOISE_METHOD2, confidence, iterations: 0, seed: 0 }
   };
 }
-
-// src/cli/sweep-command.ts
-import { parseArgs as parseArgs4 } from "node:util";
 
 // src/report/sweep.ts
 var n = (v, unit = "") => v === null || v === void 0 ? "\u2014" : `${Number(v.toPrecision(4))}${unit}`;
@@ -57446,9 +57947,9 @@ async function runSweep(o) {
       result: result3
     };
     points.push(point2);
-    const why = role === "probe" ? null : analysis2().points[points.length - 1].saturated_because;
-    o.onPointDone?.(info, point2, why);
-    return why;
+    const why2 = role === "probe" ? null : analysis2().points[points.length - 1].saturated_because;
+    o.onPointDone?.(info, point2, why2);
+    return why2;
   };
   const describe3 = (mode2, load) => mode2 === "open" ? `${sig4(load)} req/s` : `concurrency ${load}`;
   const mode = s.concurrency ? "closed" : "open";
@@ -57463,9 +57964,9 @@ async function runSweep(o) {
       let below = autoRate(x1, auto.growth, -1);
       for (let k = 0; k < auto.max_points && !aborted(); k++) {
         const rate3 = autoRate(x1, auto.growth, k);
-        const why = await measure2("step", "open", rate3);
-        if (why) {
-          stoppedBecause = `${describe3("open", rate3)} is past saturation: ${why}`;
+        const why2 = await measure2("step", "open", rate3);
+        if (why2) {
+          stoppedBecause = `${describe3("open", rate3)} is past saturation: ${why2}`;
           planned = points.length + auto.fill;
           for (const f of fillLoads(below, rate3, auto.fill)) if (!aborted()) await measure2("fill", "open", f);
           break;
@@ -57483,10 +57984,10 @@ async function runSweep(o) {
         stoppedBecause = "interrupted";
         break;
       }
-      const why = await measure2("step", mode, loads[i]);
-      if (why) {
+      const why2 = await measure2("step", mode, loads[i]);
+      if (why2) {
         skipped.push(...loads.slice(i + 1));
-        stoppedBecause = `${describe3(mode, loads[i])} is past saturation: ${why}${skipped.length ? `; not measured: ${skipped.map(sig4).join(", ")}` : ""}`;
+        stoppedBecause = `${describe3(mode, loads[i])} is past saturation: ${why2}${skipped.length ? `; not measured: ${skipped.map(sig4).join(", ")}` : ""}`;
         break;
       }
     }
@@ -57550,31 +58051,27 @@ var describe2 = (p2) => `point ${p2.number}/${p2.planned} (${p2.role}, ${p2.mode
 function writeSweepReports(d, gate, files) {
   const written = [];
   if (files.markdown) {
-    writeFileAtomic(files.markdown, renderSweepMarkdown(d, gate));
+    writeFileAtomic(files.markdown, renderSweepMarkdown(d, gate), "--markdown");
     written.push(files.markdown);
   }
   if (files.html) {
-    writeFileAtomic(files.html, renderSweepHtml(d, gate));
+    writeFileAtomic(files.html, renderSweepHtml(d, gate), "--html");
     written.push(files.html);
   }
   return written;
 }
 async function sweepCommand(argv) {
-  const { values, positionals } = parseArgs4({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      "target-url": { type: "string" },
-      duration: { type: "string" },
-      warmup: { type: "string" },
-      workers: { type: "string" },
-      out: { type: "string", default: "loadgate-sweep.json" },
-      baseline: { type: "string" },
-      html: { type: "string" },
-      markdown: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false }
-    }
+  const { values, positionals } = parseCommandArgs("sweep", argv, {
+    "target-url": { type: "string" },
+    duration: { type: "string" },
+    warmup: { type: "string" },
+    workers: { type: "string" },
+    out: { type: "string", default: "loadgate-sweep.json" },
+    baseline: { type: "string" },
+    html: { type: "string" },
+    markdown: { type: "string" },
+    json: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false }
   });
   if (values.help) {
     process.stdout.write(`${SWEEP_HELP}
@@ -57593,13 +58090,19 @@ async function sweepCommand(argv) {
     );
   const workers = parseWorkers2(values.workers);
   const baseline = values.baseline === void 0 ? null : loadSweep(values.baseline);
+  checkOutputPaths([
+    { path: values.out, what: "--out" },
+    { path: values.html, what: "--html" },
+    { path: values.markdown, what: "--markdown" }
+  ]);
   const abort = new AbortController();
-  const interrupt = () => {
-    process.stderr.write("\ninterrupted: stopping the point in progress and writing the points measured so far\u2026\n");
-    abort.abort();
-  };
-  process.once("SIGINT", interrupt);
-  process.once("SIGTERM", interrupt);
+  const interrupts = trapInterrupts(
+    abort,
+    (line) => process.stderr.write(`
+${line}
+`),
+    "interrupted: stopping the point in progress and writing the points measured so far\u2026"
+  );
   const metric = resolved.spec.sweep.metric;
   let current = "";
   const progress = progressPrinter(process.stderr, () => `${current} `);
@@ -57614,19 +58117,19 @@ async function sweepCommand(argv) {
         if (!process.stderr.isTTY) process.stderr.write(`${current}: measuring
 `);
       },
-      onPointDone: (p2, point2, why) => {
+      onPointDone: (p2, point2, why2) => {
         progress.end();
         const r = point2.result;
         const lat = (metric === "ttft" ? r.metrics.ttft_ms : r.metrics.e2e_ms) ?? null;
         process.stderr.write(
-          `${describe2(p2)}: completed ${r.throughput.requests_per_s} req/s of ${r.load.offered_rate_per_s} offered \xB7 ${metric.toUpperCase()} p50 ${lat?.p50 ?? "n/a"} ms p99 ${lat?.p99 ?? "n/a"} ms \xB7 goodput ${r.goodput.fraction === null ? "n/a" : `${(r.goodput.fraction * 100).toFixed(1)} %`} \xB7 ${r.validity.valid ? "valid" : "not valid"}${why ? ` \xB7 past saturation: ${why}` : ""}
+          `${describe2(p2)}: completed ${r.throughput.requests_per_s} req/s of ${r.load.offered_rate_per_s} offered \xB7 ${metric.toUpperCase()} p50 ${lat?.p50 ?? "n/a"} ms p99 ${lat?.p99 ?? "n/a"} ms \xB7 goodput ${r.goodput.fraction === null ? "n/a" : `${(r.goodput.fraction * 100).toFixed(1)} %`} \xB7 ${r.validity.valid ? "valid" : "not valid"}${why2 ? ` \xB7 past saturation: ${why2}` : ""}
 `
         );
       }
     });
     progress.end();
     writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}
-`);
+`, "--out");
     const gate = baseline ? compareSweeps(baseline, doc) : null;
     const written = writeSweepReports(doc, gate, values);
     if (values.json) process.stdout.write(`${JSON.stringify(gate ? { ...doc, verdict: gate } : doc)}
@@ -57634,11 +58137,11 @@ async function sweepCommand(argv) {
     else process.stdout.write(`${renderSweepText(doc, gate)}
 ${[values.out, ...written].map((f) => `Written to ${f}
 `).join("")}`);
+    if (interrupts.forced) return EXIT_INTERRUPTED;
     if (gate) return EXIT[gate.verdict];
     return doc.interrupted ? EXIT.inconclusive : EXIT.pass;
   } finally {
-    process.off("SIGINT", interrupt);
-    process.off("SIGTERM", interrupt);
+    interrupts.release();
   }
 }
 
@@ -57659,34 +58162,36 @@ Options:
   --allow-missing-baseline  if BASELINE does not exist, judge RESULT alone (SLO rules only)
   -h, --help                this help
 
-Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (missing or invalid file, bad spec).`;
+Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (missing or invalid file, bad spec, unwritable report).`;
 function gateFor(specPath, current) {
   return gateOf(specPath === void 0 ? current.spec : loadSpec(specPath).spec);
+}
+function checkReportPaths(files) {
+  checkOutputPaths([
+    { path: files.markdown, what: "--markdown" },
+    { path: files.html, what: "--html" }
+  ]);
 }
 function writeReports(report, baseline, current, files) {
   const written = [];
   if (files.markdown) {
-    writeFileAtomic(files.markdown, renderMarkdown(report, baseline, current));
+    writeFileAtomic(files.markdown, renderMarkdown(report, baseline, current), "--markdown");
     written.push(files.markdown);
   }
   if (files.html) {
-    writeFileAtomic(files.html, renderHtml(report, baseline, current));
+    writeFileAtomic(files.html, renderHtml(report, baseline, current), "--html");
     written.push(files.html);
   }
   return written;
 }
 async function compareCommand(argv) {
-  const { values, positionals } = parseArgs5({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      spec: { type: "string" },
-      markdown: { type: "string" },
-      html: { type: "string" },
-      json: { type: "boolean", default: false },
-      "allow-missing-baseline": { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false }
-    }
+  const { values, positionals } = parseCommandArgs("compare", argv, {
+    spec: { type: "string" },
+    markdown: { type: "string" },
+    html: { type: "string" },
+    json: { type: "boolean", default: false },
+    "allow-missing-baseline": { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false }
   });
   if (values.help) {
     process.stdout.write(`${COMPARE_HELP}
@@ -57695,6 +58200,7 @@ async function compareCommand(argv) {
   }
   if (positionals.length !== 2) throw new UsageError("loadgate compare takes a baseline and a result file; see loadgate compare --help");
   const [baselinePath, resultPath] = positionals;
+  checkReportPaths(values);
   const sweep = isSweepDocument(readJsonFile(resultPath));
   if (existsSync3(baselinePath) && isSweepDocument(readJsonFile(baselinePath)) !== sweep)
     throw new UsageError(
@@ -57735,7 +58241,6 @@ ${written.map((f) => `Report written to ${f}
 }
 
 // src/cli/merge-command.ts
-import { parseArgs as parseArgs6 } from "node:util";
 var MERGE_HELP = `Usage: loadgate merge A.json B.json \u2026 --out MERGED.json [--mode replicates|shards] [--force]
 
 Combines results of the same spec exactly: HdrHistograms and counters add, and every
@@ -57752,15 +58257,11 @@ Options:
 
 Exit codes: 0 merged, 3 error (missing or invalid file, different benchmarks without --force).`;
 async function mergeCommand(argv) {
-  const { values, positionals } = parseArgs6({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      out: { type: "string" },
-      mode: { type: "string", default: "replicates" },
-      force: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false }
-    }
+  const { values, positionals } = parseCommandArgs("merge", argv, {
+    out: { type: "string" },
+    mode: { type: "string", default: "replicates" },
+    force: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false }
   });
   if (values.help) {
     process.stdout.write(`${MERGE_HELP}
@@ -57771,9 +58272,10 @@ async function mergeCommand(argv) {
   if (!values.out) throw new UsageError("loadgate merge needs --out FILE for the merged result");
   if (values.mode !== "replicates" && values.mode !== "shards")
     throw new UsageError(`--mode "${values.mode}" is not known; expected replicates or shards`);
+  checkOutputPath(values.out, "--out");
   const merged = mergeResults(positionals.map(loadResult), { mode: values.mode, force: values.force, names: positionals });
   writeFileAtomic(values.out, `${JSON.stringify(merged, null, 2)}
-`);
+`, "--out");
   const w = merged.requests.window;
   process.stdout.write(
     `Merged ${positionals.length} results (${values.mode}) into ${values.out}: ${w.scheduled} requests in ${merged.load.window_s} s of window, ${w.by_class.ok} ok; ${merged.validity.valid ? "valid" : `NOT valid (${merged.validity.checks.filter((c) => !c.ok).map((c) => c.name).join(", ")})`}
@@ -57783,7 +58285,6 @@ async function mergeCommand(argv) {
 }
 
 // src/cli/report-command.ts
-import { parseArgs as parseArgs7 } from "node:util";
 var REPORT_HELP = `Usage: loadgate report RESULT [--baseline BASELINE] [--html FILE] [--markdown FILE]
 
 Renders RESULT (judged against BASELINE when given) as a self-contained HTML page with
@@ -57799,16 +58300,12 @@ Options:
 
 Exit codes: 0 written (whatever the verdict: use loadgate compare to gate on it), 3 error.`;
 async function reportCommand(argv) {
-  const { values, positionals } = parseArgs7({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      baseline: { type: "string" },
-      spec: { type: "string" },
-      html: { type: "string" },
-      markdown: { type: "string" },
-      help: { type: "boolean", short: "h", default: false }
-    }
+  const { values, positionals } = parseCommandArgs("report", argv, {
+    baseline: { type: "string" },
+    spec: { type: "string" },
+    html: { type: "string" },
+    markdown: { type: "string" },
+    help: { type: "boolean", short: "h", default: false }
   });
   if (values.help) {
     process.stdout.write(`${REPORT_HELP}
@@ -57817,6 +58314,7 @@ async function reportCommand(argv) {
   }
   if (positionals.length !== 1) throw new UsageError("loadgate report takes exactly one result file; see loadgate report --help");
   if (!values.html && !values.markdown) throw new UsageError("loadgate report needs --html FILE and/or --markdown FILE to write");
+  checkReportPaths(values);
   if (isSweepDocument(readJsonFile(positionals[0]))) {
     const sweep = loadSweep(positionals[0]);
     const gate = values.baseline === void 0 ? null : compareSweeps(loadSweep(values.baseline), sweep);
@@ -57850,7 +58348,8 @@ Commands:
 
 Run "loadgate <command> --help" for a command's options.
 
-${RUN_HELP.split("\n").slice(-1)[0]}`;
+Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (bad spec, flag, file or target: never a
+verdict), 130 interrupted twice.`;
 async function main(argv) {
   const [command, ...rest] = argv;
   try {
@@ -57868,8 +58367,7 @@ async function main(argv) {
       case "report":
         return await reportCommand(rest);
       case "sim":
-        await runSimCli(rest);
-        return EXIT.pass;
+        return await runSimCli(rest);
       case "--version":
         process.stdout.write(`${TOOL_VERSION}
 `);
@@ -57889,7 +58387,7 @@ async function main(argv) {
         return EXIT.error;
     }
   } catch (e) {
-    process.stderr.write(`loadgate ${command}: ${oneLine2(e)}
+    process.stderr.write(`loadgate ${command}: ${oneLine(e)}
 `);
     if (process.env.LOADGATE_DEBUG) process.stderr.write(`${e.stack}
 `);
@@ -57898,4 +58396,7 @@ async function main(argv) {
 }
 
 // src/cli/index.ts
-process.exitCode = await main(process.argv.slice(2));
+var EXIT_AFTER_ANSWER_MS = 2e3;
+var code = await main(process.argv.slice(2));
+process.exitCode = code;
+setTimeout(() => process.exit(code), EXIT_AFTER_ANSWER_MS).unref();

@@ -14374,6 +14374,12 @@ function phrase(e) {
     const value = e.data?.[tag];
     return new SpecIssue([...path, tag], `is ${show(value)}; expected one of ${tags.join(", ")}`);
   }
+  if (e.keyword === "maxLength" && typeof e.data === "string") {
+    return new SpecIssue(
+      path,
+      `is ${e.data.length.toLocaleString("en-US")} characters long; expected at most ${e.params.limit} characters`
+    );
+  }
   return new SpecIssue(path, `is ${show(e.data)}; expected ${expected(schema)}`);
 }
 function pointerOf(e) {
@@ -15847,14 +15853,19 @@ function send(res, status, body, headers = {}) {
 }
 
 // src/sim/launch.ts
-var USAGE = `usage: loadgate sim [--port P] [--host H] [--config FILE] [--config-json JSON]
+var EXIT_ERROR = 3;
+var SIM_HELP = `Usage: loadgate sim [--port P] [--host H] [--config FILE] [--config-json JSON]
 
 Runs the OpenAI-compatible simulator in the foreground until SIGINT/SIGTERM.
+
+Options:
   --port P            port to listen on; 0 picks a free one (default 8000)
   --host H            address to bind (default 127.0.0.1)
   --config FILE       YAML or JSON sim config (see src/sim/README.md)
   --config-json JSON  config as JSON; its fields override --config's
-`;
+  -h, --help          this help
+
+Exit codes: 0 stopped by a signal, 3 error (bad config, port in use).`;
 async function runSimCli(argv) {
   let config;
   let values;
@@ -15871,7 +15882,8 @@ async function runSimCli(argv) {
       }
     }));
     if (values.help) {
-      process.stdout.write(USAGE);
+      process.stdout.write(`${SIM_HELP}
+`);
       return 0;
     }
     if (!/^\d+$/.test(values.port) || Number(values.port) > 65535)
@@ -15881,20 +15893,18 @@ async function runSimCli(argv) {
     config = validateSimConfig({ ...fromFile, ...fromJson });
   } catch (err) {
     const message = err.message;
-    process.stderr.write(`${err instanceof SimConfigError ? message : `loadgate sim: ${message}`}
+    process.stderr.write(`${err instanceof SimConfigError ? message : `loadgate sim: ${message.split("\n")[0]}`}
 `);
-    return 2;
+    return EXIT_ERROR;
   }
   const sim = createSimServer(config);
   let port;
   try {
     port = await sim.listen(Number(values.port), values.host);
   } catch (err) {
-    process.stderr.write(
-      `loadgate sim: cannot listen on ${values.host}:${values.port}: ${err.code ?? err.message}
-`
-    );
-    return 1;
+    process.stderr.write(`loadgate sim: cannot listen on ${values.host}:${values.port}: ${listenFailure(err)}
+`);
+    return EXIT_ERROR;
   }
   const host = values.host.includes(":") ? `[${values.host}]` : values.host;
   process.stdout.write(`loadgate-sim listening on http://${host}:${port}
@@ -15909,6 +15919,13 @@ async function runSimCli(argv) {
     process.once("SIGTERM", shutdown).once("SIGINT", shutdown);
     if (values["exit-with-stdin"]) process.stdin.on("end", shutdown).resume();
   });
+}
+function listenFailure(err) {
+  const code = err.code;
+  if (code === "EADDRINUSE") return "EADDRINUSE (the port is in use; expected a free port, or --port 0 for any)";
+  if (code === "EADDRNOTAVAIL") return "EADDRNOTAVAIL (no such address on this machine; expected a local address for --host)";
+  if (code === "EACCES") return "EACCES (ports below 1024 need privileges; expected a port from 1024)";
+  return code ?? err.message;
 }
 function mapping(value, source) {
   if (value === null || value === void 0) return {};

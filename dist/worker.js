@@ -35075,12 +35075,19 @@ function summarize2(values) {
   return summarizeCounts(h);
 }
 
+// src/spec/model.ts
+function modelOf(spec) {
+  const model = spec.target.model;
+  if (model === void 0) throw new Error("internal error: the model was not resolved before the run; please report it");
+  return model;
+}
+
 // src/workload/request-body.ts
 function requestBody(spec, messages, maxTokens) {
   const control = spec.workload.output_control;
   return buildRequestBody({
     api: spec.target.api,
-    model: spec.target.model,
+    model: modelOf(spec),
     messages,
     maxTokens,
     ignoreEos: control === "ignore_eos",
@@ -36879,7 +36886,7 @@ function recorderTotals(rec, f) {
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
     spec,
     specHash: f.resolved.hash,
-    target: { url: f.targetUrl, api: spec.target.api, model: spec.target.model, simulator: f.simulator },
+    target: { url: f.targetUrl, api: spec.target.api, model: modelOf(spec), simulator: f.simulator },
     environment: {
       node: process.version,
       platform: process.platform,
@@ -37292,9 +37299,11 @@ async function measure(o) {
   const cpu0 = process.cpuUsage();
   const wall0 = now();
   let planned = 0;
-  let stop;
-  let dispatched;
+  let stop = () => {
+  };
+  let dispatched = Promise.resolve(0);
   let spinMs = () => 0;
+  const startAborted = o.signal?.aborted === true;
   if (spec.load.mode === "open") {
     const schedule = buildSchedule({
       kind: spec.load.arrival,
@@ -37304,11 +37313,13 @@ async function measure(o) {
       durationMs: totalMs
     });
     planned = schedule.length;
-    const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]) });
-    stop = h.stop;
-    dispatched = h.done;
-    spinMs = h.spinMs;
-  } else {
+    if (!startAborted) {
+      const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]) });
+      stop = h.stop;
+      dispatched = h.done;
+      spinMs = h.spinMs;
+    }
+  } else if (!startAborted) {
     await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
     const h = dispatchClosedLoop({
       concurrency: spec.load.concurrency,
