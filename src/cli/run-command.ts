@@ -153,7 +153,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     const doc = values.format === 'vllm' ? toVllmFormat(result) : result;
     writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}\n`);
     if (values.json) process.stdout.write(`${JSON.stringify({ ...result, verdict: gate })}\n`);
-    else process.stdout.write(`${renderConsoleReport(result, gate)}\nResult written to ${values.out}\n`);
+    else process.stdout.write(`${renderConsoleReport(result, gate, baseline)}\nResult written to ${values.out}\n`);
     return EXIT[gate.verdict];
   } finally {
     process.off('SIGINT', interrupt);

@@ -8,6 +8,7 @@ import { loadWorkloadInputs } from '../workload/inputs.js';
 import { createWorkload, prepareWorkload } from '../workload/workload.js';
 import { measure, type Progress } from './measure.js';
 import { waitForReady } from './ready.js';
+import { startServerView, type ServerWatch } from './server-view.js';
 import { measureInWorkers } from './workers.js';
 
 export type { Progress } from './measure.js';
@@ -82,14 +83,16 @@ export async function runBenchmark(o: RunOptions): Promise<Result> {
   const inputs = loadWorkloadInputs(resolved); // a bad dataset or length file fails before anything starts
   // The simulator serves the spec's model name, so the same spec runs against it and a real server.
   const sim = simulator ? await launchSim({ ...spec.target.sim, model: spec.target.model }) : undefined;
+  let server: ServerWatch | undefined;
   try {
     const baseUrl = sim ? sim.baseUrl : spec.target.url;
     const headers = probeHeaders(resolved);
     await waitForReady(baseUrl, resolved.readyTimeoutMs, headers);
     const workload = await prepareWorkload(inputs, { baseUrl, headers, timeoutMs: resolved.requestTimeoutMs });
     const runId = randomBytes(4).toString('hex');
+    server = await startServerView(resolved, baseUrl, headers);
     if ((o.workers ?? 1) > 1)
-      return await measureInWorkers({ ...o, workers: o.workers!, baseUrl, simulator, workload, runId, startLeadMs: START_LEAD_MS });
+      return await measureInWorkers({ ...o, workers: o.workers!, baseUrl, simulator, workload, runId, startLeadMs: START_LEAD_MS, server });
     const onRecord = o.onRecordLine && ((r: Parameters<typeof recordLine>[0]) => o.onRecordLine!(recordLine(r)));
     return await measure({
       resolved,
@@ -101,8 +104,10 @@ export async function runBenchmark(o: RunOptions): Promise<Result> {
       workload,
       runId,
       runStart: now() + START_LEAD_MS,
+      server,
     });
   } finally {
+    await server?.stop();
     await sim?.stop();
   }
 }

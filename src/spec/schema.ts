@@ -168,6 +168,13 @@ export const specSchema: SchemaObject = {
         request_timeout: duration('60s'),
         ready_timeout: duration('60s'),
         sim: { type: 'object', default: {} },
+        // The server view (src/server): no defaults here, so specs that do not set them keep their hash.
+        metrics_url: {
+          anyOf: [{ type: 'string' }, { const: false }],
+          description: "an http(s) URL of the target's Prometheus /metrics, or false",
+        },
+        metrics_interval: { type: 'string', description: 'a duration such as 500ms or 1s' },
+        metrics_allowed_hosts: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'a list of hostnames' },
       },
       // The simulator serves any model name; a real server must be told which model to run.
       // `else` repeats the model schema so a "missing" message can describe it.
