@@ -74,6 +74,7 @@ function serverPart(baseline: Result, current: Result): string {
 function networkPart(baseline: Result, current: Result): string {
   const [b, c] = [baseline.network?.rtt_ms?.p50, current.network?.rtt_ms?.p50];
   if (b === undefined || c === undefined) return 'network RTT not measured in both runs';
-  if (Math.abs(c - b) < Math.max(0.5, RELATIVE * b)) return `network RTT unchanged (${num(c)} ms)`;
+  // Loopback and LAN round trips jitter by a fraction of a millisecond: below 1 ms of change it is unchanged.
+  if (Math.abs(c - b) < Math.max(1, RELATIVE * b)) return `network RTT unchanged (${num(c)} ms)`;
   return `network RTT ${num(b)} → ${num(c)} ms`;
 }
