@@ -1,4 +1,4 @@
-import { num, pctText } from '../gate/rules.js';
+import { num, pctText } from '../numbers.js';
 import type { GateReport, RuleOutcome } from '../gate/types.js';
 import type { Result } from '../result/types.js';
 

@@ -1,4 +1,4 @@
-import { num } from '../gate/rules.js';
+import { num } from '../numbers.js';
 import type { Result } from '../result/types.js';
 import type { GaugeSummary, ServerQuantiles } from '../server/types.js';
 
