@@ -34,7 +34,7 @@ export async function startServerView(resolved: ResolvedSpec, baseUrl: string, h
     headers,
   );
   const scraper = where ? new Scraper({ url: where.url, headers: where.headers, intervalMs: resolved.metricsIntervalMs }) : null;
-  await scraper?.start();
+  scraper?.start();
   return {
     network,
     scraper,

@@ -1,6 +1,5 @@
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { Client } from 'undici';
 import { now } from '../time.js';
 import type { NetworkSection, TwoQuantiles } from './types.js';
 
@@ -8,86 +7,102 @@ export interface ProbeOptions {
   /** The OpenAI base URL, e.g. http://127.0.0.1:8000/v1. */
   baseUrl: string;
   headers: Record<string, string>;
-  /** Probes of each kind. */
+  /** Probes. */
   count: number;
   timeoutMs: number;
 }
 
+interface ProbeTimes {
+  connectMs: number;
+  tlsMs: number | null;
+  rttMs: number;
+  status: number;
+}
+
 /**
- * Before the warmup, with nothing else in flight: `count` TCP connects (SYN → connected), over
- * HTTPS as many TLS handshakes (connected → secure, reported apart), and `count` GET /models
- * on one already open connection, timed from the request to its response headers: the
- * request round trip, with no connect in it. For /models the server's own time is close to
- * nothing, so this is the network's share of every TTFT (seeds/003: S = W_uncontended − t_RTT).
+ * Before the warmup, with nothing else in flight, `count` probes one after another, each on a
+ * connection of its own: the TCP connect (SYN → connected), over HTTPS the TLS handshake
+ * (connected → secure, reported apart), then one GET /models written on the open connection
+ * and timed to the first byte of its answer — the request round trip, with no connect in it.
+ * For /models the server's own time is close to nothing, so this is the network's share of
+ * every TTFT (seeds/003: S = W_uncontended − t_RTT). Each probe asks `connection: close`, so
+ * no kept-alive connection is left behind and a server that closes after each response (as
+ * llama.cpp's does) is probed the same way.
  */
 export async function probeNetwork(o: ProbeOptions): Promise<NetworkSection> {
   const url = new URL(o.baseUrl);
   const https = url.protocol === 'https:';
-  const port = Number(url.port || (https ? 443 : 80));
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const connects: number[] = [];
-  const handshakes: number[] = [];
-  const rtts: number[] = [];
-  const notes: string[] = [];
-  for (let i = 0; i < o.count; i++) {
+  const times: ProbeTimes[] = [];
+  let note: string | undefined;
+  const bad = Object.entries(o.headers).find(([k, v]) => /[\r\n]/.test(k) || /[\r\n]/.test(v));
+  if (bad) note = `header ${bad[0]} holds a line break; not probed`;
+  for (let i = 0; i < o.count && note === undefined; i++) {
     try {
-      const [c, h] = await connectOnce(host, port, https ? url.hostname : null, o.timeoutMs);
-      connects.push(c);
-      if (h !== null) handshakes.push(h);
+      times.push(await probeOnce(url, o.headers, o.timeoutMs));
     } catch (e) {
-      notes.push(`connect probe failed: ${(e as Error).message}`);
-      break;
+      note = `probe failed: ${(e as Error).message}`;
     }
   }
-  const client = new Client(url.origin, { pipelining: 1, headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs });
-  const path = `${url.pathname.replace(/\/+$/, '')}/models`;
-  try {
-    // The first request opens the connection; it is not a round trip alone.
-    for (let i = 0; i <= o.count; i++) {
-      const t0 = now();
-      const res = await client.request({ method: 'GET', path, headers: o.headers });
-      const t1 = now();
-      await res.body.dump();
-      if (res.statusCode >= 300) {
-        notes.push(`GET ${path} answered HTTP ${res.statusCode}`);
-        break;
-      }
-      if (i > 0) rtts.push(t1 - t0);
-    }
-  } catch (e) {
-    notes.push(`round-trip probe failed: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  } finally {
-    await client.close().catch(() => undefined);
-  }
+  const status = times.find((t) => t.status < 200 || t.status >= 300)?.status;
+  if (note === undefined && status !== undefined)
+    note = `GET ${url.pathname.replace(/\/+$/, '')}/models answered HTTP ${status} (still a round trip)`;
   return {
-    probes: o.count,
-    connect_ms: twoQuantiles(connects),
-    ...(https ? { tls_ms: twoQuantiles(handshakes) } : {}),
-    rtt_ms: twoQuantiles(rtts),
-    ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
+    probes: times.length,
+    connect_ms: twoQuantiles(times.map((t) => t.connectMs)),
+    ...(https ? { tls_ms: twoQuantiles(times.flatMap((t) => (t.tlsMs === null ? [] : [t.tlsMs]))) } : {}),
+    rtt_ms: twoQuantiles(times.map((t) => t.rttMs)),
+    ...(note !== undefined ? { note } : {}),
   };
 }
 
-/** One connect (and handshake over TLS), ms each; the socket is closed at once. */
-function connectOnce(host: string, port: number, servername: string | null, timeoutMs: number): Promise<[number, number | null]> {
+/** One connection: connect (and handshake), one request, the first byte back; then closed. */
+function probeOnce(url: URL, headers: Record<string, string>, timeoutMs: number): Promise<ProbeTimes> {
+  const https = url.protocol === 'https:';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port || (https ? 443 : 80));
+  const path = `${url.pathname.replace(/\/+$/, '')}/models`;
+  const head = [
+    `GET ${path} HTTP/1.1`,
+    `host: ${url.host}`,
+    'accept: application/json',
+    'connection: close',
+    ...Object.entries(headers)
+      .filter(([k]) => !/^(host|connection|content-length|transfer-encoding)$/i.test(k))
+      .map(([k, v]) => `${k}: ${v}`),
+    '',
+    '',
+  ].join('\r\n');
   return new Promise((resolve, reject) => {
     const t0 = now();
     let connected = NaN;
+    let secure = NaN;
+    let sent = NaN;
     let socket: Socket;
-    const done = (err: Error | null, value?: [number, number | null]) => {
+    const finish = (err: Error | null, value?: ProbeTimes) => {
       clearTimeout(timer);
       socket.destroy();
       if (err) reject(err);
       else resolve(value!);
     };
-    const timer = setTimeout(() => done(new Error(`no connection within ${timeoutMs} ms`)), timeoutMs);
-    if (servername === null) {
-      socket = tcpConnect({ host, port, noDelay: true }, () => done(null, [now() - t0, null]));
-    } else {
-      socket = tlsConnect({ host, port, servername }, () => done(null, [connected - t0, now() - connected]));
-      socket.once('connect', () => (connected = now()));
-    }
-    socket.once('error', (e: NodeJS.ErrnoException) => done(new Error(e.code ?? e.message)));
+    const timer = setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const send = () => {
+      sent = now();
+      socket.write(head);
+    };
+    if (https) {
+      socket = tlsConnect({ host, port, servername: url.hostname }, () => {
+        secure = now();
+        send();
+      });
+    } else socket = tcpConnect({ host, port, noDelay: true }, send);
+    socket.once('connect', () => (connected = now()));
+    socket.once('data', (chunk: Buffer) => {
+      const t = now();
+      const status = Number(/^HTTP\/\d(?:\.\d)? (\d{3})/.exec(chunk.toString('latin1', 0, 16))?.[1] ?? 0);
+      finish(null, { connectMs: connected - t0, tlsMs: https ? secure - connected : null, rttMs: t - sent, status });
+    });
+    socket.once('error', (e: NodeJS.ErrnoException) => finish(new Error(e.code ?? e.message)));
+    socket.once('end', () => finish(new Error('the server closed the connection without answering')));
   });
 }
 

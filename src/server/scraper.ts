@@ -42,13 +42,17 @@ export class Scraper {
     this.timeoutMs = o.timeoutMs ?? Math.min(2000, Math.max(250, o.intervalMs * 0.8));
   }
 
-  /** Scrapes once at once (so the view's availability is known), then every interval. */
-  async start(): Promise<void> {
-    await this.scrape();
-    if (this.note !== undefined) return;
-    this.timer = setInterval(() => {
+  /**
+   * Scrapes at once and then every interval, without waiting: the load never waits for
+   * /metrics. A first scrape that fails ends the scraping (see failed()).
+   */
+  start(): void {
+    const tick = () => {
+      if (this.note !== undefined) return clearInterval(this.timer);
       if (this.inFlight === undefined) this.inFlight = this.scrape().finally(() => (this.inFlight = undefined));
-    }, this.o.intervalMs);
+    };
+    tick();
+    this.timer = setInterval(tick, this.o.intervalMs);
     this.timer.unref();
   }
 

@@ -58,9 +58,10 @@ export interface TwoQuantiles {
 }
 
 /**
- * The network before the warmup: TCP connect time, the TLS handshake over HTTPS, and the
- * request round trip of a tiny request (GET /models) on an open connection. The round trip
- * holds the server's time to answer that request too, which for /models is close to nothing.
+ * The network before the warmup (src/server/network.ts): TCP connect time, the TLS handshake
+ * over HTTPS, and the round trip of a tiny request (GET /models) on the open connection, to the
+ * first byte of its answer. The round trip holds the server's time to answer that request
+ * too, which for /models is close to nothing. `probes`: how many succeeded.
  */
 export interface NetworkSection {
   probes: number;

@@ -48,9 +48,9 @@ test('across a proxy that delays every chunk each way, the request round trip is
   proxy = await startDelayProxy({ host: '127.0.0.1', port: Number(port) }, ONE_WAY_MS);
   const delayed = await runBenchmark({ resolved: spec(`${proxy.origin}/v1`) });
 
-  // What the proxy actually held each chunk (timers fire late, never early), both ways.
+  // What the proxy actually held each chunk, both ways (timers fire late, or up to a millisecond early by rounding).
   const injected = mean(proxy.held.up) + mean(proxy.held.down);
-  expect(injected).toBeGreaterThanOrEqual(2 * ONE_WAY_MS);
+  expect(injected).toBeGreaterThan(2 * (ONE_WAY_MS - 1));
   const rtt = delayed.network!.rtt_ms!.p50;
   const localRtt = direct.network!.rtt_ms!.p50;
   expect(Math.abs(rtt - injected)).toBeLessThanOrEqual(0.15 * injected);
@@ -67,6 +67,6 @@ test('across a proxy that delays every chunk each way, the request round trip is
   // The report says which figure is which.
   const text = networkText(delayed)!;
   expect(text).toMatch(
-    /^request round trip \(GET \/models on an open connection\) p50 [\d.]+ ms, p99 [\d.]+ ms — the network's share of each TTFT · TCP connect p50 [\d.]+ ms, p99 [\d.]+ ms — paid once per new connection/,
+    /^request round trip \(GET \/models on an open connection, to its first byte\) p50 [\d.]+ ms, p99 [\d.]+ ms — the network's share of each TTFT · TCP connect p50 [\d.]+ ms, p99 [\d.]+ ms — paid once per new connection/,
   );
 });
