@@ -1,5 +1,5 @@
 import { compare } from '../../src/gate/compare.js';
-import { gateOf } from '../../src/gate/rules-schema.js';
+import { gateOf } from '../../src/spec/gate-schema.js';
 import { renderGateText } from '../../src/report/gate-text.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderHtml } from '../../src/report/html.js';

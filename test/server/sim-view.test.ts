@@ -6,7 +6,7 @@ import { Scraper } from '../../src/server/scraper.js';
 import { parseResult } from '../../src/result/load.js';
 import { renderConsoleReport } from '../../src/report/console.js';
 import { compare } from '../../src/gate/compare.js';
-import { gateOf } from '../../src/gate/rules-schema.js';
+import { gateOf } from '../../src/spec/gate-schema.js';
 import { startScriptedServer, openaiStream, type ScriptedServer } from '../fixtures/scripted-server.js';
 
 /** A small engine that queues at moderate rates: 4 slots, saturating near 21 req/s for 16-in/30-out requests. */
