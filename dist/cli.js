@@ -1419,7 +1419,7 @@ var require_trees = __commonJS({
       var base = desc.stat_desc.extra_base;
       var max_length = desc.stat_desc.max_length;
       var h;
-      var n2, m;
+      var n2, m2;
       var bits;
       var xbits;
       var f;
@@ -1466,13 +1466,13 @@ var require_trees = __commonJS({
       for (bits = max_length; bits !== 0; bits--) {
         n2 = s.bl_count[bits];
         while (n2 !== 0) {
-          m = s.heap[--h];
-          if (m > max_code) {
+          m2 = s.heap[--h];
+          if (m2 > max_code) {
             continue;
           }
-          if (tree[m * 2 + 1] !== bits) {
-            s.opt_len += (bits - tree[m * 2 + 1]) * tree[m * 2];
-            tree[m * 2 + 1] = bits;
+          if (tree[m2 * 2 + 1] !== bits) {
+            s.opt_len += (bits - tree[m2 * 2 + 1]) * tree[m2 * 2];
+            tree[m2 * 2 + 1] = bits;
           }
           n2--;
         }
@@ -1589,10 +1589,10 @@ var require_trees = __commonJS({
       utils.arraySet(s.pending_buf, s.window, buf, len, s.pending);
       s.pending += len;
     }
-    function smaller(tree, n2, m, depth) {
+    function smaller(tree, n2, m2, depth) {
       var _n2 = n2 * 2;
-      var _m2 = m * 2;
-      return tree[_n2] < tree[_m2] || tree[_n2] === tree[_m2] && depth[n2] <= depth[m];
+      var _m2 = m2 * 2;
+      return tree[_n2] < tree[_m2] || tree[_n2] === tree[_m2] && depth[n2] <= depth[m2];
     }
     function pqdownheap(s, tree, k) {
       var v = s.heap[k];
@@ -1649,7 +1649,7 @@ var require_trees = __commonJS({
       var stree = desc.stat_desc.static_tree;
       var has_stree = desc.stat_desc.has_stree;
       var elems = desc.stat_desc.elems;
-      var n2, m;
+      var n2, m2;
       var max_code = -1;
       var node;
       s.heap_len = 0;
@@ -1691,15 +1691,15 @@ var require_trees = __commonJS({
           1
           /*SMALLEST*/
         );
-        m = s.heap[
+        m2 = s.heap[
           1
           /*SMALLEST*/
         ];
         s.heap[--s.heap_max] = n2;
-        s.heap[--s.heap_max] = m;
-        tree[node * 2] = tree[n2 * 2] + tree[m * 2];
-        s.depth[node] = (s.depth[n2] >= s.depth[m] ? s.depth[n2] : s.depth[m]) + 1;
-        tree[n2 * 2 + 1] = tree[m * 2 + 1] = node;
+        s.heap[--s.heap_max] = m2;
+        tree[node * 2] = tree[n2 * 2] + tree[m2 * 2];
+        s.depth[node] = (s.depth[n2] >= s.depth[m2] ? s.depth[n2] : s.depth[m2]) + 1;
+        tree[n2 * 2 + 1] = tree[m2 * 2 + 1] = node;
         s.heap[
           1
           /*SMALLEST*/
@@ -2172,7 +2172,7 @@ var require_deflate = __commonJS({
     }
     function fill_window(s) {
       var _w_size = s.w_size;
-      var p2, n2, m, more, str3;
+      var p2, n2, m2, more, str3;
       do {
         more = s.window_size - s.lookahead - s.strstart;
         if (s.strstart >= _w_size + (_w_size - MIN_LOOKAHEAD)) {
@@ -2183,14 +2183,14 @@ var require_deflate = __commonJS({
           n2 = s.hash_size;
           p2 = n2;
           do {
-            m = s.head[--p2];
-            s.head[p2] = m >= _w_size ? m - _w_size : 0;
+            m2 = s.head[--p2];
+            s.head[p2] = m2 >= _w_size ? m2 - _w_size : 0;
           } while (--n2);
           n2 = _w_size;
           p2 = n2;
           do {
-            m = s.prev[--p2];
-            s.prev[p2] = m >= _w_size ? m - _w_size : 0;
+            m2 = s.prev[--p2];
+            s.prev[p2] = m2 >= _w_size ? m2 - _w_size : 0;
           } while (--n2);
           more += _w_size;
         }
@@ -3956,7 +3956,7 @@ var require_inflate = __commonJS({
     var OS = 4;
     var EXLEN = 5;
     var EXTRA = 6;
-    var NAME = 7;
+    var NAME2 = 7;
     var COMMENT = 8;
     var HCRC = 9;
     var DICTID = 10;
@@ -4412,9 +4412,9 @@ var require_inflate = __commonJS({
                 }
               }
               state.length = 0;
-              state.mode = NAME;
+              state.mode = NAME2;
             /* falls through */
-            case NAME:
+            case NAME2:
               if (state.flags & 2048) {
                 if (have === 0) {
                   break inf_leave;
@@ -5918,11 +5918,11 @@ var require_wasm = __commonJS({
         this.tag = Histogram_1.NO_TAG;
         wasm.__pin(this._wasmHistogram);
       }
-      static build(request3 = defaultRequest) {
+      static build(request4 = defaultRequest) {
         if (!(0, exports2.webAssemblyReady)()) {
           throw new Error("WebAssembly is not ready yet!");
         }
-        const parameters = Object.assign({}, defaultRequest, request3);
+        const parameters = Object.assign({}, defaultRequest, request4);
         const remoteHistogramClass = remoteHistogramClassFor(parameters.bitBucketSize);
         return new _WasmHistogram(new wasm[remoteHistogramClass](parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits, parameters.autoResize), remoteHistogramClass);
       }
@@ -7364,9 +7364,9 @@ var require_HistogramBuilder = __commonJS({
       numberOfSignificantValueDigits: 3,
       useWebAssembly: false
     };
-    var build3 = (request3 = exports2.defaultRequest) => {
-      const parameters = Object.assign({}, exports2.defaultRequest, request3);
-      if (request3.useWebAssembly && wasm_1.webAssemblyAvailable) {
+    var build3 = (request4 = exports2.defaultRequest) => {
+      const parameters = Object.assign({}, exports2.defaultRequest, request4);
+      if (request4.useWebAssembly && wasm_1.webAssemblyAvailable) {
         return wasm_1.WasmHistogram.build(parameters);
       }
       const histogramConstr = (0, JsHistogramFactory_12.constructorFromBucketSize)(parameters.bitBucketSize);
@@ -19066,8 +19066,8 @@ var require_resolve_block_scalar = __commonJS({
     function splitLines(source) {
       const split = source.split(/\n( *)/);
       const first = split[0];
-      const m = first.match(/^( *)/);
-      const line0 = m?.[1] ? [m[1], first.slice(m[1].length)] : ["", first];
+      const m2 = first.match(/^( *)/);
+      const line0 = m2?.[1] ? [m2[1], first.slice(m2[1].length)] : ["", first];
       const lines = [line0];
       for (let i = 1; i < split.length; i += 2)
         lines.push([split[i], split[i + 1]]);
@@ -23020,8 +23020,8 @@ var require_util2 = __commonJS({
     }
     var KEEPALIVE_TIMEOUT_EXPR = /timeout=(\d+)/;
     function parseKeepAliveTimeout(val) {
-      const m = val.match(KEEPALIVE_TIMEOUT_EXPR);
-      return m ? parseInt(m[1], 10) * 1e3 : null;
+      const m2 = val.match(KEEPALIVE_TIMEOUT_EXPR);
+      return m2 ? parseInt(m2[1], 10) * 1e3 : null;
     }
     function headerNameToString(value2) {
       return typeof value2 === "string" ? headerNameLowerCasedRecord[value2] ?? value2.toLowerCase() : tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
@@ -23482,11 +23482,11 @@ var require_util2 = __commonJS({
     var rangeHeaderRegex = /^bytes (\d+)-(\d+)\/(\d+)?$/;
     function parseRangeHeader(range2) {
       if (range2 == null || range2 === "") return { start: 0, end: null, size: null };
-      const m = range2 ? range2.match(rangeHeaderRegex) : null;
-      return m ? {
-        start: parseInt(m[1]),
-        end: m[2] ? parseInt(m[2]) : null,
-        size: m[3] ? parseInt(m[3]) : null
+      const m2 = range2 ? range2.match(rangeHeaderRegex) : null;
+      return m2 ? {
+        start: parseInt(m2[1]),
+        end: m2[2] ? parseInt(m2[2]) : null,
+        size: m2[3] ? parseInt(m2[3]) : null
       } : null;
     }
     function addListener(obj3, name2, listener) {
@@ -23504,10 +23504,10 @@ var require_util2 = __commonJS({
       }
       return obj3;
     }
-    function errorRequest(client, request3, err) {
+    function errorRequest(client, request4, err) {
       try {
-        request3.onError(err);
-        assert(request3.aborted);
+        request4.onError(err);
+        assert(request4.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -24199,7 +24199,7 @@ var require_request = __commonJS({
         return this;
       }
     };
-    function processHeader(request3, key, val) {
+    function processHeader(request4, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -24246,24 +24246,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request3.host !== null) {
+        if (request4.host !== null) {
           throw new InvalidArgumentError("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError("invalid host header");
         }
-        request3.host = val;
+        request4.host = val;
       } else if (headerName === "content-length") {
-        if (request3.contentLength !== null) {
+        if (request4.contentLength !== null) {
           throw new InvalidArgumentError("duplicate content-length header");
         }
         if (!isValidContentLengthHeaderValue(val)) {
           throw new InvalidArgumentError("invalid content-length header");
         }
-        request3.contentLength = parseInt(val, 10);
-      } else if (request3.contentType === null && headerName === "content-type") {
-        request3.contentType = val;
-        request3.headers.push(key, val);
+        request4.contentLength = parseInt(val, 10);
+      } else if (request4.contentType === null && headerName === "content-type") {
+        request4.contentType = val;
+        request4.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -24277,13 +24277,13 @@ var require_request = __commonJS({
             throw new InvalidArgumentError("invalid connection header");
           }
           if (trimmed === "close") {
-            request3.reset = true;
+            request4.reset = true;
           }
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request3.headers.push(key, val);
+        request4.headers.push(key, val);
       }
     }
     module2.exports = Request;
@@ -26896,11 +26896,11 @@ var require_util3 = __commonJS({
     function normalizeBinaryStringToUtf8(value2) {
       return Buffer.from(value2, "binary").toString("utf8");
     }
-    function requestCurrentURL(request3) {
-      return request3.urlList[request3.urlList.length - 1];
+    function requestCurrentURL(request4) {
+      return request4.urlList[request4.urlList.length - 1];
     }
-    function requestBadPort(request3) {
-      const url = requestCurrentURL(request3);
+    function requestBadPort(request4) {
+      const url = requestCurrentURL(request4);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -26938,10 +26938,10 @@ var require_util3 = __commonJS({
       }
       return policy;
     }
-    function setRequestReferrerPolicyOnRedirect(request3, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request4, actualResponse) {
       const policy = parseReferrerPolicy(actualResponse);
       if (policy !== "") {
-        request3.referrerPolicy = policy;
+        request4.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -26958,33 +26958,33 @@ var require_util3 = __commonJS({
       header2 = httpRequest.mode;
       httpRequest.headersList.set("sec-fetch-mode", header2, true);
     }
-    function appendRequestOriginHeader(request3) {
-      let serializedOrigin = request3.origin;
+    function appendRequestOriginHeader(request4) {
+      let serializedOrigin = request4.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request3.responseTainting === "cors" || request3.mode === "websocket") {
-        request3.headersList.append("origin", serializedOrigin, true);
-      } else if (request3.method !== "GET" && request3.method !== "HEAD") {
-        switch (request3.referrerPolicy) {
+      if (request4.responseTainting === "cors" || request4.mode === "websocket") {
+        request4.headersList.append("origin", serializedOrigin, true);
+      } else if (request4.method !== "GET" && request4.method !== "HEAD") {
+        switch (request4.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request3.origin && urlHasHttpsScheme(request3.origin) && !urlHasHttpsScheme(requestCurrentURL(request3))) {
+            if (request4.origin && urlHasHttpsScheme(request4.origin) && !urlHasHttpsScheme(requestCurrentURL(request4))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request3, requestCurrentURL(request3))) {
+            if (!sameOrigin(request4, requestCurrentURL(request4))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request3.headersList.append("origin", serializedOrigin, true);
+        request4.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -27038,18 +27038,18 @@ var require_util3 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request3) {
-      const policy = request3.referrerPolicy;
+    function determineRequestsReferrer(request4) {
+      const policy = request4.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request3.referrer === "client") {
+      if (request4.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (webidl.is.URL(request3.referrer)) {
-        referrerSource = request3.referrer;
+      } else if (webidl.is.URL(request4.referrer)) {
+        referrerSource = request4.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
@@ -27067,14 +27067,14 @@ var require_util3 = __commonJS({
         case "unsafe-url":
           return referrerURL;
         case "strict-origin": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request4);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
           return referrerOrigin;
         }
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request4);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -27084,17 +27084,17 @@ var require_util3 = __commonJS({
           return referrerOrigin;
         }
         case "same-origin":
-          if (sameOrigin(request3, referrerURL)) {
+          if (sameOrigin(request4, referrerURL)) {
             return referrerURL;
           }
           return "no-referrer";
         case "origin-when-cross-origin":
-          if (sameOrigin(request3, referrerURL)) {
+          if (sameOrigin(request4, referrerURL)) {
             return referrerURL;
           }
           return referrerOrigin;
         case "no-referrer-when-downgrade": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request4);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
@@ -27161,7 +27161,7 @@ var require_util3 = __commonJS({
       if (url.protocol === "blob:") return true;
       return isOriginPotentiallyTrustworthy(url.origin);
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request3) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request4) {
     }
     function sameOrigin(A, B) {
       if (A.origin === B.origin && A.origin === "null") {
@@ -27540,7 +27540,7 @@ var require_util3 = __commonJS({
       }
       return gettingDecodingSplitting(value2);
     }
-    function hasAuthenticationEntry(request3) {
+    function hasAuthenticationEntry(request4) {
       return false;
     }
     function includesCredentials(url) {
@@ -28775,11 +28775,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        if (!request3) {
+        const request4 = client[kQueue][client[kRunningIdx]];
+        if (!request4) {
           return -1;
         }
-        request3.onResponseStarted();
+        request4.onResponseStarted();
         return 0;
       }
       /**
@@ -28841,9 +28841,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
-        assert(request3.upgrade || request3.method === "CONNECT");
+        const request4 = client[kQueue][client[kRunningIdx]];
+        assert(request4);
+        assert(request4.upgrade || request4.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -28860,9 +28860,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request3.onUpgrade(statusCode, headers, socket, statusText);
+          request4.onUpgrade(statusCode, headers, socket, statusText);
         } catch (err) {
-          util.errorRequest(client, request3, err);
+          util.errorRequest(client, request4, err);
           util.destroy(socket, err);
         }
         client[kResume]();
@@ -28882,8 +28882,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        if (!request3) {
+        const request4 = client[kQueue][client[kRunningIdx]];
+        if (!request4) {
           return -1;
         }
         assert(!this.upgrade);
@@ -28892,23 +28892,23 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request3.upgrade) {
+        if (upgrade && !request4.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request3.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
+        request4.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
         if (this.statusCode >= 200) {
-          const bodyTimeout = request3.bodyTimeout != null ? request3.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request4.bodyTimeout != null ? request4.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request3.method === "CONNECT") {
+        if (request4.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -28939,11 +28939,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request3.onHeaders(statusCode, headers, this.resume, statusText) === false;
-        if (request3.aborted) {
+        const pause = request4.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        if (request4.aborted) {
           return -1;
         }
-        if (request3.method === "HEAD") {
+        if (request4.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -28964,8 +28964,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
+        const request4 = client[kQueue][client[kRunningIdx]];
+        assert(request4);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -28978,7 +28978,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request3.onData(buf) === false) {
+        if (request4.onData(buf) === false) {
           return constants.ERROR.PAUSED;
         }
         return 0;
@@ -28996,8 +28996,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
+        const request4 = client[kQueue][client[kRunningIdx]];
+        assert(request4);
         this.statusCode = 0;
         this.statusText = "";
         this.bytesRead = 0;
@@ -29009,11 +29009,11 @@ var require_client_h1 = __commonJS({
         if (statusCode < 200) {
           return 0;
         }
-        if (request3.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
+        if (request4.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request3.onComplete(headers);
+        request4.onComplete(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = client[kPending] === 0;
         if (socket[kWriting]) {
@@ -29082,8 +29082,8 @@ var require_client_h1 = __commonJS({
       return {
         version: "h1",
         defaultPipelining: 1,
-        write(request3) {
-          return writeH1(client, request3);
+        write(request4) {
+          return writeH1(client, request4);
         },
         resume() {
           resumeH1(client);
@@ -29110,18 +29110,18 @@ var require_client_h1 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
          */
-        busy(request3) {
+        busy(request4) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request3) {
-            if (client[kRunning] > 0 && !request3.idempotent) {
+          if (request4) {
+            if (client[kRunning] > 0 && !request4.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request3.upgrade || request3.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request4.upgrade || request4.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request3.body) !== 0 && (util.isStream(request3.body) || util.isAsyncIterable(request3.body) || util.isFormDataLike(request3.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request4.body) !== 0 && (util.isStream(request4.body) || util.isAsyncIterable(request4.body) || util.isFormDataLike(request4.body))) {
               return true;
             }
           }
@@ -29174,13 +29174,13 @@ var require_client_h1 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request3 = requests[i];
-          util.errorRequest(client, request3, err);
+          const request4 = requests[i];
+          util.errorRequest(client, request4, err);
         }
       } else if (client[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-        const request3 = client[kQueue][client[kRunningIdx]];
+        const request4 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request4, err);
       }
       client[kPendingIdx] = client[kRunningIdx];
       assert(client[kRunning] === 0);
@@ -29248,8 +29248,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request3 = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request3.headersTimeout != null ? request3.headersTimeout : client[kHeadersTimeout];
+            const request4 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request4.headersTimeout != null ? request4.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -29258,11 +29258,11 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function setTypeOfService(socket, request3) {
+    function setTypeOfService(socket, request4) {
       if (typeof socket.setTypeOfService !== "function") {
         return;
       }
-      const typeOfService = request3.typeOfService;
+      const typeOfService = request4.typeOfService;
       if (typeOfService === void 0) {
         return;
       }
@@ -29276,26 +29276,26 @@ var require_client_h1 = __commonJS({
       } catch {
       }
     }
-    function writeH1(client, request3) {
-      const { method, path: path2, host, upgrade, blocking, reset: reset2 } = request3;
-      let { body, headers, contentLength } = request3;
+    function writeH1(client, request4) {
+      const { method, path: path2, host, upgrade, blocking, reset: reset2 } = request4;
+      let { body, headers, contentLength } = request4;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request3.contentType == null) {
+        if (request4.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request3.contentType == null) {
+      } else if (util.isBlobLike(body) && request4.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request3, new InvalidArgumentError("invalid content-type header"));
+            util.errorRequest(client, request4, new InvalidArgumentError("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -29307,14 +29307,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request3.contentLength;
+        contentLength = request4.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength !== null && request3.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request4.contentLength !== null && request4.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request4, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -29322,19 +29322,19 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (err) => {
-        if (request3.aborted || request3.completed) {
+        if (request4.aborted || request4.completed) {
           return;
         }
-        util.errorRequest(client, request3, err || new RequestAbortedError());
+        util.errorRequest(client, request4, err || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request3.onConnect(abort);
+        request4.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request4, err);
       }
-      if (request3.aborted) {
+      if (request4.aborted) {
         return false;
       }
       if (method === "HEAD") {
@@ -29352,7 +29352,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      setTypeOfService(socket, request3);
+      setTypeOfService(socket, request4);
       let header2 = `${method} ${path2} HTTP/1.1\r
 `;
       if (typeof host === "string") {
@@ -29386,31 +29386,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request: request3, headers: header2, socket });
+        channels.sendHeaders.publish({ request: request4, headers: header2, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request3, socket, contentLength, header2, expectsPayload);
+        writeBuffer(abort, null, client, request4, socket, contentLength, header2, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
+        writeBuffer(abort, body, client, request4, socket, contentLength, header2, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request3, socket, contentLength, header2, expectsPayload);
+          writeIterable(abort, body.stream(), client, request4, socket, contentLength, header2, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
+          writeBlob(abort, body, client, request4, socket, contentLength, header2, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
+        writeStream(abort, body, client, request4, socket, contentLength, header2, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
+        writeIterable(abort, body, client, request4, socket, contentLength, header2, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
+    function writeStream(abort, body, client, request4, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 });
+      const writer = new AsyncWriter({ abort, socket, request: request4, contentLength, client, expectsPayload, header: header2 });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -29476,7 +29476,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
+    function writeBuffer(abort, body, client, request4, socket, contentLength, header2, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -29496,18 +29496,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request3.onBodySent(body);
-          if (!expectsPayload && request3.reset !== false) {
+          request4.onBodySent(body);
+          if (!expectsPayload && request4.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request3.onRequestSent();
+        request4.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
+    async function writeBlob(abort, body, client, request4, socket, contentLength, header2, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -29520,9 +29520,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request3.onBodySent(buffer);
-        request3.onRequestSent();
-        if (!expectsPayload && request3.reset !== false) {
+        request4.onBodySent(buffer);
+        request4.onRequestSent();
+        if (!expectsPayload && request4.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -29530,7 +29530,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
+    async function writeIterable(abort, body, client, request4, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -29549,7 +29549,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 });
+      const writer = new AsyncWriter({ abort, socket, request: request4, contentLength, client, expectsPayload, header: header2 });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -29578,9 +29578,9 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 }) {
+      constructor({ abort, socket, request: request4, contentLength, client, expectsPayload, header: header2 }) {
         this.socket = socket;
-        this.request = request3;
+        this.request = request4;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -29594,7 +29594,7 @@ upgrade: ${upgrade}\r
        * @returns
        */
       write(chunk) {
-        const { socket, request: request3, contentLength, client, bytesWritten, expectsPayload, header: header2 } = this;
+        const { socket, request: request4, contentLength, client, bytesWritten, expectsPayload, header: header2 } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -29613,7 +29613,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request3.reset !== false) {
+          if (!expectsPayload && request4.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -29633,7 +29633,7 @@ ${len.toString(16)}\r
         this.bytesWritten += len;
         const ret = socket.write(chunk);
         socket.uncork();
-        request3.onBodySent(chunk);
+        request4.onBodySent(chunk);
         if (!ret) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -29647,8 +29647,8 @@ ${len.toString(16)}\r
        * @returns {void}
        */
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header2, request: request3 } = this;
-        request3.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header2, request: request4 } = this;
+        request4.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -29828,8 +29828,8 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        write(request3) {
-          return writeH2(client, request3);
+        write(request4) {
+          return writeH2(client, request4);
         },
         /**
          * @returns {void}
@@ -29858,14 +29858,14 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        busy(request3) {
-          if (request3 != null) {
+        busy(request4) {
+          if (request4 != null) {
             if (client[kRunning] > 0) {
-              if (request3.idempotent === false) return true;
-              if ((request3.upgrade === "websocket" || request3.method === "CONNECT") && session[kRemoteSettings] === false) return true;
-              if (util.bodyLength(request3.body) !== 0 && (util.isStream(request3.body) || util.isAsyncIterable(request3.body) || util.isFormDataLike(request3.body))) return true;
+              if (request4.idempotent === false) return true;
+              if ((request4.upgrade === "websocket" || request4.method === "CONNECT") && session[kRemoteSettings] === false) return true;
+              if (util.bodyLength(request4.body) !== 0 && (util.isStream(request4.body) || util.isAsyncIterable(request4.body) || util.isFormDataLike(request4.body))) return true;
             } else {
-              return (request3.upgrade === "websocket" || request3.method === "CONNECT") && session[kRemoteSettings] === false;
+              return (request4.upgrade === "websocket" || request4.method === "CONNECT") && session[kRemoteSettings] === false;
             }
           }
           return false;
@@ -29940,15 +29940,15 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function completeRequest(client, request3, resetPendingIdx = false) {
+    function completeRequest(client, request4, resetPendingIdx = false) {
       const queue = client[kQueue];
       const runningIdx = client[kRunningIdx];
-      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request3) {
+      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request4) {
         queue[runningIdx] = null;
         client[kRunningIdx] = runningIdx + 1;
         return;
       }
-      const index = queue.indexOf(request3, runningIdx);
+      const index = queue.indexOf(request4, runningIdx);
       if (index === -1 || index >= client[kPendingIdx]) {
         return;
       }
@@ -29967,10 +29967,10 @@ var require_client_h2 = __commonJS({
       this[kHTTP2Session] = null;
       util.destroy(this[kSocket], err);
       if (client[kRunningIdx] < client[kQueue].length) {
-        const request3 = client[kQueue][client[kRunningIdx]];
+        const request4 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        if (request3 != null) {
-          util.errorRequest(client, request3, err);
+        if (request4 != null) {
+          util.errorRequest(client, request4, err);
         }
         client[kPendingIdx] = client[kRunningIdx];
       }
@@ -29993,9 +29993,9 @@ var require_client_h2 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request3 = requests[i];
-          if (request3 != null) {
-            util.errorRequest(client, request3, err);
+          const request4 = requests[i];
+          if (request4 != null) {
+            util.errorRequest(client, request4, err);
           }
         }
       }
@@ -30026,14 +30026,14 @@ var require_client_h2 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH2(client, request3) {
-      const headersTimeout = request3.headersTimeout ?? client[kHeadersTimeout];
-      const bodyTimeout = request3.bodyTimeout ?? client[kBodyTimeout];
+    function writeH2(client, request4) {
+      const headersTimeout = request4.headersTimeout ?? client[kHeadersTimeout];
+      const bodyTimeout = request4.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path2, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request3;
-      let { body } = request3;
+      const { method, path: path2, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request4;
+      let { body } = request4;
       if (upgrade != null && upgrade !== "websocket") {
-        util.errorRequest(client, request3, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
+        util.errorRequest(client, request4, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
         return false;
       }
       const headers = {};
@@ -30067,33 +30067,33 @@ var require_client_h2 = __commonJS({
       headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (err) => {
-        if (request3.aborted || request3.completed) {
+        if (request4.aborted || request4.completed) {
           return;
         }
         err = err || new RequestAbortedError();
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request4, err);
         if (stream2 != null) {
           stream2.removeAllListeners("data");
           stream2.close();
           client[kOnError](err);
-          completeRequest(client, request3);
+          completeRequest(client, request4);
           client[kResume]();
         }
         util.destroy(body, err);
       };
       try {
-        request3.onConnect(abort);
+        request4.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request4, err);
       }
-      if (request3.aborted) {
+      if (request4.aborted) {
         return false;
       }
       if (upgrade || method === "CONNECT") {
         session.ref();
         if (upgrade === "websocket") {
           if (session[kEnableConnectProtocol] === false) {
-            util.errorRequest(client, request3, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
+            util.errorRequest(client, request4, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
             session.unref();
             return false;
           }
@@ -30111,12 +30111,12 @@ var require_client_h2 = __commonJS({
           stream2.once("response", (headers2, _flags) => {
             const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
             try {
-              request3.onUpgrade(statusCode, parseH2Headers(realHeaders), stream2);
+              request4.onUpgrade(statusCode, parseH2Headers(realHeaders), stream2);
             } catch (err) {
               abort(err);
               return;
             }
-            completeRequest(client, request3);
+            completeRequest(client, request4);
           });
           stream2.on("error", () => {
             if (stream2.rstCode === NGHTTP2_REFUSED_STREAM || stream2.rstCode === NGHTTP2_CANCEL) {
@@ -30136,12 +30136,12 @@ var require_client_h2 = __commonJS({
         stream2.on("response", (headers2) => {
           const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
           try {
-            request3.onUpgrade(statusCode, parseH2Headers(realHeaders), stream2);
+            request4.onUpgrade(statusCode, parseH2Headers(realHeaders), stream2);
           } catch (err) {
             abort(err);
             return;
           }
-          completeRequest(client, request3);
+          completeRequest(client, request4);
         });
         stream2.on("error", abort);
         stream2.once("close", () => {
@@ -30166,14 +30166,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request3.contentLength;
+        contentLength = request4.contentLength;
       }
       if (!expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength != null && request3.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request4.contentLength != null && request4.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request4, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -30189,7 +30189,7 @@ var require_client_h2 = __commonJS({
           header2 += `${key}: ${headers[key]}\r
 `;
         }
-        channels.sendHeaders.publish({ request: request3, headers: header2, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request: request4, headers: header2, socket: session[kSocket] });
       }
       const shouldEndStream = method === "GET" || method === "HEAD" || body === null;
       if (expectContinue) {
@@ -30210,21 +30210,21 @@ var require_client_h2 = __commonJS({
       let responseReceived = false;
       stream2.once("response", (headers2) => {
         const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
-        request3.onResponseStarted();
+        request4.onResponseStarted();
         responseReceived = true;
         stream2.setTimeout(bodyTimeout);
-        if (request3.aborted) {
+        if (request4.aborted) {
           stream2.removeAllListeners("data");
           return;
         }
-        if (request3.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream2.resume.bind(stream2), "") === false) {
+        if (request4.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream2.resume.bind(stream2), "") === false) {
           stream2.pause();
         }
         stream2.on("data", (chunk) => {
-          if (request3.aborted || request3.completed) {
+          if (request4.aborted || request4.completed) {
             return;
           }
-          if (request3.onData(chunk) === false) {
+          if (request4.onData(chunk) === false) {
             stream2.pause();
           }
         });
@@ -30232,14 +30232,14 @@ var require_client_h2 = __commonJS({
       stream2.once("end", () => {
         stream2.removeAllListeners("data");
         if (responseReceived) {
-          if (!request3.aborted && !request3.completed) {
-            request3.onComplete({});
+          if (!request4.aborted && !request4.completed) {
+            request4.onComplete({});
           }
-          completeRequest(client, request3);
+          completeRequest(client, request4);
           client[kResume]();
         } else {
           abort(new InformationalError("HTTP/2: stream half-closed (remote)"));
-          completeRequest(client, request3, true);
+          completeRequest(client, request4, true);
           client[kResume]();
         }
       });
@@ -30249,7 +30249,7 @@ var require_client_h2 = __commonJS({
         if (session[kOpenStreams] === 0) {
           session.unref();
         }
-        if (!request3.aborted && !request3.completed) {
+        if (!request4.aborted && !request4.completed) {
           abort(new InformationalError("HTTP/2: stream closed before the response was complete"));
         }
       });
@@ -30274,11 +30274,11 @@ var require_client_h2 = __commonJS({
         abort(err);
       });
       stream2.once("trailers", (trailers) => {
-        if (request3.aborted || request3.completed) {
+        if (request4.aborted || request4.completed) {
           return;
         }
         stream2.removeAllListeners("data");
-        request3.onComplete(trailers);
+        request4.onComplete(trailers);
       });
       return true;
       function writeBodyH2() {
@@ -30288,7 +30288,7 @@ var require_client_h2 = __commonJS({
             stream2,
             null,
             client,
-            request3,
+            request4,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -30299,7 +30299,7 @@ var require_client_h2 = __commonJS({
             stream2,
             body,
             client,
-            request3,
+            request4,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -30311,7 +30311,7 @@ var require_client_h2 = __commonJS({
               stream2,
               body.stream(),
               client,
-              request3,
+              request4,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -30322,7 +30322,7 @@ var require_client_h2 = __commonJS({
               stream2,
               body,
               client,
-              request3,
+              request4,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -30336,7 +30336,7 @@ var require_client_h2 = __commonJS({
             stream2,
             body,
             client,
-            request3,
+            request4,
             contentLength
           );
         } else if (util.isIterable(body)) {
@@ -30345,7 +30345,7 @@ var require_client_h2 = __commonJS({
             stream2,
             body,
             client,
-            request3,
+            request4,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -30355,7 +30355,7 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -30363,18 +30363,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request3.onBodySent(body);
+          request4.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request3.onRequestSent();
+        request4.onRequestSent();
         client[kResume]();
       } catch (error) {
         abort(error);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request3, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request4, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -30385,7 +30385,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request3.onRequestSent();
+            request4.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -30395,10 +30395,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request3.onBodySent(chunk);
+        request4.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -30409,8 +30409,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request3.onBodySent(buffer);
-        request3.onRequestSent();
+        request4.onBodySent(buffer);
+        request4.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -30419,7 +30419,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -30444,13 +30444,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request3.onBodySent(chunk);
+          request4.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request3.onRequestSent();
+        request4.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -30736,10 +30736,10 @@ var require_client = __commonJS({
         this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
-        const request3 = new Request(this[kUrl].origin, opts, handler);
-        this[kQueue].push(request3);
+        const request4 = new Request(this[kUrl].origin, opts, handler);
+        this[kQueue].push(request4);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request3.body) == null && util.isIterable(request3.body)) {
+        } else if (util.bodyLength(request4.body) == null && util.isIterable(request4.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
@@ -30763,9 +30763,9 @@ var require_client = __commonJS({
         return new Promise((resolve3) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request3 = requests[i];
-            if (request3 != null) {
-              util.errorRequest(this, request3, err);
+            const request4 = requests[i];
+            if (request4 != null) {
+              util.errorRequest(this, request4, err);
             }
           }
           const callback = () => {
@@ -30790,9 +30790,9 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request3 = requests[i];
-          if (request3 != null) {
-            util.errorRequest(client, request3, err);
+          const request4 = requests[i];
+          if (request4 != null) {
+            util.errorRequest(client, request4, err);
           }
         }
         assert(client[kSize] === 0);
@@ -30903,8 +30903,8 @@ var require_client = __commonJS({
       if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
         assert(client[kRunning] === 0);
         while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === client[kServerName]) {
-          const request3 = client[kQueue][client[kPendingIdx]++];
-          util.errorRequest(client, request3, err);
+          const request4 = client[kQueue][client[kPendingIdx]++];
+          util.errorRequest(client, request4, err);
         }
       } else {
         onError(client, err);
@@ -30959,15 +30959,15 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getPipelining(client) || 1)) {
           return;
         }
-        const request3 = client[kQueue][client[kPendingIdx]];
-        if (request3 === null) {
+        const request4 = client[kQueue][client[kPendingIdx]];
+        if (request4 === null) {
           return;
         }
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request3.servername) {
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request4.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request3.servername;
+          client[kServerName] = request4.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -30983,10 +30983,10 @@ var require_client = __commonJS({
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request3)) {
+        if (client[kHTTPContext].busy(request4)) {
           return;
         }
-        if (!request3.aborted && client[kHTTPContext].write(request3)) {
+        if (!request4.aborted && client[kHTTPContext].write(request4)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -31633,7 +31633,7 @@ var require_agent = __commonJS({
     function defaultFactory(origin2, opts) {
       return opts && opts.connections === 1 ? new Client(origin2, opts) : new Pool2(origin2, opts);
     }
-    var Agent = class extends DispatcherBase {
+    var Agent2 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxOrigins = Infinity, connect, tls, ...options } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
@@ -31745,7 +31745,7 @@ var require_agent = __commonJS({
         return allClientStats;
       }
     };
-    module2.exports = Agent;
+    module2.exports = Agent2;
   }
 });
 
@@ -32041,13 +32041,13 @@ var require_socks5_client = __commonJS({
         }
         debug("starting handshake with", this.authMethods.length, "auth methods");
         this.state = STATES.HANDSHAKING;
-        const request3 = Buffer2.alloc(2 + this.authMethods.length);
-        request3[0] = SOCKS_VERSION;
-        request3[1] = this.authMethods.length;
+        const request4 = Buffer2.alloc(2 + this.authMethods.length);
+        request4[0] = SOCKS_VERSION;
+        request4[1] = this.authMethods.length;
         this.authMethods.forEach((method, i) => {
-          request3[2 + i] = method;
+          request4[2 + i] = method;
         });
-        this.socket.write(request3);
+        this.socket.write(request4);
       }
       /**
        * Handle handshake response from server
@@ -32089,13 +32089,13 @@ var require_socks5_client = __commonJS({
         if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
           throw new InvalidArgumentError("Username or password too long");
         }
-        const request3 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request3[0] = 1;
-        request3[1] = usernameBuffer.length;
-        usernameBuffer.copy(request3, 2);
-        request3[2 + usernameBuffer.length] = passwordBuffer.length;
-        passwordBuffer.copy(request3, 3 + usernameBuffer.length);
-        this.socket.write(request3);
+        const request4 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
+        request4[0] = 1;
+        request4[1] = usernameBuffer.length;
+        usernameBuffer.copy(request4, 2);
+        request4[2 + usernameBuffer.length] = passwordBuffer.length;
+        passwordBuffer.copy(request4, 3 + usernameBuffer.length);
+        this.socket.write(request4);
       }
       /**
        * Handle authentication response
@@ -32130,22 +32130,22 @@ var require_socks5_client = __commonJS({
         }
         debug("connecting to", address, port);
         this.state = STATES.CONNECTING;
-        const request3 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
-        this.socket.write(request3);
+        const request4 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
+        this.socket.write(request4);
       }
       /**
        * Build a SOCKS5 request
        */
       buildConnectRequest(command, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
-        const request3 = Buffer2.alloc(4 + addressBuffer.length + 2);
-        request3[0] = SOCKS_VERSION;
-        request3[1] = command;
-        request3[2] = 0;
-        request3[3] = addressType;
-        addressBuffer.copy(request3, 4);
-        request3.writeUInt16BE(port, 4 + addressBuffer.length);
-        return request3;
+        const request4 = Buffer2.alloc(4 + addressBuffer.length + 2);
+        request4[0] = SOCKS_VERSION;
+        request4[1] = command;
+        request4[2] = 0;
+        request4[3] = addressType;
+        addressBuffer.copy(request4, 4);
+        request4.writeUInt16BE(port, 4 + addressBuffer.length);
+        return request4;
       }
       /**
        * Handle CONNECT response
@@ -32451,7 +32451,7 @@ var require_proxy_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports2, module2) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch } = require_symbols();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var Pool2 = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = require_errors3();
@@ -32582,7 +32582,7 @@ var require_proxy_agent = __commonJS({
         } else {
           this[kClient] = clientFactory(url, { connect });
         }
-        this[kAgent] = new Agent({
+        this[kAgent] = new Agent2({
           ...opts,
           factory,
           connect: async (opts2, callback) => {
@@ -32710,7 +32710,7 @@ var require_env_http_proxy_agent = __commonJS({
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
     var ProxyAgent = require_proxy_agent();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var DEFAULT_PORTS = {
       "http:": 80,
       "https:": 443
@@ -32723,7 +32723,7 @@ var require_env_http_proxy_agent = __commonJS({
         super();
         this.#opts = opts;
         const { httpProxy, httpsProxy, noProxy, ...agentOpts } = opts;
-        this[kNoProxyAgent] = new Agent(agentOpts);
+        this[kNoProxyAgent] = new Agent2(agentOpts);
         const HTTP_PROXY = httpProxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
         if (HTTP_PROXY) {
           this[kHttpProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTP_PROXY });
@@ -33865,10 +33865,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request3(opts, callback) {
+    function request4(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve3, reject) => {
-          request3.call(this, opts, (err, data) => {
+          request4.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve3(data);
           });
         });
@@ -33884,7 +33884,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module2.exports = request3;
+    module2.exports = request4;
     module2.exports.RequestHandler = RequestHandler;
   }
 });
@@ -35472,7 +35472,7 @@ var require_mock_agent = __commonJS({
   "node_modules/undici/lib/mock/mock-agent.js"(exports2, module2) {
     "use strict";
     var { kClients } = require_symbols();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var {
       kAgent,
       kMockAgentSet,
@@ -35510,7 +35510,7 @@ var require_mock_agent = __commonJS({
         if (opts?.agent && typeof opts.agent.dispatch !== "function") {
           throw new InvalidArgumentError("Argument opts.agent must implement Agent");
         }
-        const agent = opts?.agent ? opts.agent : new Agent(opts);
+        const agent = opts?.agent ? opts.agent : new Agent2(opts);
         this[kAgent] = agent;
         this[kClients] = agent[kClients];
         this[kOptions] = mockOptions;
@@ -35867,8 +35867,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return;
         }
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
+        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request4);
         const normalizedHeaders = normalizeHeaders(response.headers);
         const responseData = {
           statusCode: response.statusCode,
@@ -35886,7 +35886,7 @@ var require_snapshot_recorder = __commonJS({
           existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
         } else {
           this.#snapshots.set(hash, {
-            request: request3,
+            request: request4,
             responses: [responseData],
             // Always store as array for consistency
             callCount: 0,
@@ -35920,8 +35920,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return void 0;
         }
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
+        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request4);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return void 0;
         const currentCallCount = snapshot.callCount || 0;
@@ -36016,8 +36016,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if snapshot was deleted, false if not found
        */
       deleteSnapshot(requestOpts) {
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
+        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request4);
         return this.#snapshots.delete(hash);
       }
       /**
@@ -36026,8 +36026,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {SnapshotInfo|null} - Snapshot information or null if not found
        */
       getSnapshotInfo(requestOpts) {
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
+        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request4);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return null;
         return {
@@ -36117,7 +36117,7 @@ var require_snapshot_recorder = __commonJS({
 var require_snapshot_agent = __commonJS({
   "node_modules/undici/lib/mock/snapshot-agent.js"(exports2, module2) {
     "use strict";
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var MockAgent = require_mock_agent();
     var { SnapshotRecorder } = require_snapshot_recorder();
     var WrapHandler = require_wrap_handler();
@@ -36168,7 +36168,7 @@ var require_snapshot_agent = __commonJS({
         });
         this[kSnapshotLoaded] = false;
         if (this[kSnapshotMode] === "record" || this[kSnapshotMode] === "update" || this[kSnapshotMode] === "playback" && opts.excludeUrls && opts.excludeUrls.length > 0) {
-          this[kRealAgent] = new Agent(opts);
+          this[kRealAgent] = new Agent2(opts);
         }
         if ((this[kSnapshotMode] === "playback" || this[kSnapshotMode] === "update") && this[kSnapshotPath]) {
           this.loadSnapshots().catch(() => {
@@ -36318,16 +36318,16 @@ var require_snapshot_agent = __commonJS({
        */
       #setupMockInterceptors() {
         for (const snapshot of this[kSnapshotRecorder].getSnapshots()) {
-          const { request: request3, responses, response } = snapshot;
-          const url = new URL(request3.url);
+          const { request: request4, responses, response } = snapshot;
+          const url = new URL(request4.url);
           const mockPool = this.get(url.origin);
           const responseData = responses ? responses[0] : response;
           if (!responseData) continue;
           mockPool.intercept({
             path: url.pathname + url.search,
-            method: request3.method,
-            headers: request3.headers,
-            body: request3.body
+            method: request4.method,
+            headers: request4.headers,
+            body: request4.body
           }).reply(responseData.statusCode, responseData.body, {
             headers: responseData.headers,
             trailers: responseData.trailers
@@ -36407,9 +36407,9 @@ var require_global2 = __commonJS({
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError } = require_errors3();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     if (getGlobalDispatcher() === void 0) {
-      setGlobalDispatcher(new Agent());
+      setGlobalDispatcher(new Agent2());
     }
     function setGlobalDispatcher(agent) {
       if (!agent || typeof agent.dispatch !== "function") {
@@ -42183,7 +42183,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input);
         init = webidl.converters.RequestInit(init);
-        let request3 = null;
+        let request4 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -42200,18 +42200,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request3 = makeRequest({ urlList: [parsedURL] });
+          request4 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           assert(webidl.is.Request(input));
-          request3 = input.#state;
+          request4 = input.#state;
           signal = input.#signal;
           this.#dispatcher = init.dispatcher || input.#dispatcher;
         }
         const origin2 = environmentSettingsObject.settingsObject.origin;
         let window2 = "client";
-        if (request3.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request3.window, origin2)) {
-          window2 = request3.window;
+        if (request4.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request4.window, origin2)) {
+          window2 = request4.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window2}' must be null`);
@@ -42219,66 +42219,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window2 = "no-window";
         }
-        request3 = makeRequest({
+        request4 = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request3.method,
+          method: request4.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request3.headersList,
+          headersList: request4.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request3.unsafeRequest,
+          unsafeRequest: request4.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window: window2,
           // priority request’s priority.
-          priority: request3.priority,
+          priority: request4.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request3.origin,
+          origin: request4.origin,
           // referrer request’s referrer.
-          referrer: request3.referrer,
+          referrer: request4.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request3.referrerPolicy,
+          referrerPolicy: request4.referrerPolicy,
           // mode request’s mode.
-          mode: request3.mode,
+          mode: request4.mode,
           // credentials mode request’s credentials mode.
-          credentials: request3.credentials,
+          credentials: request4.credentials,
           // cache mode request’s cache mode.
-          cache: request3.cache,
+          cache: request4.cache,
           // redirect mode request’s redirect mode.
-          redirect: request3.redirect,
+          redirect: request4.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request3.integrity,
+          integrity: request4.integrity,
           // keepalive request’s keepalive.
-          keepalive: request3.keepalive,
+          keepalive: request4.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request3.reloadNavigation,
+          reloadNavigation: request4.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request3.historyNavigation,
+          historyNavigation: request4.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request3.urlList]
+          urlList: [...request4.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request3.mode === "navigate") {
-            request3.mode = "same-origin";
+          if (request4.mode === "navigate") {
+            request4.mode = "same-origin";
           }
-          request3.reloadNavigation = false;
-          request3.historyNavigation = false;
-          request3.origin = "client";
-          request3.referrer = "client";
-          request3.referrerPolicy = "";
-          request3.url = request3.urlList[request3.urlList.length - 1];
-          request3.urlList = [request3.url];
+          request4.reloadNavigation = false;
+          request4.historyNavigation = false;
+          request4.origin = "client";
+          request4.referrer = "client";
+          request4.referrerPolicy = "";
+          request4.url = request4.urlList[request4.urlList.length - 1];
+          request4.urlList = [request4.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request3.referrer = "no-referrer";
+            request4.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -42287,14 +42287,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin2 && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request3.referrer = "client";
+              request4.referrer = "client";
             } else {
-              request3.referrer = parsedReferrer;
+              request4.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request3.referrerPolicy = init.referrerPolicy;
+          request4.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -42309,33 +42309,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request3.mode = mode;
+          request4.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request3.credentials = init.credentials;
+          request4.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request3.cache = init.cache;
+          request4.cache = init.cache;
         }
-        if (request3.cache === "only-if-cached" && request3.mode !== "same-origin") {
+        if (request4.cache === "only-if-cached" && request4.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request3.redirect = init.redirect;
+          request4.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request3.integrity = String(init.integrity);
+          request4.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request3.keepalive = Boolean(init.keepalive);
+          request4.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method = init.method;
           const mayBeNormalized = normalizedMethodRecords[method];
           if (mayBeNormalized !== void 0) {
-            request3.method = mayBeNormalized;
+            request4.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method)) {
               throw new TypeError(`'${method}' is not a valid HTTP method.`);
@@ -42345,9 +42345,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method}' HTTP method is unsupported.`);
             }
             method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request3.method = method;
+            request4.method = method;
           }
-          if (!patchMethodWarning && request3.method === "patch") {
+          if (!patchMethodWarning && request4.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -42357,7 +42357,7 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this.#state = request3;
+        this.#state = request4;
         const ac = new AbortController();
         this.#signal = ac.signal;
         if (signal != null) {
@@ -42375,12 +42375,12 @@ var require_request2 = __commonJS({
           }
         }
         this.#headers = new Headers(kConstruct);
-        setHeadersList(this.#headers, request3.headersList);
+        setHeadersList(this.#headers, request4.headersList);
         setHeadersGuard(this.#headers, "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request3.method)) {
+          if (!corsSafeListedMethodsSet.has(request4.method)) {
             throw new TypeError(
-              `'${request3.method} is unsupported in no-cors mode.`
+              `'${request4.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this.#headers, "request-no-cors");
@@ -42399,14 +42399,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request3.method === "GET" || request3.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request4.method === "GET" || request4.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request3.keepalive
+            request4.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this.#headers).contains("content-type", true)) {
@@ -42418,12 +42418,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request3.mode !== "same-origin" && request3.mode !== "cors") {
+          if (request4.mode !== "same-origin" && request4.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request3.useCORSPreflightFlag = true;
+          request4.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -42613,42 +42613,42 @@ var require_request2 = __commonJS({
        * @param {Request} request
        * @param {AbortSignal} newSignal
        */
-      static setRequestSignal(request3, newSignal) {
-        request3.#signal = newSignal;
-        return request3;
+      static setRequestSignal(request4, newSignal) {
+        request4.#signal = newSignal;
+        return request4;
       }
       /**
        * @param {Request} request
        */
-      static getRequestDispatcher(request3) {
-        return request3.#dispatcher;
+      static getRequestDispatcher(request4) {
+        return request4.#dispatcher;
       }
       /**
        * @param {Request} request
        * @param {import('../../dispatcher/dispatcher')} newDispatcher
        */
-      static setRequestDispatcher(request3, newDispatcher) {
-        request3.#dispatcher = newDispatcher;
+      static setRequestDispatcher(request4, newDispatcher) {
+        request4.#dispatcher = newDispatcher;
       }
       /**
        * @param {Request} request
        * @param {Headers} newHeaders
        */
-      static setRequestHeaders(request3, newHeaders) {
-        request3.#headers = newHeaders;
+      static setRequestHeaders(request4, newHeaders) {
+        request4.#headers = newHeaders;
       }
       /**
        * @param {Request} request
        */
-      static getRequestState(request3) {
-        return request3.#state;
+      static getRequestState(request4) {
+        return request4.#state;
       }
       /**
        * @param {Request} request
        * @param {any} newState
        */
-      static setRequestState(request3, newState) {
-        request3.#state = newState;
+      static setRequestState(request4, newState) {
+        request4.#state = newState;
       }
     };
     var { setRequestSignal, getRequestDispatcher, setRequestDispatcher, setRequestHeaders, getRequestState, setRequestState } = Request;
@@ -42703,23 +42703,23 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request3) {
-      const newRequest = makeRequest({ ...request3, body: null });
-      if (request3.body != null) {
-        newRequest.body = cloneBody(request3.body);
+    function cloneRequest(request4) {
+      const newRequest = makeRequest({ ...request4, body: null });
+      if (request4.body != null) {
+        newRequest.body = cloneBody(request4.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
-      const request3 = new Request(kConstruct);
-      setRequestState(request3, innerRequest);
-      setRequestDispatcher(request3, dispatcher);
-      setRequestSignal(request3, signal);
+      const request4 = new Request(kConstruct);
+      setRequestState(request4, innerRequest);
+      setRequestDispatcher(request4, dispatcher);
+      setRequestSignal(request4, signal);
       const headers = new Headers(kConstruct);
-      setRequestHeaders(request3, headers);
+      setRequestHeaders(request4, headers);
       setHeadersList(headers, innerRequest.headersList);
       setHeadersGuard(headers, guard);
-      return request3;
+      return request4;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -43110,14 +43110,14 @@ var require_fetch = __commonJS({
         p2.reject(e);
         return p2.promise;
       }
-      const request3 = getRequestState(requestObject);
+      const request4 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p2, request3, null, requestObject.signal.reason, null);
+        abortFetch(p2, request4, null, requestObject.signal.reason, null);
         return p2.promise;
       }
-      const globalObject = request3.client.globalObject;
+      const globalObject = request4.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request3.serviceWorkers = "none";
+        request4.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -43129,7 +43129,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p2, request3, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p2, request4, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const processResponse = (response) => {
@@ -43137,7 +43137,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p2, request3, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p2, request4, responseObject, controller.serializedAbortReason, controller.controller);
           return;
         }
         if (response.type === "error") {
@@ -43149,7 +43149,7 @@ var require_fetch = __commonJS({
         p2 = null;
       };
       controller = fetching({
-        request: request3,
+        request: request4,
         processResponseEndOfBody: handleFetchDone,
         processResponse,
         dispatcher: getRequestDispatcher(requestObject),
@@ -43196,12 +43196,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p2, request3, responseObject, error, controller) {
+    function abortFetch(p2, request4, responseObject, error, controller) {
       if (p2) {
         p2.reject(error);
       }
-      if (request3.body?.stream != null && isReadable(request3.body.stream)) {
-        request3.body.stream.cancel(error).catch((err) => {
+      if (request4.body?.stream != null && isReadable(request4.body.stream)) {
+        request4.body.stream.cancel(error).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -43217,7 +43217,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request: request3,
+      request: request4,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -43232,9 +43232,9 @@ var require_fetch = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request3.client != null) {
-        taskDestination = request3.client.globalObject;
-        crossOriginIsolatedCapability = request3.client.crossOriginIsolatedCapability;
+      if (request4.client != null) {
+        taskDestination = request4.client.globalObject;
+        crossOriginIsolatedCapability = request4.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -43242,7 +43242,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request: request3,
+        request: request4,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -43254,79 +43254,79 @@ var require_fetch = __commonJS({
         // Keep requestObject alive to prevent its AbortController from being GC'd
         requestObject
       };
-      assert(!request3.body || request3.body.stream);
-      if (request3.window === "client") {
-        request3.window = request3.client?.globalObject?.constructor?.name === "Window" ? request3.client : "no-window";
+      assert(!request4.body || request4.body.stream);
+      if (request4.window === "client") {
+        request4.window = request4.client?.globalObject?.constructor?.name === "Window" ? request4.client : "no-window";
       }
-      if (request3.origin === "client") {
-        request3.origin = request3.client.origin;
+      if (request4.origin === "client") {
+        request4.origin = request4.client.origin;
       }
-      if (request3.policyContainer === "client") {
-        if (request3.client != null) {
-          request3.policyContainer = clonePolicyContainer(
-            request3.client.policyContainer
+      if (request4.policyContainer === "client") {
+        if (request4.client != null) {
+          request4.policyContainer = clonePolicyContainer(
+            request4.client.policyContainer
           );
         } else {
-          request3.policyContainer = makePolicyContainer();
+          request4.policyContainer = makePolicyContainer();
         }
       }
-      if (!request3.headersList.contains("accept", true)) {
+      if (!request4.headersList.contains("accept", true)) {
         const value2 = "*/*";
-        request3.headersList.append("accept", value2, true);
+        request4.headersList.append("accept", value2, true);
       }
-      if (!request3.headersList.contains("accept-language", true)) {
-        request3.headersList.append("accept-language", "*", true);
+      if (!request4.headersList.contains("accept-language", true)) {
+        request4.headersList.append("accept-language", "*", true);
       }
-      if (request3.priority === null) {
+      if (request4.priority === null) {
       }
-      if (subresourceSet.has(request3.destination)) {
+      if (subresourceSet.has(request4.destination)) {
       }
       mainFetch(fetchParams, false);
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive) {
       try {
-        const request3 = fetchParams.request;
+        const request4 = fetchParams.request;
         let response = null;
-        if (request3.localURLsOnly && !urlIsLocal(requestCurrentURL(request3))) {
+        if (request4.localURLsOnly && !urlIsLocal(requestCurrentURL(request4))) {
           response = makeNetworkError("local URLs only");
         }
-        tryUpgradeRequestToAPotentiallyTrustworthyURL(request3);
-        if (requestBadPort(request3) === "blocked") {
+        tryUpgradeRequestToAPotentiallyTrustworthyURL(request4);
+        if (requestBadPort(request4) === "blocked") {
           response = makeNetworkError("bad port");
         }
-        if (request3.referrerPolicy === "") {
-          request3.referrerPolicy = request3.policyContainer.referrerPolicy;
+        if (request4.referrerPolicy === "") {
+          request4.referrerPolicy = request4.policyContainer.referrerPolicy;
         }
-        if (request3.referrer !== "no-referrer") {
-          request3.referrer = determineRequestsReferrer(request3);
+        if (request4.referrer !== "no-referrer") {
+          request4.referrer = determineRequestsReferrer(request4);
         }
         if (response === null) {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request4);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request3.url) && request3.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request4.url) && request4.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request3.mode === "navigate" || request3.mode === "websocket")
+            (request4.mode === "navigate" || request4.mode === "websocket")
           ) {
-            request3.responseTainting = "basic";
+            request4.responseTainting = "basic";
             response = await schemeFetch(fetchParams);
-          } else if (request3.mode === "same-origin") {
+          } else if (request4.mode === "same-origin") {
             response = makeNetworkError('request mode cannot be "same-origin"');
-          } else if (request3.mode === "no-cors") {
-            if (request3.redirect !== "follow") {
+          } else if (request4.mode === "no-cors") {
+            if (request4.redirect !== "follow") {
               response = makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             } else {
-              request3.responseTainting = "opaque";
+              request4.responseTainting = "opaque";
               response = await schemeFetch(fetchParams);
             }
-          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request3))) {
+          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request4))) {
             response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
           } else {
-            request3.responseTainting = "cors";
+            request4.responseTainting = "cors";
             response = await httpFetch(fetchParams);
           }
         }
@@ -43334,13 +43334,13 @@ var require_fetch = __commonJS({
           return response;
         }
         if (response.status !== 0 && !response.internalResponse) {
-          if (request3.responseTainting === "cors") {
+          if (request4.responseTainting === "cors") {
           }
-          if (request3.responseTainting === "basic") {
+          if (request4.responseTainting === "basic") {
             response = filterResponse(response, "basic");
-          } else if (request3.responseTainting === "cors") {
+          } else if (request4.responseTainting === "cors") {
             response = filterResponse(response, "cors");
-          } else if (request3.responseTainting === "opaque") {
+          } else if (request4.responseTainting === "opaque") {
             response = filterResponse(response, "opaque");
           } else {
             assert(false);
@@ -43348,26 +43348,26 @@ var require_fetch = __commonJS({
         }
         let internalResponse = response.status === 0 ? response : response.internalResponse;
         if (internalResponse.urlList.length === 0) {
-          internalResponse.urlList.push(...request3.urlList);
+          internalResponse.urlList.push(...request4.urlList);
         }
-        if (!request3.timingAllowFailed) {
+        if (!request4.timingAllowFailed) {
           response.timingAllowPassed = true;
         }
-        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request3.headers.contains("range", true)) {
+        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request4.headers.contains("range", true)) {
           response = internalResponse = makeNetworkError();
         }
-        if (response.status !== 0 && (request3.method === "HEAD" || request3.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+        if (response.status !== 0 && (request4.method === "HEAD" || request4.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
           internalResponse.body = null;
           fetchParams.controller.dump = true;
         }
-        if (request3.integrity) {
+        if (request4.integrity) {
           const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request3.responseTainting === "opaque" || response.body == null) {
+          if (request4.responseTainting === "opaque" || response.body == null) {
             processBodyError(response.error);
             return;
           }
           const processBody = (bytes2) => {
-            if (!bytesMatch(bytes2, request3.integrity)) {
+            if (!bytesMatch(bytes2, request4.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
@@ -43386,8 +43386,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request: request3 } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request3);
+      const { request: request4 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request4);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -43396,19 +43396,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request3);
+          const blobURLEntry = requestCurrentURL(request4);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request3.method !== "GET" || !webidl.is.Blob(blob)) {
+          if (request4.method !== "GET" || !webidl.is.Blob(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request3.headersList.contains("range", true)) {
+          if (!request4.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -43416,7 +43416,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request3.headersList.get("range", true);
+            const rangeHeader = request4.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -43447,7 +43447,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request4);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -43536,41 +43536,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request3 = fetchParams.request;
+      const request4 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request3.serviceWorkers === "all") {
+      if (request4.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request3.redirect === "follow") {
-          request3.serviceWorkers = "none";
+        if (request4.redirect === "follow") {
+          request4.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request3.responseTainting === "cors" && corsCheck(request3, response) === "failure") {
+        if (request4.responseTainting === "cors" && corsCheck(request4, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request3, response) === "failure") {
-          request3.timingAllowFailed = true;
+        if (TAOCheck(request4, response) === "failure") {
+          request4.timingAllowFailed = true;
         }
       }
-      if ((request3.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request3.origin,
-        request3.client,
-        request3.destination,
+      if ((request4.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request4.origin,
+        request4.client,
+        request4.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request3.redirect !== "manual") {
+        if (request4.redirect !== "manual") {
           fetchParams.controller.connection.destroy(void 0, false);
         }
-        if (request3.redirect === "error") {
+        if (request4.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request3.redirect === "manual") {
+        } else if (request4.redirect === "manual") {
           response = actualResponse;
-        } else if (request3.redirect === "follow") {
+        } else if (request4.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -43580,13 +43580,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request3 = fetchParams.request;
+      const request4 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request3).hash
+          requestCurrentURL(request4).hash
         );
         if (locationURL == null) {
           return response;
@@ -43597,63 +43597,63 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request3.redirectCount === 20) {
+      if (request4.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request3.redirectCount += 1;
-      if (request3.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request3, locationURL)) {
+      request4.redirectCount += 1;
+      if (request4.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request4, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request3.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request4.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request3.body != null && request3.body.source == null) {
+      if (actualResponse.status !== 303 && request4.body != null && request4.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request3.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request3.method)) {
-        request3.method = "GET";
-        request3.body = null;
+      if ([301, 302].includes(actualResponse.status) && request4.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request4.method)) {
+        request4.method = "GET";
+        request4.body = null;
         for (const headerName of requestBodyHeader) {
-          request3.headersList.delete(headerName);
+          request4.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request3), locationURL)) {
-        request3.headersList.delete("authorization", true);
-        request3.headersList.delete("proxy-authorization", true);
-        request3.headersList.delete("cookie", true);
-        request3.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request4), locationURL)) {
+        request4.headersList.delete("authorization", true);
+        request4.headersList.delete("proxy-authorization", true);
+        request4.headersList.delete("cookie", true);
+        request4.headersList.delete("host", true);
       }
-      if (request3.body != null) {
-        assert(request3.body.source != null);
-        request3.body = safelyExtractBody(request3.body.source)[0];
+      if (request4.body != null) {
+        assert(request4.body.source != null);
+        request4.body = safelyExtractBody(request4.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request3.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request3, actualResponse);
+      request4.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request4, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request3 = fetchParams.request;
+      const request4 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request3.window === "no-window" && request3.redirect === "error") {
+      if (request4.window === "no-window" && request4.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request3;
+        httpRequest = request4;
       } else {
-        httpRequest = cloneRequest(request3);
+        httpRequest = cloneRequest(request4);
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request3.credentials === "include" || request3.credentials === "same-origin" && request3.responseTainting === "basic";
+      const includeCredentials = request4.credentials === "include" || request4.credentials === "same-origin" && request4.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -43740,14 +43740,14 @@ var require_fetch = __commonJS({
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request3.useURLCredentials !== void 0 || isTraversableNavigable(request3.traversableForUserPrompts))) {
-        if (request3.body != null) {
-          if (request3.body.source == null) {
+      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request4.useURLCredentials !== void 0 || isTraversableNavigable(request4.traversableForUserPrompts))) {
+        if (request4.body != null) {
+          if (request4.body.source == null) {
             return response;
           }
-          request3.body = safelyExtractBody(request3.body.source)[0];
+          request4.body = safelyExtractBody(request4.body.source)[0];
         }
-        if (request3.useURLCredentials === void 0 || isAuthenticationFetch) {
+        if (request4.useURLCredentials === void 0 || isAuthenticationFetch) {
           if (isCancelled(fetchParams)) {
             return makeAppropriateNetworkError(fetchParams);
           }
@@ -43757,7 +43757,7 @@ var require_fetch = __commonJS({
         response = await httpNetworkOrCacheFetch(fetchParams, true);
       }
       if (response.status === 407) {
-        if (request3.window === "no-window") {
+        if (request4.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -43769,7 +43769,7 @@ var require_fetch = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request3.body == null || request3.body.source != null)
+        (request4.body == null || request4.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -43799,21 +43799,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request3 = fetchParams.request;
+      const request4 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request3.cache = "no-store";
+        request4.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request3.mode === "websocket") {
+      if (request4.mode === "websocket") {
       } else {
       }
       let requestBody2 = null;
-      if (request3.body == null && fetchParams.processRequestEndOfBody) {
+      if (request4.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request3.body != null) {
+      } else if (request4.body != null) {
         const processBodyChunk = async function* (bytes2) {
           if (isCancelled(fetchParams)) {
             return;
@@ -43841,7 +43841,7 @@ var require_fetch = __commonJS({
         };
         requestBody2 = (async function* () {
           try {
-            for await (const bytes2 of request3.body.stream) {
+            for await (const bytes2 of request4.body.stream) {
               yield* processBodyChunk(bytes2);
             }
             processEndOfBody();
@@ -43948,7 +43948,7 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request3);
+        const url = requestCurrentURL(request4);
         const agent = fetchParams.controller.dispatcher;
         const path2 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
@@ -43956,11 +43956,11 @@ var require_fetch = __commonJS({
           {
             path: hasTrailingQuestionMark ? `${path2}?` : path2,
             origin: url.origin,
-            method: request3.method,
-            body: agent.isMockActive ? request3.body && (request3.body.source || request3.body.stream) : body,
-            headers: request3.headersList.entries,
+            method: request4.method,
+            body: agent.isMockActive ? request4.body && (request4.body.source || request4.body.stream) : body,
+            headers: request4.headersList.entries,
             maxRedirections: 0,
-            upgrade: request3.mode === "websocket" ? "websocket" : void 0
+            upgrade: request4.mode === "websocket" ? "websocket" : void 0
           },
           {
             body: null,
@@ -43996,9 +43996,9 @@ var require_fetch = __commonJS({
                 }
               }
               const location = headersList.get("location", true);
-              const willFollow = location && request3.redirect === "follow" && redirectStatusSet.has(status2);
+              const willFollow = location && request4.redirect === "follow" && redirectStatusSet.has(status2);
               const decoders = [];
-              if (request3.method !== "HEAD" && request3.method !== "CONNECT" && !nullBodyStatus.includes(status2) && !willFollow) {
+              if (request4.method !== "HEAD" && request4.method !== "CONNECT" && !nullBodyStatus.includes(status2) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -44195,31 +44195,31 @@ var require_cache3 = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request3, options = {}) {
+      async match(request4, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request3 = webidl.converters.RequestInfo(request3);
+        request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p2 = this.#internalMatchAll(request3, options, 1);
+        const p2 = this.#internalMatchAll(request4, options, 1);
         if (p2.length === 0) {
           return;
         }
         return p2[0];
       }
-      async matchAll(request3 = void 0, options = {}) {
+      async matchAll(request4 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.matchAll";
-        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3);
+        if (request4 !== void 0) request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request3, options);
+        return this.#internalMatchAll(request4, options);
       }
-      async add(request3) {
+      async add(request4) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request3 = webidl.converters.RequestInfo(request3);
-        const requests = [request3];
+        request4 = webidl.converters.RequestInfo(request4);
+        const requests = [request4];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -44229,19 +44229,19 @@ var require_cache3 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request3 of requests) {
-          if (request3 === void 0) {
+        for (let request4 of requests) {
+          if (request4 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request3 = webidl.converters.RequestInfo(request3);
-          if (typeof request3 === "string") {
+          request4 = webidl.converters.RequestInfo(request4);
+          if (typeof request4 === "string") {
             continue;
           }
-          const r = getRequestState(request3);
+          const r = getRequestState(request4);
           if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -44250,8 +44250,8 @@ var require_cache3 = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request3 of requests) {
-          const r = getRequestState(new Request(request3));
+        for (const request4 of requests) {
+          const r = getRequestState(new Request(request4));
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -44328,17 +44328,17 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request3, response) {
+      async put(request4, response) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request3 = webidl.converters.RequestInfo(request3);
+        request4 = webidl.converters.RequestInfo(request4);
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (webidl.is.Request(request3)) {
-          innerRequest = getRequestState(request3);
+        if (webidl.is.Request(request4)) {
+          innerRequest = getRequestState(request4);
         } else {
-          innerRequest = getRequestState(new Request(request3));
+          innerRequest = getRequestState(new Request(request4));
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -44409,21 +44409,21 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request3, options = {}) {
+      async delete(request4, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request3 = webidl.converters.RequestInfo(request3);
+        request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (webidl.is.Request(request3)) {
-          r = getRequestState(request3);
+        if (webidl.is.Request(request4)) {
+          r = getRequestState(request4);
           if (r.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request3 === "string");
-          r = getRequestState(new Request(request3));
+          assert(typeof request4 === "string");
+          r = getRequestState(new Request(request4));
         }
         const operations = [];
         const operation = {
@@ -44455,25 +44455,25 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request3 = void 0, options = {}) {
+      async keys(request4 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.keys";
-        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3);
+        if (request4 !== void 0) request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request3 !== void 0) {
-          if (webidl.is.Request(request3)) {
-            r = getRequestState(request3);
+        if (request4 !== void 0) {
+          if (webidl.is.Request(request4)) {
+            r = getRequestState(request4);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request3 === "string") {
-            r = getRequestState(new Request(request3));
+          } else if (typeof request4 === "string") {
+            r = getRequestState(new Request(request4));
           }
         }
         const promise = createDeferredPromise();
         const requests = [];
-        if (request3 === void 0) {
+        if (request4 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -44485,9 +44485,9 @@ var require_cache3 = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request4 of requests) {
+          for (const request5 of requests) {
             const requestObject = fromInnerRequest(
-              request4,
+              request5,
               void 0,
               new AbortController().signal,
               "immutable"
@@ -44606,9 +44606,9 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request3, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request4, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request3.url);
+        const cachedURL = new URL(request4.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -44624,7 +44624,7 @@ var require_cache3 = __commonJS({
           if (fieldValue === "*") {
             return false;
           }
-          const requestValue = request3.headersList.get(fieldValue);
+          const requestValue = request4.headersList.get(fieldValue);
           const queryValue = requestQuery.headersList.get(fieldValue);
           if (requestValue !== queryValue) {
             return false;
@@ -44632,20 +44632,20 @@ var require_cache3 = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request3, options, maxResponses = Infinity) {
+      #internalMatchAll(request4, options, maxResponses = Infinity) {
         let r = null;
-        if (request3 !== void 0) {
-          if (webidl.is.Request(request3)) {
-            r = getRequestState(request3);
+        if (request4 !== void 0) {
+          if (webidl.is.Request(request4)) {
+            r = getRequestState(request4);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request3 === "string") {
-            r = getRequestState(new Request(request3));
+          } else if (typeof request4 === "string") {
+            r = getRequestState(new Request(request4));
           }
         }
         const responses = [];
-        if (request3 === void 0) {
+        if (request4 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -44737,21 +44737,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request3, options = {}) {
+      async match(request4, options = {}) {
         webidl.brandCheck(this, _CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request3 = webidl.converters.RequestInfo(request3);
+        request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request3, options);
+            return await cache.match(request4, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request3, options);
+            const response = await cache.match(request4, options);
             if (response !== void 0) {
               return response;
             }
@@ -45948,7 +45948,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, handler, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request3 = makeRequest({
+      const request4 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -45961,18 +45961,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers(options.headers));
-        request3.headersList = headersList;
+        request4.headersList = headersList;
       }
       const keyValue = crypto.randomBytes(16).toString("base64");
-      request3.headersList.append("sec-websocket-key", keyValue, true);
-      request3.headersList.append("sec-websocket-version", "13", true);
+      request4.headersList.append("sec-websocket-key", keyValue, true);
+      request4.headersList.append("sec-websocket-version", "13", true);
       for (const protocol of protocols) {
-        request3.headersList.append("sec-websocket-protocol", protocol, true);
+        request4.headersList.append("sec-websocket-protocol", protocol, true);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request3.headersList.append("sec-websocket-extensions", permessageDeflate, true);
+      request4.headersList.append("sec-websocket-extensions", permessageDeflate, true);
       const controller = fetching({
-        request: request3,
+        request: request4,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -46019,7 +46019,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request3.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request4.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
               return;
@@ -48266,7 +48266,7 @@ var require_undici = __commonJS({
     var Pool2 = require_pool();
     var BalancedPool = require_balanced_pool();
     var RoundRobinPool = require_round_robin_pool();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
     var EnvHttpProxyAgent = require_env_http_proxy_agent();
@@ -48293,7 +48293,7 @@ var require_undici = __commonJS({
     module2.exports.Pool = Pool2;
     module2.exports.BalancedPool = BalancedPool;
     module2.exports.RoundRobinPool = RoundRobinPool;
-    module2.exports.Agent = Agent;
+    module2.exports.Agent = Agent2;
     module2.exports.ProxyAgent = ProxyAgent;
     module2.exports.Socks5ProxyAgent = Socks5ProxyAgent;
     module2.exports.EnvHttpProxyAgent = EnvHttpProxyAgent;
@@ -48694,8 +48694,8 @@ var hdr = __toESM(require_dist(), 1);
 function newHistogram() {
   return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
 }
-function recordMs(h, ms3) {
-  h.recordValue(ms3 > 0 ? Math.round(ms3 * 1e3) : 0);
+function recordMs(h, ms4) {
+  h.recordValue(ms4 > 0 ? Math.round(ms4 * 1e3) : 0);
 }
 function encodeHistogram(h) {
   return hdr.encodeIntoCompressedBase64(h);
@@ -48805,16 +48805,16 @@ var METRICS = [
     peers: { vllm: null, aiperf: null, guidellm: null }
   }
 ];
-var GATE_METRICS = METRICS.filter((m) => m.gate !== null);
+var GATE_METRICS = METRICS.filter((m2) => m2.gate !== null);
 var percentileLabel = (key) => `p${PERCENTILES.find(([k]) => k === key)[1]}`;
 var LATENCY_TARGETS = GATE_METRICS.flatMap(
-  (m) => PERCENTILES.map(([pct5, p2]) => ({
-    key: `${m.gate}_${pct5}`,
-    metric: m.key,
-    histogram: m.histogram,
-    pct: pct5,
+  (m2) => PERCENTILES.map(([pct6, p2]) => ({
+    key: `${m2.gate}_${pct6}`,
+    metric: m2.key,
+    histogram: m2.histogram,
+    pct: pct6,
     p: p2,
-    label: `${m.label} ${percentileLabel(pct5)}`
+    label: `${m2.label} ${percentileLabel(pct6)}`
   }))
 );
 var OTHER_DEFINITIONS = {
@@ -48827,7 +48827,7 @@ var OTHER_DEFINITIONS = {
   window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
 };
 var DEFINITIONS = {
-  ...Object.fromEntries(METRICS.map((m) => [m.key, m.definition])),
+  ...Object.fromEntries(METRICS.map((m2) => [m2.key, m2.definition])),
   ...OTHER_DEFINITIONS
 };
 
@@ -48879,9 +48879,9 @@ function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
   const boot = percentileShiftInterval(b2, c, t.p, ctx.confidence, ctx.iterations, ctx.rng(draft.id));
   const spreadSe = Math.hypot(replicateSe(base, `${t.metric}.${t.pct}`, bv), replicateSe(cur, `${t.metric}.${t.pct}`, cv));
   const ci = widen(boot, change.abs, ctx.z * spreadSe);
-  const moved = `${change.abs >= 0 ? "rose" : "fell"} ${num(change.abs, true)} ms (${change.rel === null ? "n/a" : pctText(change.rel, true)}), allowed ${num(threshold, true)} ms`;
+  const moved2 = `${change.abs >= 0 ? "rose" : "fell"} ${num(change.abs, true)} ms (${change.rel === null ? "n/a" : pctText(change.rel, true)}), allowed ${num(threshold, true)} ms`;
   const failed = change.abs > threshold && ci.lower > threshold;
-  const reason = failed ? `${moved}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower, true)} ms is beyond it too` : change.abs > threshold ? `${moved}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower, true)} ms` : moved;
+  const reason = failed ? `${moved2}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower, true)} ms is beyond it too` : change.abs > threshold ? `${moved2}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower, true)} ms` : moved2;
   return outcome(
     { ...draft, baseline: bv, current: cv, change, threshold, ci: { ...ci, confidence: ctx.confidence }, reason },
     failed ? "fail" : "pass",
@@ -48923,16 +48923,16 @@ function totalRse({ sum, sumSq }, n2) {
   return Math.sqrt(Math.max(0, sumSq / n2 - mean3 * mean3) / n2) / mean3;
 }
 function judgeThroughputDecrease(key, rule2, base, cur, ctx) {
-  const m = THROUGHPUT[key];
+  const m2 = THROUGHPUT[key];
   const draft = {
     id: `throughput.${key}`,
     kind: "regression",
-    metric: m.label,
+    metric: m2.label,
     limit: `may fall \u2264 ${rule2.max_decrease_pct} %`,
-    unit: m.unit
+    unit: m2.unit
   };
-  const bv = m.value(base);
-  const cv = m.value(cur);
+  const bv = m2.value(base);
+  const cv = m2.value(cur);
   const threshold = -(rule2.max_decrease_pct / 100) * bv;
   const known = { baseline: bv, current: cv, change: changeOf(bv, cv), threshold, ci: null };
   if (base.requests.window.scheduled === 0 || cur.requests.window.scheduled === 0) {
@@ -48949,16 +48949,16 @@ function judgeThroughputDecrease(key, rule2, base, cur, ctx) {
   }
   if (bv <= 0) return outcome({ ...draft, ...known, reason: "the baseline has none to compare with" }, "inconclusive", rule2);
   if (cv <= 0)
-    return outcome({ ...draft, ...known, reason: `none at all in the current run (baseline ${num(bv)} ${m.unit})` }, "fail", rule2);
-  const rse = (r) => totalRse(m.contribution(r, ctx), r.requests.window.scheduled);
-  const se = Math.hypot(rse(base), rse(cur), replicateSe(base, m.spread, 1), replicateSe(cur, m.spread, 1));
+    return outcome({ ...draft, ...known, reason: `none at all in the current run (baseline ${num(bv)} ${m2.unit})` }, "fail", rule2);
+  const rse = (r) => totalRse(m2.contribution(r, ctx), r.requests.window.scheduled);
+  const se = Math.hypot(rse(base), rse(cur), replicateSe(base, m2.spread, 1), replicateSe(cur, m2.spread, 1));
   const logRatio = Math.log(cv / bv);
   const rel = { lower: Math.exp(logRatio - ctx.z * se) - 1, upper: Math.exp(logRatio + ctx.z * se) - 1 };
   const change = known.change;
   const limit = -rule2.max_decrease_pct / 100;
   const failed = change.rel < limit && rel.upper < limit;
-  const moved = `${change.abs >= 0 ? "rose" : "fell"} ${pctText(change.rel, true)} (${num(bv)} \u2192 ${num(cv)} ${m.unit}), allowed ${pctText(limit, true)}`;
-  const reason = failed ? `${moved}; the ${confText(ctx.confidence)} upper bound ${pctText(rel.upper, true)} is beyond it too` : change.rel < limit ? `${moved}, but within noise: the ${confText(ctx.confidence)} upper bound is ${pctText(rel.upper, true)}` : moved;
+  const moved2 = `${change.abs >= 0 ? "rose" : "fell"} ${pctText(change.rel, true)} (${num(bv)} \u2192 ${num(cv)} ${m2.unit}), allowed ${pctText(limit, true)}`;
+  const reason = failed ? `${moved2}; the ${confText(ctx.confidence)} upper bound ${pctText(rel.upper, true)} is beyond it too` : change.rel < limit ? `${moved2}, but within noise: the ${confText(ctx.confidence)} upper bound is ${pctText(rel.upper, true)}` : moved2;
   const ci = { lower: rel.lower * bv, upper: rel.upper * bv, confidence: ctx.confidence };
   return outcome({ ...draft, ...known, ci, reason }, failed ? "fail" : "pass", rule2);
 }
@@ -48996,8 +48996,8 @@ function judgeErrorRateIncrease(rule2, base, cur, ctx) {
   const half = ctx.z * Math.sqrt(pb * (1 - pb) / (nb + 2) + pc * (1 - pc) / (nc + 2));
   const ci = { lower: pc - pb - half, upper: pc - pb + half, confidence: ctx.confidence };
   const failed = change.abs > threshold && ci.lower > threshold;
-  const moved = `${pctText(xb / nb)} (${xb} of ${nb}) \u2192 ${pctText(xc / nc)} (${xc} of ${nc}): ${num(change.abs * 100, true)} pp, allowed +${rule2.max_increase_pp} pp`;
-  const reason = failed ? `${moved}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower * 100, true)} pp is beyond it too` : change.abs > threshold ? `${moved}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower * 100, true)} pp` : moved;
+  const moved2 = `${pctText(xb / nb)} (${xb} of ${nb}) \u2192 ${pctText(xc / nc)} (${xc} of ${nc}): ${num(change.abs * 100, true)} pp, allowed +${rule2.max_increase_pp} pp`;
+  const reason = failed ? `${moved2}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower * 100, true)} pp is beyond it too` : change.abs > threshold ? `${moved2}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower * 100, true)} pp` : moved2;
   return outcome({ ...draft, baseline: xb / nb, current: xc / nc, change, threshold, ci, reason }, failed ? "fail" : "pass", rule2);
 }
 
@@ -49053,9 +49053,9 @@ function massWithin(s, a, b2) {
   return b2 > a ? (rateOn(s, a) + rateOn(s, b2)) / 2 * ((b2 - a) / 1e3) : 0;
 }
 function expectedArrivals(c, a, b2) {
-  let m = 0;
-  for (const s of c.segments) m += massWithin(s, Math.max(a, s.fromMs), Math.min(b2, s.toMs));
-  return m;
+  let m2 = 0;
+  for (const s of c.segments) m2 += massWithin(s, Math.max(a, s.fromMs), Math.min(b2, s.toMs));
+  return m2;
 }
 function solveWithin(s, t, e) {
   const l0 = rateOn(s, t) / 1e3;
@@ -49158,7 +49158,7 @@ var PatternRecorder = class {
 var NICE_MS = [50, 100, 200, 250, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5];
 var MAX_BUCKETS = 300;
 function bucketIntervalMs(totalMs) {
-  return NICE_MS.find((ms3) => ms3 >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
+  return NICE_MS.find((ms4) => ms4 >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
 }
 
 // src/result/pattern.ts
@@ -49339,14 +49339,14 @@ function soakOutcome(f) {
     rule: `last segment vs first, per gate latency rule: drift when the rise AND its ${Math.round(g.confidence * 100)} % one-sided bootstrap lower bound exceed max(pct \xD7 first, ms)`
   };
 }
-function judgeDrift(a, b2, p2, pct5, floorMs, g, id) {
+function judgeDrift(a, b2, p2, pct6, floorMs, g, id) {
   const ba = a.totalCount > 0 ? bucketsOf(a, 1e3) : null;
   const bb = b2.totalCount > 0 ? bucketsOf(b2, 1e3) : null;
   const first = ba ? percentileOf(ba, p2) : null;
   const last = bb ? percentileOf(bb, p2) : null;
   const none = { first, last, change: null, bound: null, ci: null };
   if (!ba || !bb) return { ...none, verdict: "inconclusive", reason: "no samples in the first or the last segment" };
-  const bound = Math.max(pct5 / 100 * first, floorMs);
+  const bound = Math.max(pct6 / 100 * first, floorMs);
   const change = { abs: r3(last - first), rel: first > 0 ? r3((last - first) / first) : null };
   const need = minSamples(p2, g.min_tail_samples);
   if (ba.n < need || bb.n < need)
@@ -49359,7 +49359,7 @@ function judgeDrift(a, b2, p2, pct5, floorMs, g, id) {
     };
   const iv = percentileShiftInterval(ba, bb, p2, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
   const ci = { lower: r3(iv.lower), upper: r3(iv.upper), confidence: g.confidence };
-  const moved = `${change.abs >= 0 ? "rose" : "fell"} ${ms(Math.abs(change.abs))} ms, allowed ${ms(bound)} ms`;
+  const moved2 = `${change.abs >= 0 ? "rose" : "fell"} ${ms(Math.abs(change.abs))} ms, allowed ${ms(bound)} ms`;
   if (change.abs > bound && ci.lower > bound)
     return {
       first,
@@ -49368,7 +49368,7 @@ function judgeDrift(a, b2, p2, pct5, floorMs, g, id) {
       bound: r3(bound),
       ci,
       verdict: "drift",
-      reason: `${moved}; the lower bound ${ms(ci.lower)} ms is beyond it too`
+      reason: `${moved2}; the lower bound ${ms(ci.lower)} ms is beyond it too`
     };
   return {
     first,
@@ -49377,7 +49377,7 @@ function judgeDrift(a, b2, p2, pct5, floorMs, g, id) {
     bound: r3(bound),
     ci,
     verdict: "none",
-    reason: change.abs > bound ? `${moved}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved
+    reason: change.abs > bound ? `${moved2}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved2
   };
 }
 function factsOf(s, gate) {
@@ -49446,7 +49446,7 @@ function mergePatternSections(sections, shards, gate, baseRate) {
       o.ok += p2.ok;
       o.errors += p2.errors;
       o.completedOk += p2.completedOk;
-      for (const m of Object.keys(DRIFT_METRICS)) o.h[m].add(p2.h[m]);
+      for (const m2 of Object.keys(DRIFT_METRICS)) o.h[m2].add(p2.h[m2]);
       if (p2.memory && o.memory)
         o.memory = { rss_mb: Math.max(o.memory.rss_mb, p2.memory.rss_mb), heap_mb: Math.max(o.memory.heap_mb, p2.memory.heap_mb) };
     });
@@ -49561,7 +49561,7 @@ var DEFAULT_GENERATOR_LIMITS = {
 };
 
 // src/spec/gate-schema.ts
-var LATENCY_METRICS = GATE_METRICS.map((m) => m.gate);
+var LATENCY_METRICS = GATE_METRICS.map((m2) => m2.gate);
 var PERCENTILE_KEYS = PERCENTILES.map(([key]) => key);
 var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"];
 var LATENCY_DEFAULTS = {
@@ -49615,9 +49615,9 @@ var gateSchema = {
       description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
       propertyNames: keyNames(LATENCY_KEY, "latency rules"),
       properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, [pct5, ms3]]) => [
+        Object.entries(LATENCY_DEFAULTS).map(([key, [pct6, ms4]]) => [
           key,
-          rule({ max_increase_pct: nonNegative(pct5), max_increase_ms: nonNegative(ms3) }, [], {})
+          rule({ max_increase_pct: nonNegative(pct6), max_increase_ms: nonNegative(ms4) }, [], {})
         ])
       ),
       additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, [
@@ -49736,7 +49736,7 @@ function judgeShare(x, n2, max2, z) {
 }
 function judgeRateLimits(slo, base, cur, ctx) {
   const n2 = cur.requests.window.scheduled;
-  const share = (r, x) => r && r.requests.window.scheduled > 0 ? x(r) / r.requests.window.scheduled : null;
+  const share2 = (r, x) => r && r.requests.window.scheduled > 0 ? x(r) / r.requests.window.scheduled : null;
   const rules = [
     {
       id: "slo.http_5xx_rate",
@@ -49763,8 +49763,8 @@ function judgeRateLimits(slo, base, cur, ctx) {
   ];
   return rules.filter((r) => r.flags.enabled).map(({ id, metric, flags, bad, max: max2, good }) => {
     const shown = (v) => v === null || !good ? v : 1 - v;
-    const bv = shown(share(base, bad));
-    const cv = shown(share(cur, bad));
+    const bv = shown(share2(base, bad));
+    const cv = shown(share2(cur, bad));
     const limitValue = good ? 1 - max2 : max2;
     const draft = {
       id,
@@ -49935,7 +49935,7 @@ function failure(err) {
 
 // src/result/types.ts
 var RESULT_SCHEMA_VERSION = 1;
-var METRIC_HISTOGRAM = Object.fromEntries(METRICS.map((m) => [m.key, m.histogram]));
+var METRIC_HISTOGRAM = Object.fromEntries(METRICS.map((m2) => [m2.key, m2.histogram]));
 
 // src/result/schema.ts
 var num2 = { type: "number" };
@@ -49955,6 +49955,10 @@ var byClass = {
   properties: Object.fromEntries(OUTCOMES.map((o) => [o, count]))
 };
 var summary = nullable({ $ref: "#/definitions/summary" });
+var gauge = obj({ mean: num2, max: num2, last: num2 });
+var serverQuantiles = nullable(obj({ count: num2, mean: num2, p50: num2, p95: num2, p99: num2 }));
+var gaugeSeries = { type: "array", items: nullable(num2) };
+var twoQuantiles = nullable(obj({ p50: num2, p99: num2 }));
 var result = obj({
   schema_version: { const: RESULT_SCHEMA_VERSION },
   tool: obj({ name: { const: "loadgate" }, version: str }),
@@ -49999,7 +50003,7 @@ var result = obj({
       }
     }
   ),
-  metrics: obj(Object.fromEntries(Object.keys(METRIC_HISTOGRAM).map((m) => [m, summary]))),
+  metrics: obj(Object.fromEntries(Object.keys(METRIC_HISTOGRAM).map((m2) => [m2, summary]))),
   throughput: obj({ output_tokens_per_s: num2, total_tokens_per_s: num2, requests_per_s: num2 }),
   goodput: obj({ slo: obj({ ttft_ms: num2, tpot_ms: num2, e2e_ms: num2 }), requests: count, rate_per_s: num2, fraction: nullable(num2) }),
   rates: obj({ http_5xx: num2, http_429: num2, errors: num2 }),
@@ -50090,7 +50094,27 @@ var resultSchema = {
     replicates: obj({ count: { type: "integer", minimum: 2 }, cv: { type: "object", additionalProperties: num2 } }),
     // Present only for a time-varying load (src/result/pattern.ts) and an aborted run.
     pattern: patternSchema,
-    abort: obj({ reason: { enum: ["error_rate", "over_saturation"] }, at_s: num2, detail: str, fail: { type: "boolean" } })
+    abort: obj({ reason: { enum: ["error_rate", "over_saturation"] }, at_s: num2, detail: str, fail: { type: "boolean" } }),
+    // Present when the run scraped /metrics and probed the network (src/server); absent in older results.
+    server: obj(
+      {
+        url: str,
+        engine: nullable({ enum: ["vllm", "sglang", "tgi", "llamacpp"] }),
+        available: { type: "boolean" },
+        scrapes: count,
+        interval_s: num2,
+        summary: obj(
+          { prefix_cache_hit_rate: nullable(num2), preemptions: nullable(num2), preemptions_per_s: nullable(num2) },
+          { optional: { running: gauge, waiting: gauge, kv_cache_usage: gauge, batch_size: gauge } }
+        ),
+        ttft_ms: serverQuantiles,
+        queue_time_ms: serverQuantiles,
+        itl_ms: serverQuantiles,
+        timeseries: obj({ interval_s: num2, running: gaugeSeries, waiting: gaugeSeries, kv_cache_usage: gaugeSeries })
+      },
+      { optional: { note: str } }
+    ),
+    network: obj({ probes: count, connect_ms: twoQuantiles, rtt_ms: twoQuantiles }, { optional: { tls_ms: twoQuantiles, note: str } })
   }
 };
 
@@ -50153,6 +50177,57 @@ function isVllmFormat(data) {
 
 // src/cli/run-command.ts
 import { existsSync as existsSync2 } from "node:fs";
+
+// src/report/explain.ts
+function explainRules(report, baseline, current) {
+  if (!baseline) return [];
+  return report.rules.filter(moved).map((r) => `${ruleHead(r)}: ${serverPart(baseline, current)}; ${networkPart(baseline, current)}`);
+}
+var MOVE_SHARE = 0.1;
+function moved(r) {
+  if (r.kind !== "regression" || r.baseline === null || r.current === null) return false;
+  return r.status === "fail" || r.status === "warn" || r.change?.rel !== null && Math.abs(r.change?.rel ?? 0) >= MOVE_SHARE;
+}
+function ruleHead(r) {
+  const b2 = r.baseline;
+  const c = r.current;
+  if (r.unit === "fraction") return `${r.metric} ${num((c - b2) * 100, true)} pp (${pctText(b2)} \u2192 ${pctText(c)})`;
+  const rel = b2 !== 0 ? `${pctText((c - b2) / b2, true)} ` : "";
+  return `${r.metric} ${rel}(${num(b2)} \u2192 ${num(c)} ${r.unit})`;
+}
+var ms2 = (v) => `${num(v)} ms`;
+var share = (v) => `${num(v * 100)} %`;
+var plain = (v) => num(v);
+var SERVER_FIGURES = [
+  { label: "server queue time p95", get: (s) => s.queue_time_ms?.p95, show: ms2, floor: 2 },
+  { label: "server TTFT p95", get: (s) => s.ttft_ms?.p95, show: ms2, floor: 2 },
+  { label: "requests waiting mean", get: (s) => s.summary.waiting?.mean, show: plain, floor: 0.5 },
+  { label: "requests running mean", get: (s) => s.summary.running?.mean, show: plain, floor: 0.5 },
+  { label: "KV cache peak", get: (s) => s.summary.kv_cache_usage?.max, show: share, floor: 0.05 },
+  { label: "prefix-cache hit rate", get: (s) => s.summary.prefix_cache_hit_rate, show: share, floor: 0.05 },
+  { label: "preemptions", get: (s) => s.summary.preemptions, show: plain, floor: 1 }
+];
+var RELATIVE = 0.2;
+function serverPart(baseline, current) {
+  const [b2, c] = [baseline.server, current.server];
+  if (!b2?.available || !c?.available) {
+    const missing = !b2?.available && !c?.available ? "either run" : !b2?.available ? "the baseline" : "the current run";
+    return `no server metrics for ${missing}`;
+  }
+  const changed = [];
+  for (const f of SERVER_FIGURES) {
+    const [x, y] = [f.get(b2), f.get(c)];
+    if (x === null || x === void 0 || y === null || y === void 0) continue;
+    if (Math.abs(y - x) >= Math.max(f.floor, RELATIVE * Math.abs(x))) changed.push(`${f.label} ${f.show(x)} \u2192 ${f.show(y)}`);
+  }
+  return changed.length > 0 ? changed.join(", ") : "no server-side figure moved";
+}
+function networkPart(baseline, current) {
+  const [b2, c] = [baseline.network?.rtt_ms?.p50, current.network?.rtt_ms?.p50];
+  if (b2 === void 0 || c === void 0) return "network RTT not measured in both runs";
+  if (Math.abs(c - b2) < Math.max(1, RELATIVE * b2)) return `network RTT unchanged (${num(c)} ms)`;
+  return `network RTT ${num(b2)} \u2192 ${num(c)} ms`;
+}
 
 // src/report/format.ts
 var STATUS_ICON = { pass: "\u2705", fail: "\u274C", warn: "\u26A0\uFE0F", inconclusive: "\u2754" };
@@ -50217,7 +50292,7 @@ var tick = (v) => String(Number(v.toPrecision(6)));
 function niceTicks(max2, count2 = 5) {
   const raw = max2 / count2;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+  const step = [1, 2, 5, 10].map((m2) => m2 * mag).find((s) => s >= raw);
   return Array.from({ length: Math.floor(max2 / step) + 1 }, (_, i) => i * step);
 }
 function lineChart(title, series, x, y, marks = [], bands2 = []) {
@@ -50229,7 +50304,7 @@ function lineChart(title, series, x, y, marks = [], bands2 = []) {
   const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p2) => p2[0]), x.extent ?? 0)).map((at) => ({ at, label: tick(at) }));
   const xMin = Math.min(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
   const xMax = Math.max(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at), x.extent ?? -Infinity);
-  const yMax = y.max ?? (Math.max(...all.map((p2) => p2[1]), ...marks.map((m) => m.y ?? 0)) * 1.05 || 1);
+  const yMax = y.max ?? (Math.max(...all.map((p2) => p2[1]), ...marks.map((m2) => m2.y ?? 0)) * 1.05 || 1);
   const yTicks = y.ticks ?? niceTicks(yMax).map((at) => ({ at, label: tick(at) }));
   const px = (v) => M.left + (v - xMin) / (xMax - xMin || 1) * (W - M.left - M.right);
   const py = (v) => H - M.bottom - v / yMax * (H - M.top - M.bottom);
@@ -50253,7 +50328,7 @@ function lineChart(title, series, x, y, marks = [], bands2 = []) {
     (s) => s.dots ? s.points.map(([a, b2]) => `<circle cx="${r1(px(a))}" cy="${r1(py(b2))}" r="2.5" fill="${s.color}"/>`) : []
   );
   const refs = marks.map(
-    (m) => m.x !== void 0 ? `<line x1="${r1(px(m.x))}" x2="${r1(px(m.x))}" y1="${M.top}" y2="${H - M.bottom}" stroke="${m.color}" stroke-dasharray="3 3" class="mark"/><text x="${r1(px(m.x)) + 3}" y="${M.top + 10}" fill="${m.color}">${escapeHtml(m.label)}</text>` : `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(m.y))}" y2="${r1(py(m.y))}" stroke="${m.color}" stroke-dasharray="3 3" class="mark"/><text x="${W - M.right - 3}" y="${r1(py(m.y)) - 3}" text-anchor="end" fill="${m.color}">${escapeHtml(m.label)}</text>`
+    (m2) => m2.x !== void 0 ? `<line x1="${r1(px(m2.x))}" x2="${r1(px(m2.x))}" y1="${M.top}" y2="${H - M.bottom}" stroke="${m2.color}" stroke-dasharray="3 3" class="mark"/><text x="${r1(px(m2.x)) + 3}" y="${M.top + 10}" fill="${m2.color}">${escapeHtml(m2.label)}</text>` : `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(m2.y))}" y2="${r1(py(m2.y))}" stroke="${m2.color}" stroke-dasharray="3 3" class="mark"/><text x="${W - M.right - 3}" y="${r1(py(m2.y)) - 3}" text-anchor="end" fill="${m2.color}">${escapeHtml(m2.label)}</text>`
   );
   const legend = series.map(
     (s, i) => `<line x1="${M.left + i * 130}" x2="${M.left + 22 + i * 130}" y1="32" y2="32" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ""}/><text x="${M.left + 28 + i * 130}" y="36">${escapeHtml(s.name)}</text>`
@@ -50460,9 +50535,47 @@ ${rows}
 <p class="sub">Phases by intended send time; achieved = successful completions that ended in the phase, per second; latencies in ms; RSS: the generator's own memory when the phase ended.</p>`;
 }
 
+// src/report/server-format.ts
+var pct3 = (v) => `${num(v * 100)} %`;
+var gauge2 = (label, g, show3 = num) => g ? `${label} mean ${show3(g.mean)} (peak ${show3(g.max)})` : null;
+function serverText(r) {
+  const s = r.server;
+  if (!s) return null;
+  if (!s.available) return `no server view: ${s.note ?? "unavailable"}`;
+  const m2 = s.summary;
+  const parts = [
+    gauge2("running", m2.running),
+    gauge2("waiting", m2.waiting),
+    gauge2("KV cache", m2.kv_cache_usage, pct3),
+    gauge2("batch", m2.batch_size),
+    m2.prefix_cache_hit_rate !== null ? `prefix-cache hit rate ${pct3(m2.prefix_cache_hit_rate)}` : null,
+    m2.preemptions !== null ? `preemptions ${m2.preemptions}` : null
+  ].filter((x) => x !== null);
+  return `${s.engine ?? "unknown engine"} ${s.url}, ${s.scrapes} scrapes in the window: ${parts.join(" \xB7 ")}${s.note ? ` (${s.note})` : ""}`;
+}
+var three = (q) => `${num(q.p50)} / ${num(q.p95)} / ${num(q.p99)} ms`;
+function serverLatencyText(r) {
+  const s = r.server;
+  if (!s?.available) return [];
+  const out2 = [];
+  const client = r.metrics.ttft_ms;
+  if (s.ttft_ms && client)
+    out2.push(`TTFT p50 / p95 / p99: client ${three(client)} \xB7 server ${three(s.ttft_ms)} \u2014 the difference is network + front end + client`);
+  const q = (label, x) => x && out2.push(`${label} p50 / p95 / p99 (server): ${three(x)}`);
+  q("queue time", s.queue_time_ms);
+  return out2;
+}
+function networkText(r) {
+  const n2 = r.network;
+  if (!n2) return null;
+  const two = (x) => x ? `p50 ${num(x.p50)} ms, p99 ${num(x.p99)} ms` : "n/a";
+  const tls = n2.tls_ms !== void 0 ? ` \xB7 TLS handshake ${two(n2.tls_ms)}` : "";
+  return `request round trip (GET /models on an open connection, to its first byte) ${two(n2.rtt_ms)} \u2014 the network's share of each TTFT \xB7 TCP connect ${two(n2.connect_ms)} \u2014 paid once per new connection${tls} (${n2.probes} probes before the warmup)${n2.note ? ` \xB7 ${n2.note}` : ""}`;
+}
+
 // src/report/console.ts
 var COLS = ["p50", "p90", "p95", "p99", "p999", "max"];
-var pct3 = (v) => v === null ? "n/a" : `${(v * 100).toFixed(1)} %`;
+var pct4 = (v) => v === null ? "n/a" : `${(v * 100).toFixed(1)} %`;
 var mean = (s) => s ? num(s.mean) : "n/a";
 var busy = (c) => c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in the window \xB7 ` : "";
 function timestampErrorLine(e) {
@@ -50482,7 +50595,11 @@ function latencyTable(r) {
   }
   return lines;
 }
-function renderConsoleReport(r, gate) {
+var terminalSafe = (s) => (
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)
+);
+function renderConsoleReport(r, gate, baseline = null) {
   const c = r.requests.window.by_class;
   const out2 = [
     `loadgate ${r.tool.version} \u2014 "${r.spec.name}" against ${r.target.simulator ? "the embedded simulator" : r.target.url} (${r.target.api}, model ${r.target.model})`,
@@ -50494,7 +50611,7 @@ function renderConsoleReport(r, gate) {
     ...latencyTable(r),
     "",
     `Throughput  ${r.throughput.output_tokens_per_s} output tok/s \xB7 ${r.throughput.total_tokens_per_s} total tok/s \xB7 ${r.throughput.requests_per_s} req/s completed`,
-    `Goodput     ${r.goodput.rate_per_s} req/s, ${pct3(r.goodput.fraction)} of requests met TTFT \u2264 ${r.goodput.slo.ttft_ms} ms, TPOT \u2264 ${r.goodput.slo.tpot_ms} ms, E2E \u2264 ${r.goodput.slo.e2e_ms} ms`,
+    `Goodput     ${r.goodput.rate_per_s} req/s, ${pct4(r.goodput.fraction)} of requests met TTFT \u2264 ${r.goodput.slo.ttft_ms} ms, TPOT \u2264 ${r.goodput.slo.tpot_ms} ms, E2E \u2264 ${r.goodput.slo.e2e_ms} ms`,
     `Workload    input tokens mean requested ${mean(r.workload.input_tokens.requested)} / delivered ${mean(r.workload.input_tokens.delivered)} \xB7 output ${mean(r.workload.output_tokens.requested)} / ${mean(r.workload.output_tokens.delivered)} (counted from ${r.workload.token_source})`,
     `Generator   event-loop delay p99 ${r.generator.event_loop_delay_ms.p99.toFixed(2)} ms \xB7 ${busy(r.generator.window_cpu)}process CPU ${(r.generator.cpu_utilization * 100).toFixed(0)} % of a core \xB7 pool wait p99 ${r.generator.pool_wait_ms?.p99.toFixed(2) ?? "n/a"} ms \xB7 Little's law ratio ${r.littles_law.ratio ?? "n/a"}`,
     ...timestampErrorLine(r.generator.timestamp_error_ms)
@@ -50502,6 +50619,10 @@ function renderConsoleReport(r, gate) {
   const connections = connectionsText(r);
   if (connections !== null) out2.push(`Connections ${connections}`);
   out2.push(...patternConsole(r));
+  const network = networkText(r);
+  if (network !== null) out2.push(`Network     ${network}`);
+  const server = serverText(r);
+  if (server !== null) out2.push(`Server      ${terminalSafe(server)}`, ...serverLatencyText(r).map((l) => `            ${l}`));
   if (r.requests.error_samples.length > 0) {
     out2.push("", "Errors");
     for (const e of r.requests.error_samples.slice(0, 5)) out2.push(`  ${e.class} \xD7${e.count}${e.detail ? `: ${e.detail}` : ""}`);
@@ -50510,6 +50631,7 @@ function renderConsoleReport(r, gate) {
   for (const v of r.validity.checks) out2.push(`  ${v.ok ? "ok  " : "FAIL"} ${v.name}: ${v.message}`);
   out2.push("", `Verdict     ${gate.verdict.toUpperCase()}`);
   for (const reason of gate.reasons) out2.push(`  ${reason}`);
+  for (const why2 of explainRules(gate, baseline, r)) out2.push(`  why: ${why2}`);
   out2.push(
     "",
     "TTFT and E2E are measured from the intended send time; TPOT = (last \u2212 first token) / (tokens \u2212 1); ITL = gaps between content chunks."
@@ -50541,11 +50663,11 @@ function toVllmFormat(r) {
     const encoded = r.histograms[histName];
     const h = encoded ? decodeHistogram(encoded) : null;
     const empty = !h || h.totalCount === 0;
-    const ms3 = (us) => empty ? null : Math.round(us) / 1e3;
-    out2[`mean_${vllmName}_ms`] = ms3(h?.mean ?? 0);
-    out2[`median_${vllmName}_ms`] = ms3(h?.getValueAtPercentile(50) ?? 0);
-    out2[`std_${vllmName}_ms`] = ms3(h?.stdDeviation ?? 0);
-    for (const p2 of [90, 95, 99]) out2[`p${p2}_${vllmName}_ms`] = ms3(h?.getValueAtPercentile(p2) ?? 0);
+    const ms4 = (us) => empty ? null : Math.round(us) / 1e3;
+    out2[`mean_${vllmName}_ms`] = ms4(h?.mean ?? 0);
+    out2[`median_${vllmName}_ms`] = ms4(h?.getValueAtPercentile(50) ?? 0);
+    out2[`std_${vllmName}_ms`] = ms4(h?.stdDeviation ?? 0);
+    for (const p2 of [90, 95, 99]) out2[`p${p2}_${vllmName}_ms`] = ms4(h?.getValueAtPercentile(p2) ?? 0);
   }
   return out2;
 }
@@ -50591,12 +50713,12 @@ function makeFolders(path2, what) {
     if (up === d) break;
     d = up;
   }
-  for (const m of missing) {
+  for (const m2 of missing) {
     try {
-      mkdirSync(m);
+      mkdirSync(m2);
     } catch (err) {
-      if (err.code === "EEXIST" && statSync(m).isDirectory()) continue;
-      throw new OutputFileError(`${what} ${path2}: the folder ${m} cannot be created (${why(err)}); expected a writable place`);
+      if (err.code === "EEXIST" && statSync(m2).isDirectory()) continue;
+      throw new OutputFileError(`${what} ${path2}: the folder ${m2} cannot be created (${why(err)}); expected a writable place`);
     }
   }
 }
@@ -51321,10 +51443,10 @@ var Engine = class {
       this.stepEnd = NaN;
       return;
     }
-    const ms3 = c.slowdown * (this.drift?.factor(start) ?? 1) * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
+    const ms4 = c.slowdown * (this.drift?.factor(start) ?? 1) * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
     this.steps++;
-    this.busyMs += ms3;
-    this.stepEnd = this.stalls.advance(start, ms3);
+    this.busyMs += ms4;
+    this.stepEnd = this.stalls.advance(start, ms4);
     this.wake.at(this.stepEnd);
   }
   finishStep(t) {
@@ -51380,8 +51502,8 @@ var WORD = /\S+/g;
 function chatText(messages) {
   if (!Array.isArray(messages)) return void 0;
   const parts = [];
-  for (const m of messages) {
-    const content = m?.content;
+  for (const m2 of messages) {
+    const content = m2?.content;
     if (typeof content === "string") parts.push(content);
     else if (Array.isArray(content)) {
       for (const p2 of content) {
@@ -51401,7 +51523,7 @@ function countTokens(text) {
 function tokenIds(text) {
   const ids = [];
   WORD.lastIndex = 0;
-  for (let m = WORD.exec(text); m; m = WORD.exec(text)) ids.push(fnv1a(m[0]) % VOCAB_SIZE);
+  for (let m2 = WORD.exec(text); m2; m2 = WORD.exec(text)) ids.push(fnv1a(m2[0]) % VOCAB_SIZE);
   return ids;
 }
 function blockHashes(ids, blockSize) {
@@ -51768,13 +51890,17 @@ var Exchange = class {
   }
   admitted(t) {
     this.record.admitted = t;
+    this.ctx.metrics.queued(t - this.record.received);
     this.record.cached_tokens = this.seq.cachedTokens;
   }
   token(t, last) {
     if (this.ended || this.hung) return t;
     const r = this.record;
     const written = this.pending !== void 0 ? t : now();
-    if (r.output_tokens++ === 0) r.first_token = written;
+    if (r.output_tokens++ === 0) {
+      r.first_token = written;
+      this.ctx.metrics.firstToken(written - r.received);
+    } else this.ctx.metrics.tokenGap(written - r.last_token);
     r.last_token = written;
     const strike = r.output_tokens === this.faultAt;
     if (!this.req.stream) {
@@ -51911,49 +52037,103 @@ var Exchange = class {
 };
 
 // src/sim/metrics.ts
+var LATENCY_BUCKETS = [1e-3, 5e-3, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560];
+var ITL_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80];
+var PromHistogram = class {
+  constructor(bounds) {
+    this.bounds = bounds;
+    this.counts = new Array(bounds.length).fill(0);
+  }
+  bounds;
+  counts;
+  sum = 0;
+  n = 0;
+  observe(seconds2) {
+    const i = this.bounds.findIndex((b2) => seconds2 <= b2);
+    if (i >= 0) this.counts[i]++;
+    this.sum += seconds2;
+    this.n++;
+  }
+  lines(name2, labels) {
+    let cumulative = 0;
+    return [
+      ...this.bounds.map((b2, i) => `${name2}_bucket{${labels},le="${b2}"} ${cumulative += this.counts[i]}`),
+      `${name2}_bucket{${labels},le="+Inf"} ${this.n}`,
+      `${name2}_sum{${labels}} ${this.sum}`,
+      `${name2}_count{${labels}} ${this.n}`
+    ];
+  }
+};
 var SimMetrics = class {
   requests = new Map(OUTCOME_CLASSES.map((c) => [c, 0]));
   promptTokens = 0;
   generationTokens = 0;
+  ttft = new PromHistogram(LATENCY_BUCKETS);
+  queueTime = new PromHistogram(LATENCY_BUCKETS);
+  itl = new PromHistogram(ITL_BUCKETS);
+  /** A request left the waiting queue (its time in it, ms), as vLLM's request_queue_time_seconds. */
+  queued(ms4) {
+    this.queueTime.observe(ms4 / 1e3);
+  }
+  /** A request's first token was written (ms since it was received), as vLLM's time_to_first_token_seconds. */
+  firstToken(ms4) {
+    this.ttft.observe(ms4 / 1e3);
+  }
+  /** The gap before a later token, ms. */
+  tokenGap(ms4) {
+    this.itl.observe(ms4 / 1e3);
+  }
   count(outcome2, promptTokens, outputTokens) {
     this.requests.set(outcome2, this.requests.get(outcome2) + 1);
     this.promptTokens += promptTokens;
     this.generationTokens += outputTokens;
   }
   render(g) {
-    const m = `model_name=${JSON.stringify(g.model)}`;
+    const m2 = `model_name=${JSON.stringify(g.model)}`;
     const cpu = process.cpuUsage();
     const lines = [
       "# HELP vllm:num_requests_running Requests in the running batch (engine) or holding a slot (paced).",
       "# TYPE vllm:num_requests_running gauge",
-      `vllm:num_requests_running{${m}} ${g.running}`,
+      `vllm:num_requests_running{${m2}} ${g.running}`,
       "# HELP vllm:num_requests_waiting Requests waiting to be admitted.",
       "# TYPE vllm:num_requests_waiting gauge",
-      `vllm:num_requests_waiting{${m}} ${g.waiting}`,
+      `vllm:num_requests_waiting{${m2}} ${g.waiting}`,
       "# HELP vllm:kv_cache_usage_perc Fraction of KV-cache blocks in use (0 to 1).",
       "# TYPE vllm:kv_cache_usage_perc gauge",
-      `vllm:kv_cache_usage_perc{${m}} ${g.kvUsage}`,
+      `vllm:kv_cache_usage_perc{${m2}} ${g.kvUsage}`,
       "# HELP vllm:prompt_tokens_total Prompt tokens of finished requests.",
       "# TYPE vllm:prompt_tokens_total counter",
-      `vllm:prompt_tokens_total{${m}} ${this.promptTokens}`,
+      `vllm:prompt_tokens_total{${m2}} ${this.promptTokens}`,
       "# HELP vllm:generation_tokens_total Output tokens sent.",
       "# TYPE vllm:generation_tokens_total counter",
-      `vllm:generation_tokens_total{${m}} ${this.generationTokens}`,
+      `vllm:generation_tokens_total{${m2}} ${this.generationTokens}`,
       "# HELP vllm:prefix_cache_queries_total Prompt tokens looked up in the prefix cache.",
       "# TYPE vllm:prefix_cache_queries_total counter",
-      `vllm:prefix_cache_queries_total{${m}} ${g.prefixQueries}`,
+      `vllm:prefix_cache_queries_total{${m2}} ${g.prefixQueries}`,
       "# HELP vllm:prefix_cache_hits_total Prompt tokens found in the prefix cache.",
       "# TYPE vllm:prefix_cache_hits_total counter",
-      `vllm:prefix_cache_hits_total{${m}} ${g.prefixHits}`,
+      `vllm:prefix_cache_hits_total{${m2}} ${g.prefixHits}`,
+      "# HELP vllm:num_preemptions_total Preemptions: always 0, the sim reserves every KV block a sequence needs at admission.",
+      "# TYPE vllm:num_preemptions_total counter",
+      `vllm:num_preemptions_total{${m2}} 0`,
+      "# HELP vllm:time_to_first_token_seconds Time from the request received to its first token written, s.",
+      "# TYPE vllm:time_to_first_token_seconds histogram",
+      ...this.ttft.lines("vllm:time_to_first_token_seconds", m2),
+      "# HELP vllm:request_queue_time_seconds Time in the waiting queue before admission, s.",
+      "# TYPE vllm:request_queue_time_seconds histogram",
+      ...this.queueTime.lines("vllm:request_queue_time_seconds", m2),
+      "# HELP vllm:inter_token_latency_seconds Time between consecutive tokens written, s.",
+      "# TYPE vllm:inter_token_latency_seconds histogram",
+      ...this.itl.lines("vllm:inter_token_latency_seconds", m2),
       "# HELP loadgate_sim_requests_total Finished requests by how they ended.",
       "# TYPE loadgate_sim_requests_total counter",
-      ...[...this.requests].map(([c, n2]) => `loadgate_sim_requests_total{${m},class="${c}"} ${n2}`),
+      ...[...this.requests].map(([c, n2]) => `loadgate_sim_requests_total{${m2},class="${c}"} ${n2}`),
       "# HELP loadgate_sim_steps_total Engine iterations run.",
       "# TYPE loadgate_sim_steps_total counter",
-      `loadgate_sim_steps_total{${m}} ${g.steps}`,
+      `loadgate_sim_steps_total{${m2}} ${g.steps}`,
       "# HELP loadgate_sim_busy_seconds_total Modelled engine compute time (sum of step durations); over wall time it is the engine utilization.",
       "# TYPE loadgate_sim_busy_seconds_total counter",
-      `loadgate_sim_busy_seconds_total{${m}} ${g.busyMs / 1e3}`,
+      `loadgate_sim_busy_seconds_total{${m2}} ${g.busyMs / 1e3}`,
       "# HELP process_cpu_seconds_total CPU time of the sim process, user and system.",
       "# TYPE process_cpu_seconds_total counter",
       `process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`
@@ -52404,13 +52584,13 @@ function launchSim(config = {}, opts = {}) {
     child.once("exit", early);
     child.stdout.setEncoding("utf8").on("data", (s) => {
       stdout += s;
-      const m = LISTENING.exec(stdout);
-      if (!m) return;
+      const m2 = LISTENING.exec(stdout);
+      if (!m2) return;
       clearTimeout(timer);
       child.off("exit", early);
       child.stdout.removeAllListeners("data").resume();
       child.stderr.removeAllListeners("data").pipe(process.stderr);
-      const origin2 = m[1];
+      const origin2 = m2[1];
       resolve3({ baseUrl: `${origin2}/v1`, origin: origin2, pid: child.pid, stop });
     });
   });
@@ -52507,9 +52687,9 @@ function parseDuration(s) {
   if (!WHOLE.test(s)) {
     throw new Error(`${JSON.stringify(s)} is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s`);
   }
-  let ms3 = 0;
-  for (const [, amount, unit] of s.matchAll(PART)) ms3 += Number(amount) * UNIT_MS[unit];
-  return ms3;
+  let ms4 = 0;
+  for (const [, amount, unit] of s.matchAll(PART)) ms4 += Number(amount) * UNIT_MS[unit];
+  return ms4;
 }
 
 // src/spec/hash.ts
@@ -52526,8 +52706,8 @@ function specHash(spec) {
 
 // src/spec/pattern.ts
 var DEFAULT_RAMP_SLICES = 10;
-var seconds = (ms3) => `${Math.round(ms3) / 1e3}s`;
-function ms2(path2, text, zeroAllowed) {
+var seconds = (ms4) => `${Math.round(ms4) / 1e3}s`;
+function ms3(path2, text, zeroAllowed) {
   let v;
   try {
     v = parseDuration(text);
@@ -52547,7 +52727,7 @@ function resolvePattern(load, steadyMs) {
         "is given with mode: closed; expected mode: open (a rate curve needs an open-loop arrival schedule)"
       );
   }
-  if (load.ramp_up !== void 0) out2.rampUpMs = ms2(["load", "ramp_up"], load.ramp_up, true);
+  if (load.ramp_up !== void 0) out2.rampUpMs = ms3(["load", "ramp_up"], load.ramp_up, true);
   if (load.pattern && load.soak)
     throw new SpecIssue(
       ["load", "soak"],
@@ -52558,8 +52738,8 @@ function resolvePattern(load, steadyMs) {
   const at = (key) => ["load", "pattern", key];
   const window2 = `the steady window (load.steady ${seconds(steadyMs)})`;
   if (p2?.kind === "spike") {
-    const atMs = ms2(at("at"), p2.at, true);
-    const forMs = ms2(at("for"), p2.for, false);
+    const atMs = ms3(at("at"), p2.at, true);
+    const forMs = ms3(at("for"), p2.for, false);
     if (atMs === 0)
       throw new SpecIssue(at("at"), `is ${show(p2.at)}; expected a time > 0 into the window, so the pre-spike level is measured`);
     if (atMs + forMs > steadyMs)
@@ -52569,12 +52749,12 @@ function resolvePattern(load, steadyMs) {
       );
     out2.pattern = { kind: "spike", multiplier: p2.multiplier, atMs, forMs };
   } else if (p2?.kind === "ramp") {
-    const overMs = ms2(at("over"), p2.over, false);
+    const overMs = ms3(at("over"), p2.over, false);
     if (overMs > steadyMs) throw new SpecIssue(at("over"), `is ${seconds(overMs)}, longer than ${window2}; expected over \u2264 load.steady`);
     if (p2.from === 0 && p2.to === 0) throw new SpecIssue(at("to"), "is 0 like from, so the ramp sends nothing; expected a rate > 0");
     out2.pattern = { kind: "ramp", from: p2.from, to: p2.to, overMs, slices: p2.slices ?? DEFAULT_RAMP_SLICES };
   } else if (p2?.kind === "steps") {
-    const eachMs = ms2(at("each"), p2.each, false);
+    const eachMs = ms3(at("each"), p2.each, false);
     const total = eachMs * p2.rates.length;
     if (total > steadyMs)
       throw new SpecIssue(at("rates"), `lasts ${seconds(total)} (${p2.rates.length} \xD7 each), longer than ${window2}; expected \u2264 load.steady`);
@@ -52587,7 +52767,7 @@ function resolvePattern(load, steadyMs) {
       throw new SpecIssue(["load", "abort"], "has neither max_error_rate nor over_saturation: true; expected at least one of them");
     out2.abort = {
       maxErrorRate: a.max_error_rate ?? null,
-      windowMs: ms2(["load", "abort", "window"], a.window, false),
+      windowMs: ms3(["load", "abort", "window"], a.window, false),
       overSaturation: a.over_saturation,
       fail: a.fail
     };
@@ -52885,7 +53065,12 @@ var specSchema = {
         },
         request_timeout: duration("60s"),
         ready_timeout: duration("60s"),
-        sim: { type: "object", default: {} }
+        sim: { type: "object", default: {} },
+        // The server view (src/server): no defaults here, so specs that do not set them keep their hash.
+        // Typed in resolve.ts, which words the error for a string-or-false key.
+        metrics_url: { description: "an http(s) URL of the target's Prometheus /metrics, or false" },
+        metrics_interval: { type: "string", description: "a duration such as 500ms or 1s" },
+        metrics_allowed_hosts: { type: "array", items: { type: "string", minLength: 1 }, description: "a list of hostnames" }
       },
       // The simulator serves whatever model it is told; a real server's model, when the spec
       // names none, is the one it lists (src/run/served-model.ts).
@@ -52981,6 +53166,15 @@ var specSchema = {
   }
 };
 
+// src/spec/metrics-host.ts
+function metricsHostAllowed(url, target, allowed) {
+  const h = url.hostname.toLowerCase();
+  return h === target.hostname.toLowerCase() || allowed.some((a) => a.startsWith("*.") ? h.endsWith(a.slice(1).toLowerCase()) : h === a.toLowerCase());
+}
+function metricsHostMessage(host, targetHost) {
+  return `is on ${host}, not the target's host ${targetHost}; expected a URL on ${targetHost}, or list ${host} in target.metrics_allowed_hosts if it may receive the target's headers and key`;
+}
+
 // src/spec/resolve.ts
 var validate2 = new import_ajv4.Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema);
 function resolveSpec(data) {
@@ -52992,6 +53186,7 @@ function resolveSpec(data) {
   spec.gate.slo.ttft_p95.max_ms ??= spec.slo.ttft_ms;
   checkUrl(spec.target.url);
   checkNoLiteralCredentials(spec.target.headers);
+  checkMetricsUrl(spec.target);
   if (spec.workload.input_tokens) checkLength(["workload", "input_tokens"], spec.workload.input_tokens);
   checkLength(["workload", "output_tokens"], spec.workload.output_tokens);
   foldIgnoreEos(spec.workload, written);
@@ -53006,7 +53201,8 @@ function resolveSpec(data) {
     readyTimeoutMs: durationMs(["target", "ready_timeout"], spec.target.ready_timeout, false),
     warmupMs: durationMs(["load", "warmup"], spec.load.warmup, true),
     steadyMs,
-    cooldownMs: durationMs(["load", "cooldown"], spec.load.cooldown, true)
+    cooldownMs: durationMs(["load", "cooldown"], spec.load.cooldown, true),
+    metricsIntervalMs: spec.target.metrics_interval === void 0 ? 1e3 : durationMs(["target", "metrics_interval"], spec.target.metrics_interval, false)
   };
   checkScheduleSize(resolved);
   return resolved;
@@ -53047,6 +53243,19 @@ function checkUrl(url) {
     ["target", "url"],
     isCredentialProblem(problem) ? `${problem}; expected a URL without them: put the key in an environment variable and name it in target.api_key_env` : `${problem}; expected http(s)://host[:port]/v1 or "sim"`
   );
+}
+function checkMetricsUrl(t) {
+  const m2 = t.metrics_url;
+  if (m2 === void 0 || m2 === false) return;
+  if (m2 === true)
+    throw new SpecIssue(["target", "metrics_url"], "is true; expected an http(s) URL, or false to turn the server view off");
+  if (!URL.canParse(m2) || !["http:", "https:"].includes(new URL(m2).protocol))
+    throw new SpecIssue(["target", "metrics_url"], `${show(m2)} is not an http(s) URL; expected e.g. http://host:8000/metrics, or false`);
+  if (t.url === "sim") return;
+  const url = new URL(m2);
+  const target = new URL(t.url);
+  if (!metricsHostAllowed(url, target, t.metrics_allowed_hosts ?? []))
+    throw new SpecIssue(["target", "metrics_url"], metricsHostMessage(url.hostname, target.hostname));
 }
 var CREDENTIAL_HEADER = /^(authorization|proxy-authorization|api-key|x-api-key|cookie)$/i;
 var isCredentialHeader = (name2) => CREDENTIAL_HEADER.test(name2);
@@ -53141,15 +53350,15 @@ function meanLength(d) {
 }
 var round2 = (x) => Math.round(x * 10) / 10;
 function durationMs(path2, text, zeroAllowed) {
-  let ms3;
+  let ms4;
   try {
-    ms3 = parseDuration(text);
+    ms4 = parseDuration(text);
   } catch (err) {
     throw new SpecIssue(path2, err.message);
   }
-  if (ms3 === 0 && !zeroAllowed) throw new SpecIssue(path2, `is ${show(text)}; expected a duration > 0`);
-  if (ms3 > MAX_DURATION_MS) throw new SpecIssue(path2, `is ${show(text)}; expected a duration of at most ${MAX_DURATION_MS / 36e5}h`);
-  return ms3;
+  if (ms4 === 0 && !zeroAllowed) throw new SpecIssue(path2, `is ${show(text)}; expected a duration > 0`);
+  if (ms4 > MAX_DURATION_MS) throw new SpecIssue(path2, `is ${show(text)}; expected a duration of at most ${MAX_DURATION_MS / 36e5}h`);
+  return ms4;
 }
 
 // src/workload/calibrate.ts
@@ -53290,19 +53499,19 @@ function number() {
     }
     if (digits === 0) return fail(MALFORMED);
   }
-  let plain = true;
+  let plain2 = true;
   if (p < end && b[p] === 46) {
-    plain = false;
+    plain2 = false;
     p++;
     if (!digitsFollow()) return fail(MALFORMED);
   }
   if (p < end && (b[p] === 101 || b[p] === 69)) {
-    plain = false;
+    plain2 = false;
     p++;
     if (p < end && (b[p] === 43 || b[p] === 45)) p++;
     if (!digitsFollow()) return fail(MALFORMED);
   }
-  intValue = plain && digits <= 15 && !(negative && n2 === 0) ? negative ? -n2 : n2 : NaN;
+  intValue = plain2 && digits <= 15 && !(negative && n2 === 0) ? negative ? -n2 : n2 : NaN;
   return true;
 }
 function digitsFollow() {
@@ -53438,7 +53647,7 @@ function member(ctx, key, depth) {
 
 // src/client/openai.ts
 function promptText(messages) {
-  return messages.map((m) => m.content).join("\n");
+  return messages.map((m2) => m2.content).join("\n");
 }
 function buildRequestBody(o) {
   const body = { model: o.model };
@@ -53538,8 +53747,8 @@ function errorMessage(payload) {
   const p2 = payload;
   if (typeof p2.error === "string") return p2.error;
   if (typeof p2.error === "object" && p2.error !== null) {
-    const m = p2.error.message;
-    if (typeof m === "string") return m;
+    const m2 = p2.error.message;
+    if (typeof m2 === "string") return m2;
   }
   if (typeof p2.message === "string") return p2.message;
   if (typeof p2.detail === "string") return p2.detail;
@@ -53667,12 +53876,12 @@ function readJsonlEntry(value2, where) {
 }
 function readMessages(value2, where) {
   if (!Array.isArray(value2) || value2.length === 0) throw new SpecError(`${where}: "messages" is not a non-empty list; ${JSONL_EXPECTED}`);
-  return value2.map((m, i) => {
-    if (!isObject(m) || typeof m.content !== "string")
+  return value2.map((m2, i) => {
+    if (!isObject(m2) || typeof m2.content !== "string")
       throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
-    if (typeof m.role !== "string" || !ROLES.has(m.role))
-      throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m.role) ?? "missing"}; expected system, user or assistant`);
-    return { role: m.role, content: m.content };
+    if (typeof m2.role !== "string" || !ROLES.has(m2.role))
+      throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m2.role) ?? "missing"}; expected system, user or assistant`);
+    return { role: m2.role, content: m2.content };
   });
 }
 function readShareGpt(value2, where) {
@@ -53753,18 +53962,18 @@ async function calibrateWorkload(inputs, target, salt) {
   if (w.calibrate === "off") return uncalibrated();
   const counter = await findCounter(w.calibrate, target);
   if ("failed" in counter) return uncalibrated(`no tokenizer answered (${counter.failed}); ${ONE_TOKEN_PER_WORD}`);
-  const plain = (words) => [{ role: "user", content: requestText(salt, words, words) }];
+  const plain2 = (words) => [{ role: "user", content: requestText(salt, words, words) }];
   try {
     if (inputs.dataset) {
       const entries = inputs.dataset.entries;
       const pick = entryPicker(entries.length, "without_replacement", stream(w, "calibration_sample"));
       const sample = Array.from({ length: Math.min(CALIBRATION_ENTRIES, entries.length) }, () => entries[pick()].messages);
-      return await calibrateDataset(counter, plain, sample);
+      return await calibrateDataset(counter, plain2, sample);
     }
-    if (!w.prefix && !w.prefix_groups) return await calibrateSynthetic(counter, plain);
-    return await calibrateSynthetic(counter, plain, (words, tokensPerWord) => [
+    if (!w.prefix && !w.prefix_groups) return await calibrateSynthetic(counter, plain2);
+    return await calibrateSynthetic(counter, plain2, (words, tokensPerWord) => [
       prefixMessage(salt, prefixWords(w, tokensPerWord), 0),
-      ...plain(words)
+      ...plain2(words)
     ]);
   } catch (err) {
     throw new Error(
@@ -53805,8 +54014,8 @@ async function findCounter(mode, t) {
     );
   return { failed: why2 };
 }
-async function calibrateSynthetic(counter, plain, prefixed) {
-  const points = await countAll(counter, SIZES.map(plain));
+async function calibrateSynthetic(counter, plain2, prefixed) {
+  const points = await countAll(counter, SIZES.map(plain2));
   const fit = fitLine(points);
   if (!prefixed) return result2(counter, fit, points.length, 0);
   const withPrefix = await countAll(
@@ -53816,8 +54025,8 @@ async function calibrateSynthetic(counter, plain, prefixed) {
   const prefixTokens = mean2(withPrefix.map((p2, i) => p2.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]));
   return result2(counter, fit, points.length + withPrefix.length, prefixTokens);
 }
-async function calibrateDataset(counter, plain, sample) {
-  const points = await countAll(counter, SIZES.map(plain));
+async function calibrateDataset(counter, plain2, sample) {
+  const points = await countAll(counter, SIZES.map(plain2));
   const fit = fitLine(points);
   const texts = await countAll(counter, sample);
   const words = texts.reduce((a, p2) => a + p2.words, 0);
@@ -54256,10 +54465,10 @@ function loadPlan(r) {
 
 // src/arrivals/process.ts
 function createUnitProcess(kind, seed, burstiness = 1) {
-  if (kind === "constant") return { nextGap: (m) => m };
+  if (kind === "constant") return { nextGap: (m2) => m2 };
   const rng = createRng(seed);
-  if (kind === "poisson") return { nextGap: (m) => -Math.log(1 - rng.next()) * m };
-  return { nextGap: (m) => gamma(rng, burstiness) * (m / burstiness) };
+  if (kind === "poisson") return { nextGap: (m2) => -Math.log(1 - rng.next()) * m2 };
+  return { nextGap: (m2) => gamma(rng, burstiness) * (m2 / burstiness) };
 }
 
 // src/arrivals/schedule.ts
@@ -54274,10 +54483,10 @@ function buildSchedule(o) {
   for (; ; ) {
     const s = curve4.segments[i];
     if (isFlat(s) && s.fromRate > 0) {
-      const m = 1e3 / s.fromRate;
-      const gap = unit.nextGap(m);
+      const m2 = 1e3 / s.fromRate;
+      const gap = unit.nextGap(m2);
       if (t + gap < s.toMs) t += gap;
-      else ({ t, i } = advanceBy(curve4, i + 1, s.toMs, (t + gap - s.toMs) / m));
+      else ({ t, i } = advanceBy(curve4, i + 1, s.toMs, (t + gap - s.toMs) / m2));
     } else if (isFlat(s)) {
       if (s.toMs === Infinity) break;
       ({ t, i } = advanceBy(curve4, i + 1, s.toMs, unit.nextGap(1)));
@@ -54537,15 +54746,15 @@ function createClient(opts) {
     sanitize: detailSanitizer(secrets),
     event: newStreamEvent(),
     watch,
-    resend: (request3) => fresh.dispatch({ ...request3.options, reset: true }, request3)
+    resend: (request4) => fresh.dispatch({ ...request4.options, reset: true }, request4)
   };
   return {
     send(body, obs, requestId) {
       const options = { path: path2, method: "POST", headers: [...headers, "x-request-id", requestId], body };
-      const request3 = new StreamRequest(ctx, obs, options, !watch.disabled);
-      if (watch.disabled) ctx.resend(request3);
-      else pool.dispatch(options, request3);
-      return request3;
+      const request4 = new StreamRequest(ctx, obs, options, !watch.disabled);
+      if (watch.disabled) ctx.resend(request4);
+      else pool.dispatch(options, request4);
+      return request4;
     },
     keepAlive: () => watch.facts(),
     close: async () => {
@@ -54713,8 +54922,8 @@ function headerValue(header2) {
 function mediaType(header2) {
   return headerValue(header2).split(";")[0].trim().toLowerCase();
 }
-function onDeadline(request3) {
-  request3.abort("timeout");
+function onDeadline(request4) {
+  request4.abort("timeout");
 }
 function isSuccess(status2) {
   return status2 >= 200 && status2 < 300;
@@ -55193,8 +55402,8 @@ var WindowCpuMeter = class {
     if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
     const wall = to.t - from.t;
     const spinMs = to.spinMs - from.spinMs;
-    const share = (ms3) => round3(Math.max(0, ms3 / wall));
-    return { busy: share(to.cpuMs - from.cpuMs - spinMs), spin: share(spinMs) };
+    const share2 = (ms4) => round3(Math.max(0, ms4 / wall));
+    return { busy: share2(to.cpuMs - from.cpuMs - spinMs), spin: share2(spinMs) };
   }
   take() {
     return { t: now(), cpuMs: threadCpuMs() ?? NaN, spinMs: this.spinMs() };
@@ -55221,14 +55430,14 @@ var LoopTurnMeter = class {
   constructor(source) {
     this.unsubscribe = source((startAt, endAt, reads) => {
       if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
-      const ms3 = endAt - startAt;
-      recordMs(this.turns, ms3);
-      this.readTurns.recordValueWithCount(ms3 > 0 ? Math.round(ms3 * 1e3) : 0, reads);
+      const ms4 = endAt - startAt;
+      recordMs(this.turns, ms4);
+      this.readTurns.recordValueWithCount(ms4 > 0 ? Math.round(ms4 * 1e3) : 0, reads);
     });
   }
   /** Lateness of something due at a known moment, if it fell in the observed span. */
-  lateness(ms3) {
-    if (!Number.isNaN(this.from) && Number.isNaN(this.to)) recordMs(this.late, ms3);
+  lateness(ms4) {
+    if (!Number.isNaN(this.from) && Number.isNaN(this.to)) recordMs(this.late, ms4);
   }
   /** At the window's start. */
   start() {
@@ -55264,11 +55473,11 @@ var TOOL_VERSION = "0.1.0";
 var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
 var METHOD = "union bound on residual + position: residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
 var r32 = (x) => Math.round(x * 1e3) / 1e3;
-function timestampErrorHistograms(m) {
+function timestampErrorHistograms(m2) {
   return {
-    [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m.turns,
-    [TIMESTAMP_ERROR_HISTOGRAMS.readTurns]: m.readTurns,
-    [TIMESTAMP_ERROR_HISTOGRAMS.late]: m.late
+    [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m2.turns,
+    [TIMESTAMP_ERROR_HISTOGRAMS.readTurns]: m2.readTurns,
+    [TIMESTAMP_ERROR_HISTOGRAMS.late]: m2.late
   };
 }
 function timestampErrorOf(histograms, observedMs) {
@@ -55411,18 +55620,18 @@ function validityChecks(v, limits, t = THRESHOLDS) {
   return checks;
 }
 function workloadDelivered(w, t) {
-  const judge = (what, m, tolerance) => {
-    if (m.requested === null || m.delivered === null || m.requested === 0) return { ok: true, text: `${what}: not measured` };
-    const d = m.delivered / m.requested - 1;
+  const judge = (what, m2, tolerance) => {
+    if (m2.requested === null || m2.delivered === null || m2.requested === 0) return { ok: true, text: `${what}: not measured` };
+    const d = m2.delivered / m2.requested - 1;
     const ok = Math.abs(d) <= tolerance;
     return {
       ok,
-      text: `${what} mean ${m.delivered.toFixed(1)} tokens delivered vs ${m.requested.toFixed(1)} requested (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)`
+      text: `${what} mean ${m2.delivered.toFixed(1)} tokens delivered vs ${m2.requested.toFixed(1)} requested (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)} %; needs within ${tolerance * 100} %)`
     };
   };
-  const shown = (what, m, why2) => ({
+  const shown = (what, m2, why2) => ({
     ok: true,
-    text: `${what} mean ${m.delivered?.toFixed(1) ?? "unmeasured"} tokens delivered vs ${m.requested?.toFixed(1) ?? "no"} requested, not judged: ${why2}`
+    text: `${what} mean ${m2.delivered?.toFixed(1) ?? "unmeasured"} tokens delivered vs ${m2.requested?.toFixed(1) ?? "no"} requested, not judged: ${why2}`
   });
   const input = w.inputVerbatim ? shown("input", w.input, "dataset prompts are sent as written and their requested lengths are estimates") : judge("input", w.input, w.inputCalibrated ? t.calibratedInputTolerance : t.workloadTolerance);
   const output = w.outputForced ? judge("output", w.output, t.workloadTolerance) : shown("output", w.output, "output_control is none, so max_tokens is only a cap");
@@ -55444,11 +55653,11 @@ function runLabel(t, offeredRate) {
   return `${loadLabel({ ...load, rate: offeredRate })} (${t.parts.count} ${t.parts.how} merged)`;
 }
 function errorRates(byClass2, scheduled) {
-  const share = (n2) => scheduled > 0 ? round3(n2 / scheduled) : 0;
+  const share2 = (n2) => scheduled > 0 ? round3(n2 / scheduled) : 0;
   return {
-    http_5xx: share(byClass2.http_5xx),
-    http_429: share(byClass2.http_429),
-    errors: share(scheduled - byClass2.ok - (byClass2.cancelled ?? 0))
+    http_5xx: share2(byClass2.http_5xx),
+    http_429: share2(byClass2.http_429),
+    errors: share2(scheduled - byClass2.ok - (byClass2.cancelled ?? 0))
   };
 }
 function assembleResult(t) {
@@ -55462,10 +55671,10 @@ function assembleResult(t) {
   const predicted = t.windowS > 0 ? c.windowTimeInSystem / windowMs : 0;
   const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
   const h = t.histograms;
-  const ms3 = (hist) => hist ? summarizeMs(hist) : null;
+  const ms4 = (hist) => hist ? summarizeMs(hist) : null;
   const tokens = (hist) => hist ? summarizeCounts(hist) : null;
-  const metrics = Object.fromEntries(METRICS.map((m) => [m.key, ms3(h[m.histogram])]));
-  const poolWait = t.generator.poolWaitMeasured ? delayTail(ms3(h.poolWait)) : void 0;
+  const metrics = Object.fromEntries(METRICS.map((m2) => [m2.key, ms4(h[m2.histogram])]));
+  const poolWait = t.generator.poolWaitMeasured ? delayTail(ms4(h.poolWait)) : void 0;
   const windowCpu = t.generator.windowCpu;
   const tokenSource = c.windowOk === 0 ? "none" : c.usageMissing === 0 ? "usage" : c.usageMissing === c.windowOk ? "chunks" : "mixed";
   const w = t.workload;
@@ -55574,7 +55783,8 @@ function assembleResult(t) {
     ...t.merge ? { merge: t.merge } : {},
     ...t.replicates ? { replicates: t.replicates } : {},
     ...t.pattern ? { pattern: t.pattern } : {},
-    ...t.abort ? { abort: t.abort } : {}
+    ...t.abort ? { abort: t.abort } : {},
+    ...t.serverView
   };
 }
 
@@ -55642,7 +55852,8 @@ function recorderTotals(rec, f) {
     definitions: DEFINITIONS,
     connections: connectionFacts(rec.reconnects, f.keepAlive),
     ...f.pattern ? { pattern: f.pattern } : {},
-    ...f.abort ? { abort: f.abort } : {}
+    ...f.abort ? { abort: f.abort } : {},
+    ...f.serverView ? { serverView: f.serverView } : {}
   };
 }
 function buildResult(rec, f) {
@@ -55770,7 +55981,7 @@ async function measure(o) {
     active.set(i, entry);
     entry.handle = client.send(w.body, rec, rec.requestId);
   };
-  const probe2 = startLoopProbe((ms3) => turnMeter.lateness(ms3));
+  const probe2 = startLoopProbe((ms4) => turnMeter.lateness(ms4));
   const cpu0 = process.cpuUsage();
   const wall0 = now();
   let planned = 0;
@@ -55851,6 +56062,14 @@ async function measure(o) {
     const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
     const cpu = process.cpuUsage(cpu0);
     const eventLoopDelayMs = probe2.stop();
+    const series = recorder.series;
+    const serverView2 = await o.server?.finish({
+      runStart,
+      windowStart,
+      windowEnd: effectiveEnd,
+      seriesIntervalS: series.intervalS,
+      seriesLength: Math.max(series.sent.length, series.ok.length, series.errors.length)
+    });
     return buildResult(recorder, {
       resolved,
       targetUrl: o.simulator ? "sim" : spec.target.url,
@@ -55867,7 +56086,8 @@ async function measure(o) {
       workload: workload.describe(),
       keepAlive: client.keepAlive(),
       pattern: pattern2 && buildPatternSection(patternFacts(plan2, pattern2, spec.gate, baseRateOf(spec.load), spikeOf(resolved))),
-      abort: aborted
+      abort: aborted,
+      serverView: serverView2
     });
   } finally {
     clearInterval(progress);
@@ -55883,7 +56103,7 @@ var spikeOf = (r) => r.pattern?.kind === "spike" ? { atMs: r.pattern.atMs, forMs
 function cancelAll(active, reason) {
   for (const a of [...active.values()]) a.handle?.abort(reason);
 }
-var sleep = (ms3) => new Promise((r) => setTimeout(r, ms3));
+var sleep = (ms4) => new Promise((r) => setTimeout(r, ms4));
 async function drain(active, deadlineMs) {
   const cancelAt = now() + deadlineMs;
   while (active.size > 0 && now() < cancelAt) await sleep(10);
@@ -55955,15 +56175,15 @@ function modelIds(body) {
   try {
     const data = JSON.parse(body)?.data;
     if (!Array.isArray(data)) return null;
-    return data.flatMap((m) => {
-      const id = m && typeof m === "object" ? m.id : void 0;
+    return data.flatMap((m2) => {
+      const id = m2 && typeof m2 === "object" ? m2.id : void 0;
       return typeof id === "string" ? [id] : [];
     });
   } catch {
     return null;
   }
 }
-function sleep2(ms3, signal) {
+function sleep2(ms4, signal) {
   return new Promise((resolve3) => {
     const done = (aborted) => {
       clearTimeout(timer);
@@ -55971,7 +56191,7 @@ function sleep2(ms3, signal) {
       resolve3(aborted);
     };
     const onAbort = () => done(true);
-    const timer = setTimeout(() => done(false), ms3);
+    const timer = setTimeout(() => done(false), ms4);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
@@ -56007,8 +56227,561 @@ function withServedModel(resolved, models, url) {
   );
 }
 function list(models) {
-  const shown = models.slice(0, LISTED).map((m) => JSON.stringify(m));
+  const shown = models.slice(0, LISTED).map((m2) => JSON.stringify(m2));
   return `${shown.join(", ")}${models.length > LISTED ? ` and ${models.length - LISTED} more` : ""}`;
+}
+
+// src/result/server-view.ts
+function serverView(server, network) {
+  return { ...server ? { server } : {}, ...network ? { network } : {} };
+}
+function mergeServerView(results) {
+  return serverView(results.find((r) => r.server)?.server, results.find((r) => r.network)?.network);
+}
+
+// src/server/network.ts
+import { connect as tcpConnect } from "node:net";
+import { connect as tlsConnect } from "node:tls";
+async function probeNetwork(o) {
+  const url = new URL(o.baseUrl);
+  const https = url.protocol === "https:";
+  const times = [];
+  let note;
+  const bad = Object.entries(o.headers).find(([k, v]) => /[\r\n]/.test(k) || /[\r\n]/.test(v));
+  if (bad) note = `header ${bad[0]} holds a line break; not probed`;
+  for (let i = 0; i < o.count && note === void 0; i++) {
+    try {
+      times.push(await probeOnce(url, o.headers, o.timeoutMs));
+    } catch (e) {
+      note = `probe failed: ${e.message}`;
+    }
+  }
+  const status2 = times.find((t) => t.status < 200 || t.status >= 300)?.status;
+  if (note === void 0 && status2 !== void 0)
+    note = `GET ${url.pathname.replace(/\/+$/, "")}/models answered HTTP ${status2} (still a round trip)`;
+  return {
+    probes: times.length,
+    connect_ms: twoQuantiles2(times.map((t) => t.connectMs)),
+    ...https ? { tls_ms: twoQuantiles2(times.flatMap((t) => t.tlsMs === null ? [] : [t.tlsMs])) } : {},
+    rtt_ms: twoQuantiles2(times.map((t) => t.rttMs)),
+    ...note !== void 0 ? { note } : {}
+  };
+}
+function probeOnce(url, headers, timeoutMs) {
+  const https = url.protocol === "https:";
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const port = Number(url.port || (https ? 443 : 80));
+  const path2 = `${url.pathname.replace(/\/+$/, "")}/models`;
+  const head = [
+    `GET ${path2} HTTP/1.1`,
+    `host: ${url.host}`,
+    "accept: application/json",
+    "connection: close",
+    ...Object.entries(headers).filter(([k]) => !/^(host|connection|content-length|transfer-encoding)$/i.test(k)).map(([k, v]) => `${k}: ${v}`),
+    "",
+    ""
+  ].join("\r\n");
+  return new Promise((resolve3, reject) => {
+    const t0 = now();
+    let connected = NaN;
+    let secure = NaN;
+    let sent = NaN;
+    let socket;
+    const finish = (err, value2) => {
+      clearTimeout(timer);
+      socket.destroy();
+      if (err) reject(err);
+      else resolve3(value2);
+    };
+    const timer = setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const send2 = () => {
+      sent = now();
+      socket.write(head);
+    };
+    if (https) {
+      socket = tlsConnect({ host, port, servername: url.hostname }, () => {
+        secure = now();
+        send2();
+      });
+    } else socket = tcpConnect({ host, port, noDelay: true }, send2);
+    socket.once("connect", () => connected = now());
+    socket.once("data", (chunk) => {
+      const t = now();
+      const status2 = Number(/^HTTP\/\d(?:\.\d)? (\d{3})/.exec(chunk.toString("latin1", 0, 16))?.[1] ?? 0);
+      finish(null, { connectMs: connected - t0, tlsMs: https ? secure - connected : null, rttMs: t - sent, status: status2 });
+    });
+    socket.once("error", (e) => finish(new Error(e.code ?? e.message)));
+    socket.once("end", () => finish(new Error("the server closed the connection without answering")));
+  });
+}
+function twoQuantiles2(xs) {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b2) => a - b2);
+  const at = (p2) => Math.round(s[Math.min(s.length - 1, Math.ceil(p2 * s.length) - 1)] * 1e3) / 1e3;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+// src/server/scraper.ts
+var import_undici4 = __toESM(require_undici(), 1);
+
+// src/server/exposition.ts
+var ExpositionError = class extends Error {
+};
+var NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
+var LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*/;
+var TYPES = ["counter", "gauge", "histogram", "summary", "untyped"];
+function parseExposition(text) {
+  const families = /* @__PURE__ */ new Map();
+  const family = (name2) => {
+    let f = families.get(name2);
+    if (!f) families.set(name2, f = { name: name2, type: "untyped", help: "", samples: [] });
+    return f;
+  };
+  const lines = text.split("\n");
+  lines.forEach((raw, i) => {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (line.trim() === "") return;
+    const fail2 = (why2) => {
+      throw new ExpositionError(`line ${i + 1}: ${why2}`);
+    };
+    if (line.startsWith("#")) {
+      const m2 = /^#\s*(HELP|TYPE)\s+([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\s(.*))?$/.exec(line);
+      if (!m2) return;
+      const [, kind, name2, rest = ""] = m2;
+      if (kind === "HELP") family(name2).help = unescapeHelp(rest);
+      else {
+        const type = rest.trim();
+        if (!TYPES.includes(type)) fail2(`TYPE of ${name2} is ${JSON.stringify(type)}; expected one of ${TYPES.join(", ")}`);
+        family(name2).type = type;
+      }
+      return;
+    }
+    const sample = parseSampleLine(line.trimStart(), fail2);
+    family(owner(sample.name, families)).samples.push(sample);
+  });
+  return families;
+}
+function owner(sample, families) {
+  for (const suffix of ["_bucket", "_sum", "_count", "_total", "_created"]) {
+    if (!sample.endsWith(suffix)) continue;
+    const base = sample.slice(0, -suffix.length);
+    const f = families.get(base);
+    if (!f) continue;
+    if (suffix === "_total" ? f.type === "counter" : suffix === "_bucket" ? f.type === "histogram" : f.type === "histogram" || f.type === "summary" || f.type === "counter")
+      return base;
+  }
+  return sample;
+}
+function parseSampleLine(line, fail2) {
+  const nm = NAME.exec(line);
+  if (!nm) fail2(`expected a metric name, got ${JSON.stringify(line.slice(0, 40))}`);
+  const name2 = nm[0];
+  let pos = name2.length;
+  const labels = {};
+  if (line[pos] === "{") {
+    pos++;
+    for (; ; ) {
+      while (line[pos] === " ") pos++;
+      if (line[pos] === "}") {
+        pos++;
+        break;
+      }
+      const ln = LABEL_NAME.exec(line.slice(pos));
+      if (!ln) fail2(`${name2}: expected a label name at column ${pos + 1}`);
+      pos += ln[0].length;
+      while (line[pos] === " ") pos++;
+      if (line[pos] !== "=" || line[pos + 1] !== '"') fail2(`${name2}: expected ="\u2026" after label ${ln[0]}`);
+      pos += 2;
+      let value3 = "";
+      for (; ; ) {
+        const c = line[pos];
+        if (c === void 0) fail2(`${name2}: label ${ln[0]} has an unterminated value`);
+        if (c === '"') break;
+        if (c === "\\") {
+          const e = line[pos + 1];
+          if (e === "n") value3 += "\n";
+          else if (e === "\\" || e === '"') value3 += e;
+          else fail2(`${name2}: label ${ln[0]} has an unknown escape \\${e ?? ""}`);
+          pos += 2;
+        } else {
+          value3 += c;
+          pos++;
+        }
+      }
+      pos++;
+      if (ln[0] in labels) fail2(`${name2}: label ${ln[0]} is given twice`);
+      labels[ln[0]] = value3;
+      while (line[pos] === " ") pos++;
+      if (line[pos] === ",") pos++;
+      else if (line[pos] !== "}") fail2(`${name2}: expected , or } after label ${ln[0]}`);
+    }
+  }
+  const rest = line.slice(pos).trim().split(/[ \t]+/);
+  if (rest.length < 1 || rest.length > 2 || rest[0] === "") fail2(`${name2}: expected a value and an optional timestamp`);
+  const value2 = parseValue(rest[0]);
+  if (value2 === void 0) fail2(`${name2}: ${JSON.stringify(rest[0])} is not a number`);
+  if (rest[1] !== void 0 && !/^-?\d+$/.test(rest[1])) fail2(`${name2}: timestamp ${JSON.stringify(rest[1])} is not an integer`);
+  return { name: name2, labels, value: value2 };
+}
+function parseValue(s) {
+  if (s === "NaN") return NaN;
+  if (s === "+Inf" || s === "Inf") return Infinity;
+  if (s === "-Inf") return -Infinity;
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return void 0;
+  return Number(s);
+}
+function unescapeHelp(s) {
+  return s.replace(/\\(\\|n)/g, (_, c) => c === "n" ? "\n" : "\\");
+}
+
+// src/server/engines.ts
+var GAUGE_SERIES = ["running", "waiting", "kv_cache_usage", "batch_size", "prefix_cache_hit_rate_gauge"];
+var COUNTER_SERIES = ["prefix_cache_queries", "prefix_cache_hits", "preemptions"];
+var m = (engine, series, family, type, combine = "sum") => ({
+  engine,
+  series,
+  family,
+  type,
+  combine
+});
+var ENGINE_METRICS = [
+  m("vllm", "running", "vllm:num_requests_running", "gauge"),
+  m("vllm", "waiting", "vllm:num_requests_waiting", "gauge"),
+  m("vllm", "kv_cache_usage", "vllm:kv_cache_usage_perc", "gauge", "max"),
+  m("vllm", "kv_cache_usage", "vllm:gpu_cache_usage_perc", "gauge", "max"),
+  m("vllm", "prefix_cache_queries", "vllm:prefix_cache_queries", "counter"),
+  m("vllm", "prefix_cache_queries", "vllm:gpu_prefix_cache_queries", "counter"),
+  m("vllm", "prefix_cache_hits", "vllm:prefix_cache_hits", "counter"),
+  m("vllm", "prefix_cache_hits", "vllm:gpu_prefix_cache_hits", "counter"),
+  m("vllm", "preemptions", "vllm:num_preemptions", "counter"),
+  m("vllm", "ttft", "vllm:time_to_first_token_seconds", "histogram"),
+  m("vllm", "queue_time", "vllm:request_queue_time_seconds", "histogram"),
+  m("vllm", "itl", "vllm:inter_token_latency_seconds", "histogram"),
+  m("vllm", "itl", "vllm:time_per_output_token_seconds", "histogram"),
+  m("sglang", "running", "sglang:num_running_reqs", "gauge"),
+  m("sglang", "waiting", "sglang:num_queue_reqs", "gauge"),
+  m("sglang", "kv_cache_usage", "sglang:token_usage", "gauge", "max"),
+  m("sglang", "prefix_cache_hit_rate_gauge", "sglang:cache_hit_rate", "gauge", "max"),
+  m("sglang", "ttft", "sglang:time_to_first_token_seconds", "histogram"),
+  m("sglang", "queue_time", "sglang:queue_time_seconds", "histogram"),
+  m("sglang", "itl", "sglang:inter_token_latency_seconds", "histogram"),
+  m("sglang", "itl", "sglang:time_per_output_token_seconds", "histogram"),
+  m("tgi", "waiting", "tgi_queue_size", "gauge"),
+  m("tgi", "running", "tgi_batch_current_size", "gauge"),
+  m("tgi", "queue_time", "tgi_request_queue_duration", "histogram"),
+  m("llamacpp", "running", "llamacpp:requests_processing", "gauge"),
+  m("llamacpp", "waiting", "llamacpp:requests_deferred", "gauge"),
+  m("llamacpp", "kv_cache_usage", "llamacpp:kv_cache_usage_ratio", "gauge", "max"),
+  m("llamacpp", "batch_size", "llamacpp:n_busy_slots_per_decode", "gauge", "max")
+];
+function detectEngine(families) {
+  let best = null;
+  let bestCount = 0;
+  for (const engine of ["vllm", "sglang", "tgi", "llamacpp"]) {
+    const n2 = ENGINE_METRICS.filter((e) => e.engine === engine && families.has(e.family)).length;
+    if (n2 > bestCount) [best, bestCount] = [engine, n2];
+  }
+  return best;
+}
+
+// src/server/snapshot.ts
+function engineRows(families) {
+  const present = new Set(families.keys());
+  for (const name2 of families.keys()) if (name2.endsWith("_total")) present.add(name2.slice(0, -"_total".length));
+  const engine = detectEngine(present);
+  const rows = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const row of ENGINE_METRICS) {
+    if (row.engine !== engine || seen.has(row.series) || !present.has(row.family)) continue;
+    seen.add(row.series);
+    rows.push(row);
+  }
+  return { engine, rows };
+}
+function snapshotOf(t, families, rows, sent = t) {
+  const s = { t, sent, gauges: {}, counters: {}, histograms: {} };
+  for (const row of rows) {
+    const f = families.get(row.family) ?? families.get(`${row.family}_total`);
+    if (!f) continue;
+    if (row.type === "histogram") {
+      const b2 = histogramOf(f);
+      if (b2) s.histograms[row.series] = b2;
+      continue;
+    }
+    const values = f.samples.filter((x) => !x.name.endsWith("_created")).map((x) => x.value);
+    if (values.length === 0) continue;
+    const v = row.combine === "max" ? Math.max(...values) : values.reduce((a, b2) => a + b2, 0);
+    if (GAUGE_SERIES.includes(row.series)) s.gauges[row.series] = v;
+    else if (COUNTER_SERIES.includes(row.series)) s.counters[row.series] = v;
+  }
+  return s;
+}
+function histogramOf(f) {
+  const byLe = /* @__PURE__ */ new Map();
+  let sum = 0;
+  let count2 = 0;
+  for (const x of f.samples) {
+    if (x.name === `${f.name}_bucket`) {
+      const le2 = Number(x.labels.le === "+Inf" ? Infinity : x.labels.le);
+      if (Number.isNaN(le2)) continue;
+      byLe.set(le2, (byLe.get(le2) ?? 0) + x.value);
+    } else if (x.name === `${f.name}_sum`) sum += x.value;
+    else if (x.name === `${f.name}_count`) count2 += x.value;
+  }
+  if (!byLe.has(Infinity)) return null;
+  const le = [...byLe.keys()].sort((a, b2) => a - b2);
+  return { le, counts: le.map((b2) => byLe.get(b2)), sum, count: count2 };
+}
+
+// src/server/window.ts
+function windowSection(snaps, b2, head) {
+  const inWindow = snaps.filter((s) => s.t >= b2.windowStart && s.t <= b2.windowEnd);
+  const first = inWindow[0];
+  const last = inWindow.at(-1);
+  const spanS = first && last ? (last.t - first.t) / 1e3 : 0;
+  const gauge3 = (k) => {
+    const xs = inWindow.map((s) => s.gauges[k]).filter((x) => x !== void 0 && Number.isFinite(x));
+    if (xs.length === 0) return void 0;
+    return { mean: round3(xs.reduce((a, x) => a + x, 0) / xs.length), max: round3(Math.max(...xs)), last: round3(xs.at(-1)) };
+  };
+  const delta = (k) => {
+    const a = first?.counters[k];
+    const z = last?.counters[k];
+    return a === void 0 || z === void 0 || z < a ? null : z - a;
+  };
+  const quantiles = (k) => {
+    const a = first?.histograms[k];
+    const z = last?.histograms[k];
+    return a && z ? histogramQuantiles(difference(z, a)) : null;
+  };
+  const queries = delta("prefix_cache_queries");
+  const hits = delta("prefix_cache_hits");
+  const hitGauge = gauge3("prefix_cache_hit_rate_gauge");
+  const preemptions = delta("preemptions");
+  const summary2 = {
+    prefix_cache_hit_rate: queries !== null && hits !== null && queries > 0 ? round3(hits / queries) : hitGauge?.mean ?? null,
+    preemptions,
+    preemptions_per_s: preemptions !== null && spanS > 0 ? round3(preemptions / spanS) : null
+  };
+  for (const k of ["running", "waiting", "kv_cache_usage", "batch_size"]) {
+    const g = gauge3(k);
+    if (g) summary2[k] = g;
+  }
+  return {
+    ...head,
+    available: true,
+    scrapes: inWindow.length,
+    summary: summary2,
+    ttft_ms: quantiles("ttft"),
+    queue_time_ms: quantiles("queue_time"),
+    itl_ms: quantiles("itl"),
+    timeseries: {
+      interval_s: b2.seriesIntervalS,
+      running: perInterval(snaps, b2, "running"),
+      waiting: perInterval(snaps, b2, "waiting"),
+      kv_cache_usage: perInterval(snaps, b2, "kv_cache_usage")
+    }
+  };
+}
+function unavailableSection(head, note) {
+  return {
+    ...head,
+    available: false,
+    note,
+    scrapes: 0,
+    summary: { prefix_cache_hit_rate: null, preemptions: null, preemptions_per_s: null },
+    ttft_ms: null,
+    queue_time_ms: null,
+    itl_ms: null,
+    timeseries: { interval_s: 1, running: [], waiting: [], kv_cache_usage: [] }
+  };
+}
+function perInterval(snaps, b2, k) {
+  const sums = new Array(b2.seriesLength).fill(0);
+  const ns = new Array(b2.seriesLength).fill(0);
+  for (const s of snaps) {
+    const v = s.gauges[k];
+    const i = Math.floor((s.t - b2.runStart) / (b2.seriesIntervalS * 1e3));
+    if (v === void 0 || i < 0 || i >= b2.seriesLength) continue;
+    sums[i] += v;
+    ns[i]++;
+  }
+  return sums.map((x, i) => ns[i] > 0 ? round3(x / ns[i]) : null);
+}
+function difference(z, a) {
+  const before = new Map(a.le.map((le, i) => [le, a.counts[i]]));
+  return {
+    le: z.le,
+    counts: z.counts.map((c, i) => Math.max(0, c - (before.get(z.le[i]) ?? 0))),
+    sum: z.sum - a.sum,
+    count: z.count - a.count
+  };
+}
+function histogramQuantiles(h) {
+  const n2 = h.counts.at(-1) ?? 0;
+  if (n2 <= 0) return null;
+  const q = (p2) => round3(bucketQuantile(h, p2) * 1e3);
+  return { count: n2, mean: round3(h.sum / n2 * 1e3), p50: q(0.5), p95: q(0.95), p99: q(0.99) };
+}
+function bucketQuantile(h, p2) {
+  const n2 = h.counts.at(-1);
+  const rank = p2 * n2;
+  for (let i = 0; i < h.le.length; i++) {
+    if (h.counts[i] < rank) continue;
+    const upper = h.le[i];
+    if (upper === Infinity) return h.le.length > 1 ? h.le[h.le.length - 2] : 0;
+    const lower = i === 0 ? 0 : h.le[i - 1];
+    const below = i === 0 ? 0 : h.counts[i - 1];
+    const inBucket = h.counts[i] - below;
+    return inBucket > 0 ? lower + (upper - lower) * (rank - below) / inBucket : upper;
+  }
+  return h.le.length > 1 ? h.le[h.le.length - 2] : 0;
+}
+
+// src/server/scraper.ts
+var MAX_BODY_BYTES2 = 8 * 2 ** 20;
+var MAX_SNAPSHOTS = 86400;
+var Scraper = class {
+  constructor(o) {
+    this.o = o;
+    this.timeoutMs = o.timeoutMs ?? Math.min(2e3, Math.max(250, o.intervalMs * 0.8));
+  }
+  o;
+  snaps = [];
+  agent = new import_undici4.Agent({ connections: 1, pipelining: 1 });
+  timer;
+  inFlight;
+  rows;
+  engine = null;
+  note;
+  failures = 0;
+  timeoutMs;
+  stopped = false;
+  /**
+   * Scrapes at once and then every interval, without waiting: the load never waits for
+   * /metrics. A first scrape that fails ends the scraping (see failed()).
+   */
+  start() {
+    const tick2 = () => {
+      if (this.note !== void 0) return clearInterval(this.timer);
+      if (this.inFlight === void 0) this.inFlight = this.scrape().finally(() => this.inFlight = void 0);
+    };
+    tick2();
+    this.timer = setInterval(tick2, this.o.intervalMs);
+    this.timer.unref();
+  }
+  /** One last scrape (the window's end is covered), then stop and close the connection. */
+  async stop() {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.timer = void 0;
+    await this.inFlight;
+    if (this.note === void 0 && this.rows !== void 0) await this.scrape();
+    await this.agent.close();
+  }
+  /** The scrapes so far, oldest first. */
+  get snapshots() {
+    return this.snaps;
+  }
+  /** The section over the window; call after stop(). */
+  section(b2) {
+    const head = { url: this.o.url, engine: this.engine, interval_s: this.o.intervalMs / 1e3 };
+    if (this.note !== void 0) return unavailableSection(head, this.note);
+    const section2 = windowSection(this.snaps, b2, head);
+    return this.failures > 0 ? { ...section2, note: `${this.failures} scrape${this.failures === 1 ? "" : "s"} failed or timed out and left gaps` } : section2;
+  }
+  async scrape() {
+    let text;
+    const sent = now();
+    try {
+      const res = await (0, import_undici4.request)(this.o.url, {
+        method: "GET",
+        headers: { ...this.o.headers, accept: "text/plain" },
+        dispatcher: this.agent,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        signal: AbortSignal.timeout(this.timeoutMs)
+      });
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        await res.body.dump();
+        return this.failed(`no metrics at ${this.o.url} (HTTP ${res.statusCode})`);
+      }
+      const length = Number(res.headers["content-length"] ?? 0);
+      if (length > MAX_BODY_BYTES2) {
+        await res.body.dump();
+        return this.failed(`${this.o.url} answered ${length} bytes, more than the ${MAX_BODY_BYTES2 / 2 ** 20} MB read`);
+      }
+      text = await readCapped2(res.body);
+    } catch (e) {
+      const why2 = e.code ?? e.name ?? "error";
+      return this.failed(`no metrics at ${this.o.url} (${why2 === "TimeoutError" ? `no answer within ${this.timeoutMs} ms` : why2})`);
+    }
+    const t = now();
+    try {
+      const families = parseExposition(text);
+      if (this.rows === void 0) {
+        const { engine, rows } = engineRows(families);
+        if (engine === null || rows.length === 0)
+          return this.failed(`${this.o.url} exposes none of the vLLM, SGLang, TGI or llama.cpp metrics loadgate reads`);
+        this.engine = engine;
+        this.rows = rows;
+      }
+      if (this.snaps.length < MAX_SNAPSHOTS) this.snaps.push(snapshotOf(t, families, this.rows, sent));
+    } catch (e) {
+      if (!(e instanceof ExpositionError)) throw e;
+      return this.failed(`${this.o.url} is not a Prometheus text exposition (${e.message})`);
+    }
+  }
+  /** Before the first good scrape a failure ends the view; after it, a failure is a gap. */
+  failed(note) {
+    if (this.rows === void 0) this.note = note;
+    else this.failures++;
+  }
+};
+async function readCapped2(body) {
+  const parts = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES2) throw Object.assign(new Error("too large"), { code: "body larger than 8 MB" });
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts).toString("utf8");
+}
+
+// src/server/target.ts
+function metricsTarget(baseUrl, s, credentials) {
+  if (s.metricsUrl === false) return null;
+  const base = new URL(baseUrl);
+  if (s.metricsUrl === void 0) return { url: `${base.origin}/metrics`, headers: credentials };
+  const url = new URL(s.metricsUrl);
+  if (!metricsHostAllowed(url, base, s.allowedHosts ?? [])) throw new Error(metricsHostMessage(url.hostname, base.hostname));
+  return { url: url.href, headers: credentials };
+}
+
+// src/run/server-view.ts
+var NETWORK_PROBES = 10;
+var PROBE_TIMEOUT_MS2 = 5e3;
+async function startServerView(resolved, baseUrl, headers) {
+  const network = await probeNetwork({ baseUrl, headers, count: NETWORK_PROBES, timeoutMs: PROBE_TIMEOUT_MS2 });
+  const t = resolved.spec.target;
+  const where = metricsTarget(
+    baseUrl,
+    { metricsUrl: t.url === "sim" && t.metrics_url !== false ? void 0 : t.metrics_url, allowedHosts: t.metrics_allowed_hosts },
+    headers
+  );
+  const scraper = where ? new Scraper({ url: where.url, headers: where.headers, intervalMs: resolved.metricsIntervalMs }) : null;
+  scraper?.start();
+  return {
+    network,
+    scraper,
+    stop: async () => scraper?.stop(),
+    async finish(b2) {
+      await scraper?.stop();
+      return serverView(scraper?.section(b2), network);
+    }
+  };
 }
 
 // src/run/workers.ts
@@ -56080,6 +56853,7 @@ function mergeTotals(results, opts = {}) {
     ...mergedPeak(results, shards),
     errorSamples: mergeErrorSamples(results),
     connections: mergeConnectionFacts(results),
+    serverView: mergeServerView(results),
     histograms: mergeHistograms(results),
     series: mergeTimeseries(results, shards),
     generator: {
@@ -56202,7 +56976,7 @@ function mergeTimeseries(results, shards) {
 }
 var SPREAD_KEYS = {
   ...Object.fromEntries(
-    METRICS.flatMap(({ key: m }) => PERCENTILES.map(([key]) => [`${m}.${key}`, (r) => r.metrics[m]?.[key] ?? null]))
+    METRICS.flatMap(({ key: m2 }) => PERCENTILES.map(([key]) => [`${m2}.${key}`, (r) => r.metrics[m2]?.[key] ?? null]))
   ),
   "throughput.output_tokens_per_s": (r) => r.throughput.output_tokens_per_s,
   "throughput.requests_per_s": (r) => r.throughput.requests_per_s,
@@ -56248,9 +57022,9 @@ function shardSpec(r, k, n2) {
   return r.pattern ? { ...shard, pattern: scalePatternRates(r.pattern, 1 / n2) } : shard;
 }
 function parseShard(text) {
-  const m = /^(\d+)\/(\d+)$/.exec(text);
-  const i = m ? Number(m[1]) : NaN;
-  const n2 = m ? Number(m[2]) : NaN;
+  const m2 = /^(\d+)\/(\d+)$/.exec(text);
+  const i = m2 ? Number(m2[1]) : NaN;
+  const n2 = m2 ? Number(m2[2]) : NaN;
   if (!(n2 >= 1 && i >= 1 && i <= n2)) throw new Error(`--shard is "${text}"; expected K/N with 1 \u2264 K \u2264 N, e.g. 2/4`);
   return { k: i - 1, n: n2 };
 }
@@ -56282,14 +57056,14 @@ async function measureInWorkers(o) {
     ready.push(new Promise((r) => onReady = r));
     results.push(
       new Promise((resolve3, reject) => {
-        w.on("message", (m) => {
-          if (m.type === "ready") onReady();
-          else if (m.type === "progress") {
-            progress[k] = m.progress;
+        w.on("message", (m2) => {
+          if (m2.type === "ready") onReady();
+          else if (m2.type === "progress") {
+            progress[k] = m2.progress;
             if (k === 0) o.onProgress?.(sumProgress(progress));
-          } else if (m.type === "records") for (const line of m.lines) o.onRecordLine?.(line);
-          else if (m.type === "result") resolve3(m.result);
-          else reject(new Error(`generator thread ${k + 1} of ${n2}: ${m.message}`));
+          } else if (m2.type === "records") for (const line of m2.lines) o.onRecordLine?.(line);
+          else if (m2.type === "result") resolve3(m2.result);
+          else reject(new Error(`generator thread ${k + 1} of ${n2}: ${m2.message}`));
         });
         w.once("error", (e) => reject(new Error(`generator thread ${k + 1} of ${n2} crashed: ${e.message}`)));
         w.once("exit", (code2) => reject(new Error(`generator thread ${k + 1} of ${n2} exited (code ${code2}) without a result`)));
@@ -56306,7 +57080,16 @@ async function measureInWorkers(o) {
     threads.forEach((w) => w.postMessage({ type: "start", runStart }));
     if (o.signal?.aborted) abort();
     const shards = mergeTotals(await Promise.all(results), { mode: "shards" });
-    return assembleResult(wholeRun(shards, o.resolved, n2, process.cpuUsage(cpu0), (now() - wall0) / 1e3));
+    const windowStart = runStart + o.resolved.warmupMs;
+    const serverView2 = await o.server?.finish({
+      runStart,
+      windowStart,
+      windowEnd: windowStart + shards.windowS * 1e3,
+      seriesIntervalS: shards.series.intervalS,
+      seriesLength: Math.max(shards.series.sent.length, shards.series.ok.length, shards.series.errors.length)
+    });
+    const whole = wholeRun(shards, o.resolved, n2, process.cpuUsage(cpu0), (now() - wall0) / 1e3);
+    return assembleResult(serverView2 ? { ...whole, serverView: serverView2 } : whole);
   } finally {
     o.signal?.removeEventListener("abort", abort);
     await Promise.all(threads.map((w) => w.terminate()));
@@ -56417,6 +57200,7 @@ async function runBenchmark(o) {
   const simulator = spec.target.url === "sim";
   const inputs0 = loadWorkloadInputs(resolved);
   const sim = simulator ? await launchSim({ ...spec.target.sim, model: spec.target.model }) : void 0;
+  let server;
   try {
     const baseUrl = sim ? sim.baseUrl : spec.target.url;
     const headers = probeHeaders(resolved);
@@ -56429,6 +57213,7 @@ async function runBenchmark(o) {
     const workload = await unlessAborted(prepareWorkload(inputs, { baseUrl, headers, timeoutMs: resolved.requestTimeoutMs }), o.signal);
     if (workload === void 0 || o.signal?.aborted) return await nothingSent(o, resolved, inputs, simulator, workload);
     const runId = randomBytes(4).toString("hex");
+    server = await startServerView(resolved, baseUrl, headers);
     if ((o.workers ?? 1) > 1)
       return await measureInWorkers({
         ...o,
@@ -56438,7 +57223,8 @@ async function runBenchmark(o) {
         simulator,
         workload,
         runId,
-        startLeadMs: START_LEAD_MS
+        startLeadMs: START_LEAD_MS,
+        server
       });
     const onRecord = o.onRecordLine && ((r) => o.onRecordLine(recordLine(r)));
     return await measure({
@@ -56450,9 +57236,11 @@ async function runBenchmark(o) {
       simulator,
       workload,
       runId,
-      runStart: now() + START_LEAD_MS
+      runStart: now() + START_LEAD_MS,
+      server
     });
   } finally {
+    await server?.stop();
     await sim?.stop();
   }
 }
@@ -56770,7 +57558,7 @@ ${line}
 `, "--out");
     if (values.json) process.stdout.write(`${JSON.stringify({ ...result3, verdict: gate })}
 `);
-    else process.stdout.write(`${renderConsoleReport(result3, gate)}
+    else process.stdout.write(`${renderConsoleReport(result3, gate, baseline)}
 Result written to ${values.out}
 `);
     if (result3.load.interrupted && result3.requests.scheduled === 0)
@@ -56829,7 +57617,7 @@ async function validateCommand(argv) {
 import { existsSync as existsSync3 } from "node:fs";
 
 // src/report/gate-text.ts
-function renderGateText(report) {
+function renderGateText(report, baseline = null, current = null) {
   const rows = gateRows(report);
   const header2 = { status: "status", metric: "metric", baseline: "baseline", current: "current", change: "change", limit: "rule" };
   const cols = ["status", "metric", "baseline", "current", "change", "limit"];
@@ -56839,6 +57627,7 @@ function renderGateText(report) {
   return [
     `Verdict  ${report.verdict.toUpperCase()}${report.has_baseline ? "" : " (no baseline)"}`,
     ...report.reasons.map((r) => `  ${r}`),
+    ...current ? explainRules(report, baseline, current).map((w) => `  why: ${w}`) : [],
     "",
     line(header2),
     ...rows.map(line)
@@ -56860,7 +57649,7 @@ function spectrum(r, histogram) {
 }
 var SPECTRUM_TICKS = ["0", "90", "99", "99.9", "99.99", "99.999"].map((label, at) => ({ at, label: `p${label}` }));
 var CHARTED = ["ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"];
-var LATENCIES = CHARTED.map((key) => METRICS.find((m) => m.key === key));
+var LATENCIES = CHARTED.map((key) => METRICS.find((m2) => m2.key === key));
 function latencyCharts(baseline, current) {
   return LATENCIES.map(({ histogram: h, label }) => {
     const title = `${label} (ms) by percentile`;
@@ -56894,6 +57683,31 @@ function timeseriesCharts(baseline, current) {
     });
   return [requests, lineChart("Output tokens per second", tokens, { label: "seconds since start" }, { label: "tokens/s" })];
 }
+var gaugePoints = (values, intervalS, scale = 1) => values.flatMap((v, i) => v === null ? [] : [[i * intervalS, v * scale]]);
+function serverCharts(baseline, current) {
+  const s = current.server;
+  if (!s?.available) return [];
+  const t = s.timeseries;
+  const queue = lineChart(
+    "Requests running and waiting (server, current run)",
+    [
+      { name: "running", points: gaugePoints(t.running, t.interval_s), color: "#2da44e" },
+      { name: "waiting", points: gaugePoints(t.waiting, t.interval_s), color: "#cf222e" }
+    ],
+    { label: "seconds since start" },
+    { label: "requests" }
+  );
+  const kv = [{ name: "current", points: gaugePoints(t.kv_cache_usage, t.interval_s, 100), color: CURRENT }];
+  const b2 = baseline?.server;
+  if (b2?.available)
+    kv.unshift({
+      name: "baseline",
+      points: gaugePoints(b2.timeseries.kv_cache_usage, b2.timeseries.interval_s, 100),
+      color: BASELINE,
+      dashed: true
+    });
+  return [queue, lineChart("KV cache in use (server)", kv, { label: "seconds since start" }, { label: "%" })];
+}
 
 // src/report/html.ts
 var REPORT_STYLE = `
@@ -56913,6 +57727,8 @@ function renderHtml(report, baseline, current) {
     (c) => `<tr><td>${c.scope}</td><td>${escapeHtml(c.name)}</td><td class="${c.ok ? "pass" : "fail"}">${c.ok ? "\u2705 ok" : "\u274C failed"}</td><td>${escapeHtml(c.message)}</td></tr>`
   ).join("\n");
   const errors = current.requests.error_samples.map((e) => `<tr><td>${escapeHtml(e.class)}</td><td class="n">${e.count}</td><td>${escapeHtml(e.detail || "\u2014")}</td></tr>`).join("\n");
+  const why2 = explainRules(report, baseline, current).map((w) => `<li><b>Why</b>: ${escapeHtml(w)}</li>`).join("\n");
+  const serverLines = [networkText(current), serverText(current), ...serverLatencyText(current)].filter((x) => x !== null).map((l) => `<li>${escapeHtml(l)}</li>`).join("\n");
   const definitions = Object.entries(current.definitions).map(([k, v]) => `<dt><b>${escapeHtml(k)}</b></dt><dd>${escapeHtml(v)}</dd>`).join("\n");
   return `<!doctype html>
 <html lang="en">
@@ -56927,6 +57743,7 @@ function renderHtml(report, baseline, current) {
 <p>${runLine("Current", current)}<br>${baseline ? runLine("Baseline", baseline) : "<b>No baseline</b>: only absolute (SLO) rules were judged."}</p>
 <ul>
 ${report.reasons.map((r) => `<li>${escapeHtml(r)}</li>`).join("\n")}
+${why2}
 </ul>
 <h2>Rules</h2>
 <table>
@@ -56942,8 +57759,13 @@ ${latencyCharts(baseline, current).join("\n")}
 <h2>Per-second time series</h2>
 <div class="charts">
 ${timeseriesCharts(baseline, current).join("\n")}
+${serverCharts(baseline, current).join("\n")}
 </div>
 ${patternHtml(current)}
+${serverLines ? `<h2>Server and network (current run)</h2>
+<ul>
+${serverLines}
+</ul>` : ""}
 <h2>Validity and comparability</h2>
 <table>
 <tr><th>Run</th><th>Check</th><th>Result</th><th>Detail</th></tr>
@@ -56975,6 +57797,8 @@ function renderMarkdown(report, baseline, current) {
   out2.push(`${runLine2("Current", current)}  `);
   out2.push(baseline ? runLine2("Baseline", baseline) : "**No baseline**: only absolute (SLO) rules were judged.", "");
   out2.push(...report.reasons.map((r) => `- ${escapeMarkdown(r)}`), "");
+  const why2 = explainRules(report, baseline, current);
+  if (why2.length > 0) out2.push(...why2.map((w) => `- **Why**: ${escapeMarkdown(w)}`), "");
   out2.push("| Metric | Baseline | Current | Change | Rule | Status |", "|:--|--:|--:|--:|:--|:--|");
   for (const r of gateRows(report)) {
     const change = r.noise ? `${escapeMarkdown(r.change)}<br><sub>noise ${escapeMarkdown(r.noise)}</sub>` : escapeMarkdown(r.change);
@@ -56997,6 +57821,14 @@ function renderMarkdown(report, baseline, current) {
   out2.push(...report.checks.map((c) => `| ${c.scope} | ${escapeMarkdown(c.name)} | ${c.ok ? "\u2705" : "\u274C"} | ${escapeMarkdown(c.message)} |`), "", "</details>", "");
   const connections = connectionsText(current);
   if (connections !== null) out2.push("#### Connections (current run)", "", escapeMarkdown(connections), "");
+  const server = serverText(current);
+  const network = networkText(current);
+  if (server !== null || network !== null) {
+    out2.push("#### Server and network (current run)", "");
+    if (network !== null) out2.push(`- **Network**: ${escapeMarkdown(network)}`);
+    if (server !== null) out2.push(`- **Server**: ${escapeMarkdown(server)}`, ...serverLatencyText(current).map((l) => `- ${escapeMarkdown(l)}`));
+    out2.push("");
+  }
   if (current.requests.error_samples.length > 0) {
     out2.push("#### Errors (current run)", "", "| Class | Count | Detail |", "|:--|--:|:--|");
     out2.push(...current.requests.error_samples.map((e) => `| ${escapeMarkdown(e.class)} | ${e.count} | ${escapeMarkdown(e.detail || "\u2014")} |`), "");
@@ -57011,12 +57843,12 @@ function runLine2(label, r) {
   return `**${label}**: model ${escapeMarkdown(r.target.model)} \xB7 ${escapeMarkdown(r.load.label)} \xB7 window ${r.load.window_s} s, ${r.requests.window.scheduled} requests${from} \xB7 ${escapeMarkdown(r.created_at)}`;
 }
 var CHART_PERCENTILES = ["p50", "p90", "p95", "p99"];
-var LABEL = Object.fromEntries(METRICS.map((m) => [m.key, m.label]));
+var LABEL = Object.fromEntries(METRICS.map((m2) => [m2.key, m2.label]));
 function percentileChart(title, metrics, baseline, current) {
-  const shown = metrics.filter((m) => current.metrics[m] && (!baseline || baseline.metrics[m]));
+  const shown = metrics.filter((m2) => current.metrics[m2] && (!baseline || baseline.metrics[m2]));
   if (shown.length === 0) return [];
-  const labels = shown.flatMap((m) => CHART_PERCENTILES.map((p2) => `"${LABEL[m]} ${p2}"`));
-  const values = (r) => `[${shown.flatMap((m) => CHART_PERCENTILES.map((p2) => r.metrics[m][p2])).join(", ")}]`;
+  const labels = shown.flatMap((m2) => CHART_PERCENTILES.map((p2) => `"${LABEL[m2]} ${p2}"`));
+  const values = (r) => `[${shown.flatMap((m2) => CHART_PERCENTILES.map((p2) => r.metrics[m2][p2])).join(", ")}]`;
   return [
     `#### ${title}`,
     "",
@@ -57311,8 +58143,7 @@ function batchSlotsOf(spec, simDefaultSlots) {
 }
 var labelOf = (mode) => mode === "open" ? "open-loop rate sweep" : "closed-loop concurrency sweep";
 function rttOf(points) {
-  const r = points[0]?.result;
-  return typeof r?.network?.rtt_ms?.p50 === "number" ? r.network.rtt_ms.p50 : null;
+  return points[0]?.result.network?.rtt_ms?.p50 ?? null;
 }
 function buildSweepDocument(o) {
   const sweep = o.spec.sweep;
@@ -57496,9 +58327,9 @@ function judgeDecrease(id, metric, unit, rule2, base, cur, confidence) {
   const change = changeOf(base.value, cur.value);
   const threshold = -(rule2.max_decrease_pct / 100) * base.value;
   const ci = { lower: cur.value - base.value, upper: (cur.favourable ?? Infinity) - base.unfavourable, confidence };
-  const moved = `${change.abs >= 0 ? "rose" : "fell"} from ${sig4(base.value)} to ${sig4(cur.value)} ${unit}${change.rel === null ? "" : ` (${pctText(change.rel, true)})`}, allowed ${pctText(-rule2.max_decrease_pct / 100, true)}`;
+  const moved2 = `${change.abs >= 0 ? "rose" : "fell"} from ${sig4(base.value)} to ${sig4(cur.value)} ${unit}${change.rel === null ? "" : ` (${pctText(change.rel, true)})`}, allowed ${pctText(-rule2.max_decrease_pct / 100, true)}`;
   const failed = cur.value < floor && (cur.favourable ?? Infinity) < floorUnfavourable;
-  const reason = failed ? `${moved}; even the current's favourable bound (${cur.why}) is below ${sig4(floorUnfavourable)} ${unit}` : cur.value < floor ? `${moved}, but within what the sweeps resolve (current ${cur.why}; baseline ${base.why})` : moved;
+  const reason = failed ? `${moved2}; even the current's favourable bound (${cur.why}) is below ${sig4(floorUnfavourable)} ${unit}` : cur.value < floor ? `${moved2}, but within what the sweeps resolve (current ${cur.why}; baseline ${base.why})` : moved2;
   return outcome(
     { ...draft, baseline: base.value, current: cur.value, change, threshold, ci: Number.isFinite(ci.upper) ? ci : null, reason },
     failed ? "fail" : "pass",
@@ -57538,8 +58369,8 @@ function judgeSaturation(rule2, base, cur, z, confidence) {
   const half = z * Math.hypot(se(base), se(cur));
   const ci = { lower: change.abs - half, upper: change.abs + half, confidence };
   const failed = change.abs < threshold && ci.upper < threshold;
-  const moved = `${change.abs >= 0 ? "rose" : "fell"} ${num(change.abs, true)} req/s (${change.rel === null ? "n/a" : pctText(change.rel, true)}), allowed ${num(threshold, true)} req/s`;
-  const reason = failed ? `${moved}; the ${confText(confidence)} upper bound ${num(ci.upper, true)} req/s is beyond it too` : change.abs < threshold ? `${moved}, but within noise: the ${confText(confidence)} upper bound is ${num(ci.upper, true)} req/s` : moved;
+  const moved2 = `${change.abs >= 0 ? "rose" : "fell"} ${num(change.abs, true)} req/s (${change.rel === null ? "n/a" : pctText(change.rel, true)}), allowed ${num(threshold, true)} req/s`;
+  const reason = failed ? `${moved2}; the ${confText(confidence)} upper bound ${num(ci.upper, true)} req/s is beyond it too` : change.abs < threshold ? `${moved2}, but within noise: the ${confText(confidence)} upper bound is ${num(ci.upper, true)} req/s` : moved2;
   return outcome(
     { ...draft, baseline: b2.requests_per_s, current: c.requests_per_s, change, threshold, ci, reason },
     failed ? "fail" : "pass",
@@ -57620,7 +58451,7 @@ function compareSweeps(baseline, current) {
 
 // src/report/sweep.ts
 var n = (v, unit = "") => v === null || v === void 0 ? "\u2014" : `${Number(v.toPrecision(4))}${unit}`;
-var pct4 = (v) => v === null ? "\u2014" : `${Number((v * 100).toPrecision(3))} %`;
+var pct5 = (v) => v === null ? "\u2014" : `${Number((v * 100).toPrecision(3))} %`;
 function findings2(d) {
   const a = d.analysis;
   const unit = a.mode === "open" ? " req/s" : " concurrent";
@@ -57648,7 +58479,7 @@ function findings2(d) {
     },
     {
       key: "analysis.capacity_at_slo.rate_per_s",
-      label: `Capacity at SLO (goodput \u2265 ${pct4(a.capacity_at_slo.target)})`,
+      label: `Capacity at SLO (goodput \u2265 ${pct5(a.capacity_at_slo.target)})`,
       value: a.capacity_at_slo.rate_per_s === null ? "not met at any point" : `${n(a.capacity_at_slo.rate_per_s, " req/s")}${a.capacity_at_slo.concurrency !== null ? ` at concurrency ${a.capacity_at_slo.concurrency}` : ""} (between ${n(a.capacity_at_slo.passing_load, unit)} passing and ${n(a.capacity_at_slo.failing_load, unit)} failing)`,
       rule: a.capacity_at_slo.rule,
       note: a.capacity_at_slo.note
@@ -57709,14 +58540,14 @@ function pointRow(p2) {
     p2.mode === "open" ? `${n(p2.load)} req/s` : `${p2.load} concurrent (closed loop)`,
     n(p2.offered_rate_per_s),
     n(p2.requests_per_s),
-    pct4(p2.achieved_fraction),
+    pct5(p2.achieved_fraction),
     n(p2.output_tokens_per_s),
     n(p2.latency_ms.p50),
     n(p2.latency_ms.p90),
     n(p2.latency_ms.p99),
     n(p2.e2e_ms.mean),
-    pct4(p2.goodput_fraction),
-    pct4(p2.utilization),
+    pct5(p2.goodput_fraction),
+    pct5(p2.utilization),
     n(p2.littles_law.predicted_in_flight),
     `${n(p2.littles_law.mean_in_flight)} / ${n(p2.littles_law.peak_in_flight)}${p2.littles_law.oversubscribed ? " (oversubscribed)" : ""}`,
     p2.saturated_because ?? "no",
@@ -58213,7 +59044,7 @@ async function compareCommand(argv) {
   const written = writeReports(report, baseline, current, values);
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}
 `);
-  else process.stdout.write(`${renderGateText(report)}
+  else process.stdout.write(`${renderGateText(report, baseline, current)}
 ${written.map((f) => `Report written to ${f}
 `).join("")}`);
   return EXIT[report.verdict];

@@ -15265,13 +15265,17 @@ var Exchange = class {
   }
   admitted(t) {
     this.record.admitted = t;
+    this.ctx.metrics.queued(t - this.record.received);
     this.record.cached_tokens = this.seq.cachedTokens;
   }
   token(t, last) {
     if (this.ended || this.hung) return t;
     const r = this.record;
     const written = this.pending !== void 0 ? t : now();
-    if (r.output_tokens++ === 0) r.first_token = written;
+    if (r.output_tokens++ === 0) {
+      r.first_token = written;
+      this.ctx.metrics.firstToken(written - r.received);
+    } else this.ctx.metrics.tokenGap(written - r.last_token);
     r.last_token = written;
     const strike = r.output_tokens === this.faultAt;
     if (!this.req.stream) {
@@ -15408,10 +15412,52 @@ var Exchange = class {
 };
 
 // src/sim/metrics.ts
+var LATENCY_BUCKETS = [1e-3, 5e-3, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560];
+var ITL_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80];
+var PromHistogram = class {
+  constructor(bounds) {
+    this.bounds = bounds;
+    this.counts = new Array(bounds.length).fill(0);
+  }
+  bounds;
+  counts;
+  sum = 0;
+  n = 0;
+  observe(seconds) {
+    const i = this.bounds.findIndex((b) => seconds <= b);
+    if (i >= 0) this.counts[i]++;
+    this.sum += seconds;
+    this.n++;
+  }
+  lines(name, labels) {
+    let cumulative = 0;
+    return [
+      ...this.bounds.map((b, i) => `${name}_bucket{${labels},le="${b}"} ${cumulative += this.counts[i]}`),
+      `${name}_bucket{${labels},le="+Inf"} ${this.n}`,
+      `${name}_sum{${labels}} ${this.sum}`,
+      `${name}_count{${labels}} ${this.n}`
+    ];
+  }
+};
 var SimMetrics = class {
   requests = new Map(OUTCOME_CLASSES.map((c) => [c, 0]));
   promptTokens = 0;
   generationTokens = 0;
+  ttft = new PromHistogram(LATENCY_BUCKETS);
+  queueTime = new PromHistogram(LATENCY_BUCKETS);
+  itl = new PromHistogram(ITL_BUCKETS);
+  /** A request left the waiting queue (its time in it, ms), as vLLM's request_queue_time_seconds. */
+  queued(ms) {
+    this.queueTime.observe(ms / 1e3);
+  }
+  /** A request's first token was written (ms since it was received), as vLLM's time_to_first_token_seconds. */
+  firstToken(ms) {
+    this.ttft.observe(ms / 1e3);
+  }
+  /** The gap before a later token, ms. */
+  tokenGap(ms) {
+    this.itl.observe(ms / 1e3);
+  }
   count(outcome, promptTokens, outputTokens) {
     this.requests.set(outcome, this.requests.get(outcome) + 1);
     this.promptTokens += promptTokens;
@@ -15442,6 +15488,18 @@ var SimMetrics = class {
       "# HELP vllm:prefix_cache_hits_total Prompt tokens found in the prefix cache.",
       "# TYPE vllm:prefix_cache_hits_total counter",
       `vllm:prefix_cache_hits_total{${m}} ${g.prefixHits}`,
+      "# HELP vllm:num_preemptions_total Preemptions: always 0, the sim reserves every KV block a sequence needs at admission.",
+      "# TYPE vllm:num_preemptions_total counter",
+      `vllm:num_preemptions_total{${m}} 0`,
+      "# HELP vllm:time_to_first_token_seconds Time from the request received to its first token written, s.",
+      "# TYPE vllm:time_to_first_token_seconds histogram",
+      ...this.ttft.lines("vllm:time_to_first_token_seconds", m),
+      "# HELP vllm:request_queue_time_seconds Time in the waiting queue before admission, s.",
+      "# TYPE vllm:request_queue_time_seconds histogram",
+      ...this.queueTime.lines("vllm:request_queue_time_seconds", m),
+      "# HELP vllm:inter_token_latency_seconds Time between consecutive tokens written, s.",
+      "# TYPE vllm:inter_token_latency_seconds histogram",
+      ...this.itl.lines("vllm:inter_token_latency_seconds", m),
       "# HELP loadgate_sim_requests_total Finished requests by how they ended.",
       "# TYPE loadgate_sim_requests_total counter",
       ...[...this.requests].map(([c, n]) => `loadgate_sim_requests_total{${m},class="${c}"} ${n}`),

@@ -36868,7 +36868,8 @@ function assembleResult(t) {
     ...t.merge ? { merge: t.merge } : {},
     ...t.replicates ? { replicates: t.replicates } : {},
     ...t.pattern ? { pattern: t.pattern } : {},
-    ...t.abort ? { abort: t.abort } : {}
+    ...t.abort ? { abort: t.abort } : {},
+    ...t.serverView
   };
 }
 
@@ -36920,7 +36921,8 @@ function recorderTotals(rec, f) {
     definitions: DEFINITIONS,
     connections: connectionFacts(rec.reconnects, f.keepAlive),
     ...f.pattern ? { pattern: f.pattern } : {},
-    ...f.abort ? { abort: f.abort } : {}
+    ...f.abort ? { abort: f.abort } : {},
+    ...f.serverView ? { serverView: f.serverView } : {}
   };
 }
 function buildResult(rec, f) {
@@ -37376,6 +37378,14 @@ async function measure(o) {
     const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
     const cpu = process.cpuUsage(cpu0);
     const eventLoopDelayMs = probe.stop();
+    const series = recorder.series;
+    const serverView = await o.server?.finish({
+      runStart,
+      windowStart,
+      windowEnd: effectiveEnd,
+      seriesIntervalS: series.intervalS,
+      seriesLength: Math.max(series.sent.length, series.ok.length, series.errors.length)
+    });
     return buildResult(recorder, {
       resolved,
       targetUrl: o.simulator ? "sim" : spec.target.url,
@@ -37392,7 +37402,8 @@ async function measure(o) {
       workload: workload.describe(),
       keepAlive: client.keepAlive(),
       pattern: pattern && buildPatternSection(patternFacts(plan2, pattern, spec.gate, baseRateOf(spec.load), spikeOf(resolved))),
-      abort: aborted
+      abort: aborted,
+      serverView
     });
   } finally {
     clearInterval(progress);

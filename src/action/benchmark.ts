@@ -36,6 +36,10 @@ export function loadActionSpec(inputs: ActionInputs): ResolvedSpec {
     checkCredentialTarget(resolved.spec.target.url, allowed, credentials.join(' and '));
     // The A/B baseline deployment receives the same headers and key.
     if (inputs.baselineUrl) checkCredentialTarget(inputs.baselineUrl, allowed, credentials.join(' and '));
+    // So does the server view's /metrics: the spec (a fork's, maybe) cannot widen the hosts the workflow allows.
+    const metricsUrl = resolved.spec.target.metrics_url;
+    if (typeof metricsUrl === 'string' && resolved.spec.target.url !== 'sim')
+      checkCredentialTarget(metricsUrl, allowed, credentials.join(' and '));
   }
   return inputs.waitForReadyMs === undefined ? resolved : { ...resolved, readyTimeoutMs: inputs.waitForReadyMs };
 }

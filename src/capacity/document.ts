@@ -45,8 +45,7 @@ export const labelOf = (mode: 'open' | 'closed') => (mode === 'open' ? 'open-loo
 
 /** The network round trip of the lightest point when its result carries one (issue #15: network.rtt_ms.p50). */
 function rttOf(points: SweepPoint[]): number | null {
-  const r = points[0]?.result as { network?: { rtt_ms?: { p50?: number } } } | undefined;
-  return typeof r?.network?.rtt_ms?.p50 === 'number' ? r.network.rtt_ms.p50 : null;
+  return points[0]?.result.network?.rtt_ms?.p50 ?? null;
 }
 
 /** Assembles the sweep document: one function, so the CLI, the Action and tests build it alike. */

@@ -94,7 +94,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
   const report = compare(baseline, current, gateFor(values.spec, current));
   const written = writeReports(report, baseline, current, values);
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else process.stdout.write(`${renderGateText(report)}\n${written.map((f) => `Report written to ${f}\n`).join('')}`);
+  else process.stdout.write(`${renderGateText(report, baseline, current)}\n${written.map((f) => `Report written to ${f}\n`).join('')}`);
   return EXIT[report.verdict];
 }
 

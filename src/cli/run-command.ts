@@ -182,7 +182,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     const doc = values.format === 'vllm' ? toVllmFormat(result) : result;
     writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}\n`, '--out');
     if (values.json) process.stdout.write(`${JSON.stringify({ ...result, verdict: gate })}\n`);
-    else process.stdout.write(`${renderConsoleReport(result, gate)}\nResult written to ${values.out}\n`);
+    else process.stdout.write(`${renderConsoleReport(result, gate, baseline)}\nResult written to ${values.out}\n`);
     if (result.load.interrupted && result.requests.scheduled === 0)
       process.stderr.write(
         `interrupted before the first request: no request was sent (${result.requests.not_reached} scheduled arrivals not reached)\n`,

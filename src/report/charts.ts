@@ -66,3 +66,33 @@ export function timeseriesCharts(baseline: Result | null, current: Result): stri
     });
   return [requests, lineChart('Output tokens per second', tokens, { label: 'seconds since start' }, { label: 'tokens/s' })];
 }
+
+/** Gauge values per interval as points, skipping intervals no scrape fell in. */
+const gaugePoints = (values: (number | null)[], intervalS: number, scale = 1): [number, number][] =>
+  values.flatMap((v, i) => (v === null ? [] : [[i * intervalS, v * scale] as [number, number]]));
+
+/** Queue depth and KV-cache use from the server's /metrics, on the client series' time axis; [] without a server view. */
+export function serverCharts(baseline: Result | null, current: Result): string[] {
+  const s = current.server;
+  if (!s?.available) return [];
+  const t = s.timeseries;
+  const queue = lineChart(
+    'Requests running and waiting (server, current run)',
+    [
+      { name: 'running', points: gaugePoints(t.running, t.interval_s), color: '#2da44e' },
+      { name: 'waiting', points: gaugePoints(t.waiting, t.interval_s), color: '#cf222e' },
+    ],
+    { label: 'seconds since start' },
+    { label: 'requests' },
+  );
+  const kv: Series[] = [{ name: 'current', points: gaugePoints(t.kv_cache_usage, t.interval_s, 100), color: CURRENT }];
+  const b = baseline?.server;
+  if (b?.available)
+    kv.unshift({
+      name: 'baseline',
+      points: gaugePoints(b.timeseries.kv_cache_usage, b.timeseries.interval_s, 100),
+      color: BASELINE,
+      dashed: true,
+    });
+  return [queue, lineChart('KV cache in use (server)', kv, { label: 'seconds since start' }, { label: '%' })];
+}

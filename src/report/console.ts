@@ -3,8 +3,10 @@ import type { CountSummary } from '../metrics/histogram.js';
 import { METRICS, percentileLabel } from '../metrics/definitions.js';
 import { num } from '../numbers.js';
 import type { Result } from '../result/types.js';
+import { explainRules } from './explain.js';
 import { connectionsText } from './format.js';
 import { patternConsole } from './pattern-report.js';
+import { networkText, serverLatencyText, serverText } from './server-format.js';
 
 const COLS = ['p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
 
@@ -33,8 +35,13 @@ function latencyTable(r: Result): string[] {
   return lines;
 }
 
+/** Server text on a terminal: control characters (escape sequences) shown as code points, never sent. */
+const terminalSafe = (s: string) =>
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+
 /** The human-readable run report: what was offered, what came back, whether to trust it, and the verdict. */
-export function renderConsoleReport(r: Result, gate: GateReport): string {
+export function renderConsoleReport(r: Result, gate: GateReport, baseline: Result | null = null): string {
   const c = r.requests.window.by_class;
   const out = [
     `loadgate ${r.tool.version} — "${r.spec.name}" against ${r.target.simulator ? 'the embedded simulator' : r.target.url} (${r.target.api}, model ${r.target.model})`,
@@ -54,6 +61,10 @@ export function renderConsoleReport(r: Result, gate: GateReport): string {
   const connections = connectionsText(r);
   if (connections !== null) out.push(`Connections ${connections}`);
   out.push(...patternConsole(r));
+  const network = networkText(r);
+  if (network !== null) out.push(`Network     ${network}`);
+  const server = serverText(r);
+  if (server !== null) out.push(`Server      ${terminalSafe(server)}`, ...serverLatencyText(r).map((l) => `            ${l}`));
   if (r.requests.error_samples.length > 0) {
     out.push('', 'Errors');
     for (const e of r.requests.error_samples.slice(0, 5)) out.push(`  ${e.class} ×${e.count}${e.detail ? `: ${e.detail}` : ''}`);
@@ -62,6 +73,7 @@ export function renderConsoleReport(r: Result, gate: GateReport): string {
   for (const v of r.validity.checks) out.push(`  ${v.ok ? 'ok  ' : 'FAIL'} ${v.name}: ${v.message}`);
   out.push('', `Verdict     ${gate.verdict.toUpperCase()}`);
   for (const reason of gate.reasons) out.push(`  ${reason}`);
+  for (const why of explainRules(gate, baseline, r)) out.push(`  why: ${why}`);
   out.push(
     '',
     'TTFT and E2E are measured from the intended send time; TPOT = (last − first token) / (tokens − 1); ITL = gaps between content chunks.',

@@ -1,8 +1,10 @@
 import type { GateReport } from '../gate/types.js';
+import type { Result } from '../result/types.js';
+import { explainRules } from './explain.js';
 import { gateRows } from './format.js';
 
 /** The gate report for a terminal: the verdict, its reasons, and one aligned line per rule. */
-export function renderGateText(report: GateReport): string {
+export function renderGateText(report: GateReport, baseline: Result | null = null, current: Result | null = null): string {
   const rows = gateRows(report);
   const header = { status: 'status', metric: 'metric', baseline: 'baseline', current: 'current', change: 'change', limit: 'rule' };
   const cols = ['status', 'metric', 'baseline', 'current', 'change', 'limit'] as const;
@@ -16,6 +18,7 @@ export function renderGateText(report: GateReport): string {
   return [
     `Verdict  ${report.verdict.toUpperCase()}${report.has_baseline ? '' : ' (no baseline)'}`,
     ...report.reasons.map((r) => `  ${r}`),
+    ...(current ? explainRules(report, baseline, current).map((w) => `  why: ${w}`) : []),
     '',
     line(header),
     ...rows.map(line),

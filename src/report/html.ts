@@ -1,7 +1,9 @@
 import type { GateReport } from '../gate/types.js';
 
 import type { Result } from '../result/types.js';
-import { latencyCharts, timeseriesCharts } from './charts.js';
+import { latencyCharts, serverCharts, timeseriesCharts } from './charts.js';
+import { explainRules } from './explain.js';
+import { networkText, serverLatencyText, serverText } from './server-format.js';
 import { escapeHtml as esc } from './escape.js';
 import { gateRows, noiseNote, STATUS_ICON, VERDICT_ICON } from './format.js';
 import { patternHtml } from './pattern-report.js';
@@ -38,6 +40,13 @@ export function renderHtml(report: GateReport, baseline: Result | null, current:
   const errors = current.requests.error_samples
     .map((e) => `<tr><td>${esc(e.class)}</td><td class="n">${e.count}</td><td>${esc(e.detail || '—')}</td></tr>`)
     .join('\n');
+  const why = explainRules(report, baseline, current)
+    .map((w) => `<li><b>Why</b>: ${esc(w)}</li>`)
+    .join('\n');
+  const serverLines = [networkText(current), serverText(current), ...serverLatencyText(current)]
+    .filter((x): x is string => x !== null)
+    .map((l) => `<li>${esc(l)}</li>`)
+    .join('\n');
   const definitions = Object.entries(current.definitions)
     .map(([k, v]) => `<dt><b>${esc(k)}</b></dt><dd>${esc(v)}</dd>`)
     .join('\n');
@@ -55,6 +64,7 @@ export function renderHtml(report: GateReport, baseline: Result | null, current:
 <p>${runLine('Current', current)}<br>${baseline ? runLine('Baseline', baseline) : '<b>No baseline</b>: only absolute (SLO) rules were judged.'}</p>
 <ul>
 ${report.reasons.map((r) => `<li>${esc(r)}</li>`).join('\n')}
+${why}
 </ul>
 <h2>Rules</h2>
 <table>
@@ -70,8 +80,10 @@ ${latencyCharts(baseline, current).join('\n')}
 <h2>Per-second time series</h2>
 <div class="charts">
 ${timeseriesCharts(baseline, current).join('\n')}
+${serverCharts(baseline, current).join('\n')}
 </div>
 ${patternHtml(current)}
+${serverLines ? `<h2>Server and network (current run)</h2>\n<ul>\n${serverLines}\n</ul>` : ''}
 <h2>Validity and comparability</h2>
 <table>
 <tr><th>Run</th><th>Check</th><th>Result</th><th>Detail</th></tr>

@@ -3,8 +3,10 @@ import type { GateReport } from '../gate/types.js';
 import { METRICS, type MetricName } from '../metrics/definitions.js';
 import type { Result } from '../result/types.js';
 import { escapeMarkdown as md } from './escape.js';
+import { explainRules } from './explain.js';
 import { connectionsText, gateRows, noiseNote, STATUS_ICON, VERDICT_ICON } from './format.js';
 import { patternMarkdown } from './pattern-report.js';
+import { networkText, serverLatencyText, serverText } from './server-format.js';
 
 /**
  * The gate report as GitHub-flavoured markdown, for a job summary or a pull-request comment:
@@ -16,6 +18,8 @@ export function renderMarkdown(report: GateReport, baseline: Result | null, curr
   out.push(`${runLine('Current', current)}  `);
   out.push(baseline ? runLine('Baseline', baseline) : '**No baseline**: only absolute (SLO) rules were judged.', '');
   out.push(...report.reasons.map((r) => `- ${md(r)}`), '');
+  const why = explainRules(report, baseline, current);
+  if (why.length > 0) out.push(...why.map((w) => `- **Why**: ${md(w)}`), '');
 
   out.push('| Metric | Baseline | Current | Change | Rule | Status |', '|:--|--:|--:|--:|:--|:--|');
   for (const r of gateRows(report)) {
@@ -42,6 +46,14 @@ export function renderMarkdown(report: GateReport, baseline: Result | null, curr
 
   const connections = connectionsText(current);
   if (connections !== null) out.push('#### Connections (current run)', '', md(connections), '');
+  const server = serverText(current);
+  const network = networkText(current);
+  if (server !== null || network !== null) {
+    out.push('#### Server and network (current run)', '');
+    if (network !== null) out.push(`- **Network**: ${md(network)}`);
+    if (server !== null) out.push(`- **Server**: ${md(server)}`, ...serverLatencyText(current).map((l) => `- ${md(l)}`));
+    out.push('');
+  }
   if (current.requests.error_samples.length > 0) {
     out.push('#### Errors (current run)', '', '| Class | Count | Detail |', '|:--|--:|:--|');
     out.push(...current.requests.error_samples.map((e) => `| ${md(e.class)} | ${e.count} | ${md(e.detail || '—')} |`), '');

@@ -172,5 +172,6 @@ export function assembleResult(t: RunTotals): Result {
     ...(t.replicates ? { replicates: t.replicates } : {}),
     ...(t.pattern ? { pattern: t.pattern } : {}),
     ...(t.abort ? { abort: t.abort } : {}),
+    ...t.serverView,
   };
 }

@@ -11,6 +11,7 @@ import type { WorkloadFacts } from '../workload/types.js';
 import { assembleResult } from './assemble.js';
 import { connectionFacts } from './connections.js';
 import { timestampErrorHistograms } from './timestamp-error.js';
+import type { ServerView } from './server-view.js';
 import type { RunTotals } from './totals.js';
 import type { AbortInfo, Result } from './types.js';
 import type { PatternSection } from './pattern.js';
@@ -37,6 +38,8 @@ export interface RunFacts {
   /** A time-varying load's section (result/pattern.ts buildPatternSection); absent for a steady rate. */
   pattern?: PatternSection;
   abort?: AbortInfo;
+  /** The server view and network probe of the run (src/result/server-view.ts); absent when not measured. */
+  serverView?: ServerView;
 }
 
 /** What one generator's recorder saw, with the run's facts and the host's: the totals of one run. */
@@ -83,6 +86,7 @@ export function recorderTotals(rec: Recorder, f: RunFacts): RunTotals {
     connections: connectionFacts(rec.reconnects, f.keepAlive),
     ...(f.pattern ? { pattern: f.pattern } : {}),
     ...(f.abort ? { abort: f.abort } : {}),
+    ...(f.serverView ? { serverView: f.serverView } : {}),
   };
 }
 

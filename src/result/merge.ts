@@ -11,6 +11,7 @@ import { specHash } from '../spec/hash.js';
 import { assembleResult } from './assemble.js';
 import { observedLoopMs } from './timestamp-error.js';
 import { mergeConnectionFacts } from './connections.js';
+import { mergeServerView } from './server-view.js';
 import { resultCounts, type RunCounts, type RunTotals } from './totals.js';
 import type { MergeMode, Result, ValidityCheck } from './types.js';
 
@@ -77,6 +78,7 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
     ...mergedPeak(results, shards),
     errorSamples: mergeErrorSamples(results),
     connections: mergeConnectionFacts(results),
+    serverView: mergeServerView(results),
     histograms: mergeHistograms(results),
     series: mergeTimeseries(results, shards),
     generator: {

@@ -28,6 +28,10 @@ const byClass = {
   properties: Object.fromEntries(OUTCOMES.map((o) => [o, count])),
 };
 const summary = nullable({ $ref: '#/definitions/summary' });
+const gauge = obj({ mean: num, max: num, last: num });
+const serverQuantiles = nullable(obj({ count: num, mean: num, p50: num, p95: num, p99: num }));
+const gaugeSeries = { type: 'array', items: nullable(num) };
+const twoQuantiles = nullable(obj({ p50: num, p99: num }));
 
 const result = obj({
   schema_version: { const: RESULT_SCHEMA_VERSION },
@@ -168,5 +172,25 @@ export const resultSchema: SchemaObject = {
     // Present only for a time-varying load (src/result/pattern.ts) and an aborted run.
     pattern: patternSchema,
     abort: obj({ reason: { enum: ['error_rate', 'over_saturation'] }, at_s: num, detail: str, fail: { type: 'boolean' } }),
+    // Present when the run scraped /metrics and probed the network (src/server); absent in older results.
+    server: obj(
+      {
+        url: str,
+        engine: nullable({ enum: ['vllm', 'sglang', 'tgi', 'llamacpp'] }),
+        available: { type: 'boolean' },
+        scrapes: count,
+        interval_s: num,
+        summary: obj(
+          { prefix_cache_hit_rate: nullable(num), preemptions: nullable(num), preemptions_per_s: nullable(num) },
+          { optional: { running: gauge, waiting: gauge, kv_cache_usage: gauge, batch_size: gauge } },
+        ),
+        ttft_ms: serverQuantiles,
+        queue_time_ms: serverQuantiles,
+        itl_ms: serverQuantiles,
+        timeseries: obj({ interval_s: num, running: gaugeSeries, waiting: gaugeSeries, kv_cache_usage: gaugeSeries }),
+      },
+      { optional: { note: str } },
+    ),
+    network: obj({ probes: count, connect_ms: twoQuantiles, rtt_ms: twoQuantiles }, { optional: { tls_ms: twoQuantiles, note: str } }),
   },
 };

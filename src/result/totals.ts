@@ -5,6 +5,7 @@ import type { Spec } from '../spec/types.js';
 import type { WorkloadPlan } from '../workload/types.js';
 import type { ConnectionFacts } from './connections.js';
 import type { PatternSection } from './pattern.js';
+import type { ServerView } from './server-view.js';
 import type { AbortInfo, MergeInfo, ReplicateSpread, Result, ValidityCheck } from './types.js';
 
 /** The recorder's counters (src/metrics/recorder.ts): what a run counted, and what merging adds up. */
@@ -105,6 +106,8 @@ export interface RunTotals {
   pattern?: PatternSection;
   /** Why load.abort stopped the run, when it did. */
   abort?: AbortInfo;
+  /** The server view and the network probe (src/result/server-view.ts); absent when not measured. */
+  serverView?: ServerView;
 }
 
 /**

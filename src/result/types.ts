@@ -1,3 +1,4 @@
+import type { NetworkSection, ServerSection } from '../server/types.js';
 import type { KeepAliveFacts } from '../client/keep-alive.js';
 import type { Outcome } from '../client/types.js';
 import { METRICS, type MetricName } from '../metrics/definitions.js';
@@ -154,6 +155,10 @@ export interface Result {
   pattern?: PatternSection;
   /** Present when load.abort stopped the run early. */
   abort?: AbortInfo;
+  /** The server's own view of the window from its /metrics (src/server); absent when turned off or in older results. */
+  server?: ServerSection;
+  /** Connect time, TLS handshake and request round trip, probed before the warmup; absent in older results. */
+  network?: NetworkSection;
 }
 
 /** Why and when load.abort stopped a run; its gate verdict is inconclusive, or fail with load.abort.fail. */

@@ -16,6 +16,7 @@ import type { ResolvedSpec } from '../spec/types.js';
 import { AbortWatch } from './abort-watch.js';
 import { now } from '../time.js';
 import type { Workload } from '../workload/types.js';
+import type { ServerWatch } from './server-view.js';
 
 export interface Progress {
   elapsedS: number;
@@ -42,6 +43,8 @@ export interface MeasureOptions {
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
   onRecord?: (r: RequestRecord) => void;
+  /** The run's server view (src/run/server-view.ts), when this generator is the run's only one. */
+  server?: ServerWatch;
 }
 
 /** Extra grace after the request timeout before in-flight requests are cancelled. */
@@ -192,6 +195,14 @@ export async function measure(o: MeasureOptions): Promise<Result> {
     const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
     const cpu = process.cpuUsage(cpu0);
     const eventLoopDelayMs = probe.stop();
+    const series = recorder.series;
+    const serverView = await o.server?.finish({
+      runStart,
+      windowStart,
+      windowEnd: effectiveEnd,
+      seriesIntervalS: series.intervalS,
+      seriesLength: Math.max(series.sent.length, series.ok.length, series.errors.length),
+    });
     return buildResult(recorder, {
       resolved,
       targetUrl: o.simulator ? 'sim' : spec.target.url,
@@ -209,6 +220,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
       keepAlive: client.keepAlive(),
       pattern: pattern && buildPatternSection(patternFacts(plan, pattern, spec.gate, baseRateOf(spec.load), spikeOf(resolved))),
       abort: aborted,
+      serverView,
     });
   } finally {
     clearInterval(progress);

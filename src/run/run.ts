@@ -12,6 +12,7 @@ import { createWorkload, prepareWorkload } from '../workload/workload.js';
 import { measure, type Progress } from './measure.js';
 import { waitForReady, type ReadyAuth } from './ready.js';
 import { withServedModel } from './served-model.js';
+import { startServerView, type ServerWatch } from './server-view.js';
 import { measureInWorkers } from './workers.js';
 
 export type { Progress } from './measure.js';
@@ -142,6 +143,7 @@ export async function runBenchmark(o: RunOptions): Promise<Result> {
   const inputs0 = loadWorkloadInputs(resolved); // a bad dataset or length file fails before anything starts
   // The simulator serves the spec's model name, so the same spec runs against it and a real server.
   const sim = simulator ? await launchSim({ ...spec.target.sim, model: spec.target.model }) : undefined;
+  let server: ServerWatch | undefined;
   try {
     const baseUrl = sim ? sim.baseUrl : spec.target.url;
     const headers = probeHeaders(resolved);
@@ -154,6 +156,7 @@ export async function runBenchmark(o: RunOptions): Promise<Result> {
     const workload = await unlessAborted(prepareWorkload(inputs, { baseUrl, headers, timeoutMs: resolved.requestTimeoutMs }), o.signal);
     if (workload === undefined || o.signal?.aborted) return await nothingSent(o, resolved, inputs, simulator, workload);
     const runId = randomBytes(4).toString('hex');
+    server = await startServerView(resolved, baseUrl, headers);
     if ((o.workers ?? 1) > 1)
       return await measureInWorkers({
         ...o,
@@ -164,6 +167,7 @@ export async function runBenchmark(o: RunOptions): Promise<Result> {
         workload,
         runId,
         startLeadMs: START_LEAD_MS,
+        server,
       });
     const onRecord = o.onRecordLine && ((r: Parameters<typeof recordLine>[0]) => o.onRecordLine!(recordLine(r)));
     return await measure({
@@ -176,8 +180,10 @@ export async function runBenchmark(o: RunOptions): Promise<Result> {
       workload,
       runId,
       runStart: now() + START_LEAD_MS,
+      server,
     });
   } finally {
+    await server?.stop();
     await sim?.stop();
   }
 }

@@ -9,6 +9,7 @@ import type { ResolvedSpec } from '../spec/types.js';
 import { now } from '../time.js';
 import type { Workload } from '../workload/types.js';
 import type { Progress } from './measure.js';
+import type { ServerWatch } from './server-view.js';
 import { shardSpec } from './shard.js';
 import type { FromWorker, WorkerInit } from './worker-protocol.js';
 
@@ -25,6 +26,8 @@ export interface WorkersOptions {
   onRecordLine?: (line: string) => void;
   /** Lead time between the workers being ready and the first arrival. */
   startLeadMs: number;
+  /** The run's one server view, scraped from this thread (never per generator thread). */
+  server?: ServerWatch;
 }
 
 /**
@@ -82,7 +85,16 @@ export async function measureInWorkers(o: WorkersOptions): Promise<Result> {
     threads.forEach((w) => w.postMessage({ type: 'start', runStart }));
     if (o.signal?.aborted) abort();
     const shards = mergeTotals(await Promise.all(results), { mode: 'shards' });
-    return assembleResult(wholeRun(shards, o.resolved, n, process.cpuUsage(cpu0), (now() - wall0) / 1000));
+    const windowStart = runStart + o.resolved.warmupMs;
+    const serverView = await o.server?.finish({
+      runStart,
+      windowStart,
+      windowEnd: windowStart + shards.windowS * 1000,
+      seriesIntervalS: shards.series.intervalS,
+      seriesLength: Math.max(shards.series.sent.length, shards.series.ok.length, shards.series.errors.length),
+    });
+    const whole = wholeRun(shards, o.resolved, n, process.cpuUsage(cpu0), (now() - wall0) / 1000);
+    return assembleResult(serverView ? { ...whole, serverView } : whole);
   } finally {
     o.signal?.removeEventListener('abort', abort);
     await Promise.all(threads.map((w) => w.terminate()));

@@ -73,6 +73,7 @@ export class Exchange implements SequenceSink {
 
   admitted(t: number): void {
     this.record.admitted = t;
+    this.ctx.metrics.queued(t - this.record.received);
     this.record.cached_tokens = this.seq.cachedTokens;
   }
 
@@ -83,7 +84,10 @@ export class Exchange implements SequenceSink {
     // write many tokens, and the ground truth is when each left (the bench and tests hold the
     // client's timestamps against it). Fast mode gathers the whole response into one write.
     const written = this.pending !== undefined ? t : now();
-    if (r.output_tokens++ === 0) r.first_token = written;
+    if (r.output_tokens++ === 0) {
+      r.first_token = written;
+      this.ctx.metrics.firstToken(written - r.received);
+    } else this.ctx.metrics.tokenGap(written - r.last_token!);
     r.last_token = written;
     const strike = r.output_tokens === this.faultAt;
     if (!this.req.stream) {

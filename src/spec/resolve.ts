@@ -7,6 +7,7 @@ import { issueFromErrors, show } from './messages.js';
 import { figure, MAX_DURATION_MS, MAX_SCHEDULED_REQUESTS } from './limits.js';
 import { specSchema } from './schema.js';
 import { isCredentialProblem, targetUrlProblem } from './url.js';
+import { metricsHostAllowed, metricsHostMessage } from './metrics-host.js';
 import type { LengthDist, ResolvedPattern, ResolvedSpec, Spec } from './types.js';
 import { checkSweep, expandSweepShorthand } from './sweep-schema.js';
 
@@ -29,6 +30,7 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
   spec.gate.slo.ttft_p95!.max_ms ??= spec.slo.ttft_ms;
   checkUrl(spec.target.url);
   checkNoLiteralCredentials(spec.target.headers);
+  checkMetricsUrl(spec.target);
   if (spec.workload.input_tokens) checkLength(['workload', 'input_tokens'], spec.workload.input_tokens);
   checkLength(['workload', 'output_tokens'], spec.workload.output_tokens);
   foldIgnoreEos(spec.workload, written);
@@ -44,6 +46,8 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
     warmupMs: durationMs(['load', 'warmup'], spec.load.warmup, true),
     steadyMs,
     cooldownMs: durationMs(['load', 'cooldown'], spec.load.cooldown, true),
+    metricsIntervalMs:
+      spec.target.metrics_interval === undefined ? 1000 : durationMs(['target', 'metrics_interval'], spec.target.metrics_interval, false),
   };
   checkScheduleSize(resolved);
   return resolved;
@@ -107,6 +111,21 @@ function checkUrl(url: string): void {
       ? `${problem}; expected a URL without them: put the key in an environment variable and name it in target.api_key_env`
       : `${problem}; expected http(s)://host[:port]/v1 or "sim"`,
   );
+}
+
+/** /metrics is read only from the target's host or a host the spec names (src/server/target.ts). */
+function checkMetricsUrl(t: Spec['target']): void {
+  const m = t.metrics_url;
+  if (m === undefined || m === false) return;
+  if ((m as unknown) === true)
+    throw new SpecIssue(['target', 'metrics_url'], 'is true; expected an http(s) URL, or false to turn the server view off');
+  if (!URL.canParse(m) || !['http:', 'https:'].includes(new URL(m).protocol))
+    throw new SpecIssue(['target', 'metrics_url'], `${show(m)} is not an http(s) URL; expected e.g. http://host:8000/metrics, or false`);
+  if (t.url === 'sim') return; // the sim's host is loopback, chosen at run time
+  const url = new URL(m);
+  const target = new URL(t.url);
+  if (!metricsHostAllowed(url, target, t.metrics_allowed_hosts ?? []))
+    throw new SpecIssue(['target', 'metrics_url'], metricsHostMessage(url.hostname, target.hostname));
 }
 
 const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|api-key|x-api-key|cookie)$/i;

@@ -190,6 +190,11 @@ export const specSchema: SchemaObject = {
         request_timeout: duration('60s'),
         ready_timeout: duration('60s'),
         sim: { type: 'object', default: {} },
+        // The server view (src/server): no defaults here, so specs that do not set them keep their hash.
+        // Typed in resolve.ts, which words the error for a string-or-false key.
+        metrics_url: { description: "an http(s) URL of the target's Prometheus /metrics, or false" },
+        metrics_interval: { type: 'string', description: 'a duration such as 500ms or 1s' },
+        metrics_allowed_hosts: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'a list of hostnames' },
       },
       // The simulator serves whatever model it is told; a real server's model, when the spec
       // names none, is the one it lists (src/run/served-model.ts).

@@ -66,6 +66,12 @@ export interface Spec {
     ready_timeout: string;
     /** Simulator settings, used when url is `sim` (validated by src/sim). */
     sim: Record<string, unknown>;
+    /** Where the server view is scraped (src/server); absent: the target's origin + /metrics; false: no server view. */
+    metrics_url?: string | false;
+    /** How often /metrics is read; absent: 1s. */
+    metrics_interval?: string;
+    /** Hosts besides the target's own that metrics_url may name; they receive the target's headers and key. */
+    metrics_allowed_hosts?: string[];
   };
   workload: {
     seed: number;
@@ -134,6 +140,8 @@ export interface ResolvedSpec {
   /** load.pattern or load.soak with durations in ms; absent: a steady rate. */
   pattern?: ResolvedPattern;
   abort?: ResolvedAbort;
+  /** target.metrics_interval in ms (1000 when absent). */
+  metricsIntervalMs: number;
 }
 
 /** A pattern with its durations in ms (src/spec/pattern.ts); times are offsets into the steady window. */

@@ -102,8 +102,26 @@ describe('loadSpec', () => {
       warmupMs: 5_000,
       steadyMs: 30_000,
       cooldownMs: 2_000,
+      metricsIntervalMs: 1_000,
     });
     expect(r).not.toHaveProperty('apiKey');
+  });
+
+  test('the server view settings: an interval, a URL on the target host or an allowed one, or false', () => {
+    const target = (extra: string) => parseSpec(`target: {url: "http://10.0.0.5:8000/v1", model: m, ${extra}}`, 'x.yml', {});
+    expect(target('metrics_interval: 250ms').metricsIntervalMs).toBe(250);
+    expect(target('metrics_url: false').spec.target.metrics_url).toBe(false);
+    expect(target('metrics_url: "http://10.0.0.5:9090/metrics"').spec.target.metrics_url).toBe('http://10.0.0.5:9090/metrics');
+    expect(() => target('metrics_url: true')).toThrow(/target\.metrics_url is true; expected an http\(s\) URL, or false/);
+    expect(() => target('metrics_url: "ftp://10.0.0.5/metrics"')).toThrow(
+      /target\.metrics_url "ftp:\/\/10\.0\.0\.5\/metrics" is not an http\(s\) URL/,
+    );
+    expect(() => target('metrics_url: "http://evil.example/metrics"')).toThrow(/is on evil\.example, not the target's host 10\.0\.0\.5/);
+    expect(target('metrics_url: "http://m.internal/metrics", metrics_allowed_hosts: ["*.internal"]').spec.target.metrics_url).toBe(
+      'http://m.internal/metrics',
+    );
+    // Left unset, none of them enters the spec, so existing specs keep their hash.
+    expect(Object.keys(target('').spec.target)).not.toContain('metrics_interval');
   });
 
   test('an explicit model is kept for the simulator', () => {

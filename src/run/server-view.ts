@@ -1,0 +1,47 @@
+import type { ServerView } from '../result/server-view.js';
+import { serverView } from '../result/server-view.js';
+import { probeNetwork } from '../server/network.js';
+import { Scraper } from '../server/scraper.js';
+import { metricsTarget } from '../server/target.js';
+import type { NetworkSection } from '../server/types.js';
+import type { WindowBounds } from '../server/window.js';
+import type { ResolvedSpec } from '../spec/types.js';
+
+/** Probes of each kind before the warmup: enough for a p50, and p99 is the slowest of them. */
+export const NETWORK_PROBES = 10;
+const PROBE_TIMEOUT_MS = 5000;
+
+/** The server view of one run: the network probed before the warmup and the scraper running through it. */
+export interface ServerWatch {
+  network: NetworkSection;
+  scraper: Scraper | null;
+  /** Stops the scraper and returns the result's sections over the window. Idempotent. */
+  finish(b: WindowBounds): Promise<ServerView>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Probes the network, then starts the one scraper of the run (on this, the main thread; with
+ * generator threads too). `headers` are the target's (with its key): target.ts sends them to
+ * the metrics host only when it is the target's or one the spec allows.
+ */
+export async function startServerView(resolved: ResolvedSpec, baseUrl: string, headers: Record<string, string>): Promise<ServerWatch> {
+  const network = await probeNetwork({ baseUrl, headers, count: NETWORK_PROBES, timeoutMs: PROBE_TIMEOUT_MS });
+  const t = resolved.spec.target;
+  const where = metricsTarget(
+    baseUrl,
+    { metricsUrl: t.url === 'sim' && t.metrics_url !== false ? undefined : t.metrics_url, allowedHosts: t.metrics_allowed_hosts },
+    headers,
+  );
+  const scraper = where ? new Scraper({ url: where.url, headers: where.headers, intervalMs: resolved.metricsIntervalMs }) : null;
+  scraper?.start();
+  return {
+    network,
+    scraper,
+    stop: async () => scraper?.stop(),
+    async finish(b) {
+      await scraper?.stop();
+      return serverView(scraper?.section(b), network);
+    },
+  };
+}
