@@ -9,7 +9,7 @@ import ts from 'typescript';
  * nothing of a spec: the streaming HTTP client and its wire format, the recorder with the
  * metric table, the dispatchers. Then the spec, which names those metrics (the gate section's
  * keys come from the metric table) and is read by every stage above it. Then the pipeline as a
- * run goes: the arrivals are planned from the spec's load, the workload builds the requests, the result is assembled,
+ * run goes: the arrivals are planned from the spec's load, the workload builds the requests, the server's own view is scraped, the result is assembled,
  * judged by the gate (and, for a sweep of runs, analysed for capacity), reported. `run` drives
  * one benchmark, `sweep` a series of them; `cli` and `action` are thin edges.
  *
@@ -25,6 +25,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['spec'],
   ['arrivals'],
   ['workload'],
+  ['server'], // the engine's own view: /metrics scraping and the network probe, read beside the client's
   ['result'],
   ['gate'],
   ['capacity'],
@@ -119,12 +120,12 @@ describe('layers', () => {
     const up = { from: join(SRC, 'spec', 'schema.ts'), to: join(SRC, 'gate', 'compare.ts') };
     const sideways = { from: join(SRC, 'cli', 'main.ts'), to: join(SRC, 'action', 'main.ts') };
     const simUp = { from: join(SRC, 'sim', 'server.ts'), to: join(SRC, 'client', 'sse.ts') };
-    const unlisted = { from: join(SRC, 'run', 'run.ts'), to: join(SRC, 'server', 'scrape.ts') };
+    const unlisted = { from: join(SRC, 'run', 'run.ts'), to: join(SRC, 'telemetry', 'scrape.ts') };
     expect(violations([up, sideways, simUp, unlisted])).toEqual([
       'spec/schema.ts imports gate/compare.ts: gate is not below spec',
       'cli/main.ts imports action/main.ts: action is not below cli',
       'sim/server.ts imports client/sse.ts: the simulator may import only time, rng, numbers, version, package-root, spec',
-      'run/run.ts imports server/scrape.ts: stage server is not in LAYERS; place it there',
+      'run/run.ts imports telemetry/scrape.ts: stage telemetry is not in LAYERS; place it there',
     ]);
   });
 });

@@ -16,9 +16,9 @@ test('sim config checks drift and fail_from_ms in one line', () => {
     drift: { per_minute: 0.5 },
     fail_from_ms: 100,
   });
-  expect(() => validateSimConfig({ drift: { per_minute: -1 } })).toThrow('sim config: drift.per_minute is -1; expected a number >= 0');
+  expect(() => validateSimConfig({ drift: { per_minute: -1 } })).toThrow('sim config: drift.per_minute is -1; expected a number ≥ 0');
   expect(() => validateSimConfig({ drift: {} })).toThrow('sim config: drift.per_minute is missing');
-  expect(() => validateSimConfig({ fail_from_ms: 'soon' })).toThrow(/fail_from_ms is "soon"; expected a number >= 0/);
+  expect(() => validateSimConfig({ fail_from_ms: 'soon' })).toThrow(/fail_from_ms is "soon"; expected a number ≥ 0/);
 });
 
 test('a paced server with drift answers later the longer it runs (its own record); fail_from_ms breaks it', async () => {
