@@ -1,4 +1,5 @@
 import type { Result } from '../result/types.js';
+import { runChecks } from './check-effects.js';
 import { comparabilityChecks } from './comparability.js';
 import { judgeErrorRateIncrease, judgeLatencyIncrease, judgeThroughputDecrease } from './regression.js';
 import { judgeContext } from './context.js';
@@ -7,7 +8,8 @@ import { sortedLatencyKeys } from './targets.js';
 import { THROUGHPUT_KEYS, type GateSpec } from '../spec/gate-schema.js';
 import { judgeLatencyLimit, judgeRateLimits } from './slo.js';
 import type { CheckOutcome, GateReport, RuleOutcome } from './types.js';
-import { decideVerdict } from './verdict.js';
+import { applyTimingValidity, goodputByErrors } from './timing-validity.js';
+import { allFailed, decideVerdict } from './verdict.js';
 
 export interface CompareOptions {
   /** Seed of the bootstrap (default 1): the same inputs always give the same verdict. */
@@ -18,8 +20,6 @@ export interface CompareOptions {
 
 const NOISE_METHOD =
   'percentiles: bootstrap of the percentile difference (exact multinomial resampling of both histograms via Beta order statistics), widened by replicate spread; throughput: Poisson count noise; error rate: Agresti–Caffo. A regression needs the one-sided bound beyond the allowed change.';
-
-const validity = (r: Result, scope: 'baseline' | 'current'): CheckOutcome[] => r.validity.checks.map((c) => ({ scope, ...c }));
 
 /**
  * Judges `current` against `baseline` (null: no baseline, absolute rules only) under `gate`.
@@ -50,18 +50,35 @@ export function compare(baseline: Result | null, current: Result, gate: GateSpec
   rules.push(...judgeRateLimits(gate.slo, baseline, current, ctx));
   rules.push(...judgePatternRules(gate, current));
 
-  const checks = [
-    ...(baseline ? validity(baseline, 'baseline') : []),
-    ...validity(current, 'current'),
-    ...(baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct) : []),
+  const checks: CheckOutcome[] = [
+    ...(baseline ? runChecks(baseline, 'baseline', gate) : []),
+    ...runChecks(current, 'current', gate),
+    ...(baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct).map((c) => ({ ...c, effect: 'blocks' as const })) : []),
   ];
-  const { verdict, reasons } = abortVerdict(current, decideVerdict(rules, checks, baseline !== null));
+  const judged = trustErrorCounts(applyTimingValidity(rules, baseline, current, gate), checks, current, gate.confidence);
+  // A server that failed every request fails, even when the run was aborted for its error rate.
+  const broken = allFailed(current);
+  const decided = decideVerdict(judged, checks, baseline !== null, broken);
+  const { verdict, reasons } = broken ? decided : abortVerdict(current, decided);
   return {
     verdict,
     reasons,
     has_baseline: baseline !== null,
-    rules,
+    rules: judged,
     checks,
     noise: { method: NOISE_METHOD, confidence: gate.confidence, iterations, seed },
   };
+}
+
+/**
+ * When a check on the generator's measurements failed (an explicit gate.validity limit), the
+ * goodput rule is judged on failed requests alone, which no timing can move.
+ */
+function trustErrorCounts(rules: RuleOutcome[], checks: CheckOutcome[], current: Result, confidence: number): RuleOutcome[] {
+  const broken = checks.filter((c) => !c.ok && c.effect === 'measurements');
+  if (broken.length === 0) return rules;
+  const why = `timings not trusted: ${broken.map((c) => `${c.scope} ${c.name}`).join(', ')}`;
+  return rules.map((r) =>
+    r.id === 'slo.goodput_fraction' && r.evidence !== 'errors' ? goodputByErrors(r, current, why, confidence, r.timing) : r,
+  );
 }

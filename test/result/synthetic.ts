@@ -24,8 +24,8 @@ export interface Synth {
   /** Class of request i; default ok. */
   outcome?: (i: number) => Outcome;
   detail?: string;
-  /** t_send − t_sched in ms. */
-  lagMs?: number;
+  /** t_send − t_sched in ms; a function gives request i its own lag (sporadic spikes). */
+  lagMs?: number | ((i: number) => number);
   /** Wait in the HTTP pool, t_written − t_send in ms. */
   poolWaitMs?: number;
   /** The generator thread's window CPU; default 20 % busy, 5 % spin. */
@@ -91,7 +91,8 @@ export function synthesize(o: Synth = {}): Result {
   const rng = createRng(o.seed ?? 1);
   const ttft = o.ttft ?? lognormal(100, 0.3);
   const itl = o.itl ?? lognormal(10, 0.2);
-  const lag = o.lagMs ?? 0.2;
+  const fixedLag = typeof o.lagMs === 'number' ? o.lagMs : 0.2;
+  const lagOf = typeof o.lagMs === 'function' ? o.lagMs : () => fixedLag;
   const spec = makeSpec({
     model: o.model,
     rate: o.rate ?? n / windowS,
@@ -119,6 +120,7 @@ export function synthesize(o: Synth = {}): Result {
     const gaps = outcome === 'ok' ? [ttft(rng), ...Array.from({ length: tokens - 1 }, () => itl(rng))] : [];
     if (o.include && !o.include(i)) continue;
     const r = rec.open(i, tSched, promptTokens, tokens);
+    const lag = lagOf(i);
     if (outcome === 'dropped') {
       r.onEnd(tSched, 'dropped', o.detail);
       continue;
