@@ -1,10 +1,12 @@
 import type { Result } from '../result/types.js';
 import { runChecks } from './check-effects.js';
 import { comparabilityChecks } from './comparability.js';
-import { judgeErrorRateIncrease, judgeLatencyIncrease, judgeThroughputDecrease } from './regression.js';
+import type { CalibrationFile } from './calibration.js';
+import { stabilityChecks, type NoiseModel } from './noise.js';
+import { judgeErrorRateIncrease, judgeLatencyIncrease, judgeThroughputDecrease, throughputSpread } from './regression.js';
 import { judgeContext } from './context.js';
 import { abortVerdict, judgePatternRules } from './pattern-rules.js';
-import { sortedLatencyKeys } from './targets.js';
+import { latencyTarget, sortedLatencyKeys } from './targets.js';
 import { THROUGHPUT_KEYS, type GateSpec } from '../spec/gate-schema.js';
 import { judgeLatencyLimit, judgeRateLimits } from './slo.js';
 import type { CheckOutcome, GateReport, RuleOutcome } from './types.js';
@@ -16,10 +18,12 @@ export interface CompareOptions {
   seed?: number;
   /** Bootstrap iterations; defaults to the gate's bootstrap_iterations. */
   iterations?: number;
+  /** Between-run CVs of the deployment (loadgate calibrate), loaded by the caller from gate.calibration or --calibration. */
+  calibration?: CalibrationFile | null;
 }
 
 const NOISE_METHOD =
-  'percentiles: bootstrap of the percentile difference (exact multinomial resampling of both histograms via Beta order statistics), widened by replicate spread; throughput: Poisson count noise; error rate: Agresti–Caffo. A regression needs the one-sided bound beyond the allowed change.';
+  'percentiles: bootstrap of the percentile difference (exact multinomial resampling of both histograms via Beta order statistics), widened by within-run drift (batch means over window segments) and between-run spread (replicate or calibration CV); throughput: per-request resampling, widened by between-run spread; error rate: Agresti–Caffo. A regression needs the one-sided bound beyond the allowed change.';
 
 /**
  * Judges `current` against `baseline` (null: no baseline, absolute rules only) under `gate`.
@@ -28,7 +32,8 @@ const NOISE_METHOD =
 export function compare(baseline: Result | null, current: Result, gate: GateSpec, opts: CompareOptions = {}): GateReport {
   const seed = opts.seed ?? 1;
   const iterations = opts.iterations ?? gate.bootstrap_iterations;
-  const ctx = judgeContext({ confidence: gate.confidence, iterations, minTail: gate.min_tail_samples, seed });
+  const noise: NoiseModel = { segments: gate.noise.segments, betweenRun: gate.noise.between_run, calibration: opts.calibration ?? null };
+  const ctx = judgeContext({ confidence: gate.confidence, iterations, minTail: gate.min_tail_samples, seed, noise });
   const rules: RuleOutcome[] = [];
   if (baseline) {
     for (const key of sortedLatencyKeys(Object.keys(gate.latency))) {
@@ -54,6 +59,7 @@ export function compare(baseline: Result | null, current: Result, gate: GateSpec
     ...(baseline ? runChecks(baseline, 'baseline', gate) : []),
     ...runChecks(current, 'current', gate),
     ...(baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct).map((c) => ({ ...c, effect: 'blocks' as const })) : []),
+    ...(baseline ? stabilityChecks(baseline, current, judgedSpreadKeys(gate), noise, gate.max_cv, gate.confidence) : []),
   ];
   const judged = trustErrorCounts(applyTimingValidity(rules, baseline, current, gate), checks, current, gate.confidence);
   // A server that failed every request fails, even when the run was aborted for its error rate.
@@ -66,7 +72,14 @@ export function compare(baseline: Result | null, current: Result, gate: GateSpec
     has_baseline: baseline !== null,
     rules: judged,
     checks,
-    noise: { method: NOISE_METHOD, confidence: gate.confidence, iterations, seed },
+    noise: {
+      method: NOISE_METHOD,
+      confidence: gate.confidence,
+      iterations,
+      seed,
+      sources: [...new Set(judged.flatMap((r) => r.noise?.source ?? []))],
+      ...(noise.calibration ? { calibration: { replicates: noise.calibration.replicates, created_at: noise.calibration.created_at } } : {}),
+    },
   };
 }
 
@@ -81,4 +94,14 @@ function trustErrorCounts(rules: RuleOutcome[], checks: CheckOutcome[], current:
   return rules.map((r) =>
     r.id === 'slo.goodput_fraction' && r.evidence !== 'errors' ? goodputByErrors(r, current, why, confidence, r.timing) : r,
   );
+}
+
+/** The replicate-spread keys of the enabled regression rules: what an unstable environment would corrupt. */
+function judgedSpreadKeys(gate: GateSpec): { key: string; label: string }[] {
+  const latency = sortedLatencyKeys(Object.keys(gate.latency))
+    .filter((k) => gate.latency[k]!.enabled)
+    .map((k) => latencyTarget(k))
+    .map((t) => ({ key: `${t.metric}.${t.pct}`, label: t.label }));
+  const throughput = THROUGHPUT_KEYS.filter((k) => gate.throughput[k]?.enabled).map(throughputSpread);
+  return [...latency, ...throughput];
 }

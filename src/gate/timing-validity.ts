@@ -21,9 +21,8 @@ export interface TimestampError {
   p99: number;
 }
 
-/** Read as optional: results made before the generator estimated its error lack it. */
-export const timestampErrorOf = (r: Result): TimestampError | undefined =>
-  (r.generator as { timestamp_error_ms?: TimestampError | null }).timestamp_error_ms ?? undefined;
+/** Read as optional: results made before the generator estimated its error lack it (null: not estimated). */
+export const timestampErrorOf = (r: Result): TimestampError | undefined => r.generator.timestamp_error_ms ?? undefined;
 
 /**
  * A quantile at percentile p from values known at a few percentiles (knots, ascending),

@@ -90,5 +90,14 @@ export interface GateReport {
   /** Validity checks of both runs and the comparability checks between them. */
   checks: CheckOutcome[];
   /** How the noise test ran, so a verdict can be reproduced. */
-  noise: { method: string; confidence: number; iterations: number; seed: number };
+  noise: {
+    method: string;
+    confidence: number;
+    iterations: number;
+    seed: number;
+    /** Every noise source some rule used (bootstrap, segments, replicates, calibration). */
+    sources?: NoiseSource[];
+    /** The calibration file applied, when one was. */
+    calibration?: { replicates: number; created_at: string };
+  };
 }

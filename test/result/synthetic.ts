@@ -16,9 +16,9 @@ export interface Synth {
   n?: number;
   windowS?: number;
   /** TTFT in ms. */
-  ttft?: (rng: Rng) => number;
+  ttft?: (rng: Rng, i: number) => number;
   /** Gap between consecutive tokens in ms. */
-  itl?: (rng: Rng) => number;
+  itl?: (rng: Rng, i: number) => number;
   tokens?: number;
   promptTokens?: number;
   /** Class of request i; default ok. */
@@ -117,7 +117,7 @@ export function synthesize(o: Synth = {}): Result {
   for (let i = 0; i < n; i++) {
     const tSched = (i * windowMs) / n;
     const outcome = o.outcome?.(i) ?? 'ok';
-    const gaps = outcome === 'ok' ? [ttft(rng), ...Array.from({ length: tokens - 1 }, () => itl(rng))] : [];
+    const gaps = outcome === 'ok' ? [ttft(rng, i), ...Array.from({ length: tokens - 1 }, () => itl(rng, i))] : [];
     if (o.include && !o.include(i)) continue;
     const r = rec.open(i, tSched, promptTokens, tokens);
     const lag = lagOf(i);
