@@ -60,19 +60,30 @@ export function loadCalibration(path: string): CalibrationFile {
       `calibration file ${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); write one with loadgate calibrate SPEC --out ${path}`,
     );
   }
+  return parseCalibration(text, path);
+}
+
+/** Checks a calibration document's text; `name` says where it came from in the message. */
+export function parseCalibration(text: string, name: string): CalibrationFile {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch {
-    throw new CalibrationError(`calibration file ${path}: not JSON; write one with loadgate calibrate`);
+    throw new CalibrationError(`calibration file ${name}: not JSON; write one with loadgate calibrate`);
   }
   if (!validate(doc)) {
     const e = validate.errors![0];
     throw new CalibrationError(
-      `calibration file ${path}: ${e.instancePath.slice(1).replace(/\//g, '.') || 'the document'} ${e.message}; expected a file written by loadgate calibrate`,
+      `calibration file ${name}: ${e.instancePath.slice(1).replace(/\//g, '.') || 'the document'} ${e.message}; expected a file written by loadgate calibrate`,
     );
   }
   return doc;
+}
+
+/** The calibration a comparison uses: the --calibration (or action input) path, else the gate's gate.calibration; null when neither. */
+export function calibrationFor(gate: { calibration?: string }, override?: string): CalibrationFile | null {
+  const path = override ?? gate.calibration;
+  return path === undefined ? null : loadCalibration(path);
 }
 
 /** The calibration of a merged replicate set (result.replicates carries the CVs). */

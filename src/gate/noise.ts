@@ -253,7 +253,9 @@ export function stabilityChecks(
 export function noiseText(n: RuleNoise, unit: string): string {
   const parts = n.source.map((s) =>
     s === 'segments' && n.within_run !== null
-      ? `segments (drift ±${num(n.within_run)} ${unit})`
+      ? n.within_run > 0
+        ? `segments (drift ±${num(n.within_run)} ${unit})`
+        : 'segments (no drift beyond sampling)'
       : (s === 'replicates' || s === 'calibration') && n.between_run_cv !== null
         ? `${s} (CV ${pctText(n.between_run_cv)})`
         : s,
