@@ -48,6 +48,7 @@ const line = (p: RulePlan, windowS: number): string => {
   return `${head} — ${window}; or ${reps} (${cv})`;
 };
 
+// eslint-disable-next-line @typescript-eslint/require-await -- every command has the async signature main() awaits
 export async function planCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
