@@ -11,7 +11,8 @@ import type { RuleOutcome, TimingJudgement } from './types.js';
  * judged only while the generator's error bound at the percentile the rule quotes is at most
  * `gate.max_timestamp_error_share` (default 25 %) of what the rule allows — the allowed change
  * of a regression rule, the margin |limit − value| of an absolute one. Otherwise the rule is
- * inconclusive, naming both numbers, and the other rules stay judged.
+ * inconclusive, naming both numbers, and the other rules stay judged — unless its outcome holds
+ * even with the whole bound against it (holdsDespite below).
  */
 
 /** The generator's own estimate of how late a chunk timestamp can be (result.generator.timestamp_error_ms). */
@@ -156,6 +157,11 @@ export function applyTimingValidity(rules: RuleOutcome[], base: Result | null, c
     if (!timing) return { ...rule, evidence: 'measurements' };
     const judged = { ...rule, evidence: 'measurements' as const, timing };
     if (timing.judgeable || rule.status === 'inconclusive') return judged;
+    if (holdsDespite(rule, timing.bound_ms))
+      return {
+        ...judged,
+        reason: `${rule.reason}; ${rule.status === 'pass' ? 'passes' : 'fails'} even with the generator's ${num(timing.bound_ms)} ms error bound against it`,
+      };
     const whose = rule.kind === 'regression' ? 'the larger of both runs’' : 'the current run’s';
     const what =
       rule.kind === 'regression'
@@ -164,6 +170,23 @@ export function applyTimingValidity(rules: RuleOutcome[], base: Result | null, c
     const reason = `not judgeable at this timing precision: the generator's ${SOURCE_TEXT[timing.source]} at ${quotedPercentile(rule)!.label} is ${num(timing.bound_ms)} ms (${whose}), more than ${pctText(share)} of ${what} (${num(timing.max_bound_ms)} ms); measured: ${rule.reason}`;
     return { ...judged, status: 'inconclusive', reason };
   });
+}
+
+/**
+ * A coarse generator can still decide a rule whose outcome no error within the bound could
+ * change. Timestamps err by 0…b in each run, so a difference errs by at most ±b and an absolute
+ * value by at most b. A regression fails on its lower bound (regression.ts): a fail holds when
+ * lower − b is still beyond the allowed change, a pass when lower + b is not. An absolute limit:
+ * value − b above it, or value + b within it. The 25 % share above is the default bar; this is
+ * the exception for outcomes beyond doubt (a server 3× slower fails on any machine).
+ */
+function holdsDespite(rule: RuleOutcome, b: number): boolean {
+  if (rule.threshold === null || rule.current === null) return false;
+  if (rule.kind === 'regression') {
+    if (!rule.ci) return false;
+    return rule.status === 'fail' || rule.status === 'warn' ? rule.ci.lower - b > rule.threshold : rule.ci.lower + b <= rule.threshold;
+  }
+  return rule.status === 'fail' || rule.status === 'warn' ? rule.current - b > rule.threshold : rule.current + b <= rule.threshold;
 }
 
 /**

@@ -144,3 +144,20 @@ test('the bound between quoted percentiles is interpolated on the log of the tai
   expect(errorBound(r, 95, 'ttft').ms).toBeCloseTo(4, 1);
   expect(errorBound(r, 95, 'ttft_from_send').ms).toBeLessThan(0.3);
 });
+
+test('an outcome no error within the bound could change stands, and says so', () => {
+  const ttft = lognormal(50, 0.1);
+  const gate = resolveGate({ latency: { ttft_p99: { max_increase_pct: 10, max_increase_ms: 0 } } });
+  const late = { p50: 0.4, p90: 3, p99: 22.6 };
+  // Three times slower: the rise is far beyond the allowed change plus the bound.
+  const report = compare(
+    withBound({ n: 3000, ttft, seed: 1 }, QUIET),
+    withBound({ n: 3000, ttft: (rng) => ttft(rng) * 3, seed: 2 }, late),
+    gate,
+  );
+  const tight = rule(report, 'latency.ttft_p99');
+  expect(tight.status).toBe('fail');
+  expect(tight.timing!.judgeable).toBe(false);
+  expect(tight.reason).toMatch(/; fails even with the generator's 22\.6 ms error bound against it$/);
+  expect(report.verdict).toBe('fail');
+});
