@@ -66,13 +66,15 @@ export function runChecks(r: Result, scope: 'baseline' | 'current', gate: GateSp
 }
 
 /**
- * A merge of threads or shards fails merge_inputs when an input failed a check; when every such
- * failure is a timing check, per-rule timing validity judges the merged run instead. merge.ts
- * words it "an input was not valid: result 2 failed schedule_lag; …".
+ * A merge (replicates, shards, threads) fails merge_inputs when an input failed a check. When
+ * every such failure is a timing check or a server-side one, the merged run is judged by its own
+ * checks of those (sample count, Little's law over the whole) and per-rule timing validity, so
+ * the input's failure only informs. merge.ts words it "an input was not valid: result 2 failed
+ * schedule_lag; …" (at most three named).
  */
 function onlyTimingFailures(message: string): boolean {
   const names = [...message.matchAll(/ failed (\w+)/g)].map((m) => m[1]);
-  return message.startsWith('an input was not valid') && names.length > 0 && names.every(isTimingCheck);
+  return message.startsWith('an input was not valid') && names.length > 0 && names.every((n) => isTimingCheck(n) || SERVER_SIDE.has(n));
 }
 
 /** One note for the timing checks over their default limits that were left to per-rule validity. */

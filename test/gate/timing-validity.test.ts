@@ -7,6 +7,7 @@ import { compare } from '../../src/gate/compare.js';
 import { atPercentile, errorBound } from '../../src/gate/timing-validity.js';
 import { DEFAULT_GATE, resolveGate } from '../../src/spec/gate-schema.js';
 import type { GateReport, RuleOutcome } from '../../src/gate/types.js';
+import { mergeResults } from '../../src/result/merge.js';
 import type { Result } from '../../src/result/types.js';
 import { lognormal, synthesize, type Synth } from '../result/synthetic.js';
 
@@ -160,4 +161,16 @@ test('an outcome no error within the bound could change stands, and says so', ()
   expect(tight.timing!.judgeable).toBe(false);
   expect(tight.reason).toMatch(/; fails even with the generator's 22\.6 ms error bound against it$/);
   expect(report.verdict).toBe('fail');
+});
+
+test('a replicate merge whose input failed only timing or server-side checks is judged by the merged run', () => {
+  const ttft = lognormal(30, 0.2);
+  const lagging = withBound({ n: 1000, ttft, lagMs: 8, seed: 4 }, QUIET);
+  expect(lagging.validity.checks.find((c) => c.name === 'schedule_lag')!.ok).toBe(false);
+  const merged = mergeResults([withBound({ n: 1000, ttft, seed: 3 }, QUIET), lagging]);
+  expect(merged.validity.checks.find((c) => c.name === 'merge_inputs')).toMatchObject({ ok: false });
+  const report = compare(merged, withBound({ n: 1000, ttft, seed: 5 }, QUIET), resolveGate({ noise: { between_run: false } }));
+  expect(report.checks.find((c) => c.name === 'merge_inputs')).toMatchObject({ ok: false, effect: 'advisory' });
+  expect(report.verdict).toBe('pass');
+  expect(report.reasons.at(-1)).toMatch(/^generator timing over its default limits \(baseline schedule_lag, baseline merge_inputs\)/);
 });
