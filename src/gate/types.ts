@@ -75,7 +75,7 @@ export interface CheckOutcome {
    * rule; `measurements` blocks the rules judged on timings and throughput but not those on
    * errors; `server` leaves it undecided (what the server did, e.g. too few samples); `advisory`
    * only informs (a default generator limit, superseded by per-rule timing validity).
-   * Absent: `blocks`.
+   * Absent (checks made outside compare, e.g. a sweep's): `server` for samples and littles_law, else `blocks`.
    */
   effect?: 'blocks' | 'measurements' | 'server' | 'advisory';
 }

@@ -10,7 +10,9 @@ const describe = (c: CheckOutcome) =>
       : `${c.scope} run not valid (${c.name}): ${c.message}`;
 const ruleLine = (r: RuleOutcome) => `${r.rule}: ${r.reason}`;
 const onErrors = (r: RuleOutcome) => r.evidence === 'errors';
-const effectOf = (c: CheckOutcome) => c.effect ?? 'blocks';
+/** Checks made outside compare() (a sweep's points) carry no effect: the server-side ones leave it undecided, the rest block, as before effects existed. */
+const SERVER_SIDE = new Set(['samples', 'littles_law']);
+const effectOf = (c: CheckOutcome) => c.effect ?? (c.scope !== 'comparability' && SERVER_SIDE.has(c.name) ? 'server' : 'blocks');
 
 /**
  * A run whose every window request failed is a broken server, whatever else is true of the
