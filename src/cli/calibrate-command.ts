@@ -57,8 +57,10 @@ export async function calibrateCommand(argv: string[]): Promise<number> {
   process.once('SIGINT', interrupt).once('SIGTERM', interrupt);
   const progress = progressPrinter(process.stderr);
   try {
-    const merged = await runReplicatesMerged({ resolved, signal: abort.signal, onProgress: (p) => progress.update(p), workers: 1 }, n, (i) =>
-      process.stderr.write(`calibration run ${i + 1}/${n}\n`),
+    const merged = await runReplicatesMerged(
+      { resolved, signal: abort.signal, onProgress: (p) => progress.update(p), workers: 1 },
+      n,
+      (i) => process.stderr.write(`calibration run ${i + 1}/${n}\n`),
     );
     progress.end();
     if (merged.load.interrupted) throw new UsageError('interrupted: no calibration written (every replicate must complete)');
