@@ -1,6 +1,6 @@
 import { createRng } from '../rng.js';
 import type { Result } from '../result/types.js';
-import { percentileOf } from './buckets.js';
+import { percentileOf } from '../metrics/buckets.js';
 import type { CalibrationFile } from './calibration.js';
 import { DETECTION_POWER } from './detectable.js';
 import { bootstrapSe } from './noise.js';
