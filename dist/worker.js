@@ -37452,13 +37452,13 @@ async function measure(o) {
     const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
     const cpu = process.cpuUsage(cpu0);
     const eventLoopDelayMs = probe.stop();
-    const series = recorder.series;
+    const series2 = recorder.series;
     const serverView = await o.server?.finish({
       runStart,
       windowStart,
       windowEnd: effectiveEnd,
-      seriesIntervalS: series.intervalS,
-      seriesLength: Math.max(series.sent.length, series.ok.length, series.errors.length)
+      seriesIntervalS: series2.intervalS,
+      seriesLength: Math.max(series2.sent.length, series2.ok.length, series2.errors.length)
     });
     return buildResult(recorder, {
       resolved,
