@@ -5487,9 +5487,9 @@ var require_umd = __commonJS({
           return getStringImpl(memory.buffer, ptr);
         }
         const env = imports.env = imports.env || {};
-        env.abort = env.abort || function abort(msg, file, line, colm) {
+        env.abort = env.abort || function abort(msg, file, line2, colm) {
           const memory = extendedExports.memory || env.memory;
-          throw Error(`abort: ${getString(memory, msg)} at ${getString(memory, file)}:${line}:${colm}`);
+          throw Error(`abort: ${getString(memory, msg)} at ${getString(memory, file)}:${line2}:${colm}`);
         };
         env.trace = env.trace || function trace(msg, n2, ...args) {
           const memory = extendedExports.memory || env.memory;
@@ -5832,13 +5832,13 @@ var require_umd = __commonJS({
 var require_wasm = __commonJS({
   "node_modules/hdr-histogram-js/dist/wasm/index.js"(exports2) {
     "use strict";
-    var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
+    var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P2, generator) {
       function adopt(value2) {
-        return value2 instanceof P ? value2 : new P(function(resolve3) {
+        return value2 instanceof P2 ? value2 : new P2(function(resolve3) {
           resolve3(value2);
         });
       }
-      return new (P || (P = Promise))(function(resolve3, reject) {
+      return new (P2 || (P2 = Promise))(function(resolve3, reject) {
         function fulfilled(value2) {
           try {
             step(generator.next(value2));
@@ -7251,18 +7251,18 @@ var require_HistogramLogReader = __commonJS({
         }
         return null;
       }
-      parseStartTimeFromLine(line) {
-        this.startTimeSec = Number.parseFloat(line.split(" ")[1]);
+      parseStartTimeFromLine(line2) {
+        this.startTimeSec = Number.parseFloat(line2.split(" ")[1]);
       }
-      parseBaseTimeFromLine(line) {
-        this.baseTimeSec = Number.parseFloat(line.split(" ")[1]);
+      parseBaseTimeFromLine(line2) {
+        this.baseTimeSec = Number.parseFloat(line2.split(" ")[1]);
       }
     };
     var splitLines = (logContent) => logContent.split(/\r\n|\r|\n/g);
-    var shouldIncludeNoTag = (lines) => lines.find((line) => !line.startsWith("#") && !line.startsWith('"') && !line.startsWith(TAG_PREFIX) && line.includes(","));
+    var shouldIncludeNoTag = (lines) => lines.find((line2) => !line2.startsWith("#") && !line2.startsWith('"') && !line2.startsWith(TAG_PREFIX) && line2.includes(","));
     var listTags = (content) => {
       const lines = splitLines(content);
-      const tags = lines.filter((line) => line.includes(",") && line.startsWith(TAG_PREFIX)).map((line) => line.substring(TAG_PREFIX_LENGTH, line.indexOf(",")));
+      const tags = lines.filter((line2) => line2.includes(",") && line2.startsWith(TAG_PREFIX)).map((line2) => line2.substring(TAG_PREFIX_LENGTH, line2.indexOf(",")));
       const tagsWithoutDuplicates = new Set(tags);
       const result3 = Array.from(tagsWithoutDuplicates);
       if (shouldIncludeNoTag(lines)) {
@@ -7797,13 +7797,13 @@ var require_scope = __commonJS({
       }
     };
     exports2.ValueScopeName = ValueScopeName;
-    var line = (0, code_1._)`\n`;
+    var line2 = (0, code_1._)`\n`;
     var ValueScope = class extends Scope {
       constructor(opts) {
         super(opts);
         this._values = {};
         this._scope = opts.scope;
-        this.opts = { ...opts, _n: opts.lines ? line : code_1.nil };
+        this.opts = { ...opts, _n: opts.lines ? line2 : code_1.nil };
       }
       get() {
         return this._scope;
@@ -9421,8 +9421,8 @@ var require_keyword = __commonJS({
       var _a;
       const { gen, keyword, schema, parentSchema, $data, it } = cxt;
       checkAsyncKeyword(it, def);
-      const validate4 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
-      const validateRef = useKeyword(gen, keyword, validate4);
+      const validate5 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
+      const validateRef = useKeyword(gen, keyword, validate5);
       const valid = gen.let("valid");
       cxt.block$data(valid, validateKeyword);
       cxt.ok((_a = def.valid) !== null && _a !== void 0 ? _a : valid);
@@ -10495,28 +10495,28 @@ var require_compile = __commonJS({
         if (this.opts.code.process)
           sourceCode = this.opts.code.process(sourceCode, sch);
         const makeValidate = new Function(`${names_1.default.self}`, `${names_1.default.scope}`, sourceCode);
-        const validate4 = makeValidate(this, this.scope.get());
-        this.scope.value(validateName, { ref: validate4 });
-        validate4.errors = null;
-        validate4.schema = sch.schema;
-        validate4.schemaEnv = sch;
+        const validate5 = makeValidate(this, this.scope.get());
+        this.scope.value(validateName, { ref: validate5 });
+        validate5.errors = null;
+        validate5.schema = sch.schema;
+        validate5.schemaEnv = sch;
         if (sch.$async)
-          validate4.$async = true;
+          validate5.$async = true;
         if (this.opts.code.source === true) {
-          validate4.source = { validateName, validateCode, scopeValues: gen._values };
+          validate5.source = { validateName, validateCode, scopeValues: gen._values };
         }
         if (this.opts.unevaluated) {
           const { props, items } = schemaCxt;
-          validate4.evaluated = {
+          validate5.evaluated = {
             props: props instanceof codegen_1.Name ? void 0 : props,
             items: items instanceof codegen_1.Name ? void 0 : items,
             dynamicProps: props instanceof codegen_1.Name,
             dynamicItems: items instanceof codegen_1.Name
           };
-          if (validate4.source)
-            validate4.source.evaluated = (0, codegen_1.stringify)(validate4.evaluated);
+          if (validate5.source)
+            validate5.source.evaluated = (0, codegen_1.stringify)(validate5.evaluated);
         }
-        sch.validate = validate4;
+        sch.validate = validate5;
         return sch;
       } catch (e) {
         delete sch.validate;
@@ -11948,7 +11948,7 @@ var require_core = __commonJS({
         uriResolver
       };
     }
-    var Ajv6 = class {
+    var Ajv7 = class {
       constructor(opts = {}) {
         this.schemas = {};
         this.refs = {};
@@ -12318,9 +12318,9 @@ var require_core = __commonJS({
         }
       }
     };
-    Ajv6.ValidationError = validation_error_1.default;
-    Ajv6.MissingRefError = ref_error_1.default;
-    exports2.default = Ajv6;
+    Ajv7.ValidationError = validation_error_1.default;
+    Ajv7.MissingRefError = ref_error_1.default;
+    exports2.default = Ajv7;
     function checkOptions(checkOpts, options, msg, log = "error") {
       for (const key in checkOpts) {
         const opt = key;
@@ -14431,7 +14431,7 @@ var require_ajv = __commonJS({
     var draft7MetaSchema = require_json_schema_draft_07();
     var META_SUPPORT_DATA = ["/properties"];
     var META_SCHEMA_ID = "http://json-schema.org/draft-07/schema";
-    var Ajv6 = class extends core_1.default {
+    var Ajv7 = class extends core_1.default {
       _addVocabularies() {
         super._addVocabularies();
         draft7_1.default.forEach((v) => this.addVocabulary(v));
@@ -14450,11 +14450,11 @@ var require_ajv = __commonJS({
         return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
       }
     };
-    exports2.Ajv = Ajv6;
-    module2.exports = exports2 = Ajv6;
-    module2.exports.Ajv = Ajv6;
+    exports2.Ajv = Ajv7;
+    module2.exports = exports2 = Ajv7;
+    module2.exports.Ajv = Ajv7;
     Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.default = Ajv6;
+    exports2.default = Ajv7;
     var validate_1 = require_validate();
     Object.defineProperty(exports2, "KeywordCxt", { enumerable: true, get: function() {
       return validate_1.KeywordCxt;
@@ -14756,13 +14756,13 @@ var require_directives = __commonJS({
        * @param onError - May be called even if the action was successful
        * @returns `true` on success
        */
-      add(line, onError) {
+      add(line2, onError) {
         if (this.atNextDocument) {
           this.yaml = { explicit: _Directives.defaultYaml.explicit, version: "1.1" };
           this.tags = Object.assign({}, _Directives.defaultTags);
           this.atNextDocument = false;
         }
-        const parts = line.trim().split(/[ \t]+/);
+        const parts = line2.trim().split(/[ \t]+/);
         const name2 = parts.shift();
         switch (name2) {
           case "%TAG": {
@@ -16359,9 +16359,9 @@ var require_stringifyCollection = __commonJS({
       } else {
         str3 = lines[0];
         for (let i = 1; i < lines.length; ++i) {
-          const line = lines[i];
-          str3 += line ? `
-${indent}${line}` : "\n";
+          const line2 = lines[i];
+          str3 += line2 ? `
+${indent}${line2}` : "\n";
         }
       }
       if (comment) {
@@ -16419,7 +16419,7 @@ ${indent}${line}` : "\n";
           str3 += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str3.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines.reduce((sum, line2) => sum + line2.length + 2, 2) + (str3.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
             str3 += ",";
@@ -16435,14 +16435,14 @@ ${indent}${line}` : "\n";
         return start + end2;
       } else {
         if (!reqNewline) {
-          const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
+          const len = lines.reduce((sum, line2) => sum + line2.length + 2, 2);
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
           let str3 = start;
-          for (const line of lines)
-            str3 += line ? `
-${indentStep}${indent}${line}` : "\n";
+          for (const line2 of lines)
+            str3 += line2 ? `
+${indentStep}${indent}${line2}` : "\n";
           return `${str3}
 ${indent}${end2}`;
         } else {
@@ -18185,10 +18185,10 @@ var require_errors2 = __commonJS({
       if (error.pos[0] === -1)
         return;
       error.linePos = error.pos.map((pos) => lc.linePos(pos));
-      const { line, col } = error.linePos[0];
-      error.message += ` at line ${line}, column ${col}`;
+      const { line: line2, col } = error.linePos[0];
+      error.message += ` at line ${line2}, column ${col}`;
       let ci = col - 1;
-      let lineStr = src.substring(lc.lineStarts[line - 1], lc.lineStarts[line]).replace(/[\n\r]+$/, "");
+      let lineStr = src.substring(lc.lineStarts[line2 - 1], lc.lineStarts[line2]).replace(/[\n\r]+$/, "");
       if (ci >= 60 && lineStr.length > 80) {
         const trimStart = Math.min(ci - 39, lineStr.length - 79);
         lineStr = "\u2026" + lineStr.substring(trimStart);
@@ -18196,8 +18196,8 @@ var require_errors2 = __commonJS({
       }
       if (lineStr.length > 80)
         lineStr = lineStr.substring(0, 79) + "\u2026";
-      if (line > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
-        let prev = src.substring(lc.lineStarts[line - 2], lc.lineStarts[line - 1]);
+      if (line2 > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
+        let prev = src.substring(lc.lineStarts[line2 - 2], lc.lineStarts[line2 - 1]);
         if (prev.length > 80)
           prev = prev.substring(0, 79) + "\u2026\n";
         lineStr = prev + lineStr;
@@ -18205,7 +18205,7 @@ var require_errors2 = __commonJS({
       if (/[^ ]/.test(lineStr)) {
         let count2 = 1;
         const end2 = error.linePos[1];
-        if (end2?.line === line && end2.col > col) {
+        if (end2?.line === line2 && end2.col > col) {
           count2 = Math.max(1, Math.min(end2.col - col, 80 - ci));
         }
         const pointer = " ".repeat(ci) + "^".repeat(count2);
@@ -19154,8 +19154,8 @@ var require_resolve_flow_scalar = __commonJS({
       return unfoldLines(source.slice(1, -1)).replace(/''/g, "'");
     }
     function unfoldLines(source) {
-      const line = /(.*?)\r?\n/sy;
-      let match = line.exec(source);
+      const line2 = /(.*?)\r?\n/sy;
+      let match = line2.exec(source);
       if (!match)
         return source;
       let trimEnd, trimBoth;
@@ -19168,8 +19168,8 @@ var require_resolve_flow_scalar = __commonJS({
       }
       let res = match[1].replace(trimEnd, "");
       let sep = " ";
-      let pos = line.lastIndex;
-      while (match = line.exec(source)) {
+      let pos = line2.lastIndex;
+      while (match = line2.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
           if (sep === "\n")
@@ -19180,7 +19180,7 @@ var require_resolve_flow_scalar = __commonJS({
           res += sep + lm;
           sep = " ";
         }
-        pos = line.lastIndex;
+        pos = line2.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
@@ -20310,40 +20310,40 @@ var require_lexer = __commonJS({
         }
       }
       *parseStream() {
-        let line = this.getLine();
-        if (line === null)
+        let line2 = this.getLine();
+        if (line2 === null)
           return this.setNext("stream");
-        if (line[0] === cst.BOM) {
+        if (line2[0] === cst.BOM) {
           yield* this.pushCount(1);
-          line = line.substring(1);
+          line2 = line2.substring(1);
         }
-        if (line[0] === "%") {
-          let dirEnd = line.length;
-          let cs = line.indexOf("#");
+        if (line2[0] === "%") {
+          let dirEnd = line2.length;
+          let cs = line2.indexOf("#");
           while (cs !== -1) {
-            const ch = line[cs - 1];
+            const ch = line2[cs - 1];
             if (ch === " " || ch === "	") {
               dirEnd = cs - 1;
               break;
             } else {
-              cs = line.indexOf("#", cs + 1);
+              cs = line2.indexOf("#", cs + 1);
             }
           }
           while (true) {
-            const ch = line[dirEnd - 1];
+            const ch = line2[dirEnd - 1];
             if (ch === " " || ch === "	")
               dirEnd -= 1;
             else
               break;
           }
           const n2 = (yield* this.pushCount(dirEnd)) + (yield* this.pushSpaces(true));
-          yield* this.pushCount(line.length - n2);
+          yield* this.pushCount(line2.length - n2);
           this.pushNewline();
           return "stream";
         }
         if (this.atLineEnd()) {
           const sp = yield* this.pushSpaces(true);
-          yield* this.pushCount(line.length - sp);
+          yield* this.pushCount(line2.length - sp);
           yield* this.pushNewline();
           return "stream";
         }
@@ -20384,13 +20384,13 @@ var require_lexer = __commonJS({
       }
       *parseDocument() {
         yield* this.pushSpaces(true);
-        const line = this.getLine();
-        if (line === null)
+        const line2 = this.getLine();
+        if (line2 === null)
           return this.setNext("doc");
         let n2 = yield* this.pushIndicators();
-        switch (line[n2]) {
+        switch (line2[n2]) {
           case "#":
-            yield* this.pushCount(line.length - n2);
+            yield* this.pushCount(line2.length - n2);
           // fallthrough
           case void 0:
             yield* this.pushNewline();
@@ -20415,7 +20415,7 @@ var require_lexer = __commonJS({
           case ">":
             n2 += yield* this.parseBlockScalarHeader();
             n2 += yield* this.pushSpaces(true);
-            yield* this.pushCount(line.length - n2);
+            yield* this.pushCount(line2.length - n2);
             yield* this.pushNewline();
             return yield* this.parseBlockScalar();
           default:
@@ -20435,11 +20435,11 @@ var require_lexer = __commonJS({
           }
           sp += yield* this.pushSpaces(true);
         } while (nl + sp > 0);
-        const line = this.getLine();
-        if (line === null)
+        const line2 = this.getLine();
+        if (line2 === null)
           return this.setNext("flow");
-        if (indent !== -1 && indent < this.indentNext && line[0] !== "#" || indent === 0 && (line.startsWith("---") || line.startsWith("...")) && isEmpty(line[3])) {
-          const atFlowEndMarker = indent === this.indentNext - 1 && this.flowLevel === 1 && (line[0] === "]" || line[0] === "}");
+        if (indent !== -1 && indent < this.indentNext && line2[0] !== "#" || indent === 0 && (line2.startsWith("---") || line2.startsWith("...")) && isEmpty(line2[3])) {
+          const atFlowEndMarker = indent === this.indentNext - 1 && this.flowLevel === 1 && (line2[0] === "]" || line2[0] === "}");
           if (!atFlowEndMarker) {
             this.flowLevel = 0;
             yield cst.FLOW_END;
@@ -20447,17 +20447,17 @@ var require_lexer = __commonJS({
           }
         }
         let n2 = 0;
-        while (line[n2] === ",") {
+        while (line2[n2] === ",") {
           n2 += yield* this.pushCount(1);
           n2 += yield* this.pushSpaces(true);
           this.flowKey = false;
         }
         n2 += yield* this.pushIndicators();
-        switch (line[n2]) {
+        switch (line2[n2]) {
           case void 0:
             return "flow";
           case "#":
-            yield* this.pushCount(line.length - n2);
+            yield* this.pushCount(line2.length - n2);
             return "flow";
           case "{":
           case "[":
@@ -46034,10 +46034,10 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(object2, code2, reason, validate4 = false) {
+    function closeWebSocketConnection(object2, code2, reason, validate5 = false) {
       code2 ??= null;
       reason ??= "";
-      if (validate4) validateCloseCodeAndReason(code2, reason);
+      if (validate5) validateCloseCodeAndReason(code2, reason);
       if (isClosed(object2.readyState) || isClosing(object2.readyState)) {
       } else if (!isEstablished(object2.readyState)) {
         failWebsocketConnection(object2);
@@ -47570,12 +47570,12 @@ var require_eventsource_stream = __commonJS({
       }
       return true;
     }
-    function isFieldName(line, length, field) {
+    function isFieldName(line2, length, field) {
       if (length !== field.length) {
         return false;
       }
       for (let i = 0; i < length; i++) {
-        if (line[i] !== field[i]) {
+        if (line2[i] !== field[i]) {
           return false;
         }
       }
@@ -47722,31 +47722,31 @@ var require_eventsource_stream = __commonJS({
        * @param {Buffer} line
        * @param {EventSourceStreamEvent} event
        */
-      parseLine(line, event) {
-        if (line.length === 0) {
+      parseLine(line2, event) {
+        if (line2.length === 0) {
           return;
         }
-        const colonPosition = line.indexOf(COLON2);
+        const colonPosition = line2.indexOf(COLON2);
         if (colonPosition === 0) {
           return;
         }
-        let fieldLength = line.length;
-        let valueStart2 = line.length;
+        let fieldLength = line2.length;
+        let valueStart2 = line2.length;
         if (colonPosition !== -1) {
           fieldLength = colonPosition;
           valueStart2 = colonPosition + 1;
-          if (line[valueStart2] === SPACE2) {
+          if (line2[valueStart2] === SPACE2) {
             ++valueStart2;
           }
         }
-        if (isFieldName(line, fieldLength, DATA2)) {
+        if (isFieldName(line2, fieldLength, DATA2)) {
           if (this.maxEventSize > 0 && this.dataLineCount >= this.maxDataLines) {
             throw createMaxEventSizeExceededError();
           }
-          const valueBytes = line.length - valueStart2;
+          const valueBytes = line2.length - valueStart2;
           const dataSize = this.eventFieldSizes.data + (event.data === void 0 ? 0 : 1) + valueBytes;
           this.setEventFieldSize("data", dataSize);
-          const value2 = line.toString("utf8", valueStart2);
+          const value2 = line2.toString("utf8", valueStart2);
           if (event.data === void 0) {
             event.data = value2;
           } else {
@@ -47756,24 +47756,24 @@ ${value2}`;
           this.dataLineCount++;
           return;
         }
-        if (isFieldName(line, fieldLength, RETRY)) {
-          if (isASCIINumberBytes(line, valueStart2)) {
-            this.setEventFieldSize("retry", line.length - valueStart2);
-            event.retry = line.toString("utf8", valueStart2);
+        if (isFieldName(line2, fieldLength, RETRY)) {
+          if (isASCIINumberBytes(line2, valueStart2)) {
+            this.setEventFieldSize("retry", line2.length - valueStart2);
+            event.retry = line2.toString("utf8", valueStart2);
           }
           return;
         }
-        if (isFieldName(line, fieldLength, ID)) {
-          if (isValidLastEventIdBytes(line, valueStart2)) {
-            this.setEventFieldSize("id", line.length - valueStart2);
-            event.id = line.toString("utf8", valueStart2);
+        if (isFieldName(line2, fieldLength, ID)) {
+          if (isValidLastEventIdBytes(line2, valueStart2)) {
+            this.setEventFieldSize("id", line2.length - valueStart2);
+            event.id = line2.toString("utf8", valueStart2);
           }
           return;
         }
-        if (isFieldName(line, fieldLength, EVENT2)) {
-          if (valueStart2 < line.length) {
-            this.setEventFieldSize("event", line.length - valueStart2);
-            event.event = line.toString("utf8", valueStart2);
+        if (isFieldName(line2, fieldLength, EVENT2)) {
+          if (valueStart2 < line2.length) {
+            this.setEventFieldSize("event", line2.length - valueStart2);
+            event.event = line2.toString("utf8", valueStart2);
           }
         }
       }
@@ -48452,6 +48452,66 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// src/numbers.ts
+var round3 = (x) => Math.round(x * 1e3) / 1e3;
+var sig4 = (x) => String(Number(x.toPrecision(4)));
+function num(v, signed = false) {
+  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
+  const text = Math.abs(v).toFixed(digits);
+  return `${v < 0 && Number(text) !== 0 ? "\u2212" : signed ? "+" : ""}${text}`;
+}
+var pctText = (fraction3, signed = false) => `${num(fraction3 * 100, signed)} %`;
+var confText = (confidence) => `${Math.round(confidence * 1e3) / 10} %`;
+
+// src/gate/check-effects.ts
+var SERVER_SIDE = /* @__PURE__ */ new Set(["samples", "littles_law"]);
+var TIMING_LIMITS = {
+  schedule_lag: "max_schedule_lag_p99_ms",
+  event_loop_delay: "max_event_loop_delay_p99_ms",
+  generator_cpu: "max_generator_cpu",
+  pool_wait: "max_pool_wait_p99_ms"
+};
+var isTimingCheck = (name2) => name2 in TIMING_LIMITS;
+function timingFigure(r, name2) {
+  switch (name2) {
+    case "schedule_lag":
+      return r.metrics.schedule_lag_ms?.p99 ?? null;
+    case "event_loop_delay":
+      return r.generator.event_loop_delay_ms.p99;
+    case "generator_cpu":
+      return r.generator.window_cpu?.busy ?? null;
+    default:
+      return r.generator.pool_wait_ms?.p99 ?? null;
+  }
+}
+function runChecks(r, scope, gate) {
+  return r.validity.checks.map((c) => {
+    if (SERVER_SIDE.has(c.name)) return { scope, ...c, effect: "server" };
+    if (c.name === "merge_inputs" && !c.ok && onlyTimingFailures(c.message)) return { scope, ...c, effect: "advisory" };
+    const key = TIMING_LIMITS[c.name];
+    if (key === void 0) return { scope, ...c, effect: "blocks" };
+    const limit = gate.validity[key];
+    if (limit === void 0) return { scope, ...c, effect: "advisory" };
+    const value2 = timingFigure(r, c.name);
+    const ok = value2 === null || value2 <= limit;
+    const shown = key === "max_generator_cpu" ? (x) => `${num(x * 100)} %` : (x) => `${num(x)} ms`;
+    const message = value2 === null ? c.message : `${c.name.replace(/_/g, " ")} ${shown(value2)} against the explicit gate.validity.${key} ${shown(limit)}: ${ok ? "within it" : "beyond it, so no rule judged on measurements can be trusted"}`;
+    return { scope, name: c.name, ok, message, effect: "measurements" };
+  });
+}
+function onlyTimingFailures(message) {
+  const names = [...message.matchAll(/ failed (\w+)/g)].map((m2) => m2[1]);
+  return message.startsWith("an input was not valid") && names.length > 0 && names.every((n2) => isTimingCheck(n2) || SERVER_SIDE.has(n2));
+}
+function advisoryNote(checks) {
+  const over = checks.filter((c) => !c.ok && c.effect === "advisory");
+  if (over.length === 0) return [];
+  const names = [...new Set(over.map((c) => `${c.scope} ${c.name}`))].join(", ");
+  return [
+    `generator timing over its default limits (${names}): each latency rule was judged against the generator's error bound instead; set gate.validity.* to enforce a limit`
+  ];
+}
+
 // src/gate/comparability.ts
 function treatment(spec) {
   const { rate: _rate, ...load } = spec.load;
@@ -48519,6 +48579,129 @@ function comparabilityChecks(base, cur, tolerancePct) {
   );
   return checks;
 }
+
+// src/metrics/histogram.ts
+var hdr = __toESM(require_dist(), 1);
+function newHistogram() {
+  return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
+}
+function recordMs(h, ms4) {
+  h.recordValue(ms4 > 0 ? Math.round(ms4 * 1e3) : 0);
+}
+function encodeHistogram(h) {
+  return hdr.encodeIntoCompressedBase64(h);
+}
+function decodeHistogram(s) {
+  const decoded = hdr.decodeFromCompressedBase64(s, 32, false);
+  const h = newHistogram();
+  h.add(decoded);
+  return h;
+}
+var PERCENTILES = [
+  ["p50", 50],
+  ["p90", 90],
+  ["p95", 95],
+  ["p99", 99],
+  ["p999", 99.9]
+];
+function summarize(h, unit) {
+  if (h.totalCount === 0) return null;
+  const s = {
+    count: h.totalCount,
+    mean: round3(h.mean / unit),
+    min: round3(h.getValueAtPercentile(0) / unit),
+    max: round3(h.getValueAtPercentile(100) / unit)
+  };
+  for (const [key, p2] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p2) / unit);
+  return s;
+}
+var summarizeMs = (h) => summarize(h, 1e3);
+var summarizeCounts = (h) => summarize(h, 1);
+function delayTail(s) {
+  return s && { p50: s.p50, p99: s.p99, max: s.max };
+}
+
+// src/metrics/segments.ts
+var SEGMENT_COUNT = 8;
+var SEGMENT_METRICS = ["ttft", "tpot", "itl", "e2e"];
+var SegmentHistograms = class {
+  constructor(fromMs, toMs) {
+    this.fromMs = fromMs;
+    this.toMs = toMs;
+  }
+  fromMs;
+  toMs;
+  h = Array.from({ length: SEGMENT_COUNT }, () => ({
+    ttft: newHistogram(),
+    tpot: newHistogram(),
+    itl: newHistogram(),
+    e2e: newHistogram()
+  }));
+  /** The slice of an intended send offset (ms after run start); -1 outside the window. */
+  indexOf(offsetMs) {
+    if (offsetMs < this.fromMs || offsetMs >= this.toMs || this.toMs <= this.fromMs) return -1;
+    return Math.min(SEGMENT_COUNT - 1, Math.floor((offsetMs - this.fromMs) / (this.toMs - this.fromMs) * SEGMENT_COUNT));
+  }
+  record(segment, metric, ms4) {
+    if (segment >= 0) recordMs(this.h[segment][metric], ms4);
+  }
+};
+
+// src/result/segments.ts
+var SEGMENT_PERCENTILES = ["p50", "p90", "p95", "p99"];
+var P = { p50: 50, p90: 90, p95: 95, p99: 99 };
+var r3 = (x) => Math.round(x * 1e3) / 1e3;
+function series(hs) {
+  const out2 = { n: hs.map((h) => h.totalCount) };
+  for (const k of SEGMENT_PERCENTILES) out2[k] = hs.map((h) => h.totalCount > 0 ? r3(h.getValueAtPercentile(P[k]) / 1e3) : null);
+  return out2;
+}
+function segmentsSection(s) {
+  const section2 = { count: s.h.length, segment_s: r3((s.toMs - s.fromMs) / s.h.length / 1e3) };
+  for (const m2 of SEGMENT_METRICS) section2[`${m2}_ms`] = series(s.h.map((h) => h[m2]));
+  return section2;
+}
+function mergeSegments(parts, mode) {
+  if (parts.length === 1) return parts[0];
+  if (mode === "replicates" || parts.some((p2) => p2 === void 0 || p2.count !== parts[0].count)) return void 0;
+  const all = parts;
+  const merged = { count: all[0].count, segment_s: all[0].segment_s };
+  for (const m2 of SEGMENT_METRICS) {
+    const key = `${m2}_ms`;
+    const n2 = Array.from({ length: merged.count }, (_, i) => all.reduce((a, s) => a + s[key].n[i], 0));
+    const out2 = { n: n2 };
+    for (const k of SEGMENT_PERCENTILES) {
+      out2[k] = n2.map((total, i) => {
+        if (total === 0) return null;
+        const sum = all.reduce((a, s) => a + (s[key][k][i] ?? 0) * s[key].n[i], 0);
+        return r3(sum / total);
+      });
+    }
+    merged[key] = out2;
+  }
+  return merged;
+}
+var segmentsSchema = (() => {
+  const values = { type: "array", items: { anyOf: [{ type: "null" }, { type: "number" }] } };
+  const seriesSchema = {
+    type: "object",
+    required: ["n", ...SEGMENT_PERCENTILES],
+    properties: {
+      n: { type: "array", items: { type: "integer", minimum: 0 } },
+      ...Object.fromEntries(SEGMENT_PERCENTILES.map((k) => [k, values]))
+    }
+  };
+  const metrics = SEGMENT_METRICS.map((m2) => `${m2}_ms`);
+  return {
+    type: "object",
+    required: ["count", "segment_s", ...metrics],
+    properties: {
+      count: { type: "integer", minimum: 1 },
+      segment_s: { type: "number" },
+      ...Object.fromEntries(metrics.map((m2) => [m2, seriesSchema]))
+    }
+  };
+})();
 
 // src/metrics/buckets.ts
 function bucketsOf(h, unit = 1e3) {
@@ -48639,6 +48822,16 @@ function wilson(x, n2, z) {
   const half = z * Math.sqrt(p2 * (1 - p2) / n2 + z2 / (4 * n2 * n2)) / (1 + z2 / n2);
   return { lower: Math.max(0, centre - half), upper: Math.min(1, centre + half) };
 }
+function studentQuantile(p2, df) {
+  const z = normalQuantile(p2);
+  if (!Number.isFinite(df) || df <= 0) return z;
+  const z2 = z * z;
+  const g1 = (z2 * z + z) / 4;
+  const g2 = (5 * z2 * z2 * z + 16 * z2 * z + 3 * z) / 96;
+  const g3 = (3 * z2 ** 3 * z + 19 * z2 * z2 * z + 17 * z2 * z - 15 * z) / 384;
+  const g4 = (79 * z2 ** 4 * z + 776 * z2 ** 3 * z + 1482 * z2 * z2 * z - 1920 * z2 * z - 945 * z) / 92160;
+  return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4;
+}
 
 // src/gate/bootstrap.ts
 function drawPercentile(b2, p2, rng) {
@@ -48652,16 +48845,130 @@ function percentileShiftInterval(baseline, current, p2, confidence, iterations, 
   return { lower: quantileOfSorted(diffs, 1 - confidence), upper: quantileOfSorted(diffs, confidence) };
 }
 
-// src/numbers.ts
-var round3 = (x) => Math.round(x * 1e3) / 1e3;
-var sig4 = (x) => String(Number(x.toPrecision(4)));
-function num(v, signed = false) {
-  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
-  const text = Math.abs(v).toFixed(digits);
-  return `${v < 0 && Number(text) !== 0 ? "\u2212" : signed ? "+" : ""}${text}`;
+// src/gate/noise.ts
+var NO_EXTRA_NOISE = { segments: false, betweenRun: false, calibration: null };
+var replicatesOf = (r) => r.replicates;
+function sideSpread(r, other, key, model2) {
+  if (!model2.betweenRun) return null;
+  const own = replicatesOf(r);
+  const count2 = own?.count ?? 1;
+  const cal = model2.calibration?.cv[key];
+  const calRuns = model2.calibration?.replicates ?? 0;
+  if (own?.cv[key] !== void 0 && !(cal !== void 0 && calRuns > own.count))
+    return { cv: own.cv[key], count: count2, estimatedFrom: own.count, source: "replicates", borrowed: false };
+  if (cal !== void 0) return { cv: cal, count: count2, estimatedFrom: calRuns, source: "calibration", borrowed: false };
+  const theirs = other ? replicatesOf(other) : void 0;
+  if (theirs?.cv[key] !== void 0)
+    return { cv: theirs.cv[key], count: count2, estimatedFrom: theirs.count, source: "replicates", borrowed: true };
+  return null;
 }
-var pctText = (fraction3, signed = false) => `${num(fraction3 * 100, signed)} %`;
-var confText = (confidence) => `${Math.round(confidence * 1e3) / 10} %`;
+function betweenRun(base, cur, key, bv, cv, model2, confidence) {
+  const b2 = sideSpread(base, cur, key, model2);
+  const c = sideSpread(cur, base, key, model2);
+  const part = (s, v) => s ? s.cv * Math.abs(v) / Math.sqrt(s.count) : 0;
+  const used = [b2, c].filter((s) => s !== null);
+  const note = c?.borrowed ? `the current run is one replicate, judged with the baseline's between-run CV ${pctText(c.cv)} (${replicatesOf(base).count} replicates) on both sides` : b2?.borrowed ? `the baseline is one run, judged with the current run's between-run CV ${pctText(b2.cv)} on both sides` : null;
+  const se = Math.hypot(part(b2, bv), part(c, cv));
+  const df = used.length > 0 ? Math.min(...used.map((s) => s.estimatedFrom - 1)) : Infinity;
+  return {
+    se,
+    effectiveSe: se * (studentQuantile(confidence, df) / normalQuantile(confidence)),
+    cv: used.length > 0 ? Math.max(...used.map((s) => s.cv)) : null,
+    sources: [...new Set(used.map((s) => s.source))],
+    note
+  };
+}
+function bootstrapSe(b2, p2, rng, draws = 200) {
+  let sum = 0;
+  let sumSq = 0;
+  for (let i = 0; i < draws; i++) {
+    const x = drawPercentile(b2, p2, rng);
+    sum += x;
+    sumSq += x * x;
+  }
+  const mean3 = sum / draws;
+  return Math.sqrt(Math.max(0, sumSq / draws - mean3 * mean3) * (draws / (draws - 1)));
+}
+var SEGMENT_OF = {
+  ttft_ms: "ttft_ms",
+  tpot_ms: "tpot_ms",
+  itl_ms: "itl_ms",
+  e2e_ms: "e2e_ms"
+};
+function driftSe(r, metric, pct6, b2, p2, rng) {
+  const name2 = SEGMENT_OF[metric];
+  if (!r.segments || !name2 || !SEGMENT_PERCENTILES.includes(pct6)) return null;
+  const s = r.segments[name2];
+  const need = Math.ceil(2 / (1 - p2 / 100) - 1e-9);
+  const values = s[pct6].filter((v, i) => v !== null && s.n[i] >= need);
+  if (values.length < 4) return null;
+  const mean3 = values.reduce((a, v) => a + v, 0) / values.length;
+  const variance = values.reduce((a, v) => a + (v - mean3) ** 2, 0) / (values.length - 1);
+  const boot = bootstrapSe(b2, p2, rng);
+  return Math.sqrt(Math.max(0, variance / values.length - boot * boot));
+}
+function latencyNoise(model2, t, base, cur, buckets, values, rng, confidence) {
+  const drift = model2.segments ? [driftSe(base, t.metric, t.pct, buckets.base, t.p, rng("baseline")), driftSe(cur, t.metric, t.pct, buckets.cur, t.p, rng("current"))] : [null, null];
+  const within = drift.every((d) => d === null) ? null : Math.hypot(drift[0] ?? 0, drift[1] ?? 0);
+  const between = betweenRun(base, cur, `${t.metric}.${t.pct}`, values.base, values.cur, model2, confidence);
+  const sources = ["bootstrap", ...within !== null ? ["segments"] : [], ...between.sources];
+  return {
+    se: Math.hypot(within ?? 0, between.effectiveSe),
+    record: { within_run: within === null ? null : Math.round(within * 1e3) / 1e3, between_run_cv: between.cv, source: sources },
+    note: between.note
+  };
+}
+function cvLowerBound(cv, runs, confidence) {
+  const df = runs - 1;
+  return df > 0 ? cv * Math.sqrt(df / chiSquareQuantile(confidence, df)) : 0;
+}
+function chiSquareQuantile(p2, df) {
+  const z = normalQuantile(p2);
+  const a = 2 / (9 * df);
+  return df * (1 - a + z * Math.sqrt(a)) ** 3;
+}
+function stabilityChecks(base, cur, keys, model2, maxCv, confidence) {
+  const out2 = [];
+  const judge = (scope, cvs, count2) => {
+    const over = keys.filter((k) => cvLowerBound(cvs[k.key] ?? 0, count2, confidence) > maxCv);
+    const known = keys.filter((k) => cvs[k.key] !== void 0);
+    if (known.length === 0) return;
+    const worst = known.reduce((a, k) => (cvs[k.key] ?? 0) > (cvs[a.key] ?? 0) ? k : a);
+    out2.push({
+      scope,
+      name: "between_run_cv",
+      ok: over.length === 0,
+      effect: "measurements",
+      message: over.length > 0 ? `the environment is unstable: between-run CV ${over.map((k) => `${k.label} ${pctText(cvs[k.key])} (\u2265 ${pctText(cvLowerBound(cvs[k.key], count2, confidence))} at ${pctText(confidence)} confidence)`).join(", ")} across ${count2} runs exceeds ${pctText(maxCv)} (gate.max_cv)` : `between-run CV within ${pctText(maxCv)} at ${pctText(confidence)} confidence for every judged metric across ${count2} runs (largest ${worst.label} ${pctText(cvs[worst.key])})`
+    });
+  };
+  if (model2.betweenRun) {
+    for (const [scope, r] of [
+      ["baseline", base],
+      ["current", cur]
+    ]) {
+      const rep = r ? replicatesOf(r) : void 0;
+      if (rep) judge(scope, rep.cv, rep.count);
+    }
+    if (model2.calibration) judge("calibration", model2.calibration.cv, model2.calibration.replicates);
+  }
+  return out2;
+}
+function noiseText(n2, unit) {
+  const parts = n2.source.map(
+    (s) => s === "segments" && n2.within_run !== null ? n2.within_run > 0 ? `segments (drift \xB1${num(n2.within_run)} ${unit})` : "segments (no drift beyond sampling)" : (s === "replicates" || s === "calibration") && n2.between_run_cv !== null ? `${s} (CV ${pctText(n2.between_run_cv)})` : s
+  );
+  return `noise: ${parts.join(" + ")}`;
+}
+
+// src/gate/detectable.ts
+var DETECTION_POWER = 0.8;
+function detectableChange(threshold, half, z, power = DETECTION_POWER) {
+  return threshold + half * (1 + normalQuantile(power) / z);
+}
+function detectableFall(limit, se, z, power = DETECTION_POWER) {
+  return Math.exp(Math.log(1 + limit) - (z + normalQuantile(power)) * se) - 1;
+}
 
 // src/gate/outcome.ts
 function outcome(d, status2, flags) {
@@ -48677,57 +48984,9 @@ var changeOf = (baseline, current) => ({
   rel: baseline !== 0 ? (current - baseline) / baseline : null
 });
 
-// src/gate/replicate-spread.ts
-function replicateSe(r, key, value2) {
-  const spread2 = r.replicates;
-  const cv = spread2?.cv[key];
-  return spread2 && cv !== void 0 ? cv * Math.abs(value2) / Math.sqrt(spread2.count) : 0;
-}
-
 // src/gate/samples.ts
 function minSamples(p2, minTail) {
   return Math.ceil(minTail / (1 - p2 / 100) - 1e-9);
-}
-
-// src/metrics/histogram.ts
-var hdr = __toESM(require_dist(), 1);
-function newHistogram() {
-  return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
-}
-function recordMs(h, ms4) {
-  h.recordValue(ms4 > 0 ? Math.round(ms4 * 1e3) : 0);
-}
-function encodeHistogram(h) {
-  return hdr.encodeIntoCompressedBase64(h);
-}
-function decodeHistogram(s) {
-  const decoded = hdr.decodeFromCompressedBase64(s, 32, false);
-  const h = newHistogram();
-  h.add(decoded);
-  return h;
-}
-var PERCENTILES = [
-  ["p50", 50],
-  ["p90", 90],
-  ["p95", 95],
-  ["p99", 99],
-  ["p999", 99.9]
-];
-function summarize(h, unit) {
-  if (h.totalCount === 0) return null;
-  const s = {
-    count: h.totalCount,
-    mean: round3(h.mean / unit),
-    min: round3(h.getValueAtPercentile(0) / unit),
-    max: round3(h.getValueAtPercentile(100) / unit)
-  };
-  for (const [key, p2] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p2) / unit);
-  return s;
-}
-var summarizeMs = (h) => summarize(h, 1e3);
-var summarizeCounts = (h) => summarize(h, 1);
-function delayTail(s) {
-  return s && { p50: s.p50, p99: s.p99, max: s.max };
 }
 
 // src/metrics/definitions.ts
@@ -48877,13 +49136,26 @@ function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
     );
   }
   const boot = percentileShiftInterval(b2, c, t.p, ctx.confidence, ctx.iterations, ctx.rng(draft.id));
-  const spreadSe = Math.hypot(replicateSe(base, `${t.metric}.${t.pct}`, bv), replicateSe(cur, `${t.metric}.${t.pct}`, cv));
-  const ci = widen(boot, change.abs, ctx.z * spreadSe);
+  const noise = latencyNoise(
+    ctx.noise,
+    t,
+    base,
+    cur,
+    { base: b2, cur: c },
+    { base: bv, cur: cv },
+    (side) => ctx.rng(`${draft.id}/${side}`),
+    ctx.confidence
+  );
+  const ci = widen(boot, change.abs, ctx.z * noise.se);
+  const mdeAbs = detectableChange(threshold, change.abs - ci.lower, ctx.z);
+  const mde = { abs: mdeAbs, rel: bv > 0 ? mdeAbs / bv : null, power: 0.8 };
   const moved2 = `${change.abs >= 0 ? "rose" : "fell"} ${num(change.abs, true)} ms (${change.rel === null ? "n/a" : pctText(change.rel, true)}), allowed ${num(threshold, true)} ms`;
   const failed = change.abs > threshold && ci.lower > threshold;
-  const reason = failed ? `${moved2}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower, true)} ms is beyond it too` : change.abs > threshold ? `${moved2}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower, true)} ms` : moved2;
+  const caught = `a rise of \u2265 ${mde.rel === null ? `${num(mdeAbs)} ms` : `${pctText(mde.rel)} (${num(mdeAbs, true)} ms)`} would have been caught`;
+  const said = [noise.note, noiseText(noise.record, "ms")].filter(Boolean).join("; ");
+  const reason = failed ? `${moved2}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower, true)} ms is beyond it too; ${said}` : change.abs > threshold ? `${moved2}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower, true)} ms \u2014 ${caught}; ${said}` : `${moved2} \u2014 ${caught}; ${said}`;
   return outcome(
-    { ...draft, baseline: bv, current: cv, change, threshold, ci: { ...ci, confidence: ctx.confidence }, reason },
+    { ...draft, baseline: bv, current: cv, change, threshold, ci: { ...ci, confidence: ctx.confidence }, reason, mde, noise: noise.record },
     failed ? "fail" : "pass",
     rule2
   );
@@ -48918,6 +49190,7 @@ var THROUGHPUT = {
     contribution: (r) => ({ sum: r.goodput.requests, sumSq: r.goodput.requests })
   }
 };
+var throughputSpread = (key) => ({ key: THROUGHPUT[key].spread, label: THROUGHPUT[key].label });
 function totalRse({ sum, sumSq }, n2) {
   const mean3 = sum / n2;
   return Math.sqrt(Math.max(0, sumSq / n2 - mean3 * mean3) / n2) / mean3;
@@ -48951,16 +49224,22 @@ function judgeThroughputDecrease(key, rule2, base, cur, ctx) {
   if (cv <= 0)
     return outcome({ ...draft, ...known, reason: `none at all in the current run (baseline ${num(bv)} ${m2.unit})` }, "fail", rule2);
   const rse = (r) => totalRse(m2.contribution(r, ctx), r.requests.window.scheduled);
-  const se = Math.hypot(rse(base), rse(cur), replicateSe(base, m2.spread, 1), replicateSe(cur, m2.spread, 1));
+  const between = betweenRun(base, cur, m2.spread, 1, 1, ctx.noise, ctx.confidence);
+  const se = Math.hypot(rse(base), rse(cur), between.effectiveSe);
   const logRatio = Math.log(cv / bv);
   const rel = { lower: Math.exp(logRatio - ctx.z * se) - 1, upper: Math.exp(logRatio + ctx.z * se) - 1 };
   const change = known.change;
   const limit = -rule2.max_decrease_pct / 100;
   const failed = change.rel < limit && rel.upper < limit;
+  const mdeRel = detectableFall(limit, se, ctx.z);
+  const mde = { abs: mdeRel * bv, rel: mdeRel, power: 0.8 };
+  const noise = { within_run: null, between_run_cv: between.cv, source: ["bootstrap", ...between.sources] };
+  const said = [between.note, noiseText(noise, m2.unit)].filter(Boolean).join("; ");
+  const caught = `a fall of \u2265 ${pctText(-mdeRel)} would have been caught`;
   const moved2 = `${change.abs >= 0 ? "rose" : "fell"} ${pctText(change.rel, true)} (${num(bv)} \u2192 ${num(cv)} ${m2.unit}), allowed ${pctText(limit, true)}`;
-  const reason = failed ? `${moved2}; the ${confText(ctx.confidence)} upper bound ${pctText(rel.upper, true)} is beyond it too` : change.rel < limit ? `${moved2}, but within noise: the ${confText(ctx.confidence)} upper bound is ${pctText(rel.upper, true)}` : moved2;
+  const reason = failed ? `${moved2}; the ${confText(ctx.confidence)} upper bound ${pctText(rel.upper, true)} is beyond it too; ${said}` : change.rel < limit ? `${moved2}, but within noise: the ${confText(ctx.confidence)} upper bound is ${pctText(rel.upper, true)} \u2014 ${caught}; ${said}` : `${moved2} \u2014 ${caught}; ${said}`;
   const ci = { lower: rel.lower * bv, upper: rel.upper * bv, confidence: ctx.confidence };
-  return outcome({ ...draft, ...known, ci, reason }, failed ? "fail" : "pass", rule2);
+  return outcome({ ...draft, ...known, ci, reason, mde, noise }, failed ? "fail" : "pass", rule2);
 }
 function judgeErrorRateIncrease(rule2, base, cur, ctx) {
   const draft = {
@@ -48996,9 +49275,11 @@ function judgeErrorRateIncrease(rule2, base, cur, ctx) {
   const half = ctx.z * Math.sqrt(pb * (1 - pb) / (nb + 2) + pc * (1 - pc) / (nc + 2));
   const ci = { lower: pc - pb - half, upper: pc - pb + half, confidence: ctx.confidence };
   const failed = change.abs > threshold && ci.lower > threshold;
+  const mde = { abs: detectableChange(threshold, half, ctx.z), rel: null, power: 0.8 };
+  const caught = `a rise of \u2265 ${num(mde.abs * 100)} pp would have been caught`;
   const moved2 = `${pctText(xb / nb)} (${xb} of ${nb}) \u2192 ${pctText(xc / nc)} (${xc} of ${nc}): ${num(change.abs * 100, true)} pp, allowed +${rule2.max_increase_pp} pp`;
-  const reason = failed ? `${moved2}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower * 100, true)} pp is beyond it too` : change.abs > threshold ? `${moved2}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower * 100, true)} pp` : moved2;
-  return outcome({ ...draft, baseline: xb / nb, current: xc / nc, change, threshold, ci, reason }, failed ? "fail" : "pass", rule2);
+  const reason = failed ? `${moved2}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower * 100, true)} pp is beyond it too` : change.abs > threshold ? `${moved2}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower * 100, true)} pp \u2014 ${caught}` : `${moved2} \u2014 ${caught}`;
+  return outcome({ ...draft, baseline: xb / nb, current: xc / nc, change, threshold, ci, reason, mde }, failed ? "fail" : "pass", rule2);
 }
 
 // src/gate/context.ts
@@ -49009,6 +49290,7 @@ function judgeContext(o) {
     z: normalQuantile(o.confidence),
     iterations: o.iterations,
     minTail: o.minTail,
+    noise: o.noise ?? NO_EXTRA_NOISE,
     rng: (id) => createRng(deriveSeed(o.seed, id)),
     buckets(r, histogram, unit) {
       const perResult = cache.get(r) ?? /* @__PURE__ */ new Map();
@@ -49167,7 +49449,7 @@ var MIN_WINDOW_SAMPLES = 20;
 var SATURATION_SHORTFALL = 0.05;
 var DEPART_FACTOR = 2;
 var DRIFT_METRICS = { ttft: "ttft_ms", tpot: "tpot_ms", e2e: "e2e_ms" };
-var r3 = (x) => Math.round(x * 1e3) / 1e3;
+var r32 = (x) => Math.round(x * 1e3) / 1e3;
 var ms = (v) => num(v);
 function baseRateOf(load) {
   const p2 = load.pattern;
@@ -49184,7 +49466,7 @@ function patternFacts(plan2, rec, gate, baseRate, spike) {
     baseRate,
     names: plan2.phases.map((p2) => p2.name),
     offeredPerS: rec.buckets.map(
-      (_, i) => r3(expectedArrivals(plan2.curve, i * rec.intervalMs, (i + 1) * rec.intervalMs) / (rec.intervalMs / 1e3))
+      (_, i) => r32(expectedArrivals(plan2.curve, i * rec.intervalMs, (i + 1) * rec.intervalMs) / (rec.intervalMs / 1e3))
     ),
     phaseOffered: plan2.phases.map((p2) => p2.rate),
     phases: rec.phases,
@@ -49213,7 +49495,7 @@ function slidingP95(buckets, w) {
     return p95(running);
   });
 }
-var p95 = (h) => h && h.totalCount >= MIN_WINDOW_SAMPLES ? r3(h.getValueAtPercentile(95) / 1e3) : null;
+var p95 = (h) => h && h.totalCount >= MIN_WINDOW_SAMPLES ? r32(h.getValueAtPercentile(95) / 1e3) : null;
 function buildPatternSection(f) {
   const iv = f.intervalMs;
   const w = Math.max(5, Math.ceil(2 * MIN_WINDOW_SAMPLES / Math.max(f.baseRate, 1e-9) * (1e3 / iv)));
@@ -49232,7 +49514,7 @@ function buildPatternSection(f) {
       scheduled: f.buckets.map((b2) => b2.scheduled),
       ok: f.buckets.map((b2) => b2.ok),
       errors: f.buckets.map((b2) => b2.errors),
-      achieved_per_s: f.buckets.map((b2) => r3(b2.completedOk * scale / (iv / 1e3))),
+      achieved_per_s: f.buckets.map((b2) => r32(b2.completedOk * scale / (iv / 1e3))),
       ttft_p95_ms: sliding
     },
     histograms: {
@@ -49250,18 +49532,18 @@ function phaseSummary(name2, p2, offered, scale) {
   const done = p2.ok + p2.errors;
   return {
     name: name2,
-    from_s: r3(p2.fromMs / 1e3),
-    to_s: r3(p2.toMs / 1e3),
+    from_s: r32(p2.fromMs / 1e3),
+    to_s: r32(p2.toMs / 1e3),
     offered_rate_per_s: offered,
     scheduled: p2.scheduled,
     ok: p2.ok,
     errors: p2.errors,
-    error_rate: done > 0 ? r3(p2.errors / done) : null,
-    achieved_rate_per_s: len > 0 ? r3(p2.completedOk * scale / len) : 0,
+    error_rate: done > 0 ? r32(p2.errors / done) : null,
+    achieved_rate_per_s: len > 0 ? r32(p2.completedOk * scale / len) : 0,
     ttft_ms: summarizeMs(p2.h.ttft),
     tpot_ms: summarizeMs(p2.h.tpot),
     e2e_ms: summarizeMs(p2.h.e2e),
-    generator: p2.memory && { rss_mb: r3(p2.memory.rss_mb), heap_mb: r3(p2.memory.heap_mb) }
+    generator: p2.memory && { rss_mb: r32(p2.memory.rss_mb), heap_mb: r32(p2.memory.heap_mb) }
   };
 }
 function spikeOutcome(f, iv, w, lastStart, sliding) {
@@ -49274,7 +49556,7 @@ function spikeOutcome(f, iv, w, lastStart, sliding) {
     for (let i = Math.ceil(end2 / iv - 1e-9); i <= lastStart; i++) {
       const v = sliding[i];
       if (v !== null && v <= pre * (1 + RECOVERY_TOLERANCE)) {
-        recovery = r3((i * iv - end2) / 1e3);
+        recovery = r32((i * iv - end2) / 1e3);
         break;
       }
     }
@@ -49288,7 +49570,7 @@ function spikeOutcome(f, iv, w, lastStart, sliding) {
     during: {
       ttft_ms: during ? summarizeMs(during.h.ttft) : null,
       errors: during?.errors ?? 0,
-      error_rate: done > 0 ? r3(during.errors / done) : null
+      error_rate: done > 0 ? r32(during.errors / done) : null
     },
     recovery_s: recovery,
     rule: `from the spike's end until TTFT p95 over a sliding ${w * iv / 1e3} s window is within ${RECOVERY_TOLERANCE * 100} % of the pre-spike p95`
@@ -49333,8 +49615,8 @@ function soakOutcome(f) {
     segments: f.phases.length,
     drift,
     generator: {
-      rss_mb: f.phases.map((p2) => p2.memory ? r3(p2.memory.rss_mb) : null),
-      heap_mb: f.phases.map((p2) => p2.memory ? r3(p2.memory.heap_mb) : null)
+      rss_mb: f.phases.map((p2) => p2.memory ? r32(p2.memory.rss_mb) : null),
+      heap_mb: f.phases.map((p2) => p2.memory ? r32(p2.memory.heap_mb) : null)
     },
     rule: `last segment vs first, per gate latency rule: drift when the rise AND its ${Math.round(g.confidence * 100)} % one-sided bootstrap lower bound exceed max(pct \xD7 first, ms)`
   };
@@ -49347,25 +49629,25 @@ function judgeDrift(a, b2, p2, pct6, floorMs, g, id) {
   const none = { first, last, change: null, bound: null, ci: null };
   if (!ba || !bb) return { ...none, verdict: "inconclusive", reason: "no samples in the first or the last segment" };
   const bound = Math.max(pct6 / 100 * first, floorMs);
-  const change = { abs: r3(last - first), rel: first > 0 ? r3((last - first) / first) : null };
+  const change = { abs: r32(last - first), rel: first > 0 ? r32((last - first) / first) : null };
   const need = minSamples(p2, g.min_tail_samples);
   if (ba.n < need || bb.n < need)
     return {
       ...none,
       change,
-      bound: r3(bound),
+      bound: r32(bound),
       verdict: "inconclusive",
       reason: `too few samples: needs \u2265 ${need} per segment (first ${ba.n}, last ${bb.n})`
     };
   const iv = percentileShiftInterval(ba, bb, p2, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
-  const ci = { lower: r3(iv.lower), upper: r3(iv.upper), confidence: g.confidence };
+  const ci = { lower: r32(iv.lower), upper: r32(iv.upper), confidence: g.confidence };
   const moved2 = `${change.abs >= 0 ? "rose" : "fell"} ${ms(Math.abs(change.abs))} ms, allowed ${ms(bound)} ms`;
   if (change.abs > bound && ci.lower > bound)
     return {
       first,
       last,
       change,
-      bound: r3(bound),
+      bound: r32(bound),
       ci,
       verdict: "drift",
       reason: `${moved2}; the lower bound ${ms(ci.lower)} ms is beyond it too`
@@ -49374,7 +49656,7 @@ function judgeDrift(a, b2, p2, pct6, floorMs, g, id) {
     first,
     last,
     change,
-    bound: r3(bound),
+    bound: r32(bound),
     ci,
     verdict: "none",
     reason: change.abs > bound ? `${moved2}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved2
@@ -49453,8 +49735,8 @@ function mergePatternSections(sections, shards, gate, baseRate) {
     f.offeredPerS.forEach((v, i) => out2.offeredPerS[i] = (out2.offeredPerS[i] ?? 0) + v);
     f.phaseOffered.forEach((v, k) => out2.phaseOffered[k] += v);
   }
-  out2.offeredPerS = out2.offeredPerS.map((v) => r3(v * rateScale));
-  out2.phaseOffered = out2.phaseOffered.map((v) => r3(v * rateScale));
+  out2.offeredPerS = out2.offeredPerS.map((v) => r32(v * rateScale));
+  out2.phaseOffered = out2.phaseOffered.map((v) => r32(v * rateScale));
   out2.rateScale = rateScale;
   out2.baseRate = baseRate;
   return buildPatternSection(out2);
@@ -49544,23 +49826,12 @@ function judgeSoak(gate, rule2, r) {
 function abortVerdict(current, decided) {
   const a = current.abort;
   if (!a) return decided;
-  const line = `the run was aborted at ${a.at_s} s (${a.reason === "error_rate" ? "error rate" : "over-saturation"}): ${a.detail}`;
-  return { verdict: a.fail ? "fail" : "inconclusive", reasons: [line, ...decided.reasons] };
+  const line2 = `the run was aborted at ${a.at_s} s (${a.reason === "error_rate" ? "error rate" : "over-saturation"}): ${a.detail}`;
+  return { verdict: a.fail ? "fail" : "inconclusive", reasons: [line2, ...decided.reasons] };
 }
 
 // src/spec/gate-schema.ts
 var import_ajv = __toESM(require_ajv(), 1);
-
-// src/spec/generator-limits.ts
-var DEFAULT_GENERATOR_LIMITS = {
-  max_schedule_lag_p99_ms: 5,
-  max_event_loop_delay_p99_ms: 20,
-  max_generator_cpu: 0.8,
-  max_pool_wait_p99_ms: 50,
-  min_achieved_fraction: 0.95
-};
-
-// src/spec/gate-schema.ts
 var LATENCY_METRICS = GATE_METRICS.map((m2) => m2.gate);
 var PERCENTILE_KEYS = PERCENTILES.map(([key]) => key);
 var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"];
@@ -49575,13 +49846,7 @@ var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})
 var FIXED_SLO_KEYS = ["http_5xx_rate", "http_429_rate", "goodput_fraction"];
 var withDefault = (schema, value2) => value2 === void 0 ? schema : { ...schema, default: value2 };
 var nonNegative = (fallback) => withDefault({ type: "number", minimum: 0, description: "a number \u2265 0" }, fallback);
-var fraction = (fallback) => ({
-  type: "number",
-  minimum: 0,
-  maximum: 1,
-  default: fallback,
-  description: "a fraction between 0 and 1"
-});
+var fraction = (fallback) => withDefault({ type: "number", minimum: 0, maximum: 1, description: "a fraction between 0 and 1" }, fallback);
 function rule(props, required, fallback) {
   return withDefault(
     {
@@ -49606,7 +49871,7 @@ var keyNames = (pattern2, what) => ({
 var gateSchema = {
   type: "object",
   default: {},
-  description: "a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity",
+  description: "a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity, max_timestamp_error_share, max_cv, calibration, noise",
   additionalProperties: false,
   properties: {
     latency: {
@@ -49664,18 +49929,36 @@ var gateSchema = {
     },
     min_tail_samples: { type: "integer", minimum: 1, default: 10, description: "an integer \u2265 1" },
     tolerance_pct: nonNegative(10),
-    // Noisy shared runners may need looser generator limits; interleaved A/B (baseline-url) is the better cure.
+    max_timestamp_error_share: {
+      type: "number",
+      exclusiveMinimum: 0,
+      default: 0.25,
+      description: "a number > 0, e.g. 0.25 (a quarter of the allowed change)"
+    },
+    max_cv: { type: "number", exclusiveMinimum: 0, default: 0.1, description: "a number > 0, e.g. 0.1 (10 %)" },
+    calibration: { type: "string", minLength: 1, description: "the path of a calibration file written by loadgate calibrate" },
+    noise: {
+      type: "object",
+      default: {},
+      description: "a mapping with keys segments, between_run (true or false)",
+      additionalProperties: false,
+      properties: {
+        segments: { type: "boolean", default: true, description: "true or false" },
+        between_run: { type: "boolean", default: true, description: "true or false" }
+      }
+    },
+    // Explicit overrides only (no defaults here): the run's own checks use result/validity.ts's defaults.
     validity: {
       type: "object",
       default: {},
       description: "a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, max_generator_cpu, max_pool_wait_p99_ms, min_achieved_fraction",
       additionalProperties: false,
       properties: {
-        max_schedule_lag_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_schedule_lag_p99_ms),
-        max_event_loop_delay_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_event_loop_delay_p99_ms),
-        max_generator_cpu: fraction(DEFAULT_GENERATOR_LIMITS.max_generator_cpu),
-        max_pool_wait_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_pool_wait_p99_ms),
-        min_achieved_fraction: fraction(DEFAULT_GENERATOR_LIMITS.min_achieved_fraction)
+        max_schedule_lag_p99_ms: nonNegative(),
+        max_event_loop_delay_p99_ms: nonNegative(),
+        max_generator_cpu: fraction(),
+        max_pool_wait_p99_ms: nonNegative(),
+        min_achieved_fraction: fraction()
       }
     }
   }
@@ -49786,26 +50069,196 @@ function judgeRateLimits(slo, base, cur, ctx) {
   });
 }
 
+// src/gate/timing-validity.ts
+var timestampErrorOf = (r) => r.generator.timestamp_error_ms ?? void 0;
+function atPercentile(knots, p2) {
+  if (p2 <= knots[0][0]) return knots[0][1];
+  for (let i = 1; i < knots.length; i++) {
+    const [p0, v0] = knots[i - 1];
+    const [p1, v1] = knots[i];
+    if (p2 <= p1) {
+      const w = Math.log((100 - p0) / (100 - p2)) / Math.log((100 - p0) / (100 - p1));
+      return v0 + w * (v1 - v0);
+    }
+  }
+  return knots[knots.length - 1][1];
+}
+function errorBound(r, p2, metric) {
+  const lag = r.metrics.schedule_lag_ms;
+  const lagAt = lag ? atPercentile(
+    [
+      [50, lag.p50],
+      [90, lag.p90],
+      [95, lag.p95],
+      [99, lag.p99]
+    ],
+    p2
+  ) : 0;
+  const te = timestampErrorOf(r);
+  const tail = (t) => t ? atPercentile(
+    [
+      [50, t.p50],
+      [99, t.p99]
+    ],
+    p2
+  ) : 0;
+  const e = te ? atPercentile(
+    [
+      [50, te.p50],
+      [90, te.p90],
+      [99, te.p99]
+    ],
+    p2
+  ) : Math.max(tail(r.generator.event_loop_delay_ms), tail(r.generator.pool_wait_ms));
+  const source = te ? "timestamp_error" : "lag_and_loop_delay";
+  const shortest = Math.max(1, r.workload.output_tokens.delivered?.min ?? 1);
+  switch (metric) {
+    case "ttft_from_send":
+    case "itl":
+      return { ms: e, source };
+    case "tpot":
+      return { ms: e / Math.max(1, shortest - 1), source };
+    case "normalized_latency":
+      return { ms: Math.max(e, lagAt) / shortest, source };
+    default:
+      return { ms: Math.max(e, lagAt), source };
+  }
+}
+var SOURCE_TEXT = {
+  timestamp_error: "timestamp error bound",
+  lag_and_loop_delay: "error bound (from its schedule-lag and event-loop-delay tails: the result has no timestamp_error_ms)"
+};
+function quotedPercentile(rule2) {
+  const m2 = /^(?:latency|slo)\.([a-z0-9_]+)_p(50|90|95|99|999)$/.exec(rule2.id);
+  if (!m2) return null;
+  return m2[2] === "999" ? { metric: m2[1], p: 99.9, label: "p99.9" } : { metric: m2[1], p: Number(m2[2]), label: `p${m2[2]}` };
+}
+function judgeTiming(rule2, base, cur, share2) {
+  const q = quotedPercentile(rule2);
+  if (!q || rule2.current === null || rule2.threshold === null) return null;
+  const bounds = [errorBound(cur, q.p, q.metric), ...rule2.kind === "regression" && base ? [errorBound(base, q.p, q.metric)] : []];
+  const worst = bounds.reduce((a, b2) => b2.ms > a.ms ? b2 : a);
+  const allowed = rule2.kind === "regression" ? Math.abs(rule2.threshold) : Math.abs(rule2.threshold - rule2.current);
+  const max2 = share2 * allowed;
+  return {
+    bound_ms: worst.ms,
+    source: bounds.some((b2) => b2.source !== "timestamp_error") ? "lag_and_loop_delay" : worst.source,
+    allowed_ms: allowed,
+    max_bound_ms: max2,
+    judgeable: worst.ms <= max2
+  };
+}
+function applyTimingValidity(rules, base, cur, gate) {
+  const share2 = gate.max_timestamp_error_share;
+  return rules.map((rule2) => {
+    if (rule2.id === "error_rate" || rule2.id === "slo.http_5xx_rate" || rule2.id === "slo.http_429_rate")
+      return { ...rule2, evidence: "errors" };
+    if (rule2.id === "slo.goodput_fraction") return judgeGoodputTiming(rule2, cur, share2, gate.confidence);
+    const timing = judgeTiming(rule2, base, cur, share2);
+    if (!timing) return { ...rule2, evidence: "measurements" };
+    const judged = { ...rule2, evidence: "measurements", timing };
+    if (timing.judgeable || rule2.status === "inconclusive") return judged;
+    if (holdsDespite(rule2, timing.bound_ms))
+      return {
+        ...judged,
+        reason: `${rule2.reason}; ${rule2.status === "pass" ? "passes" : "fails"} even with the generator's ${num(timing.bound_ms)} ms error bound against it`
+      };
+    const whose = rule2.kind === "regression" ? "the larger of both runs\u2019" : "the current run\u2019s";
+    const what = rule2.kind === "regression" ? `the ${num(timing.allowed_ms)} ms allowed change` : `the ${num(timing.allowed_ms)} ms margin to the limit`;
+    const reason = `not judgeable at this timing precision: the generator's ${SOURCE_TEXT[timing.source]} at ${quotedPercentile(rule2).label} is ${num(timing.bound_ms)} ms (${whose}), more than ${pctText(share2)} of ${what} (${num(timing.max_bound_ms)} ms); measured: ${rule2.reason}`;
+    return { ...judged, status: "inconclusive", reason };
+  });
+}
+function holdsDespite(rule2, b2) {
+  if (rule2.threshold === null || rule2.current === null) return false;
+  if (rule2.kind === "regression") {
+    if (!rule2.ci) return false;
+    return rule2.status === "fail" || rule2.status === "warn" ? rule2.ci.lower - b2 > rule2.threshold : rule2.ci.lower + b2 <= rule2.threshold;
+  }
+  return rule2.status === "fail" || rule2.status === "warn" ? rule2.current - b2 > rule2.threshold : rule2.current + b2 <= rule2.threshold;
+}
+function judgeGoodputTiming(rule2, cur, share2, confidence) {
+  const bound = errorBound(cur, 99, "e2e");
+  const tightest = Math.min(cur.goodput.slo.ttft_ms, cur.goodput.slo.e2e_ms);
+  const timing = {
+    bound_ms: bound.ms,
+    source: bound.source,
+    allowed_ms: tightest,
+    max_bound_ms: share2 * tightest,
+    judgeable: bound.ms <= share2 * tightest
+  };
+  if (timing.judgeable) return { ...rule2, evidence: "measurements", timing };
+  const why2 = `the generator's ${SOURCE_TEXT[bound.source]} at p99 is ${num(bound.ms)} ms, more than ${pctText(share2)} of the tightest latency SLO (${num(tightest)} ms)`;
+  return goodputByErrors(rule2, cur, why2, confidence, timing);
+}
+function goodputByErrors(rule2, cur, why2, confidence, timing) {
+  const n2 = cur.requests.window.scheduled;
+  const failed = n2 - cur.requests.window.by_class.ok;
+  const min = rule2.threshold ?? 1;
+  const atMost = n2 > 0 ? (n2 - failed) / n2 : null;
+  const enough = min < 1 ? Math.ceil(1 / (1 - min) - 1e-9) : 1;
+  const certain = n2 > 0 && wilson(failed, n2, normalQuantile(confidence)).lower > 1 - min;
+  if (atMost !== null && atMost < min && (n2 >= enough || certain)) {
+    return {
+      ...rule2,
+      evidence: "errors",
+      ...timing ? { timing } : {},
+      status: rule2.warn_only ? "warn" : "fail",
+      reason: `${failed} of ${n2} requests failed, so goodput is at most ${pctText(atMost)}, below the minimum of ${pctText(min)} whatever the timing (${why2})`
+    };
+  }
+  if (rule2.status === "inconclusive") return { ...rule2, evidence: "measurements", ...timing ? { timing } : {} };
+  return {
+    ...rule2,
+    evidence: "measurements",
+    ...timing ? { timing } : {},
+    status: "inconclusive",
+    reason: `not judgeable at this timing precision: ${why2}; failures alone (${failed} of ${n2}) do not break the minimum; measured: ${rule2.reason}`
+  };
+}
+
 // src/gate/verdict.ts
-var SERVER_SIDE_CHECKS = /* @__PURE__ */ new Set(["samples", "littles_law"]);
-var describe = (c) => c.scope === "comparability" ? `not comparable with the baseline: ${c.message}` : `${c.scope} run not valid (${c.name}): ${c.message}`;
+var describe = (c) => c.scope === "comparability" ? `not comparable with the baseline: ${c.message}` : c.scope === "calibration" ? `calibration (${c.name}): ${c.message}` : `${c.scope} run not valid (${c.name}): ${c.message}`;
 var ruleLine = (r) => `${r.rule}: ${r.reason}`;
-function decideVerdict(rules, checks, hasBaseline) {
+var onErrors = (r) => r.evidence === "errors";
+var SERVER_SIDE2 = /* @__PURE__ */ new Set(["samples", "littles_law"]);
+var effectOf = (c) => c.effect ?? (c.scope !== "comparability" && SERVER_SIDE2.has(c.name) ? "server" : "blocks");
+function allFailed(cur) {
+  const w = cur.requests.window;
+  if (w.scheduled === 0 || w.by_class.ok > 0) return null;
+  const classes = Object.entries(w.by_class).filter(([, n2]) => n2 > 0).map(([k, n2]) => `${n2} ${k}`).join(", ");
+  return `every one of the ${w.scheduled} requests in the window failed (${classes})`;
+}
+function decideVerdict(rules, checks, hasBaseline, brokenServer = null) {
   const failedChecks = checks.filter((c) => !c.ok);
-  const blockers = failedChecks.filter((c) => c.scope === "comparability" || !SERVER_SIDE_CHECKS.has(c.name));
+  const blockers = failedChecks.filter((c) => effectOf(c) === "blocks");
+  const untrusted = failedChecks.filter((c) => effectOf(c) === "measurements");
+  const serverSide = failedChecks.filter((c) => effectOf(c) === "server");
   const failed = rules.filter((r) => r.status === "fail");
+  const trusted = failed.filter((r) => onErrors(r) || untrusted.length === 0);
   const undecided = rules.filter((r) => r.status === "inconclusive");
   const notes = [
     ...hasBaseline ? [] : ["no baseline: only absolute (SLO) rules were judged"],
-    ...rules.filter((r) => r.status === "warn").map((r) => `warning (warn_only): ${ruleLine(r)}`)
+    ...rules.filter((r) => r.status === "warn").map((r) => `warning (warn_only): ${ruleLine(r)}`),
+    ...advisoryNote(checks)
   ];
+  if (brokenServer) return { verdict: "fail", reasons: [brokenServer, ...failed.map(ruleLine), ...notes] };
   if (blockers.length > 0) {
     const also = failed.length > 0 ? [`${failed.length} rule(s) failed, but the comparison cannot be trusted: ${failed.map((r) => r.metric).join(", ")}`] : [];
     return { verdict: "inconclusive", reasons: [...blockers.map(describe), ...also, ...notes] };
   }
-  if (failed.length > 0) return { verdict: "fail", reasons: [...failed.map(ruleLine), ...notes] };
-  if (undecided.length > 0 || failedChecks.length > 0) {
-    return { verdict: "inconclusive", reasons: [...failedChecks.map(describe), ...undecided.map(ruleLine), ...notes] };
+  if (trusted.length > 0) {
+    const unjudged = untrusted.length > 0 ? [
+      `rules on measurements were not trusted (${untrusted.map((c) => `${c.scope} ${c.name}`).join(", ")}); the rules above count failed requests, which no timing can move`
+    ] : [];
+    return { verdict: "fail", reasons: [...trusted.map(ruleLine), ...unjudged, ...notes] };
+  }
+  if (untrusted.length > 0) {
+    const also = failed.length > 0 ? [`${failed.length} rule(s) failed, but the comparison cannot be trusted: ${failed.map((r) => r.metric).join(", ")}`] : [];
+    return { verdict: "inconclusive", reasons: [...untrusted.map(describe), ...also, ...notes] };
+  }
+  if (undecided.length > 0 || serverSide.length > 0) {
+    return { verdict: "inconclusive", reasons: [...serverSide.map(describe), ...undecided.map(ruleLine), ...notes] };
   }
   if (rules.length === 0) return { verdict: "inconclusive", reasons: ["no rule is enabled: nothing was judged", ...notes] };
   const passed = rules.filter((r) => r.status === "pass").length;
@@ -49815,12 +50268,12 @@ function decideVerdict(rules, checks, hasBaseline) {
 }
 
 // src/gate/compare.ts
-var NOISE_METHOD = "percentiles: bootstrap of the percentile difference (exact multinomial resampling of both histograms via Beta order statistics), widened by replicate spread; throughput: Poisson count noise; error rate: Agresti\u2013Caffo. A regression needs the one-sided bound beyond the allowed change.";
-var validity = (r, scope) => r.validity.checks.map((c) => ({ scope, ...c }));
+var NOISE_METHOD = "percentiles: bootstrap of the percentile difference (exact multinomial resampling of both histograms via Beta order statistics), widened by within-run drift (batch means over window segments) and between-run spread (replicate or calibration CV); throughput: per-request resampling, widened by between-run spread; error rate: Agresti\u2013Caffo. A regression needs the one-sided bound beyond the allowed change.";
 function compare(baseline, current, gate, opts = {}) {
   const seed = opts.seed ?? 1;
   const iterations = opts.iterations ?? gate.bootstrap_iterations;
-  const ctx = judgeContext({ confidence: gate.confidence, iterations, minTail: gate.min_tail_samples, seed });
+  const noise = { segments: gate.noise.segments, betweenRun: gate.noise.between_run, calibration: opts.calibration ?? null };
+  const ctx = judgeContext({ confidence: gate.confidence, iterations, minTail: gate.min_tail_samples, seed, noise });
   const rules = [];
   if (baseline) {
     for (const key of sortedLatencyKeys(Object.keys(gate.latency))) {
@@ -49842,23 +50295,116 @@ function compare(baseline, current, gate, opts = {}) {
   rules.push(...judgeRateLimits(gate.slo, baseline, current, ctx));
   rules.push(...judgePatternRules(gate, current));
   const checks = [
-    ...baseline ? validity(baseline, "baseline") : [],
-    ...validity(current, "current"),
-    ...baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct) : []
+    ...baseline ? runChecks(baseline, "baseline", gate) : [],
+    ...runChecks(current, "current", gate),
+    ...baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct).map((c) => ({ ...c, effect: "blocks" })) : [],
+    ...baseline ? stabilityChecks(baseline, current, judgedSpreadKeys(gate), noise, gate.max_cv, gate.confidence) : []
   ];
-  const { verdict, reasons } = abortVerdict(current, decideVerdict(rules, checks, baseline !== null));
+  const judged = trustErrorCounts(applyTimingValidity(rules, baseline, current, gate), checks, current, gate.confidence);
+  const broken = allFailed(current);
+  const decided = decideVerdict(judged, checks, baseline !== null, broken);
+  const { verdict, reasons } = broken ? decided : abortVerdict(current, decided);
   return {
     verdict,
     reasons,
     has_baseline: baseline !== null,
-    rules,
+    rules: judged,
     checks,
-    noise: { method: NOISE_METHOD, confidence: gate.confidence, iterations, seed }
+    noise: {
+      method: NOISE_METHOD,
+      confidence: gate.confidence,
+      iterations,
+      seed,
+      sources: [...new Set(judged.flatMap((r) => r.noise?.source ?? []))],
+      ...noise.calibration ? { calibration: { replicates: noise.calibration.replicates, created_at: noise.calibration.created_at } } : {}
+    }
+  };
+}
+function trustErrorCounts(rules, checks, current, confidence) {
+  const broken = checks.filter((c) => !c.ok && c.effect === "measurements");
+  if (broken.length === 0) return rules;
+  const why2 = `timings not trusted: ${broken.map((c) => `${c.scope} ${c.name}`).join(", ")}`;
+  return rules.map(
+    (r) => r.id === "slo.goodput_fraction" && r.evidence !== "errors" ? goodputByErrors(r, current, why2, confidence, r.timing) : r
+  );
+}
+function judgedSpreadKeys(gate) {
+  const latency2 = sortedLatencyKeys(Object.keys(gate.latency)).filter((k) => gate.latency[k].enabled).map((k) => latencyTarget(k)).map((t) => ({ key: `${t.metric}.${t.pct}`, label: t.label }));
+  const throughput = THROUGHPUT_KEYS.filter((k) => gate.throughput[k]?.enabled).map(throughputSpread);
+  return [...latency2, ...throughput];
+}
+
+// src/gate/calibration.ts
+var import_ajv2 = __toESM(require_ajv(), 1);
+import { readFileSync } from "node:fs";
+var CALIBRATION_KIND = "loadgate-calibration";
+var CALIBRATION_VERSION = 1;
+var calibrationSchema = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  type: "object",
+  required: ["kind", "version", "created_at", "spec_name", "spec_hash", "target", "replicates", "window_s", "cv"],
+  properties: {
+    kind: { const: CALIBRATION_KIND },
+    version: { const: CALIBRATION_VERSION },
+    created_at: { type: "string" },
+    spec_name: { type: "string" },
+    spec_hash: { type: "string" },
+    target: { type: "object", required: ["url", "model"], properties: { url: { type: "string" }, model: { type: "string" } } },
+    replicates: { type: "integer", minimum: 2 },
+    window_s: { type: "number", minimum: 0 },
+    cv: { type: "object", additionalProperties: { type: "number", minimum: 0 } }
+  }
+};
+var validate = new import_ajv2.Ajv({ allErrors: false, strict: true }).compile(calibrationSchema);
+var CalibrationError = class extends Error {
+};
+function loadCalibration(path2) {
+  let text;
+  try {
+    text = readFileSync(path2, "utf8");
+  } catch (err) {
+    throw new CalibrationError(
+      `calibration file ${path2}: cannot be read (${err.code ?? "error"}); write one with loadgate calibrate SPEC --out ${path2}`
+    );
+  }
+  return parseCalibration(text, path2);
+}
+function parseCalibration(text, name2) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new CalibrationError(`calibration file ${name2}: not JSON; write one with loadgate calibrate`);
+  }
+  if (!validate(doc)) {
+    const e = validate.errors[0];
+    throw new CalibrationError(
+      `calibration file ${name2}: ${e.instancePath.slice(1).replace(/\//g, ".") || "the document"} ${e.message}; expected a file written by loadgate calibrate`
+    );
+  }
+  return doc;
+}
+function calibrationFor(gate, override) {
+  const path2 = override ?? gate.calibration;
+  return path2 === void 0 ? null : loadCalibration(path2);
+}
+function calibrationFrom(merged) {
+  if (!merged.replicates) throw new CalibrationError("calibration needs at least 2 replicates; only one run was measured");
+  return {
+    kind: CALIBRATION_KIND,
+    version: CALIBRATION_VERSION,
+    created_at: (/* @__PURE__ */ new Date()).toISOString(),
+    spec_name: merged.spec.name,
+    spec_hash: merged.spec_hash,
+    target: { url: merged.target.url, model: merged.target.model },
+    replicates: merged.replicates.count,
+    window_s: Math.round(merged.load.window_s / merged.replicates.count * 1e3) / 1e3,
+    cv: merged.replicates.cv
   };
 }
 
 // src/result/load.ts
-var import_ajv2 = __toESM(require_ajv(), 1);
+var import_ajv3 = __toESM(require_ajv(), 1);
 
 // src/client/types.ts
 var OUTCOMES = [
@@ -50114,14 +50660,16 @@ var resultSchema = {
       },
       { optional: { note: str } }
     ),
-    network: obj({ probes: count, connect_ms: twoQuantiles, rtt_ms: twoQuantiles }, { optional: { tls_ms: twoQuantiles, note: str } })
+    network: obj({ probes: count, connect_ms: twoQuantiles, rtt_ms: twoQuantiles }, { optional: { tls_ms: twoQuantiles, note: str } }),
+    // Absent in results made before loadgate recorded window slices.
+    segments: segmentsSchema
   }
 };
 
 // src/result/load.ts
 var ResultFileError = class extends Error {
 };
-var validate = new import_ajv2.Ajv({ allErrors: false, strict: true }).compile(resultSchema);
+var validate2 = new import_ajv3.Ajv({ allErrors: false, strict: true }).compile(resultSchema);
 function loadResult(path2) {
   let text;
   try {
@@ -50156,8 +50704,8 @@ function parseResult(text, name2) {
     throw fail2(
       `schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`
     );
-  if (!validate(data)) {
-    const e = validate.errors.reduce((a, b2) => b2.instancePath.length > a.instancePath.length ? b2 : a);
+  if (!validate2(data)) {
+    const e = validate2.errors.reduce((a, b2) => b2.instancePath.length > a.instancePath.length ? b2 : a);
     throw fail2(`not a valid loadgate result: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
   }
   const result3 = data;
@@ -50247,6 +50795,26 @@ function formatInterval(r, lower, upper) {
   if (r.unit === "ms" || !r.baseline) return `${num(lower, true)} \u2026 ${num(upper, true)} ${r.unit}`;
   return `${pctText(lower / r.baseline, true)} \u2026 ${pctText(upper / r.baseline, true)}`;
 }
+function formatDetectable(r) {
+  if (!r.mde || r.status === "fail") return "";
+  if (r.unit === "fraction") return `\u2265 ${num(r.mde.abs * 100, true)} pp`;
+  if (r.mde.rel === null) return `\u2265 ${num(r.mde.abs, true)} ${r.unit}`;
+  return r.unit === "ms" ? `\u2265 ${pctText(r.mde.rel, true)} (${num(r.mde.abs, true)} ms)` : `\u2265 ${pctText(r.mde.rel, true)}`;
+}
+var SOURCE_WORDS = {
+  bootstrap: "bootstrap of the histograms (sampling noise within each run)",
+  segments: "window segments (slow drift within a run)",
+  replicates: "replicate spread (between-run CV of merged replicates)",
+  calibration: "calibration file (between-run CV from loadgate calibrate)"
+};
+function noiseSourceLine(report) {
+  const sources = report.noise.sources ?? [];
+  if (!report.has_baseline || sources.length === 0) return "";
+  const used = sources.map((s) => SOURCE_WORDS[s] ?? s).join("; ");
+  const cal = report.noise.calibration ? ` (calibration of ${report.noise.calibration.replicates} runs, ${report.noise.calibration.created_at})` : "";
+  const missing = sources.includes("replicates") || sources.includes("calibration") ? "" : " \u2014 no between-run spread was known: record the baseline with replicates \u2265 3 or run loadgate calibrate, or an A/A drift between runs can fail the gate";
+  return `Noise model: ${used}${cal}${missing}.`;
+}
 function gateRows(report) {
   return report.rules.map((r) => ({
     status: r.status,
@@ -50256,6 +50824,7 @@ function gateRows(report) {
     change: r.change ? formatChange(r, r.change.abs) : "\u2014",
     noise: r.ci ? formatInterval(r, r.ci.lower, r.ci.upper) : "",
     limit: r.limit,
+    detects: formatDetectable(r),
     reason: r.reason
   }));
 }
@@ -50295,8 +50864,8 @@ function niceTicks(max2, count2 = 5) {
   const step = [1, 2, 5, 10].map((m2) => m2 * mag).find((s) => s >= raw);
   return Array.from({ length: Math.floor(max2 / step) + 1 }, (_, i) => i * step);
 }
-function lineChart(title, series, x, y, marks = [], bands2 = []) {
-  const all = series.flatMap((s) => s.points);
+function lineChart(title, series2, x, y, marks = [], bands2 = []) {
+  const all = series2.flatMap((s) => s.points);
   const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(title)}" font-family="system-ui, sans-serif" font-size="11">`;
   const titleText = `<text x="${W / 2}" y="18" text-anchor="middle" font-size="13" font-weight="600">${escapeHtml(title)}</text>`;
   if (all.length === 0)
@@ -50321,16 +50890,16 @@ function lineChart(title, series, x, y, marks = [], bands2 = []) {
       (t) => `<line x1="${r1(px(t.at))}" x2="${r1(px(t.at))}" y1="${M.top}" y2="${H - M.bottom}" stroke="#f0f0f0"/><text x="${r1(px(t.at))}" y="${H - M.bottom + 16}" text-anchor="middle" fill="#555">${escapeHtml(t.label)}</text>`
     )
   ];
-  const lines = series.map(
+  const lines = series2.map(
     (s) => `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ""} points="${s.points.map(([a, b2]) => `${r1(px(a))},${r1(py(b2))}`).join(" ")}"/>`
   );
-  const dots = series.flatMap(
+  const dots = series2.flatMap(
     (s) => s.dots ? s.points.map(([a, b2]) => `<circle cx="${r1(px(a))}" cy="${r1(py(b2))}" r="2.5" fill="${s.color}"/>`) : []
   );
   const refs = marks.map(
     (m2) => m2.x !== void 0 ? `<line x1="${r1(px(m2.x))}" x2="${r1(px(m2.x))}" y1="${M.top}" y2="${H - M.bottom}" stroke="${m2.color}" stroke-dasharray="3 3" class="mark"/><text x="${r1(px(m2.x)) + 3}" y="${M.top + 10}" fill="${m2.color}">${escapeHtml(m2.label)}</text>` : `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(m2.y))}" y2="${r1(py(m2.y))}" stroke="${m2.color}" stroke-dasharray="3 3" class="mark"/><text x="${W - M.right - 3}" y="${r1(py(m2.y)) - 3}" text-anchor="end" fill="${m2.color}">${escapeHtml(m2.label)}</text>`
   );
-  const legend = series.map(
+  const legend = series2.map(
     (s, i) => `<line x1="${M.left + i * 130}" x2="${M.left + 22 + i * 130}" y1="32" y2="32" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ""}/><text x="${M.left + 28 + i * 130}" y="36">${escapeHtml(s.name)}</text>`
   );
   const labels = [
@@ -50779,8 +51348,8 @@ function openRecordsFile(path2, what = "--records") {
   });
   let closed;
   return {
-    write(line) {
-      if (failed === void 0 && !stream2.destroyed) stream2.write(`${line}
+    write(line2) {
+      if (failed === void 0 && !stream2.destroyed) stream2.write(`${line2}
 `);
     },
     close: () => closed ??= new Promise((resolve3) => {
@@ -50949,9 +51518,9 @@ import { join as join2 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/sim/config.ts
-var import_ajv3 = __toESM(require_ajv(), 1);
+var import_ajv4 = __toESM(require_ajv(), 1);
 var import_yaml = __toESM(require_dist2(), 1);
-import { readFileSync } from "node:fs";
+import { readFileSync as readFileSync2 } from "node:fs";
 
 // src/spec/error.ts
 var SpecError = class extends Error {
@@ -51152,7 +51721,7 @@ var SimConfigError = class extends Error {
     this.name = "SimConfigError";
   }
 };
-var ajv = new import_ajv3.Ajv({ discriminator: true, verbose: true, strict: false });
+var ajv = new import_ajv4.Ajv({ discriminator: true, verbose: true, strict: false });
 var check = ajv.compile(SIM_CONFIG_SCHEMA);
 function validateSimConfig(input) {
   if (input === null || input === void 0) input = {};
@@ -51185,7 +51754,7 @@ function crossCheck(c) {
 function readSimConfigFile(path2) {
   let text;
   try {
-    text = readFileSync(path2, "utf8");
+    text = readFileSync2(path2, "utf8");
   } catch (err) {
     throw new SimConfigError(`cannot read ${path2}: ${err.code ?? err.message}`);
   }
@@ -52536,14 +53105,14 @@ function send(res, status2, body, headers = {}) {
 }
 
 // src/package-root.ts
-import { existsSync, readFileSync as readFileSync2 } from "node:fs";
+import { existsSync, readFileSync as readFileSync3 } from "node:fs";
 import { dirname as dirname2, join } from "node:path";
 import { fileURLToPath } from "node:url";
 function packageRoot() {
   let dir = dirname2(fileURLToPath(import.meta.url));
   for (; ; ) {
     const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && JSON.parse(readFileSync2(manifest, "utf8")).name === "loadgate") return dir;
+    if (existsSync(manifest) && JSON.parse(readFileSync3(manifest, "utf8")).name === "loadgate") return dir;
     const parent = dirname2(dir);
     if (parent === dir) throw new Error('cannot find the loadgate package root (no package.json named "loadgate" above this file)');
     dir = parent;
@@ -52677,7 +53246,7 @@ function mapping(value2, source) {
 }
 
 // src/spec/resolve.ts
-var import_ajv4 = __toESM(require_ajv(), 1);
+var import_ajv5 = __toESM(require_ajv(), 1);
 
 // src/spec/duration.ts
 var UNIT_MS = { h: 36e5, m: 6e4, s: 1e3, ms: 1 };
@@ -53176,13 +53745,13 @@ function metricsHostMessage(host, targetHost) {
 }
 
 // src/spec/resolve.ts
-var validate2 = new import_ajv4.Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema);
+var validate3 = new import_ajv5.Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema);
 function resolveSpec(data) {
   const spec = structuredClone(data);
   expandLengthShorthand(spec);
   expandSweepShorthand(spec);
   const written = writtenWorkloadKeys(spec);
-  if (!validate2(spec)) throw issueFromErrors(validate2.errors ?? [], spec);
+  if (!validate3(spec)) throw issueFromErrors(validate3.errors ?? [], spec);
   spec.gate.slo.ttft_p95.max_ms ??= spec.slo.ttft_ms;
   checkUrl(spec.target.url);
   checkNoLiteralCredentials(spec.target.headers);
@@ -53844,11 +54413,11 @@ function* records(text, name2, expected2) {
   }
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
-    if (line === "") continue;
+    const line2 = lines[i].trim();
+    if (line2 === "") continue;
     const where = `${name2}:${i + 1}`;
     try {
-      yield { where, value: JSON.parse(line) };
+      yield { where, value: JSON.parse(line2) };
     } catch (err) {
       if (err instanceof SpecError) throw err;
       throw new SpecError(`${where}: not valid JSON (${err.message}); ${expected2}`);
@@ -54140,7 +54709,7 @@ async function postJson(url, body, t, timeoutMs) {
 
 // src/workload/inputs.ts
 import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync3 } from "node:fs";
+import { readFileSync as readFileSync4 } from "node:fs";
 import { resolve as resolve2 } from "node:path";
 
 // src/workload/lengths.ts
@@ -54215,9 +54784,9 @@ function parseLengthFile(text, name2) {
   } else {
     let first = true;
     body.split(/\r?\n/).forEach((raw, i) => {
-      const line = raw.replace(/#.*/, "").trim();
-      if (line === "") return;
-      const fields = line.split(/\s*[,\t ]\s*/).map(numeric);
+      const line2 = raw.replace(/#.*/, "").trim();
+      if (line2 === "") return;
+      const fields = line2.split(/\s*[,\t ]\s*/).map(numeric);
       const header2 = first && fields.some((f) => typeof f === "string");
       first = false;
       if (header2) return;
@@ -54239,7 +54808,7 @@ function loadWorkloadInputs(resolved) {
   const read = (key, path2) => {
     let text;
     try {
-      text = readFileSync3(resolve2(specDir ?? ".", path2), "utf8");
+      text = readFileSync4(resolve2(specDir ?? ".", path2), "utf8");
     } catch (err) {
       const code2 = err.code;
       throw new SpecError(
@@ -55129,13 +55698,14 @@ function coarsenCounts(counts, factor) {
 
 // src/metrics/recorder.ts
 var RequestRecord = class {
-  constructor(recorder, id, tSched, inWindow, promptTokens, maxTokens) {
+  constructor(recorder, id, tSched, inWindow, promptTokens, maxTokens, segment = -1) {
     this.recorder = recorder;
     this.id = id;
     this.tSched = tSched;
     this.inWindow = inWindow;
     this.promptTokens = promptTokens;
     this.maxTokens = maxTokens;
+    this.segment = segment;
   }
   recorder;
   id;
@@ -55143,6 +55713,7 @@ var RequestRecord = class {
   inWindow;
   promptTokens;
   maxTokens;
+  segment;
   tSend = NaN;
   /** When the request was (last) written on a connection. */
   tWritten = NaN;
@@ -55169,7 +55740,10 @@ var RequestRecord = class {
   }
   onContent(t, kind) {
     if (this.chunks === 0) this.tFirst = t;
-    else if (this.inWindow) recordMs(this.recorder.h.itl, t - this.tLast);
+    else if (this.inWindow) {
+      recordMs(this.recorder.h.itl, t - this.tLast);
+      this.recorder.segments.record(this.segment, "itl", t - this.tLast);
+    }
     if (kind === "answer" && Number.isNaN(this.tFirstAnswer)) this.tFirstAnswer = t;
     this.tLast = t;
     this.chunks++;
@@ -55203,6 +55777,7 @@ var Recorder = class {
   constructor(o) {
     this.o = o;
     this.series = new TimeSeries(o.runStart);
+    this.segments = new SegmentHistograms(o.windowFromMs, o.windowToMs);
   }
   o;
   h = {
@@ -55249,6 +55824,7 @@ var Recorder = class {
   /** Requests re-sent on a new connection after a reused one was closed under them unanswered. */
   reconnects = 0;
   errorSamples = /* @__PURE__ */ new Map();
+  segments;
   /** A request whose time has come (offset ms after runStart): it is counted now, whatever happens to it. */
   open(id, offsetMs, promptTokens, maxTokens) {
     const inWindow = offsetMs >= this.o.windowFromMs && offsetMs < this.o.windowToMs;
@@ -55260,7 +55836,7 @@ var Recorder = class {
       this.h.requestedPromptTokens.recordValue(promptTokens);
       this.h.requestedOutputTokens.recordValue(maxTokens);
     }
-    return new RequestRecord(this, id, tSched, inWindow, promptTokens, maxTokens);
+    return new RequestRecord(this, id, tSched, inWindow, promptTokens, maxTokens, this.segments.indexOf(offsetMs));
   }
   markSent(r, tSend) {
     r.tSend = tSend;
@@ -55320,6 +55896,9 @@ var Recorder = class {
     if (n2 > 0) recordMs(this.h.normalized, e2e / n2);
     const tpot = n2 > 1 ? (r.tLast - r.tFirst) / (n2 - 1) : NaN;
     if (n2 > 1) recordMs(this.h.tpot, tpot);
+    this.segments.record(r.segment, "ttft", ttft);
+    this.segments.record(r.segment, "e2e", e2e);
+    if (n2 > 1) this.segments.record(r.segment, "tpot", tpot);
     const slo = this.o.slo;
     if (ttft <= slo.ttft_ms && e2e <= slo.e2e_ms && !(tpot > slo.tpot_ms)) this.windowGood++;
   }
@@ -55358,7 +55937,7 @@ function startLoopProbe(onLate) {
 }
 
 // src/metrics/thread-cpu.ts
-import { readFileSync as readFileSync4 } from "node:fs";
+import { readFileSync as readFileSync5 } from "node:fs";
 var PROC_MS_PER_TICK = 10;
 function threadCpuMs() {
   const own = process.threadCpuUsage;
@@ -55371,7 +55950,7 @@ function threadCpuMs() {
 function procThreadCpuMs() {
   let stat;
   try {
-    stat = readFileSync4("/proc/thread-self/stat", "utf8");
+    stat = readFileSync5("/proc/thread-self/stat", "utf8");
   } catch {
     return null;
   }
@@ -55472,7 +56051,7 @@ var TOOL_VERSION = "0.1.0";
 // src/result/timestamp-error.ts
 var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
 var METHOD = "union bound on residual + position: residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
-var r32 = (x) => Math.round(x * 1e3) / 1e3;
+var r33 = (x) => Math.round(x * 1e3) / 1e3;
 function timestampErrorHistograms(m2) {
   return {
     [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m2.turns,
@@ -55480,7 +56059,7 @@ function timestampErrorHistograms(m2) {
     [TIMESTAMP_ERROR_HISTOGRAMS.late]: m2.late
   };
 }
-function timestampErrorOf(histograms, observedMs) {
+function timestampErrorOf2(histograms, observedMs) {
   const h = (k) => histograms[TIMESTAMP_ERROR_HISTOGRAMS[k]];
   const [turns, reads, late] = [h("turns"), h("readTurns"), h("late")];
   return turns && reads && late ? timestampError(turns, reads, late, observedMs) : null;
@@ -55506,9 +56085,9 @@ function timestampError(turnsH, readsH, lateH, observedMs) {
       const alpha = miss * k / SPLITS;
       best = Math.min(best, quantileOfTail(residualTail, alpha, hi) + quantileOfTail(positionTail, miss - alpha, hi));
     }
-    return r32(best);
+    return r33(best);
   };
-  return { p50: bound(0.5), p90: bound(0.9), p99: bound(0.99), max: r32(hi), method: METHOD, observed_s: r32(observedMs / 1e3) };
+  return { p50: bound(0.5), p90: bound(0.9), p99: bound(0.99), max: r33(hi), method: METHOD, observed_s: r33(observedMs / 1e3) };
 }
 var SPLITS = 40;
 function turnResidualTail(turns, observedMs, w) {
@@ -55536,6 +56115,15 @@ function quantileOfTail(tail, q, hi) {
   }
   return hi;
 }
+
+// src/spec/generator-limits.ts
+var DEFAULT_GENERATOR_LIMITS = {
+  max_schedule_lag_p99_ms: 5,
+  max_event_loop_delay_p99_ms: 20,
+  max_generator_cpu: 0.8,
+  max_pool_wait_p99_ms: 50,
+  min_achieved_fraction: 0.95
+};
 
 // src/result/validity.ts
 var THRESHOLDS = {
@@ -55768,7 +56356,7 @@ function assembleResult(t) {
       rss_mb: round3(t.generator.rssMb),
       ...windowCpu !== void 0 ? { window_cpu: windowCpu } : {},
       ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {},
-      ...t.generator.loopObservedMs !== void 0 ? { timestamp_error_ms: timestampErrorOf(h, t.generator.loopObservedMs) } : {}
+      ...t.generator.loopObservedMs !== void 0 ? { timestamp_error_ms: timestampErrorOf2(h, t.generator.loopObservedMs) } : {}
     },
     littles_law: {
       mean_in_flight: round3(meanInFlight),
@@ -55778,6 +56366,7 @@ function assembleResult(t) {
     },
     validity: { valid: checks.every((x) => x.ok), checks },
     timeseries: { interval_s: s.intervalS, sent: s.sent, ok: s.ok, errors: s.errors, output_tokens: s.outputTokens },
+    ...t.segments ? { segments: t.segments } : {},
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: t.definitions,
     ...t.merge ? { merge: t.merge } : {},
@@ -55836,6 +56425,7 @@ function recorderTotals(rec, f) {
     peakInFlight: rec.inFlightPeak,
     errorSamples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count })),
     histograms: f.loopTurns ? { ...rec.h, ...timestampErrorHistograms(f.loopTurns) } : rec.h,
+    segments: segmentsSection(rec.segments),
     series: rec.series,
     generator: {
       eventLoopDelayMs: f.eventLoopDelayMs,
@@ -56062,13 +56652,13 @@ async function measure(o) {
     const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
     const cpu = process.cpuUsage(cpu0);
     const eventLoopDelayMs = probe2.stop();
-    const series = recorder.series;
+    const series2 = recorder.series;
     const serverView2 = await o.server?.finish({
       runStart,
       windowStart,
       windowEnd: effectiveEnd,
-      seriesIntervalS: series.intervalS,
-      seriesLength: Math.max(series.sent.length, series.ok.length, series.errors.length)
+      seriesIntervalS: series2.intervalS,
+      seriesLength: Math.max(series2.sent.length, series2.ok.length, series2.errors.length)
     });
     return buildResult(recorder, {
       resolved,
@@ -56339,13 +56929,13 @@ function parseExposition(text) {
   };
   const lines = text.split("\n");
   lines.forEach((raw, i) => {
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (line.trim() === "") return;
+    const line2 = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (line2.trim() === "") return;
     const fail2 = (why2) => {
       throw new ExpositionError(`line ${i + 1}: ${why2}`);
     };
-    if (line.startsWith("#")) {
-      const m2 = /^#\s*(HELP|TYPE)\s+([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\s(.*))?$/.exec(line);
+    if (line2.startsWith("#")) {
+      const m2 = /^#\s*(HELP|TYPE)\s+([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\s(.*))?$/.exec(line2);
       if (!m2) return;
       const [, kind, name2, rest = ""] = m2;
       if (kind === "HELP") family(name2).help = unescapeHelp(rest);
@@ -56356,7 +56946,7 @@ function parseExposition(text) {
       }
       return;
     }
-    const sample = parseSampleLine(line.trimStart(), fail2);
+    const sample = parseSampleLine(line2.trimStart(), fail2);
     family(owner(sample.name, families)).samples.push(sample);
   });
   return families;
@@ -56372,33 +56962,33 @@ function owner(sample, families) {
   }
   return sample;
 }
-function parseSampleLine(line, fail2) {
-  const nm = NAME.exec(line);
-  if (!nm) fail2(`expected a metric name, got ${JSON.stringify(line.slice(0, 40))}`);
+function parseSampleLine(line2, fail2) {
+  const nm = NAME.exec(line2);
+  if (!nm) fail2(`expected a metric name, got ${JSON.stringify(line2.slice(0, 40))}`);
   const name2 = nm[0];
   let pos = name2.length;
   const labels = {};
-  if (line[pos] === "{") {
+  if (line2[pos] === "{") {
     pos++;
     for (; ; ) {
-      while (line[pos] === " ") pos++;
-      if (line[pos] === "}") {
+      while (line2[pos] === " ") pos++;
+      if (line2[pos] === "}") {
         pos++;
         break;
       }
-      const ln = LABEL_NAME.exec(line.slice(pos));
+      const ln = LABEL_NAME.exec(line2.slice(pos));
       if (!ln) fail2(`${name2}: expected a label name at column ${pos + 1}`);
       pos += ln[0].length;
-      while (line[pos] === " ") pos++;
-      if (line[pos] !== "=" || line[pos + 1] !== '"') fail2(`${name2}: expected ="\u2026" after label ${ln[0]}`);
+      while (line2[pos] === " ") pos++;
+      if (line2[pos] !== "=" || line2[pos + 1] !== '"') fail2(`${name2}: expected ="\u2026" after label ${ln[0]}`);
       pos += 2;
       let value3 = "";
       for (; ; ) {
-        const c = line[pos];
+        const c = line2[pos];
         if (c === void 0) fail2(`${name2}: label ${ln[0]} has an unterminated value`);
         if (c === '"') break;
         if (c === "\\") {
-          const e = line[pos + 1];
+          const e = line2[pos + 1];
           if (e === "n") value3 += "\n";
           else if (e === "\\" || e === '"') value3 += e;
           else fail2(`${name2}: label ${ln[0]} has an unknown escape \\${e ?? ""}`);
@@ -56411,12 +57001,12 @@ function parseSampleLine(line, fail2) {
       pos++;
       if (ln[0] in labels) fail2(`${name2}: label ${ln[0]} is given twice`);
       labels[ln[0]] = value3;
-      while (line[pos] === " ") pos++;
-      if (line[pos] === ",") pos++;
-      else if (line[pos] !== "}") fail2(`${name2}: expected , or } after label ${ln[0]}`);
+      while (line2[pos] === " ") pos++;
+      if (line2[pos] === ",") pos++;
+      else if (line2[pos] !== "}") fail2(`${name2}: expected , or } after label ${ln[0]}`);
     }
   }
-  const rest = line.slice(pos).trim().split(/[ \t]+/);
+  const rest = line2.slice(pos).trim().split(/[ \t]+/);
   if (rest.length < 1 || rest.length > 2 || rest[0] === "") fail2(`${name2}: expected a value and an optional timestamp`);
   const value2 = parseValue(rest[0]);
   if (value2 === void 0) fail2(`${name2}: ${JSON.stringify(rest[0])} is not a number`);
@@ -56437,9 +57027,9 @@ function unescapeHelp(s) {
 // src/server/engines.ts
 var GAUGE_SERIES = ["running", "waiting", "kv_cache_usage", "batch_size", "prefix_cache_hit_rate_gauge"];
 var COUNTER_SERIES = ["prefix_cache_queries", "prefix_cache_hits", "preemptions"];
-var m = (engine, series, family, type, combine = "sum") => ({
+var m = (engine, series2, family, type, combine = "sum") => ({
   engine,
-  series,
+  series: series2,
   family,
   type,
   combine
@@ -56855,6 +57445,10 @@ function mergeTotals(results, opts = {}) {
     connections: mergeConnectionFacts(results),
     serverView: mergeServerView(results),
     histograms: mergeHistograms(results),
+    segments: mergeSegments(
+      results.map((r) => r.segments),
+      mode
+    ),
     series: mergeTimeseries(results, shards),
     generator: {
       eventLoopDelayMs: {
@@ -56958,10 +57552,10 @@ function busiest(cpus) {
 function mergeTimeseries(results, shards) {
   const interval = Math.max(...results.map((r) => r.timeseries.interval_s));
   const combine = (pick) => {
-    const series = results.map((r) => coarsenCounts(pick(r), interval / r.timeseries.interval_s));
-    const length = Math.max(0, ...series.map((a) => a.length));
+    const series2 = results.map((r) => coarsenCounts(pick(r), interval / r.timeseries.interval_s));
+    const length = Math.max(0, ...series2.map((a) => a.length));
     return Array.from({ length }, (_, i) => {
-      const values = series.filter((a) => i < a.length).map((a) => a[i]);
+      const values = series2.filter((a) => i < a.length).map((a) => a[i]);
       const total = values.reduce((a, b2) => a + b2, 0);
       return shards ? total : round3(total / values.length);
     });
@@ -57061,7 +57655,7 @@ async function measureInWorkers(o) {
           else if (m2.type === "progress") {
             progress[k] = m2.progress;
             if (k === 0) o.onProgress?.(sumProgress(progress));
-          } else if (m2.type === "records") for (const line of m2.lines) o.onRecordLine?.(line);
+          } else if (m2.type === "records") for (const line2 of m2.lines) o.onRecordLine?.(line2);
           else if (m2.type === "result") resolve3(m2.result);
           else reject(new Error(`generator thread ${k + 1} of ${n2}: ${m2.message}`));
         });
@@ -57309,8 +57903,8 @@ function parseYaml2(text, sourceName) {
   const doc = (0, import_yaml2.parseDocument)(text, { prettyErrors: false, lineCounter, logLevel: "error" });
   const [error] = doc.errors;
   if (error) {
-    const { line, col } = lineCounter.linePos(error.pos[0]);
-    throw new SpecError(`${sourceName}:${line}:${col}: YAML syntax error: ${oneLine2(error.message)}`);
+    const { line: line2, col } = lineCounter.linePos(error.pos[0]);
+    throw new SpecError(`${sourceName}:${line2}:${col}: YAML syntax error: ${oneLine2(error.message)}`);
   }
   let data;
   try {
@@ -57376,13 +57970,13 @@ function numeric2(value2) {
 var PLAIN_EVERY_S = 5;
 function progressPrinter(stream2, label = () => "") {
   let lastPlain = -Infinity;
-  const line = (p2) => `${label()}[${p2.phase}] ${p2.elapsedS.toFixed(0)}/${p2.totalS.toFixed(0)} s \xB7 sent ${p2.sent} \xB7 ok ${p2.ok} \xB7 failed ${p2.failed} \xB7 in flight ${p2.inFlight}`;
+  const line2 = (p2) => `${label()}[${p2.phase}] ${p2.elapsedS.toFixed(0)}/${p2.totalS.toFixed(0)} s \xB7 sent ${p2.sent} \xB7 ok ${p2.ok} \xB7 failed ${p2.failed} \xB7 in flight ${p2.inFlight}`;
   return {
     update(p2) {
-      if (stream2.isTTY) stream2.write(`\r\x1B[2K${line(p2)}`);
+      if (stream2.isTTY) stream2.write(`\r\x1B[2K${line2(p2)}`);
       else if (p2.elapsedS - lastPlain >= PLAIN_EVERY_S) {
         lastPlain = p2.elapsedS;
-        stream2.write(`${line(p2)}
+        stream2.write(`${line2(p2)}
 `);
       }
     },
@@ -57478,6 +58072,7 @@ async function runCommand(argv) {
   });
   const shard = values.shard === void 0 ? { k: 0, n: 1 } : parseShard(values.shard);
   const resolved = shardSpec(overridden, shard.k, shard.n);
+  const calibration = calibrationFor(gateOf(resolved.spec));
   const workers = values.workers === void 0 ? defaultWorkers(resolved.spec.target.url === "sim") : parseWorkers(values.workers);
   const baselineUrl = values["baseline-url"];
   if (values.baseline !== void 0 && baselineUrl !== void 0)
@@ -57496,8 +58091,8 @@ async function runCommand(argv) {
     { path: recordsBaseline ? values.baseline : void 0, what: "--baseline" }
   ]);
   const records2 = values.records === void 0 ? void 0 : openRecordsFile(values.records);
-  const say = (line) => process.stderr.write(`
-${line}
+  const say = (line2) => process.stderr.write(`
+${line2}
 `);
   const abort = new AbortController();
   const interrupts = trapInterrupts(abort, say);
@@ -57524,7 +58119,7 @@ ${line}
       signal: abort.signal,
       onProgress: (p2) => progress.update(p2),
       onRecordLine: records2?.write,
-      onNotice: (line) => process.stderr.write(`${line}
+      onNotice: (line2) => process.stderr.write(`${line2}
 `),
       workers
     };
@@ -57546,7 +58141,7 @@ ${line}
     }
     progress.end();
     recordsProblem = await records2?.close();
-    const gate = compare(baseline, result3, gateOf(result3.spec));
+    const gate = compare(baseline, result3, gateOf(result3.spec), { calibration });
     if (recordsBaseline && baseline === null) {
       writeFileAtomic(values.baseline, `${JSON.stringify(result3, null, 2)}
 `, "--baseline");
@@ -57619,18 +58214,27 @@ import { existsSync as existsSync3 } from "node:fs";
 // src/report/gate-text.ts
 function renderGateText(report, baseline = null, current = null) {
   const rows = gateRows(report);
-  const header2 = { status: "status", metric: "metric", baseline: "baseline", current: "current", change: "change", limit: "rule" };
-  const cols = ["status", "metric", "baseline", "current", "change", "limit"];
+  const header2 = {
+    status: "status",
+    metric: "metric",
+    baseline: "baseline",
+    current: "current",
+    change: "change",
+    limit: "rule",
+    detects: "would catch"
+  };
+  const cols = ["status", "metric", "baseline", "current", "change", "limit", "detects"];
   const table = [header2, ...rows];
   const width = Object.fromEntries(cols.map((c) => [c, Math.max(...table.map((r) => r[c].length))]));
-  const line = (r) => cols.map((c) => c === "baseline" || c === "current" ? r[c].padStart(width[c]) : r[c].padEnd(width[c])).join("  ").trimEnd();
+  const line2 = (r) => cols.map((c) => c === "baseline" || c === "current" ? r[c].padStart(width[c]) : r[c].padEnd(width[c])).join("  ").trimEnd();
   return [
     `Verdict  ${report.verdict.toUpperCase()}${report.has_baseline ? "" : " (no baseline)"}`,
     ...report.reasons.map((r) => `  ${r}`),
     ...current ? explainRules(report, baseline, current).map((w) => `  why: ${w}`) : [],
     "",
-    line(header2),
-    ...rows.map(line)
+    line2(header2),
+    ...rows.map(line2),
+    ...noiseSourceLine(report) ? ["", noiseSourceLine(report)] : []
   ].join("\n");
 }
 
@@ -57653,10 +58257,10 @@ var LATENCIES = CHARTED.map((key) => METRICS.find((m2) => m2.key === key));
 function latencyCharts(baseline, current) {
   return LATENCIES.map(({ histogram: h, label }) => {
     const title = `${label} (ms) by percentile`;
-    const series = [{ name: "current", points: spectrum(current, h), color: CURRENT }];
-    if (baseline) series.unshift({ name: "baseline", points: spectrum(baseline, h), color: BASELINE, dashed: true });
-    const reach = Math.ceil(Math.max(1, ...series.flatMap((s) => s.points.map((p2) => p2[0]))));
-    return lineChart(title, series, { label: "percentile", ticks: SPECTRUM_TICKS.slice(0, reach + 1) }, { label: "ms" });
+    const series2 = [{ name: "current", points: spectrum(current, h), color: CURRENT }];
+    if (baseline) series2.unshift({ name: "baseline", points: spectrum(baseline, h), color: BASELINE, dashed: true });
+    const reach = Math.ceil(Math.max(1, ...series2.flatMap((s) => s.points.map((p2) => p2[0]))));
+    return lineChart(title, series2, { label: "percentile", ticks: SPECTRUM_TICKS.slice(0, reach + 1) }, { label: "ms" });
   });
 }
 var perSecond = (values, intervalS) => values.map((v, i) => [i * intervalS, v / intervalS]);
@@ -57803,10 +58407,11 @@ function renderMarkdown(report, baseline, current) {
   for (const r of gateRows(report)) {
     const change = r.noise ? `${escapeMarkdown(r.change)}<br><sub>noise ${escapeMarkdown(r.noise)}</sub>` : escapeMarkdown(r.change);
     out2.push(
-      `| ${escapeMarkdown(r.metric)} | ${escapeMarkdown(r.baseline)} | ${escapeMarkdown(r.current)} | ${change} | ${escapeMarkdown(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} |`
+      `| ${escapeMarkdown(r.metric)} | ${escapeMarkdown(r.baseline)} | ${escapeMarkdown(r.current)} | ${change} | ${escapeMarkdown(r.limit)} | ${STATUS_ICON[r.status]} ${r.status}${r.detects ? `<br><sub>would catch ${escapeMarkdown(r.detects)}</sub>` : ""} |`
     );
   }
-  out2.push("", `<sub>${escapeMarkdown(noiseNote(report))}</sub>`, "");
+  const sources = noiseSourceLine(report);
+  out2.push("", ...sources ? [`**${escapeMarkdown(sources)}**`, ""] : [], `<sub>${escapeMarkdown(noiseNote(report))}</sub>`, "");
   out2.push(...percentileChart("Time to first token and end-to-end latency (ms)", ["ttft_ms", "e2e_ms"], baseline, current));
   out2.push(...percentileChart("Per-token latency (ms)", ["tpot_ms", "itl_ms"], baseline, current));
   out2.push(...patternMarkdown(current));
@@ -57866,7 +58471,7 @@ function percentileChart(title, metrics, baseline, current) {
 }
 
 // src/capacity/load.ts
-var import_ajv5 = __toESM(require_ajv(), 1);
+var import_ajv6 = __toESM(require_ajv(), 1);
 
 // src/capacity/analysis.ts
 var KNEE_P99_MULTIPLE = 3;
@@ -58228,7 +58833,7 @@ var sweepSchema2 = {
 };
 
 // src/capacity/load.ts
-var validate3 = new import_ajv5.Ajv({ allErrors: false, strict: true }).addSchema(identifiedResultSchema).compile(sweepSchema2);
+var validate4 = new import_ajv6.Ajv({ allErrors: false, strict: true }).addSchema(identifiedResultSchema).compile(sweepSchema2);
 function isSweepDocument(data) {
   return !!data && typeof data === "object" && data.kind === SWEEP_KIND;
 }
@@ -58256,8 +58861,8 @@ function parseSweep(data, name2) {
     throw fail2(
       `sweep schema_version ${JSON.stringify(version)} is not one this loadgate understands (${SWEEP_SCHEMA_VERSION}); upgrade loadgate`
     );
-  if (!validate3(data)) {
-    const e = validate3.errors.reduce((a, b2) => b2.instancePath.length > a.instancePath.length ? b2 : a);
+  if (!validate4(data)) {
+    const e = validate4.errors.reduce((a, b2) => b2.instancePath.length > a.instancePath.length ? b2 : a);
     throw fail2(`not a valid loadgate sweep: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
   }
   return data;
@@ -58621,9 +59226,9 @@ function loadMarks(d) {
 function throughputCharts(d) {
   const c = curve3(d);
   const a = d.analysis;
-  const series = [{ name: "completed req/s", points: c.map((p2) => [p2.load, p2.requests_per_s]), color: COMPLETED, dots: true }];
+  const series2 = [{ name: "completed req/s", points: c.map((p2) => [p2.load, p2.requests_per_s]), color: COMPLETED, dots: true }];
   if (a.mode === "open")
-    series.unshift({ name: "offered req/s", points: c.map((p2) => [p2.load, p2.offered_rate_per_s]), color: OFFERED2, dashed: true });
+    series2.unshift({ name: "offered req/s", points: c.map((p2) => [p2.load, p2.offered_rate_per_s]), color: OFFERED2, dashed: true });
   const marks = loadMarks(d);
   if (a.saturation.requests_per_s !== null)
     marks.push({
@@ -58633,7 +59238,7 @@ function throughputCharts(d) {
     });
   const tokens = [{ name: "output tok/s", points: c.map((p2) => [p2.load, p2.output_tokens_per_s]), color: TOKENS, dots: true }];
   return [
-    lineChart(`Throughput vs offered load (${d.label})`, series, { label: xLabel(d) }, { label: "requests/s" }, marks),
+    lineChart(`Throughput vs offered load (${d.label})`, series2, { label: xLabel(d) }, { label: "requests/s" }, marks),
     lineChart("Output tokens/s vs offered load", tokens, { label: xLabel(d) }, { label: "tokens/s" }, loadMarks(d))
   ];
 }
@@ -58642,7 +59247,7 @@ function latencyCharts2(d) {
   const a = d.analysis;
   const metric = a.metric.toUpperCase();
   const pick = (f) => c.flatMap((p2) => f(p2) === null ? [] : [[p2.load, f(p2)]]);
-  const series = [
+  const series2 = [
     { name: `${metric} p50`, points: pick((p2) => p2.latency_ms.p50), color: P50, dots: true },
     { name: `${metric} p90`, points: pick((p2) => p2.latency_ms.p90), color: P90, dots: true },
     { name: `${metric} p99`, points: pick((p2) => p2.latency_ms.p99), color: P99, dots: true }
@@ -58660,7 +59265,7 @@ function latencyCharts2(d) {
   const yMax = cap !== void 0 && cap < Math.max(0, ...all) ? cap : void 0;
   const title = `${metric} percentiles vs offered load${yMax === void 0 ? "" : ` (clipped at ${Math.round(yMax)} ms)`}`;
   return [
-    lineChart(title, series, { label: xLabel(d) }, { label: "ms", max: yMax }, marks),
+    lineChart(title, series2, { label: xLabel(d) }, { label: "ms", max: yMax }, marks),
     lineChart("E2E latency vs offered load", e2e, { label: xLabel(d) }, { label: "ms" }, loadMarks(d))
   ];
 }
@@ -58929,8 +59534,8 @@ async function sweepCommand(argv) {
   const abort = new AbortController();
   const interrupts = trapInterrupts(
     abort,
-    (line) => process.stderr.write(`
-${line}
+    (line2) => process.stderr.write(`
+${line2}
 `),
     "interrupted: stopping the point in progress and writing the points measured so far\u2026"
   );
@@ -58987,6 +59592,8 @@ both runs are valid and comparable. Prints the verdict and every rule's outcome.
 Options:
   --spec SPEC               take the gate rules from this spec's gate section
                             (default: the gate of the spec embedded in RESULT, else the defaults)
+  --calibration FILE        between-run CVs of the deployment (loadgate calibrate): widen both
+                            sides of every comparison (default: the gate's gate.calibration)
   --markdown FILE           also write the report as markdown (job summary, PR comment)
   --html FILE               also write a self-contained HTML report with charts
   --json                    print the gate report as JSON instead of text
@@ -59018,6 +59625,7 @@ function writeReports(report, baseline, current, files) {
 async function compareCommand(argv) {
   const { values, positionals } = parseCommandArgs("compare", argv, {
     spec: { type: "string" },
+    calibration: { type: "string" },
     markdown: { type: "string" },
     html: { type: "string" },
     json: { type: "boolean", default: false },
@@ -59040,7 +59648,8 @@ async function compareCommand(argv) {
   if (sweep) return compareSweepFiles(baselinePath, resultPath, values);
   const current = loadResult(resultPath);
   const baseline = values["allow-missing-baseline"] && !existsSync3(baselinePath) ? null : loadResult(baselinePath);
-  const report = compare(baseline, current, gateFor(values.spec, current));
+  const gate = gateFor(values.spec, current);
+  const report = compare(baseline, current, gate, { calibration: calibrationFor(gate, values.calibration) });
   const written = writeReports(report, baseline, current, values);
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}
 `);
@@ -59148,18 +59757,233 @@ async function reportCommand(argv) {
   checkReportPaths(values);
   if (isSweepDocument(readJsonFile(positionals[0]))) {
     const sweep = loadSweep(positionals[0]);
-    const gate = values.baseline === void 0 ? null : compareSweeps(loadSweep(values.baseline), sweep);
-    const files = writeSweepReports(sweep, gate, values);
-    process.stdout.write(`${gate ? `Verdict ${gate.verdict.toUpperCase()}; ` : ""}sweep report written to ${files.join(" and ")}
+    const gate2 = values.baseline === void 0 ? null : compareSweeps(loadSweep(values.baseline), sweep);
+    const files = writeSweepReports(sweep, gate2, values);
+    process.stdout.write(`${gate2 ? `Verdict ${gate2.verdict.toUpperCase()}; ` : ""}sweep report written to ${files.join(" and ")}
 `);
     return EXIT.pass;
   }
   const current = loadResult(positionals[0]);
   const baseline = values.baseline === void 0 ? null : loadResult(values.baseline);
-  const report = compare(baseline, current, gateFor(values.spec, current));
+  const gate = gateFor(values.spec, current);
+  const report = compare(baseline, current, gate, { calibration: calibrationFor(gate) });
   const written = writeReports(report, baseline, current, values);
   process.stdout.write(`Verdict ${report.verdict.toUpperCase()}; report written to ${written.join(" and ")}
 `);
+  return EXIT.pass;
+}
+
+// src/cli/calibrate-command.ts
+import { parseArgs as parseArgs3 } from "node:util";
+var CALIBRATE_HELP = `Usage: loadgate calibrate SPEC [options]
+
+Runs N short A/A replicates of SPEC against its target, one after another (each with its own
+seed), and writes the between-run coefficient of variation of every metric the gate judges to
+a calibration file. Give the file to compare --calibration, the spec's gate.calibration or the
+action's calibration input: both sides of every comparison are then widened by the
+deployment's own run-to-run spread, and a CV above gate.max_cv names the environment unstable.
+
+Options:
+  --replicates N      A/A runs (default 5, at least 3)
+  --duration D        each run's steady window (default: the spec's; e.g. 20s)
+  --warmup D          each run's warmup
+  --target-url URL    target base URL, or "sim"
+  --out FILE          calibration file (default: loadgate-calibration.json)
+  -h, --help          this help
+
+Exit codes: 0 written, 3 error (bad spec, unreachable target, interrupted).`;
+async function calibrateCommand(argv) {
+  const { values, positionals } = parseArgs3({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      replicates: { type: "string", default: "5" },
+      duration: { type: "string" },
+      warmup: { type: "string" },
+      "target-url": { type: "string" },
+      out: { type: "string", default: "loadgate-calibration.json" },
+      help: { type: "boolean", short: "h", default: false }
+    }
+  });
+  if (values.help) {
+    process.stdout.write(`${CALIBRATE_HELP}
+`);
+    return EXIT.pass;
+  }
+  if (positionals.length !== 1) throw new UsageError("loadgate calibrate takes exactly one spec file; see loadgate calibrate --help");
+  const n2 = Number(values.replicates);
+  if (!Number.isInteger(n2) || n2 < 3 || n2 > 100)
+    throw new UsageError(`--replicates is "${values.replicates}"; expected a whole number from 3 to 100 (a spread needs at least 3 runs)`);
+  const resolved = applyOverrides(loadSpec(positionals[0]), {
+    targetUrl: values["target-url"],
+    steady: values.duration,
+    warmup: values.warmup
+  });
+  const abort = new AbortController();
+  const interrupt = () => abort.abort();
+  process.once("SIGINT", interrupt).once("SIGTERM", interrupt);
+  const progress = progressPrinter(process.stderr);
+  try {
+    const merged = await runReplicatesMerged(
+      { resolved, signal: abort.signal, onProgress: (p2) => progress.update(p2), workers: 1 },
+      n2,
+      (i) => process.stderr.write(`calibration run ${i + 1}/${n2}
+`)
+    );
+    progress.end();
+    if (merged.load.interrupted) throw new UsageError("interrupted: no calibration written (every replicate must complete)");
+    const calibration = calibrationFrom(merged);
+    writeFileAtomic(values.out, `${JSON.stringify(calibration, null, 2)}
+`);
+    const shown = ["ttft_ms.p95", "tpot_ms.p50", "itl_ms.p99", "e2e_ms.p95", "throughput.output_tokens_per_s"].filter(
+      (k) => calibration.cv[k] !== void 0
+    );
+    process.stdout.write(
+      `Between-run CV across ${n2} runs: ${shown.map((k) => `${k} ${pctText(calibration.cv[k])}`).join(", ")}
+Calibration written to ${values.out}
+`
+    );
+    return EXIT.pass;
+  } finally {
+    process.off("SIGINT", interrupt).off("SIGTERM", interrupt);
+  }
+}
+
+// src/cli/plan-command.ts
+import { parseArgs as parseArgs4 } from "node:util";
+
+// src/gate/plan.ts
+function planDetection(o) {
+  const ctx = judgeContext({ confidence: o.gate.confidence, iterations: 0, minTail: o.gate.min_tail_samples, seed: 1 });
+  const z = normalQuantile(o.gate.confidence);
+  const zPower = normalQuantile(DETECTION_POWER);
+  const reps = o.baseline.replicates;
+  const plans = [];
+  for (const key of sortedLatencyKeys(Object.keys(o.gate.latency))) {
+    const rule2 = o.gate.latency[key];
+    if (!rule2.enabled) continue;
+    const t = latencyTarget(key);
+    const b2 = ctx.buckets(o.baseline, t.histogram, 1e3);
+    if (!b2 || b2.n < minSamples(t.p, o.gate.min_tail_samples)) continue;
+    const v = percentileOf(b2, t.p);
+    const allowed = Math.max(rule2.max_increase_pct / 100 * v, rule2.max_increase_ms);
+    const detect = o.detect * v;
+    const cvKey = `${t.metric}.${t.pct}`;
+    const cal = o.calibration?.cv[cvKey];
+    const cv = cal ?? reps?.cv[cvKey] ?? null;
+    const cvRuns = cal !== void 0 ? o.calibration.replicates : reps?.count ?? 0;
+    const base = {
+      id: `latency.${key}`,
+      metric: t.label,
+      baseline_ms: v,
+      allowed_ms: allowed,
+      detect_ms: detect,
+      between_run_cv: cv,
+      cv_source: cal !== void 0 ? "calibration" : cv !== null ? "replicates" : null
+    };
+    if (detect <= allowed) {
+      plans.push({
+        ...base,
+        impossible: `the rule allows ${allowed.toFixed(1)} ms (${(allowed / v * 100).toFixed(1)} %): a ${(o.detect * 100).toFixed(1)} % change is within it and never fails`,
+        window_s: null,
+        replicates: null
+      });
+      continue;
+    }
+    const target = (detect - allowed) / (z + zPower);
+    const se1 = bootstrapSe(b2, t.p, createRng(1), 400);
+    const perS = b2.n / (o.baseline.load.window_s || 1) * (o.rate / (o.baseline.load.offered_rate_per_s || o.rate));
+    const tScale = cv !== null && cvRuns > 1 ? studentQuantile(o.gate.confidence, cvRuns - 1) / z : 1;
+    const between2 = cv !== null ? 2 * (cv * v * tScale) ** 2 : 0;
+    const sampling2 = (n3, r) => 2 * se1 * se1 * b2.n / (r * n3);
+    const room = target * target - between2;
+    const windowS = room > 0 ? Math.ceil(2 * se1 * se1 * b2.n / room / perS) : null;
+    const n2 = perS * o.windowS;
+    let replicates = null;
+    for (let r = 1; r <= 100; r++) {
+      if (sampling2(n2, r) + between2 / r <= target * target) {
+        replicates = r;
+        break;
+      }
+    }
+    plans.push({ ...base, impossible: null, window_s: windowS, replicates });
+  }
+  return plans;
+}
+
+// src/cli/plan-command.ts
+var PLAN_HELP = `Usage: loadgate plan SPEC --baseline RESULT --detect 10% [options]
+
+Estimates, from the baseline's histograms, what it takes for each latency rule of SPEC's gate
+to catch a change of the given size 80 % of the time at the gate's confidence: the steady
+window one run a side needs at the spec's rate, and the replicates a side needed at the
+spec's window. The between-run CV comes from --calibration (or gate.calibration), else the
+baseline's own replicates; without either, only sampling noise is planned for, and said.
+
+Options:
+  --baseline RESULT   a result of SPEC (loadgate run), the histograms to plan from
+  --detect P%         the change to detect, e.g. 10% or 0.1
+  --calibration FILE  between-run CVs (loadgate calibrate)
+  --json              print the plan as JSON
+  -h, --help          this help
+
+Exit codes: 0 planned, 3 error.`;
+function parseDetect(text) {
+  const m2 = /^(\d+(?:\.\d+)?)(%?)$/.exec(text.trim());
+  const value2 = m2 ? Number(m2[1]) / (m2[2] ? 100 : 1) : NaN;
+  if (!(value2 > 0 && value2 < 10)) throw new UsageError(`--detect is "${text}"; expected a relative change such as 10% or 0.1`);
+  return value2;
+}
+var line = (p2, windowS) => {
+  const head = `${p2.metric} (baseline ${p2.baseline_ms.toFixed(1)} ms, allows +${p2.allowed_ms.toFixed(1)} ms): detecting +${p2.detect_ms.toFixed(1)} ms`;
+  if (p2.impossible) return `${head} \u2014 impossible: ${p2.impossible}`;
+  const window2 = p2.window_s === null ? "no single-run window is long enough (the between-run spread alone is too large)" : `one run a side needs a ${p2.window_s} s window`;
+  const reps = p2.replicates === null ? "more than 100 replicates a side at the spec window" : `${p2.replicates} replicate(s) a side of the spec's ${windowS} s window`;
+  const cv = p2.between_run_cv === null ? "no between-run CV known: sampling noise only" : `between-run CV ${(p2.between_run_cv * 100).toFixed(1)} % from ${p2.cv_source}`;
+  return `${head} \u2014 ${window2}; or ${reps} (${cv})`;
+};
+async function planCommand(argv) {
+  const { values, positionals } = parseArgs4({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      baseline: { type: "string" },
+      detect: { type: "string" },
+      calibration: { type: "string" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false }
+    }
+  });
+  if (values.help) {
+    process.stdout.write(`${PLAN_HELP}
+`);
+    return EXIT.pass;
+  }
+  if (positionals.length !== 1) throw new UsageError("loadgate plan takes exactly one spec file; see loadgate plan --help");
+  if (values.baseline === void 0) throw new UsageError("loadgate plan needs --baseline RESULT, a result of the spec to plan from");
+  if (values.detect === void 0) throw new UsageError("loadgate plan needs --detect, the change to detect (e.g. 10%)");
+  const detect = parseDetect(values.detect);
+  const { spec, steadyMs } = loadSpec(positionals[0]);
+  const gate = gateOf(spec);
+  const baseline = loadResult(values.baseline);
+  if (spec.load.mode !== "open") throw new UsageError("loadgate plan plans open-loop specs (a rate); this spec is closed-loop");
+  const windowS = steadyMs / 1e3;
+  const plans = planDetection({
+    baseline,
+    gate,
+    detect,
+    rate: spec.load.rate,
+    windowS,
+    calibration: calibrationFor(gate, values.calibration)
+  });
+  if (values.json) process.stdout.write(`${JSON.stringify(plans, null, 2)}
+`);
+  else
+    process.stdout.write(
+      `To detect a ${(detect * 100).toFixed(1)} % rise at ${spec.load.rate} req/s (${(gate.confidence * 100).toFixed(1)} % confidence, caught 80 % of the time):
+${plans.map((p2) => `  ${line(p2, windowS)}`).join("\n")}
+`
+    );
   return EXIT.pass;
 }
 
@@ -59175,6 +59999,8 @@ Commands:
   compare B R     judge result (or sweep) R against baseline B (noise-aware gate)
   merge A B \u2026     merge results (replicates or shards) by adding histograms
   report R        write markdown/HTML reports of a result or a sweep
+  calibrate SPEC  run N short A/A replicates and store the between-run CV per metric
+  plan SPEC       the window or replicates needed to detect a given change (--baseline, --detect)
   sim             start the embedded OpenAI-compatible simulator
 
 Run "loadgate <command> --help" for a command's options.
@@ -59197,6 +60023,10 @@ async function main(argv) {
         return await mergeCommand(rest);
       case "report":
         return await reportCommand(rest);
+      case "calibrate":
+        return await calibrateCommand(rest);
+      case "plan":
+        return await planCommand(rest);
       case "sim":
         return await runSimCli(rest);
       case "--version":
@@ -59212,7 +60042,7 @@ async function main(argv) {
         return command === void 0 ? EXIT.error : EXIT.pass;
       default:
         process.stderr.write(
-          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report or sim (see loadgate --help)
+          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report, calibrate, plan or sim (see loadgate --help)
 `
         );
         return EXIT.error;

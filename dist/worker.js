@@ -32465,13 +32465,13 @@ var require_umd = __commonJS({
 var require_wasm = __commonJS({
   "node_modules/hdr-histogram-js/dist/wasm/index.js"(exports2) {
     "use strict";
-    var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
+    var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P2, generator) {
       function adopt(value2) {
-        return value2 instanceof P ? value2 : new P(function(resolve2) {
+        return value2 instanceof P2 ? value2 : new P2(function(resolve2) {
           resolve2(value2);
         });
       }
-      return new (P || (P = Promise))(function(resolve2, reject) {
+      return new (P2 || (P2 = Promise))(function(resolve2, reject) {
         function fulfilled(value2) {
           try {
             step(generator.next(value2));
@@ -35937,6 +35937,32 @@ var OUTCOMES = [
   "cancelled"
 ];
 
+// src/metrics/segments.ts
+var SEGMENT_COUNT = 8;
+var SEGMENT_METRICS = ["ttft", "tpot", "itl", "e2e"];
+var SegmentHistograms = class {
+  constructor(fromMs, toMs) {
+    this.fromMs = fromMs;
+    this.toMs = toMs;
+  }
+  fromMs;
+  toMs;
+  h = Array.from({ length: SEGMENT_COUNT }, () => ({
+    ttft: newHistogram(),
+    tpot: newHistogram(),
+    itl: newHistogram(),
+    e2e: newHistogram()
+  }));
+  /** The slice of an intended send offset (ms after run start); -1 outside the window. */
+  indexOf(offsetMs) {
+    if (offsetMs < this.fromMs || offsetMs >= this.toMs || this.toMs <= this.fromMs) return -1;
+    return Math.min(SEGMENT_COUNT - 1, Math.floor((offsetMs - this.fromMs) / (this.toMs - this.fromMs) * SEGMENT_COUNT));
+  }
+  record(segment, metric, ms2) {
+    if (segment >= 0) recordMs(this.h[segment][metric], ms2);
+  }
+};
+
 // src/metrics/timeseries.ts
 var MAX_POINTS = 900;
 var TimeSeries = class {
@@ -35986,13 +36012,14 @@ function coarsenCounts(counts, factor) {
 
 // src/metrics/recorder.ts
 var RequestRecord = class {
-  constructor(recorder, id, tSched, inWindow, promptTokens, maxTokens) {
+  constructor(recorder, id, tSched, inWindow, promptTokens, maxTokens, segment = -1) {
     this.recorder = recorder;
     this.id = id;
     this.tSched = tSched;
     this.inWindow = inWindow;
     this.promptTokens = promptTokens;
     this.maxTokens = maxTokens;
+    this.segment = segment;
   }
   recorder;
   id;
@@ -36000,6 +36027,7 @@ var RequestRecord = class {
   inWindow;
   promptTokens;
   maxTokens;
+  segment;
   tSend = NaN;
   /** When the request was (last) written on a connection. */
   tWritten = NaN;
@@ -36026,7 +36054,10 @@ var RequestRecord = class {
   }
   onContent(t, kind) {
     if (this.chunks === 0) this.tFirst = t;
-    else if (this.inWindow) recordMs(this.recorder.h.itl, t - this.tLast);
+    else if (this.inWindow) {
+      recordMs(this.recorder.h.itl, t - this.tLast);
+      this.recorder.segments.record(this.segment, "itl", t - this.tLast);
+    }
     if (kind === "answer" && Number.isNaN(this.tFirstAnswer)) this.tFirstAnswer = t;
     this.tLast = t;
     this.chunks++;
@@ -36060,6 +36091,7 @@ var Recorder = class {
   constructor(o) {
     this.o = o;
     this.series = new TimeSeries(o.runStart);
+    this.segments = new SegmentHistograms(o.windowFromMs, o.windowToMs);
   }
   o;
   h = {
@@ -36106,6 +36138,7 @@ var Recorder = class {
   /** Requests re-sent on a new connection after a reused one was closed under them unanswered. */
   reconnects = 0;
   errorSamples = /* @__PURE__ */ new Map();
+  segments;
   /** A request whose time has come (offset ms after runStart): it is counted now, whatever happens to it. */
   open(id, offsetMs, promptTokens, maxTokens) {
     const inWindow = offsetMs >= this.o.windowFromMs && offsetMs < this.o.windowToMs;
@@ -36117,7 +36150,7 @@ var Recorder = class {
       this.h.requestedPromptTokens.recordValue(promptTokens);
       this.h.requestedOutputTokens.recordValue(maxTokens);
     }
-    return new RequestRecord(this, id, tSched, inWindow, promptTokens, maxTokens);
+    return new RequestRecord(this, id, tSched, inWindow, promptTokens, maxTokens, this.segments.indexOf(offsetMs));
   }
   markSent(r, tSend) {
     r.tSend = tSend;
@@ -36177,6 +36210,9 @@ var Recorder = class {
     if (n > 0) recordMs(this.h.normalized, e2e / n);
     const tpot = n > 1 ? (r.tLast - r.tFirst) / (n - 1) : NaN;
     if (n > 1) recordMs(this.h.tpot, tpot);
+    this.segments.record(r.segment, "ttft", ttft);
+    this.segments.record(r.segment, "e2e", e2e);
+    if (n > 1) this.segments.record(r.segment, "tpot", tpot);
     const slo = this.o.slo;
     if (ttft <= slo.ttft_ms && e2e <= slo.e2e_ms && !(tpot > slo.tpot_ms)) this.windowGood++;
   }
@@ -36863,6 +36899,7 @@ function assembleResult(t) {
     },
     validity: { valid: checks.every((x) => x.ok), checks },
     timeseries: { interval_s: s.intervalS, sent: s.sent, ok: s.ok, errors: s.errors, output_tokens: s.outputTokens },
+    ...t.segments ? { segments: t.segments } : {},
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: t.definitions,
     ...t.merge ? { merge: t.merge } : {},
@@ -36877,6 +36914,42 @@ function assembleResult(t) {
 function connectionFacts(reconnects, keepAlive) {
   return keepAlive === void 0 ? { reconnects } : { reconnects, keep_alive: { ...keepAlive } };
 }
+
+// src/result/segments.ts
+var SEGMENT_PERCENTILES = ["p50", "p90", "p95", "p99"];
+var P = { p50: 50, p90: 90, p95: 95, p99: 99 };
+var r32 = (x) => Math.round(x * 1e3) / 1e3;
+function series(hs) {
+  const out2 = { n: hs.map((h) => h.totalCount) };
+  for (const k of SEGMENT_PERCENTILES) out2[k] = hs.map((h) => h.totalCount > 0 ? r32(h.getValueAtPercentile(P[k]) / 1e3) : null);
+  return out2;
+}
+function segmentsSection(s) {
+  const section = { count: s.h.length, segment_s: r32((s.toMs - s.fromMs) / s.h.length / 1e3) };
+  for (const m of SEGMENT_METRICS) section[`${m}_ms`] = series(s.h.map((h) => h[m]));
+  return section;
+}
+var segmentsSchema = (() => {
+  const values = { type: "array", items: { anyOf: [{ type: "null" }, { type: "number" }] } };
+  const seriesSchema = {
+    type: "object",
+    required: ["n", ...SEGMENT_PERCENTILES],
+    properties: {
+      n: { type: "array", items: { type: "integer", minimum: 0 } },
+      ...Object.fromEntries(SEGMENT_PERCENTILES.map((k) => [k, values]))
+    }
+  };
+  const metrics = SEGMENT_METRICS.map((m) => `${m}_ms`);
+  return {
+    type: "object",
+    required: ["count", "segment_s", ...metrics],
+    properties: {
+      count: { type: "integer", minimum: 1 },
+      segment_s: { type: "number" },
+      ...Object.fromEntries(metrics.map((m) => [m, seriesSchema]))
+    }
+  };
+})();
 
 // src/result/build.ts
 function recorderTotals(rec, f) {
@@ -36905,6 +36978,7 @@ function recorderTotals(rec, f) {
     peakInFlight: rec.inFlightPeak,
     errorSamples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count })),
     histograms: f.loopTurns ? { ...rec.h, ...timestampErrorHistograms(f.loopTurns) } : rec.h,
+    segments: segmentsSection(rec.segments),
     series: rec.series,
     generator: {
       eventLoopDelayMs: f.eventLoopDelayMs,
@@ -36962,7 +37036,7 @@ var MIN_WINDOW_SAMPLES = 20;
 var SATURATION_SHORTFALL = 0.05;
 var DEPART_FACTOR = 2;
 var DRIFT_METRICS = { ttft: "ttft_ms", tpot: "tpot_ms", e2e: "e2e_ms" };
-var r32 = (x) => Math.round(x * 1e3) / 1e3;
+var r33 = (x) => Math.round(x * 1e3) / 1e3;
 var ms = (v) => num(v);
 function baseRateOf(load) {
   const p2 = load.pattern;
@@ -36979,7 +37053,7 @@ function patternFacts(plan2, rec, gate, baseRate, spike) {
     baseRate,
     names: plan2.phases.map((p2) => p2.name),
     offeredPerS: rec.buckets.map(
-      (_, i) => r32(expectedArrivals(plan2.curve, i * rec.intervalMs, (i + 1) * rec.intervalMs) / (rec.intervalMs / 1e3))
+      (_, i) => r33(expectedArrivals(plan2.curve, i * rec.intervalMs, (i + 1) * rec.intervalMs) / (rec.intervalMs / 1e3))
     ),
     phaseOffered: plan2.phases.map((p2) => p2.rate),
     phases: rec.phases,
@@ -37008,7 +37082,7 @@ function slidingP95(buckets, w) {
     return p95(running);
   });
 }
-var p95 = (h) => h && h.totalCount >= MIN_WINDOW_SAMPLES ? r32(h.getValueAtPercentile(95) / 1e3) : null;
+var p95 = (h) => h && h.totalCount >= MIN_WINDOW_SAMPLES ? r33(h.getValueAtPercentile(95) / 1e3) : null;
 function buildPatternSection(f) {
   const iv = f.intervalMs;
   const w = Math.max(5, Math.ceil(2 * MIN_WINDOW_SAMPLES / Math.max(f.baseRate, 1e-9) * (1e3 / iv)));
@@ -37027,7 +37101,7 @@ function buildPatternSection(f) {
       scheduled: f.buckets.map((b2) => b2.scheduled),
       ok: f.buckets.map((b2) => b2.ok),
       errors: f.buckets.map((b2) => b2.errors),
-      achieved_per_s: f.buckets.map((b2) => r32(b2.completedOk * scale / (iv / 1e3))),
+      achieved_per_s: f.buckets.map((b2) => r33(b2.completedOk * scale / (iv / 1e3))),
       ttft_p95_ms: sliding
     },
     histograms: {
@@ -37045,18 +37119,18 @@ function phaseSummary(name2, p2, offered, scale) {
   const done = p2.ok + p2.errors;
   return {
     name: name2,
-    from_s: r32(p2.fromMs / 1e3),
-    to_s: r32(p2.toMs / 1e3),
+    from_s: r33(p2.fromMs / 1e3),
+    to_s: r33(p2.toMs / 1e3),
     offered_rate_per_s: offered,
     scheduled: p2.scheduled,
     ok: p2.ok,
     errors: p2.errors,
-    error_rate: done > 0 ? r32(p2.errors / done) : null,
-    achieved_rate_per_s: len > 0 ? r32(p2.completedOk * scale / len) : 0,
+    error_rate: done > 0 ? r33(p2.errors / done) : null,
+    achieved_rate_per_s: len > 0 ? r33(p2.completedOk * scale / len) : 0,
     ttft_ms: summarizeMs(p2.h.ttft),
     tpot_ms: summarizeMs(p2.h.tpot),
     e2e_ms: summarizeMs(p2.h.e2e),
-    generator: p2.memory && { rss_mb: r32(p2.memory.rss_mb), heap_mb: r32(p2.memory.heap_mb) }
+    generator: p2.memory && { rss_mb: r33(p2.memory.rss_mb), heap_mb: r33(p2.memory.heap_mb) }
   };
 }
 function spikeOutcome(f, iv, w, lastStart, sliding) {
@@ -37069,7 +37143,7 @@ function spikeOutcome(f, iv, w, lastStart, sliding) {
     for (let i = Math.ceil(end2 / iv - 1e-9); i <= lastStart; i++) {
       const v = sliding[i];
       if (v !== null && v <= pre * (1 + RECOVERY_TOLERANCE)) {
-        recovery = r32((i * iv - end2) / 1e3);
+        recovery = r33((i * iv - end2) / 1e3);
         break;
       }
     }
@@ -37083,7 +37157,7 @@ function spikeOutcome(f, iv, w, lastStart, sliding) {
     during: {
       ttft_ms: during ? summarizeMs(during.h.ttft) : null,
       errors: during?.errors ?? 0,
-      error_rate: done > 0 ? r32(during.errors / done) : null
+      error_rate: done > 0 ? r33(during.errors / done) : null
     },
     recovery_s: recovery,
     rule: `from the spike's end until TTFT p95 over a sliding ${w * iv / 1e3} s window is within ${RECOVERY_TOLERANCE * 100} % of the pre-spike p95`
@@ -37128,8 +37202,8 @@ function soakOutcome(f) {
     segments: f.phases.length,
     drift,
     generator: {
-      rss_mb: f.phases.map((p2) => p2.memory ? r32(p2.memory.rss_mb) : null),
-      heap_mb: f.phases.map((p2) => p2.memory ? r32(p2.memory.heap_mb) : null)
+      rss_mb: f.phases.map((p2) => p2.memory ? r33(p2.memory.rss_mb) : null),
+      heap_mb: f.phases.map((p2) => p2.memory ? r33(p2.memory.heap_mb) : null)
     },
     rule: `last segment vs first, per gate latency rule: drift when the rise AND its ${Math.round(g.confidence * 100)} % one-sided bootstrap lower bound exceed max(pct \xD7 first, ms)`
   };
@@ -37142,25 +37216,25 @@ function judgeDrift(a, b2, p2, pct, floorMs, g, id) {
   const none = { first, last, change: null, bound: null, ci: null };
   if (!ba || !bb) return { ...none, verdict: "inconclusive", reason: "no samples in the first or the last segment" };
   const bound = Math.max(pct / 100 * first, floorMs);
-  const change = { abs: r32(last - first), rel: first > 0 ? r32((last - first) / first) : null };
+  const change = { abs: r33(last - first), rel: first > 0 ? r33((last - first) / first) : null };
   const need = minSamples(p2, g.min_tail_samples);
   if (ba.n < need || bb.n < need)
     return {
       ...none,
       change,
-      bound: r32(bound),
+      bound: r33(bound),
       verdict: "inconclusive",
       reason: `too few samples: needs \u2265 ${need} per segment (first ${ba.n}, last ${bb.n})`
     };
   const iv = percentileShiftInterval(ba, bb, p2, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
-  const ci = { lower: r32(iv.lower), upper: r32(iv.upper), confidence: g.confidence };
+  const ci = { lower: r33(iv.lower), upper: r33(iv.upper), confidence: g.confidence };
   const moved = `${change.abs >= 0 ? "rose" : "fell"} ${ms(Math.abs(change.abs))} ms, allowed ${ms(bound)} ms`;
   if (change.abs > bound && ci.lower > bound)
     return {
       first,
       last,
       change,
-      bound: r32(bound),
+      bound: r33(bound),
       ci,
       verdict: "drift",
       reason: `${moved}; the lower bound ${ms(ci.lower)} ms is beyond it too`
@@ -37169,7 +37243,7 @@ function judgeDrift(a, b2, p2, pct, floorMs, g, id) {
     first,
     last,
     change,
-    bound: r32(bound),
+    bound: r33(bound),
     ci,
     verdict: "none",
     reason: change.abs > bound ? `${moved}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved
@@ -37378,13 +37452,13 @@ async function measure(o) {
     const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
     const cpu = process.cpuUsage(cpu0);
     const eventLoopDelayMs = probe.stop();
-    const series = recorder.series;
+    const series2 = recorder.series;
     const serverView = await o.server?.finish({
       runStart,
       windowStart,
       windowEnd: effectiveEnd,
-      seriesIntervalS: series.intervalS,
-      seriesLength: Math.max(series.sent.length, series.ok.length, series.errors.length)
+      seriesIntervalS: series2.intervalS,
+      seriesLength: Math.max(series2.sent.length, series2.ok.length, series2.errors.length)
     });
     return buildResult(recorder, {
       resolved,

@@ -1,28 +1,59 @@
 #!/usr/bin/env node
-// How good is the gate? Prints figures; asserts nothing.
+// How good is the gate? Prints figures; asserts nothing. Three modes:
 //
-// A/A: two runs of the same simulator and config are compared with the default rules; any
-// "fail" is a false failure. A/B: the candidate simulator is 15 % slower (slowdown 1.15);
-// a "fail" is a detection. Runs alternate between A and B so drift of the machine hits both.
+// --mode quiet (default): A/A: two runs of the same simulator and config are compared with the
+//   default rules; any "fail" is a false failure. A/B: the candidate simulator is 15 % slower
+//   (slowdown 1.15); a "fail" is a detection. Runs alternate between A and B so drift of the
+//   machine hits both. Time scaling: a 60 s window at 15 req/s (900 samples) is replayed k times
+//   faster — the simulator's compute times divided by k, the rate multiplied by k, and the gate's
+//   absolute floors divided by k — which keeps the queueing dynamics, the sample count and the
+//   rules' meaning. The default k = 4 keeps the generator (at 60 req/s) inside its limits.
 //
-// Time scaling: a 60 s window at 15 req/s (900 samples) is replayed k times faster — the
-// simulator's compute times divided by k, the rate multiplied by k, and the gate's absolute
-// floors divided by k — which keeps the queueing dynamics, the sample count and the rules'
-// meaning. The default k = 4 keeps the generator (at 60 req/s) well inside its own validity
-// limits; a 100 + 100 study takes about an hour.
+// --mode noisy (#12 item 4): the quick start's own spec (examples/quickstart.yml, embedded
+//   simulator) while a separate process keeps one core busy; A/B is the same spec with the
+//   simulator 15 % slower. Targets: ≤ 1 % false fails, ≤ 5 % inconclusive, ≥ 95 % detection.
 //
-//   npm run bench:gate                     # 100 A/A and 100 A/B comparisons (~1 h)
-//   node scripts/bench-gate.mjs --runs 20  # a quicker, rougher estimate
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+// --mode slowdown (#17 item 2): every run's simulator gets its own seeded slowdown factor,
+//   lognormal with CV --cv (default 10 %): between-run variance like a real engine's. A/B is 30 %
+//   slower on top. Each comparison is judged twice: "without" the new noise model (a single-run
+//   baseline, bootstrap only: gate.noise off) and "with" it (the baseline merged from the last 3
+//   A runs, as a nightly `replicates: 3` baseline, its CV applied to the single current run).
+//   Targets: ≤ 2 % false fails on A/A, ≥ 90 % detection; prints the minimal detectable effect left.
+//
+// Every mode prints, per rule, the detection rate the gate predicted for the A/B pairs (from each
+// comparison's noise interval and the mean change observed: P = Φ((δ − T − h)/(h/z)), see
+// src/gate/detectable.ts) beside the rate observed.
+//
+//   npm run bench:gate                                  # quiet, 100 + 100 comparisons (~1 h)
+//   node scripts/bench-gate.mjs --runs 20               # a quicker, rougher estimate
+//   node scripts/bench-gate.mjs --mode noisy --runs 8
+//   node scripts/bench-gate.mjs --mode slowdown --runs 10 --cv 0.1
+//   node scripts/bench-gate.mjs --mode slowdown --error-share 1000   # timing validity set aside
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { root, startSim } from './sim-process.mjs';
+import { parse, stringify } from 'yaml';
+import { pinnedTo, root, startSim } from './sim-process.mjs';
 
-const { values: opt } = parseArgs({ options: { runs: { type: 'string', default: '100' }, scale: { type: 'string', default: '4' } } });
-const RUNS = Number(opt.runs);
+const { values: opt } = parseArgs({
+  options: {
+    mode: { type: 'string', default: 'quiet' },
+    runs: { type: 'string' },
+    scale: { type: 'string', default: '4' },
+    cv: { type: 'string', default: '0.1' },
+    seed: { type: 'string', default: '1' },
+    // gate.max_timestamp_error_share of the judging spec; a large value sets per-rule timing
+    // validity aside, to study the noise model alone on a machine whose timing is poor.
+    'error-share': { type: 'string', default: '0.25' },
+  },
+});
+const MODE = opt.mode;
+if (!['quiet', 'noisy', 'slowdown'].includes(MODE)) throw new Error(`--mode ${MODE}: expected quiet, noisy or slowdown`);
+const RUNS = Number(opt.runs ?? (MODE === 'quiet' ? 100 : 10));
 const K = Number(opt.scale);
+const CV = Number(opt.cv);
 const RATE = 15;
 const WINDOW_S = 60;
 const dir = mkdtempSync(join(tmpdir(), 'loadgate-bench-gate-'));
@@ -40,9 +71,9 @@ const engine = (slowdown) => ({
   slowdown,
 });
 
-function spec(origin) {
-  const path = join(dir, `spec-${origin.replace(/\W/g, '')}.yml`);
-  // The default rules, with their absolute floors scaled like every latency.
+/** The time-scaled spec against `origin`; `noise: false` turns the new noise model off (bootstrap only). */
+function scaledSpec(origin, name, noise = true) {
+  const path = join(dir, `spec-${name}.yml`);
   writeFileSync(
     path,
     `name: gate-bench
@@ -51,6 +82,8 @@ workload: { seed: 7, input_tokens: { dist: normal, mean: 400, stddev: 100, min: 
 load: { rate: ${RATE * K}, warmup: ${Math.max(1, Math.round(10 / K))}s, steady: ${(WINDOW_S / K).toFixed(3)}s, cooldown: 0s }
 slo: { ttft_ms: ${500 / K}, tpot_ms: ${50 / K}, e2e_ms: ${10000 / K} }
 gate:
+  max_timestamp_error_share: ${Number(opt['error-share'])}
+  noise: { segments: ${noise}, between_run: ${noise} }
   latency:
     ttft_p95: { max_increase_pct: 10, max_increase_ms: ${20 / K} }
     tpot_p50: { max_increase_pct: 10, max_increase_ms: ${2 / K} }
@@ -62,58 +95,228 @@ gate:
   return path;
 }
 
-function run(specPath, i) {
-  const out = join(dir, `r${i}.json`);
-  const r = spawnSync(process.execPath, [join(root, 'dist/cli.js'), 'run', specPath, '--out', out, '--workers', '1'], { encoding: 'utf8' });
+/** examples/quickstart.yml as it is, or with its embedded simulator `slowdown` times slower. */
+function quickstartSpec(slowdown) {
+  const spec = parse(readFileSync(join(root, 'examples/quickstart.yml'), 'utf8'));
+  if (slowdown !== 1) spec.target.sim = { ...spec.target.sim, slowdown };
+  const path = join(dir, `quickstart-${slowdown}.yml`);
+  writeFileSync(path, stringify(spec));
+  return path;
+}
+
+const cli = (args) => spawnSync(process.execPath, [join(root, 'dist/cli.js'), ...args], { encoding: 'utf8' });
+
+let n = 0;
+function run(specPath) {
+  const out = join(dir, `r${n++}.json`);
+  const r = cli(['run', specPath, '--out', out, '--workers', '1']);
   if (r.status === 3) throw new Error(r.stderr);
   return out;
 }
 
 function compare(baseline, current, specPath) {
-  const r = spawnSync(process.execPath, [join(root, 'dist/cli.js'), 'compare', baseline, current, '--spec', specPath, '--json'], {
-    encoding: 'utf8',
-  });
+  const r = cli(['compare', baseline, current, '--spec', specPath, '--json']);
   if (r.status === 3) throw new Error(r.stderr);
   return JSON.parse(r.stdout);
 }
 
-const a = await startSim(engine(1));
-const b = await startSim(engine(1.15));
-const specA = spec(a.origin);
-const specB = spec(b.origin);
-const tally = { aa: { pass: 0, fail: 0, inconclusive: 0 }, ab: { pass: 0, fail: 0, inconclusive: 0 } };
-const failedRules = { aa: {}, ab: {} };
-const t0 = Date.now();
-console.log(
-  `loadgate bench:gate — ${RUNS} A/A and ${RUNS} A/B comparisons; ${RATE} req/s × ${WINDOW_S} s windows replayed ${K}× faster (${RATE * WINDOW_S} samples each)`,
-);
-try {
-  let prevA = run(specA, 'a0');
-  for (let i = 1; i <= RUNS; i++) {
-    const bi = run(specB, `b${i}`);
-    const ai = run(specA, `a${i}`);
-    for (const [kind, base, cur] of [
-      ['aa', prevA, ai],
-      ['ab', prevA, bi],
-    ]) {
-      // The candidate's spec differs from the baseline's only in its URL, which comparability ignores.
-      const report = compare(base, cur, specA);
-      tally[kind][report.verdict]++;
-      for (const rule of report.rules ?? []) if (rule.status === 'fail') failedRules[kind][rule.id] = (failedRules[kind][rule.id] ?? 0) + 1;
-    }
-    prevA = ai;
-    if (i % 10 === 0 || i === RUNS) {
-      const pct = (n) => `${((100 * n) / i).toFixed(1)} %`;
-      console.log(
-        `${i} pairs (${((Date.now() - t0) / 60000).toFixed(1)} min): A/A false failures ${pct(tally.aa.fail)} (inconclusive ${pct(tally.aa.inconclusive)}) · A/B detections ${pct(tally.ab.fail)} (inconclusive ${pct(tally.ab.inconclusive)})`,
-      );
+function merge(paths) {
+  const out = join(dir, `m${n++}.json`);
+  const r = cli(['merge', ...paths, '--out', out]);
+  if (r.status !== 0) throw new Error(r.stderr);
+  return out;
+}
+
+/** Φ(x) (Numerical Recipes' erfc fit), as src/gate/stats.ts normalCdf. */
+function normalCdf(x) {
+  const z = Math.abs(x) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * z);
+  const poly = [1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398, 1.48851587, -0.82215223, 0.17087277];
+  const erfc = t * Math.exp(-z * z - 1.26551223 + t * poly.reduceRight((acc, c) => c + t * acc, 0));
+  return x >= 0 ? 1 - erfc / 2 : erfc / 2;
+}
+const Z = 1.6448536269514722; // Φ⁻¹(0.95), the default confidence
+
+/** Tally of verdicts, failed rules, and each A/B rule's interval for the predicted detection rate. */
+class Tally {
+  constructor(label) {
+    this.label = label;
+    this.count = 0;
+    this.verdicts = { pass: 0, fail: 0, inconclusive: 0 };
+    this.failed = {};
+    this.rules = {};
+    this.mde = {};
+  }
+  add(report) {
+    this.count++;
+    this.verdicts[report.verdict]++;
+    for (const r of report.rules ?? []) {
+      if (r.status === 'fail') this.failed[r.id] = (this.failed[r.id] ?? 0) + 1;
+      if (r.kind !== 'regression' || !r.ci || !r.change || r.threshold === null) continue;
+      (this.rules[r.id] ??= []).push({
+        change: r.change.abs,
+        threshold: r.threshold,
+        half: r.change.abs - r.ci.lower,
+        fail: r.status === 'fail',
+      });
+      if (r.mde?.rel != null) (this.mde[r.id] ??= []).push(r.mde.rel);
     }
   }
-} finally {
-  a.stop();
-  b.stop();
+  pct(k) {
+    return `${((100 * this.verdicts[k]) / Math.max(1, this.count)).toFixed(1)} %`;
+  }
+  /** Per latency rule: predicted vs observed failure rate, taking the mean observed change as the true one. */
+  predicted() {
+    return Object.entries(this.rules)
+      .filter(([id]) => id.startsWith('latency.'))
+      .map(([id, xs]) => {
+        const delta = xs.reduce((a, x) => a + x.change, 0) / xs.length;
+        const p =
+          xs.reduce(
+            (a, x) => a + (x.half > 0 ? normalCdf((delta - x.threshold - x.half) / (x.half / Z)) : delta > x.threshold ? 1 : 0),
+            0,
+          ) / xs.length;
+        const observed = xs.filter((x) => x.fail).length / xs.length;
+        return `${id} predicted ${(100 * p).toFixed(0)} % / observed ${(100 * observed).toFixed(0)} %`;
+      })
+      .join(' · ');
+  }
+  medianMde() {
+    const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    return Object.entries(this.mde)
+      .filter(([id]) => id.startsWith('latency.'))
+      .map(([id, xs]) => `${id.slice(8)} ≥ +${(100 * med(xs)).toFixed(0)} %`)
+      .join(', ');
+  }
 }
-console.log(`rules that failed — A/A: ${JSON.stringify(failedRules.aa)} · A/B: ${JSON.stringify(failedRules.ab)}`);
-console.log(
-  `false-failure rate ${((100 * tally.aa.fail) / RUNS).toFixed(1)} % (target ≤ 1 %) · detection rate of a 15 % slowdown ${((100 * tally.ab.fail) / RUNS).toFixed(1)} % (target ≥ 95 %)`,
-);
+
+const t0 = Date.now();
+const minutes = () => `${((Date.now() - t0) / 60000).toFixed(1)} min`;
+const lognormal = (() => {
+  // Seeded (mulberry32) normal draws by Box–Muller; σ of the log from the CV: σ² = ln(1 + cv²).
+  let s = Number(opt.seed) >>> 0;
+  const u = () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const sigma = Math.sqrt(Math.log(1 + CV * CV));
+  return () => Math.exp(sigma * Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u()) - (sigma * sigma) / 2);
+})();
+
+async function quietOrNoisy() {
+  let busy;
+  let stopSims = () => {};
+  let specA;
+  let specB;
+  if (MODE === 'noisy') {
+    // A separate process spinning one core, bounded in time so it can never outlive the bench.
+    const boundMs = (RUNS * 2 + 2) * 90_000;
+    const [cmd, args] = pinnedTo(1, [process.execPath, '-e', `const end = Date.now() + ${boundMs}; while (Date.now() < end) {}`]);
+    busy = spawn(cmd, args, { stdio: 'ignore' });
+    specA = quickstartSpec(1);
+    specB = quickstartSpec(1.15);
+    console.log(
+      `loadgate bench:gate --mode noisy — ${RUNS} A/A and ${RUNS} A/B pairs of examples/quickstart.yml (A/B: simulator 15 % slower) while process ${busy.pid} keeps one core busy`,
+    );
+  } else {
+    const a = await startSim(engine(1));
+    const b = await startSim(engine(1.15));
+    stopSims = () => (a.stop(), b.stop());
+    specA = scaledSpec(a.origin, 'a');
+    specB = scaledSpec(b.origin, 'b');
+    console.log(
+      `loadgate bench:gate — ${RUNS} A/A and ${RUNS} A/B comparisons; ${RATE} req/s × ${WINDOW_S} s windows replayed ${K}× faster (${RATE * WINDOW_S} samples each)`,
+    );
+  }
+  const aa = new Tally('A/A');
+  const ab = new Tally('A/B');
+  try {
+    let prevA = run(specA);
+    for (let i = 1; i <= RUNS; i++) {
+      const bi = run(specB);
+      const ai = run(specA);
+      // The candidate's spec differs from the baseline's only in its URL or simulator, which comparability ignores.
+      aa.add(compare(prevA, ai, specA));
+      ab.add(compare(prevA, bi, specA));
+      prevA = ai;
+      if (i % 5 === 0 || i === RUNS)
+        console.log(
+          `${i} pairs (${minutes()}): A/A false failures ${aa.pct('fail')} (inconclusive ${aa.pct('inconclusive')}) · A/B detections ${ab.pct('fail')} (inconclusive ${ab.pct('inconclusive')})`,
+        );
+    }
+  } finally {
+    stopSims();
+    busy?.kill('SIGTERM');
+  }
+  console.log(`rules that failed — A/A: ${JSON.stringify(aa.failed)} · A/B: ${JSON.stringify(ab.failed)}`);
+  console.log(`A/B predicted vs observed detection per rule: ${ab.predicted()}`);
+  console.log(`minimal detectable rise (median over A/A): ${aa.medianMde()}`);
+  const target = MODE === 'noisy' ? ' (targets ≤ 1 % false fails, ≤ 5 % inconclusive, ≥ 95 % detection)' : ' (target ≤ 1 %, ≥ 95 %)';
+  console.log(
+    `false-failure rate ${aa.pct('fail')}, A/A inconclusive ${aa.pct('inconclusive')} · detection of a 15 % slowdown ${ab.pct('fail')}${target}`,
+  );
+}
+
+async function slowdown() {
+  console.log(
+    `loadgate bench:gate --mode slowdown — ${RUNS} A/A and ${RUNS} A/B pairs; every run's simulator slowed by its own lognormal factor (CV ${(CV * 100).toFixed(0)} %, seed ${opt.seed}); A/B 30 % slower on top; ${RATE} req/s × ${WINDOW_S} s replayed ${K}× faster`,
+  );
+  const tallies = { without: { aa: new Tally('A/A'), ab: new Tally('A/B') }, with: { aa: new Tally('A/A'), ab: new Tally('A/B') } };
+  // Every run's simulator on the same port, so all runs share one spec (and its hash): they merge as replicates.
+  let port = 0;
+  /** One run against a fresh simulator slowed by `factor`. */
+  const runAt = async (factor) => {
+    const sim = await startSim(engine(factor), { port });
+    port = Number(new URL(sim.origin).port);
+    try {
+      return run(scaledSpec(sim.origin, 'slowdown'));
+    } finally {
+      await sim.stopped();
+    }
+  };
+  // Comparisons only read the URL-free parts of the spec: any run's spec judges, with or without the new model.
+  const judgeWith = scaledSpec('http://127.0.0.1:9', 'with');
+  const judgeWithout = scaledSpec('http://127.0.0.1:9', 'without', false);
+  const factors = [];
+  const history = [];
+  for (let k = 0; k < 3; k++) {
+    const f = lognormal();
+    factors.push(f);
+    history.push(await runAt(f));
+  }
+  for (let i = 1; i <= RUNS; i++) {
+    const fa = lognormal();
+    const fb = lognormal();
+    factors.push(fa, fb);
+    const ai = await runAt(fa);
+    const bi = await runAt(fb * 1.3);
+    const single = history.at(-1);
+    const nightly = merge(history.slice(-3));
+    tallies.without.aa.add(compare(single, ai, judgeWithout));
+    tallies.without.ab.add(compare(single, bi, judgeWithout));
+    tallies.with.aa.add(compare(nightly, ai, judgeWith));
+    tallies.with.ab.add(compare(nightly, bi, judgeWith));
+    history.push(ai);
+    if (i % 5 === 0 || i === RUNS)
+      for (const [name, t] of Object.entries(tallies))
+        console.log(
+          `${i} pairs (${minutes()}) ${name.padEnd(7)} the new noise model: A/A false failures ${t.aa.pct('fail')} (inconclusive ${t.aa.pct('inconclusive')}) · A/B detections ${t.ab.pct('fail')} (inconclusive ${t.ab.pct('inconclusive')})`,
+        );
+  }
+  const mean = factors.reduce((a, b) => a + b, 0) / factors.length;
+  const sd = Math.sqrt(factors.reduce((a, b) => a + (b - mean) ** 2, 0) / (factors.length - 1));
+  console.log(`slowdown factors drawn: ${factors.length}, CV ${((100 * sd) / mean).toFixed(1)} %`);
+  for (const [name, t] of Object.entries(tallies)) {
+    console.log(`${name} the new noise model — rules that failed: A/A ${JSON.stringify(t.aa.failed)} · A/B ${JSON.stringify(t.ab.failed)}`);
+    console.log(`${name} the new noise model — A/B predicted vs observed detection per rule: ${t.ab.predicted()}`);
+    console.log(`${name} the new noise model — minimal detectable rise (median over A/A): ${t.aa.medianMde()}`);
+    console.log(
+      `${name} the new noise model — false-failure rate ${t.aa.pct('fail')} (target ≤ 2 %), A/A inconclusive ${t.aa.pct('inconclusive')} · detection of a 30 % slowdown ${t.ab.pct('fail')} (target ≥ 90 %)`,
+    );
+  }
+}
+
+await (MODE === 'slowdown' ? slowdown() : quietOrNoisy());

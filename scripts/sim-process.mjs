@@ -16,8 +16,15 @@ const running = new Set();
 process.once('exit', () => running.forEach((child) => child.kill('SIGTERM')));
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 
-export async function startSim(config, { cpus } = {}) {
-  const [cmd, args] = pinnedTo(cpus, [process.execPath, join(root, 'dist/sim.js'), '--port', '0', '--config-json', JSON.stringify(config)]);
+export async function startSim(config, { cpus, port = 0 } = {}) {
+  const [cmd, args] = pinnedTo(cpus, [
+    process.execPath,
+    join(root, 'dist/sim.js'),
+    '--port',
+    String(port),
+    '--config-json',
+    JSON.stringify(config),
+  ]);
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   running.add(child);
   child.once('exit', () => running.delete(child));
@@ -30,5 +37,12 @@ export async function startSim(config, { cpus } = {}) {
     });
     child.once('exit', (code) => reject(new Error(`sim exited (${code})`)));
   });
-  return { origin, pid: child.pid, stop: () => child.kill('SIGTERM') };
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    origin,
+    pid: child.pid,
+    stop: () => child.kill('SIGTERM'),
+    /** Stops it and waits for the process to exit (its port is then free again). */
+    stopped: () => (child.kill('SIGTERM'), exited),
+  };
 }

@@ -22,7 +22,7 @@ export async function commentStep(step: StepContext, path: string): Promise<Step
   const h = readHandoff(path);
   await verifyPullRequest(octokit(), ctx.repo, h.pull_request, ctx.workflowRun.headSha);
   const report = applyMissingBaseline(
-    compare(h.baseline, h.current, gateOf(h.current.spec)),
+    compare(h.baseline, h.current, gateOf(h.current.spec), { calibration: h.calibration }),
     h.missing_baseline?.reason ?? null,
     h.missing_baseline?.policy ?? 'warn',
   );

@@ -1,5 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import * as core from '@actions/core';
+import { calibrationFor, type CalibrationFile } from '../gate/calibration.js';
 import { compare } from '../gate/compare.js';
 import type { GateReport } from '../gate/types.js';
 import { escapeMarkdown as md } from '../report/escape.js';
@@ -32,11 +33,13 @@ export async function gateStep(step: StepContext): Promise<StepOutcome> {
       `input mode is record on a ${ctx.eventName} event: baselines are never written from pull requests; record on push or schedule`,
     );
   }
-  const { source, current } = await measure(step);
+  const { source, current, early } = await measure(step);
   const baseline = baselineResult(source);
   const recorded = writeResult(inputs, current);
   const missing = source.kind === 'missing' ? source.reason : null;
-  const report = applyMissingBaseline(compare(baseline, current, gateOf(current.spec)), missing, inputs.onMissingBaseline);
+  const gate = gateOf(current.spec);
+  const calibration = early !== undefined ? early : calibrationFor(gate, inputs.calibration);
+  const report = applyMissingBaseline(compare(baseline, current, gate, { calibration }), missing, inputs.onMissingBaseline);
   const note = baselineNote(source, Date.now());
   const parts = reportParts(report, baseline, current, note, specLabel(inputs));
   const htmlPath = htmlPathOf(inputs.reportPath);
@@ -45,7 +48,7 @@ export async function gateStep(step: StepContext): Promise<StepOutcome> {
   await summarize(parts, recorded);
   const fails = failsStep(inputs, report);
   annotate(report, fails, missing !== null && inputs.onMissingBaseline === 'warn' ? missing : null);
-  const { commentUrl, handoffPath } = await handOff(step, { report, parts, note, missing, current, baseline });
+  const { commentUrl, handoffPath } = await handOff(step, { report, parts, note, missing, current, baseline, calibration });
 
   core.info(`Verdict: ${report.verdict.toUpperCase()}${report.reasons.map((r) => `\n  ${r}`).join('')}`);
   return {
@@ -63,7 +66,11 @@ export async function gateStep(step: StepContext): Promise<StepOutcome> {
 }
 
 /** The baseline and the current run: interleaved against baseline-url, else a baseline found first and then the benchmark (or a given result). */
-async function measure({ inputs, ctx, octokit }: StepContext): Promise<{ source: BaselineSource; current: Result }> {
+async function measure({
+  inputs,
+  ctx,
+  octokit,
+}: StepContext): Promise<{ source: BaselineSource; current: Result; early: CalibrationFile | null | undefined }> {
   const resolved = inputs.result ? undefined : loadActionSpec(inputs);
   // Every file the step writes is checked before the benchmark: a run is never lost to a bad path (#16.2).
   checkOutputPaths([
@@ -72,11 +79,13 @@ async function measure({ inputs, ctx, octokit }: StepContext): Promise<{ source:
     { path: htmlPathOf(inputs.reportPath), what: 'the HTML report beside report-path' },
     { path: inputs.mode === 'record' ? inputs.baseline : undefined, what: 'input baseline' },
   ]);
+  // Before the benchmark: a bad calibration path fails in a second, not after the run (a given result's spec is read later).
+  const early = resolved ? calibrationFor(gateOf(resolved.spec), inputs.calibration) : undefined;
   const onNotice = (line: string) => core.info(line);
   if (inputs.baselineUrl && resolved) {
     const baselineUrl = inputs.baselineUrl;
     const ab = await interruptible((signal) => runInterleaved({ resolved, signal, baselineUrl, onNotice }), wallClockBoundMs(resolved));
-    return { source: { kind: 'interleaved', url: baselineUrl, result: ab.baseline }, current: ab.current };
+    return { source: { kind: 'interleaved', url: baselineUrl, result: ab.baseline }, current: ab.current, early };
   }
   // Before the benchmark: a broken baseline source should fail in seconds, not after the run.
   const source = await resolveBaseline(inputs, ctx, octokit);
@@ -86,7 +95,7 @@ async function measure({ inputs, ctx, octokit }: StepContext): Promise<{ source:
         wallClockBoundMs(resolved, Math.max(inputs.replicates, resolved.spec.load.replicates)),
       )
     : loadResult(inputs.result!);
-  return { source, current };
+  return { source, current, early };
 }
 
 /** The HTML report sits beside the markdown one: report.md → report.html. */
@@ -123,6 +132,7 @@ interface Judged {
   missing: string | null;
   current: Result;
   baseline: Result | null;
+  calibration: CalibrationFile | null;
 }
 
 /**
@@ -144,6 +154,7 @@ async function handOff(step: StepContext, j: Judged): Promise<{ commentUrl?: str
     missing_baseline: j.missing === null ? null : { policy: inputs.onMissingBaseline, reason: j.missing },
     current: j.current,
     baseline: j.baseline,
+    calibration: j.calibration,
   });
   const commentUrl = await postReportComment(step, inputs.commentId!, ctx.pullRequest.number, j.report, j.parts, reportFooter(ctx));
   return { commentUrl, handoffPath };

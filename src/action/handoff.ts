@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { parseCalibration, type CalibrationFile } from '../gate/calibration.js';
 import { parseResult } from '../result/load.js';
 
 import { writeFileAtomic } from '../result/write.js';
@@ -26,6 +27,8 @@ export interface Handoff {
   missing_baseline: { policy: OnMissingBaseline; reason: string } | null;
   current: Result;
   baseline: Result | null;
+  /** The calibration the verdict used, so the comment re-judges the same way; null or absent: none. */
+  calibration?: CalibrationFile | null;
 }
 
 export function writeHandoff(path: string, h: Omit<Handoff, 'format' | 'version'>): void {
@@ -69,6 +72,7 @@ export function readHandoff(path: string): Handoff {
     missing_baseline: missing,
     current: parseResult(JSON.stringify(h.current ?? null), `comment-from ${path} (current result)`),
     baseline: h.baseline === null ? null : parseResult(JSON.stringify(h.baseline ?? null), `comment-from ${path} (baseline result)`),
+    calibration: h.calibration == null ? null : parseCalibration(JSON.stringify(h.calibration), `comment-from ${path} (calibration)`),
   };
 }
 

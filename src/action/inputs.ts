@@ -32,6 +32,8 @@ export interface ActionInputs {
   onMissingBaseline: OnMissingBaseline;
   waitForReadyMs?: number;
   replicates: number;
+  /** A calibration file (loadgate calibrate) whose between-run CVs widen the comparison. */
+  calibration?: string;
   workingDirectory: string;
   /** Hosts the API key may be sent to; undefined: the spec's own target host. */
   allowedHosts?: string[];
@@ -126,6 +128,7 @@ export function readInputs(get: Get): ActionInputs {
     onMissingBaseline: oneOf('on-missing-baseline', withDefault('on-missing-baseline'), ['warn', 'fail', 'pass'] as const),
     waitForReadyMs: waitForReady === undefined ? undefined : duration('wait-for-ready', waitForReady),
     replicates: runs,
+    calibration: opt('calibration'),
     workingDirectory,
     allowedHosts: allowed === undefined ? undefined : parseAllowedHosts(allowed),
     baselineUrl,

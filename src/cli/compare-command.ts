@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { calibrationFor } from '../gate/calibration.js';
 import { compare } from '../gate/compare.js';
 import { gateOf } from '../spec/gate-schema.js';
 import type { GateReport } from '../gate/types.js';
@@ -26,6 +27,8 @@ both runs are valid and comparable. Prints the verdict and every rule's outcome.
 Options:
   --spec SPEC               take the gate rules from this spec's gate section
                             (default: the gate of the spec embedded in RESULT, else the defaults)
+  --calibration FILE        between-run CVs of the deployment (loadgate calibrate): widen both
+                            sides of every comparison (default: the gate's gate.calibration)
   --markdown FILE           also write the report as markdown (job summary, PR comment)
   --html FILE               also write a self-contained HTML report with charts
   --json                    print the gate report as JSON instead of text
@@ -70,6 +73,7 @@ export function writeReports(
 export async function compareCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('compare', argv, {
     spec: { type: 'string' },
+    calibration: { type: 'string' },
     markdown: { type: 'string' },
     html: { type: 'string' },
     json: { type: 'boolean', default: false },
@@ -91,7 +95,8 @@ export async function compareCommand(argv: string[]): Promise<number> {
   if (sweep) return compareSweepFiles(baselinePath, resultPath, values);
   const current = loadResult(resultPath);
   const baseline = values['allow-missing-baseline'] && !existsSync(baselinePath) ? null : loadResult(baselinePath);
-  const report = compare(baseline, current, gateFor(values.spec, current));
+  const gate = gateFor(values.spec, current);
+  const report = compare(baseline, current, gate, { calibration: calibrationFor(gate, values.calibration) });
   const written = writeReports(report, baseline, current, values);
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else process.stdout.write(`${renderGateText(report, baseline, current)}\n${written.map((f) => `Report written to ${f}\n`).join('')}`);

@@ -4,6 +4,8 @@ import { compareCommand } from './compare-command.js';
 import { mergeCommand } from './merge-command.js';
 import { reportCommand } from './report-command.js';
 import { sweepCommand } from './sweep-command.js';
+import { calibrateCommand } from './calibrate-command.js';
+import { planCommand } from './plan-command.js';
 import { runSimCli } from '../sim/launch.js';
 import { EXIT, oneLine } from './errors.js';
 import { TOOL_VERSION } from '../version.js';
@@ -19,6 +21,8 @@ Commands:
   compare B R     judge result (or sweep) R against baseline B (noise-aware gate)
   merge A B …     merge results (replicates or shards) by adding histograms
   report R        write markdown/HTML reports of a result or a sweep
+  calibrate SPEC  run N short A/A replicates and store the between-run CV per metric
+  plan SPEC       the window or replicates needed to detect a given change (--baseline, --detect)
   sim             start the embedded OpenAI-compatible simulator
 
 Run "loadgate <command> --help" for a command's options.
@@ -43,6 +47,10 @@ export async function main(argv: string[]): Promise<number> {
         return await mergeCommand(rest);
       case 'report':
         return await reportCommand(rest);
+      case 'calibrate':
+        return await calibrateCommand(rest);
+      case 'plan':
+        return await planCommand(rest);
       case 'sim':
         return await runSimCli(rest);
       case '--version':
@@ -56,7 +64,7 @@ export async function main(argv: string[]): Promise<number> {
         return command === undefined ? EXIT.error : EXIT.pass;
       default:
         process.stderr.write(
-          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report or sim (see loadgate --help)\n`,
+          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report, calibrate, plan or sim (see loadgate --help)\n`,
         );
         return EXIT.error;
     }

@@ -5,6 +5,7 @@ import { loadResult } from '../result/load.js';
 import { writeSweepReports } from './sweep-command.js';
 import { checkReportPaths, gateFor, writeReports } from './compare-command.js';
 import { parseCommandArgs } from './args.js';
+import { calibrationFor } from '../gate/calibration.js';
 import { EXIT, UsageError } from './errors.js';
 
 export const REPORT_HELP = `Usage: loadgate report RESULT [--baseline BASELINE] [--html FILE] [--markdown FILE]
@@ -47,7 +48,8 @@ export async function reportCommand(argv: string[]): Promise<number> {
   }
   const current = loadResult(positionals[0]);
   const baseline = values.baseline === undefined ? null : loadResult(values.baseline);
-  const report = compare(baseline, current, gateFor(values.spec, current));
+  const gate = gateFor(values.spec, current);
+  const report = compare(baseline, current, gate, { calibration: calibrationFor(gate) });
   const written = writeReports(report, baseline, current, values);
   process.stdout.write(`Verdict ${report.verdict.toUpperCase()}; report written to ${written.join(' and ')}\n`);
   return EXIT.pass;

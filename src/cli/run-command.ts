@@ -1,5 +1,6 @@
 import { compare } from '../gate/compare.js';
 import { gateOf } from '../spec/gate-schema.js';
+import { calibrationFor } from '../gate/calibration.js';
 import { loadResult } from '../result/load.js';
 import type { Result } from '../result/types.js';
 import { existsSync } from 'node:fs';
@@ -108,6 +109,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   });
   const shard = values.shard === undefined ? { k: 0, n: 1 } : parseShard(values.shard);
   const resolved = shardSpec(overridden, shard.k, shard.n);
+  // Read before the load starts: a bad calibration path costs no run.
+  const calibration = calibrationFor(gateOf(resolved.spec));
   const workers = values.workers === undefined ? defaultWorkers(resolved.spec.target.url === 'sim') : parseWorkers(values.workers);
   const baselineUrl = values['baseline-url'];
   if (values.baseline !== undefined && baselineUrl !== undefined)
@@ -174,7 +177,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     }
     progress.end();
     recordsProblem = await records?.close();
-    const gate = compare(baseline, result, gateOf(result.spec));
+    const gate = compare(baseline, result, gateOf(result.spec), { calibration });
     if (recordsBaseline && baseline === null) {
       writeFileAtomic(values.baseline!, `${JSON.stringify(result, null, 2)}\n`, '--baseline');
       process.stderr.write(`no baseline at ${values.baseline}: judged on SLO rules alone, and recorded this run there as the baseline\n`);

@@ -1,25 +1,29 @@
 import type { Result } from '../result/types.js';
+import { runChecks } from './check-effects.js';
 import { comparabilityChecks } from './comparability.js';
-import { judgeErrorRateIncrease, judgeLatencyIncrease, judgeThroughputDecrease } from './regression.js';
+import type { CalibrationFile } from './calibration.js';
+import { stabilityChecks, type NoiseModel } from './noise.js';
+import { judgeErrorRateIncrease, judgeLatencyIncrease, judgeThroughputDecrease, throughputSpread } from './regression.js';
 import { judgeContext } from './context.js';
 import { abortVerdict, judgePatternRules } from './pattern-rules.js';
-import { sortedLatencyKeys } from './targets.js';
+import { latencyTarget, sortedLatencyKeys } from './targets.js';
 import { THROUGHPUT_KEYS, type GateSpec } from '../spec/gate-schema.js';
 import { judgeLatencyLimit, judgeRateLimits } from './slo.js';
 import type { CheckOutcome, GateReport, RuleOutcome } from './types.js';
-import { decideVerdict } from './verdict.js';
+import { applyTimingValidity, goodputByErrors } from './timing-validity.js';
+import { allFailed, decideVerdict } from './verdict.js';
 
 export interface CompareOptions {
   /** Seed of the bootstrap (default 1): the same inputs always give the same verdict. */
   seed?: number;
   /** Bootstrap iterations; defaults to the gate's bootstrap_iterations. */
   iterations?: number;
+  /** Between-run CVs of the deployment (loadgate calibrate), loaded by the caller from gate.calibration or --calibration. */
+  calibration?: CalibrationFile | null;
 }
 
 const NOISE_METHOD =
-  'percentiles: bootstrap of the percentile difference (exact multinomial resampling of both histograms via Beta order statistics), widened by replicate spread; throughput: Poisson count noise; error rate: Agresti–Caffo. A regression needs the one-sided bound beyond the allowed change.';
-
-const validity = (r: Result, scope: 'baseline' | 'current'): CheckOutcome[] => r.validity.checks.map((c) => ({ scope, ...c }));
+  'percentiles: bootstrap of the percentile difference (exact multinomial resampling of both histograms via Beta order statistics), widened by within-run drift (batch means over window segments) and between-run spread (replicate or calibration CV); throughput: per-request resampling, widened by between-run spread; error rate: Agresti–Caffo. A regression needs the one-sided bound beyond the allowed change.';
 
 /**
  * Judges `current` against `baseline` (null: no baseline, absolute rules only) under `gate`.
@@ -28,7 +32,8 @@ const validity = (r: Result, scope: 'baseline' | 'current'): CheckOutcome[] => r
 export function compare(baseline: Result | null, current: Result, gate: GateSpec, opts: CompareOptions = {}): GateReport {
   const seed = opts.seed ?? 1;
   const iterations = opts.iterations ?? gate.bootstrap_iterations;
-  const ctx = judgeContext({ confidence: gate.confidence, iterations, minTail: gate.min_tail_samples, seed });
+  const noise: NoiseModel = { segments: gate.noise.segments, betweenRun: gate.noise.between_run, calibration: opts.calibration ?? null };
+  const ctx = judgeContext({ confidence: gate.confidence, iterations, minTail: gate.min_tail_samples, seed, noise });
   const rules: RuleOutcome[] = [];
   if (baseline) {
     for (const key of sortedLatencyKeys(Object.keys(gate.latency))) {
@@ -50,18 +55,53 @@ export function compare(baseline: Result | null, current: Result, gate: GateSpec
   rules.push(...judgeRateLimits(gate.slo, baseline, current, ctx));
   rules.push(...judgePatternRules(gate, current));
 
-  const checks = [
-    ...(baseline ? validity(baseline, 'baseline') : []),
-    ...validity(current, 'current'),
-    ...(baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct) : []),
+  const checks: CheckOutcome[] = [
+    ...(baseline ? runChecks(baseline, 'baseline', gate) : []),
+    ...runChecks(current, 'current', gate),
+    ...(baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct).map((c) => ({ ...c, effect: 'blocks' as const })) : []),
+    ...(baseline ? stabilityChecks(baseline, current, judgedSpreadKeys(gate), noise, gate.max_cv, gate.confidence) : []),
   ];
-  const { verdict, reasons } = abortVerdict(current, decideVerdict(rules, checks, baseline !== null));
+  const judged = trustErrorCounts(applyTimingValidity(rules, baseline, current, gate), checks, current, gate.confidence);
+  // A server that failed every request fails, even when the run was aborted for its error rate.
+  const broken = allFailed(current);
+  const decided = decideVerdict(judged, checks, baseline !== null, broken);
+  const { verdict, reasons } = broken ? decided : abortVerdict(current, decided);
   return {
     verdict,
     reasons,
     has_baseline: baseline !== null,
-    rules,
+    rules: judged,
     checks,
-    noise: { method: NOISE_METHOD, confidence: gate.confidence, iterations, seed },
+    noise: {
+      method: NOISE_METHOD,
+      confidence: gate.confidence,
+      iterations,
+      seed,
+      sources: [...new Set(judged.flatMap((r) => r.noise?.source ?? []))],
+      ...(noise.calibration ? { calibration: { replicates: noise.calibration.replicates, created_at: noise.calibration.created_at } } : {}),
+    },
   };
+}
+
+/**
+ * When a check on the generator's measurements failed (an explicit gate.validity limit), the
+ * goodput rule is judged on failed requests alone, which no timing can move.
+ */
+function trustErrorCounts(rules: RuleOutcome[], checks: CheckOutcome[], current: Result, confidence: number): RuleOutcome[] {
+  const broken = checks.filter((c) => !c.ok && c.effect === 'measurements');
+  if (broken.length === 0) return rules;
+  const why = `timings not trusted: ${broken.map((c) => `${c.scope} ${c.name}`).join(', ')}`;
+  return rules.map((r) =>
+    r.id === 'slo.goodput_fraction' && r.evidence !== 'errors' ? goodputByErrors(r, current, why, confidence, r.timing) : r,
+  );
+}
+
+/** The replicate-spread keys of the enabled regression rules: what an unstable environment would corrupt. */
+function judgedSpreadKeys(gate: GateSpec): { key: string; label: string }[] {
+  const latency = sortedLatencyKeys(Object.keys(gate.latency))
+    .filter((k) => gate.latency[k]!.enabled)
+    .map((k) => latencyTarget(k))
+    .map((t) => ({ key: `${t.metric}.${t.pct}`, label: t.label }));
+  const throughput = THROUGHPUT_KEYS.filter((k) => gate.throughput[k]?.enabled).map(throughputSpread);
+  return [...latency, ...throughput];
 }

@@ -2,6 +2,7 @@ import { createRng, deriveSeed, type Rng } from '../rng.js';
 import { decodeHistogram } from '../metrics/histogram.js';
 import type { Result } from '../result/types.js';
 import { bucketsOf, type Buckets } from '../metrics/buckets.js';
+import { NO_EXTRA_NOISE, type NoiseModel } from './noise.js';
 import { normalQuantile } from './stats.js';
 
 /** Everything a rule needs besides its own settings: noise-test parameters and decoded histograms. */
@@ -15,15 +16,24 @@ export interface JudgeContext {
   rng(ruleId: string): Rng;
   /** Non-empty buckets of a result's histogram (ms for latencies, unit 1 for token counts), or null when it has no samples. */
   buckets(r: Result, histogram: string, unit: number): Buckets | null;
+  /** Drift and between-run spread beyond the bootstrap (noise.ts). */
+  noise: NoiseModel;
 }
 
-export function judgeContext(o: { confidence: number; iterations: number; minTail: number; seed: number }): JudgeContext {
+export function judgeContext(o: {
+  confidence: number;
+  iterations: number;
+  minTail: number;
+  seed: number;
+  noise?: NoiseModel;
+}): JudgeContext {
   const cache = new WeakMap<Result, Map<string, Buckets | null>>();
   return {
     confidence: o.confidence,
     z: normalQuantile(o.confidence),
     iterations: o.iterations,
     minTail: o.minTail,
+    noise: o.noise ?? NO_EXTRA_NOISE,
     rng: (id) => createRng(deriveSeed(o.seed, id)),
     buckets(r, histogram, unit) {
       const perResult = cache.get(r) ?? new Map<string, Buckets | null>();

@@ -3,8 +3,9 @@ import { moments, percentileOf } from '../metrics/buckets.js';
 import { percentileShiftInterval, type Interval } from './bootstrap.js';
 import { confText, num, pctText } from '../numbers.js';
 import type { JudgeContext } from './context.js';
+import { detectableChange, detectableFall } from './detectable.js';
+import { betweenRun, latencyNoise, noiseText } from './noise.js';
 import { changeOf, outcome } from './outcome.js';
-import { replicateSe } from './replicate-spread.js';
 import { minSamples } from './samples.js';
 import { latencyTarget } from './targets.js';
 import type { GateSpec, LatencyIncreaseRule, LatencyKey, ThroughputDecreaseRule, ThroughputKey } from '../spec/gate-schema.js';
@@ -63,17 +64,30 @@ export function judgeLatencyIncrease(
     );
   }
   const boot = percentileShiftInterval(b, c, t.p, ctx.confidence, ctx.iterations, ctx.rng(draft.id));
-  const spreadSe = Math.hypot(replicateSe(base, `${t.metric}.${t.pct}`, bv!), replicateSe(cur, `${t.metric}.${t.pct}`, cv!));
-  const ci = widen(boot, change.abs, ctx.z * spreadSe);
+  const noise = latencyNoise(
+    ctx.noise,
+    t,
+    base,
+    cur,
+    { base: b, cur: c },
+    { base: bv!, cur: cv! },
+    (side) => ctx.rng(`${draft.id}/${side}`),
+    ctx.confidence,
+  );
+  const ci = widen(boot, change.abs, ctx.z * noise.se);
+  const mdeAbs = detectableChange(threshold, change.abs - ci.lower, ctx.z);
+  const mde = { abs: mdeAbs, rel: bv! > 0 ? mdeAbs / bv! : null, power: 0.8 };
   const moved = `${change.abs >= 0 ? 'rose' : 'fell'} ${num(change.abs, true)} ms (${change.rel === null ? 'n/a' : pctText(change.rel, true)}), allowed ${num(threshold, true)} ms`;
   const failed = change.abs > threshold && ci.lower > threshold;
+  const caught = `a rise of ≥ ${mde.rel === null ? `${num(mdeAbs)} ms` : `${pctText(mde.rel)} (${num(mdeAbs, true)} ms)`} would have been caught`;
+  const said = [noise.note, noiseText(noise.record, 'ms')].filter(Boolean).join('; ');
   const reason = failed
-    ? `${moved}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower, true)} ms is beyond it too`
+    ? `${moved}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower, true)} ms is beyond it too; ${said}`
     : change.abs > threshold
-      ? `${moved}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower, true)} ms`
-      : moved;
+      ? `${moved}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower, true)} ms — ${caught}; ${said}`
+      : `${moved} — ${caught}; ${said}`;
   return outcome(
-    { ...draft, baseline: bv, current: cv, change, threshold, ci: { ...ci, confidence: ctx.confidence }, reason },
+    { ...draft, baseline: bv, current: cv, change, threshold, ci: { ...ci, confidence: ctx.confidence }, reason, mde, noise: noise.record },
     failed ? 'fail' : 'pass',
     rule,
   );
@@ -126,6 +140,9 @@ const THROUGHPUT: Record<
   },
 };
 
+/** The replicate-spread key and label of a throughput rule (for the stability check). */
+export const throughputSpread = (key: ThroughputKey) => ({ key: THROUGHPUT[key].spread, label: THROUGHPUT[key].label });
+
 /**
  * Relative standard error of a window total. The arrival schedule is seeded, so a comparable
  * run's window holds the same N requests as the baseline's; what varies is which of them
@@ -172,20 +189,27 @@ export function judgeThroughputDecrease(
   if (cv <= 0)
     return outcome({ ...draft, ...known, reason: `none at all in the current run (baseline ${num(bv)} ${m.unit})` }, 'fail', rule);
   const rse = (r: Result) => totalRse(m.contribution(r, ctx), r.requests.window.scheduled);
-  const se = Math.hypot(rse(base), rse(cur), replicateSe(base, m.spread, 1), replicateSe(cur, m.spread, 1));
+  // Relative standard errors: the between-run spread of a ratio is its CV.
+  const between = betweenRun(base, cur, m.spread, 1, 1, ctx.noise, ctx.confidence);
+  const se = Math.hypot(rse(base), rse(cur), between.effectiveSe);
   const logRatio = Math.log(cv / bv);
   const rel = { lower: Math.exp(logRatio - ctx.z * se) - 1, upper: Math.exp(logRatio + ctx.z * se) - 1 };
   const change = known.change;
   const limit = -rule.max_decrease_pct / 100;
   const failed = change.rel! < limit && rel.upper < limit;
+  const mdeRel = detectableFall(limit, se, ctx.z);
+  const mde = { abs: mdeRel * bv, rel: mdeRel, power: 0.8 };
+  const noise = { within_run: null, between_run_cv: between.cv, source: ['bootstrap' as const, ...between.sources] };
+  const said = [between.note, noiseText(noise, m.unit)].filter(Boolean).join('; ');
+  const caught = `a fall of ≥ ${pctText(-mdeRel)} would have been caught`;
   const moved = `${change.abs >= 0 ? 'rose' : 'fell'} ${pctText(change.rel!, true)} (${num(bv)} → ${num(cv)} ${m.unit}), allowed ${pctText(limit, true)}`;
   const reason = failed
-    ? `${moved}; the ${confText(ctx.confidence)} upper bound ${pctText(rel.upper, true)} is beyond it too`
+    ? `${moved}; the ${confText(ctx.confidence)} upper bound ${pctText(rel.upper, true)} is beyond it too; ${said}`
     : change.rel! < limit
-      ? `${moved}, but within noise: the ${confText(ctx.confidence)} upper bound is ${pctText(rel.upper, true)}`
-      : moved;
+      ? `${moved}, but within noise: the ${confText(ctx.confidence)} upper bound is ${pctText(rel.upper, true)} — ${caught}; ${said}`
+      : `${moved} — ${caught}; ${said}`;
   const ci = { lower: rel.lower * bv, upper: rel.upper * bv, confidence: ctx.confidence };
-  return outcome({ ...draft, ...known, ci, reason }, failed ? 'fail' : 'pass', rule);
+  return outcome({ ...draft, ...known, ci, reason, mde, noise }, failed ? 'fail' : 'pass', rule);
 }
 
 /**
@@ -227,11 +251,13 @@ export function judgeErrorRateIncrease(rule: GateSpec['error_rate'], base: Resul
   const half = ctx.z * Math.sqrt((pb * (1 - pb)) / (nb + 2) + (pc * (1 - pc)) / (nc + 2));
   const ci = { lower: pc - pb - half, upper: pc - pb + half, confidence: ctx.confidence };
   const failed = change.abs > threshold && ci.lower > threshold;
+  const mde = { abs: detectableChange(threshold, half, ctx.z), rel: null, power: 0.8 };
+  const caught = `a rise of ≥ ${num(mde.abs * 100)} pp would have been caught`;
   const moved = `${pctText(xb / nb)} (${xb} of ${nb}) → ${pctText(xc / nc)} (${xc} of ${nc}): ${num(change.abs * 100, true)} pp, allowed +${rule.max_increase_pp} pp`;
   const reason = failed
     ? `${moved}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower * 100, true)} pp is beyond it too`
     : change.abs > threshold
-      ? `${moved}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower * 100, true)} pp`
-      : moved;
-  return outcome({ ...draft, baseline: xb / nb, current: xc / nc, change, threshold, ci, reason }, failed ? 'fail' : 'pass', rule);
+      ? `${moved}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower * 100, true)} pp — ${caught}`
+      : `${moved} — ${caught}`;
+  return outcome({ ...draft, baseline: xb / nb, current: xc / nc, change, threshold, ci, reason, mde }, failed ? 'fail' : 'pass', rule);
 }

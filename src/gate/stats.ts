@@ -44,3 +44,44 @@ export function wilson(x: number, n: number, z: number): { lower: number; upper:
   const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n);
   return { lower: Math.max(0, centre - half), upper: Math.min(1, centre + half) };
 }
+
+/**
+ * Φ(x), the standard normal CDF, via the complementary error function (Numerical Recipes'
+ * erfc Chebyshev fit, |relative error| < 1.2e-7): for detection probabilities, where that is ample.
+ */
+export function normalCdf(x: number): number {
+  const z = Math.abs(x) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * z);
+  const erfc =
+    t *
+    Math.exp(
+      -z * z -
+        1.26551223 +
+        t *
+          (1.00002368 +
+            t *
+              (0.37409196 +
+                t *
+                  (0.09678418 +
+                    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    );
+  return x >= 0 ? 1 - erfc / 2 : erfc / 2;
+}
+
+/**
+ * Student's t quantile t_ν(p) by the Cornish–Fisher expansion about the normal quantile
+ * (Abramowitz & Stegun 26.7.5, terms to ν⁻⁴): at p = 0.95 it gives 2.91 for ν = 2 (exact 2.92),
+ * 2.13 for ν = 4 (2.13), 6.0 for ν = 1 (6.31). A spread estimated from ν + 1 runs is itself
+ * uncertain; its interval must use t_ν, not z, or a lucky low estimate from 3 replicates makes
+ * an A/A pair fail.
+ */
+export function studentQuantile(p: number, df: number): number {
+  const z = normalQuantile(p);
+  if (!Number.isFinite(df) || df <= 0) return z;
+  const z2 = z * z;
+  const g1 = (z2 * z + z) / 4;
+  const g2 = (5 * z2 * z2 * z + 16 * z2 * z + 3 * z) / 96;
+  const g3 = (3 * z2 ** 3 * z + 19 * z2 * z2 * z + 17 * z2 * z - 15 * z) / 384;
+  const g4 = (79 * z2 ** 4 * z + 776 * z2 ** 3 * z + 1482 * z2 * z2 * z - 1920 * z2 * z - 945 * z) / 92160;
+  return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4;
+}

@@ -2,6 +2,7 @@ import type { Outcome, StreamObserver } from '../client/types.js';
 import { OUTCOMES } from '../client/types.js';
 import { newHistogram, recordMs, type Histogram } from './histogram.js';
 import type { PatternRecorder } from './pattern-recorder.js';
+import { SegmentHistograms } from './segments.js';
 import { TimeSeries } from './timeseries.js';
 
 export interface Slo {
@@ -34,6 +35,8 @@ export class RequestRecord implements StreamObserver {
     readonly inWindow: boolean,
     readonly promptTokens: number,
     readonly maxTokens: number,
+    /** Slice of the window by intended send time (segments.ts); -1 outside it. */
+    readonly segment = -1,
   ) {}
 
   onWritten(t: number): void {
@@ -51,7 +54,10 @@ export class RequestRecord implements StreamObserver {
 
   onContent(t: number, kind: 'reasoning' | 'answer'): void {
     if (this.chunks === 0) this.tFirst = t;
-    else if (this.inWindow) recordMs(this.recorder.h.itl, t - this.tLast);
+    else if (this.inWindow) {
+      recordMs(this.recorder.h.itl, t - this.tLast);
+      this.recorder.segments.record(this.segment, 'itl', t - this.tLast);
+    }
     if (kind === 'answer' && Number.isNaN(this.tFirstAnswer)) this.tFirstAnswer = t;
     this.tLast = t;
     this.chunks++;
@@ -158,9 +164,11 @@ export class Recorder {
   /** Requests re-sent on a new connection after a reused one was closed under them unanswered. */
   reconnects = 0;
   readonly errorSamples = new Map<string, { outcome: Outcome; detail: string; count: number }>();
+  readonly segments: SegmentHistograms;
 
   constructor(readonly o: RecorderOptions) {
     this.series = new TimeSeries(o.runStart);
+    this.segments = new SegmentHistograms(o.windowFromMs, o.windowToMs);
   }
 
   /** A request whose time has come (offset ms after runStart): it is counted now, whatever happens to it. */
@@ -174,7 +182,7 @@ export class Recorder {
       this.h.requestedPromptTokens.recordValue(promptTokens);
       this.h.requestedOutputTokens.recordValue(maxTokens);
     }
-    return new RequestRecord(this, id, tSched, inWindow, promptTokens, maxTokens);
+    return new RequestRecord(this, id, tSched, inWindow, promptTokens, maxTokens, this.segments.indexOf(offsetMs));
   }
 
   markSent(r: RequestRecord, tSend: number): void {
@@ -239,6 +247,9 @@ export class Recorder {
     if (n > 0) recordMs(this.h.normalized, e2e / n);
     const tpot = n > 1 ? (r.tLast - r.tFirst) / (n - 1) : NaN;
     if (n > 1) recordMs(this.h.tpot, tpot);
+    this.segments.record(r.segment, 'ttft', ttft);
+    this.segments.record(r.segment, 'e2e', e2e);
+    if (n > 1) this.segments.record(r.segment, 'tpot', tpot);
     const slo = this.o.slo;
     if (ttft <= slo.ttft_ms && e2e <= slo.e2e_ms && !(tpot > slo.tpot_ms)) this.windowGood++;
   }

@@ -38,7 +38,40 @@ export interface GateRow {
   /** The noise interval of the change, empty when the rule has none. */
   noise: string;
   limit: string;
+  /** The smallest change this comparison would have caught (rules against the baseline), e.g. "≥ +14 %"; empty when none. */
+  detects: string;
   reason: string;
+}
+
+/** "≥ +14 % (+23 ms)" for a latency rise, "≥ −8.0 %" for a throughput fall, "≥ +1.5 pp" for an error-rate rise. */
+function formatDetectable(r: RuleOutcome): string {
+  // Said of a rule that did not fail: how large a change it would have caught.
+  if (!r.mde || r.status === 'fail') return '';
+  if (r.unit === 'fraction') return `≥ ${num(r.mde.abs * 100, true)} pp`;
+  if (r.mde.rel === null) return `≥ ${num(r.mde.abs, true)} ${r.unit}`;
+  return r.unit === 'ms' ? `≥ ${pctText(r.mde.rel, true)} (${num(r.mde.abs, true)} ms)` : `≥ ${pctText(r.mde.rel, true)}`;
+}
+
+const SOURCE_WORDS: Record<string, string> = {
+  bootstrap: 'bootstrap of the histograms (sampling noise within each run)',
+  segments: 'window segments (slow drift within a run)',
+  replicates: 'replicate spread (between-run CV of merged replicates)',
+  calibration: 'calibration file (between-run CV from loadgate calibrate)',
+};
+
+/** One line naming the noise sources the verdict used, and what is missing when between-run spread was not known. */
+export function noiseSourceLine(report: GateReport): string {
+  const sources = report.noise.sources ?? [];
+  if (!report.has_baseline || sources.length === 0) return '';
+  const used = sources.map((s) => SOURCE_WORDS[s] ?? s).join('; ');
+  const cal = report.noise.calibration
+    ? ` (calibration of ${report.noise.calibration.replicates} runs, ${report.noise.calibration.created_at})`
+    : '';
+  const missing =
+    sources.includes('replicates') || sources.includes('calibration')
+      ? ''
+      : ' — no between-run spread was known: record the baseline with replicates ≥ 3 or run loadgate calibrate, or an A/A drift between runs can fail the gate';
+  return `Noise model: ${used}${cal}${missing}.`;
 }
 
 export function gateRows(report: GateReport): GateRow[] {
@@ -50,6 +83,7 @@ export function gateRows(report: GateReport): GateRow[] {
     change: r.change ? formatChange(r, r.change.abs) : '—',
     noise: r.ci ? formatInterval(r, r.ci.lower, r.ci.upper) : '',
     limit: r.limit,
+    detects: formatDetectable(r),
     reason: r.reason,
   }));
 }

@@ -1,13 +1,21 @@
 import type { GateReport } from '../gate/types.js';
 import type { Result } from '../result/types.js';
 import { explainRules } from './explain.js';
-import { gateRows } from './format.js';
+import { gateRows, noiseSourceLine } from './format.js';
 
 /** The gate report for a terminal: the verdict, its reasons, and one aligned line per rule. */
 export function renderGateText(report: GateReport, baseline: Result | null = null, current: Result | null = null): string {
   const rows = gateRows(report);
-  const header = { status: 'status', metric: 'metric', baseline: 'baseline', current: 'current', change: 'change', limit: 'rule' };
-  const cols = ['status', 'metric', 'baseline', 'current', 'change', 'limit'] as const;
+  const header = {
+    status: 'status',
+    metric: 'metric',
+    baseline: 'baseline',
+    current: 'current',
+    change: 'change',
+    limit: 'rule',
+    detects: 'would catch',
+  };
+  const cols = ['status', 'metric', 'baseline', 'current', 'change', 'limit', 'detects'] as const;
   const table = [header, ...rows];
   const width = Object.fromEntries(cols.map((c) => [c, Math.max(...table.map((r) => r[c].length))]));
   const line = (r: (typeof table)[number]) =>
@@ -22,5 +30,6 @@ export function renderGateText(report: GateReport, baseline: Result | null = nul
     '',
     line(header),
     ...rows.map(line),
+    ...(noiseSourceLine(report) ? ['', noiseSourceLine(report)] : []),
   ].join('\n');
 }

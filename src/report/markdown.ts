@@ -4,7 +4,7 @@ import { METRICS, type MetricName } from '../metrics/definitions.js';
 import type { Result } from '../result/types.js';
 import { escapeMarkdown as md } from './escape.js';
 import { explainRules } from './explain.js';
-import { connectionsText, gateRows, noiseNote, STATUS_ICON, VERDICT_ICON } from './format.js';
+import { connectionsText, gateRows, noiseNote, noiseSourceLine, STATUS_ICON, VERDICT_ICON } from './format.js';
 import { patternMarkdown } from './pattern-report.js';
 import { networkText, serverLatencyText, serverText } from './server-format.js';
 
@@ -25,10 +25,11 @@ export function renderMarkdown(report: GateReport, baseline: Result | null, curr
   for (const r of gateRows(report)) {
     const change = r.noise ? `${md(r.change)}<br><sub>noise ${md(r.noise)}</sub>` : md(r.change);
     out.push(
-      `| ${md(r.metric)} | ${md(r.baseline)} | ${md(r.current)} | ${change} | ${md(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} |`,
+      `| ${md(r.metric)} | ${md(r.baseline)} | ${md(r.current)} | ${change} | ${md(r.limit)} | ${STATUS_ICON[r.status]} ${r.status}${r.detects ? `<br><sub>would catch ${md(r.detects)}</sub>` : ''} |`,
     );
   }
-  out.push('', `<sub>${md(noiseNote(report))}</sub>`, '');
+  const sources = noiseSourceLine(report);
+  out.push('', ...(sources ? [`**${md(sources)}**`, ''] : []), `<sub>${md(noiseNote(report))}</sub>`, '');
 
   out.push(...percentileChart('Time to first token and end-to-end latency (ms)', ['ttft_ms', 'e2e_ms'], baseline, current));
   out.push(...percentileChart('Per-token latency (ms)', ['tpot_ms', 'itl_ms'], baseline, current));

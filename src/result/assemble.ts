@@ -166,6 +166,7 @@ export function assembleResult(t: RunTotals): Result {
     },
     validity: { valid: checks.every((x) => x.ok), checks },
     timeseries: { interval_s: s.intervalS, sent: s.sent, ok: s.ok, errors: s.errors, output_tokens: s.outputTokens },
+    ...(t.segments ? { segments: t.segments } : {}),
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: t.definitions,
     ...(t.merge ? { merge: t.merge } : {}),

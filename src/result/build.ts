@@ -12,6 +12,7 @@ import { assembleResult } from './assemble.js';
 import { connectionFacts } from './connections.js';
 import { timestampErrorHistograms } from './timestamp-error.js';
 import type { ServerView } from './server-view.js';
+import { segmentsSection } from './segments.js';
 import type { RunTotals } from './totals.js';
 import type { AbortInfo, Result } from './types.js';
 import type { PatternSection } from './pattern.js';
@@ -69,6 +70,7 @@ export function recorderTotals(rec: Recorder, f: RunFacts): RunTotals {
     peakInFlight: rec.inFlightPeak,
     errorSamples: [...rec.errorSamples.values()].map((e) => ({ class: e.outcome, detail: e.detail, count: e.count })),
     histograms: f.loopTurns ? { ...rec.h, ...timestampErrorHistograms(f.loopTurns) } : rec.h,
+    segments: segmentsSection(rec.segments),
     series: rec.series,
     generator: {
       eventLoopDelayMs: f.eventLoopDelayMs,

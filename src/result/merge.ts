@@ -12,6 +12,7 @@ import { assembleResult } from './assemble.js';
 import { observedLoopMs } from './timestamp-error.js';
 import { mergeConnectionFacts } from './connections.js';
 import { mergeServerView } from './server-view.js';
+import { mergeSegments } from './segments.js';
 import { resultCounts, type RunCounts, type RunTotals } from './totals.js';
 import type { MergeMode, Result, ValidityCheck } from './types.js';
 
@@ -80,6 +81,10 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
     connections: mergeConnectionFacts(results),
     serverView: mergeServerView(results),
     histograms: mergeHistograms(results),
+    segments: mergeSegments(
+      results.map((r) => r.segments),
+      mode,
+    ),
     series: mergeTimeseries(results, shards),
     generator: {
       eventLoopDelayMs: {

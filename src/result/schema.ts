@@ -1,6 +1,7 @@
 import type { SchemaObject } from 'ajv';
 import { OUTCOMES } from '../client/types.js';
 import { PERCENTILES } from '../metrics/histogram.js';
+import { segmentsSchema } from './segments.js';
 import { METRIC_HISTOGRAM, RESULT_SCHEMA_VERSION } from './types.js';
 
 /*
@@ -192,5 +193,7 @@ export const resultSchema: SchemaObject = {
       { optional: { note: str } },
     ),
     network: obj({ probes: count, connect_ms: twoQuantiles, rtt_ms: twoQuantiles }, { optional: { tls_ms: twoQuantiles, note: str } }),
+    // Absent in results made before loadgate recorded window slices.
+    segments: segmentsSchema,
   },
 };

@@ -6,6 +6,7 @@ import type { WorkloadPlan } from '../workload/types.js';
 import type { ConnectionFacts } from './connections.js';
 import type { PatternSection } from './pattern.js';
 import type { ServerView } from './server-view.js';
+import type { Segments } from './segments.js';
 import type { AbortInfo, MergeInfo, ReplicateSpread, Result, ValidityCheck } from './types.js';
 
 /** The recorder's counters (src/metrics/recorder.ts): what a run counted, and what merging adds up. */
@@ -63,6 +64,8 @@ export interface RunTotals {
   /** By recorder histogram name; a merge holds every name any input had. */
   histograms: Record<string, Histogram>;
   series: SeriesTotals;
+  /** Per-slice window percentiles (src/result/segments.ts); undefined when unknown (older inputs, replicates). */
+  segments?: Segments;
   generator: {
     eventLoopDelayMs: DelayTail;
     cpuS: number;

@@ -9,6 +9,7 @@ import type { Spec } from '../spec/types.js';
 import type { WorkloadPlan } from '../workload/types.js';
 import type { TimestampError } from './timestamp-error.js';
 import type { PatternSection } from './pattern.js';
+import type { Segments } from './segments.js';
 
 export const RESULT_SCHEMA_VERSION = 1;
 
@@ -144,6 +145,8 @@ export interface Result {
   validity: { valid: boolean; checks: ValidityCheck[] };
   /** Counts per interval (1 s, doubled as often as needed to keep at most 900 points). */
   timeseries: { interval_s: number; sent: number[]; ok: number[]; errors: number[]; output_tokens: number[] };
+  /** Per-slice percentiles of the window (src/result/segments.ts), for the gate's drift estimate. Absent in older results. */
+  segments?: Segments;
   /** HdrHistograms (compressed base64, values in µs; token counts unitless), for exact merging and comparison. */
   histograms: Record<string, string>;
   definitions: Record<string, string>;

@@ -1,7 +1,7 @@
 import { Ajv, type SchemaObject } from 'ajv';
 import { GATE_METRICS, type LatencyKey } from '../metrics/definitions.js';
 import { PERCENTILES, type PercentileKey } from '../metrics/histogram.js';
-import { DEFAULT_GENERATOR_LIMITS, type GeneratorLimits } from './generator-limits.js';
+import type { GeneratorLimits } from './generator-limits.js';
 
 /*
  * The spec's `gate` section: which changes against the baseline count as regressions,
@@ -14,8 +14,11 @@ import { DEFAULT_GENERATOR_LIMITS, type GeneratorLimits } from './generator-limi
  *     error_rate: { max_increase_pp: 1 }                                             # vs baseline
  *     slo:        { ttft_p95: { max_ms: 500 }, http_5xx_rate: { max: 0.01 }, … }     # absolute
  *     confidence: 0.95
- *     validity:   { max_schedule_lag_p99_ms: 5, max_event_loop_delay_p99_ms: 20, max_generator_cpu: 0.8,
- *                   max_pool_wait_p99_ms: 50, min_achieved_fraction: 0.95 }
+ *     validity:   { max_schedule_lag_p99_ms: 5, … }   # explicit overrides; defaults in result/validity.ts
+ *     max_timestamp_error_share: 0.25   # per-rule timing validity (gate/timing-validity.ts)
+ *     max_cv: 0.1                       # between-run CV above which the environment is unstable
+ *     calibration: calibration.json     # between-run CVs from loadgate calibrate
+ *     noise: { segments: true, between_run: true }
  *
  * Each rule also takes `warn_only` (report, never fail the verdict) and `enabled`.
  */
@@ -63,8 +66,21 @@ export interface GateSpec {
   min_tail_samples: number;
   /** Offered rate and delivered prompt/output length means may differ from the baseline's by this much. */
   tolerance_pct: number;
-  /** How healthy the generator must have been for a run to be judged at all. */
-  validity: GeneratorLimits;
+  /**
+   * Explicit run-level generator limits, as the spec wrote them (no defaults are filled here:
+   * result/validity.ts fills them for the run's own checks). A timing limit written here blocks
+   * every timing-dependent rule when its run breaks it; left out, each rule is judged against
+   * the generator's timestamp error bound instead (src/gate/timing-validity.ts).
+   */
+  validity: Partial<GeneratorLimits>;
+  /** A latency rule is judged only while the timestamp error bound is ≤ this share of its allowed change (or SLO margin). */
+  max_timestamp_error_share: number;
+  /** Between-run coefficient of variation above which the environment is called unstable and the verdict inconclusive. */
+  max_cv: number;
+  /** Path of a calibration file (loadgate calibrate) whose between-run CVs widen every comparison. */
+  calibration?: string;
+  /** Which parts of the noise model apply beyond the bootstrap (both on by default). */
+  noise: { segments: boolean; between_run: boolean };
   /** A spike pattern's recovery (result pattern.spike.recovery_s) may take at most this long; judged in gate/pattern-rules.ts. */
   spike?: RuleFlags & { max_recovery_s: number };
   /** A soak's latency may drift at most this much from its first to its last segment, beyond noise. */
@@ -84,13 +100,8 @@ const FIXED_SLO_KEYS = ['http_5xx_rate', 'http_429_rate', 'goodput_fraction'];
 
 const withDefault = (schema: object, value: unknown) => (value === undefined ? schema : { ...schema, default: value });
 const nonNegative = (fallback?: number) => withDefault({ type: 'number', minimum: 0, description: 'a number ≥ 0' }, fallback);
-const fraction = (fallback: number) => ({
-  type: 'number',
-  minimum: 0,
-  maximum: 1,
-  default: fallback,
-  description: 'a fraction between 0 and 1',
-});
+const fraction = (fallback?: number) =>
+  withDefault({ type: 'number', minimum: 0, maximum: 1, description: 'a fraction between 0 and 1' }, fallback);
 
 /** A rule mapping; `fallback` is the whole rule's default ({} lets the inner defaults fill it). */
 function rule(props: Record<string, object>, required: string[], fallback?: object): object {
@@ -121,7 +132,7 @@ export const gateSchema: SchemaObject = {
   type: 'object',
   default: {},
   description:
-    'a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity',
+    'a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity, max_timestamp_error_share, max_cv, calibration, noise',
   additionalProperties: false,
   properties: {
     latency: {
@@ -179,7 +190,25 @@ export const gateSchema: SchemaObject = {
     },
     min_tail_samples: { type: 'integer', minimum: 1, default: 10, description: 'an integer ≥ 1' },
     tolerance_pct: nonNegative(10),
-    // Noisy shared runners may need looser generator limits; interleaved A/B (baseline-url) is the better cure.
+    max_timestamp_error_share: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      default: 0.25,
+      description: 'a number > 0, e.g. 0.25 (a quarter of the allowed change)',
+    },
+    max_cv: { type: 'number', exclusiveMinimum: 0, default: 0.1, description: 'a number > 0, e.g. 0.1 (10 %)' },
+    calibration: { type: 'string', minLength: 1, description: 'the path of a calibration file written by loadgate calibrate' },
+    noise: {
+      type: 'object',
+      default: {},
+      description: 'a mapping with keys segments, between_run (true or false)',
+      additionalProperties: false,
+      properties: {
+        segments: { type: 'boolean', default: true, description: 'true or false' },
+        between_run: { type: 'boolean', default: true, description: 'true or false' },
+      },
+    },
+    // Explicit overrides only (no defaults here): the run's own checks use result/validity.ts's defaults.
     validity: {
       type: 'object',
       default: {},
@@ -187,11 +216,11 @@ export const gateSchema: SchemaObject = {
         'a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, max_generator_cpu, max_pool_wait_p99_ms, min_achieved_fraction',
       additionalProperties: false,
       properties: {
-        max_schedule_lag_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_schedule_lag_p99_ms),
-        max_event_loop_delay_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_event_loop_delay_p99_ms),
-        max_generator_cpu: fraction(DEFAULT_GENERATOR_LIMITS.max_generator_cpu),
-        max_pool_wait_p99_ms: nonNegative(DEFAULT_GENERATOR_LIMITS.max_pool_wait_p99_ms),
-        min_achieved_fraction: fraction(DEFAULT_GENERATOR_LIMITS.min_achieved_fraction),
+        max_schedule_lag_p99_ms: nonNegative(),
+        max_event_loop_delay_p99_ms: nonNegative(),
+        max_generator_cpu: fraction(),
+        max_pool_wait_p99_ms: nonNegative(),
+        min_achieved_fraction: fraction(),
       },
     },
   },

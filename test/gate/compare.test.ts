@@ -241,17 +241,21 @@ describe('empty data never passes', () => {
 });
 
 describe('validity and comparability', () => {
-  test('a failed validity check makes the verdict inconclusive, even over a failing rule', () => {
+  test('an explicit generator limit that a run breaks makes the verdict inconclusive, even over a failing rule', () => {
     const lagging = synthesize({ n: 2000, ttft: lognormal(240, 0.2), lagMs: 10 });
     expect(lagging.validity.checks.find((c) => c.name === 'schedule_lag')!.ok).toBe(false);
     const [base] = shifted(240, 1);
-    const report = compare(base, lagging, DEFAULT_GATE);
+    const explicit = resolveGate({ validity: { max_schedule_lag_p99_ms: 5 } });
+    const report = compare(base, lagging, explicit);
     expect(report.verdict).toBe('inconclusive');
-    expect(report.reasons[0]).toMatch(/^current run not valid \(schedule_lag\): schedule lag p99 10\.\d+ ms/);
+    expect(report.reasons[0]).toMatch(
+      /^current run not valid \(schedule_lag\): schedule lag 10\.\d+ ms against the explicit gate\.validity\.max_schedule_lag_p99_ms 5\.00 ms/,
+    );
     const [, slower] = shifted(240, 1.15, { lagMs: 10 });
-    const both = compare(base, slower, DEFAULT_GATE);
+    const both = compare(base, slower, explicit);
     expect(both.verdict).toBe('inconclusive');
-    expect(both.reasons.some((r) => r.includes('failed, but the comparison cannot be trusted'))).toBe(true);
+    // The 10 ms lag is also too large for the TTFT p95 rule itself (25 % of its 33.6 ms allowed rise).
+    expect(rule(both, 'latency.ttft_p95')).toMatchObject({ status: 'inconclusive', timing: { judgeable: false } });
   });
 
   test("the generator's limits are the spec's gate.validity", () => {
@@ -276,7 +280,10 @@ describe('validity and comparability', () => {
       message:
         'generator thread busy 95 % of a core over the window, its idle spin before arrivals left out (needs ≤ 80 %, gate.validity.max_generator_cpu): the load generator was the bottleneck (add --workers or machines)',
     });
-    expect(evaluate(busy).verdict).toBe('inconclusive');
+    // The default limit informs; an explicit one applies.
+    expect(evaluate(busy, DEFAULT_GATE).verdict).toBe('pass');
+    expect(evaluate(busy, DEFAULT_GATE).reasons.at(-1)).toMatch(/^generator timing over its default limits \(current generator_cpu\)/);
+    expect(evaluate(busy, resolveGate({ validity: { max_generator_cpu: 0.8 } })).verdict).toBe('inconclusive');
     expect(synthesize({ n: 500, windowCpu: { busy: 0.95, spin: 0.02 }, validity: { max_generator_cpu: 1 } }).validity.valid).toBe(true);
     // A platform without per-thread CPU is reported, not judged.
     expect(synthesize({ n: 500, windowCpu: null }).validity.checks.find((c) => c.name === 'generator_cpu')).toMatchObject({
@@ -294,7 +301,7 @@ describe('validity and comparability', () => {
         /^requests waited p99 80\.\d+ ms in the HTTP pool .*needs ≤ 50 ms, gate\.validity\.max_pool_wait_p99_ms.*the server never saw/,
       ),
     });
-    expect(evaluate(waiting).verdict).toBe('inconclusive');
+    expect(evaluate(waiting, resolveGate({ validity: { max_pool_wait_p99_ms: 50 } })).verdict).toBe('inconclusive');
     expect(synthesize({ n: 500, poolWaitMs: 80, validity: { max_pool_wait_p99_ms: 100 } }).validity.valid).toBe(true);
   });
 
@@ -318,7 +325,8 @@ describe('validity and comparability', () => {
   });
 
   test('an invalid baseline makes the verdict inconclusive', () => {
-    const report = compare(synthesize({ n: 500, lagMs: 10 }), synthesize({ n: 500 }), DEFAULT_GATE);
+    const explicit = resolveGate({ validity: { max_schedule_lag_p99_ms: 5 } });
+    const report = compare(synthesize({ n: 500, lagMs: 10 }), synthesize({ n: 500 }), explicit);
     expect(report.verdict).toBe('inconclusive');
     expect(report.reasons[0]).toMatch(/^baseline run not valid \(schedule_lag\)/);
   });

@@ -16,16 +16,16 @@ export interface Synth {
   n?: number;
   windowS?: number;
   /** TTFT in ms. */
-  ttft?: (rng: Rng) => number;
+  ttft?: (rng: Rng, i: number) => number;
   /** Gap between consecutive tokens in ms. */
-  itl?: (rng: Rng) => number;
+  itl?: (rng: Rng, i: number) => number;
   tokens?: number;
   promptTokens?: number;
   /** Class of request i; default ok. */
   outcome?: (i: number) => Outcome;
   detail?: string;
-  /** t_send − t_sched in ms. */
-  lagMs?: number;
+  /** t_send − t_sched in ms; a function gives request i its own lag (sporadic spikes). */
+  lagMs?: number | ((i: number) => number);
   /** Wait in the HTTP pool, t_written − t_send in ms. */
   poolWaitMs?: number;
   /** The generator thread's window CPU; default 20 % busy, 5 % spin. */
@@ -91,7 +91,8 @@ export function synthesize(o: Synth = {}): Result {
   const rng = createRng(o.seed ?? 1);
   const ttft = o.ttft ?? lognormal(100, 0.3);
   const itl = o.itl ?? lognormal(10, 0.2);
-  const lag = o.lagMs ?? 0.2;
+  const fixedLag = typeof o.lagMs === 'number' ? o.lagMs : 0.2;
+  const lagOf = typeof o.lagMs === 'function' ? o.lagMs : () => fixedLag;
   const spec = makeSpec({
     model: o.model,
     rate: o.rate ?? n / windowS,
@@ -116,9 +117,10 @@ export function synthesize(o: Synth = {}): Result {
   for (let i = 0; i < n; i++) {
     const tSched = (i * windowMs) / n;
     const outcome = o.outcome?.(i) ?? 'ok';
-    const gaps = outcome === 'ok' ? [ttft(rng), ...Array.from({ length: tokens - 1 }, () => itl(rng))] : [];
+    const gaps = outcome === 'ok' ? [ttft(rng, i), ...Array.from({ length: tokens - 1 }, () => itl(rng, i))] : [];
     if (o.include && !o.include(i)) continue;
     const r = rec.open(i, tSched, promptTokens, tokens);
+    const lag = lagOf(i);
     if (outcome === 'dropped') {
       r.onEnd(tSched, 'dropped', o.detail);
       continue;

@@ -1,0 +1,79 @@
+import { parseArgs } from 'node:util';
+import { calibrationFrom } from '../gate/calibration.js';
+import { pctText } from '../numbers.js';
+import { writeFileAtomic } from '../result/write.js';
+import { runReplicatesMerged } from '../run/replicates.js';
+import { loadSpec } from '../spec/load.js';
+import { applyOverrides } from '../spec/override.js';
+import { EXIT, UsageError } from './errors.js';
+import { progressPrinter } from './progress.js';
+
+export const CALIBRATE_HELP = `Usage: loadgate calibrate SPEC [options]
+
+Runs N short A/A replicates of SPEC against its target, one after another (each with its own
+seed), and writes the between-run coefficient of variation of every metric the gate judges to
+a calibration file. Give the file to compare --calibration, the spec's gate.calibration or the
+action's calibration input: both sides of every comparison are then widened by the
+deployment's own run-to-run spread, and a CV above gate.max_cv names the environment unstable.
+
+Options:
+  --replicates N      A/A runs (default 5, at least 3)
+  --duration D        each run's steady window (default: the spec's; e.g. 20s)
+  --warmup D          each run's warmup
+  --target-url URL    target base URL, or "sim"
+  --out FILE          calibration file (default: loadgate-calibration.json)
+  -h, --help          this help
+
+Exit codes: 0 written, 3 error (bad spec, unreachable target, interrupted).`;
+
+export async function calibrateCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      replicates: { type: 'string', default: '5' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      'target-url': { type: 'string' },
+      out: { type: 'string', default: 'loadgate-calibration.json' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${CALIBRATE_HELP}\n`);
+    return EXIT.pass;
+  }
+  if (positionals.length !== 1) throw new UsageError('loadgate calibrate takes exactly one spec file; see loadgate calibrate --help');
+  const n = Number(values.replicates);
+  if (!Number.isInteger(n) || n < 3 || n > 100)
+    throw new UsageError(`--replicates is "${values.replicates}"; expected a whole number from 3 to 100 (a spread needs at least 3 runs)`);
+  const resolved = applyOverrides(loadSpec(positionals[0]), {
+    targetUrl: values['target-url'],
+    steady: values.duration,
+    warmup: values.warmup,
+  });
+  const abort = new AbortController();
+  const interrupt = () => abort.abort();
+  process.once('SIGINT', interrupt).once('SIGTERM', interrupt);
+  const progress = progressPrinter(process.stderr);
+  try {
+    const merged = await runReplicatesMerged(
+      { resolved, signal: abort.signal, onProgress: (p) => progress.update(p), workers: 1 },
+      n,
+      (i) => process.stderr.write(`calibration run ${i + 1}/${n}\n`),
+    );
+    progress.end();
+    if (merged.load.interrupted) throw new UsageError('interrupted: no calibration written (every replicate must complete)');
+    const calibration = calibrationFrom(merged);
+    writeFileAtomic(values.out, `${JSON.stringify(calibration, null, 2)}\n`);
+    const shown = ['ttft_ms.p95', 'tpot_ms.p50', 'itl_ms.p99', 'e2e_ms.p95', 'throughput.output_tokens_per_s'].filter(
+      (k) => calibration.cv[k] !== undefined,
+    );
+    process.stdout.write(
+      `Between-run CV across ${n} runs: ${shown.map((k) => `${k} ${pctText(calibration.cv[k])}`).join(', ')}\nCalibration written to ${values.out}\n`,
+    );
+    return EXIT.pass;
+  } finally {
+    process.off('SIGINT', interrupt).off('SIGTERM', interrupt);
+  }
+}

@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { Ajv, type SchemaObject } from 'ajv';
+import type { Result } from '../result/types.js';
+
+/*
+ * A calibration file (loadgate calibrate): the between-run coefficient of variation of every
+ * metric the gate judges, measured from N short A/A replicates against the target. A baseline
+ * recorded once, or a pull request's single run, cannot see how much the deployment drifts from
+ * one run to the next; this file tells the gate, so that spread widens both sides of every
+ * comparison (src/gate/noise.ts) and an unstable environment is named rather than blamed on the
+ * change under test.
+ */
+
+export const CALIBRATION_KIND = 'loadgate-calibration';
+export const CALIBRATION_VERSION = 1;
+
+export interface CalibrationFile {
+  kind: typeof CALIBRATION_KIND;
+  version: typeof CALIBRATION_VERSION;
+  created_at: string;
+  spec_name: string;
+  spec_hash: string;
+  target: { url: string; model: string };
+  /** A/A runs measured. */
+  replicates: number;
+  /** Steady window of each, seconds. */
+  window_s: number;
+  /** Sample CV (sd / mean, n − 1) per metric key: "ttft_ms.p95", "throughput.output_tokens_per_s", … */
+  cv: Record<string, number>;
+}
+
+export const calibrationSchema: SchemaObject = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  type: 'object',
+  required: ['kind', 'version', 'created_at', 'spec_name', 'spec_hash', 'target', 'replicates', 'window_s', 'cv'],
+  properties: {
+    kind: { const: CALIBRATION_KIND },
+    version: { const: CALIBRATION_VERSION },
+    created_at: { type: 'string' },
+    spec_name: { type: 'string' },
+    spec_hash: { type: 'string' },
+    target: { type: 'object', required: ['url', 'model'], properties: { url: { type: 'string' }, model: { type: 'string' } } },
+    replicates: { type: 'integer', minimum: 2 },
+    window_s: { type: 'number', minimum: 0 },
+    cv: { type: 'object', additionalProperties: { type: 'number', minimum: 0 } },
+  },
+};
+
+const validate = new Ajv({ allErrors: false, strict: true }).compile<CalibrationFile>(calibrationSchema);
+
+export class CalibrationError extends Error {}
+
+/** Reads and checks a calibration file; every problem is one line naming the file. */
+export function loadCalibration(path: string): CalibrationFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new CalibrationError(
+      `calibration file ${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); write one with loadgate calibrate SPEC --out ${path}`,
+    );
+  }
+  return parseCalibration(text, path);
+}
+
+/** Checks a calibration document's text; `name` says where it came from in the message. */
+export function parseCalibration(text: string, name: string): CalibrationFile {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new CalibrationError(`calibration file ${name}: not JSON; write one with loadgate calibrate`);
+  }
+  if (!validate(doc)) {
+    const e = validate.errors![0];
+    throw new CalibrationError(
+      `calibration file ${name}: ${e.instancePath.slice(1).replace(/\//g, '.') || 'the document'} ${e.message}; expected a file written by loadgate calibrate`,
+    );
+  }
+  return doc;
+}
+
+/** The calibration a comparison uses: the --calibration (or action input) path, else the gate's gate.calibration; null when neither. */
+export function calibrationFor(gate: { calibration?: string }, override?: string): CalibrationFile | null {
+  const path = override ?? gate.calibration;
+  return path === undefined ? null : loadCalibration(path);
+}
+
+/** The calibration of a merged replicate set (result.replicates carries the CVs). */
+export function calibrationFrom(merged: Result): CalibrationFile {
+  if (!merged.replicates) throw new CalibrationError('calibration needs at least 2 replicates; only one run was measured');
+  return {
+    kind: CALIBRATION_KIND,
+    version: CALIBRATION_VERSION,
+    created_at: new Date().toISOString(),
+    spec_name: merged.spec.name,
+    spec_hash: merged.spec_hash,
+    target: { url: merged.target.url, model: merged.target.model },
+    replicates: merged.replicates.count,
+    window_s: Math.round((merged.load.window_s / merged.replicates.count) * 1000) / 1000,
+    cv: merged.replicates.cv,
+  };
+}

@@ -1,0 +1,36 @@
+import { newHistogram, recordMs, type Histogram } from './histogram.js';
+
+/**
+ * The steady window cut into equal slices by intended send time, with TTFT, TPOT, ITL and E2E
+ * histograms per slice: the raw material of the gate's within-run drift estimate (batch means,
+ * src/gate/noise.ts). Eight slices: enough points for a spread (7 degrees of freedom), few
+ * enough that each still holds a usable percentile in a short window.
+ */
+export const SEGMENT_COUNT = 8;
+
+export const SEGMENT_METRICS = ['ttft', 'tpot', 'itl', 'e2e'] as const;
+export type SegmentMetric = (typeof SEGMENT_METRICS)[number];
+
+export class SegmentHistograms {
+  readonly h: Record<SegmentMetric, Histogram>[] = Array.from({ length: SEGMENT_COUNT }, () => ({
+    ttft: newHistogram(),
+    tpot: newHistogram(),
+    itl: newHistogram(),
+    e2e: newHistogram(),
+  }));
+
+  constructor(
+    readonly fromMs: number,
+    readonly toMs: number,
+  ) {}
+
+  /** The slice of an intended send offset (ms after run start); -1 outside the window. */
+  indexOf(offsetMs: number): number {
+    if (offsetMs < this.fromMs || offsetMs >= this.toMs || this.toMs <= this.fromMs) return -1;
+    return Math.min(SEGMENT_COUNT - 1, Math.floor(((offsetMs - this.fromMs) / (this.toMs - this.fromMs)) * SEGMENT_COUNT));
+  }
+
+  record(segment: number, metric: SegmentMetric, ms: number): void {
+    if (segment >= 0) recordMs(this.h[segment][metric], ms);
+  }
+}
