@@ -200,7 +200,8 @@ describe('examples/k8s/indexed-job.yaml: an Indexed Job of shards and a merge st
   });
 
   test('its scripts run as written: two shards against the simulator, then the merge and the verdict', async () => {
-    const sim = await launchSim({ mode: 'paced', ttft_ms: 10, itl_ms: 2 });
+    // The simulator serves the spec's model: a model the target does not list is an error before any load.
+    const sim = await launchSim({ mode: 'paced', ttft_ms: 10, itl_ms: 2, model: 'm' });
     const dir = tempDir('loadgate-k8s-');
     for (const sub of ['spec', 'results', 'baseline']) mkdirSync(join(dir, sub));
     writeFileSync(

@@ -1,3 +1,4 @@
+import { NETWORK_PROBES } from '../../src/run/server-view.js';
 import { replicateSpec, runReplicatesMerged } from '../../src/run/replicates.js';
 import { openaiStream, startScriptedServer, type ScriptedServer } from '../fixtures/scripted-server.js';
 import { specFor } from './helpers.js';
@@ -21,5 +22,6 @@ test('replicates run independent windows with fresh seeds and merge into one res
   expect((merged as { replicates?: { count: number; cv: Record<string, number> } }).replicates?.count).toBe(3);
   expect(merged.load.window_s).toBeCloseTo(3, 1);
   expect(merged.spec_hash).toBe(resolved.hash);
-  expect(merged.requests.scheduled).toBe(server.requests - 3); // every request the server saw but the three readiness probes
+  // Every request the server saw but each replicate's readiness probe and network probes (GET /models).
+  expect(merged.requests.scheduled).toBe(server.requests - 3 * (1 + NETWORK_PROBES));
 });
