@@ -17,15 +17,20 @@ const effectOf = (c: CheckOutcome) => c.effect ?? (c.scope !== 'comparability' &
 /**
  * A run whose every window request failed is a broken server, whatever else is true of the
  * run: no timing, sample or comparability question can make that a pass or "inconclusive".
+ * Requests cancelled by an interrupt were ended by the user, not the server: a run stopped
+ * before any window request could finish says nothing about the server (it is inconclusive).
  */
 export function allFailed(cur: Result): string | null {
   const w = cur.requests.window;
-  if (w.scheduled === 0 || w.by_class.ok > 0) return null;
+  const endedByServer = w.scheduled - (w.by_class.cancelled ?? 0);
+  if (endedByServer === 0 || w.by_class.ok > 0) return null;
+  const cancelled = w.by_class.cancelled ?? 0;
   const classes = Object.entries(w.by_class)
-    .filter(([, n]) => n > 0)
+    .filter(([k, n]) => n > 0 && k !== 'cancelled')
     .map(([k, n]) => `${n} ${k}`)
     .join(', ');
-  return `every one of the ${w.scheduled} requests in the window failed (${classes})`;
+  if (cancelled === 0) return `every one of the ${w.scheduled} requests in the window failed (${classes})`;
+  return `every one of the ${endedByServer} requests in the window that the server ended failed (${classes}); ${cancelled} more were cancelled by the interrupt`;
 }
 
 /**

@@ -128,6 +128,18 @@ describe('rules on error counts are judged whatever the timing', () => {
     expect(report.verdict).toBe('fail');
     expect(report.reasons[0]).toBe('every one of the 200 requests in the window failed (200 http_5xx)');
   });
+
+  test('a run interrupted before any window request finished is inconclusive, not a broken server', () => {
+    const cur = synthesize({ n: 200, interrupted: true, outcome: () => 'cancelled' });
+    const report = compare(null, cur, resolveGate({}));
+    expect(report.verdict).toBe('inconclusive');
+    expect(report.reasons.join('\n')).not.toMatch(/every one of the/);
+    // Cancelled requests with one real failure among them: the server did fail what it ended.
+    const broken = synthesize({ n: 200, interrupted: true, outcome: (i) => (i === 0 ? 'http_5xx' : 'cancelled') });
+    expect(compare(null, broken, resolveGate({})).reasons[0]).toBe(
+      'every one of the 1 requests in the window that the server ended failed (1 http_5xx); 199 more were cancelled by the interrupt',
+    );
+  });
 });
 
 test('the bound between quoted percentiles is interpolated on the log of the tail', () => {

@@ -21,6 +21,8 @@ export interface Synth {
   itl?: (rng: Rng, i: number) => number;
   tokens?: number;
   promptTokens?: number;
+  /** The run was stopped early (Ctrl-C). */
+  interrupted?: boolean;
   /** Class of request i; default ok. */
   outcome?: (i: number) => Outcome;
   detail?: string;
@@ -145,7 +147,7 @@ export function synthesize(o: Synth = {}): Result {
     targetUrl: spec.target.url,
     simulator: false,
     windowMs,
-    interrupted: false,
+    interrupted: o.interrupted ?? false,
     notReached: 0,
     eventLoopDelayMs: { p50: 0.5, p99: 1, max: 2 },
     cpuS: 1,
