@@ -11,7 +11,8 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const CLI = join(process.cwd(), 'bin', 'loadgate.js');
 const SCRIPT = join(process.cwd(), 'scripts', 'docs-cli.mjs');
-const COMMANDS = ['run', 'sweep', 'validate', 'compare', 'merge', 'report', 'sim'];
+// Every command the top-level help lists; the new ones of #12 and #17 (calibrate, plan) among them.
+const COMMANDS = ['run', 'sweep', 'validate', 'compare', 'merge', 'report', 'calibrate', 'plan', 'sim'];
 
 async function exitOf(args: string[]): Promise<{ code: number; stderr: string }> {
   try {
