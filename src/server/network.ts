@@ -1,4 +1,4 @@
-import { connect as tcpConnect, type Socket } from 'node:net';
+import { isIP, connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { now } from '../time.js';
 import type { NetworkSection, TwoQuantiles } from './types.js';
@@ -10,6 +10,11 @@ export interface ProbeOptions {
   /** Probes. */
   count: number;
   timeoutMs: number;
+  /**
+   * PEM certificates to trust over HTTPS instead of Node's default set (which, like the run's
+   * own client, takes NODE_EXTRA_CA_CERTS); for a target with a private CA under test.
+   */
+  ca?: string;
 }
 
 interface ProbeTimes {
@@ -38,7 +43,7 @@ export async function probeNetwork(o: ProbeOptions): Promise<NetworkSection> {
   if (bad) note = `header ${bad[0]} holds a line break; not probed`;
   for (let i = 0; i < o.count && note === undefined; i++) {
     try {
-      times.push(await probeOnce(url, o.headers, o.timeoutMs));
+      times.push(await probeOnce(url, o.headers, o.timeoutMs, o.ca));
     } catch (e) {
       note = `probe failed: ${(e as Error).message}`;
     }
@@ -56,7 +61,7 @@ export async function probeNetwork(o: ProbeOptions): Promise<NetworkSection> {
 }
 
 /** One connection: connect (and handshake), one request, the first byte back; then closed. */
-function probeOnce(url: URL, headers: Record<string, string>, timeoutMs: number): Promise<ProbeTimes> {
+function probeOnce(url: URL, headers: Record<string, string>, timeoutMs: number, ca: string | undefined): Promise<ProbeTimes> {
   const https = url.protocol === 'https:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || (https ? 443 : 80));
@@ -90,7 +95,10 @@ function probeOnce(url: URL, headers: Record<string, string>, timeoutMs: number)
       socket.write(head);
     };
     if (https) {
-      socket = tlsConnect({ host, port, servername: url.hostname }, () => {
+      // SNI carries a host name only (RFC 6066): for an IP address none is sent, and the certificate
+      // is checked against `host` itself — not the bracketed "[::1]" of url.hostname, which no IP SAN matches.
+      const servername = isIP(host) === 0 ? { servername: host } : {};
+      socket = tlsConnect({ host, port, ...servername, ...(ca !== undefined ? { ca } : {}) }, () => {
         secure = now();
         send();
       });

@@ -1,0 +1,163 @@
+/**
+ * The network probe over HTTPS (issue #15 item 4): the TLS handshake is reported apart from the
+ * TCP connect and from the request round trip. A self-signed certificate is made at test time
+ * with openssl; the probe is called as src/run/server-view.ts calls it, trusting that certificate.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Server } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { probeNetwork } from '../../src/server/network.js';
+import { NETWORK_PROBES } from '../../src/run/server-view.js';
+import { startDelayProxy, type DelayProxy } from '../fixtures/delay-proxy.js';
+
+const TIMEOUT_MS = 5000;
+let dir: string;
+let key: string;
+let cert: string;
+const servers: Server[] = [];
+let proxy: DelayProxy | undefined;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'loadgate-tls-'));
+  execFileSync(
+    '/usr/bin/openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')].concat([
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost',
+    ]),
+    { stdio: 'ignore' },
+  );
+  key = readFileSync(join(dir, 'key.pem'), 'utf8');
+  cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await proxy?.close();
+  proxy = undefined;
+  await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => s.close(() => r()))));
+});
+
+/** What the fixture saw: the GET /models requests and (over HTTPS) the completed handshakes with the SNI of each. */
+interface Seen {
+  models: number;
+  other: number;
+  handshakes: number;
+  sni: (string | false | null)[];
+}
+
+const answer = (seen: Seen) => (req: IncomingMessage, res: ServerResponse) => {
+  if (req.method === 'GET' && req.url === '/v1/models') {
+    seen.models++;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ object: 'list', data: [{ id: 'test-model', object: 'model', owned_by: 'test' }] }));
+  } else {
+    seen.other++;
+    res.writeHead(404).end();
+  }
+};
+
+async function listen(server: Server, host: string): Promise<number> {
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, host, r));
+  return (server.address() as AddressInfo).port;
+}
+
+async function httpsTarget(host: string): Promise<{ port: number; seen: Seen }> {
+  const seen: Seen = { models: 0, other: 0, handshakes: 0, sni: [] };
+  const server = createHttpsServer({ key, cert }, answer(seen));
+  server.on('secureConnection', (s: TLSSocket) => {
+    seen.handshakes++;
+    seen.sni.push(s.servername);
+  });
+  return { port: await listen(server, host), seen };
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+test('over HTTPS, each probe completes a verified TLS handshake, reported as tls_ms beside connect_ms and rtt_ms', async () => {
+  const { port, seen } = await httpsTarget('127.0.0.1');
+  const n = await probeNetwork({
+    baseUrl: `https://127.0.0.1:${port}/v1`,
+    headers: {},
+    count: NETWORK_PROBES,
+    timeoutMs: TIMEOUT_MS,
+    ca: cert,
+  });
+  expect(n.note).toBeUndefined();
+  expect(n.probes).toBe(NETWORK_PROBES);
+  // One handshake and one GET /v1/models per probe, each on a connection of its own; no SNI for an IP address (RFC 6066).
+  expect(seen).toEqual({ models: NETWORK_PROBES, other: 0, handshakes: NETWORK_PROBES, sni: Array(NETWORK_PROBES).fill(false) });
+  for (const q of [n.connect_ms, n.tls_ms, n.rtt_ms]) {
+    expect(q).toEqual({ p50: expect.any(Number) as number, p99: expect.any(Number) as number });
+    expect(q!.p50).toBeGreaterThan(0);
+    expect(q!.p99).toBeGreaterThanOrEqual(q!.p50);
+  }
+});
+
+test('over HTTPS to [::1], the certificate is checked against the IP address, not a bracketed name', async () => {
+  const { port, seen } = await httpsTarget('::1');
+  const n = await probeNetwork({ baseUrl: `https://[::1]:${port}/v1`, headers: {}, count: 3, timeoutMs: TIMEOUT_MS, ca: cert });
+  expect(n.note).toBeUndefined();
+  expect(seen).toEqual({ models: 3, other: 0, handshakes: 3, sni: [false, false, false] });
+  expect(n.tls_ms!.p50).toBeGreaterThan(0);
+});
+
+test('over HTTPS to a host name, the name is sent as SNI and checked against the certificate', async () => {
+  const { port, seen } = await httpsTarget('::'); // both stacks: localhost may resolve to ::1 or 127.0.0.1
+  const n = await probeNetwork({ baseUrl: `https://localhost:${port}/v1`, headers: {}, count: 3, timeoutMs: TIMEOUT_MS, ca: cert });
+  expect(n.note).toBeUndefined();
+  expect(seen).toEqual({ models: 3, other: 0, handshakes: 3, sni: ['localhost', 'localhost', 'localhost'] });
+  expect(n.tls_ms!.p50).toBeGreaterThan(0);
+});
+
+test('a certificate the probe does not trust is a note naming the TLS error, not figures', async () => {
+  const { port, seen } = await httpsTarget('127.0.0.1');
+  const n = await probeNetwork({ baseUrl: `https://127.0.0.1:${port}/v1`, headers: {}, count: NETWORK_PROBES, timeoutMs: TIMEOUT_MS });
+  expect(n.probes).toBe(0);
+  expect(n.note).toBe('probe failed: DEPTH_ZERO_SELF_SIGNED_CERT');
+  expect(n.tls_ms).toBeNull();
+  expect(seen.models).toBe(0);
+});
+
+test('across a proxy that delays every chunk each way, the handshake round trip is in tls_ms, not in connect_ms or rtt_ms', async () => {
+  const ONE_WAY_MS = 20;
+  const { port, seen } = await httpsTarget('127.0.0.1');
+  proxy = await startDelayProxy({ host: '127.0.0.1', port }, ONE_WAY_MS);
+  const via = new URL(proxy.origin);
+  via.protocol = 'https:';
+  const n = await probeNetwork({ baseUrl: `${via.origin}/v1`, headers: {}, count: NETWORK_PROBES, timeoutMs: TIMEOUT_MS, ca: cert });
+  expect(n.note).toBeUndefined();
+  expect(seen.handshakes).toBe(NETWORK_PROBES);
+  expect(seen.models).toBe(NETWORK_PROBES);
+
+  // What the proxy actually held each chunk, both ways: one injected round trip.
+  const injected = mean(proxy.held.up) + mean(proxy.held.down);
+  expect(injected).toBeGreaterThan(2 * (ONE_WAY_MS - 1));
+  // The proxy accepts at once on loopback: the TCP connect is the local one.
+  expect(n.connect_ms!.p50).toBeLessThan(0.15 * injected);
+  // TLS 1.3 needs the ClientHello up and the server's flight down before the client is secure: at least one round trip.
+  expect(n.tls_ms!.p50).toBeGreaterThanOrEqual(0.85 * injected);
+  // The request round trip is one round trip, with no handshake in it.
+  expect(Math.abs(n.rtt_ms!.p50 - injected)).toBeLessThanOrEqual(0.15 * injected);
+});
+
+test('over plain HTTP there is no TLS figure at all', async () => {
+  const seen: Seen = { models: 0, other: 0, handshakes: 0, sni: [] };
+  const port = await listen(createHttpServer(answer(seen)), '127.0.0.1');
+  const n = await probeNetwork({ baseUrl: `http://127.0.0.1:${port}/v1`, headers: {}, count: NETWORK_PROBES, timeoutMs: TIMEOUT_MS });
+  expect(n.note).toBeUndefined();
+  expect(seen).toEqual({ models: NETWORK_PROBES, other: 0, handshakes: 0, sni: [] });
+  expect(n.tls_ms).toBeUndefined();
+  expect('tls_ms' in n).toBe(false);
+  expect(n.connect_ms!.p50).toBeGreaterThan(0);
+  expect(n.rtt_ms!.p50).toBeGreaterThan(0);
+});
