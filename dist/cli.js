@@ -50225,9 +50225,12 @@ var SERVER_SIDE2 = /* @__PURE__ */ new Set(["samples", "littles_law"]);
 var effectOf = (c) => c.effect ?? (c.scope !== "comparability" && SERVER_SIDE2.has(c.name) ? "server" : "blocks");
 function allFailed(cur) {
   const w = cur.requests.window;
-  if (w.scheduled === 0 || w.by_class.ok > 0) return null;
-  const classes = Object.entries(w.by_class).filter(([, n2]) => n2 > 0).map(([k, n2]) => `${n2} ${k}`).join(", ");
-  return `every one of the ${w.scheduled} requests in the window failed (${classes})`;
+  const endedByServer = w.scheduled - (w.by_class.cancelled ?? 0);
+  if (endedByServer === 0 || w.by_class.ok > 0) return null;
+  const cancelled = w.by_class.cancelled ?? 0;
+  const classes = Object.entries(w.by_class).filter(([k, n2]) => n2 > 0 && k !== "cancelled").map(([k, n2]) => `${n2} ${k}`).join(", ");
+  if (cancelled === 0) return `every one of the ${w.scheduled} requests in the window failed (${classes})`;
+  return `every one of the ${endedByServer} requests in the window that the server ended failed (${classes}); ${cancelled} more were cancelled by the interrupt`;
 }
 function decideVerdict(rules, checks, hasBaseline, brokenServer = null) {
   const failedChecks = checks.filter((c) => !c.ok);
