@@ -49642,24 +49642,16 @@ function judgeDrift(a, b2, p2, pct6, floorMs, g, id) {
   const iv = percentileShiftInterval(ba, bb, p2, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
   const ci = { lower: r32(iv.lower), upper: r32(iv.upper), confidence: g.confidence };
   const moved2 = `${change.abs >= 0 ? "rose" : "fell"} ${ms(Math.abs(change.abs))} ms, allowed ${ms(bound)} ms`;
-  if (change.abs > bound && ci.lower > bound)
-    return {
-      first,
-      last,
-      change,
-      bound: r32(bound),
-      ci,
-      verdict: "drift",
-      reason: `${moved2}; the lower bound ${ms(ci.lower)} ms is beyond it too`
-    };
+  const drift = change.abs > bound && ci.lower > bound;
+  const reason = drift ? `${moved2}; the lower bound ${ms(ci.lower)} ms is beyond it too` : change.abs > bound ? `${moved2}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved2;
   return {
     first,
     last,
     change,
     bound: r32(bound),
     ci,
-    verdict: "none",
-    reason: change.abs > bound ? `${moved2}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved2
+    verdict: drift ? "drift" : "none",
+    reason
   };
 }
 function factsOf(s, gate) {

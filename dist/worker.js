@@ -37229,24 +37229,16 @@ function judgeDrift(a, b2, p2, pct, floorMs, g, id) {
   const iv = percentileShiftInterval(ba, bb, p2, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
   const ci = { lower: r33(iv.lower), upper: r33(iv.upper), confidence: g.confidence };
   const moved = `${change.abs >= 0 ? "rose" : "fell"} ${ms(Math.abs(change.abs))} ms, allowed ${ms(bound)} ms`;
-  if (change.abs > bound && ci.lower > bound)
-    return {
-      first,
-      last,
-      change,
-      bound: r33(bound),
-      ci,
-      verdict: "drift",
-      reason: `${moved}; the lower bound ${ms(ci.lower)} ms is beyond it too`
-    };
+  const drift = change.abs > bound && ci.lower > bound;
+  const reason = drift ? `${moved}; the lower bound ${ms(ci.lower)} ms is beyond it too` : change.abs > bound ? `${moved}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved;
   return {
     first,
     last,
     change,
     bound: r33(bound),
     ci,
-    verdict: "none",
-    reason: change.abs > bound ? `${moved}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved
+    verdict: drift ? "drift" : "none",
+    reason
   };
 }
 

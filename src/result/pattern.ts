@@ -360,24 +360,21 @@ export function judgeDrift(a: Histogram, b: Histogram, p: number, pct: number, f
   const iv = percentileShiftInterval(ba, bb, p, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
   const ci = { lower: r3(iv.lower), upper: r3(iv.upper), confidence: g.confidence };
   const moved = `${change.abs >= 0 ? 'rose' : 'fell'} ${ms(Math.abs(change.abs))} ms, allowed ${ms(bound)} ms`;
-  if (change.abs > bound && ci.lower > bound)
-    return {
-      first,
-      last,
-      change,
-      bound: r3(bound),
-      ci,
-      verdict: 'drift',
-      reason: `${moved}; the lower bound ${ms(ci.lower)} ms is beyond it too`,
-    };
+  // Drift needs both: a rise beyond the rules, and the noise's lower bound beyond them too.
+  const drift = change.abs > bound && ci.lower > bound;
+  const reason = drift
+    ? `${moved}; the lower bound ${ms(ci.lower)} ms is beyond it too`
+    : change.abs > bound
+      ? `${moved}, but within noise: the lower bound is ${ms(ci.lower)} ms`
+      : moved;
   return {
     first,
     last,
     change,
     bound: r3(bound),
     ci,
-    verdict: 'none',
-    reason: change.abs > bound ? `${moved}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved,
+    verdict: drift ? 'drift' : 'none',
+    reason,
   };
 }
 
