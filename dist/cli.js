@@ -48794,7 +48794,7 @@ function gamma(rng, shape) {
   }
 }
 
-// src/gate/stats.ts
+// src/metrics/stats.ts
 function beta(rng, a, b2) {
   const x = gamma(rng, a);
   return x / (x + gamma(rng, b2));
@@ -48833,7 +48833,7 @@ function studentQuantile(p2, df) {
   return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4;
 }
 
-// src/gate/bootstrap.ts
+// src/metrics/bootstrap.ts
 function drawPercentile(b2, p2, rng) {
   const k = rankOfPercentile(b2.n, p2);
   return valueAtRank(b2, beta(rng, k, b2.n - k + 1) * b2.n);
@@ -48984,7 +48984,7 @@ var changeOf = (baseline, current) => ({
   rel: baseline !== 0 ? (current - baseline) / baseline : null
 });
 
-// src/gate/samples.ts
+// src/metrics/samples.ts
 function minSamples(p2, minTail) {
   return Math.ceil(minTail / (1 - p2 / 100) - 1e-9);
 }

@@ -37003,7 +37003,7 @@ function buildResult(rec, f) {
   return assembleResult(recorderTotals(rec, f));
 }
 
-// src/gate/stats.ts
+// src/metrics/stats.ts
 function beta(rng, a, b2) {
   const x = gamma(rng, a);
   return x / (x + gamma(rng, b2));
@@ -37013,7 +37013,7 @@ function quantileOfSorted(sorted, q) {
   return sorted[i];
 }
 
-// src/gate/bootstrap.ts
+// src/metrics/bootstrap.ts
 function drawPercentile(b2, p2, rng) {
   const k = rankOfPercentile(b2.n, p2);
   return valueAtRank(b2, beta(rng, k, b2.n - k + 1) * b2.n);
@@ -37025,7 +37025,7 @@ function percentileShiftInterval(baseline, current, p2, confidence, iterations, 
   return { lower: quantileOfSorted(diffs, 1 - confidence), upper: quantileOfSorted(diffs, confidence) };
 }
 
-// src/gate/samples.ts
+// src/metrics/samples.ts
 function minSamples(p2, minTail) {
   return Math.ceil(minTail / (1 - p2 / 100) - 1e-9);
 }

@@ -127,7 +127,7 @@ function merge(paths) {
   return out;
 }
 
-/** Φ(x) (Numerical Recipes' erfc fit), as src/gate/stats.ts normalCdf. */
+/** Φ(x) (Numerical Recipes' erfc fit), as src/metrics/stats.ts normalCdf. */
 function normalCdf(x) {
   const z = Math.abs(x) / Math.SQRT2;
   const t = 1 / (1 + 0.5 * z);

@@ -1,6 +1,6 @@
 import { changeOf, outcome } from '../gate/outcome.js';
 import { confText, num, pctText, sig4 } from '../numbers.js';
-import { normalQuantile, wilson } from '../gate/stats.js';
+import { normalQuantile, wilson } from '../metrics/stats.js';
 import type { CheckOutcome, GateReport, RuleOutcome } from '../gate/types.js';
 import { decideVerdict } from '../gate/verdict.js';
 import type { CapacityRule } from '../spec/sweep-schema.js';

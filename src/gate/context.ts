@@ -3,7 +3,7 @@ import { decodeHistogram } from '../metrics/histogram.js';
 import type { Result } from '../result/types.js';
 import { bucketsOf, type Buckets } from '../metrics/buckets.js';
 import { NO_EXTRA_NOISE, type NoiseModel } from './noise.js';
-import { normalQuantile } from './stats.js';
+import { normalQuantile } from '../metrics/stats.js';
 
 /** Everything a rule needs besides its own settings: noise-test parameters and decoded histograms. */
 export interface JudgeContext {

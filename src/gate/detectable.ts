@@ -1,4 +1,4 @@
-import { normalCdf, normalQuantile } from './stats.js';
+import { normalCdf, normalQuantile } from '../metrics/stats.js';
 
 /*
  * The smallest change a comparison can see. A rule fails when the change AND its one-sided

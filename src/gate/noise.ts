@@ -1,11 +1,11 @@
 import type { Rng } from '../rng.js';
 import { SEGMENT_PERCENTILES, type SegmentPercentile, type Segments } from '../result/segments.js';
 import type { Result } from '../result/types.js';
-import { drawPercentile } from './bootstrap.js';
+import { drawPercentile } from '../metrics/bootstrap.js';
 import type { Buckets } from '../metrics/buckets.js';
 import type { CalibrationFile } from './calibration.js';
 import { num, pctText } from '../numbers.js';
-import { normalQuantile, studentQuantile } from './stats.js';
+import { normalQuantile, studentQuantile } from '../metrics/stats.js';
 import type { CheckOutcome, NoiseSource, RuleNoise } from './types.js';
 
 /*

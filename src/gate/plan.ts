@@ -5,10 +5,10 @@ import type { CalibrationFile } from './calibration.js';
 import { DETECTION_POWER } from './detectable.js';
 import { bootstrapSe } from './noise.js';
 import { judgeContext } from './context.js';
-import { minSamples } from './samples.js';
+import { minSamples } from '../metrics/samples.js';
 import { latencyTarget, sortedLatencyKeys } from './targets.js';
 import type { GateSpec } from '../spec/gate-schema.js';
-import { normalQuantile, studentQuantile } from './stats.js';
+import { normalQuantile, studentQuantile } from '../metrics/stats.js';
 
 /*
  * How much measuring a change of a given size takes, from a baseline's histograms. A rule fails a

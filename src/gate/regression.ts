@@ -1,12 +1,12 @@
 import type { Result } from '../result/types.js';
 import { moments, percentileOf } from '../metrics/buckets.js';
-import { percentileShiftInterval, type Interval } from './bootstrap.js';
+import { percentileShiftInterval, type Interval } from '../metrics/bootstrap.js';
 import { confText, num, pctText } from '../numbers.js';
 import type { JudgeContext } from './context.js';
 import { detectableChange, detectableFall } from './detectable.js';
 import { betweenRun, latencyNoise, noiseText } from './noise.js';
 import { changeOf, outcome } from './outcome.js';
-import { minSamples } from './samples.js';
+import { minSamples } from '../metrics/samples.js';
 import { latencyTarget } from './targets.js';
 import type { GateSpec, LatencyIncreaseRule, LatencyKey, ThroughputDecreaseRule, ThroughputKey } from '../spec/gate-schema.js';
 import type { RuleOutcome } from './types.js';
@@ -17,14 +17,14 @@ import type { RuleOutcome } from './types.js';
  * its noise interval at the gate's confidence (95 %: the lower bound of a rise, the upper
  * bound of a fall). A run drawn from the same distribution as the baseline therefore fails
  * a rule at most about 5 % of the time — in practice far less, as the bound must clear the
- * threshold, not zero — once the percentile has the tail samples samples.ts minSamples asks for.
+ * threshold, not zero — once the percentile has the tail samples metrics/samples.ts minSamples asks for.
  * The price: a true change just above the threshold is caught only once the interval clears
  * it; more samples or replicates make the gate sharper.
  */
 
 /**
  * Percentile latency may rise at most max(pct·baseline, floor ms). Noise: the bootstrap interval
- * of the percentile difference from both histograms (bootstrap.ts), widened by replicate spread.
+ * of the percentile difference from both histograms (metrics/bootstrap.ts), widened by replicate spread.
  */
 export function judgeLatencyIncrease(
   key: LatencyKey,

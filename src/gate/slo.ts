@@ -3,16 +3,16 @@ import { percentileOf } from '../metrics/buckets.js';
 import { num, pctText } from '../numbers.js';
 import type { JudgeContext } from './context.js';
 import { changeOf, outcome } from './outcome.js';
-import { minSamples } from './samples.js';
+import { minSamples } from '../metrics/samples.js';
 import { latencyTarget } from './targets.js';
 import type { GateSpec, LatencyKey, LatencyLimitRule, RuleFlags } from '../spec/gate-schema.js';
-import { wilson } from './stats.js';
+import { wilson } from '../metrics/stats.js';
 import type { RuleOutcome } from './types.js';
 
 /*
  * Absolute rules judge what this run delivered, with or without a baseline: the SLO is about
  * what users saw, so the observed value is compared with the limit. What guards against noise
- * here is the sample requirement: a percentile needs its tail samples (samples.ts minSamples) and a
+ * here is the sample requirement: a percentile needs its tail samples (metrics/samples.ts minSamples) and a
  * rate limit needs enough requests that one request cannot breach it alone. The baseline's
  * value, when there is one, is shown for context only.
  */

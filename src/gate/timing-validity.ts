@@ -1,7 +1,7 @@
 import type { Result } from '../result/types.js';
 import { num, pctText } from '../numbers.js';
 import type { GateSpec } from '../spec/gate-schema.js';
-import { normalQuantile, wilson } from './stats.js';
+import { normalQuantile, wilson } from '../metrics/stats.js';
 import type { RuleOutcome, TimingJudgement } from './types.js';
 
 /*

@@ -1,10 +1,10 @@
 import { createRng, deriveSeed } from '../rng.js';
 import { expectedArrivals } from '../arrivals/curve.js';
 import type { LoadPlan } from '../arrivals/load-plan.js';
-// Pure statistics shared with the gate (they import nothing above metrics): the drift test is the gate's own test.
-import { percentileShiftInterval } from '../gate/bootstrap.js';
+// The statistics the gate judges with (metrics/, below result): the drift test is the gate's own test.
+import { percentileShiftInterval } from '../metrics/bootstrap.js';
 import { bucketsOf, percentileOf } from '../metrics/buckets.js';
-import { minSamples } from '../gate/samples.js';
+import { minSamples } from '../metrics/samples.js';
 import type { GateSpec } from '../spec/gate-schema.js';
 import { num } from '../numbers.js';
 import type { Spec } from '../spec/types.js';
@@ -35,7 +35,7 @@ import { newBucketHistogram, type PatternPhaseStats, type PatternRecorder } from
  * compared between the first and the last segment exactly as the gate compares a run with its
  * baseline: the bound is max(pct × first, ms) — pct from gate.soak.max_drift_pct, else the
  * rule's max_increase_pct; ms the rule's max_increase_ms — and "drift" needs the rise AND the
- * one-sided lower bound of its bootstrap interval (gate/bootstrap.ts) beyond the bound. Within
+ * one-sided lower bound of its bootstrap interval (metrics/bootstrap.ts) beyond the bound. Within
  * noise is "none"; too few tail samples (the gate's min_tail_samples) is "inconclusive".
  */
 export const RECOVERY_TOLERANCE = 0.1;

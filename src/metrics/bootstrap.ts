@@ -1,5 +1,5 @@
 import type { Rng } from '../rng.js';
-import { rankOfPercentile, valueAtRank, type Buckets } from '../metrics/buckets.js';
+import { rankOfPercentile, valueAtRank, type Buckets } from './buckets.js';
 import { beta, quantileOfSorted } from './stats.js';
 
 /**

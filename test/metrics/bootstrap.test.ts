@@ -1,7 +1,7 @@
 import { createRng, normal, type Rng } from '../../src/rng.js';
-import { drawPercentile, percentileShiftInterval } from '../../src/gate/bootstrap.js';
+import { drawPercentile, percentileShiftInterval } from '../../src/metrics/bootstrap.js';
 import { bucketsOf, percentileOf } from '../../src/metrics/buckets.js';
-import { normalQuantile, quantileOfSorted, wilson } from '../../src/gate/stats.js';
+import { normalQuantile, quantileOfSorted, wilson } from '../../src/metrics/stats.js';
 import { newHistogram, recordMs, type Histogram } from '../../src/metrics/histogram.js';
 
 function histogramOf(rng: Rng, n: number, sample: (rng: Rng) => number): Histogram {
