@@ -50564,7 +50564,14 @@ var result = obj({
       rss_mb: num2
     },
     // Absent in results made before loadgate bounded its timestamp error (src/result/timestamp-error.ts).
-    { optional: { timestamp_error_ms: nullable(obj({ p50: num2, p90: num2, p99: num2, max: num2, method: str, observed_s: num2 })) } }
+    {
+      optional: {
+        timestamp_error_ms: nullable(
+          // delivery_ms: absent before the delivery floor was part of the bound.
+          obj({ p50: num2, p90: num2, p99: num2, max: num2, method: str, observed_s: num2 }, { optional: { delivery_ms: num2 } })
+        )
+      }
+    }
   ),
   littles_law: {
     ...obj({ mean_in_flight: num2, predicted_in_flight: num2, ratio: nullable(num2) }),
@@ -51377,6 +51384,11 @@ function targetUrlProblem(url) {
   return void 0;
 }
 var isCredentialProblem = (problem) => problem.startsWith("contains user:password@");
+function isLoopback(host) {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, "");
+  return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+var isLoopbackTarget = (url) => url === "sim" || URL.canParse(url) && isLoopback(new URL(url).hostname);
 var quote = (s) => JSON.stringify(s.length > 60 ? `${s.slice(0, 57)}...` : s);
 
 // src/cli/args.ts
@@ -56045,7 +56057,7 @@ var TOOL_VERSION = "0.1.0";
 
 // src/result/timestamp-error.ts
 var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
-var METHOD = "union bound on residual + position: residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
+var METHOD = "delivery floor + union bound on residual + position: delivery = half the probe round trip on loopback, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
 var r33 = (x) => Math.round(x * 1e3) / 1e3;
 function timestampErrorHistograms(m2) {
   return {
@@ -56054,16 +56066,19 @@ function timestampErrorHistograms(m2) {
     [TIMESTAMP_ERROR_HISTOGRAMS.late]: m2.late
   };
 }
-function timestampErrorOf2(histograms, observedMs) {
+function timestampErrorOf2(histograms, observedMs, deliveryMs = 0) {
   const h = (k) => histograms[TIMESTAMP_ERROR_HISTOGRAMS[k]];
   const [turns, reads, late] = [h("turns"), h("readTurns"), h("late")];
-  return turns && reads && late ? timestampError(turns, reads, late, observedMs) : null;
+  return turns && reads && late ? timestampError(turns, reads, late, observedMs, deliveryMs) : null;
+}
+function deliveryFloorMs(loopbackTarget, rttMs) {
+  return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;
 }
 function observedLoopMs(results) {
   if (!results.every((r) => r.generator.timestamp_error_ms !== void 0)) return void 0;
   return results.reduce((a, r) => a + (r.generator.timestamp_error_ms?.observed_s ?? 0) * 1e3, 0);
 }
-function timestampError(turnsH, readsH, lateH, observedMs) {
+function timestampError(turnsH, readsH, lateH, observedMs, deliveryMs = 0) {
   if (readsH.totalCount === 0 || observedMs <= 0) return null;
   const turns = bucketsOf(turnsH);
   const reads = bucketsOf(readsH);
@@ -56080,9 +56095,17 @@ function timestampError(turnsH, readsH, lateH, observedMs) {
       const alpha = miss * k / SPLITS;
       best = Math.min(best, quantileOfTail(residualTail, alpha, hi) + quantileOfTail(positionTail, miss - alpha, hi));
     }
-    return r33(best);
+    return r33(deliveryMs + best);
   };
-  return { p50: bound(0.5), p90: bound(0.9), p99: bound(0.99), max: r33(hi), method: METHOD, observed_s: r33(observedMs / 1e3) };
+  return {
+    p50: bound(0.5),
+    p90: bound(0.9),
+    p99: bound(0.99),
+    max: r33(deliveryMs + hi),
+    delivery_ms: r33(deliveryMs),
+    method: METHOD,
+    observed_s: r33(observedMs / 1e3)
+  };
 }
 var SPLITS = 40;
 function turnResidualTail(turns, observedMs, w) {
@@ -56259,6 +56282,7 @@ function assembleResult(t) {
   const metrics = Object.fromEntries(METRICS.map((m2) => [m2.key, ms4(h[m2.histogram])]));
   const poolWait = t.generator.poolWaitMeasured ? delayTail(ms4(h.poolWait)) : void 0;
   const windowCpu = t.generator.windowCpu;
+  const delivery = deliveryFloorMs(isLoopbackTarget(spec.target.url), t.serverView?.network?.rtt_ms);
   const tokenSource = c.windowOk === 0 ? "none" : c.usageMissing === 0 ? "usage" : c.usageMissing === c.windowOk ? "chunks" : "mixed";
   const w = t.workload;
   const short = c.windowShortRequests;
@@ -56351,7 +56375,7 @@ function assembleResult(t) {
       rss_mb: round3(t.generator.rssMb),
       ...windowCpu !== void 0 ? { window_cpu: windowCpu } : {},
       ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {},
-      ...t.generator.loopObservedMs !== void 0 ? { timestamp_error_ms: timestampErrorOf2(h, t.generator.loopObservedMs) } : {}
+      ...t.generator.loopObservedMs !== void 0 ? { timestamp_error_ms: timestampErrorOf2(h, t.generator.loopObservedMs, delivery) } : {}
     },
     littles_law: {
       mean_in_flight: round3(meanInFlight),

@@ -36550,6 +36550,13 @@ var DEFINITIONS = {
 // src/version.ts
 var TOOL_VERSION = "0.1.0";
 
+// src/spec/url.ts
+function isLoopback(host) {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, "");
+  return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+var isLoopbackTarget = (url) => url === "sim" || URL.canParse(url) && isLoopback(new URL(url).hostname);
+
 // src/metrics/buckets.ts
 function bucketsOf(h, unit = 1e3) {
   const x = h;
@@ -36583,7 +36590,7 @@ var percentileOf = (b2, p2) => valueAtRank(b2, rankOfPercentile(b2.n, p2));
 
 // src/result/timestamp-error.ts
 var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
-var METHOD = "union bound on residual + position: residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
+var METHOD = "delivery floor + union bound on residual + position: delivery = half the probe round trip on loopback, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
 var r3 = (x) => Math.round(x * 1e3) / 1e3;
 function timestampErrorHistograms(m) {
   return {
@@ -36592,12 +36599,15 @@ function timestampErrorHistograms(m) {
     [TIMESTAMP_ERROR_HISTOGRAMS.late]: m.late
   };
 }
-function timestampErrorOf(histograms, observedMs) {
+function timestampErrorOf(histograms, observedMs, deliveryMs = 0) {
   const h = (k) => histograms[TIMESTAMP_ERROR_HISTOGRAMS[k]];
   const [turns, reads, late] = [h("turns"), h("readTurns"), h("late")];
-  return turns && reads && late ? timestampError(turns, reads, late, observedMs) : null;
+  return turns && reads && late ? timestampError(turns, reads, late, observedMs, deliveryMs) : null;
 }
-function timestampError(turnsH, readsH, lateH, observedMs) {
+function deliveryFloorMs(loopbackTarget, rttMs) {
+  return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;
+}
+function timestampError(turnsH, readsH, lateH, observedMs, deliveryMs = 0) {
   if (readsH.totalCount === 0 || observedMs <= 0) return null;
   const turns = bucketsOf(turnsH);
   const reads = bucketsOf(readsH);
@@ -36614,9 +36624,17 @@ function timestampError(turnsH, readsH, lateH, observedMs) {
       const alpha = miss * k / SPLITS;
       best = Math.min(best, quantileOfTail(residualTail, alpha, hi) + quantileOfTail(positionTail, miss - alpha, hi));
     }
-    return r3(best);
+    return r3(deliveryMs + best);
   };
-  return { p50: bound(0.5), p90: bound(0.9), p99: bound(0.99), max: r3(hi), method: METHOD, observed_s: r3(observedMs / 1e3) };
+  return {
+    p50: bound(0.5),
+    p90: bound(0.9),
+    p99: bound(0.99),
+    max: r3(deliveryMs + hi),
+    delivery_ms: r3(deliveryMs),
+    method: METHOD,
+    observed_s: r3(observedMs / 1e3)
+  };
 }
 var SPLITS = 40;
 function turnResidualTail(turns, observedMs, w) {
@@ -36797,6 +36815,7 @@ function assembleResult(t) {
   const metrics = Object.fromEntries(METRICS.map((m) => [m.key, ms2(h[m.histogram])]));
   const poolWait = t.generator.poolWaitMeasured ? delayTail(ms2(h.poolWait)) : void 0;
   const windowCpu = t.generator.windowCpu;
+  const delivery = deliveryFloorMs(isLoopbackTarget(spec.target.url), t.serverView?.network?.rtt_ms);
   const tokenSource = c.windowOk === 0 ? "none" : c.usageMissing === 0 ? "usage" : c.usageMissing === c.windowOk ? "chunks" : "mixed";
   const w = t.workload;
   const short = c.windowShortRequests;
@@ -36889,7 +36908,7 @@ function assembleResult(t) {
       rss_mb: round3(t.generator.rssMb),
       ...windowCpu !== void 0 ? { window_cpu: windowCpu } : {},
       ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {},
-      ...t.generator.loopObservedMs !== void 0 ? { timestamp_error_ms: timestampErrorOf(h, t.generator.loopObservedMs) } : {}
+      ...t.generator.loopObservedMs !== void 0 ? { timestamp_error_ms: timestampErrorOf(h, t.generator.loopObservedMs, delivery) } : {}
     },
     littles_law: {
       mean_in_flight: round3(meanInFlight),

@@ -77,6 +77,17 @@ function judge(bound, actual) {
   return mark;
 }
 
+/** [truth write time, client − truth] of every first and last token, in write order: where the errors fall in time (--dump). */
+function timeline(records, truth) {
+  const out = [];
+  for (const r of records) {
+    const t = truth.get(r.request_id);
+    if (!r.in_window || r.outcome !== 'ok' || !t || t.first_token === null) continue;
+    out.push([t.first_token, r.t_first - t.first_token], [t.last_token, r.t_last - t.last_token]);
+  }
+  return out.sort((a, b) => a[0] - b[0]);
+}
+
 for (const name of shapes) {
   const shape = POINTS[name];
   const sim = await startSim({ model: 'bench', ground_truth_size: 400000, mode: 'paced', ttft_ms: 50, itl_ms: 10 }, { cpus: 1 });
@@ -84,14 +95,19 @@ for (const name of shapes) {
     for (const rate of opt.rates ? opt.rates.split(',').map(Number) : shape.rates) {
       await groundTruth(sim.origin);
       const run = await runGenerator(sim.origin, { dir, tokens: shape.tokens, rate, warmupS: WARMUP_S, steadyS: STEADY_S });
-      const errors = actualErrors(run.records, await groundTruth(sim.origin));
+      const truth = await groundTruth(sim.origin);
+      const errors = actualErrors(run.records, truth);
       const b = run.result.generator.timestamp_error_ms;
       const actual = { p50: pct(errors, 50), p90: pct(errors, 90), p99: pct(errors, 99) };
       const busy = run.result.generator.window_cpu?.busy;
       console.log(
         `| ${name}, ${rate} req/s | ${f((busy ?? NaN) * 100, 0)} % | ${f(b?.p50, 3)} / ${f(b?.p90, 3)} / ${f(b?.p99, 2)} ms | ${f(actual.p50, 3)} / ${f(actual.p90, 3)} / ${f(actual.p99, 2)} ms | ${judge(b?.p50 ?? NaN, actual.p50)} | ${judge(b?.p99 ?? NaN, actual.p99)} |`,
       );
-      if (opt.dump) writeFileSync(join(opt.dump, `${name}-${rate}.json`), JSON.stringify({ result: run.result, errors }));
+      if (opt.dump)
+        writeFileSync(
+          join(opt.dump, `${name}-${rate}.json`),
+          JSON.stringify({ result: run.result, errors, timeline: timeline(run.records, truth) }),
+        );
     }
   } finally {
     sim.stop();

@@ -1,6 +1,7 @@
 import * as core from '@actions/core';
 import type { ResolvedSpec } from '../spec/types.js';
 import { ENV_REFERENCE } from '../spec/resolve.js';
+import { isLoopback } from '../spec/url.js';
 
 /*
  * target-url often comes from a preview deployment or a pull request, i.e. from input an
@@ -22,12 +23,6 @@ export function credentialHeaders(resolved: ResolvedSpec): string[] {
   return Object.entries(resolved.spec.target.headers)
     .filter(([, template]) => new RegExp(ENV_REFERENCE.source).test(template))
     .map(([name]) => name);
-}
-
-/** Literal loopback names and addresses only: nothing is resolved, so DNS cannot smuggle a host in. */
-export function isLoopback(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
 export function hostAllowed(host: string, allowed: string[]): boolean {

@@ -4,7 +4,8 @@ import { delayTail, encodeHistogram, summarizeCounts, summarizeMs, type Histogra
 import { round3 } from '../numbers.js';
 import type { Spec } from '../spec/types.js';
 import { TOOL_VERSION } from '../version.js';
-import { timestampErrorOf } from './timestamp-error.js';
+import { isLoopbackTarget } from '../spec/url.js';
+import { deliveryFloorMs, timestampErrorOf } from './timestamp-error.js';
 import type { RunTotals } from './totals.js';
 import { RESULT_SCHEMA_VERSION, type Result } from './types.js';
 import { deliveredLengths, generatorLimits, validityChecks } from './validity.js';
@@ -63,6 +64,7 @@ export function assembleResult(t: RunTotals): Result {
   const metrics = Object.fromEntries(METRICS.map((m) => [m.key, ms(h[m.histogram])])) as Result['metrics'];
   const poolWait = t.generator.poolWaitMeasured ? delayTail(ms(h.poolWait)) : undefined;
   const windowCpu = t.generator.windowCpu;
+  const delivery = deliveryFloorMs(isLoopbackTarget(spec.target.url), t.serverView?.network?.rtt_ms);
   const tokenSource = c.windowOk === 0 ? 'none' : c.usageMissing === 0 ? 'usage' : c.usageMissing === c.windowOk ? 'chunks' : 'mixed';
   const w = t.workload;
   const short = c.windowShortRequests;
@@ -156,7 +158,9 @@ export function assembleResult(t: RunTotals): Result {
       rss_mb: round3(t.generator.rssMb),
       ...(windowCpu !== undefined ? { window_cpu: windowCpu } : {}),
       ...(poolWait !== undefined ? { pool_wait_ms: poolWait } : {}),
-      ...(t.generator.loopObservedMs !== undefined ? { timestamp_error_ms: timestampErrorOf(h, t.generator.loopObservedMs) } : {}),
+      ...(t.generator.loopObservedMs !== undefined
+        ? { timestamp_error_ms: timestampErrorOf(h, t.generator.loopObservedMs, delivery) }
+        : {}),
     },
     littles_law: {
       mean_in_flight: round3(meanInFlight),

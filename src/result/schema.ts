@@ -98,7 +98,14 @@ const result = obj({
       rss_mb: num,
     },
     // Absent in results made before loadgate bounded its timestamp error (src/result/timestamp-error.ts).
-    { optional: { timestamp_error_ms: nullable(obj({ p50: num, p90: num, p99: num, max: num, method: str, observed_s: num })) } },
+    {
+      optional: {
+        timestamp_error_ms: nullable(
+          // delivery_ms: absent before the delivery floor was part of the bound.
+          obj({ p50: num, p90: num, p99: num, max: num, method: str, observed_s: num }, { optional: { delivery_ms: num } }),
+        ),
+      },
+    },
   ),
   littles_law: {
     ...obj({ mean_in_flight: num, predicted_in_flight: num, ratio: nullable(num) }),

@@ -18,4 +18,13 @@ export function targetUrlProblem(url: string): string | undefined {
 /** The URL problem that is about credentials (the fix is a different one: the key goes in an environment variable). */
 export const isCredentialProblem = (problem: string): boolean => problem.startsWith('contains user:password@');
 
+/** Literal loopback names and addresses only: nothing is resolved, so DNS cannot smuggle a host in. */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/** Whether a target URL (or "sim", the embedded simulator) is served from this machine's loopback. */
+export const isLoopbackTarget = (url: string): boolean => url === 'sim' || (URL.canParse(url) && isLoopback(new URL(url).hostname));
+
 const quote = (s: string) => JSON.stringify(s.length > 60 ? `${s.slice(0, 57)}...` : s);

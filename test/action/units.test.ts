@@ -6,7 +6,8 @@ import { rankRuns, resultFromZip, type WorkflowRun } from '../../src/action/base
 import { applyMissingBaseline } from '../../src/action/baseline.js';
 import { COMMENT_LIMIT, commentBody, decideComment, marker, markerVerdict } from '../../src/action/comment.js';
 import { DEFAULTS, readInputs } from '../../src/action/inputs.js';
-import { checkCredentialTarget, hostAllowed, isLoopback } from '../../src/action/secrets.js';
+import { checkCredentialTarget, hostAllowed } from '../../src/action/secrets.js';
+import { isLoopback } from '../../src/spec/url.js';
 import { reportParts, joinParts } from '../../src/action/summary.js';
 import { readZip } from '../../src/action/unzip.js';
 import { compare } from '../../src/gate/compare.js';

@@ -1,7 +1,8 @@
 import { newHistogram, type Histogram } from '../../src/metrics/histogram.js';
 import { parseResult } from '../../src/result/load.js';
 import { mergeResults } from '../../src/result/merge.js';
-import { TIMESTAMP_ERROR_HISTOGRAMS, timestampError } from '../../src/result/timestamp-error.js';
+import { deliveryFloorMs, TIMESTAMP_ERROR_HISTOGRAMS, timestampError } from '../../src/result/timestamp-error.js';
+import { isLoopbackTarget } from '../../src/spec/url.js';
 import type { Result } from '../../src/result/types.js';
 import { encodeHistogram } from '../../src/metrics/histogram.js';
 import { synthesize } from './synthetic.js';
@@ -59,6 +60,23 @@ describe('the bound from turns and lateness', () => {
     // 5 % of the time in the long turn, and 9 % of the reads in it: both R and Q reach into it.
     expect(stalled.p99).toBeGreaterThan(40);
     expect(stalled.p50).toBeLessThan(1);
+  });
+
+  test('the delivery floor lies under every figure, and is taken on loopback targets only', () => {
+    const turns = hist([[1, 100]]);
+    const plain = timestampError(turns, turns, hist([]), 1000)!;
+    const floored = timestampError(turns, turns, hist([]), 1000, 0.12)!;
+    for (const k of ['p50', 'p90', 'p99', 'max'] as const) expect(floored[k]).toBeCloseTo(plain[k] + 0.12, 3);
+    expect(floored.delivery_ms).toBe(0.12);
+    expect(plain.delivery_ms).toBe(0);
+    // Half the probe's median round trip: two deliveries and the server's handling of GET /models.
+    expect(deliveryFloorMs(true, { p50: 0.3 })).toBe(0.15);
+    expect(deliveryFloorMs(false, { p50: 0.3 })).toBe(0);
+    expect(deliveryFloorMs(true, null)).toBe(0);
+    expect(['sim', 'http://127.0.0.1:8000/v1', 'http://[::1]:8000/v1', 'http://localhost/v1'].every(isLoopbackTarget)).toBe(true);
+    expect(
+      ['http://10.0.0.2:8000/v1', 'https://api.example.com/v1', 'http://127.0.0.1.nip.io/v1', 'not a url'].some(isLoopbackTarget),
+    ).toBe(false);
   });
 
   test('no read timed: no bound', () => {
