@@ -48927,19 +48927,29 @@ function chiSquareQuantile(p2, df) {
   const a = 2 / (9 * df);
   return df * (1 - a + z * Math.sqrt(a)) ** 3;
 }
-function stabilityChecks(base, cur, keys, model2, maxCv, confidence) {
-  const out2 = [];
+function stability(base, cur, keys, model2, maxCv, confidence) {
+  const checks = [];
+  const unstable = /* @__PURE__ */ new Map();
   const judge = (scope, cvs, count2) => {
     const over = keys.filter((k) => cvLowerBound(cvs[k.key] ?? 0, count2, confidence) > maxCv);
     const known = keys.filter((k) => cvs[k.key] !== void 0);
     if (known.length === 0) return;
     const worst = known.reduce((a, k) => (cvs[k.key] ?? 0) > (cvs[a.key] ?? 0) ? k : a);
-    out2.push({
+    const cvText = (k) => `${pctText(cvs[k.key])} (\u2265 ${pctText(cvLowerBound(cvs[k.key], count2, confidence))} at ${pctText(confidence)} confidence)`;
+    const figure2 = (k) => `${k.label} ${cvText(k)}`;
+    const runs = scope === "calibration" ? `${count2} calibration runs` : `${count2} ${scope} runs`;
+    for (const k of over)
+      if (!unstable.has(k.key))
+        unstable.set(
+          k.key,
+          `the environment is unstable for ${k.label}: between-run CV ${cvText(k)} across ${runs} exceeds ${pctText(maxCv)} (gate.max_cv)`
+        );
+    checks.push({
       scope,
       name: "between_run_cv",
       ok: over.length === 0,
-      effect: "measurements",
-      message: over.length > 0 ? `the environment is unstable: between-run CV ${over.map((k) => `${k.label} ${pctText(cvs[k.key])} (\u2265 ${pctText(cvLowerBound(cvs[k.key], count2, confidence))} at ${pctText(confidence)} confidence)`).join(", ")} across ${count2} runs exceeds ${pctText(maxCv)} (gate.max_cv)` : `between-run CV within ${pctText(maxCv)} at ${pctText(confidence)} confidence for every judged metric across ${count2} runs (largest ${worst.label} ${pctText(cvs[worst.key])})`
+      effect: "rules",
+      message: over.length > 0 ? `the environment is unstable: between-run CV ${over.map(figure2).join(", ")} across ${count2} runs exceeds ${pctText(maxCv)} (gate.max_cv); the rules on ${over.length === 1 ? "that metric are" : "those metrics are"} inconclusive` : `between-run CV within ${pctText(maxCv)} at ${pctText(confidence)} confidence for every judged metric across ${count2} runs (largest ${worst.label} ${pctText(cvs[worst.key])})`
     });
   };
   if (model2.betweenRun) {
@@ -48952,7 +48962,16 @@ function stabilityChecks(base, cur, keys, model2, maxCv, confidence) {
     }
     if (model2.calibration) judge("calibration", model2.calibration.cv, model2.calibration.replicates);
   }
-  return out2;
+  return { checks, unstable };
+}
+function applyStability(rules, unstable, keyOf) {
+  if (unstable.size === 0) return rules;
+  return rules.map((r) => {
+    const key = r.kind === "regression" ? keyOf(r) : null;
+    const why2 = key === null ? void 0 : unstable.get(key);
+    if (why2 === void 0 || r.status === "inconclusive") return r;
+    return { ...r, status: "inconclusive", reason: `${why2}; measured: ${r.reason}` };
+  });
 }
 function noiseText(n2, unit) {
   const parts = n2.source.map(
@@ -50289,13 +50308,18 @@ function compare(baseline, current, gate, opts = {}) {
   }
   rules.push(...judgeRateLimits(gate.slo, baseline, current, ctx));
   rules.push(...judgePatternRules(gate, current));
+  const spreadKeys = judgedSpreadKeys(gate);
+  const stable = baseline ? stability(baseline, current, spreadKeys, noise, gate.max_cv, gate.confidence) : null;
   const checks = [
     ...baseline ? runChecks(baseline, "baseline", gate) : [],
     ...runChecks(current, "current", gate),
     ...baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct).map((c) => ({ ...c, effect: "blocks" })) : [],
-    ...baseline ? stabilityChecks(baseline, current, judgedSpreadKeys(gate), noise, gate.max_cv, gate.confidence) : []
+    ...stable?.checks ?? []
   ];
-  const judged = trustErrorCounts(applyTimingValidity(rules, baseline, current, gate), checks, current, gate.confidence);
+  const keyOfRule = new Map(spreadKeys.map((k) => [k.ruleId, k.key]));
+  const timed = applyTimingValidity(rules, baseline, current, gate);
+  const steady = stable ? applyStability(timed, stable.unstable, (r) => keyOfRule.get(r.id) ?? null) : timed;
+  const judged = trustErrorCounts(steady, checks, current, gate.confidence);
   const broken = allFailed(current);
   const decided = decideVerdict(judged, checks, baseline !== null, broken);
   const { verdict, reasons } = broken ? decided : abortVerdict(current, decided);
@@ -50324,8 +50348,11 @@ function trustErrorCounts(rules, checks, current, confidence) {
   );
 }
 function judgedSpreadKeys(gate) {
-  const latency2 = sortedLatencyKeys(Object.keys(gate.latency)).filter((k) => gate.latency[k].enabled).map((k) => latencyTarget(k)).map((t) => ({ key: `${t.metric}.${t.pct}`, label: t.label }));
-  const throughput = THROUGHPUT_KEYS.filter((k) => gate.throughput[k]?.enabled).map(throughputSpread);
+  const latency2 = sortedLatencyKeys(Object.keys(gate.latency)).filter((k) => gate.latency[k].enabled).map((k) => ({ k, t: latencyTarget(k) })).map(({ k, t }) => ({ key: `${t.metric}.${t.pct}`, label: t.label, ruleId: `latency.${k}` }));
+  const throughput = THROUGHPUT_KEYS.filter((k) => gate.throughput[k]?.enabled).map((k) => ({
+    ...throughputSpread(k),
+    ruleId: `throughput.${k}`
+  }));
   return [...latency2, ...throughput];
 }
 
@@ -59796,14 +59823,18 @@ async function reportCommand(argv) {
 // src/cli/calibrate-command.ts
 import { parseArgs as parseArgs3 } from "node:util";
 var CALIBRATE_HELP = `Usage: loadgate calibrate SPEC [options]
+       loadgate calibrate --from RESULT.json \u2026 [--out FILE]
 
 Runs N short A/A replicates of SPEC against its target, one after another (each with its own
 seed), and writes the between-run coefficient of variation of every metric the gate judges to
 a calibration file. Give the file to compare --calibration, the spec's gate.calibration or the
 action's calibration input: both sides of every comparison are then widened by the
 deployment's own run-to-run spread, and a CV above gate.max_cv names the environment unstable.
+With --from, nothing is run: the calibration is written from A/A results already measured (say
+a nightly's replicates: at least 3 runs of one spec, or one merged result of at least 3).
 
 Options:
+  --from              the arguments are result files, not a spec
   --replicates N      A/A runs (default 5, at least 3)
   --duration D        each run's steady window (default: the spec's; e.g. 20s)
   --warmup D          each run's warmup
@@ -59817,6 +59848,7 @@ async function calibrateCommand(argv) {
     args: argv,
     allowPositionals: true,
     options: {
+      from: { type: "boolean", default: false },
       replicates: { type: "string", default: "5" },
       duration: { type: "string" },
       warmup: { type: "string" },
@@ -59830,6 +59862,7 @@ async function calibrateCommand(argv) {
 `);
     return EXIT.pass;
   }
+  if (values.from) return calibrateFromResults(positionals, values.out);
   if (positionals.length !== 1) throw new UsageError("loadgate calibrate takes exactly one spec file; see loadgate calibrate --help");
   const n2 = Number(values.replicates);
   if (!Number.isInteger(n2) || n2 < 3 || n2 > 100)
@@ -59852,21 +59885,36 @@ async function calibrateCommand(argv) {
     );
     progress.end();
     if (merged.load.interrupted) throw new UsageError("interrupted: no calibration written (every replicate must complete)");
-    const calibration = calibrationFrom(merged);
-    writeFileAtomic(values.out, `${JSON.stringify(calibration, null, 2)}
-`);
-    const shown = ["ttft_ms.p95", "tpot_ms.p50", "itl_ms.p99", "e2e_ms.p95", "throughput.output_tokens_per_s"].filter(
-      (k) => calibration.cv[k] !== void 0
-    );
-    process.stdout.write(
-      `Between-run CV across ${n2} runs: ${shown.map((k) => `${k} ${pctText(calibration.cv[k])}`).join(", ")}
-Calibration written to ${values.out}
-`
-    );
-    return EXIT.pass;
+    return writeCalibration(merged, values.out);
   } finally {
     process.off("SIGINT", interrupt).off("SIGTERM", interrupt);
   }
+}
+function calibrateFromResults(paths, out2) {
+  if (paths.length === 0)
+    throw new UsageError("--from needs result files: at least 3 runs of one spec, or one merged result of at least 3");
+  checkOutputPath(out2, "--out");
+  const merged = paths.length === 1 ? loadResult(paths[0]) : mergeResults(paths.map(loadResult), { mode: "replicates", names: paths });
+  const runs = merged.replicates?.count ?? 1;
+  if (runs < 3)
+    throw new UsageError(
+      `--from: ${paths.length === 1 ? `${paths[0]} holds ${runs} run${runs === 1 ? "" : "s"}` : `${paths.length} results`}; a spread needs at least 3 runs of one spec`
+    );
+  return writeCalibration(merged, out2);
+}
+function writeCalibration(merged, out2) {
+  const calibration = calibrationFrom(merged);
+  writeFileAtomic(out2, `${JSON.stringify(calibration, null, 2)}
+`);
+  const shown = ["ttft_ms.p95", "tpot_ms.p50", "itl_ms.p99", "e2e_ms.p95", "throughput.output_tokens_per_s"].filter(
+    (k) => calibration.cv[k] !== void 0
+  );
+  process.stdout.write(
+    `Between-run CV across ${calibration.replicates} runs: ${shown.map((k) => `${k} ${pctText(calibration.cv[k])}`).join(", ")}
+Calibration written to ${out2}
+`
+  );
+  return EXIT.pass;
 }
 
 // src/cli/plan-command.ts

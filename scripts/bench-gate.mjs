@@ -14,11 +14,13 @@
 //   simulator 15 % slower. Targets: ≤ 1 % false fails, ≤ 5 % inconclusive, ≥ 95 % detection.
 //
 // --mode slowdown (#17 item 2): every run's simulator gets its own seeded slowdown factor,
-//   lognormal with CV --cv (default 10 %): between-run variance like a real engine's. A/B is 30 %
-//   slower on top. Each comparison is judged twice: "without" the new noise model (a single-run
-//   baseline, bootstrap only: gate.noise off) and "with" it (the baseline merged from the last 3
-//   A runs, as a nightly `replicates: 3` baseline, its CV applied to the single current run).
-//   Targets: ≤ 2 % false fails on A/A, ≥ 90 % detection; prints the minimal detectable effect left.
+//   lognormal with CV --cv (default 10 %): between-run variance like a real engine's. Each round
+//   runs one A and one B (30 % slower on top). The pool is judged under several setups of the
+//   gate (SETUPS below): the bootstrap alone with single runs ("before"), and the new noise model
+//   with a nightly 3-replicate baseline against one PR run, then with a calibration file written
+//   by `loadgate calibrate --from` over --calibration-runs more A runs, then with replicates on
+//   both sides. Rolling windows over the pool make the sides. Targets: ≤ 2 % false fails on A/A,
+//   ≥ 90 % detection; prints the minimal detectable effect left and why rules were inconclusive.
 //
 // Every mode prints, per rule, the detection rate the gate predicted for the A/B pairs (from each
 // comparison's noise interval and the mean change observed: P = Φ((δ − T − h)/(h/z)), see
@@ -27,7 +29,7 @@
 //   npm run bench:gate                                  # quiet, 100 + 100 comparisons (~1 h)
 //   node scripts/bench-gate.mjs --runs 20               # a quicker, rougher estimate
 //   node scripts/bench-gate.mjs --mode noisy --runs 8
-//   node scripts/bench-gate.mjs --mode slowdown --runs 10 --cv 0.1
+//   node scripts/bench-gate.mjs --mode slowdown --runs 25 --cv 0.1   # ~25 min
 //   node scripts/bench-gate.mjs --mode slowdown --error-share 1000   # timing validity set aside
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -47,11 +49,13 @@ const { values: opt } = parseArgs({
     // gate.max_timestamp_error_share of the judging spec; a large value sets per-rule timing
     // validity aside, to study the noise model alone on a machine whose timing is poor.
     'error-share': { type: 'string', default: '0.25' },
+    // --mode slowdown: A/A runs behind the calibration file.
+    'calibration-runs': { type: 'string', default: '10' },
   },
 });
 const MODE = opt.mode;
 if (!['quiet', 'noisy', 'slowdown'].includes(MODE)) throw new Error(`--mode ${MODE}: expected quiet, noisy or slowdown`);
-const RUNS = Number(opt.runs ?? (MODE === 'quiet' ? 100 : 10));
+const RUNS = Number(opt.runs ?? (MODE === 'quiet' ? 100 : MODE === 'slowdown' ? 25 : 10));
 const K = Number(opt.scale);
 const CV = Number(opt.cv);
 const RATE = 15;
@@ -114,8 +118,8 @@ function run(specPath) {
   return out;
 }
 
-function compare(baseline, current, specPath) {
-  const r = cli(['compare', baseline, current, '--spec', specPath, '--json']);
+function compare(baseline, current, specPath, ...extra) {
+  const r = cli(['compare', baseline, current, '--spec', specPath, '--json', ...extra]);
   if (r.status === 3) throw new Error(r.stderr);
   return JSON.parse(r.stdout);
 }
@@ -137,6 +141,14 @@ function normalCdf(x) {
 }
 const Z = 1.6448536269514722; // Φ⁻¹(0.95), the default confidence
 
+/** Why a rule was inconclusive, in a word: the cause its reason opens with. */
+function undecidedCause(reason) {
+  if (reason.startsWith('the environment is unstable')) return 'unstable';
+  if (reason.startsWith('not judgeable at this timing precision')) return 'timing';
+  if (reason.startsWith('too few samples')) return 'samples';
+  return reason.split(/[:;(]/)[0].slice(0, 40);
+}
+
 /** Tally of verdicts, failed rules, and each A/B rule's interval for the predicted detection rate. */
 class Tally {
   constructor(label) {
@@ -146,12 +158,21 @@ class Tally {
     this.failed = {};
     this.rules = {};
     this.mde = {};
+    this.undecided = {};
+    this.regressionFails = 0;
   }
   add(report) {
     this.count++;
     this.verdicts[report.verdict]++;
+    // A verdict can fail on an absolute SLO (goodput, a latency limit) with no baseline at all:
+    // what the noise model is for is the regression rules, counted apart.
+    if ((report.rules ?? []).some((r) => r.kind === 'regression' && r.status === 'fail')) this.regressionFails++;
     for (const r of report.rules ?? []) {
       if (r.status === 'fail') this.failed[r.id] = (this.failed[r.id] ?? 0) + 1;
+      if (r.status === 'inconclusive') {
+        const why = `${r.id}: ${undecidedCause(r.reason)}`;
+        this.undecided[why] = (this.undecided[why] ?? 0) + 1;
+      }
       if (r.kind !== 'regression' || !r.ci || !r.change || r.threshold === null) continue;
       (this.rules[r.id] ??= []).push({
         change: r.change.abs,
@@ -164,6 +185,10 @@ class Tally {
   }
   pct(k) {
     return `${((100 * this.verdicts[k]) / Math.max(1, this.count)).toFixed(1)} %`;
+  }
+  /** Share of comparisons where a regression rule (against the baseline) failed. */
+  regressionPct() {
+    return `${((100 * this.regressionFails) / Math.max(1, this.count)).toFixed(1)} %`;
   }
   /** Per latency rule: predicted vs observed failure rate, taking the mean observed change as the true one. */
   predicted() {
@@ -252,19 +277,33 @@ async function quietOrNoisy() {
     busy?.kill('SIGTERM');
   }
   console.log(`rules that failed — A/A: ${JSON.stringify(aa.failed)} · A/B: ${JSON.stringify(ab.failed)}`);
+  console.log(`why rules were inconclusive — A/A: ${JSON.stringify(aa.undecided)} · A/B: ${JSON.stringify(ab.undecided)}`);
   console.log(`A/B predicted vs observed detection per rule: ${ab.predicted()}`);
   console.log(`minimal detectable rise (median over A/A): ${aa.medianMde()}`);
   const target = MODE === 'noisy' ? ' (targets ≤ 1 % false fails, ≤ 5 % inconclusive, ≥ 95 % detection)' : ' (target ≤ 1 %, ≥ 95 %)';
   console.log(
-    `false-failure rate ${aa.pct('fail')}, A/A inconclusive ${aa.pct('inconclusive')} · detection of a 15 % slowdown ${ab.pct('fail')}${target}`,
+    `false-failure rate ${aa.pct('fail')}, A/A inconclusive ${aa.pct('inconclusive')} · detection of a 15 % slowdown ${ab.pct('fail')} (by a regression rule ${ab.regressionPct()})${target}`,
   );
 }
 
+/**
+ * The comparisons judged from one pool of runs, each a way to set up the gate: baseline and
+ * current merged from `base` and `cur` runs, the new noise model on or off, with or without a
+ * calibration file from CALIBRATION_RUNS A/A runs of their own.
+ */
+const SETUPS = [
+  { name: 'bootstrap alone (before)', base: 1, cur: 1, noise: false, calibration: false },
+  { name: '1 run vs a 3-replicate baseline', base: 3, cur: 1, noise: true, calibration: false },
+  { name: '1 run vs 3 replicates + calibration', base: 3, cur: 1, noise: true, calibration: true },
+  { name: '3 replicates vs 3 + calibration', base: 3, cur: 3, noise: true, calibration: true },
+  { name: '5 replicates vs 5 + calibration', base: 5, cur: 5, noise: true, calibration: true },
+];
+
 async function slowdown() {
+  const calibrationRuns = Number(opt['calibration-runs']);
   console.log(
-    `loadgate bench:gate --mode slowdown — ${RUNS} A/A and ${RUNS} A/B pairs; every run's simulator slowed by its own lognormal factor (CV ${(CV * 100).toFixed(0)} %, seed ${opt.seed}); A/B 30 % slower on top; ${RATE} req/s × ${WINDOW_S} s replayed ${K}× faster`,
+    `loadgate bench:gate --mode slowdown — ${RUNS} rounds of one A and one B run; every run's simulator slowed by its own lognormal factor (CV ${(CV * 100).toFixed(0)} %, seed ${opt.seed}); B 30 % slower on top; ${RATE} req/s × ${WINDOW_S} s replayed ${K}× faster; a calibration from ${calibrationRuns} more A runs`,
   );
-  const tallies = { without: { aa: new Tally('A/A'), ab: new Tally('A/B') }, with: { aa: new Tally('A/A'), ab: new Tally('A/B') } };
   // Every run's simulator on the same port, so all runs share one spec (and its hash): they merge as replicates.
   let port = 0;
   /** One run against a fresh simulator slowed by `factor`. */
@@ -281,42 +320,62 @@ async function slowdown() {
   const judgeWith = scaledSpec('http://127.0.0.1:9', 'with');
   const judgeWithout = scaledSpec('http://127.0.0.1:9', 'without', false);
   const factors = [];
-  const history = [];
-  for (let k = 0; k < 3; k++) {
+  const draw = () => {
     const f = lognormal();
     factors.push(f);
-    history.push(await runAt(f));
-  }
+    return f;
+  };
+  const calRuns = [];
+  for (let k = 0; k < calibrationRuns; k++) calRuns.push(await runAt(draw()));
+  const calibration = join(dir, 'calibration.json');
+  const cal = cli(['calibrate', '--from', ...calRuns, '--out', calibration]);
+  if (cal.status !== 0) throw new Error(cal.stderr);
+  console.log(cal.stdout.trim().split('\n')[0]);
+
+  const tallies = SETUPS.map((setup) => ({ setup, aa: new Tally('A/A'), ab: new Tally('A/B') }));
+  const as = [];
+  const bs = [];
+  /** The merged side of `runs` (one run stays as it is). */
+  const side = (runs) => (runs.length === 1 ? runs[0] : merge(runs));
   for (let i = 1; i <= RUNS; i++) {
-    const fa = lognormal();
-    const fb = lognormal();
-    factors.push(fa, fb);
-    const ai = await runAt(fa);
-    const bi = await runAt(fb * 1.3);
-    const single = history.at(-1);
-    const nightly = merge(history.slice(-3));
-    tallies.without.aa.add(compare(single, ai, judgeWithout));
-    tallies.without.ab.add(compare(single, bi, judgeWithout));
-    tallies.with.aa.add(compare(nightly, ai, judgeWith));
-    tallies.with.ab.add(compare(nightly, bi, judgeWith));
-    history.push(ai);
+    as.push(await runAt(draw()));
+    bs.push(await runAt(draw() * 1.3));
+    for (const t of tallies) {
+      const { base, cur } = t.setup;
+      // Rolling windows: the newest `cur` runs are the current side, the `base` A runs before them the baseline.
+      if (as.length < base + cur || bs.length < cur) continue;
+      const baseline = side(as.slice(as.length - cur - base, as.length - cur));
+      const args = t.setup.noise ? [judgeWith, ...(t.setup.calibration ? ['--calibration', calibration] : [])] : [judgeWithout];
+      t.aa.add(compare(baseline, side(as.slice(-cur)), ...args));
+      t.ab.add(compare(baseline, side(bs.slice(-cur)), ...args));
+    }
     if (i % 5 === 0 || i === RUNS)
-      for (const [name, t] of Object.entries(tallies))
-        console.log(
-          `${i} pairs (${minutes()}) ${name.padEnd(7)} the new noise model: A/A false failures ${t.aa.pct('fail')} (inconclusive ${t.aa.pct('inconclusive')}) · A/B detections ${t.ab.pct('fail')} (inconclusive ${t.ab.pct('inconclusive')})`,
-        );
+      for (const t of tallies)
+        if (t.aa.count > 0)
+          console.log(
+            `${i} rounds (${minutes()}) ${t.setup.name}: A/A false failures ${t.aa.pct('fail')} (inconclusive ${t.aa.pct('inconclusive')}) · A/B detections ${t.ab.pct('fail')} (inconclusive ${t.ab.pct('inconclusive')}) over ${t.aa.count} pairs`,
+          );
   }
   const mean = factors.reduce((a, b) => a + b, 0) / factors.length;
   const sd = Math.sqrt(factors.reduce((a, b) => a + (b - mean) ** 2, 0) / (factors.length - 1));
   console.log(`slowdown factors drawn: ${factors.length}, CV ${((100 * sd) / mean).toFixed(1)} %`);
-  for (const [name, t] of Object.entries(tallies)) {
-    console.log(`${name} the new noise model — rules that failed: A/A ${JSON.stringify(t.aa.failed)} · A/B ${JSON.stringify(t.ab.failed)}`);
-    console.log(`${name} the new noise model — A/B predicted vs observed detection per rule: ${t.ab.predicted()}`);
-    console.log(`${name} the new noise model — minimal detectable rise (median over A/A): ${t.aa.medianMde()}`);
+  console.log('Consecutive pairs share runs (rolling windows), so the rates are averages over overlapping trials.');
+  console.log(
+    '| setup | pairs | A/A false fails | A/A inconclusive | detection of 30 % (verdict) | by a regression rule | A/B inconclusive | median MDE (A/A) |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const t of tallies)
     console.log(
-      `${name} the new noise model — false-failure rate ${t.aa.pct('fail')} (target ≤ 2 %), A/A inconclusive ${t.aa.pct('inconclusive')} · detection of a 30 % slowdown ${t.ab.pct('fail')} (target ≥ 90 %)`,
+      `| ${t.setup.name} | ${t.aa.count} | ${t.aa.pct('fail')} | ${t.aa.pct('inconclusive')} | ${t.ab.pct('fail')} | ${t.ab.regressionPct()} | ${t.ab.pct('inconclusive')} | ${t.aa.medianMde()} |`,
     );
+  for (const t of tallies) {
+    console.log(`${t.setup.name} — rules that failed: A/A ${JSON.stringify(t.aa.failed)} · A/B ${JSON.stringify(t.ab.failed)}`);
+    console.log(
+      `${t.setup.name} — why rules were inconclusive: A/A ${JSON.stringify(t.aa.undecided)} · A/B ${JSON.stringify(t.ab.undecided)}`,
+    );
+    console.log(`${t.setup.name} — A/B predicted vs observed detection per rule: ${t.ab.predicted()}`);
   }
+  console.log('Targets: ≤ 2 % false fails on A/A at CV 10 %, ≥ 90 % detection of a 30 % regression.');
 }
 
 await (MODE === 'slowdown' ? slowdown() : quietOrNoisy());

@@ -1,7 +1,10 @@
 import { parseArgs } from 'node:util';
 import { calibrationFrom } from '../gate/calibration.js';
 import { pctText } from '../numbers.js';
-import { writeFileAtomic } from '../result/write.js';
+import { loadResult } from '../result/load.js';
+import { mergeResults } from '../result/merge.js';
+import type { Result } from '../result/types.js';
+import { checkOutputPath, writeFileAtomic } from '../result/write.js';
 import { runReplicatesMerged } from '../run/replicates.js';
 import { loadSpec } from '../spec/load.js';
 import { applyOverrides } from '../spec/override.js';
@@ -9,14 +12,18 @@ import { EXIT, UsageError } from './errors.js';
 import { progressPrinter } from './progress.js';
 
 export const CALIBRATE_HELP = `Usage: loadgate calibrate SPEC [options]
+       loadgate calibrate --from RESULT.json … [--out FILE]
 
 Runs N short A/A replicates of SPEC against its target, one after another (each with its own
 seed), and writes the between-run coefficient of variation of every metric the gate judges to
 a calibration file. Give the file to compare --calibration, the spec's gate.calibration or the
 action's calibration input: both sides of every comparison are then widened by the
 deployment's own run-to-run spread, and a CV above gate.max_cv names the environment unstable.
+With --from, nothing is run: the calibration is written from A/A results already measured (say
+a nightly's replicates: at least 3 runs of one spec, or one merged result of at least 3).
 
 Options:
+  --from              the arguments are result files, not a spec
   --replicates N      A/A runs (default 5, at least 3)
   --duration D        each run's steady window (default: the spec's; e.g. 20s)
   --warmup D          each run's warmup
@@ -31,6 +38,7 @@ export async function calibrateCommand(argv: string[]): Promise<number> {
     args: argv,
     allowPositionals: true,
     options: {
+      from: { type: 'boolean', default: false },
       replicates: { type: 'string', default: '5' },
       duration: { type: 'string' },
       warmup: { type: 'string' },
@@ -43,6 +51,7 @@ export async function calibrateCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${CALIBRATE_HELP}\n`);
     return EXIT.pass;
   }
+  if (values.from) return calibrateFromResults(positionals, values.out);
   if (positionals.length !== 1) throw new UsageError('loadgate calibrate takes exactly one spec file; see loadgate calibrate --help');
   const n = Number(values.replicates);
   if (!Number.isInteger(n) || n < 3 || n > 100)
@@ -64,16 +73,34 @@ export async function calibrateCommand(argv: string[]): Promise<number> {
     );
     progress.end();
     if (merged.load.interrupted) throw new UsageError('interrupted: no calibration written (every replicate must complete)');
-    const calibration = calibrationFrom(merged);
-    writeFileAtomic(values.out, `${JSON.stringify(calibration, null, 2)}\n`);
-    const shown = ['ttft_ms.p95', 'tpot_ms.p50', 'itl_ms.p99', 'e2e_ms.p95', 'throughput.output_tokens_per_s'].filter(
-      (k) => calibration.cv[k] !== undefined,
-    );
-    process.stdout.write(
-      `Between-run CV across ${n} runs: ${shown.map((k) => `${k} ${pctText(calibration.cv[k])}`).join(', ')}\nCalibration written to ${values.out}\n`,
-    );
-    return EXIT.pass;
+    return writeCalibration(merged, values.out);
   } finally {
     process.off('SIGINT', interrupt).off('SIGTERM', interrupt);
   }
+}
+
+/** --from: the spread of replicates already run, merged as `loadgate merge` merges them (runs of another spec are refused there). */
+function calibrateFromResults(paths: string[], out: string): number {
+  if (paths.length === 0)
+    throw new UsageError('--from needs result files: at least 3 runs of one spec, or one merged result of at least 3');
+  checkOutputPath(out, '--out');
+  const merged = paths.length === 1 ? loadResult(paths[0]) : mergeResults(paths.map(loadResult), { mode: 'replicates', names: paths });
+  const runs = merged.replicates?.count ?? 1;
+  if (runs < 3)
+    throw new UsageError(
+      `--from: ${paths.length === 1 ? `${paths[0]} holds ${runs} run${runs === 1 ? '' : 's'}` : `${paths.length} results`}; a spread needs at least 3 runs of one spec`,
+    );
+  return writeCalibration(merged, out);
+}
+
+function writeCalibration(merged: Result, out: string): number {
+  const calibration = calibrationFrom(merged);
+  writeFileAtomic(out, `${JSON.stringify(calibration, null, 2)}\n`);
+  const shown = ['ttft_ms.p95', 'tpot_ms.p50', 'itl_ms.p99', 'e2e_ms.p95', 'throughput.output_tokens_per_s'].filter(
+    (k) => calibration.cv[k] !== undefined,
+  );
+  process.stdout.write(
+    `Between-run CV across ${calibration.replicates} runs: ${shown.map((k) => `${k} ${pctText(calibration.cv[k])}`).join(', ')}\nCalibration written to ${out}\n`,
+  );
+  return EXIT.pass;
 }

@@ -2,7 +2,7 @@ import type { Result } from '../result/types.js';
 import { runChecks } from './check-effects.js';
 import { comparabilityChecks } from './comparability.js';
 import type { CalibrationFile } from './calibration.js';
-import { stabilityChecks, type NoiseModel } from './noise.js';
+import { applyStability, stability, type NoiseModel } from './noise.js';
 import { judgeErrorRateIncrease, judgeLatencyIncrease, judgeThroughputDecrease, throughputSpread } from './regression.js';
 import { judgeContext } from './context.js';
 import { abortVerdict, judgePatternRules } from './pattern-rules.js';
@@ -55,13 +55,18 @@ export function compare(baseline: Result | null, current: Result, gate: GateSpec
   rules.push(...judgeRateLimits(gate.slo, baseline, current, ctx));
   rules.push(...judgePatternRules(gate, current));
 
+  const spreadKeys = judgedSpreadKeys(gate);
+  const stable = baseline ? stability(baseline, current, spreadKeys, noise, gate.max_cv, gate.confidence) : null;
   const checks: CheckOutcome[] = [
     ...(baseline ? runChecks(baseline, 'baseline', gate) : []),
     ...runChecks(current, 'current', gate),
     ...(baseline ? comparabilityChecks(baseline, current, gate.tolerance_pct).map((c) => ({ ...c, effect: 'blocks' as const })) : []),
-    ...(baseline ? stabilityChecks(baseline, current, judgedSpreadKeys(gate), noise, gate.max_cv, gate.confidence) : []),
+    ...(stable?.checks ?? []),
   ];
-  const judged = trustErrorCounts(applyTimingValidity(rules, baseline, current, gate), checks, current, gate.confidence);
+  const keyOfRule = new Map(spreadKeys.map((k) => [k.ruleId, k.key]));
+  const timed = applyTimingValidity(rules, baseline, current, gate);
+  const steady = stable ? applyStability(timed, stable.unstable, (r) => keyOfRule.get(r.id) ?? null) : timed;
+  const judged = trustErrorCounts(steady, checks, current, gate.confidence);
   // A server that failed every request fails, even when the run was aborted for its error rate.
   const broken = allFailed(current);
   const decided = decideVerdict(judged, checks, baseline !== null, broken);
@@ -96,12 +101,15 @@ function trustErrorCounts(rules: RuleOutcome[], checks: CheckOutcome[], current:
   );
 }
 
-/** The replicate-spread keys of the enabled regression rules: what an unstable environment would corrupt. */
-function judgedSpreadKeys(gate: GateSpec): { key: string; label: string }[] {
+/** The replicate-spread keys of the enabled regression rules, with the rule each belongs to: what an unstable environment would corrupt. */
+function judgedSpreadKeys(gate: GateSpec): { key: string; label: string; ruleId: string }[] {
   const latency = sortedLatencyKeys(Object.keys(gate.latency))
     .filter((k) => gate.latency[k]!.enabled)
-    .map((k) => latencyTarget(k))
-    .map((t) => ({ key: `${t.metric}.${t.pct}`, label: t.label }));
-  const throughput = THROUGHPUT_KEYS.filter((k) => gate.throughput[k]?.enabled).map(throughputSpread);
+    .map((k) => ({ k, t: latencyTarget(k) }))
+    .map(({ k, t }) => ({ key: `${t.metric}.${t.pct}`, label: t.label, ruleId: `latency.${k}` }));
+  const throughput = THROUGHPUT_KEYS.filter((k) => gate.throughput[k]?.enabled).map((k) => ({
+    ...throughputSpread(k),
+    ruleId: `throughput.${k}`,
+  }));
   return [...latency, ...throughput];
 }

@@ -6,7 +6,7 @@ import type { Buckets } from '../metrics/buckets.js';
 import type { CalibrationFile } from './calibration.js';
 import { num, pctText } from '../numbers.js';
 import { normalQuantile, studentQuantile } from '../metrics/stats.js';
-import type { CheckOutcome, NoiseSource, RuleNoise } from './types.js';
+import type { CheckOutcome, NoiseSource, RuleNoise, RuleOutcome } from './types.js';
 
 /*
  * The noise model beyond the bootstrap. The bootstrap of two histograms measures sampling noise
@@ -190,12 +190,18 @@ export function latencyNoise(
 
 /**
  * seeds/003: replicate sets whose CV exceeds ~10 % mean the environment is unstable — no
- * comparison on it can be trusted, and the verdict says so with the figures. Judged on the
- * metrics the gate's rules read, for each replicated side and the calibration.
+ * comparison of that metric on it can be trusted, and the rules on it say so with the figures.
+ * Judged per metric a regression rule reads, for each replicated side and the calibration: an
+ * unstable metric makes its own rules inconclusive and leaves the others judged. Why per metric:
+ * queueing amplifies a deployment's drift unevenly — a 10 % run-to-run spread in compute time
+ * reads as ~12 % on TPOT and 20–25 % on TTFT p95 at half load (bench:gate --mode slowdown) — so
+ * one tail metric over the limit says nothing against a TPOT whose own spread is within it and
+ * whose interval already carries that spread. The verdict stays inconclusive unless a rule on a
+ * stable metric (or on error counts) fails.
  *
  * A CV estimated from n runs is itself noisy: from 3 runs of a deployment whose true CV is
- * 10 %, the estimate reads above 10 % about half the time. So the environment is called unstable
- * when the CV exceeds the limit at the gate's confidence: (n − 1)·s²/σ² is χ²(n − 1), so the
+ * 10 %, the estimate reads above 10 % about half the time. So a metric is called unstable
+ * when its CV exceeds the limit at the gate's confidence: (n − 1)·s²/σ² is χ²(n − 1), so the
  * one-sided lower bound of σ is s·√((n − 1) / χ²_{confidence}(n − 1)) — 0.58·s for 3 runs,
  * 0.65·s for 5, 0.73·s for 10 at 95 %.
  */
@@ -211,28 +217,46 @@ function chiSquareQuantile(p: number, df: number): number {
   return df * (1 - a + z * Math.sqrt(a)) ** 3;
 }
 
-export function stabilityChecks(
+export interface Stability {
+  /** One check per replicated side and the calibration: which metrics were over the limit. */
+  checks: CheckOutcome[];
+  /** Spread key ("ttft_ms.p95") → why it is unstable, for its rules' reasons. */
+  unstable: Map<string, string>;
+}
+
+export function stability(
   base: Result | null,
   cur: Result,
   keys: { key: string; label: string }[],
   model: NoiseModel,
   maxCv: number,
   confidence: number,
-): CheckOutcome[] {
-  const out: CheckOutcome[] = [];
+): Stability {
+  const checks: CheckOutcome[] = [];
+  const unstable = new Map<string, string>();
   const judge = (scope: CheckOutcome['scope'], cvs: Record<string, number>, count: number) => {
     const over = keys.filter((k) => cvLowerBound(cvs[k.key] ?? 0, count, confidence) > maxCv);
     const known = keys.filter((k) => cvs[k.key] !== undefined);
     if (known.length === 0) return;
     const worst = known.reduce((a, k) => ((cvs[k.key] ?? 0) > (cvs[a.key] ?? 0) ? k : a));
-    out.push({
+    const cvText = (k: { key: string }) =>
+      `${pctText(cvs[k.key])} (≥ ${pctText(cvLowerBound(cvs[k.key], count, confidence))} at ${pctText(confidence)} confidence)`;
+    const figure = (k: { key: string; label: string }) => `${k.label} ${cvText(k)}`;
+    const runs = scope === 'calibration' ? `${count} calibration runs` : `${count} ${scope} runs`;
+    for (const k of over)
+      if (!unstable.has(k.key))
+        unstable.set(
+          k.key,
+          `the environment is unstable for ${k.label}: between-run CV ${cvText(k)} across ${runs} exceeds ${pctText(maxCv)} (gate.max_cv)`,
+        );
+    checks.push({
       scope,
       name: 'between_run_cv',
       ok: over.length === 0,
-      effect: 'measurements',
+      effect: 'rules',
       message:
         over.length > 0
-          ? `the environment is unstable: between-run CV ${over.map((k) => `${k.label} ${pctText(cvs[k.key])} (≥ ${pctText(cvLowerBound(cvs[k.key], count, confidence))} at ${pctText(confidence)} confidence)`).join(', ')} across ${count} runs exceeds ${pctText(maxCv)} (gate.max_cv)`
+          ? `the environment is unstable: between-run CV ${over.map(figure).join(', ')} across ${count} runs exceeds ${pctText(maxCv)} (gate.max_cv); the rules on ${over.length === 1 ? 'that metric are' : 'those metrics are'} inconclusive`
           : `between-run CV within ${pctText(maxCv)} at ${pctText(confidence)} confidence for every judged metric across ${count} runs (largest ${worst.label} ${pctText(cvs[worst.key])})`,
     });
   };
@@ -246,7 +270,22 @@ export function stabilityChecks(
     }
     if (model.calibration) judge('calibration', model.calibration.cv, model.calibration.replicates);
   }
-  return out;
+  return { checks, unstable };
+}
+
+/** The regression rules on an unstable metric, inconclusive with the figures; `keyOf` names a rule's spread key (null: none). */
+export function applyStability(
+  rules: RuleOutcome[],
+  unstable: Map<string, string>,
+  keyOf: (r: RuleOutcome) => string | null,
+): RuleOutcome[] {
+  if (unstable.size === 0) return rules;
+  return rules.map((r) => {
+    const key = r.kind === 'regression' ? keyOf(r) : null;
+    const why = key === null ? undefined : unstable.get(key);
+    if (why === undefined || r.status === 'inconclusive') return r;
+    return { ...r, status: 'inconclusive', reason: `${why}; measured: ${r.reason}` };
+  });
 }
 
 /** "…; noise: bootstrap + segments (drift ±1.2 ms) + calibration (CV 8.0 %)" for a reason. */

@@ -74,10 +74,11 @@ export interface CheckOutcome {
    * What a failure of this check does to the verdict (src/gate/check-effects.ts): `blocks` every
    * rule; `measurements` blocks the rules judged on timings and throughput but not those on
    * errors; `server` leaves it undecided (what the server did, e.g. too few samples); `advisory`
-   * only informs (a default generator limit, superseded by per-rule timing validity).
-   * Absent (checks made outside compare, e.g. a sweep's): `server` for samples and littles_law, else `blocks`.
+   * only informs (a default generator limit, superseded by per-rule timing validity); `rules`
+   * is carried by the rules it names (an unstable metric makes its own regression rules
+   * inconclusive, src/gate/noise.ts). Absent (checks made outside compare, e.g. a sweep's): `server` for samples and littles_law, else `blocks`.
    */
-  effect?: 'blocks' | 'measurements' | 'server' | 'advisory';
+  effect?: 'blocks' | 'measurements' | 'server' | 'advisory' | 'rules';
 }
 
 export interface GateReport {

@@ -40,9 +40,10 @@ export function allFailed(cur: Result): string | null {
  *    (interrupted, offered load not achieved, runs not comparable): no difference can be trusted;
  * 2. fail when a blocking rule failed that can be trusted: a rule on error counts always, a rule
  *    on measurements only while no `measurements` check failed (an explicit generator limit
- *    broken, an unstable environment) — warn_only rules never block;
+ *    broken) — warn_only rules never block;
  * 3. inconclusive when a `measurements` check failed, a rule could not be judged (no or too few
- *    samples, timing too coarse for it) or a server-side check failed: empty data never passes;
+ *    samples, timing too coarse for it, its metric unstable between runs: a `rules` check) or a
+ *    server-side check failed: empty data never passes;
  * 4. pass.
  */
 export function decideVerdict(

@@ -119,9 +119,11 @@ describe('relative latency rules (TTFT p95: 10 % and 20 ms)', () => {
     const [base, cur] = shifted(240, 1.15);
     const noisy: Result = { ...cur, replicates: { count: 2, cv: { 'ttft_ms.p95': 0.2 } } };
     const plain = rule(compare(base, cur, DEFAULT_GATE), 'latency.ttft_p95');
-    const widened = rule(compare(base, noisy, DEFAULT_GATE), 'latency.ttft_p95');
+    // gate.max_cv raised so that only the widening is under test (a CV of 20 % is unstable by default).
+    const widened = rule(compare(base, noisy, resolveGate({ max_cv: 0.5 })), 'latency.ttft_p95');
     expect(widened.ci!.lower).toBeLessThan(plain.ci!.lower - 50);
     expect(widened.status).toBe('pass');
+    expect(rule(compare(base, noisy, DEFAULT_GATE), 'latency.ttft_p95').reason).toMatch(/^the environment is unstable for TTFT p95: /);
   });
 
   test('custom percentile rules from the gate are judged', () => {

@@ -120,11 +120,59 @@ describe('between-run spread', () => {
     expect(check.message).toMatch(
       /^the environment is unstable: between-run CV TTFT p95 (18|19|20|21)\.\d % \(≥ 1\d\.\d % at 95\.0 % confidence\), .* across 5 runs exceeds 10\.0 % \(gate\.max_cv\)/,
     );
-    expect(report.reasons[0]).toBe(`baseline run not valid (between_run_cv): ${check.message}`);
+    // Every metric drifts here, so every latency rule is inconclusive, each naming its own figure.
+    const ttft = rule(report, 'latency.ttft_p95');
+    expect(ttft.status).toBe('inconclusive');
+    expect(ttft.reason).toMatch(
+      /^the environment is unstable for TTFT p95: between-run CV (18|19|20|21)\.\d % \(≥ 1\d\.\d % at 95\.0 % confidence\) across 5 baseline runs exceeds 10\.0 % \(gate\.max_cv\); measured: /,
+    );
+    expect(report.reasons).toContain(`${ttft.rule}: ${ttft.reason}`);
+    expect(report.rules.filter((r) => r.id.startsWith('latency.')).every((r) => r.status === 'inconclusive')).toBe(true);
     // gate.max_cv raises the bar; rules on error counts are judged anyway.
     expect(compare(unstable, runAt(1, 4, 600), resolveGate({ max_cv: 0.3 })).verdict).toBe('pass');
     const failing = synthesize({ n: 600, outcome: (i) => (i % 4 ? 'ok' : 'http_5xx') });
     expect(compare(unstable, failing, gate).verdict).toBe('fail');
+  });
+});
+
+describe('an unstable environment, judged per metric', () => {
+  const gate: GateSpec = resolveGate({});
+  /** Replicates whose TTFT drifts by `fs` while the token gaps stay put (queueing moves TTFT's tail, not the decode). */
+  const ttftDrifting = (fs: number[], seed: number) =>
+    mergeResults(
+      fs.map((f, i) =>
+        synthesize({ n: 600, seed: seed * 100 + i, ttft: (rng) => lognormal(300, 0.2)(rng) * f, itl: (rng) => lognormal(40, 0.2)(rng) }),
+      ),
+    );
+  const unstable = ttftDrifting([0.75, 0.88, 1.0, 1.12, 1.25], 5);
+
+  test('only the rules on the unstable metric are inconclusive; the others stay judged', () => {
+    expect(unstable.replicates!.cv['ttft_ms.p95']).toBeGreaterThan(0.17);
+    expect(unstable.replicates!.cv['tpot_ms.p50']).toBeLessThan(0.05);
+    const report = compare(unstable, runAt(1, 4, 600), gate);
+    expect(rule(report, 'latency.ttft_p95').status).toBe('inconclusive');
+    expect(rule(report, 'latency.ttft_p95').reason).toMatch(/^the environment is unstable for TTFT p95: /);
+    for (const id of ['latency.tpot_p50', 'latency.tpot_p95', 'latency.itl_p99']) expect(rule(report, id).status).toBe('pass');
+    // Nothing failed and one rule could not be judged: the verdict is not a pass.
+    expect(report.verdict).toBe('inconclusive');
+    const check = report.checks.find((c) => c.name === 'between_run_cv' && c.scope === 'baseline')!;
+    expect(check).toMatchObject({ ok: false, effect: 'rules' });
+    expect(check.message).toMatch(
+      /^the environment is unstable: between-run CV TTFT p95 .* the rules on (that metric are|those metrics are) inconclusive$/,
+    );
+  });
+
+  test('a regression on a stable metric fails the build even while another metric is unstable', () => {
+    const slowDecode = synthesize({
+      n: 600,
+      seed: 4,
+      ttft: (rng) => lognormal(300, 0.2)(rng),
+      itl: (rng) => lognormal(40, 0.2)(rng) * 1.4,
+    });
+    const report = compare(unstable, slowDecode, gate);
+    expect(rule(report, 'latency.tpot_p50').status).toBe('fail');
+    expect(rule(report, 'latency.ttft_p95').status).toBe('inconclusive');
+    expect(report.verdict).toBe('fail');
   });
 });
 

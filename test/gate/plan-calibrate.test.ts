@@ -59,6 +59,32 @@ load: { arrival: constant, rate: 20, warmup: 300ms, steady: 1s, cooldown: 0s }
   expect(missing.stderr).toMatch(/^loadgate compare: calibration file nope\.json: cannot be read \(ENOENT\)/);
 }, 60_000);
 
+test('loadgate calibrate --from writes the calibration from runs already measured, the same as from a merged set', async () => {
+  // Three A/A runs of one deployment, each a little faster or slower (a real engine's drift).
+  const runs = [0.9, 1, 1.1].map((f, i) => synthesize({ n: 600, seed: 20 + i, ttft: (rng) => lognormal(240, 0.2)(rng) * f }));
+  const paths = runs.map((r, i) => {
+    const p = `rep${i}.json`;
+    writeFileSync(join(dir, p), JSON.stringify(r));
+    return p;
+  });
+  const out = await cli(['calibrate', '--from', ...paths, '--out', 'from.json']);
+  expect(out.stderr).toBe('');
+  expect(out.code).toBe(0);
+  expect(out.stdout).toMatch(/^Between-run CV across 3 runs: ttft_ms\.p95 (8|9|10|11|12)\.\d+ %/);
+  const cal = loadCalibration(join(dir, 'from.json'));
+  expect(cal).toMatchObject({ kind: 'loadgate-calibration', replicates: 3 });
+  // The same set merged first gives the same figures.
+  expect((await cli(['merge', ...paths, '--out', 'merged.json'])).code).toBe(0);
+  expect((await cli(['calibrate', '--from', 'merged.json', '--out', 'from-merged.json'])).code).toBe(0);
+  expect(loadCalibration(join(dir, 'from-merged.json')).cv).toEqual(cal.cv);
+  // Too few runs: one line, exit 3, nothing written.
+  const few = await cli(['calibrate', '--from', paths[0], paths[1], '--out', 'few.json']);
+  expect(few.code).toBe(3);
+  expect(few.stderr).toBe('loadgate calibrate: --from: 2 results; a spread needs at least 3 runs of one spec\n');
+  const one = await cli(['calibrate', '--from', paths[0]]);
+  expect(one.stderr).toBe(`loadgate calibrate: --from: ${paths[0]} holds 1 run; a spread needs at least 3 runs of one spec\n`);
+}, 30_000);
+
 describe('loadgate plan', () => {
   const ttft = lognormal(240, 0.2);
   // 20 req/s for 50 s: TTFT p95 ~335 ms; its rule allows 10 % (33.5 ms).
