@@ -4,7 +4,7 @@
 // never with nominal constants). Arguments go to jest: test files, -t, …; none runs the whole
 // suite. The busy process is ended when jest exits, whatever the outcome; the exit code is jest's.
 //
-//   npm run test:busy                                   # the whole suite (5 min on 2 cores)
+//   npm run test:busy                                   # the whole suite (12 min on 2 cores)
 //   npm run test:busy -- test/run/timing.test.ts        # one file
 //   node scripts/busy-core.mjs --cpu 0 test/client      # the busy process pinned to cpu 0
 import { spawn } from 'node:child_process';
