@@ -50123,12 +50123,14 @@ function errorBound(r, p2, metric) {
   ) : Math.max(tail(r.generator.event_loop_delay_ms), tail(r.generator.pool_wait_ms));
   const source = te ? "timestamp_error" : "lag_and_loop_delay";
   const shortest = Math.max(1, r.workload.output_tokens.delivered?.min ?? 1);
+  const gap = Math.max(0, e - (te?.delivery_ms ?? 0));
   switch (metric) {
     case "ttft_from_send":
-    case "itl":
       return { ms: e, source };
+    case "itl":
+      return { ms: gap, source };
     case "tpot":
-      return { ms: e / Math.max(1, shortest - 1), source };
+      return { ms: gap / Math.max(1, shortest - 1), source };
     case "normalized_latency":
       return { ms: Math.max(e, lagAt) / shortest, source };
     default:

@@ -193,9 +193,9 @@ export function latencyNoise(
  * comparison of that metric on it can be trusted, and the rules on it say so with the figures.
  * Judged per metric a regression rule reads, for each replicated side and the calibration: an
  * unstable metric makes its own rules inconclusive and leaves the others judged. Why per metric:
- * queueing amplifies a deployment's drift unevenly — a 10 % run-to-run spread in compute time
- * reads as ~12 % on TPOT and 20–25 % on TTFT p95 at half load (bench:gate --mode slowdown) — so
- * one tail metric over the limit says nothing against a TPOT whose own spread is within it and
+ * a deployment drifts unevenly across metrics — in #17's four A/A runs of llama.cpp, TPOT p50
+ * spread with a CV of ~15 % and TTFT p95 of ~19 % (queueing and caches move the tails more) — so
+ * one metric over the limit says nothing against another whose own spread is within it and
  * whose interval already carries that spread. The verdict stays inconclusive unless a rule on a
  * stable metric (or on error counts) fails.
  *

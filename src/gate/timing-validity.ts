@@ -20,6 +20,8 @@ export interface TimestampError {
   p50: number;
   p90: number;
   p99: number;
+  /** The delivery floor included in each figure; absent in older results. */
+  delivery_ms?: number;
 }
 
 /** Read as optional: results made before the generator estimated its error lack it (null: not estimated). */
@@ -54,10 +56,11 @@ export interface ErrorBound {
  * most the timestamp error bound e; what that does to each metric:
  * - TTFT, first answer token, E2E are measured from the intended send time (coordinated-
  *   omission safe), so a request the generator sent late is measured late by as much: max(e, lag);
- * - TTFT from send starts at the real send, and ITL is a gap between two timestamps each late
- *   by 0…e: both within e, lag cancelling;
- * - TPOT = (t_last − t_first) / (n − 1): within e / (n − 1); E2E per token within max(e, lag) / n,
- *   with n the shortest delivered output (the worst case).
+ * - TTFT from send starts at the real send: within e, lag cancelling;
+ * - ITL is a gap between two timestamps each late by H…e, H the delivery floor that every chunk
+ *   waits alike (timestamp_error_ms.delivery_ms): within e − H, lag and H cancelling;
+ * - TPOT = (t_last − t_first) / (n − 1): within (e − H) / (n − 1); E2E per token within
+ *   max(e, lag) / n, with n the shortest delivered output (the worst case).
  * A result without timestamp_error_ms (older loadgates) falls back to what it has — the
  * event-loop delay and HTTP-pool wait tails (p50, p99) — and says so.
  */
@@ -97,12 +100,14 @@ export function errorBound(r: Result, p: number, metric: string): ErrorBound {
     : Math.max(tail(r.generator.event_loop_delay_ms), tail(r.generator.pool_wait_ms));
   const source = te ? 'timestamp_error' : 'lag_and_loop_delay';
   const shortest = Math.max(1, r.workload.output_tokens.delivered?.min ?? 1);
+  const gap = Math.max(0, e - (te?.delivery_ms ?? 0));
   switch (metric) {
     case 'ttft_from_send':
-    case 'itl':
       return { ms: e, source };
+    case 'itl':
+      return { ms: gap, source };
     case 'tpot':
-      return { ms: e / Math.max(1, shortest - 1), source };
+      return { ms: gap / Math.max(1, shortest - 1), source };
     case 'normalized_latency':
       return { ms: Math.max(e, lagAt) / shortest, source };
     default:

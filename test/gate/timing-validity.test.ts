@@ -156,6 +156,13 @@ test('the bound between quoted percentiles is interpolated on the log of the tai
   const r = withBound({ n: 500, lagMs: 4 }, QUIET);
   expect(errorBound(r, 95, 'ttft').ms).toBeCloseTo(4, 1);
   expect(errorBound(r, 95, 'ttft_from_send').ms).toBeLessThan(0.3);
+  // The delivery floor delays every chunk alike: it cancels in a gap between two of them.
+  const floored = withBound({ n: 500, tokens: 21 }, { p50: 0.5, p90: 1, p99: 2 });
+  Object.assign(floored.generator.timestamp_error_ms!, { delivery_ms: 0.4 });
+  expect(errorBound(floored, 99, 'itl').ms).toBeCloseTo(1.6, 9);
+  expect(errorBound(floored, 99, 'ttft_from_send').ms).toBe(2);
+  expect(errorBound(floored, 99, 'ttft').ms).toBe(2);
+  expect(errorBound(floored, 99, 'tpot').ms).toBeCloseTo(1.6 / 20, 9);
 });
 
 test('an outcome no error within the bound could change stands, and says so', () => {

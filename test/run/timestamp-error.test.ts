@@ -1,4 +1,6 @@
+import { compare } from '../../src/gate/compare.js';
 import { runBenchmark } from '../../src/run/run.js';
+import { resolveGate } from '../../src/spec/gate-schema.js';
 import type { Result } from '../../src/result/types.js';
 import { createRng } from '../../src/rng.js';
 import { now } from '../../src/time.js';
@@ -82,4 +84,29 @@ test('a run whose event loop is hogged (20 ms stalls, a fifth of the time) repor
   expect(q.p50).toBeGreaterThanOrEqual(pct(quiet.errors, 50));
   expect(q.method).toMatch(/union bound/);
   expect(q.observed_s).toBeGreaterThan(3);
+
+  // What the gate makes of it (#12 item 2): against the quiet run, a tight TTFT p99 rule (1 ms
+  // allowed) cannot be judged at the hogged run's precision, while a loose TTFT p50 rule (200 ms)
+  // stays judged; the quiet run against itself keeps every default rule judged.
+  // min_tail_samples 1: 150 requests are too few for the default sample rule at p99, and the
+  // point here is timing, not sample size.
+  const gate = resolveGate({
+    min_tail_samples: 1,
+    latency: { ttft_p99: { max_increase_pct: 1, max_increase_ms: 1 }, ttft_p50: { max_increase_pct: 50, max_increase_ms: 200 } },
+  });
+  const report = compare(quiet.result, hogged.result, gate);
+  const tight = report.rules.find((r) => r.id === 'latency.ttft_p99')!;
+  const loose = report.rules.find((r) => r.id === 'latency.ttft_p50')!;
+  expect(tight.timing).toMatchObject({ judgeable: false });
+  expect(tight.status).toBe('inconclusive');
+  expect(tight.reason).toMatch(/^not judgeable at this timing precision: the generator's timestamp error bound at p99 is [\d.]+ ms/);
+  expect(loose.timing).toMatchObject({ judgeable: true });
+  expect(loose.status).not.toBe('inconclusive');
+  const calm = compare(quiet.result, quiet.result, resolveGate({ min_tail_samples: 1 }));
+  const latency = calm.rules.filter((r) => r.id.startsWith('latency.'));
+  expect(latency.length).toBeGreaterThanOrEqual(5);
+  // Judged: within a quarter of the allowed change, or (ITL p99 here: its 5 ms floor leaves
+  // 1.25 ms, about this VM's quiet p99 bound) an outcome that holds with the whole bound against it.
+  expect(latency.filter((r) => r.status === 'inconclusive').map((r) => r.reason)).toEqual([]);
+  expect(latency.filter((r) => r.timing?.judgeable === true).length).toBeGreaterThanOrEqual(4);
 });
