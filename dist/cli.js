@@ -50081,7 +50081,6 @@ function judgeRateLimits(slo, base, cur, ctx) {
 }
 
 // src/gate/timing-validity.ts
-var timestampErrorOf = (r) => r.generator.timestamp_error_ms ?? void 0;
 function atPercentile(knots, p2) {
   if (p2 <= knots[0][0]) return knots[0][1];
   for (let i = 1; i < knots.length; i++) {
@@ -50105,7 +50104,7 @@ function errorBound(r, p2, metric) {
     ],
     p2
   ) : 0;
-  const te = timestampErrorOf(r);
+  const te = r.generator.timestamp_error_ms ?? void 0;
   const tail = (t) => t ? atPercentile(
     [
       [50, t.p50],
@@ -54003,6 +54002,9 @@ var strStart = 0;
 var strEnd = 0;
 var strEscaped = false;
 var intValue = NaN;
+function newChunkFindings() {
+  return { hasDelta: false, answer: false, reasoning: false, text: false, completionTokens: null, promptTokens: null };
+}
 function scanChunk(bytes2, start, stop, findings3) {
   b = bytes2;
   p = start;
@@ -54269,14 +54271,7 @@ function newStreamEvent() {
   return { done: false, content: null, usage: false, promptTokens: 0, completionTokens: 0, error: null };
 }
 var DONE2 = Buffer.from("[DONE]");
-var findings = {
-  hasDelta: false,
-  answer: false,
-  reasoning: false,
-  text: false,
-  completionTokens: null,
-  promptTokens: null
-};
+var findings = newChunkFindings();
 function readEvent(bytes2, start, end2, into) {
   reset(into);
   if (end2 === start) return into;
@@ -56095,7 +56090,7 @@ function timestampErrorHistograms(m2) {
     [TIMESTAMP_ERROR_HISTOGRAMS.late]: m2.late
   };
 }
-function timestampErrorOf2(histograms, observedMs, deliveryMs = 0) {
+function timestampErrorOf(histograms, observedMs, deliveryMs = 0) {
   const h = (k) => histograms[TIMESTAMP_ERROR_HISTOGRAMS[k]];
   const [turns, reads, late] = [h("turns"), h("readTurns"), h("late")];
   return turns && reads && late ? timestampError(turns, reads, late, observedMs, deliveryMs) : null;
@@ -56404,7 +56399,7 @@ function assembleResult(t) {
       rss_mb: round3(t.generator.rssMb),
       ...windowCpu !== void 0 ? { window_cpu: windowCpu } : {},
       ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {},
-      ...t.generator.loopObservedMs !== void 0 ? { timestamp_error_ms: timestampErrorOf2(h, t.generator.loopObservedMs, delivery) } : {}
+      ...t.generator.loopObservedMs !== void 0 ? { timestamp_error_ms: timestampErrorOf(h, t.generator.loopObservedMs, delivery) } : {}
     },
     littles_law: {
       mean_in_flight: round3(meanInFlight),

@@ -34283,6 +34283,9 @@ var strStart = 0;
 var strEnd = 0;
 var strEscaped = false;
 var intValue = NaN;
+function newChunkFindings() {
+  return { hasDelta: false, answer: false, reasoning: false, text: false, completionTokens: null, promptTokens: null };
+}
 function scanChunk(bytes, start2, stop, findings2) {
   b = bytes;
   p = start2;
@@ -34549,14 +34552,7 @@ function newStreamEvent() {
   return { done: false, content: null, usage: false, promptTokens: 0, completionTokens: 0, error: null };
 }
 var DONE = Buffer.from("[DONE]");
-var findings = {
-  hasDelta: false,
-  answer: false,
-  reasoning: false,
-  text: false,
-  completionTokens: null,
-  promptTokens: null
-};
+var findings = newChunkFindings();
 function readEvent(bytes, start2, end2, into) {
   reset(into);
   if (end2 === start2) return into;

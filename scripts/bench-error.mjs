@@ -45,16 +45,19 @@ if (opt.dump) mkdirSync(opt.dump, { recursive: true });
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
 const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 
-/** |client − truth| of every first and last token of the window's successful requests, ascending. */
-function actualErrors(records, truth) {
-  const errors = [];
+/** [truth write time, client − truth] of every first and last token of the window's successful requests, in write order. */
+function timeline(records, truth) {
+  const out = [];
   for (const r of records) {
     const t = truth.get(r.request_id);
     if (!r.in_window || r.outcome !== 'ok' || !t || t.first_token === null) continue;
-    errors.push(Math.abs(r.t_first - t.first_token), Math.abs(r.t_last - t.last_token));
+    out.push([t.first_token, r.t_first - t.first_token], [t.last_token, r.t_last - t.last_token]);
   }
-  return errors.sort((a, b) => a - b);
+  return out.sort((x, y) => x[0] - y[0]);
 }
+
+/** |client − truth| of those chunks, ascending. */
+const actualErrors = (points) => points.map(([, e]) => Math.abs(e)).sort((x, y) => x - y);
 
 console.log(
   `loadgate bench:error — ${canPin ? 'sim pinned to cpu 1, generator to cpu 0' : 'taskset not found: processes not pinned'}; steady ${STEADY_S} s per point; ${new Date().toISOString()}`,
@@ -77,17 +80,6 @@ function judge(bound, actual) {
   return mark;
 }
 
-/** [truth write time, client − truth] of every first and last token, in write order: where the errors fall in time (--dump). */
-function timeline(records, truth) {
-  const out = [];
-  for (const r of records) {
-    const t = truth.get(r.request_id);
-    if (!r.in_window || r.outcome !== 'ok' || !t || t.first_token === null) continue;
-    out.push([t.first_token, r.t_first - t.first_token], [t.last_token, r.t_last - t.last_token]);
-  }
-  return out.sort((a, b) => a[0] - b[0]);
-}
-
 for (const name of shapes) {
   const shape = POINTS[name];
   const sim = await startSim({ model: 'bench', ground_truth_size: 400000, mode: 'paced', ttft_ms: 50, itl_ms: 10 }, { cpus: 1 });
@@ -96,18 +88,15 @@ for (const name of shapes) {
       await groundTruth(sim.origin);
       const run = await runGenerator(sim.origin, { dir, tokens: shape.tokens, rate, warmupS: WARMUP_S, steadyS: STEADY_S });
       const truth = await groundTruth(sim.origin);
-      const errors = actualErrors(run.records, truth);
+      const points = timeline(run.records, truth);
+      const errors = actualErrors(points);
       const b = run.result.generator.timestamp_error_ms;
       const actual = { p50: pct(errors, 50), p90: pct(errors, 90), p99: pct(errors, 99) };
       const busy = run.result.generator.window_cpu?.busy;
       console.log(
         `| ${name}, ${rate} req/s | ${f((busy ?? NaN) * 100, 0)} % | ${f(b?.p50, 3)} / ${f(b?.p90, 3)} / ${f(b?.p99, 2)} ms | ${f(actual.p50, 3)} / ${f(actual.p90, 3)} / ${f(actual.p99, 2)} ms | ${judge(b?.p50 ?? NaN, actual.p50)} | ${judge(b?.p99 ?? NaN, actual.p99)} |`,
       );
-      if (opt.dump)
-        writeFileSync(
-          join(opt.dump, `${name}-${rate}.json`),
-          JSON.stringify({ result: run.result, errors, timeline: timeline(run.records, truth) }),
-        );
+      if (opt.dump) writeFileSync(join(opt.dump, `${name}-${rate}.json`), JSON.stringify({ result: run.result, errors, timeline: points }));
     }
   } finally {
     sim.stop();

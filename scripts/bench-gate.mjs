@@ -183,12 +183,16 @@ class Tally {
       if (r.mde?.rel != null) (this.mde[r.id] ??= []).push(r.mde.rel);
     }
   }
+  /** `n` of the comparisons, as a percentage. */
+  share(n) {
+    return `${((100 * n) / Math.max(1, this.count)).toFixed(1)} %`;
+  }
   pct(k) {
-    return `${((100 * this.verdicts[k]) / Math.max(1, this.count)).toFixed(1)} %`;
+    return this.share(this.verdicts[k]);
   }
   /** Share of comparisons where a regression rule (against the baseline) failed. */
   regressionPct() {
-    return `${((100 * this.regressionFails) / Math.max(1, this.count)).toFixed(1)} %`;
+    return this.share(this.regressionFails);
   }
   /** Per latency rule: predicted vs observed failure rate, taking the mean observed change as the true one. */
   predicted() {

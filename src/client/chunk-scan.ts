@@ -68,6 +68,11 @@ let strEscaped = false;
 // The last number scanned, when it was a plain integer; NaN otherwise.
 let intValue = NaN;
 
+/** A findings object to hand scanChunk (it resets every field on each call, so one can be reused on the hot path). */
+export function newChunkFindings(): ChunkFindings {
+  return { hasDelta: false, answer: false, reasoning: false, text: false, completionTokens: null, promptTokens: null };
+}
+
 export function scanChunk(bytes: Uint8Array, start: number, stop: number, findings: ChunkFindings): ScanStatus {
   b = bytes;
   p = start;

@@ -1,5 +1,5 @@
 /** The OpenAI-compatible wire format: the streaming request body and what each streamed event means. */
-import { MALFORMED, scanChunk, UNUSUAL, type ChunkFindings } from './chunk-scan.js';
+import { MALFORMED, newChunkFindings, scanChunk, UNUSUAL } from './chunk-scan.js';
 
 export type Api = 'chat' | 'completions';
 export type ContentKind = 'reasoning' | 'answer';
@@ -76,14 +76,7 @@ interface Choice {
 }
 
 const DONE = Buffer.from('[DONE]');
-const findings: ChunkFindings = {
-  hasDelta: false,
-  answer: false,
-  reasoning: false,
-  text: false,
-  completionTokens: null,
-  promptTokens: null,
-};
+const findings = newChunkFindings();
 
 /**
  * Classifies one event's data, bytes[start, end). The interpretation does not depend on the

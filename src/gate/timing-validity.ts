@@ -15,18 +15,6 @@ import type { RuleOutcome, TimingJudgement } from './types.js';
  * even with the whole bound against it (holdsDespite below).
  */
 
-/** The generator's own estimate of how late a chunk timestamp can be (result.generator.timestamp_error_ms). */
-export interface TimestampError {
-  p50: number;
-  p90: number;
-  p99: number;
-  /** The delivery floor included in each figure; absent in older results. */
-  delivery_ms?: number;
-}
-
-/** Read as optional: results made before the generator estimated its error lack it (null: not estimated). */
-export const timestampErrorOf = (r: Result): TimestampError | undefined => r.generator.timestamp_error_ms ?? undefined;
-
 /**
  * A quantile at percentile p from values known at a few percentiles (knots, ascending),
  * interpolated linearly in log(tail probability) — the scale on which delay tails decay
@@ -77,7 +65,8 @@ export function errorBound(r: Result, p: number, metric: string): ErrorBound {
         p,
       )
     : 0;
-  const te = timestampErrorOf(r);
+  // The generator's own estimate (src/result/timestamp-error.ts); absent or null in results made before it.
+  const te = r.generator.timestamp_error_ms ?? undefined;
   const tail = (t: { p50: number; p99: number } | null | undefined) =>
     t
       ? atPercentile(

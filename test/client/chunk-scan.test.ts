@@ -1,5 +1,5 @@
 import { createRng, type Rng } from '../../src/rng.js';
-import { MALFORMED, OK, scanChunk, UNUSUAL, type ChunkFindings } from '../../src/client/chunk-scan.js';
+import { MALFORMED, newChunkFindings, OK, scanChunk, UNUSUAL, type ChunkFindings } from '../../src/client/chunk-scan.js';
 import { newStreamEvent, parseEvent, readEvent, type StreamEvent } from '../../src/client/openai.js';
 
 /*
@@ -24,7 +24,7 @@ function bothWays(text: string) {
 }
 
 function scan(text: string): { status: number; f: ChunkFindings } {
-  const f: ChunkFindings = { hasDelta: false, answer: false, reasoning: false, text: false, completionTokens: null, promptTokens: null };
+  const f = newChunkFindings();
   const b = Buffer.from(text);
   return { status: scanChunk(b, 0, b.length, f), f };
 }

@@ -4,7 +4,7 @@
  * and the scanner agrees with JSON.parse on what is malformed and on what it finds.
  */
 import fc from 'fast-check';
-import { MALFORMED, OK, scanChunk, UNUSUAL, type ChunkFindings } from '../../src/client/chunk-scan.js';
+import { MALFORMED, newChunkFindings, OK, scanChunk, UNUSUAL } from '../../src/client/chunk-scan.js';
 import { SseFramer } from '../../src/client/sse.js';
 
 const SEED = 16_11;
@@ -88,18 +88,9 @@ describe('the SSE framer', () => {
   }, 10_000);
 });
 
-const findings = (): ChunkFindings => ({
-  hasDelta: false,
-  answer: false,
-  reasoning: false,
-  text: false,
-  completionTokens: null,
-  promptTokens: null,
-});
-
 function scan(bytes: Uint8Array): number {
   const t0 = performance.now();
-  const status = scanChunk(bytes, 0, bytes.length, findings());
+  const status = scanChunk(bytes, 0, bytes.length, newChunkFindings());
   expect(performance.now() - t0).toBeLessThan(PER_INPUT_MS);
   expect([OK, MALFORMED, UNUSUAL]).toContain(status);
   return status;
@@ -174,7 +165,7 @@ describe('the chunk scanner', () => {
     );
     fc.assert(
       fc.property(chunk, (c) => {
-        const f = findings();
+        const f = newChunkFindings();
         if (scanChunk(Buffer.from(JSON.stringify(c)), 0, Buffer.byteLength(JSON.stringify(c)), f) !== OK) return;
         const choice = c.choices?.[0];
         const nonEmpty = (v: unknown) => typeof v === 'string' && v.length > 0;
