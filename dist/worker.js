@@ -36779,7 +36779,14 @@ function workloadDelivered(w, t) {
 
 // src/result/assemble.ts
 function loadLabel(load) {
-  return load.mode === "closed" ? `closed-loop, ${load.concurrency} concurrent` : `open-loop ${load.arrival} at ${load.rate} req/s`;
+  if (load.mode === "closed") return `closed-loop, ${load.concurrency} concurrent`;
+  const open = `open-loop ${load.arrival}`;
+  const p2 = load.pattern;
+  if (p2?.kind === "ramp") return `${open} ramp ${p2.from} \u2192 ${p2.to} req/s over ${p2.over}`;
+  if (p2?.kind === "steps") return `${open} in steps of ${p2.each}: ${p2.rates.join(" \u2192 ")} req/s`;
+  const steady = `${open} at ${load.rate} req/s`;
+  if (p2?.kind === "spike") return `${steady}, spike \xD7${p2.multiplier} at ${p2.at} for ${p2.for}`;
+  return load.soak ? `${steady}, soak in ${load.soak.segments} segments` : steady;
 }
 function runLabel(t, offeredRate) {
   const { load } = t.spec;

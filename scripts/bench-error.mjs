@@ -7,7 +7,8 @@
 // |client − truth| over those chunks is the actual error. Printed side by side per point,
 // paced 16/64/256-token streams from light load to past the generator's ceiling; then whether
 // the bound covered the actual error (target: at ≥ 95 % of the p50 and p99 comparisons) and was
-// within 3× of it where the actual error exceeds 0.5 ms. Prints figures; asserts nothing.
+// within 3× of it where the actual error exceeds 0.5 ms — tallied against each sample quantile,
+// and against its 95 % limits (quantileWithLimits). Prints figures; asserts nothing.
 //
 //   npm run bench:error
 //   node scripts/bench-error.mjs --quick                 # fewer, shorter points
@@ -64,18 +65,44 @@ console.log(
 );
 console.log('| point | thread busy | bound p50 / p90 / p99 | actual p50 / p90 / p99 | p50 | p99 |');
 console.log('|---|---|---|---|---|---|');
-const checks = { covered: 0, compared: 0, tight: 0, tightCompared: 0 };
-/** One comparison: covered when bound ≥ actual (to the 1 µs the figures carry); tight when ≤ 3× where actual > 0.5 ms. */
+const checks = { covered: 0, coveredCI: 0, compared: 0, tight: 0, tightCI: 0, tightCompared: 0 };
+const Z = 1.6448536269514722; // Φ⁻¹(0.95)
+
+/**
+ * The actual error at percentile p of the n chunks (ascending), with a one-sided 95 % limit on
+ * each side for the population's p-quantile that the bound is a claim about. The number of
+ * chunks below that quantile is Binomial(n, p); its normal approximation gives the ranks
+ * n·p ∓ z·√(n·p·(1 − p)), distribution-free (the order statistics' usual interval). At light
+ * load the p99 of a 6 s window rests on a handful of chunks: its 560 chunks put the population's
+ * p99 between the 10th largest and the largest, which one OS stall more or less can move tenfold.
+ */
+function quantileWithLimits(sorted, p) {
+  const n = sorted.length;
+  const q = p / 100;
+  const spread = Z * Math.sqrt(n * q * (1 - q));
+  const at = (k) => sorted[Math.max(0, Math.min(n - 1, k))];
+  return { value: pct(sorted, p), lower: at(Math.floor(n * q - spread)), upper: at(Math.ceil(n * q + spread)) };
+}
+
+/**
+ * One comparison. Covered when bound ≥ actual (to the 1 µs the figures carry); tight when ≤ 3×
+ * where actual > 0.5 ms. Each is tallied twice: against the sample's own quantile, and against
+ * its 95 % limits — a miss then means the sample shows, at 95 %, that the population's error is
+ * above the bound (or more than 3× below it), rather than that a window drew a stall more.
+ */
 function judge(bound, actual) {
-  const covered = bound >= actual - 0.001;
+  const covered = bound >= actual.value - 0.001;
+  const coveredCI = bound >= actual.lower - 0.001;
   checks.compared++;
   if (covered) checks.covered++;
-  let mark = covered ? 'covered' : '**missed**';
-  if (actual > 0.5) {
-    const tight = bound <= 3 * actual;
+  if (coveredCI) checks.coveredCI++;
+  let mark = covered ? 'covered' : coveredCI ? `under the sample, over its 95 % lower limit ${f(actual.lower)}` : '**missed**';
+  if (actual.value > 0.5) {
+    const tight = bound <= 3 * actual.value;
     checks.tightCompared++;
     if (tight) checks.tight++;
-    mark += `, ${f(bound / actual, 1)}×${tight ? '' : ' **loose**'}`;
+    if (bound <= 3 * actual.upper) checks.tightCI++;
+    mark += `, ${f(bound / actual.value, 1)}×${tight ? '' : bound <= 3 * actual.upper ? ` (3× its upper limit ${f(actual.upper)})` : ' **loose**'}`;
   }
   return mark;
 }
@@ -91,10 +118,10 @@ for (const name of shapes) {
       const points = timeline(run.records, truth);
       const errors = actualErrors(points);
       const b = run.result.generator.timestamp_error_ms;
-      const actual = { p50: pct(errors, 50), p90: pct(errors, 90), p99: pct(errors, 99) };
+      const actual = { p50: quantileWithLimits(errors, 50), p90: quantileWithLimits(errors, 90), p99: quantileWithLimits(errors, 99) };
       const busy = run.result.generator.window_cpu?.busy;
       console.log(
-        `| ${name}, ${rate} req/s | ${f((busy ?? NaN) * 100, 0)} % | ${f(b?.p50, 3)} / ${f(b?.p90, 3)} / ${f(b?.p99, 2)} ms | ${f(actual.p50, 3)} / ${f(actual.p90, 3)} / ${f(actual.p99, 2)} ms | ${judge(b?.p50 ?? NaN, actual.p50)} | ${judge(b?.p99 ?? NaN, actual.p99)} |`,
+        `| ${name}, ${rate} req/s | ${f((busy ?? NaN) * 100, 0)} % | ${f(b?.p50, 3)} / ${f(b?.p90, 3)} / ${f(b?.p99, 2)} ms | ${f(actual.p50.value, 3)} / ${f(actual.p90.value, 3)} / ${f(actual.p99.value, 2)} ms | ${judge(b?.p50 ?? NaN, actual.p50)} | ${judge(b?.p99 ?? NaN, actual.p99)} |`,
       );
       if (opt.dump) writeFileSync(join(opt.dump, `${name}-${rate}.json`), JSON.stringify({ result: run.result, errors, timeline: points }));
     }
@@ -105,4 +132,7 @@ for (const name of shapes) {
 const share = (a, b) => (b > 0 ? `${a}/${b} (${f((100 * a) / b, 0)} %)` : 'none');
 console.log(
   `covered: ${share(checks.covered, checks.compared)} of the p50 and p99 comparisons (target ≥ 95 %) · within 3× where the actual error exceeds 0.5 ms: ${share(checks.tight, checks.tightCompared)}`,
+);
+console.log(
+  `against the actual's 95 % limits (a miss the sample shows at 95 %): covered ${share(checks.coveredCI, checks.compared)} · within 3× ${share(checks.tightCI, checks.tightCompared)}`,
 );

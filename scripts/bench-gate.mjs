@@ -29,6 +29,7 @@
 //   npm run bench:gate                                  # quiet, 100 + 100 comparisons (~1 h)
 //   node scripts/bench-gate.mjs --runs 20               # a quicker, rougher estimate
 //   node scripts/bench-gate.mjs --mode noisy --runs 8
+//   node scripts/bench-gate.mjs --mode noisy --runs 30 --all-pairs   # + every pairing of the A runs
 //   node scripts/bench-gate.mjs --mode slowdown --runs 25 --cv 0.1   # ~25 min
 //   node scripts/bench-gate.mjs --mode slowdown --error-share 1000   # timing validity set aside
 import { spawn, spawnSync } from 'node:child_process';
@@ -51,6 +52,8 @@ const { values: opt } = parseArgs({
     'error-share': { type: 'string', default: '0.25' },
     // --mode slowdown: A/A runs behind the calibration file.
     'calibration-runs': { type: 'string', default: '10' },
+    // --mode quiet/noisy: after the consecutive pairs, also judge every other pairing of the A runs.
+    'all-pairs': { type: 'boolean', default: false },
   },
 });
 const MODE = opt.mode;
@@ -262,11 +265,14 @@ async function quietOrNoisy() {
   }
   const aa = new Tally('A/A');
   const ab = new Tally('A/B');
+  const runsA = [];
   try {
     let prevA = run(specA);
+    runsA.push(prevA);
     for (let i = 1; i <= RUNS; i++) {
       const bi = run(specB);
       const ai = run(specA);
+      runsA.push(ai);
       // The candidate's spec differs from the baseline's only in its URL or simulator, which comparability ignores.
       aa.add(compare(prevA, ai, specA));
       ab.add(compare(prevA, bi, specA));
@@ -280,6 +286,7 @@ async function quietOrNoisy() {
     stopSims();
     busy?.kill('SIGTERM');
   }
+  if (opt['all-pairs']) allPairings(runsA, specA, aa);
   console.log(`rules that failed — A/A: ${JSON.stringify(aa.failed)} · A/B: ${JSON.stringify(ab.failed)}`);
   console.log(`why rules were inconclusive — A/A: ${JSON.stringify(aa.undecided)} · A/B: ${JSON.stringify(ab.undecided)}`);
   console.log(`A/B predicted vs observed detection per rule: ${ab.predicted()}`);
@@ -288,6 +295,40 @@ async function quietOrNoisy() {
   console.log(
     `false-failure rate ${aa.pct('fail')}, A/A inconclusive ${aa.pct('inconclusive')} · detection of a 15 % slowdown ${ab.pct('fail')} (by a regression rule ${ab.regressionPct()})${target}`,
   );
+}
+
+/**
+ * --all-pairs: every pairing of the A runs that the consecutive pairs did not judge, earlier run
+ * as the baseline. n runs give n(n − 1)/2 pairings from n − 1 independent ones: a false-fail
+ * rate of 1 % needs some 300 clean comparisons to be bounded at 95 % (3/n, the rule of three),
+ * which consecutive pairs would take hours to make. The pairings share runs, so they are not
+ * independent trials: a run that is off fails against many others, and the tally shows that as
+ * a cluster (printed per run), not as a rate a single pair would see. Comparing needs no load,
+ * so this runs after the busy process is gone; the judgement is the same (the bootstrap is seeded).
+ */
+function allPairings(runs, spec, consecutive) {
+  const all = new Tally('A/A, every pairing');
+  const failsPerRun = runs.map(() => 0);
+  for (let i = 0; i < runs.length; i++)
+    for (let j = i + 2; j < runs.length; j++) {
+      const report = compare(runs[i], runs[j], spec); // j = i + 1: a consecutive pair, judged already
+      all.add(report);
+      if (report.verdict === 'fail') (failsPerRun[i]++, failsPerRun[j]++);
+    }
+  const n = all.count + consecutive.count;
+  const fails = all.verdicts.fail + consecutive.verdicts.fail;
+  const undecided = all.verdicts.inconclusive + consecutive.verdicts.inconclusive;
+  const rate = (k) => `${k}/${n} (${((100 * k) / Math.max(1, n)).toFixed(1)} %)`;
+  const bound =
+    fails === 0
+      ? ` · 0 of ${n} would bound the rate below 3/${n} = ${(300 / n).toFixed(1)} % at 95 % if the pairings were independent; they share runs, so the evidence is weaker`
+      : '';
+  console.log(
+    `every pairing of the ${runs.length} A runs (${minutes()}): false failures ${rate(fails)}, inconclusive ${rate(undecided)}${bound}`,
+  );
+  if (all.verdicts.fail > 0)
+    console.log(`failures per A run among those pairings (a run in many is an outlier): ${JSON.stringify(failsPerRun)}`);
+  console.log(`why rules were inconclusive — every pairing: ${JSON.stringify(all.undecided)}`);
 }
 
 /**

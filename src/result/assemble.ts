@@ -11,8 +11,16 @@ import { RESULT_SCHEMA_VERSION, type Result } from './types.js';
 import { deliveredLengths, generatorLimits, validityChecks } from './validity.js';
 
 /** How the load was made, in words: "open-loop poisson at 15 req/s" or "closed-loop, 8 concurrent". */
-export function loadLabel(load: Pick<Spec['load'], 'mode' | 'arrival' | 'rate' | 'concurrency'>): string {
-  return load.mode === 'closed' ? `closed-loop, ${load.concurrency} concurrent` : `open-loop ${load.arrival} at ${load.rate} req/s`;
+export function loadLabel(load: Pick<Spec['load'], 'mode' | 'arrival' | 'rate' | 'concurrency' | 'pattern' | 'soak'>): string {
+  if (load.mode === 'closed') return `closed-loop, ${load.concurrency} concurrent`;
+  const open = `open-loop ${load.arrival}`;
+  const p = load.pattern;
+  // The pattern's own words: a spike multiplies load.rate, a ramp and steps give their rates.
+  if (p?.kind === 'ramp') return `${open} ramp ${p.from} → ${p.to} req/s over ${p.over}`;
+  if (p?.kind === 'steps') return `${open} in steps of ${p.each}: ${p.rates.join(' → ')} req/s`;
+  const steady = `${open} at ${load.rate} req/s`;
+  if (p?.kind === 'spike') return `${steady}, spike ×${p.multiplier} at ${p.at} for ${p.for}`;
+  return load.soak ? `${steady}, soak in ${load.soak.segments} segments` : steady;
 }
 
 /** The label of a run, or of several combined, which says how they were combined. */

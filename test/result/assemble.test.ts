@@ -48,6 +48,18 @@ describe('one assembly for runs and merges', () => {
   test('one label function names every kind of run', () => {
     expect(loadLabel({ mode: 'open', arrival: 'poisson', rate: 15, concurrency: 8 })).toBe('open-loop poisson at 15 req/s');
     expect(loadLabel({ mode: 'closed', arrival: 'poisson', rate: 15, concurrency: 8 })).toBe('closed-loop, 8 concurrent');
+    // A time-varying load is named by its pattern, in the spec's own terms.
+    const open = { mode: 'open', arrival: 'poisson', rate: 10, concurrency: 8 } as const;
+    expect(loadLabel({ ...open, pattern: { kind: 'spike', multiplier: 4, at: '10s', for: '5s' } })).toBe(
+      'open-loop poisson at 10 req/s, spike ×4 at 10s for 5s',
+    );
+    expect(loadLabel({ ...open, pattern: { kind: 'ramp', from: 2, to: 20, over: '30s' } })).toBe(
+      'open-loop poisson ramp 2 → 20 req/s over 30s',
+    );
+    expect(loadLabel({ ...open, pattern: { kind: 'steps', rates: [5, 10, 20], each: '10s' } })).toBe(
+      'open-loop poisson in steps of 10s: 5 → 10 → 20 req/s',
+    );
+    expect(loadLabel({ ...open, soak: { segments: 6 } })).toBe('open-loop poisson at 10 req/s, soak in 6 segments');
     const shards = mergeResults(
       [0, 1].map((k) => synthesize({ n: 400, rate: 2, include: (i) => i % 2 === k })),
       { mode: 'shards' },
