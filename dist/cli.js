@@ -51665,6 +51665,7 @@ var SIM_DEFAULTS = {
   startup_delay_ms: 0,
   retry_after_s: 1,
   ground_truth_size: 1e4,
+  record_token_times: false,
   max_num_seqs: 256,
   max_num_batched_tokens: 8192,
   kv_cache_tokens: 4e5,
@@ -51716,6 +51717,7 @@ var SIM_CONFIG_SCHEMA = {
     max_queue: int(1),
     retry_after_s: int(0),
     ground_truth_size: int(1),
+    record_token_times: { type: "boolean" },
     max_num_seqs: int(1),
     max_num_batched_tokens: int(1),
     kv_cache_tokens: int(1),
@@ -52506,6 +52508,7 @@ var Exchange = class {
       this.ctx.metrics.firstToken(written - r.received);
     } else this.ctx.metrics.tokenGap(written - r.last_token);
     r.last_token = written;
+    if (this.ctx.recordTokenTimes) (r.token_times ??= []).push(written);
     const strike = r.output_tokens === this.faultAt;
     if (!this.req.stream) {
       if (strike) this.strikeJson(last);
@@ -53021,7 +53024,12 @@ function createSimServer(config) {
     }
     if (plan2.errorStatus !== void 0) return reject(res, record, plan2.errorStatus, "simulated server error");
     const keys = engine && config.enable_prefix_caching ? blockHashes(typeof parsed.prompt === "string" ? tokenIds(parsed.prompt) : parsed.prompt, config.block_size) : [];
-    const exchange = new Exchange(res, parsed, record, plan2, outputTokens, keys, { scheduler, metrics, model: config.model });
+    const exchange = new Exchange(res, parsed, record, plan2, outputTokens, keys, {
+      scheduler,
+      metrics,
+      model: config.model,
+      recordTokenTimes: config.record_token_times
+    });
     const go = fast ? () => exchange.serveAtOnce() : () => exchange.start();
     if (plan2.headerDelayMs > 0) setTimeout(go, plan2.headerDelayMs);
     else go();

@@ -36,14 +36,17 @@ export function procStats(pid) {
  * of its CPU time by the last sample (where the time goes). One generator thread gets core 0,
  * more threads get both cores (the paced sim needs little CPU).
  */
-export async function runGenerator(origin, { dir, tokens, rate, workers = 1, warmupS, steadyS, cli = join(root, 'dist/cli.js') }) {
+export async function runGenerator(
+  origin,
+  { dir, tokens, inputTokens = 16, rate, workers = 1, warmupS, steadyS, cli = join(root, 'dist/cli.js') },
+) {
   const spec = join(dir, 'bench.yml');
   const records = join(dir, 'records.jsonl');
   writeFileSync(
     spec,
     `name: bench
 target: { url: "${origin}/v1", model: bench, request_timeout: 30s }
-workload: { seed: 1, input_tokens: 16, output_tokens: ${tokens}, calibrate: off }
+workload: { seed: 1, input_tokens: ${inputTokens}, output_tokens: ${tokens}, calibrate: off }
 load: { rate: ${rate}, warmup: ${warmupS}s, steady: ${steadyS}s, cooldown: 1s }
 `,
   );

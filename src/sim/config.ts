@@ -28,6 +28,8 @@ export interface SimConfig {
   retry_after_s: number;
   /** Ground-truth records kept for /sim/requests (a ring of the last N). */
   ground_truth_size: number;
+  /** Each record also lists the write time of every token (`token_times`): for benches of inter-token timing; memory grows with tokens. */
+  record_token_times: boolean;
 
   // engine mode
   max_num_seqs: number;
@@ -77,6 +79,7 @@ export const SIM_DEFAULTS: SimConfig = {
   startup_delay_ms: 0,
   retry_after_s: 1,
   ground_truth_size: 10000,
+  record_token_times: false,
   max_num_seqs: 256,
   max_num_batched_tokens: 8192,
   kv_cache_tokens: 400000,
@@ -131,6 +134,7 @@ export const SIM_CONFIG_SCHEMA: SchemaObject = {
     max_queue: int(1),
     retry_after_s: int(0),
     ground_truth_size: int(1),
+    record_token_times: { type: 'boolean' },
     max_num_seqs: int(1),
     max_num_batched_tokens: int(1),
     kv_cache_tokens: int(1),

@@ -12,6 +12,8 @@ export interface ExchangeContext {
   scheduler: Scheduler | undefined;
   metrics: SimMetrics;
   model: string;
+  /** config.record_token_times: keep every token's write time in the record. */
+  recordTokenTimes: boolean;
 }
 
 /**
@@ -89,6 +91,7 @@ export class Exchange implements SequenceSink {
       this.ctx.metrics.firstToken(written - r.received);
     } else this.ctx.metrics.tokenGap(written - r.last_token!);
     r.last_token = written;
+    if (this.ctx.recordTokenTimes) (r.token_times ??= []).push(written);
     const strike = r.output_tokens === this.faultAt;
     if (!this.req.stream) {
       if (strike) this.strikeJson(last);

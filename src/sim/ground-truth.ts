@@ -30,6 +30,8 @@ export interface GroundTruth {
   /** First and last output token written to the socket. */
   first_token: number | null;
   last_token: number | null;
+  /** Every output token's write time, in order; only with `record_token_times`. */
+  token_times?: number[];
   /** Response finished or cut. */
   ended: number | null;
   prompt_tokens: number;

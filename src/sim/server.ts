@@ -124,7 +124,12 @@ export function createSimServer(config: SimConfig): SimServer {
       engine && config.enable_prefix_caching
         ? blockHashes(typeof parsed.prompt === 'string' ? tokenIds(parsed.prompt) : parsed.prompt, config.block_size)
         : [];
-    const exchange = new Exchange(res, parsed, record, plan, outputTokens, keys, { scheduler, metrics, model: config.model });
+    const exchange = new Exchange(res, parsed, record, plan, outputTokens, keys, {
+      scheduler,
+      metrics,
+      model: config.model,
+      recordTokenTimes: config.record_token_times,
+    });
     const go = fast ? () => exchange.serveAtOnce() : () => exchange.start();
     if (plan.headerDelayMs > 0) setTimeout(go, plan.headerDelayMs);
     else go();

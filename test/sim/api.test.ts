@@ -164,8 +164,35 @@ test('/sim/requests keeps ground truth keyed by x-request-id; DELETE clears it',
     fault: null,
   });
   expect(rec.ended).toBeGreaterThanOrEqual(rec.last_token);
+  expect(rec.token_times).toBeUndefined(); // kept only with record_token_times
   expect((await request(sim.origin, 'DELETE', '/sim/requests')).status).toBe(204);
   expect(JSON.parse((await request(sim.origin, 'GET', '/sim/requests')).body)).toEqual([]);
+});
+
+test("record_token_times: every token's write time, in order, each before the client saw its chunk", async () => {
+  const paced = await launchSim({ mode: 'paced', ttft_ms: 5, itl_ms: 4, record_token_times: true });
+  try {
+    const r = await post(
+      paced.origin,
+      '/v1/completions',
+      { prompt: 'a b', max_tokens: 6, ignore_eos: true, stream: true },
+      { 'x-request-id': 'tt-1' },
+    );
+    const rec = JSON.parse((await request(paced.origin, 'GET', '/sim/requests')).body).find((x: { id: string }) => x.id === 'tt-1');
+    const times: number[] = rec.token_times;
+    expect(times).toHaveLength(6);
+    expect(times[0]).toBe(rec.first_token);
+    expect(times[5]).toBe(rec.last_token);
+    // Paced: token i is due ttft_ms + i·itl_ms after admission and never written before it.
+    times.forEach((t, i) => expect(t).toBeGreaterThanOrEqual(rec.admitted + 5 + 4 * i - 0.01));
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+    // Each token's chunk reached the client after the sim wrote it (one clock for both: same machine).
+    const tokens = contentEvents(r);
+    expect(tokens).toHaveLength(6);
+    tokens.forEach((e, i) => expect(e.t).toBeGreaterThanOrEqual(times[i]));
+  } finally {
+    await paced.stop();
+  }
 });
 
 test('a client that goes away frees its slot and KV blocks, as vLLM aborts it', async () => {
