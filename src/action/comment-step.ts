@@ -28,6 +28,6 @@ export async function commentStep(step: StepContext, path: string): Promise<Step
   );
   const parts = reportParts(report, h.baseline, h.current, { text: h.baseline_note }, h.spec_path);
   const note = `<sub>Posted for pull request #${h.pull_request} by a workflow_run of the base repository; the numbers come from the pull request's own run (commit ${ctx.workflowRun.headSha.slice(0, 7)}).</sub>`;
-  const url = await postReportComment(step, inputs.commentId ?? h.comment_id, h.pull_request, report, parts, note);
+  const url = await postReportComment(step, inputs.commentId ?? h.comment_id, h.pull_request, report.verdict, parts, note);
   return { outputs: { ...resultOutputs(h.current), verdict: report.verdict, 'comment-url': url ?? '' } };
 }

@@ -1,5 +1,5 @@
 import * as core from '@actions/core';
-import type { GateReport, Verdict } from '../gate/types.js';
+import type { Verdict } from '../gate/types.js';
 import { TOOL_VERSION } from '../version.js';
 import type { Octokit, RunContext } from './github-context.js';
 import type { CommentPolicy } from './inputs.js';
@@ -131,7 +131,7 @@ export async function postReportComment(
   { inputs, ctx, octokit }: StepContext,
   id: string,
   issueNumber: number,
-  report: GateReport,
+  verdict: Verdict,
   parts: ReportParts,
   foot: string,
 ): Promise<string | undefined> {
@@ -144,9 +144,9 @@ export async function postReportComment(
     ...ctx.repo,
     issueNumber,
     id,
-    verdict: report.verdict,
+    verdict,
     policy: inputs.comment,
-    body: commentBody(id, report.verdict, parts, foot),
+    body: commentBody(id, verdict, parts, foot),
   });
 }
 

@@ -156,7 +156,7 @@ async function handOff(step: StepContext, j: Judged): Promise<{ commentUrl?: str
     baseline: j.baseline,
     calibration: j.calibration,
   });
-  const commentUrl = await postReportComment(step, inputs.commentId!, ctx.pullRequest.number, j.report, j.parts, reportFooter(ctx));
+  const commentUrl = await postReportComment(step, inputs.commentId!, ctx.pullRequest.number, j.report.verdict, j.parts, reportFooter(ctx));
   return { commentUrl, handoffPath };
 }
 

@@ -10,6 +10,7 @@ import { renderSweepMarkdown } from '../report/sweep.js';
 import { writeFileAtomic } from '../result/write.js';
 import { runSweep } from '../sweep/run.js';
 import { loadActionSpec } from './benchmark.js';
+import { postReportComment, reportFooter } from './comment.js';
 import { interruptible, type StepContext, type StepOutcome } from './step.js';
 import { writeJobSummary } from './summary.js';
 
@@ -18,8 +19,11 @@ import { writeJobSummary } from './summary.js';
  * `result`), gate it against the baseline sweep in `baseline` (capacity at SLO, knee, saturation
  * per sweep.gate), and report. Without a baseline file nothing is judged: the sweep is recorded
  * at result-path for the next release to compare against, and on-missing-baseline decides.
+ * On a pull request the report is also the sticky comment, under its own id (`<comment-id>:sweep`)
+ * so that it never overwrites the gate's comment for the same spec.
  */
-export async function sweepStep({ inputs }: StepContext): Promise<StepOutcome> {
+export async function sweepStep(step: StepContext): Promise<StepOutcome> {
+  const { inputs, ctx } = step;
   const baselinePath = inputs.baseline;
   const baseline = baselinePath && existsSync(baselinePath) ? loadSweep(baselinePath) : null; // a broken file fails before the sweep
   let doc: SweepDocument;
@@ -46,9 +50,22 @@ export async function sweepStep({ inputs }: StepContext): Promise<StepOutcome> {
   writeFileAtomic(htmlPath, renderSweepHtml(doc, gate));
   await writeJobSummary(`${markdown}${note}`);
 
+  const commentUrl = ctx.pullRequest
+    ? await postReportComment(
+        step,
+        `${inputs.commentId!}:sweep`,
+        ctx.pullRequest.number,
+        verdict,
+        { head: `${markdown}${note}`, details: [] },
+        reportFooter(ctx),
+      )
+    : undefined;
+  if (!ctx.pullRequest) core.info(`Not a pull request event (${ctx.eventName || 'no event'}): no comment`);
+
   const a = doc.analysis;
   const outputs: Record<string, number | string | null> = {
     verdict,
+    'comment-url': commentUrl ?? null,
     'result-path': inputs.result ? resolve(inputs.result) : resolve(inputs.resultPath),
     'report-path': resolve(inputs.reportPath),
     'html-report-path': resolve(htmlPath),

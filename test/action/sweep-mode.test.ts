@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSweep } from '../../src/capacity/load.js';
 import { curvePoints, sweepDocument, sweepSpec } from '../capacity/fixtures.js';
-import { runAction, tempDir } from './harness.js';
+import { startFakeGitHub } from '../fixtures/fake-github.js';
+import { pullRequestEvent, runAction, tempDir } from './harness.js';
 
 const RATES = [4, 8, 16, 24, 28, 32, 36, 48, 60];
 const spec = sweepSpec();
@@ -45,6 +46,45 @@ test('the same capacity passes; a missing baseline with on-missing-baseline fail
   expect(missing.code).toBe(1);
   expect(missing.outputs.verdict).toBe('fail');
   expect(missing.summary).toContain('**No baseline sweep** (baseline sweep nope.json does not exist)');
+});
+
+test('on a pull request the sweep report is one sticky comment of its own, apart from the gate comment for the same file', async () => {
+  const github = await startFakeGitHub();
+  try {
+    // The gate's comment for rc.json is already there, by the same bot: the sweep must not take it over.
+    const gateBody = '<!-- loadgate:rc.json verdict=pass -->\n\nthe gate comment';
+    github.comments.set(9, [
+      {
+        id: 1,
+        body: gateBody,
+        user: { login: 'github-actions[bot]', type: 'Bot' },
+        html_url: 'https://github.com/acme/llm-serving/pull/9#issuecomment-1',
+      },
+    ]);
+    const ws = workspace({ 'base.json': 1, 'rc.json': 0.7 });
+    const run = (inputs: Record<string, string>) =>
+      runAction({
+        workspace: ws,
+        apiUrl: github.url,
+        event: pullRequestEvent(9),
+        eventName: 'pull_request',
+        inputs: { mode: 'sweep', result: 'rc.json', ...inputs },
+      });
+    const first = await run({ baseline: 'base.json' });
+    expect(first.code).toBe(1);
+    const sweepComments = () => github.comments.get(9)!.filter((c) => c.body.startsWith('<!-- loadgate:rc.json:sweep '));
+    expect(sweepComments()).toHaveLength(1);
+    expect(sweepComments()[0].body).toMatch(/^<!-- loadgate:rc\.json:sweep verdict=fail -->\n\n### ❌ loadgate sweep: FAIL/);
+    expect(sweepComments()[0].body).toContain('capacity at SLO');
+    expect(first.outputs['comment-url']).toBe(sweepComments()[0].html_url);
+    // A second run (the capacity restored) updates that comment in place; the gate's is untouched.
+    await run({ baseline: 'rc.json' });
+    expect(sweepComments()).toHaveLength(1);
+    expect(sweepComments()[0].body).toMatch(/^<!-- loadgate:rc\.json:sweep verdict=pass -->/);
+    expect(github.comments.get(9)!.find((c) => c.id === 1)!.body).toBe(gateBody);
+  } finally {
+    await github.close();
+  }
 });
 
 test('inputs that do not apply to mode sweep are refused in one line', async () => {
