@@ -50525,7 +50525,9 @@ var byClass = {
 };
 var summary = nullable({ $ref: "#/definitions/summary" });
 var gauge = obj({ mean: num2, max: num2, last: num2 });
-var serverQuantiles = nullable(obj({ count: num2, mean: num2, p50: num2, p95: num2, p99: num2 }));
+var serverQuantiles = nullable(
+  obj({ count: num2, mean: num2, p50: num2, p95: num2, p99: num2 }, { optional: { buckets: obj({ le: numbers, counts: numbers, sum: num2 }) } })
+);
 var gaugeSeries = { type: "array", items: nullable(num2) };
 var twoQuantiles = nullable(obj({ p50: num2, p99: num2 }));
 var result = obj({
@@ -56879,12 +56881,214 @@ function list(models) {
   return `${shown.join(", ")}${models.length > LISTED ? ` and ${models.length - LISTED} more` : ""}`;
 }
 
+// src/server/window.ts
+function windowSection(snaps, b2, head) {
+  const inWindow = snaps.filter((s) => s.t >= b2.windowStart && s.t <= b2.windowEnd);
+  const first = inWindow[0];
+  const last = inWindow.at(-1);
+  const spanS = first && last ? (last.t - first.t) / 1e3 : 0;
+  const gauge3 = (k) => {
+    const xs = inWindow.map((s) => s.gauges[k]).filter((x) => x !== void 0 && Number.isFinite(x));
+    if (xs.length === 0) return void 0;
+    return { mean: round3(xs.reduce((a, x) => a + x, 0) / xs.length), max: round3(Math.max(...xs)), last: round3(xs.at(-1)) };
+  };
+  const delta = (k) => {
+    const a = first?.counters[k];
+    const z = last?.counters[k];
+    return a === void 0 || z === void 0 || z < a ? null : z - a;
+  };
+  const quantiles = (k) => {
+    const a = first?.histograms[k];
+    const z = last?.histograms[k];
+    return a && z ? histogramQuantiles(difference(z, a)) : null;
+  };
+  const queries = delta("prefix_cache_queries");
+  const hits = delta("prefix_cache_hits");
+  const hitGauge = gauge3("prefix_cache_hit_rate_gauge");
+  const preemptions = delta("preemptions");
+  const summary2 = {
+    prefix_cache_hit_rate: queries !== null && hits !== null && queries > 0 ? round3(hits / queries) : hitGauge?.mean ?? null,
+    preemptions,
+    preemptions_per_s: preemptions !== null && spanS > 0 ? round3(preemptions / spanS) : null
+  };
+  for (const k of ["running", "waiting", "kv_cache_usage", "batch_size"]) {
+    const g = gauge3(k);
+    if (g) summary2[k] = g;
+  }
+  return {
+    ...head,
+    available: true,
+    scrapes: inWindow.length,
+    summary: summary2,
+    ttft_ms: quantiles("ttft"),
+    queue_time_ms: quantiles("queue_time"),
+    itl_ms: quantiles("itl"),
+    timeseries: {
+      interval_s: b2.seriesIntervalS,
+      running: perInterval(snaps, b2, "running"),
+      waiting: perInterval(snaps, b2, "waiting"),
+      kv_cache_usage: perInterval(snaps, b2, "kv_cache_usage")
+    }
+  };
+}
+function unavailableSection(head, note) {
+  return {
+    ...head,
+    available: false,
+    note,
+    scrapes: 0,
+    summary: { prefix_cache_hit_rate: null, preemptions: null, preemptions_per_s: null },
+    ttft_ms: null,
+    queue_time_ms: null,
+    itl_ms: null,
+    timeseries: { interval_s: 1, running: [], waiting: [], kv_cache_usage: [] }
+  };
+}
+function perInterval(snaps, b2, k) {
+  const sums = new Array(b2.seriesLength).fill(0);
+  const ns = new Array(b2.seriesLength).fill(0);
+  for (const s of snaps) {
+    const v = s.gauges[k];
+    const i = Math.floor((s.t - b2.runStart) / (b2.seriesIntervalS * 1e3));
+    if (v === void 0 || i < 0 || i >= b2.seriesLength) continue;
+    sums[i] += v;
+    ns[i]++;
+  }
+  return sums.map((x, i) => ns[i] > 0 ? round3(x / ns[i]) : null);
+}
+function difference(z, a) {
+  const before = new Map(a.le.map((le, i) => [le, a.counts[i]]));
+  return {
+    le: z.le,
+    counts: z.counts.map((c, i) => Math.max(0, c - (before.get(z.le[i]) ?? 0))),
+    sum: z.sum - a.sum,
+    count: z.count - a.count
+  };
+}
+function histogramQuantiles(h) {
+  const n2 = h.counts.at(-1) ?? 0;
+  if (n2 <= 0) return null;
+  const q = (p2) => round3(bucketQuantile(h, p2) * 1e3);
+  const finite = h.le.filter((le) => le !== Infinity);
+  const counts = h.le.at(-1) === Infinity ? h.counts : [...h.counts, n2];
+  return {
+    count: n2,
+    mean: round3(h.sum / n2 * 1e3),
+    p50: q(0.5),
+    p95: q(0.95),
+    p99: q(0.99),
+    buckets: { le: finite, counts, sum: h.sum }
+  };
+}
+function bucketQuantile(h, p2) {
+  const n2 = h.counts.at(-1);
+  const rank = p2 * n2;
+  for (let i = 0; i < h.le.length; i++) {
+    if (h.counts[i] < rank) continue;
+    const upper = h.le[i];
+    if (upper === Infinity) return h.le.length > 1 ? h.le[h.le.length - 2] : 0;
+    const lower = i === 0 ? 0 : h.le[i - 1];
+    const below = i === 0 ? 0 : h.counts[i - 1];
+    const inBucket = h.counts[i] - below;
+    return inBucket > 0 ? lower + (upper - lower) * (rank - below) / inBucket : upper;
+  }
+  return h.le.length > 1 ? h.le[h.le.length - 2] : 0;
+}
+function mergeReplicateSections(sections, windowS) {
+  const live = sections.filter((s) => s.available);
+  if (live.length <= 1) return live[0] ?? sections[0];
+  const scrapes = live.reduce((a, s) => a + s.scrapes, 0);
+  const weighted = (xs) => {
+    const w = xs.reduce((a, x) => a + x.w, 0);
+    return w > 0 ? round3(xs.reduce((a, x) => a + x.v * x.w, 0) / w) : null;
+  };
+  const gauge3 = (k) => {
+    const has = live.filter((s) => s.summary[k]);
+    if (has.length === 0) return void 0;
+    return {
+      mean: weighted(has.map((s) => ({ v: s.summary[k].mean, w: s.scrapes }))),
+      max: Math.max(...has.map((s) => s.summary[k].max)),
+      last: has.at(-1).summary[k].last
+    };
+  };
+  const preemptions = live.every((s) => s.summary.preemptions !== null) ? live.reduce((a, s) => a + s.summary.preemptions, 0) : null;
+  const hits = live.filter((s) => s.summary.prefix_cache_hit_rate !== null);
+  const summary2 = {
+    prefix_cache_hit_rate: weighted(hits.map((s) => ({ v: s.summary.prefix_cache_hit_rate, w: s.scrapes }))),
+    preemptions,
+    preemptions_per_s: preemptions !== null && windowS > 0 ? round3(preemptions / windowS) : null
+  };
+  for (const k of ["running", "waiting", "kv_cache_usage", "batch_size"]) {
+    const g = gauge3(k);
+    if (g) summary2[k] = g;
+  }
+  const kept = [];
+  const quantiles = (k, label) => {
+    const has = live.map((s) => s[k]).filter((q) => q !== null);
+    if (has.length === 0) return null;
+    const le = has[0].buckets?.le;
+    const addable = has.every((q) => q.buckets && q.buckets.le.length === le.length && q.buckets.le.every((b2, i) => b2 === le[i]));
+    if (!addable) {
+      kept.push(label);
+      return has[0];
+    }
+    const counts = has[0].buckets.counts.map((_, i) => has.reduce((a, q) => a + q.buckets.counts[i], 0));
+    const sum = has.reduce((a, q) => a + q.buckets.sum, 0);
+    return histogramQuantiles({ le: [...le, Infinity], counts, sum, count: counts.at(-1) });
+  };
+  const series2 = (k) => {
+    const length = Math.max(...live.map((s) => s.timeseries[k].length));
+    return Array.from(
+      { length },
+      (_, i) => weighted(
+        live.flatMap((s) => {
+          const v = s.timeseries[k][i];
+          return v === null || v === void 0 ? [] : [{ v, w: 1 }];
+        })
+      )
+    );
+  };
+  const ttft = quantiles("ttft_ms", "TTFT");
+  const queue = quantiles("queue_time_ms", "queue time");
+  const itl = quantiles("itl_ms", "ITL");
+  const first = live[0];
+  const note = kept.length > 0 ? `${kept.join(", ")} quantiles of the first replicate only (an input has no buckets to add)` : void 0;
+  return {
+    url: first.url,
+    engine: first.engine,
+    available: true,
+    ...note ? { note } : {},
+    scrapes,
+    interval_s: first.interval_s,
+    summary: summary2,
+    ttft_ms: ttft,
+    queue_time_ms: queue,
+    itl_ms: itl,
+    timeseries: {
+      interval_s: first.timeseries.interval_s,
+      running: series2("running"),
+      waiting: series2("waiting"),
+      kv_cache_usage: series2("kv_cache_usage")
+    }
+  };
+}
+
 // src/result/server-view.ts
 function serverView(server, network) {
   return { ...server ? { server } : {}, ...network ? { network } : {} };
 }
-function mergeServerView(results) {
-  return serverView(results.find((r) => r.server)?.server, results.find((r) => r.network)?.network);
+function mergeServerView(results, mode) {
+  const network = results.find((r) => r.network)?.network;
+  const sections = results.filter((r) => r.server);
+  if (mode === "shards" || sections.length <= 1) return serverView(sections[0]?.server, network);
+  const windowS = sections.filter((r) => r.server.available).reduce((a, r) => a + r.load.window_s, 0);
+  return serverView(
+    mergeReplicateSections(
+      sections.map((r) => r.server),
+      windowS
+    ),
+    network
+  );
 }
 
 // src/server/network.ts
@@ -57182,111 +57386,6 @@ function histogramOf(f) {
   return { le, counts: le.map((b2) => byLe.get(b2)), sum, count: count2 };
 }
 
-// src/server/window.ts
-function windowSection(snaps, b2, head) {
-  const inWindow = snaps.filter((s) => s.t >= b2.windowStart && s.t <= b2.windowEnd);
-  const first = inWindow[0];
-  const last = inWindow.at(-1);
-  const spanS = first && last ? (last.t - first.t) / 1e3 : 0;
-  const gauge3 = (k) => {
-    const xs = inWindow.map((s) => s.gauges[k]).filter((x) => x !== void 0 && Number.isFinite(x));
-    if (xs.length === 0) return void 0;
-    return { mean: round3(xs.reduce((a, x) => a + x, 0) / xs.length), max: round3(Math.max(...xs)), last: round3(xs.at(-1)) };
-  };
-  const delta = (k) => {
-    const a = first?.counters[k];
-    const z = last?.counters[k];
-    return a === void 0 || z === void 0 || z < a ? null : z - a;
-  };
-  const quantiles = (k) => {
-    const a = first?.histograms[k];
-    const z = last?.histograms[k];
-    return a && z ? histogramQuantiles(difference(z, a)) : null;
-  };
-  const queries = delta("prefix_cache_queries");
-  const hits = delta("prefix_cache_hits");
-  const hitGauge = gauge3("prefix_cache_hit_rate_gauge");
-  const preemptions = delta("preemptions");
-  const summary2 = {
-    prefix_cache_hit_rate: queries !== null && hits !== null && queries > 0 ? round3(hits / queries) : hitGauge?.mean ?? null,
-    preemptions,
-    preemptions_per_s: preemptions !== null && spanS > 0 ? round3(preemptions / spanS) : null
-  };
-  for (const k of ["running", "waiting", "kv_cache_usage", "batch_size"]) {
-    const g = gauge3(k);
-    if (g) summary2[k] = g;
-  }
-  return {
-    ...head,
-    available: true,
-    scrapes: inWindow.length,
-    summary: summary2,
-    ttft_ms: quantiles("ttft"),
-    queue_time_ms: quantiles("queue_time"),
-    itl_ms: quantiles("itl"),
-    timeseries: {
-      interval_s: b2.seriesIntervalS,
-      running: perInterval(snaps, b2, "running"),
-      waiting: perInterval(snaps, b2, "waiting"),
-      kv_cache_usage: perInterval(snaps, b2, "kv_cache_usage")
-    }
-  };
-}
-function unavailableSection(head, note) {
-  return {
-    ...head,
-    available: false,
-    note,
-    scrapes: 0,
-    summary: { prefix_cache_hit_rate: null, preemptions: null, preemptions_per_s: null },
-    ttft_ms: null,
-    queue_time_ms: null,
-    itl_ms: null,
-    timeseries: { interval_s: 1, running: [], waiting: [], kv_cache_usage: [] }
-  };
-}
-function perInterval(snaps, b2, k) {
-  const sums = new Array(b2.seriesLength).fill(0);
-  const ns = new Array(b2.seriesLength).fill(0);
-  for (const s of snaps) {
-    const v = s.gauges[k];
-    const i = Math.floor((s.t - b2.runStart) / (b2.seriesIntervalS * 1e3));
-    if (v === void 0 || i < 0 || i >= b2.seriesLength) continue;
-    sums[i] += v;
-    ns[i]++;
-  }
-  return sums.map((x, i) => ns[i] > 0 ? round3(x / ns[i]) : null);
-}
-function difference(z, a) {
-  const before = new Map(a.le.map((le, i) => [le, a.counts[i]]));
-  return {
-    le: z.le,
-    counts: z.counts.map((c, i) => Math.max(0, c - (before.get(z.le[i]) ?? 0))),
-    sum: z.sum - a.sum,
-    count: z.count - a.count
-  };
-}
-function histogramQuantiles(h) {
-  const n2 = h.counts.at(-1) ?? 0;
-  if (n2 <= 0) return null;
-  const q = (p2) => round3(bucketQuantile(h, p2) * 1e3);
-  return { count: n2, mean: round3(h.sum / n2 * 1e3), p50: q(0.5), p95: q(0.95), p99: q(0.99) };
-}
-function bucketQuantile(h, p2) {
-  const n2 = h.counts.at(-1);
-  const rank = p2 * n2;
-  for (let i = 0; i < h.le.length; i++) {
-    if (h.counts[i] < rank) continue;
-    const upper = h.le[i];
-    if (upper === Infinity) return h.le.length > 1 ? h.le[h.le.length - 2] : 0;
-    const lower = i === 0 ? 0 : h.le[i - 1];
-    const below = i === 0 ? 0 : h.counts[i - 1];
-    const inBucket = h.counts[i] - below;
-    return inBucket > 0 ? lower + (upper - lower) * (rank - below) / inBucket : upper;
-  }
-  return h.le.length > 1 ? h.le[h.le.length - 2] : 0;
-}
-
 // src/server/scraper.ts
 var MAX_BODY_BYTES2 = 8 * 2 ** 20;
 var MAX_SNAPSHOTS = 86400;
@@ -57502,7 +57601,7 @@ function mergeTotals(results, opts = {}) {
     ...mergedPeak(results, shards),
     errorSamples: mergeErrorSamples(results),
     connections: mergeConnectionFacts(results),
-    serverView: mergeServerView(results),
+    serverView: mergeServerView(results, mode),
     histograms: mergeHistograms(results),
     segments: mergeSegments(
       results.map((r) => r.segments),

@@ -79,7 +79,7 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
     ...mergedPeak(results, shards),
     errorSamples: mergeErrorSamples(results),
     connections: mergeConnectionFacts(results),
-    serverView: mergeServerView(results),
+    serverView: mergeServerView(results, mode),
     histograms: mergeHistograms(results),
     segments: mergeSegments(
       results.map((r) => r.segments),

@@ -30,7 +30,9 @@ const byClass = {
 };
 const summary = nullable({ $ref: '#/definitions/summary' });
 const gauge = obj({ mean: num, max: num, last: num });
-const serverQuantiles = nullable(obj({ count: num, mean: num, p50: num, p95: num, p99: num }));
+const serverQuantiles = nullable(
+  obj({ count: num, mean: num, p50: num, p95: num, p99: num }, { optional: { buckets: obj({ le: numbers, counts: numbers, sum: num }) } }),
+);
 const gaugeSeries = { type: 'array', items: nullable(num) };
 const twoQuantiles = nullable(obj({ p50: num, p99: num }));
 

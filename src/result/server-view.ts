@@ -4,7 +4,8 @@
  * run, from the main thread, never per generator thread or shard.
  */
 import type { NetworkSection, ServerSection } from '../server/types.js';
-import type { Result } from './types.js';
+import { mergeReplicateSections } from '../server/window.js';
+import type { MergeMode, Result } from './types.js';
 
 export type ServerView = Pick<Result, 'server' | 'network'>;
 
@@ -14,10 +15,23 @@ export function serverView(server: ServerSection | undefined, network: NetworkSe
 }
 
 /**
- * Across results: one scraper watched the server, so the merge keeps the first input's
- * sections that has them (adding scrapes of one server would count it twice). For replicates
- * that is the first replicate's view.
+ * Across results. Shards ran at the same time against one server, and each may have scraped
+ * it: the merge keeps the first input's sections that has them (adding scrapes of one server
+ * would count it twice). Replicates ran one after another, each with its own scraper over its
+ * own window: their server sections combine over the windows added up
+ * (mergeReplicateSections). The network was probed before each run's warmup: the first's is kept.
  */
-export function mergeServerView(results: readonly Result[]): ServerView {
-  return serverView(results.find((r) => r.server)?.server, results.find((r) => r.network)?.network);
+export function mergeServerView(results: readonly Result[], mode: MergeMode): ServerView {
+  const network = results.find((r) => r.network)?.network;
+  const sections = results.filter((r) => r.server);
+  if (mode === 'shards' || sections.length <= 1) return serverView(sections[0]?.server, network);
+  // Preemptions per second over the windows that were scraped.
+  const windowS = sections.filter((r) => r.server!.available).reduce((a, r) => a + r.load.window_s, 0);
+  return serverView(
+    mergeReplicateSections(
+      sections.map((r) => r.server!),
+      windowS,
+    ),
+    network,
+  );
 }

@@ -14,6 +14,12 @@ export interface ServerQuantiles {
   p50: number;
   p95: number;
   p99: number;
+  /**
+   * The window's buckets as the engine reports them (seconds): the finite upper bounds `le`,
+   * the cumulative `counts` (one per bound, then the +Inf total) and the `sum`. Kept so that
+   * replicates merge exactly (percentiles are never averaged); absent in older results.
+   */
+  buckets?: { le: number[]; counts: number[]; sum: number };
 }
 
 /**

@@ -124,7 +124,17 @@ export function histogramQuantiles(h: Buckets): ServerQuantiles | null {
   const n = h.counts.at(-1) ?? 0;
   if (n <= 0) return null;
   const q = (p: number) => round3(bucketQuantile(h, p) * 1000);
-  return { count: n, mean: round3((h.sum / n) * 1000), p50: q(0.5), p95: q(0.95), p99: q(0.99) };
+  // JSON has no Infinity: the +Inf bound is left out of `le`, its count stays last in `counts`.
+  const finite = h.le.filter((le) => le !== Infinity);
+  const counts = h.le.at(-1) === Infinity ? h.counts : [...h.counts, n];
+  return {
+    count: n,
+    mean: round3((h.sum / n) * 1000),
+    p50: q(0.5),
+    p95: q(0.95),
+    p99: q(0.99),
+    buckets: { le: finite, counts, sum: h.sum },
+  };
 }
 
 export function bucketQuantile(h: Buckets, p: number): number {
@@ -140,4 +150,96 @@ export function bucketQuantile(h: Buckets, p: number): number {
     return inBucket > 0 ? lower + ((upper - lower) * (rank - below)) / inBucket : upper;
   }
   return h.le.length > 1 ? h.le[h.le.length - 2] : 0;
+}
+
+/**
+ * The server sections of replicates (runs one after another against one server, each with its
+ * own scraper) as one section over their windows added up:
+ * - gauges: the mean over every scrape (each replicate's mean weighted by its scrapes), the
+ *   highest peak, and the last replicate's last value;
+ * - counters: preemptions add up, per second over the windows' total `windowS`; the prefix-cache
+ *   hit rate is weighted by scrapes (the sections keep no query counts);
+ * - histograms: bucket counts add, and the quantiles are read again from the sum, exactly as
+ *   for one run. Inputs without buckets (older results) or with other bounds cannot be added:
+ *   the first replicate's quantiles are kept, and the note says so;
+ * - the per-interval series: the mean at each interval over the replicates that have a value,
+ *   as the client's series of replicates are overlaid (src/result/merge.ts).
+ * An unavailable section counts for nothing; none available: the first one as it is.
+ */
+export function mergeReplicateSections(sections: readonly ServerSection[], windowS: number): ServerSection {
+  const live = sections.filter((s) => s.available);
+  if (live.length <= 1) return live[0] ?? sections[0];
+  const scrapes = live.reduce((a, s) => a + s.scrapes, 0);
+  const weighted = (xs: { v: number; w: number }[]) => {
+    const w = xs.reduce((a, x) => a + x.w, 0);
+    return w > 0 ? round3(xs.reduce((a, x) => a + x.v * x.w, 0) / w) : null;
+  };
+  const gauge = (k: 'running' | 'waiting' | 'kv_cache_usage' | 'batch_size'): GaugeSummary | undefined => {
+    const has = live.filter((s) => s.summary[k]);
+    if (has.length === 0) return undefined;
+    return {
+      mean: weighted(has.map((s) => ({ v: s.summary[k]!.mean, w: s.scrapes })))!,
+      max: Math.max(...has.map((s) => s.summary[k]!.max)),
+      last: has.at(-1)!.summary[k]!.last,
+    };
+  };
+  const preemptions = live.every((s) => s.summary.preemptions !== null) ? live.reduce((a, s) => a + s.summary.preemptions!, 0) : null;
+  const hits = live.filter((s) => s.summary.prefix_cache_hit_rate !== null);
+  const summary: ServerSection['summary'] = {
+    prefix_cache_hit_rate: weighted(hits.map((s) => ({ v: s.summary.prefix_cache_hit_rate!, w: s.scrapes }))),
+    preemptions,
+    preemptions_per_s: preemptions !== null && windowS > 0 ? round3(preemptions / windowS) : null,
+  };
+  for (const k of ['running', 'waiting', 'kv_cache_usage', 'batch_size'] as const) {
+    const g = gauge(k);
+    if (g) summary[k] = g;
+  }
+  const kept: string[] = [];
+  const quantiles = (k: 'ttft_ms' | 'queue_time_ms' | 'itl_ms', label: string): ServerQuantiles | null => {
+    const has = live.map((s) => s[k]).filter((q): q is ServerQuantiles => q !== null);
+    if (has.length === 0) return null;
+    const le = has[0].buckets?.le;
+    const addable = has.every((q) => q.buckets && q.buckets.le.length === le!.length && q.buckets.le.every((b, i) => b === le![i]));
+    if (!addable) {
+      kept.push(label);
+      return has[0];
+    }
+    const counts = has[0].buckets!.counts.map((_, i) => has.reduce((a, q) => a + q.buckets!.counts[i], 0));
+    const sum = has.reduce((a, q) => a + q.buckets!.sum, 0);
+    return histogramQuantiles({ le: [...le!, Infinity], counts, sum, count: counts.at(-1)! });
+  };
+  const series = (k: 'running' | 'waiting' | 'kv_cache_usage') => {
+    const length = Math.max(...live.map((s) => s.timeseries[k].length));
+    return Array.from({ length }, (_, i) =>
+      weighted(
+        live.flatMap((s) => {
+          const v = s.timeseries[k][i]; // undefined past a shorter replicate's end
+          return v === null || v === undefined ? [] : [{ v, w: 1 }];
+        }),
+      ),
+    );
+  };
+  const ttft = quantiles('ttft_ms', 'TTFT');
+  const queue = quantiles('queue_time_ms', 'queue time');
+  const itl = quantiles('itl_ms', 'ITL');
+  const first = live[0];
+  const note = kept.length > 0 ? `${kept.join(', ')} quantiles of the first replicate only (an input has no buckets to add)` : undefined;
+  return {
+    url: first.url,
+    engine: first.engine,
+    available: true,
+    ...(note ? { note } : {}),
+    scrapes,
+    interval_s: first.interval_s,
+    summary,
+    ttft_ms: ttft,
+    queue_time_ms: queue,
+    itl_ms: itl,
+    timeseries: {
+      interval_s: first.timeseries.interval_s,
+      running: series('running'),
+      waiting: series('waiting'),
+      kv_cache_usage: series('kv_cache_usage'),
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import { runBenchmark } from '../../src/run/run.js';
+import { runReplicatesMerged } from '../../src/run/replicates.js';
 import { parseSpec } from '../../src/spec/load.js';
 import { launchSim, type SimHandle } from '../../src/sim/launch.js';
 import type { GroundTruth } from '../../src/sim/ground-truth.js';
@@ -163,6 +164,26 @@ test("the server's TTFT quantiles from its histogram agree with the client's wit
   const text = renderConsoleReport(result, compare(null, result, gateOf(result.spec)));
   expect(text).toMatch(/TTFT p50 \/ p95 \/ p99: client .* · server .* — the difference is network \+ front end \+ client/);
   expect(text).toMatch(/Server {6}vllm http:\/\/127\.0\.0\.1:\d+\/metrics, \d+ scrapes in the window: running mean/);
+});
+
+test("replicates merge their server views: every replicate's scrapes and first tokens, quantiles from the added buckets", async () => {
+  sim = await launchSim(SIM);
+  const resolved = spec(sim.baseUrl, 10);
+  const single = await runBenchmark({ resolved });
+  const merged = await runReplicatesMerged({ resolved }, 2);
+  const one = single.server!;
+  const both = merged.server!;
+  // Two 4 s windows scraped every 100 ms: about twice one window's scrapes (never one replicate's alone).
+  expect(both.scrapes).toBeGreaterThan(1.6 * one.scrapes);
+  // The sim's TTFT histogram counted each window's first tokens; the merge adds them: about the
+  // client's ok requests in both windows (a request at a window's edge may fall either side of a scrape).
+  const ok = merged.requests.window.by_class.ok;
+  expect(both.ttft_ms!.count).toBeGreaterThan(0.85 * ok);
+  expect(both.ttft_ms!.count).toBeLessThan(1.15 * ok);
+  expect(both.ttft_ms!.buckets!.counts.at(-1)).toBe(both.ttft_ms!.count);
+  expect(both.ttft_ms!.p50).toBeLessThanOrEqual(both.ttft_ms!.p95);
+  expect(both.note).toBeUndefined();
+  expect(() => parseResult(JSON.stringify(merged), 'merged')).not.toThrow();
 });
 
 test('a server without /metrics runs clean, with a note', async () => {
