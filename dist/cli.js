@@ -57315,6 +57315,9 @@ var ENGINE_METRICS = [
   m("sglang", "waiting", "sglang:num_queue_reqs", "gauge"),
   m("sglang", "kv_cache_usage", "sglang:token_usage", "gauge", "max"),
   m("sglang", "prefix_cache_hit_rate_gauge", "sglang:cache_hit_rate", "gauge", "max"),
+  // SGLang retracts (evicts a running request to free KV slots and reruns it later): its preemption.
+  // The counter, not the sglang:num_retracted_reqs gauge, which holds only the last batch's.
+  m("sglang", "preemptions", "sglang:num_retracted_requests", "counter"),
   m("sglang", "ttft", "sglang:time_to_first_token_seconds", "histogram"),
   m("sglang", "queue_time", "sglang:queue_time_seconds", "histogram"),
   m("sglang", "itl", "sglang:inter_token_latency_seconds", "histogram"),

@@ -31,6 +31,8 @@ test('SGLang: its queue, token usage and hit-rate gauge, and its TTFT histogram 
   const { found, snap } = read('sglang');
   expect(found).toBe('sglang');
   expect(snap.gauges).toEqual({ running: 24, waiting: 5, kv_cache_usage: 0.28, prefix_cache_hit_rate_gauge: 0.4375 });
+  // Retractions are its preemptions: the cumulative counter over both data-parallel ranks, not the last-batch gauge.
+  expect(snap.counters).toEqual({ preemptions: 5 });
   expect(snap.histograms.ttft!.sum).toBeCloseTo(23.518979474117756, 12);
   expect(histogramQuantiles(snap.histograms.ttft!)!.p50).toBe(100);
 });
