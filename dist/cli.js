@@ -56994,9 +56994,11 @@ function bucketQuantile(h, p2) {
   }
   return h.le.length > 1 ? h.le[h.le.length - 2] : 0;
 }
-function mergeReplicateSections(sections, windowS) {
-  const live = sections.filter((s) => s.available);
-  if (live.length <= 1) return live[0] ?? sections[0];
+function mergeReplicateSections(replicates) {
+  const scraped = replicates.filter((r) => r.section.available);
+  const live = scraped.map((r) => r.section);
+  if (live.length <= 1) return live[0] ?? replicates[0].section;
+  const windowS = scraped.reduce((a, r) => a + r.windowS, 0);
   const scrapes = live.reduce((a, s) => a + s.scrapes, 0);
   const weighted = (xs) => {
     const w = xs.reduce((a, x) => a + x.w, 0);
@@ -57081,14 +57083,7 @@ function mergeServerView(results, mode) {
   const network = results.find((r) => r.network)?.network;
   const sections = results.filter((r) => r.server);
   if (mode === "shards" || sections.length <= 1) return serverView(sections[0]?.server, network);
-  const windowS = sections.filter((r) => r.server.available).reduce((a, r) => a + r.load.window_s, 0);
-  return serverView(
-    mergeReplicateSections(
-      sections.map((r) => r.server),
-      windowS
-    ),
-    network
-  );
+  return serverView(mergeReplicateSections(sections.map((r) => ({ section: r.server, windowS: r.load.window_s }))), network);
 }
 
 // src/server/network.ts

@@ -25,13 +25,5 @@ export function mergeServerView(results: readonly Result[], mode: MergeMode): Se
   const network = results.find((r) => r.network)?.network;
   const sections = results.filter((r) => r.server);
   if (mode === 'shards' || sections.length <= 1) return serverView(sections[0]?.server, network);
-  // Preemptions per second over the windows that were scraped.
-  const windowS = sections.filter((r) => r.server!.available).reduce((a, r) => a + r.load.window_s, 0);
-  return serverView(
-    mergeReplicateSections(
-      sections.map((r) => r.server!),
-      windowS,
-    ),
-    network,
-  );
+  return serverView(mergeReplicateSections(sections.map((r) => ({ section: r.server!, windowS: r.load.window_s }))), network);
 }

@@ -157,7 +157,7 @@ export function bucketQuantile(h: Buckets, p: number): number {
  * own scraper) as one section over their windows added up:
  * - gauges: the mean over every scrape (each replicate's mean weighted by its scrapes), the
  *   highest peak, and the last replicate's last value;
- * - counters: preemptions add up, per second over the windows' total `windowS`; the prefix-cache
+ * - counters: preemptions add up, per second over the scraped windows' seconds added; the prefix-cache
  *   hit rate is weighted by scrapes (the sections keep no query counts);
  * - histograms: bucket counts add, and the quantiles are read again from the sum, exactly as
  *   for one run. Inputs without buckets (older results) or with other bounds cannot be added:
@@ -166,9 +166,11 @@ export function bucketQuantile(h: Buckets, p: number): number {
  *   as the client's series of replicates are overlaid (src/result/merge.ts).
  * An unavailable section counts for nothing; none available: the first one as it is.
  */
-export function mergeReplicateSections(sections: readonly ServerSection[], windowS: number): ServerSection {
-  const live = sections.filter((s) => s.available);
-  if (live.length <= 1) return live[0] ?? sections[0];
+export function mergeReplicateSections(replicates: readonly { section: ServerSection; windowS: number }[]): ServerSection {
+  const scraped = replicates.filter((r) => r.section.available);
+  const live = scraped.map((r) => r.section);
+  if (live.length <= 1) return live[0] ?? replicates[0].section;
+  const windowS = scraped.reduce((a, r) => a + r.windowS, 0);
   const scrapes = live.reduce((a, s) => a + s.scrapes, 0);
   const weighted = (xs: { v: number; w: number }[]) => {
     const w = xs.reduce((a, x) => a + x.w, 0);

@@ -107,10 +107,10 @@ test('scraped queue depth, running batch and KV use agree with the simulator gro
     const instants = [x.sent, x.t, ...transitions.filter((t) => t > x.sent && t < x.t).flatMap((t) => [t - 1e-3, t + 1e-3])];
     const truths = instants.map((t) => truthAt(records, t, SIM.block_size, totalBlocks));
     // Exact: within the records' own instants; in range: within what a late wake may show.
-    const exactly = (k: 'waiting' | 'running' | 'kv', v: number, slack: number) =>
-      v >= Math.min(...truths.map((u) => u.strict[k])) - slack && v <= Math.max(...truths.map((u) => u.strict[k])) + slack;
-    const within = (k: 'waiting' | 'running' | 'kv', v: number, slack: number) =>
-      v >= Math.min(...truths.map((u) => u.lo[k])) - slack && v <= Math.max(...truths.map((u) => u.hi[k])) + slack;
+    const inSpan = (low: 'lo' | 'strict', high: 'hi' | 'strict') => (k: 'waiting' | 'running' | 'kv', v: number, slack: number) =>
+      v >= Math.min(...truths.map((u) => u[low][k])) - slack && v <= Math.max(...truths.map((u) => u[high][k])) + slack;
+    const exactly = inSpan('strict', 'strict');
+    const within = inSpan('lo', 'hi');
     const exact =
       exactly('waiting', x.gauges.waiting!, 0) && exactly('running', x.gauges.running!, 0) && exactly('kv', x.gauges.kv_cache_usage!, 1e-9);
     if (!exact) off++;
