@@ -25,6 +25,21 @@ export default tseslint.config(
     },
   },
   {
+    // A function fits on a screen: past about 80 lines it is doing several things, each of which
+    // deserves a name. A long function that really is clearer whole carries an
+    // eslint-disable-next-line with its reason. Tests are not limited: a describe() block is a list of
+    // cases rather than a function doing several things, and splitting one would only scatter the
+    // cases of one subject over several blocks.
+    files: ['src/**/*.ts', 'scripts/**/*.{js,mjs}', 'bin/**/*.js'],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    // sweep/ and capacity/ are split along their own seams separately (runSweep): there a long
+    // function warns, so the lint stays green; drop this block once they fit.
+    files: ['src/sweep/**/*.ts', 'src/capacity/**/*.ts'],
+    rules: { 'max-lines-per-function': ['warn', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     // Tests read JSON documents (results, CLI output) and poke at them: typing every parsed value would
     // only restate the schema, so the no-unsafe-* family is off there; the rest of the rules stay.
     files: ['test/**/*.ts'],
