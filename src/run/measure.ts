@@ -1,11 +1,12 @@
-import { loadPlan } from '../arrivals/load-plan.js';
+import { loadPlan, type LoadPlan } from '../arrivals/load-plan.js';
 import { buildSchedule } from '../arrivals/schedule.js';
 import { deriveSeed } from '../rng.js';
-import { createClient, observeReadTurns, type RequestHandle } from '../client/client.js';
+import { createClient, observeReadTurns, type Client, type RequestHandle } from '../client/client.js';
 import { dispatchOpenLoop } from '../dispatch/open-loop.js';
 import { dispatchClosedLoop } from '../dispatch/closed-loop.js';
 import { Recorder, type RequestRecord } from '../metrics/recorder.js';
 import { startLoopProbe } from '../metrics/loop-probe.js';
+import type { DelayTail } from '../metrics/histogram.js';
 import { WindowCpuMeter } from '../metrics/window-cpu.js';
 import { bucketIntervalMs, PatternRecorder } from '../metrics/pattern-recorder.js';
 import { LoopTurnMeter } from '../metrics/loop-turns.js';
@@ -50,8 +51,59 @@ export interface MeasureOptions {
 /** Extra grace after the request timeout before in-flight requests are cancelled. */
 const DRAIN_GRACE_MS = 1000;
 
-/** Warmup, steady window, cooldown and drain against a ready target: the measurement itself. */
+/**
+ * Warmup, steady window, cooldown and drain against a ready target: the measurement itself.
+ * Open loop takes every request's intended time from the schedule computed up front, never from
+ * when an earlier one ended, so a slow target cannot thin the load it is measured under.
+ */
 export async function measure(o: MeasureOptions): Promise<Result> {
+  const plan = planOf(o.resolved);
+  const g = openGenerator(o, plan);
+  const costs = startCosts(g.turnMeter);
+  const dispatch = await startDispatcher(o, plan, g.send);
+  const phases = armPhaseTimers(o.runStart, plan, g, dispatch.spinMs);
+  const stop = stopOnSignal(o.signal, () => {
+    phases.cpuMeter.stop();
+    g.turnMeter.stop();
+    dispatch.stop();
+    cancelAll(g.active, 'cancelled');
+  });
+  const abortTimer = armAbortRule(o, g, stop);
+  const progress = reportProgress(o, plan, g.recorder);
+  try {
+    const fired = await dispatch.done;
+    await drain(g.active, o.resolved.requestTimeoutMs + DRAIN_GRACE_MS);
+    g.turnMeter.stop();
+    return await resultOf(o, plan, g, { planned: dispatch.planned, fired, stop, costs, windowCpu: phases.cpuMeter });
+  } finally {
+    clearInterval(progress);
+    clearInterval(abortTimer);
+    phases.timers.forEach(clearTimeout);
+    g.turnMeter.close();
+    stop.dispose();
+    await g.client.close();
+  }
+}
+
+/** The timeline and the rate curve (ramp-up, warmup, window, cooldown); closed loop has no ramp-up or pattern. */
+const planOf = (resolved: ResolvedSpec): LoadPlan =>
+  loadPlan(resolved.spec.load.mode === 'open' ? resolved : { ...resolved, rampUpMs: 0, pattern: undefined });
+
+/** Sends request i, intended at offsetMs from the run's start; `finished` tells a closed loop it ended. */
+type Send = (i: number, offsetMs: number, finished?: () => void) => void;
+
+/** What one generator's requests go through: the client, the recorder and the requests in flight. */
+interface Generator {
+  client: Client;
+  recorder: Recorder;
+  active: Map<number, InFlight>;
+  pattern?: PatternRecorder;
+  watch?: AbortWatch;
+  turnMeter: LoopTurnMeter;
+  send: Send;
+}
+
+function openGenerator(o: MeasureOptions, plan: LoadPlan): Generator {
   const { resolved, workload, runStart } = o;
   const { spec } = resolved;
   const client = createClient({
@@ -61,16 +113,10 @@ export async function measure(o: MeasureOptions): Promise<Result> {
     apiKey: resolved.apiKey,
     timeoutMs: resolved.requestTimeoutMs,
   });
-  // The timeline and the rate curve (ramp-up, warmup, window, cooldown); closed loop has no ramp-up or pattern.
-  const plan = loadPlan(spec.load.mode === 'open' ? resolved : { ...resolved, rampUpMs: 0, pattern: undefined });
-  const totalMs = plan.totalMs;
-  const rampEnd = runStart + plan.rampUpMs;
-  const windowStart = runStart + plan.windowFromMs;
-  const windowEnd = runStart + plan.windowToMs;
   const active = new Map<number, InFlight>();
-  const pattern = plan.kind === 'steady' ? undefined : new PatternRecorder(runStart, bucketIntervalMs(totalMs), totalMs, plan.phases);
+  const pattern =
+    plan.kind === 'steady' ? undefined : new PatternRecorder(runStart, bucketIntervalMs(plan.totalMs), plan.totalMs, plan.phases);
   const watch = resolved.abort ? new AbortWatch(resolved.abort) : undefined;
-  let aborted: AbortInfo | undefined;
   const recorder = new Recorder({
     runId: o.runId,
     thread: o.thread ?? 0,
@@ -87,9 +133,8 @@ export async function measure(o: MeasureOptions): Promise<Result> {
       o.onRecord?.(r);
     },
   });
-
   const turnMeter = new LoopTurnMeter(observeReadTurns);
-  const send = (i: number, offsetMs: number, finished?: () => void): void => {
+  const send: Send = (i, offsetMs, finished) => {
     const w = workload.next(i);
     const rec = recorder.open(i, offsetMs, w.promptTokens, w.maxTokens);
     if (recorder.inFlight >= spec.load.max_in_flight) {
@@ -105,14 +150,35 @@ export async function measure(o: MeasureOptions): Promise<Result> {
     active.set(i, entry);
     entry.handle = client.send(w.body, rec, rec.requestId);
   };
+  return { client, recorder, active, pattern, watch, turnMeter, send };
+}
 
-  const probe = startLoopProbe((ms) => turnMeter.lateness(ms));
-  const cpu0 = process.cpuUsage();
-  const wall0 = now();
-  let planned = 0;
-  let stop = () => {};
-  let dispatched = Promise.resolve(0);
-  let spinMs = () => 0;
+/** The generator's own costs from the start: event-loop delay, CPU time and wall time. */
+interface Costs {
+  probe: { stop(): DelayTail };
+  cpu0: NodeJS.CpuUsage;
+  wall0: number;
+}
+
+const startCosts = (turnMeter: LoopTurnMeter): Costs => ({
+  probe: startLoopProbe((ms) => turnMeter.lateness(ms)),
+  cpu0: process.cpuUsage(),
+  wall0: now(),
+});
+
+interface Dispatch {
+  /** Arrivals the open-loop schedule holds (closed loop plans none). */
+  planned: number;
+  stop: () => void;
+  /** Resolves with the number of arrivals fired. */
+  done: Promise<number>;
+  spinMs: () => number;
+}
+
+/** Starts the open-loop dispatcher on the seeded schedule, or the closed loop at the run's start. */
+async function startDispatcher(o: MeasureOptions, plan: LoadPlan, send: Send): Promise<Dispatch> {
+  const { spec } = o.resolved;
+  const idle: Dispatch = { planned: 0, stop: () => {}, done: Promise.resolve(0), spinMs: () => 0 };
   // Interrupted before the start (during the readiness wait or calibration): nothing is sent,
   // and the open-loop schedule is accounted for as not reached.
   const startAborted = o.signal?.aborted === true;
@@ -122,62 +188,96 @@ export async function measure(o: MeasureOptions): Promise<Result> {
       curve: plan.curve,
       burstiness: spec.load.burstiness,
       seed: deriveSeed(spec.workload.seed, 'arrivals'),
-      durationMs: totalMs,
+      durationMs: plan.totalMs,
     });
-    planned = schedule.length;
-    if (!startAborted) {
-      const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]) });
-      stop = h.stop;
-      dispatched = h.done;
-      spinMs = h.spinMs;
-    }
-  } else if (!startAborted) {
-    await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
-    const h = dispatchClosedLoop({
-      concurrency: spec.load.concurrency,
-      until: runStart + totalMs,
-      fire: (i, t, finished) => send(i, t - runStart, finished),
-    });
-    stop = h.stop;
-    dispatched = h.done;
+    if (startAborted) return { ...idle, planned: schedule.length };
+    const h = dispatchOpenLoop({ schedule, runStart: o.runStart, fire: (i) => send(i, schedule[i]) });
+    return { planned: schedule.length, stop: h.stop, done: h.done, spinMs: h.spinMs };
   }
+  if (startAborted) return idle;
+  await new Promise((r) => setTimeout(r, Math.max(0, o.runStart - now())));
+  const h = dispatchClosedLoop({
+    concurrency: spec.load.concurrency,
+    until: o.runStart + plan.totalMs,
+    fire: (i, t, finished) => send(i, t - o.runStart, finished),
+  });
+  return { ...idle, stop: h.stop, done: h.done };
+}
 
+/**
+ * The window's CPU and loop-turn meters, started and stopped at the window's edges; and at each
+ * phase's end the generator's own memory, so a client leak shows beside the server's latency.
+ */
+function armPhaseTimers(runStart: number, plan: LoadPlan, g: Generator, spinMs: () => number) {
   const cpuMeter = new WindowCpuMeter(spinMs);
-  const windowTimers = [
-    setTimeout(() => (cpuMeter.start(), turnMeter.start()), windowStart - now()),
-    setTimeout(() => cpuMeter.stop(), windowEnd - now()),
+  const timers = [
+    setTimeout(() => (cpuMeter.start(), g.turnMeter.start()), runStart + plan.windowFromMs - now()),
+    setTimeout(() => cpuMeter.stop(), runStart + plan.windowToMs - now()),
   ];
-  let interruptedAt = NaN;
-  const onAbort = () => {
-    interruptedAt = now();
-    cpuMeter.stop();
-    turnMeter.stop();
-    stop();
-    cancelAll(active, 'cancelled');
+  const { pattern } = g;
+  if (pattern) timers.push(...plan.phases.map((p, k) => setTimeout(() => pattern.sampleMemory(k), runStart + p.toMs - now())));
+  return { cpuMeter, timers };
+}
+
+/** Stopping the load early, by the run's signal or by the load.abort rule. */
+interface Stop {
+  /** When the load was stopped; NaN while it runs to its end. */
+  at: number;
+  /** The load.abort rule's decision, when the rule stopped it. */
+  aborted?: AbortInfo;
+  now: () => void;
+  dispose: () => void;
+}
+
+function stopOnSignal(signal: AbortSignal | undefined, halt: () => void): Stop {
+  const stop: Stop = {
+    at: NaN,
+    now: () => {
+      stop.at = now();
+      halt();
+    },
+    dispose: () => signal?.removeEventListener('abort', stop.now),
   };
-  if (o.signal?.aborted) onAbort();
-  o.signal?.addEventListener('abort', onAbort, { once: true });
-  // load.abort: checked on a timer of 1/20 of its window, so the stop comes within a slot of the rule being met.
-  const abortTimer =
-    watch &&
-    setInterval(
-      () => {
-        if (aborted || !Number.isNaN(interruptedAt)) return;
-        const d = watch.check(now() - runStart, recorder.inFlight);
-        if (!d) return;
-        aborted = { reason: d.reason, at_s: Math.round(d.atMs) / 1000, detail: d.detail, fail: resolved.abort!.fail };
-        onAbort();
-      },
-      Math.max(20, resolved.abort!.windowMs / 20),
-    );
-  // Each phase's end: the generator's own memory then, so a client leak shows beside the server's latency.
-  const memoryTimers = pattern ? plan.phases.map((p, k) => setTimeout(() => pattern.sampleMemory(k), runStart + p.toMs - now())) : [];
-  const progress = setInterval(() => {
-    const t = now();
+  if (signal?.aborted) stop.now();
+  signal?.addEventListener('abort', stop.now, { once: true });
+  return stop;
+}
+
+/** load.abort: checked on a timer of 1/20 of its window, so the stop comes within a slot of the rule being met. */
+function armAbortRule(o: MeasureOptions, g: Generator, stop: Stop): NodeJS.Timeout | undefined {
+  const rule = o.resolved.abort;
+  const watch = g.watch;
+  if (!rule || !watch) return undefined;
+  return setInterval(
+    () => {
+      if (stop.aborted || !Number.isNaN(stop.at)) return;
+      const d = watch.check(now() - o.runStart, g.recorder.inFlight);
+      if (!d) return;
+      stop.aborted = { reason: d.reason, at_s: Math.round(d.atMs) / 1000, detail: d.detail, fail: rule.fail };
+      stop.now();
+    },
+    Math.max(20, rule.windowMs / 20),
+  );
+}
+
+/** Once a second: where the run is, and how many requests were sent, succeeded, failed and are in flight. */
+function reportProgress(o: MeasureOptions, plan: LoadPlan, recorder: Recorder): NodeJS.Timeout {
+  const { runStart } = o;
+  const { totalMs } = plan;
+  return setInterval(() => {
+    const t = now() - runStart;
     const phase =
-      t < rampEnd ? 'ramp-up' : t < windowStart ? 'warmup' : t < windowEnd ? 'steady' : t < runStart + totalMs ? 'cooldown' : 'drain';
+      t < plan.rampUpMs
+        ? 'ramp-up'
+        : t < plan.windowFromMs
+          ? 'warmup'
+          : t < plan.windowToMs
+            ? 'steady'
+            : t < totalMs
+              ? 'cooldown'
+              : 'drain';
     o.onProgress?.({
-      elapsedS: (t - runStart) / 1000,
+      elapsedS: t / 1000,
       totalS: totalMs / 1000,
       phase,
       sent: recorder.sent,
@@ -186,51 +286,55 @@ export async function measure(o: MeasureOptions): Promise<Result> {
       inFlight: recorder.inFlight,
     });
   }, 1000);
+}
 
-  try {
-    const fired = await dispatched;
-    await drain(active, resolved.requestTimeoutMs + DRAIN_GRACE_MS);
-    turnMeter.stop();
-    const interrupted = !Number.isNaN(interruptedAt);
-    const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
-    const cpu = process.cpuUsage(cpu0);
-    const eventLoopDelayMs = probe.stop();
-    const series = recorder.series;
-    const serverView = await o.server?.finish({
-      runStart,
-      windowStart,
-      windowEnd: effectiveEnd,
-      seriesIntervalS: series.intervalS,
-      seriesLength: Math.max(series.sent.length, series.ok.length, series.errors.length),
-    });
-    return buildResult(recorder, {
-      resolved,
-      targetUrl: o.simulator ? 'sim' : spec.target.url,
-      simulator: o.simulator,
-      windowMs: Math.max(0, effectiveEnd - windowStart),
-      interrupted,
-      notReached: spec.load.mode === 'open' ? planned - fired : 0,
-      eventLoopDelayMs,
-      cpuS: (cpu.user + cpu.system) / 1e6,
-      wallS: (now() - wall0) / 1000,
-      windowCpu: cpuMeter.read(),
-      loopTurns: turnMeter,
-      workers: 1,
-      workload: workload.describe(),
-      keepAlive: client.keepAlive(),
-      pattern: pattern && buildPatternSection(patternFacts(plan, pattern, spec.gate, baseRateOf(spec.load), spikeOf(resolved))),
-      abort: aborted,
-      serverView,
-    });
-  } finally {
-    clearInterval(progress);
-    clearInterval(abortTimer);
-    windowTimers.forEach(clearTimeout);
-    memoryTimers.forEach(clearTimeout);
-    turnMeter.close();
-    o.signal?.removeEventListener('abort', onAbort);
-    await client.close();
-  }
+interface Ending {
+  /** The open-loop schedule's arrivals, and how many the dispatcher fired before it ended or was stopped. */
+  planned: number;
+  fired: number;
+  stop: Stop;
+  costs: Costs;
+  windowCpu: WindowCpuMeter;
+}
+
+/** The result, once every request has ended: the window ends where the run was stopped, if inside it. */
+async function resultOf(o: MeasureOptions, plan: LoadPlan, g: Generator, e: Ending): Promise<Result> {
+  const { resolved, runStart } = o;
+  const { spec } = resolved;
+  const windowStart = runStart + plan.windowFromMs;
+  const windowEnd = runStart + plan.windowToMs;
+  const interrupted = !Number.isNaN(e.stop.at);
+  const effectiveEnd = interrupted ? Math.min(windowEnd, e.stop.at) : windowEnd;
+  const cpu = process.cpuUsage(e.costs.cpu0);
+  const eventLoopDelayMs = e.costs.probe.stop();
+  const series = g.recorder.series;
+  const serverView = await o.server?.finish({
+    runStart,
+    windowStart,
+    windowEnd: effectiveEnd,
+    seriesIntervalS: series.intervalS,
+    seriesLength: Math.max(series.sent.length, series.ok.length, series.errors.length),
+  });
+  const { pattern } = g;
+  return buildResult(g.recorder, {
+    resolved,
+    targetUrl: o.simulator ? 'sim' : spec.target.url,
+    simulator: o.simulator,
+    windowMs: Math.max(0, effectiveEnd - windowStart),
+    interrupted,
+    notReached: spec.load.mode === 'open' ? e.planned - e.fired : 0,
+    eventLoopDelayMs,
+    cpuS: (cpu.user + cpu.system) / 1e6,
+    wallS: (now() - e.costs.wall0) / 1000,
+    windowCpu: e.windowCpu.read(),
+    loopTurns: g.turnMeter,
+    workers: 1,
+    workload: o.workload.describe(),
+    keepAlive: g.client.keepAlive(),
+    pattern: pattern && buildPatternSection(patternFacts(plan, pattern, spec.gate, baseRateOf(spec.load), spikeOf(resolved))),
+    abort: e.stop.aborted,
+    serverView,
+  });
 }
 
 const spikeOf = (r: ResolvedSpec) => (r.pattern?.kind === 'spike' ? { atMs: r.pattern.atMs, forMs: r.pattern.forMs } : undefined);
