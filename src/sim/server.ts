@@ -26,77 +26,153 @@ export interface SimServer {
 
 /** The HTTP surface of the simulator: OpenAI and vLLM routes plus /sim/* for ground truth. */
 export function createSimServer(config: SimConfig): SimServer {
-  const metrics = new SimMetrics();
-  const log = new GroundTruthLog(config.ground_truth_size);
-  const faults = new Faults(config);
-  const lengths = seededRandom(config.seed);
-  const fast = config.mode === 'fast' || (config.mode === 'paced' && config.ttft_ms === 0 && config.itl_ms === 0);
-  let stalls!: Stalls; // counts from listen
-  let scheduler: Scheduler | undefined;
-  let engine: Engine | undefined;
-  let readyAt = Infinity;
-  let listenedAt = Infinity;
-  let counter = 0;
+  const sim = new Simulator(config);
+  const server: Server = createServer({ keepAliveTimeout: 60_000, requestTimeout: 0 }, (req, res) => sim.handle(req, res));
+  return {
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          sim.start(now());
+          resolve((server.address() as AddressInfo).port);
+        });
+      });
+    },
+    close() {
+      sim.stop();
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
 
-  const server: Server = createServer({ keepAliveTimeout: 60_000, requestTimeout: 0 }, (req, res) => {
+/** The simulator's state behind its routes: the engine model, the faults, the ground-truth log, the counters. */
+class Simulator {
+  private readonly metrics = new SimMetrics();
+  private readonly log: GroundTruthLog;
+  private readonly faults: Faults;
+  private readonly lengths: () => number;
+  private readonly fast: boolean;
+  private stalls!: Stalls; // counts from listen
+  private scheduler: Scheduler | undefined;
+  private engine: Engine | undefined;
+  private readyAt = Infinity;
+  private listenedAt = Infinity;
+  private counter = 0;
+
+  constructor(private readonly config: SimConfig) {
+    this.log = new GroundTruthLog(config.ground_truth_size);
+    this.faults = new Faults(config);
+    this.lengths = seededRandom(config.seed);
+    this.fast = config.mode === 'fast' || (config.mode === 'paced' && config.ttft_ms === 0 && config.itl_ms === 0);
+  }
+
+  /** Listening from `start`: stalls and drift count from here, and the server is ready after its startup delay. */
+  start(start: number): void {
+    const { config } = this;
+    this.stalls = new Stalls(config.stall, start);
+    this.listenedAt = start;
+    const drift = config.drift ? new Drift(config.drift.per_minute, start) : undefined;
+    if (config.mode === 'engine') this.scheduler = this.engine = new Engine(config, this.stalls, drift);
+    else if (!this.fast) this.scheduler = new Paced(config, this.stalls, drift);
+    this.readyAt = start + config.startup_delay_ms;
+  }
+
+  stop(): void {
+    this.scheduler?.stop();
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): void {
     const received = now();
     const path = req.url === undefined ? '/' : req.url.split('?', 1)[0];
     const route = `${req.method} ${path}`;
-    const ready = received >= readyAt;
-    switch (route) {
-      case 'GET /health':
-        return send(res, ready ? 200 : 503, '');
-      case 'GET /metrics':
-        return send(res, 200, metrics.render(gauges()), { 'content-type': 'text/plain; version=0.0.4' });
-      case 'GET /sim/requests':
-        return send(res, 200, JSON.stringify(log.list()), JSON_HEADERS);
-      case 'DELETE /sim/requests':
-        log.clear();
-        return send(res, 204, '');
-      case 'GET /sim/config':
-        return send(res, 200, JSON.stringify(config), JSON_HEADERS);
-    }
-    if (!ready) return fail(res, new ApiError(503, 'the server is starting up', 'service_unavailable'));
+    const ready = received >= this.readyAt;
+    if (this.serveAlways(route, res, ready)) return;
+    if (!ready) return this.fail(res, new ApiError(503, 'the server is starting up', 'service_unavailable'));
+    const fail = (err: ApiError) => this.fail(res, err);
     switch (route) {
       case 'POST /v1/chat/completions':
-        return readJson(
-          req,
-          (err) => fail(res, err),
-          (body) => complete(req, res, 'chat', body, received),
-        );
+        return readJson(req, fail, (body) => this.complete(req, res, 'chat', body, received));
       case 'POST /v1/completions':
-        return readJson(
-          req,
-          (err) => fail(res, err),
-          (body) => complete(req, res, 'completions', body, received),
-        );
+        return readJson(req, fail, (body) => this.complete(req, res, 'completions', body, received));
       case 'POST /tokenize':
-        return readJson(
-          req,
-          (err) => fail(res, err),
-          (body) => tokenize(res, body),
-        );
+        return readJson(req, fail, (body) => this.tokenize(res, body));
       case 'GET /v1/models':
-        return send(res, 200, modelsBody(), JSON_HEADERS);
+        return send(res, 200, this.modelsBody(), JSON_HEADERS);
     }
-    fail(res, new ApiError(404, `no route for ${route}`, 'not_found'));
-  });
+    this.fail(res, new ApiError(404, `no route for ${route}`, 'not_found'));
+  }
 
-  function complete(req: IncomingMessage, res: ServerResponse, api: Api, body: unknown, received: number): void {
+  /** The routes that answer while the server is still starting: health, metrics and the ground truth. */
+  private serveAlways(route: string, res: ServerResponse, ready: boolean): boolean {
+    switch (route) {
+      case 'GET /health':
+        send(res, ready ? 200 : 503, '');
+        return true;
+      case 'GET /metrics':
+        send(res, 200, this.metrics.render(this.gauges()), { 'content-type': 'text/plain; version=0.0.4' });
+        return true;
+      case 'GET /sim/requests':
+        send(res, 200, JSON.stringify(this.log.list()), JSON_HEADERS);
+        return true;
+      case 'DELETE /sim/requests':
+        this.log.clear();
+        send(res, 204, '');
+        return true;
+      case 'GET /sim/config':
+        send(res, 200, JSON.stringify(this.config), JSON_HEADERS);
+        return true;
+    }
+    return false;
+  }
+
+  private complete(req: IncomingMessage, res: ServerResponse, api: Api, body: unknown, received: number): void {
+    const { config } = this;
     let parsed: ParsedRequest;
     let plan: FaultPlan;
     try {
       parsed = parseRequest(api, body, config);
-      plan = faults.plan(header(req, 'x-sim-fault'));
+      plan = this.faults.plan(header(req, 'x-sim-fault'));
       // A timed fault: from fail_from_ms after listen the server fails every request.
-      if (config.fail_from_ms !== undefined && received - listenedAt >= config.fail_from_ms) plan.errorStatus ??= config.error_statuses[0];
+      if (config.fail_from_ms !== undefined && received - this.listenedAt >= config.fail_from_ms)
+        plan.errorStatus ??= config.error_statuses[0];
     } catch (err) {
-      return fail(res, err);
+      return this.fail(res, err);
     }
-    const natural = sampleOutputLength(config.output_tokens, lengths); // drawn for every request, keeping the sequence seed-stable
+    const natural = sampleOutputLength(config.output_tokens, this.lengths); // drawn for every request, keeping the sequence seed-stable
     const outputTokens = parsed.ignoreEos ? parsed.maxTokens : Math.min(parsed.maxTokens, Math.max(parsed.minTokens, natural));
+    const record = this.groundTruth(header(req, 'x-request-id'), api, parsed, plan, received);
+    if (plan.stallMs > 0) this.stalls.add(now(), plan.stallMs);
+
+    const waiting = this.scheduler?.waiting ?? 0;
+    if (plan.shed || (config.max_queue !== undefined && waiting >= config.max_queue)) {
+      return this.reject(res, record, 429, `the waiting queue is full (${waiting} requests)`, {
+        'retry-after': String(config.retry_after_s),
+      });
+    }
+    if (plan.errorStatus !== undefined) return this.reject(res, record, plan.errorStatus, 'simulated server error');
+
+    const keys =
+      this.engine && config.enable_prefix_caching
+        ? blockHashes(typeof parsed.prompt === 'string' ? tokenIds(parsed.prompt) : parsed.prompt, config.block_size)
+        : [];
+    const exchange = new Exchange(res, parsed, record, plan, outputTokens, keys, {
+      scheduler: this.scheduler,
+      metrics: this.metrics,
+      model: config.model,
+      recordTokenTimes: config.record_token_times,
+    });
+    const go = this.fast ? () => exchange.serveAtOnce() : () => exchange.start();
+    if (plan.headerDelayMs > 0) setTimeout(go, plan.headerDelayMs);
+    else go();
+  }
+
+  /** The request's ground-truth record, logged as it arrives; the exchange fills in the rest. */
+  private groundTruth(id: string | undefined, api: Api, parsed: ParsedRequest, plan: FaultPlan, received: number): GroundTruth {
     const record: GroundTruth = {
-      id: header(req, 'x-request-id') ?? `sim-${++counter}`,
+      id: id ?? `sim-${++this.counter}`,
       api,
       stream: parsed.stream,
       received,
@@ -111,65 +187,46 @@ export function createSimServer(config: SimConfig): SimServer {
       outcome: null,
       fault: faultName(plan),
     };
-    log.add(record);
-    if (plan.stallMs > 0) stalls.add(now(), plan.stallMs);
-
-    const waiting = scheduler?.waiting ?? 0;
-    if (plan.shed || (config.max_queue !== undefined && waiting >= config.max_queue)) {
-      return reject(res, record, 429, `the waiting queue is full (${waiting} requests)`, { 'retry-after': String(config.retry_after_s) });
-    }
-    if (plan.errorStatus !== undefined) return reject(res, record, plan.errorStatus, 'simulated server error');
-
-    const keys =
-      engine && config.enable_prefix_caching
-        ? blockHashes(typeof parsed.prompt === 'string' ? tokenIds(parsed.prompt) : parsed.prompt, config.block_size)
-        : [];
-    const exchange = new Exchange(res, parsed, record, plan, outputTokens, keys, {
-      scheduler,
-      metrics,
-      model: config.model,
-      recordTokenTimes: config.record_token_times,
-    });
-    const go = fast ? () => exchange.serveAtOnce() : () => exchange.start();
-    if (plan.headerDelayMs > 0) setTimeout(go, plan.headerDelayMs);
-    else go();
+    this.log.add(record);
+    return record;
   }
 
   /** An error answer outside any exchange; counted by class like every other request. */
-  function fail(res: ServerResponse, err: unknown): void {
+  private fail(res: ServerResponse, err: unknown): void {
     if (!(err instanceof ApiError)) throw err;
-    metrics.count(err.status === 429 ? 'http_429' : err.status >= 500 ? 'http_5xx' : 'http_4xx', 0, 0);
+    this.metrics.count(err.status === 429 ? 'http_429' : err.status >= 500 ? 'http_5xx' : 'http_4xx', 0, 0);
     send(res, err.status, err.body(), JSON_HEADERS);
   }
 
-  function reject(res: ServerResponse, record: GroundTruth, status: number, message: string, headers: Record<string, string> = {}): void {
+  private reject(res: ServerResponse, record: GroundTruth, status: number, message: string, headers: Record<string, string> = {}): void {
     record.status = status;
     record.ended = now();
     record.outcome = status === 429 ? 'http_429' : status >= 500 ? 'http_5xx' : 'http_4xx';
-    metrics.count(record.outcome, record.prompt_tokens, 0);
+    this.metrics.count(record.outcome, record.prompt_tokens, 0);
     const type = status === 429 ? 'rate_limit_exceeded' : 'server_error';
     send(res, status, new ApiError(status, message, type).body(), { ...JSON_HEADERS, ...headers });
   }
 
   /** vLLM's /tokenize: `{prompt}` or `{messages}` → `{count, tokens, max_model_len}`. */
-  function tokenize(res: ServerResponse, body: unknown): void {
+  private tokenize(res: ServerResponse, body: unknown): void {
     const b = (body ?? {}) as { prompt?: unknown; messages?: unknown };
     const text = typeof b.prompt === 'string' ? b.prompt : chatText(b.messages);
-    if (text === undefined) return fail(res, new ApiError(400, 'expected prompt (a string) or messages (an array)'));
+    if (text === undefined) return this.fail(res, new ApiError(400, 'expected prompt (a string) or messages (an array)'));
     const tokens = tokenIds(text);
     send(
       res,
       200,
-      JSON.stringify({ count: countTokens(text), max_model_len: config.max_model_len, tokens, token_strs: null }),
+      JSON.stringify({ count: countTokens(text), max_model_len: this.config.max_model_len, tokens, token_strs: null }),
       JSON_HEADERS,
     );
   }
 
-  function modelsBody(): string {
+  private modelsBody(): string {
+    const { config } = this;
     const model = {
       id: config.model,
       object: 'model',
-      created: Math.floor(readyAt / 1000),
+      created: Math.floor(this.readyAt / 1000),
       owned_by: 'loadgate-sim',
       root: config.model,
       parent: null,
@@ -178,10 +235,11 @@ export function createSimServer(config: SimConfig): SimServer {
     return JSON.stringify({ object: 'list', data: [model] });
   }
 
-  function gauges() {
+  private gauges() {
+    const { scheduler, engine } = this;
     const prefix = engine?.prefixCache() ?? { queries: 0, hits: 0 };
     return {
-      model: config.model,
+      model: this.config.model,
       running: scheduler?.running ?? 0,
       waiting: scheduler?.waiting ?? 0,
       kvUsage: scheduler?.kvUsage() ?? 0,
@@ -191,31 +249,6 @@ export function createSimServer(config: SimConfig): SimServer {
       busyMs: engine?.busyMs ?? 0,
     };
   }
-
-  return {
-    listen(port, host) {
-      return new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          const start = now();
-          stalls = new Stalls(config.stall, start);
-          listenedAt = start;
-          const drift = config.drift ? new Drift(config.drift.per_minute, start) : undefined;
-          if (config.mode === 'engine') scheduler = engine = new Engine(config, stalls, drift);
-          else if (!fast) scheduler = new Paced(config, stalls, drift);
-          readyAt = start + config.startup_delay_ms;
-          resolve((server.address() as AddressInfo).port);
-        });
-      });
-    },
-    close() {
-      scheduler?.stop();
-      return new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
-  };
 }
 
 function faultName(plan: FaultPlan): string | null {
