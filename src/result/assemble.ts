@@ -46,74 +46,24 @@ export function errorRates(byClass: Record<Outcome, number>, scheduled: number):
   };
 }
 
+/** How many per second of the window (0 for an empty window). */
+const perSecondOf =
+  (t: RunTotals) =>
+  (n: number): number =>
+    t.windowS > 0 ? round3(n / t.windowS) : 0;
+
 /**
  * The one place a result document is made: from a run's totals (build.ts) or a merge's
  * (merge.ts). Every figure is derived here from counters and histograms. Pure: no clock, no I/O.
- *
- * Rates are counts over the window, n / window_s. Little's law, L = λW: the mean in flight
- * L = ∫ in-flight dt / window; λW = (dispatched / window) · (Σ time in system / dispatched)
- * = Σ time in system / window; their ratio is 1 in a steady window.
  */
 export function assembleResult(t: RunTotals): Result {
-  const { spec, counts: c } = t;
-  const windowMs = t.windowS * 1000;
-  const perS = (n: number) => (t.windowS > 0 ? round3(n / t.windowS) : 0);
-  const closed = spec.load.mode === 'closed';
-  // The realized offered rate (arrivals scheduled in the window), not the nominal one: a Poisson
-  // window holds ±√n arrivals by chance, and "achieved vs offered" must not read that as lateness.
-  const offered = perS(c.windowScheduled);
-  const achieved = perS(c.windowDispatched);
-  const meanInFlight = t.windowS > 0 ? c.inFlightIntegral / windowMs : 0;
-  const predicted = t.windowS > 0 ? c.windowTimeInSystem / windowMs : 0;
-  const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
+  const { spec } = t;
+  const rates = windowRates(t);
   const h = t.histograms;
-  const ms = (hist: Histogram | undefined) => (hist ? summarizeMs(hist) : null);
-  const tokens = (hist: Histogram | undefined) => (hist ? summarizeCounts(hist) : null);
-  const metrics = Object.fromEntries(METRICS.map((m) => [m.key, ms(h[m.histogram])])) as Result['metrics'];
-  const poolWait = t.generator.poolWaitMeasured ? delayTail(ms(h.poolWait)) : undefined;
-  const windowCpu = t.generator.windowCpu;
-  const delivery = deliveryFloorMs(isLoopbackTarget(spec.target.url), t.serverView?.network?.rtt_ms);
-  const tokenSource = c.windowOk === 0 ? 'none' : c.usageMissing === 0 ? 'usage' : c.usageMissing === c.windowOk ? 'chunks' : 'mixed';
-  const w = t.workload;
-  const short = c.windowShortRequests;
-  const workload: Result['workload'] = {
-    input_tokens: {
-      ...(w.inputSpec !== undefined ? { spec: w.inputSpec } : {}),
-      requested: tokens(h.requestedPromptTokens),
-      delivered: tokens(h.promptTokens),
-    },
-    output_tokens: {
-      ...(w.outputSpec !== undefined ? { spec: w.outputSpec } : {}),
-      requested: tokens(h.requestedOutputTokens),
-      delivered: tokens(h.outputTokens),
-      ...(w.shortfall ? { shortfall: { requests: short, mean_tokens: short > 0 ? round3(c.windowShortTokens / short) : null } } : {}),
-    },
-    token_source: tokenSource,
-    usage_missing: c.usageMissing,
-    usage_chunk_mismatch: c.usageChunkMismatch,
-    ...(w.plan ? { plan: w.plan } : {}),
-  };
-  const checks = [
-    ...validityChecks(
-      {
-        mode: spec.load.mode,
-        offeredRate: offered,
-        achievedRate: achieved,
-        scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
-        eventLoopDelayP99Ms: t.generator.eventLoopDelayMs.p99,
-        busyCpu: windowCpu === undefined ? undefined : (windowCpu?.busy ?? null),
-        poolWaitP99Ms: poolWait === undefined ? undefined : (poolWait?.p99 ?? null),
-        okSamples: c.windowOk,
-        littlesRatio,
-        interrupted: t.interrupted,
-        workload: deliveredLengths(spec, workload),
-      },
-      generatorLimits(spec),
-    ),
-    ...(t.extraChecks ?? []),
-  ];
-  const s = t.series;
-
+  const metrics = Object.fromEntries(METRICS.map((m) => [m.key, msOf(h[m.histogram])])) as Result['metrics'];
+  const poolWait = t.generator.poolWaitMeasured ? delayTail(msOf(h.poolWait)) : undefined;
+  const workload = workloadSection(t);
+  const checks = checksOf(t, rates, metrics, poolWait, workload);
   return {
     schema_version: RESULT_SCHEMA_VERSION,
     tool: { name: 'loadgate', version: TOOL_VERSION },
@@ -123,61 +73,22 @@ export function assembleResult(t: RunTotals): Result {
     spec_hash: t.specHash,
     target: t.target,
     environment: t.environment,
-    load: {
-      mode: spec.load.mode,
-      label: runLabel(t, offered),
-      arrival: closed ? 'closed-loop' : spec.load.arrival,
-      burstiness: spec.load.burstiness,
-      concurrency: closed ? spec.load.concurrency : null,
-      offered_rate_per_s: offered,
-      achieved_rate_per_s: achieved,
-      warmup_s: t.warmupS,
-      window_s: round3(t.windowS),
-      cooldown_s: t.cooldownS,
-      interrupted: t.interrupted,
-    },
-    requests: {
-      scheduled: c.scheduled,
-      by_class: { ...c.byClass },
-      not_reached: t.notReached,
-      window: { scheduled: c.windowScheduled, by_class: { ...c.windowByClass } },
-      error_samples: t.errorSamples,
-      ...t.connections,
-    },
+    load: loadSection(t, rates),
+    requests: requestsSection(t),
     metrics,
-    throughput: {
-      output_tokens_per_s: perS(c.completedOutputTokens),
-      total_tokens_per_s: perS(c.completedOutputTokens + c.completedPromptTokens),
-      requests_per_s: perS(c.completedInWindow),
-    },
-    goodput: {
-      slo: { ...spec.slo },
-      requests: c.windowGood,
-      rate_per_s: perS(c.windowGood),
-      fraction: c.windowScheduled > 0 ? round3(c.windowGood / c.windowScheduled) : null,
-    },
-    rates: errorRates(c.windowByClass, c.windowScheduled),
+    throughput: throughputSection(t),
+    goodput: goodputSection(t),
+    rates: errorRates(t.counts.windowByClass, t.counts.windowScheduled),
     workload,
-    generator: {
-      event_loop_delay_ms: t.generator.eventLoopDelayMs,
-      cpu_s: round3(t.generator.cpuS),
-      cpu_utilization: round3(t.generator.cpuUtilization),
-      heap_mb: round3(t.generator.heapMb),
-      rss_mb: round3(t.generator.rssMb),
-      ...(windowCpu !== undefined ? { window_cpu: windowCpu } : {}),
-      ...(poolWait !== undefined ? { pool_wait_ms: poolWait } : {}),
-      ...(t.generator.loopObservedMs !== undefined
-        ? { timestamp_error_ms: timestampErrorOf(h, t.generator.loopObservedMs, delivery) }
-        : {}),
-    },
+    generator: generatorSection(t, poolWait),
     littles_law: {
-      mean_in_flight: round3(meanInFlight),
-      predicted_in_flight: round3(predicted),
-      ratio: littlesRatio === null ? null : round3(littlesRatio),
+      mean_in_flight: round3(rates.meanInFlight),
+      predicted_in_flight: round3(rates.predicted),
+      ratio: rates.littlesRatio === null ? null : round3(rates.littlesRatio),
       ...(t.peakInFlight !== undefined ? { peak_in_flight: t.peakInFlight } : {}),
     },
     validity: { valid: checks.every((x) => x.ok), checks },
-    timeseries: { interval_s: s.intervalS, sent: s.sent, ok: s.ok, errors: s.errors, output_tokens: s.outputTokens },
+    timeseries: timeseriesSection(t.series),
     ...(t.segments ? { segments: t.segments } : {}),
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: t.definitions,
@@ -188,3 +99,160 @@ export function assembleResult(t: RunTotals): Result {
     ...t.serverView,
   };
 }
+
+const msOf = (hist: Histogram | undefined) => (hist ? summarizeMs(hist) : null);
+const tokensOf = (hist: Histogram | undefined) => (hist ? summarizeCounts(hist) : null);
+
+interface WindowRates {
+  offered: number;
+  achieved: number;
+  meanInFlight: number;
+  predicted: number;
+  littlesRatio: number | null;
+}
+
+/**
+ * The window's offered and achieved rates and Little's law. Rates are counts over the window,
+ * n / window_s. Little's law, L = λW: the mean in flight L = ∫ in-flight dt / window;
+ * λW = (dispatched / window) · (Σ time in system / dispatched) = Σ time in system / window;
+ * their ratio is 1 in a steady window.
+ */
+function windowRates(t: RunTotals): WindowRates {
+  const c = t.counts;
+  const perS = perSecondOf(t);
+  const windowMs = t.windowS * 1000;
+  // The realized offered rate (arrivals scheduled in the window), not the nominal one: a Poisson
+  // window holds ±√n arrivals by chance, and "achieved vs offered" must not read that as lateness.
+  const offered = perS(c.windowScheduled);
+  const achieved = perS(c.windowDispatched);
+  const meanInFlight = t.windowS > 0 ? c.inFlightIntegral / windowMs : 0;
+  const predicted = t.windowS > 0 ? c.windowTimeInSystem / windowMs : 0;
+  const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
+  return { offered, achieved, meanInFlight, predicted, littlesRatio };
+}
+
+function loadSection(t: RunTotals, rates: WindowRates): Result['load'] {
+  const { spec } = t;
+  const closed = spec.load.mode === 'closed';
+  return {
+    mode: spec.load.mode,
+    label: runLabel(t, rates.offered),
+    arrival: closed ? 'closed-loop' : spec.load.arrival,
+    burstiness: spec.load.burstiness,
+    concurrency: closed ? spec.load.concurrency : null,
+    offered_rate_per_s: rates.offered,
+    achieved_rate_per_s: rates.achieved,
+    warmup_s: t.warmupS,
+    window_s: round3(t.windowS),
+    cooldown_s: t.cooldownS,
+    interrupted: t.interrupted,
+  };
+}
+
+function requestsSection(t: RunTotals): Result['requests'] {
+  const c = t.counts;
+  return {
+    scheduled: c.scheduled,
+    by_class: { ...c.byClass },
+    not_reached: t.notReached,
+    window: { scheduled: c.windowScheduled, by_class: { ...c.windowByClass } },
+    error_samples: t.errorSamples,
+    ...t.connections,
+  };
+}
+
+function throughputSection(t: RunTotals): Result['throughput'] {
+  const c = t.counts;
+  const perS = perSecondOf(t);
+  return {
+    output_tokens_per_s: perS(c.completedOutputTokens),
+    total_tokens_per_s: perS(c.completedOutputTokens + c.completedPromptTokens),
+    requests_per_s: perS(c.completedInWindow),
+  };
+}
+
+function goodputSection(t: RunTotals): Result['goodput'] {
+  const c = t.counts;
+  return {
+    slo: { ...t.spec.slo },
+    requests: c.windowGood,
+    rate_per_s: perSecondOf(t)(c.windowGood),
+    fraction: c.windowScheduled > 0 ? round3(c.windowGood / c.windowScheduled) : null,
+  };
+}
+
+function workloadSection(t: RunTotals): Result['workload'] {
+  const { counts: c, histograms: h, workload: w } = t;
+  const tokenSource = c.windowOk === 0 ? 'none' : c.usageMissing === 0 ? 'usage' : c.usageMissing === c.windowOk ? 'chunks' : 'mixed';
+  const short = c.windowShortRequests;
+  return {
+    input_tokens: {
+      ...(w.inputSpec !== undefined ? { spec: w.inputSpec } : {}),
+      requested: tokensOf(h.requestedPromptTokens),
+      delivered: tokensOf(h.promptTokens),
+    },
+    output_tokens: {
+      ...(w.outputSpec !== undefined ? { spec: w.outputSpec } : {}),
+      requested: tokensOf(h.requestedOutputTokens),
+      delivered: tokensOf(h.outputTokens),
+      ...(w.shortfall ? { shortfall: { requests: short, mean_tokens: short > 0 ? round3(c.windowShortTokens / short) : null } } : {}),
+    },
+    token_source: tokenSource,
+    usage_missing: c.usageMissing,
+    usage_chunk_mismatch: c.usageChunkMismatch,
+    ...(w.plan ? { plan: w.plan } : {}),
+  };
+}
+
+function checksOf(
+  t: RunTotals,
+  rates: WindowRates,
+  metrics: Result['metrics'],
+  poolWait: Result['generator']['pool_wait_ms'],
+  workload: Result['workload'],
+): Result['validity']['checks'] {
+  const { spec } = t;
+  const windowCpu = t.generator.windowCpu;
+  return [
+    ...validityChecks(
+      {
+        mode: spec.load.mode,
+        offeredRate: rates.offered,
+        achievedRate: rates.achieved,
+        scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
+        eventLoopDelayP99Ms: t.generator.eventLoopDelayMs.p99,
+        busyCpu: windowCpu === undefined ? undefined : (windowCpu?.busy ?? null),
+        poolWaitP99Ms: poolWait === undefined ? undefined : (poolWait?.p99 ?? null),
+        okSamples: t.counts.windowOk,
+        littlesRatio: rates.littlesRatio,
+        interrupted: t.interrupted,
+        workload: deliveredLengths(spec, workload),
+      },
+      generatorLimits(spec),
+    ),
+    ...(t.extraChecks ?? []),
+  ];
+}
+
+function generatorSection(t: RunTotals, poolWait: Result['generator']['pool_wait_ms']): Result['generator'] {
+  const g = t.generator;
+  const delivery = deliveryFloorMs(isLoopbackTarget(t.spec.target.url), t.serverView?.network?.rtt_ms);
+  return {
+    event_loop_delay_ms: g.eventLoopDelayMs,
+    cpu_s: round3(g.cpuS),
+    cpu_utilization: round3(g.cpuUtilization),
+    heap_mb: round3(g.heapMb),
+    rss_mb: round3(g.rssMb),
+    ...(g.windowCpu !== undefined ? { window_cpu: g.windowCpu } : {}),
+    ...(poolWait !== undefined ? { pool_wait_ms: poolWait } : {}),
+    ...(g.loopObservedMs !== undefined ? { timestamp_error_ms: timestampErrorOf(t.histograms, g.loopObservedMs, delivery) } : {}),
+  };
+}
+
+const timeseriesSection = (s: RunTotals['series']): Result['timeseries'] => ({
+  interval_s: s.intervalS,
+  sent: s.sent,
+  ok: s.ok,
+  errors: s.errors,
+  output_tokens: s.outputTokens,
+});

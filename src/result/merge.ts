@@ -48,18 +48,9 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
   if (mismatches.length > 0 && !opts.force) throw new MergeError(`cannot merge ${mismatches[0]}; pass --force to merge anyway`);
 
   const shards = mode === 'shards';
-  const sum = (f: (r: Result) => number) => results.reduce((acc, r) => acc + f(r), 0);
-  const max = (f: (r: Result) => number) => Math.max(...results.map(f));
+  const sum = sumOf(results);
+  const max = maxOf(results);
   const spec = shards ? shardedSpec(results) : first.spec;
-  // Measured only by newer loadgates: judged when every input has it.
-  const windowCpu = results.every((r) => r.generator.window_cpu !== undefined)
-    ? busiest(results.map((r) => r.generator.window_cpu!))
-    : undefined;
-  // A shard's own sample count or Little's law says little about the whole; the merged checks judge those.
-  const judgedAlone = (c: ValidityCheck) => !(shards && (c.name === 'samples' || c.name === 'littles_law'));
-  const invalidInputs = results.flatMap((r, i) =>
-    r.validity.checks.filter((c) => !c.ok && judgedAlone(c)).map((c) => `${names[i]} failed ${c.name}`),
-  );
   const { input_tokens: input, output_tokens: output, plan } = first.workload;
 
   return {
@@ -86,21 +77,7 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
       mode,
     ),
     series: mergeTimeseries(results, shards),
-    generator: {
-      eventLoopDelayMs: {
-        p50: max((r) => r.generator.event_loop_delay_ms.p50),
-        p99: max((r) => r.generator.event_loop_delay_ms.p99),
-        max: max((r) => r.generator.event_loop_delay_ms.max),
-      },
-      cpuS: sum((r) => r.generator.cpu_s),
-      cpuUtilization: max((r) => r.generator.cpu_utilization),
-      // Shards are separate threads or machines, so their memory adds; replicates ran one after another.
-      heapMb: shards ? sum((r) => r.generator.heap_mb) : max((r) => r.generator.heap_mb),
-      rssMb: shards ? sum((r) => r.generator.rss_mb) : max((r) => r.generator.rss_mb),
-      windowCpu,
-      poolWaitMeasured: results.every((r) => r.histograms.poolWait !== undefined),
-      loopObservedMs: observedLoopMs(results),
-    },
+    generator: mergedGenerator(results, shards),
     workload: {
       ...(input.spec ? { inputSpec: input.spec } : {}),
       ...(output.spec ? { outputSpec: output.spec } : {}),
@@ -112,18 +89,55 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
     merge: { mode, merged_from: sum((r) => r.merge?.merged_from ?? 1), forced: mismatches.length > 0 },
     ...(!shards && results.length > 1 ? { replicates: { count: results.length, cv: spread(results) } } : {}),
     ...mergedPattern(results, shards, spec),
-    extraChecks: [
-      {
-        name: 'merge_inputs',
-        ok: invalidInputs.length === 0 && mismatches.length === 0,
-        message:
-          mismatches.length > 0
-            ? `merged with --force across different benchmarks: ${mismatches[0]}`
-            : invalidInputs.length > 0
-              ? `an input was not valid: ${invalidInputs.slice(0, 3).join('; ')}`
-              : `all ${results.length} inputs were valid runs of the same spec`,
-      },
-    ],
+    extraChecks: [mergeInputsCheck(results, names, mismatches, shards)],
+  };
+}
+
+/** Adders over the inputs. */
+const sumOf = (results: Result[]) => (f: (r: Result) => number) => results.reduce((acc, r) => acc + f(r), 0);
+const maxOf = (results: Result[]) => (f: (r: Result) => number) => Math.max(...results.map(f));
+
+/** The generator's figures: those of the busiest input, or for shards' memory and everyone's CPU time, their sum. */
+function mergedGenerator(results: Result[], shards: boolean): RunTotals['generator'] {
+  const sum = sumOf(results);
+  const max = maxOf(results);
+  // Measured only by newer loadgates: judged when every input has it.
+  const windowCpu = results.every((r) => r.generator.window_cpu !== undefined)
+    ? busiest(results.map((r) => r.generator.window_cpu!))
+    : undefined;
+  return {
+    eventLoopDelayMs: {
+      p50: max((r) => r.generator.event_loop_delay_ms.p50),
+      p99: max((r) => r.generator.event_loop_delay_ms.p99),
+      max: max((r) => r.generator.event_loop_delay_ms.max),
+    },
+    cpuS: sum((r) => r.generator.cpu_s),
+    cpuUtilization: max((r) => r.generator.cpu_utilization),
+    // Shards are separate threads or machines, so their memory adds; replicates ran one after another.
+    heapMb: shards ? sum((r) => r.generator.heap_mb) : max((r) => r.generator.heap_mb),
+    rssMb: shards ? sum((r) => r.generator.rss_mb) : max((r) => r.generator.rss_mb),
+    windowCpu,
+    poolWaitMeasured: results.every((r) => r.histograms.poolWait !== undefined),
+    loopObservedMs: observedLoopMs(results),
+  };
+}
+
+/** Whether the inputs were valid runs of one benchmark: each input's own checks, and any forced mismatch. */
+function mergeInputsCheck(results: Result[], names: string[], mismatches: string[], shards: boolean): ValidityCheck {
+  // A shard's own sample count or Little's law says little about the whole; the merged checks judge those.
+  const judgedAlone = (c: ValidityCheck) => !(shards && (c.name === 'samples' || c.name === 'littles_law'));
+  const invalidInputs = results.flatMap((r, i) =>
+    r.validity.checks.filter((c) => !c.ok && judgedAlone(c)).map((c) => `${names[i]} failed ${c.name}`),
+  );
+  return {
+    name: 'merge_inputs',
+    ok: invalidInputs.length === 0 && mismatches.length === 0,
+    message:
+      mismatches.length > 0
+        ? `merged with --force across different benchmarks: ${mismatches[0]}`
+        : invalidInputs.length > 0
+          ? `an input was not valid: ${invalidInputs.slice(0, 3).join('; ')}`
+          : `all ${results.length} inputs were valid runs of the same spec`,
   };
 }
 
