@@ -1,6 +1,5 @@
 import * as core from '@actions/core';
-import { trapInterrupts } from '../run/interrupt.js';
-import { armWatchdog, BOUND_GRACE_MS } from '../run/watchdog.js';
+import { guardRun } from '../run/guard.js';
 import type { Octokit, RunContext } from './github-context.js';
 import type { ActionInputs } from './inputs.js';
 
@@ -27,31 +26,15 @@ export interface StepContext {
  * the step before that (#16.4); past the bound and a grace, the step gives up (#16.11).
  */
 export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>, boundMs?: number): Promise<T> {
-  const abort = new AbortController();
-  const interrupts = trapInterrupts(abort, (line) => core.warning(line));
-  const disarm =
-    boundMs === undefined
-      ? () => {}
-      : armWatchdog({
-          boundMs,
-          graceMs: BOUND_GRACE_MS,
-          onBound: () => {
-            core.warning(
-              `the benchmark passed its wall-clock bound of ${Math.round(boundMs / 1000)} s; stopping and reporting what it has`,
-            );
-            abort.abort();
-          },
-          onGiveUp: () => {
-            core.setFailed(
-              `the benchmark was still not finished ${BOUND_GRACE_MS / 1000} s past its wall-clock bound; exiting without a result`,
-            );
-            process.exit(3);
-          },
-        });
+  const guard = guardRun({
+    say: (line) => core.warning(line),
+    boundMs,
+    boundLine: (s) => `the benchmark passed its wall-clock bound of ${s} s; stopping and reporting what it has`,
+    giveUp: (s) => core.setFailed(`the benchmark was still not finished ${s} s past its wall-clock bound; exiting without a result`),
+  });
   try {
-    return await work(abort.signal);
+    return await work(guard.signal);
   } finally {
-    disarm();
-    interrupts.release();
+    guard.release();
   }
 }
