@@ -63,6 +63,8 @@ const TIMING_HISTOGRAMS = new Set([
   'scheduleLag',
   'poolWait',
 ]);
+/** The event loop's own turns and lateness: even how many there were depends on the machine. */
+const LOOP_HISTOGRAMS = new Set(['loopTurns', 'loopReadTurns', 'loopLateness']);
 /** Validity checks whose outcome is a timing (a busy machine may flip them). */
 const TIMING_CHECKS = new Set([
   'achieved_rate',
@@ -104,12 +106,19 @@ export function normalize(r) {
   n.timeseries = mapValues(n.timeseries, (v, k) => (k === 'interval_s' ? v : { total: sum(v) }));
   n.histograms = mapValues(n.histograms, (v, k) => {
     const h = hdr.decodeFromCompressedBase64(v, 32, false);
+    if (LOOP_HISTOGRAMS.has(k)) return T;
     if (TIMING_HISTOGRAMS.has(k)) return { count: h.totalCount };
     // Token lengths: the whole distribution, bucket by bucket.
     const distribution = createHash('sha256').update(h.outputPercentileDistribution()).digest('hex').slice(0, 16);
     return { count: h.totalCount, mean: h.mean, max: h.maxValue, distribution };
   });
   if (n.workload.plan) n.workload.plan.salt = ID;
+  // Segments: how many requests each holds stays; its percentiles are timings.
+  n.segments = mapValues(n.segments, (v) => (v !== null && typeof v === 'object' ? { ...mapValues(v, () => T), n: v.n } : v));
+  // The server's own view and the network probe: which scrape saw which request is a timing, and
+  // so is every latency the server reports; the engine, how often it was scraped and whether it was there stay.
+  if (n.server) n.server = { engine: n.server.engine, interval_s: n.server.interval_s, available: n.server.available, url: ID, rest: T };
+  if (n.network) n.network = { probes: n.network.probes, rest: T };
   if (n.replicates) n.replicates.cv = mapValues(n.replicates.cv, () => T);
   return n;
 }
