@@ -1,5 +1,5 @@
 import { decodeHistogram } from '../metrics/histogram.js';
-import { judgeDrift } from '../result/pattern.js';
+import { segmentDrift } from '../metrics/rise.js';
 import type { Result } from '../result/types.js';
 import { num } from '../numbers.js';
 import { outcome } from './outcome.js';
@@ -14,8 +14,8 @@ import type { RuleOutcome, Verdict } from './types.js';
  *     not recover from within the window fails; a run without a spike pattern is inconclusive.
  *   gate.soak.max_drift_pct — no latency percentile the gate's latency rules name may drift
  *     between the first and last soak segment by more than max(pct × first, the rule's ms)
- *     beyond noise: the same test as the result's pattern.soak.drift (result/pattern.ts
- *     judgeDrift), re-run at this pct. One outcome per metric.
+ *     beyond noise: the same test as the result's pattern.soak.drift (metrics/rise.ts
+ *     segmentDrift, the latency rules' percentile-rise test), re-run at this pct. One outcome per metric.
  */
 export function judgePatternRules(gate: GateSpec, current: Result): RuleOutcome[] {
   const out: RuleOutcome[] = [];
@@ -71,15 +71,17 @@ function judgeSoak(gate: GateSpec, rule: NonNullable<GateSpec['soak']>, r: Resul
     const t = latencyTarget(key as LatencyKey);
     const metric = t.histogram as 'ttft' | 'tpot' | 'e2e';
     const latency = gate.latency[key as LatencyKey]!;
-    const d = judgeDrift(
-      decodeHistogram(first[metric]),
-      decodeHistogram(last[metric]),
-      t.p,
-      rule.max_drift_pct,
-      latency.max_increase_ms,
-      gate,
-      key,
-    );
+    const d = segmentDrift({
+      first: decodeHistogram(first[metric]),
+      last: decodeHistogram(last[metric]),
+      p: t.p,
+      pct: rule.max_drift_pct,
+      floorMs: latency.max_increase_ms,
+      minTail: gate.min_tail_samples,
+      confidence: gate.confidence,
+      iterations: gate.bootstrap_iterations,
+      id: key,
+    });
     return outcome(
       {
         id: `soak.drift.${key}`,

@@ -1,12 +1,12 @@
 import type { Result } from '../result/types.js';
-import { moments, percentileOf } from '../metrics/buckets.js';
-import { percentileShiftInterval, type Interval } from '../metrics/bootstrap.js';
+import { moments } from '../metrics/buckets.js';
+import { percentileRise, riseReason } from '../metrics/rise.js';
 import { confText, num, pctText } from '../numbers.js';
 import type { JudgeContext } from './context.js';
 import { detectableChange, detectableFall } from './detectable.js';
-import { betweenRun, latencyNoise, noiseText } from './noise.js';
+import { betweenRun, latencyNoise, noiseText, type LatencyNoise } from './noise.js';
+import type { LatencyTarget } from '../metrics/definitions.js';
 import { changeOf, outcome } from './outcome.js';
-import { minSamples } from '../metrics/samples.js';
 import { latencyTarget } from './targets.js';
 import type { GateSpec, LatencyIncreaseRule, LatencyKey, ThroughputDecreaseRule, ThroughputKey } from '../spec/gate-schema.js';
 import type { RuleOutcome } from './types.js';
@@ -23,8 +23,8 @@ import type { RuleOutcome } from './types.js';
  */
 
 /**
- * Percentile latency may rise at most max(pct·baseline, floor ms). Noise: the bootstrap interval
- * of the percentile difference from both histograms (metrics/bootstrap.ts), widened by replicate spread.
+ * Percentile latency may rise at most max(pct·baseline, floor ms): the percentile-rise test
+ * (metrics/rise.ts), its bootstrap interval widened by the between-run noise (gate/noise.ts).
  */
 export function judgeLatencyIncrease(
   key: LatencyKey,
@@ -41,62 +41,79 @@ export function judgeLatencyIncrease(
     limit: `may rise ≤ ${rule.max_increase_pct} % or ${rule.max_increase_ms} ms, whichever is larger`,
     unit: 'ms' as const,
   };
-  const b = ctx.buckets(base, t.histogram, 1000);
-  const c = ctx.buckets(cur, t.histogram, 1000);
-  const bv = b ? percentileOf(b, t.p) : null;
-  const cv = c ? percentileOf(c, t.p) : null;
-  const none = { baseline: bv, current: cv, change: null, threshold: null, ci: null };
-  if (!b || !c) return outcome({ ...draft, ...none, reason: `no samples in the ${!c ? 'current run' : 'baseline'}` }, 'inconclusive', rule);
-  const threshold = Math.max((rule.max_increase_pct / 100) * bv!, rule.max_increase_ms);
-  const change = changeOf(bv!, cv!);
-  const need = minSamples(t.p, ctx.minTail);
-  if (b.n < need || c.n < need) {
+  const { test, noise } = latencyRise(t, rule, base, cur, ctx, draft.id);
+  const none = { baseline: test.before, current: test.after, change: null, threshold: null, ci: null };
+  if (test.status === 'no-samples')
+    return outcome(
+      { ...draft, ...none, reason: `no samples in the ${test.missing === 'after' ? 'current run' : 'baseline'}` },
+      'inconclusive',
+      rule,
+    );
+  const { change, threshold } = test;
+  if (test.status === 'too-few') {
+    const [nb, nc] = test.n;
     return outcome(
       {
         ...draft,
         ...none,
         change,
         threshold,
-        reason: `too few samples for ${t.pct}: needs ≥ ${need} in each run (baseline ${b.n}, current ${c.n})`,
+        reason: `too few samples for ${t.pct}: needs ≥ ${test.need} in each run (baseline ${nb}, current ${nc})`,
       },
       'inconclusive',
       rule,
     );
   }
-  const boot = percentileShiftInterval(b, c, t.p, ctx.confidence, ctx.iterations, ctx.rng(draft.id));
-  const noise = latencyNoise(
-    ctx.noise,
-    t,
-    base,
-    cur,
-    { base: b, cur: c },
-    { base: bv!, cur: cv! },
-    (side) => ctx.rng(`${draft.id}/${side}`),
-    ctx.confidence,
-  );
-  const ci = widen(boot, change.abs, ctx.z * noise.se);
+  const { ci, before: bv } = test;
+  const said = [noise().note, noiseText(noise().record, 'ms')].filter(Boolean).join('; ');
   const mdeAbs = detectableChange(threshold, change.abs - ci.lower, ctx.z);
-  const mde = { abs: mdeAbs, rel: bv! > 0 ? mdeAbs / bv! : null, power: 0.8 };
-  const moved = `${change.abs >= 0 ? 'rose' : 'fell'} ${num(change.abs, true)} ms (${change.rel === null ? 'n/a' : pctText(change.rel, true)}), allowed ${num(threshold, true)} ms`;
-  const failed = change.abs > threshold && ci.lower > threshold;
-  const caught = `a rise of ≥ ${mde.rel === null ? `${num(mdeAbs)} ms` : `${pctText(mde.rel)} (${num(mdeAbs, true)} ms)`} would have been caught`;
-  const said = [noise.note, noiseText(noise.record, 'ms')].filter(Boolean).join('; ');
-  const reason = failed
-    ? `${moved}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower, true)} ms is beyond it too; ${said}`
-    : change.abs > threshold
-      ? `${moved}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower, true)} ms — ${caught}; ${said}`
-      : `${moved} — ${caught}; ${said}`;
+  const mde = { abs: mdeAbs, rel: bv > 0 ? mdeAbs / bv : null, power: 0.8 };
+  const reason = riseReason(test.rise, {
+    moved: `${change.abs >= 0 ? 'rose' : 'fell'} ${num(change.abs, true)} ms (${change.rel === null ? 'n/a' : pctText(change.rel, true)}), allowed ${num(threshold, true)} ms`,
+    bound: `the ${confText(ctx.confidence)} lower bound`,
+    lower: `${num(ci.lower, true)} ms`,
+    caught: `a rise of ≥ ${mde.rel === null ? `${num(mdeAbs)} ms` : `${pctText(mde.rel)} (${num(mdeAbs, true)} ms)`} would have been caught`,
+    noise: said,
+  });
   return outcome(
-    { ...draft, baseline: bv, current: cv, change, threshold, ci: { ...ci, confidence: ctx.confidence }, reason, mde, noise: noise.record },
-    failed ? 'fail' : 'pass',
+    {
+      ...draft,
+      baseline: bv,
+      current: test.after,
+      change,
+      threshold,
+      ci: { ...ci, confidence: ctx.confidence },
+      reason,
+      mde,
+      noise: noise().record,
+    },
+    test.rise === 'beyond' ? 'fail' : 'pass',
     rule,
   );
 }
 
-/** Adds a between-run half-width to each side of a bootstrap interval, in quadrature (independent noise). */
-function widen(iv: Interval, point: number, extra: number): Interval {
-  if (extra === 0) return iv;
-  return { lower: point - Math.hypot(point - iv.lower, extra), upper: point + Math.hypot(iv.upper - point, extra) };
+/** The rise test on the rule's percentile, its bootstrap widened by the between-run noise (read once judged). */
+function latencyRise(t: LatencyTarget, rule: LatencyIncreaseRule, base: Result, cur: Result, ctx: JudgeContext, id: string) {
+  const b = ctx.buckets(base, t.histogram, 1000);
+  const c = ctx.buckets(cur, t.histogram, 1000);
+  let noise: LatencyNoise | undefined;
+  const test = percentileRise({
+    before: b,
+    after: c,
+    p: t.p,
+    pct: rule.max_increase_pct,
+    floorMs: rule.max_increase_ms,
+    minTail: ctx.minTail,
+    confidence: ctx.confidence,
+    iterations: ctx.iterations,
+    rng: ctx.rng(id),
+    widen: (bv, cv) => {
+      const side = (s: string) => ctx.rng(`${id}/${s}`);
+      noise = latencyNoise(ctx.noise, t, base, cur, { base: b!, cur: c! }, { base: bv, cur: cv }, side, ctx.confidence);
+      return ctx.z * noise.se;
+    },
+  });
+  return { test, noise: () => noise! };
 }
 
 /**

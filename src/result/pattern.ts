@@ -1,12 +1,9 @@
-import { createRng, deriveSeed } from '../rng.js';
 import { expectedArrivals } from '../arrivals/curve.js';
 import type { LoadPlan } from '../arrivals/load-plan.js';
-// The statistics the gate judges with (metrics/, below result): the drift test is the gate's own test.
-import { percentileShiftInterval } from '../metrics/bootstrap.js';
-import { bucketsOf, percentileOf } from '../metrics/buckets.js';
-import { minSamples } from '../metrics/samples.js';
+// The gate's own percentile-rise test (metrics/, below result) judges the soak's drift.
+import { segmentDrift, type DriftOutcome } from '../metrics/rise.js';
 import type { GateSpec } from '../spec/gate-schema.js';
-import { num } from '../numbers.js';
+import { round3 } from '../numbers.js';
 import type { Spec } from '../spec/types.js';
 import { LATENCY_TARGETS } from '../metrics/definitions.js';
 import { decodeHistogram, encodeHistogram, summarizeMs, type Histogram, type LatencySummary } from '../metrics/histogram.js';
@@ -63,17 +60,6 @@ export interface PatternPhase {
   e2e_ms: LatencySummary | null;
   /** The generator's own memory when the phase ended (null when not sampled, e.g. a merged result). */
   generator: { rss_mb: number; heap_mb: number } | null;
-}
-
-export interface DriftOutcome {
-  first: number | null;
-  last: number | null;
-  change: { abs: number; rel: number | null } | null;
-  /** Allowed rise, ms. */
-  bound: number | null;
-  ci: { lower: number; upper: number; confidence: number } | null;
-  verdict: 'drift' | 'none' | 'inconclusive';
-  reason: string;
 }
 
 export interface PatternSection {
@@ -137,10 +123,6 @@ export interface PatternFacts {
   rateScale?: number;
 }
 
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
-/** Milliseconds in reasons, as the gate words its numbers. */
-const ms = (v: number) => num(v);
-
 /** The rate sliding windows are sized for: a spike's or soak's load.rate, a ramp's or steps' mean rate. */
 export function baseRateOf(load: Spec['load']): number {
   const p = load.pattern;
@@ -165,7 +147,7 @@ export function patternFacts(
     baseRate,
     names: plan.phases.map((p) => p.name),
     offeredPerS: rec.buckets.map((_, i) =>
-      r3(expectedArrivals(plan.curve, i * rec.intervalMs, (i + 1) * rec.intervalMs) / (rec.intervalMs / 1000)),
+      round3(expectedArrivals(plan.curve, i * rec.intervalMs, (i + 1) * rec.intervalMs) / (rec.intervalMs / 1000)),
     ),
     phaseOffered: plan.phases.map((p) => p.rate),
     phases: rec.phases,
@@ -198,7 +180,7 @@ function slidingP95(buckets: PatternFacts['buckets'], w: number): (number | null
   });
 }
 
-const p95 = (h: Histogram | null) => (h && h.totalCount >= MIN_WINDOW_SAMPLES ? r3(h.getValueAtPercentile(95) / 1000) : null);
+const p95 = (h: Histogram | null) => (h && h.totalCount >= MIN_WINDOW_SAMPLES ? round3(h.getValueAtPercentile(95) / 1000) : null);
 
 export function buildPatternSection(f: PatternFacts): PatternSection {
   const iv = f.intervalMs;
@@ -218,7 +200,7 @@ export function buildPatternSection(f: PatternFacts): PatternSection {
       scheduled: f.buckets.map((b) => b.scheduled),
       ok: f.buckets.map((b) => b.ok),
       errors: f.buckets.map((b) => b.errors),
-      achieved_per_s: f.buckets.map((b) => r3((b.completedOk * scale) / (iv / 1000))),
+      achieved_per_s: f.buckets.map((b) => round3((b.completedOk * scale) / (iv / 1000))),
       ttft_p95_ms: sliding,
     },
     histograms: {
@@ -237,18 +219,18 @@ function phaseSummary(name: string, p: PatternPhaseStats, offered: number, scale
   const done = p.ok + p.errors;
   return {
     name,
-    from_s: r3(p.fromMs / 1000),
-    to_s: r3(p.toMs / 1000),
+    from_s: round3(p.fromMs / 1000),
+    to_s: round3(p.toMs / 1000),
     offered_rate_per_s: offered,
     scheduled: p.scheduled,
     ok: p.ok,
     errors: p.errors,
-    error_rate: done > 0 ? r3(p.errors / done) : null,
-    achieved_rate_per_s: len > 0 ? r3((p.completedOk * scale) / len) : 0,
+    error_rate: done > 0 ? round3(p.errors / done) : null,
+    achieved_rate_per_s: len > 0 ? round3((p.completedOk * scale) / len) : 0,
     ttft_ms: summarizeMs(p.h.ttft),
     tpot_ms: summarizeMs(p.h.tpot),
     e2e_ms: summarizeMs(p.h.e2e),
-    generator: p.memory && { rss_mb: r3(p.memory.rss_mb), heap_mb: r3(p.memory.heap_mb) },
+    generator: p.memory && { rss_mb: round3(p.memory.rss_mb), heap_mb: round3(p.memory.heap_mb) },
   };
 }
 
@@ -268,7 +250,7 @@ function spikeOutcome(
     for (let i = Math.ceil(end / iv - 1e-9); i <= lastStart; i++) {
       const v = sliding[i];
       if (v !== null && v <= pre * (1 + RECOVERY_TOLERANCE)) {
-        recovery = r3((i * iv - end) / 1000);
+        recovery = round3((i * iv - end) / 1000);
         break;
       }
     }
@@ -282,7 +264,7 @@ function spikeOutcome(
     during: {
       ttft_ms: during ? summarizeMs(during.h.ttft) : null,
       errors: during?.errors ?? 0,
-      error_rate: done > 0 ? r3(during.errors / done) : null,
+      error_rate: done > 0 ? round3(during.errors / done) : null,
     },
     recovery_s: recovery,
     rule: `from the spike's end until TTFT p95 over a sliding ${(w * iv) / 1000} s window is within ${RECOVERY_TOLERANCE * 100} % of the pre-spike p95`,
@@ -316,65 +298,26 @@ function soakOutcome(f: PatternFacts): NonNullable<PatternSection['soak']> {
     const metric = t.histogram as DriftMetric;
     if (!rule?.enabled || !(metric in DRIFT_METRICS)) continue;
     const key = t.key;
-    drift[key] = judgeDrift(
-      first.h[metric],
-      last.h[metric],
-      t.p,
-      g.soak?.max_drift_pct ?? rule.max_increase_pct,
-      rule.max_increase_ms,
-      g,
-      key,
-    );
+    drift[key] = segmentDrift({
+      first: first.h[metric],
+      last: last.h[metric],
+      p: t.p,
+      pct: g.soak?.max_drift_pct ?? rule.max_increase_pct,
+      floorMs: rule.max_increase_ms,
+      minTail: g.min_tail_samples,
+      confidence: g.confidence,
+      iterations: g.bootstrap_iterations,
+      id: key,
+    });
   }
   return {
     segments: f.phases.length,
     drift,
     generator: {
-      rss_mb: f.phases.map((p) => (p.memory ? r3(p.memory.rss_mb) : null)),
-      heap_mb: f.phases.map((p) => (p.memory ? r3(p.memory.heap_mb) : null)),
+      rss_mb: f.phases.map((p) => (p.memory ? round3(p.memory.rss_mb) : null)),
+      heap_mb: f.phases.map((p) => (p.memory ? round3(p.memory.heap_mb) : null)),
     },
     rule: `last segment vs first, per gate latency rule: drift when the rise AND its ${Math.round(g.confidence * 100)} % one-sided bootstrap lower bound exceed max(pct × first, ms)`,
-  };
-}
-
-/** The gate's regression test (gate/regression.ts) between two segments of one run. */
-export function judgeDrift(a: Histogram, b: Histogram, p: number, pct: number, floorMs: number, g: GateSpec, id: string): DriftOutcome {
-  const ba = a.totalCount > 0 ? bucketsOf(a, 1000) : null;
-  const bb = b.totalCount > 0 ? bucketsOf(b, 1000) : null;
-  const first = ba ? percentileOf(ba, p) : null;
-  const last = bb ? percentileOf(bb, p) : null;
-  const none = { first, last, change: null, bound: null, ci: null };
-  if (!ba || !bb) return { ...none, verdict: 'inconclusive', reason: 'no samples in the first or the last segment' };
-  const bound = Math.max((pct / 100) * first!, floorMs);
-  const change = { abs: r3(last! - first!), rel: first! > 0 ? r3((last! - first!) / first!) : null };
-  // The gate's sample rule: min_tail_samples above the percentile.
-  const need = minSamples(p, g.min_tail_samples);
-  if (ba.n < need || bb.n < need)
-    return {
-      ...none,
-      change,
-      bound: r3(bound),
-      verdict: 'inconclusive',
-      reason: `too few samples: needs ≥ ${need} per segment (first ${ba.n}, last ${bb.n})`,
-    };
-  const iv = percentileShiftInterval(ba, bb, p, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
-  const ci = { lower: r3(iv.lower), upper: r3(iv.upper), confidence: g.confidence };
-  const moved = `${change.abs >= 0 ? 'rose' : 'fell'} ${ms(Math.abs(change.abs))} ms, allowed ${ms(bound)} ms`;
-  // Drift needs both: a rise beyond the rules, and the noise's lower bound beyond them too.
-  const drift = change.abs > bound && ci.lower > bound;
-  const reason = drift
-    ? `${moved}; the lower bound ${ms(ci.lower)} ms is beyond it too`
-    : change.abs > bound
-      ? `${moved}, but within noise: the lower bound is ${ms(ci.lower)} ms`
-      : moved;
-  return {
-    first,
-    last,
-    change,
-    bound: r3(bound),
-    ci,
-    verdict: drift ? 'drift' : 'none',
-    reason,
   };
 }
 
@@ -464,8 +407,8 @@ export function mergePatternSections(
     f.offeredPerS.forEach((v, i) => (out.offeredPerS[i] = (out.offeredPerS[i] ?? 0) + v));
     f.phaseOffered.forEach((v, k) => (out.phaseOffered[k] += v));
   }
-  out.offeredPerS = out.offeredPerS.map((v) => r3(v * rateScale));
-  out.phaseOffered = out.phaseOffered.map((v) => r3(v * rateScale));
+  out.offeredPerS = out.offeredPerS.map((v) => round3(v * rateScale));
+  out.phaseOffered = out.phaseOffered.map((v) => round3(v * rateScale));
   out.rateScale = rateScale;
   out.baseRate = baseRate;
   return buildPatternSection(out);
