@@ -1,3 +1,4 @@
+import { round3 } from '../numbers.js';
 import { readFileSync } from 'node:fs';
 import { Ajv, type SchemaObject } from 'ajv';
 import type { Result } from '../result/types.js';
@@ -97,7 +98,7 @@ export function calibrationFrom(merged: Result): CalibrationFile {
     spec_hash: merged.spec_hash,
     target: { url: merged.target.url, model: merged.target.model },
     replicates: merged.replicates.count,
-    window_s: Math.round((merged.load.window_s / merged.replicates.count) * 1000) / 1000,
+    window_s: round3(merged.load.window_s / merged.replicates.count),
     cv: merged.replicates.cv,
   };
 }

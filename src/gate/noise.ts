@@ -4,7 +4,7 @@ import type { Result } from '../result/types.js';
 import { drawPercentile } from '../metrics/bootstrap.js';
 import type { Buckets } from '../metrics/buckets.js';
 import type { CalibrationFile } from './calibration.js';
-import { num, pctText } from '../numbers.js';
+import { num, pctText, round3 } from '../numbers.js';
 import { normalQuantile, studentQuantile } from '../metrics/stats.js';
 import type { CheckOutcome, NoiseSource, RuleNoise, RuleOutcome } from './types.js';
 
@@ -183,7 +183,7 @@ export function latencyNoise(
   const sources: NoiseSource[] = ['bootstrap', ...(within !== null ? (['segments'] as const) : []), ...between.sources];
   return {
     se: Math.hypot(within ?? 0, between.effectiveSe),
-    record: { within_run: within === null ? null : Math.round(within * 1000) / 1000, between_run_cv: between.cv, source: sources },
+    record: { within_run: within === null ? null : round3(within), between_run_cv: between.cv, source: sources },
     note: between.note,
   };
 }

@@ -1,5 +1,5 @@
 import type { LatencySummary } from '../metrics/histogram.js';
-import { num } from '../numbers.js';
+import { num, round3 } from '../numbers.js';
 import type { PatternPhase, PatternSection } from '../result/pattern.js';
 import type { Result } from '../result/types.js';
 import { escapeHtml as esc, escapeMarkdown as md } from './escape.js';
@@ -32,7 +32,7 @@ export function patternChart(r: Result): string | null {
   const p = r.pattern;
   if (!p) return null;
   const iv = p.interval_s;
-  const at = (i: number) => Math.round(i * iv * 1000) / 1000;
+  const at = (i: number) => round3(i * iv);
   const b = bands(p);
   const end = at(p.series.offered_per_s.length);
   const rates = lineChart(
@@ -70,7 +70,7 @@ function smooth(v: number[], k: number): number[] {
   if (k <= 0) return v;
   return v.map((_, i) => {
     const slice = v.slice(Math.max(0, i - k), i + k + 1);
-    return Math.round((slice.reduce((a, b) => a + b, 0) / slice.length) * 1000) / 1000;
+    return round3(slice.reduce((a, b) => a + b, 0) / slice.length);
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Histogram } from '../metrics/histogram.js';
+import { round3 } from '../numbers.js';
 import { SEGMENT_METRICS, type SegmentHistograms } from '../metrics/segments.js';
 
 /**
@@ -23,17 +24,16 @@ export interface Segments {
 }
 
 const P: Record<SegmentPercentile, number> = { p50: 50, p90: 90, p95: 95, p99: 99 };
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 function series(hs: Histogram[]): SegmentSeries {
   const out = { n: hs.map((h) => h.totalCount) } as SegmentSeries;
-  for (const k of SEGMENT_PERCENTILES) out[k] = hs.map((h) => (h.totalCount > 0 ? r3(h.getValueAtPercentile(P[k]) / 1000) : null));
+  for (const k of SEGMENT_PERCENTILES) out[k] = hs.map((h) => (h.totalCount > 0 ? round3(h.getValueAtPercentile(P[k]) / 1000) : null));
   return out;
 }
 
 /** The section of one run, from the recorder's slice histograms (values in µs). */
 export function segmentsSection(s: SegmentHistograms): Segments {
-  const section = { count: s.h.length, segment_s: r3((s.toMs - s.fromMs) / s.h.length / 1000) } as Segments;
+  const section = { count: s.h.length, segment_s: round3((s.toMs - s.fromMs) / s.h.length / 1000) } as Segments;
   for (const m of SEGMENT_METRICS) section[`${m}_ms`] = series(s.h.map((h) => h[m]));
   return section;
 }
@@ -59,7 +59,7 @@ export function mergeSegments(parts: (Segments | undefined)[], mode: 'shards' | 
       out[k] = n.map((total, i) => {
         if (total === 0) return null;
         const sum = all.reduce((a, s) => a + (s[key][k][i] ?? 0) * s[key].n[i], 0);
-        return r3(sum / total);
+        return round3(sum / total);
       });
     }
     merged[key] = out;

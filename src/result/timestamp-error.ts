@@ -1,4 +1,5 @@
 import { bucketsOf, type Buckets } from '../metrics/buckets.js';
+import { round3 } from '../numbers.js';
 import type { Histogram } from '../metrics/histogram.js';
 import type { LoopTurnMeter } from '../metrics/loop-turns.js';
 import type { Result } from './types.js';
@@ -26,8 +27,6 @@ export const TIMESTAMP_ERROR_HISTOGRAMS = { turns: 'loopTurns', readTurns: 'loop
 
 const METHOD =
   'delivery floor + union bound on residual + position: delivery = half the probe round trip on loopback, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn';
-
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** The histograms of one run's meter, under their names in the run's histograms. */
 export function timestampErrorHistograms(m: LoopTurnMeter): Record<string, Histogram> {
@@ -132,16 +131,16 @@ export function timestampError(
       const alpha = (miss * k) / SPLITS;
       best = Math.min(best, quantileOfTail(residualTail, alpha, hi) + quantileOfTail(positionTail, miss - alpha, hi));
     }
-    return r3(deliveryMs + best);
+    return round3(deliveryMs + best);
   };
   return {
     p50: bound(0.5),
     p90: bound(0.9),
     p99: bound(0.99),
-    max: r3(deliveryMs + hi),
-    delivery_ms: r3(deliveryMs),
+    max: round3(deliveryMs + hi),
+    delivery_ms: round3(deliveryMs),
     method: METHOD,
-    observed_s: r3(observedMs / 1000),
+    observed_s: round3(observedMs / 1000),
   };
 }
 

@@ -1,3 +1,4 @@
+import { round3 } from '../numbers.js';
 import { isIP, connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { now } from '../time.js';
@@ -118,6 +119,6 @@ function probeOnce(url: URL, headers: Record<string, string>, timeoutMs: number,
 export function twoQuantiles(xs: number[]): TwoQuantiles | null {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
-  const at = (p: number) => Math.round(s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)] * 1000) / 1000;
+  const at = (p: number) => round3(s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]);
   return { p50: at(0.5), p99: at(0.99) };
 }
