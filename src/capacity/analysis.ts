@@ -1,4 +1,5 @@
 import type { Result } from '../result/types.js';
+import { latencyOf } from '../result/latency.js';
 import type { AnalysisOptions, PointAnalysis, SweepAnalysis, SweepPoint } from './types.js';
 import { round3, sig4 } from '../numbers.js';
 
@@ -24,7 +25,7 @@ export const CLOSED_PLATEAU_GAIN = 0.05;
 
 /** The latency summary the analysis uses (TTFT or E2E). */
 function latency(r: Result, metric: AnalysisOptions['metric']) {
-  return metric === 'ttft' ? r.metrics.ttft_ms : r.metrics.e2e_ms;
+  return latencyOf(r, metric);
 }
 
 /** The load's x value of a point: its nominal rate (open loop) or its concurrency (closed loop). */

@@ -1,4 +1,5 @@
 import { compareSweeps } from '../capacity/gate.js';
+import { latencyOf } from '../result/latency.js';
 import { loadSweep } from '../capacity/load.js';
 import type { SweepDocument } from '../capacity/document.js';
 import type { GateReport } from '../gate/types.js';
@@ -119,7 +120,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
       onPointDone: (p, point, why) => {
         progress.end();
         const r = point.result;
-        const lat = (metric === 'ttft' ? r.metrics.ttft_ms : r.metrics.e2e_ms) ?? null;
+        const lat = latencyOf(r, metric);
         process.stderr.write(
           `${describe(p)}: completed ${r.throughput.requests_per_s} req/s of ${r.load.offered_rate_per_s} offered · ${metric.toUpperCase()} p50 ${lat?.p50 ?? 'n/a'} ms p99 ${lat?.p99 ?? 'n/a'} ms · goodput ${r.goodput.fraction === null ? 'n/a' : `${(r.goodput.fraction * 100).toFixed(1)} %`} · ${r.validity.valid ? 'valid' : 'not valid'}${why ? ` · past saturation: ${why}` : ''}\n`,
         );
