@@ -1,3 +1,4 @@
+import { METRICS } from '../metrics/definitions.js';
 import type { Rng } from '../rng.js';
 import { SEGMENT_PERCENTILES, type SegmentPercentile, type Segments } from '../result/segments.js';
 import type { Result } from '../result/types.js';
@@ -132,12 +133,8 @@ export function bootstrapSe(b: Buckets, p: number, rng: Rng, draws = 200): numbe
   return Math.sqrt(Math.max(0, sumSq / draws - mean * mean) * (draws / (draws - 1)));
 }
 
-const SEGMENT_OF: Partial<Record<string, keyof Omit<Segments, 'count' | 'segment_s'>>> = {
-  ttft_ms: 'ttft_ms',
-  tpot_ms: 'tpot_ms',
-  itl_ms: 'itl_ms',
-  e2e_ms: 'e2e_ms',
-};
+/** A result's segments section keeps the metrics the table slices (metrics/definitions.ts `segments`), under their keys. */
+const SEGMENTED: ReadonlySet<string> = new Set(METRICS.filter((m) => m.segments).map((m) => m.key));
 
 /**
  * Drift standard error of one run's percentile (see the top of this file), or null where the
@@ -145,7 +142,7 @@ const SEGMENT_OF: Partial<Record<string, keyof Omit<Segments, 'count' | 'segment
  * fewer than 4 slices holding ≥ 2 samples above the percentile each.
  */
 export function driftSe(r: Result, metric: string, pct: string, b: Buckets, p: number, rng: Rng): number | null {
-  const name = SEGMENT_OF[metric];
+  const name = SEGMENTED.has(metric) ? (metric as keyof Omit<Segments, 'count' | 'segment_s'>) : undefined;
   if (!r.segments || !name || !(SEGMENT_PERCENTILES as readonly string[]).includes(pct)) return null;
   const s = r.segments[name];
   const need = Math.ceil(2 / (1 - p / 100) - 1e-9);

@@ -31,6 +31,12 @@ export interface MetricDefinition {
   /** Stated in every result and report, so a reader never has to guess what a number means. */
   definition: string;
   peers: PeerNames;
+  /** Sliced into the steady window's segments (metrics/segments.ts) for the gate's within-run drift. */
+  segments: boolean;
+  /** Kept per phase of a load pattern and per soak segment (metrics/pattern-recorder.ts), so the soak's drift judges it. */
+  phases: boolean;
+  /** The reports' percentile chart that shows it: a request's (first token, end to end), a token's, or none. */
+  chart: 'request' | 'token' | null;
 }
 
 /**
@@ -46,6 +52,9 @@ export const METRICS = [
     histogram: 'ttft',
     definition: 'time to first token = first content chunk − intended send time (coordinated-omission safe); role-only chunks do not count',
     peers: { vllm: 'ttft', aiperf: 'time_to_first_token', guidellm: 'time_to_first_token_ms' },
+    segments: true,
+    phases: true,
+    chart: 'request',
   },
   {
     key: 'ttft_from_send_ms',
@@ -55,6 +64,9 @@ export const METRICS = [
     histogram: 'ttftFromSend',
     definition: 'first content chunk − actual send time (hides generator lateness; for comparison only)',
     peers: { vllm: null, aiperf: null, guidellm: null },
+    segments: false,
+    phases: false,
+    chart: null,
   },
   {
     key: 'time_to_first_answer_ms',
@@ -64,6 +76,9 @@ export const METRICS = [
     histogram: 'timeToFirstAnswer',
     definition: 'first non-reasoning content chunk − intended send time',
     peers: { vllm: null, aiperf: 'time_to_first_output_token', guidellm: null },
+    segments: false,
+    phases: false,
+    chart: null,
   },
   {
     key: 'tpot_ms',
@@ -73,6 +88,9 @@ export const METRICS = [
     histogram: 'tpot',
     definition: 'time per output token = (last content chunk − first content chunk) / (output tokens − 1), requests with > 1 token',
     peers: { vllm: 'tpot', aiperf: 'inter_token_latency', guidellm: 'inter_token_latency_ms' },
+    segments: true,
+    phases: true,
+    chart: 'token',
   },
   {
     key: 'itl_ms',
@@ -82,6 +100,9 @@ export const METRICS = [
     histogram: 'itl',
     definition: 'inter-token latency = each gap between consecutive content chunks (excludes TTFT)',
     peers: { vllm: 'itl', aiperf: 'inter_chunk_latency', guidellm: null },
+    segments: true,
+    phases: false,
+    chart: 'token',
   },
   {
     key: 'e2e_ms',
@@ -91,6 +112,9 @@ export const METRICS = [
     histogram: 'e2e',
     definition: 'end-to-end = last content chunk − intended send time',
     peers: { vllm: 'e2el', aiperf: 'request_latency', guidellm: 'request_latency' },
+    segments: true,
+    phases: true,
+    chart: 'request',
   },
   {
     key: 'normalized_latency_ms',
@@ -100,6 +124,9 @@ export const METRICS = [
     histogram: 'normalized',
     definition: 'E2E / output tokens',
     peers: { vllm: null, aiperf: null, guidellm: 'time_per_output_token_ms' },
+    segments: false,
+    phases: false,
+    chart: null,
   },
   {
     key: 'schedule_lag_ms',
@@ -109,6 +136,9 @@ export const METRICS = [
     histogram: 'scheduleLag',
     definition: "actual send − intended send: the load generator's own lateness",
     peers: { vllm: null, aiperf: null, guidellm: null },
+    segments: false,
+    phases: false,
+    chart: null,
   },
 ] as const satisfies readonly MetricDefinition[];
 
@@ -122,6 +152,16 @@ export type LatencyKey = `${GateMetric}_${PercentileKey}`;
 
 /** The metrics the gate judges, in reading order. */
 export const GATE_METRICS = METRICS.filter((m): m is Extract<Metric, { gate: string }> => m.gate !== null);
+
+/** The metrics sliced into segments, by recorder histogram name (ttft, tpot, itl, e2e). */
+export type SegmentMetric = Extract<Metric, { segments: true }>['histogram'];
+export const SEGMENT_METRICS = METRICS.filter((m): m is Extract<Metric, { segments: true }> => m.segments).map((m) => m.histogram);
+/** The metrics kept per pattern phase and soak segment, by recorder histogram name (ttft, tpot, e2e). */
+export type PhaseMetric = Extract<Metric, { phases: true }>['histogram'];
+export const PHASE_METRICS = METRICS.filter((m): m is Extract<Metric, { phases: true }> => m.phases).map((m) => m.histogram);
+/** The metrics a report's percentile chart of that kind shows, in reading order. */
+export const chartedMetrics = (chart?: 'request' | 'token') =>
+  METRICS.filter((m) => (chart === undefined ? m.chart !== null : m.chart === chart));
 
 /** "p99.9" for p999: how reports and rules print a percentile. */
 export const percentileLabel = (key: PercentileKey) => `p${PERCENTILES.find(([k]) => k === key)![1]}`;

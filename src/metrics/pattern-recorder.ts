@@ -1,4 +1,5 @@
 import * as hdr from 'hdr-histogram-js';
+import { PHASE_METRICS, type PhaseMetric } from './definitions.js';
 import { newHistogram, recordMs, type Histogram } from './histogram.js';
 
 /**
@@ -23,7 +24,8 @@ export interface PatternPhaseStats {
   errors: number;
   /** Successful requests that ended inside the phase, whenever scheduled: what the server delivered. */
   completedOk: number;
-  h: { ttft: Histogram; tpot: Histogram; e2e: Histogram };
+  /** The metric table's `phases` (metrics/definitions.ts). */
+  h: Record<PhaseMetric, Histogram>;
   memory: { rss_mb: number; heap_mb: number } | null;
 }
 
@@ -82,7 +84,7 @@ export class PatternRecorder {
       ok: 0,
       errors: 0,
       completedOk: 0,
-      h: { ttft: newHistogram(), tpot: newHistogram(), e2e: newHistogram() },
+      h: Object.fromEntries(PHASE_METRICS.map((m) => [m, newHistogram()])) as Record<PhaseMetric, Histogram>,
       memory: null,
     }));
   }

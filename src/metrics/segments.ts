@@ -1,3 +1,4 @@
+import { SEGMENT_METRICS, type SegmentMetric } from './definitions.js';
 import { newHistogram, recordMs, type Histogram } from './histogram.js';
 
 /**
@@ -8,16 +9,12 @@ import { newHistogram, recordMs, type Histogram } from './histogram.js';
  */
 export const SEGMENT_COUNT = 8;
 
-export const SEGMENT_METRICS = ['ttft', 'tpot', 'itl', 'e2e'] as const;
-export type SegmentMetric = (typeof SEGMENT_METRICS)[number];
-
 export class SegmentHistograms {
-  readonly h: Record<SegmentMetric, Histogram>[] = Array.from({ length: SEGMENT_COUNT }, () => ({
-    ttft: newHistogram(),
-    tpot: newHistogram(),
-    itl: newHistogram(),
-    e2e: newHistogram(),
-  }));
+  /** Per slice, a histogram of each metric the table slices (metrics/definitions.ts `segments`). */
+  readonly h: Record<SegmentMetric, Histogram>[] = Array.from(
+    { length: SEGMENT_COUNT },
+    () => Object.fromEntries(SEGMENT_METRICS.map((m) => [m, newHistogram()])) as Record<SegmentMetric, Histogram>,
+  );
 
   constructor(
     readonly fromMs: number,

@@ -1,5 +1,5 @@
 import { bucketsOf, percentileOf } from '../metrics/buckets.js';
-import { METRICS, type MetricName } from '../metrics/definitions.js';
+import { chartedMetrics } from '../metrics/definitions.js';
 import { decodeHistogram } from '../metrics/histogram.js';
 import type { Result } from '../result/types.js';
 import { lineChart, type Series } from './svg.js';
@@ -25,9 +25,8 @@ function spectrum(r: Result, histogram: string): [number, number][] {
 
 const SPECTRUM_TICKS = ['0', '90', '99', '99.9', '99.99', '99.999'].map((label, at) => ({ at, label: `p${label}` }));
 
-/** The latencies charted, by their keys in the metric table. */
-const CHARTED: MetricName[] = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms'];
-const LATENCIES = CHARTED.map((key) => METRICS.find((m) => m.key === key)!);
+/** The latencies charted: those the metric table gives a percentile chart. */
+const LATENCIES = chartedMetrics();
 
 export function latencyCharts(baseline: Result | null, current: Result): string[] {
   return LATENCIES.map(({ histogram: h, label }) => {

@@ -1,6 +1,6 @@
 import type { GateReport } from '../gate/types.js';
 
-import { METRICS, type MetricName } from '../metrics/definitions.js';
+import { chartedMetrics, METRICS, type MetricName } from '../metrics/definitions.js';
 import type { Result } from '../result/types.js';
 import { escapeMarkdown as md } from './escape.js';
 import { explainRules } from './explain.js';
@@ -31,8 +31,8 @@ export function renderMarkdown(report: GateReport, baseline: Result | null, curr
   const sources = noiseSourceLine(report);
   out.push('', ...(sources ? [`**${md(sources)}**`, ''] : []), `<sub>${md(noiseNote(report))}</sub>`, '');
 
-  out.push(...percentileChart('Time to first token and end-to-end latency (ms)', ['ttft_ms', 'e2e_ms'], baseline, current));
-  out.push(...percentileChart('Per-token latency (ms)', ['tpot_ms', 'itl_ms'], baseline, current));
+  out.push(...percentileChart('Time to first token and end-to-end latency (ms)', chartedKeys('request'), baseline, current));
+  out.push(...percentileChart('Per-token latency (ms)', chartedKeys('token'), baseline, current));
   out.push(...patternMarkdown(current));
 
   const failing = report.checks.filter((c) => !c.ok);
@@ -78,6 +78,9 @@ const LABEL = Object.fromEntries(METRICS.map((m) => [m.key, m.label])) as Record
  * A mermaid xychart-beta of latency percentiles: bars for the baseline, a line for the current
  * run (xychart has no legend, so the caption says which is which). Labels are our own strings.
  */
+/** The keys of the metrics the table gives a percentile chart of this kind. */
+const chartedKeys = (chart: 'request' | 'token'): MetricName[] => chartedMetrics(chart).map((m) => m.key);
+
 function percentileChart(title: string, metrics: MetricName[], baseline: Result | null, current: Result): string[] {
   const shown = metrics.filter((m) => current.metrics[m] && (!baseline || baseline.metrics[m]));
   if (shown.length === 0) return [];

@@ -5,7 +5,7 @@ import { segmentDrift, type DriftOutcome } from '../metrics/rise.js';
 import type { GateSpec } from '../spec/gate-schema.js';
 import { round3 } from '../numbers.js';
 import type { Spec } from '../spec/types.js';
-import { LATENCY_TARGETS } from '../metrics/definitions.js';
+import { LATENCY_TARGETS, PHASE_METRICS, type PhaseMetric } from '../metrics/definitions.js';
 import { decodeHistogram, encodeHistogram, summarizeMs, type Histogram, type LatencySummary } from '../metrics/histogram.js';
 import { newBucketHistogram, type PatternPhaseStats, type PatternRecorder } from '../metrics/pattern-recorder.js';
 
@@ -39,9 +39,6 @@ export const RECOVERY_TOLERANCE = 0.1;
 export const MIN_WINDOW_SAMPLES = 20;
 export const SATURATION_SHORTFALL = 0.05;
 export const DEPART_FACTOR = 2;
-/** The histograms each soak segment keeps (src/metrics/pattern-recorder.ts), by recorder histogram name. */
-const DRIFT_METRICS = { ttft: 'ttft_ms', tpot: 'tpot_ms', e2e: 'e2e_ms' } as const;
-type DriftMetric = keyof typeof DRIFT_METRICS;
 
 export interface PatternPhase {
   name: string;
@@ -101,7 +98,7 @@ export interface PatternSection {
     rule: string;
   };
   /** Encoded HdrHistograms for exact merging: bucket TTFT (empty string: none) and each phase's TTFT/TPOT/E2E. */
-  histograms: { buckets_ttft: string[]; phases: Record<DriftMetric, string>[] };
+  histograms: { buckets_ttft: string[]; phases: Record<PhaseMetric, string>[] };
 }
 
 /** The recorder-shaped figures a section is computed from: a run's recorder, or several results' merged. */
@@ -295,8 +292,9 @@ function soakOutcome(f: PatternFacts): NonNullable<PatternSection['soak']> {
   // The metric table (metrics/definitions.ts) says which histogram and percentile a rule's key names.
   for (const t of LATENCY_TARGETS) {
     const rule = g.latency[t.key];
-    const metric = t.histogram as DriftMetric;
-    if (!rule?.enabled || !(metric in DRIFT_METRICS)) continue;
+    // The histograms each phase and soak segment keeps: the metric table's `phases`.
+    const metric = t.histogram as PhaseMetric;
+    if (!rule?.enabled || !(PHASE_METRICS as readonly string[]).includes(metric)) continue;
     const key = t.key;
     drift[key] = segmentDrift({
       first: first.h[metric],
@@ -399,7 +397,7 @@ export function mergePatternSections(
       o.ok += p.ok;
       o.errors += p.errors;
       o.completedOk += p.completedOk;
-      for (const m of Object.keys(DRIFT_METRICS) as DriftMetric[]) o.h[m].add(p.h[m]);
+      for (const m of PHASE_METRICS) o.h[m].add(p.h[m]);
       // Threads and shards each report their own memory: the largest is the one that could have leaked.
       if (p.memory && o.memory)
         o.memory = { rss_mb: Math.max(o.memory.rss_mb, p.memory.rss_mb), heap_mb: Math.max(o.memory.heap_mb, p.memory.heap_mb) };

@@ -1,6 +1,7 @@
 import type { Histogram } from '../metrics/histogram.js';
 import { round3 } from '../numbers.js';
-import { SEGMENT_METRICS, type SegmentHistograms } from '../metrics/segments.js';
+import { SEGMENT_METRICS } from '../metrics/definitions.js';
+import type { SegmentHistograms } from '../metrics/segments.js';
 
 /**
  * result.segments: per-slice percentiles of the steady window (src/metrics/segments.ts), kept
