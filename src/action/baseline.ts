@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { GateReport } from '../gate/types.js';
-import { loadResult } from '../result/load.js';
+import { readResult } from '../result/load.js';
 
 import { fetchArtifactBaseline, humanAge, type ArtifactBaseline } from './baseline-artifact.js';
 import type { Octokit, RunContext } from './github-context.js';
@@ -30,7 +30,7 @@ export async function resolveBaseline(inputs: ActionInputs, ctx: RunContext, oct
   if (inputs.mode === 'record') return { kind: 'none', reason: 'not used: this run records a new baseline (mode: record)' };
   if (inputs.baseline) {
     if (!existsSync(inputs.baseline)) return { kind: 'missing', reason: `baseline file ${inputs.baseline} does not exist` };
-    return { kind: 'file', path: inputs.baseline, result: loadResult(inputs.baseline) };
+    return { kind: 'file', path: inputs.baseline, result: readResult(inputs.baseline) };
   }
   if (!inputs.baselineArtifact)
     return {

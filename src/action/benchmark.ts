@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 
 import type { Progress } from '../run/run.js';
 import { runReplicatesMerged } from '../run/replicates.js';
-import { loadSpec, SpecError } from '../spec/load.js';
+import { readSpec, SpecError } from '../spec/load.js';
 import { applyOverrides } from '../spec/override.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import type { ActionInputs } from './inputs.js';
@@ -17,7 +17,7 @@ import type { Result } from '../result/types.js';
  * values are masked before anything else happens, and refused for hosts not allowed.
  */
 export function loadActionSpec(inputs: ActionInputs): ResolvedSpec {
-  const loaded = loadSpec(inputs.spec, inputs.apiKey ? envWithKey(inputs.spec, inputs.apiKey) : process.env);
+  const loaded = readSpec(inputs.spec, inputs.apiKey ? envWithKey(inputs.spec, inputs.apiKey) : process.env);
   const withKey = inputs.apiKey ? { ...loaded, apiKey: inputs.apiKey } : loaded;
   for (const name of credentialHeaders(withKey)) maskSecret(withKey.headers[name]);
   maskSecret(withKey.apiKey);
@@ -44,13 +44,13 @@ export function loadActionSpec(inputs: ActionInputs): ResolvedSpec {
   return inputs.waitForReadyMs === undefined ? resolved : { ...resolved, readyTimeoutMs: inputs.waitForReadyMs };
 }
 
-/** The environment with the key under the name the spec's api_key_env gives, so loadSpec finds it there. */
+/** The environment with the key under the name the spec's api_key_env gives, so readSpec finds it there. */
 function envWithKey(path: string, apiKey: string): NodeJS.ProcessEnv {
   let name: unknown;
   try {
     name = (parseYaml(readFileSync(path, 'utf8')) as { target?: { api_key_env?: unknown } } | null)?.target?.api_key_env;
   } catch {
-    // loadSpec reads the file again and reports the problem properly.
+    // readSpec reads the file again and reports the problem properly.
   }
   return typeof name === 'string' ? { ...process.env, [name]: apiKey } : process.env;
 }

@@ -5,7 +5,7 @@ import { compare } from '../gate/compare.js';
 import type { GateReport } from '../gate/types.js';
 import { escapeMarkdown as md } from '../report/escape.js';
 import { renderHtml } from '../report/html.js';
-import { loadResult } from '../result/load.js';
+import { readResult } from '../result/load.js';
 import type { Result } from '../result/types.js';
 import { checkOutputPaths, writeFileAtomic } from '../result/write.js';
 import { wallClockBoundMs } from '../run/bound.js';
@@ -33,7 +33,7 @@ export async function gateStep(step: StepContext): Promise<StepOutcome> {
       `input mode is record on a ${ctx.eventName} event: baselines are never written from pull requests; record on push or schedule`,
     );
   }
-  const { source, current, early } = await measure(step);
+  const { source, current, early } = await baselineAndCurrent(step);
   const baseline = baselineResult(source);
   const recorded = writeResult(inputs, current);
   const missing = source.kind === 'missing' ? source.reason : null;
@@ -66,7 +66,7 @@ export async function gateStep(step: StepContext): Promise<StepOutcome> {
 }
 
 /** The baseline and the current run: interleaved against baseline-url, else a baseline found first and then the benchmark (or a given result). */
-async function measure({
+async function baselineAndCurrent({
   inputs,
   ctx,
   octokit,
@@ -94,7 +94,7 @@ async function measure({
         (signal) => runActionBenchmark(resolved, inputs.replicates, signal),
         wallClockBoundMs(resolved, Math.max(inputs.replicates, resolved.spec.load.replicates)),
       )
-    : loadResult(inputs.result!);
+    : readResult(inputs.result!);
   return { source, current, early };
 }
 

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import * as core from '@actions/core';
 import type { SweepDocument } from '../capacity/document.js';
 import { compareSweeps } from '../capacity/gate.js';
-import { loadSweep } from '../capacity/load.js';
+import { readSweep } from '../capacity/load.js';
 import type { Verdict } from '../gate/types.js';
 import { renderSweepHtml } from '../report/sweep-html.js';
 import { renderSweepMarkdown } from '../report/sweep.js';
@@ -25,9 +25,9 @@ import { writeJobSummary } from './summary.js';
 export async function sweepStep(step: StepContext): Promise<StepOutcome> {
   const { inputs, ctx } = step;
   const baselinePath = inputs.baseline;
-  const baseline = baselinePath && existsSync(baselinePath) ? loadSweep(baselinePath) : null; // a broken file fails before the sweep
+  const baseline = baselinePath && existsSync(baselinePath) ? readSweep(baselinePath) : null; // a broken file fails before the sweep
   let doc: SweepDocument;
-  if (inputs.result) doc = loadSweep(inputs.result);
+  if (inputs.result) doc = readSweep(inputs.result);
   else {
     const resolved = loadActionSpec(inputs);
     if (!resolved.spec.sweep) throw new Error(`input mode is sweep, but ${inputs.spec} has no sweep section; add e.g. "sweep: auto"`);

@@ -49,6 +49,6 @@ export function parseSweep(data: unknown, name: string): SweepDocument {
   return data as SweepDocument;
 }
 
-export function loadSweep(path: string): SweepDocument {
+export function readSweep(path: string): SweepDocument {
   return parseSweep(readJsonFile(path), path);
 }

@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
 import { calibrationFrom } from '../gate/calibration.js';
 import { pctText } from '../numbers.js';
-import { loadResult } from '../result/load.js';
+import { readResult } from '../result/load.js';
 import { mergeResults } from '../result/merge.js';
 import type { Result } from '../result/types.js';
 import { checkOutputPath, writeFileAtomic } from '../result/write.js';
 import { runReplicatesMerged } from '../run/replicates.js';
-import { loadSpec } from '../spec/load.js';
+import { readSpec } from '../spec/load.js';
 import { applyOverrides } from '../spec/override.js';
 import { EXIT, UsageError } from './errors.js';
 import { progressPrinter } from './progress.js';
@@ -56,7 +56,7 @@ export async function calibrateCommand(argv: string[]): Promise<number> {
   const n = Number(values.replicates);
   if (!Number.isInteger(n) || n < 3 || n > 100)
     throw new UsageError(`--replicates is "${values.replicates}"; expected a whole number from 3 to 100 (a spread needs at least 3 runs)`);
-  const resolved = applyOverrides(loadSpec(positionals[0]), {
+  const resolved = applyOverrides(readSpec(positionals[0]), {
     targetUrl: values['target-url'],
     steady: values.duration,
     warmup: values.warmup,
@@ -84,7 +84,7 @@ function calibrateFromResults(paths: string[], out: string): number {
   if (paths.length === 0)
     throw new UsageError('--from needs result files: at least 3 runs of one spec, or one merged result of at least 3');
   checkOutputPath(out, '--out');
-  const merged = paths.length === 1 ? loadResult(paths[0]) : mergeResults(paths.map(loadResult), { mode: 'replicates', names: paths });
+  const merged = paths.length === 1 ? readResult(paths[0]) : mergeResults(paths.map(readResult), { mode: 'replicates', names: paths });
   const runs = merged.replicates?.count ?? 1;
   if (runs < 3)
     throw new UsageError(

@@ -6,14 +6,14 @@ import type { GateReport } from '../gate/types.js';
 import { renderGateText } from '../report/gate-text.js';
 import { renderHtml } from '../report/html.js';
 import { renderMarkdown } from '../report/markdown.js';
-import { isSweepDocument, loadSweep, readJsonFile } from '../capacity/load.js';
+import { isSweepDocument, readSweep, readJsonFile } from '../capacity/load.js';
 import { compareSweeps } from '../capacity/gate.js';
-import { loadResult } from '../result/load.js';
+import { readResult } from '../result/load.js';
 import { writeSweepReports } from './sweep-command.js';
 import { renderSweepText } from '../report/sweep.js';
 import type { Result } from '../result/types.js';
 import { checkOutputPaths, writeFileAtomic } from '../result/write.js';
-import { loadSpec } from '../spec/load.js';
+import { readSpec } from '../spec/load.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError } from './errors.js';
 
@@ -39,7 +39,7 @@ Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (missing or invalid file, ba
 
 /** The gate rules: the --spec file's, else those of the spec RESULT was run with. */
 export function gateFor(specPath: string | undefined, current: Result) {
-  return gateOf(specPath === undefined ? current.spec : loadSpec(specPath).spec);
+  return gateOf(specPath === undefined ? current.spec : readSpec(specPath).spec);
 }
 
 /** The report files are checked before anything is read or judged. */
@@ -93,8 +93,8 @@ export async function compareCommand(argv: string[]): Promise<number> {
       `${sweep ? baselinePath : resultPath} is a single result but ${sweep ? resultPath : baselinePath} is a sweep document; expected two results or two sweeps`,
     );
   if (sweep) return compareSweepFiles(baselinePath, resultPath, values);
-  const current = loadResult(resultPath);
-  const baseline = values['allow-missing-baseline'] && !existsSync(baselinePath) ? null : loadResult(baselinePath);
+  const current = readResult(resultPath);
+  const baseline = values['allow-missing-baseline'] && !existsSync(baselinePath) ? null : readResult(baselinePath);
   const gate = gateFor(values.spec, current);
   const report = compare(baseline, current, gate, { calibration: calibrationFor(gate, values.calibration) });
   const written = writeReports(report, baseline, current, values);
@@ -109,7 +109,7 @@ function compareSweepFiles(
   resultPath: string,
   values: { markdown?: string; html?: string; json: boolean; 'allow-missing-baseline': boolean },
 ): number {
-  const current = loadSweep(resultPath);
+  const current = readSweep(resultPath);
   if (values['allow-missing-baseline'] && !existsSync(baselinePath)) {
     const written = writeSweepReports(current, null, values);
     process.stdout.write(
@@ -117,7 +117,7 @@ function compareSweepFiles(
     );
     return EXIT.inconclusive;
   }
-  const report = compareSweeps(loadSweep(baselinePath), current);
+  const report = compareSweeps(readSweep(baselinePath), current);
   const written = writeSweepReports(current, report, values);
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else process.stdout.write(`${renderGateText(report)}\n${written.map((f) => `Report written to ${f}\n`).join('')}`);

@@ -1,4 +1,4 @@
-import { loadResult } from '../result/load.js';
+import { readResult } from '../result/load.js';
 import { mergeResults } from '../result/merge.js';
 import { checkOutputPath, writeFileAtomic } from '../result/write.js';
 import { parseCommandArgs } from './args.js';
@@ -37,7 +37,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   if (values.mode !== 'replicates' && values.mode !== 'shards')
     throw new UsageError(`--mode "${values.mode}" is not known; expected replicates or shards`);
   checkOutputPath(values.out, '--out');
-  const merged = mergeResults(positionals.map(loadResult), { mode: values.mode, force: values.force, names: positionals });
+  const merged = mergeResults(positionals.map(readResult), { mode: values.mode, force: values.force, names: positionals });
   writeFileAtomic(values.out, `${JSON.stringify(merged, null, 2)}\n`, '--out');
   const w = merged.requests.window;
   process.stdout.write(

@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { calibrationFor } from '../gate/calibration.js';
 import { planDetection, type RulePlan } from '../gate/plan.js';
 import { gateOf } from '../spec/gate-schema.js';
-import { loadResult } from '../result/load.js';
-import { loadSpec } from '../spec/load.js';
+import { readResult } from '../result/load.js';
+import { readSpec } from '../spec/load.js';
 import { EXIT, UsageError } from './errors.js';
 
 export const PLAN_HELP = `Usage: loadgate plan SPEC --baseline RESULT --detect 10% [options]
@@ -69,9 +69,9 @@ export async function planCommand(argv: string[]): Promise<number> {
   if (values.baseline === undefined) throw new UsageError('loadgate plan needs --baseline RESULT, a result of the spec to plan from');
   if (values.detect === undefined) throw new UsageError('loadgate plan needs --detect, the change to detect (e.g. 10%)');
   const detect = parseDetect(values.detect);
-  const { spec, steadyMs } = loadSpec(positionals[0]);
+  const { spec, steadyMs } = readSpec(positionals[0]);
   const gate = gateOf(spec);
-  const baseline = loadResult(values.baseline);
+  const baseline = readResult(values.baseline);
   if (spec.load.mode !== 'open') throw new UsageError('loadgate plan plans open-loop specs (a rate); this spec is closed-loop');
   const windowS = steadyMs / 1000;
   const plans = planDetection({

@@ -1,7 +1,7 @@
 import { compare } from '../gate/compare.js';
-import { isSweepDocument, loadSweep, readJsonFile } from '../capacity/load.js';
+import { isSweepDocument, readSweep, readJsonFile } from '../capacity/load.js';
 import { compareSweeps } from '../capacity/gate.js';
-import { loadResult } from '../result/load.js';
+import { readResult } from '../result/load.js';
 import { writeSweepReports } from './sweep-command.js';
 import { checkReportPaths, gateFor, writeReports } from './compare-command.js';
 import { parseCommandArgs } from './args.js';
@@ -40,14 +40,14 @@ export async function reportCommand(argv: string[]): Promise<number> {
   if (!values.html && !values.markdown) throw new UsageError('loadgate report needs --html FILE and/or --markdown FILE to write');
   checkReportPaths(values);
   if (isSweepDocument(readJsonFile(positionals[0]))) {
-    const sweep = loadSweep(positionals[0]);
-    const gate = values.baseline === undefined ? null : compareSweeps(loadSweep(values.baseline), sweep);
+    const sweep = readSweep(positionals[0]);
+    const gate = values.baseline === undefined ? null : compareSweeps(readSweep(values.baseline), sweep);
     const files = writeSweepReports(sweep, gate, values);
     process.stdout.write(`${gate ? `Verdict ${gate.verdict.toUpperCase()}; ` : ''}sweep report written to ${files.join(' and ')}\n`);
     return EXIT.pass;
   }
-  const current = loadResult(positionals[0]);
-  const baseline = values.baseline === undefined ? null : loadResult(values.baseline);
+  const current = readResult(positionals[0]);
+  const baseline = values.baseline === undefined ? null : readResult(values.baseline);
   const gate = gateFor(values.spec, current);
   const report = compare(baseline, current, gate, { calibration: calibrationFor(gate) });
   const written = writeReports(report, baseline, current, values);

@@ -1,7 +1,7 @@
 import { compare } from '../gate/compare.js';
 import { gateOf } from '../spec/gate-schema.js';
 import { calibrationFor } from '../gate/calibration.js';
-import { loadResult } from '../result/load.js';
+import { readResult } from '../result/load.js';
 import type { Result } from '../result/types.js';
 import { existsSync } from 'node:fs';
 import { renderConsoleReport } from '../report/console.js';
@@ -17,7 +17,7 @@ import type { ResolvedSpec } from '../spec/types.js';
 import type { GateReport } from '../gate/types.js';
 import { runInterleaved } from '../run/run.js';
 import { runReplicatesMerged } from '../run/replicates.js';
-import { loadSpec } from '../spec/load.js';
+import { readSpec } from '../spec/load.js';
 import { applyOverrides } from '../spec/override.js';
 import { EXIT, UsageError } from './errors.js';
 import { progressPrinter } from './progress.js';
@@ -152,7 +152,7 @@ function prepareRun(values: RunValues, positionals: string[]): RunPlan {
   const baselineUrl = checkedBaselineUrl(values);
   // A missing or broken baseline file fails now, not after the run.
   const recordsBaseline = values.baseline !== undefined && values['allow-missing-baseline'] && !existsSync(values.baseline);
-  const baselineFile = values.baseline === undefined || recordsBaseline ? null : loadResult(values.baseline);
+  const baselineFile = values.baseline === undefined || recordsBaseline ? null : readResult(values.baseline);
   // Every file the run will write is checked before the first request.
   const baselineOut =
     baselineUrl === undefined ? undefined : (values['baseline-out'] ?? values.out.replace(/(\.json)?$/, '.baseline.json'));
@@ -167,7 +167,7 @@ function prepareRun(values: RunValues, positionals: string[]): RunPlan {
 
 /** The spec with the flags' overrides, and this machine's shard of it. */
 function resolvedSpec(values: RunValues, path: string, mode: 'open' | 'closed' | undefined): ResolvedSpec {
-  const overridden = applyOverrides(loadSpec(path), {
+  const overridden = applyOverrides(readSpec(path), {
     targetUrl: values['target-url'],
     rate: values.rate,
     concurrency: values.concurrency,

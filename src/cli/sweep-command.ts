@@ -1,6 +1,6 @@
 import { compareSweeps } from '../capacity/gate.js';
 import { latencyOf } from '../result/latency.js';
-import { loadSweep } from '../capacity/load.js';
+import { readSweep } from '../capacity/load.js';
 import type { SweepDocument } from '../capacity/document.js';
 import type { GateReport } from '../gate/types.js';
 import { renderSweepHtml } from '../report/sweep-html.js';
@@ -8,7 +8,7 @@ import { renderSweepMarkdown, renderSweepText } from '../report/sweep.js';
 import { checkOutputPaths, writeFileAtomic } from '../result/write.js';
 import { EXIT_INTERRUPTED, trapInterrupts } from '../run/interrupt.js';
 import { parseCommandArgs } from './args.js';
-import { loadSpec } from '../spec/load.js';
+import { readSpec } from '../spec/load.js';
 import { applyOverrides } from '../spec/override.js';
 import { runSweep, type PointInfo } from '../sweep/run.js';
 import { EXIT, UsageError } from './errors.js';
@@ -79,7 +79,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     return EXIT.pass;
   }
   if (positionals.length !== 1) throw new UsageError('loadgate sweep takes exactly one spec file; see loadgate sweep --help');
-  const resolved = applyOverrides(loadSpec(positionals[0]), {
+  const resolved = applyOverrides(readSpec(positionals[0]), {
     targetUrl: values['target-url'],
     steady: values.duration,
     warmup: values.warmup,
@@ -89,7 +89,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
       `${positionals[0]}: has no sweep section; add e.g. "sweep: auto", "sweep: { rates: [5, 10, 20] }" or "sweep: { concurrency: [1, 4, 16] }"`,
     );
   const workers = parseWorkers(values.workers);
-  const baseline = values.baseline === undefined ? null : loadSweep(values.baseline); // a bad baseline fails before the load
+  const baseline = values.baseline === undefined ? null : readSweep(values.baseline); // a bad baseline fails before the load
 
   // Every file the sweep writes is checked before its first request (#16.2).
   checkOutputPaths([

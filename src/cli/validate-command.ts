@@ -1,5 +1,5 @@
 import { bytes, figure, MAX_DURATION_MS, MAX_SCHEDULED_REQUESTS, MAX_SPEC_BYTES } from '../spec/limits.js';
-import { loadSpec } from '../spec/load.js';
+import { readSpec } from '../spec/load.js';
 import { loadWorkloadInputs } from '../workload/inputs.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError } from './errors.js';
@@ -29,7 +29,7 @@ export async function validateCommand(argv: string[]): Promise<number> {
     return EXIT.pass;
   }
   if (positionals.length !== 1) throw new UsageError('loadgate validate takes exactly one spec file; see loadgate validate --help');
-  const r = loadSpec(positionals[0]);
+  const r = readSpec(positionals[0]);
   loadWorkloadInputs(r); // datasets and length files are checked too, with file and line
 
   if (values.json) process.stdout.write(`${JSON.stringify({ spec: r.spec, hash: r.hash }, null, 2)}\n`);

@@ -219,12 +219,13 @@ export class Recorder {
       if (r.usagePrompt > 0) this.completedPromptTokens += r.usagePrompt;
     }
     if (r.outcome !== 'ok') this.sampleError(r);
-    if (r.inWindow) this.measure(r);
+    if (r.inWindow) this.countInWindow(r);
     this.o.pattern?.complete(r);
     this.o.onRecord?.(r);
   }
 
-  private measure(r: RequestRecord): void {
+  /** A request scheduled in the steady window: its class, and for a success its token counts and latencies. */
+  private countInWindow(r: RequestRecord): void {
     this.windowByClass[r.outcome!]++;
     if (r.outcome !== 'ok') return;
     this.windowOk++;

@@ -13,7 +13,7 @@ export class ResultFileError extends Error {}
 const validate = new Ajv({ allErrors: false, strict: true }).compile(resultSchema);
 
 /** Reads and validates a result.json (a run's result, a merge, or a baseline). */
-export function loadResult(path: string): Result {
+export function readResult(path: string): Result {
   let text: string;
   try {
     text = readFileCapped(path, MAX_RESULT_BYTES);
@@ -25,7 +25,7 @@ export function loadResult(path: string): Result {
   return parseResult(text, path);
 }
 
-/** As loadResult, for text already in memory; `name` is what messages call it. */
+/** As readResult, for text already in memory; `name` is what messages call it. */
 export function parseResult(text: string, name: string): Result {
   const fail = (why: string) => new ResultFileError(`${name}: ${why}`);
   if (text.trim() === '') throw fail('the file is empty; expected a loadgate result (JSON)');

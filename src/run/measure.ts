@@ -17,7 +17,7 @@ import type { ResolvedSpec } from '../spec/types.js';
 import { AbortWatch } from './abort-watch.js';
 import { now } from '../time.js';
 import type { Workload } from '../workload/types.js';
-import type { ServerWatch } from './server-view.js';
+import type { ServerWatch } from './server-watch.js';
 
 export interface Progress {
   elapsedS: number;
@@ -44,7 +44,7 @@ export interface MeasureOptions {
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
   onRecord?: (r: RequestRecord) => void;
-  /** The run's server view (src/run/server-view.ts), when this generator is the run's only one. */
+  /** The run's server view (src/run/server-watch.ts), when this generator is the run's only one. */
   server?: ServerWatch;
 }
 

@@ -12,7 +12,7 @@ import { createWorkload, prepareWorkload } from '../workload/workload.js';
 import { measure, type Progress } from './measure.js';
 import { waitForReady, type ReadyAuth } from './ready.js';
 import { withServedModel } from './served-model.js';
-import { startServerView, type ServerWatch } from './server-view.js';
+import { startServerWatch, type ServerWatch } from './server-watch.js';
 import { measureInWorkers } from './workers.js';
 
 export type { Progress } from './measure.js';
@@ -156,7 +156,7 @@ export async function runBenchmark(o: RunOptions): Promise<Result> {
     const workload = await unlessAborted(prepareWorkload(inputs, { baseUrl, headers, timeoutMs: resolved.requestTimeoutMs }), o.signal);
     if (workload === undefined || o.signal?.aborted) return await nothingSent(o, resolved, inputs, simulator, workload);
     const runId = randomBytes(4).toString('hex');
-    server = await startServerView(resolved, baseUrl, headers);
+    server = await startServerWatch(resolved, baseUrl, headers);
     if ((o.workers ?? 1) > 1)
       return await measureInWorkers({
         ...o,

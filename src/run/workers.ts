@@ -9,7 +9,7 @@ import type { ResolvedSpec } from '../spec/types.js';
 import { now } from '../time.js';
 import type { Workload } from '../workload/types.js';
 import type { Progress } from './measure.js';
-import type { ServerWatch } from './server-view.js';
+import type { ServerWatch } from './server-watch.js';
 import { shardSpec } from './shard.js';
 import type { FromWorker, WorkerInit } from './worker-protocol.js';
 

@@ -11,7 +11,7 @@ export { SpecError } from './error.js';
 type Env = Record<string, string | undefined>;
 
 /** Reads, validates and resolves a YAML spec file; every problem is a one-line SpecError naming the file. */
-export function loadSpec(path: string, env: Env = process.env): ResolvedSpec {
+export function readSpec(path: string, env: Env = process.env): ResolvedSpec {
   let text: string;
   try {
     text = readFileCapped(path, MAX_SPEC_BYTES);
@@ -26,7 +26,7 @@ export function loadSpec(path: string, env: Env = process.env): ResolvedSpec {
   return parseSpec(text, path, env);
 }
 
-/** As loadSpec, for YAML already in memory; `sourceName` is what messages call it. */
+/** As readSpec, for YAML already in memory; `sourceName` is what messages call it. */
 export function parseSpec(text: string, sourceName: string, env: Env = process.env): ResolvedSpec {
   const data = parseYaml(text, sourceName);
   let resolved: Omit<ResolvedSpec, 'apiKey' | 'headers'>;

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadSweep } from '../../src/capacity/load.js';
+import { readSweep } from '../../src/capacity/load.js';
 import { curvePoints, sweepDocument, sweepSpec } from '../capacity/fixtures.js';
 import { startFakeGitHub } from '../fixtures/fake-github.js';
 import { pullRequestEvent, runAction, tempDir } from './harness.js';
@@ -109,7 +109,7 @@ sweep: { rates: [5, 10], bisect: { max_points: 0, knee_points: 0 } }
   const r = await judge(ws, { spec: 'bench.yml', 'result-path': 'sweep.json' });
   expect(r.outputs.verdict).toBe('inconclusive'); // no baseline: nothing judged
   expect(r.code).toBe(0);
-  const doc = loadSweep(join(ws, 'sweep.json'));
+  const doc = readSweep(join(ws, 'sweep.json'));
   expect(doc.points.map((p) => p.rate_per_s)).toEqual([5, 10]);
   expect(Number(r.outputs['service-floor-ms'])).toBeGreaterThan(10);
 }, 60_000);

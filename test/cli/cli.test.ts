@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadResult } from '../../src/result/load.js';
+import { readResult } from '../../src/result/load.js';
 
 /** The real bundled CLI, as a user runs it (npm test builds dist/ first). */
 const run = promisify(execFile);
@@ -83,7 +83,7 @@ describe('loadgate CLI', () => {
     const code = await new Promise((r) => child.on('exit', r));
     expect(code).toBe(2);
     expect(stderr).toContain('interrupted: stopping dispatch');
-    const result = loadResult(out);
+    const result = readResult(out);
     expect(result.load.interrupted).toBe(true);
     const sum = Object.values(result.requests.by_class).reduce((a, b) => a + b, 0);
     expect(sum).toBe(result.requests.scheduled);
@@ -113,7 +113,7 @@ describe('loadgate CLI', () => {
       '--allow-missing-baseline',
     ]);
     expect(first.stderr).toContain(`no baseline at ${baseline}: judged on SLO rules alone, and recorded this run there as the baseline`);
-    expect(loadResult(baseline).requests.window.scheduled).toBeGreaterThan(200);
+    expect(readResult(baseline).requests.window.scheduled).toBeGreaterThan(200);
     const second = await loadgate(['run', spec, '--out', join(dir, 'r2.json'), '--workers', '1', '--baseline', baseline, '--json']);
     expect([0, 1, 2]).toContain(second.code);
     const report = JSON.parse(second.stdout).verdict;
@@ -133,7 +133,7 @@ describe('loadgate CLI', () => {
     const r = await loadgate([...cmd.split(' '), '--out', out]);
     expect(r.stdout).toContain('Verdict     PASS');
     expect(r.code).toBe(0);
-    const result = loadResult(out); // validates against the result's JSON Schema
+    const result = readResult(out); // validates against the result's JSON Schema
     expect(result.schema_version).toBe(1);
     expect(result.validity.valid).toBe(true);
     expect(result.requests.window.by_class.ok).toBeGreaterThanOrEqual(150);

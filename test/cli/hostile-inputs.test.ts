@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadResult } from '../../src/result/load.js';
+import { readResult } from '../../src/result/load.js';
 import { launchSim, type SimHandle } from '../../src/sim/launch.js';
 import { errorResponse, openaiStream, startScriptedServer, type Script, type ScriptedServer } from '../fixtures/scripted-server.js';
 
@@ -119,7 +119,7 @@ describe('#16.2 output paths are checked before the first request', () => {
     const r = await loadgate(['run', spec, '--workers', '1', '--out', out, '--records', records]);
     expect([0, 1, 2]).toContain(r.code); // a verdict, whichever: not a crash (the old exit 1 was Node's)
     expect(r.stderr).not.toMatch(/\n\s+at |Unhandled/);
-    const result = loadResult(out);
+    const result = readResult(out);
     const lines = readFileSync(records, 'utf8').trim().split('\n');
     expect(lines).toHaveLength(result.requests.scheduled);
     expect(result.requests.scheduled).toBeGreaterThan(35);
@@ -161,7 +161,7 @@ describe('#16.2 output paths are checked before the first request', () => {
       /^loadgate run: --records \/dev\/full: writing the records failed \(ENOSPC\); the records are incomplete$/m,
     );
     expect(full.stderr).not.toMatch(/\n\s+at /);
-    expect(loadResult(join(dir, 'full.json')).requests.scheduled).toBeGreaterThan(35);
+    expect(readResult(join(dir, 'full.json')).requests.scheduled).toBeGreaterThan(35);
   });
 });
 
@@ -209,7 +209,7 @@ describe('#16.3 a wrong model or a rejected key is an error at readiness, not a 
     const r = await loadgate(['run', spec, '--workers', '1', '--out', join(dir, 'r.json')]);
     expect([0, 1, 2]).toContain(r.code);
     expect(r.stderr).toContain(`target.model is not set: using "the-only-model", the one model ${sim.baseUrl} lists`);
-    const result = loadResult(join(dir, 'r.json'));
+    const result = readResult(join(dir, 'r.json'));
     expect(result.target.model).toBe('the-only-model');
     expect(result.spec.target.model).toBe('the-only-model');
     expect(result.requests.by_class.ok).toBe(result.requests.scheduled);
@@ -244,7 +244,7 @@ describe('#16.4 Ctrl-C', () => {
     const [, notReached] = /interrupted before the first request: no request was sent \((\d+) scheduled arrivals not reached\)/.exec(
       stderr,
     )!;
-    const result = loadResult(out);
+    const result = readResult(out);
     expect(result.load.interrupted).toBe(true);
     expect(result.requests.scheduled).toBe(0);
     expect(result.requests.not_reached).toBe(Number(notReached));
@@ -278,7 +278,7 @@ describe('#16.4 Ctrl-C', () => {
         expect(stderr).toContain('interrupted again: the result is being written; exiting with 130 as soon as it is');
         expect(code).toBe(130);
       } else expect(code).toBe(2);
-      const result = loadResult(out);
+      const result = readResult(out);
       expect(result.load.interrupted).toBe(true);
       expect(sum(result.requests.by_class)).toBe(result.requests.scheduled);
       expect(result.requests.scheduled + result.requests.not_reached).toBeGreaterThan(1150);

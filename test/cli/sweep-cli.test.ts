@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadSweep } from '../../src/capacity/load.js';
+import { readSweep } from '../../src/capacity/load.js';
 import { curvePoints, sweepDocument, sweepSpec } from '../capacity/fixtures.js';
 import { ENGINE } from '../sweep/helpers.js';
 
@@ -72,7 +72,7 @@ sweep: { rates: [4, 8, 12] }
   );
   expect(stderr).toContain('interrupted: stopping the point in progress and writing the points measured so far');
   expect(code).toBe(2);
-  const doc = loadSweep(out);
+  const doc = readSweep(out);
   expect(doc.interrupted).toBe(true);
   expect(doc.points.map((p) => p.rate_per_s)).toEqual([4, 8]);
   expect(doc.points[1].result.load.interrupted).toBe(true);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { compareCommand } from '../../src/cli/compare-command.js';
 import { mergeCommand } from '../../src/cli/merge-command.js';
 import { reportCommand } from '../../src/cli/report-command.js';
-import { loadResult } from '../../src/result/load.js';
+import { readResult } from '../../src/result/load.js';
 import { lognormal, synthesize } from '../result/synthetic.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loadgate-cli-'));
@@ -76,7 +76,7 @@ describe('loadgate merge and report', () => {
     const { code, out } = await run(mergeCommand, [path('base.json'), path('same.json'), '--out', path('merged.json')]);
     expect(code).toBe(0);
     expect(out).toMatch(/^Merged 2 results \(replicates\) into .*merged\.json: 2000 requests in 200 s of window, 2000 ok; valid\n$/);
-    expect(loadResult(path('merged.json')).merge).toEqual({ mode: 'replicates', merged_from: 2, forced: false });
+    expect(readResult(path('merged.json')).merge).toEqual({ mode: 'replicates', merged_from: 2, forced: false });
   });
 
   test('merge refuses different benchmarks and bad flags', async () => {

@@ -2,7 +2,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KEEP_ALIVE_DISABLED_REASON } from '../../src/client/keep-alive.js';
-import { loadResult } from '../../src/result/load.js';
+import { readResult } from '../../src/result/load.js';
 import { mergeResults } from '../../src/result/merge.js';
 import type { Result } from '../../src/result/types.js';
 import { synthesize } from './synthetic.js';
@@ -36,7 +36,7 @@ function withConnections(r: Result, reconnects: number, disabled: boolean, close
 test('a built result carries the recorder count and the schema accepts it', () => {
   const r = synthesize({ n: 50 });
   expect(r.requests.reconnects).toBe(0);
-  const back = loadResult(save(withConnections(r, 3, true, 4, 5), 'new.json'));
+  const back = readResult(save(withConnections(r, 3, true, 4, 5), 'new.json'));
   expect(back.requests.reconnects).toBe(3);
   expect(back.requests.keep_alive).toEqual({ disabled: true, responses_observed: 5, server_closed: 4, reason: KEEP_ALIVE_DISABLED_REASON });
 });
@@ -50,7 +50,7 @@ test('a result made before reconnects, keep_alive and the cancelled class still 
   delete old.requests.keep_alive;
   delete old.requests.by_class.cancelled;
   delete old.requests.window.by_class.cancelled;
-  const back = loadResult(save(old, 'old.json'));
+  const back = readResult(save(old, 'old.json'));
   expect(back.requests.reconnects).toBeUndefined();
   expect(back.requests.by_class.cancelled).toBe(0);
   expect(back.requests.window.by_class.cancelled).toBe(0);
@@ -59,7 +59,7 @@ test('a result made before reconnects, keep_alive and the cancelled class still 
 test('a bad keep_alive is refused with its path', () => {
   const r = withConnections(synthesize({ n: 50 }), 1, false, 0, 2) as unknown as { requests: { keep_alive: Record<string, unknown> } };
   r.requests.keep_alive.server_closed = -1;
-  expect(() => loadResult(save(r, 'bad.json'))).toThrow(/\/requests\/keep_alive\/server_closed must be >= 0/);
+  expect(() => readResult(save(r, 'bad.json'))).toThrow(/\/requests\/keep_alive\/server_closed must be >= 0/);
 });
 
 test('merging adds the counts; keep-alive counts as disabled when any input disabled it', () => {

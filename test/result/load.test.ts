@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadResult, ResultFileError } from '../../src/result/load.js';
+import { readResult, ResultFileError } from '../../src/result/load.js';
 import { synthesize } from './synthetic.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loadgate-load-'));
@@ -18,9 +18,9 @@ const edited = (edit: (doc: Record<string, unknown>) => void) => {
   return JSON.stringify(doc);
 };
 
-describe('loadResult', () => {
+describe('readResult', () => {
   test('reads back what a run wrote', () => {
-    expect(loadResult(file('ok.json', text))).toEqual(JSON.parse(text));
+    expect(readResult(file('ok.json', text))).toEqual(JSON.parse(text));
   });
 
   test.each([
@@ -88,20 +88,20 @@ describe('loadResult', () => {
     ],
   ])('rejects %s with one clear line', (_what, path, message) => {
     const p = path();
-    expect(() => loadResult(p)).toThrow(ResultFileError);
-    expect(() => loadResult(p)).toThrow(new ResultFileError(message));
+    expect(() => readResult(p)).toThrow(ResultFileError);
+    expect(() => readResult(p)).toThrow(new ResultFileError(message));
   });
 
   test('rejects a truncated file as not valid JSON', () => {
     const p = file('truncated.json', text.slice(0, text.length / 2));
-    expect(() => loadResult(p)).toThrow(
+    expect(() => readResult(p)).toThrow(
       new RegExp(`^${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not valid JSON \\([^\\n]+\\); the file is truncated or corrupt$`),
     );
   });
 
   test('accepts fields added later without a version bump', () => {
     expect(() =>
-      loadResult(
+      readResult(
         file(
           'extra.json',
           edited((d) => (d.future_field = { x: 1 })),

@@ -13,7 +13,7 @@ import { compare } from '../../src/gate/compare.js';
 import { gateOf } from '../../src/spec/gate-schema.js';
 import { renderConsoleReport } from '../../src/report/console.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
-import { loadResult } from '../../src/result/load.js';
+import { readResult } from '../../src/result/load.js';
 import type { Result } from '../../src/result/types.js';
 import { runBenchmark } from '../../src/run/run.js';
 import { openaiStream, startScriptedServer, type Script, type ScriptedServer, type ServerOptions } from '../fixtures/scripted-server.js';
@@ -92,7 +92,7 @@ load: { rate: 40, arrival: constant, warmup: 0s, steady: 15s, cooldown: 0s }
     if (e.code === 3 || e.stdout === undefined) throw new Error(`loadgate run failed: ${e.stderr}`);
     return e; // a gate verdict other than pass is not this test's business
   });
-  const r = loadResult(out);
+  const r = readResult(out);
   expectNoneLost(r, answered);
   expect(JSON.parse(readFileSync(out, 'utf8')).requests.reconnects).toBe(r.requests.reconnects);
   const n = r.requests.reconnects!;

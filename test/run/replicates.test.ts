@@ -1,4 +1,4 @@
-import { NETWORK_PROBES } from '../../src/run/server-view.js';
+import { NETWORK_PROBES } from '../../src/run/server-watch.js';
 import { replicateSpec, runReplicatesMerged } from '../../src/run/replicates.js';
 import { openaiStream, startScriptedServer, type ScriptedServer } from '../fixtures/scripted-server.js';
 import { specFor } from './helpers.js';

@@ -1,7 +1,7 @@
 /**
  * The network probe over HTTPS (issue #15 item 4): the TLS handshake is reported apart from the
  * TCP connect and from the request round trip. A self-signed certificate is made at test time
- * with openssl; the probe is called as src/run/server-view.ts calls it, trusting that certificate.
+ * with openssl; the probe is called as src/run/server-watch.ts calls it, trusting that certificate.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,7 +12,7 @@ import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probeNetwork } from '../../src/server/network.js';
-import { NETWORK_PROBES } from '../../src/run/server-view.js';
+import { NETWORK_PROBES } from '../../src/run/server-watch.js';
 import { startDelayProxy, type DelayProxy } from '../fixtures/delay-proxy.js';
 
 const TIMEOUT_MS = 5000;

@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSpec, parseSpec } from '../../src/spec/load.js';
+import { readSpec, parseSpec } from '../../src/spec/load.js';
 import { messageOf, tempSpec } from './helpers.js';
 
 const SECRET = 'sk-do-not-print';
@@ -336,22 +336,22 @@ test('the API key never appears in a message', () => {
 describe('file problems', () => {
   test('a missing file', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'loadgate-spec-')), 'nope.yml');
-    expect(messageOf(() => loadSpec(path, {}))).toBe(`${path}: file not found; expected a readable YAML spec file`);
+    expect(messageOf(() => readSpec(path, {}))).toBe(`${path}: file not found; expected a readable YAML spec file`);
   });
 
   test('a directory', () => {
     const dir = mkdtempSync(join(tmpdir(), 'loadgate-spec-'));
-    expect(messageOf(() => loadSpec(dir, {}))).toBe(`${dir}: is a directory; expected a readable YAML spec file`);
+    expect(messageOf(() => readSpec(dir, {}))).toBe(`${dir}: is a directory; expected a readable YAML spec file`);
   });
 
   test('an empty file', () => {
     const path = tempSpec('');
-    expect(messageOf(() => loadSpec(path, {}))).toBe(`${path}: the file is empty; expected a YAML mapping with at least target.url`);
+    expect(messageOf(() => readSpec(path, {}))).toBe(`${path}: the file is empty; expected a YAML mapping with at least target.url`);
   });
 
   test('a YAML syntax error reports the line and column', () => {
     const path = tempSpec('target:\n  url: sim\nload:\n  rate: 5\n   steady: 30s\n');
-    expect(messageOf(() => loadSpec(path, {}))).toBe(`${path}:4:9: YAML syntax error: Nested mappings are not allowed in compact mappings`);
+    expect(messageOf(() => readSpec(path, {}))).toBe(`${path}:4:9: YAML syntax error: Nested mappings are not allowed in compact mappings`);
   });
 
   // Root reads every file whatever its mode, so the check only means something for other users.
@@ -359,7 +359,7 @@ describe('file problems', () => {
   (asRoot ? test.skip : test)('an unreadable file', () => {
     const path = tempSpec(SIM);
     chmodSync(path, 0o000);
-    expect(messageOf(() => loadSpec(path, {}))).toBe(
+    expect(messageOf(() => readSpec(path, {}))).toBe(
       `${path}: file is not readable (permission denied); expected a readable YAML spec file`,
     );
   });

@@ -1,15 +1,15 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_GATE, resolveGate } from '../../src/spec/gate-schema.js';
-import { loadSpec, parseSpec, SpecError } from '../../src/spec/load.js';
+import { readSpec, parseSpec, SpecError } from '../../src/spec/load.js';
 import { tempSpec } from './helpers.js';
 
 const FULL = fileURLToPath(new URL('./fixtures/full.yml', import.meta.url));
 const ENV = { LOADGATE_TEST_KEY: 'sk-test-secret' };
 
-describe('loadSpec', () => {
+describe('readSpec', () => {
   test('a full spec loads as written, durations in ms, key from the environment', () => {
-    const r = loadSpec(FULL, ENV);
+    const r = readSpec(FULL, ENV);
     expect(r.spec).toEqual({
       name: 'pr-gate',
       target: {
@@ -59,7 +59,7 @@ describe('loadSpec', () => {
   });
 
   test('a minimal spec gets every default', () => {
-    const r = loadSpec(tempSpec('target: {url: sim}\n'), {});
+    const r = readSpec(tempSpec('target: {url: sim}\n'), {});
     expect(r).toEqual({
       spec: {
         name: 'benchmark',

@@ -1,4 +1,4 @@
-import { NETWORK_PROBES } from '../../src/run/server-view.js';
+import { NETWORK_PROBES } from '../../src/run/server-watch.js';
 import { runBenchmark } from '../../src/run/run.js';
 import type { Result } from '../../src/result/types.js';
 import { parseSpec } from '../../src/spec/load.js';

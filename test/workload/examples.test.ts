@@ -1,24 +1,24 @@
 import { fileURLToPath } from 'node:url';
 import { parseResult } from '../../src/result/load.js';
 import { runBenchmark } from '../../src/run/run.js';
-import { loadSpec } from '../../src/spec/load.js';
+import { readSpec } from '../../src/spec/load.js';
 import { applyOverrides } from '../../src/spec/override.js';
 import { loadWorkloadInputs } from '../../src/workload/inputs.js';
 
 const example = (name: string) => fileURLToPath(new URL(`../../examples/${name}`, import.meta.url));
 
 test.each(['chat.yml', 'rag.yml', 'dataset.yml'])('examples/%s is a valid spec whose files load', (name) => {
-  const r = loadSpec(example(name), {});
+  const r = readSpec(example(name), {});
   expect(r.spec.target.url).toBe('sim');
   expect(() => loadWorkloadInputs(r)).not.toThrow();
 });
 
 test('the examples say what they promise: chat 800 ± 300 in / 150 out, RAG 4,000 in / 500 out', () => {
-  expect(loadSpec(example('chat.yml'), {}).spec.workload).toMatchObject({
+  expect(readSpec(example('chat.yml'), {}).spec.workload).toMatchObject({
     input_tokens: { dist: 'lognormal', mean: 800, stddev: 300 },
     output_tokens: { dist: 'fixed', value: 150 },
   });
-  expect(loadSpec(example('rag.yml'), {}).spec.workload).toMatchObject({
+  expect(readSpec(example('rag.yml'), {}).spec.workload).toMatchObject({
     input_tokens: { dist: 'normal', mean: 4000 },
     output_tokens: { dist: 'fixed', value: 500 },
   });
@@ -34,7 +34,7 @@ describe.each([
   ['dataset.yml', null, null],
 ])('examples/%s against the simulator', (name, input, output) => {
   test('delivers the workload it specifies', async () => {
-    const resolved = { ...applyOverrides(loadSpec(example(name), {}), { warmup: '0s', steady: '2s' }), cooldownMs: 0 };
+    const resolved = { ...applyOverrides(readSpec(example(name), {}), { warmup: '0s', steady: '2s' }), cooldownMs: 0 };
     const r = await runBenchmark({ resolved });
     expect(r.requests.window.by_class.ok).toBe(r.requests.window.scheduled);
     expect(r.requests.window.scheduled).toBeGreaterThanOrEqual(2);

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRng } from '../../src/rng.js';
 import type { Calibration, WorkItem } from '../../src/workload/types.js';
-import { loadSpec, parseSpec } from '../../src/spec/load.js';
+import { readSpec, parseSpec } from '../../src/spec/load.js';
 import { uncalibrated } from '../../src/workload/calibrate.js';
 import { zipfProbabilities, zipfSampler } from '../../src/workload/prefix.js';
 import { countWords } from '../../src/workload/prompts.js';
@@ -171,7 +171,7 @@ describe('datasets', () => {
   const EXAMPLE = fileURLToPath(new URL('../../examples/dataset.yml', import.meta.url));
 
   test('entries are used once each before any repeats; their max_tokens is the output length, else output_tokens', () => {
-    const inputs = loadWorkloadInputs(loadSpec(EXAMPLE, {}));
+    const inputs = loadWorkloadInputs(readSpec(EXAMPLE, {}));
     const entries = inputs.dataset!.entries;
     const w = createWorkload(inputs, uncalibrated(), SALT);
     const items = Array.from({ length: entries.length }, (_, i) => w.next(i));
@@ -217,7 +217,7 @@ describe('datasets', () => {
 
   test('file problems are one line naming the file', () => {
     const spec = tempSpec('target: {url: sim}\nworkload: {dataset: {path: d.jsonl, format: jsonl, filter: {min_input_tokens: 1000}}}');
-    const resolved = loadSpec(spec, {});
+    const resolved = readSpec(spec, {});
     expect(() => loadWorkloadInputs(resolved)).toThrow(
       `workload.dataset.path "d.jsonl" cannot be read (file not found at ${join(dirname(spec), 'd.jsonl')}); expected a path relative to the spec file`,
     );
@@ -233,7 +233,7 @@ describe('datasets', () => {
     const spec = tempSpec('target: {url: sim}\nworkload: {output_tokens: {dist: empirical, file: lengths/out.txt}}');
     mkdirSync(join(dirname(spec), 'lengths'));
     writeFileSync(join(dirname(spec), 'lengths', 'out.txt'), '10\n20\n');
-    const inputs = loadWorkloadInputs(loadSpec(spec, {}));
+    const inputs = loadWorkloadInputs(readSpec(spec, {}));
     expect(inputs.output).toEqual({ dist: 'empirical', values: [10, 20], weights: [1, 1] });
     expect(inputs.files['lengths/out.txt']).toMatch(/^[0-9a-f]{64}$/);
   });

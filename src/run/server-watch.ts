@@ -25,7 +25,7 @@ export interface ServerWatch {
  * generator threads too). `headers` are the target's (with its key): target.ts sends them to
  * the metrics host only when it is the target's or one the spec allows.
  */
-export async function startServerView(resolved: ResolvedSpec, baseUrl: string, headers: Record<string, string>): Promise<ServerWatch> {
+export async function startServerWatch(resolved: ResolvedSpec, baseUrl: string, headers: Record<string, string>): Promise<ServerWatch> {
   const network = await probeNetwork({ baseUrl, headers, count: NETWORK_PROBES, timeoutMs: PROBE_TIMEOUT_MS });
   const t = resolved.spec.target;
   const where = metricsTarget(
