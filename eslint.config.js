@@ -26,10 +26,10 @@ export default tseslint.config(
   },
   {
     // A function fits on a screen: past about 80 lines it is doing several things, each of which
-    // deserves a name. A long function that really is clearer whole carries an
-    // eslint-disable-next-line with its reason. Tests are not limited: a describe() block is a list of
-    // cases rather than a function doing several things, and splitting one would only scatter the
-    // cases of one subject over several blocks.
+    // deserves a name. A long function that really is clearer whole is exempted on the line above
+    // it, with its reason. Tests are not limited: a describe() block is a list of cases rather than
+    // a function doing several things, and splitting one would only scatter the cases of one
+    // subject over several blocks.
     files: ['src/**/*.ts', 'scripts/**/*.{js,mjs}', 'bin/**/*.js'],
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
