@@ -94,6 +94,11 @@ export function normalize(r) {
   n.metrics = mapValues(n.metrics, latency);
   n.throughput = mapValues(n.throughput, () => T);
   n.goodput.rate_per_s = T;
+  // Which requests met the SLO is a timing; so is which kept-alive connection's fate the client saw
+  // (reused, or closed by the server) before the run ended.
+  n.goodput.requests = T;
+  n.goodput.fraction = T;
+  if (n.requests.keep_alive) n.requests.keep_alive.responses_observed = T;
   n.generator = mapValues(n.generator, (v) => (v !== null && typeof v === 'object' ? mapValues(v, typed) : typed(v)));
   n.littles_law = mapValues(n.littles_law, typed);
   n.validity.checks = n.validity.checks.map((c) => ({
@@ -103,7 +108,10 @@ export function normalize(r) {
   }));
   n.validity.valid = T;
   // Which second a request went out or ended in is a timing; how many went out and ended is not.
-  n.timeseries = mapValues(n.timeseries, (v, k) => (k === 'interval_s' ? v : { total: sum(v) }));
+  // Replicates' series merge as the mean of the inputs present at each second, so when one input's
+  // series is a second longer (its last request went out late) the merged total moves by a fraction.
+  const replicates = n.merge?.mode === 'replicates' || n.replicates !== undefined;
+  n.timeseries = mapValues(n.timeseries, (v, k) => (k === 'interval_s' ? v : replicates ? { total: T } : { total: sum(v) }));
   n.histograms = mapValues(n.histograms, (v, k) => {
     const h = hdr.decodeFromCompressedBase64(v, 32, false);
     if (LOOP_HISTOGRAMS.has(k)) return T;
