@@ -1,7 +1,13 @@
 import { round3 } from '../numbers.js';
-import type { CounterSeries, GaugeSeries, HistogramSeries } from './engines.js';
+import { GAUGE_SERIES, type CounterSeries, type GaugeSeries, type HistogramSeries } from './engines.js';
 import type { Buckets, Snapshot } from './snapshot.js';
 import type { GaugeSummary, ServerQuantiles, ServerSection } from './types.js';
+
+/** The gauges a server section summarizes (mean, max, last): every gauge series but the hit-rate gauge, which feeds prefix_cache_hit_rate. */
+const SUMMARY_GAUGES = GAUGE_SERIES.filter(
+  (g): g is Exclude<GaugeSeries, 'prefix_cache_hit_rate_gauge'> => g !== 'prefix_cache_hit_rate_gauge',
+);
+type SummaryGauge = (typeof SUMMARY_GAUGES)[number];
 
 export interface WindowBounds {
   /** Absolute ms: the run's start (the client's timeseries' origin) and the measured window. */
@@ -53,7 +59,7 @@ export function windowSection(
     preemptions,
     preemptions_per_s: preemptions !== null && spanS > 0 ? round3(preemptions / spanS) : null,
   };
-  for (const k of ['running', 'waiting', 'kv_cache_usage', 'batch_size'] as const) {
+  for (const k of SUMMARY_GAUGES) {
     const g = gauge(k);
     if (g) summary[k] = g;
   }
@@ -176,7 +182,7 @@ export function mergeReplicateSections(replicates: readonly { section: ServerSec
     const w = xs.reduce((a, x) => a + x.w, 0);
     return w > 0 ? round3(xs.reduce((a, x) => a + x.v * x.w, 0) / w) : null;
   };
-  const gauge = (k: 'running' | 'waiting' | 'kv_cache_usage' | 'batch_size'): GaugeSummary | undefined => {
+  const gauge = (k: SummaryGauge): GaugeSummary | undefined => {
     const has = live.filter((s) => s.summary[k]);
     if (has.length === 0) return undefined;
     return {
@@ -192,7 +198,7 @@ export function mergeReplicateSections(replicates: readonly { section: ServerSec
     preemptions,
     preemptions_per_s: preemptions !== null && windowS > 0 ? round3(preemptions / windowS) : null,
   };
-  for (const k of ['running', 'waiting', 'kv_cache_usage', 'batch_size'] as const) {
+  for (const k of SUMMARY_GAUGES) {
     const g = gauge(k);
     if (g) summary[k] = g;
   }
