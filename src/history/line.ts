@@ -6,6 +6,8 @@ import { round3 } from '../numbers.js';
 import { createRng, deriveSeed } from '../rng.js';
 import { latencyTarget, sortedLatencyKeys } from '../gate/targets.js';
 import { THROUGHPUT } from '../gate/regression.js';
+import { compare } from '../gate/compare.js';
+import { gateOf } from '../spec/gate-schema.js';
 import type { GateSpec, LatencyKey, ThroughputKey } from '../spec/gate-schema.js';
 import type { Result } from '../result/types.js';
 import { HISTORY_LINE_VERSION, type HistoryFigure, type HistoryLine, type LineMeta } from './types.js';
@@ -97,4 +99,10 @@ export function figureLabel(key: string): string {
   if (/_p\d+$/.test(key)) return latencyTarget(key as LatencyKey).label;
   if (key in THROUGHPUT) return THROUGHPUT[key as ThroughputKey].label;
   return key === 'error_rate' ? 'Error rate' : key === 'goodput_fraction' ? 'Goodput fraction' : key;
+}
+
+/** A result's line with its verdict on its own (its gate's SLO rules) unless `meta` brings the gate's verdict against a baseline. */
+export function lineOfResult(r: Result, meta: LineMeta = {}): HistoryLine {
+  const gate = gateOf(r.spec);
+  return historyLine(r, gate, { ...meta, verdict: meta.verdict ?? compare(null, r, gate).verdict });
 }

@@ -78,7 +78,12 @@ describe('E-divisive means', () => {
   it('is the same under a change of scale and offset, and reproducible from its seed', () => {
     const z = nights(3, 20, 0.05, 0.2, 8);
     const a = eDivisive(z, options(9));
-    expect(eDivisive(z.map((x) => 3 * x + 40), options(9))).toEqual(a.map((s) => ({ ...s, statistic: expect.any(Number) })));
+    expect(
+      eDivisive(
+        z.map((x) => 3 * x + 40),
+        options(9),
+      ),
+    ).toEqual(a.map((s) => ({ ...s, statistic: expect.any(Number) })));
     expect(eDivisive(z, options(9))).toEqual(a);
   });
 
