@@ -11,8 +11,8 @@ import type { Rng } from '../rng.js';
  *   Ê(X, Y) = 2/(mn) Σᵢⱼ |Xᵢ − Yⱼ|ᵃ − C(m,2)⁻¹ Σᵢ<ₖ |Xᵢ − Xₖ|ᵃ − C(n,2)⁻¹ Σⱼ<ₖ |Yⱼ − Yₖ|ᵃ
  *
  * (zero when X and Y come from one distribution, positive otherwise), scaled to
- * Q̂ = mn/(m+n) · Ê so that long segments weigh more. The candidate change point is the τ (with
- * its κ) that maximizes Q̂ over every current segment. Whether it is real is a permutation test:
+ * Q̂ = mn/(m+n) · Ê so that long segments weigh more. The candidate change point is the τ that
+ * maximizes Q̂ over every current segment (κ at the segment's end by default, see `kappa`). Whether it is real is a permutation test:
  * the values are shuffled within each segment, the maximum is found again, and the p-value is
  * (1 + #{permuted maximum ≥ observed}) / (1 + permutations). A significant point splits its
  * segment and the search repeats; the first insignificant one ends it. One outlier night is in
@@ -28,6 +28,13 @@ export interface EDivisiveOptions {
   rng: Rng;
   /** The distance exponent a; 1 as in the method's default. */
   exponent?: number;
+  /**
+   * `end` (default): Y runs to the end of its segment, κ fixed, as MongoDB's implementation
+   * (Daly et al.) and Hunter/Otava do; `search`: κ is searched too, as in Matteson & James, which
+   * also finds a short bump inside a segment but, searching more splits, raises the permuted
+   * maxima and loses power on a plain step.
+   */
+  kappa?: 'end' | 'search';
 }
 
 export interface Split {
@@ -49,9 +56,9 @@ export function eDivisive(z: readonly number[], o: EDivisiveOptions): Split[] {
   const bounds = [0, z.length];
   const found: Split[] = [];
   for (;;) {
-    const best = bestOverSegments(z, bounds, minSize, a);
+    const best = bestOverSegments(z, bounds, minSize, a, o.kappa ?? 'end');
     if (best === null || !(best.q > 0)) break;
-    const pValue = permutationP(z, bounds, best.q, { ...o, minSize, exponent: a });
+    const pValue = permutationP(z, bounds, best.q, { ...o, minSize, exponent: a, kappa: o.kappa ?? 'end' });
     if (pValue > o.alpha) break;
     found.push({ index: best.tau, pValue, statistic: best.q });
     bounds.push(best.tau);
@@ -61,10 +68,16 @@ export function eDivisive(z: readonly number[], o: EDivisiveOptions): Split[] {
 }
 
 /** The best split over the segments between consecutive bounds, τ as an index of z. */
-function bestOverSegments(z: readonly number[], bounds: readonly number[], minSize: number, a: number): Candidate | null {
+function bestOverSegments(
+  z: readonly number[],
+  bounds: readonly number[],
+  minSize: number,
+  a: number,
+  kappa: 'end' | 'search',
+): Candidate | null {
   let best: Candidate | null = null;
   for (let i = 0; i + 1 < bounds.length; i++) {
-    const c = bestSplit(z.slice(bounds[i], bounds[i + 1]), minSize, a);
+    const c = bestSplit(z.slice(bounds[i], bounds[i + 1]), minSize, a, kappa);
     if (c && (best === null || c.q > best.q)) best = { tau: bounds[i] + c.tau, q: c.q };
   }
   return best;
@@ -75,7 +88,7 @@ function bestOverSegments(z: readonly number[], bounds: readonly number[], minSi
  * by its next value zₖ adds P[k][τ] to the cross sum and P[k][k] − P[k][τ] to Y's within-sum,
  * and growing X by z_τ adds P[τ][τ] to X's.
  */
-export function bestSplit(z: readonly number[], minSize: number, a: number): Candidate | null {
+export function bestSplit(z: readonly number[], minSize: number, a: number, kappa: 'end' | 'search' = 'end'): Candidate | null {
   const n = z.length;
   if (n < 2 * minSize) return null;
   const w = n + 1;
@@ -93,7 +106,7 @@ export function bestSplit(z: readonly number[], minSize: number, a: number): Can
       withinY += P[k * w + k] - P[k * w + tau];
       const m = tau;
       const ny = k + 1 - tau;
-      if (ny < minSize) continue;
+      if (ny < minSize || (kappa === 'end' && k < n - 1)) continue;
       const e = (2 * cross) / (m * ny) - withinX / ((m * (m - 1)) / 2) - withinY / ((ny * (ny - 1)) / 2);
       const q = ((m * ny) / (m + ny)) * e;
       if (best === null || q > best.q) best = { tau, q };
@@ -107,13 +120,13 @@ function permutationP(
   z: readonly number[],
   bounds: readonly number[],
   observed: number,
-  o: EDivisiveOptions & { minSize: number; exponent: number },
+  o: EDivisiveOptions & { minSize: number; exponent: number; kappa: 'end' | 'search' },
 ): number {
   const limit = o.alpha * (o.permutations + 1) - 1;
   let over = 0;
   for (let r = 0; r < o.permutations; r++) {
     const shuffled = shuffleWithin(z, bounds, o.rng);
-    const q = bestOverSegments(shuffled, bounds, o.minSize, o.exponent)?.q ?? 0;
+    const q = bestOverSegments(shuffled, bounds, o.minSize, o.exponent, o.kappa)?.q ?? 0;
     if (q >= observed) over++;
     if (over > limit) return (over + 1) / (o.permutations + 1); // already above alpha, whatever the rest would show
   }

@@ -10,11 +10,11 @@ function nights(seed: number, n: number, cv: number, step = 0, at = n): number[]
 const options = (seed: number) => ({ alpha: 0.05, permutations: 199, minSize: 3, rng: createRng(seed) });
 
 /** Q̂ straight from the published formula, for every split τ, κ. */
-function bruteForce(z: number[], minSize: number): { tau: number; q: number } {
+function bruteForce(z: number[], minSize: number, searchKappa: boolean): { tau: number; q: number } {
   let best = { tau: -1, q: -Infinity };
   const d = (x: number, y: number) => Math.abs(x - y);
   for (let tau = minSize; tau <= z.length - minSize; tau++) {
-    for (let kappa = tau + minSize; kappa <= z.length; kappa++) {
+    for (let kappa = searchKappa ? tau + minSize : z.length; kappa <= z.length; kappa++) {
       const X = z.slice(0, tau);
       const Y = z.slice(tau, kappa);
       const [m, n] = [X.length, Y.length];
@@ -36,10 +36,12 @@ describe('E-divisive means', () => {
   it('finds the split the published formula maximizes, on random series of every length', () => {
     for (let seed = 1; seed <= 40; seed++) {
       const z = nights(seed, 6 + (seed % 15), 0.2, seed % 3 === 0 ? 0.3 : 0, 5);
-      const fast = bestSplit(z, 3, 1)!;
-      const slow = bruteForce(z, 3);
-      expect(fast.tau).toBe(slow.tau);
-      expect(fast.q).toBeCloseTo(slow.q, 9);
+      for (const kappa of ['end', 'search'] as const) {
+        const fast = bestSplit(z, 3, 1, kappa)!;
+        const slow = bruteForce(z, 3, kappa === 'search');
+        expect(fast.tau).toBe(slow.tau);
+        expect(fast.q).toBeCloseTo(slow.q, 9);
+      }
     }
   });
 
