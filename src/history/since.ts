@@ -15,12 +15,11 @@ export function sinceText(c: ChangePoint): string {
 }
 
 /**
- * For each metric named (failed or moved in this run) and each metric whose latest change point
- * is among the latest nights: since when it moved, one line each; metrics without a change point
- * say the history holds none.
+ * Since when each metric moved: every metric with a change point in the history (its latest),
+ * and each metric named (failed or moved in this run), which says so when the history holds none.
  */
 export function sinceWhenLines(check: HistoryCheck, metrics: readonly string[]): string[] {
-  const keys = new Set([...metrics, ...check.change_points.filter((c) => c.recent).map((c) => c.metric)]);
+  const keys = new Set([...check.change_points.map((c) => c.metric), ...metrics]);
   const lines: string[] = [];
   for (const key of keys) {
     const series = check.series.find((s) => s.metric === key);
