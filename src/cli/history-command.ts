@@ -5,7 +5,8 @@ import { appendHistoryFile, readHistoryFile } from '../history/file.js';
 import { lineOfResult } from '../history/line.js';
 import { checkSettings } from '../history/settings.js';
 import { sinceText } from '../history/since.js';
-import type { HistoryLine, LineMeta } from '../history/types.js';
+import { DEFAULT_CHECK, type HistoryLine, type LineMeta } from '../history/types.js';
+import type { Result } from '../result/types.js';
 import { renderHistoryPage } from '../report/history-page.js';
 import { historyMarkdown } from '../report/history-markdown.js';
 import { loadResult } from '../result/load.js';
@@ -94,7 +95,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
   }
 }
 
-function metaOf(values: Values): LineMeta {
+function metaOf(values: { commit?: string; ref?: string; runner?: string }): LineMeta {
   return {
     commit: values.commit ?? process.env.GITHUB_SHA ?? null,
     ref: values.ref ?? process.env.GITHUB_REF ?? null,
@@ -166,6 +167,13 @@ function checkCommand(values: Values, results: string[]): number {
   if (values.markdown) writeFileAtomic(values.markdown, `${historyMarkdown(check)}\n`, '--markdown');
   process.stdout.write(values.json ? `${JSON.stringify(check, null, 2)}\n` : `${checkText(check)}\n`);
   return check.verdict === 'fail' ? EXIT.fail : EXIT.pass;
+}
+
+/** The check over a history's nights followed by `current` (once, whatever its run id), with default settings. */
+export function historyWithResult(path: string, current: Result, verdict: HistoryLine['verdict']): HistoryCheck {
+  const line = lineOfResult(current, { ...metaOf({}), verdict });
+  const lines = readHistoryFile(path).filter((l) => l.run_id !== line.run_id);
+  return checkHistory([...lines, line], DEFAULT_CHECK);
 }
 
 function checkText(c: HistoryCheck): string {

@@ -14,7 +14,8 @@ import { gateOf } from '../../src/spec/gate-schema.js';
 import { startFakeGitHub, type FakeGitHub } from '../fixtures/fake-github.js';
 import { mountFakeGit, type FakeGit } from '../fixtures/fake-git-data.js';
 import { synthesize } from '../result/synthetic.js';
-import { loadgateComments, pullRequestEvent, runAction, tempDir } from './harness.js';
+import { HISTORY_DEFAULTS } from '../../src/action/history-inputs.js';
+import { actionYml, loadgateComments, pullRequestEvent, runAction, tempDir } from './harness.js';
 
 /** One night: 300 requests whose token gaps are `itlMs` with 5 % jitter (so TPOT p50 ≈ itlMs). */
 function night(i: number, itlMs: number): Result {
@@ -134,3 +135,8 @@ test('history inputs are checked in one line each', async () => {
     expect(run.stdout).toContain(`::error::${message}`);
   }
 }, 60_000);
+
+test("action.yml's history defaults are the ones the code falls back to", () => {
+  for (const [name, value] of Object.entries(HISTORY_DEFAULTS)) expect([name, actionYml.inputs[name]?.default]).toEqual([name, value]);
+  expect(actionYml.outputs).toEqual(expect.objectContaining({ 'change-points': expect.anything(), 'history-verdict': expect.anything() }));
+});

@@ -70,6 +70,11 @@ test('append (deduplicated, bounded), show, check with a page and markdown, and 
   expect(text.code).toBe(0);
   expect(text.stdout).toMatch(/^ {2}night 7: TPOT p50 \+\d+(\.\d)? % since 2026-11-09 \(/m);
 
+  const html = join(dir, 'report.html');
+  const report = await loadgate(['report', r(11), '--history', h, '--html', html]);
+  expect(report.code).toBe(0);
+  expect(readFileSync(html, 'utf8')).toContain('<h2>History: 11 nights</h2>'); // run11 is already in it: not counted twice
+
   const smaller = JSON.parse((await loadgate(['history', 'export', '--format', 'smaller', r(0)])).stdout) as {
     name: string;
     unit: string;
