@@ -161,7 +161,11 @@ function checkCommand(values: Values, results: string[]): number {
     { path: values.markdown, what: '--markdown' },
   ]);
   const meta = metaOf(values);
-  const lines = [...(values.history ? readHistoryFile(values.history) : []), ...results.map((p) => lineOfResult(loadResult(p), meta))];
+  const past = values.history ? readHistoryFile(values.history) : [];
+  // A result already in the history (the night just appended) is analysed once, where it is.
+  const known = new Set(past.map((l) => l.run_id));
+  const given = results.map((p) => lineOfResult(loadResult(p), meta)).filter((l) => !known.has(l.run_id) && known.add(l.run_id));
+  const lines = [...past, ...given];
   const check = checkHistory(lines, settings);
   if (values.page) writeFileAtomic(values.page, renderHistoryPage(check), '--page');
   if (values.markdown) writeFileAtomic(values.markdown, `${historyMarkdown(check)}\n`, '--markdown');

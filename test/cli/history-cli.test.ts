@@ -66,6 +66,8 @@ test('append (deduplicated, bounded), show, check with a page and markdown, and 
   );
   expect(readFileSync(page, 'utf8')).toContain('<figure class="trend" data-metric="tpot_p50" data-change-points="7">');
   expect(readFileSync(md, 'utf8')).toContain('xychart-beta');
+  const once = JSON.parse((await loadgate(['history', 'check', '--history', h, r(11), r(0), '--json'])).stdout) as HistoryCheck;
+  expect(once.analysed).toBe(12); // run11 is in the history already; run0 (dropped from it) comes after it
   const text = await loadgate(['history', 'check', '--history', h, '--fail-nights', '0']);
   expect(text.code).toBe(0);
   expect(text.stdout).toMatch(/^ {2}night 7: TPOT p50 \+\d+(\.\d)? % since 2026-11-09 \(/m);
