@@ -48,29 +48,50 @@ const movedMetrics = (report: GateReport) =>
  * run, without writing it. Either way the page and the reports say since when each metric moved.
  */
 export async function historyStep(step: StepContext, h: HistoryInputs, current: Result, report: GateReport): Promise<HistoryOutcome> {
-  const { ctx } = step;
-  const line = historyLine(current, gateOf(current.spec), {
-    commit: ctx.sha ?? null,
-    ref: process.env.GITHUB_REF ?? null,
-    runner: process.env.RUNNER_NAME ?? null,
-    verdict: report.verdict,
-  });
-  const append = !isPullRequestEvent(ctx.eventName);
+  const line = lineOf(step, current, report);
+  const append = !isPullRequestEvent(step.ctx.eventName);
   const { text, check } = append ? await appendAndCheck(step, h, line) : await readAndCheck(step, h, line);
   const localPath = h.branch ? join('.loadgate-history', h.path) : h.path;
   const pagePath = h.branch ? join(dirname(localPath), 'index.html') : pagePathOf(h.path);
   if (h.branch) writeFileAtomic(localPath, text, 'the history copy');
   writeFileAtomic(pagePath, renderHistoryPage(check), 'the history page');
-  const since = sinceWhenLines(check, movedMetrics(report));
   for (const c of check.failing) core.error(sinceText(c), { title: `loadgate: ${c.label} changed in the latest nights` });
   return {
     check,
     appended: append,
     localPath,
     pagePath,
-    sinceMarkdown: since.length > 0 ? ['#### Since when', '', ...since.map((l) => `- ${md(l)}`)].join('\n') : '',
+    sinceMarkdown: sinceMarkdownOf(check, report),
     summaryMarkdown: historyMarkdown(check, movedMetrics(report)),
   };
+}
+
+function lineOf(step: StepContext, current: Result, report: GateReport): HistoryLine {
+  return historyLine(current, gateOf(current.spec), {
+    commit: step.ctx.sha ?? null,
+    ref: process.env.GITHUB_REF ?? null,
+    runner: process.env.RUNNER_NAME ?? null,
+    verdict: report.verdict,
+  });
+}
+
+function sinceMarkdownOf(check: HistoryCheck, report: GateReport): string {
+  const since = sinceWhenLines(check, movedMetrics(report));
+  return since.length > 0 ? ['#### Since when', '', ...since.map((l) => `- ${md(l)}`)].join('\n') : '';
+}
+
+/**
+ * The fork pull request's comment, posted by the base repository's workflow_run: since when,
+ * from the history as the base repository holds it (never from the fork's files), read only.
+ */
+export async function sinceForComment(step: StepContext, h: HistoryInputs, current: Result, report: GateReport): Promise<string> {
+  try {
+    const { check } = await readAndCheck(step, h, lineOf(step, current, report));
+    return sinceMarkdownOf(check, report);
+  } catch (err) {
+    core.warning(`history: ${((err as Error).message ?? String(err)).split('\n')[0]}; the comment goes without since when`);
+    return '';
+  }
 }
 
 /** The history text with this line appended, and the check over it; committed to the branch, or written to the file. */

@@ -15,6 +15,7 @@ import { startFakeGitHub, type FakeGitHub } from '../fixtures/fake-github.js';
 import { mountFakeGit, type FakeGit } from '../fixtures/fake-git-data.js';
 import { synthesize } from '../result/synthetic.js';
 import { HISTORY_DEFAULTS } from '../../src/action/history-inputs.js';
+import { writeHandoff } from '../../src/action/handoff.js';
 import { actionYml, loadgateComments, pullRequestEvent, runAction, tempDir } from './harness.js';
 
 /** One night: 300 requests whose token gaps are `itlMs` with 5 % jitter (so TPOT p50 ≈ itlMs). */
@@ -140,3 +141,32 @@ test("action.yml's history defaults are the ones the code falls back to", () => 
   for (const [name, value] of Object.entries(HISTORY_DEFAULTS)) expect([name, actionYml.inputs[name]?.default]).toEqual([name, value]);
   expect(actionYml.outputs).toEqual(expect.objectContaining({ 'change-points': expect.anything(), 'history-verdict': expect.anything() }));
 });
+
+test("a fork pull request's comment, posted by the base repository's workflow_run, says since when from the base's history", async () => {
+  const lines = Array.from({ length: 12 }, (_, i) => lineOf(night(i, i >= 6 ? 13 : 10)));
+  git.commit('loadgate-history', { 'h.jsonl': jsonl(lines) });
+  github.pulls.set(7, { headSha: 'c'.repeat(40) });
+  const dir = tempDir();
+  writeHandoff(join(dir, 'handoff.json'), {
+    comment_id: 'bench.yml',
+    pull_request: 7,
+    spec_path: 'bench.yml',
+    baseline_note: 'none',
+    missing_baseline: null,
+    current: night(31, 13),
+    baseline: null,
+  });
+  const run = await runAction({
+    workspace: dir,
+    apiUrl: github.url,
+    eventName: 'workflow_run',
+    event: {
+      workflow_run: { head_sha: 'c'.repeat(40), event: 'pull_request' },
+      repository: { name: 'llm-serving', owner: { login: 'acme' } },
+    },
+    inputs: { 'comment-from': 'handoff.json', history: 'h.jsonl', 'history-branch': 'loadgate-history' },
+  });
+  expect(run.stdout).not.toMatch(/::error/);
+  const [comment] = loadgateComments(github.comments.get(7) ?? []);
+  expect(comment.body).toMatch(/#### Since when\n\n- TPOT p50 \+\d+(\.\d)? % since 2026-11-07, commit night6/);
+}, 60_000);
