@@ -102,13 +102,15 @@ function changePointsOf(s: MetricSeries, nights: number, alpha: number, settings
   const splits = eDivisive(values, { alpha, permutations: settings.permutations, minSize: settings.min_size, rng });
   const cuts = [0, ...splits.map((x) => x.index), values.length];
   return splits
-    .map((split, k) => describe(s, split, mean(values, cuts[k], cuts[k + 1]), mean(values, cuts[k + 1], cuts[k + 2]), nights, settings))
+    .map((split, k) =>
+      changePointAt(s, split, mean(values, cuts[k], cuts[k + 1]), mean(values, cuts[k + 1], cuts[k + 2]), nights, settings),
+    )
     .filter((c) => Math.abs(c.change) * 100 >= settings.min_change_pct);
 }
 
 const mean = (z: readonly number[], from: number, to: number) => z.slice(from, to).reduce((a, b) => a + b, 0) / (to - from);
 
-function describe(s: MetricSeries, split: Split, before: number, after: number, nights: number, settings: CheckSettings): ChangePoint {
+function changePointAt(s: MetricSeries, split: Split, before: number, after: number, nights: number, settings: CheckSettings): ChangePoint {
   const p = s.points[split.index];
   const change = before !== 0 ? (after - before) / before : after === 0 ? 0 : Infinity;
   const worse = s.better === 'lower' ? after > before : after < before;
