@@ -29,6 +29,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['server'], // the engine's own view: /metrics scraping and the network probe, read beside the client's
   ['result'],
   ['gate'],
+  ['history'], // nightly history: its file, the change-point search over it, exports to other dashboards
   ['capacity'],
   ['report'],
   ['sim'],

@@ -7,6 +7,7 @@ import { readHandoff, verifyPullRequest } from './handoff.js';
 import { resultOutputs } from './outputs.js';
 import type { StepContext, StepOutcome } from './step.js';
 import { reportParts } from './summary.js';
+import { sinceForComment } from './history.js';
 
 /** The second half of the fork pull request pattern: post the comment a handoff file describes. */
 export async function commentStep(step: StepContext, path: string): Promise<StepOutcome> {
@@ -27,6 +28,8 @@ export async function commentStep(step: StepContext, path: string): Promise<Step
     h.missing_baseline?.policy ?? 'warn',
   );
   const parts = reportParts(report, h.baseline, h.current, { text: h.baseline_note }, h.spec_path);
+  const since = inputs.history ? await sinceForComment(step, inputs.history, h.current, report) : '';
+  if (since) parts.details.unshift(since);
   const note = `<sub>Posted for pull request #${h.pull_request} by a workflow_run of the base repository; the numbers come from the pull request's own run (commit ${ctx.workflowRun.headSha.slice(0, 7)}).</sub>`;
   const url = await postReportComment(step, inputs.commentId ?? h.comment_id, h.pull_request, report.verdict, parts, note);
   return { outputs: { ...resultOutputs(h.current), verdict: report.verdict, 'comment-url': url ?? '' } };

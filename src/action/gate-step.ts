@@ -17,7 +17,9 @@ import { postReportComment, reportFooter } from './comment.js';
 import { isPullRequestEvent } from './github-context.js';
 import { writeHandoff } from './handoff.js';
 import type { ActionInputs } from './inputs.js';
-import { resultOutputs } from './outputs.js';
+import { historyOutputs, resultOutputs } from './outputs.js';
+import { historyFails, historyStep, type HistoryOutcome } from './history.js';
+import { sinceText } from '../history/since.js';
 import { interruptible, type StepContext, type StepOutcome } from './step.js';
 import { joinParts, reportParts, writeJobSummary, type ReportParts } from './summary.js';
 
@@ -41,12 +43,14 @@ export async function gateStep(step: StepContext): Promise<StepOutcome> {
   const calibration = early !== undefined ? early : calibrationFor(gate, inputs.calibration);
   const report = applyMissingBaseline(compare(baseline, current, gate, { calibration }), missing, inputs.onMissingBaseline);
   const note = baselineNote(source, Date.now());
+  const history = await historyOf(step, current, report);
   const parts = reportParts(report, baseline, current, note, specLabel(inputs));
+  if (history.outcome?.sinceMarkdown) parts.details.unshift(history.outcome.sinceMarkdown);
   const htmlPath = htmlPathOf(inputs.reportPath);
   writeFileAtomic(inputs.reportPath, `${joinParts(parts)}\n`);
-  writeFileAtomic(htmlPath, renderHtml(report, baseline, current));
-  await summarize(parts, recorded);
-  const fails = failsStep(inputs, report);
+  writeFileAtomic(htmlPath, renderHtml(report, baseline, current, history.outcome?.check));
+  await summarize(parts, recorded, history.outcome?.summaryMarkdown);
+  const fails = failsStep(inputs, report) || historyFails(history.outcome, inputs.mode, inputs.failOn);
   annotate(report, fails, missing !== null && inputs.onMissingBaseline === 'warn' ? missing : null);
   const { commentUrl, handoffPath } = await handOff(step, { report, parts, note, missing, current, baseline, calibration });
 
@@ -60,9 +64,32 @@ export async function gateStep(step: StepContext): Promise<StepOutcome> {
       'html-report-path': resolve(htmlPath),
       'comment-url': commentUrl ?? '',
       'comment-file': handoffPath && resolve(handoffPath),
+      ...historyOutputs(history.outcome),
     },
-    ...(fails ? { failure: `loadgate verdict ${report.verdict.toUpperCase()}: ${report.reasons[0] ?? ''}`, exitCode: 1 } : {}),
+    ...(fails
+      ? { failure: failureLine(report, history.outcome), exitCode: 1 }
+      : history.error
+        ? { failure: history.error, exitCode: 3 }
+        : {}),
   };
+}
+
+/** The history step, whose operational error (an unwritable branch) fails the step only after every report is written. */
+async function historyOf(step: StepContext, current: Result, report: GateReport): Promise<{ outcome?: HistoryOutcome; error?: string }> {
+  if (!step.inputs.history) return {};
+  try {
+    return { outcome: await historyStep(step, step.inputs.history, current, report) };
+  } catch (err) {
+    const error = ((err as Error).message ?? String(err)).split('\n')[0];
+    core.error(error, { title: 'loadgate: history' });
+    return { error };
+  }
+}
+
+function failureLine(report: GateReport, history: HistoryOutcome | undefined): string {
+  if (report.verdict === 'fail' || !history?.check.failing.length)
+    return `loadgate verdict ${report.verdict.toUpperCase()}: ${report.reasons[0] ?? ''}`;
+  return `loadgate history: ${sinceText(history.check.failing[0])}, among the latest ${history.check.settings.fail_nights} nights`;
 }
 
 /** The baseline and the current run: interleaved against baseline-url, else a baseline found first and then the benchmark (or a given result). */
@@ -113,12 +140,12 @@ function writeResult(inputs: ActionInputs, current: Result): string[] {
 }
 
 /** The job summary, with a note on where a recorded baseline went. */
-async function summarize(parts: ReportParts, recorded: string[]): Promise<void> {
+async function summarize(parts: ReportParts, recorded: string[], history = ''): Promise<void> {
   const recordNote =
     recorded.length > 0
       ? `\n\n**Recorded as the new baseline**: ${md(recorded.join(', '))}. Upload it with actions/upload-artifact so pull requests can fetch it with baseline-artifact.`
       : '';
-  await writeJobSummary(`${joinParts(parts)}${recordNote}\n`);
+  await writeJobSummary(`${joinParts(parts)}${recordNote}${history ? `\n\n${history}` : ''}\n`);
   if (recorded.length > 0)
     core.notice(
       `Recorded a new baseline at ${recorded.join(' and ')}; upload it with actions/upload-artifact (see examples/workflows/nightly.yml).`,

@@ -1,6 +1,7 @@
 import { relative, resolve, sep } from 'node:path';
 import { parseDuration } from '../spec/duration.js';
 import { isCredentialProblem, targetUrlProblem } from '../spec/url.js';
+import { readHistoryInputs, type HistoryInputs } from './history-inputs.js';
 
 /** A problem with the workflow's inputs: one line that names the input and what it expects. */
 export class InputError extends Error {}
@@ -41,6 +42,8 @@ export interface ActionInputs {
   baselineUrl?: string;
   resultPath: string;
   reportPath: string;
+  /** A nightly history to append to and check (history-inputs.ts); undefined without input history. */
+  history?: HistoryInputs;
 }
 
 /**
@@ -134,6 +137,7 @@ export function readInputs(get: Get): ActionInputs {
     baselineUrl,
     resultPath: withDefault('result-path'),
     reportPath: withDefault('report-path'),
+    history: readHistoryInputs(get),
   };
 }
 

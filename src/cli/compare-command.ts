@@ -6,6 +6,8 @@ import type { GateReport } from '../gate/types.js';
 import { renderGateText } from '../report/gate-text.js';
 import { renderHtml } from '../report/html.js';
 import { renderMarkdown } from '../report/markdown.js';
+import { historyMarkdown } from '../report/history-markdown.js';
+import type { HistoryCheck } from '../history/analyze.js';
 import { isSweepDocument, readSweep, readJsonFile } from '../capacity/load.js';
 import { compareSweeps } from '../capacity/gate.js';
 import { readResult } from '../result/load.js';
@@ -56,14 +58,16 @@ export function writeReports(
   baseline: Result | null,
   current: Result,
   files: { markdown?: string; html?: string },
+  history?: HistoryCheck,
 ): string[] {
   const written: string[] = [];
   if (files.markdown) {
-    writeFileAtomic(files.markdown, renderMarkdown(report, baseline, current), '--markdown');
+    const trend = history ? `\n${historyMarkdown(history)}\n` : '';
+    writeFileAtomic(files.markdown, `${renderMarkdown(report, baseline, current)}${trend}`, '--markdown');
     written.push(files.markdown);
   }
   if (files.html) {
-    writeFileAtomic(files.html, renderHtml(report, baseline, current), '--html');
+    writeFileAtomic(files.html, renderHtml(report, baseline, current, history), '--html');
     written.push(files.html);
   }
   return written;

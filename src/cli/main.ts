@@ -6,6 +6,7 @@ import { reportCommand } from './report-command.js';
 import { sweepCommand } from './sweep-command.js';
 import { calibrateCommand } from './calibrate-command.js';
 import { planCommand } from './plan-command.js';
+import { historyCommand } from './history-command.js';
 import { runSimCli } from '../sim/launch.js';
 import { EXIT, oneLine } from './errors.js';
 import { TOOL_VERSION } from '../version.js';
@@ -23,6 +24,7 @@ Commands:
   report R        write markdown/HTML reports of a result or a sweep
   calibrate SPEC  run N short A/A replicates and store the between-run CV per metric
   plan SPEC       the window or replicates needed to detect a given change (--baseline, --detect)
+  history CMD     nightly history: append results, show it, check it for change points, export it
   sim             start the embedded OpenAI-compatible simulator
 
 Run "loadgate <command> --help" for a command's options.
@@ -51,6 +53,8 @@ export async function main(argv: string[]): Promise<number> {
         return await calibrateCommand(rest);
       case 'plan':
         return await planCommand(rest);
+      case 'history':
+        return await historyCommand(rest);
       case 'sim':
         return await runSimCli(rest);
       case '--version':
@@ -64,7 +68,7 @@ export async function main(argv: string[]): Promise<number> {
         return command === undefined ? EXIT.error : EXIT.pass;
       default:
         process.stderr.write(
-          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report, calibrate, plan or sim (see loadgate --help)\n`,
+          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report, calibrate, plan, history or sim (see loadgate --help)\n`,
         );
         return EXIT.error;
     }

@@ -7,6 +7,7 @@ import { checkReportPaths, gateFor, writeReports } from './compare-command.js';
 import { parseCommandArgs } from './args.js';
 import { calibrationFor } from '../gate/calibration.js';
 import { EXIT, UsageError } from './errors.js';
+import { historyWithResult } from './history-command.js';
 
 export const REPORT_HELP = `Usage: loadgate report RESULT [--baseline BASELINE] [--html FILE] [--markdown FILE]
 
@@ -17,6 +18,7 @@ document (loadgate sweep): throughput and latency against offered load, S, knee,
 Options:
   --baseline FILE   compare with this result (without it: SLO rules only, "no baseline")
   --spec SPEC       take the gate rules from this spec's gate section
+  --history FILE    add the trend and change points of this history (RESULT checked after its nights)
   --html FILE       write the HTML report
   --markdown FILE   write the markdown report
   -h, --help        this help
@@ -28,6 +30,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('report', argv, {
     baseline: { type: 'string' },
     spec: { type: 'string' },
+    history: { type: 'string' },
     html: { type: 'string' },
     markdown: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -50,7 +53,8 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const baseline = values.baseline === undefined ? null : readResult(values.baseline);
   const gate = gateFor(values.spec, current);
   const report = compare(baseline, current, gate, { calibration: calibrationFor(gate) });
-  const written = writeReports(report, baseline, current, values);
+  const history = values.history === undefined ? undefined : historyWithResult(values.history, current, report.verdict);
+  const written = writeReports(report, baseline, current, values, history);
   process.stdout.write(`Verdict ${report.verdict.toUpperCase()}; report written to ${written.join(' and ')}\n`);
   return EXIT.pass;
 }

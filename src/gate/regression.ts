@@ -121,7 +121,7 @@ function latencyRise(t: LatencyTarget, rule: LatencyIncreaseRule, base: Result, 
  * Σ tokens of ok requests, the ok count, the good count. `contribution` gives Σx and Σx² of
  * the per-request contributions x (0 for a request that failed or missed an SLO).
  */
-const THROUGHPUT: Record<
+export const THROUGHPUT: Record<
   ThroughputKey,
   {
     label: string;

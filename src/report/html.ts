@@ -7,6 +7,8 @@ import { networkText, serverLatencyText, serverText } from './server-format.js';
 import { escapeHtml as esc } from './escape.js';
 import { gateRows, noiseNote, STATUS_ICON, VERDICT_ICON } from './format.js';
 import { patternHtml } from './pattern-report.js';
+import type { HistoryCheck } from '../history/analyze.js';
+import { historySection } from './history-charts.js';
 
 /** The reports' shared stylesheet (the sweep report uses it too). */
 export const REPORT_STYLE = `
@@ -23,7 +25,7 @@ td.n{text-align:right;white-space:nowrap}th{background:#f6f8fa}.sub{color:#57606
  * of baseline vs current from the histograms, per-second series, validity, errors, definitions.
  * Inline CSS and SVG only: no scripts, nothing fetched.
  */
-export function renderHtml(report: GateReport, baseline: Result | null, current: Result): string {
+export function renderHtml(report: GateReport, baseline: Result | null, current: Result, history?: HistoryCheck): string {
   const verdict = report.verdict;
   const rows = gateRows(report)
     .map(
@@ -77,6 +79,7 @@ ${rows}
 <div class="charts">
 ${latencyCharts(baseline, current).join('\n')}
 </div>
+${history ? historySection(history) : ''}
 <h2>Per-second time series</h2>
 <div class="charts">
 ${timeseriesCharts(baseline, current).join('\n')}

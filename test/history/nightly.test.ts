@@ -1,0 +1,85 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { runBenchmark } from '../../src/run/run.js';
+import { parseSpec } from '../../src/spec/load.js';
+import { openaiStream, startScriptedServer, type Script, type ScriptedServer } from '../fixtures/scripted-server.js';
+import type { HistoryCheck } from '../../src/history/analyze.js';
+
+/*
+ * The nightly history end to end against a server that is not the simulator: a paced fixture
+ * whose time per output token the test sets. Twenty nights, TPOT 8 ms for the first eleven and
+ * 10 ms (+25 %) from the twelfth (index 11) on; `loadgate history check` (the real CLI) must
+ * find the step there, and nothing in the unchanged first eleven.
+ */
+const CLI = resolve('bin/loadgate.js');
+const TOKENS = 12;
+
+let server: ScriptedServer;
+let tpotMs = 8;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'loadgate-nightly-'));
+  server = await startScriptedServer((req): Script => {
+    if (req.url.endsWith('/models')) return { status: 200, steps: [{ send: JSON.stringify({ data: [{ id: 'paced' }] }) }, { end: true }] };
+    return openaiStream({ ttftMs: 15, itlMs: tpotMs, tokens: TOKENS });
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const spec = () =>
+  parseSpec(
+    `name: nightly
+target: {url: "${server.baseUrl}", model: paced, ready_timeout: 5s}
+workload: {seed: 5, calibrate: off, input_tokens: 16, output_tokens: ${TOKENS}}
+load: {rate: 12, arrival: constant, warmup: 200ms, steady: 1s, cooldown: 0s}
+`,
+    'nightly.yml',
+    {},
+  );
+
+function loadgate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, [CLI, ...args], { timeout: 60_000 }, (err, stdout, stderr) =>
+      done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+test('twenty nights, TPOT +25 % from night 11: history check finds a TPOT or E2E change point at 11 ± 1, and none in nights 0…10', async () => {
+  const files: string[] = [];
+  for (let night = 0; night < 20; night++) {
+    tpotMs = night >= 11 ? 10 : 8;
+    const result = await runBenchmark({ resolved: spec() });
+    expect(result.requests.window.by_class.ok).toBeGreaterThanOrEqual(10);
+    const file = join(dir, `R${night}.json`);
+    writeFileSync(file, JSON.stringify(result));
+    files.push(file);
+  }
+  const all = await loadgate(['history', 'check', '--json', ...files]);
+  expect(all.stderr).toBe('');
+  const found = JSON.parse(all.stdout) as HistoryCheck;
+  const step = found.change_points.filter((c) => /^(tpot|e2e)_/.test(c.metric) && Math.abs(c.index - 11) <= 1);
+  expect(step.length).toBeGreaterThanOrEqual(1);
+  for (const c of step) {
+    expect(c.direction).toBe('worse');
+    expect(c.p_value).toBeLessThanOrEqual(0.05);
+    expect(c.after).toBeGreaterThan(c.before);
+  }
+  const tpot = step.find((c) => c.metric.startsWith('tpot_'));
+  if (tpot) expect(tpot.change).toBeGreaterThan(0.15); // 8 → 10 ms is +25 %; the measured step is close to it
+  expect(found.analysed).toBe(20);
+
+  const before = await loadgate(['history', 'check', '--json', ...files.slice(0, 11)]);
+  expect(before.code).toBe(0);
+  const unchanged = JSON.parse(before.stdout) as HistoryCheck;
+  expect(unchanged.analysed).toBe(11);
+  expect(unchanged.change_points).toEqual([]);
+  expect(unchanged.series.filter((s) => s.searched).length).toBeGreaterThan(0); // it did search, and found nothing
+}, 120_000);
