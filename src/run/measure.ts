@@ -15,7 +15,9 @@ import type { AbortInfo, Result } from '../result/types.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import { AbortWatch } from './abort-watch.js';
 import { now } from '../time.js';
-import type { Workload } from '../workload/types.js';
+import type { WorkItem, Workload } from '../workload/types.js';
+import { scheduleWithin } from '../arrivals/trace.js';
+import { runSessions } from './sessions.js';
 import type { ServerWatch } from './server-view.js';
 
 export interface Progress {
@@ -82,19 +84,25 @@ export async function measure(o: MeasureOptions): Promise<Result> {
     onRecord: (r) => {
       const a = active.get(r.id);
       active.delete(r.id);
-      a?.finished?.();
+      a?.finished?.(r);
       if (watch && !Number.isNaN(r.tSend)) watch.end(r.tEnd - runStart, r.outcome === 'ok', recorder.inFlight);
       o.onRecord?.(r);
     },
   });
 
   const turnMeter = new LoopTurnMeter(observeReadTurns);
-  const send = (i: number, offsetMs: number, finished?: () => void): void => {
-    const w = workload.next(i);
+  const send = (
+    i: number,
+    offsetMs: number,
+    finished?: (r: RequestRecord) => void,
+    item?: WorkItem,
+    capture?: (text: string) => void,
+  ): void => {
+    const w = item ?? workload.next(i);
     const rec = recorder.open(i, offsetMs, w.promptTokens, w.maxTokens);
     if (recorder.inFlight >= spec.load.max_in_flight) {
       rec.onEnd(now(), 'dropped', `in-flight cap of ${spec.load.max_in_flight} reached`);
-      finished?.();
+      finished?.(rec);
       return;
     }
     recorder.markSent(rec, now());
@@ -103,7 +111,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
     if (spec.load.mode === 'open') turnMeter.lateness(rec.tSend - rec.tSched);
     const entry: InFlight = { rec, finished };
     active.set(i, entry);
-    entry.handle = client.send(w.body, rec, rec.requestId);
+    entry.handle = client.send(w.body, rec, rec.requestId, capture);
   };
 
   const probe = startLoopProbe((ms) => turnMeter.lateness(ms));
@@ -117,16 +125,21 @@ export async function measure(o: MeasureOptions): Promise<Result> {
   // and the open-loop schedule is accounted for as not reached.
   const startAborted = o.signal?.aborted === true;
   if (spec.load.mode === 'open') {
-    const schedule = buildSchedule({
-      kind: spec.load.arrival,
-      curve: plan.curve,
-      burstiness: spec.load.burstiness,
-      seed: deriveSeed(spec.workload.seed, 'arrivals'),
-      durationMs: totalMs,
-    });
+    // A replayed trace brings its own arrival times (src/arrivals/trace.ts); sessions start on the schedule.
+    const schedule = workload.schedule
+      ? scheduleWithin(workload.schedule, totalMs)
+      : buildSchedule({
+          kind: spec.load.arrival,
+          curve: plan.curve,
+          burstiness: spec.load.burstiness,
+          seed: deriveSeed(spec.workload.seed, 'arrivals'),
+          durationMs: totalMs,
+        });
     planned = schedule.length;
     if (!startAborted) {
-      const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]) });
+      const h = workload.sessions
+        ? runSessions({ source: workload.sessions, starts: schedule, runStart, until: runStart + totalMs, send })
+        : dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]) });
       stop = h.stop;
       dispatched = h.done;
       spinMs = h.spinMs;
@@ -203,6 +216,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
       seriesIntervalS: series.intervalS,
       seriesLength: Math.max(series.sent.length, series.ok.length, series.errors.length),
     });
+    workload.sessions?.serverHitRate(serverView?.server?.summary.prefix_cache_hit_rate ?? null);
     return buildResult(recorder, {
       resolved,
       targetUrl: o.simulator ? 'sim' : spec.target.url,
@@ -238,7 +252,7 @@ const spikeOf = (r: ResolvedSpec) => (r.pattern?.kind === 'spike' ? { atMs: r.pa
 interface InFlight {
   rec: RequestRecord;
   handle?: RequestHandle;
-  finished?: () => void;
+  finished?: (r: RequestRecord) => void;
 }
 
 function cancelAll(active: Map<number, InFlight>, reason: 'cancelled' | 'timeout'): void {

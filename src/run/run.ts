@@ -157,7 +157,8 @@ export async function runBenchmark(o: RunOptions): Promise<Result> {
     if (workload === undefined || o.signal?.aborted) return await nothingSent(o, resolved, inputs, simulator, workload);
     const runId = randomBytes(4).toString('hex');
     server = await startServerView(resolved, baseUrl, headers);
-    if ((o.workers ?? 1) > 1)
+    // A replayed trace is one schedule, not a rate to split: it runs in this thread.
+    if ((o.workers ?? 1) > 1 && !workload.schedule)
       return await measureInWorkers({
         ...o,
         resolved,
