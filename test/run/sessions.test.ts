@@ -34,7 +34,7 @@ function conversations(received: ReceivedRequest[]): ReceivedRequest[][] {
 async function run(workload = '') {
   server = await startConversationServer({ tokens: 6, ttftMs: 20, itlMs: 5 });
   const result = await runBenchmark({ resolved: sessionSpec(server.baseUrl, workload) });
-  return { result, convs: conversations(server.received()) };
+  return { result, convs: conversations(await server.received()) };
 }
 
 /** Each turn resends the conversation with the server's own earlier replies, and waits its think time after the previous turn ended. */
@@ -66,7 +66,7 @@ test('four-turn sessions carry 1, 3, 5, 7 messages with the server’s own repli
   const prompts = s.by_turn.map((t) => t.prompt_tokens!);
   for (let k = 1; k < 4; k++) expect(prompts[k] - prompts[k - 1]).toBeCloseTo(18, 5);
   expect(s.context_growth!.delivered).toBeCloseTo(s.context_growth!.requested, 5);
-  expect(result.requests.by_class.ok).toBe(server.received().length);
+  expect(result.requests.by_class.ok).toBe((await server.received()).length);
 }, 15_000);
 
 test('with a shared system prompt each turn carries one message more, the same system prompt first', async () => {
