@@ -4,8 +4,8 @@
  *
  *   offset = (t − startMs) / speedup,
  *
- * so speedup 2 replays the slice in half the time with the same order and relative gaps, and
- * the first kept arrival of a slice starting at 0 keeps the trace's own first offset. The result
+ * so speedup 2 replays the slice in half the time with the same order and relative gaps, and a
+ * slice starting at 0 keeps the trace's own offsets (its first arrival need not be at 0). The result
  * is the same ascending Float64Array that buildSchedule makes, fired by the same dispatcher.
  */
 export interface TraceSlice {

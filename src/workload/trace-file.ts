@@ -7,10 +7,11 @@ import type { TraceSpec } from '../spec/types.js';
  *    each hash id naming one 512-token block of the prompt (Mooncake's published traces);
  *  - azure: the Azure LLM inference trace CSV, header `TIMESTAMP,ContextTokens,GeneratedTokens`,
  *    TIMESTAMP a date-time such as `2023-11-16 18:15:46.6805900` (read as UTC) or a number of seconds.
- * Times become milliseconds from the trace's first arrival; rows are sorted by time (stable).
+ * Times become milliseconds from the trace's start (Mooncake: its timestamps as written; Azure:
+ * from the first row); rows are sorted by time (stable).
  */
 export interface TraceEntry {
-  /** Ms after the trace's first arrival. */
+  /** Ms after the trace's start. */
   atMs: number;
   inputTokens: number;
   outputTokens: number;
@@ -28,7 +29,8 @@ export function parseTrace(text: string, name: string, format: TraceSpec['format
   const raw = format === 'mooncake' ? readMooncake(text.replace(/^\uFEFF/, ''), name) : readAzure(text.replace(/^\uFEFF/, ''), name);
   if (raw.length === 0) throw new SpecError(`${name}: holds no arrival; ${format === 'mooncake' ? MOONCAKE_EXPECTED : AZURE_EXPECTED}`);
   const sorted = raw.map((e, i) => ({ e, i })).sort((a, b) => a.e.atMs - b.e.atMs || a.i - b.i);
-  const t0 = sorted[0].e.atMs;
+  // Mooncake's timestamps are already offsets from the trace's start; Azure's are dates, taken from the first row.
+  const t0 = format === 'azure' ? sorted[0].e.atMs : 0;
   return sorted.map(({ e }) => ({ ...e, atMs: e.atMs - t0 }));
 }
 

@@ -31,8 +31,8 @@ function conversations(received: ReceivedRequest[]): ReceivedRequest[][] {
   return [...byFirst.values()];
 }
 
-async function run(workload = '') {
-  server = await startConversationServer({ tokens: 6, ttftMs: 20, itlMs: 5 });
+async function run(workload = '', failAt?: number) {
+  server = await startConversationServer({ tokens: 6, ttftMs: 20, itlMs: 5, failAt });
   const result = await runBenchmark({ resolved: sessionSpec(server.baseUrl, workload) });
   return { result, convs: conversations(await server.received()) };
 }
@@ -77,4 +77,19 @@ test('with a shared system prompt each turn carries one message more, the same s
   const systems = new Set(convs.flat().map((r) => r.messages[0].content));
   expect(systems.size).toBe(1);
   expect(convs.flat().every((r) => r.messages[0].role === 'system')).toBe(true);
+}, 15_000);
+
+test('a failed turn ends its conversation: counted once, never retried, nothing sent after it', async () => {
+  const { result, convs } = await run('', 5); // every other third turn fails
+  const failedAt = convs.filter((c) => c.some((r) => r.status === 500));
+  expect(failedAt.length).toBeGreaterThanOrEqual(1);
+  for (const c of failedAt) {
+    expect(c).toHaveLength(3);
+    expect(c[2].status).toBe(500);
+  }
+  const s = result.workload.plan!.sessions!;
+  expect(s.ended_by_failure).toBe(failedAt.length);
+  expect(result.requests.by_class.http_5xx).toBe(failedAt.length);
+  expect(s.completed + s.cut_by_run_end + s.ended_by_failure).toBe(s.started);
+  expect(result.validity.checks.find((c) => c.name === 'sessions_delivered')!.ok).toBe(false);
 }, 15_000);
