@@ -23,8 +23,10 @@ export function checkConversationsAndTraces(spec: Spec, written: Set<string>): v
 function checkTrace(spec: Spec, written: Set<string>): void {
   const w = spec.workload;
   const t = w.trace!;
+  // output_tokens keeps its schema default (the Spec type needs one), so only a different value counts as written.
+  const outputDefault = w.output_tokens.dist === 'fixed' && w.output_tokens.value === 128;
   for (const key of ['dataset', 'sessions', 'input_tokens', 'output_tokens'] as const) {
-    if (written.has(key))
+    if (written.has(key) && !(key === 'output_tokens' && outputDefault))
       throw new SpecIssue(
         ['workload', key],
         'is given with trace; expected one or the other (a trace brings its own arrivals and lengths)',
