@@ -1,4 +1,5 @@
 import type { Histogram } from '../metrics/histogram.js';
+import type { Spec } from '../spec/types.js';
 import type { WorkloadPlan } from '../workload/types.js';
 import type { ValidityCheck } from './types.js';
 
@@ -60,3 +61,11 @@ function traceCheck(h: Histograms): ValidityCheck {
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 const signed = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
+
+/** The load's label when conversations or a trace set it: sessions count conversations, a trace its own arrivals. */
+export function replayLoadLabel(spec: Pick<Spec, 'load' | 'workload'>): string | null {
+  const { trace, sessions } = spec.workload;
+  if (trace) return `trace replay of ${trace.file} (${trace.format}, speedup ${trace.speedup})`;
+  if (sessions) return `open-loop ${spec.load.arrival} at ${spec.load.rate} sessions/s (multi-turn conversations)`;
+  return null;
+}

@@ -2,6 +2,11 @@ import { runBenchmark } from '../../src/run/run.js';
 import { launchSim, type SimHandle } from '../../src/sim/launch.js';
 import { parseSpec } from '../../src/spec/load.js';
 import type { GroundTruth } from '../../src/sim/ground-truth.js';
+import { compare } from '../../src/gate/compare.js';
+import { gateOf } from '../../src/spec/gate-schema.js';
+import { renderConsoleReport } from '../../src/report/console.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
+import { parseResult } from '../../src/result/load.js';
 
 /** Sessions against the simulator (needs the bundle: node scripts/bundle.mjs), held against its ground truth. */
 let sim: SimHandle;
@@ -33,4 +38,11 @@ load: { rate: 4, arrival: constant, warmup: 0s, steady: 1s, cooldown: 1500ms }
   expect(s.server_prefix_cache_hit_rate).not.toBeNull();
   expect(r.validity.checks.find((c) => c.name === 'sessions_delivered')).toMatchObject({ ok: true });
   expect(r.validity.checks.find((c) => c.name === 'context_growth')).toMatchObject({ ok: true });
+  // The reports show the turns beside the server's hit rate, and the result still loads as a result.
+  const gate = compare(null, r, gateOf(r.spec));
+  const report = renderConsoleReport(r, gate);
+  expect(report).toMatch(/Sessions {4}\d+ conversations started \(load\.rate counts sessions\/s\)/);
+  expect(report).toMatch(/^ {12}3 +\d+ +\d+ +[\d.]+ +[\d.]+ +168 +24\.0$/m);
+  expect(renderMarkdown(gate, null, r)).toContain('#### Conversations by turn');
+  expect(parseResult(JSON.stringify(r), 'result.json').workload.plan).toEqual(r.workload.plan);
 }, 20_000);
