@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runBenchmark } from '../../src/run/run.js';
 import { parseSpec } from '../../src/spec/load.js';
 import { startConversationServer, type ConversationServer, type ReceivedRequest } from '../fixtures/conversation-server.js';
@@ -92,4 +95,38 @@ test('a failed turn ends its conversation: counted once, never retried, nothing 
   expect(result.requests.by_class.http_5xx).toBe(failedAt.length);
   expect(s.completed + s.cut_by_run_end + s.ended_by_failure).toBe(s.started);
   expect(result.validity.checks.find((c) => c.name === 'sessions_delivered')!.ok).toBe(false);
+}, 15_000);
+
+test('ShareGPT conversations use all their human turns, in order, each asking for its reference reply’s length', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'loadgate-sessions-'));
+  const turns = (k: number) => [
+    { from: 'human', value: `first question ${k}` },
+    { from: 'gpt', value: 'one two three' },
+    { from: 'human', value: `second question ${k} here` },
+    { from: 'gpt', value: 'four five' },
+    { from: 'human', value: `third ${k}` },
+    { from: 'gpt', value: 'six seven eight nine' },
+  ];
+  writeFileSync(join(dir, 'chats.json'), JSON.stringify([0, 1, 2, 3, 4, 5, 6, 7].map((k) => ({ conversations: turns(k) }))));
+  server = await startConversationServer({ tokens: 3, ttftMs: 5, itlMs: 1 });
+  const text = `target: { url: ${server.baseUrl}, model: test-model, request_timeout: 5s, ready_timeout: 5s }
+workload:
+  calibrate: off
+  dataset: { path: chats.json, format: sharegpt }
+  sessions: { think_time: 50ms }
+load: { rate: 3, arrival: constant, warmup: 0s, steady: 1s, cooldown: 1s }
+`;
+  const resolved = { ...parseSpec(text, join(dir, 'spec.yml'), {}), specDir: dir };
+  await runBenchmark({ resolved });
+  const convs = conversations(await server.received()).filter((c) => c.length === 3);
+  expect(convs.length).toBeGreaterThanOrEqual(2);
+  for (const c of convs) {
+    const k = /first question (\d)/.exec(c[0].messages[0].content)![1];
+    expect(c.map((r) => r.messages[r.messages.length - 1].content)).toEqual([
+      `first question ${k}`,
+      `second question ${k} here`,
+      `third ${k}`,
+    ]);
+    expect(c.map((r) => r.maxTokens)).toEqual([3, 2, 4]);
+  }
 }, 15_000);
