@@ -90,13 +90,14 @@ export class TurnStats {
 }
 
 /**
- * Did the context grow as a conversation's should? From turn k − 1 to k the prompt gains the
- * reply to turn k − 1 and the new user message, so summed over turns 1..K−1,
+ * Did the context grow as a conversation's should? Turn k's requested prompt is turn k − 1's
+ * plus the reply actually received (its token count) plus the new message, so the server's
+ * count should grow by as much: summed over turns 1..K−1,
  *
- *   Σ (prompt_k − prompt_{k−1})  ≈  Σ (requested_k − requested_{k−1}) + Σ reply_{k−1} − Σ planned reply_{k−1},
+ *   delivered = Σ (prompt_k − prompt_{k−1}),   requested = Σ (requested_k − requested_{k−1}),
  *
- * which is simpler to judge as delivered growth against requested growth, the requested side
- * already carrying the replies actually received. Null with fewer than two turns measured.
+ * from the per-turn means; both sides come from the same rows, so conversations that end
+ * early (fewer turns) change both alike. Null with fewer than two turns measured.
  */
 export function contextGrowth(rows: TurnRow[]): { delivered: number; requested: number } | null {
   let delivered = 0;

@@ -94,7 +94,7 @@ export function sessionWorkload(inputs: WorkloadInputs, calibration: Calibration
           },
         },
         inputSpec: inputs.input ? summarizeDraws(lengthSampler(inputs.input), stream(w, 'summary_input')) : null,
-        outputSpec: null,
+        outputSpec: inputs.dataset ? null : summarizeDraws(output, stream(w, 'summary_output')),
       };
     },
   };

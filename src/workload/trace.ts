@@ -47,7 +47,7 @@ export function traceWorkload(inputs: WorkloadInputs, entries: TraceEntry[], cal
       const e = used[i];
       const own = Math.max(1, Math.round((e.inputTokens - fixed) / calibration.tokens_per_word));
       const pick = system();
-      const seen = e.hashIds ? e.hashIds.filter((h) => blocks.has(h)).length : 0;
+      const seen = e.hashIds ? cachedPrefixBlocks(e.hashIds, blocks) : 0;
       const text = e.hashIds?.length
         ? blockPrompt(
             e.hashIds,
@@ -70,6 +70,13 @@ export function traceWorkload(inputs: WorkloadInputs, entries: TraceEntry[], cal
       };
     },
   };
+}
+
+/** A prefix cache serves a prompt's leading blocks up to the first one never sent before. */
+function cachedPrefixBlocks(ids: readonly number[], sent: Map<number, string>): number {
+  let k = 0;
+  while (k < ids.length && sent.has(ids[k])) k++;
+  return k;
 }
 
 function sliceOf(t: TraceSpec) {
