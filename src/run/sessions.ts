@@ -62,7 +62,8 @@ export function runSessions(o: SessionRunOptions): DispatchHandle {
         const last = turn + 1 >= state.c.turns;
         if (!ok || last) {
           conversations.delete(s);
-          o.source.ended(ok ? 'completed' : 'failed');
+          // A turn cancelled by the run's interruption did not fail: its conversation was cut.
+          o.source.ended(ok ? 'completed' : r.outcome === 'cancelled' ? 'cut' : 'failed');
           return ended(r.tEnd, null);
         }
         state.reply = { text, tokens: r.outputTokens };
