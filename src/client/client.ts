@@ -7,7 +7,7 @@ import { buildConnector, Pool, type Dispatcher } from 'undici';
 import { now } from '../time.js';
 import { detailSanitizer } from './detail.js';
 import { KeepAliveWatch, type KeepAliveFacts } from './keep-alive.js';
-import { errorMessage, newStreamEvent, readEvent, type Api, type StreamEvent } from './openai.js';
+import { answerText, errorMessage, newStreamEvent, readEvent, type Api, type StreamEvent } from './openai.js';
 import { SseFramer, type SseSink } from './sse.js';
 import type { Outcome, StreamObserver } from './types.js';
 
@@ -37,7 +37,7 @@ export interface Client {
    * returns. Note: undici frees a connection one event-loop turn after its response ends, so a
    * request sent from inside another's `onEnd` goes out on a different (maybe new) connection.
    */
-  send(body: string, obs: StreamObserver, requestId: string): RequestHandle;
+  send(body: string, obs: StreamObserver, requestId: string, capture?: (text: string) => void): RequestHandle;
   /** What the server did with kept-alive connections, and whether the client stopped reusing them. */
   keepAlive(): KeepAliveFacts;
   /** Waits for in-flight requests (each bounded by its timeout), then closes the connections. */
@@ -95,10 +95,10 @@ export function createClient(opts: ClientOptions): Client {
   };
 
   return {
-    send(body, obs, requestId) {
+    send(body, obs, requestId, capture) {
       // x-request-id lets a server's logs (and the simulator's ground truth) be joined with our records.
       const options: Dispatcher.DispatchOptions = { path, method: 'POST', headers: [...headers, 'x-request-id', requestId], body };
-      const request = new StreamRequest(ctx, obs, options, !watch.disabled);
+      const request = new StreamRequest(ctx, obs, options, !watch.disabled, capture);
       if (watch.disabled) ctx.resend(request);
       else pool.dispatch(options, request);
       return request;
@@ -170,6 +170,8 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
     readonly options: Dispatcher.DispatchOptions,
     /** Sent on the kept-alive pool, whose connections the watch follows. */
     private watched: boolean,
+    /** Takes each answer event's text, for a conversation's next turn; absent, no text is decoded (the usual, cheaper path). */
+    private readonly capture?: (text: string) => void,
   ) {
     this.timer = setTimeout(onDeadline, ctx.timeoutMs, this);
   }
@@ -239,6 +241,7 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
       return;
     }
     if (ev.content !== null) this.obs.onContent(this.t, ev.content);
+    if (this.capture !== undefined && ev.content === 'answer') this.capture(answerText(data.toString('utf8', 0, length)));
     if (ev.usage) this.obs.onUsage(ev.promptTokens, ev.completionTokens);
     if (ev.done) this.sawDone = true;
   }

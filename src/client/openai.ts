@@ -158,6 +158,18 @@ export function parseEvent(data: string, into: StreamEvent): StreamEvent {
   return into;
 }
 
+/** The answer text an event carries (chat `delta.content`, completions `text`); '' when none. Decoded only for captured replies. */
+export function answerText(data: string): string {
+  try {
+    const choice = (JSON.parse(data) as Chunk).choices;
+    const c = Array.isArray(choice) ? (choice[0] as Choice | undefined) : undefined;
+    const text = c?.delta != null ? c.delta.content : c?.text;
+    return typeof text === 'string' ? text : '';
+  } catch {
+    return '';
+  }
+}
+
 /**
  * The human message of an error payload in the shapes servers use: OpenAI `{error: {message}}`,
  * `{error: "..."}`, vLLM `{object: "error", message}`, FastAPI `{detail}`.

@@ -6,6 +6,7 @@ import type { Result } from '../result/types.js';
 import { explainRules } from './explain.js';
 import { connectionsText } from './format.js';
 import { patternConsole } from './pattern-report.js';
+import { sessionsConsole } from './sessions-report.js';
 import { networkText, serverLatencyText, serverText } from './server-format.js';
 
 const COLS = ['p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
@@ -61,6 +62,7 @@ export function renderConsoleReport(r: Result, gate: GateReport, baseline: Resul
   const connections = connectionsText(r);
   if (connections !== null) out.push(`Connections ${connections}`);
   out.push(...patternConsole(r));
+  out.push(...sessionsConsole(r).map(terminalSafe));
   const network = networkText(r);
   if (network !== null) out.push(`Network     ${network}`);
   const server = serverText(r);

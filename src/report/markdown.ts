@@ -6,6 +6,7 @@ import { escapeMarkdown as md } from './escape.js';
 import { explainRules } from './explain.js';
 import { connectionsText, gateRows, noiseNote, noiseSourceLine, STATUS_ICON, VERDICT_ICON } from './format.js';
 import { patternMarkdown } from './pattern-report.js';
+import { sessionsMarkdown } from './sessions-report.js';
 import { networkText, serverLatencyText, serverText } from './server-format.js';
 
 /**
@@ -34,6 +35,7 @@ export function renderMarkdown(report: GateReport, baseline: Result | null, curr
   out.push(...percentileChart('Time to first token and end-to-end latency (ms)', chartedKeys('request'), baseline, current));
   out.push(...percentileChart('Per-token latency (ms)', chartedKeys('token'), baseline, current));
   out.push(...patternMarkdown(current));
+  out.push(...sessionsMarkdown(current));
 
   const failing = report.checks.filter((c) => !c.ok);
   out.push('#### Validity', '');

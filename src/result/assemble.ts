@@ -9,6 +9,7 @@ import { deliveryFloorMs, timestampErrorOf } from './timestamp-error.js';
 import type { RunTotals } from './totals.js';
 import { RESULT_SCHEMA_VERSION, type Result } from './types.js';
 import { deliveredLengths, generatorLimits, validityChecks } from './validity.js';
+import { replayLoadLabel } from './replay-checks.js';
 
 /** How the load was made, in words: "open-loop poisson at 15 req/s" or "closed-loop, 8 concurrent". */
 export function loadLabel(load: Pick<Spec['load'], 'mode' | 'arrival' | 'rate' | 'concurrency' | 'pattern' | 'soak'>): string {
@@ -26,6 +27,8 @@ export function loadLabel(load: Pick<Spec['load'], 'mode' | 'arrival' | 'rate' |
 /** The label of a run, or of several combined, which says how they were combined. */
 function runLabel(t: RunTotals, offeredRate: number): string {
   const { load } = t.spec;
+  const replay = replayLoadLabel(t.spec);
+  if (replay !== null) return t.parts ? `${replay} (${t.parts.count} ${t.parts.how} merged)` : replay;
   if (!t.parts) return loadLabel(load);
   if (t.parts.how === 'threads') return `${loadLabel(load)} · ${t.parts.count} generator threads`;
   // Separate results are named by the rate they were offered together: a forced merge may join different nominal rates.

@@ -13,6 +13,7 @@ import { connectionFacts } from './connections.js';
 import { timestampErrorHistograms } from './timestamp-error.js';
 import type { ServerView } from './server-view.js';
 import { segmentsSection } from './segments.js';
+import { replayChecks } from './replay-checks.js';
 import type { RunTotals } from './totals.js';
 import type { AbortInfo, Result } from './types.js';
 import type { PatternSection } from './pattern.js';
@@ -89,6 +90,7 @@ export function recorderTotals(rec: Recorder, f: RunFacts): RunTotals {
     ...(f.pattern ? { pattern: f.pattern } : {}),
     ...(f.abort ? { abort: f.abort } : {}),
     ...(f.serverView ? { serverView: f.serverView } : {}),
+    extraChecks: replayChecks(w?.plan, rec.h),
   };
 }
 

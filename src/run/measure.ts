@@ -16,7 +16,9 @@ import type { AbortInfo, Result } from '../result/types.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import { AbortWatch } from './abort-watch.js';
 import { now } from '../time.js';
-import type { Workload } from '../workload/types.js';
+import type { WorkItem, Workload } from '../workload/types.js';
+import { scheduleWithin } from '../arrivals/trace.js';
+import { runSessions } from './sessions.js';
 import type { ServerWatch } from './server-watch.js';
 
 export interface Progress {
@@ -90,7 +92,13 @@ const planOf = (resolved: ResolvedSpec): LoadPlan =>
   loadPlan(resolved.spec.load.mode === 'open' ? resolved : { ...resolved, rampUpMs: 0, pattern: undefined });
 
 /** Sends request i, intended at offsetMs from the run's start; `finished` tells a closed loop it ended. */
-type Send = (i: number, offsetMs: number, finished?: () => void) => void;
+type Send = (
+  i: number,
+  offsetMs: number,
+  finished?: (r: RequestRecord) => void,
+  item?: WorkItem,
+  capture?: (text: string) => void,
+) => void;
 
 /** What one generator's requests go through: the client, the recorder and the requests in flight. */
 interface Generator {
@@ -128,18 +136,18 @@ function openGenerator(o: MeasureOptions, plan: LoadPlan): Generator {
     onRecord: (r) => {
       const a = active.get(r.id);
       active.delete(r.id);
-      a?.finished?.();
+      a?.finished?.(r);
       if (watch && !Number.isNaN(r.tSend)) watch.end(r.tEnd - runStart, r.outcome === 'ok', recorder.inFlight);
       o.onRecord?.(r);
     },
   });
   const turnMeter = new LoopTurnMeter(observeReadTurns);
-  const send: Send = (i, offsetMs, finished) => {
-    const w = workload.next(i);
+  const send: Send = (i, offsetMs, finished, item, capture) => {
+    const w = item ?? workload.next(i);
     const rec = recorder.open(i, offsetMs, w.promptTokens, w.maxTokens);
     if (recorder.inFlight >= spec.load.max_in_flight) {
       rec.onEnd(now(), 'dropped', `in-flight cap of ${spec.load.max_in_flight} reached`);
-      finished?.();
+      finished?.(rec);
       return;
     }
     recorder.markSent(rec, now());
@@ -148,7 +156,7 @@ function openGenerator(o: MeasureOptions, plan: LoadPlan): Generator {
     if (spec.load.mode === 'open') turnMeter.lateness(rec.tSend - rec.tSched);
     const entry: InFlight = { rec, finished };
     active.set(i, entry);
-    entry.handle = client.send(w.body, rec, rec.requestId);
+    entry.handle = client.send(w.body, rec, rec.requestId, capture);
   };
   return { client, recorder, active, pattern, watch, turnMeter, send };
 }
@@ -183,15 +191,21 @@ async function startDispatcher(o: MeasureOptions, plan: LoadPlan, send: Send): P
   // and the open-loop schedule is accounted for as not reached.
   const startAborted = o.signal?.aborted === true;
   if (spec.load.mode === 'open') {
-    const schedule = buildSchedule({
-      kind: spec.load.arrival,
-      curve: plan.curve,
-      burstiness: spec.load.burstiness,
-      seed: deriveSeed(spec.workload.seed, 'arrivals'),
-      durationMs: plan.totalMs,
-    });
+    // A replayed trace brings its own arrival times (src/arrivals/trace.ts); sessions start on the schedule.
+    const { workload } = o;
+    const schedule = workload.schedule
+      ? scheduleWithin(workload.schedule, plan.totalMs)
+      : buildSchedule({
+          kind: spec.load.arrival,
+          curve: plan.curve,
+          burstiness: spec.load.burstiness,
+          seed: deriveSeed(spec.workload.seed, 'arrivals'),
+          durationMs: plan.totalMs,
+        });
     if (startAborted) return { ...idle, planned: schedule.length };
-    const h = dispatchOpenLoop({ schedule, runStart: o.runStart, fire: (i) => send(i, schedule[i]) });
+    const h = workload.sessions
+      ? runSessions({ source: workload.sessions, starts: schedule, runStart: o.runStart, until: o.runStart + plan.totalMs, send })
+      : dispatchOpenLoop({ schedule, runStart: o.runStart, fire: (i) => send(i, schedule[i]) });
     return { planned: schedule.length, stop: h.stop, done: h.done, spinMs: h.spinMs };
   }
   if (startAborted) return idle;
@@ -315,6 +329,7 @@ async function resultOf(o: MeasureOptions, plan: LoadPlan, g: Generator, e: Endi
     seriesIntervalS: series.intervalS,
     seriesLength: Math.max(series.sent.length, series.ok.length, series.errors.length),
   });
+  o.workload.sessions?.serverHitRate(serverView?.server?.summary.prefix_cache_hit_rate ?? null);
   const { pattern } = g;
   return buildResult(g.recorder, {
     resolved,
@@ -342,7 +357,7 @@ const spikeOf = (r: ResolvedSpec) => (r.pattern?.kind === 'spike' ? { atMs: r.pa
 interface InFlight {
   rec: RequestRecord;
   handle?: RequestHandle;
-  finished?: () => void;
+  finished?: (r: RequestRecord) => void;
 }
 
 function cancelAll(active: Map<number, InFlight>, reason: 'cancelled' | 'timeout'): void {

@@ -157,7 +157,9 @@ export async function runBenchmark(o: RunOptions): Promise<Result> {
     if (workload === undefined || o.signal?.aborted) return await nothingSent(o, resolved, inputs, simulator, workload);
     const runId = randomBytes(4).toString('hex');
     server = await startServerWatch(resolved, baseUrl, headers);
-    if ((o.workers ?? 1) > 1)
+    // A replayed trace is one schedule, not a rate to split, and a conversation's turns and their
+    // per-turn figures live in one generator: both run in this thread.
+    if ((o.workers ?? 1) > 1 && !workload.schedule && !workload.sessions)
       return await measureInWorkers({
         ...o,
         resolved,

@@ -11,6 +11,8 @@ import type { ResolvedSpec } from '../spec/types.js';
  */
 export function shardSpec(r: ResolvedSpec, k: number, n: number): ResolvedSpec {
   if (n === 1) return r;
+  if (r.spec.workload.trace)
+    throw new Error(`--shard ${k + 1}/${n} splits a rate, but workload.trace replays one schedule; expected no --shard with a trace`);
   const shard = reseed(r, `shard ${k} of ${n}`, (spec) => {
     if (spec.load.mode === 'open') {
       spec.load.rate = spec.load.rate / n;

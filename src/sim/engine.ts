@@ -169,6 +169,7 @@ export class Engine implements Scheduler {
       const last = ++seq.produced === seq.outputTokens;
       if (last) {
         seq.state = 'done';
+        this.kv.publishReply(seq);
         this.kv.release(seq);
         finished = true;
       }

@@ -39,10 +39,10 @@ export class Exchange implements SequenceSink {
     private readonly record: GroundTruth,
     private readonly plan: FaultPlan,
     outputTokens: number,
-    blockKeys: number[],
+    blockKeys: { prompt: number[]; reply: number[] },
     private readonly ctx: ExchangeContext,
   ) {
-    this.seq = new Sequence(record.received, req.promptTokens, blockKeys, outputTokens, this);
+    this.seq = new Sequence(record.received, req.promptTokens, blockKeys.prompt, outputTokens, this, blockKeys.reply);
     const id = (req.api === 'chat' ? 'chatcmpl-' : 'cmpl-') + record.id;
     this.chunks = new ChunkEncoder(req.api, id, ctx.model, Math.floor(Date.now() / 1000));
     this.faultAt = plan.stream ? faultToken(plan.streamAt, outputTokens) : 0;

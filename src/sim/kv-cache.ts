@@ -66,8 +66,19 @@ export class KvCache {
 
   /** After prefill, the prompt's full blocks become shareable (a duplicate of a cached block is dropped for it). */
   publish(seq: Sequence): void {
-    for (let i = seq.sharedBlocks.length; i < seq.blockKeys.length; i++) {
-      const key = seq.blockKeys[i];
+    this.share(seq, seq.blockKeys);
+  }
+
+  /** When the sequence ends, the full blocks of its reply become shareable too (as vLLM caches generated blocks). */
+  publishReply(seq: Sequence): void {
+    if (seq.replyKeys.length > 0) this.share(seq, seq.replyKeys);
+  }
+
+  /** The private blocks behind `keys`, past those the sequence already shares, become shared ones. */
+  private share(seq: Sequence, keys: readonly number[]): void {
+    const from = keys === seq.blockKeys ? seq.sharedBlocks.length : 0;
+    for (let i = from; i < keys.length && seq.privateBlocks > 0; i++) {
+      const key = keys[i];
       if (this.shared.has(key)) {
         this.used--; // our private copy goes; ref() re-counts the cached one if it was unreferenced
         this.ref(key);

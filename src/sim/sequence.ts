@@ -31,6 +31,8 @@ export class Sequence {
     readonly blockKeys: readonly number[],
     readonly outputTokens: number,
     readonly sink: SequenceSink,
+    /** Chained keys of the further full blocks of prompt + reply, shareable once the reply is done (context-cache.ts). */
+    readonly replyKeys: readonly number[] = [],
   ) {}
 }
 

@@ -13,7 +13,8 @@ import { ApiError, parseRequest, type Api, type ParsedRequest } from './request.
 import type { Scheduler } from './sequence.js';
 import { Stalls } from './stalls.js';
 import { Drift } from './drift.js';
-import { blockHashes, chatText, countTokens, tokenIds } from './tokenize.js';
+import { chatText, countTokens, tokenIds } from './tokenize.js';
+import { contextBlockKeys } from './context-cache.js';
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -154,10 +155,11 @@ class Simulator {
     }
     if (plan.errorStatus !== undefined) return this.reject(res, record, plan.errorStatus, 'simulated server error');
 
+    // The prompt's blocks, and the reply's, which a conversation's next turn resends (context-cache.ts).
     const keys =
       this.engine && config.enable_prefix_caching
-        ? blockHashes(typeof parsed.prompt === 'string' ? tokenIds(parsed.prompt) : parsed.prompt, config.block_size)
-        : [];
+        ? contextBlockKeys(typeof parsed.prompt === 'string' ? tokenIds(parsed.prompt) : parsed.prompt, outputTokens, config.block_size)
+        : { prompt: [], reply: [] };
     const exchange = new Exchange(res, parsed, record, plan, outputTokens, keys, {
       scheduler: this.scheduler,
       metrics: this.metrics,

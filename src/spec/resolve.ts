@@ -10,6 +10,7 @@ import { isCredentialProblem, targetUrlProblem } from './url.js';
 import { metricsHostAllowed, metricsHostMessage } from './metrics-host.js';
 import type { LengthDist, ResolvedPattern, ResolvedSpec, Spec } from './types.js';
 import { checkSweep, expandSweepShorthand } from './sweep-schema.js';
+import { checkConversationsAndTraces } from './sessions-trace.js';
 
 // verbose: messages quote the offending value and the schema's description.
 const validate = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile<Spec>(specSchema);
@@ -34,6 +35,7 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
   if (spec.workload.input_tokens) checkLength(['workload', 'input_tokens'], spec.workload.input_tokens);
   checkLength(['workload', 'output_tokens'], spec.workload.output_tokens);
   foldIgnoreEos(spec.workload, written);
+  checkConversationsAndTraces(spec, written);
   checkWorkloadCombination(spec.workload, written);
   if (spec.sweep) checkSweep(spec.sweep);
   const steadyMs = durationMs(['load', 'steady'], spec.load.steady, false);
@@ -90,6 +92,9 @@ function expandLengthShorthand(data: unknown): void {
     const n = workload[key];
     if (Number.isInteger(n) && (n as number) >= 1) workload[key] = { dist: 'fixed', value: n };
   }
+  const sessions = workload['sessions'];
+  if (isMapping(sessions) && Number.isInteger(sessions['turns']) && (sessions['turns'] as number) >= 1)
+    sessions['turns'] = { dist: 'fixed', value: sessions['turns'] };
 }
 
 /** Workload keys the spec wrote itself, as opposed to defaults the schema filled in. */
@@ -216,8 +221,9 @@ function checkWorkloadCombination(w: Spec['workload'], written: Set<string>): vo
     delete w.input_tokens;
     return;
   }
+  if (!w.input_tokens) return; // a trace brings its own lengths
   const prefixTokens = (w.prefix?.shared_tokens ?? 0) + (w.prefix_groups?.tokens ?? 0);
-  const mean = meanLength(w.input_tokens!);
+  const mean = meanLength(w.input_tokens);
   if (prefixTokens > 0 && mean !== undefined && prefixTokens >= mean) {
     const key = w.prefix ? 'prefix' : 'prefix_groups';
     throw new SpecIssue(

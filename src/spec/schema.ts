@@ -147,6 +147,57 @@ const section = (properties: Record<string, object>) => ({
   additionalProperties: false,
 });
 
+function withoutDefault<T extends { default?: unknown }>(schema: T): Omit<T, 'default'> {
+  const copy: Partial<T> = { ...schema };
+  delete copy.default;
+  return copy as Omit<T, 'default'>;
+}
+
+const thinkDuration = { type: 'string', description: 'a duration such as 0s, 300ms, 5s' };
+/** workload.sessions: multi-turn conversations (src/workload/sessions.ts). */
+const sessionsSchema = {
+  type: 'object',
+  description: 'a mapping with turns and optionally think_time',
+  additionalProperties: false,
+  properties: {
+    turns: withoutDefault(lengthDist(1)),
+    think_time: {
+      default: '0s',
+      description: 'a duration such as 300ms, or a mapping with dist: uniform (min, max) or exponential (mean)',
+      oneOf: [
+        thinkDuration,
+        {
+          type: 'object',
+          required: ['dist', 'min', 'max'],
+          additionalProperties: false,
+          properties: { dist: { const: 'uniform' }, min: thinkDuration, max: thinkDuration },
+        },
+        {
+          type: 'object',
+          required: ['dist', 'mean'],
+          additionalProperties: false,
+          properties: { dist: { const: 'exponential' }, mean: thinkDuration },
+        },
+      ],
+    },
+  },
+};
+
+/** workload.trace: a production trace replayed as the open-loop schedule (src/workload/trace.ts). */
+const traceSchema = {
+  type: 'object',
+  description: 'a mapping with file, format and optionally speedup, start, duration',
+  required: ['file', 'format'],
+  additionalProperties: false,
+  properties: {
+    file: path('a Mooncake JSONL or Azure CSV trace'),
+    format: { enum: ['mooncake', 'azure'] },
+    speedup: { ...positiveNumber, default: 1, description: 'a number > 0 (2: the trace replayed twice as fast)' },
+    start: { type: 'string', default: '0s', description: 'a duration into the trace such as 0s, 10m' },
+    duration: { type: 'string', description: 'a duration of trace time such as 60s' },
+  },
+};
+
 /** Model default when the target is the embedded simulator, which serves any model name. */
 export const SIM_MODEL = 'loadgate-sim';
 
@@ -249,6 +300,8 @@ export const specSchema: SchemaObject = {
           },
         },
       },
+      sessions: sessionsSchema,
+      trace: traceSchema,
     }),
     load: section({
       mode: { enum: ['open', 'closed'], default: 'open' },

@@ -86,6 +86,10 @@ export interface Spec {
     prefix_groups?: { groups: number; tokens: number; zipf_s: number };
     /** Prompts (and output lengths where the file has them) from a file instead of synthetic text. */
     dataset?: DatasetSpec;
+    /** Multi-turn conversations: each turn resends the whole context (src/workload/sessions.ts). */
+    sessions?: SessionsSpec;
+    /** A production trace whose arrival times and lengths are the load (src/workload/trace.ts). */
+    trace?: TraceSpec;
   };
   load: {
     mode: 'open' | 'closed';
@@ -156,4 +160,25 @@ export interface ResolvedAbort {
   windowMs: number;
   overSaturation: boolean;
   fail: boolean;
+}
+
+/** A think time: a fixed duration, or a distribution of durations. */
+export type ThinkTime = string | { dist: 'uniform'; min: string; max: string } | { dist: 'exponential'; mean: string };
+
+export interface SessionsSpec {
+  /** Turns per conversation; absent with a ShareGPT dataset, whose conversations bring their own. */
+  turns?: LengthDist;
+  /** From the end of one turn's reply to the next turn's intended send time. */
+  think_time: ThinkTime;
+}
+
+export interface TraceSpec {
+  file: string;
+  format: 'mooncake' | 'azure';
+  /** Time scaling: offsets are divided by it. */
+  speedup: number;
+  /** Trace time skipped before the slice starts. */
+  start: string;
+  /** Trace time kept after `start`; absent: the rest of the trace. */
+  duration?: string;
 }

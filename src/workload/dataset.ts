@@ -8,7 +8,8 @@ import { countWords } from './prompts.js';
  * Prompt datasets. Two formats:
  *  - sharegpt: a JSON list (or JSONL) of `{conversations: [{from, value}, ...]}`. The first
  *    human/user turn is the prompt and the turn after it the reference answer, whose length
- *    becomes the output length (as `vllm bench serve --dataset-name sharegpt` does).
+ *    becomes the output length (as `vllm bench serve --dataset-name sharegpt` does). With
+ *    workload.sessions, every human turn is a turn of the conversation (`turns`).
  *    Conversations without a human turn and a reply are skipped and counted.
  *  - jsonl: one object per line with `prompt` (text) or `messages` (chat messages) and
  *    optionally `max_tokens`, the output length to ask for.
@@ -23,6 +24,8 @@ export interface DatasetEntry {
   maxTokens?: number;
   /** sharegpt: words of the reference answer; calibration turns them into tokens. */
   answerWords?: number;
+  /** sharegpt: every human turn with the words of the reply after it, for multi-turn sessions. */
+  turns?: { text: string; words: number; answerWords: number }[];
 }
 
 export interface Dataset {
@@ -127,7 +130,20 @@ function readShareGpt(value: unknown, where: string): DatasetEntry | null {
     messages: [{ role: 'user', content: prompt!.value }],
     words: countWords(prompt!.value),
     answerWords: Math.max(1, countWords(reply.value)),
+    turns: humanTurns(turns as { from: string; value: string }[], first),
   };
+}
+
+/** Each non-empty human turn from `first` on with the length of the reply that follows it (a last turn without one gets its predecessor's). */
+function humanTurns(turns: { from: string; value: string }[], first: number): NonNullable<DatasetEntry['turns']> {
+  const out: NonNullable<DatasetEntry['turns']> = [];
+  for (let i = first; i < turns.length; i++) {
+    if (!HUMAN.has(turns[i].from) || turns[i].value.trim() === '') continue;
+    const next = turns[i + 1];
+    const answerWords = next && !HUMAN.has(next.from) ? Math.max(1, countWords(next.value)) : (out[out.length - 1]?.answerWords ?? 1);
+    out.push({ text: turns[i].value, words: countWords(turns[i].value), answerWords });
+  }
+  return out;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

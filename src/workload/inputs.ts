@@ -5,6 +5,7 @@ import { SpecError } from '../spec/error.js';
 import type { LengthDist, ResolvedSpec, Spec } from '../spec/types.js';
 import { parseDataset, type Dataset } from './dataset.js';
 import { parseLengthFile, type LengthSource } from './lengths.js';
+import { parseTrace, type TraceEntry } from './trace-file.js';
 
 /** The spec's workload with every file it names read: what a run needs before it meets the target. */
 export interface WorkloadInputs {
@@ -13,6 +14,8 @@ export interface WorkloadInputs {
   input: LengthSource | null;
   output: LengthSource;
   dataset: Dataset | null;
+  /** A replayed trace's arrivals (workload.trace), sorted by time; null without one. */
+  trace: TraceEntry[] | null;
   files: Record<string, string>;
 }
 
@@ -45,6 +48,7 @@ export function loadWorkloadInputs(resolved: Pick<ResolvedSpec, 'spec' | 'specDi
     input: w.input_tokens ? source('input_tokens', w.input_tokens) : null,
     output: source('output_tokens', w.output_tokens),
     dataset: w.dataset ? parseDataset(read('dataset.path', w.dataset.path), w.dataset.path, w.dataset.format) : null,
+    trace: w.trace ? parseTrace(read('trace.file', w.trace.file), w.trace.file, w.trace.format) : null,
     files,
   };
 }

@@ -73,3 +73,14 @@ const WORD = /\S+/g;
 export function countWords(text: string): number {
   return text.match(WORD)?.length ?? 0;
 }
+
+/**
+ * The text of one shared block of a replayed trace (a Mooncake hash id): the same id gives the
+ * same words, so requests that share the block share its text and the server's prefix cache
+ * sees the trace's reuse. Its first word names (salt, id), so blocks differ from each other.
+ */
+export function blockText(salt: number, id: number, words: number): string {
+  const parts = new Array<string>(words);
+  parts[0] = `b${salt.toString(36)}h${id.toString(36)}`;
+  return filler(parts, id + 3, 1, words).join(' ');
+}

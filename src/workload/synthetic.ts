@@ -3,7 +3,7 @@ import type { Rng } from '../rng.js';
 import { plan, summarize, type CacheTally } from './describe.js';
 import type { WorkloadInputs } from './inputs.js';
 import { lengthSampler } from './lengths.js';
-import { prefixMessage, prefixWords, zipfSampler } from './prefix.js';
+import { systemPrompts, tally } from './system-prompt.js';
 import { requestText } from './prompts.js';
 import { requestBody } from './request-body.js';
 import { stream } from './streams.js';
@@ -19,31 +19,22 @@ const SUMMARY_DRAWS = 10_000;
 export function syntheticWorkload(inputs: WorkloadInputs, calibration: Calibration, salt: number): Workload {
   const { spec } = inputs;
   const w = spec.workload;
-  const [inputRng, outputRng, groupRng] = ['input_tokens', 'output_tokens', 'prefix_groups'].map((p) => stream(w, p)) as [Rng, Rng, Rng];
+  const [inputRng, outputRng] = ['input_tokens', 'output_tokens'].map((p) => stream(w, p)) as [Rng, Rng];
   const input = lengthSampler(inputs.input!); // present whenever there is no dataset (resolve.ts)
   const output = lengthSampler(inputs.output);
-  const pickGroup = w.prefix_groups ? zipfSampler(w.prefix_groups.groups, w.prefix_groups.zipf_s) : undefined;
-  const words = prefixWords(w, calibration.tokens_per_word);
+  const system = systemPrompts(inputs, calibration, salt);
   const fixed = calibration.overhead_tokens + calibration.prefix_tokens;
   // For the expected cache hit ratio: prompt tokens an unbounded cache would already hold.
   const cache: CacheTally = { cacheable: 0, total: 0 };
-  // One system message per group, built once: the same text each time, and not rebuilt on the hot path.
-  const systems = new Map<number | null, Message | null>();
   return {
     next(i) {
       const promptTokens = input(inputRng);
       const maxTokens = output(outputRng);
-      const group = pickGroup ? pickGroup(groupRng) : null;
-      const seen = systems.has(group);
-      if (!seen) systems.set(group, prefixMessage(salt, words, group));
-      const system = systems.get(group) ?? null;
+      const pick = system();
       const own = Math.max(1, Math.round((promptTokens - fixed) / calibration.tokens_per_word));
       const user: Message = { role: 'user', content: requestText(salt, i, own) };
-      const messages = system ? [system, user] : [user];
-      // The shared prompt is cached once any request has gone; a group's once that group has.
-      if (cache.total > 0) cache.cacheable += w.prefix?.shared_tokens ?? 0;
-      if (group !== null && seen) cache.cacheable += w.prefix_groups!.tokens;
-      cache.total += promptTokens;
+      const messages = pick.message ? [pick.message, user] : [user];
+      tally(cache, pick.cachedTokens, promptTokens);
       return { messages, body: requestBody(spec, messages, maxTokens), promptTokens, maxTokens };
     },
     describe() {

@@ -2,7 +2,9 @@ import { randomInt } from 'node:crypto';
 import { calibrateWorkload, type CalibrationTarget } from './calibrate.js';
 import { datasetWorkload } from './dataset-workload.js';
 import type { WorkloadInputs } from './inputs.js';
+import { sessionWorkload } from './sessions.js';
 import { syntheticWorkload } from './synthetic.js';
+import { traceWorkload } from './trace.js';
 import type { Calibration, Workload } from './types.js';
 import { modelOf } from '../spec/model.js';
 
@@ -25,5 +27,7 @@ export async function prepareWorkload(inputs: WorkloadInputs, target: Omit<Calib
  * groups and dataset picks draw from separate streams, so changing one never moves another.
  */
 export function createWorkload(inputs: WorkloadInputs, calibration: Calibration, salt: number): Workload {
+  if (inputs.spec.workload.sessions) return sessionWorkload(inputs, calibration, salt);
+  if (inputs.trace) return traceWorkload(inputs, inputs.trace, calibration, salt);
   return inputs.dataset ? datasetWorkload(inputs, inputs.dataset, calibration, salt) : syntheticWorkload(inputs, calibration, salt);
 }

@@ -77,10 +77,19 @@ describe('sharegpt', () => {
     ];
     for (const text of [JSON.stringify(data), data.map(line).join('\n')]) {
       expect(parseDataset(text, 's.json', 'sharegpt').entries).toEqual([
-        { messages: [{ role: 'user', content: 'a b c' }], words: 3, answerWords: 5 },
-        { messages: [{ role: 'user', content: 'x y' }], words: 2, answerWords: 1 },
+        { messages: [{ role: 'user', content: 'a b c' }], words: 3, answerWords: 5, turns: [{ text: 'a b c', words: 3, answerWords: 5 }] },
+        { messages: [{ role: 'user', content: 'x y' }], words: 2, answerWords: 1, turns: [{ text: 'x y', words: 2, answerWords: 1 }] },
       ]);
     }
+  });
+
+  test('every human turn is kept for sessions, each with the length of the reply after it', () => {
+    const data = [conv(['human', 'a b'], ['gpt', 'one two three'], ['human', 'c'], ['gpt', 'four'], ['human', 'd e f'])];
+    expect(parseDataset(JSON.stringify(data), 's.json', 'sharegpt').entries[0].turns).toEqual([
+      { text: 'a b', words: 2, answerWords: 3 },
+      { text: 'c', words: 1, answerWords: 1 },
+      { text: 'd e f', words: 3, answerWords: 1 },
+    ]);
   });
 
   test('conversations without a human turn and a reply are skipped and counted, as vLLM does', () => {
