@@ -6,6 +6,7 @@ import { reportCommand } from './report-command.js';
 import { sweepCommand } from './sweep-command.js';
 import { calibrateCommand } from './calibrate-command.js';
 import { planCommand } from './plan-command.js';
+import { initCommand } from './init-command.js';
 import { runSimCli } from '../sim/launch.js';
 import { EXIT, oneLine } from './errors.js';
 import { TOOL_VERSION } from '../version.js';
@@ -24,6 +25,11 @@ Commands:
   calibrate SPEC  run N short A/A replicates and store the between-run CV per metric
   plan SPEC       the window or replicates needed to detect a given change (--baseline, --detect)
   sim             start the embedded OpenAI-compatible simulator
+  init            write a commented spec and GitHub workflows for a target (or the simulator)
+
+Options:
+  --version       print the version
+  -h, --help      this help
 
 Run "loadgate <command> --help" for a command's options.
 
@@ -53,6 +59,8 @@ export async function main(argv: string[]): Promise<number> {
         return await planCommand(rest);
       case 'sim':
         return await runSimCli(rest);
+      case 'init':
+        return await initCommand(rest);
       case '--version':
         process.stdout.write(`${TOOL_VERSION}\n`);
         return EXIT.pass;
@@ -64,7 +72,7 @@ export async function main(argv: string[]): Promise<number> {
         return command === undefined ? EXIT.error : EXIT.pass;
       default:
         process.stderr.write(
-          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report, calibrate, plan or sim (see loadgate --help)\n`,
+          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report, calibrate, plan, sim or init (see loadgate --help)\n`,
         );
         return EXIT.error;
     }
