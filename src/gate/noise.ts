@@ -189,7 +189,7 @@ export function latencyNoise(
 }
 
 /**
- * seeds/003: replicate sets whose CV exceeds ~10 % mean the environment is unstable — no
+ * docs/methodology.md ("Replicates and the noise limit"): replicate sets whose CV exceeds ~10 % mean the environment is unstable — no
  * comparison of that metric on it can be trusted, and the rules on it say so with the figures.
  * Judged per metric a regression rule reads, for each replicated side and the calibration: an
  * unstable metric makes its own rules inconclusive and leaves the others judged. Why per metric:
