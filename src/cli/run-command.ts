@@ -123,7 +123,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   // A missing or broken baseline file fails now, not after the run.
   const recordsBaseline = values.baseline !== undefined && values['allow-missing-baseline'] && !existsSync(values.baseline);
   const baselineFile = values.baseline === undefined || recordsBaseline ? null : loadResult(values.baseline);
-  // Every file the run will write is checked before the first request (#16.2).
+  // Every file the run will write is checked before the first request.
   const baselineOut =
     baselineUrl === undefined ? undefined : (values['baseline-out'] ?? values.out.replace(/(\.json)?$/, '.baseline.json'));
   checkOutputPaths([
