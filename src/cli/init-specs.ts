@@ -55,8 +55,11 @@ export function suggest(floor: ServiceFloor): Suggestion {
   return { rate, ttftMs, tpotMs, e2eMs };
 }
 
-/** The simulator's starting point: the quick start's load, well below its default engine's saturation. */
-const SIM_SUGGESTION: Suggestion = { rate: 15, ttftMs: 500, tpotMs: 50, e2eMs: 10_000 };
+/**
+ * The simulator's starting point: well below its default engine's saturation, and with enough
+ * requests in the short window for a p95 to be judged (≥ 200 samples).
+ */
+const SIM_SUGGESTION: Suggestion = { rate: 25, ttftMs: 500, tpotMs: 50, e2eMs: 10_000 };
 
 /** The kinds of spec init writes: the gate's benchmark, a soak, the release's stricter gate, a capacity sweep. */
 export type SpecKind = 'chat' | 'soak' | 'release' | 'capacity';
