@@ -72,15 +72,15 @@ function typeOf(n: Json): string {
 }
 
 const cell = (s: unknown) =>
-  (typeof s === 'string' ? s : s === undefined ? '' : JSON.stringify(s)).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  (typeof s === 'string' ? s : s === undefined ? '' : JSON.stringify(s)).replace(/</g, '&lt;').replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-/** Every key under `node`, depth first, with the shapes a selector chooses (allOf of if/then: dist, kind) folded in. */
 interface Row {
   path: string;
   node: Json;
   required: boolean;
 }
 
+/** Every key under `node`, depth first, with the shapes a selector chooses (allOf of if/then: dist, kind) folded in. */
 function walk(node: Json, path: string, rows: Row[], seen = new Set<string>()): void {
   const props: Record<string, Json> = { ...((node.properties as Record<string, Json>) ?? {}) };
   for (const branch of (node.allOf as Json[]) ?? []) {
