@@ -6,6 +6,7 @@ import { SPEC_SCHEMA_ID } from '../spec/schema-id.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError } from './errors.js';
 import { probeTarget, type TargetFacts } from './init-probe.js';
+import { ServedModelError } from '../run/served-model.js';
 import { specText, type SpecKind, type SpecTarget } from './init-specs.js';
 import { WORKFLOW_FILES, workflowText, type WorkflowKind } from './init-workflows.js';
 
@@ -152,7 +153,13 @@ async function learnTarget(o: InitOptions): Promise<TargetFacts> {
     ...(o.apiKeyEnv !== undefined ? [`  api_key_env: ${JSON.stringify(o.apiKeyEnv)}`] : []),
   ].join('\n');
   const resolved = parseSpec(draft, '--target-url');
-  return probeTarget(resolved);
+  try {
+    return await probeTarget(resolved);
+  } catch (e) {
+    // The run's own model check words its advice for a spec; here the model is a flag.
+    if (e instanceof ServedModelError) throw new UsageError(e.message.replace(/target\.model/g, '--model'));
+    throw e;
+  }
 }
 
 function floorNotice(f: TargetFacts): string {

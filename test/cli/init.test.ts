@@ -105,6 +105,9 @@ describe('against a real server (not the simulator)', () => {
     expect(again.code).toBe(3);
     expect(again.stderr).toBe('loadgate init: bench/chat.yml already exists; pass --force to overwrite\n');
     expect(readFileSync(join(dir, 'bench/chat.yml'), 'utf8')).toBe('mine\n');
+    const forced = await cli(['init', '--target-url', server.baseUrl, '--force'], dir);
+    expect(forced.code).toBe(0);
+    expect(readFileSync(join(dir, 'bench/chat.yml'), 'utf8')).toContain('name: chat');
   });
 });
 
@@ -112,7 +115,9 @@ test('a model the server does not serve fails with a did-you-mean, writing nothi
   const dir = temp();
   const r = await cli(['init', '--target-url', server.baseUrl, '--model', 'acme-chat-8b'], dir);
   expect(r.code).toBe(3);
-  expect(r.stderr).toContain('did you mean "acme-chat-7b"?');
+  expect(r.stderr).toBe(
+    `loadgate init: --model "acme-chat-8b" is not served by ${server.baseUrl} (it lists "acme-chat-7b"); did you mean "acme-chat-7b"?\n`,
+  );
   expect(existsSync(join(dir, 'bench'))).toBe(false);
 });
 
