@@ -40,3 +40,9 @@ test.each(pages)('%s: every relative link and anchor resolves', (page) => {
   }
   expect(broken).toEqual([]);
 });
+
+test.each(pages)('%s: every repository path it names in backticks exists', (page) => {
+  const text = readFileSync(join(ROOT, page), 'utf8');
+  const paths = [...text.matchAll(/`((?:src|test|scripts|docs|examples|schema)\/[\w./-]+)`/g)].map((m) => m[1]);
+  expect(paths.filter((p) => !existsSync(join(ROOT, p)))).toEqual([]);
+});
