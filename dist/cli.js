@@ -5834,11 +5834,11 @@ var require_wasm = __commonJS({
     "use strict";
     var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P2, generator) {
       function adopt(value2) {
-        return value2 instanceof P2 ? value2 : new P2(function(resolve4) {
-          resolve4(value2);
+        return value2 instanceof P2 ? value2 : new P2(function(resolve3) {
+          resolve3(value2);
         });
       }
-      return new (P2 || (P2 = Promise))(function(resolve4, reject) {
+      return new (P2 || (P2 = Promise))(function(resolve3, reject) {
         function fulfilled(value2) {
           try {
             step(generator.next(value2));
@@ -5854,7 +5854,7 @@ var require_wasm = __commonJS({
           }
         }
         function step(result3) {
-          result3.done ? resolve4(result3.value) : adopt(result3.value).then(fulfilled, rejected2);
+          result3.done ? resolve3(result3.value) : adopt(result3.value).then(fulfilled, rejected2);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -9403,7 +9403,7 @@ var require_keyword = __commonJS({
     function macroKeywordCode(cxt, def) {
       const { gen, keyword, schema, parentSchema, it } = cxt;
       const macroSchema = def.macro.call(it.self, schema, parentSchema, it);
-      const schemaRef2 = useKeyword(gen, keyword, macroSchema);
+      const schemaRef = useKeyword(gen, keyword, macroSchema);
       if (it.opts.validateSchema !== false)
         it.self.validateSchema(macroSchema, true);
       const valid = gen.name("valid");
@@ -9411,7 +9411,7 @@ var require_keyword = __commonJS({
         schema: macroSchema,
         schemaPath: codegen_1.nil,
         errSchemaPath: `${it.errSchemaPath}/${keyword}`,
-        topSchemaRef: schemaRef2,
+        topSchemaRef: schemaRef,
         compositeRule: true
       }, valid);
       cxt.pass(valid, () => cxt.error(true));
@@ -10535,7 +10535,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve4.call(this, root, ref);
+      let _sch = resolve3.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -10562,7 +10562,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve4(root, ref) {
+    function resolve3(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -11426,7 +11426,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve4(baseURI, relativeURI, options) {
+    function resolve3(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -11462,50 +11462,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base, relative2, options, skipNormalization) {
+    function resolveComponent(base, relative, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
         base = parse(serialize(base, options), options);
-        relative2 = parse(serialize(relative2, options), options);
+        relative = parse(serialize(relative, options), options);
       }
       options = options || {};
-      if (!options.tolerant && relative2.scheme) {
-        target.scheme = relative2.scheme;
-        target.userinfo = relative2.userinfo;
-        target.host = relative2.host;
-        target.port = relative2.port;
-        target.path = removeDotSegments(relative2.path || "");
-        target.query = relative2.query;
+      if (!options.tolerant && relative.scheme) {
+        target.scheme = relative.scheme;
+        target.userinfo = relative.userinfo;
+        target.host = relative.host;
+        target.port = relative.port;
+        target.path = removeDotSegments(relative.path || "");
+        target.query = relative.query;
       } else {
-        if (relative2.userinfo !== void 0 || relative2.host !== void 0 || relative2.port !== void 0) {
-          target.userinfo = relative2.userinfo;
-          target.host = relative2.host;
-          target.port = relative2.port;
-          target.path = removeDotSegments(relative2.path || "");
-          target.query = relative2.query;
+        if (relative.userinfo !== void 0 || relative.host !== void 0 || relative.port !== void 0) {
+          target.userinfo = relative.userinfo;
+          target.host = relative.host;
+          target.port = relative.port;
+          target.path = removeDotSegments(relative.path || "");
+          target.query = relative.query;
         } else {
-          if (!relative2.path) {
+          if (!relative.path) {
             target.path = base.path;
-            if (relative2.query !== void 0) {
-              target.query = relative2.query;
+            if (relative.query !== void 0) {
+              target.query = relative.query;
             } else {
               target.query = base.query;
             }
           } else {
-            if (relative2.path[0] === "/") {
-              target.path = removeDotSegments(relative2.path);
+            if (relative.path[0] === "/") {
+              target.path = removeDotSegments(relative.path);
             } else {
               const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
               if (baseHasAuthority && !base.path) {
-                target.path = "/" + relative2.path;
+                target.path = "/" + relative.path;
               } else if (!base.path) {
-                target.path = relative2.path;
+                target.path = relative.path;
               } else {
-                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative2.path;
+                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative.path;
               }
               target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
-            target.query = relative2.query;
+            target.query = relative.query;
           }
           target.userinfo = base.userinfo;
           target.host = base.host;
@@ -11513,7 +11513,7 @@ var require_fast_uri = __commonJS({
         }
         target.scheme = base.scheme;
       }
-      target.fragment = relative2.fragment;
+      target.fragment = relative.fragment;
       return target;
     }
     function equal(uriA, uriB, options) {
@@ -11817,7 +11817,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve4,
+      resolve: resolve3,
       resolveComponent,
       equal,
       serialize,
@@ -18452,10 +18452,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep2, value: value2 } = collItem;
+        const { start, key, sep, value: value2 } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key ?? sep?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -18469,7 +18469,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep2) {
+          if (!keyProps.anchor && !keyProps.tag && !sep) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -18493,7 +18493,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep ?? [], {
           indicator: "map-value-ind",
           next: value2,
           offset: keyNode.range[2],
@@ -18509,7 +18509,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
+          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value2, onError);
           offset = valueNode.range[2];
@@ -18600,7 +18600,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end2) {
         let hasSpace = false;
-        let sep2 = "";
+        let sep = "";
         for (const token of end2) {
           const { source, type } = token;
           switch (type) {
@@ -18614,13 +18614,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep2 + cb;
-              sep2 = "";
+                comment += sep + cb;
+              sep = "";
               break;
             }
             case "newline":
               if (comment)
-                sep2 += source;
+                sep += source;
               hasSpace = true;
               break;
             default:
@@ -18663,18 +18663,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep2, value: value2 } = collItem;
+        const { start, key, sep, value: value2 } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key ?? sep?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep2 && !value2) {
+          if (!props.anchor && !props.tag && !sep && !value2) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -18728,8 +18728,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap && !sep2 && !props.found) {
-          const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
+        if (!isMap && !sep && !props.found) {
+          const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value2))
@@ -18741,7 +18741,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value2,
@@ -18752,8 +18752,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap && !props.found && ctx.options.strict) {
-              if (sep2)
-                for (const st of sep2) {
+              if (sep)
+                for (const st of sep) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -18770,7 +18770,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep2, null, valueProps, onError) : null;
+          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value2))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -18950,7 +18950,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value2 = "";
-      let sep2 = "";
+      let sep = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value2 += lines[i][0].slice(trimIndent) + "\n";
@@ -18967,24 +18967,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value2 += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          value2 += sep + indent.slice(trimIndent) + content;
+          sep = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep2 === " ")
-            sep2 = "\n";
-          else if (!prevMoreIndented && sep2 === "\n")
-            sep2 = "\n\n";
-          value2 += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          if (sep === " ")
+            sep = "\n";
+          else if (!prevMoreIndented && sep === "\n")
+            sep = "\n\n";
+          value2 += sep + indent.slice(trimIndent) + content;
+          sep = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep2 === "\n")
+          if (sep === "\n")
             value2 += "\n";
           else
-            sep2 = "\n";
+            sep = "\n";
         } else {
-          value2 += sep2 + content;
-          sep2 = " ";
+          value2 += sep + content;
+          sep = " ";
           prevMoreIndented = false;
         }
       }
@@ -19167,25 +19167,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep2 = " ";
+      let sep = " ";
       let pos = line2.lastIndex;
       while (match = line2.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep2 === "\n")
-            res += sep2;
+          if (sep === "\n")
+            res += sep;
           else
-            sep2 = "\n";
+            sep = "\n";
         } else {
-          res += sep2 + lm;
-          sep2 = " ";
+          res += sep + lm;
+          sep = " ";
         }
         pos = line2.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep2 + (match?.[1] ?? "");
+      return res + sep + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -19995,14 +19995,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep2, value: value2 }) {
+    function stringifyItem({ start, key, sep, value: value2 }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep2)
-        for (const st of sep2)
+      if (sep)
+        for (const st of sep)
           res += st.source;
       if (value2)
         res += stringifyToken(value2);
@@ -21169,18 +21169,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep2;
+          let sep;
           if (scalar.end) {
-            sep2 = scalar.end;
-            sep2.push(this.sourceToken);
+            sep = scalar.end;
+            sep.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep2 = [this.sourceToken];
+            sep = [this.sourceToken];
           const map = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep2 }]
+            items: [{ start, key: scalar, sep }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -21333,15 +21333,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep2 = it.sep;
-                  sep2.push(this.sourceToken);
+                  const sep = it.sep;
+                  sep.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep2 }]
+                    items: [{ start: start2, key, sep }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -21535,13 +21535,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep2 = fc.end.splice(1, fc.end.length);
-            sep2.push(this.sourceToken);
+            const sep = fc.end.splice(1, fc.end.length);
+            sep.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep2 }]
+              items: [{ start, key: fc, sep }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -24565,9 +24565,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve4, reject) => {
+          return new Promise((resolve3, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve4(data);
+              return err ? reject(err) : resolve3(data);
             });
           });
         }
@@ -24605,9 +24605,9 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve4, reject) => {
+          return new Promise((resolve3, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve4(data);
+              return err2 ? reject(err2) : resolve3(data);
             });
           });
         }
@@ -28113,8 +28113,8 @@ var require_promise = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve4, reject) => {
-        res = resolve4;
+      const promise = new Promise((resolve3, reject) => {
+        res = resolve3;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -29540,12 +29540,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve4, reject) => {
+      const waitForDrain = () => new Promise((resolve3, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve4;
+          callback = resolve3;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -30429,12 +30429,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve4, reject) => {
+      const waitForDrain = () => new Promise((resolve3, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve4;
+          callback = resolve3;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -30751,16 +30751,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve4) => {
+        return new Promise((resolve3) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve4;
+            this[kClosedResolve] = resolve3;
           } else {
-            resolve4(null);
+            resolve3(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve4) => {
+        return new Promise((resolve3) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request4 = requests[i];
@@ -30773,7 +30773,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve4(null);
+            resolve3(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -31180,8 +31180,8 @@ var require_pool_base = __commonJS({
           }
           return Promise.all(closeAll);
         } else {
-          return new Promise((resolve4) => {
-            this[kClosedResolve] = resolve4;
+          return new Promise((resolve3) => {
+            this[kClosedResolve] = resolve3;
           });
         }
       }
@@ -32303,7 +32303,7 @@ var require_socks5_proxy_agent = __commonJS({
         const proxyHost = this[kProxyUrl].hostname;
         const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve4, reject) => {
+        const socket = await new Promise((resolve3, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
@@ -32313,7 +32313,7 @@ var require_socks5_proxy_agent = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve4(socket2);
+              resolve3(socket2);
             }
           });
         });
@@ -32323,14 +32323,14 @@ var require_socks5_proxy_agent = __commonJS({
           socket.destroy();
         });
         await socks5Client.handshake();
-        await new Promise((resolve4, reject) => {
+        await new Promise((resolve3, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3);
           const onAuthenticated = () => {
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve4();
+            resolve3();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -32339,14 +32339,14 @@ var require_socks5_proxy_agent = __commonJS({
           };
           if (socks5Client.state === STATES.AUTHENTICATED) {
             clearTimeout(timeout);
-            resolve4();
+            resolve3();
           } else {
             socks5Client.once("authenticated", onAuthenticated);
             socks5Client.once("error", onError);
           }
         });
         await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve4, reject) => {
+        await new Promise((resolve3, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
@@ -32354,7 +32354,7 @@ var require_socks5_proxy_agent = __commonJS({
             debug("SOCKS5 tunnel established to", targetHost, targetPort, "via", info);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve4();
+            resolve3();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -32397,8 +32397,8 @@ var require_socks5_proxy_agent = __commonJS({
                       socket,
                       servername: this[kRequestTls]?.servername || targetHost
                     });
-                    await new Promise((resolve4, reject) => {
-                      finalSocket.once("secureConnect", resolve4);
+                    await new Promise((resolve3, reject) => {
+                      finalSocket.once("secureConnect", resolve3);
                       finalSocket.once("error", reject);
                     });
                   }
@@ -33531,7 +33531,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve3, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -33545,11 +33545,11 @@ var require_readable = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve4(null);
+                resolve3(null);
               }
             });
           } else {
-            this.on("close", resolve4);
+            this.on("close", resolve3);
           }
           this.on("error", noop).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -33577,7 +33577,7 @@ var require_readable = __commonJS({
     }
     function consume(stream2, type) {
       assert(!stream2[kConsume]);
-      return new Promise((resolve4, reject) => {
+      return new Promise((resolve3, reject) => {
         if (isUnusable(stream2)) {
           const rState = stream2._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -33592,7 +33592,7 @@ var require_readable = __commonJS({
             stream2[kConsume] = {
               type,
               stream: stream2,
-              resolve: resolve4,
+              resolve: resolve3,
               reject,
               length: 0,
               body: []
@@ -33666,18 +33666,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body, resolve: resolve4, stream: stream2, length } = consume2;
+      const { type, body, resolve: resolve3, stream: stream2, length } = consume2;
       try {
         if (type === "text") {
-          resolve4(chunksDecode(body, length, encoding));
+          resolve3(chunksDecode(body, length, encoding));
         } else if (type === "json") {
-          resolve4(JSON.parse(chunksDecode(body, length, encoding)));
+          resolve3(JSON.parse(chunksDecode(body, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve4(chunksConcat(body, length).buffer);
+          resolve3(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve4(new Blob(body, { type: stream2[kContentType] }));
+          resolve3(new Blob(body, { type: stream2[kContentType] }));
         } else if (type === "bytes") {
-          resolve4(chunksConcat(body, length));
+          resolve3(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -33867,9 +33867,9 @@ var require_api_request = __commonJS({
     };
     function request4(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve3, reject) => {
           request4.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -34081,9 +34081,9 @@ var require_api_stream = __commonJS({
     };
     function stream2(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve3, reject) => {
           stream2.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -34371,9 +34371,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve3, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -34466,9 +34466,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve3, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -35742,7 +35742,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module2) {
     "use strict";
     var { writeFile, readFile, mkdir } = __require("node:fs/promises");
-    var { dirname: dirname5, resolve: resolve4 } = __require("node:path");
+    var { dirname: dirname4, resolve: resolve3 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -35943,7 +35943,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile(resolve4(path2), "utf8");
+          const data = await readFile(resolve3(path2), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -35972,8 +35972,8 @@ var require_snapshot_recorder = __commonJS({
         if (!path2) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve4(path2);
-        await mkdir(dirname5(resolvedPath), { recursive: true });
+        const resolvedPath = resolve3(path2);
+        await mkdir(dirname4(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
@@ -43952,7 +43952,7 @@ var require_fetch = __commonJS({
         const agent = fetchParams.controller.dispatcher;
         const path2 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve4, reject) => agent.dispatch(
+        return new Promise((resolve3, reject) => agent.dispatch(
           {
             path: hasTrailingQuestionMark ? `${path2}?` : path2,
             origin: url.origin,
@@ -44040,7 +44040,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve4({
+              resolve3({
                 status: status2,
                 statusText,
                 headersList,
@@ -44093,7 +44093,7 @@ var require_fetch = __commonJS({
                   headersList.append(headerName, String(value2), true);
                 }
               }
-              resolve4({
+              resolve3({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -44117,7 +44117,7 @@ var require_fetch = __commonJS({
                   headersList.append(nameStr, value2.toString("latin1"), true);
                 }
               }
-              resolve4({
+              resolve3({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -51384,10 +51384,10 @@ function openRecordsFile(path2, what = "--records") {
       if (failed === void 0 && !stream2.destroyed) stream2.write(`${line2}
 `);
     },
-    close: () => closed ??= new Promise((resolve4) => {
-      if (stream2.destroyed) return resolve4(failed);
-      stream2.once("error", () => resolve4(failed));
-      stream2.end(() => resolve4(failed));
+    close: () => closed ??= new Promise((resolve3) => {
+      if (stream2.destroyed) return resolve3(failed);
+      stream2.once("error", () => resolve3(failed));
+      stream2.end(() => resolve3(failed));
     })
   };
 }
@@ -53088,7 +53088,7 @@ function createSimServer(config) {
   }
   return {
     listen(port, host) {
-      return new Promise((resolve4, reject2) => {
+      return new Promise((resolve3, reject2) => {
         server.once("error", reject2);
         server.listen(port, host, () => {
           const start = now();
@@ -53098,14 +53098,14 @@ function createSimServer(config) {
           if (config.mode === "engine") scheduler = engine = new Engine(config, stalls, drift);
           else if (!fast) scheduler = new Paced(config, stalls, drift);
           readyAt = start + config.startup_delay_ms;
-          resolve4(server.address().port);
+          resolve3(server.address().port);
         });
       });
     },
     close() {
       scheduler?.stop();
-      return new Promise((resolve4) => {
-        server.close(() => resolve4());
+      return new Promise((resolve3) => {
+        server.close(() => resolve3());
         server.closeAllConnections();
       });
     }
@@ -53171,7 +53171,7 @@ function launchSim(config = {}, opts = {}) {
   const args = [entry, "--port", String(opts.port ?? 0), "--config-json", JSON.stringify(config), "--exit-with-stdin"];
   const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"] });
   const timeoutMs = opts.timeoutMs ?? 1e4;
-  const exited = new Promise((resolve4) => child.once("exit", () => resolve4()));
+  const exited = new Promise((resolve3) => child.once("exit", () => resolve3()));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill("SIGTERM");
@@ -53179,7 +53179,7 @@ function launchSim(config = {}, opts = {}) {
     await exited;
     clearTimeout(killer);
   };
-  return new Promise((resolve4, reject) => {
+  return new Promise((resolve3, reject) => {
     let stdout = "";
     let stderr = "";
     const fail2 = (why2) => {
@@ -53205,7 +53205,7 @@ function launchSim(config = {}, opts = {}) {
       child.stdout.removeAllListeners("data").resume();
       child.stderr.removeAllListeners("data").pipe(process.stderr);
       const origin2 = m2[1];
-      resolve4({ baseUrl: `${origin2}/v1`, origin: origin2, pid: child.pid, stop });
+      resolve3({ baseUrl: `${origin2}/v1`, origin: origin2, pid: child.pid, stop });
     });
   });
 }
@@ -53265,12 +53265,12 @@ async function runSimCli(argv) {
   const host = values.host.includes(":") ? `[${values.host}]` : values.host;
   process.stdout.write(`loadgate-sim listening on http://${host}:${port}
 `);
-  return new Promise((resolve4) => {
+  return new Promise((resolve3) => {
     const shutdown = () => {
       process.off("SIGTERM", shutdown).off("SIGINT", shutdown);
       process.stdin.off("end", shutdown);
       if (values["exit-with-stdin"]) process.stdin.pause();
-      void sim.close().then(() => resolve4(0));
+      void sim.close().then(() => resolve3(0));
     };
     process.once("SIGTERM", shutdown).once("SIGINT", shutdown);
     if (values["exit-with-stdin"]) process.stdin.on("end", shutdown).resume();
@@ -55608,8 +55608,8 @@ function dispatchOpenLoop(o) {
   let spinMs = 0;
   let fastestTurn = Infinity;
   let immediateAt = NaN;
-  let resolve4;
-  const done = new Promise((r) => resolve4 = r);
+  let resolve3;
+  const done = new Promise((r) => resolve3 = r);
   const spinTurnMs = (turn) => {
     if (turn < fastestTurn) fastestTurn = turn;
     return turn < 2 * fastestTurn ? turn : fastestTurn;
@@ -55631,7 +55631,7 @@ function dispatchOpenLoop(o) {
       t = now();
     }
     if (i >= schedule.length) {
-      resolve4(i);
+      resolve3(i);
       return;
     }
     const wait = runStart + schedule[i] - t;
@@ -55655,7 +55655,7 @@ function dispatchOpenLoop(o) {
       stopped = true;
       if (timer) clearTimeout(timer);
       if (immediate) clearImmediate(immediate);
-      resolve4(i);
+      resolve3(i);
     },
     spinMs: () => spinMs
   };
@@ -55666,12 +55666,12 @@ function dispatchClosedLoop(o) {
   let next = 0;
   let running = 0;
   let stopped = false;
-  let resolve4;
-  const done = new Promise((r) => resolve4 = r);
+  let resolve3;
+  const done = new Promise((r) => resolve3 = r);
   const startOne = () => {
     const t = now();
     if (stopped || t >= o.until) {
-      if (running === 0) resolve4(next);
+      if (running === 0) resolve3(next);
       return;
     }
     running++;
@@ -55685,7 +55685,7 @@ function dispatchClosedLoop(o) {
     done,
     stop() {
       stopped = true;
-      if (running === 0) resolve4(next);
+      if (running === 0) resolve3(next);
     }
   };
 }
@@ -56834,11 +56834,11 @@ function modelIds(body) {
   }
 }
 function sleep2(ms4, signal) {
-  return new Promise((resolve4) => {
+  return new Promise((resolve3) => {
     const done = (aborted) => {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
-      resolve4(aborted);
+      resolve3(aborted);
     };
     const onAbort = () => done(true);
     const timer = setTimeout(() => done(false), ms4);
@@ -57128,7 +57128,7 @@ function probeOnce(url, headers, timeoutMs, ca) {
     "",
     ""
   ].join("\r\n");
-  return new Promise((resolve4, reject) => {
+  return new Promise((resolve3, reject) => {
     const t0 = now();
     let connected = NaN;
     let secure = NaN;
@@ -57138,7 +57138,7 @@ function probeOnce(url, headers, timeoutMs, ca) {
       clearTimeout(timer);
       socket.destroy();
       if (err) reject(err);
-      else resolve4(value2);
+      else resolve3(value2);
     };
     const timer = setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     const send2 = () => {
@@ -57805,14 +57805,14 @@ async function measureInWorkers(o) {
     let onReady;
     ready.push(new Promise((r) => onReady = r));
     results.push(
-      new Promise((resolve4, reject) => {
+      new Promise((resolve3, reject) => {
         w.on("message", (m2) => {
           if (m2.type === "ready") onReady();
           else if (m2.type === "progress") {
             progress[k] = m2.progress;
             if (k === 0) o.onProgress?.(sumProgress(progress));
           } else if (m2.type === "records") for (const line2 of m2.lines) o.onRecordLine?.(line2);
-          else if (m2.type === "result") resolve4(m2.result);
+          else if (m2.type === "result") resolve3(m2.result);
           else reject(new Error(`generator thread ${k + 1} of ${n2}: ${m2.message}`));
         });
         w.once("error", (e) => reject(new Error(`generator thread ${k + 1} of ${n2} crashed: ${e.message}`)));
@@ -57886,10 +57886,10 @@ function authOf(resolved) {
 function unlessAborted(p2, signal) {
   if (!signal) return p2;
   if (signal.aborted) return Promise.resolve(void 0);
-  return new Promise((resolve4, reject) => {
-    const onAbort = () => resolve4(void 0);
+  return new Promise((resolve3, reject) => {
+    const onAbort = () => resolve3(void 0);
     signal.addEventListener("abort", onAbort, { once: true });
-    p2.then(resolve4, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    p2.then(resolve3, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 }
 var MODEL_NOT_LEARNED = "(unknown: interrupted before the readiness check)";
@@ -60164,508 +60164,6 @@ ${plans.map((p2) => `  ${line(p2, windowS)}`).join("\n")}
   return EXIT.pass;
 }
 
-// src/cli/init-command.ts
-import { existsSync as existsSync4, mkdirSync as mkdirSync2, writeFileSync as writeFileSync2 } from "node:fs";
-import { dirname as dirname4, isAbsolute, join as join4, relative, resolve as resolve3, sep } from "node:path";
-
-// src/spec/schema-id.ts
-var SCHEMA_BASE = "https://loadgate.dev/schema/";
-var SPEC_SCHEMA_ID = `${SCHEMA_BASE}spec.schema.json`;
-
-// src/cli/init-probe.ts
-var PROBE_SHAPE = { requests: 4, inputWords: 256, outputTokens: 64 };
-var READY_MS = 15e3;
-async function probeTarget(draft) {
-  const { url, api } = draft.spec.target;
-  const headers = draft.apiKey ? { ...draft.headers, authorization: `Bearer ${draft.apiKey}` } : { ...draft.headers };
-  const ready = await waitForReady(url, READY_MS, headers, { auth: draft.apiKey ? { keyEnv: draft.spec.target.api_key_env } : {} });
-  if ("interrupted" in ready) throw new Error("interrupted before the target answered");
-  const served = withServedModel(draft, ready.models, url);
-  const model2 = served.resolved.spec.target.model;
-  const target = { baseUrl: url, api, model: model2, headers, timeoutMs: draft.requestTimeoutMs };
-  const counter = await findCounter("auto", target);
-  const calibrate = "failed" in counter ? "off" : counter.method;
-  const calibrationSource = "failed" in counter ? `no counter answered (${counter.failed})` : counter.source;
-  const floor = await measureFloor(draft, model2, headers);
-  return { model: model2, modelNotice: served.notice, calibrate, calibrationSource, floor };
-}
-async function measureFloor(draft, model2, headers) {
-  const { url, api } = draft.spec.target;
-  const client = createClient({ baseUrl: url, api, headers, timeoutMs: draft.requestTimeoutMs });
-  const probes = [];
-  try {
-    for (let i = 0; i < PROBE_SHAPE.requests; i++) {
-      const prompt = requestText(5143, i, PROBE_SHAPE.inputWords);
-      const body = buildRequestBody({ api, model: model2, prompt, maxTokens: PROBE_SHAPE.outputTokens, ignoreEos: true });
-      const p2 = await probeOnce2(client, body, `init-probe-${i}`);
-      if (p2.outcome !== "ok")
-        throw new Error(
-          `probe request ${i + 1} to ${url} ended ${p2.outcome}${p2.detail ? ` (${p2.detail})` : ""}; expected a streamed answer (check --api and --model)`
-        );
-      probes.push(p2);
-    }
-  } finally {
-    await client.close();
-  }
-  const ttftMs = Math.max(...probes.map((p2) => p2.ttftMs));
-  const e2eMs = Math.max(...probes.map((p2) => p2.e2eMs));
-  const tpotMs = Math.max(...probes.map((p2) => p2.tokens > 1 ? (p2.e2eMs - p2.ttftMs) / (p2.tokens - 1) : 0));
-  return { requests: probes.length, ttftMs, tpotMs, e2eMs };
-}
-function probeOnce2(client, body, id) {
-  return new Promise((resolve4) => {
-    const sent = now();
-    let first;
-    let events = 0;
-    let usage;
-    client.send(
-      body,
-      {
-        onWritten: () => {
-        },
-        onReconnect: () => {
-        },
-        onHeaders: () => {
-        },
-        onContent: (t) => {
-          first ??= t;
-          events++;
-        },
-        onUsage: (_prompt, completion) => usage = completion,
-        onEnd: (t, outcome2, detail) => resolve4({ outcome: outcome2, detail, ttftMs: (first ?? t) - sent, e2eMs: t - sent, tokens: usage ?? events })
-      },
-      id
-    );
-  });
-}
-
-// src/cli/init-specs.ts
-var IN_FLIGHT_AT_FLOOR = 4;
-var TTFT_HEADROOM = 3;
-var TPOT_HEADROOM = 2;
-function roundUp2(x) {
-  if (x <= 0) return 1;
-  const step = 10 ** Math.max(0, Math.floor(Math.log10(x)) - 1);
-  return Math.ceil(x / step) * step;
-}
-function roundDown2(x) {
-  const step = 10 ** (Math.floor(Math.log10(x)) - 1);
-  return Number((Math.floor(x / step) * step).toPrecision(2));
-}
-function suggest(floor) {
-  const ttftMs = roundUp2(TTFT_HEADROOM * floor.ttftMs);
-  const tpotMs = roundUp2(TPOT_HEADROOM * Math.max(floor.tpotMs, 1));
-  const e2eMs = roundUp2(ttftMs + tpotMs * (PROBE_SHAPE.outputTokens - 1));
-  const rate3 = Math.min(100, Math.max(0.1, roundDown2(IN_FLIGHT_AT_FLOOR / (Math.max(floor.e2eMs, 1) / 1e3))));
-  return { rate: rate3, ttftMs, tpotMs, e2eMs };
-}
-var SIM_SUGGESTION = { rate: 25, ttftMs: 500, tpotMs: 50, e2eMs: 1e4 };
-var WINDOWS = {
-  chat: { sim: "warmup: 2s\n  steady: 10s\n  cooldown: 1s", real: "warmup: 10s\n  steady: 60s\n  cooldown: 5s" },
-  soak: { sim: "warmup: 2s\n  steady: 12s\n  cooldown: 0s", real: "warmup: 1m\n  steady: 30m\n  cooldown: 10s" },
-  release: { sim: "warmup: 2s\n  steady: 20s\n  cooldown: 1s", real: "warmup: 30s\n  steady: 5m\n  cooldown: 10s" },
-  capacity: { sim: "warmup: 1s\n  steady: 4s\n  cooldown: 0s", real: "warmup: 10s\n  steady: 60s\n  cooldown: 5s" }
-};
-var PURPOSE = {
-  chat: "The pull-request gate: a short open-loop run, compared with the baseline recorded on main.",
-  soak: "The nightly soak: a long run judged in segments; the gate fails when latency drifts from the first segment to the last.",
-  release: "The release sign-off: a longer window and stricter rules than the pull-request gate.",
-  capacity: "The release capacity sweep (loadgate sweep): the knee, saturation and capacity at the SLO."
-};
-var TAIL = {
-  chat: [],
-  soak: ["gate:", "  soak: { max_drift_pct: 10 }   # fail when a percentile drifts by more than 10 % beyond noise"],
-  release: [
-    "gate:",
-    "  confidence: 0.99",
-    "  latency:",
-    "    ttft_p95: { max_increase_pct: 5, max_increase_ms: 10 }",
-    "    tpot_p95: { max_increase_pct: 5, max_increase_ms: 1 }",
-    "  slo:",
-    "    http_5xx_rate: { max: 0.001 }",
-    "    goodput_fraction: { min: 0.99 }"
-  ],
-  capacity: [
-    "sweep:",
-    "  auto: { growth: 2 }      # a light-load probe, then rates \xD7 2 until saturation, then bisection",
-    "  metric: ttft",
-    "  slo_target: 0.99         # capacity at SLO: the highest rate with \u2265 99 % good requests",
-    "  gate:",
-    "    capacity_at_slo: { max_decrease_pct: 5 }"
-  ]
-};
-function specText(kind, t) {
-  const sim = t.url === "sim";
-  const s = t.facts ? suggest(t.facts.floor) : SIM_SUGGESTION;
-  const lines = [
-    `# yaml-language-server: $schema=${t.schemaRef}`,
-    `# ${PURPOSE[kind]}`,
-    ...headerNotes(t, s),
-    `name: ${kind}`,
-    "target:",
-    `  url: ${sim ? "sim                     # the embedded simulator; set a real server's base URL here" : t.url}`,
-    `  api: ${t.api}`,
-    ...t.facts ? [`  model: ${JSON.stringify(t.facts.model)}`] : [],
-    ...t.apiKeyEnv ? [`  api_key_env: ${t.apiKeyEnv}      # the key is read from this variable, never written here`] : [],
-    "workload:",
-    "  seed: 1",
-    `  input_tokens: { dist: normal, mean: ${PROBE_SHAPE.inputWords}, stddev: 64, min: 16, max: 1024 }`,
-    `  output_tokens: ${PROBE_SHAPE.outputTokens}`,
-    `  calibrate: ${calibrateLine(t)}`,
-    "load:",
-    "  arrival: poisson",
-    `  rate: ${s.rate}                ${t.facts ? `# req/s: about ${IN_FLIGHT_AT_FLOOR} in flight at the service floor` : "# req/s, open loop"}`,
-    `  ${WINDOWS[kind][sim ? "sim" : "real"]}`,
-    ...kind === "soak" ? [`  soak: { segments: ${sim ? 3 : 6} }     # judged in segments: the first against the last`] : [],
-    "slo:",
-    ...sloLines(s),
-    ...TAIL[kind]
-  ];
-  return `${lines.join("\n")}
-`;
-}
-function sloLines(s) {
-  return [`  ttft_ms: ${s.ttftMs}`, `  tpot_ms: ${s.tpotMs}`, `  e2e_ms: ${s.e2eMs}`];
-}
-function calibrateLine(t) {
-  if (!t.facts) return "auto                  # the simulator counts one token per word";
-  const why2 = t.facts.calibrate === "tokenize" ? `the server counts tokens: ${t.facts.calibrationSource}` : t.facts.calibrate === "probe" ? "no tokenize endpoint; requests with max_tokens 1 read usage.prompt_tokens" : `nothing counted tokens (${t.facts.calibrationSource}); one token per word is assumed`;
-  return `${t.facts.calibrate}    # ${why2.replace(/\s+/g, " ")}`;
-}
-function headerNotes(t, s) {
-  if (!t.facts)
-    return [
-      "# Written by loadgate init for the embedded simulator: replace target.url (and add model,",
-      "# api_key_env) to benchmark a real server, or run `loadgate init --target-url URL` against it."
-    ];
-  const f = t.facts.floor;
-  const ms4 = (x) => x.toFixed(1);
-  return [
-    `# Written by loadgate init from ${f.requests} requests sent one at a time to ${t.url}`,
-    `# (${PROBE_SHAPE.inputWords}-word prompts, ${PROBE_SHAPE.outputTokens} output tokens). Its service floor, the slowest of them:`,
-    `# TTFT ${ms4(f.ttftMs)} ms, TPOT ${ms4(f.tpotMs)} ms, E2E ${ms4(f.e2eMs)} ms. The SLOs are that floor with headroom`,
-    `# (TTFT \xD7 ${TTFT_HEADROOM}, TPOT \xD7 ${TPOT_HEADROOM}, E2E = TTFT + TPOT per further token) and the rate keeps about`,
-    `# ${IN_FLIGHT_AT_FLOOR} requests in flight at the floor (rate \xD7 E2E, Little's law): suggestions to start from,`,
-    `# not requirements. Set them to what your users need; \`loadgate sweep\` finds the real capacity.`,
-    `# Suggested: rate ${s.rate} req/s, TTFT \u2264 ${s.ttftMs} ms, TPOT \u2264 ${s.tpotMs} ms, E2E \u2264 ${s.e2eMs} ms.`
-  ];
-}
-
-// src/cli/init-workflows.ts
-var WORKFLOW_FILES = {
-  pr: ".github/workflows/loadgate-pr.yml",
-  nightly: ".github/workflows/loadgate-nightly.yml",
-  release: ".github/workflows/loadgate-release.yml"
-};
-var USES = "loadgate/loadgate@main # pin: replace main with the full commit SHA you reviewed";
-function targetLines(c, indent) {
-  const lines = c.sim ? [] : [
-    `${indent}# The spec's target.url is the address init probed; a runner must reach it. For a preview`,
-    `${indent}# deployment per pull request, pass its URL instead:`,
-    `${indent}# target-url: \${{ steps.deploy.outputs.url }}`
-  ];
-  return lines;
-}
-function envLines(c, indent) {
-  if (!c.apiKeyEnv) return [];
-  return [`${indent}env:`, `${indent}  ${c.apiKeyEnv}: \${{ secrets.${c.apiKeyEnv} }}   # a repository secret of this name`];
-}
-function uploadBaseline(indent, ifLine) {
-  return [
-    `${indent}- uses: actions/upload-artifact@v4`,
-    ...ifLine ? [`${indent}  if: ${ifLine}`] : [],
-    `${indent}  with:`,
-    `${indent}    name: loadgate-baseline`,
-    `${indent}    path: \${{ steps.loadgate.outputs.result-path }}`,
-    `${indent}    retention-days: 90`
-  ];
-}
-function calibrationHint(spec, indent) {
-  const out2 = spec.replace(/[^/]+$/, "calibration.json");
-  return [
-    `${indent}# The deployment's run-to-run spread widens both sides of every comparison. Make it once with`,
-    `${indent}#   loadgate calibrate ${spec} --replicates 5 --out ${out2}`,
-    `${indent}# commit the file, then uncomment:`,
-    `${indent}# calibration: ${out2}`
-  ];
-}
-function prWorkflow(c) {
-  return [
-    `# Gates every pull request on ${c.specs.chat}; on push to main the same run records the baseline.`,
-    `# Written by loadgate init; it needs ${c.specs.chat}${c.apiKeyEnv ? ` and the repository secret ${c.apiKeyEnv}` : ""}.`,
-    "name: loadgate-pr",
-    "on:",
-    "  pull_request:",
-    "  push:",
-    "    branches: [main]",
-    "permissions:",
-    "  contents: read",
-    "  actions: read          # baseline-artifact: the newest baseline recorded on main",
-    "  pull-requests: write   # the sticky comment",
-    "concurrency:",
-    "  group: loadgate-pr-${{ github.ref }}",
-    "  cancel-in-progress: true",
-    "jobs:",
-    "  bench:",
-    "    runs-on: ubuntu-latest",
-    "    steps:",
-    "      - uses: actions/checkout@v4",
-    `      - uses: ${USES}`,
-    "        id: loadgate",
-    ...envLines(c, "        "),
-    "        with:",
-    `          spec: ${c.specs.chat}`,
-    ...targetLines(c, "          "),
-    "          mode: ${{ github.event_name == 'push' && 'record' || 'gate' }}",
-    "          baseline-artifact: loadgate-baseline",
-    "          on-missing-baseline: warn   # the first pull requests, before main recorded one",
-    ...calibrationHint(c.specs.chat, "          "),
-    "          fail-on: fail",
-    ...uploadBaseline("      ", "github.event_name == 'push'")
-  ];
-}
-function nightlyWorkflow(c) {
-  return [
-    `# Nightly: a baseline from three merged runs of ${c.specs.chat}, and a soak (${c.specs.soak}).`,
-    `# Written by loadgate init; it needs ${c.specs.chat} and ${c.specs.soak}${c.apiKeyEnv ? ` and the repository secret ${c.apiKeyEnv}` : ""}.`,
-    "# Pull requests can take this baseline with baseline-workflow: loadgate-nightly.yml.",
-    "name: loadgate-nightly",
-    "on:",
-    "  schedule:",
-    "    - cron: '17 3 * * *'",
-    "  workflow_dispatch:",
-    "permissions:",
-    "  contents: read",
-    "jobs:",
-    "  record:",
-    "    runs-on: ubuntu-latest",
-    "    steps:",
-    "      - uses: actions/checkout@v4",
-    `      - uses: ${USES}`,
-    "        id: loadgate",
-    ...envLines(c, "        "),
-    "        with:",
-    `          spec: ${c.specs.chat}`,
-    ...targetLines(c, "          "),
-    "          mode: record",
-    "          replicates: '3'   # the baseline carries its own between-run spread",
-    ...uploadBaseline("      "),
-    "  soak:",
-    "    runs-on: ubuntu-latest",
-    "    steps:",
-    "      - uses: actions/checkout@v4",
-    `      - uses: ${USES}`,
-    "        id: loadgate",
-    ...envLines(c, "        "),
-    "        with:",
-    `          spec: ${c.specs.soak}`,
-    ...targetLines(c, "          "),
-    "          mode: gate        # drift is judged within the run: no baseline needed",
-    "          comment: never"
-  ];
-}
-function releaseWorkflow(c) {
-  const baseline = c.specs.capacity.replace(/[^/]+$/, "capacity-baseline.json");
-  return [
-    `# Release sign-off on a version tag: ${c.specs.release} against the nightly baseline, and a capacity`,
-    `# sweep (${c.specs.capacity}). Written by loadgate init; it needs ${c.specs.release} and ${c.specs.capacity}${c.apiKeyEnv ? ` and the secret ${c.apiKeyEnv}` : ""},`,
-    "# and the nightly workflow (loadgate-nightly.yml) for the baseline artifact.",
-    "name: loadgate-release",
-    "on:",
-    "  push:",
-    "    tags: ['v*']",
-    "  workflow_dispatch:",
-    "permissions:",
-    "  contents: read",
-    "  actions: read   # the baseline artifact of loadgate-nightly.yml",
-    "jobs:",
-    "  gate:",
-    "    runs-on: ubuntu-latest",
-    "    steps:",
-    "      - uses: actions/checkout@v4",
-    `      - uses: ${USES}`,
-    "        id: loadgate",
-    ...envLines(c, "        "),
-    "        with:",
-    `          spec: ${c.specs.release}`,
-    ...targetLines(c, "          "),
-    "          baseline-artifact: loadgate-baseline",
-    "          baseline-workflow: loadgate-nightly.yml",
-    "          replicates: '3'",
-    "          fail-on: inconclusive   # anything but a clear pass blocks the release",
-    "          comment: never",
-    "  capacity:",
-    "    runs-on: ubuntu-latest",
-    "    steps:",
-    "      - uses: actions/checkout@v4",
-    `      - uses: ${USES}`,
-    "        id: sweep",
-    ...envLines(c, "        "),
-    "        with:",
-    "          mode: sweep",
-    `          spec: ${c.specs.capacity}`,
-    ...targetLines(c, "          "),
-    "          # The first release records its sweep at result-path; commit that file, then uncomment:",
-    `          # baseline: ${baseline}`,
-    "          result-path: capacity-sweep.json",
-    "          report-path: capacity-report.md",
-    "      - uses: actions/upload-artifact@v4",
-    "        if: always()",
-    "        with:",
-    "          name: loadgate-capacity",
-    "          path: ${{ steps.sweep.outputs.result-path }}"
-  ];
-}
-var RENDER = {
-  pr: prWorkflow,
-  nightly: nightlyWorkflow,
-  release: releaseWorkflow
-};
-function workflowText(kind, c) {
-  return `${RENDER[kind](c).join("\n")}
-`;
-}
-
-// src/cli/init-command.ts
-var INIT_HELP = `Usage: loadgate init [--target-url URL] [--api-key-env NAME] [--model M] [--api chat|completions]
-                    [--dir bench] [--workflow pr|nightly|release|all] [--force]
-
-Writes a commented benchmark spec and the GitHub workflows that use it, then prints what it
-wrote and the command to run next. Never asks a question.
-
-With --target-url, init reads the server's model list (GET /models; --model is checked
-against it, and may be left out when it lists one), picks the token-calibration method the
-server supports, and sends a few requests one at a time to measure its service floor; the
-spec's rate and SLOs are suggested from that floor, and its comments say how. Without a
-target the spec is for the embedded simulator (target.url: sim).
-
-Files: DIR/chat.yml always; with --workflow nightly also DIR/soak.yml, with release also
-DIR/release.yml and DIR/capacity.yml; each workflow goes to .github/workflows/loadgate-<kind>.yml.
-
-Options:
-  --target-url URL    the server's OpenAI base URL, e.g. http://127.0.0.1:8000/v1 (default: sim)
-  --api-key-env NAME  the environment variable holding the API key (read now to probe; the spec
-                      and workflows name the variable, never the key)
-  --model M           the model to benchmark (default: the one the server lists)
-  --api API           chat (default) or completions
-  --dir DIR           where the specs go (default: bench)
-  --workflow KIND     pr, nightly, release or all; repeatable (default: none)
-  --force             overwrite files that exist (default: refuse, naming them)
-  -h, --help          this help
-
-Exit codes: 0 written, 3 error (a file exists, the target cannot be probed, a bad flag).`;
-var KINDS = ["pr", "nightly", "release"];
-async function initCommand(argv) {
-  const { values, positionals } = parseCommandArgs("init", argv, {
-    "target-url": { type: "string" },
-    "api-key-env": { type: "string" },
-    model: { type: "string" },
-    api: { type: "string", default: "chat" },
-    dir: { type: "string", default: "bench" },
-    workflow: { type: "string", multiple: true, default: [] },
-    force: { type: "boolean", default: false },
-    help: { type: "boolean", short: "h", default: false }
-  });
-  if (values.help) {
-    process.stdout.write(`${INIT_HELP}
-`);
-    return EXIT.pass;
-  }
-  if (positionals.length > 0) throw new UsageError(`loadgate init takes no file argument (got ${positionals[0]}); use --dir DIR`);
-  const o = initOptions(values);
-  const written = await writeInit(o, process.cwd());
-  process.stdout.write(`${written.notices.map((n2) => `${n2}
-`).join("")}${written.files.map((f) => `wrote ${f}
-`).join("")}`);
-  process.stdout.write(`next: loadgate run ${written.files[0]} --out result.json
-`);
-  return EXIT.pass;
-}
-function initOptions(values) {
-  if (values.api !== "chat" && values.api !== "completions")
-    throw new UsageError(`--api ${values.api} is not an API; expected chat or completions`);
-  const workflows = /* @__PURE__ */ new Set();
-  for (const w of values.workflow) {
-    if (w === "all") KINDS.forEach((k) => workflows.add(k));
-    else if (KINDS.includes(w)) workflows.add(w);
-    else throw new UsageError(`--workflow ${w} is not a workflow; expected pr, nightly, release or all`);
-  }
-  if (isAbsolute(values.dir) || values.dir.split(/[\\/]/).includes(".."))
-    throw new UsageError(`--dir ${values.dir} must be a path inside this repository, such as bench`);
-  return {
-    targetUrl: values["target-url"] ?? "sim",
-    apiKeyEnv: values["api-key-env"],
-    model: values.model,
-    api: values.api,
-    dir: values.dir,
-    workflows: KINDS.filter((k) => workflows.has(k)),
-    force: values.force
-  };
-}
-function specKinds(workflows) {
-  return [
-    "chat",
-    ...workflows.includes("nightly") ? ["soak"] : [],
-    ...workflows.includes("release") ? ["release", "capacity"] : []
-  ];
-}
-async function writeInit(o, root) {
-  const kinds = specKinds(o.workflows);
-  const specPath = (k) => `${o.dir.replace(/\/+$/, "")}/${k}.yml`;
-  const paths = [...kinds.map(specPath), ...o.workflows.map((w) => WORKFLOW_FILES[w])];
-  const existing = paths.filter((p2) => existsSync4(join4(root, p2)));
-  if (existing.length > 0 && !o.force)
-    throw new UsageError(`${existing.join(", ")} already exist${existing.length === 1 ? "s" : ""}; pass --force to overwrite`);
-  const target = {
-    url: o.targetUrl,
-    api: o.api,
-    apiKeyEnv: o.apiKeyEnv,
-    schemaRef: schemaRef(root, join4(root, o.dir))
-  };
-  const notices = [];
-  if (o.targetUrl !== "sim") {
-    target.facts = await learnTarget(o);
-    if (target.facts.modelNotice) notices.push(target.facts.modelNotice);
-    notices.push(floorNotice(target.facts));
-  }
-  const texts = new Map(kinds.map((k) => [specPath(k), specText(k, target)]));
-  for (const [path2, text] of texts) parseSpec(text, path2, { [o.apiKeyEnv ?? ""]: "set" });
-  const specs = { chat: specPath("chat"), soak: specPath("soak"), release: specPath("release"), capacity: specPath("capacity") };
-  for (const w of o.workflows) texts.set(WORKFLOW_FILES[w], workflowText(w, { specs, apiKeyEnv: o.apiKeyEnv, sim: o.targetUrl === "sim" }));
-  for (const [path2, text] of texts) {
-    mkdirSync2(dirname4(join4(root, path2)), { recursive: true });
-    writeFileSync2(join4(root, path2), text);
-  }
-  return { files: [...texts.keys()], notices };
-}
-async function learnTarget(o) {
-  const draft = [
-    "target:",
-    `  url: ${JSON.stringify(o.targetUrl)}`,
-    `  api: ${o.api}`,
-    ...o.model !== void 0 ? [`  model: ${JSON.stringify(o.model)}`] : [],
-    ...o.apiKeyEnv !== void 0 ? [`  api_key_env: ${JSON.stringify(o.apiKeyEnv)}`] : []
-  ].join("\n");
-  const resolved = parseSpec(draft, "--target-url");
-  try {
-    return await probeTarget(resolved);
-  } catch (e) {
-    if (e instanceof ServedModelError) throw new UsageError(e.message.replace(/target\.model/g, "--model"));
-    throw e;
-  }
-}
-function floorNotice(f) {
-  const { ttftMs, tpotMs, e2eMs, requests } = f.floor;
-  return `service floor over ${requests} requests one at a time: TTFT ${ttftMs.toFixed(1)} ms, TPOT ${tpotMs.toFixed(1)} ms, E2E ${e2eMs.toFixed(1)} ms; calibrate: ${f.calibrate}`;
-}
-function schemaRef(root, specDir) {
-  const pkg = packageRoot();
-  const file = join4(pkg, "schema", "spec.schema.json");
-  const inside = relative(resolve3(root), pkg);
-  if (existsSync4(file) && !inside.startsWith("..") && !isAbsolute(inside)) return relative(resolve3(specDir), file).split(sep).join("/");
-  return SPEC_SCHEMA_ID;
-}
-
 // src/cli/main.ts
 var HELP = `loadgate ${TOOL_VERSION} \u2014 open-loop load tests of OpenAI-compatible streaming LLM endpoints, with a CI verdict
 
@@ -60681,11 +60179,6 @@ Commands:
   calibrate SPEC  run N short A/A replicates and store the between-run CV per metric
   plan SPEC       the window or replicates needed to detect a given change (--baseline, --detect)
   sim             start the embedded OpenAI-compatible simulator
-  init            write a commented spec and GitHub workflows for a target (or the simulator)
-
-Options:
-  --version       print the version
-  -h, --help      this help
 
 Run "loadgate <command> --help" for a command's options.
 
@@ -60713,8 +60206,6 @@ async function main(argv) {
         return await planCommand(rest);
       case "sim":
         return await runSimCli(rest);
-      case "init":
-        return await initCommand(rest);
       case "--version":
         process.stdout.write(`${TOOL_VERSION}
 `);
@@ -60728,7 +60219,7 @@ async function main(argv) {
         return command === void 0 ? EXIT.error : EXIT.pass;
       default:
         process.stderr.write(
-          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report, calibrate, plan, sim or init (see loadgate --help)
+          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report, calibrate, plan or sim (see loadgate --help)
 `
         );
         return EXIT.error;
