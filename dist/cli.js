@@ -397,16 +397,16 @@ var require_Histogram = __commonJS({
     exports2.NO_TAG = "NO TAG";
     var toSummary = (histogram) => {
       const { totalCount, maxValue, numberOfSignificantValueDigits } = histogram;
-      const round4 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
+      const round6 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
       return {
-        p50: round4(histogram.getValueAtPercentile(50)),
-        p75: round4(histogram.getValueAtPercentile(75)),
-        p90: round4(histogram.getValueAtPercentile(90)),
-        p97_5: round4(histogram.getValueAtPercentile(97.5)),
-        p99: round4(histogram.getValueAtPercentile(99)),
-        p99_9: round4(histogram.getValueAtPercentile(99.9)),
-        p99_99: round4(histogram.getValueAtPercentile(99.99)),
-        p99_999: round4(histogram.getValueAtPercentile(99.999)),
+        p50: round6(histogram.getValueAtPercentile(50)),
+        p75: round6(histogram.getValueAtPercentile(75)),
+        p90: round6(histogram.getValueAtPercentile(90)),
+        p97_5: round6(histogram.getValueAtPercentile(97.5)),
+        p99: round6(histogram.getValueAtPercentile(99)),
+        p99_9: round6(histogram.getValueAtPercentile(99.9)),
+        p99_99: round6(histogram.getValueAtPercentile(99.99)),
+        p99_999: round6(histogram.getValueAtPercentile(99.999)),
         max: maxValue,
         totalCount
       };
@@ -569,13 +569,13 @@ var require_JsHistogram = __commonJS({
         this.updateMinAndMax(value2);
         this.incrementTotalCount();
       }
-      handleRecordException(count2, value2) {
+      handleRecordException(count3, value2) {
         if (!this.autoResize) {
           throw new Error("Value " + value2 + " is outside of histogram covered range");
         }
         this.resize(value2);
         var countsIndex = this.countsArrayIndex(value2);
-        this.addToCountAtIndex(countsIndex, count2);
+        this.addToCountAtIndex(countsIndex, count3);
         this.highestTrackableValue = this.highestEquivalentValue(this.valueFromIndex(this.countsArrayLength - 1));
       }
       countsArrayIndex(value2) {
@@ -732,7 +732,7 @@ var require_JsHistogram = __commonJS({
         }
         return totalValue / this.totalCount;
       }
-      getStdDeviation(mean3 = this.mean) {
+      getStdDeviation(mean5 = this.mean) {
         if (this.totalCount === 0) {
           return 0;
         }
@@ -740,7 +740,7 @@ var require_JsHistogram = __commonJS({
         this.recordedValuesIterator.reset();
         while (this.recordedValuesIterator.hasNext()) {
           const iterationValue = this.recordedValuesIterator.next();
-          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean3;
+          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean5;
           geometric_deviation_total += deviation * deviation * iterationValue.countAddedInThisIterationStep;
         }
         const std_deviation = Math.sqrt(geometric_deviation_total / this.totalCount);
@@ -755,12 +755,12 @@ var require_JsHistogram = __commonJS({
         if (this.totalCount === 0) {
           return 0;
         }
-        const mean3 = this.mean;
+        const mean5 = this.mean;
         let geometric_deviation_total = 0;
         this.recordedValuesIterator.reset();
         while (this.recordedValuesIterator.hasNext()) {
           const iterationValue = this.recordedValuesIterator.next();
-          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean3;
+          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean5;
           geometric_deviation_total += deviation * deviation * iterationValue.countAddedInThisIterationStep;
         }
         const std_deviation = Math.sqrt(geometric_deviation_total / this.totalCount);
@@ -815,14 +815,14 @@ var require_JsHistogram = __commonJS({
         if (!useCsvFormat) {
           const formatter = (0, formatters_1.floatFormatter)(12, this.numberOfSignificantValueDigits);
           const _mean = this.mean;
-          const mean3 = formatter(_mean / outputValueUnitScalingRatio);
+          const mean5 = formatter(_mean / outputValueUnitScalingRatio);
           const std_deviation = formatter(this.getStdDeviation(_mean) / outputValueUnitScalingRatio);
           const max3 = formatter(this.maxValue / outputValueUnitScalingRatio);
           const intFormatter = (0, formatters_1.integerFormatter)(12);
           const totalCount = intFormatter(this.totalCount);
           const bucketCount = intFormatter(this.bucketCount);
           const subBucketCount = intFormatter(this.subBucketCount);
-          result3 += `#[Mean    = ${mean3}, StdDeviation   = ${std_deviation}]
+          result3 += `#[Mean    = ${mean5}, StdDeviation   = ${std_deviation}]
 #[Max     = ${max3}, Total count    = ${totalCount}]
 #[Buckets = ${bucketCount}, SubBuckets     = ${subBucketCount}]
 `;
@@ -858,15 +858,15 @@ var require_JsHistogram = __commonJS({
           this.recordSingleValue(missingValue);
         }
       }
-      recordCountAtValue(count2, value2) {
+      recordCountAtValue(count3, value2) {
         const countsIndex = this.countsArrayIndex(value2);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(count2, value2);
+          this.handleRecordException(count3, value2);
         } else {
-          this.addToCountAtIndex(countsIndex, count2);
+          this.addToCountAtIndex(countsIndex, count3);
         }
         this.updateMinAndMax(value2);
-        this.addToTotalCount(count2);
+        this.addToTotalCount(count3);
       }
       /**
        * Record a value in the histogram (adding to the value's current count)
@@ -875,8 +875,8 @@ var require_JsHistogram = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value2, count2) {
-        this.recordCountAtValue(count2, value2);
+      recordValueWithCount(value2, count3) {
+        this.recordCountAtValue(count3, value2);
       }
       /**
        * Record a value in the histogram.
@@ -902,13 +902,13 @@ var require_JsHistogram = __commonJS({
       recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
         this.recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
-      recordValueWithCountAndExpectedInterval(value2, count2, expectedIntervalBetweenValueSamples) {
-        this.recordCountAtValue(count2, value2);
+      recordValueWithCountAndExpectedInterval(value2, count3, expectedIntervalBetweenValueSamples) {
+        this.recordCountAtValue(count3, value2);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
         for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
-          this.recordCountAtValue(count2, missingValue);
+          this.recordCountAtValue(count3, missingValue);
         }
       }
       /**
@@ -1161,8 +1161,8 @@ var require_base64_js = __commonJS({
       }
       return arr;
     }
-    function tripletToBase64(num4) {
-      return lookup[num4 >> 18 & 63] + lookup[num4 >> 12 & 63] + lookup[num4 >> 6 & 63] + lookup[num4 & 63];
+    function tripletToBase64(num5) {
+      return lookup[num5 >> 18 & 63] + lookup[num5 >> 12 & 63] + lookup[num5 >> 6 & 63] + lookup[num5 & 63];
     }
     function encodeChunk(uint8, start, end2) {
       var tmp;
@@ -1723,7 +1723,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count2 = 0;
+      var count3 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -1734,21 +1734,21 @@ var require_trees = __commonJS({
       for (n2 = 0; n2 <= max_code; n2++) {
         curlen = nextlen;
         nextlen = tree[(n2 + 1) * 2 + 1];
-        if (++count2 < max_count && curlen === nextlen) {
+        if (++count3 < max_count && curlen === nextlen) {
           continue;
-        } else if (count2 < min_count) {
-          s.bl_tree[curlen * 2] += count2;
+        } else if (count3 < min_count) {
+          s.bl_tree[curlen * 2] += count3;
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             s.bl_tree[curlen * 2]++;
           }
           s.bl_tree[REP_3_6 * 2]++;
-        } else if (count2 <= 10) {
+        } else if (count3 <= 10) {
           s.bl_tree[REPZ_3_10 * 2]++;
         } else {
           s.bl_tree[REPZ_11_138 * 2]++;
         }
-        count2 = 0;
+        count3 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -1767,7 +1767,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count2 = 0;
+      var count3 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -1777,27 +1777,27 @@ var require_trees = __commonJS({
       for (n2 = 0; n2 <= max_code; n2++) {
         curlen = nextlen;
         nextlen = tree[(n2 + 1) * 2 + 1];
-        if (++count2 < max_count && curlen === nextlen) {
+        if (++count3 < max_count && curlen === nextlen) {
           continue;
-        } else if (count2 < min_count) {
+        } else if (count3 < min_count) {
           do {
             send_code(s, curlen, s.bl_tree);
-          } while (--count2 !== 0);
+          } while (--count3 !== 0);
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             send_code(s, curlen, s.bl_tree);
-            count2--;
+            count3--;
           }
           send_code(s, REP_3_6, s.bl_tree);
-          send_bits(s, count2 - 3, 2);
-        } else if (count2 <= 10) {
+          send_bits(s, count3 - 3, 2);
+        } else if (count3 <= 10) {
           send_code(s, REPZ_3_10, s.bl_tree);
-          send_bits(s, count2 - 3, 3);
+          send_bits(s, count3 - 3, 3);
         } else {
           send_code(s, REPZ_11_138, s.bl_tree);
-          send_bits(s, count2 - 11, 7);
+          send_bits(s, count3 - 11, 7);
         }
-        count2 = 0;
+        count3 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -3779,20 +3779,20 @@ var require_inftrees = __commonJS({
       var base = null;
       var base_index = 0;
       var end2;
-      var count2 = new utils.Buf16(MAXBITS + 1);
+      var count3 = new utils.Buf16(MAXBITS + 1);
       var offs = new utils.Buf16(MAXBITS + 1);
       var extra = null;
       var extra_index = 0;
       var here_bits, here_op, here_val;
       for (len = 0; len <= MAXBITS; len++) {
-        count2[len] = 0;
+        count3[len] = 0;
       }
       for (sym = 0; sym < codes; sym++) {
-        count2[lens[lens_index + sym]]++;
+        count3[lens[lens_index + sym]]++;
       }
       root = bits;
       for (max2 = MAXBITS; max2 >= 1; max2--) {
-        if (count2[max2] !== 0) {
+        if (count3[max2] !== 0) {
           break;
         }
       }
@@ -3806,7 +3806,7 @@ var require_inftrees = __commonJS({
         return 0;
       }
       for (min = 1; min < max2; min++) {
-        if (count2[min] !== 0) {
+        if (count3[min] !== 0) {
           break;
         }
       }
@@ -3816,7 +3816,7 @@ var require_inftrees = __commonJS({
       left = 1;
       for (len = 1; len <= MAXBITS; len++) {
         left <<= 1;
-        left -= count2[len];
+        left -= count3[len];
         if (left < 0) {
           return -1;
         }
@@ -3826,7 +3826,7 @@ var require_inftrees = __commonJS({
       }
       offs[1] = 0;
       for (len = 1; len < MAXBITS; len++) {
-        offs[len + 1] = offs[len] + count2[len];
+        offs[len + 1] = offs[len] + count3[len];
       }
       for (sym = 0; sym < codes; sym++) {
         if (lens[lens_index + sym] !== 0) {
@@ -3889,7 +3889,7 @@ var require_inftrees = __commonJS({
           huff = 0;
         }
         sym++;
-        if (--count2[len] === 0) {
+        if (--count3[len] === 0) {
           if (len === max2) {
             break;
           }
@@ -3903,7 +3903,7 @@ var require_inftrees = __commonJS({
           curr = len - drop;
           left = 1 << curr;
           while (curr + drop < max2) {
-            left -= count2[curr + drop];
+            left -= count3[curr + drop];
             if (left <= 0) {
               break;
             }
@@ -3950,7 +3950,7 @@ var require_inflate = __commonJS({
     var Z_MEM_ERROR = -4;
     var Z_BUF_ERROR = -5;
     var Z_DEFLATED = 8;
-    var HEAD2 = 1;
+    var HEAD3 = 1;
     var FLAGS = 2;
     var TIME = 3;
     var OS = 4;
@@ -4037,7 +4037,7 @@ var require_inflate = __commonJS({
       if (state.wrap) {
         strm.adler = state.wrap & 1;
       }
-      state.mode = HEAD2;
+      state.mode = HEAD3;
       state.last = 0;
       state.havedict = 0;
       state.dmax = 32768;
@@ -4220,7 +4220,7 @@ var require_inflate = __commonJS({
       inf_leave:
         for (; ; ) {
           switch (state.mode) {
-            case HEAD2:
+            case HEAD3:
               if (state.wrap === 0) {
                 state.mode = TYPEDO;
                 break;
@@ -5558,7 +5558,7 @@ var require_umd = __commonJS({
           return getStringImpl(buffer, ptr);
         }
         extendedExports.__getString = __getString;
-        function getView(alignLog2, signed, float) {
+        function getView(alignLog2, signed2, float) {
           const buffer = memory.buffer;
           if (float) {
             switch (alignLog2) {
@@ -5570,13 +5570,13 @@ var require_umd = __commonJS({
           } else {
             switch (alignLog2) {
               case 0:
-                return new (signed ? Int8Array : Uint8Array)(buffer);
+                return new (signed2 ? Int8Array : Uint8Array)(buffer);
               case 1:
-                return new (signed ? Int16Array : Uint16Array)(buffer);
+                return new (signed2 ? Int16Array : Uint16Array)(buffer);
               case 2:
-                return new (signed ? Int32Array : Uint32Array)(buffer);
+                return new (signed2 ? Int32Array : Uint32Array)(buffer);
               case 3:
-                return new (signed ? BigInt64Array : BigUint64Array)(buffer);
+                return new (signed2 ? BigInt64Array : BigUint64Array)(buffer);
             }
           }
           throw Error(`unsupported align: ${alignLog2}`);
@@ -5834,11 +5834,11 @@ var require_wasm = __commonJS({
     "use strict";
     var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P2, generator) {
       function adopt(value2) {
-        return value2 instanceof P2 ? value2 : new P2(function(resolve3) {
-          resolve3(value2);
+        return value2 instanceof P2 ? value2 : new P2(function(resolve4) {
+          resolve4(value2);
         });
       }
-      return new (P2 || (P2 = Promise))(function(resolve3, reject) {
+      return new (P2 || (P2 = Promise))(function(resolve4, reject) {
         function fulfilled(value2) {
           try {
             step(generator.next(value2));
@@ -5854,7 +5854,7 @@ var require_wasm = __commonJS({
           }
         }
         function step(result3) {
-          result3.done ? resolve3(result3.value) : adopt(result3.value).then(fulfilled, rejected2);
+          result3.done ? resolve4(result3.value) : adopt(result3.value).then(fulfilled, rejected2);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -5984,8 +5984,8 @@ var require_wasm = __commonJS({
       recordValue(value2) {
         this._wasmHistogram.recordValue(value2);
       }
-      recordValueWithCount(value2, count2) {
-        this._wasmHistogram.recordValueWithCount(value2, count2);
+      recordValueWithCount(value2, count3) {
+        this._wasmHistogram.recordValueWithCount(value2, count3);
       }
       recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
         this._wasmHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
@@ -6984,12 +6984,12 @@ var require_JsHistogram_encoding = __commonJS({
       const countsLimit = self.countsArrayIndex(self.maxValue) + 1;
       let srcIndex = 0;
       while (srcIndex < countsLimit) {
-        const count2 = self.getCountAtIndex(srcIndex++);
-        if (count2 < 0) {
-          throw new Error("Cannot encode histogram containing negative counts (" + count2 + ") at index " + srcIndex + ", corresponding the value range [" + self.lowestEquivalentValue(self.valueFromIndex(srcIndex)) + "," + self.nextNonEquivalentValue(self.valueFromIndex(srcIndex)) + ")");
+        const count3 = self.getCountAtIndex(srcIndex++);
+        if (count3 < 0) {
+          throw new Error("Cannot encode histogram containing negative counts (" + count3 + ") at index " + srcIndex + ", corresponding the value range [" + self.lowestEquivalentValue(self.valueFromIndex(srcIndex)) + "," + self.nextNonEquivalentValue(self.valueFromIndex(srcIndex)) + ")");
         }
         let zerosCount = 0;
-        if (count2 == 0) {
+        if (count3 == 0) {
           zerosCount = 1;
           while (srcIndex < countsLimit && self.getCountAtIndex(srcIndex) == 0) {
             zerosCount++;
@@ -6999,7 +6999,7 @@ var require_JsHistogram_encoding = __commonJS({
         if (zerosCount > 1) {
           ZigZagEncoding_1.default.encode(buffer, -zerosCount);
         } else {
-          ZigZagEncoding_1.default.encode(buffer, count2);
+          ZigZagEncoding_1.default.encode(buffer, count3);
         }
       }
     }
@@ -7028,12 +7028,12 @@ var require_JsHistogram_encoding = __commonJS({
       const endPosition = sourceBuffer.position + lengthInBytes;
       while (sourceBuffer.position < endPosition) {
         let zerosCount = 0;
-        let count2 = ZigZagEncoding_1.default.decode(sourceBuffer);
-        if (count2 < 0) {
-          zerosCount = -count2;
+        let count3 = ZigZagEncoding_1.default.decode(sourceBuffer);
+        if (count3 < 0) {
+          zerosCount = -count3;
           dstIndex += zerosCount;
         } else {
-          self.setCountAtIndex(dstIndex++, count2);
+          self.setCountAtIndex(dstIndex++, count3);
         }
       }
       return dstIndex;
@@ -7416,8 +7416,8 @@ var require_Recorder = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value2, count2) {
-        this.activeHistogram.recordValueWithCount(value2, count2);
+      recordValueWithCount(value2, count3) {
+        this.activeHistogram.recordValueWithCount(value2, count3);
       }
       /**
        * Record a value
@@ -9403,7 +9403,7 @@ var require_keyword = __commonJS({
     function macroKeywordCode(cxt, def) {
       const { gen, keyword, schema, parentSchema, it } = cxt;
       const macroSchema = def.macro.call(it.self, schema, parentSchema, it);
-      const schemaRef = useKeyword(gen, keyword, macroSchema);
+      const schemaRef2 = useKeyword(gen, keyword, macroSchema);
       if (it.opts.validateSchema !== false)
         it.self.validateSchema(macroSchema, true);
       const valid = gen.name("valid");
@@ -9411,7 +9411,7 @@ var require_keyword = __commonJS({
         schema: macroSchema,
         schemaPath: codegen_1.nil,
         errSchemaPath: `${it.errSchemaPath}/${keyword}`,
-        topSchemaRef: schemaRef,
+        topSchemaRef: schemaRef2,
         compositeRule: true
       }, valid);
       cxt.pass(valid, () => cxt.error(true));
@@ -9771,20 +9771,20 @@ var require_resolve = __commonJS({
       return false;
     }
     function countKeys(schema) {
-      let count2 = 0;
+      let count3 = 0;
       for (const key in schema) {
         if (key === "$ref")
           return Infinity;
-        count2++;
+        count3++;
         if (SIMPLE_INLINED.has(key))
           continue;
         if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count2 += countKeys(sch));
+          (0, util_1.eachItem)(schema[key], (sch) => count3 += countKeys(sch));
         }
-        if (count2 === Infinity)
+        if (count3 === Infinity)
           return Infinity;
       }
-      return count2;
+      return count3;
     }
     function getFullPath(resolver, id = "", normalize) {
       if (normalize !== false)
@@ -10535,7 +10535,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve3.call(this, root, ref);
+      let _sch = resolve4.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -10562,7 +10562,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve3(root, ref) {
+    function resolve4(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -11426,7 +11426,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve3(baseURI, relativeURI, options) {
+    function resolve4(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -11462,50 +11462,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base, relative, options, skipNormalization) {
+    function resolveComponent(base, relative2, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
         base = parse(serialize(base, options), options);
-        relative = parse(serialize(relative, options), options);
+        relative2 = parse(serialize(relative2, options), options);
       }
       options = options || {};
-      if (!options.tolerant && relative.scheme) {
-        target.scheme = relative.scheme;
-        target.userinfo = relative.userinfo;
-        target.host = relative.host;
-        target.port = relative.port;
-        target.path = removeDotSegments(relative.path || "");
-        target.query = relative.query;
+      if (!options.tolerant && relative2.scheme) {
+        target.scheme = relative2.scheme;
+        target.userinfo = relative2.userinfo;
+        target.host = relative2.host;
+        target.port = relative2.port;
+        target.path = removeDotSegments(relative2.path || "");
+        target.query = relative2.query;
       } else {
-        if (relative.userinfo !== void 0 || relative.host !== void 0 || relative.port !== void 0) {
-          target.userinfo = relative.userinfo;
-          target.host = relative.host;
-          target.port = relative.port;
-          target.path = removeDotSegments(relative.path || "");
-          target.query = relative.query;
+        if (relative2.userinfo !== void 0 || relative2.host !== void 0 || relative2.port !== void 0) {
+          target.userinfo = relative2.userinfo;
+          target.host = relative2.host;
+          target.port = relative2.port;
+          target.path = removeDotSegments(relative2.path || "");
+          target.query = relative2.query;
         } else {
-          if (!relative.path) {
+          if (!relative2.path) {
             target.path = base.path;
-            if (relative.query !== void 0) {
-              target.query = relative.query;
+            if (relative2.query !== void 0) {
+              target.query = relative2.query;
             } else {
               target.query = base.query;
             }
           } else {
-            if (relative.path[0] === "/") {
-              target.path = removeDotSegments(relative.path);
+            if (relative2.path[0] === "/") {
+              target.path = removeDotSegments(relative2.path);
             } else {
               const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
               if (baseHasAuthority && !base.path) {
-                target.path = "/" + relative.path;
+                target.path = "/" + relative2.path;
               } else if (!base.path) {
-                target.path = relative.path;
+                target.path = relative2.path;
               } else {
-                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative.path;
+                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative2.path;
               }
               target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
-            target.query = relative.query;
+            target.query = relative2.query;
           }
           target.userinfo = base.userinfo;
           target.host = base.host;
@@ -11513,7 +11513,7 @@ var require_fast_uri = __commonJS({
         }
         target.scheme = base.scheme;
       }
-      target.fragment = relative.fragment;
+      target.fragment = relative2.fragment;
       return target;
     }
     function equal(uriA, uriB, options) {
@@ -11817,7 +11817,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve3,
+      resolve: resolve4,
       resolveComponent,
       equal,
       serialize,
@@ -13322,10 +13322,10 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count2 = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count2)));
+          const count3 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count3)));
         }
-        function validateItems(_valid, block) {
+        function validateItems(_valid, block2) {
           gen.forRange("i", 0, len, (i) => {
             cxt.subschema({
               keyword: "contains",
@@ -13333,19 +13333,19 @@ var require_contains = __commonJS({
               dataPropType: util_1.Type.Num,
               compositeRule: true
             }, _valid);
-            block();
+            block2();
           });
         }
-        function checkLimits(count2) {
-          gen.code((0, codegen_1._)`${count2}++`);
+        function checkLimits(count3) {
+          gen.code((0, codegen_1._)`${count3}++`);
           if (max2 === void 0) {
-            gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count2} > ${max2}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count3} > ${max2}`, () => gen.assign(valid, false).break());
             if (min === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -14066,11 +14066,11 @@ var require_format = __commonJS({
           }
           function getFormat(fmtDef) {
             const code2 = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
-            const fmt = gen.scopeValue("formats", { key: schema, ref: fmtDef, code: code2 });
+            const fmt2 = gen.scopeValue("formats", { key: schema, ref: fmtDef, code: code2 });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
-              return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt}.validate`];
+              return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt2}.validate`];
             }
-            return ["string", fmtDef, fmt];
+            return ["string", fmtDef, fmt2];
           }
           function validCondition() {
             if (typeof formatDef == "object" && !(formatDef instanceof RegExp) && formatDef.async) {
@@ -15057,8 +15057,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -15166,13 +15166,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count2 = 0;
+        let count3 = 0;
         for (const item of node.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count2)
-            count2 = c;
+          if (c > count3)
+            count3 = c;
         }
-        return count2;
+        return count3;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -16499,7 +16499,7 @@ var require_YAMLMap = __commonJS({
       static from(schema, obj3, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map = new this(schema);
-        const add = (key, value2) => {
+        const add2 = (key, value2) => {
           if (typeof replacer === "function")
             value2 = replacer.call(obj3, key, value2);
           else if (Array.isArray(replacer) && !replacer.includes(key))
@@ -16509,10 +16509,10 @@ var require_YAMLMap = __commonJS({
         };
         if (obj3 instanceof Map) {
           for (const [key, value2] of obj3)
-            add(key, value2);
+            add2(key, value2);
         } else if (obj3 && typeof obj3 === "object") {
           for (const key of Object.keys(obj3))
-            add(key, obj3[key]);
+            add2(key, obj3[key]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map.items.sort(schema.sortMapEntries);
@@ -16834,9 +16834,9 @@ var require_stringifyNumber = __commonJS({
     function stringifyNumber({ format, minFractionDigits, tag, value: value2 }) {
       if (typeof value2 === "bigint")
         return String(value2);
-      const num4 = typeof value2 === "number" ? value2 : Number(value2);
-      if (!isFinite(num4))
-        return isNaN(num4) ? ".nan" : num4 < 0 ? "-.inf" : ".inf";
+      const num5 = typeof value2 === "number" ? value2 : Number(value2);
+      if (!isFinite(num5))
+        return isNaN(num5) ? ".nan" : num5 < 0 ? "-.inf" : ".inf";
       let n2 = Object.is(value2, -0) ? "-0" : JSON.stringify(value2);
       if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n2) && !n2.includes("e")) {
         let i = n2.indexOf(".");
@@ -16876,8 +16876,8 @@ var require_float = __commonJS({
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
       resolve: (str3) => parseFloat(str3),
       stringify(node) {
-        const num4 = Number(node.value);
-        return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node);
+        const num5 = Number(node.value);
+        return isFinite(num5) ? num5.toExponential() : stringifyNumber.stringifyNumber(node);
       }
     };
     var float = {
@@ -17316,8 +17316,8 @@ var require_float2 = __commonJS({
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
       resolve: (str3) => parseFloat(str3.replace(/_/g, "")),
       stringify(node) {
-        const num4 = Number(node.value);
-        return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node);
+        const num5 = Number(node.value);
+        return isFinite(num5) ? num5.toExponential() : stringifyNumber.stringifyNumber(node);
       }
     };
     var float = {
@@ -17519,23 +17519,23 @@ var require_timestamp = __commonJS({
     function parseSexagesimal(str3, asBigInt) {
       const sign = str3[0];
       const parts = sign === "-" || sign === "+" ? str3.substring(1) : str3;
-      const num4 = (n2) => asBigInt ? BigInt(n2) : Number(n2);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p2) => res2 * num4(60) + num4(p2), num4(0));
-      return sign === "-" ? num4(-1) * res : res;
+      const num5 = (n2) => asBigInt ? BigInt(n2) : Number(n2);
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p2) => res2 * num5(60) + num5(p2), num5(0));
+      return sign === "-" ? num5(-1) * res : res;
     }
     function stringifySexagesimal(node) {
       let { value: value2 } = node;
-      let num4 = (n2) => n2;
+      let num5 = (n2) => n2;
       if (typeof value2 === "bigint")
-        num4 = (n2) => BigInt(n2);
+        num5 = (n2) => BigInt(n2);
       else if (isNaN(value2) || !isFinite(value2))
         return stringifyNumber.stringifyNumber(node);
       let sign = "";
       if (value2 < 0) {
         sign = "-";
-        value2 *= num4(-1);
+        value2 *= num5(-1);
       }
-      const _60 = num4(60);
+      const _60 = num5(60);
       const parts = [value2 % _60];
       if (value2 < 60) {
         parts.unshift(0);
@@ -18125,8 +18125,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -18203,12 +18203,12 @@ var require_errors2 = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count2 = 1;
+        let count3 = 1;
         const end2 = error.linePos[1];
         if (end2?.line === line2 && end2.col > col) {
-          count2 = Math.max(1, Math.min(end2.col - col, 80 - ci));
+          count3 = Math.max(1, Math.min(end2.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count2);
+        const pointer = " ".repeat(ci) + "^".repeat(count3);
         error.message += `:
 
 ${lineStr}
@@ -18452,10 +18452,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep, value: value2 } = collItem;
+        const { start, key, sep: sep2, value: value2 } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep?.[0],
+          next: key ?? sep2?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -18469,7 +18469,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep) {
+          if (!keyProps.anchor && !keyProps.tag && !sep2) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -18493,7 +18493,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep ?? [], {
+        const valueProps = resolveProps.resolveProps(sep2 ?? [], {
           indicator: "map-value-ind",
           next: value2,
           offset: keyNode.range[2],
@@ -18509,7 +18509,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
+          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value2, onError);
           offset = valueNode.range[2];
@@ -18600,7 +18600,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end2) {
         let hasSpace = false;
-        let sep = "";
+        let sep2 = "";
         for (const token of end2) {
           const { source, type } = token;
           switch (type) {
@@ -18614,13 +18614,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep + cb;
-              sep = "";
+                comment += sep2 + cb;
+              sep2 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep += source;
+                sep2 += source;
               hasSpace = true;
               break;
             default:
@@ -18663,18 +18663,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep, value: value2 } = collItem;
+        const { start, key, sep: sep2, value: value2 } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep?.[0],
+          next: key ?? sep2?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep && !value2) {
+          if (!props.anchor && !props.tag && !sep2 && !value2) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -18728,8 +18728,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap && !sep && !props.found) {
-          const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep, null, props, onError);
+        if (!isMap && !sep2 && !props.found) {
+          const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value2))
@@ -18741,7 +18741,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep ?? [], {
+          const valueProps = resolveProps.resolveProps(sep2 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value2,
@@ -18752,8 +18752,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap && !props.found && ctx.options.strict) {
-              if (sep)
-                for (const st of sep) {
+              if (sep2)
+                for (const st of sep2) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -18770,7 +18770,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError) : null;
+          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep2, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value2))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -18950,7 +18950,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value2 = "";
-      let sep = "";
+      let sep2 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value2 += lines[i][0].slice(trimIndent) + "\n";
@@ -18967,24 +18967,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value2 += sep + indent.slice(trimIndent) + content;
-          sep = "\n";
+          value2 += sep2 + indent.slice(trimIndent) + content;
+          sep2 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep === " ")
-            sep = "\n";
-          else if (!prevMoreIndented && sep === "\n")
-            sep = "\n\n";
-          value2 += sep + indent.slice(trimIndent) + content;
-          sep = "\n";
+          if (sep2 === " ")
+            sep2 = "\n";
+          else if (!prevMoreIndented && sep2 === "\n")
+            sep2 = "\n\n";
+          value2 += sep2 + indent.slice(trimIndent) + content;
+          sep2 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep === "\n")
+          if (sep2 === "\n")
             value2 += "\n";
           else
-            sep = "\n";
+            sep2 = "\n";
         } else {
-          value2 += sep + content;
-          sep = " ";
+          value2 += sep2 + content;
+          sep2 = " ";
           prevMoreIndented = false;
         }
       }
@@ -19167,25 +19167,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep = " ";
+      let sep2 = " ";
       let pos = line2.lastIndex;
       while (match = line2.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep === "\n")
-            res += sep;
+          if (sep2 === "\n")
+            res += sep2;
           else
-            sep = "\n";
+            sep2 = "\n";
         } else {
-          res += sep + lm;
-          sep = " ";
+          res += sep2 + lm;
+          sep2 = " ";
         }
         pos = line2.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep + (match?.[1] ?? "");
+      return res + sep2 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -19995,14 +19995,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep, value: value2 }) {
+    function stringifyItem({ start, key, sep: sep2, value: value2 }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep)
-        for (const st of sep)
+      if (sep2)
+        for (const st of sep2)
           res += st.source;
       if (value2)
         res += stringifyToken(value2);
@@ -21169,18 +21169,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep;
+          let sep2;
           if (scalar.end) {
-            sep = scalar.end;
-            sep.push(this.sourceToken);
+            sep2 = scalar.end;
+            sep2.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep = [this.sourceToken];
+            sep2 = [this.sourceToken];
           const map = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep }]
+            items: [{ start, key: scalar, sep: sep2 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -21333,15 +21333,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep = it.sep;
-                  sep.push(this.sourceToken);
+                  const sep2 = it.sep;
+                  sep2.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep }]
+                    items: [{ start: start2, key, sep: sep2 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -21535,13 +21535,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep = fc.end.splice(1, fc.end.length);
-            sep.push(this.sourceToken);
+            const sep2 = fc.end.splice(1, fc.end.length);
+            sep2.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep }]
+              items: [{ start, key: fc, sep: sep2 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -24565,9 +24565,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve4, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve3(data);
+              return err ? reject(err) : resolve4(data);
             });
           });
         }
@@ -24605,9 +24605,9 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve4, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve3(data);
+              return err2 ? reject(err2) : resolve4(data);
             });
           });
         }
@@ -24727,14 +24727,14 @@ var require_connect = __commonJS({
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
       timeout = timeout == null ? 1e4 : timeout;
       allowH2 = allowH2 != null ? allowH2 : false;
-      return function connect({ hostname, host, protocol, port, servername, localAddress, httpSocket }, callback) {
+      return function connect({ hostname: hostname2, host, protocol, port, servername, localAddress, httpSocket }, callback) {
         let socket;
         if (protocol === "https:") {
           if (!tls) {
             tls = __require("node:tls");
           }
           servername = servername || options.servername || util.getServerName(host) || null;
-          const sessionKey = servername || hostname;
+          const sessionKey = servername || hostname2;
           assert(sessionKey);
           const session = customSession || sessionCache.get(sessionKey) || null;
           port = port || 443;
@@ -24749,7 +24749,7 @@ var require_connect = __commonJS({
             socket: httpSocket,
             // upgrade socket connection
             port,
-            host: hostname
+            host: hostname2
           });
           socket.on("session", function(session2) {
             sessionCache.set(sessionKey, session2);
@@ -24763,7 +24763,7 @@ var require_connect = __commonJS({
             ...options,
             localAddress,
             port,
-            host: hostname
+            host: hostname2
           });
           if (useH2c === true) {
             socket.alpnProtocol = "h2";
@@ -24773,7 +24773,7 @@ var require_connect = __commonJS({
           const keepAliveInitialDelay = options.keepAliveInitialDelay === void 0 ? 6e4 : options.keepAliveInitialDelay;
           socket.setKeepAlive(true, keepAliveInitialDelay);
         }
-        const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname, port });
+        const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname: hostname2, port });
         socket.setNoDelay(true).once(protocol === "https:" ? "secureConnect" : "connect", function() {
           queueMicrotask(clearConnectTimeout);
           if (callback) {
@@ -28113,8 +28113,8 @@ var require_promise = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve3, reject) => {
-        res = resolve3;
+      const promise = new Promise((resolve4, reject) => {
+        res = resolve4;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -29540,12 +29540,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve3, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve3;
+          callback = resolve4;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -30063,8 +30063,8 @@ var require_client_h2 = __commonJS({
         }
       }
       let stream2 = null;
-      const { hostname, port } = client[kUrl];
-      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname}${port ? `:${port}` : ""}`;
+      const { hostname: hostname2, port } = client[kUrl];
+      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname2}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (err) => {
         if (request4.aborted || request4.completed) {
@@ -30429,12 +30429,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve3, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve3;
+          callback = resolve4;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -30751,16 +30751,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve3) => {
+        return new Promise((resolve4) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve3;
+            this[kClosedResolve] = resolve4;
           } else {
-            resolve3(null);
+            resolve4(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve3) => {
+        return new Promise((resolve4) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request4 = requests[i];
@@ -30773,7 +30773,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve3(null);
+            resolve4(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -30801,20 +30801,20 @@ var require_client = __commonJS({
     function connect(client) {
       assert(!client[kConnecting]);
       assert(!client[kHTTPContext]);
-      let { host, hostname, protocol, port } = client[kUrl];
-      if (hostname[0] === "[") {
-        const idx = hostname.indexOf("]");
+      let { host, hostname: hostname2, protocol, port } = client[kUrl];
+      if (hostname2[0] === "[") {
+        const idx = hostname2.indexOf("]");
         assert(idx !== -1);
-        const ip = hostname.substring(1, idx);
+        const ip = hostname2.substring(1, idx);
         assert(net.isIPv6(ip));
-        hostname = ip;
+        hostname2 = ip;
       }
       client[kConnecting] = true;
       if (channels.beforeConnect.hasSubscribers) {
         channels.beforeConnect.publish({
           connectParams: {
             host,
-            hostname,
+            hostname: hostname2,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -30827,14 +30827,14 @@ var require_client = __commonJS({
       try {
         client[kConnector]({
           host,
-          hostname,
+          hostname: hostname2,
           protocol,
           port,
           servername: client[kServerName],
           localAddress: client[kLocalAddress]
         }, (err, socket) => {
           if (err) {
-            handleConnectError(client, err, { host, hostname, protocol, port });
+            handleConnectError(client, err, { host, hostname: hostname2, protocol, port });
             client[kResume]();
             return;
           }
@@ -30848,7 +30848,7 @@ var require_client = __commonJS({
             client[kHTTPContext] = socket.alpnProtocol === "h2" ? connectH2(client, socket) : connectH1(client, socket);
           } catch (err2) {
             socket.destroy().on("error", noop);
-            handleConnectError(client, err2, { host, hostname, protocol, port });
+            handleConnectError(client, err2, { host, hostname: hostname2, protocol, port });
             client[kResume]();
             return;
           }
@@ -30861,7 +30861,7 @@ var require_client = __commonJS({
             channels.connected.publish({
               connectParams: {
                 host,
-                hostname,
+                hostname: hostname2,
                 protocol,
                 port,
                 version: client[kHTTPContext]?.version,
@@ -30876,11 +30876,11 @@ var require_client = __commonJS({
           client[kResume]();
         });
       } catch (err) {
-        handleConnectError(client, err, { host, hostname, protocol, port });
+        handleConnectError(client, err, { host, hostname: hostname2, protocol, port });
         client[kResume]();
       }
     }
-    function handleConnectError(client, err, { host, hostname, protocol, port }) {
+    function handleConnectError(client, err, { host, hostname: hostname2, protocol, port }) {
       if (client.destroyed) {
         return;
       }
@@ -30889,7 +30889,7 @@ var require_client = __commonJS({
         channels.connectError.publish({
           connectParams: {
             host,
-            hostname,
+            hostname: hostname2,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -31180,8 +31180,8 @@ var require_pool_base = __commonJS({
           }
           return Promise.all(closeAll);
         } else {
-          return new Promise((resolve3) => {
-            this[kClosedResolve] = resolve3;
+          return new Promise((resolve4) => {
+            this[kClosedResolve] = resolve4;
           });
         }
       }
@@ -32303,7 +32303,7 @@ var require_socks5_proxy_agent = __commonJS({
         const proxyHost = this[kProxyUrl].hostname;
         const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve3, reject) => {
+        const socket = await new Promise((resolve4, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
@@ -32313,7 +32313,7 @@ var require_socks5_proxy_agent = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve3(socket2);
+              resolve4(socket2);
             }
           });
         });
@@ -32323,14 +32323,14 @@ var require_socks5_proxy_agent = __commonJS({
           socket.destroy();
         });
         await socks5Client.handshake();
-        await new Promise((resolve3, reject) => {
+        await new Promise((resolve4, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3);
           const onAuthenticated = () => {
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve3();
+            resolve4();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -32339,14 +32339,14 @@ var require_socks5_proxy_agent = __commonJS({
           };
           if (socks5Client.state === STATES.AUTHENTICATED) {
             clearTimeout(timeout);
-            resolve3();
+            resolve4();
           } else {
             socks5Client.once("authenticated", onAuthenticated);
             socks5Client.once("error", onError);
           }
         });
         await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve3, reject) => {
+        await new Promise((resolve4, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
@@ -32354,7 +32354,7 @@ var require_socks5_proxy_agent = __commonJS({
             debug("SOCKS5 tunnel established to", targetHost, targetPort, "via", info);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve3();
+            resolve4();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -32397,8 +32397,8 @@ var require_socks5_proxy_agent = __commonJS({
                       socket,
                       servername: this[kRequestTls]?.servername || targetHost
                     });
-                    await new Promise((resolve3, reject) => {
-                      finalSocket.once("secureConnect", resolve3);
+                    await new Promise((resolve4, reject) => {
+                      finalSocket.once("secureConnect", resolve4);
                       finalSocket.once("error", reject);
                     });
                   }
@@ -32758,10 +32758,10 @@ var require_env_http_proxy_agent = __commonJS({
         ]);
       }
       #getProxyAgentForUrl(url) {
-        let { protocol, host: hostname, port } = url;
-        hostname = hostname.replace(/:\d*$/, "").toLowerCase();
+        let { protocol, host: hostname2, port } = url;
+        hostname2 = hostname2.replace(/:\d*$/, "").toLowerCase();
         port = Number.parseInt(port, 10) || DEFAULT_PORTS[protocol] || 0;
-        if (!this.#shouldProxy(hostname, port)) {
+        if (!this.#shouldProxy(hostname2, port)) {
           return this[kNoProxyAgent];
         }
         if (protocol === "https:") {
@@ -32769,7 +32769,7 @@ var require_env_http_proxy_agent = __commonJS({
         }
         return this[kHttpProxyAgent];
       }
-      #shouldProxy(hostname, port) {
+      #shouldProxy(hostname2, port) {
         if (this.#noProxyChanged) {
           this.#parseNoProxy();
         }
@@ -32784,10 +32784,10 @@ var require_env_http_proxy_agent = __commonJS({
           if (entry.port && entry.port !== port) {
             continue;
           }
-          if (hostname === entry.hostname) {
+          if (hostname2 === entry.hostname) {
             return false;
           }
-          if (hostname.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
+          if (hostname2.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
             return false;
           }
         }
@@ -33531,7 +33531,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -33545,11 +33545,11 @@ var require_readable = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve3(null);
+                resolve4(null);
               }
             });
           } else {
-            this.on("close", resolve3);
+            this.on("close", resolve4);
           }
           this.on("error", noop).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -33577,7 +33577,7 @@ var require_readable = __commonJS({
     }
     function consume(stream2, type) {
       assert(!stream2[kConsume]);
-      return new Promise((resolve3, reject) => {
+      return new Promise((resolve4, reject) => {
         if (isUnusable(stream2)) {
           const rState = stream2._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -33592,7 +33592,7 @@ var require_readable = __commonJS({
             stream2[kConsume] = {
               type,
               stream: stream2,
-              resolve: resolve3,
+              resolve: resolve4,
               reject,
               length: 0,
               body: []
@@ -33666,18 +33666,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body, resolve: resolve3, stream: stream2, length } = consume2;
+      const { type, body, resolve: resolve4, stream: stream2, length } = consume2;
       try {
         if (type === "text") {
-          resolve3(chunksDecode(body, length, encoding));
+          resolve4(chunksDecode(body, length, encoding));
         } else if (type === "json") {
-          resolve3(JSON.parse(chunksDecode(body, length, encoding)));
+          resolve4(JSON.parse(chunksDecode(body, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve3(chunksConcat(body, length).buffer);
+          resolve4(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve3(new Blob(body, { type: stream2[kContentType] }));
+          resolve4(new Blob(body, { type: stream2[kContentType] }));
         } else if (type === "bytes") {
-          resolve3(chunksConcat(body, length));
+          resolve4(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -33867,9 +33867,9 @@ var require_api_request = __commonJS({
     };
     function request4(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           request4.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -34081,9 +34081,9 @@ var require_api_stream = __commonJS({
     };
     function stream2(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           stream2.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -34371,9 +34371,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -34466,9 +34466,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -35279,17 +35279,17 @@ var require_mock_call_history = __commonJS({
       lastCall() {
         return this.logs.at(-1);
       }
-      nthCall(number2) {
-        if (typeof number2 !== "number") {
+      nthCall(number3) {
+        if (typeof number3 !== "number") {
           throw new InvalidArgumentError("nthCall must be called with a number");
         }
-        if (!Number.isInteger(number2)) {
+        if (!Number.isInteger(number3)) {
           throw new InvalidArgumentError("nthCall must be called with an integer");
         }
-        if (Math.sign(number2) !== 1) {
+        if (Math.sign(number3) !== 1) {
           throw new InvalidArgumentError("nthCall must be called with a positive value. use firstCall or lastCall instead");
         }
-        return this.logs.at(number2 - 1);
+        return this.logs.at(number3 - 1);
       }
       filterCalls(criteria, options) {
         if (this.logs.length === 0) {
@@ -35742,7 +35742,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module2) {
     "use strict";
     var { writeFile, readFile, mkdir } = __require("node:fs/promises");
-    var { dirname: dirname4, resolve: resolve3 } = __require("node:path");
+    var { dirname: dirname5, resolve: resolve4 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -35943,7 +35943,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile(resolve3(path2), "utf8");
+          const data = await readFile(resolve4(path2), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -35972,8 +35972,8 @@ var require_snapshot_recorder = __commonJS({
         if (!path2) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve3(path2);
-        await mkdir(dirname4(resolvedPath), { recursive: true });
+        const resolvedPath = resolve4(path2);
+        await mkdir(dirname5(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
@@ -36989,14 +36989,14 @@ var require_dns = __commonJS({
       get size() {
         return this.#records.size;
       }
-      get(hostname) {
-        return this.#records.get(hostname) ?? null;
+      get(hostname2) {
+        return this.#records.get(hostname2) ?? null;
       }
-      set(hostname, records2) {
-        this.#records.set(hostname, records2);
+      set(hostname2, records2) {
+        this.#records.set(hostname2, records2);
       }
-      delete(hostname) {
-        this.#records.delete(hostname);
+      delete(hostname2) {
+        this.#records.delete(hostname2);
       }
       // Delegate to storage decide can we do more lookups or not
       full() {
@@ -43952,7 +43952,7 @@ var require_fetch = __commonJS({
         const agent = fetchParams.controller.dispatcher;
         const path2 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve3, reject) => agent.dispatch(
+        return new Promise((resolve4, reject) => agent.dispatch(
           {
             path: hasTrailingQuestionMark ? `${path2}?` : path2,
             origin: url.origin,
@@ -44040,7 +44040,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve3({
+              resolve4({
                 status: status2,
                 statusText,
                 headersList,
@@ -44093,7 +44093,7 @@ var require_fetch = __commonJS({
                   headersList.append(headerName, String(value2), true);
                 }
               }
-              resolve3({
+              resolve4({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -44117,7 +44117,7 @@ var require_fetch = __commonJS({
                   headersList.append(nameStr, value2.toString("latin1"), true);
                 }
               }
-              resolve3({
+              resolve4({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -45754,8 +45754,8 @@ var require_util6 = __commonJS({
           return false;
         }
       }
-      const num4 = Number.parseInt(value2, 10);
-      return num4 >= 8 && num4 <= 15;
+      const num5 = Number.parseInt(value2, 10);
+      return num5 >= 8 && num5 <= 15;
     }
     function getURLRecord(url, baseURL) {
       let urlRecord;
@@ -47889,15 +47889,15 @@ ${value2}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count2) {
-        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count3) {
+        while (count3 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count2 < remaining) {
-            this.linePos += count2;
-            count2 = 0;
+          if (count3 < remaining) {
+            this.linePos += count3;
+            count3 = 0;
           } else {
-            count2 -= remaining;
+            count3 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -48455,12 +48455,12 @@ ${captureLines}` : capture.stack;
 // src/numbers.ts
 var round3 = (x) => Math.round(x * 1e3) / 1e3;
 var sig4 = (x) => String(Number(x.toPrecision(4)));
-function num(v, signed = false) {
+function num(v, signed2 = false) {
   const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
   const text = Math.abs(v).toFixed(digits);
-  return `${v < 0 && Number(text) !== 0 ? "\u2212" : signed ? "+" : ""}${text}`;
+  return `${v < 0 && Number(text) !== 0 ? "\u2212" : signed2 ? "+" : ""}${text}`;
 }
-var pctText = (fraction3, signed = false) => `${num(fraction3 * 100, signed)} %`;
+var pctText = (fraction3, signed2 = false) => `${num(fraction3 * 100, signed2)} %`;
 var confText = (confidence) => `${Math.round(confidence * 1e3) / 10} %`;
 
 // src/gate/check-effects.ts
@@ -48531,23 +48531,23 @@ function specDifferences(base, cur) {
 var pct = (x) => `${(x * 100).toFixed(1)} %`;
 function comparabilityChecks(base, cur, tolerancePct) {
   const checks = [];
-  const add = (name2, ok, message) => checks.push({ scope: "comparability", name: name2, ok, message });
+  const add2 = (name2, ok, message) => checks.push({ scope: "comparability", name: name2, ok, message });
   const tolerance = tolerancePct / 100;
   const sameModel = base.target.model === cur.target.model;
-  add(
+  add2(
     "model",
     sameModel,
     sameModel ? `both runs served model ${JSON.stringify(cur.target.model)}` : `the model differs: baseline ${JSON.stringify(base.target.model)}, current ${JSON.stringify(cur.target.model)}`
   );
   const diffs = base.spec_hash === cur.spec_hash ? [] : specDifferences(base.spec, cur.spec);
-  add(
+  add2(
     "spec",
     diffs.length === 0,
     base.spec_hash === cur.spec_hash ? `same spec (hash ${cur.spec_hash.slice(0, 12)})` : diffs.length === 0 ? `spec hash differs (baseline ${base.spec_hash.slice(0, 12)}, current ${cur.spec_hash.slice(0, 12)}) only outside the workload and load (e.g. target URL, SLOs)` : `spec hash differs (baseline ${base.spec_hash.slice(0, 12)}, current ${cur.spec_hash.slice(0, 12)}) in ${diffs.slice(0, 3).join(", ")}${diffs.length > 3 ? ` and ${diffs.length - 3} more` : ""}`
   );
   const near = (name2, what, unit, b2, c) => {
     if (b2 == null || c == null || b2 === 0) {
-      add(
+      add2(
         name2,
         true,
         `${what}: not measured in ${b2 == null && c == null ? "either run" : b2 == null || b2 === 0 ? "the baseline" : "the current run"}; not compared`
@@ -48555,7 +48555,7 @@ function comparabilityChecks(base, cur, tolerancePct) {
       return;
     }
     const d = Math.abs(c / b2 - 1);
-    add(
+    add2(
       name2,
       d <= tolerance,
       `${what} ${c.toFixed(1)}${unit} vs baseline ${b2.toFixed(1)}${unit}: ${d <= tolerance ? "within" : "differs by"} ${pct(d)}${d <= tolerance ? ` (tolerance ${tolerancePct} %)` : `, more than the ${tolerancePct} % tolerance`}`
@@ -48585,8 +48585,8 @@ var hdr = __toESM(require_dist(), 1);
 function newHistogram() {
   return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
 }
-function recordMs(h, ms4) {
-  h.recordValue(ms4 > 0 ? Math.round(ms4 * 1e3) : 0);
+function recordMs(h, ms3) {
+  h.recordValue(ms3 > 0 ? Math.round(ms3 * 1e3) : 0);
 }
 function encodeHistogram(h) {
   return hdr.encodeIntoCompressedBase64(h);
@@ -48621,43 +48621,144 @@ function delayTail(s) {
   return s && { p50: s.p50, p99: s.p99, max: s.max };
 }
 
-// src/metrics/segments.ts
-var SEGMENT_COUNT = 8;
-var SEGMENT_METRICS = ["ttft", "tpot", "itl", "e2e"];
-var SegmentHistograms = class {
-  constructor(fromMs, toMs) {
-    this.fromMs = fromMs;
-    this.toMs = toMs;
+// src/metrics/definitions.ts
+var METRICS = [
+  {
+    key: "ttft_ms",
+    gate: "ttft",
+    label: "TTFT",
+    unit: "ms",
+    histogram: "ttft",
+    definition: "time to first token = first content chunk \u2212 intended send time (coordinated-omission safe); role-only chunks do not count",
+    peers: { vllm: "ttft", aiperf: "time_to_first_token", guidellm: "time_to_first_token_ms" },
+    segments: true,
+    phases: true,
+    chart: "request"
+  },
+  {
+    key: "ttft_from_send_ms",
+    gate: "ttft_from_send",
+    label: "TTFT from send",
+    unit: "ms",
+    histogram: "ttftFromSend",
+    definition: "first content chunk \u2212 actual send time (hides generator lateness; for comparison only)",
+    peers: { vllm: null, aiperf: null, guidellm: null },
+    segments: false,
+    phases: false,
+    chart: null
+  },
+  {
+    key: "time_to_first_answer_ms",
+    gate: "time_to_first_answer",
+    label: "First answer token",
+    unit: "ms",
+    histogram: "timeToFirstAnswer",
+    definition: "first non-reasoning content chunk \u2212 intended send time",
+    peers: { vllm: null, aiperf: "time_to_first_output_token", guidellm: null },
+    segments: false,
+    phases: false,
+    chart: null
+  },
+  {
+    key: "tpot_ms",
+    gate: "tpot",
+    label: "TPOT",
+    unit: "ms",
+    histogram: "tpot",
+    definition: "time per output token = (last content chunk \u2212 first content chunk) / (output tokens \u2212 1), requests with > 1 token",
+    peers: { vllm: "tpot", aiperf: "inter_token_latency", guidellm: "inter_token_latency_ms" },
+    segments: true,
+    phases: true,
+    chart: "token"
+  },
+  {
+    key: "itl_ms",
+    gate: "itl",
+    label: "ITL",
+    unit: "ms",
+    histogram: "itl",
+    definition: "inter-token latency = each gap between consecutive content chunks (excludes TTFT)",
+    peers: { vllm: "itl", aiperf: "inter_chunk_latency", guidellm: null },
+    segments: true,
+    phases: false,
+    chart: "token"
+  },
+  {
+    key: "e2e_ms",
+    gate: "e2e",
+    label: "E2E",
+    unit: "ms",
+    histogram: "e2e",
+    definition: "end-to-end = last content chunk \u2212 intended send time",
+    peers: { vllm: "e2el", aiperf: "request_latency", guidellm: "request_latency" },
+    segments: true,
+    phases: true,
+    chart: "request"
+  },
+  {
+    key: "normalized_latency_ms",
+    gate: "normalized_latency",
+    label: "E2E per token",
+    unit: "ms",
+    histogram: "normalized",
+    definition: "E2E / output tokens",
+    peers: { vllm: null, aiperf: null, guidellm: "time_per_output_token_ms" },
+    segments: false,
+    phases: false,
+    chart: null
+  },
+  {
+    key: "schedule_lag_ms",
+    gate: null,
+    label: "Schedule lag",
+    unit: "ms",
+    histogram: "scheduleLag",
+    definition: "actual send \u2212 intended send: the load generator's own lateness",
+    peers: { vllm: null, aiperf: null, guidellm: null },
+    segments: false,
+    phases: false,
+    chart: null
   }
-  fromMs;
-  toMs;
-  h = Array.from({ length: SEGMENT_COUNT }, () => ({
-    ttft: newHistogram(),
-    tpot: newHistogram(),
-    itl: newHistogram(),
-    e2e: newHistogram()
-  }));
-  /** The slice of an intended send offset (ms after run start); -1 outside the window. */
-  indexOf(offsetMs) {
-    if (offsetMs < this.fromMs || offsetMs >= this.toMs || this.toMs <= this.fromMs) return -1;
-    return Math.min(SEGMENT_COUNT - 1, Math.floor((offsetMs - this.fromMs) / (this.toMs - this.fromMs) * SEGMENT_COUNT));
-  }
-  record(segment, metric, ms4) {
-    if (segment >= 0) recordMs(this.h[segment][metric], ms4);
-  }
+];
+var GATE_METRICS = METRICS.filter((m2) => m2.gate !== null);
+var SEGMENT_METRICS = METRICS.filter((m2) => m2.segments).map((m2) => m2.histogram);
+var PHASE_METRICS = METRICS.filter((m2) => m2.phases).map((m2) => m2.histogram);
+var chartedMetrics = (chart) => METRICS.filter((m2) => chart === void 0 ? m2.chart !== null : m2.chart === chart);
+var percentileLabel = (key) => `p${PERCENTILES.find(([k]) => k === key)[1]}`;
+var LATENCY_TARGETS = GATE_METRICS.flatMap(
+  (m2) => PERCENTILES.map(([pct7, p2]) => ({
+    key: `${m2.gate}_${pct7}`,
+    metric: m2.key,
+    histogram: m2.histogram,
+    pct: pct7,
+    p: p2,
+    label: `${m2.label} ${percentileLabel(pct7)}`
+  }))
+);
+var OTHER_DEFINITIONS = {
+  pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included; for a request re-sent after a reused connection was closed under it, until the write that counted",
+  reconnects: "requests re-sent, once, on a new connection because the server closed the reused kept-alive connection they were written on before any response; their latency still runs from the intended send time",
+  window_cpu: "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time \u2212 the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
+  timestamp_error_ms: "how late a chunk's timestamp can be (p50/p90/p99), from the generator's own event loop: the wait for the loop to come round (read-turn residuals, arrival and probe lateness) plus the place in its own read turn, combined by a union bound",
+  throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
+  goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
+  window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
+};
+var DEFINITIONS = {
+  ...Object.fromEntries(METRICS.map((m2) => [m2.key, m2.definition])),
+  ...OTHER_DEFINITIONS
 };
 
 // src/result/segments.ts
 var SEGMENT_PERCENTILES = ["p50", "p90", "p95", "p99"];
 var P = { p50: 50, p90: 90, p95: 95, p99: 99 };
-var r3 = (x) => Math.round(x * 1e3) / 1e3;
 function series(hs) {
   const out2 = { n: hs.map((h) => h.totalCount) };
-  for (const k of SEGMENT_PERCENTILES) out2[k] = hs.map((h) => h.totalCount > 0 ? r3(h.getValueAtPercentile(P[k]) / 1e3) : null);
+  for (const k of SEGMENT_PERCENTILES) out2[k] = hs.map((h) => h.totalCount > 0 ? round3(h.getValueAtPercentile(P[k]) / 1e3) : null);
   return out2;
 }
 function segmentsSection(s) {
-  const section2 = { count: s.h.length, segment_s: r3((s.toMs - s.fromMs) / s.h.length / 1e3) };
+  const section2 = { count: s.h.length, segment_s: round3((s.toMs - s.fromMs) / s.h.length / 1e3) };
   for (const m2 of SEGMENT_METRICS) section2[`${m2}_ms`] = series(s.h.map((h) => h[m2]));
   return section2;
 }
@@ -48674,7 +48775,7 @@ function mergeSegments(parts, mode) {
       out2[k] = n2.map((total, i) => {
         if (total === 0) return null;
         const sum = all.reduce((a, s) => a + (s[key][k][i] ?? 0) * s[key].n[i], 0);
-        return r3(sum / total);
+        return round3(sum / total);
       });
     }
     merged[key] = out2;
@@ -48851,15 +48952,15 @@ var replicatesOf = (r) => r.replicates;
 function sideSpread(r, other, key, model2) {
   if (!model2.betweenRun) return null;
   const own = replicatesOf(r);
-  const count2 = own?.count ?? 1;
+  const count3 = own?.count ?? 1;
   const cal = model2.calibration?.cv[key];
   const calRuns = model2.calibration?.replicates ?? 0;
   if (own?.cv[key] !== void 0 && !(cal !== void 0 && calRuns > own.count))
-    return { cv: own.cv[key], count: count2, estimatedFrom: own.count, source: "replicates", borrowed: false };
-  if (cal !== void 0) return { cv: cal, count: count2, estimatedFrom: calRuns, source: "calibration", borrowed: false };
+    return { cv: own.cv[key], count: count3, estimatedFrom: own.count, source: "replicates", borrowed: false };
+  if (cal !== void 0) return { cv: cal, count: count3, estimatedFrom: calRuns, source: "calibration", borrowed: false };
   const theirs = other ? replicatesOf(other) : void 0;
   if (theirs?.cv[key] !== void 0)
-    return { cv: theirs.cv[key], count: count2, estimatedFrom: theirs.count, source: "replicates", borrowed: true };
+    return { cv: theirs.cv[key], count: count3, estimatedFrom: theirs.count, source: "replicates", borrowed: true };
   return null;
 }
 function betweenRun(base, cur, key, bv, cv, model2, confidence) {
@@ -48886,24 +48987,19 @@ function bootstrapSe(b2, p2, rng, draws = 200) {
     sum += x;
     sumSq += x * x;
   }
-  const mean3 = sum / draws;
-  return Math.sqrt(Math.max(0, sumSq / draws - mean3 * mean3) * (draws / (draws - 1)));
+  const mean5 = sum / draws;
+  return Math.sqrt(Math.max(0, sumSq / draws - mean5 * mean5) * (draws / (draws - 1)));
 }
-var SEGMENT_OF = {
-  ttft_ms: "ttft_ms",
-  tpot_ms: "tpot_ms",
-  itl_ms: "itl_ms",
-  e2e_ms: "e2e_ms"
-};
-function driftSe(r, metric, pct6, b2, p2, rng) {
-  const name2 = SEGMENT_OF[metric];
-  if (!r.segments || !name2 || !SEGMENT_PERCENTILES.includes(pct6)) return null;
+var SEGMENTED = new Set(METRICS.filter((m2) => m2.segments).map((m2) => m2.key));
+function driftSe(r, metric, pct7, b2, p2, rng) {
+  const name2 = SEGMENTED.has(metric) ? metric : void 0;
+  if (!r.segments || !name2 || !SEGMENT_PERCENTILES.includes(pct7)) return null;
   const s = r.segments[name2];
   const need = Math.ceil(2 / (1 - p2 / 100) - 1e-9);
-  const values = s[pct6].filter((v, i) => v !== null && s.n[i] >= need);
+  const values = s[pct7].filter((v, i) => v !== null && s.n[i] >= need);
   if (values.length < 4) return null;
-  const mean3 = values.reduce((a, v) => a + v, 0) / values.length;
-  const variance = values.reduce((a, v) => a + (v - mean3) ** 2, 0) / (values.length - 1);
+  const mean5 = values.reduce((a, v) => a + v, 0) / values.length;
+  const variance = values.reduce((a, v) => a + (v - mean5) ** 2, 0) / (values.length - 1);
   const boot = bootstrapSe(b2, p2, rng);
   return Math.sqrt(Math.max(0, variance / values.length - boot * boot));
 }
@@ -48914,7 +49010,7 @@ function latencyNoise(model2, t, base, cur, buckets, values, rng, confidence) {
   const sources = ["bootstrap", ...within !== null ? ["segments"] : [], ...between.sources];
   return {
     se: Math.hypot(within ?? 0, between.effectiveSe),
-    record: { within_run: within === null ? null : Math.round(within * 1e3) / 1e3, between_run_cv: between.cv, source: sources },
+    record: { within_run: within === null ? null : round3(within), between_run_cv: between.cv, source: sources },
     note: between.note
   };
 }
@@ -48930,14 +49026,14 @@ function chiSquareQuantile(p2, df) {
 function stability(base, cur, keys, model2, maxCv, confidence) {
   const checks = [];
   const unstable = /* @__PURE__ */ new Map();
-  const judge = (scope, cvs, count2) => {
-    const over = keys.filter((k) => cvLowerBound(cvs[k.key] ?? 0, count2, confidence) > maxCv);
+  const judge = (scope, cvs, count3) => {
+    const over = keys.filter((k) => cvLowerBound(cvs[k.key] ?? 0, count3, confidence) > maxCv);
     const known = keys.filter((k) => cvs[k.key] !== void 0);
     if (known.length === 0) return;
     const worst = known.reduce((a, k) => (cvs[k.key] ?? 0) > (cvs[a.key] ?? 0) ? k : a);
-    const cvText = (k) => `${pctText(cvs[k.key])} (\u2265 ${pctText(cvLowerBound(cvs[k.key], count2, confidence))} at ${pctText(confidence)} confidence)`;
+    const cvText = (k) => `${pctText(cvs[k.key])} (\u2265 ${pctText(cvLowerBound(cvs[k.key], count3, confidence))} at ${pctText(confidence)} confidence)`;
     const figure2 = (k) => `${k.label} ${cvText(k)}`;
-    const runs = scope === "calibration" ? `${count2} calibration runs` : `${count2} ${scope} runs`;
+    const runs = scope === "calibration" ? `${count3} calibration runs` : `${count3} ${scope} runs`;
     for (const k of over)
       if (!unstable.has(k.key))
         unstable.set(
@@ -48949,7 +49045,7 @@ function stability(base, cur, keys, model2, maxCv, confidence) {
       name: "between_run_cv",
       ok: over.length === 0,
       effect: "rules",
-      message: over.length > 0 ? `the environment is unstable: between-run CV ${over.map(figure2).join(", ")} across ${count2} runs exceeds ${pctText(maxCv)} (gate.max_cv); the rules on ${over.length === 1 ? "that metric are" : "those metrics are"} inconclusive` : `between-run CV within ${pctText(maxCv)} at ${pctText(confidence)} confidence for every judged metric across ${count2} runs (largest ${worst.label} ${pctText(cvs[worst.key])})`
+      message: over.length > 0 ? `the environment is unstable: between-run CV ${over.map(figure2).join(", ")} across ${count3} runs exceeds ${pctText(maxCv)} (gate.max_cv); the rules on ${over.length === 1 ? "that metric are" : "those metrics are"} inconclusive` : `between-run CV within ${pctText(maxCv)} at ${pctText(confidence)} confidence for every judged metric across ${count3} runs (largest ${worst.label} ${pctText(cvs[worst.key])})`
     });
   };
   if (model2.betweenRun) {
@@ -48980,6 +49076,73 @@ function noiseText(n2, unit) {
   return `noise: ${parts.join(" + ")}`;
 }
 
+// src/metrics/samples.ts
+function minSamples(p2, minTail) {
+  return Math.ceil(minTail / (1 - p2 / 100) - 1e-9);
+}
+
+// src/metrics/rise.ts
+function percentileRise(i) {
+  const { before: a, after: b2, p: p2 } = i;
+  const before = a ? percentileOf(a, p2) : null;
+  const after = b2 ? percentileOf(b2, p2) : null;
+  if (!a || !b2 || before === null || after === null) return { status: "no-samples", before, after, missing: !b2 ? "after" : "before" };
+  const threshold = Math.max(i.pct / 100 * before, i.floorMs);
+  const change = { abs: after - before, rel: before !== 0 ? (after - before) / before : null };
+  const need = minSamples(p2, i.minTail);
+  if (a.n < need || b2.n < need) return { status: "too-few", before, after, threshold, change, need, n: [a.n, b2.n] };
+  const boot = percentileShiftInterval(a, b2, p2, i.confidence, i.iterations, i.rng);
+  const ci = widen(boot, change.abs, i.widen?.(before, after) ?? 0);
+  const rise = change.abs > threshold ? ci.lower > threshold ? "beyond" : "noise" : "within";
+  return { status: "judged", before, after, threshold, change, ci, rise };
+}
+function widen(iv, point2, extra) {
+  if (extra === 0) return iv;
+  return { lower: point2 - Math.hypot(point2 - iv.lower, extra), upper: point2 + Math.hypot(iv.upper - point2, extra) };
+}
+function riseReason(rise, w) {
+  const noise = w.noise === void 0 ? "" : `; ${w.noise}`;
+  const caught = w.caught === void 0 ? "" : ` \u2014 ${w.caught}`;
+  if (rise === "beyond") return `${w.moved}; ${w.bound} ${w.lower} is beyond it too${noise}`;
+  if (rise === "noise") return `${w.moved}, but within noise: ${w.bound} is ${w.lower}${caught}${noise}`;
+  return `${w.moved}${caught}${noise}`;
+}
+function segmentDrift(d) {
+  const test = percentileRise({
+    before: d.first.totalCount > 0 ? bucketsOf(d.first, 1e3) : null,
+    after: d.last.totalCount > 0 ? bucketsOf(d.last, 1e3) : null,
+    p: d.p,
+    pct: d.pct,
+    floorMs: d.floorMs,
+    minTail: d.minTail,
+    confidence: d.confidence,
+    iterations: d.iterations,
+    rng: createRng(deriveSeed(1, `soak.drift.${d.id}`))
+  });
+  const none = { first: test.before, last: test.after, change: null, bound: null, ci: null };
+  if (test.status === "no-samples") return { ...none, verdict: "inconclusive", reason: "no samples in the first or the last segment" };
+  const change = { abs: round3(test.change.abs), rel: test.change.rel === null ? null : round3(test.change.rel) };
+  const bound = round3(test.threshold);
+  if (test.status === "too-few") {
+    const [nf, nl] = test.n;
+    return {
+      ...none,
+      change,
+      bound,
+      verdict: "inconclusive",
+      reason: `too few samples: needs \u2265 ${test.need} per segment (first ${nf}, last ${nl})`
+    };
+  }
+  const ci = { lower: round3(test.ci.lower), upper: round3(test.ci.upper), confidence: d.confidence };
+  const ms3 = (x) => num(x);
+  const reason = riseReason(test.rise, {
+    moved: `${change.abs >= 0 ? "rose" : "fell"} ${ms3(Math.abs(change.abs))} ms, allowed ${ms3(test.threshold)} ms`,
+    bound: "the lower bound",
+    lower: `${ms3(ci.lower)} ms`
+  });
+  return { first: test.before, last: test.after, change, bound, ci, verdict: test.rise === "beyond" ? "drift" : "none", reason };
+}
+
 // src/gate/detectable.ts
 var DETECTION_POWER = 0.8;
 function detectableChange(threshold, half, z, power = DETECTION_POWER) {
@@ -49002,112 +49165,6 @@ var changeOf = (baseline, current) => ({
   abs: current - baseline,
   rel: baseline !== 0 ? (current - baseline) / baseline : null
 });
-
-// src/metrics/samples.ts
-function minSamples(p2, minTail) {
-  return Math.ceil(minTail / (1 - p2 / 100) - 1e-9);
-}
-
-// src/metrics/definitions.ts
-var METRICS = [
-  {
-    key: "ttft_ms",
-    gate: "ttft",
-    label: "TTFT",
-    unit: "ms",
-    histogram: "ttft",
-    definition: "time to first token = first content chunk \u2212 intended send time (coordinated-omission safe); role-only chunks do not count",
-    peers: { vllm: "ttft", aiperf: "time_to_first_token", guidellm: "time_to_first_token_ms" }
-  },
-  {
-    key: "ttft_from_send_ms",
-    gate: "ttft_from_send",
-    label: "TTFT from send",
-    unit: "ms",
-    histogram: "ttftFromSend",
-    definition: "first content chunk \u2212 actual send time (hides generator lateness; for comparison only)",
-    peers: { vllm: null, aiperf: null, guidellm: null }
-  },
-  {
-    key: "time_to_first_answer_ms",
-    gate: "time_to_first_answer",
-    label: "First answer token",
-    unit: "ms",
-    histogram: "timeToFirstAnswer",
-    definition: "first non-reasoning content chunk \u2212 intended send time",
-    peers: { vllm: null, aiperf: "time_to_first_output_token", guidellm: null }
-  },
-  {
-    key: "tpot_ms",
-    gate: "tpot",
-    label: "TPOT",
-    unit: "ms",
-    histogram: "tpot",
-    definition: "time per output token = (last content chunk \u2212 first content chunk) / (output tokens \u2212 1), requests with > 1 token",
-    peers: { vllm: "tpot", aiperf: "inter_token_latency", guidellm: "inter_token_latency_ms" }
-  },
-  {
-    key: "itl_ms",
-    gate: "itl",
-    label: "ITL",
-    unit: "ms",
-    histogram: "itl",
-    definition: "inter-token latency = each gap between consecutive content chunks (excludes TTFT)",
-    peers: { vllm: "itl", aiperf: "inter_chunk_latency", guidellm: null }
-  },
-  {
-    key: "e2e_ms",
-    gate: "e2e",
-    label: "E2E",
-    unit: "ms",
-    histogram: "e2e",
-    definition: "end-to-end = last content chunk \u2212 intended send time",
-    peers: { vllm: "e2el", aiperf: "request_latency", guidellm: "request_latency" }
-  },
-  {
-    key: "normalized_latency_ms",
-    gate: "normalized_latency",
-    label: "E2E per token",
-    unit: "ms",
-    histogram: "normalized",
-    definition: "E2E / output tokens",
-    peers: { vllm: null, aiperf: null, guidellm: "time_per_output_token_ms" }
-  },
-  {
-    key: "schedule_lag_ms",
-    gate: null,
-    label: "Schedule lag",
-    unit: "ms",
-    histogram: "scheduleLag",
-    definition: "actual send \u2212 intended send: the load generator's own lateness",
-    peers: { vllm: null, aiperf: null, guidellm: null }
-  }
-];
-var GATE_METRICS = METRICS.filter((m2) => m2.gate !== null);
-var percentileLabel = (key) => `p${PERCENTILES.find(([k]) => k === key)[1]}`;
-var LATENCY_TARGETS = GATE_METRICS.flatMap(
-  (m2) => PERCENTILES.map(([pct6, p2]) => ({
-    key: `${m2.gate}_${pct6}`,
-    metric: m2.key,
-    histogram: m2.histogram,
-    pct: pct6,
-    p: p2,
-    label: `${m2.label} ${percentileLabel(pct6)}`
-  }))
-);
-var OTHER_DEFINITIONS = {
-  pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included; for a request re-sent after a reused connection was closed under it, until the write that counted",
-  reconnects: "requests re-sent, once, on a new connection because the server closed the reused kept-alive connection they were written on before any response; their latency still runs from the intended send time",
-  window_cpu: "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time \u2212 the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
-  timestamp_error_ms: "how late a chunk's timestamp can be (p50/p90/p99), from the generator's own event loop: the wait for the loop to come round (read-turn residuals, arrival and probe lateness) plus the place in its own read turn, combined by a union bound",
-  throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
-  goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
-  window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
-};
-var DEFINITIONS = {
-  ...Object.fromEntries(METRICS.map((m2) => [m2.key, m2.definition])),
-  ...OTHER_DEFINITIONS
-};
 
 // src/gate/targets.ts
 var TARGETS = new Map(LATENCY_TARGETS.map((t) => [t.key, t]));
@@ -49132,56 +49189,77 @@ function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
     limit: `may rise \u2264 ${rule2.max_increase_pct} % or ${rule2.max_increase_ms} ms, whichever is larger`,
     unit: "ms"
   };
-  const b2 = ctx.buckets(base, t.histogram, 1e3);
-  const c = ctx.buckets(cur, t.histogram, 1e3);
-  const bv = b2 ? percentileOf(b2, t.p) : null;
-  const cv = c ? percentileOf(c, t.p) : null;
-  const none = { baseline: bv, current: cv, change: null, threshold: null, ci: null };
-  if (!b2 || !c) return outcome({ ...draft, ...none, reason: `no samples in the ${!c ? "current run" : "baseline"}` }, "inconclusive", rule2);
-  const threshold = Math.max(rule2.max_increase_pct / 100 * bv, rule2.max_increase_ms);
-  const change = changeOf(bv, cv);
-  const need = minSamples(t.p, ctx.minTail);
-  if (b2.n < need || c.n < need) {
+  const { test, noise } = latencyRise(t, rule2, base, cur, ctx, draft.id);
+  const none = { baseline: test.before, current: test.after, change: null, threshold: null, ci: null };
+  if (test.status === "no-samples")
+    return outcome(
+      { ...draft, ...none, reason: `no samples in the ${test.missing === "after" ? "current run" : "baseline"}` },
+      "inconclusive",
+      rule2
+    );
+  const { change, threshold } = test;
+  if (test.status === "too-few") {
+    const [nb, nc] = test.n;
     return outcome(
       {
         ...draft,
         ...none,
         change,
         threshold,
-        reason: `too few samples for ${t.pct}: needs \u2265 ${need} in each run (baseline ${b2.n}, current ${c.n})`
+        reason: `too few samples for ${t.pct}: needs \u2265 ${test.need} in each run (baseline ${nb}, current ${nc})`
       },
       "inconclusive",
       rule2
     );
   }
-  const boot = percentileShiftInterval(b2, c, t.p, ctx.confidence, ctx.iterations, ctx.rng(draft.id));
-  const noise = latencyNoise(
-    ctx.noise,
-    t,
-    base,
-    cur,
-    { base: b2, cur: c },
-    { base: bv, cur: cv },
-    (side) => ctx.rng(`${draft.id}/${side}`),
-    ctx.confidence
-  );
-  const ci = widen(boot, change.abs, ctx.z * noise.se);
+  const { ci, before: bv } = test;
+  const said = [noise().note, noiseText(noise().record, "ms")].filter(Boolean).join("; ");
   const mdeAbs = detectableChange(threshold, change.abs - ci.lower, ctx.z);
   const mde = { abs: mdeAbs, rel: bv > 0 ? mdeAbs / bv : null, power: 0.8 };
-  const moved2 = `${change.abs >= 0 ? "rose" : "fell"} ${num(change.abs, true)} ms (${change.rel === null ? "n/a" : pctText(change.rel, true)}), allowed ${num(threshold, true)} ms`;
-  const failed = change.abs > threshold && ci.lower > threshold;
-  const caught = `a rise of \u2265 ${mde.rel === null ? `${num(mdeAbs)} ms` : `${pctText(mde.rel)} (${num(mdeAbs, true)} ms)`} would have been caught`;
-  const said = [noise.note, noiseText(noise.record, "ms")].filter(Boolean).join("; ");
-  const reason = failed ? `${moved2}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower, true)} ms is beyond it too; ${said}` : change.abs > threshold ? `${moved2}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower, true)} ms \u2014 ${caught}; ${said}` : `${moved2} \u2014 ${caught}; ${said}`;
+  const reason = riseReason(test.rise, {
+    moved: `${change.abs >= 0 ? "rose" : "fell"} ${num(change.abs, true)} ms (${change.rel === null ? "n/a" : pctText(change.rel, true)}), allowed ${num(threshold, true)} ms`,
+    bound: `the ${confText(ctx.confidence)} lower bound`,
+    lower: `${num(ci.lower, true)} ms`,
+    caught: `a rise of \u2265 ${mde.rel === null ? `${num(mdeAbs)} ms` : `${pctText(mde.rel)} (${num(mdeAbs, true)} ms)`} would have been caught`,
+    noise: said
+  });
   return outcome(
-    { ...draft, baseline: bv, current: cv, change, threshold, ci: { ...ci, confidence: ctx.confidence }, reason, mde, noise: noise.record },
-    failed ? "fail" : "pass",
+    {
+      ...draft,
+      baseline: bv,
+      current: test.after,
+      change,
+      threshold,
+      ci: { ...ci, confidence: ctx.confidence },
+      reason,
+      mde,
+      noise: noise().record
+    },
+    test.rise === "beyond" ? "fail" : "pass",
     rule2
   );
 }
-function widen(iv, point2, extra) {
-  if (extra === 0) return iv;
-  return { lower: point2 - Math.hypot(point2 - iv.lower, extra), upper: point2 + Math.hypot(iv.upper - point2, extra) };
+function latencyRise(t, rule2, base, cur, ctx, id) {
+  const b2 = ctx.buckets(base, t.histogram, 1e3);
+  const c = ctx.buckets(cur, t.histogram, 1e3);
+  let noise;
+  const test = percentileRise({
+    before: b2,
+    after: c,
+    p: t.p,
+    pct: rule2.max_increase_pct,
+    floorMs: rule2.max_increase_ms,
+    minTail: ctx.minTail,
+    confidence: ctx.confidence,
+    iterations: ctx.iterations,
+    rng: ctx.rng(id),
+    widen: (bv, cv) => {
+      const side = (s) => ctx.rng(`${id}/${s}`);
+      noise = latencyNoise(ctx.noise, t, base, cur, { base: b2, cur: c }, { base: bv, cur: cv }, side, ctx.confidence);
+      return ctx.z * noise.se;
+    }
+  });
+  return { test, noise: () => noise };
 }
 var THROUGHPUT = {
   output_tokens_per_s: {
@@ -49211,8 +49289,8 @@ var THROUGHPUT = {
 };
 var throughputSpread = (key) => ({ key: THROUGHPUT[key].spread, label: THROUGHPUT[key].label });
 function totalRse({ sum, sumSq }, n2) {
-  const mean3 = sum / n2;
-  return Math.sqrt(Math.max(0, sumSq / n2 - mean3 * mean3) / n2) / mean3;
+  const mean5 = sum / n2;
+  return Math.sqrt(Math.max(0, sumSq / n2 - mean5 * mean5) / n2) / mean5;
 }
 function judgeThroughputDecrease(key, rule2, base, cur, ctx) {
   const m2 = THROUGHPUT[key];
@@ -49325,434 +49403,6 @@ function judgeContext(o) {
   };
 }
 
-// src/arrivals/curve.ts
-function constantCurve(ratePerS) {
-  return { segments: [{ fromMs: 0, toMs: Infinity, fromRate: ratePerS, toRate: ratePerS }] };
-}
-function curveThrough(knots) {
-  const segments2 = [];
-  for (let i = 0; i + 1 < knots.length; i++) {
-    const [a, b2] = [knots[i], knots[i + 1]];
-    if (b2.t > a.t) segments2.push({ fromMs: a.t, toMs: b2.t, fromRate: a.rate, toRate: b2.rate });
-  }
-  const last = knots[knots.length - 1];
-  segments2.push({ fromMs: last.t, toMs: Infinity, fromRate: last.rate, toRate: last.rate });
-  const merged = [];
-  for (const s of segments2) {
-    const prev = merged[merged.length - 1];
-    if (prev && isFlat(prev) && isFlat(s) && prev.fromRate === s.fromRate) prev.toMs = s.toMs;
-    else merged.push({ ...s });
-  }
-  return { segments: merged };
-}
-var isFlat = (s) => s.fromRate === s.toRate;
-function rateOn(s, tMs) {
-  if (isFlat(s) || tMs <= s.fromMs) return s.fromRate;
-  return s.fromRate + (s.toRate - s.fromRate) * (Math.min(tMs, s.toMs) - s.fromMs) / (s.toMs - s.fromMs);
-}
-function massWithin(s, a, b2) {
-  return b2 > a ? (rateOn(s, a) + rateOn(s, b2)) / 2 * ((b2 - a) / 1e3) : 0;
-}
-function expectedArrivals(c, a, b2) {
-  let m2 = 0;
-  for (const s of c.segments) m2 += massWithin(s, Math.max(a, s.fromMs), Math.min(b2, s.toMs));
-  return m2;
-}
-function solveWithin(s, t, e) {
-  const l0 = rateOn(s, t) / 1e3;
-  const k = isFlat(s) ? 0 : (s.toRate - s.fromRate) / 1e3 / (s.toMs - s.fromMs);
-  return 2 * e / (l0 + Math.sqrt(Math.max(0, l0 * l0 + 2 * k * e)));
-}
-function advanceBy(c, i, t, e) {
-  let rest = e;
-  for (let j = i; j < c.segments.length; j++) {
-    const s = c.segments[j];
-    const from = Math.max(t, s.fromMs);
-    const room = s.toMs === Infinity ? s.fromRate > 0 ? Infinity : 0 : massWithin(s, from, s.toMs);
-    if (rest < room) return { t: from + solveWithin(s, from, rest), i: j };
-    rest -= room;
-  }
-  return { t: Infinity, i: c.segments.length - 1 };
-}
-
-// src/metrics/pattern-recorder.ts
-var hdr2 = __toESM(require_dist(), 1);
-function newBucketHistogram() {
-  return hdr2.build({
-    useWebAssembly: false,
-    numberOfSignificantValueDigits: 2,
-    lowestDiscernibleValue: 1,
-    autoResize: true,
-    bitBucketSize: 32
-  });
-}
-var PatternRecorder = class {
-  constructor(runStart, intervalMs, totalMs, phases) {
-    this.runStart = runStart;
-    this.intervalMs = intervalMs;
-    this.buckets = Array.from({ length: Math.max(1, Math.ceil(totalMs / intervalMs)) }, () => ({
-      scheduled: 0,
-      ok: 0,
-      errors: 0,
-      completedOk: 0,
-      ttft: null
-    }));
-    this.phases = phases.map((p2) => ({
-      fromMs: p2.fromMs,
-      toMs: p2.toMs,
-      scheduled: 0,
-      ok: 0,
-      errors: 0,
-      completedOk: 0,
-      h: { ttft: newHistogram(), tpot: newHistogram(), e2e: newHistogram() },
-      memory: null
-    }));
-  }
-  runStart;
-  intervalMs;
-  buckets;
-  phases;
-  /** Bucket of a run offset; the drain past the planned end lands in the last bucket. */
-  bucket(offsetMs) {
-    const i = Math.min(this.buckets.length - 1, Math.max(0, Math.floor(offsetMs / this.intervalMs)));
-    return this.buckets[i];
-  }
-  phase(offsetMs) {
-    return this.phases.find((p2) => offsetMs >= p2.fromMs && offsetMs < p2.toMs);
-  }
-  opened(offsetMs) {
-    this.bucket(offsetMs).scheduled++;
-    const p2 = this.phase(offsetMs);
-    if (p2) p2.scheduled++;
-  }
-  complete(r) {
-    const sched = r.tSched - this.runStart;
-    const b2 = this.bucket(sched);
-    const p2 = this.phase(sched);
-    const ok = r.outcome === "ok";
-    if (ok) {
-      b2.ok++;
-      const end2 = r.tEnd - this.runStart;
-      this.bucket(end2).completedOk++;
-      const pe = this.phase(end2);
-      if (pe) pe.completedOk++;
-    } else b2.errors++;
-    if (p2) {
-      if (ok) p2.ok++;
-      else p2.errors++;
-    }
-    if (!ok || r.chunks === 0) return;
-    const ttft = r.tFirst - r.tSched;
-    recordMs(b2.ttft ??= newBucketHistogram(), ttft);
-    if (!p2) return;
-    recordMs(p2.h.ttft, ttft);
-    recordMs(p2.h.e2e, r.tLast - r.tSched);
-    const n2 = r.outputTokens;
-    if (n2 > 1) recordMs(p2.h.tpot, (r.tLast - r.tFirst) / (n2 - 1));
-  }
-  /** The generator's memory when phase k ended (called from a timer at its end). */
-  sampleMemory(k) {
-    const p2 = this.phases[k];
-    if (p2) p2.memory = { rss_mb: process.memoryUsage.rss() / 2 ** 20, heap_mb: process.memoryUsage().heapUsed / 2 ** 20 };
-  }
-};
-var NICE_MS = [50, 100, 200, 250, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5];
-var MAX_BUCKETS = 300;
-function bucketIntervalMs(totalMs) {
-  return NICE_MS.find((ms4) => ms4 >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
-}
-
-// src/result/pattern.ts
-var RECOVERY_TOLERANCE = 0.1;
-var MIN_WINDOW_SAMPLES = 20;
-var SATURATION_SHORTFALL = 0.05;
-var DEPART_FACTOR = 2;
-var DRIFT_METRICS = { ttft: "ttft_ms", tpot: "tpot_ms", e2e: "e2e_ms" };
-var r32 = (x) => Math.round(x * 1e3) / 1e3;
-var ms = (v) => num(v);
-function baseRateOf(load) {
-  const p2 = load.pattern;
-  if (p2?.kind === "ramp") return (p2.from + p2.to) / 2;
-  if (p2?.kind === "steps") return p2.rates.reduce((a, b2) => a + b2, 0) / p2.rates.length;
-  return load.rate;
-}
-function patternFacts(plan2, rec, gate, baseRate, spike) {
-  return {
-    kind: plan2.kind,
-    intervalMs: rec.intervalMs,
-    windowFromMs: plan2.windowFromMs,
-    windowToMs: plan2.windowToMs,
-    baseRate,
-    names: plan2.phases.map((p2) => p2.name),
-    offeredPerS: rec.buckets.map(
-      (_, i) => r32(expectedArrivals(plan2.curve, i * rec.intervalMs, (i + 1) * rec.intervalMs) / (rec.intervalMs / 1e3))
-    ),
-    phaseOffered: plan2.phases.map((p2) => p2.rate),
-    phases: rec.phases,
-    buckets: rec.buckets,
-    spike,
-    gate
-  };
-}
-function mergedWindow(buckets, from, to) {
-  let h = null;
-  for (let i = Math.max(0, from); i < Math.min(to, buckets.length); i++) {
-    const b2 = buckets[i].ttft;
-    if (b2) (h ??= newBucketHistogram()).add(b2);
-  }
-  return h;
-}
-function slidingP95(buckets, w) {
-  const running = mergedWindow(buckets, 0, w) ?? newBucketHistogram();
-  return buckets.map((_, i) => {
-    if (i > 0) {
-      const out2 = buckets[i - 1].ttft;
-      const inn = buckets[i + w - 1]?.ttft;
-      if (out2) running.subtract(out2);
-      if (inn) running.add(inn);
-    }
-    return p95(running);
-  });
-}
-var p95 = (h) => h && h.totalCount >= MIN_WINDOW_SAMPLES ? r32(h.getValueAtPercentile(95) / 1e3) : null;
-function buildPatternSection(f) {
-  const iv = f.intervalMs;
-  const w = Math.max(5, Math.ceil(2 * MIN_WINDOW_SAMPLES / Math.max(f.baseRate, 1e-9) * (1e3 / iv)));
-  const lastStart = Math.floor(f.windowToMs / iv) - w;
-  const sliding = slidingP95(f.buckets, w);
-  const scale = f.rateScale ?? 1;
-  const phases = f.phases.map((p2, k) => phaseSummary(f.names[k], p2, f.phaseOffered[k], scale));
-  const section2 = {
-    kind: f.kind,
-    interval_s: iv / 1e3,
-    sliding_window_s: w * iv / 1e3,
-    window: { from_s: f.windowFromMs / 1e3, to_s: f.windowToMs / 1e3 },
-    phases,
-    series: {
-      offered_per_s: f.offeredPerS,
-      scheduled: f.buckets.map((b2) => b2.scheduled),
-      ok: f.buckets.map((b2) => b2.ok),
-      errors: f.buckets.map((b2) => b2.errors),
-      achieved_per_s: f.buckets.map((b2) => r32(b2.completedOk * scale / (iv / 1e3))),
-      ttft_p95_ms: sliding
-    },
-    histograms: {
-      buckets_ttft: f.buckets.map((b2) => b2.ttft ? encodeHistogram(b2.ttft) : ""),
-      phases: f.phases.map((p2) => ({ ttft: encodeHistogram(p2.h.ttft), tpot: encodeHistogram(p2.h.tpot), e2e: encodeHistogram(p2.h.e2e) }))
-    }
-  };
-  if (f.kind === "spike" && f.spike) section2.spike = spikeOutcome(f, iv, w, lastStart, sliding);
-  if (f.kind === "ramp" || f.kind === "steps") section2.steps = stepsOutcome(f.phases, phases);
-  if (f.kind === "soak") section2.soak = soakOutcome(f);
-  return section2;
-}
-function phaseSummary(name2, p2, offered, scale) {
-  const len = (p2.toMs - p2.fromMs) / 1e3;
-  const done = p2.ok + p2.errors;
-  return {
-    name: name2,
-    from_s: r32(p2.fromMs / 1e3),
-    to_s: r32(p2.toMs / 1e3),
-    offered_rate_per_s: offered,
-    scheduled: p2.scheduled,
-    ok: p2.ok,
-    errors: p2.errors,
-    error_rate: done > 0 ? r32(p2.errors / done) : null,
-    achieved_rate_per_s: len > 0 ? r32(p2.completedOk * scale / len) : 0,
-    ttft_ms: summarizeMs(p2.h.ttft),
-    tpot_ms: summarizeMs(p2.h.tpot),
-    e2e_ms: summarizeMs(p2.h.e2e),
-    generator: p2.memory && { rss_mb: r32(p2.memory.rss_mb), heap_mb: r32(p2.memory.heap_mb) }
-  };
-}
-function spikeOutcome(f, iv, w, lastStart, sliding) {
-  const { atMs, forMs } = f.spike;
-  const start = f.windowFromMs + atMs;
-  const end2 = start + forMs;
-  const pre = p95(mergedWindow(f.buckets, Math.ceil(f.windowFromMs / iv), Math.floor(start / iv)));
-  let recovery = null;
-  if (pre !== null) {
-    for (let i = Math.ceil(end2 / iv - 1e-9); i <= lastStart; i++) {
-      const v = sliding[i];
-      if (v !== null && v <= pre * (1 + RECOVERY_TOLERANCE)) {
-        recovery = r32((i * iv - end2) / 1e3);
-        break;
-      }
-    }
-  }
-  const during = f.phases[f.names.indexOf("spike")];
-  const done = during ? during.ok + during.errors : 0;
-  return {
-    at_s: atMs / 1e3,
-    for_s: forMs / 1e3,
-    pre_ttft_p95_ms: pre,
-    during: {
-      ttft_ms: during ? summarizeMs(during.h.ttft) : null,
-      errors: during?.errors ?? 0,
-      error_rate: done > 0 ? r32(during.errors / done) : null
-    },
-    recovery_s: recovery,
-    rule: `from the spike's end until TTFT p95 over a sliding ${w * iv / 1e3} s window is within ${RECOVERY_TOLERANCE * 100} % of the pre-spike p95`
-  };
-}
-function stepsOutcome(stats, phases) {
-  const p99s = phases.map((p2) => p2.ttft_ms && p2.ttft_ms.count >= MIN_WINDOW_SAMPLES ? p2.ttft_ms.p99 : null);
-  const known = p99s.filter((v) => v !== null);
-  const floor = known.length > 0 ? Math.min(...known) : null;
-  const saturated = stats.findIndex(
-    (s) => s.completedOk < (1 - SATURATION_SHORTFALL) * s.scheduled && s.scheduled - s.completedOk > 3 * Math.sqrt(s.scheduled)
-  );
-  const departed = floor === null ? -1 : p99s.findIndex((v) => v !== null && v > DEPART_FACTOR * floor);
-  return {
-    floor_ttft_p99_ms: floor,
-    first_saturated: saturated >= 0 ? phases[saturated].name : null,
-    first_departed: departed >= 0 ? phases[departed].name : null,
-    rule: `saturated: completions < ${(1 - SATURATION_SHORTFALL) * 100} % of the phase's arrivals and short by > 3\u221Aarrivals; departed: TTFT p99 > ${DEPART_FACTOR} \xD7 the lowest phase p99`
-  };
-}
-function soakOutcome(f) {
-  const g = f.gate;
-  const drift = {};
-  const first = f.phases[0];
-  const last = f.phases[f.phases.length - 1];
-  for (const t of LATENCY_TARGETS) {
-    const rule2 = g.latency[t.key];
-    const metric = t.histogram;
-    if (!rule2?.enabled || !(metric in DRIFT_METRICS)) continue;
-    const key = t.key;
-    drift[key] = judgeDrift(
-      first.h[metric],
-      last.h[metric],
-      t.p,
-      g.soak?.max_drift_pct ?? rule2.max_increase_pct,
-      rule2.max_increase_ms,
-      g,
-      key
-    );
-  }
-  return {
-    segments: f.phases.length,
-    drift,
-    generator: {
-      rss_mb: f.phases.map((p2) => p2.memory ? r32(p2.memory.rss_mb) : null),
-      heap_mb: f.phases.map((p2) => p2.memory ? r32(p2.memory.heap_mb) : null)
-    },
-    rule: `last segment vs first, per gate latency rule: drift when the rise AND its ${Math.round(g.confidence * 100)} % one-sided bootstrap lower bound exceed max(pct \xD7 first, ms)`
-  };
-}
-function judgeDrift(a, b2, p2, pct6, floorMs, g, id) {
-  const ba = a.totalCount > 0 ? bucketsOf(a, 1e3) : null;
-  const bb = b2.totalCount > 0 ? bucketsOf(b2, 1e3) : null;
-  const first = ba ? percentileOf(ba, p2) : null;
-  const last = bb ? percentileOf(bb, p2) : null;
-  const none = { first, last, change: null, bound: null, ci: null };
-  if (!ba || !bb) return { ...none, verdict: "inconclusive", reason: "no samples in the first or the last segment" };
-  const bound = Math.max(pct6 / 100 * first, floorMs);
-  const change = { abs: r32(last - first), rel: first > 0 ? r32((last - first) / first) : null };
-  const need = minSamples(p2, g.min_tail_samples);
-  if (ba.n < need || bb.n < need)
-    return {
-      ...none,
-      change,
-      bound: r32(bound),
-      verdict: "inconclusive",
-      reason: `too few samples: needs \u2265 ${need} per segment (first ${ba.n}, last ${bb.n})`
-    };
-  const iv = percentileShiftInterval(ba, bb, p2, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
-  const ci = { lower: r32(iv.lower), upper: r32(iv.upper), confidence: g.confidence };
-  const moved2 = `${change.abs >= 0 ? "rose" : "fell"} ${ms(Math.abs(change.abs))} ms, allowed ${ms(bound)} ms`;
-  const drift = change.abs > bound && ci.lower > bound;
-  const reason = drift ? `${moved2}; the lower bound ${ms(ci.lower)} ms is beyond it too` : change.abs > bound ? `${moved2}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved2;
-  return {
-    first,
-    last,
-    change,
-    bound: r32(bound),
-    ci,
-    verdict: drift ? "drift" : "none",
-    reason
-  };
-}
-function factsOf(s, gate) {
-  const iv = s.interval_s * 1e3;
-  return {
-    kind: s.kind,
-    intervalMs: iv,
-    windowFromMs: s.window.from_s * 1e3,
-    windowToMs: s.window.to_s * 1e3,
-    baseRate: 0,
-    names: s.phases.map((p2) => p2.name),
-    offeredPerS: [...s.series.offered_per_s],
-    // a copy: merging adds into it, and inputs stay as they were
-    phaseOffered: s.phases.map((p2) => p2.offered_rate_per_s),
-    phases: s.phases.map((p2, k) => ({
-      fromMs: p2.from_s * 1e3,
-      toMs: p2.to_s * 1e3,
-      scheduled: p2.scheduled,
-      ok: p2.ok,
-      errors: p2.errors,
-      completedOk: Math.round(p2.achieved_rate_per_s * (p2.to_s - p2.from_s)),
-      h: {
-        ttft: decodeHistogram(s.histograms.phases[k].ttft),
-        tpot: decodeHistogram(s.histograms.phases[k].tpot),
-        e2e: decodeHistogram(s.histograms.phases[k].e2e)
-      },
-      memory: p2.generator
-    })),
-    buckets: s.series.scheduled.map((n2, i) => ({
-      scheduled: n2,
-      ok: s.series.ok[i],
-      errors: s.series.errors[i],
-      completedOk: Math.round(s.series.achieved_per_s[i] * s.interval_s),
-      ttft: s.histograms.buckets_ttft[i] ? decodeBucket(s.histograms.buckets_ttft[i]) : null
-    })),
-    spike: s.spike && { atMs: s.spike.at_s * 1e3, forMs: s.spike.for_s * 1e3 },
-    gate
-  };
-}
-function decodeBucket(encoded) {
-  const h = newBucketHistogram();
-  h.add(decodeHistogram(encoded));
-  return h;
-}
-function mergePatternSections(sections, shards, gate, baseRate) {
-  if (sections.length === 0 || sections.some((s) => s === void 0)) return void 0;
-  const all = sections;
-  const [first] = all;
-  if (all.some((s) => s.kind !== first.kind || s.interval_s !== first.interval_s || s.phases.length !== first.phases.length))
-    return void 0;
-  const facts = all.map((s) => factsOf(s, gate));
-  const out2 = facts[0];
-  const rateScale = shards ? 1 : 1 / all.length;
-  for (const f of facts.slice(1)) {
-    f.buckets.forEach((b2, i) => {
-      const o = out2.buckets[i] ??= { scheduled: 0, ok: 0, errors: 0, completedOk: 0, ttft: null };
-      o.scheduled += b2.scheduled;
-      o.ok += b2.ok;
-      o.errors += b2.errors;
-      o.completedOk += b2.completedOk;
-      if (b2.ttft) (o.ttft ??= newBucketHistogram()).add(b2.ttft);
-    });
-    f.phases.forEach((p2, k) => {
-      const o = out2.phases[k];
-      o.scheduled += p2.scheduled;
-      o.ok += p2.ok;
-      o.errors += p2.errors;
-      o.completedOk += p2.completedOk;
-      for (const m2 of Object.keys(DRIFT_METRICS)) o.h[m2].add(p2.h[m2]);
-      if (p2.memory && o.memory)
-        o.memory = { rss_mb: Math.max(o.memory.rss_mb, p2.memory.rss_mb), heap_mb: Math.max(o.memory.heap_mb, p2.memory.heap_mb) };
-    });
-    f.offeredPerS.forEach((v, i) => out2.offeredPerS[i] = (out2.offeredPerS[i] ?? 0) + v);
-    f.phaseOffered.forEach((v, k) => out2.phaseOffered[k] += v);
-  }
-  out2.offeredPerS = out2.offeredPerS.map((v) => r32(v * rateScale));
-  out2.phaseOffered = out2.phaseOffered.map((v) => r32(v * rateScale));
-  out2.rateScale = rateScale;
-  out2.baseRate = baseRate;
-  return buildPatternSection(out2);
-}
-
 // src/gate/pattern-rules.ts
 function judgePatternRules(gate, current) {
   const out2 = [];
@@ -49806,15 +49456,17 @@ function judgeSoak(gate, rule2, r) {
     const t = latencyTarget(key);
     const metric = t.histogram;
     const latency2 = gate.latency[key];
-    const d = judgeDrift(
-      decodeHistogram(first[metric]),
-      decodeHistogram(last[metric]),
-      t.p,
-      rule2.max_drift_pct,
-      latency2.max_increase_ms,
-      gate,
-      key
-    );
+    const d = segmentDrift({
+      first: decodeHistogram(first[metric]),
+      last: decodeHistogram(last[metric]),
+      p: t.p,
+      pct: rule2.max_drift_pct,
+      floorMs: latency2.max_increase_ms,
+      minTail: gate.min_tail_samples,
+      confidence: gate.confidence,
+      iterations: gate.bootstrap_iterations,
+      id: key
+    });
     return outcome(
       {
         id: `soak.drift.${key}`,
@@ -49891,9 +49543,9 @@ var gateSchema = {
       description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
       propertyNames: keyNames(LATENCY_KEY, "latency rules"),
       properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, [pct6, ms4]]) => [
+        Object.entries(LATENCY_DEFAULTS).map(([key, [pct7, ms3]]) => [
           key,
-          rule({ max_increase_pct: nonNegative(pct6), max_increase_ms: nonNegative(ms4) }, [], {})
+          rule({ max_increase_pct: nonNegative(pct7), max_increase_ms: nonNegative(ms3) }, [], {})
         ])
       ),
       additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, [
@@ -50421,7 +50073,7 @@ function calibrationFrom(merged) {
     spec_hash: merged.spec_hash,
     target: { url: merged.target.url, model: merged.target.model },
     replicates: merged.replicates.count,
-    window_s: Math.round(merged.load.window_s / merged.replicates.count * 1e3) / 1e3,
+    window_s: round3(merged.load.window_s / merged.replicates.count),
     cv: merged.replicates.cv
   };
 }
@@ -50702,7 +50354,7 @@ var resultSchema = {
 var ResultFileError = class extends Error {
 };
 var validate2 = new import_ajv3.Ajv({ allErrors: false, strict: true }).compile(resultSchema);
-function loadResult(path2) {
+function readResult(path2) {
   let text;
   try {
     text = readFileCapped(path2, MAX_RESULT_BYTES);
@@ -50775,12 +50427,12 @@ function ruleHead(r) {
   const rel = b2 !== 0 ? `${pctText((c - b2) / b2, true)} ` : "";
   return `${r.metric} ${rel}(${num(b2)} \u2192 ${num(c)} ${r.unit})`;
 }
-var ms2 = (v) => `${num(v)} ms`;
+var ms = (v) => `${num(v)} ms`;
 var share = (v) => `${num(v * 100)} %`;
 var plain = (v) => num(v);
 var SERVER_FIGURES = [
-  { label: "server queue time p95", get: (s) => s.queue_time_ms?.p95, show: ms2, floor: 2 },
-  { label: "server TTFT p95", get: (s) => s.ttft_ms?.p95, show: ms2, floor: 2 },
+  { label: "server queue time p95", get: (s) => s.queue_time_ms?.p95, show: ms, floor: 2 },
+  { label: "server TTFT p95", get: (s) => s.ttft_ms?.p95, show: ms, floor: 2 },
   { label: "requests waiting mean", get: (s) => s.summary.waiting?.mean, show: plain, floor: 0.5 },
   { label: "requests running mean", get: (s) => s.summary.running?.mean, show: plain, floor: 0.5 },
   { label: "KV cache peak", get: (s) => s.summary.kv_cache_usage?.max, show: share, floor: 0.05 },
@@ -50890,8 +50542,8 @@ var W = 640;
 var H = 300;
 var M = { left: 64, right: 32, top: 48, bottom: 46 };
 var tick = (v) => String(Number(v.toPrecision(6)));
-function niceTicks(max2, count2 = 5) {
-  const raw = max2 / count2;
+function niceTicks(max2, count3 = 5) {
+  const raw = max2 / count3;
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m2) => m2 * mag).find((s) => s >= raw);
   return Array.from({ length: Math.floor(max2 / step) + 1 }, (_, i) => i * step);
@@ -50965,7 +50617,7 @@ var TTFT = "#1f6feb";
 var PHASE_COLORS = ["#0969da", "#bf8700"];
 var f1 = (v) => v === null || v === void 0 ? "n/a" : num(v);
 var pct2 = (v) => v === null ? "n/a" : `${(v * 100).toFixed(1)} %`;
-var p952 = (s) => f1(s?.p95);
+var p95 = (s) => f1(s?.p95);
 var p99 = (s) => f1(s?.p99);
 function bands(p2) {
   return p2.phases.filter((ph) => p2.kind !== "spike" || ph.name === "spike").map((ph, i) => ({ from: ph.from_s, to: ph.to_s, label: p2.phases.length > 8 ? String(i + 1) : ph.name, color: PHASE_COLORS[i % 2] }));
@@ -50974,7 +50626,7 @@ function patternChart(r) {
   const p2 = r.pattern;
   if (!p2) return null;
   const iv = p2.interval_s;
-  const at = (i) => Math.round(i * iv * 1e3) / 1e3;
+  const at = (i) => round3(i * iv);
   const b2 = bands(p2);
   const end2 = at(p2.series.offered_per_s.length);
   const rates = lineChart(
@@ -51008,7 +50660,7 @@ function smooth(v, k) {
   if (k <= 0) return v;
   return v.map((_, i) => {
     const slice = v.slice(Math.max(0, i - k), i + k + 1);
-    return Math.round(slice.reduce((a, b2) => a + b2, 0) / slice.length * 1e3) / 1e3;
+    return round3(slice.reduce((a, b2) => a + b2, 0) / slice.length);
   });
 }
 function patternFindings(r) {
@@ -51020,7 +50672,7 @@ function patternFindings(r) {
   if (p2.spike) {
     const s = p2.spike;
     out2.push(
-      `Spike \xD7${f1(p2.phases[1]?.offered_rate_per_s / (p2.phases[0]?.offered_rate_per_s || 1))} at ${s.at_s} s for ${s.for_s} s: TTFT p95 ${f1(s.pre_ttft_p95_ms)} ms before, ${p952(s.during.ttft_ms)} ms during, errors ${s.during.errors} (${pct2(s.during.error_rate)})`,
+      `Spike \xD7${f1(p2.phases[1]?.offered_rate_per_s / (p2.phases[0]?.offered_rate_per_s || 1))} at ${s.at_s} s for ${s.for_s} s: TTFT p95 ${f1(s.pre_ttft_p95_ms)} ms before, ${p95(s.during.ttft_ms)} ms during, errors ${s.during.errors} (${pct2(s.during.error_rate)})`,
       s.recovery_s === null ? `Recovery    did not recover within the window (${s.rule})` : `Recovery    ${s.recovery_s} s (${s.rule})`
     );
   }
@@ -51048,9 +50700,9 @@ var cells = (ph) => [
   f1(ph.achieved_rate_per_s),
   String(ph.scheduled),
   `${ph.errors} (${pct2(ph.error_rate)})`,
-  p952(ph.ttft_ms),
+  p95(ph.ttft_ms),
   p99(ph.ttft_ms),
-  p952(ph.e2e_ms),
+  p95(ph.e2e_ms),
   f1(ph.generator?.rss_mb)
 ];
 function patternConsole(r) {
@@ -51121,7 +50773,7 @@ function patternHtml(r) {
   const list2 = `<ul>${findings3.map((l) => `<li>${escapeHtml(l.replace(/\s{2,}/g, " "))}</li>`).join("")}</ul>`;
   if (!p2) return `<h2>Run aborted</h2>
 ${list2}`;
-  const rows = p2.phases.map(
+  const rows2 = p2.phases.map(
     (ph) => `<tr>${cells(ph).map((c, i) => i === 0 ? `<td>${escapeHtml(c)}</td>` : `<td class="n">${escapeHtml(c)}</td>`).join("")}</tr>`
   ).join("\n");
   return `<h2>Load pattern: ${escapeHtml(p2.kind)}</h2>
@@ -51131,9 +50783,61 @@ ${patternChart(r)}
 </div>
 <table>
 <tr>${HEAD.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr>
-${rows}
+${rows2}
 </table>
 <p class="sub">Phases by intended send time; achieved = successful completions that ended in the phase, per second; latencies in ms; RSS: the generator's own memory when the phase ended.</p>`;
+}
+
+// src/report/sessions-report.ts
+var HEAD2 = ["Turn", "Sent", "OK", "TTFT p50 ms", "TTFT p95 ms", "Prompt tokens", "Reply tokens"];
+function rows(s) {
+  return s.by_turn.map((t) => [
+    String(t.turn + 1),
+    String(t.sent),
+    String(t.ok),
+    t.ttft_ms ? num(t.ttft_ms.p50) : "n/a",
+    t.ttft_ms ? num(t.ttft_ms.p95) : "n/a",
+    t.prompt_tokens === null ? "n/a" : num(t.prompt_tokens),
+    t.reply_tokens === null ? "n/a" : num(t.reply_tokens)
+  ]);
+}
+function summary2(s) {
+  const hit = s.server_prefix_cache_hit_rate;
+  return `${s.started} conversations started (load.rate counts ${s.rate_unit}): ${s.completed} completed, ${s.ended_by_failure} ended by a failed turn, ${s.cut_by_run_end} cut by the run's end \xB7 server prefix-cache hit rate ${hit === null ? "n/a" : `${(hit * 100).toFixed(1)} %`}`;
+}
+function traceLine(r) {
+  const t = r.workload.plan?.trace;
+  if (!t) return null;
+  return `replayed ${t.replayed} of ${t.arrivals} arrivals of ${t.file} (${t.format}, speedup ${t.speedup}, ${t.span_s} s${t.with_hash_ids ? ", shared hash-id blocks" : ""}); schedule: ${t.schedule}`;
+}
+function sessionsConsole(r) {
+  const out2 = [];
+  const trace = traceLine(r);
+  if (trace !== null) out2.push(`Trace       ${trace}`);
+  const s = r.workload.plan?.sessions;
+  if (!s) return out2;
+  out2.push(`Sessions    ${summary2(s)}`);
+  const table = [HEAD2, ...rows(s)];
+  const widths = HEAD2.map((_, k) => Math.max(...table.map((row) => row[k].length)));
+  for (const row of table) out2.push(`            ${row.map((c, k) => k === 0 ? c.padEnd(widths[k]) : c.padStart(widths[k])).join("  ")}`);
+  return out2;
+}
+function sessionsMarkdown(r) {
+  const out2 = [];
+  const trace = traceLine(r);
+  if (trace !== null) out2.push("#### Trace replay", "", escapeMarkdown(trace), "");
+  const s = r.workload.plan?.sessions;
+  if (!s) return out2;
+  out2.push(
+    "#### Conversations by turn",
+    "",
+    escapeMarkdown(summary2(s)),
+    "",
+    `| ${HEAD2.join(" | ")} |`,
+    `|:--|${HEAD2.slice(1).map(() => "--:").join("|")}|`
+  );
+  out2.push(...rows(s).map((row) => `| ${row.join(" | ")} |`), "");
+  return out2;
 }
 
 // src/report/server-format.ts
@@ -51220,6 +50924,7 @@ function renderConsoleReport(r, gate, baseline = null) {
   const connections = connectionsText(r);
   if (connections !== null) out2.push(`Connections ${connections}`);
   out2.push(...patternConsole(r));
+  out2.push(...sessionsConsole(r).map(terminalSafe));
   const network = networkText(r);
   if (network !== null) out2.push(`Network     ${network}`);
   const server = serverText(r);
@@ -51264,11 +50969,11 @@ function toVllmFormat(r) {
     const encoded = r.histograms[histName];
     const h = encoded ? decodeHistogram(encoded) : null;
     const empty = !h || h.totalCount === 0;
-    const ms4 = (us) => empty ? null : Math.round(us) / 1e3;
-    out2[`mean_${vllmName}_ms`] = ms4(h?.mean ?? 0);
-    out2[`median_${vllmName}_ms`] = ms4(h?.getValueAtPercentile(50) ?? 0);
-    out2[`std_${vllmName}_ms`] = ms4(h?.stdDeviation ?? 0);
-    for (const p2 of [90, 95, 99]) out2[`p${p2}_${vllmName}_ms`] = ms4(h?.getValueAtPercentile(p2) ?? 0);
+    const ms3 = (us) => empty ? null : Math.round(us) / 1e3;
+    out2[`mean_${vllmName}_ms`] = ms3(h?.mean ?? 0);
+    out2[`median_${vllmName}_ms`] = ms3(h?.getValueAtPercentile(50) ?? 0);
+    out2[`std_${vllmName}_ms`] = ms3(h?.stdDeviation ?? 0);
+    for (const p2 of [90, 95, 99]) out2[`p${p2}_${vllmName}_ms`] = ms3(h?.getValueAtPercentile(p2) ?? 0);
   }
   return out2;
 }
@@ -51384,10 +51089,10 @@ function openRecordsFile(path2, what = "--records") {
       if (failed === void 0 && !stream2.destroyed) stream2.write(`${line2}
 `);
     },
-    close: () => closed ??= new Promise((resolve3) => {
-      if (stream2.destroyed) return resolve3(failed);
-      stream2.once("error", () => resolve3(failed));
-      stream2.end(() => resolve3(failed));
+    close: () => closed ??= new Promise((resolve4) => {
+      if (stream2.destroyed) return resolve4(failed);
+      stream2.once("error", () => resolve4(failed));
+      stream2.end(() => resolve4(failed));
     })
   };
 }
@@ -51491,10 +51196,10 @@ function takesValue(options, arg) {
 
 // src/run/interrupt.ts
 function trapInterrupts(abort, say, first = "interrupted: stopping dispatch, cancelling in-flight requests, writing the result\u2026") {
-  let count2 = 0;
+  let count3 = 0;
   const onSignal = () => {
-    count2 += 1;
-    if (count2 === 1) {
+    count3 += 1;
+    if (count3 === 1) {
       say(first);
       abort.abort();
     } else say("interrupted again: the result is being written; exiting with 130 as soon as it is");
@@ -51503,7 +51208,7 @@ function trapInterrupts(abort, say, first = "interrupted: stopping dispatch, can
   process.on("SIGTERM", onSignal);
   return {
     get forced() {
-      return count2 > 1;
+      return count3 > 1;
     },
     release() {
       process.off("SIGINT", onSignal);
@@ -51526,6 +51231,42 @@ function armWatchdog(o) {
   };
 }
 var BOUND_GRACE_MS = 15e3;
+
+// src/run/guard.ts
+var EXIT_ERROR = 3;
+function guardRun(o) {
+  const abort = new AbortController();
+  const interrupts = trapInterrupts(abort, o.say);
+  let boundPassed = false;
+  const { boundMs } = o;
+  const disarm = boundMs === void 0 ? () => {
+  } : armWatchdog({
+    boundMs,
+    graceMs: BOUND_GRACE_MS,
+    onBound: () => {
+      boundPassed = true;
+      o.say(o.boundLine(Math.round(boundMs / 1e3)));
+      abort.abort();
+    },
+    onGiveUp: () => {
+      o.giveUp(BOUND_GRACE_MS / 1e3);
+      process.exit(EXIT_ERROR);
+    }
+  });
+  return {
+    signal: abort.signal,
+    get forced() {
+      return interrupts.forced;
+    },
+    get boundPassed() {
+      return boundPassed;
+    },
+    release() {
+      disarm();
+      interrupts.release();
+    }
+  };
+}
 
 // src/run/run.ts
 import { randomBytes } from "node:crypto";
@@ -51870,8 +51611,17 @@ var KvCache = class {
   }
   /** After prefill, the prompt's full blocks become shareable (a duplicate of a cached block is dropped for it). */
   publish(seq) {
-    for (let i = seq.sharedBlocks.length; i < seq.blockKeys.length; i++) {
-      const key = seq.blockKeys[i];
+    this.share(seq, seq.blockKeys);
+  }
+  /** When the sequence ends, the full blocks of its reply become shareable too (as vLLM caches generated blocks). */
+  publishReply(seq) {
+    if (seq.replyKeys.length > 0) this.share(seq, seq.replyKeys);
+  }
+  /** The private blocks behind `keys`, past those the sequence already shares, become shared ones. */
+  share(seq, keys) {
+    const from = keys === seq.blockKeys ? seq.sharedBlocks.length : 0;
+    for (let i = from; i < keys.length && seq.privateBlocks > 0; i++) {
+      const key = keys[i];
       if (this.shared.has(key)) {
         this.used--;
         this.ref(key);
@@ -52051,10 +51801,10 @@ var Engine = class {
       this.stepEnd = NaN;
       return;
     }
-    const ms4 = c.slowdown * (this.drift?.factor(start) ?? 1) * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
+    const ms3 = c.slowdown * (this.drift?.factor(start) ?? 1) * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
     this.steps++;
-    this.busyMs += ms4;
-    this.stepEnd = this.stalls.advance(start, ms4);
+    this.busyMs += ms3;
+    this.stepEnd = this.stalls.advance(start, ms3);
     this.wake.at(this.stepEnd);
   }
   finishStep(t) {
@@ -52072,6 +51822,7 @@ var Engine = class {
       const last = ++seq.produced === seq.outputTokens;
       if (last) {
         seq.state = "done";
+        this.kv.publishReply(seq);
         this.kv.release(seq);
         finished = true;
       }
@@ -52353,18 +52104,20 @@ var GroundTruthLog = class {
 
 // src/sim/sequence.ts
 var Sequence = class {
-  constructor(received, promptTokens, blockKeys, outputTokens, sink) {
+  constructor(received, promptTokens, blockKeys, outputTokens, sink, replyKeys = []) {
     this.received = received;
     this.promptTokens = promptTokens;
     this.blockKeys = blockKeys;
     this.outputTokens = outputTokens;
     this.sink = sink;
+    this.replyKeys = replyKeys;
   }
   received;
   promptTokens;
   blockKeys;
   outputTokens;
   sink;
+  replyKeys;
   state = "new";
   produced = 0;
   cachedTokens = 0;
@@ -52453,7 +52206,7 @@ var Exchange = class {
     this.record = record;
     this.plan = plan2;
     this.ctx = ctx;
-    this.seq = new Sequence(record.received, req.promptTokens, blockKeys, outputTokens, this);
+    this.seq = new Sequence(record.received, req.promptTokens, blockKeys.prompt, outputTokens, this, blockKeys.reply);
     const id = (req.api === "chat" ? "chatcmpl-" : "cmpl-") + record.id;
     this.chunks = new ChunkEncoder(req.api, id, ctx.model, Math.floor(Date.now() / 1e3));
     this.faultAt = plan2.stream ? faultToken(plan2.streamAt, outputTokens) : 0;
@@ -52681,16 +52434,16 @@ var SimMetrics = class {
   queueTime = new PromHistogram(LATENCY_BUCKETS);
   itl = new PromHistogram(ITL_BUCKETS);
   /** A request left the waiting queue (its time in it, ms), as vLLM's request_queue_time_seconds. */
-  queued(ms4) {
-    this.queueTime.observe(ms4 / 1e3);
+  queued(ms3) {
+    this.queueTime.observe(ms3 / 1e3);
   }
   /** A request's first token was written (ms since it was received), as vLLM's time_to_first_token_seconds. */
-  firstToken(ms4) {
-    this.ttft.observe(ms4 / 1e3);
+  firstToken(ms3) {
+    this.ttft.observe(ms3 / 1e3);
   }
   /** The gap before a later token, ms. */
-  tokenGap(ms4) {
-    this.itl.observe(ms4 / 1e3);
+  tokenGap(ms3) {
+    this.itl.observe(ms3 / 1e3);
   }
   count(outcome2, promptTokens, outputTokens) {
     this.requests.set(outcome2, this.requests.get(outcome2) + 1);
@@ -52932,78 +52685,153 @@ var Drift = class {
   }
 };
 
+// src/sim/context-cache.ts
+var REPLY_ID = tokenIds("tok")[0];
+function contextBlockKeys(promptIds, outputTokens, blockSize) {
+  const all = blockHashes([...promptIds, ...new Array(outputTokens).fill(REPLY_ID)], blockSize);
+  const full = Math.floor(promptIds.length / blockSize);
+  return { prompt: all.slice(0, full), reply: all.slice(full) };
+}
+
 // src/sim/server.ts
 var MAX_BODY_BYTES = 32 * 1024 * 1024;
 var JSON_HEADERS = { "content-type": "application/json" };
 function createSimServer(config) {
-  const metrics = new SimMetrics();
-  const log = new GroundTruthLog(config.ground_truth_size);
-  const faults = new Faults(config);
-  const lengths = seededRandom(config.seed);
-  const fast = config.mode === "fast" || config.mode === "paced" && config.ttft_ms === 0 && config.itl_ms === 0;
-  let stalls;
-  let scheduler;
-  let engine;
-  let readyAt = Infinity;
-  let listenedAt = Infinity;
-  let counter = 0;
-  const server = createServer({ keepAliveTimeout: 6e4, requestTimeout: 0 }, (req, res) => {
+  const sim = new Simulator(config);
+  const server = createServer({ keepAliveTimeout: 6e4, requestTimeout: 0 }, (req, res) => sim.handle(req, res));
+  return {
+    listen(port, host) {
+      return new Promise((resolve4, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          sim.start(now());
+          resolve4(server.address().port);
+        });
+      });
+    },
+    close() {
+      sim.stop();
+      return new Promise((resolve4) => {
+        server.close(() => resolve4());
+        server.closeAllConnections();
+      });
+    }
+  };
+}
+var Simulator = class {
+  constructor(config) {
+    this.config = config;
+    this.log = new GroundTruthLog(config.ground_truth_size);
+    this.faults = new Faults(config);
+    this.lengths = seededRandom(config.seed);
+    this.fast = config.mode === "fast" || config.mode === "paced" && config.ttft_ms === 0 && config.itl_ms === 0;
+  }
+  config;
+  metrics = new SimMetrics();
+  log;
+  faults;
+  lengths;
+  fast;
+  stalls;
+  // counts from listen
+  scheduler;
+  engine;
+  readyAt = Infinity;
+  listenedAt = Infinity;
+  counter = 0;
+  /** Listening from `start`: stalls and drift count from here, and the server is ready after its startup delay. */
+  start(start) {
+    const { config } = this;
+    this.stalls = new Stalls(config.stall, start);
+    this.listenedAt = start;
+    const drift = config.drift ? new Drift(config.drift.per_minute, start) : void 0;
+    if (config.mode === "engine") this.scheduler = this.engine = new Engine(config, this.stalls, drift);
+    else if (!this.fast) this.scheduler = new Paced(config, this.stalls, drift);
+    this.readyAt = start + config.startup_delay_ms;
+  }
+  stop() {
+    this.scheduler?.stop();
+  }
+  handle(req, res) {
     const received = now();
     const path2 = req.url === void 0 ? "/" : req.url.split("?", 1)[0];
     const route = `${req.method} ${path2}`;
-    const ready = received >= readyAt;
-    switch (route) {
-      case "GET /health":
-        return send(res, ready ? 200 : 503, "");
-      case "GET /metrics":
-        return send(res, 200, metrics.render(gauges()), { "content-type": "text/plain; version=0.0.4" });
-      case "GET /sim/requests":
-        return send(res, 200, JSON.stringify(log.list()), JSON_HEADERS);
-      case "DELETE /sim/requests":
-        log.clear();
-        return send(res, 204, "");
-      case "GET /sim/config":
-        return send(res, 200, JSON.stringify(config), JSON_HEADERS);
-    }
-    if (!ready) return fail2(res, new ApiError(503, "the server is starting up", "service_unavailable"));
+    const ready = received >= this.readyAt;
+    if (this.serveAlways(route, res, ready)) return;
+    if (!ready) return this.fail(res, new ApiError(503, "the server is starting up", "service_unavailable"));
+    const fail2 = (err) => this.fail(res, err);
     switch (route) {
       case "POST /v1/chat/completions":
-        return readJson(
-          req,
-          (err) => fail2(res, err),
-          (body) => complete(req, res, "chat", body, received)
-        );
+        return readJson(req, fail2, (body) => this.complete(req, res, "chat", body, received));
       case "POST /v1/completions":
-        return readJson(
-          req,
-          (err) => fail2(res, err),
-          (body) => complete(req, res, "completions", body, received)
-        );
+        return readJson(req, fail2, (body) => this.complete(req, res, "completions", body, received));
       case "POST /tokenize":
-        return readJson(
-          req,
-          (err) => fail2(res, err),
-          (body) => tokenize(res, body)
-        );
+        return readJson(req, fail2, (body) => this.tokenize(res, body));
       case "GET /v1/models":
-        return send(res, 200, modelsBody(), JSON_HEADERS);
+        return send(res, 200, this.modelsBody(), JSON_HEADERS);
     }
-    fail2(res, new ApiError(404, `no route for ${route}`, "not_found"));
-  });
-  function complete(req, res, api, body, received) {
+    this.fail(res, new ApiError(404, `no route for ${route}`, "not_found"));
+  }
+  /** The routes that answer while the server is still starting: health, metrics and the ground truth. */
+  serveAlways(route, res, ready) {
+    switch (route) {
+      case "GET /health":
+        send(res, ready ? 200 : 503, "");
+        return true;
+      case "GET /metrics":
+        send(res, 200, this.metrics.render(this.gauges()), { "content-type": "text/plain; version=0.0.4" });
+        return true;
+      case "GET /sim/requests":
+        send(res, 200, JSON.stringify(this.log.list()), JSON_HEADERS);
+        return true;
+      case "DELETE /sim/requests":
+        this.log.clear();
+        send(res, 204, "");
+        return true;
+      case "GET /sim/config":
+        send(res, 200, JSON.stringify(this.config), JSON_HEADERS);
+        return true;
+    }
+    return false;
+  }
+  complete(req, res, api, body, received) {
+    const { config } = this;
     let parsed;
     let plan2;
     try {
       parsed = parseRequest(api, body, config);
-      plan2 = faults.plan(header(req, "x-sim-fault"));
-      if (config.fail_from_ms !== void 0 && received - listenedAt >= config.fail_from_ms) plan2.errorStatus ??= config.error_statuses[0];
+      plan2 = this.faults.plan(header(req, "x-sim-fault"));
+      if (config.fail_from_ms !== void 0 && received - this.listenedAt >= config.fail_from_ms)
+        plan2.errorStatus ??= config.error_statuses[0];
     } catch (err) {
-      return fail2(res, err);
+      return this.fail(res, err);
     }
-    const natural = sampleOutputLength(config.output_tokens, lengths);
+    const natural = sampleOutputLength(config.output_tokens, this.lengths);
     const outputTokens = parsed.ignoreEos ? parsed.maxTokens : Math.min(parsed.maxTokens, Math.max(parsed.minTokens, natural));
+    const record = this.groundTruth(header(req, "x-request-id"), api, parsed, plan2, received);
+    if (plan2.stallMs > 0) this.stalls.add(now(), plan2.stallMs);
+    const waiting = this.scheduler?.waiting ?? 0;
+    if (plan2.shed || config.max_queue !== void 0 && waiting >= config.max_queue) {
+      return this.reject(res, record, 429, `the waiting queue is full (${waiting} requests)`, {
+        "retry-after": String(config.retry_after_s)
+      });
+    }
+    if (plan2.errorStatus !== void 0) return this.reject(res, record, plan2.errorStatus, "simulated server error");
+    const keys = this.engine && config.enable_prefix_caching ? contextBlockKeys(typeof parsed.prompt === "string" ? tokenIds(parsed.prompt) : parsed.prompt, outputTokens, config.block_size) : { prompt: [], reply: [] };
+    const exchange = new Exchange(res, parsed, record, plan2, outputTokens, keys, {
+      scheduler: this.scheduler,
+      metrics: this.metrics,
+      model: config.model,
+      recordTokenTimes: config.record_token_times
+    });
+    const go = this.fast ? () => exchange.serveAtOnce() : () => exchange.start();
+    if (plan2.headerDelayMs > 0) setTimeout(go, plan2.headerDelayMs);
+    else go();
+  }
+  /** The request's ground-truth record, logged as it arrives; the exchange fills in the rest. */
+  groundTruth(id, api, parsed, plan2, received) {
     const record = {
-      id: header(req, "x-request-id") ?? `sim-${++counter}`,
+      id: id ?? `sim-${++this.counter}`,
       api,
       stream: parsed.stream,
       received,
@@ -53018,54 +52846,42 @@ function createSimServer(config) {
       outcome: null,
       fault: faultName(plan2)
     };
-    log.add(record);
-    if (plan2.stallMs > 0) stalls.add(now(), plan2.stallMs);
-    const waiting = scheduler?.waiting ?? 0;
-    if (plan2.shed || config.max_queue !== void 0 && waiting >= config.max_queue) {
-      return reject(res, record, 429, `the waiting queue is full (${waiting} requests)`, { "retry-after": String(config.retry_after_s) });
-    }
-    if (plan2.errorStatus !== void 0) return reject(res, record, plan2.errorStatus, "simulated server error");
-    const keys = engine && config.enable_prefix_caching ? blockHashes(typeof parsed.prompt === "string" ? tokenIds(parsed.prompt) : parsed.prompt, config.block_size) : [];
-    const exchange = new Exchange(res, parsed, record, plan2, outputTokens, keys, {
-      scheduler,
-      metrics,
-      model: config.model,
-      recordTokenTimes: config.record_token_times
-    });
-    const go = fast ? () => exchange.serveAtOnce() : () => exchange.start();
-    if (plan2.headerDelayMs > 0) setTimeout(go, plan2.headerDelayMs);
-    else go();
+    this.log.add(record);
+    return record;
   }
-  function fail2(res, err) {
+  /** An error answer outside any exchange; counted by class like every other request. */
+  fail(res, err) {
     if (!(err instanceof ApiError)) throw err;
-    metrics.count(err.status === 429 ? "http_429" : err.status >= 500 ? "http_5xx" : "http_4xx", 0, 0);
+    this.metrics.count(err.status === 429 ? "http_429" : err.status >= 500 ? "http_5xx" : "http_4xx", 0, 0);
     send(res, err.status, err.body(), JSON_HEADERS);
   }
-  function reject(res, record, status2, message, headers = {}) {
+  reject(res, record, status2, message, headers = {}) {
     record.status = status2;
     record.ended = now();
     record.outcome = status2 === 429 ? "http_429" : status2 >= 500 ? "http_5xx" : "http_4xx";
-    metrics.count(record.outcome, record.prompt_tokens, 0);
+    this.metrics.count(record.outcome, record.prompt_tokens, 0);
     const type = status2 === 429 ? "rate_limit_exceeded" : "server_error";
     send(res, status2, new ApiError(status2, message, type).body(), { ...JSON_HEADERS, ...headers });
   }
-  function tokenize(res, body) {
+  /** vLLM's /tokenize: `{prompt}` or `{messages}` → `{count, tokens, max_model_len}`. */
+  tokenize(res, body) {
     const b2 = body ?? {};
     const text = typeof b2.prompt === "string" ? b2.prompt : chatText(b2.messages);
-    if (text === void 0) return fail2(res, new ApiError(400, "expected prompt (a string) or messages (an array)"));
+    if (text === void 0) return this.fail(res, new ApiError(400, "expected prompt (a string) or messages (an array)"));
     const tokens = tokenIds(text);
     send(
       res,
       200,
-      JSON.stringify({ count: countTokens(text), max_model_len: config.max_model_len, tokens, token_strs: null }),
+      JSON.stringify({ count: countTokens(text), max_model_len: this.config.max_model_len, tokens, token_strs: null }),
       JSON_HEADERS
     );
   }
-  function modelsBody() {
+  modelsBody() {
+    const { config } = this;
     const model2 = {
       id: config.model,
       object: "model",
-      created: Math.floor(readyAt / 1e3),
+      created: Math.floor(this.readyAt / 1e3),
       owned_by: "loadgate-sim",
       root: config.model,
       parent: null,
@@ -53073,10 +52889,11 @@ function createSimServer(config) {
     };
     return JSON.stringify({ object: "list", data: [model2] });
   }
-  function gauges() {
+  gauges() {
+    const { scheduler, engine } = this;
     const prefix = engine?.prefixCache() ?? { queries: 0, hits: 0 };
     return {
-      model: config.model,
+      model: this.config.model,
       running: scheduler?.running ?? 0,
       waiting: scheduler?.waiting ?? 0,
       kvUsage: scheduler?.kvUsage() ?? 0,
@@ -53086,31 +52903,7 @@ function createSimServer(config) {
       busyMs: engine?.busyMs ?? 0
     };
   }
-  return {
-    listen(port, host) {
-      return new Promise((resolve3, reject2) => {
-        server.once("error", reject2);
-        server.listen(port, host, () => {
-          const start = now();
-          stalls = new Stalls(config.stall, start);
-          listenedAt = start;
-          const drift = config.drift ? new Drift(config.drift.per_minute, start) : void 0;
-          if (config.mode === "engine") scheduler = engine = new Engine(config, stalls, drift);
-          else if (!fast) scheduler = new Paced(config, stalls, drift);
-          readyAt = start + config.startup_delay_ms;
-          resolve3(server.address().port);
-        });
-      });
-    },
-    close() {
-      scheduler?.stop();
-      return new Promise((resolve3) => {
-        server.close(() => resolve3());
-        server.closeAllConnections();
-      });
-    }
-  };
-}
+};
 function faultName(plan2) {
   const names = [
     plan2.shed && "shed",
@@ -53171,7 +52964,7 @@ function launchSim(config = {}, opts = {}) {
   const args = [entry, "--port", String(opts.port ?? 0), "--config-json", JSON.stringify(config), "--exit-with-stdin"];
   const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"] });
   const timeoutMs = opts.timeoutMs ?? 1e4;
-  const exited = new Promise((resolve3) => child.once("exit", () => resolve3()));
+  const exited = new Promise((resolve4) => child.once("exit", () => resolve4()));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill("SIGTERM");
@@ -53179,7 +52972,7 @@ function launchSim(config = {}, opts = {}) {
     await exited;
     clearTimeout(killer);
   };
-  return new Promise((resolve3, reject) => {
+  return new Promise((resolve4, reject) => {
     let stdout = "";
     let stderr = "";
     const fail2 = (why2) => {
@@ -53205,11 +52998,11 @@ function launchSim(config = {}, opts = {}) {
       child.stdout.removeAllListeners("data").resume();
       child.stderr.removeAllListeners("data").pipe(process.stderr);
       const origin2 = m2[1];
-      resolve3({ baseUrl: `${origin2}/v1`, origin: origin2, pid: child.pid, stop });
+      resolve4({ baseUrl: `${origin2}/v1`, origin: origin2, pid: child.pid, stop });
     });
   });
 }
-var EXIT_ERROR = 3;
+var EXIT_ERROR2 = 3;
 var SIM_HELP = `Usage: loadgate sim [--port P] [--host H] [--config FILE] [--config-json JSON]
 
 Runs the OpenAI-compatible simulator in the foreground until SIGINT/SIGTERM.
@@ -53251,7 +53044,7 @@ async function runSimCli(argv) {
     const message = err.message;
     process.stderr.write(`${err instanceof SimConfigError ? message : `loadgate sim: ${message.split("\n")[0]}`}
 `);
-    return EXIT_ERROR;
+    return EXIT_ERROR2;
   }
   const sim = createSimServer(config);
   let port;
@@ -53260,17 +53053,17 @@ async function runSimCli(argv) {
   } catch (err) {
     process.stderr.write(`loadgate sim: cannot listen on ${values.host}:${values.port}: ${listenFailure(err)}
 `);
-    return EXIT_ERROR;
+    return EXIT_ERROR2;
   }
   const host = values.host.includes(":") ? `[${values.host}]` : values.host;
   process.stdout.write(`loadgate-sim listening on http://${host}:${port}
 `);
-  return new Promise((resolve3) => {
+  return new Promise((resolve4) => {
     const shutdown = () => {
       process.off("SIGTERM", shutdown).off("SIGINT", shutdown);
       process.stdin.off("end", shutdown);
       if (values["exit-with-stdin"]) process.stdin.pause();
-      void sim.close().then(() => resolve3(0));
+      void sim.close().then(() => resolve4(0));
     };
     process.once("SIGTERM", shutdown).once("SIGINT", shutdown);
     if (values["exit-with-stdin"]) process.stdin.on("end", shutdown).resume();
@@ -53301,9 +53094,9 @@ function parseDuration(s) {
   if (!WHOLE.test(s)) {
     throw new Error(`${JSON.stringify(s)} is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s`);
   }
-  let ms4 = 0;
-  for (const [, amount, unit] of s.matchAll(PART)) ms4 += Number(amount) * UNIT_MS[unit];
-  return ms4;
+  let ms3 = 0;
+  for (const [, amount, unit] of s.matchAll(PART)) ms3 += Number(amount) * UNIT_MS[unit];
+  return ms3;
 }
 
 // src/spec/hash.ts
@@ -53320,8 +53113,8 @@ function specHash(spec) {
 
 // src/spec/pattern.ts
 var DEFAULT_RAMP_SLICES = 10;
-var seconds = (ms4) => `${Math.round(ms4) / 1e3}s`;
-function ms3(path2, text, zeroAllowed) {
+var seconds = (ms3) => `${Math.round(ms3) / 1e3}s`;
+function ms2(path2, text, zeroAllowed) {
   let v;
   try {
     v = parseDuration(text);
@@ -53341,7 +53134,7 @@ function resolvePattern(load, steadyMs) {
         "is given with mode: closed; expected mode: open (a rate curve needs an open-loop arrival schedule)"
       );
   }
-  if (load.ramp_up !== void 0) out2.rampUpMs = ms3(["load", "ramp_up"], load.ramp_up, true);
+  if (load.ramp_up !== void 0) out2.rampUpMs = ms2(["load", "ramp_up"], load.ramp_up, true);
   if (load.pattern && load.soak)
     throw new SpecIssue(
       ["load", "soak"],
@@ -53352,8 +53145,8 @@ function resolvePattern(load, steadyMs) {
   const at = (key) => ["load", "pattern", key];
   const window2 = `the steady window (load.steady ${seconds(steadyMs)})`;
   if (p2?.kind === "spike") {
-    const atMs = ms3(at("at"), p2.at, true);
-    const forMs = ms3(at("for"), p2.for, false);
+    const atMs = ms2(at("at"), p2.at, true);
+    const forMs = ms2(at("for"), p2.for, false);
     if (atMs === 0)
       throw new SpecIssue(at("at"), `is ${show(p2.at)}; expected a time > 0 into the window, so the pre-spike level is measured`);
     if (atMs + forMs > steadyMs)
@@ -53363,12 +53156,12 @@ function resolvePattern(load, steadyMs) {
       );
     out2.pattern = { kind: "spike", multiplier: p2.multiplier, atMs, forMs };
   } else if (p2?.kind === "ramp") {
-    const overMs = ms3(at("over"), p2.over, false);
+    const overMs = ms2(at("over"), p2.over, false);
     if (overMs > steadyMs) throw new SpecIssue(at("over"), `is ${seconds(overMs)}, longer than ${window2}; expected over \u2264 load.steady`);
     if (p2.from === 0 && p2.to === 0) throw new SpecIssue(at("to"), "is 0 like from, so the ramp sends nothing; expected a rate > 0");
     out2.pattern = { kind: "ramp", from: p2.from, to: p2.to, overMs, slices: p2.slices ?? DEFAULT_RAMP_SLICES };
   } else if (p2?.kind === "steps") {
-    const eachMs = ms3(at("each"), p2.each, false);
+    const eachMs = ms2(at("each"), p2.each, false);
     const total = eachMs * p2.rates.length;
     if (total > steadyMs)
       throw new SpecIssue(at("rates"), `lasts ${seconds(total)} (${p2.rates.length} \xD7 each), longer than ${window2}; expected \u2264 load.steady`);
@@ -53381,7 +53174,7 @@ function resolvePattern(load, steadyMs) {
       throw new SpecIssue(["load", "abort"], "has neither max_error_rate nor over_saturation: true; expected at least one of them");
     out2.abort = {
       maxErrorRate: a.max_error_rate ?? null,
-      windowMs: ms3(["load", "abort", "window"], a.window, false),
+      windowMs: ms2(["load", "abort", "window"], a.window, false),
       overSaturation: a.over_saturation,
       fail: a.fail
     };
@@ -53389,9 +53182,9 @@ function resolvePattern(load, steadyMs) {
   return out2;
 }
 function scalePatternRates(p2, factor) {
-  const round4 = (x) => Math.round(x * factor * 1e6) / 1e6;
-  if (p2.kind === "ramp") return { ...p2, from: round4(p2.from), to: round4(p2.to) };
-  if (p2.kind === "steps") return { ...p2, rates: p2.rates.map(round4) };
+  const round6 = (x) => Math.round(x * factor * 1e6) / 1e6;
+  if (p2.kind === "ramp") return { ...p2, from: round6(p2.from), to: round6(p2.to) };
+  if (p2.kind === "steps") return { ...p2, rates: p2.rates.map(round6) };
   return p2;
 }
 
@@ -53639,6 +53432,52 @@ var section = (properties) => ({
   properties,
   additionalProperties: false
 });
+function withoutDefault(schema) {
+  const copy = { ...schema };
+  delete copy.default;
+  return copy;
+}
+var thinkDuration = { type: "string", description: "a duration such as 0s, 300ms, 5s" };
+var sessionsSchema = {
+  type: "object",
+  description: "a mapping with turns and optionally think_time",
+  additionalProperties: false,
+  properties: {
+    turns: withoutDefault(lengthDist(1)),
+    think_time: {
+      default: "0s",
+      description: "a duration such as 300ms, or a mapping with dist: uniform (min, max) or exponential (mean)",
+      oneOf: [
+        thinkDuration,
+        {
+          type: "object",
+          required: ["dist", "min", "max"],
+          additionalProperties: false,
+          properties: { dist: { const: "uniform" }, min: thinkDuration, max: thinkDuration }
+        },
+        {
+          type: "object",
+          required: ["dist", "mean"],
+          additionalProperties: false,
+          properties: { dist: { const: "exponential" }, mean: thinkDuration }
+        }
+      ]
+    }
+  }
+};
+var traceSchema = {
+  type: "object",
+  description: "a mapping with file, format and optionally speedup, start, duration",
+  required: ["file", "format"],
+  additionalProperties: false,
+  properties: {
+    file: path("a Mooncake JSONL or Azure CSV trace"),
+    format: { enum: ["mooncake", "azure"] },
+    speedup: { ...positiveNumber, default: 1, description: "a number > 0 (2: the trace replayed twice as fast)" },
+    start: { type: "string", default: "0s", description: "a duration into the trace such as 0s, 10m" },
+    duration: { type: "string", description: "a duration of trace time such as 60s" }
+  }
+};
 var SIM_MODEL = "loadgate-sim";
 var specSchema = {
   $schema: "http://json-schema.org/draft-07/schema#",
@@ -53738,7 +53577,9 @@ var specSchema = {
             }
           }
         }
-      }
+      },
+      sessions: sessionsSchema,
+      trace: traceSchema
     }),
     load: section({
       mode: { enum: ["open", "closed"], default: "open" },
@@ -53789,6 +53630,64 @@ function metricsHostMessage(host, targetHost) {
   return `is on ${host}, not the target's host ${targetHost}; expected a URL on ${targetHost}, or list ${host} in target.metrics_allowed_hosts if it may receive the target's headers and key`;
 }
 
+// src/spec/sessions-trace.ts
+function checkConversationsAndTraces(spec, written) {
+  const w = spec.workload;
+  if (w.trace) checkTrace(spec, written);
+  if (w.sessions) checkSessions(spec);
+}
+function checkTrace(spec, written) {
+  const w = spec.workload;
+  const t = w.trace;
+  const outputDefault = w.output_tokens.dist === "fixed" && w.output_tokens.value === 128;
+  for (const key of ["dataset", "sessions", "input_tokens", "output_tokens"]) {
+    if (written.has(key) && !(key === "output_tokens" && outputDefault))
+      throw new SpecIssue(
+        ["workload", key],
+        "is given with trace; expected one or the other (a trace brings its own arrivals and lengths)"
+      );
+  }
+  if (spec.load.mode !== "open")
+    throw new SpecIssue(["load", "mode"], "is closed with workload.trace; expected open (the trace times the arrivals)");
+  for (const key of ["pattern", "ramp_up", "soak"]) {
+    if (spec.load[key] !== void 0)
+      throw new SpecIssue(["load", key], "is given with workload.trace; expected none (the trace is the load pattern)");
+  }
+  checkDuration(["workload", "trace", "start"], t.start, true);
+  if (t.duration !== void 0) checkDuration(["workload", "trace", "duration"], t.duration, false);
+  delete w.input_tokens;
+}
+function checkSessions(spec) {
+  const w = spec.workload;
+  const s = w.sessions;
+  if (spec.load.mode !== "open")
+    throw new SpecIssue(["load", "mode"], "is closed with workload.sessions; expected open (sessions start at load.rate per second)");
+  if (w.dataset && w.dataset.format !== "sharegpt")
+    throw new SpecIssue(
+      ["workload", "dataset", "format"],
+      "is jsonl with workload.sessions; expected sharegpt (its conversations give the turns)"
+    );
+  if (!w.dataset && !s.turns)
+    throw new SpecIssue(["workload", "sessions", "turns"], "is missing; expected a number of turns such as 4, or a length distribution");
+  for (const [key, text] of thinkDurations(s.think_time)) checkDuration(["workload", "sessions", "think_time", ...key], text, true);
+}
+function thinkDurations(t) {
+  if (typeof t === "string") return [[[], t]];
+  return t.dist === "uniform" ? [
+    [["min"], t.min],
+    [["max"], t.max]
+  ] : [[["mean"], t.mean]];
+}
+function checkDuration(path2, text, zeroAllowed) {
+  let ms3;
+  try {
+    ms3 = parseDuration(text);
+  } catch (err) {
+    throw new SpecIssue(path2, err.message);
+  }
+  if (ms3 === 0 && !zeroAllowed) throw new SpecIssue(path2, `is ${show(text)}; expected a duration > 0`);
+}
+
 // src/spec/resolve.ts
 var validate3 = new import_ajv5.Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema);
 function resolveSpec(data) {
@@ -53804,6 +53703,7 @@ function resolveSpec(data) {
   if (spec.workload.input_tokens) checkLength(["workload", "input_tokens"], spec.workload.input_tokens);
   checkLength(["workload", "output_tokens"], spec.workload.output_tokens);
   foldIgnoreEos(spec.workload, written);
+  checkConversationsAndTraces(spec, written);
   checkWorkloadCombination(spec.workload, written);
   if (spec.sweep) checkSweep(spec.sweep);
   const steadyMs = durationMs(["load", "steady"], spec.load.steady, false);
@@ -53842,6 +53742,9 @@ function expandLengthShorthand(data) {
     const n2 = workload[key];
     if (Number.isInteger(n2) && n2 >= 1) workload[key] = { dist: "fixed", value: n2 };
   }
+  const sessions = workload["sessions"];
+  if (isMapping(sessions) && Number.isInteger(sessions["turns"]) && sessions["turns"] >= 1)
+    sessions["turns"] = { dist: "fixed", value: sessions["turns"] };
 }
 function writtenWorkloadKeys(data) {
   const workload = isMapping(data) ? data["workload"] : void 0;
@@ -53942,13 +53845,14 @@ function checkWorkloadCombination(w, written) {
     delete w.input_tokens;
     return;
   }
+  if (!w.input_tokens) return;
   const prefixTokens = (w.prefix?.shared_tokens ?? 0) + (w.prefix_groups?.tokens ?? 0);
-  const mean3 = meanLength(w.input_tokens);
-  if (prefixTokens > 0 && mean3 !== void 0 && prefixTokens >= mean3) {
+  const mean5 = meanLength(w.input_tokens);
+  if (prefixTokens > 0 && mean5 !== void 0 && prefixTokens >= mean5) {
     const key = w.prefix ? "prefix" : "prefix_groups";
     throw new SpecIssue(
       ["workload", key],
-      `makes ${prefixTokens} prefix tokens, not fewer than the mean input length (${round2(mean3)}); expected a prefix shorter than input_tokens, which includes it`
+      `makes ${prefixTokens} prefix tokens, not fewer than the mean input length (${round2(mean5)}); expected a prefix shorter than input_tokens, which includes it`
     );
   }
 }
@@ -53964,15 +53868,15 @@ function meanLength(d) {
 }
 var round2 = (x) => Math.round(x * 10) / 10;
 function durationMs(path2, text, zeroAllowed) {
-  let ms4;
+  let ms3;
   try {
-    ms4 = parseDuration(text);
+    ms3 = parseDuration(text);
   } catch (err) {
     throw new SpecIssue(path2, err.message);
   }
-  if (ms4 === 0 && !zeroAllowed) throw new SpecIssue(path2, `is ${show(text)}; expected a duration > 0`);
-  if (ms4 > MAX_DURATION_MS) throw new SpecIssue(path2, `is ${show(text)}; expected a duration of at most ${MAX_DURATION_MS / 36e5}h`);
-  return ms4;
+  if (ms3 === 0 && !zeroAllowed) throw new SpecIssue(path2, `is ${show(text)}; expected a duration > 0`);
+  if (ms3 > MAX_DURATION_MS) throw new SpecIssue(path2, `is ${show(text)}; expected a duration of at most ${MAX_DURATION_MS / 36e5}h`);
+  return ms3;
 }
 
 // src/workload/calibrate.ts
@@ -54116,19 +54020,19 @@ function number() {
     }
     if (digits === 0) return fail(MALFORMED);
   }
-  let plain2 = true;
+  let plain3 = true;
   if (p < end && b[p] === 46) {
-    plain2 = false;
+    plain3 = false;
     p++;
     if (!digitsFollow()) return fail(MALFORMED);
   }
   if (p < end && (b[p] === 101 || b[p] === 69)) {
-    plain2 = false;
+    plain3 = false;
     p++;
     if (p < end && (b[p] === 43 || b[p] === 45)) p++;
     if (!digitsFollow()) return fail(MALFORMED);
   }
-  intValue = plain2 && digits <= 15 && !(negative && n2 === 0) ? negative ? -n2 : n2 : NaN;
+  intValue = plain3 && digits <= 15 && !(negative && n2 === 0) ? negative ? -n2 : n2 : NaN;
   return true;
 }
 function digitsFollow() {
@@ -54352,6 +54256,16 @@ function parseEvent(data, into) {
   }
   return into;
 }
+function answerText(data) {
+  try {
+    const choice = JSON.parse(data).choices;
+    const c = Array.isArray(choice) ? choice[0] : void 0;
+    const text = c?.delta != null ? c.delta.content : c?.text;
+    return typeof text === "string" ? text : "";
+  } catch {
+    return "";
+  }
+}
 function errorMessage(payload) {
   if (typeof payload !== "object" || payload === null) return void 0;
   const p2 = payload;
@@ -54419,6 +54333,11 @@ function prefixText(salt, group, words) {
 var WORD2 = /\S+/g;
 function countWords(text) {
   return text.match(WORD2)?.length ?? 0;
+}
+function blockText(salt, id, words) {
+  const parts = new Array(words);
+  parts[0] = `b${salt.toString(36)}h${id.toString(36)}`;
+  return filler(parts, id + 3, 1, words).join(" ");
 }
 
 // src/workload/dataset.ts
@@ -54510,8 +54429,19 @@ function readShareGpt(value2, where) {
   return {
     messages: [{ role: "user", content: prompt.value }],
     words: countWords(prompt.value),
-    answerWords: Math.max(1, countWords(reply.value))
+    answerWords: Math.max(1, countWords(reply.value)),
+    turns: humanTurns(turns, first)
   };
+}
+function humanTurns(turns, first) {
+  const out2 = [];
+  for (let i = first; i < turns.length; i++) {
+    if (!HUMAN.has(turns[i].from) || turns[i].value.trim() === "") continue;
+    const next = turns[i + 1];
+    const answerWords = next && !HUMAN.has(next.from) ? Math.max(1, countWords(next.value)) : out2[out2.length - 1]?.answerWords ?? 1;
+    out2.push({ text: turns[i].value, words: countWords(turns[i].value), answerWords });
+  }
+  return out2;
 }
 var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function entryPicker(n2, sample, rng) {
@@ -54572,18 +54502,18 @@ async function calibrateWorkload(inputs, target, salt) {
   if (w.calibrate === "off") return uncalibrated();
   const counter = await findCounter(w.calibrate, target);
   if ("failed" in counter) return uncalibrated(`no tokenizer answered (${counter.failed}); ${ONE_TOKEN_PER_WORD}`);
-  const plain2 = (words) => [{ role: "user", content: requestText(salt, words, words) }];
+  const plain3 = (words) => [{ role: "user", content: requestText(salt, words, words) }];
   try {
     if (inputs.dataset) {
       const entries = inputs.dataset.entries;
       const pick = entryPicker(entries.length, "without_replacement", stream(w, "calibration_sample"));
       const sample = Array.from({ length: Math.min(CALIBRATION_ENTRIES, entries.length) }, () => entries[pick()].messages);
-      return await calibrateDataset(counter, plain2, sample);
+      return await calibrateDataset(counter, plain3, sample);
     }
-    if (!w.prefix && !w.prefix_groups) return await calibrateSynthetic(counter, plain2);
-    return await calibrateSynthetic(counter, plain2, (words, tokensPerWord) => [
+    if (!w.prefix && !w.prefix_groups) return await calibrateSynthetic(counter, plain3);
+    return await calibrateSynthetic(counter, plain3, (words, tokensPerWord) => [
       prefixMessage(salt, prefixWords(w, tokensPerWord), 0),
-      ...plain2(words)
+      ...plain3(words)
     ]);
   } catch (err) {
     throw new Error(
@@ -54624,8 +54554,8 @@ async function findCounter(mode, t) {
     );
   return { failed: why2 };
 }
-async function calibrateSynthetic(counter, plain2, prefixed) {
-  const points = await countAll(counter, SIZES.map(plain2));
+async function calibrateSynthetic(counter, plain3, prefixed) {
+  const points = await countAll(counter, SIZES.map(plain3));
   const fit = fitLine(points);
   if (!prefixed) return result2(counter, fit, points.length, 0);
   const withPrefix = await countAll(
@@ -54635,8 +54565,8 @@ async function calibrateSynthetic(counter, plain2, prefixed) {
   const prefixTokens = mean2(withPrefix.map((p2, i) => p2.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]));
   return result2(counter, fit, points.length + withPrefix.length, prefixTokens);
 }
-async function calibrateDataset(counter, plain2, sample) {
-  const points = await countAll(counter, SIZES.map(plain2));
+async function calibrateDataset(counter, plain3, sample) {
+  const points = await countAll(counter, SIZES.map(plain3));
   const fit = fitLine(points);
   const texts = await countAll(counter, sample);
   const words = texts.reduce((a, p2) => a + p2.words, 0);
@@ -54777,9 +54707,9 @@ function uniformBounds(d) {
   const lo = Math.max(1, Math.round(d.mean * (1 - d.range_ratio)));
   return [lo, Math.max(lo, Math.round(d.mean * (1 + d.range_ratio)))];
 }
-function lognormalParams(mean3, stddev2) {
-  const sigma2 = Math.log(1 + (stddev2 / mean3) ** 2);
-  return { mu: Math.log(mean3) - sigma2 / 2, sigma: Math.sqrt(sigma2) };
+function lognormalParams(mean5, stddev2) {
+  const sigma2 = Math.log(1 + (stddev2 / mean5) ** 2);
+  return { mu: Math.log(mean5) - sigma2 / 2, sigma: Math.sqrt(sigma2) };
 }
 function clip(x, min = 1, max2 = Number.MAX_SAFE_INTEGER) {
   return Math.max(min, Math.min(max2, Math.round(x)), 1);
@@ -54803,13 +54733,13 @@ function empiricalSampler(values, weights) {
 function parseLengthFile(text, name2) {
   const values = [];
   const weights = [];
-  const add = (where, length, count2 = 1) => {
+  const add2 = (where, length, count3 = 1) => {
     if (!Number.isInteger(length) || length < 1)
       throw new SpecError(`${where}: ${show2(length)} is not a length; expected a positive integer`);
-    if (typeof count2 !== "number" || !(count2 >= 0))
-      throw new SpecError(`${where}: the count ${show2(count2)} is not a number \u2265 0; expected length,count`);
+    if (typeof count3 !== "number" || !(count3 >= 0))
+      throw new SpecError(`${where}: the count ${show2(count3)} is not a number \u2265 0; expected length,count`);
     values.push(length);
-    weights.push(count2);
+    weights.push(count3);
   };
   const body = text.replace(/^\uFEFF/, "").trim();
   if (body.startsWith("[")) {
@@ -54820,7 +54750,7 @@ function parseLengthFile(text, name2) {
       throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
     }
     data.forEach(
-      (item, i) => Array.isArray(item) && item.length === 2 ? add(`${name2}: entry ${i + 1}`, item[0], item[1]) : add(`${name2}: entry ${i + 1}`, item)
+      (item, i) => Array.isArray(item) && item.length === 2 ? add2(`${name2}: entry ${i + 1}`, item[0], item[1]) : add2(`${name2}: entry ${i + 1}`, item)
     );
   } else {
     let first = true;
@@ -54832,7 +54762,7 @@ function parseLengthFile(text, name2) {
       first = false;
       if (header2) return;
       if (fields.length > 2) throw new SpecError(`${name2}:${i + 1}: ${fields.length} fields; expected a length, or length,count`);
-      add(`${name2}:${i + 1}`, fields[0], fields[1]);
+      add2(`${name2}:${i + 1}`, fields[0], fields[1]);
     });
   }
   if (values.length === 0) throw new SpecError(`${name2}: holds no lengths; expected at least one`);
@@ -54841,6 +54771,92 @@ function parseLengthFile(text, name2) {
 }
 var numeric = (field) => field !== "" && Number.isFinite(Number(field)) ? Number(field) : field;
 var show2 = (v) => JSON.stringify(v) ?? String(v);
+
+// src/workload/trace-file.ts
+var TRACE_BLOCK_TOKENS = 512;
+var MOONCAKE_EXPECTED = 'expected {"timestamp": 0, "input_length": 512, "output_length": 64, "hash_ids": [0]}';
+var AZURE_EXPECTED = "expected a header TIMESTAMP,ContextTokens,GeneratedTokens and one row per request";
+function parseTrace(text, name2, format) {
+  const raw = format === "mooncake" ? readMooncake(text.replace(/^\uFEFF/, ""), name2) : readAzure(text.replace(/^\uFEFF/, ""), name2);
+  if (raw.length === 0) throw new SpecError(`${name2}: holds no arrival; ${format === "mooncake" ? MOONCAKE_EXPECTED : AZURE_EXPECTED}`);
+  const sorted = raw.map((e, i) => ({ e, i })).sort((a, b2) => a.e.atMs - b2.e.atMs || a.i - b2.i);
+  const t0 = format === "azure" ? sorted[0].e.atMs : 0;
+  return sorted.map(({ e }) => ({ ...e, atMs: e.atMs - t0 }));
+}
+function readMooncake(text, name2) {
+  const out2 = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line2 = lines[i].trim();
+    if (line2 === "") continue;
+    const where = `${name2}:${i + 1}`;
+    let v;
+    try {
+      v = JSON.parse(line2);
+    } catch (err) {
+      throw new SpecError(`${where}: not valid JSON (${err.message}); ${MOONCAKE_EXPECTED}`);
+    }
+    if (typeof v !== "object" || v === null || Array.isArray(v)) throw new SpecError(`${where}: not a JSON object; ${MOONCAKE_EXPECTED}`);
+    const o = v;
+    const entry = {
+      atMs: number2(o.timestamp, where, "timestamp", 0),
+      inputTokens: count2(o.input_length, where, "input_length"),
+      outputTokens: count2(o.output_length, where, "output_length")
+    };
+    if (o.hash_ids !== void 0) entry.hashIds = hashIds(o.hash_ids, where);
+    out2.push(entry);
+  }
+  return out2;
+}
+function hashIds(v, where) {
+  if (!Array.isArray(v) || !v.every((h) => Number.isSafeInteger(h) && h >= 0))
+    throw new SpecError(`${where}: "hash_ids" is not a list of integers \u2265 0; ${MOONCAKE_EXPECTED}`);
+  return v;
+}
+function readAzure(text, name2) {
+  const lines = text.split(/\r?\n/);
+  const header2 = (lines[0] ?? "").split(",").map((h) => h.trim());
+  const col = (key) => {
+    const k = header2.indexOf(key);
+    if (k < 0) throw new SpecError(`${name2}:1: no ${key} column (header ${JSON.stringify(lines[0] ?? "")}); ${AZURE_EXPECTED}`);
+    return k;
+  };
+  const [ts, ctx, gen] = [col("TIMESTAMP"), col("ContextTokens"), col("GeneratedTokens")];
+  const out2 = [];
+  for (let i = 1; i < lines.length; i++) {
+    if (lines[i].trim() === "") continue;
+    const where = `${name2}:${i + 1}`;
+    const cells2 = lines[i].split(",").map((c) => c.trim());
+    out2.push({
+      atMs: azureTime(cells2[ts] ?? "", where),
+      inputTokens: count2(Number(cells2[ctx]), where, "ContextTokens"),
+      outputTokens: count2(Number(cells2[gen]), where, "GeneratedTokens")
+    });
+  }
+  return out2;
+}
+var DATE_TIME = /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(\.\d+)?Z?$/;
+function azureTime(cell2, where) {
+  const m2 = DATE_TIME.exec(cell2);
+  if (m2) {
+    const [, y, mo, d, h, mi, s, frac] = m2;
+    return Date.UTC(+y, +mo - 1, +d, +h, +mi, +s) + (frac ? Number(frac) * 1e3 : 0);
+  }
+  if (cell2 !== "" && Number.isFinite(Number(cell2))) return Number(cell2) * 1e3;
+  throw new SpecError(
+    `${where}: TIMESTAMP ${JSON.stringify(cell2)} is not a date-time or a number; expected e.g. 2023-11-16 18:15:46.6805900`
+  );
+}
+function number2(v, where, key, min) {
+  if (typeof v !== "number" || !Number.isFinite(v) || v < min)
+    throw new SpecError(`${where}: "${key}" is ${JSON.stringify(v) ?? "missing"}; expected a number \u2265 ${min}`);
+  return v;
+}
+function count2(v, where, key) {
+  if (!Number.isInteger(v) || v < 1)
+    throw new SpecError(`${where}: ${key} is ${JSON.stringify(v) ?? "missing"}; expected a positive integer`);
+  return v;
+}
 
 // src/workload/inputs.ts
 function loadWorkloadInputs(resolved) {
@@ -54866,6 +54882,7 @@ function loadWorkloadInputs(resolved) {
     input: w.input_tokens ? source("input_tokens", w.input_tokens) : null,
     output: source("output_tokens", w.output_tokens),
     dataset: w.dataset ? parseDataset(read("dataset.path", w.dataset.path), w.dataset.path, w.dataset.format) : null,
+    trace: w.trace ? parseTrace(read("trace.file", w.trace.file), w.trace.file, w.trace.format) : null,
     files
   };
 }
@@ -54967,39 +54984,236 @@ function passes(input, output, f) {
 }
 var range = (xs) => `${xs.reduce((a, b2) => Math.min(a, b2))}\u2013${xs.reduce((a, b2) => Math.max(a, b2))}`;
 
-// src/workload/synthetic.ts
+// src/workload/session-stats.ts
+var MAX_TURN_ROWS = 32;
+var mean3 = (a) => a.n > 0 ? round3(a.sum / a.n) : null;
+var add = (a, v) => {
+  a.sum += v;
+  a.n++;
+};
+var TurnStats = class {
+  rows = [];
+  /** Window turns only, as every other figure of the result. */
+  record(o) {
+    if (!o.inWindow) return;
+    const k = Math.min(o.turn, MAX_TURN_ROWS - 1);
+    while (this.rows.length <= k)
+      this.rows.push({
+        sent: 0,
+        ok: 0,
+        ttft: newHistogram(),
+        prompt: { sum: 0, n: 0 },
+        requested: { sum: 0, n: 0 },
+        reply: { sum: 0, n: 0 }
+      });
+    const r = this.rows[k];
+    r.sent++;
+    add(r.requested, o.requestedPromptTokens);
+    if (!o.ok) return;
+    r.ok++;
+    if (!Number.isNaN(o.ttftMs)) recordMs(r.ttft, o.ttftMs);
+    if (o.promptTokens >= 0) add(r.prompt, o.promptTokens);
+    add(r.reply, o.replyTokens);
+  }
+  table() {
+    return this.rows.map((r, turn) => ({
+      turn,
+      sent: r.sent,
+      ok: r.ok,
+      ttft_ms: summarizeMs(r.ttft),
+      prompt_tokens: mean3(r.prompt),
+      prompt_tokens_requested: mean3(r.requested),
+      reply_tokens: mean3(r.reply)
+    }));
+  }
+};
+function contextGrowth(rows2) {
+  let delivered = 0;
+  let requested = 0;
+  let pairs = 0;
+  for (let k = 1; k < rows2.length; k++) {
+    const [a, b2] = [rows2[k - 1], rows2[k]];
+    if (a.prompt_tokens === null || b2.prompt_tokens === null || a.prompt_tokens_requested === null || b2.prompt_tokens_requested === null)
+      continue;
+    delivered += b2.prompt_tokens - a.prompt_tokens;
+    requested += b2.prompt_tokens_requested - a.prompt_tokens_requested;
+    pairs++;
+  }
+  return pairs > 0 ? { delivered: round3(delivered), requested: round3(requested) } : null;
+}
+
+// src/workload/system-prompt.ts
+function systemPrompts(inputs, calibration, salt) {
+  const w = inputs.spec.workload;
+  const groupRng = stream(w, "prefix_groups");
+  const pickGroup = w.prefix_groups ? zipfSampler(w.prefix_groups.groups, w.prefix_groups.zipf_s) : void 0;
+  const words = prefixWords(w, calibration.tokens_per_word);
+  const systems = /* @__PURE__ */ new Map();
+  let picks = 0;
+  return () => {
+    const group = pickGroup ? pickGroup(groupRng) : null;
+    const seen = systems.has(group);
+    if (!seen) systems.set(group, prefixMessage(salt, words, group));
+    let cachedTokens = picks > 0 ? w.prefix?.shared_tokens ?? 0 : 0;
+    if (group !== null && seen) cachedTokens += w.prefix_groups.tokens;
+    picks++;
+    return { message: systems.get(group) ?? null, cachedTokens };
+  };
+}
+function tally(cache, cachedTokens, promptTokens) {
+  cache.cacheable += cachedTokens;
+  cache.total += promptTokens;
+}
+
+// src/workload/think-time.ts
+function thinkSampler(t) {
+  if (typeof t === "string") {
+    const ms3 = parseDuration(t);
+    return () => ms3;
+  }
+  if (t.dist === "uniform") {
+    const [lo, hi] = [parseDuration(t.min), parseDuration(t.max)].sort((a, b2) => a - b2);
+    return (rng) => lo + rng.next() * (hi - lo);
+  }
+  const mean5 = parseDuration(t.mean);
+  return (rng) => -mean5 * Math.log(1 - rng.next());
+}
+
+// src/workload/sessions.ts
+function sessionWorkload(inputs, calibration, salt) {
+  const { spec } = inputs;
+  const w = spec.workload;
+  const s = w.sessions;
+  const [turnRng, inputRng, outputRng, thinkRng] = ["session_turns", "input_tokens", "output_tokens", "think_time"].map(
+    (p2) => stream(w, p2)
+  );
+  const turnCount = s.turns ? lengthSampler(s.turns) : void 0;
+  const input = inputs.input ? lengthSampler(inputs.input) : void 0;
+  const output = lengthSampler(inputs.output);
+  const think = thinkSampler(s.think_time);
+  const system = systemPrompts(inputs, calibration, salt);
+  const tpw = calibration.tokens_per_word;
+  const fixed = calibration.overhead_tokens + calibration.prefix_tokens;
+  const pickEntry = inputs.dataset ? entryPicker(inputs.dataset.entries.length, w.dataset.sample, stream(w, "dataset")) : void 0;
+  const counts = { started: 0, completed: 0, ended_by_failure: 0, cut_by_run_end: 0, turns_planned: 0 };
+  const stats = new TurnStats();
+  const cache = { cacheable: 0, total: 0 };
+  let messageId = 0;
+  let serverHitRate;
+  const userTurns = () => {
+    const n2 = turnCount?.(turnRng);
+    if (pickEntry) return datasetTurns(inputs.dataset.entries[pickEntry()], n2, tpw, calibration.overhead_tokens);
+    return Array.from({ length: n2 }, (_, k) => {
+      const tokens = input(inputRng);
+      const words = Math.max(1, Math.round((k === 0 ? tokens - fixed : tokens) / tpw));
+      return { text: requestText(salt, messageId++, words), tokens, maxTokens: output(outputRng) };
+    });
+  };
+  const source = {
+    start() {
+      counts.started++;
+      const turns = userTurns();
+      counts.turns_planned += turns.length;
+      return conversation(
+        turns,
+        system(),
+        (m2, max2) => requestBody(spec, m2, max2),
+        () => think(thinkRng),
+        cache
+      );
+    },
+    record: (o) => stats.record(o),
+    ended: (how) => void counts[how === "completed" ? "completed" : how === "failed" ? "ended_by_failure" : "cut_by_run_end"]++,
+    serverHitRate: (rate3) => void (serverHitRate = rate3)
+  };
+  return {
+    sessions: source,
+    next: () => source.start().nextTurn(),
+    describe() {
+      const byTurn = stats.table();
+      return {
+        plan: {
+          ...plan(inputs, calibration, salt, cache, null),
+          source: inputs.dataset ? "dataset" : "synthetic",
+          sessions: {
+            rate_unit: "sessions/s",
+            ...counts,
+            think_time: s.think_time,
+            by_turn: byTurn,
+            context_growth: contextGrowth(byTurn),
+            server_prefix_cache_hit_rate: serverHitRate ?? null
+          }
+        },
+        inputSpec: inputs.input ? summarizeDraws(lengthSampler(inputs.input), stream(w, "summary_input")) : null,
+        outputSpec: inputs.dataset ? null : summarizeDraws(output, stream(w, "summary_output"))
+      };
+    }
+  };
+}
 var SUMMARY_DRAWS = 1e4;
+var summarizeDraws = (sampler, rng) => summarize2(Array.from({ length: SUMMARY_DRAWS }, () => sampler(rng)));
+function datasetTurns(e, cap, tpw, overhead) {
+  const turns = (e.turns ?? [{ text: e.messages[0].content, words: e.words, answerWords: e.answerWords ?? 1 }]).slice(0, cap ?? Infinity);
+  return turns.map((t, k) => ({
+    text: t.text,
+    tokens: Math.max(1, Math.round((k === 0 ? overhead : 0) + tpw * t.words)),
+    maxTokens: Math.max(1, Math.round(tpw * t.answerWords))
+  }));
+}
+function conversation(turns, pick, body, thinkMs, cache) {
+  const messages = pick.message ? [pick.message] : [];
+  let k = 0;
+  let requested = 0;
+  return {
+    turns: turns.length,
+    thinkMs,
+    nextTurn(reply) {
+      if (reply) {
+        messages.push({ role: "assistant", content: reply.text });
+        requested += reply.tokens;
+      }
+      const cached = k === 0 ? pick.cachedTokens : requested;
+      const t = turns[k++];
+      requested += t.tokens;
+      messages.push({ role: "user", content: t.text });
+      tally(cache, cached, requested);
+      const item = {
+        messages: [...messages],
+        body: body(messages, t.maxTokens),
+        promptTokens: requested,
+        maxTokens: t.maxTokens
+      };
+      return item;
+    }
+  };
+}
+
+// src/workload/synthetic.ts
+var SUMMARY_DRAWS2 = 1e4;
 function syntheticWorkload(inputs, calibration, salt) {
   const { spec } = inputs;
   const w = spec.workload;
-  const [inputRng, outputRng, groupRng] = ["input_tokens", "output_tokens", "prefix_groups"].map((p2) => stream(w, p2));
+  const [inputRng, outputRng] = ["input_tokens", "output_tokens"].map((p2) => stream(w, p2));
   const input = lengthSampler(inputs.input);
   const output = lengthSampler(inputs.output);
-  const pickGroup = w.prefix_groups ? zipfSampler(w.prefix_groups.groups, w.prefix_groups.zipf_s) : void 0;
-  const words = prefixWords(w, calibration.tokens_per_word);
+  const system = systemPrompts(inputs, calibration, salt);
   const fixed = calibration.overhead_tokens + calibration.prefix_tokens;
   const cache = { cacheable: 0, total: 0 };
-  const systems = /* @__PURE__ */ new Map();
   return {
     next(i) {
       const promptTokens = input(inputRng);
       const maxTokens = output(outputRng);
-      const group = pickGroup ? pickGroup(groupRng) : null;
-      const seen = systems.has(group);
-      if (!seen) systems.set(group, prefixMessage(salt, words, group));
-      const system = systems.get(group) ?? null;
+      const pick = system();
       const own = Math.max(1, Math.round((promptTokens - fixed) / calibration.tokens_per_word));
       const user = { role: "user", content: requestText(salt, i, own) };
-      const messages = system ? [system, user] : [user];
-      if (cache.total > 0) cache.cacheable += w.prefix?.shared_tokens ?? 0;
-      if (group !== null && seen) cache.cacheable += w.prefix_groups.tokens;
-      cache.total += promptTokens;
+      const messages = pick.message ? [pick.message, user] : [user];
+      tally(cache, pick.cachedTokens, promptTokens);
       return { messages, body: requestBody(spec, messages, maxTokens), promptTokens, maxTokens };
     },
     describe() {
       const draws = (sampler, purpose) => {
         const rng = stream(w, purpose);
-        return summarize2(Array.from({ length: SUMMARY_DRAWS }, () => sampler(rng)));
+        return summarize2(Array.from({ length: SUMMARY_DRAWS2 }, () => sampler(rng)));
       };
       return {
         plan: plan(inputs, calibration, salt, cache, null),
@@ -55010,6 +55224,109 @@ function syntheticWorkload(inputs, calibration, salt) {
   };
 }
 
+// src/arrivals/trace.ts
+function sliceTrace(timesMs, slice) {
+  const kept = [];
+  const end2 = slice.startMs + slice.durationMs;
+  for (let i = 0; i < timesMs.length; i++) if (timesMs[i] >= slice.startMs && timesMs[i] < end2) kept.push(i);
+  const schedule = new Float64Array(kept.length);
+  kept.forEach((k, j) => schedule[j] = (timesMs[k] - slice.startMs) / slice.speedup);
+  return { kept, schedule };
+}
+function scheduleWithin(schedule, totalMs) {
+  let n2 = 0;
+  while (n2 < schedule.length && schedule[n2] < totalMs) n2++;
+  return n2 === schedule.length ? schedule : schedule.subarray(0, n2);
+}
+
+// src/workload/trace.ts
+function traceWorkload(inputs, entries, calibration, salt) {
+  const { spec } = inputs;
+  const t = spec.workload.trace;
+  const { kept, schedule } = sliceTrace(
+    entries.map((e) => e.atMs),
+    sliceOf(t)
+  );
+  if (kept.length === 0)
+    throw new SpecError(
+      `${t.file}: no arrival in the slice start ${t.start}${t.duration ? `, duration ${t.duration}` : ""} (the trace spans ${Math.ceil(entries[entries.length - 1].atMs / 1e3)} s); expected a slice inside the trace`
+    );
+  const used = kept.map((k) => entries[k]);
+  const system = systemPrompts(inputs, calibration, salt);
+  const fixed = calibration.overhead_tokens + calibration.prefix_tokens;
+  const blockWords = Math.max(1, Math.round(TRACE_BLOCK_TOKENS / calibration.tokens_per_word));
+  const blocks = /* @__PURE__ */ new Map();
+  const cache = { cacheable: 0, total: 0 };
+  return {
+    schedule,
+    next(i) {
+      const e = used[i];
+      const own = Math.max(1, Math.round((e.inputTokens - fixed) / calibration.tokens_per_word));
+      const pick = system();
+      const seen = e.hashIds ? cachedPrefixBlocks(e.hashIds, blocks) : 0;
+      const text = e.hashIds?.length ? blockPrompt(
+        e.hashIds,
+        own,
+        blockWords,
+        (h) => block(blocks, salt, h, blockWords),
+        (n2) => requestText(salt, i, n2)
+      ) : requestText(salt, i, own);
+      const user = { role: "user", content: text };
+      const messages = pick.message ? [pick.message, user] : [user];
+      tally(cache, pick.cachedTokens + Math.min(seen * TRACE_BLOCK_TOKENS, e.inputTokens), e.inputTokens);
+      return { messages, body: requestBody(spec, messages, e.outputTokens), promptTokens: e.inputTokens, maxTokens: e.outputTokens };
+    },
+    describe() {
+      return {
+        plan: { ...plan(inputs, calibration, salt, cache, null), source: "trace", trace: traceFacts(t, entries.length, used) },
+        inputSpec: summarize2(used.map((e) => e.inputTokens)),
+        outputSpec: summarize2(used.map((e) => e.outputTokens))
+      };
+    }
+  };
+}
+function cachedPrefixBlocks(ids, sent) {
+  let k = 0;
+  while (k < ids.length && sent.has(ids[k])) k++;
+  return k;
+}
+function sliceOf(t) {
+  return {
+    speedup: t.speedup,
+    startMs: parseDuration(t.start),
+    durationMs: t.duration === void 0 ? Infinity : parseDuration(t.duration)
+  };
+}
+function block(blocks, salt, id, words) {
+  let text = blocks.get(id);
+  if (text === void 0) blocks.set(id, text = blockText(salt, id, words));
+  return text;
+}
+function blockPrompt(ids, words, blockWords, text, rest) {
+  const parts = [];
+  let left = words;
+  for (let k = 0; k < ids.length && left > 0; k++) {
+    const whole = text(ids[k]);
+    if (left >= blockWords) parts.push(whole);
+    else parts.push(whole.split(" ", left).join(" "));
+    left -= blockWords;
+  }
+  if (left > 0) parts.push(rest(left));
+  return parts.join(" ");
+}
+function traceFacts(t, total, used) {
+  return {
+    file: t.file,
+    format: t.format,
+    speedup: t.speedup,
+    arrivals: total,
+    replayed: used.length,
+    span_s: used.length > 1 ? Math.round((used[used.length - 1].atMs - used[0].atMs) / t.speedup) / 1e3 : 0,
+    with_hash_ids: used.some((e) => e.hashIds !== void 0),
+    schedule: "the trace (load.rate, load.arrival unused)"
+  };
+}
+
 // src/workload/workload.ts
 async function prepareWorkload(inputs, target) {
   const salt = randomInt(1, 2 ** 31);
@@ -55017,7 +55334,59 @@ async function prepareWorkload(inputs, target) {
   return createWorkload(inputs, calibration, salt);
 }
 function createWorkload(inputs, calibration, salt) {
+  if (inputs.spec.workload.sessions) return sessionWorkload(inputs, calibration, salt);
+  if (inputs.trace) return traceWorkload(inputs, inputs.trace, calibration, salt);
   return inputs.dataset ? datasetWorkload(inputs, inputs.dataset, calibration, salt) : syntheticWorkload(inputs, calibration, salt);
+}
+
+// src/arrivals/curve.ts
+function constantCurve(ratePerS) {
+  return { segments: [{ fromMs: 0, toMs: Infinity, fromRate: ratePerS, toRate: ratePerS }] };
+}
+function curveThrough(knots) {
+  const segments2 = [];
+  for (let i = 0; i + 1 < knots.length; i++) {
+    const [a, b2] = [knots[i], knots[i + 1]];
+    if (b2.t > a.t) segments2.push({ fromMs: a.t, toMs: b2.t, fromRate: a.rate, toRate: b2.rate });
+  }
+  const last = knots[knots.length - 1];
+  segments2.push({ fromMs: last.t, toMs: Infinity, fromRate: last.rate, toRate: last.rate });
+  const merged = [];
+  for (const s of segments2) {
+    const prev = merged[merged.length - 1];
+    if (prev && isFlat(prev) && isFlat(s) && prev.fromRate === s.fromRate) prev.toMs = s.toMs;
+    else merged.push({ ...s });
+  }
+  return { segments: merged };
+}
+var isFlat = (s) => s.fromRate === s.toRate;
+function rateOn(s, tMs) {
+  if (isFlat(s) || tMs <= s.fromMs) return s.fromRate;
+  return s.fromRate + (s.toRate - s.fromRate) * (Math.min(tMs, s.toMs) - s.fromMs) / (s.toMs - s.fromMs);
+}
+function massWithin(s, a, b2) {
+  return b2 > a ? (rateOn(s, a) + rateOn(s, b2)) / 2 * ((b2 - a) / 1e3) : 0;
+}
+function expectedArrivals(c, a, b2) {
+  let m2 = 0;
+  for (const s of c.segments) m2 += massWithin(s, Math.max(a, s.fromMs), Math.min(b2, s.toMs));
+  return m2;
+}
+function solveWithin(s, t, e) {
+  const l0 = rateOn(s, t) / 1e3;
+  const k = isFlat(s) ? 0 : (s.toRate - s.fromRate) / 1e3 / (s.toMs - s.fromMs);
+  return 2 * e / (l0 + Math.sqrt(Math.max(0, l0 * l0 + 2 * k * e)));
+}
+function advanceBy(c, i, t, e) {
+  let rest = e;
+  for (let j = i; j < c.segments.length; j++) {
+    const s = c.segments[j];
+    const from = Math.max(t, s.fromMs);
+    const room = s.toMs === Infinity ? s.fromRate > 0 ? Infinity : 0 : massWithin(s, from, s.toMs);
+    if (rest < room) return { t: from + solveWithin(s, from, rest), i: j };
+    rest -= room;
+  }
+  return { t: Infinity, i: c.segments.length - 1 };
 }
 
 // src/arrivals/load-plan.ts
@@ -55359,9 +55728,9 @@ function createClient(opts) {
     resend: (request4) => fresh.dispatch({ ...request4.options, reset: true }, request4)
   };
   return {
-    send(body, obs, requestId) {
+    send(body, obs, requestId, capture) {
       const options = { path: path2, method: "POST", headers: [...headers, "x-request-id", requestId], body };
-      const request4 = new StreamRequest(ctx, obs, options, !watch.disabled);
+      const request4 = new StreamRequest(ctx, obs, options, !watch.disabled, capture);
       if (watch.disabled) ctx.resend(request4);
       else pool.dispatch(options, request4);
       return request4;
@@ -55375,17 +55744,19 @@ function createClient(opts) {
 var ERROR_BODY_BYTES = 2048;
 var ENDED = new Error("loadgate ended the request");
 var StreamRequest = class {
-  constructor(ctx, obs, options, watched) {
+  constructor(ctx, obs, options, watched, capture) {
     this.ctx = ctx;
     this.obs = obs;
     this.options = options;
     this.watched = watched;
+    this.capture = capture;
     this.timer = setTimeout(onDeadline, ctx.timeoutMs, this);
   }
   ctx;
   obs;
   options;
   watched;
+  capture;
   controller = null;
   timer;
   ended = false;
@@ -55463,6 +55834,7 @@ var StreamRequest = class {
       return;
     }
     if (ev.content !== null) this.obs.onContent(this.t, ev.content);
+    if (this.capture !== void 0 && ev.content === "answer") this.capture(answerText(data.toString("utf8", 0, length)));
     if (ev.usage) this.obs.onUsage(ev.promptTokens, ev.completionTokens);
     if (ev.done) this.sawDone = true;
   }
@@ -55608,8 +55980,8 @@ function dispatchOpenLoop(o) {
   let spinMs = 0;
   let fastestTurn = Infinity;
   let immediateAt = NaN;
-  let resolve3;
-  const done = new Promise((r) => resolve3 = r);
+  let resolve4;
+  const done = new Promise((r) => resolve4 = r);
   const spinTurnMs = (turn) => {
     if (turn < fastestTurn) fastestTurn = turn;
     return turn < 2 * fastestTurn ? turn : fastestTurn;
@@ -55631,7 +56003,7 @@ function dispatchOpenLoop(o) {
       t = now();
     }
     if (i >= schedule.length) {
-      resolve3(i);
+      resolve4(i);
       return;
     }
     const wait = runStart + schedule[i] - t;
@@ -55655,7 +56027,7 @@ function dispatchOpenLoop(o) {
       stopped = true;
       if (timer) clearTimeout(timer);
       if (immediate) clearImmediate(immediate);
-      resolve3(i);
+      resolve4(i);
     },
     spinMs: () => spinMs
   };
@@ -55666,12 +56038,12 @@ function dispatchClosedLoop(o) {
   let next = 0;
   let running = 0;
   let stopped = false;
-  let resolve3;
-  const done = new Promise((r) => resolve3 = r);
+  let resolve4;
+  const done = new Promise((r) => resolve4 = r);
   const startOne = () => {
     const t = now();
     if (stopped || t >= o.until) {
-      if (running === 0) resolve3(next);
+      if (running === 0) resolve4(next);
       return;
     }
     running++;
@@ -55685,10 +56057,34 @@ function dispatchClosedLoop(o) {
     done,
     stop() {
       stopped = true;
-      if (running === 0) resolve3(next);
+      if (running === 0) resolve4(next);
     }
   };
 }
+
+// src/metrics/segments.ts
+var SEGMENT_COUNT = 8;
+var SegmentHistograms = class {
+  constructor(fromMs, toMs) {
+    this.fromMs = fromMs;
+    this.toMs = toMs;
+  }
+  fromMs;
+  toMs;
+  /** Per slice, a histogram of each metric the table slices (metrics/definitions.ts `segments`). */
+  h = Array.from(
+    { length: SEGMENT_COUNT },
+    () => Object.fromEntries(SEGMENT_METRICS.map((m2) => [m2, newHistogram()]))
+  );
+  /** The slice of an intended send offset (ms after run start); -1 outside the window. */
+  indexOf(offsetMs) {
+    if (offsetMs < this.fromMs || offsetMs >= this.toMs || this.toMs <= this.fromMs) return -1;
+    return Math.min(SEGMENT_COUNT - 1, Math.floor((offsetMs - this.fromMs) / (this.toMs - this.fromMs) * SEGMENT_COUNT));
+  }
+  record(segment, metric, ms3) {
+    if (segment >= 0) recordMs(this.h[segment][metric], ms3);
+  }
+};
 
 // src/metrics/timeseries.ts
 var MAX_POINTS = 900;
@@ -55910,11 +56306,12 @@ var Recorder = class {
       if (r.usagePrompt > 0) this.completedPromptTokens += r.usagePrompt;
     }
     if (r.outcome !== "ok") this.sampleError(r);
-    if (r.inWindow) this.measure(r);
+    if (r.inWindow) this.countInWindow(r);
     this.o.pattern?.complete(r);
     this.o.onRecord?.(r);
   }
-  measure(r) {
+  /** A request scheduled in the steady window: its class, and for a success its token counts and latencies. */
+  countInWindow(r) {
     this.windowByClass[r.outcome]++;
     if (r.outcome !== "ok") return;
     this.windowOk++;
@@ -56022,13 +56419,100 @@ var WindowCpuMeter = class {
     if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
     const wall = to.t - from.t;
     const spinMs = to.spinMs - from.spinMs;
-    const share2 = (ms4) => round3(Math.max(0, ms4 / wall));
+    const share2 = (ms3) => round3(Math.max(0, ms3 / wall));
     return { busy: share2(to.cpuMs - from.cpuMs - spinMs), spin: share2(spinMs) };
   }
   take() {
     return { t: now(), cpuMs: threadCpuMs() ?? NaN, spinMs: this.spinMs() };
   }
 };
+
+// src/metrics/pattern-recorder.ts
+var hdr2 = __toESM(require_dist(), 1);
+function newBucketHistogram() {
+  return hdr2.build({
+    useWebAssembly: false,
+    numberOfSignificantValueDigits: 2,
+    lowestDiscernibleValue: 1,
+    autoResize: true,
+    bitBucketSize: 32
+  });
+}
+var PatternRecorder = class {
+  constructor(runStart, intervalMs, totalMs, phases) {
+    this.runStart = runStart;
+    this.intervalMs = intervalMs;
+    this.buckets = Array.from({ length: Math.max(1, Math.ceil(totalMs / intervalMs)) }, () => ({
+      scheduled: 0,
+      ok: 0,
+      errors: 0,
+      completedOk: 0,
+      ttft: null
+    }));
+    this.phases = phases.map((p2) => ({
+      fromMs: p2.fromMs,
+      toMs: p2.toMs,
+      scheduled: 0,
+      ok: 0,
+      errors: 0,
+      completedOk: 0,
+      h: Object.fromEntries(PHASE_METRICS.map((m2) => [m2, newHistogram()])),
+      memory: null
+    }));
+  }
+  runStart;
+  intervalMs;
+  buckets;
+  phases;
+  /** Bucket of a run offset; the drain past the planned end lands in the last bucket. */
+  bucket(offsetMs) {
+    const i = Math.min(this.buckets.length - 1, Math.max(0, Math.floor(offsetMs / this.intervalMs)));
+    return this.buckets[i];
+  }
+  phase(offsetMs) {
+    return this.phases.find((p2) => offsetMs >= p2.fromMs && offsetMs < p2.toMs);
+  }
+  opened(offsetMs) {
+    this.bucket(offsetMs).scheduled++;
+    const p2 = this.phase(offsetMs);
+    if (p2) p2.scheduled++;
+  }
+  complete(r) {
+    const sched = r.tSched - this.runStart;
+    const b2 = this.bucket(sched);
+    const p2 = this.phase(sched);
+    const ok = r.outcome === "ok";
+    if (ok) {
+      b2.ok++;
+      const end2 = r.tEnd - this.runStart;
+      this.bucket(end2).completedOk++;
+      const pe = this.phase(end2);
+      if (pe) pe.completedOk++;
+    } else b2.errors++;
+    if (p2) {
+      if (ok) p2.ok++;
+      else p2.errors++;
+    }
+    if (!ok || r.chunks === 0) return;
+    const ttft = r.tFirst - r.tSched;
+    recordMs(b2.ttft ??= newBucketHistogram(), ttft);
+    if (!p2) return;
+    recordMs(p2.h.ttft, ttft);
+    recordMs(p2.h.e2e, r.tLast - r.tSched);
+    const n2 = r.outputTokens;
+    if (n2 > 1) recordMs(p2.h.tpot, (r.tLast - r.tFirst) / (n2 - 1));
+  }
+  /** The generator's memory when phase k ended (called from a timer at its end). */
+  sampleMemory(k) {
+    const p2 = this.phases[k];
+    if (p2) p2.memory = { rss_mb: process.memoryUsage.rss() / 2 ** 20, heap_mb: process.memoryUsage().heapUsed / 2 ** 20 };
+  }
+};
+var NICE_MS = [50, 100, 200, 250, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5];
+var MAX_BUCKETS = 300;
+function bucketIntervalMs(totalMs) {
+  return NICE_MS.find((ms3) => ms3 >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
+}
 
 // src/metrics/loop-turns.ts
 var LoopTurnMeter = class {
@@ -56050,14 +56534,14 @@ var LoopTurnMeter = class {
   constructor(source) {
     this.unsubscribe = source((startAt, endAt, reads) => {
       if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
-      const ms4 = endAt - startAt;
-      recordMs(this.turns, ms4);
-      this.readTurns.recordValueWithCount(ms4 > 0 ? Math.round(ms4 * 1e3) : 0, reads);
+      const ms3 = endAt - startAt;
+      recordMs(this.turns, ms3);
+      this.readTurns.recordValueWithCount(ms3 > 0 ? Math.round(ms3 * 1e3) : 0, reads);
     });
   }
   /** Lateness of something due at a known moment, if it fell in the observed span. */
-  lateness(ms4) {
-    if (!Number.isNaN(this.from) && Number.isNaN(this.to)) recordMs(this.late, ms4);
+  lateness(ms3) {
+    if (!Number.isNaN(this.from) && Number.isNaN(this.to)) recordMs(this.late, ms3);
   }
   /** At the window's start. */
   start() {
@@ -56092,7 +56576,6 @@ var TOOL_VERSION = "0.1.0";
 // src/result/timestamp-error.ts
 var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
 var METHOD = "delivery floor + union bound on residual + position: delivery = half the probe round trip on loopback, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
-var r33 = (x) => Math.round(x * 1e3) / 1e3;
 function timestampErrorHistograms(m2) {
   return {
     [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m2.turns,
@@ -56129,16 +56612,16 @@ function timestampError(turnsH, readsH, lateH, observedMs, deliveryMs = 0) {
       const alpha = miss * k / SPLITS;
       best = Math.min(best, quantileOfTail(residualTail, alpha, hi) + quantileOfTail(positionTail, miss - alpha, hi));
     }
-    return r33(deliveryMs + best);
+    return round3(deliveryMs + best);
   };
   return {
     p50: bound(0.5),
     p90: bound(0.9),
     p99: bound(0.99),
-    max: r33(deliveryMs + hi),
-    delivery_ms: r33(deliveryMs),
+    max: round3(deliveryMs + hi),
+    delivery_ms: round3(deliveryMs),
     method: METHOD,
-    observed_s: r33(observedMs / 1e3)
+    observed_s: round3(observedMs / 1e3)
   };
 }
 var SPLITS = 40;
@@ -56202,26 +56685,26 @@ function generatorLimits(spec) {
 var percent = (fraction3) => Number((fraction3 * 100).toFixed(2));
 function validityChecks(v, limits, t = THRESHOLDS) {
   const checks = [];
-  const add = (name2, ok, message) => checks.push({ name: name2, ok, message });
-  add("completed", !v.interrupted, v.interrupted ? "the run was interrupted before the window ended" : "the run completed its schedule");
+  const add2 = (name2, ok, message) => checks.push({ name: name2, ok, message });
+  add2("completed", !v.interrupted, v.interrupted ? "the run was interrupted before the window ended" : "the run completed its schedule");
   if (v.mode === "open") {
     const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
     const minFrac = limits.min_achieved_fraction;
-    add(
+    add2(
       "achieved_rate",
       frac >= minFrac,
       `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`
     );
     const lag = v.scheduleLagP99Ms;
     const maxLag = limits.max_schedule_lag_p99_ms;
-    add(
+    add2(
       "schedule_lag",
       lag !== null && lag <= maxLag,
       lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`
     );
   }
   const maxDelay = limits.max_event_loop_delay_p99_ms;
-  add(
+  add2(
     "event_loop_delay",
     v.eventLoopDelayP99Ms <= maxDelay,
     `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`
@@ -56229,7 +56712,7 @@ function validityChecks(v, limits, t = THRESHOLDS) {
   if (v.busyCpu !== void 0) {
     const busy2 = v.busyCpu;
     const maxBusy = limits.max_generator_cpu;
-    add(
+    add2(
       "generator_cpu",
       busy2 === null || busy2 <= maxBusy,
       busy2 === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy2 * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy2 <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`
@@ -56238,16 +56721,16 @@ function validityChecks(v, limits, t = THRESHOLDS) {
   if (v.poolWaitP99Ms !== void 0) {
     const wait = v.poolWaitP99Ms;
     const maxWait = limits.max_pool_wait_p99_ms;
-    add(
+    add2(
       "pool_wait",
       wait === null || wait <= maxWait,
       wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`
     );
   }
-  add("samples", v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs \u2265 ${t.minSamplesForP99})`);
+  add2("samples", v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs \u2265 ${t.minSamplesForP99})`);
   if (v.littlesRatio !== null) {
     const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
-    add(
+    add2(
       "littles_law",
       ok,
       `mean in-flight / (achieved rate \xD7 mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 \xB1 ${t.littlesLawTolerance}): ${ok ? "the window was steady" : "the window was not steady"}`
@@ -56255,7 +56738,7 @@ function validityChecks(v, limits, t = THRESHOLDS) {
   }
   if (v.workload) {
     const { ok, message } = workloadDelivered(v.workload, t);
-    add("workload_delivered", ok, message);
+    add2("workload_delivered", ok, message);
   }
   return checks;
 }
@@ -56282,6 +56765,53 @@ function workloadDelivered(w, t) {
   return { ok: input.ok && output.ok, message: [input.text, output.text, ...hints].join("; ") };
 }
 
+// src/result/replay-checks.ts
+var THRESHOLDS2 = { completedShare: 0.95, growthTolerance: 0.1, traceLagP95Ms: 15, traceLengthTolerance: 0.05 };
+function replayChecks(plan2, h) {
+  if (plan2?.sessions) return sessionChecks(plan2.sessions);
+  if (plan2?.trace) return [traceCheck(h)];
+  return [];
+}
+function sessionChecks(s) {
+  const eligible = s.started - s.cut_by_run_end;
+  const share2 = eligible > 0 ? s.completed / eligible : 0;
+  const delivered = {
+    name: "sessions_delivered",
+    ok: eligible > 0 && share2 >= THRESHOLDS2.completedShare,
+    message: `${s.completed} of ${eligible} conversations got all their turns (${pct5(share2)}; needs \u2265 ${pct5(THRESHOLDS2.completedShare)}); ${s.ended_by_failure} ended by a failed turn, ${s.cut_by_run_end} more cut by the run's end`
+  };
+  const g = s.context_growth;
+  const d = g && g.requested > 0 ? g.delivered / g.requested - 1 : null;
+  const growth = {
+    name: "context_growth",
+    ok: d === null || Math.abs(d) <= THRESHOLDS2.growthTolerance,
+    message: g === null || d === null ? "context growth not measured (fewer than two turns with the server\u2019s prompt counts)" : `the prompt grew ${g.delivered.toFixed(1)} tokens over the turns by the server\u2019s count vs ${g.requested.toFixed(1)} resent (${signed(d)}; needs within ${pct5(THRESHOLDS2.growthTolerance)})`
+  };
+  return [delivered, growth];
+}
+function traceCheck(h) {
+  const lag = h.scheduleLag.totalCount > 0 ? h.scheduleLag.getValueAtPercentile(95) / 1e3 : null;
+  const rel = (a, b2) => a.totalCount > 0 && b2.totalCount > 0 && b2.mean > 0 ? a.mean / b2.mean - 1 : null;
+  const input = rel(h.promptTokens, h.requestedPromptTokens);
+  const output = rel(h.outputTokens, h.requestedOutputTokens);
+  const within = (x) => x !== null && Math.abs(x) <= THRESHOLDS2.traceLengthTolerance;
+  const ok = lag !== null && lag <= THRESHOLDS2.traceLagP95Ms && within(input) && within(output);
+  const show3 = (x) => x === null ? "not measured" : signed(x);
+  return {
+    name: "trace_replayed",
+    ok,
+    message: `arrivals sent ${lag === null ? "never" : `p95 ${lag.toFixed(2)} ms`} after their trace offsets (needs \u2264 ${THRESHOLDS2.traceLagP95Ms} ms); delivered vs trace lengths: input ${show3(input)}, output ${show3(output)} (needs within ${pct5(THRESHOLDS2.traceLengthTolerance)})`
+  };
+}
+var pct5 = (x) => `${(x * 100).toFixed(1)} %`;
+var signed = (x) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`;
+function replayLoadLabel(spec) {
+  const { trace, sessions } = spec.workload;
+  if (trace) return `trace replay of ${trace.file} (${trace.format}, speedup ${trace.speedup})`;
+  if (sessions) return `open-loop ${spec.load.arrival} at ${spec.load.rate} sessions/s (multi-turn conversations)`;
+  return null;
+}
+
 // src/result/assemble.ts
 function loadLabel(load) {
   if (load.mode === "closed") return `closed-loop, ${load.concurrency} concurrent`;
@@ -56295,6 +56825,8 @@ function loadLabel(load) {
 }
 function runLabel(t, offeredRate) {
   const { load } = t.spec;
+  const replay = replayLoadLabel(t.spec);
+  if (replay !== null) return t.parts ? `${replay} (${t.parts.count} ${t.parts.how} merged)` : replay;
   if (!t.parts) return loadLabel(load);
   if (t.parts.how === "threads") return `${loadLabel(load)} \xB7 ${t.parts.count} generator threads`;
   return `${loadLabel({ ...load, rate: offeredRate })} (${t.parts.count} ${t.parts.how} merged)`;
@@ -56307,63 +56839,15 @@ function errorRates(byClass2, scheduled) {
     errors: share2(scheduled - byClass2.ok - (byClass2.cancelled ?? 0))
   };
 }
+var perSecondOf = (t) => (n2) => t.windowS > 0 ? round3(n2 / t.windowS) : 0;
 function assembleResult(t) {
-  const { spec, counts: c } = t;
-  const windowMs = t.windowS * 1e3;
-  const perS = (n2) => t.windowS > 0 ? round3(n2 / t.windowS) : 0;
-  const closed = spec.load.mode === "closed";
-  const offered = perS(c.windowScheduled);
-  const achieved = perS(c.windowDispatched);
-  const meanInFlight = t.windowS > 0 ? c.inFlightIntegral / windowMs : 0;
-  const predicted = t.windowS > 0 ? c.windowTimeInSystem / windowMs : 0;
-  const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
+  const { spec } = t;
+  const rates = windowRates(t);
   const h = t.histograms;
-  const ms4 = (hist) => hist ? summarizeMs(hist) : null;
-  const tokens = (hist) => hist ? summarizeCounts(hist) : null;
-  const metrics = Object.fromEntries(METRICS.map((m2) => [m2.key, ms4(h[m2.histogram])]));
-  const poolWait = t.generator.poolWaitMeasured ? delayTail(ms4(h.poolWait)) : void 0;
-  const windowCpu = t.generator.windowCpu;
-  const delivery = deliveryFloorMs(isLoopbackTarget(spec.target.url), t.serverView?.network?.rtt_ms);
-  const tokenSource = c.windowOk === 0 ? "none" : c.usageMissing === 0 ? "usage" : c.usageMissing === c.windowOk ? "chunks" : "mixed";
-  const w = t.workload;
-  const short = c.windowShortRequests;
-  const workload = {
-    input_tokens: {
-      ...w.inputSpec !== void 0 ? { spec: w.inputSpec } : {},
-      requested: tokens(h.requestedPromptTokens),
-      delivered: tokens(h.promptTokens)
-    },
-    output_tokens: {
-      ...w.outputSpec !== void 0 ? { spec: w.outputSpec } : {},
-      requested: tokens(h.requestedOutputTokens),
-      delivered: tokens(h.outputTokens),
-      ...w.shortfall ? { shortfall: { requests: short, mean_tokens: short > 0 ? round3(c.windowShortTokens / short) : null } } : {}
-    },
-    token_source: tokenSource,
-    usage_missing: c.usageMissing,
-    usage_chunk_mismatch: c.usageChunkMismatch,
-    ...w.plan ? { plan: w.plan } : {}
-  };
-  const checks = [
-    ...validityChecks(
-      {
-        mode: spec.load.mode,
-        offeredRate: offered,
-        achievedRate: achieved,
-        scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
-        eventLoopDelayP99Ms: t.generator.eventLoopDelayMs.p99,
-        busyCpu: windowCpu === void 0 ? void 0 : windowCpu?.busy ?? null,
-        poolWaitP99Ms: poolWait === void 0 ? void 0 : poolWait?.p99 ?? null,
-        okSamples: c.windowOk,
-        littlesRatio,
-        interrupted: t.interrupted,
-        workload: deliveredLengths(spec, workload)
-      },
-      generatorLimits(spec)
-    ),
-    ...t.extraChecks ?? []
-  ];
-  const s = t.series;
+  const metrics = Object.fromEntries(METRICS.map((m2) => [m2.key, msOf(h[m2.histogram])]));
+  const poolWait = t.generator.poolWaitMeasured ? delayTail(msOf(h.poolWait)) : void 0;
+  const workload = workloadSection(t);
+  const checks = checksOf(t, rates, metrics, poolWait, workload);
   return {
     schema_version: RESULT_SCHEMA_VERSION,
     tool: { name: "loadgate", version: TOOL_VERSION },
@@ -56373,59 +56857,22 @@ function assembleResult(t) {
     spec_hash: t.specHash,
     target: t.target,
     environment: t.environment,
-    load: {
-      mode: spec.load.mode,
-      label: runLabel(t, offered),
-      arrival: closed ? "closed-loop" : spec.load.arrival,
-      burstiness: spec.load.burstiness,
-      concurrency: closed ? spec.load.concurrency : null,
-      offered_rate_per_s: offered,
-      achieved_rate_per_s: achieved,
-      warmup_s: t.warmupS,
-      window_s: round3(t.windowS),
-      cooldown_s: t.cooldownS,
-      interrupted: t.interrupted
-    },
-    requests: {
-      scheduled: c.scheduled,
-      by_class: { ...c.byClass },
-      not_reached: t.notReached,
-      window: { scheduled: c.windowScheduled, by_class: { ...c.windowByClass } },
-      error_samples: t.errorSamples,
-      ...t.connections
-    },
+    load: loadSection(t, rates),
+    requests: requestsSection(t),
     metrics,
-    throughput: {
-      output_tokens_per_s: perS(c.completedOutputTokens),
-      total_tokens_per_s: perS(c.completedOutputTokens + c.completedPromptTokens),
-      requests_per_s: perS(c.completedInWindow)
-    },
-    goodput: {
-      slo: { ...spec.slo },
-      requests: c.windowGood,
-      rate_per_s: perS(c.windowGood),
-      fraction: c.windowScheduled > 0 ? round3(c.windowGood / c.windowScheduled) : null
-    },
-    rates: errorRates(c.windowByClass, c.windowScheduled),
+    throughput: throughputSection(t),
+    goodput: goodputSection(t),
+    rates: errorRates(t.counts.windowByClass, t.counts.windowScheduled),
     workload,
-    generator: {
-      event_loop_delay_ms: t.generator.eventLoopDelayMs,
-      cpu_s: round3(t.generator.cpuS),
-      cpu_utilization: round3(t.generator.cpuUtilization),
-      heap_mb: round3(t.generator.heapMb),
-      rss_mb: round3(t.generator.rssMb),
-      ...windowCpu !== void 0 ? { window_cpu: windowCpu } : {},
-      ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {},
-      ...t.generator.loopObservedMs !== void 0 ? { timestamp_error_ms: timestampErrorOf(h, t.generator.loopObservedMs, delivery) } : {}
-    },
+    generator: generatorSection(t, poolWait),
     littles_law: {
-      mean_in_flight: round3(meanInFlight),
-      predicted_in_flight: round3(predicted),
-      ratio: littlesRatio === null ? null : round3(littlesRatio),
+      mean_in_flight: round3(rates.meanInFlight),
+      predicted_in_flight: round3(rates.predicted),
+      ratio: rates.littlesRatio === null ? null : round3(rates.littlesRatio),
       ...t.peakInFlight !== void 0 ? { peak_in_flight: t.peakInFlight } : {}
     },
     validity: { valid: checks.every((x) => x.ok), checks },
-    timeseries: { interval_s: s.intervalS, sent: s.sent, ok: s.ok, errors: s.errors, output_tokens: s.outputTokens },
+    timeseries: timeseriesSection(t.series),
     ...t.segments ? { segments: t.segments } : {},
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: t.definitions,
@@ -56436,6 +56883,131 @@ function assembleResult(t) {
     ...t.serverView
   };
 }
+var msOf = (hist) => hist ? summarizeMs(hist) : null;
+var tokensOf = (hist) => hist ? summarizeCounts(hist) : null;
+function windowRates(t) {
+  const c = t.counts;
+  const perS = perSecondOf(t);
+  const windowMs = t.windowS * 1e3;
+  const offered = perS(c.windowScheduled);
+  const achieved = perS(c.windowDispatched);
+  const meanInFlight = t.windowS > 0 ? c.inFlightIntegral / windowMs : 0;
+  const predicted = t.windowS > 0 ? c.windowTimeInSystem / windowMs : 0;
+  const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
+  return { offered, achieved, meanInFlight, predicted, littlesRatio };
+}
+function loadSection(t, rates) {
+  const { spec } = t;
+  const closed = spec.load.mode === "closed";
+  return {
+    mode: spec.load.mode,
+    label: runLabel(t, rates.offered),
+    arrival: closed ? "closed-loop" : spec.load.arrival,
+    burstiness: spec.load.burstiness,
+    concurrency: closed ? spec.load.concurrency : null,
+    offered_rate_per_s: rates.offered,
+    achieved_rate_per_s: rates.achieved,
+    warmup_s: t.warmupS,
+    window_s: round3(t.windowS),
+    cooldown_s: t.cooldownS,
+    interrupted: t.interrupted
+  };
+}
+function requestsSection(t) {
+  const c = t.counts;
+  return {
+    scheduled: c.scheduled,
+    by_class: { ...c.byClass },
+    not_reached: t.notReached,
+    window: { scheduled: c.windowScheduled, by_class: { ...c.windowByClass } },
+    error_samples: t.errorSamples,
+    ...t.connections
+  };
+}
+function throughputSection(t) {
+  const c = t.counts;
+  const perS = perSecondOf(t);
+  return {
+    output_tokens_per_s: perS(c.completedOutputTokens),
+    total_tokens_per_s: perS(c.completedOutputTokens + c.completedPromptTokens),
+    requests_per_s: perS(c.completedInWindow)
+  };
+}
+function goodputSection(t) {
+  const c = t.counts;
+  return {
+    slo: { ...t.spec.slo },
+    requests: c.windowGood,
+    rate_per_s: perSecondOf(t)(c.windowGood),
+    fraction: c.windowScheduled > 0 ? round3(c.windowGood / c.windowScheduled) : null
+  };
+}
+function workloadSection(t) {
+  const { counts: c, histograms: h, workload: w } = t;
+  const tokenSource = c.windowOk === 0 ? "none" : c.usageMissing === 0 ? "usage" : c.usageMissing === c.windowOk ? "chunks" : "mixed";
+  const short = c.windowShortRequests;
+  return {
+    input_tokens: {
+      ...w.inputSpec !== void 0 ? { spec: w.inputSpec } : {},
+      requested: tokensOf(h.requestedPromptTokens),
+      delivered: tokensOf(h.promptTokens)
+    },
+    output_tokens: {
+      ...w.outputSpec !== void 0 ? { spec: w.outputSpec } : {},
+      requested: tokensOf(h.requestedOutputTokens),
+      delivered: tokensOf(h.outputTokens),
+      ...w.shortfall ? { shortfall: { requests: short, mean_tokens: short > 0 ? round3(c.windowShortTokens / short) : null } } : {}
+    },
+    token_source: tokenSource,
+    usage_missing: c.usageMissing,
+    usage_chunk_mismatch: c.usageChunkMismatch,
+    ...w.plan ? { plan: w.plan } : {}
+  };
+}
+function checksOf(t, rates, metrics, poolWait, workload) {
+  const { spec } = t;
+  const windowCpu = t.generator.windowCpu;
+  return [
+    ...validityChecks(
+      {
+        mode: spec.load.mode,
+        offeredRate: rates.offered,
+        achievedRate: rates.achieved,
+        scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
+        eventLoopDelayP99Ms: t.generator.eventLoopDelayMs.p99,
+        busyCpu: windowCpu === void 0 ? void 0 : windowCpu?.busy ?? null,
+        poolWaitP99Ms: poolWait === void 0 ? void 0 : poolWait?.p99 ?? null,
+        okSamples: t.counts.windowOk,
+        littlesRatio: rates.littlesRatio,
+        interrupted: t.interrupted,
+        workload: deliveredLengths(spec, workload)
+      },
+      generatorLimits(spec)
+    ),
+    ...t.extraChecks ?? []
+  ];
+}
+function generatorSection(t, poolWait) {
+  const g = t.generator;
+  const delivery = deliveryFloorMs(isLoopbackTarget(t.spec.target.url), t.serverView?.network?.rtt_ms);
+  return {
+    event_loop_delay_ms: g.eventLoopDelayMs,
+    cpu_s: round3(g.cpuS),
+    cpu_utilization: round3(g.cpuUtilization),
+    heap_mb: round3(g.heapMb),
+    rss_mb: round3(g.rssMb),
+    ...g.windowCpu !== void 0 ? { window_cpu: g.windowCpu } : {},
+    ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {},
+    ...g.loopObservedMs !== void 0 ? { timestamp_error_ms: timestampErrorOf(t.histograms, g.loopObservedMs, delivery) } : {}
+  };
+}
+var timeseriesSection = (s) => ({
+  interval_s: s.intervalS,
+  sent: s.sent,
+  ok: s.ok,
+  errors: s.errors,
+  output_tokens: s.outputTokens
+});
 
 // src/result/connections.ts
 function connectionFacts(reconnects, keepAlive) {
@@ -56503,11 +57075,269 @@ function recorderTotals(rec, f) {
     connections: connectionFacts(rec.reconnects, f.keepAlive),
     ...f.pattern ? { pattern: f.pattern } : {},
     ...f.abort ? { abort: f.abort } : {},
-    ...f.serverView ? { serverView: f.serverView } : {}
+    ...f.serverView ? { serverView: f.serverView } : {},
+    extraChecks: replayChecks(w?.plan, rec.h)
   };
 }
 function buildResult(rec, f) {
   return assembleResult(recorderTotals(rec, f));
+}
+
+// src/result/pattern.ts
+var RECOVERY_TOLERANCE = 0.1;
+var MIN_WINDOW_SAMPLES = 20;
+var SATURATION_SHORTFALL = 0.05;
+var DEPART_FACTOR = 2;
+function baseRateOf(load) {
+  const p2 = load.pattern;
+  if (p2?.kind === "ramp") return (p2.from + p2.to) / 2;
+  if (p2?.kind === "steps") return p2.rates.reduce((a, b2) => a + b2, 0) / p2.rates.length;
+  return load.rate;
+}
+function patternFacts(plan2, rec, gate, baseRate, spike) {
+  return {
+    kind: plan2.kind,
+    intervalMs: rec.intervalMs,
+    windowFromMs: plan2.windowFromMs,
+    windowToMs: plan2.windowToMs,
+    baseRate,
+    names: plan2.phases.map((p2) => p2.name),
+    offeredPerS: rec.buckets.map(
+      (_, i) => round3(expectedArrivals(plan2.curve, i * rec.intervalMs, (i + 1) * rec.intervalMs) / (rec.intervalMs / 1e3))
+    ),
+    phaseOffered: plan2.phases.map((p2) => p2.rate),
+    phases: rec.phases,
+    buckets: rec.buckets,
+    spike,
+    gate
+  };
+}
+function mergedWindow(buckets, from, to) {
+  let h = null;
+  for (let i = Math.max(0, from); i < Math.min(to, buckets.length); i++) {
+    const b2 = buckets[i].ttft;
+    if (b2) (h ??= newBucketHistogram()).add(b2);
+  }
+  return h;
+}
+function slidingP95(buckets, w) {
+  const running = mergedWindow(buckets, 0, w) ?? newBucketHistogram();
+  return buckets.map((_, i) => {
+    if (i > 0) {
+      const out2 = buckets[i - 1].ttft;
+      const inn = buckets[i + w - 1]?.ttft;
+      if (out2) running.subtract(out2);
+      if (inn) running.add(inn);
+    }
+    return p952(running);
+  });
+}
+var p952 = (h) => h && h.totalCount >= MIN_WINDOW_SAMPLES ? round3(h.getValueAtPercentile(95) / 1e3) : null;
+function buildPatternSection(f) {
+  const iv = f.intervalMs;
+  const w = Math.max(5, Math.ceil(2 * MIN_WINDOW_SAMPLES / Math.max(f.baseRate, 1e-9) * (1e3 / iv)));
+  const lastStart = Math.floor(f.windowToMs / iv) - w;
+  const sliding = slidingP95(f.buckets, w);
+  const scale = f.rateScale ?? 1;
+  const phases = f.phases.map((p2, k) => phaseSummary(f.names[k], p2, f.phaseOffered[k], scale));
+  const section2 = {
+    kind: f.kind,
+    interval_s: iv / 1e3,
+    sliding_window_s: w * iv / 1e3,
+    window: { from_s: f.windowFromMs / 1e3, to_s: f.windowToMs / 1e3 },
+    phases,
+    series: {
+      offered_per_s: f.offeredPerS,
+      scheduled: f.buckets.map((b2) => b2.scheduled),
+      ok: f.buckets.map((b2) => b2.ok),
+      errors: f.buckets.map((b2) => b2.errors),
+      achieved_per_s: f.buckets.map((b2) => round3(b2.completedOk * scale / (iv / 1e3))),
+      ttft_p95_ms: sliding
+    },
+    histograms: {
+      buckets_ttft: f.buckets.map((b2) => b2.ttft ? encodeHistogram(b2.ttft) : ""),
+      phases: f.phases.map((p2) => ({ ttft: encodeHistogram(p2.h.ttft), tpot: encodeHistogram(p2.h.tpot), e2e: encodeHistogram(p2.h.e2e) }))
+    }
+  };
+  if (f.kind === "spike" && f.spike) section2.spike = spikeOutcome(f, iv, w, lastStart, sliding);
+  if (f.kind === "ramp" || f.kind === "steps") section2.steps = stepsOutcome(f.phases, phases);
+  if (f.kind === "soak") section2.soak = soakOutcome(f);
+  return section2;
+}
+function phaseSummary(name2, p2, offered, scale) {
+  const len = (p2.toMs - p2.fromMs) / 1e3;
+  const done = p2.ok + p2.errors;
+  return {
+    name: name2,
+    from_s: round3(p2.fromMs / 1e3),
+    to_s: round3(p2.toMs / 1e3),
+    offered_rate_per_s: offered,
+    scheduled: p2.scheduled,
+    ok: p2.ok,
+    errors: p2.errors,
+    error_rate: done > 0 ? round3(p2.errors / done) : null,
+    achieved_rate_per_s: len > 0 ? round3(p2.completedOk * scale / len) : 0,
+    ttft_ms: summarizeMs(p2.h.ttft),
+    tpot_ms: summarizeMs(p2.h.tpot),
+    e2e_ms: summarizeMs(p2.h.e2e),
+    generator: p2.memory && { rss_mb: round3(p2.memory.rss_mb), heap_mb: round3(p2.memory.heap_mb) }
+  };
+}
+function spikeOutcome(f, iv, w, lastStart, sliding) {
+  const { atMs, forMs } = f.spike;
+  const start = f.windowFromMs + atMs;
+  const end2 = start + forMs;
+  const pre = p952(mergedWindow(f.buckets, Math.ceil(f.windowFromMs / iv), Math.floor(start / iv)));
+  let recovery = null;
+  if (pre !== null) {
+    for (let i = Math.ceil(end2 / iv - 1e-9); i <= lastStart; i++) {
+      const v = sliding[i];
+      if (v !== null && v <= pre * (1 + RECOVERY_TOLERANCE)) {
+        recovery = round3((i * iv - end2) / 1e3);
+        break;
+      }
+    }
+  }
+  const during = f.phases[f.names.indexOf("spike")];
+  const done = during ? during.ok + during.errors : 0;
+  return {
+    at_s: atMs / 1e3,
+    for_s: forMs / 1e3,
+    pre_ttft_p95_ms: pre,
+    during: {
+      ttft_ms: during ? summarizeMs(during.h.ttft) : null,
+      errors: during?.errors ?? 0,
+      error_rate: done > 0 ? round3(during.errors / done) : null
+    },
+    recovery_s: recovery,
+    rule: `from the spike's end until TTFT p95 over a sliding ${w * iv / 1e3} s window is within ${RECOVERY_TOLERANCE * 100} % of the pre-spike p95`
+  };
+}
+function stepsOutcome(stats, phases) {
+  const p99s = phases.map((p2) => p2.ttft_ms && p2.ttft_ms.count >= MIN_WINDOW_SAMPLES ? p2.ttft_ms.p99 : null);
+  const known = p99s.filter((v) => v !== null);
+  const floor = known.length > 0 ? Math.min(...known) : null;
+  const saturated = stats.findIndex(
+    (s) => s.completedOk < (1 - SATURATION_SHORTFALL) * s.scheduled && s.scheduled - s.completedOk > 3 * Math.sqrt(s.scheduled)
+  );
+  const departed = floor === null ? -1 : p99s.findIndex((v) => v !== null && v > DEPART_FACTOR * floor);
+  return {
+    floor_ttft_p99_ms: floor,
+    first_saturated: saturated >= 0 ? phases[saturated].name : null,
+    first_departed: departed >= 0 ? phases[departed].name : null,
+    rule: `saturated: completions < ${(1 - SATURATION_SHORTFALL) * 100} % of the phase's arrivals and short by > 3\u221Aarrivals; departed: TTFT p99 > ${DEPART_FACTOR} \xD7 the lowest phase p99`
+  };
+}
+function soakOutcome(f) {
+  const g = f.gate;
+  const drift = {};
+  const first = f.phases[0];
+  const last = f.phases[f.phases.length - 1];
+  for (const t of LATENCY_TARGETS) {
+    const rule2 = g.latency[t.key];
+    const metric = t.histogram;
+    if (!rule2?.enabled || !PHASE_METRICS.includes(metric)) continue;
+    const key = t.key;
+    drift[key] = segmentDrift({
+      first: first.h[metric],
+      last: last.h[metric],
+      p: t.p,
+      pct: g.soak?.max_drift_pct ?? rule2.max_increase_pct,
+      floorMs: rule2.max_increase_ms,
+      minTail: g.min_tail_samples,
+      confidence: g.confidence,
+      iterations: g.bootstrap_iterations,
+      id: key
+    });
+  }
+  return {
+    segments: f.phases.length,
+    drift,
+    generator: {
+      rss_mb: f.phases.map((p2) => p2.memory ? round3(p2.memory.rss_mb) : null),
+      heap_mb: f.phases.map((p2) => p2.memory ? round3(p2.memory.heap_mb) : null)
+    },
+    rule: `last segment vs first, per gate latency rule: drift when the rise AND its ${Math.round(g.confidence * 100)} % one-sided bootstrap lower bound exceed max(pct \xD7 first, ms)`
+  };
+}
+function factsOf(s, gate) {
+  const iv = s.interval_s * 1e3;
+  return {
+    kind: s.kind,
+    intervalMs: iv,
+    windowFromMs: s.window.from_s * 1e3,
+    windowToMs: s.window.to_s * 1e3,
+    baseRate: 0,
+    names: s.phases.map((p2) => p2.name),
+    offeredPerS: [...s.series.offered_per_s],
+    // a copy: merging adds into it, and inputs stay as they were
+    phaseOffered: s.phases.map((p2) => p2.offered_rate_per_s),
+    phases: s.phases.map((p2, k) => ({
+      fromMs: p2.from_s * 1e3,
+      toMs: p2.to_s * 1e3,
+      scheduled: p2.scheduled,
+      ok: p2.ok,
+      errors: p2.errors,
+      completedOk: Math.round(p2.achieved_rate_per_s * (p2.to_s - p2.from_s)),
+      h: {
+        ttft: decodeHistogram(s.histograms.phases[k].ttft),
+        tpot: decodeHistogram(s.histograms.phases[k].tpot),
+        e2e: decodeHistogram(s.histograms.phases[k].e2e)
+      },
+      memory: p2.generator
+    })),
+    buckets: s.series.scheduled.map((n2, i) => ({
+      scheduled: n2,
+      ok: s.series.ok[i],
+      errors: s.series.errors[i],
+      completedOk: Math.round(s.series.achieved_per_s[i] * s.interval_s),
+      ttft: s.histograms.buckets_ttft[i] ? decodeBucket(s.histograms.buckets_ttft[i]) : null
+    })),
+    spike: s.spike && { atMs: s.spike.at_s * 1e3, forMs: s.spike.for_s * 1e3 },
+    gate
+  };
+}
+function decodeBucket(encoded) {
+  const h = newBucketHistogram();
+  h.add(decodeHistogram(encoded));
+  return h;
+}
+function mergePatternSections(sections, shards, gate, baseRate) {
+  if (sections.length === 0 || sections.some((s) => s === void 0)) return void 0;
+  const all = sections;
+  const [first] = all;
+  if (all.some((s) => s.kind !== first.kind || s.interval_s !== first.interval_s || s.phases.length !== first.phases.length))
+    return void 0;
+  const facts = all.map((s) => factsOf(s, gate));
+  const out2 = facts[0];
+  const rateScale = shards ? 1 : 1 / all.length;
+  for (const f of facts.slice(1)) {
+    f.buckets.forEach((b2, i) => {
+      const o = out2.buckets[i] ??= { scheduled: 0, ok: 0, errors: 0, completedOk: 0, ttft: null };
+      o.scheduled += b2.scheduled;
+      o.ok += b2.ok;
+      o.errors += b2.errors;
+      o.completedOk += b2.completedOk;
+      if (b2.ttft) (o.ttft ??= newBucketHistogram()).add(b2.ttft);
+    });
+    f.phases.forEach((p2, k) => {
+      const o = out2.phases[k];
+      o.scheduled += p2.scheduled;
+      o.ok += p2.ok;
+      o.errors += p2.errors;
+      o.completedOk += p2.completedOk;
+      for (const m2 of PHASE_METRICS) o.h[m2].add(p2.h[m2]);
+      if (p2.memory && o.memory)
+        o.memory = { rss_mb: Math.max(o.memory.rss_mb, p2.memory.rss_mb), heap_mb: Math.max(o.memory.heap_mb, p2.memory.heap_mb) };
+    });
+    f.offeredPerS.forEach((v, i) => out2.offeredPerS[i] = (out2.offeredPerS[i] ?? 0) + v);
+    f.phaseOffered.forEach((v, k) => out2.phaseOffered[k] += v);
+  }
+  out2.offeredPerS = out2.offeredPerS.map((v) => round3(v * rateScale));
+  out2.phaseOffered = out2.phaseOffered.map((v) => round3(v * rateScale));
+  out2.rateScale = rateScale;
+  out2.baseRate = baseRate;
+  return buildPatternSection(out2);
 }
 
 // src/run/abort-watch.ts
@@ -56578,9 +57408,154 @@ var AbortWatch = class {
   }
 };
 
+// src/dispatch/sessions.ts
+function dispatchSessions(o) {
+  let open = 0;
+  let startsDone = false;
+  let stopped = false;
+  let started = 0;
+  const timers = /* @__PURE__ */ new Map();
+  let resolve4;
+  const done = new Promise((r) => resolve4 = r);
+  const settle = () => {
+    if ((startsDone || stopped) && open === 0) resolve4(started);
+  };
+  const turn = (s, k, tDue) => {
+    o.fire(s, k, tDue, (tEnd, thinkMs) => {
+      if (thinkMs === null || stopped) return close();
+      const next = tEnd + thinkMs;
+      if (next >= o.until) {
+        o.cut(s, k + 1);
+        return close();
+      }
+      wait(s, k + 1, next);
+    });
+  };
+  const wait = (s, k, at) => {
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        const due = () => {
+          if (stopped) close();
+          else if (now() >= at) turn(s, k, at);
+          else setImmediate(due);
+        };
+        due();
+      },
+      Math.max(0, Math.floor(at - now()))
+    );
+    timers.set(timer, [s, k]);
+  };
+  const close = () => {
+    open--;
+    settle();
+  };
+  const starts = dispatchOpenLoop({
+    schedule: o.starts,
+    runStart: o.runStart,
+    fire: (s, tDue) => {
+      started++;
+      open++;
+      turn(s, 0, tDue);
+    }
+  });
+  void starts.done.then(() => {
+    startsDone = true;
+    settle();
+  });
+  return {
+    done,
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      starts.stop();
+      for (const [t, [s, k]] of timers) {
+        clearTimeout(t);
+        o.cut(s, k);
+      }
+      open -= timers.size;
+      timers.clear();
+      settle();
+    },
+    spinMs: starts.spinMs
+  };
+}
+
+// src/run/sessions.ts
+function runSessions(o) {
+  const conversations = /* @__PURE__ */ new Map();
+  let requests = 0;
+  return dispatchSessions({
+    starts: o.starts,
+    runStart: o.runStart,
+    until: o.until,
+    cut(s) {
+      conversations.delete(s);
+      o.source.ended("cut");
+    },
+    fire(s, turn, tDue, ended) {
+      if (turn === 0) conversations.set(s, { c: o.source.start() });
+      const state = conversations.get(s);
+      const item = state.c.nextTurn(state.reply);
+      let text = "";
+      const finished = (r) => {
+        const ok = r.outcome === "ok";
+        state.inWindow ??= r.inWindow;
+        o.source.record({
+          turn,
+          ok,
+          inWindow: state.inWindow,
+          ttftMs: r.tFirst - r.tSched,
+          promptTokens: r.usagePrompt,
+          requestedPromptTokens: item.promptTokens,
+          replyTokens: r.outputTokens
+        });
+        const last = turn + 1 >= state.c.turns;
+        if (!ok || last) {
+          conversations.delete(s);
+          o.source.ended(ok ? "completed" : r.outcome === "cancelled" ? "cut" : "failed");
+          return ended(r.tEnd, null);
+        }
+        state.reply = { text, tokens: r.outputTokens };
+        ended(r.tEnd, state.c.thinkMs());
+      };
+      o.send(requests++, tDue - o.runStart, finished, item, (t) => text += t);
+    }
+  });
+}
+
 // src/run/measure.ts
 var DRAIN_GRACE_MS2 = 1e3;
 async function measure(o) {
+  const plan2 = planOf(o.resolved);
+  const g = openGenerator(o, plan2);
+  const costs = startCosts(g.turnMeter);
+  const dispatch = await startDispatcher(o, plan2, g.send);
+  const phases = armPhaseTimers(o.runStart, plan2, g, dispatch.spinMs);
+  const stop = stopOnSignal(o.signal, () => {
+    phases.cpuMeter.stop();
+    g.turnMeter.stop();
+    dispatch.stop();
+    cancelAll(g.active, "cancelled");
+  });
+  const abortTimer = armAbortRule(o, g, stop);
+  const progress = reportProgress(o, plan2, g.recorder);
+  try {
+    const fired = await dispatch.done;
+    await drain(g.active, o.resolved.requestTimeoutMs + DRAIN_GRACE_MS2);
+    g.turnMeter.stop();
+    return await resultOf(o, plan2, g, { planned: dispatch.planned, fired, stop, costs, windowCpu: phases.cpuMeter });
+  } finally {
+    clearInterval(progress);
+    clearInterval(abortTimer);
+    phases.timers.forEach(clearTimeout);
+    g.turnMeter.close();
+    stop.dispose();
+    await g.client.close();
+  }
+}
+var planOf = (resolved) => loadPlan(resolved.spec.load.mode === "open" ? resolved : { ...resolved, rampUpMs: 0, pattern: void 0 });
+function openGenerator(o, plan2) {
   const { resolved, workload, runStart } = o;
   const { spec } = resolved;
   const client = createClient({
@@ -56590,15 +57565,9 @@ async function measure(o) {
     apiKey: resolved.apiKey,
     timeoutMs: resolved.requestTimeoutMs
   });
-  const plan2 = loadPlan(spec.load.mode === "open" ? resolved : { ...resolved, rampUpMs: 0, pattern: void 0 });
-  const totalMs = plan2.totalMs;
-  const rampEnd = runStart + plan2.rampUpMs;
-  const windowStart = runStart + plan2.windowFromMs;
-  const windowEnd = runStart + plan2.windowToMs;
   const active = /* @__PURE__ */ new Map();
-  const pattern2 = plan2.kind === "steady" ? void 0 : new PatternRecorder(runStart, bucketIntervalMs(totalMs), totalMs, plan2.phases);
+  const pattern2 = plan2.kind === "steady" ? void 0 : new PatternRecorder(runStart, bucketIntervalMs(plan2.totalMs), plan2.totalMs, plan2.phases);
   const watch = resolved.abort ? new AbortWatch(resolved.abort) : void 0;
-  let aborted;
   const recorder = new Recorder({
     runId: o.runId,
     thread: o.thread ?? 0,
@@ -56610,18 +57579,18 @@ async function measure(o) {
     onRecord: (r) => {
       const a = active.get(r.id);
       active.delete(r.id);
-      a?.finished?.();
+      a?.finished?.(r);
       if (watch && !Number.isNaN(r.tSend)) watch.end(r.tEnd - runStart, r.outcome === "ok", recorder.inFlight);
       o.onRecord?.(r);
     }
   });
   const turnMeter = new LoopTurnMeter(observeReadTurns);
-  const send2 = (i, offsetMs, finished) => {
-    const w = workload.next(i);
+  const send2 = (i, offsetMs, finished, item, capture) => {
+    const w = item ?? workload.next(i);
     const rec = recorder.open(i, offsetMs, w.promptTokens, w.maxTokens);
     if (recorder.inFlight >= spec.load.max_in_flight) {
       rec.onEnd(now(), "dropped", `in-flight cap of ${spec.load.max_in_flight} reached`);
-      finished?.();
+      finished?.(rec);
       return;
     }
     recorder.markSent(rec, now());
@@ -56629,73 +57598,88 @@ async function measure(o) {
     if (spec.load.mode === "open") turnMeter.lateness(rec.tSend - rec.tSched);
     const entry = { rec, finished };
     active.set(i, entry);
-    entry.handle = client.send(w.body, rec, rec.requestId);
+    entry.handle = client.send(w.body, rec, rec.requestId, capture);
   };
-  const probe2 = startLoopProbe((ms4) => turnMeter.lateness(ms4));
-  const cpu0 = process.cpuUsage();
-  const wall0 = now();
-  let planned = 0;
-  let stop = () => {
-  };
-  let dispatched = Promise.resolve(0);
-  let spinMs = () => 0;
+  return { client, recorder, active, pattern: pattern2, watch, turnMeter, send: send2 };
+}
+var startCosts = (turnMeter) => ({
+  probe: startLoopProbe((ms3) => turnMeter.lateness(ms3)),
+  cpu0: process.cpuUsage(),
+  wall0: now()
+});
+async function startDispatcher(o, plan2, send2) {
+  const { spec } = o.resolved;
+  const idle = { planned: 0, stop: () => {
+  }, done: Promise.resolve(0), spinMs: () => 0 };
   const startAborted = o.signal?.aborted === true;
   if (spec.load.mode === "open") {
-    const schedule = buildSchedule({
+    const { workload } = o;
+    const schedule = workload.schedule ? scheduleWithin(workload.schedule, plan2.totalMs) : buildSchedule({
       kind: spec.load.arrival,
       curve: plan2.curve,
       burstiness: spec.load.burstiness,
       seed: deriveSeed(spec.workload.seed, "arrivals"),
-      durationMs: totalMs
+      durationMs: plan2.totalMs
     });
-    planned = schedule.length;
-    if (!startAborted) {
-      const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send2(i, schedule[i]) });
-      stop = h.stop;
-      dispatched = h.done;
-      spinMs = h.spinMs;
-    }
-  } else if (!startAborted) {
-    await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
-    const h = dispatchClosedLoop({
-      concurrency: spec.load.concurrency,
-      until: runStart + totalMs,
-      fire: (i, t, finished) => send2(i, t - runStart, finished)
-    });
-    stop = h.stop;
-    dispatched = h.done;
+    if (startAborted) return { ...idle, planned: schedule.length };
+    const h2 = workload.sessions ? runSessions({ source: workload.sessions, starts: schedule, runStart: o.runStart, until: o.runStart + plan2.totalMs, send: send2 }) : dispatchOpenLoop({ schedule, runStart: o.runStart, fire: (i) => send2(i, schedule[i]) });
+    return { planned: schedule.length, stop: h2.stop, done: h2.done, spinMs: h2.spinMs };
   }
+  if (startAborted) return idle;
+  await new Promise((r) => setTimeout(r, Math.max(0, o.runStart - now())));
+  const h = dispatchClosedLoop({
+    concurrency: spec.load.concurrency,
+    until: o.runStart + plan2.totalMs,
+    fire: (i, t, finished) => send2(i, t - o.runStart, finished)
+  });
+  return { ...idle, stop: h.stop, done: h.done };
+}
+function armPhaseTimers(runStart, plan2, g, spinMs) {
   const cpuMeter = new WindowCpuMeter(spinMs);
-  const windowTimers = [
-    setTimeout(() => (cpuMeter.start(), turnMeter.start()), windowStart - now()),
-    setTimeout(() => cpuMeter.stop(), windowEnd - now())
+  const timers = [
+    setTimeout(() => (cpuMeter.start(), g.turnMeter.start()), runStart + plan2.windowFromMs - now()),
+    setTimeout(() => cpuMeter.stop(), runStart + plan2.windowToMs - now())
   ];
-  let interruptedAt = NaN;
-  const onAbort = () => {
-    interruptedAt = now();
-    cpuMeter.stop();
-    turnMeter.stop();
-    stop();
-    cancelAll(active, "cancelled");
-  };
-  if (o.signal?.aborted) onAbort();
-  o.signal?.addEventListener("abort", onAbort, { once: true });
-  const abortTimer = watch && setInterval(
-    () => {
-      if (aborted || !Number.isNaN(interruptedAt)) return;
-      const d = watch.check(now() - runStart, recorder.inFlight);
-      if (!d) return;
-      aborted = { reason: d.reason, at_s: Math.round(d.atMs) / 1e3, detail: d.detail, fail: resolved.abort.fail };
-      onAbort();
+  const { pattern: pattern2 } = g;
+  if (pattern2) timers.push(...plan2.phases.map((p2, k) => setTimeout(() => pattern2.sampleMemory(k), runStart + p2.toMs - now())));
+  return { cpuMeter, timers };
+}
+function stopOnSignal(signal, halt) {
+  const stop = {
+    at: NaN,
+    now: () => {
+      stop.at = now();
+      halt();
     },
-    Math.max(20, resolved.abort.windowMs / 20)
+    dispose: () => signal?.removeEventListener("abort", stop.now)
+  };
+  if (signal?.aborted) stop.now();
+  signal?.addEventListener("abort", stop.now, { once: true });
+  return stop;
+}
+function armAbortRule(o, g, stop) {
+  const rule2 = o.resolved.abort;
+  const watch = g.watch;
+  if (!rule2 || !watch) return void 0;
+  return setInterval(
+    () => {
+      if (stop.aborted || !Number.isNaN(stop.at)) return;
+      const d = watch.check(now() - o.runStart, g.recorder.inFlight);
+      if (!d) return;
+      stop.aborted = { reason: d.reason, at_s: Math.round(d.atMs) / 1e3, detail: d.detail, fail: rule2.fail };
+      stop.now();
+    },
+    Math.max(20, rule2.windowMs / 20)
   );
-  const memoryTimers = pattern2 ? plan2.phases.map((p2, k) => setTimeout(() => pattern2.sampleMemory(k), runStart + p2.toMs - now())) : [];
-  const progress = setInterval(() => {
-    const t = now();
-    const phase = t < rampEnd ? "ramp-up" : t < windowStart ? "warmup" : t < windowEnd ? "steady" : t < runStart + totalMs ? "cooldown" : "drain";
+}
+function reportProgress(o, plan2, recorder) {
+  const { runStart } = o;
+  const { totalMs } = plan2;
+  return setInterval(() => {
+    const t = now() - runStart;
+    const phase = t < plan2.rampUpMs ? "ramp-up" : t < plan2.windowFromMs ? "warmup" : t < plan2.windowToMs ? "steady" : t < totalMs ? "cooldown" : "drain";
     o.onProgress?.({
-      elapsedS: (t - runStart) / 1e3,
+      elapsedS: t / 1e3,
       totalS: totalMs / 1e3,
       phase,
       sent: recorder.sent,
@@ -56704,56 +57688,51 @@ async function measure(o) {
       inFlight: recorder.inFlight
     });
   }, 1e3);
-  try {
-    const fired = await dispatched;
-    await drain(active, resolved.requestTimeoutMs + DRAIN_GRACE_MS2);
-    turnMeter.stop();
-    const interrupted = !Number.isNaN(interruptedAt);
-    const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
-    const cpu = process.cpuUsage(cpu0);
-    const eventLoopDelayMs = probe2.stop();
-    const series2 = recorder.series;
-    const serverView2 = await o.server?.finish({
-      runStart,
-      windowStart,
-      windowEnd: effectiveEnd,
-      seriesIntervalS: series2.intervalS,
-      seriesLength: Math.max(series2.sent.length, series2.ok.length, series2.errors.length)
-    });
-    return buildResult(recorder, {
-      resolved,
-      targetUrl: o.simulator ? "sim" : spec.target.url,
-      simulator: o.simulator,
-      windowMs: Math.max(0, effectiveEnd - windowStart),
-      interrupted,
-      notReached: spec.load.mode === "open" ? planned - fired : 0,
-      eventLoopDelayMs,
-      cpuS: (cpu.user + cpu.system) / 1e6,
-      wallS: (now() - wall0) / 1e3,
-      windowCpu: cpuMeter.read(),
-      loopTurns: turnMeter,
-      workers: 1,
-      workload: workload.describe(),
-      keepAlive: client.keepAlive(),
-      pattern: pattern2 && buildPatternSection(patternFacts(plan2, pattern2, spec.gate, baseRateOf(spec.load), spikeOf(resolved))),
-      abort: aborted,
-      serverView: serverView2
-    });
-  } finally {
-    clearInterval(progress);
-    clearInterval(abortTimer);
-    windowTimers.forEach(clearTimeout);
-    memoryTimers.forEach(clearTimeout);
-    turnMeter.close();
-    o.signal?.removeEventListener("abort", onAbort);
-    await client.close();
-  }
+}
+async function resultOf(o, plan2, g, e) {
+  const { resolved, runStart } = o;
+  const { spec } = resolved;
+  const windowStart = runStart + plan2.windowFromMs;
+  const windowEnd = runStart + plan2.windowToMs;
+  const interrupted = !Number.isNaN(e.stop.at);
+  const effectiveEnd = interrupted ? Math.min(windowEnd, e.stop.at) : windowEnd;
+  const cpu = process.cpuUsage(e.costs.cpu0);
+  const eventLoopDelayMs = e.costs.probe.stop();
+  const series2 = g.recorder.series;
+  const serverView2 = await o.server?.finish({
+    runStart,
+    windowStart,
+    windowEnd: effectiveEnd,
+    seriesIntervalS: series2.intervalS,
+    seriesLength: Math.max(series2.sent.length, series2.ok.length, series2.errors.length)
+  });
+  o.workload.sessions?.serverHitRate(serverView2?.server?.summary.prefix_cache_hit_rate ?? null);
+  const { pattern: pattern2 } = g;
+  return buildResult(g.recorder, {
+    resolved,
+    targetUrl: o.simulator ? "sim" : spec.target.url,
+    simulator: o.simulator,
+    windowMs: Math.max(0, effectiveEnd - windowStart),
+    interrupted,
+    notReached: spec.load.mode === "open" ? e.planned - e.fired : 0,
+    eventLoopDelayMs,
+    cpuS: (cpu.user + cpu.system) / 1e6,
+    wallS: (now() - e.costs.wall0) / 1e3,
+    windowCpu: e.windowCpu.read(),
+    loopTurns: g.turnMeter,
+    workers: 1,
+    workload: o.workload.describe(),
+    keepAlive: g.client.keepAlive(),
+    pattern: pattern2 && buildPatternSection(patternFacts(plan2, pattern2, spec.gate, baseRateOf(spec.load), spikeOf(resolved))),
+    abort: e.stop.aborted,
+    serverView: serverView2
+  });
 }
 var spikeOf = (r) => r.pattern?.kind === "spike" ? { atMs: r.pattern.atMs, forMs: r.pattern.forMs } : void 0;
 function cancelAll(active, reason) {
   for (const a of [...active.values()]) a.handle?.abort(reason);
 }
-var sleep = (ms4) => new Promise((r) => setTimeout(r, ms4));
+var sleep = (ms3) => new Promise((r) => setTimeout(r, ms3));
 async function drain(active, deadlineMs) {
   const cancelAt = now() + deadlineMs;
   while (active.size > 0 && now() < cancelAt) await sleep(10);
@@ -56833,15 +57812,15 @@ function modelIds(body) {
     return null;
   }
 }
-function sleep2(ms4, signal) {
-  return new Promise((resolve3) => {
+function sleep2(ms3, signal) {
+  return new Promise((resolve4) => {
     const done = (aborted) => {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
-      resolve3(aborted);
+      resolve4(aborted);
     };
     const onAbort = () => done(true);
-    const timer = setTimeout(() => done(false), ms4);
+    const timer = setTimeout(() => done(false), ms3);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
@@ -56881,7 +57860,63 @@ function list(models) {
   return `${shown.join(", ")}${models.length > LISTED ? ` and ${models.length - LISTED} more` : ""}`;
 }
 
+// src/server/engines.ts
+var GAUGE_SERIES = ["running", "waiting", "kv_cache_usage", "batch_size", "prefix_cache_hit_rate_gauge"];
+var COUNTER_SERIES = ["prefix_cache_queries", "prefix_cache_hits", "preemptions"];
+var m = (engine, series2, family, type, combine = "sum") => ({
+  engine,
+  series: series2,
+  family,
+  type,
+  combine
+});
+var ENGINE_METRICS = [
+  m("vllm", "running", "vllm:num_requests_running", "gauge"),
+  m("vllm", "waiting", "vllm:num_requests_waiting", "gauge"),
+  m("vllm", "kv_cache_usage", "vllm:kv_cache_usage_perc", "gauge", "max"),
+  m("vllm", "kv_cache_usage", "vllm:gpu_cache_usage_perc", "gauge", "max"),
+  m("vllm", "prefix_cache_queries", "vllm:prefix_cache_queries", "counter"),
+  m("vllm", "prefix_cache_queries", "vllm:gpu_prefix_cache_queries", "counter"),
+  m("vllm", "prefix_cache_hits", "vllm:prefix_cache_hits", "counter"),
+  m("vllm", "prefix_cache_hits", "vllm:gpu_prefix_cache_hits", "counter"),
+  m("vllm", "preemptions", "vllm:num_preemptions", "counter"),
+  m("vllm", "ttft", "vllm:time_to_first_token_seconds", "histogram"),
+  m("vllm", "queue_time", "vllm:request_queue_time_seconds", "histogram"),
+  m("vllm", "itl", "vllm:inter_token_latency_seconds", "histogram"),
+  m("vllm", "itl", "vllm:time_per_output_token_seconds", "histogram"),
+  m("sglang", "running", "sglang:num_running_reqs", "gauge"),
+  m("sglang", "waiting", "sglang:num_queue_reqs", "gauge"),
+  m("sglang", "kv_cache_usage", "sglang:token_usage", "gauge", "max"),
+  m("sglang", "prefix_cache_hit_rate_gauge", "sglang:cache_hit_rate", "gauge", "max"),
+  // SGLang retracts (evicts a running request to free KV slots and reruns it later): its preemption.
+  // The counter, not the sglang:num_retracted_reqs gauge, which holds only the last batch's.
+  m("sglang", "preemptions", "sglang:num_retracted_requests", "counter"),
+  m("sglang", "ttft", "sglang:time_to_first_token_seconds", "histogram"),
+  m("sglang", "queue_time", "sglang:queue_time_seconds", "histogram"),
+  m("sglang", "itl", "sglang:inter_token_latency_seconds", "histogram"),
+  m("sglang", "itl", "sglang:time_per_output_token_seconds", "histogram"),
+  m("tgi", "waiting", "tgi_queue_size", "gauge"),
+  m("tgi", "running", "tgi_batch_current_size", "gauge"),
+  m("tgi", "queue_time", "tgi_request_queue_duration", "histogram"),
+  m("llamacpp", "running", "llamacpp:requests_processing", "gauge"),
+  m("llamacpp", "waiting", "llamacpp:requests_deferred", "gauge"),
+  m("llamacpp", "kv_cache_usage", "llamacpp:kv_cache_usage_ratio", "gauge", "max"),
+  m("llamacpp", "batch_size", "llamacpp:n_busy_slots_per_decode", "gauge", "max")
+];
+function detectEngine(families) {
+  let best = null;
+  let bestCount = 0;
+  for (const engine of ["vllm", "sglang", "tgi", "llamacpp"]) {
+    const n2 = ENGINE_METRICS.filter((e) => e.engine === engine && families.has(e.family)).length;
+    if (n2 > bestCount) [best, bestCount] = [engine, n2];
+  }
+  return best;
+}
+
 // src/server/window.ts
+var SUMMARY_GAUGES = GAUGE_SERIES.filter(
+  (g) => g !== "prefix_cache_hit_rate_gauge"
+);
 function windowSection(snaps, b2, head) {
   const inWindow = snaps.filter((s) => s.t >= b2.windowStart && s.t <= b2.windowEnd);
   const first = inWindow[0];
@@ -56906,20 +57941,20 @@ function windowSection(snaps, b2, head) {
   const hits = delta("prefix_cache_hits");
   const hitGauge = gauge3("prefix_cache_hit_rate_gauge");
   const preemptions = delta("preemptions");
-  const summary2 = {
+  const summary3 = {
     prefix_cache_hit_rate: queries !== null && hits !== null && queries > 0 ? round3(hits / queries) : hitGauge?.mean ?? null,
     preemptions,
     preemptions_per_s: preemptions !== null && spanS > 0 ? round3(preemptions / spanS) : null
   };
-  for (const k of ["running", "waiting", "kv_cache_usage", "batch_size"]) {
+  for (const k of SUMMARY_GAUGES) {
     const g = gauge3(k);
-    if (g) summary2[k] = g;
+    if (g) summary3[k] = g;
   }
   return {
     ...head,
     available: true,
     scrapes: inWindow.length,
-    summary: summary2,
+    summary: summary3,
     ttft_ms: quantiles("ttft"),
     queue_time_ms: quantiles("queue_time"),
     itl_ms: quantiles("itl"),
@@ -57015,14 +58050,14 @@ function mergeReplicateSections(replicates) {
   };
   const preemptions = live.every((s) => s.summary.preemptions !== null) ? live.reduce((a, s) => a + s.summary.preemptions, 0) : null;
   const hits = live.filter((s) => s.summary.prefix_cache_hit_rate !== null);
-  const summary2 = {
+  const summary3 = {
     prefix_cache_hit_rate: weighted(hits.map((s) => ({ v: s.summary.prefix_cache_hit_rate, w: s.scrapes }))),
     preemptions,
     preemptions_per_s: preemptions !== null && windowS > 0 ? round3(preemptions / windowS) : null
   };
-  for (const k of ["running", "waiting", "kv_cache_usage", "batch_size"]) {
+  for (const k of SUMMARY_GAUGES) {
     const g = gauge3(k);
-    if (g) summary2[k] = g;
+    if (g) summary3[k] = g;
   }
   const kept = [];
   const quantiles = (k, label) => {
@@ -57062,7 +58097,7 @@ function mergeReplicateSections(replicates) {
     ...note ? { note } : {},
     scrapes,
     interval_s: first.interval_s,
-    summary: summary2,
+    summary: summary3,
     ttft_ms: ttft,
     queue_time_ms: queue,
     itl_ms: itl,
@@ -57128,7 +58163,7 @@ function probeOnce(url, headers, timeoutMs, ca) {
     "",
     ""
   ].join("\r\n");
-  return new Promise((resolve3, reject) => {
+  return new Promise((resolve4, reject) => {
     const t0 = now();
     let connected = NaN;
     let secure = NaN;
@@ -57138,7 +58173,7 @@ function probeOnce(url, headers, timeoutMs, ca) {
       clearTimeout(timer);
       socket.destroy();
       if (err) reject(err);
-      else resolve3(value2);
+      else resolve4(value2);
     };
     const timer = setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     const send2 = () => {
@@ -57165,7 +58200,7 @@ function probeOnce(url, headers, timeoutMs, ca) {
 function twoQuantiles2(xs) {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b2) => a - b2);
-  const at = (p2) => Math.round(s[Math.min(s.length - 1, Math.ceil(p2 * s.length) - 1)] * 1e3) / 1e3;
+  const at = (p2) => round3(s[Math.min(s.length - 1, Math.ceil(p2 * s.length) - 1)]);
   return { p50: at(0.5), p99: at(0.99) };
 }
 
@@ -57282,76 +58317,23 @@ function unescapeHelp(s) {
   return s.replace(/\\(\\|n)/g, (_, c) => c === "n" ? "\n" : "\\");
 }
 
-// src/server/engines.ts
-var GAUGE_SERIES = ["running", "waiting", "kv_cache_usage", "batch_size", "prefix_cache_hit_rate_gauge"];
-var COUNTER_SERIES = ["prefix_cache_queries", "prefix_cache_hits", "preemptions"];
-var m = (engine, series2, family, type, combine = "sum") => ({
-  engine,
-  series: series2,
-  family,
-  type,
-  combine
-});
-var ENGINE_METRICS = [
-  m("vllm", "running", "vllm:num_requests_running", "gauge"),
-  m("vllm", "waiting", "vllm:num_requests_waiting", "gauge"),
-  m("vllm", "kv_cache_usage", "vllm:kv_cache_usage_perc", "gauge", "max"),
-  m("vllm", "kv_cache_usage", "vllm:gpu_cache_usage_perc", "gauge", "max"),
-  m("vllm", "prefix_cache_queries", "vllm:prefix_cache_queries", "counter"),
-  m("vllm", "prefix_cache_queries", "vllm:gpu_prefix_cache_queries", "counter"),
-  m("vllm", "prefix_cache_hits", "vllm:prefix_cache_hits", "counter"),
-  m("vllm", "prefix_cache_hits", "vllm:gpu_prefix_cache_hits", "counter"),
-  m("vllm", "preemptions", "vllm:num_preemptions", "counter"),
-  m("vllm", "ttft", "vllm:time_to_first_token_seconds", "histogram"),
-  m("vllm", "queue_time", "vllm:request_queue_time_seconds", "histogram"),
-  m("vllm", "itl", "vllm:inter_token_latency_seconds", "histogram"),
-  m("vllm", "itl", "vllm:time_per_output_token_seconds", "histogram"),
-  m("sglang", "running", "sglang:num_running_reqs", "gauge"),
-  m("sglang", "waiting", "sglang:num_queue_reqs", "gauge"),
-  m("sglang", "kv_cache_usage", "sglang:token_usage", "gauge", "max"),
-  m("sglang", "prefix_cache_hit_rate_gauge", "sglang:cache_hit_rate", "gauge", "max"),
-  // SGLang retracts (evicts a running request to free KV slots and reruns it later): its preemption.
-  // The counter, not the sglang:num_retracted_reqs gauge, which holds only the last batch's.
-  m("sglang", "preemptions", "sglang:num_retracted_requests", "counter"),
-  m("sglang", "ttft", "sglang:time_to_first_token_seconds", "histogram"),
-  m("sglang", "queue_time", "sglang:queue_time_seconds", "histogram"),
-  m("sglang", "itl", "sglang:inter_token_latency_seconds", "histogram"),
-  m("sglang", "itl", "sglang:time_per_output_token_seconds", "histogram"),
-  m("tgi", "waiting", "tgi_queue_size", "gauge"),
-  m("tgi", "running", "tgi_batch_current_size", "gauge"),
-  m("tgi", "queue_time", "tgi_request_queue_duration", "histogram"),
-  m("llamacpp", "running", "llamacpp:requests_processing", "gauge"),
-  m("llamacpp", "waiting", "llamacpp:requests_deferred", "gauge"),
-  m("llamacpp", "kv_cache_usage", "llamacpp:kv_cache_usage_ratio", "gauge", "max"),
-  m("llamacpp", "batch_size", "llamacpp:n_busy_slots_per_decode", "gauge", "max")
-];
-function detectEngine(families) {
-  let best = null;
-  let bestCount = 0;
-  for (const engine of ["vllm", "sglang", "tgi", "llamacpp"]) {
-    const n2 = ENGINE_METRICS.filter((e) => e.engine === engine && families.has(e.family)).length;
-    if (n2 > bestCount) [best, bestCount] = [engine, n2];
-  }
-  return best;
-}
-
 // src/server/snapshot.ts
 function engineRows(families) {
   const present = new Set(families.keys());
   for (const name2 of families.keys()) if (name2.endsWith("_total")) present.add(name2.slice(0, -"_total".length));
   const engine = detectEngine(present);
-  const rows = [];
+  const rows2 = [];
   const seen = /* @__PURE__ */ new Set();
   for (const row of ENGINE_METRICS) {
     if (row.engine !== engine || seen.has(row.series) || !present.has(row.family)) continue;
     seen.add(row.series);
-    rows.push(row);
+    rows2.push(row);
   }
-  return { engine, rows };
+  return { engine, rows: rows2 };
 }
-function snapshotOf(t, families, rows, sent = t) {
+function snapshotOf(t, families, rows2, sent = t) {
   const s = { t, sent, gauges: {}, counters: {}, histograms: {} };
-  for (const row of rows) {
+  for (const row of rows2) {
     const f = families.get(row.family) ?? families.get(`${row.family}_total`);
     if (!f) continue;
     if (row.type === "histogram") {
@@ -57370,18 +58352,18 @@ function snapshotOf(t, families, rows, sent = t) {
 function histogramOf(f) {
   const byLe = /* @__PURE__ */ new Map();
   let sum = 0;
-  let count2 = 0;
+  let count3 = 0;
   for (const x of f.samples) {
     if (x.name === `${f.name}_bucket`) {
       const le2 = Number(x.labels.le === "+Inf" ? Infinity : x.labels.le);
       if (Number.isNaN(le2)) continue;
       byLe.set(le2, (byLe.get(le2) ?? 0) + x.value);
     } else if (x.name === `${f.name}_sum`) sum += x.value;
-    else if (x.name === `${f.name}_count`) count2 += x.value;
+    else if (x.name === `${f.name}_count`) count3 += x.value;
   }
   if (!byLe.has(Infinity)) return null;
   const le = [...byLe.keys()].sort((a, b2) => a - b2);
-  return { le, counts: le.map((b2) => byLe.get(b2)), sum, count: count2 };
+  return { le, counts: le.map((b2) => byLe.get(b2)), sum, count: count3 };
 }
 
 // src/server/scraper.ts
@@ -57467,11 +58449,11 @@ var Scraper = class {
     try {
       const families = parseExposition(text);
       if (this.rows === void 0) {
-        const { engine, rows } = engineRows(families);
-        if (engine === null || rows.length === 0)
+        const { engine, rows: rows2 } = engineRows(families);
+        if (engine === null || rows2.length === 0)
           return this.failed(`${this.o.url} exposes none of the vLLM, SGLang, TGI or llama.cpp metrics loadgate reads`);
         this.engine = engine;
-        this.rows = rows;
+        this.rows = rows2;
       }
       if (this.snaps.length < MAX_SNAPSHOTS) this.snaps.push(snapshotOf(t, families, this.rows, sent));
     } catch (e) {
@@ -57506,10 +58488,10 @@ function metricsTarget(baseUrl, s, credentials) {
   return { url: url.href, headers: credentials };
 }
 
-// src/run/server-view.ts
+// src/run/server-watch.ts
 var NETWORK_PROBES = 10;
 var PROBE_TIMEOUT_MS2 = 5e3;
-async function startServerView(resolved, baseUrl, headers) {
+async function startServerWatch(resolved, baseUrl, headers) {
   const network = await probeNetwork({ baseUrl, headers, count: NETWORK_PROBES, timeoutMs: PROBE_TIMEOUT_MS2 });
   const t = resolved.spec.target;
   const where = metricsTarget(
@@ -57573,14 +58555,9 @@ function mergeTotals(results, opts = {}) {
   const mismatches = mergeMismatches(results, names);
   if (mismatches.length > 0 && !opts.force) throw new MergeError(`cannot merge ${mismatches[0]}; pass --force to merge anyway`);
   const shards = mode === "shards";
-  const sum = (f) => results.reduce((acc, r) => acc + f(r), 0);
-  const max2 = (f) => Math.max(...results.map(f));
+  const sum = sumOf(results);
+  const max2 = maxOf(results);
   const spec = shards ? shardedSpec(results) : first.spec;
-  const windowCpu = results.every((r) => r.generator.window_cpu !== void 0) ? busiest(results.map((r) => r.generator.window_cpu)) : void 0;
-  const judgedAlone = (c) => !(shards && (c.name === "samples" || c.name === "littles_law"));
-  const invalidInputs = results.flatMap(
-    (r, i) => r.validity.checks.filter((c) => !c.ok && judgedAlone(c)).map((c) => `${names[i]} failed ${c.name}`)
-  );
   const { input_tokens: input, output_tokens: output, plan: plan2 } = first.workload;
   return {
     // Request ids of the inputs keep their own prefixes; a merge names them all.
@@ -57606,21 +58583,7 @@ function mergeTotals(results, opts = {}) {
       mode
     ),
     series: mergeTimeseries(results, shards),
-    generator: {
-      eventLoopDelayMs: {
-        p50: max2((r) => r.generator.event_loop_delay_ms.p50),
-        p99: max2((r) => r.generator.event_loop_delay_ms.p99),
-        max: max2((r) => r.generator.event_loop_delay_ms.max)
-      },
-      cpuS: sum((r) => r.generator.cpu_s),
-      cpuUtilization: max2((r) => r.generator.cpu_utilization),
-      // Shards are separate threads or machines, so their memory adds; replicates ran one after another.
-      heapMb: shards ? sum((r) => r.generator.heap_mb) : max2((r) => r.generator.heap_mb),
-      rssMb: shards ? sum((r) => r.generator.rss_mb) : max2((r) => r.generator.rss_mb),
-      windowCpu,
-      poolWaitMeasured: results.every((r) => r.histograms.poolWait !== void 0),
-      loopObservedMs: observedLoopMs(results)
-    },
+    generator: mergedGenerator(results, shards),
     workload: {
       ...input.spec ? { inputSpec: input.spec } : {},
       ...output.spec ? { outputSpec: output.spec } : {},
@@ -57632,13 +58595,40 @@ function mergeTotals(results, opts = {}) {
     merge: { mode, merged_from: sum((r) => r.merge?.merged_from ?? 1), forced: mismatches.length > 0 },
     ...!shards && results.length > 1 ? { replicates: { count: results.length, cv: spread(results) } } : {},
     ...mergedPattern(results, shards, spec),
-    extraChecks: [
-      {
-        name: "merge_inputs",
-        ok: invalidInputs.length === 0 && mismatches.length === 0,
-        message: mismatches.length > 0 ? `merged with --force across different benchmarks: ${mismatches[0]}` : invalidInputs.length > 0 ? `an input was not valid: ${invalidInputs.slice(0, 3).join("; ")}` : `all ${results.length} inputs were valid runs of the same spec`
-      }
-    ]
+    extraChecks: [mergeInputsCheck(results, names, mismatches, shards)]
+  };
+}
+var sumOf = (results) => (f) => results.reduce((acc, r) => acc + f(r), 0);
+var maxOf = (results) => (f) => Math.max(...results.map(f));
+function mergedGenerator(results, shards) {
+  const sum = sumOf(results);
+  const max2 = maxOf(results);
+  const windowCpu = results.every((r) => r.generator.window_cpu !== void 0) ? busiest(results.map((r) => r.generator.window_cpu)) : void 0;
+  return {
+    eventLoopDelayMs: {
+      p50: max2((r) => r.generator.event_loop_delay_ms.p50),
+      p99: max2((r) => r.generator.event_loop_delay_ms.p99),
+      max: max2((r) => r.generator.event_loop_delay_ms.max)
+    },
+    cpuS: sum((r) => r.generator.cpu_s),
+    cpuUtilization: max2((r) => r.generator.cpu_utilization),
+    // Shards are separate threads or machines, so their memory adds; replicates ran one after another.
+    heapMb: shards ? sum((r) => r.generator.heap_mb) : max2((r) => r.generator.heap_mb),
+    rssMb: shards ? sum((r) => r.generator.rss_mb) : max2((r) => r.generator.rss_mb),
+    windowCpu,
+    poolWaitMeasured: results.every((r) => r.histograms.poolWait !== void 0),
+    loopObservedMs: observedLoopMs(results)
+  };
+}
+function mergeInputsCheck(results, names, mismatches, shards) {
+  const judgedAlone = (c) => !(shards && (c.name === "samples" || c.name === "littles_law"));
+  const invalidInputs = results.flatMap(
+    (r, i) => r.validity.checks.filter((c) => !c.ok && judgedAlone(c)).map((c) => `${names[i]} failed ${c.name}`)
+  );
+  return {
+    name: "merge_inputs",
+    ok: invalidInputs.length === 0 && mismatches.length === 0,
+    message: mismatches.length > 0 ? `merged with --force across different benchmarks: ${mismatches[0]}` : invalidInputs.length > 0 ? `an input was not valid: ${invalidInputs.slice(0, 3).join("; ")}` : `all ${results.length} inputs were valid runs of the same spec`
   };
 }
 function mergedPattern(results, shards, spec) {
@@ -57738,10 +58728,10 @@ function spread(results) {
     const xs = results.map(get);
     if (xs.some((x) => x === null)) continue;
     const values = xs;
-    const mean3 = values.reduce((a, b2) => a + b2, 0) / values.length;
-    if (mean3 <= 0) continue;
-    const variance = values.reduce((a, x) => a + (x - mean3) ** 2, 0) / (values.length - 1);
-    cv[key] = Math.round(Math.sqrt(variance) / mean3 * 1e4) / 1e4;
+    const mean5 = values.reduce((a, b2) => a + b2, 0) / values.length;
+    if (mean5 <= 0) continue;
+    const variance = values.reduce((a, x) => a + (x - mean5) ** 2, 0) / (values.length - 1);
+    cv[key] = Math.round(Math.sqrt(variance) / mean5 * 1e4) / 1e4;
   }
   return cv;
 }
@@ -57763,6 +58753,8 @@ function reseed(r, purpose, edit = () => {
 // src/run/shard.ts
 function shardSpec(r, k, n2) {
   if (n2 === 1) return r;
+  if (r.spec.workload.trace)
+    throw new Error(`--shard ${k + 1}/${n2} splits a rate, but workload.trace replays one schedule; expected no --shard with a trace`);
   const shard = reseed(r, `shard ${k} of ${n2}`, (spec) => {
     if (spec.load.mode === "open") {
       spec.load.rate = spec.load.rate / n2;
@@ -57805,14 +58797,14 @@ async function measureInWorkers(o) {
     let onReady;
     ready.push(new Promise((r) => onReady = r));
     results.push(
-      new Promise((resolve3, reject) => {
+      new Promise((resolve4, reject) => {
         w.on("message", (m2) => {
           if (m2.type === "ready") onReady();
           else if (m2.type === "progress") {
             progress[k] = m2.progress;
             if (k === 0) o.onProgress?.(sumProgress(progress));
           } else if (m2.type === "records") for (const line2 of m2.lines) o.onRecordLine?.(line2);
-          else if (m2.type === "result") resolve3(m2.result);
+          else if (m2.type === "result") resolve4(m2.result);
           else reject(new Error(`generator thread ${k + 1} of ${n2}: ${m2.message}`));
         });
         w.once("error", (e) => reject(new Error(`generator thread ${k + 1} of ${n2} crashed: ${e.message}`)));
@@ -57886,10 +58878,10 @@ function authOf(resolved) {
 function unlessAborted(p2, signal) {
   if (!signal) return p2;
   if (signal.aborted) return Promise.resolve(void 0);
-  return new Promise((resolve3, reject) => {
-    const onAbort = () => resolve3(void 0);
+  return new Promise((resolve4, reject) => {
+    const onAbort = () => resolve4(void 0);
     signal.addEventListener("abort", onAbort, { once: true });
-    p2.then(resolve3, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    p2.then(resolve4, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 }
 var MODEL_NOT_LEARNED = "(unknown: interrupted before the readiness check)";
@@ -57963,8 +58955,8 @@ async function runBenchmark(o) {
     const workload = await unlessAborted(prepareWorkload(inputs, { baseUrl, headers, timeoutMs: resolved.requestTimeoutMs }), o.signal);
     if (workload === void 0 || o.signal?.aborted) return await nothingSent(o, resolved, inputs, simulator, workload);
     const runId = randomBytes(4).toString("hex");
-    server = await startServerView(resolved, baseUrl, headers);
-    if ((o.workers ?? 1) > 1)
+    server = await startServerWatch(resolved, baseUrl, headers);
+    if ((o.workers ?? 1) > 1 && !workload.schedule && !workload.sessions)
       return await measureInWorkers({
         ...o,
         resolved,
@@ -58013,7 +59005,7 @@ async function runReplicatesMerged(o, replicates, onReplicate) {
 // src/spec/load.ts
 var import_yaml2 = __toESM(require_dist2(), 1);
 import { dirname as dirname3 } from "node:path";
-function loadSpec(path2, env = process.env) {
+function readSpec(path2, env = process.env) {
   let text;
   try {
     text = readFileCapped(path2, MAX_SPEC_BYTES);
@@ -58188,48 +59180,97 @@ passes its wall-clock bound (the spec's timeouts and windows, plus a margin) sto
 
 Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (bad spec or flag, unwritable output,
 unreachable target, rejected API key, model not served, wall-clock bound passed), 130 interrupted twice.`;
+var RUN_OPTIONS = {
+  "target-url": { type: "string" },
+  rate: { type: "string" },
+  concurrency: { type: "string" },
+  mode: { type: "string" },
+  duration: { type: "string" },
+  warmup: { type: "string" },
+  out: { type: "string", default: "loadgate-result.json" },
+  format: { type: "string", default: "loadgate" },
+  records: { type: "string" },
+  workers: { type: "string" },
+  shard: { type: "string" },
+  json: { type: "boolean", default: false },
+  baseline: { type: "string" },
+  "allow-missing-baseline": { type: "boolean", default: false },
+  "baseline-url": { type: "string" },
+  "baseline-out": { type: "string" },
+  help: { type: "boolean", short: "h", default: false }
+};
 async function runCommand(argv) {
-  const { values, positionals } = parseCommandArgs("run", argv, {
-    "target-url": { type: "string" },
-    rate: { type: "string" },
-    concurrency: { type: "string" },
-    mode: { type: "string" },
-    duration: { type: "string" },
-    warmup: { type: "string" },
-    out: { type: "string", default: "loadgate-result.json" },
-    format: { type: "string", default: "loadgate" },
-    records: { type: "string" },
-    workers: { type: "string" },
-    shard: { type: "string" },
-    json: { type: "boolean", default: false },
-    baseline: { type: "string" },
-    "allow-missing-baseline": { type: "boolean", default: false },
-    "baseline-url": { type: "string" },
-    "baseline-out": { type: "string" },
-    help: { type: "boolean", short: "h", default: false }
-  });
+  const { values, positionals } = parseCommandArgs("run", argv, RUN_OPTIONS);
   if (values.help) {
     process.stdout.write(`${RUN_HELP}
 `);
     return EXIT.pass;
   }
+  const plan2 = prepareRun(values, positionals);
+  const say = (line2) => process.stderr.write(`
+${line2}
+`);
+  const guard = guardRun({
+    say,
+    boundMs: wallClockBoundMs(plan2.resolved),
+    boundLine: (s) => `loadgate run: the run passed its wall-clock bound of ${s} s; stopping and writing what it has`,
+    giveUp: (s) => say(`loadgate run: still not finished ${s} s past its wall-clock bound; exiting without a result`)
+  });
+  const progress = progressPrinter(process.stderr);
+  try {
+    const { result: result3, baseline } = await execute(plan2, guard.signal, progress);
+    progress.end();
+    const recordsProblem = await plan2.records?.close();
+    const gate = compare(baseline, result3, gateOf(result3.spec), { calibration: plan2.calibration });
+    writeAndReport(plan2, result3, baseline, gate);
+    if (recordsProblem) process.stderr.write(`loadgate run: ${recordsProblem}
+`);
+    if (guard.forced) return EXIT_INTERRUPTED;
+    if (guard.boundPassed || recordsProblem) return EXIT.error;
+    return EXIT[gate.verdict];
+  } finally {
+    guard.release();
+    progress.end();
+    await plan2.records?.close();
+  }
+}
+function prepareRun(values, positionals) {
   if (positionals.length !== 1) throw new UsageError("loadgate run takes exactly one spec file; see loadgate run --help");
   if (values.format !== "loadgate" && values.format !== "vllm")
     throw new UsageError(`--format "${values.format}" is not known; expected loadgate or vllm`);
-  if (values.mode !== void 0 && values.mode !== "open" && values.mode !== "closed")
-    throw new UsageError(`--mode "${values.mode}" is not known; expected open or closed`);
-  const overridden = applyOverrides(loadSpec(positionals[0]), {
+  const resolved = resolvedSpec(values, positionals[0], modeOf(values.mode));
+  const calibration = calibrationFor(gateOf(resolved.spec));
+  const workers = values.workers === void 0 ? defaultWorkers(resolved.spec.target.url === "sim") : parseWorkers(values.workers);
+  const baselineUrl = checkedBaselineUrl(values);
+  const recordsBaseline = values.baseline !== void 0 && values["allow-missing-baseline"] && !existsSync2(values.baseline);
+  const baselineFile = values.baseline === void 0 || recordsBaseline ? null : readResult(values.baseline);
+  const baselineOut = baselineUrl === void 0 ? void 0 : values["baseline-out"] ?? values.out.replace(/(\.json)?$/, ".baseline.json");
+  checkOutputPaths([
+    { path: values.out, what: "--out" },
+    { path: baselineOut, what: "--baseline-out" },
+    { path: recordsBaseline ? values.baseline : void 0, what: "--baseline" }
+  ]);
+  const records2 = values.records === void 0 ? void 0 : openRecordsFile(values.records);
+  return { values, resolved, calibration, workers, baselineUrl, recordsBaseline, baselineFile, baselineOut, records: records2 };
+}
+function resolvedSpec(values, path2, mode) {
+  const overridden = applyOverrides(readSpec(path2), {
     targetUrl: values["target-url"],
     rate: values.rate,
     concurrency: values.concurrency,
-    mode: values.mode,
+    mode,
     steady: values.duration,
     warmup: values.warmup
   });
   const shard = values.shard === void 0 ? { k: 0, n: 1 } : parseShard(values.shard);
-  const resolved = shardSpec(overridden, shard.k, shard.n);
-  const calibration = calibrationFor(gateOf(resolved.spec));
-  const workers = values.workers === void 0 ? defaultWorkers(resolved.spec.target.url === "sim") : parseWorkers(values.workers);
+  return shardSpec(overridden, shard.k, shard.n);
+}
+function modeOf(mode) {
+  if (mode !== void 0 && mode !== "open" && mode !== "closed")
+    throw new UsageError(`--mode "${mode}" is not known; expected open or closed`);
+  return mode;
+}
+function checkedBaselineUrl(values) {
   const baselineUrl = values["baseline-url"];
   if (values.baseline !== void 0 && baselineUrl !== void 0)
     throw new UsageError("--baseline and --baseline-url both name a baseline; expected one of them");
@@ -58238,96 +59279,57 @@ async function runCommand(argv) {
     throw new UsageError(
       `--baseline-url ${urlProblem ?? 'is "sim"'}; expected http(s)://host[:port]/v1 without credentials (the key goes in target.api_key_env)`
     );
-  const recordsBaseline = values.baseline !== void 0 && values["allow-missing-baseline"] && !existsSync2(values.baseline);
-  const baselineFile = values.baseline === void 0 || recordsBaseline ? null : loadResult(values.baseline);
-  const baselineOut = baselineUrl === void 0 ? void 0 : values["baseline-out"] ?? values.out.replace(/(\.json)?$/, ".baseline.json");
-  checkOutputPaths([
-    { path: values.out, what: "--out" },
-    { path: baselineOut, what: "--baseline-out" },
-    { path: recordsBaseline ? values.baseline : void 0, what: "--baseline" }
-  ]);
-  const records2 = values.records === void 0 ? void 0 : openRecordsFile(values.records);
-  const say = (line2) => process.stderr.write(`
-${line2}
-`);
-  const abort = new AbortController();
-  const interrupts = trapInterrupts(abort, say);
-  const boundMs = wallClockBoundMs(resolved);
-  let boundPassed = false;
-  const disarm = armWatchdog({
-    boundMs,
-    graceMs: BOUND_GRACE_MS,
-    onBound: () => {
-      boundPassed = true;
-      say(`loadgate run: the run passed its wall-clock bound of ${Math.round(boundMs / 1e3)} s; stopping and writing what it has`);
-      abort.abort();
-    },
-    onGiveUp: () => {
-      say(`loadgate run: still not finished ${BOUND_GRACE_MS / 1e3} s past its wall-clock bound; exiting without a result`);
-      process.exit(EXIT.error);
-    }
-  });
-  const progress = progressPrinter(process.stderr);
-  let recordsProblem;
-  try {
-    const run = {
-      resolved,
-      signal: abort.signal,
-      onProgress: (p2) => progress.update(p2),
-      onRecordLine: records2?.write,
-      onNotice: (line2) => process.stderr.write(`${line2}
+  return baselineUrl;
+}
+async function execute(plan2, signal, progress) {
+  const { resolved, baselineUrl } = plan2;
+  const run = {
+    resolved,
+    signal,
+    onProgress: (p2) => progress.update(p2),
+    onRecordLine: plan2.records?.write,
+    onNotice: (line2) => process.stderr.write(`${line2}
 `),
-      workers
-    };
-    let result3;
-    let baseline = baselineFile;
-    if (baselineUrl === void 0)
-      result3 = await runReplicatesMerged(
-        run,
-        resolved.spec.load.replicates,
-        (i) => resolved.spec.load.replicates > 1 && process.stderr.write(`replicate ${i + 1}/${resolved.spec.load.replicates}
+    workers: plan2.workers
+  };
+  if (baselineUrl === void 0) {
+    const { replicates } = resolved.spec.load;
+    const result4 = await runReplicatesMerged(
+      run,
+      replicates,
+      (i) => replicates > 1 && process.stderr.write(`replicate ${i + 1}/${replicates}
 `)
-      );
-    else {
-      ({ current: result3, baseline } = await runInterleaved({ ...run, baselineUrl }));
-      writeFileAtomic(baselineOut, `${JSON.stringify(baseline, null, 2)}
+    );
+    return { result: result4, baseline: plan2.baselineFile };
+  }
+  const { current: result3, baseline } = await runInterleaved({ ...run, baselineUrl });
+  writeFileAtomic(plan2.baselineOut, `${JSON.stringify(baseline, null, 2)}
 `, "--baseline-out");
-      process.stderr.write(`A/B baseline side written to ${baselineOut}
+  process.stderr.write(`A/B baseline side written to ${plan2.baselineOut}
 `);
-    }
-    progress.end();
-    recordsProblem = await records2?.close();
-    const gate = compare(baseline, result3, gateOf(result3.spec), { calibration });
-    if (recordsBaseline && baseline === null) {
-      writeFileAtomic(values.baseline, `${JSON.stringify(result3, null, 2)}
+  return { result: result3, baseline };
+}
+function writeAndReport(plan2, result3, baseline, gate) {
+  const { values } = plan2;
+  if (plan2.recordsBaseline && baseline === null) {
+    writeFileAtomic(values.baseline, `${JSON.stringify(result3, null, 2)}
 `, "--baseline");
-      process.stderr.write(`no baseline at ${values.baseline}: judged on SLO rules alone, and recorded this run there as the baseline
+    process.stderr.write(`no baseline at ${values.baseline}: judged on SLO rules alone, and recorded this run there as the baseline
 `);
-    }
-    const doc = values.format === "vllm" ? toVllmFormat(result3) : result3;
-    writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}
+  }
+  const doc = values.format === "vllm" ? toVllmFormat(result3) : result3;
+  writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}
 `, "--out");
-    if (values.json) process.stdout.write(`${JSON.stringify({ ...result3, verdict: gate })}
+  if (values.json) process.stdout.write(`${JSON.stringify({ ...result3, verdict: gate })}
 `);
-    else process.stdout.write(`${renderConsoleReport(result3, gate, baseline)}
+  else process.stdout.write(`${renderConsoleReport(result3, gate, baseline)}
 Result written to ${values.out}
 `);
-    if (result3.load.interrupted && result3.requests.scheduled === 0)
-      process.stderr.write(
-        `interrupted before the first request: no request was sent (${result3.requests.not_reached} scheduled arrivals not reached)
+  if (result3.load.interrupted && result3.requests.scheduled === 0)
+    process.stderr.write(
+      `interrupted before the first request: no request was sent (${result3.requests.not_reached} scheduled arrivals not reached)
 `
-      );
-    if (recordsProblem) process.stderr.write(`loadgate run: ${recordsProblem}
-`);
-    if (interrupts.forced) return EXIT_INTERRUPTED;
-    if (boundPassed || recordsProblem) return EXIT.error;
-    return EXIT[gate.verdict];
-  } finally {
-    disarm();
-    interrupts.release();
-    progress.end();
-    await records2?.close();
-  }
+    );
 }
 
 // src/cli/validate-command.ts
@@ -58355,7 +59357,7 @@ async function validateCommand(argv) {
     return EXIT.pass;
   }
   if (positionals.length !== 1) throw new UsageError("loadgate validate takes exactly one spec file; see loadgate validate --help");
-  const r = loadSpec(positionals[0]);
+  const r = readSpec(positionals[0]);
   loadWorkloadInputs(r);
   if (values.json) process.stdout.write(`${JSON.stringify({ spec: r.spec, hash: r.hash }, null, 2)}
 `);
@@ -58369,7 +59371,7 @@ import { existsSync as existsSync3 } from "node:fs";
 
 // src/report/gate-text.ts
 function renderGateText(report, baseline = null, current = null) {
-  const rows = gateRows(report);
+  const rows2 = gateRows(report);
   const header2 = {
     status: "status",
     metric: "metric",
@@ -58380,7 +59382,7 @@ function renderGateText(report, baseline = null, current = null) {
     detects: "would catch"
   };
   const cols = ["status", "metric", "baseline", "current", "change", "limit", "detects"];
-  const table = [header2, ...rows];
+  const table = [header2, ...rows2];
   const width = Object.fromEntries(cols.map((c) => [c, Math.max(...table.map((r) => r[c].length))]));
   const line2 = (r) => cols.map((c) => c === "baseline" || c === "current" ? r[c].padStart(width[c]) : r[c].padEnd(width[c])).join("  ").trimEnd();
   return [
@@ -58389,7 +59391,7 @@ function renderGateText(report, baseline = null, current = null) {
     ...current ? explainRules(report, baseline, current).map((w) => `  why: ${w}`) : [],
     "",
     line2(header2),
-    ...rows.map(line2),
+    ...rows2.map(line2),
     ...noiseSourceLine(report) ? ["", noiseSourceLine(report)] : []
   ].join("\n");
 }
@@ -58408,8 +59410,7 @@ function spectrum(r, histogram) {
   return points;
 }
 var SPECTRUM_TICKS = ["0", "90", "99", "99.9", "99.99", "99.999"].map((label, at) => ({ at, label: `p${label}` }));
-var CHARTED = ["ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"];
-var LATENCIES = CHARTED.map((key) => METRICS.find((m2) => m2.key === key));
+var LATENCIES = chartedMetrics();
 function latencyCharts(baseline, current) {
   return LATENCIES.map(({ histogram: h, label }) => {
     const title = `${label} (ms) by percentile`;
@@ -58469,6 +59470,92 @@ function serverCharts(baseline, current) {
   return [queue, lineChart("KV cache in use (server)", kv, { label: "seconds since start" }, { label: "%" })];
 }
 
+// src/history/since.ts
+function lastChangePoint(check2, metric) {
+  const own = check2.change_points.filter((c) => c.metric === metric);
+  return own.length > 0 ? own.reduce((a, b2) => b2.index > a.index ? b2 : a) : null;
+}
+function sinceText(c) {
+  const pct7 = Number.isFinite(c.change) ? `${c.change >= 0 ? "+" : "\u2212"}${Math.abs(Math.round(c.change * 1e3) / 10)} %` : "from 0";
+  const commit = c.commit ? `, commit ${c.commit.slice(0, 7)}` : "";
+  return `${c.label} ${pct7} since ${c.date.slice(0, 10)}${commit} (${fmt(c.before)} \u2192 ${fmt(c.after)} ${c.unit}, p = ${c.p_value})`;
+}
+function sinceWhenLines(check2, metrics) {
+  const keys = /* @__PURE__ */ new Set([...check2.change_points.map((c) => c.metric), ...metrics]);
+  const lines = [];
+  for (const key of keys) {
+    const series2 = check2.series.find((s) => s.metric === key);
+    if (!series2) continue;
+    const c = lastChangePoint(check2, key);
+    lines.push(c ? sinceText(c) : `${series2.label}: no change point in the last ${check2.analysed} nights`);
+  }
+  return lines;
+}
+var fmt = (x) => String(Math.round(x * 100) / 100);
+
+// src/report/history-charts.ts
+function trendChart(check2, s) {
+  const pts = s.points;
+  const points = pts.map((p2) => [p2.index, p2.value]);
+  const series2 = [{ name: "nightly", points, color: "#0969da", dots: true }];
+  const withCi = pts.filter((p2) => p2.lower !== null && p2.upper !== null);
+  if (withCi.length > 0) {
+    series2.push({ name: "95 % interval", points: withCi.map((p2) => [p2.index, p2.upper]), color: "#8c959f", dashed: true });
+    series2.push({ name: "", points: withCi.map((p2) => [p2.index, p2.lower]), color: "#8c959f", dashed: true });
+  }
+  const own = check2.change_points.filter((c) => c.metric === s.metric);
+  if (own.length > 0)
+    series2.push({
+      name: "segment mean",
+      points: segmentMeans(
+        s,
+        own.map((c) => c.index)
+      ),
+      color: "#bf8700"
+    });
+  const marks = own.map((c) => ({
+    x: c.index,
+    label: `${c.change >= 0 ? "+" : "\u2212"}${Math.abs(Math.round(c.change * 100))} %`,
+    color: c.direction === "worse" ? "#cf222e" : "#1a7f37"
+  }));
+  const chart = lineChart(`${s.label} (${s.unit})`, series2, { label: "night" }, { label: s.unit }, marks);
+  return `<figure class="trend" data-metric="${escapeHtml(s.metric)}" data-change-points="${own.map((c) => c.index).join(" ")}">${chart}</figure>`;
+}
+function segmentMeans(s, cuts) {
+  const out2 = [];
+  const bounds = [s.points[0].index, ...cuts.sort((a, b2) => a - b2), s.points.at(-1).index + 1];
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const inside = s.points.filter((p2) => p2.index >= bounds[i] && p2.index < bounds[i + 1]);
+    if (inside.length === 0) continue;
+    const mean5 = inside.reduce((a, p2) => a + p2.value, 0) / inside.length;
+    out2.push([inside[0].index, mean5], [inside.at(-1).index, mean5]);
+  }
+  return out2;
+}
+function trendCharts(check2) {
+  const ordered = [...check2.series.filter((s) => s.searched), ...check2.series.filter((s) => !s.searched)];
+  return ordered.filter((s) => s.points.length > 0).map((s) => trendChart(check2, s));
+}
+function changePointRows(check2) {
+  return [...check2.change_points].sort((a, b2) => b2.index - a.index).map(
+    (c) => `<tr><td>${escapeHtml(c.label)}</td><td class="n">${c.index}</td><td>${escapeHtml(c.date.slice(0, 10))}</td><td>${escapeHtml((c.commit ?? "\u2014").slice(0, 12))}</td><td class="n">${c.before} \u2192 ${c.after} ${escapeHtml(c.unit)}</td><td class="n ${c.direction === "worse" ? "fail" : "pass"}">${c.change >= 0 ? "+" : ""}${Math.round(c.change * 1e3) / 10} %</td><td class="n">${c.p_value}</td></tr>`
+  ).join("\n");
+}
+function historySection(check2) {
+  const s = check2.settings;
+  const since = sinceWhenLines(check2, []).map((l) => `<li>${escapeHtml(l)}</li>`);
+  return `<h2>History: ${check2.analysed} nights</h2>
+<p class="sub">Change points by E-divisive means with a permutation test (${s.permutations} permutations, seed ${s.seed}), at a false-alarm rate of ${s.false_alarm_rate} over the ${check2.series.filter((x) => x.searched).length} metrics searched; changes under ${s.min_change_pct} % are not reported; a worse one among the latest ${s.fail_nights} nights fails.${check2.other_specs > 0 ? ` ${check2.other_specs} nights of other specs are left out.` : ""}</p>
+${since.length > 0 ? `<ul>${since.join("\n")}</ul>` : ""}
+${check2.change_points.length > 0 ? `<table class="change-points">
+<tr><th>Metric</th><th>Night</th><th>Date</th><th>Commit</th><th>Mean before \u2192 after</th><th>Change</th><th>p-value</th></tr>
+${changePointRows(check2)}
+</table>` : "<p>No change points.</p>"}
+<div class="charts">
+${trendCharts(check2).join("\n")}
+</div>`;
+}
+
 // src/report/html.ts
 var REPORT_STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;color:#1f2328;max-width:1340px;margin:24px auto;padding:0 16px}
@@ -58478,9 +59565,9 @@ td.n{text-align:right;white-space:nowrap}th{background:#f6f8fa}.sub{color:#57606
 .pass{color:#1a7f37}.fail{color:#cf222e}.warn{color:#9a6700}.inconclusive{color:#8250df}
 .charts{display:flex;flex-wrap:wrap;gap:12px}.charts svg{border:1px solid #eaeef2;border-radius:6px;max-width:100%;height:auto}
 `;
-function renderHtml(report, baseline, current) {
+function renderHtml(report, baseline, current, history) {
   const verdict = report.verdict;
-  const rows = gateRows(report).map(
+  const rows2 = gateRows(report).map(
     (r) => `<tr><td>${escapeHtml(r.metric)}</td><td class="n">${escapeHtml(r.baseline)}</td><td class="n">${escapeHtml(r.current)}</td><td class="n">${escapeHtml(r.change)}${r.noise ? `<br><span class="sub">noise ${escapeHtml(r.noise)}</span>` : ""}</td><td>${escapeHtml(r.limit)}</td><td class="${r.status}">${STATUS_ICON[r.status]} ${r.status}</td><td>${escapeHtml(r.reason)}</td></tr>`
   ).join("\n");
   const checks = report.checks.map(
@@ -58508,7 +59595,7 @@ ${why2}
 <h2>Rules</h2>
 <table>
 <tr><th>Metric</th><th>Baseline</th><th>Current</th><th>Change</th><th>Rule</th><th>Status</th><th>Why</th></tr>
-${rows}
+${rows2}
 </table>
 <p class="sub">${escapeHtml(noiseNote(report))}</p>
 <h2>Latency by percentile</h2>
@@ -58516,6 +59603,7 @@ ${rows}
 <div class="charts">
 ${latencyCharts(baseline, current).join("\n")}
 </div>
+${history ? historySection(history) : ""}
 <h2>Per-second time series</h2>
 <div class="charts">
 ${timeseriesCharts(baseline, current).join("\n")}
@@ -58568,9 +59656,10 @@ function renderMarkdown(report, baseline, current) {
   }
   const sources = noiseSourceLine(report);
   out2.push("", ...sources ? [`**${escapeMarkdown(sources)}**`, ""] : [], `<sub>${escapeMarkdown(noiseNote(report))}</sub>`, "");
-  out2.push(...percentileChart("Time to first token and end-to-end latency (ms)", ["ttft_ms", "e2e_ms"], baseline, current));
-  out2.push(...percentileChart("Per-token latency (ms)", ["tpot_ms", "itl_ms"], baseline, current));
+  out2.push(...percentileChart("Time to first token and end-to-end latency (ms)", chartedKeys("request"), baseline, current));
+  out2.push(...percentileChart("Per-token latency (ms)", chartedKeys("token"), baseline, current));
   out2.push(...patternMarkdown(current));
+  out2.push(...sessionsMarkdown(current));
   const failing = report.checks.filter((c) => !c.ok);
   out2.push("#### Validity", "");
   out2.push(
@@ -58605,6 +59694,7 @@ function runLine2(label, r) {
 }
 var CHART_PERCENTILES = ["p50", "p90", "p95", "p99"];
 var LABEL = Object.fromEntries(METRICS.map((m2) => [m2.key, m2.label]));
+var chartedKeys = (chart) => chartedMetrics(chart).map((m2) => m2.key);
 function percentileChart(title, metrics, baseline, current) {
   const shown = metrics.filter((m2) => current.metrics[m2] && (!baseline || baseline.metrics[m2]));
   if (shown.length === 0) return [];
@@ -58626,8 +59716,51 @@ function percentileChart(title, metrics, baseline, current) {
   ];
 }
 
+// src/report/history-markdown.ts
+var plain2 = (s) => s.replace(/["\n\r`]/g, " ");
+var num3 = (x) => String(Math.round(x * 1e3) / 1e3);
+function mermaidTrend(check2, s) {
+  const cps = new Map(check2.change_points.filter((c) => c.metric === s.metric).map((c) => [c.index, c]));
+  const labels = s.points.map((p2) => {
+    const c = cps.get(p2.index);
+    return `"${p2.index}${c ? c.after > c.before ? " \u25B2" : " \u25BC" : ""}"`;
+  });
+  const values = s.points.map((p2) => p2.value);
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const pad = (hi - lo) * 0.1 || Math.abs(hi) * 0.05 || 1;
+  return [
+    "```mermaid",
+    "xychart-beta",
+    `  title "${plain2(s.label)} (${s.unit}) by night"`,
+    `  x-axis [${labels.join(", ")}]`,
+    `  y-axis "${s.unit}" ${num3(Math.max(0, lo - pad))} --> ${num3(hi + pad)}`,
+    `  line [${values.map(num3).join(", ")}]`,
+    "```"
+  ].join("\n");
+}
+function historyMarkdown(check2, moved2 = []) {
+  const since = sinceWhenLines(check2, moved2);
+  const rows2 = [...check2.change_points].sort((a, b2) => b2.index - a.index).map(
+    (c) => `| ${escapeMarkdown(c.label)} | ${c.index} | ${escapeMarkdown(c.date.slice(0, 10))} | ${escapeMarkdown((c.commit ?? "\u2014").slice(0, 7))} | ${c.before} \u2192 ${c.after} ${c.unit} | ${c.direction === "worse" ? "\u274C" : "\u2705"} ${c.change >= 0 ? "+" : ""}${Math.round(c.change * 1e3) / 10} % | ${c.p_value} |`
+  );
+  const table = rows2.length > 0 ? ["| Metric | Night | Date | Commit | Mean before \u2192 after | Change | p |", "|:--|--:|:--|:--|--:|--:|--:|", ...rows2].join("\n") : "No change points.";
+  const charts = check2.series.filter((s) => s.searched).map((s) => mermaidTrend(check2, s));
+  return [
+    `#### History: ${check2.analysed} nights${check2.verdict === "fail" ? " \u2014 a metric got worse among the latest nights" : ""}`,
+    "",
+    ...since.length > 0 ? [...since.map((l) => `- ${escapeMarkdown(l)}`), ""] : [],
+    table,
+    "",
+    ...charts
+  ].join("\n");
+}
+
 // src/capacity/load.ts
 var import_ajv6 = __toESM(require_ajv(), 1);
+
+// src/result/latency.ts
+var latencyOf = (r, metric) => r.metrics[`${metric}_ms`];
 
 // src/capacity/analysis.ts
 var KNEE_P99_MULTIPLE = 3;
@@ -58637,7 +59770,7 @@ var JITTER_FLOOR_MS = 2;
 var FLOOR_MAX_UTILIZATION = 0.05;
 var CLOSED_PLATEAU_GAIN = 0.05;
 function latency(r, metric) {
-  return metric === "ttft" ? r.metrics.ttft_ms : r.metrics.e2e_ms;
+  return latencyOf(r, metric);
 }
 var loadOf = (p2) => p2.mode === "open" ? p2.rate_per_s : p2.concurrency;
 function curve(points, mode) {
@@ -58694,10 +59827,10 @@ function saturation(points, mode, o) {
   let plateau = mode === "open" ? c.filter((p2) => p2.point.result.throughput.requests_per_s < o.stop.min_achieved_fraction * p2.point.result.load.offered_rate_per_s) : c.filter((p2) => p2.point.result.throughput.requests_per_s >= (1 - CLOSED_PLATEAU_GAIN) * best);
   const reached = mode === "open" ? plateau.length > 0 : plateau.length > 1;
   if (!reached) plateau = c.filter((p2) => p2.point.result.throughput.requests_per_s === best);
-  const mean3 = (f) => round3(plateau.reduce((a, p2) => a + f(p2.point.result), 0) / plateau.length);
+  const mean5 = (f) => round3(plateau.reduce((a, p2) => a + f(p2.point.result), 0) / plateau.length);
   return {
-    requests_per_s: mean3((r) => r.throughput.requests_per_s),
-    output_tokens_per_s: mean3((r) => r.throughput.output_tokens_per_s),
+    requests_per_s: mean5((r) => r.throughput.requests_per_s),
+    output_tokens_per_s: mean5((r) => r.throughput.output_tokens_per_s),
     reached,
     points: plateau.map((p2) => p2.index),
     rule: rule2
@@ -58943,12 +60076,12 @@ function buildSweepDocument(o) {
 // src/capacity/schema.ts
 var RESULT_SCHEMA_ID = "https://loadgate.dev/schema/result.json";
 var identifiedResultSchema = { ...resultSchema, $id: RESULT_SCHEMA_ID };
-var num3 = { type: "number" };
+var num4 = { type: "number" };
 var str2 = { type: "string" };
 var bool = { type: "boolean" };
 var nullable2 = (schema) => ({ anyOf: [{ type: "null" }, schema] });
 var obj2 = (properties) => ({ type: "object", required: Object.keys(properties), properties });
-var nnum = nullable2(num3);
+var nnum = nullable2(num4);
 var point = obj2({
   role: { enum: ["probe", "step", "fill", "bisect", "knee"] },
   mode: { enum: ["open", "closed"] },
@@ -58962,11 +60095,11 @@ var analysis = obj2({
   service_floor_ms: nnum,
   service_floor: obj2({ point: nnum, p50_ms: nnum, rule: str2 }),
   knee: obj2({ rate_per_s: nnum, concurrency: nnum, point: nnum, p99_ms: nnum, limit_ms: nnum, rule: str2 }),
-  saturation: obj2({ requests_per_s: nnum, output_tokens_per_s: nnum, reached: bool, points: { type: "array", items: num3 }, rule: str2 }),
-  capacity_at_slo: obj2({ rate_per_s: nnum, target: num3, passing_load: nnum, failing_load: nnum, precision: num3, rule: str2 }),
+  saturation: obj2({ requests_per_s: nnum, output_tokens_per_s: nnum, reached: bool, points: { type: "array", items: num4 }, rule: str2 }),
+  capacity_at_slo: obj2({ rate_per_s: nnum, target: num4, passing_load: nnum, failing_load: nnum, precision: num4, rule: str2 }),
   batch_slots: nnum,
   oversubscribed: { type: "array", items: str2 },
-  points: { type: "array", items: obj2({ index: num3, load: num3, requests_per_s: num3, saturated: bool, valid: bool }) }
+  points: { type: "array", items: obj2({ index: num4, load: num4, requests_per_s: num4, saturated: bool, valid: bool }) }
 });
 var sweepSchema2 = {
   $schema: "http://json-schema.org/draft-07/schema#",
@@ -58981,10 +60114,10 @@ var sweepSchema2 = {
     target: obj2({ url: str2, api: str2, model: str2, simulator: bool }),
     interrupted: bool,
     stopped_because: str2,
-    skipped_loads: { type: "array", items: num3 },
+    skipped_loads: { type: "array", items: num4 },
     points: { type: "array", items: point },
     analysis,
-    sizing: nullable2(obj2({ replicas: { type: "integer", minimum: 1 }, replicas_formula: str2, kv_sequences: num3, timeout_ms: num3 }))
+    sizing: nullable2(obj2({ replicas: { type: "integer", minimum: 1 }, replicas_formula: str2, kv_sequences: num4, timeout_ms: num4 }))
   })
 };
 
@@ -59023,7 +60156,7 @@ function parseSweep(data, name2) {
   }
   return data;
 }
-function loadSweep(path2) {
+function readSweep(path2) {
   return parseSweep(readJsonFile(path2), path2);
 }
 
@@ -59212,7 +60345,7 @@ function compareSweeps(baseline, current) {
 
 // src/report/sweep.ts
 var n = (v, unit = "") => v === null || v === void 0 ? "\u2014" : `${Number(v.toPrecision(4))}${unit}`;
-var pct5 = (v) => v === null ? "\u2014" : `${Number((v * 100).toPrecision(3))} %`;
+var pct6 = (v) => v === null ? "\u2014" : `${Number((v * 100).toPrecision(3))} %`;
 function findings2(d) {
   const a = d.analysis;
   const unit = a.mode === "open" ? " req/s" : " concurrent";
@@ -59240,7 +60373,7 @@ function findings2(d) {
     },
     {
       key: "analysis.capacity_at_slo.rate_per_s",
-      label: `Capacity at SLO (goodput \u2265 ${pct5(a.capacity_at_slo.target)})`,
+      label: `Capacity at SLO (goodput \u2265 ${pct6(a.capacity_at_slo.target)})`,
       value: a.capacity_at_slo.rate_per_s === null ? "not met at any point" : `${n(a.capacity_at_slo.rate_per_s, " req/s")}${a.capacity_at_slo.concurrency !== null ? ` at concurrency ${a.capacity_at_slo.concurrency}` : ""} (between ${n(a.capacity_at_slo.passing_load, unit)} passing and ${n(a.capacity_at_slo.failing_load, unit)} failing)`,
       rule: a.capacity_at_slo.rule,
       note: a.capacity_at_slo.note
@@ -59301,14 +60434,14 @@ function pointRow(p2) {
     p2.mode === "open" ? `${n(p2.load)} req/s` : `${p2.load} concurrent (closed loop)`,
     n(p2.offered_rate_per_s),
     n(p2.requests_per_s),
-    pct5(p2.achieved_fraction),
+    pct6(p2.achieved_fraction),
     n(p2.output_tokens_per_s),
     n(p2.latency_ms.p50),
     n(p2.latency_ms.p90),
     n(p2.latency_ms.p99),
     n(p2.e2e_ms.mean),
-    pct5(p2.goodput_fraction),
-    pct5(p2.utilization),
+    pct6(p2.goodput_fraction),
+    pct6(p2.utilization),
     n(p2.littles_law.predicted_in_flight),
     `${n(p2.littles_law.mean_in_flight)} / ${n(p2.littles_law.peak_in_flight)}${p2.littles_law.oversubscribed ? " (oversubscribed)" : ""}`,
     p2.saturated_because ?? "no",
@@ -59442,7 +60575,7 @@ ${gateRows(
     (r) => `<tr><td>${escapeHtml(r.metric)}</td><td class="n">${escapeHtml(r.baseline)}</td><td class="n">${escapeHtml(r.current)}</td><td class="n">${escapeHtml(r.change)}</td><td>${escapeHtml(r.limit)}</td><td class="${r.status}">${STATUS_ICON[r.status]} ${r.status}</td><td>${escapeHtml(r.reason)}</td></tr>`
   ).join("\n")}
 </table>` : "";
-  const rows = d.analysis.points.map(
+  const rows2 = d.analysis.points.map(
     (p2) => `<tr>${pointRow(p2).map((c, i) => `<td${i >= 3 && i <= 14 ? ' class="n"' : ""}>${escapeHtml(c)}</td>`).join("")}</tr>`
   ).join("\n");
   const over = d.analysis.oversubscribed.length ? `<p><b>Little's law above the batch slots:</b></p><ul>${d.analysis.oversubscribed.map((o) => `<li>${escapeHtml(o)}</li>`).join("")}</ul>` : "";
@@ -59475,7 +60608,7 @@ ${latencyCharts2(d).join("\n")}
 <h2>Points</h2>
 <table>
 <tr>${POINT_COLUMNS.map((c) => `<th>${escapeHtml(c)}</th>`).join("")}</tr>
-${rows}
+${rows2}
 </table>
 </body>
 </html>
@@ -59671,7 +60804,7 @@ async function sweepCommand(argv) {
     return EXIT.pass;
   }
   if (positionals.length !== 1) throw new UsageError("loadgate sweep takes exactly one spec file; see loadgate sweep --help");
-  const resolved = applyOverrides(loadSpec(positionals[0]), {
+  const resolved = applyOverrides(readSpec(positionals[0]), {
     targetUrl: values["target-url"],
     steady: values.duration,
     warmup: values.warmup
@@ -59681,7 +60814,7 @@ async function sweepCommand(argv) {
       `${positionals[0]}: has no sweep section; add e.g. "sweep: auto", "sweep: { rates: [5, 10, 20] }" or "sweep: { concurrency: [1, 4, 16] }"`
     );
   const workers = parseWorkers2(values.workers);
-  const baseline = values.baseline === void 0 ? null : loadSweep(values.baseline);
+  const baseline = values.baseline === void 0 ? null : readSweep(values.baseline);
   checkOutputPaths([
     { path: values.out, what: "--out" },
     { path: values.html, what: "--html" },
@@ -59712,7 +60845,7 @@ ${line2}
       onPointDone: (p2, point2, why2) => {
         progress.end();
         const r = point2.result;
-        const lat = (metric === "ttft" ? r.metrics.ttft_ms : r.metrics.e2e_ms) ?? null;
+        const lat = latencyOf(r, metric);
         process.stderr.write(
           `${describe2(p2)}: completed ${r.throughput.requests_per_s} req/s of ${r.load.offered_rate_per_s} offered \xB7 ${metric.toUpperCase()} p50 ${lat?.p50 ?? "n/a"} ms p99 ${lat?.p99 ?? "n/a"} ms \xB7 goodput ${r.goodput.fraction === null ? "n/a" : `${(r.goodput.fraction * 100).toFixed(1)} %`} \xB7 ${r.validity.valid ? "valid" : "not valid"}${why2 ? ` \xB7 past saturation: ${why2}` : ""}
 `
@@ -59758,7 +60891,7 @@ Options:
 
 Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (missing or invalid file, bad spec, unwritable report).`;
 function gateFor(specPath, current) {
-  return gateOf(specPath === void 0 ? current.spec : loadSpec(specPath).spec);
+  return gateOf(specPath === void 0 ? current.spec : readSpec(specPath).spec);
 }
 function checkReportPaths(files) {
   checkOutputPaths([
@@ -59766,14 +60899,17 @@ function checkReportPaths(files) {
     { path: files.html, what: "--html" }
   ]);
 }
-function writeReports(report, baseline, current, files) {
+function writeReports(report, baseline, current, files, history) {
   const written = [];
   if (files.markdown) {
-    writeFileAtomic(files.markdown, renderMarkdown(report, baseline, current), "--markdown");
+    const trend = history ? `
+${historyMarkdown(history)}
+` : "";
+    writeFileAtomic(files.markdown, `${renderMarkdown(report, baseline, current)}${trend}`, "--markdown");
     written.push(files.markdown);
   }
   if (files.html) {
-    writeFileAtomic(files.html, renderHtml(report, baseline, current), "--html");
+    writeFileAtomic(files.html, renderHtml(report, baseline, current, history), "--html");
     written.push(files.html);
   }
   return written;
@@ -59802,8 +60938,8 @@ async function compareCommand(argv) {
       `${sweep ? baselinePath : resultPath} is a single result but ${sweep ? resultPath : baselinePath} is a sweep document; expected two results or two sweeps`
     );
   if (sweep) return compareSweepFiles(baselinePath, resultPath, values);
-  const current = loadResult(resultPath);
-  const baseline = values["allow-missing-baseline"] && !existsSync3(baselinePath) ? null : loadResult(baselinePath);
+  const current = readResult(resultPath);
+  const baseline = values["allow-missing-baseline"] && !existsSync3(baselinePath) ? null : readResult(baselinePath);
   const gate = gateFor(values.spec, current);
   const report = compare(baseline, current, gate, { calibration: calibrationFor(gate, values.calibration) });
   const written = writeReports(report, baseline, current, values);
@@ -59815,7 +60951,7 @@ ${written.map((f) => `Report written to ${f}
   return EXIT[report.verdict];
 }
 function compareSweepFiles(baselinePath, resultPath, values) {
-  const current = loadSweep(resultPath);
+  const current = readSweep(resultPath);
   if (values["allow-missing-baseline"] && !existsSync3(baselinePath)) {
     const written2 = writeSweepReports(current, null, values);
     process.stdout.write(
@@ -59826,7 +60962,7 @@ ${written2.map((f) => `Report written to ${f}
     );
     return EXIT.inconclusive;
   }
-  const report = compareSweeps(loadSweep(baselinePath), current);
+  const report = compareSweeps(readSweep(baselinePath), current);
   const written = writeSweepReports(current, report, values);
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}
 `);
@@ -59869,7 +61005,7 @@ async function mergeCommand(argv) {
   if (values.mode !== "replicates" && values.mode !== "shards")
     throw new UsageError(`--mode "${values.mode}" is not known; expected replicates or shards`);
   checkOutputPath(values.out, "--out");
-  const merged = mergeResults(positionals.map(loadResult), { mode: values.mode, force: values.force, names: positionals });
+  const merged = mergeResults(positionals.map(readResult), { mode: values.mode, force: values.force, names: positionals });
   writeFileAtomic(values.out, `${JSON.stringify(merged, null, 2)}
 `, "--out");
   const w = merged.requests.window;
@@ -59877,6 +61013,568 @@ async function mergeCommand(argv) {
     `Merged ${positionals.length} results (${values.mode}) into ${values.out}: ${w.scheduled} requests in ${merged.load.window_s} s of window, ${w.by_class.ok} ok; ${merged.validity.valid ? "valid" : `NOT valid (${merged.validity.checks.filter((c) => !c.ok).map((c) => c.name).join(", ")})`}
 `
   );
+  return EXIT.pass;
+}
+
+// src/cli/history-command.ts
+import { hostname } from "node:os";
+
+// src/history/edivisive.ts
+function eDivisive(z, o) {
+  const minSize = Math.max(2, Math.floor(o.minSize));
+  const a = o.exponent ?? 1;
+  const bounds = [0, z.length];
+  const found = [];
+  for (; ; ) {
+    const best = bestOverSegments(z, bounds, minSize, a, o.kappa ?? "end");
+    if (best === null || !(best.q > 0)) break;
+    const pValue = permutationP(z, bounds, best.q, { ...o, minSize, exponent: a, kappa: o.kappa ?? "end" });
+    if (pValue > o.alpha) break;
+    found.push({ index: best.tau, pValue, statistic: best.q });
+    bounds.push(best.tau);
+    bounds.sort((x, y) => x - y);
+  }
+  return found.sort((x, y) => x.index - y.index);
+}
+function bestOverSegments(z, bounds, minSize, a, kappa) {
+  let best = null;
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const c = bestSplit(z.slice(bounds[i], bounds[i + 1]), minSize, a, kappa);
+    if (c && (best === null || c.q > best.q)) best = { tau: bounds[i] + c.tau, q: c.q };
+  }
+  return best;
+}
+function bestSplit(z, minSize, a, kappa = "end") {
+  const n2 = z.length;
+  if (n2 < 2 * minSize) return null;
+  const w = n2 + 1;
+  const P2 = new Float64Array(n2 * w);
+  for (let k = 0; k < n2; k++) for (let i = 0; i < n2; i++) P2[k * w + i + 1] = P2[k * w + i] + Math.abs(z[i] - z[k]) ** a;
+  let best = null;
+  let withinX = 0;
+  for (let tau = 1; tau <= n2 - minSize; tau++) {
+    withinX += P2[(tau - 1) * w + tau - 1];
+    if (tau < minSize) continue;
+    let cross = 0;
+    let withinY = 0;
+    for (let k = tau; k < n2; k++) {
+      cross += P2[k * w + tau];
+      withinY += P2[k * w + k] - P2[k * w + tau];
+      const m2 = tau;
+      const ny = k + 1 - tau;
+      if (ny < minSize || kappa === "end" && k < n2 - 1) continue;
+      const e = 2 * cross / (m2 * ny) - withinX / (m2 * (m2 - 1) / 2) - withinY / (ny * (ny - 1) / 2);
+      const q = m2 * ny / (m2 + ny) * e;
+      if (best === null || q > best.q) best = { tau, q };
+    }
+  }
+  return best;
+}
+function permutationP(z, bounds, observed, o) {
+  const limit = o.alpha * (o.permutations + 1) - 1;
+  let over = 0;
+  for (let r = 0; r < o.permutations; r++) {
+    const shuffled = shuffleWithin(z, bounds, o.rng);
+    const q = bestOverSegments(shuffled, bounds, o.minSize, o.exponent, o.kappa)?.q ?? 0;
+    if (q >= observed) over++;
+    if (over > limit) return (over + 1) / (o.permutations + 1);
+  }
+  return (over + 1) / (o.permutations + 1);
+}
+function shuffleWithin(z, bounds, rng) {
+  const out2 = z.slice();
+  for (let s = 0; s + 1 < bounds.length; s++) {
+    for (let i = bounds[s + 1] - 1; i > bounds[s]; i--) {
+      const j = bounds[s] + Math.floor(rng.next() * (i - bounds[s] + 1));
+      [out2[i], out2[j]] = [out2[j], out2[i]];
+    }
+  }
+  return out2;
+}
+
+// src/history/types.ts
+var HISTORY_LINE_VERSION = 1;
+var DEFAULT_CHECK = {
+  false_alarm_rate: 0.05,
+  permutations: 999,
+  min_size: 3,
+  min_change_pct: 5,
+  fail_nights: 5,
+  seed: 1
+};
+
+// src/history/line.ts
+var DRAWS = 400;
+function historyLine(r, gate, meta = {}) {
+  return {
+    v: HISTORY_LINE_VERSION,
+    run_id: r.run_id,
+    date: r.created_at,
+    commit: meta.commit ?? null,
+    ref: meta.ref ?? null,
+    spec_name: r.spec.name,
+    spec_hash: r.spec_hash,
+    runner: meta.runner ?? null,
+    verdict: meta.verdict ?? (r.validity.valid ? "pass" : "inconclusive"),
+    metrics: { ...latencyFigures(r, gate), ...throughputFigures(r, gate), ...rateFigures(r, gate) }
+  };
+}
+function gatedLatencyKeys(gate) {
+  const keys = /* @__PURE__ */ new Set();
+  for (const [k, rule2] of Object.entries(gate.latency)) if (rule2?.enabled) keys.add(k);
+  for (const [k, rule2] of Object.entries(gate.slo)) if (/_p\d+$/.test(k) && rule2.enabled) keys.add(k);
+  return sortedLatencyKeys([...keys]);
+}
+function latencyFigures(r, gate) {
+  const out2 = {};
+  const tsError = r.generator.timestamp_error_ms?.p99 ?? null;
+  for (const key of gatedLatencyKeys(gate)) {
+    const t = latencyTarget(key);
+    const value2 = r.metrics[t.metric]?.[t.pct];
+    if (value2 === void 0) continue;
+    const ci = percentileInterval(r, t.histogram, t.p, `${r.run_id}/${key}`);
+    out2[key] = { value: value2, ...ci, unit: "ms", better: "lower", timestamp_error_ms: tsError };
+  }
+  return out2;
+}
+function percentileInterval(r, histogram, p2, purpose) {
+  const encoded = r.histograms[histogram];
+  const b2 = encoded === void 0 ? null : bucketsOf(decodeHistogram(encoded));
+  if (b2 === null || b2.n === 0) return { lower: null, upper: null };
+  const rng = createRng(deriveSeed(1, purpose));
+  const draws = new Float64Array(DRAWS);
+  for (let i = 0; i < DRAWS; i++) draws[i] = drawPercentile(b2, p2, rng);
+  draws.sort();
+  return { lower: round3(quantileOfSorted(draws, 0.025)), upper: round3(quantileOfSorted(draws, 0.975)) };
+}
+function throughputFigures(r, gate) {
+  const out2 = {};
+  const n2 = r.requests.window.by_class.ok;
+  for (const [key, rule2] of Object.entries(gate.throughput)) {
+    if (!rule2.enabled || r.requests.window.scheduled === 0) continue;
+    const m2 = THROUGHPUT[key];
+    const value2 = round3(m2.value(r));
+    const half = n2 > 0 ? 1.96 / Math.sqrt(n2) : null;
+    const ci = half === null ? { lower: null, upper: null } : { lower: round3(value2 * (1 - half)), upper: round3(value2 * (1 + half)) };
+    out2[key] = { value: value2, ...ci, unit: m2.unit, better: "higher", timestamp_error_ms: null };
+  }
+  return out2;
+}
+function rateFigures(r, gate) {
+  const w = r.requests.window;
+  if (w.scheduled === 0) return {};
+  const out2 = {};
+  const plain3 = { lower: null, upper: null, unit: "fraction", timestamp_error_ms: null };
+  if (gate.error_rate.enabled) out2.error_rate = { value: round3((w.scheduled - w.by_class.ok) / w.scheduled), ...plain3, better: "lower" };
+  if (gate.slo.goodput_fraction.enabled && r.goodput.fraction !== null)
+    out2.goodput_fraction = { value: round3(r.goodput.fraction), ...plain3, better: "higher" };
+  return out2;
+}
+function figureLabel(key) {
+  if (/_p\d+$/.test(key)) return latencyTarget(key).label;
+  if (key in THROUGHPUT) return THROUGHPUT[key].label;
+  return key === "error_rate" ? "Error rate" : key === "goodput_fraction" ? "Goodput fraction" : key;
+}
+function lineOfResult(r, meta = {}) {
+  const gate = gateOf(r.spec);
+  return historyLine(r, gate, { ...meta, verdict: meta.verdict ?? compare(null, r, gate).verdict });
+}
+
+// src/history/analyze.ts
+function analysedLines(lines) {
+  const last = lines.at(-1);
+  const same = last ? lines.filter((l) => l.spec_hash === last.spec_hash) : [];
+  return { lines: same, other: lines.length - same.length };
+}
+function metricSeries(lines, minSize) {
+  const byKey = /* @__PURE__ */ new Map();
+  lines.forEach((l, index) => {
+    for (const [metric, f] of Object.entries(l.metrics)) {
+      const s = byKey.get(metric) ?? {
+        metric,
+        label: figureLabel(metric),
+        unit: f.unit,
+        better: f.better,
+        searched: false,
+        points: []
+      };
+      byKey.set(metric, s);
+      s.points.push({ index, value: f.value, lower: f.lower, upper: f.upper, date: l.date, commit: l.commit, run_id: l.run_id });
+    }
+  });
+  const series2 = [...byKey.values()];
+  for (const s of series2) s.searched = s.unit !== "fraction" && s.points.length >= 2 * minSize;
+  return series2;
+}
+function checkHistory(all, settings) {
+  const { lines, other } = analysedLines(all);
+  const series2 = metricSeries(lines, settings.min_size);
+  const searched = series2.filter((s) => s.searched);
+  const alpha = searched.length > 0 ? settings.false_alarm_rate / searched.length : null;
+  const change_points = searched.flatMap((s) => changePointsOf(s, lines.length, alpha, settings));
+  const failing = change_points.filter((c) => c.recent && c.direction === "worse");
+  return {
+    spec_name: lines.at(-1)?.spec_name ?? null,
+    spec_hash: lines.at(-1)?.spec_hash ?? null,
+    analysed: lines.length,
+    other_specs: other,
+    settings,
+    alpha_per_metric: alpha,
+    series: series2,
+    change_points,
+    failing,
+    verdict: failing.length > 0 ? "fail" : "pass"
+  };
+}
+function changePointsOf(s, nights, alpha, settings) {
+  const values = s.points.map((p2) => p2.value);
+  const rng = createRng(deriveSeed(settings.seed, s.metric));
+  const splits = eDivisive(values, { alpha, permutations: settings.permutations, minSize: settings.min_size, rng });
+  const cuts = [0, ...splits.map((x) => x.index), values.length];
+  return splits.map(
+    (split, k) => changePointAt(s, split, mean4(values, cuts[k], cuts[k + 1]), mean4(values, cuts[k + 1], cuts[k + 2]), nights, settings)
+  ).filter((c) => Math.abs(c.change) * 100 >= settings.min_change_pct);
+}
+var mean4 = (z, from, to) => z.slice(from, to).reduce((a, b2) => a + b2, 0) / (to - from);
+function changePointAt(s, split, before, after, nights, settings) {
+  const p2 = s.points[split.index];
+  const change = before !== 0 ? (after - before) / before : after === 0 ? 0 : Infinity;
+  const worse = s.better === "lower" ? after > before : after < before;
+  return {
+    metric: s.metric,
+    label: s.label,
+    index: p2.index,
+    date: p2.date,
+    commit: p2.commit,
+    run_id: p2.run_id,
+    before: round4(before),
+    after: round4(after),
+    change: round4(change, 4),
+    p_value: round4(split.pValue, 4),
+    direction: worse ? "worse" : "better",
+    unit: s.unit,
+    recent: settings.fail_nights > 0 && p2.index >= nights - settings.fail_nights
+  };
+}
+var round4 = (x, digits = 3) => Number.isFinite(x) ? Math.round(x * 10 ** digits) / 10 ** digits : x;
+
+// src/history/export.ts
+function toBenchmarkAction(line2, better) {
+  const want = better === "smaller" ? "lower" : "higher";
+  return Object.entries(line2.metrics).filter(([, f]) => f.better === want).map(([key, f]) => ({
+    name: `${line2.spec_name} ${figureLabel(key)}`,
+    unit: f.unit,
+    value: f.value,
+    ...f.lower !== null && f.upper !== null ? { range: `\xB1 ${round5((f.upper - f.lower) / 2)}` } : {},
+    extra: [`run ${line2.run_id}`, line2.commit ? `commit ${line2.commit.slice(0, 12)}` : null, `verdict ${line2.verdict}`].filter(Boolean).join("\n")
+  }));
+}
+function toBmf(line2) {
+  const measures = {};
+  for (const [key, f] of Object.entries(line2.metrics)) {
+    const slug = f.unit === "ms" ? `${key}_ms` : key;
+    measures[slug] = {
+      value: f.value,
+      ...f.lower !== null ? { lower_value: f.lower } : {},
+      ...f.upper !== null ? { upper_value: f.upper } : {}
+    };
+  }
+  return { [line2.spec_name]: measures };
+}
+var round5 = (x) => Math.round(x * 1e3) / 1e3;
+
+// src/history/file.ts
+import { appendFileSync, existsSync as existsSync4, readFileSync as readFileSync6 } from "node:fs";
+var HistoryError = class extends Error {
+};
+function parseHistory(text, name2) {
+  const out2 = [];
+  text.split("\n").forEach((raw, i) => {
+    if (raw.trim() === "") return;
+    let line2;
+    try {
+      line2 = JSON.parse(raw);
+    } catch (err) {
+      throw new HistoryError(`${name2} line ${i + 1} is not JSON (${err.message}); expected one history line per line`);
+    }
+    const problem = lineProblem(line2);
+    if (problem) throw new HistoryError(`${name2} line ${i + 1} ${problem}; expected a line written by loadgate history append`);
+    out2.push(line2);
+  });
+  return out2;
+}
+function lineProblem(x) {
+  if (typeof x !== "object" || x === null || Array.isArray(x)) return "is not an object";
+  const l = x;
+  if (typeof l.v !== "number" || l.v > HISTORY_LINE_VERSION) return `has version ${String(l.v)}, which this loadgate does not know`;
+  if (typeof l.run_id !== "string" || l.run_id === "") return "has no run_id";
+  if (typeof l.date !== "string") return "has no date";
+  if (typeof l.metrics !== "object" || l.metrics === null) return "has no metrics";
+  return null;
+}
+function appendToHistory(text, lines, max2, name2) {
+  const existing = parseHistory(text, name2);
+  const seen = new Set(existing.map((l) => l.run_id));
+  const added = [];
+  const duplicates = [];
+  for (const l of lines) {
+    if (seen.has(l.run_id)) duplicates.push(l.run_id);
+    else added.push(l);
+    seen.add(l.run_id);
+  }
+  const kept = text.split("\n").filter((raw) => raw.trim() !== "");
+  const all = [...kept, ...added.map((l) => JSON.stringify(l))];
+  const dropped = max2 > 0 ? Math.max(0, all.length - max2) : 0;
+  return { text: all.length > dropped ? `${all.slice(dropped).join("\n")}
+` : "", added, duplicates, dropped };
+}
+function readHistoryText(path2) {
+  if (!existsSync4(path2)) return "";
+  try {
+    return readFileSync6(path2, "utf8");
+  } catch (err) {
+    throw new HistoryError(`history ${path2} cannot be read (${err.code}); expected a readable file`);
+  }
+}
+var readHistoryFile = (path2) => parseHistory(readHistoryText(path2), path2);
+function appendHistoryFile(path2, lines, max2) {
+  checkOutputPath(path2, "--history");
+  const before = readHistoryText(path2);
+  const result3 = appendToHistory(before, lines, max2, path2);
+  if (result3.added.length === 0) return result3;
+  if (result3.dropped === 0 && before !== "") {
+    const sep2 = before.endsWith("\n") ? "" : "\n";
+    appendFileSync(path2, `${sep2}${result3.added.map((l) => JSON.stringify(l)).join("\n")}
+`);
+  } else writeFileAtomic(path2, result3.text, "--history");
+  return result3;
+}
+
+// src/history/settings.ts
+var SettingError = class extends Error {
+};
+var BOUNDS = {
+  false_alarm_rate: { min: 1e-6, max: 0.5, integer: false, expected: "a fraction above 0 and at most 0.5, e.g. 0.05" },
+  permutations: { min: 19, max: 1e5, integer: true, expected: "a whole number from 19 to 100000" },
+  min_size: { min: 2, max: 1e3, integer: true, expected: "a whole number \u2265 2 (nights on either side of a change point)" },
+  min_change_pct: { min: 0, max: 1e3, integer: false, expected: "a percentage \u2265 0" },
+  fail_nights: { min: 0, max: 1e5, integer: true, expected: "a whole number \u2265 0 (0: a change point never fails the check)" },
+  seed: { min: 0, max: 2 ** 32 - 1, integer: true, expected: "a whole number from 0 to 4294967295" }
+};
+function checkSettings(raw, name2) {
+  const out2 = { ...DEFAULT_CHECK };
+  for (const key of Object.keys(BOUNDS)) {
+    const text = raw[key];
+    if (text === void 0 || text === "") continue;
+    const b2 = BOUNDS[key];
+    const x = Number(text);
+    if (!Number.isFinite(x) || x < b2.min || x > b2.max || b2.integer && !Number.isInteger(x))
+      throw new SettingError(`${name2(key)} is ${JSON.stringify(text)}; expected ${b2.expected}`);
+    out2[key] = x;
+  }
+  return out2;
+}
+
+// src/report/history-page.ts
+function renderHistoryPage(check2) {
+  const title = `loadgate history \u2014 ${check2.spec_name ?? "no nights yet"}`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${REPORT_STYLE}</style>
+</head>
+<body>
+<h1 class="${check2.verdict}">${escapeHtml(title)}</h1>
+<p>${check2.verdict === "fail" ? "\u274C A metric got worse among the latest nights." : "\u2705 No metric got worse among the latest nights."}</p>
+${historySection(check2)}
+</body>
+</html>
+`;
+}
+
+// src/cli/history-command.ts
+var HISTORY_HELP = `Usage: loadgate history append --history FILE RESULT\u2026 [--max N] [--commit SHA] [--ref REF] [--runner NAME]
+       loadgate history show --history FILE [--json]
+       loadgate history check [--history FILE] [RESULT\u2026] [--json] [--page FILE] [--markdown FILE] [settings]
+       loadgate history export --format F RESULT [--out FILE]
+
+A nightly history: one JSON line per result (run id, date, commit, ref, spec hash, runner, verdict,
+each gated figure with its 95 % interval and the timestamp error bound), searched for change
+points with E-divisive means and a permutation test.
+
+  append   add each RESULT's line; a run id already in the file is not added again, past lines
+           are never rewritten, and past --max lines the oldest are dropped
+  show     the nights of the history, oldest first
+  check    the change points over the history's lines followed by each RESULT, in the order given;
+           fails (exit 1) when a metric got worse at a change point among the latest nights
+  export   RESULT as github-action-benchmark's customSmallerIsBetter or customBiggerIsBetter JSON
+           (--format smaller | bigger) or as Bencher's BMF JSON (--format bmf)
+
+Options:
+  --history FILE            the history (JSON Lines); check reads it if given
+  --max N                   keep at most N lines (default 0: all)
+  --commit SHA, --ref REF   where the run came from (default: GITHUB_SHA, GITHUB_REF)
+  --runner NAME             the machine that ran it (default: RUNNER_NAME, else the host name)
+  --json                    print JSON: check prints { change_points: [ \u2026 ], \u2026 }
+  --page FILE               check: write a self-contained HTML page of trend charts
+  --markdown FILE           check: write markdown with mermaid trend charts (job summary)
+  --out FILE                export: write here instead of stdout
+Settings of check:
+  --false-alarm-rate A      chance of any change point when nothing changed (default 0.05)
+  --min-change PCT          smallest relative change reported (default 5)
+  --fail-nights N           a worse change point among the latest N nights fails (default 5; 0: never)
+  --min-size N              fewest nights on either side of a change point (default 3)
+  --permutations N          permutations of each significance test (default 999)
+  --seed N                  seed of the permutations (default 1)
+
+Exit codes: 0 done (check: no recent worse change point), 1 check found one, 3 error.`;
+var OPTIONS = {
+  history: { type: "string" },
+  max: { type: "string" },
+  commit: { type: "string" },
+  ref: { type: "string" },
+  runner: { type: "string" },
+  json: { type: "boolean", default: false },
+  page: { type: "string" },
+  markdown: { type: "string" },
+  format: { type: "string" },
+  out: { type: "string" },
+  "false-alarm-rate": { type: "string" },
+  "min-change": { type: "string" },
+  "fail-nights": { type: "string" },
+  "min-size": { type: "string" },
+  permutations: { type: "string" },
+  seed: { type: "string" },
+  help: { type: "boolean", short: "h", default: false }
+};
+var parseHistoryArgs = (argv) => parseCommandArgs("history", argv, OPTIONS);
+async function historyCommand(argv) {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parseHistoryArgs(rest);
+  if (values.help || sub === void 0 || sub === "--help" || sub === "-h") {
+    process.stdout.write(`${HISTORY_HELP}
+`);
+    return sub === void 0 ? EXIT.error : EXIT.pass;
+  }
+  switch (sub) {
+    case "append":
+      return appendCommand(values, positionals);
+    case "show":
+      return showCommand(values, positionals);
+    case "check":
+      return checkCommand(values, positionals);
+    case "export":
+      return exportCommand(values, positionals);
+    default:
+      throw new UsageError(`unknown history command "${sub}"; expected append, show, check or export (see loadgate history --help)`);
+  }
+}
+function metaOf(values) {
+  return {
+    commit: values.commit ?? process.env.GITHUB_SHA ?? null,
+    ref: values.ref ?? process.env.GITHUB_REF ?? null,
+    runner: values.runner ?? process.env.RUNNER_NAME ?? hostname()
+  };
+}
+function maxOf2(text) {
+  if (text === void 0) return 0;
+  const n2 = Number(text);
+  if (!Number.isInteger(n2) || n2 < 0)
+    throw new UsageError(`--max is ${JSON.stringify(text)}; expected a whole number \u2265 0 (0 keeps every line)`);
+  return n2;
+}
+function appendCommand(values, results) {
+  if (!values.history) throw new UsageError("loadgate history append needs --history FILE");
+  if (results.length === 0) throw new UsageError("loadgate history append needs at least one result file");
+  const max2 = maxOf2(values.max);
+  const meta = metaOf(values);
+  const lines = results.map((path2) => lineOfResult(readResult(path2), meta));
+  const done = appendHistoryFile(values.history, lines, max2);
+  const dup = done.duplicates.length > 0 ? `; already there: ${done.duplicates.join(", ")}` : "";
+  const dropped = done.dropped > 0 ? `; dropped the ${done.dropped} oldest to keep ${max2}` : "";
+  process.stdout.write(`Appended ${done.added.length} line(s) to ${values.history}${dup}${dropped}
+`);
+  return EXIT.pass;
+}
+function showCommand(values, rest) {
+  if (!values.history) throw new UsageError("loadgate history show needs --history FILE");
+  if (rest.length > 0) throw new UsageError("loadgate history show takes no result files; see loadgate history --help");
+  const lines = readHistoryFile(values.history);
+  if (values.json) process.stdout.write(`${JSON.stringify(lines, null, 2)}
+`);
+  else process.stdout.write(`${showText(values.history, lines)}
+`);
+  return EXIT.pass;
+}
+function showText(name2, lines) {
+  if (lines.length === 0) return `${name2}: no nights yet`;
+  const keys = [...new Set(lines.flatMap((l) => Object.keys(l.metrics)))];
+  const head = ["#", "date", "commit", "verdict", ...keys].join("	");
+  const rows2 = lines.map(
+    (l, i) => [i, l.date.slice(0, 16), (l.commit ?? "\u2014").slice(0, 7), l.verdict, ...keys.map((k) => l.metrics[k]?.value ?? "\u2014")].join("	")
+  );
+  return [`${name2}: ${lines.length} night(s)`, head, ...rows2].join("\n");
+}
+function checkCommand(values, results) {
+  if (!values.history && results.length === 0) throw new UsageError("loadgate history check needs --history FILE and/or result files");
+  const settings = checkSettings(
+    {
+      false_alarm_rate: values["false-alarm-rate"],
+      min_change_pct: values["min-change"],
+      fail_nights: values["fail-nights"],
+      min_size: values["min-size"],
+      permutations: values.permutations,
+      seed: values.seed
+    },
+    (key) => `--${{ false_alarm_rate: "false-alarm-rate", min_change_pct: "min-change" }[key] ?? key.replace(/_/g, "-")}`
+  );
+  checkOutputPaths([
+    { path: values.page, what: "--page" },
+    { path: values.markdown, what: "--markdown" }
+  ]);
+  const meta = metaOf(values);
+  const past = values.history ? readHistoryFile(values.history) : [];
+  const known = new Set(past.map((l) => l.run_id));
+  const given = results.map((p2) => lineOfResult(readResult(p2), meta)).filter((l) => !known.has(l.run_id) && known.add(l.run_id));
+  const lines = [...past, ...given];
+  const check2 = checkHistory(lines, settings);
+  if (values.page) writeFileAtomic(values.page, renderHistoryPage(check2), "--page");
+  if (values.markdown) writeFileAtomic(values.markdown, `${historyMarkdown(check2)}
+`, "--markdown");
+  process.stdout.write(values.json ? `${JSON.stringify(check2, null, 2)}
+` : `${checkText(check2)}
+`);
+  return check2.verdict === "fail" ? EXIT.fail : EXIT.pass;
+}
+function historyWithResult(path2, current, verdict) {
+  const line2 = lineOfResult(current, { ...metaOf({}), verdict });
+  const lines = readHistoryFile(path2).filter((l) => l.run_id !== line2.run_id);
+  return checkHistory([...lines, line2], DEFAULT_CHECK);
+}
+function checkText(c) {
+  const searched = c.series.filter((s) => s.searched);
+  const head = `History: ${c.analysed} night(s) of spec ${JSON.stringify(c.spec_name ?? "")}${c.other_specs > 0 ? ` (${c.other_specs} of other specs left out)` : ""}; ${searched.length} metric(s) searched at a false-alarm rate of ${c.settings.false_alarm_rate}`;
+  const points = c.change_points.map(
+    (p2) => `  night ${p2.index}: ${sinceText(p2)}${p2.direction === "worse" ? " \u2014 worse" : " \u2014 better"}${p2.recent && p2.direction === "worse" ? ", among the latest nights: FAIL" : ""}`
+  );
+  return [head, points.length > 0 ? "Change points:" : "No change points.", ...points, `Verdict: ${c.verdict.toUpperCase()}`].join("\n");
+}
+function exportCommand(values, results) {
+  if (results.length !== 1) throw new UsageError("loadgate history export takes exactly one result file; see loadgate history --help");
+  const format = values.format;
+  if (format !== "smaller" && format !== "bigger" && format !== "bmf")
+    throw new UsageError(
+      `--format is ${JSON.stringify(format ?? "")}; expected smaller, bigger (github-action-benchmark) or bmf (Bencher)`
+    );
+  const line2 = lineOfResult(readResult(results[0]), metaOf(values));
+  const doc = format === "bmf" ? toBmf(line2) : toBenchmarkAction(line2, format);
+  const text = `${JSON.stringify(doc, null, 2)}
+`;
+  if (values.out) writeFileAtomic(values.out, text, "--out");
+  else process.stdout.write(text);
   return EXIT.pass;
 }
 
@@ -59890,6 +61588,7 @@ document (loadgate sweep): throughput and latency against offered load, S, knee,
 Options:
   --baseline FILE   compare with this result (without it: SLO rules only, "no baseline")
   --spec SPEC       take the gate rules from this spec's gate section
+  --history FILE    add the trend and change points of this history (RESULT checked after its nights)
   --html FILE       write the HTML report
   --markdown FILE   write the markdown report
   -h, --help        this help
@@ -59899,6 +61598,7 @@ async function reportCommand(argv) {
   const { values, positionals } = parseCommandArgs("report", argv, {
     baseline: { type: "string" },
     spec: { type: "string" },
+    history: { type: "string" },
     html: { type: "string" },
     markdown: { type: "string" },
     help: { type: "boolean", short: "h", default: false }
@@ -59912,18 +61612,19 @@ async function reportCommand(argv) {
   if (!values.html && !values.markdown) throw new UsageError("loadgate report needs --html FILE and/or --markdown FILE to write");
   checkReportPaths(values);
   if (isSweepDocument(readJsonFile(positionals[0]))) {
-    const sweep = loadSweep(positionals[0]);
-    const gate2 = values.baseline === void 0 ? null : compareSweeps(loadSweep(values.baseline), sweep);
+    const sweep = readSweep(positionals[0]);
+    const gate2 = values.baseline === void 0 ? null : compareSweeps(readSweep(values.baseline), sweep);
     const files = writeSweepReports(sweep, gate2, values);
     process.stdout.write(`${gate2 ? `Verdict ${gate2.verdict.toUpperCase()}; ` : ""}sweep report written to ${files.join(" and ")}
 `);
     return EXIT.pass;
   }
-  const current = loadResult(positionals[0]);
-  const baseline = values.baseline === void 0 ? null : loadResult(values.baseline);
+  const current = readResult(positionals[0]);
+  const baseline = values.baseline === void 0 ? null : readResult(values.baseline);
   const gate = gateFor(values.spec, current);
   const report = compare(baseline, current, gate, { calibration: calibrationFor(gate) });
-  const written = writeReports(report, baseline, current, values);
+  const history = values.history === void 0 ? void 0 : historyWithResult(values.history, current, report.verdict);
+  const written = writeReports(report, baseline, current, values, history);
   process.stdout.write(`Verdict ${report.verdict.toUpperCase()}; report written to ${written.join(" and ")}
 `);
   return EXIT.pass;
@@ -59976,7 +61677,7 @@ async function calibrateCommand(argv) {
   const n2 = Number(values.replicates);
   if (!Number.isInteger(n2) || n2 < 3 || n2 > 100)
     throw new UsageError(`--replicates is "${values.replicates}"; expected a whole number from 3 to 100 (a spread needs at least 3 runs)`);
-  const resolved = applyOverrides(loadSpec(positionals[0]), {
+  const resolved = applyOverrides(readSpec(positionals[0]), {
     targetUrl: values["target-url"],
     steady: values.duration,
     warmup: values.warmup
@@ -60003,7 +61704,7 @@ function calibrateFromResults(paths, out2) {
   if (paths.length === 0)
     throw new UsageError("--from needs result files: at least 3 runs of one spec, or one merged result of at least 3");
   checkOutputPath(out2, "--out");
-  const merged = paths.length === 1 ? loadResult(paths[0]) : mergeResults(paths.map(loadResult), { mode: "replicates", names: paths });
+  const merged = paths.length === 1 ? readResult(paths[0]) : mergeResults(paths.map(readResult), { mode: "replicates", names: paths });
   const runs = merged.replicates?.count ?? 1;
   if (runs < 3)
     throw new UsageError(
@@ -60140,9 +61841,9 @@ async function planCommand(argv) {
   if (values.baseline === void 0) throw new UsageError("loadgate plan needs --baseline RESULT, a result of the spec to plan from");
   if (values.detect === void 0) throw new UsageError("loadgate plan needs --detect, the change to detect (e.g. 10%)");
   const detect = parseDetect(values.detect);
-  const { spec, steadyMs } = loadSpec(positionals[0]);
+  const { spec, steadyMs } = readSpec(positionals[0]);
   const gate = gateOf(spec);
-  const baseline = loadResult(values.baseline);
+  const baseline = readResult(values.baseline);
   if (spec.load.mode !== "open") throw new UsageError("loadgate plan plans open-loop specs (a rate); this spec is closed-loop");
   const windowS = steadyMs / 1e3;
   const plans = planDetection({
@@ -60164,6 +61865,508 @@ ${plans.map((p2) => `  ${line(p2, windowS)}`).join("\n")}
   return EXIT.pass;
 }
 
+// src/cli/init-command.ts
+import { existsSync as existsSync5, mkdirSync as mkdirSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { dirname as dirname4, isAbsolute, join as join4, relative, resolve as resolve3, sep } from "node:path";
+
+// src/spec/schema-id.ts
+var SCHEMA_BASE = "https://loadgate.dev/schema/";
+var SPEC_SCHEMA_ID = `${SCHEMA_BASE}spec.schema.json`;
+
+// src/cli/init-probe.ts
+var PROBE_SHAPE = { requests: 4, inputWords: 256, outputTokens: 64 };
+var READY_MS = 15e3;
+async function probeTarget(draft) {
+  const { url, api } = draft.spec.target;
+  const headers = draft.apiKey ? { ...draft.headers, authorization: `Bearer ${draft.apiKey}` } : { ...draft.headers };
+  const ready = await waitForReady(url, READY_MS, headers, { auth: draft.apiKey ? { keyEnv: draft.spec.target.api_key_env } : {} });
+  if ("interrupted" in ready) throw new Error("interrupted before the target answered");
+  const served = withServedModel(draft, ready.models, url);
+  const model2 = served.resolved.spec.target.model;
+  const target = { baseUrl: url, api, model: model2, headers, timeoutMs: draft.requestTimeoutMs };
+  const counter = await findCounter("auto", target);
+  const calibrate = "failed" in counter ? "off" : counter.method;
+  const calibrationSource = "failed" in counter ? `no counter answered (${counter.failed})` : counter.source;
+  const floor = await measureFloor(draft, model2, headers);
+  return { model: model2, modelNotice: served.notice, calibrate, calibrationSource, floor };
+}
+async function measureFloor(draft, model2, headers) {
+  const { url, api } = draft.spec.target;
+  const client = createClient({ baseUrl: url, api, headers, timeoutMs: draft.requestTimeoutMs });
+  const probes = [];
+  try {
+    for (let i = 0; i < PROBE_SHAPE.requests; i++) {
+      const prompt = requestText(5143, i, PROBE_SHAPE.inputWords);
+      const body = buildRequestBody({ api, model: model2, prompt, maxTokens: PROBE_SHAPE.outputTokens, ignoreEos: true });
+      const p2 = await probeOnce2(client, body, `init-probe-${i}`);
+      if (p2.outcome !== "ok")
+        throw new Error(
+          `probe request ${i + 1} to ${url} ended ${p2.outcome}${p2.detail ? ` (${p2.detail})` : ""}; expected a streamed answer (check --api and --model)`
+        );
+      probes.push(p2);
+    }
+  } finally {
+    await client.close();
+  }
+  const ttftMs = Math.max(...probes.map((p2) => p2.ttftMs));
+  const e2eMs = Math.max(...probes.map((p2) => p2.e2eMs));
+  const tpotMs = Math.max(...probes.map((p2) => p2.tokens > 1 ? (p2.e2eMs - p2.ttftMs) / (p2.tokens - 1) : 0));
+  return { requests: probes.length, ttftMs, tpotMs, e2eMs };
+}
+function probeOnce2(client, body, id) {
+  return new Promise((resolve4) => {
+    const sent = now();
+    let first;
+    let events = 0;
+    let usage;
+    client.send(
+      body,
+      {
+        onWritten: () => {
+        },
+        onReconnect: () => {
+        },
+        onHeaders: () => {
+        },
+        onContent: (t) => {
+          first ??= t;
+          events++;
+        },
+        onUsage: (_prompt, completion) => usage = completion,
+        onEnd: (t, outcome2, detail) => resolve4({ outcome: outcome2, detail, ttftMs: (first ?? t) - sent, e2eMs: t - sent, tokens: usage ?? events })
+      },
+      id
+    );
+  });
+}
+
+// src/cli/init-specs.ts
+var IN_FLIGHT_AT_FLOOR = 4;
+var TTFT_HEADROOM = 3;
+var TPOT_HEADROOM = 2;
+function roundUp2(x) {
+  if (x <= 0) return 1;
+  const step = 10 ** Math.max(0, Math.floor(Math.log10(x)) - 1);
+  return Math.ceil(x / step) * step;
+}
+function roundDown2(x) {
+  const step = 10 ** (Math.floor(Math.log10(x)) - 1);
+  return Number((Math.floor(x / step) * step).toPrecision(2));
+}
+function suggest(floor) {
+  const ttftMs = roundUp2(TTFT_HEADROOM * floor.ttftMs);
+  const tpotMs = roundUp2(TPOT_HEADROOM * Math.max(floor.tpotMs, 1));
+  const e2eMs = roundUp2(ttftMs + tpotMs * (PROBE_SHAPE.outputTokens - 1));
+  const rate3 = Math.min(100, Math.max(0.1, roundDown2(IN_FLIGHT_AT_FLOOR / (Math.max(floor.e2eMs, 1) / 1e3))));
+  return { rate: rate3, ttftMs, tpotMs, e2eMs };
+}
+var SIM_SUGGESTION = { rate: 25, ttftMs: 500, tpotMs: 50, e2eMs: 1e4 };
+var WINDOWS = {
+  chat: { sim: "warmup: 2s\n  steady: 10s\n  cooldown: 1s", real: "warmup: 10s\n  steady: 60s\n  cooldown: 5s" },
+  soak: { sim: "warmup: 2s\n  steady: 12s\n  cooldown: 0s", real: "warmup: 1m\n  steady: 30m\n  cooldown: 10s" },
+  release: { sim: "warmup: 2s\n  steady: 20s\n  cooldown: 1s", real: "warmup: 30s\n  steady: 5m\n  cooldown: 10s" },
+  capacity: { sim: "warmup: 1s\n  steady: 4s\n  cooldown: 0s", real: "warmup: 10s\n  steady: 60s\n  cooldown: 5s" }
+};
+var PURPOSE = {
+  chat: "The pull-request gate: a short open-loop run, compared with the baseline recorded on main.",
+  soak: "The nightly soak: a long run judged in segments; the gate fails when latency drifts from the first segment to the last.",
+  release: "The release sign-off: a longer window and stricter rules than the pull-request gate.",
+  capacity: "The release capacity sweep (loadgate sweep): the knee, saturation and capacity at the SLO."
+};
+var TAIL = {
+  chat: [],
+  soak: ["gate:", "  soak: { max_drift_pct: 10 }   # fail when a percentile drifts by more than 10 % beyond noise"],
+  release: [
+    "gate:",
+    "  confidence: 0.99",
+    "  latency:",
+    "    ttft_p95: { max_increase_pct: 5, max_increase_ms: 10 }",
+    "    tpot_p95: { max_increase_pct: 5, max_increase_ms: 1 }",
+    "  slo:",
+    "    http_5xx_rate: { max: 0.001 }",
+    "    goodput_fraction: { min: 0.99 }"
+  ],
+  capacity: [
+    "sweep:",
+    "  auto: { growth: 2 }      # a light-load probe, then rates \xD7 2 until saturation, then bisection",
+    "  metric: ttft",
+    "  slo_target: 0.99         # capacity at SLO: the highest rate with \u2265 99 % good requests",
+    "  gate:",
+    "    capacity_at_slo: { max_decrease_pct: 5 }"
+  ]
+};
+function specText(kind, t) {
+  const sim = t.url === "sim";
+  const s = t.facts ? suggest(t.facts.floor) : SIM_SUGGESTION;
+  const lines = [
+    `# yaml-language-server: $schema=${t.schemaRef}`,
+    `# ${PURPOSE[kind]}`,
+    ...headerNotes(t, s),
+    `name: ${kind}`,
+    "target:",
+    `  url: ${sim ? "sim                     # the embedded simulator; set a real server's base URL here" : t.url}`,
+    `  api: ${t.api}`,
+    ...t.facts ? [`  model: ${JSON.stringify(t.facts.model)}`] : [],
+    ...t.apiKeyEnv ? [`  api_key_env: ${t.apiKeyEnv}      # the key is read from this variable, never written here`] : [],
+    "workload:",
+    "  seed: 1",
+    `  input_tokens: { dist: normal, mean: ${PROBE_SHAPE.inputWords}, stddev: 64, min: 16, max: 1024 }`,
+    `  output_tokens: ${PROBE_SHAPE.outputTokens}`,
+    `  calibrate: ${calibrateLine(t)}`,
+    "load:",
+    "  arrival: poisson",
+    `  rate: ${s.rate}                ${t.facts ? `# req/s: about ${IN_FLIGHT_AT_FLOOR} in flight at the service floor` : "# req/s, open loop"}`,
+    `  ${WINDOWS[kind][sim ? "sim" : "real"]}`,
+    ...kind === "soak" ? [`  soak: { segments: ${sim ? 3 : 6} }     # judged in segments: the first against the last`] : [],
+    "slo:",
+    ...sloLines(s),
+    ...TAIL[kind]
+  ];
+  return `${lines.join("\n")}
+`;
+}
+function sloLines(s) {
+  return [`  ttft_ms: ${s.ttftMs}`, `  tpot_ms: ${s.tpotMs}`, `  e2e_ms: ${s.e2eMs}`];
+}
+function calibrateLine(t) {
+  if (!t.facts) return "auto                  # the simulator counts one token per word";
+  const why2 = t.facts.calibrate === "tokenize" ? `the server counts tokens: ${t.facts.calibrationSource}` : t.facts.calibrate === "probe" ? "no tokenize endpoint; requests with max_tokens 1 read usage.prompt_tokens" : `nothing counted tokens (${t.facts.calibrationSource}); one token per word is assumed`;
+  return `${t.facts.calibrate}    # ${why2.replace(/\s+/g, " ")}`;
+}
+function headerNotes(t, s) {
+  if (!t.facts)
+    return [
+      "# Written by loadgate init for the embedded simulator: replace target.url (and add model,",
+      "# api_key_env) to benchmark a real server, or run `loadgate init --target-url URL` against it."
+    ];
+  const f = t.facts.floor;
+  const ms3 = (x) => x.toFixed(1);
+  return [
+    `# Written by loadgate init from ${f.requests} requests sent one at a time to ${t.url}`,
+    `# (${PROBE_SHAPE.inputWords}-word prompts, ${PROBE_SHAPE.outputTokens} output tokens). Its service floor, the slowest of them:`,
+    `# TTFT ${ms3(f.ttftMs)} ms, TPOT ${ms3(f.tpotMs)} ms, E2E ${ms3(f.e2eMs)} ms. The SLOs are that floor with headroom`,
+    `# (TTFT \xD7 ${TTFT_HEADROOM}, TPOT \xD7 ${TPOT_HEADROOM}, E2E = TTFT + TPOT per further token) and the rate keeps about`,
+    `# ${IN_FLIGHT_AT_FLOOR} requests in flight at the floor (rate \xD7 E2E, Little's law): suggestions to start from,`,
+    `# not requirements. Set them to what your users need; \`loadgate sweep\` finds the real capacity.`,
+    `# Suggested: rate ${s.rate} req/s, TTFT \u2264 ${s.ttftMs} ms, TPOT \u2264 ${s.tpotMs} ms, E2E \u2264 ${s.e2eMs} ms.`
+  ];
+}
+
+// src/cli/init-workflows.ts
+var WORKFLOW_FILES = {
+  pr: ".github/workflows/loadgate-pr.yml",
+  nightly: ".github/workflows/loadgate-nightly.yml",
+  release: ".github/workflows/loadgate-release.yml"
+};
+var USES = "loadgate/loadgate@main # pin: replace main with the full commit SHA you reviewed";
+function targetLines(c, indent) {
+  const lines = c.sim ? [] : [
+    `${indent}# The spec's target.url is the address init probed; a runner must reach it. For a preview`,
+    `${indent}# deployment per pull request, pass its URL instead:`,
+    `${indent}# target-url: \${{ steps.deploy.outputs.url }}`
+  ];
+  return lines;
+}
+function envLines(c, indent) {
+  if (!c.apiKeyEnv) return [];
+  return [`${indent}env:`, `${indent}  ${c.apiKeyEnv}: \${{ secrets.${c.apiKeyEnv} }}   # a repository secret of this name`];
+}
+function uploadBaseline(indent, ifLine) {
+  return [
+    `${indent}- uses: actions/upload-artifact@v4`,
+    ...ifLine ? [`${indent}  if: ${ifLine}`] : [],
+    `${indent}  with:`,
+    `${indent}    name: loadgate-baseline`,
+    `${indent}    path: \${{ steps.loadgate.outputs.result-path }}`,
+    `${indent}    retention-days: 90`
+  ];
+}
+function calibrationHint(spec, indent) {
+  const out2 = spec.replace(/[^/]+$/, "calibration.json");
+  return [
+    `${indent}# The deployment's run-to-run spread widens both sides of every comparison. Make it once with`,
+    `${indent}#   loadgate calibrate ${spec} --replicates 5 --out ${out2}`,
+    `${indent}# commit the file, then uncomment:`,
+    `${indent}# calibration: ${out2}`
+  ];
+}
+function prWorkflow(c) {
+  return [
+    `# Gates every pull request on ${c.specs.chat}; on push to main the same run records the baseline.`,
+    `# Written by loadgate init; it needs ${c.specs.chat}${c.apiKeyEnv ? ` and the repository secret ${c.apiKeyEnv}` : ""}.`,
+    "name: loadgate-pr",
+    "on:",
+    "  pull_request:",
+    "  push:",
+    "    branches: [main]",
+    "permissions:",
+    "  contents: read",
+    "  actions: read          # baseline-artifact: the newest baseline recorded on main",
+    "  pull-requests: write   # the sticky comment",
+    "concurrency:",
+    "  group: loadgate-pr-${{ github.ref }}",
+    "  cancel-in-progress: true",
+    "jobs:",
+    "  bench:",
+    "    runs-on: ubuntu-latest",
+    "    steps:",
+    "      - uses: actions/checkout@v4",
+    `      - uses: ${USES}`,
+    "        id: loadgate",
+    ...envLines(c, "        "),
+    "        with:",
+    `          spec: ${c.specs.chat}`,
+    ...targetLines(c, "          "),
+    "          mode: ${{ github.event_name == 'push' && 'record' || 'gate' }}",
+    "          baseline-artifact: loadgate-baseline",
+    "          on-missing-baseline: warn   # the first pull requests, before main recorded one",
+    ...calibrationHint(c.specs.chat, "          "),
+    "          fail-on: fail",
+    ...uploadBaseline("      ", "github.event_name == 'push'")
+  ];
+}
+function nightlyWorkflow(c) {
+  return [
+    `# Nightly: a baseline from three merged runs of ${c.specs.chat}, and a soak (${c.specs.soak}).`,
+    `# Written by loadgate init; it needs ${c.specs.chat} and ${c.specs.soak}${c.apiKeyEnv ? ` and the repository secret ${c.apiKeyEnv}` : ""}.`,
+    "# Pull requests can take this baseline with baseline-workflow: loadgate-nightly.yml.",
+    "name: loadgate-nightly",
+    "on:",
+    "  schedule:",
+    "    - cron: '17 3 * * *'",
+    "  workflow_dispatch:",
+    "permissions:",
+    "  contents: read",
+    "jobs:",
+    "  record:",
+    "    runs-on: ubuntu-latest",
+    "    steps:",
+    "      - uses: actions/checkout@v4",
+    `      - uses: ${USES}`,
+    "        id: loadgate",
+    ...envLines(c, "        "),
+    "        with:",
+    `          spec: ${c.specs.chat}`,
+    ...targetLines(c, "          "),
+    "          mode: record",
+    "          replicates: '3'   # the baseline carries its own between-run spread",
+    ...uploadBaseline("      "),
+    "  soak:",
+    "    runs-on: ubuntu-latest",
+    "    steps:",
+    "      - uses: actions/checkout@v4",
+    `      - uses: ${USES}`,
+    "        id: loadgate",
+    ...envLines(c, "        "),
+    "        with:",
+    `          spec: ${c.specs.soak}`,
+    ...targetLines(c, "          "),
+    "          mode: gate        # drift is judged within the run: no baseline needed",
+    "          comment: never"
+  ];
+}
+function releaseWorkflow(c) {
+  const baseline = c.specs.capacity.replace(/[^/]+$/, "capacity-baseline.json");
+  return [
+    `# Release sign-off on a version tag: ${c.specs.release} against the nightly baseline, and a capacity`,
+    `# sweep (${c.specs.capacity}). Written by loadgate init; it needs ${c.specs.release} and ${c.specs.capacity}${c.apiKeyEnv ? ` and the secret ${c.apiKeyEnv}` : ""},`,
+    "# and the nightly workflow (loadgate-nightly.yml) for the baseline artifact.",
+    "name: loadgate-release",
+    "on:",
+    "  push:",
+    "    tags: ['v*']",
+    "  workflow_dispatch:",
+    "permissions:",
+    "  contents: read",
+    "  actions: read   # the baseline artifact of loadgate-nightly.yml",
+    "jobs:",
+    "  gate:",
+    "    runs-on: ubuntu-latest",
+    "    steps:",
+    "      - uses: actions/checkout@v4",
+    `      - uses: ${USES}`,
+    "        id: loadgate",
+    ...envLines(c, "        "),
+    "        with:",
+    `          spec: ${c.specs.release}`,
+    ...targetLines(c, "          "),
+    "          baseline-artifact: loadgate-baseline",
+    "          baseline-workflow: loadgate-nightly.yml",
+    "          replicates: '3'",
+    "          fail-on: inconclusive   # anything but a clear pass blocks the release",
+    "          comment: never",
+    "  capacity:",
+    "    runs-on: ubuntu-latest",
+    "    steps:",
+    "      - uses: actions/checkout@v4",
+    `      - uses: ${USES}`,
+    "        id: sweep",
+    ...envLines(c, "        "),
+    "        with:",
+    "          mode: sweep",
+    `          spec: ${c.specs.capacity}`,
+    ...targetLines(c, "          "),
+    "          # The first release records its sweep at result-path; commit that file, then uncomment:",
+    `          # baseline: ${baseline}`,
+    "          result-path: capacity-sweep.json",
+    "          report-path: capacity-report.md",
+    "      - uses: actions/upload-artifact@v4",
+    "        if: always()",
+    "        with:",
+    "          name: loadgate-capacity",
+    "          path: ${{ steps.sweep.outputs.result-path }}"
+  ];
+}
+var RENDER = {
+  pr: prWorkflow,
+  nightly: nightlyWorkflow,
+  release: releaseWorkflow
+};
+function workflowText(kind, c) {
+  return `${RENDER[kind](c).join("\n")}
+`;
+}
+
+// src/cli/init-command.ts
+var INIT_HELP = `Usage: loadgate init [--target-url URL] [--api-key-env NAME] [--model M] [--api chat|completions]
+                    [--dir bench] [--workflow pr|nightly|release|all] [--force]
+
+Writes a commented benchmark spec and the GitHub workflows that use it, then prints what it
+wrote and the command to run next. Never asks a question.
+
+With --target-url, init reads the server's model list (GET /models; --model is checked
+against it, and may be left out when it lists one), picks the token-calibration method the
+server supports, and sends a few requests one at a time to measure its service floor; the
+spec's rate and SLOs are suggested from that floor, and its comments say how. Without a
+target the spec is for the embedded simulator (target.url: sim).
+
+Files: DIR/chat.yml always; with --workflow nightly also DIR/soak.yml, with release also
+DIR/release.yml and DIR/capacity.yml; each workflow goes to .github/workflows/loadgate-<kind>.yml.
+
+Options:
+  --target-url URL    the server's OpenAI base URL, e.g. http://127.0.0.1:8000/v1 (default: sim)
+  --api-key-env NAME  the environment variable holding the API key (read now to probe; the spec
+                      and workflows name the variable, never the key)
+  --model M           the model to benchmark (default: the one the server lists)
+  --api API           chat (default) or completions
+  --dir DIR           where the specs go (default: bench)
+  --workflow KIND     pr, nightly, release or all; repeatable (default: none)
+  --force             overwrite files that exist (default: refuse, naming them)
+  -h, --help          this help
+
+Exit codes: 0 written, 3 error (a file exists, the target cannot be probed, a bad flag).`;
+var KINDS = ["pr", "nightly", "release"];
+async function initCommand(argv) {
+  const { values, positionals } = parseCommandArgs("init", argv, {
+    "target-url": { type: "string" },
+    "api-key-env": { type: "string" },
+    model: { type: "string" },
+    api: { type: "string", default: "chat" },
+    dir: { type: "string", default: "bench" },
+    workflow: { type: "string", multiple: true, default: [] },
+    force: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false }
+  });
+  if (values.help) {
+    process.stdout.write(`${INIT_HELP}
+`);
+    return EXIT.pass;
+  }
+  if (positionals.length > 0) throw new UsageError(`loadgate init takes no file argument (got ${positionals[0]}); use --dir DIR`);
+  const o = initOptions(values);
+  const written = await writeInit(o, process.cwd());
+  process.stdout.write(`${written.notices.map((n2) => `${n2}
+`).join("")}${written.files.map((f) => `wrote ${f}
+`).join("")}`);
+  process.stdout.write(`next: loadgate run ${written.files[0]} --out result.json
+`);
+  return EXIT.pass;
+}
+function initOptions(values) {
+  if (values.api !== "chat" && values.api !== "completions")
+    throw new UsageError(`--api ${values.api} is not an API; expected chat or completions`);
+  const workflows = /* @__PURE__ */ new Set();
+  for (const w of values.workflow) {
+    if (w === "all") KINDS.forEach((k) => workflows.add(k));
+    else if (KINDS.includes(w)) workflows.add(w);
+    else throw new UsageError(`--workflow ${w} is not a workflow; expected pr, nightly, release or all`);
+  }
+  if (isAbsolute(values.dir) || values.dir.split(/[\\/]/).includes(".."))
+    throw new UsageError(`--dir ${values.dir} must be a path inside this repository, such as bench`);
+  return {
+    targetUrl: values["target-url"] ?? "sim",
+    apiKeyEnv: values["api-key-env"],
+    model: values.model,
+    api: values.api,
+    dir: values.dir,
+    workflows: KINDS.filter((k) => workflows.has(k)),
+    force: values.force
+  };
+}
+function specKinds(workflows) {
+  return [
+    "chat",
+    ...workflows.includes("nightly") ? ["soak"] : [],
+    ...workflows.includes("release") ? ["release", "capacity"] : []
+  ];
+}
+async function writeInit(o, root) {
+  const kinds = specKinds(o.workflows);
+  const specPath = (k) => `${o.dir.replace(/\/+$/, "")}/${k}.yml`;
+  const paths = [...kinds.map(specPath), ...o.workflows.map((w) => WORKFLOW_FILES[w])];
+  const existing = paths.filter((p2) => existsSync5(join4(root, p2)));
+  if (existing.length > 0 && !o.force)
+    throw new UsageError(`${existing.join(", ")} already exist${existing.length === 1 ? "s" : ""}; pass --force to overwrite`);
+  const target = {
+    url: o.targetUrl,
+    api: o.api,
+    apiKeyEnv: o.apiKeyEnv,
+    schemaRef: schemaRef(root, join4(root, o.dir))
+  };
+  const notices = [];
+  if (o.targetUrl !== "sim") {
+    target.facts = await learnTarget(o);
+    if (target.facts.modelNotice) notices.push(target.facts.modelNotice);
+    notices.push(floorNotice(target.facts));
+  }
+  const texts = new Map(kinds.map((k) => [specPath(k), specText(k, target)]));
+  for (const [path2, text] of texts) parseSpec(text, path2, { [o.apiKeyEnv ?? ""]: "set" });
+  const specs = { chat: specPath("chat"), soak: specPath("soak"), release: specPath("release"), capacity: specPath("capacity") };
+  for (const w of o.workflows) texts.set(WORKFLOW_FILES[w], workflowText(w, { specs, apiKeyEnv: o.apiKeyEnv, sim: o.targetUrl === "sim" }));
+  for (const [path2, text] of texts) {
+    mkdirSync2(dirname4(join4(root, path2)), { recursive: true });
+    writeFileSync2(join4(root, path2), text);
+  }
+  return { files: [...texts.keys()], notices };
+}
+async function learnTarget(o) {
+  const draft = [
+    "target:",
+    `  url: ${JSON.stringify(o.targetUrl)}`,
+    `  api: ${o.api}`,
+    ...o.model !== void 0 ? [`  model: ${JSON.stringify(o.model)}`] : [],
+    ...o.apiKeyEnv !== void 0 ? [`  api_key_env: ${JSON.stringify(o.apiKeyEnv)}`] : []
+  ].join("\n");
+  const resolved = parseSpec(draft, "--target-url");
+  try {
+    return await probeTarget(resolved);
+  } catch (e) {
+    if (e instanceof ServedModelError) throw new UsageError(e.message.replace(/target\.model/g, "--model"));
+    throw e;
+  }
+}
+function floorNotice(f) {
+  const { ttftMs, tpotMs, e2eMs, requests } = f.floor;
+  return `service floor over ${requests} requests one at a time: TTFT ${ttftMs.toFixed(1)} ms, TPOT ${tpotMs.toFixed(1)} ms, E2E ${e2eMs.toFixed(1)} ms; calibrate: ${f.calibrate}`;
+}
+function schemaRef(root, specDir) {
+  const pkg = packageRoot();
+  const file = join4(pkg, "schema", "spec.schema.json");
+  const inside = relative(resolve3(root), pkg);
+  if (existsSync5(file) && !inside.startsWith("..") && !isAbsolute(inside)) return relative(resolve3(specDir), file).split(sep).join("/");
+  return SPEC_SCHEMA_ID;
+}
+
 // src/cli/main.ts
 var HELP = `loadgate ${TOOL_VERSION} \u2014 open-loop load tests of OpenAI-compatible streaming LLM endpoints, with a CI verdict
 
@@ -60178,7 +62381,13 @@ Commands:
   report R        write markdown/HTML reports of a result or a sweep
   calibrate SPEC  run N short A/A replicates and store the between-run CV per metric
   plan SPEC       the window or replicates needed to detect a given change (--baseline, --detect)
+  history CMD     nightly history: append results, show it, check it for change points, export it
   sim             start the embedded OpenAI-compatible simulator
+  init            write a commented spec and GitHub workflows for a target (or the simulator)
+
+Options:
+  --version       print the version
+  -h, --help      this help
 
 Run "loadgate <command> --help" for a command's options.
 
@@ -60204,8 +62413,12 @@ async function main(argv) {
         return await calibrateCommand(rest);
       case "plan":
         return await planCommand(rest);
+      case "history":
+        return await historyCommand(rest);
       case "sim":
         return await runSimCli(rest);
+      case "init":
+        return await initCommand(rest);
       case "--version":
         process.stdout.write(`${TOOL_VERSION}
 `);
@@ -60219,7 +62432,7 @@ async function main(argv) {
         return command === void 0 ? EXIT.error : EXIT.pass;
       default:
         process.stderr.write(
-          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report, calibrate, plan or sim (see loadgate --help)
+          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report, calibrate, plan, history, sim or init (see loadgate --help)
 `
         );
         return EXIT.error;

@@ -14612,8 +14612,17 @@ var KvCache = class {
   }
   /** After prefill, the prompt's full blocks become shareable (a duplicate of a cached block is dropped for it). */
   publish(seq) {
-    for (let i = seq.sharedBlocks.length; i < seq.blockKeys.length; i++) {
-      const key = seq.blockKeys[i];
+    this.share(seq, seq.blockKeys);
+  }
+  /** When the sequence ends, the full blocks of its reply become shareable too (as vLLM caches generated blocks). */
+  publishReply(seq) {
+    if (seq.replyKeys.length > 0) this.share(seq, seq.replyKeys);
+  }
+  /** The private blocks behind `keys`, past those the sequence already shares, become shared ones. */
+  share(seq, keys) {
+    const from = keys === seq.blockKeys ? seq.sharedBlocks.length : 0;
+    for (let i = from; i < keys.length && seq.privateBlocks > 0; i++) {
+      const key = keys[i];
       if (this.shared.has(key)) {
         this.used--;
         this.ref(key);
@@ -14814,6 +14823,7 @@ var Engine = class {
       const last = ++seq.produced === seq.outputTokens;
       if (last) {
         seq.state = "done";
+        this.kv.publishReply(seq);
         this.kv.release(seq);
         finished = true;
       }
@@ -15122,18 +15132,20 @@ var GroundTruthLog = class {
 
 // src/sim/sequence.ts
 var Sequence = class {
-  constructor(received, promptTokens, blockKeys, outputTokens, sink) {
+  constructor(received, promptTokens, blockKeys, outputTokens, sink, replyKeys = []) {
     this.received = received;
     this.promptTokens = promptTokens;
     this.blockKeys = blockKeys;
     this.outputTokens = outputTokens;
     this.sink = sink;
+    this.replyKeys = replyKeys;
   }
   received;
   promptTokens;
   blockKeys;
   outputTokens;
   sink;
+  replyKeys;
   state = "new";
   produced = 0;
   cachedTokens = 0;
@@ -15222,7 +15234,7 @@ var Exchange = class {
     this.record = record;
     this.plan = plan;
     this.ctx = ctx;
-    this.seq = new Sequence(record.received, req.promptTokens, blockKeys, outputTokens, this);
+    this.seq = new Sequence(record.received, req.promptTokens, blockKeys.prompt, outputTokens, this, blockKeys.reply);
     const id = (req.api === "chat" ? "chatcmpl-" : "cmpl-") + record.id;
     this.chunks = new ChunkEncoder(req.api, id, ctx.model, Math.floor(Date.now() / 1e3));
     this.faultAt = plan.stream ? faultToken(plan.streamAt, outputTokens) : 0;
@@ -15701,78 +15713,153 @@ var Drift = class {
   }
 };
 
+// src/sim/context-cache.ts
+var REPLY_ID = tokenIds("tok")[0];
+function contextBlockKeys(promptIds, outputTokens, blockSize) {
+  const all = blockHashes([...promptIds, ...new Array(outputTokens).fill(REPLY_ID)], blockSize);
+  const full = Math.floor(promptIds.length / blockSize);
+  return { prompt: all.slice(0, full), reply: all.slice(full) };
+}
+
 // src/sim/server.ts
 var MAX_BODY_BYTES = 32 * 1024 * 1024;
 var JSON_HEADERS = { "content-type": "application/json" };
 function createSimServer(config) {
-  const metrics = new SimMetrics();
-  const log = new GroundTruthLog(config.ground_truth_size);
-  const faults = new Faults(config);
-  const lengths = seededRandom(config.seed);
-  const fast = config.mode === "fast" || config.mode === "paced" && config.ttft_ms === 0 && config.itl_ms === 0;
-  let stalls;
-  let scheduler;
-  let engine;
-  let readyAt = Infinity;
-  let listenedAt = Infinity;
-  let counter = 0;
-  const server = createServer({ keepAliveTimeout: 6e4, requestTimeout: 0 }, (req, res) => {
+  const sim = new Simulator(config);
+  const server = createServer({ keepAliveTimeout: 6e4, requestTimeout: 0 }, (req, res) => sim.handle(req, res));
+  return {
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          sim.start(now());
+          resolve(server.address().port);
+        });
+      });
+    },
+    close() {
+      sim.stop();
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    }
+  };
+}
+var Simulator = class {
+  constructor(config) {
+    this.config = config;
+    this.log = new GroundTruthLog(config.ground_truth_size);
+    this.faults = new Faults(config);
+    this.lengths = seededRandom(config.seed);
+    this.fast = config.mode === "fast" || config.mode === "paced" && config.ttft_ms === 0 && config.itl_ms === 0;
+  }
+  config;
+  metrics = new SimMetrics();
+  log;
+  faults;
+  lengths;
+  fast;
+  stalls;
+  // counts from listen
+  scheduler;
+  engine;
+  readyAt = Infinity;
+  listenedAt = Infinity;
+  counter = 0;
+  /** Listening from `start`: stalls and drift count from here, and the server is ready after its startup delay. */
+  start(start) {
+    const { config } = this;
+    this.stalls = new Stalls(config.stall, start);
+    this.listenedAt = start;
+    const drift = config.drift ? new Drift(config.drift.per_minute, start) : void 0;
+    if (config.mode === "engine") this.scheduler = this.engine = new Engine(config, this.stalls, drift);
+    else if (!this.fast) this.scheduler = new Paced(config, this.stalls, drift);
+    this.readyAt = start + config.startup_delay_ms;
+  }
+  stop() {
+    this.scheduler?.stop();
+  }
+  handle(req, res) {
     const received = now();
     const path = req.url === void 0 ? "/" : req.url.split("?", 1)[0];
     const route = `${req.method} ${path}`;
-    const ready = received >= readyAt;
-    switch (route) {
-      case "GET /health":
-        return send(res, ready ? 200 : 503, "");
-      case "GET /metrics":
-        return send(res, 200, metrics.render(gauges()), { "content-type": "text/plain; version=0.0.4" });
-      case "GET /sim/requests":
-        return send(res, 200, JSON.stringify(log.list()), JSON_HEADERS);
-      case "DELETE /sim/requests":
-        log.clear();
-        return send(res, 204, "");
-      case "GET /sim/config":
-        return send(res, 200, JSON.stringify(config), JSON_HEADERS);
-    }
-    if (!ready) return fail(res, new ApiError(503, "the server is starting up", "service_unavailable"));
+    const ready = received >= this.readyAt;
+    if (this.serveAlways(route, res, ready)) return;
+    if (!ready) return this.fail(res, new ApiError(503, "the server is starting up", "service_unavailable"));
+    const fail = (err) => this.fail(res, err);
     switch (route) {
       case "POST /v1/chat/completions":
-        return readJson(
-          req,
-          (err) => fail(res, err),
-          (body) => complete(req, res, "chat", body, received)
-        );
+        return readJson(req, fail, (body) => this.complete(req, res, "chat", body, received));
       case "POST /v1/completions":
-        return readJson(
-          req,
-          (err) => fail(res, err),
-          (body) => complete(req, res, "completions", body, received)
-        );
+        return readJson(req, fail, (body) => this.complete(req, res, "completions", body, received));
       case "POST /tokenize":
-        return readJson(
-          req,
-          (err) => fail(res, err),
-          (body) => tokenize(res, body)
-        );
+        return readJson(req, fail, (body) => this.tokenize(res, body));
       case "GET /v1/models":
-        return send(res, 200, modelsBody(), JSON_HEADERS);
+        return send(res, 200, this.modelsBody(), JSON_HEADERS);
     }
-    fail(res, new ApiError(404, `no route for ${route}`, "not_found"));
-  });
-  function complete(req, res, api, body, received) {
+    this.fail(res, new ApiError(404, `no route for ${route}`, "not_found"));
+  }
+  /** The routes that answer while the server is still starting: health, metrics and the ground truth. */
+  serveAlways(route, res, ready) {
+    switch (route) {
+      case "GET /health":
+        send(res, ready ? 200 : 503, "");
+        return true;
+      case "GET /metrics":
+        send(res, 200, this.metrics.render(this.gauges()), { "content-type": "text/plain; version=0.0.4" });
+        return true;
+      case "GET /sim/requests":
+        send(res, 200, JSON.stringify(this.log.list()), JSON_HEADERS);
+        return true;
+      case "DELETE /sim/requests":
+        this.log.clear();
+        send(res, 204, "");
+        return true;
+      case "GET /sim/config":
+        send(res, 200, JSON.stringify(this.config), JSON_HEADERS);
+        return true;
+    }
+    return false;
+  }
+  complete(req, res, api, body, received) {
+    const { config } = this;
     let parsed;
     let plan;
     try {
       parsed = parseRequest(api, body, config);
-      plan = faults.plan(header(req, "x-sim-fault"));
-      if (config.fail_from_ms !== void 0 && received - listenedAt >= config.fail_from_ms) plan.errorStatus ??= config.error_statuses[0];
+      plan = this.faults.plan(header(req, "x-sim-fault"));
+      if (config.fail_from_ms !== void 0 && received - this.listenedAt >= config.fail_from_ms)
+        plan.errorStatus ??= config.error_statuses[0];
     } catch (err) {
-      return fail(res, err);
+      return this.fail(res, err);
     }
-    const natural = sampleOutputLength(config.output_tokens, lengths);
+    const natural = sampleOutputLength(config.output_tokens, this.lengths);
     const outputTokens = parsed.ignoreEos ? parsed.maxTokens : Math.min(parsed.maxTokens, Math.max(parsed.minTokens, natural));
+    const record = this.groundTruth(header(req, "x-request-id"), api, parsed, plan, received);
+    if (plan.stallMs > 0) this.stalls.add(now(), plan.stallMs);
+    const waiting = this.scheduler?.waiting ?? 0;
+    if (plan.shed || config.max_queue !== void 0 && waiting >= config.max_queue) {
+      return this.reject(res, record, 429, `the waiting queue is full (${waiting} requests)`, {
+        "retry-after": String(config.retry_after_s)
+      });
+    }
+    if (plan.errorStatus !== void 0) return this.reject(res, record, plan.errorStatus, "simulated server error");
+    const keys = this.engine && config.enable_prefix_caching ? contextBlockKeys(typeof parsed.prompt === "string" ? tokenIds(parsed.prompt) : parsed.prompt, outputTokens, config.block_size) : { prompt: [], reply: [] };
+    const exchange = new Exchange(res, parsed, record, plan, outputTokens, keys, {
+      scheduler: this.scheduler,
+      metrics: this.metrics,
+      model: config.model,
+      recordTokenTimes: config.record_token_times
+    });
+    const go = this.fast ? () => exchange.serveAtOnce() : () => exchange.start();
+    if (plan.headerDelayMs > 0) setTimeout(go, plan.headerDelayMs);
+    else go();
+  }
+  /** The request's ground-truth record, logged as it arrives; the exchange fills in the rest. */
+  groundTruth(id, api, parsed, plan, received) {
     const record = {
-      id: header(req, "x-request-id") ?? `sim-${++counter}`,
+      id: id ?? `sim-${++this.counter}`,
       api,
       stream: parsed.stream,
       received,
@@ -15787,54 +15874,42 @@ function createSimServer(config) {
       outcome: null,
       fault: faultName(plan)
     };
-    log.add(record);
-    if (plan.stallMs > 0) stalls.add(now(), plan.stallMs);
-    const waiting = scheduler?.waiting ?? 0;
-    if (plan.shed || config.max_queue !== void 0 && waiting >= config.max_queue) {
-      return reject(res, record, 429, `the waiting queue is full (${waiting} requests)`, { "retry-after": String(config.retry_after_s) });
-    }
-    if (plan.errorStatus !== void 0) return reject(res, record, plan.errorStatus, "simulated server error");
-    const keys = engine && config.enable_prefix_caching ? blockHashes(typeof parsed.prompt === "string" ? tokenIds(parsed.prompt) : parsed.prompt, config.block_size) : [];
-    const exchange = new Exchange(res, parsed, record, plan, outputTokens, keys, {
-      scheduler,
-      metrics,
-      model: config.model,
-      recordTokenTimes: config.record_token_times
-    });
-    const go = fast ? () => exchange.serveAtOnce() : () => exchange.start();
-    if (plan.headerDelayMs > 0) setTimeout(go, plan.headerDelayMs);
-    else go();
+    this.log.add(record);
+    return record;
   }
-  function fail(res, err) {
+  /** An error answer outside any exchange; counted by class like every other request. */
+  fail(res, err) {
     if (!(err instanceof ApiError)) throw err;
-    metrics.count(err.status === 429 ? "http_429" : err.status >= 500 ? "http_5xx" : "http_4xx", 0, 0);
+    this.metrics.count(err.status === 429 ? "http_429" : err.status >= 500 ? "http_5xx" : "http_4xx", 0, 0);
     send(res, err.status, err.body(), JSON_HEADERS);
   }
-  function reject(res, record, status, message, headers = {}) {
+  reject(res, record, status, message, headers = {}) {
     record.status = status;
     record.ended = now();
     record.outcome = status === 429 ? "http_429" : status >= 500 ? "http_5xx" : "http_4xx";
-    metrics.count(record.outcome, record.prompt_tokens, 0);
+    this.metrics.count(record.outcome, record.prompt_tokens, 0);
     const type = status === 429 ? "rate_limit_exceeded" : "server_error";
     send(res, status, new ApiError(status, message, type).body(), { ...JSON_HEADERS, ...headers });
   }
-  function tokenize(res, body) {
+  /** vLLM's /tokenize: `{prompt}` or `{messages}` → `{count, tokens, max_model_len}`. */
+  tokenize(res, body) {
     const b = body ?? {};
     const text = typeof b.prompt === "string" ? b.prompt : chatText(b.messages);
-    if (text === void 0) return fail(res, new ApiError(400, "expected prompt (a string) or messages (an array)"));
+    if (text === void 0) return this.fail(res, new ApiError(400, "expected prompt (a string) or messages (an array)"));
     const tokens = tokenIds(text);
     send(
       res,
       200,
-      JSON.stringify({ count: countTokens(text), max_model_len: config.max_model_len, tokens, token_strs: null }),
+      JSON.stringify({ count: countTokens(text), max_model_len: this.config.max_model_len, tokens, token_strs: null }),
       JSON_HEADERS
     );
   }
-  function modelsBody() {
+  modelsBody() {
+    const { config } = this;
     const model = {
       id: config.model,
       object: "model",
-      created: Math.floor(readyAt / 1e3),
+      created: Math.floor(this.readyAt / 1e3),
       owned_by: "loadgate-sim",
       root: config.model,
       parent: null,
@@ -15842,10 +15917,11 @@ function createSimServer(config) {
     };
     return JSON.stringify({ object: "list", data: [model] });
   }
-  function gauges() {
+  gauges() {
+    const { scheduler, engine } = this;
     const prefix = engine?.prefixCache() ?? { queries: 0, hits: 0 };
     return {
-      model: config.model,
+      model: this.config.model,
       running: scheduler?.running ?? 0,
       waiting: scheduler?.waiting ?? 0,
       kvUsage: scheduler?.kvUsage() ?? 0,
@@ -15855,31 +15931,7 @@ function createSimServer(config) {
       busyMs: engine?.busyMs ?? 0
     };
   }
-  return {
-    listen(port, host) {
-      return new Promise((resolve, reject2) => {
-        server.once("error", reject2);
-        server.listen(port, host, () => {
-          const start = now();
-          stalls = new Stalls(config.stall, start);
-          listenedAt = start;
-          const drift = config.drift ? new Drift(config.drift.per_minute, start) : void 0;
-          if (config.mode === "engine") scheduler = engine = new Engine(config, stalls, drift);
-          else if (!fast) scheduler = new Paced(config, stalls, drift);
-          readyAt = start + config.startup_delay_ms;
-          resolve(server.address().port);
-        });
-      });
-    },
-    close() {
-      scheduler?.stop();
-      return new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    }
-  };
-}
+};
 function faultName(plan) {
   const names = [
     plan.shed && "shed",

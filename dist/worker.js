@@ -13495,17 +13495,17 @@ var require_mock_call_history = __commonJS({
       lastCall() {
         return this.logs.at(-1);
       }
-      nthCall(number2) {
-        if (typeof number2 !== "number") {
+      nthCall(number3) {
+        if (typeof number3 !== "number") {
           throw new InvalidArgumentError("nthCall must be called with a number");
         }
-        if (!Number.isInteger(number2)) {
+        if (!Number.isInteger(number3)) {
           throw new InvalidArgumentError("nthCall must be called with an integer");
         }
-        if (Math.sign(number2) !== 1) {
+        if (Math.sign(number3) !== 1) {
           throw new InvalidArgumentError("nthCall must be called with a positive value. use firstCall or lastCall instead");
         }
-        return this.logs.at(number2 - 1);
+        return this.logs.at(number3 - 1);
       }
       filterCalls(criteria, options) {
         if (this.logs.length === 0) {
@@ -26105,15 +26105,15 @@ ${value2}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count) {
-        while (count > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count < remaining) {
-            this.linePos += count;
-            count = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -27202,13 +27202,13 @@ var require_JsHistogram = __commonJS({
         this.updateMinAndMax(value2);
         this.incrementTotalCount();
       }
-      handleRecordException(count, value2) {
+      handleRecordException(count2, value2) {
         if (!this.autoResize) {
           throw new Error("Value " + value2 + " is outside of histogram covered range");
         }
         this.resize(value2);
         var countsIndex = this.countsArrayIndex(value2);
-        this.addToCountAtIndex(countsIndex, count);
+        this.addToCountAtIndex(countsIndex, count2);
         this.highestTrackableValue = this.highestEquivalentValue(this.valueFromIndex(this.countsArrayLength - 1));
       }
       countsArrayIndex(value2) {
@@ -27365,7 +27365,7 @@ var require_JsHistogram = __commonJS({
         }
         return totalValue / this.totalCount;
       }
-      getStdDeviation(mean = this.mean) {
+      getStdDeviation(mean2 = this.mean) {
         if (this.totalCount === 0) {
           return 0;
         }
@@ -27373,7 +27373,7 @@ var require_JsHistogram = __commonJS({
         this.recordedValuesIterator.reset();
         while (this.recordedValuesIterator.hasNext()) {
           const iterationValue = this.recordedValuesIterator.next();
-          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean;
+          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean2;
           geometric_deviation_total += deviation * deviation * iterationValue.countAddedInThisIterationStep;
         }
         const std_deviation = Math.sqrt(geometric_deviation_total / this.totalCount);
@@ -27388,12 +27388,12 @@ var require_JsHistogram = __commonJS({
         if (this.totalCount === 0) {
           return 0;
         }
-        const mean = this.mean;
+        const mean2 = this.mean;
         let geometric_deviation_total = 0;
         this.recordedValuesIterator.reset();
         while (this.recordedValuesIterator.hasNext()) {
           const iterationValue = this.recordedValuesIterator.next();
-          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean;
+          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean2;
           geometric_deviation_total += deviation * deviation * iterationValue.countAddedInThisIterationStep;
         }
         const std_deviation = Math.sqrt(geometric_deviation_total / this.totalCount);
@@ -27448,14 +27448,14 @@ var require_JsHistogram = __commonJS({
         if (!useCsvFormat) {
           const formatter = (0, formatters_1.floatFormatter)(12, this.numberOfSignificantValueDigits);
           const _mean = this.mean;
-          const mean = formatter(_mean / outputValueUnitScalingRatio);
+          const mean2 = formatter(_mean / outputValueUnitScalingRatio);
           const std_deviation = formatter(this.getStdDeviation(_mean) / outputValueUnitScalingRatio);
           const max3 = formatter(this.maxValue / outputValueUnitScalingRatio);
           const intFormatter = (0, formatters_1.integerFormatter)(12);
           const totalCount = intFormatter(this.totalCount);
           const bucketCount = intFormatter(this.bucketCount);
           const subBucketCount = intFormatter(this.subBucketCount);
-          result += `#[Mean    = ${mean}, StdDeviation   = ${std_deviation}]
+          result += `#[Mean    = ${mean2}, StdDeviation   = ${std_deviation}]
 #[Max     = ${max3}, Total count    = ${totalCount}]
 #[Buckets = ${bucketCount}, SubBuckets     = ${subBucketCount}]
 `;
@@ -27491,15 +27491,15 @@ var require_JsHistogram = __commonJS({
           this.recordSingleValue(missingValue);
         }
       }
-      recordCountAtValue(count, value2) {
+      recordCountAtValue(count2, value2) {
         const countsIndex = this.countsArrayIndex(value2);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(count, value2);
+          this.handleRecordException(count2, value2);
         } else {
-          this.addToCountAtIndex(countsIndex, count);
+          this.addToCountAtIndex(countsIndex, count2);
         }
         this.updateMinAndMax(value2);
-        this.addToTotalCount(count);
+        this.addToTotalCount(count2);
       }
       /**
        * Record a value in the histogram (adding to the value's current count)
@@ -27508,8 +27508,8 @@ var require_JsHistogram = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value2, count) {
-        this.recordCountAtValue(count, value2);
+      recordValueWithCount(value2, count2) {
+        this.recordCountAtValue(count2, value2);
       }
       /**
        * Record a value in the histogram.
@@ -27535,13 +27535,13 @@ var require_JsHistogram = __commonJS({
       recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
         this.recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
-      recordValueWithCountAndExpectedInterval(value2, count, expectedIntervalBetweenValueSamples) {
-        this.recordCountAtValue(count, value2);
+      recordValueWithCountAndExpectedInterval(value2, count2, expectedIntervalBetweenValueSamples) {
+        this.recordCountAtValue(count2, value2);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
         for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
-          this.recordCountAtValue(count, missingValue);
+          this.recordCountAtValue(count2, missingValue);
         }
       }
       /**
@@ -28356,7 +28356,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count = 0;
+      var count2 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -28367,21 +28367,21 @@ var require_trees = __commonJS({
       for (n = 0; n <= max_code; n++) {
         curlen = nextlen;
         nextlen = tree[(n + 1) * 2 + 1];
-        if (++count < max_count && curlen === nextlen) {
+        if (++count2 < max_count && curlen === nextlen) {
           continue;
-        } else if (count < min_count) {
-          s.bl_tree[curlen * 2] += count;
+        } else if (count2 < min_count) {
+          s.bl_tree[curlen * 2] += count2;
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             s.bl_tree[curlen * 2]++;
           }
           s.bl_tree[REP_3_6 * 2]++;
-        } else if (count <= 10) {
+        } else if (count2 <= 10) {
           s.bl_tree[REPZ_3_10 * 2]++;
         } else {
           s.bl_tree[REPZ_11_138 * 2]++;
         }
-        count = 0;
+        count2 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -28400,7 +28400,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count = 0;
+      var count2 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -28410,27 +28410,27 @@ var require_trees = __commonJS({
       for (n = 0; n <= max_code; n++) {
         curlen = nextlen;
         nextlen = tree[(n + 1) * 2 + 1];
-        if (++count < max_count && curlen === nextlen) {
+        if (++count2 < max_count && curlen === nextlen) {
           continue;
-        } else if (count < min_count) {
+        } else if (count2 < min_count) {
           do {
             send_code(s, curlen, s.bl_tree);
-          } while (--count !== 0);
+          } while (--count2 !== 0);
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             send_code(s, curlen, s.bl_tree);
-            count--;
+            count2--;
           }
           send_code(s, REP_3_6, s.bl_tree);
-          send_bits(s, count - 3, 2);
-        } else if (count <= 10) {
+          send_bits(s, count2 - 3, 2);
+        } else if (count2 <= 10) {
           send_code(s, REPZ_3_10, s.bl_tree);
-          send_bits(s, count - 3, 3);
+          send_bits(s, count2 - 3, 3);
         } else {
           send_code(s, REPZ_11_138, s.bl_tree);
-          send_bits(s, count - 11, 7);
+          send_bits(s, count2 - 11, 7);
         }
-        count = 0;
+        count2 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -30412,20 +30412,20 @@ var require_inftrees = __commonJS({
       var base = null;
       var base_index = 0;
       var end2;
-      var count = new utils.Buf16(MAXBITS + 1);
+      var count2 = new utils.Buf16(MAXBITS + 1);
       var offs = new utils.Buf16(MAXBITS + 1);
       var extra = null;
       var extra_index = 0;
       var here_bits, here_op, here_val;
       for (len = 0; len <= MAXBITS; len++) {
-        count[len] = 0;
+        count2[len] = 0;
       }
       for (sym = 0; sym < codes; sym++) {
-        count[lens[lens_index + sym]]++;
+        count2[lens[lens_index + sym]]++;
       }
       root = bits;
       for (max2 = MAXBITS; max2 >= 1; max2--) {
-        if (count[max2] !== 0) {
+        if (count2[max2] !== 0) {
           break;
         }
       }
@@ -30439,7 +30439,7 @@ var require_inftrees = __commonJS({
         return 0;
       }
       for (min = 1; min < max2; min++) {
-        if (count[min] !== 0) {
+        if (count2[min] !== 0) {
           break;
         }
       }
@@ -30449,7 +30449,7 @@ var require_inftrees = __commonJS({
       left = 1;
       for (len = 1; len <= MAXBITS; len++) {
         left <<= 1;
-        left -= count[len];
+        left -= count2[len];
         if (left < 0) {
           return -1;
         }
@@ -30459,7 +30459,7 @@ var require_inftrees = __commonJS({
       }
       offs[1] = 0;
       for (len = 1; len < MAXBITS; len++) {
-        offs[len + 1] = offs[len] + count[len];
+        offs[len + 1] = offs[len] + count2[len];
       }
       for (sym = 0; sym < codes; sym++) {
         if (lens[lens_index + sym] !== 0) {
@@ -30522,7 +30522,7 @@ var require_inftrees = __commonJS({
           huff = 0;
         }
         sym++;
-        if (--count[len] === 0) {
+        if (--count2[len] === 0) {
           if (len === max2) {
             break;
           }
@@ -30536,7 +30536,7 @@ var require_inftrees = __commonJS({
           curr = len - drop;
           left = 1 << curr;
           while (curr + drop < max2) {
-            left -= count[curr + drop];
+            left -= count2[curr + drop];
             if (left <= 0) {
               break;
             }
@@ -32191,7 +32191,7 @@ var require_umd = __commonJS({
           return getStringImpl(buffer, ptr);
         }
         extendedExports.__getString = __getString;
-        function getView(alignLog2, signed, float) {
+        function getView(alignLog2, signed2, float) {
           const buffer = memory.buffer;
           if (float) {
             switch (alignLog2) {
@@ -32203,13 +32203,13 @@ var require_umd = __commonJS({
           } else {
             switch (alignLog2) {
               case 0:
-                return new (signed ? Int8Array : Uint8Array)(buffer);
+                return new (signed2 ? Int8Array : Uint8Array)(buffer);
               case 1:
-                return new (signed ? Int16Array : Uint16Array)(buffer);
+                return new (signed2 ? Int16Array : Uint16Array)(buffer);
               case 2:
-                return new (signed ? Int32Array : Uint32Array)(buffer);
+                return new (signed2 ? Int32Array : Uint32Array)(buffer);
               case 3:
-                return new (signed ? BigInt64Array : BigUint64Array)(buffer);
+                return new (signed2 ? BigInt64Array : BigUint64Array)(buffer);
             }
           }
           throw Error(`unsupported align: ${alignLog2}`);
@@ -32617,8 +32617,8 @@ var require_wasm = __commonJS({
       recordValue(value2) {
         this._wasmHistogram.recordValue(value2);
       }
-      recordValueWithCount(value2, count) {
-        this._wasmHistogram.recordValueWithCount(value2, count);
+      recordValueWithCount(value2, count2) {
+        this._wasmHistogram.recordValueWithCount(value2, count2);
       }
       recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
         this._wasmHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
@@ -33617,12 +33617,12 @@ var require_JsHistogram_encoding = __commonJS({
       const countsLimit = self.countsArrayIndex(self.maxValue) + 1;
       let srcIndex = 0;
       while (srcIndex < countsLimit) {
-        const count = self.getCountAtIndex(srcIndex++);
-        if (count < 0) {
-          throw new Error("Cannot encode histogram containing negative counts (" + count + ") at index " + srcIndex + ", corresponding the value range [" + self.lowestEquivalentValue(self.valueFromIndex(srcIndex)) + "," + self.nextNonEquivalentValue(self.valueFromIndex(srcIndex)) + ")");
+        const count2 = self.getCountAtIndex(srcIndex++);
+        if (count2 < 0) {
+          throw new Error("Cannot encode histogram containing negative counts (" + count2 + ") at index " + srcIndex + ", corresponding the value range [" + self.lowestEquivalentValue(self.valueFromIndex(srcIndex)) + "," + self.nextNonEquivalentValue(self.valueFromIndex(srcIndex)) + ")");
         }
         let zerosCount = 0;
-        if (count == 0) {
+        if (count2 == 0) {
           zerosCount = 1;
           while (srcIndex < countsLimit && self.getCountAtIndex(srcIndex) == 0) {
             zerosCount++;
@@ -33632,7 +33632,7 @@ var require_JsHistogram_encoding = __commonJS({
         if (zerosCount > 1) {
           ZigZagEncoding_1.default.encode(buffer, -zerosCount);
         } else {
-          ZigZagEncoding_1.default.encode(buffer, count);
+          ZigZagEncoding_1.default.encode(buffer, count2);
         }
       }
     }
@@ -33661,12 +33661,12 @@ var require_JsHistogram_encoding = __commonJS({
       const endPosition = sourceBuffer.position + lengthInBytes;
       while (sourceBuffer.position < endPosition) {
         let zerosCount = 0;
-        let count = ZigZagEncoding_1.default.decode(sourceBuffer);
-        if (count < 0) {
-          zerosCount = -count;
+        let count2 = ZigZagEncoding_1.default.decode(sourceBuffer);
+        if (count2 < 0) {
+          zerosCount = -count2;
           dstIndex += zerosCount;
         } else {
-          self.setCountAtIndex(dstIndex++, count);
+          self.setCountAtIndex(dstIndex++, count2);
         }
       }
       return dstIndex;
@@ -34049,8 +34049,8 @@ var require_Recorder = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value2, count) {
-        this.activeHistogram.recordValueWithCount(value2, count);
+      recordValueWithCount(value2, count2) {
+        this.activeHistogram.recordValueWithCount(value2, count2);
       }
       /**
        * Record a value
@@ -34623,6 +34623,16 @@ function parseEvent(data, into) {
   }
   return into;
 }
+function answerText(data) {
+  try {
+    const choice = JSON.parse(data).choices;
+    const c = Array.isArray(choice) ? choice[0] : void 0;
+    const text = c?.delta != null ? c.delta.content : c?.text;
+    return typeof text === "string" ? text : "";
+  } catch {
+    return "";
+  }
+}
 function errorMessage(payload) {
   if (typeof payload !== "object" || payload === null) return void 0;
   const p2 = payload;
@@ -34690,6 +34700,11 @@ function prefixText(salt, group, words) {
 var WORD = /\S+/g;
 function countWords(text) {
   return text.match(WORD)?.length ?? 0;
+}
+function blockText(salt, id, words) {
+  const parts = new Array(words);
+  parts[0] = `b${salt.toString(36)}h${id.toString(36)}`;
+  return filler(parts, id + 3, 1, words).join(" ");
 }
 
 // src/workload/dataset.ts
@@ -34781,8 +34796,19 @@ function readShareGpt(value2, where) {
   return {
     messages: [{ role: "user", content: prompt.value }],
     words: countWords(prompt.value),
-    answerWords: Math.max(1, countWords(reply.value))
+    answerWords: Math.max(1, countWords(reply.value)),
+    turns: humanTurns(turns, first)
   };
+}
+function humanTurns(turns, first) {
+  const out2 = [];
+  for (let i = first; i < turns.length; i++) {
+    if (!HUMAN.has(turns[i].from) || turns[i].value.trim() === "") continue;
+    const next = turns[i + 1];
+    const answerWords = next && !HUMAN.has(next.from) ? Math.max(1, countWords(next.value)) : out2[out2.length - 1]?.answerWords ?? 1;
+    out2.push({ text: turns[i].value, words: countWords(turns[i].value), answerWords });
+  }
+  return out2;
 }
 var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function entryPicker(n, sample, rng) {
@@ -34876,9 +34902,9 @@ function uniformBounds(d) {
   const lo = Math.max(1, Math.round(d.mean * (1 - d.range_ratio)));
   return [lo, Math.max(lo, Math.round(d.mean * (1 + d.range_ratio)))];
 }
-function lognormalParams(mean, stddev) {
-  const sigma2 = Math.log(1 + (stddev / mean) ** 2);
-  return { mu: Math.log(mean) - sigma2 / 2, sigma: Math.sqrt(sigma2) };
+function lognormalParams(mean2, stddev) {
+  const sigma2 = Math.log(1 + (stddev / mean2) ** 2);
+  return { mu: Math.log(mean2) - sigma2 / 2, sigma: Math.sqrt(sigma2) };
 }
 function clip(x, min = 1, max2 = Number.MAX_SAFE_INTEGER) {
   return Math.max(min, Math.min(max2, Math.round(x)), 1);
@@ -34902,13 +34928,13 @@ function empiricalSampler(values, weights) {
 function parseLengthFile(text, name2) {
   const values = [];
   const weights = [];
-  const add = (where, length, count = 1) => {
+  const add2 = (where, length, count2 = 1) => {
     if (!Number.isInteger(length) || length < 1)
       throw new SpecError(`${where}: ${show(length)} is not a length; expected a positive integer`);
-    if (typeof count !== "number" || !(count >= 0))
-      throw new SpecError(`${where}: the count ${show(count)} is not a number \u2265 0; expected length,count`);
+    if (typeof count2 !== "number" || !(count2 >= 0))
+      throw new SpecError(`${where}: the count ${show(count2)} is not a number \u2265 0; expected length,count`);
     values.push(length);
-    weights.push(count);
+    weights.push(count2);
   };
   const body = text.replace(/^\uFEFF/, "").trim();
   if (body.startsWith("[")) {
@@ -34919,7 +34945,7 @@ function parseLengthFile(text, name2) {
       throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
     }
     data.forEach(
-      (item, i) => Array.isArray(item) && item.length === 2 ? add(`${name2}: entry ${i + 1}`, item[0], item[1]) : add(`${name2}: entry ${i + 1}`, item)
+      (item, i) => Array.isArray(item) && item.length === 2 ? add2(`${name2}: entry ${i + 1}`, item[0], item[1]) : add2(`${name2}: entry ${i + 1}`, item)
     );
   } else {
     let first = true;
@@ -34931,7 +34957,7 @@ function parseLengthFile(text, name2) {
       first = false;
       if (header) return;
       if (fields.length > 2) throw new SpecError(`${name2}:${i + 1}: ${fields.length} fields; expected a length, or length,count`);
-      add(`${name2}:${i + 1}`, fields[0], fields[1]);
+      add2(`${name2}:${i + 1}`, fields[0], fields[1]);
     });
   }
   if (values.length === 0) throw new SpecError(`${name2}: holds no lengths; expected at least one`);
@@ -34940,6 +34966,92 @@ function parseLengthFile(text, name2) {
 }
 var numeric = (field) => field !== "" && Number.isFinite(Number(field)) ? Number(field) : field;
 var show = (v) => JSON.stringify(v) ?? String(v);
+
+// src/workload/trace-file.ts
+var TRACE_BLOCK_TOKENS = 512;
+var MOONCAKE_EXPECTED = 'expected {"timestamp": 0, "input_length": 512, "output_length": 64, "hash_ids": [0]}';
+var AZURE_EXPECTED = "expected a header TIMESTAMP,ContextTokens,GeneratedTokens and one row per request";
+function parseTrace(text, name2, format) {
+  const raw = format === "mooncake" ? readMooncake(text.replace(/^\uFEFF/, ""), name2) : readAzure(text.replace(/^\uFEFF/, ""), name2);
+  if (raw.length === 0) throw new SpecError(`${name2}: holds no arrival; ${format === "mooncake" ? MOONCAKE_EXPECTED : AZURE_EXPECTED}`);
+  const sorted = raw.map((e, i) => ({ e, i })).sort((a, b2) => a.e.atMs - b2.e.atMs || a.i - b2.i);
+  const t0 = format === "azure" ? sorted[0].e.atMs : 0;
+  return sorted.map(({ e }) => ({ ...e, atMs: e.atMs - t0 }));
+}
+function readMooncake(text, name2) {
+  const out2 = [];
+  const lines2 = text.split(/\r?\n/);
+  for (let i = 0; i < lines2.length; i++) {
+    const line = lines2[i].trim();
+    if (line === "") continue;
+    const where = `${name2}:${i + 1}`;
+    let v;
+    try {
+      v = JSON.parse(line);
+    } catch (err) {
+      throw new SpecError(`${where}: not valid JSON (${err.message}); ${MOONCAKE_EXPECTED}`);
+    }
+    if (typeof v !== "object" || v === null || Array.isArray(v)) throw new SpecError(`${where}: not a JSON object; ${MOONCAKE_EXPECTED}`);
+    const o = v;
+    const entry = {
+      atMs: number2(o.timestamp, where, "timestamp", 0),
+      inputTokens: count(o.input_length, where, "input_length"),
+      outputTokens: count(o.output_length, where, "output_length")
+    };
+    if (o.hash_ids !== void 0) entry.hashIds = hashIds(o.hash_ids, where);
+    out2.push(entry);
+  }
+  return out2;
+}
+function hashIds(v, where) {
+  if (!Array.isArray(v) || !v.every((h) => Number.isSafeInteger(h) && h >= 0))
+    throw new SpecError(`${where}: "hash_ids" is not a list of integers \u2265 0; ${MOONCAKE_EXPECTED}`);
+  return v;
+}
+function readAzure(text, name2) {
+  const lines2 = text.split(/\r?\n/);
+  const header = (lines2[0] ?? "").split(",").map((h) => h.trim());
+  const col = (key) => {
+    const k = header.indexOf(key);
+    if (k < 0) throw new SpecError(`${name2}:1: no ${key} column (header ${JSON.stringify(lines2[0] ?? "")}); ${AZURE_EXPECTED}`);
+    return k;
+  };
+  const [ts, ctx, gen] = [col("TIMESTAMP"), col("ContextTokens"), col("GeneratedTokens")];
+  const out2 = [];
+  for (let i = 1; i < lines2.length; i++) {
+    if (lines2[i].trim() === "") continue;
+    const where = `${name2}:${i + 1}`;
+    const cells = lines2[i].split(",").map((c) => c.trim());
+    out2.push({
+      atMs: azureTime(cells[ts] ?? "", where),
+      inputTokens: count(Number(cells[ctx]), where, "ContextTokens"),
+      outputTokens: count(Number(cells[gen]), where, "GeneratedTokens")
+    });
+  }
+  return out2;
+}
+var DATE_TIME = /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(\.\d+)?Z?$/;
+function azureTime(cell, where) {
+  const m = DATE_TIME.exec(cell);
+  if (m) {
+    const [, y, mo, d, h, mi, s, frac] = m;
+    return Date.UTC(+y, +mo - 1, +d, +h, +mi, +s) + (frac ? Number(frac) * 1e3 : 0);
+  }
+  if (cell !== "" && Number.isFinite(Number(cell))) return Number(cell) * 1e3;
+  throw new SpecError(
+    `${where}: TIMESTAMP ${JSON.stringify(cell)} is not a date-time or a number; expected e.g. 2023-11-16 18:15:46.6805900`
+  );
+}
+function number2(v, where, key, min) {
+  if (typeof v !== "number" || !Number.isFinite(v) || v < min)
+    throw new SpecError(`${where}: "${key}" is ${JSON.stringify(v) ?? "missing"}; expected a number \u2265 ${min}`);
+  return v;
+}
+function count(v, where, key) {
+  if (!Number.isInteger(v) || v < 1)
+    throw new SpecError(`${where}: ${key} is ${JSON.stringify(v) ?? "missing"}; expected a positive integer`);
+  return v;
+}
 
 // src/workload/inputs.ts
 function loadWorkloadInputs(resolved) {
@@ -34965,6 +35077,7 @@ function loadWorkloadInputs(resolved) {
     input: w.input_tokens ? source("input_tokens", w.input_tokens) : null,
     output: source("output_tokens", w.output_tokens),
     dataset: w.dataset ? parseDataset(read("dataset.path", w.dataset.path), w.dataset.path, w.dataset.format) : null,
+    trace: w.trace ? parseTrace(read("trace.file", w.trace.file), w.trace.file, w.trace.format) : null,
     files
   };
 }
@@ -35010,10 +35123,10 @@ var stream = (w, purpose) => createRng(deriveSeed(w.seed, purpose));
 
 // src/numbers.ts
 var round3 = (x) => Math.round(x * 1e3) / 1e3;
-function num(v, signed = false) {
+function num(v, signed2 = false) {
   const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
   const text = Math.abs(v).toFixed(digits);
-  return `${v < 0 && Number(text) !== 0 ? "\u2212" : signed ? "+" : ""}${text}`;
+  return `${v < 0 && Number(text) !== 0 ? "\u2212" : signed2 ? "+" : ""}${text}`;
 }
 
 // src/metrics/histogram.ts
@@ -35021,8 +35134,8 @@ var hdr = __toESM(require_dist(), 1);
 function newHistogram() {
   return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
 }
-function recordMs(h, ms2) {
-  h.recordValue(ms2 > 0 ? Math.round(ms2 * 1e3) : 0);
+function recordMs(h, ms) {
+  h.recordValue(ms > 0 ? Math.round(ms * 1e3) : 0);
 }
 function encodeHistogram(h) {
   return hdr.encodeIntoCompressedBase64(h);
@@ -35145,39 +35258,249 @@ function passes(input, output, f) {
 }
 var range = (xs) => `${xs.reduce((a, b2) => Math.min(a, b2))}\u2013${xs.reduce((a, b2) => Math.max(a, b2))}`;
 
-// src/workload/synthetic.ts
+// src/workload/session-stats.ts
+var MAX_TURN_ROWS = 32;
+var mean = (a) => a.n > 0 ? round3(a.sum / a.n) : null;
+var add = (a, v) => {
+  a.sum += v;
+  a.n++;
+};
+var TurnStats = class {
+  rows = [];
+  /** Window turns only, as every other figure of the result. */
+  record(o) {
+    if (!o.inWindow) return;
+    const k = Math.min(o.turn, MAX_TURN_ROWS - 1);
+    while (this.rows.length <= k)
+      this.rows.push({
+        sent: 0,
+        ok: 0,
+        ttft: newHistogram(),
+        prompt: { sum: 0, n: 0 },
+        requested: { sum: 0, n: 0 },
+        reply: { sum: 0, n: 0 }
+      });
+    const r = this.rows[k];
+    r.sent++;
+    add(r.requested, o.requestedPromptTokens);
+    if (!o.ok) return;
+    r.ok++;
+    if (!Number.isNaN(o.ttftMs)) recordMs(r.ttft, o.ttftMs);
+    if (o.promptTokens >= 0) add(r.prompt, o.promptTokens);
+    add(r.reply, o.replyTokens);
+  }
+  table() {
+    return this.rows.map((r, turn) => ({
+      turn,
+      sent: r.sent,
+      ok: r.ok,
+      ttft_ms: summarizeMs(r.ttft),
+      prompt_tokens: mean(r.prompt),
+      prompt_tokens_requested: mean(r.requested),
+      reply_tokens: mean(r.reply)
+    }));
+  }
+};
+function contextGrowth(rows) {
+  let delivered = 0;
+  let requested = 0;
+  let pairs = 0;
+  for (let k = 1; k < rows.length; k++) {
+    const [a, b2] = [rows[k - 1], rows[k]];
+    if (a.prompt_tokens === null || b2.prompt_tokens === null || a.prompt_tokens_requested === null || b2.prompt_tokens_requested === null)
+      continue;
+    delivered += b2.prompt_tokens - a.prompt_tokens;
+    requested += b2.prompt_tokens_requested - a.prompt_tokens_requested;
+    pairs++;
+  }
+  return pairs > 0 ? { delivered: round3(delivered), requested: round3(requested) } : null;
+}
+
+// src/workload/system-prompt.ts
+function systemPrompts(inputs, calibration, salt) {
+  const w = inputs.spec.workload;
+  const groupRng = stream(w, "prefix_groups");
+  const pickGroup = w.prefix_groups ? zipfSampler(w.prefix_groups.groups, w.prefix_groups.zipf_s) : void 0;
+  const words = prefixWords(w, calibration.tokens_per_word);
+  const systems = /* @__PURE__ */ new Map();
+  let picks = 0;
+  return () => {
+    const group = pickGroup ? pickGroup(groupRng) : null;
+    const seen = systems.has(group);
+    if (!seen) systems.set(group, prefixMessage(salt, words, group));
+    let cachedTokens = picks > 0 ? w.prefix?.shared_tokens ?? 0 : 0;
+    if (group !== null && seen) cachedTokens += w.prefix_groups.tokens;
+    picks++;
+    return { message: systems.get(group) ?? null, cachedTokens };
+  };
+}
+function tally(cache, cachedTokens, promptTokens) {
+  cache.cacheable += cachedTokens;
+  cache.total += promptTokens;
+}
+
+// src/spec/duration.ts
+var UNIT_MS = { h: 36e5, m: 6e4, s: 1e3, ms: 1 };
+var WHOLE = /^(?:\d+(?:\.\d+)?(?:ms|h|m|s))+$/;
+var PART = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
+function parseDuration(s) {
+  if (!WHOLE.test(s)) {
+    throw new Error(`${JSON.stringify(s)} is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s`);
+  }
+  let ms = 0;
+  for (const [, amount, unit] of s.matchAll(PART)) ms += Number(amount) * UNIT_MS[unit];
+  return ms;
+}
+
+// src/workload/think-time.ts
+function thinkSampler(t) {
+  if (typeof t === "string") {
+    const ms = parseDuration(t);
+    return () => ms;
+  }
+  if (t.dist === "uniform") {
+    const [lo, hi] = [parseDuration(t.min), parseDuration(t.max)].sort((a, b2) => a - b2);
+    return (rng) => lo + rng.next() * (hi - lo);
+  }
+  const mean2 = parseDuration(t.mean);
+  return (rng) => -mean2 * Math.log(1 - rng.next());
+}
+
+// src/workload/sessions.ts
+function sessionWorkload(inputs, calibration, salt) {
+  const { spec } = inputs;
+  const w = spec.workload;
+  const s = w.sessions;
+  const [turnRng, inputRng, outputRng, thinkRng] = ["session_turns", "input_tokens", "output_tokens", "think_time"].map(
+    (p2) => stream(w, p2)
+  );
+  const turnCount = s.turns ? lengthSampler(s.turns) : void 0;
+  const input = inputs.input ? lengthSampler(inputs.input) : void 0;
+  const output = lengthSampler(inputs.output);
+  const think = thinkSampler(s.think_time);
+  const system = systemPrompts(inputs, calibration, salt);
+  const tpw = calibration.tokens_per_word;
+  const fixed = calibration.overhead_tokens + calibration.prefix_tokens;
+  const pickEntry = inputs.dataset ? entryPicker(inputs.dataset.entries.length, w.dataset.sample, stream(w, "dataset")) : void 0;
+  const counts = { started: 0, completed: 0, ended_by_failure: 0, cut_by_run_end: 0, turns_planned: 0 };
+  const stats = new TurnStats();
+  const cache = { cacheable: 0, total: 0 };
+  let messageId = 0;
+  let serverHitRate;
+  const userTurns = () => {
+    const n = turnCount?.(turnRng);
+    if (pickEntry) return datasetTurns(inputs.dataset.entries[pickEntry()], n, tpw, calibration.overhead_tokens);
+    return Array.from({ length: n }, (_, k) => {
+      const tokens = input(inputRng);
+      const words = Math.max(1, Math.round((k === 0 ? tokens - fixed : tokens) / tpw));
+      return { text: requestText(salt, messageId++, words), tokens, maxTokens: output(outputRng) };
+    });
+  };
+  const source = {
+    start() {
+      counts.started++;
+      const turns = userTurns();
+      counts.turns_planned += turns.length;
+      return conversation(
+        turns,
+        system(),
+        (m, max2) => requestBody(spec, m, max2),
+        () => think(thinkRng),
+        cache
+      );
+    },
+    record: (o) => stats.record(o),
+    ended: (how) => void counts[how === "completed" ? "completed" : how === "failed" ? "ended_by_failure" : "cut_by_run_end"]++,
+    serverHitRate: (rate) => void (serverHitRate = rate)
+  };
+  return {
+    sessions: source,
+    next: () => source.start().nextTurn(),
+    describe() {
+      const byTurn = stats.table();
+      return {
+        plan: {
+          ...plan(inputs, calibration, salt, cache, null),
+          source: inputs.dataset ? "dataset" : "synthetic",
+          sessions: {
+            rate_unit: "sessions/s",
+            ...counts,
+            think_time: s.think_time,
+            by_turn: byTurn,
+            context_growth: contextGrowth(byTurn),
+            server_prefix_cache_hit_rate: serverHitRate ?? null
+          }
+        },
+        inputSpec: inputs.input ? summarizeDraws(lengthSampler(inputs.input), stream(w, "summary_input")) : null,
+        outputSpec: inputs.dataset ? null : summarizeDraws(output, stream(w, "summary_output"))
+      };
+    }
+  };
+}
 var SUMMARY_DRAWS = 1e4;
+var summarizeDraws = (sampler, rng) => summarize2(Array.from({ length: SUMMARY_DRAWS }, () => sampler(rng)));
+function datasetTurns(e, cap, tpw, overhead) {
+  const turns = (e.turns ?? [{ text: e.messages[0].content, words: e.words, answerWords: e.answerWords ?? 1 }]).slice(0, cap ?? Infinity);
+  return turns.map((t, k) => ({
+    text: t.text,
+    tokens: Math.max(1, Math.round((k === 0 ? overhead : 0) + tpw * t.words)),
+    maxTokens: Math.max(1, Math.round(tpw * t.answerWords))
+  }));
+}
+function conversation(turns, pick, body, thinkMs, cache) {
+  const messages = pick.message ? [pick.message] : [];
+  let k = 0;
+  let requested = 0;
+  return {
+    turns: turns.length,
+    thinkMs,
+    nextTurn(reply) {
+      if (reply) {
+        messages.push({ role: "assistant", content: reply.text });
+        requested += reply.tokens;
+      }
+      const cached = k === 0 ? pick.cachedTokens : requested;
+      const t = turns[k++];
+      requested += t.tokens;
+      messages.push({ role: "user", content: t.text });
+      tally(cache, cached, requested);
+      const item = {
+        messages: [...messages],
+        body: body(messages, t.maxTokens),
+        promptTokens: requested,
+        maxTokens: t.maxTokens
+      };
+      return item;
+    }
+  };
+}
+
+// src/workload/synthetic.ts
+var SUMMARY_DRAWS2 = 1e4;
 function syntheticWorkload(inputs, calibration, salt) {
   const { spec } = inputs;
   const w = spec.workload;
-  const [inputRng, outputRng, groupRng] = ["input_tokens", "output_tokens", "prefix_groups"].map((p2) => stream(w, p2));
+  const [inputRng, outputRng] = ["input_tokens", "output_tokens"].map((p2) => stream(w, p2));
   const input = lengthSampler(inputs.input);
   const output = lengthSampler(inputs.output);
-  const pickGroup = w.prefix_groups ? zipfSampler(w.prefix_groups.groups, w.prefix_groups.zipf_s) : void 0;
-  const words = prefixWords(w, calibration.tokens_per_word);
+  const system = systemPrompts(inputs, calibration, salt);
   const fixed = calibration.overhead_tokens + calibration.prefix_tokens;
   const cache = { cacheable: 0, total: 0 };
-  const systems = /* @__PURE__ */ new Map();
   return {
     next(i) {
       const promptTokens = input(inputRng);
       const maxTokens = output(outputRng);
-      const group = pickGroup ? pickGroup(groupRng) : null;
-      const seen = systems.has(group);
-      if (!seen) systems.set(group, prefixMessage(salt, words, group));
-      const system = systems.get(group) ?? null;
+      const pick = system();
       const own = Math.max(1, Math.round((promptTokens - fixed) / calibration.tokens_per_word));
       const user = { role: "user", content: requestText(salt, i, own) };
-      const messages = system ? [system, user] : [user];
-      if (cache.total > 0) cache.cacheable += w.prefix?.shared_tokens ?? 0;
-      if (group !== null && seen) cache.cacheable += w.prefix_groups.tokens;
-      cache.total += promptTokens;
+      const messages = pick.message ? [pick.message, user] : [user];
+      tally(cache, pick.cachedTokens, promptTokens);
       return { messages, body: requestBody(spec, messages, maxTokens), promptTokens, maxTokens };
     },
     describe() {
       const draws = (sampler, purpose) => {
         const rng = stream(w, purpose);
-        return summarize2(Array.from({ length: SUMMARY_DRAWS }, () => sampler(rng)));
+        return summarize2(Array.from({ length: SUMMARY_DRAWS2 }, () => sampler(rng)));
       };
       return {
         plan: plan(inputs, calibration, salt, cache, null),
@@ -35188,8 +35511,113 @@ function syntheticWorkload(inputs, calibration, salt) {
   };
 }
 
+// src/arrivals/trace.ts
+function sliceTrace(timesMs, slice) {
+  const kept = [];
+  const end2 = slice.startMs + slice.durationMs;
+  for (let i = 0; i < timesMs.length; i++) if (timesMs[i] >= slice.startMs && timesMs[i] < end2) kept.push(i);
+  const schedule = new Float64Array(kept.length);
+  kept.forEach((k, j) => schedule[j] = (timesMs[k] - slice.startMs) / slice.speedup);
+  return { kept, schedule };
+}
+function scheduleWithin(schedule, totalMs) {
+  let n = 0;
+  while (n < schedule.length && schedule[n] < totalMs) n++;
+  return n === schedule.length ? schedule : schedule.subarray(0, n);
+}
+
+// src/workload/trace.ts
+function traceWorkload(inputs, entries, calibration, salt) {
+  const { spec } = inputs;
+  const t = spec.workload.trace;
+  const { kept, schedule } = sliceTrace(
+    entries.map((e) => e.atMs),
+    sliceOf(t)
+  );
+  if (kept.length === 0)
+    throw new SpecError(
+      `${t.file}: no arrival in the slice start ${t.start}${t.duration ? `, duration ${t.duration}` : ""} (the trace spans ${Math.ceil(entries[entries.length - 1].atMs / 1e3)} s); expected a slice inside the trace`
+    );
+  const used = kept.map((k) => entries[k]);
+  const system = systemPrompts(inputs, calibration, salt);
+  const fixed = calibration.overhead_tokens + calibration.prefix_tokens;
+  const blockWords = Math.max(1, Math.round(TRACE_BLOCK_TOKENS / calibration.tokens_per_word));
+  const blocks = /* @__PURE__ */ new Map();
+  const cache = { cacheable: 0, total: 0 };
+  return {
+    schedule,
+    next(i) {
+      const e = used[i];
+      const own = Math.max(1, Math.round((e.inputTokens - fixed) / calibration.tokens_per_word));
+      const pick = system();
+      const seen = e.hashIds ? cachedPrefixBlocks(e.hashIds, blocks) : 0;
+      const text = e.hashIds?.length ? blockPrompt(
+        e.hashIds,
+        own,
+        blockWords,
+        (h) => block(blocks, salt, h, blockWords),
+        (n) => requestText(salt, i, n)
+      ) : requestText(salt, i, own);
+      const user = { role: "user", content: text };
+      const messages = pick.message ? [pick.message, user] : [user];
+      tally(cache, pick.cachedTokens + Math.min(seen * TRACE_BLOCK_TOKENS, e.inputTokens), e.inputTokens);
+      return { messages, body: requestBody(spec, messages, e.outputTokens), promptTokens: e.inputTokens, maxTokens: e.outputTokens };
+    },
+    describe() {
+      return {
+        plan: { ...plan(inputs, calibration, salt, cache, null), source: "trace", trace: traceFacts(t, entries.length, used) },
+        inputSpec: summarize2(used.map((e) => e.inputTokens)),
+        outputSpec: summarize2(used.map((e) => e.outputTokens))
+      };
+    }
+  };
+}
+function cachedPrefixBlocks(ids, sent) {
+  let k = 0;
+  while (k < ids.length && sent.has(ids[k])) k++;
+  return k;
+}
+function sliceOf(t) {
+  return {
+    speedup: t.speedup,
+    startMs: parseDuration(t.start),
+    durationMs: t.duration === void 0 ? Infinity : parseDuration(t.duration)
+  };
+}
+function block(blocks, salt, id, words) {
+  let text = blocks.get(id);
+  if (text === void 0) blocks.set(id, text = blockText(salt, id, words));
+  return text;
+}
+function blockPrompt(ids, words, blockWords, text, rest) {
+  const parts = [];
+  let left = words;
+  for (let k = 0; k < ids.length && left > 0; k++) {
+    const whole = text(ids[k]);
+    if (left >= blockWords) parts.push(whole);
+    else parts.push(whole.split(" ", left).join(" "));
+    left -= blockWords;
+  }
+  if (left > 0) parts.push(rest(left));
+  return parts.join(" ");
+}
+function traceFacts(t, total, used) {
+  return {
+    file: t.file,
+    format: t.format,
+    speedup: t.speedup,
+    arrivals: total,
+    replayed: used.length,
+    span_s: used.length > 1 ? Math.round((used[used.length - 1].atMs - used[0].atMs) / t.speedup) / 1e3 : 0,
+    with_hash_ids: used.some((e) => e.hashIds !== void 0),
+    schedule: "the trace (load.rate, load.arrival unused)"
+  };
+}
+
 // src/workload/workload.ts
 function createWorkload(inputs, calibration, salt) {
+  if (inputs.spec.workload.sessions) return sessionWorkload(inputs, calibration, salt);
+  if (inputs.trace) return traceWorkload(inputs, inputs.trace, calibration, salt);
   return inputs.dataset ? datasetWorkload(inputs, inputs.dataset, calibration, salt) : syntheticWorkload(inputs, calibration, salt);
 }
 
@@ -35589,9 +36017,9 @@ function createClient(opts) {
     resend: (request2) => fresh.dispatch({ ...request2.options, reset: true }, request2)
   };
   return {
-    send(body, obs, requestId) {
+    send(body, obs, requestId, capture) {
       const options = { path, method: "POST", headers: [...headers, "x-request-id", requestId], body };
-      const request2 = new StreamRequest(ctx, obs, options, !watch.disabled);
+      const request2 = new StreamRequest(ctx, obs, options, !watch.disabled, capture);
       if (watch.disabled) ctx.resend(request2);
       else pool.dispatch(options, request2);
       return request2;
@@ -35605,17 +36033,19 @@ function createClient(opts) {
 var ERROR_BODY_BYTES = 2048;
 var ENDED = new Error("loadgate ended the request");
 var StreamRequest = class {
-  constructor(ctx, obs, options, watched) {
+  constructor(ctx, obs, options, watched, capture) {
     this.ctx = ctx;
     this.obs = obs;
     this.options = options;
     this.watched = watched;
+    this.capture = capture;
     this.timer = setTimeout(onDeadline, ctx.timeoutMs, this);
   }
   ctx;
   obs;
   options;
   watched;
+  capture;
   controller = null;
   timer;
   ended = false;
@@ -35693,6 +36123,7 @@ var StreamRequest = class {
       return;
     }
     if (ev.content !== null) this.obs.onContent(this.t, ev.content);
+    if (this.capture !== void 0 && ev.content === "answer") this.capture(answerText(data.toString("utf8", 0, length)));
     if (ev.usage) this.obs.onUsage(ev.promptTokens, ev.completionTokens);
     if (ev.done) this.sawDone = true;
   }
@@ -35933,9 +36364,135 @@ var OUTCOMES = [
   "cancelled"
 ];
 
+// src/metrics/definitions.ts
+var METRICS = [
+  {
+    key: "ttft_ms",
+    gate: "ttft",
+    label: "TTFT",
+    unit: "ms",
+    histogram: "ttft",
+    definition: "time to first token = first content chunk \u2212 intended send time (coordinated-omission safe); role-only chunks do not count",
+    peers: { vllm: "ttft", aiperf: "time_to_first_token", guidellm: "time_to_first_token_ms" },
+    segments: true,
+    phases: true,
+    chart: "request"
+  },
+  {
+    key: "ttft_from_send_ms",
+    gate: "ttft_from_send",
+    label: "TTFT from send",
+    unit: "ms",
+    histogram: "ttftFromSend",
+    definition: "first content chunk \u2212 actual send time (hides generator lateness; for comparison only)",
+    peers: { vllm: null, aiperf: null, guidellm: null },
+    segments: false,
+    phases: false,
+    chart: null
+  },
+  {
+    key: "time_to_first_answer_ms",
+    gate: "time_to_first_answer",
+    label: "First answer token",
+    unit: "ms",
+    histogram: "timeToFirstAnswer",
+    definition: "first non-reasoning content chunk \u2212 intended send time",
+    peers: { vllm: null, aiperf: "time_to_first_output_token", guidellm: null },
+    segments: false,
+    phases: false,
+    chart: null
+  },
+  {
+    key: "tpot_ms",
+    gate: "tpot",
+    label: "TPOT",
+    unit: "ms",
+    histogram: "tpot",
+    definition: "time per output token = (last content chunk \u2212 first content chunk) / (output tokens \u2212 1), requests with > 1 token",
+    peers: { vllm: "tpot", aiperf: "inter_token_latency", guidellm: "inter_token_latency_ms" },
+    segments: true,
+    phases: true,
+    chart: "token"
+  },
+  {
+    key: "itl_ms",
+    gate: "itl",
+    label: "ITL",
+    unit: "ms",
+    histogram: "itl",
+    definition: "inter-token latency = each gap between consecutive content chunks (excludes TTFT)",
+    peers: { vllm: "itl", aiperf: "inter_chunk_latency", guidellm: null },
+    segments: true,
+    phases: false,
+    chart: "token"
+  },
+  {
+    key: "e2e_ms",
+    gate: "e2e",
+    label: "E2E",
+    unit: "ms",
+    histogram: "e2e",
+    definition: "end-to-end = last content chunk \u2212 intended send time",
+    peers: { vllm: "e2el", aiperf: "request_latency", guidellm: "request_latency" },
+    segments: true,
+    phases: true,
+    chart: "request"
+  },
+  {
+    key: "normalized_latency_ms",
+    gate: "normalized_latency",
+    label: "E2E per token",
+    unit: "ms",
+    histogram: "normalized",
+    definition: "E2E / output tokens",
+    peers: { vllm: null, aiperf: null, guidellm: "time_per_output_token_ms" },
+    segments: false,
+    phases: false,
+    chart: null
+  },
+  {
+    key: "schedule_lag_ms",
+    gate: null,
+    label: "Schedule lag",
+    unit: "ms",
+    histogram: "scheduleLag",
+    definition: "actual send \u2212 intended send: the load generator's own lateness",
+    peers: { vllm: null, aiperf: null, guidellm: null },
+    segments: false,
+    phases: false,
+    chart: null
+  }
+];
+var GATE_METRICS = METRICS.filter((m) => m.gate !== null);
+var SEGMENT_METRICS = METRICS.filter((m) => m.segments).map((m) => m.histogram);
+var PHASE_METRICS = METRICS.filter((m) => m.phases).map((m) => m.histogram);
+var percentileLabel = (key) => `p${PERCENTILES.find(([k]) => k === key)[1]}`;
+var LATENCY_TARGETS = GATE_METRICS.flatMap(
+  (m) => PERCENTILES.map(([pct2, p2]) => ({
+    key: `${m.gate}_${pct2}`,
+    metric: m.key,
+    histogram: m.histogram,
+    pct: pct2,
+    p: p2,
+    label: `${m.label} ${percentileLabel(pct2)}`
+  }))
+);
+var OTHER_DEFINITIONS = {
+  pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included; for a request re-sent after a reused connection was closed under it, until the write that counted",
+  reconnects: "requests re-sent, once, on a new connection because the server closed the reused kept-alive connection they were written on before any response; their latency still runs from the intended send time",
+  window_cpu: "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time \u2212 the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
+  timestamp_error_ms: "how late a chunk's timestamp can be (p50/p90/p99), from the generator's own event loop: the wait for the loop to come round (read-turn residuals, arrival and probe lateness) plus the place in its own read turn, combined by a union bound",
+  throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
+  goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
+  window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
+};
+var DEFINITIONS = {
+  ...Object.fromEntries(METRICS.map((m) => [m.key, m.definition])),
+  ...OTHER_DEFINITIONS
+};
+
 // src/metrics/segments.ts
 var SEGMENT_COUNT = 8;
-var SEGMENT_METRICS = ["ttft", "tpot", "itl", "e2e"];
 var SegmentHistograms = class {
   constructor(fromMs, toMs) {
     this.fromMs = fromMs;
@@ -35943,19 +36500,18 @@ var SegmentHistograms = class {
   }
   fromMs;
   toMs;
-  h = Array.from({ length: SEGMENT_COUNT }, () => ({
-    ttft: newHistogram(),
-    tpot: newHistogram(),
-    itl: newHistogram(),
-    e2e: newHistogram()
-  }));
+  /** Per slice, a histogram of each metric the table slices (metrics/definitions.ts `segments`). */
+  h = Array.from(
+    { length: SEGMENT_COUNT },
+    () => Object.fromEntries(SEGMENT_METRICS.map((m) => [m, newHistogram()]))
+  );
   /** The slice of an intended send offset (ms after run start); -1 outside the window. */
   indexOf(offsetMs) {
     if (offsetMs < this.fromMs || offsetMs >= this.toMs || this.toMs <= this.fromMs) return -1;
     return Math.min(SEGMENT_COUNT - 1, Math.floor((offsetMs - this.fromMs) / (this.toMs - this.fromMs) * SEGMENT_COUNT));
   }
-  record(segment, metric, ms2) {
-    if (segment >= 0) recordMs(this.h[segment][metric], ms2);
+  record(segment, metric, ms) {
+    if (segment >= 0) recordMs(this.h[segment][metric], ms);
   }
 };
 
@@ -36179,11 +36735,12 @@ var Recorder = class {
       if (r.usagePrompt > 0) this.completedPromptTokens += r.usagePrompt;
     }
     if (r.outcome !== "ok") this.sampleError(r);
-    if (r.inWindow) this.measure(r);
+    if (r.inWindow) this.countInWindow(r);
     this.o.pattern?.complete(r);
     this.o.onRecord?.(r);
   }
-  measure(r) {
+  /** A request scheduled in the steady window: its class, and for a success its token counts and latencies. */
+  countInWindow(r) {
     this.windowByClass[r.outcome]++;
     if (r.outcome !== "ok") return;
     this.windowOk++;
@@ -36291,7 +36848,7 @@ var WindowCpuMeter = class {
     if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
     const wall = to.t - from.t;
     const spinMs = to.spinMs - from.spinMs;
-    const share = (ms2) => round3(Math.max(0, ms2 / wall));
+    const share = (ms) => round3(Math.max(0, ms / wall));
     return { busy: share(to.cpuMs - from.cpuMs - spinMs), spin: share(spinMs) };
   }
   take() {
@@ -36328,7 +36885,7 @@ var PatternRecorder = class {
       ok: 0,
       errors: 0,
       completedOk: 0,
-      h: { ttft: newHistogram(), tpot: newHistogram(), e2e: newHistogram() },
+      h: Object.fromEntries(PHASE_METRICS.map((m) => [m, newHistogram()])),
       memory: null
     }));
   }
@@ -36383,7 +36940,7 @@ var PatternRecorder = class {
 var NICE_MS = [50, 100, 200, 250, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5];
 var MAX_BUCKETS = 300;
 function bucketIntervalMs(totalMs) {
-  return NICE_MS.find((ms2) => ms2 >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
+  return NICE_MS.find((ms) => ms >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
 }
 
 // src/metrics/loop-turns.ts
@@ -36406,14 +36963,14 @@ var LoopTurnMeter = class {
   constructor(source) {
     this.unsubscribe = source((startAt, endAt, reads) => {
       if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
-      const ms2 = endAt - startAt;
-      recordMs(this.turns, ms2);
-      this.readTurns.recordValueWithCount(ms2 > 0 ? Math.round(ms2 * 1e3) : 0, reads);
+      const ms = endAt - startAt;
+      recordMs(this.turns, ms);
+      this.readTurns.recordValueWithCount(ms > 0 ? Math.round(ms * 1e3) : 0, reads);
     });
   }
   /** Lateness of something due at a known moment, if it fell in the observed span. */
-  lateness(ms2) {
-    if (!Number.isNaN(this.from) && Number.isNaN(this.to)) recordMs(this.late, ms2);
+  lateness(ms) {
+    if (!Number.isNaN(this.from) && Number.isNaN(this.to)) recordMs(this.late, ms);
   }
   /** At the window's start. */
   start() {
@@ -36441,107 +36998,6 @@ var LoopTurnMeter = class {
 
 // src/result/build.ts
 import os from "node:os";
-
-// src/metrics/definitions.ts
-var METRICS = [
-  {
-    key: "ttft_ms",
-    gate: "ttft",
-    label: "TTFT",
-    unit: "ms",
-    histogram: "ttft",
-    definition: "time to first token = first content chunk \u2212 intended send time (coordinated-omission safe); role-only chunks do not count",
-    peers: { vllm: "ttft", aiperf: "time_to_first_token", guidellm: "time_to_first_token_ms" }
-  },
-  {
-    key: "ttft_from_send_ms",
-    gate: "ttft_from_send",
-    label: "TTFT from send",
-    unit: "ms",
-    histogram: "ttftFromSend",
-    definition: "first content chunk \u2212 actual send time (hides generator lateness; for comparison only)",
-    peers: { vllm: null, aiperf: null, guidellm: null }
-  },
-  {
-    key: "time_to_first_answer_ms",
-    gate: "time_to_first_answer",
-    label: "First answer token",
-    unit: "ms",
-    histogram: "timeToFirstAnswer",
-    definition: "first non-reasoning content chunk \u2212 intended send time",
-    peers: { vllm: null, aiperf: "time_to_first_output_token", guidellm: null }
-  },
-  {
-    key: "tpot_ms",
-    gate: "tpot",
-    label: "TPOT",
-    unit: "ms",
-    histogram: "tpot",
-    definition: "time per output token = (last content chunk \u2212 first content chunk) / (output tokens \u2212 1), requests with > 1 token",
-    peers: { vllm: "tpot", aiperf: "inter_token_latency", guidellm: "inter_token_latency_ms" }
-  },
-  {
-    key: "itl_ms",
-    gate: "itl",
-    label: "ITL",
-    unit: "ms",
-    histogram: "itl",
-    definition: "inter-token latency = each gap between consecutive content chunks (excludes TTFT)",
-    peers: { vllm: "itl", aiperf: "inter_chunk_latency", guidellm: null }
-  },
-  {
-    key: "e2e_ms",
-    gate: "e2e",
-    label: "E2E",
-    unit: "ms",
-    histogram: "e2e",
-    definition: "end-to-end = last content chunk \u2212 intended send time",
-    peers: { vllm: "e2el", aiperf: "request_latency", guidellm: "request_latency" }
-  },
-  {
-    key: "normalized_latency_ms",
-    gate: "normalized_latency",
-    label: "E2E per token",
-    unit: "ms",
-    histogram: "normalized",
-    definition: "E2E / output tokens",
-    peers: { vllm: null, aiperf: null, guidellm: "time_per_output_token_ms" }
-  },
-  {
-    key: "schedule_lag_ms",
-    gate: null,
-    label: "Schedule lag",
-    unit: "ms",
-    histogram: "scheduleLag",
-    definition: "actual send \u2212 intended send: the load generator's own lateness",
-    peers: { vllm: null, aiperf: null, guidellm: null }
-  }
-];
-var GATE_METRICS = METRICS.filter((m) => m.gate !== null);
-var percentileLabel = (key) => `p${PERCENTILES.find(([k]) => k === key)[1]}`;
-var LATENCY_TARGETS = GATE_METRICS.flatMap(
-  (m) => PERCENTILES.map(([pct, p2]) => ({
-    key: `${m.gate}_${pct}`,
-    metric: m.key,
-    histogram: m.histogram,
-    pct,
-    p: p2,
-    label: `${m.label} ${percentileLabel(pct)}`
-  }))
-);
-var OTHER_DEFINITIONS = {
-  pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included; for a request re-sent after a reused connection was closed under it, until the write that counted",
-  reconnects: "requests re-sent, once, on a new connection because the server closed the reused kept-alive connection they were written on before any response; their latency still runs from the intended send time",
-  window_cpu: "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time \u2212 the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
-  timestamp_error_ms: "how late a chunk's timestamp can be (p50/p90/p99), from the generator's own event loop: the wait for the loop to come round (read-turn residuals, arrival and probe lateness) plus the place in its own read turn, combined by a union bound",
-  throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
-  goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
-  window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
-};
-var DEFINITIONS = {
-  ...Object.fromEntries(METRICS.map((m) => [m.key, m.definition])),
-  ...OTHER_DEFINITIONS
-};
 
 // src/version.ts
 var TOOL_VERSION = "0.1.0";
@@ -36587,7 +37043,6 @@ var percentileOf = (b2, p2) => valueAtRank(b2, rankOfPercentile(b2.n, p2));
 // src/result/timestamp-error.ts
 var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
 var METHOD = "delivery floor + union bound on residual + position: delivery = half the probe round trip on loopback, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
-var r3 = (x) => Math.round(x * 1e3) / 1e3;
 function timestampErrorHistograms(m) {
   return {
     [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m.turns,
@@ -36620,16 +37075,16 @@ function timestampError(turnsH, readsH, lateH, observedMs, deliveryMs = 0) {
       const alpha = miss * k / SPLITS;
       best = Math.min(best, quantileOfTail(residualTail, alpha, hi) + quantileOfTail(positionTail, miss - alpha, hi));
     }
-    return r3(deliveryMs + best);
+    return round3(deliveryMs + best);
   };
   return {
     p50: bound(0.5),
     p90: bound(0.9),
     p99: bound(0.99),
-    max: r3(deliveryMs + hi),
-    delivery_ms: r3(deliveryMs),
+    max: round3(deliveryMs + hi),
+    delivery_ms: round3(deliveryMs),
     method: METHOD,
-    observed_s: r3(observedMs / 1e3)
+    observed_s: round3(observedMs / 1e3)
   };
 }
 var SPLITS = 40;
@@ -36697,26 +37152,26 @@ function generatorLimits(spec) {
 var percent = (fraction) => Number((fraction * 100).toFixed(2));
 function validityChecks(v, limits, t = THRESHOLDS) {
   const checks = [];
-  const add = (name2, ok, message) => checks.push({ name: name2, ok, message });
-  add("completed", !v.interrupted, v.interrupted ? "the run was interrupted before the window ended" : "the run completed its schedule");
+  const add2 = (name2, ok, message) => checks.push({ name: name2, ok, message });
+  add2("completed", !v.interrupted, v.interrupted ? "the run was interrupted before the window ended" : "the run completed its schedule");
   if (v.mode === "open") {
     const frac = v.offeredRate > 0 ? v.achievedRate / v.offeredRate : 0;
     const minFrac = limits.min_achieved_fraction;
-    add(
+    add2(
       "achieved_rate",
       frac >= minFrac,
       `achieved ${v.achievedRate.toFixed(2)} req/s of ${v.offeredRate.toFixed(2)} offered (${(frac * 100).toFixed(1)} %; needs \u2265 ${percent(minFrac)} %)`
     );
     const lag = v.scheduleLagP99Ms;
     const maxLag = limits.max_schedule_lag_p99_ms;
-    add(
+    add2(
       "schedule_lag",
       lag !== null && lag <= maxLag,
       lag === null ? "no request was sent in the window" : `schedule lag p99 ${lag.toFixed(3)} ms (needs \u2264 ${maxLag} ms, gate.validity.max_schedule_lag_p99_ms): ${lag <= maxLag ? "the generator kept its schedule" : "the load generator was the bottleneck"}`
     );
   }
   const maxDelay = limits.max_event_loop_delay_p99_ms;
-  add(
+  add2(
     "event_loop_delay",
     v.eventLoopDelayP99Ms <= maxDelay,
     `generator event-loop delay p99 ${v.eventLoopDelayP99Ms.toFixed(2)} ms (needs \u2264 ${maxDelay} ms, gate.validity.max_event_loop_delay_p99_ms)`
@@ -36724,7 +37179,7 @@ function validityChecks(v, limits, t = THRESHOLDS) {
   if (v.busyCpu !== void 0) {
     const busy = v.busyCpu;
     const maxBusy = limits.max_generator_cpu;
-    add(
+    add2(
       "generator_cpu",
       busy === null || busy <= maxBusy,
       busy === null ? "generator CPU not measured: this platform gives no per-thread CPU time" : `generator thread busy ${(busy * 100).toFixed(0)} % of a core over the window, its idle spin before arrivals left out (needs \u2264 ${percent(maxBusy)} %, gate.validity.max_generator_cpu)${busy <= maxBusy ? "" : ": the load generator was the bottleneck (add --workers or machines)"}`
@@ -36733,16 +37188,16 @@ function validityChecks(v, limits, t = THRESHOLDS) {
   if (v.poolWaitP99Ms !== void 0) {
     const wait = v.poolWaitP99Ms;
     const maxWait = limits.max_pool_wait_p99_ms;
-    add(
+    add2(
       "pool_wait",
       wait === null || wait <= maxWait,
       wait === null ? "no request was written in the window" : `requests waited p99 ${wait.toFixed(3)} ms in the HTTP pool before being written, connecting included (needs \u2264 ${maxWait} ms, gate.validity.max_pool_wait_p99_ms)${wait <= maxWait ? "" : ": latency from the schedule includes time the server never saw the request"}`
     );
   }
-  add("samples", v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs \u2265 ${t.minSamplesForP99})`);
+  add2("samples", v.okSamples >= t.minSamplesForP99, `${v.okSamples} successful requests in the window (p99 needs \u2265 ${t.minSamplesForP99})`);
   if (v.littlesRatio !== null) {
     const ok = Math.abs(v.littlesRatio - 1) <= t.littlesLawTolerance;
-    add(
+    add2(
       "littles_law",
       ok,
       `mean in-flight / (achieved rate \xD7 mean time in system) = ${v.littlesRatio.toFixed(2)} (needs 1 \xB1 ${t.littlesLawTolerance}): ${ok ? "the window was steady" : "the window was not steady"}`
@@ -36750,7 +37205,7 @@ function validityChecks(v, limits, t = THRESHOLDS) {
   }
   if (v.workload) {
     const { ok, message } = workloadDelivered(v.workload, t);
-    add("workload_delivered", ok, message);
+    add2("workload_delivered", ok, message);
   }
   return checks;
 }
@@ -36777,6 +37232,53 @@ function workloadDelivered(w, t) {
   return { ok: input.ok && output.ok, message: [input.text, output.text, ...hints].join("; ") };
 }
 
+// src/result/replay-checks.ts
+var THRESHOLDS2 = { completedShare: 0.95, growthTolerance: 0.1, traceLagP95Ms: 15, traceLengthTolerance: 0.05 };
+function replayChecks(plan2, h) {
+  if (plan2?.sessions) return sessionChecks(plan2.sessions);
+  if (plan2?.trace) return [traceCheck(h)];
+  return [];
+}
+function sessionChecks(s) {
+  const eligible = s.started - s.cut_by_run_end;
+  const share = eligible > 0 ? s.completed / eligible : 0;
+  const delivered = {
+    name: "sessions_delivered",
+    ok: eligible > 0 && share >= THRESHOLDS2.completedShare,
+    message: `${s.completed} of ${eligible} conversations got all their turns (${pct(share)}; needs \u2265 ${pct(THRESHOLDS2.completedShare)}); ${s.ended_by_failure} ended by a failed turn, ${s.cut_by_run_end} more cut by the run's end`
+  };
+  const g = s.context_growth;
+  const d = g && g.requested > 0 ? g.delivered / g.requested - 1 : null;
+  const growth = {
+    name: "context_growth",
+    ok: d === null || Math.abs(d) <= THRESHOLDS2.growthTolerance,
+    message: g === null || d === null ? "context growth not measured (fewer than two turns with the server\u2019s prompt counts)" : `the prompt grew ${g.delivered.toFixed(1)} tokens over the turns by the server\u2019s count vs ${g.requested.toFixed(1)} resent (${signed(d)}; needs within ${pct(THRESHOLDS2.growthTolerance)})`
+  };
+  return [delivered, growth];
+}
+function traceCheck(h) {
+  const lag = h.scheduleLag.totalCount > 0 ? h.scheduleLag.getValueAtPercentile(95) / 1e3 : null;
+  const rel = (a, b2) => a.totalCount > 0 && b2.totalCount > 0 && b2.mean > 0 ? a.mean / b2.mean - 1 : null;
+  const input = rel(h.promptTokens, h.requestedPromptTokens);
+  const output = rel(h.outputTokens, h.requestedOutputTokens);
+  const within = (x) => x !== null && Math.abs(x) <= THRESHOLDS2.traceLengthTolerance;
+  const ok = lag !== null && lag <= THRESHOLDS2.traceLagP95Ms && within(input) && within(output);
+  const show2 = (x) => x === null ? "not measured" : signed(x);
+  return {
+    name: "trace_replayed",
+    ok,
+    message: `arrivals sent ${lag === null ? "never" : `p95 ${lag.toFixed(2)} ms`} after their trace offsets (needs \u2264 ${THRESHOLDS2.traceLagP95Ms} ms); delivered vs trace lengths: input ${show2(input)}, output ${show2(output)} (needs within ${pct(THRESHOLDS2.traceLengthTolerance)})`
+  };
+}
+var pct = (x) => `${(x * 100).toFixed(1)} %`;
+var signed = (x) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`;
+function replayLoadLabel(spec) {
+  const { trace, sessions } = spec.workload;
+  if (trace) return `trace replay of ${trace.file} (${trace.format}, speedup ${trace.speedup})`;
+  if (sessions) return `open-loop ${spec.load.arrival} at ${spec.load.rate} sessions/s (multi-turn conversations)`;
+  return null;
+}
+
 // src/result/assemble.ts
 function loadLabel(load) {
   if (load.mode === "closed") return `closed-loop, ${load.concurrency} concurrent`;
@@ -36790,6 +37292,8 @@ function loadLabel(load) {
 }
 function runLabel(t, offeredRate) {
   const { load } = t.spec;
+  const replay = replayLoadLabel(t.spec);
+  if (replay !== null) return t.parts ? `${replay} (${t.parts.count} ${t.parts.how} merged)` : replay;
   if (!t.parts) return loadLabel(load);
   if (t.parts.how === "threads") return `${loadLabel(load)} \xB7 ${t.parts.count} generator threads`;
   return `${loadLabel({ ...load, rate: offeredRate })} (${t.parts.count} ${t.parts.how} merged)`;
@@ -36802,63 +37306,15 @@ function errorRates(byClass, scheduled) {
     errors: share(scheduled - byClass.ok - (byClass.cancelled ?? 0))
   };
 }
+var perSecondOf = (t) => (n) => t.windowS > 0 ? round3(n / t.windowS) : 0;
 function assembleResult(t) {
-  const { spec, counts: c } = t;
-  const windowMs = t.windowS * 1e3;
-  const perS = (n) => t.windowS > 0 ? round3(n / t.windowS) : 0;
-  const closed = spec.load.mode === "closed";
-  const offered = perS(c.windowScheduled);
-  const achieved = perS(c.windowDispatched);
-  const meanInFlight = t.windowS > 0 ? c.inFlightIntegral / windowMs : 0;
-  const predicted = t.windowS > 0 ? c.windowTimeInSystem / windowMs : 0;
-  const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
+  const { spec } = t;
+  const rates = windowRates(t);
   const h = t.histograms;
-  const ms2 = (hist) => hist ? summarizeMs(hist) : null;
-  const tokens = (hist) => hist ? summarizeCounts(hist) : null;
-  const metrics = Object.fromEntries(METRICS.map((m) => [m.key, ms2(h[m.histogram])]));
-  const poolWait = t.generator.poolWaitMeasured ? delayTail(ms2(h.poolWait)) : void 0;
-  const windowCpu = t.generator.windowCpu;
-  const delivery = deliveryFloorMs(isLoopbackTarget(spec.target.url), t.serverView?.network?.rtt_ms);
-  const tokenSource = c.windowOk === 0 ? "none" : c.usageMissing === 0 ? "usage" : c.usageMissing === c.windowOk ? "chunks" : "mixed";
-  const w = t.workload;
-  const short = c.windowShortRequests;
-  const workload = {
-    input_tokens: {
-      ...w.inputSpec !== void 0 ? { spec: w.inputSpec } : {},
-      requested: tokens(h.requestedPromptTokens),
-      delivered: tokens(h.promptTokens)
-    },
-    output_tokens: {
-      ...w.outputSpec !== void 0 ? { spec: w.outputSpec } : {},
-      requested: tokens(h.requestedOutputTokens),
-      delivered: tokens(h.outputTokens),
-      ...w.shortfall ? { shortfall: { requests: short, mean_tokens: short > 0 ? round3(c.windowShortTokens / short) : null } } : {}
-    },
-    token_source: tokenSource,
-    usage_missing: c.usageMissing,
-    usage_chunk_mismatch: c.usageChunkMismatch,
-    ...w.plan ? { plan: w.plan } : {}
-  };
-  const checks = [
-    ...validityChecks(
-      {
-        mode: spec.load.mode,
-        offeredRate: offered,
-        achievedRate: achieved,
-        scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
-        eventLoopDelayP99Ms: t.generator.eventLoopDelayMs.p99,
-        busyCpu: windowCpu === void 0 ? void 0 : windowCpu?.busy ?? null,
-        poolWaitP99Ms: poolWait === void 0 ? void 0 : poolWait?.p99 ?? null,
-        okSamples: c.windowOk,
-        littlesRatio,
-        interrupted: t.interrupted,
-        workload: deliveredLengths(spec, workload)
-      },
-      generatorLimits(spec)
-    ),
-    ...t.extraChecks ?? []
-  ];
-  const s = t.series;
+  const metrics = Object.fromEntries(METRICS.map((m) => [m.key, msOf(h[m.histogram])]));
+  const poolWait = t.generator.poolWaitMeasured ? delayTail(msOf(h.poolWait)) : void 0;
+  const workload = workloadSection(t);
+  const checks = checksOf(t, rates, metrics, poolWait, workload);
   return {
     schema_version: RESULT_SCHEMA_VERSION,
     tool: { name: "loadgate", version: TOOL_VERSION },
@@ -36868,59 +37324,22 @@ function assembleResult(t) {
     spec_hash: t.specHash,
     target: t.target,
     environment: t.environment,
-    load: {
-      mode: spec.load.mode,
-      label: runLabel(t, offered),
-      arrival: closed ? "closed-loop" : spec.load.arrival,
-      burstiness: spec.load.burstiness,
-      concurrency: closed ? spec.load.concurrency : null,
-      offered_rate_per_s: offered,
-      achieved_rate_per_s: achieved,
-      warmup_s: t.warmupS,
-      window_s: round3(t.windowS),
-      cooldown_s: t.cooldownS,
-      interrupted: t.interrupted
-    },
-    requests: {
-      scheduled: c.scheduled,
-      by_class: { ...c.byClass },
-      not_reached: t.notReached,
-      window: { scheduled: c.windowScheduled, by_class: { ...c.windowByClass } },
-      error_samples: t.errorSamples,
-      ...t.connections
-    },
+    load: loadSection(t, rates),
+    requests: requestsSection(t),
     metrics,
-    throughput: {
-      output_tokens_per_s: perS(c.completedOutputTokens),
-      total_tokens_per_s: perS(c.completedOutputTokens + c.completedPromptTokens),
-      requests_per_s: perS(c.completedInWindow)
-    },
-    goodput: {
-      slo: { ...spec.slo },
-      requests: c.windowGood,
-      rate_per_s: perS(c.windowGood),
-      fraction: c.windowScheduled > 0 ? round3(c.windowGood / c.windowScheduled) : null
-    },
-    rates: errorRates(c.windowByClass, c.windowScheduled),
+    throughput: throughputSection(t),
+    goodput: goodputSection(t),
+    rates: errorRates(t.counts.windowByClass, t.counts.windowScheduled),
     workload,
-    generator: {
-      event_loop_delay_ms: t.generator.eventLoopDelayMs,
-      cpu_s: round3(t.generator.cpuS),
-      cpu_utilization: round3(t.generator.cpuUtilization),
-      heap_mb: round3(t.generator.heapMb),
-      rss_mb: round3(t.generator.rssMb),
-      ...windowCpu !== void 0 ? { window_cpu: windowCpu } : {},
-      ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {},
-      ...t.generator.loopObservedMs !== void 0 ? { timestamp_error_ms: timestampErrorOf(h, t.generator.loopObservedMs, delivery) } : {}
-    },
+    generator: generatorSection(t, poolWait),
     littles_law: {
-      mean_in_flight: round3(meanInFlight),
-      predicted_in_flight: round3(predicted),
-      ratio: littlesRatio === null ? null : round3(littlesRatio),
+      mean_in_flight: round3(rates.meanInFlight),
+      predicted_in_flight: round3(rates.predicted),
+      ratio: rates.littlesRatio === null ? null : round3(rates.littlesRatio),
       ...t.peakInFlight !== void 0 ? { peak_in_flight: t.peakInFlight } : {}
     },
     validity: { valid: checks.every((x) => x.ok), checks },
-    timeseries: { interval_s: s.intervalS, sent: s.sent, ok: s.ok, errors: s.errors, output_tokens: s.outputTokens },
+    timeseries: timeseriesSection(t.series),
     ...t.segments ? { segments: t.segments } : {},
     histograms: Object.fromEntries(Object.entries(h).map(([k, v]) => [k, encodeHistogram(v)])),
     definitions: t.definitions,
@@ -36931,6 +37350,131 @@ function assembleResult(t) {
     ...t.serverView
   };
 }
+var msOf = (hist) => hist ? summarizeMs(hist) : null;
+var tokensOf = (hist) => hist ? summarizeCounts(hist) : null;
+function windowRates(t) {
+  const c = t.counts;
+  const perS = perSecondOf(t);
+  const windowMs = t.windowS * 1e3;
+  const offered = perS(c.windowScheduled);
+  const achieved = perS(c.windowDispatched);
+  const meanInFlight = t.windowS > 0 ? c.inFlightIntegral / windowMs : 0;
+  const predicted = t.windowS > 0 ? c.windowTimeInSystem / windowMs : 0;
+  const littlesRatio = predicted > 0 ? meanInFlight / predicted : null;
+  return { offered, achieved, meanInFlight, predicted, littlesRatio };
+}
+function loadSection(t, rates) {
+  const { spec } = t;
+  const closed = spec.load.mode === "closed";
+  return {
+    mode: spec.load.mode,
+    label: runLabel(t, rates.offered),
+    arrival: closed ? "closed-loop" : spec.load.arrival,
+    burstiness: spec.load.burstiness,
+    concurrency: closed ? spec.load.concurrency : null,
+    offered_rate_per_s: rates.offered,
+    achieved_rate_per_s: rates.achieved,
+    warmup_s: t.warmupS,
+    window_s: round3(t.windowS),
+    cooldown_s: t.cooldownS,
+    interrupted: t.interrupted
+  };
+}
+function requestsSection(t) {
+  const c = t.counts;
+  return {
+    scheduled: c.scheduled,
+    by_class: { ...c.byClass },
+    not_reached: t.notReached,
+    window: { scheduled: c.windowScheduled, by_class: { ...c.windowByClass } },
+    error_samples: t.errorSamples,
+    ...t.connections
+  };
+}
+function throughputSection(t) {
+  const c = t.counts;
+  const perS = perSecondOf(t);
+  return {
+    output_tokens_per_s: perS(c.completedOutputTokens),
+    total_tokens_per_s: perS(c.completedOutputTokens + c.completedPromptTokens),
+    requests_per_s: perS(c.completedInWindow)
+  };
+}
+function goodputSection(t) {
+  const c = t.counts;
+  return {
+    slo: { ...t.spec.slo },
+    requests: c.windowGood,
+    rate_per_s: perSecondOf(t)(c.windowGood),
+    fraction: c.windowScheduled > 0 ? round3(c.windowGood / c.windowScheduled) : null
+  };
+}
+function workloadSection(t) {
+  const { counts: c, histograms: h, workload: w } = t;
+  const tokenSource = c.windowOk === 0 ? "none" : c.usageMissing === 0 ? "usage" : c.usageMissing === c.windowOk ? "chunks" : "mixed";
+  const short = c.windowShortRequests;
+  return {
+    input_tokens: {
+      ...w.inputSpec !== void 0 ? { spec: w.inputSpec } : {},
+      requested: tokensOf(h.requestedPromptTokens),
+      delivered: tokensOf(h.promptTokens)
+    },
+    output_tokens: {
+      ...w.outputSpec !== void 0 ? { spec: w.outputSpec } : {},
+      requested: tokensOf(h.requestedOutputTokens),
+      delivered: tokensOf(h.outputTokens),
+      ...w.shortfall ? { shortfall: { requests: short, mean_tokens: short > 0 ? round3(c.windowShortTokens / short) : null } } : {}
+    },
+    token_source: tokenSource,
+    usage_missing: c.usageMissing,
+    usage_chunk_mismatch: c.usageChunkMismatch,
+    ...w.plan ? { plan: w.plan } : {}
+  };
+}
+function checksOf(t, rates, metrics, poolWait, workload) {
+  const { spec } = t;
+  const windowCpu = t.generator.windowCpu;
+  return [
+    ...validityChecks(
+      {
+        mode: spec.load.mode,
+        offeredRate: rates.offered,
+        achievedRate: rates.achieved,
+        scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
+        eventLoopDelayP99Ms: t.generator.eventLoopDelayMs.p99,
+        busyCpu: windowCpu === void 0 ? void 0 : windowCpu?.busy ?? null,
+        poolWaitP99Ms: poolWait === void 0 ? void 0 : poolWait?.p99 ?? null,
+        okSamples: t.counts.windowOk,
+        littlesRatio: rates.littlesRatio,
+        interrupted: t.interrupted,
+        workload: deliveredLengths(spec, workload)
+      },
+      generatorLimits(spec)
+    ),
+    ...t.extraChecks ?? []
+  ];
+}
+function generatorSection(t, poolWait) {
+  const g = t.generator;
+  const delivery = deliveryFloorMs(isLoopbackTarget(t.spec.target.url), t.serverView?.network?.rtt_ms);
+  return {
+    event_loop_delay_ms: g.eventLoopDelayMs,
+    cpu_s: round3(g.cpuS),
+    cpu_utilization: round3(g.cpuUtilization),
+    heap_mb: round3(g.heapMb),
+    rss_mb: round3(g.rssMb),
+    ...g.windowCpu !== void 0 ? { window_cpu: g.windowCpu } : {},
+    ...poolWait !== void 0 ? { pool_wait_ms: poolWait } : {},
+    ...g.loopObservedMs !== void 0 ? { timestamp_error_ms: timestampErrorOf(t.histograms, g.loopObservedMs, delivery) } : {}
+  };
+}
+var timeseriesSection = (s) => ({
+  interval_s: s.intervalS,
+  sent: s.sent,
+  ok: s.ok,
+  errors: s.errors,
+  output_tokens: s.outputTokens
+});
 
 // src/result/connections.ts
 function connectionFacts(reconnects, keepAlive) {
@@ -36940,14 +37484,13 @@ function connectionFacts(reconnects, keepAlive) {
 // src/result/segments.ts
 var SEGMENT_PERCENTILES = ["p50", "p90", "p95", "p99"];
 var P = { p50: 50, p90: 90, p95: 95, p99: 99 };
-var r32 = (x) => Math.round(x * 1e3) / 1e3;
 function series(hs) {
   const out2 = { n: hs.map((h) => h.totalCount) };
-  for (const k of SEGMENT_PERCENTILES) out2[k] = hs.map((h) => h.totalCount > 0 ? r32(h.getValueAtPercentile(P[k]) / 1e3) : null);
+  for (const k of SEGMENT_PERCENTILES) out2[k] = hs.map((h) => h.totalCount > 0 ? round3(h.getValueAtPercentile(P[k]) / 1e3) : null);
   return out2;
 }
 function segmentsSection(s) {
-  const section = { count: s.h.length, segment_s: r32((s.toMs - s.fromMs) / s.h.length / 1e3) };
+  const section = { count: s.h.length, segment_s: round3((s.toMs - s.fromMs) / s.h.length / 1e3) };
   for (const m of SEGMENT_METRICS) section[`${m}_ms`] = series(s.h.map((h) => h[m]));
   return section;
 }
@@ -37018,7 +37561,8 @@ function recorderTotals(rec, f) {
     connections: connectionFacts(rec.reconnects, f.keepAlive),
     ...f.pattern ? { pattern: f.pattern } : {},
     ...f.abort ? { abort: f.abort } : {},
-    ...f.serverView ? { serverView: f.serverView } : {}
+    ...f.serverView ? { serverView: f.serverView } : {},
+    extraChecks: replayChecks(w?.plan, rec.h)
   };
 }
 function buildResult(rec, f) {
@@ -37052,14 +37596,73 @@ function minSamples(p2, minTail) {
   return Math.ceil(minTail / (1 - p2 / 100) - 1e-9);
 }
 
+// src/metrics/rise.ts
+function percentileRise(i) {
+  const { before: a, after: b2, p: p2 } = i;
+  const before = a ? percentileOf(a, p2) : null;
+  const after = b2 ? percentileOf(b2, p2) : null;
+  if (!a || !b2 || before === null || after === null) return { status: "no-samples", before, after, missing: !b2 ? "after" : "before" };
+  const threshold = Math.max(i.pct / 100 * before, i.floorMs);
+  const change = { abs: after - before, rel: before !== 0 ? (after - before) / before : null };
+  const need = minSamples(p2, i.minTail);
+  if (a.n < need || b2.n < need) return { status: "too-few", before, after, threshold, change, need, n: [a.n, b2.n] };
+  const boot = percentileShiftInterval(a, b2, p2, i.confidence, i.iterations, i.rng);
+  const ci = widen(boot, change.abs, i.widen?.(before, after) ?? 0);
+  const rise = change.abs > threshold ? ci.lower > threshold ? "beyond" : "noise" : "within";
+  return { status: "judged", before, after, threshold, change, ci, rise };
+}
+function widen(iv, point, extra) {
+  if (extra === 0) return iv;
+  return { lower: point - Math.hypot(point - iv.lower, extra), upper: point + Math.hypot(iv.upper - point, extra) };
+}
+function riseReason(rise, w) {
+  const noise = w.noise === void 0 ? "" : `; ${w.noise}`;
+  const caught = w.caught === void 0 ? "" : ` \u2014 ${w.caught}`;
+  if (rise === "beyond") return `${w.moved}; ${w.bound} ${w.lower} is beyond it too${noise}`;
+  if (rise === "noise") return `${w.moved}, but within noise: ${w.bound} is ${w.lower}${caught}${noise}`;
+  return `${w.moved}${caught}${noise}`;
+}
+function segmentDrift(d) {
+  const test = percentileRise({
+    before: d.first.totalCount > 0 ? bucketsOf(d.first, 1e3) : null,
+    after: d.last.totalCount > 0 ? bucketsOf(d.last, 1e3) : null,
+    p: d.p,
+    pct: d.pct,
+    floorMs: d.floorMs,
+    minTail: d.minTail,
+    confidence: d.confidence,
+    iterations: d.iterations,
+    rng: createRng(deriveSeed(1, `soak.drift.${d.id}`))
+  });
+  const none = { first: test.before, last: test.after, change: null, bound: null, ci: null };
+  if (test.status === "no-samples") return { ...none, verdict: "inconclusive", reason: "no samples in the first or the last segment" };
+  const change = { abs: round3(test.change.abs), rel: test.change.rel === null ? null : round3(test.change.rel) };
+  const bound = round3(test.threshold);
+  if (test.status === "too-few") {
+    const [nf, nl] = test.n;
+    return {
+      ...none,
+      change,
+      bound,
+      verdict: "inconclusive",
+      reason: `too few samples: needs \u2265 ${test.need} per segment (first ${nf}, last ${nl})`
+    };
+  }
+  const ci = { lower: round3(test.ci.lower), upper: round3(test.ci.upper), confidence: d.confidence };
+  const ms = (x) => num(x);
+  const reason = riseReason(test.rise, {
+    moved: `${change.abs >= 0 ? "rose" : "fell"} ${ms(Math.abs(change.abs))} ms, allowed ${ms(test.threshold)} ms`,
+    bound: "the lower bound",
+    lower: `${ms(ci.lower)} ms`
+  });
+  return { first: test.before, last: test.after, change, bound, ci, verdict: test.rise === "beyond" ? "drift" : "none", reason };
+}
+
 // src/result/pattern.ts
 var RECOVERY_TOLERANCE = 0.1;
 var MIN_WINDOW_SAMPLES = 20;
 var SATURATION_SHORTFALL = 0.05;
 var DEPART_FACTOR = 2;
-var DRIFT_METRICS = { ttft: "ttft_ms", tpot: "tpot_ms", e2e: "e2e_ms" };
-var r33 = (x) => Math.round(x * 1e3) / 1e3;
-var ms = (v) => num(v);
 function baseRateOf(load) {
   const p2 = load.pattern;
   if (p2?.kind === "ramp") return (p2.from + p2.to) / 2;
@@ -37075,7 +37678,7 @@ function patternFacts(plan2, rec, gate, baseRate, spike) {
     baseRate,
     names: plan2.phases.map((p2) => p2.name),
     offeredPerS: rec.buckets.map(
-      (_, i) => r33(expectedArrivals(plan2.curve, i * rec.intervalMs, (i + 1) * rec.intervalMs) / (rec.intervalMs / 1e3))
+      (_, i) => round3(expectedArrivals(plan2.curve, i * rec.intervalMs, (i + 1) * rec.intervalMs) / (rec.intervalMs / 1e3))
     ),
     phaseOffered: plan2.phases.map((p2) => p2.rate),
     phases: rec.phases,
@@ -37104,7 +37707,7 @@ function slidingP95(buckets, w) {
     return p95(running);
   });
 }
-var p95 = (h) => h && h.totalCount >= MIN_WINDOW_SAMPLES ? r33(h.getValueAtPercentile(95) / 1e3) : null;
+var p95 = (h) => h && h.totalCount >= MIN_WINDOW_SAMPLES ? round3(h.getValueAtPercentile(95) / 1e3) : null;
 function buildPatternSection(f) {
   const iv = f.intervalMs;
   const w = Math.max(5, Math.ceil(2 * MIN_WINDOW_SAMPLES / Math.max(f.baseRate, 1e-9) * (1e3 / iv)));
@@ -37123,7 +37726,7 @@ function buildPatternSection(f) {
       scheduled: f.buckets.map((b2) => b2.scheduled),
       ok: f.buckets.map((b2) => b2.ok),
       errors: f.buckets.map((b2) => b2.errors),
-      achieved_per_s: f.buckets.map((b2) => r33(b2.completedOk * scale / (iv / 1e3))),
+      achieved_per_s: f.buckets.map((b2) => round3(b2.completedOk * scale / (iv / 1e3))),
       ttft_p95_ms: sliding
     },
     histograms: {
@@ -37141,18 +37744,18 @@ function phaseSummary(name2, p2, offered, scale) {
   const done = p2.ok + p2.errors;
   return {
     name: name2,
-    from_s: r33(p2.fromMs / 1e3),
-    to_s: r33(p2.toMs / 1e3),
+    from_s: round3(p2.fromMs / 1e3),
+    to_s: round3(p2.toMs / 1e3),
     offered_rate_per_s: offered,
     scheduled: p2.scheduled,
     ok: p2.ok,
     errors: p2.errors,
-    error_rate: done > 0 ? r33(p2.errors / done) : null,
-    achieved_rate_per_s: len > 0 ? r33(p2.completedOk * scale / len) : 0,
+    error_rate: done > 0 ? round3(p2.errors / done) : null,
+    achieved_rate_per_s: len > 0 ? round3(p2.completedOk * scale / len) : 0,
     ttft_ms: summarizeMs(p2.h.ttft),
     tpot_ms: summarizeMs(p2.h.tpot),
     e2e_ms: summarizeMs(p2.h.e2e),
-    generator: p2.memory && { rss_mb: r33(p2.memory.rss_mb), heap_mb: r33(p2.memory.heap_mb) }
+    generator: p2.memory && { rss_mb: round3(p2.memory.rss_mb), heap_mb: round3(p2.memory.heap_mb) }
   };
 }
 function spikeOutcome(f, iv, w, lastStart, sliding) {
@@ -37165,7 +37768,7 @@ function spikeOutcome(f, iv, w, lastStart, sliding) {
     for (let i = Math.ceil(end2 / iv - 1e-9); i <= lastStart; i++) {
       const v = sliding[i];
       if (v !== null && v <= pre * (1 + RECOVERY_TOLERANCE)) {
-        recovery = r33((i * iv - end2) / 1e3);
+        recovery = round3((i * iv - end2) / 1e3);
         break;
       }
     }
@@ -37179,7 +37782,7 @@ function spikeOutcome(f, iv, w, lastStart, sliding) {
     during: {
       ttft_ms: during ? summarizeMs(during.h.ttft) : null,
       errors: during?.errors ?? 0,
-      error_rate: done > 0 ? r33(during.errors / done) : null
+      error_rate: done > 0 ? round3(during.errors / done) : null
     },
     recovery_s: recovery,
     rule: `from the spike's end until TTFT p95 over a sliding ${w * iv / 1e3} s window is within ${RECOVERY_TOLERANCE * 100} % of the pre-spike p95`
@@ -37208,59 +37811,28 @@ function soakOutcome(f) {
   for (const t of LATENCY_TARGETS) {
     const rule = g.latency[t.key];
     const metric = t.histogram;
-    if (!rule?.enabled || !(metric in DRIFT_METRICS)) continue;
+    if (!rule?.enabled || !PHASE_METRICS.includes(metric)) continue;
     const key = t.key;
-    drift[key] = judgeDrift(
-      first.h[metric],
-      last.h[metric],
-      t.p,
-      g.soak?.max_drift_pct ?? rule.max_increase_pct,
-      rule.max_increase_ms,
-      g,
-      key
-    );
+    drift[key] = segmentDrift({
+      first: first.h[metric],
+      last: last.h[metric],
+      p: t.p,
+      pct: g.soak?.max_drift_pct ?? rule.max_increase_pct,
+      floorMs: rule.max_increase_ms,
+      minTail: g.min_tail_samples,
+      confidence: g.confidence,
+      iterations: g.bootstrap_iterations,
+      id: key
+    });
   }
   return {
     segments: f.phases.length,
     drift,
     generator: {
-      rss_mb: f.phases.map((p2) => p2.memory ? r33(p2.memory.rss_mb) : null),
-      heap_mb: f.phases.map((p2) => p2.memory ? r33(p2.memory.heap_mb) : null)
+      rss_mb: f.phases.map((p2) => p2.memory ? round3(p2.memory.rss_mb) : null),
+      heap_mb: f.phases.map((p2) => p2.memory ? round3(p2.memory.heap_mb) : null)
     },
     rule: `last segment vs first, per gate latency rule: drift when the rise AND its ${Math.round(g.confidence * 100)} % one-sided bootstrap lower bound exceed max(pct \xD7 first, ms)`
-  };
-}
-function judgeDrift(a, b2, p2, pct, floorMs, g, id) {
-  const ba = a.totalCount > 0 ? bucketsOf(a, 1e3) : null;
-  const bb = b2.totalCount > 0 ? bucketsOf(b2, 1e3) : null;
-  const first = ba ? percentileOf(ba, p2) : null;
-  const last = bb ? percentileOf(bb, p2) : null;
-  const none = { first, last, change: null, bound: null, ci: null };
-  if (!ba || !bb) return { ...none, verdict: "inconclusive", reason: "no samples in the first or the last segment" };
-  const bound = Math.max(pct / 100 * first, floorMs);
-  const change = { abs: r33(last - first), rel: first > 0 ? r33((last - first) / first) : null };
-  const need = minSamples(p2, g.min_tail_samples);
-  if (ba.n < need || bb.n < need)
-    return {
-      ...none,
-      change,
-      bound: r33(bound),
-      verdict: "inconclusive",
-      reason: `too few samples: needs \u2265 ${need} per segment (first ${ba.n}, last ${bb.n})`
-    };
-  const iv = percentileShiftInterval(ba, bb, p2, g.confidence, g.bootstrap_iterations, createRng(deriveSeed(1, `soak.drift.${id}`)));
-  const ci = { lower: r33(iv.lower), upper: r33(iv.upper), confidence: g.confidence };
-  const moved = `${change.abs >= 0 ? "rose" : "fell"} ${ms(Math.abs(change.abs))} ms, allowed ${ms(bound)} ms`;
-  const drift = change.abs > bound && ci.lower > bound;
-  const reason = drift ? `${moved}; the lower bound ${ms(ci.lower)} ms is beyond it too` : change.abs > bound ? `${moved}, but within noise: the lower bound is ${ms(ci.lower)} ms` : moved;
-  return {
-    first,
-    last,
-    change,
-    bound: r33(bound),
-    ci,
-    verdict: drift ? "drift" : "none",
-    reason
   };
 }
 
@@ -37332,9 +37904,154 @@ var AbortWatch = class {
   }
 };
 
+// src/dispatch/sessions.ts
+function dispatchSessions(o) {
+  let open = 0;
+  let startsDone = false;
+  let stopped = false;
+  let started = 0;
+  const timers = /* @__PURE__ */ new Map();
+  let resolve2;
+  const done = new Promise((r) => resolve2 = r);
+  const settle = () => {
+    if ((startsDone || stopped) && open === 0) resolve2(started);
+  };
+  const turn = (s, k, tDue) => {
+    o.fire(s, k, tDue, (tEnd, thinkMs) => {
+      if (thinkMs === null || stopped) return close();
+      const next = tEnd + thinkMs;
+      if (next >= o.until) {
+        o.cut(s, k + 1);
+        return close();
+      }
+      wait(s, k + 1, next);
+    });
+  };
+  const wait = (s, k, at) => {
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        const due = () => {
+          if (stopped) close();
+          else if (now() >= at) turn(s, k, at);
+          else setImmediate(due);
+        };
+        due();
+      },
+      Math.max(0, Math.floor(at - now()))
+    );
+    timers.set(timer, [s, k]);
+  };
+  const close = () => {
+    open--;
+    settle();
+  };
+  const starts = dispatchOpenLoop({
+    schedule: o.starts,
+    runStart: o.runStart,
+    fire: (s, tDue) => {
+      started++;
+      open++;
+      turn(s, 0, tDue);
+    }
+  });
+  void starts.done.then(() => {
+    startsDone = true;
+    settle();
+  });
+  return {
+    done,
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      starts.stop();
+      for (const [t, [s, k]] of timers) {
+        clearTimeout(t);
+        o.cut(s, k);
+      }
+      open -= timers.size;
+      timers.clear();
+      settle();
+    },
+    spinMs: starts.spinMs
+  };
+}
+
+// src/run/sessions.ts
+function runSessions(o) {
+  const conversations = /* @__PURE__ */ new Map();
+  let requests = 0;
+  return dispatchSessions({
+    starts: o.starts,
+    runStart: o.runStart,
+    until: o.until,
+    cut(s) {
+      conversations.delete(s);
+      o.source.ended("cut");
+    },
+    fire(s, turn, tDue, ended) {
+      if (turn === 0) conversations.set(s, { c: o.source.start() });
+      const state = conversations.get(s);
+      const item = state.c.nextTurn(state.reply);
+      let text = "";
+      const finished = (r) => {
+        const ok = r.outcome === "ok";
+        state.inWindow ??= r.inWindow;
+        o.source.record({
+          turn,
+          ok,
+          inWindow: state.inWindow,
+          ttftMs: r.tFirst - r.tSched,
+          promptTokens: r.usagePrompt,
+          requestedPromptTokens: item.promptTokens,
+          replyTokens: r.outputTokens
+        });
+        const last = turn + 1 >= state.c.turns;
+        if (!ok || last) {
+          conversations.delete(s);
+          o.source.ended(ok ? "completed" : r.outcome === "cancelled" ? "cut" : "failed");
+          return ended(r.tEnd, null);
+        }
+        state.reply = { text, tokens: r.outputTokens };
+        ended(r.tEnd, state.c.thinkMs());
+      };
+      o.send(requests++, tDue - o.runStart, finished, item, (t) => text += t);
+    }
+  });
+}
+
 // src/run/measure.ts
 var DRAIN_GRACE_MS = 1e3;
 async function measure(o) {
+  const plan2 = planOf(o.resolved);
+  const g = openGenerator(o, plan2);
+  const costs = startCosts(g.turnMeter);
+  const dispatch = await startDispatcher(o, plan2, g.send);
+  const phases = armPhaseTimers(o.runStart, plan2, g, dispatch.spinMs);
+  const stop = stopOnSignal(o.signal, () => {
+    phases.cpuMeter.stop();
+    g.turnMeter.stop();
+    dispatch.stop();
+    cancelAll(g.active, "cancelled");
+  });
+  const abortTimer = armAbortRule(o, g, stop);
+  const progress = reportProgress(o, plan2, g.recorder);
+  try {
+    const fired = await dispatch.done;
+    await drain(g.active, o.resolved.requestTimeoutMs + DRAIN_GRACE_MS);
+    g.turnMeter.stop();
+    return await resultOf(o, plan2, g, { planned: dispatch.planned, fired, stop, costs, windowCpu: phases.cpuMeter });
+  } finally {
+    clearInterval(progress);
+    clearInterval(abortTimer);
+    phases.timers.forEach(clearTimeout);
+    g.turnMeter.close();
+    stop.dispose();
+    await g.client.close();
+  }
+}
+var planOf = (resolved) => loadPlan(resolved.spec.load.mode === "open" ? resolved : { ...resolved, rampUpMs: 0, pattern: void 0 });
+function openGenerator(o, plan2) {
   const { resolved, workload, runStart } = o;
   const { spec } = resolved;
   const client = createClient({
@@ -37344,15 +38061,9 @@ async function measure(o) {
     apiKey: resolved.apiKey,
     timeoutMs: resolved.requestTimeoutMs
   });
-  const plan2 = loadPlan(spec.load.mode === "open" ? resolved : { ...resolved, rampUpMs: 0, pattern: void 0 });
-  const totalMs = plan2.totalMs;
-  const rampEnd = runStart + plan2.rampUpMs;
-  const windowStart = runStart + plan2.windowFromMs;
-  const windowEnd = runStart + plan2.windowToMs;
   const active = /* @__PURE__ */ new Map();
-  const pattern = plan2.kind === "steady" ? void 0 : new PatternRecorder(runStart, bucketIntervalMs(totalMs), totalMs, plan2.phases);
+  const pattern = plan2.kind === "steady" ? void 0 : new PatternRecorder(runStart, bucketIntervalMs(plan2.totalMs), plan2.totalMs, plan2.phases);
   const watch = resolved.abort ? new AbortWatch(resolved.abort) : void 0;
-  let aborted;
   const recorder = new Recorder({
     runId: o.runId,
     thread: o.thread ?? 0,
@@ -37364,18 +38075,18 @@ async function measure(o) {
     onRecord: (r) => {
       const a = active.get(r.id);
       active.delete(r.id);
-      a?.finished?.();
+      a?.finished?.(r);
       if (watch && !Number.isNaN(r.tSend)) watch.end(r.tEnd - runStart, r.outcome === "ok", recorder.inFlight);
       o.onRecord?.(r);
     }
   });
   const turnMeter = new LoopTurnMeter(observeReadTurns);
-  const send = (i, offsetMs, finished) => {
-    const w = workload.next(i);
+  const send = (i, offsetMs, finished, item, capture) => {
+    const w = item ?? workload.next(i);
     const rec = recorder.open(i, offsetMs, w.promptTokens, w.maxTokens);
     if (recorder.inFlight >= spec.load.max_in_flight) {
       rec.onEnd(now(), "dropped", `in-flight cap of ${spec.load.max_in_flight} reached`);
-      finished?.();
+      finished?.(rec);
       return;
     }
     recorder.markSent(rec, now());
@@ -37383,73 +38094,88 @@ async function measure(o) {
     if (spec.load.mode === "open") turnMeter.lateness(rec.tSend - rec.tSched);
     const entry = { rec, finished };
     active.set(i, entry);
-    entry.handle = client.send(w.body, rec, rec.requestId);
+    entry.handle = client.send(w.body, rec, rec.requestId, capture);
   };
-  const probe = startLoopProbe((ms2) => turnMeter.lateness(ms2));
-  const cpu0 = process.cpuUsage();
-  const wall0 = now();
-  let planned = 0;
-  let stop = () => {
-  };
-  let dispatched = Promise.resolve(0);
-  let spinMs = () => 0;
+  return { client, recorder, active, pattern, watch, turnMeter, send };
+}
+var startCosts = (turnMeter) => ({
+  probe: startLoopProbe((ms) => turnMeter.lateness(ms)),
+  cpu0: process.cpuUsage(),
+  wall0: now()
+});
+async function startDispatcher(o, plan2, send) {
+  const { spec } = o.resolved;
+  const idle = { planned: 0, stop: () => {
+  }, done: Promise.resolve(0), spinMs: () => 0 };
   const startAborted = o.signal?.aborted === true;
   if (spec.load.mode === "open") {
-    const schedule = buildSchedule({
+    const { workload } = o;
+    const schedule = workload.schedule ? scheduleWithin(workload.schedule, plan2.totalMs) : buildSchedule({
       kind: spec.load.arrival,
       curve: plan2.curve,
       burstiness: spec.load.burstiness,
       seed: deriveSeed(spec.workload.seed, "arrivals"),
-      durationMs: totalMs
+      durationMs: plan2.totalMs
     });
-    planned = schedule.length;
-    if (!startAborted) {
-      const h = dispatchOpenLoop({ schedule, runStart, fire: (i) => send(i, schedule[i]) });
-      stop = h.stop;
-      dispatched = h.done;
-      spinMs = h.spinMs;
-    }
-  } else if (!startAborted) {
-    await new Promise((r) => setTimeout(r, Math.max(0, runStart - now())));
-    const h = dispatchClosedLoop({
-      concurrency: spec.load.concurrency,
-      until: runStart + totalMs,
-      fire: (i, t, finished) => send(i, t - runStart, finished)
-    });
-    stop = h.stop;
-    dispatched = h.done;
+    if (startAborted) return { ...idle, planned: schedule.length };
+    const h2 = workload.sessions ? runSessions({ source: workload.sessions, starts: schedule, runStart: o.runStart, until: o.runStart + plan2.totalMs, send }) : dispatchOpenLoop({ schedule, runStart: o.runStart, fire: (i) => send(i, schedule[i]) });
+    return { planned: schedule.length, stop: h2.stop, done: h2.done, spinMs: h2.spinMs };
   }
+  if (startAborted) return idle;
+  await new Promise((r) => setTimeout(r, Math.max(0, o.runStart - now())));
+  const h = dispatchClosedLoop({
+    concurrency: spec.load.concurrency,
+    until: o.runStart + plan2.totalMs,
+    fire: (i, t, finished) => send(i, t - o.runStart, finished)
+  });
+  return { ...idle, stop: h.stop, done: h.done };
+}
+function armPhaseTimers(runStart, plan2, g, spinMs) {
   const cpuMeter = new WindowCpuMeter(spinMs);
-  const windowTimers = [
-    setTimeout(() => (cpuMeter.start(), turnMeter.start()), windowStart - now()),
-    setTimeout(() => cpuMeter.stop(), windowEnd - now())
+  const timers = [
+    setTimeout(() => (cpuMeter.start(), g.turnMeter.start()), runStart + plan2.windowFromMs - now()),
+    setTimeout(() => cpuMeter.stop(), runStart + plan2.windowToMs - now())
   ];
-  let interruptedAt = NaN;
-  const onAbort = () => {
-    interruptedAt = now();
-    cpuMeter.stop();
-    turnMeter.stop();
-    stop();
-    cancelAll(active, "cancelled");
-  };
-  if (o.signal?.aborted) onAbort();
-  o.signal?.addEventListener("abort", onAbort, { once: true });
-  const abortTimer = watch && setInterval(
-    () => {
-      if (aborted || !Number.isNaN(interruptedAt)) return;
-      const d = watch.check(now() - runStart, recorder.inFlight);
-      if (!d) return;
-      aborted = { reason: d.reason, at_s: Math.round(d.atMs) / 1e3, detail: d.detail, fail: resolved.abort.fail };
-      onAbort();
+  const { pattern } = g;
+  if (pattern) timers.push(...plan2.phases.map((p2, k) => setTimeout(() => pattern.sampleMemory(k), runStart + p2.toMs - now())));
+  return { cpuMeter, timers };
+}
+function stopOnSignal(signal, halt) {
+  const stop = {
+    at: NaN,
+    now: () => {
+      stop.at = now();
+      halt();
     },
-    Math.max(20, resolved.abort.windowMs / 20)
+    dispose: () => signal?.removeEventListener("abort", stop.now)
+  };
+  if (signal?.aborted) stop.now();
+  signal?.addEventListener("abort", stop.now, { once: true });
+  return stop;
+}
+function armAbortRule(o, g, stop) {
+  const rule = o.resolved.abort;
+  const watch = g.watch;
+  if (!rule || !watch) return void 0;
+  return setInterval(
+    () => {
+      if (stop.aborted || !Number.isNaN(stop.at)) return;
+      const d = watch.check(now() - o.runStart, g.recorder.inFlight);
+      if (!d) return;
+      stop.aborted = { reason: d.reason, at_s: Math.round(d.atMs) / 1e3, detail: d.detail, fail: rule.fail };
+      stop.now();
+    },
+    Math.max(20, rule.windowMs / 20)
   );
-  const memoryTimers = pattern ? plan2.phases.map((p2, k) => setTimeout(() => pattern.sampleMemory(k), runStart + p2.toMs - now())) : [];
-  const progress = setInterval(() => {
-    const t = now();
-    const phase = t < rampEnd ? "ramp-up" : t < windowStart ? "warmup" : t < windowEnd ? "steady" : t < runStart + totalMs ? "cooldown" : "drain";
+}
+function reportProgress(o, plan2, recorder) {
+  const { runStart } = o;
+  const { totalMs } = plan2;
+  return setInterval(() => {
+    const t = now() - runStart;
+    const phase = t < plan2.rampUpMs ? "ramp-up" : t < plan2.windowFromMs ? "warmup" : t < plan2.windowToMs ? "steady" : t < totalMs ? "cooldown" : "drain";
     o.onProgress?.({
-      elapsedS: (t - runStart) / 1e3,
+      elapsedS: t / 1e3,
       totalS: totalMs / 1e3,
       phase,
       sent: recorder.sent,
@@ -37458,56 +38184,51 @@ async function measure(o) {
       inFlight: recorder.inFlight
     });
   }, 1e3);
-  try {
-    const fired = await dispatched;
-    await drain(active, resolved.requestTimeoutMs + DRAIN_GRACE_MS);
-    turnMeter.stop();
-    const interrupted = !Number.isNaN(interruptedAt);
-    const effectiveEnd = interrupted ? Math.min(windowEnd, interruptedAt) : windowEnd;
-    const cpu = process.cpuUsage(cpu0);
-    const eventLoopDelayMs = probe.stop();
-    const series2 = recorder.series;
-    const serverView = await o.server?.finish({
-      runStart,
-      windowStart,
-      windowEnd: effectiveEnd,
-      seriesIntervalS: series2.intervalS,
-      seriesLength: Math.max(series2.sent.length, series2.ok.length, series2.errors.length)
-    });
-    return buildResult(recorder, {
-      resolved,
-      targetUrl: o.simulator ? "sim" : spec.target.url,
-      simulator: o.simulator,
-      windowMs: Math.max(0, effectiveEnd - windowStart),
-      interrupted,
-      notReached: spec.load.mode === "open" ? planned - fired : 0,
-      eventLoopDelayMs,
-      cpuS: (cpu.user + cpu.system) / 1e6,
-      wallS: (now() - wall0) / 1e3,
-      windowCpu: cpuMeter.read(),
-      loopTurns: turnMeter,
-      workers: 1,
-      workload: workload.describe(),
-      keepAlive: client.keepAlive(),
-      pattern: pattern && buildPatternSection(patternFacts(plan2, pattern, spec.gate, baseRateOf(spec.load), spikeOf(resolved))),
-      abort: aborted,
-      serverView
-    });
-  } finally {
-    clearInterval(progress);
-    clearInterval(abortTimer);
-    windowTimers.forEach(clearTimeout);
-    memoryTimers.forEach(clearTimeout);
-    turnMeter.close();
-    o.signal?.removeEventListener("abort", onAbort);
-    await client.close();
-  }
+}
+async function resultOf(o, plan2, g, e) {
+  const { resolved, runStart } = o;
+  const { spec } = resolved;
+  const windowStart = runStart + plan2.windowFromMs;
+  const windowEnd = runStart + plan2.windowToMs;
+  const interrupted = !Number.isNaN(e.stop.at);
+  const effectiveEnd = interrupted ? Math.min(windowEnd, e.stop.at) : windowEnd;
+  const cpu = process.cpuUsage(e.costs.cpu0);
+  const eventLoopDelayMs = e.costs.probe.stop();
+  const series2 = g.recorder.series;
+  const serverView = await o.server?.finish({
+    runStart,
+    windowStart,
+    windowEnd: effectiveEnd,
+    seriesIntervalS: series2.intervalS,
+    seriesLength: Math.max(series2.sent.length, series2.ok.length, series2.errors.length)
+  });
+  o.workload.sessions?.serverHitRate(serverView?.server?.summary.prefix_cache_hit_rate ?? null);
+  const { pattern } = g;
+  return buildResult(g.recorder, {
+    resolved,
+    targetUrl: o.simulator ? "sim" : spec.target.url,
+    simulator: o.simulator,
+    windowMs: Math.max(0, effectiveEnd - windowStart),
+    interrupted,
+    notReached: spec.load.mode === "open" ? e.planned - e.fired : 0,
+    eventLoopDelayMs,
+    cpuS: (cpu.user + cpu.system) / 1e6,
+    wallS: (now() - e.costs.wall0) / 1e3,
+    windowCpu: e.windowCpu.read(),
+    loopTurns: g.turnMeter,
+    workers: 1,
+    workload: o.workload.describe(),
+    keepAlive: g.client.keepAlive(),
+    pattern: pattern && buildPatternSection(patternFacts(plan2, pattern, spec.gate, baseRateOf(spec.load), spikeOf(resolved))),
+    abort: e.stop.aborted,
+    serverView
+  });
 }
 var spikeOf = (r) => r.pattern?.kind === "spike" ? { atMs: r.pattern.atMs, forMs: r.pattern.forMs } : void 0;
 function cancelAll(active, reason) {
   for (const a of [...active.values()]) a.handle?.abort(reason);
 }
-var sleep = (ms2) => new Promise((r) => setTimeout(r, ms2));
+var sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function drain(active, deadlineMs) {
   const cancelAt = now() + deadlineMs;
   while (active.size > 0 && now() < cancelAt) await sleep(10);

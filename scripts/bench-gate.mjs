@@ -9,11 +9,11 @@
 //   absolute floors divided by k — which keeps the queueing dynamics, the sample count and the
 //   rules' meaning. The default k = 4 keeps the generator (at 60 req/s) inside its limits.
 //
-// --mode noisy (#12 item 4): the quick start's own spec (examples/quickstart.yml, embedded
+// --mode noisy: the quick start's own spec (examples/quickstart.yml, embedded
 //   simulator) while a separate process keeps one core busy; A/B is the same spec with the
 //   simulator 15 % slower. Targets: ≤ 1 % false fails, ≤ 5 % inconclusive, ≥ 95 % detection.
 //
-// --mode slowdown (#17 item 2): every run's simulator gets its own seeded slowdown factor,
+// --mode slowdown: every run's simulator gets its own seeded slowdown factor,
 //   lognormal with CV --cv (default 10 %): between-run variance like a real engine's. Each round
 //   runs one A and one B (30 % slower on top). The pool is judged under several setups of the
 //   gate (SETUPS below): the bootstrap alone with single runs ("before"), and the new noise model

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
+import { LAYERS, SIM_MAY_IMPORT } from './layers.js';
 
 /*
  * Layers point down: each stage of src/ imports only the stages below it.
@@ -18,30 +19,8 @@ import ts from 'typescript';
  * foundation and the spec's error wording; `run` starts it for `target.url: sim`.
  * Type-only imports count: a type that lives above its user is a layer pointing up too.
  */
-const LAYERS: readonly (readonly string[])[] = [
-  ['time', 'rng', 'numbers', 'version', 'package-root'], // the foundation: src/*.ts
-  ['client'],
-  ['metrics'],
-  ['dispatch'],
-  ['spec'],
-  ['arrivals'],
-  ['workload'],
-  ['server'], // the engine's own view: /metrics scraping and the network probe, read beside the client's
-  ['result'],
-  ['gate'],
-  ['history'], // nightly history: its file, the change-point search over it, exports to other dashboards
-  ['capacity'],
-  ['report'],
-  ['sim'],
-  ['run'],
-  ['sweep'],
-  ['cli', 'action'],
-];
-/** What the simulator may import, whatever its rank. */
-const SIM_MAY_IMPORT = new Set(['time', 'rng', 'numbers', 'version', 'package-root', 'spec']);
-
 const SRC = resolve('src');
-const rank = new Map(LAYERS.flatMap((stages, i) => stages.map((s) => [s, i] as const)));
+const rank = new Map(LAYERS.flatMap((layer, i) => layer.stages.map((s) => [s, i] as const)));
 
 /** src/workload/x.ts → workload; src/time.ts → time. */
 function stageOf(file: string): string {

@@ -99,7 +99,7 @@ async function baselineAndCurrent({
   octokit,
 }: StepContext): Promise<{ source: BaselineSource; current: Result; early: CalibrationFile | null | undefined }> {
   const resolved = inputs.result ? undefined : loadActionSpec(inputs);
-  // Every file the step writes is checked before the benchmark: a run is never lost to a bad path (#16.2).
+  // Every file the step writes is checked before the benchmark: a run is never lost to a bad path.
   checkOutputPaths([
     { path: inputs.resultPath, what: 'input result-path' },
     { path: inputs.reportPath, what: 'input report-path' },

@@ -23,7 +23,7 @@ export interface StepContext {
 /**
  * Cancelling the job (SIGTERM), Ctrl-C or the spec's wall-clock bound (`boundMs`) stops the run
  * early; the partial result is still reported, marked interrupted. A second signal never kills
- * the step before that (#16.4); past the bound and a grace, the step gives up (#16.11).
+ * the step before that; past the bound and a grace, the step gives up.
  */
 export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>, boundMs?: number): Promise<T> {
   const guard = guardRun({

@@ -10,15 +10,15 @@ import { round3, sig4 } from '../numbers.js';
  * ρ = X / X_max the utilisation, L the mean number of requests in flight.
  */
 
-/** Knee: p99 may be at most this multiple of S (seeds/003: P99 ≤ 3 S at the operational knee). */
+/** Knee: p99 may be at most this multiple of S (docs/methodology.md, "Latency as a multiple of S": p99 ≤ 3 S at the operational knee). */
 export const KNEE_P99_MULTIPLE = 3;
 /** Knee: achieved ≈ offered means X ≥ this share of λ. */
 export const KNEE_ACHIEVED_FRACTION = 0.95;
 /** Knee: throughput tracks load while each step's throughput gain is at least this share of its load gain. */
 export const KNEE_TRACKING = 0.8;
-/** Sub-millisecond floors are clamped so OS jitter alone cannot break the knee (seeds/003, t_floor ≈ 1–2 ms). */
+/** Sub-millisecond floors are clamped so OS jitter alone cannot break the knee (docs/methodology.md: floors below 1–2 ms are clamped). */
 export const JITTER_FLOOR_MS = 2;
-/** S is measured at ρ below this (seeds/003: ρ < 5 %). */
+/** S is measured at ρ below this (docs/methodology.md, "The service floor S": ρ < 5 %). */
 export const FLOOR_MAX_UTILIZATION = 0.05;
 /** Closed loop has no "offered" to fall short of: throughput has plateaued when a step adds less than this share. */
 export const CLOSED_PLATEAU_GAIN = 0.05;
@@ -45,7 +45,7 @@ export function sweepMode(points: SweepPoint[]): 'open' | 'closed' {
 }
 
 /**
- * Service floor S (seeds/003 checklist item 1): S = W_uncontended − t_RTT, with W_uncontended the
+ * Service floor S (docs/methodology.md, "The service floor S"): S = W_uncontended − t_RTT, with W_uncontended the
  * metric's p50 at the lightest point. The closed-loop probe of `sweep: auto` sends one request at
  * a time, so no request ever waits for another and its p50 is uncontended whatever ρ; an open-loop
  * lightest point is uncontended only at ρ < 5 %, which is checked against the saturation throughput.
@@ -81,7 +81,7 @@ export function serviceFloor(points: SweepPoint[], o: AnalysisOptions, maxRate: 
 /**
  * The stop rule: a point is past saturation when (open loop) X < min_achieved_fraction · λ —
  * the server no longer completes what it is offered — or when the metric's p99 > max_p99_multiple · S,
- * which by M/M/1-style W = S / (1 − ρ) means ρ > 90 % (seeds/003; clamped to ≥ 2 ms like the knee). Closed loop cannot fall short of
+ * which by M/M/1-style W = S / (1 − ρ) means ρ > 90 % (docs/methodology.md; clamped to ≥ 2 ms like the knee). Closed loop cannot fall short of
  * its offer (it waits), so there the first test is that throughput stopped rising with concurrency.
  */
 export function pastSaturation(
@@ -140,7 +140,7 @@ function saturation(points: SweepPoint[], mode: 'open' | 'closed', o: AnalysisOp
 }
 
 /**
- * Knee (seeds/003 checklist item 2): the highest load of the leading run of points that each meet
+ * Knee (docs/methodology.md, "Latency as a multiple of S"): the highest load of the leading run of points that each meet
  *   (a) achieved ≈ offered: X ≥ 95 % of λ (open loop);
  *   (b) p99 ≤ max(3 × S, 2 ms): the tail has not left the floor's neighbourhood (the 2 ms clamp
  *       keeps OS jitter from breaking a sub-millisecond floor);

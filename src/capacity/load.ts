@@ -16,7 +16,7 @@ export function isSweepDocument(data: unknown): boolean {
 export function readJsonFile(path: string): unknown {
   let text: string;
   try {
-    // Capped like a result file: /dev/zero or a huge file fails in bounded memory (#16.7).
+    // Capped like a result file: /dev/zero or a huge file fails in bounded memory.
     text = readFileCapped(path, MAX_RESULT_BYTES);
   } catch (err) {
     if (!(err instanceof ReadFileError)) throw err;

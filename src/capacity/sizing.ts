@@ -3,7 +3,7 @@ import type { SizingAnswer, SweepAnalysis } from './types.js';
 import { round3, sig4 } from '../numbers.js';
 
 /*
- * Fleet sizing from a sweep (seeds/003, "Production Capacity Planning Checklist", items 3–5).
+ * Fleet sizing from a sweep (docs/methodology.md, "Sizing").
  * Pure: the analysis and the spec's sizing section in, each number with its formula out.
  */
 

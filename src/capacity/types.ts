@@ -22,7 +22,7 @@ export interface AnalysisOptions {
   stop: SweepSpec['stop'];
   /** Sequences one replica runs at once, when known (sizing.batch_slots, or the simulator's max_num_seqs). */
   batchSlots: number | null;
-  /** Network round trip to subtract from S, ms, when one was measured (issue #15 measures it). */
+  /** Network round trip to subtract from S, ms, when one was measured (the result's network probe). */
   rttMs?: number | null;
   /** Relative resolution the bisection of capacity at SLO aims for. */
   precision: number;

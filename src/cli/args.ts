@@ -10,7 +10,7 @@ const NEGATIVE_NUMBER = /^-(\d|\.\d)/;
 /**
  * node:util parseArgs for one command, with the two things it gets wrong for users: a negative
  * number after a flag that takes a value (`--rate -1`) is that value, so the flag's own check
- * can say what is wrong with it instead of "argument is ambiguous" (#16.8); and its errors
+ * can say what is wrong with it instead of "argument is ambiguous"; and its errors
  * become one UsageError line that names the command's help, with a did-you-mean for an
  * unknown flag.
  */

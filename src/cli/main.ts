@@ -7,6 +7,7 @@ import { sweepCommand } from './sweep-command.js';
 import { calibrateCommand } from './calibrate-command.js';
 import { planCommand } from './plan-command.js';
 import { historyCommand } from './history-command.js';
+import { initCommand } from './init-command.js';
 import { runSimCli } from '../sim/launch.js';
 import { EXIT, oneLine } from './errors.js';
 import { TOOL_VERSION } from '../version.js';
@@ -26,6 +27,11 @@ Commands:
   plan SPEC       the window or replicates needed to detect a given change (--baseline, --detect)
   history CMD     nightly history: append results, show it, check it for change points, export it
   sim             start the embedded OpenAI-compatible simulator
+  init            write a commented spec and GitHub workflows for a target (or the simulator)
+
+Options:
+  --version       print the version
+  -h, --help      this help
 
 Run "loadgate <command> --help" for a command's options.
 
@@ -57,6 +63,8 @@ export async function main(argv: string[]): Promise<number> {
         return await historyCommand(rest);
       case 'sim':
         return await runSimCli(rest);
+      case 'init':
+        return await initCommand(rest);
       case '--version':
         process.stdout.write(`${TOOL_VERSION}\n`);
         return EXIT.pass;
@@ -68,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
         return command === undefined ? EXIT.error : EXIT.pass;
       default:
         process.stderr.write(
-          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report, calibrate, plan, history or sim (see loadgate --help)\n`,
+          `loadgate: unknown command "${command}"; expected run, sweep, validate, compare, merge, report, calibrate, plan, history, sim or init (see loadgate --help)\n`,
         );
         return EXIT.error;
     }

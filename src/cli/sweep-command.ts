@@ -91,7 +91,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const workers = parseWorkers(values.workers);
   const baseline = values.baseline === undefined ? null : readSweep(values.baseline); // a bad baseline fails before the load
 
-  // Every file the sweep writes is checked before its first request (#16.2).
+  // Every file the sweep writes is checked before its first request.
   checkOutputPaths([
     { path: values.out, what: '--out' },
     { path: values.html, what: '--html' },

@@ -22,7 +22,7 @@ import type { CheckOutcome, NoiseSource, RuleNoise, RuleOutcome } from './types.
  *    (Independent requests make var(q_k) ≈ K·se_boot², leaving ≈ 0.)
  *
  * 2. Between-run variance (the engine's state, the machine): a whole run is faster or slower
- *    than the next by a factor no within-run statistic sees — ±15–35 % in #17's table. Its size is
+ *    than the next by a factor no within-run statistic sees — ±15–35 % in the slowdown bench's tables (docs/benchmarks.md). Its size is
  *    a coefficient of variation measured across runs: a replicated result carries its own
  *    (result.replicates.cv), a calibration file carries one for the deployment. A side merged from
  *    R replicates is off by cv·value/√R; a single run (R = 1) by the full cv·value — so a
@@ -186,11 +186,11 @@ export function latencyNoise(
 }
 
 /**
- * seeds/003: replicate sets whose CV exceeds ~10 % mean the environment is unstable — no
+ * docs/methodology.md ("Replicates and the noise limit"): replicate sets whose CV exceeds ~10 % mean the environment is unstable — no
  * comparison of that metric on it can be trusted, and the rules on it say so with the figures.
  * Judged per metric a regression rule reads, for each replicated side and the calibration: an
  * unstable metric makes its own rules inconclusive and leaves the others judged. Why per metric:
- * a deployment drifts unevenly across metrics — in #17's four A/A runs of llama.cpp, TPOT p50
+ * a deployment drifts unevenly across metrics — in four A/A runs of a llama.cpp server, TPOT p50
  * spread with a CV of ~15 % and TTFT p95 of ~19 % (queueing and caches move the tails more) — so
  * one metric over the limit says nothing against another whose own spread is within it and
  * whose interval already carries that spread. The verdict stays inconclusive unless a rule on a

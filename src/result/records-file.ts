@@ -10,7 +10,7 @@ export interface RecordsFile {
 
 /**
  * Opens the records file before the run (a bad path fails then, as one line, not as Node's
- * unhandled 'error' event mid-run: #16.2). A write that fails later (a full disk) stops the
+ * unhandled 'error' event mid-run). A write that fails later (a full disk) stops the
  * records, never the run: the result is still written, and close() says what went wrong.
  */
 export function openRecordsFile(path: string, what = '--records'): RecordsFile {

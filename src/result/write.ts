@@ -25,7 +25,7 @@ const MAX_DEPTH = 256;
 
 /**
  * `mkdir -p` that gives up instead of looping. Node's recursive mkdirSync spins forever on a
- * parent that exists but refuses children with ENOENT (`/proc/nope`: #16.2, 100 % CPU,
+ * parent that exists but refuses children with ENOENT (`/proc/nope`: 100 % CPU,
  * SIGTERM ignored because the loop never yields). Here each missing folder is created once,
  * top down, and the first failure is the answer.
  */
@@ -63,7 +63,7 @@ function makeFolders(path: string, what: string): void {
  * over a device would replace it — and a file can be made beside it (the same temp file,
  * removed at once). A stream (`stream: true`, the records) may also be a device or a pipe,
  * and an existing one is opened for appending, which changes nothing. A run is never measured
- * only to be lost at the end (#16.2).
+ * only to be lost at the end.
  */
 export function checkOutputPath(path: string, what: string, o: { stream?: boolean } = {}): void {
   if (path === '') throw new OutputFileError(`${what} is empty; expected a file path`);

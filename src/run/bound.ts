@@ -15,7 +15,7 @@ const DRAIN_GRACE_MS = 2_000;
 const MARGIN_MS = 30_000;
 
 /**
- * The hard wall-clock bound of `loadgate run` for this spec (#16.11), past which it stops as on
+ * The hard wall-clock bound of `loadgate run` for this spec, past which it stops as on
  * Ctrl-C and writes what it has. Each phase is bounded by the spec, so their sum bounds the run:
  *
  *   per replicate:  simulator start/stop (when url is sim)   SIM_START_STOP_MS

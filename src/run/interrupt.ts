@@ -1,5 +1,5 @@
 /**
- * Ctrl-C and SIGTERM during a run (#16.4). The first signal aborts at once — dispatch stops,
+ * Ctrl-C and SIGTERM during a run. The first signal aborts at once — dispatch stops,
  * in-flight requests are cancelled, the readiness wait and calibration end — and the result
  * is written from what there is. Further signals never kill the process before that: each is
  * acknowledged and marks the run `forced`, so the command exits 130 once the result is out.

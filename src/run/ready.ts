@@ -23,7 +23,7 @@ export class NotReadyError extends Error {}
  * Waits until the target answers GET {base}/models with a 2xx — the cheapest request every
  * OpenAI-compatible server supports — polling with a capped backoff, and returns the models it
  * lists. A 401 or 403 is final (retrying a rejected key for the whole ready_timeout only
- * delays the same answer: #16.3). Aborting `signal` ends the wait at once. Throws a one-line
+ * delays the same answer). Aborting `signal` ends the wait at once. Throws a one-line
  * error naming the URL and the last thing seen when the deadline passes.
  */
 export async function waitForReady(

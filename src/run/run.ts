@@ -61,7 +61,7 @@ function unlessAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T | unde
 const MODEL_NOT_LEARNED = '(unknown: interrupted before the readiness check)';
 
 /**
- * The result of a run stopped before its first request (#16.4: Ctrl-C during the readiness
+ * The result of a run stopped before its first request (Ctrl-C during the readiness
  * wait or the calibration): nothing sent, every scheduled arrival counted as not reached,
  * marked interrupted, so the result says what happened instead of being lost.
  */

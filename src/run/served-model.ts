@@ -10,7 +10,7 @@ const LISTED = 8;
 
 /**
  * The spec with the model the run will send, checked against the list the server gave at
- * readiness (#16.3): a model it does not serve fails now, naming what it serves with a
+ * readiness: a model it does not serve fails now, naming what it serves with a
  * did-you-mean, instead of a whole window of 404s judged as a regression. A spec without a
  * model takes the server's only one (as vLLM's own client does) and says so; with several,
  * it must choose. When the server gave no readable list, a named model is sent as written.

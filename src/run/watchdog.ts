@@ -1,5 +1,5 @@
 /**
- * The hard wall-clock bound of a command (#16.11): at `boundMs` it calls `onBound` (stop as on
+ * The hard wall-clock bound of a command: at `boundMs` it calls `onBound` (stop as on
  * Ctrl-C and write what there is); if the command has still not finished `graceMs` later,
  * `onGiveUp` (exit without waiting further). The timers are unref'd: they never keep a
  * finished process alive. Returns the disarm function.

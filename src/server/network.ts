@@ -31,7 +31,7 @@ interface ProbeTimes {
  * (connected → secure, reported apart), then one GET /models written on the open connection
  * and timed to the first byte of its answer — the request round trip, with no connect in it.
  * For /models the server's own time is close to nothing, so this is the network's share of
- * every TTFT (seeds/003: S = W_uncontended − t_RTT). Each probe asks `connection: close`, so
+ * every TTFT (docs/methodology.md, "The service floor S": S = W_uncontended − t_RTT). Each probe asks `connection: close`, so
  * no kept-alive connection is left behind and a server that closes after each response (as
  * llama.cpp's does) is probed the same way.
  */

@@ -49,7 +49,7 @@ export interface SizingSpec {
   target_utilization: number;
 }
 
-/** Defaults of `sweep.auto: true`. Doubling as in seeds/003's 1k → 2k → 4k ladder, then `fill` points between the last two. */
+/** Defaults of `sweep.auto: true`. Doubling, as in docs/methodology.md ("Sweeps: a doubling ladder"), then `fill` points between the last two. */
 export const AUTO_DEFAULTS = { growth: 2, max_points: 10, fill: 3 };
 
 const positive = { type: 'number', exclusiveMinimum: 0, description: 'a number > 0' };

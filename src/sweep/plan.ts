@@ -6,7 +6,7 @@ import { round3 } from '../numbers.js';
  * first; empty for `auto`, whose ladder is grown from its probe as it runs (see autoLadder).
  * from/to/steps: linear spaces `steps` rates evenly, from + k·(to − from)/(steps − 1);
  * geometric spaces them by a constant ratio, from · (to/from)^(k/(steps − 1)) — equal steps in
- * log-rate, as seeds/003's 1k → 2k → 4k ladder.
+ * log-rate, as docs/methodology.md's doubling ladder.
  */
 export function plannedLoads(s: SweepSpec): number[] {
   if (s.rates) return [...s.rates].sort((a, b) => a - b);

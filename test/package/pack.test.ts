@@ -1,0 +1,108 @@
+/**
+ * What `npm pack` ships works on its own: the tarball holds the bundle, the bin, the action,
+ * the JSON Schemas, the LICENSE and the CHANGELOG (and no sources or tests); installed into an
+ * empty project, its bin prints the version, writes specs with `init` (for the simulator, and
+ * for a real server that is not the simulator), validates them and runs them to a verdict.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parse } from 'yaml';
+import type { ScriptedServer } from '../fixtures/scripted-server.js';
+import { startTinyOpenAi } from '../fixtures/tiny-openai.js';
+import { ROOT, tempDir } from '../action/harness.js';
+
+const exec = promisify(execFile);
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+
+interface Packed {
+  filename: string;
+  files: { path: string }[];
+}
+
+let packed: Packed;
+let project: string;
+let bin: string;
+let server: ScriptedServer;
+
+/** The installed bin, as `npx loadgate` runs it; every outcome is returned, not thrown. */
+async function loadgate(args: string[], cwd = project): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await exec(bin, args, { cwd, timeout: 90_000 });
+    return { code: 0, ...r };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+beforeAll(async () => {
+  const dest = tempDir('loadgate-pack-');
+  const { stdout } = await exec('npm', ['pack', '--json', '--pack-destination', dest], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+  packed = (JSON.parse(stdout) as Packed[])[0];
+  project = tempDir('loadgate-project-');
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-service', version: '1.0.0', private: true }));
+  // The dependencies come from npm's cache when it has them (npm ci filled it), else from the registry.
+  await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', join(dest, packed.filename)], {
+    cwd: project,
+    timeout: 180_000,
+  });
+  bin = join(project, 'node_modules', '.bin', 'loadgate');
+  server = await startTinyOpenAi();
+}, 240_000);
+afterAll(() => server?.close());
+
+test('the tarball ships the bundle, the bin, the action, the schemas, LICENSE and CHANGELOG, and no sources', () => {
+  const paths = packed.files.map((f) => f.path);
+  for (const p of ['bin/loadgate.js', 'dist/cli.js', 'dist/index.js', 'action.yml', 'LICENSE', 'CHANGELOG.md', 'README.md', 'package.json'])
+    expect(paths).toContain(p);
+  for (const s of ['spec', 'result', 'sweep', 'calibration']) expect(paths).toContain(`schema/${s}.schema.json`);
+  expect(paths.filter((p) => /^(src|test|scripts)\//.test(p))).toEqual([]);
+});
+
+test('the installed bin prints its version, and --help lists --version and init', async () => {
+  expect(await loadgate(['--version'])).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+  const help = await loadgate(['--help']);
+  expect(help.stdout).toContain('--version');
+  expect(help.stdout).toMatch(/^ {2}init /m);
+});
+
+test('init for the simulator, then validate and run it to a verdict', async () => {
+  const dir = tempDir('loadgate-project-sim-');
+  expect((await loadgate(['init', '--workflow', 'pr'], dir)).code).toBe(0);
+  const spec = readFileSync(join(dir, 'bench/chat.yml'), 'utf8');
+  // The schema reference resolves to the installed package's own file.
+  const ref = /\$schema=(\S+)/.exec(spec)![1];
+  expect(ref).toMatch(/^https:\/\/loadgate\.dev\/schema\/spec\.schema\.json$|spec\.schema\.json$/);
+  expect((await loadgate(['validate', 'bench/chat.yml'], dir)).code).toBe(0);
+  const run = await loadgate(['run', 'bench/chat.yml', '--duration', '3s', '--warmup', '1s', '--out', 'r.json'], dir);
+  expect(run.stdout).toMatch(/Verdict\s+(PASS|FAIL|INCONCLUSIVE)/);
+  expect(existsSync(join(dir, 'r.json'))).toBe(true);
+}, 120_000);
+
+test('init against a server that is not the simulator: its specs validate and run, its workflows name files that exist', async () => {
+  const init = await loadgate(['init', '--target-url', server.baseUrl, '--workflow', 'all']);
+  expect(init.stderr).toBe('');
+  expect(init.code).toBe(0);
+  // Inside the project the spec names the installed schema by a relative path.
+  expect(readFileSync(join(project, 'bench/chat.yml'), 'utf8').split('\n')[0]).toBe(
+    '# yaml-language-server: $schema=../node_modules/loadgate/schema/spec.schema.json',
+  );
+  for (const f of ['chat', 'soak', 'release', 'capacity']) expect((await loadgate(['validate', `bench/${f}.yml`])).code).toBe(0);
+  const run = await loadgate(['run', 'bench/chat.yml', '--duration', '5s', '--warmup', '1s', '--out', 'r.json']);
+  expect(run.stdout).toMatch(/Verdict\s+(PASS|FAIL|INCONCLUSIVE)/);
+  const result = JSON.parse(readFileSync(join(project, 'r.json'), 'utf8')) as { target: { simulator: boolean; model: string } };
+  expect(result.target).toMatchObject({ simulator: false, model: 'acme-chat-7b' });
+  for (const wf of ['pr', 'nightly', 'release']) {
+    const doc = parse(readFileSync(join(project, `.github/workflows/loadgate-${wf}.yml`), 'utf8')) as {
+      jobs: Record<string, { steps: { with?: Record<string, unknown> }[] }>;
+    };
+    const paths = Object.values(doc.jobs)
+      .flatMap((j) => j.steps)
+      .flatMap((s) => ['spec', 'baseline', 'calibration'].map((k) => s.with?.[k]))
+      .filter((v): v is string => typeof v === 'string');
+    expect(paths.length).toBeGreaterThan(0);
+    for (const p of paths) expect(`${p} ${existsSync(join(project, p)) ? 'exists' : 'missing'}`).toBe(`${p} exists`);
+  }
+}, 180_000);
