@@ -33,9 +33,9 @@ test('the README CLI block is exactly what the commands print (docs-cli --check)
 
 test('every flag of every command’s help appears in the README, the ones the issue found missing included', async () => {
   const block = generated(readFileSync('README.md', 'utf8'));
-  for (const command of COMMANDS) {
-    const { stdout } = await run(process.execPath, [CLI, command, '--help']);
-    const flags = new Set(stdout.match(/--[a-z][a-z-]*/g));
+  const helps = await Promise.all(COMMANDS.map((command) => run(process.execPath, [CLI, command, '--help'])));
+  for (const [i, command] of COMMANDS.entries()) {
+    const flags = new Set(helps[i].stdout.match(/--[a-z][a-z-]*/g));
     expect(flags.size).toBeGreaterThan(0);
     for (const flag of flags) expect(`${command} ${block.includes(flag) ? flag : `missing ${flag}`}`).toBe(`${command} ${flag}`);
   }
