@@ -49495,6 +49495,14 @@ function abortVerdict(current, decided) {
 
 // src/spec/gate-schema.ts
 var import_ajv = __toESM(require_ajv(), 1);
+
+// src/spec/compile-on-use.ts
+function compileOnFirstUse(compile) {
+  let validate5;
+  return () => validate5 ??= compile();
+}
+
+// src/spec/gate-schema.ts
 var LATENCY_METRICS = GATE_METRICS.map((m2) => m2.gate);
 var PERCENTILE_KEYS = PERCENTILES.map(([key]) => key);
 var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"];
@@ -49626,14 +49634,16 @@ var gateSchema = {
     }
   }
 };
-var validateGate = new import_ajv.Ajv({ allErrors: false, useDefaults: true, strict: true }).compile({
-  type: "object",
-  properties: { gate: gateSchema }
-});
+var validateGate = compileOnFirstUse(
+  () => new import_ajv.Ajv({ allErrors: false, useDefaults: true, strict: true }).compile({
+    type: "object",
+    properties: { gate: gateSchema }
+  })
+);
 function resolveGate(raw, slo) {
   const doc = { gate: JSON.parse(JSON.stringify(raw ?? {})) };
-  if (!validateGate(doc)) {
-    const e = validateGate.errors[0];
+  if (!validateGate()(doc)) {
+    const e = validateGate().errors[0];
     throw new Error(`${e.instancePath.slice(1).replace(/\//g, ".")}: ${e.message}`);
   }
   const { gate } = doc;
@@ -50030,7 +50040,7 @@ var calibrationSchema = {
     cv: { type: "object", additionalProperties: { type: "number", minimum: 0 } }
   }
 };
-var validate = new import_ajv2.Ajv({ allErrors: false, strict: true }).compile(calibrationSchema);
+var validate = compileOnFirstUse(() => new import_ajv2.Ajv({ allErrors: false, strict: true }).compile(calibrationSchema));
 var CalibrationError = class extends Error {
 };
 function loadCalibration(path2) {
@@ -50051,8 +50061,8 @@ function parseCalibration(text, name2) {
   } catch {
     throw new CalibrationError(`calibration file ${name2}: not JSON; write one with loadgate calibrate`);
   }
-  if (!validate(doc)) {
-    const e = validate.errors[0];
+  if (!validate()(doc)) {
+    const e = validate().errors[0];
     throw new CalibrationError(
       `calibration file ${name2}: ${e.instancePath.slice(1).replace(/\//g, ".") || "the document"} ${e.message}; expected a file written by loadgate calibrate`
     );
@@ -50353,7 +50363,7 @@ var resultSchema = {
 // src/result/load.ts
 var ResultFileError = class extends Error {
 };
-var validate2 = new import_ajv3.Ajv({ allErrors: false, strict: true }).compile(resultSchema);
+var validate2 = compileOnFirstUse(() => new import_ajv3.Ajv({ allErrors: false, strict: true }).compile(resultSchema));
 function readResult(path2) {
   let text;
   try {
@@ -50388,8 +50398,8 @@ function parseResult(text, name2) {
     throw fail2(
       `schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`
     );
-  if (!validate2(data)) {
-    const e = validate2.errors.reduce((a, b2) => b2.instancePath.length > a.instancePath.length ? b2 : a);
+  if (!validate2()(data)) {
+    const e = validate2().errors.reduce((a, b2) => b2.instancePath.length > a.instancePath.length ? b2 : a);
     throw fail2(`not a valid loadgate result: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
   }
   const result3 = data;
@@ -51297,8 +51307,8 @@ import { parseArgs as parseArgs2 } from "node:util";
 
 // src/sim/config.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-var import_yaml = __toESM(require_dist2(), 1);
 import { readFileSync as readFileSync2 } from "node:fs";
+var import_yaml = __toESM(require_dist2(), 1);
 
 // src/spec/error.ts
 var SpecError = class extends Error {
@@ -51501,13 +51511,12 @@ var SimConfigError = class extends Error {
     this.name = "SimConfigError";
   }
 };
-var ajv = new import_ajv4.Ajv({ discriminator: true, verbose: true, strict: false });
-var check = ajv.compile(SIM_CONFIG_SCHEMA);
+var check = compileOnFirstUse(() => new import_ajv4.Ajv({ discriminator: true, verbose: true, strict: false }).compile(SIM_CONFIG_SCHEMA));
 function validateSimConfig(input) {
   if (input === null || input === void 0) input = {};
   if (typeof input !== "object" || Array.isArray(input)) throw new SimConfigError(`is ${show(input)}; expected a mapping`);
   const config = { ...SIM_DEFAULTS, ...input };
-  if (!check(config)) throw new SimConfigError(issueFromErrors(check.errors, config).message);
+  if (!check()(config)) throw new SimConfigError(issueFromErrors(check().errors, config).message);
   crossCheck(config);
   return config;
 }
@@ -53689,13 +53698,15 @@ function checkDuration(path2, text, zeroAllowed) {
 }
 
 // src/spec/resolve.ts
-var validate3 = new import_ajv5.Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema);
+var validate3 = compileOnFirstUse(
+  () => new import_ajv5.Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema)
+);
 function resolveSpec(data) {
   const spec = structuredClone(data);
   expandLengthShorthand(spec);
   expandSweepShorthand(spec);
   const written = writtenWorkloadKeys(spec);
-  if (!validate3(spec)) throw issueFromErrors(validate3.errors ?? [], spec);
+  if (!validate3()(spec)) throw issueFromErrors(validate3().errors ?? [], spec);
   spec.gate.slo.ttft_p95.max_ms ??= spec.slo.ttft_ms;
   checkUrl(spec.target.url);
   checkNoLiteralCredentials(spec.target.headers);
@@ -60122,7 +60133,9 @@ var sweepSchema2 = {
 };
 
 // src/capacity/load.ts
-var validate4 = new import_ajv6.Ajv({ allErrors: false, strict: true }).addSchema(identifiedResultSchema).compile(sweepSchema2);
+var validate4 = compileOnFirstUse(
+  () => new import_ajv6.Ajv({ allErrors: false, strict: true }).addSchema(identifiedResultSchema).compile(sweepSchema2)
+);
 function isSweepDocument(data) {
   return !!data && typeof data === "object" && data.kind === SWEEP_KIND;
 }
@@ -60150,8 +60163,8 @@ function parseSweep(data, name2) {
     throw fail2(
       `sweep schema_version ${JSON.stringify(version)} is not one this loadgate understands (${SWEEP_SCHEMA_VERSION}); upgrade loadgate`
     );
-  if (!validate4(data)) {
-    const e = validate4.errors.reduce((a, b2) => b2.instancePath.length > a.instancePath.length ? b2 : a);
+  if (!validate4()(data)) {
+    const e = validate4().errors.reduce((a, b2) => b2.instancePath.length > a.instancePath.length ? b2 : a);
     throw fail2(`not a valid loadgate sweep: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
   }
   return data;

@@ -14275,8 +14275,16 @@ import { parseArgs } from "node:util";
 
 // src/sim/config.ts
 var import_ajv = __toESM(require_ajv(), 1);
-var import_yaml = __toESM(require_dist(), 1);
 import { readFileSync } from "node:fs";
+
+// src/spec/compile-on-use.ts
+function compileOnFirstUse(compile) {
+  let validate;
+  return () => validate ??= compile();
+}
+
+// src/sim/config.ts
+var import_yaml = __toESM(require_dist(), 1);
 
 // src/spec/did-you-mean.ts
 function levenshtein(a, b) {
@@ -14502,13 +14510,12 @@ var SimConfigError = class extends Error {
     this.name = "SimConfigError";
   }
 };
-var ajv = new import_ajv.Ajv({ discriminator: true, verbose: true, strict: false });
-var check = ajv.compile(SIM_CONFIG_SCHEMA);
+var check = compileOnFirstUse(() => new import_ajv.Ajv({ discriminator: true, verbose: true, strict: false }).compile(SIM_CONFIG_SCHEMA));
 function validateSimConfig(input) {
   if (input === null || input === void 0) input = {};
   if (typeof input !== "object" || Array.isArray(input)) throw new SimConfigError(`is ${show(input)}; expected a mapping`);
   const config = { ...SIM_DEFAULTS, ...input };
-  if (!check(config)) throw new SimConfigError(issueFromErrors(check.errors, config).message);
+  if (!check()(config)) throw new SimConfigError(issueFromErrors(check().errors, config).message);
   crossCheck(config);
   return config;
 }

@@ -1,11 +1,14 @@
 import { Ajv } from 'ajv';
+import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import { ResultFileError } from '../result/load.js';
 import { bytes, MAX_RESULT_BYTES } from '../spec/limits.js';
 import { readFileCapped, ReadFileError } from '../spec/read-file.js';
 import { SWEEP_KIND, SWEEP_SCHEMA_VERSION, type SweepDocument } from './document.js';
 import { identifiedResultSchema, sweepSchema } from './schema.js';
 
-const validate = new Ajv({ allErrors: false, strict: true }).addSchema(identifiedResultSchema).compile(sweepSchema);
+const validate = compileOnFirstUse(() =>
+  new Ajv({ allErrors: false, strict: true }).addSchema(identifiedResultSchema).compile(sweepSchema),
+);
 
 /** True when the parsed JSON says it is a sweep document (rather than a single result). */
 export function isSweepDocument(data: unknown): boolean {
@@ -42,8 +45,8 @@ export function parseSweep(data: unknown, name: string): SweepDocument {
     throw fail(
       `sweep schema_version ${JSON.stringify(version)} is not one this loadgate understands (${SWEEP_SCHEMA_VERSION}); upgrade loadgate`,
     );
-  if (!validate(data)) {
-    const e = validate.errors!.reduce((a, b) => (b.instancePath.length > a.instancePath.length ? b : a));
+  if (!validate()(data)) {
+    const e = validate().errors!.reduce((a, b) => (b.instancePath.length > a.instancePath.length ? b : a));
     throw fail(`not a valid loadgate sweep: ${e.instancePath === '' ? 'the document' : e.instancePath} ${e.message}`);
   }
   return data as SweepDocument;

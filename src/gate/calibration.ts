@@ -1,6 +1,7 @@
 import { round3 } from '../numbers.js';
 import { readFileSync } from 'node:fs';
 import { Ajv, type SchemaObject } from 'ajv';
+import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import type { Result } from '../result/types.js';
 
 /*
@@ -47,7 +48,7 @@ export const calibrationSchema: SchemaObject = {
   },
 };
 
-const validate = new Ajv({ allErrors: false, strict: true }).compile<CalibrationFile>(calibrationSchema);
+const validate = compileOnFirstUse(() => new Ajv({ allErrors: false, strict: true }).compile<CalibrationFile>(calibrationSchema));
 
 export class CalibrationError extends Error {}
 
@@ -72,8 +73,8 @@ export function parseCalibration(text: string, name: string): CalibrationFile {
   } catch {
     throw new CalibrationError(`calibration file ${name}: not JSON; write one with loadgate calibrate`);
   }
-  if (!validate(doc)) {
-    const e = validate.errors![0];
+  if (!validate()(doc)) {
+    const e = validate().errors![0];
     throw new CalibrationError(
       `calibration file ${name}: ${e.instancePath.slice(1).replace(/\//g, '.') || 'the document'} ${e.message}; expected a file written by loadgate calibrate`,
     );

@@ -1,4 +1,5 @@
 import { Ajv } from 'ajv';
+import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import { OUTCOMES } from '../client/types.js';
 import { bytes, MAX_RESULT_BYTES } from '../spec/limits.js';
 import { readFileCapped, ReadFileError } from '../spec/read-file.js';
@@ -10,7 +11,7 @@ import type { Result } from './types.js';
 /** A result file that cannot be used, said in one line that names the file. */
 export class ResultFileError extends Error {}
 
-const validate = new Ajv({ allErrors: false, strict: true }).compile(resultSchema);
+const validate = compileOnFirstUse(() => new Ajv({ allErrors: false, strict: true }).compile(resultSchema));
 
 /** Reads and validates a result.json (a run's result, a merge, or a baseline). */
 export function readResult(path: string): Result {
@@ -50,9 +51,9 @@ export function parseResult(text: string, name: string): Result {
     throw fail(
       `schema_version ${version} is older than this loadgate understands (${RESULT_SCHEMA_VERSION}); re-run the benchmark to make a new baseline`,
     );
-  if (!validate(data)) {
+  if (!validate()(data)) {
     // Under anyOf (nullable fields) the deepest error names the actual problem, not "must be null".
-    const e = validate.errors!.reduce((a, b) => (b.instancePath.length > a.instancePath.length ? b : a));
+    const e = validate().errors!.reduce((a, b) => (b.instancePath.length > a.instancePath.length ? b : a));
     throw fail(`not a valid loadgate result: ${e.instancePath === '' ? 'the document' : e.instancePath} ${e.message}`);
   }
   const result = data as Result;

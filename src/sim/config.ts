@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type SchemaObject } from 'ajv';
+import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import { parse as parseYaml } from 'yaml';
 import { issueFromErrors, show } from '../spec/messages.js';
 
@@ -179,15 +180,14 @@ export class SimConfigError extends Error {
 }
 
 // `verbose` gives issueFromErrors the failing data and schema.
-const ajv = new Ajv({ discriminator: true, verbose: true, strict: false });
-const check = ajv.compile(SIM_CONFIG_SCHEMA);
+const check = compileOnFirstUse(() => new Ajv({ discriminator: true, verbose: true, strict: false }).compile(SIM_CONFIG_SCHEMA));
 
 /** Fills defaults and validates; throws SimConfigError on the first problem. */
 export function validateSimConfig(input: unknown): SimConfig {
   if (input === null || input === undefined) input = {};
   if (typeof input !== 'object' || Array.isArray(input)) throw new SimConfigError(`is ${show(input)}; expected a mapping`);
   const config = { ...SIM_DEFAULTS, ...(input as object) };
-  if (!check(config)) throw new SimConfigError(issueFromErrors(check.errors!, config).message);
+  if (!check()(config)) throw new SimConfigError(issueFromErrors(check().errors!, config).message);
   crossCheck(config);
   return config;
 }

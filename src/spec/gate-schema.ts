@@ -1,4 +1,5 @@
 import { Ajv, type SchemaObject } from 'ajv';
+import { compileOnFirstUse } from './compile-on-use.js';
 import { GATE_METRICS, type LatencyKey } from '../metrics/definitions.js';
 import { PERCENTILES, type PercentileKey } from '../metrics/histogram.js';
 import type { GeneratorLimits } from './generator-limits.js';
@@ -227,10 +228,12 @@ export const gateSchema: SchemaObject = {
 };
 
 // Compiled inside a wrapper, as the spec schema holds it: a default at a schema's root is not applied.
-const validateGate = new Ajv({ allErrors: false, useDefaults: true, strict: true }).compile<{ gate: GateSpec }>({
-  type: 'object',
-  properties: { gate: gateSchema },
-});
+const validateGate = compileOnFirstUse(() =>
+  new Ajv({ allErrors: false, useDefaults: true, strict: true }).compile<{ gate: GateSpec }>({
+    type: 'object',
+    properties: { gate: gateSchema },
+  }),
+);
 
 /**
  * A gate section (as written, or undefined) with every default filled. The TTFT p95 SLO
@@ -239,8 +242,8 @@ const validateGate = new Ajv({ allErrors: false, useDefaults: true, strict: true
 export function resolveGate(raw: unknown, slo?: { ttft_ms: number }): GateSpec {
   // A JSON round trip, not structuredClone: YAML aliases share objects, and defaults must fill each copy alone.
   const doc = { gate: JSON.parse(JSON.stringify(raw ?? {})) as unknown };
-  if (!validateGate(doc)) {
-    const e = validateGate.errors![0];
+  if (!validateGate()(doc)) {
+    const e = validateGate().errors![0];
     throw new Error(`${e.instancePath.slice(1).replace(/\//g, '.')}: ${e.message}`);
   }
   const { gate } = doc;

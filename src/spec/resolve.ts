@@ -1,4 +1,5 @@
 import { Ajv } from 'ajv';
+import { compileOnFirstUse } from './compile-on-use.js';
 import { parseDuration } from './duration.js';
 import { SpecIssue } from './error.js';
 import { specHash } from './hash.js';
@@ -13,7 +14,9 @@ import { checkSweep, expandSweepShorthand } from './sweep-schema.js';
 import { checkConversationsAndTraces } from './sessions-trace.js';
 
 // verbose: messages quote the offending value and the schema's description.
-const validate = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile<Spec>(specSchema);
+const validate = compileOnFirstUse(() =>
+  new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile<Spec>(specSchema),
+);
 
 /**
  * Parsed YAML (or an edited Spec) → a ResolvedSpec without its API key: shorthand expanded,
@@ -25,7 +28,7 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
   expandLengthShorthand(spec);
   expandSweepShorthand(spec);
   const written = writtenWorkloadKeys(spec); // before ajv fills defaults
-  if (!validate(spec)) throw issueFromErrors(validate.errors ?? [], spec);
+  if (!validate()(spec)) throw issueFromErrors(validate().errors ?? [], spec);
 
   // The TTFT SLO rule defaults to the spec's own slo.ttft_ms, so the effective gate is explicit in the spec.
   spec.gate.slo.ttft_p95!.max_ms ??= spec.slo.ttft_ms;

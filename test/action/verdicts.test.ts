@@ -73,10 +73,10 @@ describe('exit status per fail-on', () => {
 
   test('an inconclusive result fails the step only with fail-on: inconclusive', async () => {
     const few = synthesize({ n: 50, windowS: 5 }); // too few samples for a p95
-    const strict = await judge(few, { 'fail-on': 'inconclusive' });
+    // Two workspaces, two processes: judged at once.
+    const [strict, lenient] = await Promise.all([judge(few, { 'fail-on': 'inconclusive' }), judge(few, { 'fail-on': 'fail' })]);
     expect([strict.code, strict.outputs.verdict]).toEqual([1, 'inconclusive']);
     expect(errorLine(strict.stdout).at(-1)).toMatch(/^::error::loadgate verdict INCONCLUSIVE: /);
-    const lenient = await judge(few, { 'fail-on': 'fail' });
     expect([lenient.code, lenient.outputs.verdict]).toEqual([0, 'inconclusive']);
   });
 });

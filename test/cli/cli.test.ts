@@ -23,20 +23,22 @@ const tmp = () => mkdtempSync(join(tmpdir(), 'loadgate-cli-'));
 
 describe('loadgate CLI', () => {
   test('--help on each command describes it and exits 0', async () => {
-    for (const args of [['--help'], ['run', '--help'], ['validate', '--help'], ['sim', '--help']]) {
-      const r = await loadgate(args);
+    // Independent processes that time nothing: started together, checked in order.
+    const runs = await Promise.all(
+      [['--help'], ['run', '--help'], ['validate', '--help'], ['sim', '--help']].map((args) => loadgate(args)),
+    );
+    for (const r of runs) {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/[Uu]sage: loadgate/);
     }
   });
 
   test('validate accepts the quick-start spec and rejects a bad one with one line and exit 3', async () => {
-    const ok = await loadgate(['validate', 'examples/quickstart.yml']);
-    expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/^examples\/quickstart\.yml: valid \(spec hash [0-9a-f]{12}\)\n$/);
     const spec = join(tmp(), 'bad.yml');
     writeFileSync(spec, 'target: {url: sim}\nload: {ratee: 5}\n');
-    const bad = await loadgate(['validate', spec]);
+    const [ok, bad] = await Promise.all([loadgate(['validate', 'examples/quickstart.yml']), loadgate(['validate', spec])]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^examples\/quickstart\.yml: valid \(spec hash [0-9a-f]{12}\)\n$/);
     expect(bad.code).toBe(3);
     expect(bad.stderr).toBe(`loadgate validate: ${spec}: load.ratee is not a known key; did you mean "rate"?\n`);
   });
@@ -49,8 +51,9 @@ describe('loadgate CLI', () => {
       [['frobnicate'], /^loadgate: unknown command "frobnicate"; expected .*\n$/],
       [['run', 'missing.yml'], /^loadgate run: missing\.yml: file not found; expected a readable YAML spec file\n$/],
     ] as const;
-    for (const [args, expected] of cases) {
-      const r = await loadgate([...args]);
+    const runs = await Promise.all(cases.map(([args]) => loadgate([...args])));
+    for (const [i, [, expected]] of cases.entries()) {
+      const r = runs[i];
       expect(r.code).toBe(3);
       expect(r.stderr).toMatch(expected);
       expect(r.stderr).not.toMatch(/\n\s+at /);

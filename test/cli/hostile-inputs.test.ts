@@ -131,10 +131,12 @@ describe('#16.2 output paths are checked before the first request', () => {
     const t = await target(['m']);
     const spec = specFile(dir, `target: {url: "${t.server.baseUrl}", model: m}\n${shortLoad}`);
     await loadgate(['run', spec, '--workers', '1', '--out', result]);
-    const report = await loadgate(['report', result, '--html', dir]);
+    const [report, compare] = await Promise.all([
+      loadgate(['report', result, '--html', dir]),
+      loadgate(['compare', result, result, '--markdown', '/proc/nope/r.md']),
+    ]);
     expect(report.code).toBe(3);
     expectOneLine(report, /^loadgate report: --html .*: is a directory; expected a file path$/);
-    const compare = await loadgate(['compare', result, result, '--markdown', '/proc/nope/r.md']);
     expect(compare.code).toBe(3);
     expectOneLine(compare, /^loadgate compare: --markdown \/proc\/nope\/r\.md: the folder \/proc\/nope cannot be created/);
   });
@@ -314,23 +316,25 @@ describe('#16.5 credentials in the URL', () => {
   test('refused by validate and by --target-url and --baseline-url, pointing at target.api_key_env, the password never printed', async () => {
     const dir = tmp();
     const spec = specFile(dir, 'target: {url: "http://admin:pw@127.0.0.1:9/v1", model: m}\n');
-    const v = await loadgate(['validate', spec]);
+    const [v, flag, ab] = await Promise.all([
+      loadgate(['validate', spec]),
+      loadgate(['run', 'examples/quickstart.yml', '--target-url', 'http://admin:pw@127.0.0.1:9/v1']),
+      loadgate([
+        'run',
+        'examples/quickstart.yml',
+        '--target-url',
+        'http://127.0.0.1:9/v1',
+        '--baseline-url',
+        'http://admin:pw@127.0.0.1:9/v1',
+      ]),
+    ]);
     expect(v.code).toBe(3);
     expectOneLine(
       v,
       /^loadgate validate: .*bench\.yml: target\.url contains user:password@ credentials \(for host 127\.0\.0\.1:9\); expected a URL without them: put the key in an environment variable and name it in target\.api_key_env$/,
     );
-    const flag = await loadgate(['run', 'examples/quickstart.yml', '--target-url', 'http://admin:pw@127.0.0.1:9/v1']);
     expect(flag.code).toBe(3);
     expectOneLine(flag, /^loadgate run: --target-url contains user:password@ credentials .*target\.api_key_env$/);
-    const ab = await loadgate([
-      'run',
-      'examples/quickstart.yml',
-      '--target-url',
-      'http://127.0.0.1:9/v1',
-      '--baseline-url',
-      'http://admin:pw@127.0.0.1:9/v1',
-    ]);
     expect(ab.code).toBe(3);
     expectOneLine(ab, /^loadgate run: --baseline-url contains user:password@ credentials .*target\.api_key_env\)$/);
     for (const r of [v, flag, ab]) expect(`${r.stdout}${r.stderr}`).not.toMatch(/pw@|:pw\b/);
@@ -343,11 +347,15 @@ describe('#16.6 the simulator exits 3 on errors, as loadgate sim and as dist/sim
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
     const port = String((busy.address() as { port: number }).port);
     try {
-      for (const entry of [[CLI, 'sim'], [SIM]]) {
-        const inUse = await node([...entry, '--port', port]);
+      const entries = [[CLI, 'sim'], [SIM]];
+      const runs = await Promise.all(
+        entries.map((entry) =>
+          Promise.all([node([...entry, '--port', port]), node([...entry, '--port', '0', '--config-json', '{"max_num_seqs": -1}'])]),
+        ),
+      );
+      for (const [inUse, bad] of runs) {
         expect(inUse.code).toBe(3);
         expectOneLine(inUse, new RegExp(`^loadgate sim: cannot listen on 127\\.0\\.0\\.1:${port}: EADDRINUSE \\(the port is in use`));
-        const bad = await node([...entry, '--port', '0', '--config-json', '{"max_num_seqs": -1}']);
         expect(bad.code).toBe(3);
         expectOneLine(bad, /^sim config: max_num_seqs is -1; expected an integer ≥ 1$/);
       }
@@ -359,32 +367,36 @@ describe('#16.6 the simulator exits 3 on errors, as loadgate sim and as dist/sim
 
 describe('#16.7 validate refuses what run cannot do', () => {
   test('rate: 1e12 and steady: 1000000h, with the stated maximum in the message', async () => {
-    const dir = tmp();
-    const rate = await loadgate(['validate', specFile(dir, 'target: {url: sim}\nload: {rate: 1e12}\n')]);
+    // Each spec is written to a folder of its own: the three run at once.
+    const [rate, steady, flag] = await Promise.all([
+      loadgate(['validate', specFile(tmp(), 'target: {url: sim}\nload: {rate: 1e12}\n')]),
+      loadgate(['validate', specFile(tmp(), 'target: {url: sim}\nload: {steady: 1000000h}\n')]),
+      loadgate(['run', 'examples/quickstart.yml', '--rate', '1e12']),
+    ]);
     expect(rate.code).toBe(3);
     expectOneLine(
       rate,
       /load\.rate is 1000000000000 req\/s over 37 s of warmup, steady and cooldown: 37,000,000,000,000 scheduled requests; expected at most 10,000,000 per run/,
     );
-    const steady = await loadgate(['validate', specFile(dir, 'target: {url: sim}\nload: {steady: 1000000h}\n')]);
     expect(steady.code).toBe(3);
     expectOneLine(steady, /load\.steady is "1000000h"; expected a duration of at most 24h$/);
-    const flag = await loadgate(['run', 'examples/quickstart.yml', '--rate', '1e12']);
     expect(flag.code).toBe(3);
     expectOneLine(flag, /^loadgate run: --rate is 1000000000000 req\/s .* expected at most 10,000,000 per run/);
   });
 
   test('/dev/zero as the spec and a 50 MB name: refused in bounded time and memory', async () => {
-    const zero = await loadgate(['validate', '/dev/zero']);
-    expect(zero.code).toBe(3);
-    expectOneLine(zero, /^loadgate validate: \/dev\/zero: is larger than 1 MiB; expected a YAML spec of at most 1 MiB/);
     const dir = tmp();
     const huge = join(dir, 'huge.yml');
     writeFileSync(huge, `target: {url: sim}\nname: ${'x'.repeat(50 * 1024 * 1024)}\n`);
-    const r = await loadgate(['validate', huge]);
+    const [zero, r, long] = await Promise.all([
+      loadgate(['validate', '/dev/zero']),
+      loadgate(['validate', huge]),
+      loadgate(['validate', specFile(dir, `target: {url: sim}\nname: ${'x'.repeat(10_000)}\n`)]),
+    ]);
+    expect(zero.code).toBe(3);
+    expectOneLine(zero, /^loadgate validate: \/dev\/zero: is larger than 1 MiB; expected a YAML spec of at most 1 MiB/);
     expect(r.code).toBe(3);
     expectOneLine(r, /huge\.yml: is larger than 1 MiB/);
-    const long = await loadgate(['validate', specFile(dir, `target: {url: sim}\nname: ${'x'.repeat(10_000)}\n`)]);
     expect(long.code).toBe(3);
     expectOneLine(long, /bench\.yml: name is 10,000 characters long; expected at most 256 characters$/);
   });
@@ -392,13 +404,15 @@ describe('#16.7 validate refuses what run cannot do', () => {
 
 describe('#16.8, the CLI parsing part', () => {
   test('--rate -1 is judged as a rate; a --duration error names --duration; an unknown flag gets a did-you-mean', async () => {
-    const rate = await loadgate(['run', 'examples/quickstart.yml', '--rate', '-1']);
+    const [rate, duration, typo] = await Promise.all([
+      loadgate(['run', 'examples/quickstart.yml', '--rate', '-1']),
+      loadgate(['run', 'examples/quickstart.yml', '--duration', '0s']),
+      loadgate(['run', 'examples/quickstart.yml', '--recrods', 'x.jsonl']),
+    ]);
     expect(rate.code).toBe(3);
     expectOneLine(rate, /^loadgate run: --rate is -1; expected a number > 0$/);
-    const duration = await loadgate(['run', 'examples/quickstart.yml', '--duration', '0s']);
     expect(duration.code).toBe(3);
     expectOneLine(duration, /^loadgate run: --duration is "0s"; expected a duration > 0$/);
-    const typo = await loadgate(['run', 'examples/quickstart.yml', '--recrods', 'x.jsonl']);
     expect(typo.code).toBe(3);
     expectOneLine(typo, /^loadgate run: Unknown option '--recrods'; did you mean --records\? \(see loadgate run --help\)$/);
   });
@@ -411,11 +425,8 @@ describe('#16.8, the CLI parsing part', () => {
     const vllm = join(dir, 'v', 'vllm.json');
     await loadgate(['run', spec, '--workers', '1', '--format', 'vllm', '--out', vllm]);
     expect(JSON.parse(readFileSync(vllm, 'utf8')).request_throughput).toBeGreaterThan(0);
-    for (const args of [
-      ['report', vllm, '--html', join(dir, 'r.html')],
-      ['compare', vllm, vllm],
-    ]) {
-      const r = await loadgate(args);
+    const runs = await Promise.all([loadgate(['report', vllm, '--html', join(dir, 'r.html')]), loadgate(['compare', vllm, vllm])]);
+    for (const r of runs) {
       expect(r.code).toBe(3);
       expectOneLine(
         r,

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// Runs the jest suite in two passes and writes one JSON summary of both (.jest-results.json, as
+// `jest --json` writes it: .ci/run reads its counts).
+//
+//   1. The unit layer, the files listed in test/unit-files.json, on two workers. They start no
+//      server, process or thread and hold nothing to a timer, so two at once cannot skew each other
+//      (test/unit-files.test.ts keeps the list to such files).
+//   2. Every other file one at a time: the load tests measure timing, and two of them sharing two
+//      cores (with their simulators) would measure each other.
+//
+//   node scripts/test.mjs            # both passes (npm test runs this after tsc and the build)
+//   node scripts/test.mjs --quick    # the unit layer alone (npm run test:quick)
+//
+// Other arguments go to jest in both passes. The exit code is 1 when either pass failed.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(fileURLToPath(import.meta.url), '..', '..');
+const JEST = join(root, 'node_modules', 'jest', 'bin', 'jest.js');
+const SUMMARY = join(root, '.jest-results.json');
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const jestArgs = args.filter((a) => a !== '--quick');
+
+function jest(argv, options = {}) {
+  return spawnSync(process.execPath, ['--experimental-vm-modules', JEST, ...argv], { cwd: root, stdio: 'inherit', ...options });
+}
+
+/** Every test file jest's own configuration matches, relative to the root. */
+function allTestFiles() {
+  const listed = jest(['--listTests', '--json'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (listed.status !== 0) throw new Error('jest --listTests failed');
+  return JSON.parse(listed.stdout).map((f) => relative(root, f));
+}
+
+const unit = JSON.parse(readFileSync(join(root, 'test', 'unit-files.json'), 'utf8'));
+const unitSet = new Set(unit);
+const passes = [{ name: 'unit layer', files: unit, workers: 2 }];
+if (!quick)
+  passes.push({
+    name: 'load tests',
+    files: allTestFiles()
+      .filter((f) => !unitSet.has(f))
+      .sort(),
+    workers: 1,
+  });
+
+const summaries = [];
+let failed = false;
+for (const [i, pass] of passes.entries()) {
+  const out = join(root, `.jest-results.${i}.json`);
+  rmSync(out, { force: true });
+  const t0 = Date.now();
+  const r = jest(['--maxWorkers', String(pass.workers), '--json', '--outputFile', out, ...jestArgs, '--runTestsByPath', ...pass.files]);
+  console.log(`${pass.name}: ${pass.files.length} files on ${pass.workers} worker(s) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  if (r.status !== 0) failed = true;
+  try {
+    summaries.push(JSON.parse(readFileSync(out, 'utf8')));
+    rmSync(out);
+  } catch {
+    failed = true; // jest wrote no summary: it did not run
+  }
+}
+
+/** One summary in jest's --json shape: counts added, test results one after the other. */
+function merged(list) {
+  const sum = { success: list.length === passes.length, testResults: [] };
+  for (const s of list) {
+    for (const [k, v] of Object.entries(s)) if (k.startsWith('num') && typeof v === 'number') sum[k] = (sum[k] ?? 0) + v;
+    sum.success &&= s.success;
+    sum.startTime = Math.min(sum.startTime ?? Infinity, s.startTime);
+    sum.testResults.push(...s.testResults);
+  }
+  return sum;
+}
+if (summaries.length > 0) writeFileSync(SUMMARY, JSON.stringify(merged(summaries)));
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,32 @@
+/**
+ * test/unit-files.json lists the unit layer: the files `npm test` runs two at a time and
+ * `npm run test:quick` runs alone (scripts/test.mjs). Two at once is safe only for files that
+ * compute: none may start a server, a process or a thread, or hold a result to a timer.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+
+const unit = JSON.parse(readFileSync('test/unit-files.json', 'utf8')) as string[];
+
+/** What a file that starts something, or waits on a timer, imports or calls. */
+const STARTS_OR_WAITS = [
+  /node:(child_process|http|https|net|worker_threads)\b/,
+  /fixtures\/(scripted-server|fake-github|sim-process|delay-proxy)/,
+  // Of run/, the abort rule (driven with made-up clock values) and the shard split only compute.
+  /src\/(sim\/(launch|server)|server\/scraper|run\/(?!abort-watch\.|shard\.)|sweep\/run|action\/)/,
+  /\bsetTimeout\b|\bsetInterval\b|\bsetImmediate\b/,
+  /playwright|chromium|dist\//,
+];
+
+test('the unit layer lists existing test files, each once', () => {
+  expect(unit.length).toBeGreaterThan(20);
+  expect(new Set(unit).size).toBe(unit.length);
+  for (const f of unit) expect([f, existsSync(f) && /^test\/.*\.test\.ts$/.test(f)]).toEqual([f, true]);
+});
+
+test('no file of the unit layer starts a server, a process or a thread, or waits on a timer', () => {
+  // This file names the patterns it looks for: it is not read against them.
+  for (const f of unit.filter((x) => x !== 'test/unit-files.test.ts')) {
+    const found = STARTS_OR_WAITS.filter((p) => p.test(readFileSync(f, 'utf8')));
+    expect([f, found.map(String)]).toEqual([f, []]);
+  }
+});
