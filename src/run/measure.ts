@@ -92,13 +92,7 @@ const planOf = (resolved: ResolvedSpec): LoadPlan =>
   loadPlan(resolved.spec.load.mode === 'open' ? resolved : { ...resolved, rampUpMs: 0, pattern: undefined });
 
 /** Sends request i, intended at offsetMs from the run's start; `finished` tells a closed loop it ended. */
-type Send = (
-  i: number,
-  offsetMs: number,
-  finished?: (r: RequestRecord) => void,
-  item?: WorkItem,
-  capture?: (text: string) => void,
-) => void;
+type Send = (i: number, offsetMs: number, finished?: (r: RequestRecord) => void, item?: WorkItem, capture?: (text: string) => void) => void;
 
 /** What one generator's requests go through: the client, the recorder and the requests in flight. */
 interface Generator {
