@@ -63,7 +63,9 @@ export interface Shortfall {
  */
 function edgeVariance(r: Result): number {
   const completed = r.throughput.requests_per_s * r.load.window_s;
-  return Math.max(0, Math.min(2 * r.littles_law.mean_in_flight, completed));
+  // Merged replicates (a point measured again) add their windows, and with them two edges each.
+  const windows = r.merge?.mode === 'replicates' ? r.merge.merged_from : 1;
+  return Math.max(0, Math.min(2 * windows * r.littles_law.mean_in_flight, completed));
 }
 
 /**
