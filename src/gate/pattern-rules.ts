@@ -4,7 +4,7 @@ import type { Result } from '../result/types.js';
 import { num } from '../numbers.js';
 import { outcome } from './outcome.js';
 import { latencyTarget } from './targets.js';
-import type { GateSpec, LatencyKey } from '../spec/gate-schema.js';
+import { FIXED_FLOOR_MS, type GateSpec, type LatencyKey } from '../spec/gate-schema.js';
 import type { RuleOutcome, Verdict } from './types.js';
 
 /*
@@ -76,7 +76,7 @@ function judgeSoak(gate: GateSpec, rule: NonNullable<GateSpec['soak']>, r: Resul
       decodeHistogram(last[metric]),
       t.p,
       rule.max_drift_pct,
-      latency.max_increase_ms,
+      latency.max_increase_ms ?? FIXED_FLOOR_MS[key as LatencyKey] ?? 0,
       gate,
       key,
     );
@@ -85,7 +85,7 @@ function judgeSoak(gate: GateSpec, rule: NonNullable<GateSpec['soak']>, r: Resul
         id: `soak.drift.${key}`,
         kind: 'slo',
         metric: `${t.label} drift, first → last segment`,
-        limit: `may rise ≤ ${rule.max_drift_pct} % or ${latency.max_increase_ms} ms, whichever is larger, beyond noise`,
+        limit: `may rise ≤ ${rule.max_drift_pct} % or ${latency.max_increase_ms ?? FIXED_FLOOR_MS[key as LatencyKey] ?? 0} ms, whichever is larger, beyond noise`,
         unit: 'ms',
         baseline: d.first,
         current: d.last,

@@ -7,6 +7,7 @@ import { bootstrapSe } from './noise.js';
 import { judgeContext } from './context.js';
 import { minSamples } from '../metrics/samples.js';
 import { latencyTarget, sortedLatencyKeys } from './targets.js';
+import { latencyFloor } from './floors.js';
 import type { GateSpec } from '../spec/gate-schema.js';
 import { normalQuantile, studentQuantile } from '../metrics/stats.js';
 
@@ -64,7 +65,8 @@ export function planDetection(o: PlanInput): RulePlan[] {
     const b = ctx.buckets(o.baseline, t.histogram, 1000);
     if (!b || b.n < minSamples(t.p, o.gate.min_tail_samples)) continue;
     const v = percentileOf(b, t.p);
-    const allowed = Math.max((rule.max_increase_pct / 100) * v, rule.max_increase_ms);
+    // The current run is not measured yet: its timestamp error bound is taken to be the baseline's.
+    const allowed = Math.max((rule.max_increase_pct / 100) * v, latencyFloor(key, rule, o.baseline, null, v).ms);
     const detect = o.detect * v;
     const cvKey = `${t.metric}.${t.pct}`;
     const cal = o.calibration?.cv[cvKey];

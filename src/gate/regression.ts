@@ -8,6 +8,7 @@ import { betweenRun, latencyNoise, noiseText } from './noise.js';
 import { changeOf, outcome } from './outcome.js';
 import { minSamples } from '../metrics/samples.js';
 import { latencyTarget } from './targets.js';
+import { latencyFloor } from './floors.js';
 import type { GateSpec, LatencyIncreaseRule, LatencyKey, ThroughputDecreaseRule, ThroughputKey } from '../spec/gate-schema.js';
 import type { RuleOutcome } from './types.js';
 
@@ -34,20 +35,21 @@ export function judgeLatencyIncrease(
   ctx: JudgeContext,
 ): RuleOutcome {
   const t = latencyTarget(key);
-  const draft = {
-    id: `latency.${key}`,
-    kind: 'regression' as const,
-    metric: t.label,
-    limit: `may rise ≤ ${rule.max_increase_pct} % or ${rule.max_increase_ms} ms, whichever is larger`,
-    unit: 'ms' as const,
-  };
   const b = ctx.buckets(base, t.histogram, 1000);
   const c = ctx.buckets(cur, t.histogram, 1000);
   const bv = b ? percentileOf(b, t.p) : null;
   const cv = c ? percentileOf(c, t.p) : null;
+  const floor = latencyFloor(key, rule, base, cur, bv ?? 0);
+  const draft = {
+    id: `latency.${key}`,
+    kind: 'regression' as const,
+    metric: t.label,
+    limit: `may rise ≤ ${rule.max_increase_pct} % or ${floor.text}, whichever is larger`,
+    unit: 'ms' as const,
+  };
   const none = { baseline: bv, current: cv, change: null, threshold: null, ci: null };
   if (!b || !c) return outcome({ ...draft, ...none, reason: `no samples in the ${!c ? 'current run' : 'baseline'}` }, 'inconclusive', rule);
-  const threshold = Math.max((rule.max_increase_pct / 100) * bv!, rule.max_increase_ms);
+  const threshold = Math.max((rule.max_increase_pct / 100) * bv!, floor.ms);
   const change = changeOf(bv!, cv!);
   const need = minSamples(t.p, ctx.minTail);
   if (b.n < need || c.n < need) {

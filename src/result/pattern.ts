@@ -5,7 +5,7 @@ import type { LoadPlan } from '../arrivals/load-plan.js';
 import { percentileShiftInterval } from '../metrics/bootstrap.js';
 import { bucketsOf, percentileOf } from '../metrics/buckets.js';
 import { minSamples } from '../metrics/samples.js';
-import type { GateSpec } from '../spec/gate-schema.js';
+import { FIXED_FLOOR_MS, type GateSpec } from '../spec/gate-schema.js';
 import { num } from '../numbers.js';
 import type { Spec } from '../spec/types.js';
 import { LATENCY_TARGETS } from '../metrics/definitions.js';
@@ -321,7 +321,7 @@ function soakOutcome(f: PatternFacts): NonNullable<PatternSection['soak']> {
       last.h[metric],
       t.p,
       g.soak?.max_drift_pct ?? rule.max_increase_pct,
-      rule.max_increase_ms,
+      rule.max_increase_ms ?? FIXED_FLOOR_MS[key] ?? 0,
       g,
       key,
     );
