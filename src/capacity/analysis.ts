@@ -87,7 +87,7 @@ export function pastSaturation(
   return null;
 }
 
-/** The plateau's points: open loop, those short of their offer beyond noise, else the closed-loop throughput point; closed loop, the levels near the best. */
+/** The plateau's points: open loop, those short of their offer (on the estimate), else the closed-loop throughput point; closed loop, the levels near the best. */
 function plateauOf(
   points: SweepPoint[],
   mode: 'open' | 'closed',
@@ -101,7 +101,9 @@ function plateauOf(
       ? { plateau: near, reached: true }
       : { plateau: c.filter((p) => p.point.result.throughput.requests_per_s === best), reached: false };
   }
-  const short = c.filter((p) => completedVsOffered(p.point.result, o.stop.min_achieved_fraction).verdict === 'fail');
+  // On the estimate, not beyond noise: a point a little short of its offer near the ceiling still
+  // measures the ceiling; it is the stop rule (pastSaturation) that must not fire on noise.
+  const short = c.filter((p) => completedVsOffered(p.point.result, o.stop.min_achieved_fraction).verdict !== 'pass');
   if (short.length > 0) return { plateau: short, reached: true };
   const throughput = points.map((point, index) => ({ point, index })).filter((p) => p.point.role === 'throughput');
   if (throughput.length > 0) return { plateau: throughput, reached: true };
@@ -125,7 +127,7 @@ function plateauRange(plateau: { point: SweepPoint }[], mean: number): { lower: 
 
 /**
  * Saturation throughput X_max: the plateau of completed req/s (and output tok/s). Open loop: the
- * mean over the points that could not complete their offer beyond noise — past that rate arrivals
+ * mean over the points that could not complete their offer — past that rate arrivals
  * only queue, so X stays at the server's ceiling — or, without one, the closed-loop throughput
  * point (as many requests at once as the engine can hold). Closed loop: the mean over the points
  * within 5 % of the highest throughput. Without such points the highest throughput seen is
@@ -134,7 +136,7 @@ function plateauRange(plateau: { point: SweepPoint }[], mean: number): { lower: 
 function saturation(points: SweepPoint[], mode: 'open' | 'closed', o: AnalysisOptions): SweepAnalysis['saturation'] {
   const rule =
     mode === 'open'
-      ? `X_max = mean completed req/s (and output tok/s) over the points that completed < ${sig4(o.stop.min_achieved_fraction * 100)} % of their offered rate beyond the edge noise (or the throughput point): the plateau; range: Poisson noise of its completions or the points' spread, whichever is larger`
+      ? `X_max = mean completed req/s (and output tok/s) over the points that completed < ${sig4(o.stop.min_achieved_fraction * 100)} % of their offered rate (or the throughput point): the plateau; range: Poisson noise of its completions or the points' spread, whichever is larger`
       : `X_max = mean completed req/s (and output tok/s) over the concurrency levels within ${CLOSED_PLATEAU_GAIN * 100} % of the highest throughput: the plateau; range: Poisson noise of its completions or the points' spread`;
   if (curve(points, mode).length === 0)
     return { requests_per_s: null, output_tokens_per_s: null, reached: false, points: [], rule, range: null };

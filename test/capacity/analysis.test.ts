@@ -62,9 +62,7 @@ describe('capacity analysis', () => {
     expect(a.saturation.reached).toBe(true);
     expect(a.saturation.requests_per_s).toBe(40);
     expect(a.saturation.output_tokens_per_s).toBe(400);
-    // 48 req/s completes 400 of 480 (83 %): short of 90 % by 32, within a 10 s window's count
-    // noise (z·√400 = 33); 60 req/s (67 %) is short beyond it.
-    expect(a.saturation.points.map((i) => points[i].rate_per_s)).toEqual([60]);
+    expect(a.saturation.points.map((i) => points[i].rate_per_s)).toEqual([48, 60]);
     expect(a.saturation.range!.lower).toBeLessThan(40);
     expect(a.saturation.range!.upper).toBeGreaterThan(40);
     const below = analyzeSweep(curvePoints([4, 8, 16]), OPTS).saturation;
@@ -97,6 +95,8 @@ describe('capacity analysis', () => {
 
   test('the stop rule marks a point past saturation by achieved rate or by p99 > 10 × S', () => {
     const byLoad = new Map(a.points.map((p) => [p.load, p]));
+    // 48 req/s completes 400 of 480 (83 %): short of 90 % by 32, within a 10 s window's count
+    // noise (z·√400 = 33), so the stop rule fires there on its p99 instead; 60 req/s (67 %) is short beyond it.
     expect(byLoad.get(60)!.saturated_because).toMatch(
       /^completed 40 req\/s of 60 offered \(< 90 % beyond the edge noise of [\d.]+ requests\)$/,
     );
