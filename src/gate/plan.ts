@@ -66,7 +66,8 @@ export function planDetection(o: PlanInput): RulePlan[] {
     if (!b || b.n < minSamples(t.p, o.gate.min_tail_samples)) continue;
     const v = percentileOf(b, t.p);
     // The current run is not measured yet: its timestamp error bound is taken to be the baseline's.
-    const allowed = Math.max((rule.max_increase_pct / 100) * v, latencyFloor(key, rule, o.baseline, null, v).ms);
+    const floor = latencyFloor(key, rule, o.baseline, null, v);
+    const allowed = Math.max((rule.max_increase_pct / 100) * v, floor.ms);
     const detect = o.detect * v;
     const cvKey = `${t.metric}.${t.pct}`;
     const cal = o.calibration?.cv[cvKey];
@@ -84,7 +85,7 @@ export function planDetection(o: PlanInput): RulePlan[] {
     if (detect <= allowed) {
       plans.push({
         ...base,
-        impossible: `the rule allows ${allowed.toFixed(1)} ms (${((allowed / v) * 100).toFixed(1)} %): a ${(o.detect * 100).toFixed(1)} % change is within it and never fails`,
+        impossible: `the rule allows ${allowed.toFixed(1)} ms (${((allowed / v) * 100).toFixed(1)} %; ${rule.max_increase_pct} % or its floor ${floor.text}): a ${(o.detect * 100).toFixed(1)} % change is within it and never fails`,
         window_s: null,
         replicates: null,
       });
