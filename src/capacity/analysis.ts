@@ -102,8 +102,12 @@ function plateauOf(
       : { plateau: c.filter((p) => p.point.result.throughput.requests_per_s === best), reached: false };
   }
   // On the estimate, not beyond noise: a point a little short of its offer near the ceiling still
-  // measures the ceiling; it is the stop rule (pastSaturation) that must not fire on noise.
-  const short = c.filter((p) => completedVsOffered(p.point.result, o.stop.min_achieved_fraction).verdict !== 'pass');
+  // measures the ceiling (it is the stop rule that must not fire on noise). But a point short of
+  // its offer below one that completed its offer is noise, not the ceiling: only points above the
+  // heaviest point that completed its offer count.
+  const isShort = (p: (typeof c)[number]) => completedVsOffered(p.point.result, o.stop.min_achieved_fraction).verdict !== 'pass';
+  const lastFull = Math.max(-Infinity, ...c.filter((p) => !isShort(p)).map((p) => loadOf(p.point)));
+  const short = c.filter((p) => isShort(p) && loadOf(p.point) > lastFull);
   if (short.length > 0) return { plateau: short, reached: true };
   const throughput = points.map((point, index) => ({ point, index })).filter((p) => p.point.role === 'throughput');
   if (throughput.length > 0) return { plateau: throughput, reached: true };
@@ -136,7 +140,7 @@ function plateauRange(plateau: { point: SweepPoint }[], mean: number): { lower: 
 function saturation(points: SweepPoint[], mode: 'open' | 'closed', o: AnalysisOptions): SweepAnalysis['saturation'] {
   const rule =
     mode === 'open'
-      ? `X_max = mean completed req/s (and output tok/s) over the points that completed < ${sig4(o.stop.min_achieved_fraction * 100)} % of their offered rate (or the throughput point): the plateau; range: Poisson noise of its completions or the points' spread, whichever is larger`
+      ? `X_max = mean completed req/s (and output tok/s) over the points above the heaviest one that completed its offer which completed < ${sig4(o.stop.min_achieved_fraction * 100)} % of their offered rate (or the throughput point): the plateau; range: Poisson noise of its completions or the points' spread, whichever is larger`
       : `X_max = mean completed req/s (and output tok/s) over the concurrency levels within ${CLOSED_PLATEAU_GAIN * 100} % of the highest throughput: the plateau; range: Poisson noise of its completions or the points' spread`;
   if (curve(points, mode).length === 0)
     return { requests_per_s: null, output_tokens_per_s: null, reached: false, points: [], rule, range: null };

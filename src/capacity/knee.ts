@@ -4,12 +4,12 @@ import { curve, histogramOf, latency, loadOf } from './curve.js';
 import {
   CAPACITY_CONFIDENCE,
   CAPACITY_Z,
-  completedVsOffered,
   isotonicFit,
   judgeLimit,
   monotoneEnvelope,
   percentileInterval,
   throughputNoise,
+  windowCompletion,
   type NoisyVerdict,
 } from './noise.js';
 import type { AnalysisOptions, KneeCheck, SweepAnalysis, SweepPoint } from './types.js';
@@ -75,9 +75,9 @@ export function kneeChecks(c: CurvePoint[], mode: 'open' | 'closed', limit: numb
     const p99Fit = tail && tail.lower <= tail.upper ? Math.min(Math.max(p99, tail.lower), tail.upper) : fit[i];
     const parts: { verdict: NoisyVerdict; estimatePass: boolean; why: string }[] = [];
     if (mode === 'open') {
-      const s = completedVsOffered(r, KNEE_ACHIEVED_FRACTION);
-      const why = `completed ${sig4(s.completed)} of ${sig4(s.offered)} offered (needs ≥ ${KNEE_ACHIEVED_FRACTION * 100} % less ${sig4(s.tolerance)} edge noise)`;
-      parts.push({ verdict: s.verdict, estimatePass: s.completed >= KNEE_ACHIEVED_FRACTION * s.offered, why });
+      const w = windowCompletion(r, KNEE_ACHIEVED_FRACTION);
+      const why = `${w.ok} of the window's ${w.scheduled} requests completed (needs ≥ ${KNEE_ACHIEVED_FRACTION * 100} %)`;
+      parts.push({ verdict: w.verdict, estimatePass: w.verdict === 'pass', why });
     }
     const tailVerdict = tail ? judgeLimit(tail, limit) : 'fail';
     const tailText = tail ? `p99 ${sig4(p99)} ms (${sig4(tail.lower)}–${sig4(tail.upper)} over the envelope)` : 'no samples';
@@ -100,13 +100,13 @@ export function kneeChecks(c: CurvePoint[], mode: 'open' | 'closed', limit: numb
 function kneeRule(mode: 'open' | 'closed', o: AnalysisOptions): string {
   const tail = `${o.metric.toUpperCase()} p99 ≤ max(${KNEE_P99_MULTIPLE} × S, ${JITTER_FLOOR_MS} ms), judged on its order-statistic ${CAPACITY_CONFIDENCE * 100} % bounds over the monotone envelope of the points`;
   return mode === 'open'
-    ? `knee = highest rate of the leading run of points with completed ≥ ${KNEE_ACHIEVED_FRACTION * 100} % of offered (counts in the window; tolerance z·√min(2·L, C): the requests in flight at the window's edges, or past saturation the completions' Poisson noise), ${tail}, and ΔX ≥ ${KNEE_TRACKING * 100} % of Δλ from the previous point (same edge noise); a point within the noise of a rule is measured again, then read by its estimate`
+    ? `knee = highest rate of the leading run of points with ≥ ${KNEE_ACHIEVED_FRACTION * 100} % of the window's requests completed (whenever they finished, so no edge term), ${tail}, and ΔX ≥ ${KNEE_TRACKING * 100} % of Δλ from the previous point (tolerance z·√min(2·L, C) per point: the requests in flight at the window's edges, or past saturation the completions' Poisson noise); a point within the noise of a rule is measured again, then read by its estimate`
     : `knee = highest concurrency of the leading run of levels with ${tail}, and throughput rising by ≥ half the concurrency's relative rise`;
 }
 
 /**
  * Knee (seeds/003 checklist item 2): the highest load of the leading run of points that meet
- *   (a) achieved ≈ offered: X ≥ 95 % of λ, within the window's edge noise (open loop);
+ *   (a) achieved ≈ offered: ≥ 95 % of the window's requests completed, whenever (open loop: no edge term);
  *   (b) p99 ≤ max(3 × S, 2 ms), on the p99's confidence bounds over the envelope of the points;
  *   (c) throughput still tracks load: ΔX ≥ 80 % of Δλ (open loop, within noise), or X rose by at
  *       least half the concurrency's relative rise (closed loop, where X = c / W).

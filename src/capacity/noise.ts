@@ -82,6 +82,18 @@ export function completedVsOffered(r: Result, fraction: number, z = CAPACITY_Z):
   return { completed, offered, tolerance, verdict };
 }
 
+/**
+ * Completed vs offered measured so the edge term vanishes: of the requests scheduled in the
+ * window, the share that finished successfully, whenever they finished (the run drains them).
+ * Both counts are of the same requests, so nothing in flight at an edge moves it; a server that
+ * falls behind still shows here as failures and timeouts, and in its latency and tracking rules.
+ */
+export function windowCompletion(r: Result, fraction: number): { ok: number; scheduled: number; verdict: NoisyVerdict } {
+  const scheduled = r.requests.window.scheduled;
+  const ok = r.requests.window.by_class.ok;
+  return { ok, scheduled, verdict: scheduled === 0 || ok >= fraction * scheduled ? 'pass' : 'fail' };
+}
+
 /** Standard error of a point's completed req/s from the same edge term: σ / T. */
 export function throughputNoise(r: Result): number {
   return r.load.window_s > 0 ? Math.sqrt(edgeVariance(r)) / r.load.window_s : 0;

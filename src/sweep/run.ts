@@ -1,5 +1,5 @@
 import { analyzeSweep, nextBisection, nextKneeBisection } from '../capacity/analysis.js';
-import { batchSlotsOf, buildSweepDocument, type SweepDocument } from '../capacity/document.js';
+import { batchSlotsOf, buildSweepDocument, rttOf, type SweepDocument } from '../capacity/document.js';
 import type { PointRole, SweepPoint } from '../capacity/types.js';
 import { mergeResults } from '../result/merge.js';
 import { replicateSpec, runReplicatesMerged } from '../run/replicates.js';
@@ -49,6 +49,8 @@ function newRun(o: SweepRunOptions): SweepRun {
         result,
       };
       run.points.push(point);
+      // As the document will: S less the lightest point's network round trip, so the ladder's choices match its analysis.
+      run.options.rttMs = rttOf(run.points);
       const why =
         role === 'probe' || role === 'throughput'
           ? null
