@@ -37,6 +37,9 @@ function trackingCheck(r: Result, prev: Result): { verdict: NoisyVerdict; estima
   const dx = r.throughput.requests_per_s - prev.throughput.requests_per_s;
   const need = KNEE_TRACKING * (r.load.offered_rate_per_s - prev.load.offered_rate_per_s);
   const tol = CAPACITY_Z * Math.hypot(throughputNoise(r), throughputNoise(prev));
+  // Points closer in realised offer than their noise (bisection steps) cannot show tracking or its loss.
+  if (r.load.offered_rate_per_s - prev.load.offered_rate_per_s <= tol)
+    return { verdict: 'pass', estimatePass: true, why: 'offered rates within noise of each other: tracking not judged' };
   const verdict = dx >= need ? 'pass' : dx < need - tol ? 'fail' : 'ambiguous';
   return {
     verdict,

@@ -31,7 +31,30 @@ async function measureBelow(run: SweepRun, x1: number): Promise<void> {
   for (const f of [4, 2]) if (!run.aborted()) await run.measure('below', 'open', Math.round((x1 / f) * 1000) / 1000);
 }
 
-/** Doubling: rates X₁·growth^k until one is past saturation, `fill` points below it, and points below X₁ when X₁ is already loaded. */
+/**
+ * The closed-loop throughput point: twice the batch slots at once (THROUGHPUT_CONCURRENCY when
+ * unknown) keeps every slot busy with a queue behind, so its completions are the ceiling X_max.
+ */
+async function measureThroughput(run: SweepRun): Promise<number> {
+  const c = run.options.batchSlots !== null ? 2 * run.options.batchSlots : THROUGHPUT_CONCURRENCY;
+  await run.measure('throughput', 'closed', c);
+  return c;
+}
+
+/**
+ * When stepping stopped on the tail (p99 > 10 × S) before any point fell short of its offer, no
+ * point shows the plateau; one closed-loop throughput point measures it without overloading.
+ */
+async function measureCeiling(run: SweepRun): Promise<void> {
+  if (run.aborted() || analyzeSweep(run.points, run.options).saturation.reached) return;
+  run.planned++;
+  await measureThroughput(run);
+}
+
+/**
+ * Doubling: rates X₁·growth^k until one is past saturation, `fill` points below it (and the
+ * throughput point when none fell short of its offer), and points below X₁ when X₁ is already loaded.
+ */
 async function runDoubling(run: SweepRun, x1: number): Promise<string> {
   const auto = autoSettings(run.o.resolved.spec.sweep!);
   let below = autoRate(x1, auto.growth, -1);
@@ -45,6 +68,7 @@ async function runDoubling(run: SweepRun, x1: number): Promise<string> {
     if (why) {
       run.planned = run.points.length + auto.fill;
       for (const f of fillLoads(below, rate, auto.fill)) if (!run.aborted()) await run.measure('fill', 'open', f);
+      await measureCeiling(run);
       return `${describeLoad('open', rate)} is past saturation: ${why}`;
     }
     below = rate;
@@ -59,8 +83,7 @@ async function runDoubling(run: SweepRun, x1: number): Promise<string> {
  */
 async function runGuidellm(run: SweepRun, x1: number): Promise<string> {
   const auto = autoSettings(run.o.resolved.spec.sweep!);
-  const c = run.options.batchSlots !== null ? 2 * run.options.batchSlots : THROUGHPUT_CONCURRENCY;
-  await run.measure('throughput', 'closed', c);
+  const c = await measureThroughput(run);
   const xt = run.points[run.points.length - 1].result.throughput.requests_per_s;
   if (run.aborted()) return 'interrupted';
   if (!(xt > x1))
