@@ -5,7 +5,7 @@ import { parseSweep } from '../../src/capacity/load.js';
 import { sizeFleet } from '../../src/capacity/sizing.js';
 import type { AnalysisOptions } from '../../src/capacity/types.js';
 import { parseSpec } from '../../src/spec/load.js';
-import { fillLoads, plannedLoads } from '../../src/sweep/plan.js';
+import { fillLoads, interpolatedLoads, plannedLoads } from '../../src/sweep/plan.js';
 import { curvePoints, sweepDocument, sweepSpec, syntheticPoint } from './fixtures.js';
 
 const OPTS: AnalysisOptions = {
@@ -198,6 +198,8 @@ describe('sweep plans and spec validation', () => {
     expect(plannedLoads(sweepSpec({ rates: undefined, from: 5, to: 40, steps: 4, scale: 'geometric' }).sweep!)).toEqual([5, 10, 20, 40]);
     expect(plannedLoads(sweepSpec({ rates: [30, 10, 20] }).sweep!)).toEqual([10, 20, 30]);
     expect(fillLoads(10, 20, 3)).toEqual([12.5, 15, 17.5]);
+    // profile guidellm: rates evenly between the synchronous rate and the maximum throughput, both ends excluded.
+    expect(interpolatedLoads(4, 8, 3)).toEqual([5, 6, 7]);
   });
 
   const bad = (sweep: string) => () => parseSpec(`target: { url: sim }\nsweep: ${sweep}\n`, 's.yml', {});
@@ -213,6 +215,11 @@ describe('sweep plans and spec validation', () => {
     ['{ ratse: [5] }', 's.yml: sweep.ratse is not a known key; did you mean "rates"?'],
     ['{ metric: e2e }', 's.yml: sweep chooses no points; expected rates: [..], from/to/steps, auto: true, or concurrency: [..]'],
     ['fast', 's.yml: sweep is "fast"; expected auto, or a mapping with rates, from/to/steps, auto or concurrency'],
+    [
+      '{ rates: [5], profile: guidellm }',
+      's.yml: sweep.profile is guidellm with rates; expected auto: true (a listed sweep measures its own points)',
+    ],
+    ['{ auto: true, profile: fast }', 's.yml: sweep.profile is "fast"; expected one of doubling, guidellm'],
     ['{ auto: true, slo_target: 2 }', 's.yml: sweep.slo_target is 2; expected a number > 0 and ≤ 1'],
   ])('sweep: %s is one line', (sweep, message) => {
     expect(bad(sweep)).toThrow(message);

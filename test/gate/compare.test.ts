@@ -54,7 +54,9 @@ describe('relative latency rules (TTFT p95: 10 %, floor what the runs resolve)',
     const derived = rule(report, 'latency.ttft_p95');
     expect(derived.threshold!).toBeLessThan(5);
     expect(derived.threshold!).toBeGreaterThanOrEqual(0.1 * derived.baseline!);
-    expect(derived.limit).toMatch(/^may rise ≤ 10 % or [\d.]+ ms \(what the runs resolve: 4 × the larger timestamp error bound [\d.]+ ms, plus the histogram's resolution\), whichever is larger$/);
+    expect(derived.limit).toMatch(
+      /^may rise ≤ 10 % or [\d.]+ ms \(what the runs resolve: 4 × the larger timestamp error bound [\d.]+ ms, plus the histogram's resolution\), whichever is larger$/,
+    );
     expect(derived.status).toBe('fail');
     expect(report.verdict).toBe('fail');
   });
@@ -70,7 +72,9 @@ describe('relative latency rules (TTFT p95: 10 %, floor what the runs resolve)',
     expect(ttft.ci!.lower).toBeLessThan(ttft.change!.abs);
     expect(ttft.ci!.upper).toBeGreaterThan(ttft.change!.abs);
     expect(report.verdict).toBe('fail');
-    expect(report.reasons[0]).toMatch(/^TTFT p95 may rise ≤ 10 % or [\d.]+ ms \(what the runs resolve: .*\), whichever is larger: rose \+\d+\.\d ms/);
+    expect(report.reasons[0]).toMatch(
+      /^TTFT p95 may rise ≤ 10 % or [\d.]+ ms \(what the runs resolve: .*\), whichever is larger: rose \+\d+\.\d ms/,
+    );
   });
 
   test('an identical distribution passes every rule', () => {
