@@ -49006,12 +49006,12 @@ function driftSe(r, metric, pct7, b2, p2, rng) {
 function latencyNoise(model2, t, base, cur, buckets, values, rng, confidence) {
   const drift = model2.segments ? [driftSe(base, t.metric, t.pct, buckets.base, t.p, rng("baseline")), driftSe(cur, t.metric, t.pct, buckets.cur, t.p, rng("current"))] : [null, null];
   const within = drift.every((d) => d === null) ? null : Math.hypot(drift[0] ?? 0, drift[1] ?? 0);
-  const between = betweenRun(base, cur, `${t.metric}.${t.pct}`, values.base, values.cur, model2, confidence);
-  const sources = ["bootstrap", ...within !== null ? ["segments"] : [], ...between.sources];
+  const between2 = betweenRun(base, cur, `${t.metric}.${t.pct}`, values.base, values.cur, model2, confidence);
+  const sources = ["bootstrap", ...within !== null ? ["segments"] : [], ...between2.sources];
   return {
-    se: Math.hypot(within ?? 0, between.effectiveSe),
-    record: { within_run: within === null ? null : round3(within), between_run_cv: between.cv, source: sources },
-    note: between.note
+    se: Math.hypot(within ?? 0, between2.effectiveSe),
+    record: { within_run: within === null ? null : round3(within), between_run_cv: between2.cv, source: sources },
+    note: between2.note
   };
 }
 function cvLowerBound(cv, runs, confidence) {
@@ -49179,569 +49179,6 @@ function sortedLatencyKeys(keys) {
   return keys.sort((a, b2) => rank(a) - rank(b2));
 }
 
-// src/gate/regression.ts
-function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
-  const t = latencyTarget(key);
-  const draft = {
-    id: `latency.${key}`,
-    kind: "regression",
-    metric: t.label,
-    limit: `may rise \u2264 ${rule2.max_increase_pct} % or ${rule2.max_increase_ms} ms, whichever is larger`,
-    unit: "ms"
-  };
-  const { test, noise } = latencyRise(t, rule2, base, cur, ctx, draft.id);
-  const none = { baseline: test.before, current: test.after, change: null, threshold: null, ci: null };
-  if (test.status === "no-samples")
-    return outcome(
-      { ...draft, ...none, reason: `no samples in the ${test.missing === "after" ? "current run" : "baseline"}` },
-      "inconclusive",
-      rule2
-    );
-  const { change, threshold } = test;
-  if (test.status === "too-few") {
-    const [nb, nc] = test.n;
-    return outcome(
-      {
-        ...draft,
-        ...none,
-        change,
-        threshold,
-        reason: `too few samples for ${t.pct}: needs \u2265 ${test.need} in each run (baseline ${nb}, current ${nc})`
-      },
-      "inconclusive",
-      rule2
-    );
-  }
-  const { ci, before: bv } = test;
-  const said = [noise().note, noiseText(noise().record, "ms")].filter(Boolean).join("; ");
-  const mdeAbs = detectableChange(threshold, change.abs - ci.lower, ctx.z);
-  const mde = { abs: mdeAbs, rel: bv > 0 ? mdeAbs / bv : null, power: 0.8 };
-  const reason = riseReason(test.rise, {
-    moved: `${change.abs >= 0 ? "rose" : "fell"} ${num(change.abs, true)} ms (${change.rel === null ? "n/a" : pctText(change.rel, true)}), allowed ${num(threshold, true)} ms`,
-    bound: `the ${confText(ctx.confidence)} lower bound`,
-    lower: `${num(ci.lower, true)} ms`,
-    caught: `a rise of \u2265 ${mde.rel === null ? `${num(mdeAbs)} ms` : `${pctText(mde.rel)} (${num(mdeAbs, true)} ms)`} would have been caught`,
-    noise: said
-  });
-  return outcome(
-    {
-      ...draft,
-      baseline: bv,
-      current: test.after,
-      change,
-      threshold,
-      ci: { ...ci, confidence: ctx.confidence },
-      reason,
-      mde,
-      noise: noise().record
-    },
-    test.rise === "beyond" ? "fail" : "pass",
-    rule2
-  );
-}
-function latencyRise(t, rule2, base, cur, ctx, id) {
-  const b2 = ctx.buckets(base, t.histogram, 1e3);
-  const c = ctx.buckets(cur, t.histogram, 1e3);
-  let noise;
-  const test = percentileRise({
-    before: b2,
-    after: c,
-    p: t.p,
-    pct: rule2.max_increase_pct,
-    floorMs: rule2.max_increase_ms,
-    minTail: ctx.minTail,
-    confidence: ctx.confidence,
-    iterations: ctx.iterations,
-    rng: ctx.rng(id),
-    widen: (bv, cv) => {
-      const side = (s) => ctx.rng(`${id}/${s}`);
-      noise = latencyNoise(ctx.noise, t, base, cur, { base: b2, cur: c }, { base: bv, cur: cv }, side, ctx.confidence);
-      return ctx.z * noise.se;
-    }
-  });
-  return { test, noise: () => noise };
-}
-var THROUGHPUT = {
-  output_tokens_per_s: {
-    label: "Output tokens/s",
-    unit: "tok/s",
-    spread: "throughput.output_tokens_per_s",
-    value: (r) => r.throughput.output_tokens_per_s,
-    contribution: (r, ctx) => {
-      const b2 = ctx.buckets(r, "outputTokens", 1);
-      return b2 ? moments(b2) : { sum: 0, sumSq: 0 };
-    }
-  },
-  requests_per_s: {
-    label: "Completed requests/s",
-    unit: "req/s",
-    spread: "throughput.requests_per_s",
-    value: (r) => r.throughput.requests_per_s,
-    contribution: (r) => ({ sum: r.requests.window.by_class.ok, sumSq: r.requests.window.by_class.ok })
-  },
-  goodput_per_s: {
-    label: "Goodput",
-    unit: "req/s",
-    spread: "goodput.rate_per_s",
-    value: (r) => r.goodput.rate_per_s,
-    contribution: (r) => ({ sum: r.goodput.requests, sumSq: r.goodput.requests })
-  }
-};
-var throughputSpread = (key) => ({ key: THROUGHPUT[key].spread, label: THROUGHPUT[key].label });
-function totalRse({ sum, sumSq }, n2) {
-  const mean5 = sum / n2;
-  return Math.sqrt(Math.max(0, sumSq / n2 - mean5 * mean5) / n2) / mean5;
-}
-function judgeThroughputDecrease(key, rule2, base, cur, ctx) {
-  const m2 = THROUGHPUT[key];
-  const draft = {
-    id: `throughput.${key}`,
-    kind: "regression",
-    metric: m2.label,
-    limit: `may fall \u2264 ${rule2.max_decrease_pct} %`,
-    unit: m2.unit
-  };
-  const bv = m2.value(base);
-  const cv = m2.value(cur);
-  const threshold = -(rule2.max_decrease_pct / 100) * bv;
-  const known = { baseline: bv, current: cv, change: changeOf(bv, cv), threshold, ci: null };
-  if (base.requests.window.scheduled === 0 || cur.requests.window.scheduled === 0) {
-    return outcome(
-      {
-        ...known,
-        ...draft,
-        change: null,
-        reason: `no requests in the ${cur.requests.window.scheduled === 0 ? "current" : "baseline"} window`
-      },
-      "inconclusive",
-      rule2
-    );
-  }
-  if (bv <= 0) return outcome({ ...draft, ...known, reason: "the baseline has none to compare with" }, "inconclusive", rule2);
-  if (cv <= 0)
-    return outcome({ ...draft, ...known, reason: `none at all in the current run (baseline ${num(bv)} ${m2.unit})` }, "fail", rule2);
-  const rse = (r) => totalRse(m2.contribution(r, ctx), r.requests.window.scheduled);
-  const between = betweenRun(base, cur, m2.spread, 1, 1, ctx.noise, ctx.confidence);
-  const se = Math.hypot(rse(base), rse(cur), between.effectiveSe);
-  const logRatio = Math.log(cv / bv);
-  const rel = { lower: Math.exp(logRatio - ctx.z * se) - 1, upper: Math.exp(logRatio + ctx.z * se) - 1 };
-  const change = known.change;
-  const limit = -rule2.max_decrease_pct / 100;
-  const failed = change.rel < limit && rel.upper < limit;
-  const mdeRel = detectableFall(limit, se, ctx.z);
-  const mde = { abs: mdeRel * bv, rel: mdeRel, power: 0.8 };
-  const noise = { within_run: null, between_run_cv: between.cv, source: ["bootstrap", ...between.sources] };
-  const said = [between.note, noiseText(noise, m2.unit)].filter(Boolean).join("; ");
-  const caught = `a fall of \u2265 ${pctText(-mdeRel)} would have been caught`;
-  const moved2 = `${change.abs >= 0 ? "rose" : "fell"} ${pctText(change.rel, true)} (${num(bv)} \u2192 ${num(cv)} ${m2.unit}), allowed ${pctText(limit, true)}`;
-  const reason = failed ? `${moved2}; the ${confText(ctx.confidence)} upper bound ${pctText(rel.upper, true)} is beyond it too; ${said}` : change.rel < limit ? `${moved2}, but within noise: the ${confText(ctx.confidence)} upper bound is ${pctText(rel.upper, true)} \u2014 ${caught}; ${said}` : `${moved2} \u2014 ${caught}; ${said}`;
-  const ci = { lower: rel.lower * bv, upper: rel.upper * bv, confidence: ctx.confidence };
-  return outcome({ ...draft, ...known, ci, reason, mde, noise }, failed ? "fail" : "pass", rule2);
-}
-function judgeErrorRateIncrease(rule2, base, cur, ctx) {
-  const draft = {
-    id: "error_rate",
-    kind: "regression",
-    metric: "Error rate",
-    limit: `may rise \u2264 ${rule2.max_increase_pp} pp`,
-    unit: "fraction"
-  };
-  const nb = base.requests.window.scheduled;
-  const nc = cur.requests.window.scheduled;
-  const xb = nb - base.requests.window.by_class.ok;
-  const xc = nc - cur.requests.window.by_class.ok;
-  const threshold = rule2.max_increase_pp / 100;
-  if (nb === 0 || nc === 0) {
-    return outcome(
-      {
-        ...draft,
-        baseline: nb ? xb / nb : null,
-        current: nc ? xc / nc : null,
-        change: null,
-        threshold,
-        ci: null,
-        reason: `no requests in the ${nc === 0 ? "current" : "baseline"} window`
-      },
-      "inconclusive",
-      rule2
-    );
-  }
-  const change = changeOf(xb / nb, xc / nc);
-  const pb = (xb + 1) / (nb + 2);
-  const pc = (xc + 1) / (nc + 2);
-  const half = ctx.z * Math.sqrt(pb * (1 - pb) / (nb + 2) + pc * (1 - pc) / (nc + 2));
-  const ci = { lower: pc - pb - half, upper: pc - pb + half, confidence: ctx.confidence };
-  const failed = change.abs > threshold && ci.lower > threshold;
-  const mde = { abs: detectableChange(threshold, half, ctx.z), rel: null, power: 0.8 };
-  const caught = `a rise of \u2265 ${num(mde.abs * 100)} pp would have been caught`;
-  const moved2 = `${pctText(xb / nb)} (${xb} of ${nb}) \u2192 ${pctText(xc / nc)} (${xc} of ${nc}): ${num(change.abs * 100, true)} pp, allowed +${rule2.max_increase_pp} pp`;
-  const reason = failed ? `${moved2}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower * 100, true)} pp is beyond it too` : change.abs > threshold ? `${moved2}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower * 100, true)} pp \u2014 ${caught}` : `${moved2} \u2014 ${caught}`;
-  return outcome({ ...draft, baseline: xb / nb, current: xc / nc, change, threshold, ci, reason, mde }, failed ? "fail" : "pass", rule2);
-}
-
-// src/gate/context.ts
-function judgeContext(o) {
-  const cache = /* @__PURE__ */ new WeakMap();
-  return {
-    confidence: o.confidence,
-    z: normalQuantile(o.confidence),
-    iterations: o.iterations,
-    minTail: o.minTail,
-    noise: o.noise ?? NO_EXTRA_NOISE,
-    rng: (id) => createRng(deriveSeed(o.seed, id)),
-    buckets(r, histogram, unit) {
-      const perResult = cache.get(r) ?? /* @__PURE__ */ new Map();
-      cache.set(r, perResult);
-      const key = `${histogram}/${unit}`;
-      if (!perResult.has(key)) {
-        const encoded = r.histograms[histogram];
-        const b2 = encoded === void 0 ? null : bucketsOf(decodeHistogram(encoded), unit);
-        perResult.set(key, b2 && b2.n > 0 ? b2 : null);
-      }
-      return perResult.get(key);
-    }
-  };
-}
-
-// src/gate/pattern-rules.ts
-function judgePatternRules(gate, current) {
-  const out2 = [];
-  if (gate.spike?.enabled) out2.push(judgeRecovery(gate.spike, current));
-  if (gate.soak?.enabled) out2.push(...judgeSoak(gate, gate.soak, current));
-  return out2;
-}
-function judgeRecovery(rule2, r) {
-  const draft = {
-    id: "spike.recovery_s",
-    kind: "slo",
-    metric: "Spike recovery",
-    limit: `\u2264 ${rule2.max_recovery_s} s`,
-    unit: "s",
-    baseline: null,
-    change: null,
-    threshold: rule2.max_recovery_s,
-    ci: null
-  };
-  const spike = r.pattern?.spike;
-  if (!spike)
-    return outcome({ ...draft, current: null, reason: "the run has no spike pattern (load.pattern kind: spike)" }, "inconclusive", rule2);
-  if (spike.recovery_s === null)
-    return outcome({ ...draft, current: null, reason: `did not recover within the window (${spike.rule})` }, "fail", rule2);
-  const ok = spike.recovery_s <= rule2.max_recovery_s;
-  return outcome(
-    {
-      ...draft,
-      current: spike.recovery_s,
-      reason: `recovered ${num(spike.recovery_s)} s after the spike, allowed ${rule2.max_recovery_s} s`
-    },
-    ok ? "pass" : "fail",
-    rule2
-  );
-}
-function judgeSoak(gate, rule2, r) {
-  const soak = r.pattern?.kind === "soak" ? r.pattern : void 0;
-  if (!soak) {
-    const none = { kind: "slo", unit: "ms", baseline: null, current: null, change: null, threshold: null, ci: null };
-    return [
-      outcome(
-        { ...none, id: "soak.drift", metric: "Soak drift", limit: `\u2264 ${rule2.max_drift_pct} %`, reason: "the run has no soak (load.soak)" },
-        "inconclusive",
-        rule2
-      )
-    ];
-  }
-  const first = soak.histograms.phases[0];
-  const last = soak.histograms.phases[soak.histograms.phases.length - 1];
-  return Object.keys(soak.soak?.drift ?? {}).map((key) => {
-    const t = latencyTarget(key);
-    const metric = t.histogram;
-    const latency2 = gate.latency[key];
-    const d = segmentDrift({
-      first: decodeHistogram(first[metric]),
-      last: decodeHistogram(last[metric]),
-      p: t.p,
-      pct: rule2.max_drift_pct,
-      floorMs: latency2.max_increase_ms,
-      minTail: gate.min_tail_samples,
-      confidence: gate.confidence,
-      iterations: gate.bootstrap_iterations,
-      id: key
-    });
-    return outcome(
-      {
-        id: `soak.drift.${key}`,
-        kind: "slo",
-        metric: `${t.label} drift, first \u2192 last segment`,
-        limit: `may rise \u2264 ${rule2.max_drift_pct} % or ${latency2.max_increase_ms} ms, whichever is larger, beyond noise`,
-        unit: "ms",
-        baseline: d.first,
-        current: d.last,
-        change: d.change,
-        threshold: d.bound,
-        ci: d.ci,
-        reason: d.reason
-      },
-      d.verdict === "drift" ? "fail" : d.verdict === "none" ? "pass" : "inconclusive",
-      rule2
-    );
-  });
-}
-function abortVerdict(current, decided) {
-  const a = current.abort;
-  if (!a) return decided;
-  const line2 = `the run was aborted at ${a.at_s} s (${a.reason === "error_rate" ? "error rate" : "over-saturation"}): ${a.detail}`;
-  return { verdict: a.fail ? "fail" : "inconclusive", reasons: [line2, ...decided.reasons] };
-}
-
-// src/spec/gate-schema.ts
-var import_ajv = __toESM(require_ajv(), 1);
-
-// src/spec/compile-on-use.ts
-function compileOnFirstUse(compile) {
-  let validate5;
-  return () => validate5 ??= compile();
-}
-
-// src/spec/gate-schema.ts
-var LATENCY_METRICS = GATE_METRICS.map((m2) => m2.gate);
-var PERCENTILE_KEYS = PERCENTILES.map(([key]) => key);
-var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"];
-var LATENCY_DEFAULTS = {
-  ttft_p95: [10, 20],
-  tpot_p50: [10, 2],
-  tpot_p95: [10, 2],
-  itl_p99: [15, 5],
-  e2e_p95: [10, 50]
-};
-var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})`;
-var FIXED_SLO_KEYS = ["http_5xx_rate", "http_429_rate", "goodput_fraction"];
-var withDefault = (schema, value2) => value2 === void 0 ? schema : { ...schema, default: value2 };
-var nonNegative = (fallback) => withDefault({ type: "number", minimum: 0, description: "a number \u2265 0" }, fallback);
-var fraction = (fallback) => withDefault({ type: "number", minimum: 0, maximum: 1, description: "a fraction between 0 and 1" }, fallback);
-function rule(props, required, fallback) {
-  return withDefault(
-    {
-      type: "object",
-      description: `a mapping with ${[...Object.keys(props), "warn_only", "enabled"].join(", ")}`,
-      additionalProperties: false,
-      ...required.length > 0 ? { required } : {},
-      properties: {
-        ...props,
-        warn_only: { type: "boolean", default: false, description: "true or false" },
-        enabled: { type: "boolean", default: true, description: "true or false" }
-      }
-    },
-    fallback
-  );
-}
-var keyNames = (pattern2, what) => ({
-  type: "string",
-  pattern: `^${pattern2}$`,
-  description: `${what} named <metric>_<percentile>, e.g. ttft_p95 (metrics ${LATENCY_METRICS.join(", ")}; percentiles ${PERCENTILE_KEYS.join(", ")})`
-});
-var gateSchema = {
-  type: "object",
-  default: {},
-  description: "a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity, max_timestamp_error_share, max_cv, calibration, noise",
-  additionalProperties: false,
-  properties: {
-    latency: {
-      type: "object",
-      default: {},
-      description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
-      propertyNames: keyNames(LATENCY_KEY, "latency rules"),
-      properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, [pct7, ms3]]) => [
-          key,
-          rule({ max_increase_pct: nonNegative(pct7), max_increase_ms: nonNegative(ms3) }, [], {})
-        ])
-      ),
-      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, [
-        "max_increase_pct",
-        "max_increase_ms"
-      ])
-    },
-    throughput: {
-      type: "object",
-      default: {},
-      description: `a mapping with keys ${THROUGHPUT_KEYS.join(", ")}`,
-      additionalProperties: false,
-      properties: Object.fromEntries(
-        THROUGHPUT_KEYS.map((key) => [key, rule({ max_decrease_pct: nonNegative(5) }, [], key === "output_tokens_per_s" ? {} : void 0)])
-      )
-    },
-    error_rate: rule({ max_increase_pp: nonNegative(1) }, [], {}),
-    slo: {
-      type: "object",
-      default: {},
-      description: `a mapping with keys ${FIXED_SLO_KEYS.join(", ")} and <metric>_<percentile> latency limits`,
-      propertyNames: keyNames(
-        `(${LATENCY_KEY}|${FIXED_SLO_KEYS.join("|")})`,
-        `SLO rules are ${FIXED_SLO_KEYS.join(", ")} or latency limits`
-      ),
-      properties: {
-        ttft_p95: rule({ max_ms: nonNegative() }, [], {}),
-        http_5xx_rate: rule({ max: fraction(0.01) }, [], {}),
-        http_429_rate: rule({ max: fraction(0.05) }, [], {}),
-        goodput_fraction: rule({ min: fraction(0.99) }, [], {})
-      },
-      additionalProperties: rule({ max_ms: nonNegative() }, ["max_ms"])
-    },
-    // Pattern rules have no defaults: a gate without them stays as it was (and so does its spec hash).
-    spike: rule({ max_recovery_s: nonNegative() }, ["max_recovery_s"]),
-    soak: rule({ max_drift_pct: nonNegative() }, ["max_drift_pct"]),
-    confidence: { type: "number", minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: "a number in [0.5, 1), e.g. 0.95" },
-    bootstrap_iterations: {
-      type: "integer",
-      minimum: 100,
-      maximum: 1e5,
-      default: 1e3,
-      description: "an integer between 100 and 100000"
-    },
-    min_tail_samples: { type: "integer", minimum: 1, default: 10, description: "an integer \u2265 1" },
-    tolerance_pct: nonNegative(10),
-    max_timestamp_error_share: {
-      type: "number",
-      exclusiveMinimum: 0,
-      default: 0.25,
-      description: "a number > 0, e.g. 0.25 (a quarter of the allowed change)"
-    },
-    max_cv: { type: "number", exclusiveMinimum: 0, default: 0.1, description: "a number > 0, e.g. 0.1 (10 %)" },
-    calibration: { type: "string", minLength: 1, description: "the path of a calibration file written by loadgate calibrate" },
-    noise: {
-      type: "object",
-      default: {},
-      description: "a mapping with keys segments, between_run (true or false)",
-      additionalProperties: false,
-      properties: {
-        segments: { type: "boolean", default: true, description: "true or false" },
-        between_run: { type: "boolean", default: true, description: "true or false" }
-      }
-    },
-    // Explicit overrides only (no defaults here): the run's own checks use result/validity.ts's defaults.
-    validity: {
-      type: "object",
-      default: {},
-      description: "a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, max_generator_cpu, max_pool_wait_p99_ms, min_achieved_fraction",
-      additionalProperties: false,
-      properties: {
-        max_schedule_lag_p99_ms: nonNegative(),
-        max_event_loop_delay_p99_ms: nonNegative(),
-        max_generator_cpu: fraction(),
-        max_pool_wait_p99_ms: nonNegative(),
-        min_achieved_fraction: fraction()
-      }
-    }
-  }
-};
-var validateGate = compileOnFirstUse(
-  () => new import_ajv.Ajv({ allErrors: false, useDefaults: true, strict: true }).compile({
-    type: "object",
-    properties: { gate: gateSchema }
-  })
-);
-function resolveGate(raw, slo) {
-  const doc = { gate: JSON.parse(JSON.stringify(raw ?? {})) };
-  if (!validateGate()(doc)) {
-    const e = validateGate().errors[0];
-    throw new Error(`${e.instancePath.slice(1).replace(/\//g, ".")}: ${e.message}`);
-  }
-  const { gate } = doc;
-  const ttft = gate.slo.ttft_p95;
-  ttft.max_ms ??= slo?.ttft_ms ?? 500;
-  return gate;
-}
-function gateOf(spec) {
-  return resolveGate(spec.gate, spec.slo);
-}
-var DEFAULT_GATE = resolveGate(void 0);
-
-// src/gate/slo.ts
-function judgeLatencyLimit(key, rule2, base, cur, ctx) {
-  const t = latencyTarget(key);
-  const draft = {
-    id: `slo.${key}`,
-    kind: "slo",
-    metric: t.label,
-    limit: `\u2264 ${num(rule2.max_ms)} ms`,
-    unit: "ms",
-    threshold: rule2.max_ms,
-    ci: null
-  };
-  const b2 = base ? ctx.buckets(base, t.histogram, 1e3) : null;
-  const c = ctx.buckets(cur, t.histogram, 1e3);
-  const bv = b2 ? percentileOf(b2, t.p) : null;
-  if (!c)
-    return outcome({ ...draft, baseline: bv, current: null, change: null, reason: "no samples in the current run" }, "inconclusive", rule2);
-  const cv = percentileOf(c, t.p);
-  const known = { ...draft, baseline: bv, current: cv, change: bv === null ? null : changeOf(bv, cv) };
-  const need = minSamples(t.p, ctx.minTail);
-  if (c.n < need) return outcome({ ...known, reason: `too few samples for ${t.pct}: needs \u2265 ${need}, has ${c.n}` }, "inconclusive", rule2);
-  const ok = cv <= rule2.max_ms;
-  return outcome(
-    { ...known, reason: `${num(cv)} ms ${ok ? "is within" : "exceeds"} the ${num(rule2.max_ms)} ms limit (${c.n} samples)` },
-    ok ? "pass" : "fail",
-    rule2
-  );
-}
-function judgeShare(x, n2, max2, z) {
-  const enough = max2 > 0 ? Math.ceil(1 / max2 - 1e-9) : 1;
-  if (n2 === 0) return { status: "inconclusive", enough };
-  if (x / n2 > max2) return { status: n2 >= enough || wilson(x, n2, z).lower > max2 ? "fail" : "inconclusive", enough };
-  return { status: n2 >= enough ? "pass" : "inconclusive", enough };
-}
-function judgeRateLimits(slo, base, cur, ctx) {
-  const n2 = cur.requests.window.scheduled;
-  const share2 = (r, x) => r && r.requests.window.scheduled > 0 ? x(r) / r.requests.window.scheduled : null;
-  const rules = [
-    {
-      id: "slo.http_5xx_rate",
-      metric: "5xx rate",
-      flags: slo.http_5xx_rate,
-      bad: (r) => r.requests.window.by_class.http_5xx,
-      max: slo.http_5xx_rate.max
-    },
-    {
-      id: "slo.http_429_rate",
-      metric: "429 rate",
-      flags: slo.http_429_rate,
-      bad: (r) => r.requests.window.by_class.http_429,
-      max: slo.http_429_rate.max
-    },
-    {
-      id: "slo.goodput_fraction",
-      metric: "Goodput",
-      flags: slo.goodput_fraction,
-      bad: (r) => r.requests.window.scheduled - r.goodput.requests,
-      max: 1 - slo.goodput_fraction.min,
-      good: true
-    }
-  ];
-  return rules.filter((r) => r.flags.enabled).map(({ id, metric, flags, bad, max: max2, good }) => {
-    const shown = (v) => v === null || !good ? v : 1 - v;
-    const bv = shown(share2(base, bad));
-    const cv = shown(share2(cur, bad));
-    const limitValue = good ? 1 - max2 : max2;
-    const draft = {
-      id,
-      kind: "slo",
-      metric,
-      limit: `${good ? "\u2265" : "\u2264"} ${pctText(limitValue)}`,
-      unit: "fraction",
-      baseline: bv,
-      current: cv,
-      change: bv === null || cv === null ? null : changeOf(bv, cv),
-      threshold: limitValue,
-      ci: null
-    };
-    const x = n2 > 0 ? bad(cur) : 0;
-    const { status: status2, enough } = judgeShare(x, n2, max2, ctx.z);
-    const counted = good ? `${n2 - x} of ${n2} requests met every SLO` : `${x} of ${n2} requests`;
-    const reason = n2 === 0 ? "no requests in the current window" : status2 === "inconclusive" ? `${pctText(cv)} (${counted}): too few requests to judge a ${pctText(limitValue)} limit (needs \u2265 ${enough})` : `${pctText(cv)} (${counted}) ${status2 === "pass" ? "meets" : "breaks"} the ${good ? "minimum" : "limit"} of ${pctText(limitValue)}`;
-    return outcome({ ...draft, reason }, status2, flags);
-  });
-}
-
 // src/gate/timing-validity.ts
 function atPercentile(knots, p2) {
   if (p2 <= knots[0][0]) return knots[0][1];
@@ -49889,6 +49326,582 @@ function goodputByErrors(rule2, cur, why2, confidence, timing) {
     status: "inconclusive",
     reason: `not judgeable at this timing precision: ${why2}; failures alone (${failed} of ${n2}) do not break the minimum; measured: ${rule2.reason}`
   };
+}
+
+// src/gate/floors.ts
+var FLOOR_ERROR_MULTIPLE = 4;
+var HISTOGRAM_RELATIVE_RESOLUTION = 1 / 1024;
+var MICROSECOND_MS = 1e-3;
+var resolutionAt = (v) => Math.max(MICROSECOND_MS, v * HISTOGRAM_RELATIVE_RESOLUTION);
+function latencyFloor(key, rule2, base, cur, baselineValue) {
+  if (rule2.max_increase_ms !== void 0) return { ms: rule2.max_increase_ms, source: "spec", text: `${rule2.max_increase_ms} ms` };
+  const t = latencyTarget(key);
+  const metric = key.slice(0, key.lastIndexOf("_"));
+  const e = Math.max(errorBound(base, t.p, metric).ms, cur ? errorBound(cur, t.p, metric).ms : 0);
+  const ms3 = FLOOR_ERROR_MULTIPLE * e + 2 * resolutionAt(baselineValue);
+  return {
+    ms: ms3,
+    source: "resolvable",
+    text: `${num(ms3)} ms (what the runs resolve: ${FLOOR_ERROR_MULTIPLE} \xD7 the larger timestamp error bound ${num(e)} ms, plus the histogram's resolution)`
+  };
+}
+
+// src/gate/regression.ts
+function judgeLatencyIncrease(key, rule2, base, cur, ctx) {
+  const t = latencyTarget(key);
+  const id = `latency.${key}`;
+  const { test, noise, floor } = latencyRise(key, rule2, base, cur, ctx, id);
+  const draft = {
+    id,
+    kind: "regression",
+    metric: t.label,
+    limit: `may rise \u2264 ${rule2.max_increase_pct} % or ${floor.text}, whichever is larger`,
+    unit: "ms"
+  };
+  const none = { baseline: test.before, current: test.after, change: null, threshold: null, ci: null };
+  if (test.status === "no-samples")
+    return outcome(
+      { ...draft, ...none, reason: `no samples in the ${test.missing === "after" ? "current run" : "baseline"}` },
+      "inconclusive",
+      rule2
+    );
+  const { change, threshold } = test;
+  if (test.status === "too-few") {
+    const [nb, nc] = test.n;
+    return outcome(
+      {
+        ...draft,
+        ...none,
+        change,
+        threshold,
+        reason: `too few samples for ${t.pct}: needs \u2265 ${test.need} in each run (baseline ${nb}, current ${nc})`
+      },
+      "inconclusive",
+      rule2
+    );
+  }
+  const { ci, before: bv } = test;
+  const said = [noise().note, noiseText(noise().record, "ms")].filter(Boolean).join("; ");
+  const mdeAbs = detectableChange(threshold, change.abs - ci.lower, ctx.z);
+  const mde = { abs: mdeAbs, rel: bv > 0 ? mdeAbs / bv : null, power: 0.8 };
+  const reason = riseReason(test.rise, {
+    moved: `${change.abs >= 0 ? "rose" : "fell"} ${num(change.abs, true)} ms (${change.rel === null ? "n/a" : pctText(change.rel, true)}), allowed ${num(threshold, true)} ms`,
+    bound: `the ${confText(ctx.confidence)} lower bound`,
+    lower: `${num(ci.lower, true)} ms`,
+    caught: `a rise of \u2265 ${mde.rel === null ? `${num(mdeAbs)} ms` : `${pctText(mde.rel)} (${num(mdeAbs, true)} ms)`} would have been caught`,
+    noise: said
+  });
+  return outcome(
+    {
+      ...draft,
+      baseline: bv,
+      current: test.after,
+      change,
+      threshold,
+      ci: { ...ci, confidence: ctx.confidence },
+      reason,
+      mde,
+      noise: noise().record
+    },
+    test.rise === "beyond" ? "fail" : "pass",
+    rule2
+  );
+}
+function latencyRise(key, rule2, base, cur, ctx, id) {
+  const t = latencyTarget(key);
+  const b2 = ctx.buckets(base, t.histogram, 1e3);
+  const c = ctx.buckets(cur, t.histogram, 1e3);
+  const floor = latencyFloor(key, rule2, base, cur, b2 ? percentileOf(b2, t.p) : 0);
+  let noise;
+  const test = percentileRise({
+    before: b2,
+    after: c,
+    p: t.p,
+    pct: rule2.max_increase_pct,
+    floorMs: floor.ms,
+    minTail: ctx.minTail,
+    confidence: ctx.confidence,
+    iterations: ctx.iterations,
+    rng: ctx.rng(id),
+    widen: (bv, cv) => {
+      const side = (s) => ctx.rng(`${id}/${s}`);
+      noise = latencyNoise(ctx.noise, t, base, cur, { base: b2, cur: c }, { base: bv, cur: cv }, side, ctx.confidence);
+      return ctx.z * noise.se;
+    }
+  });
+  return { test, noise: () => noise, floor };
+}
+var THROUGHPUT = {
+  output_tokens_per_s: {
+    label: "Output tokens/s",
+    unit: "tok/s",
+    spread: "throughput.output_tokens_per_s",
+    value: (r) => r.throughput.output_tokens_per_s,
+    contribution: (r, ctx) => {
+      const b2 = ctx.buckets(r, "outputTokens", 1);
+      return b2 ? moments(b2) : { sum: 0, sumSq: 0 };
+    }
+  },
+  requests_per_s: {
+    label: "Completed requests/s",
+    unit: "req/s",
+    spread: "throughput.requests_per_s",
+    value: (r) => r.throughput.requests_per_s,
+    contribution: (r) => ({ sum: r.requests.window.by_class.ok, sumSq: r.requests.window.by_class.ok })
+  },
+  goodput_per_s: {
+    label: "Goodput",
+    unit: "req/s",
+    spread: "goodput.rate_per_s",
+    value: (r) => r.goodput.rate_per_s,
+    contribution: (r) => ({ sum: r.goodput.requests, sumSq: r.goodput.requests })
+  }
+};
+var throughputSpread = (key) => ({ key: THROUGHPUT[key].spread, label: THROUGHPUT[key].label });
+function totalRse({ sum, sumSq }, n2) {
+  const mean5 = sum / n2;
+  return Math.sqrt(Math.max(0, sumSq / n2 - mean5 * mean5) / n2) / mean5;
+}
+function judgeThroughputDecrease(key, rule2, base, cur, ctx) {
+  const m2 = THROUGHPUT[key];
+  const draft = {
+    id: `throughput.${key}`,
+    kind: "regression",
+    metric: m2.label,
+    limit: `may fall \u2264 ${rule2.max_decrease_pct} %`,
+    unit: m2.unit
+  };
+  const bv = m2.value(base);
+  const cv = m2.value(cur);
+  const threshold = -(rule2.max_decrease_pct / 100) * bv;
+  const known = { baseline: bv, current: cv, change: changeOf(bv, cv), threshold, ci: null };
+  if (base.requests.window.scheduled === 0 || cur.requests.window.scheduled === 0) {
+    return outcome(
+      {
+        ...known,
+        ...draft,
+        change: null,
+        reason: `no requests in the ${cur.requests.window.scheduled === 0 ? "current" : "baseline"} window`
+      },
+      "inconclusive",
+      rule2
+    );
+  }
+  if (bv <= 0) return outcome({ ...draft, ...known, reason: "the baseline has none to compare with" }, "inconclusive", rule2);
+  if (cv <= 0)
+    return outcome({ ...draft, ...known, reason: `none at all in the current run (baseline ${num(bv)} ${m2.unit})` }, "fail", rule2);
+  const rse = (r) => totalRse(m2.contribution(r, ctx), r.requests.window.scheduled);
+  const between2 = betweenRun(base, cur, m2.spread, 1, 1, ctx.noise, ctx.confidence);
+  const se = Math.hypot(rse(base), rse(cur), between2.effectiveSe);
+  const logRatio = Math.log(cv / bv);
+  const rel = { lower: Math.exp(logRatio - ctx.z * se) - 1, upper: Math.exp(logRatio + ctx.z * se) - 1 };
+  const change = known.change;
+  const limit = -rule2.max_decrease_pct / 100;
+  const failed = change.rel < limit && rel.upper < limit;
+  const mdeRel = detectableFall(limit, se, ctx.z);
+  const mde = { abs: mdeRel * bv, rel: mdeRel, power: 0.8 };
+  const noise = { within_run: null, between_run_cv: between2.cv, source: ["bootstrap", ...between2.sources] };
+  const said = [between2.note, noiseText(noise, m2.unit)].filter(Boolean).join("; ");
+  const caught = `a fall of \u2265 ${pctText(-mdeRel)} would have been caught`;
+  const moved2 = `${change.abs >= 0 ? "rose" : "fell"} ${pctText(change.rel, true)} (${num(bv)} \u2192 ${num(cv)} ${m2.unit}), allowed ${pctText(limit, true)}`;
+  const reason = failed ? `${moved2}; the ${confText(ctx.confidence)} upper bound ${pctText(rel.upper, true)} is beyond it too; ${said}` : change.rel < limit ? `${moved2}, but within noise: the ${confText(ctx.confidence)} upper bound is ${pctText(rel.upper, true)} \u2014 ${caught}; ${said}` : `${moved2} \u2014 ${caught}; ${said}`;
+  const ci = { lower: rel.lower * bv, upper: rel.upper * bv, confidence: ctx.confidence };
+  return outcome({ ...draft, ...known, ci, reason, mde, noise }, failed ? "fail" : "pass", rule2);
+}
+function judgeErrorRateIncrease(rule2, base, cur, ctx) {
+  const draft = {
+    id: "error_rate",
+    kind: "regression",
+    metric: "Error rate",
+    limit: `may rise \u2264 ${rule2.max_increase_pp} pp`,
+    unit: "fraction"
+  };
+  const nb = base.requests.window.scheduled;
+  const nc = cur.requests.window.scheduled;
+  const xb = nb - base.requests.window.by_class.ok;
+  const xc = nc - cur.requests.window.by_class.ok;
+  const threshold = rule2.max_increase_pp / 100;
+  if (nb === 0 || nc === 0) {
+    return outcome(
+      {
+        ...draft,
+        baseline: nb ? xb / nb : null,
+        current: nc ? xc / nc : null,
+        change: null,
+        threshold,
+        ci: null,
+        reason: `no requests in the ${nc === 0 ? "current" : "baseline"} window`
+      },
+      "inconclusive",
+      rule2
+    );
+  }
+  const change = changeOf(xb / nb, xc / nc);
+  const pb = (xb + 1) / (nb + 2);
+  const pc = (xc + 1) / (nc + 2);
+  const half = ctx.z * Math.sqrt(pb * (1 - pb) / (nb + 2) + pc * (1 - pc) / (nc + 2));
+  const ci = { lower: pc - pb - half, upper: pc - pb + half, confidence: ctx.confidence };
+  const failed = change.abs > threshold && ci.lower > threshold;
+  const mde = { abs: detectableChange(threshold, half, ctx.z), rel: null, power: 0.8 };
+  const caught = `a rise of \u2265 ${num(mde.abs * 100)} pp would have been caught`;
+  const moved2 = `${pctText(xb / nb)} (${xb} of ${nb}) \u2192 ${pctText(xc / nc)} (${xc} of ${nc}): ${num(change.abs * 100, true)} pp, allowed +${rule2.max_increase_pp} pp`;
+  const reason = failed ? `${moved2}; the ${confText(ctx.confidence)} lower bound ${num(ci.lower * 100, true)} pp is beyond it too` : change.abs > threshold ? `${moved2}, but within noise: the ${confText(ctx.confidence)} lower bound is ${num(ci.lower * 100, true)} pp \u2014 ${caught}` : `${moved2} \u2014 ${caught}`;
+  return outcome({ ...draft, baseline: xb / nb, current: xc / nc, change, threshold, ci, reason, mde }, failed ? "fail" : "pass", rule2);
+}
+
+// src/gate/context.ts
+function judgeContext(o) {
+  const cache = /* @__PURE__ */ new WeakMap();
+  return {
+    confidence: o.confidence,
+    z: normalQuantile(o.confidence),
+    iterations: o.iterations,
+    minTail: o.minTail,
+    noise: o.noise ?? NO_EXTRA_NOISE,
+    rng: (id) => createRng(deriveSeed(o.seed, id)),
+    buckets(r, histogram, unit) {
+      const perResult = cache.get(r) ?? /* @__PURE__ */ new Map();
+      cache.set(r, perResult);
+      const key = `${histogram}/${unit}`;
+      if (!perResult.has(key)) {
+        const encoded = r.histograms[histogram];
+        const b2 = encoded === void 0 ? null : bucketsOf(decodeHistogram(encoded), unit);
+        perResult.set(key, b2 && b2.n > 0 ? b2 : null);
+      }
+      return perResult.get(key);
+    }
+  };
+}
+
+// src/spec/gate-schema.ts
+var import_ajv = __toESM(require_ajv(), 1);
+
+// src/spec/compile-on-use.ts
+function compileOnFirstUse(compile) {
+  let validate5;
+  return () => validate5 ??= compile();
+}
+
+// src/spec/gate-schema.ts
+var LATENCY_METRICS = GATE_METRICS.map((m2) => m2.gate);
+var PERCENTILE_KEYS = PERCENTILES.map(([key]) => key);
+var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"];
+var FIXED_FLOOR_MS = { ttft_p95: 20, tpot_p50: 2, tpot_p95: 2, itl_p99: 5, e2e_p95: 50 };
+var LATENCY_DEFAULTS = { ttft_p95: 10, tpot_p50: 10, tpot_p95: 10, itl_p99: 15, e2e_p95: 10 };
+var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})`;
+var FIXED_SLO_KEYS = ["http_5xx_rate", "http_429_rate", "goodput_fraction"];
+var withDefault = (schema, value2) => value2 === void 0 ? schema : { ...schema, default: value2 };
+var nonNegative = (fallback) => withDefault({ type: "number", minimum: 0, description: "a number \u2265 0" }, fallback);
+var fraction = (fallback) => withDefault({ type: "number", minimum: 0, maximum: 1, description: "a fraction between 0 and 1" }, fallback);
+function rule(props, required, fallback) {
+  return withDefault(
+    {
+      type: "object",
+      description: `a mapping with ${[...Object.keys(props), "warn_only", "enabled"].join(", ")}`,
+      additionalProperties: false,
+      ...required.length > 0 ? { required } : {},
+      properties: {
+        ...props,
+        warn_only: { type: "boolean", default: false, description: "true or false" },
+        enabled: { type: "boolean", default: true, description: "true or false" }
+      }
+    },
+    fallback
+  );
+}
+var keyNames = (pattern2, what) => ({
+  type: "string",
+  pattern: `^${pattern2}$`,
+  description: `${what} named <metric>_<percentile>, e.g. ttft_p95 (metrics ${LATENCY_METRICS.join(", ")}; percentiles ${PERCENTILE_KEYS.join(", ")})`
+});
+var gateSchema = {
+  type: "object",
+  default: {},
+  description: "a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity, max_timestamp_error_share, max_cv, calibration, noise",
+  additionalProperties: false,
+  properties: {
+    latency: {
+      type: "object",
+      default: {},
+      description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
+      propertyNames: keyNames(LATENCY_KEY, "latency rules"),
+      properties: Object.fromEntries(
+        Object.entries(LATENCY_DEFAULTS).map(([key, pct7]) => [
+          key,
+          rule({ max_increase_pct: nonNegative(pct7), max_increase_ms: nonNegative() }, [], {})
+        ])
+      ),
+      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, ["max_increase_pct"])
+    },
+    throughput: {
+      type: "object",
+      default: {},
+      description: `a mapping with keys ${THROUGHPUT_KEYS.join(", ")}`,
+      additionalProperties: false,
+      properties: Object.fromEntries(
+        THROUGHPUT_KEYS.map((key) => [key, rule({ max_decrease_pct: nonNegative(5) }, [], key === "output_tokens_per_s" ? {} : void 0)])
+      )
+    },
+    error_rate: rule({ max_increase_pp: nonNegative(1) }, [], {}),
+    slo: {
+      type: "object",
+      default: {},
+      description: `a mapping with keys ${FIXED_SLO_KEYS.join(", ")} and <metric>_<percentile> latency limits`,
+      propertyNames: keyNames(
+        `(${LATENCY_KEY}|${FIXED_SLO_KEYS.join("|")})`,
+        `SLO rules are ${FIXED_SLO_KEYS.join(", ")} or latency limits`
+      ),
+      properties: {
+        ttft_p95: rule({ max_ms: nonNegative() }, [], {}),
+        http_5xx_rate: rule({ max: fraction(0.01) }, [], {}),
+        http_429_rate: rule({ max: fraction(0.05) }, [], {}),
+        goodput_fraction: rule({ min: fraction(0.99) }, [], {})
+      },
+      additionalProperties: rule({ max_ms: nonNegative() }, ["max_ms"])
+    },
+    // Pattern rules have no defaults: a gate without them stays as it was (and so does its spec hash).
+    spike: rule({ max_recovery_s: nonNegative() }, ["max_recovery_s"]),
+    soak: rule({ max_drift_pct: nonNegative() }, ["max_drift_pct"]),
+    confidence: { type: "number", minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: "a number in [0.5, 1), e.g. 0.95" },
+    bootstrap_iterations: {
+      type: "integer",
+      minimum: 100,
+      maximum: 1e5,
+      default: 1e3,
+      description: "an integer between 100 and 100000"
+    },
+    min_tail_samples: { type: "integer", minimum: 1, default: 10, description: "an integer \u2265 1" },
+    tolerance_pct: nonNegative(10),
+    max_timestamp_error_share: {
+      type: "number",
+      exclusiveMinimum: 0,
+      default: 0.25,
+      description: "a number > 0, e.g. 0.25 (a quarter of the allowed change)"
+    },
+    max_cv: { type: "number", exclusiveMinimum: 0, default: 0.1, description: "a number > 0, e.g. 0.1 (10 %)" },
+    calibration: { type: "string", minLength: 1, description: "the path of a calibration file written by loadgate calibrate" },
+    noise: {
+      type: "object",
+      default: {},
+      description: "a mapping with keys segments, between_run (true or false)",
+      additionalProperties: false,
+      properties: {
+        segments: { type: "boolean", default: true, description: "true or false" },
+        between_run: { type: "boolean", default: true, description: "true or false" }
+      }
+    },
+    // Explicit overrides only (no defaults here): the run's own checks use result/validity.ts's defaults.
+    validity: {
+      type: "object",
+      default: {},
+      description: "a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, max_generator_cpu, max_pool_wait_p99_ms, min_achieved_fraction",
+      additionalProperties: false,
+      properties: {
+        max_schedule_lag_p99_ms: nonNegative(),
+        max_event_loop_delay_p99_ms: nonNegative(),
+        max_generator_cpu: fraction(),
+        max_pool_wait_p99_ms: nonNegative(),
+        min_achieved_fraction: fraction()
+      }
+    }
+  }
+};
+var validateGate = compileOnFirstUse(
+  () => new import_ajv.Ajv({ allErrors: false, useDefaults: true, strict: true }).compile({
+    type: "object",
+    properties: { gate: gateSchema }
+  })
+);
+function resolveGate(raw, slo) {
+  const doc = { gate: JSON.parse(JSON.stringify(raw ?? {})) };
+  if (!validateGate()(doc)) {
+    const e = validateGate().errors[0];
+    throw new Error(`${e.instancePath.slice(1).replace(/\//g, ".")}: ${e.message}`);
+  }
+  const { gate } = doc;
+  const ttft = gate.slo.ttft_p95;
+  ttft.max_ms ??= slo?.ttft_ms ?? 500;
+  return gate;
+}
+function gateOf(spec) {
+  return resolveGate(spec.gate, spec.slo);
+}
+var DEFAULT_GATE = resolveGate(void 0);
+
+// src/gate/pattern-rules.ts
+function judgePatternRules(gate, current) {
+  const out2 = [];
+  if (gate.spike?.enabled) out2.push(judgeRecovery(gate.spike, current));
+  if (gate.soak?.enabled) out2.push(...judgeSoak(gate, gate.soak, current));
+  return out2;
+}
+function judgeRecovery(rule2, r) {
+  const draft = {
+    id: "spike.recovery_s",
+    kind: "slo",
+    metric: "Spike recovery",
+    limit: `\u2264 ${rule2.max_recovery_s} s`,
+    unit: "s",
+    baseline: null,
+    change: null,
+    threshold: rule2.max_recovery_s,
+    ci: null
+  };
+  const spike = r.pattern?.spike;
+  if (!spike)
+    return outcome({ ...draft, current: null, reason: "the run has no spike pattern (load.pattern kind: spike)" }, "inconclusive", rule2);
+  if (spike.recovery_s === null)
+    return outcome({ ...draft, current: null, reason: `did not recover within the window (${spike.rule})` }, "fail", rule2);
+  const ok = spike.recovery_s <= rule2.max_recovery_s;
+  return outcome(
+    {
+      ...draft,
+      current: spike.recovery_s,
+      reason: `recovered ${num(spike.recovery_s)} s after the spike, allowed ${rule2.max_recovery_s} s`
+    },
+    ok ? "pass" : "fail",
+    rule2
+  );
+}
+function judgeSoak(gate, rule2, r) {
+  const soak = r.pattern?.kind === "soak" ? r.pattern : void 0;
+  if (!soak) {
+    const none = { kind: "slo", unit: "ms", baseline: null, current: null, change: null, threshold: null, ci: null };
+    return [
+      outcome(
+        { ...none, id: "soak.drift", metric: "Soak drift", limit: `\u2264 ${rule2.max_drift_pct} %`, reason: "the run has no soak (load.soak)" },
+        "inconclusive",
+        rule2
+      )
+    ];
+  }
+  const first = soak.histograms.phases[0];
+  const last = soak.histograms.phases[soak.histograms.phases.length - 1];
+  return Object.keys(soak.soak?.drift ?? {}).map((key) => {
+    const t = latencyTarget(key);
+    const metric = t.histogram;
+    const latency2 = gate.latency[key];
+    const d = segmentDrift({
+      first: decodeHistogram(first[metric]),
+      last: decodeHistogram(last[metric]),
+      p: t.p,
+      pct: rule2.max_drift_pct,
+      floorMs: latency2.max_increase_ms ?? FIXED_FLOOR_MS[key] ?? 0,
+      minTail: gate.min_tail_samples,
+      confidence: gate.confidence,
+      iterations: gate.bootstrap_iterations,
+      id: key
+    });
+    return outcome(
+      {
+        id: `soak.drift.${key}`,
+        kind: "slo",
+        metric: `${t.label} drift, first \u2192 last segment`,
+        limit: `may rise \u2264 ${rule2.max_drift_pct} % or ${latency2.max_increase_ms ?? FIXED_FLOOR_MS[key] ?? 0} ms, whichever is larger, beyond noise`,
+        unit: "ms",
+        baseline: d.first,
+        current: d.last,
+        change: d.change,
+        threshold: d.bound,
+        ci: d.ci,
+        reason: d.reason
+      },
+      d.verdict === "drift" ? "fail" : d.verdict === "none" ? "pass" : "inconclusive",
+      rule2
+    );
+  });
+}
+function abortVerdict(current, decided) {
+  const a = current.abort;
+  if (!a) return decided;
+  const line2 = `the run was aborted at ${a.at_s} s (${a.reason === "error_rate" ? "error rate" : "over-saturation"}): ${a.detail}`;
+  return { verdict: a.fail ? "fail" : "inconclusive", reasons: [line2, ...decided.reasons] };
+}
+
+// src/gate/slo.ts
+function judgeLatencyLimit(key, rule2, base, cur, ctx) {
+  const t = latencyTarget(key);
+  const draft = {
+    id: `slo.${key}`,
+    kind: "slo",
+    metric: t.label,
+    limit: `\u2264 ${num(rule2.max_ms)} ms`,
+    unit: "ms",
+    threshold: rule2.max_ms,
+    ci: null
+  };
+  const b2 = base ? ctx.buckets(base, t.histogram, 1e3) : null;
+  const c = ctx.buckets(cur, t.histogram, 1e3);
+  const bv = b2 ? percentileOf(b2, t.p) : null;
+  if (!c)
+    return outcome({ ...draft, baseline: bv, current: null, change: null, reason: "no samples in the current run" }, "inconclusive", rule2);
+  const cv = percentileOf(c, t.p);
+  const known = { ...draft, baseline: bv, current: cv, change: bv === null ? null : changeOf(bv, cv) };
+  const need = minSamples(t.p, ctx.minTail);
+  if (c.n < need) return outcome({ ...known, reason: `too few samples for ${t.pct}: needs \u2265 ${need}, has ${c.n}` }, "inconclusive", rule2);
+  const ok = cv <= rule2.max_ms;
+  return outcome(
+    { ...known, reason: `${num(cv)} ms ${ok ? "is within" : "exceeds"} the ${num(rule2.max_ms)} ms limit (${c.n} samples)` },
+    ok ? "pass" : "fail",
+    rule2
+  );
+}
+function judgeShare(x, n2, max2, z) {
+  const enough = max2 > 0 ? Math.ceil(1 / max2 - 1e-9) : 1;
+  if (n2 === 0) return { status: "inconclusive", enough };
+  if (x / n2 > max2) return { status: n2 >= enough || wilson(x, n2, z).lower > max2 ? "fail" : "inconclusive", enough };
+  return { status: n2 >= enough ? "pass" : "inconclusive", enough };
+}
+function judgeRateLimits(slo, base, cur, ctx) {
+  const n2 = cur.requests.window.scheduled;
+  const share2 = (r, x) => r && r.requests.window.scheduled > 0 ? x(r) / r.requests.window.scheduled : null;
+  const rules = [
+    {
+      id: "slo.http_5xx_rate",
+      metric: "5xx rate",
+      flags: slo.http_5xx_rate,
+      bad: (r) => r.requests.window.by_class.http_5xx,
+      max: slo.http_5xx_rate.max
+    },
+    {
+      id: "slo.http_429_rate",
+      metric: "429 rate",
+      flags: slo.http_429_rate,
+      bad: (r) => r.requests.window.by_class.http_429,
+      max: slo.http_429_rate.max
+    },
+    {
+      id: "slo.goodput_fraction",
+      metric: "Goodput",
+      flags: slo.goodput_fraction,
+      bad: (r) => r.requests.window.scheduled - r.goodput.requests,
+      max: 1 - slo.goodput_fraction.min,
+      good: true
+    }
+  ];
+  return rules.filter((r) => r.flags.enabled).map(({ id, metric, flags, bad, max: max2, good }) => {
+    const shown = (v) => v === null || !good ? v : 1 - v;
+    const bv = shown(share2(base, bad));
+    const cv = shown(share2(cur, bad));
+    const limitValue = good ? 1 - max2 : max2;
+    const draft = {
+      id,
+      kind: "slo",
+      metric,
+      limit: `${good ? "\u2265" : "\u2264"} ${pctText(limitValue)}`,
+      unit: "fraction",
+      baseline: bv,
+      current: cv,
+      change: bv === null || cv === null ? null : changeOf(bv, cv),
+      threshold: limitValue,
+      ci: null
+    };
+    const x = n2 > 0 ? bad(cur) : 0;
+    const { status: status2, enough } = judgeShare(x, n2, max2, ctx.z);
+    const counted = good ? `${n2 - x} of ${n2} requests met every SLO` : `${x} of ${n2} requests`;
+    const reason = n2 === 0 ? "no requests in the current window" : status2 === "inconclusive" ? `${pctText(cv)} (${counted}): too few requests to judge a ${pctText(limitValue)} limit (needs \u2265 ${enough})` : `${pctText(cv)} (${counted}) ${status2 === "pass" ? "meets" : "breaks"} the ${good ? "minimum" : "limit"} of ${pctText(limitValue)}`;
+    return outcome({ ...draft, reason }, status2, flags);
+  });
 }
 
 // src/gate/verdict.ts
@@ -51408,6 +51421,24 @@ function documentOrder(data) {
 var escape2 = (key) => key.replace(/~/g, "~0").replace(/\//g, "~1");
 var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 
+// src/sim/compute-bound.ts
+var COMPUTE_BOUND_BASE_MS = 3.5;
+var COMPUTE_BOUND_ALPHA = 3 / 7;
+var COMPUTE_BOUND_JITTER = { step_cv: 0.1, request_cv: 0.2, run_cv: 0 };
+function computeBoundEngine(timeScale = 1, base = COMPUTE_BOUND_BASE_MS, alpha = COMPUTE_BOUND_ALPHA) {
+  return {
+    max_num_seqs: 8,
+    max_num_batched_tokens: 2048,
+    decode_base_ms: base * (1 - alpha) / timeScale,
+    decode_ms_per_seq: base * alpha / timeScale,
+    prefill_ms_per_token: 0.2 / timeScale,
+    enable_prefix_caching: false,
+    output_tokens: { dist: "fixed", value: 64 },
+    jitter: { ...COMPUTE_BOUND_JITTER }
+  };
+}
+var SIM_PRESETS = { "compute-bound": () => computeBoundEngine() };
+
 // src/sim/config.ts
 var SIM_DEFAULTS = {
   mode: "engine",
@@ -51502,7 +51533,14 @@ var SIM_CONFIG_SCHEMA = {
       }
     },
     drift: { type: "object", additionalProperties: false, required: ["per_minute"], properties: { per_minute: nonNegative2 } },
-    fail_from_ms: nonNegative2
+    fail_from_ms: nonNegative2,
+    jitter: {
+      type: "object",
+      additionalProperties: false,
+      required: ["step_cv", "request_cv", "run_cv"],
+      properties: { step_cv: nonNegative2, request_cv: nonNegative2, run_cv: nonNegative2 }
+    },
+    preset: { enum: Object.keys(SIM_PRESETS) }
   }
 };
 var SimConfigError = class extends Error {
@@ -51515,7 +51553,9 @@ var check = compileOnFirstUse(() => new import_ajv4.Ajv({ discriminator: true, v
 function validateSimConfig(input) {
   if (input === null || input === void 0) input = {};
   if (typeof input !== "object" || Array.isArray(input)) throw new SimConfigError(`is ${show(input)}; expected a mapping`);
-  const config = { ...SIM_DEFAULTS, ...input };
+  const preset = input.preset;
+  const base = typeof preset === "string" && preset in SIM_PRESETS ? SIM_PRESETS[preset]() : {};
+  const config = { ...SIM_DEFAULTS, ...base, ...input };
   if (!check()(config)) throw new SimConfigError(issueFromErrors(check().errors, config).message);
   crossCheck(config);
   return config;
@@ -51709,6 +51749,34 @@ var Wake = class {
   };
 };
 
+// src/sim/jitter.ts
+function lognormalFactor(rng, cv) {
+  if (cv === 0) return 1;
+  const s2 = Math.log(1 + cv * cv);
+  return Math.exp(Math.sqrt(s2) * normal(rng) - s2 / 2);
+}
+var Jitter = class {
+  constructor(c, seed) {
+    this.c = c;
+    this.stepRng = createRng(deriveSeed(seed, "jitter.step"));
+    this.requestRng = createRng(deriveSeed(seed, "jitter.request"));
+    this.run = lognormalFactor(createRng(deriveSeed(seed, "jitter.run")), c.run_cv);
+  }
+  c;
+  stepRng;
+  requestRng;
+  /** This run's factor on every compute time. */
+  run;
+  /** Factor of one step's duration: this run's times the step's own. */
+  step() {
+    return this.run * lognormalFactor(this.stepRng, this.c.step_cv);
+  }
+  /** Factor of one request's prefill cost, drawn when it is admitted. */
+  request() {
+    return lognormalFactor(this.requestRng, this.c.request_cv);
+  }
+};
+
 // src/sim/engine.ts
 var Engine = class {
   constructor(config, stalls, drift) {
@@ -51716,6 +51784,7 @@ var Engine = class {
     this.stalls = stalls;
     this.drift = drift;
     this.kv = new KvCache(config.kv_cache_tokens, config.block_size);
+    this.jitter = config.jitter ? new Jitter(config.jitter, config.seed) : null;
   }
   config;
   stalls;
@@ -51726,6 +51795,9 @@ var Engine = class {
   waitingCount = 0;
   runningSeqs = [];
   wake = new Wake((t) => this.onWake(t));
+  jitter;
+  /** Each admitted sequence's prefill cost factor (jitter.request_cv). */
+  prefillFactor = /* @__PURE__ */ new WeakMap();
   /** Ideal (simulated) end of the step in flight, or NaN when none is. */
   stepEnd = NaN;
   steps = 0;
@@ -51785,7 +51857,7 @@ var Engine = class {
       const n2 = seq.prefillLeft > 0 ? Math.min(seq.prefillLeft, budget) : 1;
       seq.scheduled = n2;
       budget -= n2;
-      if (seq.prefillLeft > 0) prefill += n2;
+      if (seq.prefillLeft > 0) prefill += n2 * (this.prefillFactor.get(seq) ?? 1);
       else decoding++;
     }
     while (budget > 0 && this.runningSeqs.length < c.max_num_seqs && this.waitingCount > 0) {
@@ -51802,7 +51874,8 @@ var Engine = class {
       seq.prefillLeft = seq.promptTokens - seq.cachedTokens;
       seq.scheduled = Math.min(seq.prefillLeft, budget);
       budget -= seq.scheduled;
-      prefill += seq.scheduled;
+      if (this.jitter) this.prefillFactor.set(seq, this.jitter.request());
+      prefill += seq.scheduled * (this.prefillFactor.get(seq) ?? 1);
       this.runningSeqs.push(seq);
       seq.sink.admitted(start);
     }
@@ -51810,7 +51883,7 @@ var Engine = class {
       this.stepEnd = NaN;
       return;
     }
-    const ms3 = c.slowdown * (this.drift?.factor(start) ?? 1) * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
+    const ms3 = c.slowdown * (this.drift?.factor(start) ?? 1) * (this.jitter?.step() ?? 1) * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
     this.steps++;
     this.busyMs += ms3;
     this.stepEnd = this.stalls.advance(start, ms3);
@@ -53254,15 +53327,17 @@ var sweepSchema = {
       items: { type: "integer", minimum: 1, description: "an integer \u2265 1" },
       description: "a list of 1 to 100 concurrency levels (integers \u2265 1)"
     },
+    profile: { enum: ["doubling", "guidellm"], default: "doubling" },
     metric: { enum: ["ttft", "e2e"], default: "ttft" },
     slo_target: fraction2(0.99),
     bisect: mapping2(
       {
         precision: { type: "number", exclusiveMinimum: 0, maximum: 1, default: 0.05, description: "a fraction > 0 and \u2264 1 of the rate" },
         max_points: { type: "integer", minimum: 0, maximum: 20, default: 4, description: "an integer from 0 to 20" },
-        knee_points: { type: "integer", minimum: 0, maximum: 20, default: 2, description: "an integer from 0 to 20" }
+        knee_points: { type: "integer", minimum: 0, maximum: 20, default: 2, description: "an integer from 0 to 20" },
+        repeat_points: { type: "integer", minimum: 0, maximum: 10, default: 2, description: "an integer from 0 to 10" }
       },
-      "a mapping with precision, max_points and knee_points"
+      "a mapping with precision, max_points, knee_points and repeat_points"
     ),
     stop: mapping2(
       {
@@ -53301,6 +53376,8 @@ function checkSweep(s) {
   if (ways.length === 0)
     throw new SpecIssue(["sweep"], "chooses no points; expected rates: [..], from/to/steps, auto: true, or concurrency: [..]");
   if (ways.length > 1) throw new SpecIssue(["sweep"], `gives ${ways.join(" and ")}; expected exactly one way of choosing the points`);
+  if (s.profile === "guidellm" && ways[0] !== "auto")
+    throw new SpecIssue(["sweep", "profile"], `is guidellm with ${ways[0]}; expected auto: true (a listed sweep measures its own points)`);
   if (ways[0] === "from/to/steps") {
     const missing = ["from", "to", "steps"].find((k) => s[k] === void 0);
     if (missing) throw new SpecIssue(["sweep", missing], "is missing; expected from, to and steps together");
@@ -57254,7 +57331,7 @@ function soakOutcome(f) {
       last: last.h[metric],
       p: t.p,
       pct: g.soak?.max_drift_pct ?? rule2.max_increase_pct,
-      floorMs: rule2.max_increase_ms,
+      floorMs: rule2.max_increase_ms ?? FIXED_FLOOR_MS[key] ?? 0,
       minTail: g.min_tail_samples,
       confidence: g.confidence,
       iterations: g.bootstrap_iterations,
@@ -59773,23 +59850,197 @@ var import_ajv6 = __toESM(require_ajv(), 1);
 // src/result/latency.ts
 var latencyOf = (r, metric) => r.metrics[`${metric}_ms`];
 
-// src/capacity/analysis.ts
+// src/capacity/curve.ts
+function latency(r, metric) {
+  return latencyOf(r, metric);
+}
+var histogramOf2 = (metric) => metric === "ttft" ? "ttft" : "e2e";
+var loadOf = (p2) => p2.mode === "open" ? p2.rate_per_s : p2.concurrency;
+function sweepMode(points) {
+  return points.length > 0 && points.every((p2) => p2.mode === "closed") ? "closed" : "open";
+}
+function curve(points, mode) {
+  return points.map((point2, index) => ({ point: point2, index })).filter((p2) => p2.point.mode === mode).sort((a, b2) => loadOf(a.point) - loadOf(b2.point));
+}
+
+// src/capacity/noise.ts
+var CAPACITY_CONFIDENCE = 0.95;
+var CAPACITY_Z = normalQuantile(CAPACITY_CONFIDENCE);
+function percentileInterval(r, histogram, p2, z = CAPACITY_Z) {
+  const encoded = r.histograms[histogram];
+  if (encoded === void 0) return null;
+  const b2 = bucketsOf(decodeHistogram(encoded));
+  if (b2.n === 0) return null;
+  const q = p2 / 100;
+  const k = b2.n * q;
+  const s = Math.sqrt(b2.n * q * (1 - q));
+  const at = (rank) => valueAtRank(b2, Math.min(b2.n, Math.max(1, rank)));
+  return { estimate: at(Math.ceil(k - 1e-9)), lower: at(Math.floor(k - z * s)), upper: at(Math.ceil(k + z * s) + 1), samples: b2.n };
+}
+function edgeVariance(r) {
+  const completed = r.throughput.requests_per_s * r.load.window_s;
+  const windows = r.merge?.mode === "replicates" ? r.merge.merged_from : 1;
+  return Math.max(0, Math.min(2 * windows * r.littles_law.mean_in_flight, completed));
+}
+function completedVsOffered(r, fraction3, z = CAPACITY_Z) {
+  const t = r.load.window_s;
+  const completed = r.throughput.requests_per_s * t;
+  const offered = r.load.offered_rate_per_s * t;
+  const tolerance = z * Math.sqrt(edgeVariance(r));
+  const need = fraction3 * offered;
+  const verdict = completed >= need ? "pass" : completed < need - tolerance ? "fail" : "ambiguous";
+  return { completed, offered, tolerance, verdict };
+}
+function windowCompletion(r, fraction3) {
+  const scheduled = r.requests.window.scheduled;
+  const ok = r.requests.window.by_class.ok;
+  return { ok, scheduled, verdict: scheduled === 0 || ok >= fraction3 * scheduled ? "pass" : "fail" };
+}
+function throughputNoise(r) {
+  return r.load.window_s > 0 ? Math.sqrt(edgeVariance(r)) / r.load.window_s : 0;
+}
+function monotoneEnvelope(intervals) {
+  const lower = [];
+  const upper = new Array(intervals.length);
+  let lo = -Infinity;
+  for (const iv of intervals) lower.push(lo = Math.max(lo, iv?.lower ?? -Infinity));
+  let hi = Infinity;
+  for (let i = intervals.length - 1; i >= 0; i--) upper[i] = hi = Math.min(hi, intervals[i]?.upper ?? Infinity);
+  return intervals.map((iv, i) => iv === null ? null : { lower: lower[i], upper: upper[i] });
+}
+function isotonicFit(values, weights) {
+  const blocks = [];
+  values.forEach((v, i) => {
+    const w = Math.max(weights[i], 1e-9);
+    blocks.push({ sum: v * w, weight: w, size: 1 });
+    while (blocks.length > 1 && blocks[blocks.length - 2].sum / blocks[blocks.length - 2].weight > blocks[blocks.length - 1].sum / blocks[blocks.length - 1].weight) {
+      const top = blocks.pop();
+      const under = blocks[blocks.length - 1];
+      under.sum += top.sum;
+      under.weight += top.weight;
+      under.size += top.size;
+    }
+  });
+  return blocks.flatMap((b2) => new Array(b2.size).fill(b2.sum / b2.weight));
+}
+function judgeLimit(iv, limit) {
+  if (Math.max(iv.lower, iv.upper) <= limit) return "pass";
+  if (Math.min(iv.lower, iv.upper) > limit) return "fail";
+  return "ambiguous";
+}
+
+// src/capacity/knee.ts
 var KNEE_P99_MULTIPLE = 3;
 var KNEE_ACHIEVED_FRACTION = 0.95;
 var KNEE_TRACKING = 0.8;
 var JITTER_FLOOR_MS = 2;
+var worse = (a, b2) => a === "fail" || b2 === "fail" ? "fail" : a === "ambiguous" || b2 === "ambiguous" ? "ambiguous" : "pass";
+function trackingCheck(r, prev) {
+  const dx = r.throughput.requests_per_s - prev.throughput.requests_per_s;
+  const need = KNEE_TRACKING * (r.load.offered_rate_per_s - prev.load.offered_rate_per_s);
+  const tol = CAPACITY_Z * Math.hypot(throughputNoise(r), throughputNoise(prev));
+  if (r.load.offered_rate_per_s - prev.load.offered_rate_per_s <= tol)
+    return { verdict: "pass", estimatePass: true, why: "offered rates within noise of each other: tracking not judged" };
+  const verdict = dx >= need ? "pass" : dx < need - tol ? "fail" : "ambiguous";
+  return {
+    verdict,
+    estimatePass: dx >= need,
+    why: `throughput rose ${sig4(dx)} req/s for ${sig4(r.load.offered_rate_per_s - prev.load.offered_rate_per_s)} more offered (noise \xB1${sig4(tol)})`
+  };
+}
+function closedTrackingCheck(p2, prev) {
+  const before = prev.result.throughput.requests_per_s;
+  const gain = before > 0 ? p2.result.throughput.requests_per_s / before - 1 : Infinity;
+  const rise = p2.concurrency / prev.concurrency - 1;
+  const ok = gain >= 0.5 * rise;
+  return {
+    verdict: ok ? "pass" : "fail",
+    estimatePass: ok,
+    why: `throughput rose ${sig4(gain * 100)} % for ${sig4(rise * 100)} % more concurrency`
+  };
+}
+function kneeChecks(c, mode, limit, o) {
+  const tails = c.map(({ point: point2 }) => percentileInterval(point2.result, histogramOf2(o.metric), 99));
+  const envelope = monotoneEnvelope(tails);
+  const fit = isotonicFit(
+    c.map(({ point: point2 }) => latency(point2.result, o.metric)?.p99 ?? Infinity),
+    tails.map((t) => t?.samples ?? 0)
+  );
+  return c.map(({ point: point2, index }, i) => {
+    const r = point2.result;
+    const tail = envelope[i];
+    const p992 = latency(r, o.metric)?.p99 ?? Infinity;
+    const p99Fit = tail && tail.lower <= tail.upper ? Math.min(Math.max(p992, tail.lower), tail.upper) : fit[i];
+    const parts = [];
+    if (mode === "open") {
+      const w = windowCompletion(r, KNEE_ACHIEVED_FRACTION);
+      const why2 = `${w.ok} of the window's ${w.scheduled} requests completed (needs \u2265 ${KNEE_ACHIEVED_FRACTION * 100} %)`;
+      parts.push({ verdict: w.verdict, estimatePass: w.verdict === "pass", why: why2 });
+    }
+    const tailVerdict = tail ? judgeLimit(tail, limit) : "fail";
+    const tailText = tail ? `p99 ${sig4(p992)} ms (${sig4(tail.lower)}\u2013${sig4(tail.upper)} over the envelope)` : "no samples";
+    parts.push({ verdict: tailVerdict, estimatePass: p99Fit <= limit, why: `${tailText} vs ${sig4(limit)} ms` });
+    if (i > 0) parts.push(mode === "open" ? trackingCheck(r, c[i - 1].point.result) : closedTrackingCheck(point2, c[i - 1].point));
+    const verdict = parts.reduce((a, p2) => worse(a, p2.verdict), "pass");
+    const failing = parts.filter((p2) => p2.verdict !== "pass");
+    return {
+      index,
+      load: loadOf(point2),
+      verdict,
+      estimate_pass: parts.every((p2) => p2.estimatePass),
+      tail_ms: tail ? { lower: round3(tail.lower), upper: round3(tail.upper) } : null,
+      why: failing.length ? failing.map((p2) => `${p2.verdict === "fail" ? "fails" : "within noise"}: ${p2.why}`).join("; ") : null
+    };
+  });
+}
+function kneeRule(mode, o) {
+  const tail = `${o.metric.toUpperCase()} p99 \u2264 max(${KNEE_P99_MULTIPLE} \xD7 S, ${JITTER_FLOOR_MS} ms), judged on its order-statistic ${CAPACITY_CONFIDENCE * 100} % bounds over the monotone envelope of the points`;
+  return mode === "open" ? `knee = highest rate of the leading run of points with \u2265 ${KNEE_ACHIEVED_FRACTION * 100} % of the window's requests completed (whenever they finished, so no edge term), ${tail}, and \u0394X \u2265 ${KNEE_TRACKING * 100} % of \u0394\u03BB from the previous point (tolerance z\xB7\u221Amin(2\xB7L, C) per point: the requests in flight at the window's edges, or past saturation the completions' Poisson noise); a point within the noise of a rule is measured again, then read by its estimate` : `knee = highest concurrency of the leading run of levels with ${tail}, and throughput rising by \u2265 half the concurrency's relative rise`;
+}
+function knee(points, mode, floorMs, o) {
+  const rule2 = kneeRule(mode, o);
+  const none = {
+    rate_per_s: null,
+    concurrency: null,
+    point: null,
+    p99_ms: null,
+    limit_ms: null,
+    next_load: null,
+    rule: rule2,
+    range: null,
+    checks: [],
+    ambiguous: []
+  };
+  if (floorMs === null) return { ...none, note: "no service floor: the knee is undefined" };
+  const limit = Math.max(KNEE_P99_MULTIPLE * floorMs, JITTER_FLOOR_MS);
+  const c = curve(points, mode);
+  const checks = kneeChecks(c, mode, limit, o);
+  const stop = checks.findIndex((k) => k.verdict === "fail" || k.verdict === "ambiguous" && !k.estimate_pass);
+  const lead = stop < 0 ? checks : checks.slice(0, stop);
+  const clear = checks.findIndex((k) => k.verdict !== "pass");
+  const firstFail = checks.find((k, i) => k.verdict === "fail" && i >= (stop < 0 ? checks.length : stop));
+  const range2 = {
+    lower: clear === 0 ? null : (clear < 0 ? checks[checks.length - 1] : checks[clear - 1])?.load ?? null,
+    upper: firstFail?.load ?? (stop >= 0 ? checks[stop].load : null)
+  };
+  const ambiguous = checks.slice(0, stop < 0 ? checks.length : stop + 1).filter((k) => k.verdict === "ambiguous").map((k) => k.index);
+  const base = { limit_ms: round3(limit), next_load: stop >= 0 ? checks[stop].load : null, rule: rule2, range: range2, checks, ambiguous };
+  if (lead.length === 0) return { ...none, ...base, note: `even the lightest point breaks the rule (${checks[0]?.why ?? "no points"})` };
+  const found = c[lead.length - 1];
+  const r = found.point.result;
+  return {
+    ...base,
+    rate_per_s: found.point.mode === "open" ? found.point.rate_per_s : r.throughput.requests_per_s,
+    concurrency: found.point.concurrency,
+    point: found.index,
+    p99_ms: latency(r, o.metric)?.p99 ?? null,
+    note: stop < 0 ? "every point met the rules: the knee is at or above the heaviest point" : `the next point (${sig4(checks[stop].load)}) ${checks[stop].why}`
+  };
+}
+
+// src/capacity/analysis.ts
 var FLOOR_MAX_UTILIZATION = 0.05;
 var CLOSED_PLATEAU_GAIN = 0.05;
-function latency(r, metric) {
-  return latencyOf(r, metric);
-}
-var loadOf = (p2) => p2.mode === "open" ? p2.rate_per_s : p2.concurrency;
-function curve(points, mode) {
-  return points.map((point2, index) => ({ point: point2, index })).filter((p2) => p2.point.mode === mode).sort((a, b2) => loadOf(a.point) - loadOf(b2.point));
-}
-function sweepMode(points) {
-  return points.length > 0 && points.every((p2) => p2.mode === "closed") ? "closed" : "open";
-}
 function serviceFloor(points, o, maxRate) {
   const probe2 = points.findIndex((p2) => p2.role === "probe");
   const lightest = probe2 >= 0 ? { point: points[probe2], index: probe2 } : curve(points, sweepMode(points))[0];
@@ -59816,80 +60067,57 @@ function pastSaturation(p2, previous, floorMs, o) {
   const r = p2.result;
   const x = r.throughput.requests_per_s;
   if (p2.mode === "open") {
-    const offered = r.load.offered_rate_per_s;
-    if (offered > 0 && x < o.stop.min_achieved_fraction * offered)
-      return `completed ${sig4(x)} req/s of ${sig4(offered)} offered (< ${sig4(o.stop.min_achieved_fraction * 100)} %)`;
+    const s = completedVsOffered(r, o.stop.min_achieved_fraction);
+    if (s.offered > 0 && s.verdict === "fail")
+      return `completed ${sig4(x)} req/s of ${sig4(r.load.offered_rate_per_s)} offered (< ${sig4(o.stop.min_achieved_fraction * 100)} % beyond the edge noise of ${sig4(s.tolerance)} requests)`;
   } else if (previous && previous.concurrency < p2.concurrency) {
     const before = previous.result.throughput.requests_per_s;
     if (before > 0 && x < (1 + CLOSED_PLATEAU_GAIN) * before)
       return `throughput ${sig4(x)} req/s barely above ${sig4(before)} at concurrency ${previous.concurrency} (< +${CLOSED_PLATEAU_GAIN * 100} %)`;
   }
-  const p992 = latency(r, o.metric)?.p99;
-  if (floorMs !== null && p992 !== void 0 && p992 > Math.max(o.stop.max_p99_multiple * floorMs, JITTER_FLOOR_MS))
-    return `${o.metric.toUpperCase()} p99 ${sig4(p992)} ms > ${o.stop.max_p99_multiple} \xD7 S (${sig4(floorMs)} ms)`;
+  const tail = percentileInterval(r, histogramOf2(o.metric), 99);
+  if (floorMs !== null && tail !== null && tail.lower > Math.max(o.stop.max_p99_multiple * floorMs, JITTER_FLOOR_MS))
+    return `${o.metric.toUpperCase()} p99 ${sig4(latency(r, o.metric)?.p99 ?? tail.estimate)} ms (lower bound ${sig4(tail.lower)} ms) > ${o.stop.max_p99_multiple} \xD7 S (${sig4(floorMs)} ms)`;
   if (r.requests.window.by_class.ok === 0 && r.requests.window.scheduled > 0) return "no request succeeded";
   return null;
 }
-function saturation(points, mode, o) {
+function plateauOf(points, mode, o) {
   const c = curve(points, mode);
-  const rule2 = mode === "open" ? `X_max = mean completed req/s (and output tok/s) over the points that completed < ${sig4(o.stop.min_achieved_fraction * 100)} % of their offered rate: the plateau` : `X_max = mean completed req/s (and output tok/s) over the concurrency levels within ${CLOSED_PLATEAU_GAIN * 100} % of the highest throughput: the plateau`;
-  if (c.length === 0) return { requests_per_s: null, output_tokens_per_s: null, reached: false, points: [], rule: rule2 };
   const best = Math.max(...c.map((p2) => p2.point.result.throughput.requests_per_s));
-  let plateau = mode === "open" ? c.filter((p2) => p2.point.result.throughput.requests_per_s < o.stop.min_achieved_fraction * p2.point.result.load.offered_rate_per_s) : c.filter((p2) => p2.point.result.throughput.requests_per_s >= (1 - CLOSED_PLATEAU_GAIN) * best);
-  const reached = mode === "open" ? plateau.length > 0 : plateau.length > 1;
-  if (!reached) plateau = c.filter((p2) => p2.point.result.throughput.requests_per_s === best);
+  if (mode === "closed") {
+    const near = c.filter((p2) => p2.point.result.throughput.requests_per_s >= (1 - CLOSED_PLATEAU_GAIN) * best);
+    return near.length > 1 ? { plateau: near, reached: true } : { plateau: c.filter((p2) => p2.point.result.throughput.requests_per_s === best), reached: false };
+  }
+  const isShort = (p2) => completedVsOffered(p2.point.result, o.stop.min_achieved_fraction).verdict !== "pass";
+  const lastFull = Math.max(-Infinity, ...c.filter((p2) => !isShort(p2)).map((p2) => loadOf(p2.point)));
+  const short = c.filter((p2) => isShort(p2) && loadOf(p2.point) > lastFull);
+  if (short.length > 0) return { plateau: short, reached: true };
+  const throughput = points.map((point2, index) => ({ point: point2, index })).filter((p2) => p2.point.role === "throughput");
+  if (throughput.length > 0) return { plateau: throughput, reached: true };
+  return { plateau: c.filter((p2) => p2.point.result.throughput.requests_per_s === best), reached: false };
+}
+function plateauRange(plateau, mean5) {
+  const k = plateau.length;
+  const xs = plateau.map((p2) => p2.point.result.throughput.requests_per_s);
+  const poisson = Math.sqrt(plateau.reduce((a, p2) => a + p2.point.result.throughput.requests_per_s / Math.max(p2.point.result.load.window_s, 1e-9), 0)) / k;
+  const spread2 = k > 1 ? Math.sqrt(xs.reduce((a, x) => a + (x - mean5) ** 2, 0) / (k - 1)) / Math.sqrt(k) : 0;
+  const se = Math.max(poisson, spread2);
+  return { lower: round3(Math.max(0, mean5 - CAPACITY_Z * se)), upper: round3(mean5 + CAPACITY_Z * se) };
+}
+function saturation(points, mode, o) {
+  const rule2 = mode === "open" ? `X_max = mean completed req/s (and output tok/s) over the points above the heaviest one that completed its offer which completed < ${sig4(o.stop.min_achieved_fraction * 100)} % of their offered rate (or the throughput point): the plateau; range: Poisson noise of its completions or the points' spread, whichever is larger` : `X_max = mean completed req/s (and output tok/s) over the concurrency levels within ${CLOSED_PLATEAU_GAIN * 100} % of the highest throughput: the plateau; range: Poisson noise of its completions or the points' spread`;
+  if (curve(points, mode).length === 0)
+    return { requests_per_s: null, output_tokens_per_s: null, reached: false, points: [], rule: rule2, range: null };
+  const { plateau, reached } = plateauOf(points, mode, o);
   const mean5 = (f) => round3(plateau.reduce((a, p2) => a + f(p2.point.result), 0) / plateau.length);
+  const x = mean5((r) => r.throughput.requests_per_s);
   return {
-    requests_per_s: mean5((r) => r.throughput.requests_per_s),
+    requests_per_s: x,
     output_tokens_per_s: mean5((r) => r.throughput.output_tokens_per_s),
     reached,
     points: plateau.map((p2) => p2.index),
-    rule: rule2
-  };
-}
-function knee(points, mode, floorMs, o) {
-  const rule2 = mode === "open" ? `knee = highest rate of the leading run of points with completed \u2265 ${KNEE_ACHIEVED_FRACTION * 100} % of offered, ${o.metric.toUpperCase()} p99 \u2264 max(${KNEE_P99_MULTIPLE} \xD7 S, ${JITTER_FLOOR_MS} ms), and \u0394X \u2265 ${KNEE_TRACKING * 100} % of \u0394\u03BB from the previous point` : `knee = highest concurrency of the leading run of levels with ${o.metric.toUpperCase()} p99 \u2264 max(${KNEE_P99_MULTIPLE} \xD7 S, ${JITTER_FLOOR_MS} ms) and throughput rising by \u2265 half the concurrency's relative rise`;
-  const none = { rate_per_s: null, concurrency: null, point: null, p99_ms: null, limit_ms: null, next_load: null, rule: rule2 };
-  if (floorMs === null) return { ...none, note: "no service floor: the knee is undefined" };
-  const limit = Math.max(KNEE_P99_MULTIPLE * floorMs, JITTER_FLOOR_MS);
-  const c = curve(points, mode);
-  let found = null;
-  let next = null;
-  let broke = null;
-  for (let i = 0; i < c.length; i++) {
-    const p2 = c[i].point;
-    const r2 = p2.result;
-    const x = r2.throughput.requests_per_s;
-    const p992 = latency(r2, o.metric)?.p99 ?? Infinity;
-    const prev = i > 0 ? c[i - 1].point.result : null;
-    if (mode === "open" && x < KNEE_ACHIEVED_FRACTION * r2.load.offered_rate_per_s)
-      broke = `completed ${sig4(x)} of ${sig4(r2.load.offered_rate_per_s)} req/s offered`;
-    else if (p992 > limit) broke = `p99 ${sig4(p992)} ms > ${sig4(limit)} ms`;
-    else if (prev && mode === "open" && x - prev.throughput.requests_per_s < KNEE_TRACKING * (r2.load.offered_rate_per_s - prev.load.offered_rate_per_s))
-      broke = `throughput rose ${sig4(x - prev.throughput.requests_per_s)} req/s for ${sig4(r2.load.offered_rate_per_s - prev.load.offered_rate_per_s)} more offered`;
-    else if (prev && mode === "closed") {
-      const prevC = c[i - 1].point.concurrency;
-      const gain = prev.throughput.requests_per_s > 0 ? x / prev.throughput.requests_per_s - 1 : Infinity;
-      if (gain < 0.5 * (p2.concurrency / prevC - 1))
-        broke = `throughput rose ${sig4(gain * 100)} % for ${sig4((p2.concurrency / prevC - 1) * 100)} % more concurrency`;
-    }
-    if (broke) {
-      next = loadOf(p2);
-      break;
-    }
-    found = c[i];
-  }
-  if (!found) return { ...none, limit_ms: round3(limit), next_load: next, note: `even the lightest point breaks the rule (${broke})` };
-  const r = found.point.result;
-  return {
-    rate_per_s: found.point.mode === "open" ? found.point.rate_per_s : r.throughput.requests_per_s,
-    concurrency: found.point.concurrency,
-    point: found.index,
-    p99_ms: latency(r, o.metric)?.p99 ?? null,
-    limit_ms: round3(limit),
-    next_load: next,
     rule: rule2,
-    note: next === null ? "every point met the rules: the knee is at or above the heaviest point" : `the next point (${sig4(next)}) ${broke}`
+    range: plateauRange(plateau, x)
   };
 }
 var meetsTarget = (r, target) => r.goodput.fraction !== null && r.goodput.fraction >= target;
@@ -59921,9 +60149,13 @@ function nextKneeBisection(points, o) {
 }
 function capacityAtSlo(points, o) {
   const { passing, failing } = sloBracket(points, o.sloTarget);
-  const rule2 = `capacity at SLO = highest load of the leading run of points whose goodput fraction \u2265 ${sig4(o.sloTarget * 100)} % (spec.slo defines a good request), bisected between the last passing and the first failing point to ${sig4(o.precision * 100)} %`;
+  const rule2 = `capacity at SLO = highest load of the leading run of points whose goodput fraction \u2265 ${sig4(o.sloTarget * 100)} % (spec.slo defines a good request), bisected between the last passing and the first failing point to ${sig4(o.precision * 100)} %; range: up to the first point that misses the target beyond noise (Wilson ${sig4(CAPACITY_CONFIDENCE * 100)} % bound of its goodput fraction)`;
   const lo = passing ? loadOf(passing) : null;
   const hi = failing ? loadOf(failing) : null;
+  const clearFail = curve(points, sweepMode(points)).find(({ point: point2 }) => {
+    const n2 = point2.result.requests.window.scheduled;
+    return lo !== null && loadOf(point2) > lo && n2 > 0 && wilson(point2.result.goodput.requests, n2, CAPACITY_Z).upper < o.sloTarget;
+  });
   const note = !passing ? "even the lightest point missed the target" : !failing ? "every point met the target: capacity is at least the heaviest point" : (hi - lo) / lo > o.precision ? `bracket [${sig4(lo)}, ${sig4(hi)}) wider than the precision: bisection stopped early (max points or interrupted)` : null;
   return {
     rate_per_s: passing ? passing.mode === "open" ? passing.rate_per_s : passing.result.throughput.requests_per_s : null,
@@ -59932,6 +60164,7 @@ function capacityAtSlo(points, o) {
     passing_load: lo,
     failing_load: hi,
     resolution: lo !== null && hi !== null ? round3((hi - lo) / lo) : null,
+    range: lo === null ? null : { lower: lo, upper: clearFail ? loadOf(clearFail.point) : hi },
     precision: o.precision,
     rule: rule2,
     note
@@ -60094,7 +60327,7 @@ var nullable2 = (schema) => ({ anyOf: [{ type: "null" }, schema] });
 var obj2 = (properties) => ({ type: "object", required: Object.keys(properties), properties });
 var nnum = nullable2(num4);
 var point = obj2({
-  role: { enum: ["probe", "step", "fill", "bisect", "knee"] },
+  role: { enum: ["probe", "below", "throughput", "step", "fill", "bisect", "knee"] },
   mode: { enum: ["open", "closed"] },
   rate_per_s: nnum,
   concurrency: nullable2({ type: "integer", minimum: 1 }),
@@ -60359,6 +60592,12 @@ function compareSweeps(baseline, current) {
 // src/report/sweep.ts
 var n = (v, unit = "") => v === null || v === void 0 ? "\u2014" : `${Number(v.toPrecision(4))}${unit}`;
 var pct6 = (v) => v === null ? "\u2014" : `${Number((v * 100).toPrecision(3))} %`;
+function between(r, unit) {
+  if (!r || r.lower === null && r.upper === null) return "";
+  if (r.lower === null) return `, below ${n(r.upper, unit)}`;
+  if (r.upper === null) return `, at least ${n(r.lower, unit)}`;
+  return `, between ${n(r.lower, "")} and ${n(r.upper, unit)}`;
+}
 function findings2(d) {
   const a = d.analysis;
   const unit = a.mode === "open" ? " req/s" : " concurrent";
@@ -60373,21 +60612,21 @@ function findings2(d) {
     {
       key: "analysis.knee.rate_per_s",
       label: "Knee",
-      value: a.knee.point === null ? "not found" : `${n(a.knee.rate_per_s, " req/s")}${a.knee.concurrency !== null ? ` at concurrency ${a.knee.concurrency}` : ""} (p99 ${n(a.knee.p99_ms, " ms")} \u2264 ${n(a.knee.limit_ms, " ms")})`,
+      value: a.knee.point === null ? "not found" : `${n(a.knee.rate_per_s, " req/s")}${a.knee.concurrency !== null ? ` at concurrency ${a.knee.concurrency}` : ""}${between(a.knee.range, unit)} (p99 ${n(a.knee.p99_ms, " ms")} \u2264 ${n(a.knee.limit_ms, " ms")})`,
       rule: a.knee.rule,
       note: a.knee.note
     },
     {
       key: "analysis.saturation.requests_per_s",
       label: "Saturation throughput",
-      value: `${n(a.saturation.requests_per_s, " req/s")}, ${n(a.saturation.output_tokens_per_s, " output tok/s")}${a.saturation.reached ? "" : " (not reached: a lower bound)"}`,
+      value: `${n(a.saturation.requests_per_s, " req/s")}${a.saturation.range ? `, between ${n(a.saturation.range.lower)} and ${n(a.saturation.range.upper, " req/s")}` : ""}, ${n(a.saturation.output_tokens_per_s, " output tok/s")}${a.saturation.reached ? "" : " (not reached: a lower bound)"}`,
       rule: a.saturation.rule,
       note: null
     },
     {
       key: "analysis.capacity_at_slo.rate_per_s",
       label: `Capacity at SLO (goodput \u2265 ${pct6(a.capacity_at_slo.target)})`,
-      value: a.capacity_at_slo.rate_per_s === null ? "not met at any point" : `${n(a.capacity_at_slo.rate_per_s, " req/s")}${a.capacity_at_slo.concurrency !== null ? ` at concurrency ${a.capacity_at_slo.concurrency}` : ""} (between ${n(a.capacity_at_slo.passing_load, unit)} passing and ${n(a.capacity_at_slo.failing_load, unit)} failing)`,
+      value: a.capacity_at_slo.rate_per_s === null ? "not met at any point" : `${n(a.capacity_at_slo.rate_per_s, " req/s")}${a.capacity_at_slo.concurrency !== null ? ` at concurrency ${a.capacity_at_slo.concurrency}` : ""} (between ${n(a.capacity_at_slo.passing_load, unit)} passing and ${n(a.capacity_at_slo.failing_load, unit)} failing${a.capacity_at_slo.range && a.capacity_at_slo.range.upper !== a.capacity_at_slo.failing_load ? `; first failing beyond noise ${n(a.capacity_at_slo.range.upper, unit)}` : ""})`,
       rule: a.capacity_at_slo.rule,
       note: a.capacity_at_slo.note
     }
@@ -60643,6 +60882,9 @@ var autoRate = (probeRate, growth, k) => round3(probeRate * growth ** k);
 function fillLoads(below, past, fill) {
   return Array.from({ length: fill }, (_, i) => round3(below + (i + 1) * (past - below) / (fill + 1)));
 }
+function interpolatedLoads(x1, xt, n2) {
+  return Array.from({ length: n2 }, (_, i) => round3(x1 + (i + 1) * (xt - x1) / (n2 + 1)));
+}
 
 // src/sweep/point-spec.ts
 function pointSpec(r, load) {
@@ -60656,103 +60898,194 @@ function pointSpec(r, load) {
   return { ...resolved, headers: r.headers, specDir: r.specDir, ...r.apiKey === void 0 ? {} : { apiKey: r.apiKey } };
 }
 
+// src/sweep/types.ts
+var describeLoad = (mode, load) => mode === "open" ? `${sig4(load)} req/s` : `concurrency ${load}`;
+
+// src/sweep/auto.ts
+var LOADED_P50_MULTIPLE = 1.5;
+var THROUGHPUT_CONCURRENCY = 32;
+function firstStepLoaded(run) {
+  const a = analyzeSweep(run.points, run.options);
+  const first = a.knee.checks?.[0];
+  const step = run.points[run.points.length - 1].result;
+  const p50 = latency(step, run.options.metric)?.p50 ?? Infinity;
+  return first?.verdict !== "pass" || a.service_floor_ms !== null && p50 > LOADED_P50_MULTIPLE * a.service_floor_ms;
+}
+async function measureBelow(run, x1) {
+  run.planned += 2;
+  for (const f of [4, 2]) if (!run.aborted()) await run.measure("below", "open", Math.round(x1 / f * 1e3) / 1e3);
+}
+async function measureThroughput(run) {
+  const c = run.options.batchSlots !== null ? 2 * run.options.batchSlots : THROUGHPUT_CONCURRENCY;
+  await run.measure("throughput", "closed", c);
+  return c;
+}
+async function measureCeiling(run) {
+  if (run.aborted() || analyzeSweep(run.points, run.options).saturation.reached) return;
+  run.planned++;
+  await measureThroughput(run);
+}
+async function runDoubling(run, x1) {
+  const auto = autoSettings(run.o.resolved.spec.sweep);
+  let below = autoRate(x1, auto.growth, -1);
+  for (let k = 0; k < auto.max_points && !run.aborted(); k++) {
+    const rate3 = autoRate(x1, auto.growth, k);
+    const why2 = await run.measure("step", "open", rate3);
+    if (k === 0 && firstStepLoaded(run)) {
+      await measureBelow(run, x1);
+      below = Math.round(x1 / 2 * 1e3) / 1e3;
+    }
+    if (why2) {
+      run.planned = run.points.length + auto.fill;
+      for (const f of fillLoads(below, rate3, auto.fill)) if (!run.aborted()) await run.measure("fill", "open", f);
+      await measureCeiling(run);
+      return `${describeLoad("open", rate3)} is past saturation: ${why2}`;
+    }
+    below = rate3;
+  }
+  return run.aborted() ? "interrupted" : `no saturation within ${auto.max_points} steps (raise sweep.auto.max_points or growth)`;
+}
+async function runGuidellm(run, x1) {
+  const auto = autoSettings(run.o.resolved.spec.sweep);
+  const c = await measureThroughput(run);
+  const xt = run.points[run.points.length - 1].result.throughput.requests_per_s;
+  if (run.aborted()) return "interrupted";
+  if (!(xt > x1))
+    return `the throughput point (concurrency ${c}) completed ${xt} req/s, no more than the probe's ${x1}: nothing to interpolate`;
+  const rates = interpolatedLoads(x1, xt, auto.max_points);
+  run.planned = run.points.length + rates.length;
+  for (let i = 0; i < rates.length && !run.aborted(); i++) {
+    const why2 = await run.measure("step", "open", rates[i]);
+    if (i === 0 && firstStepLoaded(run)) await measureBelow(run, x1);
+    if (why2) {
+      run.skipped.push(...rates.slice(i + 1));
+      return `${describeLoad("open", rates[i])} is past saturation: ${why2}`;
+    }
+  }
+  return run.aborted() ? "interrupted" : `every interpolated rate up to the throughput point's ${xt} req/s was measured`;
+}
+async function runAuto(run) {
+  const auto = autoSettings(run.o.resolved.spec.sweep);
+  run.planned = 1 + auto.max_points;
+  await run.measure("probe", "closed", 1);
+  const x1 = run.points[0].result.throughput.requests_per_s;
+  if (run.aborted()) return "interrupted";
+  if (!(x1 > 0)) return "the concurrency-1 probe completed no request: nothing to grow a ladder from";
+  return run.o.resolved.spec.sweep.profile === "guidellm" ? runGuidellm(run, x1) : runDoubling(run, x1);
+}
+
 // src/sweep/run.ts
-async function runSweep(o) {
-  const { resolved } = o;
-  const spec = resolved.spec;
-  const s = spec.sweep;
-  const batchSlots = batchSlotsOf(spec, SIM_DEFAULTS.max_num_seqs);
-  const points = [];
-  const skipped = [];
-  let planned = 0;
-  let stoppedBecause = "";
-  const aborted = () => o.signal?.aborted === true;
-  const options = { metric: s.metric, sloTarget: s.slo_target, stop: s.stop, batchSlots, precision: s.bisect.precision };
-  const analysis2 = () => analyzeSweep(points, options);
-  const measure2 = async (role, mode2, load) => {
-    const info = { number: points.length + 1, role, mode: mode2, load, planned: Math.max(planned, points.length + 1) };
-    o.onPointStart?.(info);
-    const r = pointSpec(resolved, mode2 === "open" ? { mode: mode2, rate: load } : { mode: mode2, concurrency: load });
-    const result3 = await runReplicatesMerged(
-      { resolved: r, signal: o.signal, onProgress: o.onProgress, workers: o.workers },
-      spec.load.replicates
-    );
-    const point2 = {
-      role,
-      mode: mode2,
-      rate_per_s: mode2 === "open" ? load : null,
-      concurrency: mode2 === "closed" ? load : null,
-      result: result3
-    };
-    points.push(point2);
-    const why2 = role === "probe" ? null : analysis2().points[points.length - 1].saturated_because;
-    o.onPointDone?.(info, point2, why2);
-    return why2;
+function specOf(resolved, mode, load, repeat = 0) {
+  const r = pointSpec(resolved, mode === "open" ? { mode, rate: load } : { mode, concurrency: load });
+  return repeat === 0 ? r : replicateSpec(r, resolved.spec.load.replicates + repeat - 1);
+}
+function newRun(o) {
+  const s = o.resolved.spec.sweep;
+  const run = {
+    o,
+    points: [],
+    skipped: [],
+    planned: 0,
+    options: {
+      metric: s.metric,
+      sloTarget: s.slo_target,
+      stop: s.stop,
+      batchSlots: batchSlotsOf(o.resolved.spec, SIM_DEFAULTS.max_num_seqs),
+      precision: s.bisect.precision
+    },
+    aborted: () => o.signal?.aborted === true,
+    measure: async (role, mode, load) => {
+      const info = { number: run.points.length + 1, role, mode, load, planned: Math.max(run.planned, run.points.length + 1) };
+      o.onPointStart?.(info);
+      const result3 = await runReplicatesMerged(
+        { resolved: specOf(o.resolved, mode, load), signal: o.signal, onProgress: o.onProgress, workers: o.workers },
+        o.resolved.spec.load.replicates
+      );
+      const point2 = {
+        role,
+        mode,
+        rate_per_s: mode === "open" ? load : null,
+        concurrency: mode === "closed" ? load : null,
+        result: result3
+      };
+      run.points.push(point2);
+      run.options.rttMs = rttOf(run.points);
+      const why2 = role === "probe" || role === "throughput" ? null : analyzeSweep(run.points, run.options).points[run.points.length - 1].saturated_because;
+      o.onPointDone?.(info, point2, why2);
+      return why2;
+    }
   };
-  const describe3 = (mode2, load) => mode2 === "open" ? `${sig4(load)} req/s` : `concurrency ${load}`;
+  return run;
+}
+async function runListed(run, mode) {
+  const loads = plannedLoads(run.o.resolved.spec.sweep);
+  run.planned = loads.length;
+  for (let i = 0; i < loads.length; i++) {
+    if (run.aborted()) {
+      run.skipped.push(...loads.slice(i));
+      return "interrupted";
+    }
+    const why2 = await run.measure("step", mode, loads[i]);
+    if (why2) {
+      run.skipped.push(...loads.slice(i + 1));
+      return `${describeLoad(mode, loads[i])} is past saturation: ${why2}${run.skipped.length ? `; not measured: ${run.skipped.map(sig4).join(", ")}` : ""}`;
+    }
+  }
+  return "every planned point was measured";
+}
+async function repeatAmbiguous(run, budget) {
+  let used = 0;
+  while (used < budget && !run.aborted()) {
+    const ambiguous = analyzeSweep(run.points, run.options).knee.ambiguous ?? [];
+    const i = ambiguous.find((k) => (run.points[k].windows ?? 1) < 2);
+    if (i === void 0) break;
+    const p2 = run.points[i];
+    const load = p2.mode === "open" ? p2.rate_per_s : p2.concurrency;
+    const info = { number: i + 1, role: p2.role, mode: p2.mode, load, planned: run.points.length };
+    run.o.onPointStart?.(info);
+    const extra = await runReplicatesMerged(
+      { resolved: specOf(run.o.resolved, p2.mode, load, 1), signal: run.o.signal, onProgress: run.o.onProgress, workers: run.o.workers },
+      1
+    );
+    run.points[i] = { ...p2, result: mergeResults([p2.result, extra], { mode: "replicates" }), windows: (p2.windows ?? 1) + 1 };
+    used++;
+    run.o.onPointDone?.(info, run.points[i], analyzeSweep(run.points, run.options).points[i].saturated_because);
+  }
+  return used;
+}
+async function refine(run, mode) {
+  const b2 = run.o.resolved.spec.sweep.bisect;
+  const more = async (role, next, budget) => {
+    for (let i = 0; i < budget && !run.aborted(); i++) {
+      const load = next();
+      if (load === null) break;
+      run.planned = Math.max(run.planned, run.points.length + 1);
+      await run.measure(role, mode, load);
+    }
+  };
+  await more("bisect", () => nextBisection(run.points, run.options.sloTarget, b2.precision), b2.max_points);
+  let repeats = b2.repeat_points;
+  repeats -= await repeatAmbiguous(run, repeats);
+  await more("knee", () => nextKneeBisection(run.points, run.options), b2.knee_points);
+  await repeatAmbiguous(run, repeats);
+}
+async function runSweep(o) {
+  const spec = o.resolved.spec;
+  const s = spec.sweep;
+  const run = newRun(o);
   const mode = s.concurrency ? "closed" : "open";
-  if (s.auto) {
-    const auto = autoSettings(s);
-    planned = 1 + auto.max_points;
-    await measure2("probe", "closed", 1);
-    const x1 = points[0].result.throughput.requests_per_s;
-    if (aborted()) stoppedBecause = "interrupted";
-    else if (!(x1 > 0)) stoppedBecause = "the concurrency-1 probe completed no request: nothing to grow a ladder from";
-    else {
-      let below = autoRate(x1, auto.growth, -1);
-      for (let k = 0; k < auto.max_points && !aborted(); k++) {
-        const rate3 = autoRate(x1, auto.growth, k);
-        const why2 = await measure2("step", "open", rate3);
-        if (why2) {
-          stoppedBecause = `${describe3("open", rate3)} is past saturation: ${why2}`;
-          planned = points.length + auto.fill;
-          for (const f of fillLoads(below, rate3, auto.fill)) if (!aborted()) await measure2("fill", "open", f);
-          break;
-        }
-        below = rate3;
-      }
-      stoppedBecause ||= aborted() ? "interrupted" : `no saturation within ${auto.max_points} steps (raise sweep.auto.max_points or growth)`;
-    }
-  } else {
-    const loads = plannedLoads(s);
-    planned = loads.length;
-    for (let i = 0; i < loads.length; i++) {
-      if (aborted()) {
-        skipped.push(...loads.slice(i));
-        stoppedBecause = "interrupted";
-        break;
-      }
-      const why2 = await measure2("step", mode, loads[i]);
-      if (why2) {
-        skipped.push(...loads.slice(i + 1));
-        stoppedBecause = `${describe3(mode, loads[i])} is past saturation: ${why2}${skipped.length ? `; not measured: ${skipped.map(sig4).join(", ")}` : ""}`;
-        break;
-      }
-    }
-    stoppedBecause ||= "every planned point was measured";
-  }
-  for (let i = 0; i < s.bisect.max_points && !aborted(); i++) {
-    const next = nextBisection(points, s.slo_target, s.bisect.precision);
-    if (next === null) break;
-    planned = Math.max(planned, points.length + 1);
-    await measure2("bisect", mode, next);
-  }
-  for (let i = 0; i < s.bisect.knee_points && !aborted(); i++) {
-    const next = nextKneeBisection(points, options);
-    if (next === null) break;
-    planned = Math.max(planned, points.length + 1);
-    await measure2("knee", mode, next);
-  }
-  const interrupted = aborted();
+  let stoppedBecause = s.auto ? await runAuto(run) : await runListed(run, mode);
+  await refine(run, mode);
+  const interrupted = run.aborted();
   if (interrupted && !stoppedBecause.startsWith("interrupted")) stoppedBecause = `interrupted (${stoppedBecause})`;
   return buildSweepDocument({
     spec,
-    specHash: resolved.hash,
-    points,
+    specHash: o.resolved.hash,
+    points: run.points,
     interrupted,
     stoppedBecause,
-    skippedLoads: skipped,
-    batchSlots
+    skippedLoads: run.skipped,
+    batchSlots: run.options.batchSlots
   });
 }
 
@@ -61145,12 +61478,12 @@ function latencyFigures(r, gate) {
     const t = latencyTarget(key);
     const value2 = r.metrics[t.metric]?.[t.pct];
     if (value2 === void 0) continue;
-    const ci = percentileInterval(r, t.histogram, t.p, `${r.run_id}/${key}`);
+    const ci = percentileInterval2(r, t.histogram, t.p, `${r.run_id}/${key}`);
     out2[key] = { value: value2, ...ci, unit: "ms", better: "lower", timestamp_error_ms: tsError };
   }
   return out2;
 }
-function percentileInterval(r, histogram, p2, purpose) {
+function percentileInterval2(r, histogram, p2, purpose) {
   const encoded = r.histograms[histogram];
   const b2 = encoded === void 0 ? null : bucketsOf(decodeHistogram(encoded));
   if (b2 === null || b2.n === 0) return { lower: null, upper: null };
@@ -61252,7 +61585,7 @@ var mean4 = (z, from, to) => z.slice(from, to).reduce((a, b2) => a + b2, 0) / (t
 function changePointAt(s, split, before, after, nights, settings) {
   const p2 = s.points[split.index];
   const change = before !== 0 ? (after - before) / before : after === 0 ? 0 : Infinity;
-  const worse = s.better === "lower" ? after > before : after < before;
+  const worse2 = s.better === "lower" ? after > before : after < before;
   return {
     metric: s.metric,
     label: s.label,
@@ -61264,7 +61597,7 @@ function changePointAt(s, split, before, after, nights, settings) {
     after: round4(after),
     change: round4(change, 4),
     p_value: round4(split.pValue, 4),
-    direction: worse ? "worse" : "better",
+    direction: worse2 ? "worse" : "better",
     unit: s.unit,
     recent: settings.fail_nights > 0 && p2.index >= nights - settings.fail_nights
   };
@@ -61757,7 +62090,8 @@ function planDetection(o) {
     const b2 = ctx.buckets(o.baseline, t.histogram, 1e3);
     if (!b2 || b2.n < minSamples(t.p, o.gate.min_tail_samples)) continue;
     const v = percentileOf(b2, t.p);
-    const allowed = Math.max(rule2.max_increase_pct / 100 * v, rule2.max_increase_ms);
+    const floor = latencyFloor(key, rule2, o.baseline, null, v);
+    const allowed = Math.max(rule2.max_increase_pct / 100 * v, floor.ms);
     const detect = o.detect * v;
     const cvKey = `${t.metric}.${t.pct}`;
     const cal = o.calibration?.cv[cvKey];
@@ -61775,7 +62109,7 @@ function planDetection(o) {
     if (detect <= allowed) {
       plans.push({
         ...base,
-        impossible: `the rule allows ${allowed.toFixed(1)} ms (${(allowed / v * 100).toFixed(1)} %): a ${(o.detect * 100).toFixed(1)} % change is within it and never fails`,
+        impossible: `the rule allows ${allowed.toFixed(1)} ms (${(allowed / v * 100).toFixed(1)} %; ${rule2.max_increase_pct} % or its floor ${floor.text}): a ${(o.detect * 100).toFixed(1)} % change is within it and never fails`,
         window_s: null,
         replicates: null
       });

@@ -14407,6 +14407,24 @@ function documentOrder(data) {
 var escape2 = (key) => key.replace(/~/g, "~0").replace(/\//g, "~1");
 var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 
+// src/sim/compute-bound.ts
+var COMPUTE_BOUND_BASE_MS = 3.5;
+var COMPUTE_BOUND_ALPHA = 3 / 7;
+var COMPUTE_BOUND_JITTER = { step_cv: 0.1, request_cv: 0.2, run_cv: 0 };
+function computeBoundEngine(timeScale = 1, base = COMPUTE_BOUND_BASE_MS, alpha = COMPUTE_BOUND_ALPHA) {
+  return {
+    max_num_seqs: 8,
+    max_num_batched_tokens: 2048,
+    decode_base_ms: base * (1 - alpha) / timeScale,
+    decode_ms_per_seq: base * alpha / timeScale,
+    prefill_ms_per_token: 0.2 / timeScale,
+    enable_prefix_caching: false,
+    output_tokens: { dist: "fixed", value: 64 },
+    jitter: { ...COMPUTE_BOUND_JITTER }
+  };
+}
+var SIM_PRESETS = { "compute-bound": () => computeBoundEngine() };
+
 // src/sim/config.ts
 var SIM_DEFAULTS = {
   mode: "engine",
@@ -14501,7 +14519,14 @@ var SIM_CONFIG_SCHEMA = {
       }
     },
     drift: { type: "object", additionalProperties: false, required: ["per_minute"], properties: { per_minute: nonNegative } },
-    fail_from_ms: nonNegative
+    fail_from_ms: nonNegative,
+    jitter: {
+      type: "object",
+      additionalProperties: false,
+      required: ["step_cv", "request_cv", "run_cv"],
+      properties: { step_cv: nonNegative, request_cv: nonNegative, run_cv: nonNegative }
+    },
+    preset: { enum: Object.keys(SIM_PRESETS) }
   }
 };
 var SimConfigError = class extends Error {
@@ -14514,7 +14539,9 @@ var check = compileOnFirstUse(() => new import_ajv.Ajv({ discriminator: true, ve
 function validateSimConfig(input) {
   if (input === null || input === void 0) input = {};
   if (typeof input !== "object" || Array.isArray(input)) throw new SimConfigError(`is ${show(input)}; expected a mapping`);
-  const config = { ...SIM_DEFAULTS, ...input };
+  const preset = input.preset;
+  const base = typeof preset === "string" && preset in SIM_PRESETS ? SIM_PRESETS[preset]() : {};
+  const config = { ...SIM_DEFAULTS, ...base, ...input };
   if (!check()(config)) throw new SimConfigError(issueFromErrors(check().errors, config).message);
   crossCheck(config);
   return config;
@@ -14708,6 +14735,70 @@ var Wake = class {
   };
 };
 
+// src/rng.ts
+function splitmix32(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = s + 2654435769 >>> 0;
+    let z = s;
+    z = Math.imul(z ^ z >>> 16, 2246822507) >>> 0;
+    z = Math.imul(z ^ z >>> 13, 3266489909) >>> 0;
+    return (z ^ z >>> 16) >>> 0;
+  };
+}
+function createRng(seed) {
+  const mix = splitmix32(seed);
+  let a = mix(), b = mix(), c = mix(), d = mix();
+  return {
+    next() {
+      const t = (a + b >>> 0) + d >>> 0;
+      d = d + 1 >>> 0;
+      a = b ^ b >>> 9;
+      b = c + (c << 3) >>> 0;
+      c = c << 21 | c >>> 11;
+      c = c + t >>> 0;
+      return t / 4294967296;
+    }
+  };
+}
+function deriveSeed(seed, purpose) {
+  let h = (seed ^ 2166136261) >>> 0;
+  for (let i = 0; i < purpose.length; i++) h = Math.imul(h ^ purpose.charCodeAt(i), 16777619) >>> 0;
+  return splitmix32(h)();
+}
+function normal(rng) {
+  const u = 1 - rng.next();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
+}
+
+// src/sim/jitter.ts
+function lognormalFactor(rng, cv) {
+  if (cv === 0) return 1;
+  const s2 = Math.log(1 + cv * cv);
+  return Math.exp(Math.sqrt(s2) * normal(rng) - s2 / 2);
+}
+var Jitter = class {
+  constructor(c, seed) {
+    this.c = c;
+    this.stepRng = createRng(deriveSeed(seed, "jitter.step"));
+    this.requestRng = createRng(deriveSeed(seed, "jitter.request"));
+    this.run = lognormalFactor(createRng(deriveSeed(seed, "jitter.run")), c.run_cv);
+  }
+  c;
+  stepRng;
+  requestRng;
+  /** This run's factor on every compute time. */
+  run;
+  /** Factor of one step's duration: this run's times the step's own. */
+  step() {
+    return this.run * lognormalFactor(this.stepRng, this.c.step_cv);
+  }
+  /** Factor of one request's prefill cost, drawn when it is admitted. */
+  request() {
+    return lognormalFactor(this.requestRng, this.c.request_cv);
+  }
+};
+
 // src/sim/engine.ts
 var Engine = class {
   constructor(config, stalls, drift) {
@@ -14715,6 +14806,7 @@ var Engine = class {
     this.stalls = stalls;
     this.drift = drift;
     this.kv = new KvCache(config.kv_cache_tokens, config.block_size);
+    this.jitter = config.jitter ? new Jitter(config.jitter, config.seed) : null;
   }
   config;
   stalls;
@@ -14725,6 +14817,9 @@ var Engine = class {
   waitingCount = 0;
   runningSeqs = [];
   wake = new Wake((t) => this.onWake(t));
+  jitter;
+  /** Each admitted sequence's prefill cost factor (jitter.request_cv). */
+  prefillFactor = /* @__PURE__ */ new WeakMap();
   /** Ideal (simulated) end of the step in flight, or NaN when none is. */
   stepEnd = NaN;
   steps = 0;
@@ -14784,7 +14879,7 @@ var Engine = class {
       const n = seq.prefillLeft > 0 ? Math.min(seq.prefillLeft, budget) : 1;
       seq.scheduled = n;
       budget -= n;
-      if (seq.prefillLeft > 0) prefill += n;
+      if (seq.prefillLeft > 0) prefill += n * (this.prefillFactor.get(seq) ?? 1);
       else decoding++;
     }
     while (budget > 0 && this.runningSeqs.length < c.max_num_seqs && this.waitingCount > 0) {
@@ -14801,7 +14896,8 @@ var Engine = class {
       seq.prefillLeft = seq.promptTokens - seq.cachedTokens;
       seq.scheduled = Math.min(seq.prefillLeft, budget);
       budget -= seq.scheduled;
-      prefill += seq.scheduled;
+      if (this.jitter) this.prefillFactor.set(seq, this.jitter.request());
+      prefill += seq.scheduled * (this.prefillFactor.get(seq) ?? 1);
       this.runningSeqs.push(seq);
       seq.sink.admitted(start);
     }
@@ -14809,7 +14905,7 @@ var Engine = class {
       this.stepEnd = NaN;
       return;
     }
-    const ms = c.slowdown * (this.drift?.factor(start) ?? 1) * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
+    const ms = c.slowdown * (this.drift?.factor(start) ?? 1) * (this.jitter?.step() ?? 1) * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
     this.steps++;
     this.busyMs += ms;
     this.stepEnd = this.stalls.advance(start, ms);
@@ -14846,33 +14942,6 @@ var Engine = class {
     }
   }
 };
-
-// src/rng.ts
-function splitmix32(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = s + 2654435769 >>> 0;
-    let z = s;
-    z = Math.imul(z ^ z >>> 16, 2246822507) >>> 0;
-    z = Math.imul(z ^ z >>> 13, 3266489909) >>> 0;
-    return (z ^ z >>> 16) >>> 0;
-  };
-}
-function createRng(seed) {
-  const mix = splitmix32(seed);
-  let a = mix(), b = mix(), c = mix(), d = mix();
-  return {
-    next() {
-      const t = (a + b >>> 0) + d >>> 0;
-      d = d + 1 >>> 0;
-      a = b ^ b >>> 9;
-      b = c + (c << 3) >>> 0;
-      c = c << 21 | c >>> 11;
-      c = c + t >>> 0;
-      return t / 4294967296;
-    }
-  };
-}
 
 // src/sim/random.ts
 function seededRandom(seed) {

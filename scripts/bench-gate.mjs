@@ -22,6 +22,13 @@
 //   both sides. Rolling windows over the pool make the sides. Targets: ≤ 2 % false fails on A/A,
 //   ≥ 90 % detection; prints the minimal detectable effect left and why rules were inconclusive.
 //
+// --mode compute-bound: the simulator's real-engine-like preset (src/sim/compute-bound.ts: 8 slots,
+//   gap = base·(1 + α(n − 1)), per-step and per-request jitter) in real time, 16 output tokens so
+//   a lone request's TTFT is ~30 ms and its TPOT ~3.5 ms; every run a fresh simulator with its own
+//   seed, so jitter.run_cv (--cv, default 5 %) gives it its own run-to-run factor. Each round runs
+//   one A and one B (slowdown 1.3), judged by the default gate, whose latency floors are what the
+//   runs resolve (src/gate/floors.ts). Targets: ≤ 1 % false fails, detection of the 30 % slowdown.
+//
 // Every mode prints, per rule, the detection rate the gate predicted for the A/B pairs (from each
 // comparison's noise interval and the mean change observed: P = Φ((δ − T − h)/(h/z)), see
 // src/gate/detectable.ts) beside the rate observed.
@@ -32,6 +39,7 @@
 //   node scripts/bench-gate.mjs --mode noisy --runs 30 --all-pairs   # + every pairing of the A runs
 //   node scripts/bench-gate.mjs --mode slowdown --runs 25 --cv 0.1   # ~25 min
 //   node scripts/bench-gate.mjs --mode slowdown --error-share 1000   # timing validity set aside
+//   node scripts/bench-gate.mjs --mode compute-bound --runs 8        # ~10 min
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,7 +53,7 @@ const { values: opt } = parseArgs({
     mode: { type: 'string', default: 'quiet' },
     runs: { type: 'string' },
     scale: { type: 'string', default: '4' },
-    cv: { type: 'string', default: '0.1' },
+    cv: { type: 'string' },
     seed: { type: 'string', default: '1' },
     // gate.max_timestamp_error_share of the judging spec; a large value sets per-rule timing
     // validity aside, to study the noise model alone on a machine whose timing is poor.
@@ -57,10 +65,11 @@ const { values: opt } = parseArgs({
   },
 });
 const MODE = opt.mode;
-if (!['quiet', 'noisy', 'slowdown'].includes(MODE)) throw new Error(`--mode ${MODE}: expected quiet, noisy or slowdown`);
+if (!['quiet', 'noisy', 'slowdown', 'compute-bound'].includes(MODE))
+  throw new Error(`--mode ${MODE}: expected quiet, noisy, slowdown or compute-bound`);
 const RUNS = Number(opt.runs ?? (MODE === 'quiet' ? 100 : MODE === 'slowdown' ? 25 : 10));
 const K = Number(opt.scale);
-const CV = Number(opt.cv);
+const CV = Number(opt.cv ?? (MODE === 'compute-bound' ? 0.05 : 0.1));
 const RATE = 15;
 const WINDOW_S = 60;
 const dir = mkdtempSync(join(tmpdir(), 'loadgate-bench-gate-'));
@@ -423,4 +432,65 @@ async function slowdown() {
   console.log('Targets: ≤ 2 % false fails on A/A at CV 10 %, ≥ 90 % detection of a 30 % regression.');
 }
 
-await (MODE === 'slowdown' ? slowdown() : quietOrNoisy());
+/** The compute-bound preset in real time, its run factor drawn from `seed` (jitter.run_cv = --cv). */
+const computeBoundEngine = (seed, slowdown) => ({
+  preset: 'compute-bound',
+  model: 'gate-bench',
+  seed,
+  output_tokens: { dist: 'fixed', value: 16 },
+  jitter: { step_cv: 0.1, request_cv: 0.2, run_cv: CV },
+  slowdown,
+});
+
+/** Default gate, real time: 10 req/s (about half of the preset's 19 req/s at 16 output tokens) × 30 s. */
+function computeBoundSpec(origin) {
+  const path = join(dir, 'spec-compute-bound.yml');
+  writeFileSync(
+    path,
+    `name: gate-bench-compute-bound
+target: { url: "${origin}/v1", model: gate-bench }
+workload: { seed: 7, input_tokens: 128, output_tokens: 16, calibrate: off }
+load: { rate: 10, warmup: 3s, steady: 30s, cooldown: 0s }
+slo: { ttft_ms: 500, tpot_ms: 50, e2e_ms: 10000 }
+`,
+  );
+  return path;
+}
+
+async function computeBound() {
+  console.log(
+    `loadgate bench:gate --mode compute-bound — ${RUNS} rounds of one A and one B run (B: slowdown 1.3) of the compute-bound simulator, every run a fresh simulator with its own seed (run-to-run CV ${(CV * 100).toFixed(0)} %); 10 req/s × 30 s; default gate`,
+  );
+  let port = 0;
+  let seed = 1;
+  const runAt = async (slowdown) => {
+    const sim = await startSim(computeBoundEngine(seed++, slowdown), { port });
+    port = Number(new URL(sim.origin).port);
+    try {
+      return run(computeBoundSpec(sim.origin));
+    } finally {
+      await sim.stopped();
+    }
+  };
+  const spec = computeBoundSpec('http://127.0.0.1:9');
+  const aa = new Tally('A/A');
+  const ab = new Tally('A/B');
+  const runsA = [await runAt(1)];
+  for (let i = 1; i <= RUNS; i++) {
+    const b = await runAt(1.3);
+    const a = await runAt(1);
+    aa.add(compare(runsA[runsA.length - 1], a, spec));
+    ab.add(compare(runsA[runsA.length - 1], b, spec));
+    runsA.push(a);
+    console.log(
+      `${i} rounds (${minutes()}): A/A false failures ${aa.pct('fail')} (inconclusive ${aa.pct('inconclusive')}) · A/B detections ${ab.pct('fail')} (by a regression rule ${ab.regressionPct()}, inconclusive ${ab.pct('inconclusive')})`,
+    );
+  }
+  if (opt['all-pairs']) allPairings(runsA, spec, aa);
+  console.log(`rules that failed — A/A: ${JSON.stringify(aa.failed)} · A/B: ${JSON.stringify(ab.failed)}`);
+  console.log(`why rules were inconclusive — A/A: ${JSON.stringify(aa.undecided)} · A/B: ${JSON.stringify(ab.undecided)}`);
+  console.log(`A/B predicted vs observed detection per rule: ${ab.predicted()}`);
+  console.log(`minimal detectable rise (median over A/A): ${aa.medianMde()}`);
+}
+
+await (MODE === 'slowdown' ? slowdown() : MODE === 'compute-bound' ? computeBound() : quietOrNoisy());

@@ -1,7 +1,13 @@
 import type { Result } from '../result/types.js';
-import { latencyOf } from '../result/latency.js';
 import type { AnalysisOptions, PointAnalysis, SweepAnalysis, SweepPoint } from './types.js';
 import { round3, sig4 } from '../numbers.js';
+import { curve, histogramOf, latency, loadOf, sweepMode } from './curve.js';
+import { JITTER_FLOOR_MS, knee } from './knee.js';
+import { CAPACITY_CONFIDENCE, CAPACITY_Z, completedVsOffered, percentileInterval } from './noise.js';
+import { wilson } from '../metrics/stats.js';
+
+export { curve, latency, loadOf, sweepMode } from './curve.js';
+export { JITTER_FLOOR_MS, KNEE_ACHIEVED_FRACTION, KNEE_P99_MULTIPLE, KNEE_TRACKING } from './knee.js';
 
 /*
  * Capacity analysis of a sweep: pure, points in, numbers and the rule behind each out.
@@ -10,39 +16,10 @@ import { round3, sig4 } from '../numbers.js';
  * ρ = X / X_max the utilisation, L the mean number of requests in flight.
  */
 
-/** Knee: p99 may be at most this multiple of S (docs/methodology.md, "Latency as a multiple of S": p99 ≤ 3 S at the operational knee). */
-export const KNEE_P99_MULTIPLE = 3;
-/** Knee: achieved ≈ offered means X ≥ this share of λ. */
-export const KNEE_ACHIEVED_FRACTION = 0.95;
-/** Knee: throughput tracks load while each step's throughput gain is at least this share of its load gain. */
-export const KNEE_TRACKING = 0.8;
-/** Sub-millisecond floors are clamped so OS jitter alone cannot break the knee (docs/methodology.md: floors below 1–2 ms are clamped). */
-export const JITTER_FLOOR_MS = 2;
 /** S is measured at ρ below this (docs/methodology.md, "The service floor S": ρ < 5 %). */
 export const FLOOR_MAX_UTILIZATION = 0.05;
 /** Closed loop has no "offered" to fall short of: throughput has plateaued when a step adds less than this share. */
 export const CLOSED_PLATEAU_GAIN = 0.05;
-
-/** The latency summary the analysis uses (TTFT or E2E). */
-function latency(r: Result, metric: AnalysisOptions['metric']) {
-  return latencyOf(r, metric);
-}
-
-/** The load's x value of a point: its nominal rate (open loop) or its concurrency (closed loop). */
-export const loadOf = (p: SweepPoint): number => (p.mode === 'open' ? p.rate_per_s! : p.concurrency!);
-
-/** The curve's points, lightest first; the closed-loop probe of an open-loop sweep measures S only. */
-function curve(points: SweepPoint[], mode: 'open' | 'closed'): { point: SweepPoint; index: number }[] {
-  return points
-    .map((point, index) => ({ point, index }))
-    .filter((p) => p.point.mode === mode)
-    .sort((a, b) => loadOf(a.point) - loadOf(b.point));
-}
-
-/** A sweep's mode: open loop unless every point is closed loop. */
-export function sweepMode(points: SweepPoint[]): 'open' | 'closed' {
-  return points.length > 0 && points.every((p) => p.mode === 'closed') ? 'closed' : 'open';
-}
 
 /**
  * Service floor S (docs/methodology.md, "The service floor S"): S = W_uncontended − t_RTT, with W_uncontended the
@@ -79,10 +56,12 @@ export function serviceFloor(points: SweepPoint[], o: AnalysisOptions, maxRate: 
 }
 
 /**
- * The stop rule: a point is past saturation when (open loop) X < min_achieved_fraction · λ —
- * the server no longer completes what it is offered — or when the metric's p99 > max_p99_multiple · S,
- * which by M/M/1-style W = S / (1 − ρ) means ρ > 90 % (docs/methodology.md; clamped to ≥ 2 ms like the knee). Closed loop cannot fall short of
- * its offer (it waits), so there the first test is that throughput stopped rising with concurrency.
+ * The stop rule: a point is past saturation when (open loop) X < min_achieved_fraction · λ beyond
+ * the window's edge noise (noise.ts completedVsOffered) — the server no longer completes what it is
+ * offered — or when the lower confidence bound of the metric's p99 > max_p99_multiple · S, which by
+ * M/M/1-style W = S / (1 − ρ) means ρ > 90 % (docs/methodology.md; clamped to ≥ 2 ms like the knee). Closed
+ * loop cannot fall short of its offer (it waits), so there the first test is that throughput
+ * stopped rising with concurrency.
  */
 export function pastSaturation(
   p: SweepPoint,
@@ -93,113 +72,88 @@ export function pastSaturation(
   const r = p.result;
   const x = r.throughput.requests_per_s;
   if (p.mode === 'open') {
-    const offered = r.load.offered_rate_per_s;
-    if (offered > 0 && x < o.stop.min_achieved_fraction * offered)
-      return `completed ${sig4(x)} req/s of ${sig4(offered)} offered (< ${sig4(o.stop.min_achieved_fraction * 100)} %)`;
+    const s = completedVsOffered(r, o.stop.min_achieved_fraction);
+    if (s.offered > 0 && s.verdict === 'fail')
+      return `completed ${sig4(x)} req/s of ${sig4(r.load.offered_rate_per_s)} offered (< ${sig4(o.stop.min_achieved_fraction * 100)} % beyond the edge noise of ${sig4(s.tolerance)} requests)`;
   } else if (previous && previous.concurrency! < p.concurrency!) {
     const before = previous.result.throughput.requests_per_s;
     if (before > 0 && x < (1 + CLOSED_PLATEAU_GAIN) * before)
       return `throughput ${sig4(x)} req/s barely above ${sig4(before)} at concurrency ${previous.concurrency} (< +${CLOSED_PLATEAU_GAIN * 100} %)`;
   }
-  const p99 = latency(r, o.metric)?.p99;
-  if (floorMs !== null && p99 !== undefined && p99 > Math.max(o.stop.max_p99_multiple * floorMs, JITTER_FLOOR_MS))
-    return `${o.metric.toUpperCase()} p99 ${sig4(p99)} ms > ${o.stop.max_p99_multiple} × S (${sig4(floorMs)} ms)`;
+  const tail = percentileInterval(r, histogramOf(o.metric), 99);
+  if (floorMs !== null && tail !== null && tail.lower > Math.max(o.stop.max_p99_multiple * floorMs, JITTER_FLOOR_MS))
+    return `${o.metric.toUpperCase()} p99 ${sig4(latency(r, o.metric)?.p99 ?? tail.estimate)} ms (lower bound ${sig4(tail.lower)} ms) > ${o.stop.max_p99_multiple} × S (${sig4(floorMs)} ms)`;
   if (r.requests.window.by_class.ok === 0 && r.requests.window.scheduled > 0) return 'no request succeeded';
   return null;
 }
 
+/** The plateau's points: open loop, those short of their offer (on the estimate), else the closed-loop throughput point; closed loop, the levels near the best. */
+function plateauOf(
+  points: SweepPoint[],
+  mode: 'open' | 'closed',
+  o: AnalysisOptions,
+): { plateau: { point: SweepPoint; index: number }[]; reached: boolean } {
+  const c = curve(points, mode);
+  const best = Math.max(...c.map((p) => p.point.result.throughput.requests_per_s));
+  if (mode === 'closed') {
+    const near = c.filter((p) => p.point.result.throughput.requests_per_s >= (1 - CLOSED_PLATEAU_GAIN) * best);
+    return near.length > 1
+      ? { plateau: near, reached: true }
+      : { plateau: c.filter((p) => p.point.result.throughput.requests_per_s === best), reached: false };
+  }
+  // On the estimate, not beyond noise: a point a little short of its offer near the ceiling still
+  // measures the ceiling (it is the stop rule that must not fire on noise). But a point short of
+  // its offer below one that completed its offer is noise, not the ceiling: only points above the
+  // heaviest point that completed its offer count.
+  const isShort = (p: (typeof c)[number]) => completedVsOffered(p.point.result, o.stop.min_achieved_fraction).verdict !== 'pass';
+  const lastFull = Math.max(-Infinity, ...c.filter((p) => !isShort(p)).map((p) => loadOf(p.point)));
+  const short = c.filter((p) => isShort(p) && loadOf(p.point) > lastFull);
+  if (short.length > 0) return { plateau: short, reached: true };
+  const throughput = points.map((point, index) => ({ point, index })).filter((p) => p.point.role === 'throughput');
+  if (throughput.length > 0) return { plateau: throughput, reached: true };
+  return { plateau: c.filter((p) => p.point.result.throughput.requests_per_s === best), reached: false };
+}
+
+/**
+ * The plateau's uncertainty: each point's completions are counts, so X = n / T has a Poisson SE
+ * of √n / T; the mean of k points has SE √(Σ nᵢ) / (k·T) for equal windows, and when the points
+ * disagree more than that, their own spread s / √k is used instead. One-sided bounds at z.
+ */
+function plateauRange(plateau: { point: SweepPoint }[], mean: number): { lower: number; upper: number } {
+  const k = plateau.length;
+  const xs = plateau.map((p) => p.point.result.throughput.requests_per_s);
+  const poisson =
+    Math.sqrt(plateau.reduce((a, p) => a + p.point.result.throughput.requests_per_s / Math.max(p.point.result.load.window_s, 1e-9), 0)) / k;
+  const spread = k > 1 ? Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (k - 1)) / Math.sqrt(k) : 0;
+  const se = Math.max(poisson, spread);
+  return { lower: round3(Math.max(0, mean - CAPACITY_Z * se)), upper: round3(mean + CAPACITY_Z * se) };
+}
+
 /**
  * Saturation throughput X_max: the plateau of completed req/s (and output tok/s). Open loop: the
- * mean over the points that could not complete their offer (X < min_achieved_fraction · λ) — past
- * that rate arrivals only queue, so X stays at the server's ceiling. Closed loop: the mean over the
- * points within 5 % of the highest throughput. Without such points the highest throughput seen is
+ * mean over the points that could not complete their offer — past that rate arrivals
+ * only queue, so X stays at the server's ceiling — or, without one, the closed-loop throughput
+ * point (as many requests at once as the engine can hold). Closed loop: the mean over the points
+ * within 5 % of the highest throughput. Without such points the highest throughput seen is
  * reported as a lower bound (reached: false).
  */
 function saturation(points: SweepPoint[], mode: 'open' | 'closed', o: AnalysisOptions): SweepAnalysis['saturation'] {
-  const c = curve(points, mode);
   const rule =
     mode === 'open'
-      ? `X_max = mean completed req/s (and output tok/s) over the points that completed < ${sig4(o.stop.min_achieved_fraction * 100)} % of their offered rate: the plateau`
-      : `X_max = mean completed req/s (and output tok/s) over the concurrency levels within ${CLOSED_PLATEAU_GAIN * 100} % of the highest throughput: the plateau`;
-  if (c.length === 0) return { requests_per_s: null, output_tokens_per_s: null, reached: false, points: [], rule };
-  const best = Math.max(...c.map((p) => p.point.result.throughput.requests_per_s));
-  let plateau =
-    mode === 'open'
-      ? c.filter((p) => p.point.result.throughput.requests_per_s < o.stop.min_achieved_fraction * p.point.result.load.offered_rate_per_s)
-      : c.filter((p) => p.point.result.throughput.requests_per_s >= (1 - CLOSED_PLATEAU_GAIN) * best);
-  const reached = mode === 'open' ? plateau.length > 0 : plateau.length > 1;
-  if (!reached) plateau = c.filter((p) => p.point.result.throughput.requests_per_s === best);
+      ? `X_max = mean completed req/s (and output tok/s) over the points above the heaviest one that completed its offer which completed < ${sig4(o.stop.min_achieved_fraction * 100)} % of their offered rate (or the throughput point): the plateau; range: Poisson noise of its completions or the points' spread, whichever is larger`
+      : `X_max = mean completed req/s (and output tok/s) over the concurrency levels within ${CLOSED_PLATEAU_GAIN * 100} % of the highest throughput: the plateau; range: Poisson noise of its completions or the points' spread`;
+  if (curve(points, mode).length === 0)
+    return { requests_per_s: null, output_tokens_per_s: null, reached: false, points: [], rule, range: null };
+  const { plateau, reached } = plateauOf(points, mode, o);
   const mean = (f: (r: Result) => number) => round3(plateau.reduce((a, p) => a + f(p.point.result), 0) / plateau.length);
+  const x = mean((r) => r.throughput.requests_per_s);
   return {
-    requests_per_s: mean((r) => r.throughput.requests_per_s),
+    requests_per_s: x,
     output_tokens_per_s: mean((r) => r.throughput.output_tokens_per_s),
     reached,
     points: plateau.map((p) => p.index),
     rule,
-  };
-}
-
-/**
- * Knee (docs/methodology.md, "Latency as a multiple of S"): the highest load of the leading run of points that each meet
- *   (a) achieved ≈ offered: X ≥ 95 % of λ (open loop);
- *   (b) p99 ≤ max(3 × S, 2 ms): the tail has not left the floor's neighbourhood (the 2 ms clamp
- *       keeps OS jitter from breaking a sub-millisecond floor);
- *   (c) throughput still tracks load: from the previous point, ΔX ≥ 80 % of Δλ (open loop), or
- *       X rose by at least half the concurrency's relative rise (closed loop, where X = c / W).
- * Past the knee throughput flattens while latency turns up superlinearly. "Leading run": the first
- * point that breaks a rule ends the search, so a lucky noisy point beyond it cannot become the knee.
- */
-function knee(points: SweepPoint[], mode: 'open' | 'closed', floorMs: number | null, o: AnalysisOptions): SweepAnalysis['knee'] {
-  const rule =
-    mode === 'open'
-      ? `knee = highest rate of the leading run of points with completed ≥ ${KNEE_ACHIEVED_FRACTION * 100} % of offered, ${o.metric.toUpperCase()} p99 ≤ max(${KNEE_P99_MULTIPLE} × S, ${JITTER_FLOOR_MS} ms), and ΔX ≥ ${KNEE_TRACKING * 100} % of Δλ from the previous point`
-      : `knee = highest concurrency of the leading run of levels with ${o.metric.toUpperCase()} p99 ≤ max(${KNEE_P99_MULTIPLE} × S, ${JITTER_FLOOR_MS} ms) and throughput rising by ≥ half the concurrency's relative rise`;
-  const none = { rate_per_s: null, concurrency: null, point: null, p99_ms: null, limit_ms: null, next_load: null, rule };
-  if (floorMs === null) return { ...none, note: 'no service floor: the knee is undefined' };
-  const limit = Math.max(KNEE_P99_MULTIPLE * floorMs, JITTER_FLOOR_MS);
-  const c = curve(points, mode);
-  let found: (typeof c)[number] | null = null;
-  let next: number | null = null;
-  let broke: string | null = null;
-  for (let i = 0; i < c.length; i++) {
-    const p = c[i].point;
-    const r = p.result;
-    const x = r.throughput.requests_per_s;
-    const p99 = latency(r, o.metric)?.p99 ?? Infinity;
-    const prev = i > 0 ? c[i - 1].point.result : null;
-    if (mode === 'open' && x < KNEE_ACHIEVED_FRACTION * r.load.offered_rate_per_s)
-      broke = `completed ${sig4(x)} of ${sig4(r.load.offered_rate_per_s)} req/s offered`;
-    else if (p99 > limit) broke = `p99 ${sig4(p99)} ms > ${sig4(limit)} ms`;
-    else if (
-      prev &&
-      mode === 'open' &&
-      x - prev.throughput.requests_per_s < KNEE_TRACKING * (r.load.offered_rate_per_s - prev.load.offered_rate_per_s)
-    )
-      broke = `throughput rose ${sig4(x - prev.throughput.requests_per_s)} req/s for ${sig4(r.load.offered_rate_per_s - prev.load.offered_rate_per_s)} more offered`;
-    else if (prev && mode === 'closed') {
-      const prevC = c[i - 1].point.concurrency!;
-      const gain = prev.throughput.requests_per_s > 0 ? x / prev.throughput.requests_per_s - 1 : Infinity;
-      if (gain < 0.5 * (p.concurrency! / prevC - 1))
-        broke = `throughput rose ${sig4(gain * 100)} % for ${sig4((p.concurrency! / prevC - 1) * 100)} % more concurrency`;
-    }
-    if (broke) {
-      next = loadOf(p);
-      break;
-    }
-    found = c[i];
-  }
-  if (!found) return { ...none, limit_ms: round3(limit), next_load: next, note: `even the lightest point breaks the rule (${broke})` };
-  const r = found.point.result;
-  return {
-    rate_per_s: found.point.mode === 'open' ? found.point.rate_per_s : r.throughput.requests_per_s,
-    concurrency: found.point.concurrency,
-    point: found.index,
-    p99_ms: latency(r, o.metric)?.p99 ?? null,
-    limit_ms: round3(limit),
-    next_load: next,
-    rule,
-    note:
-      next === null ? 'every point met the rules: the knee is at or above the heaviest point' : `the next point (${sig4(next)}) ${broke}`,
+    range: plateauRange(plateau, x),
   };
 }
 
@@ -251,9 +205,13 @@ export function nextKneeBisection(points: SweepPoint[], o: AnalysisOptions): num
 
 function capacityAtSlo(points: SweepPoint[], o: AnalysisOptions): SweepAnalysis['capacity_at_slo'] {
   const { passing, failing } = sloBracket(points, o.sloTarget);
-  const rule = `capacity at SLO = highest load of the leading run of points whose goodput fraction ≥ ${sig4(o.sloTarget * 100)} % (spec.slo defines a good request), bisected between the last passing and the first failing point to ${sig4(o.precision * 100)} %`;
+  const rule = `capacity at SLO = highest load of the leading run of points whose goodput fraction ≥ ${sig4(o.sloTarget * 100)} % (spec.slo defines a good request), bisected between the last passing and the first failing point to ${sig4(o.precision * 100)} %; range: up to the first point that misses the target beyond noise (Wilson ${sig4(CAPACITY_CONFIDENCE * 100)} % bound of its goodput fraction)`;
   const lo = passing ? loadOf(passing) : null;
   const hi = failing ? loadOf(failing) : null;
+  const clearFail = curve(points, sweepMode(points)).find(({ point }) => {
+    const n = point.result.requests.window.scheduled;
+    return lo !== null && loadOf(point) > lo && n > 0 && wilson(point.result.goodput.requests, n, CAPACITY_Z).upper < o.sloTarget;
+  });
   const note = !passing
     ? 'even the lightest point missed the target'
     : !failing
@@ -268,6 +226,7 @@ function capacityAtSlo(points: SweepPoint[], o: AnalysisOptions): SweepAnalysis[
     passing_load: lo,
     failing_load: hi,
     resolution: lo !== null && hi !== null ? round3((hi - lo) / lo) : null,
+    range: lo === null ? null : { lower: lo, upper: clearFail ? loadOf(clearFail.point) : hi },
     precision: o.precision,
     rule,
     note,

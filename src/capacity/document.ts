@@ -44,7 +44,7 @@ export function batchSlotsOf(spec: Spec, simDefaultSlots: number): number | null
 export const labelOf = (mode: 'open' | 'closed') => (mode === 'open' ? 'open-loop rate sweep' : 'closed-loop concurrency sweep');
 
 /** The network round trip of the lightest point when its result carries one (network.rtt_ms.p50). */
-function rttOf(points: SweepPoint[]): number | null {
+export function rttOf(points: SweepPoint[]): number | null {
   return points[0]?.result.network?.rtt_ms?.p50 ?? null;
 }
 

@@ -22,7 +22,7 @@ const obj = (properties: Record<string, object>) => ({ type: 'object', required:
 const nnum = nullable(num);
 
 const point = obj({
-  role: { enum: ['probe', 'step', 'fill', 'bisect', 'knee'] },
+  role: { enum: ['probe', 'below', 'throughput', 'step', 'fill', 'bisect', 'knee'] },
   mode: { enum: ['open', 'closed'] },
   rate_per_s: nnum,
   concurrency: nullable({ type: 'integer', minimum: 1 }),

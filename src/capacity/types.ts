@@ -1,8 +1,12 @@
 import type { Result } from '../result/types.js';
 import type { SweepSpec } from '../spec/sweep-schema.js';
 
-/** Why a point was measured: the light-load probe, a planned step, a fill-in near saturation, a bisection step of capacity at SLO, or of the knee. */
-export type PointRole = 'probe' | 'step' | 'fill' | 'bisect' | 'knee';
+/**
+ * Why a point was measured: the light-load probe, a point below the first step when that one is
+ * already loaded, the closed-loop maximum-throughput point (profile guidellm), a planned step, a
+ * fill-in near saturation, a bisection step of capacity at SLO, or of the knee.
+ */
+export type PointRole = 'probe' | 'below' | 'throughput' | 'step' | 'fill' | 'bisect' | 'knee';
 
 /** One measured operating point of a sweep: a full single-point result at one offered load. */
 export interface SweepPoint {
@@ -13,6 +17,28 @@ export interface SweepPoint {
   /** Closed-loop concurrency (null for open loop). */
   concurrency: number | null;
   result: Result;
+  /** Windows merged into this point: 1, or more when a point within a rule's noise was measured again. Absent = 1. */
+  windows?: number;
+}
+
+/** A load's range of uncertainty: the value lies between these, at the rules' confidence (null: open-ended). */
+export interface LoadRange {
+  lower: number | null;
+  upper: number | null;
+}
+
+/** The knee's rules on one curve point, each with its noise (src/capacity/knee.ts). */
+export interface KneeCheck {
+  index: number;
+  load: number;
+  /** pass: every rule passes with its noise against it; fail: one fails with its noise in its favour; ambiguous: within noise. */
+  verdict: 'pass' | 'fail' | 'ambiguous';
+  /** Every rule passes on its point estimate. */
+  estimate_pass: boolean;
+  /** The p99's confidence bounds over the monotone envelope of the points, ms. */
+  tail_ms: { lower: number; upper: number } | null;
+  /** The rules that failed or were within noise, in words (null: all passed). */
+  why: string | null;
 }
 
 /** What the analysis needs to know besides the points. */
@@ -63,6 +89,7 @@ export interface PointAnalysis {
   interrupted: boolean;
 }
 
+/** Every `point` / `points` field holds 0-based indices into the document's `points`; the `range` fields are absent in sweeps written before loadgate measured them. */
 /** Every `point` / `points` field holds 0-based indices into the document's `points`; reports number points from 1. */
 export interface SweepAnalysis {
   mode: 'open' | 'closed';
@@ -88,6 +115,11 @@ export interface SweepAnalysis {
     limit_ms: number | null;
     /** The next point measured above the knee, where a rule first broke (resolution of the knee). */
     next_load: number | null;
+    /** From the highest point of the leading run of clear passes to the first clear failure. */
+    range?: LoadRange | null;
+    checks?: KneeCheck[];
+    /** Points at or below the knee's end whose verdict was within a rule's noise. */
+    ambiguous?: number[];
     rule: string;
     note: string | null;
   };
@@ -97,6 +129,8 @@ export interface SweepAnalysis {
     /** True when some point was past saturation; false: the numbers are lower bounds. */
     reached: boolean;
     points: number[];
+    /** X_max's bounds (req/s) from the plateau's count noise or spread. */
+    range?: { lower: number; upper: number } | null;
     rule: string;
   };
   capacity_at_slo: {
@@ -108,6 +142,8 @@ export interface SweepAnalysis {
     failing_load: number | null;
     /** (failing − passing) / passing: how finely the bisection pinned it. */
     resolution: number | null;
+    /** From the passing load to the first load that misses the target beyond noise (or the failing one). */
+    range?: LoadRange | null;
     precision: number;
     rule: string;
     note: string | null;

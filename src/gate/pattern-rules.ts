@@ -4,7 +4,7 @@ import type { Result } from '../result/types.js';
 import { num } from '../numbers.js';
 import { outcome } from './outcome.js';
 import { latencyTarget } from './targets.js';
-import type { GateSpec, LatencyKey } from '../spec/gate-schema.js';
+import { FIXED_FLOOR_MS, type GateSpec, type LatencyKey } from '../spec/gate-schema.js';
 import type { RuleOutcome, Verdict } from './types.js';
 
 /*
@@ -76,7 +76,7 @@ function judgeSoak(gate: GateSpec, rule: NonNullable<GateSpec['soak']>, r: Resul
       last: decodeHistogram(last[metric]),
       p: t.p,
       pct: rule.max_drift_pct,
-      floorMs: latency.max_increase_ms,
+      floorMs: latency.max_increase_ms ?? FIXED_FLOOR_MS[key as LatencyKey] ?? 0,
       minTail: gate.min_tail_samples,
       confidence: gate.confidence,
       iterations: gate.bootstrap_iterations,
@@ -87,7 +87,7 @@ function judgeSoak(gate: GateSpec, rule: NonNullable<GateSpec['soak']>, r: Resul
         id: `soak.drift.${key}`,
         kind: 'slo',
         metric: `${t.label} drift, first → last segment`,
-        limit: `may rise ≤ ${rule.max_drift_pct} % or ${latency.max_increase_ms} ms, whichever is larger, beyond noise`,
+        limit: `may rise ≤ ${rule.max_drift_pct} % or ${latency.max_increase_ms ?? FIXED_FLOOR_MS[key as LatencyKey] ?? 0} ms, whichever is larger, beyond noise`,
         unit: 'ms',
         baseline: d.first,
         current: d.last,

@@ -7,6 +7,7 @@ import { bootstrapSe } from './noise.js';
 import { judgeContext } from './context.js';
 import { minSamples } from '../metrics/samples.js';
 import { latencyTarget, sortedLatencyKeys } from './targets.js';
+import { latencyFloor } from './floors.js';
 import type { GateSpec } from '../spec/gate-schema.js';
 import { normalQuantile, studentQuantile } from '../metrics/stats.js';
 
@@ -64,7 +65,9 @@ export function planDetection(o: PlanInput): RulePlan[] {
     const b = ctx.buckets(o.baseline, t.histogram, 1000);
     if (!b || b.n < minSamples(t.p, o.gate.min_tail_samples)) continue;
     const v = percentileOf(b, t.p);
-    const allowed = Math.max((rule.max_increase_pct / 100) * v, rule.max_increase_ms);
+    // The current run is not measured yet: its timestamp error bound is taken to be the baseline's.
+    const floor = latencyFloor(key, rule, o.baseline, null, v);
+    const allowed = Math.max((rule.max_increase_pct / 100) * v, floor.ms);
     const detect = o.detect * v;
     const cvKey = `${t.metric}.${t.pct}`;
     const cal = o.calibration?.cv[cvKey];
@@ -82,7 +85,7 @@ export function planDetection(o: PlanInput): RulePlan[] {
     if (detect <= allowed) {
       plans.push({
         ...base,
-        impossible: `the rule allows ${allowed.toFixed(1)} ms (${((allowed / v) * 100).toFixed(1)} %): a ${(o.detect * 100).toFixed(1)} % change is within it and never fails`,
+        impossible: `the rule allows ${allowed.toFixed(1)} ms (${((allowed / v) * 100).toFixed(1)} %; ${rule.max_increase_pct} % or its floor ${floor.text}): a ${(o.detect * 100).toFixed(1)} % change is within it and never fails`,
         window_s: null,
         replicates: null,
       });

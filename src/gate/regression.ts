@@ -1,5 +1,5 @@
 import type { Result } from '../result/types.js';
-import { moments } from '../metrics/buckets.js';
+import { moments, percentileOf } from '../metrics/buckets.js';
 import { percentileRise, riseReason } from '../metrics/rise.js';
 import { confText, num, pctText } from '../numbers.js';
 import type { JudgeContext } from './context.js';
@@ -8,6 +8,7 @@ import { betweenRun, latencyNoise, noiseText, type LatencyNoise } from './noise.
 import type { LatencyTarget } from '../metrics/definitions.js';
 import { changeOf, outcome } from './outcome.js';
 import { latencyTarget } from './targets.js';
+import { latencyFloor } from './floors.js';
 import type { GateSpec, LatencyIncreaseRule, LatencyKey, ThroughputDecreaseRule, ThroughputKey } from '../spec/gate-schema.js';
 import type { RuleOutcome } from './types.js';
 
@@ -34,14 +35,15 @@ export function judgeLatencyIncrease(
   ctx: JudgeContext,
 ): RuleOutcome {
   const t = latencyTarget(key);
+  const id = `latency.${key}`;
+  const { test, noise, floor } = latencyRise(key, rule, base, cur, ctx, id);
   const draft = {
-    id: `latency.${key}`,
+    id,
     kind: 'regression' as const,
     metric: t.label,
-    limit: `may rise ≤ ${rule.max_increase_pct} % or ${rule.max_increase_ms} ms, whichever is larger`,
+    limit: `may rise ≤ ${rule.max_increase_pct} % or ${floor.text}, whichever is larger`,
     unit: 'ms' as const,
   };
-  const { test, noise } = latencyRise(t, rule, base, cur, ctx, draft.id);
   const none = { baseline: test.before, current: test.after, change: null, threshold: null, ci: null };
   if (test.status === 'no-samples')
     return outcome(
@@ -92,17 +94,22 @@ export function judgeLatencyIncrease(
   );
 }
 
-/** The rise test on the rule's percentile, its bootstrap widened by the between-run noise (read once judged). */
-function latencyRise(t: LatencyTarget, rule: LatencyIncreaseRule, base: Result, cur: Result, ctx: JudgeContext, id: string) {
+/**
+ * The rise test on the rule's percentile, its bootstrap widened by the between-run noise (read once
+ * judged), against the rule's floor (floors.ts: the spec's max_increase_ms, or what the runs resolve).
+ */
+function latencyRise(key: LatencyKey, rule: LatencyIncreaseRule, base: Result, cur: Result, ctx: JudgeContext, id: string) {
+  const t: LatencyTarget = latencyTarget(key);
   const b = ctx.buckets(base, t.histogram, 1000);
   const c = ctx.buckets(cur, t.histogram, 1000);
+  const floor = latencyFloor(key, rule, base, cur, b ? percentileOf(b, t.p) : 0);
   let noise: LatencyNoise | undefined;
   const test = percentileRise({
     before: b,
     after: c,
     p: t.p,
     pct: rule.max_increase_pct,
-    floorMs: rule.max_increase_ms,
+    floorMs: floor.ms,
     minTail: ctx.minTail,
     confidence: ctx.confidence,
     iterations: ctx.iterations,
@@ -113,7 +120,7 @@ function latencyRise(t: LatencyTarget, rule: LatencyIncreaseRule, base: Result, 
       return ctx.z * noise.se;
     },
   });
-  return { test, noise: () => noise! };
+  return { test, noise: () => noise!, floor };
 }
 
 /**

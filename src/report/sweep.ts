@@ -22,6 +22,14 @@ export interface Finding {
   note: string | null;
 }
 
+/** ", between 10.9 and 11.8 req/s" when a range is known; an open end reads "below" or "at least". */
+function between(r: { lower: number | null; upper: number | null } | null | undefined, unit: string): string {
+  if (!r || (r.lower === null && r.upper === null)) return '';
+  if (r.lower === null) return `, below ${n(r.upper, unit)}`;
+  if (r.upper === null) return `, at least ${n(r.lower, unit)}`;
+  return `, between ${n(r.lower, '')} and ${n(r.upper, unit)}`;
+}
+
 export function findings(d: SweepDocument): Finding[] {
   const a = d.analysis;
   const unit = a.mode === 'open' ? ' req/s' : ' concurrent';
@@ -39,14 +47,14 @@ export function findings(d: SweepDocument): Finding[] {
       value:
         a.knee.point === null
           ? 'not found'
-          : `${n(a.knee.rate_per_s, ' req/s')}${a.knee.concurrency !== null ? ` at concurrency ${a.knee.concurrency}` : ''} (p99 ${n(a.knee.p99_ms, ' ms')} ≤ ${n(a.knee.limit_ms, ' ms')})`,
+          : `${n(a.knee.rate_per_s, ' req/s')}${a.knee.concurrency !== null ? ` at concurrency ${a.knee.concurrency}` : ''}${between(a.knee.range, unit)} (p99 ${n(a.knee.p99_ms, ' ms')} ≤ ${n(a.knee.limit_ms, ' ms')})`,
       rule: a.knee.rule,
       note: a.knee.note,
     },
     {
       key: 'analysis.saturation.requests_per_s',
       label: 'Saturation throughput',
-      value: `${n(a.saturation.requests_per_s, ' req/s')}, ${n(a.saturation.output_tokens_per_s, ' output tok/s')}${a.saturation.reached ? '' : ' (not reached: a lower bound)'}`,
+      value: `${n(a.saturation.requests_per_s, ' req/s')}${a.saturation.range ? `, between ${n(a.saturation.range.lower)} and ${n(a.saturation.range.upper, ' req/s')}` : ''}, ${n(a.saturation.output_tokens_per_s, ' output tok/s')}${a.saturation.reached ? '' : ' (not reached: a lower bound)'}`,
       rule: a.saturation.rule,
       note: null,
     },
@@ -56,7 +64,7 @@ export function findings(d: SweepDocument): Finding[] {
       value:
         a.capacity_at_slo.rate_per_s === null
           ? 'not met at any point'
-          : `${n(a.capacity_at_slo.rate_per_s, ' req/s')}${a.capacity_at_slo.concurrency !== null ? ` at concurrency ${a.capacity_at_slo.concurrency}` : ''} (between ${n(a.capacity_at_slo.passing_load, unit)} passing and ${n(a.capacity_at_slo.failing_load, unit)} failing)`,
+          : `${n(a.capacity_at_slo.rate_per_s, ' req/s')}${a.capacity_at_slo.concurrency !== null ? ` at concurrency ${a.capacity_at_slo.concurrency}` : ''} (between ${n(a.capacity_at_slo.passing_load, unit)} passing and ${n(a.capacity_at_slo.failing_load, unit)} failing${a.capacity_at_slo.range && a.capacity_at_slo.range.upper !== a.capacity_at_slo.failing_load ? `; first failing beyond noise ${n(a.capacity_at_slo.range.upper, unit)}` : ''})`,
       rule: a.capacity_at_slo.rule,
       note: a.capacity_at_slo.note,
     },

@@ -2,7 +2,7 @@ import { expectedArrivals } from '../arrivals/curve.js';
 import type { LoadPlan } from '../arrivals/load-plan.js';
 // The gate's own percentile-rise test (metrics/, below result) judges the soak's drift.
 import { segmentDrift, type DriftOutcome } from '../metrics/rise.js';
-import type { GateSpec } from '../spec/gate-schema.js';
+import { FIXED_FLOOR_MS, type GateSpec } from '../spec/gate-schema.js';
 import { round3 } from '../numbers.js';
 import type { Spec } from '../spec/types.js';
 import { LATENCY_TARGETS, PHASE_METRICS, type PhaseMetric } from '../metrics/definitions.js';
@@ -301,7 +301,7 @@ function soakOutcome(f: PatternFacts): NonNullable<PatternSection['soak']> {
       last: last.h[metric],
       p: t.p,
       pct: g.soak?.max_drift_pct ?? rule.max_increase_pct,
-      floorMs: rule.max_increase_ms,
+      floorMs: rule.max_increase_ms ?? FIXED_FLOOR_MS[key] ?? 0,
       minTail: g.min_tail_samples,
       confidence: g.confidence,
       iterations: g.bootstrap_iterations,

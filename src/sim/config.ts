@@ -3,6 +3,8 @@ import { Ajv, type SchemaObject } from 'ajv';
 import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import { parse as parseYaml } from 'yaml';
 import { issueFromErrors, show } from '../spec/messages.js';
+import { SIM_PRESETS } from './compute-bound.js';
+import type { JitterConfig } from './jitter.js';
 
 /** Output length when the request does not force it (no `ignore_eos`); always capped by `max_tokens`. */
 export type OutputLengths =
@@ -64,6 +66,10 @@ export interface SimConfig {
   drift?: { per_minute: number };
   /** From this many ms after listen, every request fails with error_statuses[0]: a server that breaks mid-run. */
   fail_from_ms?: number;
+  /** Seeded noise on the engine's compute times (src/sim/jitter.ts); absent = none. */
+  jitter?: JitterConfig;
+  /** Engine keys to start from (src/sim/compute-bound.ts: `compute-bound`); the config's own keys override them. */
+  preset?: string;
 }
 
 /**
@@ -168,6 +174,13 @@ export const SIM_CONFIG_SCHEMA: SchemaObject = {
     },
     drift: { type: 'object', additionalProperties: false, required: ['per_minute'], properties: { per_minute: nonNegative } },
     fail_from_ms: nonNegative,
+    jitter: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['step_cv', 'request_cv', 'run_cv'],
+      properties: { step_cv: nonNegative, request_cv: nonNegative, run_cv: nonNegative },
+    },
+    preset: { enum: Object.keys(SIM_PRESETS) },
   },
 };
 
@@ -186,7 +199,9 @@ const check = compileOnFirstUse(() => new Ajv({ discriminator: true, verbose: tr
 export function validateSimConfig(input: unknown): SimConfig {
   if (input === null || input === undefined) input = {};
   if (typeof input !== 'object' || Array.isArray(input)) throw new SimConfigError(`is ${show(input)}; expected a mapping`);
-  const config = { ...SIM_DEFAULTS, ...(input as object) };
+  const preset = (input as { preset?: unknown }).preset;
+  const base = typeof preset === 'string' && preset in SIM_PRESETS ? SIM_PRESETS[preset]() : {};
+  const config = { ...SIM_DEFAULTS, ...base, ...(input as object) };
   if (!check()(config)) throw new SimConfigError(issueFromErrors(check().errors!, config).message);
   crossCheck(config);
   return config;

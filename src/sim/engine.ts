@@ -5,6 +5,7 @@ import type { Scheduler, Sequence } from './sequence.js';
 import type { Stalls } from './stalls.js';
 import type { Drift } from './drift.js';
 import { Wake } from './wake.js';
+import { Jitter } from './jitter.js';
 
 /**
  * A continuous-batching engine in the style of vLLM V1, one iteration ("step") at a time.
@@ -41,6 +42,9 @@ export class Engine implements Scheduler {
   private waitingCount = 0;
   private runningSeqs: Sequence[] = [];
   private readonly wake = new Wake((t) => this.onWake(t));
+  private readonly jitter: Jitter | null;
+  /** Each admitted sequence's prefill cost factor (jitter.request_cv). */
+  private readonly prefillFactor = new WeakMap<Sequence, number>();
   /** Ideal (simulated) end of the step in flight, or NaN when none is. */
   private stepEnd = NaN;
   steps = 0;
@@ -53,6 +57,7 @@ export class Engine implements Scheduler {
     private readonly drift?: Drift,
   ) {
     this.kv = new KvCache(config.kv_cache_tokens, config.block_size);
+    this.jitter = config.jitter ? new Jitter(config.jitter, config.seed) : null;
   }
 
   get running(): number {
@@ -118,7 +123,7 @@ export class Engine implements Scheduler {
       const n = seq.prefillLeft > 0 ? Math.min(seq.prefillLeft, budget) : 1;
       seq.scheduled = n;
       budget -= n;
-      if (seq.prefillLeft > 0) prefill += n;
+      if (seq.prefillLeft > 0) prefill += n * (this.prefillFactor.get(seq) ?? 1);
       else decoding++;
     }
     while (budget > 0 && this.runningSeqs.length < c.max_num_seqs && this.waitingCount > 0) {
@@ -136,7 +141,8 @@ export class Engine implements Scheduler {
       seq.prefillLeft = seq.promptTokens - seq.cachedTokens;
       seq.scheduled = Math.min(seq.prefillLeft, budget);
       budget -= seq.scheduled;
-      prefill += seq.scheduled;
+      if (this.jitter) this.prefillFactor.set(seq, this.jitter.request());
+      prefill += seq.scheduled * (this.prefillFactor.get(seq) ?? 1);
       this.runningSeqs.push(seq);
       seq.sink.admitted(start);
     }
@@ -147,6 +153,7 @@ export class Engine implements Scheduler {
     const ms =
       c.slowdown *
       (this.drift?.factor(start) ?? 1) *
+      (this.jitter?.step() ?? 1) *
       (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
     this.steps++;
     this.busyMs += ms;

@@ -10,7 +10,7 @@ import type { GeneratorLimits } from './generator-limits.js';
  * Every rule is optional; the defaults below apply to whatever is left out.
  *
  *   gate:
- *     latency:    { ttft_p95: { max_increase_pct: 10, max_increase_ms: 20 }, … }   # vs baseline
+ *     latency:    { ttft_p95: { max_increase_pct: 10 }, … }   # vs baseline; floor: what the runs resolve, or max_increase_ms
  *     throughput: { output_tokens_per_s: { max_decrease_pct: 5 } }                  # vs baseline
  *     error_rate: { max_increase_pp: 1 }                                             # vs baseline
  *     slo:        { ttft_p95: { max_ms: 500 }, http_5xx_rate: { max: 0.01 }, … }     # absolute
@@ -37,11 +37,21 @@ export interface RuleFlags {
   warn_only: boolean;
   enabled: boolean;
 }
-/** A regression needs both: a rise above max_increase_pct of the baseline AND above max_increase_ms. */
+/**
+ * A regression needs both: a rise above max_increase_pct of the baseline AND above an absolute
+ * floor — max_increase_ms when given, else what the two runs can resolve (src/gate/floors.ts:
+ * 4 × the larger timestamp error bound plus the histogram's resolution).
+ */
 export interface LatencyIncreaseRule extends RuleFlags {
   max_increase_pct: number;
-  max_increase_ms: number;
+  max_increase_ms?: number;
 }
+
+/**
+ * The fixed floors the default rules had before they were derived from the runs; a soak's drift
+ * (first vs last segment of one run) still uses them when its rule sets no max_increase_ms.
+ */
+export const FIXED_FLOOR_MS: Partial<Record<LatencyKey, number>> = { ttft_p95: 20, tpot_p50: 2, tpot_p95: 2, itl_p99: 5, e2e_p95: 50 };
 export interface ThroughputDecreaseRule extends RuleFlags {
   max_decrease_pct: number;
 }
@@ -88,13 +98,8 @@ export interface GateSpec {
   soak?: RuleFlags & { max_drift_pct: number };
 }
 
-const LATENCY_DEFAULTS: Partial<Record<LatencyKey, [pct: number, ms: number]>> = {
-  ttft_p95: [10, 20],
-  tpot_p50: [10, 2],
-  tpot_p95: [10, 2],
-  itl_p99: [15, 5],
-  e2e_p95: [10, 50],
-};
+/** Default rules' max_increase_pct; their absolute floor is what the runs resolve (no max_increase_ms). */
+const LATENCY_DEFAULTS: Partial<Record<LatencyKey, number>> = { ttft_p95: 10, tpot_p50: 10, tpot_p95: 10, itl_p99: 15, e2e_p95: 10 };
 
 const LATENCY_KEY = `(${LATENCY_METRICS.join('|')})_(${PERCENTILE_KEYS.join('|')})`;
 const FIXED_SLO_KEYS = ['http_5xx_rate', 'http_429_rate', 'goodput_fraction'];
@@ -142,15 +147,12 @@ export const gateSchema: SchemaObject = {
       description: 'a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }',
       propertyNames: keyNames(LATENCY_KEY, 'latency rules'),
       properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, [pct, ms]]) => [
+        Object.entries(LATENCY_DEFAULTS).map(([key, pct]) => [
           key,
-          rule({ max_increase_pct: nonNegative(pct), max_increase_ms: nonNegative(ms) }, [], {}),
+          rule({ max_increase_pct: nonNegative(pct), max_increase_ms: nonNegative() }, [], {}),
         ]),
       ),
-      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, [
-        'max_increase_pct',
-        'max_increase_ms',
-      ]),
+      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, ['max_increase_pct']),
     },
     throughput: {
       type: 'object',

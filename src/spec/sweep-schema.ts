@@ -9,10 +9,11 @@ import { SpecIssue } from './error.js';
  *     rates: [5, 10, 20, 40]                #   open-loop rates, req/s
  *     from: 5, to: 40, steps: 8, scale: linear | geometric
  *     auto: true                            #   or `sweep: auto`: light-load probe, then rates × growth until saturation
+ *     profile: doubling | guidellm          # auto's ladder: × growth from the probe, or probe, max throughput, then rates between
  *     concurrency: [1, 2, 4, 8]             #   closed-loop concurrency sweep
  *     metric: ttft | e2e                    # the latency S, the knee and the stop rule use (default ttft)
  *     slo_target: 0.99                      # goodput fraction for capacity at SLO (spec.slo defines "good")
- *     bisect: { precision: 0.05, max_points: 4, knee_points: 2 }
+ *     bisect: { precision: 0.05, max_points: 4, knee_points: 2, repeat_points: 2 }
  *     stop: { min_achieved_fraction: 0.9, max_p99_multiple: 10 }
  *     gate: { capacity_at_slo: { max_decrease_pct: 10 }, knee: { max_decrease_pct: 10 }, saturation: { max_decrease_pct: 10 } }
  *   sizing:
@@ -34,11 +35,20 @@ export interface SweepSpec {
   steps?: number;
   scale: 'linear' | 'geometric';
   auto?: boolean | { growth: number; max_points: number; fill: number };
+  /**
+   * How `auto` chooses its points: doubling grows rates × growth from the concurrency-1 probe;
+   * guidellm runs the probe (synchronous), a closed-loop maximum-throughput point, then
+   * max_points rates evenly between the two.
+   */
+  profile: 'doubling' | 'guidellm';
   concurrency?: number[];
   metric: 'ttft' | 'e2e';
   slo_target: number;
-  /** max_points: extra points bisecting capacity at SLO; knee_points: extra points bisecting the knee's bracket. */
-  bisect: { precision: number; max_points: number; knee_points: number };
+  /**
+   * max_points: extra points bisecting capacity at SLO; knee_points: extra points bisecting the
+   * knee's bracket; repeat_points: windows added to points whose knee verdict was within noise.
+   */
+  bisect: { precision: number; max_points: number; knee_points: number; repeat_points: number };
   stop: { min_achieved_fraction: number; max_p99_multiple: number };
   gate: { capacity_at_slo: CapacityRule; knee: CapacityRule; saturation: CapacityRule };
 }
@@ -108,6 +118,7 @@ export const sweepSchema = {
       items: { type: 'integer', minimum: 1, description: 'an integer ≥ 1' },
       description: 'a list of 1 to 100 concurrency levels (integers ≥ 1)',
     },
+    profile: { enum: ['doubling', 'guidellm'], default: 'doubling' },
     metric: { enum: ['ttft', 'e2e'], default: 'ttft' },
     slo_target: fraction(0.99),
     bisect: mapping(
@@ -115,8 +126,9 @@ export const sweepSchema = {
         precision: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.05, description: 'a fraction > 0 and ≤ 1 of the rate' },
         max_points: { type: 'integer', minimum: 0, maximum: 20, default: 4, description: 'an integer from 0 to 20' },
         knee_points: { type: 'integer', minimum: 0, maximum: 20, default: 2, description: 'an integer from 0 to 20' },
+        repeat_points: { type: 'integer', minimum: 0, maximum: 10, default: 2, description: 'an integer from 0 to 10' },
       },
-      'a mapping with precision, max_points and knee_points',
+      'a mapping with precision, max_points, knee_points and repeat_points',
     ),
     stop: mapping(
       {
@@ -160,6 +172,8 @@ export function checkSweep(s: SweepSpec): void {
   if (ways.length === 0)
     throw new SpecIssue(['sweep'], 'chooses no points; expected rates: [..], from/to/steps, auto: true, or concurrency: [..]');
   if (ways.length > 1) throw new SpecIssue(['sweep'], `gives ${ways.join(' and ')}; expected exactly one way of choosing the points`);
+  if (s.profile === 'guidellm' && ways[0] !== 'auto')
+    throw new SpecIssue(['sweep', 'profile'], `is guidellm with ${ways[0]}; expected auto: true (a listed sweep measures its own points)`);
   if (ways[0] === 'from/to/steps') {
     const missing = (['from', 'to', 'steps'] as const).find((k) => s[k] === undefined);
     if (missing) throw new SpecIssue(['sweep', missing], 'is missing; expected from, to and steps together');

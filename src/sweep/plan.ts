@@ -30,3 +30,8 @@ export const autoRate = (probeRate: number, growth: number, k: number): number =
 export function fillLoads(below: number, past: number, fill: number): number[] {
   return Array.from({ length: fill }, (_, i) => round3(below + ((i + 1) * (past - below)) / (fill + 1)));
 }
+
+/** The guidellm profile's rates: n evenly between the synchronous rate x1 and the maximum throughput xt, both ends excluded. */
+export function interpolatedLoads(x1: number, xt: number, n: number): number[] {
+  return Array.from({ length: n }, (_, i) => round3(x1 + ((i + 1) * (xt - x1)) / (n + 1)));
+}

@@ -1,10 +1,11 @@
 import { analyzeSweep, nextBisection, nextKneeBisection } from '../../src/capacity/analysis.js';
+import { completedVsOffered } from '../../src/capacity/noise.js';
 import { compareSweeps } from '../../src/capacity/gate.js';
 import { parseSweep } from '../../src/capacity/load.js';
 import { sizeFleet } from '../../src/capacity/sizing.js';
 import type { AnalysisOptions } from '../../src/capacity/types.js';
 import { parseSpec } from '../../src/spec/load.js';
-import { fillLoads, plannedLoads } from '../../src/sweep/plan.js';
+import { fillLoads, interpolatedLoads, plannedLoads } from '../../src/sweep/plan.js';
 import { curvePoints, sweepDocument, sweepSpec, syntheticPoint } from './fixtures.js';
 
 const OPTS: AnalysisOptions = {
@@ -39,7 +40,9 @@ describe('capacity analysis', () => {
     expect(a.knee.p99_ms!).toBeLessThanOrEqual(a.knee.limit_ms!);
     expect(a.knee.limit_ms).toBeCloseTo(3 * a.service_floor_ms!, 2);
     expect(a.knee.rule).toContain('p99 ≤ max(3 × S, 2 ms)');
-    expect(a.knee.note).toMatch(/^the next point \(36\) p99 [\d.]+ ms > [\d.]+ ms$/);
+    expect(a.knee.note).toMatch(/^the next point \(36\) fails: p99 [\d.]+ ms \([\d.]+–[\d.]+ over the envelope\) vs [\d.]+ ms$/);
+    // 32 passes with its noise against it (p99 bounds below 3 S), 36 fails with its noise in its favour.
+    expect(a.knee.range).toEqual({ lower: 32, upper: 36 });
     // Its bracket [32, 36) is 12.5 % wide: refining asks for the midpoint; one of 2.5 % is pinned.
     expect(nextKneeBisection(points, OPTS)).toBe(34);
     expect(nextKneeBisection(points, { ...OPTS, precision: 0.2 })).toBeNull();
@@ -61,6 +64,8 @@ describe('capacity analysis', () => {
     expect(a.saturation.requests_per_s).toBe(40);
     expect(a.saturation.output_tokens_per_s).toBe(400);
     expect(a.saturation.points.map((i) => points[i].rate_per_s)).toEqual([48, 60]);
+    expect(a.saturation.range!.lower).toBeLessThan(40);
+    expect(a.saturation.range!.upper).toBeGreaterThan(40);
     const below = analyzeSweep(curvePoints([4, 8, 16]), OPTS).saturation;
     expect(below.reached).toBe(false);
     expect(below.requests_per_s).toBe(16);
@@ -91,10 +96,65 @@ describe('capacity analysis', () => {
 
   test('the stop rule marks a point past saturation by achieved rate or by p99 > 10 × S', () => {
     const byLoad = new Map(a.points.map((p) => [p.load, p]));
-    expect(byLoad.get(48)!.saturated_because).toMatch(/^completed 40 req\/s of 48 offered \(< 90 %\)$/);
+    // 48 req/s completes 400 of 480 (83 %): short of 90 % by 32, within a 10 s window's count
+    // noise (z·√400 = 33), so the stop rule fires there on its p99 instead; 60 req/s (67 %) is short beyond it.
+    expect(byLoad.get(60)!.saturated_because).toMatch(
+      /^completed 40 req\/s of 60 offered \(< 90 % beyond the edge noise of [\d.]+ requests\)$/,
+    );
+    expect(byLoad.get(48)!.saturated_because).toMatch(/^TTFT p99 [\d.]+ ms \(lower bound [\d.]+ ms\) > 10 × S/);
     expect(byLoad.get(32)!.saturated).toBe(false);
     const slow = analyzeSweep([syntheticPoint({ rate: 1, ttftMs: 10 }), syntheticPoint({ rate: 2, ttftMs: 150 })], OPTS);
-    expect(slow.points[1].saturated_because).toMatch(/TTFT p99 [\d.]+ ms > 10 × S/);
+    expect(slow.points[1].saturated_because).toMatch(/TTFT p99 [\d.]+ ms \(lower bound [\d.]+ ms\) > 10 × S/);
+  });
+
+  test('completed vs offered carries its noise: 93 % of offered with ~1 s in flight per request is no shortfall in a 15 s window', () => {
+    // 145 arrivals, 135 completions in the window, ~9 requests in flight: C − A = −10 is the
+    // requests in flight at the window's edges. The knee counts the window's own requests that
+    // completed whenever (all of them here), so no edge term enters it.
+    const light = syntheticPoint({ rate: 9.667, completed: 9, ttftMs: 25, e2eMs: 1000, windowS: 15 });
+    const pts = [syntheticPoint({ rate: 5, ttftMs: 25, e2eMs: 1000, windowS: 15 }), light];
+    const k = analyzeSweep(pts, OPTS).knee;
+    expect(k.checks!.map((c) => c.verdict)).toEqual(['pass', 'pass']);
+    expect(k.rate_per_s).toBe(9.667);
+    // The stop rule compares the two counts within z·√(2·L) (here ±6.6 requests): 135 of 145 is within 90 %,
+    // and 120 of 145 is short beyond it.
+    expect(completedVsOffered(light.result, 0.95)).toMatchObject({ verdict: 'ambiguous' });
+    const far = syntheticPoint({ rate: 9.667, completed: 8, ttftMs: 25, e2eMs: 1000, windowS: 15 });
+    expect(completedVsOffered(far.result, 0.9).verdict).toBe('fail');
+    expect(analyzeSweep([pts[0], far], OPTS).points[1].saturated_because).toMatch(
+      /^completed 8 req\/s of 9.667 offered \(< 90 % beyond the edge noise/,
+    );
+    // Window requests that failed do count against the knee.
+    const failing = syntheticPoint({ rate: 9.667, ttftMs: 25, e2eMs: 1000, windowS: 15 });
+    failing.result.requests.window.by_class.ok = Math.floor(0.9 * failing.result.requests.window.scheduled);
+    expect(analyzeSweep([pts[0], failing], OPTS).knee.checks![1].why).toMatch(/of the window's \d+ requests completed \(needs ≥ 95 %\)/);
+  });
+
+  test('one noisy point neither breaks nor makes the knee: the p99 is judged over the envelope of the points', () => {
+    // A lone high p99 at 10 req/s between quiet points: capped by the quieter heavier points' bounds.
+    const noisy = [
+      syntheticPoint({ rate: 5, ttftMs: 20, windowS: 15 }),
+      syntheticPoint({ rate: 10, ttftMs: 20, sigma: 0.5, windowS: 15, seed: 9 }),
+      syntheticPoint({ rate: 15, ttftMs: 22, windowS: 15 }),
+      syntheticPoint({ rate: 20, ttftMs: 200, windowS: 15 }),
+    ];
+    const k = analyzeSweep(noisy, OPTS).knee;
+    expect(noisy[1].result.metrics.ttft_ms!.p99).toBeGreaterThan(k.limit_ms!); // alone, it would break the knee
+    // Its p99 is capped by the quieter heavier points' upper bounds: a clear pass.
+    expect(k.checks!.map((c) => c.verdict)).toEqual(['pass', 'pass', 'pass', 'fail']);
+    expect(k.rate_per_s).toBe(15);
+    expect(k.range).toEqual({ lower: 15, upper: 20 });
+    // A lone lucky point above a failing one cannot become the knee: pooled with it, both fail.
+    const lucky = [
+      noisy[0],
+      noisy[2],
+      syntheticPoint({ rate: 18, ttftMs: 200, windowS: 15 }),
+      syntheticPoint({ rate: 19, ttftMs: 20, windowS: 15 }),
+    ];
+    const l = analyzeSweep(lucky, OPTS).knee;
+    expect(l.rate_per_s).toBe(15);
+    expect(l.checks!.map((c) => c.verdict)).toEqual(['pass', 'pass', 'ambiguous', 'ambiguous']);
+    expect(l.ambiguous).toEqual([2]);
   });
 
   test('a closed-loop sweep finds its knee and plateau in concurrency', () => {
@@ -138,6 +198,8 @@ describe('sweep plans and spec validation', () => {
     expect(plannedLoads(sweepSpec({ rates: undefined, from: 5, to: 40, steps: 4, scale: 'geometric' }).sweep!)).toEqual([5, 10, 20, 40]);
     expect(plannedLoads(sweepSpec({ rates: [30, 10, 20] }).sweep!)).toEqual([10, 20, 30]);
     expect(fillLoads(10, 20, 3)).toEqual([12.5, 15, 17.5]);
+    // profile guidellm: rates evenly between the synchronous rate and the maximum throughput, both ends excluded.
+    expect(interpolatedLoads(4, 8, 3)).toEqual([5, 6, 7]);
   });
 
   const bad = (sweep: string) => () => parseSpec(`target: { url: sim }\nsweep: ${sweep}\n`, 's.yml', {});
@@ -153,6 +215,11 @@ describe('sweep plans and spec validation', () => {
     ['{ ratse: [5] }', 's.yml: sweep.ratse is not a known key; did you mean "rates"?'],
     ['{ metric: e2e }', 's.yml: sweep chooses no points; expected rates: [..], from/to/steps, auto: true, or concurrency: [..]'],
     ['fast', 's.yml: sweep is "fast"; expected auto, or a mapping with rates, from/to/steps, auto or concurrency'],
+    [
+      '{ rates: [5], profile: guidellm }',
+      's.yml: sweep.profile is guidellm with rates; expected auto: true (a listed sweep measures its own points)',
+    ],
+    ['{ auto: true, profile: fast }', 's.yml: sweep.profile is "fast"; expected one of doubling, guidellm'],
     ['{ auto: true, slo_target: 2 }', 's.yml: sweep.slo_target is 2; expected a number > 0 and ≤ 1'],
   ])('sweep: %s is one line', (sweep, message) => {
     expect(bad(sweep)).toThrow(message);

@@ -3,14 +3,14 @@ import { DEFAULT_GATE, gateOf, gateSchema, resolveGate } from '../../src/spec/ga
 import { specSchema } from '../../src/spec/schema.js';
 
 describe('gate section of the spec', () => {
-  test('the defaults are the documented ones', () => {
+  test('the defaults are the documented ones (latency floors: what the runs resolve, src/gate/floors.ts)', () => {
     expect(DEFAULT_GATE).toEqual({
       latency: {
-        ttft_p95: { max_increase_pct: 10, max_increase_ms: 20, warn_only: false, enabled: true },
-        tpot_p50: { max_increase_pct: 10, max_increase_ms: 2, warn_only: false, enabled: true },
-        tpot_p95: { max_increase_pct: 10, max_increase_ms: 2, warn_only: false, enabled: true },
-        itl_p99: { max_increase_pct: 15, max_increase_ms: 5, warn_only: false, enabled: true },
-        e2e_p95: { max_increase_pct: 10, max_increase_ms: 50, warn_only: false, enabled: true },
+        ttft_p95: { max_increase_pct: 10, warn_only: false, enabled: true },
+        tpot_p50: { max_increase_pct: 10, warn_only: false, enabled: true },
+        tpot_p95: { max_increase_pct: 10, warn_only: false, enabled: true },
+        itl_p99: { max_increase_pct: 15, warn_only: false, enabled: true },
+        e2e_p95: { max_increase_pct: 10, warn_only: false, enabled: true },
       },
       throughput: { output_tokens_per_s: { max_decrease_pct: 5, warn_only: false, enabled: true } },
       error_rate: { max_increase_pp: 1, warn_only: false, enabled: true },
@@ -38,7 +38,7 @@ describe('gate section of the spec', () => {
     const spec: Record<string, unknown> = { target: { url: 'sim' }, gate: { latency: { ttft_p95: { max_increase_pct: 5 } } } };
     expect(validate(spec)).toBe(true);
     const gate = gateOf(spec);
-    expect(gate.latency.ttft_p95).toEqual({ max_increase_pct: 5, max_increase_ms: 20, warn_only: false, enabled: true });
+    expect(gate.latency.ttft_p95).toEqual({ max_increase_pct: 5, warn_only: false, enabled: true });
     expect(gate.latency.itl_p99!.max_increase_pct).toBe(15);
     expect(gate.slo.ttft_p95!.max_ms).toBe(500);
     const bare: Record<string, unknown> = { target: { url: 'sim' } };
@@ -46,15 +46,20 @@ describe('gate section of the spec', () => {
     expect(gateOf(bare as { slo: { ttft_ms: number } })).toEqual(DEFAULT_GATE);
   });
 
-  test('custom percentile rules need both limits; flags default', () => {
+  test('custom percentile rules need max_increase_pct (the floor defaults to what the runs resolve); flags default', () => {
     const gate = resolveGate({
       latency: { e2e_p99: { max_increase_pct: 5, max_increase_ms: 100 } },
       slo: { e2e_p99: { max_ms: 2000, warn_only: true } },
     });
     expect(gate.latency.e2e_p99).toEqual({ max_increase_pct: 5, max_increase_ms: 100, warn_only: false, enabled: true });
     expect(gate.slo.e2e_p99).toEqual({ max_ms: 2000, warn_only: true, enabled: true });
-    expect(() => resolveGate({ latency: { e2e_p99: { max_increase_pct: 5 } } })).toThrow(
-      "gate.latency.e2e_p99: must have required property 'max_increase_ms'",
+    expect(resolveGate({ latency: { e2e_p99: { max_increase_pct: 5 } } }).latency.e2e_p99).toEqual({
+      max_increase_pct: 5,
+      warn_only: false,
+      enabled: true,
+    });
+    expect(() => resolveGate({ latency: { e2e_p99: { max_increase_ms: 5 } } })).toThrow(
+      "gate.latency.e2e_p99: must have required property 'max_increase_pct'",
     );
   });
 
