@@ -62215,6 +62215,7 @@ ${plans.map((p2) => `  ${line(p2, windowS)}`).join("\n")}
 // src/cli/init-command.ts
 import { existsSync as existsSync5, mkdirSync as mkdirSync2, writeFileSync as writeFileSync2 } from "node:fs";
 import { dirname as dirname4, isAbsolute, join as join4, relative, resolve as resolve3, sep } from "node:path";
+import { pathToFileURL } from "node:url";
 
 // src/spec/schema-id.ts
 var SCHEMA_BASE = "https://loadgate.dev/schema/";
@@ -62487,6 +62488,9 @@ function nightlyWorkflow(c) {
     "jobs:",
     "  record:",
     "    runs-on: ubuntu-latest",
+    "    permissions:",
+    "      contents: write     # the history branch, committed with the workflow token",
+    "    concurrency: loadgate-history",
     "    steps:",
     "      - uses: actions/checkout@v4",
     `      - uses: ${USES}`,
@@ -62497,6 +62501,10 @@ function nightlyWorkflow(c) {
     ...targetLines(c, "          "),
     "          mode: record",
     "          replicates: '3'   # the baseline carries its own between-run spread",
+    "          # One JSON line a night on the loadgate-history branch; a change point among the",
+    "          # latest nights fails the job (docs/history.md).",
+    "          history: nightly/history.jsonl",
+    "          history-branch: loadgate-history",
     ...uploadBaseline("      "),
     "  soak:",
     "    runs-on: ubuntu-latest",
@@ -62710,8 +62718,9 @@ function schemaRef(root, specDir) {
   const pkg = packageRoot();
   const file = join4(pkg, "schema", "spec.schema.json");
   const inside = relative(resolve3(root), pkg);
-  if (existsSync5(file) && !inside.startsWith("..") && !isAbsolute(inside)) return relative(resolve3(specDir), file).split(sep).join("/");
-  return SPEC_SCHEMA_ID;
+  if (!existsSync5(file)) return SPEC_SCHEMA_ID;
+  if (!inside.startsWith("..") && !isAbsolute(inside)) return relative(resolve3(specDir), file).split(sep).join("/");
+  return pathToFileURL(file).href;
 }
 
 // src/cli/main.ts

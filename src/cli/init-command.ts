@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../package-root.js';
 import { parseSpec } from '../spec/load.js';
 import { SPEC_SCHEMA_ID } from '../spec/schema-id.js';
@@ -169,12 +170,14 @@ function floorNotice(f: TargetFacts): string {
 
 /**
  * Where editors find the spec schema: this package's own file, relative to the spec, when the
- * package sits inside the project (node_modules or a clone); otherwise the schema's $id.
+ * package sits inside the project (node_modules or a clone); else that file's URL on this machine
+ * (a run through npx or a global install). The $id names the schema but is not served anywhere.
  */
 function schemaRef(root: string, specDir: string): string {
   const pkg = packageRoot();
   const file = join(pkg, 'schema', 'spec.schema.json');
   const inside = relative(resolve(root), pkg);
-  if (existsSync(file) && !inside.startsWith('..') && !isAbsolute(inside)) return relative(resolve(specDir), file).split(sep).join('/');
-  return SPEC_SCHEMA_ID;
+  if (!existsSync(file)) return SPEC_SCHEMA_ID;
+  if (!inside.startsWith('..') && !isAbsolute(inside)) return relative(resolve(specDir), file).split(sep).join('/');
+  return pathToFileURL(file).href;
 }
