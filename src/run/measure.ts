@@ -60,6 +60,7 @@ export async function measure(o: MeasureOptions): Promise<Result> {
     headers: resolved.headers,
     apiKey: resolved.apiKey,
     timeoutMs: resolved.requestTimeoutMs,
+    maxEventBytes: spec.load.max_event_bytes,
   });
   // The timeline and the rate curve (ramp-up, warmup, window, cooldown); closed loop has no ramp-up or pattern.
   const plan = loadPlan(spec.load.mode === 'open' ? resolved : { ...resolved, rampUpMs: 0, pattern: undefined });

@@ -18,6 +18,21 @@ export const MAX_SCHEDULED_REQUESTS = 10_000_000;
  */
 export const MAX_DURATION_MS = 24 * 3_600_000;
 
+/**
+ * Tokens a request asks for (input or output) and any token count a file gives. The largest
+ * context windows hold a few million; a prompt is built as text per request, so a length past
+ * this makes the generator build gigabytes, and a length in the billions cannot be built.
+ */
+export const MAX_TOKENS_PER_REQUEST = 2_000_000;
+
+/**
+ * Closed-loop concurrency and the in-flight cap: each request in flight holds a connection and
+ * its record. Past these one generator process runs out of sockets and memory before the
+ * server is loaded; a larger load is split over shards (--shard K/N).
+ */
+export const MAX_CONCURRENCY = 10_000;
+export const MAX_IN_FLIGHT = 100_000;
+
 /** The spec file: a spec is a page of YAML; data (prompts, lengths) lives in the files it names. */
 export const MAX_SPEC_BYTES = 1024 * 1024;
 

@@ -36,6 +36,7 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
   foldIgnoreEos(spec.workload, written);
   checkWorkloadCombination(spec.workload, written);
   if (spec.sweep) checkSweep(spec.sweep);
+  checkConcurrency(spec.load, spec.sweep?.concurrency);
   const steadyMs = durationMs(['load', 'steady'], spec.load.steady, false);
   const resolved = {
     ...resolvePattern(spec.load, steadyMs),
@@ -51,6 +52,17 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
   };
   checkScheduleSize(resolved);
   return resolved;
+}
+
+/** A closed loop above the in-flight cap would only drop the excess, as fast as it can: refused. */
+function checkConcurrency(load: Spec['load'], sweepLevels: readonly number[] | undefined): void {
+  const highest = (sweepLevels ?? []).reduce((a, b) => Math.max(a, b), load.mode === 'closed' ? load.concurrency : 0);
+  if (highest <= load.max_in_flight) return;
+  const where = load.mode === 'closed' && load.concurrency === highest ? ['load', 'concurrency'] : ['sweep', 'concurrency'];
+  throw new SpecIssue(
+    where,
+    `${where[0] === 'load' ? 'is' : 'reaches'} ${figure(highest)}, above load.max_in_flight (${figure(load.max_in_flight)}); expected at most load.max_in_flight requests in flight, or a higher max_in_flight`,
+  );
 }
 
 /**

@@ -1,0 +1,142 @@
+/**
+ * What a bad server or a bad file must never do to a run: crash it, exhaust its memory,
+ * overwrite an input or echo a secret. Each case as a user would meet it, against the real CLI
+ * (bin/loadgate.js → dist/cli.js; `npm run build` first) and loopback servers that are not the
+ * simulator (test/fixtures/hostile-server.ts).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadResult } from '../../src/result/load.js';
+import { event, startHostileServer, writeUntil, type HostileServer } from '../fixtures/hostile-server.js';
+
+const CLI = join(process.cwd(), 'bin', 'loadgate.js');
+
+export interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  /** The child's peak resident set, sampled from /proc every 20 ms, in MB. */
+  peakRssMb: number;
+}
+
+/** Runs the CLI asynchronously (the fixture answers from this process meanwhile), sampling its memory. */
+export function loadgate(args: string[], env: Record<string, string> = {}, cwd = process.cwd()): Promise<Ran> {
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let peak = 0;
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const sample = setInterval(() => {
+      try {
+        const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (kb) peak = Math.max(peak, Number(kb[1]) / 1024);
+      } catch {
+        // exited between samples
+      }
+    }, 20);
+    const kill = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code) => {
+      clearInterval(sample);
+      clearTimeout(kill);
+      resolve({ code: code ?? -1, stdout, stderr, ms: Date.now() - t0, peakRssMb: peak });
+    });
+  });
+}
+
+/** One line on stderr naming the problem, never a stack trace. */
+export function expectOneLine(r: Ran, pattern: RegExp): void {
+  const lines = r.stderr.trim().split('\n');
+  expect(lines.join('\n')).toMatch(pattern);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  expect(lines).toHaveLength(1);
+}
+
+export const tmp = () => mkdtempSync(join(tmpdir(), 'loadgate-hostile2-'));
+export function file(dir: string, name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+const shortLoad =
+  'workload: {calibrate: off, input_tokens: 16, output_tokens: 8}\nload: {rate: 5, arrival: constant, warmup: 0s, steady: 2s, cooldown: 0s}\n';
+const spec = (dir: string, s: HostileServer, extra = '') =>
+  file(dir, 'bench.yml', `target: {url: "${s.baseUrl}", model: m, request_timeout: 10s}\n${shortLoad}${extra}`);
+
+let server: HostileServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('a server sending impossible numbers or endless bytes', () => {
+  test('completion_tokens: 1e16 and prompt_tokens: 1e16: each such request is a stream_error naming the field, the run goes on, the result is written', async () => {
+    let n = 0;
+    server = await startHostileServer((res) => {
+      const usage =
+        n++ % 2 === 0 ? { completion_tokens: 1e16, prompt_tokens: 4 } : { completion_tokens: 4, prompt_tokens: 10000000000000000 };
+      res.write(event({ choices: [{ delta: { content: 'hi' } }] }));
+      res.write(event({ choices: [], usage }));
+      res.write(event('[DONE]'));
+    });
+    const dir = tmp();
+    const out = join(dir, 'r.json');
+    const r = await loadgate(['run', spec(dir, server), '--workers', '2', '--out', out]);
+    expect(r.stderr).not.toMatch(/Index Out Of Bounds|crashed|\n\s+at /);
+    expect([0, 1, 2]).toContain(r.code);
+    const result = loadResult(out);
+    expect(result.requests.scheduled).toBeGreaterThanOrEqual(8);
+    expect(result.requests.by_class.stream_error).toBe(result.requests.scheduled);
+    const details = result.requests.error_samples.map((s) => s.detail).join('\n');
+    expect(details).toMatch(/malformed chunk: usage\.completion_tokens is 10000000000000000; expected an integer from 0 to 1e9/);
+    expect(details).toMatch(/malformed chunk: usage\.prompt_tokens is 10000000000000000; expected an integer from 0 to 1e9/);
+  }, 30_000);
+
+  test('one 200 MB data: line without a newline: the generator stays under 400 MB, each such request is a stream_error naming the bound, and the result is written', async () => {
+    const mb = Buffer.alloc(1024 * 1024, 'x');
+    server = await startHostileServer(async (res, count) => {
+      res.write('data: {"choices":[{"delta":{"content":"');
+      await writeUntil(res, mb, 200 * 1024 * 1024, count);
+    });
+    const dir = tmp();
+    const out = join(dir, 'r.json');
+    const r = await loadgate(['run', spec(dir, server), '--workers', '1', '--out', out]);
+    expect([0, 1, 2]).toContain(r.code);
+    expect(r.peakRssMb).toBeGreaterThan(0);
+    expect(r.peakRssMb).toBeLessThan(400);
+    const result = loadResult(out);
+    expect(result.requests.by_class.stream_error).toBe(result.requests.scheduled);
+    expect(result.requests.error_samples[0].detail).toBe(
+      'an SSE line or event longer than 4 MiB (load.max_event_bytes); the stream was abandoned',
+    );
+    // The client stopped reading: far less than 200 MB per request left the server.
+    expect(server.bytesWritten).toBeLessThan(result.requests.scheduled * 40 * 1024 * 1024);
+  }, 60_000);
+
+  test('load.max_event_bytes sets the bound: 2048 fails a 3 kB event that the default lets through', async () => {
+    server = await startHostileServer((res) => {
+      res.write(event({ choices: [{ delta: { content: 'y'.repeat(3000) } }] }));
+      res.write(event('[DONE]'));
+    });
+    const dir = tmp();
+    const bounded = await loadgate([
+      'run',
+      file(dir, 'b.yml', readFileSync(spec(dir, server), 'utf8').replace('cooldown: 0s}', 'cooldown: 0s, max_event_bytes: 2048}')),
+      '--workers',
+      '1',
+      '--out',
+      join(dir, 'b.json'),
+    ]);
+    expect([1, 2]).toContain(bounded.code);
+    expect(loadResult(join(dir, 'b.json')).requests.error_samples[0].detail).toMatch(/longer than 2 KiB \(load\.max_event_bytes\)/);
+    const free = await loadgate(['run', spec(dir, server), '--workers', '1', '--out', join(dir, 'f.json')]);
+    expect(free.stderr).not.toMatch(/\n\s+at /);
+    const result = loadResult(join(dir, 'f.json'));
+    expect(result.requests.by_class.ok).toBe(result.requests.scheduled);
+  }, 30_000);
+});
