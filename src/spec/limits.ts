@@ -36,6 +36,18 @@ export const MAX_IN_FLIGHT = 100_000;
 /** The spec file: a spec is a page of YAML; data (prompts, lengths) lives in the files it names. */
 export const MAX_SPEC_BYTES = 1024 * 1024;
 
+/**
+ * A dataset: ShareGPT's cleaned split is 640 MB of pretty-printed JSON, more than one string
+ * can hold (V8: 2^29 characters); a dataset is sampled, so a few hundred thousand entries are
+ * plenty, and the file is held in every generator thread.
+ */
+export const MAX_DATASET_BYTES = 256 * 1024 * 1024;
+export const MAX_DATASET_ENTRIES = 1_000_000;
+
+/** A length file: one length (or length,count) a line; counts say the rest. */
+export const MAX_LENGTH_FILE_BYTES = 16 * 1024 * 1024;
+export const MAX_LENGTH_FILE_LINES = 1_000_000;
+
 /** A result file: a run's histograms and time series are a few hundred kB; this leaves room for long, fine-grained runs. */
 export const MAX_RESULT_BYTES = 64 * 1024 * 1024;
 

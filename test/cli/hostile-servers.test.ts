@@ -4,7 +4,7 @@
  * (bin/loadgate.js → dist/cli.js; `npm run build` first) and loopback servers that are not the
  * simulator (test/fixtures/hostile-server.ts).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,4 +139,82 @@ describe('a server sending impossible numbers or endless bytes', () => {
     const result = loadResult(join(dir, 'f.json'));
     expect(result.requests.by_class.ok).toBe(result.requests.scheduled);
   }, 30_000);
+});
+
+describe('a bad file is refused in bounded time and memory, and its contents are never quoted', () => {
+  const SECRET = 'sk-live-abcdefghijklmnopqrstuvwxyz0123456789';
+  const sim = 'target: {url: sim}\n';
+
+  test('dataset /dev/zero, a FIFO nobody writes to, length files of 1.5·10⁶ lines and of 40 MB, a length of 1e12: validate exits 3 within 10 s, one line each, stating the cap', async () => {
+    const dir = tmp();
+    const fifo = join(dir, 'fifo.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    const many = file(dir, 'many.txt', '1\n'.repeat(1_500_000));
+    file(dir, 'big.txt', '100\n'.repeat(10_000_000));
+    file(dir, 'huge.txt', '100\n1000000000000\n');
+    for (const [text, pattern] of [
+      [
+        `${sim}workload: {dataset: {path: /dev/zero, format: jsonl}}\n`,
+        /^loadgate validate: workload\.dataset\.path "\/dev\/zero" cannot be read \(is not a regular file \(a device, pipe or socket\) at \/dev\/zero\); expected a path relative to the spec file$/,
+      ],
+      [
+        `${sim}workload: {dataset: {path: fifo.jsonl, format: jsonl}}\n`,
+        /cannot be read \(is not a regular file \(a device, pipe or socket\) at .*fifo\.jsonl\)/,
+      ],
+      [
+        `${sim}workload: {input_tokens: {dist: empirical, file: many.txt}}\n`,
+        /: workload\.input_tokens\.file .*many\.txt: has more than 1,000,000 lines; expected at most 16 MiB and 1,000,000 lines$/,
+      ],
+      [
+        `${sim}workload: {input_tokens: {dist: empirical, file: huge.txt}}\n`,
+        /huge\.txt:2: 1000000000000 is not a length; expected a positive integer of at most 2,000,000$/,
+      ],
+    ] as const) {
+      const r = await loadgate(['validate', file(dir, 'bench.yml', text)]);
+      expect(r.code).toBe(3);
+      expect(r.ms).toBeLessThan(10_000);
+      expectOneLine(r, pattern);
+      expect(r.peakRssMb).toBeLessThan(400);
+    }
+    expect(many).toBeTruthy();
+  }, 60_000);
+
+  test('input_tokens: 100000000 and concurrency: 1000000: validate exits 3, as run would', async () => {
+    const dir = tmp();
+    const tokens = await loadgate(['validate', file(dir, 'bench.yml', `${sim}workload: {input_tokens: 100000000}\n`)]);
+    expect(tokens.code).toBe(3);
+    expectOneLine(tokens, /workload\.input_tokens\.value is 100000000; expected a positive integer of at most 2,000,000 tokens$/);
+    const concurrency = await loadgate(['validate', file(dir, 'bench.yml', `${sim}load: {mode: closed, concurrency: 1000000}\n`)]);
+    expect(concurrency.code).toBe(3);
+    expectOneLine(concurrency, /load\.concurrency is 1000000; expected an integer from 1 to 10,000$/);
+  });
+
+  test('a .env given as the spec, as a sim config, as a dataset and as a length file: the message names the file and never its values; /etc/passwd neither', async () => {
+    const dir = tmp();
+    const env = file(dir, '.env', `OPENAI_API_KEY=${SECRET}\nDB_PASSWORD=hunter2hunter2\n`);
+    const runs = [
+      await loadgate(['validate', env]),
+      await loadgate(['sim', '--config', env]),
+      await loadgate(['validate', file(dir, 'd.yml', `${sim}workload: {dataset: {path: .env, format: jsonl}}\n`)]),
+      await loadgate(['validate', file(dir, 'p.yml', `${sim}workload: {dataset: {path: /etc/passwd, format: sharegpt}}\n`)]),
+      await loadgate(['validate', file(dir, 'l.yml', `${sim}workload: {output_tokens: {dist: empirical, file: .env}}\n`)]),
+    ];
+    expectOneLine(runs[0], /^loadgate validate: .*\.env: top level is a string of \d+ characters; expected a mapping/);
+    expectOneLine(runs[1], /^sim config: .*\.env holds a string of \d+ characters; expected a mapping$/);
+    expectOneLine(runs[2], /\.env:1: not valid JSON \(a syntax error\); expected/);
+    expectOneLine(runs[3], /passwd:1: not valid JSON \(a syntax error\); expected/);
+    expectOneLine(runs[4], /\.env: holds no lengths; expected at least one|\.env:2: text is not a length/);
+    for (const r of runs) {
+      expect(r.code).toBe(3);
+      expect(r.stdout + r.stderr).not.toMatch(/sk-live|hunter2|root:/);
+    }
+  });
+
+  test('a 5 MB sim config: one short line, not the file', async () => {
+    const dir = tmp();
+    const r = await loadgate(['sim', '--config', file(dir, 'big.yml', `${'x'.repeat(5_000_000)}\n`)]);
+    expect(r.code).toBe(3);
+    expectOneLine(r, /^sim config: .*big\.yml: is larger than 1 MiB; expected a YAML or JSON simulator config of at most 1 MiB$/);
+    expect(r.stderr.length).toBeLessThan(300);
+  });
 });
