@@ -73,12 +73,20 @@ async function measure({
 }: StepContext): Promise<{ source: BaselineSource; current: Result; early: CalibrationFile | null | undefined }> {
   const resolved = inputs.result ? undefined : loadActionSpec(inputs);
   // Every file the step writes is checked before the benchmark: a run is never lost to a bad path (#16.2).
-  checkOutputPaths([
-    { path: inputs.resultPath, what: 'input result-path' },
-    { path: inputs.reportPath, what: 'input report-path' },
-    { path: htmlPathOf(inputs.reportPath), what: 'the HTML report beside report-path' },
-    { path: inputs.mode === 'record' ? inputs.baseline : undefined, what: 'input baseline' },
-  ]);
+  checkOutputPaths(
+    [
+      { path: inputs.resultPath, what: 'input result-path' },
+      { path: inputs.reportPath, what: 'input report-path' },
+      { path: htmlPathOf(inputs.reportPath), what: 'the HTML report beside report-path' },
+      { path: inputs.mode === 'record' ? inputs.baseline : undefined, what: 'input baseline' },
+    ],
+    [
+      { path: inputs.result ? undefined : inputs.spec, what: 'input spec' },
+      { path: inputs.result, what: 'input result' },
+      { path: inputs.mode === 'record' ? undefined : inputs.baseline, what: 'input baseline' },
+      { path: inputs.calibration, what: 'input calibration' },
+    ],
+  );
   // Before the benchmark: a bad calibration path fails in a second, not after the run (a given result's spec is read later).
   const early = resolved ? calibrationFor(gateOf(resolved.spec), inputs.calibration) : undefined;
   const onNotice = (line: string) => core.info(line);

@@ -8,6 +8,7 @@ import { renderConsoleReport } from '../report/console.js';
 import { toVllmFormat } from '../result/vllm.js';
 import { openRecordsFile } from '../result/records-file.js';
 import { checkOutputPaths, writeFileAtomic } from '../result/write.js';
+import { workloadFilePaths } from '../workload/inputs.js';
 import { wallClockBoundMs } from '../run/bound.js';
 import { targetUrlProblem } from '../spec/url.js';
 import { parseCommandArgs } from './args.js';
@@ -126,11 +127,19 @@ export async function runCommand(argv: string[]): Promise<number> {
   // Every file the run will write is checked before the first request (#16.2).
   const baselineOut =
     baselineUrl === undefined ? undefined : (values['baseline-out'] ?? values.out.replace(/(\.json)?$/, '.baseline.json'));
-  checkOutputPaths([
-    { path: values.out, what: '--out' },
-    { path: baselineOut, what: '--baseline-out' },
-    { path: recordsBaseline ? values.baseline : undefined, what: '--baseline' },
-  ]);
+  checkOutputPaths(
+    [
+      { path: values.out, what: '--out' },
+      { path: baselineOut, what: '--baseline-out' },
+      { path: recordsBaseline ? values.baseline : undefined, what: '--baseline' },
+      { path: values.records, what: '--records', stream: true },
+    ],
+    [
+      { path: positionals[0], what: 'the spec' },
+      { path: recordsBaseline ? undefined : values.baseline, what: '--baseline' },
+      ...workloadFilePaths(resolved),
+    ],
+  );
   const records = values.records === undefined ? undefined : openRecordsFile(values.records);
 
   const say = (line: string) => process.stderr.write(`\n${line}\n`);

@@ -27,6 +27,26 @@ export interface MergeOptions {
 export class MergeError extends Error {}
 
 /**
+ * Refuses one run given twice (a copy of a result, or a merged result beside one of its
+ * parts): merged, its requests would count twice, and a calibration over copies would find a
+ * spread of 0 that makes every later gate over-confident. A merge's run id joins its inputs'
+ * with `+`, so each part is checked.
+ */
+export function checkDistinctRuns(results: readonly Result[], names: readonly string[]): void {
+  const seen = new Map<string, number>();
+  results.forEach((r, i) => {
+    for (const id of r.run_id.split('+')) {
+      const first = seen.get(id);
+      if (first !== undefined && first !== i)
+        throw new MergeError(
+          `${names[i]}: holds run ${id}, as ${names[first]} does; expected each run once (a copy merged twice would count its requests twice)`,
+        );
+      seen.set(id, i);
+    }
+  });
+}
+
+/**
  * Combines results exactly: histograms and counters add, and every summary is recomputed
  * from the merged histograms (percentiles are never averaged). Pure: no clock, no I/O.
  */

@@ -17,6 +17,19 @@ export interface WorkloadInputs {
   files: Record<string, string>;
 }
 
+/** The files the workload names, as paths to read (relative to the spec's folder), each with the key that names it. */
+export function workloadFilePaths(resolved: Pick<ResolvedSpec, 'spec' | 'specDir'>): { path: string; what: string }[] {
+  const w = resolved.spec.workload;
+  const at = (p: string) => resolve(resolved.specDir ?? '.', p);
+  const named: { path: string; what: string }[] = [];
+  if (w.dataset) named.push({ path: at(w.dataset.path), what: 'workload.dataset.path' });
+  for (const key of ['input_tokens', 'output_tokens'] as const) {
+    const d = w[key];
+    if (d && 'file' in d) named.push({ path: at(d.file), what: `workload.${key}.file` });
+  }
+  return named;
+}
+
 /**
  * Reads the files the workload names (length files, dataset), relative to the spec's directory,
  * and checks them. No network, so `loadgate validate` can call it too; a bad file is a

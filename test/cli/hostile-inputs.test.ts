@@ -377,7 +377,10 @@ describe('#16.7 validate refuses what run cannot do', () => {
   test('/dev/zero as the spec and a 50 MB name: refused in bounded time and memory', async () => {
     const zero = await loadgate(['validate', '/dev/zero']);
     expect(zero.code).toBe(3);
-    expectOneLine(zero, /^loadgate validate: \/dev\/zero: is not a regular file \(a device, pipe or socket\); expected a readable YAML spec file$/);
+    expectOneLine(
+      zero,
+      /^loadgate validate: \/dev\/zero: is not a regular file \(a device, pipe or socket\); expected a readable YAML spec file$/,
+    );
     const dir = tmp();
     const huge = join(dir, 'huge.yml');
     writeFileSync(huge, `target: {url: sim}\nname: ${'x'.repeat(50 * 1024 * 1024)}\n`);

@@ -5,10 +5,11 @@
  * simulator (test/fixtures/hostile-server.ts).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadResult } from '../../src/result/load.js';
+import { synthesize } from '../result/synthetic.js';
 import { event, startHostileServer, writeUntil, type HostileServer } from '../fixtures/hostile-server.js';
 
 const CLI = join(process.cwd(), 'bin', 'loadgate.js');
@@ -216,5 +217,107 @@ describe('a bad file is refused in bounded time and memory, and its contents are
     expect(r.code).toBe(3);
     expectOneLine(r, /^sim config: .*big\.yml: is larger than 1 MiB; expected a YAML or JSON simulator config of at most 1 MiB$/);
     expect(r.stderr.length).toBeLessThan(300);
+  });
+});
+
+describe('an input is never an output, and no run is counted twice', () => {
+  const SPEC =
+    'target: {url: sim}\nworkload: {calibrate: off, input_tokens: 16, output_tokens: 8}\nload: {rate: 5, warmup: 0s, steady: 1s, cooldown: 0s}\n';
+  const results = (dir: string) => {
+    const a = file(dir, 'a.json', JSON.stringify(synthesize({ n: 50, windowS: 10 })));
+    const b = file(dir, 'b.json', JSON.stringify(synthesize({ n: 50, windowS: 10 })));
+    return { a, b };
+  };
+
+  test('run s.yml --out s.yml, --out X --records X, --records s.yml, a symlink to the spec, and --out the dataset: exit 3 before any request, every input intact', async () => {
+    const dir = tmp();
+    const spec = file(dir, 's.yml', SPEC);
+    const data = file(dir, 'd.jsonl', '{"prompt": "hello"}\n');
+    const withData = file(
+      dir,
+      'w.yml',
+      SPEC.replace('input_tokens: 16, ', '').replace('calibrate: off', 'calibrate: off, dataset: {path: d.jsonl, format: jsonl}'),
+    );
+    symlinkSync(spec, join(dir, 'link.yml'));
+    for (const [args, pattern] of [
+      [
+        ['run', spec, '--out', spec],
+        /^loadgate run: --out .*s\.yml: is the same file as the spec; expected a path of its own \(writing it would replace an input\)$/,
+      ],
+      [
+        ['run', spec, '--out', join(dir, 'x.json'), '--records', join(dir, 'x.json')],
+        /^loadgate run: --records .*x\.json: is the same file as --out; expected a path of its own \(each output is written whole\)$/,
+      ],
+      [['run', spec, '--out', join(dir, 'r.json'), '--records', spec], /^loadgate run: --records .*s\.yml: is the same file as the spec;/],
+      [['run', spec, '--out', join(dir, 'link.yml')], /^loadgate run: --out .*link\.yml: is the same file as the spec \(.*s\.yml\);/],
+      [
+        ['run', withData, '--out', join(dir, '.', 'd.jsonl')],
+        /^loadgate run: --out .*d\.jsonl: is the same file as workload\.dataset\.path;/,
+      ],
+    ] as const) {
+      const r = await loadgate([...args, '--workers', '1']);
+      expect(r.code).toBe(3);
+      expectOneLine(r, pattern);
+    }
+    expect(readFileSync(spec, 'utf8')).toBe(SPEC);
+    expect(readFileSync(data, 'utf8')).toBe('{"prompt": "hello"}\n');
+  });
+
+  test('compare B R --markdown R, report R --html R, --html F --markdown F, and calibrate --out its spec: exit 3, the files intact', async () => {
+    const dir = tmp();
+    const { a, b } = results(dir);
+    const before = [readFileSync(a, 'utf8'), readFileSync(b, 'utf8')];
+    const f = join(dir, 'f.out');
+    for (const [args, pattern] of [
+      [['compare', a, b, '--markdown', b], /^loadgate compare: --markdown .*b\.json: is the same file as RESULT;/],
+      [['report', a, '--html', a], /^loadgate report: --html .*a\.json: is the same file as the result;/],
+      [['report', a, '--html', f, '--markdown', f], /^loadgate report: --html .*f\.out: is the same file as --markdown;/],
+      [
+        ['calibrate', file(dir, 'c.yml', SPEC), '--out', join(dir, 'c.yml')],
+        /^loadgate calibrate: --out .*c\.yml: is the same file as the spec;/,
+      ],
+    ] as const) {
+      const r = await loadgate(args as unknown as string[]);
+      expect(r.code).toBe(3);
+      expectOneLine(r, pattern);
+    }
+    expect([readFileSync(a, 'utf8'), readFileSync(b, 'utf8')]).toEqual(before);
+  });
+
+  test('merge a.json a.json (also ./a.json, a symlink, a hard link and a copy) and calibrate --from a a a: exit 3, nothing written', async () => {
+    const dir = tmp();
+    const { a, b } = results(dir);
+    symlinkSync(a, join(dir, 'sym.json'));
+    linkSync(a, join(dir, 'hard.json'));
+    copyFileSync(a, join(dir, 'copy.json'));
+    const out = join(dir, 'm.json');
+    for (const [second, pattern] of [
+      [a, /^loadgate merge: .*a\.json: is the same file as .*a\.json; expected each result once$/],
+      [join(dir, '.', 'a.json'), /is the same file as/],
+      [join(dir, 'sym.json'), /sym\.json: is the same file as .*a\.json/],
+      [join(dir, 'hard.json'), /hard\.json: is the same file as .*a\.json/],
+      [join(dir, 'copy.json'), /copy\.json: holds run \S+, as .*a\.json does; expected each run once/],
+    ] as const) {
+      const r = await loadgate(['merge', a, b, second, '--out', out]);
+      expect(r.code).toBe(3);
+      expectOneLine(r, pattern);
+    }
+    const cal = await loadgate(['calibrate', '--from', a, a, a, '--out', join(dir, 'cal.json')]);
+    expect(cal.code).toBe(3);
+    expectOneLine(cal, /^loadgate calibrate: .*a\.json: is the same file as .*a\.json; expected each result once$/);
+    const copies = await loadgate(['calibrate', '--from', a, b, join(dir, 'copy.json'), '--out', join(dir, 'cal.json')]);
+    expect(copies.code).toBe(3);
+    expectOneLine(copies, /copy\.json: holds run \S+, as .*a\.json does/);
+    expect(existsSync(out) || existsSync(join(dir, 'cal.json'))).toBe(false);
+    const fine = await loadgate(['merge', a, b, '--out', out]);
+    expect(fine.code).toBe(0);
+  });
+
+  test('calibrate SPEC --out an unwritable path fails before the first replicate', async () => {
+    const dir = tmp();
+    const r = await loadgate(['calibrate', file(dir, 'c.yml', SPEC), '--replicates', '3', '--out', '/proc/nope/cal.json']);
+    expect(r.code).toBe(3);
+    expectOneLine(r, /^loadgate calibrate: --out \/proc\/nope\/cal\.json: the folder \/proc\/nope cannot be created/);
+    expect(r.ms).toBeLessThan(5000); // three replicates of 1 s each and a simulator start would be more
   });
 });
