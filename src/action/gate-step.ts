@@ -1,5 +1,5 @@
 import { dirname, join, resolve } from 'node:path';
-import * as core from '@actions/core';
+import * as log from './log.js';
 import { calibrationFor, type CalibrationFile } from '../gate/calibration.js';
 import { compare } from '../gate/compare.js';
 import type { GateReport } from '../gate/types.js';
@@ -50,7 +50,7 @@ export async function gateStep(step: StepContext): Promise<StepOutcome> {
   annotate(report, fails, missing !== null && inputs.onMissingBaseline === 'warn' ? missing : null);
   const { commentUrl, handoffPath } = await handOff(step, { report, parts, note, missing, current, baseline, calibration });
 
-  core.info(`Verdict: ${report.verdict.toUpperCase()}${report.reasons.map((r) => `\n  ${r}`).join('')}`);
+  log.info([`Verdict: ${report.verdict.toUpperCase()}`, ...report.reasons.map((r) => `  ${r}`)]);
   return {
     outputs: {
       ...resultOutputs(current),
@@ -89,7 +89,7 @@ async function measure({
   );
   // Before the benchmark: a bad calibration path fails in a second, not after the run (a given result's spec is read later).
   const early = resolved ? calibrationFor(gateOf(resolved.spec), inputs.calibration) : undefined;
-  const onNotice = (line: string) => core.info(line);
+  const onNotice = (line: string) => log.info(line);
   if (inputs.baselineUrl && resolved) {
     const baselineUrl = inputs.baselineUrl;
     const ab = await interruptible((signal) => runInterleaved({ resolved, signal, baselineUrl, onNotice }), wallClockBoundMs(resolved));
@@ -128,7 +128,7 @@ async function summarize(parts: ReportParts, recorded: string[]): Promise<void> 
       : '';
   await writeJobSummary(`${joinParts(parts)}${recordNote}\n`);
   if (recorded.length > 0)
-    core.notice(
+    log.notice(
       `Recorded a new baseline at ${recorded.join(' and ')}; upload it with actions/upload-artifact (see examples/workflows/nightly.yml).`,
     );
 }
@@ -150,7 +150,7 @@ interface Judged {
 async function handOff(step: StepContext, j: Judged): Promise<{ commentUrl?: string; handoffPath: string }> {
   const { inputs, ctx } = step;
   if (!ctx.pullRequest) {
-    core.info(`Not a pull request event (${ctx.eventName || 'no event'}): no comment`);
+    log.info(`Not a pull request event (${ctx.eventName || 'no event'}): no comment`);
     return { handoffPath: '' };
   }
   const handoffPath = join(dirname(inputs.resultPath), 'loadgate-comment.json');
@@ -178,14 +178,14 @@ function failsStep(inputs: ActionInputs, report: GateReport): boolean {
 function annotate(report: GateReport, fails: boolean, missingBaseline: string | null): void {
   for (const r of report.rules) {
     if (r.status !== 'fail' && r.status !== 'warn') continue;
-    const annotation = r.status === 'fail' && fails ? core.error : core.warning;
+    const annotation = r.status === 'fail' && fails ? log.error : log.warning;
     annotation(`${r.rule}: ${r.reason}`, {
       title: `loadgate: ${r.metric} ${r.status === 'warn' ? 'warning' : r.kind === 'slo' ? 'SLO violated' : 'regression'}`,
     });
   }
-  if (report.verdict === 'inconclusive') core.warning(report.reasons.join('; '), { title: 'loadgate: inconclusive' });
+  if (report.verdict === 'inconclusive') log.warning(report.reasons.join('; '), { title: 'loadgate: inconclusive' });
   if (missingBaseline)
-    core.warning(`no baseline (${missingBaseline}): only absolute (SLO) rules were judged (on-missing-baseline: warn)`, {
+    log.warning(`no baseline (${missingBaseline}): only absolute (SLO) rules were judged (on-missing-baseline: warn)`, {
       title: 'loadgate: no baseline',
     });
 }

@@ -1,4 +1,4 @@
-import * as core from '@actions/core';
+import * as log from './log.js';
 import { trapInterrupts } from '../run/interrupt.js';
 import { armWatchdog, BOUND_GRACE_MS } from '../run/watchdog.js';
 import type { Octokit, RunContext } from './github-context.js';
@@ -10,7 +10,7 @@ export interface StepOutcome {
   outputs: Record<string, string | number>;
   /** Fails the step with this one line when set. */
   failure?: string;
-  /** The exit code after a failure: 1 (core.setFailed's) for a verdict, 3 for an operational error. */
+  /** The exit code after a failure: 1 (log.setFailed's) for a verdict, 3 for an operational error. */
   exitCode?: 1 | 3;
 }
 
@@ -28,7 +28,7 @@ export interface StepContext {
  */
 export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>, boundMs?: number): Promise<T> {
   const abort = new AbortController();
-  const interrupts = trapInterrupts(abort, (line) => core.warning(line));
+  const interrupts = trapInterrupts(abort, (line) => log.warning(line));
   const disarm =
     boundMs === undefined
       ? () => {}
@@ -36,13 +36,11 @@ export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>
           boundMs,
           graceMs: BOUND_GRACE_MS,
           onBound: () => {
-            core.warning(
-              `the benchmark passed its wall-clock bound of ${Math.round(boundMs / 1000)} s; stopping and reporting what it has`,
-            );
+            log.warning(`the benchmark passed its wall-clock bound of ${Math.round(boundMs / 1000)} s; stopping and reporting what it has`);
             abort.abort();
           },
           onGiveUp: () => {
-            core.setFailed(
+            log.setFailed(
               `the benchmark was still not finished ${BOUND_GRACE_MS / 1000} s past its wall-clock bound; exiting without a result`,
             );
             process.exit(3);

@@ -3,6 +3,7 @@ import type { CountSummary } from '../metrics/histogram.js';
 import { METRICS, percentileLabel } from '../metrics/definitions.js';
 import { num } from '../numbers.js';
 import type { Result } from '../result/types.js';
+import { escapeLogLine } from './escape.js';
 import { explainRules } from './explain.js';
 import { connectionsText } from './format.js';
 import { patternConsole } from './pattern-report.js';
@@ -44,7 +45,9 @@ const terminalSafe = (s: string) =>
 export function renderConsoleReport(r: Result, gate: GateReport, baseline: Result | null = null): string {
   const c = r.requests.window.by_class;
   const out = [
-    `loadgate ${r.tool.version} — "${r.spec.name}" against ${r.target.simulator ? 'the embedded simulator' : r.target.url} (${r.target.api}, model ${r.target.model})`,
+    escapeLogLine(
+      `loadgate ${r.tool.version} — "${r.spec.name}" against ${r.target.simulator ? 'the embedded simulator' : r.target.url} (${r.target.api}, model ${r.target.model})`,
+    ),
     `${r.load.label} · window ${r.load.window_s} s (warmup ${r.load.warmup_s} s, cooldown ${r.load.cooldown_s} s)${r.load.interrupted ? ' · INTERRUPTED' : ''}`,
     '',
     `Requests    ${r.requests.window.scheduled} in window: ok ${c.ok} · 429 ${c.http_429} · 4xx ${c.http_4xx} · 5xx ${c.http_5xx} · connect ${c.connect_error} · timeout ${c.timeout} · stream ${c.stream_error} · dropped ${c.dropped}${c.cancelled ? ` · cancelled ${c.cancelled}` : ''}`,
@@ -67,7 +70,8 @@ export function renderConsoleReport(r: Result, gate: GateReport, baseline: Resul
   if (server !== null) out.push(`Server      ${terminalSafe(server)}`, ...serverLatencyText(r).map((l) => `            ${l}`));
   if (r.requests.error_samples.length > 0) {
     out.push('', 'Errors');
-    for (const e of r.requests.error_samples.slice(0, 5)) out.push(`  ${e.class} ×${e.count}${e.detail ? `: ${e.detail}` : ''}`);
+    for (const e of r.requests.error_samples.slice(0, 5))
+      out.push(escapeLogLine(`  ${e.class} ×${e.count}${e.detail ? `: ${e.detail}` : ''}`));
   }
   out.push('', 'Validity');
   for (const v of r.validity.checks) out.push(`  ${v.ok ? 'ok  ' : 'FAIL'} ${v.name}: ${v.message}`);
