@@ -25,6 +25,29 @@ export default tseslint.config(
     },
   },
   {
+    // A spread into a call's arguments puts every element on the stack: past ~100 k (a long time
+    // series) Math.max(...xs) or out.push(...xs) throws "Maximum call stack size exceeded".
+    // maxOf, minOf and appendAll (src/numbers.ts) loop instead.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='Math'] > SpreadElement",
+          message: 'Spreading an array into Math.* overflows the stack on long arrays; use maxOf/minOf from src/numbers.ts.',
+        },
+        {
+          selector: 'CallExpression[callee.property.name=/^(push|unshift)$/] > SpreadElement',
+          message: 'Spreading an array into push/unshift overflows the stack on long arrays; use appendAll from src/numbers.ts.',
+        },
+        {
+          selector: "CallExpression[callee.property.name='fromCharCode'] > SpreadElement",
+          message: 'Spreading an array into fromCharCode overflows the stack on long arrays; decode with Buffer or TextDecoder.',
+        },
+      ],
+    },
+  },
+  {
     // Tests read JSON documents (results, CLI output) and poke at them: typing every parsed value would
     // only restate the schema, so the no-unsafe-* family is off there; the rest of the rules stay.
     files: ['test/**/*.ts'],

@@ -1,6 +1,6 @@
 import type { Result } from '../result/types.js';
 import type { AnalysisOptions, PointAnalysis, SweepAnalysis, SweepPoint } from './types.js';
-import { round3, sig4 } from '../numbers.js';
+import { maxOf, round3, sig4 } from '../numbers.js';
 
 /*
  * Capacity analysis of a sweep: pure, points in, numbers and the rule behind each out.
@@ -121,7 +121,7 @@ function saturation(points: SweepPoint[], mode: 'open' | 'closed', o: AnalysisOp
       ? `X_max = mean completed req/s (and output tok/s) over the points that completed < ${sig4(o.stop.min_achieved_fraction * 100)} % of their offered rate: the plateau`
       : `X_max = mean completed req/s (and output tok/s) over the concurrency levels within ${CLOSED_PLATEAU_GAIN * 100} % of the highest throughput: the plateau`;
   if (c.length === 0) return { requests_per_s: null, output_tokens_per_s: null, reached: false, points: [], rule };
-  const best = Math.max(...c.map((p) => p.point.result.throughput.requests_per_s));
+  const best = maxOf(c.map((p) => p.point.result.throughput.requests_per_s));
   let plateau =
     mode === 'open'
       ? c.filter((p) => p.point.result.throughput.requests_per_s < o.stop.min_achieved_fraction * p.point.result.load.offered_rate_per_s)

@@ -1,7 +1,7 @@
 import type { GateReport } from '../gate/types.js';
 import type { CountSummary } from '../metrics/histogram.js';
 import { METRICS, percentileLabel } from '../metrics/definitions.js';
-import { num } from '../numbers.js';
+import { appendAll, num } from '../numbers.js';
 import type { Result } from '../result/types.js';
 import { escapeLogLine } from './escape.js';
 import { explainRules } from './explain.js';
@@ -36,11 +36,6 @@ function latencyTable(r: Result): string[] {
   return lines;
 }
 
-/** Server text on a terminal: control characters (escape sequences) shown as code points, never sent. */
-const terminalSafe = (s: string) =>
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-
 /** The human-readable run report: what was offered, what came back, whether to trust it, and the verdict. */
 export function renderConsoleReport(r: Result, gate: GateReport, baseline: Result | null = null): string {
   const c = r.requests.window.by_class;
@@ -63,11 +58,11 @@ export function renderConsoleReport(r: Result, gate: GateReport, baseline: Resul
   ];
   const connections = connectionsText(r);
   if (connections !== null) out.push(`Connections ${connections}`);
-  out.push(...patternConsole(r));
+  appendAll(out, patternConsole(r));
   const network = networkText(r);
   if (network !== null) out.push(`Network     ${network}`);
   const server = serverText(r);
-  if (server !== null) out.push(`Server      ${terminalSafe(server)}`, ...serverLatencyText(r).map((l) => `            ${l}`));
+  if (server !== null) appendAll(out, [`Server      ${escapeLogLine(server)}`, ...serverLatencyText(r).map((l) => `            ${l}`)]);
   if (r.requests.error_samples.length > 0) {
     out.push('', 'Errors');
     for (const e of r.requests.error_samples.slice(0, 5))

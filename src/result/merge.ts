@@ -6,7 +6,7 @@ import { MAX_ERROR_SAMPLES } from '../metrics/recorder.js';
 import { scalePatternRates } from '../spec/pattern.js';
 import { baseRateOf, mergePatternSections } from './pattern.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
-import { round3 } from '../numbers.js';
+import { maxOf, round3 } from '../numbers.js';
 import { specHash } from '../spec/hash.js';
 import { assembleResult } from './assemble.js';
 import { observedLoopMs } from './timestamp-error.js';
@@ -69,7 +69,7 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
 
   const shards = mode === 'shards';
   const sum = (f: (r: Result) => number) => results.reduce((acc, r) => acc + f(r), 0);
-  const max = (f: (r: Result) => number) => Math.max(...results.map(f));
+  const max = (f: (r: Result) => number) => maxOf(results.map(f));
   const spec = shards ? shardedSpec(results) : first.spec;
   // Measured only by newer loadgates: judged when every input has it.
   const windowCpu = results.every((r) => r.generator.window_cpu !== undefined)
@@ -236,10 +236,13 @@ function busiest(cpus: (WindowCpu | null)[]): WindowCpu | null {
  */
 function mergeTimeseries(results: Result[], shards: boolean): RunTotals['series'] {
   // Inputs of different lengths may have coarsened differently: bring all to the coarsest interval.
-  const interval = Math.max(...results.map((r) => r.timeseries.interval_s));
+  const interval = maxOf(results.map((r) => r.timeseries.interval_s));
   const combine = (pick: (r: Result) => number[]) => {
     const series = results.map((r) => coarsenCounts(pick(r), interval / r.timeseries.interval_s));
-    const length = Math.max(0, ...series.map((a) => a.length));
+    const length = maxOf(
+      series.map((a) => a.length),
+      0,
+    );
     return Array.from({ length }, (_, i) => {
       const values = series.filter((a) => i < a.length).map((a) => a[i]);
       const total = values.reduce((a, b) => a + b, 0);
@@ -284,5 +287,5 @@ function spread(results: Result[]): Record<string, number> {
 function mergedPeak(results: Result[], shards: boolean): { peakInFlight?: number } {
   if (!results.every((r) => r.littles_law.peak_in_flight !== undefined)) return {};
   const peaks = results.map((r) => r.littles_law.peak_in_flight!);
-  return { peakInFlight: shards ? peaks.reduce((a, b) => a + b, 0) : Math.max(...peaks) };
+  return { peakInFlight: shards ? peaks.reduce((a, b) => a + b, 0) : maxOf(peaks) };
 }

@@ -6,7 +6,7 @@ import { percentileShiftInterval } from '../metrics/bootstrap.js';
 import { bucketsOf, percentileOf } from '../metrics/buckets.js';
 import { minSamples } from '../metrics/samples.js';
 import type { GateSpec } from '../spec/gate-schema.js';
-import { num } from '../numbers.js';
+import { minOf, num } from '../numbers.js';
 import type { Spec } from '../spec/types.js';
 import { LATENCY_TARGETS } from '../metrics/definitions.js';
 import { decodeHistogram, encodeHistogram, summarizeMs, type Histogram, type LatencySummary } from '../metrics/histogram.js';
@@ -292,7 +292,7 @@ function spikeOutcome(
 function stepsOutcome(stats: PatternPhaseStats[], phases: PatternPhase[]): NonNullable<PatternSection['steps']> {
   const p99s = phases.map((p) => (p.ttft_ms && p.ttft_ms.count >= MIN_WINDOW_SAMPLES ? p.ttft_ms.p99 : null));
   const known = p99s.filter((v): v is number => v !== null);
-  const floor = known.length > 0 ? Math.min(...known) : null;
+  const floor = known.length > 0 ? minOf(known) : null;
   const saturated = stats.findIndex(
     (s) => s.completedOk < (1 - SATURATION_SHORTFALL) * s.scheduled && s.scheduled - s.completedOk > 3 * Math.sqrt(s.scheduled),
   );

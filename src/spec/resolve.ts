@@ -10,6 +10,7 @@ import { isCredentialProblem, targetUrlProblem } from './url.js';
 import { metricsHostAllowed, metricsHostMessage } from './metrics-host.js';
 import type { LengthDist, ResolvedPattern, ResolvedSpec, Spec } from './types.js';
 import { checkSweep, expandSweepShorthand } from './sweep-schema.js';
+import { maxOf } from '../numbers.js';
 
 // verbose: messages quote the offending value and the schema's description.
 const validate = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile<Spec>(specSchema);
@@ -83,7 +84,7 @@ function checkScheduleSize(r: { spec: Spec; warmupMs: number; steadyMs: number; 
       : p?.kind === 'spike'
         ? rate * p.multiplier
         : p?.kind === 'steps'
-          ? Math.max(rate, ...p.rates)
+          ? maxOf(p.rates, rate)
           : rate;
   const expected = (peak * totalMs) / 1000;
   if (expected <= MAX_SCHEDULED_REQUESTS) return;

@@ -8,7 +8,7 @@ import { autoSettings } from '../spec/sweep-schema.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import { autoRate, fillLoads, plannedLoads } from './plan.js';
 import { pointSpec } from './point-spec.js';
-import { sig4 } from '../numbers.js';
+import { appendAll, sig4 } from '../numbers.js';
 
 /** What the progress display is told about the point about to run. */
 export interface PointInfo {
@@ -106,13 +106,13 @@ export async function runSweep(o: SweepRunOptions): Promise<SweepDocument> {
     planned = loads.length;
     for (let i = 0; i < loads.length; i++) {
       if (aborted()) {
-        skipped.push(...loads.slice(i));
+        appendAll(skipped, loads.slice(i));
         stoppedBecause = 'interrupted';
         break;
       }
       const why = await measure('step', mode, loads[i]);
       if (why) {
-        skipped.push(...loads.slice(i + 1));
+        appendAll(skipped, loads.slice(i + 1));
         stoppedBecause = `${describe(mode, loads[i])} is past saturation: ${why}${skipped.length ? `; not measured: ${skipped.map(sig4).join(', ')}` : ''}`;
         break;
       }

@@ -321,3 +321,18 @@ describe('an input is never an output, and no run is counted twice', () => {
     expect(r.ms).toBeLessThan(5000); // three replicates of 1 s each and a simulator start would be more
   });
 });
+
+describe('long series render without recursion', () => {
+  test('a result with 200,000 time-series points: report --html and --markdown are written, no "Maximum call stack size exceeded"', async () => {
+    const dir = tmp();
+    const r = synthesize({ n: 100, windowS: 10 });
+    const n = 200_000;
+    const series = (k: number) => Array.from({ length: n }, (_, i) => (i * k) % 7);
+    r.timeseries = { ...r.timeseries, interval_s: 0.001, sent: series(1), ok: series(2), errors: series(3), output_tokens: series(5) };
+    const path = file(dir, 'long.json', JSON.stringify(r));
+    const out = await loadgate(['report', path, '--html', join(dir, 'r.html'), '--markdown', join(dir, 'r.md')]);
+    expect(out.stderr).not.toMatch(/call stack/);
+    expect(out.code).toBe(0);
+    expect(readFileSync(join(dir, 'r.html'), 'utf8')).toContain('<svg');
+  }, 60_000);
+});
