@@ -5,6 +5,7 @@ import { bytes, MAX_SPEC_BYTES } from './limits.js';
 import { readFileCapped, ReadFileError } from './read-file.js';
 import { ENV_REFERENCE, resolveSpec } from './resolve.js';
 import type { ResolvedSpec } from './types.js';
+import { headerProblem } from './headers.js';
 
 export { SpecError } from './error.js';
 
@@ -55,6 +56,8 @@ function expandHeaders(headers: Record<string, string>, env: Env, sourceName: st
       }
       return value;
     });
+    const problem = headerProblem(name, out[name]);
+    if (problem !== null) throw new SpecError(`${sourceName}: target.headers.${name}, once filled from the environment, ${problem}`);
   }
   return out;
 }

@@ -3,7 +3,7 @@ import { parseDuration } from './duration.js';
 import { SpecIssue } from './error.js';
 import { specHash } from './hash.js';
 import { resolvePattern } from './pattern.js';
-import { issueFromErrors, show } from './messages.js';
+import { issueFromErrors, show, showKey } from './messages.js';
 import { figure, MAX_DURATION_MS, MAX_SCHEDULED_REQUESTS } from './limits.js';
 import { specSchema } from './schema.js';
 import { isCredentialProblem, targetUrlProblem } from './url.js';
@@ -11,6 +11,7 @@ import { metricsHostAllowed, metricsHostMessage } from './metrics-host.js';
 import type { LengthDist, ResolvedPattern, ResolvedSpec, Spec } from './types.js';
 import { checkSweep, expandSweepShorthand } from './sweep-schema.js';
 import { maxOf } from '../numbers.js';
+import { headerProblem } from './headers.js';
 
 // verbose: messages quote the offending value and the schema's description.
 const validate = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile<Spec>(specSchema);
@@ -31,6 +32,7 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
   spec.gate.slo.ttft_p95!.max_ms ??= spec.slo.ttft_ms;
   checkUrl(spec.target.url);
   checkNoLiteralCredentials(spec.target.headers);
+  checkHeaders(spec.target.headers);
   checkMetricsUrl(spec.target);
   if (spec.workload.input_tokens) checkLength(['workload', 'input_tokens'], spec.workload.input_tokens);
   checkLength(['workload', 'output_tokens'], spec.workload.output_tokens);
@@ -146,6 +148,14 @@ const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|api-key|x-api-key
 export const isCredentialHeader = (name: string): boolean => CREDENTIAL_HEADER.test(name);
 /** `${NAME}` in a header value is filled from the environment at load time, so the spec never holds the secret. */
 export const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Each header as undici will check it; a `${VAR}` is checked again once filled (load.ts). */
+function checkHeaders(headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    const problem = headerProblem(name, value);
+    if (problem !== null) throw new SpecIssue(['target', 'headers', showKey(name)], problem);
+  }
+}
 
 /** A spec is committed, hashed and copied into results: a credential written into it would leak everywhere. */
 function checkNoLiteralCredentials(headers: Record<string, string>): void {

@@ -336,3 +336,25 @@ describe('long series render without recursion', () => {
     expect(readFileSync(join(dir, 'r.html'), 'utf8')).toContain('<svg');
   }, 60_000);
 });
+
+describe('headers that validate can be sent', () => {
+  test('a CRLF value, transfer-encoding and content-length: validate and run exit 3 at once, before any request', async () => {
+    let served = 0;
+    server = await startHostileServer(() => void served++);
+    const dir = tmp();
+    for (const [header, pattern] of [
+      ['x-note: "a\\r\\nX-Injected: 1"', /target\.headers\.x-note has a line break or control character in its value/],
+      ['transfer-encoding: chunked', /target\.headers\.transfer-encoding cannot be set: it is chosen by the HTTP client/],
+      ['content-length: "10"', /target\.headers\.content-length cannot be set: it is computed from each request body/],
+    ] as const) {
+      const path = file(dir, 'h.yml', `target: {url: "${server.baseUrl}", model: m, headers: {${header}}}\n${shortLoad}`);
+      for (const command of ['validate', 'run']) {
+        const r = await loadgate([command, path, '--workers', '1', '--out', join(dir, 'r.json')].slice(0, command === 'run' ? 6 : 2));
+        expect(r.code).toBe(3);
+        expect(r.ms).toBeLessThan(5000);
+        expectOneLine(r, pattern);
+      }
+    }
+    expect(served).toBe(0);
+  }, 60_000);
+});
