@@ -8,7 +8,6 @@
 /** RFC 9110 token characters: a header name is one or more of them (undici's own check). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** A field value: visible characters, space, tab and obs-text; never CR, LF or NUL (undici: headerCharRegex). */
-// eslint-disable-next-line no-control-regex -- control characters are what a value may not hold
 const BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
 
 /** Set by loadgate or the connection, never by a spec: the reason each is refused. */

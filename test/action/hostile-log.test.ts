@@ -59,3 +59,21 @@ test('a .env given as the spec: the step fails with one line naming the file; no
   for (const text of [r.stdout, r.stderr, r.summary]) expect(text).not.toMatch(/sk-live|hunter2|OPENAI_API_KEY|DB_PASSWORD/);
   expect(r.summary).toContain('loadgate: ERROR');
 });
+
+test('a malformed GITHUB_EVENT_PATH: one error line naming the file, exit 3, verdict error, a job summary; no stack trace, none of its text', async () => {
+  const runner = tempDir();
+  const event = join(runner, 'event.json');
+  writeFileSync(event, '{"pull_request": {"number": 7, "token": "sk-live-abc"');
+  const r = await runAction({
+    workspace: workspaceWith('target: {url: sim}\n'),
+    inputs: { comment: 'never', spec: 'bench.yml' },
+    env: { GITHUB_EVENT_PATH: event },
+  });
+  expect(r.code).toBe(3);
+  expect(r.outputs.verdict).toBe('error');
+  expect(r.stdout).toMatch(
+    /^::error::the event payload GITHUB_EVENT_PATH .*event\.json is not valid JSON \([^)]+\); expected the runner's event file$/m,
+  );
+  expect(r.stdout + r.stderr).not.toMatch(/\n\s+at |sk-live/);
+  expect(r.summary).toContain('loadgate: ERROR');
+});
