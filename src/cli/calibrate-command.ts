@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { calibrationFrom } from '../gate/calibration.js';
 import { pctText } from '../numbers.js';
 import { loadResult } from '../result/load.js';
@@ -9,6 +8,7 @@ import { workloadFilePaths } from '../workload/inputs.js';
 import { runReplicatesMerged } from '../run/replicates.js';
 import { loadSpec } from '../spec/load.js';
 import { applyOverrides } from '../spec/override.js';
+import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError } from './errors.js';
 import { progressPrinter } from './progress.js';
 
@@ -35,18 +35,14 @@ Options:
 Exit codes: 0 written, 3 error (bad spec, unreachable target, interrupted).`;
 
 export async function calibrateCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      from: { type: 'boolean', default: false },
-      replicates: { type: 'string', default: '5' },
-      duration: { type: 'string' },
-      warmup: { type: 'string' },
-      'target-url': { type: 'string' },
-      out: { type: 'string', default: 'loadgate-calibration.json' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const { values, positionals } = parseCommandArgs('calibrate', argv, {
+    from: { type: 'boolean', default: false },
+    replicates: { type: 'string', default: '5' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    'target-url': { type: 'string' },
+    out: { type: 'string', default: 'loadgate-calibration.json' },
+    help: { type: 'boolean', short: 'h', default: false },
   });
   if (values.help) {
     process.stdout.write(`${CALIBRATE_HELP}\n`);

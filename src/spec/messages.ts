@@ -78,8 +78,11 @@ function expected(schema: AnySchemaObject | undefined): string {
 export function issueFromErrors(errors: readonly ErrorObject[], data: unknown): SpecIssue {
   const order = documentOrder(data);
   const rank = (e: ErrorObject) => order.get(pointerOf(e)) ?? Number.MAX_SAFE_INTEGER;
-  // An `if` error only says "must match then"; the then-branch's own errors say why.
-  const useful = errors.filter((e) => e.keyword !== 'if');
+  // An `if` error only says "must match then"; the then-branch's own errors say why. Of an
+  // anyOf's branches, the one that reached inside the value (`auto: {growth: 1e300}`) says more
+  // than the one that wanted another type altogether.
+  const inside = (e: ErrorObject) => errors.some((o) => o.instancePath.startsWith(`${e.instancePath}/`));
+  const useful = errors.filter((e) => e.keyword !== 'if' && !((e.keyword === 'type' || e.keyword === 'anyOf') && inside(e)));
   const first = useful.reduce((best, e) => (rank(e) < rank(best) ? e : best));
   return phrase(first);
 }

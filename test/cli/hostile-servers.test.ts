@@ -358,3 +358,37 @@ describe('headers that validate can be sent', () => {
     expect(served).toBe(0);
   }, 60_000);
 });
+
+describe('the smaller items: each one line that says what happened', () => {
+  test('a recursive YAML alias, sweep.auto.growth: 1e300, calibrate --replicates -1, a ?query in target.url (spec and flag)', async () => {
+    const dir = tmp();
+    const cases: [string[], RegExp][] = [
+      [
+        ['validate', file(dir, 'a.yml', 'target: &x {url: sim, sim: {a: *x}}\n')],
+        /^loadgate validate: .*a\.yml: nests deeper than 64 levels \(an alias that contains itself\?\); expected a spec a few levels deep$/,
+      ],
+      [
+        ['validate', file(dir, 'g.yml', 'target: {url: sim}\nsweep: {auto: {growth: 1e300}}\n')],
+        /^loadgate validate: .*g\.yml: sweep\.auto\.growth is 1e\+300; expected a number > 1 and ≤ 10$/,
+      ],
+      [
+        ['calibrate', file(dir, 'c.yml', 'target: {url: sim}\n'), '--replicates', '-1'],
+        /^loadgate calibrate: --replicates is "-1"; expected a whole number from 3 to 100/,
+      ],
+      [
+        ['validate', file(dir, 'q.yml', 'target: {url: "http://127.0.0.1:9/v1?key=sk-live-x", model: m}\n')],
+        /^loadgate validate: .*q\.yml: target\.url contains a \?query or #fragment \(for host 127\.0\.0\.1:9\); expected a URL without them: put the key in an environment variable/,
+      ],
+      [
+        ['run', file(dir, 'r.yml', 'target: {url: sim}\n'), '--target-url', 'http://127.0.0.1:9/v1?key=sk-live-x'],
+        /^loadgate run: --target-url contains a \?query or #fragment/,
+      ],
+    ];
+    for (const [args, pattern] of cases) {
+      const r = await loadgate(args);
+      expect(r.code).toBe(3);
+      expectOneLine(r, pattern);
+      expect(r.stderr).not.toContain('sk-live');
+    }
+  }, 60_000);
+});
