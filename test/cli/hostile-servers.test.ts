@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadResult } from '../../src/result/load.js';
 import { synthesize } from '../result/synthetic.js';
+import { openaiStream, startScriptedServer, type Script } from '../fixtures/scripted-server.js';
 import { event, startHostileServer, writeUntil, type HostileServer } from '../fixtures/hostile-server.js';
 
 const CLI = join(process.cwd(), 'bin', 'loadgate.js');
@@ -392,3 +393,22 @@ describe('the smaller items: each one line that says what happened', () => {
     }
   }, 60_000);
 });
+
+test('a named model the server cannot confirm (GET /models is an HTML page) is said, not skipped silently; the run goes on', async () => {
+  const s = await startScriptedServer((req): Script =>
+    req.url.endsWith('/models')
+      ? { status: 200, headers: { 'content-type': 'text/html' }, steps: [{ send: '<html>gateway</html>' }, { end: true }] }
+      : openaiStream({ tokens: 2 }),
+  );
+  try {
+    const dir = tmp();
+    const path = file(dir, 'm.yml', `target: {url: "${s.baseUrl}", model: m}\n${shortLoad}`);
+    const r = await loadgate(['run', path, '--workers', '1', '--out', join(dir, 'r.json')]);
+    expect(r.stderr).toContain(
+      `target.model "m" not checked: ${s.baseUrl} gave no readable model list (GET /models was not a JSON list); sending it as written`,
+    );
+    expect(loadResult(join(dir, 'r.json')).requests.by_class.ok).toBeGreaterThan(0);
+  } finally {
+    await s.close();
+  }
+}, 30_000);
