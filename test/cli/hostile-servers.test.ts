@@ -5,7 +5,7 @@
  * simulator (test/fixtures/hostile-server.ts).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, linkSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadResult } from '../../src/result/load.js';
@@ -411,4 +411,21 @@ test('a named model the server cannot confirm (GET /models is an HTML page) is s
   } finally {
     await s.close();
   }
+}, 30_000);
+
+test('the output folder deleted mid-run: the result is still written (the folder made again), and the lost records are said, exit 3', async () => {
+  server = await startHostileServer((res) => {
+    res.write(event({ choices: [{ delta: { content: 'hi' } }], usage: { completion_tokens: 1, prompt_tokens: 4 } }));
+    res.write(event('[DONE]'));
+  });
+  const dir = tmp();
+  const sub = join(dir, 'sub');
+  const pending = loadgate(['run', spec(dir, server), '--workers', '1', '--out', join(sub, 'r.json'), '--records', join(sub, 'x.jsonl')]);
+  const deadline = Date.now() + 10_000;
+  while (server.completions === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  rmSync(sub, { recursive: true });
+  const r = await pending;
+  expect(r.code).toBe(3);
+  expect(r.stderr).toMatch(/^loadgate run: --records .*x\.jsonl: the file was removed or replaced during the run; the records are lost$/m);
+  expect(loadResult(join(sub, 'r.json')).requests.scheduled).toBeGreaterThanOrEqual(8);
 }, 30_000);
