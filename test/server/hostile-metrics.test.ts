@@ -1,0 +1,24 @@
+/** A /metrics that never finishes its answer ends the server view with a note that says so. */
+import { Scraper } from '../../src/server/scraper.js';
+import { startScriptedServer, type ScriptedServer } from '../fixtures/scripted-server.js';
+
+let server: ScriptedServer;
+afterAll(async () => {
+  await server.close();
+});
+
+test('a never-ending /metrics: the note says no complete answer came within the scrape timeout, not a bare code', async () => {
+  server = await startScriptedServer(
+    () => ({ status: 200, headers: { 'content-type': 'text/plain' }, steps: [{ send: '# HELP vllm:num_requests_running x\n' }] }),
+    { metrics: true },
+  );
+  const origin = server.baseUrl.replace(/\/v1$/, '');
+  const scraper = new Scraper({ url: `${origin}/metrics`, headers: {}, intervalMs: 100, timeoutMs: 300 });
+  scraper.start();
+  await new Promise((r) => setTimeout(r, 700));
+  await scraper.stop();
+  const t = Date.now();
+  const section = scraper.section({ runStart: t, windowStart: t, windowEnd: t + 1, seriesIntervalS: 1, seriesLength: 1 });
+  expect(JSON.stringify(section)).toContain(`no metrics at ${origin}/metrics (no complete answer within 300 ms)`);
+  expect(JSON.stringify(section)).not.toContain('(23)');
+});
