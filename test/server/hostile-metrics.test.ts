@@ -22,3 +22,10 @@ test('a never-ending /metrics: the note says no complete answer came within the 
   expect(JSON.stringify(section)).toContain(`no metrics at ${origin}/metrics (no complete answer within 300 ms)`);
   expect(JSON.stringify(section)).not.toContain('(23)');
 });
+
+test('an exposition of 100,000 series is refused as one short reason, at the 50,001st sample', async () => {
+  const { ExpositionError, parseExposition } = await import('../../src/server/exposition.js');
+  const text = Array.from({ length: 100_000 }, (_, i) => `vllm:num_requests_running{model_name="m${i}"} 1`).join('\n');
+  expect(() => parseExposition(text)).toThrow(ExpositionError);
+  expect(() => parseExposition(text)).toThrow(/^line 50001: more than 50,000 samples; expected an engine's own metrics/);
+});
