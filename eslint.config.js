@@ -4,6 +4,24 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+// A spread into a call's arguments puts every element on the stack: past ~100 k (a long time
+// series) Math.max(...xs) or out.push(...xs) throws "Maximum call stack size exceeded".
+// maxOf, minOf and appendAll (src/numbers.ts) loop instead.
+const NO_SPREAD_ARGUMENTS = [
+  {
+    selector: "CallExpression[callee.object.name='Math'] > SpreadElement",
+    message: 'Spreading an array into Math.* overflows the stack on long arrays; use maxOf/minOf from src/numbers.ts.',
+  },
+  {
+    selector: 'CallExpression[callee.property.name=/^(push|unshift)$/] > SpreadElement',
+    message: 'Spreading an array into push/unshift overflows the stack on long arrays; use appendAll from src/numbers.ts.',
+  },
+  {
+    selector: "CallExpression[callee.property.name='fromCharCode'] > SpreadElement",
+    message: 'Spreading an array into fromCharCode overflows the stack on long arrays; decode with Buffer or TextDecoder.',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'out/**', 'coverage/**'] },
   {
@@ -32,6 +50,28 @@ export default tseslint.config(
     // subject over several blocks.
     files: ['src/**/*.ts', 'scripts/**/*.{js,mjs}', 'bin/**/*.js'],
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    // No spread into call arguments (NO_SPREAD_ARGUMENTS above).
+    files: ['src/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...NO_SPREAD_ARGUMENTS] },
+  },
+  {
+    // The Action's log lines go through src/action/log.ts, which makes every line safe
+    // (escapeLogLine): a spec name or server text written with core.info could carry a
+    // workflow command into the runner's log.
+    files: ['src/action/**/*.ts'],
+    ignores: ['src/action/log.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...NO_SPREAD_ARGUMENTS,
+        {
+          selector: "CallExpression[callee.object.name='core'][callee.property.name=/^(info|notice|warning|error|setFailed|debug)$/]",
+          message: 'Write the Action log through src/action/log.ts, which neutralises workflow commands in every line.',
+        },
+      ],
+    },
   },
   {
     // Tests read JSON documents (results, CLI output) and poke at them: typing every parsed value would

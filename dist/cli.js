@@ -5414,9 +5414,9 @@ var require_pako = __commonJS({
     var assign = require_common().assign;
     var deflate = require_deflate2();
     var inflate = require_inflate2();
-    var constants = require_constants();
+    var constants2 = require_constants();
     var pako2 = {};
-    assign(pako2, deflate, inflate, constants);
+    assign(pako2, deflate, inflate, constants2);
     module2.exports = pako2;
   }
 });
@@ -7217,16 +7217,16 @@ var require_HistogramLogReader = __commonJS({
             this.parseBaseTimeFromLine(currentLine);
           } else if (currentLine.startsWith("#") || currentLine.startsWith('"StartTimestamp"')) {
           } else if (currentLine.includes(",")) {
-            const tokens = currentLine.split(",");
-            const [firstToken] = tokens;
+            const tokens2 = currentLine.split(",");
+            const [firstToken] = tokens2;
             let tag;
             if (firstToken.startsWith(TAG_PREFIX)) {
               tag = firstToken.substring(TAG_PREFIX_LENGTH);
-              tokens.shift();
+              tokens2.shift();
             } else {
               tag = Histogram_1.NO_TAG;
             }
-            const [rawLogTimeStampInSec, rawIntervalLengthSec, , base64Histogram] = tokens;
+            const [rawLogTimeStampInSec, rawIntervalLengthSec, , base64Histogram] = tokens2;
             const logTimeStampInSec = Number.parseFloat(rawLogTimeStampInSec);
             if (!this.baseTimeSec) {
               if (logTimeStampInSec < this.startTimeSec - 365 * 24 * 3600) {
@@ -7961,11 +7961,11 @@ var require_codegen = __commonJS({
         const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
         return `${varKind} ${this.name}${rhs};` + _n;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         if (!names[this.name.str])
           return;
         if (this.rhs)
-          this.rhs = optimizeExpr(this.rhs, names, constants);
+          this.rhs = optimizeExpr(this.rhs, names, constants2);
         return this;
       }
       get names() {
@@ -7982,10 +7982,10 @@ var require_codegen = __commonJS({
       render({ _n }) {
         return `${this.lhs} = ${this.rhs};` + _n;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         if (this.lhs instanceof code_1.Name && !names[this.lhs.str] && !this.sideEffects)
           return;
-        this.rhs = optimizeExpr(this.rhs, names, constants);
+        this.rhs = optimizeExpr(this.rhs, names, constants2);
         return this;
       }
       get names() {
@@ -8046,8 +8046,8 @@ var require_codegen = __commonJS({
       optimizeNodes() {
         return `${this.code}` ? this : void 0;
       }
-      optimizeNames(names, constants) {
-        this.code = optimizeExpr(this.code, names, constants);
+      optimizeNames(names, constants2) {
+        this.code = optimizeExpr(this.code, names, constants2);
         return this;
       }
       get names() {
@@ -8076,12 +8076,12 @@ var require_codegen = __commonJS({
         }
         return nodes.length > 0 ? this : void 0;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         const { nodes } = this;
         let i = nodes.length;
         while (i--) {
           const n2 = nodes[i];
-          if (n2.optimizeNames(names, constants))
+          if (n2.optimizeNames(names, constants2))
             continue;
           subtractNames(names, n2.names);
           nodes.splice(i, 1);
@@ -8134,12 +8134,12 @@ var require_codegen = __commonJS({
           return void 0;
         return this;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         var _a;
-        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants);
-        if (!(super.optimizeNames(names, constants) || this.else))
+        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants2);
+        if (!(super.optimizeNames(names, constants2) || this.else))
           return;
-        this.condition = optimizeExpr(this.condition, names, constants);
+        this.condition = optimizeExpr(this.condition, names, constants2);
         return this;
       }
       get names() {
@@ -8162,10 +8162,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.iteration})` + super.render(opts);
       }
-      optimizeNames(names, constants) {
-        if (!super.optimizeNames(names, constants))
+      optimizeNames(names, constants2) {
+        if (!super.optimizeNames(names, constants2))
           return;
-        this.iteration = optimizeExpr(this.iteration, names, constants);
+        this.iteration = optimizeExpr(this.iteration, names, constants2);
         return this;
       }
       get names() {
@@ -8201,10 +8201,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.varKind} ${this.name} ${this.loop} ${this.iterable})` + super.render(opts);
       }
-      optimizeNames(names, constants) {
-        if (!super.optimizeNames(names, constants))
+      optimizeNames(names, constants2) {
+        if (!super.optimizeNames(names, constants2))
           return;
-        this.iterable = optimizeExpr(this.iterable, names, constants);
+        this.iterable = optimizeExpr(this.iterable, names, constants2);
         return this;
       }
       get names() {
@@ -8246,11 +8246,11 @@ var require_codegen = __commonJS({
         (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNodes();
         return this;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         var _a, _b;
-        super.optimizeNames(names, constants);
-        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants);
-        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants);
+        super.optimizeNames(names, constants2);
+        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants2);
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants2);
         return this;
       }
       get names() {
@@ -8551,7 +8551,7 @@ var require_codegen = __commonJS({
     function addExprNames(names, from) {
       return from instanceof code_1._CodeOrName ? addNames(names, from.names) : names;
     }
-    function optimizeExpr(expr, names, constants) {
+    function optimizeExpr(expr, names, constants2) {
       if (expr instanceof code_1.Name)
         return replaceName(expr);
       if (!canOptimize(expr))
@@ -8566,14 +8566,14 @@ var require_codegen = __commonJS({
         return items;
       }, []));
       function replaceName(n2) {
-        const c = constants[n2.str];
+        const c = constants2[n2.str];
         if (c === void 0 || names[n2.str] !== 1)
           return n2;
         delete names[n2.str];
         return c;
       }
       function canOptimize(e) {
-        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants[c.str] !== void 0);
+        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants2[c.str] !== void 0);
       }
     }
     function subtractNames(names, from) {
@@ -18227,7 +18227,7 @@ ${pointer}
 var require_resolve_props = __commonJS({
   "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
-    function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
+    function resolveProps(tokens2, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
       let atNewline = startOnNewline;
       let hasSpace = startOnNewline;
@@ -18242,7 +18242,7 @@ var require_resolve_props = __commonJS({
       let comma = null;
       let found = null;
       let start = null;
-      for (const token of tokens) {
+      for (const token of tokens2) {
         if (reqSpace) {
           if (token.type !== "space" && token.type !== "newline" && token.type !== "comma")
             onError(token.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
@@ -18333,7 +18333,7 @@ var require_resolve_props = __commonJS({
             hasSpace = false;
         }
       }
-      const last = tokens[tokens.length - 1];
+      const last = tokens2[tokens2.length - 1];
       const end2 = last ? last.offset + last.source.length : offset;
       if (reqSpace && next && next.type !== "space" && next.type !== "newline" && next.type !== "comma" && (next.type !== "scalar" || next.source !== "")) {
         onError(next.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
@@ -19673,8 +19673,8 @@ ${cb}` : comment;
        * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
        * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
        */
-      *compose(tokens, forceDoc = false, endOffset = -1) {
-        for (const token of tokens)
+      *compose(tokens2, forceDoc = false, endOffset = -1) {
+        for (const token of tokens2)
           yield* this.next(token);
         yield* this.end(forceDoc, endOffset);
       }
@@ -28463,7 +28463,7 @@ var require_client_h1 = __commonJS({
       kHTTPContext,
       kClosed
     } = require_symbols();
-    var constants = require_constants3();
+    var constants2 = require_constants3();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var removeAllListeners = util.removeAllListeners;
@@ -28599,7 +28599,7 @@ var require_client_h1 = __commonJS({
          */
       constructor(client, socket, { exports: exports3 }) {
         this.llhttp = exports3;
-        this.ptr = this.llhttp.llhttp_alloc(constants.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants2.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -28695,11 +28695,11 @@ var require_client_h1 = __commonJS({
             currentParser = null;
             currentBufferRef = null;
           }
-          if (ret !== constants.ERROR.OK) {
+          if (ret !== constants2.ERROR.OK) {
             const data = chunk.subarray(llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr);
-            if (ret === constants.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants2.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(data);
-            } else if (ret === constants.ERROR.PAUSED) {
+            } else if (ret === constants2.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(data);
             } else {
@@ -28722,10 +28722,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants.ERROR.OK) {
+        if (ret === constants2.ERROR.OK) {
           return null;
         }
-        if (ret === constants.ERROR.PAUSED || ret === constants.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants2.ERROR.PAUSED || ret === constants2.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -28742,7 +28742,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants.ERROR[ret], data);
+        return new HTTPParserError(message, constants2.ERROR[ret], data);
       }
       destroy() {
         assert(currentParser === null);
@@ -28953,7 +28953,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants.ERROR.PAUSED : 0;
+        return pause ? constants2.ERROR.PAUSED : 0;
       }
       /**
        * @param {Buffer} buf
@@ -28979,7 +28979,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request4.onData(buf) === false) {
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         }
         return 0;
       }
@@ -29019,13 +29019,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(client[kResume]);
         } else {
@@ -38413,9 +38413,9 @@ var require_cache_handler = __commonJS({
     function appendConnectionHeaderTokens(headersToRemove, connectionHeader) {
       const values = Array.isArray(connectionHeader) ? connectionHeader : [connectionHeader];
       for (let i = 0; i < values.length; i++) {
-        const tokens = values[i].split(",");
-        for (let j = 0; j < tokens.length; j++) {
-          headersToRemove.push(trimOWS(tokens[j]).toLowerCase());
+        const tokens2 = values[i].split(",");
+        for (let j = 0; j < tokens2.length; j++) {
+          headersToRemove.push(trimOWS(tokens2[j]).toLowerCase());
         }
       }
     }
@@ -48462,6 +48462,20 @@ function num(v, signed2 = false) {
 }
 var pctText = (fraction3, signed2 = false) => `${num(fraction3 * 100, signed2)} %`;
 var confText = (confidence) => `${Math.round(confidence * 1e3) / 10} %`;
+function maxOf(xs, init = -Infinity) {
+  let m2 = init;
+  for (const x of xs) if (x > m2 || Number.isNaN(x)) m2 = x;
+  return m2;
+}
+function minOf(xs, init = Infinity) {
+  let m2 = init;
+  for (const x of xs) if (x < m2 || Number.isNaN(x)) m2 = x;
+  return m2;
+}
+function appendAll(dst, src) {
+  for (const x of src) dst.push(x);
+  return dst;
+}
 
 // src/gate/check-effects.ts
 var SERVER_SIDE = /* @__PURE__ */ new Set(["samples", "littles_law"]);
@@ -48970,11 +48984,11 @@ function betweenRun(base, cur, key, bv, cv, model2, confidence) {
   const used = [b2, c].filter((s) => s !== null);
   const note = c?.borrowed ? `the current run is one replicate, judged with the baseline's between-run CV ${pctText(c.cv)} (${replicatesOf(base).count} replicates) on both sides` : b2?.borrowed ? `the baseline is one run, judged with the current run's between-run CV ${pctText(b2.cv)} on both sides` : null;
   const se = Math.hypot(part(b2, bv), part(c, cv));
-  const df = used.length > 0 ? Math.min(...used.map((s) => s.estimatedFrom - 1)) : Infinity;
+  const df = used.length > 0 ? minOf(used.map((s) => s.estimatedFrom - 1)) : Infinity;
   return {
     se,
     effectiveSe: se * (studentQuantile(confidence, df) / normalQuantile(confidence)),
-    cv: used.length > 0 ? Math.max(...used.map((s) => s.cv)) : null,
+    cv: used.length > 0 ? maxOf(used.map((s) => s.cv)) : null,
     sources: [...new Set(used.map((s) => s.source))],
     note
   };
@@ -49306,16 +49320,16 @@ function goodputByErrors(rule2, cur, why2, confidence, timing) {
   const n2 = cur.requests.window.scheduled;
   const failed = n2 - cur.requests.window.by_class.ok;
   const min = rule2.threshold ?? 1;
-  const atMost = n2 > 0 ? (n2 - failed) / n2 : null;
+  const atMost2 = n2 > 0 ? (n2 - failed) / n2 : null;
   const enough = min < 1 ? Math.ceil(1 / (1 - min) - 1e-9) : 1;
   const certain = n2 > 0 && wilson(failed, n2, normalQuantile(confidence)).lower > 1 - min;
-  if (atMost !== null && atMost < min && (n2 >= enough || certain)) {
+  if (atMost2 !== null && atMost2 < min && (n2 >= enough || certain)) {
     return {
       ...rule2,
       evidence: "errors",
       ...timing ? { timing } : {},
       status: rule2.warn_only ? "warn" : "fail",
-      reason: `${failed} of ${n2} requests failed, so goodput is at most ${pctText(atMost)}, below the minimum of ${pctText(min)} whatever the timing (${why2})`
+      reason: `${failed} of ${n2} requests failed, so goodput is at most ${pctText(atMost2)}, below the minimum of ${pctText(min)} whatever the timing (${why2})`
     };
   }
   if (rule2.status === "inconclusive") return { ...rule2, evidence: "measurements", ...timing ? { timing } : {} };
@@ -49732,7 +49746,7 @@ var DEFAULT_GATE = resolveGate(void 0);
 function judgePatternRules(gate, current) {
   const out2 = [];
   if (gate.spike?.enabled) out2.push(judgeRecovery(gate.spike, current));
-  if (gate.soak?.enabled) out2.push(...judgeSoak(gate, gate.soak, current));
+  if (gate.soak?.enabled) appendAll(out2, judgeSoak(gate, gate.soak, current));
   return out2;
 }
 function judgeRecovery(rule2, r) {
@@ -49982,8 +49996,8 @@ function compare(baseline, current, gate, opts = {}) {
     if (rule2.enabled && rule2.max_ms !== void 0)
       rules.push(judgeLatencyLimit(key, { ...rule2, max_ms: rule2.max_ms }, baseline, current, ctx));
   }
-  rules.push(...judgeRateLimits(gate.slo, baseline, current, ctx));
-  rules.push(...judgePatternRules(gate, current));
+  appendAll(rules, judgeRateLimits(gate.slo, baseline, current, ctx));
+  appendAll(rules, judgePatternRules(gate, current));
   const spreadKeys = judgedSpreadKeys(gate);
   const stable = baseline ? stability(baseline, current, spreadKeys, noise, gate.max_cv, gate.confidence) : null;
   const checks = [
@@ -50034,7 +50048,103 @@ function judgedSpreadKeys(gate) {
 
 // src/gate/calibration.ts
 var import_ajv2 = __toESM(require_ajv(), 1);
-import { readFileSync } from "node:fs";
+
+// src/spec/limits.ts
+var MAX_SCHEDULED_REQUESTS = 1e7;
+var MAX_DURATION_MS = 24 * 36e5;
+var MAX_TOKENS_PER_REQUEST = 2e6;
+var MAX_CONCURRENCY = 1e4;
+var MAX_IN_FLIGHT = 1e5;
+var MAX_SPEC_BYTES = 1024 * 1024;
+var MAX_DATASET_BYTES = 256 * 1024 * 1024;
+var MAX_DATASET_ENTRIES = 1e6;
+var MAX_LENGTH_FILE_BYTES = 16 * 1024 * 1024;
+var MAX_LENGTH_FILE_LINES = 1e6;
+var MAX_RESULT_BYTES = 64 * 1024 * 1024;
+var MAX_NAME_CHARS = 256;
+var MAX_URL_CHARS = 2048;
+var MAX_PATH_CHARS = 4096;
+var MAX_HEADER_VALUE_CHARS = 8192;
+var figure = (n2) => n2 >= 1e15 ? n2.toExponential(1) : Math.round(n2).toLocaleString("en-US");
+var bytes = (n2) => n2 >= 1024 * 1024 ? `${n2 / (1024 * 1024)} MiB` : `${n2 / 1024} KiB`;
+
+// src/spec/read-file.ts
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+var READ_FAILURES = {
+  ENOENT: "file not found",
+  EACCES: "file is not readable (permission denied)",
+  EPERM: "file is not readable (permission denied)",
+  EISDIR: "is a directory",
+  ENOTDIR: "a part of the path is a file, not a folder",
+  ELOOP: "the path is a loop of symbolic links",
+  ENAMETOOLONG: "the name is too long"
+};
+var ReadFileError = class extends Error {
+  constructor(reason, tooLarge = false) {
+    super(reason);
+    this.reason = reason;
+    this.tooLarge = tooLarge;
+  }
+  reason;
+  tooLarge;
+};
+function readFileCapped(path2, maxBytes, caps = {}) {
+  let fd;
+  try {
+    fd = openSync(path2, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw new ReadFileError(failure(err));
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw new ReadFileError("is a directory");
+    if (!st.isFile()) throw new ReadFileError("is not a regular file (a device, pipe or socket)");
+    if (st.size > maxBytes) throw new ReadFileError(`is larger than ${bytes(maxBytes)}`, true);
+    return readCapped(fd, maxBytes, caps.maxLines ?? Infinity);
+  } catch (err) {
+    if (err instanceof ReadFileError) throw err;
+    throw new ReadFileError(failure(err));
+  } finally {
+    closeSync(fd);
+  }
+}
+function readCapped(fd, maxBytes, maxLines) {
+  const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, 1 << 20));
+  const parts = [];
+  let total = 0;
+  let lines = 0;
+  for (; ; ) {
+    const n2 = readSync(fd, buf, 0, buf.length, null);
+    if (n2 === 0) break;
+    total += n2;
+    if (total > maxBytes) throw new ReadFileError(`is larger than ${bytes(maxBytes)}`, true);
+    for (let at = buf.indexOf(10); at !== -1 && at < n2; at = buf.indexOf(10, at + 1)) lines++;
+    if (lines > maxLines) throw new ReadFileError(`has more than ${figure(maxLines)} lines`, true);
+    parts.push(Buffer.from(buf.subarray(0, n2)));
+  }
+  return Buffer.concat(parts, total).toString("utf8");
+}
+function failure(err) {
+  const code2 = err.code ?? "unknown error";
+  return READ_FAILURES[code2] ?? `cannot be read (${code2})`;
+}
+function jsonProblem(err, text) {
+  const message = err instanceof Error ? err.message : "";
+  if (/Unexpected end of JSON input/.test(message)) return "it ends in the middle of a value";
+  const at = /at position (\d+)/.exec(message);
+  if (!at) return "a syntax error";
+  const pos = Number(at[1]);
+  if (text === void 0) return `a syntax error at character ${pos + 1}`;
+  let line2 = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < pos; i = text.indexOf("\n", i + 1)) {
+    line2++;
+    lineStart = i + 1;
+  }
+  return `a syntax error at line ${line2}, column ${pos - lineStart + 1}`;
+}
+
+// src/gate/calibration.ts
 var CALIBRATION_KIND = "loadgate-calibration";
 var CALIBRATION_VERSION = 1;
 var calibrationSchema = {
@@ -50059,10 +50169,11 @@ var CalibrationError = class extends Error {
 function loadCalibration(path2) {
   let text;
   try {
-    text = readFileSync(path2, "utf8");
+    text = readFileCapped(path2, MAX_SPEC_BYTES);
   } catch (err) {
+    if (!(err instanceof ReadFileError)) throw err;
     throw new CalibrationError(
-      `calibration file ${path2}: cannot be read (${err.code ?? "error"}); write one with loadgate calibrate SPEC --out ${path2}`
+      `calibration file ${path2}: ${err.reason}; ${err.tooLarge ? `expected a calibration of at most ${bytes(MAX_SPEC_BYTES)}` : `write one with loadgate calibrate SPEC --out ${path2}`}`
     );
   }
   return parseCalibration(text, path2);
@@ -50117,65 +50228,136 @@ var OUTCOMES = [
   "cancelled"
 ];
 
-// src/spec/limits.ts
-var MAX_SCHEDULED_REQUESTS = 1e7;
-var MAX_DURATION_MS = 24 * 36e5;
-var MAX_SPEC_BYTES = 1024 * 1024;
-var MAX_RESULT_BYTES = 64 * 1024 * 1024;
-var MAX_NAME_CHARS = 256;
-var MAX_URL_CHARS = 2048;
-var MAX_PATH_CHARS = 4096;
-var MAX_HEADER_VALUE_CHARS = 8192;
-var figure = (n2) => n2 >= 1e15 ? n2.toExponential(1) : Math.round(n2).toLocaleString("en-US");
-var bytes = (n2) => n2 >= 1024 * 1024 ? `${n2 / (1024 * 1024)} MiB` : `${n2 / 1024} KiB`;
-
-// src/spec/read-file.ts
-import { closeSync, openSync, readSync } from "node:fs";
-var READ_FAILURES = {
-  ENOENT: "file not found",
-  EACCES: "file is not readable (permission denied)",
-  EPERM: "file is not readable (permission denied)",
-  EISDIR: "is a directory"
-};
-var ReadFileError = class extends Error {
-  constructor(reason, tooLarge = false) {
-    super(reason);
-    this.reason = reason;
-    this.tooLarge = tooLarge;
-  }
-  reason;
-  tooLarge;
-};
-function readFileCapped(path2, maxBytes) {
-  let fd;
-  try {
-    fd = openSync(path2, "r");
-  } catch (err) {
-    throw new ReadFileError(failure(err));
-  }
-  try {
-    const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, 1 << 20));
-    const parts = [];
-    let total = 0;
-    for (; ; ) {
-      const n2 = readSync(fd, buf, 0, buf.length, null);
-      if (n2 === 0) break;
-      total += n2;
-      if (total > maxBytes) throw new ReadFileError(`is larger than ${bytes(maxBytes)}`, true);
-      parts.push(Buffer.from(buf.subarray(0, n2)));
+// src/spec/did-you-mean.ts
+function levenshtein(a, b2) {
+  let prev = Array.from({ length: b2.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b2.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b2[j - 1] ? 0 : 1));
     }
-    return Buffer.concat(parts, total).toString("utf8");
-  } catch (err) {
-    if (err instanceof ReadFileError) throw err;
-    throw new ReadFileError(failure(err));
-  } finally {
-    closeSync(fd);
+    prev = row;
   }
+  return prev[b2.length];
 }
-function failure(err) {
-  const code2 = err.code ?? "unknown error";
-  return READ_FAILURES[code2] ?? `cannot be read (${code2})`;
+function closest(word, candidates) {
+  const typed = word.toLowerCase();
+  const limit = Math.max(2, Math.floor(typed.length / 3));
+  let best;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const known = candidate.toLowerCase();
+    const d = levenshtein(typed, known);
+    const close = d <= limit || typed.length >= 3 && known.startsWith(typed);
+    if (close && d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best;
 }
+
+// src/spec/error.ts
+var SpecError = class extends Error {
+  name = "SpecError";
+};
+var SpecIssue = class extends Error {
+  constructor(path2, problem) {
+    super(`${path2.length ? path2.join(".") : "top level"} ${problem}`);
+    this.path = path2;
+    this.problem = problem;
+  }
+  path;
+  problem;
+};
+
+// src/spec/messages.ts
+var TYPE_PHRASE = {
+  object: "a mapping",
+  boolean: "true or false",
+  string: "a string",
+  integer: "an integer",
+  number: "a number",
+  array: "a list"
+};
+var MAX_QUOTED_CHARS = 40;
+function show(value2) {
+  if (value2 === null || value2 === void 0) return "empty";
+  if (Array.isArray(value2)) return "a list";
+  if (typeof value2 === "object") return "a mapping";
+  if (typeof value2 === "string")
+    return quotable(value2) ? JSON.stringify(value2) : `a string of ${value2.length.toLocaleString("en-US")} characters`;
+  if (typeof value2 === "number" || typeof value2 === "boolean" || typeof value2 === "bigint") return String(value2);
+  return "a value";
+}
+var quotable = (s) => s.length <= MAX_QUOTED_CHARS && !/[\s=\x00-\x1f\x7f]/.test(s);
+function showKey(key) {
+  return quotable(key) ? key : `(a key of ${key.length.toLocaleString("en-US")} characters)`;
+}
+function expected(schema) {
+  const s = schema ?? {};
+  if (s.description) return String(s.description);
+  if (Array.isArray(s.enum)) return `one of ${s.enum.join(", ")}`;
+  if (s.const !== void 0) return show(s.const);
+  const noun = TYPE_PHRASE[String(s.type)] ?? "a valid value";
+  if (s.minimum !== void 0 && s.maximum !== void 0) return `${noun} between ${s.minimum} and ${s.maximum}`;
+  if (s.minimum !== void 0) return `${noun} \u2265 ${s.minimum}`;
+  if (s.exclusiveMinimum !== void 0) return `${noun} > ${s.exclusiveMinimum}`;
+  if (s.type === "array" && s.minItems) return "a non-empty list";
+  if (s.type === "string" && s.minLength) return "a non-empty string";
+  return noun;
+}
+function issueFromErrors(errors, data) {
+  const order = documentOrder(data);
+  const rank = (e) => order.get(pointerOf(e)) ?? Number.MAX_SAFE_INTEGER;
+  const inside = (e) => errors.some((o) => o.instancePath.startsWith(`${e.instancePath}/`));
+  const useful = errors.filter((e) => e.keyword !== "if" && !((e.keyword === "type" || e.keyword === "anyOf") && inside(e)));
+  const first = useful.reduce((best, e) => rank(e) < rank(best) ? e : best);
+  return phrase(first);
+}
+function phrase(e) {
+  const path2 = segments(e.instancePath);
+  const schema = e.parentSchema;
+  if (e.keyword === "additionalProperties") {
+    const key = e.params.additionalProperty;
+    const allowed = Object.keys(schema?.properties ?? {});
+    const guess = closest(key, allowed);
+    const hint = guess ? `did you mean "${guess}"?` : `expected one of ${allowed.join(", ")}`;
+    return new SpecIssue([...path2, showKey(key)], `is not a known key; ${hint}`);
+  }
+  if (e.keyword === "required") {
+    const key = e.params.missingProperty;
+    const properties = schema?.properties;
+    return new SpecIssue([...path2, key], `is missing; expected ${expected(properties?.[key])}`);
+  }
+  if (e.keyword === "discriminator") {
+    const tag = e.params.tag;
+    const branches = schema?.oneOf ?? [];
+    const tags = branches.map((branch) => branch.properties?.[tag]?.const ?? "?");
+    const value2 = e.data?.[tag];
+    return new SpecIssue([...path2, tag], `is ${show(value2)}; expected one of ${tags.join(", ")}`);
+  }
+  if (e.keyword === "maxLength" && typeof e.data === "string") {
+    return new SpecIssue(
+      path2,
+      `is ${e.data.length.toLocaleString("en-US")} characters long; expected at most ${e.params.limit} characters`
+    );
+  }
+  return new SpecIssue(path2, `is ${show(e.data)}; expected ${expected(schema)}`);
+}
+function pointerOf(e) {
+  return e.keyword === "additionalProperties" ? `${e.instancePath}/${escape2(e.params.additionalProperty)}` : e.instancePath;
+}
+function documentOrder(data) {
+  const order = /* @__PURE__ */ new Map();
+  const visit = (value2, pointer) => {
+    order.set(pointer, order.size);
+    if (value2 && typeof value2 === "object" && !Array.isArray(value2)) {
+      for (const [key, child] of Object.entries(value2)) visit(child, `${pointer}/${escape2(key)}`);
+    }
+  };
+  visit(data, "");
+  return order;
+}
+var escape2 = (key) => key.replace(/~/g, "~0").replace(/\//g, "~1");
+var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").map((s) => showKey(s.replace(/~1/g, "/").replace(/~0/g, "~")));
 
 // src/result/types.ts
 var RESULT_SCHEMA_VERSION = 1;
@@ -50395,7 +50577,7 @@ function parseResult(text, name2) {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw fail2(`not valid JSON (${err.message.split("\n")[0]}); the file is truncated or corrupt`);
+    throw fail2(`not valid JSON (${jsonProblem(err, text)}); the file is truncated or corrupt`);
   }
   const version = data && typeof data === "object" && !Array.isArray(data) ? data.schema_version : void 0;
   if (version === void 0 && isVllmFormat(data))
@@ -50404,7 +50586,7 @@ function parseResult(text, name2) {
     );
   if (version === void 0) throw fail2("not a loadgate result (no schema_version; note that --format vllm files cannot be read back)");
   if (typeof version !== "number" || !Number.isInteger(version))
-    throw fail2(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
+    throw fail2(`schema_version is ${show(version)}, not an integer; the file is corrupt`);
   if (version > RESULT_SCHEMA_VERSION)
     throw fail2(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
   if (version < RESULT_SCHEMA_VERSION)
@@ -50432,6 +50614,18 @@ function isVllmFormat(data) {
 
 // src/cli/run-command.ts
 import { existsSync as existsSync2 } from "node:fs";
+
+// src/report/escape.ts
+var ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+function escapeHtml(s) {
+  return s.replace(/[&<>"']/g, (c) => ENTITIES[c]);
+}
+function escapeMarkdown(s) {
+  return s.replace(/\s+/g, " ").replace(/[&<>]/g, (c) => ENTITIES[c]).replace(/[\\`*_[\]|~]/g, "\\$&").replace(/[@#]/g, "$&\u200B");
+}
+function escapeLogLine(s) {
+  return s.replace(/\r\n|[\r\n\u0085\u2028\u2029]/g, " \u23CE ").replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`).replace(/::/g, ":\u200B:");
+}
 
 // src/report/explain.ts
 function explainRules(report, baseline, current) {
@@ -50551,15 +50745,6 @@ function connectionsText(r) {
   return parts.length > 0 ? parts.join(" \xB7 ") : null;
 }
 
-// src/report/escape.ts
-var ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-function escapeHtml(s) {
-  return s.replace(/[&<>"']/g, (c) => ENTITIES[c]);
-}
-function escapeMarkdown(s) {
-  return s.replace(/\s+/g, " ").replace(/[&<>]/g, (c) => ENTITIES[c]).replace(/[\\`*_[\]|~]/g, "\\$&").replace(/[@#]/g, "$&\u200B");
-}
-
 // src/report/svg.ts
 var W = 640;
 var H = 300;
@@ -50571,17 +50756,31 @@ function niceTicks(max2, count3 = 5) {
   const step = [1, 2, 5, 10].map((m2) => m2 * mag).find((s) => s >= raw);
   return Array.from({ length: Math.floor(max2 / step) + 1 }, (_, i) => i * step);
 }
+function axesOf(all, x, y, marks) {
+  const xs = all.map((p2) => p2[0]);
+  const xTicks = x.ticks ?? niceTicks(maxOf(xs, x.extent ?? 0)).map((at) => ({ at, label: tick(at) }));
+  const xMin = minOf(
+    xTicks.map((t) => t.at),
+    minOf(xs)
+  );
+  const xMax = maxOf(
+    xTicks.map((t) => t.at),
+    maxOf(xs, x.extent ?? -Infinity)
+  );
+  const yMax = y.max ?? (maxOf(
+    marks.map((m2) => m2.y ?? 0),
+    maxOf(all.map((p2) => p2[1]))
+  ) * 1.05 || 1);
+  const yTicks = y.ticks ?? niceTicks(yMax).map((at) => ({ at, label: tick(at) }));
+  return { xTicks, xMin, xMax, yTicks, yMax };
+}
 function lineChart(title, series2, x, y, marks = [], bands2 = []) {
   const all = series2.flatMap((s) => s.points);
   const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(title)}" font-family="system-ui, sans-serif" font-size="11">`;
   const titleText = `<text x="${W / 2}" y="18" text-anchor="middle" font-size="13" font-weight="600">${escapeHtml(title)}</text>`;
   if (all.length === 0)
     return `${head}${titleText}<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no samples</text></svg>`;
-  const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p2) => p2[0]), x.extent ?? 0)).map((at) => ({ at, label: tick(at) }));
-  const xMin = Math.min(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at));
-  const xMax = Math.max(...all.map((p2) => p2[0]), ...xTicks.map((t) => t.at), x.extent ?? -Infinity);
-  const yMax = y.max ?? (Math.max(...all.map((p2) => p2[1]), ...marks.map((m2) => m2.y ?? 0)) * 1.05 || 1);
-  const yTicks = y.ticks ?? niceTicks(yMax).map((at) => ({ at, label: tick(at) }));
+  const { xTicks, xMin, xMax, yTicks, yMax } = axesOf(all, x, y, marks);
   const px = (v) => M.left + (v - xMin) / (xMax - xMin || 1) * (W - M.left - M.right);
   const py = (v) => H - M.bottom - v / yMax * (H - M.top - M.bottom);
   const r1 = (v) => Math.round(v * 10) / 10;
@@ -50731,7 +50930,12 @@ var cells = (ph) => [
 function patternConsole(r) {
   const findings3 = patternFindings(r);
   if (!r.pattern) return findings3.length > 0 ? ["", ...findings3] : [];
-  const widths = HEAD.map((h, i) => Math.max(h.length, ...r.pattern.phases.map((ph) => cells(ph)[i].length)));
+  const widths = HEAD.map(
+    (h, i) => maxOf(
+      r.pattern.phases.map((ph) => cells(ph)[i].length),
+      h.length
+    )
+  );
   const row = (c) => c.map((v, i) => i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i])).join("  ");
   return [
     "",
@@ -50756,7 +50960,10 @@ function patternMarkdown(r) {
     `| ${HEAD.join(" | ")} |`,
     `|:--|${HEAD.slice(1).map(() => "--:").join("|")}|`
   );
-  out2.push(...p2.phases.map((ph) => `| ${cells(ph).map(escapeMarkdown).join(" | ")} |`), "");
+  appendAll(
+    out2,
+    p2.phases.map((ph) => `| ${cells(ph).map(escapeMarkdown).join(" | ")} |`)
+  ).push("");
   const step = Math.max(1, Math.ceil(p2.series.offered_per_s.length / 60));
   const pick = (v) => v.filter((_, i) => i % step === 0).map((x) => x === null ? 0 : x);
   const xs = pick(p2.series.offered_per_s).map((_, i) => `"${Math.round(i * step * p2.interval_s * 10) / 10}"`);
@@ -50841,7 +51048,7 @@ function sessionsConsole(r) {
   if (!s) return out2;
   out2.push(`Sessions    ${summary2(s)}`);
   const table = [HEAD2, ...rows(s)];
-  const widths = HEAD2.map((_, k) => Math.max(...table.map((row) => row[k].length)));
+  const widths = HEAD2.map((_, k) => maxOf(table.map((row) => row[k].length)));
   for (const row of table) out2.push(`            ${row.map((c, k) => k === 0 ? c.padEnd(widths[k]) : c.padStart(widths[k])).join("  ")}`);
   return out2;
 }
@@ -50859,7 +51066,11 @@ function sessionsMarkdown(r) {
     `| ${HEAD2.join(" | ")} |`,
     `|:--|${HEAD2.slice(1).map(() => "--:").join("|")}|`
   );
-  out2.push(...rows(s).map((row) => `| ${row.join(" | ")} |`), "");
+  appendAll(
+    out2,
+    rows(s).map((row) => `| ${row.join(" | ")} |`)
+  );
+  out2.push("");
   return out2;
 }
 
@@ -50923,14 +51134,12 @@ function latencyTable(r) {
   }
   return lines;
 }
-var terminalSafe = (s) => (
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)
-);
 function renderConsoleReport(r, gate, baseline = null) {
   const c = r.requests.window.by_class;
   const out2 = [
-    `loadgate ${r.tool.version} \u2014 "${r.spec.name}" against ${r.target.simulator ? "the embedded simulator" : r.target.url} (${r.target.api}, model ${r.target.model})`,
+    escapeLogLine(
+      `loadgate ${r.tool.version} \u2014 "${r.spec.name}" against ${r.target.simulator ? "the embedded simulator" : r.target.url} (${r.target.api}, model ${r.target.model})`
+    ),
     `${r.load.label} \xB7 window ${r.load.window_s} s (warmup ${r.load.warmup_s} s, cooldown ${r.load.cooldown_s} s)${r.load.interrupted ? " \xB7 INTERRUPTED" : ""}`,
     "",
     `Requests    ${r.requests.window.scheduled} in window: ok ${c.ok} \xB7 429 ${c.http_429} \xB7 4xx ${c.http_4xx} \xB7 5xx ${c.http_5xx} \xB7 connect ${c.connect_error} \xB7 timeout ${c.timeout} \xB7 stream ${c.stream_error} \xB7 dropped ${c.dropped}${c.cancelled ? ` \xB7 cancelled ${c.cancelled}` : ""}`,
@@ -50946,15 +51155,16 @@ function renderConsoleReport(r, gate, baseline = null) {
   ];
   const connections = connectionsText(r);
   if (connections !== null) out2.push(`Connections ${connections}`);
-  out2.push(...patternConsole(r));
-  out2.push(...sessionsConsole(r).map(terminalSafe));
+  appendAll(out2, patternConsole(r));
+  appendAll(out2, sessionsConsole(r).map(escapeLogLine));
   const network = networkText(r);
   if (network !== null) out2.push(`Network     ${network}`);
   const server = serverText(r);
-  if (server !== null) out2.push(`Server      ${terminalSafe(server)}`, ...serverLatencyText(r).map((l) => `            ${l}`));
+  if (server !== null) appendAll(out2, [`Server      ${escapeLogLine(server)}`, ...serverLatencyText(r).map((l) => `            ${l}`)]);
   if (r.requests.error_samples.length > 0) {
     out2.push("", "Errors");
-    for (const e of r.requests.error_samples.slice(0, 5)) out2.push(`  ${e.class} \xD7${e.count}${e.detail ? `: ${e.detail}` : ""}`);
+    for (const e of r.requests.error_samples.slice(0, 5))
+      out2.push(escapeLogLine(`  ${e.class} \xD7${e.count}${e.detail ? `: ${e.detail}` : ""}`));
   }
   out2.push("", "Validity");
   for (const v of r.validity.checks) out2.push(`  ${v.ok ? "ok  " : "FAIL"} ${v.name}: ${v.message}`);
@@ -51002,11 +51212,11 @@ function toVllmFormat(r) {
 }
 
 // src/result/records-file.ts
-import { createWriteStream, openSync as openSync3 } from "node:fs";
+import { createWriteStream, fstatSync as fstatSync2, openSync as openSync3, statSync as statSync2 } from "node:fs";
 
 // src/result/write.ts
-import { closeSync as closeSync2, mkdirSync, openSync as openSync2, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { closeSync as closeSync2, mkdirSync, openSync as openSync2, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
 var OutputFileError = class extends Error {
 };
 var WRITE_FAILURES = {
@@ -51073,8 +51283,48 @@ function checkOutputPath(path2, what, o = {}) {
     throw new OutputFileError(`${what} ${path2}: cannot be written (${why(err)}); expected a writable place`);
   }
 }
-function checkOutputPaths(outputs) {
-  for (const o of outputs) if (o.path !== void 0) checkOutputPath(o.path, o.what);
+function checkOutputPaths(outputs, inputs = []) {
+  checkDistinctPaths(outputs, inputs);
+  for (const o of outputs) if (o.path !== void 0) checkOutputPath(o.path, o.what, { stream: o.stream });
+}
+function fileIdentity(path2) {
+  try {
+    const st = statSync(path2);
+    return `inode:${st.dev}:${st.ino}`;
+  } catch {
+    let folder = resolve(dirname(path2));
+    try {
+      folder = realpathSync(folder);
+    } catch {
+    }
+    return `path:${resolve(folder, basename(path2))}`;
+  }
+}
+function checkDistinctPaths(outputs, inputs) {
+  const seen = /* @__PURE__ */ new Map();
+  for (const i of inputs) if (i.path !== void 0 && !seen.has(fileIdentity(i.path))) seen.set(fileIdentity(i.path), i);
+  const inputIds = new Set(seen.keys());
+  for (const o of outputs) {
+    if (o.path === void 0 || o.path === "") continue;
+    const id = fileIdentity(o.path);
+    const other = seen.get(id);
+    if (other)
+      throw new SameFileError(
+        `${o.what} ${o.path}: is the same file as ${other.what}${other.path === o.path ? "" : ` (${other.path})`}; expected a path of its own (${inputIds.has(id) ? "writing it would replace an input" : "each output is written whole"})`
+      );
+    seen.set(id, o);
+  }
+}
+var SameFileError = class extends Error {
+};
+function checkDistinctInputs(paths) {
+  const byFile = /* @__PURE__ */ new Map();
+  for (const path2 of paths) {
+    const id = fileIdentity(path2);
+    const same = byFile.get(id);
+    if (same !== void 0) throw new SameFileError(`${path2}: is the same file as ${same}; expected each result once`);
+    byFile.set(id, path2);
+  }
 }
 var tempOf = (path2) => `${path2}.${process.pid}.tmp`;
 function writeFileAtomic(path2, text, what = "output file") {
@@ -51106,6 +51356,16 @@ function openRecordsFile(path2, what = "--records") {
   stream2.on("error", (err) => {
     failed ??= `${what} ${path2}: writing the records failed (${err.code ?? err.message}); the records are incomplete`;
   });
+  const opened = fstatSync2(fd);
+  const removed = () => {
+    if (!opened.isFile()) return void 0;
+    try {
+      const now2 = statSync2(path2);
+      if (now2.ino === opened.ino && now2.dev === opened.dev) return void 0;
+    } catch {
+    }
+    return `${what} ${path2}: the file was deleted or replaced during the run; the records are lost`;
+  };
   let closed;
   return {
     write(line2) {
@@ -51115,8 +51375,847 @@ function openRecordsFile(path2, what = "--records") {
     close: () => closed ??= new Promise((resolve4) => {
       if (stream2.destroyed) return resolve4(failed);
       stream2.once("error", () => resolve4(failed));
-      stream2.end(() => resolve4(failed));
+      stream2.end(() => resolve4(failed ?? removed()));
     })
+  };
+}
+
+// src/workload/inputs.ts
+import { createHash } from "node:crypto";
+import { resolve as resolve2 } from "node:path";
+
+// src/client/bounds.ts
+var DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
+var MIN_EVENT_BYTES = 1024;
+var MAX_EVENT_BYTES = 64 * 1024 * 1024;
+var MAX_TOKEN_COUNT = 1e9;
+function tokenCountProblem(value2) {
+  if (Number.isInteger(value2) && value2 >= 0 && value2 <= MAX_TOKEN_COUNT) return null;
+  const shown = Number.isFinite(value2) ? String(value2) : "not a finite number";
+  return `is ${shown}; expected an integer from 0 to ${MAX_TOKEN_COUNT.toExponential(0).replace("+", "")}`;
+}
+function byteSize(n2) {
+  if (n2 >= 1024 * 1024) return `${+(n2 / (1024 * 1024)).toFixed(1)} MiB`;
+  return `${+(n2 / 1024).toFixed(1)} KiB`;
+}
+
+// src/client/chunk-scan.ts
+var OK = 0;
+var MALFORMED = 1;
+var UNUSUAL = 2;
+var OTHER = 0;
+var ROOT = 1;
+var CHOICES = 2;
+var CHOICE0 = 3;
+var DELTA = 4;
+var USAGE = 5;
+var MAX_DEPTH2 = 32;
+var QUOTE = 34;
+var BACKSLASH = 92;
+var name = (s) => Buffer.from(s);
+var K_ERROR = name("error");
+var K_OBJECT = name("object");
+var K_CHOICES = name("choices");
+var K_USAGE = name("usage");
+var K_DELTA = name("delta");
+var K_TEXT = name("text");
+var K_CONTENT = name("content");
+var K_REASONING_CONTENT = name("reasoning_content");
+var K_REASONING = name("reasoning");
+var K_COMPLETION_TOKENS = name("completion_tokens");
+var K_PROMPT_TOKENS = name("prompt_tokens");
+var b = new Uint8Array(0);
+var p = 0;
+var end = 0;
+var status = OK;
+var out;
+var strStart = 0;
+var strEnd = 0;
+var strEscaped = false;
+var intValue = NaN;
+function newChunkFindings() {
+  return { hasDelta: false, answer: false, reasoning: false, text: false, completionTokens: null, promptTokens: null };
+}
+function scanChunk(bytes2, start, stop, findings3) {
+  b = bytes2;
+  p = start;
+  end = stop;
+  status = OK;
+  out = findings3;
+  findings3.hasDelta = findings3.answer = findings3.reasoning = findings3.text = false;
+  findings3.completionTokens = findings3.promptTokens = null;
+  skipWs();
+  if (p >= end || b[p] !== 123) {
+    return MALFORMED;
+  }
+  value(ROOT, 0);
+  if (status !== OK) return status;
+  skipWs();
+  return p === end ? OK : MALFORMED;
+}
+function skipWs() {
+  const buf = b;
+  let i = p;
+  while (i < end) {
+    const c = buf[i];
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    i++;
+  }
+  p = i;
+}
+function fail(s) {
+  if (status === OK) status = s;
+  return false;
+}
+function value(ctx, depth) {
+  if (p >= end) return fail(MALFORMED);
+  const c = b[p];
+  if (c === 123) return object(ctx, depth + 1);
+  if (c === 91) return array(ctx, depth + 1);
+  if (c === QUOTE) return string();
+  if (c === 45 || c >= 48 && c <= 57) return number();
+  if (c === 116) return literal("true");
+  if (c === 102) return literal("false");
+  if (c === 110) return literal("null");
+  return fail(MALFORMED);
+}
+function literal(word) {
+  if (end - p < word.length) return fail(MALFORMED);
+  for (let i = 0; i < word.length; i++) if (b[p + i] !== word.charCodeAt(i)) return fail(MALFORMED);
+  p += word.length;
+  return true;
+}
+function string() {
+  const buf = b;
+  const stop = end;
+  let i = p + 1;
+  strStart = i;
+  strEscaped = false;
+  for (; i < stop; i++) {
+    const c = buf[i];
+    if (c === QUOTE) {
+      strEnd = i;
+      p = i + 1;
+      return true;
+    }
+    if (c < 32) return fail(MALFORMED);
+    if (c === BACKSLASH) {
+      strEscaped = true;
+      if (++i >= stop) return fail(MALFORMED);
+      const e = buf[i];
+      if (e === 117) {
+        if (stop - i < 5) return fail(MALFORMED);
+        for (let k = 1; k <= 4; k++) if (!isHex(buf[i + k])) return fail(MALFORMED);
+        i += 4;
+      } else if (e !== QUOTE && e !== BACKSLASH && e !== 47 && e !== 98 && e !== 102 && e !== 110 && e !== 114 && e !== 116) {
+        return fail(MALFORMED);
+      }
+    }
+  }
+  return fail(MALFORMED);
+}
+function isHex(c) {
+  return c >= 48 && c <= 57 || c >= 65 && c <= 70 || c >= 97 && c <= 102;
+}
+function number() {
+  let negative = false;
+  if (b[p] === 45) {
+    negative = true;
+    p++;
+  }
+  if (p >= end) return fail(MALFORMED);
+  let n2 = 0;
+  let digits = 0;
+  if (b[p] === 48) {
+    p++;
+    digits = 1;
+  } else {
+    while (p < end && b[p] >= 48 && b[p] <= 57) {
+      n2 = n2 * 10 + (b[p] - 48);
+      p++;
+      digits++;
+    }
+    if (digits === 0) return fail(MALFORMED);
+  }
+  let plain3 = true;
+  if (p < end && b[p] === 46) {
+    plain3 = false;
+    p++;
+    if (!digitsFollow()) return fail(MALFORMED);
+  }
+  if (p < end && (b[p] === 101 || b[p] === 69)) {
+    plain3 = false;
+    p++;
+    if (p < end && (b[p] === 43 || b[p] === 45)) p++;
+    if (!digitsFollow()) return fail(MALFORMED);
+  }
+  intValue = plain3 && digits <= 15 && !(negative && n2 === 0) ? negative ? -n2 : n2 : NaN;
+  return true;
+}
+function digitsFollow() {
+  const start = p;
+  while (p < end && b[p] >= 48 && b[p] <= 57) p++;
+  return p > start;
+}
+function array(ctx, depth) {
+  if (depth > MAX_DEPTH2) return fail(UNUSUAL);
+  p++;
+  skipWs();
+  if (p < end && b[p] === 93) {
+    p++;
+    return true;
+  }
+  for (let i = 0; ; i++) {
+    skipWs();
+    const isObject2 = p < end && b[p] === 123;
+    if (!value(ctx === CHOICES && i === 0 && isObject2 ? CHOICE0 : OTHER, depth)) return false;
+    skipWs();
+    if (p >= end) return fail(MALFORMED);
+    const c = b[p++];
+    if (c === 93) return true;
+    if (c !== 44) return fail(MALFORMED);
+  }
+}
+function object(ctx, depth) {
+  if (depth > MAX_DEPTH2) return fail(UNUSUAL);
+  p++;
+  skipWs();
+  if (p < end && b[p] === 125) {
+    p++;
+    return true;
+  }
+  let seen = 0;
+  for (; ; ) {
+    skipWs();
+    if (p >= end || b[p] !== QUOTE || !string()) return fail(MALFORMED);
+    const keyStart = strStart;
+    const keyEnd = strEnd;
+    const keyEscaped = strEscaped;
+    skipWs();
+    if (p >= end || b[p++] !== 58) return fail(MALFORMED);
+    skipWs();
+    if (ctx !== OTHER && keyEscaped) return fail(UNUSUAL);
+    const key = ctx === OTHER ? 0 : keyOfInterest(ctx, keyStart, keyEnd);
+    if (key === 0) {
+      if (!value(OTHER, depth)) return false;
+    } else {
+      if (seen & key) return fail(UNUSUAL);
+      seen |= key;
+      if (!member(ctx, key, depth)) return false;
+    }
+    skipWs();
+    if (p >= end) return fail(MALFORMED);
+    const c = b[p++];
+    if (c === 125) return true;
+    if (c !== 44) return fail(MALFORMED);
+  }
+}
+var ERROR = 1;
+var OBJECT = 2;
+var CHOICES_KEY = 4;
+var USAGE_KEY = 8;
+var DELTA_KEY = 1;
+var TEXT = 2;
+var CONTENT = 1;
+var REASONING_CONTENT = 2;
+var REASONING = 4;
+var COMPLETION_TOKENS = 1;
+var PROMPT_TOKENS = 2;
+function keyOfInterest(ctx, s, e) {
+  switch (ctx) {
+    case ROOT:
+      return is(K_CHOICES, s, e) ? CHOICES_KEY : is(K_USAGE, s, e) ? USAGE_KEY : is(K_ERROR, s, e) ? ERROR : is(K_OBJECT, s, e) ? OBJECT : 0;
+    case CHOICE0:
+      return is(K_DELTA, s, e) ? DELTA_KEY : is(K_TEXT, s, e) ? TEXT : 0;
+    case DELTA:
+      return is(K_CONTENT, s, e) ? CONTENT : is(K_REASONING_CONTENT, s, e) ? REASONING_CONTENT : is(K_REASONING, s, e) ? REASONING : 0;
+    case USAGE:
+      return is(K_COMPLETION_TOKENS, s, e) ? COMPLETION_TOKENS : is(K_PROMPT_TOKENS, s, e) ? PROMPT_TOKENS : 0;
+    default:
+      return 0;
+  }
+}
+function is(key, s, e) {
+  if (e - s !== key.length) return false;
+  for (let i = 0; i < key.length; i++) if (b[s + i] !== key[i]) return false;
+  return true;
+}
+var startsObject = () => b[p] === 123;
+var startsString = () => b[p] === QUOTE;
+var isNull = () => b[p] === 110;
+function member(ctx, key, depth) {
+  if (p >= end) return fail(MALFORMED);
+  if (ctx === ROOT) {
+    if (key === ERROR) return isNull() ? literal("null") : fail(UNUSUAL);
+    if (key === OBJECT) {
+      if (!startsString()) return value(OTHER, depth);
+      if (!string()) return false;
+      return strEscaped || is(K_ERROR, strStart, strEnd) ? fail(UNUSUAL) : true;
+    }
+    if (key === CHOICES_KEY) return value(b[p] === 91 ? CHOICES : OTHER, depth);
+    return value(startsObject() ? USAGE : OTHER, depth);
+  }
+  if (ctx === CHOICE0) {
+    if (key === DELTA_KEY) {
+      if (!isNull()) out.hasDelta = true;
+      return value(startsObject() ? DELTA : OTHER, depth);
+    }
+    if (!startsString()) return value(OTHER, depth);
+    if (!string()) return false;
+    out.text = strEnd > strStart;
+    return true;
+  }
+  if (ctx === DELTA) {
+    if (!startsString()) return value(OTHER, depth);
+    if (!string()) return false;
+    if (strEnd > strStart) {
+      if (key === CONTENT) out.answer = true;
+      else out.reasoning = true;
+    }
+    return true;
+  }
+  const isNumber = b[p] === 45 || b[p] >= 48 && b[p] <= 57;
+  if (!value(OTHER, depth)) return false;
+  if (!isNumber) return true;
+  if (Number.isNaN(intValue)) return fail(UNUSUAL);
+  if (key === COMPLETION_TOKENS) out.completionTokens = intValue;
+  else out.promptTokens = intValue;
+  return true;
+}
+
+// src/client/openai.ts
+function promptText(messages) {
+  return messages.map((m2) => m2.content).join("\n");
+}
+function buildRequestBody(o) {
+  const body = { model: o.model };
+  if (o.api === "chat") body.messages = "messages" in o ? o.messages : [{ role: "user", content: o.prompt }];
+  else body.prompt = "messages" in o ? promptText(o.messages) : o.prompt;
+  body.max_tokens = o.maxTokens;
+  if (o.ignoreEos) body.ignore_eos = true;
+  if (o.minTokens !== void 0) body.min_tokens = o.minTokens;
+  body.stream = true;
+  body.stream_options = { include_usage: true };
+  return JSON.stringify(body);
+}
+function newStreamEvent() {
+  return { done: false, content: null, usage: false, promptTokens: 0, completionTokens: 0, error: null };
+}
+var DONE = Buffer.from("[DONE]");
+var findings = newChunkFindings();
+function readEvent(bytes2, start, end2, into) {
+  reset(into);
+  if (end2 === start) return into;
+  if (end2 - start === DONE.length && Buffer.compare(DONE, bytes2.subarray(start, end2)) === 0) {
+    into.done = true;
+    return into;
+  }
+  const status2 = scanChunk(bytes2, start, end2, findings);
+  if (status2 === MALFORMED) {
+    into.error = "malformed chunk";
+    return into;
+  }
+  if (status2 === UNUSUAL) return parseEvent(Buffer.from(bytes2.buffer, bytes2.byteOffset + start, end2 - start).toString("utf8"), into);
+  const f = findings;
+  if (f.hasDelta ? f.answer : f.text) into.content = "answer";
+  else if (f.hasDelta && f.reasoning) into.content = "reasoning";
+  if (f.completionTokens !== null) setUsage(into, f.promptTokens ?? 0, f.completionTokens);
+  return into;
+}
+function setUsage(into, promptTokens, completionTokens) {
+  const problem = tokenCountProblem(completionTokens);
+  const promptProblem = tokenCountProblem(promptTokens);
+  if (problem !== null || promptProblem !== null) {
+    into.error = `malformed chunk: usage.${problem !== null ? `completion_tokens ${problem}` : `prompt_tokens ${promptProblem}`}`;
+    return;
+  }
+  into.usage = true;
+  into.completionTokens = completionTokens;
+  into.promptTokens = promptTokens;
+}
+function reset(into) {
+  into.done = false;
+  into.content = null;
+  into.usage = false;
+  into.error = null;
+}
+function parseEvent(data, into) {
+  reset(into);
+  if (data === "[DONE]") {
+    into.done = true;
+    return into;
+  }
+  if (data.length === 0) return into;
+  let parsed;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    into.error = "malformed chunk";
+    return into;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    into.error = "malformed chunk";
+    return into;
+  }
+  const chunk = parsed;
+  if (chunk.error != null || chunk.object === "error") {
+    into.error = "error event: " + (errorMessage(chunk) ?? "no message");
+    return into;
+  }
+  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : void 0;
+  if (choice != null) {
+    const delta = choice.delta;
+    if (delta != null) {
+      if (nonEmpty(delta.content)) into.content = "answer";
+      else if (nonEmpty(delta.reasoning_content) || nonEmpty(delta.reasoning)) into.content = "reasoning";
+    } else if (nonEmpty(choice.text)) {
+      into.content = "answer";
+    }
+  }
+  const usage = chunk.usage;
+  if (usage != null && typeof usage.completion_tokens === "number")
+    setUsage(into, typeof usage.prompt_tokens === "number" ? usage.prompt_tokens : 0, usage.completion_tokens);
+  return into;
+}
+function answerText(data) {
+  try {
+    const choice = JSON.parse(data).choices;
+    const c = Array.isArray(choice) ? choice[0] : void 0;
+    const text = c?.delta != null ? c.delta.content : c?.text;
+    return typeof text === "string" ? text : "";
+  } catch {
+    return "";
+  }
+}
+function errorMessage(payload) {
+  if (typeof payload !== "object" || payload === null) return void 0;
+  const p2 = payload;
+  if (typeof p2.error === "string") return p2.error;
+  if (typeof p2.error === "object" && p2.error !== null) {
+    const m2 = p2.error.message;
+    if (typeof m2 === "string") return m2;
+  }
+  if (typeof p2.message === "string") return p2.message;
+  if (typeof p2.detail === "string") return p2.detail;
+  if (p2.detail !== void 0) return JSON.stringify(p2.detail);
+  return void 0;
+}
+function nonEmpty(v) {
+  return typeof v === "string" && v.length > 0;
+}
+
+// src/workload/prompts.ts
+var VOCAB = [
+  "the",
+  "model",
+  "serves",
+  "tokens",
+  "under",
+  "load",
+  "while",
+  "latency",
+  "grows",
+  "with",
+  "queue",
+  "depth",
+  "and",
+  "batch",
+  "size",
+  "so",
+  "we",
+  "measure",
+  "every",
+  "request",
+  "from",
+  "its",
+  "intended",
+  "send",
+  "time",
+  "not",
+  "when",
+  "it",
+  "left",
+  "client"
+];
+function filler(parts, variant, from, to) {
+  for (let i = from; i < to; i++) parts[i] = VOCAB[(variant * 7 + i * 13) % VOCAB.length];
+  return parts;
+}
+function requestText(salt, id, words) {
+  const parts = new Array(words);
+  parts[0] = `r${salt.toString(36)}x${id.toString(36)}`;
+  return filler(parts, id, 1, words).join(" ");
+}
+function prefixText(salt, group, words) {
+  const parts = new Array(words);
+  parts[0] = `p${salt.toString(36)}${group === null ? "s" : `g${group}`}`;
+  return filler(parts, group === null ? 0 : group + 1, 1, words).join(" ");
+}
+var WORD = /\S+/g;
+function countWords(text) {
+  return text.match(WORD)?.length ?? 0;
+}
+function blockText(salt, id, words) {
+  const parts = new Array(words);
+  parts[0] = `b${salt.toString(36)}h${id.toString(36)}`;
+  return filler(parts, id + 3, 1, words).join(" ");
+}
+
+// src/workload/dataset.ts
+var JSONL_EXPECTED = 'expected {"prompt": "..."} or {"messages": [{"role": "user", "content": "..."}]}, optionally with "max_tokens"';
+var SHAREGPT_EXPECTED = 'expected {"conversations": [{"from": "human", "value": "..."}, {"from": "gpt", "value": "..."}]}';
+var ROLES = /* @__PURE__ */ new Set(["system", "user", "assistant"]);
+var HUMAN = /* @__PURE__ */ new Set(["human", "user"]);
+function parseDataset(text, name2, format) {
+  const dataset = { entries: [], skipped: 0 };
+  const read = format === "sharegpt" ? readShareGpt : readJsonlEntry;
+  for (const { where, value: value2 } of records(text.replace(/^\uFEFF/, ""), name2, format === "sharegpt" ? SHAREGPT_EXPECTED : JSONL_EXPECTED)) {
+    const entry = read(value2, where);
+    if (entry) dataset.entries.push(entry);
+    else dataset.skipped++;
+  }
+  if (dataset.entries.length === 0) {
+    throw new SpecError(
+      `${name2}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ""}; expected at least one`
+    );
+  }
+  return dataset;
+}
+function* records(text, name2, expected2) {
+  if (text.trimStart().startsWith("[")) {
+    let list2;
+    try {
+      list2 = JSON.parse(text);
+    } catch (err) {
+      throw new SpecError(`${name2}: not valid JSON (${jsonProblem(err, text)}); expected a JSON list, or one JSON object per line`);
+    }
+    if (!Array.isArray(list2)) throw new SpecError(`${name2}: not a JSON list; expected a JSON list, or one JSON object per line`);
+    tooMany(list2.length, name2);
+    for (let i = 0; i < list2.length; i++) yield { where: `${name2}: entry ${i + 1}`, value: list2[i] };
+    return;
+  }
+  const lines = text.split(/\r?\n/);
+  tooMany(lines.length, name2);
+  for (let i = 0; i < lines.length; i++) {
+    const line2 = lines[i].trim();
+    if (line2 === "") continue;
+    const where = `${name2}:${i + 1}`;
+    try {
+      yield { where, value: JSON.parse(line2) };
+    } catch (err) {
+      if (err instanceof SpecError) throw err;
+      throw new SpecError(`${where}: not valid JSON (${jsonProblem(err)}); ${expected2}`);
+    }
+  }
+}
+function tooMany(n2, name2) {
+  if (n2 > MAX_DATASET_ENTRIES)
+    throw new SpecError(
+      `${name2}: holds more than ${figure(MAX_DATASET_ENTRIES)} entries; expected at most that many (a run samples from them)`
+    );
+}
+function readJsonlEntry(value2, where) {
+  if (!isObject(value2)) throw new SpecError(`${where}: not a JSON object; ${JSONL_EXPECTED}`);
+  let messages;
+  if (typeof value2.prompt === "string") {
+    if (value2.prompt.trim() === "") throw new SpecError(`${where}: "prompt" is empty; expected the prompt text`);
+    messages = [{ role: "user", content: value2.prompt }];
+  } else if (value2.messages !== void 0) {
+    messages = readMessages(value2.messages, where);
+  } else {
+    throw new SpecError(`${where}: missing "prompt" or "messages"; ${JSONL_EXPECTED}`);
+  }
+  const maxTokens = value2.max_tokens;
+  if (maxTokens !== void 0 && (!Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > MAX_TOKENS_PER_REQUEST)) {
+    throw new SpecError(
+      `${where}: "max_tokens" is ${typeof maxTokens === "number" ? maxTokens : `a ${typeof maxTokens}`}; expected a positive integer of at most ${figure(MAX_TOKENS_PER_REQUEST)}`
+    );
+  }
+  const entry = { messages, words: countWords(promptText(messages)) };
+  if (maxTokens !== void 0) entry.maxTokens = maxTokens;
+  return entry;
+}
+function readMessages(value2, where) {
+  if (!Array.isArray(value2) || value2.length === 0) throw new SpecError(`${where}: "messages" is not a non-empty list; ${JSONL_EXPECTED}`);
+  return value2.map((m2, i) => {
+    if (!isObject(m2) || typeof m2.content !== "string")
+      throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
+    if (typeof m2.role !== "string" || !ROLES.has(m2.role))
+      throw new SpecError(
+        `${where}: messages[${i}].role is ${m2.role === void 0 ? "missing; expected system, user or assistant" : "not system, user or assistant; expected one of them"}`
+      );
+    return { role: m2.role, content: m2.content };
+  });
+}
+function readShareGpt(value2, where) {
+  if (!isObject(value2) || !Array.isArray(value2.conversations))
+    throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
+  const turns = value2.conversations;
+  turns.forEach((t, i) => {
+    if (!isObject(t) || typeof t.from !== "string" || typeof t.value !== "string") {
+      throw new SpecError(`${where}: conversations[${i}] is not {"from": "...", "value": "..."}; ${SHAREGPT_EXPECTED}`);
+    }
+  });
+  const first = turns.findIndex((t) => HUMAN.has(t.from));
+  const prompt = turns[first];
+  const reply = turns[first + 1];
+  if (first < 0 || !reply || prompt.value.trim() === "") return null;
+  return {
+    messages: [{ role: "user", content: prompt.value }],
+    words: countWords(prompt.value),
+    answerWords: Math.max(1, countWords(reply.value)),
+    turns: humanTurns(turns, first)
+  };
+}
+function humanTurns(turns, first) {
+  const out2 = [];
+  for (let i = first; i < turns.length; i++) {
+    if (!HUMAN.has(turns[i].from) || turns[i].value.trim() === "") continue;
+    const next = turns[i + 1];
+    const answerWords = next && !HUMAN.has(next.from) ? Math.max(1, countWords(next.value)) : out2[out2.length - 1]?.answerWords ?? 1;
+    out2.push({ text: turns[i].value, words: countWords(turns[i].value), answerWords });
+  }
+  return out2;
+}
+var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function entryPicker(n2, sample, rng) {
+  if (sample === "with_replacement") return () => Math.floor(rng.next() * n2);
+  const order = Array.from({ length: n2 }, (_, i) => i);
+  let next = n2;
+  return () => {
+    if (next === n2) {
+      for (let i = n2 - 1; i > 0; i--) {
+        const j = Math.floor(rng.next() * (i + 1));
+        [order[i], order[j]] = [order[j], order[i]];
+      }
+      next = 0;
+    }
+    return order[next++];
+  };
+}
+
+// src/workload/lengths.ts
+function lengthSampler(d) {
+  switch (d.dist) {
+    case "fixed":
+      return () => d.value;
+    case "uniform": {
+      const [lo, hi] = uniformBounds(d);
+      return (rng) => lo + Math.floor(rng.next() * (hi - lo + 1));
+    }
+    case "normal":
+      return (rng) => clip(d.mean + d.stddev * normal(rng), d.min, d.max);
+    case "lognormal": {
+      const { mu, sigma } = lognormalParams(d.mean, d.stddev);
+      return (rng) => clip(Math.exp(mu + sigma * normal(rng)), d.min, d.max);
+    }
+    case "empirical":
+      return empiricalSampler(d.values, d.weights);
+  }
+}
+function uniformBounds(d) {
+  if ("min" in d) return [d.min, d.max];
+  const lo = Math.max(1, Math.round(d.mean * (1 - d.range_ratio)));
+  return [lo, Math.max(lo, Math.round(d.mean * (1 + d.range_ratio)))];
+}
+function lognormalParams(mean5, stddev2) {
+  const sigma2 = Math.log(1 + (stddev2 / mean5) ** 2);
+  return { mu: Math.log(mean5) - sigma2 / 2, sigma: Math.sqrt(sigma2) };
+}
+function clip(x, min = 1, max2 = Number.MAX_SAFE_INTEGER) {
+  return Math.max(min, Math.min(max2, Math.round(x)), 1);
+}
+function empiricalSampler(values, weights) {
+  const cumulative = [];
+  let total = 0;
+  values.forEach((_, i) => cumulative.push(total += weights?.[i] ?? 1));
+  return (rng) => {
+    const u = rng.next() * total;
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (cumulative[mid] > u) hi = mid;
+      else lo = mid + 1;
+    }
+    return values[lo];
+  };
+}
+function parseLengthFile(text, name2) {
+  const values = [];
+  const weights = [];
+  const add2 = (where, length, count3 = 1) => {
+    if (!Number.isInteger(length) || length < 1 || length > MAX_TOKENS_PER_REQUEST)
+      throw new SpecError(
+        `${where}: ${show2(length)} is not a length; expected a positive integer of at most ${figure(MAX_TOKENS_PER_REQUEST)}`
+      );
+    if (typeof count3 !== "number" || !(count3 >= 0) || !Number.isFinite(count3))
+      throw new SpecError(`${where}: the count ${show2(count3)} is not a number \u2265 0; expected length,count`);
+    if (values.length >= MAX_LENGTH_FILE_LINES)
+      throw new SpecError(
+        `${name2}: holds more than ${figure(MAX_LENGTH_FILE_LINES)} lengths; expected at most that many (give counts: length,count)`
+      );
+    values.push(length);
+    weights.push(count3);
+  };
+  const body = text.replace(/^\uFEFF/, "").trim();
+  if (body.startsWith("[")) {
+    let data;
+    try {
+      data = JSON.parse(body);
+    } catch (err) {
+      throw new SpecError(`${name2}: not valid JSON (${jsonProblem(err, body)}); expected a list of lengths or of [length, count] pairs`);
+    }
+    data.forEach(
+      (item, i) => Array.isArray(item) && item.length === 2 ? add2(`${name2}: entry ${i + 1}`, item[0], item[1]) : add2(`${name2}: entry ${i + 1}`, item)
+    );
+  } else {
+    let first = true;
+    body.split(/\r?\n/).forEach((raw, i) => {
+      const line2 = raw.replace(/#.*/, "").trim();
+      if (line2 === "") return;
+      const fields = line2.split(/\s*[,\t ]\s*/).map(numeric);
+      const header2 = first && fields.some((f) => typeof f === "string");
+      first = false;
+      if (header2) return;
+      if (fields.length > 2) throw new SpecError(`${name2}:${i + 1}: ${fields.length} fields; expected a length, or length,count`);
+      add2(`${name2}:${i + 1}`, fields[0], fields[1]);
+    });
+  }
+  if (values.length === 0) throw new SpecError(`${name2}: holds no lengths; expected at least one`);
+  if (!weights.some((w) => w > 0)) throw new SpecError(`${name2}: every count is 0; expected at least one count > 0`);
+  return { values, weights };
+}
+var numeric = (field) => field !== "" && Number.isFinite(Number(field)) ? Number(field) : field;
+var show2 = (v) => typeof v === "number" ? String(v) : typeof v === "string" ? "text" : v === void 0 ? "nothing" : `a ${Array.isArray(v) ? "list" : typeof v}`;
+
+// src/workload/trace-file.ts
+var TRACE_BLOCK_TOKENS = 512;
+var MOONCAKE_EXPECTED = 'expected {"timestamp": 0, "input_length": 512, "output_length": 64, "hash_ids": [0]}';
+var AZURE_EXPECTED = "expected a header TIMESTAMP,ContextTokens,GeneratedTokens and one row per request";
+function parseTrace(text, name2, format) {
+  const raw = format === "mooncake" ? readMooncake(text.replace(/^\uFEFF/, ""), name2) : readAzure(text.replace(/^\uFEFF/, ""), name2);
+  if (raw.length === 0) throw new SpecError(`${name2}: holds no arrival; ${format === "mooncake" ? MOONCAKE_EXPECTED : AZURE_EXPECTED}`);
+  const sorted = raw.map((e, i) => ({ e, i })).sort((a, b2) => a.e.atMs - b2.e.atMs || a.i - b2.i);
+  const t0 = format === "azure" ? sorted[0].e.atMs : 0;
+  return sorted.map(({ e }) => ({ ...e, atMs: e.atMs - t0 }));
+}
+function readMooncake(text, name2) {
+  const out2 = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line2 = lines[i].trim();
+    if (line2 === "") continue;
+    const where = `${name2}:${i + 1}`;
+    let v;
+    try {
+      v = JSON.parse(line2);
+    } catch (err) {
+      throw new SpecError(`${where}: not valid JSON (${err.message}); ${MOONCAKE_EXPECTED}`);
+    }
+    if (typeof v !== "object" || v === null || Array.isArray(v)) throw new SpecError(`${where}: not a JSON object; ${MOONCAKE_EXPECTED}`);
+    const o = v;
+    const entry = {
+      atMs: number2(o.timestamp, where, "timestamp", 0),
+      inputTokens: count2(o.input_length, where, "input_length"),
+      outputTokens: count2(o.output_length, where, "output_length")
+    };
+    if (o.hash_ids !== void 0) entry.hashIds = hashIds(o.hash_ids, where);
+    out2.push(entry);
+  }
+  return out2;
+}
+function hashIds(v, where) {
+  if (!Array.isArray(v) || !v.every((h) => Number.isSafeInteger(h) && h >= 0))
+    throw new SpecError(`${where}: "hash_ids" is not a list of integers \u2265 0; ${MOONCAKE_EXPECTED}`);
+  return v;
+}
+function readAzure(text, name2) {
+  const lines = text.split(/\r?\n/);
+  const header2 = (lines[0] ?? "").split(",").map((h) => h.trim());
+  const col = (key) => {
+    const k = header2.indexOf(key);
+    if (k < 0) throw new SpecError(`${name2}:1: no ${key} column (header ${JSON.stringify(lines[0] ?? "")}); ${AZURE_EXPECTED}`);
+    return k;
+  };
+  const [ts, ctx, gen] = [col("TIMESTAMP"), col("ContextTokens"), col("GeneratedTokens")];
+  const out2 = [];
+  for (let i = 1; i < lines.length; i++) {
+    if (lines[i].trim() === "") continue;
+    const where = `${name2}:${i + 1}`;
+    const cells2 = lines[i].split(",").map((c) => c.trim());
+    out2.push({
+      atMs: azureTime(cells2[ts] ?? "", where),
+      inputTokens: count2(Number(cells2[ctx]), where, "ContextTokens"),
+      outputTokens: count2(Number(cells2[gen]), where, "GeneratedTokens")
+    });
+  }
+  return out2;
+}
+var DATE_TIME = /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(\.\d+)?Z?$/;
+function azureTime(cell2, where) {
+  const m2 = DATE_TIME.exec(cell2);
+  if (m2) {
+    const [, y, mo, d, h, mi, s, frac] = m2;
+    return Date.UTC(+y, +mo - 1, +d, +h, +mi, +s) + (frac ? Number(frac) * 1e3 : 0);
+  }
+  if (cell2 !== "" && Number.isFinite(Number(cell2))) return Number(cell2) * 1e3;
+  throw new SpecError(
+    `${where}: TIMESTAMP ${JSON.stringify(cell2)} is not a date-time or a number; expected e.g. 2023-11-16 18:15:46.6805900`
+  );
+}
+function number2(v, where, key, min) {
+  if (typeof v !== "number" || !Number.isFinite(v) || v < min)
+    throw new SpecError(`${where}: "${key}" is ${JSON.stringify(v) ?? "missing"}; expected a number \u2265 ${min}`);
+  return v;
+}
+function count2(v, where, key) {
+  if (!Number.isInteger(v) || v < 1)
+    throw new SpecError(`${where}: ${key} is ${JSON.stringify(v) ?? "missing"}; expected a positive integer`);
+  return v;
+}
+
+// src/workload/inputs.ts
+function workloadFilePaths(resolved) {
+  const w = resolved.spec.workload;
+  const at = (p2) => resolve2(resolved.specDir ?? ".", p2);
+  const named = [];
+  if (w.dataset) named.push({ path: at(w.dataset.path), what: "workload.dataset.path" });
+  for (const key of ["input_tokens", "output_tokens"]) {
+    const d = w[key];
+    if (d && "file" in d) named.push({ path: at(d.file), what: `workload.${key}.file` });
+  }
+  return named;
+}
+function loadWorkloadInputs(resolved) {
+  const { spec, specDir } = resolved;
+  const files = {};
+  const read = (key, path2, maxBytes, caps = {}) => {
+    let text;
+    const at = resolve2(specDir ?? ".", path2);
+    try {
+      text = readFileCapped(at, maxBytes, caps);
+    } catch (err) {
+      if (!(err instanceof ReadFileError)) throw err;
+      throw new SpecError(
+        err.tooLarge ? `workload.${key} ${at}: ${err.reason}; expected at most ${bytes(maxBytes)}${caps.maxLines ? ` and ${figure(caps.maxLines)} lines` : ""}` : `workload.${key} ${JSON.stringify(path2)} cannot be read (${err.reason} at ${at}); expected a path relative to the spec file`
+      );
+    }
+    files[path2] = createHash("sha256").update(text).digest("hex");
+    return text;
+  };
+  const source = (key, d) => "file" in d ? {
+    dist: "empirical",
+    ...parseLengthFile(read(`${key}.file`, d.file, MAX_LENGTH_FILE_BYTES, { maxLines: MAX_LENGTH_FILE_LINES }), d.file)
+  } : d;
+  const w = spec.workload;
+  return {
+    spec,
+    input: w.input_tokens ? source("input_tokens", w.input_tokens) : null,
+    output: source("output_tokens", w.output_tokens),
+    dataset: w.dataset ? parseDataset(read("dataset.path", w.dataset.path, MAX_DATASET_BYTES), w.dataset.path, w.dataset.format) : null,
+    trace: w.trace ? parseTrace(read("trace.file", w.trace.file, MAX_DATASET_BYTES), w.trace.file, w.trace.format) : null,
+    files
   };
 }
 
@@ -51139,9 +52238,10 @@ function targetUrlProblem(url) {
   const u = new URL(url);
   if (!["http:", "https:"].includes(u.protocol)) return `${quote(url)} is not ${url.includes("://") ? "an http(s) URL" : "a URL"}`;
   if (u.username || u.password) return `contains user:password@ credentials (for host ${u.host})`;
+  if (u.search || u.hash) return `contains a ?query or #fragment (for host ${u.host})`;
   return void 0;
 }
-var isCredentialProblem = (problem) => problem.startsWith("contains user:password@");
+var isCredentialProblem = (problem) => problem.startsWith("contains ");
 function isLoopback(host) {
   const h = host.toLowerCase().replace(/^\[|\]$/g, "");
   return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
@@ -51152,39 +52252,13 @@ var quote = (s) => JSON.stringify(s.length > 60 ? `${s.slice(0, 57)}...` : s);
 // src/cli/args.ts
 import { parseArgs } from "node:util";
 
-// src/spec/did-you-mean.ts
-function levenshtein(a, b2) {
-  let prev = Array.from({ length: b2.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b2.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b2[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b2.length];
-}
-function closest(word, candidates) {
-  const typed = word.toLowerCase();
-  const limit = Math.max(2, Math.floor(typed.length / 3));
-  let best;
-  let bestDistance = Infinity;
-  for (const candidate of candidates) {
-    const known = candidate.toLowerCase();
-    const d = levenshtein(typed, known);
-    const close = d <= limit || typed.length >= 3 && known.startsWith(typed);
-    if (close && d < bestDistance) [best, bestDistance] = [candidate, d];
-  }
-  return best;
-}
-
 // src/cli/errors.ts
 var EXIT = { pass: 0, fail: 1, inconclusive: 2, error: 3 };
 var UsageError = class extends Error {
 };
 function oneLine(e) {
   const msg = e instanceof Error ? e.message : String(e);
-  return msg.split("\n")[0];
+  return escapeLogLine(msg.split("\n")[0]);
 }
 
 // src/cli/args.ts
@@ -51320,106 +52394,7 @@ import { parseArgs as parseArgs2 } from "node:util";
 
 // src/sim/config.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { readFileSync as readFileSync2 } from "node:fs";
 var import_yaml = __toESM(require_dist2(), 1);
-
-// src/spec/error.ts
-var SpecError = class extends Error {
-  name = "SpecError";
-};
-var SpecIssue = class extends Error {
-  constructor(path2, problem) {
-    super(`${path2.length ? path2.join(".") : "top level"} ${problem}`);
-    this.path = path2;
-    this.problem = problem;
-  }
-  path;
-  problem;
-};
-
-// src/spec/messages.ts
-var TYPE_PHRASE = {
-  object: "a mapping",
-  boolean: "true or false",
-  string: "a string",
-  integer: "an integer",
-  number: "a number",
-  array: "a list"
-};
-function show(value2) {
-  if (value2 === null || value2 === void 0) return "empty";
-  if (Array.isArray(value2)) return "a list";
-  if (typeof value2 === "object") return "a mapping";
-  if (typeof value2 === "string") return JSON.stringify(value2.length > 60 ? `${value2.slice(0, 57)}...` : value2);
-  if (typeof value2 === "number" || typeof value2 === "boolean" || typeof value2 === "bigint") return String(value2);
-  return "a value";
-}
-function expected(schema) {
-  const s = schema ?? {};
-  if (s.description) return String(s.description);
-  if (Array.isArray(s.enum)) return `one of ${s.enum.join(", ")}`;
-  if (s.const !== void 0) return show(s.const);
-  const noun = TYPE_PHRASE[String(s.type)] ?? "a valid value";
-  if (s.minimum !== void 0 && s.maximum !== void 0) return `${noun} between ${s.minimum} and ${s.maximum}`;
-  if (s.minimum !== void 0) return `${noun} \u2265 ${s.minimum}`;
-  if (s.exclusiveMinimum !== void 0) return `${noun} > ${s.exclusiveMinimum}`;
-  if (s.type === "array" && s.minItems) return "a non-empty list";
-  if (s.type === "string" && s.minLength) return "a non-empty string";
-  return noun;
-}
-function issueFromErrors(errors, data) {
-  const order = documentOrder(data);
-  const rank = (e) => order.get(pointerOf(e)) ?? Number.MAX_SAFE_INTEGER;
-  const useful = errors.filter((e) => e.keyword !== "if");
-  const first = useful.reduce((best, e) => rank(e) < rank(best) ? e : best);
-  return phrase(first);
-}
-function phrase(e) {
-  const path2 = segments(e.instancePath);
-  const schema = e.parentSchema;
-  if (e.keyword === "additionalProperties") {
-    const key = e.params.additionalProperty;
-    const allowed = Object.keys(schema?.properties ?? {});
-    const guess = closest(key, allowed);
-    const hint = guess ? `did you mean "${guess}"?` : `expected one of ${allowed.join(", ")}`;
-    return new SpecIssue([...path2, key], `is not a known key; ${hint}`);
-  }
-  if (e.keyword === "required") {
-    const key = e.params.missingProperty;
-    const properties = schema?.properties;
-    return new SpecIssue([...path2, key], `is missing; expected ${expected(properties?.[key])}`);
-  }
-  if (e.keyword === "discriminator") {
-    const tag = e.params.tag;
-    const branches = schema?.oneOf ?? [];
-    const tags = branches.map((branch) => branch.properties?.[tag]?.const ?? "?");
-    const value2 = e.data?.[tag];
-    return new SpecIssue([...path2, tag], `is ${show(value2)}; expected one of ${tags.join(", ")}`);
-  }
-  if (e.keyword === "maxLength" && typeof e.data === "string") {
-    return new SpecIssue(
-      path2,
-      `is ${e.data.length.toLocaleString("en-US")} characters long; expected at most ${e.params.limit} characters`
-    );
-  }
-  return new SpecIssue(path2, `is ${show(e.data)}; expected ${expected(schema)}`);
-}
-function pointerOf(e) {
-  return e.keyword === "additionalProperties" ? `${e.instancePath}/${escape2(e.params.additionalProperty)}` : e.instancePath;
-}
-function documentOrder(data) {
-  const order = /* @__PURE__ */ new Map();
-  const visit = (value2, pointer) => {
-    order.set(pointer, order.size);
-    if (value2 && typeof value2 === "object" && !Array.isArray(value2)) {
-      for (const [key, child] of Object.entries(value2)) visit(child, `${pointer}/${escape2(key)}`);
-    }
-  };
-  visit(data, "");
-  return order;
-}
-var escape2 = (key) => key.replace(/~/g, "~0").replace(/\//g, "~1");
-var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 
 // src/sim/compute-bound.ts
 var COMPUTE_BOUND_BASE_MS = 3.5;
@@ -51583,21 +52558,24 @@ function crossCheck(c) {
 function readSimConfigFile(path2) {
   let text;
   try {
-    text = readFileSync2(path2, "utf8");
+    text = readFileCapped(path2, MAX_SPEC_BYTES);
   } catch (err) {
-    throw new SimConfigError(`cannot read ${path2}: ${err.code ?? err.message}`);
+    if (!(err instanceof ReadFileError)) throw err;
+    throw new SimConfigError(
+      `${path2}: ${err.reason}; expected a YAML or JSON simulator config${err.tooLarge ? ` of at most ${bytes(MAX_SPEC_BYTES)}` : ""}`
+    );
   }
   try {
     return (0, import_yaml.parse)(text);
   } catch (err) {
-    throw new SimConfigError(`${path2} is not valid YAML or JSON: ${err.message.split("\n")[0]}`);
+    throw new SimConfigError(`${path2} is not valid YAML or JSON: ${err.message.split("\n")[0].replace(/:$/, "")}`);
   }
 }
 function parseSimConfigJson(text) {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new SimConfigError(`--config-json is not valid JSON: ${err.message.split("\n")[0]}`);
+    throw new SimConfigError(`--config-json is not valid JSON (${jsonProblem(err, text)})`);
   }
 }
 var round = (x) => Math.round(x * 1e6) / 1e6;
@@ -51939,7 +52917,7 @@ function sampleOutputLength(d, random) {
 
 // src/sim/tokenize.ts
 var VOCAB_SIZE = 128256;
-var WORD = /\S+/g;
+var WORD2 = /\S+/g;
 function chatText(messages) {
   if (!Array.isArray(messages)) return void 0;
   const parts = [];
@@ -51957,14 +52935,14 @@ function chatText(messages) {
 }
 function countTokens(text) {
   let n2 = 0;
-  WORD.lastIndex = 0;
-  while (WORD.exec(text)) n2++;
+  WORD2.lastIndex = 0;
+  while (WORD2.exec(text)) n2++;
   return n2;
 }
 function tokenIds(text) {
   const ids = [];
-  WORD.lastIndex = 0;
-  for (let m2 = WORD.exec(text); m2; m2 = WORD.exec(text)) ids.push(fnv1a(m2[0]) % VOCAB_SIZE);
+  WORD2.lastIndex = 0;
+  for (let m2 = WORD2.exec(text); m2; m2 = WORD2.exec(text)) ids.push(fnv1a(m2[0]) % VOCAB_SIZE);
   return ids;
 }
 function blockHashes(ids, blockSize) {
@@ -52216,7 +53194,7 @@ var Sequence = class {
 };
 
 // src/sim/sse-writer.ts
-var DONE = "data: [DONE]\n\n";
+var DONE2 = "data: [DONE]\n\n";
 var CHAT_TOKEN = '{"index":0,"delta":{"content":" tok"},"logprobs":null,"finish_reason":';
 var TEXT_TOKEN = '{"index":0,"text":" tok","logprobs":null,"finish_reason":';
 var CHAT_ROLE = '{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}\n\n';
@@ -52393,7 +53371,7 @@ var Exchange = class {
         else this.res.write(chunk + this.chunks.malformed());
         return;
       case "stream_error":
-        return this.abort(chunk + this.chunks.error() + DONE, "stream_error");
+        return this.abort(chunk + this.chunks.error() + DONE2, "stream_error");
       case "truncate":
         return this.abort(chunk, "truncated");
       case "reset":
@@ -52464,7 +53442,7 @@ var Exchange = class {
   }
   /** Usage chunk (if asked for) and [DONE]. */
   tail() {
-    return (this.req.includeUsage ? this.chunks.usage(this.usage(), simTiming(this.record)) : "") + DONE;
+    return (this.req.includeUsage ? this.chunks.usage(this.usage(), simTiming(this.record)) : "") + DONE2;
   }
   reason() {
     return this.record.output_tokens >= this.req.maxTokens ? "length" : "stop";
@@ -52950,11 +53928,11 @@ var Simulator = class {
     const b2 = body ?? {};
     const text = typeof b2.prompt === "string" ? b2.prompt : chatText(b2.messages);
     if (text === void 0) return this.fail(res, new ApiError(400, "expected prompt (a string) or messages (an array)"));
-    const tokens = tokenIds(text);
+    const tokens2 = tokenIds(text);
     send(
       res,
       200,
-      JSON.stringify({ count: countTokens(text), max_model_len: this.config.max_model_len, tokens, token_strs: null }),
+      JSON.stringify({ count: countTokens(text), max_model_len: this.config.max_model_len, tokens: tokens2, token_strs: null }),
       JSON_HEADERS
     );
   }
@@ -53025,14 +54003,14 @@ function send(res, status2, body, headers = {}) {
 }
 
 // src/package-root.ts
-import { existsSync, readFileSync as readFileSync3 } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname as dirname2, join } from "node:path";
 import { fileURLToPath } from "node:url";
 function packageRoot() {
   let dir = dirname2(fileURLToPath(import.meta.url));
   for (; ; ) {
     const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && JSON.parse(readFileSync3(manifest, "utf8")).name === "loadgate") return dir;
+    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name === "loadgate") return dir;
     const parent = dirname2(dir);
     if (parent === dir) throw new Error('cannot find the loadgate package root (no package.json named "loadgate" above this file)');
     dir = parent;
@@ -53160,8 +54138,7 @@ function listenFailure(err) {
 }
 function mapping(value2, source) {
   if (value2 === null || value2 === void 0) return {};
-  if (typeof value2 !== "object" || Array.isArray(value2))
-    throw new SimConfigError(`${source} holds ${Array.isArray(value2) ? "a list" : JSON.stringify(value2)}; expected a mapping`);
+  if (typeof value2 !== "object" || Array.isArray(value2)) throw new SimConfigError(`${source} holds ${show(value2)}; expected a mapping`);
   return value2;
 }
 
@@ -53182,7 +54159,7 @@ function parseDuration(s) {
 }
 
 // src/spec/hash.ts
-import { createHash } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 function canonicalJson(value2) {
   return JSON.stringify(
     value2,
@@ -53190,7 +54167,7 @@ function canonicalJson(value2) {
   );
 }
 function specHash(spec) {
-  return createHash("sha256").update(canonicalJson(spec)).digest("hex");
+  return createHash2("sha256").update(canonicalJson(spec)).digest("hex");
 }
 
 // src/spec/pattern.ts
@@ -53324,8 +54301,8 @@ var sweepSchema = {
       type: "array",
       minItems: 1,
       maxItems: 100,
-      items: { type: "integer", minimum: 1, description: "an integer \u2265 1" },
-      description: "a list of 1 to 100 concurrency levels (integers \u2265 1)"
+      items: { type: "integer", minimum: 1, maximum: MAX_CONCURRENCY, description: `an integer from 1 to ${figure(MAX_CONCURRENCY)}` },
+      description: `a list of 1 to 100 concurrency levels (integers from 1 to ${figure(MAX_CONCURRENCY)})`
     },
     profile: { enum: ["doubling", "guidellm"], default: "doubling" },
     metric: { enum: ["ttft", "e2e"], default: "ttft" },
@@ -53398,8 +54375,20 @@ function autoSettings(s) {
 }
 
 // src/spec/schema.ts
-var positiveInteger = { type: "integer", minimum: 1, description: "a positive integer" };
 var positiveNumber = { type: "number", exclusiveMinimum: 0, description: "a number > 0" };
+var tokens = {
+  type: "integer",
+  minimum: 1,
+  maximum: MAX_TOKENS_PER_REQUEST,
+  description: `a positive integer of at most ${figure(MAX_TOKENS_PER_REQUEST)} tokens`
+};
+var meanTokens = {
+  type: "number",
+  exclusiveMinimum: 0,
+  maximum: MAX_TOKENS_PER_REQUEST,
+  description: `a number > 0 and at most ${figure(MAX_TOKENS_PER_REQUEST)} tokens`
+};
+var atMost = (max2) => ({ type: "integer", minimum: 1, maximum: max2, description: `an integer from 1 to ${figure(max2)}` });
 var duration = (fallback) => ({
   type: "string",
   default: fallback,
@@ -53425,22 +54414,27 @@ var path = (what) => ({
 });
 var stddev = { type: "number", minimum: 0, description: "a number \u2265 0" };
 var LENGTH_SHAPES = {
-  fixed: { required: ["value"], properties: { value: positiveInteger } },
+  fixed: { required: ["value"], properties: { value: tokens } },
   uniform: {
     required: [],
     properties: {
-      min: positiveInteger,
-      max: positiveInteger,
-      mean: positiveNumber,
+      min: tokens,
+      max: tokens,
+      mean: meanTokens,
       range_ratio: { type: "number", minimum: 0, exclusiveMaximum: 1, description: "a number \u2265 0 and < 1" }
     }
   },
-  normal: { required: ["mean", "stddev"], properties: { mean: positiveNumber, stddev, min: positiveInteger, max: positiveInteger } },
-  lognormal: { required: ["mean", "stddev"], properties: { mean: positiveNumber, stddev, min: positiveInteger, max: positiveInteger } },
+  normal: { required: ["mean", "stddev"], properties: { mean: meanTokens, stddev, min: tokens, max: tokens } },
+  lognormal: { required: ["mean", "stddev"], properties: { mean: meanTokens, stddev, min: tokens, max: tokens } },
   empirical: {
     required: [],
     properties: {
-      values: { type: "array", minItems: 1, items: positiveInteger, description: "a non-empty list of positive integers" },
+      values: {
+        type: "array",
+        minItems: 1,
+        items: tokens,
+        description: `a non-empty list of positive integers of at most ${figure(MAX_TOKENS_PER_REQUEST)}`
+      },
       weights: {
         type: "array",
         items: { type: "number", minimum: 0, description: "a number \u2265 0" },
@@ -53629,7 +54623,7 @@ var specSchema = {
         description: "a mapping with shared_tokens",
         required: ["shared_tokens"],
         additionalProperties: false,
-        properties: { shared_tokens: positiveInteger }
+        properties: { shared_tokens: tokens }
       },
       prefix_groups: {
         type: "object",
@@ -53637,8 +54631,8 @@ var specSchema = {
         required: ["groups", "tokens"],
         additionalProperties: false,
         properties: {
-          groups: positiveInteger,
-          tokens: positiveInteger,
+          groups: atMost(1e5),
+          tokens,
           zipf_s: { type: "number", minimum: 0, default: 1, description: "a number \u2265 0 (0: every group equally popular)" }
         }
       },
@@ -53656,10 +54650,10 @@ var specSchema = {
             description: "a mapping with min_input_tokens, max_input_tokens, min_output_tokens, max_output_tokens",
             additionalProperties: false,
             properties: {
-              min_input_tokens: positiveInteger,
-              max_input_tokens: positiveInteger,
-              min_output_tokens: positiveInteger,
-              max_output_tokens: positiveInteger
+              min_input_tokens: tokens,
+              max_input_tokens: tokens,
+              min_output_tokens: tokens,
+              max_output_tokens: tokens
             }
           }
         }
@@ -53672,11 +54666,18 @@ var specSchema = {
       arrival: { enum: ["poisson", "constant", "gamma"], default: "poisson" },
       burstiness: { ...positiveNumber, default: 1 },
       rate: { ...positiveNumber, default: 10 },
-      concurrency: { type: "integer", minimum: 1, default: 8, description: "an integer \u2265 1" },
+      concurrency: { ...atMost(MAX_CONCURRENCY), default: 8 },
       warmup: duration("5s"),
       steady: duration("30s"),
       cooldown: duration("2s"),
-      max_in_flight: { type: "integer", minimum: 1, default: 1e4, description: "an integer \u2265 1" },
+      max_in_flight: { ...atMost(MAX_IN_FLIGHT), default: 1e4 },
+      // No default: a spec without it keeps its hash; the client's default is in client/bounds.ts.
+      max_event_bytes: {
+        type: "integer",
+        minimum: MIN_EVENT_BYTES,
+        maximum: MAX_EVENT_BYTES,
+        description: `a number of bytes from ${figure(MIN_EVENT_BYTES)} to ${figure(MAX_EVENT_BYTES)} (the longest SSE line or event a server may send)`
+      },
       replicates: { type: "integer", minimum: 1, maximum: 100, default: 1, description: "an integer from 1 to 100" },
       // No defaults for the pattern keys: a spec without them keeps its hash.
       ramp_up: { type: "string", description: "a duration such as 30s" },
@@ -53774,6 +54775,28 @@ function checkDuration(path2, text, zeroAllowed) {
   if (ms3 === 0 && !zeroAllowed) throw new SpecIssue(path2, `is ${show(text)}; expected a duration > 0`);
 }
 
+// src/spec/headers.ts
+var TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+var BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+var RESERVED = {
+  host: "is set from target.url",
+  "content-length": "is computed from each request body",
+  "transfer-encoding": "is chosen by the HTTP client",
+  connection: "is managed by the HTTP client (keep-alive)",
+  "keep-alive": "is managed by the HTTP client",
+  upgrade: "would switch protocols",
+  expect: "is not supported by the HTTP client",
+  te: "is chosen by the HTTP client"
+};
+function headerProblem(name2, value2) {
+  if (!TOKEN.test(name2)) return "is not a valid header name; expected letters, digits and !#$%&'*+-.^_`|~ only";
+  const reserved = RESERVED[name2.toLowerCase()];
+  if (reserved !== void 0) return `cannot be set: it ${reserved}; expected another header`;
+  if (BAD_VALUE_CHAR.test(value2))
+    return "has a line break or control character in its value; expected one line of visible characters (a header cannot hold CR or LF)";
+  return null;
+}
+
 // src/spec/resolve.ts
 var validate3 = compileOnFirstUse(
   () => new import_ajv5.Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema)
@@ -53787,6 +54810,7 @@ function resolveSpec(data) {
   spec.gate.slo.ttft_p95.max_ms ??= spec.slo.ttft_ms;
   checkUrl(spec.target.url);
   checkNoLiteralCredentials(spec.target.headers);
+  checkHeaders(spec.target.headers);
   checkMetricsUrl(spec.target);
   if (spec.workload.input_tokens) checkLength(["workload", "input_tokens"], spec.workload.input_tokens);
   checkLength(["workload", "output_tokens"], spec.workload.output_tokens);
@@ -53794,6 +54818,7 @@ function resolveSpec(data) {
   checkConversationsAndTraces(spec, written);
   checkWorkloadCombination(spec.workload, written);
   if (spec.sweep) checkSweep(spec.sweep);
+  checkConcurrency(spec.load, spec.sweep?.concurrency);
   const steadyMs = durationMs(["load", "steady"], spec.load.steady, false);
   const resolved = {
     ...resolvePattern(spec.load, steadyMs),
@@ -53809,12 +54834,21 @@ function resolveSpec(data) {
   checkScheduleSize(resolved);
   return resolved;
 }
+function checkConcurrency(load, sweepLevels) {
+  const highest = (sweepLevels ?? []).reduce((a, b2) => Math.max(a, b2), load.mode === "closed" ? load.concurrency : 0);
+  if (highest <= load.max_in_flight) return;
+  const where = load.mode === "closed" && load.concurrency === highest ? ["load", "concurrency"] : ["sweep", "concurrency"];
+  throw new SpecIssue(
+    where,
+    `${where[0] === "load" ? "is" : "reaches"} ${figure(highest)}, above load.max_in_flight (${figure(load.max_in_flight)}); expected at most load.max_in_flight requests in flight, or a higher max_in_flight`
+  );
+}
 function checkScheduleSize(r) {
   if (r.spec.load.mode !== "open") return;
   const totalMs = r.warmupMs + r.steadyMs + r.cooldownMs;
   const { rate: rate3 } = r.spec.load;
   const p2 = r.pattern;
-  const peak = p2?.kind === "ramp" ? Math.max(rate3, p2.from, p2.to) : p2?.kind === "spike" ? rate3 * p2.multiplier : p2?.kind === "steps" ? Math.max(rate3, ...p2.rates) : rate3;
+  const peak = p2?.kind === "ramp" ? Math.max(rate3, p2.from, p2.to) : p2?.kind === "spike" ? rate3 * p2.multiplier : p2?.kind === "steps" ? maxOf(p2.rates, rate3) : rate3;
   const expected2 = peak * totalMs / 1e3;
   if (expected2 <= MAX_SCHEDULED_REQUESTS) return;
   const what = peak === rate3 ? `is ${show(rate3)} req/s` : `peaks at ${figure(peak)} req/s`;
@@ -53865,6 +54899,12 @@ function checkMetricsUrl(t) {
 var CREDENTIAL_HEADER = /^(authorization|proxy-authorization|api-key|x-api-key|cookie)$/i;
 var isCredentialHeader = (name2) => CREDENTIAL_HEADER.test(name2);
 var ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+function checkHeaders(headers) {
+  for (const [name2, value2] of Object.entries(headers)) {
+    const problem = headerProblem(name2, value2);
+    if (problem !== null) throw new SpecIssue(["target", "headers", showKey(name2)], problem);
+  }
+}
 function checkNoLiteralCredentials(headers) {
   for (const [name2, value2] of Object.entries(headers)) {
     if (CREDENTIAL_HEADER.test(name2) && !/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value2)) {
@@ -53970,584 +55010,6 @@ function durationMs(path2, text, zeroAllowed) {
 // src/workload/calibrate.ts
 var import_undici = __toESM(require_undici(), 1);
 
-// src/client/chunk-scan.ts
-var OK = 0;
-var MALFORMED = 1;
-var UNUSUAL = 2;
-var OTHER = 0;
-var ROOT = 1;
-var CHOICES = 2;
-var CHOICE0 = 3;
-var DELTA = 4;
-var USAGE = 5;
-var MAX_DEPTH2 = 32;
-var QUOTE = 34;
-var BACKSLASH = 92;
-var name = (s) => Buffer.from(s);
-var K_ERROR = name("error");
-var K_OBJECT = name("object");
-var K_CHOICES = name("choices");
-var K_USAGE = name("usage");
-var K_DELTA = name("delta");
-var K_TEXT = name("text");
-var K_CONTENT = name("content");
-var K_REASONING_CONTENT = name("reasoning_content");
-var K_REASONING = name("reasoning");
-var K_COMPLETION_TOKENS = name("completion_tokens");
-var K_PROMPT_TOKENS = name("prompt_tokens");
-var b = new Uint8Array(0);
-var p = 0;
-var end = 0;
-var status = OK;
-var out;
-var strStart = 0;
-var strEnd = 0;
-var strEscaped = false;
-var intValue = NaN;
-function newChunkFindings() {
-  return { hasDelta: false, answer: false, reasoning: false, text: false, completionTokens: null, promptTokens: null };
-}
-function scanChunk(bytes2, start, stop, findings3) {
-  b = bytes2;
-  p = start;
-  end = stop;
-  status = OK;
-  out = findings3;
-  findings3.hasDelta = findings3.answer = findings3.reasoning = findings3.text = false;
-  findings3.completionTokens = findings3.promptTokens = null;
-  skipWs();
-  if (p >= end || b[p] !== 123) {
-    return MALFORMED;
-  }
-  value(ROOT, 0);
-  if (status !== OK) return status;
-  skipWs();
-  return p === end ? OK : MALFORMED;
-}
-function skipWs() {
-  const buf = b;
-  let i = p;
-  while (i < end) {
-    const c = buf[i];
-    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
-    i++;
-  }
-  p = i;
-}
-function fail(s) {
-  if (status === OK) status = s;
-  return false;
-}
-function value(ctx, depth) {
-  if (p >= end) return fail(MALFORMED);
-  const c = b[p];
-  if (c === 123) return object(ctx, depth + 1);
-  if (c === 91) return array(ctx, depth + 1);
-  if (c === QUOTE) return string();
-  if (c === 45 || c >= 48 && c <= 57) return number();
-  if (c === 116) return literal("true");
-  if (c === 102) return literal("false");
-  if (c === 110) return literal("null");
-  return fail(MALFORMED);
-}
-function literal(word) {
-  if (end - p < word.length) return fail(MALFORMED);
-  for (let i = 0; i < word.length; i++) if (b[p + i] !== word.charCodeAt(i)) return fail(MALFORMED);
-  p += word.length;
-  return true;
-}
-function string() {
-  const buf = b;
-  const stop = end;
-  let i = p + 1;
-  strStart = i;
-  strEscaped = false;
-  for (; i < stop; i++) {
-    const c = buf[i];
-    if (c === QUOTE) {
-      strEnd = i;
-      p = i + 1;
-      return true;
-    }
-    if (c < 32) return fail(MALFORMED);
-    if (c === BACKSLASH) {
-      strEscaped = true;
-      if (++i >= stop) return fail(MALFORMED);
-      const e = buf[i];
-      if (e === 117) {
-        if (stop - i < 5) return fail(MALFORMED);
-        for (let k = 1; k <= 4; k++) if (!isHex(buf[i + k])) return fail(MALFORMED);
-        i += 4;
-      } else if (e !== QUOTE && e !== BACKSLASH && e !== 47 && e !== 98 && e !== 102 && e !== 110 && e !== 114 && e !== 116) {
-        return fail(MALFORMED);
-      }
-    }
-  }
-  return fail(MALFORMED);
-}
-function isHex(c) {
-  return c >= 48 && c <= 57 || c >= 65 && c <= 70 || c >= 97 && c <= 102;
-}
-function number() {
-  let negative = false;
-  if (b[p] === 45) {
-    negative = true;
-    p++;
-  }
-  if (p >= end) return fail(MALFORMED);
-  let n2 = 0;
-  let digits = 0;
-  if (b[p] === 48) {
-    p++;
-    digits = 1;
-  } else {
-    while (p < end && b[p] >= 48 && b[p] <= 57) {
-      n2 = n2 * 10 + (b[p] - 48);
-      p++;
-      digits++;
-    }
-    if (digits === 0) return fail(MALFORMED);
-  }
-  let plain3 = true;
-  if (p < end && b[p] === 46) {
-    plain3 = false;
-    p++;
-    if (!digitsFollow()) return fail(MALFORMED);
-  }
-  if (p < end && (b[p] === 101 || b[p] === 69)) {
-    plain3 = false;
-    p++;
-    if (p < end && (b[p] === 43 || b[p] === 45)) p++;
-    if (!digitsFollow()) return fail(MALFORMED);
-  }
-  intValue = plain3 && digits <= 15 && !(negative && n2 === 0) ? negative ? -n2 : n2 : NaN;
-  return true;
-}
-function digitsFollow() {
-  const start = p;
-  while (p < end && b[p] >= 48 && b[p] <= 57) p++;
-  return p > start;
-}
-function array(ctx, depth) {
-  if (depth > MAX_DEPTH2) return fail(UNUSUAL);
-  p++;
-  skipWs();
-  if (p < end && b[p] === 93) {
-    p++;
-    return true;
-  }
-  for (let i = 0; ; i++) {
-    skipWs();
-    const isObject2 = p < end && b[p] === 123;
-    if (!value(ctx === CHOICES && i === 0 && isObject2 ? CHOICE0 : OTHER, depth)) return false;
-    skipWs();
-    if (p >= end) return fail(MALFORMED);
-    const c = b[p++];
-    if (c === 93) return true;
-    if (c !== 44) return fail(MALFORMED);
-  }
-}
-function object(ctx, depth) {
-  if (depth > MAX_DEPTH2) return fail(UNUSUAL);
-  p++;
-  skipWs();
-  if (p < end && b[p] === 125) {
-    p++;
-    return true;
-  }
-  let seen = 0;
-  for (; ; ) {
-    skipWs();
-    if (p >= end || b[p] !== QUOTE || !string()) return fail(MALFORMED);
-    const keyStart = strStart;
-    const keyEnd = strEnd;
-    const keyEscaped = strEscaped;
-    skipWs();
-    if (p >= end || b[p++] !== 58) return fail(MALFORMED);
-    skipWs();
-    if (ctx !== OTHER && keyEscaped) return fail(UNUSUAL);
-    const key = ctx === OTHER ? 0 : keyOfInterest(ctx, keyStart, keyEnd);
-    if (key === 0) {
-      if (!value(OTHER, depth)) return false;
-    } else {
-      if (seen & key) return fail(UNUSUAL);
-      seen |= key;
-      if (!member(ctx, key, depth)) return false;
-    }
-    skipWs();
-    if (p >= end) return fail(MALFORMED);
-    const c = b[p++];
-    if (c === 125) return true;
-    if (c !== 44) return fail(MALFORMED);
-  }
-}
-var ERROR = 1;
-var OBJECT = 2;
-var CHOICES_KEY = 4;
-var USAGE_KEY = 8;
-var DELTA_KEY = 1;
-var TEXT = 2;
-var CONTENT = 1;
-var REASONING_CONTENT = 2;
-var REASONING = 4;
-var COMPLETION_TOKENS = 1;
-var PROMPT_TOKENS = 2;
-function keyOfInterest(ctx, s, e) {
-  switch (ctx) {
-    case ROOT:
-      return is(K_CHOICES, s, e) ? CHOICES_KEY : is(K_USAGE, s, e) ? USAGE_KEY : is(K_ERROR, s, e) ? ERROR : is(K_OBJECT, s, e) ? OBJECT : 0;
-    case CHOICE0:
-      return is(K_DELTA, s, e) ? DELTA_KEY : is(K_TEXT, s, e) ? TEXT : 0;
-    case DELTA:
-      return is(K_CONTENT, s, e) ? CONTENT : is(K_REASONING_CONTENT, s, e) ? REASONING_CONTENT : is(K_REASONING, s, e) ? REASONING : 0;
-    case USAGE:
-      return is(K_COMPLETION_TOKENS, s, e) ? COMPLETION_TOKENS : is(K_PROMPT_TOKENS, s, e) ? PROMPT_TOKENS : 0;
-    default:
-      return 0;
-  }
-}
-function is(key, s, e) {
-  if (e - s !== key.length) return false;
-  for (let i = 0; i < key.length; i++) if (b[s + i] !== key[i]) return false;
-  return true;
-}
-var startsObject = () => b[p] === 123;
-var startsString = () => b[p] === QUOTE;
-var isNull = () => b[p] === 110;
-function member(ctx, key, depth) {
-  if (p >= end) return fail(MALFORMED);
-  if (ctx === ROOT) {
-    if (key === ERROR) return isNull() ? literal("null") : fail(UNUSUAL);
-    if (key === OBJECT) {
-      if (!startsString()) return value(OTHER, depth);
-      if (!string()) return false;
-      return strEscaped || is(K_ERROR, strStart, strEnd) ? fail(UNUSUAL) : true;
-    }
-    if (key === CHOICES_KEY) return value(b[p] === 91 ? CHOICES : OTHER, depth);
-    return value(startsObject() ? USAGE : OTHER, depth);
-  }
-  if (ctx === CHOICE0) {
-    if (key === DELTA_KEY) {
-      if (!isNull()) out.hasDelta = true;
-      return value(startsObject() ? DELTA : OTHER, depth);
-    }
-    if (!startsString()) return value(OTHER, depth);
-    if (!string()) return false;
-    out.text = strEnd > strStart;
-    return true;
-  }
-  if (ctx === DELTA) {
-    if (!startsString()) return value(OTHER, depth);
-    if (!string()) return false;
-    if (strEnd > strStart) {
-      if (key === CONTENT) out.answer = true;
-      else out.reasoning = true;
-    }
-    return true;
-  }
-  const isNumber = b[p] === 45 || b[p] >= 48 && b[p] <= 57;
-  if (!value(OTHER, depth)) return false;
-  if (!isNumber) return true;
-  if (Number.isNaN(intValue)) return fail(UNUSUAL);
-  if (key === COMPLETION_TOKENS) out.completionTokens = intValue;
-  else out.promptTokens = intValue;
-  return true;
-}
-
-// src/client/openai.ts
-function promptText(messages) {
-  return messages.map((m2) => m2.content).join("\n");
-}
-function buildRequestBody(o) {
-  const body = { model: o.model };
-  if (o.api === "chat") body.messages = "messages" in o ? o.messages : [{ role: "user", content: o.prompt }];
-  else body.prompt = "messages" in o ? promptText(o.messages) : o.prompt;
-  body.max_tokens = o.maxTokens;
-  if (o.ignoreEos) body.ignore_eos = true;
-  if (o.minTokens !== void 0) body.min_tokens = o.minTokens;
-  body.stream = true;
-  body.stream_options = { include_usage: true };
-  return JSON.stringify(body);
-}
-function newStreamEvent() {
-  return { done: false, content: null, usage: false, promptTokens: 0, completionTokens: 0, error: null };
-}
-var DONE2 = Buffer.from("[DONE]");
-var findings = newChunkFindings();
-function readEvent(bytes2, start, end2, into) {
-  reset(into);
-  if (end2 === start) return into;
-  if (end2 - start === DONE2.length && Buffer.compare(DONE2, bytes2.subarray(start, end2)) === 0) {
-    into.done = true;
-    return into;
-  }
-  const status2 = scanChunk(bytes2, start, end2, findings);
-  if (status2 === MALFORMED) {
-    into.error = "malformed chunk";
-    return into;
-  }
-  if (status2 === UNUSUAL) return parseEvent(Buffer.from(bytes2.buffer, bytes2.byteOffset + start, end2 - start).toString("utf8"), into);
-  const f = findings;
-  if (f.hasDelta ? f.answer : f.text) into.content = "answer";
-  else if (f.hasDelta && f.reasoning) into.content = "reasoning";
-  if (f.completionTokens !== null) {
-    into.usage = true;
-    into.completionTokens = f.completionTokens;
-    into.promptTokens = f.promptTokens ?? 0;
-  }
-  return into;
-}
-function reset(into) {
-  into.done = false;
-  into.content = null;
-  into.usage = false;
-  into.error = null;
-}
-function parseEvent(data, into) {
-  reset(into);
-  if (data === "[DONE]") {
-    into.done = true;
-    return into;
-  }
-  if (data.length === 0) return into;
-  let parsed;
-  try {
-    parsed = JSON.parse(data);
-  } catch {
-    into.error = "malformed chunk";
-    return into;
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    into.error = "malformed chunk";
-    return into;
-  }
-  const chunk = parsed;
-  if (chunk.error != null || chunk.object === "error") {
-    into.error = "error event: " + (errorMessage(chunk) ?? "no message");
-    return into;
-  }
-  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : void 0;
-  if (choice != null) {
-    const delta = choice.delta;
-    if (delta != null) {
-      if (nonEmpty(delta.content)) into.content = "answer";
-      else if (nonEmpty(delta.reasoning_content) || nonEmpty(delta.reasoning)) into.content = "reasoning";
-    } else if (nonEmpty(choice.text)) {
-      into.content = "answer";
-    }
-  }
-  const usage = chunk.usage;
-  if (usage != null && typeof usage.completion_tokens === "number") {
-    into.usage = true;
-    into.completionTokens = usage.completion_tokens;
-    into.promptTokens = typeof usage.prompt_tokens === "number" ? usage.prompt_tokens : 0;
-  }
-  return into;
-}
-function answerText(data) {
-  try {
-    const choice = JSON.parse(data).choices;
-    const c = Array.isArray(choice) ? choice[0] : void 0;
-    const text = c?.delta != null ? c.delta.content : c?.text;
-    return typeof text === "string" ? text : "";
-  } catch {
-    return "";
-  }
-}
-function errorMessage(payload) {
-  if (typeof payload !== "object" || payload === null) return void 0;
-  const p2 = payload;
-  if (typeof p2.error === "string") return p2.error;
-  if (typeof p2.error === "object" && p2.error !== null) {
-    const m2 = p2.error.message;
-    if (typeof m2 === "string") return m2;
-  }
-  if (typeof p2.message === "string") return p2.message;
-  if (typeof p2.detail === "string") return p2.detail;
-  if (p2.detail !== void 0) return JSON.stringify(p2.detail);
-  return void 0;
-}
-function nonEmpty(v) {
-  return typeof v === "string" && v.length > 0;
-}
-
-// src/workload/prompts.ts
-var VOCAB = [
-  "the",
-  "model",
-  "serves",
-  "tokens",
-  "under",
-  "load",
-  "while",
-  "latency",
-  "grows",
-  "with",
-  "queue",
-  "depth",
-  "and",
-  "batch",
-  "size",
-  "so",
-  "we",
-  "measure",
-  "every",
-  "request",
-  "from",
-  "its",
-  "intended",
-  "send",
-  "time",
-  "not",
-  "when",
-  "it",
-  "left",
-  "client"
-];
-function filler(parts, variant, from, to) {
-  for (let i = from; i < to; i++) parts[i] = VOCAB[(variant * 7 + i * 13) % VOCAB.length];
-  return parts;
-}
-function requestText(salt, id, words) {
-  const parts = new Array(words);
-  parts[0] = `r${salt.toString(36)}x${id.toString(36)}`;
-  return filler(parts, id, 1, words).join(" ");
-}
-function prefixText(salt, group, words) {
-  const parts = new Array(words);
-  parts[0] = `p${salt.toString(36)}${group === null ? "s" : `g${group}`}`;
-  return filler(parts, group === null ? 0 : group + 1, 1, words).join(" ");
-}
-var WORD2 = /\S+/g;
-function countWords(text) {
-  return text.match(WORD2)?.length ?? 0;
-}
-function blockText(salt, id, words) {
-  const parts = new Array(words);
-  parts[0] = `b${salt.toString(36)}h${id.toString(36)}`;
-  return filler(parts, id + 3, 1, words).join(" ");
-}
-
-// src/workload/dataset.ts
-var JSONL_EXPECTED = 'expected {"prompt": "..."} or {"messages": [{"role": "user", "content": "..."}]}, optionally with "max_tokens"';
-var SHAREGPT_EXPECTED = 'expected {"conversations": [{"from": "human", "value": "..."}, {"from": "gpt", "value": "..."}]}';
-var ROLES = /* @__PURE__ */ new Set(["system", "user", "assistant"]);
-var HUMAN = /* @__PURE__ */ new Set(["human", "user"]);
-function parseDataset(text, name2, format) {
-  const dataset = { entries: [], skipped: 0 };
-  const read = format === "sharegpt" ? readShareGpt : readJsonlEntry;
-  for (const { where, value: value2 } of records(text.replace(/^\uFEFF/, ""), name2, format === "sharegpt" ? SHAREGPT_EXPECTED : JSONL_EXPECTED)) {
-    const entry = read(value2, where);
-    if (entry) dataset.entries.push(entry);
-    else dataset.skipped++;
-  }
-  if (dataset.entries.length === 0) {
-    throw new SpecError(
-      `${name2}: holds no usable entry${dataset.skipped ? ` (${dataset.skipped} conversations without a human turn and a reply)` : ""}; expected at least one`
-    );
-  }
-  return dataset;
-}
-function* records(text, name2, expected2) {
-  if (text.trimStart().startsWith("[")) {
-    let list2;
-    try {
-      list2 = JSON.parse(text);
-    } catch (err) {
-      throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a JSON list, or one JSON object per line`);
-    }
-    for (let i = 0; i < list2.length; i++) yield { where: `${name2}: entry ${i + 1}`, value: list2[i] };
-    return;
-  }
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line2 = lines[i].trim();
-    if (line2 === "") continue;
-    const where = `${name2}:${i + 1}`;
-    try {
-      yield { where, value: JSON.parse(line2) };
-    } catch (err) {
-      if (err instanceof SpecError) throw err;
-      throw new SpecError(`${where}: not valid JSON (${err.message}); ${expected2}`);
-    }
-  }
-}
-function readJsonlEntry(value2, where) {
-  if (!isObject(value2)) throw new SpecError(`${where}: not a JSON object; ${JSONL_EXPECTED}`);
-  let messages;
-  if (typeof value2.prompt === "string") {
-    if (value2.prompt.trim() === "") throw new SpecError(`${where}: "prompt" is empty; expected the prompt text`);
-    messages = [{ role: "user", content: value2.prompt }];
-  } else if (value2.messages !== void 0) {
-    messages = readMessages(value2.messages, where);
-  } else {
-    throw new SpecError(`${where}: missing "prompt" or "messages"; ${JSONL_EXPECTED}`);
-  }
-  const maxTokens = value2.max_tokens;
-  if (maxTokens !== void 0 && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
-    throw new SpecError(`${where}: "max_tokens" is ${JSON.stringify(maxTokens)}; expected a positive integer`);
-  }
-  const entry = { messages, words: countWords(promptText(messages)) };
-  if (maxTokens !== void 0) entry.maxTokens = maxTokens;
-  return entry;
-}
-function readMessages(value2, where) {
-  if (!Array.isArray(value2) || value2.length === 0) throw new SpecError(`${where}: "messages" is not a non-empty list; ${JSONL_EXPECTED}`);
-  return value2.map((m2, i) => {
-    if (!isObject(m2) || typeof m2.content !== "string")
-      throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
-    if (typeof m2.role !== "string" || !ROLES.has(m2.role))
-      throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m2.role) ?? "missing"}; expected system, user or assistant`);
-    return { role: m2.role, content: m2.content };
-  });
-}
-function readShareGpt(value2, where) {
-  if (!isObject(value2) || !Array.isArray(value2.conversations))
-    throw new SpecError(`${where}: missing "conversations"; ${SHAREGPT_EXPECTED}`);
-  const turns = value2.conversations;
-  turns.forEach((t, i) => {
-    if (!isObject(t) || typeof t.from !== "string" || typeof t.value !== "string") {
-      throw new SpecError(`${where}: conversations[${i}] is not {"from": "...", "value": "..."}; ${SHAREGPT_EXPECTED}`);
-    }
-  });
-  const first = turns.findIndex((t) => HUMAN.has(t.from));
-  const prompt = turns[first];
-  const reply = turns[first + 1];
-  if (first < 0 || !reply || prompt.value.trim() === "") return null;
-  return {
-    messages: [{ role: "user", content: prompt.value }],
-    words: countWords(prompt.value),
-    answerWords: Math.max(1, countWords(reply.value)),
-    turns: humanTurns(turns, first)
-  };
-}
-function humanTurns(turns, first) {
-  const out2 = [];
-  for (let i = first; i < turns.length; i++) {
-    if (!HUMAN.has(turns[i].from) || turns[i].value.trim() === "") continue;
-    const next = turns[i + 1];
-    const answerWords = next && !HUMAN.has(next.from) ? Math.max(1, countWords(next.value)) : out2[out2.length - 1]?.answerWords ?? 1;
-    out2.push({ text: turns[i].value, words: countWords(turns[i].value), answerWords });
-  }
-  return out2;
-}
-var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-function entryPicker(n2, sample, rng) {
-  if (sample === "with_replacement") return () => Math.floor(rng.next() * n2);
-  const order = Array.from({ length: n2 }, (_, i) => i);
-  let next = n2;
-  return () => {
-    if (next === n2) {
-      for (let i = n2 - 1; i > 0; i--) {
-        const j = Math.floor(rng.next() * (i + 1));
-        [order[i], order[j]] = [order[j], order[i]];
-      }
-      next = 0;
-    }
-    return order[next++];
-  };
-}
-
 // src/workload/prefix.ts
 function zipfProbabilities(groups, s) {
   const raw = Array.from({ length: groups }, (_, g) => (g + 1) ** -s);
@@ -54577,7 +55039,7 @@ function prefixMessage(salt, words, group) {
   return parts.length === 0 ? null : { role: "system", content: parts.join(" ") };
 }
 function prefixWords(w, tokensPerWord) {
-  const words = (tokens) => tokens ? Math.max(1, Math.round(tokens / tokensPerWord)) : 0;
+  const words = (tokens2) => tokens2 ? Math.max(1, Math.round(tokens2 / tokensPerWord)) : 0;
   return { shared: words(w.prefix?.shared_tokens), group: words(w.prefix_groups?.tokens) };
 }
 
@@ -54659,7 +55121,7 @@ async function calibrateDataset(counter, plain3, sample) {
   const texts = await countAll(counter, sample);
   const words = texts.reduce((a, p2) => a + p2.words, 0);
   const slope = words > 0 ? texts.reduce((a, p2) => a + p2.tokens - fit.intercept, 0) / words : fit.slope;
-  const residual = Math.max(...texts.map((p2) => Math.abs(fit.intercept + slope * p2.words - p2.tokens)));
+  const residual = maxOf(texts.map((p2) => Math.abs(fit.intercept + slope * p2.words - p2.tokens)));
   return result2(counter, { slope, intercept: fit.intercept, maxResidual: residual }, points.length + texts.length, 0);
 }
 function result2(counter, fit, samples, prefixTokens) {
@@ -54685,7 +55147,7 @@ function fitLine(points) {
   const sxy = points.reduce((a, p2) => a + (p2.words - mx) * (p2.tokens - my), 0);
   const slope = sxx > 0 ? sxy / sxx : my / mx;
   const intercept = my - slope * mx;
-  return { slope, intercept, maxResidual: Math.max(...points.map((p2) => Math.abs(intercept + slope * p2.words - p2.tokens))) };
+  return { slope, intercept, maxResidual: maxOf(points.map((p2) => Math.abs(intercept + slope * p2.words - p2.tokens))) };
 }
 var mean2 = (xs) => xs.reduce((a, b2) => a + b2, 0) / xs.length;
 var rootOf = (baseUrl) => baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
@@ -54764,215 +55226,6 @@ async function postJson(url, body, t, timeoutMs) {
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
     throw new Error("answered with something other than a JSON object");
   return parsed;
-}
-
-// src/workload/inputs.ts
-import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync4 } from "node:fs";
-import { resolve as resolve2 } from "node:path";
-
-// src/workload/lengths.ts
-function lengthSampler(d) {
-  switch (d.dist) {
-    case "fixed":
-      return () => d.value;
-    case "uniform": {
-      const [lo, hi] = uniformBounds(d);
-      return (rng) => lo + Math.floor(rng.next() * (hi - lo + 1));
-    }
-    case "normal":
-      return (rng) => clip(d.mean + d.stddev * normal(rng), d.min, d.max);
-    case "lognormal": {
-      const { mu, sigma } = lognormalParams(d.mean, d.stddev);
-      return (rng) => clip(Math.exp(mu + sigma * normal(rng)), d.min, d.max);
-    }
-    case "empirical":
-      return empiricalSampler(d.values, d.weights);
-  }
-}
-function uniformBounds(d) {
-  if ("min" in d) return [d.min, d.max];
-  const lo = Math.max(1, Math.round(d.mean * (1 - d.range_ratio)));
-  return [lo, Math.max(lo, Math.round(d.mean * (1 + d.range_ratio)))];
-}
-function lognormalParams(mean5, stddev2) {
-  const sigma2 = Math.log(1 + (stddev2 / mean5) ** 2);
-  return { mu: Math.log(mean5) - sigma2 / 2, sigma: Math.sqrt(sigma2) };
-}
-function clip(x, min = 1, max2 = Number.MAX_SAFE_INTEGER) {
-  return Math.max(min, Math.min(max2, Math.round(x)), 1);
-}
-function empiricalSampler(values, weights) {
-  const cumulative = [];
-  let total = 0;
-  values.forEach((_, i) => cumulative.push(total += weights?.[i] ?? 1));
-  return (rng) => {
-    const u = rng.next() * total;
-    let lo = 0;
-    let hi = cumulative.length - 1;
-    while (lo < hi) {
-      const mid = lo + hi >> 1;
-      if (cumulative[mid] > u) hi = mid;
-      else lo = mid + 1;
-    }
-    return values[lo];
-  };
-}
-function parseLengthFile(text, name2) {
-  const values = [];
-  const weights = [];
-  const add2 = (where, length, count3 = 1) => {
-    if (!Number.isInteger(length) || length < 1)
-      throw new SpecError(`${where}: ${show2(length)} is not a length; expected a positive integer`);
-    if (typeof count3 !== "number" || !(count3 >= 0))
-      throw new SpecError(`${where}: the count ${show2(count3)} is not a number \u2265 0; expected length,count`);
-    values.push(length);
-    weights.push(count3);
-  };
-  const body = text.replace(/^\uFEFF/, "").trim();
-  if (body.startsWith("[")) {
-    let data;
-    try {
-      data = JSON.parse(body);
-    } catch (err) {
-      throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
-    }
-    data.forEach(
-      (item, i) => Array.isArray(item) && item.length === 2 ? add2(`${name2}: entry ${i + 1}`, item[0], item[1]) : add2(`${name2}: entry ${i + 1}`, item)
-    );
-  } else {
-    let first = true;
-    body.split(/\r?\n/).forEach((raw, i) => {
-      const line2 = raw.replace(/#.*/, "").trim();
-      if (line2 === "") return;
-      const fields = line2.split(/\s*[,\t ]\s*/).map(numeric);
-      const header2 = first && fields.some((f) => typeof f === "string");
-      first = false;
-      if (header2) return;
-      if (fields.length > 2) throw new SpecError(`${name2}:${i + 1}: ${fields.length} fields; expected a length, or length,count`);
-      add2(`${name2}:${i + 1}`, fields[0], fields[1]);
-    });
-  }
-  if (values.length === 0) throw new SpecError(`${name2}: holds no lengths; expected at least one`);
-  if (!weights.some((w) => w > 0)) throw new SpecError(`${name2}: every count is 0; expected at least one count > 0`);
-  return { values, weights };
-}
-var numeric = (field) => field !== "" && Number.isFinite(Number(field)) ? Number(field) : field;
-var show2 = (v) => JSON.stringify(v) ?? String(v);
-
-// src/workload/trace-file.ts
-var TRACE_BLOCK_TOKENS = 512;
-var MOONCAKE_EXPECTED = 'expected {"timestamp": 0, "input_length": 512, "output_length": 64, "hash_ids": [0]}';
-var AZURE_EXPECTED = "expected a header TIMESTAMP,ContextTokens,GeneratedTokens and one row per request";
-function parseTrace(text, name2, format) {
-  const raw = format === "mooncake" ? readMooncake(text.replace(/^\uFEFF/, ""), name2) : readAzure(text.replace(/^\uFEFF/, ""), name2);
-  if (raw.length === 0) throw new SpecError(`${name2}: holds no arrival; ${format === "mooncake" ? MOONCAKE_EXPECTED : AZURE_EXPECTED}`);
-  const sorted = raw.map((e, i) => ({ e, i })).sort((a, b2) => a.e.atMs - b2.e.atMs || a.i - b2.i);
-  const t0 = format === "azure" ? sorted[0].e.atMs : 0;
-  return sorted.map(({ e }) => ({ ...e, atMs: e.atMs - t0 }));
-}
-function readMooncake(text, name2) {
-  const out2 = [];
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line2 = lines[i].trim();
-    if (line2 === "") continue;
-    const where = `${name2}:${i + 1}`;
-    let v;
-    try {
-      v = JSON.parse(line2);
-    } catch (err) {
-      throw new SpecError(`${where}: not valid JSON (${err.message}); ${MOONCAKE_EXPECTED}`);
-    }
-    if (typeof v !== "object" || v === null || Array.isArray(v)) throw new SpecError(`${where}: not a JSON object; ${MOONCAKE_EXPECTED}`);
-    const o = v;
-    const entry = {
-      atMs: number2(o.timestamp, where, "timestamp", 0),
-      inputTokens: count2(o.input_length, where, "input_length"),
-      outputTokens: count2(o.output_length, where, "output_length")
-    };
-    if (o.hash_ids !== void 0) entry.hashIds = hashIds(o.hash_ids, where);
-    out2.push(entry);
-  }
-  return out2;
-}
-function hashIds(v, where) {
-  if (!Array.isArray(v) || !v.every((h) => Number.isSafeInteger(h) && h >= 0))
-    throw new SpecError(`${where}: "hash_ids" is not a list of integers \u2265 0; ${MOONCAKE_EXPECTED}`);
-  return v;
-}
-function readAzure(text, name2) {
-  const lines = text.split(/\r?\n/);
-  const header2 = (lines[0] ?? "").split(",").map((h) => h.trim());
-  const col = (key) => {
-    const k = header2.indexOf(key);
-    if (k < 0) throw new SpecError(`${name2}:1: no ${key} column (header ${JSON.stringify(lines[0] ?? "")}); ${AZURE_EXPECTED}`);
-    return k;
-  };
-  const [ts, ctx, gen] = [col("TIMESTAMP"), col("ContextTokens"), col("GeneratedTokens")];
-  const out2 = [];
-  for (let i = 1; i < lines.length; i++) {
-    if (lines[i].trim() === "") continue;
-    const where = `${name2}:${i + 1}`;
-    const cells2 = lines[i].split(",").map((c) => c.trim());
-    out2.push({
-      atMs: azureTime(cells2[ts] ?? "", where),
-      inputTokens: count2(Number(cells2[ctx]), where, "ContextTokens"),
-      outputTokens: count2(Number(cells2[gen]), where, "GeneratedTokens")
-    });
-  }
-  return out2;
-}
-var DATE_TIME = /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(\.\d+)?Z?$/;
-function azureTime(cell2, where) {
-  const m2 = DATE_TIME.exec(cell2);
-  if (m2) {
-    const [, y, mo, d, h, mi, s, frac] = m2;
-    return Date.UTC(+y, +mo - 1, +d, +h, +mi, +s) + (frac ? Number(frac) * 1e3 : 0);
-  }
-  if (cell2 !== "" && Number.isFinite(Number(cell2))) return Number(cell2) * 1e3;
-  throw new SpecError(
-    `${where}: TIMESTAMP ${JSON.stringify(cell2)} is not a date-time or a number; expected e.g. 2023-11-16 18:15:46.6805900`
-  );
-}
-function number2(v, where, key, min) {
-  if (typeof v !== "number" || !Number.isFinite(v) || v < min)
-    throw new SpecError(`${where}: "${key}" is ${JSON.stringify(v) ?? "missing"}; expected a number \u2265 ${min}`);
-  return v;
-}
-function count2(v, where, key) {
-  if (!Number.isInteger(v) || v < 1)
-    throw new SpecError(`${where}: ${key} is ${JSON.stringify(v) ?? "missing"}; expected a positive integer`);
-  return v;
-}
-
-// src/workload/inputs.ts
-function loadWorkloadInputs(resolved) {
-  const { spec, specDir } = resolved;
-  const files = {};
-  const read = (key, path2) => {
-    let text;
-    try {
-      text = readFileSync4(resolve2(specDir ?? ".", path2), "utf8");
-    } catch (err) {
-      const code2 = err.code;
-      throw new SpecError(
-        `workload.${key} ${JSON.stringify(path2)} cannot be read (${code2 === "ENOENT" ? "file not found" : code2 ?? "error"} at ${resolve2(specDir ?? ".", path2)}); expected a path relative to the spec file`
-      );
-    }
-    files[path2] = createHash2("sha256").update(text).digest("hex");
-    return text;
-  };
-  const source = (key, d) => "file" in d ? { dist: "empirical", ...parseLengthFile(read(`${key}.file`, d.file), d.file) } : d;
-  const w = spec.workload;
-  return {
-    spec,
-    input: w.input_tokens ? source("input_tokens", w.input_tokens) : null,
-    output: source("output_tokens", w.output_tokens),
-    dataset: w.dataset ? parseDataset(read("dataset.path", w.dataset.path), w.dataset.path, w.dataset.format) : null,
-    trace: w.trace ? parseTrace(read("trace.file", w.trace.file), w.trace.file, w.trace.format) : null,
-    files
-  };
 }
 
 // src/workload/workload.ts
@@ -55192,9 +55445,9 @@ function sessionWorkload(inputs, calibration, salt) {
     const n2 = turnCount?.(turnRng);
     if (pickEntry) return datasetTurns(inputs.dataset.entries[pickEntry()], n2, tpw, calibration.overhead_tokens);
     return Array.from({ length: n2 }, (_, k) => {
-      const tokens = input(inputRng);
-      const words = Math.max(1, Math.round((k === 0 ? tokens - fixed : tokens) / tpw));
-      return { text: requestText(salt, messageId++, words), tokens, maxTokens: output(outputRng) };
+      const tokens2 = input(inputRng);
+      const words = Math.max(1, Math.round((k === 0 ? tokens2 - fixed : tokens2) / tpw));
+      return { text: requestText(salt, messageId++, words), tokens: tokens2, maxTokens: output(outputRng) };
     });
   };
   const source = {
@@ -55650,10 +55903,12 @@ var ERROR2 = Buffer.from("error");
 var EMPTY = Buffer.alloc(0);
 var NEWLINE = Buffer.from("\n");
 var SseFramer = class {
-  constructor(sink) {
+  constructor(sink, maxBytes = DEFAULT_MAX_EVENT_BYTES) {
     this.sink = sink;
+    this.maxBytes = maxBytes;
   }
   sink;
+  maxBytes;
   /** Bytes of a line whose end has not arrived yet. */
   carry = EMPTY;
   carryLen = 0;
@@ -55665,7 +55920,9 @@ var SseFramer = class {
   dataLen = 0;
   hasData = false;
   isError = false;
+  oversize = false;
   push(chunk) {
+    if (this.oversize) return;
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const len = buf.length;
     let pos = 0;
@@ -55675,7 +55932,7 @@ var SseFramer = class {
     }
     let nextLF = -2;
     let nextCR = -2;
-    while (pos < len) {
+    while (pos < len && !this.oversize) {
       if (nextLF !== -1 && nextLF < pos) nextLF = buf.indexOf(LF, pos);
       if (nextCR !== -1 && nextCR < pos) nextCR = buf.indexOf(CR, pos);
       const eol = nextCR === -1 ? nextLF : nextLF === -1 ? nextCR : Math.min(nextLF, nextCR);
@@ -55685,6 +55942,7 @@ var SseFramer = class {
       }
       if (this.carryLen > 0) {
         this.keep(buf, pos, eol);
+        if (this.oversize) return;
         const n2 = this.carryLen;
         this.carryLen = 0;
         this.line(this.carry, 0, n2);
@@ -55707,6 +55965,7 @@ var SseFramer = class {
    * truncated payload still fails to parse, and `[DONE]` cannot be produced by truncation.
    */
   end() {
+    if (this.oversize) return;
     if (this.carryLen > 0) {
       const n2 = this.carryLen;
       this.carryLen = 0;
@@ -55716,6 +55975,7 @@ var SseFramer = class {
   }
   /** Appends buf[s, e) to the carry buffer. */
   keep(buf, s, e) {
+    if (this.tooLong(this.carryLen + (e - s))) return;
     this.carry = append(this.carry, this.carryLen, buf, s, e);
     this.carryLen += e - s;
   }
@@ -55737,6 +55997,7 @@ var SseFramer = class {
         this.dataLen++;
       }
       const v = valueStart(buf, s + DATA.length, e);
+      if (this.tooLong(this.dataLen + (e - v))) return;
       this.data = append(this.data, this.dataLen, buf, v, e);
       this.dataLen += e - v;
       this.hasData = true;
@@ -55744,6 +56005,15 @@ var SseFramer = class {
       const v = valueStart(buf, s + EVENT.length, e);
       this.isError = e - v === ERROR2.length && buf.compare(ERROR2, 0, ERROR2.length, v, e) === 0;
     }
+  }
+  /** True, once and for all, when `n` bytes would pass the bound: the buffers are let go and the sink told. */
+  tooLong(n2) {
+    if (n2 <= this.maxBytes) return false;
+    this.oversize = true;
+    this.carry = this.data = EMPTY;
+    this.carryLen = this.dataLen = 0;
+    this.sink.onOversize(this.maxBytes);
+    return true;
   }
   dispatch() {
     if (!this.hasData && !this.isError) return;
@@ -55812,6 +56082,7 @@ function createClient(opts) {
     timeoutMs: opts.timeoutMs,
     sanitize: detailSanitizer(secrets),
     event: newStreamEvent(),
+    maxEventBytes: opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
     watch,
     resend: (request4) => fresh.dispatch({ ...request4.options, reset: true }, request4)
   };
@@ -55891,7 +56162,7 @@ var StreamRequest = class {
     }
     this.obs.onHeaders(readAt, status2);
     if (isSuccess(status2)) {
-      this.framer = new SseFramer(this);
+      this.framer = new SseFramer(this, this.ctx.maxEventBytes);
       const type = mediaType(headers["content-type"]);
       if (type !== "text/event-stream") this.wrongType = type || "no content-type";
     } else {
@@ -55902,12 +56173,33 @@ var StreamRequest = class {
   onResponseData(_c, chunk) {
     if (this.ended) return;
     this.t = readAt;
-    if (this.framer !== null) this.framer.push(chunk);
+    if (this.framer !== null) this.frame(chunk);
     else if (this.errorBody !== null && this.errorBodyLen < ERROR_BODY_BYTES) {
       const kept = chunk.subarray(0, ERROR_BODY_BYTES - this.errorBodyLen);
       this.errorBody.push(kept);
       this.errorBodyLen += kept.length;
     }
+  }
+  /**
+   * The response's bytes through the framer and the event reader. Whatever a server sends, an
+   * exception it provokes ends this request as a stream_error: it never reaches undici (which
+   * would report it as a connection error) or the run.
+   */
+  frame(chunk) {
+    try {
+      if (chunk === null) this.framer?.end();
+      else this.framer?.push(chunk);
+    } catch (err) {
+      if (!this.ended) this.finishAndAbort(this.t, "stream_error", `unreadable stream: ${err.message}`);
+    }
+  }
+  onOversize(maxBytes) {
+    if (this.ended || this.sawDone) return;
+    this.finishAndAbort(
+      this.t,
+      "stream_error",
+      `an SSE line or event longer than ${byteSize(maxBytes)} (load.max_event_bytes); the stream was abandoned`
+    );
   }
   onEvent(data, length, isError) {
     if (this.ended || this.sawDone) return;
@@ -55932,7 +56224,7 @@ var StreamRequest = class {
     const t = readAt;
     if (this.framer !== null) {
       this.t = t;
-      this.framer.end();
+      this.frame(null);
       if (this.ended) return;
       if (this.sawDone) this.finish(t, "ok");
       else if (this.wrongType !== null) this.finish(t, "stream_error", `expected text/event-stream, got ${this.wrongType}`);
@@ -56199,7 +56491,7 @@ var TimeSeries = class {
     for (const arr of [this.sent, this.ok, this.errors, this.outputTokens]) {
       const halved = coarsenCounts(arr, 2);
       arr.length = 0;
-      arr.push(...halved);
+      appendAll(arr, halved);
     }
     this.intervalS *= 2;
   }
@@ -56274,6 +56566,7 @@ var RequestRecord = class {
     this.chunks++;
   }
   onUsage(promptTokens, completionTokens) {
+    if (tokenCountProblem(promptTokens) !== null || tokenCountProblem(completionTokens) !== null) return;
     this.usagePrompt = promptTokens;
     this.usageCompletion = completionTokens;
   }
@@ -56463,7 +56756,7 @@ function startLoopProbe(onLate) {
 }
 
 // src/metrics/thread-cpu.ts
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync2 } from "node:fs";
 var PROC_MS_PER_TICK = 10;
 function threadCpuMs() {
   const own = process.threadCpuUsage;
@@ -56476,7 +56769,7 @@ function threadCpuMs() {
 function procThreadCpuMs() {
   let stat;
   try {
-    stat = readFileSync5("/proc/thread-self/stat", "utf8");
+    stat = readFileSync2("/proc/thread-self/stat", "utf8");
   } catch {
     return null;
   }
@@ -57304,7 +57597,7 @@ function spikeOutcome(f, iv, w, lastStart, sliding) {
 function stepsOutcome(stats, phases) {
   const p99s = phases.map((p2) => p2.ttft_ms && p2.ttft_ms.count >= MIN_WINDOW_SAMPLES ? p2.ttft_ms.p99 : null);
   const known = p99s.filter((v) => v !== null);
-  const floor = known.length > 0 ? Math.min(...known) : null;
+  const floor = known.length > 0 ? minOf(known) : null;
   const saturated = stats.findIndex(
     (s) => s.completedOk < (1 - SATURATION_SHORTFALL) * s.scheduled && s.scheduled - s.completedOk > 3 * Math.sqrt(s.scheduled)
   );
@@ -57651,7 +57944,8 @@ function openGenerator(o, plan2) {
     api: spec.target.api,
     headers: resolved.headers,
     apiKey: resolved.apiKey,
-    timeoutMs: resolved.requestTimeoutMs
+    timeoutMs: resolved.requestTimeoutMs,
+    maxEventBytes: spec.load.max_event_bytes
   });
   const active = /* @__PURE__ */ new Map();
   const pattern2 = plan2.kind === "steady" ? void 0 : new PatternRecorder(runStart, bucketIntervalMs(plan2.totalMs), plan2.totalMs, plan2.phases);
@@ -57729,7 +58023,11 @@ function armPhaseTimers(runStart, plan2, g, spinMs) {
     setTimeout(() => cpuMeter.stop(), runStart + plan2.windowToMs - now())
   ];
   const { pattern: pattern2 } = g;
-  if (pattern2) timers.push(...plan2.phases.map((p2, k) => setTimeout(() => pattern2.sampleMemory(k), runStart + p2.toMs - now())));
+  if (pattern2)
+    appendAll(
+      timers,
+      plan2.phases.map((p2, k) => setTimeout(() => pattern2.sampleMemory(k), runStart + p2.toMs - now()))
+    );
   return { cpuMeter, timers };
 }
 function stopOnSignal(signal, halt) {
@@ -57848,7 +58146,7 @@ async function waitForReady(baseUrl, timeoutMs, headers, o = {}) {
     const signals = [AbortSignal.timeout(probeMs), ...o.signal ? [o.signal] : []];
     try {
       const res = await (0, import_undici3.request)(url, { method: "GET", headers, signal: AbortSignal.any(signals) });
-      const body = await readCapped(res.body);
+      const body = await readCapped2(res.body);
       if (res.statusCode >= 200 && res.statusCode < 300) return { models: modelIds(body) };
       if (res.statusCode === 401 || res.statusCode === 403) throw new NotReadyError(rejected(url, res.statusCode, o.auth));
       last = `HTTP ${res.statusCode}`;
@@ -57874,7 +58172,7 @@ function rejected(url, status2, auth = {}) {
     return `the server rejected the credentials (HTTP ${status2}) at ${url}; expected credentials it accepts in target.headers`;
   return `the server requires an API key (HTTP ${status2}) at ${url}; expected target.api_key_env naming the variable that holds it`;
 }
-async function readCapped(body) {
+async function readCapped2(body) {
   const parts = [];
   let size = 0;
   for await (const chunk of body) {
@@ -57921,7 +58219,12 @@ function withServedModel(resolved, models, url) {
   const named = resolved.spec.target.model;
   const listed = models ?? [];
   if (named !== void 0) {
-    if (models === null || listed.length === 0 || listed.includes(named)) return { resolved };
+    if (models === null)
+      return {
+        resolved,
+        notice: `target.model ${JSON.stringify(named)} not checked: ${url} gave no readable model list (GET /models was not a JSON list); sending it as written`
+      };
+    if (listed.length === 0 || listed.includes(named)) return { resolved };
     const guess = closest(named, listed);
     throw new ServedModelError(
       `target.model ${JSON.stringify(named)} is not served by ${url} (it lists ${list(listed)}); ${guess ? `did you mean ${JSON.stringify(guess)}?` : "expected one of them in target.model"}`
@@ -58013,7 +58316,7 @@ function windowSection(snaps, b2, head) {
   const gauge3 = (k) => {
     const xs = inWindow.map((s) => s.gauges[k]).filter((x) => x !== void 0 && Number.isFinite(x));
     if (xs.length === 0) return void 0;
-    return { mean: round3(xs.reduce((a, x) => a + x, 0) / xs.length), max: round3(Math.max(...xs)), last: round3(xs.at(-1)) };
+    return { mean: round3(xs.reduce((a, x) => a + x, 0) / xs.length), max: round3(maxOf(xs)), last: round3(xs.at(-1)) };
   };
   const delta = (k) => {
     const a = first?.counters[k];
@@ -58132,7 +58435,7 @@ function mergeReplicateSections(replicates) {
     if (has.length === 0) return void 0;
     return {
       mean: weighted(has.map((s) => ({ v: s.summary[k].mean, w: s.scrapes }))),
-      max: Math.max(...has.map((s) => s.summary[k].max)),
+      max: maxOf(has.map((s) => s.summary[k].max)),
       last: has.at(-1).summary[k].last
     };
   };
@@ -58162,7 +58465,7 @@ function mergeReplicateSections(replicates) {
     return histogramQuantiles({ le: [...le, Infinity], counts, sum, count: counts.at(-1) });
   };
   const series2 = (k) => {
-    const length = Math.max(...live.map((s) => s.timeseries[k].length));
+    const length = maxOf(live.map((s) => s.timeseries[k].length));
     return Array.from(
       { length },
       (_, i) => weighted(
@@ -58298,11 +58601,13 @@ var import_undici4 = __toESM(require_undici(), 1);
 // src/server/exposition.ts
 var ExpositionError = class extends Error {
 };
+var MAX_SAMPLES = 5e4;
 var NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
 var LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*/;
 var TYPES = ["counter", "gauge", "histogram", "summary", "untyped"];
 function parseExposition(text) {
   const families = /* @__PURE__ */ new Map();
+  let samples = 0;
   const family = (name2) => {
     let f = families.get(name2);
     if (!f) families.set(name2, f = { name: name2, type: "untyped", help: "", samples: [] });
@@ -58327,6 +58632,10 @@ function parseExposition(text) {
       }
       return;
     }
+    if (++samples > MAX_SAMPLES)
+      fail2(
+        `more than ${MAX_SAMPLES.toLocaleString("en-US")} samples; expected an engine's own metrics (a few thousand), not a whole registry`
+      );
     const sample = parseSampleLine(line2.trimStart(), fail2);
     family(owner(sample.name, families)).samples.push(sample);
   });
@@ -58431,7 +58740,7 @@ function snapshotOf(t, families, rows2, sent = t) {
     }
     const values = f.samples.filter((x) => !x.name.endsWith("_created")).map((x) => x.value);
     if (values.length === 0) continue;
-    const v = row.combine === "max" ? Math.max(...values) : values.reduce((a, b2) => a + b2, 0);
+    const v = row.combine === "max" ? maxOf(values) : values.reduce((a, b2) => a + b2, 0);
     if (GAUGE_SERIES.includes(row.series)) s.gauges[row.series] = v;
     else if (COUNTER_SERIES.includes(row.series)) s.counters[row.series] = v;
   }
@@ -58528,10 +58837,12 @@ var Scraper = class {
         await res.body.dump();
         return this.failed(`${this.o.url} answered ${length} bytes, more than the ${MAX_BODY_BYTES2 / 2 ** 20} MB read`);
       }
-      text = await readCapped2(res.body);
+      text = await readCapped3(res.body);
     } catch (e) {
-      const why2 = e.code ?? e.name ?? "error";
-      return this.failed(`no metrics at ${this.o.url} (${why2 === "TimeoutError" ? `no answer within ${this.timeoutMs} ms` : why2})`);
+      const code2 = e.code;
+      const name2 = e.name;
+      const why2 = name2 === "TimeoutError" || code2 === "UND_ERR_BODY_TIMEOUT" || code2 === "UND_ERR_HEADERS_TIMEOUT" ? `no complete answer within ${this.timeoutMs} ms` : typeof code2 === "string" ? code2 : name2 || "error";
+      return this.failed(`no metrics at ${this.o.url} (${why2})`);
     }
     const t = now();
     try {
@@ -58555,7 +58866,7 @@ var Scraper = class {
     else this.failures++;
   }
 };
-async function readCapped2(body) {
+async function readCapped3(body) {
   const parts = [];
   let size = 0;
   for await (const chunk of body) {
@@ -58632,6 +58943,19 @@ function resultCounts(r) {
 // src/result/merge.ts
 var MergeError = class extends Error {
 };
+function checkDistinctRuns(results, names) {
+  const seen = /* @__PURE__ */ new Map();
+  results.forEach((r, i) => {
+    for (const id of r.run_id.split("+")) {
+      const first = seen.get(id);
+      if (first !== void 0 && first !== i)
+        throw new MergeError(
+          `${names[i]}: holds run ${id}, as ${names[first]} does; expected each run once (a copy merged twice would count its requests twice)`
+        );
+      seen.set(id, i);
+    }
+  });
+}
 function mergeResults(results, opts = {}) {
   return assembleResult(mergeTotals(results, opts));
 }
@@ -58644,7 +58968,7 @@ function mergeTotals(results, opts = {}) {
   if (mismatches.length > 0 && !opts.force) throw new MergeError(`cannot merge ${mismatches[0]}; pass --force to merge anyway`);
   const shards = mode === "shards";
   const sum = sumOf(results);
-  const max2 = maxOf(results);
+  const max2 = maxOver(results);
   const spec = shards ? shardedSpec(results) : first.spec;
   const { input_tokens: input, output_tokens: output, plan: plan2 } = first.workload;
   return {
@@ -58687,10 +59011,10 @@ function mergeTotals(results, opts = {}) {
   };
 }
 var sumOf = (results) => (f) => results.reduce((acc, r) => acc + f(r), 0);
-var maxOf = (results) => (f) => Math.max(...results.map(f));
+var maxOver = (results) => (f) => maxOf(results.map(f));
 function mergedGenerator(results, shards) {
   const sum = sumOf(results);
-  const max2 = maxOf(results);
+  const max2 = maxOver(results);
   const windowCpu = results.every((r) => r.generator.window_cpu !== void 0) ? busiest(results.map((r) => r.generator.window_cpu)) : void 0;
   return {
     eventLoopDelayMs: {
@@ -58784,10 +59108,13 @@ function busiest(cpus) {
   return measured.length === 0 ? null : measured.reduce((a, b2) => b2.busy > a.busy ? b2 : a);
 }
 function mergeTimeseries(results, shards) {
-  const interval = Math.max(...results.map((r) => r.timeseries.interval_s));
+  const interval = maxOf(results.map((r) => r.timeseries.interval_s));
   const combine = (pick) => {
     const series2 = results.map((r) => coarsenCounts(pick(r), interval / r.timeseries.interval_s));
-    const length = Math.max(0, ...series2.map((a) => a.length));
+    const length = maxOf(
+      series2.map((a) => a.length),
+      0
+    );
     return Array.from({ length }, (_, i) => {
       const values = series2.filter((a) => i < a.length).map((a) => a[i]);
       const total = values.reduce((a, b2) => a + b2, 0);
@@ -58826,7 +59153,7 @@ function spread(results) {
 function mergedPeak(results, shards) {
   if (!results.every((r) => r.littles_law.peak_in_flight !== void 0)) return {};
   const peaks = results.map((r) => r.littles_law.peak_in_flight);
-  return { peakInFlight: shards ? peaks.reduce((a, b2) => a + b2, 0) : Math.max(...peaks) };
+  return { peakInFlight: shards ? peaks.reduce((a, b2) => a + b2, 0) : maxOf(peaks) };
 }
 
 // src/run/reseed.ts
@@ -59131,6 +59458,8 @@ function expandHeaders(headers, env, sourceName) {
       }
       return value2;
     });
+    const problem = headerProblem(name2, out2[name2]);
+    if (problem !== null) throw new SpecError(`${sourceName}: target.headers.${name2}, once filled from the environment, ${problem}`);
   }
   return out2;
 }
@@ -59151,7 +59480,21 @@ function parseYaml2(text, sourceName) {
   if (data === null || data === void 0) {
     throw new SpecError(`${sourceName}: the file is empty; expected a YAML mapping with at least target.url`);
   }
+  if (depthOf(data, 0) > MAX_DEPTH3)
+    throw new SpecError(
+      `${sourceName}: nests deeper than ${MAX_DEPTH3} levels (an alias that contains itself?); expected a spec a few levels deep`
+    );
   return data;
+}
+var MAX_DEPTH3 = 64;
+function depthOf(value2, depth) {
+  if (depth > MAX_DEPTH3 || value2 === null || typeof value2 !== "object") return depth;
+  let deepest = depth;
+  for (const child of Object.values(value2)) {
+    deepest = Math.max(deepest, depthOf(child, depth + 1));
+    if (deepest > MAX_DEPTH3) break;
+  }
+  return deepest;
 }
 function readApiKey(name2, env, sourceName) {
   if (name2 === void 0) return void 0;
@@ -59333,11 +59676,19 @@ function prepareRun(values, positionals) {
   const recordsBaseline = values.baseline !== void 0 && values["allow-missing-baseline"] && !existsSync2(values.baseline);
   const baselineFile = values.baseline === void 0 || recordsBaseline ? null : readResult(values.baseline);
   const baselineOut = baselineUrl === void 0 ? void 0 : values["baseline-out"] ?? values.out.replace(/(\.json)?$/, ".baseline.json");
-  checkOutputPaths([
-    { path: values.out, what: "--out" },
-    { path: baselineOut, what: "--baseline-out" },
-    { path: recordsBaseline ? values.baseline : void 0, what: "--baseline" }
-  ]);
+  checkOutputPaths(
+    [
+      { path: values.out, what: "--out" },
+      { path: baselineOut, what: "--baseline-out" },
+      { path: recordsBaseline ? values.baseline : void 0, what: "--baseline" },
+      { path: values.records, what: "--records", stream: true }
+    ],
+    [
+      { path: positionals[0], what: "the spec" },
+      { path: recordsBaseline ? void 0 : values.baseline, what: "--baseline" },
+      ...workloadFilePaths(resolved)
+    ]
+  );
   const records2 = values.records === void 0 ? void 0 : openRecordsFile(values.records);
   return { values, resolved, calibration, workers, baselineUrl, recordsBaseline, baselineFile, baselineOut, records: records2 };
 }
@@ -59471,7 +59822,7 @@ function renderGateText(report, baseline = null, current = null) {
   };
   const cols = ["status", "metric", "baseline", "current", "change", "limit", "detects"];
   const table = [header2, ...rows2];
-  const width = Object.fromEntries(cols.map((c) => [c, Math.max(...table.map((r) => r[c].length))]));
+  const width = Object.fromEntries(cols.map((c) => [c, maxOf(table.map((r) => r[c].length))]));
   const line2 = (r) => cols.map((c) => c === "baseline" || c === "current" ? r[c].padStart(width[c]) : r[c].padEnd(width[c])).join("  ").trimEnd();
   return [
     `Verdict  ${report.verdict.toUpperCase()}${report.has_baseline ? "" : " (no baseline)"}`,
@@ -59504,7 +59855,12 @@ function latencyCharts(baseline, current) {
     const title = `${label} (ms) by percentile`;
     const series2 = [{ name: "current", points: spectrum(current, h), color: CURRENT }];
     if (baseline) series2.unshift({ name: "baseline", points: spectrum(baseline, h), color: BASELINE, dashed: true });
-    const reach = Math.ceil(Math.max(1, ...series2.flatMap((s) => s.points.map((p2) => p2[0]))));
+    const reach = Math.ceil(
+      maxOf(
+        series2.flatMap((s) => s.points.map((p2) => p2[0])),
+        1
+      )
+    );
     return lineChart(title, series2, { label: "percentile", ticks: SPECTRUM_TICKS.slice(0, reach + 1) }, { label: "ms" });
   });
 }
@@ -59522,15 +59878,15 @@ function timeseriesCharts(baseline, current) {
     { label: "seconds since start" },
     { label: "requests/s" }
   );
-  const tokens = [{ name: "current", points: perSecond(t.output_tokens, iv), color: CURRENT }];
+  const tokens2 = [{ name: "current", points: perSecond(t.output_tokens, iv), color: CURRENT }];
   if (baseline)
-    tokens.unshift({
+    tokens2.unshift({
       name: "baseline",
       points: perSecond(baseline.timeseries.output_tokens, baseline.timeseries.interval_s),
       color: BASELINE,
       dashed: true
     });
-  return [requests, lineChart("Output tokens per second", tokens, { label: "seconds since start" }, { label: "tokens/s" })];
+  return [requests, lineChart("Output tokens per second", tokens2, { label: "seconds since start" }, { label: "tokens/s" })];
 }
 var gaugePoints = (values, intervalS, scale = 1) => values.flatMap((v, i) => v === null ? [] : [[i * intervalS, v * scale]]);
 function serverCharts(baseline, current) {
@@ -59732,9 +60088,16 @@ function renderMarkdown(report, baseline, current) {
   out2.push(`### ${VERDICT_ICON[report.verdict]} loadgate: ${report.verdict.toUpperCase()} \u2014 ${escapeMarkdown(current.spec.name)}`, "");
   out2.push(`${runLine2("Current", current)}  `);
   out2.push(baseline ? runLine2("Baseline", baseline) : "**No baseline**: only absolute (SLO) rules were judged.", "");
-  out2.push(...report.reasons.map((r) => `- ${escapeMarkdown(r)}`), "");
+  appendAll(
+    out2,
+    report.reasons.map((r) => `- ${escapeMarkdown(r)}`)
+  ).push("");
   const why2 = explainRules(report, baseline, current);
-  if (why2.length > 0) out2.push(...why2.map((w) => `- **Why**: ${escapeMarkdown(w)}`), "");
+  if (why2.length > 0)
+    appendAll(
+      out2,
+      why2.map((w) => `- **Why**: ${escapeMarkdown(w)}`)
+    ).push("");
   out2.push("| Metric | Baseline | Current | Change | Rule | Status |", "|:--|--:|--:|--:|:--|:--|");
   for (const r of gateRows(report)) {
     const change = r.noise ? `${escapeMarkdown(r.change)}<br><sub>noise ${escapeMarkdown(r.noise)}</sub>` : escapeMarkdown(r.change);
@@ -59743,20 +60106,29 @@ function renderMarkdown(report, baseline, current) {
     );
   }
   const sources = noiseSourceLine(report);
-  out2.push("", ...sources ? [`**${escapeMarkdown(sources)}**`, ""] : [], `<sub>${escapeMarkdown(noiseNote(report))}</sub>`, "");
-  out2.push(...percentileChart("Time to first token and end-to-end latency (ms)", chartedKeys("request"), baseline, current));
-  out2.push(...percentileChart("Per-token latency (ms)", chartedKeys("token"), baseline, current));
-  out2.push(...patternMarkdown(current));
-  out2.push(...sessionsMarkdown(current));
+  out2.push("");
+  if (sources) out2.push(`**${escapeMarkdown(sources)}**`, "");
+  out2.push(`<sub>${escapeMarkdown(noiseNote(report))}</sub>`, "");
+  appendAll(out2, percentileChart("Time to first token and end-to-end latency (ms)", chartedKeys("request"), baseline, current));
+  appendAll(out2, percentileChart("Per-token latency (ms)", chartedKeys("token"), baseline, current));
+  appendAll(out2, patternMarkdown(current));
+  appendAll(out2, sessionsMarkdown(current));
   const failing = report.checks.filter((c) => !c.ok);
   out2.push("#### Validity", "");
   out2.push(
     failing.length === 0 ? `All ${report.checks.length} checks passed.` : `${failing.length} of ${report.checks.length} checks failed:`,
     ""
   );
-  if (failing.length > 0) out2.push(...failing.map((c) => `- \u274C **${c.scope}** ${escapeMarkdown(c.name)}: ${escapeMarkdown(c.message)}`), "");
+  if (failing.length > 0)
+    appendAll(
+      out2,
+      failing.map((c) => `- \u274C **${c.scope}** ${escapeMarkdown(c.name)}: ${escapeMarkdown(c.message)}`)
+    ).push("");
   out2.push("<details><summary>All checks</summary>", "", "| Run | Check | OK | Detail |", "|:--|:--|:--|:--|");
-  out2.push(...report.checks.map((c) => `| ${c.scope} | ${escapeMarkdown(c.name)} | ${c.ok ? "\u2705" : "\u274C"} | ${escapeMarkdown(c.message)} |`), "", "</details>", "");
+  appendAll(
+    out2,
+    report.checks.map((c) => `| ${c.scope} | ${escapeMarkdown(c.name)} | ${c.ok ? "\u2705" : "\u274C"} | ${escapeMarkdown(c.message)} |`)
+  ).push("", "</details>", "");
   const connections = connectionsText(current);
   if (connections !== null) out2.push("#### Connections (current run)", "", escapeMarkdown(connections), "");
   const server = serverText(current);
@@ -59764,15 +60136,21 @@ function renderMarkdown(report, baseline, current) {
   if (server !== null || network !== null) {
     out2.push("#### Server and network (current run)", "");
     if (network !== null) out2.push(`- **Network**: ${escapeMarkdown(network)}`);
-    if (server !== null) out2.push(`- **Server**: ${escapeMarkdown(server)}`, ...serverLatencyText(current).map((l) => `- ${escapeMarkdown(l)}`));
+    if (server !== null) appendAll(out2, [`- **Server**: ${escapeMarkdown(server)}`, ...serverLatencyText(current).map((l) => `- ${escapeMarkdown(l)}`)]);
     out2.push("");
   }
   if (current.requests.error_samples.length > 0) {
     out2.push("#### Errors (current run)", "", "| Class | Count | Detail |", "|:--|--:|:--|");
-    out2.push(...current.requests.error_samples.map((e) => `| ${escapeMarkdown(e.class)} | ${e.count} | ${escapeMarkdown(e.detail || "\u2014")} |`), "");
+    appendAll(
+      out2,
+      current.requests.error_samples.map((e) => `| ${escapeMarkdown(e.class)} | ${e.count} | ${escapeMarkdown(e.detail || "\u2014")} |`)
+    ).push("");
   }
   out2.push("<details><summary>Definitions</summary>", "");
-  out2.push(...Object.entries(current.definitions).map(([k, v]) => `- **${escapeMarkdown(k)}**: ${escapeMarkdown(v)}`), "", "</details>", "");
+  appendAll(
+    out2,
+    Object.entries(current.definitions).map(([k, v]) => `- **${escapeMarkdown(k)}**: ${escapeMarkdown(v)}`)
+  ).push("", "</details>", "");
   return out2.join("\n");
 }
 function runLine2(label, r) {
@@ -59814,8 +60192,8 @@ function mermaidTrend(check2, s) {
     return `"${p2.index}${c ? c.after > c.before ? " \u25B2" : " \u25BC" : ""}"`;
   });
   const values = s.points.map((p2) => p2.value);
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
+  const lo = minOf(values);
+  const hi = maxOf(values);
   const pad = (hi - lo) * 0.1 || Math.abs(hi) * 0.05 || 1;
   return [
     "```mermaid",
@@ -60083,13 +60461,13 @@ function pastSaturation(p2, previous, floorMs, o) {
 }
 function plateauOf(points, mode, o) {
   const c = curve(points, mode);
-  const best = Math.max(...c.map((p2) => p2.point.result.throughput.requests_per_s));
+  const best = maxOf(c.map((p2) => p2.point.result.throughput.requests_per_s));
   if (mode === "closed") {
     const near = c.filter((p2) => p2.point.result.throughput.requests_per_s >= (1 - CLOSED_PLATEAU_GAIN) * best);
     return near.length > 1 ? { plateau: near, reached: true } : { plateau: c.filter((p2) => p2.point.result.throughput.requests_per_s === best), reached: false };
   }
   const isShort = (p2) => completedVsOffered(p2.point.result, o.stop.min_achieved_fraction).verdict !== "pass";
-  const lastFull = Math.max(-Infinity, ...c.filter((p2) => !isShort(p2)).map((p2) => loadOf(p2.point)));
+  const lastFull = maxOf(c.filter((p2) => !isShort(p2)).map((p2) => loadOf(p2.point)));
   const short = c.filter((p2) => isShort(p2) && loadOf(p2.point) > lastFull);
   if (short.length > 0) return { plateau: short, reached: true };
   const throughput = points.map((point2, index) => ({ point: point2, index })).filter((p2) => p2.point.role === "throughput");
@@ -60385,7 +60763,7 @@ function readJsonFile(path2) {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new ResultFileError(`${path2}: not valid JSON (${err.message.split("\n")[0]}); the file is truncated or corrupt`);
+    throw new ResultFileError(`${path2}: not valid JSON (${jsonProblem(err, text)}); the file is truncated or corrupt`);
   }
 }
 function parseSweep(data, name2) {
@@ -60708,7 +61086,7 @@ function renderSweepText(d, gate) {
     if (f.note) lines.push(`${"".padEnd(36)} note: ${f.note}`);
   }
   if (d.analysis.oversubscribed.length > 0)
-    lines.push("", "Little's law (L = \u03BB\xB7W) above the batch slots:", ...d.analysis.oversubscribed.map((o) => `  ${o}`));
+    appendAll(lines, ["", "Little's law (L = \u03BB\xB7W) above the batch slots:", ...d.analysis.oversubscribed.map((o) => `  ${o}`)]);
   if (gate) lines.push("", renderGateText(gate));
   return lines.join("\n");
 }
@@ -60717,12 +61095,12 @@ function renderSweepMarkdown(d, gate) {
   const title = gate ? `${VERDICT_ICON[gate.verdict]} loadgate sweep: ${gate.verdict.toUpperCase()}` : "\u{1F4C8} loadgate sweep";
   out2.push(`### ${title} \u2014 ${escapeMarkdown(d.spec.name)}`, "", escapeMarkdown(headline(d)), "", `Stopped: ${escapeMarkdown(d.stopped_because)}`, "");
   if (gate) {
-    out2.push(
+    appendAll(out2, [
       ...gate.reasons.map((r) => `- ${escapeMarkdown(r)}`),
       "",
       "| Metric | Baseline | Current | Change | Rule | Status | Why |",
       "|:--|--:|--:|--:|:--|:--|:--|"
-    );
+    ]);
     for (const r of gateRows(gate))
       out2.push(
         `| ${escapeMarkdown(r.metric)} | ${escapeMarkdown(r.baseline)} | ${escapeMarkdown(r.current)} | ${escapeMarkdown(r.change)} | ${escapeMarkdown(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} | ${escapeMarkdown(r.reason)} |`
@@ -60734,7 +61112,7 @@ function renderSweepMarkdown(d, gate) {
     out2.push(`| ${escapeMarkdown(f.label)} | ${escapeMarkdown(f.value)}${f.note ? `<br><sub>${escapeMarkdown(f.note)}</sub>` : ""} | ${escapeMarkdown(f.rule)} | \`${f.key}\` |`);
   out2.push("");
   if (d.analysis.oversubscribed.length > 0)
-    out2.push("**Little's law above the batch slots:**", "", ...d.analysis.oversubscribed.map((o) => `- ${escapeMarkdown(o)}`), "");
+    appendAll(out2, ["**Little's law above the batch slots:**", "", ...d.analysis.oversubscribed.map((o) => `- ${escapeMarkdown(o)}`), ""]);
   out2.push(`#### Points (${escapeMarkdown(d.label)})`, "", `| ${POINT_COLUMNS.join(" | ")} |`, `|${POINT_COLUMNS.map(() => "--").join("|")}|`);
   for (const p2 of d.analysis.points) out2.push(`| ${pointRow(p2).map(escapeMarkdown).join(" | ")} |`);
   out2.push("");
@@ -60777,10 +61155,10 @@ function throughputCharts(d) {
       label: `saturation ${a.saturation.requests_per_s} req/s${a.saturation.reached ? "" : " (not reached)"}`,
       color: SATURATION
     });
-  const tokens = [{ name: "output tok/s", points: c.map((p2) => [p2.load, p2.output_tokens_per_s]), color: TOKENS, dots: true }];
+  const tokens2 = [{ name: "output tok/s", points: c.map((p2) => [p2.load, p2.output_tokens_per_s]), color: TOKENS, dots: true }];
   return [
     lineChart(`Throughput vs offered load (${d.label})`, series2, { label: xLabel(d) }, { label: "requests/s" }, marks),
-    lineChart("Output tokens/s vs offered load", tokens, { label: xLabel(d) }, { label: "tokens/s" }, loadMarks(d))
+    lineChart("Output tokens/s vs offered load", tokens2, { label: xLabel(d) }, { label: "tokens/s" }, loadMarks(d))
   ];
 }
 function latencyCharts2(d) {
@@ -60802,8 +61180,8 @@ function latencyCharts2(d) {
   ];
   const below = c.filter((p2) => !p2.saturated).map((p2) => p2.latency_ms.p99 ?? 0);
   const all = c.map((p2) => p2.latency_ms.p99 ?? 0);
-  const cap = a.service_floor_ms === null ? void 0 : Math.max(12 * a.service_floor_ms, 1.2 * Math.max(0, ...below));
-  const yMax = cap !== void 0 && cap < Math.max(0, ...all) ? cap : void 0;
+  const cap = a.service_floor_ms === null ? void 0 : Math.max(12 * a.service_floor_ms, 1.2 * maxOf(below, 0));
+  const yMax = cap !== void 0 && cap < maxOf(all, 0) ? cap : void 0;
   const title = `${metric} percentiles vs offered load${yMax === void 0 ? "" : ` (clipped at ${Math.round(yMax)} ms)`}`;
   return [
     lineChart(title, series2, { label: xLabel(d) }, { label: "ms", max: yMax }, marks),
@@ -60958,7 +61336,7 @@ async function runGuidellm(run, x1) {
     const why2 = await run.measure("step", "open", rates[i]);
     if (i === 0 && firstStepLoaded(run)) await measureBelow(run, x1);
     if (why2) {
-      run.skipped.push(...rates.slice(i + 1));
+      appendAll(run.skipped, rates.slice(i + 1));
       return `${describeLoad("open", rates[i])} is past saturation: ${why2}`;
     }
   }
@@ -61022,12 +61400,12 @@ async function runListed(run, mode) {
   run.planned = loads.length;
   for (let i = 0; i < loads.length; i++) {
     if (run.aborted()) {
-      run.skipped.push(...loads.slice(i));
+      appendAll(run.skipped, loads.slice(i));
       return "interrupted";
     }
     const why2 = await run.measure("step", mode, loads[i]);
     if (why2) {
-      run.skipped.push(...loads.slice(i + 1));
+      appendAll(run.skipped, loads.slice(i + 1));
       return `${describeLoad(mode, loads[i])} is past saturation: ${why2}${run.skipped.length ? `; not measured: ${run.skipped.map(sig4).join(", ")}` : ""}`;
     }
   }
@@ -61161,11 +61539,14 @@ async function sweepCommand(argv) {
     );
   const workers = parseWorkers2(values.workers);
   const baseline = values.baseline === void 0 ? null : readSweep(values.baseline);
-  checkOutputPaths([
-    { path: values.out, what: "--out" },
-    { path: values.html, what: "--html" },
-    { path: values.markdown, what: "--markdown" }
-  ]);
+  checkOutputPaths(
+    [
+      { path: values.out, what: "--out" },
+      { path: values.html, what: "--html" },
+      { path: values.markdown, what: "--markdown" }
+    ],
+    [{ path: positionals[0], what: "the spec" }, { path: values.baseline, what: "--baseline" }, ...workloadFilePaths(resolved)]
+  );
   const abort = new AbortController();
   const interrupts = trapInterrupts(
     abort,
@@ -61239,11 +61620,14 @@ Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error (missing or invalid file, ba
 function gateFor(specPath, current) {
   return gateOf(specPath === void 0 ? current.spec : readSpec(specPath).spec);
 }
-function checkReportPaths(files) {
-  checkOutputPaths([
-    { path: files.markdown, what: "--markdown" },
-    { path: files.html, what: "--html" }
-  ]);
+function checkReportPaths(files, inputs) {
+  checkOutputPaths(
+    [
+      { path: files.markdown, what: "--markdown" },
+      { path: files.html, what: "--html" }
+    ],
+    [...inputs, { path: files.spec, what: "--spec" }, { path: files.calibration, what: "--calibration" }]
+  );
 }
 function writeReports(report, baseline, current, files, history) {
   const written = [];
@@ -61277,7 +61661,10 @@ async function compareCommand(argv) {
   }
   if (positionals.length !== 2) throw new UsageError("loadgate compare takes a baseline and a result file; see loadgate compare --help");
   const [baselinePath, resultPath] = positionals;
-  checkReportPaths(values);
+  checkReportPaths(values, [
+    { path: baselinePath, what: "BASELINE" },
+    { path: resultPath, what: "RESULT" }
+  ]);
   const sweep = isSweepDocument(readJsonFile(resultPath));
   if (existsSync3(baselinePath) && isSweepDocument(readJsonFile(baselinePath)) !== sweep)
     throw new UsageError(
@@ -61350,8 +61737,14 @@ async function mergeCommand(argv) {
   if (!values.out) throw new UsageError("loadgate merge needs --out FILE for the merged result");
   if (values.mode !== "replicates" && values.mode !== "shards")
     throw new UsageError(`--mode "${values.mode}" is not known; expected replicates or shards`);
-  checkOutputPath(values.out, "--out");
-  const merged = mergeResults(positionals.map(readResult), { mode: values.mode, force: values.force, names: positionals });
+  checkDistinctInputs(positionals);
+  checkOutputPaths(
+    [{ path: values.out, what: "--out" }],
+    positionals.map((path2) => ({ path: path2, what: "an input" }))
+  );
+  const results = positionals.map(readResult);
+  checkDistinctRuns(results, positionals);
+  const merged = mergeResults(results, { mode: values.mode, force: values.force, names: positionals });
   writeFileAtomic(values.out, `${JSON.stringify(merged, null, 2)}
 `, "--out");
   const w = merged.requests.window;
@@ -61630,7 +62023,7 @@ function toBmf(line2) {
 var round5 = (x) => Math.round(x * 1e3) / 1e3;
 
 // src/history/file.ts
-import { appendFileSync, existsSync as existsSync4, readFileSync as readFileSync6 } from "node:fs";
+import { appendFileSync, existsSync as existsSync4, readFileSync as readFileSync3 } from "node:fs";
 var HistoryError = class extends Error {
 };
 function parseHistory(text, name2) {
@@ -61677,7 +62070,7 @@ function appendToHistory(text, lines, max2, name2) {
 function readHistoryText(path2) {
   if (!existsSync4(path2)) return "";
   try {
-    return readFileSync6(path2, "utf8");
+    return readFileSync3(path2, "utf8");
   } catch (err) {
     throw new HistoryError(`history ${path2} cannot be read (${err.code}); expected a readable file`);
   }
@@ -61956,7 +62349,10 @@ async function reportCommand(argv) {
   }
   if (positionals.length !== 1) throw new UsageError("loadgate report takes exactly one result file; see loadgate report --help");
   if (!values.html && !values.markdown) throw new UsageError("loadgate report needs --html FILE and/or --markdown FILE to write");
-  checkReportPaths(values);
+  checkReportPaths(values, [
+    { path: positionals[0], what: "the result" },
+    { path: values.baseline, what: "--baseline" }
+  ]);
   if (isSweepDocument(readJsonFile(positionals[0]))) {
     const sweep = readSweep(positionals[0]);
     const gate2 = values.baseline === void 0 ? null : compareSweeps(readSweep(values.baseline), sweep);
@@ -61977,7 +62373,6 @@ async function reportCommand(argv) {
 }
 
 // src/cli/calibrate-command.ts
-import { parseArgs as parseArgs3 } from "node:util";
 var CALIBRATE_HELP = `Usage: loadgate calibrate SPEC [options]
        loadgate calibrate --from RESULT.json \u2026 [--out FILE]
 
@@ -62000,18 +62395,14 @@ Options:
 
 Exit codes: 0 written, 3 error (bad spec, unreachable target, interrupted).`;
 async function calibrateCommand(argv) {
-  const { values, positionals } = parseArgs3({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      from: { type: "boolean", default: false },
-      replicates: { type: "string", default: "5" },
-      duration: { type: "string" },
-      warmup: { type: "string" },
-      "target-url": { type: "string" },
-      out: { type: "string", default: "loadgate-calibration.json" },
-      help: { type: "boolean", short: "h", default: false }
-    }
+  const { values, positionals } = parseCommandArgs("calibrate", argv, {
+    from: { type: "boolean", default: false },
+    replicates: { type: "string", default: "5" },
+    duration: { type: "string" },
+    warmup: { type: "string" },
+    "target-url": { type: "string" },
+    out: { type: "string", default: "loadgate-calibration.json" },
+    help: { type: "boolean", short: "h", default: false }
   });
   if (values.help) {
     process.stdout.write(`${CALIBRATE_HELP}
@@ -62028,6 +62419,7 @@ async function calibrateCommand(argv) {
     steady: values.duration,
     warmup: values.warmup
   });
+  checkOutputPaths([{ path: values.out, what: "--out" }], [{ path: positionals[0], what: "the spec" }, ...workloadFilePaths(resolved)]);
   const abort = new AbortController();
   const interrupt = () => abort.abort();
   process.once("SIGINT", interrupt).once("SIGTERM", interrupt);
@@ -62049,8 +62441,14 @@ async function calibrateCommand(argv) {
 function calibrateFromResults(paths, out2) {
   if (paths.length === 0)
     throw new UsageError("--from needs result files: at least 3 runs of one spec, or one merged result of at least 3");
-  checkOutputPath(out2, "--out");
-  const merged = paths.length === 1 ? readResult(paths[0]) : mergeResults(paths.map(readResult), { mode: "replicates", names: paths });
+  checkDistinctInputs(paths);
+  checkOutputPaths(
+    [{ path: out2, what: "--out" }],
+    paths.map((path2) => ({ path: path2, what: "an input" }))
+  );
+  const results = paths.map(readResult);
+  checkDistinctRuns(results, paths);
+  const merged = results.length === 1 ? results[0] : mergeResults(results, { mode: "replicates", names: paths });
   const runs = merged.replicates?.count ?? 1;
   if (runs < 3)
     throw new UsageError(
@@ -62061,7 +62459,7 @@ function calibrateFromResults(paths, out2) {
 function writeCalibration(merged, out2) {
   const calibration = calibrationFrom(merged);
   writeFileAtomic(out2, `${JSON.stringify(calibration, null, 2)}
-`);
+`, "--out");
   const shown = ["ttft_ms.p95", "tpot_ms.p50", "itl_ms.p99", "e2e_ms.p95", "throughput.output_tokens_per_s"].filter(
     (k) => calibration.cv[k] !== void 0
   );
@@ -62074,7 +62472,7 @@ Calibration written to ${out2}
 }
 
 // src/cli/plan-command.ts
-import { parseArgs as parseArgs4 } from "node:util";
+import { parseArgs as parseArgs3 } from "node:util";
 
 // src/gate/plan.ts
 function planDetection(o) {
@@ -62168,7 +62566,7 @@ var line = (p2, windowS) => {
   return `${head} \u2014 ${window2}; or ${reps} (${cv})`;
 };
 async function planCommand(argv) {
-  const { values, positionals } = parseArgs4({
+  const { values, positionals } = parseArgs3({
     args: argv,
     allowPositionals: true,
     options: {
@@ -62256,9 +62654,9 @@ async function measureFloor(draft, model2, headers) {
   } finally {
     await client.close();
   }
-  const ttftMs = Math.max(...probes.map((p2) => p2.ttftMs));
-  const e2eMs = Math.max(...probes.map((p2) => p2.e2eMs));
-  const tpotMs = Math.max(...probes.map((p2) => p2.tokens > 1 ? (p2.e2eMs - p2.ttftMs) / (p2.tokens - 1) : 0));
+  const ttftMs = maxOf(probes.map((p2) => p2.ttftMs));
+  const e2eMs = maxOf(probes.map((p2) => p2.e2eMs));
+  const tpotMs = maxOf(probes.map((p2) => p2.tokens > 1 ? (p2.e2eMs - p2.ttftMs) / (p2.tokens - 1) : 0));
   return { requests: probes.length, ttftMs, tpotMs, e2eMs };
 }
 function probeOnce2(client, body, id) {

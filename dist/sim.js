@@ -412,11 +412,11 @@ var require_codegen = __commonJS({
         const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
         return `${varKind} ${this.name}${rhs};` + _n;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         if (!names[this.name.str])
           return;
         if (this.rhs)
-          this.rhs = optimizeExpr(this.rhs, names, constants);
+          this.rhs = optimizeExpr(this.rhs, names, constants2);
         return this;
       }
       get names() {
@@ -433,10 +433,10 @@ var require_codegen = __commonJS({
       render({ _n }) {
         return `${this.lhs} = ${this.rhs};` + _n;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         if (this.lhs instanceof code_1.Name && !names[this.lhs.str] && !this.sideEffects)
           return;
-        this.rhs = optimizeExpr(this.rhs, names, constants);
+        this.rhs = optimizeExpr(this.rhs, names, constants2);
         return this;
       }
       get names() {
@@ -497,8 +497,8 @@ var require_codegen = __commonJS({
       optimizeNodes() {
         return `${this.code}` ? this : void 0;
       }
-      optimizeNames(names, constants) {
-        this.code = optimizeExpr(this.code, names, constants);
+      optimizeNames(names, constants2) {
+        this.code = optimizeExpr(this.code, names, constants2);
         return this;
       }
       get names() {
@@ -527,12 +527,12 @@ var require_codegen = __commonJS({
         }
         return nodes.length > 0 ? this : void 0;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         const { nodes } = this;
         let i = nodes.length;
         while (i--) {
           const n = nodes[i];
-          if (n.optimizeNames(names, constants))
+          if (n.optimizeNames(names, constants2))
             continue;
           subtractNames(names, n.names);
           nodes.splice(i, 1);
@@ -585,12 +585,12 @@ var require_codegen = __commonJS({
           return void 0;
         return this;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         var _a;
-        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants);
-        if (!(super.optimizeNames(names, constants) || this.else))
+        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants2);
+        if (!(super.optimizeNames(names, constants2) || this.else))
           return;
-        this.condition = optimizeExpr(this.condition, names, constants);
+        this.condition = optimizeExpr(this.condition, names, constants2);
         return this;
       }
       get names() {
@@ -613,10 +613,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.iteration})` + super.render(opts);
       }
-      optimizeNames(names, constants) {
-        if (!super.optimizeNames(names, constants))
+      optimizeNames(names, constants2) {
+        if (!super.optimizeNames(names, constants2))
           return;
-        this.iteration = optimizeExpr(this.iteration, names, constants);
+        this.iteration = optimizeExpr(this.iteration, names, constants2);
         return this;
       }
       get names() {
@@ -652,10 +652,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.varKind} ${this.name} ${this.loop} ${this.iterable})` + super.render(opts);
       }
-      optimizeNames(names, constants) {
-        if (!super.optimizeNames(names, constants))
+      optimizeNames(names, constants2) {
+        if (!super.optimizeNames(names, constants2))
           return;
-        this.iterable = optimizeExpr(this.iterable, names, constants);
+        this.iterable = optimizeExpr(this.iterable, names, constants2);
         return this;
       }
       get names() {
@@ -697,11 +697,11 @@ var require_codegen = __commonJS({
         (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNodes();
         return this;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         var _a, _b;
-        super.optimizeNames(names, constants);
-        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants);
-        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants);
+        super.optimizeNames(names, constants2);
+        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants2);
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants2);
         return this;
       }
       get names() {
@@ -1002,7 +1002,7 @@ var require_codegen = __commonJS({
     function addExprNames(names, from) {
       return from instanceof code_1._CodeOrName ? addNames(names, from.names) : names;
     }
-    function optimizeExpr(expr, names, constants) {
+    function optimizeExpr(expr, names, constants2) {
       if (expr instanceof code_1.Name)
         return replaceName(expr);
       if (!canOptimize(expr))
@@ -1017,14 +1017,14 @@ var require_codegen = __commonJS({
         return items;
       }, []));
       function replaceName(n) {
-        const c = constants[n.str];
+        const c = constants2[n.str];
         if (c === void 0 || names[n.str] !== 1)
           return n;
         delete names[n.str];
         return c;
       }
       function canOptimize(e) {
-        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants[c.str] !== void 0);
+        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants2[c.str] !== void 0);
       }
     }
     function subtractNames(names, from) {
@@ -14275,7 +14275,6 @@ import { parseArgs } from "node:util";
 
 // src/sim/config.ts
 var import_ajv = __toESM(require_ajv(), 1);
-import { readFileSync } from "node:fs";
 
 // src/spec/compile-on-use.ts
 function compileOnFirstUse(compile) {
@@ -14285,6 +14284,15 @@ function compileOnFirstUse(compile) {
 
 // src/sim/config.ts
 var import_yaml = __toESM(require_dist(), 1);
+
+// src/spec/limits.ts
+var MAX_DURATION_MS = 24 * 36e5;
+var MAX_SPEC_BYTES = 1024 * 1024;
+var MAX_DATASET_BYTES = 256 * 1024 * 1024;
+var MAX_LENGTH_FILE_BYTES = 16 * 1024 * 1024;
+var MAX_RESULT_BYTES = 64 * 1024 * 1024;
+var figure = (n) => n >= 1e15 ? n.toExponential(1) : Math.round(n).toLocaleString("en-US");
+var bytes = (n) => n >= 1024 * 1024 ? `${n / (1024 * 1024)} MiB` : `${n / 1024} KiB`;
 
 // src/spec/did-you-mean.ts
 function levenshtein(a, b) {
@@ -14332,13 +14340,19 @@ var TYPE_PHRASE = {
   number: "a number",
   array: "a list"
 };
+var MAX_QUOTED_CHARS = 40;
 function show(value) {
   if (value === null || value === void 0) return "empty";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
-  if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === "string")
+    return quotable(value) ? JSON.stringify(value) : `a string of ${value.length.toLocaleString("en-US")} characters`;
   if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
   return "a value";
+}
+var quotable = (s) => s.length <= MAX_QUOTED_CHARS && !/[\s=\x00-\x1f\x7f]/.test(s);
+function showKey(key) {
+  return quotable(key) ? key : `(a key of ${key.length.toLocaleString("en-US")} characters)`;
 }
 function expected(schema) {
   const s = schema ?? {};
@@ -14356,7 +14370,8 @@ function expected(schema) {
 function issueFromErrors(errors, data) {
   const order = documentOrder(data);
   const rank = (e) => order.get(pointerOf(e)) ?? Number.MAX_SAFE_INTEGER;
-  const useful = errors.filter((e) => e.keyword !== "if");
+  const inside = (e) => errors.some((o) => o.instancePath.startsWith(`${e.instancePath}/`));
+  const useful = errors.filter((e) => e.keyword !== "if" && !((e.keyword === "type" || e.keyword === "anyOf") && inside(e)));
   const first = useful.reduce((best, e) => rank(e) < rank(best) ? e : best);
   return phrase(first);
 }
@@ -14368,7 +14383,7 @@ function phrase(e) {
     const allowed = Object.keys(schema?.properties ?? {});
     const guess = closest(key, allowed);
     const hint = guess ? `did you mean "${guess}"?` : `expected one of ${allowed.join(", ")}`;
-    return new SpecIssue([...path, key], `is not a known key; ${hint}`);
+    return new SpecIssue([...path, showKey(key)], `is not a known key; ${hint}`);
   }
   if (e.keyword === "required") {
     const key = e.params.missingProperty;
@@ -14405,7 +14420,7 @@ function documentOrder(data) {
   return order;
 }
 var escape2 = (key) => key.replace(/~/g, "~0").replace(/\//g, "~1");
-var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").map((s) => showKey(s.replace(/~1/g, "/").replace(/~0/g, "~")));
 
 // src/sim/compute-bound.ts
 var COMPUTE_BOUND_BASE_MS = 3.5;
@@ -14424,6 +14439,82 @@ function computeBoundEngine(timeScale = 1, base = COMPUTE_BOUND_BASE_MS, alpha =
   };
 }
 var SIM_PRESETS = { "compute-bound": () => computeBoundEngine() };
+
+// src/spec/read-file.ts
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+var READ_FAILURES = {
+  ENOENT: "file not found",
+  EACCES: "file is not readable (permission denied)",
+  EPERM: "file is not readable (permission denied)",
+  EISDIR: "is a directory",
+  ENOTDIR: "a part of the path is a file, not a folder",
+  ELOOP: "the path is a loop of symbolic links",
+  ENAMETOOLONG: "the name is too long"
+};
+var ReadFileError = class extends Error {
+  constructor(reason, tooLarge = false) {
+    super(reason);
+    this.reason = reason;
+    this.tooLarge = tooLarge;
+  }
+  reason;
+  tooLarge;
+};
+function readFileCapped(path, maxBytes, caps = {}) {
+  let fd;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw new ReadFileError(failure(err));
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw new ReadFileError("is a directory");
+    if (!st.isFile()) throw new ReadFileError("is not a regular file (a device, pipe or socket)");
+    if (st.size > maxBytes) throw new ReadFileError(`is larger than ${bytes(maxBytes)}`, true);
+    return readCapped(fd, maxBytes, caps.maxLines ?? Infinity);
+  } catch (err) {
+    if (err instanceof ReadFileError) throw err;
+    throw new ReadFileError(failure(err));
+  } finally {
+    closeSync(fd);
+  }
+}
+function readCapped(fd, maxBytes, maxLines) {
+  const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, 1 << 20));
+  const parts = [];
+  let total = 0;
+  let lines = 0;
+  for (; ; ) {
+    const n = readSync(fd, buf, 0, buf.length, null);
+    if (n === 0) break;
+    total += n;
+    if (total > maxBytes) throw new ReadFileError(`is larger than ${bytes(maxBytes)}`, true);
+    for (let at = buf.indexOf(10); at !== -1 && at < n; at = buf.indexOf(10, at + 1)) lines++;
+    if (lines > maxLines) throw new ReadFileError(`has more than ${figure(maxLines)} lines`, true);
+    parts.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return Buffer.concat(parts, total).toString("utf8");
+}
+function failure(err) {
+  const code = err.code ?? "unknown error";
+  return READ_FAILURES[code] ?? `cannot be read (${code})`;
+}
+function jsonProblem(err, text) {
+  const message = err instanceof Error ? err.message : "";
+  if (/Unexpected end of JSON input/.test(message)) return "it ends in the middle of a value";
+  const at = /at position (\d+)/.exec(message);
+  if (!at) return "a syntax error";
+  const pos = Number(at[1]);
+  if (text === void 0) return `a syntax error at character ${pos + 1}`;
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < pos; i = text.indexOf("\n", i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return `a syntax error at line ${line}, column ${pos - lineStart + 1}`;
+}
 
 // src/sim/config.ts
 var SIM_DEFAULTS = {
@@ -14569,21 +14660,24 @@ function crossCheck(c) {
 function readSimConfigFile(path) {
   let text;
   try {
-    text = readFileSync(path, "utf8");
+    text = readFileCapped(path, MAX_SPEC_BYTES);
   } catch (err) {
-    throw new SimConfigError(`cannot read ${path}: ${err.code ?? err.message}`);
+    if (!(err instanceof ReadFileError)) throw err;
+    throw new SimConfigError(
+      `${path}: ${err.reason}; expected a YAML or JSON simulator config${err.tooLarge ? ` of at most ${bytes(MAX_SPEC_BYTES)}` : ""}`
+    );
   }
   try {
     return (0, import_yaml.parse)(text);
   } catch (err) {
-    throw new SimConfigError(`${path} is not valid YAML or JSON: ${err.message.split("\n")[0]}`);
+    throw new SimConfigError(`${path} is not valid YAML or JSON: ${err.message.split("\n")[0].replace(/:$/, "")}`);
   }
 }
 function parseSimConfigJson(text) {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new SimConfigError(`--config-json is not valid JSON: ${err.message.split("\n")[0]}`);
+    throw new SimConfigError(`--config-json is not valid JSON (${jsonProblem(err, text)})`);
   }
 }
 var round = (x) => Math.round(x * 1e6) / 1e6;
@@ -16123,8 +16217,7 @@ function listenFailure(err) {
 }
 function mapping(value, source) {
   if (value === null || value === void 0) return {};
-  if (typeof value !== "object" || Array.isArray(value))
-    throw new SimConfigError(`${source} holds ${Array.isArray(value) ? "a list" : JSON.stringify(value)}; expected a mapping`);
+  if (typeof value !== "object" || Array.isArray(value)) throw new SimConfigError(`${source} holds ${show(value)}; expected a mapping`);
   return value;
 }
 

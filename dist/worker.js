@@ -4039,8 +4039,8 @@ var require_infra = __commonJS({
       assert(!invalidIsomorphicEncodeValueRegex.test(input));
       return input;
     }
-    function parseJSONFromBytes(bytes) {
-      return JSON.parse(utf8DecodeBytes(bytes));
+    function parseJSONFromBytes(bytes2) {
+      return JSON.parse(utf8DecodeBytes(bytes2));
     }
     function removeASCIIWhitespace(str, leading = true, trailing = true) {
       return removeChars(str, leading, trailing, isASCIIWhitespace);
@@ -4140,8 +4140,8 @@ var require_data_url = __commonJS({
       return serialized;
     }
     function stringPercentDecode(input) {
-      const bytes = encoder.encode(input);
-      return percentDecode(bytes);
+      const bytes2 = encoder.encode(input);
+      return percentDecode(bytes2);
     }
     function isHexCharByte(byte) {
       return byte >= 48 && byte <= 57 || byte >= 65 && byte <= 70 || byte >= 97 && byte <= 102;
@@ -4827,10 +4827,10 @@ var require_webidl = __commonJS({
       if (jsArrayBuffer.detached) {
         return new Uint8Array(0);
       }
-      const bytes = new Uint8Array(length);
+      const bytes2 = new Uint8Array(length);
       const view = new Uint8Array(jsArrayBuffer, offset, length);
-      bytes.set(view);
-      return bytes;
+      bytes2.set(view);
+      return bytes2;
     };
     webidl.converters.DOMString = function(V, prefix, argument, flags) {
       if (V === null && webidl.util.HasFlag(flags, webidl.attributes.LegacyNullToEmptyString)) {
@@ -5546,19 +5546,19 @@ var require_util2 = __commonJS({
     }
     async function readAllBytes(reader, successSteps, failureSteps) {
       try {
-        const bytes = [];
+        const bytes2 = [];
         let byteLength = 0;
         do {
           const { done, value: chunk } = await reader.read();
           if (done) {
-            successSteps(Buffer.concat(bytes, byteLength));
+            successSteps(Buffer.concat(bytes2, byteLength));
             return;
           }
           if (!isUint8Array(chunk)) {
             failureSteps(new TypeError("Received non-Uint8Array chunk"));
             return;
           }
-          bytes.push(chunk);
+          bytes2.push(chunk);
           byteLength += chunk.length;
         } while (true);
       } catch (e) {
@@ -6517,19 +6517,19 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
     function bodyMixinMethods(instance, getInternalState) {
       const methods = {
         blob() {
-          return consumeBody(this, (bytes) => {
+          return consumeBody(this, (bytes2) => {
             let mimeType = bodyMimeType(getInternalState(this));
             if (mimeType === null) {
               mimeType = "";
             } else if (mimeType) {
               mimeType = serializeAMimeType(mimeType);
             }
-            return new Blob([bytes], { type: mimeType });
+            return new Blob([bytes2], { type: mimeType });
           }, instance, getInternalState);
         },
         arrayBuffer() {
-          return consumeBody(this, (bytes) => {
-            return new Uint8Array(bytes).buffer;
+          return consumeBody(this, (bytes2) => {
+            return new Uint8Array(bytes2).buffer;
           }, instance, getInternalState);
         },
         text() {
@@ -6565,8 +6565,8 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
           }, instance, getInternalState);
         },
         bytes() {
-          return consumeBody(this, (bytes) => {
-            return new Uint8Array(bytes);
+          return consumeBody(this, (bytes2) => {
+            return new Uint8Array(bytes2);
           }, instance, getInternalState);
         }
       };
@@ -6679,7 +6679,7 @@ var require_client_h1 = __commonJS({
       kHTTPContext,
       kClosed
     } = require_symbols();
-    var constants = require_constants2();
+    var constants2 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var removeAllListeners = util.removeAllListeners;
@@ -6815,7 +6815,7 @@ var require_client_h1 = __commonJS({
          */
       constructor(client, socket, { exports: exports3 }) {
         this.llhttp = exports3;
-        this.ptr = this.llhttp.llhttp_alloc(constants.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants2.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -6911,11 +6911,11 @@ var require_client_h1 = __commonJS({
             currentParser = null;
             currentBufferRef = null;
           }
-          if (ret !== constants.ERROR.OK) {
+          if (ret !== constants2.ERROR.OK) {
             const data = chunk.subarray(llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr);
-            if (ret === constants.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants2.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(data);
-            } else if (ret === constants.ERROR.PAUSED) {
+            } else if (ret === constants2.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(data);
             } else {
@@ -6938,10 +6938,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants.ERROR.OK) {
+        if (ret === constants2.ERROR.OK) {
           return null;
         }
-        if (ret === constants.ERROR.PAUSED || ret === constants.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants2.ERROR.PAUSED || ret === constants2.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -6958,7 +6958,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants.ERROR[ret], data);
+        return new HTTPParserError(message, constants2.ERROR[ret], data);
       }
       destroy() {
         assert(currentParser === null);
@@ -7169,7 +7169,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants.ERROR.PAUSED : 0;
+        return pause ? constants2.ERROR.PAUSED : 0;
       }
       /**
        * @param {Buffer} buf
@@ -7195,7 +7195,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request2.onData(buf) === false) {
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         }
         return 0;
       }
@@ -7235,13 +7235,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(client[kResume]);
         } else {
@@ -19935,10 +19935,10 @@ var require_response = __commonJS({
         if (init2 !== null) {
           init2 = webidl.converters.ResponseInit(init2);
         }
-        const bytes = textEncoder.encode(
+        const bytes2 = textEncoder.encode(
           serializeJavascriptValueToJSONString(data)
         );
-        const body = extractBody(bytes);
+        const body = extractBody(bytes2);
         const responseObject = fromInnerResponse(makeResponse({}), "response");
         initializeResponse(responseObject, init2, { body: body[0], type: "application/json" });
         return responseObject;
@@ -21102,7 +21102,7 @@ var require_subresource_integrity = __commonJS({
       )
     );
     var isValidSRIHashAlgorithm = (algorithm) => validSRIHashAlgorithmTokenSet.has(asciiLowercase(algorithm));
-    var bytesMatch = runtimeFeatures.has("crypto") === false || validSRIHashAlgorithmTokenSet.size === 0 ? () => true : (bytes, metadataList) => {
+    var bytesMatch = runtimeFeatures.has("crypto") === false || validSRIHashAlgorithmTokenSet.size === 0 ? () => true : (bytes2, metadataList) => {
       const parsedMetadata = parseMetadata(metadataList);
       if (parsedMetadata.length === 0) {
         return true;
@@ -21111,7 +21111,7 @@ var require_subresource_integrity = __commonJS({
       for (const item of metadata) {
         const algorithm = item.alg;
         const expectedValue = item.val;
-        const actualValue = applyAlgorithmToBytes(algorithm, bytes);
+        const actualValue = applyAlgorithmToBytes(algorithm, bytes2);
         if (caseSensitiveMatch(actualValue, expectedValue)) {
           return true;
         }
@@ -21170,8 +21170,8 @@ var require_subresource_integrity = __commonJS({
       }
       return result;
     }
-    var applyAlgorithmToBytes = (algorithm, bytes) => {
-      return crypto.hash(algorithm, bytes, "base64");
+    var applyAlgorithmToBytes = (algorithm, bytes2) => {
+      return crypto.hash(algorithm, bytes2, "base64");
     };
     function caseSensitiveMatch(actualValue, expectedValue) {
       let actualValueLength = actualValue.length;
@@ -21582,12 +21582,12 @@ var require_fetch = __commonJS({
             processBodyError(response.error);
             return;
           }
-          const processBody = (bytes) => {
-            if (!bytesMatch(bytes, request2.integrity)) {
+          const processBody = (bytes2) => {
+            if (!bytesMatch(bytes2, request2.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
-            response.body = safelyExtractBody(bytes)[0];
+            response.body = safelyExtractBody(bytes2)[0];
             fetchFinale(fetchParams, response);
           };
           fullyReadBody(response.body, processBody, processBodyError);
@@ -22030,12 +22030,12 @@ var require_fetch = __commonJS({
       if (request2.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
       } else if (request2.body != null) {
-        const processBodyChunk = async function* (bytes) {
+        const processBodyChunk = async function* (bytes2) {
           if (isCancelled(fetchParams)) {
             return;
           }
-          yield bytes;
-          fetchParams.processRequestBodyChunkLength?.(bytes.byteLength);
+          yield bytes2;
+          fetchParams.processRequestBodyChunkLength?.(bytes2.byteLength);
         };
         const processEndOfBody = () => {
           if (isCancelled(fetchParams)) {
@@ -22057,8 +22057,8 @@ var require_fetch = __commonJS({
         };
         requestBody2 = (async function* () {
           try {
-            for await (const bytes of request2.body.stream) {
-              yield* processBodyChunk(bytes);
+            for await (const bytes2 of request2.body.stream) {
+              yield* processBodyChunk(bytes2);
             }
             processEndOfBody();
           } catch (err) {
@@ -22106,33 +22106,33 @@ var require_fetch = __commonJS({
       }
       fetchParams.controller.resume = async () => {
         while (true) {
-          let bytes;
+          let bytes2;
           let isFailure;
           try {
             const { done, value: value2 } = await fetchParams.controller.next();
             if (isAborted(fetchParams)) {
               break;
             }
-            bytes = done ? void 0 : value2;
+            bytes2 = done ? void 0 : value2;
           } catch (err) {
             if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
-              bytes = void 0;
+              bytes2 = void 0;
             } else {
-              bytes = err;
+              bytes2 = err;
               isFailure = true;
             }
           }
-          if (bytes === void 0) {
+          if (bytes2 === void 0) {
             readableStreamClose(fetchParams.controller.controller);
             finalizeResponse(fetchParams, response);
             return;
           }
-          timingInfo.decodedBodySize += bytes?.byteLength ?? 0;
+          timingInfo.decodedBodySize += bytes2?.byteLength ?? 0;
           if (isFailure) {
-            fetchParams.controller.terminate(bytes);
+            fetchParams.controller.terminate(bytes2);
             return;
           }
-          const buffer = new Uint8Array(bytes);
+          const buffer = new Uint8Array(bytes2);
           if (buffer.byteLength) {
             fetchParams.controller.controller.enqueue(buffer);
           }
@@ -22272,9 +22272,9 @@ var require_fetch = __commonJS({
               if (fetchParams.controller.dump) {
                 return;
               }
-              const bytes = chunk;
-              timingInfo.encodedBodySize += bytes.byteLength;
-              return this.body.push(bytes);
+              const bytes2 = chunk;
+              timingInfo.encodedBodySize += bytes2.byteLength;
+              return this.body.push(bytes2);
             },
             onComplete() {
               if (this.abort) {
@@ -22605,9 +22605,9 @@ var require_cache3 = __commonJS({
           // 16.
         };
         operations.push(operation);
-        const bytes = await bodyReadPromise.promise;
+        const bytes2 = await bodyReadPromise.promise;
         if (clonedResponse.body != null) {
-          clonedResponse.body.source = bytes;
+          clonedResponse.body.source = bytes2;
         }
         const cacheJobPromise = createDeferredPromise();
         let errorData = null;
@@ -32047,9 +32047,9 @@ var require_pako = __commonJS({
     var assign = require_common().assign;
     var deflate = require_deflate2();
     var inflate = require_inflate2();
-    var constants = require_constants6();
+    var constants2 = require_constants6();
     var pako2 = {};
-    assign(pako2, deflate, inflate, constants);
+    assign(pako2, deflate, inflate, constants2);
     module2.exports = pako2;
   }
 });
@@ -34594,11 +34594,11 @@ var require_codegen = __commonJS({
         const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
         return `${varKind} ${this.name}${rhs};` + _n;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         if (!names[this.name.str])
           return;
         if (this.rhs)
-          this.rhs = optimizeExpr(this.rhs, names, constants);
+          this.rhs = optimizeExpr(this.rhs, names, constants2);
         return this;
       }
       get names() {
@@ -34615,10 +34615,10 @@ var require_codegen = __commonJS({
       render({ _n }) {
         return `${this.lhs} = ${this.rhs};` + _n;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         if (this.lhs instanceof code_1.Name && !names[this.lhs.str] && !this.sideEffects)
           return;
-        this.rhs = optimizeExpr(this.rhs, names, constants);
+        this.rhs = optimizeExpr(this.rhs, names, constants2);
         return this;
       }
       get names() {
@@ -34679,8 +34679,8 @@ var require_codegen = __commonJS({
       optimizeNodes() {
         return `${this.code}` ? this : void 0;
       }
-      optimizeNames(names, constants) {
-        this.code = optimizeExpr(this.code, names, constants);
+      optimizeNames(names, constants2) {
+        this.code = optimizeExpr(this.code, names, constants2);
         return this;
       }
       get names() {
@@ -34709,12 +34709,12 @@ var require_codegen = __commonJS({
         }
         return nodes.length > 0 ? this : void 0;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         const { nodes } = this;
         let i = nodes.length;
         while (i--) {
           const n = nodes[i];
-          if (n.optimizeNames(names, constants))
+          if (n.optimizeNames(names, constants2))
             continue;
           subtractNames(names, n.names);
           nodes.splice(i, 1);
@@ -34767,12 +34767,12 @@ var require_codegen = __commonJS({
           return void 0;
         return this;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         var _a;
-        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants);
-        if (!(super.optimizeNames(names, constants) || this.else))
+        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants2);
+        if (!(super.optimizeNames(names, constants2) || this.else))
           return;
-        this.condition = optimizeExpr(this.condition, names, constants);
+        this.condition = optimizeExpr(this.condition, names, constants2);
         return this;
       }
       get names() {
@@ -34795,10 +34795,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.iteration})` + super.render(opts);
       }
-      optimizeNames(names, constants) {
-        if (!super.optimizeNames(names, constants))
+      optimizeNames(names, constants2) {
+        if (!super.optimizeNames(names, constants2))
           return;
-        this.iteration = optimizeExpr(this.iteration, names, constants);
+        this.iteration = optimizeExpr(this.iteration, names, constants2);
         return this;
       }
       get names() {
@@ -34834,10 +34834,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.varKind} ${this.name} ${this.loop} ${this.iterable})` + super.render(opts);
       }
-      optimizeNames(names, constants) {
-        if (!super.optimizeNames(names, constants))
+      optimizeNames(names, constants2) {
+        if (!super.optimizeNames(names, constants2))
           return;
-        this.iterable = optimizeExpr(this.iterable, names, constants);
+        this.iterable = optimizeExpr(this.iterable, names, constants2);
         return this;
       }
       get names() {
@@ -34879,11 +34879,11 @@ var require_codegen = __commonJS({
         (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNodes();
         return this;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         var _a, _b;
-        super.optimizeNames(names, constants);
-        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants);
-        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants);
+        super.optimizeNames(names, constants2);
+        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants2);
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants2);
         return this;
       }
       get names() {
@@ -35184,7 +35184,7 @@ var require_codegen = __commonJS({
     function addExprNames(names, from) {
       return from instanceof code_1._CodeOrName ? addNames(names, from.names) : names;
     }
-    function optimizeExpr(expr, names, constants) {
+    function optimizeExpr(expr, names, constants2) {
       if (expr instanceof code_1.Name)
         return replaceName(expr);
       if (!canOptimize(expr))
@@ -35199,14 +35199,14 @@ var require_codegen = __commonJS({
         return items;
       }, []));
       function replaceName(n) {
-        const c = constants[n.str];
+        const c = constants2[n.str];
         if (c === void 0 || names[n.str] !== 1)
           return n;
         delete names[n.str];
         return c;
       }
       function canOptimize(e) {
-        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants[c.str] !== void 0);
+        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants2[c.str] !== void 0);
       }
     }
     function subtractNames(names, from) {
@@ -41146,13 +41146,114 @@ function recordLine(r) {
 
 // src/workload/inputs.ts
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
 // src/spec/error.ts
 var SpecError = class extends Error {
   name = "SpecError";
 };
+
+// src/spec/limits.ts
+var MAX_DURATION_MS = 24 * 36e5;
+var MAX_TOKENS_PER_REQUEST = 2e6;
+var MAX_SPEC_BYTES = 1024 * 1024;
+var MAX_DATASET_BYTES = 256 * 1024 * 1024;
+var MAX_DATASET_ENTRIES = 1e6;
+var MAX_LENGTH_FILE_BYTES = 16 * 1024 * 1024;
+var MAX_LENGTH_FILE_LINES = 1e6;
+var MAX_RESULT_BYTES = 64 * 1024 * 1024;
+var figure = (n) => n >= 1e15 ? n.toExponential(1) : Math.round(n).toLocaleString("en-US");
+var bytes = (n) => n >= 1024 * 1024 ? `${n / (1024 * 1024)} MiB` : `${n / 1024} KiB`;
+
+// src/spec/read-file.ts
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+var READ_FAILURES = {
+  ENOENT: "file not found",
+  EACCES: "file is not readable (permission denied)",
+  EPERM: "file is not readable (permission denied)",
+  EISDIR: "is a directory",
+  ENOTDIR: "a part of the path is a file, not a folder",
+  ELOOP: "the path is a loop of symbolic links",
+  ENAMETOOLONG: "the name is too long"
+};
+var ReadFileError = class extends Error {
+  constructor(reason, tooLarge = false) {
+    super(reason);
+    this.reason = reason;
+    this.tooLarge = tooLarge;
+  }
+  reason;
+  tooLarge;
+};
+function readFileCapped(path, maxBytes, caps = {}) {
+  let fd;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw new ReadFileError(failure(err));
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw new ReadFileError("is a directory");
+    if (!st.isFile()) throw new ReadFileError("is not a regular file (a device, pipe or socket)");
+    if (st.size > maxBytes) throw new ReadFileError(`is larger than ${bytes(maxBytes)}`, true);
+    return readCapped(fd, maxBytes, caps.maxLines ?? Infinity);
+  } catch (err) {
+    if (err instanceof ReadFileError) throw err;
+    throw new ReadFileError(failure(err));
+  } finally {
+    closeSync(fd);
+  }
+}
+function readCapped(fd, maxBytes, maxLines) {
+  const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, 1 << 20));
+  const parts = [];
+  let total = 0;
+  let lines2 = 0;
+  for (; ; ) {
+    const n = readSync(fd, buf, 0, buf.length, null);
+    if (n === 0) break;
+    total += n;
+    if (total > maxBytes) throw new ReadFileError(`is larger than ${bytes(maxBytes)}`, true);
+    for (let at = buf.indexOf(10); at !== -1 && at < n; at = buf.indexOf(10, at + 1)) lines2++;
+    if (lines2 > maxLines) throw new ReadFileError(`has more than ${figure(maxLines)} lines`, true);
+    parts.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return Buffer.concat(parts, total).toString("utf8");
+}
+function failure(err) {
+  const code = err.code ?? "unknown error";
+  return READ_FAILURES[code] ?? `cannot be read (${code})`;
+}
+function jsonProblem(err, text) {
+  const message = err instanceof Error ? err.message : "";
+  if (/Unexpected end of JSON input/.test(message)) return "it ends in the middle of a value";
+  const at = /at position (\d+)/.exec(message);
+  if (!at) return "a syntax error";
+  const pos = Number(at[1]);
+  if (text === void 0) return `a syntax error at character ${pos + 1}`;
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < pos; i = text.indexOf("\n", i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return `a syntax error at line ${line}, column ${pos - lineStart + 1}`;
+}
+
+// src/client/bounds.ts
+var DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
+var MAX_EVENT_BYTES = 64 * 1024 * 1024;
+var MAX_TOKEN_COUNT = 1e9;
+function tokenCountProblem(value2) {
+  if (Number.isInteger(value2) && value2 >= 0 && value2 <= MAX_TOKEN_COUNT) return null;
+  const shown = Number.isFinite(value2) ? String(value2) : "not a finite number";
+  return `is ${shown}; expected an integer from 0 to ${MAX_TOKEN_COUNT.toExponential(0).replace("+", "")}`;
+}
+function byteSize(n) {
+  if (n >= 1024 * 1024) return `${+(n / (1024 * 1024)).toFixed(1)} MiB`;
+  return `${+(n / 1024).toFixed(1)} KiB`;
+}
 
 // src/client/chunk-scan.ts
 var OK = 0;
@@ -41191,8 +41292,8 @@ var intValue = NaN;
 function newChunkFindings() {
   return { hasDelta: false, answer: false, reasoning: false, text: false, completionTokens: null, promptTokens: null };
 }
-function scanChunk(bytes, start2, stop, findings2) {
-  b = bytes;
+function scanChunk(bytes2, start2, stop, findings2) {
+  b = bytes2;
   p = start2;
   end = stop;
   status = OK;
@@ -41458,28 +41559,35 @@ function newStreamEvent() {
 }
 var DONE = Buffer.from("[DONE]");
 var findings = newChunkFindings();
-function readEvent(bytes, start2, end2, into) {
+function readEvent(bytes2, start2, end2, into) {
   reset(into);
   if (end2 === start2) return into;
-  if (end2 - start2 === DONE.length && Buffer.compare(DONE, bytes.subarray(start2, end2)) === 0) {
+  if (end2 - start2 === DONE.length && Buffer.compare(DONE, bytes2.subarray(start2, end2)) === 0) {
     into.done = true;
     return into;
   }
-  const status2 = scanChunk(bytes, start2, end2, findings);
+  const status2 = scanChunk(bytes2, start2, end2, findings);
   if (status2 === MALFORMED) {
     into.error = "malformed chunk";
     return into;
   }
-  if (status2 === UNUSUAL) return parseEvent(Buffer.from(bytes.buffer, bytes.byteOffset + start2, end2 - start2).toString("utf8"), into);
+  if (status2 === UNUSUAL) return parseEvent(Buffer.from(bytes2.buffer, bytes2.byteOffset + start2, end2 - start2).toString("utf8"), into);
   const f = findings;
   if (f.hasDelta ? f.answer : f.text) into.content = "answer";
   else if (f.hasDelta && f.reasoning) into.content = "reasoning";
-  if (f.completionTokens !== null) {
-    into.usage = true;
-    into.completionTokens = f.completionTokens;
-    into.promptTokens = f.promptTokens ?? 0;
-  }
+  if (f.completionTokens !== null) setUsage(into, f.promptTokens ?? 0, f.completionTokens);
   return into;
+}
+function setUsage(into, promptTokens, completionTokens) {
+  const problem = tokenCountProblem(completionTokens);
+  const promptProblem = tokenCountProblem(promptTokens);
+  if (problem !== null || promptProblem !== null) {
+    into.error = `malformed chunk: usage.${problem !== null ? `completion_tokens ${problem}` : `prompt_tokens ${promptProblem}`}`;
+    return;
+  }
+  into.usage = true;
+  into.completionTokens = completionTokens;
+  into.promptTokens = promptTokens;
 }
 function reset(into) {
   into.done = false;
@@ -41521,11 +41629,8 @@ function parseEvent(data, into) {
     }
   }
   const usage = chunk.usage;
-  if (usage != null && typeof usage.completion_tokens === "number") {
-    into.usage = true;
-    into.completionTokens = usage.completion_tokens;
-    into.promptTokens = typeof usage.prompt_tokens === "number" ? usage.prompt_tokens : 0;
-  }
+  if (usage != null && typeof usage.completion_tokens === "number")
+    setUsage(into, typeof usage.prompt_tokens === "number" ? usage.prompt_tokens : 0, usage.completion_tokens);
   return into;
 }
 function answerText(data) {
@@ -41638,12 +41743,15 @@ function* records(text, name2, expected) {
     try {
       list = JSON.parse(text);
     } catch (err) {
-      throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a JSON list, or one JSON object per line`);
+      throw new SpecError(`${name2}: not valid JSON (${jsonProblem(err, text)}); expected a JSON list, or one JSON object per line`);
     }
+    if (!Array.isArray(list)) throw new SpecError(`${name2}: not a JSON list; expected a JSON list, or one JSON object per line`);
+    tooMany(list.length, name2);
     for (let i = 0; i < list.length; i++) yield { where: `${name2}: entry ${i + 1}`, value: list[i] };
     return;
   }
   const lines2 = text.split(/\r?\n/);
+  tooMany(lines2.length, name2);
   for (let i = 0; i < lines2.length; i++) {
     const line = lines2[i].trim();
     if (line === "") continue;
@@ -41652,9 +41760,15 @@ function* records(text, name2, expected) {
       yield { where, value: JSON.parse(line) };
     } catch (err) {
       if (err instanceof SpecError) throw err;
-      throw new SpecError(`${where}: not valid JSON (${err.message}); ${expected}`);
+      throw new SpecError(`${where}: not valid JSON (${jsonProblem(err)}); ${expected}`);
     }
   }
+}
+function tooMany(n, name2) {
+  if (n > MAX_DATASET_ENTRIES)
+    throw new SpecError(
+      `${name2}: holds more than ${figure(MAX_DATASET_ENTRIES)} entries; expected at most that many (a run samples from them)`
+    );
 }
 function readJsonlEntry(value2, where) {
   if (!isObject(value2)) throw new SpecError(`${where}: not a JSON object; ${JSONL_EXPECTED}`);
@@ -41668,8 +41782,10 @@ function readJsonlEntry(value2, where) {
     throw new SpecError(`${where}: missing "prompt" or "messages"; ${JSONL_EXPECTED}`);
   }
   const maxTokens = value2.max_tokens;
-  if (maxTokens !== void 0 && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
-    throw new SpecError(`${where}: "max_tokens" is ${JSON.stringify(maxTokens)}; expected a positive integer`);
+  if (maxTokens !== void 0 && (!Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > MAX_TOKENS_PER_REQUEST)) {
+    throw new SpecError(
+      `${where}: "max_tokens" is ${typeof maxTokens === "number" ? maxTokens : `a ${typeof maxTokens}`}; expected a positive integer of at most ${figure(MAX_TOKENS_PER_REQUEST)}`
+    );
   }
   const entry = { messages, words: countWords(promptText(messages)) };
   if (maxTokens !== void 0) entry.maxTokens = maxTokens;
@@ -41681,7 +41797,9 @@ function readMessages(value2, where) {
     if (!isObject(m) || typeof m.content !== "string")
       throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
     if (typeof m.role !== "string" || !ROLES.has(m.role))
-      throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m.role) ?? "missing"}; expected system, user or assistant`);
+      throw new SpecError(
+        `${where}: messages[${i}].role is ${m.role === void 0 ? "missing; expected system, user or assistant" : "not system, user or assistant; expected one of them"}`
+      );
     return { role: m.role, content: m.content };
   });
 }
@@ -41834,10 +41952,16 @@ function parseLengthFile(text, name2) {
   const values = [];
   const weights = [];
   const add2 = (where, length, count2 = 1) => {
-    if (!Number.isInteger(length) || length < 1)
-      throw new SpecError(`${where}: ${show(length)} is not a length; expected a positive integer`);
-    if (typeof count2 !== "number" || !(count2 >= 0))
+    if (!Number.isInteger(length) || length < 1 || length > MAX_TOKENS_PER_REQUEST)
+      throw new SpecError(
+        `${where}: ${show(length)} is not a length; expected a positive integer of at most ${figure(MAX_TOKENS_PER_REQUEST)}`
+      );
+    if (typeof count2 !== "number" || !(count2 >= 0) || !Number.isFinite(count2))
       throw new SpecError(`${where}: the count ${show(count2)} is not a number \u2265 0; expected length,count`);
+    if (values.length >= MAX_LENGTH_FILE_LINES)
+      throw new SpecError(
+        `${name2}: holds more than ${figure(MAX_LENGTH_FILE_LINES)} lengths; expected at most that many (give counts: length,count)`
+      );
     values.push(length);
     weights.push(count2);
   };
@@ -41847,7 +41971,7 @@ function parseLengthFile(text, name2) {
     try {
       data = JSON.parse(body);
     } catch (err) {
-      throw new SpecError(`${name2}: not valid JSON (${err.message}); expected a list of lengths or of [length, count] pairs`);
+      throw new SpecError(`${name2}: not valid JSON (${jsonProblem(err, body)}); expected a list of lengths or of [length, count] pairs`);
     }
     data.forEach(
       (item, i) => Array.isArray(item) && item.length === 2 ? add2(`${name2}: entry ${i + 1}`, item[0], item[1]) : add2(`${name2}: entry ${i + 1}`, item)
@@ -41870,7 +41994,7 @@ function parseLengthFile(text, name2) {
   return { values, weights };
 }
 var numeric = (field) => field !== "" && Number.isFinite(Number(field)) ? Number(field) : field;
-var show = (v) => JSON.stringify(v) ?? String(v);
+var show = (v) => typeof v === "number" ? String(v) : typeof v === "string" ? "text" : v === void 0 ? "nothing" : `a ${Array.isArray(v) ? "list" : typeof v}`;
 
 // src/workload/trace-file.ts
 var TRACE_BLOCK_TOKENS = 512;
@@ -41962,27 +42086,31 @@ function count(v, where, key) {
 function loadWorkloadInputs(resolved) {
   const { spec, specDir } = resolved;
   const files = {};
-  const read = (key, path) => {
+  const read = (key, path, maxBytes, caps = {}) => {
     let text;
+    const at = resolve(specDir ?? ".", path);
     try {
-      text = readFileSync(resolve(specDir ?? ".", path), "utf8");
+      text = readFileCapped(at, maxBytes, caps);
     } catch (err) {
-      const code = err.code;
+      if (!(err instanceof ReadFileError)) throw err;
       throw new SpecError(
-        `workload.${key} ${JSON.stringify(path)} cannot be read (${code === "ENOENT" ? "file not found" : code ?? "error"} at ${resolve(specDir ?? ".", path)}); expected a path relative to the spec file`
+        err.tooLarge ? `workload.${key} ${at}: ${err.reason}; expected at most ${bytes(maxBytes)}${caps.maxLines ? ` and ${figure(caps.maxLines)} lines` : ""}` : `workload.${key} ${JSON.stringify(path)} cannot be read (${err.reason} at ${at}); expected a path relative to the spec file`
       );
     }
     files[path] = createHash("sha256").update(text).digest("hex");
     return text;
   };
-  const source = (key, d) => "file" in d ? { dist: "empirical", ...parseLengthFile(read(`${key}.file`, d.file), d.file) } : d;
+  const source = (key, d) => "file" in d ? {
+    dist: "empirical",
+    ...parseLengthFile(read(`${key}.file`, d.file, MAX_LENGTH_FILE_BYTES, { maxLines: MAX_LENGTH_FILE_LINES }), d.file)
+  } : d;
   const w = spec.workload;
   return {
     spec,
     input: w.input_tokens ? source("input_tokens", w.input_tokens) : null,
     output: source("output_tokens", w.output_tokens),
-    dataset: w.dataset ? parseDataset(read("dataset.path", w.dataset.path), w.dataset.path, w.dataset.format) : null,
-    trace: w.trace ? parseTrace(read("trace.file", w.trace.file), w.trace.file, w.trace.format) : null,
+    dataset: w.dataset ? parseDataset(read("dataset.path", w.dataset.path, MAX_DATASET_BYTES), w.dataset.path, w.dataset.format) : null,
+    trace: w.trace ? parseTrace(read("trace.file", w.trace.file, MAX_DATASET_BYTES), w.trace.file, w.trace.format) : null,
     files
   };
 }
@@ -42032,6 +42160,15 @@ function num(v, signed2 = false) {
   const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
   const text = Math.abs(v).toFixed(digits);
   return `${v < 0 && Number(text) !== 0 ? "\u2212" : signed2 ? "+" : ""}${text}`;
+}
+function minOf(xs, init2 = Infinity) {
+  let m = init2;
+  for (const x of xs) if (x < m || Number.isNaN(x)) m = x;
+  return m;
+}
+function appendAll(dst, src) {
+  for (const x of src) dst.push(x);
+  return dst;
 }
 
 // src/metrics/histogram.ts
@@ -42756,10 +42893,12 @@ var ERROR2 = Buffer.from("error");
 var EMPTY = Buffer.alloc(0);
 var NEWLINE = Buffer.from("\n");
 var SseFramer = class {
-  constructor(sink) {
+  constructor(sink, maxBytes = DEFAULT_MAX_EVENT_BYTES) {
     this.sink = sink;
+    this.maxBytes = maxBytes;
   }
   sink;
+  maxBytes;
   /** Bytes of a line whose end has not arrived yet. */
   carry = EMPTY;
   carryLen = 0;
@@ -42771,7 +42910,9 @@ var SseFramer = class {
   dataLen = 0;
   hasData = false;
   isError = false;
+  oversize = false;
   push(chunk) {
+    if (this.oversize) return;
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const len = buf.length;
     let pos = 0;
@@ -42781,7 +42922,7 @@ var SseFramer = class {
     }
     let nextLF = -2;
     let nextCR = -2;
-    while (pos < len) {
+    while (pos < len && !this.oversize) {
       if (nextLF !== -1 && nextLF < pos) nextLF = buf.indexOf(LF, pos);
       if (nextCR !== -1 && nextCR < pos) nextCR = buf.indexOf(CR, pos);
       const eol = nextCR === -1 ? nextLF : nextLF === -1 ? nextCR : Math.min(nextLF, nextCR);
@@ -42791,6 +42932,7 @@ var SseFramer = class {
       }
       if (this.carryLen > 0) {
         this.keep(buf, pos, eol);
+        if (this.oversize) return;
         const n = this.carryLen;
         this.carryLen = 0;
         this.line(this.carry, 0, n);
@@ -42813,6 +42955,7 @@ var SseFramer = class {
    * truncated payload still fails to parse, and `[DONE]` cannot be produced by truncation.
    */
   end() {
+    if (this.oversize) return;
     if (this.carryLen > 0) {
       const n = this.carryLen;
       this.carryLen = 0;
@@ -42822,6 +42965,7 @@ var SseFramer = class {
   }
   /** Appends buf[s, e) to the carry buffer. */
   keep(buf, s, e) {
+    if (this.tooLong(this.carryLen + (e - s))) return;
     this.carry = append(this.carry, this.carryLen, buf, s, e);
     this.carryLen += e - s;
   }
@@ -42843,6 +42987,7 @@ var SseFramer = class {
         this.dataLen++;
       }
       const v = valueStart(buf, s + DATA.length, e);
+      if (this.tooLong(this.dataLen + (e - v))) return;
       this.data = append(this.data, this.dataLen, buf, v, e);
       this.dataLen += e - v;
       this.hasData = true;
@@ -42850,6 +42995,15 @@ var SseFramer = class {
       const v = valueStart(buf, s + EVENT.length, e);
       this.isError = e - v === ERROR2.length && buf.compare(ERROR2, 0, ERROR2.length, v, e) === 0;
     }
+  }
+  /** True, once and for all, when `n` bytes would pass the bound: the buffers are let go and the sink told. */
+  tooLong(n) {
+    if (n <= this.maxBytes) return false;
+    this.oversize = true;
+    this.carry = this.data = EMPTY;
+    this.carryLen = this.dataLen = 0;
+    this.sink.onOversize(this.maxBytes);
+    return true;
   }
   dispatch() {
     if (!this.hasData && !this.isError) return;
@@ -42918,6 +43072,7 @@ function createClient(opts) {
     timeoutMs: opts.timeoutMs,
     sanitize: detailSanitizer(secrets),
     event: newStreamEvent(),
+    maxEventBytes: opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
     watch,
     resend: (request2) => fresh.dispatch({ ...request2.options, reset: true }, request2)
   };
@@ -42997,7 +43152,7 @@ var StreamRequest = class {
     }
     this.obs.onHeaders(readAt, status2);
     if (isSuccess(status2)) {
-      this.framer = new SseFramer(this);
+      this.framer = new SseFramer(this, this.ctx.maxEventBytes);
       const type = mediaType(headers["content-type"]);
       if (type !== "text/event-stream") this.wrongType = type || "no content-type";
     } else {
@@ -43008,12 +43163,33 @@ var StreamRequest = class {
   onResponseData(_c, chunk) {
     if (this.ended) return;
     this.t = readAt;
-    if (this.framer !== null) this.framer.push(chunk);
+    if (this.framer !== null) this.frame(chunk);
     else if (this.errorBody !== null && this.errorBodyLen < ERROR_BODY_BYTES) {
       const kept = chunk.subarray(0, ERROR_BODY_BYTES - this.errorBodyLen);
       this.errorBody.push(kept);
       this.errorBodyLen += kept.length;
     }
+  }
+  /**
+   * The response's bytes through the framer and the event reader. Whatever a server sends, an
+   * exception it provokes ends this request as a stream_error: it never reaches undici (which
+   * would report it as a connection error) or the run.
+   */
+  frame(chunk) {
+    try {
+      if (chunk === null) this.framer?.end();
+      else this.framer?.push(chunk);
+    } catch (err) {
+      if (!this.ended) this.finishAndAbort(this.t, "stream_error", `unreadable stream: ${err.message}`);
+    }
+  }
+  onOversize(maxBytes) {
+    if (this.ended || this.sawDone) return;
+    this.finishAndAbort(
+      this.t,
+      "stream_error",
+      `an SSE line or event longer than ${byteSize(maxBytes)} (load.max_event_bytes); the stream was abandoned`
+    );
   }
   onEvent(data, length, isError) {
     if (this.ended || this.sawDone) return;
@@ -43038,7 +43214,7 @@ var StreamRequest = class {
     const t = readAt;
     if (this.framer !== null) {
       this.t = t;
-      this.framer.end();
+      this.frame(null);
       if (this.ended) return;
       if (this.sawDone) this.finish(t, "ok");
       else if (this.wrongType !== null) this.finish(t, "stream_error", `expected text/event-stream, got ${this.wrongType}`);
@@ -43445,7 +43621,7 @@ var TimeSeries = class {
     for (const arr of [this.sent, this.ok, this.errors, this.outputTokens]) {
       const halved = coarsenCounts(arr, 2);
       arr.length = 0;
-      arr.push(...halved);
+      appendAll(arr, halved);
     }
     this.intervalS *= 2;
   }
@@ -43520,6 +43696,7 @@ var RequestRecord = class {
     this.chunks++;
   }
   onUsage(promptTokens, completionTokens) {
+    if (tokenCountProblem(promptTokens) !== null || tokenCountProblem(completionTokens) !== null) return;
     this.usagePrompt = promptTokens;
     this.usageCompletion = completionTokens;
   }
@@ -43709,7 +43886,7 @@ function startLoopProbe(onLate) {
 }
 
 // src/metrics/thread-cpu.ts
-import { readFileSync as readFileSync2 } from "node:fs";
+import { readFileSync } from "node:fs";
 var PROC_MS_PER_TICK = 10;
 function threadCpuMs() {
   const own = process.threadCpuUsage;
@@ -43722,7 +43899,7 @@ function threadCpuMs() {
 function procThreadCpuMs() {
   let stat;
   try {
-    stat = readFileSync2("/proc/thread-self/stat", "utf8");
+    stat = readFileSync("/proc/thread-self/stat", "utf8");
   } catch {
     return null;
   }
@@ -44848,7 +45025,7 @@ function spikeOutcome(f, iv, w, lastStart, sliding) {
 function stepsOutcome(stats, phases) {
   const p99s = phases.map((p2) => p2.ttft_ms && p2.ttft_ms.count >= MIN_WINDOW_SAMPLES ? p2.ttft_ms.p99 : null);
   const known = p99s.filter((v) => v !== null);
-  const floor = known.length > 0 ? Math.min(...known) : null;
+  const floor = known.length > 0 ? minOf(known) : null;
   const saturated = stats.findIndex(
     (s) => s.completedOk < (1 - SATURATION_SHORTFALL) * s.scheduled && s.scheduled - s.completedOk > 3 * Math.sqrt(s.scheduled)
   );
@@ -45116,7 +45293,8 @@ function openGenerator(o, plan2) {
     api: spec.target.api,
     headers: resolved.headers,
     apiKey: resolved.apiKey,
-    timeoutMs: resolved.requestTimeoutMs
+    timeoutMs: resolved.requestTimeoutMs,
+    maxEventBytes: spec.load.max_event_bytes
   });
   const active = /* @__PURE__ */ new Map();
   const pattern = plan2.kind === "steady" ? void 0 : new PatternRecorder(runStart, bucketIntervalMs(plan2.totalMs), plan2.totalMs, plan2.phases);
@@ -45194,7 +45372,11 @@ function armPhaseTimers(runStart, plan2, g, spinMs) {
     setTimeout(() => cpuMeter.stop(), runStart + plan2.windowToMs - now())
   ];
   const { pattern } = g;
-  if (pattern) timers.push(...plan2.phases.map((p2, k) => setTimeout(() => pattern.sampleMemory(k), runStart + p2.toMs - now())));
+  if (pattern)
+    appendAll(
+      timers,
+      plan2.phases.map((p2, k) => setTimeout(() => pattern.sampleMemory(k), runStart + p2.toMs - now()))
+    );
   return { cpuMeter, timers };
 }
 function stopOnSignal(signal, halt) {

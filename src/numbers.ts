@@ -21,3 +21,27 @@ export const pctText = (fraction: number, signed = false) => `${num(fraction * 1
 
 /** A confidence level, e.g. "95 %" or "97.5 %". */
 export const confText = (confidence: number) => `${Math.round(confidence * 1000) / 10} %`;
+
+/**
+ * The largest of `xs` (`init` when there are none), in a loop. `Math.max(...xs)` passes every
+ * element as an argument, and past about 100 k elements (a long time series) that overflows
+ * the stack; ESLint refuses the spread (eslint.config.js).
+ */
+export function maxOf(xs: Iterable<number>, init = -Infinity): number {
+  let m = init;
+  for (const x of xs) if (x > m || Number.isNaN(x)) m = x;
+  return m;
+}
+
+/** The smallest of `xs` (`init` when there are none); see maxOf. */
+export function minOf(xs: Iterable<number>, init = Infinity): number {
+  let m = init;
+  for (const x of xs) if (x < m || Number.isNaN(x)) m = x;
+  return m;
+}
+
+/** Appends every element of `src` to `dst`, in a loop (`dst.push(...src)` overflows the stack on long arrays); returns `dst`. */
+export function appendAll<T>(dst: T[], src: Iterable<T>): T[] {
+  for (const x of src) dst.push(x);
+  return dst;
+}

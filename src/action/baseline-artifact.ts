@@ -6,6 +6,7 @@ import { parseResult } from '../result/load.js';
 import type { Octokit } from './github-context.js';
 import type { Result } from '../result/types.js';
 import { DEFAULT_MAX_ENTRY_BYTES, readZip } from './unzip.js';
+import { appendAll } from '../numbers.js';
 
 /*
  * A baseline from the base branch: the artifact that a successful run of the same workflow
@@ -116,7 +117,7 @@ async function listRecentRuns(octokit: Octokit, q: ArtifactQuery): Promise<Workf
     per_page: 100,
   });
   for await (const page of pages) {
-    runs.push(...(page.data as WorkflowRun[]));
+    appendAll(runs, page.data as WorkflowRun[]);
     const oldest = page.data.at(-1);
     if (!oldest || q.now - Date.parse(oldest.created_at) > q.maxAgeMs) break;
   }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import * as core from '@actions/core';
+import * as log from './log.js';
 import { parse as parseYaml } from 'yaml';
 
 import type { Progress } from '../run/run.js';
@@ -64,12 +64,12 @@ export async function runActionBenchmark(resolved: ResolvedSpec, replicates: num
   let label = '';
   const onReplicate = (i: number) => {
     label = n > 1 ? `replicate ${i + 1}/${n}: ` : '';
-    core.info(
+    log.info(
       `${label}running ${resolved.spec.name} against ${resolved.spec.target.url === 'sim' ? 'the embedded simulator' : new URL(resolved.spec.target.url).host}`,
     );
   };
   return runReplicatesMerged(
-    { resolved, signal, onProgress: progressLogger(() => label), onNotice: (line) => core.info(line) },
+    { resolved, signal, onProgress: progressLogger(() => label), onNotice: (line) => log.info(line) },
     n,
     onReplicate,
   );
@@ -81,7 +81,7 @@ function progressLogger(label: () => string): (p: Progress) => void {
   return (p) => {
     if (p.elapsedS - last < 5 && p.elapsedS >= last) return;
     last = p.elapsedS;
-    core.info(
+    log.info(
       `${label()}${p.elapsedS.toFixed(0)}/${p.totalS.toFixed(0)} s ${p.phase}: sent ${p.sent}, ok ${p.ok}, failed ${p.failed}, in flight ${p.inFlight}`,
     );
   };

@@ -1,4 +1,4 @@
-import * as core from '@actions/core';
+import * as log from './log.js';
 import type { Verdict } from '../gate/types.js';
 import { TOOL_VERSION } from '../version.js';
 import type { Octokit, RunContext } from './github-context.js';
@@ -76,7 +76,7 @@ export async function postStickyComment(octokit: Octokit, c: StickyComment): Pro
   try {
     const existing = await findComment(octokit, c, await ownLogin(octokit));
     const decision = decideComment(c.policy, c.verdict, existing ? markerVerdict(existing.body ?? '', c.id) : undefined);
-    core.info(`Pull request comment: ${decision.action} (${decision.why})`);
+    log.info(`Pull request comment: ${decision.action} (${decision.why})`);
     if (decision.action === 'skip') return existing?.html_url;
     const { data } =
       decision.action === 'update'
@@ -90,7 +90,7 @@ export async function postStickyComment(octokit: Octokit, c: StickyComment): Pro
       status === 403 || status === 404
         ? ': the token may not comment (it needs `permissions: pull-requests: write`; a pull request from a fork only gets a read-only token, see examples/workflows/fork-pr-comment.yml)'
         : '';
-    core.warning(`loadgate could not comment on pull request #${c.issueNumber} (${why})${hint}. The verdict stands.`, {
+    log.warning(`loadgate could not comment on pull request #${c.issueNumber} (${why})${hint}. The verdict stands.`, {
       title: 'loadgate: no pull request comment',
     });
     return undefined;
@@ -137,7 +137,7 @@ export async function postReportComment(
 ): Promise<string | undefined> {
   if (inputs.comment === 'never') return undefined;
   if (!inputs.githubToken || !ctx.repo) {
-    core.info('No github-token or repository: no pull request comment');
+    log.info('No github-token or repository: no pull request comment');
     return undefined;
   }
   return postStickyComment(octokit(), {

@@ -1,5 +1,5 @@
 import { dirname, join, resolve } from 'node:path';
-import * as core from '@actions/core';
+import * as log from './log.js';
 import { calibrationFor, type CalibrationFile } from '../gate/calibration.js';
 import { compare } from '../gate/compare.js';
 import type { GateReport } from '../gate/types.js';
@@ -54,7 +54,7 @@ export async function gateStep(step: StepContext): Promise<StepOutcome> {
   annotate(report, fails, missing !== null && inputs.onMissingBaseline === 'warn' ? missing : null);
   const { commentUrl, handoffPath } = await handOff(step, { report, parts, note, missing, current, baseline, calibration });
 
-  core.info(`Verdict: ${report.verdict.toUpperCase()}${report.reasons.map((r) => `\n  ${r}`).join('')}`);
+  log.info([`Verdict: ${report.verdict.toUpperCase()}`, ...report.reasons.map((r) => `  ${r}`)]);
   return {
     outputs: {
       ...resultOutputs(current),
@@ -81,7 +81,7 @@ async function historyOf(step: StepContext, current: Result, report: GateReport)
     return { outcome: await historyStep(step, step.inputs.history, current, report) };
   } catch (err) {
     const error = ((err as Error).message ?? String(err)).split('\n')[0];
-    core.error(error, { title: 'loadgate: history' });
+    log.error(error, { title: 'loadgate: history' });
     return { error };
   }
 }
@@ -100,15 +100,23 @@ async function baselineAndCurrent({
 }: StepContext): Promise<{ source: BaselineSource; current: Result; early: CalibrationFile | null | undefined }> {
   const resolved = inputs.result ? undefined : loadActionSpec(inputs);
   // Every file the step writes is checked before the benchmark: a run is never lost to a bad path.
-  checkOutputPaths([
-    { path: inputs.resultPath, what: 'input result-path' },
-    { path: inputs.reportPath, what: 'input report-path' },
-    { path: htmlPathOf(inputs.reportPath), what: 'the HTML report beside report-path' },
-    { path: inputs.mode === 'record' ? inputs.baseline : undefined, what: 'input baseline' },
-  ]);
+  checkOutputPaths(
+    [
+      { path: inputs.resultPath, what: 'input result-path' },
+      { path: inputs.reportPath, what: 'input report-path' },
+      { path: htmlPathOf(inputs.reportPath), what: 'the HTML report beside report-path' },
+      { path: inputs.mode === 'record' ? inputs.baseline : undefined, what: 'input baseline' },
+    ],
+    [
+      { path: inputs.result ? undefined : inputs.spec, what: 'input spec' },
+      { path: inputs.result, what: 'input result' },
+      { path: inputs.mode === 'record' ? undefined : inputs.baseline, what: 'input baseline' },
+      { path: inputs.calibration, what: 'input calibration' },
+    ],
+  );
   // Before the benchmark: a bad calibration path fails in a second, not after the run (a given result's spec is read later).
   const early = resolved ? calibrationFor(gateOf(resolved.spec), inputs.calibration) : undefined;
-  const onNotice = (line: string) => core.info(line);
+  const onNotice = (line: string) => log.info(line);
   if (inputs.baselineUrl && resolved) {
     const baselineUrl = inputs.baselineUrl;
     const ab = await interruptible((signal) => runInterleaved({ resolved, signal, baselineUrl, onNotice }), wallClockBoundMs(resolved));
@@ -147,7 +155,7 @@ async function summarize(parts: ReportParts, recorded: string[], history = ''): 
       : '';
   await writeJobSummary(`${joinParts(parts)}${recordNote}${history ? `\n\n${history}` : ''}\n`);
   if (recorded.length > 0)
-    core.notice(
+    log.notice(
       `Recorded a new baseline at ${recorded.join(' and ')}; upload it with actions/upload-artifact (see examples/workflows/nightly.yml).`,
     );
 }
@@ -169,7 +177,7 @@ interface Judged {
 async function handOff(step: StepContext, j: Judged): Promise<{ commentUrl?: string; handoffPath: string }> {
   const { inputs, ctx } = step;
   if (!ctx.pullRequest) {
-    core.info(`Not a pull request event (${ctx.eventName || 'no event'}): no comment`);
+    log.info(`Not a pull request event (${ctx.eventName || 'no event'}): no comment`);
     return { handoffPath: '' };
   }
   const handoffPath = join(dirname(inputs.resultPath), 'loadgate-comment.json');
@@ -197,14 +205,14 @@ function failsStep(inputs: ActionInputs, report: GateReport): boolean {
 function annotate(report: GateReport, fails: boolean, missingBaseline: string | null): void {
   for (const r of report.rules) {
     if (r.status !== 'fail' && r.status !== 'warn') continue;
-    const annotation = r.status === 'fail' && fails ? core.error : core.warning;
+    const annotation = r.status === 'fail' && fails ? log.error : log.warning;
     annotation(`${r.rule}: ${r.reason}`, {
       title: `loadgate: ${r.metric} ${r.status === 'warn' ? 'warning' : r.kind === 'slo' ? 'SLO violated' : 'regression'}`,
     });
   }
-  if (report.verdict === 'inconclusive') core.warning(report.reasons.join('; '), { title: 'loadgate: inconclusive' });
+  if (report.verdict === 'inconclusive') log.warning(report.reasons.join('; '), { title: 'loadgate: inconclusive' });
   if (missingBaseline)
-    core.warning(`no baseline (${missingBaseline}): only absolute (SLO) rules were judged (on-missing-baseline: warn)`, {
+    log.warning(`no baseline (${missingBaseline}): only absolute (SLO) rules were judged (on-missing-baseline: warn)`, {
       title: 'loadgate: no baseline',
     });
 }

@@ -1,5 +1,5 @@
 import { dirname, join, posix } from 'node:path';
-import * as core from '@actions/core';
+import * as log from './log.js';
 import type { GateReport } from '../gate/types.js';
 import { checkHistory, type HistoryCheck } from '../history/analyze.js';
 import { appendToHistory, parseHistory, readHistoryText } from '../history/file.js';
@@ -55,7 +55,7 @@ export async function historyStep(step: StepContext, h: HistoryInputs, current: 
   const pagePath = h.branch ? join(dirname(localPath), 'index.html') : pagePathOf(h.path);
   if (h.branch) writeFileAtomic(localPath, text, 'the history copy');
   writeFileAtomic(pagePath, renderHistoryPage(check), 'the history page');
-  for (const c of check.failing) core.error(sinceText(c), { title: `loadgate: ${c.label} changed in the latest nights` });
+  for (const c of check.failing) log.error(sinceText(c), { title: `loadgate: ${c.label} changed in the latest nights` });
   return {
     check,
     appended: append,
@@ -89,7 +89,7 @@ export async function sinceForComment(step: StepContext, h: HistoryInputs, curre
     const { check } = await readAndCheck(step, h, lineOf(step, current, report));
     return sinceMarkdownOf(check, report);
   } catch (err) {
-    core.warning(`history: ${((err as Error).message ?? String(err)).split('\n')[0]}; the comment goes without since when`);
+    log.warning(`history: ${((err as Error).message ?? String(err)).split('\n')[0]}; the comment goes without since when`);
     return '';
   }
 }
@@ -116,8 +116,8 @@ async function appendAndCheck(step: StepContext, h: HistoryInputs, line: History
     },
     `loadgate history: ${line.spec_name} run ${line.run_id}${line.commit ? ` at ${line.commit.slice(0, 12)}` : ''}`,
   );
-  if (rejected > 0) core.info(`history-branch ${h.branch}: ${rejected} push(es) rejected by concurrent writers, retried on the new head`);
-  core.info(`Appended run ${line.run_id} to ${h.branch}:${h.path}`);
+  if (rejected > 0) log.info(`history-branch ${h.branch}: ${rejected} push(es) rejected by concurrent writers, retried on the new head`);
+  log.info(`Appended run ${line.run_id} to ${h.branch}:${h.path}`);
   return done!;
 }
 

@@ -1,4 +1,5 @@
 import * as core from '@actions/core';
+import * as log from './log.js';
 import * as github from '@actions/github';
 import { commentStep } from './comment-step.js';
 import { gateStep } from './gate-step.js';
@@ -33,7 +34,7 @@ export async function run(): Promise<void> {
   }
   for (const [name, value] of Object.entries(outcome.outputs)) core.setOutput(name, value);
   if (outcome.failure !== undefined) {
-    core.setFailed(outcome.failure);
+    log.setFailed(outcome.failure);
     process.exitCode = outcome.exitCode ?? 1;
   }
 }

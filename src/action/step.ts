@@ -1,4 +1,4 @@
-import * as core from '@actions/core';
+import * as log from './log.js';
 import { guardRun } from '../run/guard.js';
 import type { Octokit, RunContext } from './github-context.js';
 import type { ActionInputs } from './inputs.js';
@@ -9,7 +9,7 @@ export interface StepOutcome {
   outputs: Record<string, string | number>;
   /** Fails the step with this one line when set. */
   failure?: string;
-  /** The exit code after a failure: 1 (core.setFailed's) for a verdict, 3 for an operational error. */
+  /** The exit code after a failure: 1 (log.setFailed's) for a verdict, 3 for an operational error. */
   exitCode?: 1 | 3;
 }
 
@@ -27,10 +27,10 @@ export interface StepContext {
  */
 export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>, boundMs?: number): Promise<T> {
   const guard = guardRun({
-    say: (line) => core.warning(line),
+    say: (line) => log.warning(line),
     boundMs,
     boundLine: (s) => `the benchmark passed its wall-clock bound of ${s} s; stopping and reporting what it has`,
-    giveUp: (s) => core.setFailed(`the benchmark was still not finished ${s} s past its wall-clock bound; exiting without a result`),
+    giveUp: (s) => log.setFailed(`the benchmark was still not finished ${s} s past its wall-clock bound; exiting without a result`),
   });
   try {
     return await work(guard.signal);

@@ -1,4 +1,5 @@
 import * as core from '@actions/core';
+import * as log from './log.js';
 import type { GateReport } from '../gate/types.js';
 import type { CountSummary } from '../metrics/histogram.js';
 import { escapeMarkdown as md } from '../report/escape.js';
@@ -38,7 +39,7 @@ export const joinParts = (p: ReportParts) => [p.head, ...p.details].join('\n\n')
 /** Appends to the job summary; outside a runner (no GITHUB_STEP_SUMMARY) there is none to write. */
 export async function writeJobSummary(markdown: string): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) {
-    core.info('GITHUB_STEP_SUMMARY is not set: no job summary written');
+    log.info('GITHUB_STEP_SUMMARY is not set: no job summary written');
     return;
   }
   await core.summary.addRaw(markdown, true).write();

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import * as core from '@actions/core';
+import * as log from './log.js';
 import type { SweepDocument } from '../capacity/document.js';
 import { compareSweeps } from '../capacity/gate.js';
 import { readSweep } from '../capacity/load.js';
@@ -32,7 +32,7 @@ export async function sweepStep(step: StepContext): Promise<StepOutcome> {
     const resolved = loadActionSpec(inputs);
     if (!resolved.spec.sweep) throw new Error(`input mode is sweep, but ${inputs.spec} has no sweep section; add e.g. "sweep: auto"`);
     doc = await interruptible((signal) =>
-      runSweep({ resolved, signal, onPointDone: (p) => core.info(`point ${p.number} (${p.role}, ${p.load}) measured`) }),
+      runSweep({ resolved, signal, onPointDone: (p) => log.info(`point ${p.number} (${p.role}, ${p.load}) measured`) }),
     );
     writeFileAtomic(inputs.resultPath, `${JSON.stringify(doc, null, 2)}\n`);
   }
@@ -60,7 +60,7 @@ export async function sweepStep(step: StepContext): Promise<StepOutcome> {
         reportFooter(ctx),
       )
     : undefined;
-  if (!ctx.pullRequest) core.info(`Not a pull request event (${ctx.eventName || 'no event'}): no comment`);
+  if (!ctx.pullRequest) log.info(`Not a pull request event (${ctx.eventName || 'no event'}): no comment`);
 
   const a = doc.analysis;
   const outputs: Record<string, number | string | null> = {
@@ -75,9 +75,9 @@ export async function sweepStep(step: StepContext): Promise<StepOutcome> {
     'capacity-at-slo-rate-per-s': a.capacity_at_slo.rate_per_s,
   };
   for (const r of gate?.rules ?? [])
-    if (r.status === 'fail') core.error(`${r.rule}: ${r.reason}`, { title: `loadgate: ${r.metric} regression` });
-  if (!gate) core.warning(`no baseline sweep (${missing}): nothing was judged`, { title: 'loadgate: no baseline sweep' });
-  core.info(`Verdict: ${verdict.toUpperCase()}${(gate?.reasons ?? []).map((r) => `\n  ${r}`).join('')}`);
+    if (r.status === 'fail') log.error(`${r.rule}: ${r.reason}`, { title: `loadgate: ${r.metric} regression` });
+  if (!gate) log.warning(`no baseline sweep (${missing}): nothing was judged`, { title: 'loadgate: no baseline sweep' });
+  log.info([`Verdict: ${verdict.toUpperCase()}`, ...(gate?.reasons ?? []).map((r) => `  ${r}`)]);
   const fails = inputs.failOn !== 'never' && (verdict === 'fail' || (inputs.failOn === 'inconclusive' && verdict === 'inconclusive'));
   return {
     outputs: Object.fromEntries(Object.entries(outputs).map(([name, value]) => [name, value ?? ''])),

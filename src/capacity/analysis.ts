@@ -1,6 +1,6 @@
 import type { Result } from '../result/types.js';
 import type { AnalysisOptions, PointAnalysis, SweepAnalysis, SweepPoint } from './types.js';
-import { round3, sig4 } from '../numbers.js';
+import { maxOf, round3, sig4 } from '../numbers.js';
 import { curve, histogramOf, latency, loadOf, sweepMode } from './curve.js';
 import { JITTER_FLOOR_MS, knee } from './knee.js';
 import { CAPACITY_CONFIDENCE, CAPACITY_Z, completedVsOffered, percentileInterval } from './noise.js';
@@ -94,7 +94,7 @@ function plateauOf(
   o: AnalysisOptions,
 ): { plateau: { point: SweepPoint; index: number }[]; reached: boolean } {
   const c = curve(points, mode);
-  const best = Math.max(...c.map((p) => p.point.result.throughput.requests_per_s));
+  const best = maxOf(c.map((p) => p.point.result.throughput.requests_per_s));
   if (mode === 'closed') {
     const near = c.filter((p) => p.point.result.throughput.requests_per_s >= (1 - CLOSED_PLATEAU_GAIN) * best);
     return near.length > 1
@@ -106,7 +106,7 @@ function plateauOf(
   // its offer below one that completed its offer is noise, not the ceiling: only points above the
   // heaviest point that completed its offer count.
   const isShort = (p: (typeof c)[number]) => completedVsOffered(p.point.result, o.stop.min_achieved_fraction).verdict !== 'pass';
-  const lastFull = Math.max(-Infinity, ...c.filter((p) => !isShort(p)).map((p) => loadOf(p.point)));
+  const lastFull = maxOf(c.filter((p) => !isShort(p)).map((p) => loadOf(p.point)));
   const short = c.filter((p) => isShort(p) && loadOf(p.point) > lastFull);
   if (short.length > 0) return { plateau: short, reached: true };
   const throughput = points.map((point, index) => ({ point, index })).filter((p) => p.point.role === 'throughput');

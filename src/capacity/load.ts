@@ -2,7 +2,7 @@ import { Ajv } from 'ajv';
 import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import { ResultFileError } from '../result/load.js';
 import { bytes, MAX_RESULT_BYTES } from '../spec/limits.js';
-import { readFileCapped, ReadFileError } from '../spec/read-file.js';
+import { jsonProblem, readFileCapped, ReadFileError } from '../spec/read-file.js';
 import { SWEEP_KIND, SWEEP_SCHEMA_VERSION, type SweepDocument } from './document.js';
 import { identifiedResultSchema, sweepSchema } from './schema.js';
 
@@ -32,7 +32,7 @@ export function readJsonFile(path: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new ResultFileError(`${path}: not valid JSON (${(err as Error).message.split('\n')[0]}); the file is truncated or corrupt`);
+    throw new ResultFileError(`${path}: not valid JSON (${jsonProblem(err, text)}); the file is truncated or corrupt`);
   }
 }
 

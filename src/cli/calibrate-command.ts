@@ -1,13 +1,14 @@
-import { parseArgs } from 'node:util';
 import { calibrationFrom } from '../gate/calibration.js';
 import { pctText } from '../numbers.js';
 import { readResult } from '../result/load.js';
-import { mergeResults } from '../result/merge.js';
+import { checkDistinctRuns, mergeResults } from '../result/merge.js';
 import type { Result } from '../result/types.js';
-import { checkOutputPath, writeFileAtomic } from '../result/write.js';
+import { checkDistinctInputs, checkOutputPaths, writeFileAtomic } from '../result/write.js';
+import { workloadFilePaths } from '../workload/inputs.js';
 import { runReplicatesMerged } from '../run/replicates.js';
 import { readSpec } from '../spec/load.js';
 import { applyOverrides } from '../spec/override.js';
+import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError } from './errors.js';
 import { progressPrinter } from './progress.js';
 
@@ -34,18 +35,14 @@ Options:
 Exit codes: 0 written, 3 error (bad spec, unreachable target, interrupted).`;
 
 export async function calibrateCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      from: { type: 'boolean', default: false },
-      replicates: { type: 'string', default: '5' },
-      duration: { type: 'string' },
-      warmup: { type: 'string' },
-      'target-url': { type: 'string' },
-      out: { type: 'string', default: 'loadgate-calibration.json' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const { values, positionals } = parseCommandArgs('calibrate', argv, {
+    from: { type: 'boolean', default: false },
+    replicates: { type: 'string', default: '5' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    'target-url': { type: 'string' },
+    out: { type: 'string', default: 'loadgate-calibration.json' },
+    help: { type: 'boolean', short: 'h', default: false },
   });
   if (values.help) {
     process.stdout.write(`${CALIBRATE_HELP}\n`);
@@ -61,6 +58,8 @@ export async function calibrateCommand(argv: string[]): Promise<number> {
     steady: values.duration,
     warmup: values.warmup,
   });
+  // Before the first replicate: a calibration is minutes of runs, never lost to a bad path.
+  checkOutputPaths([{ path: values.out, what: '--out' }], [{ path: positionals[0], what: 'the spec' }, ...workloadFilePaths(resolved)]);
   const abort = new AbortController();
   const interrupt = () => abort.abort();
   process.once('SIGINT', interrupt).once('SIGTERM', interrupt);
@@ -83,8 +82,14 @@ export async function calibrateCommand(argv: string[]): Promise<number> {
 function calibrateFromResults(paths: string[], out: string): number {
   if (paths.length === 0)
     throw new UsageError('--from needs result files: at least 3 runs of one spec, or one merged result of at least 3');
-  checkOutputPath(out, '--out');
-  const merged = paths.length === 1 ? readResult(paths[0]) : mergeResults(paths.map(readResult), { mode: 'replicates', names: paths });
+  checkDistinctInputs(paths);
+  checkOutputPaths(
+    [{ path: out, what: '--out' }],
+    paths.map((path) => ({ path, what: 'an input' })),
+  );
+  const results = paths.map(readResult);
+  checkDistinctRuns(results, paths);
+  const merged = results.length === 1 ? results[0] : mergeResults(results, { mode: 'replicates', names: paths });
   const runs = merged.replicates?.count ?? 1;
   if (runs < 3)
     throw new UsageError(
@@ -95,7 +100,7 @@ function calibrateFromResults(paths: string[], out: string): number {
 
 function writeCalibration(merged: Result, out: string): number {
   const calibration = calibrationFrom(merged);
-  writeFileAtomic(out, `${JSON.stringify(calibration, null, 2)}\n`);
+  writeFileAtomic(out, `${JSON.stringify(calibration, null, 2)}\n`, '--out');
   const shown = ['ttft_ms.p95', 'tpot_ms.p50', 'itl_ms.p99', 'e2e_ms.p95', 'throughput.output_tokens_per_s'].filter(
     (k) => calibration.cv[k] !== undefined,
   );

@@ -14,7 +14,7 @@ import { readResult } from '../result/load.js';
 import { writeSweepReports } from './sweep-command.js';
 import { renderSweepText } from '../report/sweep.js';
 import type { Result } from '../result/types.js';
-import { checkOutputPaths, writeFileAtomic } from '../result/write.js';
+import { checkOutputPaths, writeFileAtomic, type NamedPath } from '../result/write.js';
 import { readSpec } from '../spec/load.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError } from './errors.js';
@@ -44,12 +44,18 @@ export function gateFor(specPath: string | undefined, current: Result) {
   return gateOf(specPath === undefined ? current.spec : readSpec(specPath).spec);
 }
 
-/** The report files are checked before anything is read or judged. */
-export function checkReportPaths(files: { markdown?: string; html?: string }): void {
-  checkOutputPaths([
-    { path: files.markdown, what: '--markdown' },
-    { path: files.html, what: '--html' },
-  ]);
+/** The report files are checked before anything is read or judged: writable, and none of them an input or the other. */
+export function checkReportPaths(
+  files: { markdown?: string; html?: string; spec?: string; calibration?: string },
+  inputs: NamedPath[],
+): void {
+  checkOutputPaths(
+    [
+      { path: files.markdown, what: '--markdown' },
+      { path: files.html, what: '--html' },
+    ],
+    [...inputs, { path: files.spec, what: '--spec' }, { path: files.calibration, what: '--calibration' }],
+  );
 }
 
 /** Writes the requested report files and prints the verdict; shared with `loadgate report`. */
@@ -90,7 +96,10 @@ export async function compareCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 2) throw new UsageError('loadgate compare takes a baseline and a result file; see loadgate compare --help');
   const [baselinePath, resultPath] = positionals as [string, string];
-  checkReportPaths(values);
+  checkReportPaths(values, [
+    { path: baselinePath, what: 'BASELINE' },
+    { path: resultPath, what: 'RESULT' },
+  ]);
   const sweep = isSweepDocument(readJsonFile(resultPath));
   if (existsSync(baselinePath) && isSweepDocument(readJsonFile(baselinePath)) !== sweep)
     throw new UsageError(

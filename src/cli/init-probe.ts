@@ -1,3 +1,4 @@
+import { maxOf } from '../numbers.js';
 import { createClient } from '../client/client.js';
 import { buildRequestBody } from '../client/openai.js';
 import type { Outcome } from '../client/types.js';
@@ -80,10 +81,10 @@ async function measureFloor(draft: ResolvedSpec, model: string, headers: Record<
   } finally {
     await client.close();
   }
-  const ttftMs = Math.max(...probes.map((p) => p.ttftMs));
-  const e2eMs = Math.max(...probes.map((p) => p.e2eMs));
+  const ttftMs = maxOf(probes.map((p) => p.ttftMs));
+  const e2eMs = maxOf(probes.map((p) => p.e2eMs));
   // TPOT as the gate reads it: the decode time spread over the tokens after the first.
-  const tpotMs = Math.max(...probes.map((p) => (p.tokens > 1 ? (p.e2eMs - p.ttftMs) / (p.tokens - 1) : 0)));
+  const tpotMs = maxOf(probes.map((p) => (p.tokens > 1 ? (p.e2eMs - p.ttftMs) / (p.tokens - 1) : 0)));
   return { requests: probes.length, ttftMs, tpotMs, e2eMs };
 }
 

@@ -1,6 +1,6 @@
 import { readResult } from '../result/load.js';
-import { mergeResults } from '../result/merge.js';
-import { checkOutputPath, writeFileAtomic } from '../result/write.js';
+import { checkDistinctRuns, mergeResults } from '../result/merge.js';
+import { checkDistinctInputs, checkOutputPaths, writeFileAtomic } from '../result/write.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError } from './errors.js';
 
@@ -36,8 +36,14 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   if (!values.out) throw new UsageError('loadgate merge needs --out FILE for the merged result');
   if (values.mode !== 'replicates' && values.mode !== 'shards')
     throw new UsageError(`--mode "${values.mode}" is not known; expected replicates or shards`);
-  checkOutputPath(values.out, '--out');
-  const merged = mergeResults(positionals.map(readResult), { mode: values.mode, force: values.force, names: positionals });
+  checkDistinctInputs(positionals);
+  checkOutputPaths(
+    [{ path: values.out, what: '--out' }],
+    positionals.map((path) => ({ path, what: 'an input' })),
+  );
+  const results = positionals.map(readResult);
+  checkDistinctRuns(results, positionals);
+  const merged = mergeResults(results, { mode: values.mode, force: values.force, names: positionals });
   writeFileAtomic(values.out, `${JSON.stringify(merged, null, 2)}\n`, '--out');
   const w = merged.requests.window;
   process.stdout.write(

@@ -41,7 +41,10 @@ export async function reportCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 1) throw new UsageError('loadgate report takes exactly one result file; see loadgate report --help');
   if (!values.html && !values.markdown) throw new UsageError('loadgate report needs --html FILE and/or --markdown FILE to write');
-  checkReportPaths(values);
+  checkReportPaths(values, [
+    { path: positionals[0], what: 'the result' },
+    { path: values.baseline, what: '--baseline' },
+  ]);
   if (isSweepDocument(readJsonFile(positionals[0]))) {
     const sweep = readSweep(positionals[0]);
     const gate = values.baseline === undefined ? null : compareSweeps(readSweep(values.baseline), sweep);

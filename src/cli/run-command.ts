@@ -8,6 +8,7 @@ import { renderConsoleReport } from '../report/console.js';
 import { toVllmFormat } from '../result/vllm.js';
 import { openRecordsFile, type RecordsFile } from '../result/records-file.js';
 import { checkOutputPaths, writeFileAtomic } from '../result/write.js';
+import { workloadFilePaths } from '../workload/inputs.js';
 import { wallClockBoundMs } from '../run/bound.js';
 import { targetUrlProblem } from '../spec/url.js';
 import { parseCommandArgs } from './args.js';
@@ -156,11 +157,19 @@ function prepareRun(values: RunValues, positionals: string[]): RunPlan {
   // Every file the run will write is checked before the first request.
   const baselineOut =
     baselineUrl === undefined ? undefined : (values['baseline-out'] ?? values.out.replace(/(\.json)?$/, '.baseline.json'));
-  checkOutputPaths([
-    { path: values.out, what: '--out' },
-    { path: baselineOut, what: '--baseline-out' },
-    { path: recordsBaseline ? values.baseline : undefined, what: '--baseline' },
-  ]);
+  checkOutputPaths(
+    [
+      { path: values.out, what: '--out' },
+      { path: baselineOut, what: '--baseline-out' },
+      { path: recordsBaseline ? values.baseline : undefined, what: '--baseline' },
+      { path: values.records, what: '--records', stream: true },
+    ],
+    [
+      { path: positionals[0], what: 'the spec' },
+      { path: recordsBaseline ? undefined : values.baseline, what: '--baseline' },
+      ...workloadFilePaths(resolved),
+    ],
+  );
   const records = values.records === undefined ? undefined : openRecordsFile(values.records);
   return { values, resolved, calibration, workers, baselineUrl, recordsBaseline, baselineFile, baselineOut, records };
 }

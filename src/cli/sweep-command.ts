@@ -6,6 +6,7 @@ import type { GateReport } from '../gate/types.js';
 import { renderSweepHtml } from '../report/sweep-html.js';
 import { renderSweepMarkdown, renderSweepText } from '../report/sweep.js';
 import { checkOutputPaths, writeFileAtomic } from '../result/write.js';
+import { workloadFilePaths } from '../workload/inputs.js';
 import { EXIT_INTERRUPTED, trapInterrupts } from '../run/interrupt.js';
 import { parseCommandArgs } from './args.js';
 import { readSpec } from '../spec/load.js';
@@ -92,11 +93,14 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const baseline = values.baseline === undefined ? null : readSweep(values.baseline); // a bad baseline fails before the load
 
   // Every file the sweep writes is checked before its first request.
-  checkOutputPaths([
-    { path: values.out, what: '--out' },
-    { path: values.html, what: '--html' },
-    { path: values.markdown, what: '--markdown' },
-  ]);
+  checkOutputPaths(
+    [
+      { path: values.out, what: '--out' },
+      { path: values.html, what: '--html' },
+      { path: values.markdown, what: '--markdown' },
+    ],
+    [{ path: positionals[0], what: 'the spec' }, { path: values.baseline, what: '--baseline' }, ...workloadFilePaths(resolved)],
+  );
 
   const abort = new AbortController();
   const interrupts = trapInterrupts(

@@ -5,6 +5,7 @@
 import type { Socket } from 'node:net';
 import { buildConnector, Pool, type Dispatcher } from 'undici';
 import { now } from '../time.js';
+import { byteSize, DEFAULT_MAX_EVENT_BYTES } from './bounds.js';
 import { detailSanitizer } from './detail.js';
 import { KeepAliveWatch, type KeepAliveFacts } from './keep-alive.js';
 import { answerText, errorMessage, newStreamEvent, readEvent, type Api, type StreamEvent } from './openai.js';
@@ -21,6 +22,8 @@ export interface ClientOptions {
   timeoutMs: number;
   /** TCP/TLS connect budget; defaults to `timeoutMs`. */
   connectTimeoutMs?: number;
+  /** The longest SSE line or event the client buffers (src/client/bounds.ts); longer is a stream_error. */
+  maxEventBytes?: number;
 }
 
 export interface RequestHandle {
@@ -90,6 +93,7 @@ export function createClient(opts: ClientOptions): Client {
     timeoutMs: opts.timeoutMs,
     sanitize: detailSanitizer(secrets),
     event: newStreamEvent(),
+    maxEventBytes: opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
     watch,
     resend: (request) => fresh.dispatch({ ...request.options, reset: true }, request),
   };
@@ -116,6 +120,7 @@ interface RequestContext {
   sanitize: (text: string) => string;
   /** Scratch for `readEvent`: events are handled one at a time on one thread, so one suffices. */
   event: StreamEvent;
+  maxEventBytes: number;
   watch: KeepAliveWatch;
   /** Sends a request on a connection of its own. */
   resend(request: StreamRequest): void;
@@ -208,7 +213,7 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
     }
     this.obs.onHeaders(readAt, status);
     if (isSuccess(status)) {
-      this.framer = new SseFramer(this);
+      this.framer = new SseFramer(this, this.ctx.maxEventBytes);
       const type = mediaType(headers['content-type']);
       if (type !== 'text/event-stream') this.wrongType = type || 'no content-type';
     } else {
@@ -220,12 +225,35 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.ended) return;
     this.t = readAt;
-    if (this.framer !== null) this.framer.push(chunk);
+    if (this.framer !== null) this.frame(chunk);
     else if (this.errorBody !== null && this.errorBodyLen < ERROR_BODY_BYTES) {
       const kept = chunk.subarray(0, ERROR_BODY_BYTES - this.errorBodyLen);
       this.errorBody.push(kept);
       this.errorBodyLen += kept.length;
     }
+  }
+
+  /**
+   * The response's bytes through the framer and the event reader. Whatever a server sends, an
+   * exception it provokes ends this request as a stream_error: it never reaches undici (which
+   * would report it as a connection error) or the run.
+   */
+  private frame(chunk: Buffer | null): void {
+    try {
+      if (chunk === null) this.framer?.end();
+      else this.framer?.push(chunk);
+    } catch (err) {
+      if (!this.ended) this.finishAndAbort(this.t, 'stream_error', `unreadable stream: ${(err as Error).message}`);
+    }
+  }
+
+  onOversize(maxBytes: number): void {
+    if (this.ended || this.sawDone) return;
+    this.finishAndAbort(
+      this.t,
+      'stream_error',
+      `an SSE line or event longer than ${byteSize(maxBytes)} (load.max_event_bytes); the stream was abandoned`,
+    );
   }
 
   onEvent(data: Buffer, length: number, isError: boolean): void {
@@ -252,7 +280,7 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
     const t = readAt;
     if (this.framer !== null) {
       this.t = t;
-      this.framer.end();
+      this.frame(null);
       if (this.ended) return;
       if (this.sawDone) this.finish(t, 'ok');
       else if (this.wrongType !== null) this.finish(t, 'stream_error', `expected text/event-stream, got ${this.wrongType}`);

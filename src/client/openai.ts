@@ -1,4 +1,5 @@
 /** The OpenAI-compatible wire format: the streaming request body and what each streamed event means. */
+import { tokenCountProblem } from './bounds.js';
 import { MALFORMED, newChunkFindings, scanChunk, UNUSUAL } from './chunk-scan.js';
 
 export type Api = 'chat' | 'completions';
@@ -100,12 +101,25 @@ export function readEvent(bytes: Uint8Array, start: number, end: number, into: S
   const f = findings;
   if (f.hasDelta ? f.answer : f.text) into.content = 'answer';
   else if (f.hasDelta && f.reasoning) into.content = 'reasoning';
-  if (f.completionTokens !== null) {
-    into.usage = true;
-    into.completionTokens = f.completionTokens;
-    into.promptTokens = f.promptTokens ?? 0;
-  }
+  if (f.completionTokens !== null) setUsage(into, f.promptTokens ?? 0, f.completionTokens);
   return into;
+}
+
+/**
+ * Token counts come from the server, and the histograms that record them cannot hold any
+ * number: one out of range (1e16, negative, fractional) makes the chunk malformed, so the
+ * request is a stream_error that says so and the run goes on.
+ */
+function setUsage(into: StreamEvent, promptTokens: number, completionTokens: number): void {
+  const problem = tokenCountProblem(completionTokens);
+  const promptProblem = tokenCountProblem(promptTokens);
+  if (problem !== null || promptProblem !== null) {
+    into.error = `malformed chunk: usage.${problem !== null ? `completion_tokens ${problem}` : `prompt_tokens ${promptProblem}`}`;
+    return;
+  }
+  into.usage = true;
+  into.completionTokens = completionTokens;
+  into.promptTokens = promptTokens;
 }
 
 function reset(into: StreamEvent): void {
@@ -150,11 +164,8 @@ export function parseEvent(data: string, into: StreamEvent): StreamEvent {
     }
   }
   const usage = chunk.usage;
-  if (usage != null && typeof usage.completion_tokens === 'number') {
-    into.usage = true;
-    into.completionTokens = usage.completion_tokens;
-    into.promptTokens = typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : 0;
-  }
+  if (usage != null && typeof usage.completion_tokens === 'number')
+    setUsage(into, typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : 0, usage.completion_tokens);
   return into;
 }
 

@@ -4,7 +4,11 @@
  * event's data goes out as bytes, never decoded: per stream, one buffer carries a line split
  * across reads and one collects the event's data; both grow once and are reused, so an event
  * costs no allocation. CRLF pairs split across reads come out whole.
+ *
+ * Both buffers are bounded: a line or an event's data longer than `maxBytes` stops the framer
+ * (`onOversize`), so a server that never writes a newline cannot grow the generator's memory.
  */
+import { DEFAULT_MAX_EVENT_BYTES } from './bounds.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -22,6 +26,8 @@ export interface SseSink {
    * only during the call; `isError` when its type was `error`.
    */
   onEvent(data: Buffer, length: number, isError: boolean): void;
+  /** A line or an event's data passed `maxBytes`; nothing more is framed. */
+  onOversize(maxBytes: number): void;
 }
 
 export class SseFramer {
@@ -36,10 +42,15 @@ export class SseFramer {
   private dataLen = 0;
   private hasData = false;
   private isError = false;
+  private oversize = false;
 
-  constructor(private readonly sink: SseSink) {}
+  constructor(
+    private readonly sink: SseSink,
+    private readonly maxBytes = DEFAULT_MAX_EVENT_BYTES,
+  ) {}
 
   push(chunk: Uint8Array): void {
+    if (this.oversize) return;
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const len = buf.length;
     let pos = 0;
@@ -50,7 +61,7 @@ export class SseFramer {
     // Next LF/CR at or after pos; -2 means "search again", -1 means "none left in this chunk".
     let nextLF = -2;
     let nextCR = -2;
-    while (pos < len) {
+    while (pos < len && !this.oversize) {
       if (nextLF !== -1 && nextLF < pos) nextLF = buf.indexOf(LF, pos);
       if (nextCR !== -1 && nextCR < pos) nextCR = buf.indexOf(CR, pos);
       const eol = nextCR === -1 ? nextLF : nextLF === -1 ? nextCR : Math.min(nextLF, nextCR);
@@ -60,6 +71,7 @@ export class SseFramer {
       }
       if (this.carryLen > 0) {
         this.keep(buf, pos, eol);
+        if (this.oversize) return;
         const n = this.carryLen;
         this.carryLen = 0;
         this.line(this.carry, 0, n);
@@ -83,6 +95,7 @@ export class SseFramer {
    * truncated payload still fails to parse, and `[DONE]` cannot be produced by truncation.
    */
   end(): void {
+    if (this.oversize) return;
     if (this.carryLen > 0) {
       const n = this.carryLen;
       this.carryLen = 0;
@@ -93,6 +106,7 @@ export class SseFramer {
 
   /** Appends buf[s, e) to the carry buffer. */
   private keep(buf: Buffer, s: number, e: number): void {
+    if (this.tooLong(this.carryLen + (e - s))) return;
     this.carry = append(this.carry, this.carryLen, buf, s, e);
     this.carryLen += e - s;
   }
@@ -116,6 +130,7 @@ export class SseFramer {
         this.dataLen++;
       }
       const v = valueStart(buf, s + DATA.length, e);
+      if (this.tooLong(this.dataLen + (e - v))) return;
       this.data = append(this.data, this.dataLen, buf, v, e);
       this.dataLen += e - v;
       this.hasData = true;
@@ -124,6 +139,16 @@ export class SseFramer {
       this.isError = e - v === ERROR.length && buf.compare(ERROR, 0, ERROR.length, v, e) === 0;
     }
     // id, retry and unknown fields carry nothing a load test needs.
+  }
+
+  /** True, once and for all, when `n` bytes would pass the bound: the buffers are let go and the sink told. */
+  private tooLong(n: number): boolean {
+    if (n <= this.maxBytes) return false;
+    this.oversize = true;
+    this.carry = this.data = EMPTY;
+    this.carryLen = this.dataLen = 0;
+    this.sink.onOversize(this.maxBytes);
+    return true;
   }
 
   private dispatch(): void {

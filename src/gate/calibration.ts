@@ -1,8 +1,9 @@
 import { round3 } from '../numbers.js';
-import { readFileSync } from 'node:fs';
 import { Ajv, type SchemaObject } from 'ajv';
 import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import type { Result } from '../result/types.js';
+import { bytes, MAX_SPEC_BYTES } from '../spec/limits.js';
+import { readFileCapped, ReadFileError } from '../spec/read-file.js';
 
 /*
  * A calibration file (loadgate calibrate): the between-run coefficient of variation of every
@@ -56,10 +57,11 @@ export class CalibrationError extends Error {}
 export function loadCalibration(path: string): CalibrationFile {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readFileCapped(path, MAX_SPEC_BYTES);
   } catch (err) {
+    if (!(err instanceof ReadFileError)) throw err;
     throw new CalibrationError(
-      `calibration file ${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); write one with loadgate calibrate SPEC --out ${path}`,
+      `calibration file ${path}: ${err.reason}; ${err.tooLarge ? `expected a calibration of at most ${bytes(MAX_SPEC_BYTES)}` : `write one with loadgate calibrate SPEC --out ${path}`}`,
     );
   }
   return parseCalibration(text, path);

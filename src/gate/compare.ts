@@ -12,6 +12,7 @@ import { judgeLatencyLimit, judgeRateLimits } from './slo.js';
 import type { CheckOutcome, GateReport, RuleOutcome } from './types.js';
 import { applyTimingValidity, goodputByErrors } from './timing-validity.js';
 import { allFailed, decideVerdict } from './verdict.js';
+import { appendAll } from '../numbers.js';
 
 export interface CompareOptions {
   /** Seed of the bootstrap (default 1): the same inputs always give the same verdict. */
@@ -52,8 +53,8 @@ export function compare(baseline: Result | null, current: Result, gate: GateSpec
     if (rule.enabled && rule.max_ms !== undefined)
       rules.push(judgeLatencyLimit(key, { ...rule, max_ms: rule.max_ms }, baseline, current, ctx));
   }
-  rules.push(...judgeRateLimits(gate.slo, baseline, current, ctx));
-  rules.push(...judgePatternRules(gate, current));
+  appendAll(rules, judgeRateLimits(gate.slo, baseline, current, ctx));
+  appendAll(rules, judgePatternRules(gate, current));
 
   const spreadKeys = judgedSpreadKeys(gate);
   const stable = baseline ? stability(baseline, current, spreadKeys, noise, gate.max_cv, gate.confidence) : null;

@@ -5,7 +5,7 @@ import type { Result } from '../result/types.js';
 import { drawPercentile } from '../metrics/bootstrap.js';
 import type { Buckets } from '../metrics/buckets.js';
 import type { CalibrationFile } from './calibration.js';
-import { num, pctText, round3 } from '../numbers.js';
+import { maxOf, minOf, num, pctText, round3 } from '../numbers.js';
 import { normalQuantile, studentQuantile } from '../metrics/stats.js';
 import type { CheckOutcome, NoiseSource, RuleNoise, RuleOutcome } from './types.js';
 
@@ -110,11 +110,11 @@ export function betweenRun(
       ? `the baseline is one run, judged with the current run's between-run CV ${pctText(b.cv)} on both sides`
       : null;
   const se = Math.hypot(part(b, bv), part(c, cv));
-  const df = used.length > 0 ? Math.min(...used.map((s) => s.estimatedFrom - 1)) : Infinity;
+  const df = used.length > 0 ? minOf(used.map((s) => s.estimatedFrom - 1)) : Infinity;
   return {
     se,
     effectiveSe: se * (studentQuantile(confidence, df) / normalQuantile(confidence)),
-    cv: used.length > 0 ? Math.max(...used.map((s) => s.cv)) : null,
+    cv: used.length > 0 ? maxOf(used.map((s) => s.cv)) : null,
     sources: [...new Set(used.map((s) => s.source))],
     note,
   };

@@ -1,7 +1,7 @@
 import { decodeHistogram } from '../metrics/histogram.js';
 import { segmentDrift } from '../metrics/rise.js';
 import type { Result } from '../result/types.js';
-import { num } from '../numbers.js';
+import { appendAll, num } from '../numbers.js';
 import { outcome } from './outcome.js';
 import { latencyTarget } from './targets.js';
 import { FIXED_FLOOR_MS, type GateSpec, type LatencyKey } from '../spec/gate-schema.js';
@@ -20,7 +20,7 @@ import type { RuleOutcome, Verdict } from './types.js';
 export function judgePatternRules(gate: GateSpec, current: Result): RuleOutcome[] {
   const out: RuleOutcome[] = [];
   if (gate.spike?.enabled) out.push(judgeRecovery(gate.spike, current));
-  if (gate.soak?.enabled) out.push(...judgeSoak(gate, gate.soak, current));
+  if (gate.soak?.enabled) appendAll(out, judgeSoak(gate, gate.soak, current));
   return out;
 }
 

@@ -1,5 +1,6 @@
 import type { Outcome, StreamObserver } from '../client/types.js';
 import { OUTCOMES } from '../client/types.js';
+import { tokenCountProblem } from '../client/bounds.js';
 import { newHistogram, recordMs, type Histogram } from './histogram.js';
 import type { PatternRecorder } from './pattern-recorder.js';
 import { SegmentHistograms } from './segments.js';
@@ -64,6 +65,9 @@ export class RequestRecord implements StreamObserver {
   }
 
   onUsage(promptTokens: number, completionTokens: number): void {
+    // The client classifies an impossible count as a malformed chunk; a count the histograms
+    // cannot record is never kept, whoever reports it.
+    if (tokenCountProblem(promptTokens) !== null || tokenCountProblem(completionTokens) !== null) return;
     this.usagePrompt = promptTokens;
     this.usageCompletion = completionTokens;
   }

@@ -1,3 +1,5 @@
+import { appendAll } from '../numbers.js';
+
 /** A run longer than this many intervals halves its resolution, so results stay the same size however long the run. */
 const MAX_POINTS = 900;
 
@@ -28,7 +30,7 @@ export class TimeSeries {
     for (const arr of [this.sent, this.ok, this.errors, this.outputTokens]) {
       const halved = coarsenCounts(arr, 2);
       arr.length = 0;
-      arr.push(...halved);
+      appendAll(arr, halved);
     }
     this.intervalS *= 2;
   }

@@ -3,6 +3,7 @@ import { chartedMetrics } from '../metrics/definitions.js';
 import { decodeHistogram } from '../metrics/histogram.js';
 import type { Result } from '../result/types.js';
 import { lineChart, type Series } from './svg.js';
+import { maxOf } from '../numbers.js';
 
 const BASELINE = '#8a8a8a';
 const CURRENT = '#1f6feb';
@@ -33,7 +34,12 @@ export function latencyCharts(baseline: Result | null, current: Result): string[
     const title = `${label} (ms) by percentile`;
     const series: Series[] = [{ name: 'current', points: spectrum(current, h), color: CURRENT }];
     if (baseline) series.unshift({ name: 'baseline', points: spectrum(baseline, h), color: BASELINE, dashed: true });
-    const reach = Math.ceil(Math.max(1, ...series.flatMap((s) => s.points.map((p) => p[0]))));
+    const reach = Math.ceil(
+      maxOf(
+        series.flatMap((s) => s.points.map((p) => p[0])),
+        1,
+      ),
+    );
     return lineChart(title, series, { label: 'percentile', ticks: SPECTRUM_TICKS.slice(0, reach + 1) }, { label: 'ms' });
   });
 }

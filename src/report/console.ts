@@ -1,8 +1,9 @@
 import type { GateReport } from '../gate/types.js';
 import type { CountSummary } from '../metrics/histogram.js';
 import { METRICS, percentileLabel } from '../metrics/definitions.js';
-import { num } from '../numbers.js';
+import { appendAll, num } from '../numbers.js';
 import type { Result } from '../result/types.js';
+import { escapeLogLine } from './escape.js';
 import { explainRules } from './explain.js';
 import { connectionsText } from './format.js';
 import { patternConsole } from './pattern-report.js';
@@ -36,16 +37,13 @@ function latencyTable(r: Result): string[] {
   return lines;
 }
 
-/** Server text on a terminal: control characters (escape sequences) shown as code points, never sent. */
-const terminalSafe = (s: string) =>
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-
 /** The human-readable run report: what was offered, what came back, whether to trust it, and the verdict. */
 export function renderConsoleReport(r: Result, gate: GateReport, baseline: Result | null = null): string {
   const c = r.requests.window.by_class;
   const out = [
-    `loadgate ${r.tool.version} — "${r.spec.name}" against ${r.target.simulator ? 'the embedded simulator' : r.target.url} (${r.target.api}, model ${r.target.model})`,
+    escapeLogLine(
+      `loadgate ${r.tool.version} — "${r.spec.name}" against ${r.target.simulator ? 'the embedded simulator' : r.target.url} (${r.target.api}, model ${r.target.model})`,
+    ),
     `${r.load.label} · window ${r.load.window_s} s (warmup ${r.load.warmup_s} s, cooldown ${r.load.cooldown_s} s)${r.load.interrupted ? ' · INTERRUPTED' : ''}`,
     '',
     `Requests    ${r.requests.window.scheduled} in window: ok ${c.ok} · 429 ${c.http_429} · 4xx ${c.http_4xx} · 5xx ${c.http_5xx} · connect ${c.connect_error} · timeout ${c.timeout} · stream ${c.stream_error} · dropped ${c.dropped}${c.cancelled ? ` · cancelled ${c.cancelled}` : ''}`,
@@ -61,15 +59,16 @@ export function renderConsoleReport(r: Result, gate: GateReport, baseline: Resul
   ];
   const connections = connectionsText(r);
   if (connections !== null) out.push(`Connections ${connections}`);
-  out.push(...patternConsole(r));
-  out.push(...sessionsConsole(r).map(terminalSafe));
+  appendAll(out, patternConsole(r));
+  appendAll(out, sessionsConsole(r).map(escapeLogLine));
   const network = networkText(r);
   if (network !== null) out.push(`Network     ${network}`);
   const server = serverText(r);
-  if (server !== null) out.push(`Server      ${terminalSafe(server)}`, ...serverLatencyText(r).map((l) => `            ${l}`));
+  if (server !== null) appendAll(out, [`Server      ${escapeLogLine(server)}`, ...serverLatencyText(r).map((l) => `            ${l}`)]);
   if (r.requests.error_samples.length > 0) {
     out.push('', 'Errors');
-    for (const e of r.requests.error_samples.slice(0, 5)) out.push(`  ${e.class} ×${e.count}${e.detail ? `: ${e.detail}` : ''}`);
+    for (const e of r.requests.error_samples.slice(0, 5))
+      out.push(escapeLogLine(`  ${e.class} ×${e.count}${e.detail ? `: ${e.detail}` : ''}`));
   }
   out.push('', 'Validity');
   for (const v of r.validity.checks) out.push(`  ${v.ok ? 'ok  ' : 'FAIL'} ${v.name}: ${v.message}`);

@@ -23,3 +23,21 @@ export function escapeMarkdown(s: string): string {
     .replace(/[\\`*_[\]|~]/g, '\\$&')
     .replace(/[@#]/g, '$&\u200b');
 }
+
+/**
+ * One line of a log (the Action's, a terminal), whatever the text holds. A CI runner executes a
+ * log line that starts with `::` as a workflow command (`::add-mask::`, `::warning::`, and
+ * `::stop-commands::` turns the rest off), and a terminal executes ESC sequences: so line
+ * breaks become a visible `⏎`, every `::` is broken with a zero-width space (no line can then
+ * start a command), and other control characters (ESC, CSI, NUL…) are shown as `\xNN`.
+ * Every string from a spec, a result or a server that reaches a log goes through here.
+ */
+export function escapeLogLine(s: string): string {
+  return (
+    s
+      .replace(/\r\n|[\r\n\u0085\u2028\u2029]/g, ' ⏎ ')
+      // eslint-disable-next-line no-control-regex -- control characters are exactly what this neutralises
+      .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+      .replace(/::/g, ':\u200b:')
+  );
+}

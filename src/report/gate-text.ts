@@ -2,6 +2,7 @@ import type { GateReport } from '../gate/types.js';
 import type { Result } from '../result/types.js';
 import { explainRules } from './explain.js';
 import { gateRows, noiseSourceLine } from './format.js';
+import { maxOf } from '../numbers.js';
 
 /** The gate report for a terminal: the verdict, its reasons, and one aligned line per rule. */
 export function renderGateText(report: GateReport, baseline: Result | null = null, current: Result | null = null): string {
@@ -17,7 +18,7 @@ export function renderGateText(report: GateReport, baseline: Result | null = nul
   };
   const cols = ['status', 'metric', 'baseline', 'current', 'change', 'limit', 'detects'] as const;
   const table = [header, ...rows];
-  const width = Object.fromEntries(cols.map((c) => [c, Math.max(...table.map((r) => r[c].length))]));
+  const width = Object.fromEntries(cols.map((c) => [c, maxOf(table.map((r) => r[c].length))]));
   const line = (r: (typeof table)[number]) =>
     cols
       .map((c) => (c === 'baseline' || c === 'current' ? r[c].padStart(width[c]) : r[c].padEnd(width[c])))

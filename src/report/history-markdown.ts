@@ -1,3 +1,4 @@
+import { maxOf, minOf } from '../numbers.js';
 import type { HistoryCheck, MetricSeries } from '../history/analyze.js';
 import { sinceWhenLines } from '../history/since.js';
 import { escapeMarkdown as md } from './escape.js';
@@ -17,8 +18,8 @@ export function mermaidTrend(check: HistoryCheck, s: MetricSeries): string {
     return `"${p.index}${c ? (c.after > c.before ? ' ▲' : ' ▼') : ''}"`;
   });
   const values = s.points.map((p) => p.value);
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
+  const lo = minOf(values);
+  const hi = maxOf(values);
   const pad = (hi - lo) * 0.1 || Math.abs(hi) * 0.05 || 1;
   return [
     '```mermaid',

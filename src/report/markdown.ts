@@ -8,6 +8,7 @@ import { connectionsText, gateRows, noiseNote, noiseSourceLine, STATUS_ICON, VER
 import { patternMarkdown } from './pattern-report.js';
 import { sessionsMarkdown } from './sessions-report.js';
 import { networkText, serverLatencyText, serverText } from './server-format.js';
+import { appendAll } from '../numbers.js';
 
 /**
  * The gate report as GitHub-flavoured markdown, for a job summary or a pull-request comment:
@@ -18,9 +19,16 @@ export function renderMarkdown(report: GateReport, baseline: Result | null, curr
   out.push(`### ${VERDICT_ICON[report.verdict]} loadgate: ${report.verdict.toUpperCase()} — ${md(current.spec.name)}`, '');
   out.push(`${runLine('Current', current)}  `);
   out.push(baseline ? runLine('Baseline', baseline) : '**No baseline**: only absolute (SLO) rules were judged.', '');
-  out.push(...report.reasons.map((r) => `- ${md(r)}`), '');
+  appendAll(
+    out,
+    report.reasons.map((r) => `- ${md(r)}`),
+  ).push('');
   const why = explainRules(report, baseline, current);
-  if (why.length > 0) out.push(...why.map((w) => `- **Why**: ${md(w)}`), '');
+  if (why.length > 0)
+    appendAll(
+      out,
+      why.map((w) => `- **Why**: ${md(w)}`),
+    ).push('');
 
   out.push('| Metric | Baseline | Current | Change | Rule | Status |', '|:--|--:|--:|--:|:--|:--|');
   for (const r of gateRows(report)) {
@@ -30,12 +38,14 @@ export function renderMarkdown(report: GateReport, baseline: Result | null, curr
     );
   }
   const sources = noiseSourceLine(report);
-  out.push('', ...(sources ? [`**${md(sources)}**`, ''] : []), `<sub>${md(noiseNote(report))}</sub>`, '');
+  out.push('');
+  if (sources) out.push(`**${md(sources)}**`, '');
+  out.push(`<sub>${md(noiseNote(report))}</sub>`, '');
 
-  out.push(...percentileChart('Time to first token and end-to-end latency (ms)', chartedKeys('request'), baseline, current));
-  out.push(...percentileChart('Per-token latency (ms)', chartedKeys('token'), baseline, current));
-  out.push(...patternMarkdown(current));
-  out.push(...sessionsMarkdown(current));
+  appendAll(out, percentileChart('Time to first token and end-to-end latency (ms)', chartedKeys('request'), baseline, current));
+  appendAll(out, percentileChart('Per-token latency (ms)', chartedKeys('token'), baseline, current));
+  appendAll(out, patternMarkdown(current));
+  appendAll(out, sessionsMarkdown(current));
 
   const failing = report.checks.filter((c) => !c.ok);
   out.push('#### Validity', '');
@@ -43,9 +53,16 @@ export function renderMarkdown(report: GateReport, baseline: Result | null, curr
     failing.length === 0 ? `All ${report.checks.length} checks passed.` : `${failing.length} of ${report.checks.length} checks failed:`,
     '',
   );
-  if (failing.length > 0) out.push(...failing.map((c) => `- ❌ **${c.scope}** ${md(c.name)}: ${md(c.message)}`), '');
+  if (failing.length > 0)
+    appendAll(
+      out,
+      failing.map((c) => `- ❌ **${c.scope}** ${md(c.name)}: ${md(c.message)}`),
+    ).push('');
   out.push('<details><summary>All checks</summary>', '', '| Run | Check | OK | Detail |', '|:--|:--|:--|:--|');
-  out.push(...report.checks.map((c) => `| ${c.scope} | ${md(c.name)} | ${c.ok ? '✅' : '❌'} | ${md(c.message)} |`), '', '</details>', '');
+  appendAll(
+    out,
+    report.checks.map((c) => `| ${c.scope} | ${md(c.name)} | ${c.ok ? '✅' : '❌'} | ${md(c.message)} |`),
+  ).push('', '</details>', '');
 
   const connections = connectionsText(current);
   if (connections !== null) out.push('#### Connections (current run)', '', md(connections), '');
@@ -54,16 +71,22 @@ export function renderMarkdown(report: GateReport, baseline: Result | null, curr
   if (server !== null || network !== null) {
     out.push('#### Server and network (current run)', '');
     if (network !== null) out.push(`- **Network**: ${md(network)}`);
-    if (server !== null) out.push(`- **Server**: ${md(server)}`, ...serverLatencyText(current).map((l) => `- ${md(l)}`));
+    if (server !== null) appendAll(out, [`- **Server**: ${md(server)}`, ...serverLatencyText(current).map((l) => `- ${md(l)}`)]);
     out.push('');
   }
   if (current.requests.error_samples.length > 0) {
     out.push('#### Errors (current run)', '', '| Class | Count | Detail |', '|:--|--:|:--|');
-    out.push(...current.requests.error_samples.map((e) => `| ${md(e.class)} | ${e.count} | ${md(e.detail || '—')} |`), '');
+    appendAll(
+      out,
+      current.requests.error_samples.map((e) => `| ${md(e.class)} | ${e.count} | ${md(e.detail || '—')} |`),
+    ).push('');
   }
 
   out.push('<details><summary>Definitions</summary>', '');
-  out.push(...Object.entries(current.definitions).map(([k, v]) => `- **${md(k)}**: ${md(v)}`), '', '</details>', '');
+  appendAll(
+    out,
+    Object.entries(current.definitions).map(([k, v]) => `- **${md(k)}**: ${md(v)}`),
+  ).push('', '</details>', '');
   return out.join('\n');
 }
 

@@ -1,5 +1,5 @@
 import type { LatencySummary } from '../metrics/histogram.js';
-import { num, round3 } from '../numbers.js';
+import { appendAll, maxOf, num, round3 } from '../numbers.js';
 import type { PatternPhase, PatternSection } from '../result/pattern.js';
 import type { Result } from '../result/types.js';
 import { escapeHtml as esc, escapeMarkdown as md } from './escape.js';
@@ -122,7 +122,12 @@ const cells = (ph: PatternPhase) => [
 export function patternConsole(r: Result): string[] {
   const findings = patternFindings(r);
   if (!r.pattern) return findings.length > 0 ? ['', ...findings] : [];
-  const widths = HEAD.map((h, i) => Math.max(h.length, ...r.pattern!.phases.map((ph) => cells(ph)[i].length)));
+  const widths = HEAD.map((h, i) =>
+    maxOf(
+      r.pattern!.phases.map((ph) => cells(ph)[i].length),
+      h.length,
+    ),
+  );
   const row = (c: string[]) => c.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
   return [
     '',
@@ -150,7 +155,10 @@ export function patternMarkdown(r: Result): string[] {
       .map(() => '--:')
       .join('|')}|`,
   );
-  out.push(...p.phases.map((ph) => `| ${cells(ph).map(md).join(' | ')} |`), '');
+  appendAll(
+    out,
+    p.phases.map((ph) => `| ${cells(ph).map(md).join(' | ')} |`),
+  ).push('');
   // Mermaid has no shading or legend: two lines (offered, achieved) and the TTFT p95 line, at most 60 points.
   const step = Math.max(1, Math.ceil(p.series.offered_per_s.length / 60));
   const pick = (v: (number | null)[]) => v.filter((_, i) => i % step === 0).map((x) => (x === null ? 0 : x));

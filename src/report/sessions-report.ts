@@ -1,4 +1,4 @@
-import { num } from '../numbers.js';
+import { appendAll, maxOf, num } from '../numbers.js';
 import type { Result } from '../result/types.js';
 import { escapeMarkdown as md } from './escape.js';
 
@@ -42,7 +42,7 @@ export function sessionsConsole(r: Result): string[] {
   if (!s) return out;
   out.push(`Sessions    ${summary(s)}`);
   const table = [HEAD, ...rows(s)];
-  const widths = HEAD.map((_, k) => Math.max(...table.map((row) => row[k].length)));
+  const widths = HEAD.map((_, k) => maxOf(table.map((row) => row[k].length)));
   for (const row of table) out.push(`            ${row.map((c, k) => (k === 0 ? c.padEnd(widths[k]) : c.padStart(widths[k]))).join('  ')}`);
   return out;
 }
@@ -63,6 +63,10 @@ export function sessionsMarkdown(r: Result): string[] {
       .map(() => '--:')
       .join('|')}|`,
   );
-  out.push(...rows(s).map((row) => `| ${row.join(' | ')} |`), '');
+  appendAll(
+    out,
+    rows(s).map((row) => `| ${row.join(' | ')} |`),
+  );
+  out.push('');
   return out;
 }

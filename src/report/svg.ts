@@ -1,4 +1,5 @@
 import { escapeHtml as esc } from './escape.js';
+import { maxOf, minOf } from '../numbers.js';
 
 /** A line chart as inline SVG: no scripts, no external resources, readable without a browser's help. */
 
@@ -51,6 +52,29 @@ function niceTicks(max: number, count = 5): number[] {
   return Array.from({ length: Math.floor(max / step) + 1 }, (_, i) => i * step);
 }
 
+/** The axes' ticks and ranges: x over the points and its ticks (and extent), y from 0 to 5 % above the highest point or mark. */
+function axesOf(all: [number, number][], x: Axis, y: Axis, marks: Mark[]) {
+  const xs = all.map((p) => p[0]);
+  const xTicks = x.ticks ?? niceTicks(maxOf(xs, x.extent ?? 0)).map((at) => ({ at, label: tick(at) }));
+  const xMin = minOf(
+    xTicks.map((t) => t.at),
+    minOf(xs),
+  );
+  const xMax = maxOf(
+    xTicks.map((t) => t.at),
+    maxOf(xs, x.extent ?? -Infinity),
+  );
+  const yMax =
+    y.max ??
+    (maxOf(
+      marks.map((m) => m.y ?? 0),
+      maxOf(all.map((p) => p[1])),
+    ) * 1.05 ||
+      1);
+  const yTicks = y.ticks ?? niceTicks(yMax).map((at) => ({ at, label: tick(at) }));
+  return { xTicks, xMin, xMax, yTicks, yMax };
+}
+
 export function lineChart(title: string, series: Series[], x: Axis, y: Axis, marks: Mark[] = [], bands: Band[] = []): string {
   const all = series.flatMap((s) => s.points);
   const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}" font-family="system-ui, sans-serif" font-size="11">`;
@@ -58,11 +82,7 @@ export function lineChart(title: string, series: Series[], x: Axis, y: Axis, mar
   if (all.length === 0)
     return `${head}${titleText}<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no samples</text></svg>`;
 
-  const xTicks = x.ticks ?? niceTicks(Math.max(...all.map((p) => p[0]), x.extent ?? 0)).map((at) => ({ at, label: tick(at) }));
-  const xMin = Math.min(...all.map((p) => p[0]), ...xTicks.map((t) => t.at));
-  const xMax = Math.max(...all.map((p) => p[0]), ...xTicks.map((t) => t.at), x.extent ?? -Infinity);
-  const yMax = y.max ?? (Math.max(...all.map((p) => p[1]), ...marks.map((m) => m.y ?? 0)) * 1.05 || 1);
-  const yTicks = y.ticks ?? niceTicks(yMax).map((at) => ({ at, label: tick(at) }));
+  const { xTicks, xMin, xMax, yTicks, yMax } = axesOf(all, x, y, marks);
   const px = (v: number) => M.left + ((v - xMin) / (xMax - xMin || 1)) * (W - M.left - M.right);
   const py = (v: number) => H - M.bottom - (v / yMax) * (H - M.top - M.bottom);
   const r1 = (v: number) => Math.round(v * 10) / 10;

@@ -1,5 +1,6 @@
 import type { SweepDocument } from '../capacity/document.js';
 import { lineChart, type Mark, type Series } from './svg.js';
+import { maxOf } from '../numbers.js';
 
 const OFFERED = '#8a8a8a';
 const COMPLETED = '#1f6feb';
@@ -76,8 +77,8 @@ export function latencyCharts(d: SweepDocument): string[] {
   // the axis: the chart stops at 12 × S or 1.2 × the highest p99 short of saturation (lines above are clipped).
   const below = c.filter((p) => !p.saturated).map((p) => p.latency_ms.p99 ?? 0);
   const all = c.map((p) => p.latency_ms.p99 ?? 0);
-  const cap = a.service_floor_ms === null ? undefined : Math.max(12 * a.service_floor_ms, 1.2 * Math.max(0, ...below));
-  const yMax = cap !== undefined && cap < Math.max(0, ...all) ? cap : undefined;
+  const cap = a.service_floor_ms === null ? undefined : Math.max(12 * a.service_floor_ms, 1.2 * maxOf(below, 0));
+  const yMax = cap !== undefined && cap < maxOf(all, 0) ? cap : undefined;
   const title = `${metric} percentiles vs offered load${yMax === undefined ? '' : ` (clipped at ${Math.round(yMax)} ms)`}`;
   return [
     lineChart(title, series, { label: xLabel(d) }, { label: 'ms', max: yMax }, marks),

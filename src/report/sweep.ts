@@ -4,6 +4,7 @@ import type { GateReport } from '../gate/types.js';
 import { escapeMarkdown as md } from './escape.js';
 import { renderGateText } from './gate-text.js';
 import { gateRows, STATUS_ICON, VERDICT_ICON } from './format.js';
+import { appendAll } from '../numbers.js';
 
 /*
  * A sweep's findings as display strings, shared by the console, markdown and HTML reports:
@@ -152,7 +153,7 @@ export function renderSweepText(d: SweepDocument, gate: GateReport | null): stri
     if (f.note) lines.push(`${''.padEnd(36)} note: ${f.note}`);
   }
   if (d.analysis.oversubscribed.length > 0)
-    lines.push('', "Little's law (L = λ·W) above the batch slots:", ...d.analysis.oversubscribed.map((o) => `  ${o}`));
+    appendAll(lines, ['', "Little's law (L = λ·W) above the batch slots:", ...d.analysis.oversubscribed.map((o) => `  ${o}`)]);
   if (gate) lines.push('', renderGateText(gate));
   return lines.join('\n');
 }
@@ -163,12 +164,12 @@ export function renderSweepMarkdown(d: SweepDocument, gate: GateReport | null): 
   const title = gate ? `${VERDICT_ICON[gate.verdict]} loadgate sweep: ${gate.verdict.toUpperCase()}` : '📈 loadgate sweep';
   out.push(`### ${title} — ${md(d.spec.name)}`, '', md(headline(d)), '', `Stopped: ${md(d.stopped_because)}`, '');
   if (gate) {
-    out.push(
+    appendAll(out, [
       ...gate.reasons.map((r) => `- ${md(r)}`),
       '',
       '| Metric | Baseline | Current | Change | Rule | Status | Why |',
       '|:--|--:|--:|--:|:--|:--|:--|',
-    );
+    ]);
     for (const r of gateRows(gate))
       out.push(
         `| ${md(r.metric)} | ${md(r.baseline)} | ${md(r.current)} | ${md(r.change)} | ${md(r.limit)} | ${STATUS_ICON[r.status]} ${r.status} | ${md(r.reason)} |`,
@@ -180,7 +181,7 @@ export function renderSweepMarkdown(d: SweepDocument, gate: GateReport | null): 
     out.push(`| ${md(f.label)} | ${md(f.value)}${f.note ? `<br><sub>${md(f.note)}</sub>` : ''} | ${md(f.rule)} | \`${f.key}\` |`);
   out.push('');
   if (d.analysis.oversubscribed.length > 0)
-    out.push("**Little's law above the batch slots:**", '', ...d.analysis.oversubscribed.map((o) => `- ${md(o)}`), '');
+    appendAll(out, ["**Little's law above the batch slots:**", '', ...d.analysis.oversubscribed.map((o) => `- ${md(o)}`), '']);
   out.push(`#### Points (${md(d.label)})`, '', `| ${POINT_COLUMNS.join(' | ')} |`, `|${POINT_COLUMNS.map(() => '--').join('|')}|`);
   for (const p of d.analysis.points) out.push(`| ${pointRow(p).map(md).join(' | ')} |`);
   out.push('');

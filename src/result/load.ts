@@ -2,7 +2,8 @@ import { Ajv } from 'ajv';
 import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import { OUTCOMES } from '../client/types.js';
 import { bytes, MAX_RESULT_BYTES } from '../spec/limits.js';
-import { readFileCapped, ReadFileError } from '../spec/read-file.js';
+import { jsonProblem, readFileCapped, ReadFileError } from '../spec/read-file.js';
+import { show } from '../spec/messages.js';
 import { decodeHistogram } from '../metrics/histogram.js';
 import { resultSchema } from './schema.js';
 import { RESULT_SCHEMA_VERSION } from './types.js';
@@ -34,7 +35,7 @@ export function parseResult(text: string, name: string): Result {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw fail(`not valid JSON (${(err as Error).message.split('\n')[0]}); the file is truncated or corrupt`);
+    throw fail(`not valid JSON (${jsonProblem(err, text)}); the file is truncated or corrupt`);
   }
   const version =
     data && typeof data === 'object' && !Array.isArray(data) ? (data as { schema_version?: unknown }).schema_version : undefined;
@@ -44,7 +45,7 @@ export function parseResult(text: string, name: string): Result {
     );
   if (version === undefined) throw fail('not a loadgate result (no schema_version; note that --format vllm files cannot be read back)');
   if (typeof version !== 'number' || !Number.isInteger(version))
-    throw fail(`schema_version ${JSON.stringify(version)} is not an integer; the file is corrupt`);
+    throw fail(`schema_version is ${show(version)}, not an integer; the file is corrupt`);
   if (version > RESULT_SCHEMA_VERSION)
     throw fail(`schema_version ${version} is newer than this loadgate understands (${RESULT_SCHEMA_VERSION}); upgrade loadgate`);
   if (version < RESULT_SCHEMA_VERSION)

@@ -6,7 +6,7 @@ import { MAX_ERROR_SAMPLES } from '../metrics/recorder.js';
 import { scalePatternRates } from '../spec/pattern.js';
 import { baseRateOf, mergePatternSections } from './pattern.js';
 import type { WindowCpu } from '../metrics/window-cpu.js';
-import { round3 } from '../numbers.js';
+import { maxOf, round3 } from '../numbers.js';
 import { specHash } from '../spec/hash.js';
 import { assembleResult } from './assemble.js';
 import { observedLoopMs } from './timestamp-error.js';
@@ -25,6 +25,26 @@ export interface MergeOptions {
 }
 
 export class MergeError extends Error {}
+
+/**
+ * Refuses one run given twice (a copy of a result, or a merged result beside one of its
+ * parts): merged, its requests would count twice, and a calibration over copies would find a
+ * spread of 0 that makes every later gate over-confident. A merge's run id joins its inputs'
+ * with `+`, so each part is checked.
+ */
+export function checkDistinctRuns(results: readonly Result[], names: readonly string[]): void {
+  const seen = new Map<string, number>();
+  results.forEach((r, i) => {
+    for (const id of r.run_id.split('+')) {
+      const first = seen.get(id);
+      if (first !== undefined && first !== i)
+        throw new MergeError(
+          `${names[i]}: holds run ${id}, as ${names[first]} does; expected each run once (a copy merged twice would count its requests twice)`,
+        );
+      seen.set(id, i);
+    }
+  });
+}
 
 /**
  * Combines results exactly: histograms and counters add, and every summary is recomputed
@@ -49,7 +69,7 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
 
   const shards = mode === 'shards';
   const sum = sumOf(results);
-  const max = maxOf(results);
+  const max = maxOver(results);
   const spec = shards ? shardedSpec(results) : first.spec;
   const { input_tokens: input, output_tokens: output, plan } = first.workload;
 
@@ -95,12 +115,12 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
 
 /** Adders over the inputs. */
 const sumOf = (results: Result[]) => (f: (r: Result) => number) => results.reduce((acc, r) => acc + f(r), 0);
-const maxOf = (results: Result[]) => (f: (r: Result) => number) => Math.max(...results.map(f));
+const maxOver = (results: Result[]) => (f: (r: Result) => number) => maxOf(results.map(f));
 
 /** The generator's figures: those of the busiest input, or for shards' memory and everyone's CPU time, their sum. */
 function mergedGenerator(results: Result[], shards: boolean): RunTotals['generator'] {
   const sum = sumOf(results);
-  const max = maxOf(results);
+  const max = maxOver(results);
   // Measured only by newer loadgates: judged when every input has it.
   const windowCpu = results.every((r) => r.generator.window_cpu !== undefined)
     ? busiest(results.map((r) => r.generator.window_cpu!))
@@ -230,10 +250,13 @@ function busiest(cpus: (WindowCpu | null)[]): WindowCpu | null {
  */
 function mergeTimeseries(results: Result[], shards: boolean): RunTotals['series'] {
   // Inputs of different lengths may have coarsened differently: bring all to the coarsest interval.
-  const interval = Math.max(...results.map((r) => r.timeseries.interval_s));
+  const interval = maxOf(results.map((r) => r.timeseries.interval_s));
   const combine = (pick: (r: Result) => number[]) => {
     const series = results.map((r) => coarsenCounts(pick(r), interval / r.timeseries.interval_s));
-    const length = Math.max(0, ...series.map((a) => a.length));
+    const length = maxOf(
+      series.map((a) => a.length),
+      0,
+    );
     return Array.from({ length }, (_, i) => {
       const values = series.filter((a) => i < a.length).map((a) => a[i]);
       const total = values.reduce((a, b) => a + b, 0);
@@ -278,5 +301,5 @@ function spread(results: Result[]): Record<string, number> {
 function mergedPeak(results: Result[], shards: boolean): { peakInFlight?: number } {
   if (!results.every((r) => r.littles_law.peak_in_flight !== undefined)) return {};
   const peaks = results.map((r) => r.littles_law.peak_in_flight!);
-  return { peakInFlight: shards ? peaks.reduce((a, b) => a + b, 0) : Math.max(...peaks) };
+  return { peakInFlight: shards ? peaks.reduce((a, b) => a + b, 0) : maxOf(peaks) };
 }

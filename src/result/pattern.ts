@@ -3,7 +3,7 @@ import type { LoadPlan } from '../arrivals/load-plan.js';
 // The gate's own percentile-rise test (metrics/, below result) judges the soak's drift.
 import { segmentDrift, type DriftOutcome } from '../metrics/rise.js';
 import { FIXED_FLOOR_MS, type GateSpec } from '../spec/gate-schema.js';
-import { round3 } from '../numbers.js';
+import { minOf, round3 } from '../numbers.js';
 import type { Spec } from '../spec/types.js';
 import { LATENCY_TARGETS, PHASE_METRICS, type PhaseMetric } from '../metrics/definitions.js';
 import { decodeHistogram, encodeHistogram, summarizeMs, type Histogram, type LatencySummary } from '../metrics/histogram.js';
@@ -271,7 +271,7 @@ function spikeOutcome(
 function stepsOutcome(stats: PatternPhaseStats[], phases: PatternPhase[]): NonNullable<PatternSection['steps']> {
   const p99s = phases.map((p) => (p.ttft_ms && p.ttft_ms.count >= MIN_WINDOW_SAMPLES ? p.ttft_ms.p99 : null));
   const known = p99s.filter((v): v is number => v !== null);
-  const floor = known.length > 0 ? Math.min(...known) : null;
+  const floor = known.length > 0 ? minOf(known) : null;
   const saturated = stats.findIndex(
     (s) => s.completedOk < (1 - SATURATION_SHORTFALL) * s.scheduled && s.scheduled - s.completedOk > 3 * Math.sqrt(s.scheduled),
   );

@@ -1,4 +1,4 @@
-import { createWriteStream, openSync } from 'node:fs';
+import { createWriteStream, fstatSync, openSync, statSync } from 'node:fs';
 import { checkOutputPath, OutputFileError } from './write.js';
 
 /** The raw JSONL records of a run, one line per request, written as they finish. */
@@ -26,6 +26,19 @@ export function openRecordsFile(path: string, what = '--records'): RecordsFile {
   stream.on('error', (err: NodeJS.ErrnoException) => {
     failed ??= `${what} ${path}: writing the records failed (${err.code ?? err.message}); the records are incomplete`;
   });
+  // A file (or its folder) removed during the run takes the records written to it along:
+  // said at the end, since the result, written afterwards, makes its folder again.
+  const opened = fstatSync(fd);
+  const removed = (): string | undefined => {
+    if (!opened.isFile()) return undefined;
+    try {
+      const now = statSync(path);
+      if (now.ino === opened.ino && now.dev === opened.dev) return undefined;
+    } catch {
+      // gone
+    }
+    return `${what} ${path}: the file was deleted or replaced during the run; the records are lost`;
+  };
   let closed: Promise<string | undefined> | undefined;
   return {
     write(line) {
@@ -35,7 +48,7 @@ export function openRecordsFile(path: string, what = '--records'): RecordsFile {
       (closed ??= new Promise((resolve) => {
         if (stream.destroyed) return resolve(failed);
         stream.once('error', () => resolve(failed));
-        stream.end(() => resolve(failed));
+        stream.end(() => resolve(failed ?? removed()));
       })),
   };
 }

@@ -1,5 +1,5 @@
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { closeSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 
 /** An output file that cannot be written, in one line naming it (`what`: the flag or input that gave it). */
 export class OutputFileError extends Error {}
@@ -88,9 +88,79 @@ export function checkOutputPath(path: string, what: string, o: { stream?: boolea
   }
 }
 
-/** Each output checked once, the first problem thrown. */
-export function checkOutputPaths(outputs: readonly { path: string | undefined; what: string }[]): void {
-  for (const o of outputs) if (o.path !== undefined) checkOutputPath(o.path, o.what);
+/** A file a command reads or writes, and how its messages name it (a flag, an input, "the spec"). */
+export interface NamedPath {
+  path: string | undefined;
+  what: string;
+  /** An output written as a stream (the records): it may be a device or a pipe (checkOutputPath). */
+  stream?: boolean;
+}
+
+/**
+ * Each output checked once, the first problem thrown: first that no output is the same file
+ * as an input or as another output (checkDistinctPaths), then that each can be written.
+ */
+export function checkOutputPaths(outputs: readonly NamedPath[], inputs: readonly NamedPath[] = []): void {
+  checkDistinctPaths(outputs, inputs);
+  for (const o of outputs) if (o.path !== undefined) checkOutputPath(o.path, o.what, { stream: o.stream });
+}
+
+/**
+ * The file a path names, whatever the spelling: `./a.json`, a symbolic link to it and a hard
+ * link all give the same identity (device and inode when it exists; else the real path of its
+ * folder and its name, the file it would become).
+ */
+export function fileIdentity(path: string): string {
+  try {
+    const st = statSync(path);
+    return `inode:${st.dev}:${st.ino}`;
+  } catch {
+    let folder = resolve(dirname(path));
+    try {
+      folder = realpathSync(folder);
+    } catch {
+      // A folder still to be made: nothing can be inside it yet.
+    }
+    return `path:${resolve(folder, basename(path))}`;
+  }
+}
+
+/**
+ * Refuses an output that would replace an input or another output of the same command
+ * (`run s.yml --out s.yml`, `--out X --records X`, `report R --html R`): whatever it named,
+ * it would be lost to the write.
+ */
+export function checkDistinctPaths(outputs: readonly NamedPath[], inputs: readonly NamedPath[]): void {
+  const seen = new Map<string, NamedPath>();
+  for (const i of inputs) if (i.path !== undefined && !seen.has(fileIdentity(i.path))) seen.set(fileIdentity(i.path), i);
+  const inputIds = new Set(seen.keys());
+  for (const o of outputs) {
+    if (o.path === undefined || o.path === '') continue;
+    const id = fileIdentity(o.path);
+    const other = seen.get(id);
+    if (other)
+      throw new SameFileError(
+        `${o.what} ${o.path}: is the same file as ${other.what}${other.path === o.path ? '' : ` (${other.path})`}; expected a path of its own (${inputIds.has(id) ? 'writing it would replace an input' : 'each output is written whole'})`,
+      );
+    seen.set(id, o);
+  }
+}
+
+/** The same input given twice. */
+export class SameFileError extends Error {}
+
+/**
+ * Refuses the same file given twice as input, through any spelling or link (`a.json ./a.json`,
+ * a symbolic or hard link); a copy is caught by its run id (checkDistinctRuns in merge.ts).
+ */
+export function checkDistinctInputs(paths: readonly string[]): void {
+  const byFile = new Map<string, string>();
+  for (const path of paths) {
+    const id = fileIdentity(path);
+    const same = byFile.get(id);
+    if (same !== undefined) throw new SameFileError(`${path}: is the same file as ${same}; expected each result once`);
+    byFile.set(id, path);
+  }
 }
 
 const tempOf = (path: string) => `${path}.${process.pid}.tmp`;

@@ -1,3 +1,4 @@
+import { appendAll } from '../numbers.js';
 import { loadPlan, type LoadPlan } from '../arrivals/load-plan.js';
 import { buildSchedule } from '../arrivals/schedule.js';
 import { deriveSeed } from '../rng.js';
@@ -114,6 +115,7 @@ function openGenerator(o: MeasureOptions, plan: LoadPlan): Generator {
     headers: resolved.headers,
     apiKey: resolved.apiKey,
     timeoutMs: resolved.requestTimeoutMs,
+    maxEventBytes: spec.load.max_event_bytes,
   });
   const active = new Map<number, InFlight>();
   const pattern =
@@ -223,7 +225,11 @@ function armPhaseTimers(runStart: number, plan: LoadPlan, g: Generator, spinMs: 
     setTimeout(() => cpuMeter.stop(), runStart + plan.windowToMs - now()),
   ];
   const { pattern } = g;
-  if (pattern) timers.push(...plan.phases.map((p, k) => setTimeout(() => pattern.sampleMemory(k), runStart + p.toMs - now())));
+  if (pattern)
+    appendAll(
+      timers,
+      plan.phases.map((p, k) => setTimeout(() => pattern.sampleMemory(k), runStart + p.toMs - now())),
+    );
   return { cpuMeter, timers };
 }
 

@@ -20,7 +20,13 @@ export function withServedModel(resolved: ResolvedSpec, models: string[] | null,
   const named = resolved.spec.target.model;
   const listed = models ?? [];
   if (named !== undefined) {
-    if (models === null || listed.length === 0 || listed.includes(named)) return { resolved };
+    // Not checked, and said: a run whose model the server never confirmed should not pass for one that was.
+    if (models === null)
+      return {
+        resolved,
+        notice: `target.model ${JSON.stringify(named)} not checked: ${url} gave no readable model list (GET /models was not a JSON list); sending it as written`,
+      };
+    if (listed.length === 0 || listed.includes(named)) return { resolved };
     const guess = closest(named, listed);
     throw new ServedModelError(
       `target.model ${JSON.stringify(named)} is not served by ${url} (it lists ${list(listed)}); ${guess ? `did you mean ${JSON.stringify(guess)}?` : 'expected one of them in target.model'}`,

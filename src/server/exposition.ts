@@ -33,6 +33,13 @@ export interface Family {
 
 export class ExpositionError extends Error {}
 
+/**
+ * Samples one scrape may hold. An engine exposes a few thousand (histogram buckets per model);
+ * a registry of 100 k series costs hundreds of MB to parse on every scrape, for nothing the
+ * mapping table reads.
+ */
+const MAX_SAMPLES = 50_000;
+
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*/;
 const TYPES: readonly string[] = ['counter', 'gauge', 'histogram', 'summary', 'untyped'];
@@ -40,6 +47,7 @@ const TYPES: readonly string[] = ['counter', 'gauge', 'histogram', 'summary', 'u
 /** Families by name, in the order first seen. Throws an ExpositionError naming the line on malformed input. */
 export function parseExposition(text: string): Map<string, Family> {
   const families = new Map<string, Family>();
+  let samples = 0;
   const family = (name: string): Family => {
     let f = families.get(name);
     if (!f) families.set(name, (f = { name, type: 'untyped', help: '', samples: [] }));
@@ -64,6 +72,10 @@ export function parseExposition(text: string): Map<string, Family> {
       }
       return;
     }
+    if (++samples > MAX_SAMPLES)
+      fail(
+        `more than ${MAX_SAMPLES.toLocaleString('en-US')} samples; expected an engine's own metrics (a few thousand), not a whole registry`,
+      );
     const sample = parseSampleLine(line.trimStart(), fail);
     family(owner(sample.name, families)).samples.push(sample);
   });

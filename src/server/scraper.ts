@@ -105,8 +105,16 @@ export class Scraper {
       }
       text = await readCapped(res.body);
     } catch (e) {
-      const why = (e as NodeJS.ErrnoException).code ?? (e as Error).name ?? 'error';
-      return this.failed(`no metrics at ${this.o.url} (${why === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : why})`);
+      // A timeout while the body streams is a DOMException whose `code` is a number (23): the name says it.
+      const code = (e as { code?: unknown }).code;
+      const name = (e as Error).name;
+      const why =
+        name === 'TimeoutError' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT'
+          ? `no complete answer within ${this.timeoutMs} ms`
+          : typeof code === 'string'
+            ? code
+            : name || 'error';
+      return this.failed(`no metrics at ${this.o.url} (${why})`);
     }
     const t = now();
     try {

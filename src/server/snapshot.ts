@@ -11,6 +11,7 @@ import {
   type HistogramSeries,
 } from './engines.js';
 import type { Family } from './exposition.js';
+import { maxOf } from '../numbers.js';
 
 /** A cumulative histogram: counts of observations ≤ each upper bound (the last is +Inf), in seconds. */
 export interface Buckets {
@@ -58,7 +59,7 @@ export function snapshotOf(t: number, families: Map<string, Family>, rows: reado
     }
     const values = f.samples.filter((x) => !x.name.endsWith('_created')).map((x) => x.value);
     if (values.length === 0) continue;
-    const v = row.combine === 'max' ? Math.max(...values) : values.reduce((a, b) => a + b, 0);
+    const v = row.combine === 'max' ? maxOf(values) : values.reduce((a, b) => a + b, 0);
     if ((GAUGE_SERIES as readonly string[]).includes(row.series)) s.gauges[row.series as GaugeSeries] = v;
     else if ((COUNTER_SERIES as readonly string[]).includes(row.series)) s.counters[row.series as CounterSeries] = v;
   }

@@ -1,4 +1,4 @@
-import { round3 } from '../numbers.js';
+import { maxOf, round3 } from '../numbers.js';
 import { GAUGE_SERIES, type CounterSeries, type GaugeSeries, type HistogramSeries } from './engines.js';
 import type { Buckets, Snapshot } from './snapshot.js';
 import type { GaugeSummary, ServerQuantiles, ServerSection } from './types.js';
@@ -37,7 +37,7 @@ export function windowSection(
   const gauge = (k: GaugeSeries): GaugeSummary | undefined => {
     const xs = inWindow.map((s) => s.gauges[k]).filter((x): x is number => x !== undefined && Number.isFinite(x));
     if (xs.length === 0) return undefined;
-    return { mean: round3(xs.reduce((a, x) => a + x, 0) / xs.length), max: round3(Math.max(...xs)), last: round3(xs.at(-1)!) };
+    return { mean: round3(xs.reduce((a, x) => a + x, 0) / xs.length), max: round3(maxOf(xs)), last: round3(xs.at(-1)!) };
   };
   const delta = (k: CounterSeries): number | null => {
     const a = first?.counters[k];
@@ -187,7 +187,7 @@ export function mergeReplicateSections(replicates: readonly { section: ServerSec
     if (has.length === 0) return undefined;
     return {
       mean: weighted(has.map((s) => ({ v: s.summary[k]!.mean, w: s.scrapes })))!,
-      max: Math.max(...has.map((s) => s.summary[k]!.max)),
+      max: maxOf(has.map((s) => s.summary[k]!.max)),
       last: has.at(-1)!.summary[k]!.last,
     };
   };
@@ -217,7 +217,7 @@ export function mergeReplicateSections(replicates: readonly { section: ServerSec
     return histogramQuantiles({ le: [...le!, Infinity], counts, sum, count: counts.at(-1)! });
   };
   const series = (k: 'running' | 'waiting' | 'kv_cache_usage') => {
-    const length = Math.max(...live.map((s) => s.timeseries[k].length));
+    const length = maxOf(live.map((s) => s.timeseries[k].length));
     return Array.from({ length }, (_, i) =>
       weighted(
         live.flatMap((s) => {

@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { Ajv, type SchemaObject } from 'ajv';
 import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import { parse as parseYaml } from 'yaml';
+import { bytes, MAX_SPEC_BYTES } from '../spec/limits.js';
 import { issueFromErrors, show } from '../spec/messages.js';
 import { SIM_PRESETS } from './compute-bound.js';
 import type { JitterConfig } from './jitter.js';
+import { jsonProblem, readFileCapped, ReadFileError } from '../spec/read-file.js';
 
 /** Output length when the request does not force it (no `ignore_eos`); always capped by `max_tokens`. */
 export type OutputLengths =
@@ -233,14 +234,18 @@ function crossCheck(c: SimConfig): void {
 export function readSimConfigFile(path: string): unknown {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readFileCapped(path, MAX_SPEC_BYTES);
   } catch (err) {
-    throw new SimConfigError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    if (!(err instanceof ReadFileError)) throw err;
+    throw new SimConfigError(
+      `${path}: ${err.reason}; expected a YAML or JSON simulator config${err.tooLarge ? ` of at most ${bytes(MAX_SPEC_BYTES)}` : ''}`,
+    );
   }
   try {
     return parseYaml(text);
   } catch (err) {
-    throw new SimConfigError(`${path} is not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
+    // yaml's message may go on with an excerpt of the file: only its first line, which says where.
+    throw new SimConfigError(`${path} is not valid YAML or JSON: ${(err as Error).message.split('\n')[0].replace(/:$/, '')}`);
   }
 }
 
@@ -249,7 +254,7 @@ export function parseSimConfigJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new SimConfigError(`--config-json is not valid JSON: ${(err as Error).message.split('\n')[0]}`);
+    throw new SimConfigError(`--config-json is not valid JSON (${jsonProblem(err, text)})`);
   }
 }
 

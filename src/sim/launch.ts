@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { parseSimConfigJson, readSimConfigFile, SimConfigError, validateSimConfig, type SimConfig } from './config.js';
 import { createSimServer } from './server.js';
 import { packageRoot } from '../package-root.js';
+import { show } from '../spec/messages.js';
 
 export interface SimHandle {
   /** OpenAI base URL, e.g. http://127.0.0.1:41234/v1 */
@@ -153,7 +154,6 @@ function listenFailure(err: unknown): string {
 
 function mapping(value: unknown, source: string): object {
   if (value === null || value === undefined) return {}; // an empty file
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw new SimConfigError(`${source} holds ${Array.isArray(value) ? 'a list' : JSON.stringify(value)}; expected a mapping`);
+  if (typeof value !== 'object' || Array.isArray(value)) throw new SimConfigError(`${source} holds ${show(value)}; expected a mapping`);
   return value;
 }

@@ -18,8 +18,35 @@ export const MAX_SCHEDULED_REQUESTS = 10_000_000;
  */
 export const MAX_DURATION_MS = 24 * 3_600_000;
 
+/**
+ * Tokens a request asks for (input or output) and any token count a file gives. The largest
+ * context windows hold a few million; a prompt is built as text per request, so a length past
+ * this makes the generator build gigabytes, and a length in the billions cannot be built.
+ */
+export const MAX_TOKENS_PER_REQUEST = 2_000_000;
+
+/**
+ * Closed-loop concurrency and the in-flight cap: each request in flight holds a connection and
+ * its record. Past these one generator process runs out of sockets and memory before the
+ * server is loaded; a larger load is split over shards (--shard K/N).
+ */
+export const MAX_CONCURRENCY = 10_000;
+export const MAX_IN_FLIGHT = 100_000;
+
 /** The spec file: a spec is a page of YAML; data (prompts, lengths) lives in the files it names. */
 export const MAX_SPEC_BYTES = 1024 * 1024;
+
+/**
+ * A dataset: ShareGPT's cleaned split is 640 MB of pretty-printed JSON, more than one string
+ * can hold (V8: 2^29 characters); a dataset is sampled, so a few hundred thousand entries are
+ * plenty, and the file is held in every generator thread.
+ */
+export const MAX_DATASET_BYTES = 256 * 1024 * 1024;
+export const MAX_DATASET_ENTRIES = 1_000_000;
+
+/** A length file: one length (or length,count) a line; counts say the rest. */
+export const MAX_LENGTH_FILE_BYTES = 16 * 1024 * 1024;
+export const MAX_LENGTH_FILE_LINES = 1_000_000;
 
 /** A result file: a run's histograms and time series are a few hundred kB; this leaves room for long, fine-grained runs. */
 export const MAX_RESULT_BYTES = 64 * 1024 * 1024;

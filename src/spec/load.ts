@@ -5,6 +5,7 @@ import { bytes, MAX_SPEC_BYTES } from './limits.js';
 import { readFileCapped, ReadFileError } from './read-file.js';
 import { ENV_REFERENCE, resolveSpec } from './resolve.js';
 import type { ResolvedSpec } from './types.js';
+import { headerProblem } from './headers.js';
 
 export { SpecError } from './error.js';
 
@@ -55,6 +56,8 @@ function expandHeaders(headers: Record<string, string>, env: Env, sourceName: st
       }
       return value;
     });
+    const problem = headerProblem(name, out[name]);
+    if (problem !== null) throw new SpecError(`${sourceName}: target.headers.${name}, once filled from the environment, ${problem}`);
   }
   return out;
 }
@@ -79,7 +82,25 @@ function parseYaml(text: string, sourceName: string): unknown {
   if (data === null || data === undefined) {
     throw new SpecError(`${sourceName}: the file is empty; expected a YAML mapping with at least target.url`);
   }
+  if (depthOf(data, 0) > MAX_DEPTH)
+    throw new SpecError(
+      `${sourceName}: nests deeper than ${MAX_DEPTH} levels (an alias that contains itself?); expected a spec a few levels deep`,
+    );
   return data;
+}
+
+/** Deeper than any spec; a YAML alias that contains itself makes an endless value, which every later walk would recurse into. */
+const MAX_DEPTH = 64;
+
+/** How deep `value` nests, counting no further than just past MAX_DEPTH. */
+function depthOf(value: unknown, depth: number): number {
+  if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return depth;
+  let deepest = depth;
+  for (const child of Object.values(value)) {
+    deepest = Math.max(deepest, depthOf(child, depth + 1));
+    if (deepest > MAX_DEPTH) break;
+  }
+  return deepest;
 }
 
 /** The key's value stays out of every message; only the variable's name is quoted. */

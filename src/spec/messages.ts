@@ -11,14 +11,31 @@ const TYPE_PHRASE: Record<string, string> = {
   array: 'a list',
 };
 
-/** A value as it should appear in a one-line message: short, quoted when a string, never multi-line. */
+/** Past this a string is described, not quoted. */
+const MAX_QUOTED_CHARS = 40;
+
+/**
+ * A value as it should appear in a one-line message: short, never multi-line, and never a
+ * quote of text that may be a secret. A string is quoted only when it is short and looks like
+ * a setting (`"1000000h"`, `"llama-3"`); anything longer, or with whitespace, `=` or control
+ * characters (a `.env` line, a pasted key), is described by its length.
+ */
 export function show(value: unknown): string {
   if (value === null || value === undefined) return 'empty';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === 'string')
+    return quotable(value) ? JSON.stringify(value) : `a string of ${value.length.toLocaleString('en-US')} characters`;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   return 'a value';
+}
+
+// eslint-disable-next-line no-control-regex -- control characters are what may not be quoted
+const quotable = (s: string) => s.length <= MAX_QUOTED_CHARS && !/[\s=\x00-\x1f\x7f]/.test(s);
+
+/** A key from a file, as a message names it: itself when it is short and plain, else its length. */
+export function showKey(key: string): string {
+  return quotable(key) ? key : `(a key of ${key.length.toLocaleString('en-US')} characters)`;
 }
 
 /** The schema keywords a message is worded from. */
@@ -61,8 +78,11 @@ function expected(schema: AnySchemaObject | undefined): string {
 export function issueFromErrors(errors: readonly ErrorObject[], data: unknown): SpecIssue {
   const order = documentOrder(data);
   const rank = (e: ErrorObject) => order.get(pointerOf(e)) ?? Number.MAX_SAFE_INTEGER;
-  // An `if` error only says "must match then"; the then-branch's own errors say why.
-  const useful = errors.filter((e) => e.keyword !== 'if');
+  // An `if` error only says "must match then"; the then-branch's own errors say why. Of an
+  // anyOf's branches, the one that reached inside the value (`auto: {growth: 1e300}`) says more
+  // than the one that wanted another type altogether.
+  const inside = (e: ErrorObject) => errors.some((o) => o.instancePath.startsWith(`${e.instancePath}/`));
+  const useful = errors.filter((e) => e.keyword !== 'if' && !((e.keyword === 'type' || e.keyword === 'anyOf') && inside(e)));
   const first = useful.reduce((best, e) => (rank(e) < rank(best) ? e : best));
   return phrase(first);
 }
@@ -75,7 +95,7 @@ function phrase(e: ErrorObject): SpecIssue {
     const allowed = Object.keys((schema?.properties as object | undefined) ?? {});
     const guess = closest(key, allowed);
     const hint = guess ? `did you mean "${guess}"?` : `expected one of ${allowed.join(', ')}`;
-    return new SpecIssue([...path, key], `is not a known key; ${hint}`);
+    return new SpecIssue([...path, showKey(key)], `is not a known key; ${hint}`);
   }
   if (e.keyword === 'required') {
     const key = (e.params as { missingProperty: string }).missingProperty;
@@ -127,4 +147,4 @@ const segments = (pointer: string) =>
     : pointer
         .slice(1)
         .split('/')
-        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+        .map((s) => showKey(s.replace(/~1/g, '/').replace(/~0/g, '~')));

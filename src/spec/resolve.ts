@@ -4,7 +4,7 @@ import { parseDuration } from './duration.js';
 import { SpecIssue } from './error.js';
 import { specHash } from './hash.js';
 import { resolvePattern } from './pattern.js';
-import { issueFromErrors, show } from './messages.js';
+import { issueFromErrors, show, showKey } from './messages.js';
 import { figure, MAX_DURATION_MS, MAX_SCHEDULED_REQUESTS } from './limits.js';
 import { specSchema } from './schema.js';
 import { isCredentialProblem, targetUrlProblem } from './url.js';
@@ -12,6 +12,8 @@ import { metricsHostAllowed, metricsHostMessage } from './metrics-host.js';
 import type { LengthDist, ResolvedPattern, ResolvedSpec, Spec } from './types.js';
 import { checkSweep, expandSweepShorthand } from './sweep-schema.js';
 import { checkConversationsAndTraces } from './sessions-trace.js';
+import { maxOf } from '../numbers.js';
+import { headerProblem } from './headers.js';
 
 // verbose: messages quote the offending value and the schema's description.
 const validate = compileOnFirstUse(() =>
@@ -34,6 +36,7 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
   spec.gate.slo.ttft_p95!.max_ms ??= spec.slo.ttft_ms;
   checkUrl(spec.target.url);
   checkNoLiteralCredentials(spec.target.headers);
+  checkHeaders(spec.target.headers);
   checkMetricsUrl(spec.target);
   if (spec.workload.input_tokens) checkLength(['workload', 'input_tokens'], spec.workload.input_tokens);
   checkLength(['workload', 'output_tokens'], spec.workload.output_tokens);
@@ -41,6 +44,7 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
   checkConversationsAndTraces(spec, written);
   checkWorkloadCombination(spec.workload, written);
   if (spec.sweep) checkSweep(spec.sweep);
+  checkConcurrency(spec.load, spec.sweep?.concurrency);
   const steadyMs = durationMs(['load', 'steady'], spec.load.steady, false);
   const resolved = {
     ...resolvePattern(spec.load, steadyMs),
@@ -56,6 +60,17 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
   };
   checkScheduleSize(resolved);
   return resolved;
+}
+
+/** A closed loop above the in-flight cap would only drop the excess, as fast as it can: refused. */
+function checkConcurrency(load: Spec['load'], sweepLevels: readonly number[] | undefined): void {
+  const highest = (sweepLevels ?? []).reduce((a, b) => Math.max(a, b), load.mode === 'closed' ? load.concurrency : 0);
+  if (highest <= load.max_in_flight) return;
+  const where = load.mode === 'closed' && load.concurrency === highest ? ['load', 'concurrency'] : ['sweep', 'concurrency'];
+  throw new SpecIssue(
+    where,
+    `${where[0] === 'load' ? 'is' : 'reaches'} ${figure(highest)}, above load.max_in_flight (${figure(load.max_in_flight)}); expected at most load.max_in_flight requests in flight, or a higher max_in_flight`,
+  );
 }
 
 /**
@@ -76,7 +91,7 @@ function checkScheduleSize(r: { spec: Spec; warmupMs: number; steadyMs: number; 
       : p?.kind === 'spike'
         ? rate * p.multiplier
         : p?.kind === 'steps'
-          ? Math.max(rate, ...p.rates)
+          ? maxOf(p.rates, rate)
           : rate;
   const expected = (peak * totalMs) / 1000;
   if (expected <= MAX_SCHEDULED_REQUESTS) return;
@@ -141,6 +156,14 @@ const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|api-key|x-api-key
 export const isCredentialHeader = (name: string): boolean => CREDENTIAL_HEADER.test(name);
 /** `${NAME}` in a header value is filled from the environment at load time, so the spec never holds the secret. */
 export const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Each header as undici will check it; a `${VAR}` is checked again once filled (load.ts). */
+function checkHeaders(headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    const problem = headerProblem(name, value);
+    if (problem !== null) throw new SpecIssue(['target', 'headers', showKey(name)], problem);
+  }
+}
 
 /** A spec is committed, hashed and copied into results: a credential written into it would leak everywhere. */
 function checkNoLiteralCredentials(headers: Record<string, string>): void {

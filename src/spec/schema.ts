@@ -1,6 +1,16 @@
 import type { SchemaObject } from 'ajv';
 import { gateSchema } from './gate-schema.js';
-import { MAX_HEADER_VALUE_CHARS, MAX_NAME_CHARS, MAX_PATH_CHARS, MAX_URL_CHARS } from './limits.js';
+import { MAX_EVENT_BYTES, MIN_EVENT_BYTES } from '../client/bounds.js';
+import {
+  figure,
+  MAX_CONCURRENCY,
+  MAX_HEADER_VALUE_CHARS,
+  MAX_IN_FLIGHT,
+  MAX_NAME_CHARS,
+  MAX_PATH_CHARS,
+  MAX_TOKENS_PER_REQUEST,
+  MAX_URL_CHARS,
+} from './limits.js';
 import { sizingSchema, sweepSchema } from './sweep-schema.js';
 
 /*
@@ -13,8 +23,22 @@ import { sizingSchema, sweepSchema } from './sweep-schema.js';
  * oneOf, so a mistake yields one error about the chosen shape, not one per branch.
  */
 
-const positiveInteger = { type: 'integer', minimum: 1, description: 'a positive integer' };
 const positiveNumber = { type: 'number', exclusiveMinimum: 0, description: 'a number > 0' };
+/** A token count: capped, so validate refuses what a run could not build (limits.ts). */
+const tokens = {
+  type: 'integer',
+  minimum: 1,
+  maximum: MAX_TOKENS_PER_REQUEST,
+  description: `a positive integer of at most ${figure(MAX_TOKENS_PER_REQUEST)} tokens`,
+};
+const meanTokens = {
+  type: 'number',
+  exclusiveMinimum: 0,
+  maximum: MAX_TOKENS_PER_REQUEST,
+  description: `a number > 0 and at most ${figure(MAX_TOKENS_PER_REQUEST)} tokens`,
+};
+/** `maximum` with a description of its own, for keys whose bound is a resource limit. */
+const atMost = (max: number) => ({ type: 'integer', minimum: 1, maximum: max, description: `an integer from 1 to ${figure(max)}` });
 const duration = (fallback: string) => ({
   type: 'string',
   default: fallback,
@@ -47,22 +71,27 @@ const stddev = { type: 'number', minimum: 0, description: 'a number ≥ 0' };
  * listed and resolve.ts checks that exactly one form is complete.
  */
 const LENGTH_SHAPES: Record<string, { required: string[]; properties: Record<string, object> }> = {
-  fixed: { required: ['value'], properties: { value: positiveInteger } },
+  fixed: { required: ['value'], properties: { value: tokens } },
   uniform: {
     required: [],
     properties: {
-      min: positiveInteger,
-      max: positiveInteger,
-      mean: positiveNumber,
+      min: tokens,
+      max: tokens,
+      mean: meanTokens,
       range_ratio: { type: 'number', minimum: 0, exclusiveMaximum: 1, description: 'a number ≥ 0 and < 1' },
     },
   },
-  normal: { required: ['mean', 'stddev'], properties: { mean: positiveNumber, stddev, min: positiveInteger, max: positiveInteger } },
-  lognormal: { required: ['mean', 'stddev'], properties: { mean: positiveNumber, stddev, min: positiveInteger, max: positiveInteger } },
+  normal: { required: ['mean', 'stddev'], properties: { mean: meanTokens, stddev, min: tokens, max: tokens } },
+  lognormal: { required: ['mean', 'stddev'], properties: { mean: meanTokens, stddev, min: tokens, max: tokens } },
   empirical: {
     required: [],
     properties: {
-      values: { type: 'array', minItems: 1, items: positiveInteger, description: 'a non-empty list of positive integers' },
+      values: {
+        type: 'array',
+        minItems: 1,
+        items: tokens,
+        description: `a non-empty list of positive integers of at most ${figure(MAX_TOKENS_PER_REQUEST)}`,
+      },
       weights: {
         type: 'array',
         items: { type: 'number', minimum: 0, description: 'a number ≥ 0' },
@@ -265,7 +294,7 @@ export const specSchema: SchemaObject = {
         description: 'a mapping with shared_tokens',
         required: ['shared_tokens'],
         additionalProperties: false,
-        properties: { shared_tokens: positiveInteger },
+        properties: { shared_tokens: tokens },
       },
       prefix_groups: {
         type: 'object',
@@ -273,8 +302,8 @@ export const specSchema: SchemaObject = {
         required: ['groups', 'tokens'],
         additionalProperties: false,
         properties: {
-          groups: positiveInteger,
-          tokens: positiveInteger,
+          groups: atMost(100_000),
+          tokens,
           zipf_s: { type: 'number', minimum: 0, default: 1, description: 'a number ≥ 0 (0: every group equally popular)' },
         },
       },
@@ -292,10 +321,10 @@ export const specSchema: SchemaObject = {
             description: 'a mapping with min_input_tokens, max_input_tokens, min_output_tokens, max_output_tokens',
             additionalProperties: false,
             properties: {
-              min_input_tokens: positiveInteger,
-              max_input_tokens: positiveInteger,
-              min_output_tokens: positiveInteger,
-              max_output_tokens: positiveInteger,
+              min_input_tokens: tokens,
+              max_input_tokens: tokens,
+              min_output_tokens: tokens,
+              max_output_tokens: tokens,
             },
           },
         },
@@ -308,11 +337,18 @@ export const specSchema: SchemaObject = {
       arrival: { enum: ['poisson', 'constant', 'gamma'], default: 'poisson' },
       burstiness: { ...positiveNumber, default: 1 },
       rate: { ...positiveNumber, default: 10 },
-      concurrency: { type: 'integer', minimum: 1, default: 8, description: 'an integer ≥ 1' },
+      concurrency: { ...atMost(MAX_CONCURRENCY), default: 8 },
       warmup: duration('5s'),
       steady: duration('30s'),
       cooldown: duration('2s'),
-      max_in_flight: { type: 'integer', minimum: 1, default: 10000, description: 'an integer ≥ 1' },
+      max_in_flight: { ...atMost(MAX_IN_FLIGHT), default: 10000 },
+      // No default: a spec without it keeps its hash; the client's default is in client/bounds.ts.
+      max_event_bytes: {
+        type: 'integer',
+        minimum: MIN_EVENT_BYTES,
+        maximum: MAX_EVENT_BYTES,
+        description: `a number of bytes from ${figure(MIN_EVENT_BYTES)} to ${figure(MAX_EVENT_BYTES)} (the longest SSE line or event a server may send)`,
+      },
       replicates: { type: 'integer', minimum: 1, maximum: 100, default: 1, description: 'an integer from 1 to 100' },
       // No defaults for the pattern keys: a spec without them keeps its hash.
       ramp_up: { type: 'string', description: 'a duration such as 30s' },

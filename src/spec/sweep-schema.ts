@@ -1,4 +1,5 @@
 import { SpecIssue } from './error.js';
+import { figure, MAX_CONCURRENCY } from './limits.js';
 
 /*
  * The spec's `sweep` and `sizing` sections (loadgate sweep; src/sweep runs the points,
@@ -115,8 +116,8 @@ export const sweepSchema = {
       type: 'array',
       minItems: 1,
       maxItems: 100,
-      items: { type: 'integer', minimum: 1, description: 'an integer ≥ 1' },
-      description: 'a list of 1 to 100 concurrency levels (integers ≥ 1)',
+      items: { type: 'integer', minimum: 1, maximum: MAX_CONCURRENCY, description: `an integer from 1 to ${figure(MAX_CONCURRENCY)}` },
+      description: `a list of 1 to 100 concurrency levels (integers from 1 to ${figure(MAX_CONCURRENCY)})`,
     },
     profile: { enum: ['doubling', 'guidellm'], default: 'doubling' },
     metric: { enum: ['ttft', 'e2e'], default: 'ttft' },

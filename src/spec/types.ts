@@ -105,6 +105,8 @@ export interface Spec {
     cooldown: string;
     /** Open-loop safety cap; arrivals beyond it are reported as dropped. */
     max_in_flight: number;
+    /** The longest SSE line or event a server may send, in bytes; unset: the client's default (src/client/bounds.ts). */
+    max_event_bytes?: number;
     /** Independent runs (fresh seeds) merged into one result, with their spread. */
     replicates: number;
     /** Rate rises linearly from 0 over this long before the warmup (open loop); outside the window. */

@@ -12,11 +12,14 @@ export function targetUrlProblem(url: string): string | undefined {
   // The URL lands in the result, the reports and the logs: a password in it would leak there,
   // and fetch does not send it as Authorization anyway. Only the host is quoted, never the secret.
   if (u.username || u.password) return `contains user:password@ credentials (for host ${u.host})`;
+  // API paths are appended to the URL's path: a query would end up inside it (`/v1?key=x/models`),
+  // and it is where keys are put. Not quoted, for the same reason.
+  if (u.search || u.hash) return `contains a ?query or #fragment (for host ${u.host})`;
   return undefined;
 }
 
 /** The URL problem that is about credentials (the fix is a different one: the key goes in an environment variable). */
-export const isCredentialProblem = (problem: string): boolean => problem.startsWith('contains user:password@');
+export const isCredentialProblem = (problem: string): boolean => problem.startsWith('contains ');
 
 /** Literal loopback names and addresses only: nothing is resolved, so DNS cannot smuggle a host in. */
 export function isLoopback(host: string): boolean {

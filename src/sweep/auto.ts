@@ -1,3 +1,4 @@
+import { appendAll } from '../numbers.js';
 import { analyzeSweep } from '../capacity/analysis.js';
 import { latency } from '../capacity/curve.js';
 import { autoSettings } from '../spec/sweep-schema.js';
@@ -94,7 +95,7 @@ async function runGuidellm(run: SweepRun, x1: number): Promise<string> {
     const why = await run.measure('step', 'open', rates[i]);
     if (i === 0 && firstStepLoaded(run)) await measureBelow(run, x1);
     if (why) {
-      run.skipped.push(...rates.slice(i + 1));
+      appendAll(run.skipped, rates.slice(i + 1));
       return `${describeLoad('open', rates[i])} is past saturation: ${why}`;
     }
   }

@@ -9,7 +9,7 @@ import { plannedLoads } from './plan.js';
 import { pointSpec } from './point-spec.js';
 import { runAuto } from './auto.js';
 import { describeLoad, type PointInfo, type SweepRun, type SweepRunOptions } from './types.js';
-import { sig4 } from '../numbers.js';
+import { appendAll, sig4 } from '../numbers.js';
 
 export type { PointInfo, SweepRun, SweepRunOptions } from './types.js';
 
@@ -68,12 +68,12 @@ async function runListed(run: SweepRun, mode: 'open' | 'closed'): Promise<string
   run.planned = loads.length;
   for (let i = 0; i < loads.length; i++) {
     if (run.aborted()) {
-      run.skipped.push(...loads.slice(i));
+      appendAll(run.skipped, loads.slice(i));
       return 'interrupted';
     }
     const why = await run.measure('step', mode, loads[i]);
     if (why) {
-      run.skipped.push(...loads.slice(i + 1));
+      appendAll(run.skipped, loads.slice(i + 1));
       return `${describeLoad(mode, loads[i])} is past saturation: ${why}${run.skipped.length ? `; not measured: ${run.skipped.map(sig4).join(', ')}` : ''}`;
     }
   }

@@ -7,7 +7,7 @@ import { prefixMessage, prefixWords } from './prefix.js';
 import { countWords, requestText } from './prompts.js';
 import { stream } from './streams.js';
 import type { Calibration } from './types.js';
-import { round3 } from '../numbers.js';
+import { maxOf, round3 } from '../numbers.js';
 
 /**
  * Calibration: how many of the target's tokens a prompt of w words makes. We bundle no
@@ -152,7 +152,7 @@ export async function calibrateDataset(counter: Counter, plain: (words: number) 
   const texts = await countAll(counter, sample);
   const words = texts.reduce((a, p) => a + p.words, 0);
   const slope = words > 0 ? texts.reduce((a, p) => a + p.tokens - fit.intercept, 0) / words : fit.slope;
-  const residual = Math.max(...texts.map((p) => Math.abs(fit.intercept + slope * p.words - p.tokens)));
+  const residual = maxOf(texts.map((p) => Math.abs(fit.intercept + slope * p.words - p.tokens)));
   return result(counter, { slope, intercept: fit.intercept, maxResidual: residual }, points.length + texts.length, 0);
 }
 
@@ -193,7 +193,7 @@ export function fitLine(points: Point[]): Line {
   const sxy = points.reduce((a, p) => a + (p.words - mx) * (p.tokens - my), 0);
   const slope = sxx > 0 ? sxy / sxx : my / mx;
   const intercept = my - slope * mx;
-  return { slope, intercept, maxResidual: Math.max(...points.map((p) => Math.abs(intercept + slope * p.words - p.tokens))) };
+  return { slope, intercept, maxResidual: maxOf(points.map((p) => Math.abs(intercept + slope * p.words - p.tokens))) };
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;

@@ -1,5 +1,7 @@
 import type { Rng } from '../rng.js';
 import { SpecError } from '../spec/error.js';
+import { figure, MAX_DATASET_ENTRIES, MAX_TOKENS_PER_REQUEST } from '../spec/limits.js';
+import { jsonProblem } from '../spec/read-file.js';
 import type { DatasetSpec } from '../spec/types.js';
 import { promptText, type Message } from '../client/openai.js';
 import { countWords } from './prompts.js';
@@ -63,12 +65,15 @@ function* records(text: string, name: string, expected: string): Generator<{ whe
     try {
       list = JSON.parse(text) as unknown[];
     } catch (err) {
-      throw new SpecError(`${name}: not valid JSON (${(err as Error).message}); expected a JSON list, or one JSON object per line`);
+      throw new SpecError(`${name}: not valid JSON (${jsonProblem(err, text)}); expected a JSON list, or one JSON object per line`);
     }
+    if (!Array.isArray(list)) throw new SpecError(`${name}: not a JSON list; expected a JSON list, or one JSON object per line`);
+    tooMany(list.length, name);
     for (let i = 0; i < list.length; i++) yield { where: `${name}: entry ${i + 1}`, value: list[i] };
     return;
   }
   const lines = text.split(/\r?\n/);
+  tooMany(lines.length, name);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
     if (line === '') continue;
@@ -77,9 +82,16 @@ function* records(text: string, name: string, expected: string): Generator<{ whe
       yield { where, value: JSON.parse(line) };
     } catch (err) {
       if (err instanceof SpecError) throw err;
-      throw new SpecError(`${where}: not valid JSON (${(err as Error).message}); ${expected}`);
+      throw new SpecError(`${where}: not valid JSON (${jsonProblem(err)}); ${expected}`);
     }
   }
+}
+
+function tooMany(n: number, name: string): void {
+  if (n > MAX_DATASET_ENTRIES)
+    throw new SpecError(
+      `${name}: holds more than ${figure(MAX_DATASET_ENTRIES)} entries; expected at most that many (a run samples from them)`,
+    );
 }
 
 function readJsonlEntry(value: unknown, where: string): DatasetEntry {
@@ -94,8 +106,13 @@ function readJsonlEntry(value: unknown, where: string): DatasetEntry {
     throw new SpecError(`${where}: missing "prompt" or "messages"; ${JSONL_EXPECTED}`);
   }
   const maxTokens = value.max_tokens;
-  if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || (maxTokens as number) < 1)) {
-    throw new SpecError(`${where}: "max_tokens" is ${JSON.stringify(maxTokens)}; expected a positive integer`);
+  if (
+    maxTokens !== undefined &&
+    (!Number.isInteger(maxTokens) || (maxTokens as number) < 1 || (maxTokens as number) > MAX_TOKENS_PER_REQUEST)
+  ) {
+    throw new SpecError(
+      `${where}: "max_tokens" is ${typeof maxTokens === 'number' ? maxTokens : `a ${typeof maxTokens}`}; expected a positive integer of at most ${figure(MAX_TOKENS_PER_REQUEST)}`,
+    );
   }
   const entry: DatasetEntry = { messages, words: countWords(promptText(messages)) };
   if (maxTokens !== undefined) entry.maxTokens = maxTokens as number;
@@ -108,7 +125,9 @@ function readMessages(value: unknown, where: string): Message[] {
     if (!isObject(m) || typeof m.content !== 'string')
       throw new SpecError(`${where}: messages[${i}] has no text "content"; expected {"role": "user", "content": "..."}`);
     if (typeof m.role !== 'string' || !ROLES.has(m.role))
-      throw new SpecError(`${where}: messages[${i}].role is ${JSON.stringify(m.role) ?? 'missing'}; expected system, user or assistant`);
+      throw new SpecError(
+        `${where}: messages[${i}].role is ${m.role === undefined ? 'missing; expected system, user or assistant' : 'not system, user or assistant; expected one of them'}`,
+      );
     return { role: m.role as Message['role'], content: m.content };
   });
 }

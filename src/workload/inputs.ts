@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SpecError } from '../spec/error.js';
+import { bytes, figure, MAX_DATASET_BYTES, MAX_LENGTH_FILE_BYTES, MAX_LENGTH_FILE_LINES } from '../spec/limits.js';
+import { readFileCapped, ReadFileError, type ReadCaps } from '../spec/read-file.js';
 import type { LengthDist, ResolvedSpec, Spec } from '../spec/types.js';
 import { parseDataset, type Dataset } from './dataset.js';
 import { parseLengthFile, type LengthSource } from './lengths.js';
@@ -19,6 +20,19 @@ export interface WorkloadInputs {
   files: Record<string, string>;
 }
 
+/** The files the workload names, as paths to read (relative to the spec's folder), each with the key that names it. */
+export function workloadFilePaths(resolved: Pick<ResolvedSpec, 'spec' | 'specDir'>): { path: string; what: string }[] {
+  const w = resolved.spec.workload;
+  const at = (p: string) => resolve(resolved.specDir ?? '.', p);
+  const named: { path: string; what: string }[] = [];
+  if (w.dataset) named.push({ path: at(w.dataset.path), what: 'workload.dataset.path' });
+  for (const key of ['input_tokens', 'output_tokens'] as const) {
+    const d = w[key];
+    if (d && 'file' in d) named.push({ path: at(d.file), what: `workload.${key}.file` });
+  }
+  return named;
+}
+
 /**
  * Reads the files the workload names (length files, dataset), relative to the spec's directory,
  * and checks them. No network, so `loadgate validate` can call it too; a bad file is a
@@ -27,28 +41,36 @@ export interface WorkloadInputs {
 export function loadWorkloadInputs(resolved: Pick<ResolvedSpec, 'spec' | 'specDir'>): WorkloadInputs {
   const { spec, specDir } = resolved;
   const files: Record<string, string> = {};
-  const read = (key: string, path: string): string => {
+  const read = (key: string, path: string, maxBytes: number, caps: ReadCaps = {}): string => {
     let text: string;
+    const at = resolve(specDir ?? '.', path);
     try {
-      text = readFileSync(resolve(specDir ?? '.', path), 'utf8');
+      text = readFileCapped(at, maxBytes, caps);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+      if (!(err instanceof ReadFileError)) throw err;
       throw new SpecError(
-        `workload.${key} ${JSON.stringify(path)} cannot be read (${code === 'ENOENT' ? 'file not found' : (code ?? 'error')} at ${resolve(specDir ?? '.', path)}); expected a path relative to the spec file`,
+        err.tooLarge
+          ? `workload.${key} ${at}: ${err.reason}; expected at most ${bytes(maxBytes)}${caps.maxLines ? ` and ${figure(caps.maxLines)} lines` : ''}`
+          : `workload.${key} ${JSON.stringify(path)} cannot be read (${err.reason} at ${at}); expected a path relative to the spec file`,
       );
     }
     files[path] = createHash('sha256').update(text).digest('hex');
     return text;
   };
   const source = (key: string, d: LengthDist): LengthSource =>
-    'file' in d ? { dist: 'empirical', ...parseLengthFile(read(`${key}.file`, d.file), d.file) } : d;
+    'file' in d
+      ? {
+          dist: 'empirical',
+          ...parseLengthFile(read(`${key}.file`, d.file, MAX_LENGTH_FILE_BYTES, { maxLines: MAX_LENGTH_FILE_LINES }), d.file),
+        }
+      : d;
   const w = spec.workload;
   return {
     spec,
     input: w.input_tokens ? source('input_tokens', w.input_tokens) : null,
     output: source('output_tokens', w.output_tokens),
-    dataset: w.dataset ? parseDataset(read('dataset.path', w.dataset.path), w.dataset.path, w.dataset.format) : null,
-    trace: w.trace ? parseTrace(read('trace.file', w.trace.file), w.trace.file, w.trace.format) : null,
+    dataset: w.dataset ? parseDataset(read('dataset.path', w.dataset.path, MAX_DATASET_BYTES), w.dataset.path, w.dataset.format) : null,
+    trace: w.trace ? parseTrace(read('trace.file', w.trace.file, MAX_DATASET_BYTES), w.trace.file, w.trace.format) : null,
     files,
   };
 }

@@ -1,6 +1,8 @@
 import type { LengthDist } from '../spec/types.js';
 import { normal, type Rng } from '../rng.js';
 import { SpecError } from '../spec/error.js';
+import { figure, MAX_LENGTH_FILE_LINES, MAX_TOKENS_PER_REQUEST } from '../spec/limits.js';
+import { jsonProblem } from '../spec/read-file.js';
 
 /** A length distribution ready to sample: an empirical `file` has been read into values and weights. */
 export type LengthSource = Exclude<LengthDist, { file: string }>;
@@ -76,10 +78,16 @@ export function parseLengthFile(text: string, name: string): { values: number[];
   const values: number[] = [];
   const weights: number[] = [];
   const add = (where: string, length: unknown, count: unknown = 1) => {
-    if (!Number.isInteger(length) || (length as number) < 1)
-      throw new SpecError(`${where}: ${show(length)} is not a length; expected a positive integer`);
-    if (typeof count !== 'number' || !(count >= 0))
+    if (!Number.isInteger(length) || (length as number) < 1 || (length as number) > MAX_TOKENS_PER_REQUEST)
+      throw new SpecError(
+        `${where}: ${show(length)} is not a length; expected a positive integer of at most ${figure(MAX_TOKENS_PER_REQUEST)}`,
+      );
+    if (typeof count !== 'number' || !(count >= 0) || !Number.isFinite(count))
       throw new SpecError(`${where}: the count ${show(count)} is not a number ≥ 0; expected length,count`);
+    if (values.length >= MAX_LENGTH_FILE_LINES)
+      throw new SpecError(
+        `${name}: holds more than ${figure(MAX_LENGTH_FILE_LINES)} lengths; expected at most that many (give counts: length,count)`,
+      );
     values.push(length as number);
     weights.push(count);
   };
@@ -89,7 +97,7 @@ export function parseLengthFile(text: string, name: string): { values: number[];
     try {
       data = JSON.parse(body) as unknown[];
     } catch (err) {
-      throw new SpecError(`${name}: not valid JSON (${(err as Error).message}); expected a list of lengths or of [length, count] pairs`);
+      throw new SpecError(`${name}: not valid JSON (${jsonProblem(err, body)}); expected a list of lengths or of [length, count] pairs`);
     }
     data.forEach((item, i) =>
       Array.isArray(item) && item.length === 2 ? add(`${name}: entry ${i + 1}`, item[0], item[1]) : add(`${name}: entry ${i + 1}`, item),
@@ -113,4 +121,12 @@ export function parseLengthFile(text: string, name: string): { values: number[];
 }
 
 const numeric = (field: string): number | string => (field !== '' && Number.isFinite(Number(field)) ? Number(field) : field);
-const show = (v: unknown) => JSON.stringify(v) ?? String(v);
+/** A field as a message may name it: a number as itself, text never (the file may hold anything). */
+const show = (v: unknown) =>
+  typeof v === 'number'
+    ? String(v)
+    : typeof v === 'string'
+      ? 'text'
+      : v === undefined
+        ? 'nothing'
+        : `a ${Array.isArray(v) ? 'list' : typeof v}`;

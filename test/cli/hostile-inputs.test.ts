@@ -394,7 +394,10 @@ describe('#16.7 validate refuses what run cannot do', () => {
       loadgate(['validate', specFile(dir, `target: {url: sim}\nname: ${'x'.repeat(10_000)}\n`)]),
     ]);
     expect(zero.code).toBe(3);
-    expectOneLine(zero, /^loadgate validate: \/dev\/zero: is larger than 1 MiB; expected a YAML spec of at most 1 MiB/);
+    expectOneLine(
+      zero,
+      /^loadgate validate: \/dev\/zero: is not a regular file \(a device, pipe or socket\); expected a readable YAML spec file$/,
+    );
     expect(r.code).toBe(3);
     expectOneLine(r, /huge\.yml: is larger than 1 MiB/);
     expect(long.code).toBe(3);

@@ -14,6 +14,7 @@ function frame(chunks: Uint8Array[]): string[] {
   const events: string[] = [];
   const framer = new SseFramer({
     onEvent: (data, length, isError) => events.push(`${isError ? 'error:' : ''}${data.toString('utf8', 0, length)}`),
+    onOversize: () => events.push('oversize'),
   });
   const t0 = performance.now();
   for (const c of chunks) framer.push(c);
@@ -179,4 +180,86 @@ describe('the chunk scanner', () => {
       { seed: SEED, numRuns: 3000 },
     );
   }, 10_000);
+});
+
+/**
+ * A server's numbers and bytes through the event reader into the recorder, the way a request
+ * hands them on (src/client/client.ts StreamRequest.onEvent), then the result assembled: it
+ * always is, and it always loads back. Token counts are arbitrary (1e16, -1, 0.5, 1e308), as
+ * are the arrival times of the events.
+ */
+describe('the recorder under arbitrary server numbers', () => {
+  const count = fc.oneof(
+    fc.nat(2000),
+    fc.constantFrom(1e9, 1e9 + 1, 1e12, 1e16, 1e308, -1, -0, 0.5, 2 ** 53, Number.MAX_SAFE_INTEGER + 2),
+    fc.double({ noNaN: true }),
+  );
+  const chunkText = fc.oneof(
+    fc
+      .tuple(count, count)
+      .map(([c, p]) => `{"choices":[],"usage":{"completion_tokens":${JSON.stringify(c)},"prompt_tokens":${JSON.stringify(p)}}}`),
+    fc
+      .tuple(fc.string({ maxLength: 6 }), count)
+      .map(([t, c]) => `{"choices":[{"delta":{"content":${JSON.stringify(t)}}}],"usage":{"completion_tokens":${c}}}`),
+    fc.constantFrom('[DONE]', '', '{"choices":[{"delta":{"content":"x"}}]}', '{"error":{"message":"boom"}}'),
+    fc.uint8Array({ maxLength: 60 }).map((a) => Buffer.from(a).toString('latin1')),
+  );
+  const request = fc.record({
+    events: fc.array(fc.tuple(chunkText, fc.double({ min: 0, max: 120_000, noNaN: true })), { maxLength: 12 }),
+    direct: fc.option(fc.tuple(fc.double(), fc.double())),
+  });
+
+  test('a result is assembled and loads back, and every request is in exactly one class', async () => {
+    const { newStreamEvent, readEvent } = await import('../../src/client/openai.js');
+    const { Recorder } = await import('../../src/metrics/recorder.js');
+    const { buildResult } = await import('../../src/result/build.js');
+    const { parseResult } = await import('../../src/result/load.js');
+    const { parseSpec } = await import('../../src/spec/load.js');
+    const resolved = parseSpec('target: {url: "http://127.0.0.1:9/v1", model: m}\nload: {steady: 10s}\n', 'fuzz.yml', {});
+    const ev = newStreamEvent();
+    fc.assert(
+      fc.property(fc.array(request, { minLength: 1, maxLength: 8 }), (requests) => {
+        const rec = new Recorder({ runId: 'fuzz', runStart: 0, windowFromMs: 0, windowToMs: 10_000, slo: resolved.spec.slo });
+        requests.forEach((req, i) => {
+          const r = rec.open(i, i, 16, 8);
+          rec.markSent(r, i);
+          r.onWritten(i);
+          r.onHeaders(i + 1, 200);
+          if (req.direct) r.onUsage(req.direct[0], req.direct[1]);
+          let done = false;
+          for (const [text, at] of req.events) {
+            const bytes = Buffer.from(text, 'latin1');
+            const e = readEvent(bytes, 0, bytes.length, ev);
+            if (e.error !== null) {
+              r.onEnd(i + at, 'stream_error', e.error);
+              return;
+            }
+            if (e.content !== null) r.onContent(i + at, e.content);
+            if (e.usage) r.onUsage(e.promptTokens, e.completionTokens);
+            if (e.done) done = true;
+          }
+          r.onEnd(i + 200_000, done ? 'ok' : 'stream_error', done ? undefined : 'stream ended without [DONE]');
+        });
+        const result = buildResult(rec, {
+          resolved,
+          targetUrl: 'http://127.0.0.1:9/v1',
+          simulator: false,
+          windowMs: 10_000,
+          interrupted: false,
+          notReached: 0,
+          eventLoopDelayMs: { p50: 0.5, p99: 1, max: 2 },
+          cpuS: 1,
+          wallS: 10,
+          windowCpu: null,
+          workers: 1,
+        });
+        expect(Object.values(result.requests.by_class).reduce((a, b) => a + b, 0)).toBe(requests.length);
+        const back = parseResult(JSON.stringify(result), 'fuzz.json');
+        expect(back.requests.scheduled).toBe(requests.length);
+        for (const v of [back.workload.output_tokens.delivered, back.workload.input_tokens.delivered])
+          if (v) expect(v.max).toBeLessThanOrEqual(1e9);
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+  }, 30_000);
 });

@@ -4,7 +4,10 @@ type Ev = [data: string, isError: boolean];
 
 function frame(chunks: Uint8Array[], end = false): Ev[] {
   const out: Ev[] = [];
-  const f = new SseFramer({ onEvent: (d, n, e) => out.push([d.toString('utf8', 0, n), e]) });
+  const f = new SseFramer({
+    onEvent: (d, n, e) => out.push([d.toString('utf8', 0, n), e]),
+    onOversize: (max) => out.push([`oversize ${max}`, true]),
+  });
   for (const c of chunks) f.push(c);
   if (end) f.end();
   return out;
@@ -104,5 +107,26 @@ describe('SseFramer', () => {
       [long, false],
       ['short', false],
     ]);
+  });
+});
+
+describe('the bound on a line and on an event', () => {
+  const oversized = (chunks: string[], max: number) => {
+    const out: string[] = [];
+    const f = new SseFramer({ onEvent: (d, n) => out.push(d.toString('utf8', 0, n)), onOversize: (m) => out.push(`oversize ${m}`) }, max);
+    for (const c of chunks) f.push(bytes(c));
+    f.end();
+    return out;
+  };
+
+  test('a line that never ends, fed in small reads, stops the framer once it passes the bound, and nothing after it is framed', () => {
+    const reads = Array.from({ length: 200 }, () => 'x'.repeat(10));
+    expect(oversized(['data: {"a":1}\n\n', 'data: ', ...reads, '\n\ndata: [DONE]\n\n'], 1024)).toEqual(['{"a":1}', 'oversize 1024']);
+  });
+
+  test("an event's data lines together past the bound stop it too; up to the bound they pass", () => {
+    const line = `data: ${'y'.repeat(300)}\n`;
+    expect(oversized([line.repeat(4), '\n'], 1024)).toEqual(['oversize 1024']);
+    expect(oversized([line.repeat(3), '\n'], 1024)).toEqual([Array(3).fill('y'.repeat(300)).join('\n')]);
   });
 });

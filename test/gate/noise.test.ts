@@ -208,7 +208,7 @@ describe('calibration files', () => {
       /^calibration file .*bad\.json: the document must have required property 'created_at'; expected a file written by loadgate calibrate$/,
     );
     expect(() => loadCalibration(join(dir, 'missing.json'))).toThrow(
-      /^calibration file .*missing\.json: cannot be read \(ENOENT\); write one with loadgate calibrate SPEC --out /,
+      /^calibration file .*missing\.json: file not found; write one with loadgate calibrate SPEC --out /,
     );
     writeFileSync(bad, '{');
     expect(() => loadCalibration(bad)).toThrow(/not JSON/);

@@ -84,6 +84,8 @@ export function makeSpec(o: {
 }
 
 /** Records the synthetic requests through the real Recorder and builds the real Result. */
+let synthesized = 0;
+
 export function synthesize(o: Synth = {}): Result {
   const n = o.n ?? 1000;
   const windowS = o.windowS ?? 100;
@@ -115,7 +117,8 @@ export function synthesize(o: Synth = {}): Result {
     steadyMs: windowMs,
     cooldownMs: 0,
   } as ResolvedSpec;
-  const rec = new Recorder({ runId: 'synthetic', runStart: 0, windowFromMs: 0, windowToMs: windowMs, slo: spec.slo });
+  // Each a run of its own, as real runs are: merge and calibrate --from refuse one run given twice.
+  const rec = new Recorder({ runId: `synthetic-${++synthesized}`, runStart: 0, windowFromMs: 0, windowToMs: windowMs, slo: spec.slo });
   for (let i = 0; i < n; i++) {
     const tSched = (i * windowMs) / n;
     const outcome = o.outcome?.(i) ?? 'ok';

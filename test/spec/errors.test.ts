@@ -31,8 +31,42 @@ const CASES: Array<[string, string, string]> = [
   ['negative rate', `${SIM}load: {rate: -5}`, 'bench.yml: load.rate is -5; expected a number > 0'],
   ['zero rate', `${SIM}load: {rate: 0}`, 'bench.yml: load.rate is 0; expected a number > 0'],
   ['zero burstiness', `${SIM}load: {burstiness: 0}`, 'bench.yml: load.burstiness is 0; expected a number > 0'],
-  ['closed mode, concurrency 0', `${SIM}load: {mode: closed, concurrency: 0}`, 'bench.yml: load.concurrency is 0; expected an integer ≥ 1'],
-  ['max_in_flight 0', `${SIM}load: {max_in_flight: 0}`, 'bench.yml: load.max_in_flight is 0; expected an integer ≥ 1'],
+  [
+    'closed mode, concurrency 0',
+    `${SIM}load: {mode: closed, concurrency: 0}`,
+    'bench.yml: load.concurrency is 0; expected an integer from 1 to 10,000',
+  ],
+  ['max_in_flight 0', `${SIM}load: {max_in_flight: 0}`, 'bench.yml: load.max_in_flight is 0; expected an integer from 1 to 100,000'],
+  [
+    'closed-loop concurrency above the in-flight cap',
+    `${SIM}load: {mode: closed, concurrency: 5000, max_in_flight: 1000}`,
+    'bench.yml: load.concurrency is 5,000, above load.max_in_flight (1,000); expected at most load.max_in_flight requests in flight, or a higher max_in_flight',
+  ],
+  [
+    'a concurrency sweep above the in-flight cap',
+    `${SIM}load: {max_in_flight: 100}\nsweep: {concurrency: [1, 50, 200]}`,
+    'bench.yml: sweep.concurrency reaches 200, above load.max_in_flight (100); expected at most load.max_in_flight requests in flight, or a higher max_in_flight',
+  ],
+  [
+    'concurrency 1000000',
+    `${SIM}load: {mode: closed, concurrency: 1000000}`,
+    'bench.yml: load.concurrency is 1000000; expected an integer from 1 to 10,000',
+  ],
+  [
+    'input_tokens 100000000',
+    `${SIM}workload: {input_tokens: 100000000}`,
+    'bench.yml: workload.input_tokens.value is 100000000; expected a positive integer of at most 2,000,000 tokens',
+  ],
+  [
+    'a lognormal mean of 1e12 tokens',
+    `${SIM}workload: {output_tokens: {dist: lognormal, mean: 1e12, stddev: 1}}`,
+    'bench.yml: workload.output_tokens.mean is 1000000000000; expected a number > 0 and at most 2,000,000 tokens',
+  ],
+  [
+    'max_event_bytes below its range',
+    `${SIM}load: {max_event_bytes: 10}`,
+    'bench.yml: load.max_event_bytes is 10; expected a number of bytes from 1,024 to 67,108,864 (the longest SSE line or event a server may send)',
+  ],
   ['bad mode', `${SIM}load: {mode: half}`, 'bench.yml: load.mode is "half"; expected one of open, closed'],
   ['bad arrival', `${SIM}load: {arrival: bursty}`, 'bench.yml: load.arrival is "bursty"; expected one of poisson, constant, gamma'],
   [
@@ -144,7 +178,7 @@ const CASES: Array<[string, string, string]> = [
   [
     'non-integer tokens',
     `${SIM}workload: {input_tokens: {dist: fixed, value: 12.5}}`,
-    'bench.yml: workload.input_tokens.value is 12.5; expected a positive integer',
+    'bench.yml: workload.input_tokens.value is 12.5; expected a positive integer of at most 2,000,000 tokens',
   ],
   [
     'non-integer shorthand',
@@ -199,12 +233,12 @@ const CASES: Array<[string, string, string]> = [
   [
     'empirical values not integers',
     `${SIM}workload: {output_tokens: {dist: empirical, values: [10, 2.5]}}`,
-    'bench.yml: workload.output_tokens.values.1 is 2.5; expected a positive integer',
+    'bench.yml: workload.output_tokens.values.1 is 2.5; expected a positive integer of at most 2,000,000 tokens',
   ],
   [
     'empirical empty values',
     `${SIM}workload: {output_tokens: {dist: empirical, values: []}}`,
-    'bench.yml: workload.output_tokens.values is a list; expected a non-empty list of positive integers',
+    'bench.yml: workload.output_tokens.values is a list; expected a non-empty list of positive integers of at most 2,000,000',
   ],
   [
     'empirical weights of the wrong length',
@@ -239,17 +273,17 @@ const CASES: Array<[string, string, string]> = [
   [
     'prefix without shared_tokens',
     `${SIM}workload: {prefix: {tokens: 10}}`,
-    'bench.yml: workload.prefix.shared_tokens is missing; expected a positive integer',
+    'bench.yml: workload.prefix.shared_tokens is missing; expected a positive integer of at most 2,000,000 tokens',
   ],
   [
     'zero shared tokens',
     `${SIM}workload: {prefix: {shared_tokens: 0}}`,
-    'bench.yml: workload.prefix.shared_tokens is 0; expected a positive integer',
+    'bench.yml: workload.prefix.shared_tokens is 0; expected a positive integer of at most 2,000,000 tokens',
   ],
   [
     'prefix groups without tokens',
     `${SIM}workload: {prefix_groups: {groups: 4}}`,
-    'bench.yml: workload.prefix_groups.tokens is missing; expected a positive integer',
+    'bench.yml: workload.prefix_groups.tokens is missing; expected a positive integer of at most 2,000,000 tokens',
   ],
   [
     'negative zipf_s',

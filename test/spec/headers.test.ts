@@ -29,4 +29,34 @@ describe('target.headers', () => {
       'h.yml: target.headers.x-api-key refers to ${EMPTY}, which is set but empty; export it or remove the header',
     );
   });
+
+  test.each([
+    [
+      '    x-note: "a\\r\\nX-Injected: 1"',
+      'h.yml: target.headers.x-note has a line break or control character in its value; expected one line of visible characters (a header cannot hold CR or LF)',
+    ],
+    [
+      '    transfer-encoding: chunked',
+      'h.yml: target.headers.transfer-encoding cannot be set: it is chosen by the HTTP client; expected another header',
+    ],
+    [
+      '    Content-Length: "10"',
+      'h.yml: target.headers.Content-Length cannot be set: it is computed from each request body; expected another header',
+    ],
+    ['    host: example.com', 'h.yml: target.headers.host cannot be set: it is set from target.url; expected another header'],
+    [
+      '    "bad name": x',
+      "h.yml: target.headers.(a key of 8 characters) is not a valid header name; expected letters, digits and !#$%&'*+-.^_`|~ only",
+    ],
+  ])('a header undici would refuse, or one it sets itself, is refused at validate: %s', (header, message) => {
+    expect(messageOf(() => parseSpec(spec(header), 'h.yml', {}))).toBe(message);
+  });
+
+  test('a value that becomes a line break once filled from the environment is refused, without the value', () => {
+    const msg = messageOf(() => parseSpec(spec('    x-api-key: "${KEY}"'), 'h.yml', { KEY: 'sk-live-1\r\nX-Evil: 1' }));
+    expect(msg).toBe(
+      'h.yml: target.headers.x-api-key, once filled from the environment, has a line break or control character in its value; expected one line of visible characters (a header cannot hold CR or LF)',
+    );
+    expect(msg).not.toContain('sk-live');
+  });
 });

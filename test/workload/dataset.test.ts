@@ -51,7 +51,7 @@ describe('jsonl', () => {
     [[good, '[1, 2]'], 'data.jsonl:2: not a JSON object; expected {"prompt": "..."} or'],
     [[line({ prompt: '  ' })], 'data.jsonl:1: "prompt" is empty; expected the prompt text'],
     [[line({ prompt: 'x', max_tokens: 0 })], 'data.jsonl:1: "max_tokens" is 0; expected a positive integer'],
-    [[line({ prompt: 'x', max_tokens: '20' })], 'data.jsonl:1: "max_tokens" is "20"; expected a positive integer'],
+    [[line({ prompt: 'x', max_tokens: '20' })], 'data.jsonl:1: "max_tokens" is a string; expected a positive integer of at most 2,000,000'],
     [[line({ messages: [] })], 'data.jsonl:1: "messages" is not a non-empty list; expected'],
     [
       [line({ messages: [{ role: 'user' }] })],
@@ -59,11 +59,26 @@ describe('jsonl', () => {
     ],
     [
       [line({ messages: [{ role: 'tool', content: 'x' }] })],
-      'data.jsonl:1: messages[0].role is "tool"; expected system, user or assistant',
+      'data.jsonl:1: messages[0].role is not system, user or assistant; expected one of them',
+    ],
+    // The file's own text never appears in a message: a line of /etc/passwd, a .env secret.
+    [['root:x:0:0:root:/root:/bin/bash'], /^data\.jsonl:1: not valid JSON \(a syntax error\); expected/],
+    [
+      [line({ prompt: 'p', max_tokens: 'sk-live-secret' })],
+      'data.jsonl:1: "max_tokens" is a string; expected a positive integer of at most 2,000,000',
+    ],
+    [
+      [line({ prompt: 'p', max_tokens: 1e12 })],
+      'data.jsonl:1: "max_tokens" is 1000000000000; expected a positive integer of at most 2,000,000',
+    ],
+    [
+      [line({ messages: [{ role: 'sk-live-secret', content: 'x' }] })],
+      'data.jsonl:1: messages[0].role is not system, user or assistant; expected one of them',
     ],
     [[''], 'data.jsonl: holds no usable entry; expected at least one'],
   ] as [string[], string | RegExp][])('a bad line is one error naming file and line: %#', (lines, message) => {
     expect(() => parseDataset(lines.join('\n'), 'data.jsonl', 'jsonl')).toThrow(message);
+    expect(() => parseDataset(lines.join('\n'), 'data.jsonl', 'jsonl')).not.toThrow(/root:|sk-live|tool/);
   });
 });
 

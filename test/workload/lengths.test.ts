@@ -154,11 +154,14 @@ describe('length files', () => {
   });
 
   test.each([
-    ['100\nabc\n', 'lengths.csv:2: "abc" is not a length; expected a positive integer'],
-    ['100\n0\n', 'lengths.csv:2: 0 is not a length; expected a positive integer'],
+    ['100\nabc\n', 'lengths.csv:2: text is not a length; expected a positive integer of at most 2,000,000'],
+    ['100\nOPENAI_API_KEY=sk-live-abc\n', 'lengths.csv:2: text is not a length; expected a positive integer of at most 2,000,000'],
+    ['100\n0\n', 'lengths.csv:2: 0 is not a length; expected a positive integer of at most 2,000,000'],
+    ['100\n1000000000000\n', 'lengths.csv:2: 1000000000000 is not a length; expected a positive integer of at most 2,000,000'],
+    ['[1, "sk-live-abc"]', 'lengths.csv: entry 2: text is not a length; expected a positive integer of at most 2,000,000'],
     ['100,-1\n', 'lengths.csv:1: the count -1 is not a number ≥ 0; expected length,count'],
     ['1,2,3\n', 'lengths.csv:1: 3 fields; expected a length, or length,count'],
-    ['[1, 2.5]', 'lengths.csv: entry 2: 2.5 is not a length; expected a positive integer'],
+    ['[1, 2.5]', 'lengths.csv: entry 2: 2.5 is not a length; expected a positive integer of at most 2,000,000'],
     // The parser's own words differ between Node versions.
     ['[1, 2', /^lengths\.csv: not valid JSON \(.+\); expected a list of lengths or of \[length, count\] pairs$/],
     ['# nothing\n', 'lengths.csv: holds no lengths; expected at least one'],
