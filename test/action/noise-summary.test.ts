@@ -50,5 +50,7 @@ test('a replicated baseline, then a calibration input: the summary names the bet
   );
   const missing = await gate(dir, { calibration: 'nope.json' });
   expect(missing.code).toBe(3);
-  expect(missing.stdout).toMatch(/^::error::calibration file nope\.json: cannot be read \(ENOENT\)/m);
+  expect(missing.stdout).toMatch(
+    /^::error::calibration file nope\.json: file not found; write one with loadgate calibrate SPEC --out nope\.json$/m,
+  );
 }, 30_000);
