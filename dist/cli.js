@@ -59686,6 +59686,7 @@ function prepareRun(values, positionals) {
     [
       { path: positionals[0], what: "the spec" },
       { path: recordsBaseline ? void 0 : values.baseline, what: "--baseline" },
+      { path: gateOf(resolved.spec).calibration, what: "gate.calibration" },
       ...workloadFilePaths(resolved)
     ]
   );

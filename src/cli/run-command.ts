@@ -167,6 +167,7 @@ function prepareRun(values: RunValues, positionals: string[]): RunPlan {
     [
       { path: positionals[0], what: 'the spec' },
       { path: recordsBaseline ? undefined : values.baseline, what: '--baseline' },
+      { path: gateOf(resolved.spec).calibration, what: 'gate.calibration' },
       ...workloadFilePaths(resolved),
     ],
   );

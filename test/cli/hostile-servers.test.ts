@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readResult } from '../../src/result/load.js';
 import { synthesize } from '../result/synthetic.js';
+import { calibrationFrom } from '../../src/gate/calibration.js';
+import { mergeResults } from '../../src/result/merge.js';
 import { openaiStream, startScriptedServer, type Script } from '../fixtures/scripted-server.js';
 import { event, startHostileServer, writeUntil, type HostileServer } from '../fixtures/hostile-server.js';
 
@@ -240,7 +242,14 @@ describe('an input is never an output, and no run is counted twice', () => {
       SPEC.replace('input_tokens: 16, ', '').replace('calibrate: off', 'calibrate: off, dataset: {path: d.jsonl, format: jsonl}'),
     );
     symlinkSync(spec, join(dir, 'link.yml'));
+    const calibration = file(
+      dir,
+      'cal.json',
+      JSON.stringify(calibrationFrom(mergeResults([synthesize({ n: 50 }), synthesize({ n: 50 })]))),
+    );
+    const withCalibration = file(dir, 'c.yml', `${SPEC}gate: {calibration: ${JSON.stringify(calibration)}}\n`);
     for (const [args, pattern] of [
+      [['run', withCalibration, '--out', calibration], /^loadgate run: --out .*cal\.json: is the same file as gate\.calibration;/],
       [
         ['run', spec, '--out', spec],
         /^loadgate run: --out .*s\.yml: is the same file as the spec; expected a path of its own \(writing it would replace an input\)$/,
@@ -262,6 +271,7 @@ describe('an input is never an output, and no run is counted twice', () => {
     }
     expect(readFileSync(spec, 'utf8')).toBe(SPEC);
     expect(readFileSync(data, 'utf8')).toBe('{"prompt": "hello"}\n');
+    expect(JSON.parse(readFileSync(calibration, 'utf8'))).toMatchObject({ kind: 'loadgate-calibration' });
   });
 
   test('compare B R --markdown R, report R --html R, --html F --markdown F, and calibrate --out its spec: exit 3, the files intact', async () => {
