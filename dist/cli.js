@@ -58728,11 +58728,19 @@ function engineRows(families) {
   }
   return { engine, rows: rows2 };
 }
-function snapshotOf(t, families, rows2, sent = t) {
+var MODEL_LABELS = ["model_name", "model"];
+function samplesOfModel(f, model2) {
+  if (model2 === void 0) return f;
+  const named = (x) => MODEL_LABELS.some((l) => x.labels[l] === model2);
+  if (!f.samples.some(named)) return f;
+  return { ...f, samples: f.samples.filter(named) };
+}
+function snapshotOf(t, families, rows2, sent = t, model2) {
   const s = { t, sent, gauges: {}, counters: {}, histograms: {} };
   for (const row of rows2) {
-    const f = families.get(row.family) ?? families.get(`${row.family}_total`);
-    if (!f) continue;
+    const family = families.get(row.family) ?? families.get(`${row.family}_total`);
+    if (!family) continue;
+    const f = samplesOfModel(family, model2);
     if (row.type === "histogram") {
       const b2 = histogramOf(f);
       if (b2) s.histograms[row.series] = b2;
@@ -58854,7 +58862,7 @@ var Scraper = class {
         this.engine = engine;
         this.rows = rows2;
       }
-      if (this.snaps.length < MAX_SNAPSHOTS) this.snaps.push(snapshotOf(t, families, this.rows, sent));
+      if (this.snaps.length < MAX_SNAPSHOTS) this.snaps.push(snapshotOf(t, families, this.rows, sent, this.o.model));
     } catch (e) {
       if (!(e instanceof ExpositionError)) throw e;
       return this.failed(`${this.o.url} is not a Prometheus text exposition (${e.message})`);
@@ -58898,7 +58906,7 @@ async function startServerWatch(resolved, baseUrl, headers) {
     { metricsUrl: t.url === "sim" && t.metrics_url !== false ? void 0 : t.metrics_url, allowedHosts: t.metrics_allowed_hosts },
     headers
   );
-  const scraper = where ? new Scraper({ url: where.url, headers: where.headers, intervalMs: resolved.metricsIntervalMs }) : null;
+  const scraper = where ? new Scraper({ url: where.url, headers: where.headers, intervalMs: resolved.metricsIntervalMs, model: t.model }) : null;
   scraper?.start();
   return {
     network,

@@ -33,7 +33,9 @@ export async function startServerWatch(resolved: ResolvedSpec, baseUrl: string, 
     { metricsUrl: t.url === 'sim' && t.metrics_url !== false ? undefined : t.metrics_url, allowedHosts: t.metrics_allowed_hosts },
     headers,
   );
-  const scraper = where ? new Scraper({ url: where.url, headers: where.headers, intervalMs: resolved.metricsIntervalMs }) : null;
+  const scraper = where
+    ? new Scraper({ url: where.url, headers: where.headers, intervalMs: resolved.metricsIntervalMs, model: t.model })
+    : null;
   scraper?.start();
   return {
     network,

@@ -13,6 +13,8 @@ export interface ScraperOptions {
   intervalMs: number;
   /** Per scrape: a slow /metrics is given up on, never waited for by the load. */
   timeoutMs?: number;
+  /** The benchmarked model: series labelled with another model are left out (snapshot.ts samplesOfModel). */
+  model?: string;
 }
 
 /** An exposition larger than this is not read: /metrics of a real engine is tens of kB. */
@@ -126,7 +128,7 @@ export class Scraper {
         this.engine = engine;
         this.rows = rows;
       }
-      if (this.snaps.length < MAX_SNAPSHOTS) this.snaps.push(snapshotOf(t, families, this.rows, sent));
+      if (this.snaps.length < MAX_SNAPSHOTS) this.snaps.push(snapshotOf(t, families, this.rows, sent, this.o.model));
     } catch (e) {
       if (!(e instanceof ExpositionError)) throw e;
       return this.failed(`${this.o.url} is not a Prometheus text exposition (${e.message})`);

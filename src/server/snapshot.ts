@@ -46,12 +46,28 @@ export function engineRows(families: Map<string, Family>): { engine: EngineName 
   return { engine, rows };
 }
 
-/** A scrape's families read through the engine's rows of the mapping table. */
-export function snapshotOf(t: number, families: Map<string, Family>, rows: readonly EngineMetric[], sent = t): Snapshot {
+/** The labels engines name their model with (vLLM and SGLang: model_name). */
+const MODEL_LABELS = ['model_name', 'model'];
+
+/**
+ * The family's samples of one model: an engine serving several models (or a gateway in front of
+ * several) labels each series with its model, and only the benchmarked model's belong in its view.
+ * A family whose samples name no such model (unlabelled, or another spelling of the name) is kept whole.
+ */
+export function samplesOfModel(f: Family, model: string | undefined): Family {
+  if (model === undefined) return f;
+  const named = (x: Family['samples'][number]) => MODEL_LABELS.some((l) => x.labels[l] === model);
+  if (!f.samples.some(named)) return f;
+  return { ...f, samples: f.samples.filter(named) };
+}
+
+/** A scrape's families read through the engine's rows of the mapping table, for the benchmarked model when the series name it. */
+export function snapshotOf(t: number, families: Map<string, Family>, rows: readonly EngineMetric[], sent = t, model?: string): Snapshot {
   const s: Snapshot = { t, sent, gauges: {}, counters: {}, histograms: {} };
   for (const row of rows) {
-    const f = families.get(row.family) ?? families.get(`${row.family}_total`);
-    if (!f) continue;
+    const family = families.get(row.family) ?? families.get(`${row.family}_total`);
+    if (!family) continue;
+    const f = samplesOfModel(family, model);
     if (row.type === 'histogram') {
       const b = histogramOf(f);
       if (b) s.histograms[row.series as HistogramSeries] = b;
