@@ -52198,7 +52198,7 @@ function loadWorkloadInputs(resolved) {
     } catch (err) {
       if (!(err instanceof ReadFileError)) throw err;
       throw new SpecError(
-        err.tooLarge ? `workload.${key} ${at}: ${err.reason}; expected at most ${bytes(maxBytes)}${caps.maxLines ? ` and ${figure(caps.maxLines)} lines` : ""}` : `workload.${key} ${JSON.stringify(path2)} cannot be read (${err.reason} at ${at}); expected a path relative to the spec file`
+        err.tooLarge ? `workload.${key} ${at}: ${err.reason}; expected at most ${bytes(maxBytes)}${caps.maxLines ? ` and ${figure(caps.maxLines)} lines` : ""}` : `workload.${key} ${at === path2 ? path2 : `${JSON.stringify(path2)} (${at})`}: ${err.reason}; expected a readable regular file, the path relative to the spec file`
       );
     }
     files[path2] = createHash("sha256").update(text).digest("hex");

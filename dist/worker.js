@@ -42094,7 +42094,7 @@ function loadWorkloadInputs(resolved) {
     } catch (err) {
       if (!(err instanceof ReadFileError)) throw err;
       throw new SpecError(
-        err.tooLarge ? `workload.${key} ${at}: ${err.reason}; expected at most ${bytes(maxBytes)}${caps.maxLines ? ` and ${figure(caps.maxLines)} lines` : ""}` : `workload.${key} ${JSON.stringify(path)} cannot be read (${err.reason} at ${at}); expected a path relative to the spec file`
+        err.tooLarge ? `workload.${key} ${at}: ${err.reason}; expected at most ${bytes(maxBytes)}${caps.maxLines ? ` and ${figure(caps.maxLines)} lines` : ""}` : `workload.${key} ${at === path ? path : `${JSON.stringify(path)} (${at})`}: ${err.reason}; expected a readable regular file, the path relative to the spec file`
       );
     }
     files[path] = createHash("sha256").update(text).digest("hex");

@@ -159,11 +159,11 @@ describe('a bad file is refused in bounded time and memory, and its contents are
     for (const [text, pattern] of [
       [
         `${sim}workload: {dataset: {path: /dev/zero, format: jsonl}}\n`,
-        /^loadgate validate: workload\.dataset\.path "\/dev\/zero" cannot be read \(is not a regular file \(a device, pipe or socket\) at \/dev\/zero\); expected a path relative to the spec file$/,
+        /^loadgate validate: workload\.dataset\.path \/dev\/zero: is not a regular file \(a device, pipe or socket\); expected a readable regular file, the path relative to the spec file$/,
       ],
       [
         `${sim}workload: {dataset: {path: fifo.jsonl, format: jsonl}}\n`,
-        /cannot be read \(is not a regular file \(a device, pipe or socket\) at .*fifo\.jsonl\)/,
+        /fifo\.jsonl"? \(.*fifo\.jsonl\): is not a regular file \(a device, pipe or socket\); expected a readable regular file/,
       ],
       [
         `${sim}workload: {input_tokens: {dist: empirical, file: many.txt}}\n`,

@@ -219,7 +219,7 @@ describe('datasets', () => {
     const spec = tempSpec('target: {url: sim}\nworkload: {dataset: {path: d.jsonl, format: jsonl, filter: {min_input_tokens: 1000}}}');
     const resolved = readSpec(spec, {});
     expect(() => loadWorkloadInputs(resolved)).toThrow(
-      `workload.dataset.path "d.jsonl" cannot be read (file not found at ${join(dirname(spec), 'd.jsonl')}); expected a path relative to the spec file`,
+      `workload.dataset.path "d.jsonl" (${join(dirname(spec), 'd.jsonl')}): file not found; expected a readable regular file, the path relative to the spec file`,
     );
     writeFileSync(join(dirname(spec), 'd.jsonl'), `${JSON.stringify({ prompt: 'a short prompt' })}\n{"prompt": 3}\n`);
     expect(() => loadWorkloadInputs(resolved)).toThrow('d.jsonl:2: missing "prompt" or "messages"; expected');
