@@ -58972,6 +58972,11 @@ function mergeTotals(results, opts = {}) {
   if (!first) throw new MergeError("nothing to merge: give at least one result");
   const mode = opts.mode ?? "replicates";
   const names = opts.names ?? results.map((_, i) => `result ${i + 1}`);
+  const conversations = results.filter((r) => r.workload.plan?.sessions).length;
+  if (results.length > 1 && conversations > 0)
+    throw new MergeError(
+      `cannot merge ${conversations} of ${results.length} results that ran workload.sessions: their per-turn figures are kept per run; expected one result per conversation run`
+    );
   const mismatches = mergeMismatches(results, names);
   if (mismatches.length > 0 && !opts.force) throw new MergeError(`cannot merge ${mismatches[0]}; pass --force to merge anyway`);
   const shards = mode === "shards";
@@ -59415,6 +59420,8 @@ function replicateSpec(r, i) {
   return i === 0 ? r : reseed(r, `replicate ${i}`);
 }
 async function runReplicatesMerged(o, replicates, onReplicate) {
+  if (replicates > 1 && o.resolved.spec.workload.sessions)
+    throw new MergeError(`${replicates} replicates with workload.sessions: their per-turn figures cannot be merged; expected 1 replicate`);
   const results = [];
   for (let i = 0; i < replicates; i++) {
     if (i > 0 && o.signal?.aborted) break;

@@ -64,6 +64,11 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
   if (!first) throw new MergeError('nothing to merge: give at least one result');
   const mode = opts.mode ?? 'replicates';
   const names = opts.names ?? results.map((_, i) => `result ${i + 1}`);
+  const conversations = results.filter((r) => r.workload.plan?.sessions).length;
+  if (results.length > 1 && conversations > 0)
+    throw new MergeError(
+      `cannot merge ${conversations} of ${results.length} results that ran workload.sessions: their per-turn figures are kept per run; expected one result per conversation run`,
+    );
   const mismatches = mergeMismatches(results, names);
   if (mismatches.length > 0 && !opts.force) throw new MergeError(`cannot merge ${mismatches[0]}; pass --force to merge anyway`);
 

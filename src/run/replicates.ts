@@ -1,5 +1,5 @@
 import { reseed } from './reseed.js';
-import { mergeResults } from '../result/merge.js';
+import { MergeError, mergeResults } from '../result/merge.js';
 import type { Result } from '../result/types.js';
 import type { ResolvedSpec } from '../spec/types.js';
 import { runBenchmark, type RunOptions } from './run.js';
@@ -19,6 +19,9 @@ export function replicateSpec(r: ResolvedSpec, i: number): ResolvedSpec {
  * An interrupted replicate ends the series: what ran is merged and marked interrupted.
  */
 export async function runReplicatesMerged(o: RunOptions, replicates: number, onReplicate?: (i: number) => void): Promise<Result> {
+  // Refused before the first run: result/merge.ts cannot merge the conversations' per-turn figures.
+  if (replicates > 1 && o.resolved.spec.workload.sessions)
+    throw new MergeError(`${replicates} replicates with workload.sessions: their per-turn figures cannot be merged; expected 1 replicate`);
   const results: Result[] = [];
   for (let i = 0; i < replicates; i++) {
     if (i > 0 && o.signal?.aborted) break;

@@ -140,3 +140,14 @@ describe('merge: the in-flight peak', () => {
     expect(mergeResults([older, b], { mode: 'replicates', force: true }).littles_law.peak_in_flight).toBeUndefined();
   });
 });
+
+test('results that ran conversations are not merged: their per-turn figures are kept per run', () => {
+  const withSessions = (seed: number): Result => {
+    const r = synthesize({ n: 100, seed });
+    return { ...r, workload: { ...r.workload, plan: { ...r.workload.plan!, sessions: { started: 10 } as never } } };
+  };
+  expect(() => mergeResults([withSessions(1), withSessions(2)])).toThrow(
+    /^cannot merge 2 of 2 results that ran workload\.sessions: their per-turn figures are kept per run; expected one result per conversation run$/,
+  );
+  expect(() => mergeResults([synthesize({ n: 100, seed: 1 }), synthesize({ n: 100, seed: 2 })])).not.toThrow();
+});

@@ -25,3 +25,19 @@ test('replicates run independent windows with fresh seeds and merge into one res
   // Every request the server saw but each replicate's readiness probe and network probes (GET /models).
   expect(merged.requests.scheduled).toBe(server.requests - 3 * (1 + NETWORK_PROBES));
 });
+
+test('replicates of a conversation run are refused before the first request: per-turn figures are not merged', async () => {
+  server = await startScriptedServer(() => openaiStream({ ttftMs: 5, itlMs: 1, tokens: 5 }));
+  const resolved = specFor(server.baseUrl, 'rate: 2\nwarmup: 0s\nsteady: 1s\ncooldown: 0s');
+  const sessions = {
+    ...resolved,
+    spec: {
+      ...resolved.spec,
+      workload: { ...resolved.spec.workload, sessions: { turns: { dist: 'fixed' as const, value: 2 }, think_time: '0s' } },
+    },
+  };
+  await expect(runReplicatesMerged({ resolved: sessions }, 2)).rejects.toThrow(
+    /^2 replicates with workload\.sessions: their per-turn figures cannot be merged; expected 1 replicate$/,
+  );
+  expect(server.requests).toBe(0);
+});
