@@ -20,7 +20,9 @@ test('opens with the main job, then the tests, each one command after npm ci', (
   expect(readme.indexOf('npm run quickstart')).toBeLessThan(readme.indexOf('## '));
   // Both scripts exist and do what the README says: a run of the quick start spec, and the tests.
   expect(pkg.scripts.quickstart).toContain('run examples/quickstart.yml');
-  expect(pkg.scripts.test).toContain('jest');
+  // npm test runs jest through scripts/test.mjs (its two passes).
+  expect(pkg.scripts.test).toContain('node scripts/test.mjs');
+  expect(readFileSync(join(ROOT, 'scripts', 'test.mjs'), 'utf8')).toContain("join(root, 'node_modules', 'jest', 'bin', 'jest.js')");
 });
 
 test('is at most 250 lines', () => {
