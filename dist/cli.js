@@ -62673,7 +62673,8 @@ async function measureFloor(draft, model2, headers) {
   const ttftMs = maxOf(probes.map((p2) => p2.ttftMs));
   const e2eMs = maxOf(probes.map((p2) => p2.e2eMs));
   const tpotMs = maxOf(probes.map((p2) => p2.tokens > 1 ? (p2.e2eMs - p2.ttftMs) / (p2.tokens - 1) : 0));
-  return { requests: probes.length, ttftMs, tpotMs, e2eMs };
+  const tenth = (x) => Math.round(x * 10) / 10;
+  return { requests: probes.length, ttftMs: tenth(ttftMs), tpotMs: tenth(tpotMs), e2eMs: tenth(e2eMs) };
 }
 function probeOnce2(client, body, id) {
   return new Promise((resolve4) => {

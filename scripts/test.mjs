@@ -2,11 +2,13 @@
 // Runs the jest suite in two passes and writes one JSON summary of both (.jest-results.json, as
 // `jest --json` writes it: .ci/run reads its counts).
 //
-//   1. The unit layer, the files listed in test/unit-files.json, on two workers. They start no
-//      server, process or thread and hold nothing to a timer, so two at once cannot skew each other
-//      (test/unit-files.test.ts keeps the list to such files).
+//   1. On two workers: the unit layer, the files listed in test/unit-files.json (they start no
+//      server, process or thread and hold nothing to a timer; test/unit-files.test.ts keeps the
+//      list to such files), and the files of test/parallel-files.json, which start servers and
+//      processes but assert nothing a busy core could change (test/parallel-files.test.ts). The
+//      listed files start first, slowest first (scripts/listed-first-sequencer.mjs).
 //   2. Every other file one at a time: the load tests measure timing, and two of them sharing two
-//      cores (with their simulators) would measure each other.
+//      cores (with their simulators) would measure each other. A file in neither list runs here.
 //
 //   node scripts/test.mjs            # both passes (npm test runs this after tsc and the build)
 //   node scripts/test.mjs --quick    # the unit layer alone (npm run test:quick)
@@ -36,14 +38,17 @@ function allTestFiles() {
   return JSON.parse(listed.stdout).map((f) => relative(root, f));
 }
 
-const unit = JSON.parse(readFileSync(join(root, 'test', 'unit-files.json'), 'utf8'));
-const unitSet = new Set(unit);
-const passes = [{ name: 'unit layer', files: unit, workers: 2 }];
+const list = (name) => JSON.parse(readFileSync(join(root, 'test', name), 'utf8'));
+const unit = list('unit-files.json');
+const first = quick ? unit : [...list('parallel-files.json'), ...unit];
+const firstSet = new Set(first);
+const SEQUENCER = join(root, 'scripts', 'listed-first-sequencer.mjs');
+const passes = [{ name: quick ? 'unit layer' : 'unit layer and parallel files', files: first, workers: 2, sequencer: SEQUENCER }];
 if (!quick)
   passes.push({
     name: 'load tests',
     files: allTestFiles()
-      .filter((f) => !unitSet.has(f))
+      .filter((f) => !firstSet.has(f))
       .sort(),
     workers: 1,
   });
@@ -54,7 +59,18 @@ for (const [i, pass] of passes.entries()) {
   const out = join(root, `.jest-results.${i}.json`);
   rmSync(out, { force: true });
   const t0 = Date.now();
-  const r = jest(['--maxWorkers', String(pass.workers), '--json', '--outputFile', out, ...jestArgs, '--runTestsByPath', ...pass.files]);
+  const order = pass.sequencer ? ['--testSequencer', pass.sequencer] : [];
+  const r = jest([
+    '--maxWorkers',
+    String(pass.workers),
+    ...order,
+    '--json',
+    '--outputFile',
+    out,
+    ...jestArgs,
+    '--runTestsByPath',
+    ...pass.files,
+  ]);
   console.log(`${pass.name}: ${pass.files.length} files on ${pass.workers} worker(s) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   if (r.status !== 0) failed = true;
   try {

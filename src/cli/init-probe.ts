@@ -85,7 +85,9 @@ async function measureFloor(draft: ResolvedSpec, model: string, headers: Record<
   const e2eMs = maxOf(probes.map((p) => p.e2eMs));
   // TPOT as the gate reads it: the decode time spread over the tokens after the first.
   const tpotMs = maxOf(probes.map((p) => (p.tokens > 1 ? (p.e2eMs - p.ttftMs) / (p.tokens - 1) : 0)));
-  return { requests: probes.length, ttftMs, tpotMs, e2eMs };
+  // To 0.1 ms, as the spec's comments state the floor: the suggested SLOs are then reproducible from the text.
+  const tenth = (x: number) => Math.round(x * 10) / 10;
+  return { requests: probes.length, ttftMs: tenth(ttftMs), tpotMs: tenth(tpotMs), e2eMs: tenth(e2eMs) };
 }
 
 function probeOnce(client: ReturnType<typeof createClient>, body: string, id: string): Promise<Probe> {

@@ -112,7 +112,7 @@ test('a pull request reads the branch history without writing it and says since 
 test('history inputs are checked in one line each', async () => {
   const dir = tempDir();
   writeFileSync(join(dir, 'r.json'), JSON.stringify(night(1, 10)));
-  for (const [inputs, message] of [
+  const cases = [
     [
       { 'history-branch': 'x' },
       'input history-branch is set but history is not; expected history: the path of the history file in that branch',
@@ -126,14 +126,16 @@ test('history inputs are checked in one line each', async () => {
       { history: '../h.jsonl', 'history-branch': 'b' },
       'input history is "../h.jsonl"; with history-branch, expected a path inside the branch such as nightly/history.jsonl',
     ],
-  ] as const) {
-    const run = await runAction({
-      workspace: dir,
-      ...schedule,
-      inputs: { result: 'r.json', comment: 'never', 'github-token': '', ...inputs },
-    });
-    expect(run.code).toBe(3);
-    expect(run.stdout).toContain(`::error::${message}`);
+  ] as const;
+  // Each fails on its inputs before it reads or writes a history: started together, checked in order.
+  const runs = await Promise.all(
+    cases.map(([inputs]) =>
+      runAction({ workspace: dir, ...schedule, inputs: { result: 'r.json', comment: 'never', 'github-token': '', ...inputs } }),
+    ),
+  );
+  for (const [i, [, message]] of cases.entries()) {
+    expect(runs[i].code).toBe(3);
+    expect(runs[i].stdout).toContain(`::error::${message}`);
   }
 }, 60_000);
 

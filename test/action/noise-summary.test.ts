@@ -37,18 +37,21 @@ test('a single-run baseline: the summary names the sources and says no between-r
 
 test('a replicated baseline, then a calibration input: the summary names the between-run source used', async () => {
   const dir = workspace(mergeResults([run(1), run(2, 1.04), run(3, 0.97)]));
-  const replicated = await gate(dir);
-  expect(replicated.summary).toMatch(/\*\*Noise model: .*; replicate spread \(between-run CV of merged replicates\)\.\*\*/);
   // A calibration of 5 runs rests on more runs than the baseline's 3: its CVs are used instead.
   writeFileSync(
     join(dir, 'cal.json'),
     JSON.stringify(calibrationFrom(mergeResults([1, 1.03, 0.98, 1.01, 0.99].map((f, i) => run(20 + i, f))))),
   );
-  const result = await gate(dir, { calibration: 'cal.json' });
+  // Three judgements of files (the calibration only where the input names it): started together.
+  const [replicated, result, missing] = await Promise.all([
+    gate(dir),
+    gate(dir, { calibration: 'cal.json' }),
+    gate(dir, { calibration: 'nope.json' }),
+  ]);
+  expect(replicated.summary).toMatch(/\*\*Noise model: .*; replicate spread \(between-run CV of merged replicates\)\.\*\*/);
   expect(result.summary).toMatch(
     /\*\*Noise model: .*; calibration file \(between-run CV from loadgate calibrate\) \(calibration of 5 runs, /,
   );
-  const missing = await gate(dir, { calibration: 'nope.json' });
   expect(missing.code).toBe(3);
   expect(missing.stdout).toMatch(
     /^::error::calibration file nope\.json: file not found; write one with loadgate calibrate SPEC --out nope\.json$/m,

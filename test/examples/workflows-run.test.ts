@@ -6,7 +6,7 @@
  * environment (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP, an event file).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { startFakeGitHub, type FakeGitHub } from '../fixtures/fake-github.js';
@@ -105,21 +105,63 @@ function inputsOf(step: Step, job: Job, resolve: Record<string, string>): Record
   return options.map((v) => ({ ...fixed, [key]: v }));
 }
 
-let github: FakeGitHub;
-beforeAll(async () => {
-  github = await startFakeGitHub();
-});
-afterAll(() => github.close());
+/** A fresh checkout of the repository for one job, as each job's runner has: jobs that run at once share no files. */
+function checkout(): string {
+  const dir = tempDir('loadgate-examples-job-');
+  cpSync(repo, dir, { recursive: true });
+  return dir;
+}
 
 const SIM = { 'target-url': 'sim' };
 
-test('pr-gate.yml: its loadgate step gates a pull request against the simulator and comments', async () => {
+/** pr-gate.yml's loadgate step, with the inputs a runner passes it against the simulator. */
+function prGate() {
   const wf = read('pr-gate.yml');
   const [job] = Object.values(wf.jobs);
-  const step = job.steps.find(ours)!;
-  const [inputs] = inputsOf(step, job, { ...SIM, mode: 'gate' });
-  expect(inputs).toMatchObject({ spec: 'bench/chat.yml', 'baseline-artifact': 'loadgate-baseline', 'target-url': 'sim', mode: 'gate' });
-  const r = await runAction({ workspace: repo, inputs, apiUrl: github.url, event: pullRequestEvent(11) });
+  const [inputs] = inputsOf(job.steps.find(ours)!, job, { ...SIM, mode: 'gate' });
+  return { inputs, run: runAction({ workspace: checkout(), inputs, apiUrl: github.url, event: pullRequestEvent(11) }) };
+}
+
+/** nightly.yml's loadgate steps (the record job and the soak job), each in its own checkout as on its own runner. */
+function nightly() {
+  const wf = read('nightly.yml');
+  return Object.entries(wf.jobs).flatMap(([name, job]) =>
+    job.steps.filter(ours).flatMap((step) =>
+      inputsOf(step, job, SIM).map((inputs) => ({
+        name,
+        inputs,
+        run: runAction({ workspace: checkout(), inputs, eventName: 'schedule', event: { schedule: '17 3 * * *' }, apiUrl: github.url }),
+      })),
+    ),
+  );
+}
+
+/**
+ * The workflows' jobs run at once, as GitHub runs the jobs of different workflows and the jobs
+ * of one workflow that do not need each other: the tests below wait for their own. None of them
+ * is judged on timing (any verdict passes), so sharing the cores changes nothing they check.
+ */
+let github: FakeGitHub;
+let jobs: { pr: ReturnType<typeof prGate>; nightly: ReturnType<typeof nightly> };
+beforeAll(async () => {
+  github = await startFakeGitHub();
+  jobs = { pr: prGate(), nightly: nightly() };
+  // Awaited by the tests; a failure here is theirs to report, not an unhandled rejection.
+  for (const j of [jobs.pr, ...jobs.nightly]) j.run.catch(() => undefined);
+});
+afterAll(async () => {
+  await Promise.allSettled([jobs.pr, ...jobs.nightly].map((j) => j.run));
+  await github.close();
+}, 240_000);
+
+test('pr-gate.yml: its loadgate step gates a pull request against the simulator and comments', async () => {
+  expect(jobs.pr.inputs).toMatchObject({
+    spec: 'bench/chat.yml',
+    'baseline-artifact': 'loadgate-baseline',
+    'target-url': 'sim',
+    mode: 'gate',
+  });
+  const r = await jobs.pr.run;
   expect(r.stderr).toBe('');
   expect(['pass', 'fail', 'inconclusive']).toContain(r.outputs.verdict);
   expect(r.summary).toContain('loadgate');
@@ -130,13 +172,9 @@ test('pr-gate.yml: its loadgate step gates a pull request against the simulator 
 }, 120_000);
 
 test('nightly.yml: the record job and the soak job run against the simulator', async () => {
-  const wf = read('nightly.yml');
-  const runs = Object.entries(wf.jobs).flatMap(([name, job]) =>
-    job.steps.filter(ours).flatMap((step) => inputsOf(step, job, SIM).map((inputs) => ({ name, inputs }))),
-  );
-  expect(runs.map((r) => `${r.name}: ${r.inputs.spec}`)).toEqual(['record: bench/chat.yml', 'soak: bench/soak.yml']);
-  for (const { name, inputs } of runs) {
-    const r = await runAction({ workspace: repo, inputs, eventName: 'schedule', event: { schedule: '17 3 * * *' }, apiUrl: github.url });
+  expect(jobs.nightly.map((r) => `${r.name}: ${r.inputs.spec}`)).toEqual(['record: bench/chat.yml', 'soak: bench/soak.yml']);
+  for (const { name, run } of jobs.nightly) {
+    const r = await run;
     expect(`${name}: ${r.stderr}`).toBe(`${name}: `);
     expect(['pass', 'fail', 'inconclusive']).toContain(r.outputs.verdict);
     const result = JSON.parse(readFileSync(r.outputs['result-path'], 'utf8')) as {

@@ -68,29 +68,58 @@ test('the installed bin prints its version, and --help lists --version and init'
   expect(help.stdout).toMatch(/^ {2}init /m);
 });
 
-test('init for the simulator, then validate and run it to a verdict', async () => {
+type Outcome = Awaited<ReturnType<typeof loadgate>>;
+
+/** init for the simulator in a new folder, then validate and run: every outcome, checked by the test. */
+async function simProject(): Promise<{ dir: string; init: Outcome; validate: Outcome; run: Outcome }> {
   const dir = tempDir('loadgate-project-sim-');
-  expect((await loadgate(['init', '--workflow', 'pr'], dir)).code).toBe(0);
+  const init = await loadgate(['init', '--workflow', 'pr'], dir);
+  const validate = await loadgate(['validate', 'bench/chat.yml'], dir);
+  const run = await loadgate(['run', 'bench/chat.yml', '--duration', '3s', '--warmup', '1s', '--out', 'r.json'], dir);
+  return { dir, init, validate, run };
+}
+
+/** init against the fixture server in the project, then its four specs validated and the gate spec run. */
+async function serverProject(): Promise<{ init: Outcome; validate: Outcome[]; run: Outcome }> {
+  const init = await loadgate(['init', '--target-url', server.baseUrl, '--workflow', 'all']);
+  const validate = await Promise.all(['chat', 'soak', 'release', 'capacity'].map((f) => loadgate(['validate', `bench/${f}.yml`])));
+  const run = await loadgate(['run', 'bench/chat.yml', '--duration', '5s', '--warmup', '1s', '--out', 'r.json']);
+  return { init, validate, run };
+}
+
+/**
+ * The two projects are set up and run at once: each runs to any verdict, so sharing the cores
+ * changes nothing the tests check, and neither reads the other's folder.
+ */
+let projects: { sim: ReturnType<typeof simProject>; server: ReturnType<typeof serverProject> };
+beforeAll(() => {
+  projects = { sim: simProject(), server: serverProject() };
+  // Awaited by the tests; a failure here is theirs to report, not an unhandled rejection.
+  for (const p of Object.values(projects)) p.catch(() => undefined);
+});
+afterAll(() => Promise.allSettled(Object.values(projects)), 180_000);
+
+test('init for the simulator, then validate and run it to a verdict', async () => {
+  const { dir, init, validate, run } = await projects.sim;
+  expect(init.code).toBe(0);
   const spec = readFileSync(join(dir, 'bench/chat.yml'), 'utf8');
   // The schema reference resolves to the installed package's own file.
   const ref = /\$schema=(\S+)/.exec(spec)![1];
   expect(ref).toMatch(/^https:\/\/loadgate\.dev\/schema\/spec\.schema\.json$|spec\.schema\.json$/);
-  expect((await loadgate(['validate', 'bench/chat.yml'], dir)).code).toBe(0);
-  const run = await loadgate(['run', 'bench/chat.yml', '--duration', '3s', '--warmup', '1s', '--out', 'r.json'], dir);
+  expect(validate.code).toBe(0);
   expect(run.stdout).toMatch(/Verdict\s+(PASS|FAIL|INCONCLUSIVE)/);
   expect(existsSync(join(dir, 'r.json'))).toBe(true);
 }, 120_000);
 
 test('init against a server that is not the simulator: its specs validate and run, its workflows name files that exist', async () => {
-  const init = await loadgate(['init', '--target-url', server.baseUrl, '--workflow', 'all']);
+  const { init, validate, run } = await projects.server;
   expect(init.stderr).toBe('');
   expect(init.code).toBe(0);
   // Inside the project the spec names the installed schema by a relative path.
   expect(readFileSync(join(project, 'bench/chat.yml'), 'utf8').split('\n')[0]).toBe(
     '# yaml-language-server: $schema=../node_modules/loadgate/schema/spec.schema.json',
   );
-  for (const f of ['chat', 'soak', 'release', 'capacity']) expect((await loadgate(['validate', `bench/${f}.yml`])).code).toBe(0);
-  const run = await loadgate(['run', 'bench/chat.yml', '--duration', '5s', '--warmup', '1s', '--out', 'r.json']);
+  expect(validate.map((v) => v.code)).toEqual([0, 0, 0, 0]);
   expect(run.stdout).toMatch(/Verdict\s+(PASS|FAIL|INCONCLUSIVE)/);
   const result = JSON.parse(readFileSync(join(project, 'r.json'), 'utf8')) as { target: { simulator: boolean; model: string } };
   expect(result.target).toMatchObject({ simulator: false, model: 'acme-chat-7b' });
