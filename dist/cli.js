@@ -48599,8 +48599,8 @@ var hdr = __toESM(require_dist(), 1);
 function newHistogram() {
   return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
 }
-function recordMs(h, ms3) {
-  h.recordValue(ms3 > 0 ? Math.round(ms3 * 1e3) : 0);
+function recordMs(h, ms2) {
+  h.recordValue(ms2 > 0 ? Math.round(ms2 * 1e3) : 0);
 }
 function encodeHistogram(h) {
   return hdr.encodeIntoCompressedBase64(h);
@@ -49148,11 +49148,11 @@ function segmentDrift(d) {
     };
   }
   const ci = { lower: round3(test.ci.lower), upper: round3(test.ci.upper), confidence: d.confidence };
-  const ms3 = (x) => num(x);
+  const ms2 = (x) => num(x);
   const reason = riseReason(test.rise, {
-    moved: `${change.abs >= 0 ? "rose" : "fell"} ${ms3(Math.abs(change.abs))} ms, allowed ${ms3(test.threshold)} ms`,
+    moved: `${change.abs >= 0 ? "rose" : "fell"} ${ms2(Math.abs(change.abs))} ms, allowed ${ms2(test.threshold)} ms`,
     bound: "the lower bound",
-    lower: `${ms3(ci.lower)} ms`
+    lower: `${ms2(ci.lower)} ms`
   });
   return { first: test.before, last: test.after, change, bound, ci, verdict: test.rise === "beyond" ? "drift" : "none", reason };
 }
@@ -49352,11 +49352,11 @@ function latencyFloor(key, rule2, base, cur, baselineValue) {
   const t = latencyTarget(key);
   const metric = key.slice(0, key.lastIndexOf("_"));
   const e = Math.max(errorBound(base, t.p, metric).ms, cur ? errorBound(cur, t.p, metric).ms : 0);
-  const ms3 = FLOOR_ERROR_MULTIPLE * e + 2 * resolutionAt(baselineValue);
+  const ms2 = FLOOR_ERROR_MULTIPLE * e + 2 * resolutionAt(baselineValue);
   return {
-    ms: ms3,
+    ms: ms2,
     source: "resolvable",
-    text: `${num(ms3)} ms (what the runs resolve: ${FLOOR_ERROR_MULTIPLE} \xD7 the larger timestamp error bound ${num(e)} ms, plus the histogram's resolution)`
+    text: `${num(ms2)} ms (what the runs resolve: ${FLOOR_ERROR_MULTIPLE} \xD7 the larger timestamp error bound ${num(e)} ms, plus the histogram's resolution)`
   };
 }
 
@@ -51202,11 +51202,11 @@ function toVllmFormat(r) {
     const encoded = r.histograms[histName];
     const h = encoded ? decodeHistogram(encoded) : null;
     const empty = !h || h.totalCount === 0;
-    const ms3 = (us) => empty ? null : Math.round(us) / 1e3;
-    out2[`mean_${vllmName}_ms`] = ms3(h?.mean ?? 0);
-    out2[`median_${vllmName}_ms`] = ms3(h?.getValueAtPercentile(50) ?? 0);
-    out2[`std_${vllmName}_ms`] = ms3(h?.stdDeviation ?? 0);
-    for (const p2 of [90, 95, 99]) out2[`p${p2}_${vllmName}_ms`] = ms3(h?.getValueAtPercentile(p2) ?? 0);
+    const ms2 = (us) => empty ? null : Math.round(us) / 1e3;
+    out2[`mean_${vllmName}_ms`] = ms2(h?.mean ?? 0);
+    out2[`median_${vllmName}_ms`] = ms2(h?.getValueAtPercentile(50) ?? 0);
+    out2[`std_${vllmName}_ms`] = ms2(h?.stdDeviation ?? 0);
+    for (const p2 of [90, 95, 99]) out2[`p${p2}_${vllmName}_ms`] = ms2(h?.getValueAtPercentile(p2) ?? 0);
   }
   return out2;
 }
@@ -52861,10 +52861,10 @@ var Engine = class {
       this.stepEnd = NaN;
       return;
     }
-    const ms3 = c.slowdown * (this.drift?.factor(start) ?? 1) * (this.jitter?.step() ?? 1) * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
+    const ms2 = c.slowdown * (this.drift?.factor(start) ?? 1) * (this.jitter?.step() ?? 1) * (c.decode_base_ms + c.decode_ms_per_seq * decoding + c.prefill_ms_per_token * prefill);
     this.steps++;
-    this.busyMs += ms3;
-    this.stepEnd = this.stalls.advance(start, ms3);
+    this.busyMs += ms2;
+    this.stepEnd = this.stalls.advance(start, ms2);
     this.wake.at(this.stepEnd);
   }
   finishStep(t) {
@@ -53494,16 +53494,16 @@ var SimMetrics = class {
   queueTime = new PromHistogram(LATENCY_BUCKETS);
   itl = new PromHistogram(ITL_BUCKETS);
   /** A request left the waiting queue (its time in it, ms), as vLLM's request_queue_time_seconds. */
-  queued(ms3) {
-    this.queueTime.observe(ms3 / 1e3);
+  queued(ms2) {
+    this.queueTime.observe(ms2 / 1e3);
   }
   /** A request's first token was written (ms since it was received), as vLLM's time_to_first_token_seconds. */
-  firstToken(ms3) {
-    this.ttft.observe(ms3 / 1e3);
+  firstToken(ms2) {
+    this.ttft.observe(ms2 / 1e3);
   }
   /** The gap before a later token, ms. */
-  tokenGap(ms3) {
-    this.itl.observe(ms3 / 1e3);
+  tokenGap(ms2) {
+    this.itl.observe(ms2 / 1e3);
   }
   count(outcome2, promptTokens, outputTokens) {
     this.requests.set(outcome2, this.requests.get(outcome2) + 1);
@@ -54153,9 +54153,22 @@ function parseDuration(s) {
   if (!WHOLE.test(s)) {
     throw new Error(`${JSON.stringify(s)} is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s`);
   }
-  let ms3 = 0;
-  for (const [, amount, unit] of s.matchAll(PART)) ms3 += Number(amount) * UNIT_MS[unit];
-  return ms3;
+  let ms2 = 0;
+  for (const [, amount, unit] of s.matchAll(PART)) ms2 += Number(amount) * UNIT_MS[unit];
+  return ms2;
+}
+
+// src/spec/duration-field.ts
+function durationField(path2, text, zeroAllowed) {
+  let ms2;
+  try {
+    ms2 = parseDuration(text);
+  } catch (err) {
+    throw new SpecIssue(path2, err.message);
+  }
+  if (ms2 === 0 && !zeroAllowed) throw new SpecIssue(path2, `is ${show(text)}; expected a duration > 0`);
+  if (ms2 > MAX_DURATION_MS) throw new SpecIssue(path2, `is ${show(text)}; expected a duration of at most ${MAX_DURATION_MS / 36e5}h`);
+  return ms2;
 }
 
 // src/spec/hash.ts
@@ -54172,17 +54185,7 @@ function specHash(spec) {
 
 // src/spec/pattern.ts
 var DEFAULT_RAMP_SLICES = 10;
-var seconds = (ms3) => `${Math.round(ms3) / 1e3}s`;
-function ms2(path2, text, zeroAllowed) {
-  let v;
-  try {
-    v = parseDuration(text);
-  } catch (err) {
-    throw new SpecIssue(path2, err.message);
-  }
-  if (v === 0 && !zeroAllowed) throw new SpecIssue(path2, `is ${show(text)}; expected a duration > 0`);
-  return v;
-}
+var seconds = (ms2) => `${Math.round(ms2) / 1e3}s`;
 function resolvePattern(load, steadyMs) {
   const out2 = {};
   const closed = load.mode === "closed";
@@ -54193,7 +54196,7 @@ function resolvePattern(load, steadyMs) {
         "is given with mode: closed; expected mode: open (a rate curve needs an open-loop arrival schedule)"
       );
   }
-  if (load.ramp_up !== void 0) out2.rampUpMs = ms2(["load", "ramp_up"], load.ramp_up, true);
+  if (load.ramp_up !== void 0) out2.rampUpMs = durationField(["load", "ramp_up"], load.ramp_up, true);
   if (load.pattern && load.soak)
     throw new SpecIssue(
       ["load", "soak"],
@@ -54204,8 +54207,8 @@ function resolvePattern(load, steadyMs) {
   const at = (key) => ["load", "pattern", key];
   const window2 = `the steady window (load.steady ${seconds(steadyMs)})`;
   if (p2?.kind === "spike") {
-    const atMs = ms2(at("at"), p2.at, true);
-    const forMs = ms2(at("for"), p2.for, false);
+    const atMs = durationField(at("at"), p2.at, true);
+    const forMs = durationField(at("for"), p2.for, false);
     if (atMs === 0)
       throw new SpecIssue(at("at"), `is ${show(p2.at)}; expected a time > 0 into the window, so the pre-spike level is measured`);
     if (atMs + forMs > steadyMs)
@@ -54215,12 +54218,12 @@ function resolvePattern(load, steadyMs) {
       );
     out2.pattern = { kind: "spike", multiplier: p2.multiplier, atMs, forMs };
   } else if (p2?.kind === "ramp") {
-    const overMs = ms2(at("over"), p2.over, false);
+    const overMs = durationField(at("over"), p2.over, false);
     if (overMs > steadyMs) throw new SpecIssue(at("over"), `is ${seconds(overMs)}, longer than ${window2}; expected over \u2264 load.steady`);
     if (p2.from === 0 && p2.to === 0) throw new SpecIssue(at("to"), "is 0 like from, so the ramp sends nothing; expected a rate > 0");
     out2.pattern = { kind: "ramp", from: p2.from, to: p2.to, overMs, slices: p2.slices ?? DEFAULT_RAMP_SLICES };
   } else if (p2?.kind === "steps") {
-    const eachMs = ms2(at("each"), p2.each, false);
+    const eachMs = durationField(at("each"), p2.each, false);
     const total = eachMs * p2.rates.length;
     if (total > steadyMs)
       throw new SpecIssue(at("rates"), `lasts ${seconds(total)} (${p2.rates.length} \xD7 each), longer than ${window2}; expected \u2264 load.steady`);
@@ -54233,7 +54236,7 @@ function resolvePattern(load, steadyMs) {
       throw new SpecIssue(["load", "abort"], "has neither max_error_rate nor over_saturation: true; expected at least one of them");
     out2.abort = {
       maxErrorRate: a.max_error_rate ?? null,
-      windowMs: ms2(["load", "abort", "window"], a.window, false),
+      windowMs: durationField(["load", "abort", "window"], a.window, false),
       overSaturation: a.over_saturation,
       fail: a.fail
     };
@@ -54766,13 +54769,7 @@ function thinkDurations(t) {
   ] : [[["mean"], t.mean]];
 }
 function checkDuration(path2, text, zeroAllowed) {
-  let ms3;
-  try {
-    ms3 = parseDuration(text);
-  } catch (err) {
-    throw new SpecIssue(path2, err.message);
-  }
-  if (ms3 === 0 && !zeroAllowed) throw new SpecIssue(path2, `is ${show(text)}; expected a duration > 0`);
+  durationField(path2, text, zeroAllowed);
 }
 
 // src/spec/headers.ts
@@ -54819,17 +54816,17 @@ function resolveSpec(data) {
   checkWorkloadCombination(spec.workload, written);
   if (spec.sweep) checkSweep(spec.sweep);
   checkConcurrency(spec.load, spec.sweep?.concurrency);
-  const steadyMs = durationMs(["load", "steady"], spec.load.steady, false);
+  const steadyMs = durationField(["load", "steady"], spec.load.steady, false);
   const resolved = {
     ...resolvePattern(spec.load, steadyMs),
     spec,
     hash: specHash(spec),
-    requestTimeoutMs: durationMs(["target", "request_timeout"], spec.target.request_timeout, false),
-    readyTimeoutMs: durationMs(["target", "ready_timeout"], spec.target.ready_timeout, false),
-    warmupMs: durationMs(["load", "warmup"], spec.load.warmup, true),
+    requestTimeoutMs: durationField(["target", "request_timeout"], spec.target.request_timeout, false),
+    readyTimeoutMs: durationField(["target", "ready_timeout"], spec.target.ready_timeout, false),
+    warmupMs: durationField(["load", "warmup"], spec.load.warmup, true),
     steadyMs,
-    cooldownMs: durationMs(["load", "cooldown"], spec.load.cooldown, true),
-    metricsIntervalMs: spec.target.metrics_interval === void 0 ? 1e3 : durationMs(["target", "metrics_interval"], spec.target.metrics_interval, false)
+    cooldownMs: durationField(["load", "cooldown"], spec.load.cooldown, true),
+    metricsIntervalMs: spec.target.metrics_interval === void 0 ? 1e3 : durationField(["target", "metrics_interval"], spec.target.metrics_interval, false)
   };
   checkScheduleSize(resolved);
   return resolved;
@@ -54995,17 +54992,6 @@ function meanLength(d) {
   return d.mean;
 }
 var round2 = (x) => Math.round(x * 10) / 10;
-function durationMs(path2, text, zeroAllowed) {
-  let ms3;
-  try {
-    ms3 = parseDuration(text);
-  } catch (err) {
-    throw new SpecIssue(path2, err.message);
-  }
-  if (ms3 === 0 && !zeroAllowed) throw new SpecIssue(path2, `is ${show(text)}; expected a duration > 0`);
-  if (ms3 > MAX_DURATION_MS) throw new SpecIssue(path2, `is ${show(text)}; expected a duration of at most ${MAX_DURATION_MS / 36e5}h`);
-  return ms3;
-}
 
 // src/workload/calibrate.ts
 var import_undici = __toESM(require_undici(), 1);
@@ -55409,8 +55395,8 @@ function tally(cache, cachedTokens, promptTokens) {
 // src/workload/think-time.ts
 function thinkSampler(t) {
   if (typeof t === "string") {
-    const ms3 = parseDuration(t);
-    return () => ms3;
+    const ms2 = parseDuration(t);
+    return () => ms2;
   }
   if (t.dist === "uniform") {
     const [lo, hi] = [parseDuration(t.min), parseDuration(t.max)].sort((a, b2) => a - b2);
@@ -56461,8 +56447,8 @@ var SegmentHistograms = class {
     if (offsetMs < this.fromMs || offsetMs >= this.toMs || this.toMs <= this.fromMs) return -1;
     return Math.min(SEGMENT_COUNT - 1, Math.floor((offsetMs - this.fromMs) / (this.toMs - this.fromMs) * SEGMENT_COUNT));
   }
-  record(segment, metric, ms3) {
-    if (segment >= 0) recordMs(this.h[segment][metric], ms3);
+  record(segment, metric, ms2) {
+    if (segment >= 0) recordMs(this.h[segment][metric], ms2);
   }
 };
 
@@ -56800,7 +56786,7 @@ var WindowCpuMeter = class {
     if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
     const wall = to.t - from.t;
     const spinMs = to.spinMs - from.spinMs;
-    const share2 = (ms3) => round3(Math.max(0, ms3 / wall));
+    const share2 = (ms2) => round3(Math.max(0, ms2 / wall));
     return { busy: share2(to.cpuMs - from.cpuMs - spinMs), spin: share2(spinMs) };
   }
   take() {
@@ -56892,7 +56878,7 @@ var PatternRecorder = class {
 var NICE_MS = [50, 100, 200, 250, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5];
 var MAX_BUCKETS = 300;
 function bucketIntervalMs(totalMs) {
-  return NICE_MS.find((ms3) => ms3 >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
+  return NICE_MS.find((ms2) => ms2 >= totalMs / MAX_BUCKETS) ?? NICE_MS[NICE_MS.length - 1];
 }
 
 // src/metrics/loop-turns.ts
@@ -56915,14 +56901,14 @@ var LoopTurnMeter = class {
   constructor(source) {
     this.unsubscribe = source((startAt, endAt, reads) => {
       if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
-      const ms3 = endAt - startAt;
-      recordMs(this.turns, ms3);
-      this.readTurns.recordValueWithCount(ms3 > 0 ? Math.round(ms3 * 1e3) : 0, reads);
+      const ms2 = endAt - startAt;
+      recordMs(this.turns, ms2);
+      this.readTurns.recordValueWithCount(ms2 > 0 ? Math.round(ms2 * 1e3) : 0, reads);
     });
   }
   /** Lateness of something due at a known moment, if it fell in the observed span. */
-  lateness(ms3) {
-    if (!Number.isNaN(this.from) && Number.isNaN(this.to)) recordMs(this.late, ms3);
+  lateness(ms2) {
+    if (!Number.isNaN(this.from) && Number.isNaN(this.to)) recordMs(this.late, ms2);
   }
   /** At the window's start. */
   start() {
@@ -57985,7 +57971,7 @@ function openGenerator(o, plan2) {
   return { client, recorder, active, pattern: pattern2, watch, turnMeter, send: send2 };
 }
 var startCosts = (turnMeter) => ({
-  probe: startLoopProbe((ms3) => turnMeter.lateness(ms3)),
+  probe: startLoopProbe((ms2) => turnMeter.lateness(ms2)),
   cpu0: process.cpuUsage(),
   wall0: now()
 });
@@ -58118,7 +58104,7 @@ var spikeOf = (r) => r.pattern?.kind === "spike" ? { atMs: r.pattern.atMs, forMs
 function cancelAll(active, reason) {
   for (const a of [...active.values()]) a.handle?.abort(reason);
 }
-var sleep = (ms3) => new Promise((r) => setTimeout(r, ms3));
+var sleep = (ms2) => new Promise((r) => setTimeout(r, ms2));
 async function drain(active, deadlineMs) {
   const cancelAt = now() + deadlineMs;
   while (active.size > 0 && now() < cancelAt) await sleep(10);
@@ -58198,7 +58184,7 @@ function modelIds(body) {
     return null;
   }
 }
-function sleep2(ms3, signal) {
+function sleep2(ms2, signal) {
   return new Promise((resolve4) => {
     const done = (aborted) => {
       clearTimeout(timer);
@@ -58206,7 +58192,7 @@ function sleep2(ms3, signal) {
       resolve4(aborted);
     };
     const onAbort = () => done(true);
-    const timer = setTimeout(() => done(false), ms3);
+    const timer = setTimeout(() => done(false), ms2);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
@@ -62803,11 +62789,11 @@ function headerNotes(t, s) {
       "# api_key_env) to benchmark a real server, or run `loadgate init --target-url URL` against it."
     ];
   const f = t.facts.floor;
-  const ms3 = (x) => x.toFixed(1);
+  const ms2 = (x) => x.toFixed(1);
   return [
     `# Written by loadgate init from ${f.requests} requests sent one at a time to ${t.url}`,
     `# (${PROBE_SHAPE.inputWords}-word prompts, ${PROBE_SHAPE.outputTokens} output tokens). Its service floor, the slowest of them:`,
-    `# TTFT ${ms3(f.ttftMs)} ms, TPOT ${ms3(f.tpotMs)} ms, E2E ${ms3(f.e2eMs)} ms. The SLOs are that floor with headroom`,
+    `# TTFT ${ms2(f.ttftMs)} ms, TPOT ${ms2(f.tpotMs)} ms, E2E ${ms2(f.e2eMs)} ms. The SLOs are that floor with headroom`,
     `# (TTFT \xD7 ${TTFT_HEADROOM}, TPOT \xD7 ${TPOT_HEADROOM}, E2E = TTFT + TPOT per further token) and the rate keeps about`,
     `# ${IN_FLIGHT_AT_FLOOR} requests in flight at the floor (rate \xD7 E2E, Little's law): suggestions to start from,`,
     `# not requirements. Set them to what your users need; \`loadgate sweep\` finds the real capacity.`,

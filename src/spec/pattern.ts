@@ -1,4 +1,4 @@
-import { parseDuration } from './duration.js';
+import { durationField } from './duration-field.js';
 import { SpecIssue } from './error.js';
 import { show } from './messages.js';
 import type { ResolvedAbort, ResolvedPattern, Spec } from './types.js';
@@ -7,17 +7,6 @@ import type { ResolvedAbort, ResolvedPattern, Spec } from './types.js';
 export const DEFAULT_RAMP_SLICES = 10;
 
 const seconds = (ms: number) => `${Math.round(ms) / 1000}s`;
-
-function ms(path: string[], text: string, zeroAllowed: boolean): number {
-  let v: number;
-  try {
-    v = parseDuration(text);
-  } catch (err) {
-    throw new SpecIssue(path, (err as Error).message);
-  }
-  if (v === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show(text)}; expected a duration > 0`);
-  return v;
-}
 
 /**
  * load.ramp_up, load.pattern and load.soak with their durations in ms, checked against the
@@ -36,7 +25,7 @@ export function resolvePattern(
         'is given with mode: closed; expected mode: open (a rate curve needs an open-loop arrival schedule)',
       );
   }
-  if (load.ramp_up !== undefined) out.rampUpMs = ms(['load', 'ramp_up'], load.ramp_up, true);
+  if (load.ramp_up !== undefined) out.rampUpMs = durationField(['load', 'ramp_up'], load.ramp_up, true);
   if (load.pattern && load.soak)
     throw new SpecIssue(
       ['load', 'soak'],
@@ -47,8 +36,8 @@ export function resolvePattern(
   const at = (key: string) => ['load', 'pattern', key];
   const window = `the steady window (load.steady ${seconds(steadyMs)})`;
   if (p?.kind === 'spike') {
-    const atMs = ms(at('at'), p.at, true);
-    const forMs = ms(at('for'), p.for, false);
+    const atMs = durationField(at('at'), p.at, true);
+    const forMs = durationField(at('for'), p.for, false);
     if (atMs === 0)
       throw new SpecIssue(at('at'), `is ${show(p.at)}; expected a time > 0 into the window, so the pre-spike level is measured`);
     if (atMs + forMs > steadyMs)
@@ -58,12 +47,12 @@ export function resolvePattern(
       );
     out.pattern = { kind: 'spike', multiplier: p.multiplier, atMs, forMs };
   } else if (p?.kind === 'ramp') {
-    const overMs = ms(at('over'), p.over, false);
+    const overMs = durationField(at('over'), p.over, false);
     if (overMs > steadyMs) throw new SpecIssue(at('over'), `is ${seconds(overMs)}, longer than ${window}; expected over ≤ load.steady`);
     if (p.from === 0 && p.to === 0) throw new SpecIssue(at('to'), 'is 0 like from, so the ramp sends nothing; expected a rate > 0');
     out.pattern = { kind: 'ramp', from: p.from, to: p.to, overMs, slices: p.slices ?? DEFAULT_RAMP_SLICES };
   } else if (p?.kind === 'steps') {
-    const eachMs = ms(at('each'), p.each, false);
+    const eachMs = durationField(at('each'), p.each, false);
     const total = eachMs * p.rates.length;
     if (total > steadyMs)
       throw new SpecIssue(at('rates'), `lasts ${seconds(total)} (${p.rates.length} × each), longer than ${window}; expected ≤ load.steady`);
@@ -76,7 +65,7 @@ export function resolvePattern(
       throw new SpecIssue(['load', 'abort'], 'has neither max_error_rate nor over_saturation: true; expected at least one of them');
     out.abort = {
       maxErrorRate: a.max_error_rate ?? null,
-      windowMs: ms(['load', 'abort', 'window'], a.window, false),
+      windowMs: durationField(['load', 'abort', 'window'], a.window, false),
       overSaturation: a.over_saturation,
       fail: a.fail,
     };

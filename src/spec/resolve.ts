@@ -1,11 +1,11 @@
 import { Ajv } from 'ajv';
 import { compileOnFirstUse } from './compile-on-use.js';
-import { parseDuration } from './duration.js';
+import { durationField } from './duration-field.js';
 import { SpecIssue } from './error.js';
 import { specHash } from './hash.js';
 import { resolvePattern } from './pattern.js';
 import { issueFromErrors, show, showKey } from './messages.js';
-import { figure, MAX_DURATION_MS, MAX_SCHEDULED_REQUESTS } from './limits.js';
+import { figure, MAX_SCHEDULED_REQUESTS } from './limits.js';
 import { specSchema } from './schema.js';
 import { isCredentialProblem, targetUrlProblem } from './url.js';
 import { metricsHostAllowed, metricsHostMessage } from './metrics-host.js';
@@ -45,18 +45,20 @@ export function resolveSpec(data: unknown): Omit<ResolvedSpec, 'apiKey' | 'heade
   checkWorkloadCombination(spec.workload, written);
   if (spec.sweep) checkSweep(spec.sweep);
   checkConcurrency(spec.load, spec.sweep?.concurrency);
-  const steadyMs = durationMs(['load', 'steady'], spec.load.steady, false);
+  const steadyMs = durationField(['load', 'steady'], spec.load.steady, false);
   const resolved = {
     ...resolvePattern(spec.load, steadyMs),
     spec,
     hash: specHash(spec),
-    requestTimeoutMs: durationMs(['target', 'request_timeout'], spec.target.request_timeout, false),
-    readyTimeoutMs: durationMs(['target', 'ready_timeout'], spec.target.ready_timeout, false),
-    warmupMs: durationMs(['load', 'warmup'], spec.load.warmup, true),
+    requestTimeoutMs: durationField(['target', 'request_timeout'], spec.target.request_timeout, false),
+    readyTimeoutMs: durationField(['target', 'ready_timeout'], spec.target.ready_timeout, false),
+    warmupMs: durationField(['load', 'warmup'], spec.load.warmup, true),
     steadyMs,
-    cooldownMs: durationMs(['load', 'cooldown'], spec.load.cooldown, true),
+    cooldownMs: durationField(['load', 'cooldown'], spec.load.cooldown, true),
     metricsIntervalMs:
-      spec.target.metrics_interval === undefined ? 1000 : durationMs(['target', 'metrics_interval'], spec.target.metrics_interval, false),
+      spec.target.metrics_interval === undefined
+        ? 1000
+        : durationField(['target', 'metrics_interval'], spec.target.metrics_interval, false),
   };
   checkScheduleSize(resolved);
   return resolved;
@@ -272,15 +274,3 @@ function meanLength(d: LengthDist): number | undefined {
 }
 
 const round = (x: number) => Math.round(x * 10) / 10;
-
-function durationMs(path: string[], text: string, zeroAllowed: boolean): number {
-  let ms: number;
-  try {
-    ms = parseDuration(text);
-  } catch (err) {
-    throw new SpecIssue(path, (err as Error).message);
-  }
-  if (ms === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show(text)}; expected a duration > 0`);
-  if (ms > MAX_DURATION_MS) throw new SpecIssue(path, `is ${show(text)}; expected a duration of at most ${MAX_DURATION_MS / 3_600_000}h`);
-  return ms;
-}

@@ -1,6 +1,5 @@
-import { parseDuration } from './duration.js';
+import { durationField } from './duration-field.js';
 import { SpecIssue } from './error.js';
-import { show } from './messages.js';
 import type { Spec, ThinkTime } from './types.js';
 
 /**
@@ -69,11 +68,5 @@ function thinkDurations(t: ThinkTime): [string[], string][] {
 }
 
 function checkDuration(path: string[], text: string, zeroAllowed: boolean): void {
-  let ms: number;
-  try {
-    ms = parseDuration(text);
-  } catch (err) {
-    throw new SpecIssue(path, (err as Error).message);
-  }
-  if (ms === 0 && !zeroAllowed) throw new SpecIssue(path, `is ${show(text)}; expected a duration > 0`);
+  durationField(path, text, zeroAllowed);
 }
