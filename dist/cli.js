@@ -50744,6 +50744,13 @@ function connectionsText(r) {
   if (n2 > 0) parts.push(`${n2} request${n2 === 1 ? "" : "s"} re-sent on a new connection: the server had closed the reused one unanswered`);
   return parts.length > 0 ? parts.join(" \xB7 ") : null;
 }
+function numberTable(head, rows2) {
+  return [
+    `| ${head.join(" | ")} |`,
+    `|:--|${head.slice(1).map(() => "--:").join("|")}|`,
+    ...rows2.map((row) => `| ${row.join(" | ")} |`)
+  ];
+}
 
 // src/report/svg.ts
 var W = 640;
@@ -50956,13 +50963,12 @@ function patternMarkdown(r) {
     ""
   ];
   if (!p2) return out2;
-  out2.push(
-    `| ${HEAD.join(" | ")} |`,
-    `|:--|${HEAD.slice(1).map(() => "--:").join("|")}|`
-  );
   appendAll(
     out2,
-    p2.phases.map((ph) => `| ${cells(ph).map(escapeMarkdown).join(" | ")} |`)
+    numberTable(
+      HEAD,
+      p2.phases.map((ph) => cells(ph).map(escapeMarkdown))
+    )
   ).push("");
   const step = Math.max(1, Math.ceil(p2.series.offered_per_s.length / 60));
   const pick = (v) => v.filter((_, i) => i % step === 0).map((x) => x === null ? 0 : x);
@@ -51058,18 +51064,8 @@ function sessionsMarkdown(r) {
   if (trace !== null) out2.push("#### Trace replay", "", escapeMarkdown(trace), "");
   const s = r.workload.plan?.sessions;
   if (!s) return out2;
-  out2.push(
-    "#### Conversations by turn",
-    "",
-    escapeMarkdown(summary2(s)),
-    "",
-    `| ${HEAD2.join(" | ")} |`,
-    `|:--|${HEAD2.slice(1).map(() => "--:").join("|")}|`
-  );
-  appendAll(
-    out2,
-    rows(s).map((row) => `| ${row.join(" | ")} |`)
-  );
+  out2.push("#### Conversations by turn", "", escapeMarkdown(summary2(s)), "");
+  appendAll(out2, numberTable(HEAD2, rows(s)));
   out2.push("");
   return out2;
 }

@@ -106,3 +106,15 @@ export function connectionsText(r: Result): string | null {
   if (n > 0) parts.push(`${n} request${n === 1 ? '' : 's'} re-sent on a new connection: the server had closed the reused one unanswered`);
   return parts.length > 0 ? parts.join(' · ') : null;
 }
+
+/** A markdown table with a left-aligned first column and right-aligned (numeric) others; cells are written as given. */
+export function numberTable(head: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  return [
+    `| ${head.join(' | ')} |`,
+    `|:--|${head
+      .slice(1)
+      .map(() => '--:')
+      .join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ];
+}

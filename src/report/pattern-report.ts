@@ -4,6 +4,7 @@ import type { PatternPhase, PatternSection } from '../result/pattern.js';
 import type { Result } from '../result/types.js';
 import { escapeHtml as esc, escapeMarkdown as md } from './escape.js';
 import { lineChart, type Band } from './svg.js';
+import { numberTable } from './format.js';
 
 /*
  * What a ramp, spike, steps or soak load showed (result.pattern) and why a run stopped early
@@ -149,15 +150,12 @@ export function patternMarkdown(r: Result): string[] {
     '',
   ];
   if (!p) return out;
-  out.push(
-    `| ${HEAD.join(' | ')} |`,
-    `|:--|${HEAD.slice(1)
-      .map(() => '--:')
-      .join('|')}|`,
-  );
   appendAll(
     out,
-    p.phases.map((ph) => `| ${cells(ph).map(md).join(' | ')} |`),
+    numberTable(
+      HEAD,
+      p.phases.map((ph) => cells(ph).map(md)),
+    ),
   ).push('');
   // Mermaid has no shading or legend: two lines (offered, achieved) and the TTFT p95 line, at most 60 points.
   const step = Math.max(1, Math.ceil(p.series.offered_per_s.length / 60));

@@ -1,6 +1,7 @@
 import { appendAll, maxOf, num } from '../numbers.js';
 import type { Result } from '../result/types.js';
 import { escapeMarkdown as md } from './escape.js';
+import { numberTable } from './format.js';
 
 /*
  * What a multi-turn run showed by turn index (result.workload.plan.sessions), and what a trace
@@ -53,20 +54,8 @@ export function sessionsMarkdown(r: Result): string[] {
   if (trace !== null) out.push('#### Trace replay', '', md(trace), '');
   const s = r.workload.plan?.sessions;
   if (!s) return out;
-  out.push(
-    '#### Conversations by turn',
-    '',
-    md(summary(s)),
-    '',
-    `| ${HEAD.join(' | ')} |`,
-    `|:--|${HEAD.slice(1)
-      .map(() => '--:')
-      .join('|')}|`,
-  );
-  appendAll(
-    out,
-    rows(s).map((row) => `| ${row.join(' | ')} |`),
-  );
+  out.push('#### Conversations by turn', '', md(summary(s)), '');
+  appendAll(out, numberTable(HEAD, rows(s)));
   out.push('');
   return out;
 }
