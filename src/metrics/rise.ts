@@ -16,10 +16,8 @@ import { minSamples } from './samples.js';
  * samples metrics/samples.ts minSamples asks for; with fewer the test does not judge.
  */
 
-export interface RiseInput {
-  /** The histograms before and after (null: no samples there). */
-  before: Buckets | null;
-  after: Buckets | null;
+/** What a rise is judged against: the percentile, the allowed rise and the test's settings. */
+interface RiseRule {
   /** The percentile, 0–100. */
   p: number;
   /** The allowed rise: max(pct % of before, floorMs). */
@@ -28,6 +26,12 @@ export interface RiseInput {
   minTail: number;
   confidence: number;
   iterations: number;
+}
+
+export interface RiseInput extends RiseRule {
+  /** The histograms before and after (null: no samples there). */
+  before: Buckets | null;
+  after: Buckets | null;
   rng: Rng;
   /** A further half-width of independent noise (z · se), given both percentiles; none, the bootstrap alone. */
   widen?: (before: number, after: number) => number;
@@ -101,15 +105,9 @@ export interface DriftOutcome {
   reason: string;
 }
 
-export interface DriftInput {
+export interface DriftInput extends RiseRule {
   first: Histogram;
   last: Histogram;
-  p: number;
-  pct: number;
-  floorMs: number;
-  minTail: number;
-  confidence: number;
-  iterations: number;
   /** Names the drift's own random stream (`soak.drift.<id>`), so each metric's bootstrap is reproducible. */
   id: string;
 }
