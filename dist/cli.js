@@ -61285,7 +61285,7 @@ function firstStepLoaded(run) {
   const first = a.knee.checks?.[0];
   const step = run.points[run.points.length - 1].result;
   const p50 = latency(step, run.options.metric)?.p50 ?? Infinity;
-  return first?.verdict !== "pass" || a.service_floor_ms !== null && p50 > LOADED_P50_MULTIPLE * a.service_floor_ms;
+  return first?.verdict !== "pass" || a.service_floor_ms !== null && p50 > LOADED_P50_MULTIPLE * a.service_floor_ms || step.goodput.fraction !== null && !meetsTarget(step, run.options.sloTarget);
 }
 async function measureBelow(run, x1) {
   run.planned += 2;

@@ -1,19 +1,24 @@
 #!/usr/bin/env node
-// Runs the jest suite in two passes and writes one JSON summary of both (.jest-results.json, as
-// `jest --json` writes it: .ci/run reads its counts).
+// Runs the jest suite in three passes and writes one JSON summary of them all (.jest-results.json,
+// as `jest --json` writes it: .ci/run reads its counts).
 //
 //   1. On two workers: the unit layer, the files listed in test/unit-files.json (they start no
 //      server, process or thread and hold nothing to a timer; test/unit-files.test.ts keeps the
 //      list to such files), and the files of test/parallel-files.json, which start servers and
 //      processes but assert nothing a busy core could change (test/parallel-files.test.ts). The
 //      listed files start first, slowest first (scripts/listed-first-sequencer.mjs).
-//   2. Every other file one at a time: the load tests measure timing, and two of them sharing two
-//      cores (with their simulators) would measure each other. A file in neither list runs here.
+//   2. On three workers: the load tests, every file in no list. Each judges its runs against
+//      their own records (the fixture's write times, the run's own lag and error bound), and
+//      spends most of its time waiting on the simulated engine, so three share two cores. The
+//      slowest start first (test/load-order.json).
+//   3. One at a time: the files of test/solo-files.json, which measure the generator itself
+//      (its timestamps' error, its event loop, its CPU, its threads): a neighbour's work would
+//      be what they measure.
 //
-//   node scripts/test.mjs            # both passes (npm test runs this after tsc and the build)
+//   node scripts/test.mjs            # every pass (npm test runs this after tsc and the build)
 //   node scripts/test.mjs --quick    # the unit layer alone (npm run test:quick)
 //
-// Other arguments go to jest in both passes. The exit code is 1 when either pass failed.
+// Other arguments go to jest in every pass. The exit code is 1 when any pass failed.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -41,17 +46,15 @@ function allTestFiles() {
 const list = (name) => JSON.parse(readFileSync(join(root, 'test', name), 'utf8'));
 const unit = list('unit-files.json');
 const first = quick ? unit : [...list('parallel-files.json'), ...unit];
-const firstSet = new Set(first);
+const solo = list('solo-files.json');
+const listed = new Set([...first, ...solo]);
 const SEQUENCER = join(root, 'scripts', 'listed-first-sequencer.mjs');
-const passes = [{ name: quick ? 'unit layer' : 'unit layer and parallel files', files: first, workers: 2, sequencer: SEQUENCER }];
+const passes = [{ name: quick ? 'unit layer' : 'unit layer and parallel files', files: first, workers: 2, order: 'parallel-files.json' }];
 if (!quick)
-  passes.push({
-    name: 'load tests',
-    files: allTestFiles()
-      .filter((f) => !firstSet.has(f))
-      .sort(),
-    workers: 1,
-  });
+  passes.push(
+    { name: 'load tests', files: allTestFiles().filter((f) => !listed.has(f)), workers: 3, order: 'load-order.json' },
+    { name: 'generator measurements', files: solo, workers: 1 },
+  );
 
 const summaries = [];
 let failed = false;
@@ -59,18 +62,11 @@ for (const [i, pass] of passes.entries()) {
   const out = join(root, `.jest-results.${i}.json`);
   rmSync(out, { force: true });
   const t0 = Date.now();
-  const order = pass.sequencer ? ['--testSequencer', pass.sequencer] : [];
-  const r = jest([
-    '--maxWorkers',
-    String(pass.workers),
-    ...order,
-    '--json',
-    '--outputFile',
-    out,
-    ...jestArgs,
-    '--runTestsByPath',
-    ...pass.files,
-  ]);
+  const order = pass.order ? ['--testSequencer', SEQUENCER] : [];
+  const r = jest(
+    ['--maxWorkers', String(pass.workers), ...order, '--json', '--outputFile', out, ...jestArgs, '--runTestsByPath', ...pass.files],
+    { env: { ...process.env, LOADGATE_TEST_ORDER: pass.order ?? '' } },
+  );
   console.log(`${pass.name}: ${pass.files.length} files on ${pass.workers} worker(s) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   if (r.status !== 0) failed = true;
   try {

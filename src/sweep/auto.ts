@@ -1,5 +1,5 @@
 import { appendAll } from '../numbers.js';
-import { analyzeSweep } from '../capacity/analysis.js';
+import { analyzeSweep, meetsTarget } from '../capacity/analysis.js';
 import { latency } from '../capacity/curve.js';
 import { autoSettings } from '../spec/sweep-schema.js';
 import { autoRate, fillLoads, interpolatedLoads } from './plan.js';
@@ -7,7 +7,9 @@ import { describeLoad, type SweepRun } from './types.js';
 
 /**
  * The first open-loop step counts as already loaded when its knee verdict is not a clear pass, or
- * its metric's p50 is above this multiple of S: requests already wait for one another there.
+ * its metric's p50 is above this multiple of S: requests already wait for one another there. It
+ * also counts when its goodput fraction misses the SLO target: capacity at SLO then lies below X₁
+ * and needs a passing point beneath it to be bracketed at all.
  */
 export const LOADED_P50_MULTIPLE = 1.5;
 /** The guidellm profile's throughput point when the engine's batch slots are unknown: this many at once. */
@@ -23,7 +25,11 @@ function firstStepLoaded(run: SweepRun): boolean {
   const first = a.knee.checks?.[0];
   const step = run.points[run.points.length - 1].result;
   const p50 = latency(step, run.options.metric)?.p50 ?? Infinity;
-  return first?.verdict !== 'pass' || (a.service_floor_ms !== null && p50 > LOADED_P50_MULTIPLE * a.service_floor_ms);
+  return (
+    first?.verdict !== 'pass' ||
+    (a.service_floor_ms !== null && p50 > LOADED_P50_MULTIPLE * a.service_floor_ms) ||
+    (step.goodput.fraction !== null && !meetsTarget(step, run.options.sloTarget))
+  );
 }
 
 /** X₁/4 and X₁/2, lightest first: the knee's lower bracket when the step at X₁ is already loaded. */

@@ -19,16 +19,14 @@ interface Ran {
   code: number;
   stdout: string;
   stderr: string;
-  ms: number;
 }
 
 /** Runs a node script asynchronously (the fixtures answer from this process meanwhile). */
 function node(args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  const t0 = Date.now();
   return new Promise((resolve) => {
     execFile(process.execPath, args, { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err ? ((err as { code?: number }).code ?? -1) : 0;
-      resolve({ code: typeof code === 'number' ? code : -1, stdout, stderr, ms: Date.now() - t0 });
+      resolve({ code: typeof code === 'number' ? code : -1, stdout, stderr });
     });
   });
 }
@@ -105,7 +103,6 @@ describe('#16.2 output paths are checked before the first request', () => {
       const r = await loadgate(['run', spec, '--workers', '1', ...args]);
       expect(r.code).toBe(3);
       expectOneLine(r, pattern);
-      expect(r.ms).toBeLessThan(10_000); // the old mkdir loop never returned
     }
     expect(t.server.requests).toBe(0); // not even the readiness check: the paths were checked first
   });
@@ -199,8 +196,7 @@ describe('#16.3 a wrong model or a rejected key is an error at readiness, not a 
       /^loadgate run: the server rejected the API key \(HTTP 401\) at http:\/\/127\.0\.0\.1:\d+\/v1\/models; expected a key it accepts in LG_KEY \(target\.api_key_env\)$/,
     );
     expect(r.stderr).not.toContain('sk-wrong');
-    expect(r.ms).toBeLessThan(5000);
-    expect(t.server.requests).toBe(1);
+    expect(t.server.requests).toBe(1); // asked once: a retry loop would ask again until ready_timeout
   });
 
   test('no target.model and one model listed: it is used, and said; with several: refused, listing them', async () => {
@@ -241,7 +237,7 @@ describe('#16.4 Ctrl-C', () => {
     const t0 = Date.now();
     child.kill('SIGINT');
     const code = await new Promise((r) => child.on('exit', r));
-    expect(Date.now() - t0).toBeLessThan(3000); // was: 26 s more of waiting
+    expect(Date.now() - t0).toBeLessThan(30_000); // half the 60 s ready_timeout it would otherwise wait out
     expect(code).toBe(2);
     const [, notReached] = /interrupted before the first request: no request was sent \((\d+) scheduled arrivals not reached\)/.exec(
       stderr,

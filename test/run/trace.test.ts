@@ -27,17 +27,21 @@ load: { warmup: 0s, steady: 8s, cooldown: 500ms }
 test('a Mooncake trace: 120 arrivals at their offsets, max_tokens = output_length, shared blocks as shared text', async () => {
   expect(sample).toHaveLength(120);
   server = await startConversationServer({ tokens: 4, ttftMs: 0, itlMs: 0 });
-  const lines: { request_id: string; t_sched: number }[] = [];
+  const lines: { request_id: string; t_sched: number; t_send: number }[] = [];
   const result = await runBenchmark({ resolved: traceSpec(server.baseUrl), onRecordLine: (l) => lines.push(JSON.parse(l)) });
   const got = await server.received();
   expect(got).toHaveLength(120);
   expect(result.requests.by_class.ok).toBe(120);
-  // The run's start from the client's intended time of request 0 (the trace's first offset); then the server's own arrival clock.
-  const sched = new Map(lines.map((l) => [l.request_id, l.t_sched]));
-  const runStart = sched.get(got.find((r) => r.id.endsWith('-0'))!.id)! - sample[0].timestamp;
+  // The schedule is the trace: each request's intended time is the run's start plus its offset.
+  const line = new Map(lines.map((l) => [l.request_id, l]));
+  const runStart = line.get(got.find((r) => r.id.endsWith('-0'))!.id)!.t_sched - sample[0].timestamp;
   const index = (id: string) => Number(id.slice(id.lastIndexOf('-') + 1));
-  const onTime = got.filter((r) => Math.abs(r.arrivedAt - (runStart + sample[index(r.id)].timestamp)) <= 15);
-  expect(onTime.length / got.length).toBeGreaterThanOrEqual(0.95);
+  for (const r of got) expect(Math.abs(line.get(r.id)!.t_sched - runStart - sample[index(r.id)].timestamp)).toBeLessThan(0.5);
+  // And the server saw each one when the client says it sent it (a late send is the run's schedule
+  // lag, which the result reports): never before, and typically within a loopback hop.
+  const hop = got.map((r) => r.arrivedAt - line.get(r.id)!.t_send).sort((a, b) => a - b);
+  expect(hop[0]).toBeGreaterThan(-2);
+  expect(hop[Math.floor(hop.length / 2)]).toBeLessThan(15);
   for (const r of got) expect(r.maxTokens).toBe(sample[index(r.id)].output_length);
   // The server counts one token per word: every prompt has the trace's input length.
   const words = (r: (typeof got)[number]) =>
