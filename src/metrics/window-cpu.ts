@@ -1,13 +1,15 @@
+import { Type, type Static } from '../json-schema.js';
 import { now } from '../time.js';
 import { threadCpuMs } from './thread-cpu.js';
 import { round3 } from '../numbers.js';
 
-export interface WindowCpu {
+export const WindowCpuSchema = Type.Object({
   /** Share of one core the thread spent working: its CPU time less the dispatcher's idle spin. */
-  busy: number;
+  busy: Type.Number(),
   /** Share of one core the dispatcher spent spinning through idle event-loop turns just before arrivals. */
-  spin: number;
-}
+  spin: Type.Number(),
+});
+export type WindowCpu = Static<typeof WindowCpuSchema>;
 
 interface Snapshot {
   t: number;

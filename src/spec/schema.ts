@@ -12,6 +12,8 @@ import {
   MAX_URL_CHARS,
 } from './limits.js';
 import { sizingSchema, sweepSchema } from './sweep-schema.js';
+import { ThinkTimeSchema } from './think-time.js';
+import { OUTPUT_CONTROLS } from './types.js';
 
 /*
  * JSON Schema (draft-07, ajv v8) for a benchmark spec. The validator runs with
@@ -182,7 +184,6 @@ function withoutDefault<T extends { default?: unknown }>(schema: T): Omit<T, 'de
   return copy as Omit<T, 'default'>;
 }
 
-const thinkDuration = { type: 'string', description: 'a duration such as 0s, 300ms, 5s' };
 /** workload.sessions: multi-turn conversations (src/workload/sessions.ts). */
 const sessionsSchema = {
   type: 'object',
@@ -193,21 +194,7 @@ const sessionsSchema = {
     think_time: {
       default: '0s',
       description: 'a duration such as 300ms, or a mapping with dist: uniform (min, max) or exponential (mean)',
-      oneOf: [
-        thinkDuration,
-        {
-          type: 'object',
-          required: ['dist', 'min', 'max'],
-          additionalProperties: false,
-          properties: { dist: { const: 'uniform' }, min: thinkDuration, max: thinkDuration },
-        },
-        {
-          type: 'object',
-          required: ['dist', 'mean'],
-          additionalProperties: false,
-          properties: { dist: { const: 'exponential' }, mean: thinkDuration },
-        },
-      ],
+      oneOf: ThinkTimeSchema.anyOf.map((s) => (s.type === 'object' ? { ...s, additionalProperties: false } : s)),
     },
   },
 };
@@ -285,7 +272,7 @@ export const specSchema: SchemaObject = {
       seed: { type: 'integer', default: 1, description: 'an integer' },
       input_tokens: lengthDist(128),
       output_tokens: lengthDist(128),
-      output_control: { enum: ['ignore_eos', 'min_tokens', 'none'], default: 'ignore_eos' },
+      output_control: { enum: [...OUTPUT_CONTROLS], default: 'ignore_eos' },
       // The older spelling of output_control (true: ignore_eos, false: none); resolve.ts folds it in.
       ignore_eos: { type: 'boolean' },
       calibrate: { enum: ['auto', 'tokenize', 'probe', 'off'], default: 'auto' },

@@ -1,5 +1,8 @@
 import type { GateSpec } from './gate-schema.js';
 import type { SizingSpec, SweepSpec } from './sweep-schema.js';
+import type { ThinkTime } from './think-time.js';
+
+export type { ThinkTime };
 /**
  * A token-length distribution. `lognormal` takes the mean and stddev of the lengths themselves
  * (what a log summary shows), not of their logarithm. `empirical` files are read relative to the spec.
@@ -15,7 +18,8 @@ export type LengthDist =
   | { dist: 'empirical'; file: string };
 
 /** How the output length is forced: vLLM/SGLang `ignore_eos`, vLLM `min_tokens` = max_tokens, or not at all (max_tokens is only a cap). */
-export type OutputControl = 'ignore_eos' | 'min_tokens' | 'none';
+export const OUTPUT_CONTROLS = ['ignore_eos', 'min_tokens', 'none'] as const;
+export type OutputControl = (typeof OUTPUT_CONTROLS)[number];
 
 /** How synthetic prompts are sized for the target's tokenizer (src/workload/calibrate.ts). */
 export type CalibrateMode = 'auto' | 'tokenize' | 'probe' | 'off';
@@ -163,9 +167,6 @@ export interface ResolvedAbort {
   overSaturation: boolean;
   fail: boolean;
 }
-
-/** A think time: a fixed duration, or a distribution of durations. */
-export type ThinkTime = string | { dist: 'uniform'; min: string; max: string } | { dist: 'exponential'; mean: string };
 
 export interface SessionsSpec {
   /** Turns per conversation; absent with a ShareGPT dataset, whose conversations bring their own. */

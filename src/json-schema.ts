@@ -1,0 +1,42 @@
+import * as T from '@sinclair/typebox';
+import type { Static, TNumber, TSchema, TString, TUnsafe } from '@sinclair/typebox';
+
+/*
+ * The building blocks of loadgate's documents (the result and its sections): each is written
+ * once, as a TypeBox schema, which is both the draft-07 JSON Schema ajv validates and, through
+ * `Static`, the TypeScript type the code reads. Objects accept keys they do not list (TypeBox
+ * sets no additionalProperties), so a newer loadgate's file still loads in an older one.
+ */
+
+export type { Static, TNumber, TSchema, TString };
+
+/** The builders loadgate uses, by name, so the bundle keeps only these (TypeBox's `Type` holds every one). */
+export const Type = {
+  Array: T.Array,
+  Boolean: T.Boolean,
+  Integer: T.Integer,
+  Literal: T.Literal,
+  Null: T.Null,
+  Number: T.Number,
+  Object: T.Object,
+  Optional: T.Optional,
+  String: T.String,
+  Union: T.Union,
+  Unsafe: T.Unsafe,
+};
+
+/** `T | null`; null first, as readers' error messages expect (src/result/load.ts). */
+export const Nullable = <S extends TSchema>(schema: S) => Type.Union([Type.Null(), schema]);
+
+/** One of these strings: `{ enum: [...] }` in the schema (one error, not one per literal), their union in the type. */
+export const OneOf = <const V extends readonly (string | number)[]>(
+  values: V,
+  options: { description?: string } = {},
+): TUnsafe<V[number]> => Type.Unsafe<V[number]>({ ...options, enum: [...values] });
+
+/** A mapping of any keys to values of one schema (`additionalProperties`, not a key pattern). */
+export const Dict = <S extends TSchema>(values: S, options: { description?: string } = {}): TUnsafe<Record<string, Static<S>>> =>
+  Type.Unsafe<Record<string, Static<S>>>({ ...options, type: 'object', additionalProperties: values });
+
+/** A count: an integer ≥ 0. */
+export const Count = (options: { description?: string } = {}) => Type.Integer({ ...options, minimum: 0 });
