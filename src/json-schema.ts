@@ -1,5 +1,5 @@
 import * as T from '@sinclair/typebox';
-import type { Static, TNumber, TSchema, TString, TUnsafe } from '@sinclair/typebox';
+import type { ObjectOptions, Static, TNumber, TObject, TOptional, TProperties, TSchema, TString, TUnsafe } from '@sinclair/typebox';
 
 /*
  * The building blocks of loadgate's documents (the result and its sections): each is written
@@ -8,7 +8,7 @@ import type { Static, TNumber, TSchema, TString, TUnsafe } from '@sinclair/typeb
  * sets no additionalProperties), so a newer loadgate's file still loads in an older one.
  */
 
-export type { Static, TNumber, TSchema, TString };
+export type { ObjectOptions, Static, TNumber, TObject, TOptional, TProperties, TSchema, TString, TUnsafe };
 
 /** The builders loadgate uses, by name, so the bundle keeps only these (TypeBox's `Type` holds every one). */
 export const Type = {
@@ -31,12 +31,15 @@ export const Nullable = <S extends TSchema>(schema: S) => Type.Union([Type.Null(
 /** One of these strings: `{ enum: [...] }` in the schema (one error, not one per literal), their union in the type. */
 export const OneOf = <const V extends readonly (string | number)[]>(
   values: V,
-  options: { description?: string } = {},
-): TUnsafe<V[number]> => Type.Unsafe<V[number]>({ ...options, enum: [...values] });
+  options: { description?: string; default?: V[number] } = {},
+): TUnsafe<V[number]> => Type.Unsafe<V[number]>({ enum: [...values], ...options });
 
 /** A mapping of any keys to values of one schema (`additionalProperties`, not a key pattern). */
-export const Dict = <S extends TSchema>(values: S, options: { description?: string } = {}): TUnsafe<Record<string, Static<S>>> =>
-  Type.Unsafe<Record<string, Static<S>>>({ ...options, type: 'object', additionalProperties: values });
+export const Dict = <S extends TSchema>(
+  values: S,
+  options: { description?: string; default?: object } = {},
+): TUnsafe<Record<string, Static<S>>> =>
+  Type.Unsafe<Record<string, Static<S>>>({ type: 'object', ...options, additionalProperties: values });
 
 /** A count: an integer ≥ 0. */
 export const Count = (options: { description?: string } = {}) => Type.Integer({ ...options, minimum: 0 });
