@@ -28,6 +28,9 @@ import { figure, MAX_CONCURRENCY } from './limits.js';
 /** Defaults of `sweep.auto: true`. Doubling, as in docs/methodology.md ("Sweeps: a doubling ladder"), then `fill` points between the last two. */
 export const AUTO_DEFAULTS = { growth: 2, max_points: 10, fill: 3 };
 
+/** The latency a sweep's service floor, knee and stop rule read. */
+export const SWEEP_METRICS = ['ttft', 'e2e'] as const;
+
 const { Optional } = Type;
 const positive = Type.Number({ exclusiveMinimum: 0, description: 'a number > 0' });
 const fraction = (fallback: number) =>
@@ -80,7 +83,7 @@ export const sweepSchema = Mapping(
      * max_points rates evenly between the two.
      */
     profile: OneOf(['doubling', 'guidellm'], { default: 'doubling' }),
-    metric: OneOf(['ttft', 'e2e'], { default: 'ttft' }),
+    metric: OneOf(SWEEP_METRICS, { default: 'ttft' }),
     slo_target: fraction(0.99),
     /**
      * max_points: extra points bisecting capacity at SLO; knee_points: extra points bisecting the
