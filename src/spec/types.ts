@@ -2,7 +2,8 @@ import type { Static } from '../json-schema.js';
 import type { LengthDist, specSchema } from './schema.js';
 import type { ThinkTime } from './think-time.js';
 
-export type { ThinkTime };
+export type { LengthDist, ThinkTime };
+
 /** How the output length is forced: vLLM/SGLang `ignore_eos`, vLLM `min_tokens` = max_tokens, or not at all (max_tokens is only a cap). */
 export const OUTPUT_CONTROLS = ['ignore_eos', 'min_tokens', 'none'] as const;
 export type OutputControl = (typeof OUTPUT_CONTROLS)[number];
@@ -12,7 +13,7 @@ export type OutputControl = (typeof OUTPUT_CONTROLS)[number];
  * spec's schema (schema.ts), where each key is described. Durations stay strings here.
  */
 export type Spec = Static<typeof specSchema>;
-export type { LengthDist };
+
 type Workload = Spec['workload'];
 /** How synthetic prompts are sized for the target's tokenizer (src/workload/calibrate.ts). */
 export type CalibrateMode = Workload['calibrate'];
