@@ -6,14 +6,18 @@ import { resultSchema } from '../../src/result/schema.js';
 import type { Result } from '../../src/result/types.js';
 import { launchSim, type SimHandle } from '../../src/sim/launch.js';
 import { parseSpec } from '../../src/spec/load.js';
+import { specSchema } from '../../src/spec/schema.js';
 
 /*
  * Results of real short runs against the simulator, held to result.json's schema: a steady run
  * with the server view, a spike, a soak, multi-turn sessions and merged replicates, so every
  * section the schema describes in detail is produced by the code that writes it and read back.
+ * The other way round too: every key such a result has is one the schema (so the Result type)
+ * describes.
  */
 
 const validate = new Ajv({ allErrors: true, strict: true }).compile(resultSchema);
+const validateSpec = new Ajv({ strict: true }).compile(specSchema);
 const problems = (r: unknown) => (validate(r) ? [] : validate.errors!.map((e) => `${e.instancePath} ${e.message}`));
 
 let sim: SimHandle;
@@ -49,12 +53,42 @@ const runs: [string, () => Promise<Result>, (r: Result) => unknown][] = [
   ['merged replicates', () => runReplicatesMerged({ resolved: spec('', ', replicates: 2', { steady: '600ms' }) }, 2), (r) => r.replicates],
 ];
 
+interface Node {
+  properties?: Record<string, Node>;
+  additionalProperties?: Node | boolean;
+  items?: Node;
+  anyOf?: Node[];
+  $ref?: string;
+}
+const definitions = (resultSchema as unknown as { definitions: Record<string, Node> }).definitions;
+
+/** Keys of `value` its schema does not describe: objects accept them, but what loadgate itself writes is described. */
+function undescribed(node: Node, value: unknown, path = ''): string[] {
+  if (node.$ref) return undescribed(definitions[node.$ref.replace('#/definitions/', '')], value, path);
+  if (node.anyOf) {
+    // A key is described when some branch describes it (a null branch describes nothing of a value).
+    const [first, ...rest] = node.anyOf.map((n) => undescribed(n, value, path));
+    return first.filter((p) => rest.every((r) => r.includes(p)));
+  }
+  if (Array.isArray(value)) return node.items ? value.flatMap((v, i) => undescribed(node.items!, v, `${path}/${i}`)) : [];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([k, v]) => {
+    const sub = node.properties?.[k] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
+    return sub ? undescribed(sub, v, `${path}/${k}`) : [`${path}/${k}`];
+  });
+}
+
 test.each(runs)(
-  '%s validates against the result schema and reads back unchanged',
+  '%s validates against the result schema, every key described, and reads back unchanged',
   async (_name, run, section) => {
     const r = await run();
     expect(section(r)).toBeTruthy();
     expect(problems(r)).toEqual([]);
+    // The spec is described by the spec's own schema (src/spec/schema.ts), which its copy here is not held to.
+    const outsideSpec = undescribed(resultSchema as unknown as Node, JSON.parse(JSON.stringify(r))).filter((p) => !p.startsWith('/spec/'));
+    expect(outsideSpec).toEqual([]);
+    // Typed as a Spec, the copy is one: this version's spec schema accepts it as it stands.
+    expect(validateSpec(JSON.parse(JSON.stringify(r.spec)))).toBe(true);
     expect(parseResult(JSON.stringify(r), 'result.json')).toEqual(JSON.parse(JSON.stringify(r)));
   },
   30_000,
