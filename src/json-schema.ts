@@ -2,10 +2,12 @@ import * as T from '@sinclair/typebox';
 import type { ObjectOptions, Static, TNumber, TObject, TOptional, TProperties, TSchema, TString, TUnsafe } from '@sinclair/typebox';
 
 /*
- * The building blocks of loadgate's documents (the result and its sections): each is written
- * once, as a TypeBox schema, which is both the draft-07 JSON Schema ajv validates and, through
- * `Static`, the TypeScript type the code reads. Objects accept keys they do not list (TypeBox
- * sets no additionalProperties), so a newer loadgate's file still loads in an older one.
+ * The building blocks of loadgate's documents (the spec, the result and its sections, the sweep
+ * document, the calibration file): each is written once, as a TypeBox schema, which is both the
+ * draft-07 JSON Schema ajv validates and, through `Static`, the TypeScript type the code reads.
+ * Objects accept keys they do not list unless they say otherwise (TypeBox sets no
+ * additionalProperties; the spec's mappings close themselves, src/spec/mapping.ts), so a newer
+ * loadgate's result still loads in an older one.
  */
 
 export type { ObjectOptions, Static, TNumber, TObject, TOptional, TProperties, TSchema, TString, TUnsafe };
