@@ -43,5 +43,8 @@ export const Dict = <S extends TSchema>(
 ): TUnsafe<Record<string, Static<S>>> =>
   Type.Unsafe<Record<string, Static<S>>>({ type: 'object', ...options, additionalProperties: values });
 
+/** The schema with its meaning (the meaning column of docs/results.md, and editors' hover text). */
+export const Described = <S extends TSchema>(description: string, schema: S): S => ({ ...schema, description });
+
 /** A count: an integer ≥ 0. */
 export const Count = (options: { description?: string } = {}) => Type.Integer({ ...options, minimum: 0 });

@@ -1,4 +1,4 @@
-import { Nullable, OneOf, Type, type Static } from '../json-schema.js';
+import { Described, Nullable, OneOf, Type, type Static } from '../json-schema.js';
 import { num, round3 } from '../numbers.js';
 import { createRng, deriveSeed, type Rng } from '../rng.js';
 import { percentileShiftInterval, type Interval } from './bootstrap.js';
@@ -99,8 +99,7 @@ export const DriftOutcomeSchema = Type.Object({
   first: Nullable(Type.Number()),
   last: Nullable(Type.Number()),
   change: Nullable(Type.Object({ abs: Type.Number(), rel: Nullable(Type.Number()) })),
-  /** Allowed rise, ms. */
-  bound: Nullable(Type.Number()),
+  bound: Described('Allowed rise, ms.', Nullable(Type.Number())),
   ci: Nullable(Type.Object({ lower: Type.Number(), upper: Type.Number(), confidence: Type.Number() })),
   verdict: OneOf(['drift', 'none', 'inconclusive']),
   reason: Type.String(),

@@ -1,4 +1,4 @@
-import { Dict, Nullable, OneOf, Type, type Static, type TString } from '../json-schema.js';
+import { Described, Dict, Nullable, OneOf, Type, type Static, type TString } from '../json-schema.js';
 import { PHASE_METRICS, type PhaseMetric } from '../metrics/definitions.js';
 import { SummarySchema } from '../metrics/histogram.js';
 import { DriftOutcomeSchema } from '../metrics/rise.js';
@@ -15,19 +15,19 @@ export const PatternPhaseSchema = Type.Object({
   name: Type.String(),
   from_s: Type.Number(),
   to_s: Type.Number(),
-  /** λ averaged over the phase (req/s). */
-  offered_rate_per_s: Type.Number(),
+  offered_rate_per_s: Described('λ averaged over the phase (req/s).', Type.Number()),
   scheduled: Type.Number(),
   ok: Type.Number(),
   errors: Type.Number(),
   error_rate: Nullable(Type.Number()),
-  /** Successful completions that ended in the phase, per second: what the server delivered. */
-  achieved_rate_per_s: Type.Number(),
+  achieved_rate_per_s: Described('Successful completions that ended in the phase, per second: what the server delivered.', Type.Number()),
   ttft_ms: summary,
   tpot_ms: summary,
   e2e_ms: summary,
-  /** The generator's own memory when the phase ended (null when not sampled, e.g. a merged result). */
-  generator: Nullable(Type.Object({ rss_mb: Type.Number(), heap_mb: Type.Number() })),
+  generator: Described(
+    "The generator's own memory when the phase ended (null when not sampled, e.g. a merged result).",
+    Nullable(Type.Object({ rss_mb: Type.Number(), heap_mb: Type.Number() })),
+  ),
 });
 export type PatternPhase = Static<typeof PatternPhaseSchema>;
 
@@ -46,8 +46,10 @@ export const PatternSectionSchema = Type.Object({
     ok: numbers,
     errors: numbers,
     achieved_per_s: numbers,
-    /** TTFT p95 of the requests scheduled in [bucket start, + sliding_window_s); null with too few samples. */
-    ttft_p95_ms: Type.Array(Nullable(Type.Number())),
+    ttft_p95_ms: Described(
+      'TTFT p95 of the requests scheduled in [bucket start, + sliding_window_s); null with too few samples.',
+      Type.Array(Nullable(Type.Number())),
+    ),
   }),
   spike: Type.Optional(
     Type.Object({
@@ -55,16 +57,17 @@ export const PatternSectionSchema = Type.Object({
       for_s: Type.Number(),
       pre_ttft_p95_ms: Nullable(Type.Number()),
       during: Type.Object({ ttft_ms: summary, errors: Type.Number(), error_rate: Nullable(Type.Number()) }),
-      /** Seconds from the spike's end until TTFT p95 was back within 10 % of its pre-spike level; null: not within the window. */
-      recovery_s: Nullable(Type.Number()),
+      recovery_s: Described(
+        "Seconds from the spike's end until TTFT p95 was back within 10 % of its pre-spike level; null: not within the window.",
+        Nullable(Type.Number()),
+      ),
       rule: Type.String(),
     }),
   ),
   steps: Type.Optional(
     Type.Object({
       floor_ttft_p99_ms: Nullable(Type.Number()),
-      /** Name of the first phase where achieved fell below offered, or null. */
-      first_saturated: Nullable(Type.String()),
+      first_saturated: Described('Name of the first phase where achieved fell below offered, or null.', Nullable(Type.String())),
       first_departed: Nullable(Type.String()),
       rule: Type.String(),
     }),
@@ -77,7 +80,9 @@ export const PatternSectionSchema = Type.Object({
       rule: Type.String(),
     }),
   ),
-  /** Encoded HdrHistograms for exact merging: bucket TTFT (empty string: none) and each phase's TTFT/TPOT/E2E. */
-  histograms: Type.Object({ buckets_ttft: Type.Array(Type.String()), phases: Type.Array(phaseHistograms) }),
+  histograms: Described(
+    "Encoded HdrHistograms for exact merging: bucket TTFT (empty string: none) and each phase's TTFT/TPOT/E2E.",
+    Type.Object({ buckets_ttft: Type.Array(Type.String()), phases: Type.Array(phaseHistograms) }),
+  ),
 });
 export type PatternSection = Static<typeof PatternSectionSchema>;

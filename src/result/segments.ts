@@ -1,4 +1,4 @@
-import { Count, Nullable, Type, type Static } from '../json-schema.js';
+import { Count, Described, Nullable, Type, type Static } from '../json-schema.js';
 import type { Histogram } from '../metrics/histogram.js';
 import { round3 } from '../numbers.js';
 import { SEGMENT_METRICS } from '../metrics/definitions.js';
@@ -23,8 +23,7 @@ export type SegmentSeries = Static<typeof SegmentSeriesSchema>;
 type SegmentKey = `${(typeof SEGMENT_METRICS)[number]}_ms`;
 /** result.segments (optional in result.json: older results lack it). */
 export const SegmentsSchema = Type.Object({
-  /** Equal slices of the window by intended send time. */
-  count: Type.Integer({ minimum: 1 }),
+  count: Described('Equal slices of the window by intended send time.', Type.Integer({ minimum: 1 })),
   segment_s: Type.Number(),
   ...(Object.fromEntries(SEGMENT_METRICS.map((m) => [`${m}_ms`, SegmentSeriesSchema])) as Record<SegmentKey, typeof SegmentSeriesSchema>),
 });

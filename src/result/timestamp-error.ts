@@ -1,4 +1,4 @@
-import { Type, type Static } from '../json-schema.js';
+import { Described, Type, type Static } from '../json-schema.js';
 import { bucketsOf, type Buckets } from '../metrics/buckets.js';
 import { round3 } from '../numbers.js';
 import type { Histogram } from '../metrics/histogram.js';
@@ -10,17 +10,16 @@ export const TimestampErrorSchema = Type.Object({
   p50: Type.Number(),
   p90: Type.Number(),
   p99: Type.Number(),
-  /** The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst. */
-  max: Type.Number(),
-  /**
-   * The delivery floor included in every figure above (ms): on a loopback target, half the
-   * network probe's median round trip (see timestampError); 0 elsewhere. Absent in older results.
-   */
-  delivery_ms: Type.Optional(Type.Number()),
-  /** How the figures were derived, in one line. */
-  method: Type.String(),
-  /** Event-loop time observed (s), summed over threads and replicates: the denominator merging needs. */
-  observed_s: Type.Number(),
+  max: Described(
+    'The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst.',
+    Type.Number(),
+  ),
+  delivery_ms: Described(
+    "The delivery floor included in every figure above (ms): on a loopback target, half the network probe's median round trip (see timestampError); 0 elsewhere. Absent in older results.",
+    Type.Optional(Type.Number()),
+  ),
+  method: Described('How the figures were derived, in one line.', Type.String()),
+  observed_s: Described('Event-loop time observed (s), summed over threads and replicates: the denominator merging needs.', Type.Number()),
 });
 export type TimestampError = Static<typeof TimestampErrorSchema>;
 

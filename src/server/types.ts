@@ -1,4 +1,4 @@
-import { Count, Nullable, OneOf, Type, type Static } from '../json-schema.js';
+import { Count, Described, Nullable, OneOf, Type, type Static } from '../json-schema.js';
 import { ENGINE_NAMES } from './engines.js';
 
 /** A gauge over the window: the mean and peak of its scrapes, and the last one. */
@@ -12,12 +12,10 @@ export const ServerQuantilesSchema = Type.Object({
   p50: Type.Number(),
   p95: Type.Number(),
   p99: Type.Number(),
-  /**
-   * The window's buckets as the engine reports them (seconds): the finite upper bounds `le`,
-   * the cumulative `counts` (one per bound, then the +Inf total) and the `sum`. Kept so that
-   * replicates merge exactly (percentiles are never averaged); absent in older results.
-   */
-  buckets: Type.Optional(Type.Object({ le: Type.Array(Type.Number()), counts: Type.Array(Type.Number()), sum: Type.Number() })),
+  buckets: Described(
+    "The window's buckets as the engine reports them (seconds): the finite upper bounds `le`, the cumulative `counts` (one per bound, then the +Inf total) and the `sum`. Kept so that replicates merge exactly (percentiles are never averaged); absent in older results.",
+    Type.Optional(Type.Object({ le: Type.Array(Type.Number()), counts: Type.Array(Type.Number()), sum: Type.Number() })),
+  ),
 });
 export type ServerQuantiles = Static<typeof ServerQuantilesSchema>;
 
@@ -28,35 +26,34 @@ const gaugeSeries = Type.Array(Nullable(Type.Number()));
  * per run, on the main thread, so a merge keeps the one input that has it and never adds.
  */
 export const ServerSectionSchema = Type.Object({
-  /** The URL scraped (no credentials are ever in it). */
-  url: Type.String(),
-  /** Whose metric names were read (src/server/engines.ts); null when none was recognised. */
-  engine: Nullable(OneOf(ENGINE_NAMES)),
-  /** False when /metrics could not be used; `note` says why. Every figure is then absent or null. */
-  available: Type.Boolean(),
+  url: Described('The URL scraped (no credentials are ever in it).', Type.String()),
+  engine: Described('Whose metric names were read (src/server/engines.ts); null when none was recognised.', Nullable(OneOf(ENGINE_NAMES))),
+  available: Described('False when /metrics could not be used; `note` says why. Every figure is then absent or null.', Type.Boolean()),
   note: Type.Optional(Type.String()),
-  /** Scrapes that fell inside the window, and the interval asked for. */
-  scrapes: Count(),
+  scrapes: Described('Scrapes that fell inside the window, and the interval asked for.', Count()),
   interval_s: Type.Number(),
   summary: Type.Object({
     running: Type.Optional(GaugeSummarySchema),
     waiting: Type.Optional(GaugeSummarySchema),
-    /** Share 0…1 of the KV cache in use. */
-    kv_cache_usage: Type.Optional(GaugeSummarySchema),
-    /** Sequences per decode step, where the engine reports it (llama.cpp). */
-    batch_size: Type.Optional(GaugeSummarySchema),
-    /** Prefix-cache hits / queries over the window (or the engine's own hit-rate gauge, mean); null when not exposed or no queries. */
-    prefix_cache_hit_rate: Nullable(Type.Number()),
-    /** Preemptions in the window, and per second; null when not exposed. */
-    preemptions: Nullable(Type.Number()),
+    kv_cache_usage: Described('Share 0…1 of the KV cache in use.', Type.Optional(GaugeSummarySchema)),
+    batch_size: Described('Sequences per decode step, where the engine reports it (llama.cpp).', Type.Optional(GaugeSummarySchema)),
+    prefix_cache_hit_rate: Described(
+      "Prefix-cache hits / queries over the window (or the engine's own hit-rate gauge, mean); null when not exposed or no queries.",
+      Nullable(Type.Number()),
+    ),
+    preemptions: Described('Preemptions in the window, and per second; null when not exposed.', Nullable(Type.Number())),
     preemptions_per_s: Nullable(Type.Number()),
   }),
-  /** The server's TTFT, queue time and inter-token latency over the window, from its histograms; null where it has none. */
-  ttft_ms: Nullable(ServerQuantilesSchema),
+  ttft_ms: Described(
+    "The server's TTFT, queue time and inter-token latency over the window, from its histograms; null where it has none.",
+    Nullable(ServerQuantilesSchema),
+  ),
   queue_time_ms: Nullable(ServerQuantilesSchema),
   itl_ms: Nullable(ServerQuantilesSchema),
-  /** Gauges per interval of the client's timeseries (same interval and start); null where no scrape fell in it. */
-  timeseries: Type.Object({ interval_s: Type.Number(), running: gaugeSeries, waiting: gaugeSeries, kv_cache_usage: gaugeSeries }),
+  timeseries: Described(
+    "Gauges per interval of the client's timeseries (same interval and start); null where no scrape fell in it.",
+    Type.Object({ interval_s: Type.Number(), running: gaugeSeries, waiting: gaugeSeries, kv_cache_usage: gaugeSeries }),
+  ),
 });
 export type ServerSection = Static<typeof ServerSectionSchema>;
 

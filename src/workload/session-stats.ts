@@ -1,4 +1,4 @@
-import { Count, Nullable, Type, type Static } from '../json-schema.js';
+import { Count, Described, Nullable, Type, type Static } from '../json-schema.js';
 import { newHistogram, recordMs, summarizeMs, SummarySchema, type Histogram } from '../metrics/histogram.js';
 import { round3 } from '../numbers.js';
 
@@ -39,8 +39,7 @@ export const TurnRowSchema = Type.Object({
   sent: Count(),
   ok: Count(),
   ttft_ms: Nullable(SummarySchema),
-  /** Mean prompt tokens the server counted (usage); null when none reported. */
-  prompt_tokens: Nullable(Type.Number()),
+  prompt_tokens: Described('Mean prompt tokens the server counted (usage); null when none reported.', Nullable(Type.Number())),
   prompt_tokens_requested: Nullable(Type.Number()),
   reply_tokens: Nullable(Type.Number()),
 });

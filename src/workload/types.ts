@@ -1,6 +1,6 @@
 import type { Message } from '../client/openai.js';
 import type { CountSummary } from '../metrics/histogram.js';
-import { Dict, Nullable, OneOf, Type, type Static } from '../json-schema.js';
+import { Described, Dict, Nullable, OneOf, Type, type Static } from '../json-schema.js';
 import { ThinkTimeSchema } from '../spec/think-time.js';
 import { OUTPUT_CONTROLS } from '../spec/types.js';
 import { TurnRowSchema, type TurnOutcome } from './session-stats.js';
@@ -59,35 +59,28 @@ export interface WorkloadFacts {
 /** How synthetic prompts were sized for the target's tokenizer: tokens ≈ overhead + prefix + tokens_per_word × words. */
 export const CalibrationSchema = Type.Object({
   method: OneOf(['tokenize', 'probe', 'off']),
-  /** What counted the tokens (e.g. "POST /tokenize (vLLM-style)"), or why nothing could. */
-  source: Type.String(),
-  /** Of the filler vocabulary; for a dataset, of the dataset's own text. */
-  tokens_per_word: Type.Number(),
-  /** Tokens of the request format itself: chat template, BOS, the request-unique word. */
-  overhead_tokens: Type.Number(),
-  /** Tokens of the shared system prompt and/or group prefix, as the target counted them. */
-  prefix_tokens: Type.Number(),
-  /** Requests counted to fit the line. */
-  samples: Type.Number(),
-  /** Largest |fitted − counted| over the samples. */
-  max_residual_tokens: Type.Number(),
+  source: Described('What counted the tokens (e.g. "POST /tokenize (vLLM-style)"), or why nothing could.', Type.String()),
+  tokens_per_word: Described("Of the filler vocabulary; for a dataset, of the dataset's own text.", Type.Number()),
+  overhead_tokens: Described('Tokens of the request format itself: chat template, BOS, the request-unique word.', Type.Number()),
+  prefix_tokens: Described('Tokens of the shared system prompt and/or group prefix, as the target counted them.', Type.Number()),
+  samples: Described('Requests counted to fit the line.', Type.Number()),
+  max_residual_tokens: Described('Largest |fitted − counted| over the samples.', Type.Number()),
 });
 export type Calibration = Static<typeof CalibrationSchema>;
 
 export const SessionsFactsSchema = Type.Object({
-  /** load.rate counts conversations started per second, not requests. */
-  rate_unit: Type.Literal('sessions/s'),
+  rate_unit: Described('load.rate counts conversations started per second, not requests.', Type.Literal('sessions/s')),
   started: Type.Number(),
   completed: Type.Number(),
-  /** Conversations ended by a failed turn: the rest of their turns were never sent (no retry). */
-  ended_by_failure: Type.Number(),
-  /** Conversations whose next turn would have been due after the run's end. */
-  cut_by_run_end: Type.Number(),
+  ended_by_failure: Described('Conversations ended by a failed turn: the rest of their turns were never sent (no retry).', Type.Number()),
+  cut_by_run_end: Described("Conversations whose next turn would have been due after the run's end.", Type.Number()),
   turns_planned: Type.Number(),
   think_time: ThinkTimeSchema,
   by_turn: Type.Array(TurnRowSchema),
-  /** Prompt-token growth from turn to turn, delivered (server usage) vs requested, summed over the turns measured. */
-  context_growth: Nullable(Type.Object({ delivered: Type.Number(), requested: Type.Number() })),
+  context_growth: Described(
+    'Prompt-token growth from turn to turn, delivered (server usage) vs requested, summed over the turns measured.',
+    Nullable(Type.Object({ delivered: Type.Number(), requested: Type.Number() })),
+  ),
   server_prefix_cache_hit_rate: Nullable(Type.Number()),
 });
 export type SessionsFacts = Static<typeof SessionsFactsSchema>;
@@ -96,11 +89,9 @@ export const TraceFactsSchema = Type.Object({
   file: Type.String(),
   format: OneOf(['mooncake', 'azure']),
   speedup: Type.Number(),
-  /** Arrivals in the file, and in the slice replayed. */
-  arrivals: Type.Number(),
+  arrivals: Described('Arrivals in the file, and in the slice replayed.', Type.Number()),
   replayed: Type.Number(),
-  /** Seconds from the slice's first arrival to its last, after the speedup. */
-  span_s: Type.Number(),
+  span_s: Described("Seconds from the slice's first arrival to its last, after the speedup.", Type.Number()),
   with_hash_ids: Type.Boolean(),
   schedule: Type.String(),
 });
@@ -112,21 +103,24 @@ export const WorkloadPlanSchema = Type.Object({
   output_control: OneOf(OUTPUT_CONTROLS),
   calibration: CalibrationSchema,
   prefix: Type.Object({
-    /** unique: every prompt differs from its first word; dataset: prompts as the dataset has them (reused entries repeat). */
-    mode: OneOf(['unique', 'shared', 'groups', 'shared+groups', 'dataset']),
-    /** Share of all prompt tokens an unbounded prefix cache could serve for these prompts (block rounding ignored; for a dataset, from reused entries only). */
-    expected_cache_hit_ratio: Type.Number(),
+    mode: Described(
+      'unique: every prompt differs from its first word; dataset: prompts as the dataset has them (reused entries repeat).',
+      OneOf(['unique', 'shared', 'groups', 'shared+groups', 'dataset']),
+    ),
+    expected_cache_hit_ratio: Described(
+      'Share of all prompt tokens an unbounded prefix cache could serve for these prompts (block rounding ignored; for a dataset, from reused entries only).',
+      Type.Number(),
+    ),
   }),
   dataset: Nullable(
     Type.Object({ entries: Type.Number(), used_entries: Type.Number(), skipped: Type.Number(), filtered_out: Type.Number() }),
   ),
-  /** sha256 of each file read (dataset, length files), keyed by the path as the spec wrote it: a changed file shows. */
-  files: Dict(Type.String()),
-  /** The run's prompt salt (random per run, so no run hits another's prefix cache). */
-  salt: Type.Number(),
-  /** Multi-turn sessions: how they went, and the figures by turn index. */
-  sessions: Type.Optional(SessionsFactsSchema),
-  /** Trace replay: the file and the slice replayed. */
-  trace: Type.Optional(TraceFactsSchema),
+  files: Described(
+    'sha256 of each file read (dataset, length files), keyed by the path as the spec wrote it: a changed file shows.',
+    Dict(Type.String()),
+  ),
+  salt: Described("The run's prompt salt (random per run, so no run hits another's prefix cache).", Type.Number()),
+  sessions: Described('Multi-turn sessions: how they went, and the figures by turn index.', Type.Optional(SessionsFactsSchema)),
+  trace: Described('Trace replay: the file and the slice replayed.', Type.Optional(TraceFactsSchema)),
 });
 export type WorkloadPlan = Static<typeof WorkloadPlanSchema>;
