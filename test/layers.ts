@@ -11,8 +11,8 @@ export interface Layer {
 
 export const LAYERS: readonly Layer[] = [
   {
-    stages: ['time', 'rng', 'numbers', 'version', 'package-root'],
-    role: 'the foundation (src/*.ts): the clock, the seeded PRNG, rounding, the version, the package root',
+    stages: ['time', 'rng', 'numbers', 'version', 'package-root', 'json-schema'],
+    role: 'the foundation (src/*.ts): the clock, the seeded PRNG, rounding, the version, the package root, the schema building blocks',
   },
   { stages: ['client'], role: 'the streaming HTTP client and the OpenAI wire format: one streamed POST per request, outcome classes' },
   {

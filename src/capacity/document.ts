@@ -1,35 +1,15 @@
-import type { Result } from '../result/types.js';
 import type { Spec } from '../spec/types.js';
 import { TOOL_VERSION } from '../version.js';
 import { analyzeSweep } from './analysis.js';
 import { sizeFleet } from './sizing.js';
-import type { SizingAnswer, SweepAnalysis, SweepPoint } from './types.js';
+import type { SweepDocument } from './schema.js';
+import type { SweepPoint } from './types.js';
 
 export const SWEEP_SCHEMA_VERSION = 1;
 /** Tells a sweep document from a single result (which has no `kind`). */
 export const SWEEP_KIND = 'loadgate-sweep';
 
-/** The result of `loadgate sweep`: every point's full result, the analysis and the sizing. */
-export interface SweepDocument {
-  schema_version: number;
-  kind: typeof SWEEP_KIND;
-  tool: { name: 'loadgate'; version: string };
-  created_at: string;
-  /** "open-loop rate sweep" or "closed-loop concurrency sweep": said everywhere the sweep is shown. */
-  label: string;
-  spec: Spec;
-  spec_hash: string;
-  target: Result['target'];
-  /** True when the sweep was stopped (Ctrl-C) before its plan was done; the points so far are kept. */
-  interrupted: boolean;
-  /** Why stepping stopped, in words. */
-  stopped_because: string;
-  /** Planned loads not measured because an earlier point was past saturation (or the sweep was interrupted). */
-  skipped_loads: number[];
-  points: SweepPoint[];
-  analysis: SweepAnalysis;
-  sizing: SizingAnswer | null;
-}
+export type { SweepDocument } from './schema.js';
 
 /** The engine's batch slots when known: the spec's sizing.batch_slots, else the simulator's max_num_seqs. */
 export function batchSlotsOf(spec: Spec, simDefaultSlots: number): number | null {

@@ -49,7 +49,7 @@ export function parseSweep(data: unknown, name: string): SweepDocument {
     const e = validate().errors!.reduce((a, b) => (b.instancePath.length > a.instancePath.length ? b : a));
     throw fail(`not a valid loadgate sweep: ${e.instancePath === '' ? 'the document' : e.instancePath} ${e.message}`);
   }
-  return data as SweepDocument;
+  return data;
 }
 
 export function readSweep(path: string): SweepDocument {

@@ -1,3 +1,4 @@
+import { Count, Type, type Static } from '../json-schema.js';
 /**
  * What a server does with the connections it advertises as kept alive. Some servers
  * (llama.cpp's llama-server) answer HTTP/1.1 without `Connection: close`, so the client keeps
@@ -28,13 +29,13 @@ export const MIN_SERVER_CLOSES = 3;
  * responses whose connection's fate was seen (reused for another response, or closed by the
  * server within SERVER_CLOSE_WINDOW_MS); `server_closed` those the server closed.
  */
-export interface KeepAliveFacts {
-  disabled: boolean;
-  responses_observed: number;
-  server_closed: number;
-  /** Present when disabled: why, in words. */
-  reason?: string;
-}
+export const KeepAliveFactsSchema = Type.Object({
+  disabled: Type.Boolean(),
+  responses_observed: Count(),
+  server_closed: Count(),
+  reason: Type.Optional(Type.String({ description: 'Present when disabled: why, in words.' })),
+});
+export type KeepAliveFacts = Static<typeof KeepAliveFactsSchema>;
 
 /** Per connection: when its last response ended, while no later response has started (NaN otherwise). */
 interface ConnectionState {

@@ -1,5 +1,6 @@
 import { round3 } from '../numbers.js';
-import { Ajv, type SchemaObject } from 'ajv';
+import { Ajv } from 'ajv';
+import { Dict, Type, type Static } from '../json-schema.js';
 import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import type { Result } from '../result/types.js';
 import { bytes, MAX_SPEC_BYTES } from '../spec/limits.js';
@@ -17,39 +18,27 @@ import { readFileCapped, ReadFileError } from '../spec/read-file.js';
 export const CALIBRATION_KIND = 'loadgate-calibration';
 export const CALIBRATION_VERSION = 1;
 
-export interface CalibrationFile {
-  kind: typeof CALIBRATION_KIND;
-  version: typeof CALIBRATION_VERSION;
-  created_at: string;
-  spec_name: string;
-  spec_hash: string;
-  target: { url: string; model: string };
-  /** A/A runs measured. */
-  replicates: number;
-  /** Steady window of each, seconds. */
-  window_s: number;
-  /** Sample CV (sd / mean, n − 1) per metric key: "ttft_ms.p95", "throughput.output_tokens_per_s", … */
-  cv: Record<string, number>;
-}
-
-export const calibrationSchema: SchemaObject = {
-  $schema: 'http://json-schema.org/draft-07/schema#',
-  type: 'object',
-  required: ['kind', 'version', 'created_at', 'spec_name', 'spec_hash', 'target', 'replicates', 'window_s', 'cv'],
-  properties: {
-    kind: { const: CALIBRATION_KIND },
-    version: { const: CALIBRATION_VERSION },
-    created_at: { type: 'string' },
-    spec_name: { type: 'string' },
-    spec_hash: { type: 'string' },
-    target: { type: 'object', required: ['url', 'model'], properties: { url: { type: 'string' }, model: { type: 'string' } } },
-    replicates: { type: 'integer', minimum: 2 },
-    window_s: { type: 'number', minimum: 0 },
-    cv: { type: 'object', additionalProperties: { type: 'number', minimum: 0 } },
+/** The file's JSON Schema, written once: its Static is CalibrationFile. */
+export const calibrationSchema = Type.Object(
+  {
+    kind: Type.Literal(CALIBRATION_KIND),
+    version: Type.Literal(CALIBRATION_VERSION),
+    created_at: Type.String(),
+    spec_name: Type.String(),
+    spec_hash: Type.String(),
+    target: Type.Object({ url: Type.String(), model: Type.String() }),
+    /** A/A runs measured. */
+    replicates: Type.Integer({ minimum: 2 }),
+    /** Steady window of each, seconds. */
+    window_s: Type.Number({ minimum: 0 }),
+    /** Sample CV (sd / mean, n − 1) per metric key: "ttft_ms.p95", "throughput.output_tokens_per_s", … */
+    cv: Dict(Type.Number({ minimum: 0 })),
   },
-};
+  { $schema: 'http://json-schema.org/draft-07/schema#' },
+);
+export type CalibrationFile = Static<typeof calibrationSchema>;
 
-const validate = compileOnFirstUse(() => new Ajv({ allErrors: false, strict: true }).compile<CalibrationFile>(calibrationSchema));
+const validate = compileOnFirstUse(() => new Ajv({ allErrors: false, strict: true }).compile(calibrationSchema));
 
 export class CalibrationError extends Error {}
 

@@ -1,4 +1,5 @@
 import * as hdr from 'hdr-histogram-js';
+import { Count, Type, type Static, type TNumber } from '../json-schema.js';
 import { round3 } from '../numbers.js';
 
 export type Histogram = hdr.Histogram;
@@ -24,19 +25,6 @@ export function decodeHistogram(s: string): Histogram {
   return h;
 }
 
-/** Count, mean, extremes and percentiles of a histogram, in the histogram's unit. */
-export interface Summary {
-  count: number;
-  mean: number;
-  min: number;
-  p50: number;
-  p90: number;
-  p95: number;
-  p99: number;
-  p999: number;
-  max: number;
-}
-
 /** A summary of durations, in ms. */
 export type LatencySummary = Summary;
 /** A summary of unitless counts: token lengths. */
@@ -51,6 +39,17 @@ export const PERCENTILES = [
 ] as const;
 
 export type PercentileKey = (typeof PERCENTILES)[number][0];
+
+const percentileFields = Object.fromEntries(PERCENTILES.map(([k]) => [k, Type.Number()])) as Record<PercentileKey, TNumber>;
+/** Count, mean, extremes and percentiles of a histogram, in the histogram's unit. */
+export const SummarySchema = Type.Object({
+  count: Count(),
+  mean: Type.Number(),
+  min: Type.Number(),
+  ...percentileFields,
+  max: Type.Number(),
+});
+export type Summary = Static<typeof SummarySchema>;
 
 /** Summary scaled by `unit` (1000 turns recorded µs into ms); null when empty, so "no samples" never reads as 0. */
 function summarize(h: Histogram, unit: number): Summary | null {
@@ -72,11 +71,8 @@ export const summarizeMs = (h: Histogram): LatencySummary | null => summarize(h,
 export const summarizeCounts = (h: Histogram): CountSummary | null => summarize(h, 1);
 
 /** The generator's own delays (event-loop delay, pool wait) are reported by these three. */
-export interface DelayTail {
-  p50: number;
-  p99: number;
-  max: number;
-}
+export const DelayTailSchema = Type.Object({ p50: Type.Number(), p99: Type.Number(), max: Type.Number() });
+export type DelayTail = Static<typeof DelayTailSchema>;
 
 export function delayTail(s: LatencySummary | null): DelayTail | null {
   return s && { p50: s.p50, p99: s.p99, max: s.max };

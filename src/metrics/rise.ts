@@ -1,3 +1,4 @@
+import { Described, Nullable, OneOf, Type, type Static } from '../json-schema.js';
 import { num, round3 } from '../numbers.js';
 import { createRng, deriveSeed, type Rng } from '../rng.js';
 import { percentileShiftInterval, type Interval } from './bootstrap.js';
@@ -94,16 +95,16 @@ export function riseReason(
 }
 
 /** The soak's drift of one percentile from its first segment to its last (result pattern.soak.drift). */
-export interface DriftOutcome {
-  first: number | null;
-  last: number | null;
-  change: { abs: number; rel: number | null } | null;
-  /** Allowed rise, ms. */
-  bound: number | null;
-  ci: { lower: number; upper: number; confidence: number } | null;
-  verdict: 'drift' | 'none' | 'inconclusive';
-  reason: string;
-}
+export const DriftOutcomeSchema = Type.Object({
+  first: Nullable(Type.Number()),
+  last: Nullable(Type.Number()),
+  change: Nullable(Type.Object({ abs: Type.Number(), rel: Nullable(Type.Number()) })),
+  bound: Described('Allowed rise, ms.', Nullable(Type.Number())),
+  ci: Nullable(Type.Object({ lower: Type.Number(), upper: Type.Number(), confidence: Type.Number() })),
+  verdict: OneOf(['drift', 'none', 'inconclusive']),
+  reason: Type.String(),
+});
+export type DriftOutcome = Static<typeof DriftOutcomeSchema>;
 
 export interface DriftInput extends RiseRule {
   first: Histogram;

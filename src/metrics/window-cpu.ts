@@ -1,13 +1,13 @@
+import { Described, Type, type Static } from '../json-schema.js';
 import { now } from '../time.js';
 import { threadCpuMs } from './thread-cpu.js';
 import { round3 } from '../numbers.js';
 
-export interface WindowCpu {
-  /** Share of one core the thread spent working: its CPU time less the dispatcher's idle spin. */
-  busy: number;
-  /** Share of one core the dispatcher spent spinning through idle event-loop turns just before arrivals. */
-  spin: number;
-}
+export const WindowCpuSchema = Type.Object({
+  busy: Described("Share of one core the thread spent working: its CPU time less the dispatcher's idle spin.", Type.Number()),
+  spin: Described('Share of one core the dispatcher spent spinning through idle event-loop turns just before arrivals.', Type.Number()),
+});
+export type WindowCpu = Static<typeof WindowCpuSchema>;
 
 interface Snapshot {
   t: number;

@@ -6,8 +6,9 @@ import { FIXED_FLOOR_MS, type GateSpec } from '../spec/gate-schema.js';
 import { minOf, round3 } from '../numbers.js';
 import type { Spec } from '../spec/types.js';
 import { LATENCY_TARGETS, PHASE_METRICS, type PhaseMetric } from '../metrics/definitions.js';
-import { decodeHistogram, encodeHistogram, summarizeMs, type Histogram, type LatencySummary } from '../metrics/histogram.js';
+import { decodeHistogram, encodeHistogram, summarizeMs, type Histogram } from '../metrics/histogram.js';
 import { newBucketHistogram, type PatternPhaseStats, type PatternRecorder } from '../metrics/pattern-recorder.js';
+import type { PatternPhase, PatternSection } from './pattern-section.js';
 
 /*
  * The `pattern` section of a result: what a ramp, spike, steps or soak load showed over time.
@@ -40,66 +41,7 @@ export const MIN_WINDOW_SAMPLES = 20;
 export const SATURATION_SHORTFALL = 0.05;
 export const DEPART_FACTOR = 2;
 
-export interface PatternPhase {
-  name: string;
-  from_s: number;
-  to_s: number;
-  /** λ averaged over the phase (req/s). */
-  offered_rate_per_s: number;
-  scheduled: number;
-  ok: number;
-  errors: number;
-  error_rate: number | null;
-  /** Successful completions that ended in the phase, per second: what the server delivered. */
-  achieved_rate_per_s: number;
-  ttft_ms: LatencySummary | null;
-  tpot_ms: LatencySummary | null;
-  e2e_ms: LatencySummary | null;
-  /** The generator's own memory when the phase ended (null when not sampled, e.g. a merged result). */
-  generator: { rss_mb: number; heap_mb: number } | null;
-}
-
-export interface PatternSection {
-  kind: 'ramp' | 'spike' | 'steps' | 'soak';
-  interval_s: number;
-  sliding_window_s: number;
-  window: { from_s: number; to_s: number };
-  phases: PatternPhase[];
-  /** Per bucket of interval_s, by intended send time over the whole run (achieved: by end time). */
-  series: {
-    offered_per_s: number[];
-    scheduled: number[];
-    ok: number[];
-    errors: number[];
-    achieved_per_s: number[];
-    /** TTFT p95 of the requests scheduled in [bucket start, + sliding_window_s); null with too few samples. */
-    ttft_p95_ms: (number | null)[];
-  };
-  spike?: {
-    at_s: number;
-    for_s: number;
-    pre_ttft_p95_ms: number | null;
-    during: { ttft_ms: LatencySummary | null; errors: number; error_rate: number | null };
-    /** Seconds from the spike's end until TTFT p95 was back within 10 % of its pre-spike level; null: not within the window. */
-    recovery_s: number | null;
-    rule: string;
-  };
-  steps?: {
-    floor_ttft_p99_ms: number | null;
-    /** Name of the first phase where achieved fell below offered, or null. */
-    first_saturated: string | null;
-    first_departed: string | null;
-    rule: string;
-  };
-  soak?: {
-    segments: number;
-    drift: Record<string, DriftOutcome>;
-    generator: { rss_mb: (number | null)[]; heap_mb: (number | null)[] };
-    rule: string;
-  };
-  /** Encoded HdrHistograms for exact merging: bucket TTFT (empty string: none) and each phase's TTFT/TPOT/E2E. */
-  histograms: { buckets_ttft: string[]; phases: Record<PhaseMetric, string>[] };
-}
+export type { PatternPhase, PatternSection } from './pattern-section.js';
 
 /** The recorder-shaped figures a section is computed from: a run's recorder, or several results' merged. */
 export interface PatternFacts {

@@ -1,3 +1,4 @@
+import { Count, Described, Nullable, Type, type Static } from '../json-schema.js';
 import type { Histogram } from '../metrics/histogram.js';
 import { round3 } from '../numbers.js';
 import { SEGMENT_METRICS } from '../metrics/definitions.js';
@@ -11,18 +12,22 @@ import type { SegmentHistograms } from '../metrics/segments.js';
 export const SEGMENT_PERCENTILES = ['p50', 'p90', 'p95', 'p99'] as const;
 export type SegmentPercentile = (typeof SEGMENT_PERCENTILES)[number];
 
+const values = Type.Array(Nullable(Type.Number()));
 /** One metric's slices: samples per slice, and each percentile per slice (null: no sample). */
-export type SegmentSeries = { n: number[] } & Record<SegmentPercentile, (number | null)[]>;
+const SegmentSeriesSchema = Type.Object({
+  n: Type.Array(Count()),
+  ...(Object.fromEntries(SEGMENT_PERCENTILES.map((k) => [k, values])) as Record<SegmentPercentile, typeof values>),
+});
+export type SegmentSeries = Static<typeof SegmentSeriesSchema>;
 
-export interface Segments {
-  /** Equal slices of the window by intended send time. */
-  count: number;
-  segment_s: number;
-  ttft_ms: SegmentSeries;
-  tpot_ms: SegmentSeries;
-  itl_ms: SegmentSeries;
-  e2e_ms: SegmentSeries;
-}
+type SegmentKey = `${(typeof SEGMENT_METRICS)[number]}_ms`;
+/** result.segments (optional in result.json: older results lack it). */
+export const SegmentsSchema = Type.Object({
+  count: Described('Equal slices of the window by intended send time.', Type.Integer({ minimum: 1 })),
+  segment_s: Type.Number(),
+  ...(Object.fromEntries(SEGMENT_METRICS.map((m) => [`${m}_ms`, SegmentSeriesSchema])) as Record<SegmentKey, typeof SegmentSeriesSchema>),
+});
+export type Segments = Static<typeof SegmentsSchema>;
 
 const P: Record<SegmentPercentile, number> = { p50: 50, p90: 90, p95: 95, p99: 99 };
 
@@ -67,26 +72,3 @@ export function mergeSegments(parts: (Segments | undefined)[], mode: 'shards' | 
   }
   return merged;
 }
-
-/** JSON Schema of the section (optional in result.json: older results lack it). */
-export const segmentsSchema = (() => {
-  const values = { type: 'array', items: { anyOf: [{ type: 'null' }, { type: 'number' }] } };
-  const seriesSchema = {
-    type: 'object',
-    required: ['n', ...SEGMENT_PERCENTILES],
-    properties: {
-      n: { type: 'array', items: { type: 'integer', minimum: 0 } },
-      ...Object.fromEntries(SEGMENT_PERCENTILES.map((k) => [k, values])),
-    },
-  };
-  const metrics = SEGMENT_METRICS.map((m) => `${m}_ms`);
-  return {
-    type: 'object',
-    required: ['count', 'segment_s', ...metrics],
-    properties: {
-      count: { type: 'integer', minimum: 1 },
-      segment_s: { type: 'number' },
-      ...Object.fromEntries(metrics.map((m) => [m, seriesSchema])),
-    },
-  };
-})();

@@ -1,3 +1,4 @@
+import { Described, Type, type Static } from '../json-schema.js';
 import { bucketsOf, type Buckets } from '../metrics/buckets.js';
 import { round3 } from '../numbers.js';
 import type { Histogram } from '../metrics/histogram.js';
@@ -5,22 +6,22 @@ import type { LoopTurnMeter } from '../metrics/loop-turns.js';
 import type { Result } from './types.js';
 
 /** `generator.timestamp_error_ms`: how late a chunk's timestamp can be, from what the generator saw of its own event loop. */
-export interface TimestampError {
-  p50: number;
-  p90: number;
-  p99: number;
-  /** The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst. */
-  max: number;
-  /**
-   * The delivery floor included in every figure above (ms): on a loopback target, half the
-   * network probe's median round trip (see timestampError); 0 elsewhere. Absent in older results.
-   */
-  delivery_ms?: number;
-  /** How the figures were derived, in one line. */
-  method: string;
-  /** Event-loop time observed (s), summed over threads and replicates: the denominator merging needs. */
-  observed_s: number;
-}
+export const TimestampErrorSchema = Type.Object({
+  p50: Type.Number(),
+  p90: Type.Number(),
+  p99: Type.Number(),
+  max: Described(
+    'The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst.',
+    Type.Number(),
+  ),
+  delivery_ms: Described(
+    "The delivery floor included in every figure above (ms): on a loopback target, half the network probe's median round trip (see timestampError); 0 elsewhere. Absent in older results.",
+    Type.Optional(Type.Number()),
+  ),
+  method: Described('How the figures were derived, in one line.', Type.String()),
+  observed_s: Described('Event-loop time observed (s), summed over threads and replicates: the denominator merging needs.', Type.Number()),
+});
+export type TimestampError = Static<typeof TimestampErrorSchema>;
 
 /** The histograms the bound is computed from, under these names in `result.histograms`; merged like any other. */
 export const TIMESTAMP_ERROR_HISTOGRAMS = { turns: 'loopTurns', readTurns: 'loopReadTurns', late: 'loopLateness' } as const;

@@ -13,7 +13,8 @@ export type CounterSeries = (typeof COUNTER_SERIES)[number];
 export type HistogramSeries = (typeof HISTOGRAM_SERIES)[number];
 export type ServerSeries = GaugeSeries | CounterSeries | HistogramSeries;
 
-export type EngineName = 'vllm' | 'sglang' | 'tgi' | 'llamacpp';
+export const ENGINE_NAMES = ['vllm', 'sglang', 'tgi', 'llamacpp'] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
 
 export interface EngineMetric {
   engine: EngineName;

@@ -1,8 +1,10 @@
-import { Ajv, type SchemaObject } from 'ajv';
+import { Ajv } from 'ajv';
 import { compileOnFirstUse } from './compile-on-use.js';
+import { Type, type Static, type TNumber, type TObject, type TOptional, type TProperties, type TSchema } from '../json-schema.js';
 import { GATE_METRICS, type LatencyKey } from '../metrics/definitions.js';
 import { PERCENTILES, type PercentileKey } from '../metrics/histogram.js';
-import type { GeneratorLimits } from './generator-limits.js';
+import { GENERATOR_LIMIT_KEYS, type GeneratorLimits } from './generator-limits.js';
+import { Mapping } from './mapping.js';
 
 /*
  * The spec's `gate` section: which changes against the baseline count as regressions,
@@ -32,98 +34,37 @@ export const THROUGHPUT_KEYS = ['output_tokens_per_s', 'requests_per_s', 'goodpu
 export type { LatencyKey, PercentileKey };
 export type ThroughputKey = (typeof THROUGHPUT_KEYS)[number];
 
-export interface RuleFlags {
-  /** Report a violation as a warning; it never turns the verdict to fail. */
-  warn_only: boolean;
-  enabled: boolean;
-}
-/**
- * A regression needs both: a rise above max_increase_pct of the baseline AND above an absolute
- * floor — max_increase_ms when given, else what the two runs can resolve (src/gate/floors.ts:
- * 4 × the larger timestamp error bound plus the histogram's resolution).
- */
-export interface LatencyIncreaseRule extends RuleFlags {
-  max_increase_pct: number;
-  max_increase_ms?: number;
-}
-
 /**
  * The fixed floors the default rules had before they were derived from the runs; a soak's drift
  * (first vs last segment of one run) still uses them when its rule sets no max_increase_ms.
  */
 export const FIXED_FLOOR_MS: Partial<Record<LatencyKey, number>> = { ttft_p95: 20, tpot_p50: 2, tpot_p95: 2, itl_p99: 5, e2e_p95: 50 };
-export interface ThroughputDecreaseRule extends RuleFlags {
-  max_decrease_pct: number;
-}
-/** Absolute latency limit; `max_ms` of ttft_p95 defaults to the spec's slo.ttft_ms. */
-export interface LatencyLimitRule extends RuleFlags {
-  max_ms?: number;
-}
-
-export interface GateSpec {
-  latency: Partial<Record<LatencyKey, LatencyIncreaseRule>>;
-  throughput: Partial<Record<ThroughputKey, ThroughputDecreaseRule>>;
-  /** Share of window requests not ok may rise at most this many percentage points. */
-  error_rate: RuleFlags & { max_increase_pp: number };
-  slo: {
-    http_5xx_rate: RuleFlags & { max: number };
-    http_429_rate: RuleFlags & { max: number };
-    goodput_fraction: RuleFlags & { min: number };
-  } & Partial<Record<LatencyKey, LatencyLimitRule>>;
-  /** One-sided confidence of the noise test. */
-  confidence: number;
-  bootstrap_iterations: number;
-  /** A percentile p is judged only with ≥ this many samples above it: n ≥ min_tail_samples / (1 − p). */
-  min_tail_samples: number;
-  /** Offered rate and delivered prompt/output length means may differ from the baseline's by this much. */
-  tolerance_pct: number;
-  /**
-   * Explicit run-level generator limits, as the spec wrote them (no defaults are filled here:
-   * result/validity.ts fills them for the run's own checks). A timing limit written here blocks
-   * every timing-dependent rule when its run breaks it; left out, each rule is judged against
-   * the generator's timestamp error bound instead (src/gate/timing-validity.ts).
-   */
-  validity: Partial<GeneratorLimits>;
-  /** A latency rule is judged only while the timestamp error bound is ≤ this share of its allowed change (or SLO margin). */
-  max_timestamp_error_share: number;
-  /** Between-run coefficient of variation above which the environment is called unstable and the verdict inconclusive. */
-  max_cv: number;
-  /** Path of a calibration file (loadgate calibrate) whose between-run CVs widen every comparison. */
-  calibration?: string;
-  /** Which parts of the noise model apply beyond the bootstrap (both on by default). */
-  noise: { segments: boolean; between_run: boolean };
-  /** A spike pattern's recovery (result pattern.spike.recovery_s) may take at most this long; judged in gate/pattern-rules.ts. */
-  spike?: RuleFlags & { max_recovery_s: number };
-  /** A soak's latency may drift at most this much from its first to its last segment, beyond noise. */
-  soak?: RuleFlags & { max_drift_pct: number };
-}
 
 /** Default rules' max_increase_pct; their absolute floor is what the runs resolve (no max_increase_ms). */
 const LATENCY_DEFAULTS: Partial<Record<LatencyKey, number>> = { ttft_p95: 10, tpot_p50: 10, tpot_p95: 10, itl_p99: 15, e2e_p95: 10 };
 
 const LATENCY_KEY = `(${LATENCY_METRICS.join('|')})_(${PERCENTILE_KEYS.join('|')})`;
-const FIXED_SLO_KEYS = ['http_5xx_rate', 'http_429_rate', 'goodput_fraction'];
 
-const withDefault = (schema: object, value: unknown) => (value === undefined ? schema : { ...schema, default: value });
-const nonNegative = (fallback?: number) => withDefault({ type: 'number', minimum: 0, description: 'a number ≥ 0' }, fallback);
+const orDefault = (value?: number) => (value === undefined ? {} : { default: value });
+const nonNegative = (fallback?: number) => Type.Number({ minimum: 0, description: 'a number ≥ 0', ...orDefault(fallback) });
 const fraction = (fallback?: number) =>
-  withDefault({ type: 'number', minimum: 0, maximum: 1, description: 'a fraction between 0 and 1' }, fallback);
+  Type.Number({ minimum: 0, maximum: 1, description: 'a fraction between 0 and 1', ...orDefault(fallback) });
+const { Optional } = Type;
 
-/** A rule mapping; `fallback` is the whole rule's default ({} lets the inner defaults fill it). */
-function rule(props: Record<string, object>, required: string[], fallback?: object): object {
-  return withDefault(
+const flags = {
+  /** Report a violation as a warning; it never turns the verdict to fail. */
+  warn_only: Type.Boolean({ default: false, description: 'true or false' }),
+  enabled: Type.Boolean({ default: true, description: 'true or false' }),
+};
+
+/** A rule mapping: its own keys and the flags; `fallback` is the whole rule's default ({} lets the inner defaults fill it). */
+function rule<P extends TProperties>(props: P, fallback?: object) {
+  return Mapping(
+    { ...props, ...flags },
     {
-      type: 'object',
       description: `a mapping with ${[...Object.keys(props), 'warn_only', 'enabled'].join(', ')}`,
-      additionalProperties: false,
-      ...(required.length > 0 ? { required } : {}),
-      properties: {
-        ...props,
-        warn_only: { type: 'boolean', default: false, description: 'true or false' },
-        enabled: { type: 'boolean', default: true, description: 'true or false' },
-      },
+      ...(fallback === undefined ? {} : { default: fallback }),
     },
-    fallback,
   );
 }
 
@@ -133,101 +74,128 @@ const keyNames = (pattern: string, what: string) => ({
   description: `${what} named <metric>_<percentile>, e.g. ttft_p95 (metrics ${LATENCY_METRICS.join(', ')}; percentiles ${PERCENTILE_KEYS.join(', ')})`,
 });
 
-/** JSON Schema (draft-07, ajv strict, useDefaults) of the spec's `gate` section. */
-export const gateSchema: SchemaObject = {
+/**
+ * A regression needs both: a rise above max_increase_pct of the baseline AND above an absolute
+ * floor — max_increase_ms when given, else what the two runs can resolve (src/gate/floors.ts:
+ * 4 × the larger timestamp error bound plus the histogram's resolution). This is a rule the spec
+ * adds under a <metric>_<percentile> key; the default rules have max_increase_pct filled.
+ */
+const latencyIncrease = rule({ max_increase_pct: nonNegative(), max_increase_ms: Optional(nonNegative()) });
+const latencyIncreaseDefault = (pct: number) => rule({ max_increase_pct: nonNegative(pct), max_increase_ms: Optional(nonNegative()) }, {});
+/** Absolute latency limit: the ttft_p95 rule's `max_ms` defaults to the spec's slo.ttft_ms (resolveGate); a limit the spec adds names its own. */
+const ttftLimit = rule({ max_ms: Optional(nonNegative()) }, {});
+const latencyLimit = rule({ max_ms: nonNegative() });
+const throughputRule = (fallback?: object) => rule({ max_decrease_pct: nonNegative(5) }, fallback);
+
+export type RuleFlags = Static<TObject<typeof flags>>;
+export type LatencyIncreaseRule = Static<typeof latencyIncrease>;
+export type ThroughputDecreaseRule = Static<ReturnType<typeof throughputRule>>;
+export type LatencyLimitRule = Static<typeof ttftLimit>;
+
+const latency = Type.Unsafe<Partial<Record<LatencyKey, LatencyIncreaseRule>>>({
   type: 'object',
   default: {},
-  description:
-    'a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity, max_timestamp_error_share, max_cv, calibration, noise',
-  additionalProperties: false,
-  properties: {
-    latency: {
-      type: 'object',
-      default: {},
-      description: 'a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }',
-      propertyNames: keyNames(LATENCY_KEY, 'latency rules'),
-      properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, pct]) => [
-          key,
-          rule({ max_increase_pct: nonNegative(pct), max_increase_ms: nonNegative() }, [], {}),
-        ]),
-      ),
-      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, ['max_increase_pct']),
-    },
-    throughput: {
-      type: 'object',
-      default: {},
-      description: `a mapping with keys ${THROUGHPUT_KEYS.join(', ')}`,
-      additionalProperties: false,
-      properties: Object.fromEntries(
-        THROUGHPUT_KEYS.map((key) => [key, rule({ max_decrease_pct: nonNegative(5) }, [], key === 'output_tokens_per_s' ? {} : undefined)]),
-      ),
-    },
-    error_rate: rule({ max_increase_pp: nonNegative(1) }, [], {}),
-    slo: {
-      type: 'object',
-      default: {},
-      description: `a mapping with keys ${FIXED_SLO_KEYS.join(', ')} and <metric>_<percentile> latency limits`,
-      propertyNames: keyNames(
-        `(${LATENCY_KEY}|${FIXED_SLO_KEYS.join('|')})`,
-        `SLO rules are ${FIXED_SLO_KEYS.join(', ')} or latency limits`,
-      ),
-      properties: {
-        ttft_p95: rule({ max_ms: nonNegative() }, [], {}),
-        http_5xx_rate: rule({ max: fraction(0.01) }, [], {}),
-        http_429_rate: rule({ max: fraction(0.05) }, [], {}),
-        goodput_fraction: rule({ min: fraction(0.99) }, [], {}),
-      },
-      additionalProperties: rule({ max_ms: nonNegative() }, ['max_ms']),
-    },
+  description: 'a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }',
+  propertyNames: keyNames(LATENCY_KEY, 'latency rules'),
+  properties: Object.fromEntries(Object.entries(LATENCY_DEFAULTS).map(([key, pct]) => [key, latencyIncreaseDefault(pct)])),
+  additionalProperties: latencyIncrease,
+});
+
+/** The default gate judges output tokens/s; the other throughput rules apply when the spec names them. */
+const throughput = Mapping(
+  {
+    output_tokens_per_s: throughputRule({}),
+    requests_per_s: Optional(throughputRule()),
+    goodput_per_s: Optional(throughputRule()),
+  } satisfies Record<ThroughputKey, TSchema>,
+  { default: {}, description: `a mapping with keys ${THROUGHPUT_KEYS.join(', ')}` },
+);
+
+const fixedSlo = {
+  http_5xx_rate: rule({ max: fraction(0.01) }, {}),
+  http_429_rate: rule({ max: fraction(0.05) }, {}),
+  goodput_fraction: rule({ min: fraction(0.99) }, {}),
+};
+const FIXED_SLO_KEYS = Object.keys(fixedSlo);
+const slo = Type.Unsafe<Static<TObject<typeof fixedSlo>> & Partial<Record<LatencyKey, LatencyLimitRule>>>({
+  type: 'object',
+  default: {},
+  description: `a mapping with keys ${FIXED_SLO_KEYS.join(', ')} and <metric>_<percentile> latency limits`,
+  propertyNames: keyNames(`(${LATENCY_KEY}|${FIXED_SLO_KEYS.join('|')})`, `SLO rules are ${FIXED_SLO_KEYS.join(', ')} or latency limits`),
+  properties: { ttft_p95: ttftLimit, ...fixedSlo },
+  additionalProperties: latencyLimit,
+});
+
+/**
+ * Explicit run-level generator limits, as the spec wrote them (no defaults are filled here:
+ * result/validity.ts fills them for the run's own checks). A timing limit written here blocks
+ * every timing-dependent rule when its run breaks it; left out, each rule is judged against
+ * the generator's timestamp error bound instead (src/gate/timing-validity.ts).
+ */
+const validity = Mapping(
+  Object.fromEntries(GENERATOR_LIMIT_KEYS.map((key) => [key, Optional(key.endsWith('_ms') ? nonNegative() : fraction())])) as {
+    [K in keyof GeneratorLimits]: TOptional<TNumber>;
+  },
+  {
+    default: {},
+    description: `a mapping with keys ${GENERATOR_LIMIT_KEYS.join(', ')}`,
+  },
+);
+
+/** JSON Schema (draft-07, ajv strict, useDefaults) of the spec's `gate` section; its Static is GateSpec. */
+export const gateSchema = Mapping(
+  {
+    latency,
+    throughput,
+    /** Share of window requests not ok may rise at most this many percentage points. */
+    error_rate: rule({ max_increase_pp: nonNegative(1) }, {}),
+    slo,
     // Pattern rules have no defaults: a gate without them stays as it was (and so does its spec hash).
-    spike: rule({ max_recovery_s: nonNegative() }, ['max_recovery_s']),
-    soak: rule({ max_drift_pct: nonNegative() }, ['max_drift_pct']),
-    confidence: { type: 'number', minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: 'a number in [0.5, 1), e.g. 0.95' },
-    bootstrap_iterations: {
-      type: 'integer',
+    /** A spike pattern's recovery (result pattern.spike.recovery_s) may take at most this long; judged in gate/pattern-rules.ts. */
+    spike: Optional(rule({ max_recovery_s: nonNegative() })),
+    /** A soak's latency may drift at most this much from its first to its last segment, beyond noise. */
+    soak: Optional(rule({ max_drift_pct: nonNegative() })),
+    /** One-sided confidence of the noise test. */
+    confidence: Type.Number({ minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: 'a number in [0.5, 1), e.g. 0.95' }),
+    bootstrap_iterations: Type.Integer({
       minimum: 100,
       maximum: 100000,
       default: 1000,
       description: 'an integer between 100 and 100000',
-    },
-    min_tail_samples: { type: 'integer', minimum: 1, default: 10, description: 'an integer ≥ 1' },
+    }),
+    /** A percentile p is judged only with ≥ this many samples above it: n ≥ min_tail_samples / (1 − p). */
+    min_tail_samples: Type.Integer({ minimum: 1, default: 10, description: 'an integer ≥ 1' }),
+    /** Offered rate and delivered prompt/output length means may differ from the baseline's by this much. */
     tolerance_pct: nonNegative(10),
-    max_timestamp_error_share: {
-      type: 'number',
+    /** A latency rule is judged only while the timestamp error bound is ≤ this share of its allowed change (or SLO margin). */
+    max_timestamp_error_share: Type.Number({
       exclusiveMinimum: 0,
       default: 0.25,
       description: 'a number > 0, e.g. 0.25 (a quarter of the allowed change)',
-    },
-    max_cv: { type: 'number', exclusiveMinimum: 0, default: 0.1, description: 'a number > 0, e.g. 0.1 (10 %)' },
-    calibration: { type: 'string', minLength: 1, description: 'the path of a calibration file written by loadgate calibrate' },
-    noise: {
-      type: 'object',
-      default: {},
-      description: 'a mapping with keys segments, between_run (true or false)',
-      additionalProperties: false,
-      properties: {
-        segments: { type: 'boolean', default: true, description: 'true or false' },
-        between_run: { type: 'boolean', default: true, description: 'true or false' },
+    }),
+    /** Between-run coefficient of variation above which the environment is called unstable and the verdict inconclusive. */
+    max_cv: Type.Number({ exclusiveMinimum: 0, default: 0.1, description: 'a number > 0, e.g. 0.1 (10 %)' }),
+    /** Path of a calibration file (loadgate calibrate) whose between-run CVs widen every comparison. */
+    calibration: Optional(Type.String({ minLength: 1, description: 'the path of a calibration file written by loadgate calibrate' })),
+    /** Which parts of the noise model apply beyond the bootstrap (both on by default). */
+    noise: Mapping(
+      {
+        segments: Type.Boolean({ default: true, description: 'true or false' }),
+        between_run: Type.Boolean({ default: true, description: 'true or false' }),
       },
-    },
+      { default: {}, description: 'a mapping with keys segments, between_run (true or false)' },
+    ),
     // Explicit overrides only (no defaults here): the run's own checks use result/validity.ts's defaults.
-    validity: {
-      type: 'object',
-      default: {},
-      description:
-        'a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, max_generator_cpu, max_pool_wait_p99_ms, min_achieved_fraction',
-      additionalProperties: false,
-      properties: {
-        max_schedule_lag_p99_ms: nonNegative(),
-        max_event_loop_delay_p99_ms: nonNegative(),
-        max_generator_cpu: fraction(),
-        max_pool_wait_p99_ms: nonNegative(),
-        min_achieved_fraction: fraction(),
-      },
-    },
+    validity,
   },
-};
+  {
+    default: {},
+    description:
+      'a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity, max_timestamp_error_share, max_cv, calibration, noise',
+  },
+);
+
+export type GateSpec = Static<typeof gateSchema>;
 
 // Compiled inside a wrapper, as the spec schema holds it: a default at a schema's root is not applied.
 const validateGate = compileOnFirstUse(() =>

@@ -9,6 +9,15 @@ export interface GeneratorLimits {
   min_achieved_fraction: number;
 }
 
+/** The keys of gate.validity, in the order its schema and its error messages list them. */
+export const GENERATOR_LIMIT_KEYS = Object.keys({
+  max_schedule_lag_p99_ms: 0,
+  max_event_loop_delay_p99_ms: 0,
+  max_generator_cpu: 0,
+  max_pool_wait_p99_ms: 0,
+  min_achieved_fraction: 0,
+} satisfies Record<keyof GeneratorLimits, 0>) as (keyof GeneratorLimits)[];
+
 /**
  * The defaults of the spec's gate.validity. A module of their own, without ajv, so the result's
  * validity checks (which a worker thread runs) need not load the gate section's schema.

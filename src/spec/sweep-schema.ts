@@ -1,4 +1,6 @@
+import { OneOf, Type, type Static, type TProperties } from '../json-schema.js';
 import { SpecIssue } from './error.js';
+import { Mapping } from './mapping.js';
 import { figure, MAX_CONCURRENCY } from './limits.js';
 
 /*
@@ -23,118 +25,83 @@ import { figure, MAX_CONCURRENCY } from './limits.js';
  *     target_utilization: 0.75
  */
 
-export interface CapacityRule {
-  max_decrease_pct: number;
-  enabled: boolean;
-  warn_only: boolean;
-}
-
-export interface SweepSpec {
-  rates?: number[];
-  from?: number;
-  to?: number;
-  steps?: number;
-  scale: 'linear' | 'geometric';
-  auto?: boolean | { growth: number; max_points: number; fill: number };
-  /**
-   * How `auto` chooses its points: doubling grows rates × growth from the concurrency-1 probe;
-   * guidellm runs the probe (synchronous), a closed-loop maximum-throughput point, then
-   * max_points rates evenly between the two.
-   */
-  profile: 'doubling' | 'guidellm';
-  concurrency?: number[];
-  metric: 'ttft' | 'e2e';
-  slo_target: number;
-  /**
-   * max_points: extra points bisecting capacity at SLO; knee_points: extra points bisecting the
-   * knee's bracket; repeat_points: windows added to points whose knee verdict was within noise.
-   */
-  bisect: { precision: number; max_points: number; knee_points: number; repeat_points: number };
-  stop: { min_achieved_fraction: number; max_p99_multiple: number };
-  gate: { capacity_at_slo: CapacityRule; knee: CapacityRule; saturation: CapacityRule };
-}
-
-export interface SizingSpec {
-  peak_rate?: number;
-  batch_slots?: number;
-  target_utilization: number;
-}
-
 /** Defaults of `sweep.auto: true`. Doubling, as in docs/methodology.md ("Sweeps: a doubling ladder"), then `fill` points between the last two. */
 export const AUTO_DEFAULTS = { growth: 2, max_points: 10, fill: 3 };
 
-const positive = { type: 'number', exclusiveMinimum: 0, description: 'a number > 0' };
-const fraction = (fallback: number) => ({
-  type: 'number',
-  exclusiveMinimum: 0,
-  maximum: 1,
-  default: fallback,
-  description: 'a number > 0 and ≤ 1',
-});
-const mapping = (properties: Record<string, object>, description: string) => ({
-  type: 'object',
-  default: {},
-  description,
-  properties,
-  additionalProperties: false,
-});
+/** The latency a sweep's service floor, knee and stop rule read. */
+export const SWEEP_METRICS = ['ttft', 'e2e'] as const;
+
+const { Optional } = Type;
+const positive = Type.Number({ exclusiveMinimum: 0, description: 'a number > 0' });
+const fraction = (fallback: number) =>
+  Type.Number({ exclusiveMinimum: 0, maximum: 1, default: fallback, description: 'a number > 0 and ≤ 1' });
+const mapping = <P extends TProperties>(properties: P, description: string) => Mapping(properties, { default: {}, description });
 const capacityRule = mapping(
   {
-    max_decrease_pct: { type: 'number', minimum: 0, default: 10, description: 'a percentage ≥ 0' },
-    enabled: { type: 'boolean', default: true },
-    warn_only: { type: 'boolean', default: false },
+    max_decrease_pct: Type.Number({ minimum: 0, default: 10, description: 'a percentage ≥ 0' }),
+    enabled: Type.Boolean({ default: true }),
+    warn_only: Type.Boolean({ default: false }),
   },
   'a mapping with max_decrease_pct (and optionally enabled, warn_only)',
 );
+export type CapacityRule = Static<typeof capacityRule>;
 
-export const sweepSchema = {
-  type: 'object',
-  description: 'auto, or a mapping with rates, from/to/steps, auto or concurrency',
-  additionalProperties: false,
-  properties: {
-    rates: { type: 'array', minItems: 1, maxItems: 100, items: positive, description: 'a list of 1 to 100 rates > 0 (req/s)' },
-    from: positive,
-    to: positive,
-    steps: { type: 'integer', minimum: 2, maximum: 100, description: 'an integer from 2 to 100' },
-    scale: { enum: ['linear', 'geometric'], default: 'linear' },
-    auto: {
-      description: 'true or a mapping with growth, max_points, fill',
-      anyOf: [
-        { type: 'boolean' },
-        {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            growth: { type: 'number', exclusiveMinimum: 1, maximum: 10, description: 'a number > 1 and ≤ 10' },
-            max_points: { type: 'integer', minimum: 2, maximum: 50, description: 'an integer from 2 to 50' },
-            fill: { type: 'integer', minimum: 0, maximum: 10, description: 'an integer from 0 to 10' },
-          },
-        },
-      ],
-    },
-    concurrency: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 100,
-      items: { type: 'integer', minimum: 1, maximum: MAX_CONCURRENCY, description: `an integer from 1 to ${figure(MAX_CONCURRENCY)}` },
-      description: `a list of 1 to 100 concurrency levels (integers from 1 to ${figure(MAX_CONCURRENCY)})`,
-    },
-    profile: { enum: ['doubling', 'guidellm'], default: 'doubling' },
-    metric: { enum: ['ttft', 'e2e'], default: 'ttft' },
+export const sweepSchema = Mapping(
+  {
+    rates: Optional(Type.Array(positive, { minItems: 1, maxItems: 100, description: 'a list of 1 to 100 rates > 0 (req/s)' })),
+    from: Optional(positive),
+    to: Optional(positive),
+    steps: Optional(Type.Integer({ minimum: 2, maximum: 100, description: 'an integer from 2 to 100' })),
+    scale: OneOf(['linear', 'geometric'], { default: 'linear' }),
+    /** Its defaults are AUTO_DEFAULTS, filled by autoSettings (ajv fills no defaults inside anyOf). */
+    auto: Optional(
+      Type.Union(
+        [
+          Type.Boolean(),
+          Type.Object(
+            {
+              growth: Optional(Type.Number({ exclusiveMinimum: 1, maximum: 10, description: 'a number > 1 and ≤ 10' })),
+              max_points: Optional(Type.Integer({ minimum: 2, maximum: 50, description: 'an integer from 2 to 50' })),
+              fill: Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'an integer from 0 to 10' })),
+            },
+            { additionalProperties: false },
+          ),
+        ],
+        { description: 'true or a mapping with growth, max_points, fill' },
+      ),
+    ),
+    concurrency: Optional(
+      Type.Array(Type.Integer({ minimum: 1, maximum: MAX_CONCURRENCY, description: `an integer from 1 to ${figure(MAX_CONCURRENCY)}` }), {
+        minItems: 1,
+        maxItems: 100,
+        description: `a list of 1 to 100 concurrency levels (integers from 1 to ${figure(MAX_CONCURRENCY)})`,
+      }),
+    ),
+    /**
+     * How `auto` chooses its points: doubling grows rates × growth from the concurrency-1 probe;
+     * guidellm runs the probe (synchronous), a closed-loop maximum-throughput point, then
+     * max_points rates evenly between the two.
+     */
+    profile: OneOf(['doubling', 'guidellm'], { default: 'doubling' }),
+    metric: OneOf(SWEEP_METRICS, { default: 'ttft' }),
     slo_target: fraction(0.99),
+    /**
+     * max_points: extra points bisecting capacity at SLO; knee_points: extra points bisecting the
+     * knee's bracket; repeat_points: windows added to points whose knee verdict was within noise.
+     */
     bisect: mapping(
       {
-        precision: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.05, description: 'a fraction > 0 and ≤ 1 of the rate' },
-        max_points: { type: 'integer', minimum: 0, maximum: 20, default: 4, description: 'an integer from 0 to 20' },
-        knee_points: { type: 'integer', minimum: 0, maximum: 20, default: 2, description: 'an integer from 0 to 20' },
-        repeat_points: { type: 'integer', minimum: 0, maximum: 10, default: 2, description: 'an integer from 0 to 10' },
+        precision: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.05, description: 'a fraction > 0 and ≤ 1 of the rate' }),
+        max_points: Type.Integer({ minimum: 0, maximum: 20, default: 4, description: 'an integer from 0 to 20' }),
+        knee_points: Type.Integer({ minimum: 0, maximum: 20, default: 2, description: 'an integer from 0 to 20' }),
+        repeat_points: Type.Integer({ minimum: 0, maximum: 10, default: 2, description: 'an integer from 0 to 10' }),
       },
       'a mapping with precision, max_points, knee_points and repeat_points',
     ),
     stop: mapping(
       {
         min_achieved_fraction: fraction(0.9),
-        max_p99_multiple: { type: 'number', exclusiveMinimum: 1, default: 10, description: 'a number > 1 (a multiple of S)' },
+        max_p99_multiple: Type.Number({ exclusiveMinimum: 1, default: 10, description: 'a number > 1 (a multiple of S)' }),
       },
       'a mapping with min_achieved_fraction and max_p99_multiple',
     ),
@@ -143,18 +110,21 @@ export const sweepSchema = {
       'a mapping with capacity_at_slo, knee, saturation',
     ),
   },
-};
+  { description: 'auto, or a mapping with rates, from/to/steps, auto or concurrency' },
+);
+export type SweepSpec = Static<typeof sweepSchema>;
 
-export const sizingSchema = {
-  type: 'object',
-  description: 'a mapping with peak_rate, batch_slots, target_utilization',
-  additionalProperties: false,
-  properties: {
-    peak_rate: { ...positive, description: 'a rate > 0 (req/s at peak)' },
-    batch_slots: { type: 'integer', minimum: 1, description: 'an integer ≥ 1 (sequences one replica runs at once)' },
-    target_utilization: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.75, description: 'a number > 0 and < 1' },
+export const sizingSchema = Mapping(
+  {
+    /** Req/s the fleet must carry at peak. */
+    peak_rate: Optional(Type.Number({ exclusiveMinimum: 0, description: 'a rate > 0 (req/s at peak)' })),
+    /** Sequences one replica runs at once (vLLM max_num_seqs), for Little's law. */
+    batch_slots: Optional(Type.Integer({ minimum: 1, description: 'an integer ≥ 1 (sequences one replica runs at once)' })),
+    target_utilization: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.75, description: 'a number > 0 and < 1' }),
   },
-};
+  { description: 'a mapping with peak_rate, batch_slots, target_utilization' },
+);
+export type SizingSpec = Static<typeof sizingSchema>;
 
 /** `sweep: auto` is shorthand for `sweep: { auto: true }`; other values are left for the schema to reject. */
 export function expandSweepShorthand(data: unknown): void {

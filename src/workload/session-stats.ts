@@ -1,4 +1,5 @@
-import { newHistogram, recordMs, summarizeMs, type Histogram, type LatencySummary } from '../metrics/histogram.js';
+import { Count, Described, Nullable, Type, type Static } from '../json-schema.js';
+import { newHistogram, recordMs, summarizeMs, SummarySchema, type Histogram } from '../metrics/histogram.js';
 import { round3 } from '../numbers.js';
 
 /**
@@ -33,16 +34,16 @@ interface Row {
   reply: { sum: number; n: number };
 }
 
-export interface TurnRow {
-  turn: number;
-  sent: number;
-  ok: number;
-  ttft_ms: LatencySummary | null;
-  /** Mean prompt tokens the server counted (usage); null when none reported. */
-  prompt_tokens: number | null;
-  prompt_tokens_requested: number | null;
-  reply_tokens: number | null;
-}
+export const TurnRowSchema = Type.Object({
+  turn: Count(),
+  sent: Count(),
+  ok: Count(),
+  ttft_ms: Nullable(SummarySchema),
+  prompt_tokens: Described('Mean prompt tokens the server counted (usage); null when none reported.', Nullable(Type.Number())),
+  prompt_tokens_requested: Nullable(Type.Number()),
+  reply_tokens: Nullable(Type.Number()),
+});
+export type TurnRow = Static<typeof TurnRowSchema>;
 
 const mean = (a: { sum: number; n: number }) => (a.n > 0 ? round3(a.sum / a.n) : null);
 const add = (a: { sum: number; n: number }, v: number) => {

@@ -1,7 +1,9 @@
 import type { Message } from '../client/openai.js';
 import type { CountSummary } from '../metrics/histogram.js';
-import type { OutputControl, ThinkTime } from '../spec/types.js';
-import type { TurnOutcome, TurnRow } from './session-stats.js';
+import { Described, Dict, Nullable, OneOf, Type, type Static } from '../json-schema.js';
+import { ThinkTimeSchema } from '../spec/think-time.js';
+import { OUTPUT_CONTROLS } from '../spec/types.js';
+import { TurnRowSchema, type TurnOutcome } from './session-stats.js';
 
 /*
  * What the workload stage hands on: the requests (WorkItem) and the facts the result records
@@ -55,69 +57,70 @@ export interface WorkloadFacts {
 }
 
 /** How synthetic prompts were sized for the target's tokenizer: tokens ≈ overhead + prefix + tokens_per_word × words. */
-export interface Calibration {
-  method: 'tokenize' | 'probe' | 'off';
-  /** What counted the tokens (e.g. "POST /tokenize (vLLM-style)"), or why nothing could. */
-  source: string;
-  /** Of the filler vocabulary; for a dataset, of the dataset's own text. */
-  tokens_per_word: number;
-  /** Tokens of the request format itself: chat template, BOS, the request-unique word. */
-  overhead_tokens: number;
-  /** Tokens of the shared system prompt and/or group prefix, as the target counted them. */
-  prefix_tokens: number;
-  /** Requests counted to fit the line. */
-  samples: number;
-  /** Largest |fitted − counted| over the samples. */
-  max_residual_tokens: number;
-}
+export const CalibrationSchema = Type.Object({
+  method: OneOf(['tokenize', 'probe', 'off']),
+  source: Described('What counted the tokens (e.g. "POST /tokenize (vLLM-style)"), or why nothing could.', Type.String()),
+  tokens_per_word: Described("Of the filler vocabulary; for a dataset, of the dataset's own text.", Type.Number()),
+  overhead_tokens: Described('Tokens of the request format itself: chat template, BOS, the request-unique word.', Type.Number()),
+  prefix_tokens: Described('Tokens of the shared system prompt and/or group prefix, as the target counted them.', Type.Number()),
+  samples: Described('Requests counted to fit the line.', Type.Number()),
+  max_residual_tokens: Described('Largest |fitted − counted| over the samples.', Type.Number()),
+});
+export type Calibration = Static<typeof CalibrationSchema>;
 
-export interface WorkloadPlan {
-  source: 'synthetic' | 'dataset' | 'trace';
-  output_control: OutputControl;
-  calibration: Calibration;
-  prefix: {
-    /** unique: every prompt differs from its first word; dataset: prompts as the dataset has them (reused entries repeat). */
-    mode: 'unique' | 'shared' | 'groups' | 'shared+groups' | 'dataset';
-    /** Share of all prompt tokens an unbounded prefix cache could serve for these prompts (block rounding ignored; for a dataset, from reused entries only). */
-    expected_cache_hit_ratio: number;
-  };
-  dataset: { entries: number; used_entries: number; skipped: number; filtered_out: number } | null;
-  /** sha256 of each file read (dataset, length files), keyed by the path as the spec wrote it: a changed file shows. */
-  files: Record<string, string>;
-  /** The run's prompt salt (random per run, so no run hits another's prefix cache). */
-  salt: number;
-  /** Multi-turn sessions: how they went, and the figures by turn index. */
-  sessions?: SessionsFacts;
-  /** Trace replay: the file and the slice replayed. */
-  trace?: TraceFacts;
-}
+export const SessionsFactsSchema = Type.Object({
+  rate_unit: Described('load.rate counts conversations started per second, not requests.', Type.Literal('sessions/s')),
+  started: Type.Number(),
+  completed: Type.Number(),
+  ended_by_failure: Described('Conversations ended by a failed turn: the rest of their turns were never sent (no retry).', Type.Number()),
+  cut_by_run_end: Described("Conversations whose next turn would have been due after the run's end.", Type.Number()),
+  turns_planned: Type.Number(),
+  think_time: ThinkTimeSchema,
+  by_turn: Type.Array(TurnRowSchema),
+  context_growth: Described(
+    'Prompt-token growth from turn to turn, delivered (server usage) vs requested, summed over the turns measured.',
+    Nullable(Type.Object({ delivered: Type.Number(), requested: Type.Number() })),
+  ),
+  server_prefix_cache_hit_rate: Nullable(Type.Number()),
+});
+export type SessionsFacts = Static<typeof SessionsFactsSchema>;
 
-export interface SessionsFacts {
-  /** load.rate counts conversations started per second, not requests. */
-  rate_unit: 'sessions/s';
-  started: number;
-  completed: number;
-  /** Conversations ended by a failed turn: the rest of their turns were never sent (no retry). */
-  ended_by_failure: number;
-  /** Conversations whose next turn would have been due after the run's end. */
-  cut_by_run_end: number;
-  turns_planned: number;
-  think_time: ThinkTime;
-  by_turn: TurnRow[];
-  /** Prompt-token growth from turn to turn, delivered (server usage) vs requested, summed over the turns measured. */
-  context_growth: { delivered: number; requested: number } | null;
-  server_prefix_cache_hit_rate: number | null;
-}
+export const TraceFactsSchema = Type.Object({
+  file: Type.String(),
+  format: OneOf(['mooncake', 'azure']),
+  speedup: Type.Number(),
+  arrivals: Described('Arrivals in the file, and in the slice replayed.', Type.Number()),
+  replayed: Type.Number(),
+  span_s: Described("Seconds from the slice's first arrival to its last, after the speedup.", Type.Number()),
+  with_hash_ids: Type.Boolean(),
+  schedule: Type.String(),
+});
+export type TraceFacts = Static<typeof TraceFactsSchema>;
 
-export interface TraceFacts {
-  file: string;
-  format: 'mooncake' | 'azure';
-  speedup: number;
-  /** Arrivals in the file, and in the slice replayed. */
-  arrivals: number;
-  replayed: number;
-  /** Seconds from the slice's first arrival to its last, after the speedup. */
-  span_s: number;
-  with_hash_ids: boolean;
-  schedule: string;
-}
+/** How prompts and lengths were made: the result's workload.plan. */
+export const WorkloadPlanSchema = Type.Object({
+  source: OneOf(['synthetic', 'dataset', 'trace']),
+  output_control: OneOf(OUTPUT_CONTROLS),
+  calibration: CalibrationSchema,
+  prefix: Type.Object({
+    mode: Described(
+      'unique: every prompt differs from its first word; dataset: prompts as the dataset has them (reused entries repeat).',
+      OneOf(['unique', 'shared', 'groups', 'shared+groups', 'dataset']),
+    ),
+    expected_cache_hit_ratio: Described(
+      'Share of all prompt tokens an unbounded prefix cache could serve for these prompts (block rounding ignored; for a dataset, from reused entries only).',
+      Type.Number(),
+    ),
+  }),
+  dataset: Nullable(
+    Type.Object({ entries: Type.Number(), used_entries: Type.Number(), skipped: Type.Number(), filtered_out: Type.Number() }),
+  ),
+  files: Described(
+    'sha256 of each file read (dataset, length files), keyed by the path as the spec wrote it: a changed file shows.',
+    Dict(Type.String()),
+  ),
+  salt: Described("The run's prompt salt (random per run, so no run hits another's prefix cache).", Type.Number()),
+  sessions: Described('Multi-turn sessions: how they went, and the figures by turn index.', Type.Optional(SessionsFactsSchema)),
+  trace: Described('Trace replay: the file and the slice replayed.', Type.Optional(TraceFactsSchema)),
+});
+export type WorkloadPlan = Static<typeof WorkloadPlanSchema>;

@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { parse } from 'yaml';
 import { identifiedResultSchema, RESULT_SCHEMA_ID, sweepSchema as sweepDocumentSchema } from '../../src/capacity/schema.js';
 import { calibrationSchema } from '../../src/gate/calibration.js';
@@ -98,51 +97,6 @@ function walk(node: Json, path: string, rows: Row[], seen = new Set<string>()): 
   }
 }
 
-/**
- * The doc comment of every key of the Result type (src/result/types.ts), by key path: inline
- * object types and interfaces of the same file are followed, so nested keys get theirs too.
- */
-export function resultComments(): Map<string, string> {
-  const file = join(ROOT, 'src', 'result', 'types.ts');
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
-  const interfaces = new Map<string, ts.InterfaceDeclaration>();
-  source.forEachChild((n) => {
-    if (ts.isInterfaceDeclaration(n)) interfaces.set(n.name.text, n);
-  });
-  const out = new Map<string, string>();
-  const visit = (members: ts.NodeArray<ts.TypeElement>, path: string, depth: number) => {
-    for (const m of members) {
-      if (!ts.isPropertySignature(m) || !m.name || !ts.isIdentifier(m.name)) continue;
-      const key = path ? `${path}.${m.name.text}` : m.name.text;
-      const doc = ts
-        .getJSDocCommentsAndTags(m)
-        .map((d) => ts.getTextOfJSDocComment(d.comment) ?? '')
-        .join(' ')
-        .replace(/\s+/g, ' ')
-        .trim();
-      if (doc) out.set(key, doc);
-      if (depth > 4 || !m.type) continue;
-      const inner = innerType(m.type);
-      if (inner && ts.isTypeLiteralNode(inner)) visit(inner.members, key, depth + 1);
-      else if (inner && ts.isTypeReferenceNode(inner) && ts.isIdentifier(inner.typeName)) {
-        const named = interfaces.get(inner.typeName.text);
-        if (named) visit(named.members, key, depth + 1);
-      }
-    }
-  };
-  visit(interfaces.get('Result')!.members, '', 0);
-  return out;
-}
-
-/** `T | null` and `T | undefined` → T; anything else as it is. */
-function innerType(t: ts.TypeNode): ts.TypeNode | undefined {
-  if (!ts.isUnionTypeNode(t)) return t;
-  const rest = t.types.filter(
-    (x) => !(ts.isLiteralTypeNode(x) && x.literal.kind === ts.SyntaxKind.NullKeyword) && x.kind !== ts.SyntaxKind.UndefinedKeyword,
-  );
-  return rest.length === 1 ? rest[0] : undefined;
-}
-
 function keyTable(schema: Json, columns: 'spec' | 'result'): string {
   const rows: Row[] = [];
   walk(schema, '', rows);
@@ -150,9 +104,8 @@ function keyTable(schema: Json, columns: 'spec' | 'result'): string {
     columns === 'spec'
       ? '| key | type | default | expected |\n|---|---|---|---|'
       : '| key | type | required | meaning |\n|---|---|---|---|';
-  const comments = columns === 'result' ? resultComments() : new Map<string, string>();
   const body = rows.map(({ path, node, required }) => {
-    if (columns === 'result') return `| \`${path}\` | ${cell(typeOf(node))} | ${required ? 'yes' : ''} | ${cell(comments.get(path))} |`;
+    if (columns === 'result') return `| \`${path}\` | ${cell(typeOf(node))} | ${required ? 'yes' : ''} | ${cell(node.description)} |`;
     const fallback = 'default' in node ? `\`${cell(JSON.stringify(node.default))}\`` : required ? '(required)' : '';
     return `| \`${path}\` | ${cell(typeOf(node))} | ${fallback} | ${cell(node.description)} |`;
   });
