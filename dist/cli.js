@@ -26,12 +26,12 @@ var __copyProps = (to, from, except, desc) => {
   }
   return to;
 };
-var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+var __toESM = (mod, isNodeMode, target2) => (target2 = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
   // If the importer is in node compatibility mode or this is not an ESM
   // file that has been converted to a CommonJS file using a Babel-
   // compatible transform (i.e. "__esModule" has not been set), then set
   // "default" to the CommonJS "module.exports" for node compatibility.
-  isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+  isNodeMode || !mod || !mod.__esModule ? __defProp(target2, "default", { value: mod, enumerable: true }) : target2,
   mod
 ));
 
@@ -569,13 +569,13 @@ var require_JsHistogram = __commonJS({
         this.updateMinAndMax(value2);
         this.incrementTotalCount();
       }
-      handleRecordException(count3, value2) {
+      handleRecordException(count2, value2) {
         if (!this.autoResize) {
           throw new Error("Value " + value2 + " is outside of histogram covered range");
         }
         this.resize(value2);
         var countsIndex = this.countsArrayIndex(value2);
-        this.addToCountAtIndex(countsIndex, count3);
+        this.addToCountAtIndex(countsIndex, count2);
         this.highestTrackableValue = this.highestEquivalentValue(this.valueFromIndex(this.countsArrayLength - 1));
       }
       countsArrayIndex(value2) {
@@ -780,11 +780,11 @@ var require_JsHistogram = __commonJS({
        * @param useCsvFormat  Output in CSV format if true. Otherwise use plain text form.
        */
       outputPercentileDistribution(percentileTicksPerHalfDistance = 5, outputValueUnitScalingRatio = 1, useCsvFormat = false) {
-        let result3 = "";
+        let result2 = "";
         if (useCsvFormat) {
-          result3 += '"Value","Percentile","TotalCount","1/(1-Percentile)"\n';
+          result2 += '"Value","Percentile","TotalCount","1/(1-Percentile)"\n';
         } else {
-          result3 += "       Value     Percentile TotalCount 1/(1-Percentile)\n\n";
+          result2 += "       Value     Percentile TotalCount 1/(1-Percentile)\n\n";
         }
         const iterator = this.percentileIterator;
         iterator.reset(percentileTicksPerHalfDistance);
@@ -807,9 +807,9 @@ var require_JsHistogram = __commonJS({
         while (iterator.hasNext()) {
           const iterationValue = iterator.next();
           if (iterationValue.percentileLevelIteratedTo < 100) {
-            result3 += lineFormatter(iterationValue);
+            result2 += lineFormatter(iterationValue);
           } else {
-            result3 += lastLineFormatter(iterationValue);
+            result2 += lastLineFormatter(iterationValue);
           }
         }
         if (!useCsvFormat) {
@@ -822,12 +822,12 @@ var require_JsHistogram = __commonJS({
           const totalCount = intFormatter(this.totalCount);
           const bucketCount = intFormatter(this.bucketCount);
           const subBucketCount = intFormatter(this.subBucketCount);
-          result3 += `#[Mean    = ${mean5}, StdDeviation   = ${std_deviation}]
+          result2 += `#[Mean    = ${mean5}, StdDeviation   = ${std_deviation}]
 #[Max     = ${max3}, Total count    = ${totalCount}]
 #[Buckets = ${bucketCount}, SubBuckets     = ${subBucketCount}]
 `;
         }
-        return result3;
+        return result2;
       }
       get summary() {
         return (0, Histogram_1.toSummary)(this);
@@ -858,15 +858,15 @@ var require_JsHistogram = __commonJS({
           this.recordSingleValue(missingValue);
         }
       }
-      recordCountAtValue(count3, value2) {
+      recordCountAtValue(count2, value2) {
         const countsIndex = this.countsArrayIndex(value2);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(count3, value2);
+          this.handleRecordException(count2, value2);
         } else {
-          this.addToCountAtIndex(countsIndex, count3);
+          this.addToCountAtIndex(countsIndex, count2);
         }
         this.updateMinAndMax(value2);
-        this.addToTotalCount(count3);
+        this.addToTotalCount(count2);
       }
       /**
        * Record a value in the histogram (adding to the value's current count)
@@ -875,8 +875,8 @@ var require_JsHistogram = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value2, count3) {
-        this.recordCountAtValue(count3, value2);
+      recordValueWithCount(value2, count2) {
+        this.recordCountAtValue(count2, value2);
       }
       /**
        * Record a value in the histogram.
@@ -902,13 +902,13 @@ var require_JsHistogram = __commonJS({
       recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
         this.recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
-      recordValueWithCountAndExpectedInterval(value2, count3, expectedIntervalBetweenValueSamples) {
-        this.recordCountAtValue(count3, value2);
+      recordValueWithCountAndExpectedInterval(value2, count2, expectedIntervalBetweenValueSamples) {
+        this.recordCountAtValue(count2, value2);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
         for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
-          this.recordCountAtValue(count3, missingValue);
+          this.recordCountAtValue(count2, missingValue);
         }
       }
       /**
@@ -1203,10 +1203,10 @@ var require_common = __commonJS({
   "node_modules/pako/lib/utils/common.js"(exports2) {
     "use strict";
     var TYPED_OK = typeof Uint8Array !== "undefined" && typeof Uint16Array !== "undefined" && typeof Int32Array !== "undefined";
-    function _has(obj3, key) {
-      return Object.prototype.hasOwnProperty.call(obj3, key);
+    function _has(obj, key) {
+      return Object.prototype.hasOwnProperty.call(obj, key);
     }
-    exports2.assign = function(obj3) {
+    exports2.assign = function(obj) {
       var sources = Array.prototype.slice.call(arguments, 1);
       while (sources.length) {
         var source = sources.shift();
@@ -1218,11 +1218,11 @@ var require_common = __commonJS({
         }
         for (var p2 in source) {
           if (_has(source, p2)) {
-            obj3[p2] = source[p2];
+            obj[p2] = source[p2];
           }
         }
       }
-      return obj3;
+      return obj;
     };
     exports2.shrinkBuf = function(buf, size) {
       if (buf.length === size) {
@@ -1246,19 +1246,19 @@ var require_common = __commonJS({
       },
       // Join array of chunks to single array.
       flattenChunks: function(chunks) {
-        var i, l, len, pos, chunk, result3;
+        var i, l, len, pos, chunk, result2;
         len = 0;
         for (i = 0, l = chunks.length; i < l; i++) {
           len += chunks[i].length;
         }
-        result3 = new Uint8Array(len);
+        result2 = new Uint8Array(len);
         pos = 0;
         for (i = 0, l = chunks.length; i < l; i++) {
           chunk = chunks[i];
-          result3.set(chunk, pos);
+          result2.set(chunk, pos);
           pos += chunk.length;
         }
-        return result3;
+        return result2;
       }
     };
     var fnUntyped = {
@@ -1723,7 +1723,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count3 = 0;
+      var count2 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -1734,21 +1734,21 @@ var require_trees = __commonJS({
       for (n2 = 0; n2 <= max_code; n2++) {
         curlen = nextlen;
         nextlen = tree[(n2 + 1) * 2 + 1];
-        if (++count3 < max_count && curlen === nextlen) {
+        if (++count2 < max_count && curlen === nextlen) {
           continue;
-        } else if (count3 < min_count) {
-          s.bl_tree[curlen * 2] += count3;
+        } else if (count2 < min_count) {
+          s.bl_tree[curlen * 2] += count2;
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             s.bl_tree[curlen * 2]++;
           }
           s.bl_tree[REP_3_6 * 2]++;
-        } else if (count3 <= 10) {
+        } else if (count2 <= 10) {
           s.bl_tree[REPZ_3_10 * 2]++;
         } else {
           s.bl_tree[REPZ_11_138 * 2]++;
         }
-        count3 = 0;
+        count2 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -1767,7 +1767,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count3 = 0;
+      var count2 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -1777,27 +1777,27 @@ var require_trees = __commonJS({
       for (n2 = 0; n2 <= max_code; n2++) {
         curlen = nextlen;
         nextlen = tree[(n2 + 1) * 2 + 1];
-        if (++count3 < max_count && curlen === nextlen) {
+        if (++count2 < max_count && curlen === nextlen) {
           continue;
-        } else if (count3 < min_count) {
+        } else if (count2 < min_count) {
           do {
             send_code(s, curlen, s.bl_tree);
-          } while (--count3 !== 0);
+          } while (--count2 !== 0);
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             send_code(s, curlen, s.bl_tree);
-            count3--;
+            count2--;
           }
           send_code(s, REP_3_6, s.bl_tree);
-          send_bits(s, count3 - 3, 2);
-        } else if (count3 <= 10) {
+          send_bits(s, count2 - 3, 2);
+        } else if (count2 <= 10) {
           send_code(s, REPZ_3_10, s.bl_tree);
-          send_bits(s, count3 - 3, 3);
+          send_bits(s, count2 - 3, 3);
         } else {
           send_code(s, REPZ_11_138, s.bl_tree);
-          send_bits(s, count3 - 11, 7);
+          send_bits(s, count2 - 11, 7);
         }
-        count3 = 0;
+        count2 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -3127,11 +3127,11 @@ var require_strings = __commonJS({
           return String.fromCharCode.apply(null, utils.shrinkBuf(buf, len));
         }
       }
-      var result3 = "";
+      var result2 = "";
       for (var i = 0; i < len; i++) {
-        result3 += String.fromCharCode(buf[i]);
+        result2 += String.fromCharCode(buf[i]);
       }
-      return result3;
+      return result2;
     }
     exports2.buf2binstring = function(buf) {
       return buf2binstring(buf, buf.length);
@@ -3292,14 +3292,14 @@ var require_deflate2 = __commonJS({
         this._dict_set = true;
       }
     }
-    Deflate.prototype.push = function(data, mode) {
+    Deflate.prototype.push = function(data, mode2) {
       var strm = this.strm;
       var chunkSize = this.options.chunkSize;
       var status2, _mode;
       if (this.ended) {
         return false;
       }
-      _mode = mode === ~~mode ? mode : mode === true ? Z_FINISH : Z_NO_FLUSH;
+      _mode = mode2 === ~~mode2 ? mode2 : mode2 === true ? Z_FINISH : Z_NO_FLUSH;
       if (typeof data === "string") {
         strm.input = strings.string2buf(data);
       } else if (toString.call(data) === "[object ArrayBuffer]") {
@@ -3779,20 +3779,20 @@ var require_inftrees = __commonJS({
       var base = null;
       var base_index = 0;
       var end2;
-      var count3 = new utils.Buf16(MAXBITS + 1);
+      var count2 = new utils.Buf16(MAXBITS + 1);
       var offs = new utils.Buf16(MAXBITS + 1);
       var extra = null;
       var extra_index = 0;
       var here_bits, here_op, here_val;
       for (len = 0; len <= MAXBITS; len++) {
-        count3[len] = 0;
+        count2[len] = 0;
       }
       for (sym = 0; sym < codes; sym++) {
-        count3[lens[lens_index + sym]]++;
+        count2[lens[lens_index + sym]]++;
       }
       root = bits;
       for (max2 = MAXBITS; max2 >= 1; max2--) {
-        if (count3[max2] !== 0) {
+        if (count2[max2] !== 0) {
           break;
         }
       }
@@ -3806,7 +3806,7 @@ var require_inftrees = __commonJS({
         return 0;
       }
       for (min = 1; min < max2; min++) {
-        if (count3[min] !== 0) {
+        if (count2[min] !== 0) {
           break;
         }
       }
@@ -3816,7 +3816,7 @@ var require_inftrees = __commonJS({
       left = 1;
       for (len = 1; len <= MAXBITS; len++) {
         left <<= 1;
-        left -= count3[len];
+        left -= count2[len];
         if (left < 0) {
           return -1;
         }
@@ -3826,7 +3826,7 @@ var require_inftrees = __commonJS({
       }
       offs[1] = 0;
       for (len = 1; len < MAXBITS; len++) {
-        offs[len + 1] = offs[len] + count3[len];
+        offs[len + 1] = offs[len] + count2[len];
       }
       for (sym = 0; sym < codes; sym++) {
         if (lens[lens_index + sym] !== 0) {
@@ -3889,7 +3889,7 @@ var require_inftrees = __commonJS({
           huff = 0;
         }
         sym++;
-        if (--count3[len] === 0) {
+        if (--count2[len] === 0) {
           if (len === max2) {
             break;
           }
@@ -3903,7 +3903,7 @@ var require_inftrees = __commonJS({
           curr = len - drop;
           left = 1 << curr;
           while (curr + drop < max2) {
-            left -= count3[curr + drop];
+            left -= count2[curr + drop];
             if (left <= 0) {
               break;
             }
@@ -5296,7 +5296,7 @@ var require_inflate2 = __commonJS({
         }
       }
     }
-    Inflate.prototype.push = function(data, mode) {
+    Inflate.prototype.push = function(data, mode2) {
       var strm = this.strm;
       var chunkSize = this.options.chunkSize;
       var dictionary = this.options.dictionary;
@@ -5306,7 +5306,7 @@ var require_inflate2 = __commonJS({
       if (this.ended) {
         return false;
       }
-      _mode = mode === ~~mode ? mode : mode === true ? c.Z_FINISH : c.Z_NO_FLUSH;
+      _mode = mode2 === ~~mode2 ? mode2 : mode2 === true ? c.Z_FINISH : c.Z_NO_FLUSH;
       if (typeof data === "string") {
         strm.input = strings.binstring2buf(data);
       } else if (toString.call(data) === "[object ArrayBuffer]") {
@@ -5463,8 +5463,8 @@ var require_umd = __commonJS({
       const utf16 = new TextDecoder("utf-16le", {
         fatal: true
       });
-      Object.hasOwn = Object.hasOwn || function(obj3, prop) {
-        return Object.prototype.hasOwnProperty.call(obj3, prop);
+      Object.hasOwn = Object.hasOwn || function(obj, prop) {
+        return Object.prototype.hasOwnProperty.call(obj, prop);
       };
       function getStringImpl(buffer, ptr) {
         let len = new Uint32Array(buffer)[ptr + SIZE_OFFSET >>> 2] >>> 1;
@@ -5487,7 +5487,7 @@ var require_umd = __commonJS({
           return getStringImpl(memory.buffer, ptr);
         }
         const env = imports.env = imports.env || {};
-        env.abort = env.abort || function abort(msg, file, line2, colm) {
+        env.abort = env.abort || function abort2(msg, file, line2, colm) {
           const memory = extendedExports.memory || env.memory;
           throw Error(`abort: ${getString(memory, msg)} at ${getString(memory, file)}:${line2}:${colm}`);
         };
@@ -5588,9 +5588,9 @@ var require_umd = __commonJS({
           const isArrayLike = typeof input !== "number";
           const length = isArrayLike ? input.length : input;
           const buf = __new(length << align, info & STATICARRAY ? id : ARRAYBUFFER_ID);
-          let result3;
+          let result2;
           if (info & STATICARRAY) {
-            result3 = buf;
+            result2 = buf;
           } else {
             __pin(buf);
             const arr = __new(info & ARRAY ? ARRAY_SIZE : ARRAYBUFFERVIEW_SIZE, id);
@@ -5600,7 +5600,7 @@ var require_umd = __commonJS({
             U32[arr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2] = buf;
             U32[arr + ARRAYBUFFERVIEW_BYTELENGTH_OFFSET >>> 2] = length << align;
             if (info & ARRAY) U32[arr + ARRAY_LENGTH_OFFSET >>> 2] = length;
-            result3 = arr;
+            result2 = arr;
           }
           if (isArrayLike) {
             const view = getView(align, info & VAL_SIGNED, info & VAL_FLOAT);
@@ -5613,7 +5613,7 @@ var require_umd = __commonJS({
               view.set(input, start);
             }
           }
-          return result3;
+          return result2;
         }
         extendedExports.__newArray = __newArray;
         function __getArrayView(arr) {
@@ -5646,13 +5646,13 @@ var require_umd = __commonJS({
           return table.get(index);
         }
         extendedExports.__getFunction = __getFunction;
-        function getTypedArray(Type, alignLog2, ptr) {
-          return new Type(getTypedArrayView(Type, alignLog2, ptr));
+        function getTypedArray(Type2, alignLog2, ptr) {
+          return new Type2(getTypedArrayView(Type2, alignLog2, ptr));
         }
-        function getTypedArrayView(Type, alignLog2, ptr) {
+        function getTypedArrayView(Type2, alignLog2, ptr) {
           const buffer = memory.buffer;
           const U32 = new Uint32Array(buffer);
-          return new Type(buffer, U32[ptr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2], U32[ptr + ARRAYBUFFERVIEW_BYTELENGTH_OFFSET >>> 2] >>> alignLog2);
+          return new Type2(buffer, U32[ptr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2], U32[ptr + ARRAYBUFFERVIEW_BYTELENGTH_OFFSET >>> 2] >>> alignLog2);
         }
         function attachTypedArrayFunctions(ctor, name2, align) {
           extendedExports[`__get${name2}`] = getTypedArray.bind(null, ctor, align);
@@ -5716,10 +5716,10 @@ var require_umd = __commonJS({
           return instantiate(isResponse(source = await source) ? source.arrayBuffer() : source, imports);
         }
         const extended = preInstantiate(imports);
-        const result3 = await WebAssembly.instantiateStreaming(source, imports);
-        const exports4 = postInstantiate(extended, result3.instance);
+        const result2 = await WebAssembly.instantiateStreaming(source, imports);
+        const exports4 = postInstantiate(extended, result2.instance);
         return {
-          ...result3,
+          ...result2,
           exports: exports4
         };
       }
@@ -5832,7 +5832,7 @@ var require_umd = __commonJS({
 var require_wasm = __commonJS({
   "node_modules/hdr-histogram-js/dist/wasm/index.js"(exports2) {
     "use strict";
-    var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P2, generator) {
+    var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P2, generator2) {
       function adopt(value2) {
         return value2 instanceof P2 ? value2 : new P2(function(resolve4) {
           resolve4(value2);
@@ -5841,22 +5841,22 @@ var require_wasm = __commonJS({
       return new (P2 || (P2 = Promise))(function(resolve4, reject) {
         function fulfilled(value2) {
           try {
-            step(generator.next(value2));
+            step(generator2.next(value2));
           } catch (e) {
             reject(e);
           }
         }
         function rejected2(value2) {
           try {
-            step(generator["throw"](value2));
+            step(generator2["throw"](value2));
           } catch (e) {
             reject(e);
           }
         }
-        function step(result3) {
-          result3.done ? resolve4(result3.value) : adopt(result3.value).then(fulfilled, rejected2);
+        function step(result2) {
+          result2.done ? resolve4(result2.value) : adopt(result2.value).then(fulfilled, rejected2);
         }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
+        step((generator2 = generator2.apply(thisArg, _arguments || [])).next());
       });
     };
     Object.defineProperty(exports2, "__esModule", { value: true });
@@ -5907,7 +5907,7 @@ var require_wasm = __commonJS({
     };
     var remoteHistogramClassFor = (size) => size === "packed" ? "PackedHistogram" : `Histogram${size}`;
     var destroyedWasmHistogram = new Proxy({}, {
-      get: function(obj3, prop) {
+      get: function(obj, prop) {
         throw new Error("Cannot use a destroyed histogram");
       }
     });
@@ -5984,8 +5984,8 @@ var require_wasm = __commonJS({
       recordValue(value2) {
         this._wasmHistogram.recordValue(value2);
       }
-      recordValueWithCount(value2, count3) {
-        this._wasmHistogram.recordValueWithCount(value2, count3);
+      recordValueWithCount(value2, count2) {
+        this._wasmHistogram.recordValueWithCount(value2, count2);
       }
       recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
         this._wasmHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
@@ -6984,12 +6984,12 @@ var require_JsHistogram_encoding = __commonJS({
       const countsLimit = self.countsArrayIndex(self.maxValue) + 1;
       let srcIndex = 0;
       while (srcIndex < countsLimit) {
-        const count3 = self.getCountAtIndex(srcIndex++);
-        if (count3 < 0) {
-          throw new Error("Cannot encode histogram containing negative counts (" + count3 + ") at index " + srcIndex + ", corresponding the value range [" + self.lowestEquivalentValue(self.valueFromIndex(srcIndex)) + "," + self.nextNonEquivalentValue(self.valueFromIndex(srcIndex)) + ")");
+        const count2 = self.getCountAtIndex(srcIndex++);
+        if (count2 < 0) {
+          throw new Error("Cannot encode histogram containing negative counts (" + count2 + ") at index " + srcIndex + ", corresponding the value range [" + self.lowestEquivalentValue(self.valueFromIndex(srcIndex)) + "," + self.nextNonEquivalentValue(self.valueFromIndex(srcIndex)) + ")");
         }
         let zerosCount = 0;
-        if (count3 == 0) {
+        if (count2 == 0) {
           zerosCount = 1;
           while (srcIndex < countsLimit && self.getCountAtIndex(srcIndex) == 0) {
             zerosCount++;
@@ -6999,7 +6999,7 @@ var require_JsHistogram_encoding = __commonJS({
         if (zerosCount > 1) {
           ZigZagEncoding_1.default.encode(buffer, -zerosCount);
         } else {
-          ZigZagEncoding_1.default.encode(buffer, count3);
+          ZigZagEncoding_1.default.encode(buffer, count2);
         }
       }
     }
@@ -7028,12 +7028,12 @@ var require_JsHistogram_encoding = __commonJS({
       const endPosition = sourceBuffer.position + lengthInBytes;
       while (sourceBuffer.position < endPosition) {
         let zerosCount = 0;
-        let count3 = ZigZagEncoding_1.default.decode(sourceBuffer);
-        if (count3 < 0) {
-          zerosCount = -count3;
+        let count2 = ZigZagEncoding_1.default.decode(sourceBuffer);
+        if (count2 < 0) {
+          zerosCount = -count2;
           dstIndex += zerosCount;
         } else {
-          self.setCountAtIndex(dstIndex++, count3);
+          self.setCountAtIndex(dstIndex++, count2);
         }
       }
       return dstIndex;
@@ -7264,11 +7264,11 @@ var require_HistogramLogReader = __commonJS({
       const lines = splitLines(content);
       const tags = lines.filter((line2) => line2.includes(",") && line2.startsWith(TAG_PREFIX)).map((line2) => line2.substring(TAG_PREFIX_LENGTH, line2.indexOf(",")));
       const tagsWithoutDuplicates = new Set(tags);
-      const result3 = Array.from(tagsWithoutDuplicates);
+      const result2 = Array.from(tagsWithoutDuplicates);
       if (shouldIncludeNoTag(lines)) {
-        result3.unshift("NO TAG");
+        result2.unshift("NO TAG");
       }
-      return result3;
+      return result2;
     };
     exports2.listTags = listTags;
     exports2.default = HistogramLogReader;
@@ -7416,8 +7416,8 @@ var require_Recorder = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value2, count3) {
-        this.activeHistogram.recordValueWithCount(value2, count3);
+      recordValueWithCount(value2, count2) {
+        this.activeHistogram.recordValueWithCount(value2, count2);
       }
       /**
        * Record a value
@@ -7839,24 +7839,24 @@ var require_scope = __commonJS({
           return;
         return vs.get(keyOrRef);
       }
-      scopeRefs(scopeName, values = this._values) {
-        return this._reduceValues(values, (name2) => {
+      scopeRefs(scopeName, values2 = this._values) {
+        return this._reduceValues(values2, (name2) => {
           if (name2.scopePath === void 0)
             throw new Error(`CodeGen: name "${name2}" has no value`);
           return (0, code_1._)`${scopeName}${name2.scopePath}`;
         });
       }
-      scopeCode(values = this._values, usedValues, getCode) {
-        return this._reduceValues(values, (name2) => {
+      scopeCode(values2 = this._values, usedValues, getCode) {
+        return this._reduceValues(values2, (name2) => {
           if (name2.value === void 0)
             throw new Error(`CodeGen: name "${name2}" has no value`);
           return name2.value.code;
         }, usedValues, getCode);
       }
-      _reduceValues(values, valueCode, usedValues = {}, getCode) {
+      _reduceValues(values2, valueCode, usedValues = {}, getCode) {
         let code2 = code_1.nil;
-        for (const prefix in values) {
-          const vs = values[prefix];
+        for (const prefix in values2) {
+          const vs = values2[prefix];
           if (!vs)
             continue;
           const nameSet = usedValues[prefix] = usedValues[prefix] || /* @__PURE__ */ new Map();
@@ -8420,12 +8420,12 @@ var require_codegen = __commonJS({
       }
       // `for-in` statement.
       // With option `ownProperties` replaced with a `for-of` loop for object keys
-      forIn(nameOrPrefix, obj3, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.const) {
+      forIn(nameOrPrefix, obj, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.const) {
         if (this.opts.ownProperties) {
-          return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj3})`, forBody);
+          return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj})`, forBody);
         }
         const name2 = this._scope.toName(nameOrPrefix);
-        return this._for(new ForIter("in", varKind, name2, obj3), () => forBody(name2));
+        return this._for(new ForIter("in", varKind, name2, obj), () => forBody(name2));
       }
       // end `for` loop
       endFor() {
@@ -8745,24 +8745,24 @@ var require_util = __commonJS({
       });
     }
     exports2.useFunc = useFunc;
-    var Type;
-    (function(Type2) {
-      Type2[Type2["Num"] = 0] = "Num";
-      Type2[Type2["Str"] = 1] = "Str";
-    })(Type || (exports2.Type = Type = {}));
+    var Type2;
+    (function(Type3) {
+      Type3[Type3["Num"] = 0] = "Num";
+      Type3[Type3["Str"] = 1] = "Str";
+    })(Type2 || (exports2.Type = Type2 = {}));
     function getErrorPath(dataProp, dataPropType, jsPropertySyntax) {
       if (dataProp instanceof codegen_1.Name) {
-        const isNumber = dataPropType === Type.Num;
+        const isNumber = dataPropType === Type2.Num;
         return jsPropertySyntax ? isNumber ? (0, codegen_1._)`"[" + ${dataProp} + "]"` : (0, codegen_1._)`"['" + ${dataProp} + "']"` : isNumber ? (0, codegen_1._)`"/" + ${dataProp}` : (0, codegen_1._)`"/" + ${dataProp}.replace(/~/g, "~0").replace(/\\//g, "~1")`;
       }
       return jsPropertySyntax ? (0, codegen_1.getProperty)(dataProp).toString() : "/" + escapeJsonPointer(dataProp);
     }
     exports2.getErrorPath = getErrorPath;
-    function checkStrictMode(it, msg, mode = it.opts.strictSchema) {
-      if (!mode)
+    function checkStrictMode(it, msg, mode2 = it.opts.strictSchema) {
+      if (!mode2)
         return;
       msg = `strict mode: ${msg}`;
-      if (mode === true)
+      if (mode2 === true)
         throw new Error(msg);
       it.self.logger.warn(msg);
     }
@@ -9476,10 +9476,10 @@ var require_keyword = __commonJS({
       if (def.async && !schemaEnv.$async)
         throw new Error("async keyword in sync schema");
     }
-    function useKeyword(gen, keyword, result3) {
-      if (result3 === void 0)
+    function useKeyword(gen, keyword, result2) {
+      if (result2 === void 0)
         throw new Error(`keyword "${keyword}" failed to compile`);
-      return gen.scopeValue("keyword", typeof result3 == "function" ? { ref: result3 } : { ref: result3, code: (0, codegen_1.stringify)(result3) });
+      return gen.scopeValue("keyword", typeof result2 == "function" ? { ref: result2 } : { ref: result2, code: (0, codegen_1.stringify)(result2) });
     }
     function validSchemaType(schema, schemaType, allowUndefined = false) {
       return !schemaType.length || schemaType.some((st) => st === "array" ? Array.isArray(schema) : st === "object" ? schema && typeof schema == "object" && !Array.isArray(schema) : typeof schema == st || allowUndefined && typeof schema == "undefined");
@@ -9771,20 +9771,20 @@ var require_resolve = __commonJS({
       return false;
     }
     function countKeys(schema) {
-      let count3 = 0;
+      let count2 = 0;
       for (const key in schema) {
         if (key === "$ref")
           return Infinity;
-        count3++;
+        count2++;
         if (SIMPLE_INLINED.has(key))
           continue;
         if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count3 += countKeys(sch));
+          (0, util_1.eachItem)(schema[key], (sch) => count2 += countKeys(sch));
         }
-        if (count3 === Infinity)
+        if (count2 === Infinity)
           return Infinity;
       }
-      return count3;
+      return count2;
     }
     function getFullPath(resolver, id = "", normalize) {
       if (normalize !== false)
@@ -10245,11 +10245,11 @@ var require_validate = __commonJS({
         if (!this.allErrors)
           this.gen.if(cond);
       }
-      setParams(obj3, assign) {
+      setParams(obj, assign) {
         if (assign)
-          Object.assign(this.params, obj3);
+          Object.assign(this.params, obj);
         else
-          this.params = obj3;
+          this.params = obj;
       }
       block$data(valid, codeBlock, $dataValid = codegen_1.nil) {
         this.gen.block(() => {
@@ -11463,58 +11463,58 @@ var require_fast_uri = __commonJS({
       return serialize(resolved, schemelessOptions);
     }
     function resolveComponent(base, relative2, options, skipNormalization) {
-      const target = {};
+      const target2 = {};
       if (!skipNormalization) {
         base = parse(serialize(base, options), options);
         relative2 = parse(serialize(relative2, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative2.scheme) {
-        target.scheme = relative2.scheme;
-        target.userinfo = relative2.userinfo;
-        target.host = relative2.host;
-        target.port = relative2.port;
-        target.path = removeDotSegments(relative2.path || "");
-        target.query = relative2.query;
+        target2.scheme = relative2.scheme;
+        target2.userinfo = relative2.userinfo;
+        target2.host = relative2.host;
+        target2.port = relative2.port;
+        target2.path = removeDotSegments(relative2.path || "");
+        target2.query = relative2.query;
       } else {
         if (relative2.userinfo !== void 0 || relative2.host !== void 0 || relative2.port !== void 0) {
-          target.userinfo = relative2.userinfo;
-          target.host = relative2.host;
-          target.port = relative2.port;
-          target.path = removeDotSegments(relative2.path || "");
-          target.query = relative2.query;
+          target2.userinfo = relative2.userinfo;
+          target2.host = relative2.host;
+          target2.port = relative2.port;
+          target2.path = removeDotSegments(relative2.path || "");
+          target2.query = relative2.query;
         } else {
           if (!relative2.path) {
-            target.path = base.path;
+            target2.path = base.path;
             if (relative2.query !== void 0) {
-              target.query = relative2.query;
+              target2.query = relative2.query;
             } else {
-              target.query = base.query;
+              target2.query = base.query;
             }
           } else {
             if (relative2.path[0] === "/") {
-              target.path = removeDotSegments(relative2.path);
+              target2.path = removeDotSegments(relative2.path);
             } else {
               const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
               if (baseHasAuthority && !base.path) {
-                target.path = "/" + relative2.path;
+                target2.path = "/" + relative2.path;
               } else if (!base.path) {
-                target.path = relative2.path;
+                target2.path = relative2.path;
               } else {
-                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative2.path;
+                target2.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative2.path;
               }
-              target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
+              target2.path = base.scheme === void 0 && !baseHasAuthority && target2.path[0] !== "/" ? removeDotSegmentsRelative(target2.path) : removeDotSegments(target2.path);
             }
-            target.query = relative2.query;
+            target2.query = relative2.query;
           }
-          target.userinfo = base.userinfo;
-          target.host = base.host;
-          target.port = base.port;
+          target2.userinfo = base.userinfo;
+          target2.host = base.host;
+          target2.port = base.port;
         }
-        target.scheme = base.scheme;
+        target2.scheme = base.scheme;
       }
-      target.fragment = relative2.fragment;
-      return target;
+      target2.fragment = relative2.fragment;
+      return target2;
     }
     function equal(uriA, uriB, options) {
       const normalizedA = normalizeComparableURI(uriA, options);
@@ -11879,7 +11879,7 @@ var require_core = __commonJS({
     var util_1 = require_util();
     var $dataRefSchema = require_data();
     var uri_1 = require_uri();
-    var defaultRegExp = (str3, flags) => new RegExp(str3, flags);
+    var defaultRegExp = (str3, flags2) => new RegExp(str3, flags2);
     defaultRegExp.code = "new RegExp";
     var META_IGNORE_OPTIONS = ["removeAdditional", "useDefaults", "coerceTypes"];
     var EXT_SCOPE_NAMES = /* @__PURE__ */ new Set([
@@ -13322,8 +13322,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count3 = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count3)));
+          const count2 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count2)));
         }
         function validateItems(_valid, block2) {
           gen.forRange("i", 0, len, (i) => {
@@ -13336,16 +13336,16 @@ var require_contains = __commonJS({
             block2();
           });
         }
-        function checkLimits(count3) {
-          gen.code((0, codegen_1._)`${count3}++`);
+        function checkLimits(count2) {
+          gen.code((0, codegen_1._)`${count2}++`);
           if (max2 === void 0) {
-            gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count3} > ${max2}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count2} > ${max2}`, () => gen.assign(valid, false).break());
             if (min === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -14949,7 +14949,7 @@ var require_anchors = __commonJS({
 var require_applyReviver = __commonJS({
   "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
-    function applyReviver(reviver, obj3, key, val) {
+    function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
           for (let i = 0, len = val.length; i < len; ++i) {
@@ -14989,7 +14989,7 @@ var require_applyReviver = __commonJS({
           }
         }
       }
-      return reviver.call(obj3, key, val);
+      return reviver.call(obj, key, val);
     }
     exports2.applyReviver = applyReviver;
   }
@@ -15057,8 +15057,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count3, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count3);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -15166,13 +15166,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count3 = 0;
+        let count2 = 0;
         for (const item of node.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count3)
-            count3 = c;
+          if (c > count2)
+            count2 = c;
         }
-        return count3;
+        return count2;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -15456,7 +15456,7 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text, indent, mode2 = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
         return text;
       if (lineWidth < minContentWidth)
@@ -15479,13 +15479,13 @@ var require_foldFlowLines = __commonJS({
       let i = -1;
       let escStart = -1;
       let escEnd = -1;
-      if (mode === FOLD_BLOCK) {
+      if (mode2 === FOLD_BLOCK) {
         i = consumeMoreIndentedLines(text, i, indent.length);
         if (i !== -1)
           end2 = i + endStep;
       }
       for (let ch; ch = text[i += 1]; ) {
-        if (mode === FOLD_QUOTED && ch === "\\") {
+        if (mode2 === FOLD_QUOTED && ch === "\\") {
           escStart = i;
           switch (text[i + 1]) {
             case "x":
@@ -15503,7 +15503,7 @@ var require_foldFlowLines = __commonJS({
           escEnd = i;
         }
         if (ch === "\n") {
-          if (mode === FOLD_BLOCK)
+          if (mode2 === FOLD_BLOCK)
             i = consumeMoreIndentedLines(text, i, indent.length);
           end2 = i + indent.length + endStep;
           split = void 0;
@@ -15518,7 +15518,7 @@ var require_foldFlowLines = __commonJS({
               folds.push(split);
               end2 = split + endStep;
               split = void 0;
-            } else if (mode === FOLD_QUOTED) {
+            } else if (mode2 === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
                 ch = text[i += 1];
@@ -15552,7 +15552,7 @@ var require_foldFlowLines = __commonJS({
           res = `
 ${indent}${text.slice(0, end3)}`;
         else {
-          if (mode === FOLD_QUOTED && escapedFolds[fold])
+          if (mode2 === FOLD_QUOTED && escapedFolds[fold])
             res += `${text[fold]}\\`;
           res += `
 ${indent}${text.slice(fold + 1, end3)}`;
@@ -15925,10 +15925,10 @@ var require_stringify = __commonJS({
           return match.find((t) => t.format === item.format) ?? match[0];
       }
       let tagObj = void 0;
-      let obj3;
+      let obj;
       if (identity.isScalar(item)) {
-        obj3 = item.value;
-        let match = tags.filter((t) => t.identify?.(obj3));
+        obj = item.value;
+        let match = tags.filter((t) => t.identify?.(obj));
         if (match.length > 1) {
           const testMatch = match.filter((t) => t.test);
           if (testMatch.length > 0)
@@ -15936,11 +15936,11 @@ var require_stringify = __commonJS({
         }
         tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
       } else {
-        obj3 = item;
-        tagObj = tags.find((t) => t.nodeClass && obj3 instanceof t.nodeClass);
+        obj = item;
+        tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
       }
       if (!tagObj) {
-        const name2 = obj3?.constructor?.name ?? (obj3 === null ? "null" : typeof obj3);
+        const name2 = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
         throw new Error(`Tag not resolved for ${name2} value`);
       }
       return tagObj;
@@ -16496,23 +16496,23 @@ var require_YAMLMap = __commonJS({
        * A generic collection parsing method that can be extended
        * to other node classes that inherit from YAMLMap
        */
-      static from(schema, obj3, ctx) {
+      static from(schema, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map = new this(schema);
         const add2 = (key, value2) => {
           if (typeof replacer === "function")
-            value2 = replacer.call(obj3, key, value2);
+            value2 = replacer.call(obj, key, value2);
           else if (Array.isArray(replacer) && !replacer.includes(key))
             return;
           if (value2 !== void 0 || keepUndefined)
             map.items.push(Pair.createPair(key, value2, ctx));
         };
-        if (obj3 instanceof Map) {
-          for (const [key, value2] of obj3)
+        if (obj instanceof Map) {
+          for (const [key, value2] of obj)
             add2(key, value2);
-        } else if (obj3 && typeof obj3 === "object") {
-          for (const key of Object.keys(obj3))
-            add2(key, obj3[key]);
+        } else if (obj && typeof obj === "object") {
+          for (const key of Object.keys(obj))
+            add2(key, obj[key]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map.items.sort(schema.sortMapEntries);
@@ -16575,8 +16575,8 @@ var require_YAMLMap = __commonJS({
        * @param {Class} Type - If set, forces the returned collection type
        * @returns Instance of Type, Map, or Object
        */
-      toJSON(_, ctx, Type) {
-        const map = Type ? new Type() : ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
+      toJSON(_, ctx, Type2) {
+        const map = Type2 ? new Type2() : ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
         if (ctx?.onCreate)
           ctx.onCreate(map);
         for (const item of this.items)
@@ -16622,7 +16622,7 @@ var require_map = __commonJS({
           onError("Expected a mapping for this tag");
         return map2;
       },
-      createNode: (schema, obj3, ctx) => YAMLMap.YAMLMap.from(schema, obj3, ctx)
+      createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
     };
     exports2.map = map;
   }
@@ -16718,15 +16718,15 @@ var require_YAMLSeq = __commonJS({
           onComment
         });
       }
-      static from(schema, obj3, ctx) {
+      static from(schema, obj, ctx) {
         const { replacer } = ctx;
         const seq = new this(schema);
-        if (obj3 && Symbol.iterator in Object(obj3)) {
+        if (obj && Symbol.iterator in Object(obj)) {
           let i = 0;
-          for (let it of obj3) {
+          for (let it of obj) {
             if (typeof replacer === "function") {
-              const key = obj3 instanceof Set ? it : String(i++);
-              it = replacer.call(obj3, key, it);
+              const key = obj instanceof Set ? it : String(i++);
+              it = replacer.call(obj, key, it);
             }
             seq.items.push(createNode.createNode(it, void 0, ctx));
           }
@@ -16760,7 +16760,7 @@ var require_seq = __commonJS({
           onError("Expected a sequence for this tag");
         return seq2;
       },
-      createNode: (schema, obj3, ctx) => YAMLSeq.YAMLSeq.from(schema, obj3, ctx)
+      createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
     };
     exports2.seq = seq;
   }
@@ -16953,7 +16953,7 @@ var require_schema = __commonJS({
     var _null = require_null();
     var seq = require_seq();
     var string2 = require_string();
-    var bool2 = require_bool();
+    var bool3 = require_bool();
     var float = require_float();
     var int2 = require_int();
     var schema = [
@@ -16961,7 +16961,7 @@ var require_schema = __commonJS({
       seq.seq,
       string2.string,
       _null.nullTag,
-      bool2.boolTag,
+      bool3.boolTag,
       int2.intOct,
       int2.int,
       int2.intHex,
@@ -17608,7 +17608,7 @@ var require_schema3 = __commonJS({
     var seq = require_seq();
     var string2 = require_string();
     var binary = require_binary();
-    var bool2 = require_bool2();
+    var bool3 = require_bool2();
     var float = require_float2();
     var int2 = require_int2();
     var merge = require_merge();
@@ -17621,8 +17621,8 @@ var require_schema3 = __commonJS({
       seq.seq,
       string2.string,
       _null.nullTag,
-      bool2.trueTag,
-      bool2.falseTag,
+      bool3.trueTag,
+      bool3.falseTag,
       int2.intBin,
       int2.intOct,
       int2.int,
@@ -17651,7 +17651,7 @@ var require_tags = __commonJS({
     var _null = require_null();
     var seq = require_seq();
     var string2 = require_string();
-    var bool2 = require_bool();
+    var bool3 = require_bool();
     var float = require_float();
     var int2 = require_int();
     var schema = require_schema();
@@ -17672,7 +17672,7 @@ var require_tags = __commonJS({
     ]);
     var tagsByName = {
       binary: binary.binary,
-      bool: bool2.boolTag,
+      bool: bool3.boolTag,
       float: float.float,
       floatExp: float.floatExp,
       floatNaN: float.floatNaN,
@@ -18125,8 +18125,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count3, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count3);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -18203,12 +18203,12 @@ var require_errors2 = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count3 = 1;
+        let count2 = 1;
         const end2 = error.linePos[1];
         if (end2?.line === line2 && end2.col > col) {
-          count3 = Math.max(1, Math.min(end2.col - col, 80 - ci));
+          count2 = Math.max(1, Math.min(end2.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count3);
+        const pointer = " ".repeat(ci) + "^".repeat(count2);
         error.message += `:
 
 ${lineStr}
@@ -19009,7 +19009,7 @@ var require_resolve_block_scalar = __commonJS({
         return null;
       }
       const { source } = props[0];
-      const mode = source[0];
+      const mode2 = source[0];
       let indent = 0;
       let chomp = "";
       let error = -1;
@@ -19061,7 +19061,7 @@ var require_resolve_block_scalar = __commonJS({
           }
         }
       }
-      return { mode, indent, chomp, comment, length };
+      return { mode: mode2, indent, chomp, comment, length };
     }
     function splitLines(source) {
       const split = source.split(/\n( *)/);
@@ -20867,12 +20867,12 @@ var require_parser = __commonJS({
       }
       return prev.splice(i, prev.length);
     }
-    function arrayPushArray(target, source) {
+    function arrayPushArray(target2, source) {
       if (source.length < 1e5)
-        Array.prototype.push.apply(target, source);
+        Array.prototype.push.apply(target2, source);
       else
         for (let i = 0; i < source.length; ++i)
-          target.push(source[i]);
+          target2.push(source[i]);
     }
     function fixFlowSeqItems(fc) {
       if (fc.start.type === "flow-seq-start") {
@@ -22861,8 +22861,8 @@ var require_util2 = __commonJS({
         return body;
       }
     }
-    function isStream(obj3) {
-      return obj3 && typeof obj3 === "object" && typeof obj3.pipe === "function" && typeof obj3.on === "function";
+    function isStream(obj) {
+      return obj && typeof obj === "object" && typeof obj.pipe === "function" && typeof obj.on === "function";
     }
     function isBlobLike(object2) {
       if (object2 === null) {
@@ -22970,19 +22970,19 @@ var require_util2 = __commonJS({
       }
       return servername;
     }
-    function deepClone(obj3) {
-      return JSON.parse(JSON.stringify(obj3));
+    function deepClone(obj) {
+      return JSON.parse(JSON.stringify(obj));
     }
-    function isAsyncIterable(obj3) {
-      return !!(obj3 != null && typeof obj3[Symbol.asyncIterator] === "function");
+    function isAsyncIterable(obj) {
+      return !!(obj != null && typeof obj[Symbol.asyncIterator] === "function");
     }
-    function isIterable(obj3) {
-      return !!(obj3 != null && (typeof obj3[Symbol.iterator] === "function" || typeof obj3[Symbol.asyncIterator] === "function"));
+    function isIterable(obj) {
+      return !!(obj != null && (typeof obj[Symbol.iterator] === "function" || typeof obj[Symbol.asyncIterator] === "function"));
     }
-    function hasSafeIterator(obj3) {
-      const prototype = Object.getPrototypeOf(obj3);
-      const ownIterator = Object.prototype.hasOwnProperty.call(obj3, Symbol.iterator);
-      return ownIterator || prototype != null && prototype !== Object.prototype && typeof obj3[Symbol.iterator] === "function";
+    function hasSafeIterator(obj) {
+      const prototype = Object.getPrototypeOf(obj);
+      const ownIterator = Object.prototype.hasOwnProperty.call(obj, Symbol.iterator);
+      return ownIterator || prototype != null && prototype !== Object.prototype && typeof obj[Symbol.iterator] === "function";
     }
     function bodyLength(body) {
       if (body == null) {
@@ -23029,37 +23029,37 @@ var require_util2 = __commonJS({
     function bufferToLowerCasedHeaderName(value2) {
       return tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
     }
-    function parseHeaders(headers, obj3) {
-      if (obj3 === void 0) obj3 = {};
+    function parseHeaders(headers, obj) {
+      if (obj === void 0) obj = {};
       for (let i = 0; i < headers.length; i += 2) {
         const key = headerNameToString(headers[i]);
-        let val = obj3[key];
+        let val = obj[key];
         if (val !== void 0) {
-          if (!Object.hasOwn(obj3, key)) {
+          if (!Object.hasOwn(obj, key)) {
             const headersValue = typeof headers[i + 1] === "string" ? headers[i + 1] : Array.isArray(headers[i + 1]) ? headers[i + 1].map((x) => x.toString("latin1")) : headers[i + 1].toString("latin1");
             if (key === "__proto__") {
-              Object.defineProperty(obj3, key, {
+              Object.defineProperty(obj, key, {
                 value: headersValue,
                 enumerable: true,
                 configurable: true,
                 writable: true
               });
             } else {
-              obj3[key] = headersValue;
+              obj[key] = headersValue;
             }
           } else {
             if (typeof val === "string") {
               val = [val];
-              obj3[key] = val;
+              obj[key] = val;
             }
             val.push(headers[i + 1].toString("latin1"));
           }
         } else {
           const headersValue = typeof headers[i + 1] === "string" ? headers[i + 1] : Array.isArray(headers[i + 1]) ? headers[i + 1].map((x) => x.toString("latin1")) : headers[i + 1].toString("latin1");
-          obj3[key] = headersValue;
+          obj[key] = headersValue;
         }
       }
-      return obj3;
+      return obj;
     }
     function parseRawHeaders(headers) {
       const headersLength = headers.length;
@@ -23489,20 +23489,20 @@ var require_util2 = __commonJS({
         size: m2[3] ? parseInt(m2[3]) : null
       } : null;
     }
-    function addListener(obj3, name2, listener) {
-      const listeners = obj3[kListeners] ??= [];
+    function addListener(obj, name2, listener) {
+      const listeners = obj[kListeners] ??= [];
       listeners.push([name2, listener]);
-      obj3.on(name2, listener);
-      return obj3;
+      obj.on(name2, listener);
+      return obj;
     }
-    function removeAllListeners(obj3) {
-      if (obj3[kListeners] != null) {
-        for (const [name2, listener] of obj3[kListeners]) {
-          obj3.removeListener(name2, listener);
+    function removeAllListeners(obj) {
+      if (obj[kListeners] != null) {
+        for (const [name2, listener] of obj[kListeners]) {
+          obj.removeListener(name2, listener);
         }
-        obj3[kListeners] = null;
+        obj[kListeners] = null;
       }
-      return obj3;
+      return obj;
     }
     function errorRequest(client, request4, err) {
       try {
@@ -24099,14 +24099,14 @@ var require_request = __commonJS({
           }
         }
       }
-      onConnect(abort) {
+      onConnect(abort2) {
         assert(!this.aborted);
         assert(!this.completed);
         if (this.error) {
-          abort(this.error);
+          abort2(this.error);
         } else {
-          this.abort = abort;
-          return this[kHandler].onConnect(abort);
+          this.abort = abort2;
+          return this[kHandler].onConnect(abort2);
         }
       }
       onResponseStarted() {
@@ -24150,14 +24150,14 @@ var require_request = __commonJS({
         if (channels.headers.hasSubscribers) {
           channels.headers.publish({ request: this, response: { statusCode, headers, statusText } });
         }
-        const result3 = this[kHandler].onUpgrade(statusCode, headers, socket);
+        const result2 = this[kHandler].onUpgrade(statusCode, headers, socket);
         if (!this.aborted) {
           this.completed = true;
           if (channels.trailers.hasSubscribers) {
             channels.trailers.publish({ request: this, trailers: [] });
           }
         }
-        return result3;
+        return result2;
       }
       onComplete(trailers) {
         this.onFinally();
@@ -24304,8 +24304,8 @@ var require_wrap_handler = __commonJS({
         return handler.onRequestStart ? handler : new WrapHandler(handler);
       }
       // Unwrap Interface
-      onConnect(abort, context) {
-        return this.#handler.onConnect?.(abort, context);
+      onConnect(abort2, context) {
+        return this.#handler.onConnect?.(abort2, context);
       }
       onResponseStarted() {
         return this.#handler.onResponseStarted?.();
@@ -24407,7 +24407,7 @@ var require_dispatcher = __commonJS({
           }
         }
         return new Proxy(this, {
-          get: (target, key) => key === "dispatch" ? dispatch : target[key]
+          get: (target2, key) => key === "dispatch" ? dispatch : target2[key]
         });
       }
     };
@@ -24430,8 +24430,8 @@ var require_unwrap_handler = __commonJS({
       [kResume] = null;
       rawHeaders = null;
       rawTrailers = null;
-      constructor(abort) {
-        this.#abort = abort;
+      constructor(abort2) {
+        this.#abort = abort2;
       }
       pause() {
         this.#paused = true;
@@ -24468,8 +24468,8 @@ var require_unwrap_handler = __commonJS({
       static unwrap(handler) {
         return !handler.onRequestStart ? handler : new UnwrapHandler(handler);
       }
-      onConnect(abort, context) {
-        this.#controller = new UnwrapController(abort);
+      onConnect(abort2, context) {
+        this.#controller = new UnwrapController(abort2);
         this.#handler.onRequestStart?.(this.#controller, context);
       }
       onResponseStarted() {
@@ -24802,10 +24802,10 @@ var require_utils2 = __commonJS({
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.enumToMap = enumToMap;
-    function enumToMap(obj3, filter = [], exceptions = []) {
+    function enumToMap(obj, filter = [], exceptions = []) {
       const emptyFilter = (filter?.length ?? 0) === 0;
       const emptyExceptions = (exceptions?.length ?? 0) === 0;
-      return Object.fromEntries(Object.entries(obj3).filter(([, value2]) => {
+      return Object.fromEntries(Object.entries(obj).filter(([, value2]) => {
         return typeof value2 === "number" && (emptyFilter || filter.includes(value2)) && (emptyExceptions || !exceptions.includes(value2));
       }));
     }
@@ -25753,12 +25753,12 @@ var require_infra = __commonJS({
     var assert = __require("node:assert");
     var { utf8DecodeBytes } = require_encoding2();
     function collectASequenceOfCodePoints(condition, input, position) {
-      let result3 = "";
+      let result2 = "";
       while (position.position < input.length && condition(input[position.position])) {
-        result3 += input[position.position];
+        result2 += input[position.position];
         position.position++;
       }
-      return result3;
+      return result2;
     }
     function collectASequenceOfCodePointsFast(char, input, position) {
       const idx = input.indexOf(char, position.position);
@@ -25807,16 +25807,16 @@ var require_infra = __commonJS({
       if ((2 << 15) - 1 > length) {
         return String.fromCharCode.apply(null, input);
       }
-      let result3 = "";
+      let result2 = "";
       let i = 0;
       let addition = (2 << 15) - 1;
       while (i < length) {
         if (i + addition > length) {
           addition = length - i;
         }
-        result3 += String.fromCharCode.apply(null, input.subarray(i, i += addition));
+        result2 += String.fromCharCode.apply(null, input.subarray(i, i += addition));
       }
-      return result3;
+      return result2;
     }
     var invalidIsomorphicEncodeValueRegex = /[^\x00-\xFF]/;
     function isomorphicEncode(input) {
@@ -25841,12 +25841,12 @@ var require_infra = __commonJS({
       return lead === 0 && trail === str3.length - 1 ? str3 : str3.slice(lead, trail + 1);
     }
     function serializeJavascriptValueToJSONString(value2) {
-      const result3 = JSON.stringify(value2);
-      if (result3 === void 0) {
+      const result2 = JSON.stringify(value2);
+      if (result2 === void 0) {
         throw new TypeError("Value is not JSON serializable");
       }
-      assert(typeof result3 === "string");
-      return result3;
+      assert(typeof result2 === "string");
+      return result2;
     }
     module2.exports = {
       asciiLowercase,
@@ -26234,9 +26234,9 @@ var require_runtime_features = __commonJS({
        * @returns {boolean}
        */
       #detectRuntimeFeature(feature) {
-        const result3 = detectRuntimeFeature(feature);
-        this.#map.set(feature, result3);
-        return result3;
+        const result2 = detectRuntimeFeature(feature);
+        this.#map.set(feature, result2);
+        return result2;
       }
     };
     var instance = new RuntimeFeatures();
@@ -26373,7 +26373,7 @@ var require_webidl = __commonJS({
     };
     webidl.util.markAsUncloneable = runtimeFeatures.has("markAsUncloneable") ? __require("node:worker_threads").markAsUncloneable : () => {
     };
-    webidl.util.ConvertToInt = function(V, bitLength, signedness, flags) {
+    webidl.util.ConvertToInt = function(V, bitLength, signedness, flags2) {
       let upperBound;
       let lowerBound;
       if (bitLength === 64) {
@@ -26394,7 +26394,7 @@ var require_webidl = __commonJS({
       if (x === 0) {
         x = 0;
       }
-      if (webidl.util.HasFlag(flags, webidl.attributes.EnforceRange)) {
+      if (webidl.util.HasFlag(flags2, webidl.attributes.EnforceRange)) {
         if (Number.isNaN(x) || x === Number.POSITIVE_INFINITY || x === Number.NEGATIVE_INFINITY) {
           throw webidl.errors.exception({
             header: "Integer conversion",
@@ -26410,7 +26410,7 @@ var require_webidl = __commonJS({
         }
         return x;
       }
-      if (!Number.isNaN(x) && webidl.util.HasFlag(flags, webidl.attributes.Clamp)) {
+      if (!Number.isNaN(x) && webidl.util.HasFlag(flags2, webidl.attributes.Clamp)) {
         x = Math.min(Math.max(x, lowerBound), upperBound);
         if (Math.floor(x) % 2 === 0) {
           x = Math.floor(x);
@@ -26463,8 +26463,8 @@ var require_webidl = __commonJS({
         message: `"${webidl.util.Stringify(V)}" is not an array buffer.`
       });
     };
-    webidl.util.HasFlag = function(flags, attributes) {
-      return typeof flags === "number" && (flags & attributes) === attributes;
+    webidl.util.HasFlag = function(flags2, attributes) {
+      return typeof flags2 === "number" && (flags2 & attributes) === attributes;
     };
     webidl.sequenceConverter = function(converter) {
       return (V, prefix, argument, Iterable) => {
@@ -26501,16 +26501,16 @@ var require_webidl = __commonJS({
             message: `${argument} ("${webidl.util.TypeValueToString(O)}") is not an Object.`
           });
         }
-        const result3 = {};
+        const result2 = {};
         if (!types.isProxy(O)) {
           const keys2 = [...Object.getOwnPropertyNames(O), ...Object.getOwnPropertySymbols(O)];
           for (const key of keys2) {
             const keyName = webidl.util.Stringify(key);
             const typedKey = keyConverter(key, prefix, `Key ${keyName} in ${argument}`);
             const typedValue = valueConverter(O[key], prefix, `${argument}[${keyName}]`);
-            result3[typedKey] = typedValue;
+            result2[typedKey] = typedValue;
           }
-          return result3;
+          return result2;
         }
         const keys = Reflect.ownKeys(O);
         for (const key of keys) {
@@ -26518,10 +26518,10 @@ var require_webidl = __commonJS({
           if (desc?.enumerable) {
             const typedKey = keyConverter(key, prefix, argument);
             const typedValue = valueConverter(O[key], prefix, argument);
-            result3[typedKey] = typedValue;
+            result2[typedKey] = typedValue;
           }
         }
-        return result3;
+        return result2;
       };
     };
     webidl.interfaceConverter = function(TypeCheck, name2) {
@@ -26616,8 +26616,8 @@ var require_webidl = __commonJS({
       bytes2.set(view);
       return bytes2;
     };
-    webidl.converters.DOMString = function(V, prefix, argument, flags) {
-      if (V === null && webidl.util.HasFlag(flags, webidl.attributes.LegacyNullToEmptyString)) {
+    webidl.converters.DOMString = function(V, prefix, argument, flags2) {
+      if (V === null && webidl.util.HasFlag(flags2, webidl.attributes.LegacyNullToEmptyString)) {
         return "";
       }
       if (typeof V === "symbol") {
@@ -26670,11 +26670,11 @@ var require_webidl = __commonJS({
       const x = webidl.util.ConvertToInt(V, 32, "unsigned", 0, prefix, argument);
       return x;
     };
-    webidl.converters["unsigned short"] = function(V, prefix, argument, flags) {
-      const x = webidl.util.ConvertToInt(V, 16, "unsigned", flags, prefix, argument);
+    webidl.converters["unsigned short"] = function(V, prefix, argument, flags2) {
+      const x = webidl.util.ConvertToInt(V, 16, "unsigned", flags2, prefix, argument);
       return x;
     };
-    webidl.converters.ArrayBuffer = function(V, prefix, argument, flags) {
+    webidl.converters.ArrayBuffer = function(V, prefix, argument, flags2) {
       if (webidl.util.Type(V) !== OBJECT2 || !types.isArrayBuffer(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
@@ -26682,7 +26682,7 @@ var require_webidl = __commonJS({
           types: ["ArrayBuffer"]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a resizable ArrayBuffer.`
@@ -26690,7 +26690,7 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.SharedArrayBuffer = function(V, prefix, argument, flags) {
+    webidl.converters.SharedArrayBuffer = function(V, prefix, argument, flags2) {
       if (webidl.util.Type(V) !== OBJECT2 || !types.isSharedArrayBuffer(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
@@ -26698,7 +26698,7 @@ var require_webidl = __commonJS({
           types: ["SharedArrayBuffer"]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a resizable SharedArrayBuffer.`
@@ -26706,7 +26706,7 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.TypedArray = function(V, T, prefix, argument, flags) {
+    webidl.converters.TypedArray = function(V, T, prefix, argument, flags2) {
       if (webidl.util.Type(V) !== OBJECT2 || !types.isTypedArray(V) || V.constructor.name !== T.name) {
         throw webidl.errors.conversionFailed({
           prefix,
@@ -26714,13 +26714,13 @@ var require_webidl = __commonJS({
           types: [T.name]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a shared array buffer.`
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a resizable array buffer.`
@@ -26728,7 +26728,7 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.DataView = function(V, prefix, argument, flags) {
+    webidl.converters.DataView = function(V, prefix, argument, flags2) {
       if (webidl.util.Type(V) !== OBJECT2 || !types.isDataView(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
@@ -26736,13 +26736,13 @@ var require_webidl = __commonJS({
           types: ["DataView"]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a shared array buffer.`
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a resizable array buffer.`
@@ -26750,7 +26750,7 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.ArrayBufferView = function(V, prefix, argument, flags) {
+    webidl.converters.ArrayBufferView = function(V, prefix, argument, flags2) {
       if (webidl.util.Type(V) !== OBJECT2 || !types.isArrayBufferView(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
@@ -26758,13 +26758,13 @@ var require_webidl = __commonJS({
           types: ["ArrayBufferView"]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a shared array buffer.`
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a resizable array buffer.`
@@ -26772,13 +26772,13 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.BufferSource = function(V, prefix, argument, flags) {
+    webidl.converters.BufferSource = function(V, prefix, argument, flags2) {
       if (types.isArrayBuffer(V)) {
-        return webidl.converters.ArrayBuffer(V, prefix, argument, flags);
+        return webidl.converters.ArrayBuffer(V, prefix, argument, flags2);
       }
       if (types.isArrayBufferView(V)) {
-        flags &= ~webidl.attributes.AllowShared;
-        return webidl.converters.ArrayBufferView(V, prefix, argument, flags);
+        flags2 &= ~webidl.attributes.AllowShared;
+        return webidl.converters.ArrayBufferView(V, prefix, argument, flags2);
       }
       if (types.isSharedArrayBuffer(V)) {
         throw webidl.errors.exception({
@@ -26792,16 +26792,16 @@ var require_webidl = __commonJS({
         types: ["ArrayBuffer", "ArrayBufferView"]
       });
     };
-    webidl.converters.AllowSharedBufferSource = function(V, prefix, argument, flags) {
+    webidl.converters.AllowSharedBufferSource = function(V, prefix, argument, flags2) {
       if (types.isArrayBuffer(V)) {
-        return webidl.converters.ArrayBuffer(V, prefix, argument, flags);
+        return webidl.converters.ArrayBuffer(V, prefix, argument, flags2);
       }
       if (types.isSharedArrayBuffer(V)) {
-        return webidl.converters.SharedArrayBuffer(V, prefix, argument, flags);
+        return webidl.converters.SharedArrayBuffer(V, prefix, argument, flags2);
       }
       if (types.isArrayBufferView(V)) {
-        flags |= webidl.attributes.AllowShared;
-        return webidl.converters.ArrayBufferView(V, prefix, argument, flags);
+        flags2 |= webidl.attributes.AllowShared;
+        return webidl.converters.ArrayBufferView(V, prefix, argument, flags2);
       }
       throw webidl.errors.conversionFailed({
         prefix,
@@ -27195,8 +27195,8 @@ var require_util3 = __commonJS({
          * @param {unknown} target
          * @param {'key' | 'value' | 'key+value'} kind
          */
-        constructor(target, kind) {
-          this.#target = target;
+        constructor(target2, kind) {
+          this.#target = target2;
           this.#kind = kind;
           this.#index = 0;
         }
@@ -27207,30 +27207,30 @@ var require_util3 = __commonJS({
             );
           }
           const index = this.#index;
-          const values = kInternalIterator(this.#target);
-          const len = values.length;
+          const values2 = kInternalIterator(this.#target);
+          const len = values2.length;
           if (index >= len) {
             return {
               value: void 0,
               done: true
             };
           }
-          const { [keyIndex]: key, [valueIndex]: value2 } = values[index];
+          const { [keyIndex]: key, [valueIndex]: value2 } = values2[index];
           this.#index = index + 1;
-          let result3;
+          let result2;
           switch (this.#kind) {
             case "key":
-              result3 = key;
+              result2 = key;
               break;
             case "value":
-              result3 = value2;
+              result2 = value2;
               break;
             case "key+value":
-              result3 = [key, value2];
+              result2 = [key, value2];
               break;
           }
           return {
-            value: result3,
+            value: result2,
             done: false
           };
         }
@@ -27246,8 +27246,8 @@ var require_util3 = __commonJS({
         },
         next: { writable: true, enumerable: true, configurable: true }
       });
-      return function(target, kind) {
-        return new FastIterableIterator(target, kind);
+      return function(target2, kind) {
+        return new FastIterableIterator(target2, kind);
       };
     }
     function iteratorMixin(name2, object2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
@@ -27266,7 +27266,7 @@ var require_util3 = __commonJS({
           writable: true,
           enumerable: true,
           configurable: true,
-          value: function values() {
+          value: function values2() {
             webidl.brandCheck(this, object2);
             return makeIterator(this, "value");
           }
@@ -27477,11 +27477,11 @@ var require_util3 = __commonJS({
       let charset = null;
       let essence = null;
       let mimeType = null;
-      const values = getDecodeSplit("content-type", headers);
-      if (values === null) {
+      const values2 = getDecodeSplit("content-type", headers);
+      if (values2 === null) {
         return "failure";
       }
-      for (const value2 of values) {
+      for (const value2 of values2) {
         const temporaryMimeType = parseMIMEType(value2);
         if (temporaryMimeType === "failure" || temporaryMimeType.essence === "*/*") {
           continue;
@@ -27505,7 +27505,7 @@ var require_util3 = __commonJS({
     function gettingDecodingSplitting(value2) {
       const input = value2;
       const position = { position: 0 };
-      const values = [];
+      const values2 = [];
       let temporaryValue = "";
       while (position.position < input.length) {
         temporaryValue += collectASequenceOfCodePoints(
@@ -27528,10 +27528,10 @@ var require_util3 = __commonJS({
           }
         }
         temporaryValue = removeChars(temporaryValue, true, true, (char) => char === 9 || char === 32);
-        values.push(temporaryValue);
+        values2.push(temporaryValue);
         temporaryValue = "";
       }
-      return values;
+      return values2;
     }
     function getDecodeSplit(name2, list2) {
       const value2 = list2.get(name2, true);
@@ -27837,8 +27837,8 @@ var require_formdata_parser = __commonJS({
           throw parsingError("expected CRLF");
         }
         position.position += 2;
-        const result3 = parseMultipartFormDataHeaders(input, position);
-        let { name: name2, filename, contentType, encoding } = result3;
+        const result2 = parseMultipartFormDataHeaders(input, position);
+        let { name: name2, filename, contentType, encoding } = result2;
         position.position += 2;
         let body;
         {
@@ -28168,11 +28168,11 @@ var require_body = __commonJS({
           start() {
           },
           async pull(controller) {
-            const result3 = action();
-            const iterator = result3?.[Symbol.asyncIterator]?.();
+            const result2 = action();
+            const iterator = result2?.[Symbol.asyncIterator]?.();
             if (iterator == null) {
-              if (result3?.length && !isErrored(stream2)) {
-                controller.enqueue(typeof result3 === "string" ? textEncoder.encode(result3) : new Uint8Array(result3));
+              if (result2?.length && !isErrored(stream2)) {
+                controller.enqueue(typeof result2 === "string" ? textEncoder.encode(result2) : new Uint8Array(result2));
               }
               queueMicrotask(() => readableStreamClose(controller));
               return;
@@ -29172,9 +29172,9 @@ var require_client_h1 = __commonJS({
       client[kHTTPContext] = null;
       if (client.destroyed) {
         assert(client[kPending] === 0);
-        const requests = client[kQueue].splice(client[kRunningIdx]);
-        for (let i = 0; i < requests.length; i++) {
-          const request4 = requests[i];
+        const requests2 = client[kQueue].splice(client[kRunningIdx]);
+        for (let i = 0; i < requests2.length; i++) {
+          const request4 = requests2[i];
           util.errorRequest(client, request4, err);
         }
       } else if (client[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
@@ -29321,7 +29321,7 @@ var require_client_h1 = __commonJS({
       }
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
-      const abort = (err) => {
+      const abort2 = (err) => {
         if (request4.aborted || request4.completed) {
           return;
         }
@@ -29330,7 +29330,7 @@ var require_client_h1 = __commonJS({
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request4.onConnect(abort);
+        request4.onConnect(abort2);
       } catch (err) {
         util.errorRequest(client, request4, err);
       }
@@ -29389,28 +29389,28 @@ upgrade: ${upgrade}\r
         channels.sendHeaders.publish({ request: request4, headers: header2, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request4, socket, contentLength, header2, expectsPayload);
+        writeBuffer(abort2, null, client, request4, socket, contentLength, header2, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request4, socket, contentLength, header2, expectsPayload);
+        writeBuffer(abort2, body, client, request4, socket, contentLength, header2, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request4, socket, contentLength, header2, expectsPayload);
+          writeIterable(abort2, body.stream(), client, request4, socket, contentLength, header2, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request4, socket, contentLength, header2, expectsPayload);
+          writeBlob(abort2, body, client, request4, socket, contentLength, header2, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request4, socket, contentLength, header2, expectsPayload);
+        writeStream(abort2, body, client, request4, socket, contentLength, header2, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request4, socket, contentLength, header2, expectsPayload);
+        writeIterable(abort2, body, client, request4, socket, contentLength, header2, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request4, socket, contentLength, header2, expectsPayload) {
+    function writeStream(abort2, body, client, request4, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request: request4, contentLength, client, expectsPayload, header: header2 });
+      const writer = new AsyncWriter({ abort: abort2, socket, request: request4, contentLength, client, expectsPayload, header: header2 });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -29476,7 +29476,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request4, socket, contentLength, header2, expectsPayload) {
+    function writeBuffer(abort2, body, client, request4, socket, contentLength, header2, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -29504,10 +29504,10 @@ upgrade: ${upgrade}\r
         request4.onRequestSent();
         client[kResume]();
       } catch (err) {
-        abort(err);
+        abort2(err);
       }
     }
-    async function writeBlob(abort, body, client, request4, socket, contentLength, header2, expectsPayload) {
+    async function writeBlob(abort2, body, client, request4, socket, contentLength, header2, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -29527,10 +29527,10 @@ upgrade: ${upgrade}\r
         }
         client[kResume]();
       } catch (err) {
-        abort(err);
+        abort2(err);
       }
     }
-    async function writeIterable(abort, body, client, request4, socket, contentLength, header2, expectsPayload) {
+    async function writeIterable(abort2, body, client, request4, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -29549,7 +29549,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request: request4, contentLength, client, expectsPayload, header: header2 });
+      const writer = new AsyncWriter({ abort: abort2, socket, request: request4, contentLength, client, expectsPayload, header: header2 });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -29578,7 +29578,7 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request: request4, contentLength, client, expectsPayload, header: header2 }) {
+      constructor({ abort: abort2, socket, request: request4, contentLength, client, expectsPayload, header: header2 }) {
         this.socket = socket;
         this.request = request4;
         this.contentLength = contentLength;
@@ -29586,7 +29586,7 @@ upgrade: ${upgrade}\r
         this.bytesWritten = 0;
         this.expectsPayload = expectsPayload;
         this.header = header2;
-        this.abort = abort;
+        this.abort = abort2;
         socket[kWriting] = true;
       }
       /**
@@ -29687,11 +29687,11 @@ ${len.toString(16)}\r
        * @returns {void}
        */
       destroy(err) {
-        const { socket, client, abort } = this;
+        const { socket, client, abort: abort2 } = this;
         socket[kWriting] = false;
         if (err) {
           assert(client[kRunning] <= 1, "pipeline should only contain this request");
-          abort(err);
+          abort2(err);
         }
       }
     };
@@ -29768,17 +29768,17 @@ var require_client_h2 = __commonJS({
       }
     } = http2;
     function parseH2Headers(headers) {
-      const result3 = [];
+      const result2 = [];
       for (const [name2, value2] of Object.entries(headers)) {
         if (Array.isArray(value2)) {
           for (const subvalue of value2) {
-            result3.push(Buffer.from(name2), Buffer.from(subvalue));
+            result2.push(Buffer.from(name2), Buffer.from(subvalue));
           }
         } else {
-          result3.push(Buffer.from(name2), Buffer.from(value2));
+          result2.push(Buffer.from(name2), Buffer.from(value2));
         }
       }
-      return result3;
+      return result2;
     }
     function connectH2(client, socket) {
       client[kSocket] = socket;
@@ -29991,9 +29991,9 @@ var require_client_h2 = __commonJS({
       }
       if (client.destroyed) {
         assert(client[kPending] === 0);
-        const requests = client[kQueue].splice(client[kRunningIdx]);
-        for (let i = 0; i < requests.length; i++) {
-          const request4 = requests[i];
+        const requests2 = client[kQueue].splice(client[kRunningIdx]);
+        for (let i = 0; i < requests2.length; i++) {
+          const request4 = requests2[i];
           if (request4 != null) {
             util.errorRequest(client, request4, err);
           }
@@ -30066,7 +30066,7 @@ var require_client_h2 = __commonJS({
       const { hostname: hostname2, port } = client[kUrl];
       headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname2}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
-      const abort = (err) => {
+      const abort2 = (err) => {
         if (request4.aborted || request4.completed) {
           return;
         }
@@ -30082,7 +30082,7 @@ var require_client_h2 = __commonJS({
         util.destroy(body, err);
       };
       try {
-        request4.onConnect(abort);
+        request4.onConnect(abort2);
       } catch (err) {
         util.errorRequest(client, request4, err);
       }
@@ -30113,14 +30113,14 @@ var require_client_h2 = __commonJS({
             try {
               request4.onUpgrade(statusCode, parseH2Headers(realHeaders), stream2);
             } catch (err) {
-              abort(err);
+              abort2(err);
               return;
             }
             completeRequest(client, request4);
           });
           stream2.on("error", () => {
             if (stream2.rstCode === NGHTTP2_REFUSED_STREAM || stream2.rstCode === NGHTTP2_CANCEL) {
-              abort(new InformationalError(`HTTP/2: "stream error" received - code ${stream2.rstCode}`));
+              abort2(new InformationalError(`HTTP/2: "stream error" received - code ${stream2.rstCode}`));
             }
           });
           stream2.once("close", () => {
@@ -30138,12 +30138,12 @@ var require_client_h2 = __commonJS({
           try {
             request4.onUpgrade(statusCode, parseH2Headers(realHeaders), stream2);
           } catch (err) {
-            abort(err);
+            abort2(err);
             return;
           }
           completeRequest(client, request4);
         });
-        stream2.on("error", abort);
+        stream2.on("error", abort2);
         stream2.once("close", () => {
           session[kOpenStreams] -= 1;
           if (session[kOpenStreams] === 0) session.unref();
@@ -30238,7 +30238,7 @@ var require_client_h2 = __commonJS({
           completeRequest(client, request4);
           client[kResume]();
         } else {
-          abort(new InformationalError("HTTP/2: stream half-closed (remote)"));
+          abort2(new InformationalError("HTTP/2: stream half-closed (remote)"));
           completeRequest(client, request4, true);
           client[kResume]();
         }
@@ -30250,16 +30250,16 @@ var require_client_h2 = __commonJS({
           session.unref();
         }
         if (!request4.aborted && !request4.completed) {
-          abort(new InformationalError("HTTP/2: stream closed before the response was complete"));
+          abort2(new InformationalError("HTTP/2: stream closed before the response was complete"));
         }
       });
       stream2.once("error", function(err) {
         stream2.removeAllListeners("data");
-        abort(err);
+        abort2(err);
       });
       stream2.once("frameError", (type, code2) => {
         stream2.removeAllListeners("data");
-        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code2}`));
+        abort2(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code2}`));
       });
       stream2.on("aborted", () => {
         stream2.removeAllListeners("data");
@@ -30271,7 +30271,7 @@ var require_client_h2 = __commonJS({
         if (session[kOpenStreams] === 0) {
           session.unref();
         }
-        abort(err);
+        abort2(err);
       });
       stream2.once("trailers", (trailers) => {
         if (request4.aborted || request4.completed) {
@@ -30284,7 +30284,7 @@ var require_client_h2 = __commonJS({
       function writeBodyH2() {
         if (!body || contentLength === 0) {
           writeBuffer(
-            abort,
+            abort2,
             stream2,
             null,
             client,
@@ -30295,7 +30295,7 @@ var require_client_h2 = __commonJS({
           );
         } else if (util.isBuffer(body)) {
           writeBuffer(
-            abort,
+            abort2,
             stream2,
             body,
             client,
@@ -30307,7 +30307,7 @@ var require_client_h2 = __commonJS({
         } else if (util.isBlobLike(body)) {
           if (typeof body.stream === "function") {
             writeIterable(
-              abort,
+              abort2,
               stream2,
               body.stream(),
               client,
@@ -30318,7 +30318,7 @@ var require_client_h2 = __commonJS({
             );
           } else {
             writeBlob(
-              abort,
+              abort2,
               stream2,
               body,
               client,
@@ -30330,7 +30330,7 @@ var require_client_h2 = __commonJS({
           }
         } else if (util.isStream(body)) {
           writeStream(
-            abort,
+            abort2,
             client[kSocket],
             expectsPayload,
             stream2,
@@ -30341,7 +30341,7 @@ var require_client_h2 = __commonJS({
           );
         } else if (util.isIterable(body)) {
           writeIterable(
-            abort,
+            abort2,
             stream2,
             body,
             client,
@@ -30355,7 +30355,7 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort2, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -30371,10 +30371,10 @@ var require_client_h2 = __commonJS({
         request4.onRequestSent();
         client[kResume]();
       } catch (error) {
-        abort(error);
+        abort2(error);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request4, contentLength) {
+    function writeStream(abort2, socket, expectsPayload, h2stream, body, client, request4, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -30382,7 +30382,7 @@ var require_client_h2 = __commonJS({
         (err) => {
           if (err) {
             util.destroy(pipe, err);
-            abort(err);
+            abort2(err);
           } else {
             util.removeAllListeners(pipe);
             request4.onRequestSent();
@@ -30398,7 +30398,7 @@ var require_client_h2 = __commonJS({
         request4.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort2, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -30416,10 +30416,10 @@ var require_client_h2 = __commonJS({
         }
         client[kResume]();
       } catch (err) {
-        abort(err);
+        abort2(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort2, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -30456,7 +30456,7 @@ var require_client_h2 = __commonJS({
         }
         client[kResume]();
       } catch (err) {
-        abort(err);
+        abort2(err);
       } finally {
         h2stream.off("close", onDrain).off("drain", onDrain);
       }
@@ -30761,9 +30761,9 @@ var require_client = __commonJS({
       }
       [kDestroy](err) {
         return new Promise((resolve4) => {
-          const requests = this[kQueue].splice(this[kPendingIdx]);
-          for (let i = 0; i < requests.length; i++) {
-            const request4 = requests[i];
+          const requests2 = this[kQueue].splice(this[kPendingIdx]);
+          for (let i = 0; i < requests2.length; i++) {
+            const request4 = requests2[i];
             if (request4 != null) {
               util.errorRequest(this, request4, err);
             }
@@ -30788,9 +30788,9 @@ var require_client = __commonJS({
     function onError(client, err) {
       if (client[kRunning] === 0 && err.code !== "UND_ERR_INFO" && err.code !== "UND_ERR_SOCKET") {
         assert(client[kPendingIdx] === client[kRunningIdx]);
-        const requests = client[kQueue].splice(client[kRunningIdx]);
-        for (let i = 0; i < requests.length; i++) {
-          const request4 = requests[i];
+        const requests2 = client[kQueue].splice(client[kRunningIdx]);
+        for (let i = 0; i < requests2.length; i++) {
+          const request4 = requests2[i];
           if (request4 != null) {
             util.errorRequest(client, request4, err);
           }
@@ -31312,14 +31312,14 @@ var require_pool = __commonJS({
         this[kFactory] = factory;
         this.on("connect", (origin3, targets) => {
           if (clientTtl != null && clientTtl > 0) {
-            for (const target of targets) {
-              Object.assign(target, { ttl: Date.now() });
+            for (const target2 of targets) {
+              Object.assign(target2, { ttl: Date.now() });
             }
           }
         });
         this.on("connectionError", (origin3, targets, error) => {
-          for (const target of targets) {
-            const idx = this[kClients].indexOf(target);
+          for (const target2 of targets) {
+            const idx = this[kClients].indexOf(target2);
             if (idx !== -1) {
               this[kClients].splice(idx, 1);
             }
@@ -31436,11 +31436,11 @@ var require_balanced_pool = __commonJS({
         return this;
       }
       _updateBalancedPoolStats() {
-        let result3 = 0;
+        let result2 = 0;
         for (let i = 0; i < this[kClients].length; i++) {
-          result3 = getGreatestCommonDivisor(this[kClients][i][kWeight], result3);
+          result2 = getGreatestCommonDivisor(this[kClients][i][kWeight], result2);
         }
-        this[kGreatestCommonDivisor] = result3;
+        this[kGreatestCommonDivisor] = result2;
       }
       removeUpstream(upstream) {
         const upstreamOrigin = util.parseOrigin(upstream).origin;
@@ -31566,14 +31566,14 @@ var require_round_robin_pool = __commonJS({
         this[kIndex] = -1;
         this.on("connect", (origin3, targets) => {
           if (clientTtl != null && clientTtl > 0) {
-            for (const target of targets) {
-              Object.assign(target, { ttl: Date.now() });
+            for (const target2 of targets) {
+              Object.assign(target2, { ttl: Date.now() });
             }
           }
         });
         this.on("connectionError", (origin3, targets, error) => {
-          for (const target of targets) {
-            const idx = this[kClients].indexOf(target);
+          for (const target2 of targets) {
+            const idx = this[kClients].indexOf(target2);
             if (idx !== -1) {
               this[kClients].splice(idx, 1);
             }
@@ -31685,26 +31685,26 @@ var require_agent = __commonJS({
         if (this[kOrigins].size >= this[kOptions].maxOrigins && !this[kOrigins].has(key)) {
           throw new MaxOriginsReachedError();
         }
-        const result3 = this[kClients].get(key);
-        let dispatcher = result3 && result3.dispatcher;
+        const result2 = this[kClients].get(key);
+        let dispatcher = result2 && result2.dispatcher;
         if (!dispatcher) {
           const closeClientIfUnused = (connected) => {
-            const result4 = this[kClients].get(key);
-            if (result4) {
-              if (connected) result4.count -= 1;
-              if (result4.count <= 0) {
+            const result3 = this[kClients].get(key);
+            if (result3) {
+              if (connected) result3.count -= 1;
+              if (result3.count <= 0) {
                 this[kClients].delete(key);
-                if (!result4.dispatcher.destroyed) {
-                  result4.dispatcher.close();
+                if (!result3.dispatcher.destroyed) {
+                  result3.dispatcher.close();
                 }
               }
               this[kOrigins].delete(key);
             }
           };
           dispatcher = this[kFactory](opts.origin, this[kOptions]).on("drain", this[kOnDrain]).on("connect", (origin2, targets) => {
-            const result4 = this[kClients].get(key);
-            if (result4) {
-              result4.count += 1;
+            const result3 = this[kClients].get(key);
+            if (result3) {
+              result3.count += 1;
             }
             this[kOnConnect](origin2, targets);
           }).on("disconnect", (origin2, targets, err) => {
@@ -32863,10 +32863,10 @@ var require_retry_handler = __commonJS({
     var RetryController = class {
       #paused = false;
       #target = null;
-      set target(target) {
-        this.#target = target;
+      set target(target2) {
+        this.#target = target2;
         if (this.#paused) {
-          target?.pause();
+          target2?.pause();
         }
       }
       get target() {
@@ -33339,7 +33339,7 @@ var require_readable = __commonJS({
        */
       constructor({
         resume,
-        abort,
+        abort: abort2,
         contentType = "",
         contentLength,
         highWaterMark = 64 * 1024
@@ -33351,7 +33351,7 @@ var require_readable = __commonJS({
           highWaterMark
         });
         this._readableState.dataEmitted = false;
-        this[kAbort] = abort;
+        this[kAbort] = abort2;
         this[kConsume] = null;
         this[kBytesRead] = 0;
         this[kBody] = null;
@@ -33777,17 +33777,17 @@ var require_api_request = __commonJS({
           });
         }
       }
-      onConnect(abort, context) {
+      onConnect(abort2, context) {
         if (this.reason) {
-          abort(this.reason);
+          abort2(this.reason);
           return;
         }
         assert(this.callback);
-        this.abort = abort;
+        this.abort = abort2;
         this.context = context;
       }
       onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        const { callback, opaque, abort, context, responseHeaders, highWaterMark } = this;
+        const { callback, opaque, abort: abort2, context, responseHeaders, highWaterMark } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
           if (this.onInfo) {
@@ -33800,7 +33800,7 @@ var require_api_request = __commonJS({
         const contentLength = parsedHeaders["content-length"];
         const res = new Readable({
           resume,
-          abort,
+          abort: abort2,
           contentType,
           contentLength: this.method !== "HEAD" && contentLength ? Number(contentLength) : null,
           highWaterMark
@@ -33897,7 +33897,7 @@ var require_abort_signal = __commonJS({
     var { RequestAbortedError } = require_errors3();
     var kListener = /* @__PURE__ */ Symbol("kListener");
     var kSignal = /* @__PURE__ */ Symbol("kSignal");
-    function abort(self) {
+    function abort2(self) {
       if (self.abort) {
         self.abort(self[kSignal]?.reason);
       } else {
@@ -33913,12 +33913,12 @@ var require_abort_signal = __commonJS({
         return;
       }
       if (signal.aborted) {
-        abort(self);
+        abort2(self);
         return;
       }
       self[kSignal] = signal;
       self[kListener] = () => {
-        abort(self);
+        abort2(self);
       };
       addAbortListener(self[kSignal], self[kListener]);
     }
@@ -33999,13 +33999,13 @@ var require_api_stream = __commonJS({
         }
         addSignal(this, signal);
       }
-      onConnect(abort, context) {
+      onConnect(abort2, context) {
         if (this.reason) {
-          abort(this.reason);
+          abort2(this.reason);
           return;
         }
         assert(this.callback);
-        this.abort = abort;
+        this.abort = abort2;
         this.context = context;
       }
       onHeaders(statusCode, rawHeaders, resume, statusMessage) {
@@ -34031,7 +34031,7 @@ var require_api_stream = __commonJS({
           throw new InvalidReturnValueError("expected Writable");
         }
         finished(res, { readable: false }, (err) => {
-          const { callback, res: res2, opaque: opaque2, trailers, abort } = this;
+          const { callback, res: res2, opaque: opaque2, trailers, abort: abort2 } = this;
           this.res = null;
           if (err || !res2?.readable) {
             util.destroy(res2, err);
@@ -34039,7 +34039,7 @@ var require_api_stream = __commonJS({
           this.callback = null;
           this.runInAsyncScope(callback, null, err || null, { opaque: opaque2, trailers });
           if (err) {
-            abort();
+            abort2();
           }
         });
         res.on("drain", resume);
@@ -34199,12 +34199,12 @@ var require_api_pipeline = __commonJS({
             }
           },
           destroy: (err, callback) => {
-            const { body, req, res, ret, abort } = this;
+            const { body, req, res, ret, abort: abort2 } = this;
             if (!err && !ret._readableState.endEmitted) {
               err = new RequestAbortedError();
             }
-            if (abort && err) {
-              abort();
+            if (abort2 && err) {
+              abort2();
             }
             util.destroy(body, err);
             util.destroy(req, err);
@@ -34219,14 +34219,14 @@ var require_api_pipeline = __commonJS({
         this.res = null;
         addSignal(this, signal);
       }
-      onConnect(abort, context) {
+      onConnect(abort2, context) {
         const { res } = this;
         if (this.reason) {
-          abort(this.reason);
+          abort2(this.reason);
           return;
         }
         assert(!res, "pipeline cannot be retried");
-        this.abort = abort;
+        this.abort = abort2;
         this.context = context;
       }
       onHeaders(statusCode, rawHeaders, resume) {
@@ -34333,13 +34333,13 @@ var require_api_upgrade = __commonJS({
         this.context = null;
         addSignal(this, signal);
       }
-      onConnect(abort, context) {
+      onConnect(abort2, context) {
         if (this.reason) {
-          abort(this.reason);
+          abort2(this.reason);
           return;
         }
         assert(this.callback);
-        this.abort = abort;
+        this.abort = abort2;
         this.context = null;
       }
       onHeaders() {
@@ -34425,13 +34425,13 @@ var require_api_connect = __commonJS({
         this.abort = null;
         addSignal(this, signal);
       }
-      onConnect(abort, context) {
+      onConnect(abort2, context) {
         if (this.reason) {
-          abort(this.reason);
+          abort2(this.reason);
           return;
         }
         assert(this.callback);
-        this.abort = abort;
+        this.abort = abort2;
         this.context = context;
       }
       onHeaders() {
@@ -34660,8 +34660,8 @@ var require_mock_utils = __commonJS({
           continue;
         }
         if (value2.includes(",")) {
-          const values = value2.split(",");
-          for (const v of values) {
+          const values2 = value2.split(",");
+          for (const v of values2) {
             normalizedQp.append(key, v);
           }
           continue;
@@ -34769,20 +34769,20 @@ var require_mock_utils = __commonJS({
     }
     function generateKeyValues(data) {
       const keys = Object.keys(data);
-      const result3 = [];
+      const result2 = [];
       for (let i = 0; i < keys.length; ++i) {
         const key = keys[i];
         const value2 = data[key];
         const name2 = Buffer.from(`${key}`);
         if (Array.isArray(value2)) {
           for (let j = 0; j < value2.length; ++j) {
-            result3.push(name2, Buffer.from(`${value2[j]}`));
+            result2.push(name2, Buffer.from(`${value2[j]}`));
           }
         } else {
-          result3.push(name2, Buffer.from(`${value2}`));
+          result2.push(name2, Buffer.from(`${value2}`));
         }
       }
-      return result3;
+      return result2;
     }
     function getStatusText(statusCode) {
       return STATUS_CODES[statusCode] || "unknown";
@@ -34812,7 +34812,7 @@ var require_mock_utils = __commonJS({
       }
       let aborted = false;
       let timer = null;
-      function abort(err) {
+      function abort2(err) {
         if (aborted) {
           return;
         }
@@ -34823,7 +34823,7 @@ var require_mock_utils = __commonJS({
         }
         handler.onError(err);
       }
-      handler.onConnect?.(abort, null);
+      handler.onConnect?.(abort2, null);
       if (typeof delay === "number" && delay > 0) {
         timer = setTimeout(() => {
           timer = null;
@@ -35256,16 +35256,16 @@ var require_mock_call_history = __commonJS({
       }
       toString() {
         const options = { betweenKeyValueSeparator: "->", betweenPairSeparator: "|" };
-        let result3 = "";
+        let result2 = "";
         this.toMap().forEach((value2, key) => {
           if (typeof value2 === "string" || value2 === void 0 || value2 === null) {
-            result3 = `${result3}${key}${options.betweenKeyValueSeparator}${value2}${options.betweenPairSeparator}`;
+            result2 = `${result2}${key}${options.betweenKeyValueSeparator}${value2}${options.betweenPairSeparator}`;
           }
           if (typeof value2 === "object" && value2 !== null || Array.isArray(value2)) {
-            result3 = `${result3}${key}${options.betweenKeyValueSeparator}${JSON.stringify(value2)}${options.betweenPairSeparator}`;
+            result2 = `${result2}${key}${options.betweenKeyValueSeparator}${JSON.stringify(value2)}${options.betweenPairSeparator}`;
           }
         });
-        return result3.slice(0, -1);
+        return result2.slice(0, -1);
       }
     };
     var MockCallHistory = class {
@@ -35608,20 +35608,20 @@ var require_mock_agent = __commonJS({
         return this[kOptions] && this[kOptions].connections === 1 ? new MockClient(origin2, mockOptions) : new MockPool(origin2, mockOptions);
       }
       [kMockAgentGet](origin2) {
-        const result3 = this[kClients].get(origin2);
-        if (result3?.dispatcher) {
-          return result3.dispatcher;
+        const result2 = this[kClients].get(origin2);
+        if (result2?.dispatcher) {
+          return result2.dispatcher;
         }
         if (typeof origin2 !== "string") {
           const dispatcher = this[kFactory]("http://localhost:9999");
           this[kMockAgentSet](origin2, dispatcher);
           return dispatcher;
         }
-        for (const [keyMatcher, result4] of Array.from(this[kClients])) {
-          if (result4 && typeof keyMatcher !== "string" && matchValue(keyMatcher, origin2)) {
+        for (const [keyMatcher, result3] of Array.from(this[kClients])) {
+          if (result3 && typeof keyMatcher !== "string" && matchValue(keyMatcher, origin2)) {
             const dispatcher = this[kFactory](origin2);
             this[kMockAgentSet](origin2, dispatcher);
-            dispatcher[kDispatches] = result4.dispatcher[kDispatches];
+            dispatcher[kDispatches] = result3.dispatcher[kDispatches];
             return dispatcher;
           }
         }
@@ -35631,7 +35631,7 @@ var require_mock_agent = __commonJS({
       }
       pendingInterceptors() {
         const mockAgentClients = this[kClients];
-        return Array.from(mockAgentClients.entries()).flatMap(([origin2, result3]) => result3.dispatcher[kDispatches].map((dispatch) => ({ ...dispatch, origin: origin2 }))).filter(({ pending }) => pending);
+        return Array.from(mockAgentClients.entries()).flatMap(([origin2, result2]) => result2.dispatcher[kDispatches].map((dispatch) => ({ ...dispatch, origin: origin2 }))).filter(({ pending }) => pending);
       }
       assertNoPendingInterceptors({ pendingInterceptorsFormatter = new PendingInterceptorsFormatter() } = {}) {
         const pending = this.pendingInterceptors();
@@ -35721,9 +35721,9 @@ var require_snapshot_utils = __commonJS({
       /** @type {const} */
       ["record", "playback", "update"]
     );
-    function validateSnapshotMode(mode) {
-      if (!validSnapshotModes.includes(mode)) {
-        throw new InvalidArgumentError(`Invalid snapshot mode: ${mode}. Must be one of: ${validSnapshotModes.join(", ")}`);
+    function validateSnapshotMode(mode2) {
+      if (!validSnapshotModes.includes(mode2)) {
+        throw new InvalidArgumentError(`Invalid snapshot mode: ${mode2}. Must be one of: ${validSnapshotModes.join(", ")}`);
       }
     }
     module2.exports = {
@@ -35799,9 +35799,9 @@ var require_snapshot_recorder = __commonJS({
       if (formattedRequest.headers && typeof formattedRequest.headers === "object") {
         const headerKeys = Object.keys(formattedRequest.headers).sort();
         for (const key of headerKeys) {
-          const values = Array.isArray(formattedRequest.headers[key]) ? formattedRequest.headers[key] : [formattedRequest.headers[key]];
+          const values2 = Array.isArray(formattedRequest.headers[key]) ? formattedRequest.headers[key] : [formattedRequest.headers[key]];
           parts.push(key);
-          for (const value2 of values.sort()) {
+          for (const value2 of values2.sort()) {
             parts.push(String(value2));
           }
         }
@@ -36139,16 +36139,16 @@ var require_snapshot_agent = __commonJS({
           warningEmitted = true;
         }
         const {
-          mode = "record",
+          mode: mode2 = "record",
           snapshotPath = null,
           ...mockAgentOpts
         } = opts;
         super(mockAgentOpts);
-        validateSnapshotMode(mode);
-        if ((mode === "playback" || mode === "update") && !snapshotPath) {
-          throw new InvalidArgumentError(`snapshotPath is required when mode is '${mode}'`);
+        validateSnapshotMode(mode2);
+        if ((mode2 === "playback" || mode2 === "update") && !snapshotPath) {
+          throw new InvalidArgumentError(`snapshotPath is required when mode is '${mode2}'`);
         }
-        this[kSnapshotMode] = mode;
+        this[kSnapshotMode] = mode2;
         this[kSnapshotPath] = snapshotPath;
         this[kSnapshotRecorder] = new SnapshotRecorder({
           snapshotPath: this[kSnapshotPath],
@@ -36177,18 +36177,18 @@ var require_snapshot_agent = __commonJS({
       }
       dispatch(opts, handler) {
         handler = WrapHandler.wrap(handler);
-        const mode = this[kSnapshotMode];
+        const mode2 = this[kSnapshotMode];
         if (this[kSnapshotRecorder].isUrlExcluded(opts)) {
           return this[kRealAgent].dispatch(opts, handler);
         }
-        if (mode === "playback" || mode === "update") {
+        if (mode2 === "playback" || mode2 === "update") {
           if (!this[kSnapshotLoaded]) {
             return this.#asyncDispatch(opts, handler);
           }
           const snapshot = this[kSnapshotRecorder].findSnapshot(opts);
           if (snapshot) {
             return this.#replaySnapshot(snapshot, handler);
-          } else if (mode === "update") {
+          } else if (mode2 === "update") {
             return this.#recordAndReplay(opts, handler);
           } else {
             const error = new UndiciError(`No snapshot found for ${opts.method || "GET"} ${opts.path}`);
@@ -36198,7 +36198,7 @@ var require_snapshot_agent = __commonJS({
             }
             throw error;
           }
-        } else if (mode === "record") {
+        } else if (mode2 === "record") {
           return this.#recordAndReplay(opts, handler);
         }
       }
@@ -37471,13 +37471,13 @@ var require_cache = __commonJS({
     function appendHeader(headers, key, val) {
       const headerName = key.toLowerCase();
       const current = headers[headerName];
-      const values = Array.isArray(val) ? val : [val];
+      const values2 = Array.isArray(val) ? val : [val];
       if (current === void 0) {
         headers[headerName] = Array.isArray(val) ? val.slice() : val;
       } else if (Array.isArray(current)) {
-        current.push(...values);
+        current.push(...values2);
       } else {
-        headers[headerName] = [current, ...values];
+        headers[headerName] = [current, ...values2];
       }
     }
     function normalizeHeaders(opts) {
@@ -37737,10 +37737,10 @@ var require_cache = __commonJS({
       return output;
     }
     function splitVaryHeader(varyHeader) {
-      const values = Array.isArray(varyHeader) ? varyHeader : [varyHeader];
+      const values2 = Array.isArray(varyHeader) ? varyHeader : [varyHeader];
       const output = [];
-      for (let i = 0; i < values.length; i++) {
-        const parts = values[i].split(",");
+      for (let i = 0; i < values2.length; i++) {
+        const parts = values2[i].split(",");
         for (let j = 0; j < parts.length; j++) {
           output.push(parts[j]);
         }
@@ -37748,9 +37748,9 @@ var require_cache = __commonJS({
       return output;
     }
     function hasVaryStar(varyHeader) {
-      const values = splitVaryHeader(varyHeader);
-      for (let i = 0; i < values.length; i++) {
-        if (trimOWS(values[i]).indexOf("*") !== -1) {
+      const values2 = splitVaryHeader(varyHeader);
+      for (let i = 0; i < values2.length; i++) {
+        if (trimOWS(values2[i]).indexOf("*") !== -1) {
           return true;
         }
       }
@@ -37862,11 +37862,11 @@ var require_date = __commonJS({
       }
     }
     function makeDate(year, monthIdx, day, hour, minute, second, weekday) {
-      const result3 = new Date(Date.UTC(year, monthIdx, day, hour, minute, second));
+      const result2 = new Date(Date.UTC(year, monthIdx, day, hour, minute, second));
       if (year >= 0 && year <= 99) {
-        result3.setUTCFullYear(year);
+        result2.setUTCFullYear(year);
       }
-      return result3.getUTCFullYear() === year && result3.getUTCMonth() === monthIdx && result3.getUTCDate() === day && result3.getUTCHours() === hour && result3.getUTCMinutes() === minute && result3.getUTCSeconds() === second && result3.getUTCDay() === weekday ? result3 : void 0;
+      return result2.getUTCFullYear() === year && result2.getUTCMonth() === monthIdx && result2.getUTCDate() === day && result2.getUTCHours() === hour && result2.getUTCMinutes() === minute && result2.getUTCSeconds() === second && result2.getUTCDay() === weekday ? result2 : void 0;
     }
     function parseImfDate(date) {
       if (date.length !== 29 || date[4] !== " " || date[7] !== " " || date[11] !== " " || date[16] !== " " || date[19] !== ":" || date[22] !== ":" || date[25] !== " " || date[26] !== "G" || date[27] !== "M" || date[28] !== "T") {
@@ -38401,19 +38401,19 @@ var require_cache_handler = __commonJS({
       }
       return false;
     }
-    function appendVaryValues(target, varyValue) {
+    function appendVaryValues(target2, varyValue) {
       if (Array.isArray(varyValue)) {
         for (let i = 0; i < varyValue.length; i++) {
-          target.push(varyValue[i]);
+          target2.push(varyValue[i]);
         }
       } else if (varyValue != null) {
-        target.push(varyValue);
+        target2.push(varyValue);
       }
     }
     function appendConnectionHeaderTokens(headersToRemove, connectionHeader) {
-      const values = Array.isArray(connectionHeader) ? connectionHeader : [connectionHeader];
-      for (let i = 0; i < values.length; i++) {
-        const tokens2 = values[i].split(",");
+      const values2 = Array.isArray(connectionHeader) ? connectionHeader : [connectionHeader];
+      for (let i = 0; i < values2.length; i++) {
+        const tokens2 = values2[i].split(",");
         for (let j = 0; j < tokens2.length; j++) {
           headersToRemove.push(trimOWS(tokens2[j]).toLowerCase());
         }
@@ -38458,9 +38458,9 @@ var require_cache_handler = __commonJS({
       if (headerValue2 === void 0) {
         return;
       }
-      const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
-      for (let i = 0; i < values.length; i++) {
-        const path2 = getSameOriginPath(cacheKey, values[i]);
+      const values2 = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
+      for (let i = 0; i < values2.length; i++) {
+        const path2 = getSameOriginPath(cacheKey, values2[i]);
         if (path2 !== void 0) {
           deleteCachedUri(store, cacheKey, path2);
         }
@@ -38777,13 +38777,13 @@ var require_cache_handler = __commonJS({
               finish304();
             }
           };
-          const result3 = this.#store.get(this.#cacheKey);
-          if (result3 && typeof result3.then === "function") {
-            result3.then(handle304, () => handle304(void 0)).catch((err) => {
+          const result2 = this.#store.get(this.#cacheKey);
+          if (result2 && typeof result2.then === "function") {
+            result2.then(handle304, () => handle304(void 0)).catch((err) => {
               failReplay(err);
             });
           } else {
-            handle304(result3);
+            handle304(result2);
           }
         } else {
           if (typeof resHeaders.etag === "string" && isEtagUsable(resHeaders.etag)) {
@@ -39442,9 +39442,9 @@ var require_cache2 = __commonJS({
       if (!pragma) {
         return false;
       }
-      const values = Array.isArray(pragma) ? pragma : [pragma];
-      for (let i = 0; i < values.length; i++) {
-        const value2 = values[i];
+      const values2 = Array.isArray(pragma) ? pragma : [pragma];
+      for (let i = 0; i < values2.length; i++) {
+        const value2 = values2[i];
         if (typeof value2 !== "string") {
           continue;
         }
@@ -39457,11 +39457,11 @@ var require_cache2 = __commonJS({
       }
       return false;
     }
-    function needsRevalidation(result3, cacheControlDirectives, { headers = {} }) {
+    function needsRevalidation(result2, cacheControlDirectives, { headers = {} }) {
       if (cacheControlDirectives?.["no-cache"]) {
         return true;
       }
-      if (result3.cacheControlDirectives?.["no-cache"] && !Array.isArray(result3.cacheControlDirectives["no-cache"])) {
+      if (result2.cacheControlDirectives?.["no-cache"] && !Array.isArray(result2.cacheControlDirectives["no-cache"])) {
         return true;
       }
       if (headers["if-modified-since"] || headers["if-none-match"]) {
@@ -39469,10 +39469,10 @@ var require_cache2 = __commonJS({
       }
       return false;
     }
-    function staleResponseRequiresRevalidation(result3, cacheType) {
-      return result3.cacheControlDirectives?.["must-revalidate"] === true || cacheType === "shared" && (result3.cacheControlDirectives?.["proxy-revalidate"] === true || // https://www.rfc-editor.org/rfc/rfc9111.html#section-5.2.2.10
+    function staleResponseRequiresRevalidation(result2, cacheType) {
+      return result2.cacheControlDirectives?.["must-revalidate"] === true || cacheType === "shared" && (result2.cacheControlDirectives?.["proxy-revalidate"] === true || // https://www.rfc-editor.org/rfc/rfc9111.html#section-5.2.2.10
       // s-maxage implies proxy-revalidate for shared caches.
-      result3.cacheControlDirectives?.["s-maxage"] !== void 0);
+      result2.cacheControlDirectives?.["s-maxage"] !== void 0);
     }
     function revalidationResponseDisallowsCachedReuse(cacheType, headers) {
       if (headers.vary && isInvalidOrWildcardVaryHeader(headers.vary) || cacheType === "shared" && Object.hasOwn(headers, "set-cookie")) {
@@ -39488,12 +39488,12 @@ var require_cache2 = __commonJS({
     function revalidationResponseUpdatesCacheControl(headers) {
       return headers["cache-control"] !== void 0;
     }
-    function revalidationResponseAddsVary(result3, varyDirectives) {
+    function revalidationResponseAddsVary(result2, varyDirectives) {
       if (!varyDirectives) {
         return false;
       }
       for (const key in varyDirectives) {
-        if (result3.vary == null || !Object.hasOwn(result3.vary, key)) {
+        if (result2.vary == null || !Object.hasOwn(result2.vary, key)) {
           return true;
         }
       }
@@ -39511,18 +39511,18 @@ var require_cache2 = __commonJS({
         return lastModified;
       }
     }
-    function makeRevalidationHeaders(opts, result3) {
+    function makeRevalidationHeaders(opts, result2) {
       const headers = {
         ...opts.headers,
-        "if-modified-since": getUsableLastModified(result3.headers) ?? new Date(result3.cachedAt).toUTCString()
+        "if-modified-since": getUsableLastModified(result2.headers) ?? new Date(result2.cachedAt).toUTCString()
       };
-      if (result3.etag) {
-        headers["if-none-match"] = result3.etag;
+      if (result2.etag) {
+        headers["if-none-match"] = result2.etag;
       }
-      if (result3.vary) {
-        for (const key in result3.vary) {
-          if (result3.vary[key] != null) {
-            headers[key] = result3.vary[key];
+      if (result2.vary) {
+        for (const key in result2.vary) {
+          if (result2.vary[key] != null) {
+            headers[key] = result2.vary[key];
           }
         }
       }
@@ -39541,12 +39541,12 @@ var require_cache2 = __commonJS({
         return false;
       }
     }
-    function revalidationEtagMatchesCachedValue(result3, headers) {
+    function revalidationEtagMatchesCachedValue(result2, headers) {
       if (!Object.hasOwn(headers, "etag")) {
         return true;
       }
       const responseEtag = headers.etag;
-      const cachedEtag = result3.etag;
+      const cachedEtag = result2.etag;
       if (typeof responseEtag !== "string" || typeof cachedEtag !== "string" || !isEtagUsable(responseEtag) || !isEtagUsable(cachedEtag)) {
         return false;
       }
@@ -39556,29 +39556,29 @@ var require_cache2 = __commonJS({
       const cachedOpaqueTag = cachedEtag.startsWith("W/") ? cachedEtag.slice(2) : cachedEtag;
       return responseEtag.slice(2) === cachedOpaqueTag;
     }
-    function isStale(result3, cacheControlDirectives, cacheType) {
+    function isStale(result2, cacheControlDirectives, cacheType) {
       const now2 = Date.now();
-      if (now2 > result3.staleAt) {
-        if (!staleResponseRequiresRevalidation(result3, cacheType) && cacheControlDirectives?.["max-stale"]) {
-          const gracePeriod = result3.staleAt + cacheControlDirectives["max-stale"] * 1e3;
+      if (now2 > result2.staleAt) {
+        if (!staleResponseRequiresRevalidation(result2, cacheType) && cacheControlDirectives?.["max-stale"]) {
+          const gracePeriod = result2.staleAt + cacheControlDirectives["max-stale"] * 1e3;
           return now2 > gracePeriod;
         }
         return true;
       }
       if (cacheControlDirectives?.["min-fresh"]) {
-        const timeLeftTillStale = result3.staleAt - now2;
+        const timeLeftTillStale = result2.staleAt - now2;
         const threshold = cacheControlDirectives["min-fresh"] * 1e3;
         return timeLeftTillStale <= threshold;
       }
       return false;
     }
-    function withinStaleWhileRevalidateWindow(result3, cacheType) {
-      const staleWhileRevalidate = result3.cacheControlDirectives?.["stale-while-revalidate"];
-      if (!staleWhileRevalidate || staleResponseRequiresRevalidation(result3, cacheType)) {
+    function withinStaleWhileRevalidateWindow(result2, cacheType) {
+      const staleWhileRevalidate = result2.cacheControlDirectives?.["stale-while-revalidate"];
+      if (!staleWhileRevalidate || staleResponseRequiresRevalidation(result2, cacheType)) {
         return false;
       }
       const now2 = Date.now();
-      const staleWhileRevalidateExpiry = result3.staleAt + staleWhileRevalidate * 1e3;
+      const staleWhileRevalidateExpiry = result2.staleAt + staleWhileRevalidate * 1e3;
       return now2 <= staleWhileRevalidateExpiry;
     }
     function handleUncachedResponse(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl) {
@@ -39611,8 +39611,8 @@ var require_cache2 = __commonJS({
       }
       return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
     }
-    function sendCachedValue(handler, opts, result3, age, context, isStale2) {
-      const stream2 = util.isStream(result3.body) ? result3.body : Readable.from(result3.body ?? []);
+    function sendCachedValue(handler, opts, result2, age, context, isStale2) {
+      const stream2 = util.isStream(result2.body) ? result2.body : Readable.from(result2.body ?? []);
       assert(!stream2.destroyed, "stream should not be destroyed");
       assert(!stream2.readableDidRead, "stream should not be readableDidRead");
       const controller = {
@@ -39657,13 +39657,13 @@ var require_cache2 = __commonJS({
       if (stream2.destroyed) {
         return;
       }
-      const headers = { ...result3.headers, age: String(age) };
+      const headers = { ...result2.headers, age: String(age) };
       if (isStale2) {
         headers.warning = '110 - "response is stale"';
       }
       controller.rawHeaders = util.toRawHeaders(headers);
       try {
-        handler.onResponseStart?.(controller, result3.statusCode, headers, result3.statusMessage);
+        handler.onResponseStart?.(controller, result2.statusCode, headers, result2.statusMessage);
       } catch (err) {
         stream2.destroy(err);
         return;
@@ -39680,33 +39680,33 @@ var require_cache2 = __commonJS({
         });
       }
     }
-    function handleResult(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl, result3) {
-      if (!result3) {
+    function handleResult(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl, result2) {
+      if (!result2) {
         return handleUncachedResponse(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl);
       }
-      if (globalOpts.type === "shared" && Object.hasOwn(result3.headers, "set-cookie")) {
-        if (util.isStream(result3.body)) {
-          result3.body.on("error", nop).destroy();
+      if (globalOpts.type === "shared" && Object.hasOwn(result2.headers, "set-cookie")) {
+        if (util.isStream(result2.body)) {
+          result2.body.on("error", nop).destroy();
         }
         deleteCachedValue(globalOpts.store, cacheKey);
         return handleUncachedResponse(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl);
       }
       const now2 = Date.now();
-      if (now2 > result3.deleteAt) {
+      if (now2 > result2.deleteAt) {
         return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
       }
-      const age = Math.round((now2 - result3.cachedAt) / 1e3);
+      const age = Math.round((now2 - result2.cachedAt) / 1e3);
       const requestMaxAgeExpired = reqCacheControl?.["max-age"] !== void 0 && age >= reqCacheControl["max-age"];
-      const stale = requestMaxAgeExpired || isStale(result3, reqCacheControl, globalOpts.type);
-      const revalidate = requestMaxAgeExpired || needsRevalidation(result3, reqCacheControl, opts);
+      const stale = requestMaxAgeExpired || isStale(result2, reqCacheControl, globalOpts.type);
+      const revalidate = requestMaxAgeExpired || needsRevalidation(result2, reqCacheControl, opts);
       if (stale || revalidate) {
         if (util.isStream(opts.body) && util.bodyLength(opts.body) !== 0) {
           return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
         }
-        if (!revalidate && withinStaleWhileRevalidateWindow(result3, globalOpts.type)) {
-          sendCachedValue(handler, opts, result3, age, null, true);
+        if (!revalidate && withinStaleWhileRevalidateWindow(result2, globalOpts.type)) {
+          sendCachedValue(handler, opts, result2, age, null, true);
           queueMicrotask(() => {
-            const headers2 = makeRevalidationHeaders(opts, result3);
+            const headers2 = makeRevalidationHeaders(opts, result2);
             dispatch(
               {
                 ...opts,
@@ -39732,16 +39732,16 @@ var require_cache2 = __commonJS({
           return true;
         }
         let withinStaleIfErrorThreshold = false;
-        if (!staleResponseRequiresRevalidation(result3, globalOpts.type)) {
-          const staleIfErrorExpiry = result3.cacheControlDirectives["stale-if-error"] ?? reqCacheControl?.["stale-if-error"];
+        if (!staleResponseRequiresRevalidation(result2, globalOpts.type)) {
+          const staleIfErrorExpiry = result2.cacheControlDirectives["stale-if-error"] ?? reqCacheControl?.["stale-if-error"];
           if (staleIfErrorExpiry) {
-            withinStaleIfErrorThreshold = now2 < result3.staleAt + staleIfErrorExpiry * 1e3;
+            withinStaleIfErrorThreshold = now2 < result2.staleAt + staleIfErrorExpiry * 1e3;
           }
         }
-        const headers = makeRevalidationHeaders(opts, result3);
+        const headers = makeRevalidationHeaders(opts, result2);
         const refetch = () => {
-          if (util.isStream(result3.body)) {
-            result3.body.on("error", nop).destroy();
+          if (util.isStream(result2.body)) {
+            result2.body.on("error", nop).destroy();
           }
           deleteCachedValue(globalOpts.store, cacheKey);
           return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
@@ -39755,18 +39755,18 @@ var require_cache2 = __commonJS({
             (success, context, statusCode, headers2) => {
               if (success) {
                 if (statusCode === 304) {
-                  if (!revalidationTargetMatchesCacheKey(cacheKey, context) || !revalidationEtagMatchesCachedValue(result3, headers2) || revalidationResponseDisallowsCachedReuse(globalOpts.type, headers2)) {
+                  if (!revalidationTargetMatchesCacheKey(cacheKey, context) || !revalidationEtagMatchesCachedValue(result2, headers2) || revalidationResponseDisallowsCachedReuse(globalOpts.type, headers2)) {
                     return refetch();
                   }
                   if (revalidationResponseUpdatesCacheControl(headers2)) {
                     deleteCachedValue(globalOpts.store, cacheKey);
-                  } else if (revalidationResponseAddsVary(result3, headers2.vary ? parseVaryHeader(headers2.vary, opts.headers) : void 0)) {
+                  } else if (revalidationResponseAddsVary(result2, headers2.vary ? parseVaryHeader(headers2.vary, opts.headers) : void 0)) {
                     return refetch();
                   }
                 }
-                sendCachedValue(handler, opts, result3, age, context, stale);
-              } else if (util.isStream(result3.body)) {
-                result3.body.on("error", nop).destroy();
+                sendCachedValue(handler, opts, result2, age, context, stale);
+              } else if (util.isStream(result2.body)) {
+                result2.body.on("error", nop).destroy();
               }
             },
             new CacheHandler(globalOpts, cacheKey, handler),
@@ -39777,7 +39777,7 @@ var require_cache2 = __commonJS({
       if (util.isStream(opts.body)) {
         opts.body.on("error", nop).destroy();
       }
-      sendCachedValue(handler, opts, result3, age, null, false);
+      sendCachedValue(handler, opts, result2, age, null, false);
     }
     module2.exports = (opts = {}) => {
       const {
@@ -39848,16 +39848,16 @@ var require_cache2 = __commonJS({
           if (!arrayIncludes(util.safeHTTPMethods, opts2.method)) {
             return dispatch(opts2, new CacheHandler(globalOpts, cacheKey, handler));
           }
-          const result3 = store.get(cacheKey);
-          if (result3 && typeof result3.then === "function") {
-            return result3.then((result4) => handleResult(
+          const result2 = store.get(cacheKey);
+          if (result2 && typeof result2.then === "function") {
+            return result2.then((result3) => handleResult(
               dispatch,
               globalOpts,
               cacheKey,
               handler,
               opts2,
               reqCacheControl,
-              result4
+              result3
             )).catch((err) => {
               if (typeof handler.onResponseError === "function") {
                 handler.onResponseError({
@@ -39891,7 +39891,7 @@ var require_cache2 = __commonJS({
               handler,
               opts2,
               reqCacheControl,
-              result3
+              result2
             );
           }
         };
@@ -40097,8 +40097,8 @@ var require_decompress = __commonJS({
                 this.#decompressedSize = decompressedSize;
               }
               try {
-                const result3 = super.onResponseData(this.#controller, chunk);
-                if (result3 === false && !this.#controller.paused) {
+                const result2 = super.onResponseData(this.#controller, chunk);
+                if (result2 === false && !this.#controller.paused) {
                   this.#controller.pause();
                 }
               } catch (err) {
@@ -41168,12 +41168,12 @@ var require_sqlite_cache_store = __commonJS({
       #findValue(key, canBeExpired = false) {
         const url = this.#makeValueUrl(key);
         const { headers, method } = key;
-        const values = this.#getValuesQuery.all(url, method);
-        if (values.length === 0) {
+        const values2 = this.#getValuesQuery.all(url, method);
+        if (values2.length === 0) {
           return void 0;
         }
         const now2 = Date.now();
-        for (const value2 of values) {
+        for (const value2 of values2) {
           if (now2 >= value2.deleteAt && !canBeExpired) {
             continue;
           }
@@ -41286,8 +41286,8 @@ var require_headers = __commonJS({
       }
       return getHeadersList(headers).append(name2, value2, false);
     }
-    function headersListSortAndCombine(target) {
-      const headersList = getHeadersList(target);
+    function headersListSortAndCombine(target2) {
+      const headersList = getHeadersList(target2);
       if (!headersList) {
         return [];
       }
@@ -41619,8 +41619,8 @@ var require_headers = __commonJS({
        * @param {Headers} target
        * @param {HeadersList} list
        */
-      static setHeadersList(target, list2) {
-        target.#headersList = list2;
+      static setHeadersList(target2, list2) {
+        target2.#headersList = list2;
       }
     };
     var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers;
@@ -41954,12 +41954,12 @@ var require_response = __commonJS({
         ...state
       };
       return new Proxy(response, {
-        get(target, p2) {
-          return p2 in state ? state[p2] : target[p2];
+        get(target2, p2) {
+          return p2 in state ? state[p2] : target2[p2];
         },
-        set(target, p2, value2) {
+        set(target2, p2, value2) {
           assert(!(p2 in state));
-          target[p2] = value2;
+          target2[p2] = value2;
           return true;
         }
       });
@@ -42130,8 +42130,8 @@ var require_request2 = __commonJS({
     var assert = __require("node:assert");
     var { getMaxListeners, setMaxListeners, defaultMaxListeners } = __require("node:events");
     var kAbortController = /* @__PURE__ */ Symbol("abortController");
-    var requestFinalizer = new FinalizationRegistry(({ signal, abort }) => {
-      signal.removeEventListener("abort", abort);
+    var requestFinalizer = new FinalizationRegistry(({ signal, abort: abort2 }) => {
+      signal.removeEventListener("abort", abort2);
     });
     var dependentControllerMap = /* @__PURE__ */ new WeakMap();
     var abortSignalHasEventHandlerLeakWarning;
@@ -42141,12 +42141,12 @@ var require_request2 = __commonJS({
       abortSignalHasEventHandlerLeakWarning = false;
     }
     function buildAbort(acRef) {
-      return abort;
-      function abort() {
+      return abort2;
+      function abort2() {
         const ac = acRef.deref();
         if (ac !== void 0) {
-          requestFinalizer.unregister(abort);
-          this.removeEventListener("abort", abort);
+          requestFinalizer.unregister(abort2);
+          this.removeEventListener("abort", abort2);
           ac.abort(this.reason);
           const controllerList = dependentControllerMap.get(ac.signal);
           if (controllerList !== void 0) {
@@ -42296,20 +42296,20 @@ var require_request2 = __commonJS({
         if (init.referrerPolicy !== void 0) {
           request4.referrerPolicy = init.referrerPolicy;
         }
-        let mode;
+        let mode2;
         if (init.mode !== void 0) {
-          mode = init.mode;
+          mode2 = init.mode;
         } else {
-          mode = fallbackMode;
+          mode2 = fallbackMode;
         }
-        if (mode === "navigate") {
+        if (mode2 === "navigate") {
           throw webidl.errors.exception({
             header: "Request constructor",
             message: "invalid request mode navigate."
           });
         }
-        if (mode != null) {
-          request4.mode = mode;
+        if (mode2 != null) {
+          request4.mode = mode2;
         }
         if (init.credentials !== void 0) {
           request4.credentials = init.credentials;
@@ -42366,18 +42366,18 @@ var require_request2 = __commonJS({
           } else {
             this[kAbortController] = ac;
             const acRef = new WeakRef(ac);
-            const abort = buildAbort(acRef);
+            const abort2 = buildAbort(acRef);
             if (abortSignalHasEventHandlerLeakWarning && getMaxListeners(signal) === defaultMaxListeners) {
               setMaxListeners(1500, signal);
             }
-            util.addAbortListener(signal, abort);
-            requestFinalizer.register(ac, { signal, abort }, abort);
+            util.addAbortListener(signal, abort2);
+            requestFinalizer.register(ac, { signal, abort: abort2 }, abort2);
           }
         }
         this.#headers = new Headers(kConstruct);
         setHeadersList(this.#headers, request4.headersList);
         setHeadersGuard(this.#headers, "request");
-        if (mode === "no-cors") {
+        if (mode2 === "no-cors") {
           if (!corsSafeListedMethodsSet.has(request4.method)) {
             throw new TypeError(
               `'${request4.method} is unsupported in no-cors mode.`
@@ -42903,12 +42903,12 @@ var require_subresource_integrity = __commonJS({
       return false;
     };
     function getStrongestMetadata(metadataList) {
-      const result3 = [];
+      const result2 = [];
       let strongest = null;
       for (const item of metadataList) {
         assert(isValidSRIHashAlgorithm(item.alg), "Invalid SRI hash algorithm token");
-        if (result3.length === 0) {
-          result3.push(item);
+        if (result2.length === 0) {
+          result2.push(item);
           strongest = item;
           continue;
         }
@@ -42923,16 +42923,16 @@ var require_subresource_integrity = __commonJS({
           continue;
         } else if (newAlgorithmIndex > currentAlgorithmIndex) {
           strongest = item;
-          result3[0] = item;
-          result3.length = 1;
+          result2[0] = item;
+          result2.length = 1;
         } else {
-          result3.push(item);
+          result2.push(item);
         }
       }
-      return result3;
+      return result2;
     }
     function parseMetadata(metadata) {
-      const result3 = [];
+      const result2 = [];
       for (const item of metadata.split(/[\t\n\f\r ]+/)) {
         const expressionAndOptions = item.split("?", 1);
         const algorithmExpression = expressionAndOptions[0];
@@ -42950,9 +42950,9 @@ var require_subresource_integrity = __commonJS({
           alg: asciiLowercase(algorithm),
           val: base64Value
         };
-        result3.push(metadata2);
+        result2.push(metadata2);
       }
-      return result3;
+      return result2;
     }
     var applyAlgorithmToBytes = (algorithm, bytes2) => {
       return crypto.hash(algorithm, bytes2, "base64");
@@ -43790,10 +43790,10 @@ var require_fetch = __commonJS({
       fetchParams.controller.connection = {
         abort: null,
         destroyed: false,
-        destroy(err, abort = true) {
+        destroy(err, abort2 = true) {
           if (!this.destroyed) {
             this.destroyed = true;
-            if (abort) {
+            if (abort2) {
               this.abort?.(err ?? new DOMException("The operation was aborted.", "AbortError"));
             }
           }
@@ -43965,14 +43965,14 @@ var require_fetch = __commonJS({
           {
             body: null,
             abort: null,
-            onConnect(abort) {
+            onConnect(abort2) {
               const { connection } = fetchParams.controller;
               timingInfo.finalConnectionTimingInfo = clampAndCoarsenConnectionTimingInfo(void 0, timingInfo.postRedirectStartTime, fetchParams.crossOriginIsolatedCapability);
               if (connection.destroyed) {
-                abort(new DOMException("The operation was aborted.", "AbortError"));
+                abort2(new DOMException("The operation was aborted.", "AbortError"));
               } else {
-                fetchParams.controller.on("terminated", abort);
-                this.abort = connection.abort = abort;
+                fetchParams.controller.on("terminated", abort2);
+                this.abort = connection.abort = abort2;
               }
               timingInfo.finalNetworkRequestStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
@@ -44152,14 +44152,14 @@ var require_util4 = __commonJS({
     }
     function getFieldValues(header2) {
       assert(header2 !== null);
-      const values = [];
+      const values2 = [];
       for (let value2 of header2.split(",")) {
         value2 = value2.trim();
         if (isValidHeaderName(value2)) {
-          values.push(value2);
+          values2.push(value2);
         }
       }
-      return values;
+      return values2;
     }
     module2.exports = {
       urlEquals,
@@ -44219,17 +44219,17 @@ var require_cache3 = __commonJS({
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         request4 = webidl.converters.RequestInfo(request4);
-        const requests = [request4];
-        const responseArrayPromise = this.addAll(requests);
+        const requests2 = [request4];
+        const responseArrayPromise = this.addAll(requests2);
         return await responseArrayPromise;
       }
-      async addAll(requests) {
+      async addAll(requests2) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.addAll";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request4 of requests) {
+        for (let request4 of requests2) {
           if (request4 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
@@ -44250,7 +44250,7 @@ var require_cache3 = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request4 of requests) {
+        for (const request4 of requests2) {
           const r = getRequestState(new Request(request4));
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
@@ -44472,20 +44472,20 @@ var require_cache3 = __commonJS({
           }
         }
         const promise = createDeferredPromise();
-        const requests = [];
+        const requests2 = [];
         if (request4 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
-            requests.push(requestResponse[0]);
+            requests2.push(requestResponse[0]);
           }
         } else {
           const requestResponses = this.#queryCache(r, options);
           for (const requestResponse of requestResponses) {
-            requests.push(requestResponse[0]);
+            requests2.push(requestResponse[0]);
           }
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request5 of requests) {
+          for (const request5 of requests2) {
             const requestObject = fromInnerRequest(
               request5,
               void 0,
@@ -45668,9 +45668,9 @@ var require_util6 = __commonJS({
     function isClosed(readyState) {
       return readyState === states.CLOSED;
     }
-    function fireEvent(e, target, eventFactory = (type, init) => new Event(type, init), eventInitDict = {}) {
+    function fireEvent(e, target2, eventFactory = (type, init) => new Event(type, init), eventInitDict = {}) {
       const event = eventFactory(e, eventInitDict);
-      target.dispatchEvent(event);
+      target2.dispatchEvent(event);
     }
     function websocketMessageReceived(handler, type, data) {
       handler.onMessage(type, data);
@@ -46990,10 +46990,10 @@ var require_websocket = __commonJS({
         const wasClean = this.#handler.closeState.has(sentCloseFrameState.SENT) && this.#handler.closeState.has(sentCloseFrameState.RECEIVED);
         let code2 = 1005;
         let reason = "";
-        const result3 = this.#parser?.closingInfo;
-        if (result3 && !result3.error) {
-          code2 = result3.code ?? 1005;
-          reason = result3.reason;
+        const result2 = this.#parser?.closingInfo;
+        if (result2 && !result2.error) {
+          code2 = result2.code ?? 1005;
+          reason = result2.reason;
         }
         this.#handler.readyState = states.CLOSED;
         if (!this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
@@ -47137,8 +47137,8 @@ var require_websocketerror = __commonJS({
         return DOMException;
       }
       return new Proxy(DOMException, {
-        construct(target, args, newTarget) {
-          const instance = Reflect.construct(target, args, target);
+        construct(target2, args, newTarget) {
+          const instance = Reflect.construct(target2, args, target2);
           Object.setPrototypeOf(instance, newTarget.prototype);
           return instance;
         }
@@ -47431,12 +47431,12 @@ var require_websocketstream = __commonJS({
         if (!this.#handler.wasEverConnected) {
           this.#openedPromise.reject(new WebSocketError("Socket never opened"));
         }
-        const result3 = this.#parser?.closingInfo;
-        let code2 = result3?.code ?? 1005;
+        const result2 = this.#parser?.closingInfo;
+        let code2 = result2?.code ?? 1005;
         if (!this.#handler.closeState.has(sentCloseFrameState.SENT) && !this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
           code2 = 1006;
         }
-        const reason = result3?.reason == null ? "" : utf8DecodeBytes(Buffer.from(result3.reason));
+        const reason = result2?.reason == null ? "" : utf8DecodeBytes(Buffer.from(result2.reason));
         if (wasClean) {
           this.#readableStreamController.close();
           this.#writableStreamController.error(new DOMException("A closed WebSocketStream cannot be written to", "InvalidStateError"));
@@ -47889,15 +47889,15 @@ ${value2}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count3) {
-        while (count3 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count3 < remaining) {
-            this.linePos += count3;
-            count3 = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count3 -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -48527,9 +48527,9 @@ function advisoryNote(checks) {
 }
 
 // src/gate/comparability.ts
-function treatment(spec) {
-  const { rate: _rate, ...load } = spec.load;
-  return { target: { api: spec.target.api, request_timeout: spec.target.request_timeout }, workload: spec.workload, load };
+function treatment(spec3) {
+  const { rate: _rate, ...load2 } = spec3.load;
+  return { target: { api: spec3.target.api, request_timeout: spec3.target.request_timeout }, workload: spec3.workload, load: load2 };
 }
 function leaves(value2, path2 = "", out2 = /* @__PURE__ */ new Map()) {
   if (value2 && typeof value2 === "object" && !Array.isArray(value2)) {
@@ -48596,6 +48596,293 @@ function comparabilityChecks(base, cur, tolerancePct) {
 
 // src/metrics/histogram.ts
 var hdr = __toESM(require_dist(), 1);
+
+// node_modules/@sinclair/typebox/build/esm/type/guard/value.mjs
+function IsArray(value2) {
+  return Array.isArray(value2);
+}
+function IsDate(value2) {
+  return value2 instanceof globalThis.Date;
+}
+function IsObject(value2) {
+  return typeof value2 === "object" && value2 !== null;
+}
+function IsRegExp(value2) {
+  return value2 instanceof globalThis.RegExp;
+}
+function IsUint8Array(value2) {
+  return value2 instanceof globalThis.Uint8Array;
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/clone/value.mjs
+function ArrayType(value2) {
+  return value2.map((value3) => Visit(value3));
+}
+function DateType(value2) {
+  return new Date(value2.getTime());
+}
+function Uint8ArrayType(value2) {
+  return new Uint8Array(value2);
+}
+function RegExpType(value2) {
+  return new RegExp(value2.source, value2.flags);
+}
+function ObjectType(value2) {
+  const result2 = {};
+  for (const key of Object.getOwnPropertyNames(value2)) {
+    result2[key] = Visit(value2[key]);
+  }
+  for (const key of Object.getOwnPropertySymbols(value2)) {
+    result2[key] = Visit(value2[key]);
+  }
+  return result2;
+}
+function Visit(value2) {
+  return IsArray(value2) ? ArrayType(value2) : IsDate(value2) ? DateType(value2) : IsUint8Array(value2) ? Uint8ArrayType(value2) : IsRegExp(value2) ? RegExpType(value2) : IsObject(value2) ? ObjectType(value2) : value2;
+}
+function Clone(value2) {
+  return Visit(value2);
+}
+
+// node_modules/@sinclair/typebox/build/esm/value/guard/guard.mjs
+function IsObject2(value2) {
+  return value2 !== null && typeof value2 === "object";
+}
+function IsArray2(value2) {
+  return globalThis.Array.isArray(value2) && !globalThis.ArrayBuffer.isView(value2);
+}
+function IsUndefined(value2) {
+  return value2 === void 0;
+}
+function IsNumber(value2) {
+  return typeof value2 === "number";
+}
+
+// node_modules/@sinclair/typebox/build/esm/system/policy.mjs
+var TypeSystemPolicy;
+(function(TypeSystemPolicy2) {
+  TypeSystemPolicy2.InstanceMode = "default";
+  TypeSystemPolicy2.ExactOptionalPropertyTypes = false;
+  TypeSystemPolicy2.AllowArrayObject = false;
+  TypeSystemPolicy2.AllowNaN = false;
+  TypeSystemPolicy2.AllowNullVoid = false;
+  function IsExactOptionalProperty(value2, key) {
+    return TypeSystemPolicy2.ExactOptionalPropertyTypes ? key in value2 : value2[key] !== void 0;
+  }
+  TypeSystemPolicy2.IsExactOptionalProperty = IsExactOptionalProperty;
+  function IsObjectLike(value2) {
+    const isObject2 = IsObject2(value2);
+    return TypeSystemPolicy2.AllowArrayObject ? isObject2 : isObject2 && !IsArray2(value2);
+  }
+  TypeSystemPolicy2.IsObjectLike = IsObjectLike;
+  function IsRecordLike(value2) {
+    return IsObjectLike(value2) && !(value2 instanceof Date) && !(value2 instanceof Uint8Array);
+  }
+  TypeSystemPolicy2.IsRecordLike = IsRecordLike;
+  function IsNumberLike(value2) {
+    return TypeSystemPolicy2.AllowNaN ? IsNumber(value2) : Number.isFinite(value2);
+  }
+  TypeSystemPolicy2.IsNumberLike = IsNumberLike;
+  function IsVoidLike(value2) {
+    const isUndefined = IsUndefined(value2);
+    return TypeSystemPolicy2.AllowNullVoid ? isUndefined || value2 === null : isUndefined;
+  }
+  TypeSystemPolicy2.IsVoidLike = IsVoidLike;
+})(TypeSystemPolicy || (TypeSystemPolicy = {}));
+
+// node_modules/@sinclair/typebox/build/esm/type/create/immutable.mjs
+function ImmutableArray(value2) {
+  return globalThis.Object.freeze(value2).map((value3) => Immutable(value3));
+}
+function ImmutableDate(value2) {
+  return value2;
+}
+function ImmutableUint8Array(value2) {
+  return value2;
+}
+function ImmutableRegExp(value2) {
+  return value2;
+}
+function ImmutableObject(value2) {
+  const result2 = {};
+  for (const key of Object.getOwnPropertyNames(value2)) {
+    result2[key] = Immutable(value2[key]);
+  }
+  for (const key of Object.getOwnPropertySymbols(value2)) {
+    result2[key] = Immutable(value2[key]);
+  }
+  return globalThis.Object.freeze(result2);
+}
+function Immutable(value2) {
+  return IsArray(value2) ? ImmutableArray(value2) : IsDate(value2) ? ImmutableDate(value2) : IsUint8Array(value2) ? ImmutableUint8Array(value2) : IsRegExp(value2) ? ImmutableRegExp(value2) : IsObject(value2) ? ImmutableObject(value2) : value2;
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/create/type.mjs
+function CreateType(schema, options) {
+  const result2 = options !== void 0 ? { ...options, ...schema } : schema;
+  switch (TypeSystemPolicy.InstanceMode) {
+    case "freeze":
+      return Immutable(result2);
+    case "clone":
+      return Clone(result2);
+    default:
+      return result2;
+  }
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/symbols/symbols.mjs
+var OptionalKind = /* @__PURE__ */ Symbol.for("TypeBox.Optional");
+var Kind = /* @__PURE__ */ Symbol.for("TypeBox.Kind");
+
+// node_modules/@sinclair/typebox/build/esm/type/guard/kind.mjs
+function IsOptional(value2) {
+  return IsObject(value2) && value2[OptionalKind] === "Optional";
+}
+function IsKindOf(value2, kind) {
+  return IsObject(value2) && Kind in value2 && value2[Kind] === kind;
+}
+function IsMappedResult(value2) {
+  return IsKindOf(value2, "MappedResult");
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/array/array.mjs
+function Array2(items, options) {
+  return CreateType({ [Kind]: "Array", type: "array", items }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/discard/discard.mjs
+function DiscardKey(value2, key) {
+  const { [key]: _, ...rest } = value2;
+  return rest;
+}
+function Discard(value2, keys) {
+  return keys.reduce((acc, key) => DiscardKey(acc, key), value2);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/never/never.mjs
+function Never(options) {
+  return CreateType({ [Kind]: "Never", not: {} }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/mapped/mapped-result.mjs
+function MappedResult(properties) {
+  return CreateType({
+    [Kind]: "MappedResult",
+    properties
+  });
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/union/union-create.mjs
+function UnionCreate(T, options) {
+  return CreateType({ [Kind]: "Union", anyOf: T }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/union/union.mjs
+function Union(types, options) {
+  return types.length === 0 ? Never(options) : types.length === 1 ? CreateType(types[0], options) : UnionCreate(types, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/literal/literal.mjs
+function Literal(value2, options) {
+  return CreateType({
+    [Kind]: "Literal",
+    const: value2,
+    type: typeof value2
+  }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/boolean/boolean.mjs
+function Boolean2(options) {
+  return CreateType({ [Kind]: "Boolean", type: "boolean" }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/number/number.mjs
+function Number2(options) {
+  return CreateType({ [Kind]: "Number", type: "number" }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/string/string.mjs
+function String2(options) {
+  return CreateType({ [Kind]: "String", type: "string" }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/object/object.mjs
+function RequiredArray(properties) {
+  return globalThis.Object.keys(properties).filter((key) => !IsOptional(properties[key]));
+}
+function _Object_(properties, options) {
+  const required = RequiredArray(properties);
+  const schema = required.length > 0 ? { [Kind]: "Object", type: "object", required, properties } : { [Kind]: "Object", type: "object", properties };
+  return CreateType(schema, options);
+}
+var Object2 = _Object_;
+
+// node_modules/@sinclair/typebox/build/esm/type/optional/optional.mjs
+function RemoveOptional(schema) {
+  return CreateType(Discard(schema, [OptionalKind]));
+}
+function AddOptional(schema) {
+  return CreateType({ ...schema, [OptionalKind]: "Optional" });
+}
+function OptionalWithFlag(schema, F) {
+  return F === false ? RemoveOptional(schema) : AddOptional(schema);
+}
+function Optional(schema, enable) {
+  const F = enable ?? true;
+  return IsMappedResult(schema) ? OptionalFromMappedResult(schema, F) : OptionalWithFlag(schema, F);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/optional/optional-from-mapped-result.mjs
+function FromProperties(P2, F) {
+  const Acc = {};
+  for (const K2 of globalThis.Object.getOwnPropertyNames(P2))
+    Acc[K2] = Optional(P2[K2], F);
+  return Acc;
+}
+function FromMappedResult(R, F) {
+  return FromProperties(R.properties, F);
+}
+function OptionalFromMappedResult(R, F) {
+  const P2 = FromMappedResult(R, F);
+  return MappedResult(P2);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/null/null.mjs
+function Null(options) {
+  return CreateType({ [Kind]: "Null", type: "null" }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/integer/integer.mjs
+function Integer(options) {
+  return CreateType({ [Kind]: "Integer", type: "integer" }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/unsafe/unsafe.mjs
+function Unsafe(options = {}) {
+  return CreateType({ [Kind]: options[Kind] ?? "Unsafe" }, options);
+}
+
+// src/json-schema.ts
+var Type = {
+  Array: Array2,
+  Boolean: Boolean2,
+  Integer,
+  Literal,
+  Null,
+  Number: Number2,
+  Object: Object2,
+  Optional,
+  String: String2,
+  Union,
+  Unsafe
+};
+var Nullable = (schema) => Type.Union([Type.Null(), schema]);
+var OneOf = (values2, options = {}) => Type.Unsafe({ enum: [...values2], ...options });
+var Dict = (values2, options = {}) => Type.Unsafe({ type: "object", ...options, additionalProperties: values2 });
+var Described = (description, schema) => ({ ...schema, description });
+var Count = (options = {}) => Type.Integer({ ...options, minimum: 0 });
+
+// src/metrics/histogram.ts
 function newHistogram() {
   return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
 }
@@ -48618,6 +48905,14 @@ var PERCENTILES = [
   ["p99", 99],
   ["p999", 99.9]
 ];
+var percentileFields = Object.fromEntries(PERCENTILES.map(([k]) => [k, Type.Number()]));
+var SummarySchema = Type.Object({
+  count: Count(),
+  mean: Type.Number(),
+  min: Type.Number(),
+  ...percentileFields,
+  max: Type.Number()
+});
 function summarize(h, unit) {
   if (h.totalCount === 0) return null;
   const s = {
@@ -48631,6 +48926,7 @@ function summarize(h, unit) {
 }
 var summarizeMs = (h) => summarize(h, 1e3);
 var summarizeCounts = (h) => summarize(h, 1);
+var DelayTailSchema = Type.Object({ p50: Type.Number(), p99: Type.Number(), max: Type.Number() });
 function delayTail(s) {
   return s && { p50: s.p50, p99: s.p99, max: s.max };
 }
@@ -48765,6 +49061,16 @@ var DEFINITIONS = {
 
 // src/result/segments.ts
 var SEGMENT_PERCENTILES = ["p50", "p90", "p95", "p99"];
+var values = Type.Array(Nullable(Type.Number()));
+var SegmentSeriesSchema = Type.Object({
+  n: Type.Array(Count()),
+  ...Object.fromEntries(SEGMENT_PERCENTILES.map((k) => [k, values]))
+});
+var SegmentsSchema = Type.Object({
+  count: Described("Equal slices of the window by intended send time.", Type.Integer({ minimum: 1 })),
+  segment_s: Type.Number(),
+  ...Object.fromEntries(SEGMENT_METRICS.map((m2) => [`${m2}_ms`, SegmentSeriesSchema]))
+});
 var P = { p50: 50, p90: 90, p95: 95, p99: 99 };
 function series(hs) {
   const out2 = { n: hs.map((h) => h.totalCount) };
@@ -48772,13 +49078,13 @@ function series(hs) {
   return out2;
 }
 function segmentsSection(s) {
-  const section2 = { count: s.h.length, segment_s: round3((s.toMs - s.fromMs) / s.h.length / 1e3) };
-  for (const m2 of SEGMENT_METRICS) section2[`${m2}_ms`] = series(s.h.map((h) => h[m2]));
-  return section2;
+  const section = { count: s.h.length, segment_s: round3((s.toMs - s.fromMs) / s.h.length / 1e3) };
+  for (const m2 of SEGMENT_METRICS) section[`${m2}_ms`] = series(s.h.map((h) => h[m2]));
+  return section;
 }
-function mergeSegments(parts, mode) {
+function mergeSegments(parts, mode2) {
   if (parts.length === 1) return parts[0];
-  if (mode === "replicates" || parts.some((p2) => p2 === void 0 || p2.count !== parts[0].count)) return void 0;
+  if (mode2 === "replicates" || parts.some((p2) => p2 === void 0 || p2.count !== parts[0].count)) return void 0;
   const all = parts;
   const merged = { count: all[0].count, segment_s: all[0].segment_s };
   for (const m2 of SEGMENT_METRICS) {
@@ -48796,43 +49102,22 @@ function mergeSegments(parts, mode) {
   }
   return merged;
 }
-var segmentsSchema = (() => {
-  const values = { type: "array", items: { anyOf: [{ type: "null" }, { type: "number" }] } };
-  const seriesSchema = {
-    type: "object",
-    required: ["n", ...SEGMENT_PERCENTILES],
-    properties: {
-      n: { type: "array", items: { type: "integer", minimum: 0 } },
-      ...Object.fromEntries(SEGMENT_PERCENTILES.map((k) => [k, values]))
-    }
-  };
-  const metrics = SEGMENT_METRICS.map((m2) => `${m2}_ms`);
-  return {
-    type: "object",
-    required: ["count", "segment_s", ...metrics],
-    properties: {
-      count: { type: "integer", minimum: 1 },
-      segment_s: { type: "number" },
-      ...Object.fromEntries(metrics.map((m2) => [m2, seriesSchema]))
-    }
-  };
-})();
 
 // src/metrics/buckets.ts
 function bucketsOf(h, unit = 1e3) {
   const x = h;
-  const values = [];
+  const values2 = [];
   const counts = [];
   for (let i = 0; i < x.countsArrayLength; i++) {
     const c = x.getCountAtIndex(i);
     if (c > 0) {
-      values.push(x.highestEquivalentValue(x.valueFromIndex(i)) / unit);
+      values2.push(x.highestEquivalentValue(x.valueFromIndex(i)) / unit);
       counts.push(c);
     }
   }
   const cum = new Float64Array(counts.length);
   counts.reduce((acc, c, i) => cum[i] = acc + c, 0);
-  return { values: Float64Array.from(values), counts: Float64Array.from(counts), cum, n: cum.length > 0 ? cum[cum.length - 1] : 0 };
+  return { values: Float64Array.from(values2), counts: Float64Array.from(counts), cum, n: cum.length > 0 ? cum[cum.length - 1] : 0 };
 }
 function rankOfPercentile(n2, p2) {
   return Math.max(1, Math.ceil(p2 / 100 * n2 - 1e-9));
@@ -48966,15 +49251,15 @@ var replicatesOf = (r) => r.replicates;
 function sideSpread(r, other, key, model2) {
   if (!model2.betweenRun) return null;
   const own = replicatesOf(r);
-  const count3 = own?.count ?? 1;
+  const count2 = own?.count ?? 1;
   const cal = model2.calibration?.cv[key];
   const calRuns = model2.calibration?.replicates ?? 0;
   if (own?.cv[key] !== void 0 && !(cal !== void 0 && calRuns > own.count))
-    return { cv: own.cv[key], count: count3, estimatedFrom: own.count, source: "replicates", borrowed: false };
-  if (cal !== void 0) return { cv: cal, count: count3, estimatedFrom: calRuns, source: "calibration", borrowed: false };
+    return { cv: own.cv[key], count: count2, estimatedFrom: own.count, source: "replicates", borrowed: false };
+  if (cal !== void 0) return { cv: cal, count: count2, estimatedFrom: calRuns, source: "calibration", borrowed: false };
   const theirs = other ? replicatesOf(other) : void 0;
   if (theirs?.cv[key] !== void 0)
-    return { cv: theirs.cv[key], count: count3, estimatedFrom: theirs.count, source: "replicates", borrowed: true };
+    return { cv: theirs.cv[key], count: count2, estimatedFrom: theirs.count, source: "replicates", borrowed: true };
   return null;
 }
 function betweenRun(base, cur, key, bv, cv, model2, confidence) {
@@ -49010,17 +49295,17 @@ function driftSe(r, metric, pct7, b2, p2, rng) {
   if (!r.segments || !name2 || !SEGMENT_PERCENTILES.includes(pct7)) return null;
   const s = r.segments[name2];
   const need = Math.ceil(2 / (1 - p2 / 100) - 1e-9);
-  const values = s[pct7].filter((v, i) => v !== null && s.n[i] >= need);
-  if (values.length < 4) return null;
-  const mean5 = values.reduce((a, v) => a + v, 0) / values.length;
-  const variance = values.reduce((a, v) => a + (v - mean5) ** 2, 0) / (values.length - 1);
+  const values2 = s[pct7].filter((v, i) => v !== null && s.n[i] >= need);
+  if (values2.length < 4) return null;
+  const mean5 = values2.reduce((a, v) => a + v, 0) / values2.length;
+  const variance = values2.reduce((a, v) => a + (v - mean5) ** 2, 0) / (values2.length - 1);
   const boot = bootstrapSe(b2, p2, rng);
-  return Math.sqrt(Math.max(0, variance / values.length - boot * boot));
+  return Math.sqrt(Math.max(0, variance / values2.length - boot * boot));
 }
-function latencyNoise(model2, t, base, cur, buckets, values, rng, confidence) {
+function latencyNoise(model2, t, base, cur, buckets, values2, rng, confidence) {
   const drift = model2.segments ? [driftSe(base, t.metric, t.pct, buckets.base, t.p, rng("baseline")), driftSe(cur, t.metric, t.pct, buckets.cur, t.p, rng("current"))] : [null, null];
   const within = drift.every((d) => d === null) ? null : Math.hypot(drift[0] ?? 0, drift[1] ?? 0);
-  const between2 = betweenRun(base, cur, `${t.metric}.${t.pct}`, values.base, values.cur, model2, confidence);
+  const between2 = betweenRun(base, cur, `${t.metric}.${t.pct}`, values2.base, values2.cur, model2, confidence);
   const sources = ["bootstrap", ...within !== null ? ["segments"] : [], ...between2.sources];
   return {
     se: Math.hypot(within ?? 0, between2.effectiveSe),
@@ -49040,14 +49325,14 @@ function chiSquareQuantile(p2, df) {
 function stability(base, cur, keys, model2, maxCv, confidence) {
   const checks = [];
   const unstable = /* @__PURE__ */ new Map();
-  const judge = (scope, cvs, count3) => {
-    const over = keys.filter((k) => cvLowerBound(cvs[k.key] ?? 0, count3, confidence) > maxCv);
+  const judge = (scope, cvs, count2) => {
+    const over = keys.filter((k) => cvLowerBound(cvs[k.key] ?? 0, count2, confidence) > maxCv);
     const known = keys.filter((k) => cvs[k.key] !== void 0);
     if (known.length === 0) return;
     const worst = known.reduce((a, k) => (cvs[k.key] ?? 0) > (cvs[a.key] ?? 0) ? k : a);
-    const cvText = (k) => `${pctText(cvs[k.key])} (\u2265 ${pctText(cvLowerBound(cvs[k.key], count3, confidence))} at ${pctText(confidence)} confidence)`;
+    const cvText = (k) => `${pctText(cvs[k.key])} (\u2265 ${pctText(cvLowerBound(cvs[k.key], count2, confidence))} at ${pctText(confidence)} confidence)`;
     const figure2 = (k) => `${k.label} ${cvText(k)}`;
-    const runs = scope === "calibration" ? `${count3} calibration runs` : `${count3} ${scope} runs`;
+    const runs = scope === "calibration" ? `${count2} calibration runs` : `${count2} ${scope} runs`;
     for (const k of over)
       if (!unstable.has(k.key))
         unstable.set(
@@ -49059,7 +49344,7 @@ function stability(base, cur, keys, model2, maxCv, confidence) {
       name: "between_run_cv",
       ok: over.length === 0,
       effect: "rules",
-      message: over.length > 0 ? `the environment is unstable: between-run CV ${over.map(figure2).join(", ")} across ${count3} runs exceeds ${pctText(maxCv)} (gate.max_cv); the rules on ${over.length === 1 ? "that metric are" : "those metrics are"} inconclusive` : `between-run CV within ${pctText(maxCv)} at ${pctText(confidence)} confidence for every judged metric across ${count3} runs (largest ${worst.label} ${pctText(cvs[worst.key])})`
+      message: over.length > 0 ? `the environment is unstable: between-run CV ${over.map(figure2).join(", ")} across ${count2} runs exceeds ${pctText(maxCv)} (gate.max_cv); the rules on ${over.length === 1 ? "that metric are" : "those metrics are"} inconclusive` : `between-run CV within ${pctText(maxCv)} at ${pctText(confidence)} confidence for every judged metric across ${count2} runs (largest ${worst.label} ${pctText(cvs[worst.key])})`
     });
   };
   if (model2.betweenRun) {
@@ -49110,9 +49395,9 @@ function percentileRise(i) {
   const rise = change.abs > threshold ? ci.lower > threshold ? "beyond" : "noise" : "within";
   return { status: "judged", before, after, threshold, change, ci, rise };
 }
-function widen(iv, point2, extra) {
+function widen(iv, point, extra) {
   if (extra === 0) return iv;
-  return { lower: point2 - Math.hypot(point2 - iv.lower, extra), upper: point2 + Math.hypot(iv.upper - point2, extra) };
+  return { lower: point - Math.hypot(point - iv.lower, extra), upper: point + Math.hypot(iv.upper - point, extra) };
 }
 function riseReason(rise, w) {
   const noise = w.noise === void 0 ? "" : `; ${w.noise}`;
@@ -49121,6 +49406,15 @@ function riseReason(rise, w) {
   if (rise === "noise") return `${w.moved}, but within noise: ${w.bound} is ${w.lower}${caught}${noise}`;
   return `${w.moved}${caught}${noise}`;
 }
+var DriftOutcomeSchema = Type.Object({
+  first: Nullable(Type.Number()),
+  last: Nullable(Type.Number()),
+  change: Nullable(Type.Object({ abs: Type.Number(), rel: Nullable(Type.Number()) })),
+  bound: Described("Allowed rise, ms.", Nullable(Type.Number())),
+  ci: Nullable(Type.Object({ lower: Type.Number(), upper: Type.Number(), confidence: Type.Number() })),
+  verdict: OneOf(["drift", "none", "inconclusive"]),
+  reason: Type.String()
+});
 function segmentDrift(d) {
   const test = percentileRise({
     before: d.first.totalCount > 0 ? bucketsOf(d.first, 1e3) : null,
@@ -49167,12 +49461,12 @@ function detectableFall(limit, se, z, power = DETECTION_POWER) {
 }
 
 // src/gate/outcome.ts
-function outcome(d, status2, flags) {
+function outcome(d, status2, flags2) {
   return {
     ...d,
     rule: `${d.metric} ${d.limit}`,
-    status: status2 === "fail" && flags.warn_only ? "warn" : status2,
-    warn_only: flags.warn_only
+    status: status2 === "fail" && flags2.warn_only ? "warn" : status2,
+    warn_only: flags2.warn_only
   };
 }
 var changeOf = (baseline, current) => ({
@@ -49596,6 +49890,33 @@ function compileOnFirstUse(compile) {
   return () => validate5 ??= compile();
 }
 
+// src/spec/generator-limits.ts
+var GENERATOR_LIMIT_KEYS = Object.keys({
+  max_schedule_lag_p99_ms: 0,
+  max_event_loop_delay_p99_ms: 0,
+  max_generator_cpu: 0,
+  max_pool_wait_p99_ms: 0,
+  min_achieved_fraction: 0
+});
+var DEFAULT_GENERATOR_LIMITS = {
+  max_schedule_lag_p99_ms: 5,
+  max_event_loop_delay_p99_ms: 20,
+  max_generator_cpu: 0.8,
+  max_pool_wait_p99_ms: 50,
+  min_achieved_fraction: 0.95
+};
+
+// src/spec/mapping.ts
+function Mapping(properties, options = {}) {
+  const schema = Type.Object(properties, { ...options, additionalProperties: false });
+  const json = schema;
+  const required = (json.required ?? []).filter((key) => !("default" in properties[key]));
+  if (required.length > 0) json.required = required;
+  else delete json.required;
+  return schema;
+}
+var Section = (properties, options = {}) => Mapping(properties, { default: {}, ...options });
+
 // src/spec/gate-schema.ts
 var LATENCY_METRICS = GATE_METRICS.map((m2) => m2.gate);
 var PERCENTILE_KEYS = PERCENTILES.map(([key]) => key);
@@ -49603,24 +49924,22 @@ var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"]
 var FIXED_FLOOR_MS = { ttft_p95: 20, tpot_p50: 2, tpot_p95: 2, itl_p99: 5, e2e_p95: 50 };
 var LATENCY_DEFAULTS = { ttft_p95: 10, tpot_p50: 10, tpot_p95: 10, itl_p99: 15, e2e_p95: 10 };
 var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})`;
-var FIXED_SLO_KEYS = ["http_5xx_rate", "http_429_rate", "goodput_fraction"];
-var withDefault = (schema, value2) => value2 === void 0 ? schema : { ...schema, default: value2 };
-var nonNegative = (fallback) => withDefault({ type: "number", minimum: 0, description: "a number \u2265 0" }, fallback);
-var fraction = (fallback) => withDefault({ type: "number", minimum: 0, maximum: 1, description: "a fraction between 0 and 1" }, fallback);
-function rule(props, required, fallback) {
-  return withDefault(
+var orDefault = (value2) => value2 === void 0 ? {} : { default: value2 };
+var nonNegative = (fallback) => Type.Number({ minimum: 0, description: "a number \u2265 0", ...orDefault(fallback) });
+var fraction = (fallback) => Type.Number({ minimum: 0, maximum: 1, description: "a fraction between 0 and 1", ...orDefault(fallback) });
+var { Optional: Optional2 } = Type;
+var flags = {
+  /** Report a violation as a warning; it never turns the verdict to fail. */
+  warn_only: Type.Boolean({ default: false, description: "true or false" }),
+  enabled: Type.Boolean({ default: true, description: "true or false" })
+};
+function rule(props, fallback) {
+  return Mapping(
+    { ...props, ...flags },
     {
-      type: "object",
       description: `a mapping with ${[...Object.keys(props), "warn_only", "enabled"].join(", ")}`,
-      additionalProperties: false,
-      ...required.length > 0 ? { required } : {},
-      properties: {
-        ...props,
-        warn_only: { type: "boolean", default: false, description: "true or false" },
-        enabled: { type: "boolean", default: true, description: "true or false" }
-      }
-    },
-    fallback
+      ...fallback === void 0 ? {} : { default: fallback }
+    }
   );
 }
 var keyNames = (pattern2, what) => ({
@@ -49628,105 +49947,105 @@ var keyNames = (pattern2, what) => ({
   pattern: `^${pattern2}$`,
   description: `${what} named <metric>_<percentile>, e.g. ttft_p95 (metrics ${LATENCY_METRICS.join(", ")}; percentiles ${PERCENTILE_KEYS.join(", ")})`
 });
-var gateSchema = {
+var latencyIncrease = rule({ max_increase_pct: nonNegative(), max_increase_ms: Optional2(nonNegative()) });
+var latencyIncreaseDefault = (pct7) => rule({ max_increase_pct: nonNegative(pct7), max_increase_ms: Optional2(nonNegative()) }, {});
+var ttftLimit = rule({ max_ms: Optional2(nonNegative()) }, {});
+var latencyLimit = rule({ max_ms: nonNegative() });
+var throughputRule = (fallback) => rule({ max_decrease_pct: nonNegative(5) }, fallback);
+var latency = Type.Unsafe({
   type: "object",
   default: {},
-  description: "a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity, max_timestamp_error_share, max_cv, calibration, noise",
-  additionalProperties: false,
-  properties: {
-    latency: {
-      type: "object",
-      default: {},
-      description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
-      propertyNames: keyNames(LATENCY_KEY, "latency rules"),
-      properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, pct7]) => [
-          key,
-          rule({ max_increase_pct: nonNegative(pct7), max_increase_ms: nonNegative() }, [], {})
-        ])
-      ),
-      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, ["max_increase_pct"])
-    },
-    throughput: {
-      type: "object",
-      default: {},
-      description: `a mapping with keys ${THROUGHPUT_KEYS.join(", ")}`,
-      additionalProperties: false,
-      properties: Object.fromEntries(
-        THROUGHPUT_KEYS.map((key) => [key, rule({ max_decrease_pct: nonNegative(5) }, [], key === "output_tokens_per_s" ? {} : void 0)])
-      )
-    },
-    error_rate: rule({ max_increase_pp: nonNegative(1) }, [], {}),
-    slo: {
-      type: "object",
-      default: {},
-      description: `a mapping with keys ${FIXED_SLO_KEYS.join(", ")} and <metric>_<percentile> latency limits`,
-      propertyNames: keyNames(
-        `(${LATENCY_KEY}|${FIXED_SLO_KEYS.join("|")})`,
-        `SLO rules are ${FIXED_SLO_KEYS.join(", ")} or latency limits`
-      ),
-      properties: {
-        ttft_p95: rule({ max_ms: nonNegative() }, [], {}),
-        http_5xx_rate: rule({ max: fraction(0.01) }, [], {}),
-        http_429_rate: rule({ max: fraction(0.05) }, [], {}),
-        goodput_fraction: rule({ min: fraction(0.99) }, [], {})
-      },
-      additionalProperties: rule({ max_ms: nonNegative() }, ["max_ms"])
-    },
+  description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
+  propertyNames: keyNames(LATENCY_KEY, "latency rules"),
+  properties: Object.fromEntries(Object.entries(LATENCY_DEFAULTS).map(([key, pct7]) => [key, latencyIncreaseDefault(pct7)])),
+  additionalProperties: latencyIncrease
+});
+var throughput = Mapping(
+  {
+    output_tokens_per_s: throughputRule({}),
+    requests_per_s: Optional2(throughputRule()),
+    goodput_per_s: Optional2(throughputRule())
+  },
+  { default: {}, description: `a mapping with keys ${THROUGHPUT_KEYS.join(", ")}` }
+);
+var fixedSlo = {
+  http_5xx_rate: rule({ max: fraction(0.01) }, {}),
+  http_429_rate: rule({ max: fraction(0.05) }, {}),
+  goodput_fraction: rule({ min: fraction(0.99) }, {})
+};
+var FIXED_SLO_KEYS = Object.keys(fixedSlo);
+var slo = Type.Unsafe({
+  type: "object",
+  default: {},
+  description: `a mapping with keys ${FIXED_SLO_KEYS.join(", ")} and <metric>_<percentile> latency limits`,
+  propertyNames: keyNames(`(${LATENCY_KEY}|${FIXED_SLO_KEYS.join("|")})`, `SLO rules are ${FIXED_SLO_KEYS.join(", ")} or latency limits`),
+  properties: { ttft_p95: ttftLimit, ...fixedSlo },
+  additionalProperties: latencyLimit
+});
+var validity = Mapping(
+  Object.fromEntries(GENERATOR_LIMIT_KEYS.map((key) => [key, Optional2(key.endsWith("_ms") ? nonNegative() : fraction())])),
+  {
+    default: {},
+    description: `a mapping with keys ${GENERATOR_LIMIT_KEYS.join(", ")}`
+  }
+);
+var gateSchema = Mapping(
+  {
+    latency,
+    throughput,
+    /** Share of window requests not ok may rise at most this many percentage points. */
+    error_rate: rule({ max_increase_pp: nonNegative(1) }, {}),
+    slo,
     // Pattern rules have no defaults: a gate without them stays as it was (and so does its spec hash).
-    spike: rule({ max_recovery_s: nonNegative() }, ["max_recovery_s"]),
-    soak: rule({ max_drift_pct: nonNegative() }, ["max_drift_pct"]),
-    confidence: { type: "number", minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: "a number in [0.5, 1), e.g. 0.95" },
-    bootstrap_iterations: {
-      type: "integer",
+    /** A spike pattern's recovery (result pattern.spike.recovery_s) may take at most this long; judged in gate/pattern-rules.ts. */
+    spike: Optional2(rule({ max_recovery_s: nonNegative() })),
+    /** A soak's latency may drift at most this much from its first to its last segment, beyond noise. */
+    soak: Optional2(rule({ max_drift_pct: nonNegative() })),
+    /** One-sided confidence of the noise test. */
+    confidence: Type.Number({ minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: "a number in [0.5, 1), e.g. 0.95" }),
+    bootstrap_iterations: Type.Integer({
       minimum: 100,
       maximum: 1e5,
       default: 1e3,
       description: "an integer between 100 and 100000"
-    },
-    min_tail_samples: { type: "integer", minimum: 1, default: 10, description: "an integer \u2265 1" },
+    }),
+    /** A percentile p is judged only with ≥ this many samples above it: n ≥ min_tail_samples / (1 − p). */
+    min_tail_samples: Type.Integer({ minimum: 1, default: 10, description: "an integer \u2265 1" }),
+    /** Offered rate and delivered prompt/output length means may differ from the baseline's by this much. */
     tolerance_pct: nonNegative(10),
-    max_timestamp_error_share: {
-      type: "number",
+    /** A latency rule is judged only while the timestamp error bound is ≤ this share of its allowed change (or SLO margin). */
+    max_timestamp_error_share: Type.Number({
       exclusiveMinimum: 0,
       default: 0.25,
       description: "a number > 0, e.g. 0.25 (a quarter of the allowed change)"
-    },
-    max_cv: { type: "number", exclusiveMinimum: 0, default: 0.1, description: "a number > 0, e.g. 0.1 (10 %)" },
-    calibration: { type: "string", minLength: 1, description: "the path of a calibration file written by loadgate calibrate" },
-    noise: {
-      type: "object",
-      default: {},
-      description: "a mapping with keys segments, between_run (true or false)",
-      additionalProperties: false,
-      properties: {
-        segments: { type: "boolean", default: true, description: "true or false" },
-        between_run: { type: "boolean", default: true, description: "true or false" }
-      }
-    },
+    }),
+    /** Between-run coefficient of variation above which the environment is called unstable and the verdict inconclusive. */
+    max_cv: Type.Number({ exclusiveMinimum: 0, default: 0.1, description: "a number > 0, e.g. 0.1 (10 %)" }),
+    /** Path of a calibration file (loadgate calibrate) whose between-run CVs widen every comparison. */
+    calibration: Optional2(Type.String({ minLength: 1, description: "the path of a calibration file written by loadgate calibrate" })),
+    /** Which parts of the noise model apply beyond the bootstrap (both on by default). */
+    noise: Mapping(
+      {
+        segments: Type.Boolean({ default: true, description: "true or false" }),
+        between_run: Type.Boolean({ default: true, description: "true or false" })
+      },
+      { default: {}, description: "a mapping with keys segments, between_run (true or false)" }
+    ),
     // Explicit overrides only (no defaults here): the run's own checks use result/validity.ts's defaults.
-    validity: {
-      type: "object",
-      default: {},
-      description: "a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, max_generator_cpu, max_pool_wait_p99_ms, min_achieved_fraction",
-      additionalProperties: false,
-      properties: {
-        max_schedule_lag_p99_ms: nonNegative(),
-        max_event_loop_delay_p99_ms: nonNegative(),
-        max_generator_cpu: fraction(),
-        max_pool_wait_p99_ms: nonNegative(),
-        min_achieved_fraction: fraction()
-      }
-    }
+    validity
+  },
+  {
+    default: {},
+    description: "a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity, max_timestamp_error_share, max_cv, calibration, noise"
   }
-};
+);
 var validateGate = compileOnFirstUse(
   () => new import_ajv.Ajv({ allErrors: false, useDefaults: true, strict: true }).compile({
     type: "object",
     properties: { gate: gateSchema }
   })
 );
-function resolveGate(raw, slo) {
+function resolveGate(raw, slo3) {
   const doc = { gate: JSON.parse(JSON.stringify(raw ?? {})) };
   if (!validateGate()(doc)) {
     const e = validateGate().errors[0];
@@ -49734,11 +50053,11 @@ function resolveGate(raw, slo) {
   }
   const { gate } = doc;
   const ttft = gate.slo.ttft_p95;
-  ttft.max_ms ??= slo?.ttft_ms ?? 500;
+  ttft.max_ms ??= slo3?.ttft_ms ?? 500;
   return gate;
 }
-function gateOf(spec) {
-  return resolveGate(spec.gate, spec.slo);
+function gateOf(spec3) {
+  return resolveGate(spec3.gate, spec3.slo);
 }
 var DEFAULT_GATE = resolveGate(void 0);
 
@@ -49794,13 +50113,13 @@ function judgeSoak(gate, rule2, r) {
   return Object.keys(soak.soak?.drift ?? {}).map((key) => {
     const t = latencyTarget(key);
     const metric = t.histogram;
-    const latency2 = gate.latency[key];
+    const latency3 = gate.latency[key];
     const d = segmentDrift({
       first: decodeHistogram(first[metric]),
       last: decodeHistogram(last[metric]),
       p: t.p,
       pct: rule2.max_drift_pct,
-      floorMs: latency2.max_increase_ms ?? FIXED_FLOOR_MS[key] ?? 0,
+      floorMs: latency3.max_increase_ms ?? FIXED_FLOOR_MS[key] ?? 0,
       minTail: gate.min_tail_samples,
       confidence: gate.confidence,
       iterations: gate.bootstrap_iterations,
@@ -49811,7 +50130,7 @@ function judgeSoak(gate, rule2, r) {
         id: `soak.drift.${key}`,
         kind: "slo",
         metric: `${t.label} drift, first \u2192 last segment`,
-        limit: `may rise \u2264 ${rule2.max_drift_pct} % or ${latency2.max_increase_ms ?? FIXED_FLOOR_MS[key] ?? 0} ms, whichever is larger, beyond noise`,
+        limit: `may rise \u2264 ${rule2.max_drift_pct} % or ${latency3.max_increase_ms ?? FIXED_FLOOR_MS[key] ?? 0} ms, whichever is larger, beyond noise`,
         unit: "ms",
         baseline: d.first,
         current: d.last,
@@ -49866,34 +50185,34 @@ function judgeShare(x, n2, max2, z) {
   if (x / n2 > max2) return { status: n2 >= enough || wilson(x, n2, z).lower > max2 ? "fail" : "inconclusive", enough };
   return { status: n2 >= enough ? "pass" : "inconclusive", enough };
 }
-function judgeRateLimits(slo, base, cur, ctx) {
+function judgeRateLimits(slo3, base, cur, ctx) {
   const n2 = cur.requests.window.scheduled;
   const share2 = (r, x) => r && r.requests.window.scheduled > 0 ? x(r) / r.requests.window.scheduled : null;
   const rules = [
     {
       id: "slo.http_5xx_rate",
       metric: "5xx rate",
-      flags: slo.http_5xx_rate,
+      flags: slo3.http_5xx_rate,
       bad: (r) => r.requests.window.by_class.http_5xx,
-      max: slo.http_5xx_rate.max
+      max: slo3.http_5xx_rate.max
     },
     {
       id: "slo.http_429_rate",
       metric: "429 rate",
-      flags: slo.http_429_rate,
+      flags: slo3.http_429_rate,
       bad: (r) => r.requests.window.by_class.http_429,
-      max: slo.http_429_rate.max
+      max: slo3.http_429_rate.max
     },
     {
       id: "slo.goodput_fraction",
       metric: "Goodput",
-      flags: slo.goodput_fraction,
+      flags: slo3.goodput_fraction,
       bad: (r) => r.requests.window.scheduled - r.goodput.requests,
-      max: 1 - slo.goodput_fraction.min,
+      max: 1 - slo3.goodput_fraction.min,
       good: true
     }
   ];
-  return rules.filter((r) => r.flags.enabled).map(({ id, metric, flags, bad, max: max2, good }) => {
+  return rules.filter((r) => r.flags.enabled).map(({ id, metric, flags: flags2, bad, max: max2, good }) => {
     const shown = (v) => v === null || !good ? v : 1 - v;
     const bv = shown(share2(base, bad));
     const cv = shown(share2(cur, bad));
@@ -49914,7 +50233,7 @@ function judgeRateLimits(slo, base, cur, ctx) {
     const { status: status2, enough } = judgeShare(x, n2, max2, ctx.z);
     const counted = good ? `${n2 - x} of ${n2} requests met every SLO` : `${x} of ${n2} requests`;
     const reason = n2 === 0 ? "no requests in the current window" : status2 === "inconclusive" ? `${pctText(cv)} (${counted}): too few requests to judge a ${pctText(limitValue)} limit (needs \u2265 ${enough})` : `${pctText(cv)} (${counted}) ${status2 === "pass" ? "meets" : "breaks"} the ${good ? "minimum" : "limit"} of ${pctText(limitValue)}`;
-    return outcome({ ...draft, reason }, status2, flags);
+    return outcome({ ...draft, reason }, status2, flags2);
   });
 }
 
@@ -50038,12 +50357,12 @@ function trustErrorCounts(rules, checks, current, confidence) {
   );
 }
 function judgedSpreadKeys(gate) {
-  const latency2 = sortedLatencyKeys(Object.keys(gate.latency)).filter((k) => gate.latency[k].enabled).map((k) => ({ k, t: latencyTarget(k) })).map(({ k, t }) => ({ key: `${t.metric}.${t.pct}`, label: t.label, ruleId: `latency.${k}` }));
-  const throughput = THROUGHPUT_KEYS.filter((k) => gate.throughput[k]?.enabled).map((k) => ({
+  const latency3 = sortedLatencyKeys(Object.keys(gate.latency)).filter((k) => gate.latency[k].enabled).map((k) => ({ k, t: latencyTarget(k) })).map(({ k, t }) => ({ key: `${t.metric}.${t.pct}`, label: t.label, ruleId: `latency.${k}` }));
+  const throughput2 = THROUGHPUT_KEYS.filter((k) => gate.throughput[k]?.enabled).map((k) => ({
     ...throughputSpread(k),
     ruleId: `throughput.${k}`
   }));
-  return [...latency2, ...throughput];
+  return [...latency3, ...throughput2];
 }
 
 // src/gate/calibration.ts
@@ -50147,22 +50466,23 @@ function jsonProblem(err, text) {
 // src/gate/calibration.ts
 var CALIBRATION_KIND = "loadgate-calibration";
 var CALIBRATION_VERSION = 1;
-var calibrationSchema = {
-  $schema: "http://json-schema.org/draft-07/schema#",
-  type: "object",
-  required: ["kind", "version", "created_at", "spec_name", "spec_hash", "target", "replicates", "window_s", "cv"],
-  properties: {
-    kind: { const: CALIBRATION_KIND },
-    version: { const: CALIBRATION_VERSION },
-    created_at: { type: "string" },
-    spec_name: { type: "string" },
-    spec_hash: { type: "string" },
-    target: { type: "object", required: ["url", "model"], properties: { url: { type: "string" }, model: { type: "string" } } },
-    replicates: { type: "integer", minimum: 2 },
-    window_s: { type: "number", minimum: 0 },
-    cv: { type: "object", additionalProperties: { type: "number", minimum: 0 } }
-  }
-};
+var calibrationSchema = Type.Object(
+  {
+    kind: Type.Literal(CALIBRATION_KIND),
+    version: Type.Literal(CALIBRATION_VERSION),
+    created_at: Type.String(),
+    spec_name: Type.String(),
+    spec_hash: Type.String(),
+    target: Type.Object({ url: Type.String(), model: Type.String() }),
+    /** A/A runs measured. */
+    replicates: Type.Integer({ minimum: 2 }),
+    /** Steady window of each, seconds. */
+    window_s: Type.Number({ minimum: 0 }),
+    /** Sample CV (sd / mean, n − 1) per metric key: "ttft_ms.p95", "throughput.output_tokens_per_s", … */
+    cv: Dict(Type.Number({ minimum: 0 }))
+  },
+  { $schema: "http://json-schema.org/draft-07/schema#" }
+);
 var validate = compileOnFirstUse(() => new import_ajv2.Ajv({ allErrors: false, strict: true }).compile(calibrationSchema));
 var CalibrationError = class extends Error {
 };
@@ -50359,201 +50679,735 @@ function documentOrder(data) {
 var escape2 = (key) => key.replace(/~/g, "~0").replace(/\//g, "~1");
 var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").map((s) => showKey(s.replace(/~1/g, "/").replace(/~0/g, "~")));
 
+// src/time.ts
+import { performance as performance2 } from "node:perf_hooks";
+var origin = performance2.timeOrigin;
+function now() {
+  return origin + performance2.now();
+}
+
+// src/client/keep-alive.ts
+var KEEP_ALIVE_DISABLED_REASON = "the server closes connections after each stream; keep-alive disabled";
+var SERVER_CLOSE_WINDOW_MS = 1e3;
+var MIN_SERVER_CLOSES = 3;
+var KeepAliveFactsSchema = Type.Object({
+  disabled: Type.Boolean(),
+  responses_observed: Count(),
+  server_closed: Count(),
+  reason: Type.Optional(Type.String({ description: "Present when disabled: why, in words." }))
+});
+function shouldDisable(serverClosed, observed) {
+  return serverClosed >= MIN_SERVER_CLOSES && serverClosed * 2 > observed;
+}
+var KeepAliveWatch = class {
+  observed = 0;
+  closed = 0;
+  off = false;
+  connections = /* @__PURE__ */ new WeakMap();
+  get disabled() {
+    return this.off;
+  }
+  /** A new kept-alive connection: watch how the server ends it. */
+  connected(socket) {
+    const state = { idleSince: NaN, serverClosed: false };
+    this.connections.set(socket, state);
+    const serverClosed = () => {
+      if (state.serverClosed) return;
+      state.serverClosed = true;
+      if (!Number.isNaN(state.idleSince) && now() - state.idleSince <= SERVER_CLOSE_WINDOW_MS) this.observe(true);
+      state.idleSince = NaN;
+    };
+    socket.once("end", serverClosed);
+    socket.on("error", (err) => {
+      if (err.code === "ECONNRESET" || err.code === "EPIPE") serverClosed();
+    });
+  }
+  /** A response started on this connection: the previous one's connection was kept. */
+  responseStarted(socket) {
+    const state = socket && this.connections.get(socket);
+    if (!state) return;
+    if (!Number.isNaN(state.idleSince)) this.observe(false);
+    state.idleSince = NaN;
+  }
+  /** A response ended on this connection, and it did not say `Connection: close`. */
+  responseEnded(socket, t) {
+    const state = socket && this.connections.get(socket);
+    if (state && !state.serverClosed) state.idleSince = t;
+  }
+  facts() {
+    const f = { disabled: this.off, responses_observed: this.observed, server_closed: this.closed };
+    if (this.off) f.reason = KEEP_ALIVE_DISABLED_REASON;
+    return f;
+  }
+  observe(serverClosed) {
+    this.observed++;
+    if (serverClosed) this.closed++;
+    if (!this.off && shouldDisable(this.closed, this.observed)) this.off = true;
+  }
+};
+
+// src/metrics/thread-cpu.ts
+import { readFileSync } from "node:fs";
+var PROC_MS_PER_TICK = 10;
+function threadCpuMs() {
+  const own = process.threadCpuUsage;
+  if (typeof own === "function") {
+    const u = own.call(process);
+    return (u.user + u.system) / 1e3;
+  }
+  return procThreadCpuMs();
+}
+function procThreadCpuMs() {
+  let stat;
+  try {
+    stat = readFileSync("/proc/thread-self/stat", "utf8");
+  } catch {
+    return null;
+  }
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks * PROC_MS_PER_TICK : null;
+}
+
+// src/metrics/window-cpu.ts
+var WindowCpuSchema = Type.Object({
+  busy: Described("Share of one core the thread spent working: its CPU time less the dispatcher's idle spin.", Type.Number()),
+  spin: Described("Share of one core the dispatcher spent spinning through idle event-loop turns just before arrivals.", Type.Number())
+});
+var WindowCpuMeter = class {
+  constructor(spinMs) {
+    this.spinMs = spinMs;
+  }
+  spinMs;
+  from = null;
+  to = null;
+  /** At the window's start. */
+  start() {
+    this.from = this.take();
+  }
+  /** At the window's end, or wherever the run stopped inside it; later calls keep the first. */
+  stop() {
+    if (this.from !== null && this.to === null) this.to = this.take();
+  }
+  /** Null when the window was never reached or this platform has no per-thread CPU. */
+  read() {
+    const { from, to } = this;
+    if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
+    const wall = to.t - from.t;
+    const spinMs = to.spinMs - from.spinMs;
+    const share2 = (ms2) => round3(Math.max(0, ms2 / wall));
+    return { busy: share2(to.cpuMs - from.cpuMs - spinMs), spin: share2(spinMs) };
+  }
+  take() {
+    return { t: now(), cpuMs: threadCpuMs() ?? NaN, spinMs: this.spinMs() };
+  }
+};
+
+// src/server/engines.ts
+var GAUGE_SERIES = ["running", "waiting", "kv_cache_usage", "batch_size", "prefix_cache_hit_rate_gauge"];
+var COUNTER_SERIES = ["prefix_cache_queries", "prefix_cache_hits", "preemptions"];
+var ENGINE_NAMES = ["vllm", "sglang", "tgi", "llamacpp"];
+var m = (engine, series2, family, type, combine = "sum") => ({
+  engine,
+  series: series2,
+  family,
+  type,
+  combine
+});
+var ENGINE_METRICS = [
+  m("vllm", "running", "vllm:num_requests_running", "gauge"),
+  m("vllm", "waiting", "vllm:num_requests_waiting", "gauge"),
+  m("vllm", "kv_cache_usage", "vllm:kv_cache_usage_perc", "gauge", "max"),
+  m("vllm", "kv_cache_usage", "vllm:gpu_cache_usage_perc", "gauge", "max"),
+  m("vllm", "prefix_cache_queries", "vllm:prefix_cache_queries", "counter"),
+  m("vllm", "prefix_cache_queries", "vllm:gpu_prefix_cache_queries", "counter"),
+  m("vllm", "prefix_cache_hits", "vllm:prefix_cache_hits", "counter"),
+  m("vllm", "prefix_cache_hits", "vllm:gpu_prefix_cache_hits", "counter"),
+  m("vllm", "preemptions", "vllm:num_preemptions", "counter"),
+  m("vllm", "ttft", "vllm:time_to_first_token_seconds", "histogram"),
+  m("vllm", "queue_time", "vllm:request_queue_time_seconds", "histogram"),
+  m("vllm", "itl", "vllm:inter_token_latency_seconds", "histogram"),
+  m("vllm", "itl", "vllm:time_per_output_token_seconds", "histogram"),
+  m("sglang", "running", "sglang:num_running_reqs", "gauge"),
+  m("sglang", "waiting", "sglang:num_queue_reqs", "gauge"),
+  m("sglang", "kv_cache_usage", "sglang:token_usage", "gauge", "max"),
+  m("sglang", "prefix_cache_hit_rate_gauge", "sglang:cache_hit_rate", "gauge", "max"),
+  // SGLang retracts (evicts a running request to free KV slots and reruns it later): its preemption.
+  // The counter, not the sglang:num_retracted_reqs gauge, which holds only the last batch's.
+  m("sglang", "preemptions", "sglang:num_retracted_requests", "counter"),
+  m("sglang", "ttft", "sglang:time_to_first_token_seconds", "histogram"),
+  m("sglang", "queue_time", "sglang:queue_time_seconds", "histogram"),
+  m("sglang", "itl", "sglang:inter_token_latency_seconds", "histogram"),
+  m("sglang", "itl", "sglang:time_per_output_token_seconds", "histogram"),
+  m("tgi", "waiting", "tgi_queue_size", "gauge"),
+  m("tgi", "running", "tgi_batch_current_size", "gauge"),
+  m("tgi", "queue_time", "tgi_request_queue_duration", "histogram"),
+  m("llamacpp", "running", "llamacpp:requests_processing", "gauge"),
+  m("llamacpp", "waiting", "llamacpp:requests_deferred", "gauge"),
+  m("llamacpp", "kv_cache_usage", "llamacpp:kv_cache_usage_ratio", "gauge", "max"),
+  m("llamacpp", "batch_size", "llamacpp:n_busy_slots_per_decode", "gauge", "max")
+];
+function detectEngine(families) {
+  let best = null;
+  let bestCount = 0;
+  for (const engine of ["vllm", "sglang", "tgi", "llamacpp"]) {
+    const n2 = ENGINE_METRICS.filter((e) => e.engine === engine && families.has(e.family)).length;
+    if (n2 > bestCount) [best, bestCount] = [engine, n2];
+  }
+  return best;
+}
+
+// src/server/types.ts
+var GaugeSummarySchema = Type.Object({ mean: Type.Number(), max: Type.Number(), last: Type.Number() });
+var ServerQuantilesSchema = Type.Object({
+  count: Type.Number(),
+  mean: Type.Number(),
+  p50: Type.Number(),
+  p95: Type.Number(),
+  p99: Type.Number(),
+  buckets: Described(
+    "The window's buckets as the engine reports them (seconds): the finite upper bounds `le`, the cumulative `counts` (one per bound, then the +Inf total) and the `sum`. Kept so that replicates merge exactly (percentiles are never averaged); absent in older results.",
+    Type.Optional(Type.Object({ le: Type.Array(Type.Number()), counts: Type.Array(Type.Number()), sum: Type.Number() }))
+  )
+});
+var gaugeSeries = Type.Array(Nullable(Type.Number()));
+var ServerSectionSchema = Type.Object({
+  url: Described("The URL scraped (no credentials are ever in it).", Type.String()),
+  engine: Described("Whose metric names were read (src/server/engines.ts); null when none was recognised.", Nullable(OneOf(ENGINE_NAMES))),
+  available: Described("False when /metrics could not be used; `note` says why. Every figure is then absent or null.", Type.Boolean()),
+  note: Type.Optional(Type.String()),
+  scrapes: Described("Scrapes that fell inside the window, and the interval asked for.", Count()),
+  interval_s: Type.Number(),
+  summary: Type.Object({
+    running: Type.Optional(GaugeSummarySchema),
+    waiting: Type.Optional(GaugeSummarySchema),
+    kv_cache_usage: Described("Share 0\u20261 of the KV cache in use.", Type.Optional(GaugeSummarySchema)),
+    batch_size: Described("Sequences per decode step, where the engine reports it (llama.cpp).", Type.Optional(GaugeSummarySchema)),
+    prefix_cache_hit_rate: Described(
+      "Prefix-cache hits / queries over the window (or the engine's own hit-rate gauge, mean); null when not exposed or no queries.",
+      Nullable(Type.Number())
+    ),
+    preemptions: Described("Preemptions in the window, and per second; null when not exposed.", Nullable(Type.Number())),
+    preemptions_per_s: Nullable(Type.Number())
+  }),
+  ttft_ms: Described(
+    "The server's TTFT, queue time and inter-token latency over the window, from its histograms; null where it has none.",
+    Nullable(ServerQuantilesSchema)
+  ),
+  queue_time_ms: Nullable(ServerQuantilesSchema),
+  itl_ms: Nullable(ServerQuantilesSchema),
+  timeseries: Described(
+    "Gauges per interval of the client's timeseries (same interval and start); null where no scrape fell in it.",
+    Type.Object({ interval_s: Type.Number(), running: gaugeSeries, waiting: gaugeSeries, kv_cache_usage: gaugeSeries })
+  )
+});
+var TwoQuantilesSchema = Type.Object({ p50: Type.Number(), p99: Type.Number() });
+var NetworkSectionSchema = Type.Object({
+  probes: Count(),
+  connect_ms: Nullable(TwoQuantilesSchema),
+  tls_ms: Type.Optional(Nullable(TwoQuantilesSchema)),
+  rtt_ms: Nullable(TwoQuantilesSchema),
+  note: Type.Optional(Type.String())
+});
+
+// src/spec/think-time.ts
+var thinkDuration = Type.String({ description: "a duration such as 0s, 300ms, 5s" });
+var ThinkTimeSchema = Type.Union([
+  thinkDuration,
+  Type.Object({ dist: Type.Literal("uniform"), min: thinkDuration, max: thinkDuration }),
+  Type.Object({ dist: Type.Literal("exponential"), mean: thinkDuration })
+]);
+
+// src/spec/types.ts
+var OUTPUT_CONTROLS = ["ignore_eos", "min_tokens", "none"];
+
+// src/workload/session-stats.ts
+var MAX_TURN_ROWS = 32;
+var TurnRowSchema = Type.Object({
+  turn: Count(),
+  sent: Count(),
+  ok: Count(),
+  ttft_ms: Nullable(SummarySchema),
+  prompt_tokens: Described("Mean prompt tokens the server counted (usage); null when none reported.", Nullable(Type.Number())),
+  prompt_tokens_requested: Nullable(Type.Number()),
+  reply_tokens: Nullable(Type.Number())
+});
+var mean = (a) => a.n > 0 ? round3(a.sum / a.n) : null;
+var add = (a, v) => {
+  a.sum += v;
+  a.n++;
+};
+var TurnStats = class {
+  rows = [];
+  /** Window turns only, as every other figure of the result. */
+  record(o) {
+    if (!o.inWindow) return;
+    const k = Math.min(o.turn, MAX_TURN_ROWS - 1);
+    while (this.rows.length <= k)
+      this.rows.push({
+        sent: 0,
+        ok: 0,
+        ttft: newHistogram(),
+        prompt: { sum: 0, n: 0 },
+        requested: { sum: 0, n: 0 },
+        reply: { sum: 0, n: 0 }
+      });
+    const r = this.rows[k];
+    r.sent++;
+    add(r.requested, o.requestedPromptTokens);
+    if (!o.ok) return;
+    r.ok++;
+    if (!Number.isNaN(o.ttftMs)) recordMs(r.ttft, o.ttftMs);
+    if (o.promptTokens >= 0) add(r.prompt, o.promptTokens);
+    add(r.reply, o.replyTokens);
+  }
+  table() {
+    return this.rows.map((r, turn) => ({
+      turn,
+      sent: r.sent,
+      ok: r.ok,
+      ttft_ms: summarizeMs(r.ttft),
+      prompt_tokens: mean(r.prompt),
+      prompt_tokens_requested: mean(r.requested),
+      reply_tokens: mean(r.reply)
+    }));
+  }
+};
+function contextGrowth(rows2) {
+  let delivered = 0;
+  let requested = 0;
+  let pairs = 0;
+  for (let k = 1; k < rows2.length; k++) {
+    const [a, b2] = [rows2[k - 1], rows2[k]];
+    if (a.prompt_tokens === null || b2.prompt_tokens === null || a.prompt_tokens_requested === null || b2.prompt_tokens_requested === null)
+      continue;
+    delivered += b2.prompt_tokens - a.prompt_tokens;
+    requested += b2.prompt_tokens_requested - a.prompt_tokens_requested;
+    pairs++;
+  }
+  return pairs > 0 ? { delivered: round3(delivered), requested: round3(requested) } : null;
+}
+
+// src/workload/types.ts
+var CalibrationSchema = Type.Object({
+  method: OneOf(["tokenize", "probe", "off"]),
+  source: Described('What counted the tokens (e.g. "POST /tokenize (vLLM-style)"), or why nothing could.', Type.String()),
+  tokens_per_word: Described("Of the filler vocabulary; for a dataset, of the dataset's own text.", Type.Number()),
+  overhead_tokens: Described("Tokens of the request format itself: chat template, BOS, the request-unique word.", Type.Number()),
+  prefix_tokens: Described("Tokens of the shared system prompt and/or group prefix, as the target counted them.", Type.Number()),
+  samples: Described("Requests counted to fit the line.", Type.Number()),
+  max_residual_tokens: Described("Largest |fitted \u2212 counted| over the samples.", Type.Number())
+});
+var SessionsFactsSchema = Type.Object({
+  rate_unit: Described("load.rate counts conversations started per second, not requests.", Type.Literal("sessions/s")),
+  started: Type.Number(),
+  completed: Type.Number(),
+  ended_by_failure: Described("Conversations ended by a failed turn: the rest of their turns were never sent (no retry).", Type.Number()),
+  cut_by_run_end: Described("Conversations whose next turn would have been due after the run's end.", Type.Number()),
+  turns_planned: Type.Number(),
+  think_time: ThinkTimeSchema,
+  by_turn: Type.Array(TurnRowSchema),
+  context_growth: Described(
+    "Prompt-token growth from turn to turn, delivered (server usage) vs requested, summed over the turns measured.",
+    Nullable(Type.Object({ delivered: Type.Number(), requested: Type.Number() }))
+  ),
+  server_prefix_cache_hit_rate: Nullable(Type.Number())
+});
+var TraceFactsSchema = Type.Object({
+  file: Type.String(),
+  format: OneOf(["mooncake", "azure"]),
+  speedup: Type.Number(),
+  arrivals: Described("Arrivals in the file, and in the slice replayed.", Type.Number()),
+  replayed: Type.Number(),
+  span_s: Described("Seconds from the slice's first arrival to its last, after the speedup.", Type.Number()),
+  with_hash_ids: Type.Boolean(),
+  schedule: Type.String()
+});
+var WorkloadPlanSchema = Type.Object({
+  source: OneOf(["synthetic", "dataset", "trace"]),
+  output_control: OneOf(OUTPUT_CONTROLS),
+  calibration: CalibrationSchema,
+  prefix: Type.Object({
+    mode: Described(
+      "unique: every prompt differs from its first word; dataset: prompts as the dataset has them (reused entries repeat).",
+      OneOf(["unique", "shared", "groups", "shared+groups", "dataset"])
+    ),
+    expected_cache_hit_ratio: Described(
+      "Share of all prompt tokens an unbounded prefix cache could serve for these prompts (block rounding ignored; for a dataset, from reused entries only).",
+      Type.Number()
+    )
+  }),
+  dataset: Nullable(
+    Type.Object({ entries: Type.Number(), used_entries: Type.Number(), skipped: Type.Number(), filtered_out: Type.Number() })
+  ),
+  files: Described(
+    "sha256 of each file read (dataset, length files), keyed by the path as the spec wrote it: a changed file shows.",
+    Dict(Type.String())
+  ),
+  salt: Described("The run's prompt salt (random per run, so no run hits another's prefix cache).", Type.Number()),
+  sessions: Described("Multi-turn sessions: how they went, and the figures by turn index.", Type.Optional(SessionsFactsSchema)),
+  trace: Described("Trace replay: the file and the slice replayed.", Type.Optional(TraceFactsSchema))
+});
+
+// src/result/pattern-section.ts
+var numbers = Type.Array(Type.Number());
+var summary = Nullable(SummarySchema);
+var PatternPhaseSchema = Type.Object({
+  name: Type.String(),
+  from_s: Type.Number(),
+  to_s: Type.Number(),
+  offered_rate_per_s: Described("\u03BB averaged over the phase (req/s).", Type.Number()),
+  scheduled: Type.Number(),
+  ok: Type.Number(),
+  errors: Type.Number(),
+  error_rate: Nullable(Type.Number()),
+  achieved_rate_per_s: Described("Successful completions that ended in the phase, per second: what the server delivered.", Type.Number()),
+  ttft_ms: summary,
+  tpot_ms: summary,
+  e2e_ms: summary,
+  generator: Described(
+    "The generator's own memory when the phase ended (null when not sampled, e.g. a merged result).",
+    Nullable(Type.Object({ rss_mb: Type.Number(), heap_mb: Type.Number() }))
+  )
+});
+var phaseHistograms = Type.Object(Object.fromEntries(PHASE_METRICS.map((m2) => [m2, Type.String()])));
+var PatternSectionSchema = Type.Object({
+  kind: OneOf(["ramp", "spike", "steps", "soak"]),
+  interval_s: Type.Number({ exclusiveMinimum: 0 }),
+  sliding_window_s: Type.Number(),
+  window: Type.Object({ from_s: Type.Number(), to_s: Type.Number() }),
+  phases: Type.Array(PatternPhaseSchema),
+  /** Per bucket of interval_s, by intended send time over the whole run (achieved: by end time). */
+  series: Type.Object({
+    offered_per_s: numbers,
+    scheduled: numbers,
+    ok: numbers,
+    errors: numbers,
+    achieved_per_s: numbers,
+    ttft_p95_ms: Described(
+      "TTFT p95 of the requests scheduled in [bucket start, + sliding_window_s); null with too few samples.",
+      Type.Array(Nullable(Type.Number()))
+    )
+  }),
+  spike: Type.Optional(
+    Type.Object({
+      at_s: Type.Number(),
+      for_s: Type.Number(),
+      pre_ttft_p95_ms: Nullable(Type.Number()),
+      during: Type.Object({ ttft_ms: summary, errors: Type.Number(), error_rate: Nullable(Type.Number()) }),
+      recovery_s: Described(
+        "Seconds from the spike's end until TTFT p95 was back within 10 % of its pre-spike level; null: not within the window.",
+        Nullable(Type.Number())
+      ),
+      rule: Type.String()
+    })
+  ),
+  steps: Type.Optional(
+    Type.Object({
+      floor_ttft_p99_ms: Nullable(Type.Number()),
+      first_saturated: Described("Name of the first phase where achieved fell below offered, or null.", Nullable(Type.String())),
+      first_departed: Nullable(Type.String()),
+      rule: Type.String()
+    })
+  ),
+  soak: Type.Optional(
+    Type.Object({
+      segments: Type.Number(),
+      drift: Dict(DriftOutcomeSchema),
+      generator: Type.Object({ rss_mb: Type.Array(Nullable(Type.Number())), heap_mb: Type.Array(Nullable(Type.Number())) }),
+      rule: Type.String()
+    })
+  ),
+  histograms: Described(
+    "Encoded HdrHistograms for exact merging: bucket TTFT (empty string: none) and each phase's TTFT/TPOT/E2E.",
+    Type.Object({ buckets_ttft: Type.Array(Type.String()), phases: Type.Array(phaseHistograms) })
+  )
+});
+
+// src/result/timestamp-error.ts
+var TimestampErrorSchema = Type.Object({
+  p50: Type.Number(),
+  p90: Type.Number(),
+  p99: Type.Number(),
+  max: Described(
+    "The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst.",
+    Type.Number()
+  ),
+  delivery_ms: Described(
+    "The delivery floor included in every figure above (ms): on a loopback target, half the network probe's median round trip (see timestampError); 0 elsewhere. Absent in older results.",
+    Type.Optional(Type.Number())
+  ),
+  method: Described("How the figures were derived, in one line.", Type.String()),
+  observed_s: Described("Event-loop time observed (s), summed over threads and replicates: the denominator merging needs.", Type.Number())
+});
+var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
+var METHOD = "delivery floor + union bound on residual + position: delivery = half the probe round trip on loopback, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
+function timestampErrorHistograms(m2) {
+  return {
+    [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m2.turns,
+    [TIMESTAMP_ERROR_HISTOGRAMS.readTurns]: m2.readTurns,
+    [TIMESTAMP_ERROR_HISTOGRAMS.late]: m2.late
+  };
+}
+function timestampErrorOf(histograms, observedMs, deliveryMs = 0) {
+  const h = (k) => histograms[TIMESTAMP_ERROR_HISTOGRAMS[k]];
+  const [turns, reads, late] = [h("turns"), h("readTurns"), h("late")];
+  return turns && reads && late ? timestampError(turns, reads, late, observedMs, deliveryMs) : null;
+}
+function deliveryFloorMs(loopbackTarget, rttMs) {
+  return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;
+}
+function observedLoopMs(results) {
+  if (!results.every((r) => r.generator.timestamp_error_ms !== void 0)) return void 0;
+  return results.reduce((a, r) => a + (r.generator.timestamp_error_ms?.observed_s ?? 0) * 1e3, 0);
+}
+function timestampError(turnsH, readsH, lateH, observedMs, deliveryMs = 0) {
+  if (readsH.totalCount === 0 || observedMs <= 0) return null;
+  const turns = bucketsOf(turnsH);
+  const reads = bucketsOf(readsH);
+  const late = bucketsOf(lateH);
+  const longestTurn = turns.values[turns.values.length - 1] ?? 0;
+  const worstLate = late.values[late.values.length - 1] ?? 0;
+  const hi = Math.max(longestTurn, worstLate) + longestTurn;
+  const residualTail = (w) => Math.max(turnResidualTail(turns, observedMs, w), sampleTail(late, w));
+  const positionTail = (w) => readPositionTail(reads, w);
+  const bound = (p2) => {
+    const miss = 1 - p2;
+    let best = Infinity;
+    for (let k = 1; k < SPLITS; k++) {
+      const alpha = miss * k / SPLITS;
+      best = Math.min(best, quantileOfTail(residualTail, alpha, hi) + quantileOfTail(positionTail, miss - alpha, hi));
+    }
+    return round3(deliveryMs + best);
+  };
+  return {
+    p50: bound(0.5),
+    p90: bound(0.9),
+    p99: bound(0.99),
+    max: round3(deliveryMs + hi),
+    delivery_ms: round3(deliveryMs),
+    method: METHOD,
+    observed_s: round3(observedMs / 1e3)
+  };
+}
+var SPLITS = 40;
+function turnResidualTail(turns, observedMs, w) {
+  let s = 0;
+  for (let i = 0; i < turns.values.length; i++) if (turns.values[i] > w) s += turns.counts[i] * (turns.values[i] - w);
+  return Math.min(1, s / observedMs);
+}
+function sampleTail(b2, w) {
+  let s = 0;
+  for (let i = 0; i < b2.values.length; i++) if (b2.values[i] > w) s += b2.counts[i];
+  return b2.n > 0 ? s / b2.n : 0;
+}
+function readPositionTail(reads, w) {
+  let s = 0;
+  for (let i = 0; i < reads.values.length; i++) if (reads.values[i] > w) s += reads.counts[i] * (1 - w / reads.values[i]);
+  return reads.n > 0 ? s / reads.n : 0;
+}
+function quantileOfTail(tail, q, hi) {
+  if (tail(0) <= q) return 0;
+  let lo = 0;
+  while (hi - lo > 1e-3) {
+    const mid = (lo + hi) / 2;
+    if (tail(mid) <= q) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
 // src/result/types.ts
 var RESULT_SCHEMA_VERSION = 1;
 var METRIC_HISTOGRAM = Object.fromEntries(METRICS.map((m2) => [m2.key, m2.histogram]));
 
 // src/result/schema.ts
-var num2 = { type: "number" };
-var count = { type: "integer", minimum: 0 };
-var str = { type: "string" };
-var obj = (properties, extra = {}) => ({
-  type: "object",
-  required: Object.keys(properties),
-  properties: { ...properties, ...extra.optional }
-});
-var nullable = (schema) => ({ anyOf: [{ type: "null" }, schema] });
-var numbers = { type: "array", items: num2 };
+var str = Type.String();
+var num2 = Type.Number();
+var bool = Type.Boolean();
+var numbers2 = Type.Array(num2);
+var about = (description) => ({ description });
+var later = (schema, description) => Type.Optional({ ...schema, description });
+var summary2 = Nullable(Type.Unsafe({ $ref: "#/definitions/summary" }));
 var LATER_OUTCOMES = ["cancelled"];
-var byClass = {
+var byClass = Type.Unsafe({
+  description: "Results made before the `cancelled` class existed lack that key (read it as 0).",
   type: "object",
   required: OUTCOMES.filter((o) => !LATER_OUTCOMES.includes(o)),
-  properties: Object.fromEntries(OUTCOMES.map((o) => [o, count]))
-};
-var summary = nullable({ $ref: "#/definitions/summary" });
-var gauge = obj({ mean: num2, max: num2, last: num2 });
-var serverQuantiles = nullable(
-  obj({ count: num2, mean: num2, p50: num2, p95: num2, p99: num2 }, { optional: { buckets: obj({ le: numbers, counts: numbers, sum: num2 }) } })
-);
-var gaugeSeries = { type: "array", items: nullable(num2) };
-var twoQuantiles = nullable(obj({ p50: num2, p99: num2 }));
-var result = obj({
-  schema_version: { const: RESULT_SCHEMA_VERSION },
-  tool: obj({ name: { const: "loadgate" }, version: str }),
-  created_at: str,
-  run_id: str,
-  spec: obj({
-    name: str,
-    target: obj({ url: str, api: str, model: str }),
-    workload: { type: "object" },
-    load: obj({ mode: { enum: ["open", "closed"] }, rate: num2, concurrency: num2 }),
-    slo: obj({ ttft_ms: num2, tpot_ms: num2, e2e_ms: num2 })
-  }),
-  spec_hash: str,
-  target: obj({ url: str, api: { enum: ["chat", "completions"] }, model: str, simulator: { type: "boolean" } }),
-  environment: obj({ node: str, platform: str, arch: str, cpus: num2, cpu_model: str, workers: num2 }),
-  load: obj({
-    mode: { enum: ["open", "closed"] },
-    label: str,
-    arrival: str,
-    burstiness: num2,
-    concurrency: nullable(num2),
-    offered_rate_per_s: num2,
-    achieved_rate_per_s: num2,
-    warmup_s: num2,
-    window_s: num2,
-    cooldown_s: num2,
-    interrupted: { type: "boolean" }
-  }),
-  requests: obj(
-    {
-      scheduled: count,
-      by_class: byClass,
-      not_reached: count,
-      window: obj({ scheduled: count, by_class: byClass }),
-      error_samples: { type: "array", items: obj({ class: { enum: [...OUTCOMES] }, detail: str, count }) }
-    },
-    // Absent in results made before loadgate counted them (src/result/connections.ts).
-    {
-      optional: {
-        reconnects: count,
-        keep_alive: obj({ disabled: { type: "boolean" }, responses_observed: count, server_closed: count }, { optional: { reason: str } })
-      }
-    }
-  ),
-  metrics: obj(Object.fromEntries(Object.keys(METRIC_HISTOGRAM).map((m2) => [m2, summary]))),
-  throughput: obj({ output_tokens_per_s: num2, total_tokens_per_s: num2, requests_per_s: num2 }),
-  goodput: obj({ slo: obj({ ttft_ms: num2, tpot_ms: num2, e2e_ms: num2 }), requests: count, rate_per_s: num2, fraction: nullable(num2) }),
-  rates: obj({ http_5xx: num2, http_429: num2, errors: num2 }),
-  workload: obj({
-    input_tokens: obj({ requested: summary, delivered: summary }),
-    output_tokens: obj({ requested: summary, delivered: summary }),
-    token_source: { enum: ["usage", "chunks", "mixed", "none"] },
-    usage_missing: count,
-    usage_chunk_mismatch: count
-  }),
-  generator: obj(
-    {
-      event_loop_delay_ms: obj({ p50: num2, p99: num2, max: num2 }),
-      cpu_s: num2,
-      cpu_utilization: num2,
-      heap_mb: num2,
-      rss_mb: num2
-    },
-    // Absent in results made before loadgate bounded its timestamp error (src/result/timestamp-error.ts).
-    {
-      optional: {
-        timestamp_error_ms: nullable(
-          // delivery_ms: absent before the delivery floor was part of the bound.
-          obj({ p50: num2, p90: num2, p99: num2, max: num2, method: str, observed_s: num2 }, { optional: { delivery_ms: num2 } })
-        )
-      }
-    }
-  ),
-  littles_law: {
-    ...obj({ mean_in_flight: num2, predicted_in_flight: num2, ratio: nullable(num2) }),
-    // Optional: absent in results made before loadgate measured it.
-    properties: { mean_in_flight: num2, predicted_in_flight: num2, ratio: nullable(num2), peak_in_flight: count }
-  },
-  validity: obj({
-    valid: { type: "boolean" },
-    checks: { type: "array", items: obj({ name: str, ok: { type: "boolean" }, message: str }) }
-  }),
-  timeseries: obj({
-    interval_s: { type: "number", exclusiveMinimum: 0 },
-    sent: numbers,
-    ok: numbers,
-    errors: numbers,
-    output_tokens: numbers
-  }),
-  histograms: { type: "object", additionalProperties: str },
-  definitions: { type: "object", additionalProperties: str }
+  properties: Object.fromEntries(OUTCOMES.map((o) => [o, Count()]))
 });
-var patternSchema = (() => {
-  const base = obj({
-    kind: { enum: ["ramp", "spike", "steps", "soak"] },
-    interval_s: { type: "number", exclusiveMinimum: 0 },
-    sliding_window_s: num2,
-    window: obj({ from_s: num2, to_s: num2 }),
-    phases: { type: "array", items: obj({ name: str, from_s: num2, to_s: num2, scheduled: count, ok: count, errors: count }) },
-    series: obj({
-      offered_per_s: numbers,
-      scheduled: numbers,
-      ok: numbers,
-      errors: numbers,
-      achieved_per_s: numbers,
-      ttft_p95_ms: { type: "array", items: nullable(num2) }
-    }),
-    histograms: obj({ buckets_ttft: { type: "array", items: str }, phases: { type: "array" } })
-  });
-  return {
-    ...base,
-    properties: {
-      ...base.properties,
-      spike: obj({ at_s: num2, for_s: num2, pre_ttft_p95_ms: nullable(num2), recovery_s: nullable(num2) }),
-      steps: obj({ first_saturated: nullable(str), first_departed: nullable(str) }),
-      soak: obj({
-        segments: count,
-        drift: {
-          type: "object",
-          additionalProperties: obj({
-            change: nullable({ type: "object" }),
-            bound: nullable(num2),
-            verdict: { enum: ["drift", "none", "inconclusive"] }
-          })
-        }
-      })
-    }
-  };
-})();
-var resultSchema = {
-  $schema: "http://json-schema.org/draft-07/schema#",
-  definitions: {
-    summary: obj({ count, mean: num2, min: num2, ...Object.fromEntries(PERCENTILES.map(([k]) => [k, num2])), max: num2 })
+var spec = Type.Unsafe(
+  Type.Object({
+    name: str,
+    target: Type.Object({ url: str, api: str, model: str }),
+    workload: Type.Object({}),
+    load: Type.Object({ mode: OneOf(["open", "closed"]), rate: num2, concurrency: num2 }),
+    slo: Type.Object({ ttft_ms: num2, tpot_ms: num2, e2e_ms: num2 })
+  })
+);
+var ValidityCheckSchema = Type.Object({
+  name: str,
+  ok: bool,
+  message: Type.String(about("What was measured and what it was held against, in words a reader can act on."))
+});
+var MERGE_MODES = ["replicates", "shards"];
+var MergeInfoSchema = Type.Object(
+  {
+    mode: OneOf(MERGE_MODES),
+    merged_from: Type.Integer({ minimum: 1, ...about("Number of original runs inside (a merged input counts as the runs it holds).") }),
+    forced: Type.Boolean(about("Merged with --force although the inputs' spec hashes or models differ."))
   },
-  ...result,
-  properties: {
-    ...result.properties,
-    // Present only in merged results (src/result/merge.ts), generator threads included.
-    merge: obj({ mode: { enum: ["replicates", "shards"] }, merged_from: { type: "integer", minimum: 1 }, forced: { type: "boolean" } }),
-    replicates: obj({ count: { type: "integer", minimum: 2 }, cv: { type: "object", additionalProperties: num2 } }),
-    // Present only for a time-varying load (src/result/pattern.ts) and an aborted run.
-    pattern: patternSchema,
-    abort: obj({ reason: { enum: ["error_rate", "over_saturation"] }, at_s: num2, detail: str, fail: { type: "boolean" } }),
-    // Present when the run scraped /metrics and probed the network (src/server); absent in older results.
-    server: obj(
-      {
-        url: str,
-        engine: nullable({ enum: ["vllm", "sglang", "tgi", "llamacpp"] }),
-        available: { type: "boolean" },
-        scrapes: count,
-        interval_s: num2,
-        summary: obj(
-          { prefix_cache_hit_rate: nullable(num2), preemptions: nullable(num2), preemptions_per_s: nullable(num2) },
-          { optional: { running: gauge, waiting: gauge, kv_cache_usage: gauge, batch_size: gauge } }
-        ),
-        ttft_ms: serverQuantiles,
-        queue_time_ms: serverQuantiles,
-        itl_ms: serverQuantiles,
-        timeseries: obj({ interval_s: num2, running: gaugeSeries, waiting: gaugeSeries, kv_cache_usage: gaugeSeries })
-      },
-      { optional: { note: str } }
+  about("Present when the result combines several (src/result/merge.ts), generator threads included.")
+);
+var ReplicateSpreadSchema = Type.Object(
+  {
+    count: Type.Integer({ minimum: 2 }),
+    cv: Dict(num2, about('Keys like "ttft_ms.p95", "throughput.output_tokens_per_s".'))
+  },
+  about("Present when the result merges two or more replicates.")
+);
+var AbortInfoSchema = Type.Object(
+  {
+    reason: OneOf(["error_rate", "over_saturation"]),
+    at_s: Type.Number(about("Seconds from the start of the run (ramp-up and warmup included).")),
+    detail: str,
+    fail: bool
+  },
+  about("Present when load.abort stopped the run early.")
+);
+var requests = Type.Object({
+  scheduled: Count(about("Every arrival whose time came; each ends in exactly one class.")),
+  by_class: byClass,
+  not_reached: Count(about("Arrivals of the planned schedule never reached because the run was stopped early.")),
+  window: Type.Object({ scheduled: Count(), by_class: byClass }),
+  error_samples: Type.Array(Type.Object({ class: OneOf(OUTCOMES), detail: str, count: Count() })),
+  reconnects: later(
+    Count(),
+    "Requests re-sent, once, on a new connection because the server closed the reused kept-alive connection they were written on before any response (it never answered them). Each still ends in one class. Absent in results made before loadgate re-sent them."
+  ),
+  keep_alive: later(
+    KeepAliveFactsSchema,
+    "What the server did with kept-alive connections; `disabled`: the client stopped reusing them. Absent in older results."
+  )
+});
+var workload = Type.Object({
+  input_tokens: Type.Object(
+    { spec: Type.Optional(summary2), requested: summary2, delivered: summary2 },
+    about(
+      "`spec`: the distribution the spec (or dataset) describes; `requested`: what was asked of the window's requests; `delivered`: the server's usage."
+    )
+  ),
+  output_tokens: Type.Object({
+    spec: Type.Optional(summary2),
+    requested: summary2,
+    delivered: summary2,
+    shortfall: later(
+      Type.Object({ requests: num2, mean_tokens: Nullable(num2) }),
+      "Successful window requests that got fewer output tokens than max_tokens asked for, and the mean tokens they lacked."
+    )
+  }),
+  token_source: OneOf(
+    ["usage", "chunks", "mixed", "none"],
+    about("Where output token counts came from: the server's usage, content chunks, or both.")
+  ),
+  usage_missing: Count(),
+  usage_chunk_mismatch: Count(),
+  plan: later(WorkloadPlanSchema, "How prompts and lengths were made (src/workload). Absent in merged results.")
+});
+var generator = Type.Object({
+  event_loop_delay_ms: DelayTailSchema,
+  cpu_s: num2,
+  cpu_utilization: num2,
+  heap_mb: Type.Number(about("Memory at the end of the run: flat across run lengths, since nothing is kept per request.")),
+  rss_mb: num2,
+  window_cpu: later(
+    Nullable(WindowCpuSchema),
+    "The generator thread over the window (the busiest, when several), as shares of one core: busy is its CPU less the dispatcher's idle spin before arrivals. Null where per-thread CPU cannot be read. Absent from results made before loadgate measured it."
+  ),
+  pool_wait_ms: later(
+    Nullable(DelayTailSchema),
+    "Window requests' wait inside the HTTP pool between send and being written (connecting included); null if none was written. Absent in older results."
+  ),
+  timestamp_error_ms: later(
+    Nullable(TimestampErrorSchema),
+    "How late a chunk's timestamp can be, from the generator's own event loop (src/result/timestamp-error.ts derives it); null when no read was timed in the window. Absent in older results."
+  )
+});
+var metrics = Type.Object(
+  Object.fromEntries(Object.keys(METRIC_HISTOGRAM).map((m2) => [m2, summary2]))
+);
+var slo2 = Type.Object({ ttft_ms: num2, tpot_ms: num2, e2e_ms: num2 });
+var resultSchema = Type.Object(
+  {
+    schema_version: Type.Literal(RESULT_SCHEMA_VERSION),
+    tool: Type.Object({ name: Type.Literal("loadgate"), version: str }),
+    created_at: str,
+    run_id: Type.String(about("Prefix of every request's x-request-id, to join server logs with the raw records.")),
+    spec,
+    spec_hash: str,
+    target: Type.Object({ url: str, api: OneOf(["chat", "completions"]), model: str, simulator: bool }),
+    environment: Type.Object({ node: str, platform: str, arch: str, cpus: num2, cpu_model: str, workers: num2 }),
+    load: Type.Object({
+      mode: OneOf(["open", "closed"]),
+      label: str,
+      arrival: str,
+      burstiness: num2,
+      concurrency: Nullable(num2),
+      offered_rate_per_s: num2,
+      achieved_rate_per_s: num2,
+      warmup_s: num2,
+      window_s: num2,
+      cooldown_s: num2,
+      interrupted: bool
+    }),
+    requests,
+    metrics,
+    throughput: Type.Object({ output_tokens_per_s: num2, total_tokens_per_s: num2, requests_per_s: num2 }),
+    goodput: Type.Object({ slo: slo2, requests: Count(), rate_per_s: num2, fraction: Nullable(num2) }),
+    rates: Type.Object({ http_5xx: num2, http_429: num2, errors: num2 }),
+    workload,
+    generator,
+    littles_law: Type.Object({
+      mean_in_flight: num2,
+      predicted_in_flight: num2,
+      ratio: Nullable(num2),
+      peak_in_flight: later(
+        Count(),
+        "Most requests in flight at once during the window. Absent in results made before loadgate measured it."
+      )
+    }),
+    validity: Type.Object({ valid: bool, checks: Type.Array(ValidityCheckSchema) }),
+    timeseries: Type.Object(
+      { interval_s: Type.Number({ exclusiveMinimum: 0 }), sent: numbers2, ok: numbers2, errors: numbers2, output_tokens: numbers2 },
+      about("Counts per interval (1 s, doubled as often as needed to keep at most 900 points).")
     ),
-    network: obj({ probes: count, connect_ms: twoQuantiles, rtt_ms: twoQuantiles }, { optional: { tls_ms: twoQuantiles, note: str } }),
-    // Absent in results made before loadgate recorded window slices.
-    segments: segmentsSchema
-  }
-};
+    histograms: Dict(
+      str,
+      about("HdrHistograms (compressed base64, values in \xB5s; token counts unitless), for exact merging and comparison.")
+    ),
+    definitions: Dict(str),
+    merge: Type.Optional(MergeInfoSchema),
+    replicates: Type.Optional(ReplicateSpreadSchema),
+    pattern: later(
+      PatternSectionSchema,
+      "What a ramp, spike, steps or soak load showed over time (src/result/pattern.ts). Absent for a steady rate."
+    ),
+    abort: Type.Optional(AbortInfoSchema),
+    server: later(
+      ServerSectionSchema,
+      "The server's own view of the window from its /metrics (src/server); absent when turned off or in older results."
+    ),
+    network: later(
+      NetworkSectionSchema,
+      "Connect time, TLS handshake and request round trip, probed before the warmup; absent in older results."
+    ),
+    segments: later(
+      SegmentsSchema,
+      "Per-slice percentiles of the window (src/result/segments.ts), for the gate's drift estimate. Absent in older results."
+    )
+  },
+  { $schema: "http://json-schema.org/draft-07/schema#", definitions: { summary: SummarySchema } }
+);
 
 // src/result/load.ts
 var ResultFileError = class extends Error {
@@ -50597,16 +51451,16 @@ function parseResult(text, name2) {
     const e = validate2().errors.reduce((a, b2) => b2.instancePath.length > a.instancePath.length ? b2 : a);
     throw fail2(`not a valid loadgate result: ${e.instancePath === "" ? "the document" : e.instancePath} ${e.message}`);
   }
-  const result3 = data;
-  for (const byClass2 of [result3.requests.by_class, result3.requests.window.by_class]) for (const o of OUTCOMES) byClass2[o] ??= 0;
-  for (const [key, encoded] of Object.entries(result3.histograms)) {
+  const result2 = data;
+  for (const byClass2 of [result2.requests.by_class, result2.requests.window.by_class]) for (const o of OUTCOMES) byClass2[o] ??= 0;
+  for (const [key, encoded] of Object.entries(result2.histograms)) {
     try {
       decodeHistogram(encoded);
     } catch {
       throw fail2(`histogram "${key}" cannot be decoded; the file is corrupt`);
     }
   }
-  return result3;
+  return result2;
 }
 function isVllmFormat(data) {
   return data !== null && typeof data === "object" && "request_throughput" in data && ("model_id" in data || "backend" in data);
@@ -50757,8 +51611,8 @@ var W = 640;
 var H = 300;
 var M = { left: 64, right: 32, top: 48, bottom: 46 };
 var tick = (v) => String(Number(v.toPrecision(6)));
-function niceTicks(max2, count3 = 5) {
-  const raw = max2 / count3;
+function niceTicks(max2, count2 = 5) {
+  const raw = max2 / count2;
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m2) => m2 * mag).find((s) => s >= raw);
   return Array.from({ length: Math.floor(max2 / step) + 1 }, (_, i) => i * step);
@@ -51037,7 +51891,7 @@ function rows(s) {
     t.reply_tokens === null ? "n/a" : num(t.reply_tokens)
   ]);
 }
-function summary2(s) {
+function summary3(s) {
   const hit = s.server_prefix_cache_hit_rate;
   return `${s.started} conversations started (load.rate counts ${s.rate_unit}): ${s.completed} completed, ${s.ended_by_failure} ended by a failed turn, ${s.cut_by_run_end} cut by the run's end \xB7 server prefix-cache hit rate ${hit === null ? "n/a" : `${(hit * 100).toFixed(1)} %`}`;
 }
@@ -51052,7 +51906,7 @@ function sessionsConsole(r) {
   if (trace !== null) out2.push(`Trace       ${trace}`);
   const s = r.workload.plan?.sessions;
   if (!s) return out2;
-  out2.push(`Sessions    ${summary2(s)}`);
+  out2.push(`Sessions    ${summary3(s)}`);
   const table = [HEAD2, ...rows(s)];
   const widths = HEAD2.map((_, k) => maxOf(table.map((row) => row[k].length)));
   for (const row of table) out2.push(`            ${row.map((c, k) => k === 0 ? c.padEnd(widths[k]) : c.padStart(widths[k])).join("  ")}`);
@@ -51064,7 +51918,7 @@ function sessionsMarkdown(r) {
   if (trace !== null) out2.push("#### Trace replay", "", escapeMarkdown(trace), "");
   const s = r.workload.plan?.sessions;
   if (!s) return out2;
-  out2.push("#### Conversations by turn", "", escapeMarkdown(summary2(s)), "");
+  out2.push("#### Conversations by turn", "", escapeMarkdown(summary3(s)), "");
   appendAll(out2, numberTable(HEAD2, rows(s)));
   out2.push("");
   return out2;
@@ -51072,17 +51926,17 @@ function sessionsMarkdown(r) {
 
 // src/report/server-format.ts
 var pct3 = (v) => `${num(v * 100)} %`;
-var gauge2 = (label, g, show3 = num) => g ? `${label} mean ${show3(g.mean)} (peak ${show3(g.max)})` : null;
+var gauge = (label, g, show3 = num) => g ? `${label} mean ${show3(g.mean)} (peak ${show3(g.max)})` : null;
 function serverText(r) {
   const s = r.server;
   if (!s) return null;
   if (!s.available) return `no server view: ${s.note ?? "unavailable"}`;
   const m2 = s.summary;
   const parts = [
-    gauge2("running", m2.running),
-    gauge2("waiting", m2.waiting),
-    gauge2("KV cache", m2.kv_cache_usage, pct3),
-    gauge2("batch", m2.batch_size),
+    gauge("running", m2.running),
+    gauge("waiting", m2.waiting),
+    gauge("KV cache", m2.kv_cache_usage, pct3),
+    gauge("batch", m2.batch_size),
     m2.prefix_cache_hit_rate !== null ? `prefix-cache hit rate ${pct3(m2.prefix_cache_hit_rate)}` : null,
     m2.preemptions !== null ? `preemptions ${m2.preemptions}` : null
   ].filter((x) => x !== null);
@@ -51111,7 +51965,7 @@ function networkText(r) {
 // src/report/console.ts
 var COLS = ["p50", "p90", "p95", "p99", "p999", "max"];
 var pct4 = (v) => v === null ? "n/a" : `${(v * 100).toFixed(1)} %`;
-var mean = (s) => s ? num(s.mean) : "n/a";
+var mean2 = (s) => s ? num(s.mean) : "n/a";
 var busy = (c) => c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in the window \xB7 ` : "";
 function timestampErrorLine(e) {
   if (e === void 0) return [];
@@ -51145,7 +51999,7 @@ function renderConsoleReport(r, gate, baseline = null) {
     "",
     `Throughput  ${r.throughput.output_tokens_per_s} output tok/s \xB7 ${r.throughput.total_tokens_per_s} total tok/s \xB7 ${r.throughput.requests_per_s} req/s completed`,
     `Goodput     ${r.goodput.rate_per_s} req/s, ${pct4(r.goodput.fraction)} of requests met TTFT \u2264 ${r.goodput.slo.ttft_ms} ms, TPOT \u2264 ${r.goodput.slo.tpot_ms} ms, E2E \u2264 ${r.goodput.slo.e2e_ms} ms`,
-    `Workload    input tokens mean requested ${mean(r.workload.input_tokens.requested)} / delivered ${mean(r.workload.input_tokens.delivered)} \xB7 output ${mean(r.workload.output_tokens.requested)} / ${mean(r.workload.output_tokens.delivered)} (counted from ${r.workload.token_source})`,
+    `Workload    input tokens mean requested ${mean2(r.workload.input_tokens.requested)} / delivered ${mean2(r.workload.input_tokens.delivered)} \xB7 output ${mean2(r.workload.output_tokens.requested)} / ${mean2(r.workload.output_tokens.delivered)} (counted from ${r.workload.token_source})`,
     `Generator   event-loop delay p99 ${r.generator.event_loop_delay_ms.p99.toFixed(2)} ms \xB7 ${busy(r.generator.window_cpu)}process CPU ${(r.generator.cpu_utilization * 100).toFixed(0)} % of a core \xB7 pool wait p99 ${r.generator.pool_wait_ms?.p99.toFixed(2) ?? "n/a"} ms \xB7 Little's law ratio ${r.littles_law.ratio ?? "n/a"}`,
     ...timestampErrorLine(r.generator.timestamp_error_ms)
   ];
@@ -52021,10 +52875,10 @@ function lognormalParams(mean5, stddev2) {
 function clip(x, min = 1, max2 = Number.MAX_SAFE_INTEGER) {
   return Math.max(min, Math.min(max2, Math.round(x)), 1);
 }
-function empiricalSampler(values, weights) {
+function empiricalSampler(values2, weights) {
   const cumulative = [];
   let total = 0;
-  values.forEach((_, i) => cumulative.push(total += weights?.[i] ?? 1));
+  values2.forEach((_, i) => cumulative.push(total += weights?.[i] ?? 1));
   return (rng) => {
     const u = rng.next() * total;
     let lo = 0;
@@ -52034,25 +52888,25 @@ function empiricalSampler(values, weights) {
       if (cumulative[mid] > u) hi = mid;
       else lo = mid + 1;
     }
-    return values[lo];
+    return values2[lo];
   };
 }
 function parseLengthFile(text, name2) {
-  const values = [];
+  const values2 = [];
   const weights = [];
-  const add2 = (where, length, count3 = 1) => {
+  const add2 = (where, length, count2 = 1) => {
     if (!Number.isInteger(length) || length < 1 || length > MAX_TOKENS_PER_REQUEST)
       throw new SpecError(
         `${where}: ${show2(length)} is not a length; expected a positive integer of at most ${figure(MAX_TOKENS_PER_REQUEST)}`
       );
-    if (typeof count3 !== "number" || !(count3 >= 0) || !Number.isFinite(count3))
-      throw new SpecError(`${where}: the count ${show2(count3)} is not a number \u2265 0; expected length,count`);
-    if (values.length >= MAX_LENGTH_FILE_LINES)
+    if (typeof count2 !== "number" || !(count2 >= 0) || !Number.isFinite(count2))
+      throw new SpecError(`${where}: the count ${show2(count2)} is not a number \u2265 0; expected length,count`);
+    if (values2.length >= MAX_LENGTH_FILE_LINES)
       throw new SpecError(
         `${name2}: holds more than ${figure(MAX_LENGTH_FILE_LINES)} lengths; expected at most that many (give counts: length,count)`
       );
-    values.push(length);
-    weights.push(count3);
+    values2.push(length);
+    weights.push(count2);
   };
   const body = text.replace(/^\uFEFF/, "").trim();
   if (body.startsWith("[")) {
@@ -52078,9 +52932,9 @@ function parseLengthFile(text, name2) {
       add2(`${name2}:${i + 1}`, fields[0], fields[1]);
     });
   }
-  if (values.length === 0) throw new SpecError(`${name2}: holds no lengths; expected at least one`);
+  if (values2.length === 0) throw new SpecError(`${name2}: holds no lengths; expected at least one`);
   if (!weights.some((w) => w > 0)) throw new SpecError(`${name2}: every count is 0; expected at least one count > 0`);
-  return { values, weights };
+  return { values: values2, weights };
 }
 var numeric = (field) => field !== "" && Number.isFinite(Number(field)) ? Number(field) : field;
 var show2 = (v) => typeof v === "number" ? String(v) : typeof v === "string" ? "text" : v === void 0 ? "nothing" : `a ${Array.isArray(v) ? "list" : typeof v}`;
@@ -52113,8 +52967,8 @@ function readMooncake(text, name2) {
     const o = v;
     const entry = {
       atMs: number2(o.timestamp, where, "timestamp", 0),
-      inputTokens: count2(o.input_length, where, "input_length"),
-      outputTokens: count2(o.output_length, where, "output_length")
+      inputTokens: count(o.input_length, where, "input_length"),
+      outputTokens: count(o.output_length, where, "output_length")
     };
     if (o.hash_ids !== void 0) entry.hashIds = hashIds(o.hash_ids, where);
     out2.push(entry);
@@ -52142,8 +52996,8 @@ function readAzure(text, name2) {
     const cells2 = lines[i].split(",").map((c) => c.trim());
     out2.push({
       atMs: azureTime(cells2[ts] ?? "", where),
-      inputTokens: count2(Number(cells2[ctx]), where, "ContextTokens"),
-      outputTokens: count2(Number(cells2[gen]), where, "GeneratedTokens")
+      inputTokens: count(Number(cells2[ctx]), where, "ContextTokens"),
+      outputTokens: count(Number(cells2[gen]), where, "GeneratedTokens")
     });
   }
   return out2;
@@ -52165,7 +53019,7 @@ function number2(v, where, key, min) {
     throw new SpecError(`${where}: "${key}" is ${JSON.stringify(v) ?? "missing"}; expected a number \u2265 ${min}`);
   return v;
 }
-function count2(v, where, key) {
+function count(v, where, key) {
   if (!Number.isInteger(v) || v < 1)
     throw new SpecError(`${where}: ${key} is ${JSON.stringify(v) ?? "missing"}; expected a positive integer`);
   return v;
@@ -52184,7 +53038,7 @@ function workloadFilePaths(resolved) {
   return named;
 }
 function loadWorkloadInputs(resolved) {
-  const { spec, specDir } = resolved;
+  const { spec: spec3, specDir } = resolved;
   const files = {};
   const read = (key, path2, maxBytes, caps = {}) => {
     let text;
@@ -52204,9 +53058,9 @@ function loadWorkloadInputs(resolved) {
     dist: "empirical",
     ...parseLengthFile(read(`${key}.file`, d.file, MAX_LENGTH_FILE_BYTES, { maxLines: MAX_LENGTH_FILE_LINES }), d.file)
   } : d;
-  const w = spec.workload;
+  const w = spec3.workload;
   return {
-    spec,
+    spec: spec3,
     input: w.input_tokens ? source("input_tokens", w.input_tokens) : null,
     output: source("output_tokens", w.output_tokens),
     dataset: w.dataset ? parseDataset(read("dataset.path", w.dataset.path, MAX_DATASET_BYTES), w.dataset.path, w.dataset.format) : null,
@@ -52288,20 +53142,20 @@ function takesValue(options, arg) {
 }
 
 // src/run/interrupt.ts
-function trapInterrupts(abort, say, first = "interrupted: stopping dispatch, cancelling in-flight requests, writing the result\u2026") {
-  let count3 = 0;
+function trapInterrupts(abort2, say, first = "interrupted: stopping dispatch, cancelling in-flight requests, writing the result\u2026") {
+  let count2 = 0;
   const onSignal = () => {
-    count3 += 1;
-    if (count3 === 1) {
+    count2 += 1;
+    if (count2 === 1) {
       say(first);
-      abort.abort();
+      abort2.abort();
     } else say("interrupted again: the result is being written; exiting with 130 as soon as it is");
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   return {
     get forced() {
-      return count3 > 1;
+      return count2 > 1;
     },
     release() {
       process.off("SIGINT", onSignal);
@@ -52328,8 +53182,8 @@ var BOUND_GRACE_MS = 15e3;
 // src/run/guard.ts
 var EXIT_ERROR = 3;
 function guardRun(o) {
-  const abort = new AbortController();
-  const interrupts = trapInterrupts(abort, o.say);
+  const abort2 = new AbortController();
+  const interrupts = trapInterrupts(abort2, o.say);
   let boundPassed = false;
   const { boundMs } = o;
   const disarm = boundMs === void 0 ? () => {
@@ -52339,7 +53193,7 @@ function guardRun(o) {
     onBound: () => {
       boundPassed = true;
       o.say(o.boundLine(Math.round(boundMs / 1e3)));
-      abort.abort();
+      abort2.abort();
     },
     onGiveUp: () => {
       o.giveUp(BOUND_GRACE_MS / 1e3);
@@ -52347,7 +53201,7 @@ function guardRun(o) {
     }
   });
   return {
-    signal: abort.signal,
+    signal: abort2.signal,
     get forced() {
       return interrupts.forced;
     },
@@ -52578,13 +53432,6 @@ var round = (x) => Math.round(x * 1e6) / 1e6;
 
 // src/sim/server.ts
 import { createServer } from "node:http";
-
-// src/time.ts
-import { performance as performance2 } from "node:perf_hooks";
-var origin = performance2.timeOrigin;
-function now() {
-  return origin + performance2.now();
-}
 
 // src/sim/kv-cache.ts
 var KvCache = class {
@@ -53999,14 +54846,14 @@ function send(res, status2, body, headers = {}) {
 }
 
 // src/package-root.ts
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync as readFileSync2 } from "node:fs";
 import { dirname as dirname2, join } from "node:path";
 import { fileURLToPath } from "node:url";
 function packageRoot() {
   let dir = dirname2(fileURLToPath(import.meta.url));
   for (; ; ) {
     const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name === "loadgate") return dir;
+    if (existsSync(manifest) && JSON.parse(readFileSync2(manifest, "utf8")).name === "loadgate") return dir;
     const parent = dirname2(dir);
     if (parent === dir) throw new Error('cannot find the loadgate package root (no package.json named "loadgate" above this file)');
     dir = parent;
@@ -54073,9 +54920,9 @@ Options:
 Exit codes: 0 stopped by a signal, 3 error (bad config, port in use).`;
 async function runSimCli(argv) {
   let config;
-  let values;
+  let values2;
   try {
-    ({ values } = parseArgs2({
+    ({ values: values2 } = parseArgs2({
       args: argv,
       options: {
         port: { type: "string", default: "8000" },
@@ -54086,15 +54933,15 @@ async function runSimCli(argv) {
         help: { type: "boolean", short: "h", default: false }
       }
     }));
-    if (values.help) {
+    if (values2.help) {
       process.stdout.write(`${SIM_HELP}
 `);
       return 0;
     }
-    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535)
-      throw new Error(`--port is ${JSON.stringify(values.port)}; expected 0 to 65535`);
-    const fromFile = values.config === void 0 ? {} : mapping(readSimConfigFile(values.config), values.config);
-    const fromJson = values["config-json"] === void 0 ? {} : mapping(parseSimConfigJson(values["config-json"]), "--config-json");
+    if (!/^\d+$/.test(values2.port) || Number(values2.port) > 65535)
+      throw new Error(`--port is ${JSON.stringify(values2.port)}; expected 0 to 65535`);
+    const fromFile = values2.config === void 0 ? {} : mapping(readSimConfigFile(values2.config), values2.config);
+    const fromJson = values2["config-json"] === void 0 ? {} : mapping(parseSimConfigJson(values2["config-json"]), "--config-json");
     config = validateSimConfig({ ...fromFile, ...fromJson });
   } catch (err) {
     const message = err.message;
@@ -54105,24 +54952,24 @@ async function runSimCli(argv) {
   const sim = createSimServer(config);
   let port;
   try {
-    port = await sim.listen(Number(values.port), values.host);
+    port = await sim.listen(Number(values2.port), values2.host);
   } catch (err) {
-    process.stderr.write(`loadgate sim: cannot listen on ${values.host}:${values.port}: ${listenFailure(err)}
+    process.stderr.write(`loadgate sim: cannot listen on ${values2.host}:${values2.port}: ${listenFailure(err)}
 `);
     return EXIT_ERROR2;
   }
-  const host = values.host.includes(":") ? `[${values.host}]` : values.host;
+  const host = values2.host.includes(":") ? `[${values2.host}]` : values2.host;
   process.stdout.write(`loadgate-sim listening on http://${host}:${port}
 `);
   return new Promise((resolve4) => {
     const shutdown = () => {
       process.off("SIGTERM", shutdown).off("SIGINT", shutdown);
       process.stdin.off("end", shutdown);
-      if (values["exit-with-stdin"]) process.stdin.pause();
+      if (values2["exit-with-stdin"]) process.stdin.pause();
       void sim.close().then(() => resolve4(0));
     };
     process.once("SIGTERM", shutdown).once("SIGINT", shutdown);
-    if (values["exit-with-stdin"]) process.stdin.on("end", shutdown).resume();
+    if (values2["exit-with-stdin"]) process.stdin.on("end", shutdown).resume();
   });
 }
 function listenFailure(err) {
@@ -54175,31 +55022,31 @@ function canonicalJson(value2) {
     (_key, v) => v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0)) : v
   );
 }
-function specHash(spec) {
-  return createHash2("sha256").update(canonicalJson(spec)).digest("hex");
+function specHash(spec3) {
+  return createHash2("sha256").update(canonicalJson(spec3)).digest("hex");
 }
 
 // src/spec/pattern.ts
 var DEFAULT_RAMP_SLICES = 10;
 var seconds = (ms2) => `${Math.round(ms2) / 1e3}s`;
-function resolvePattern(load, steadyMs) {
+function resolvePattern(load2, steadyMs) {
   const out2 = {};
-  const closed = load.mode === "closed";
+  const closed = load2.mode === "closed";
   for (const key of ["ramp_up", "pattern", "soak"]) {
-    if (closed && load[key] !== void 0)
+    if (closed && load2[key] !== void 0)
       throw new SpecIssue(
         ["load", key],
         "is given with mode: closed; expected mode: open (a rate curve needs an open-loop arrival schedule)"
       );
   }
-  if (load.ramp_up !== void 0) out2.rampUpMs = durationField(["load", "ramp_up"], load.ramp_up, true);
-  if (load.pattern && load.soak)
+  if (load2.ramp_up !== void 0) out2.rampUpMs = durationField(["load", "ramp_up"], load2.ramp_up, true);
+  if (load2.pattern && load2.soak)
     throw new SpecIssue(
       ["load", "soak"],
       "is given with load.pattern; expected one or the other (a soak is a steady rate judged in segments)"
     );
-  if (load.soak) out2.pattern = { kind: "soak", segments: load.soak.segments };
-  const p2 = load.pattern;
+  if (load2.soak) out2.pattern = { kind: "soak", segments: load2.soak.segments };
+  const p2 = load2.pattern;
   const at = (key) => ["load", "pattern", key];
   const window2 = `the steady window (load.steady ${seconds(steadyMs)})`;
   if (p2?.kind === "spike") {
@@ -54226,7 +55073,7 @@ function resolvePattern(load, steadyMs) {
     if (!p2.rates.some((r) => r > 0)) throw new SpecIssue(at("rates"), "are all 0; expected at least one rate > 0");
     out2.pattern = { kind: "steps", rates: p2.rates, eachMs };
   }
-  const a = load.abort;
+  const a = load2.abort;
   if (a) {
     if (a.max_error_rate === void 0 && !a.over_saturation)
       throw new SpecIssue(["load", "abort"], "has neither max_error_rate nor over_saturation: true; expected at least one of them");
@@ -54248,77 +55095,75 @@ function scalePatternRates(p2, factor) {
 
 // src/spec/sweep-schema.ts
 var AUTO_DEFAULTS = { growth: 2, max_points: 10, fill: 3 };
-var positive2 = { type: "number", exclusiveMinimum: 0, description: "a number > 0" };
-var fraction2 = (fallback) => ({
-  type: "number",
-  exclusiveMinimum: 0,
-  maximum: 1,
-  default: fallback,
-  description: "a number > 0 and \u2264 1"
-});
-var mapping2 = (properties, description) => ({
-  type: "object",
-  default: {},
-  description,
-  properties,
-  additionalProperties: false
-});
+var SWEEP_METRICS = ["ttft", "e2e"];
+var { Optional: Optional3 } = Type;
+var positive2 = Type.Number({ exclusiveMinimum: 0, description: "a number > 0" });
+var fraction2 = (fallback) => Type.Number({ exclusiveMinimum: 0, maximum: 1, default: fallback, description: "a number > 0 and \u2264 1" });
+var mapping2 = (properties, description) => Mapping(properties, { default: {}, description });
 var capacityRule = mapping2(
   {
-    max_decrease_pct: { type: "number", minimum: 0, default: 10, description: "a percentage \u2265 0" },
-    enabled: { type: "boolean", default: true },
-    warn_only: { type: "boolean", default: false }
+    max_decrease_pct: Type.Number({ minimum: 0, default: 10, description: "a percentage \u2265 0" }),
+    enabled: Type.Boolean({ default: true }),
+    warn_only: Type.Boolean({ default: false })
   },
   "a mapping with max_decrease_pct (and optionally enabled, warn_only)"
 );
-var sweepSchema = {
-  type: "object",
-  description: "auto, or a mapping with rates, from/to/steps, auto or concurrency",
-  additionalProperties: false,
-  properties: {
-    rates: { type: "array", minItems: 1, maxItems: 100, items: positive2, description: "a list of 1 to 100 rates > 0 (req/s)" },
-    from: positive2,
-    to: positive2,
-    steps: { type: "integer", minimum: 2, maximum: 100, description: "an integer from 2 to 100" },
-    scale: { enum: ["linear", "geometric"], default: "linear" },
-    auto: {
-      description: "true or a mapping with growth, max_points, fill",
-      anyOf: [
-        { type: "boolean" },
-        {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            growth: { type: "number", exclusiveMinimum: 1, maximum: 10, description: "a number > 1 and \u2264 10" },
-            max_points: { type: "integer", minimum: 2, maximum: 50, description: "an integer from 2 to 50" },
-            fill: { type: "integer", minimum: 0, maximum: 10, description: "an integer from 0 to 10" }
-          }
-        }
-      ]
-    },
-    concurrency: {
-      type: "array",
-      minItems: 1,
-      maxItems: 100,
-      items: { type: "integer", minimum: 1, maximum: MAX_CONCURRENCY, description: `an integer from 1 to ${figure(MAX_CONCURRENCY)}` },
-      description: `a list of 1 to 100 concurrency levels (integers from 1 to ${figure(MAX_CONCURRENCY)})`
-    },
-    profile: { enum: ["doubling", "guidellm"], default: "doubling" },
-    metric: { enum: ["ttft", "e2e"], default: "ttft" },
+var sweepSchema = Mapping(
+  {
+    rates: Optional3(Type.Array(positive2, { minItems: 1, maxItems: 100, description: "a list of 1 to 100 rates > 0 (req/s)" })),
+    from: Optional3(positive2),
+    to: Optional3(positive2),
+    steps: Optional3(Type.Integer({ minimum: 2, maximum: 100, description: "an integer from 2 to 100" })),
+    scale: OneOf(["linear", "geometric"], { default: "linear" }),
+    /** Its defaults are AUTO_DEFAULTS, filled by autoSettings (ajv fills no defaults inside anyOf). */
+    auto: Optional3(
+      Type.Union(
+        [
+          Type.Boolean(),
+          Type.Object(
+            {
+              growth: Optional3(Type.Number({ exclusiveMinimum: 1, maximum: 10, description: "a number > 1 and \u2264 10" })),
+              max_points: Optional3(Type.Integer({ minimum: 2, maximum: 50, description: "an integer from 2 to 50" })),
+              fill: Optional3(Type.Integer({ minimum: 0, maximum: 10, description: "an integer from 0 to 10" }))
+            },
+            { additionalProperties: false }
+          )
+        ],
+        { description: "true or a mapping with growth, max_points, fill" }
+      )
+    ),
+    concurrency: Optional3(
+      Type.Array(Type.Integer({ minimum: 1, maximum: MAX_CONCURRENCY, description: `an integer from 1 to ${figure(MAX_CONCURRENCY)}` }), {
+        minItems: 1,
+        maxItems: 100,
+        description: `a list of 1 to 100 concurrency levels (integers from 1 to ${figure(MAX_CONCURRENCY)})`
+      })
+    ),
+    /**
+     * How `auto` chooses its points: doubling grows rates × growth from the concurrency-1 probe;
+     * guidellm runs the probe (synchronous), a closed-loop maximum-throughput point, then
+     * max_points rates evenly between the two.
+     */
+    profile: OneOf(["doubling", "guidellm"], { default: "doubling" }),
+    metric: OneOf(SWEEP_METRICS, { default: "ttft" }),
     slo_target: fraction2(0.99),
+    /**
+     * max_points: extra points bisecting capacity at SLO; knee_points: extra points bisecting the
+     * knee's bracket; repeat_points: windows added to points whose knee verdict was within noise.
+     */
     bisect: mapping2(
       {
-        precision: { type: "number", exclusiveMinimum: 0, maximum: 1, default: 0.05, description: "a fraction > 0 and \u2264 1 of the rate" },
-        max_points: { type: "integer", minimum: 0, maximum: 20, default: 4, description: "an integer from 0 to 20" },
-        knee_points: { type: "integer", minimum: 0, maximum: 20, default: 2, description: "an integer from 0 to 20" },
-        repeat_points: { type: "integer", minimum: 0, maximum: 10, default: 2, description: "an integer from 0 to 10" }
+        precision: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.05, description: "a fraction > 0 and \u2264 1 of the rate" }),
+        max_points: Type.Integer({ minimum: 0, maximum: 20, default: 4, description: "an integer from 0 to 20" }),
+        knee_points: Type.Integer({ minimum: 0, maximum: 20, default: 2, description: "an integer from 0 to 20" }),
+        repeat_points: Type.Integer({ minimum: 0, maximum: 10, default: 2, description: "an integer from 0 to 10" })
       },
       "a mapping with precision, max_points, knee_points and repeat_points"
     ),
     stop: mapping2(
       {
         min_achieved_fraction: fraction2(0.9),
-        max_p99_multiple: { type: "number", exclusiveMinimum: 1, default: 10, description: "a number > 1 (a multiple of S)" }
+        max_p99_multiple: Type.Number({ exclusiveMinimum: 1, default: 10, description: "a number > 1 (a multiple of S)" })
       },
       "a mapping with min_achieved_fraction and max_p99_multiple"
     ),
@@ -54326,18 +55171,19 @@ var sweepSchema = {
       { capacity_at_slo: capacityRule, knee: capacityRule, saturation: capacityRule },
       "a mapping with capacity_at_slo, knee, saturation"
     )
-  }
-};
-var sizingSchema = {
-  type: "object",
-  description: "a mapping with peak_rate, batch_slots, target_utilization",
-  additionalProperties: false,
-  properties: {
-    peak_rate: { ...positive2, description: "a rate > 0 (req/s at peak)" },
-    batch_slots: { type: "integer", minimum: 1, description: "an integer \u2265 1 (sequences one replica runs at once)" },
-    target_utilization: { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.75, description: "a number > 0 and < 1" }
-  }
-};
+  },
+  { description: "auto, or a mapping with rates, from/to/steps, auto or concurrency" }
+);
+var sizingSchema = Mapping(
+  {
+    /** Req/s the fleet must carry at peak. */
+    peak_rate: Optional3(Type.Number({ exclusiveMinimum: 0, description: "a rate > 0 (req/s at peak)" })),
+    /** Sequences one replica runs at once (vLLM max_num_seqs), for Little's law. */
+    batch_slots: Optional3(Type.Integer({ minimum: 1, description: "an integer \u2265 1 (sequences one replica runs at once)" })),
+    target_utilization: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.75, description: "a number > 0 and < 1" })
+  },
+  { description: "a mapping with peak_rate, batch_slots, target_utilization" }
+);
 function expandSweepShorthand(data) {
   if (data && typeof data === "object" && !Array.isArray(data) && data.sweep === "auto")
     data.sweep = { auto: true };
@@ -54374,356 +55220,319 @@ function autoSettings(s) {
 }
 
 // src/spec/schema.ts
-var positiveNumber = { type: "number", exclusiveMinimum: 0, description: "a number > 0" };
-var tokens = {
-  type: "integer",
+var positiveNumber = (options = {}) => Type.Number({ exclusiveMinimum: 0, description: "a number > 0", ...options });
+var tokens = Type.Integer({
   minimum: 1,
   maximum: MAX_TOKENS_PER_REQUEST,
   description: `a positive integer of at most ${figure(MAX_TOKENS_PER_REQUEST)} tokens`
-};
-var meanTokens = {
-  type: "number",
+});
+var meanTokens = Type.Number({
   exclusiveMinimum: 0,
   maximum: MAX_TOKENS_PER_REQUEST,
   description: `a number > 0 and at most ${figure(MAX_TOKENS_PER_REQUEST)} tokens`
-};
-var atMost = (max2) => ({ type: "integer", minimum: 1, maximum: max2, description: `an integer from 1 to ${figure(max2)}` });
-var duration = (fallback) => ({
-  type: "string",
-  default: fallback,
-  description: "a duration such as 500ms, 30s, 5m, 1m30s"
 });
-var sloMs = (fallback) => ({
-  type: "number",
-  exclusiveMinimum: 0,
-  default: fallback,
-  description: "a number of milliseconds > 0"
+var atMost = (max2, fallback) => Type.Integer({
+  minimum: 1,
+  maximum: max2,
+  description: `an integer from 1 to ${figure(max2)}`,
+  ...fallback === void 0 ? {} : { default: fallback }
 });
-var model = {
-  type: "string",
+var duration = (fallback) => Type.String({ default: fallback, description: "a duration such as 500ms, 30s, 5m, 1m30s" });
+var sloMs = (fallback) => Type.Number({ exclusiveMinimum: 0, default: fallback, description: "a number of milliseconds > 0" });
+var model = Type.String({
   minLength: 1,
   maxLength: MAX_NAME_CHARS,
   description: "the name of a model the server serves (omitted: the one model the server lists)"
-};
-var path = (what) => ({
-  type: "string",
-  minLength: 1,
-  maxLength: MAX_PATH_CHARS,
-  description: `the path of ${what}, relative to the spec`
 });
-var stddev = { type: "number", minimum: 0, description: "a number \u2265 0" };
-var LENGTH_SHAPES = {
-  fixed: { required: ["value"], properties: { value: tokens } },
-  uniform: {
-    required: [],
-    properties: {
-      min: tokens,
-      max: tokens,
-      mean: meanTokens,
-      range_ratio: { type: "number", minimum: 0, exclusiveMaximum: 1, description: "a number \u2265 0 and < 1" }
-    }
-  },
-  normal: { required: ["mean", "stddev"], properties: { mean: meanTokens, stddev, min: tokens, max: tokens } },
-  lognormal: { required: ["mean", "stddev"], properties: { mean: meanTokens, stddev, min: tokens, max: tokens } },
-  empirical: {
-    required: [],
-    properties: {
-      values: {
-        type: "array",
-        minItems: 1,
-        items: tokens,
-        description: `a non-empty list of positive integers of at most ${figure(MAX_TOKENS_PER_REQUEST)}`
-      },
-      weights: {
-        type: "array",
-        items: { type: "number", minimum: 0, description: "a number \u2265 0" },
-        description: "a list of numbers \u2265 0, one per value"
-      },
-      file: path("a JSON, CSV or text file of lengths")
-    }
-  }
-};
-var DIST_NAMES = Object.keys(LENGTH_SHAPES);
-var lengthDist = (fallback) => ({
-  type: "object",
-  default: { dist: "fixed", value: fallback },
-  description: `a positive integer or a mapping with dist: ${DIST_NAMES.join(", ")}`,
-  required: ["dist"],
-  properties: { dist: { enum: DIST_NAMES } },
-  allOf: Object.entries(LENGTH_SHAPES).map(([name2, shape]) => ({
-    // `type` and `required` keep the if from passing vacuously on non-mappings or a missing dist.
-    if: { type: "object", required: ["dist"], properties: { dist: { const: name2 } } },
-    then: {
-      type: "object",
-      required: shape.required,
-      properties: { dist: { const: name2 }, ...shape.properties },
-      additionalProperties: false
-    }
-  }))
-});
-var rate2 = { type: "number", minimum: 0, description: "a rate in req/s \u2265 0" };
-var durationText = (d) => ({ type: "string", description: d });
-var PATTERN_SHAPES = {
-  ramp: {
-    required: ["from", "to", "over"],
-    properties: {
-      from: rate2,
-      to: rate2,
-      over: durationText("a duration such as 30s, 5m"),
-      slices: { type: "integer", minimum: 2, maximum: 100, description: "an integer from 2 to 100 (steps the ramp is summarized in)" }
-    }
-  },
-  spike: {
-    required: ["multiplier", "at", "for"],
-    properties: {
-      multiplier: { type: "number", exclusiveMinimum: 0, description: "a number > 0 (the spike rate is multiplier \xD7 load.rate)" },
-      at: durationText("a duration into the steady window, such as 20s"),
-      for: durationText("a duration such as 10s")
-    }
-  },
-  steps: {
-    required: ["rates", "each"],
-    properties: {
-      rates: { type: "array", minItems: 1, items: rate2, description: "a non-empty list of rates in req/s \u2265 0" },
-      each: durationText("a duration such as 30s")
-    }
-  }
-};
-var PATTERN_KINDS = Object.keys(PATTERN_SHAPES);
-var pattern = {
-  type: "object",
-  description: `a mapping with kind: ${PATTERN_KINDS.join(", ")}`,
-  required: ["kind"],
-  properties: { kind: { enum: PATTERN_KINDS } },
-  allOf: Object.entries(PATTERN_SHAPES).map(([name2, shape]) => ({
-    if: { type: "object", required: ["kind"], properties: { kind: { const: name2 } } },
-    then: {
-      type: "object",
-      required: shape.required,
-      properties: { kind: { const: name2 }, ...shape.properties },
-      additionalProperties: false
-    }
-  }))
-};
-var section = (properties) => ({
-  type: "object",
-  default: {},
-  properties,
-  additionalProperties: false
-});
-function withoutDefault(schema) {
-  const copy = { ...schema };
-  delete copy.default;
-  return copy;
+var path = (what) => Type.String({ minLength: 1, maxLength: MAX_PATH_CHARS, description: `the path of ${what}, relative to the spec` });
+var stddev = Type.Number({ minimum: 0, description: "a number \u2265 0" });
+var { Optional: Optional4 } = Type;
+function tagged(tag, forms, options) {
+  const tagOf = (f) => f.properties[tag].const;
+  const names = [...new Set(forms.map(tagOf))];
+  const shape = (name2) => {
+    const of = forms.filter((f) => tagOf(f) === name2);
+    const properties = {};
+    for (const f of of) for (const [k, v] of Object.entries(f.properties)) if (k !== tag) properties[k] = v;
+    const required = Object.keys(properties).filter((k) => of.every((f) => (f.required ?? []).includes(k)));
+    return { required, properties };
+  };
+  return Type.Unsafe({
+    type: "object",
+    ...options,
+    required: [tag],
+    properties: { [tag]: { enum: names } },
+    allOf: names.map((name2) => ({
+      // `type` and `required` keep the if from passing vacuously on non-mappings or a missing tag.
+      if: { type: "object", required: [tag], properties: { [tag]: { const: name2 } } },
+      then: {
+        type: "object",
+        required: shape(name2).required,
+        properties: { [tag]: { const: name2 }, ...shape(name2).properties },
+        additionalProperties: false
+      }
+    }))
+  });
 }
-var thinkDuration = { type: "string", description: "a duration such as 0s, 300ms, 5s" };
-var sessionsSchema = {
-  type: "object",
-  description: "a mapping with turns and optionally think_time",
-  additionalProperties: false,
-  properties: {
-    turns: withoutDefault(lengthDist(1)),
-    think_time: {
+var LENGTH_FORMS = [
+  Type.Object({ dist: Type.Literal("fixed"), value: tokens }),
+  Type.Object({ dist: Type.Literal("uniform"), min: tokens, max: tokens }),
+  /** vLLM's random dataset form: uniform on [mean·(1 − range_ratio), mean·(1 + range_ratio)]. */
+  Type.Object({
+    dist: Type.Literal("uniform"),
+    mean: meanTokens,
+    range_ratio: Type.Number({ minimum: 0, exclusiveMaximum: 1, description: "a number \u2265 0 and < 1" })
+  }),
+  Type.Object({ dist: Type.Literal("normal"), mean: meanTokens, stddev, min: Optional4(tokens), max: Optional4(tokens) }),
+  Type.Object({ dist: Type.Literal("lognormal"), mean: meanTokens, stddev, min: Optional4(tokens), max: Optional4(tokens) }),
+  Type.Object({
+    dist: Type.Literal("empirical"),
+    values: Type.Array(tokens, {
+      minItems: 1,
+      description: `a non-empty list of positive integers of at most ${figure(MAX_TOKENS_PER_REQUEST)}`
+    }),
+    weights: Optional4(
+      Type.Array(Type.Number({ minimum: 0, description: "a number \u2265 0" }), { description: "a list of numbers \u2265 0, one per value" })
+    )
+  }),
+  Type.Object({ dist: Type.Literal("empirical"), file: path("a JSON, CSV or text file of lengths") })
+];
+var DIST_NAMES = [...new Set(LENGTH_FORMS.map((f) => f.properties.dist.const))];
+var lengthDist = (fallback) => tagged("dist", LENGTH_FORMS, {
+  ...fallback === void 0 ? {} : { default: { dist: "fixed", value: fallback } },
+  description: `a positive integer or a mapping with dist: ${DIST_NAMES.join(", ")}`
+});
+var rate2 = Type.Number({ minimum: 0, description: "a rate in req/s \u2265 0" });
+var durationText = (d) => Type.String({ description: d });
+var PATTERN_FORMS = [
+  Type.Object({
+    kind: Type.Literal("ramp"),
+    from: rate2,
+    to: rate2,
+    over: durationText("a duration such as 30s, 5m"),
+    slices: Optional4(Type.Integer({ minimum: 2, maximum: 100, description: "an integer from 2 to 100 (steps the ramp is summarized in)" }))
+  }),
+  Type.Object({
+    kind: Type.Literal("spike"),
+    multiplier: Type.Number({ exclusiveMinimum: 0, description: "a number > 0 (the spike rate is multiplier \xD7 load.rate)" }),
+    at: durationText("a duration into the steady window, such as 20s"),
+    for: durationText("a duration such as 10s")
+  }),
+  Type.Object({
+    kind: Type.Literal("steps"),
+    rates: Type.Array(rate2, { minItems: 1, description: "a non-empty list of rates in req/s \u2265 0" }),
+    each: durationText("a duration such as 30s")
+  })
+];
+var pattern = tagged("kind", PATTERN_FORMS, {
+  description: `a mapping with kind: ${[...new Set(PATTERN_FORMS.map((f) => f.properties.kind.const))].join(", ")}`
+});
+var sessionsSchema = Mapping(
+  {
+    /** Turns per conversation; absent with a ShareGPT dataset, whose conversations bring their own. */
+    turns: Optional4(lengthDist()),
+    /** From the end of one turn's reply to the next turn's intended send time. */
+    think_time: Type.Unsafe({
       default: "0s",
       description: "a duration such as 300ms, or a mapping with dist: uniform (min, max) or exponential (mean)",
-      oneOf: [
-        thinkDuration,
-        {
-          type: "object",
-          required: ["dist", "min", "max"],
-          additionalProperties: false,
-          properties: { dist: { const: "uniform" }, min: thinkDuration, max: thinkDuration }
-        },
-        {
-          type: "object",
-          required: ["dist", "mean"],
-          additionalProperties: false,
-          properties: { dist: { const: "exponential" }, mean: thinkDuration }
-        }
-      ]
-    }
-  }
-};
-var traceSchema = {
-  type: "object",
-  description: "a mapping with file, format and optionally speedup, start, duration",
-  required: ["file", "format"],
-  additionalProperties: false,
-  properties: {
+      oneOf: ThinkTimeSchema.anyOf.map((s) => s.type === "object" ? { ...s, additionalProperties: false } : s)
+    })
+  },
+  { description: "a mapping with turns and optionally think_time" }
+);
+var traceSchema = Mapping(
+  {
     file: path("a Mooncake JSONL or Azure CSV trace"),
-    format: { enum: ["mooncake", "azure"] },
-    speedup: { ...positiveNumber, default: 1, description: "a number > 0 (2: the trace replayed twice as fast)" },
-    start: { type: "string", default: "0s", description: "a duration into the trace such as 0s, 10m" },
-    duration: { type: "string", description: "a duration of trace time such as 60s" }
-  }
-};
+    format: OneOf(["mooncake", "azure"]),
+    /** Time scaling: offsets are divided by it. */
+    speedup: positiveNumber({ default: 1, description: "a number > 0 (2: the trace replayed twice as fast)" }),
+    /** Trace time skipped before the slice starts. */
+    start: Type.String({ default: "0s", description: "a duration into the trace such as 0s, 10m" }),
+    /** Trace time kept after `start`; absent: the rest of the trace. */
+    duration: Optional4(Type.String({ description: "a duration of trace time such as 60s" }))
+  },
+  { description: "a mapping with file, format and optionally speedup, start, duration" }
+);
 var SIM_MODEL = "loadgate-sim";
-var specSchema = {
-  $schema: "http://json-schema.org/draft-07/schema#",
-  type: "object",
-  description: "a mapping with keys name, target, workload, load, slo, gate, sweep, sizing",
-  required: ["target"],
-  additionalProperties: false,
-  properties: {
-    name: {
-      type: "string",
-      minLength: 1,
-      maxLength: MAX_NAME_CHARS,
-      default: "benchmark",
-      description: "a non-empty string"
-    },
-    target: {
-      type: "object",
-      description: "a mapping with at least url",
-      required: ["url"],
-      additionalProperties: false,
-      properties: {
-        url: { type: "string", maxLength: MAX_URL_CHARS, description: 'http(s)://host[:port]/v1 or "sim"' },
-        api: { enum: ["chat", "completions"], default: "chat" },
-        model,
-        headers: {
-          type: "object",
-          default: {},
-          additionalProperties: {
-            type: "string",
-            maxLength: MAX_HEADER_VALUE_CHARS,
-            description: "a string (quote numbers)"
-          }
-        },
-        api_key_env: {
-          type: "string",
-          pattern: "^[A-Za-z_][A-Za-z0-9_]{0,127}$",
-          description: "the name of an environment variable, e.g. OPENAI_API_KEY"
-        },
-        request_timeout: duration("60s"),
-        ready_timeout: duration("60s"),
-        sim: { type: "object", default: {} },
-        // The server view (src/server): no defaults here, so specs that do not set them keep their hash.
-        // Typed in resolve.ts, which words the error for a string-or-false key.
-        metrics_url: { description: "an http(s) URL of the target's Prometheus /metrics, or false" },
-        metrics_interval: { type: "string", description: "a duration such as 500ms or 1s" },
-        metrics_allowed_hosts: { type: "array", items: { type: "string", minLength: 1 }, description: "a list of hostnames" }
-      },
-      // The simulator serves whatever model it is told; a real server's model, when the spec
-      // names none, is the one it lists (src/run/served-model.ts).
-      if: { properties: { url: { const: "sim" } } },
-      then: { properties: { model: { default: SIM_MODEL } } }
-    },
-    workload: section({
-      seed: { type: "integer", default: 1, description: "an integer" },
-      input_tokens: lengthDist(128),
-      output_tokens: lengthDist(128),
-      output_control: { enum: ["ignore_eos", "min_tokens", "none"], default: "ignore_eos" },
-      // The older spelling of output_control (true: ignore_eos, false: none); resolve.ts folds it in.
-      ignore_eos: { type: "boolean" },
-      calibrate: { enum: ["auto", "tokenize", "probe", "off"], default: "auto" },
-      prefix: {
-        type: "object",
-        description: "a mapping with shared_tokens",
-        required: ["shared_tokens"],
-        additionalProperties: false,
-        properties: { shared_tokens: tokens }
-      },
-      prefix_groups: {
-        type: "object",
-        description: "a mapping with groups, tokens and optionally zipf_s",
-        required: ["groups", "tokens"],
-        additionalProperties: false,
-        properties: {
-          groups: atMost(1e5),
-          tokens,
-          zipf_s: { type: "number", minimum: 0, default: 1, description: "a number \u2265 0 (0: every group equally popular)" }
-        }
-      },
-      dataset: {
-        type: "object",
-        description: "a mapping with path and format",
-        required: ["path", "format"],
-        additionalProperties: false,
-        properties: {
-          path: path("a ShareGPT or JSONL file"),
-          format: { enum: ["sharegpt", "jsonl"] },
-          sample: { enum: ["without_replacement", "with_replacement"], default: "without_replacement" },
-          filter: {
-            type: "object",
-            description: "a mapping with min_input_tokens, max_input_tokens, min_output_tokens, max_output_tokens",
-            additionalProperties: false,
-            properties: {
-              min_input_tokens: tokens,
-              max_input_tokens: tokens,
-              min_output_tokens: tokens,
-              max_output_tokens: tokens
-            }
-          }
-        }
-      },
-      sessions: sessionsSchema,
-      trace: traceSchema
-    }),
-    load: section({
-      mode: { enum: ["open", "closed"], default: "open" },
-      arrival: { enum: ["poisson", "constant", "gamma"], default: "poisson" },
-      burstiness: { ...positiveNumber, default: 1 },
-      rate: { ...positiveNumber, default: 10 },
-      concurrency: { ...atMost(MAX_CONCURRENCY), default: 8 },
-      warmup: duration("5s"),
-      steady: duration("30s"),
-      cooldown: duration("2s"),
-      max_in_flight: { ...atMost(MAX_IN_FLIGHT), default: 1e4 },
-      // No default: a spec without it keeps its hash; the client's default is in client/bounds.ts.
-      max_event_bytes: {
-        type: "integer",
-        minimum: MIN_EVENT_BYTES,
-        maximum: MAX_EVENT_BYTES,
-        description: `a number of bytes from ${figure(MIN_EVENT_BYTES)} to ${figure(MAX_EVENT_BYTES)} (the longest SSE line or event a server may send)`
-      },
-      replicates: { type: "integer", minimum: 1, maximum: 100, default: 1, description: "an integer from 1 to 100" },
-      // No defaults for the pattern keys: a spec without them keeps its hash.
-      ramp_up: { type: "string", description: "a duration such as 30s" },
-      pattern,
-      soak: {
-        type: "object",
-        description: "a mapping with segments",
-        required: ["segments"],
-        additionalProperties: false,
-        properties: { segments: { type: "integer", minimum: 2, maximum: 100, description: "an integer from 2 to 100" } }
-      },
-      abort: {
-        type: "object",
-        description: "a mapping with max_error_rate and/or over_saturation, window, fail",
-        additionalProperties: false,
-        properties: {
-          max_error_rate: { type: "number", exclusiveMinimum: 0, maximum: 1, description: "a fraction > 0 and \u2264 1" },
-          window: duration("10s"),
-          over_saturation: { type: "boolean", default: false },
-          fail: { type: "boolean", default: false }
-        }
-      }
-    }),
-    slo: section({ ttft_ms: sloMs(500), tpot_ms: sloMs(50), e2e_ms: sloMs(1e4) }),
-    gate: gateSchema,
-    sweep: sweepSchema,
-    sizing: sizingSchema
+var target = Mapping(
+  {
+    /** A base URL in the OpenAI SDKs' sense (`http://host:8000/v1`), or `sim` for the embedded simulator. */
+    url: Type.String({ maxLength: MAX_URL_CHARS, description: 'http(s)://host[:port]/v1 or "sim"' }),
+    api: OneOf(["chat", "completions"], { default: "chat" }),
+    /**
+     * Absent for a real server when the spec names none: the run then uses the one model the
+     * server lists (src/run/served-model.ts), and the result's spec carries it.
+     */
+    model: Optional4(model),
+    headers: Dict(Type.String({ maxLength: MAX_HEADER_VALUE_CHARS, description: "a string (quote numbers)" }), { default: {} }),
+    /** Name of the environment variable that holds the API key; the key itself never appears in a spec. */
+    api_key_env: Optional4(
+      Type.String({
+        pattern: "^[A-Za-z_][A-Za-z0-9_]{0,127}$",
+        description: "the name of an environment variable, e.g. OPENAI_API_KEY"
+      })
+    ),
+    request_timeout: duration("60s"),
+    ready_timeout: duration("60s"),
+    /** Simulator settings, used when url is `sim` (validated by src/sim). */
+    sim: Type.Unsafe({ type: "object", default: {} }),
+    // The server view (src/server): no defaults here, so specs that do not set them keep their hash.
+    /**
+     * Where the server view is scraped (src/server); absent: the target's origin + /metrics;
+     * false: no server view. Checked in resolve.ts, which words the error for a string-or-false key.
+     */
+    metrics_url: Optional4(Type.Unsafe({ description: "an http(s) URL of the target's Prometheus /metrics, or false" })),
+    /** How often /metrics is read; absent: 1s. */
+    metrics_interval: Optional4(Type.String({ description: "a duration such as 500ms or 1s" })),
+    /** Hosts besides the target's own that metrics_url may name; they receive the target's headers and key. */
+    metrics_allowed_hosts: Optional4(Type.Array(Type.String({ minLength: 1 }), { description: "a list of hostnames" }))
+  },
+  {
+    description: "a mapping with at least url",
+    // The simulator serves whatever model it is told; a real server's model, when the spec
+    // names none, is the one it lists (src/run/served-model.ts).
+    if: { properties: { url: { const: "sim" } } },
+    then: { properties: { model: { default: SIM_MODEL } } }
   }
-};
+);
+var workload2 = Section({
+  seed: Type.Integer({ default: 1, description: "an integer" }),
+  /** Absent with a dataset, whose prompts set the input lengths. */
+  input_tokens: Optional4(lengthDist(128)),
+  output_tokens: lengthDist(128),
+  /** How the output length is forced: vLLM/SGLang `ignore_eos`, vLLM `min_tokens` = max_tokens, or not at all (max_tokens is only a cap). */
+  output_control: OneOf(OUTPUT_CONTROLS, { default: "ignore_eos" }),
+  // The older spelling of output_control (true: ignore_eos, false: none); resolve.ts folds it in.
+  ignore_eos: Optional4(Type.Boolean()),
+  /** How synthetic prompts are sized for the target's tokenizer (src/workload/calibrate.ts). */
+  calibrate: OneOf(["auto", "tokenize", "probe", "off"], { default: "auto" }),
+  /** One system prompt of this many tokens shared by every request. */
+  prefix: Optional4(Mapping({ shared_tokens: tokens }, { description: "a mapping with shared_tokens" })),
+  /** G prefixes of N tokens each; request popularity follows Zipf(s) over the groups. */
+  prefix_groups: Optional4(
+    Mapping(
+      {
+        groups: atMost(1e5),
+        tokens,
+        zipf_s: Type.Number({ minimum: 0, default: 1, description: "a number \u2265 0 (0: every group equally popular)" })
+      },
+      { description: "a mapping with groups, tokens and optionally zipf_s" }
+    )
+  ),
+  /** Prompts (and output lengths where the file has them) from a file instead of synthetic text. */
+  dataset: Optional4(
+    Mapping(
+      {
+        /** Relative to the spec file. */
+        path: path("a ShareGPT or JSONL file"),
+        format: OneOf(["sharegpt", "jsonl"]),
+        sample: OneOf(["without_replacement", "with_replacement"], { default: "without_replacement" }),
+        /** Bounds on estimated token counts; entries outside are not used. */
+        filter: Optional4(
+          Mapping(
+            {
+              min_input_tokens: Optional4(tokens),
+              max_input_tokens: Optional4(tokens),
+              min_output_tokens: Optional4(tokens),
+              max_output_tokens: Optional4(tokens)
+            },
+            { description: "a mapping with min_input_tokens, max_input_tokens, min_output_tokens, max_output_tokens" }
+          )
+        )
+      },
+      { description: "a mapping with path and format" }
+    )
+  ),
+  /** Multi-turn conversations: each turn resends the whole context (src/workload/sessions.ts). */
+  sessions: Optional4(sessionsSchema),
+  /** A production trace whose arrival times and lengths are the load (src/workload/trace.ts). */
+  trace: Optional4(traceSchema)
+});
+var abort = Mapping(
+  {
+    max_error_rate: Optional4(Type.Number({ exclusiveMinimum: 0, maximum: 1, description: "a fraction > 0 and \u2264 1" })),
+    window: duration("10s"),
+    over_saturation: Type.Boolean({ default: false }),
+    /** An aborted run fails the gate instead of being inconclusive. */
+    fail: Type.Boolean({ default: false })
+  },
+  { description: "a mapping with max_error_rate and/or over_saturation, window, fail" }
+);
+var load = Section({
+  mode: OneOf(["open", "closed"], { default: "open" }),
+  arrival: OneOf(["poisson", "constant", "gamma"], { default: "poisson" }),
+  /** Gamma shape: 1 is Poisson, < 1 burstier, > 1 smoother (vLLM's --burstiness). */
+  burstiness: positiveNumber({ default: 1 }),
+  /** Requests per second (open loop). */
+  rate: positiveNumber({ default: 10 }),
+  /** Fixed number of in-flight requests (closed loop). */
+  concurrency: atMost(MAX_CONCURRENCY, 8),
+  warmup: duration("5s"),
+  steady: duration("30s"),
+  cooldown: duration("2s"),
+  /** Open-loop safety cap; arrivals beyond it are reported as dropped. */
+  max_in_flight: atMost(MAX_IN_FLIGHT, 1e4),
+  // No default: a spec without it keeps its hash; the client's default is in client/bounds.ts.
+  /** The longest SSE line or event a server may send, in bytes. */
+  max_event_bytes: Optional4(
+    Type.Integer({
+      minimum: MIN_EVENT_BYTES,
+      maximum: MAX_EVENT_BYTES,
+      description: `a number of bytes from ${figure(MIN_EVENT_BYTES)} to ${figure(MAX_EVENT_BYTES)} (the longest SSE line or event a server may send)`
+    })
+  ),
+  /** Independent runs (fresh seeds) merged into one result, with their spread. */
+  replicates: Type.Integer({ minimum: 1, maximum: 100, default: 1, description: "an integer from 1 to 100" }),
+  // No defaults for the pattern keys: a spec without them keeps its hash.
+  /** Rate rises linearly from 0 over this long before the warmup (open loop); outside the window. */
+  ramp_up: Optional4(Type.String({ description: "a duration such as 30s" })),
+  pattern: Optional4(pattern),
+  /** A long steady window judged in this many equal segments, for drift. */
+  soak: Optional4(
+    Mapping(
+      { segments: Type.Integer({ minimum: 2, maximum: 100, description: "an integer from 2 to 100" }) },
+      { description: "a mapping with segments" }
+    )
+  ),
+  abort: Optional4(abort)
+});
+var specSchema = Mapping(
+  {
+    name: Type.String({ minLength: 1, maxLength: MAX_NAME_CHARS, default: "benchmark", description: "a non-empty string" }),
+    target,
+    workload: workload2,
+    load,
+    slo: Section({ ttft_ms: sloMs(500), tpot_ms: sloMs(50), e2e_ms: sloMs(1e4) }),
+    /** Regression and SLO rules; see src/spec/gate-schema.ts. */
+    gate: gateSchema,
+    /** A capacity sweep (loadgate sweep); absent in a single-point spec. See src/spec/sweep-schema.ts. */
+    sweep: Optional4(sweepSchema),
+    /** Fleet sizing from a sweep's capacity. */
+    sizing: Optional4(sizingSchema)
+  },
+  {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    description: "a mapping with keys name, target, workload, load, slo, gate, sweep, sizing"
+  }
+);
 
 // src/spec/metrics-host.ts
-function metricsHostAllowed(url, target, allowed) {
+function metricsHostAllowed(url, target2, allowed) {
   const h = url.hostname.toLowerCase();
-  return h === target.hostname.toLowerCase() || allowed.some((a) => a.startsWith("*.") ? h.endsWith(a.slice(1).toLowerCase()) : h === a.toLowerCase());
+  return h === target2.hostname.toLowerCase() || allowed.some((a) => a.startsWith("*.") ? h.endsWith(a.slice(1).toLowerCase()) : h === a.toLowerCase());
 }
 function metricsHostMessage(host, targetHost) {
   return `is on ${host}, not the target's host ${targetHost}; expected a URL on ${targetHost}, or list ${host} in target.metrics_allowed_hosts if it may receive the target's headers and key`;
 }
 
 // src/spec/sessions-trace.ts
-function checkConversationsAndTraces(spec, written) {
-  const w = spec.workload;
-  if (w.trace) checkTrace(spec, written);
-  if (w.sessions) checkSessions(spec);
+function checkConversationsAndTraces(spec3, written) {
+  const w = spec3.workload;
+  if (w.trace) checkTrace(spec3, written);
+  if (w.sessions) checkSessions(spec3);
 }
-function checkTrace(spec, written) {
-  const w = spec.workload;
+function checkTrace(spec3, written) {
+  const w = spec3.workload;
   const t = w.trace;
   const outputDefault = w.output_tokens.dist === "fixed" && w.output_tokens.value === 128;
   for (const key of ["dataset", "sessions", "input_tokens", "output_tokens"]) {
@@ -54733,20 +55542,20 @@ function checkTrace(spec, written) {
         "is given with trace; expected one or the other (a trace brings its own arrivals and lengths)"
       );
   }
-  if (spec.load.mode !== "open")
+  if (spec3.load.mode !== "open")
     throw new SpecIssue(["load", "mode"], "is closed with workload.trace; expected open (the trace times the arrivals)");
   for (const key of ["pattern", "ramp_up", "soak"]) {
-    if (spec.load[key] !== void 0)
+    if (spec3.load[key] !== void 0)
       throw new SpecIssue(["load", key], "is given with workload.trace; expected none (the trace is the load pattern)");
   }
   checkDuration(["workload", "trace", "start"], t.start, true);
   if (t.duration !== void 0) checkDuration(["workload", "trace", "duration"], t.duration, false);
   delete w.input_tokens;
 }
-function checkSessions(spec) {
-  const w = spec.workload;
+function checkSessions(spec3) {
+  const w = spec3.workload;
   const s = w.sessions;
-  if (spec.load.mode !== "open")
+  if (spec3.load.mode !== "open")
     throw new SpecIssue(["load", "mode"], "is closed with workload.sessions; expected open (sessions start at load.rate per second)");
   if (w.dataset && w.dataset.format !== "sharegpt")
     throw new SpecIssue(
@@ -54795,45 +55604,45 @@ var validate3 = compileOnFirstUse(
   () => new import_ajv5.Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema)
 );
 function resolveSpec(data) {
-  const spec = structuredClone(data);
-  expandLengthShorthand(spec);
-  expandSweepShorthand(spec);
-  const written = writtenWorkloadKeys(spec);
-  if (!validate3()(spec)) throw issueFromErrors(validate3().errors ?? [], spec);
-  spec.gate.slo.ttft_p95.max_ms ??= spec.slo.ttft_ms;
-  checkUrl(spec.target.url);
-  checkNoLiteralCredentials(spec.target.headers);
-  checkHeaders(spec.target.headers);
-  checkMetricsUrl(spec.target);
-  if (spec.workload.input_tokens) checkLength(["workload", "input_tokens"], spec.workload.input_tokens);
-  checkLength(["workload", "output_tokens"], spec.workload.output_tokens);
-  foldIgnoreEos(spec.workload, written);
-  checkConversationsAndTraces(spec, written);
-  checkWorkloadCombination(spec.workload, written);
-  if (spec.sweep) checkSweep(spec.sweep);
-  checkConcurrency(spec.load, spec.sweep?.concurrency);
-  const steadyMs = durationField(["load", "steady"], spec.load.steady, false);
+  const spec3 = structuredClone(data);
+  expandLengthShorthand(spec3);
+  expandSweepShorthand(spec3);
+  const written = writtenWorkloadKeys(spec3);
+  if (!validate3()(spec3)) throw issueFromErrors(validate3().errors ?? [], spec3);
+  spec3.gate.slo.ttft_p95.max_ms ??= spec3.slo.ttft_ms;
+  checkUrl(spec3.target.url);
+  checkNoLiteralCredentials(spec3.target.headers);
+  checkHeaders(spec3.target.headers);
+  checkMetricsUrl(spec3.target);
+  if (spec3.workload.input_tokens) checkLength(["workload", "input_tokens"], spec3.workload.input_tokens);
+  checkLength(["workload", "output_tokens"], spec3.workload.output_tokens);
+  foldIgnoreEos(spec3.workload, written);
+  checkConversationsAndTraces(spec3, written);
+  checkWorkloadCombination(spec3.workload, written);
+  if (spec3.sweep) checkSweep(spec3.sweep);
+  checkConcurrency(spec3.load, spec3.sweep?.concurrency);
+  const steadyMs = durationField(["load", "steady"], spec3.load.steady, false);
   const resolved = {
-    ...resolvePattern(spec.load, steadyMs),
-    spec,
-    hash: specHash(spec),
-    requestTimeoutMs: durationField(["target", "request_timeout"], spec.target.request_timeout, false),
-    readyTimeoutMs: durationField(["target", "ready_timeout"], spec.target.ready_timeout, false),
-    warmupMs: durationField(["load", "warmup"], spec.load.warmup, true),
+    ...resolvePattern(spec3.load, steadyMs),
+    spec: spec3,
+    hash: specHash(spec3),
+    requestTimeoutMs: durationField(["target", "request_timeout"], spec3.target.request_timeout, false),
+    readyTimeoutMs: durationField(["target", "ready_timeout"], spec3.target.ready_timeout, false),
+    warmupMs: durationField(["load", "warmup"], spec3.load.warmup, true),
     steadyMs,
-    cooldownMs: durationField(["load", "cooldown"], spec.load.cooldown, true),
-    metricsIntervalMs: spec.target.metrics_interval === void 0 ? 1e3 : durationField(["target", "metrics_interval"], spec.target.metrics_interval, false)
+    cooldownMs: durationField(["load", "cooldown"], spec3.load.cooldown, true),
+    metricsIntervalMs: spec3.target.metrics_interval === void 0 ? 1e3 : durationField(["target", "metrics_interval"], spec3.target.metrics_interval, false)
   };
   checkScheduleSize(resolved);
   return resolved;
 }
-function checkConcurrency(load, sweepLevels) {
-  const highest = (sweepLevels ?? []).reduce((a, b2) => Math.max(a, b2), load.mode === "closed" ? load.concurrency : 0);
-  if (highest <= load.max_in_flight) return;
-  const where = load.mode === "closed" && load.concurrency === highest ? ["load", "concurrency"] : ["sweep", "concurrency"];
+function checkConcurrency(load2, sweepLevels) {
+  const highest = (sweepLevels ?? []).reduce((a, b2) => Math.max(a, b2), load2.mode === "closed" ? load2.concurrency : 0);
+  if (highest <= load2.max_in_flight) return;
+  const where = load2.mode === "closed" && load2.concurrency === highest ? ["load", "concurrency"] : ["sweep", "concurrency"];
   throw new SpecIssue(
     where,
-    `${where[0] === "load" ? "is" : "reaches"} ${figure(highest)}, above load.max_in_flight (${figure(load.max_in_flight)}); expected at most load.max_in_flight requests in flight, or a higher max_in_flight`
+    `${where[0] === "load" ? "is" : "reaches"} ${figure(highest)}, above load.max_in_flight (${figure(load2.max_in_flight)}); expected at most load.max_in_flight requests in flight, or a higher max_in_flight`
   );
 }
 function checkScheduleSize(r) {
@@ -54851,19 +55660,19 @@ function checkScheduleSize(r) {
   );
 }
 function expandLengthShorthand(data) {
-  const workload = isMapping(data) ? data["workload"] : void 0;
-  if (!isMapping(workload)) return;
+  const workload3 = isMapping(data) ? data["workload"] : void 0;
+  if (!isMapping(workload3)) return;
   for (const key of ["input_tokens", "output_tokens"]) {
-    const n2 = workload[key];
-    if (Number.isInteger(n2) && n2 >= 1) workload[key] = { dist: "fixed", value: n2 };
+    const n2 = workload3[key];
+    if (Number.isInteger(n2) && n2 >= 1) workload3[key] = { dist: "fixed", value: n2 };
   }
-  const sessions = workload["sessions"];
+  const sessions = workload3["sessions"];
   if (isMapping(sessions) && Number.isInteger(sessions["turns"]) && sessions["turns"] >= 1)
     sessions["turns"] = { dist: "fixed", value: sessions["turns"] };
 }
 function writtenWorkloadKeys(data) {
-  const workload = isMapping(data) ? data["workload"] : void 0;
-  return new Set(isMapping(workload) ? Object.keys(workload) : []);
+  const workload3 = isMapping(data) ? data["workload"] : void 0;
+  return new Set(isMapping(workload3) ? Object.keys(workload3) : []);
 }
 function isMapping(value2) {
   return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
@@ -54885,9 +55694,9 @@ function checkMetricsUrl(t) {
     throw new SpecIssue(["target", "metrics_url"], `${show(m2)} is not an http(s) URL; expected e.g. http://host:8000/metrics, or false`);
   if (t.url === "sim") return;
   const url = new URL(m2);
-  const target = new URL(t.url);
-  if (!metricsHostAllowed(url, target, t.metrics_allowed_hosts ?? []))
-    throw new SpecIssue(["target", "metrics_url"], metricsHostMessage(url.hostname, target.hostname));
+  const target2 = new URL(t.url);
+  if (!metricsHostAllowed(url, target2, t.metrics_allowed_hosts ?? []))
+    throw new SpecIssue(["target", "metrics_url"], metricsHostMessage(url.hostname, target2.hostname));
 }
 var CREDENTIAL_HEADER = /^(authorization|proxy-authorization|api-key|x-api-key|cookie)$/i;
 var isCredentialHeader = (name2) => CREDENTIAL_HEADER.test(name2);
@@ -54940,10 +55749,10 @@ function checkEmpirical(path2, d) {
       throw new SpecIssue([...path2, "weights"], "is given with file; expected weights only beside values (a file holds its own counts)");
     return;
   }
-  const { values, weights } = d;
+  const { values: values2, weights } = d;
   if (weights === void 0) return;
-  if (weights.length !== values.length)
-    throw new SpecIssue([...path2, "weights"], `has ${weights.length} entries for ${values.length} values; expected one weight per value`);
+  if (weights.length !== values2.length)
+    throw new SpecIssue([...path2, "weights"], `has ${weights.length} entries for ${values2.length} values; expected one weight per value`);
   if (!weights.some((w) => w > 0)) throw new SpecIssue([...path2, "weights"], "are all 0; expected at least one weight > 0");
 }
 function foldIgnoreEos(w, written) {
@@ -55029,10 +55838,10 @@ function prefixWords(w, tokensPerWord) {
 var stream = (w, purpose) => createRng(deriveSeed(w.seed, purpose));
 
 // src/workload/calibrate.ts
-async function calibrateWorkload(inputs, target, salt) {
+async function calibrateWorkload(inputs, target2, salt) {
   const w = inputs.spec.workload;
   if (w.calibrate === "off") return uncalibrated();
-  const counter = await findCounter(w.calibrate, target);
+  const counter = await findCounter(w.calibrate, target2);
   if ("failed" in counter) return uncalibrated(`no tokenizer answered (${counter.failed}); ${ONE_TOKEN_PER_WORD}`);
   const plain3 = (words) => [{ role: "user", content: requestText(salt, words, words) }];
   try {
@@ -55063,10 +55872,10 @@ var ONE_TOKEN_PER_WORD = "assumed one token per word (the simulator's rule)";
 function uncalibrated(source = ONE_TOKEN_PER_WORD) {
   return { method: "off", source, tokens_per_word: 1, overhead_tokens: 0, prefix_tokens: 0, samples: 0, max_residual_tokens: 0 };
 }
-async function findCounter(mode, t) {
+async function findCounter(mode2, t) {
   const probeMessage = [{ role: "user", content: "how many tokens is this" }];
   const reasons = [];
-  const candidates = [...mode === "probe" ? [] : [vllmTokenize(t), llamaTokenize(t)], ...mode === "tokenize" ? [] : [probe(t)]];
+  const candidates = [...mode2 === "probe" ? [] : [vllmTokenize(t), llamaTokenize(t)], ...mode2 === "tokenize" ? [] : [probe(t)]];
   for (const counter of candidates) {
     try {
       if (await counter.count(probeMessage) > 0) return counter;
@@ -55076,11 +55885,11 @@ async function findCounter(mode, t) {
     }
   }
   const why2 = reasons.join("; ");
-  if (mode === "tokenize")
+  if (mode2 === "tokenize")
     throw new Error(
       `workload.calibrate is tokenize, but the target has no usable tokenize endpoint (${why2}); expected a vLLM, SGLang or llama.cpp server, or calibrate: probe`
     );
-  if (mode === "probe")
+  if (mode2 === "probe")
     throw new Error(
       `workload.calibrate is probe, but the probe failed (${why2}); expected usage.prompt_tokens in the answer, or calibrate: off`
     );
@@ -55089,13 +55898,13 @@ async function findCounter(mode, t) {
 async function calibrateSynthetic(counter, plain3, prefixed) {
   const points = await countAll(counter, SIZES.map(plain3));
   const fit = fitLine(points);
-  if (!prefixed) return result2(counter, fit, points.length, 0);
+  if (!prefixed) return result(counter, fit, points.length, 0);
   const withPrefix = await countAll(
     counter,
     PREFIX_SIZES.map((w) => prefixed(w, fit.slope))
   );
-  const prefixTokens = mean2(withPrefix.map((p2, i) => p2.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]));
-  return result2(counter, fit, points.length + withPrefix.length, prefixTokens);
+  const prefixTokens = mean3(withPrefix.map((p2, i) => p2.tokens - fit.intercept - fit.slope * PREFIX_SIZES[i]));
+  return result(counter, fit, points.length + withPrefix.length, prefixTokens);
 }
 async function calibrateDataset(counter, plain3, sample) {
   const points = await countAll(counter, SIZES.map(plain3));
@@ -55104,9 +55913,9 @@ async function calibrateDataset(counter, plain3, sample) {
   const words = texts.reduce((a, p2) => a + p2.words, 0);
   const slope = words > 0 ? texts.reduce((a, p2) => a + p2.tokens - fit.intercept, 0) / words : fit.slope;
   const residual = maxOf(texts.map((p2) => Math.abs(fit.intercept + slope * p2.words - p2.tokens)));
-  return result2(counter, { slope, intercept: fit.intercept, maxResidual: residual }, points.length + texts.length, 0);
+  return result(counter, { slope, intercept: fit.intercept, maxResidual: residual }, points.length + texts.length, 0);
 }
-function result2(counter, fit, samples, prefixTokens) {
+function result(counter, fit, samples, prefixTokens) {
   return {
     method: counter.method,
     source: counter.source,
@@ -55123,15 +55932,15 @@ async function countAll(counter, prompts) {
   return points;
 }
 function fitLine(points) {
-  const mx = mean2(points.map((p2) => p2.words));
-  const my = mean2(points.map((p2) => p2.tokens));
+  const mx = mean3(points.map((p2) => p2.words));
+  const my = mean3(points.map((p2) => p2.tokens));
   const sxx = points.reduce((a, p2) => a + (p2.words - mx) ** 2, 0);
   const sxy = points.reduce((a, p2) => a + (p2.words - mx) * (p2.tokens - my), 0);
   const slope = sxx > 0 ? sxy / sxx : my / mx;
   const intercept = my - slope * mx;
   return { slope, intercept, maxResidual: maxOf(points.map((p2) => Math.abs(intercept + slope * p2.words - p2.tokens))) };
 }
-var mean2 = (xs) => xs.reduce((a, b2) => a + b2, 0) / xs.length;
+var mean3 = (xs) => xs.reduce((a, b2) => a + b2, 0) / xs.length;
 var rootOf = (baseUrl) => baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
 function vllmTokenize(t) {
   const url = `${rootOf(t.baseUrl)}/tokenize`;
@@ -55216,36 +56025,36 @@ import { randomInt } from "node:crypto";
 // src/workload/describe.ts
 function plan(inputs, calibration, salt, cache, dataset) {
   const w = inputs.spec.workload;
-  const mode = dataset ? "dataset" : w.prefix && w.prefix_groups ? "shared+groups" : w.prefix ? "shared" : w.prefix_groups ? "groups" : "unique";
+  const mode2 = dataset ? "dataset" : w.prefix && w.prefix_groups ? "shared+groups" : w.prefix ? "shared" : w.prefix_groups ? "groups" : "unique";
   return {
     source: dataset ? "dataset" : "synthetic",
     output_control: w.output_control,
     calibration,
-    prefix: { mode, expected_cache_hit_ratio: cache.total > 0 ? round3(cache.cacheable / cache.total) : 0 },
+    prefix: { mode: mode2, expected_cache_hit_ratio: cache.total > 0 ? round3(cache.cacheable / cache.total) : 0 },
     dataset,
     files: inputs.files,
     salt
   };
 }
-function summarize2(values) {
+function summarize2(values2) {
   const h = newHistogram();
-  for (const v of values) h.recordValue(v);
+  for (const v of values2) h.recordValue(v);
   return summarizeCounts(h);
 }
 
 // src/spec/model.ts
-function modelOf(spec) {
-  const model2 = spec.target.model;
+function modelOf(spec3) {
+  const model2 = spec3.target.model;
   if (model2 === void 0) throw new Error("internal error: the model was not resolved before the run; please report it");
   return model2;
 }
 
 // src/workload/request-body.ts
-function requestBody(spec, messages, maxTokens) {
-  const control = spec.workload.output_control;
+function requestBody(spec3, messages, maxTokens) {
+  const control = spec3.workload.output_control;
   return buildRequestBody({
-    api: spec.target.api,
-    model: modelOf(spec),
+    api: spec3.target.api,
+    model: modelOf(spec3),
     messages,
     maxTokens,
     ignoreEos: control === "ignore_eos",
@@ -55255,8 +56064,8 @@ function requestBody(spec, messages, maxTokens) {
 
 // src/workload/dataset-workload.ts
 function datasetWorkload(inputs, d, calibration, salt) {
-  const { spec } = inputs;
-  const w = spec.workload;
+  const { spec: spec3 } = inputs;
+  const w = spec3.workload;
   const ds = w.dataset;
   const { tokens_per_word: tpw, overhead_tokens: overhead } = calibration;
   const sized = d.entries.map((e) => ({
@@ -55283,7 +56092,7 @@ function datasetWorkload(inputs, d, calibration, salt) {
       if (used.has(k)) cache.cacheable += e.inputTokens;
       used.add(k);
       cache.total += e.inputTokens;
-      return { messages: e.messages, body: requestBody(spec, e.messages, maxTokens), promptTokens: e.inputTokens, maxTokens };
+      return { messages: e.messages, body: requestBody(spec3, e.messages, maxTokens), promptTokens: e.inputTokens, maxTokens };
     },
     describe() {
       const rng = stream(w, "summary_output");
@@ -55306,64 +56115,6 @@ function passes(input, output, f) {
   return output === void 0 || output >= (f.min_output_tokens ?? 0) && output <= (f.max_output_tokens ?? Infinity);
 }
 var range = (xs) => `${xs.reduce((a, b2) => Math.min(a, b2))}\u2013${xs.reduce((a, b2) => Math.max(a, b2))}`;
-
-// src/workload/session-stats.ts
-var MAX_TURN_ROWS = 32;
-var mean3 = (a) => a.n > 0 ? round3(a.sum / a.n) : null;
-var add = (a, v) => {
-  a.sum += v;
-  a.n++;
-};
-var TurnStats = class {
-  rows = [];
-  /** Window turns only, as every other figure of the result. */
-  record(o) {
-    if (!o.inWindow) return;
-    const k = Math.min(o.turn, MAX_TURN_ROWS - 1);
-    while (this.rows.length <= k)
-      this.rows.push({
-        sent: 0,
-        ok: 0,
-        ttft: newHistogram(),
-        prompt: { sum: 0, n: 0 },
-        requested: { sum: 0, n: 0 },
-        reply: { sum: 0, n: 0 }
-      });
-    const r = this.rows[k];
-    r.sent++;
-    add(r.requested, o.requestedPromptTokens);
-    if (!o.ok) return;
-    r.ok++;
-    if (!Number.isNaN(o.ttftMs)) recordMs(r.ttft, o.ttftMs);
-    if (o.promptTokens >= 0) add(r.prompt, o.promptTokens);
-    add(r.reply, o.replyTokens);
-  }
-  table() {
-    return this.rows.map((r, turn) => ({
-      turn,
-      sent: r.sent,
-      ok: r.ok,
-      ttft_ms: summarizeMs(r.ttft),
-      prompt_tokens: mean3(r.prompt),
-      prompt_tokens_requested: mean3(r.requested),
-      reply_tokens: mean3(r.reply)
-    }));
-  }
-};
-function contextGrowth(rows2) {
-  let delivered = 0;
-  let requested = 0;
-  let pairs = 0;
-  for (let k = 1; k < rows2.length; k++) {
-    const [a, b2] = [rows2[k - 1], rows2[k]];
-    if (a.prompt_tokens === null || b2.prompt_tokens === null || a.prompt_tokens_requested === null || b2.prompt_tokens_requested === null)
-      continue;
-    delivered += b2.prompt_tokens - a.prompt_tokens;
-    requested += b2.prompt_tokens_requested - a.prompt_tokens_requested;
-    pairs++;
-  }
-  return pairs > 0 ? { delivered: round3(delivered), requested: round3(requested) } : null;
-}
 
 // src/workload/system-prompt.ts
 function systemPrompts(inputs, calibration, salt) {
@@ -55404,8 +56155,8 @@ function thinkSampler(t) {
 
 // src/workload/sessions.ts
 function sessionWorkload(inputs, calibration, salt) {
-  const { spec } = inputs;
-  const w = spec.workload;
+  const { spec: spec3 } = inputs;
+  const w = spec3.workload;
   const s = w.sessions;
   const [turnRng, inputRng, outputRng, thinkRng] = ["session_turns", "input_tokens", "output_tokens", "think_time"].map(
     (p2) => stream(w, p2)
@@ -55440,7 +56191,7 @@ function sessionWorkload(inputs, calibration, salt) {
       return conversation(
         turns,
         system(),
-        (m2, max2) => requestBody(spec, m2, max2),
+        (m2, max2) => requestBody(spec3, m2, max2),
         () => think(thinkRng),
         cache
       );
@@ -55514,8 +56265,8 @@ function conversation(turns, pick, body, thinkMs, cache) {
 // src/workload/synthetic.ts
 var SUMMARY_DRAWS2 = 1e4;
 function syntheticWorkload(inputs, calibration, salt) {
-  const { spec } = inputs;
-  const w = spec.workload;
+  const { spec: spec3 } = inputs;
+  const w = spec3.workload;
   const [inputRng, outputRng] = ["input_tokens", "output_tokens"].map((p2) => stream(w, p2));
   const input = lengthSampler(inputs.input);
   const output = lengthSampler(inputs.output);
@@ -55531,7 +56282,7 @@ function syntheticWorkload(inputs, calibration, salt) {
       const user = { role: "user", content: requestText(salt, i, own) };
       const messages = pick.message ? [pick.message, user] : [user];
       tally(cache, pick.cachedTokens, promptTokens);
-      return { messages, body: requestBody(spec, messages, maxTokens), promptTokens, maxTokens };
+      return { messages, body: requestBody(spec3, messages, maxTokens), promptTokens, maxTokens };
     },
     describe() {
       const draws = (sampler, purpose) => {
@@ -55564,8 +56315,8 @@ function scheduleWithin(schedule, totalMs) {
 
 // src/workload/trace.ts
 function traceWorkload(inputs, entries, calibration, salt) {
-  const { spec } = inputs;
-  const t = spec.workload.trace;
+  const { spec: spec3 } = inputs;
+  const t = spec3.workload.trace;
   const { kept, schedule } = sliceTrace(
     entries.map((e) => e.atMs),
     sliceOf(t)
@@ -55597,7 +56348,7 @@ function traceWorkload(inputs, entries, calibration, salt) {
       const user = { role: "user", content: text };
       const messages = pick.message ? [pick.message, user] : [user];
       tally(cache, pick.cachedTokens + Math.min(seen * TRACE_BLOCK_TOKENS, e.inputTokens), e.inputTokens);
-      return { messages, body: requestBody(spec, messages, e.outputTokens), promptTokens: e.inputTokens, maxTokens: e.outputTokens };
+      return { messages, body: requestBody(spec3, messages, e.outputTokens), promptTokens: e.inputTokens, maxTokens: e.outputTokens };
     },
     describe() {
       return {
@@ -55651,9 +56402,9 @@ function traceFacts(t, total, used) {
 }
 
 // src/workload/workload.ts
-async function prepareWorkload(inputs, target) {
+async function prepareWorkload(inputs, target2) {
   const salt = randomInt(1, 2 ** 31);
-  const calibration = await calibrateWorkload(inputs, { ...target, api: inputs.spec.target.api, model: modelOf(inputs.spec) }, salt + 1);
+  const calibration = await calibrateWorkload(inputs, { ...target2, api: inputs.spec.target.api, model: modelOf(inputs.spec) }, salt + 1);
   return createWorkload(inputs, calibration, salt);
 }
 function createWorkload(inputs, calibration, salt) {
@@ -55819,60 +56570,6 @@ function detailSanitizer(secrets) {
     return out2.length > MAX_DETAIL ? out2.slice(0, MAX_DETAIL - 1) + "\u2026" : out2;
   };
 }
-
-// src/client/keep-alive.ts
-var KEEP_ALIVE_DISABLED_REASON = "the server closes connections after each stream; keep-alive disabled";
-var SERVER_CLOSE_WINDOW_MS = 1e3;
-var MIN_SERVER_CLOSES = 3;
-function shouldDisable(serverClosed, observed) {
-  return serverClosed >= MIN_SERVER_CLOSES && serverClosed * 2 > observed;
-}
-var KeepAliveWatch = class {
-  observed = 0;
-  closed = 0;
-  off = false;
-  connections = /* @__PURE__ */ new WeakMap();
-  get disabled() {
-    return this.off;
-  }
-  /** A new kept-alive connection: watch how the server ends it. */
-  connected(socket) {
-    const state = { idleSince: NaN, serverClosed: false };
-    this.connections.set(socket, state);
-    const serverClosed = () => {
-      if (state.serverClosed) return;
-      state.serverClosed = true;
-      if (!Number.isNaN(state.idleSince) && now() - state.idleSince <= SERVER_CLOSE_WINDOW_MS) this.observe(true);
-      state.idleSince = NaN;
-    };
-    socket.once("end", serverClosed);
-    socket.on("error", (err) => {
-      if (err.code === "ECONNRESET" || err.code === "EPIPE") serverClosed();
-    });
-  }
-  /** A response started on this connection: the previous one's connection was kept. */
-  responseStarted(socket) {
-    const state = socket && this.connections.get(socket);
-    if (!state) return;
-    if (!Number.isNaN(state.idleSince)) this.observe(false);
-    state.idleSince = NaN;
-  }
-  /** A response ended on this connection, and it did not say `Connection: close`. */
-  responseEnded(socket, t) {
-    const state = socket && this.connections.get(socket);
-    if (state && !state.serverClosed) state.idleSince = t;
-  }
-  facts() {
-    const f = { disabled: this.off, responses_observed: this.observed, server_closed: this.closed };
-    if (this.off) f.reason = KEEP_ALIVE_DISABLED_REASON;
-    return f;
-  }
-  observe(serverClosed) {
-    this.observed++;
-    if (serverClosed) this.closed++;
-    if (!this.off && shouldDisable(this.closed, this.observed)) this.off = true;
-  }
-};
 
 // src/client/sse.ts
 var LF = 10;
@@ -56312,15 +57009,15 @@ function observeReadTurns(sink) {
 var connecting = null;
 function stampingConnector(timeoutMs, onConnect) {
   const connect = (0, import_undici2.buildConnector)({ timeout: timeoutMs });
-  return (options, callback) => connect(options, (...result3) => {
-    const socket = result3[1];
+  return (options, callback) => connect(options, (...result2) => {
+    const socket = result2[1];
     if (socket) {
       socket.prependListener("readable", () => stampRead(socket));
       onConnect?.(socket);
     }
     connecting = socket ?? null;
     try {
-      callback(...result3);
+      callback(...result2);
     } finally {
       connecting = null;
     }
@@ -56700,8 +57397,8 @@ var Recorder = class {
     this.segments.record(r.segment, "ttft", ttft);
     this.segments.record(r.segment, "e2e", e2e);
     if (n2 > 1) this.segments.record(r.segment, "tpot", tpot);
-    const slo = this.o.slo;
-    if (ttft <= slo.ttft_ms && e2e <= slo.e2e_ms && !(tpot > slo.tpot_ms)) this.windowGood++;
+    const slo3 = this.o.slo;
+    if (ttft <= slo3.ttft_ms && e2e <= slo3.e2e_ms && !(tpot > slo3.tpot_ms)) this.windowGood++;
   }
   sampleError(r) {
     const detail = r.detail ?? "";
@@ -56736,59 +57433,6 @@ function startLoopProbe(onLate) {
     }
   };
 }
-
-// src/metrics/thread-cpu.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-var PROC_MS_PER_TICK = 10;
-function threadCpuMs() {
-  const own = process.threadCpuUsage;
-  if (typeof own === "function") {
-    const u = own.call(process);
-    return (u.user + u.system) / 1e3;
-  }
-  return procThreadCpuMs();
-}
-function procThreadCpuMs() {
-  let stat;
-  try {
-    stat = readFileSync2("/proc/thread-self/stat", "utf8");
-  } catch {
-    return null;
-  }
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return Number.isFinite(ticks) ? ticks * PROC_MS_PER_TICK : null;
-}
-
-// src/metrics/window-cpu.ts
-var WindowCpuMeter = class {
-  constructor(spinMs) {
-    this.spinMs = spinMs;
-  }
-  spinMs;
-  from = null;
-  to = null;
-  /** At the window's start. */
-  start() {
-    this.from = this.take();
-  }
-  /** At the window's end, or wherever the run stopped inside it; later calls keep the first. */
-  stop() {
-    if (this.from !== null && this.to === null) this.to = this.take();
-  }
-  /** Null when the window was never reached or this platform has no per-thread CPU. */
-  read() {
-    const { from, to } = this;
-    if (from === null || to === null || Number.isNaN(from.cpuMs) || Number.isNaN(to.cpuMs) || to.t <= from.t) return null;
-    const wall = to.t - from.t;
-    const spinMs = to.spinMs - from.spinMs;
-    const share2 = (ms2) => round3(Math.max(0, ms2 / wall));
-    return { busy: share2(to.cpuMs - from.cpuMs - spinMs), spin: share2(spinMs) };
-  }
-  take() {
-    return { t: now(), cpuMs: threadCpuMs() ?? NaN, spinMs: this.spinMs() };
-  }
-};
 
 // src/metrics/pattern-recorder.ts
 var hdr2 = __toESM(require_dist(), 1);
@@ -56936,93 +57580,6 @@ import os from "node:os";
 // src/version.ts
 var TOOL_VERSION = "0.1.0";
 
-// src/result/timestamp-error.ts
-var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
-var METHOD = "delivery floor + union bound on residual + position: delivery = half the probe round trip on loopback, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
-function timestampErrorHistograms(m2) {
-  return {
-    [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m2.turns,
-    [TIMESTAMP_ERROR_HISTOGRAMS.readTurns]: m2.readTurns,
-    [TIMESTAMP_ERROR_HISTOGRAMS.late]: m2.late
-  };
-}
-function timestampErrorOf(histograms, observedMs, deliveryMs = 0) {
-  const h = (k) => histograms[TIMESTAMP_ERROR_HISTOGRAMS[k]];
-  const [turns, reads, late] = [h("turns"), h("readTurns"), h("late")];
-  return turns && reads && late ? timestampError(turns, reads, late, observedMs, deliveryMs) : null;
-}
-function deliveryFloorMs(loopbackTarget, rttMs) {
-  return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;
-}
-function observedLoopMs(results) {
-  if (!results.every((r) => r.generator.timestamp_error_ms !== void 0)) return void 0;
-  return results.reduce((a, r) => a + (r.generator.timestamp_error_ms?.observed_s ?? 0) * 1e3, 0);
-}
-function timestampError(turnsH, readsH, lateH, observedMs, deliveryMs = 0) {
-  if (readsH.totalCount === 0 || observedMs <= 0) return null;
-  const turns = bucketsOf(turnsH);
-  const reads = bucketsOf(readsH);
-  const late = bucketsOf(lateH);
-  const longestTurn = turns.values[turns.values.length - 1] ?? 0;
-  const worstLate = late.values[late.values.length - 1] ?? 0;
-  const hi = Math.max(longestTurn, worstLate) + longestTurn;
-  const residualTail = (w) => Math.max(turnResidualTail(turns, observedMs, w), sampleTail(late, w));
-  const positionTail = (w) => readPositionTail(reads, w);
-  const bound = (p2) => {
-    const miss = 1 - p2;
-    let best = Infinity;
-    for (let k = 1; k < SPLITS; k++) {
-      const alpha = miss * k / SPLITS;
-      best = Math.min(best, quantileOfTail(residualTail, alpha, hi) + quantileOfTail(positionTail, miss - alpha, hi));
-    }
-    return round3(deliveryMs + best);
-  };
-  return {
-    p50: bound(0.5),
-    p90: bound(0.9),
-    p99: bound(0.99),
-    max: round3(deliveryMs + hi),
-    delivery_ms: round3(deliveryMs),
-    method: METHOD,
-    observed_s: round3(observedMs / 1e3)
-  };
-}
-var SPLITS = 40;
-function turnResidualTail(turns, observedMs, w) {
-  let s = 0;
-  for (let i = 0; i < turns.values.length; i++) if (turns.values[i] > w) s += turns.counts[i] * (turns.values[i] - w);
-  return Math.min(1, s / observedMs);
-}
-function sampleTail(b2, w) {
-  let s = 0;
-  for (let i = 0; i < b2.values.length; i++) if (b2.values[i] > w) s += b2.counts[i];
-  return b2.n > 0 ? s / b2.n : 0;
-}
-function readPositionTail(reads, w) {
-  let s = 0;
-  for (let i = 0; i < reads.values.length; i++) if (reads.values[i] > w) s += reads.counts[i] * (1 - w / reads.values[i]);
-  return reads.n > 0 ? s / reads.n : 0;
-}
-function quantileOfTail(tail, q, hi) {
-  if (tail(0) <= q) return 0;
-  let lo = 0;
-  while (hi - lo > 1e-3) {
-    const mid = (lo + hi) / 2;
-    if (tail(mid) <= q) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}
-
-// src/spec/generator-limits.ts
-var DEFAULT_GENERATOR_LIMITS = {
-  max_schedule_lag_p99_ms: 5,
-  max_event_loop_delay_p99_ms: 20,
-  max_generator_cpu: 0.8,
-  max_pool_wait_p99_ms: 50,
-  min_achieved_fraction: 0.95
-};
-
 // src/result/validity.ts
 var THRESHOLDS = {
   minSamplesForP99: 100,
@@ -57031,19 +57588,19 @@ var THRESHOLDS = {
   workloadTolerance: 0.1,
   calibratedInputTolerance: 0.05
 };
-function deliveredLengths(spec, w) {
-  const source = w.plan?.source ?? (spec.workload.dataset ? "dataset" : "synthetic");
+function deliveredLengths(spec3, w) {
+  const source = w.plan?.source ?? (spec3.workload.dataset ? "dataset" : "synthetic");
   return {
     input: { requested: w.input_tokens.requested?.mean ?? null, delivered: w.input_tokens.delivered?.mean ?? null },
     output: { requested: w.output_tokens.requested?.mean ?? null, delivered: w.output_tokens.delivered?.mean ?? null },
     inputCalibrated: source === "synthetic" && w.plan !== void 0 && w.plan.calibration.method !== "off",
     inputVerbatim: source === "dataset",
-    outputForced: spec.workload.output_control !== "none",
+    outputForced: spec3.workload.output_control !== "none",
     shortRequests: w.output_tokens.shortfall?.requests ?? null
   };
 }
-function generatorLimits(spec) {
-  return { ...DEFAULT_GENERATOR_LIMITS, ...spec.gate?.validity };
+function generatorLimits(spec3) {
+  return { ...DEFAULT_GENERATOR_LIMITS, ...spec3.gate?.validity };
 }
 var percent = (fraction3) => Number((fraction3 * 100).toFixed(2));
 function validityChecks(v, limits, t = THRESHOLDS) {
@@ -57168,31 +57725,31 @@ function traceCheck(h) {
 }
 var pct5 = (x) => `${(x * 100).toFixed(1)} %`;
 var signed = (x) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`;
-function replayLoadLabel(spec) {
-  const { trace, sessions } = spec.workload;
+function replayLoadLabel(spec3) {
+  const { trace, sessions } = spec3.workload;
   if (trace) return `trace replay of ${trace.file} (${trace.format}, speedup ${trace.speedup})`;
-  if (sessions) return `open-loop ${spec.load.arrival} at ${spec.load.rate} sessions/s (multi-turn conversations)`;
+  if (sessions) return `open-loop ${spec3.load.arrival} at ${spec3.load.rate} sessions/s (multi-turn conversations)`;
   return null;
 }
 
 // src/result/assemble.ts
-function loadLabel(load) {
-  if (load.mode === "closed") return `closed-loop, ${load.concurrency} concurrent`;
-  const open = `open-loop ${load.arrival}`;
-  const p2 = load.pattern;
+function loadLabel(load2) {
+  if (load2.mode === "closed") return `closed-loop, ${load2.concurrency} concurrent`;
+  const open = `open-loop ${load2.arrival}`;
+  const p2 = load2.pattern;
   if (p2?.kind === "ramp") return `${open} ramp ${p2.from} \u2192 ${p2.to} req/s over ${p2.over}`;
   if (p2?.kind === "steps") return `${open} in steps of ${p2.each}: ${p2.rates.join(" \u2192 ")} req/s`;
-  const steady = `${open} at ${load.rate} req/s`;
+  const steady = `${open} at ${load2.rate} req/s`;
   if (p2?.kind === "spike") return `${steady}, spike \xD7${p2.multiplier} at ${p2.at} for ${p2.for}`;
-  return load.soak ? `${steady}, soak in ${load.soak.segments} segments` : steady;
+  return load2.soak ? `${steady}, soak in ${load2.soak.segments} segments` : steady;
 }
 function runLabel(t, offeredRate) {
-  const { load } = t.spec;
+  const { load: load2 } = t.spec;
   const replay = replayLoadLabel(t.spec);
   if (replay !== null) return t.parts ? `${replay} (${t.parts.count} ${t.parts.how} merged)` : replay;
-  if (!t.parts) return loadLabel(load);
-  if (t.parts.how === "threads") return `${loadLabel(load)} \xB7 ${t.parts.count} generator threads`;
-  return `${loadLabel({ ...load, rate: offeredRate })} (${t.parts.count} ${t.parts.how} merged)`;
+  if (!t.parts) return loadLabel(load2);
+  if (t.parts.how === "threads") return `${loadLabel(load2)} \xB7 ${t.parts.count} generator threads`;
+  return `${loadLabel({ ...load2, rate: offeredRate })} (${t.parts.count} ${t.parts.how} merged)`;
 }
 function errorRates(byClass2, scheduled) {
   const share2 = (n2) => scheduled > 0 ? round3(n2 / scheduled) : 0;
@@ -57204,29 +57761,29 @@ function errorRates(byClass2, scheduled) {
 }
 var perSecondOf = (t) => (n2) => t.windowS > 0 ? round3(n2 / t.windowS) : 0;
 function assembleResult(t) {
-  const { spec } = t;
+  const { spec: spec3 } = t;
   const rates = windowRates(t);
   const h = t.histograms;
-  const metrics = Object.fromEntries(METRICS.map((m2) => [m2.key, msOf(h[m2.histogram])]));
+  const metrics2 = Object.fromEntries(METRICS.map((m2) => [m2.key, msOf(h[m2.histogram])]));
   const poolWait = t.generator.poolWaitMeasured ? delayTail(msOf(h.poolWait)) : void 0;
-  const workload = workloadSection(t);
-  const checks = checksOf(t, rates, metrics, poolWait, workload);
+  const workload3 = workloadSection(t);
+  const checks = checksOf(t, rates, metrics2, poolWait, workload3);
   return {
     schema_version: RESULT_SCHEMA_VERSION,
     tool: { name: "loadgate", version: TOOL_VERSION },
     created_at: t.createdAt,
     run_id: t.runId,
-    spec,
+    spec: spec3,
     spec_hash: t.specHash,
     target: t.target,
     environment: t.environment,
     load: loadSection(t, rates),
     requests: requestsSection(t),
-    metrics,
+    metrics: metrics2,
     throughput: throughputSection(t),
     goodput: goodputSection(t),
     rates: errorRates(t.counts.windowByClass, t.counts.windowScheduled),
-    workload,
+    workload: workload3,
     generator: generatorSection(t, poolWait),
     littles_law: {
       mean_in_flight: round3(rates.meanInFlight),
@@ -57260,14 +57817,14 @@ function windowRates(t) {
   return { offered, achieved, meanInFlight, predicted, littlesRatio };
 }
 function loadSection(t, rates) {
-  const { spec } = t;
-  const closed = spec.load.mode === "closed";
+  const { spec: spec3 } = t;
+  const closed = spec3.load.mode === "closed";
   return {
-    mode: spec.load.mode,
+    mode: spec3.load.mode,
     label: runLabel(t, rates.offered),
-    arrival: closed ? "closed-loop" : spec.load.arrival,
-    burstiness: spec.load.burstiness,
-    concurrency: closed ? spec.load.concurrency : null,
+    arrival: closed ? "closed-loop" : spec3.load.arrival,
+    burstiness: spec3.load.burstiness,
+    concurrency: closed ? spec3.load.concurrency : null,
     offered_rate_per_s: rates.offered,
     achieved_rate_per_s: rates.achieved,
     warmup_s: t.warmupS,
@@ -57327,25 +57884,25 @@ function workloadSection(t) {
     ...w.plan ? { plan: w.plan } : {}
   };
 }
-function checksOf(t, rates, metrics, poolWait, workload) {
-  const { spec } = t;
+function checksOf(t, rates, metrics2, poolWait, workload3) {
+  const { spec: spec3 } = t;
   const windowCpu = t.generator.windowCpu;
   return [
     ...validityChecks(
       {
-        mode: spec.load.mode,
+        mode: spec3.load.mode,
         offeredRate: rates.offered,
         achievedRate: rates.achieved,
-        scheduleLagP99Ms: metrics.schedule_lag_ms?.p99 ?? null,
+        scheduleLagP99Ms: metrics2.schedule_lag_ms?.p99 ?? null,
         eventLoopDelayP99Ms: t.generator.eventLoopDelayMs.p99,
         busyCpu: windowCpu === void 0 ? void 0 : windowCpu?.busy ?? null,
         poolWaitP99Ms: poolWait === void 0 ? void 0 : poolWait?.p99 ?? null,
         okSamples: t.counts.windowOk,
         littlesRatio: rates.littlesRatio,
         interrupted: t.interrupted,
-        workload: deliveredLengths(spec, workload)
+        workload: deliveredLengths(spec3, workload3)
       },
-      generatorLimits(spec)
+      generatorLimits(spec3)
     ),
     ...t.extraChecks ?? []
   ];
@@ -57395,14 +57952,14 @@ function mergeConnectionFacts(results) {
 
 // src/result/build.ts
 function recorderTotals(rec, f) {
-  const { spec } = f.resolved;
+  const { spec: spec3 } = f.resolved;
   const w = f.workload;
   return {
     runId: rec.o.runId,
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
-    spec,
+    spec: spec3,
     specHash: f.resolved.hash,
-    target: { url: f.targetUrl, api: spec.target.api, model: modelOf(spec), simulator: f.simulator },
+    target: { url: f.targetUrl, api: spec3.target.api, model: modelOf(spec3), simulator: f.simulator },
     environment: {
       node: process.version,
       platform: process.platform,
@@ -57451,11 +58008,11 @@ var RECOVERY_TOLERANCE = 0.1;
 var MIN_WINDOW_SAMPLES = 20;
 var SATURATION_SHORTFALL = 0.05;
 var DEPART_FACTOR = 2;
-function baseRateOf(load) {
-  const p2 = load.pattern;
+function baseRateOf(load2) {
+  const p2 = load2.pattern;
   if (p2?.kind === "ramp") return (p2.from + p2.to) / 2;
   if (p2?.kind === "steps") return p2.rates.reduce((a, b2) => a + b2, 0) / p2.rates.length;
-  return load.rate;
+  return load2.rate;
 }
 function patternFacts(plan2, rec, gate, baseRate, spike) {
   return {
@@ -57503,7 +58060,7 @@ function buildPatternSection(f) {
   const sliding = slidingP95(f.buckets, w);
   const scale = f.rateScale ?? 1;
   const phases = f.phases.map((p2, k) => phaseSummary(f.names[k], p2, f.phaseOffered[k], scale));
-  const section2 = {
+  const section = {
     kind: f.kind,
     interval_s: iv / 1e3,
     sliding_window_s: w * iv / 1e3,
@@ -57522,10 +58079,10 @@ function buildPatternSection(f) {
       phases: f.phases.map((p2) => ({ ttft: encodeHistogram(p2.h.ttft), tpot: encodeHistogram(p2.h.tpot), e2e: encodeHistogram(p2.h.e2e) }))
     }
   };
-  if (f.kind === "spike" && f.spike) section2.spike = spikeOutcome(f, iv, w, lastStart, sliding);
-  if (f.kind === "ramp" || f.kind === "steps") section2.steps = stepsOutcome(f.phases, phases);
-  if (f.kind === "soak") section2.soak = soakOutcome(f);
-  return section2;
+  if (f.kind === "spike" && f.spike) section.spike = spikeOutcome(f, iv, w, lastStart, sliding);
+  if (f.kind === "ramp" || f.kind === "steps") section.steps = stepsOutcome(f.phases, phases);
+  if (f.kind === "soak") section.soak = soakOutcome(f);
+  return section;
 }
 function phaseSummary(name2, p2, offered, scale) {
   const len = (p2.toMs - p2.fromMs) / 1e3;
@@ -57847,7 +58404,7 @@ function dispatchSessions(o) {
 // src/run/sessions.ts
 function runSessions(o) {
   const conversations = /* @__PURE__ */ new Map();
-  let requests = 0;
+  let requests2 = 0;
   return dispatchSessions({
     starts: o.starts,
     runStart: o.runStart,
@@ -57882,7 +58439,7 @@ function runSessions(o) {
         state.reply = { text, tokens: r.outputTokens };
         ended(r.tEnd, state.c.thinkMs());
       };
-      o.send(requests++, tDue - o.runStart, finished, item, (t) => text += t);
+      o.send(requests2++, tDue - o.runStart, finished, item, (t) => text += t);
     }
   });
 }
@@ -57919,15 +58476,15 @@ async function measure(o) {
 }
 var planOf = (resolved) => loadPlan(resolved.spec.load.mode === "open" ? resolved : { ...resolved, rampUpMs: 0, pattern: void 0 });
 function openGenerator(o, plan2) {
-  const { resolved, workload, runStart } = o;
-  const { spec } = resolved;
+  const { resolved, workload: workload3, runStart } = o;
+  const { spec: spec3 } = resolved;
   const client = createClient({
     baseUrl: o.baseUrl,
-    api: spec.target.api,
+    api: spec3.target.api,
     headers: resolved.headers,
     apiKey: resolved.apiKey,
     timeoutMs: resolved.requestTimeoutMs,
-    maxEventBytes: spec.load.max_event_bytes
+    maxEventBytes: spec3.load.max_event_bytes
   });
   const active = /* @__PURE__ */ new Map();
   const pattern2 = plan2.kind === "steady" ? void 0 : new PatternRecorder(runStart, bucketIntervalMs(plan2.totalMs), plan2.totalMs, plan2.phases);
@@ -57938,7 +58495,7 @@ function openGenerator(o, plan2) {
     runStart,
     windowFromMs: plan2.windowFromMs,
     windowToMs: plan2.windowToMs,
-    slo: spec.slo,
+    slo: spec3.slo,
     pattern: pattern2,
     onRecord: (r) => {
       const a = active.get(r.id);
@@ -57950,16 +58507,16 @@ function openGenerator(o, plan2) {
   });
   const turnMeter = new LoopTurnMeter(observeReadTurns);
   const send2 = (i, offsetMs, finished, item, capture) => {
-    const w = item ?? workload.next(i);
+    const w = item ?? workload3.next(i);
     const rec = recorder.open(i, offsetMs, w.promptTokens, w.maxTokens);
-    if (recorder.inFlight >= spec.load.max_in_flight) {
-      rec.onEnd(now(), "dropped", `in-flight cap of ${spec.load.max_in_flight} reached`);
+    if (recorder.inFlight >= spec3.load.max_in_flight) {
+      rec.onEnd(now(), "dropped", `in-flight cap of ${spec3.load.max_in_flight} reached`);
       finished?.(rec);
       return;
     }
     recorder.markSent(rec, now());
     watch?.arrival(rec.tSend - runStart, recorder.inFlight);
-    if (spec.load.mode === "open") turnMeter.lateness(rec.tSend - rec.tSched);
+    if (spec3.load.mode === "open") turnMeter.lateness(rec.tSend - rec.tSched);
     const entry = { rec, finished };
     active.set(i, entry);
     entry.handle = client.send(w.body, rec, rec.requestId, capture);
@@ -57972,27 +58529,27 @@ var startCosts = (turnMeter) => ({
   wall0: now()
 });
 async function startDispatcher(o, plan2, send2) {
-  const { spec } = o.resolved;
+  const { spec: spec3 } = o.resolved;
   const idle = { planned: 0, stop: () => {
   }, done: Promise.resolve(0), spinMs: () => 0 };
   const startAborted = o.signal?.aborted === true;
-  if (spec.load.mode === "open") {
-    const { workload } = o;
-    const schedule = workload.schedule ? scheduleWithin(workload.schedule, plan2.totalMs) : buildSchedule({
-      kind: spec.load.arrival,
+  if (spec3.load.mode === "open") {
+    const { workload: workload3 } = o;
+    const schedule = workload3.schedule ? scheduleWithin(workload3.schedule, plan2.totalMs) : buildSchedule({
+      kind: spec3.load.arrival,
       curve: plan2.curve,
-      burstiness: spec.load.burstiness,
-      seed: deriveSeed(spec.workload.seed, "arrivals"),
+      burstiness: spec3.load.burstiness,
+      seed: deriveSeed(spec3.workload.seed, "arrivals"),
       durationMs: plan2.totalMs
     });
     if (startAborted) return { ...idle, planned: schedule.length };
-    const h2 = workload.sessions ? runSessions({ source: workload.sessions, starts: schedule, runStart: o.runStart, until: o.runStart + plan2.totalMs, send: send2 }) : dispatchOpenLoop({ schedule, runStart: o.runStart, fire: (i) => send2(i, schedule[i]) });
+    const h2 = workload3.sessions ? runSessions({ source: workload3.sessions, starts: schedule, runStart: o.runStart, until: o.runStart + plan2.totalMs, send: send2 }) : dispatchOpenLoop({ schedule, runStart: o.runStart, fire: (i) => send2(i, schedule[i]) });
     return { planned: schedule.length, stop: h2.stop, done: h2.done, spinMs: h2.spinMs };
   }
   if (startAborted) return idle;
   await new Promise((r) => setTimeout(r, Math.max(0, o.runStart - now())));
   const h = dispatchClosedLoop({
-    concurrency: spec.load.concurrency,
+    concurrency: spec3.load.concurrency,
     until: o.runStart + plan2.totalMs,
     fire: (i, t, finished) => send2(i, t - o.runStart, finished)
   });
@@ -58059,7 +58616,7 @@ function reportProgress(o, plan2, recorder) {
 }
 async function resultOf(o, plan2, g, e) {
   const { resolved, runStart } = o;
-  const { spec } = resolved;
+  const { spec: spec3 } = resolved;
   const windowStart = runStart + plan2.windowFromMs;
   const windowEnd = runStart + plan2.windowToMs;
   const interrupted = !Number.isNaN(e.stop.at);
@@ -58078,11 +58635,11 @@ async function resultOf(o, plan2, g, e) {
   const { pattern: pattern2 } = g;
   return buildResult(g.recorder, {
     resolved,
-    targetUrl: o.simulator ? "sim" : spec.target.url,
+    targetUrl: o.simulator ? "sim" : spec3.target.url,
     simulator: o.simulator,
     windowMs: Math.max(0, effectiveEnd - windowStart),
     interrupted,
-    notReached: spec.load.mode === "open" ? e.planned - e.fired : 0,
+    notReached: spec3.load.mode === "open" ? e.planned - e.fired : 0,
     eventLoopDelayMs,
     cpuS: (cpu.user + cpu.system) / 1e6,
     wallS: (now() - e.costs.wall0) / 1e3,
@@ -58091,7 +58648,7 @@ async function resultOf(o, plan2, g, e) {
     workers: 1,
     workload: o.workload.describe(),
     keepAlive: g.client.keepAlive(),
-    pattern: pattern2 && buildPatternSection(patternFacts(plan2, pattern2, spec.gate, baseRateOf(spec.load), spikeOf(resolved))),
+    pattern: pattern2 && buildPatternSection(patternFacts(plan2, pattern2, spec3.gate, baseRateOf(spec3.load), spikeOf(resolved))),
     abort: e.stop.aborted,
     serverView: serverView2
   });
@@ -58214,9 +58771,9 @@ function withServedModel(resolved, models, url) {
   }
   if (listed.length === 1) {
     const model2 = listed[0];
-    const spec = { ...resolved.spec, target: { ...resolved.spec.target, model: model2 } };
+    const spec3 = { ...resolved.spec, target: { ...resolved.spec.target, model: model2 } };
     return {
-      resolved: { ...resolved, spec, hash: specHash(spec) },
+      resolved: { ...resolved, spec: spec3, hash: specHash(spec3) },
       notice: `target.model is not set: using ${JSON.stringify(model2)}, the one model ${url} lists`
     };
   }
@@ -58233,59 +58790,6 @@ function list(models) {
   return `${shown.join(", ")}${models.length > LISTED ? ` and ${models.length - LISTED} more` : ""}`;
 }
 
-// src/server/engines.ts
-var GAUGE_SERIES = ["running", "waiting", "kv_cache_usage", "batch_size", "prefix_cache_hit_rate_gauge"];
-var COUNTER_SERIES = ["prefix_cache_queries", "prefix_cache_hits", "preemptions"];
-var m = (engine, series2, family, type, combine = "sum") => ({
-  engine,
-  series: series2,
-  family,
-  type,
-  combine
-});
-var ENGINE_METRICS = [
-  m("vllm", "running", "vllm:num_requests_running", "gauge"),
-  m("vllm", "waiting", "vllm:num_requests_waiting", "gauge"),
-  m("vllm", "kv_cache_usage", "vllm:kv_cache_usage_perc", "gauge", "max"),
-  m("vllm", "kv_cache_usage", "vllm:gpu_cache_usage_perc", "gauge", "max"),
-  m("vllm", "prefix_cache_queries", "vllm:prefix_cache_queries", "counter"),
-  m("vllm", "prefix_cache_queries", "vllm:gpu_prefix_cache_queries", "counter"),
-  m("vllm", "prefix_cache_hits", "vllm:prefix_cache_hits", "counter"),
-  m("vllm", "prefix_cache_hits", "vllm:gpu_prefix_cache_hits", "counter"),
-  m("vllm", "preemptions", "vllm:num_preemptions", "counter"),
-  m("vllm", "ttft", "vllm:time_to_first_token_seconds", "histogram"),
-  m("vllm", "queue_time", "vllm:request_queue_time_seconds", "histogram"),
-  m("vllm", "itl", "vllm:inter_token_latency_seconds", "histogram"),
-  m("vllm", "itl", "vllm:time_per_output_token_seconds", "histogram"),
-  m("sglang", "running", "sglang:num_running_reqs", "gauge"),
-  m("sglang", "waiting", "sglang:num_queue_reqs", "gauge"),
-  m("sglang", "kv_cache_usage", "sglang:token_usage", "gauge", "max"),
-  m("sglang", "prefix_cache_hit_rate_gauge", "sglang:cache_hit_rate", "gauge", "max"),
-  // SGLang retracts (evicts a running request to free KV slots and reruns it later): its preemption.
-  // The counter, not the sglang:num_retracted_reqs gauge, which holds only the last batch's.
-  m("sglang", "preemptions", "sglang:num_retracted_requests", "counter"),
-  m("sglang", "ttft", "sglang:time_to_first_token_seconds", "histogram"),
-  m("sglang", "queue_time", "sglang:queue_time_seconds", "histogram"),
-  m("sglang", "itl", "sglang:inter_token_latency_seconds", "histogram"),
-  m("sglang", "itl", "sglang:time_per_output_token_seconds", "histogram"),
-  m("tgi", "waiting", "tgi_queue_size", "gauge"),
-  m("tgi", "running", "tgi_batch_current_size", "gauge"),
-  m("tgi", "queue_time", "tgi_request_queue_duration", "histogram"),
-  m("llamacpp", "running", "llamacpp:requests_processing", "gauge"),
-  m("llamacpp", "waiting", "llamacpp:requests_deferred", "gauge"),
-  m("llamacpp", "kv_cache_usage", "llamacpp:kv_cache_usage_ratio", "gauge", "max"),
-  m("llamacpp", "batch_size", "llamacpp:n_busy_slots_per_decode", "gauge", "max")
-];
-function detectEngine(families) {
-  let best = null;
-  let bestCount = 0;
-  for (const engine of ["vllm", "sglang", "tgi", "llamacpp"]) {
-    const n2 = ENGINE_METRICS.filter((e) => e.engine === engine && families.has(e.family)).length;
-    if (n2 > bestCount) [best, bestCount] = [engine, n2];
-  }
-  return best;
-}
-
 // src/server/window.ts
 var SUMMARY_GAUGES = GAUGE_SERIES.filter(
   (g) => g !== "prefix_cache_hit_rate_gauge"
@@ -58295,7 +58799,7 @@ function windowSection(snaps, b2, head) {
   const first = inWindow[0];
   const last = inWindow.at(-1);
   const spanS = first && last ? (last.t - first.t) / 1e3 : 0;
-  const gauge3 = (k) => {
+  const gauge2 = (k) => {
     const xs = inWindow.map((s) => s.gauges[k]).filter((x) => x !== void 0 && Number.isFinite(x));
     if (xs.length === 0) return void 0;
     return { mean: round3(xs.reduce((a, x) => a + x, 0) / xs.length), max: round3(maxOf(xs)), last: round3(xs.at(-1)) };
@@ -58312,22 +58816,22 @@ function windowSection(snaps, b2, head) {
   };
   const queries = delta("prefix_cache_queries");
   const hits = delta("prefix_cache_hits");
-  const hitGauge = gauge3("prefix_cache_hit_rate_gauge");
+  const hitGauge = gauge2("prefix_cache_hit_rate_gauge");
   const preemptions = delta("preemptions");
-  const summary3 = {
+  const summary4 = {
     prefix_cache_hit_rate: queries !== null && hits !== null && queries > 0 ? round3(hits / queries) : hitGauge?.mean ?? null,
     preemptions,
     preemptions_per_s: preemptions !== null && spanS > 0 ? round3(preemptions / spanS) : null
   };
   for (const k of SUMMARY_GAUGES) {
-    const g = gauge3(k);
-    if (g) summary3[k] = g;
+    const g = gauge2(k);
+    if (g) summary4[k] = g;
   }
   return {
     ...head,
     available: true,
     scrapes: inWindow.length,
-    summary: summary3,
+    summary: summary4,
     ttft_ms: quantiles("ttft"),
     queue_time_ms: quantiles("queue_time"),
     itl_ms: quantiles("itl"),
@@ -58412,7 +58916,7 @@ function mergeReplicateSections(replicates) {
     const w = xs.reduce((a, x) => a + x.w, 0);
     return w > 0 ? round3(xs.reduce((a, x) => a + x.v * x.w, 0) / w) : null;
   };
-  const gauge3 = (k) => {
+  const gauge2 = (k) => {
     const has = live.filter((s) => s.summary[k]);
     if (has.length === 0) return void 0;
     return {
@@ -58423,14 +58927,14 @@ function mergeReplicateSections(replicates) {
   };
   const preemptions = live.every((s) => s.summary.preemptions !== null) ? live.reduce((a, s) => a + s.summary.preemptions, 0) : null;
   const hits = live.filter((s) => s.summary.prefix_cache_hit_rate !== null);
-  const summary3 = {
+  const summary4 = {
     prefix_cache_hit_rate: weighted(hits.map((s) => ({ v: s.summary.prefix_cache_hit_rate, w: s.scrapes }))),
     preemptions,
     preemptions_per_s: preemptions !== null && windowS > 0 ? round3(preemptions / windowS) : null
   };
   for (const k of SUMMARY_GAUGES) {
-    const g = gauge3(k);
-    if (g) summary3[k] = g;
+    const g = gauge2(k);
+    if (g) summary4[k] = g;
   }
   const kept = [];
   const quantiles = (k, label) => {
@@ -58470,7 +58974,7 @@ function mergeReplicateSections(replicates) {
     ...note ? { note } : {},
     scrapes,
     interval_s: first.interval_s,
-    summary: summary3,
+    summary: summary4,
     ttft_ms: ttft,
     queue_time_ms: queue,
     itl_ms: itl,
@@ -58487,10 +58991,10 @@ function mergeReplicateSections(replicates) {
 function serverView(server, network) {
   return { ...server ? { server } : {}, ...network ? { network } : {} };
 }
-function mergeServerView(results, mode) {
+function mergeServerView(results, mode2) {
   const network = results.find((r) => r.network)?.network;
   const sections = results.filter((r) => r.server);
-  if (mode === "shards" || sections.length <= 1) return serverView(sections[0]?.server, network);
+  if (mode2 === "shards" || sections.length <= 1) return serverView(sections[0]?.server, network);
   return serverView(mergeReplicateSections(sections.map((r) => ({ section: r.server, windowS: r.load.window_s }))), network);
 }
 
@@ -58516,9 +59020,9 @@ async function probeNetwork(o) {
     note = `GET ${url.pathname.replace(/\/+$/, "")}/models answered HTTP ${status2} (still a round trip)`;
   return {
     probes: times.length,
-    connect_ms: twoQuantiles2(times.map((t) => t.connectMs)),
-    ...https ? { tls_ms: twoQuantiles2(times.flatMap((t) => t.tlsMs === null ? [] : [t.tlsMs])) } : {},
-    rtt_ms: twoQuantiles2(times.map((t) => t.rttMs)),
+    connect_ms: twoQuantiles(times.map((t) => t.connectMs)),
+    ...https ? { tls_ms: twoQuantiles(times.flatMap((t) => t.tlsMs === null ? [] : [t.tlsMs])) } : {},
+    rtt_ms: twoQuantiles(times.map((t) => t.rttMs)),
     ...note !== void 0 ? { note } : {}
   };
 }
@@ -58570,7 +59074,7 @@ function probeOnce(url, headers, timeoutMs, ca) {
     socket.once("end", () => finish(new Error("the server closed the connection without answering")));
   });
 }
-function twoQuantiles2(xs) {
+function twoQuantiles(xs) {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b2) => a - b2);
   const at = (p2) => round3(s[Math.min(s.length - 1, Math.ceil(p2 * s.length) - 1)]);
@@ -58728,9 +59232,9 @@ function snapshotOf(t, families, rows2, sent = t, model2) {
       if (b2) s.histograms[row.series] = b2;
       continue;
     }
-    const values = f.samples.filter((x) => !x.name.endsWith("_created")).map((x) => x.value);
-    if (values.length === 0) continue;
-    const v = row.combine === "max" ? maxOf(values) : values.reduce((a, b2) => a + b2, 0);
+    const values2 = f.samples.filter((x) => !x.name.endsWith("_created")).map((x) => x.value);
+    if (values2.length === 0) continue;
+    const v = row.combine === "max" ? maxOf(values2) : values2.reduce((a, b2) => a + b2, 0);
     if (GAUGE_SERIES.includes(row.series)) s.gauges[row.series] = v;
     else if (COUNTER_SERIES.includes(row.series)) s.counters[row.series] = v;
   }
@@ -58739,18 +59243,18 @@ function snapshotOf(t, families, rows2, sent = t, model2) {
 function histogramOf(f) {
   const byLe = /* @__PURE__ */ new Map();
   let sum = 0;
-  let count3 = 0;
+  let count2 = 0;
   for (const x of f.samples) {
     if (x.name === `${f.name}_bucket`) {
       const le2 = Number(x.labels.le === "+Inf" ? Infinity : x.labels.le);
       if (Number.isNaN(le2)) continue;
       byLe.set(le2, (byLe.get(le2) ?? 0) + x.value);
     } else if (x.name === `${f.name}_sum`) sum += x.value;
-    else if (x.name === `${f.name}_count`) count3 += x.value;
+    else if (x.name === `${f.name}_count`) count2 += x.value;
   }
   if (!byLe.has(Infinity)) return null;
   const le = [...byLe.keys()].sort((a, b2) => a - b2);
-  return { le, counts: le.map((b2) => byLe.get(b2)), sum, count: count3 };
+  return { le, counts: le.map((b2) => byLe.get(b2)), sum, count: count2 };
 }
 
 // src/server/scraper.ts
@@ -58803,8 +59307,8 @@ var Scraper = class {
   section(b2) {
     const head = { url: this.o.url, engine: this.engine, interval_s: this.o.intervalMs / 1e3 };
     if (this.note !== void 0) return unavailableSection(head, this.note);
-    const section2 = windowSection(this.snaps, b2, head);
-    return this.failures > 0 ? { ...section2, note: `${this.failures} scrape${this.failures === 1 ? "" : "s"} failed or timed out and left gaps` } : section2;
+    const section = windowSection(this.snaps, b2, head);
+    return this.failures > 0 ? { ...section, note: `${this.failures} scrape${this.failures === 1 ? "" : "s"} failed or timed out and left gaps` } : section;
   }
   async scrape() {
     let text;
@@ -58952,7 +59456,7 @@ function mergeResults(results, opts = {}) {
 function mergeTotals(results, opts = {}) {
   const first = results[0];
   if (!first) throw new MergeError("nothing to merge: give at least one result");
-  const mode = opts.mode ?? "replicates";
+  const mode2 = opts.mode ?? "replicates";
   const names = opts.names ?? results.map((_, i) => `result ${i + 1}`);
   const conversations = results.filter((r) => r.workload.plan?.sessions).length;
   if (results.length > 1 && conversations > 0)
@@ -58961,17 +59465,17 @@ function mergeTotals(results, opts = {}) {
     );
   const mismatches = mergeMismatches(results, names);
   if (mismatches.length > 0 && !opts.force) throw new MergeError(`cannot merge ${mismatches[0]}; pass --force to merge anyway`);
-  const shards = mode === "shards";
+  const shards = mode2 === "shards";
   const sum = sumOf(results);
   const max2 = maxOver(results);
-  const spec = shards ? shardedSpec(results) : first.spec;
+  const spec3 = shards ? shardedSpec(results) : first.spec;
   const { input_tokens: input, output_tokens: output, plan: plan2 } = first.workload;
   return {
     // Request ids of the inputs keep their own prefixes; a merge names them all.
     runId: results.map((r) => r.run_id).join("+"),
     createdAt: results.map((r) => r.created_at).reduce((a, b2) => a > b2 ? a : b2),
-    spec,
-    specHash: shards ? specHash(spec) : first.spec_hash,
+    spec: spec3,
+    specHash: shards ? specHash(spec3) : first.spec_hash,
     target: first.target,
     environment: { ...first.environment, workers: shards ? sum((r) => r.environment.workers) : first.environment.workers },
     warmupS: first.load.warmup_s,
@@ -58983,11 +59487,11 @@ function mergeTotals(results, opts = {}) {
     ...mergedPeak(results, shards),
     errorSamples: mergeErrorSamples(results),
     connections: mergeConnectionFacts(results),
-    serverView: mergeServerView(results, mode),
+    serverView: mergeServerView(results, mode2),
     histograms: mergeHistograms(results),
     segments: mergeSegments(
       results.map((r) => r.segments),
-      mode
+      mode2
     ),
     series: mergeTimeseries(results, shards),
     generator: mergedGenerator(results, shards),
@@ -58998,10 +59502,10 @@ function mergeTotals(results, opts = {}) {
       shortfall: results.every((r) => r.workload.output_tokens.shortfall)
     },
     definitions: first.definitions,
-    parts: { how: mode, count: results.length },
-    merge: { mode, merged_from: sum((r) => r.merge?.merged_from ?? 1), forced: mismatches.length > 0 },
+    parts: { how: mode2, count: results.length },
+    merge: { mode: mode2, merged_from: sum((r) => r.merge?.merged_from ?? 1), forced: mismatches.length > 0 },
     ...!shards && results.length > 1 ? { replicates: { count: results.length, cv: spread(results) } } : {},
-    ...mergedPattern(results, shards, spec),
+    ...mergedPattern(results, shards, spec3),
     extraChecks: [mergeInputsCheck(results, names, mismatches, shards)]
   };
 }
@@ -59038,12 +59542,12 @@ function mergeInputsCheck(results, names, mismatches, shards) {
     message: mismatches.length > 0 ? `merged with --force across different benchmarks: ${mismatches[0]}` : invalidInputs.length > 0 ? `an input was not valid: ${invalidInputs.slice(0, 3).join("; ")}` : `all ${results.length} inputs were valid runs of the same spec`
   };
 }
-function mergedPattern(results, shards, spec) {
+function mergedPattern(results, shards, spec3) {
   const pattern2 = mergePatternSections(
     results.map((r) => r.pattern),
     shards,
-    spec.gate,
-    baseRateOf(spec.load)
+    spec3.gate,
+    baseRateOf(spec3.load)
   );
   const aborts = results.flatMap((r) => r.abort ? [r.abort] : []);
   return {
@@ -59081,12 +59585,12 @@ function mergeHistograms(results) {
   return out2;
 }
 function shardedSpec(results) {
-  const spec = structuredClone(results[0].spec);
-  if (spec.load.mode === "open") {
-    spec.load.rate = Math.round(results.reduce((a, r) => a + r.spec.load.rate, 0) * 1e6) / 1e6;
-    if (spec.load.pattern) spec.load.pattern = scalePatternRates(spec.load.pattern, results.length);
-  } else spec.load.concurrency = results.reduce((a, r) => a + r.spec.load.concurrency, 0);
-  return spec;
+  const spec3 = structuredClone(results[0].spec);
+  if (spec3.load.mode === "open") {
+    spec3.load.rate = Math.round(results.reduce((a, r) => a + r.spec.load.rate, 0) * 1e6) / 1e6;
+    if (spec3.load.pattern) spec3.load.pattern = scalePatternRates(spec3.load.pattern, results.length);
+  } else spec3.load.concurrency = results.reduce((a, r) => a + r.spec.load.concurrency, 0);
+  return spec3;
 }
 function mergeErrorSamples(results) {
   const byKey = /* @__PURE__ */ new Map();
@@ -59111,9 +59615,9 @@ function mergeTimeseries(results, shards) {
       0
     );
     return Array.from({ length }, (_, i) => {
-      const values = series2.filter((a) => i < a.length).map((a) => a[i]);
-      const total = values.reduce((a, b2) => a + b2, 0);
-      return shards ? total : round3(total / values.length);
+      const values2 = series2.filter((a) => i < a.length).map((a) => a[i]);
+      const total = values2.reduce((a, b2) => a + b2, 0);
+      return shards ? total : round3(total / values2.length);
     });
   };
   return {
@@ -59137,10 +59641,10 @@ function spread(results) {
   for (const [key, get] of Object.entries(SPREAD_KEYS)) {
     const xs = results.map(get);
     if (xs.some((x) => x === null)) continue;
-    const values = xs;
-    const mean5 = values.reduce((a, b2) => a + b2, 0) / values.length;
+    const values2 = xs;
+    const mean5 = values2.reduce((a, b2) => a + b2, 0) / values2.length;
     if (mean5 <= 0) continue;
-    const variance = values.reduce((a, x) => a + (x - mean5) ** 2, 0) / (values.length - 1);
+    const variance = values2.reduce((a, x) => a + (x - mean5) ** 2, 0) / (values2.length - 1);
     cv[key] = Math.round(Math.sqrt(variance) / mean5 * 1e4) / 1e4;
   }
   return cv;
@@ -59154,10 +59658,10 @@ function mergedPeak(results, shards) {
 // src/run/reseed.ts
 function reseed(r, purpose, edit = () => {
 }) {
-  const spec = structuredClone(r.spec);
-  spec.workload.seed = deriveSeed(spec.workload.seed, purpose);
-  edit(spec);
-  return { ...r, spec };
+  const spec3 = structuredClone(r.spec);
+  spec3.workload.seed = deriveSeed(spec3.workload.seed, purpose);
+  edit(spec3);
+  return { ...r, spec: spec3 };
 }
 
 // src/run/shard.ts
@@ -59165,11 +59669,11 @@ function shardSpec(r, k, n2) {
   if (n2 === 1) return r;
   if (r.spec.workload.trace)
     throw new Error(`--shard ${k + 1}/${n2} splits a rate, but workload.trace replays one schedule; expected no --shard with a trace`);
-  const shard = reseed(r, `shard ${k} of ${n2}`, (spec) => {
-    if (spec.load.mode === "open") {
-      spec.load.rate = spec.load.rate / n2;
-      if (spec.load.pattern) spec.load.pattern = scalePatternRates(spec.load.pattern, 1 / n2);
-    } else spec.load.concurrency = Math.floor(spec.load.concurrency / n2) + (k < spec.load.concurrency % n2 ? 1 : 0);
+  const shard = reseed(r, `shard ${k} of ${n2}`, (spec3) => {
+    if (spec3.load.mode === "open") {
+      spec3.load.rate = spec3.load.rate / n2;
+      if (spec3.load.pattern) spec3.load.pattern = scalePatternRates(spec3.load.pattern, 1 / n2);
+    } else spec3.load.concurrency = Math.floor(spec3.load.concurrency / n2) + (k < spec3.load.concurrency % n2 ? 1 : 0);
   });
   return r.pattern ? { ...shard, pattern: scalePatternRates(r.pattern, 1 / n2) } : shard;
 }
@@ -59183,8 +59687,8 @@ function parseShard(text) {
 
 // src/run/workers.ts
 async function measureInWorkers(o) {
-  const { spec } = o.resolved;
-  const n2 = spec.load.mode === "closed" ? Math.min(o.workers, spec.load.concurrency) : o.workers;
+  const { spec: spec3 } = o.resolved;
+  const n2 = spec3.load.mode === "closed" ? Math.min(o.workers, spec3.load.concurrency) : o.workers;
   const { calibration, salt } = o.workload.describe().plan;
   const file = join3(packageRoot(), "dist", "worker.js");
   const threads = Array.from({ length: n2 }, (_, k) => {
@@ -59222,15 +59726,15 @@ async function measureInWorkers(o) {
       })
     );
   });
-  const abort = () => threads.forEach((w) => w.postMessage({ type: "abort" }));
-  o.signal?.addEventListener("abort", abort, { once: true });
+  const abort2 = () => threads.forEach((w) => w.postMessage({ type: "abort" }));
+  o.signal?.addEventListener("abort", abort2, { once: true });
   const cpu0 = process.cpuUsage();
   const wall0 = now();
   try {
     await Promise.all(ready);
     const runStart = now() + o.startLeadMs;
     threads.forEach((w) => w.postMessage({ type: "start", runStart }));
-    if (o.signal?.aborted) abort();
+    if (o.signal?.aborted) abort2();
     const shards = mergeTotals(await Promise.all(results), { mode: "shards" });
     const windowStart = runStart + o.resolved.warmupMs;
     const serverView2 = await o.server?.finish({
@@ -59243,7 +59747,7 @@ async function measureInWorkers(o) {
     const whole = wholeRun(shards, o.resolved, n2, process.cpuUsage(cpu0), (now() - wall0) / 1e3);
     return assembleResult(serverView2 ? { ...whole, serverView: serverView2 } : whole);
   } finally {
-    o.signal?.removeEventListener("abort", abort);
+    o.signal?.removeEventListener("abort", abort2);
     await Promise.all(threads.map((w) => w.terminate()));
   }
 }
@@ -59295,50 +59799,50 @@ function unlessAborted(p2, signal) {
   });
 }
 var MODEL_NOT_LEARNED = "(unknown: interrupted before the readiness check)";
-function nothingSent(o, resolved, inputs, simulator, workload) {
+function nothingSent(o, resolved, inputs, simulator, workload3) {
   const r = resolved.spec.target.model === void 0 ? { ...resolved, spec: { ...resolved.spec, target: { ...resolved.spec.target, model: MODEL_NOT_LEARNED } } } : resolved;
   return measure({
     resolved: r,
     signal: o.signal,
     baseUrl: simulator ? "http://127.0.0.1:9/v1" : r.spec.target.url,
     simulator,
-    workload: workload ?? createWorkload({ ...inputs, spec: r.spec }, uncalibrated(), 1),
+    workload: workload3 ?? createWorkload({ ...inputs, spec: r.spec }, uncalibrated(), 1),
     runId: randomBytes(4).toString("hex"),
     runStart: now()
   });
 }
 async function runInterleaved(o) {
   let { resolved } = o;
-  const { spec } = resolved;
-  if (spec.target.url === "sim")
+  const { spec: spec3 } = resolved;
+  if (spec3.target.url === "sim")
     throw new Error('interleaved A/B needs two deployments: set target.url (or --target-url) to the candidate, not "sim"');
   const inputs0 = loadWorkloadInputs(resolved);
   const headers = probeHeaders(resolved);
   const auth = authOf(resolved);
-  const [target, base] = await Promise.all([
-    waitForReady(spec.target.url, resolved.readyTimeoutMs, headers, { signal: o.signal, auth }),
+  const [target2, base] = await Promise.all([
+    waitForReady(spec3.target.url, resolved.readyTimeoutMs, headers, { signal: o.signal, auth }),
     waitForReady(o.baselineUrl, resolved.readyTimeoutMs, headers, { signal: o.signal, auth })
   ]);
-  if ("interrupted" in target || "interrupted" in base) {
+  if ("interrupted" in target2 || "interrupted" in base) {
     const r = await nothingSent(o, resolved, inputs0, false);
     return { current: r, baseline: r };
   }
-  const served = withServedModel(resolved, target.models, spec.target.url);
+  const served = withServedModel(resolved, target2.models, spec3.target.url);
   withServedModel(served.resolved, base.models, o.baselineUrl);
   if (served.notice) o.onNotice?.(served.notice);
   resolved = served.resolved;
   const inputs = { ...inputs0, spec: resolved.spec };
-  const prepared = await prepareWorkload(inputs, { baseUrl: spec.target.url, headers, timeoutMs: resolved.requestTimeoutMs });
+  const prepared = await prepareWorkload(inputs, { baseUrl: spec3.target.url, headers, timeoutMs: resolved.requestTimeoutMs });
   const { calibration, salt } = prepared.describe().plan;
   const runId = randomBytes(4).toString("hex");
   const runStart = now() + START_LEAD_MS;
   const baselineResolved = { ...resolved, spec: { ...resolved.spec, target: { ...resolved.spec.target, url: o.baselineUrl } } };
-  const side = (r, tag, workload = createWorkload(inputs, calibration, salt)) => measure({
+  const side = (r, tag, workload3 = createWorkload(inputs, calibration, salt)) => measure({
     resolved: r,
     signal: o.signal,
     baseUrl: r.spec.target.url,
     simulator: false,
-    workload,
+    workload: workload3,
     runId: `${runId}${tag}`,
     runStart,
     onProgress: tag === "a" ? o.onProgress : void 0
@@ -59348,13 +59852,13 @@ async function runInterleaved(o) {
 }
 async function runBenchmark(o) {
   let { resolved } = o;
-  const { spec } = resolved;
-  const simulator = spec.target.url === "sim";
+  const { spec: spec3 } = resolved;
+  const simulator = spec3.target.url === "sim";
   const inputs0 = loadWorkloadInputs(resolved);
-  const sim = simulator ? await launchSim({ ...spec.target.sim, model: spec.target.model }) : void 0;
+  const sim = simulator ? await launchSim({ ...spec3.target.sim, model: spec3.target.model }) : void 0;
   let server;
   try {
-    const baseUrl = sim ? sim.baseUrl : spec.target.url;
+    const baseUrl = sim ? sim.baseUrl : spec3.target.url;
     const headers = probeHeaders(resolved);
     const ready = await waitForReady(baseUrl, resolved.readyTimeoutMs, headers, { signal: o.signal, auth: authOf(resolved) });
     if ("interrupted" in ready) return await nothingSent(o, resolved, inputs0, simulator);
@@ -59362,18 +59866,18 @@ async function runBenchmark(o) {
     if (served.notice) o.onNotice?.(served.notice);
     resolved = served.resolved;
     const inputs = { ...inputs0, spec: resolved.spec };
-    const workload = await unlessAborted(prepareWorkload(inputs, { baseUrl, headers, timeoutMs: resolved.requestTimeoutMs }), o.signal);
-    if (workload === void 0 || o.signal?.aborted) return await nothingSent(o, resolved, inputs, simulator, workload);
+    const workload3 = await unlessAborted(prepareWorkload(inputs, { baseUrl, headers, timeoutMs: resolved.requestTimeoutMs }), o.signal);
+    if (workload3 === void 0 || o.signal?.aborted) return await nothingSent(o, resolved, inputs, simulator, workload3);
     const runId = randomBytes(4).toString("hex");
     server = await startServerWatch(resolved, baseUrl, headers);
-    if ((o.workers ?? 1) > 1 && !workload.schedule && !workload.sessions)
+    if ((o.workers ?? 1) > 1 && !workload3.schedule && !workload3.sessions)
       return await measureInWorkers({
         ...o,
         resolved,
         workers: o.workers,
         baseUrl,
         simulator,
-        workload,
+        workload: workload3,
         runId,
         startLeadMs: START_LEAD_MS,
         server
@@ -59386,7 +59890,7 @@ async function runBenchmark(o) {
       onRecord,
       baseUrl,
       simulator,
-      workload,
+      workload: workload3,
       runId,
       runStart: now() + START_LEAD_MS,
       server
@@ -59628,13 +60132,13 @@ var RUN_OPTIONS = {
   help: { type: "boolean", short: "h", default: false }
 };
 async function runCommand(argv) {
-  const { values, positionals } = parseCommandArgs("run", argv, RUN_OPTIONS);
-  if (values.help) {
+  const { values: values2, positionals } = parseCommandArgs("run", argv, RUN_OPTIONS);
+  if (values2.help) {
     process.stdout.write(`${RUN_HELP}
 `);
     return EXIT.pass;
   }
-  const plan2 = prepareRun(values, positionals);
+  const plan2 = prepareRun(values2, positionals);
   const say = (line2) => process.stderr.write(`
 ${line2}
 `);
@@ -59646,11 +60150,11 @@ ${line2}
   });
   const progress = progressPrinter(process.stderr);
   try {
-    const { result: result3, baseline } = await execute(plan2, guard.signal, progress);
+    const { result: result2, baseline } = await execute(plan2, guard.signal, progress);
     progress.end();
     const recordsProblem = await plan2.records?.close();
-    const gate = compare(baseline, result3, gateOf(result3.spec), { calibration: plan2.calibration });
-    writeAndReport(plan2, result3, baseline, gate);
+    const gate = compare(baseline, result2, gateOf(result2.spec), { calibration: plan2.calibration });
+    writeAndReport(plan2, result2, baseline, gate);
     if (recordsProblem) process.stderr.write(`loadgate run: ${recordsProblem}
 `);
     if (guard.forced) return EXIT_INTERRUPTED;
@@ -59662,54 +60166,54 @@ ${line2}
     await plan2.records?.close();
   }
 }
-function prepareRun(values, positionals) {
+function prepareRun(values2, positionals) {
   if (positionals.length !== 1) throw new UsageError("loadgate run takes exactly one spec file; see loadgate run --help");
-  if (values.format !== "loadgate" && values.format !== "vllm")
-    throw new UsageError(`--format "${values.format}" is not known; expected loadgate or vllm`);
-  const resolved = resolvedSpec(values, positionals[0], modeOf(values.mode));
+  if (values2.format !== "loadgate" && values2.format !== "vllm")
+    throw new UsageError(`--format "${values2.format}" is not known; expected loadgate or vllm`);
+  const resolved = resolvedSpec(values2, positionals[0], modeOf(values2.mode));
   const calibration = calibrationFor(gateOf(resolved.spec));
-  const workers = values.workers === void 0 ? defaultWorkers(resolved.spec.target.url === "sim") : parseWorkers(values.workers);
-  const baselineUrl = checkedBaselineUrl(values);
-  const recordsBaseline = values.baseline !== void 0 && values["allow-missing-baseline"] && !existsSync2(values.baseline);
-  const baselineFile = values.baseline === void 0 || recordsBaseline ? null : readResult(values.baseline);
-  const baselineOut = baselineUrl === void 0 ? void 0 : values["baseline-out"] ?? values.out.replace(/(\.json)?$/, ".baseline.json");
+  const workers = values2.workers === void 0 ? defaultWorkers(resolved.spec.target.url === "sim") : parseWorkers(values2.workers);
+  const baselineUrl = checkedBaselineUrl(values2);
+  const recordsBaseline = values2.baseline !== void 0 && values2["allow-missing-baseline"] && !existsSync2(values2.baseline);
+  const baselineFile = values2.baseline === void 0 || recordsBaseline ? null : readResult(values2.baseline);
+  const baselineOut = baselineUrl === void 0 ? void 0 : values2["baseline-out"] ?? values2.out.replace(/(\.json)?$/, ".baseline.json");
   checkOutputPaths(
     [
-      { path: values.out, what: "--out" },
+      { path: values2.out, what: "--out" },
       { path: baselineOut, what: "--baseline-out" },
-      { path: recordsBaseline ? values.baseline : void 0, what: "--baseline" },
-      { path: values.records, what: "--records", stream: true }
+      { path: recordsBaseline ? values2.baseline : void 0, what: "--baseline" },
+      { path: values2.records, what: "--records", stream: true }
     ],
     [
       { path: positionals[0], what: "the spec" },
-      { path: recordsBaseline ? void 0 : values.baseline, what: "--baseline" },
+      { path: recordsBaseline ? void 0 : values2.baseline, what: "--baseline" },
       { path: gateOf(resolved.spec).calibration, what: "gate.calibration" },
       ...workloadFilePaths(resolved)
     ]
   );
-  const records2 = values.records === void 0 ? void 0 : openRecordsFile(values.records);
-  return { values, resolved, calibration, workers, baselineUrl, recordsBaseline, baselineFile, baselineOut, records: records2 };
+  const records2 = values2.records === void 0 ? void 0 : openRecordsFile(values2.records);
+  return { values: values2, resolved, calibration, workers, baselineUrl, recordsBaseline, baselineFile, baselineOut, records: records2 };
 }
-function resolvedSpec(values, path2, mode) {
+function resolvedSpec(values2, path2, mode2) {
   const overridden = applyOverrides(readSpec(path2), {
-    targetUrl: values["target-url"],
-    rate: values.rate,
-    concurrency: values.concurrency,
-    mode,
-    steady: values.duration,
-    warmup: values.warmup
+    targetUrl: values2["target-url"],
+    rate: values2.rate,
+    concurrency: values2.concurrency,
+    mode: mode2,
+    steady: values2.duration,
+    warmup: values2.warmup
   });
-  const shard = values.shard === void 0 ? { k: 0, n: 1 } : parseShard(values.shard);
+  const shard = values2.shard === void 0 ? { k: 0, n: 1 } : parseShard(values2.shard);
   return shardSpec(overridden, shard.k, shard.n);
 }
-function modeOf(mode) {
-  if (mode !== void 0 && mode !== "open" && mode !== "closed")
-    throw new UsageError(`--mode "${mode}" is not known; expected open or closed`);
-  return mode;
+function modeOf(mode2) {
+  if (mode2 !== void 0 && mode2 !== "open" && mode2 !== "closed")
+    throw new UsageError(`--mode "${mode2}" is not known; expected open or closed`);
+  return mode2;
 }
-function checkedBaselineUrl(values) {
-  const baselineUrl = values["baseline-url"];
-  if (values.baseline !== void 0 && baselineUrl !== void 0)
+function checkedBaselineUrl(values2) {
+  const baselineUrl = values2["baseline-url"];
+  if (values2.baseline !== void 0 && baselineUrl !== void 0)
     throw new UsageError("--baseline and --baseline-url both name a baseline; expected one of them");
   const urlProblem = baselineUrl === void 0 || baselineUrl === "sim" ? void 0 : targetUrlProblem(baselineUrl);
   if (baselineUrl === "sim" || urlProblem !== void 0)
@@ -59731,40 +60235,40 @@ async function execute(plan2, signal, progress) {
   };
   if (baselineUrl === void 0) {
     const { replicates } = resolved.spec.load;
-    const result4 = await runReplicatesMerged(
+    const result3 = await runReplicatesMerged(
       run,
       replicates,
       (i) => replicates > 1 && process.stderr.write(`replicate ${i + 1}/${replicates}
 `)
     );
-    return { result: result4, baseline: plan2.baselineFile };
+    return { result: result3, baseline: plan2.baselineFile };
   }
-  const { current: result3, baseline } = await runInterleaved({ ...run, baselineUrl });
+  const { current: result2, baseline } = await runInterleaved({ ...run, baselineUrl });
   writeFileAtomic(plan2.baselineOut, `${JSON.stringify(baseline, null, 2)}
 `, "--baseline-out");
   process.stderr.write(`A/B baseline side written to ${plan2.baselineOut}
 `);
-  return { result: result3, baseline };
+  return { result: result2, baseline };
 }
-function writeAndReport(plan2, result3, baseline, gate) {
-  const { values } = plan2;
+function writeAndReport(plan2, result2, baseline, gate) {
+  const { values: values2 } = plan2;
   if (plan2.recordsBaseline && baseline === null) {
-    writeFileAtomic(values.baseline, `${JSON.stringify(result3, null, 2)}
+    writeFileAtomic(values2.baseline, `${JSON.stringify(result2, null, 2)}
 `, "--baseline");
-    process.stderr.write(`no baseline at ${values.baseline}: judged on SLO rules alone, and recorded this run there as the baseline
+    process.stderr.write(`no baseline at ${values2.baseline}: judged on SLO rules alone, and recorded this run there as the baseline
 `);
   }
-  const doc = values.format === "vllm" ? toVllmFormat(result3) : result3;
-  writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}
+  const doc = values2.format === "vllm" ? toVllmFormat(result2) : result2;
+  writeFileAtomic(values2.out, `${JSON.stringify(doc, null, 2)}
 `, "--out");
-  if (values.json) process.stdout.write(`${JSON.stringify({ ...result3, verdict: gate })}
+  if (values2.json) process.stdout.write(`${JSON.stringify({ ...result2, verdict: gate })}
 `);
-  else process.stdout.write(`${renderConsoleReport(result3, gate, baseline)}
-Result written to ${values.out}
+  else process.stdout.write(`${renderConsoleReport(result2, gate, baseline)}
+Result written to ${values2.out}
 `);
-  if (result3.load.interrupted && result3.requests.scheduled === 0)
+  if (result2.load.interrupted && result2.requests.scheduled === 0)
     process.stderr.write(
-      `interrupted before the first request: no request was sent (${result3.requests.not_reached} scheduled arrivals not reached)
+      `interrupted before the first request: no request was sent (${result2.requests.not_reached} scheduled arrivals not reached)
 `
     );
 }
@@ -59784,11 +60288,11 @@ Options:
 
 Exit codes: 0 valid, 3 invalid (one line naming the file, the key and what was expected).`;
 async function validateCommand(argv) {
-  const { values, positionals } = parseCommandArgs("validate", argv, {
+  const { values: values2, positionals } = parseCommandArgs("validate", argv, {
     json: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false }
   });
-  if (values.help) {
+  if (values2.help) {
     process.stdout.write(`${VALIDATE_HELP}
 `);
     return EXIT.pass;
@@ -59796,7 +60300,7 @@ async function validateCommand(argv) {
   if (positionals.length !== 1) throw new UsageError("loadgate validate takes exactly one spec file; see loadgate validate --help");
   const r = readSpec(positionals[0]);
   loadWorkloadInputs(r);
-  if (values.json) process.stdout.write(`${JSON.stringify({ spec: r.spec, hash: r.hash }, null, 2)}
+  if (values2.json) process.stdout.write(`${JSON.stringify({ spec: r.spec, hash: r.hash }, null, 2)}
 `);
   else process.stdout.write(`${positionals[0]}: valid (spec hash ${r.hash.slice(0, 12)})
 `);
@@ -59862,11 +60366,11 @@ function latencyCharts(baseline, current) {
     return lineChart(title, series2, { label: "percentile", ticks: SPECTRUM_TICKS.slice(0, reach + 1) }, { label: "ms" });
   });
 }
-var perSecond = (values, intervalS) => values.map((v, i) => [i * intervalS, v / intervalS]);
+var perSecond = (values2, intervalS) => values2.map((v, i) => [i * intervalS, v / intervalS]);
 function timeseriesCharts(baseline, current) {
   const t = current.timeseries;
   const iv = t.interval_s;
-  const requests = lineChart(
+  const requests2 = lineChart(
     "Requests per second (current run)",
     [
       { name: "sent", points: perSecond(t.sent, iv), color: BASELINE },
@@ -59884,9 +60388,9 @@ function timeseriesCharts(baseline, current) {
       color: BASELINE,
       dashed: true
     });
-  return [requests, lineChart("Output tokens per second", tokens2, { label: "seconds since start" }, { label: "tokens/s" })];
+  return [requests2, lineChart("Output tokens per second", tokens2, { label: "seconds since start" }, { label: "tokens/s" })];
 }
-var gaugePoints = (values, intervalS, scale = 1) => values.flatMap((v, i) => v === null ? [] : [[i * intervalS, v * scale]]);
+var gaugePoints = (values2, intervalS, scale = 1) => values2.flatMap((v, i) => v === null ? [] : [[i * intervalS, v * scale]]);
 function serverCharts(baseline, current) {
   const s = current.server;
   if (!s?.available) return [];
@@ -59922,8 +60426,8 @@ function sinceText(c) {
   const commit = c.commit ? `, commit ${c.commit.slice(0, 7)}` : "";
   return `${c.label} ${pct7} since ${c.date.slice(0, 10)}${commit} (${fmt(c.before)} \u2192 ${fmt(c.after)} ${c.unit}, p = ${c.p_value})`;
 }
-function sinceWhenLines(check2, metrics) {
-  const keys = /* @__PURE__ */ new Set([...check2.change_points.map((c) => c.metric), ...metrics]);
+function sinceWhenLines(check2, metrics2) {
+  const keys = /* @__PURE__ */ new Set([...check2.change_points.map((c) => c.metric), ...metrics2]);
   const lines = [];
   for (const key of keys) {
     const series2 = check2.series.find((s) => s.metric === key);
@@ -60159,11 +60663,11 @@ function runLine2(label, r) {
 var CHART_PERCENTILES = ["p50", "p90", "p95", "p99"];
 var LABEL = Object.fromEntries(METRICS.map((m2) => [m2.key, m2.label]));
 var chartedKeys = (chart) => chartedMetrics(chart).map((m2) => m2.key);
-function percentileChart(title, metrics, baseline, current) {
-  const shown = metrics.filter((m2) => current.metrics[m2] && (!baseline || baseline.metrics[m2]));
+function percentileChart(title, metrics2, baseline, current) {
+  const shown = metrics2.filter((m2) => current.metrics[m2] && (!baseline || baseline.metrics[m2]));
   if (shown.length === 0) return [];
   const labels = shown.flatMap((m2) => CHART_PERCENTILES.map((p2) => `"${LABEL[m2]} ${p2}"`));
-  const values = (r) => `[${shown.flatMap((m2) => CHART_PERCENTILES.map((p2) => r.metrics[m2][p2])).join(", ")}]`;
+  const values2 = (r) => `[${shown.flatMap((m2) => CHART_PERCENTILES.map((p2) => r.metrics[m2][p2])).join(", ")}]`;
   return [
     `#### ${title}`,
     "",
@@ -60172,7 +60676,7 @@ function percentileChart(title, metrics, baseline, current) {
     `  title "${title}"`,
     `  x-axis [${labels.join(", ")}]`,
     '  y-axis "ms"',
-    ...baseline ? [`  bar ${values(baseline)}`, `  line ${values(current)}`] : [`  bar ${values(current)}`],
+    ...baseline ? [`  bar ${values2(baseline)}`, `  line ${values2(current)}`] : [`  bar ${values2(current)}`],
     "```",
     "",
     baseline ? "<sub>Bars: baseline \xB7 line: current.</sub>" : "<sub>Current run.</sub>",
@@ -60189,9 +60693,9 @@ function mermaidTrend(check2, s) {
     const c = cps.get(p2.index);
     return `"${p2.index}${c ? c.after > c.before ? " \u25B2" : " \u25BC" : ""}"`;
   });
-  const values = s.points.map((p2) => p2.value);
-  const lo = minOf(values);
-  const hi = maxOf(values);
+  const values2 = s.points.map((p2) => p2.value);
+  const lo = minOf(values2);
+  const hi = maxOf(values2);
   const pad = (hi - lo) * 0.1 || Math.abs(hi) * 0.05 || 1;
   return [
     "```mermaid",
@@ -60199,7 +60703,7 @@ function mermaidTrend(check2, s) {
     `  title "${plain2(s.label)} (${s.unit}) by night"`,
     `  x-axis [${labels.join(", ")}]`,
     `  y-axis "${s.unit}" ${num3(Math.max(0, lo - pad))} --> ${num3(hi + pad)}`,
-    `  line [${values.map(num3).join(", ")}]`,
+    `  line [${values2.map(num3).join(", ")}]`,
     "```"
   ].join("\n");
 }
@@ -60227,7 +60731,7 @@ var import_ajv6 = __toESM(require_ajv(), 1);
 var latencyOf = (r, metric) => r.metrics[`${metric}_ms`];
 
 // src/capacity/curve.ts
-function latency(r, metric) {
+function latency2(r, metric) {
   return latencyOf(r, metric);
 }
 var histogramOf2 = (metric) => metric === "ttft" ? "ttft" : "e2e";
@@ -60235,8 +60739,8 @@ var loadOf = (p2) => p2.mode === "open" ? p2.rate_per_s : p2.concurrency;
 function sweepMode(points) {
   return points.length > 0 && points.every((p2) => p2.mode === "closed") ? "closed" : "open";
 }
-function curve(points, mode) {
-  return points.map((point2, index) => ({ point: point2, index })).filter((p2) => p2.point.mode === mode).sort((a, b2) => loadOf(a.point) - loadOf(b2.point));
+function curve(points, mode2) {
+  return points.map((point, index) => ({ point, index })).filter((p2) => p2.point.mode === mode2).sort((a, b2) => loadOf(a.point) - loadOf(b2.point));
 }
 
 // src/capacity/noise.ts
@@ -60284,9 +60788,9 @@ function monotoneEnvelope(intervals) {
   for (let i = intervals.length - 1; i >= 0; i--) upper[i] = hi = Math.min(hi, intervals[i]?.upper ?? Infinity);
   return intervals.map((iv, i) => iv === null ? null : { lower: lower[i], upper: upper[i] });
 }
-function isotonicFit(values, weights) {
+function isotonicFit(values2, weights) {
   const blocks = [];
-  values.forEach((v, i) => {
+  values2.forEach((v, i) => {
     const w = Math.max(weights[i], 1e-9);
     blocks.push({ sum: v * w, weight: w, size: 1 });
     while (blocks.length > 1 && blocks[blocks.length - 2].sum / blocks[blocks.length - 2].weight > blocks[blocks.length - 1].sum / blocks[blocks.length - 1].weight) {
@@ -60335,20 +60839,20 @@ function closedTrackingCheck(p2, prev) {
     why: `throughput rose ${sig4(gain * 100)} % for ${sig4(rise * 100)} % more concurrency`
   };
 }
-function kneeChecks(c, mode, limit, o) {
-  const tails = c.map(({ point: point2 }) => percentileInterval(point2.result, histogramOf2(o.metric), 99));
+function kneeChecks(c, mode2, limit, o) {
+  const tails = c.map(({ point }) => percentileInterval(point.result, histogramOf2(o.metric), 99));
   const envelope = monotoneEnvelope(tails);
   const fit = isotonicFit(
-    c.map(({ point: point2 }) => latency(point2.result, o.metric)?.p99 ?? Infinity),
+    c.map(({ point }) => latency2(point.result, o.metric)?.p99 ?? Infinity),
     tails.map((t) => t?.samples ?? 0)
   );
-  return c.map(({ point: point2, index }, i) => {
-    const r = point2.result;
+  return c.map(({ point, index }, i) => {
+    const r = point.result;
     const tail = envelope[i];
-    const p992 = latency(r, o.metric)?.p99 ?? Infinity;
+    const p992 = latency2(r, o.metric)?.p99 ?? Infinity;
     const p99Fit = tail && tail.lower <= tail.upper ? Math.min(Math.max(p992, tail.lower), tail.upper) : fit[i];
     const parts = [];
-    if (mode === "open") {
+    if (mode2 === "open") {
       const w = windowCompletion(r, KNEE_ACHIEVED_FRACTION);
       const why2 = `${w.ok} of the window's ${w.scheduled} requests completed (needs \u2265 ${KNEE_ACHIEVED_FRACTION * 100} %)`;
       parts.push({ verdict: w.verdict, estimatePass: w.verdict === "pass", why: why2 });
@@ -60356,12 +60860,12 @@ function kneeChecks(c, mode, limit, o) {
     const tailVerdict = tail ? judgeLimit(tail, limit) : "fail";
     const tailText = tail ? `p99 ${sig4(p992)} ms (${sig4(tail.lower)}\u2013${sig4(tail.upper)} over the envelope)` : "no samples";
     parts.push({ verdict: tailVerdict, estimatePass: p99Fit <= limit, why: `${tailText} vs ${sig4(limit)} ms` });
-    if (i > 0) parts.push(mode === "open" ? trackingCheck(r, c[i - 1].point.result) : closedTrackingCheck(point2, c[i - 1].point));
+    if (i > 0) parts.push(mode2 === "open" ? trackingCheck(r, c[i - 1].point.result) : closedTrackingCheck(point, c[i - 1].point));
     const verdict = parts.reduce((a, p2) => worse(a, p2.verdict), "pass");
     const failing = parts.filter((p2) => p2.verdict !== "pass");
     return {
       index,
-      load: loadOf(point2),
+      load: loadOf(point),
       verdict,
       estimate_pass: parts.every((p2) => p2.estimatePass),
       tail_ms: tail ? { lower: round3(tail.lower), upper: round3(tail.upper) } : null,
@@ -60369,12 +60873,12 @@ function kneeChecks(c, mode, limit, o) {
     };
   });
 }
-function kneeRule(mode, o) {
+function kneeRule(mode2, o) {
   const tail = `${o.metric.toUpperCase()} p99 \u2264 max(${KNEE_P99_MULTIPLE} \xD7 S, ${JITTER_FLOOR_MS} ms), judged on its order-statistic ${CAPACITY_CONFIDENCE * 100} % bounds over the monotone envelope of the points`;
-  return mode === "open" ? `knee = highest rate of the leading run of points with \u2265 ${KNEE_ACHIEVED_FRACTION * 100} % of the window's requests completed (whenever they finished, so no edge term), ${tail}, and \u0394X \u2265 ${KNEE_TRACKING * 100} % of \u0394\u03BB from the previous point (tolerance z\xB7\u221Amin(2\xB7L, C) per point: the requests in flight at the window's edges, or past saturation the completions' Poisson noise); a point within the noise of a rule is measured again, then read by its estimate` : `knee = highest concurrency of the leading run of levels with ${tail}, and throughput rising by \u2265 half the concurrency's relative rise`;
+  return mode2 === "open" ? `knee = highest rate of the leading run of points with \u2265 ${KNEE_ACHIEVED_FRACTION * 100} % of the window's requests completed (whenever they finished, so no edge term), ${tail}, and \u0394X \u2265 ${KNEE_TRACKING * 100} % of \u0394\u03BB from the previous point (tolerance z\xB7\u221Amin(2\xB7L, C) per point: the requests in flight at the window's edges, or past saturation the completions' Poisson noise); a point within the noise of a rule is measured again, then read by its estimate` : `knee = highest concurrency of the leading run of levels with ${tail}, and throughput rising by \u2265 half the concurrency's relative rise`;
 }
-function knee(points, mode, floorMs, o) {
-  const rule2 = kneeRule(mode, o);
+function knee(points, mode2, floorMs, o) {
+  const rule2 = kneeRule(mode2, o);
   const none = {
     rate_per_s: null,
     concurrency: null,
@@ -60389,8 +60893,8 @@ function knee(points, mode, floorMs, o) {
   };
   if (floorMs === null) return { ...none, note: "no service floor: the knee is undefined" };
   const limit = Math.max(KNEE_P99_MULTIPLE * floorMs, JITTER_FLOOR_MS);
-  const c = curve(points, mode);
-  const checks = kneeChecks(c, mode, limit, o);
+  const c = curve(points, mode2);
+  const checks = kneeChecks(c, mode2, limit, o);
   const stop = checks.findIndex((k) => k.verdict === "fail" || k.verdict === "ambiguous" && !k.estimate_pass);
   const lead = stop < 0 ? checks : checks.slice(0, stop);
   const clear = checks.findIndex((k) => k.verdict !== "pass");
@@ -60409,7 +60913,7 @@ function knee(points, mode, floorMs, o) {
     rate_per_s: found.point.mode === "open" ? found.point.rate_per_s : r.throughput.requests_per_s,
     concurrency: found.point.concurrency,
     point: found.index,
-    p99_ms: latency(r, o.metric)?.p99 ?? null,
+    p99_ms: latency2(r, o.metric)?.p99 ?? null,
     note: stop < 0 ? "every point met the rules: the knee is at or above the heaviest point" : `the next point (${sig4(checks[stop].load)}) ${checks[stop].why}`
   };
 }
@@ -60424,7 +60928,7 @@ function serviceFloor(points, o, maxRate) {
   if (!lightest)
     return { point: null, p50_ms: null, ttft_p50_ms: null, e2e_p50_ms: null, rtt_ms: null, utilization: null, rule: rule2, note: "no points" };
   const r = lightest.point.result;
-  const p50 = latency(r, o.metric)?.p50 ?? null;
+  const p50 = latency2(r, o.metric)?.p50 ?? null;
   const rho = maxRate ? round3(r.throughput.requests_per_s / maxRate) : null;
   const single = lightest.point.mode === "closed" && lightest.point.concurrency === 1;
   const note = p50 === null ? "the lightest point has no successful requests" : !single && rho !== null && rho >= FLOOR_MAX_UTILIZATION ? `the lightest point ran at \u03C1 = ${sig4(rho * 100)} % (\u2265 ${FLOOR_MAX_UTILIZATION * 100} %): S may include queueing; add a lighter point` : null;
@@ -60453,14 +60957,14 @@ function pastSaturation(p2, previous, floorMs, o) {
   }
   const tail = percentileInterval(r, histogramOf2(o.metric), 99);
   if (floorMs !== null && tail !== null && tail.lower > Math.max(o.stop.max_p99_multiple * floorMs, JITTER_FLOOR_MS))
-    return `${o.metric.toUpperCase()} p99 ${sig4(latency(r, o.metric)?.p99 ?? tail.estimate)} ms (lower bound ${sig4(tail.lower)} ms) > ${o.stop.max_p99_multiple} \xD7 S (${sig4(floorMs)} ms)`;
+    return `${o.metric.toUpperCase()} p99 ${sig4(latency2(r, o.metric)?.p99 ?? tail.estimate)} ms (lower bound ${sig4(tail.lower)} ms) > ${o.stop.max_p99_multiple} \xD7 S (${sig4(floorMs)} ms)`;
   if (r.requests.window.by_class.ok === 0 && r.requests.window.scheduled > 0) return "no request succeeded";
   return null;
 }
-function plateauOf(points, mode, o) {
-  const c = curve(points, mode);
+function plateauOf(points, mode2, o) {
+  const c = curve(points, mode2);
   const best = maxOf(c.map((p2) => p2.point.result.throughput.requests_per_s));
-  if (mode === "closed") {
+  if (mode2 === "closed") {
     const near = c.filter((p2) => p2.point.result.throughput.requests_per_s >= (1 - CLOSED_PLATEAU_GAIN) * best);
     return near.length > 1 ? { plateau: near, reached: true } : { plateau: c.filter((p2) => p2.point.result.throughput.requests_per_s === best), reached: false };
   }
@@ -60468,8 +60972,8 @@ function plateauOf(points, mode, o) {
   const lastFull = maxOf(c.filter((p2) => !isShort(p2)).map((p2) => loadOf(p2.point)));
   const short = c.filter((p2) => isShort(p2) && loadOf(p2.point) > lastFull);
   if (short.length > 0) return { plateau: short, reached: true };
-  const throughput = points.map((point2, index) => ({ point: point2, index })).filter((p2) => p2.point.role === "throughput");
-  if (throughput.length > 0) return { plateau: throughput, reached: true };
+  const throughput2 = points.map((point, index) => ({ point, index })).filter((p2) => p2.point.role === "throughput");
+  if (throughput2.length > 0) return { plateau: throughput2, reached: true };
   return { plateau: c.filter((p2) => p2.point.result.throughput.requests_per_s === best), reached: false };
 }
 function plateauRange(plateau, mean5) {
@@ -60480,11 +60984,11 @@ function plateauRange(plateau, mean5) {
   const se = Math.max(poisson, spread2);
   return { lower: round3(Math.max(0, mean5 - CAPACITY_Z * se)), upper: round3(mean5 + CAPACITY_Z * se) };
 }
-function saturation(points, mode, o) {
-  const rule2 = mode === "open" ? `X_max = mean completed req/s (and output tok/s) over the points above the heaviest one that completed its offer which completed < ${sig4(o.stop.min_achieved_fraction * 100)} % of their offered rate (or the throughput point): the plateau; range: Poisson noise of its completions or the points' spread, whichever is larger` : `X_max = mean completed req/s (and output tok/s) over the concurrency levels within ${CLOSED_PLATEAU_GAIN * 100} % of the highest throughput: the plateau; range: Poisson noise of its completions or the points' spread`;
-  if (curve(points, mode).length === 0)
+function saturation(points, mode2, o) {
+  const rule2 = mode2 === "open" ? `X_max = mean completed req/s (and output tok/s) over the points above the heaviest one that completed its offer which completed < ${sig4(o.stop.min_achieved_fraction * 100)} % of their offered rate (or the throughput point): the plateau; range: Poisson noise of its completions or the points' spread, whichever is larger` : `X_max = mean completed req/s (and output tok/s) over the concurrency levels within ${CLOSED_PLATEAU_GAIN * 100} % of the highest throughput: the plateau; range: Poisson noise of its completions or the points' spread`;
+  if (curve(points, mode2).length === 0)
     return { requests_per_s: null, output_tokens_per_s: null, reached: false, points: [], rule: rule2, range: null };
-  const { plateau, reached } = plateauOf(points, mode, o);
+  const { plateau, reached } = plateauOf(points, mode2, o);
   const mean5 = (f) => round3(plateau.reduce((a, p2) => a + f(p2.point.result), 0) / plateau.length);
   const x = mean5((r) => r.throughput.requests_per_s);
   return {
@@ -60496,18 +61000,18 @@ function saturation(points, mode, o) {
     range: plateauRange(plateau, x)
   };
 }
-var meetsTarget = (r, target) => r.goodput.fraction !== null && r.goodput.fraction >= target;
-function sloBracket(points, target) {
+var meetsTarget = (r, target2) => r.goodput.fraction !== null && r.goodput.fraction >= target2;
+function sloBracket(points, target2) {
   const c = curve(points, sweepMode(points));
   let passing = null;
-  for (const { point: point2 } of c) {
-    if (!meetsTarget(point2.result, target)) return { passing, failing: point2 };
-    passing = point2;
+  for (const { point } of c) {
+    if (!meetsTarget(point.result, target2)) return { passing, failing: point };
+    passing = point;
   }
   return { passing, failing: null };
 }
-function nextBisection(points, target, precision) {
-  const { passing, failing } = sloBracket(points, target);
+function nextBisection(points, target2, precision) {
+  const { passing, failing } = sloBracket(points, target2);
   if (!passing || !failing) return null;
   const lo = loadOf(passing);
   const hi = loadOf(failing);
@@ -60528,9 +61032,9 @@ function capacityAtSlo(points, o) {
   const rule2 = `capacity at SLO = highest load of the leading run of points whose goodput fraction \u2265 ${sig4(o.sloTarget * 100)} % (spec.slo defines a good request), bisected between the last passing and the first failing point to ${sig4(o.precision * 100)} %; range: up to the first point that misses the target beyond noise (Wilson ${sig4(CAPACITY_CONFIDENCE * 100)} % bound of its goodput fraction)`;
   const lo = passing ? loadOf(passing) : null;
   const hi = failing ? loadOf(failing) : null;
-  const clearFail = curve(points, sweepMode(points)).find(({ point: point2 }) => {
-    const n2 = point2.result.requests.window.scheduled;
-    return lo !== null && loadOf(point2) > lo && n2 > 0 && wilson(point2.result.goodput.requests, n2, CAPACITY_Z).upper < o.sloTarget;
+  const clearFail = curve(points, sweepMode(points)).find(({ point }) => {
+    const n2 = point.result.requests.window.scheduled;
+    return lo !== null && loadOf(point) > lo && n2 > 0 && wilson(point.result.goodput.requests, n2, CAPACITY_Z).upper < o.sloTarget;
   });
   const note = !passing ? "even the lightest point missed the target" : !failing ? "every point met the target: capacity is at least the heaviest point" : (hi - lo) / lo > o.precision ? `bracket [${sig4(lo)}, ${sig4(hi)}) wider than the precision: bisection stopped early (max points or interrupted)` : null;
   return {
@@ -60551,7 +61055,7 @@ function pointAnalysis(points, o, floorMs, maxRate) {
   const previous = new Map(byLoad.map((p2, i) => [p2.index, i > 0 ? byLoad[i - 1].point : null]));
   return points.map((p2, index) => {
     const r = p2.result;
-    const lat = latency(r, o.metric);
+    const lat = latency2(r, o.metric);
     const e2e = r.metrics.e2e_ms;
     const L = r.littles_law.predicted_in_flight;
     const why2 = pastSaturation(p2, previous.get(index) ?? null, floorMs, o);
@@ -60582,8 +61086,8 @@ function pointAnalysis(points, o, floorMs, maxRate) {
   });
 }
 function analyzeSweep(points, o) {
-  const mode = sweepMode(points);
-  const sat = saturation(points, mode, o);
+  const mode2 = sweepMode(points);
+  const sat = saturation(points, mode2, o);
   const floor = serviceFloor(points, o, sat.requests_per_s);
   const floorMs = floor.p50_ms === null ? null : round3(Math.max(0, floor.p50_ms - (o.rttMs ?? 0)));
   const analysed = pointAnalysis(points, o, floorMs, sat.requests_per_s);
@@ -60591,11 +61095,11 @@ function analyzeSweep(points, o) {
     (p2) => `point ${p2.index + 1} (${sig4(p2.load)} ${p2.mode === "open" ? "req/s" : "concurrent"}): L = ${sig4(p2.littles_law.mean_in_flight)} in flight > ${o.batchSlots} batch slots \u2014 about ${sig4(p2.littles_law.mean_in_flight - o.batchSlots)} requests wait in the server's queue`
   );
   return {
-    mode,
+    mode: mode2,
     metric: o.metric,
     service_floor_ms: floorMs,
     service_floor: floor,
-    knee: knee(points, mode, floorMs, o),
+    knee: knee(points, mode2, floorMs, o),
     saturation: sat,
     capacity_at_slo: capacityAtSlo(points, o),
     batch_slots: o.batchSlots,
@@ -60624,8 +61128,8 @@ function sizeFleet(a, sizing) {
   const p90 = op.e2e_ms.p90 ?? op.e2e_ms.mean;
   const p999 = op.e2e_ms.p999 ?? p90;
   const timeout = Math.max(3 * p90, p999);
-  const slo = a.capacity_at_slo.rate_per_s;
-  const replicasAtSlo = slo ? Math.ceil(peak / slo) : null;
+  const slo3 = a.capacity_at_slo.rate_per_s;
+  const replicasAtSlo = slo3 ? Math.ceil(peak / slo3) : null;
   return {
     peak_rate_per_s: peak,
     target_utilization: rho,
@@ -60633,7 +61137,7 @@ function sizeFleet(a, sizing) {
     replicas,
     replicas_formula: `\u2308\u03BB_peak / (\u03C1_target \xB7 X_max)\u2309 = \u2308${sig4(peak)} / (${rho} \xB7 ${sig4(xMax)})\u2309 = ${replicas}`,
     replicas_at_slo: replicasAtSlo,
-    replicas_at_slo_formula: slo ? `\u2308\u03BB_peak / \u03BB_SLO\u2309 = \u2308${sig4(peak)} / ${sig4(slo)}\u2309 = ${replicasAtSlo}` : null,
+    replicas_at_slo_formula: slo3 ? `\u2308\u03BB_peak / \u03BB_SLO\u2309 = \u2308${sig4(peak)} / ${sig4(slo3)}\u2309 = ${replicasAtSlo}` : null,
     operating_point: { load: op.load, point: op.index, why: why2 },
     kv_sequences: Math.ceil(kv),
     kv_sequences_formula: `\u03BB_peak \xB7 W = ${sig4(peak)} req/s \xB7 ${sig4(wS)} s = ${sig4(kv)} sequences (${sig4(kv / replicas)} per replica)`,
@@ -60647,21 +61151,21 @@ function sizeFleet(a, sizing) {
 // src/capacity/document.ts
 var SWEEP_SCHEMA_VERSION = 1;
 var SWEEP_KIND = "loadgate-sweep";
-function batchSlotsOf(spec, simDefaultSlots) {
-  if (spec.sizing?.batch_slots !== void 0) return spec.sizing.batch_slots;
-  if (spec.target.url !== "sim") return null;
-  const sim = spec.target.sim;
+function batchSlotsOf(spec3, simDefaultSlots) {
+  if (spec3.sizing?.batch_slots !== void 0) return spec3.sizing.batch_slots;
+  if (spec3.target.url !== "sim") return null;
+  const sim = spec3.target.sim;
   if (sim.mode === "paced") return sim.slots ?? null;
   if (sim.mode === "fast") return null;
   return sim.max_num_seqs ?? simDefaultSlots;
 }
-var labelOf = (mode) => mode === "open" ? "open-loop rate sweep" : "closed-loop concurrency sweep";
+var labelOf = (mode2) => mode2 === "open" ? "open-loop rate sweep" : "closed-loop concurrency sweep";
 function rttOf(points) {
   return points[0]?.result.network?.rtt_ms?.p50 ?? null;
 }
 function buildSweepDocument(o) {
   const sweep = o.spec.sweep;
-  const analysis2 = analyzeSweep(o.points, {
+  const analysis = analyzeSweep(o.points, {
     metric: sweep.metric,
     sloTarget: sweep.slo_target,
     stop: sweep.stop,
@@ -60675,7 +61179,7 @@ function buildSweepDocument(o) {
     kind: SWEEP_KIND,
     tool: { name: "loadgate", version: TOOL_VERSION },
     created_at: (/* @__PURE__ */ new Date()).toISOString(),
-    label: labelOf(analysis2.mode),
+    label: labelOf(analysis.mode),
     spec: o.spec,
     spec_hash: o.specHash,
     target: first?.target ?? {
@@ -60688,58 +61192,184 @@ function buildSweepDocument(o) {
     stopped_because: o.stoppedBecause,
     skipped_loads: o.skippedLoads,
     points: o.points,
-    analysis: analysis2,
-    sizing: sizeFleet(analysis2, o.spec.sizing)
+    analysis,
+    sizing: sizeFleet(analysis, o.spec.sizing)
   };
 }
 
 // src/capacity/schema.ts
 var RESULT_SCHEMA_ID = "https://loadgate.dev/schema/result.json";
 var identifiedResultSchema = { ...resultSchema, $id: RESULT_SCHEMA_ID };
-var num4 = { type: "number" };
-var str2 = { type: "string" };
-var bool = { type: "boolean" };
-var nullable2 = (schema) => ({ anyOf: [{ type: "null" }, schema] });
-var obj2 = (properties) => ({ type: "object", required: Object.keys(properties), properties });
-var nnum = nullable2(num4);
-var point = obj2({
-  role: { enum: ["probe", "below", "throughput", "step", "fill", "bisect", "knee"] },
-  mode: { enum: ["open", "closed"] },
+var num4 = Type.Number();
+var str2 = Type.String();
+var bool2 = Type.Boolean();
+var nnum = Nullable(num4);
+var nstr = Nullable(str2);
+var mode = OneOf(["open", "closed"]);
+var POINT_ROLES = ["probe", "below", "throughput", "step", "fill", "bisect", "knee"];
+var role = OneOf(POINT_ROLES);
+var SweepPointSchema = Type.Object({
+  role,
+  mode,
+  /** Nominal open-loop rate asked for, req/s (null for closed loop). */
   rate_per_s: nnum,
-  concurrency: nullable2({ type: "integer", minimum: 1 }),
-  result: { $ref: `${RESULT_SCHEMA_ID}#` }
+  /** Closed-loop concurrency (null for open loop). */
+  concurrency: Nullable(Type.Integer({ minimum: 1 })),
+  result: Type.Unsafe({ $ref: `${RESULT_SCHEMA_ID}#` }),
+  /** Windows merged into this point: 1, or more when a point within a rule's noise was measured again. Absent = 1. */
+  windows: Type.Optional(Type.Integer({ minimum: 1 }))
 });
-var analysis = obj2({
-  mode: { enum: ["open", "closed"] },
-  metric: { enum: ["ttft", "e2e"] },
+var LoadRangeSchema = Type.Object({ lower: nnum, upper: nnum });
+var KneeCheckSchema = Type.Object({
+  index: num4,
+  load: num4,
+  /** pass: every rule passes with its noise against it; fail: one fails with its noise in its favour; ambiguous: within noise. */
+  verdict: OneOf(["pass", "fail", "ambiguous"]),
+  /** Every rule passes on its point estimate. */
+  estimate_pass: bool2,
+  /** The p99's confidence bounds over the monotone envelope of the points, ms. */
+  tail_ms: Nullable(Type.Object({ lower: num4, upper: num4 })),
+  /** The rules that failed or were within noise, in words (null: all passed). */
+  why: nstr
+});
+var PointAnalysisSchema = Type.Object({
+  index: num4,
+  role,
+  mode,
+  /** The load's x value: the nominal rate (open loop) or the concurrency (closed loop). */
+  load: num4,
+  /** Arrivals per second in the window as realised (open loop); dispatches per second (closed loop). */
+  offered_rate_per_s: num4,
+  /** Completed requests per second in the window: the throughput. */
+  requests_per_s: num4,
+  output_tokens_per_s: num4,
+  /** requests_per_s / offered_rate_per_s. */
+  achieved_fraction: nnum,
+  latency_ms: Type.Object({ p50: nnum, p90: nnum, p99: nnum }),
+  e2e_ms: Type.Object({ mean: nnum, p90: nnum, p99: nnum, p999: nnum }),
+  goodput_fraction: nnum,
+  /** Utilisation ρ = requests_per_s / saturation requests_per_s. */
+  utilization: nnum,
+  littles_law: Type.Object({
+    /** L = λ·W: dispatch rate × mean time in system. */
+    predicted_in_flight: num4,
+    /** Measured time-average of requests in flight over the window. */
+    mean_in_flight: num4,
+    peak_in_flight: nnum,
+    /** L above the batch slots: requests queue at the server (null when the slots are unknown). */
+    oversubscribed: Nullable(bool2)
+  }),
+  /** Past saturation by the stop rule, and why. */
+  saturated: bool2,
+  saturated_because: nstr,
+  /** All of the point's validity checks passed. */
+  valid: bool2,
+  interrupted: bool2
+});
+var SweepAnalysisSchema = Type.Object({
+  mode,
+  metric: OneOf(SWEEP_METRICS),
+  /** S, ms: the metric's p50 at the lightest point, less the round trip when one was measured. */
   service_floor_ms: nnum,
-  service_floor: obj2({ point: nnum, p50_ms: nnum, rule: str2 }),
-  knee: obj2({ rate_per_s: nnum, concurrency: nnum, point: nnum, p99_ms: nnum, limit_ms: nnum, rule: str2 }),
-  saturation: obj2({ requests_per_s: nnum, output_tokens_per_s: nnum, reached: bool, points: { type: "array", items: num4 }, rule: str2 }),
-  capacity_at_slo: obj2({ rate_per_s: nnum, target: num4, passing_load: nnum, failing_load: nnum, precision: num4, rule: str2 }),
+  service_floor: Type.Object({
+    point: nnum,
+    p50_ms: nnum,
+    ttft_p50_ms: nnum,
+    e2e_p50_ms: nnum,
+    rtt_ms: nnum,
+    utilization: nnum,
+    rule: str2,
+    note: nstr
+  }),
+  knee: Type.Object({
+    rate_per_s: nnum,
+    concurrency: nnum,
+    point: nnum,
+    /** The metric's p99 there and the limit 3 × S it was held to. */
+    p99_ms: nnum,
+    limit_ms: nnum,
+    /** The next point measured above the knee, where a rule first broke (resolution of the knee). */
+    next_load: nnum,
+    /** From the highest point of the leading run of clear passes to the first clear failure. */
+    range: Type.Optional(Nullable(LoadRangeSchema)),
+    checks: Type.Optional(Type.Array(KneeCheckSchema)),
+    /** Points at or below the knee's end whose verdict was within a rule's noise. */
+    ambiguous: Type.Optional(Type.Array(num4)),
+    rule: str2,
+    note: nstr
+  }),
+  saturation: Type.Object({
+    requests_per_s: nnum,
+    output_tokens_per_s: nnum,
+    /** True when some point was past saturation; false: the numbers are lower bounds. */
+    reached: bool2,
+    points: Type.Array(num4),
+    /** X_max's bounds (req/s) from the plateau's count noise or spread. */
+    range: Type.Optional(Nullable(Type.Object({ lower: num4, upper: num4 }))),
+    rule: str2
+  }),
+  capacity_at_slo: Type.Object({
+    rate_per_s: nnum,
+    concurrency: nnum,
+    target: num4,
+    /** Highest load that met the target, and the lowest above it that did not: capacity lies between. */
+    passing_load: nnum,
+    failing_load: nnum,
+    /** (failing − passing) / passing: how finely the bisection pinned it. */
+    resolution: nnum,
+    /** From the passing load to the first load that misses the target beyond noise (or the failing one). */
+    range: Type.Optional(Nullable(LoadRangeSchema)),
+    precision: num4,
+    rule: str2,
+    note: nstr
+  }),
   batch_slots: nnum,
-  oversubscribed: { type: "array", items: str2 },
-  points: { type: "array", items: obj2({ index: num4, load: num4, requests_per_s: num4, saturated: bool, valid: bool }) }
+  oversubscribed: Type.Array(str2),
+  points: Type.Array(PointAnalysisSchema)
 });
-var sweepSchema2 = {
-  $schema: "http://json-schema.org/draft-07/schema#",
-  ...obj2({
-    schema_version: { const: SWEEP_SCHEMA_VERSION },
-    kind: { const: SWEEP_KIND },
-    tool: obj2({ name: { const: "loadgate" }, version: str2 }),
+var SizingAnswerSchema = Type.Object({
+  peak_rate_per_s: num4,
+  target_utilization: num4,
+  /** λ_max used: the saturation throughput. */
+  max_rate_per_s: num4,
+  replicas: Type.Integer({ minimum: 1 }),
+  replicas_formula: str2,
+  /** ⌈λ_peak / capacity at SLO⌉ when that capacity is known. */
+  replicas_at_slo: nnum,
+  replicas_at_slo_formula: nstr,
+  /** The measured point W and W_p99 are taken from, and why. */
+  operating_point: Type.Object({ load: num4, point: num4, why: str2 }),
+  kv_sequences: num4,
+  kv_sequences_formula: str2,
+  kv_sequences_p99: num4,
+  kv_sequences_p99_formula: str2,
+  timeout_ms: num4,
+  timeout_formula: str2
+});
+var spec2 = Type.Unsafe(Type.Object({ name: str2, target: Type.Object({}), sweep: Type.Object({}) }));
+var sweepSchema2 = Type.Object(
+  {
+    schema_version: Type.Literal(SWEEP_SCHEMA_VERSION),
+    kind: Type.Literal(SWEEP_KIND),
+    tool: Type.Object({ name: Type.Literal("loadgate"), version: str2 }),
     created_at: str2,
+    /** "open-loop rate sweep" or "closed-loop concurrency sweep": said everywhere the sweep is shown. */
     label: str2,
-    spec: obj2({ name: str2, target: { type: "object" }, sweep: { type: "object" } }),
+    spec: spec2,
     spec_hash: str2,
-    target: obj2({ url: str2, api: str2, model: str2, simulator: bool }),
-    interrupted: bool,
+    target: resultSchema.properties.target,
+    /** True when the sweep was stopped (Ctrl-C) before its plan was done; the points so far are kept. */
+    interrupted: bool2,
+    /** Why stepping stopped, in words. */
     stopped_because: str2,
-    skipped_loads: { type: "array", items: num4 },
-    points: { type: "array", items: point },
-    analysis,
-    sizing: nullable2(obj2({ replicas: { type: "integer", minimum: 1 }, replicas_formula: str2, kv_sequences: num4, timeout_ms: num4 }))
-  })
-};
+    /** Planned loads not measured because an earlier point was past saturation (or the sweep was interrupted). */
+    skipped_loads: Type.Array(num4),
+    points: Type.Array(SweepPointSchema),
+    analysis: SweepAnalysisSchema,
+    sizing: Nullable(SizingAnswerSchema)
+  },
+  { $schema: "http://json-schema.org/draft-07/schema#" }
+);
 
 // src/capacity/load.ts
 var validate4 = compileOnFirstUse(
@@ -60785,19 +61415,19 @@ function readSweep(path2) {
 // src/capacity/gate.ts
 var NOISE_METHOD2 = "capacity at SLO: bracket between passing and failing points, each decided beyond noise (Wilson bounds of the goodput fraction); knee: bracket to the next measured point; saturation: Poisson count noise of the plateau. A regression needs the favourable bound beyond the allowed change.";
 function curve2(d) {
-  const mode = sweepMode(d.points);
-  return d.points.filter((p2) => p2.mode === mode).sort((a, b2) => loadOf(a) - loadOf(b2));
+  const mode2 = sweepMode(d.points);
+  return d.points.filter((p2) => p2.mode === mode2).sort((a, b2) => loadOf(a) - loadOf(b2));
 }
 function goodputBounds(p2, z) {
   const n2 = p2.result.requests.window.scheduled;
   return n2 > 0 ? wilson(p2.result.goodput.requests, n2, z) : null;
 }
 function capacityBounds(d, z) {
-  const target = d.analysis.capacity_at_slo.target;
+  const target2 = d.analysis.capacity_at_slo.target;
   const c = curve2(d);
   const a = d.analysis.capacity_at_slo;
   const value2 = a.passing_load ?? (a.failing_load !== null ? 0 : null);
-  const clearFail = c.find((p2) => loadOf(p2) > (value2 ?? 0) && (goodputBounds(p2, z)?.upper ?? 1) < target);
+  const clearFail = c.find((p2) => loadOf(p2) > (value2 ?? 0) && (goodputBounds(p2, z)?.upper ?? 1) < target2);
   return {
     value: value2,
     favourable: clearFail ? loadOf(clearFail) : Infinity,
@@ -60894,12 +61524,12 @@ function judgeSaturation(rule2, base, cur, z, confidence) {
   );
 }
 function experiment(d) {
-  const { rate: _r, concurrency: _c, mode: _m, ...load } = d.spec.load;
+  const { rate: _r, concurrency: _c, mode: _m, ...load2 } = d.spec.load;
   const s = d.spec.sweep;
   return JSON.stringify({
     api: d.spec.target.api,
     workload: d.spec.workload,
-    load,
+    load: load2,
     slo: d.spec.slo,
     metric: s.metric,
     target: s.slo_target,
@@ -61263,19 +61893,19 @@ function interpolatedLoads(x1, xt, n2) {
 }
 
 // src/sweep/point-spec.ts
-function pointSpec(r, load) {
-  const spec = structuredClone(r.spec);
-  delete spec.sweep;
-  delete spec.sizing;
-  spec.load.mode = load.mode;
-  if (load.mode === "open") spec.load.rate = load.rate;
-  else spec.load.concurrency = load.concurrency;
-  const resolved = resolveSpec(spec);
+function pointSpec(r, load2) {
+  const spec3 = structuredClone(r.spec);
+  delete spec3.sweep;
+  delete spec3.sizing;
+  spec3.load.mode = load2.mode;
+  if (load2.mode === "open") spec3.load.rate = load2.rate;
+  else spec3.load.concurrency = load2.concurrency;
+  const resolved = resolveSpec(spec3);
   return { ...resolved, headers: r.headers, specDir: r.specDir, ...r.apiKey === void 0 ? {} : { apiKey: r.apiKey } };
 }
 
 // src/sweep/types.ts
-var describeLoad = (mode, load) => mode === "open" ? `${sig4(load)} req/s` : `concurrency ${load}`;
+var describeLoad = (mode2, load2) => mode2 === "open" ? `${sig4(load2)} req/s` : `concurrency ${load2}`;
 
 // src/sweep/auto.ts
 var LOADED_P50_MULTIPLE = 1.5;
@@ -61284,7 +61914,7 @@ function firstStepLoaded(run) {
   const a = analyzeSweep(run.points, run.options);
   const first = a.knee.checks?.[0];
   const step = run.points[run.points.length - 1].result;
-  const p50 = latency(step, run.options.metric)?.p50 ?? Infinity;
+  const p50 = latency2(step, run.options.metric)?.p50 ?? Infinity;
   return first?.verdict !== "pass" || a.service_floor_ms !== null && p50 > LOADED_P50_MULTIPLE * a.service_floor_ms || step.goodput.fraction !== null && !meetsTarget(step, run.options.sloTarget);
 }
 async function measureBelow(run, x1) {
@@ -61351,8 +61981,8 @@ async function runAuto(run) {
 }
 
 // src/sweep/run.ts
-function specOf(resolved, mode, load, repeat = 0) {
-  const r = pointSpec(resolved, mode === "open" ? { mode, rate: load } : { mode, concurrency: load });
+function specOf(resolved, mode2, load2, repeat = 0) {
+  const r = pointSpec(resolved, mode2 === "open" ? { mode: mode2, rate: load2 } : { mode: mode2, concurrency: load2 });
   return repeat === 0 ? r : replicateSpec(r, resolved.spec.load.replicates + repeat - 1);
 }
 function newRun(o) {
@@ -61370,30 +62000,30 @@ function newRun(o) {
       precision: s.bisect.precision
     },
     aborted: () => o.signal?.aborted === true,
-    measure: async (role, mode, load) => {
-      const info = { number: run.points.length + 1, role, mode, load, planned: Math.max(run.planned, run.points.length + 1) };
+    measure: async (role2, mode2, load2) => {
+      const info = { number: run.points.length + 1, role: role2, mode: mode2, load: load2, planned: Math.max(run.planned, run.points.length + 1) };
       o.onPointStart?.(info);
-      const result3 = await runReplicatesMerged(
-        { resolved: specOf(o.resolved, mode, load), signal: o.signal, onProgress: o.onProgress, workers: o.workers },
+      const result2 = await runReplicatesMerged(
+        { resolved: specOf(o.resolved, mode2, load2), signal: o.signal, onProgress: o.onProgress, workers: o.workers },
         o.resolved.spec.load.replicates
       );
-      const point2 = {
-        role,
-        mode,
-        rate_per_s: mode === "open" ? load : null,
-        concurrency: mode === "closed" ? load : null,
-        result: result3
+      const point = {
+        role: role2,
+        mode: mode2,
+        rate_per_s: mode2 === "open" ? load2 : null,
+        concurrency: mode2 === "closed" ? load2 : null,
+        result: result2
       };
-      run.points.push(point2);
+      run.points.push(point);
       run.options.rttMs = rttOf(run.points);
-      const why2 = role === "probe" || role === "throughput" ? null : analyzeSweep(run.points, run.options).points[run.points.length - 1].saturated_because;
-      o.onPointDone?.(info, point2, why2);
+      const why2 = role2 === "probe" || role2 === "throughput" ? null : analyzeSweep(run.points, run.options).points[run.points.length - 1].saturated_because;
+      o.onPointDone?.(info, point, why2);
       return why2;
     }
   };
   return run;
 }
-async function runListed(run, mode) {
+async function runListed(run, mode2) {
   const loads = plannedLoads(run.o.resolved.spec.sweep);
   run.planned = loads.length;
   for (let i = 0; i < loads.length; i++) {
@@ -61401,10 +62031,10 @@ async function runListed(run, mode) {
       appendAll(run.skipped, loads.slice(i));
       return "interrupted";
     }
-    const why2 = await run.measure("step", mode, loads[i]);
+    const why2 = await run.measure("step", mode2, loads[i]);
     if (why2) {
       appendAll(run.skipped, loads.slice(i + 1));
-      return `${describeLoad(mode, loads[i])} is past saturation: ${why2}${run.skipped.length ? `; not measured: ${run.skipped.map(sig4).join(", ")}` : ""}`;
+      return `${describeLoad(mode2, loads[i])} is past saturation: ${why2}${run.skipped.length ? `; not measured: ${run.skipped.map(sig4).join(", ")}` : ""}`;
     }
   }
   return "every planned point was measured";
@@ -61416,11 +62046,11 @@ async function repeatAmbiguous(run, budget) {
     const i = ambiguous.find((k) => (run.points[k].windows ?? 1) < 2);
     if (i === void 0) break;
     const p2 = run.points[i];
-    const load = p2.mode === "open" ? p2.rate_per_s : p2.concurrency;
-    const info = { number: i + 1, role: p2.role, mode: p2.mode, load, planned: run.points.length };
+    const load2 = p2.mode === "open" ? p2.rate_per_s : p2.concurrency;
+    const info = { number: i + 1, role: p2.role, mode: p2.mode, load: load2, planned: run.points.length };
     run.o.onPointStart?.(info);
     const extra = await runReplicatesMerged(
-      { resolved: specOf(run.o.resolved, p2.mode, load, 1), signal: run.o.signal, onProgress: run.o.onProgress, workers: run.o.workers },
+      { resolved: specOf(run.o.resolved, p2.mode, load2, 1), signal: run.o.signal, onProgress: run.o.onProgress, workers: run.o.workers },
       1
     );
     run.points[i] = { ...p2, result: mergeResults([p2.result, extra], { mode: "replicates" }), windows: (p2.windows ?? 1) + 1 };
@@ -61429,14 +62059,14 @@ async function repeatAmbiguous(run, budget) {
   }
   return used;
 }
-async function refine(run, mode) {
+async function refine(run, mode2) {
   const b2 = run.o.resolved.spec.sweep.bisect;
-  const more = async (role, next, budget) => {
+  const more = async (role2, next, budget) => {
     for (let i = 0; i < budget && !run.aborted(); i++) {
-      const load = next();
-      if (load === null) break;
+      const load2 = next();
+      if (load2 === null) break;
       run.planned = Math.max(run.planned, run.points.length + 1);
-      await run.measure(role, mode, load);
+      await run.measure(role2, mode2, load2);
     }
   };
   await more("bisect", () => nextBisection(run.points, run.options.sloTarget, b2.precision), b2.max_points);
@@ -61446,16 +62076,16 @@ async function refine(run, mode) {
   await repeatAmbiguous(run, repeats);
 }
 async function runSweep(o) {
-  const spec = o.resolved.spec;
-  const s = spec.sweep;
+  const spec3 = o.resolved.spec;
+  const s = spec3.sweep;
   const run = newRun(o);
-  const mode = s.concurrency ? "closed" : "open";
-  let stoppedBecause = s.auto ? await runAuto(run) : await runListed(run, mode);
-  await refine(run, mode);
+  const mode2 = s.concurrency ? "closed" : "open";
+  let stoppedBecause = s.auto ? await runAuto(run) : await runListed(run, mode2);
+  await refine(run, mode2);
   const interrupted = run.aborted();
   if (interrupted && !stoppedBecause.startsWith("interrupted")) stoppedBecause = `interrupted (${stoppedBecause})`;
   return buildSweepDocument({
-    spec,
+    spec: spec3,
     specHash: o.resolved.hash,
     points: run.points,
     interrupted,
@@ -61508,7 +62138,7 @@ function writeSweepReports(d, gate, files) {
   return written;
 }
 async function sweepCommand(argv) {
-  const { values, positionals } = parseCommandArgs("sweep", argv, {
+  const { values: values2, positionals } = parseCommandArgs("sweep", argv, {
     "target-url": { type: "string" },
     duration: { type: "string" },
     warmup: { type: "string" },
@@ -61520,34 +62150,34 @@ async function sweepCommand(argv) {
     json: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false }
   });
-  if (values.help) {
+  if (values2.help) {
     process.stdout.write(`${SWEEP_HELP}
 `);
     return EXIT.pass;
   }
   if (positionals.length !== 1) throw new UsageError("loadgate sweep takes exactly one spec file; see loadgate sweep --help");
   const resolved = applyOverrides(readSpec(positionals[0]), {
-    targetUrl: values["target-url"],
-    steady: values.duration,
-    warmup: values.warmup
+    targetUrl: values2["target-url"],
+    steady: values2.duration,
+    warmup: values2.warmup
   });
   if (!resolved.spec.sweep)
     throw new UsageError(
       `${positionals[0]}: has no sweep section; add e.g. "sweep: auto", "sweep: { rates: [5, 10, 20] }" or "sweep: { concurrency: [1, 4, 16] }"`
     );
-  const workers = parseWorkers2(values.workers);
-  const baseline = values.baseline === void 0 ? null : readSweep(values.baseline);
+  const workers = parseWorkers2(values2.workers);
+  const baseline = values2.baseline === void 0 ? null : readSweep(values2.baseline);
   checkOutputPaths(
     [
-      { path: values.out, what: "--out" },
-      { path: values.html, what: "--html" },
-      { path: values.markdown, what: "--markdown" }
+      { path: values2.out, what: "--out" },
+      { path: values2.html, what: "--html" },
+      { path: values2.markdown, what: "--markdown" }
     ],
-    [{ path: positionals[0], what: "the spec" }, { path: values.baseline, what: "--baseline" }, ...workloadFilePaths(resolved)]
+    [{ path: positionals[0], what: "the spec" }, { path: values2.baseline, what: "--baseline" }, ...workloadFilePaths(resolved)]
   );
-  const abort = new AbortController();
+  const abort2 = new AbortController();
   const interrupts = trapInterrupts(
-    abort,
+    abort2,
     (line2) => process.stderr.write(`
 ${line2}
 `),
@@ -61559,7 +62189,7 @@ ${line2}
   try {
     const doc = await runSweep({
       resolved,
-      signal: abort.signal,
+      signal: abort2.signal,
       workers,
       onProgress: (p2) => progress.update(p2),
       onPointStart: (p2) => {
@@ -61567,9 +62197,9 @@ ${line2}
         if (!process.stderr.isTTY) process.stderr.write(`${current}: measuring
 `);
       },
-      onPointDone: (p2, point2, why2) => {
+      onPointDone: (p2, point, why2) => {
         progress.end();
-        const r = point2.result;
+        const r = point.result;
         const lat = latencyOf(r, metric);
         process.stderr.write(
           `${describe2(p2)}: completed ${r.throughput.requests_per_s} req/s of ${r.load.offered_rate_per_s} offered \xB7 ${metric.toUpperCase()} p50 ${lat?.p50 ?? "n/a"} ms p99 ${lat?.p99 ?? "n/a"} ms \xB7 goodput ${r.goodput.fraction === null ? "n/a" : `${(r.goodput.fraction * 100).toFixed(1)} %`} \xB7 ${r.validity.valid ? "valid" : "not valid"}${why2 ? ` \xB7 past saturation: ${why2}` : ""}
@@ -61578,14 +62208,14 @@ ${line2}
       }
     });
     progress.end();
-    writeFileAtomic(values.out, `${JSON.stringify(doc, null, 2)}
+    writeFileAtomic(values2.out, `${JSON.stringify(doc, null, 2)}
 `, "--out");
     const gate = baseline ? compareSweeps(baseline, doc) : null;
-    const written = writeSweepReports(doc, gate, values);
-    if (values.json) process.stdout.write(`${JSON.stringify(gate ? { ...doc, verdict: gate } : doc)}
+    const written = writeSweepReports(doc, gate, values2);
+    if (values2.json) process.stdout.write(`${JSON.stringify(gate ? { ...doc, verdict: gate } : doc)}
 `);
     else process.stdout.write(`${renderSweepText(doc, gate)}
-${[values.out, ...written].map((f) => `Written to ${f}
+${[values2.out, ...written].map((f) => `Written to ${f}
 `).join("")}`);
     if (interrupts.forced) return EXIT_INTERRUPTED;
     if (gate) return EXIT[gate.verdict];
@@ -61643,7 +62273,7 @@ ${historyMarkdown(history)}
   return written;
 }
 async function compareCommand(argv) {
-  const { values, positionals } = parseCommandArgs("compare", argv, {
+  const { values: values2, positionals } = parseCommandArgs("compare", argv, {
     spec: { type: "string" },
     calibration: { type: "string" },
     markdown: { type: "string" },
@@ -61652,14 +62282,14 @@ async function compareCommand(argv) {
     "allow-missing-baseline": { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false }
   });
-  if (values.help) {
+  if (values2.help) {
     process.stdout.write(`${COMPARE_HELP}
 `);
     return EXIT.pass;
   }
   if (positionals.length !== 2) throw new UsageError("loadgate compare takes a baseline and a result file; see loadgate compare --help");
   const [baselinePath, resultPath] = positionals;
-  checkReportPaths(values, [
+  checkReportPaths(values2, [
     { path: baselinePath, what: "BASELINE" },
     { path: resultPath, what: "RESULT" }
   ]);
@@ -61668,23 +62298,23 @@ async function compareCommand(argv) {
     throw new UsageError(
       `${sweep ? baselinePath : resultPath} is a single result but ${sweep ? resultPath : baselinePath} is a sweep document; expected two results or two sweeps`
     );
-  if (sweep) return compareSweepFiles(baselinePath, resultPath, values);
+  if (sweep) return compareSweepFiles(baselinePath, resultPath, values2);
   const current = readResult(resultPath);
-  const baseline = values["allow-missing-baseline"] && !existsSync3(baselinePath) ? null : readResult(baselinePath);
-  const gate = gateFor(values.spec, current);
-  const report = compare(baseline, current, gate, { calibration: calibrationFor(gate, values.calibration) });
-  const written = writeReports(report, baseline, current, values);
-  if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}
+  const baseline = values2["allow-missing-baseline"] && !existsSync3(baselinePath) ? null : readResult(baselinePath);
+  const gate = gateFor(values2.spec, current);
+  const report = compare(baseline, current, gate, { calibration: calibrationFor(gate, values2.calibration) });
+  const written = writeReports(report, baseline, current, values2);
+  if (values2.json) process.stdout.write(`${JSON.stringify(report, null, 2)}
 `);
   else process.stdout.write(`${renderGateText(report, baseline, current)}
 ${written.map((f) => `Report written to ${f}
 `).join("")}`);
   return EXIT[report.verdict];
 }
-function compareSweepFiles(baselinePath, resultPath, values) {
+function compareSweepFiles(baselinePath, resultPath, values2) {
   const current = readSweep(resultPath);
-  if (values["allow-missing-baseline"] && !existsSync3(baselinePath)) {
-    const written2 = writeSweepReports(current, null, values);
+  if (values2["allow-missing-baseline"] && !existsSync3(baselinePath)) {
+    const written2 = writeSweepReports(current, null, values2);
     process.stdout.write(
       `${renderSweepText(current, null)}
 no baseline sweep at ${baselinePath}: nothing judged
@@ -61694,8 +62324,8 @@ ${written2.map((f) => `Report written to ${f}
     return EXIT.inconclusive;
   }
   const report = compareSweeps(readSweep(baselinePath), current);
-  const written = writeSweepReports(current, report, values);
-  if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}
+  const written = writeSweepReports(current, report, values2);
+  if (values2.json) process.stdout.write(`${JSON.stringify(report, null, 2)}
 `);
   else process.stdout.write(`${renderGateText(report)}
 ${written.map((f) => `Report written to ${f}
@@ -61720,34 +62350,34 @@ Options:
 
 Exit codes: 0 merged, 3 error (missing or invalid file, different benchmarks without --force).`;
 async function mergeCommand(argv) {
-  const { values, positionals } = parseCommandArgs("merge", argv, {
+  const { values: values2, positionals } = parseCommandArgs("merge", argv, {
     out: { type: "string" },
     mode: { type: "string", default: "replicates" },
     force: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false }
   });
-  if (values.help) {
+  if (values2.help) {
     process.stdout.write(`${MERGE_HELP}
 `);
     return EXIT.pass;
   }
   if (positionals.length < 2) throw new UsageError("loadgate merge needs at least two result files; see loadgate merge --help");
-  if (!values.out) throw new UsageError("loadgate merge needs --out FILE for the merged result");
-  if (values.mode !== "replicates" && values.mode !== "shards")
-    throw new UsageError(`--mode "${values.mode}" is not known; expected replicates or shards`);
+  if (!values2.out) throw new UsageError("loadgate merge needs --out FILE for the merged result");
+  if (values2.mode !== "replicates" && values2.mode !== "shards")
+    throw new UsageError(`--mode "${values2.mode}" is not known; expected replicates or shards`);
   checkDistinctInputs(positionals);
   checkOutputPaths(
-    [{ path: values.out, what: "--out" }],
+    [{ path: values2.out, what: "--out" }],
     positionals.map((path2) => ({ path: path2, what: "an input" }))
   );
   const results = positionals.map(readResult);
   checkDistinctRuns(results, positionals);
-  const merged = mergeResults(results, { mode: values.mode, force: values.force, names: positionals });
-  writeFileAtomic(values.out, `${JSON.stringify(merged, null, 2)}
+  const merged = mergeResults(results, { mode: values2.mode, force: values2.force, names: positionals });
+  writeFileAtomic(values2.out, `${JSON.stringify(merged, null, 2)}
 `, "--out");
   const w = merged.requests.window;
   process.stdout.write(
-    `Merged ${positionals.length} results (${values.mode}) into ${values.out}: ${w.scheduled} requests in ${merged.load.window_s} s of window, ${w.by_class.ok} ok; ${merged.validity.valid ? "valid" : `NOT valid (${merged.validity.checks.filter((c) => !c.ok).map((c) => c.name).join(", ")})`}
+    `Merged ${positionals.length} results (${values2.mode}) into ${values2.out}: ${w.scheduled} requests in ${merged.load.window_s} s of window, ${w.by_class.ok} ok; ${merged.validity.valid ? "valid" : `NOT valid (${merged.validity.checks.filter((c) => !c.ok).map((c) => c.name).join(", ")})`}
 `
   );
   return EXIT.pass;
@@ -61964,12 +62594,12 @@ function checkHistory(all, settings) {
   };
 }
 function changePointsOf(s, nights, alpha, settings) {
-  const values = s.points.map((p2) => p2.value);
+  const values2 = s.points.map((p2) => p2.value);
   const rng = createRng(deriveSeed(settings.seed, s.metric));
-  const splits = eDivisive(values, { alpha, permutations: settings.permutations, minSize: settings.min_size, rng });
-  const cuts = [0, ...splits.map((x) => x.index), values.length];
+  const splits = eDivisive(values2, { alpha, permutations: settings.permutations, minSize: settings.min_size, rng });
+  const cuts = [0, ...splits.map((x) => x.index), values2.length];
   return splits.map(
-    (split, k) => changePointAt(s, split, mean4(values, cuts[k], cuts[k + 1]), mean4(values, cuts[k + 1], cuts[k + 2]), nights, settings)
+    (split, k) => changePointAt(s, split, mean4(values2, cuts[k], cuts[k + 1]), mean4(values2, cuts[k + 1], cuts[k + 2]), nights, settings)
   ).filter((c) => Math.abs(c.change) * 100 >= settings.min_change_pct);
 }
 var mean4 = (z, from, to) => z.slice(from, to).reduce((a, b2) => a + b2, 0) / (to - from);
@@ -62077,14 +62707,14 @@ var readHistoryFile = (path2) => parseHistory(readHistoryText(path2), path2);
 function appendHistoryFile(path2, lines, max2) {
   checkOutputPath(path2, "--history");
   const before = readHistoryText(path2);
-  const result3 = appendToHistory(before, lines, max2, path2);
-  if (result3.added.length === 0) return result3;
-  if (result3.dropped === 0 && before !== "") {
+  const result2 = appendToHistory(before, lines, max2, path2);
+  if (result2.added.length === 0) return result2;
+  if (result2.dropped === 0 && before !== "") {
     const sep2 = before.endsWith("\n") ? "" : "\n";
-    appendFileSync(path2, `${sep2}${result3.added.map((l) => JSON.stringify(l)).join("\n")}
+    appendFileSync(path2, `${sep2}${result2.added.map((l) => JSON.stringify(l)).join("\n")}
 `);
-  } else writeFileAtomic(path2, result3.text, "--history");
-  return result3;
+  } else writeFileAtomic(path2, result2.text, "--history");
+  return result2;
 }
 
 // src/history/settings.ts
@@ -62190,30 +62820,30 @@ var OPTIONS = {
 var parseHistoryArgs = (argv) => parseCommandArgs("history", argv, OPTIONS);
 async function historyCommand(argv) {
   const [sub, ...rest] = argv;
-  const { values, positionals } = parseHistoryArgs(rest);
-  if (values.help || sub === void 0 || sub === "--help" || sub === "-h") {
+  const { values: values2, positionals } = parseHistoryArgs(rest);
+  if (values2.help || sub === void 0 || sub === "--help" || sub === "-h") {
     process.stdout.write(`${HISTORY_HELP}
 `);
     return sub === void 0 ? EXIT.error : EXIT.pass;
   }
   switch (sub) {
     case "append":
-      return appendCommand(values, positionals);
+      return appendCommand(values2, positionals);
     case "show":
-      return showCommand(values, positionals);
+      return showCommand(values2, positionals);
     case "check":
-      return checkCommand(values, positionals);
+      return checkCommand(values2, positionals);
     case "export":
-      return exportCommand(values, positionals);
+      return exportCommand(values2, positionals);
     default:
       throw new UsageError(`unknown history command "${sub}"; expected append, show, check or export (see loadgate history --help)`);
   }
 }
-function metaOf(values) {
+function metaOf(values2) {
   return {
-    commit: values.commit ?? process.env.GITHUB_SHA ?? null,
-    ref: values.ref ?? process.env.GITHUB_REF ?? null,
-    runner: values.runner ?? process.env.RUNNER_NAME ?? hostname()
+    commit: values2.commit ?? process.env.GITHUB_SHA ?? null,
+    ref: values2.ref ?? process.env.GITHUB_REF ?? null,
+    runner: values2.runner ?? process.env.RUNNER_NAME ?? hostname()
   };
 }
 function maxOf2(text) {
@@ -62223,26 +62853,26 @@ function maxOf2(text) {
     throw new UsageError(`--max is ${JSON.stringify(text)}; expected a whole number \u2265 0 (0 keeps every line)`);
   return n2;
 }
-function appendCommand(values, results) {
-  if (!values.history) throw new UsageError("loadgate history append needs --history FILE");
+function appendCommand(values2, results) {
+  if (!values2.history) throw new UsageError("loadgate history append needs --history FILE");
   if (results.length === 0) throw new UsageError("loadgate history append needs at least one result file");
-  const max2 = maxOf2(values.max);
-  const meta = metaOf(values);
+  const max2 = maxOf2(values2.max);
+  const meta = metaOf(values2);
   const lines = results.map((path2) => lineOfResult(readResult(path2), meta));
-  const done = appendHistoryFile(values.history, lines, max2);
+  const done = appendHistoryFile(values2.history, lines, max2);
   const dup = done.duplicates.length > 0 ? `; already there: ${done.duplicates.join(", ")}` : "";
   const dropped = done.dropped > 0 ? `; dropped the ${done.dropped} oldest to keep ${max2}` : "";
-  process.stdout.write(`Appended ${done.added.length} line(s) to ${values.history}${dup}${dropped}
+  process.stdout.write(`Appended ${done.added.length} line(s) to ${values2.history}${dup}${dropped}
 `);
   return EXIT.pass;
 }
-function showCommand(values, rest) {
-  if (!values.history) throw new UsageError("loadgate history show needs --history FILE");
+function showCommand(values2, rest) {
+  if (!values2.history) throw new UsageError("loadgate history show needs --history FILE");
   if (rest.length > 0) throw new UsageError("loadgate history show takes no result files; see loadgate history --help");
-  const lines = readHistoryFile(values.history);
-  if (values.json) process.stdout.write(`${JSON.stringify(lines, null, 2)}
+  const lines = readHistoryFile(values2.history);
+  if (values2.json) process.stdout.write(`${JSON.stringify(lines, null, 2)}
 `);
-  else process.stdout.write(`${showText(values.history, lines)}
+  else process.stdout.write(`${showText(values2.history, lines)}
 `);
   return EXIT.pass;
 }
@@ -62255,33 +62885,33 @@ function showText(name2, lines) {
   );
   return [`${name2}: ${lines.length} night(s)`, head, ...rows2].join("\n");
 }
-function checkCommand(values, results) {
-  if (!values.history && results.length === 0) throw new UsageError("loadgate history check needs --history FILE and/or result files");
+function checkCommand(values2, results) {
+  if (!values2.history && results.length === 0) throw new UsageError("loadgate history check needs --history FILE and/or result files");
   const settings = checkSettings(
     {
-      false_alarm_rate: values["false-alarm-rate"],
-      min_change_pct: values["min-change"],
-      fail_nights: values["fail-nights"],
-      min_size: values["min-size"],
-      permutations: values.permutations,
-      seed: values.seed
+      false_alarm_rate: values2["false-alarm-rate"],
+      min_change_pct: values2["min-change"],
+      fail_nights: values2["fail-nights"],
+      min_size: values2["min-size"],
+      permutations: values2.permutations,
+      seed: values2.seed
     },
     (key) => `--${{ false_alarm_rate: "false-alarm-rate", min_change_pct: "min-change" }[key] ?? key.replace(/_/g, "-")}`
   );
   checkOutputPaths([
-    { path: values.page, what: "--page" },
-    { path: values.markdown, what: "--markdown" }
+    { path: values2.page, what: "--page" },
+    { path: values2.markdown, what: "--markdown" }
   ]);
-  const meta = metaOf(values);
-  const past = values.history ? readHistoryFile(values.history) : [];
+  const meta = metaOf(values2);
+  const past = values2.history ? readHistoryFile(values2.history) : [];
   const known = new Set(past.map((l) => l.run_id));
   const given = results.map((p2) => lineOfResult(readResult(p2), meta)).filter((l) => !known.has(l.run_id) && known.add(l.run_id));
   const lines = [...past, ...given];
   const check2 = checkHistory(lines, settings);
-  if (values.page) writeFileAtomic(values.page, renderHistoryPage(check2), "--page");
-  if (values.markdown) writeFileAtomic(values.markdown, `${historyMarkdown(check2)}
+  if (values2.page) writeFileAtomic(values2.page, renderHistoryPage(check2), "--page");
+  if (values2.markdown) writeFileAtomic(values2.markdown, `${historyMarkdown(check2)}
 `, "--markdown");
-  process.stdout.write(values.json ? `${JSON.stringify(check2, null, 2)}
+  process.stdout.write(values2.json ? `${JSON.stringify(check2, null, 2)}
 ` : `${checkText(check2)}
 `);
   return check2.verdict === "fail" ? EXIT.fail : EXIT.pass;
@@ -62299,18 +62929,18 @@ function checkText(c) {
   );
   return [head, points.length > 0 ? "Change points:" : "No change points.", ...points, `Verdict: ${c.verdict.toUpperCase()}`].join("\n");
 }
-function exportCommand(values, results) {
+function exportCommand(values2, results) {
   if (results.length !== 1) throw new UsageError("loadgate history export takes exactly one result file; see loadgate history --help");
-  const format = values.format;
+  const format = values2.format;
   if (format !== "smaller" && format !== "bigger" && format !== "bmf")
     throw new UsageError(
       `--format is ${JSON.stringify(format ?? "")}; expected smaller, bigger (github-action-benchmark) or bmf (Bencher)`
     );
-  const line2 = lineOfResult(readResult(results[0]), metaOf(values));
+  const line2 = lineOfResult(readResult(results[0]), metaOf(values2));
   const doc = format === "bmf" ? toBmf(line2) : toBenchmarkAction(line2, format);
   const text = `${JSON.stringify(doc, null, 2)}
 `;
-  if (values.out) writeFileAtomic(values.out, text, "--out");
+  if (values2.out) writeFileAtomic(values2.out, text, "--out");
   else process.stdout.write(text);
   return EXIT.pass;
 }
@@ -62332,7 +62962,7 @@ Options:
 
 Exit codes: 0 written (whatever the verdict: use loadgate compare to gate on it), 3 error.`;
 async function reportCommand(argv) {
-  const { values, positionals } = parseCommandArgs("report", argv, {
+  const { values: values2, positionals } = parseCommandArgs("report", argv, {
     baseline: { type: "string" },
     spec: { type: "string" },
     history: { type: "string" },
@@ -62340,31 +62970,31 @@ async function reportCommand(argv) {
     markdown: { type: "string" },
     help: { type: "boolean", short: "h", default: false }
   });
-  if (values.help) {
+  if (values2.help) {
     process.stdout.write(`${REPORT_HELP}
 `);
     return EXIT.pass;
   }
   if (positionals.length !== 1) throw new UsageError("loadgate report takes exactly one result file; see loadgate report --help");
-  if (!values.html && !values.markdown) throw new UsageError("loadgate report needs --html FILE and/or --markdown FILE to write");
-  checkReportPaths(values, [
+  if (!values2.html && !values2.markdown) throw new UsageError("loadgate report needs --html FILE and/or --markdown FILE to write");
+  checkReportPaths(values2, [
     { path: positionals[0], what: "the result" },
-    { path: values.baseline, what: "--baseline" }
+    { path: values2.baseline, what: "--baseline" }
   ]);
   if (isSweepDocument(readJsonFile(positionals[0]))) {
     const sweep = readSweep(positionals[0]);
-    const gate2 = values.baseline === void 0 ? null : compareSweeps(readSweep(values.baseline), sweep);
-    const files = writeSweepReports(sweep, gate2, values);
+    const gate2 = values2.baseline === void 0 ? null : compareSweeps(readSweep(values2.baseline), sweep);
+    const files = writeSweepReports(sweep, gate2, values2);
     process.stdout.write(`${gate2 ? `Verdict ${gate2.verdict.toUpperCase()}; ` : ""}sweep report written to ${files.join(" and ")}
 `);
     return EXIT.pass;
   }
   const current = readResult(positionals[0]);
-  const baseline = values.baseline === void 0 ? null : readResult(values.baseline);
-  const gate = gateFor(values.spec, current);
+  const baseline = values2.baseline === void 0 ? null : readResult(values2.baseline);
+  const gate = gateFor(values2.spec, current);
   const report = compare(baseline, current, gate, { calibration: calibrationFor(gate) });
-  const history = values.history === void 0 ? void 0 : historyWithResult(values.history, current, report.verdict);
-  const written = writeReports(report, baseline, current, values, history);
+  const history = values2.history === void 0 ? void 0 : historyWithResult(values2.history, current, report.verdict);
+  const written = writeReports(report, baseline, current, values2, history);
   process.stdout.write(`Verdict ${report.verdict.toUpperCase()}; report written to ${written.join(" and ")}
 `);
   return EXIT.pass;
@@ -62393,7 +63023,7 @@ Options:
 
 Exit codes: 0 written, 3 error (bad spec, unreachable target, interrupted).`;
 async function calibrateCommand(argv) {
-  const { values, positionals } = parseCommandArgs("calibrate", argv, {
+  const { values: values2, positionals } = parseCommandArgs("calibrate", argv, {
     from: { type: "boolean", default: false },
     replicates: { type: "string", default: "5" },
     duration: { type: "string" },
@@ -62402,36 +63032,36 @@ async function calibrateCommand(argv) {
     out: { type: "string", default: "loadgate-calibration.json" },
     help: { type: "boolean", short: "h", default: false }
   });
-  if (values.help) {
+  if (values2.help) {
     process.stdout.write(`${CALIBRATE_HELP}
 `);
     return EXIT.pass;
   }
-  if (values.from) return calibrateFromResults(positionals, values.out);
+  if (values2.from) return calibrateFromResults(positionals, values2.out);
   if (positionals.length !== 1) throw new UsageError("loadgate calibrate takes exactly one spec file; see loadgate calibrate --help");
-  const n2 = Number(values.replicates);
+  const n2 = Number(values2.replicates);
   if (!Number.isInteger(n2) || n2 < 3 || n2 > 100)
-    throw new UsageError(`--replicates is "${values.replicates}"; expected a whole number from 3 to 100 (a spread needs at least 3 runs)`);
+    throw new UsageError(`--replicates is "${values2.replicates}"; expected a whole number from 3 to 100 (a spread needs at least 3 runs)`);
   const resolved = applyOverrides(readSpec(positionals[0]), {
-    targetUrl: values["target-url"],
-    steady: values.duration,
-    warmup: values.warmup
+    targetUrl: values2["target-url"],
+    steady: values2.duration,
+    warmup: values2.warmup
   });
-  checkOutputPaths([{ path: values.out, what: "--out" }], [{ path: positionals[0], what: "the spec" }, ...workloadFilePaths(resolved)]);
-  const abort = new AbortController();
-  const interrupt = () => abort.abort();
+  checkOutputPaths([{ path: values2.out, what: "--out" }], [{ path: positionals[0], what: "the spec" }, ...workloadFilePaths(resolved)]);
+  const abort2 = new AbortController();
+  const interrupt = () => abort2.abort();
   process.once("SIGINT", interrupt).once("SIGTERM", interrupt);
   const progress = progressPrinter(process.stderr);
   try {
     const merged = await runReplicatesMerged(
-      { resolved, signal: abort.signal, onProgress: (p2) => progress.update(p2), workers: 1 },
+      { resolved, signal: abort2.signal, onProgress: (p2) => progress.update(p2), workers: 1 },
       n2,
       (i) => process.stderr.write(`calibration run ${i + 1}/${n2}
 `)
     );
     progress.end();
     if (merged.load.interrupted) throw new UsageError("interrupted: no calibration written (every replicate must complete)");
-    return writeCalibration(merged, values.out);
+    return writeCalibration(merged, values2.out);
   } finally {
     process.off("SIGINT", interrupt).off("SIGTERM", interrupt);
   }
@@ -62511,18 +63141,18 @@ function planDetection(o) {
       });
       continue;
     }
-    const target = (detect - allowed) / (z + zPower);
+    const target2 = (detect - allowed) / (z + zPower);
     const se1 = bootstrapSe(b2, t.p, createRng(1), 400);
     const perS = b2.n / (o.baseline.load.window_s || 1) * (o.rate / (o.baseline.load.offered_rate_per_s || o.rate));
     const tScale = cv !== null && cvRuns > 1 ? studentQuantile(o.gate.confidence, cvRuns - 1) / z : 1;
     const between2 = cv !== null ? 2 * (cv * v * tScale) ** 2 : 0;
     const sampling2 = (n3, r) => 2 * se1 * se1 * b2.n / (r * n3);
-    const room = target * target - between2;
+    const room = target2 * target2 - between2;
     const windowS = room > 0 ? Math.ceil(2 * se1 * se1 * b2.n / room / perS) : null;
     const n2 = perS * o.windowS;
     let replicates = null;
     for (let r = 1; r <= 100; r++) {
-      if (sampling2(n2, r) + between2 / r <= target * target) {
+      if (sampling2(n2, r) + between2 / r <= target2 * target2) {
         replicates = r;
         break;
       }
@@ -62564,7 +63194,7 @@ var line = (p2, windowS) => {
   return `${head} \u2014 ${window2}; or ${reps} (${cv})`;
 };
 async function planCommand(argv) {
-  const { values, positionals } = parseArgs3({
+  const { values: values2, positionals } = parseArgs3({
     args: argv,
     allowPositionals: true,
     options: {
@@ -62575,33 +63205,33 @@ async function planCommand(argv) {
       help: { type: "boolean", short: "h", default: false }
     }
   });
-  if (values.help) {
+  if (values2.help) {
     process.stdout.write(`${PLAN_HELP}
 `);
     return EXIT.pass;
   }
   if (positionals.length !== 1) throw new UsageError("loadgate plan takes exactly one spec file; see loadgate plan --help");
-  if (values.baseline === void 0) throw new UsageError("loadgate plan needs --baseline RESULT, a result of the spec to plan from");
-  if (values.detect === void 0) throw new UsageError("loadgate plan needs --detect, the change to detect (e.g. 10%)");
-  const detect = parseDetect(values.detect);
-  const { spec, steadyMs } = readSpec(positionals[0]);
-  const gate = gateOf(spec);
-  const baseline = readResult(values.baseline);
-  if (spec.load.mode !== "open") throw new UsageError("loadgate plan plans open-loop specs (a rate); this spec is closed-loop");
+  if (values2.baseline === void 0) throw new UsageError("loadgate plan needs --baseline RESULT, a result of the spec to plan from");
+  if (values2.detect === void 0) throw new UsageError("loadgate plan needs --detect, the change to detect (e.g. 10%)");
+  const detect = parseDetect(values2.detect);
+  const { spec: spec3, steadyMs } = readSpec(positionals[0]);
+  const gate = gateOf(spec3);
+  const baseline = readResult(values2.baseline);
+  if (spec3.load.mode !== "open") throw new UsageError("loadgate plan plans open-loop specs (a rate); this spec is closed-loop");
   const windowS = steadyMs / 1e3;
   const plans = planDetection({
     baseline,
     gate,
     detect,
-    rate: spec.load.rate,
+    rate: spec3.load.rate,
     windowS,
-    calibration: calibrationFor(gate, values.calibration)
+    calibration: calibrationFor(gate, values2.calibration)
   });
-  if (values.json) process.stdout.write(`${JSON.stringify(plans, null, 2)}
+  if (values2.json) process.stdout.write(`${JSON.stringify(plans, null, 2)}
 `);
   else
     process.stdout.write(
-      `To detect a ${(detect * 100).toFixed(1)} % rise at ${spec.load.rate} req/s (${(gate.confidence * 100).toFixed(1)} % confidence, caught 80 % of the time):
+      `To detect a ${(detect * 100).toFixed(1)} % rise at ${spec3.load.rate} req/s (${(gate.confidence * 100).toFixed(1)} % confidence, caught 80 % of the time):
 ${plans.map((p2) => `  ${line(p2, windowS)}`).join("\n")}
 `
     );
@@ -62627,8 +63257,8 @@ async function probeTarget(draft) {
   if ("interrupted" in ready) throw new Error("interrupted before the target answered");
   const served = withServedModel(draft, ready.models, url);
   const model2 = served.resolved.spec.target.model;
-  const target = { baseUrl: url, api, model: model2, headers, timeoutMs: draft.requestTimeoutMs };
-  const counter = await findCounter("auto", target);
+  const target2 = { baseUrl: url, api, model: model2, headers, timeoutMs: draft.requestTimeoutMs };
+  const counter = await findCounter("auto", target2);
   const calibrate = "failed" in counter ? "off" : counter.method;
   const calibrationSource = "failed" in counter ? `no counter answered (${counter.failed})` : counter.source;
   const floor = await measureFloor(draft, model2, headers);
@@ -62826,11 +63456,11 @@ function uploadBaseline(indent, ifLine) {
     `${indent}    retention-days: 90`
   ];
 }
-function calibrationHint(spec, indent) {
-  const out2 = spec.replace(/[^/]+$/, "calibration.json");
+function calibrationHint(spec3, indent) {
+  const out2 = spec3.replace(/[^/]+$/, "calibration.json");
   return [
     `${indent}# The deployment's run-to-run spread widens both sides of every comparison. Make it once with`,
-    `${indent}#   loadgate calibrate ${spec} --replicates 5 --out ${out2}`,
+    `${indent}#   loadgate calibrate ${spec3} --replicates 5 --out ${out2}`,
     `${indent}# commit the file, then uncomment:`,
     `${indent}# calibration: ${out2}`
   ];
@@ -62864,7 +63494,7 @@ function prWorkflow(c) {
     ...uploadBaseline("      ", "github.event_name == 'push'")
   ];
 }
-function loadgateStep(c, spec, id = "loadgate", firstInputs = []) {
+function loadgateStep(c, spec3, id = "loadgate", firstInputs = []) {
   return [
     "      - uses: actions/checkout@v4",
     `      - uses: ${USES}`,
@@ -62872,7 +63502,7 @@ function loadgateStep(c, spec, id = "loadgate", firstInputs = []) {
     ...envLines(c, "        "),
     "        with:",
     ...firstInputs,
-    `          spec: ${spec}`,
+    `          spec: ${spec3}`,
     ...targetLines(c, "          ")
   ];
 }
@@ -62990,7 +63620,7 @@ Options:
 Exit codes: 0 written, 3 error (a file exists, the target cannot be probed, a bad flag).`;
 var KINDS = ["pr", "nightly", "release"];
 async function initCommand(argv) {
-  const { values, positionals } = parseCommandArgs("init", argv, {
+  const { values: values2, positionals } = parseCommandArgs("init", argv, {
     "target-url": { type: "string" },
     "api-key-env": { type: "string" },
     model: { type: "string" },
@@ -63000,13 +63630,13 @@ async function initCommand(argv) {
     force: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false }
   });
-  if (values.help) {
+  if (values2.help) {
     process.stdout.write(`${INIT_HELP}
 `);
     return EXIT.pass;
   }
   if (positionals.length > 0) throw new UsageError(`loadgate init takes no file argument (got ${positionals[0]}); use --dir DIR`);
-  const o = initOptions(values);
+  const o = initOptions(values2);
   const written = await writeInit(o, process.cwd());
   process.stdout.write(`${written.notices.map((n2) => `${n2}
 `).join("")}${written.files.map((f) => `wrote ${f}
@@ -63015,25 +63645,25 @@ async function initCommand(argv) {
 `);
   return EXIT.pass;
 }
-function initOptions(values) {
-  if (values.api !== "chat" && values.api !== "completions")
-    throw new UsageError(`--api ${values.api} is not an API; expected chat or completions`);
+function initOptions(values2) {
+  if (values2.api !== "chat" && values2.api !== "completions")
+    throw new UsageError(`--api ${values2.api} is not an API; expected chat or completions`);
   const workflows = /* @__PURE__ */ new Set();
-  for (const w of values.workflow) {
+  for (const w of values2.workflow) {
     if (w === "all") KINDS.forEach((k) => workflows.add(k));
     else if (KINDS.includes(w)) workflows.add(w);
     else throw new UsageError(`--workflow ${w} is not a workflow; expected pr, nightly, release or all`);
   }
-  if (isAbsolute(values.dir) || values.dir.split(/[\\/]/).includes(".."))
-    throw new UsageError(`--dir ${values.dir} must be a path inside this repository, such as bench`);
+  if (isAbsolute(values2.dir) || values2.dir.split(/[\\/]/).includes(".."))
+    throw new UsageError(`--dir ${values2.dir} must be a path inside this repository, such as bench`);
   return {
-    targetUrl: values["target-url"] ?? "sim",
-    apiKeyEnv: values["api-key-env"],
-    model: values.model,
-    api: values.api,
-    dir: values.dir,
+    targetUrl: values2["target-url"] ?? "sim",
+    apiKeyEnv: values2["api-key-env"],
+    model: values2.model,
+    api: values2.api,
+    dir: values2.dir,
     workflows: KINDS.filter((k) => workflows.has(k)),
-    force: values.force
+    force: values2.force
   };
 }
 function specKinds(workflows) {
@@ -63050,7 +63680,7 @@ async function writeInit(o, root) {
   const existing = paths.filter((p2) => existsSync5(join4(root, p2)));
   if (existing.length > 0 && !o.force)
     throw new UsageError(`${existing.join(", ")} already exist${existing.length === 1 ? "s" : ""}; pass --force to overwrite`);
-  const target = {
+  const target2 = {
     url: o.targetUrl,
     api: o.api,
     apiKeyEnv: o.apiKeyEnv,
@@ -63058,11 +63688,11 @@ async function writeInit(o, root) {
   };
   const notices = [];
   if (o.targetUrl !== "sim") {
-    target.facts = await learnTarget(o);
-    if (target.facts.modelNotice) notices.push(target.facts.modelNotice);
-    notices.push(floorNotice(target.facts));
+    target2.facts = await learnTarget(o);
+    if (target2.facts.modelNotice) notices.push(target2.facts.modelNotice);
+    notices.push(floorNotice(target2.facts));
   }
-  const texts = new Map(kinds.map((k) => [specPath(k), specText(k, target)]));
+  const texts = new Map(kinds.map((k) => [specPath(k), specText(k, target2)]));
   for (const [path2, text] of texts) parseSpec(text, path2, { [o.apiKeyEnv ?? ""]: "set" });
   const specs = { chat: specPath("chat"), soak: specPath("soak"), release: specPath("release"), capacity: specPath("capacity") };
   for (const w of o.workflows) texts.set(WORKFLOW_FILES[w], workflowText(w, { specs, apiKeyEnv: o.apiKeyEnv, sim: o.targetUrl === "sim" }));
@@ -63089,8 +63719,8 @@ async function learnTarget(o) {
   }
 }
 function floorNotice(f) {
-  const { ttftMs, tpotMs, e2eMs, requests } = f.floor;
-  return `service floor over ${requests} requests one at a time: TTFT ${ttftMs.toFixed(1)} ms, TPOT ${tpotMs.toFixed(1)} ms, E2E ${e2eMs.toFixed(1)} ms; calibrate: ${f.calibrate}`;
+  const { ttftMs, tpotMs, e2eMs, requests: requests2 } = f.floor;
+  return `service floor over ${requests2} requests one at a time: TTFT ${ttftMs.toFixed(1)} ms, TPOT ${tpotMs.toFixed(1)} ms, E2E ${e2eMs.toFixed(1)} ms; calibrate: ${f.calibrate}`;
 }
 function schemaRef(root, specDir) {
   const pkg = packageRoot();

@@ -4589,7 +4589,7 @@ var require_webidl = __commonJS({
     };
     webidl.util.markAsUncloneable = runtimeFeatures.has("markAsUncloneable") ? __require("node:worker_threads").markAsUncloneable : () => {
     };
-    webidl.util.ConvertToInt = function(V, bitLength, signedness, flags) {
+    webidl.util.ConvertToInt = function(V, bitLength, signedness, flags2) {
       let upperBound;
       let lowerBound;
       if (bitLength === 64) {
@@ -4610,7 +4610,7 @@ var require_webidl = __commonJS({
       if (x === 0) {
         x = 0;
       }
-      if (webidl.util.HasFlag(flags, webidl.attributes.EnforceRange)) {
+      if (webidl.util.HasFlag(flags2, webidl.attributes.EnforceRange)) {
         if (Number.isNaN(x) || x === Number.POSITIVE_INFINITY || x === Number.NEGATIVE_INFINITY) {
           throw webidl.errors.exception({
             header: "Integer conversion",
@@ -4626,7 +4626,7 @@ var require_webidl = __commonJS({
         }
         return x;
       }
-      if (!Number.isNaN(x) && webidl.util.HasFlag(flags, webidl.attributes.Clamp)) {
+      if (!Number.isNaN(x) && webidl.util.HasFlag(flags2, webidl.attributes.Clamp)) {
         x = Math.min(Math.max(x, lowerBound), upperBound);
         if (Math.floor(x) % 2 === 0) {
           x = Math.floor(x);
@@ -4679,8 +4679,8 @@ var require_webidl = __commonJS({
         message: `"${webidl.util.Stringify(V)}" is not an array buffer.`
       });
     };
-    webidl.util.HasFlag = function(flags, attributes) {
-      return typeof flags === "number" && (flags & attributes) === attributes;
+    webidl.util.HasFlag = function(flags2, attributes) {
+      return typeof flags2 === "number" && (flags2 & attributes) === attributes;
     };
     webidl.sequenceConverter = function(converter) {
       return (V, prefix, argument, Iterable) => {
@@ -4832,8 +4832,8 @@ var require_webidl = __commonJS({
       bytes2.set(view);
       return bytes2;
     };
-    webidl.converters.DOMString = function(V, prefix, argument, flags) {
-      if (V === null && webidl.util.HasFlag(flags, webidl.attributes.LegacyNullToEmptyString)) {
+    webidl.converters.DOMString = function(V, prefix, argument, flags2) {
+      if (V === null && webidl.util.HasFlag(flags2, webidl.attributes.LegacyNullToEmptyString)) {
         return "";
       }
       if (typeof V === "symbol") {
@@ -4886,11 +4886,11 @@ var require_webidl = __commonJS({
       const x = webidl.util.ConvertToInt(V, 32, "unsigned", 0, prefix, argument);
       return x;
     };
-    webidl.converters["unsigned short"] = function(V, prefix, argument, flags) {
-      const x = webidl.util.ConvertToInt(V, 16, "unsigned", flags, prefix, argument);
+    webidl.converters["unsigned short"] = function(V, prefix, argument, flags2) {
+      const x = webidl.util.ConvertToInt(V, 16, "unsigned", flags2, prefix, argument);
       return x;
     };
-    webidl.converters.ArrayBuffer = function(V, prefix, argument, flags) {
+    webidl.converters.ArrayBuffer = function(V, prefix, argument, flags2) {
       if (webidl.util.Type(V) !== OBJECT2 || !types.isArrayBuffer(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
@@ -4898,7 +4898,7 @@ var require_webidl = __commonJS({
           types: ["ArrayBuffer"]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a resizable ArrayBuffer.`
@@ -4906,7 +4906,7 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.SharedArrayBuffer = function(V, prefix, argument, flags) {
+    webidl.converters.SharedArrayBuffer = function(V, prefix, argument, flags2) {
       if (webidl.util.Type(V) !== OBJECT2 || !types.isSharedArrayBuffer(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
@@ -4914,7 +4914,7 @@ var require_webidl = __commonJS({
           types: ["SharedArrayBuffer"]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a resizable SharedArrayBuffer.`
@@ -4922,7 +4922,7 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.TypedArray = function(V, T, prefix, argument, flags) {
+    webidl.converters.TypedArray = function(V, T, prefix, argument, flags2) {
       if (webidl.util.Type(V) !== OBJECT2 || !types.isTypedArray(V) || V.constructor.name !== T.name) {
         throw webidl.errors.conversionFailed({
           prefix,
@@ -4930,13 +4930,13 @@ var require_webidl = __commonJS({
           types: [T.name]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a shared array buffer.`
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a resizable array buffer.`
@@ -4944,7 +4944,7 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.DataView = function(V, prefix, argument, flags) {
+    webidl.converters.DataView = function(V, prefix, argument, flags2) {
       if (webidl.util.Type(V) !== OBJECT2 || !types.isDataView(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
@@ -4952,13 +4952,13 @@ var require_webidl = __commonJS({
           types: ["DataView"]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a shared array buffer.`
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a resizable array buffer.`
@@ -4966,7 +4966,7 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.ArrayBufferView = function(V, prefix, argument, flags) {
+    webidl.converters.ArrayBufferView = function(V, prefix, argument, flags2) {
       if (webidl.util.Type(V) !== OBJECT2 || !types.isArrayBufferView(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
@@ -4974,13 +4974,13 @@ var require_webidl = __commonJS({
           types: ["ArrayBufferView"]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a shared array buffer.`
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags2, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a resizable array buffer.`
@@ -4988,13 +4988,13 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.BufferSource = function(V, prefix, argument, flags) {
+    webidl.converters.BufferSource = function(V, prefix, argument, flags2) {
       if (types.isArrayBuffer(V)) {
-        return webidl.converters.ArrayBuffer(V, prefix, argument, flags);
+        return webidl.converters.ArrayBuffer(V, prefix, argument, flags2);
       }
       if (types.isArrayBufferView(V)) {
-        flags &= ~webidl.attributes.AllowShared;
-        return webidl.converters.ArrayBufferView(V, prefix, argument, flags);
+        flags2 &= ~webidl.attributes.AllowShared;
+        return webidl.converters.ArrayBufferView(V, prefix, argument, flags2);
       }
       if (types.isSharedArrayBuffer(V)) {
         throw webidl.errors.exception({
@@ -5008,16 +5008,16 @@ var require_webidl = __commonJS({
         types: ["ArrayBuffer", "ArrayBufferView"]
       });
     };
-    webidl.converters.AllowSharedBufferSource = function(V, prefix, argument, flags) {
+    webidl.converters.AllowSharedBufferSource = function(V, prefix, argument, flags2) {
       if (types.isArrayBuffer(V)) {
-        return webidl.converters.ArrayBuffer(V, prefix, argument, flags);
+        return webidl.converters.ArrayBuffer(V, prefix, argument, flags2);
       }
       if (types.isSharedArrayBuffer(V)) {
-        return webidl.converters.SharedArrayBuffer(V, prefix, argument, flags);
+        return webidl.converters.SharedArrayBuffer(V, prefix, argument, flags2);
       }
       if (types.isArrayBufferView(V)) {
-        flags |= webidl.attributes.AllowShared;
-        return webidl.converters.ArrayBufferView(V, prefix, argument, flags);
+        flags2 |= webidl.attributes.AllowShared;
+        return webidl.converters.ArrayBufferView(V, prefix, argument, flags2);
       }
       throw webidl.errors.conversionFailed({
         prefix,
@@ -5423,15 +5423,15 @@ var require_util2 = __commonJS({
             );
           }
           const index = this.#index;
-          const values = kInternalIterator(this.#target);
-          const len = values.length;
+          const values2 = kInternalIterator(this.#target);
+          const len = values2.length;
           if (index >= len) {
             return {
               value: void 0,
               done: true
             };
           }
-          const { [keyIndex]: key, [valueIndex]: value2 } = values[index];
+          const { [keyIndex]: key, [valueIndex]: value2 } = values2[index];
           this.#index = index + 1;
           let result;
           switch (this.#kind) {
@@ -5482,7 +5482,7 @@ var require_util2 = __commonJS({
           writable: true,
           enumerable: true,
           configurable: true,
-          value: function values() {
+          value: function values2() {
             webidl.brandCheck(this, object2);
             return makeIterator(this, "value");
           }
@@ -5693,11 +5693,11 @@ var require_util2 = __commonJS({
       let charset = null;
       let essence = null;
       let mimeType = null;
-      const values = getDecodeSplit("content-type", headers);
-      if (values === null) {
+      const values2 = getDecodeSplit("content-type", headers);
+      if (values2 === null) {
         return "failure";
       }
-      for (const value2 of values) {
+      for (const value2 of values2) {
         const temporaryMimeType = parseMIMEType(value2);
         if (temporaryMimeType === "failure" || temporaryMimeType.essence === "*/*") {
           continue;
@@ -5721,7 +5721,7 @@ var require_util2 = __commonJS({
     function gettingDecodingSplitting(value2) {
       const input = value2;
       const position = { position: 0 };
-      const values = [];
+      const values2 = [];
       let temporaryValue = "";
       while (position.position < input.length) {
         temporaryValue += collectASequenceOfCodePoints(
@@ -5744,10 +5744,10 @@ var require_util2 = __commonJS({
           }
         }
         temporaryValue = removeChars(temporaryValue, true, true, (char) => char === 9 || char === 32);
-        values.push(temporaryValue);
+        values2.push(temporaryValue);
         temporaryValue = "";
       }
-      return values;
+      return values2;
     }
     function getDecodeSplit(name2, list) {
       const value2 = list.get(name2, true);
@@ -12876,8 +12876,8 @@ var require_mock_utils = __commonJS({
           continue;
         }
         if (value2.includes(",")) {
-          const values = value2.split(",");
-          for (const v of values) {
+          const values2 = value2.split(",");
+          for (const v of values2) {
             normalizedQp.append(key, v);
           }
           continue;
@@ -14015,9 +14015,9 @@ var require_snapshot_recorder = __commonJS({
       if (formattedRequest.headers && typeof formattedRequest.headers === "object") {
         const headerKeys = Object.keys(formattedRequest.headers).sort();
         for (const key of headerKeys) {
-          const values = Array.isArray(formattedRequest.headers[key]) ? formattedRequest.headers[key] : [formattedRequest.headers[key]];
+          const values2 = Array.isArray(formattedRequest.headers[key]) ? formattedRequest.headers[key] : [formattedRequest.headers[key]];
           parts.push(key);
-          for (const value2 of values.sort()) {
+          for (const value2 of values2.sort()) {
             parts.push(String(value2));
           }
         }
@@ -15687,13 +15687,13 @@ var require_cache = __commonJS({
     function appendHeader(headers, key, val) {
       const headerName = key.toLowerCase();
       const current = headers[headerName];
-      const values = Array.isArray(val) ? val : [val];
+      const values2 = Array.isArray(val) ? val : [val];
       if (current === void 0) {
         headers[headerName] = Array.isArray(val) ? val.slice() : val;
       } else if (Array.isArray(current)) {
-        current.push(...values);
+        current.push(...values2);
       } else {
-        headers[headerName] = [current, ...values];
+        headers[headerName] = [current, ...values2];
       }
     }
     function normalizeHeaders(opts) {
@@ -15953,10 +15953,10 @@ var require_cache = __commonJS({
       return output;
     }
     function splitVaryHeader(varyHeader) {
-      const values = Array.isArray(varyHeader) ? varyHeader : [varyHeader];
+      const values2 = Array.isArray(varyHeader) ? varyHeader : [varyHeader];
       const output = [];
-      for (let i = 0; i < values.length; i++) {
-        const parts = values[i].split(",");
+      for (let i = 0; i < values2.length; i++) {
+        const parts = values2[i].split(",");
         for (let j = 0; j < parts.length; j++) {
           output.push(parts[j]);
         }
@@ -15964,9 +15964,9 @@ var require_cache = __commonJS({
       return output;
     }
     function hasVaryStar(varyHeader) {
-      const values = splitVaryHeader(varyHeader);
-      for (let i = 0; i < values.length; i++) {
-        if (trimOWS(values[i]).indexOf("*") !== -1) {
+      const values2 = splitVaryHeader(varyHeader);
+      for (let i = 0; i < values2.length; i++) {
+        if (trimOWS(values2[i]).indexOf("*") !== -1) {
           return true;
         }
       }
@@ -16627,9 +16627,9 @@ var require_cache_handler = __commonJS({
       }
     }
     function appendConnectionHeaderTokens(headersToRemove, connectionHeader) {
-      const values = Array.isArray(connectionHeader) ? connectionHeader : [connectionHeader];
-      for (let i = 0; i < values.length; i++) {
-        const tokens = values[i].split(",");
+      const values2 = Array.isArray(connectionHeader) ? connectionHeader : [connectionHeader];
+      for (let i = 0; i < values2.length; i++) {
+        const tokens = values2[i].split(",");
         for (let j = 0; j < tokens.length; j++) {
           headersToRemove.push(trimOWS(tokens[j]).toLowerCase());
         }
@@ -16674,9 +16674,9 @@ var require_cache_handler = __commonJS({
       if (headerValue2 === void 0) {
         return;
       }
-      const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
-      for (let i = 0; i < values.length; i++) {
-        const path = getSameOriginPath(cacheKey, values[i]);
+      const values2 = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
+      for (let i = 0; i < values2.length; i++) {
+        const path = getSameOriginPath(cacheKey, values2[i]);
         if (path !== void 0) {
           deleteCachedUri(store, cacheKey, path);
         }
@@ -17658,9 +17658,9 @@ var require_cache2 = __commonJS({
       if (!pragma) {
         return false;
       }
-      const values = Array.isArray(pragma) ? pragma : [pragma];
-      for (let i = 0; i < values.length; i++) {
-        const value2 = values[i];
+      const values2 = Array.isArray(pragma) ? pragma : [pragma];
+      for (let i = 0; i < values2.length; i++) {
+        const value2 = values2[i];
         if (typeof value2 !== "string") {
           continue;
         }
@@ -19384,12 +19384,12 @@ var require_sqlite_cache_store = __commonJS({
       #findValue(key, canBeExpired = false) {
         const url = this.#makeValueUrl(key);
         const { headers, method } = key;
-        const values = this.#getValuesQuery.all(url, method);
-        if (values.length === 0) {
+        const values2 = this.#getValuesQuery.all(url, method);
+        if (values2.length === 0) {
           return void 0;
         }
         const now2 = Date.now();
-        for (const value2 of values) {
+        for (const value2 of values2) {
           if (now2 >= value2.deleteAt && !canBeExpired) {
             continue;
           }
@@ -22368,14 +22368,14 @@ var require_util3 = __commonJS({
     }
     function getFieldValues(header) {
       assert(header !== null);
-      const values = [];
+      const values2 = [];
       for (let value2 of header.split(",")) {
         value2 = value2.trim();
         if (isValidHeaderName(value2)) {
-          values.push(value2);
+          values2.push(value2);
         }
       }
-      return values;
+      return values2;
     }
     module2.exports = {
       urlEquals,
@@ -32279,13 +32279,13 @@ var require_umd = __commonJS({
           return table.get(index);
         }
         extendedExports.__getFunction = __getFunction;
-        function getTypedArray(Type, alignLog2, ptr) {
-          return new Type(getTypedArrayView(Type, alignLog2, ptr));
+        function getTypedArray(Type2, alignLog2, ptr) {
+          return new Type2(getTypedArrayView(Type2, alignLog2, ptr));
         }
-        function getTypedArrayView(Type, alignLog2, ptr) {
+        function getTypedArrayView(Type2, alignLog2, ptr) {
           const buffer = memory.buffer;
           const U32 = new Uint32Array(buffer);
-          return new Type(buffer, U32[ptr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2], U32[ptr + ARRAYBUFFERVIEW_BYTELENGTH_OFFSET >>> 2] >>> alignLog2);
+          return new Type2(buffer, U32[ptr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2], U32[ptr + ARRAYBUFFERVIEW_BYTELENGTH_OFFSET >>> 2] >>> alignLog2);
         }
         function attachTypedArrayFunctions(ctor, name2, align) {
           extendedExports[`__get${name2}`] = getTypedArray.bind(null, ctor, align);
@@ -34472,24 +34472,24 @@ var require_scope = __commonJS({
           return;
         return vs.get(keyOrRef);
       }
-      scopeRefs(scopeName, values = this._values) {
-        return this._reduceValues(values, (name2) => {
+      scopeRefs(scopeName, values2 = this._values) {
+        return this._reduceValues(values2, (name2) => {
           if (name2.scopePath === void 0)
             throw new Error(`CodeGen: name "${name2}" has no value`);
           return (0, code_1._)`${scopeName}${name2.scopePath}`;
         });
       }
-      scopeCode(values = this._values, usedValues, getCode) {
-        return this._reduceValues(values, (name2) => {
+      scopeCode(values2 = this._values, usedValues, getCode) {
+        return this._reduceValues(values2, (name2) => {
           if (name2.value === void 0)
             throw new Error(`CodeGen: name "${name2}" has no value`);
           return name2.value.code;
         }, usedValues, getCode);
       }
-      _reduceValues(values, valueCode, usedValues = {}, getCode) {
+      _reduceValues(values2, valueCode, usedValues = {}, getCode) {
         let code = code_1.nil;
-        for (const prefix in values) {
-          const vs = values[prefix];
+        for (const prefix in values2) {
+          const vs = values2[prefix];
           if (!vs)
             continue;
           const nameSet = usedValues[prefix] = usedValues[prefix] || /* @__PURE__ */ new Map();
@@ -35378,14 +35378,14 @@ var require_util7 = __commonJS({
       });
     }
     exports2.useFunc = useFunc;
-    var Type;
-    (function(Type2) {
-      Type2[Type2["Num"] = 0] = "Num";
-      Type2[Type2["Str"] = 1] = "Str";
-    })(Type || (exports2.Type = Type = {}));
+    var Type2;
+    (function(Type3) {
+      Type3[Type3["Num"] = 0] = "Num";
+      Type3[Type3["Str"] = 1] = "Str";
+    })(Type2 || (exports2.Type = Type2 = {}));
     function getErrorPath(dataProp, dataPropType, jsPropertySyntax) {
       if (dataProp instanceof codegen_1.Name) {
-        const isNumber = dataPropType === Type.Num;
+        const isNumber = dataPropType === Type2.Num;
         return jsPropertySyntax ? isNumber ? (0, codegen_1._)`"[" + ${dataProp} + "]"` : (0, codegen_1._)`"['" + ${dataProp} + "']"` : isNumber ? (0, codegen_1._)`"/" + ${dataProp}` : (0, codegen_1._)`"/" + ${dataProp}.replace(/~/g, "~0").replace(/\\//g, "~1")`;
       }
       return jsPropertySyntax ? (0, codegen_1.getProperty)(dataProp).toString() : "/" + escapeJsonPointer(dataProp);
@@ -38512,7 +38512,7 @@ var require_core = __commonJS({
     var util_1 = require_util7();
     var $dataRefSchema = require_data();
     var uri_1 = require_uri();
-    var defaultRegExp = (str, flags) => new RegExp(str, flags);
+    var defaultRegExp = (str, flags2) => new RegExp(str, flags2);
     defaultRegExp.code = "new RegExp";
     var META_IGNORE_OPTIONS = ["removeAdditional", "useDefaults", "coerceTypes"];
     var EXT_SCOPE_NAMES = /* @__PURE__ */ new Set([
@@ -41932,10 +41932,10 @@ function lognormalParams(mean2, stddev) {
 function clip(x, min = 1, max2 = Number.MAX_SAFE_INTEGER) {
   return Math.max(min, Math.min(max2, Math.round(x)), 1);
 }
-function empiricalSampler(values, weights) {
+function empiricalSampler(values2, weights) {
   const cumulative = [];
   let total = 0;
-  values.forEach((_, i) => cumulative.push(total += weights?.[i] ?? 1));
+  values2.forEach((_, i) => cumulative.push(total += weights?.[i] ?? 1));
   return (rng) => {
     const u = rng.next() * total;
     let lo = 0;
@@ -41945,11 +41945,11 @@ function empiricalSampler(values, weights) {
       if (cumulative[mid] > u) hi = mid;
       else lo = mid + 1;
     }
-    return values[lo];
+    return values2[lo];
   };
 }
 function parseLengthFile(text, name2) {
-  const values = [];
+  const values2 = [];
   const weights = [];
   const add2 = (where, length, count2 = 1) => {
     if (!Number.isInteger(length) || length < 1 || length > MAX_TOKENS_PER_REQUEST)
@@ -41958,11 +41958,11 @@ function parseLengthFile(text, name2) {
       );
     if (typeof count2 !== "number" || !(count2 >= 0) || !Number.isFinite(count2))
       throw new SpecError(`${where}: the count ${show(count2)} is not a number \u2265 0; expected length,count`);
-    if (values.length >= MAX_LENGTH_FILE_LINES)
+    if (values2.length >= MAX_LENGTH_FILE_LINES)
       throw new SpecError(
         `${name2}: holds more than ${figure(MAX_LENGTH_FILE_LINES)} lengths; expected at most that many (give counts: length,count)`
       );
-    values.push(length);
+    values2.push(length);
     weights.push(count2);
   };
   const body = text.replace(/^\uFEFF/, "").trim();
@@ -41989,9 +41989,9 @@ function parseLengthFile(text, name2) {
       add2(`${name2}:${i + 1}`, fields[0], fields[1]);
     });
   }
-  if (values.length === 0) throw new SpecError(`${name2}: holds no lengths; expected at least one`);
+  if (values2.length === 0) throw new SpecError(`${name2}: holds no lengths; expected at least one`);
   if (!weights.some((w) => w > 0)) throw new SpecError(`${name2}: every count is 0; expected at least one count > 0`);
-  return { values, weights };
+  return { values: values2, weights };
 }
 var numeric = (field) => field !== "" && Number.isFinite(Number(field)) ? Number(field) : field;
 var show = (v) => typeof v === "number" ? String(v) : typeof v === "string" ? "text" : v === void 0 ? "nothing" : `a ${Array.isArray(v) ? "list" : typeof v}`;
@@ -42173,6 +42173,292 @@ function appendAll(dst, src) {
 
 // src/metrics/histogram.ts
 var hdr = __toESM(require_dist(), 1);
+
+// node_modules/@sinclair/typebox/build/esm/type/guard/value.mjs
+function IsArray(value2) {
+  return Array.isArray(value2);
+}
+function IsDate(value2) {
+  return value2 instanceof globalThis.Date;
+}
+function IsObject(value2) {
+  return typeof value2 === "object" && value2 !== null;
+}
+function IsRegExp(value2) {
+  return value2 instanceof globalThis.RegExp;
+}
+function IsUint8Array(value2) {
+  return value2 instanceof globalThis.Uint8Array;
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/clone/value.mjs
+function ArrayType(value2) {
+  return value2.map((value3) => Visit(value3));
+}
+function DateType(value2) {
+  return new Date(value2.getTime());
+}
+function Uint8ArrayType(value2) {
+  return new Uint8Array(value2);
+}
+function RegExpType(value2) {
+  return new RegExp(value2.source, value2.flags);
+}
+function ObjectType(value2) {
+  const result = {};
+  for (const key of Object.getOwnPropertyNames(value2)) {
+    result[key] = Visit(value2[key]);
+  }
+  for (const key of Object.getOwnPropertySymbols(value2)) {
+    result[key] = Visit(value2[key]);
+  }
+  return result;
+}
+function Visit(value2) {
+  return IsArray(value2) ? ArrayType(value2) : IsDate(value2) ? DateType(value2) : IsUint8Array(value2) ? Uint8ArrayType(value2) : IsRegExp(value2) ? RegExpType(value2) : IsObject(value2) ? ObjectType(value2) : value2;
+}
+function Clone(value2) {
+  return Visit(value2);
+}
+
+// node_modules/@sinclair/typebox/build/esm/value/guard/guard.mjs
+function IsObject2(value2) {
+  return value2 !== null && typeof value2 === "object";
+}
+function IsArray2(value2) {
+  return globalThis.Array.isArray(value2) && !globalThis.ArrayBuffer.isView(value2);
+}
+function IsUndefined(value2) {
+  return value2 === void 0;
+}
+function IsNumber(value2) {
+  return typeof value2 === "number";
+}
+
+// node_modules/@sinclair/typebox/build/esm/system/policy.mjs
+var TypeSystemPolicy;
+(function(TypeSystemPolicy2) {
+  TypeSystemPolicy2.InstanceMode = "default";
+  TypeSystemPolicy2.ExactOptionalPropertyTypes = false;
+  TypeSystemPolicy2.AllowArrayObject = false;
+  TypeSystemPolicy2.AllowNaN = false;
+  TypeSystemPolicy2.AllowNullVoid = false;
+  function IsExactOptionalProperty(value2, key) {
+    return TypeSystemPolicy2.ExactOptionalPropertyTypes ? key in value2 : value2[key] !== void 0;
+  }
+  TypeSystemPolicy2.IsExactOptionalProperty = IsExactOptionalProperty;
+  function IsObjectLike(value2) {
+    const isObject2 = IsObject2(value2);
+    return TypeSystemPolicy2.AllowArrayObject ? isObject2 : isObject2 && !IsArray2(value2);
+  }
+  TypeSystemPolicy2.IsObjectLike = IsObjectLike;
+  function IsRecordLike(value2) {
+    return IsObjectLike(value2) && !(value2 instanceof Date) && !(value2 instanceof Uint8Array);
+  }
+  TypeSystemPolicy2.IsRecordLike = IsRecordLike;
+  function IsNumberLike(value2) {
+    return TypeSystemPolicy2.AllowNaN ? IsNumber(value2) : Number.isFinite(value2);
+  }
+  TypeSystemPolicy2.IsNumberLike = IsNumberLike;
+  function IsVoidLike(value2) {
+    const isUndefined = IsUndefined(value2);
+    return TypeSystemPolicy2.AllowNullVoid ? isUndefined || value2 === null : isUndefined;
+  }
+  TypeSystemPolicy2.IsVoidLike = IsVoidLike;
+})(TypeSystemPolicy || (TypeSystemPolicy = {}));
+
+// node_modules/@sinclair/typebox/build/esm/type/create/immutable.mjs
+function ImmutableArray(value2) {
+  return globalThis.Object.freeze(value2).map((value3) => Immutable(value3));
+}
+function ImmutableDate(value2) {
+  return value2;
+}
+function ImmutableUint8Array(value2) {
+  return value2;
+}
+function ImmutableRegExp(value2) {
+  return value2;
+}
+function ImmutableObject(value2) {
+  const result = {};
+  for (const key of Object.getOwnPropertyNames(value2)) {
+    result[key] = Immutable(value2[key]);
+  }
+  for (const key of Object.getOwnPropertySymbols(value2)) {
+    result[key] = Immutable(value2[key]);
+  }
+  return globalThis.Object.freeze(result);
+}
+function Immutable(value2) {
+  return IsArray(value2) ? ImmutableArray(value2) : IsDate(value2) ? ImmutableDate(value2) : IsUint8Array(value2) ? ImmutableUint8Array(value2) : IsRegExp(value2) ? ImmutableRegExp(value2) : IsObject(value2) ? ImmutableObject(value2) : value2;
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/create/type.mjs
+function CreateType(schema, options) {
+  const result = options !== void 0 ? { ...options, ...schema } : schema;
+  switch (TypeSystemPolicy.InstanceMode) {
+    case "freeze":
+      return Immutable(result);
+    case "clone":
+      return Clone(result);
+    default:
+      return result;
+  }
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/symbols/symbols.mjs
+var OptionalKind = /* @__PURE__ */ Symbol.for("TypeBox.Optional");
+var Kind = /* @__PURE__ */ Symbol.for("TypeBox.Kind");
+
+// node_modules/@sinclair/typebox/build/esm/type/guard/kind.mjs
+function IsOptional(value2) {
+  return IsObject(value2) && value2[OptionalKind] === "Optional";
+}
+function IsKindOf(value2, kind) {
+  return IsObject(value2) && Kind in value2 && value2[Kind] === kind;
+}
+function IsMappedResult(value2) {
+  return IsKindOf(value2, "MappedResult");
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/array/array.mjs
+function Array2(items, options) {
+  return CreateType({ [Kind]: "Array", type: "array", items }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/discard/discard.mjs
+function DiscardKey(value2, key) {
+  const { [key]: _, ...rest } = value2;
+  return rest;
+}
+function Discard(value2, keys) {
+  return keys.reduce((acc, key) => DiscardKey(acc, key), value2);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/never/never.mjs
+function Never(options) {
+  return CreateType({ [Kind]: "Never", not: {} }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/mapped/mapped-result.mjs
+function MappedResult(properties) {
+  return CreateType({
+    [Kind]: "MappedResult",
+    properties
+  });
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/union/union-create.mjs
+function UnionCreate(T, options) {
+  return CreateType({ [Kind]: "Union", anyOf: T }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/union/union.mjs
+function Union(types, options) {
+  return types.length === 0 ? Never(options) : types.length === 1 ? CreateType(types[0], options) : UnionCreate(types, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/literal/literal.mjs
+function Literal(value2, options) {
+  return CreateType({
+    [Kind]: "Literal",
+    const: value2,
+    type: typeof value2
+  }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/boolean/boolean.mjs
+function Boolean2(options) {
+  return CreateType({ [Kind]: "Boolean", type: "boolean" }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/number/number.mjs
+function Number2(options) {
+  return CreateType({ [Kind]: "Number", type: "number" }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/string/string.mjs
+function String2(options) {
+  return CreateType({ [Kind]: "String", type: "string" }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/object/object.mjs
+function RequiredArray(properties) {
+  return globalThis.Object.keys(properties).filter((key) => !IsOptional(properties[key]));
+}
+function _Object_(properties, options) {
+  const required = RequiredArray(properties);
+  const schema = required.length > 0 ? { [Kind]: "Object", type: "object", required, properties } : { [Kind]: "Object", type: "object", properties };
+  return CreateType(schema, options);
+}
+var Object2 = _Object_;
+
+// node_modules/@sinclair/typebox/build/esm/type/optional/optional.mjs
+function RemoveOptional(schema) {
+  return CreateType(Discard(schema, [OptionalKind]));
+}
+function AddOptional(schema) {
+  return CreateType({ ...schema, [OptionalKind]: "Optional" });
+}
+function OptionalWithFlag(schema, F) {
+  return F === false ? RemoveOptional(schema) : AddOptional(schema);
+}
+function Optional(schema, enable) {
+  const F = enable ?? true;
+  return IsMappedResult(schema) ? OptionalFromMappedResult(schema, F) : OptionalWithFlag(schema, F);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/optional/optional-from-mapped-result.mjs
+function FromProperties(P2, F) {
+  const Acc = {};
+  for (const K2 of globalThis.Object.getOwnPropertyNames(P2))
+    Acc[K2] = Optional(P2[K2], F);
+  return Acc;
+}
+function FromMappedResult(R, F) {
+  return FromProperties(R.properties, F);
+}
+function OptionalFromMappedResult(R, F) {
+  const P2 = FromMappedResult(R, F);
+  return MappedResult(P2);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/null/null.mjs
+function Null(options) {
+  return CreateType({ [Kind]: "Null", type: "null" }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/integer/integer.mjs
+function Integer(options) {
+  return CreateType({ [Kind]: "Integer", type: "integer" }, options);
+}
+
+// node_modules/@sinclair/typebox/build/esm/type/unsafe/unsafe.mjs
+function Unsafe(options = {}) {
+  return CreateType({ [Kind]: options[Kind] ?? "Unsafe" }, options);
+}
+
+// src/json-schema.ts
+var Type = {
+  Array: Array2,
+  Boolean: Boolean2,
+  Integer,
+  Literal,
+  Null,
+  Number: Number2,
+  Object: Object2,
+  Optional,
+  String: String2,
+  Union,
+  Unsafe
+};
+var Nullable = (schema) => Type.Union([Type.Null(), schema]);
+var OneOf = (values2, options = {}) => Type.Unsafe({ enum: [...values2], ...options });
+var Described = (description, schema) => ({ ...schema, description });
+var Count = (options = {}) => Type.Integer({ ...options, minimum: 0 });
+
+// src/metrics/histogram.ts
 function newHistogram() {
   return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
 }
@@ -42189,6 +42475,14 @@ var PERCENTILES = [
   ["p99", 99],
   ["p999", 99.9]
 ];
+var percentileFields = Object.fromEntries(PERCENTILES.map(([k]) => [k, Type.Number()]));
+var SummarySchema = Type.Object({
+  count: Count(),
+  mean: Type.Number(),
+  min: Type.Number(),
+  ...percentileFields,
+  max: Type.Number()
+});
 function summarize(h, unit) {
   if (h.totalCount === 0) return null;
   const s = {
@@ -42202,6 +42496,7 @@ function summarize(h, unit) {
 }
 var summarizeMs = (h) => summarize(h, 1e3);
 var summarizeCounts = (h) => summarize(h, 1);
+var DelayTailSchema = Type.Object({ p50: Type.Number(), p99: Type.Number(), max: Type.Number() });
 function delayTail(s) {
   return s && { p50: s.p50, p99: s.p99, max: s.max };
 }
@@ -42220,9 +42515,9 @@ function plan(inputs, calibration, salt, cache, dataset) {
     salt
   };
 }
-function summarize2(values) {
+function summarize2(values2) {
   const h = newHistogram();
-  for (const v of values) h.recordValue(v);
+  for (const v of values2) h.recordValue(v);
   return summarizeCounts(h);
 }
 
@@ -42302,6 +42597,15 @@ var range = (xs) => `${xs.reduce((a, b2) => Math.min(a, b2))}\u2013${xs.reduce((
 
 // src/workload/session-stats.ts
 var MAX_TURN_ROWS = 32;
+var TurnRowSchema = Type.Object({
+  turn: Count(),
+  sent: Count(),
+  ok: Count(),
+  ttft_ms: Nullable(SummarySchema),
+  prompt_tokens: Described("Mean prompt tokens the server counted (usage); null when none reported.", Nullable(Type.Number())),
+  prompt_tokens_requested: Nullable(Type.Number()),
+  reply_tokens: Nullable(Type.Number())
+});
 var mean = (a) => a.n > 0 ? round3(a.sum / a.n) : null;
 var add = (a, v) => {
   a.sum += v;
@@ -42832,6 +43136,12 @@ function detailSanitizer(secrets) {
 var KEEP_ALIVE_DISABLED_REASON = "the server closes connections after each stream; keep-alive disabled";
 var SERVER_CLOSE_WINDOW_MS = 1e3;
 var MIN_SERVER_CLOSES = 3;
+var KeepAliveFactsSchema = Type.Object({
+  disabled: Type.Boolean(),
+  responses_observed: Count(),
+  server_closed: Count(),
+  reason: Type.Optional(Type.String({ description: "Present when disabled: why, in words." }))
+});
 function shouldDisable(serverClosed, observed) {
   return serverClosed >= MIN_SERVER_CLOSES && serverClosed * 2 > observed;
 }
@@ -43848,8 +44158,8 @@ var Recorder = class {
     this.segments.record(r.segment, "ttft", ttft);
     this.segments.record(r.segment, "e2e", e2e);
     if (n > 1) this.segments.record(r.segment, "tpot", tpot);
-    const slo = this.o.slo;
-    if (ttft <= slo.ttft_ms && e2e <= slo.e2e_ms && !(tpot > slo.tpot_ms)) this.windowGood++;
+    const slo2 = this.o.slo;
+    if (ttft <= slo2.ttft_ms && e2e <= slo2.e2e_ms && !(tpot > slo2.tpot_ms)) this.windowGood++;
   }
   sampleError(r) {
     const detail = r.detail ?? "";
@@ -43909,6 +44219,10 @@ function procThreadCpuMs() {
 }
 
 // src/metrics/window-cpu.ts
+var WindowCpuSchema = Type.Object({
+  busy: Described("Share of one core the thread spent working: its CPU time less the dispatcher's idle spin.", Type.Number()),
+  spin: Described("Share of one core the dispatcher spent spinning through idle event-loop turns just before arrivals.", Type.Number())
+});
 var WindowCpuMeter = class {
   constructor(spinMs) {
     this.spinMs = spinMs;
@@ -44094,18 +44408,18 @@ var isLoopbackTarget = (url) => url === "sim" || URL.canParse(url) && isLoopback
 // src/metrics/buckets.ts
 function bucketsOf(h, unit = 1e3) {
   const x = h;
-  const values = [];
+  const values2 = [];
   const counts = [];
   for (let i = 0; i < x.countsArrayLength; i++) {
     const c = x.getCountAtIndex(i);
     if (c > 0) {
-      values.push(x.highestEquivalentValue(x.valueFromIndex(i)) / unit);
+      values2.push(x.highestEquivalentValue(x.valueFromIndex(i)) / unit);
       counts.push(c);
     }
   }
   const cum = new Float64Array(counts.length);
   counts.reduce((acc, c, i) => cum[i] = acc + c, 0);
-  return { values: Float64Array.from(values), counts: Float64Array.from(counts), cum, n: cum.length > 0 ? cum[cum.length - 1] : 0 };
+  return { values: Float64Array.from(values2), counts: Float64Array.from(counts), cum, n: cum.length > 0 ? cum[cum.length - 1] : 0 };
 }
 function rankOfPercentile(n, p2) {
   return Math.max(1, Math.ceil(p2 / 100 * n - 1e-9));
@@ -44123,6 +44437,21 @@ function valueAtRank(b2, rank) {
 var percentileOf = (b2, p2) => valueAtRank(b2, rankOfPercentile(b2.n, p2));
 
 // src/result/timestamp-error.ts
+var TimestampErrorSchema = Type.Object({
+  p50: Type.Number(),
+  p90: Type.Number(),
+  p99: Type.Number(),
+  max: Described(
+    "The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst.",
+    Type.Number()
+  ),
+  delivery_ms: Described(
+    "The delivery floor included in every figure above (ms): on a loopback target, half the network probe's median round trip (see timestampError); 0 elsewhere. Absent in older results.",
+    Type.Optional(Type.Number())
+  ),
+  method: Described("How the figures were derived, in one line.", Type.String()),
+  observed_s: Described("Event-loop time observed (s), summed over threads and replicates: the denominator merging needs.", Type.Number())
+});
 var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
 var METHOD = "delivery floor + union bound on residual + position: delivery = half the probe round trip on loopback, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
 function timestampErrorHistograms(m) {
@@ -44201,6 +44530,13 @@ var RESULT_SCHEMA_VERSION = 1;
 var METRIC_HISTOGRAM = Object.fromEntries(METRICS.map((m) => [m.key, m.histogram]));
 
 // src/spec/generator-limits.ts
+var GENERATOR_LIMIT_KEYS = Object.keys({
+  max_schedule_lag_p99_ms: 0,
+  max_event_loop_delay_p99_ms: 0,
+  max_generator_cpu: 0,
+  max_pool_wait_p99_ms: 0,
+  min_achieved_fraction: 0
+});
 var DEFAULT_GENERATOR_LIMITS = {
   max_schedule_lag_p99_ms: 5,
   max_event_loop_delay_p99_ms: 20,
@@ -44565,6 +44901,16 @@ function connectionFacts(reconnects, keepAlive) {
 
 // src/result/segments.ts
 var SEGMENT_PERCENTILES = ["p50", "p90", "p95", "p99"];
+var values = Type.Array(Nullable(Type.Number()));
+var SegmentSeriesSchema = Type.Object({
+  n: Type.Array(Count()),
+  ...Object.fromEntries(SEGMENT_PERCENTILES.map((k) => [k, values]))
+});
+var SegmentsSchema = Type.Object({
+  count: Described("Equal slices of the window by intended send time.", Type.Integer({ minimum: 1 })),
+  segment_s: Type.Number(),
+  ...Object.fromEntries(SEGMENT_METRICS.map((m) => [`${m}_ms`, SegmentSeriesSchema]))
+});
 var P = { p50: 50, p90: 90, p95: 95, p99: 99 };
 function series(hs) {
   const out2 = { n: hs.map((h) => h.totalCount) };
@@ -44576,27 +44922,6 @@ function segmentsSection(s) {
   for (const m of SEGMENT_METRICS) section[`${m}_ms`] = series(s.h.map((h) => h[m]));
   return section;
 }
-var segmentsSchema = (() => {
-  const values = { type: "array", items: { anyOf: [{ type: "null" }, { type: "number" }] } };
-  const seriesSchema = {
-    type: "object",
-    required: ["n", ...SEGMENT_PERCENTILES],
-    properties: {
-      n: { type: "array", items: { type: "integer", minimum: 0 } },
-      ...Object.fromEntries(SEGMENT_PERCENTILES.map((k) => [k, values]))
-    }
-  };
-  const metrics = SEGMENT_METRICS.map((m) => `${m}_ms`);
-  return {
-    type: "object",
-    required: ["count", "segment_s", ...metrics],
-    properties: {
-      count: { type: "integer", minimum: 1 },
-      segment_s: { type: "number" },
-      ...Object.fromEntries(metrics.map((m) => [m, seriesSchema]))
-    }
-  };
-})();
 
 // src/result/build.ts
 function recorderTotals(rec, f) {
@@ -44704,6 +45029,15 @@ function riseReason(rise, w) {
   if (rise === "noise") return `${w.moved}, but within noise: ${w.bound} is ${w.lower}${caught}${noise}`;
   return `${w.moved}${caught}${noise}`;
 }
+var DriftOutcomeSchema = Type.Object({
+  first: Nullable(Type.Number()),
+  last: Nullable(Type.Number()),
+  change: Nullable(Type.Object({ abs: Type.Number(), rel: Nullable(Type.Number()) })),
+  bound: Described("Allowed rise, ms.", Nullable(Type.Number())),
+  ci: Nullable(Type.Object({ lower: Type.Number(), upper: Type.Number(), confidence: Type.Number() })),
+  verdict: OneOf(["drift", "none", "inconclusive"]),
+  reason: Type.String()
+});
 function segmentDrift(d) {
   const test = percentileRise({
     before: d.first.totalCount > 0 ? bucketsOf(d.first, 1e3) : null,
@@ -44749,6 +45083,16 @@ function compileOnFirstUse(compile) {
   return () => validate ??= compile();
 }
 
+// src/spec/mapping.ts
+function Mapping(properties, options = {}) {
+  const schema = Type.Object(properties, { ...options, additionalProperties: false });
+  const json = schema;
+  const required = (json.required ?? []).filter((key) => !("default" in properties[key]));
+  if (required.length > 0) json.required = required;
+  else delete json.required;
+  return schema;
+}
+
 // src/spec/gate-schema.ts
 var LATENCY_METRICS = GATE_METRICS.map((m) => m.gate);
 var PERCENTILE_KEYS = PERCENTILES.map(([key]) => key);
@@ -44756,24 +45100,22 @@ var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"]
 var FIXED_FLOOR_MS = { ttft_p95: 20, tpot_p50: 2, tpot_p95: 2, itl_p99: 5, e2e_p95: 50 };
 var LATENCY_DEFAULTS = { ttft_p95: 10, tpot_p50: 10, tpot_p95: 10, itl_p99: 15, e2e_p95: 10 };
 var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})`;
-var FIXED_SLO_KEYS = ["http_5xx_rate", "http_429_rate", "goodput_fraction"];
-var withDefault = (schema, value2) => value2 === void 0 ? schema : { ...schema, default: value2 };
-var nonNegative = (fallback) => withDefault({ type: "number", minimum: 0, description: "a number \u2265 0" }, fallback);
-var fraction = (fallback) => withDefault({ type: "number", minimum: 0, maximum: 1, description: "a fraction between 0 and 1" }, fallback);
-function rule(props, required, fallback) {
-  return withDefault(
+var orDefault = (value2) => value2 === void 0 ? {} : { default: value2 };
+var nonNegative = (fallback) => Type.Number({ minimum: 0, description: "a number \u2265 0", ...orDefault(fallback) });
+var fraction = (fallback) => Type.Number({ minimum: 0, maximum: 1, description: "a fraction between 0 and 1", ...orDefault(fallback) });
+var { Optional: Optional2 } = Type;
+var flags = {
+  /** Report a violation as a warning; it never turns the verdict to fail. */
+  warn_only: Type.Boolean({ default: false, description: "true or false" }),
+  enabled: Type.Boolean({ default: true, description: "true or false" })
+};
+function rule(props, fallback) {
+  return Mapping(
+    { ...props, ...flags },
     {
-      type: "object",
       description: `a mapping with ${[...Object.keys(props), "warn_only", "enabled"].join(", ")}`,
-      additionalProperties: false,
-      ...required.length > 0 ? { required } : {},
-      properties: {
-        ...props,
-        warn_only: { type: "boolean", default: false, description: "true or false" },
-        enabled: { type: "boolean", default: true, description: "true or false" }
-      }
-    },
-    fallback
+      ...fallback === void 0 ? {} : { default: fallback }
+    }
   );
 }
 var keyNames = (pattern, what) => ({
@@ -44781,105 +45123,105 @@ var keyNames = (pattern, what) => ({
   pattern: `^${pattern}$`,
   description: `${what} named <metric>_<percentile>, e.g. ttft_p95 (metrics ${LATENCY_METRICS.join(", ")}; percentiles ${PERCENTILE_KEYS.join(", ")})`
 });
-var gateSchema = {
+var latencyIncrease = rule({ max_increase_pct: nonNegative(), max_increase_ms: Optional2(nonNegative()) });
+var latencyIncreaseDefault = (pct2) => rule({ max_increase_pct: nonNegative(pct2), max_increase_ms: Optional2(nonNegative()) }, {});
+var ttftLimit = rule({ max_ms: Optional2(nonNegative()) }, {});
+var latencyLimit = rule({ max_ms: nonNegative() });
+var throughputRule = (fallback) => rule({ max_decrease_pct: nonNegative(5) }, fallback);
+var latency = Type.Unsafe({
   type: "object",
   default: {},
-  description: "a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity, max_timestamp_error_share, max_cv, calibration, noise",
-  additionalProperties: false,
-  properties: {
-    latency: {
-      type: "object",
-      default: {},
-      description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
-      propertyNames: keyNames(LATENCY_KEY, "latency rules"),
-      properties: Object.fromEntries(
-        Object.entries(LATENCY_DEFAULTS).map(([key, pct2]) => [
-          key,
-          rule({ max_increase_pct: nonNegative(pct2), max_increase_ms: nonNegative() }, [], {})
-        ])
-      ),
-      additionalProperties: rule({ max_increase_pct: nonNegative(), max_increase_ms: nonNegative() }, ["max_increase_pct"])
-    },
-    throughput: {
-      type: "object",
-      default: {},
-      description: `a mapping with keys ${THROUGHPUT_KEYS.join(", ")}`,
-      additionalProperties: false,
-      properties: Object.fromEntries(
-        THROUGHPUT_KEYS.map((key) => [key, rule({ max_decrease_pct: nonNegative(5) }, [], key === "output_tokens_per_s" ? {} : void 0)])
-      )
-    },
-    error_rate: rule({ max_increase_pp: nonNegative(1) }, [], {}),
-    slo: {
-      type: "object",
-      default: {},
-      description: `a mapping with keys ${FIXED_SLO_KEYS.join(", ")} and <metric>_<percentile> latency limits`,
-      propertyNames: keyNames(
-        `(${LATENCY_KEY}|${FIXED_SLO_KEYS.join("|")})`,
-        `SLO rules are ${FIXED_SLO_KEYS.join(", ")} or latency limits`
-      ),
-      properties: {
-        ttft_p95: rule({ max_ms: nonNegative() }, [], {}),
-        http_5xx_rate: rule({ max: fraction(0.01) }, [], {}),
-        http_429_rate: rule({ max: fraction(0.05) }, [], {}),
-        goodput_fraction: rule({ min: fraction(0.99) }, [], {})
-      },
-      additionalProperties: rule({ max_ms: nonNegative() }, ["max_ms"])
-    },
+  description: "a mapping from <metric>_<percentile> to { max_increase_pct, max_increase_ms }",
+  propertyNames: keyNames(LATENCY_KEY, "latency rules"),
+  properties: Object.fromEntries(Object.entries(LATENCY_DEFAULTS).map(([key, pct2]) => [key, latencyIncreaseDefault(pct2)])),
+  additionalProperties: latencyIncrease
+});
+var throughput = Mapping(
+  {
+    output_tokens_per_s: throughputRule({}),
+    requests_per_s: Optional2(throughputRule()),
+    goodput_per_s: Optional2(throughputRule())
+  },
+  { default: {}, description: `a mapping with keys ${THROUGHPUT_KEYS.join(", ")}` }
+);
+var fixedSlo = {
+  http_5xx_rate: rule({ max: fraction(0.01) }, {}),
+  http_429_rate: rule({ max: fraction(0.05) }, {}),
+  goodput_fraction: rule({ min: fraction(0.99) }, {})
+};
+var FIXED_SLO_KEYS = Object.keys(fixedSlo);
+var slo = Type.Unsafe({
+  type: "object",
+  default: {},
+  description: `a mapping with keys ${FIXED_SLO_KEYS.join(", ")} and <metric>_<percentile> latency limits`,
+  propertyNames: keyNames(`(${LATENCY_KEY}|${FIXED_SLO_KEYS.join("|")})`, `SLO rules are ${FIXED_SLO_KEYS.join(", ")} or latency limits`),
+  properties: { ttft_p95: ttftLimit, ...fixedSlo },
+  additionalProperties: latencyLimit
+});
+var validity = Mapping(
+  Object.fromEntries(GENERATOR_LIMIT_KEYS.map((key) => [key, Optional2(key.endsWith("_ms") ? nonNegative() : fraction())])),
+  {
+    default: {},
+    description: `a mapping with keys ${GENERATOR_LIMIT_KEYS.join(", ")}`
+  }
+);
+var gateSchema = Mapping(
+  {
+    latency,
+    throughput,
+    /** Share of window requests not ok may rise at most this many percentage points. */
+    error_rate: rule({ max_increase_pp: nonNegative(1) }, {}),
+    slo,
     // Pattern rules have no defaults: a gate without them stays as it was (and so does its spec hash).
-    spike: rule({ max_recovery_s: nonNegative() }, ["max_recovery_s"]),
-    soak: rule({ max_drift_pct: nonNegative() }, ["max_drift_pct"]),
-    confidence: { type: "number", minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: "a number in [0.5, 1), e.g. 0.95" },
-    bootstrap_iterations: {
-      type: "integer",
+    /** A spike pattern's recovery (result pattern.spike.recovery_s) may take at most this long; judged in gate/pattern-rules.ts. */
+    spike: Optional2(rule({ max_recovery_s: nonNegative() })),
+    /** A soak's latency may drift at most this much from its first to its last segment, beyond noise. */
+    soak: Optional2(rule({ max_drift_pct: nonNegative() })),
+    /** One-sided confidence of the noise test. */
+    confidence: Type.Number({ minimum: 0.5, exclusiveMaximum: 1, default: 0.95, description: "a number in [0.5, 1), e.g. 0.95" }),
+    bootstrap_iterations: Type.Integer({
       minimum: 100,
       maximum: 1e5,
       default: 1e3,
       description: "an integer between 100 and 100000"
-    },
-    min_tail_samples: { type: "integer", minimum: 1, default: 10, description: "an integer \u2265 1" },
+    }),
+    /** A percentile p is judged only with ≥ this many samples above it: n ≥ min_tail_samples / (1 − p). */
+    min_tail_samples: Type.Integer({ minimum: 1, default: 10, description: "an integer \u2265 1" }),
+    /** Offered rate and delivered prompt/output length means may differ from the baseline's by this much. */
     tolerance_pct: nonNegative(10),
-    max_timestamp_error_share: {
-      type: "number",
+    /** A latency rule is judged only while the timestamp error bound is ≤ this share of its allowed change (or SLO margin). */
+    max_timestamp_error_share: Type.Number({
       exclusiveMinimum: 0,
       default: 0.25,
       description: "a number > 0, e.g. 0.25 (a quarter of the allowed change)"
-    },
-    max_cv: { type: "number", exclusiveMinimum: 0, default: 0.1, description: "a number > 0, e.g. 0.1 (10 %)" },
-    calibration: { type: "string", minLength: 1, description: "the path of a calibration file written by loadgate calibrate" },
-    noise: {
-      type: "object",
-      default: {},
-      description: "a mapping with keys segments, between_run (true or false)",
-      additionalProperties: false,
-      properties: {
-        segments: { type: "boolean", default: true, description: "true or false" },
-        between_run: { type: "boolean", default: true, description: "true or false" }
-      }
-    },
+    }),
+    /** Between-run coefficient of variation above which the environment is called unstable and the verdict inconclusive. */
+    max_cv: Type.Number({ exclusiveMinimum: 0, default: 0.1, description: "a number > 0, e.g. 0.1 (10 %)" }),
+    /** Path of a calibration file (loadgate calibrate) whose between-run CVs widen every comparison. */
+    calibration: Optional2(Type.String({ minLength: 1, description: "the path of a calibration file written by loadgate calibrate" })),
+    /** Which parts of the noise model apply beyond the bootstrap (both on by default). */
+    noise: Mapping(
+      {
+        segments: Type.Boolean({ default: true, description: "true or false" }),
+        between_run: Type.Boolean({ default: true, description: "true or false" })
+      },
+      { default: {}, description: "a mapping with keys segments, between_run (true or false)" }
+    ),
     // Explicit overrides only (no defaults here): the run's own checks use result/validity.ts's defaults.
-    validity: {
-      type: "object",
-      default: {},
-      description: "a mapping with keys max_schedule_lag_p99_ms, max_event_loop_delay_p99_ms, max_generator_cpu, max_pool_wait_p99_ms, min_achieved_fraction",
-      additionalProperties: false,
-      properties: {
-        max_schedule_lag_p99_ms: nonNegative(),
-        max_event_loop_delay_p99_ms: nonNegative(),
-        max_generator_cpu: fraction(),
-        max_pool_wait_p99_ms: nonNegative(),
-        min_achieved_fraction: fraction()
-      }
-    }
+    validity
+  },
+  {
+    default: {},
+    description: "a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity, max_timestamp_error_share, max_cv, calibration, noise"
   }
-};
+);
 var validateGate = compileOnFirstUse(
   () => new import_ajv.Ajv({ allErrors: false, useDefaults: true, strict: true }).compile({
     type: "object",
     properties: { gate: gateSchema }
   })
 );
-function resolveGate(raw, slo) {
+function resolveGate(raw, slo2) {
   const doc = { gate: JSON.parse(JSON.stringify(raw ?? {})) };
   if (!validateGate()(doc)) {
     const e = validateGate().errors[0];
@@ -44887,7 +45229,7 @@ function resolveGate(raw, slo) {
   }
   const { gate } = doc;
   const ttft = gate.slo.ttft_p95;
-  ttft.max_ms ??= slo?.ttft_ms ?? 500;
+  ttft.max_ms ??= slo2?.ttft_ms ?? 500;
   return gate;
 }
 var DEFAULT_GATE = resolveGate(void 0);
