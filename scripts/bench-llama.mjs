@@ -133,6 +133,13 @@ async function main() {
     const short = records.filter((r) => r.finish === 'length' && r.completion_tokens !== Number(opt.output)).length;
     console.log(`\n${summary(JSON.parse(readFileSync(join(dir, 'sweep.json'), 'utf8')), floor, seconds)}`);
     console.log(`server: ${records.length} requests, ${short} finished with other than ${opt.output} tokens`);
+    // Other work on the machine slows the engine's every step: a load average well above the two
+    // processes' own (~1.5) at the end means the later points were measured on a busy machine.
+    console.log(
+      `load average at the end ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     await server.stop();
     if (!opt.keep) rmSync(dir, { recursive: true, force: true });
