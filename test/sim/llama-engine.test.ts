@@ -66,4 +66,24 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.ceil(xs.leng
     // The engine's own TTFT here is tens of ms: the client's loopback read adds a few at most.
     expect(median(added)).toBeLessThan(5);
   }, 30_000);
+
+  test('decodes up to its 4 slots at once and queues the rest in arrival order', async () => {
+    const before = (await server.records()).length;
+    const ask = (i: number) =>
+      fetch(`${server.url}/completions`, {
+        method: 'POST',
+        headers: { 'x-request-id': `batch-${i}` },
+        body: JSON.stringify({ model: 'tiny-llama', prompt: `the model serves tokens ${i}`, max_tokens: 24, stream: true }),
+      }).then((r) => r.text());
+    const bodies = await Promise.all([0, 1, 2, 3, 4, 5].map(ask));
+    for (const b of bodies) expect(b.match(/^data: \{/gm)).toHaveLength(24);
+    const records = (await server.records()).slice(before).sort((a, b) => a.arrived_at - b.arrived_at);
+    expect(records).toHaveLength(6);
+    const firstDone = Math.min(...records.map((r) => r.last_write_at!));
+    // The first four decode together: each was admitted before any of them finished...
+    for (const r of records.slice(0, 4)) expect(r.admitted_at!).toBeLessThan(firstDone);
+    // ...and the last two waited for a free slot, in the order they arrived.
+    for (const r of records.slice(4)) expect(r.admitted_at!).toBeGreaterThanOrEqual(firstDone);
+    expect(records[5].admitted_at!).toBeGreaterThanOrEqual(records[4].admitted_at!);
+  }, 20_000);
 });
