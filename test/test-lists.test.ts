@@ -1,7 +1,7 @@
 /**
  * The lists scripts/test.mjs runs the suite by: test/solo-files.json (the files that measure the
- * generator itself, or hold a timed run to its validity or to time compressed K-fold, run one at
- * a time after the rest) and test/load-order.json (the order the
+ * generator itself, hold a timed run to its validity or to time compressed K-fold, or run a
+ * CPU-bound engine, one at a time after the rest) and test/load-order.json (the order the
  * load tests start in, slowest first). A file in no list is a load test: it runs three at a time.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -25,7 +25,8 @@ test('the load order names load tests only, each once', () => {
   for (const f of order) expect([f, isTestFile(f), unit.has(f) || parallel.has(f) || solo.includes(f)]).toEqual([f, true, false]);
 });
 
-test('a solo file measures the generator: its timestamps, loop, CPU, threads, or a timed run it compresses or holds to validity', () => {
-  const MEASURES_GENERATOR = /timestamp_error|threadCpuMs|observeReadTurns|workers: 2|server.*recorded|validity\.valid|times faster/;
+test('a solo file measures the generator (timestamps, loop, CPU, threads), holds a timed run to validity or compressed time, or runs a CPU-bound engine', () => {
+  const MEASURES_GENERATOR =
+    /timestamp_error|threadCpuMs|observeReadTurns|workers: 2|server.*recorded|validity\.valid|times faster|spawnLlamaServer/;
   for (const f of solo) expect([f, MEASURES_GENERATOR.test(readFileSync(f, 'utf8'))]).toEqual([f, true]);
 });

@@ -74,7 +74,7 @@ test('auto { growth: 2 } on a compute-bound engine finds a knee below saturation
   for (const p of doc.points) expect(p.result.load.window_s).toBeCloseTo(WINDOW_S * (p.windows ?? 1), 2);
 
   // A fine sweep around the capacity found: every 4 % from 0.92 × to 1.08 ×.
-  const c = a.capacity_at_slo.rate_per_s!;
+  const c = a.capacity_at_slo.rate_per_s;
   const rates = Array.from({ length: 5 }, (_, i) => Math.round(c * (0.92 + 0.04 * i) * 100) / 100);
   const fine = await runSweep({
     resolved: spec(
