@@ -12,7 +12,10 @@ test('an auto sweep finds the analytic saturation rate within 10 %, a knee below
   expect(doc.label).toBe('open-loop rate sweep');
   // The probe: one request at a time, so S is the engine's floor: one step of decode and prefill.
   expect(doc.points[0]).toMatchObject({ role: 'probe', mode: 'closed', concurrency: 1 });
-  expect(a.service_floor_ms!).toBeGreaterThanOrEqual(TTFT_FLOOR_MS);
+  // The engine's floor bounds the probe's TTFT; S is that TTFT less the measured round trip, so
+  // it may sit a round trip under the floor (a busy machine's probe sees a longer one).
+  expect(a.service_floor.p50_ms!).toBeGreaterThanOrEqual(TTFT_FLOOR_MS);
+  expect(a.service_floor_ms!).toBeLessThanOrEqual(a.service_floor.p50_ms!);
   expect(a.service_floor_ms!).toBeLessThan(1.5 * TTFT_FLOOR_MS);
   // The plateau of completions is the engine's analytic ceiling.
   expect(a.saturation.reached).toBe(true);
