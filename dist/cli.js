@@ -59475,7 +59475,7 @@ function mergeTotals(results, opts = {}) {
     runId: results.map((r) => r.run_id).join("+"),
     createdAt: results.map((r) => r.created_at).reduce((a, b2) => a > b2 ? a : b2),
     spec: spec3,
-    specHash: shards ? specHash(spec3) : first.spec_hash,
+    specHash: shards ? shardedHash(first, spec3) : first.spec_hash,
     target: first.target,
     environment: { ...first.environment, workers: shards ? sum((r) => r.environment.workers) : first.environment.workers },
     warmupS: first.load.warmup_s,
@@ -59583,6 +59583,9 @@ function mergeHistograms(results) {
     for (const [name2, encoded] of Object.entries(r.histograms)) (out2[name2] ??= newHistogram()).add(decodeHistogram(encoded));
   }
   return out2;
+}
+function shardedHash(first, merged) {
+  return first.spec_hash !== specHash(first.spec) ? first.spec_hash : specHash(merged);
 }
 function shardedSpec(results) {
   const spec3 = structuredClone(results[0].spec);

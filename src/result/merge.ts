@@ -83,7 +83,7 @@ export function mergeTotals(results: Result[], opts: MergeOptions = {}): RunTota
     runId: results.map((r) => r.run_id).join('+'),
     createdAt: results.map((r) => r.created_at).reduce((a, b) => (a > b ? a : b)),
     spec,
-    specHash: shards ? specHash(spec) : first.spec_hash,
+    specHash: shards ? shardedHash(first, spec) : first.spec_hash,
     target: first.target,
     environment: { ...first.environment, workers: shards ? sum((r) => r.environment.workers) : first.environment.workers },
     warmupS: first.load.warmup_s,
@@ -222,6 +222,16 @@ function mergeHistograms(results: Result[]): Record<string, Histogram> {
 }
 
 /** The spec of the whole sharded run: each shard ran at rate/N (or concurrency/N), the whole at their sum. */
+/**
+ * The whole benchmark's hash for merged shards. A run started with `--shard K/N` already carries
+ * it: its spec holds the shard's own rate and seed, but it keeps the hash of the spec it was cut
+ * from, so its hash differs from its own spec's. Results that carry their own spec's hash (runs
+ * at a lower rate, merged as shards of a run that was never written) get the merged spec's.
+ */
+function shardedHash(first: Result, merged: Result['spec']): string {
+  return first.spec_hash !== specHash(first.spec) ? first.spec_hash : specHash(merged);
+}
+
 function shardedSpec(results: Result[]): Result['spec'] {
   const spec = structuredClone(results[0].spec);
   if (spec.load.mode === 'open') {

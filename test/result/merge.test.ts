@@ -44,6 +44,16 @@ describe('merge: shards', () => {
     expect(merged.validity.valid).toBe(true);
   });
 
+  test("real --shard runs carry the whole benchmark's hash, and their merge keeps it, whatever their own seeds", () => {
+    // As shardSpec writes them: each half's spec has its own rate and seed, its hash is the whole run's.
+    const cut = halves.map((h, k) => ({
+      ...h,
+      spec_hash: whole.spec_hash,
+      spec: { ...h.spec, workload: { ...h.spec.workload, seed: 1000 + k } },
+    }));
+    expect(mergeResults(cut, { mode: 'shards' }).spec_hash).toBe(whole.spec_hash);
+  });
+
   test('the merged result is a valid result document', () => {
     expect(parseResult(JSON.stringify(merged), 'merged.json').requests.window.scheduled).toBe(1000);
   });
