@@ -1,23 +1,9 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { readResult } from '../../src/result/load.js';
-
-/** The real bundled CLI, as a user runs it (npm test builds dist/ first). */
-const run = promisify(execFile);
-const CLI = join(process.cwd(), 'bin', 'loadgate.js');
-
-async function loadgate(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, timeout: 120_000 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+import { CLI, loadgate } from '../fixtures/cli.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'loadgate-cli-'));
 

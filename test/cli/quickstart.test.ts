@@ -4,26 +4,11 @@
  * schedule, its loop and its CPU within limits), which is the generator's own measurement, so the
  * file runs alone (test/solo-files.json).
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { readResult } from '../../src/result/load.js';
-
-const run = promisify(execFile);
-const CLI = join(process.cwd(), 'bin', 'loadgate.js');
-
-/** The real bundled CLI (npm test builds dist/ first); a non-zero exit is a result, not a throw. */
-async function loadgate(args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { timeout: 120_000 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+import { loadgate } from '../fixtures/cli.js';
 
 test('the README quick start runs against the simulator, exits 0 and writes a valid result', async () => {
   const readme = readFileSync('README.md', 'utf8');

@@ -1,26 +1,13 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { readSweep } from '../../src/capacity/load.js';
 import { curvePoints, sweepDocument, sweepSpec } from '../capacity/fixtures.js';
 import { ENGINE } from '../sweep/helpers.js';
+import { CLI, loadgate } from '../fixtures/cli.js';
 
-/** The real bundled CLI, as a user runs it (npm test builds dist/ first). */
-const run = promisify(execFile);
-const CLI = join(process.cwd(), 'bin', 'loadgate.js');
 const tmp = () => mkdtempSync(join(tmpdir(), 'loadgate-sweep-cli-'));
-
-async function loadgate(args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { timeout: 120_000 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 test('sweep --help, and a spec without a sweep section or with a bad one is refused in one line before any load', async () => {
   const help = await loadgate(['sweep', '--help']);
