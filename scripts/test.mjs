@@ -12,8 +12,9 @@
 //      spends most of its time waiting on the simulated engine, so three share two cores. The
 //      slowest start first (test/load-order.json).
 //   3. One at a time: the files of test/solo-files.json, which measure the generator itself
-//      (its timestamps' error, its event loop, its CPU, its threads): a neighbour's work would
-//      be what they measure.
+//      (its timestamps' error, its event loop, its CPU, its threads), hold a timed run to its
+//      validity or to time compressed K-fold, or run a CPU-bound engine (llama.cpp): a
+//      neighbour's work would be what they measure, or they would be the neighbours' noise.
 //
 //   node scripts/test.mjs            # every pass (npm test runs this after tsc and the build)
 //   node scripts/test.mjs --quick    # the unit layer alone (npm run test:quick)

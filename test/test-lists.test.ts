@@ -25,8 +25,8 @@ test('the load order names load tests only, each once', () => {
   for (const f of order) expect([f, isTestFile(f), unit.has(f) || parallel.has(f) || solo.includes(f)]).toEqual([f, true, false]);
 });
 
-test('a solo file measures the generator (timestamps, loop, CPU, threads), holds a timed run to validity or compressed time, or runs a CPU-bound engine', () => {
+test('a solo file measures the generator (timestamps, loop, CPU, threads), holds timed runs to validity, compressed time or a change-point search, or runs a CPU-bound engine', () => {
   const MEASURES_GENERATOR =
-    /timestamp_error|threadCpuMs|observeReadTurns|workers: 2|server.*recorded|validity\.valid|times faster|spawnLlamaServer/;
+    /timestamp_error|threadCpuMs|observeReadTurns|workers: 2|server.*recorded|validity\.valid|times faster|spawnLlamaServer|'history', 'check'/;
   for (const f of solo) expect([f, MEASURES_GENERATOR.test(readFileSync(f, 'utf8'))]).toEqual([f, true]);
 });

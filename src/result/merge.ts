@@ -221,7 +221,6 @@ function mergeHistograms(results: Result[]): Record<string, Histogram> {
   return out;
 }
 
-/** The spec of the whole sharded run: each shard ran at rate/N (or concurrency/N), the whole at their sum. */
 /**
  * The whole benchmark's hash for merged shards. A run started with `--shard K/N` already carries
  * it: its spec holds the shard's own rate and seed, but it keeps the hash of the spec it was cut
@@ -232,6 +231,7 @@ function shardedHash(first: Result, merged: Result['spec']): string {
   return first.spec_hash !== specHash(first.spec) ? first.spec_hash : specHash(merged);
 }
 
+/** The spec of the whole sharded run: each shard ran at rate/N (or concurrency/N), the whole at their sum. */
 function shardedSpec(results: Result[]): Result['spec'] {
   const spec = structuredClone(results[0].spec);
   if (spec.load.mode === 'open') {
