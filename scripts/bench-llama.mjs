@@ -12,8 +12,8 @@
 // The SLO is set from the measured service time, so the capacity at SLO lies below saturation
 // on any machine: a request is good when its TTFT ≤ 5 × the lone request's TTFT p50 and its
 // E2E ≤ 5 × the lone request's E2E p50 (an engine without chunked prefill stalls every decode
-// for each newcomer's prefill, so even light open-loop load doubles a request's E2E). --keep DIR keeps the spec, the sweep document and its
-// HTML report there.
+// for each newcomer's prefill, so even light open-loop load doubles a request's E2E).
+// --keep DIR keeps the spec, the sweep document and its HTML report there.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';

@@ -2,28 +2,18 @@
  * `loadgate history` through the real CLI (bin/loadgate.js): append, show, check and export on
  * real files, and every bad invocation as one line with exit code 3.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { HistoryCheck } from '../../src/history/analyze.js';
 import type { HistoryLine } from '../../src/history/types.js';
 import type { Result } from '../../src/result/types.js';
 import { normal } from '../../src/rng.js';
 import { synthesize } from '../result/synthetic.js';
+import { loadgate as runCli } from '../fixtures/cli.js';
 
-const CLI = resolve('bin/loadgate.js');
-
-function loadgate(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { timeout: 60_000, env: { ...process.env, GITHUB_SHA: '', GITHUB_REF: '', ...env } },
-      (err, stdout, stderr) => done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+/** The CLI without the CI's commit and ref, unless a test sets them. */
+const loadgate = (args: string[], env: Record<string, string> = {}) => runCli(args, { GITHUB_SHA: '', GITHUB_REF: '', ...env }, 60_000);
 
 let dir: string;
 beforeAll(() => {

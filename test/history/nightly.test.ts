@@ -1,11 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { runBenchmark } from '../../src/run/run.js';
 import { parseSpec } from '../../src/spec/load.js';
 import { openaiStream, startScriptedServer, type Script, type ScriptedServer } from '../fixtures/scripted-server.js';
 import type { HistoryCheck } from '../../src/history/analyze.js';
+import { loadgate as runCli } from '../fixtures/cli.js';
 
 /*
  * The nightly history end to end against a server that is not the simulator: a paced fixture
@@ -13,7 +13,6 @@ import type { HistoryCheck } from '../../src/history/analyze.js';
  * 10 ms (+25 %) from the twelfth (index 11) on; `loadgate history check` (the real CLI) must
  * find the step there, and nothing in the unchanged first eleven.
  */
-const CLI = resolve('bin/loadgate.js');
 const TOKENS = 12;
 
 let server: ScriptedServer;
@@ -44,13 +43,7 @@ load: {rate: 12, arrival: constant, warmup: 200ms, steady: 1s, cooldown: 0s}
     {},
   );
 
-function loadgate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(process.execPath, [CLI, ...args], { timeout: 60_000 }, (err, stdout, stderr) =>
-      done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const loadgate = (args: string[]) => runCli(args, {}, 60_000);
 
 test('twenty nights, TPOT +25 % from night 11: history check finds a TPOT or E2E change point at 11 ± 1, and none in nights 0…10', async () => {
   const files: string[] = [];
