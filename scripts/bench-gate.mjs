@@ -27,7 +27,9 @@
 //   a lone request's TTFT is ~30 ms and its TPOT ~3.5 ms; every run a fresh simulator with its own
 //   seed, so jitter.run_cv (--cv, default 5 %) gives it its own run-to-run factor. Each round runs
 //   one A and one B (slowdown 1.3), judged by the default gate, whose latency floors are what the
-//   runs resolve (src/gate/floors.ts). Targets: ≤ 1 % false fails, detection of the 30 % slowdown.
+//   runs resolve (src/gate/floors.ts): against the last A run alone, and against the three A runs
+//   before it merged as the nightly workflow's replicates. Targets: ≤ 1 % false fails, detection
+//   of the 30 % slowdown. --runs-dir judges the runs a previous bench kept (its folder, printed).
 //
 // Every mode prints, per rule, the detection rate the gate predicted for the A/B pairs (from each
 // comparison's noise interval and the mean change observed: P = Φ((δ − T − h)/(h/z)), see
@@ -40,8 +42,9 @@
 //   node scripts/bench-gate.mjs --mode slowdown --runs 25 --cv 0.1   # ~25 min
 //   node scripts/bench-gate.mjs --mode slowdown --error-share 1000   # timing validity set aside
 //   node scripts/bench-gate.mjs --mode compute-bound --runs 8        # ~10 min
+//   node scripts/bench-gate.mjs --mode compute-bound --runs-dir /tmp/loadgate-bench-gate-XXXX
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -62,6 +65,8 @@ const { values: opt } = parseArgs({
     'calibration-runs': { type: 'string', default: '10' },
     // --mode quiet/noisy: after the consecutive pairs, also judge every other pairing of the A runs.
     'all-pairs': { type: 'boolean', default: false },
+    // --mode compute-bound: judge the runs a previous bench kept in this folder instead of running new ones.
+    'runs-dir': { type: 'string' },
   },
 });
 const MODE = opt.mode;
@@ -457,10 +462,12 @@ slo: { ttft_ms: 500, tpot_ms: 50, e2e_ms: 10000 }
   return path;
 }
 
-async function computeBound() {
-  console.log(
-    `loadgate bench:gate --mode compute-bound — ${RUNS} rounds of one A and one B run (B: slowdown 1.3) of the compute-bound simulator, every run a fresh simulator with its own seed (run-to-run CV ${(CV * 100).toFixed(0)} %); 10 req/s × 30 s; default gate`,
-  );
+/**
+ * The compute-bound mode's runs: the first A, then one B and one A per round, every run a fresh
+ * simulator with its own seed. Written as r0.json, r1.json, … in that order into the bench's
+ * folder, so `--runs-dir` can judge them again (A: r0 and every even file, B: every odd one).
+ */
+async function computeBoundRuns() {
   let port = 0;
   let seed = 1;
   const runAt = async (slowdown) => {
@@ -472,25 +479,70 @@ async function computeBound() {
       await sim.stopped();
     }
   };
-  const spec = computeBoundSpec('http://127.0.0.1:9');
-  const aa = new Tally('A/A');
-  const ab = new Tally('A/B');
   const runsA = [await runAt(1)];
+  const runsB = [];
   for (let i = 1; i <= RUNS; i++) {
-    const b = await runAt(1.3);
-    const a = await runAt(1);
-    aa.add(compare(runsA[runsA.length - 1], a, spec));
-    ab.add(compare(runsA[runsA.length - 1], b, spec));
-    runsA.push(a);
-    console.log(
-      `${i} rounds (${minutes()}): A/A false failures ${aa.pct('fail')} (inconclusive ${aa.pct('inconclusive')}) · A/B detections ${ab.pct('fail')} (by a regression rule ${ab.regressionPct()}, inconclusive ${ab.pct('inconclusive')})`,
-    );
+    runsB.push(await runAt(1.3));
+    runsA.push(await runAt(1));
+    console.log(`${i} rounds (${minutes()})`);
   }
-  if (opt['all-pairs']) allPairings(runsA, spec, aa);
-  console.log(`rules that failed — A/A: ${JSON.stringify(aa.failed)} · A/B: ${JSON.stringify(ab.failed)}`);
-  console.log(`why rules were inconclusive — A/A: ${JSON.stringify(aa.undecided)} · A/B: ${JSON.stringify(ab.undecided)}`);
-  console.log(`A/B predicted vs observed detection per rule: ${ab.predicted()}`);
-  console.log(`minimal detectable rise (median over A/A): ${aa.medianMde()}`);
+  return { runsA, runsB };
+}
+
+/** A folder of a previous compute-bound bench's runs, in the order computeBoundRuns wrote them. */
+function savedComputeBoundRuns(folder) {
+  const files = readdirSync(folder)
+    .map((f) => /^r(\d+)\.json$/.exec(f))
+    .filter(Boolean)
+    .sort((a, b) => Number(a[1]) - Number(b[1]))
+    .map((m) => join(folder, m[0]));
+  const runsA = files.filter((_, i) => i % 2 === 0);
+  const runsB = files.filter((_, i) => i % 2 === 1).slice(0, runsA.length - 1); // a B with no A after it ends no round
+  return { runsA, runsB };
+}
+
+/**
+ * Each round judged two ways, under the default gate (its derived floors) and the default noise
+ * model: the PR run against the last A run alone (bootstrap alone: a single baseline run carries
+ * no between-run spread), and against the three A runs before it merged as replicates, as the
+ * nightly workflow records its baseline (examples/workflows/nightly.yml: replicates: 3), whose
+ * spread judges the single run (src/gate/noise.ts).
+ */
+async function computeBound() {
+  const from = opt['runs-dir'];
+  console.log(
+    `loadgate bench:gate --mode compute-bound — ${from ? `the runs kept in ${from}` : `${RUNS} rounds of one A and one B run`} (B: slowdown 1.3) of the compute-bound simulator, every run a fresh simulator with its own seed (run-to-run CV ${(CV * 100).toFixed(0)} %); 10 req/s × 30 s; default gate`,
+  );
+  if (!from) console.log(`runs kept in ${dir}`);
+  const { runsA, runsB } = from ? savedComputeBoundRuns(from) : await computeBoundRuns();
+  const spec = computeBoundSpec('http://127.0.0.1:9');
+  const setups = [
+    { name: '1 run vs 1 run', base: 1 },
+    { name: '1 run vs a 3-replicate baseline', base: 3 },
+  ].map((setup) => ({ ...setup, aa: new Tally('A/A'), ab: new Tally('A/B') }));
+  for (let i = 1; i < runsA.length; i++)
+    for (const t of setups) {
+      if (i < t.base) continue;
+      const before = runsA.slice(i - t.base, i);
+      const baseline = before.length === 1 ? before[0] : merge(before);
+      t.aa.add(compare(baseline, runsA[i], spec));
+      t.ab.add(compare(baseline, runsB[i - 1], spec));
+    }
+  console.log(`${runsA.length} A runs, ${runsB.length} B runs (${minutes()})`);
+  console.log(
+    '| setup | pairs | A/A false fails | A/A inconclusive | detection of 30 % (verdict) | by a regression rule | A/B inconclusive | median MDE (A/A) |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const t of setups)
+    console.log(
+      `| ${t.name} | ${t.aa.count} | ${t.aa.pct('fail')} | ${t.aa.pct('inconclusive')} | ${t.ab.pct('fail')} | ${t.ab.regressionPct()} | ${t.ab.pct('inconclusive')} | ${t.aa.medianMde()} |`,
+    );
+  for (const t of setups) {
+    console.log(`${t.name} — rules that failed: A/A ${JSON.stringify(t.aa.failed)} · A/B ${JSON.stringify(t.ab.failed)}`);
+    console.log(`${t.name} — why rules were inconclusive: A/A ${JSON.stringify(t.aa.undecided)} · A/B ${JSON.stringify(t.ab.undecided)}`);
+    console.log(`${t.name} — A/B predicted vs observed detection per rule: ${t.ab.predicted()}`);
+  }
+  if (opt['all-pairs']) allPairings(runsA, spec, setups[0].aa);
 }
 
 await (MODE === 'slowdown' ? slowdown() : MODE === 'compute-bound' ? computeBound() : quietOrNoisy());

@@ -20,6 +20,8 @@
 //   node scripts/test.mjs --quick    # the unit layer alone (npm run test:quick)
 //
 // Other arguments go to jest in every pass. The exit code is 1 when any pass failed.
+// LOADGATE_TEST_WORKERS=a,b sets the first two passes' worker counts (a machine with more cores can
+// take more at once); the third runs one file at a time by what it is for.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -50,10 +52,13 @@ const first = quick ? unit : [...list('parallel-files.json'), ...unit];
 const solo = list('solo-files.json');
 const listed = new Set([...first, ...solo]);
 const SEQUENCER = join(root, 'scripts', 'listed-first-sequencer.mjs');
-const passes = [{ name: quick ? 'unit layer' : 'unit layer and parallel files', files: first, workers: 2, order: 'parallel-files.json' }];
+const [unitWorkers, loadWorkers] = (process.env.LOADGATE_TEST_WORKERS ?? '2,3').split(',').map(Number);
+const passes = [
+  { name: quick ? 'unit layer' : 'unit layer and parallel files', files: first, workers: unitWorkers, order: 'parallel-files.json' },
+];
 if (!quick)
   passes.push(
-    { name: 'load tests', files: allTestFiles().filter((f) => !listed.has(f)), workers: 3, order: 'load-order.json' },
+    { name: 'load tests', files: allTestFiles().filter((f) => !listed.has(f)), workers: loadWorkers, order: 'load-order.json' },
     { name: 'generator measurements', files: solo, workers: 1 },
   );
 

@@ -1,5 +1,5 @@
 /**
- * #17 item 4: the pull request gate's summary says which noise source the verdict used, and the
+ * The pull request gate's summary says which noise source the verdict used, and the
  * action's calibration input reaches the comparison — through the real bundled dist/index.js.
  */
 import { writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-/** #16.2 in the Action: result-path and report-path are checked before the benchmark sends anything. */
+/** In the Action, result-path and report-path are checked before the benchmark sends anything. */
 import { startFakeGitHub, type FakeGitHub } from '../fixtures/fake-github.js';
 import { openaiStream, startScriptedServer, type ScriptedServer } from '../fixtures/scripted-server.js';
 import { pullRequestEvent, runAction, workspaceWith } from './harness.js';

@@ -1,5 +1,5 @@
 /**
- * Issue #16, items 2–8 (the CLI's part), reproduced as the issue writes them, against the real
+ * Hostile inputs to the CLI (output paths, a wrong model or key, Ctrl-C, credentials, sizes, flags), against the real
  * CLI (bin/loadgate.js → dist/cli.js), the bundled simulator (dist/sim.js) and loopback fixtures
  * that count what reached them.
  */
@@ -79,7 +79,7 @@ function specFile(dir: string, text: string): string {
 const shortLoad =
   'workload: {calibrate: off, input_tokens: 16, output_tokens: 8}\nload: {rate: 20, arrival: constant, warmup: 0s, steady: 2s, cooldown: 0s}\n';
 
-describe('#16.2 output paths are checked before the first request', () => {
+describe('output paths are checked before the first request', () => {
   test('a directory as --out, /proc/nope/x.json (the mkdir loop) and an unwritable --records fail at once: one line, exit 3, no request sent', async () => {
     const t = await target(['m']);
     const dir = tmp();
@@ -164,7 +164,7 @@ describe('#16.2 output paths are checked before the first request', () => {
   });
 });
 
-describe('#16.3 a wrong model or a rejected key is an error at readiness, not a regression', () => {
+describe('a wrong model or a rejected key is an error at readiness, not a regression', () => {
   test('a model the simulator does not serve: exit 3 at once, naming what it serves, with a did-you-mean; no completion is sent', async () => {
     sim = await launchSim({ mode: 'paced', ttft_ms: 5, itl_ms: 1, model: 'llama-3.1-8b-instruct' });
     const dir = tmp();
@@ -224,7 +224,7 @@ describe('#16.3 a wrong model or a rejected key is an error at readiness, not a 
   });
 });
 
-describe('#16.4 Ctrl-C', () => {
+describe('Ctrl-C', () => {
   test('during the readiness wait: stops at once and writes a result that says no request was sent, every scheduled request accounted for', async () => {
     server = await startScriptedServer(() => errorResponse(503, 'loading model'));
     const dir = tmp();
@@ -308,7 +308,7 @@ describe('#16.4 Ctrl-C', () => {
   });
 });
 
-describe('#16.5 credentials in the URL', () => {
+describe('credentials in the URL', () => {
   test('refused by validate and by --target-url and --baseline-url, pointing at target.api_key_env, the password never printed', async () => {
     const dir = tmp();
     const spec = specFile(dir, 'target: {url: "http://admin:pw@127.0.0.1:9/v1", model: m}\n');
@@ -337,7 +337,7 @@ describe('#16.5 credentials in the URL', () => {
   });
 });
 
-describe('#16.6 the simulator exits 3 on errors, as loadgate sim and as dist/sim.js', () => {
+describe('the simulator exits 3 on errors, as loadgate sim and as dist/sim.js', () => {
   test('port in use (EADDRINUSE) and max_num_seqs: -1: one line, exit 3, both', async () => {
     const busy = createServer();
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
@@ -361,7 +361,7 @@ describe('#16.6 the simulator exits 3 on errors, as loadgate sim and as dist/sim
   });
 });
 
-describe('#16.7 validate refuses what run cannot do', () => {
+describe('validate refuses what run cannot do', () => {
   test('rate: 1e12 and steady: 1000000h, with the stated maximum in the message', async () => {
     // Each spec is written to a folder of its own: the three run at once.
     const [rate, steady, flag] = await Promise.all([
@@ -401,7 +401,7 @@ describe('#16.7 validate refuses what run cannot do', () => {
   });
 });
 
-describe('#16.8, the CLI parsing part', () => {
+describe('the CLI parsing', () => {
   test('--rate -1 is judged as a rate; a --duration error names --duration; an unknown flag gets a did-you-mean', async () => {
     const [rate, duration, typo] = await Promise.all([
       loadgate(['run', 'examples/quickstart.yml', '--rate', '-1']),

@@ -1,5 +1,5 @@
 /**
- * #16.11: the SSE framer and the chunk scanner over thousands of generated inputs never throw
+ * The SSE framer and the chunk scanner over thousands of generated inputs never throw
  * and never hang; the framer's events do not depend on how the bytes were split into reads,
  * and the scanner agrees with JSON.parse on what is malformed and on what it finds.
  */

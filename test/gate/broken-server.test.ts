@@ -1,5 +1,5 @@
 /**
- * #16 item 1: a server failing every request must fail the gate — from the real CLI and the real
+ * A server failing every request must fail the gate — from the real CLI and the real
  * bundled action — also when the run's timing validity fails. The target is a loopback fixture
  * answering HTTP 500 to every completion (its /models answers, so readiness passes), and the
  * spec sets gate.validity limits no generator can meet, so every timing check fails.

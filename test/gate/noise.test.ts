@@ -1,5 +1,5 @@
 /**
- * #17 item 1: between-run variance in the noise model, with results built by the real recorder
+ * Between-run variance in the noise model, with results built by the real recorder
  * and merged by the real merge: segments (drift within a run), replicate CVs, calibration files.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';

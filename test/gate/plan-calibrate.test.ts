@@ -1,5 +1,5 @@
 /**
- * #12 item 3 and #17 item 1 from the command line: `loadgate calibrate` against the embedded
+ * Planning and calibration from the command line: `loadgate calibrate` against the embedded
  * simulator writes a calibration file that `compare --calibration` applies, and `loadgate plan`
  * predicts what it takes to detect a change — checked against seeded comparisons at the window
  * it asks for.

@@ -1,5 +1,5 @@
 /**
- * #12 item 2: validity judged per rule, from results built by the real recorder (real
+ * Validity judged per rule, from results built by the real recorder (real
  * histograms). The timestamp error bound is the generator's own estimate
  * (result.generator.timestamp_error_ms), set here as a run would report it.
  */
@@ -60,7 +60,7 @@ describe('an A/A pair with sporadic lag spikes (lag p99 ~10 ms) under a 20 ms al
   });
 });
 
-describe('a run whose timestamps were late at the tail (like #12 at 800 req/s)', () => {
+describe('a run whose timestamps were late at the tail (as at 800 req/s on one core)', () => {
   // TTFT ~50 ms; a TTFT p99 rule with a 10 % tolerance allows ~6 ms; the bound at p99 is 22.6 ms.
   const ttft = lognormal(50, 0.1);
   const gate = resolveGate({

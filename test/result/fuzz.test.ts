@@ -1,5 +1,5 @@
 /**
- * #16.11: the result loader over thousands of generated inputs — arbitrary text, truncations
+ * The result loader over thousands of generated inputs — arbitrary text, truncations
  * and structural edits of a real result (a value replaced, a key deleted, a histogram altered)
  * — answers with a result or one ResultFileError line naming the file, never another
  * exception, a stack trace or a hang.

@@ -1,4 +1,4 @@
-/** #16.11: every run has a hard wall-clock bound derived from its spec, and the watchdog keeps it. */
+/** Every run has a hard wall-clock bound derived from its spec, and the watchdog keeps it. */
 import { armWatchdog } from '../../src/run/watchdog.js';
 import { wallClockBoundMs } from '../../src/run/bound.js';
 import { parseSpec } from '../../src/spec/load.js';

@@ -261,7 +261,7 @@ describe('fault matrix: each fault lands in its class, and the classes add up to
   });
 });
 
-describe('#16.3, #16.4, #16.11 at readiness', () => {
+describe('at readiness: a wrong model, Ctrl-C, the wall-clock bound', () => {
   const listing = (ids: string[]): Script => ({
     status: 200,
     steps: [{ send: JSON.stringify({ data: ids.map((id) => ({ id })) }) }, { end: true }],

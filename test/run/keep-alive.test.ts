@@ -1,7 +1,8 @@
 /**
- * Issue #17 item 3: a server that advertises keep-alive and closes each connection after its
- * streamed response (llama.cpp's llama-server does) loses no request. 40 req/s for 15 s, as
- * the issue measured it (29 of 687 lost before); the other tests stay short.
+ * A server that advertises keep-alive and closes each connection after its
+ * streamed response (llama.cpp's llama-server does) loses no request. 40 req/s for 6 s: a client
+ * that reuses such a connection loses about 4 % of its requests (29 of 687), so a run of 240
+ * would lose none by chance with probability 0.958^240 ≈ e^−10; the other tests stay shorter.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -39,7 +40,7 @@ async function closingServer(opts: ServerOptions) {
 /** Every window request ok, every arrival in one class, and each re-send one the server had left unanswered. */
 function expectNoneLost(r: Result, answered: string[]) {
   expect(sum(r.requests.by_class)).toBe(r.requests.scheduled);
-  expect(r.requests.window.scheduled).toBeGreaterThan(500);
+  expect(r.requests.window.scheduled).toBeGreaterThan(200);
   expect(r.requests.window.by_class.ok).toBe(r.requests.window.scheduled);
   expect(r.requests.by_class.ok).toBe(r.requests.scheduled);
   // Ground truth: the server answered every request exactly once, so nothing it answered was
@@ -54,10 +55,10 @@ function expectNoneLost(r: Result, answered: string[]) {
   expect(r.requests.keep_alive!.server_closed).toBeGreaterThanOrEqual(3);
 }
 
-test('closes right after each stream: at 40 req/s for 15 s every request is ok, keep-alive is disabled, the report says so', async () => {
+test('closes right after each stream: at 40 req/s for 6 s every request is ok, keep-alive is disabled, the report says so', async () => {
   const { answered } = await closingServer({ closeAfterResponseMs: 0 });
   const r = await runBenchmark({
-    resolved: specFor(server!.baseUrl, 'rate: 40\narrival: poisson\nwarmup: 0s\nsteady: 15s\ncooldown: 0s', '', { requestTimeout: '5s' }),
+    resolved: specFor(server!.baseUrl, 'rate: 40\narrival: poisson\nwarmup: 0s\nsteady: 6s\ncooldown: 0s', '', { requestTimeout: '5s' }),
   });
   expectNoneLost(r, answered);
   // After keep-alive went off, one connection per request (plus the few before it).
@@ -81,7 +82,7 @@ test('closes a few ms later, while the next request is on the wire: the CLI run 
     `name: keep-alive
 target: { url: "${server!.baseUrl}", model: test-model, request_timeout: 5s }
 workload: { seed: 5, calibrate: off, input_tokens: 16, output_tokens: 8 }
-load: { rate: 40, arrival: constant, warmup: 0s, steady: 15s, cooldown: 0s }
+load: { rate: 40, arrival: constant, warmup: 0s, steady: 6s, cooldown: 0s }
 `,
   );
   const out = join(dir, 'result.json');

@@ -85,7 +85,7 @@ test('a run whose event loop is hogged (20 ms stalls, a fifth of the time) repor
   expect(q.method).toMatch(/union bound/);
   expect(q.observed_s).toBeGreaterThan(3);
 
-  // What the gate makes of it (#12 item 2): against the quiet run, a tight TTFT p99 rule (1 ms
+  // What the gate makes of it: against the quiet run, a tight TTFT p99 rule (1 ms
   // allowed) cannot be judged at the hogged run's precision, while a loose TTFT p50 rule (200 ms)
   // stays judged; the quiet run against itself keeps every default rule judged.
   // min_tail_samples 1: 150 requests are too few for the default sample rule at p99, and the

@@ -1,5 +1,5 @@
 /**
- * The network probe over HTTPS (issue #15 item 4): the TLS handshake is reported apart from the
+ * The network probe over HTTPS: the TLS handshake is reported apart from the
  * TCP connect and from the request round trip. A self-signed certificate is made at test time
  * with openssl; the probe is called as src/run/server-watch.ts calls it, trusting that certificate.
  */

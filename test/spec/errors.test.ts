@@ -117,13 +117,13 @@ const CASES: Array<[string, string, string]> = [
   ],
   ['missing URL', 'target: {model: m}', 'bench.yml: target.url is missing; expected http(s)://host[:port]/v1 or "sim"'],
   ['missing target', 'name: x', 'bench.yml: target is missing; expected a mapping with at least url'],
-  // #16.5: a password in the URL would be written into the result and every report.
+  // A password in the URL would be written into the result and every report.
   [
     'credentials in the URL',
     'target: {url: "http://admin:pw@host/v1", model: m}',
     'bench.yml: target.url contains user:password@ credentials (for host host); expected a URL without them: put the key in an environment variable and name it in target.api_key_env',
   ],
-  // #16.7: what validate passes, run must be able to do.
+  // What validate passes, run must be able to do.
   [
     'a schedule too large to hold',
     'target: {url: sim}\nload: {rate: 1e12}',
@@ -399,7 +399,7 @@ describe('file problems', () => {
   });
 });
 
-// #16.7 with a rate curve: the bound counts the pattern's peak, not only load.rate.
+// The run-size bound with a rate curve: it counts the pattern's peak, not only load.rate.
 test('a spike whose peak schedules more than the stated maximum is refused naming load.pattern', () => {
   const text = 'target: {url: sim}\nload: {rate: 100000, steady: 60s, pattern: { kind: spike, multiplier: 3, at: 10s, for: 5s }}\n';
   expect(() => parseSpec(text, 'bench.yml', {})).toThrow(

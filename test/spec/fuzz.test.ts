@@ -1,5 +1,5 @@
 /**
- * #16.11: the spec loader over thousands of generated inputs — arbitrary text, arbitrary YAML
+ * The spec loader over thousands of generated inputs — arbitrary text, arbitrary YAML
  * values under the real keys, and mutations of a valid spec — answers with a resolved spec or
  * one SpecError line naming the source, never another exception, a stack trace or a hang.
  * Seeded: a failure prints its seed and shrunk input, and reruns the same.

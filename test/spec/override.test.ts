@@ -43,7 +43,7 @@ test.each<[Parameters<typeof applyOverrides>[1], string]>([
   [{ concurrency: 0 }, '--concurrency is 0; expected an integer from 1 to 10,000'],
   [{ concurrency: '2.5' }, '--concurrency is 2.5; expected an integer from 1 to 10,000'],
   [{ concurrency: 1000000 }, '--concurrency is 1000000; expected an integer from 1 to 10,000'],
-  // The flag is --duration (#16.8): the message names what the user typed, not the spec key.
+  // The flag is --duration: the message names what the user typed, not the spec key.
   [{ steady: '30 seconds' }, '--duration "30 seconds" is not a duration; expected e.g. 500ms, 30s, 5m, 1m30s'],
   [{ steady: '0s' }, '--duration is "0s"; expected a duration > 0'],
   [{ steady: '1000000h' }, '--duration is "1000000h"; expected a duration of at most 24h'],
