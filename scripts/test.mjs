@@ -52,7 +52,9 @@ const first = quick ? unit : [...list('parallel-files.json'), ...unit];
 const solo = list('solo-files.json');
 const listed = new Set([...first, ...solo]);
 const SEQUENCER = join(root, 'scripts', 'listed-first-sequencer.mjs');
-const [unitWorkers, loadWorkers] = (process.env.LOADGATE_TEST_WORKERS ?? '2,3').split(',').map(Number);
+const [unitWorkers = 2, loadWorkers = 3] = (process.env.LOADGATE_TEST_WORKERS ?? '')
+  .split(',')
+  .map((w) => (/^[1-9]\d*$/.test(w.trim()) ? Number(w) : undefined));
 const passes = [
   { name: quick ? 'unit layer' : 'unit layer and parallel files', files: first, workers: unitWorkers, order: 'parallel-files.json' },
 ];
