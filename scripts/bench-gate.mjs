@@ -358,6 +358,23 @@ const SETUPS = [
   { name: '5 replicates vs 5 + calibration', base: 5, cur: 5, noise: true, calibration: true },
 ];
 
+/** Each setup's A/A and A/B tallies: one Markdown table row per setup, then its failed and inconclusive rules and its predicted detection. */
+function printSetups(setups) {
+  console.log(
+    '| setup | pairs | A/A false fails | A/A inconclusive | detection of 30 % (verdict) | by a regression rule | A/B inconclusive | median MDE (A/A) |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const t of setups)
+    console.log(
+      `| ${t.name} | ${t.aa.count} | ${t.aa.pct('fail')} | ${t.aa.pct('inconclusive')} | ${t.ab.pct('fail')} | ${t.ab.regressionPct()} | ${t.ab.pct('inconclusive')} | ${t.aa.medianMde()} |`,
+    );
+  for (const t of setups) {
+    console.log(`${t.name} — rules that failed: A/A ${JSON.stringify(t.aa.failed)} · A/B ${JSON.stringify(t.ab.failed)}`);
+    console.log(`${t.name} — why rules were inconclusive: A/A ${JSON.stringify(t.aa.undecided)} · A/B ${JSON.stringify(t.ab.undecided)}`);
+    console.log(`${t.name} — A/B predicted vs observed detection per rule: ${t.ab.predicted()}`);
+  }
+}
+
 async function slowdown() {
   const calibrationRuns = Number(opt['calibration-runs']);
   console.log(
@@ -419,21 +436,7 @@ async function slowdown() {
   const sd = Math.sqrt(factors.reduce((a, b) => a + (b - mean) ** 2, 0) / (factors.length - 1));
   console.log(`slowdown factors drawn: ${factors.length}, CV ${((100 * sd) / mean).toFixed(1)} %`);
   console.log('Consecutive pairs share runs (rolling windows), so the rates are averages over overlapping trials.');
-  console.log(
-    '| setup | pairs | A/A false fails | A/A inconclusive | detection of 30 % (verdict) | by a regression rule | A/B inconclusive | median MDE (A/A) |',
-  );
-  console.log('|---|---|---|---|---|---|---|---|');
-  for (const t of tallies)
-    console.log(
-      `| ${t.setup.name} | ${t.aa.count} | ${t.aa.pct('fail')} | ${t.aa.pct('inconclusive')} | ${t.ab.pct('fail')} | ${t.ab.regressionPct()} | ${t.ab.pct('inconclusive')} | ${t.aa.medianMde()} |`,
-    );
-  for (const t of tallies) {
-    console.log(`${t.setup.name} — rules that failed: A/A ${JSON.stringify(t.aa.failed)} · A/B ${JSON.stringify(t.ab.failed)}`);
-    console.log(
-      `${t.setup.name} — why rules were inconclusive: A/A ${JSON.stringify(t.aa.undecided)} · A/B ${JSON.stringify(t.ab.undecided)}`,
-    );
-    console.log(`${t.setup.name} — A/B predicted vs observed detection per rule: ${t.ab.predicted()}`);
-  }
+  printSetups(tallies.map((t) => ({ name: t.setup.name, aa: t.aa, ab: t.ab })));
   console.log('Targets: ≤ 2 % false fails on A/A at CV 10 %, ≥ 90 % detection of a 30 % regression.');
 }
 
@@ -529,19 +532,7 @@ async function computeBound() {
       t.ab.add(compare(baseline, runsB[i - 1], spec));
     }
   console.log(`${runsA.length} A runs, ${runsB.length} B runs (${minutes()})`);
-  console.log(
-    '| setup | pairs | A/A false fails | A/A inconclusive | detection of 30 % (verdict) | by a regression rule | A/B inconclusive | median MDE (A/A) |',
-  );
-  console.log('|---|---|---|---|---|---|---|---|');
-  for (const t of setups)
-    console.log(
-      `| ${t.name} | ${t.aa.count} | ${t.aa.pct('fail')} | ${t.aa.pct('inconclusive')} | ${t.ab.pct('fail')} | ${t.ab.regressionPct()} | ${t.ab.pct('inconclusive')} | ${t.aa.medianMde()} |`,
-    );
-  for (const t of setups) {
-    console.log(`${t.name} — rules that failed: A/A ${JSON.stringify(t.aa.failed)} · A/B ${JSON.stringify(t.ab.failed)}`);
-    console.log(`${t.name} — why rules were inconclusive: A/A ${JSON.stringify(t.aa.undecided)} · A/B ${JSON.stringify(t.ab.undecided)}`);
-    console.log(`${t.name} — A/B predicted vs observed detection per rule: ${t.ab.predicted()}`);
-  }
+  printSetups(setups);
   if (opt['all-pairs']) allPairings(runsA, spec, setups[0].aa);
 }
 
