@@ -26856,7 +26856,7 @@ var require_util3 = __commonJS({
     var { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants4();
     var { getGlobalOrigin } = require_global();
     var { collectAnHTTPQuotedString, parseMIMEType } = require_data_url();
-    var { performance: performance3 } = __require("node:perf_hooks");
+    var { performance: performance4 } = __require("node:perf_hooks");
     var { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util2();
     var assert = __require("node:assert");
     var { isUint8Array } = __require("node:util/types");
@@ -27011,7 +27011,7 @@ var require_util3 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance3.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance4.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -51126,11 +51126,14 @@ var PatternSectionSchema = Type.Object({
 
 // src/result/timestamp-error.ts
 var TimestampErrorSchema = Type.Object({
-  p50: Type.Number(),
-  p90: Type.Number(),
-  p99: Type.Number(),
+  p50: Described(
+    "How late a chunk's timestamp is at the median, or how far the timestamps can have moved the TTFT or E2E median, whichever is larger (ms).",
+    Type.Number()
+  ),
+  p90: Described("As p50, at the 90th percentile (ms).", Type.Number()),
+  p99: Described("As p50, at the 99th percentile (ms).", Type.Number()),
   max: Described(
-    "The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst.",
+    "The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst; at least p99.",
     Type.Number()
   ),
   delivery_ms: Described(
@@ -51141,7 +51144,11 @@ var TimestampErrorSchema = Type.Object({
   observed_s: Described("Event-loop time observed (s), summed over threads and replicates: the denominator merging needs.", Type.Number())
 });
 var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
-var METHOD = "delivery floor + union bound on residual + position: delivery = half the probe round trip on loopback, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
+var SHIFTED = [
+  ["ttft", "ttftEarliest"],
+  ["e2e", "e2eEarliest"]
+];
+var METHOD = "the larger of a chunk bound and a quantile-shift bound, each + delivery floor (half the probe round trip on loopback). Chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn. Shift: TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last waited idle)";
 function timestampErrorHistograms(m2) {
   return {
     [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m2.turns,
@@ -51152,7 +51159,20 @@ function timestampErrorHistograms(m2) {
 function timestampErrorOf(histograms, observedMs, deliveryMs = 0) {
   const h = (k) => histograms[TIMESTAMP_ERROR_HISTOGRAMS[k]];
   const [turns, reads, late] = [h("turns"), h("readTurns"), h("late")];
-  return turns && reads && late ? timestampError(turns, reads, late, observedMs, deliveryMs) : null;
+  const chunk = turns && reads && late ? timestampError(turns, reads, late, observedMs, deliveryMs) : null;
+  return chunk && withQuantileShift(chunk, histograms);
+}
+function withQuantileShift(chunk, histograms) {
+  const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]]).filter(([c, l]) => c && l && c.totalCount > 0);
+  if (pairs.length === 0) return chunk;
+  const delivery = chunk.delivery_ms ?? 0;
+  const shift = (p2) => {
+    let worst = 0;
+    for (const [c, l] of pairs) worst = Math.max(worst, (c.getValueAtPercentile(p2) - l.getValueAtPercentile(p2)) / 1e3);
+    return round3(delivery + worst);
+  };
+  const p992 = Math.max(chunk.p99, shift(99));
+  return { ...chunk, p50: Math.max(chunk.p50, shift(50)), p90: Math.max(chunk.p90, shift(90)), p99: p992, max: Math.max(chunk.max, p992) };
 }
 function deliveryFloorMs(loopbackTarget, rttMs) {
   return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;
@@ -53229,6 +53249,8 @@ function recordLine(r) {
     t_send: r.tSend,
     t_first: r.tFirst,
     t_last: r.tLast,
+    late_first_ms: r.lateFirst,
+    late_last_ms: r.lateLast,
     t_end: r.tEnd,
     prompt_tokens: r.usagePrompt < 0 ? null : r.usagePrompt,
     output_tokens: r.outputTokens,
@@ -54174,7 +54196,10 @@ var Exchange = class {
     } else if (strike) this.strikeStream(last);
     else if (last) this.close(this.lastChunk() + this.tail(), this.malformed ? "malformed" : "ok");
     else if (this.pending !== void 0) this.pending += this.chunks.tokenText;
-    else this.res.write(this.chunks.token);
+    else {
+      this.res.write(this.chunks.token);
+      this.res.socket?.uncork();
+    }
     return written;
   }
   openStream() {
@@ -56161,7 +56186,7 @@ function sessionWorkload(inputs, calibration, salt) {
   const [turnRng, inputRng, outputRng, thinkRng] = ["session_turns", "input_tokens", "output_tokens", "think_time"].map(
     (p2) => stream(w, p2)
   );
-  const turnCount = s.turns ? lengthSampler(s.turns) : void 0;
+  const turnCount2 = s.turns ? lengthSampler(s.turns) : void 0;
   const input = inputs.input ? lengthSampler(inputs.input) : void 0;
   const output = lengthSampler(inputs.output);
   const think = thinkSampler(s.think_time);
@@ -56175,7 +56200,7 @@ function sessionWorkload(inputs, calibration, salt) {
   let messageId = 0;
   let serverHitRate;
   const userTurns = () => {
-    const n2 = turnCount?.(turnRng);
+    const n2 = turnCount2?.(turnRng);
     if (pickEntry) return datasetTurns(inputs.dataset.entries[pickEntry()], n2, tpw, calibration.overhead_tokens);
     return Array.from({ length: n2 }, (_, k) => {
       const tokens2 = input(inputRng);
@@ -56557,6 +56582,7 @@ function buildSchedule(o) {
 
 // src/client/client.ts
 var import_undici2 = __toESM(require_undici(), 1);
+import { performance as performance3 } from "node:perf_hooks";
 
 // src/client/detail.ts
 var MAX_DETAIL = 200;
@@ -56801,8 +56827,9 @@ var StreamRequest = class {
   status = 0;
   framer = null;
   sawDone = false;
-  /** Arrival time of the bytes being processed. */
+  /** Arrival time of the bytes being processed, and how late it can be (ms). */
   t = 0;
+  late = 0;
   errorBody = null;
   errorBodyLen = 0;
   /** Written on a connection that was new for it, so a loss before the response is the server's doing, not a stale connection. */
@@ -56852,6 +56879,7 @@ var StreamRequest = class {
   onResponseData(_c, chunk) {
     if (this.ended) return;
     this.t = readAt;
+    this.late = readLate;
     if (this.framer !== null) this.frame(chunk);
     else if (this.errorBody !== null && this.errorBodyLen < ERROR_BODY_BYTES) {
       const kept = chunk.subarray(0, ERROR_BODY_BYTES - this.errorBodyLen);
@@ -56892,7 +56920,7 @@ var StreamRequest = class {
       this.finishAndAbort(this.t, "stream_error", ev.error);
       return;
     }
-    if (ev.content !== null) this.obs.onContent(this.t, ev.content);
+    if (ev.content !== null) this.obs.onContent(this.t, ev.content, this.late);
     if (this.capture !== void 0 && ev.content === "answer") this.capture(answerText(data.toString("utf8", 0, length)));
     if (ev.usage) this.obs.onUsage(ev.promptTokens, ev.completionTokens);
     if (ev.done) this.sawDone = true;
@@ -56989,16 +57017,37 @@ var turnSinks = /* @__PURE__ */ new Set();
 function stampRead(socket) {
   readAt = now();
   readSocket = socket;
-  if (turnSinks.size > 0 && turnReads++ === 0) {
+  if (turnSinks.size === 0) return;
+  if (turnReads++ === 0) {
     turnStart = readAt;
+    sampleIdle(readAt);
+    busySince = Math.max(busySince, turnEnds[turnCount % 2]);
     setImmediate(endTurn);
   }
+  readLate = readAt - busySince;
 }
 function endTurn() {
   const t = now();
+  sampleIdle(t);
+  turnEnds[turnCount++ % 2] = t;
   const reads = turnReads;
   turnReads = 0;
   for (const sink of turnSinks) sink(turnStart, t, reads);
+}
+var readLate = 0;
+var sampledAt = now();
+var sampledIdle = performance3.nodeTiming.idleTime;
+var busySince = sampledAt;
+var turnEnds = [sampledAt, sampledAt];
+var turnCount = 0;
+function checkPhaseBefore(t) {
+  if (t > busySince) busySince = t;
+}
+function sampleIdle(t) {
+  const idle = performance3.nodeTiming.idleTime;
+  if (idle > sampledIdle) busySince = Math.max(busySince, Math.min(t, sampledAt + (idle - sampledIdle)));
+  sampledAt = t;
+  sampledIdle = idle;
 }
 function observeReadTurns(sink) {
   turnSinks.add(sink);
@@ -57051,6 +57100,7 @@ function dispatchOpenLoop(o) {
     immediate = void 0;
     if (stopped) return;
     const firedBefore = i;
+    if (spinning) checkPhaseBefore(immediateAt);
     let t = now();
     if (!Number.isNaN(wakeAt)) {
       margin = Math.min(MAX_MARGIN_MS, Math.max(MIN_MARGIN_MS, margin * MARGIN_DECAY, t - wakeAt + MIN_MARGIN_MS));
@@ -57217,6 +57267,9 @@ var RequestRecord = class {
   tFirst = NaN;
   tFirstAnswer = NaN;
   tLast = NaN;
+  /** How late tFirst and tLast can be (ms): their reads' own bounds (StreamObserver.onContent). */
+  lateFirst = 0;
+  lateLast = 0;
   tEnd = NaN;
   status = 0;
   chunks = 0;
@@ -57234,14 +57287,17 @@ var RequestRecord = class {
     this.tHeaders = t;
     this.status = status2;
   }
-  onContent(t, kind) {
-    if (this.chunks === 0) this.tFirst = t;
-    else if (this.inWindow) {
+  onContent(t, kind, late = 0) {
+    if (this.chunks === 0) {
+      this.tFirst = t;
+      this.lateFirst = late;
+    } else if (this.inWindow) {
       recordMs(this.recorder.h.itl, t - this.tLast);
       this.recorder.segments.record(this.segment, "itl", t - this.tLast);
     }
     if (kind === "answer" && Number.isNaN(this.tFirstAnswer)) this.tFirstAnswer = t;
     this.tLast = t;
+    this.lateLast = late;
     this.chunks++;
   }
   onUsage(promptTokens, completionTokens) {
@@ -57290,7 +57346,15 @@ var Recorder = class {
     promptTokens: newHistogram(),
     outputTokens: newHistogram(),
     requestedPromptTokens: newHistogram(),
-    requestedOutputTokens: newHistogram()
+    requestedOutputTokens: newHistogram(),
+    /**
+     * TTFT and E2E less their read's own lateness bound, per window request: the earliest its
+     * first (last) token can truly have come. Every quantile of the true latencies is at least
+     * the same quantile of these, so the distance between the two histograms' quantiles bounds
+     * how far the generator's timestamps moved each quantile (src/result/timestamp-error.ts).
+     */
+    ttftEarliest: newHistogram(),
+    e2eEarliest: newHistogram()
   };
   byClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
   windowByClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
@@ -57391,6 +57455,8 @@ var Recorder = class {
     recordMs(this.h.ttftFromSend, r.tFirst - r.tSend);
     if (!Number.isNaN(r.tFirstAnswer)) recordMs(this.h.timeToFirstAnswer, r.tFirstAnswer - r.tSched);
     recordMs(this.h.e2e, e2e);
+    recordMs(this.h.ttftEarliest, ttft - r.lateFirst);
+    recordMs(this.h.e2eEarliest, e2e - r.lateLast);
     if (n2 > 0) recordMs(this.h.normalized, e2e / n2);
     const tpot = n2 > 1 ? (r.tLast - r.tFirst) / (n2 - 1) : NaN;
     if (n2 > 1) recordMs(this.h.tpot, tpot);

@@ -15469,7 +15469,10 @@ var Exchange = class {
     } else if (strike) this.strikeStream(last);
     else if (last) this.close(this.lastChunk() + this.tail(), this.malformed ? "malformed" : "ok");
     else if (this.pending !== void 0) this.pending += this.chunks.tokenText;
-    else this.res.write(this.chunks.token);
+    else {
+      this.res.write(this.chunks.token);
+      this.res.socket?.uncork();
+    }
     return written;
   }
   openStream() {

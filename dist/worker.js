@@ -5072,7 +5072,7 @@ var require_util2 = __commonJS({
     var { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3();
     var { getGlobalOrigin } = require_global();
     var { collectAnHTTPQuotedString, parseMIMEType } = require_data_url();
-    var { performance: performance3 } = __require("node:perf_hooks");
+    var { performance: performance4 } = __require("node:perf_hooks");
     var { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util();
     var assert = __require("node:assert");
     var { isUint8Array } = __require("node:util/types");
@@ -5227,7 +5227,7 @@ var require_util2 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance3.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance4.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -41136,6 +41136,8 @@ function recordLine(r) {
     t_send: r.tSend,
     t_first: r.tFirst,
     t_last: r.tLast,
+    late_first_ms: r.lateFirst,
+    late_last_ms: r.lateLast,
     t_end: r.tEnd,
     prompt_tokens: r.usagePrompt < 0 ? null : r.usagePrompt,
     output_tokens: r.outputTokens,
@@ -42720,7 +42722,7 @@ function sessionWorkload(inputs, calibration, salt) {
   const [turnRng, inputRng, outputRng, thinkRng] = ["session_turns", "input_tokens", "output_tokens", "think_time"].map(
     (p2) => stream(w, p2)
   );
-  const turnCount = s.turns ? lengthSampler(s.turns) : void 0;
+  const turnCount2 = s.turns ? lengthSampler(s.turns) : void 0;
   const input = inputs.input ? lengthSampler(inputs.input) : void 0;
   const output = lengthSampler(inputs.output);
   const think = thinkSampler(s.think_time);
@@ -42734,7 +42736,7 @@ function sessionWorkload(inputs, calibration, salt) {
   let messageId = 0;
   let serverHitRate;
   const userTurns = () => {
-    const n = turnCount?.(turnRng);
+    const n = turnCount2?.(turnRng);
     if (pickEntry) return datasetTurns(inputs.dataset.entries[pickEntry()], n, tpw, calibration.overhead_tokens);
     return Array.from({ length: n }, (_, k) => {
       const tokens = input(inputRng);
@@ -43111,6 +43113,7 @@ function buildSchedule(o) {
 
 // src/client/client.ts
 var import_undici2 = __toESM(require_undici(), 1);
+import { performance as performance3 } from "node:perf_hooks";
 
 // src/time.ts
 import { performance as performance2 } from "node:perf_hooks";
@@ -43422,8 +43425,9 @@ var StreamRequest = class {
   status = 0;
   framer = null;
   sawDone = false;
-  /** Arrival time of the bytes being processed. */
+  /** Arrival time of the bytes being processed, and how late it can be (ms). */
   t = 0;
+  late = 0;
   errorBody = null;
   errorBodyLen = 0;
   /** Written on a connection that was new for it, so a loss before the response is the server's doing, not a stale connection. */
@@ -43473,6 +43477,7 @@ var StreamRequest = class {
   onResponseData(_c, chunk) {
     if (this.ended) return;
     this.t = readAt;
+    this.late = readLate;
     if (this.framer !== null) this.frame(chunk);
     else if (this.errorBody !== null && this.errorBodyLen < ERROR_BODY_BYTES) {
       const kept = chunk.subarray(0, ERROR_BODY_BYTES - this.errorBodyLen);
@@ -43513,7 +43518,7 @@ var StreamRequest = class {
       this.finishAndAbort(this.t, "stream_error", ev.error);
       return;
     }
-    if (ev.content !== null) this.obs.onContent(this.t, ev.content);
+    if (ev.content !== null) this.obs.onContent(this.t, ev.content, this.late);
     if (this.capture !== void 0 && ev.content === "answer") this.capture(answerText(data.toString("utf8", 0, length)));
     if (ev.usage) this.obs.onUsage(ev.promptTokens, ev.completionTokens);
     if (ev.done) this.sawDone = true;
@@ -43610,16 +43615,37 @@ var turnSinks = /* @__PURE__ */ new Set();
 function stampRead(socket) {
   readAt = now();
   readSocket = socket;
-  if (turnSinks.size > 0 && turnReads++ === 0) {
+  if (turnSinks.size === 0) return;
+  if (turnReads++ === 0) {
     turnStart = readAt;
+    sampleIdle(readAt);
+    busySince = Math.max(busySince, turnEnds[turnCount % 2]);
     setImmediate(endTurn);
   }
+  readLate = readAt - busySince;
 }
 function endTurn() {
   const t = now();
+  sampleIdle(t);
+  turnEnds[turnCount++ % 2] = t;
   const reads = turnReads;
   turnReads = 0;
   for (const sink of turnSinks) sink(turnStart, t, reads);
+}
+var readLate = 0;
+var sampledAt = now();
+var sampledIdle = performance3.nodeTiming.idleTime;
+var busySince = sampledAt;
+var turnEnds = [sampledAt, sampledAt];
+var turnCount = 0;
+function checkPhaseBefore(t) {
+  if (t > busySince) busySince = t;
+}
+function sampleIdle(t) {
+  const idle = performance3.nodeTiming.idleTime;
+  if (idle > sampledIdle) busySince = Math.max(busySince, Math.min(t, sampledAt + (idle - sampledIdle)));
+  sampledAt = t;
+  sampledIdle = idle;
 }
 function observeReadTurns(sink) {
   turnSinks.add(sink);
@@ -43672,6 +43698,7 @@ function dispatchOpenLoop(o) {
     immediate = void 0;
     if (stopped) return;
     const firedBefore = i;
+    if (spinning) checkPhaseBefore(immediateAt);
     let t = now();
     if (!Number.isNaN(wakeAt)) {
       margin = Math.min(MAX_MARGIN_MS, Math.max(MIN_MARGIN_MS, margin * MARGIN_DECAY, t - wakeAt + MIN_MARGIN_MS));
@@ -43978,6 +44005,9 @@ var RequestRecord = class {
   tFirst = NaN;
   tFirstAnswer = NaN;
   tLast = NaN;
+  /** How late tFirst and tLast can be (ms): their reads' own bounds (StreamObserver.onContent). */
+  lateFirst = 0;
+  lateLast = 0;
   tEnd = NaN;
   status = 0;
   chunks = 0;
@@ -43995,14 +44025,17 @@ var RequestRecord = class {
     this.tHeaders = t;
     this.status = status2;
   }
-  onContent(t, kind) {
-    if (this.chunks === 0) this.tFirst = t;
-    else if (this.inWindow) {
+  onContent(t, kind, late = 0) {
+    if (this.chunks === 0) {
+      this.tFirst = t;
+      this.lateFirst = late;
+    } else if (this.inWindow) {
       recordMs(this.recorder.h.itl, t - this.tLast);
       this.recorder.segments.record(this.segment, "itl", t - this.tLast);
     }
     if (kind === "answer" && Number.isNaN(this.tFirstAnswer)) this.tFirstAnswer = t;
     this.tLast = t;
+    this.lateLast = late;
     this.chunks++;
   }
   onUsage(promptTokens, completionTokens) {
@@ -44051,7 +44084,15 @@ var Recorder = class {
     promptTokens: newHistogram(),
     outputTokens: newHistogram(),
     requestedPromptTokens: newHistogram(),
-    requestedOutputTokens: newHistogram()
+    requestedOutputTokens: newHistogram(),
+    /**
+     * TTFT and E2E less their read's own lateness bound, per window request: the earliest its
+     * first (last) token can truly have come. Every quantile of the true latencies is at least
+     * the same quantile of these, so the distance between the two histograms' quantiles bounds
+     * how far the generator's timestamps moved each quantile (src/result/timestamp-error.ts).
+     */
+    ttftEarliest: newHistogram(),
+    e2eEarliest: newHistogram()
   };
   byClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
   windowByClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
@@ -44152,6 +44193,8 @@ var Recorder = class {
     recordMs(this.h.ttftFromSend, r.tFirst - r.tSend);
     if (!Number.isNaN(r.tFirstAnswer)) recordMs(this.h.timeToFirstAnswer, r.tFirstAnswer - r.tSched);
     recordMs(this.h.e2e, e2e);
+    recordMs(this.h.ttftEarliest, ttft - r.lateFirst);
+    recordMs(this.h.e2eEarliest, e2e - r.lateLast);
     if (n > 0) recordMs(this.h.normalized, e2e / n);
     const tpot = n > 1 ? (r.tLast - r.tFirst) / (n - 1) : NaN;
     if (n > 1) recordMs(this.h.tpot, tpot);
@@ -44438,11 +44481,14 @@ var percentileOf = (b2, p2) => valueAtRank(b2, rankOfPercentile(b2.n, p2));
 
 // src/result/timestamp-error.ts
 var TimestampErrorSchema = Type.Object({
-  p50: Type.Number(),
-  p90: Type.Number(),
-  p99: Type.Number(),
+  p50: Described(
+    "How late a chunk's timestamp is at the median, or how far the timestamps can have moved the TTFT or E2E median, whichever is larger (ms).",
+    Type.Number()
+  ),
+  p90: Described("As p50, at the 90th percentile (ms).", Type.Number()),
+  p99: Described("As p50, at the 99th percentile (ms).", Type.Number()),
   max: Described(
-    "The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst.",
+    "The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst; at least p99.",
     Type.Number()
   ),
   delivery_ms: Described(
@@ -44453,7 +44499,11 @@ var TimestampErrorSchema = Type.Object({
   observed_s: Described("Event-loop time observed (s), summed over threads and replicates: the denominator merging needs.", Type.Number())
 });
 var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
-var METHOD = "delivery floor + union bound on residual + position: delivery = half the probe round trip on loopback, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
+var SHIFTED = [
+  ["ttft", "ttftEarliest"],
+  ["e2e", "e2eEarliest"]
+];
+var METHOD = "the larger of a chunk bound and a quantile-shift bound, each + delivery floor (half the probe round trip on loopback). Chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn. Shift: TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last waited idle)";
 function timestampErrorHistograms(m) {
   return {
     [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m.turns,
@@ -44464,7 +44514,20 @@ function timestampErrorHistograms(m) {
 function timestampErrorOf(histograms, observedMs, deliveryMs = 0) {
   const h = (k) => histograms[TIMESTAMP_ERROR_HISTOGRAMS[k]];
   const [turns, reads, late] = [h("turns"), h("readTurns"), h("late")];
-  return turns && reads && late ? timestampError(turns, reads, late, observedMs, deliveryMs) : null;
+  const chunk = turns && reads && late ? timestampError(turns, reads, late, observedMs, deliveryMs) : null;
+  return chunk && withQuantileShift(chunk, histograms);
+}
+function withQuantileShift(chunk, histograms) {
+  const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]]).filter(([c, l]) => c && l && c.totalCount > 0);
+  if (pairs.length === 0) return chunk;
+  const delivery = chunk.delivery_ms ?? 0;
+  const shift = (p2) => {
+    let worst = 0;
+    for (const [c, l] of pairs) worst = Math.max(worst, (c.getValueAtPercentile(p2) - l.getValueAtPercentile(p2)) / 1e3);
+    return round3(delivery + worst);
+  };
+  const p99 = Math.max(chunk.p99, shift(99));
+  return { ...chunk, p50: Math.max(chunk.p50, shift(50)), p90: Math.max(chunk.p90, shift(90)), p99, max: Math.max(chunk.max, p99) };
 }
 function deliveryFloorMs(loopbackTarget, rttMs) {
   return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;

@@ -3,6 +3,7 @@
  * exactly one `onEnd` per request. See `StreamRequest` for how each outcome class is decided.
  */
 import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { buildConnector, Pool, type Dispatcher } from 'undici';
 import { now } from '../time.js';
 import { byteSize, DEFAULT_MAX_EVENT_BYTES } from './bounds.js';
@@ -155,8 +156,9 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
   private status = 0;
   private framer: SseFramer | null = null;
   private sawDone = false;
-  /** Arrival time of the bytes being processed. */
+  /** Arrival time of the bytes being processed, and how late it can be (ms). */
   private t = 0;
+  private late = 0;
   private errorBody: Buffer[] | null = null;
   private errorBodyLen = 0;
   /** Written on a connection that was new for it, so a loss before the response is the server's doing, not a stale connection. */
@@ -225,6 +227,7 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.ended) return;
     this.t = readAt;
+    this.late = readLate;
     if (this.framer !== null) this.frame(chunk);
     else if (this.errorBody !== null && this.errorBodyLen < ERROR_BODY_BYTES) {
       const kept = chunk.subarray(0, ERROR_BODY_BYTES - this.errorBodyLen);
@@ -268,7 +271,7 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
       this.finishAndAbort(this.t, 'stream_error', ev.error);
       return;
     }
-    if (ev.content !== null) this.obs.onContent(this.t, ev.content);
+    if (ev.content !== null) this.obs.onContent(this.t, ev.content, this.late);
     if (this.capture !== undefined && ev.content === 'answer') this.capture(answerText(data.toString('utf8', 0, length)));
     if (ev.usage) this.obs.onUsage(ev.promptTokens, ev.completionTokens);
     if (ev.done) this.sawDone = true;
@@ -403,17 +406,75 @@ const turnSinks = new Set<ReadTurnSink>();
 function stampRead(socket: Socket): void {
   readAt = now();
   readSocket = socket;
-  if (turnSinks.size > 0 && turnReads++ === 0) {
+  if (turnSinks.size === 0) return;
+  if (turnReads++ === 0) {
     turnStart = readAt;
+    sampleIdle(readAt);
+    busySince = Math.max(busySince, turnEnds[turnCount % 2]);
     setImmediate(endTurn);
   }
+  readLate = readAt - busySince;
 }
 
 function endTurn(): void {
   const t = now();
+  sampleIdle(t);
+  turnEnds[turnCount++ % 2] = t;
   const reads = turnReads;
   turnReads = 0;
   for (const sink of turnSinks) sink(turnStart, t, reads);
+}
+
+/*
+ * How late one read can be: the read at time t finds a byte that arrived after the loop last
+ * looked at its sockets without finding it, so it is late by at most t − (that look). Two
+ * lower bounds on that moment, `busySince` the larger:
+ *
+ * - The turn before last. The loop polls its sockets once per iteration, and a poll that finds
+ *   bytes opens a read turn, closed by an immediate in the check phase after it. A read in turn
+ *   k comes from a byte the previous iteration's poll did not see, and that poll began after the
+ *   check phase that closed turn k − 2 (turn k − 1 was in that poll or before it). So the byte
+ *   arrived after turn k − 2 ended. Near the generator's ceiling every iteration reads, and
+ *   this is about two turns back: the bursts in which reads are late are in it.
+ *   The open-loop dispatcher's spin adds the same bound for iterations without reads
+ *   (checkPhaseBefore).
+ * - The last idle wait. The loop waits idle in the poll only while no socket is readable, so a
+ *   byte that arrived during a wait ended it. The wait itself is not visible, but the loop's
+ *   idle time is (performance.nodeTiming.idleTime, libuv's clock around the poll, booked when the
+ *   poll returns): sampled at s and again at a later u with Δ > 0 idle between, all of it lies in
+ *   (s, u], so the last wait ended no earlier than s + Δ. Sampled where each read turn starts
+ *   and ends (a 60 ns counter). At light load the loop idles between reads and this is the
+ *   tight one.
+ *
+ * Unlike the turn-length figures of the result's chunk bound (src/result/timestamp-error.ts),
+ * which describe a typical read, this bounds each read itself, so a request can carry it: when
+ * late reads cluster in bursts, which are also when a server's tail forms, the requests in a
+ * latency quantile's tail are the late ones, and their own bounds show it. A wake-up the OS
+ * delays (a busy core) counts as idle here: the chunk bound covers that from the lateness of
+ * timers and arrivals.
+ */
+let readLate = 0;
+let sampledAt = now();
+let sampledIdle = performance.nodeTiming.idleTime;
+let busySince = sampledAt;
+/** When the last two read turns ended, by turn number modulo 2. */
+const turnEnds = [sampledAt, sampledAt];
+let turnCount = 0;
+/**
+ * Told by a caller that spins through setImmediate (the open-loop dispatcher) the time of its
+ * previous check-phase run, from inside the next one: that poll phase came between the two, so
+ * any byte read from now on arrived after `t` (the turn-before-last argument above, for loop
+ * iterations that read nothing).
+ */
+export function checkPhaseBefore(t: number): void {
+  if (t > busySince) busySince = t;
+}
+
+function sampleIdle(t: number): void {
+  const idle = performance.nodeTiming.idleTime;
+  if (idle > sampledIdle) busySince = Math.max(busySince, Math.min(t, sampledAt + (idle - sampledIdle)));
+  sampledAt = t;
+  sampledIdle = idle;
 }
 
 /**

@@ -31,8 +31,12 @@ export interface StreamObserver {
    */
   onReconnect(t: number): void;
   onHeaders(t: number, status: number): void;
-  /** One SSE event that carried output; `reasoning` for reasoning_content, `answer` for content/text. */
-  onContent(t: number, kind: 'reasoning' | 'answer'): void;
+  /**
+   * One SSE event that carried output; `reasoning` for reasoning_content, `answer` for content/text.
+   * `late`: how late `t` can be at most (ms), from what the event loop did since it last waited
+   * idle (see `stampRead` in client.ts); 0 while no one observes read turns.
+   */
+  onContent(t: number, kind: 'reasoning' | 'answer', late: number): void;
   onUsage(promptTokens: number, completionTokens: number): void;
   /** Called exactly once per request. `detail` is a short, secret-free reason for non-ok outcomes. */
   onEnd(t: number, outcome: Outcome, detail?: string): void;

@@ -1,3 +1,4 @@
+import { checkPhaseBefore } from '../client/client.js';
 import { now } from '../time.js';
 
 /**
@@ -64,6 +65,8 @@ export function dispatchOpenLoop(o: OpenLoopOptions): DispatchHandle {
     immediate = undefined;
     if (stopped) return;
     const firedBefore = i;
+    // This run and the one before were both check-phase immediates: a poll phase lay between them.
+    if (spinning) checkPhaseBefore(immediateAt);
     let t = now();
     if (!Number.isNaN(wakeAt)) {
       margin = Math.min(MAX_MARGIN_MS, Math.max(MIN_MARGIN_MS, margin * MARGIN_DECAY, t - wakeAt + MIN_MARGIN_MS));

@@ -15,6 +15,8 @@ export function recordLine(r: RequestRecord): string {
     t_send: r.tSend,
     t_first: r.tFirst,
     t_last: r.tLast,
+    late_first_ms: r.lateFirst,
+    late_last_ms: r.lateLast,
     t_end: r.tEnd,
     prompt_tokens: r.usagePrompt < 0 ? null : r.usagePrompt,
     output_tokens: r.outputTokens,

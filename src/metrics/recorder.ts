@@ -21,6 +21,9 @@ export class RequestRecord implements StreamObserver {
   tFirst = NaN;
   tFirstAnswer = NaN;
   tLast = NaN;
+  /** How late tFirst and tLast can be (ms): their reads' own bounds (StreamObserver.onContent). */
+  lateFirst = 0;
+  lateLast = 0;
   tEnd = NaN;
   status = 0;
   chunks = 0;
@@ -53,14 +56,17 @@ export class RequestRecord implements StreamObserver {
     this.status = status;
   }
 
-  onContent(t: number, kind: 'reasoning' | 'answer'): void {
-    if (this.chunks === 0) this.tFirst = t;
-    else if (this.inWindow) {
+  onContent(t: number, kind: 'reasoning' | 'answer', late = 0): void {
+    if (this.chunks === 0) {
+      this.tFirst = t;
+      this.lateFirst = late;
+    } else if (this.inWindow) {
       recordMs(this.recorder.h.itl, t - this.tLast);
       this.recorder.segments.record(this.segment, 'itl', t - this.tLast);
     }
     if (kind === 'answer' && Number.isNaN(this.tFirstAnswer)) this.tFirstAnswer = t;
     this.tLast = t;
+    this.lateLast = late;
     this.chunks++;
   }
 
@@ -138,6 +144,14 @@ export class Recorder {
     outputTokens: newHistogram(),
     requestedPromptTokens: newHistogram(),
     requestedOutputTokens: newHistogram(),
+    /**
+     * TTFT and E2E less their read's own lateness bound, per window request: the earliest its
+     * first (last) token can truly have come. Every quantile of the true latencies is at least
+     * the same quantile of these, so the distance between the two histograms' quantiles bounds
+     * how far the generator's timestamps moved each quantile (src/result/timestamp-error.ts).
+     */
+    ttftEarliest: newHistogram(),
+    e2eEarliest: newHistogram(),
   } satisfies Record<string, Histogram>;
   readonly byClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   readonly windowByClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
@@ -249,6 +263,8 @@ export class Recorder {
     recordMs(this.h.ttftFromSend, r.tFirst - r.tSend);
     if (!Number.isNaN(r.tFirstAnswer)) recordMs(this.h.timeToFirstAnswer, r.tFirstAnswer - r.tSched);
     recordMs(this.h.e2e, e2e);
+    recordMs(this.h.ttftEarliest, ttft - r.lateFirst);
+    recordMs(this.h.e2eEarliest, e2e - r.lateLast);
     if (n > 0) recordMs(this.h.normalized, e2e / n);
     const tpot = n > 1 ? (r.tLast - r.tFirst) / (n - 1) : NaN;
     if (n > 1) recordMs(this.h.tpot, tpot);

@@ -5,13 +5,19 @@ import type { Histogram } from '../metrics/histogram.js';
 import type { LoopTurnMeter } from '../metrics/loop-turns.js';
 import type { Result } from './types.js';
 
-/** `generator.timestamp_error_ms`: how late a chunk's timestamp can be, from what the generator saw of its own event loop. */
+/**
+ * `generator.timestamp_error_ms`: how late a chunk's timestamp can be, and how far that can have
+ * moved a latency quantile, from what the generator saw of its own event loop.
+ */
 export const TimestampErrorSchema = Type.Object({
-  p50: Type.Number(),
-  p90: Type.Number(),
-  p99: Type.Number(),
+  p50: Described(
+    "How late a chunk's timestamp is at the median, or how far the timestamps can have moved the TTFT or E2E median, whichever is larger (ms).",
+    Type.Number(),
+  ),
+  p90: Described('As p50, at the 90th percentile (ms).', Type.Number()),
+  p99: Described('As p50, at the 99th percentile (ms).', Type.Number()),
   max: Described(
-    'The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst.',
+    'The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst; at least p99.',
     Type.Number(),
   ),
   delivery_ms: Described(
@@ -26,8 +32,14 @@ export type TimestampError = Static<typeof TimestampErrorSchema>;
 /** The histograms the bound is computed from, under these names in `result.histograms`; merged like any other. */
 export const TIMESTAMP_ERROR_HISTOGRAMS = { turns: 'loopTurns', readTurns: 'loopReadTurns', late: 'loopLateness' } as const;
 
+/** The recorder's latency histograms and their per-request earliest-possible twins (src/metrics/recorder.ts), for the quantile shift. */
+const SHIFTED = [
+  ['ttft', 'ttftEarliest'],
+  ['e2e', 'e2eEarliest'],
+] as const;
+
 const METHOD =
-  'delivery floor + union bound on residual + position: delivery = half the probe round trip on loopback, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn';
+  'the larger of a chunk bound and a quantile-shift bound, each + delivery floor (half the probe round trip on loopback). Chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn. Shift: TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last waited idle)';
 
 /** The histograms of one run's meter, under their names in the run's histograms. */
 export function timestampErrorHistograms(m: LoopTurnMeter): Record<string, Histogram> {
@@ -47,7 +59,37 @@ export function timestampErrorHistograms(m: LoopTurnMeter): Record<string, Histo
 export function timestampErrorOf(histograms: Record<string, Histogram>, observedMs: number, deliveryMs = 0): TimestampError | null {
   const h = (k: keyof typeof TIMESTAMP_ERROR_HISTOGRAMS) => histograms[TIMESTAMP_ERROR_HISTOGRAMS[k]];
   const [turns, reads, late] = [h('turns'), h('readTurns'), h('late')];
-  return turns && reads && late ? timestampError(turns, reads, late, observedMs, deliveryMs) : null;
+  const chunk = turns && reads && late ? timestampError(turns, reads, late, observedMs, deliveryMs) : null;
+  return chunk && withQuantileShift(chunk, histograms);
+}
+
+/**
+ * The figures raised to cover how far the timestamps can have moved the TTFT and E2E quantiles
+ * themselves, which the chunk bound does not: it describes a typical chunk, but the requests in
+ * a quantile's tail are not typical ones when late reads come in bursts (a long turn delays
+ * every read queued behind it, and those requests become the tail).
+ *
+ * Each window request carries its own bound b (its read's lateness, src/client/client.ts) and
+ * its client latency c ≥ its true latency x ≥ c − b (a timestamp is never early). With
+ * l = c − b recorded per request (the `…Earliest` histograms), x ≥ l request by request, so
+ * every quantile keeps the order: q_p(l) ≤ q_p(x) ≤ q_p(c), and the shift q_p(c) − q_p(x) is at
+ * most q_p(c) − q_p(l), plus the delivery floor every read waits before it can be seen. Both
+ * histograms merge like any other (threads, shards, replicates: the requests pooled). Taken at
+ * the same bucket edge on both sides (each quantile as the histograms report it): how coarsely a
+ * histogram holds a latency is its resolution, which the gate's floors count (src/gate/floors.ts),
+ * not an error of the timestamps.
+ */
+function withQuantileShift(chunk: TimestampError, histograms: Record<string, Histogram>): TimestampError {
+  const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]] as const).filter(([c, l]) => c && l && c.totalCount > 0);
+  if (pairs.length === 0) return chunk;
+  const delivery = chunk.delivery_ms ?? 0;
+  const shift = (p: number) => {
+    let worst = 0;
+    for (const [c, l] of pairs) worst = Math.max(worst, (c.getValueAtPercentile(p) - l.getValueAtPercentile(p)) / 1000);
+    return round3(delivery + worst);
+  };
+  const p99 = Math.max(chunk.p99, shift(99));
+  return { ...chunk, p50: Math.max(chunk.p50, shift(50)), p90: Math.max(chunk.p90, shift(90)), p99, max: Math.max(chunk.max, p99) };
 }
 
 /**

@@ -99,7 +99,14 @@ export class Exchange implements SequenceSink {
     } else if (strike) this.strikeStream(last);
     else if (last) this.close(this.lastChunk() + this.tail(), this.malformed ? 'malformed' : 'ok');
     else if (this.pending !== undefined) this.pending += this.chunks.tokenText;
-    else this.res.write(this.chunks.token);
+    else {
+      this.res.write(this.chunks.token);
+      // Node's HTTP response corks its socket on a chunked write until the callback ends (to
+      // send the chunk's size line, data and CRLF as one); one wake-up writing many streams'
+      // tokens would send them all only at its end, after the times recorded. Sent now, as an
+      // engine streams a token the moment it is decoded.
+      this.res.socket?.uncork();
+    }
     return written;
   }
 

@@ -1,7 +1,7 @@
 import { newHistogram, type Histogram } from '../../src/metrics/histogram.js';
 import { parseResult } from '../../src/result/load.js';
 import { mergeResults } from '../../src/result/merge.js';
-import { deliveryFloorMs, TIMESTAMP_ERROR_HISTOGRAMS, timestampError } from '../../src/result/timestamp-error.js';
+import { deliveryFloorMs, TIMESTAMP_ERROR_HISTOGRAMS, timestampError, timestampErrorOf } from '../../src/result/timestamp-error.js';
 import { isLoopbackTarget } from '../../src/spec/url.js';
 import type { Result } from '../../src/result/types.js';
 import { encodeHistogram } from '../../src/metrics/histogram.js';
@@ -77,6 +77,32 @@ describe('the bound from turns and lateness', () => {
     expect(
       ['http://10.0.0.2:8000/v1', 'https://api.example.com/v1', 'http://127.0.0.1.nip.io/v1', 'not a url'].some(isLoopbackTarget),
     ).toBe(false);
+  });
+
+  test("late reads in a burst that made the tail: the figures rise to the TTFT quantile shift the requests' own bounds allow", () => {
+    // 1,000 requests, TTFT 50 ms, every chunk read quickly by the turn figures (0.1 ms turns), but
+    // the 20 slowest requests (60 ms) were read in a stall and each carries a 15 ms bound: their
+    // true TTFT may be 45 ms, so the true p99 may be 50 ms and the client's 60 ms moved it by 10.
+    const quick = hist([[0.1, 10_000]]);
+    const ttft = hist([
+      [50, 980],
+      [60, 20],
+    ]);
+    const earliest = hist([
+      [50, 980],
+      [45, 20],
+    ]);
+    const chunk = timestampError(quick, quick, hist([]), 10_000, 0.05)!;
+    const loop = { loopTurns: quick, loopReadTurns: quick, loopLateness: hist([]) };
+    const b = timestampErrorOf({ ...loop, ttft, ttftEarliest: earliest }, 10_000, 0.05)!;
+    expect(chunk.p99).toBeLessThan(1);
+    expect(b.p99).toBeCloseTo(10.05, 1); // 60 − 50 ms, plus the delivery floor
+    expect(b.max).toBeGreaterThanOrEqual(b.p99);
+    expect(b.p50).toBe(chunk.p50); // the median request is not one of them: 50 − 50 ms, under the chunk figure
+    // Requests that carry no bound of their own (read with no one timing the turns) move nothing.
+    expect(timestampErrorOf({ ...loop, ttft, ttftEarliest: ttft }, 10_000, 0.05)).toEqual(chunk);
+    // An older result without the twin histograms keeps the chunk figures.
+    expect(timestampErrorOf({ ...loop, ttft }, 10_000, 0.05)).toEqual(chunk);
   });
 
   test('no read timed: no bound', () => {
