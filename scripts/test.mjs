@@ -2,14 +2,14 @@
 // Runs the jest suite in three passes and writes one JSON summary of them all (.jest-results.json,
 // as `jest --json` writes it: .ci/run reads its counts).
 //
-//   1. On two workers: the unit layer, the files listed in test/unit-files.json (they start no
+//   1. On three workers: the unit layer, the files listed in test/unit-files.json (they start no
 //      server, process or thread and hold nothing to a timer; test/unit-files.test.ts keeps the
 //      list to such files), and the files of test/parallel-files.json, which start servers and
 //      processes but assert nothing a busy core could change (test/parallel-files.test.ts). The
 //      listed files start first, slowest first (scripts/listed-first-sequencer.mjs).
-//   2. On three workers: the load tests, every file in no list. Each judges its runs against
+//   2. On five workers: the load tests, every file in no list. Each judges its runs against
 //      their own records (the fixture's write times, the run's own lag and error bound), and
-//      spends most of its time waiting on the simulated engine, so three share two cores. The
+//      spends most of its time waiting on the simulated engine, so five share two cores. The
 //      slowest start first (test/load-order.json).
 //   3. One at a time: the files of test/solo-files.json, which measure the generator itself
 //      (its timestamps' error, its event loop, its CPU, its threads), hold a timed run to its
@@ -52,7 +52,7 @@ const first = quick ? unit : [...list('parallel-files.json'), ...unit];
 const solo = list('solo-files.json');
 const listed = new Set([...first, ...solo]);
 const SEQUENCER = join(root, 'scripts', 'listed-first-sequencer.mjs');
-const [unitWorkers = 2, loadWorkers = 3] = (process.env.LOADGATE_TEST_WORKERS ?? '')
+const [unitWorkers = 3, loadWorkers = 5] = (process.env.LOADGATE_TEST_WORKERS ?? '')
   .split(',')
   .map((w) => (/^[1-9]\d*$/.test(w.trim()) ? Number(w) : undefined));
 const passes = [
