@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs the jest suite in three passes and writes one JSON summary of them all (.jest-results.json,
+// Runs the jest suite in four passes and writes one JSON summary of them all (.jest-results.json,
 // as `jest --json` writes it: .ci/run reads its counts).
 //
 //   1. On three workers: the unit layer, the files listed in test/unit-files.json (they start no
@@ -11,17 +11,21 @@
 //      their own records (the fixture's write times, the run's own lag and error bound), and
 //      spends most of its time waiting on the simulated engine, so five share two cores. The
 //      slowest start first (test/load-order.json).
-//   3. One at a time: the files of test/solo-files.json, which measure the generator itself
-//      (its timestamps' error, its event loop, its CPU, its threads), hold a timed run to its
-//      validity or to time compressed K-fold, or run a CPU-bound engine (llama.cpp): a
-//      neighbour's work would be what they measure, or they would be the neighbours' noise.
+//   3. On two workers: the files of test/timed-files.json, which hold timed runs to their
+//      validity, replay an engine K-fold faster or search a series of short runs for change
+//      points. Together they use under one core of two, so two at a time leaves each a core
+//      whenever it wakes; beside the load tests they would wait behind other work. Slowest first.
+//   4. One at a time: the files of test/solo-files.json, which measure the generator itself
+//      (its timestamps' error, its event loop, its CPU, its threads) or run a CPU-bound engine
+//      (llama.cpp): a neighbour's work would be what they measure, or they would be the
+//      neighbours' noise.
 //
 //   node scripts/test.mjs            # every pass (npm test runs this after tsc and the build)
 //   node scripts/test.mjs --quick    # the unit layer alone (npm run test:quick)
 //
 // Other arguments go to jest in every pass. The exit code is 1 when any pass failed.
 // LOADGATE_TEST_WORKERS=a,b sets the first two passes' worker counts (a machine with more cores can
-// take more at once); the third runs one file at a time by what it is for.
+// take more at once); the last two keep theirs by what they are for.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -49,8 +53,9 @@ function allTestFiles() {
 const list = (name) => JSON.parse(readFileSync(join(root, 'test', name), 'utf8'));
 const unit = list('unit-files.json');
 const first = quick ? unit : [...list('parallel-files.json'), ...unit];
+const timed = list('timed-files.json');
 const solo = list('solo-files.json');
-const listed = new Set([...first, ...solo]);
+const listed = new Set([...first, ...timed, ...solo]);
 const SEQUENCER = join(root, 'scripts', 'listed-first-sequencer.mjs');
 const [unitWorkers = 3, loadWorkers = 5] = (process.env.LOADGATE_TEST_WORKERS ?? '')
   .split(',')
@@ -61,6 +66,7 @@ const passes = [
 if (!quick)
   passes.push(
     { name: 'load tests', files: allTestFiles().filter((f) => !listed.has(f)), workers: loadWorkers, order: 'load-order.json' },
+    { name: 'timed runs', files: timed, workers: 2, order: 'timed-files.json' },
     { name: 'generator measurements', files: solo, workers: 1 },
   );
 

@@ -1,8 +1,9 @@
 /**
- * The lists scripts/test.mjs runs the suite by: test/solo-files.json (the files that measure the
- * generator itself, hold a timed run to its validity or to time compressed K-fold, or run a
- * CPU-bound engine, one at a time after the rest) and test/load-order.json (the order the
- * load tests start in, slowest first). A file in no list is a load test: it runs three at a time.
+ * The lists scripts/test.mjs runs the suite by: test/timed-files.json (the files that hold a timed
+ * run to its validity, to time compressed K-fold or to a change-point search, two at a time after
+ * the load tests), test/solo-files.json (the files that measure the generator itself or run a
+ * CPU-bound engine, one at a time, last) and test/load-order.json (the order the load tests
+ * start in, slowest first). A file in no list is a load test: it runs five at a time.
  */
 import { existsSync, readFileSync } from 'node:fs';
 
@@ -10,23 +11,31 @@ const list = (name: string) => JSON.parse(readFileSync(`test/${name}`, 'utf8')) 
 const unit = new Set(list('unit-files.json'));
 const parallel = new Set(list('parallel-files.json'));
 const solo = list('solo-files.json');
+const timed = list('timed-files.json');
 const order = list('load-order.json');
 
 const isTestFile = (f: string) => existsSync(f) && /^test\/.*\.test\.ts$/.test(f);
 
-test('the solo files exist, each once, and are in no other list', () => {
-  expect(solo.length).toBeGreaterThan(0);
-  expect(new Set(solo).size).toBe(solo.length);
-  for (const f of solo) expect([f, isTestFile(f), unit.has(f) || parallel.has(f) || order.includes(f)]).toEqual([f, true, false]);
+test('the solo and timed files exist, each once, and are in no other list', () => {
+  for (const [mine, others] of [
+    [solo, [...timed, ...order]],
+    [timed, [...solo, ...order]],
+  ]) {
+    expect(mine.length).toBeGreaterThan(0);
+    expect(new Set(mine).size).toBe(mine.length);
+    for (const f of mine) expect([f, isTestFile(f), unit.has(f) || parallel.has(f) || others.includes(f)]).toEqual([f, true, false]);
+  }
 });
 
 test('the load order names load tests only, each once', () => {
   expect(new Set(order).size).toBe(order.length);
-  for (const f of order) expect([f, isTestFile(f), unit.has(f) || parallel.has(f) || solo.includes(f)]).toEqual([f, true, false]);
+  for (const f of order)
+    expect([f, isTestFile(f), unit.has(f) || parallel.has(f) || solo.includes(f) || timed.includes(f)]).toEqual([f, true, false]);
 });
 
-test('a solo file measures the generator (timestamps, loop, CPU, threads), holds timed runs to validity, compressed time or a change-point search, or runs a CPU-bound engine', () => {
-  const MEASURES_GENERATOR =
-    /timestamp_error|threadCpuMs|observeReadTurns|workers: 2|server.*recorded|validity\.valid|times faster|spawnLlamaServer|'history', 'check'/;
+test('a solo file measures the generator (timestamps, loop, CPU, threads) or runs a CPU-bound engine; a timed file holds timed runs to validity, compressed time or a change-point search', () => {
+  const MEASURES_GENERATOR = /timestamp_error|threadCpuMs|observeReadTurns|workers: 2|server.*recorded|spawnLlamaServer/;
+  const TIMED = /validity\.valid|times faster|'history', 'check'/;
   for (const f of solo) expect([f, MEASURES_GENERATOR.test(readFileSync(f, 'utf8'))]).toEqual([f, true]);
+  for (const f of timed) expect([f, TIMED.test(readFileSync(f, 'utf8'))]).toEqual([f, true]);
 });
