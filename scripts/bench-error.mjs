@@ -16,19 +16,22 @@
 //   one over the same requests) against the bound the result states at that percentile;
 // - each record's own first-token bound (late_first_ms) against its actual lateness.
 // --hog spins a process on the generator's core throughout (a runner shared with other work).
+// --server plain replaces the simulator with scripts/paced-server.mjs, a plain node:http server
+// that records its write times and its own loop delay.
 // Prints figures; asserts nothing.
 //
 //   npm run bench:error
 //   node scripts/bench-error.mjs --quick                 # fewer, shorter points
 //   node scripts/bench-error.mjs --shapes paced64 --rates 100,800 --dump out/bench-error
 //   node scripts/bench-error.mjs --shapes paced64,engine64 --rates 10,20 --hog
+//   node scripts/bench-error.mjs --shapes paced64 --rates 100,800 --server plain   # not the simulator
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { groundTruth, runGenerator } from './generator-process.mjs';
-import { canPin, pinnedTo, startSim } from './sim-process.mjs';
+import { groundTruth, pacedServerTruth, runGenerator } from './generator-process.mjs';
+import { canPin, pinnedTo, startPacedServer, startSim } from './sim-process.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -40,6 +43,9 @@ const { values: opt } = parseArgs({
     dump: { type: 'string' },
     // A process spinning on the generator's core all along: a runner shared with other work.
     hog: { type: 'boolean', default: false },
+    // The server: the simulator (sim), or a plain node:http paced server that shares no code
+    // with loadgate (plain: scripts/paced-server.mjs; paced shapes only).
+    server: { type: 'string', default: 'sim' },
   },
 });
 
@@ -63,7 +69,8 @@ const POINTS = {
 };
 const STEADY_S = Number(opt.seconds ?? (opt.quick ? 4 : 6));
 const WARMUP_S = 3;
-const shapes = opt.shapes ? opt.shapes.split(',') : Object.keys(POINTS);
+const plain = opt.server === 'plain';
+const shapes = (opt.shapes ? opt.shapes.split(',') : Object.keys(POINTS)).filter((s) => !plain || POINTS[s].sim === PACED);
 const dir = mkdtempSync(join(tmpdir(), 'loadgate-bench-error-'));
 if (opt.dump) mkdirSync(opt.dump, { recursive: true });
 
@@ -160,7 +167,8 @@ function shiftRow(label, result, records, truth) {
       cells.push(`${f(shift, 2)} ms; bound ${f(bound, 2)} ms ${mark}`);
     }
   }
-  shiftRows.push(`| ${label} | ${cells.join(' | ')} |`);
+  const loop = truth.loopDelayMs ? ` | ${f(truth.loopDelayMs.p99)} ms` : '';
+  shiftRows.push(`| ${label} | ${cells.join(' | ')}${loop} |`);
 }
 
 /**
@@ -189,7 +197,7 @@ function ownRow(label, result, records, truth) {
 const actualErrors = (points) => points.map(([, e]) => Math.abs(e)).sort((x, y) => x - y);
 
 console.log(
-  `loadgate bench:error — ${canPin ? 'sim pinned to cpu 1, generator to cpu 0' : 'taskset not found: processes not pinned'}; steady ${STEADY_S} s per point; ${new Date().toISOString()}`,
+  `loadgate bench:error — against ${plain ? 'a plain paced server (scripts/paced-server.mjs)' : 'the simulator'}; ${canPin ? 'sim pinned to cpu 1, generator to cpu 0' : 'taskset not found: processes not pinned'}; steady ${STEADY_S} s per point; ${new Date().toISOString()}`,
 );
 console.log('| point | thread busy | bound p50 / p90 / p99 | actual p50 / p90 / p99 | p50 | p99 |');
 console.log('|---|---|---|---|---|---|');
@@ -244,10 +252,13 @@ const hog = opt.hog
 process.once('exit', () => hog?.kill('SIGKILL'));
 for (const name of shapes) {
   const shape = POINTS[name];
-  const sim = await startSim({ model: 'bench', ground_truth_size: 400000, record_token_times: true, ...shape.sim }, { cpus: 1 });
+  const sim = plain
+    ? await startPacedServer({ ttftMs: PACED.ttft_ms, itlMs: PACED.itl_ms }, { cpus: 1 })
+    : await startSim({ model: 'bench', ground_truth_size: 400000, record_token_times: true, ...shape.sim }, { cpus: 1 });
+  const truthOf = plain ? pacedServerTruth : groundTruth;
   try {
     for (const rate of opt.rates ? opt.rates.split(',').map(Number) : shape.rates) {
-      await groundTruth(sim.origin);
+      await truthOf(sim.origin);
       const run = await runGenerator(sim.origin, {
         dir,
         tokens: shape.tokens,
@@ -256,7 +267,7 @@ for (const name of shapes) {
         warmupS: WARMUP_S,
         steadyS: STEADY_S,
       });
-      const truth = await groundTruth(sim.origin);
+      const truth = await truthOf(sim.origin);
       itlRow(`${name}, ${rate} req/s`, run.result, truthGaps(run.records, truth));
       shiftRow(`${name}, ${rate} req/s`, run.result, run.records, truth);
       ownRow(`${name}, ${rate} req/s`, run.result, run.records, truth);
@@ -291,8 +302,8 @@ console.log(
 );
 console.log('');
 console.log('Quantile shift (client − true, same requests) against the bound the result states at that percentile:');
-console.log('| point | TTFT p50 | TTFT p99 | E2E p50 | E2E p99 |');
-console.log('|---|---|---|---|---|');
+console.log(`| point | TTFT p50 | TTFT p99 | E2E p50 | E2E p99 |${plain ? ' server loop delay p99 |' : ''}`);
+console.log(`|---|---|---|---|---|${plain ? '---|' : ''}`);
 for (const row of shiftRows) console.log(row);
 console.log(
   `shift covered: ${share(shiftChecks.covered, shiftChecks.compared)} · within 3× where the shift exceeds 0.5 ms: ${share(shiftChecks.tight, shiftChecks.tightCompared)}`,

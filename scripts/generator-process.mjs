@@ -14,6 +14,16 @@ export async function groundTruth(origin) {
   return new Map(list.map((r) => [r.id, r]));
 }
 
+/**
+ * The paced server's record (scripts/paced-server.mjs), in groundTruth's shape, and cleared; its
+ * own event-loop delay since the last call beside it.
+ */
+export async function pacedServerTruth(origin) {
+  const { requests, loop_delay_ms } = await (await fetch(`${origin}/truth`)).json();
+  await fetch(`${origin}/truth`, { method: 'DELETE' });
+  return Object.assign(new Map(requests.map((r) => [r.id, r])), { loopDelayMs: loop_delay_ms });
+}
+
 /** RSS in MB and user/system CPU seconds of a process, from /proc (Linux); null elsewhere. */
 export function procStats(pid) {
   try {

@@ -16,15 +16,18 @@ const running = new Set();
 process.once('exit', () => running.forEach((child) => child.kill('SIGTERM')));
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 
-export async function startSim(config, { cpus, port = 0 } = {}) {
-  const [cmd, args] = pinnedTo(cpus, [
-    process.execPath,
-    join(root, 'dist/sim.js'),
-    '--port',
-    String(port),
-    '--config-json',
-    JSON.stringify(config),
-  ]);
+export function startSim(config, { cpus, port = 0 } = {}) {
+  return startServer([join(root, 'dist/sim.js'), '--port', String(port), '--config-json', JSON.stringify(config)], cpus);
+}
+
+/** The paced server that is not the simulator (scripts/paced-server.mjs), its TTFT and gap in ms. */
+export function startPacedServer({ ttftMs, itlMs }, { cpus } = {}) {
+  return startServer([join(root, 'scripts/paced-server.mjs'), '--port', '0', '--ttft-ms', String(ttftMs), '--itl-ms', String(itlMs)], cpus);
+}
+
+/** A node script that prints "listening on ORIGIN", in its own process; resolved once it has. */
+async function startServer(script, cpus) {
+  const [cmd, args] = pinnedTo(cpus, [process.execPath, ...script]);
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   running.add(child);
   child.once('exit', () => running.delete(child));
@@ -35,7 +38,7 @@ export async function startSim(config, { cpus, port = 0 } = {}) {
       const m = /listening on (\S+)/.exec(out);
       if (m) resolve(m[1]);
     });
-    child.once('exit', (code) => reject(new Error(`sim exited (${code})`)));
+    child.once('exit', (code) => reject(new Error(`${script[0]} exited (${code})`)));
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
