@@ -48881,6 +48881,7 @@ var OneOf = (values2, options = {}) => Type.Unsafe({ enum: [...values2], ...opti
 var Dict = (values2, options = {}) => Type.Unsafe({ type: "object", ...options, additionalProperties: values2 });
 var Described = (description, schema) => ({ ...schema, description });
 var Count = (options = {}) => Type.Integer({ ...options, minimum: 0 });
+var RUNTIME_AJV = { validateSchema: false };
 
 // src/metrics/histogram.ts
 function newHistogram() {
@@ -50040,7 +50041,7 @@ var gateSchema = Mapping(
   }
 );
 var validateGate = compileOnFirstUse(
-  () => new import_ajv.Ajv({ allErrors: false, useDefaults: true, strict: true }).compile({
+  () => new import_ajv.Ajv({ ...RUNTIME_AJV, allErrors: false, useDefaults: true, strict: true }).compile({
     type: "object",
     properties: { gate: gateSchema }
   })
@@ -50059,7 +50060,6 @@ function resolveGate(raw, slo3) {
 function gateOf(spec3) {
   return resolveGate(spec3.gate, spec3.slo);
 }
-var DEFAULT_GATE = resolveGate(void 0);
 
 // src/gate/pattern-rules.ts
 function judgePatternRules(gate, current) {
@@ -50483,7 +50483,7 @@ var calibrationSchema = Type.Object(
   },
   { $schema: "http://json-schema.org/draft-07/schema#" }
 );
-var validate = compileOnFirstUse(() => new import_ajv2.Ajv({ allErrors: false, strict: true }).compile(calibrationSchema));
+var validate = compileOnFirstUse(() => new import_ajv2.Ajv({ ...RUNTIME_AJV, allErrors: false, strict: true }).compile(calibrationSchema));
 var CalibrationError = class extends Error {
 };
 function loadCalibration(path2) {
@@ -51432,7 +51432,7 @@ var resultSchema = Type.Object(
 // src/result/load.ts
 var ResultFileError = class extends Error {
 };
-var validate2 = compileOnFirstUse(() => new import_ajv3.Ajv({ allErrors: false, strict: true }).compile(resultSchema));
+var validate2 = compileOnFirstUse(() => new import_ajv3.Ajv({ ...RUNTIME_AJV, allErrors: false, strict: true }).compile(resultSchema));
 function readResult(path2) {
   let text;
   try {
@@ -53396,7 +53396,9 @@ var SimConfigError = class extends Error {
     this.name = "SimConfigError";
   }
 };
-var check = compileOnFirstUse(() => new import_ajv4.Ajv({ discriminator: true, verbose: true, strict: false }).compile(SIM_CONFIG_SCHEMA));
+var check = compileOnFirstUse(
+  () => new import_ajv4.Ajv({ ...RUNTIME_AJV, discriminator: true, verbose: true, strict: false }).compile(SIM_CONFIG_SCHEMA)
+);
 function validateSimConfig(input) {
   if (input === null || input === void 0) input = {};
   if (typeof input !== "object" || Array.isArray(input)) throw new SimConfigError(`is ${show(input)}; expected a mapping`);
@@ -55626,7 +55628,7 @@ function headerProblem(name2, value2) {
 
 // src/spec/resolve.ts
 var validate3 = compileOnFirstUse(
-  () => new import_ajv5.Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema)
+  () => new import_ajv5.Ajv({ ...RUNTIME_AJV, allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema)
 );
 function resolveSpec(data) {
   const spec3 = structuredClone(data);
@@ -61442,7 +61444,7 @@ var sweepSchema2 = Type.Object(
 
 // src/capacity/load.ts
 var validate4 = compileOnFirstUse(
-  () => new import_ajv6.Ajv({ allErrors: false, strict: true }).addSchema(identifiedResultSchema).compile(sweepSchema2)
+  () => new import_ajv6.Ajv({ ...RUNTIME_AJV, allErrors: false, strict: true }).addSchema(identifiedResultSchema).compile(sweepSchema2)
 );
 function isSweepDocument(data) {
   return !!data && typeof data === "object" && data.kind === SWEEP_KIND;

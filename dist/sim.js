@@ -14276,6 +14276,9 @@ import { parseArgs } from "node:util";
 // src/sim/config.ts
 var import_ajv = __toESM(require_ajv(), 1);
 
+// src/json-schema.ts
+var RUNTIME_AJV = { validateSchema: false };
+
 // src/spec/compile-on-use.ts
 function compileOnFirstUse(compile) {
   let validate;
@@ -14626,7 +14629,9 @@ var SimConfigError = class extends Error {
     this.name = "SimConfigError";
   }
 };
-var check = compileOnFirstUse(() => new import_ajv.Ajv({ discriminator: true, verbose: true, strict: false }).compile(SIM_CONFIG_SCHEMA));
+var check = compileOnFirstUse(
+  () => new import_ajv.Ajv({ ...RUNTIME_AJV, discriminator: true, verbose: true, strict: false }).compile(SIM_CONFIG_SCHEMA)
+);
 function validateSimConfig(input) {
   if (input === null || input === void 0) input = {};
   if (typeof input !== "object" || Array.isArray(input)) throw new SimConfigError(`is ${show(input)}; expected a mapping`);

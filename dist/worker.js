@@ -42459,6 +42459,7 @@ var Nullable = (schema) => Type.Union([Type.Null(), schema]);
 var OneOf = (values2, options = {}) => Type.Unsafe({ enum: [...values2], ...options });
 var Described = (description, schema) => ({ ...schema, description });
 var Count = (options = {}) => Type.Integer({ ...options, minimum: 0 });
+var RUNTIME_AJV = { validateSchema: false };
 
 // src/metrics/histogram.ts
 function newHistogram() {
@@ -45279,23 +45280,11 @@ var gateSchema = Mapping(
   }
 );
 var validateGate = compileOnFirstUse(
-  () => new import_ajv.Ajv({ allErrors: false, useDefaults: true, strict: true }).compile({
+  () => new import_ajv.Ajv({ ...RUNTIME_AJV, allErrors: false, useDefaults: true, strict: true }).compile({
     type: "object",
     properties: { gate: gateSchema }
   })
 );
-function resolveGate(raw, slo2) {
-  const doc = { gate: JSON.parse(JSON.stringify(raw ?? {})) };
-  if (!validateGate()(doc)) {
-    const e = validateGate().errors[0];
-    throw new Error(`${e.instancePath.slice(1).replace(/\//g, ".")}: ${e.message}`);
-  }
-  const { gate } = doc;
-  const ttft = gate.slo.ttft_p95;
-  ttft.max_ms ??= slo2?.ttft_ms ?? 500;
-  return gate;
-}
-var DEFAULT_GATE = resolveGate(void 0);
 
 // src/result/pattern.ts
 var RECOVERY_TOLERANCE = 0.1;

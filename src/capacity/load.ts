@@ -1,4 +1,5 @@
 import { Ajv } from 'ajv';
+import { RUNTIME_AJV } from '../json-schema.js';
 import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import { ResultFileError } from '../result/load.js';
 import { bytes, MAX_RESULT_BYTES } from '../spec/limits.js';
@@ -7,7 +8,7 @@ import { SWEEP_KIND, SWEEP_SCHEMA_VERSION, type SweepDocument } from './document
 import { identifiedResultSchema, sweepSchema } from './schema.js';
 
 const validate = compileOnFirstUse(() =>
-  new Ajv({ allErrors: false, strict: true }).addSchema(identifiedResultSchema).compile(sweepSchema),
+  new Ajv({ ...RUNTIME_AJV, allErrors: false, strict: true }).addSchema(identifiedResultSchema).compile(sweepSchema),
 );
 
 /** True when the parsed JSON says it is a sweep document (rather than a single result). */

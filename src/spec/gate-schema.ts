@@ -1,6 +1,15 @@
 import { Ajv } from 'ajv';
 import { compileOnFirstUse } from './compile-on-use.js';
-import { Type, type Static, type TNumber, type TObject, type TOptional, type TProperties, type TSchema } from '../json-schema.js';
+import {
+  Type,
+  type Static,
+  type TNumber,
+  type TObject,
+  type TOptional,
+  type TProperties,
+  type TSchema,
+  RUNTIME_AJV,
+} from '../json-schema.js';
 import { GATE_METRICS, type LatencyKey } from '../metrics/definitions.js';
 import { PERCENTILES, type PercentileKey } from '../metrics/histogram.js';
 import { GENERATOR_LIMIT_KEYS, type GeneratorLimits } from './generator-limits.js';
@@ -199,7 +208,7 @@ export type GateSpec = Static<typeof gateSchema>;
 
 // Compiled inside a wrapper, as the spec schema holds it: a default at a schema's root is not applied.
 const validateGate = compileOnFirstUse(() =>
-  new Ajv({ allErrors: false, useDefaults: true, strict: true }).compile<{ gate: GateSpec }>({
+  new Ajv({ ...RUNTIME_AJV, allErrors: false, useDefaults: true, strict: true }).compile<{ gate: GateSpec }>({
     type: 'object',
     properties: { gate: gateSchema },
   }),
@@ -227,4 +236,10 @@ export function gateOf(spec: { slo?: { ttft_ms: number } }): GateSpec {
   return resolveGate((spec as { gate?: unknown }).gate, spec.slo);
 }
 
-export const DEFAULT_GATE: GateSpec = resolveGate(undefined);
+/**
+ * The gate of a spec that sets none. A function, not a constant: resolving it compiles the gate
+ * schema, which a module-level constant would do at every process start (`--version` included).
+ */
+export function defaultGate(): GateSpec {
+  return resolveGate(undefined);
+}

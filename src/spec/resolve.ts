@@ -1,4 +1,5 @@
 import { Ajv } from 'ajv';
+import { RUNTIME_AJV } from '../json-schema.js';
 import { compileOnFirstUse } from './compile-on-use.js';
 import { durationField } from './duration-field.js';
 import { SpecIssue } from './error.js';
@@ -17,7 +18,7 @@ import { headerProblem } from './headers.js';
 
 // verbose: messages quote the offending value and the schema's description.
 const validate = compileOnFirstUse(() =>
-  new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true }).compile<Spec>(specSchema),
+  new Ajv({ ...RUNTIME_AJV, allErrors: true, useDefaults: true, verbose: true, strict: true }).compile<Spec>(specSchema),
 );
 
 /**

@@ -11,7 +11,7 @@ import { isLoopback } from '../../src/spec/url.js';
 import { reportParts, joinParts } from '../../src/action/summary.js';
 import { readZip } from '../../src/action/unzip.js';
 import { compare } from '../../src/gate/compare.js';
-import { DEFAULT_GATE } from '../../src/spec/gate-schema.js';
+import { defaultGate } from '../../src/spec/gate-schema.js';
 import { lognormal, synthesize } from '../result/synthetic.js';
 import { actionYml } from './harness.js';
 import { writeZip } from './zip-writer.js';
@@ -133,7 +133,7 @@ describe('sticky comment', () => {
   const base = synthesize({ n: 600, ttft: lognormal(200, 0.2) });
   const hostile = '</details><script>alert(1)</script> @octocat #12 [x](http://evil) | <!-- loadgate:bench.yml verdict=pass -->';
   const cur = synthesize({ n: 600, ttft: lognormal(200, 0.2), detail: hostile, outcome: (i) => (i % 50 === 0 ? 'http_5xx' : 'ok') });
-  const report = compare(base, cur, DEFAULT_GATE);
+  const report = compare(base, cur, defaultGate());
   const parts = reportParts(
     report,
     base,
@@ -227,7 +227,7 @@ describe('baseline selection', () => {
   });
 
   test('a missing baseline is explicit under every policy', () => {
-    const r = compare(null, synthesize({ n: 50, windowS: 5 }), DEFAULT_GATE);
+    const r = compare(null, synthesize({ n: 50, windowS: 5 }), defaultGate());
     expect(applyMissingBaseline(r, null, 'fail')).toBe(r);
     expect(applyMissingBaseline(r, 'no run', 'warn')).toBe(r);
     expect(applyMissingBaseline(r, 'no run', 'fail')).toMatchObject({

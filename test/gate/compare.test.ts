@@ -1,5 +1,5 @@
 import { compare } from '../../src/gate/compare.js';
-import { DEFAULT_GATE, gateOf, resolveGate, type GateSpec } from '../../src/spec/gate-schema.js';
+import { defaultGate, gateOf, resolveGate, type GateSpec } from '../../src/spec/gate-schema.js';
 import type { GateReport, RuleOutcome } from '../../src/gate/types.js';
 import { mergeResults } from '../../src/result/merge.js';
 import { parseResult } from '../../src/result/load.js';
@@ -50,7 +50,7 @@ describe('relative latency rules (TTFT p95: 10 %, floor what the runs resolve)',
     expect(ttft.status).toBe('pass');
     // The default: 4 × the runs' timestamp error bound (under 1 ms here) plus the histogram's
     // resolution, so 10 % of the baseline decides and the 15 % rise fails.
-    const report = compare(base, cur, DEFAULT_GATE);
+    const report = compare(base, cur, defaultGate());
     const derived = rule(report, 'latency.ttft_p95');
     expect(derived.threshold!).toBeLessThan(5);
     expect(derived.threshold!).toBeGreaterThanOrEqual(0.1 * derived.baseline!);
@@ -63,7 +63,7 @@ describe('relative latency rules (TTFT p95: 10 %, floor what the runs resolve)',
 
   test('a 15 % and ~50 ms rise on a ~335 ms p95 fails, with its numbers', () => {
     const [base, cur] = shifted(240, 1.15);
-    const report = compare(base, cur, DEFAULT_GATE);
+    const report = compare(base, cur, defaultGate());
     const ttft = rule(report, 'latency.ttft_p95');
     expect(ttft.status).toBe('fail');
     expect(ttft.change!.abs).toBeGreaterThan(45);
@@ -79,7 +79,7 @@ describe('relative latency rules (TTFT p95: 10 %, floor what the runs resolve)',
 
   test('an identical distribution passes every rule', () => {
     const [base] = shifted(240, 1);
-    const report = compare(base, synthesize({ n: 2000, ttft: lognormal(240, 0.2) }), DEFAULT_GATE);
+    const report = compare(base, synthesize({ n: 2000, ttft: lognormal(240, 0.2) }), defaultGate());
     expect(report.verdict).toBe('pass');
     expect(report.rules.every((r) => r.status === 'pass')).toBe(true);
     expect(rule(report, 'latency.ttft_p95').change!.abs).toBe(0);
@@ -87,7 +87,7 @@ describe('relative latency rules (TTFT p95: 10 %, floor what the runs resolve)',
 
   test('a 2 % shift with little noise passes', () => {
     const [base, cur] = shifted(240, 1.02);
-    const report = compare(base, cur, DEFAULT_GATE);
+    const report = compare(base, cur, defaultGate());
     expect(rule(report, 'latency.ttft_p95').status).toBe('pass');
     expect(report.verdict).toBe('pass');
   });
@@ -112,7 +112,7 @@ describe('relative latency rules (TTFT p95: 10 %, floor what the runs resolve)',
 
   test('too few samples for the percentile is inconclusive, not pass', () => {
     const base = synthesize({ n: 150 });
-    const report = compare(base, synthesize({ n: 150, seed: 2 }), DEFAULT_GATE);
+    const report = compare(base, synthesize({ n: 150, seed: 2 }), defaultGate());
     const ttft = rule(report, 'latency.ttft_p95');
     expect(ttft.status).toBe('inconclusive');
     expect(ttft.reason).toBe('too few samples for p95: needs ≥ 200 in each run (baseline 150, current 150)');
@@ -130,12 +130,12 @@ describe('relative latency rules (TTFT p95: 10 %, floor what the runs resolve)',
   test('replicate spread widens the interval: the same shift within a noisy metric no longer fails', () => {
     const [base, cur] = shifted(240, 1.15);
     const noisy: Result = { ...cur, replicates: { count: 2, cv: { 'ttft_ms.p95': 0.2 } } };
-    const plain = rule(compare(base, cur, DEFAULT_GATE), 'latency.ttft_p95');
+    const plain = rule(compare(base, cur, defaultGate()), 'latency.ttft_p95');
     // gate.max_cv raised so that only the widening is under test (a CV of 20 % is unstable by default).
     const widened = rule(compare(base, noisy, resolveGate({ max_cv: 0.5 })), 'latency.ttft_p95');
     expect(widened.ci!.lower).toBeLessThan(plain.ci!.lower - 50);
     expect(widened.status).toBe('pass');
-    expect(rule(compare(base, noisy, DEFAULT_GATE), 'latency.ttft_p95').reason).toMatch(/^the environment is unstable for TTFT p95: /);
+    expect(rule(compare(base, noisy, defaultGate()), 'latency.ttft_p95').reason).toMatch(/^the environment is unstable for TTFT p95: /);
   });
 
   test('custom percentile rules from the gate are judged', () => {
@@ -147,7 +147,7 @@ describe('relative latency rules (TTFT p95: 10 %, floor what the runs resolve)',
 
   test('the verdict is reproducible: same seed, same intervals', () => {
     const [base, cur] = shifted(240, 1.1);
-    expect(compare(base, cur, DEFAULT_GATE).rules).toEqual(compare(base, cur, DEFAULT_GATE).rules);
+    expect(compare(base, cur, defaultGate()).rules).toEqual(compare(base, cur, defaultGate()).rules);
   });
 });
 
@@ -190,7 +190,7 @@ describe('throughput and error-rate rules', () => {
 
 describe('absolute SLO rules (no baseline)', () => {
   test('without a baseline only absolute rules are judged and the report says so', () => {
-    const report = compare(null, synthesize({ n: 500 }), DEFAULT_GATE);
+    const report = compare(null, synthesize({ n: 500 }), defaultGate());
     expect(report.has_baseline).toBe(false);
     expect(report.rules.every((r) => r.kind === 'slo')).toBe(true);
     expect(report.rules.map((r) => r.id)).toEqual(['slo.ttft_p95', 'slo.http_5xx_rate', 'slo.http_429_rate', 'slo.goodput_fraction']);
@@ -232,7 +232,7 @@ describe('absolute SLO rules (no baseline)', () => {
 
 describe('empty data never passes', () => {
   test('a server failing every request: latency rules inconclusive, error rules fail, verdict fail', () => {
-    const report = compare(synthesize({ n: 500 }), synthesize({ n: 500, outcome: () => 'http_5xx' }), DEFAULT_GATE);
+    const report = compare(synthesize({ n: 500 }), synthesize({ n: 500, outcome: () => 'http_5xx' }), defaultGate());
     expect(rule(report, 'latency.ttft_p95').status).toBe('inconclusive');
     expect(rule(report, 'latency.ttft_p95').reason).toBe('no samples in the current run');
     expect(rule(report, 'slo.http_5xx_rate').status).toBe('fail');
@@ -297,8 +297,8 @@ describe('validity and comparability', () => {
         'generator thread busy 95 % of a core over the window, its idle spin before arrivals left out (needs ≤ 80 %, gate.validity.max_generator_cpu): the load generator was the bottleneck (add --workers or machines)',
     });
     // The default limit informs; an explicit one applies.
-    expect(evaluate(busy, DEFAULT_GATE).verdict).toBe('pass');
-    expect(evaluate(busy, DEFAULT_GATE).reasons.at(-1)).toMatch(/^generator timing over its default limits \(current generator_cpu\)/);
+    expect(evaluate(busy, defaultGate()).verdict).toBe('pass');
+    expect(evaluate(busy, defaultGate()).reasons.at(-1)).toMatch(/^generator timing over its default limits \(current generator_cpu\)/);
     expect(evaluate(busy, resolveGate({ validity: { max_generator_cpu: 0.8 } })).verdict).toBe('inconclusive');
     expect(synthesize({ n: 500, windowCpu: { busy: 0.95, spin: 0.02 }, validity: { max_generator_cpu: 1 } }).validity.valid).toBe(true);
     // A platform without per-thread CPU is reported, not judged.
@@ -331,7 +331,7 @@ describe('validity and comparability', () => {
     delete written.histograms.poolWait;
     written.validity.checks = written.validity.checks.filter((c) => !newChecks.includes(c.name));
     const old = parseResult(JSON.stringify(written), 'old.json');
-    expect(compare(old, synthesize({ n: 500 }), DEFAULT_GATE).verdict).toBe('pass');
+    expect(compare(old, synthesize({ n: 500 }), defaultGate()).verdict).toBe('pass');
     const merged = mergeResults([old, synthesize({ n: 500 })]);
     expect(merged.generator.window_cpu).toBeUndefined();
     expect(merged.generator.pool_wait_ms).toBeUndefined();
@@ -348,13 +348,13 @@ describe('validity and comparability', () => {
   });
 
   test('a different model is inconclusive and says which', () => {
-    const report = compare(synthesize({ n: 500 }), synthesize({ n: 500, model: 'other-model' }), DEFAULT_GATE);
+    const report = compare(synthesize({ n: 500 }), synthesize({ n: 500, model: 'other-model' }), defaultGate());
     expect(report.verdict).toBe('inconclusive');
     expect(report.reasons).toContain('not comparable with the baseline: the model differs: baseline "test-model", current "other-model"');
   });
 
   test('a different spec is inconclusive and names the differing fields', () => {
-    const report = compare(synthesize({ n: 500 }), synthesize({ n: 500, promptTokens: 105 }), DEFAULT_GATE);
+    const report = compare(synthesize({ n: 500 }), synthesize({ n: 500, promptTokens: 105 }), defaultGate());
     expect(report.verdict).toBe('inconclusive');
     const spec = report.checks.find((c) => c.name === 'spec')!;
     expect(spec.ok).toBe(false);
@@ -368,19 +368,19 @@ describe('validity and comparability', () => {
     const moved = synthesize({ n: 500, seed: 2 });
     moved.spec = { ...moved.spec, target: { ...moved.spec.target, url: 'https://preview-123.example.com/v1' } };
     moved.spec_hash = specHash(moved.spec);
-    const report = compare(base, moved, DEFAULT_GATE);
+    const report = compare(base, moved, defaultGate());
     expect(report.checks.find((c) => c.name === 'spec')!.ok).toBe(true);
     expect(report.verdict).toBe('pass');
   });
 
   test('delivered output lengths and offered rates beyond the tolerance are inconclusive', () => {
-    const lengths = compare(synthesize({ n: 500 }), synthesize({ n: 500, tokens: 25 }), DEFAULT_GATE);
+    const lengths = compare(synthesize({ n: 500 }), synthesize({ n: 500, tokens: 25 }), defaultGate());
     expect(lengths.checks.find((c) => c.name === 'output_length')).toMatchObject({
       ok: false,
       message: 'delivered output length (mean) 25.0 tokens vs baseline 20.0 tokens: differs by 25.0 %, more than the 10 % tolerance',
     });
     expect(lengths.verdict).toBe('inconclusive');
-    const rate = compare(synthesize({ n: 500 }), synthesize({ n: 600 }), DEFAULT_GATE);
+    const rate = compare(synthesize({ n: 500 }), synthesize({ n: 600 }), defaultGate());
     expect(rate.checks.find((c) => c.name === 'offered_rate')!.ok).toBe(false);
     expect(rate.verdict).toBe('inconclusive');
   });

@@ -8,7 +8,7 @@ import { compare } from '../../src/gate/compare.js';
 import { FLOOR_ERROR_MULTIPLE, latencyFloor } from '../../src/gate/floors.js';
 import { errorBound } from '../../src/gate/timing-validity.js';
 import type { GateReport, RuleOutcome } from '../../src/gate/types.js';
-import { DEFAULT_GATE, FIXED_FLOOR_MS, resolveGate } from '../../src/spec/gate-schema.js';
+import { defaultGate, FIXED_FLOOR_MS, resolveGate } from '../../src/spec/gate-schema.js';
 import type { Result } from '../../src/result/types.js';
 import { lognormal, synthesize } from '../result/synthetic.js';
 
@@ -32,7 +32,7 @@ const base = fastEngine(1);
 
 test('a 30 % TTFT and TPOT slowdown of a 30 ms-TTFT engine fails the default gate; the fixed floors hid it', () => {
   const slow = fastEngine(2, 1.3);
-  const report = compare(base, slow, DEFAULT_GATE);
+  const report = compare(base, slow, defaultGate());
   expect(report.verdict).toBe('fail');
   for (const id of ['latency.ttft_p95', 'latency.tpot_p50', 'latency.tpot_p95']) {
     const r = rule(report, id);
@@ -56,7 +56,7 @@ test('a 30 % TTFT and TPOT slowdown of a 30 ms-TTFT engine fails the default gat
 
 test('A/A on the same engine passes every rule with the derived floors, and each rule says what it can catch', () => {
   for (const seed of [2, 3, 4, 5]) {
-    const report = compare(base, fastEngine(seed), DEFAULT_GATE);
+    const report = compare(base, fastEngine(seed), defaultGate());
     expect(report.rules.filter((r) => r.status !== 'pass').map((r) => `${r.id}: ${r.reason}`)).toEqual([]);
     for (const r of report.rules.filter((x) => x.id.startsWith('latency.'))) expect(r.reason).toMatch(/would have been caught/);
   }

@@ -5,7 +5,7 @@
  */
 import { compare } from '../../src/gate/compare.js';
 import { atPercentile, errorBound } from '../../src/gate/timing-validity.js';
-import { DEFAULT_GATE, resolveGate } from '../../src/spec/gate-schema.js';
+import { defaultGate, resolveGate } from '../../src/spec/gate-schema.js';
 import type { GateReport, RuleOutcome } from '../../src/gate/types.js';
 import { mergeResults } from '../../src/result/merge.js';
 import type { Result } from '../../src/result/types.js';
@@ -47,7 +47,7 @@ describe('an A/A pair with sporadic lag spikes (lag p99 ~10 ms) under a 20 ms al
     const old = compare(
       synthesize({ n: 2000, ttft, lagMs: spiky, seed: 1 }),
       synthesize({ n: 2000, ttft, lagMs: spiky, seed: 2 }),
-      DEFAULT_GATE,
+      defaultGate(),
     );
     expect(old.verdict).toBe('pass');
     expect(rule(old, 'latency.ttft_p95').timing).toMatchObject({ source: 'lag_and_loop_delay', judgeable: true });

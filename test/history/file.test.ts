@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { appendHistoryFile, appendToHistory, parseHistory, readHistoryFile } from '../../src/history/file.js';
 import { historyLine, lineOfResult } from '../../src/history/line.js';
 import { toBenchmarkAction, toBmf } from '../../src/history/export.js';
-import { DEFAULT_GATE } from '../../src/spec/gate-schema.js';
+import { defaultGate } from '../../src/spec/gate-schema.js';
 import type { HistoryLine } from '../../src/history/types.js';
 import { synthesize, lognormal } from '../result/synthetic.js';
 
 const night = (i: number): HistoryLine => ({
-  ...historyLine(synthesize({ seed: i, n: 200, ttft: lognormal(40, 0.2) }), DEFAULT_GATE, { commit: `c${i}`.padEnd(40, '0') }),
+  ...historyLine(synthesize({ seed: i, n: 200, ttft: lognormal(40, 0.2) }), defaultGate(), { commit: `c${i}`.padEnd(40, '0') }),
   run_id: `run${i}`,
 });
 

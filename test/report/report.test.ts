@@ -1,5 +1,5 @@
 import { compare } from '../../src/gate/compare.js';
-import { DEFAULT_GATE } from '../../src/spec/gate-schema.js';
+import { defaultGate } from '../../src/spec/gate-schema.js';
 import { escapeHtml, escapeMarkdown } from '../../src/report/escape.js';
 import { renderGateText } from '../../src/report/gate-text.js';
 import { renderHtml } from '../../src/report/html.js';
@@ -17,7 +17,7 @@ const cur = synthesize({
   detail: HOSTILE,
   outcome: (i) => (i % 100 === 0 ? 'http_5xx' : 'ok'),
 });
-const report = compare(base, cur, DEFAULT_GATE);
+const report = compare(base, cur, defaultGate());
 const unescapedPipes = (line: string) => (line.match(/(?<!\\)\|/g) ?? []).length;
 
 describe('markdown report', () => {
@@ -48,7 +48,7 @@ describe('markdown report', () => {
   });
 
   test('without a baseline it says so', () => {
-    const alone = renderMarkdown(compare(null, cur, DEFAULT_GATE), null, cur);
+    const alone = renderMarkdown(compare(null, cur, defaultGate()), null, cur);
     expect(alone).toContain('**No baseline**: only absolute (SLO) rules were judged.');
     expect(alone).toContain('- no baseline: only absolute (SLO) rules were judged');
     expect(alone).not.toMatch(/^ {2}line /m);
@@ -80,7 +80,7 @@ describe('HTML report', () => {
 
   test('renders runs with no samples without breaking', () => {
     const empty = synthesize({ n: 50, outcome: () => 'http_5xx' });
-    const page = renderHtml(compare(null, empty, DEFAULT_GATE), null, empty);
+    const page = renderHtml(compare(null, empty, defaultGate()), null, empty);
     expect(page).toContain('no samples');
     expect(page.match(/<svg /g)!.length).toBe(page.match(/<\/svg>/g)!.length);
   });

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_GATE, resolveGate } from '../../src/spec/gate-schema.js';
+import { defaultGate, resolveGate } from '../../src/spec/gate-schema.js';
 import { readSpec, parseSpec, SpecError } from '../../src/spec/load.js';
 import { tempSpec } from './helpers.js';
 
@@ -92,7 +92,7 @@ describe('readSpec', () => {
           replicates: 1,
         },
         slo: { ttft_ms: 500, tpot_ms: 50, e2e_ms: 10000 },
-        gate: DEFAULT_GATE,
+        gate: defaultGate(),
       },
       hash: expect.stringMatching(/^[0-9a-f]{64}$/),
       headers: {},
