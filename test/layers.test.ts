@@ -88,7 +88,7 @@ describe('layers', () => {
     expect(violations([up, sideways, simUp, unlisted])).toEqual([
       'spec/schema.ts imports gate/compare.ts: gate is not below spec',
       'cli/main.ts imports action/main.ts: action is not below cli',
-      'sim/server.ts imports client/sse.ts: the simulator may import only time, rng, numbers, version, package-root, spec',
+      'sim/server.ts imports client/sse.ts: the simulator may import only time, rng, numbers, version, package-root, json-schema, spec',
       'run/run.ts imports telemetry/scrape.ts: stage telemetry is not in LAYERS; place it there',
     ]);
   });

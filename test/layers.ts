@@ -36,4 +36,4 @@ export const LAYERS: readonly Layer[] = [
 ];
 
 /** What the simulator may import, whatever its rank. */
-export const SIM_MAY_IMPORT: ReadonlySet<string> = new Set(['time', 'rng', 'numbers', 'version', 'package-root', 'spec']);
+export const SIM_MAY_IMPORT: ReadonlySet<string> = new Set(['time', 'rng', 'numbers', 'version', 'package-root', 'json-schema', 'spec']);
