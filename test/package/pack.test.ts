@@ -1,11 +1,12 @@
 /**
  * What `npm pack` ships works on its own: the tarball holds the bundle, the bin, the action,
- * the JSON Schemas, the LICENSE and the CHANGELOG (and no sources or tests); installed into an
- * empty project, its bin prints the version, writes specs with `init` (for the simulator, and
+ * the JSON Schemas, the LICENSE and the CHANGELOG (and no sources or tests); it declares no
+ * dependencies (the bundle holds them), so installing it into an empty project adds that one
+ * package; its bin prints the version, writes specs with `init` (for the simulator, and
  * for a real server that is not the simulator), validates them and runs them to a verdict.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
@@ -43,7 +44,6 @@ beforeAll(async () => {
   packed = (JSON.parse(stdout) as Packed[])[0];
   project = tempDir('loadgate-project-');
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-service', version: '1.0.0', private: true }));
-  // The dependencies come from npm's cache when it has them (npm ci filled it), else from the registry.
   await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', join(dest, packed.filename)], {
     cwd: project,
     timeout: 180_000,
@@ -59,6 +59,12 @@ test('the tarball ships the bundle, the bin, the action, the schemas, LICENSE an
     expect(paths).toContain(p);
   for (const s of ['spec', 'result', 'sweep', 'calibration']) expect(paths).toContain(`schema/${s}.schema.json`);
   expect(paths.filter((p) => /^(src|test|scripts)\//.test(p))).toEqual([]);
+  // Everything the bundle runs is inside it: the package asks for nothing else, and the install added nothing else.
+  const installed = JSON.parse(readFileSync(join(project, 'node_modules', 'loadgate', 'package.json'), 'utf8')) as {
+    dependencies?: object;
+  };
+  expect(installed.dependencies).toBeUndefined();
+  expect(readdirSync(join(project, 'node_modules')).filter((d) => !d.startsWith('.'))).toEqual(['loadgate']);
 });
 
 test('the installed bin prints its version, and --help lists --version and init', async () => {
