@@ -1,7 +1,6 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { DefaultArtifactClient } from '@actions/artifact';
 import { parseResult } from '../result/load.js';
 import type { Octokit } from './github-context.js';
 import type { Result } from '../result/types.js';
@@ -132,10 +131,13 @@ const MAX_ARTIFACT_BYTES = DEFAULT_MAX_ENTRY_BYTES;
  * actions/download-artifact uses) from another run by id with our token. GitHub answers with a
  * redirect to a signed storage URL, which the toolkit fetches without our Authorization header.
  * It is kept zipped (skipDecompress) so that readZip, with its caps and checks, is what opens it.
+ * Loaded here, when a baseline artifact is fetched: the toolkit and the storage SDK under it are
+ * a sixth of the Action's start-up, which every other step would pay.
  */
 async function downloadArtifact(q: ArtifactQuery, runId: number, artifactId: number): Promise<Buffer> {
   const dir = mkdtempSync(join(tmpdir(), 'loadgate-artifact-'));
   try {
+    const { DefaultArtifactClient } = await import('@actions/artifact');
     await new DefaultArtifactClient().downloadArtifact(artifactId, {
       path: dir,
       skipDecompress: true,
