@@ -7,9 +7,9 @@
 //      list to such files), and the files of test/parallel-files.json, which start servers and
 //      processes but assert nothing a busy core could change (test/parallel-files.test.ts). The
 //      listed files start first, slowest first (scripts/listed-first-sequencer.mjs).
-//   2. On five workers: the load tests, every file in no list. Each judges its runs against
+//   2. On six workers: the load tests, every file in no list. Each judges its runs against
 //      their own records (the fixture's write times, the run's own lag and error bound), and
-//      spends most of its time waiting on the simulated engine, so five share two cores. The
+//      spends most of its time waiting on the simulated engine, so six share two cores. The
 //      slowest start first (test/load-order.json).
 //   3. On two workers: the files of test/timed-files.json, which hold timed runs to their
 //      validity, replay an engine K-fold faster or search a series of short runs for change
@@ -57,7 +57,7 @@ const timed = list('timed-files.json');
 const solo = list('solo-files.json');
 const listed = new Set([...first, ...timed, ...solo]);
 const SEQUENCER = join(root, 'scripts', 'listed-first-sequencer.mjs');
-const [unitWorkers = 3, loadWorkers = 5] = (process.env.LOADGATE_TEST_WORKERS ?? '')
+const [unitWorkers = 3, loadWorkers = 6] = (process.env.LOADGATE_TEST_WORKERS ?? '')
   .split(',')
   .map((w) => (/^[1-9]\d*$/.test(w.trim()) ? Number(w) : undefined));
 const passes = [

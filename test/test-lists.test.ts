@@ -3,7 +3,7 @@
  * run to its validity, to time compressed K-fold or to a change-point search, two at a time after
  * the load tests), test/solo-files.json (the files that measure the generator itself or run a
  * CPU-bound engine, one at a time, last) and test/load-order.json (the order the load tests
- * start in, slowest first). A file in no list is a load test: it runs five at a time.
+ * start in, slowest first). A file in no list is a load test: it runs six at a time.
  */
 import { existsSync, readFileSync } from 'node:fs';
 
