@@ -65,7 +65,8 @@ export function dispatchOpenLoop(o: OpenLoopOptions): DispatchHandle {
     immediate = undefined;
     if (stopped) return;
     const firedBefore = i;
-    // This run and the one before were both check-phase immediates: a poll phase lay between them.
+    // Run as an immediate queued at immediateAt: a poll phase lay between the two, so every byte
+    // read from here on arrived after immediateAt (src/client/client.ts, how late one read can be).
     if (spinning) checkPhaseBefore(immediateAt);
     let t = now();
     if (!Number.isNaN(wakeAt)) {
