@@ -44504,7 +44504,7 @@ var SHIFTED = [
   ["ttft", "ttftEarliest"],
   ["e2e", "e2eEarliest"]
 ];
-var METHOD = "the larger of a chunk bound and a quantile-shift bound, each + delivery floor (half the probe round trip on loopback). Chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn. Shift: TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last waited idle)";
+var METHOD = "the larger of a chunk bound and a quantile-shift bound, each + delivery floor (half the probe round trip on loopback). Chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn. Shift: TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets)";
 function timestampErrorHistograms(m) {
   return {
     [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m.turns,

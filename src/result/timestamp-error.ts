@@ -39,7 +39,7 @@ const SHIFTED = [
 ] as const;
 
 const METHOD =
-  'the larger of a chunk bound and a quantile-shift bound, each + delivery floor (half the probe round trip on loopback). Chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn. Shift: TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last waited idle)';
+  'the larger of a chunk bound and a quantile-shift bound, each + delivery floor (half the probe round trip on loopback). Chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn. Shift: TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets)';
 
 /** The histograms of one run's meter, under their names in the run's histograms. */
 export function timestampErrorHistograms(m: LoopTurnMeter): Record<string, Histogram> {
