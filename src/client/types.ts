@@ -33,8 +33,8 @@ export interface StreamObserver {
   onHeaders(t: number, status: number): void;
   /**
    * One SSE event that carried output; `reasoning` for reasoning_content, `answer` for content/text.
-   * `late`: how late `t` can be at most (ms), from what the event loop did since it last waited
-   * idle (see `stampRead` in client.ts); 0 while no one observes read turns.
+   * `late`: how late `t` can be at most (ms): the time since the event loop last looked at its
+   * sockets (see `stampRead` in client.ts); 0 while no one observes read turns.
    */
   onContent(t: number, kind: 'reasoning' | 'answer', late: number): void;
   onUsage(promptTokens: number, completionTokens: number): void;
