@@ -6,11 +6,16 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pinnedTo, root } from './sim-process.mjs';
 
+/** The JSON a server answers at `url`, then a DELETE there: what it recorded since the last call, and cleared. */
+async function takeRecord(url) {
+  const body = await (await fetch(url)).json();
+  await fetch(url, { method: 'DELETE' });
+  return body;
+}
+
 /** The simulator's own record of every request since the last call, by request id (and cleared). */
 export async function groundTruth(origin) {
-  const res = await fetch(`${origin}/sim/requests`);
-  const list = await res.json();
-  await fetch(`${origin}/sim/requests`, { method: 'DELETE' });
+  const list = await takeRecord(`${origin}/sim/requests`);
   return new Map(list.map((r) => [r.id, r]));
 }
 
@@ -19,8 +24,7 @@ export async function groundTruth(origin) {
  * own event-loop delay since the last call beside it.
  */
 export async function pacedServerTruth(origin) {
-  const { requests, loop_delay_ms } = await (await fetch(`${origin}/truth`)).json();
-  await fetch(`${origin}/truth`, { method: 'DELETE' });
+  const { requests, loop_delay_ms } = await takeRecord(`${origin}/truth`);
   return Object.assign(new Map(requests.map((r) => [r.id, r])), { loopDelayMs: loop_delay_ms });
 }
 
