@@ -35,79 +35,6 @@ var __toESM = (mod, isNodeMode, target2) => (target2 = mod != null ? __create(__
   mod
 ));
 
-// node_modules/hdr-histogram-js/dist/ByteBuffer.js
-var require_ByteBuffer = __commonJS({
-  "node_modules/hdr-histogram-js/dist/ByteBuffer.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var { pow, floor } = Math;
-    var TWO_POW_32 = pow(2, 32);
-    var ByteBuffer = class _ByteBuffer {
-      static allocate(size = 16) {
-        return new _ByteBuffer(new Uint8Array(size));
-      }
-      constructor(data) {
-        this.position = 0;
-        this.data = data;
-        this.int32ArrayForConvert = new Uint32Array(1);
-        this.int8ArrayForConvert = new Uint8Array(this.int32ArrayForConvert.buffer);
-      }
-      put(value2) {
-        if (this.position === this.data.length) {
-          const oldArray = this.data;
-          this.data = new Uint8Array(this.data.length * 2);
-          this.data.set(oldArray);
-        }
-        this.data[this.position] = value2;
-        this.position++;
-      }
-      putInt32(value2) {
-        if (this.data.length - this.position < 4) {
-          const oldArray = this.data;
-          this.data = new Uint8Array(this.data.length * 2 + 4);
-          this.data.set(oldArray);
-        }
-        this.int32ArrayForConvert[0] = value2;
-        this.data.set(this.int8ArrayForConvert.reverse(), this.position);
-        this.position += 4;
-      }
-      putInt64(value2) {
-        this.putInt32(floor(value2 / TWO_POW_32));
-        this.putInt32(value2);
-      }
-      putArray(array2) {
-        if (this.data.length - this.position < array2.byteLength) {
-          const oldArray = this.data;
-          this.data = new Uint8Array(this.position + array2.byteLength);
-          this.data.set(oldArray);
-        }
-        this.data.set(array2, this.position);
-        this.position += array2.byteLength;
-      }
-      get() {
-        const value2 = this.data[this.position];
-        this.position++;
-        return value2;
-      }
-      getInt32() {
-        this.int8ArrayForConvert.set(this.data.slice(this.position, this.position + 4).reverse());
-        const value2 = this.int32ArrayForConvert[0];
-        this.position += 4;
-        return value2;
-      }
-      getInt64() {
-        const high = this.getInt32();
-        const low = this.getInt32();
-        return high * TWO_POW_32 + low;
-      }
-      resetPosition() {
-        this.position = 0;
-      }
-    };
-    exports2.default = ByteBuffer;
-  }
-});
-
 // node_modules/hdr-histogram-js/dist/HistogramIterationValue.js
 var require_HistogramIterationValue = __commonJS({
   "node_modules/hdr-histogram-js/dist/HistogramIterationValue.js"(exports2) {
@@ -382,8 +309,8 @@ var require_ulp = __commonJS({
   "node_modules/hdr-histogram-js/dist/ulp.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
-    var ulp = (x) => Math.pow(2, Math.floor(Math.log2(x)) - 52);
-    exports2.default = ulp;
+    var ulp2 = (x) => Math.pow(2, Math.floor(Math.log2(x)) - 52);
+    exports2.default = ulp2;
   }
 });
 
@@ -626,7 +553,7 @@ var require_JsHistogram = __commonJS({
       getValueAtPercentile(percentile) {
         const requestedPercentile = min(percentile, 100);
         const fpCountAtPercentile = requestedPercentile / 100 * this.totalCount;
-        const countAtPercentile = max2(
+        const countAtPercentile2 = max2(
           ceil(fpCountAtPercentile - (0, ulp_1.default)(fpCountAtPercentile)),
           // round up
           1
@@ -635,7 +562,7 @@ var require_JsHistogram = __commonJS({
         let totalToCurrentIndex = 0;
         for (let i = 0; i < this.countsArrayLength; i++) {
           totalToCurrentIndex += this.getCountAtIndex(i);
-          if (totalToCurrentIndex >= countAtPercentile) {
+          if (totalToCurrentIndex >= countAtPercentile2) {
             var valueAtIndex = this.valueFromIndex(i);
             return percentile === 0 ? this.lowestEquivalentValue(valueAtIndex) : this.highestEquivalentValue(valueAtIndex);
           }
@@ -1084,6 +1011,787 @@ var require_JsHistogram = __commonJS({
     };
     exports2.JsHistogram = JsHistogram;
     exports2.default = JsHistogram;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/packedarray/PackedArrayContext.js
+var require_PackedArrayContext = __commonJS({
+  "node_modules/hdr-histogram-js/dist/packedarray/PackedArrayContext.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.PackedArrayContext = exports2.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY = void 0;
+    exports2.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY = 16;
+    var MAX_SUPPORTED_PACKED_COUNTS_ARRAY_LENGTH = Math.pow(2, 13) - 1;
+    var SET_0_START_INDEX = 0;
+    var NUMBER_OF_SETS = 8;
+    var LEAF_LEVEL_SHIFT = 3;
+    var NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET = 0;
+    var NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS = 1;
+    var PACKED_ARRAY_GROWTH_INCREMENT = 16;
+    var PACKED_ARRAY_GROWTH_FRACTION_POW2 = 4;
+    var { pow, ceil, log2, max: max2 } = Math;
+    var bitCount = (n2) => {
+      var bits = 0;
+      while (n2 !== 0) {
+        bits += bitCount32(n2 | 0);
+        n2 /= 4294967296;
+      }
+      return bits;
+    };
+    var bitCount32 = (n2) => {
+      n2 = n2 - (n2 >> 1 & 1431655765);
+      n2 = (n2 & 858993459) + (n2 >> 2 & 858993459);
+      return (n2 + (n2 >> 4) & 252645135) * 16843009 >> 24;
+    };
+    var PackedArrayContext = class _PackedArrayContext {
+      constructor(virtualLength, initialPhysicalLength) {
+        this.populatedShortLength = 0;
+        this.topLevelShift = Number.MAX_VALUE;
+        this.physicalLength = Math.max(initialPhysicalLength, exports2.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY);
+        this.isPacked = this.physicalLength <= MAX_SUPPORTED_PACKED_COUNTS_ARRAY_LENGTH;
+        if (!this.isPacked) {
+          this.physicalLength = virtualLength;
+        }
+        this.array = new ArrayBuffer(this.physicalLength * 8);
+        this.initArrayViews(this.array);
+        this.init(virtualLength);
+      }
+      initArrayViews(array2) {
+        this.byteArray = new Uint8Array(array2);
+        this.shortArray = new Uint16Array(array2);
+        this.longArray = new Float64Array(array2);
+      }
+      init(virtualLength) {
+        if (!this.isPacked) {
+          this.virtualLength = virtualLength;
+          return;
+        }
+        this.populatedShortLength = SET_0_START_INDEX + 8;
+        for (let i = 0; i < NUMBER_OF_SETS; i++) {
+          this.setAtShortIndex(SET_0_START_INDEX + i, 0);
+        }
+        this.setVirtualLength(virtualLength);
+      }
+      clear() {
+        this.byteArray.fill(0);
+        this.init(this.virtualLength);
+      }
+      copyAndIncreaseSize(newPhysicalArrayLength, newVirtualArrayLength) {
+        const ctx = new _PackedArrayContext(newVirtualArrayLength, newPhysicalArrayLength);
+        if (this.isPacked) {
+          ctx.populateEquivalentEntriesWithEntriesFromOther(this);
+        }
+        return ctx;
+      }
+      getPopulatedShortLength() {
+        return this.populatedShortLength;
+      }
+      getPopulatedLongLength() {
+        return this.getPopulatedShortLength() + 3 >> 2;
+      }
+      setAtByteIndex(byteIndex, value2) {
+        this.byteArray[byteIndex] = value2;
+      }
+      getAtByteIndex(byteIndex) {
+        return this.byteArray[byteIndex];
+      }
+      /**
+       * add a byte value to a current byte value in the array
+       * @param byteIndex index of byte value to add to
+       * @param valueToAdd byte value to add
+       * @return the afterAddValue. ((afterAddValue & 0x100) != 0) indicates a carry.
+       */
+      addAtByteIndex(byteIndex, valueToAdd) {
+        const newValue = this.byteArray[byteIndex] + valueToAdd;
+        this.byteArray[byteIndex] = newValue;
+        return newValue;
+      }
+      setPopulatedLongLength(newPopulatedLongLength) {
+        this.populatedShortLength = newPopulatedLongLength << 2;
+      }
+      getVirtualLength() {
+        return this.virtualLength;
+      }
+      length() {
+        return this.physicalLength;
+      }
+      setAtShortIndex(shortIndex, value2) {
+        this.shortArray[shortIndex] = value2;
+      }
+      setAtLongIndex(longIndex, value2) {
+        this.longArray[longIndex] = value2;
+      }
+      getAtShortIndex(shortIndex) {
+        return this.shortArray[shortIndex];
+      }
+      getIndexAtShortIndex(shortIndex) {
+        return this.shortArray[shortIndex];
+      }
+      setPackedSlotIndicators(entryIndex, newPackedSlotIndicators) {
+        this.setAtShortIndex(entryIndex + NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET, newPackedSlotIndicators);
+      }
+      getPackedSlotIndicators(entryIndex) {
+        return this.shortArray[entryIndex + NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET] & 65535;
+      }
+      getIndexAtEntrySlot(entryIndex, slot) {
+        return this.getAtShortIndex(entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + slot);
+      }
+      setIndexAtEntrySlot(entryIndex, slot, newIndexValue) {
+        this.setAtShortIndex(entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + slot, newIndexValue);
+      }
+      expandArrayIfNeeded(entryLengthInLongs) {
+        const currentLength = this.length();
+        if (currentLength < this.getPopulatedLongLength() + entryLengthInLongs) {
+          const growthIncrement = max2(entryLengthInLongs, PACKED_ARRAY_GROWTH_INCREMENT, this.getPopulatedLongLength() >> PACKED_ARRAY_GROWTH_FRACTION_POW2);
+          this.resizeArray(currentLength + growthIncrement);
+        }
+      }
+      newEntry(entryLengthInShorts) {
+        const newEntryIndex = this.populatedShortLength;
+        this.expandArrayIfNeeded((entryLengthInShorts >> 2) + 1);
+        this.populatedShortLength = newEntryIndex + entryLengthInShorts;
+        for (let i = 0; i < entryLengthInShorts; i++) {
+          this.setAtShortIndex(newEntryIndex + i, -1);
+        }
+        return newEntryIndex;
+      }
+      newLeafEntry() {
+        let newEntryIndex;
+        newEntryIndex = this.getPopulatedLongLength();
+        this.expandArrayIfNeeded(1);
+        this.setPopulatedLongLength(newEntryIndex + 1);
+        this.setAtLongIndex(newEntryIndex, 0);
+        return newEntryIndex;
+      }
+      /**
+       * Consolidate entry with previous entry verison if one exists
+       *
+       * @param entryIndex The shortIndex of the entry to be consolidated
+       * @param previousVersionIndex the index of the previous version of the entry
+       */
+      consolidateEntry(entryIndex, previousVersionIndex) {
+        const previousVersionPackedSlotsIndicators = this.getPackedSlotIndicators(previousVersionIndex);
+        const packedSlotsIndicators = this.getPackedSlotIndicators(entryIndex);
+        const insertedSlotMask = packedSlotsIndicators ^ previousVersionPackedSlotsIndicators;
+        const slotsBelowBitNumber = packedSlotsIndicators & insertedSlotMask - 1;
+        const insertedSlotIndex = bitCount(slotsBelowBitNumber);
+        const numberOfSlotsInEntry = bitCount(packedSlotsIndicators);
+        let sourceSlot = 0;
+        for (let targetSlot = 0; targetSlot < numberOfSlotsInEntry; targetSlot++) {
+          if (targetSlot !== insertedSlotIndex) {
+            const indexAtSlot = this.getIndexAtEntrySlot(previousVersionIndex, sourceSlot);
+            if (indexAtSlot !== 0) {
+              this.setIndexAtEntrySlot(entryIndex, targetSlot, indexAtSlot);
+            }
+            sourceSlot++;
+          }
+        }
+      }
+      /**
+       * Expand entry as indicated.
+       *
+       * @param existingEntryIndex the index of the entry
+       * @param entryPointerIndex  index to the slot pointing to the entry (needs to be fixed up)
+       * @param insertedSlotIndex  realtive [packed] index of slot being inserted into entry
+       * @param insertedSlotMask   mask value fo slot being inserted
+       * @param nextLevelIsLeaf    the level below this one is a leaf level
+       * @return the updated index of the entry (-1 if epansion failed due to conflict)
+       * @throws RetryException if expansion fails due to concurrent conflict, and caller should try again.
+       */
+      expandEntry(existingEntryIndex, entryPointerIndex, insertedSlotIndex, insertedSlotMask, nextLevelIsLeaf) {
+        let packedSlotIndicators = this.getAtShortIndex(existingEntryIndex) & 65535;
+        packedSlotIndicators |= insertedSlotMask;
+        const numberOfslotsInExpandedEntry = bitCount(packedSlotIndicators);
+        if (insertedSlotIndex >= numberOfslotsInExpandedEntry) {
+          throw new Error("inserted slot index is out of range given provided masks");
+        }
+        const expandedEntryLength = numberOfslotsInExpandedEntry + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS;
+        let indexOfNewNextLevelEntry = 0;
+        if (nextLevelIsLeaf) {
+          indexOfNewNextLevelEntry = this.newLeafEntry();
+        } else {
+          indexOfNewNextLevelEntry = this.newEntry(NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS);
+          this.setPackedSlotIndicators(indexOfNewNextLevelEntry, 0);
+        }
+        const insertedSlotValue = indexOfNewNextLevelEntry;
+        const expandedEntryIndex = this.newEntry(expandedEntryLength);
+        this.setPackedSlotIndicators(expandedEntryIndex, packedSlotIndicators);
+        this.setIndexAtEntrySlot(expandedEntryIndex, insertedSlotIndex, insertedSlotValue);
+        this.setAtShortIndex(entryPointerIndex, expandedEntryIndex);
+        this.consolidateEntry(expandedEntryIndex, existingEntryIndex);
+        return expandedEntryIndex;
+      }
+      //
+      //   ######   ######## ########    ##     ##    ###    ##             ## #### ##    ## ########  ######## ##     ##
+      //  ##    ##  ##          ##       ##     ##   ## ##   ##            ##   ##  ###   ## ##     ## ##        ##   ##
+      //  ##        ##          ##       ##     ##  ##   ##  ##           ##    ##  ####  ## ##     ## ##         ## ##
+      //  ##   #### ######      ##       ##     ## ##     ## ##          ##     ##  ## ## ## ##     ## ######      ###
+      //  ##    ##  ##          ##        ##   ##  ######### ##         ##      ##  ##  #### ##     ## ##         ## ##
+      //  ##    ##  ##          ##         ## ##   ##     ## ##        ##       ##  ##   ### ##     ## ##        ##   ##
+      //   ######   ########    ##          ###    ##     ## ######## ##       #### ##    ## ########  ######## ##     ##
+      //
+      getRootEntry(setNumber, insertAsNeeded = false) {
+        const entryPointerIndex = SET_0_START_INDEX + setNumber;
+        let entryIndex = this.getIndexAtShortIndex(entryPointerIndex);
+        if (entryIndex == 0) {
+          if (!insertAsNeeded) {
+            return 0;
+          }
+          entryIndex = this.newEntry(NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS);
+          this.setPackedSlotIndicators(entryIndex, 0);
+          this.setAtShortIndex(entryPointerIndex, entryIndex);
+        }
+        return entryIndex;
+      }
+      /**
+       * Get the byte-index (into the packed array) corresponding to a given (set tree) value byte of given virtual index.
+       * Inserts new set tree nodes as needed if indicated.
+       *
+       * @param setNumber      The set tree number (0-7, 0 corresponding with the LSByte set tree)
+       * @param virtualIndex   The virtual index into the PackedArray
+       * @param insertAsNeeded If true, will insert new set tree nodes as needed if they do not already exist
+       * @return the byte-index corresponding to the given (set tree) value byte of the given virtual index
+       */
+      getPackedIndex(setNumber, virtualIndex, insertAsNeeded) {
+        if (virtualIndex >= this.virtualLength) {
+          throw new Error(`Attempting access at index ${virtualIndex}, beyond virtualLength ${this.virtualLength}`);
+        }
+        let entryPointerIndex = SET_0_START_INDEX + setNumber;
+        let entryIndex = this.getRootEntry(setNumber, insertAsNeeded);
+        if (entryIndex == 0) {
+          return -1;
+        }
+        for (let indexShift = this.topLevelShift; indexShift >= LEAF_LEVEL_SHIFT; indexShift -= 4) {
+          const nextLevelIsLeaf = indexShift === LEAF_LEVEL_SHIFT;
+          const packedSlotIndicators = this.getPackedSlotIndicators(entryIndex);
+          const slotBitNumber = virtualIndex / pow(2, indexShift) & 15;
+          const slotMask = 1 << slotBitNumber;
+          const slotsBelowBitNumber = packedSlotIndicators & slotMask - 1;
+          const slotNumber = bitCount(slotsBelowBitNumber);
+          if ((packedSlotIndicators & slotMask) === 0) {
+            if (!insertAsNeeded) {
+              return -1;
+            }
+            entryIndex = this.expandEntry(entryIndex, entryPointerIndex, slotNumber, slotMask, nextLevelIsLeaf);
+          }
+          entryPointerIndex = entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + slotNumber;
+          entryIndex = this.getIndexAtShortIndex(entryPointerIndex);
+        }
+        const byteIndex = (entryIndex << 3) + (virtualIndex & 7);
+        return byteIndex;
+      }
+      determineTopLevelShiftForVirtualLength(virtualLength) {
+        const sizeMagnitude = ceil(log2(virtualLength));
+        const eightsSizeMagnitude = sizeMagnitude - 3;
+        let multipleOfFourSizeMagnitude = ceil(eightsSizeMagnitude / 4) * 4;
+        multipleOfFourSizeMagnitude = max2(multipleOfFourSizeMagnitude, 8);
+        const topLevelShiftNeeded = multipleOfFourSizeMagnitude - 4 + 3;
+        return topLevelShiftNeeded;
+      }
+      setVirtualLength(virtualLength) {
+        if (!this.isPacked) {
+          throw new Error("Should never be adjusting the virtual size of a non-packed context");
+        }
+        this.topLevelShift = this.determineTopLevelShiftForVirtualLength(virtualLength);
+        this.virtualLength = virtualLength;
+      }
+      getTopLevelShift() {
+        return this.topLevelShift;
+      }
+      //
+      //  ##     ##         ########   #######  ########  ##     ## ##          ###    ######## ########
+      //   ##   ##          ##     ## ##     ## ##     ## ##     ## ##         ## ##      ##    ##
+      //    ## ##           ##     ## ##     ## ##     ## ##     ## ##        ##   ##     ##    ##
+      //     ###    ####### ########  ##     ## ########  ##     ## ##       ##     ##    ##    ######
+      //    ## ##           ##        ##     ## ##        ##     ## ##       #########    ##    ##
+      //   ##   ##          ##        ##     ## ##        ##     ## ##       ##     ##    ##    ##
+      //  ##     ##         ##         #######  ##         #######  ######## ##     ##    ##    ########
+      //
+      resizeArray(newLength) {
+        const tmp = new Uint8Array(newLength * 8);
+        tmp.set(this.byteArray);
+        this.array = tmp.buffer;
+        this.initArrayViews(this.array);
+        this.physicalLength = newLength;
+      }
+      populateEquivalentEntriesWithEntriesFromOther(other) {
+        if (this.virtualLength < other.getVirtualLength()) {
+          throw new Error("Cannot populate array of smaller virtual length");
+        }
+        for (let i = 0; i < NUMBER_OF_SETS; i++) {
+          const otherEntryIndex = other.getAtShortIndex(SET_0_START_INDEX + i);
+          if (otherEntryIndex == 0)
+            continue;
+          let entryIndexPointer = SET_0_START_INDEX + i;
+          for (let i2 = this.topLevelShift; i2 > other.topLevelShift; i2 -= 4) {
+            const sizeOfEntry = NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + 1;
+            const newEntryIndex = this.newEntry(sizeOfEntry);
+            this.setAtShortIndex(entryIndexPointer, newEntryIndex);
+            this.setPackedSlotIndicators(newEntryIndex, 1);
+            entryIndexPointer = newEntryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS;
+          }
+          this.copyEntriesAtLevelFromOther(other, otherEntryIndex, entryIndexPointer, other.topLevelShift);
+        }
+      }
+      copyEntriesAtLevelFromOther(other, otherLevelEntryIndex, levelEntryIndexPointer, otherIndexShift) {
+        const nextLevelIsLeaf = otherIndexShift == LEAF_LEVEL_SHIFT;
+        const packedSlotIndicators = other.getPackedSlotIndicators(otherLevelEntryIndex);
+        const numberOfSlots = bitCount(packedSlotIndicators);
+        const sizeOfEntry = NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + numberOfSlots;
+        const entryIndex = this.newEntry(sizeOfEntry);
+        this.setAtShortIndex(levelEntryIndexPointer, entryIndex);
+        this.setAtShortIndex(entryIndex + NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET, packedSlotIndicators);
+        for (let i = 0; i < numberOfSlots; i++) {
+          if (nextLevelIsLeaf) {
+            const leafEntryIndex = this.newLeafEntry();
+            this.setIndexAtEntrySlot(entryIndex, i, leafEntryIndex);
+            const otherNextLevelEntryIndex = other.getIndexAtEntrySlot(otherLevelEntryIndex, i);
+            this.longArray[leafEntryIndex] = other.longArray[otherNextLevelEntryIndex];
+          } else {
+            const otherNextLevelEntryIndex = other.getIndexAtEntrySlot(otherLevelEntryIndex, i);
+            this.copyEntriesAtLevelFromOther(other, otherNextLevelEntryIndex, entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + i, otherIndexShift - 4);
+          }
+        }
+      }
+      getAtUnpackedIndex(index) {
+        return this.longArray[index];
+      }
+      setAtUnpackedIndex(index, newValue) {
+        this.longArray[index] = newValue;
+      }
+      lazysetAtUnpackedIndex(index, newValue) {
+        this.longArray[index] = newValue;
+      }
+      incrementAndGetAtUnpackedIndex(index) {
+        this.longArray[index]++;
+        return this.longArray[index];
+      }
+      addAndGetAtUnpackedIndex(index, valueToAdd) {
+        this.longArray[index] += valueToAdd;
+        return this.longArray[index];
+      }
+      //
+      //   ########  #######           ######  ######## ########  #### ##    ##  ######
+      //      ##    ##     ##         ##    ##    ##    ##     ##  ##  ###   ## ##    ##
+      //      ##    ##     ##         ##          ##    ##     ##  ##  ####  ## ##
+      //      ##    ##     ## #######  ######     ##    ########   ##  ## ## ## ##   ####
+      //      ##    ##     ##               ##    ##    ##   ##    ##  ##  #### ##    ##
+      //      ##    ##     ##         ##    ##    ##    ##    ##   ##  ##   ### ##    ##
+      //      ##     #######           ######     ##    ##     ## #### ##    ##  ######
+      //
+      nonLeafEntryToString(entryIndex, indexShift, indentLevel) {
+        let output = "";
+        for (let i = 0; i < indentLevel; i++) {
+          output += "  ";
+        }
+        try {
+          const packedSlotIndicators = this.getPackedSlotIndicators(entryIndex);
+          output += `slotIndiators: 0x${toHex(packedSlotIndicators)}, prevVersionIndex: 0: [ `;
+          const numberOfslotsInEntry = bitCount(packedSlotIndicators);
+          for (let i = 0; i < numberOfslotsInEntry; i++) {
+            output += this.getIndexAtEntrySlot(entryIndex, i);
+            if (i < numberOfslotsInEntry - 1) {
+              output += ", ";
+            }
+          }
+          output += ` ] (indexShift = ${indexShift})
+`;
+          const nextLevelIsLeaf = indexShift == LEAF_LEVEL_SHIFT;
+          for (let i = 0; i < numberOfslotsInEntry; i++) {
+            const nextLevelEntryIndex = this.getIndexAtEntrySlot(entryIndex, i);
+            if (nextLevelIsLeaf) {
+              output += this.leafEntryToString(nextLevelEntryIndex, indentLevel + 4);
+            } else {
+              output += this.nonLeafEntryToString(nextLevelEntryIndex, indexShift - 4, indentLevel + 4);
+            }
+          }
+        } catch (ex) {
+          output += `Exception thrown at nonLeafEnty at index ${entryIndex} with indexShift ${indexShift}
+`;
+        }
+        return output;
+      }
+      leafEntryToString(entryIndex, indentLevel) {
+        let output = "";
+        for (let i = 0; i < indentLevel; i++) {
+          output += "  ";
+        }
+        try {
+          output += "Leaf bytes : ";
+          for (let i = 0; i < 8; i++) {
+            output += `0x${toHex(this.byteArray[entryIndex * 8 + i])} `;
+          }
+          output += "\n";
+        } catch (ex) {
+          output += `Exception thrown at leafEnty at index ${entryIndex}
+`;
+        }
+        return output;
+      }
+      toString() {
+        let output = "PackedArrayContext:\n";
+        if (!this.isPacked) {
+          return output + "Context is unpacked:\n";
+        }
+        for (let setNumber = 0; setNumber < NUMBER_OF_SETS; setNumber++) {
+          try {
+            const entryPointerIndex = SET_0_START_INDEX + setNumber;
+            const entryIndex = this.getIndexAtShortIndex(entryPointerIndex);
+            output += `Set ${setNumber}: root = ${entryIndex} 
+`;
+            if (entryIndex == 0)
+              continue;
+            output += this.nonLeafEntryToString(entryIndex, this.topLevelShift, 4);
+          } catch (ex) {
+            output += `Exception thrown in set ${setNumber}%d
+`;
+          }
+        }
+        return output;
+      }
+    };
+    exports2.PackedArrayContext = PackedArrayContext;
+    var toHex = (n2) => {
+      return Number(n2).toString(16).padStart(2, "0");
+    };
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/packedarray/PackedArray.js
+var require_PackedArray = __commonJS({
+  "node_modules/hdr-histogram-js/dist/packedarray/PackedArray.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.PackedArray = void 0;
+    var PackedArrayContext_1 = require_PackedArrayContext();
+    var NUMBER_OF_SETS = 8;
+    var { pow, floor } = Math;
+    var PackedArray = class {
+      constructor(virtualLength, initialPhysicalLength = PackedArrayContext_1.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY) {
+        this.arrayContext = new PackedArrayContext_1.PackedArrayContext(virtualLength, initialPhysicalLength);
+      }
+      setVirtualLength(newVirtualArrayLength) {
+        if (newVirtualArrayLength < this.length()) {
+          throw new Error("Cannot set virtual length, as requested length " + newVirtualArrayLength + " is smaller than the current virtual length " + this.length());
+        }
+        const currentArrayContext = this.arrayContext;
+        if (currentArrayContext.isPacked && currentArrayContext.determineTopLevelShiftForVirtualLength(newVirtualArrayLength) == currentArrayContext.getTopLevelShift()) {
+          currentArrayContext.setVirtualLength(newVirtualArrayLength);
+          return;
+        }
+        this.arrayContext = currentArrayContext.copyAndIncreaseSize(this.getPhysicalLength(), newVirtualArrayLength);
+      }
+      /**
+       * Get value at virtual index in the array
+       * @param index the virtual array index
+       * @return the array value at the virtual index given
+       */
+      get(index) {
+        let value2 = 0;
+        for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
+          let byteValueAtPackedIndex = 0;
+          if (!this.arrayContext.isPacked) {
+            return this.arrayContext.getAtUnpackedIndex(index);
+          }
+          const packedIndex = this.arrayContext.getPackedIndex(byteNum, index, false);
+          if (packedIndex < 0) {
+            return value2;
+          }
+          byteValueAtPackedIndex = this.arrayContext.getAtByteIndex(packedIndex) * pow(2, byteNum << 3);
+          value2 += byteValueAtPackedIndex;
+        }
+        return value2;
+      }
+      /**
+       * Increment value at a virrual index in the array
+       * @param index virtual index of value to increment
+       */
+      increment(index) {
+        this.add(index, 1);
+      }
+      safeGetPackedIndexgetPackedIndex(setNumber, virtualIndex) {
+        return this.arrayContext.getPackedIndex(setNumber, virtualIndex, true);
+      }
+      /**
+       * Add to a value at a virtual index in the array
+       * @param index the virtual index of the value to be added to
+       * @param value the value to add
+       */
+      add(index, value2) {
+        let remainingValueToAdd = value2;
+        for (let byteNum = 0, byteShift = 0; byteNum < NUMBER_OF_SETS; byteNum++, byteShift += 8) {
+          if (!this.arrayContext.isPacked) {
+            this.arrayContext.addAndGetAtUnpackedIndex(index, value2);
+            return;
+          }
+          const packedIndex = this.safeGetPackedIndexgetPackedIndex(byteNum, index);
+          const byteToAdd = remainingValueToAdd & 255;
+          const afterAddByteValue = this.arrayContext.addAtByteIndex(packedIndex, byteToAdd);
+          remainingValueToAdd -= byteToAdd;
+          remainingValueToAdd = remainingValueToAdd / pow(2, 8);
+          remainingValueToAdd += floor(afterAddByteValue / pow(2, 8));
+          if (remainingValueToAdd == 0) {
+            return;
+          }
+        }
+      }
+      /**
+       * Set the value at a virtual index in the array
+       * @param index the virtual index of the value to set
+       * @param value the value to set
+       */
+      set(index, value2) {
+        let bytesAlreadySet = 0;
+        let valueForNextLevels = value2;
+        for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
+          if (!this.arrayContext.isPacked) {
+            this.arrayContext.setAtUnpackedIndex(index, value2);
+            return;
+          }
+          if (valueForNextLevels == 0) {
+            const packedIndex2 = this.arrayContext.getPackedIndex(byteNum, index, false);
+            if (packedIndex2 < 0) {
+              return;
+            }
+          }
+          const packedIndex = this.arrayContext.getPackedIndex(byteNum, index, true);
+          const byteToWrite = valueForNextLevels & 255;
+          valueForNextLevels = floor(valueForNextLevels / pow(2, 8));
+          if (byteNum < bytesAlreadySet) {
+            continue;
+          }
+          this.arrayContext.setAtByteIndex(packedIndex, byteToWrite);
+          bytesAlreadySet++;
+        }
+      }
+      /**
+       * Get the current physical length (in longs) of the array's backing storage
+       * @return the current physical length (in longs) of the array's current backing storage
+       */
+      getPhysicalLength() {
+        return this.arrayContext.physicalLength;
+      }
+      /**
+       * Get the (virtual) length of the array
+       * @return the (virtual) length of the array
+       */
+      length() {
+        return this.arrayContext.getVirtualLength();
+      }
+      /**
+       * Clear the array contents
+       */
+      clear() {
+        this.arrayContext.clear();
+      }
+      toString() {
+        let output = "PackedArray:\n";
+        output += this.arrayContext.toString();
+        return output;
+      }
+    };
+    exports2.PackedArray = PackedArray;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/PackedHistogram.js
+var require_PackedHistogram = __commonJS({
+  "node_modules/hdr-histogram-js/dist/PackedHistogram.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    var JsHistogram_12 = require_JsHistogram();
+    var PackedArray_1 = require_PackedArray();
+    var PackedHistogram = class _PackedHistogram extends JsHistogram_12.default {
+      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
+        super(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
+        this._totalCount = 0;
+        this.packedCounts = new PackedArray_1.PackedArray(this.countsArrayLength);
+      }
+      clearCounts() {
+        this.packedCounts.clear();
+      }
+      incrementCountAtIndex(index) {
+        this.packedCounts.increment(index);
+      }
+      addToCountAtIndex(index, value2) {
+        this.packedCounts.add(index, value2);
+      }
+      setCountAtIndex(index, value2) {
+        this.packedCounts.set(index, value2);
+      }
+      resize(newHighestTrackableValue) {
+        this.establishSize(newHighestTrackableValue);
+        this.packedCounts.setVirtualLength(this.countsArrayLength);
+      }
+      getCountAtIndex(index) {
+        return this.packedCounts.get(index);
+      }
+      _getEstimatedFootprintInBytes() {
+        return 192 + 8 * this.packedCounts.getPhysicalLength();
+      }
+      copyCorrectedForCoordinatedOmission(expectedIntervalBetweenValueSamples) {
+        const copy = new _PackedHistogram(this.lowestDiscernibleValue, this.highestTrackableValue, this.numberOfSignificantValueDigits);
+        copy.addWhileCorrectingForCoordinatedOmission(this, expectedIntervalBetweenValueSamples);
+        return copy;
+      }
+      toString() {
+        return `PackedHistogram ${JSON.stringify(this, null, 2)}`;
+      }
+    };
+    exports2.default = PackedHistogram;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/TypedArrayHistogram.js
+var require_TypedArrayHistogram = __commonJS({
+  "node_modules/hdr-histogram-js/dist/TypedArrayHistogram.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    var JsHistogram_12 = require_JsHistogram();
+    var TypedArrayHistogram = class _TypedArrayHistogram extends JsHistogram_12.default {
+      constructor(arrayCtr, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
+        super(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
+        this.arrayCtr = arrayCtr;
+        this._totalCount = 0;
+        this._counts = new arrayCtr(this.countsArrayLength);
+      }
+      clearCounts() {
+        this._counts.fill(0);
+      }
+      incrementCountAtIndex(index) {
+        const currentCount = this._counts[index];
+        const newCount = currentCount + 1;
+        if (newCount < 0) {
+          throw newCount + " would overflow short integer count";
+        }
+        this._counts[index] = newCount;
+      }
+      addToCountAtIndex(index, value2) {
+        const currentCount = this._counts[index];
+        const newCount = currentCount + value2;
+        if (newCount < Number.MIN_SAFE_INTEGER || newCount > Number.MAX_SAFE_INTEGER) {
+          throw newCount + " would overflow integer count";
+        }
+        this._counts[index] = newCount;
+      }
+      setCountAtIndex(index, value2) {
+        if (value2 < Number.MIN_SAFE_INTEGER || value2 > Number.MAX_SAFE_INTEGER) {
+          throw value2 + " would overflow integer count";
+        }
+        this._counts[index] = value2;
+      }
+      resize(newHighestTrackableValue) {
+        this.establishSize(newHighestTrackableValue);
+        const newCounts = new this.arrayCtr(this.countsArrayLength);
+        newCounts.set(this._counts);
+        this._counts = newCounts;
+      }
+      getCountAtIndex(index) {
+        return this._counts[index];
+      }
+      _getEstimatedFootprintInBytes() {
+        return 1024 + this._counts.BYTES_PER_ELEMENT * this._counts.length;
+      }
+      copyCorrectedForCoordinatedOmission(expectedIntervalBetweenValueSamples) {
+        const copy = new _TypedArrayHistogram(this.arrayCtr, this.lowestDiscernibleValue, this.highestTrackableValue, this.numberOfSignificantValueDigits);
+        copy.addWhileCorrectingForCoordinatedOmission(this, expectedIntervalBetweenValueSamples);
+        return copy;
+      }
+      toString() {
+        return `Histogram ${this._counts.BYTES_PER_ELEMENT * 8}b ${JSON.stringify(this, null, 2)}`;
+      }
+    };
+    exports2.default = TypedArrayHistogram;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/Int8Histogram.js
+var require_Int8Histogram = __commonJS({
+  "node_modules/hdr-histogram-js/dist/Int8Histogram.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
+    var Int8Histogram = class extends TypedArrayHistogram_1.default {
+      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
+        super(Uint8Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
+      }
+    };
+    exports2.default = Int8Histogram;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/Int16Histogram.js
+var require_Int16Histogram = __commonJS({
+  "node_modules/hdr-histogram-js/dist/Int16Histogram.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
+    var Int16Histogram = class extends TypedArrayHistogram_1.default {
+      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
+        super(Uint16Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
+      }
+    };
+    exports2.default = Int16Histogram;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/Int32Histogram.js
+var require_Int32Histogram = __commonJS({
+  "node_modules/hdr-histogram-js/dist/Int32Histogram.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
+    var Int32Histogram = class extends TypedArrayHistogram_1.default {
+      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
+        super(Uint32Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
+      }
+    };
+    exports2.default = Int32Histogram;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/Float64Histogram.js
+var require_Float64Histogram = __commonJS({
+  "node_modules/hdr-histogram-js/dist/Float64Histogram.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
+    var Float64Histogram = class extends TypedArrayHistogram_1.default {
+      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
+        super(Float64Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
+      }
+    };
+    exports2.default = Float64Histogram;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/JsHistogramFactory.js
+var require_JsHistogramFactory = __commonJS({
+  "node_modules/hdr-histogram-js/dist/JsHistogramFactory.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.constructorFromBucketSize = constructorFromBucketSize;
+    var PackedHistogram_1 = require_PackedHistogram();
+    var Int8Histogram_1 = require_Int8Histogram();
+    var Int16Histogram_1 = require_Int16Histogram();
+    var Int32Histogram_1 = require_Int32Histogram();
+    var Float64Histogram_1 = require_Float64Histogram();
+    function constructorFromBucketSize(bitBucketSize) {
+      switch (bitBucketSize) {
+        case "packed":
+          return PackedHistogram_1.default;
+        case 8:
+          return Int8Histogram_1.default;
+        case 16:
+          return Int16Histogram_1.default;
+        case 32:
+          return Int32Histogram_1.default;
+        case 64:
+          return Float64Histogram_1.default;
+        default:
+          throw new Error("Incorrect parameter bitBucketSize");
+      }
+    }
   }
 });
 
@@ -6057,784 +6765,106 @@ var require_wasm = __commonJS({
   }
 });
 
-// node_modules/hdr-histogram-js/dist/packedarray/PackedArrayContext.js
-var require_PackedArrayContext = __commonJS({
-  "node_modules/hdr-histogram-js/dist/packedarray/PackedArrayContext.js"(exports2) {
+// node_modules/hdr-histogram-js/dist/HistogramBuilder.js
+var require_HistogramBuilder = __commonJS({
+  "node_modules/hdr-histogram-js/dist/HistogramBuilder.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.PackedArrayContext = exports2.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY = void 0;
-    exports2.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY = 16;
-    var MAX_SUPPORTED_PACKED_COUNTS_ARRAY_LENGTH = Math.pow(2, 13) - 1;
-    var SET_0_START_INDEX = 0;
-    var NUMBER_OF_SETS = 8;
-    var LEAF_LEVEL_SHIFT = 3;
-    var NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET = 0;
-    var NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS = 1;
-    var PACKED_ARRAY_GROWTH_INCREMENT = 16;
-    var PACKED_ARRAY_GROWTH_FRACTION_POW2 = 4;
-    var { pow, ceil, log2, max: max2 } = Math;
-    var bitCount = (n2) => {
-      var bits = 0;
-      while (n2 !== 0) {
-        bits += bitCount32(n2 | 0);
-        n2 /= 4294967296;
-      }
-      return bits;
+    exports2.build = exports2.defaultRequest = void 0;
+    var JsHistogramFactory_12 = require_JsHistogramFactory();
+    var wasm_1 = require_wasm();
+    exports2.defaultRequest = {
+      bitBucketSize: 32,
+      autoResize: true,
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 2,
+      numberOfSignificantValueDigits: 3,
+      useWebAssembly: false
     };
-    var bitCount32 = (n2) => {
-      n2 = n2 - (n2 >> 1 & 1431655765);
-      n2 = (n2 & 858993459) + (n2 >> 2 & 858993459);
-      return (n2 + (n2 >> 4) & 252645135) * 16843009 >> 24;
+    var build2 = (request4 = exports2.defaultRequest) => {
+      const parameters = Object.assign({}, exports2.defaultRequest, request4);
+      if (request4.useWebAssembly && wasm_1.webAssemblyAvailable) {
+        return wasm_1.WasmHistogram.build(parameters);
+      }
+      const histogramConstr = (0, JsHistogramFactory_12.constructorFromBucketSize)(parameters.bitBucketSize);
+      const histogram = new histogramConstr(parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits);
+      histogram.autoResize = parameters.autoResize;
+      return histogram;
     };
-    var PackedArrayContext = class _PackedArrayContext {
-      constructor(virtualLength, initialPhysicalLength) {
-        this.populatedShortLength = 0;
-        this.topLevelShift = Number.MAX_VALUE;
-        this.physicalLength = Math.max(initialPhysicalLength, exports2.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY);
-        this.isPacked = this.physicalLength <= MAX_SUPPORTED_PACKED_COUNTS_ARRAY_LENGTH;
-        if (!this.isPacked) {
-          this.physicalLength = virtualLength;
-        }
-        this.array = new ArrayBuffer(this.physicalLength * 8);
-        this.initArrayViews(this.array);
-        this.init(virtualLength);
-      }
-      initArrayViews(array2) {
-        this.byteArray = new Uint8Array(array2);
-        this.shortArray = new Uint16Array(array2);
-        this.longArray = new Float64Array(array2);
-      }
-      init(virtualLength) {
-        if (!this.isPacked) {
-          this.virtualLength = virtualLength;
-          return;
-        }
-        this.populatedShortLength = SET_0_START_INDEX + 8;
-        for (let i = 0; i < NUMBER_OF_SETS; i++) {
-          this.setAtShortIndex(SET_0_START_INDEX + i, 0);
-        }
-        this.setVirtualLength(virtualLength);
-      }
-      clear() {
-        this.byteArray.fill(0);
-        this.init(this.virtualLength);
-      }
-      copyAndIncreaseSize(newPhysicalArrayLength, newVirtualArrayLength) {
-        const ctx = new _PackedArrayContext(newVirtualArrayLength, newPhysicalArrayLength);
-        if (this.isPacked) {
-          ctx.populateEquivalentEntriesWithEntriesFromOther(this);
-        }
-        return ctx;
-      }
-      getPopulatedShortLength() {
-        return this.populatedShortLength;
-      }
-      getPopulatedLongLength() {
-        return this.getPopulatedShortLength() + 3 >> 2;
-      }
-      setAtByteIndex(byteIndex, value2) {
-        this.byteArray[byteIndex] = value2;
-      }
-      getAtByteIndex(byteIndex) {
-        return this.byteArray[byteIndex];
-      }
-      /**
-       * add a byte value to a current byte value in the array
-       * @param byteIndex index of byte value to add to
-       * @param valueToAdd byte value to add
-       * @return the afterAddValue. ((afterAddValue & 0x100) != 0) indicates a carry.
-       */
-      addAtByteIndex(byteIndex, valueToAdd) {
-        const newValue = this.byteArray[byteIndex] + valueToAdd;
-        this.byteArray[byteIndex] = newValue;
-        return newValue;
-      }
-      setPopulatedLongLength(newPopulatedLongLength) {
-        this.populatedShortLength = newPopulatedLongLength << 2;
-      }
-      getVirtualLength() {
-        return this.virtualLength;
-      }
-      length() {
-        return this.physicalLength;
-      }
-      setAtShortIndex(shortIndex, value2) {
-        this.shortArray[shortIndex] = value2;
-      }
-      setAtLongIndex(longIndex, value2) {
-        this.longArray[longIndex] = value2;
-      }
-      getAtShortIndex(shortIndex) {
-        return this.shortArray[shortIndex];
-      }
-      getIndexAtShortIndex(shortIndex) {
-        return this.shortArray[shortIndex];
-      }
-      setPackedSlotIndicators(entryIndex, newPackedSlotIndicators) {
-        this.setAtShortIndex(entryIndex + NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET, newPackedSlotIndicators);
-      }
-      getPackedSlotIndicators(entryIndex) {
-        return this.shortArray[entryIndex + NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET] & 65535;
-      }
-      getIndexAtEntrySlot(entryIndex, slot) {
-        return this.getAtShortIndex(entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + slot);
-      }
-      setIndexAtEntrySlot(entryIndex, slot, newIndexValue) {
-        this.setAtShortIndex(entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + slot, newIndexValue);
-      }
-      expandArrayIfNeeded(entryLengthInLongs) {
-        const currentLength = this.length();
-        if (currentLength < this.getPopulatedLongLength() + entryLengthInLongs) {
-          const growthIncrement = max2(entryLengthInLongs, PACKED_ARRAY_GROWTH_INCREMENT, this.getPopulatedLongLength() >> PACKED_ARRAY_GROWTH_FRACTION_POW2);
-          this.resizeArray(currentLength + growthIncrement);
-        }
-      }
-      newEntry(entryLengthInShorts) {
-        const newEntryIndex = this.populatedShortLength;
-        this.expandArrayIfNeeded((entryLengthInShorts >> 2) + 1);
-        this.populatedShortLength = newEntryIndex + entryLengthInShorts;
-        for (let i = 0; i < entryLengthInShorts; i++) {
-          this.setAtShortIndex(newEntryIndex + i, -1);
-        }
-        return newEntryIndex;
-      }
-      newLeafEntry() {
-        let newEntryIndex;
-        newEntryIndex = this.getPopulatedLongLength();
-        this.expandArrayIfNeeded(1);
-        this.setPopulatedLongLength(newEntryIndex + 1);
-        this.setAtLongIndex(newEntryIndex, 0);
-        return newEntryIndex;
-      }
-      /**
-       * Consolidate entry with previous entry verison if one exists
-       *
-       * @param entryIndex The shortIndex of the entry to be consolidated
-       * @param previousVersionIndex the index of the previous version of the entry
-       */
-      consolidateEntry(entryIndex, previousVersionIndex) {
-        const previousVersionPackedSlotsIndicators = this.getPackedSlotIndicators(previousVersionIndex);
-        const packedSlotsIndicators = this.getPackedSlotIndicators(entryIndex);
-        const insertedSlotMask = packedSlotsIndicators ^ previousVersionPackedSlotsIndicators;
-        const slotsBelowBitNumber = packedSlotsIndicators & insertedSlotMask - 1;
-        const insertedSlotIndex = bitCount(slotsBelowBitNumber);
-        const numberOfSlotsInEntry = bitCount(packedSlotsIndicators);
-        let sourceSlot = 0;
-        for (let targetSlot = 0; targetSlot < numberOfSlotsInEntry; targetSlot++) {
-          if (targetSlot !== insertedSlotIndex) {
-            const indexAtSlot = this.getIndexAtEntrySlot(previousVersionIndex, sourceSlot);
-            if (indexAtSlot !== 0) {
-              this.setIndexAtEntrySlot(entryIndex, targetSlot, indexAtSlot);
-            }
-            sourceSlot++;
-          }
-        }
-      }
-      /**
-       * Expand entry as indicated.
-       *
-       * @param existingEntryIndex the index of the entry
-       * @param entryPointerIndex  index to the slot pointing to the entry (needs to be fixed up)
-       * @param insertedSlotIndex  realtive [packed] index of slot being inserted into entry
-       * @param insertedSlotMask   mask value fo slot being inserted
-       * @param nextLevelIsLeaf    the level below this one is a leaf level
-       * @return the updated index of the entry (-1 if epansion failed due to conflict)
-       * @throws RetryException if expansion fails due to concurrent conflict, and caller should try again.
-       */
-      expandEntry(existingEntryIndex, entryPointerIndex, insertedSlotIndex, insertedSlotMask, nextLevelIsLeaf) {
-        let packedSlotIndicators = this.getAtShortIndex(existingEntryIndex) & 65535;
-        packedSlotIndicators |= insertedSlotMask;
-        const numberOfslotsInExpandedEntry = bitCount(packedSlotIndicators);
-        if (insertedSlotIndex >= numberOfslotsInExpandedEntry) {
-          throw new Error("inserted slot index is out of range given provided masks");
-        }
-        const expandedEntryLength = numberOfslotsInExpandedEntry + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS;
-        let indexOfNewNextLevelEntry = 0;
-        if (nextLevelIsLeaf) {
-          indexOfNewNextLevelEntry = this.newLeafEntry();
-        } else {
-          indexOfNewNextLevelEntry = this.newEntry(NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS);
-          this.setPackedSlotIndicators(indexOfNewNextLevelEntry, 0);
-        }
-        const insertedSlotValue = indexOfNewNextLevelEntry;
-        const expandedEntryIndex = this.newEntry(expandedEntryLength);
-        this.setPackedSlotIndicators(expandedEntryIndex, packedSlotIndicators);
-        this.setIndexAtEntrySlot(expandedEntryIndex, insertedSlotIndex, insertedSlotValue);
-        this.setAtShortIndex(entryPointerIndex, expandedEntryIndex);
-        this.consolidateEntry(expandedEntryIndex, existingEntryIndex);
-        return expandedEntryIndex;
-      }
-      //
-      //   ######   ######## ########    ##     ##    ###    ##             ## #### ##    ## ########  ######## ##     ##
-      //  ##    ##  ##          ##       ##     ##   ## ##   ##            ##   ##  ###   ## ##     ## ##        ##   ##
-      //  ##        ##          ##       ##     ##  ##   ##  ##           ##    ##  ####  ## ##     ## ##         ## ##
-      //  ##   #### ######      ##       ##     ## ##     ## ##          ##     ##  ## ## ## ##     ## ######      ###
-      //  ##    ##  ##          ##        ##   ##  ######### ##         ##      ##  ##  #### ##     ## ##         ## ##
-      //  ##    ##  ##          ##         ## ##   ##     ## ##        ##       ##  ##   ### ##     ## ##        ##   ##
-      //   ######   ########    ##          ###    ##     ## ######## ##       #### ##    ## ########  ######## ##     ##
-      //
-      getRootEntry(setNumber, insertAsNeeded = false) {
-        const entryPointerIndex = SET_0_START_INDEX + setNumber;
-        let entryIndex = this.getIndexAtShortIndex(entryPointerIndex);
-        if (entryIndex == 0) {
-          if (!insertAsNeeded) {
-            return 0;
-          }
-          entryIndex = this.newEntry(NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS);
-          this.setPackedSlotIndicators(entryIndex, 0);
-          this.setAtShortIndex(entryPointerIndex, entryIndex);
-        }
-        return entryIndex;
-      }
-      /**
-       * Get the byte-index (into the packed array) corresponding to a given (set tree) value byte of given virtual index.
-       * Inserts new set tree nodes as needed if indicated.
-       *
-       * @param setNumber      The set tree number (0-7, 0 corresponding with the LSByte set tree)
-       * @param virtualIndex   The virtual index into the PackedArray
-       * @param insertAsNeeded If true, will insert new set tree nodes as needed if they do not already exist
-       * @return the byte-index corresponding to the given (set tree) value byte of the given virtual index
-       */
-      getPackedIndex(setNumber, virtualIndex, insertAsNeeded) {
-        if (virtualIndex >= this.virtualLength) {
-          throw new Error(`Attempting access at index ${virtualIndex}, beyond virtualLength ${this.virtualLength}`);
-        }
-        let entryPointerIndex = SET_0_START_INDEX + setNumber;
-        let entryIndex = this.getRootEntry(setNumber, insertAsNeeded);
-        if (entryIndex == 0) {
-          return -1;
-        }
-        for (let indexShift = this.topLevelShift; indexShift >= LEAF_LEVEL_SHIFT; indexShift -= 4) {
-          const nextLevelIsLeaf = indexShift === LEAF_LEVEL_SHIFT;
-          const packedSlotIndicators = this.getPackedSlotIndicators(entryIndex);
-          const slotBitNumber = virtualIndex / pow(2, indexShift) & 15;
-          const slotMask = 1 << slotBitNumber;
-          const slotsBelowBitNumber = packedSlotIndicators & slotMask - 1;
-          const slotNumber = bitCount(slotsBelowBitNumber);
-          if ((packedSlotIndicators & slotMask) === 0) {
-            if (!insertAsNeeded) {
-              return -1;
-            }
-            entryIndex = this.expandEntry(entryIndex, entryPointerIndex, slotNumber, slotMask, nextLevelIsLeaf);
-          }
-          entryPointerIndex = entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + slotNumber;
-          entryIndex = this.getIndexAtShortIndex(entryPointerIndex);
-        }
-        const byteIndex = (entryIndex << 3) + (virtualIndex & 7);
-        return byteIndex;
-      }
-      determineTopLevelShiftForVirtualLength(virtualLength) {
-        const sizeMagnitude = ceil(log2(virtualLength));
-        const eightsSizeMagnitude = sizeMagnitude - 3;
-        let multipleOfFourSizeMagnitude = ceil(eightsSizeMagnitude / 4) * 4;
-        multipleOfFourSizeMagnitude = max2(multipleOfFourSizeMagnitude, 8);
-        const topLevelShiftNeeded = multipleOfFourSizeMagnitude - 4 + 3;
-        return topLevelShiftNeeded;
-      }
-      setVirtualLength(virtualLength) {
-        if (!this.isPacked) {
-          throw new Error("Should never be adjusting the virtual size of a non-packed context");
-        }
-        this.topLevelShift = this.determineTopLevelShiftForVirtualLength(virtualLength);
-        this.virtualLength = virtualLength;
-      }
-      getTopLevelShift() {
-        return this.topLevelShift;
-      }
-      //
-      //  ##     ##         ########   #######  ########  ##     ## ##          ###    ######## ########
-      //   ##   ##          ##     ## ##     ## ##     ## ##     ## ##         ## ##      ##    ##
-      //    ## ##           ##     ## ##     ## ##     ## ##     ## ##        ##   ##     ##    ##
-      //     ###    ####### ########  ##     ## ########  ##     ## ##       ##     ##    ##    ######
-      //    ## ##           ##        ##     ## ##        ##     ## ##       #########    ##    ##
-      //   ##   ##          ##        ##     ## ##        ##     ## ##       ##     ##    ##    ##
-      //  ##     ##         ##         #######  ##         #######  ######## ##     ##    ##    ########
-      //
-      resizeArray(newLength) {
-        const tmp = new Uint8Array(newLength * 8);
-        tmp.set(this.byteArray);
-        this.array = tmp.buffer;
-        this.initArrayViews(this.array);
-        this.physicalLength = newLength;
-      }
-      populateEquivalentEntriesWithEntriesFromOther(other) {
-        if (this.virtualLength < other.getVirtualLength()) {
-          throw new Error("Cannot populate array of smaller virtual length");
-        }
-        for (let i = 0; i < NUMBER_OF_SETS; i++) {
-          const otherEntryIndex = other.getAtShortIndex(SET_0_START_INDEX + i);
-          if (otherEntryIndex == 0)
-            continue;
-          let entryIndexPointer = SET_0_START_INDEX + i;
-          for (let i2 = this.topLevelShift; i2 > other.topLevelShift; i2 -= 4) {
-            const sizeOfEntry = NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + 1;
-            const newEntryIndex = this.newEntry(sizeOfEntry);
-            this.setAtShortIndex(entryIndexPointer, newEntryIndex);
-            this.setPackedSlotIndicators(newEntryIndex, 1);
-            entryIndexPointer = newEntryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS;
-          }
-          this.copyEntriesAtLevelFromOther(other, otherEntryIndex, entryIndexPointer, other.topLevelShift);
-        }
-      }
-      copyEntriesAtLevelFromOther(other, otherLevelEntryIndex, levelEntryIndexPointer, otherIndexShift) {
-        const nextLevelIsLeaf = otherIndexShift == LEAF_LEVEL_SHIFT;
-        const packedSlotIndicators = other.getPackedSlotIndicators(otherLevelEntryIndex);
-        const numberOfSlots = bitCount(packedSlotIndicators);
-        const sizeOfEntry = NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + numberOfSlots;
-        const entryIndex = this.newEntry(sizeOfEntry);
-        this.setAtShortIndex(levelEntryIndexPointer, entryIndex);
-        this.setAtShortIndex(entryIndex + NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET, packedSlotIndicators);
-        for (let i = 0; i < numberOfSlots; i++) {
-          if (nextLevelIsLeaf) {
-            const leafEntryIndex = this.newLeafEntry();
-            this.setIndexAtEntrySlot(entryIndex, i, leafEntryIndex);
-            const otherNextLevelEntryIndex = other.getIndexAtEntrySlot(otherLevelEntryIndex, i);
-            this.longArray[leafEntryIndex] = other.longArray[otherNextLevelEntryIndex];
-          } else {
-            const otherNextLevelEntryIndex = other.getIndexAtEntrySlot(otherLevelEntryIndex, i);
-            this.copyEntriesAtLevelFromOther(other, otherNextLevelEntryIndex, entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + i, otherIndexShift - 4);
-          }
-        }
-      }
-      getAtUnpackedIndex(index) {
-        return this.longArray[index];
-      }
-      setAtUnpackedIndex(index, newValue) {
-        this.longArray[index] = newValue;
-      }
-      lazysetAtUnpackedIndex(index, newValue) {
-        this.longArray[index] = newValue;
-      }
-      incrementAndGetAtUnpackedIndex(index) {
-        this.longArray[index]++;
-        return this.longArray[index];
-      }
-      addAndGetAtUnpackedIndex(index, valueToAdd) {
-        this.longArray[index] += valueToAdd;
-        return this.longArray[index];
-      }
-      //
-      //   ########  #######           ######  ######## ########  #### ##    ##  ######
-      //      ##    ##     ##         ##    ##    ##    ##     ##  ##  ###   ## ##    ##
-      //      ##    ##     ##         ##          ##    ##     ##  ##  ####  ## ##
-      //      ##    ##     ## #######  ######     ##    ########   ##  ## ## ## ##   ####
-      //      ##    ##     ##               ##    ##    ##   ##    ##  ##  #### ##    ##
-      //      ##    ##     ##         ##    ##    ##    ##    ##   ##  ##   ### ##    ##
-      //      ##     #######           ######     ##    ##     ## #### ##    ##  ######
-      //
-      nonLeafEntryToString(entryIndex, indexShift, indentLevel) {
-        let output = "";
-        for (let i = 0; i < indentLevel; i++) {
-          output += "  ";
-        }
-        try {
-          const packedSlotIndicators = this.getPackedSlotIndicators(entryIndex);
-          output += `slotIndiators: 0x${toHex(packedSlotIndicators)}, prevVersionIndex: 0: [ `;
-          const numberOfslotsInEntry = bitCount(packedSlotIndicators);
-          for (let i = 0; i < numberOfslotsInEntry; i++) {
-            output += this.getIndexAtEntrySlot(entryIndex, i);
-            if (i < numberOfslotsInEntry - 1) {
-              output += ", ";
-            }
-          }
-          output += ` ] (indexShift = ${indexShift})
-`;
-          const nextLevelIsLeaf = indexShift == LEAF_LEVEL_SHIFT;
-          for (let i = 0; i < numberOfslotsInEntry; i++) {
-            const nextLevelEntryIndex = this.getIndexAtEntrySlot(entryIndex, i);
-            if (nextLevelIsLeaf) {
-              output += this.leafEntryToString(nextLevelEntryIndex, indentLevel + 4);
-            } else {
-              output += this.nonLeafEntryToString(nextLevelEntryIndex, indexShift - 4, indentLevel + 4);
-            }
-          }
-        } catch (ex) {
-          output += `Exception thrown at nonLeafEnty at index ${entryIndex} with indexShift ${indexShift}
-`;
-        }
-        return output;
-      }
-      leafEntryToString(entryIndex, indentLevel) {
-        let output = "";
-        for (let i = 0; i < indentLevel; i++) {
-          output += "  ";
-        }
-        try {
-          output += "Leaf bytes : ";
-          for (let i = 0; i < 8; i++) {
-            output += `0x${toHex(this.byteArray[entryIndex * 8 + i])} `;
-          }
-          output += "\n";
-        } catch (ex) {
-          output += `Exception thrown at leafEnty at index ${entryIndex}
-`;
-        }
-        return output;
-      }
-      toString() {
-        let output = "PackedArrayContext:\n";
-        if (!this.isPacked) {
-          return output + "Context is unpacked:\n";
-        }
-        for (let setNumber = 0; setNumber < NUMBER_OF_SETS; setNumber++) {
-          try {
-            const entryPointerIndex = SET_0_START_INDEX + setNumber;
-            const entryIndex = this.getIndexAtShortIndex(entryPointerIndex);
-            output += `Set ${setNumber}: root = ${entryIndex} 
-`;
-            if (entryIndex == 0)
-              continue;
-            output += this.nonLeafEntryToString(entryIndex, this.topLevelShift, 4);
-          } catch (ex) {
-            output += `Exception thrown in set ${setNumber}%d
-`;
-          }
-        }
-        return output;
-      }
-    };
-    exports2.PackedArrayContext = PackedArrayContext;
-    var toHex = (n2) => {
-      return Number(n2).toString(16).padStart(2, "0");
-    };
+    exports2.build = build2;
   }
 });
 
-// node_modules/hdr-histogram-js/dist/packedarray/PackedArray.js
-var require_PackedArray = __commonJS({
-  "node_modules/hdr-histogram-js/dist/packedarray/PackedArray.js"(exports2) {
+// node_modules/hdr-histogram-js/dist/ByteBuffer.js
+var require_ByteBuffer = __commonJS({
+  "node_modules/hdr-histogram-js/dist/ByteBuffer.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.PackedArray = void 0;
-    var PackedArrayContext_1 = require_PackedArrayContext();
-    var NUMBER_OF_SETS = 8;
     var { pow, floor } = Math;
-    var PackedArray = class {
-      constructor(virtualLength, initialPhysicalLength = PackedArrayContext_1.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY) {
-        this.arrayContext = new PackedArrayContext_1.PackedArrayContext(virtualLength, initialPhysicalLength);
+    var TWO_POW_32 = pow(2, 32);
+    var ByteBuffer = class _ByteBuffer {
+      static allocate(size = 16) {
+        return new _ByteBuffer(new Uint8Array(size));
       }
-      setVirtualLength(newVirtualArrayLength) {
-        if (newVirtualArrayLength < this.length()) {
-          throw new Error("Cannot set virtual length, as requested length " + newVirtualArrayLength + " is smaller than the current virtual length " + this.length());
-        }
-        const currentArrayContext = this.arrayContext;
-        if (currentArrayContext.isPacked && currentArrayContext.determineTopLevelShiftForVirtualLength(newVirtualArrayLength) == currentArrayContext.getTopLevelShift()) {
-          currentArrayContext.setVirtualLength(newVirtualArrayLength);
-          return;
-        }
-        this.arrayContext = currentArrayContext.copyAndIncreaseSize(this.getPhysicalLength(), newVirtualArrayLength);
+      constructor(data) {
+        this.position = 0;
+        this.data = data;
+        this.int32ArrayForConvert = new Uint32Array(1);
+        this.int8ArrayForConvert = new Uint8Array(this.int32ArrayForConvert.buffer);
       }
-      /**
-       * Get value at virtual index in the array
-       * @param index the virtual array index
-       * @return the array value at the virtual index given
-       */
-      get(index) {
-        let value2 = 0;
-        for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
-          let byteValueAtPackedIndex = 0;
-          if (!this.arrayContext.isPacked) {
-            return this.arrayContext.getAtUnpackedIndex(index);
-          }
-          const packedIndex = this.arrayContext.getPackedIndex(byteNum, index, false);
-          if (packedIndex < 0) {
-            return value2;
-          }
-          byteValueAtPackedIndex = this.arrayContext.getAtByteIndex(packedIndex) * pow(2, byteNum << 3);
-          value2 += byteValueAtPackedIndex;
+      put(value2) {
+        if (this.position === this.data.length) {
+          const oldArray = this.data;
+          this.data = new Uint8Array(this.data.length * 2);
+          this.data.set(oldArray);
         }
+        this.data[this.position] = value2;
+        this.position++;
+      }
+      putInt32(value2) {
+        if (this.data.length - this.position < 4) {
+          const oldArray = this.data;
+          this.data = new Uint8Array(this.data.length * 2 + 4);
+          this.data.set(oldArray);
+        }
+        this.int32ArrayForConvert[0] = value2;
+        this.data.set(this.int8ArrayForConvert.reverse(), this.position);
+        this.position += 4;
+      }
+      putInt64(value2) {
+        this.putInt32(floor(value2 / TWO_POW_32));
+        this.putInt32(value2);
+      }
+      putArray(array2) {
+        if (this.data.length - this.position < array2.byteLength) {
+          const oldArray = this.data;
+          this.data = new Uint8Array(this.position + array2.byteLength);
+          this.data.set(oldArray);
+        }
+        this.data.set(array2, this.position);
+        this.position += array2.byteLength;
+      }
+      get() {
+        const value2 = this.data[this.position];
+        this.position++;
         return value2;
       }
-      /**
-       * Increment value at a virrual index in the array
-       * @param index virtual index of value to increment
-       */
-      increment(index) {
-        this.add(index, 1);
+      getInt32() {
+        this.int8ArrayForConvert.set(this.data.slice(this.position, this.position + 4).reverse());
+        const value2 = this.int32ArrayForConvert[0];
+        this.position += 4;
+        return value2;
       }
-      safeGetPackedIndexgetPackedIndex(setNumber, virtualIndex) {
-        return this.arrayContext.getPackedIndex(setNumber, virtualIndex, true);
+      getInt64() {
+        const high = this.getInt32();
+        const low = this.getInt32();
+        return high * TWO_POW_32 + low;
       }
-      /**
-       * Add to a value at a virtual index in the array
-       * @param index the virtual index of the value to be added to
-       * @param value the value to add
-       */
-      add(index, value2) {
-        let remainingValueToAdd = value2;
-        for (let byteNum = 0, byteShift = 0; byteNum < NUMBER_OF_SETS; byteNum++, byteShift += 8) {
-          if (!this.arrayContext.isPacked) {
-            this.arrayContext.addAndGetAtUnpackedIndex(index, value2);
-            return;
-          }
-          const packedIndex = this.safeGetPackedIndexgetPackedIndex(byteNum, index);
-          const byteToAdd = remainingValueToAdd & 255;
-          const afterAddByteValue = this.arrayContext.addAtByteIndex(packedIndex, byteToAdd);
-          remainingValueToAdd -= byteToAdd;
-          remainingValueToAdd = remainingValueToAdd / pow(2, 8);
-          remainingValueToAdd += floor(afterAddByteValue / pow(2, 8));
-          if (remainingValueToAdd == 0) {
-            return;
-          }
-        }
-      }
-      /**
-       * Set the value at a virtual index in the array
-       * @param index the virtual index of the value to set
-       * @param value the value to set
-       */
-      set(index, value2) {
-        let bytesAlreadySet = 0;
-        let valueForNextLevels = value2;
-        for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
-          if (!this.arrayContext.isPacked) {
-            this.arrayContext.setAtUnpackedIndex(index, value2);
-            return;
-          }
-          if (valueForNextLevels == 0) {
-            const packedIndex2 = this.arrayContext.getPackedIndex(byteNum, index, false);
-            if (packedIndex2 < 0) {
-              return;
-            }
-          }
-          const packedIndex = this.arrayContext.getPackedIndex(byteNum, index, true);
-          const byteToWrite = valueForNextLevels & 255;
-          valueForNextLevels = floor(valueForNextLevels / pow(2, 8));
-          if (byteNum < bytesAlreadySet) {
-            continue;
-          }
-          this.arrayContext.setAtByteIndex(packedIndex, byteToWrite);
-          bytesAlreadySet++;
-        }
-      }
-      /**
-       * Get the current physical length (in longs) of the array's backing storage
-       * @return the current physical length (in longs) of the array's current backing storage
-       */
-      getPhysicalLength() {
-        return this.arrayContext.physicalLength;
-      }
-      /**
-       * Get the (virtual) length of the array
-       * @return the (virtual) length of the array
-       */
-      length() {
-        return this.arrayContext.getVirtualLength();
-      }
-      /**
-       * Clear the array contents
-       */
-      clear() {
-        this.arrayContext.clear();
-      }
-      toString() {
-        let output = "PackedArray:\n";
-        output += this.arrayContext.toString();
-        return output;
+      resetPosition() {
+        this.position = 0;
       }
     };
-    exports2.PackedArray = PackedArray;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/PackedHistogram.js
-var require_PackedHistogram = __commonJS({
-  "node_modules/hdr-histogram-js/dist/PackedHistogram.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var JsHistogram_12 = require_JsHistogram();
-    var PackedArray_1 = require_PackedArray();
-    var PackedHistogram = class _PackedHistogram extends JsHistogram_12.default {
-      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
-        super(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
-        this._totalCount = 0;
-        this.packedCounts = new PackedArray_1.PackedArray(this.countsArrayLength);
-      }
-      clearCounts() {
-        this.packedCounts.clear();
-      }
-      incrementCountAtIndex(index) {
-        this.packedCounts.increment(index);
-      }
-      addToCountAtIndex(index, value2) {
-        this.packedCounts.add(index, value2);
-      }
-      setCountAtIndex(index, value2) {
-        this.packedCounts.set(index, value2);
-      }
-      resize(newHighestTrackableValue) {
-        this.establishSize(newHighestTrackableValue);
-        this.packedCounts.setVirtualLength(this.countsArrayLength);
-      }
-      getCountAtIndex(index) {
-        return this.packedCounts.get(index);
-      }
-      _getEstimatedFootprintInBytes() {
-        return 192 + 8 * this.packedCounts.getPhysicalLength();
-      }
-      copyCorrectedForCoordinatedOmission(expectedIntervalBetweenValueSamples) {
-        const copy = new _PackedHistogram(this.lowestDiscernibleValue, this.highestTrackableValue, this.numberOfSignificantValueDigits);
-        copy.addWhileCorrectingForCoordinatedOmission(this, expectedIntervalBetweenValueSamples);
-        return copy;
-      }
-      toString() {
-        return `PackedHistogram ${JSON.stringify(this, null, 2)}`;
-      }
-    };
-    exports2.default = PackedHistogram;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/TypedArrayHistogram.js
-var require_TypedArrayHistogram = __commonJS({
-  "node_modules/hdr-histogram-js/dist/TypedArrayHistogram.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var JsHistogram_12 = require_JsHistogram();
-    var TypedArrayHistogram = class _TypedArrayHistogram extends JsHistogram_12.default {
-      constructor(arrayCtr, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
-        super(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
-        this.arrayCtr = arrayCtr;
-        this._totalCount = 0;
-        this._counts = new arrayCtr(this.countsArrayLength);
-      }
-      clearCounts() {
-        this._counts.fill(0);
-      }
-      incrementCountAtIndex(index) {
-        const currentCount = this._counts[index];
-        const newCount = currentCount + 1;
-        if (newCount < 0) {
-          throw newCount + " would overflow short integer count";
-        }
-        this._counts[index] = newCount;
-      }
-      addToCountAtIndex(index, value2) {
-        const currentCount = this._counts[index];
-        const newCount = currentCount + value2;
-        if (newCount < Number.MIN_SAFE_INTEGER || newCount > Number.MAX_SAFE_INTEGER) {
-          throw newCount + " would overflow integer count";
-        }
-        this._counts[index] = newCount;
-      }
-      setCountAtIndex(index, value2) {
-        if (value2 < Number.MIN_SAFE_INTEGER || value2 > Number.MAX_SAFE_INTEGER) {
-          throw value2 + " would overflow integer count";
-        }
-        this._counts[index] = value2;
-      }
-      resize(newHighestTrackableValue) {
-        this.establishSize(newHighestTrackableValue);
-        const newCounts = new this.arrayCtr(this.countsArrayLength);
-        newCounts.set(this._counts);
-        this._counts = newCounts;
-      }
-      getCountAtIndex(index) {
-        return this._counts[index];
-      }
-      _getEstimatedFootprintInBytes() {
-        return 1024 + this._counts.BYTES_PER_ELEMENT * this._counts.length;
-      }
-      copyCorrectedForCoordinatedOmission(expectedIntervalBetweenValueSamples) {
-        const copy = new _TypedArrayHistogram(this.arrayCtr, this.lowestDiscernibleValue, this.highestTrackableValue, this.numberOfSignificantValueDigits);
-        copy.addWhileCorrectingForCoordinatedOmission(this, expectedIntervalBetweenValueSamples);
-        return copy;
-      }
-      toString() {
-        return `Histogram ${this._counts.BYTES_PER_ELEMENT * 8}b ${JSON.stringify(this, null, 2)}`;
-      }
-    };
-    exports2.default = TypedArrayHistogram;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/Int8Histogram.js
-var require_Int8Histogram = __commonJS({
-  "node_modules/hdr-histogram-js/dist/Int8Histogram.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
-    var Int8Histogram = class extends TypedArrayHistogram_1.default {
-      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
-        super(Uint8Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
-      }
-    };
-    exports2.default = Int8Histogram;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/Int16Histogram.js
-var require_Int16Histogram = __commonJS({
-  "node_modules/hdr-histogram-js/dist/Int16Histogram.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
-    var Int16Histogram = class extends TypedArrayHistogram_1.default {
-      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
-        super(Uint16Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
-      }
-    };
-    exports2.default = Int16Histogram;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/Int32Histogram.js
-var require_Int32Histogram = __commonJS({
-  "node_modules/hdr-histogram-js/dist/Int32Histogram.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
-    var Int32Histogram = class extends TypedArrayHistogram_1.default {
-      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
-        super(Uint32Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
-      }
-    };
-    exports2.default = Int32Histogram;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/Float64Histogram.js
-var require_Float64Histogram = __commonJS({
-  "node_modules/hdr-histogram-js/dist/Float64Histogram.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
-    var Float64Histogram = class extends TypedArrayHistogram_1.default {
-      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
-        super(Float64Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
-      }
-    };
-    exports2.default = Float64Histogram;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/JsHistogramFactory.js
-var require_JsHistogramFactory = __commonJS({
-  "node_modules/hdr-histogram-js/dist/JsHistogramFactory.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.constructorFromBucketSize = constructorFromBucketSize;
-    var PackedHistogram_1 = require_PackedHistogram();
-    var Int8Histogram_1 = require_Int8Histogram();
-    var Int16Histogram_1 = require_Int16Histogram();
-    var Int32Histogram_1 = require_Int32Histogram();
-    var Float64Histogram_1 = require_Float64Histogram();
-    function constructorFromBucketSize(bitBucketSize) {
-      switch (bitBucketSize) {
-        case "packed":
-          return PackedHistogram_1.default;
-        case 8:
-          return Int8Histogram_1.default;
-        case 16:
-          return Int16Histogram_1.default;
-        case 32:
-          return Int32Histogram_1.default;
-        case 64:
-          return Float64Histogram_1.default;
-        default:
-          throw new Error("Incorrect parameter bitBucketSize");
-      }
-    }
+    exports2.default = ByteBuffer;
   }
 });
 
@@ -7180,407 +7210,6 @@ var require_encoding = __commonJS({
       throw new Error("Unsupported Histogram implementation");
     };
     exports2.encodeIntoCompressedBase64 = encodeIntoCompressedBase642;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/HistogramLogReader.js
-var require_HistogramLogReader = __commonJS({
-  "node_modules/hdr-histogram-js/dist/HistogramLogReader.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.listTags = void 0;
-    var Histogram_1 = require_Histogram();
-    var encoding_1 = require_encoding();
-    var TAG_PREFIX = "Tag=";
-    var TAG_PREFIX_LENGTH = "Tag=".length;
-    var HistogramLogReader = class {
-      constructor(logContent, bitBucketSize = 32, useWebAssembly = false) {
-        this.lines = splitLines(logContent);
-        this.currentLineIndex = 0;
-        this.bitBucketSize = bitBucketSize;
-        this.useWebAssembly = useWebAssembly;
-      }
-      /**
-       * Read the next interval histogram from the log. Returns a Histogram object if
-       * an interval line was found, or null if not.
-       * <p>Upon encountering any unexpected format errors in reading the next interval
-       * from the file, this method will return a null.
-       * @return a DecodedInterval, or a null if no appropriate interval found
-       */
-      nextIntervalHistogram(rangeStartTimeSec = 0, rangeEndTimeSec = Number.MAX_VALUE) {
-        while (this.currentLineIndex < this.lines.length) {
-          const currentLine = this.lines[this.currentLineIndex];
-          this.currentLineIndex++;
-          if (currentLine.startsWith("#[StartTime:")) {
-            this.parseStartTimeFromLine(currentLine);
-          } else if (currentLine.startsWith("#[BaseTime:")) {
-            this.parseBaseTimeFromLine(currentLine);
-          } else if (currentLine.startsWith("#") || currentLine.startsWith('"StartTimestamp"')) {
-          } else if (currentLine.includes(",")) {
-            const tokens2 = currentLine.split(",");
-            const [firstToken] = tokens2;
-            let tag;
-            if (firstToken.startsWith(TAG_PREFIX)) {
-              tag = firstToken.substring(TAG_PREFIX_LENGTH);
-              tokens2.shift();
-            } else {
-              tag = Histogram_1.NO_TAG;
-            }
-            const [rawLogTimeStampInSec, rawIntervalLengthSec, , base64Histogram] = tokens2;
-            const logTimeStampInSec = Number.parseFloat(rawLogTimeStampInSec);
-            if (!this.baseTimeSec) {
-              if (logTimeStampInSec < this.startTimeSec - 365 * 24 * 3600) {
-                this.baseTimeSec = this.startTimeSec;
-              } else {
-                this.baseTimeSec = 0;
-              }
-            }
-            if (rangeEndTimeSec < logTimeStampInSec) {
-              return null;
-            }
-            if (logTimeStampInSec < rangeStartTimeSec) {
-              continue;
-            }
-            const histogram = (0, encoding_1.decodeFromCompressedBase64)(base64Histogram, this.bitBucketSize, this.useWebAssembly);
-            histogram.startTimeStampMsec = (this.baseTimeSec + logTimeStampInSec) * 1e3;
-            const intervalLengthSec = Number.parseFloat(rawIntervalLengthSec);
-            histogram.endTimeStampMsec = (this.baseTimeSec + logTimeStampInSec + intervalLengthSec) * 1e3;
-            histogram.tag = tag;
-            return histogram;
-          }
-        }
-        return null;
-      }
-      parseStartTimeFromLine(line2) {
-        this.startTimeSec = Number.parseFloat(line2.split(" ")[1]);
-      }
-      parseBaseTimeFromLine(line2) {
-        this.baseTimeSec = Number.parseFloat(line2.split(" ")[1]);
-      }
-    };
-    var splitLines = (logContent) => logContent.split(/\r\n|\r|\n/g);
-    var shouldIncludeNoTag = (lines) => lines.find((line2) => !line2.startsWith("#") && !line2.startsWith('"') && !line2.startsWith(TAG_PREFIX) && line2.includes(","));
-    var listTags = (content) => {
-      const lines = splitLines(content);
-      const tags = lines.filter((line2) => line2.includes(",") && line2.startsWith(TAG_PREFIX)).map((line2) => line2.substring(TAG_PREFIX_LENGTH, line2.indexOf(",")));
-      const tagsWithoutDuplicates = new Set(tags);
-      const result2 = Array.from(tagsWithoutDuplicates);
-      if (shouldIncludeNoTag(lines)) {
-        result2.unshift("NO TAG");
-      }
-      return result2;
-    };
-    exports2.listTags = listTags;
-    exports2.default = HistogramLogReader;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/HistogramLogWriter.js
-var require_HistogramLogWriter = __commonJS({
-  "node_modules/hdr-histogram-js/dist/HistogramLogWriter.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var Histogram_1 = require_Histogram();
-    var encoding_1 = require_encoding();
-    var formatters_1 = require_formatters();
-    var HISTOGRAM_LOG_FORMAT_VERSION = "1.3";
-    var timeFormatter = (0, formatters_1.floatFormatter)(5, 3);
-    var HistogramLogWriter = class {
-      constructor(log) {
-        this.log = log;
-        this.baseTime = 0;
-      }
-      /**
-       * Output an interval histogram, with the given timestamp information and the [optional] tag
-       * associated with the histogram, using a configurable maxValueUnitRatio. (note that the
-       * specified timestamp information will be used, and the timestamp information in the actual
-       * histogram will be ignored).
-       * The max value reported with the interval line will be scaled by the given maxValueUnitRatio.
-       * @param startTimeStampSec The start timestamp to log with the interval histogram, in seconds.
-       * @param endTimeStampSec The end timestamp to log with the interval histogram, in seconds.
-       * @param histogram The interval histogram to log.
-       * @param maxValueUnitRatio The ratio by which to divide the histogram's max value when reporting on it.
-       */
-      outputIntervalHistogram(histogram, startTimeStampSec = (histogram.startTimeStampMsec - this.baseTime) / 1e3, endTimeStampSec = (histogram.endTimeStampMsec - this.baseTime) / 1e3, maxValueUnitRatio = 1e3) {
-        const base642 = (0, encoding_1.encodeIntoCompressedBase64)(histogram);
-        const start = timeFormatter(startTimeStampSec);
-        const duration2 = timeFormatter(endTimeStampSec - startTimeStampSec);
-        const max2 = timeFormatter(histogram.maxValue / maxValueUnitRatio);
-        const lineContent = `${start},${duration2},${max2},${base642}
-`;
-        if (histogram.tag && histogram.tag !== Histogram_1.NO_TAG) {
-          this.log(`Tag=${histogram.tag},${lineContent}`);
-        } else {
-          this.log(lineContent);
-        }
-      }
-      /**
-       * Log a comment to the log.
-       * Comments will be preceded with with the '#' character.
-       * @param comment the comment string.
-       */
-      outputComment(comment) {
-        this.log(`#${comment}
-`);
-      }
-      /**
-       * Log a start time in the log.
-       * @param startTimeMsec time (in milliseconds) since the absolute start time (the epoch)
-       */
-      outputStartTime(startTimeMsec) {
-        this.outputComment(`[StartTime: ${(0, formatters_1.floatFormatter)(5, 3)(startTimeMsec / 1e3)} (seconds since epoch), ${new Date(startTimeMsec)}]
-`);
-      }
-      /**
-       * Output a legend line to the log.
-       */
-      outputLegend() {
-        this.log('"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"\n');
-      }
-      /**
-       * Output a log format version to the log.
-       */
-      outputLogFormatVersion() {
-        this.outputComment("[Histogram log format version " + HISTOGRAM_LOG_FORMAT_VERSION + "]");
-      }
-    };
-    exports2.default = HistogramLogWriter;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/HistogramBuilder.js
-var require_HistogramBuilder = __commonJS({
-  "node_modules/hdr-histogram-js/dist/HistogramBuilder.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.build = exports2.defaultRequest = void 0;
-    var JsHistogramFactory_12 = require_JsHistogramFactory();
-    var wasm_1 = require_wasm();
-    exports2.defaultRequest = {
-      bitBucketSize: 32,
-      autoResize: true,
-      lowestDiscernibleValue: 1,
-      highestTrackableValue: 2,
-      numberOfSignificantValueDigits: 3,
-      useWebAssembly: false
-    };
-    var build3 = (request4 = exports2.defaultRequest) => {
-      const parameters = Object.assign({}, exports2.defaultRequest, request4);
-      if (request4.useWebAssembly && wasm_1.webAssemblyAvailable) {
-        return wasm_1.WasmHistogram.build(parameters);
-      }
-      const histogramConstr = (0, JsHistogramFactory_12.constructorFromBucketSize)(parameters.bitBucketSize);
-      const histogram = new histogramConstr(parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits);
-      histogram.autoResize = parameters.autoResize;
-      return histogram;
-    };
-    exports2.build = build3;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/Recorder.js
-var require_Recorder = __commonJS({
-  "node_modules/hdr-histogram-js/dist/Recorder.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var HistogramBuilder_1 = require_HistogramBuilder();
-    var Recorder2 = class _Recorder {
-      /**
-       * Construct an auto-resizing {@link Recorder} with a lowest discernible value of
-       * 1 and an auto-adjusting highestTrackableValue. Can auto-resize up to track values up to Number.MAX_SAFE_INTEGER.
-       *
-       * @param histogramBuildRequest parameters used to build histograms while using this recorder.
-       * @param clock (for testing purpose) an action that give current time in ms since 1970
-       */
-      constructor(histogramBuildRequest = HistogramBuilder_1.defaultRequest, clock = () => (/* @__PURE__ */ new Date()).getTime()) {
-        this.histogramBuildRequest = histogramBuildRequest;
-        this.clock = clock;
-        this.activeHistogram = (0, HistogramBuilder_1.build)(this.histogramBuildRequest);
-        _Recorder.idGenerator++;
-        this.activeHistogram.containingInstanceId = _Recorder.idGenerator;
-        this.activeHistogram.startTimeStampMsec = clock();
-      }
-      /**
-       * Record a value in the histogram
-       *
-       * @param value The value to be recorded
-       * @throws may throw Error if value is exceeds highestTrackableValue
-       */
-      recordValue(value2) {
-        this.activeHistogram.recordValue(value2);
-      }
-      /**
-       * Record a value in the histogram (adding to the value's current count)
-       *
-       * @param value The value to be recorded
-       * @param count The number of occurrences of this value to record
-       * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
-       */
-      recordValueWithCount(value2, count2) {
-        this.activeHistogram.recordValueWithCount(value2, count2);
-      }
-      /**
-       * Record a value
-       * <p>
-       * To compensate for the loss of sampled values when a recorded value is larger than the expected
-       * interval between value samples, Histogram will auto-generate an additional series of decreasingly-smaller
-       * (down to the expectedIntervalBetweenValueSamples) value records.
-       * <p>
-       * See related notes {@link Histogram#recordValueWithExpectedInterval(long, long)}
-       * for more explanations about coordinated omission and expected interval correction.
-       *      *
-       * @param value The value to record
-       * @param expectedIntervalBetweenValueSamples If expectedIntervalBetweenValueSamples is larger than 0, add
-       *                                           auto-generated value records as appropriate if value is larger
-       *                                           than expectedIntervalBetweenValueSamples
-       * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
-       */
-      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
-        this.activeHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
-      }
-      /**
-       * Get an interval histogram, which will include a stable, consistent view of all value counts
-       * accumulated since the last interval histogram was taken.
-       * <p>
-       * {@link Recorder#getIntervalHistogram(Histogram histogramToRecycle)
-       * getIntervalHistogram(histogramToRecycle)}
-       * accepts a previously returned interval histogram that can be recycled internally to avoid allocation
-       * and content copying operations, and is therefore significantly more efficient for repeated use than
-       * {@link Recorder#getIntervalHistogram()} and
-       * {@link Recorder#getIntervalHistogramInto getIntervalHistogramInto()}. The provided
-       * {@code histogramToRecycle} must
-       * be either be null or an interval histogram returned by a previous call to
-       * {@link Recorder#getIntervalHistogram(Histogram histogramToRecycle)
-       * getIntervalHistogram(histogramToRecycle)} or
-       * {@link Recorder#getIntervalHistogram()}.
-       * <p>
-       * NOTE: The caller is responsible for not recycling the same returned interval histogram more than once. If
-       * the same interval histogram instance is recycled more than once, behavior is undefined.
-       * <p>
-       * Calling {@link Recorder#getIntervalHistogram(Histogram histogramToRecycle)
-       * getIntervalHistogram(histogramToRecycle)} will reset the value counts, and start accumulating value
-       * counts for the next interval
-       *
-       * @param histogramToRecycle a previously returned interval histogram that may be recycled to avoid allocation and
-       *                           copy operations.
-       * @return a histogram containing the value counts accumulated since the last interval histogram was taken.
-       */
-      getIntervalHistogram(histogramToRecycle) {
-        if (histogramToRecycle) {
-          const histogramToRecycleWithId = histogramToRecycle;
-          if (histogramToRecycleWithId.containingInstanceId !== this.activeHistogram.containingInstanceId) {
-            throw "replacement histogram must have been obtained via a previous getIntervalHistogram() call from this Recorder";
-          }
-        }
-        this.inactiveHistogram = histogramToRecycle;
-        this.performIntervalSample();
-        const sampledHistogram = this.inactiveHistogram;
-        this.inactiveHistogram = null;
-        return sampledHistogram;
-      }
-      /**
-       * Place a copy of the value counts accumulated since accumulated (since the last interval histogram
-       * was taken) into {@code targetHistogram}.
-       *
-       * Calling {@link Recorder#getIntervalHistogramInto getIntervalHistogramInto()} will reset
-       * the value counts, and start accumulating value counts for the next interval.
-       *
-       * @param targetHistogram the histogram into which the interval histogram's data should be copied
-       */
-      getIntervalHistogramInto(targetHistogram) {
-        this.performIntervalSample();
-        if (this.inactiveHistogram) {
-          targetHistogram.add(this.inactiveHistogram);
-          targetHistogram.startTimeStampMsec = this.inactiveHistogram.startTimeStampMsec;
-          targetHistogram.endTimeStampMsec = this.inactiveHistogram.endTimeStampMsec;
-        }
-      }
-      /**
-       * Reset any value counts accumulated thus far.
-       */
-      reset() {
-        this.activeHistogram.reset();
-        this.activeHistogram.startTimeStampMsec = this.clock();
-      }
-      performIntervalSample() {
-        if (!this.inactiveHistogram) {
-          this.inactiveHistogram = (0, HistogramBuilder_1.build)(this.histogramBuildRequest);
-          this.inactiveHistogram.containingInstanceId = this.activeHistogram.containingInstanceId;
-        }
-        this.inactiveHistogram.reset();
-        const tempHistogram = this.activeHistogram;
-        this.activeHistogram = this.inactiveHistogram;
-        this.inactiveHistogram = tempHistogram;
-        const currentTimeInMs = this.clock();
-        this.inactiveHistogram.endTimeStampMsec = currentTimeInMs;
-        this.activeHistogram.startTimeStampMsec = currentTimeInMs;
-      }
-      /**
-       * Release memory associated to this recorder by destroying
-       * histograms used under the cover.
-       * Useful when webassembly histograms are used.
-       */
-      destroy() {
-        var _a;
-        this.activeHistogram.destroy();
-        (_a = this.inactiveHistogram) === null || _a === void 0 ? void 0 : _a.destroy();
-      }
-    };
-    Recorder2.idGenerator = 0;
-    exports2.default = Recorder2;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/index.js
-var require_dist = __commonJS({
-  "node_modules/hdr-histogram-js/dist/index.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.JsHistogram = exports2.WasmHistogram = exports2.Recorder = exports2.HistogramLogWriter = exports2.encodeIntoCompressedBase64 = exports2.decodeFromCompressedBase64 = exports2.ByteBuffer = exports2.build = exports2.listTags = exports2.HistogramLogReader = exports2.PackedHistogram = exports2.Float64Histogram = exports2.Int32Histogram = exports2.Int16Histogram = exports2.Int8Histogram = exports2.initWebAssemblySync = exports2.initWebAssembly = void 0;
-    var ByteBuffer_12 = require_ByteBuffer();
-    exports2.ByteBuffer = ByteBuffer_12.default;
-    var encoding_1 = require_encoding();
-    Object.defineProperty(exports2, "decodeFromCompressedBase64", { enumerable: true, get: function() {
-      return encoding_1.decodeFromCompressedBase64;
-    } });
-    Object.defineProperty(exports2, "encodeIntoCompressedBase64", { enumerable: true, get: function() {
-      return encoding_1.encodeIntoCompressedBase64;
-    } });
-    var Float64Histogram_1 = require_Float64Histogram();
-    exports2.Float64Histogram = Float64Histogram_1.default;
-    var HistogramLogReader_1 = require_HistogramLogReader();
-    exports2.HistogramLogReader = HistogramLogReader_1.default;
-    Object.defineProperty(exports2, "listTags", { enumerable: true, get: function() {
-      return HistogramLogReader_1.listTags;
-    } });
-    var HistogramLogWriter_1 = require_HistogramLogWriter();
-    exports2.HistogramLogWriter = HistogramLogWriter_1.default;
-    var Int16Histogram_1 = require_Int16Histogram();
-    exports2.Int16Histogram = Int16Histogram_1.default;
-    var Int32Histogram_1 = require_Int32Histogram();
-    exports2.Int32Histogram = Int32Histogram_1.default;
-    var Int8Histogram_1 = require_Int8Histogram();
-    exports2.Int8Histogram = Int8Histogram_1.default;
-    var JsHistogram_12 = require_JsHistogram();
-    exports2.JsHistogram = JsHistogram_12.default;
-    var PackedHistogram_1 = require_PackedHistogram();
-    exports2.PackedHistogram = PackedHistogram_1.default;
-    var Recorder_1 = require_Recorder();
-    exports2.Recorder = Recorder_1.default;
-    var wasm_1 = require_wasm();
-    Object.defineProperty(exports2, "initWebAssembly", { enumerable: true, get: function() {
-      return wasm_1.initWebAssembly;
-    } });
-    Object.defineProperty(exports2, "initWebAssemblySync", { enumerable: true, get: function() {
-      return wasm_1.initWebAssemblySync;
-    } });
-    Object.defineProperty(exports2, "WasmHistogram", { enumerable: true, get: function() {
-      return wasm_1.WasmHistogram;
-    } });
-    var HistogramBuilder_1 = require_HistogramBuilder();
-    Object.defineProperty(exports2, "build", { enumerable: true, get: function() {
-      return HistogramBuilder_1.build;
-    } });
   }
 });
 
@@ -21768,7 +21397,7 @@ var require_public_api = __commonJS({
 });
 
 // node_modules/yaml/dist/index.js
-var require_dist2 = __commonJS({
+var require_dist = __commonJS({
   "node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
@@ -48454,6 +48083,7 @@ ${captureLines}` : capture.stack;
 
 // src/numbers.ts
 var round3 = (x) => Math.round(x * 1e3) / 1e3;
+var figure = (n2) => n2 >= 1e15 ? n2.toExponential(1) : String(Math.round(n2)).replace(/\B(?=(\d{3})+$)/g, ",");
 var sig4 = (x) => String(Number(x.toPrecision(4)));
 function num(v, signed2 = false) {
   const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
@@ -48595,7 +48225,8 @@ function comparabilityChecks(base, cur, tolerancePct) {
 }
 
 // src/metrics/histogram.ts
-var hdr = __toESM(require_dist(), 1);
+var import_HistogramBuilder = __toESM(require_HistogramBuilder(), 1);
+var import_encoding = __toESM(require_encoding(), 1);
 
 // node_modules/@sinclair/typebox/build/esm/type/guard/value.mjs
 function IsArray(value2) {
@@ -48884,17 +48515,18 @@ var Count = (options = {}) => Type.Integer({ ...options, minimum: 0 });
 var RUNTIME_AJV = { validateSchema: false };
 
 // src/metrics/histogram.ts
+var buildHistogram = (options) => (0, import_HistogramBuilder.build)({ ...options, useWebAssembly: false });
 function newHistogram() {
-  return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
+  return buildHistogram({ numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
 }
 function recordMs(h, ms2) {
   h.recordValue(ms2 > 0 ? Math.round(ms2 * 1e3) : 0);
 }
 function encodeHistogram(h) {
-  return hdr.encodeIntoCompressedBase64(h);
+  return (0, import_encoding.encodeIntoCompressedBase64)(h);
 }
 function decodeHistogram(s) {
-  const decoded = hdr.decodeFromCompressedBase64(s, 32, false);
+  const decoded = (0, import_encoding.decodeFromCompressedBase64)(s, 32, false);
   const h = newHistogram();
   h.add(decoded);
   return h;
@@ -48914,15 +48546,33 @@ var SummarySchema = Type.Object({
   ...percentileFields,
   max: Type.Number()
 });
+var ulp = (x) => Math.pow(2, Math.floor(Math.log2(x)) - 52);
+function countAtPercentile(p2, n2) {
+  const fp = Math.min(p2, 100) / 100 * n2;
+  return Math.max(Math.ceil(fp - ulp(fp)), 1);
+}
 function summarize(h, unit) {
-  if (h.totalCount === 0) return null;
-  const s = {
-    count: h.totalCount,
-    mean: round3(h.mean / unit),
-    min: round3(h.getValueAtPercentile(0) / unit),
-    max: round3(h.getValueAtPercentile(100) / unit)
-  };
-  for (const [key, p2] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p2) / unit);
+  const n2 = h.totalCount;
+  if (n2 === 0) return null;
+  const x = h;
+  const wanted = [
+    ...PERCENTILES.map(([key, p2]) => ({ key, rank: countAtPercentile(p2, n2) })),
+    { key: "max", rank: n2 }
+  ];
+  const s = { count: n2, mean: 0, min: 0, max: 0 };
+  let next = 0;
+  let cum = 0;
+  let total = 0;
+  for (let i = 0; i < x.countsArrayLength; i++) {
+    const c = x.getCountAtIndex(i);
+    if (c === 0) continue;
+    const v = x.valueFromIndex(i);
+    if (cum === 0) s.min = round3(x.lowestEquivalentValue(v) / unit);
+    cum += c;
+    total += x.medianEquivalentValue(v) * c;
+    for (; next < wanted.length && wanted[next].rank <= cum; next++) s[wanted[next].key] = round3(x.highestEquivalentValue(v) / unit);
+  }
+  s.mean = round3(total / n2 / unit);
   return s;
 }
 var summarizeMs = (h) => summarize(h, 1e3);
@@ -49247,9 +48897,9 @@ function percentileShiftInterval(baseline, current, p2, confidence, iterations, 
 }
 
 // src/gate/noise.ts
-var NO_EXTRA_NOISE = { segments: false, betweenRun: false, calibration: null };
+var NO_EXTRA_NOISE = { segments: false, betweenRun: false, calibration: null, assumedCv: 0 };
 var replicatesOf = (r) => r.replicates;
-function sideSpread(r, other, key, model2) {
+function sideSpread(r, other, key, model2, assume) {
   if (!model2.betweenRun) return null;
   const own = replicatesOf(r);
   const count2 = own?.count ?? 1;
@@ -49261,11 +48911,12 @@ function sideSpread(r, other, key, model2) {
   const theirs = other ? replicatesOf(other) : void 0;
   if (theirs?.cv[key] !== void 0)
     return { cv: theirs.cv[key], count: count2, estimatedFrom: theirs.count, source: "replicates", borrowed: true };
+  if (assume && model2.assumedCv > 0) return { cv: model2.assumedCv, count: count2, estimatedFrom: Infinity, source: "assumed", borrowed: false };
   return null;
 }
-function betweenRun(base, cur, key, bv, cv, model2, confidence) {
-  const b2 = sideSpread(base, cur, key, model2);
-  const c = sideSpread(cur, base, key, model2);
+function betweenRun(base, cur, key, bv, cv, model2, confidence, assume = false) {
+  const b2 = sideSpread(base, cur, key, model2, assume);
+  const c = sideSpread(cur, base, key, model2, assume);
   const part = (s, v) => s ? s.cv * Math.abs(v) / Math.sqrt(s.count) : 0;
   const used = [b2, c].filter((s) => s !== null);
   const note = c?.borrowed ? `the current run is one replicate, judged with the baseline's between-run CV ${pctText(c.cv)} (${replicatesOf(base).count} replicates) on both sides` : b2?.borrowed ? `the baseline is one run, judged with the current run's between-run CV ${pctText(b2.cv)} on both sides` : null;
@@ -49306,7 +48957,7 @@ function driftSe(r, metric, pct7, b2, p2, rng) {
 function latencyNoise(model2, t, base, cur, buckets, values2, rng, confidence) {
   const drift = model2.segments ? [driftSe(base, t.metric, t.pct, buckets.base, t.p, rng("baseline")), driftSe(cur, t.metric, t.pct, buckets.cur, t.p, rng("current"))] : [null, null];
   const within = drift.every((d) => d === null) ? null : Math.hypot(drift[0] ?? 0, drift[1] ?? 0);
-  const between2 = betweenRun(base, cur, `${t.metric}.${t.pct}`, values2.base, values2.cur, model2, confidence);
+  const between2 = betweenRun(base, cur, `${t.metric}.${t.pct}`, values2.base, values2.cur, model2, confidence, true);
   const sources = ["bootstrap", ...within !== null ? ["segments"] : [], ...between2.sources];
   return {
     se: Math.hypot(within ?? 0, between2.effectiveSe),
@@ -49371,7 +49022,7 @@ function applyStability(rules, unstable, keyOf) {
 }
 function noiseText(n2, unit) {
   const parts = n2.source.map(
-    (s) => s === "segments" && n2.within_run !== null ? n2.within_run > 0 ? `segments (drift \xB1${num(n2.within_run)} ${unit})` : "segments (no drift beyond sampling)" : (s === "replicates" || s === "calibration") && n2.between_run_cv !== null ? `${s} (CV ${pctText(n2.between_run_cv)})` : s
+    (s) => s === "segments" && n2.within_run !== null ? n2.within_run > 0 ? `segments (drift \xB1${num(n2.within_run)} ${unit})` : "segments (no drift beyond sampling)" : (s === "replicates" || s === "calibration") && n2.between_run_cv !== null ? `${s} (CV ${pctText(n2.between_run_cv)})` : s === "assumed" && n2.between_run_cv !== null ? `assumed between-run CV ${pctText(n2.between_run_cv)} (gate.noise.assumed_cv: no replicates or calibration measured it)` : s
   );
   return `noise: ${parts.join(" + ")}`;
 }
@@ -49923,6 +49574,7 @@ var LATENCY_METRICS = GATE_METRICS.map((m2) => m2.gate);
 var PERCENTILE_KEYS = PERCENTILES.map(([key]) => key);
 var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"];
 var FIXED_FLOOR_MS = { ttft_p95: 20, tpot_p50: 2, tpot_p95: 2, itl_p99: 5, e2e_p95: 50 };
+var ASSUMED_BETWEEN_RUN_CV = 0.05;
 var LATENCY_DEFAULTS = { ttft_p95: 10, tpot_p50: 10, tpot_p95: 10, itl_p99: 15, e2e_p95: 10 };
 var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})`;
 var orDefault = (value2) => value2 === void 0 ? {} : { default: value2 };
@@ -50028,9 +49680,22 @@ var gateSchema = Mapping(
     noise: Mapping(
       {
         segments: Type.Boolean({ default: true, description: "true or false" }),
-        between_run: Type.Boolean({ default: true, description: "true or false" })
+        between_run: Type.Boolean({ default: true, description: "true or false" }),
+        /**
+         * The between-run CV of latency percentiles assumed where nothing measured it (one run a
+         * side, no calibration): a single run cannot see how far the engine drifts between runs.
+         */
+        assumed_cv: Type.Number({
+          minimum: 0,
+          maximum: 1,
+          default: ASSUMED_BETWEEN_RUN_CV,
+          description: "a fraction between 0 and 1, e.g. 0.05 (5 %; 0 assumes none)"
+        })
       },
-      { default: {}, description: "a mapping with keys segments, between_run (true or false)" }
+      {
+        default: {},
+        description: "a mapping with keys segments, between_run (true or false) and assumed_cv (a fraction between 0 and 1)"
+      }
     ),
     // Explicit overrides only (no defaults here): the run's own checks use result/validity.ts's defaults.
     validity
@@ -50291,11 +49956,16 @@ function decideVerdict(rules, checks, hasBaseline, brokenServer = null) {
 }
 
 // src/gate/compare.ts
-var NOISE_METHOD = "percentiles: bootstrap of the percentile difference (exact multinomial resampling of both histograms via Beta order statistics), widened by within-run drift (batch means over window segments) and between-run spread (replicate or calibration CV); throughput: per-request resampling, widened by between-run spread; error rate: Agresti\u2013Caffo. A regression needs the one-sided bound beyond the allowed change.";
+var NOISE_METHOD = "percentiles: bootstrap of the percentile difference (exact multinomial resampling of both histograms via Beta order statistics), widened by within-run drift (batch means over window segments) and between-run spread (replicate or calibration CV; for percentiles where neither measured it, an assumed CV); throughput: per-request resampling, widened by between-run spread; error rate: Agresti\u2013Caffo. A regression needs the one-sided bound beyond the allowed change.";
 function compare(baseline, current, gate, opts = {}) {
   const seed = opts.seed ?? 1;
   const iterations = opts.iterations ?? gate.bootstrap_iterations;
-  const noise = { segments: gate.noise.segments, betweenRun: gate.noise.between_run, calibration: opts.calibration ?? null };
+  const noise = {
+    segments: gate.noise.segments,
+    betweenRun: gate.noise.between_run,
+    calibration: opts.calibration ?? null,
+    assumedCv: gate.noise.assumed_cv
+  };
   const ctx = judgeContext({ confidence: gate.confidence, iterations, minTail: gate.min_tail_samples, seed, noise });
   const rules = [];
   if (baseline) {
@@ -50384,7 +50054,6 @@ var MAX_NAME_CHARS = 256;
 var MAX_URL_CHARS = 2048;
 var MAX_PATH_CHARS = 4096;
 var MAX_HEADER_VALUE_CHARS = 8192;
-var figure = (n2) => n2 >= 1e15 ? n2.toExponential(1) : Math.round(n2).toLocaleString("en-US");
 var bytes = (n2) => n2 >= 1024 * 1024 ? `${n2 / (1024 * 1024)} MiB` : `${n2 / 1024} KiB`;
 
 // src/spec/read-file.ts
@@ -50602,14 +50271,13 @@ function show(value2) {
   if (value2 === null || value2 === void 0) return "empty";
   if (Array.isArray(value2)) return "a list";
   if (typeof value2 === "object") return "a mapping";
-  if (typeof value2 === "string")
-    return quotable(value2) ? JSON.stringify(value2) : `a string of ${value2.length.toLocaleString("en-US")} characters`;
+  if (typeof value2 === "string") return quotable(value2) ? JSON.stringify(value2) : `a string of ${figure(value2.length)} characters`;
   if (typeof value2 === "number" || typeof value2 === "boolean" || typeof value2 === "bigint") return String(value2);
   return "a value";
 }
 var quotable = (s) => s.length <= MAX_QUOTED_CHARS && !/[\s=\x00-\x1f\x7f]/.test(s);
 function showKey(key) {
-  return quotable(key) ? key : `(a key of ${key.length.toLocaleString("en-US")} characters)`;
+  return quotable(key) ? key : `(a key of ${figure(key.length)} characters)`;
 }
 function expected(schema) {
   const s = schema ?? {};
@@ -50655,10 +50323,7 @@ function phrase(e) {
     return new SpecIssue([...path2, tag], `is ${show(value2)}; expected one of ${tags.join(", ")}`);
   }
   if (e.keyword === "maxLength" && typeof e.data === "string") {
-    return new SpecIssue(
-      path2,
-      `is ${e.data.length.toLocaleString("en-US")} characters long; expected at most ${e.params.limit} characters`
-    );
+    return new SpecIssue(path2, `is ${figure(e.data.length)} characters long; expected at most ${e.params.limit} characters`);
   }
   return new SpecIssue(path2, `is ${show(e.data)}; expected ${expected(schema)}`);
 }
@@ -51580,14 +51245,15 @@ var SOURCE_WORDS = {
   bootstrap: "bootstrap of the histograms (sampling noise within each run)",
   segments: "window segments (slow drift within a run)",
   replicates: "replicate spread (between-run CV of merged replicates)",
-  calibration: "calibration file (between-run CV from loadgate calibrate)"
+  calibration: "calibration file (between-run CV from loadgate calibrate)",
+  assumed: "an assumed between-run CV for latency percentiles (gate.noise.assumed_cv)"
 };
 function noiseSourceLine(report) {
   const sources = report.noise.sources ?? [];
   if (!report.has_baseline || sources.length === 0) return "";
   const used = sources.map((s) => SOURCE_WORDS[s] ?? s).join("; ");
   const cal = report.noise.calibration ? ` (calibration of ${report.noise.calibration.replicates} runs, ${report.noise.calibration.created_at})` : "";
-  const missing = sources.includes("replicates") || sources.includes("calibration") ? "" : " \u2014 no between-run spread was known: record the baseline with replicates \u2265 3 or run loadgate calibrate, or an A/A drift between runs can fail the gate";
+  const missing = sources.includes("replicates") || sources.includes("calibration") ? "" : sources.includes("assumed") ? " \u2014 no between-run spread was measured, so it was assumed: record the baseline with replicates \u2265 3 or run loadgate calibrate to measure it (an engine that drifts more than assumed can fail an A/A comparison; one that drifts less is judged more loosely than it could be)" : " \u2014 no between-run spread was known: record the baseline with replicates \u2265 3 or run loadgate calibrate, or an A/A drift between runs can fail the gate";
   return `Noise model: ${used}${cal}${missing}.`;
 }
 function gateRows(report) {
@@ -53266,7 +52932,7 @@ import { parseArgs as parseArgs2 } from "node:util";
 
 // src/sim/config.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-var import_yaml = __toESM(require_dist2(), 1);
+var import_yaml = __toESM(require_dist(), 1);
 
 // src/sim/compute-bound.ts
 var COMPUTE_BOUND_BASE_MS = 3.5;
@@ -57503,10 +57169,8 @@ function startLoopProbe(onLate) {
 }
 
 // src/metrics/pattern-recorder.ts
-var hdr2 = __toESM(require_dist(), 1);
 function newBucketHistogram() {
-  return hdr2.build({
-    useWebAssembly: false,
+  return buildHistogram({
     numberOfSignificantValueDigits: 2,
     lowestDiscernibleValue: 1,
     autoResize: true,
@@ -59187,9 +58851,7 @@ function parseExposition(text) {
       return;
     }
     if (++samples > MAX_SAMPLES)
-      fail2(
-        `more than ${MAX_SAMPLES.toLocaleString("en-US")} samples; expected an engine's own metrics (a few thousand), not a whole registry`
-      );
+      fail2(`more than ${figure(MAX_SAMPLES)} samples; expected an engine's own metrics (a few thousand), not a whole registry`);
     const sample = parseSampleLine(line2.trimStart(), fail2);
     family(owner(sample.name, families)).samples.push(sample);
   });
@@ -59990,7 +59652,7 @@ async function runReplicatesMerged(o, replicates, onReplicate) {
 }
 
 // src/spec/load.ts
-var import_yaml2 = __toESM(require_dist2(), 1);
+var import_yaml2 = __toESM(require_dist(), 1);
 import { dirname as dirname3 } from "node:path";
 function readSpec(path2, env = process.env) {
   let text;
@@ -63192,7 +62854,9 @@ function planDetection(o) {
     const detect = o.detect * v;
     const cvKey = `${t.metric}.${t.pct}`;
     const cal = o.calibration?.cv[cvKey];
-    const cv = cal ?? reps?.cv[cvKey] ?? null;
+    const measured = cal ?? reps?.cv[cvKey] ?? null;
+    const assumed = measured === null && o.gate.noise.between_run && o.gate.noise.assumed_cv > 0 ? o.gate.noise.assumed_cv : null;
+    const cv = measured ?? assumed;
     const cvRuns = cal !== void 0 ? o.calibration.replicates : reps?.count ?? 0;
     const base = {
       id: `latency.${key}`,
@@ -63201,7 +62865,7 @@ function planDetection(o) {
       allowed_ms: allowed,
       detect_ms: detect,
       between_run_cv: cv,
-      cv_source: cal !== void 0 ? "calibration" : cv !== null ? "replicates" : null
+      cv_source: cal !== void 0 ? "calibration" : measured !== null ? "replicates" : assumed !== null ? "assumed" : null
     };
     if (detect <= allowed) {
       plans.push({
@@ -63240,7 +62904,8 @@ Estimates, from the baseline's histograms, what it takes for each latency rule o
 to catch a change of the given size 80 % of the time at the gate's confidence: the steady
 window one run a side needs at the spec's rate, and the replicates a side needed at the
 spec's window. The between-run CV comes from --calibration (or gate.calibration), else the
-baseline's own replicates; without either, only sampling noise is planned for, and said.
+baseline's own replicates; without either, the gate's assumed one (gate.noise.assumed_cv),
+as the comparison will take it, and said.
 
 Options:
   --baseline RESULT   a result of SPEC (loadgate run), the histograms to plan from
@@ -63261,7 +62926,7 @@ var line = (p2, windowS) => {
   if (p2.impossible) return `${head} \u2014 impossible: ${p2.impossible}`;
   const window2 = p2.window_s === null ? "no single-run window is long enough (the between-run spread alone is too large)" : `one run a side needs a ${p2.window_s} s window`;
   const reps = p2.replicates === null ? "more than 100 replicates a side at the spec window" : `${p2.replicates} replicate(s) a side of the spec's ${windowS} s window`;
-  const cv = p2.between_run_cv === null ? "no between-run CV known: sampling noise only" : `between-run CV ${(p2.between_run_cv * 100).toFixed(1)} % from ${p2.cv_source}`;
+  const cv = p2.between_run_cv === null ? "no between-run CV known: sampling noise only" : p2.cv_source === "assumed" ? `between-run CV ${(p2.between_run_cv * 100).toFixed(1)} % assumed (gate.noise.assumed_cv): no replicates or calibration measured it` : `between-run CV ${(p2.between_run_cv * 100).toFixed(1)} % from ${p2.cv_source}`;
   return `${head} \u2014 ${window2}; or ${reps} (${cv})`;
 };
 async function planCommand(argv) {

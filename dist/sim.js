@@ -14288,13 +14288,15 @@ function compileOnFirstUse(compile) {
 // src/sim/config.ts
 var import_yaml = __toESM(require_dist(), 1);
 
+// src/numbers.ts
+var figure = (n) => n >= 1e15 ? n.toExponential(1) : String(Math.round(n)).replace(/\B(?=(\d{3})+$)/g, ",");
+
 // src/spec/limits.ts
 var MAX_DURATION_MS = 24 * 36e5;
 var MAX_SPEC_BYTES = 1024 * 1024;
 var MAX_DATASET_BYTES = 256 * 1024 * 1024;
 var MAX_LENGTH_FILE_BYTES = 16 * 1024 * 1024;
 var MAX_RESULT_BYTES = 64 * 1024 * 1024;
-var figure = (n) => n >= 1e15 ? n.toExponential(1) : Math.round(n).toLocaleString("en-US");
 var bytes = (n) => n >= 1024 * 1024 ? `${n / (1024 * 1024)} MiB` : `${n / 1024} KiB`;
 
 // src/spec/did-you-mean.ts
@@ -14348,14 +14350,13 @@ function show(value) {
   if (value === null || value === void 0) return "empty";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
-  if (typeof value === "string")
-    return quotable(value) ? JSON.stringify(value) : `a string of ${value.length.toLocaleString("en-US")} characters`;
+  if (typeof value === "string") return quotable(value) ? JSON.stringify(value) : `a string of ${figure(value.length)} characters`;
   if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
   return "a value";
 }
 var quotable = (s) => s.length <= MAX_QUOTED_CHARS && !/[\s=\x00-\x1f\x7f]/.test(s);
 function showKey(key) {
-  return quotable(key) ? key : `(a key of ${key.length.toLocaleString("en-US")} characters)`;
+  return quotable(key) ? key : `(a key of ${figure(key.length)} characters)`;
 }
 function expected(schema) {
   const s = schema ?? {};
@@ -14401,10 +14402,7 @@ function phrase(e) {
     return new SpecIssue([...path, tag], `is ${show(value)}; expected one of ${tags.join(", ")}`);
   }
   if (e.keyword === "maxLength" && typeof e.data === "string") {
-    return new SpecIssue(
-      path,
-      `is ${e.data.length.toLocaleString("en-US")} characters long; expected at most ${e.params.limit} characters`
-    );
+    return new SpecIssue(path, `is ${figure(e.data.length)} characters long; expected at most ${e.params.limit} characters`);
   }
   return new SpecIssue(path, `is ${show(e.data)}; expected ${expected(schema)}`);
 }

@@ -26668,79 +26668,6 @@ ${captureLines}` : capture.stack;
   }
 });
 
-// node_modules/hdr-histogram-js/dist/ByteBuffer.js
-var require_ByteBuffer = __commonJS({
-  "node_modules/hdr-histogram-js/dist/ByteBuffer.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var { pow, floor } = Math;
-    var TWO_POW_32 = pow(2, 32);
-    var ByteBuffer = class _ByteBuffer {
-      static allocate(size = 16) {
-        return new _ByteBuffer(new Uint8Array(size));
-      }
-      constructor(data) {
-        this.position = 0;
-        this.data = data;
-        this.int32ArrayForConvert = new Uint32Array(1);
-        this.int8ArrayForConvert = new Uint8Array(this.int32ArrayForConvert.buffer);
-      }
-      put(value2) {
-        if (this.position === this.data.length) {
-          const oldArray = this.data;
-          this.data = new Uint8Array(this.data.length * 2);
-          this.data.set(oldArray);
-        }
-        this.data[this.position] = value2;
-        this.position++;
-      }
-      putInt32(value2) {
-        if (this.data.length - this.position < 4) {
-          const oldArray = this.data;
-          this.data = new Uint8Array(this.data.length * 2 + 4);
-          this.data.set(oldArray);
-        }
-        this.int32ArrayForConvert[0] = value2;
-        this.data.set(this.int8ArrayForConvert.reverse(), this.position);
-        this.position += 4;
-      }
-      putInt64(value2) {
-        this.putInt32(floor(value2 / TWO_POW_32));
-        this.putInt32(value2);
-      }
-      putArray(array2) {
-        if (this.data.length - this.position < array2.byteLength) {
-          const oldArray = this.data;
-          this.data = new Uint8Array(this.position + array2.byteLength);
-          this.data.set(oldArray);
-        }
-        this.data.set(array2, this.position);
-        this.position += array2.byteLength;
-      }
-      get() {
-        const value2 = this.data[this.position];
-        this.position++;
-        return value2;
-      }
-      getInt32() {
-        this.int8ArrayForConvert.set(this.data.slice(this.position, this.position + 4).reverse());
-        const value2 = this.int32ArrayForConvert[0];
-        this.position += 4;
-        return value2;
-      }
-      getInt64() {
-        const high = this.getInt32();
-        const low = this.getInt32();
-        return high * TWO_POW_32 + low;
-      }
-      resetPosition() {
-        this.position = 0;
-      }
-    };
-    exports2.default = ByteBuffer;
-  }
-});
-
 // node_modules/hdr-histogram-js/dist/HistogramIterationValue.js
 var require_HistogramIterationValue = __commonJS({
   "node_modules/hdr-histogram-js/dist/HistogramIterationValue.js"(exports2) {
@@ -27015,8 +26942,8 @@ var require_ulp = __commonJS({
   "node_modules/hdr-histogram-js/dist/ulp.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
-    var ulp = (x) => Math.pow(2, Math.floor(Math.log2(x)) - 52);
-    exports2.default = ulp;
+    var ulp2 = (x) => Math.pow(2, Math.floor(Math.log2(x)) - 52);
+    exports2.default = ulp2;
   }
 });
 
@@ -27259,7 +27186,7 @@ var require_JsHistogram = __commonJS({
       getValueAtPercentile(percentile) {
         const requestedPercentile = min(percentile, 100);
         const fpCountAtPercentile = requestedPercentile / 100 * this.totalCount;
-        const countAtPercentile = max2(
+        const countAtPercentile2 = max2(
           ceil(fpCountAtPercentile - (0, ulp_1.default)(fpCountAtPercentile)),
           // round up
           1
@@ -27268,7 +27195,7 @@ var require_JsHistogram = __commonJS({
         let totalToCurrentIndex = 0;
         for (let i = 0; i < this.countsArrayLength; i++) {
           totalToCurrentIndex += this.getCountAtIndex(i);
-          if (totalToCurrentIndex >= countAtPercentile) {
+          if (totalToCurrentIndex >= countAtPercentile2) {
             var valueAtIndex = this.valueFromIndex(i);
             return percentile === 0 ? this.lowestEquivalentValue(valueAtIndex) : this.highestEquivalentValue(valueAtIndex);
           }
@@ -27717,6 +27644,787 @@ var require_JsHistogram = __commonJS({
     };
     exports2.JsHistogram = JsHistogram;
     exports2.default = JsHistogram;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/packedarray/PackedArrayContext.js
+var require_PackedArrayContext = __commonJS({
+  "node_modules/hdr-histogram-js/dist/packedarray/PackedArrayContext.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.PackedArrayContext = exports2.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY = void 0;
+    exports2.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY = 16;
+    var MAX_SUPPORTED_PACKED_COUNTS_ARRAY_LENGTH = Math.pow(2, 13) - 1;
+    var SET_0_START_INDEX = 0;
+    var NUMBER_OF_SETS = 8;
+    var LEAF_LEVEL_SHIFT = 3;
+    var NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET = 0;
+    var NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS = 1;
+    var PACKED_ARRAY_GROWTH_INCREMENT = 16;
+    var PACKED_ARRAY_GROWTH_FRACTION_POW2 = 4;
+    var { pow, ceil, log2, max: max2 } = Math;
+    var bitCount = (n) => {
+      var bits = 0;
+      while (n !== 0) {
+        bits += bitCount32(n | 0);
+        n /= 4294967296;
+      }
+      return bits;
+    };
+    var bitCount32 = (n) => {
+      n = n - (n >> 1 & 1431655765);
+      n = (n & 858993459) + (n >> 2 & 858993459);
+      return (n + (n >> 4) & 252645135) * 16843009 >> 24;
+    };
+    var PackedArrayContext = class _PackedArrayContext {
+      constructor(virtualLength, initialPhysicalLength) {
+        this.populatedShortLength = 0;
+        this.topLevelShift = Number.MAX_VALUE;
+        this.physicalLength = Math.max(initialPhysicalLength, exports2.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY);
+        this.isPacked = this.physicalLength <= MAX_SUPPORTED_PACKED_COUNTS_ARRAY_LENGTH;
+        if (!this.isPacked) {
+          this.physicalLength = virtualLength;
+        }
+        this.array = new ArrayBuffer(this.physicalLength * 8);
+        this.initArrayViews(this.array);
+        this.init(virtualLength);
+      }
+      initArrayViews(array2) {
+        this.byteArray = new Uint8Array(array2);
+        this.shortArray = new Uint16Array(array2);
+        this.longArray = new Float64Array(array2);
+      }
+      init(virtualLength) {
+        if (!this.isPacked) {
+          this.virtualLength = virtualLength;
+          return;
+        }
+        this.populatedShortLength = SET_0_START_INDEX + 8;
+        for (let i = 0; i < NUMBER_OF_SETS; i++) {
+          this.setAtShortIndex(SET_0_START_INDEX + i, 0);
+        }
+        this.setVirtualLength(virtualLength);
+      }
+      clear() {
+        this.byteArray.fill(0);
+        this.init(this.virtualLength);
+      }
+      copyAndIncreaseSize(newPhysicalArrayLength, newVirtualArrayLength) {
+        const ctx = new _PackedArrayContext(newVirtualArrayLength, newPhysicalArrayLength);
+        if (this.isPacked) {
+          ctx.populateEquivalentEntriesWithEntriesFromOther(this);
+        }
+        return ctx;
+      }
+      getPopulatedShortLength() {
+        return this.populatedShortLength;
+      }
+      getPopulatedLongLength() {
+        return this.getPopulatedShortLength() + 3 >> 2;
+      }
+      setAtByteIndex(byteIndex, value2) {
+        this.byteArray[byteIndex] = value2;
+      }
+      getAtByteIndex(byteIndex) {
+        return this.byteArray[byteIndex];
+      }
+      /**
+       * add a byte value to a current byte value in the array
+       * @param byteIndex index of byte value to add to
+       * @param valueToAdd byte value to add
+       * @return the afterAddValue. ((afterAddValue & 0x100) != 0) indicates a carry.
+       */
+      addAtByteIndex(byteIndex, valueToAdd) {
+        const newValue = this.byteArray[byteIndex] + valueToAdd;
+        this.byteArray[byteIndex] = newValue;
+        return newValue;
+      }
+      setPopulatedLongLength(newPopulatedLongLength) {
+        this.populatedShortLength = newPopulatedLongLength << 2;
+      }
+      getVirtualLength() {
+        return this.virtualLength;
+      }
+      length() {
+        return this.physicalLength;
+      }
+      setAtShortIndex(shortIndex, value2) {
+        this.shortArray[shortIndex] = value2;
+      }
+      setAtLongIndex(longIndex, value2) {
+        this.longArray[longIndex] = value2;
+      }
+      getAtShortIndex(shortIndex) {
+        return this.shortArray[shortIndex];
+      }
+      getIndexAtShortIndex(shortIndex) {
+        return this.shortArray[shortIndex];
+      }
+      setPackedSlotIndicators(entryIndex, newPackedSlotIndicators) {
+        this.setAtShortIndex(entryIndex + NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET, newPackedSlotIndicators);
+      }
+      getPackedSlotIndicators(entryIndex) {
+        return this.shortArray[entryIndex + NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET] & 65535;
+      }
+      getIndexAtEntrySlot(entryIndex, slot) {
+        return this.getAtShortIndex(entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + slot);
+      }
+      setIndexAtEntrySlot(entryIndex, slot, newIndexValue) {
+        this.setAtShortIndex(entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + slot, newIndexValue);
+      }
+      expandArrayIfNeeded(entryLengthInLongs) {
+        const currentLength = this.length();
+        if (currentLength < this.getPopulatedLongLength() + entryLengthInLongs) {
+          const growthIncrement = max2(entryLengthInLongs, PACKED_ARRAY_GROWTH_INCREMENT, this.getPopulatedLongLength() >> PACKED_ARRAY_GROWTH_FRACTION_POW2);
+          this.resizeArray(currentLength + growthIncrement);
+        }
+      }
+      newEntry(entryLengthInShorts) {
+        const newEntryIndex = this.populatedShortLength;
+        this.expandArrayIfNeeded((entryLengthInShorts >> 2) + 1);
+        this.populatedShortLength = newEntryIndex + entryLengthInShorts;
+        for (let i = 0; i < entryLengthInShorts; i++) {
+          this.setAtShortIndex(newEntryIndex + i, -1);
+        }
+        return newEntryIndex;
+      }
+      newLeafEntry() {
+        let newEntryIndex;
+        newEntryIndex = this.getPopulatedLongLength();
+        this.expandArrayIfNeeded(1);
+        this.setPopulatedLongLength(newEntryIndex + 1);
+        this.setAtLongIndex(newEntryIndex, 0);
+        return newEntryIndex;
+      }
+      /**
+       * Consolidate entry with previous entry verison if one exists
+       *
+       * @param entryIndex The shortIndex of the entry to be consolidated
+       * @param previousVersionIndex the index of the previous version of the entry
+       */
+      consolidateEntry(entryIndex, previousVersionIndex) {
+        const previousVersionPackedSlotsIndicators = this.getPackedSlotIndicators(previousVersionIndex);
+        const packedSlotsIndicators = this.getPackedSlotIndicators(entryIndex);
+        const insertedSlotMask = packedSlotsIndicators ^ previousVersionPackedSlotsIndicators;
+        const slotsBelowBitNumber = packedSlotsIndicators & insertedSlotMask - 1;
+        const insertedSlotIndex = bitCount(slotsBelowBitNumber);
+        const numberOfSlotsInEntry = bitCount(packedSlotsIndicators);
+        let sourceSlot = 0;
+        for (let targetSlot = 0; targetSlot < numberOfSlotsInEntry; targetSlot++) {
+          if (targetSlot !== insertedSlotIndex) {
+            const indexAtSlot = this.getIndexAtEntrySlot(previousVersionIndex, sourceSlot);
+            if (indexAtSlot !== 0) {
+              this.setIndexAtEntrySlot(entryIndex, targetSlot, indexAtSlot);
+            }
+            sourceSlot++;
+          }
+        }
+      }
+      /**
+       * Expand entry as indicated.
+       *
+       * @param existingEntryIndex the index of the entry
+       * @param entryPointerIndex  index to the slot pointing to the entry (needs to be fixed up)
+       * @param insertedSlotIndex  realtive [packed] index of slot being inserted into entry
+       * @param insertedSlotMask   mask value fo slot being inserted
+       * @param nextLevelIsLeaf    the level below this one is a leaf level
+       * @return the updated index of the entry (-1 if epansion failed due to conflict)
+       * @throws RetryException if expansion fails due to concurrent conflict, and caller should try again.
+       */
+      expandEntry(existingEntryIndex, entryPointerIndex, insertedSlotIndex, insertedSlotMask, nextLevelIsLeaf) {
+        let packedSlotIndicators = this.getAtShortIndex(existingEntryIndex) & 65535;
+        packedSlotIndicators |= insertedSlotMask;
+        const numberOfslotsInExpandedEntry = bitCount(packedSlotIndicators);
+        if (insertedSlotIndex >= numberOfslotsInExpandedEntry) {
+          throw new Error("inserted slot index is out of range given provided masks");
+        }
+        const expandedEntryLength = numberOfslotsInExpandedEntry + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS;
+        let indexOfNewNextLevelEntry = 0;
+        if (nextLevelIsLeaf) {
+          indexOfNewNextLevelEntry = this.newLeafEntry();
+        } else {
+          indexOfNewNextLevelEntry = this.newEntry(NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS);
+          this.setPackedSlotIndicators(indexOfNewNextLevelEntry, 0);
+        }
+        const insertedSlotValue = indexOfNewNextLevelEntry;
+        const expandedEntryIndex = this.newEntry(expandedEntryLength);
+        this.setPackedSlotIndicators(expandedEntryIndex, packedSlotIndicators);
+        this.setIndexAtEntrySlot(expandedEntryIndex, insertedSlotIndex, insertedSlotValue);
+        this.setAtShortIndex(entryPointerIndex, expandedEntryIndex);
+        this.consolidateEntry(expandedEntryIndex, existingEntryIndex);
+        return expandedEntryIndex;
+      }
+      //
+      //   ######   ######## ########    ##     ##    ###    ##             ## #### ##    ## ########  ######## ##     ##
+      //  ##    ##  ##          ##       ##     ##   ## ##   ##            ##   ##  ###   ## ##     ## ##        ##   ##
+      //  ##        ##          ##       ##     ##  ##   ##  ##           ##    ##  ####  ## ##     ## ##         ## ##
+      //  ##   #### ######      ##       ##     ## ##     ## ##          ##     ##  ## ## ## ##     ## ######      ###
+      //  ##    ##  ##          ##        ##   ##  ######### ##         ##      ##  ##  #### ##     ## ##         ## ##
+      //  ##    ##  ##          ##         ## ##   ##     ## ##        ##       ##  ##   ### ##     ## ##        ##   ##
+      //   ######   ########    ##          ###    ##     ## ######## ##       #### ##    ## ########  ######## ##     ##
+      //
+      getRootEntry(setNumber, insertAsNeeded = false) {
+        const entryPointerIndex = SET_0_START_INDEX + setNumber;
+        let entryIndex = this.getIndexAtShortIndex(entryPointerIndex);
+        if (entryIndex == 0) {
+          if (!insertAsNeeded) {
+            return 0;
+          }
+          entryIndex = this.newEntry(NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS);
+          this.setPackedSlotIndicators(entryIndex, 0);
+          this.setAtShortIndex(entryPointerIndex, entryIndex);
+        }
+        return entryIndex;
+      }
+      /**
+       * Get the byte-index (into the packed array) corresponding to a given (set tree) value byte of given virtual index.
+       * Inserts new set tree nodes as needed if indicated.
+       *
+       * @param setNumber      The set tree number (0-7, 0 corresponding with the LSByte set tree)
+       * @param virtualIndex   The virtual index into the PackedArray
+       * @param insertAsNeeded If true, will insert new set tree nodes as needed if they do not already exist
+       * @return the byte-index corresponding to the given (set tree) value byte of the given virtual index
+       */
+      getPackedIndex(setNumber, virtualIndex, insertAsNeeded) {
+        if (virtualIndex >= this.virtualLength) {
+          throw new Error(`Attempting access at index ${virtualIndex}, beyond virtualLength ${this.virtualLength}`);
+        }
+        let entryPointerIndex = SET_0_START_INDEX + setNumber;
+        let entryIndex = this.getRootEntry(setNumber, insertAsNeeded);
+        if (entryIndex == 0) {
+          return -1;
+        }
+        for (let indexShift = this.topLevelShift; indexShift >= LEAF_LEVEL_SHIFT; indexShift -= 4) {
+          const nextLevelIsLeaf = indexShift === LEAF_LEVEL_SHIFT;
+          const packedSlotIndicators = this.getPackedSlotIndicators(entryIndex);
+          const slotBitNumber = virtualIndex / pow(2, indexShift) & 15;
+          const slotMask = 1 << slotBitNumber;
+          const slotsBelowBitNumber = packedSlotIndicators & slotMask - 1;
+          const slotNumber = bitCount(slotsBelowBitNumber);
+          if ((packedSlotIndicators & slotMask) === 0) {
+            if (!insertAsNeeded) {
+              return -1;
+            }
+            entryIndex = this.expandEntry(entryIndex, entryPointerIndex, slotNumber, slotMask, nextLevelIsLeaf);
+          }
+          entryPointerIndex = entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + slotNumber;
+          entryIndex = this.getIndexAtShortIndex(entryPointerIndex);
+        }
+        const byteIndex = (entryIndex << 3) + (virtualIndex & 7);
+        return byteIndex;
+      }
+      determineTopLevelShiftForVirtualLength(virtualLength) {
+        const sizeMagnitude = ceil(log2(virtualLength));
+        const eightsSizeMagnitude = sizeMagnitude - 3;
+        let multipleOfFourSizeMagnitude = ceil(eightsSizeMagnitude / 4) * 4;
+        multipleOfFourSizeMagnitude = max2(multipleOfFourSizeMagnitude, 8);
+        const topLevelShiftNeeded = multipleOfFourSizeMagnitude - 4 + 3;
+        return topLevelShiftNeeded;
+      }
+      setVirtualLength(virtualLength) {
+        if (!this.isPacked) {
+          throw new Error("Should never be adjusting the virtual size of a non-packed context");
+        }
+        this.topLevelShift = this.determineTopLevelShiftForVirtualLength(virtualLength);
+        this.virtualLength = virtualLength;
+      }
+      getTopLevelShift() {
+        return this.topLevelShift;
+      }
+      //
+      //  ##     ##         ########   #######  ########  ##     ## ##          ###    ######## ########
+      //   ##   ##          ##     ## ##     ## ##     ## ##     ## ##         ## ##      ##    ##
+      //    ## ##           ##     ## ##     ## ##     ## ##     ## ##        ##   ##     ##    ##
+      //     ###    ####### ########  ##     ## ########  ##     ## ##       ##     ##    ##    ######
+      //    ## ##           ##        ##     ## ##        ##     ## ##       #########    ##    ##
+      //   ##   ##          ##        ##     ## ##        ##     ## ##       ##     ##    ##    ##
+      //  ##     ##         ##         #######  ##         #######  ######## ##     ##    ##    ########
+      //
+      resizeArray(newLength) {
+        const tmp = new Uint8Array(newLength * 8);
+        tmp.set(this.byteArray);
+        this.array = tmp.buffer;
+        this.initArrayViews(this.array);
+        this.physicalLength = newLength;
+      }
+      populateEquivalentEntriesWithEntriesFromOther(other) {
+        if (this.virtualLength < other.getVirtualLength()) {
+          throw new Error("Cannot populate array of smaller virtual length");
+        }
+        for (let i = 0; i < NUMBER_OF_SETS; i++) {
+          const otherEntryIndex = other.getAtShortIndex(SET_0_START_INDEX + i);
+          if (otherEntryIndex == 0)
+            continue;
+          let entryIndexPointer = SET_0_START_INDEX + i;
+          for (let i2 = this.topLevelShift; i2 > other.topLevelShift; i2 -= 4) {
+            const sizeOfEntry = NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + 1;
+            const newEntryIndex = this.newEntry(sizeOfEntry);
+            this.setAtShortIndex(entryIndexPointer, newEntryIndex);
+            this.setPackedSlotIndicators(newEntryIndex, 1);
+            entryIndexPointer = newEntryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS;
+          }
+          this.copyEntriesAtLevelFromOther(other, otherEntryIndex, entryIndexPointer, other.topLevelShift);
+        }
+      }
+      copyEntriesAtLevelFromOther(other, otherLevelEntryIndex, levelEntryIndexPointer, otherIndexShift) {
+        const nextLevelIsLeaf = otherIndexShift == LEAF_LEVEL_SHIFT;
+        const packedSlotIndicators = other.getPackedSlotIndicators(otherLevelEntryIndex);
+        const numberOfSlots = bitCount(packedSlotIndicators);
+        const sizeOfEntry = NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + numberOfSlots;
+        const entryIndex = this.newEntry(sizeOfEntry);
+        this.setAtShortIndex(levelEntryIndexPointer, entryIndex);
+        this.setAtShortIndex(entryIndex + NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET, packedSlotIndicators);
+        for (let i = 0; i < numberOfSlots; i++) {
+          if (nextLevelIsLeaf) {
+            const leafEntryIndex = this.newLeafEntry();
+            this.setIndexAtEntrySlot(entryIndex, i, leafEntryIndex);
+            const otherNextLevelEntryIndex = other.getIndexAtEntrySlot(otherLevelEntryIndex, i);
+            this.longArray[leafEntryIndex] = other.longArray[otherNextLevelEntryIndex];
+          } else {
+            const otherNextLevelEntryIndex = other.getIndexAtEntrySlot(otherLevelEntryIndex, i);
+            this.copyEntriesAtLevelFromOther(other, otherNextLevelEntryIndex, entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + i, otherIndexShift - 4);
+          }
+        }
+      }
+      getAtUnpackedIndex(index) {
+        return this.longArray[index];
+      }
+      setAtUnpackedIndex(index, newValue) {
+        this.longArray[index] = newValue;
+      }
+      lazysetAtUnpackedIndex(index, newValue) {
+        this.longArray[index] = newValue;
+      }
+      incrementAndGetAtUnpackedIndex(index) {
+        this.longArray[index]++;
+        return this.longArray[index];
+      }
+      addAndGetAtUnpackedIndex(index, valueToAdd) {
+        this.longArray[index] += valueToAdd;
+        return this.longArray[index];
+      }
+      //
+      //   ########  #######           ######  ######## ########  #### ##    ##  ######
+      //      ##    ##     ##         ##    ##    ##    ##     ##  ##  ###   ## ##    ##
+      //      ##    ##     ##         ##          ##    ##     ##  ##  ####  ## ##
+      //      ##    ##     ## #######  ######     ##    ########   ##  ## ## ## ##   ####
+      //      ##    ##     ##               ##    ##    ##   ##    ##  ##  #### ##    ##
+      //      ##    ##     ##         ##    ##    ##    ##    ##   ##  ##   ### ##    ##
+      //      ##     #######           ######     ##    ##     ## #### ##    ##  ######
+      //
+      nonLeafEntryToString(entryIndex, indexShift, indentLevel) {
+        let output = "";
+        for (let i = 0; i < indentLevel; i++) {
+          output += "  ";
+        }
+        try {
+          const packedSlotIndicators = this.getPackedSlotIndicators(entryIndex);
+          output += `slotIndiators: 0x${toHex(packedSlotIndicators)}, prevVersionIndex: 0: [ `;
+          const numberOfslotsInEntry = bitCount(packedSlotIndicators);
+          for (let i = 0; i < numberOfslotsInEntry; i++) {
+            output += this.getIndexAtEntrySlot(entryIndex, i);
+            if (i < numberOfslotsInEntry - 1) {
+              output += ", ";
+            }
+          }
+          output += ` ] (indexShift = ${indexShift})
+`;
+          const nextLevelIsLeaf = indexShift == LEAF_LEVEL_SHIFT;
+          for (let i = 0; i < numberOfslotsInEntry; i++) {
+            const nextLevelEntryIndex = this.getIndexAtEntrySlot(entryIndex, i);
+            if (nextLevelIsLeaf) {
+              output += this.leafEntryToString(nextLevelEntryIndex, indentLevel + 4);
+            } else {
+              output += this.nonLeafEntryToString(nextLevelEntryIndex, indexShift - 4, indentLevel + 4);
+            }
+          }
+        } catch (ex) {
+          output += `Exception thrown at nonLeafEnty at index ${entryIndex} with indexShift ${indexShift}
+`;
+        }
+        return output;
+      }
+      leafEntryToString(entryIndex, indentLevel) {
+        let output = "";
+        for (let i = 0; i < indentLevel; i++) {
+          output += "  ";
+        }
+        try {
+          output += "Leaf bytes : ";
+          for (let i = 0; i < 8; i++) {
+            output += `0x${toHex(this.byteArray[entryIndex * 8 + i])} `;
+          }
+          output += "\n";
+        } catch (ex) {
+          output += `Exception thrown at leafEnty at index ${entryIndex}
+`;
+        }
+        return output;
+      }
+      toString() {
+        let output = "PackedArrayContext:\n";
+        if (!this.isPacked) {
+          return output + "Context is unpacked:\n";
+        }
+        for (let setNumber = 0; setNumber < NUMBER_OF_SETS; setNumber++) {
+          try {
+            const entryPointerIndex = SET_0_START_INDEX + setNumber;
+            const entryIndex = this.getIndexAtShortIndex(entryPointerIndex);
+            output += `Set ${setNumber}: root = ${entryIndex} 
+`;
+            if (entryIndex == 0)
+              continue;
+            output += this.nonLeafEntryToString(entryIndex, this.topLevelShift, 4);
+          } catch (ex) {
+            output += `Exception thrown in set ${setNumber}%d
+`;
+          }
+        }
+        return output;
+      }
+    };
+    exports2.PackedArrayContext = PackedArrayContext;
+    var toHex = (n) => {
+      return Number(n).toString(16).padStart(2, "0");
+    };
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/packedarray/PackedArray.js
+var require_PackedArray = __commonJS({
+  "node_modules/hdr-histogram-js/dist/packedarray/PackedArray.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.PackedArray = void 0;
+    var PackedArrayContext_1 = require_PackedArrayContext();
+    var NUMBER_OF_SETS = 8;
+    var { pow, floor } = Math;
+    var PackedArray = class {
+      constructor(virtualLength, initialPhysicalLength = PackedArrayContext_1.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY) {
+        this.arrayContext = new PackedArrayContext_1.PackedArrayContext(virtualLength, initialPhysicalLength);
+      }
+      setVirtualLength(newVirtualArrayLength) {
+        if (newVirtualArrayLength < this.length()) {
+          throw new Error("Cannot set virtual length, as requested length " + newVirtualArrayLength + " is smaller than the current virtual length " + this.length());
+        }
+        const currentArrayContext = this.arrayContext;
+        if (currentArrayContext.isPacked && currentArrayContext.determineTopLevelShiftForVirtualLength(newVirtualArrayLength) == currentArrayContext.getTopLevelShift()) {
+          currentArrayContext.setVirtualLength(newVirtualArrayLength);
+          return;
+        }
+        this.arrayContext = currentArrayContext.copyAndIncreaseSize(this.getPhysicalLength(), newVirtualArrayLength);
+      }
+      /**
+       * Get value at virtual index in the array
+       * @param index the virtual array index
+       * @return the array value at the virtual index given
+       */
+      get(index) {
+        let value2 = 0;
+        for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
+          let byteValueAtPackedIndex = 0;
+          if (!this.arrayContext.isPacked) {
+            return this.arrayContext.getAtUnpackedIndex(index);
+          }
+          const packedIndex = this.arrayContext.getPackedIndex(byteNum, index, false);
+          if (packedIndex < 0) {
+            return value2;
+          }
+          byteValueAtPackedIndex = this.arrayContext.getAtByteIndex(packedIndex) * pow(2, byteNum << 3);
+          value2 += byteValueAtPackedIndex;
+        }
+        return value2;
+      }
+      /**
+       * Increment value at a virrual index in the array
+       * @param index virtual index of value to increment
+       */
+      increment(index) {
+        this.add(index, 1);
+      }
+      safeGetPackedIndexgetPackedIndex(setNumber, virtualIndex) {
+        return this.arrayContext.getPackedIndex(setNumber, virtualIndex, true);
+      }
+      /**
+       * Add to a value at a virtual index in the array
+       * @param index the virtual index of the value to be added to
+       * @param value the value to add
+       */
+      add(index, value2) {
+        let remainingValueToAdd = value2;
+        for (let byteNum = 0, byteShift = 0; byteNum < NUMBER_OF_SETS; byteNum++, byteShift += 8) {
+          if (!this.arrayContext.isPacked) {
+            this.arrayContext.addAndGetAtUnpackedIndex(index, value2);
+            return;
+          }
+          const packedIndex = this.safeGetPackedIndexgetPackedIndex(byteNum, index);
+          const byteToAdd = remainingValueToAdd & 255;
+          const afterAddByteValue = this.arrayContext.addAtByteIndex(packedIndex, byteToAdd);
+          remainingValueToAdd -= byteToAdd;
+          remainingValueToAdd = remainingValueToAdd / pow(2, 8);
+          remainingValueToAdd += floor(afterAddByteValue / pow(2, 8));
+          if (remainingValueToAdd == 0) {
+            return;
+          }
+        }
+      }
+      /**
+       * Set the value at a virtual index in the array
+       * @param index the virtual index of the value to set
+       * @param value the value to set
+       */
+      set(index, value2) {
+        let bytesAlreadySet = 0;
+        let valueForNextLevels = value2;
+        for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
+          if (!this.arrayContext.isPacked) {
+            this.arrayContext.setAtUnpackedIndex(index, value2);
+            return;
+          }
+          if (valueForNextLevels == 0) {
+            const packedIndex2 = this.arrayContext.getPackedIndex(byteNum, index, false);
+            if (packedIndex2 < 0) {
+              return;
+            }
+          }
+          const packedIndex = this.arrayContext.getPackedIndex(byteNum, index, true);
+          const byteToWrite = valueForNextLevels & 255;
+          valueForNextLevels = floor(valueForNextLevels / pow(2, 8));
+          if (byteNum < bytesAlreadySet) {
+            continue;
+          }
+          this.arrayContext.setAtByteIndex(packedIndex, byteToWrite);
+          bytesAlreadySet++;
+        }
+      }
+      /**
+       * Get the current physical length (in longs) of the array's backing storage
+       * @return the current physical length (in longs) of the array's current backing storage
+       */
+      getPhysicalLength() {
+        return this.arrayContext.physicalLength;
+      }
+      /**
+       * Get the (virtual) length of the array
+       * @return the (virtual) length of the array
+       */
+      length() {
+        return this.arrayContext.getVirtualLength();
+      }
+      /**
+       * Clear the array contents
+       */
+      clear() {
+        this.arrayContext.clear();
+      }
+      toString() {
+        let output = "PackedArray:\n";
+        output += this.arrayContext.toString();
+        return output;
+      }
+    };
+    exports2.PackedArray = PackedArray;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/PackedHistogram.js
+var require_PackedHistogram = __commonJS({
+  "node_modules/hdr-histogram-js/dist/PackedHistogram.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    var JsHistogram_12 = require_JsHistogram();
+    var PackedArray_1 = require_PackedArray();
+    var PackedHistogram = class _PackedHistogram extends JsHistogram_12.default {
+      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
+        super(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
+        this._totalCount = 0;
+        this.packedCounts = new PackedArray_1.PackedArray(this.countsArrayLength);
+      }
+      clearCounts() {
+        this.packedCounts.clear();
+      }
+      incrementCountAtIndex(index) {
+        this.packedCounts.increment(index);
+      }
+      addToCountAtIndex(index, value2) {
+        this.packedCounts.add(index, value2);
+      }
+      setCountAtIndex(index, value2) {
+        this.packedCounts.set(index, value2);
+      }
+      resize(newHighestTrackableValue) {
+        this.establishSize(newHighestTrackableValue);
+        this.packedCounts.setVirtualLength(this.countsArrayLength);
+      }
+      getCountAtIndex(index) {
+        return this.packedCounts.get(index);
+      }
+      _getEstimatedFootprintInBytes() {
+        return 192 + 8 * this.packedCounts.getPhysicalLength();
+      }
+      copyCorrectedForCoordinatedOmission(expectedIntervalBetweenValueSamples) {
+        const copy = new _PackedHistogram(this.lowestDiscernibleValue, this.highestTrackableValue, this.numberOfSignificantValueDigits);
+        copy.addWhileCorrectingForCoordinatedOmission(this, expectedIntervalBetweenValueSamples);
+        return copy;
+      }
+      toString() {
+        return `PackedHistogram ${JSON.stringify(this, null, 2)}`;
+      }
+    };
+    exports2.default = PackedHistogram;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/TypedArrayHistogram.js
+var require_TypedArrayHistogram = __commonJS({
+  "node_modules/hdr-histogram-js/dist/TypedArrayHistogram.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    var JsHistogram_12 = require_JsHistogram();
+    var TypedArrayHistogram = class _TypedArrayHistogram extends JsHistogram_12.default {
+      constructor(arrayCtr, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
+        super(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
+        this.arrayCtr = arrayCtr;
+        this._totalCount = 0;
+        this._counts = new arrayCtr(this.countsArrayLength);
+      }
+      clearCounts() {
+        this._counts.fill(0);
+      }
+      incrementCountAtIndex(index) {
+        const currentCount = this._counts[index];
+        const newCount = currentCount + 1;
+        if (newCount < 0) {
+          throw newCount + " would overflow short integer count";
+        }
+        this._counts[index] = newCount;
+      }
+      addToCountAtIndex(index, value2) {
+        const currentCount = this._counts[index];
+        const newCount = currentCount + value2;
+        if (newCount < Number.MIN_SAFE_INTEGER || newCount > Number.MAX_SAFE_INTEGER) {
+          throw newCount + " would overflow integer count";
+        }
+        this._counts[index] = newCount;
+      }
+      setCountAtIndex(index, value2) {
+        if (value2 < Number.MIN_SAFE_INTEGER || value2 > Number.MAX_SAFE_INTEGER) {
+          throw value2 + " would overflow integer count";
+        }
+        this._counts[index] = value2;
+      }
+      resize(newHighestTrackableValue) {
+        this.establishSize(newHighestTrackableValue);
+        const newCounts = new this.arrayCtr(this.countsArrayLength);
+        newCounts.set(this._counts);
+        this._counts = newCounts;
+      }
+      getCountAtIndex(index) {
+        return this._counts[index];
+      }
+      _getEstimatedFootprintInBytes() {
+        return 1024 + this._counts.BYTES_PER_ELEMENT * this._counts.length;
+      }
+      copyCorrectedForCoordinatedOmission(expectedIntervalBetweenValueSamples) {
+        const copy = new _TypedArrayHistogram(this.arrayCtr, this.lowestDiscernibleValue, this.highestTrackableValue, this.numberOfSignificantValueDigits);
+        copy.addWhileCorrectingForCoordinatedOmission(this, expectedIntervalBetweenValueSamples);
+        return copy;
+      }
+      toString() {
+        return `Histogram ${this._counts.BYTES_PER_ELEMENT * 8}b ${JSON.stringify(this, null, 2)}`;
+      }
+    };
+    exports2.default = TypedArrayHistogram;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/Int8Histogram.js
+var require_Int8Histogram = __commonJS({
+  "node_modules/hdr-histogram-js/dist/Int8Histogram.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
+    var Int8Histogram = class extends TypedArrayHistogram_1.default {
+      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
+        super(Uint8Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
+      }
+    };
+    exports2.default = Int8Histogram;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/Int16Histogram.js
+var require_Int16Histogram = __commonJS({
+  "node_modules/hdr-histogram-js/dist/Int16Histogram.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
+    var Int16Histogram = class extends TypedArrayHistogram_1.default {
+      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
+        super(Uint16Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
+      }
+    };
+    exports2.default = Int16Histogram;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/Int32Histogram.js
+var require_Int32Histogram = __commonJS({
+  "node_modules/hdr-histogram-js/dist/Int32Histogram.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
+    var Int32Histogram = class extends TypedArrayHistogram_1.default {
+      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
+        super(Uint32Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
+      }
+    };
+    exports2.default = Int32Histogram;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/Float64Histogram.js
+var require_Float64Histogram = __commonJS({
+  "node_modules/hdr-histogram-js/dist/Float64Histogram.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
+    var Float64Histogram = class extends TypedArrayHistogram_1.default {
+      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
+        super(Float64Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
+      }
+    };
+    exports2.default = Float64Histogram;
+  }
+});
+
+// node_modules/hdr-histogram-js/dist/JsHistogramFactory.js
+var require_JsHistogramFactory = __commonJS({
+  "node_modules/hdr-histogram-js/dist/JsHistogramFactory.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.constructorFromBucketSize = constructorFromBucketSize;
+    var PackedHistogram_1 = require_PackedHistogram();
+    var Int8Histogram_1 = require_Int8Histogram();
+    var Int16Histogram_1 = require_Int16Histogram();
+    var Int32Histogram_1 = require_Int32Histogram();
+    var Float64Histogram_1 = require_Float64Histogram();
+    function constructorFromBucketSize(bitBucketSize) {
+      switch (bitBucketSize) {
+        case "packed":
+          return PackedHistogram_1.default;
+        case 8:
+          return Int8Histogram_1.default;
+        case 16:
+          return Int16Histogram_1.default;
+        case 32:
+          return Int32Histogram_1.default;
+        case 64:
+          return Float64Histogram_1.default;
+        default:
+          throw new Error("Incorrect parameter bitBucketSize");
+      }
+    }
   }
 });
 
@@ -32690,784 +33398,106 @@ var require_wasm = __commonJS({
   }
 });
 
-// node_modules/hdr-histogram-js/dist/packedarray/PackedArrayContext.js
-var require_PackedArrayContext = __commonJS({
-  "node_modules/hdr-histogram-js/dist/packedarray/PackedArrayContext.js"(exports2) {
+// node_modules/hdr-histogram-js/dist/HistogramBuilder.js
+var require_HistogramBuilder = __commonJS({
+  "node_modules/hdr-histogram-js/dist/HistogramBuilder.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.PackedArrayContext = exports2.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY = void 0;
-    exports2.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY = 16;
-    var MAX_SUPPORTED_PACKED_COUNTS_ARRAY_LENGTH = Math.pow(2, 13) - 1;
-    var SET_0_START_INDEX = 0;
-    var NUMBER_OF_SETS = 8;
-    var LEAF_LEVEL_SHIFT = 3;
-    var NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET = 0;
-    var NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS = 1;
-    var PACKED_ARRAY_GROWTH_INCREMENT = 16;
-    var PACKED_ARRAY_GROWTH_FRACTION_POW2 = 4;
-    var { pow, ceil, log2, max: max2 } = Math;
-    var bitCount = (n) => {
-      var bits = 0;
-      while (n !== 0) {
-        bits += bitCount32(n | 0);
-        n /= 4294967296;
-      }
-      return bits;
+    exports2.build = exports2.defaultRequest = void 0;
+    var JsHistogramFactory_12 = require_JsHistogramFactory();
+    var wasm_1 = require_wasm();
+    exports2.defaultRequest = {
+      bitBucketSize: 32,
+      autoResize: true,
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 2,
+      numberOfSignificantValueDigits: 3,
+      useWebAssembly: false
     };
-    var bitCount32 = (n) => {
-      n = n - (n >> 1 & 1431655765);
-      n = (n & 858993459) + (n >> 2 & 858993459);
-      return (n + (n >> 4) & 252645135) * 16843009 >> 24;
+    var build2 = (request2 = exports2.defaultRequest) => {
+      const parameters = Object.assign({}, exports2.defaultRequest, request2);
+      if (request2.useWebAssembly && wasm_1.webAssemblyAvailable) {
+        return wasm_1.WasmHistogram.build(parameters);
+      }
+      const histogramConstr = (0, JsHistogramFactory_12.constructorFromBucketSize)(parameters.bitBucketSize);
+      const histogram = new histogramConstr(parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits);
+      histogram.autoResize = parameters.autoResize;
+      return histogram;
     };
-    var PackedArrayContext = class _PackedArrayContext {
-      constructor(virtualLength, initialPhysicalLength) {
-        this.populatedShortLength = 0;
-        this.topLevelShift = Number.MAX_VALUE;
-        this.physicalLength = Math.max(initialPhysicalLength, exports2.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY);
-        this.isPacked = this.physicalLength <= MAX_SUPPORTED_PACKED_COUNTS_ARRAY_LENGTH;
-        if (!this.isPacked) {
-          this.physicalLength = virtualLength;
-        }
-        this.array = new ArrayBuffer(this.physicalLength * 8);
-        this.initArrayViews(this.array);
-        this.init(virtualLength);
-      }
-      initArrayViews(array2) {
-        this.byteArray = new Uint8Array(array2);
-        this.shortArray = new Uint16Array(array2);
-        this.longArray = new Float64Array(array2);
-      }
-      init(virtualLength) {
-        if (!this.isPacked) {
-          this.virtualLength = virtualLength;
-          return;
-        }
-        this.populatedShortLength = SET_0_START_INDEX + 8;
-        for (let i = 0; i < NUMBER_OF_SETS; i++) {
-          this.setAtShortIndex(SET_0_START_INDEX + i, 0);
-        }
-        this.setVirtualLength(virtualLength);
-      }
-      clear() {
-        this.byteArray.fill(0);
-        this.init(this.virtualLength);
-      }
-      copyAndIncreaseSize(newPhysicalArrayLength, newVirtualArrayLength) {
-        const ctx = new _PackedArrayContext(newVirtualArrayLength, newPhysicalArrayLength);
-        if (this.isPacked) {
-          ctx.populateEquivalentEntriesWithEntriesFromOther(this);
-        }
-        return ctx;
-      }
-      getPopulatedShortLength() {
-        return this.populatedShortLength;
-      }
-      getPopulatedLongLength() {
-        return this.getPopulatedShortLength() + 3 >> 2;
-      }
-      setAtByteIndex(byteIndex, value2) {
-        this.byteArray[byteIndex] = value2;
-      }
-      getAtByteIndex(byteIndex) {
-        return this.byteArray[byteIndex];
-      }
-      /**
-       * add a byte value to a current byte value in the array
-       * @param byteIndex index of byte value to add to
-       * @param valueToAdd byte value to add
-       * @return the afterAddValue. ((afterAddValue & 0x100) != 0) indicates a carry.
-       */
-      addAtByteIndex(byteIndex, valueToAdd) {
-        const newValue = this.byteArray[byteIndex] + valueToAdd;
-        this.byteArray[byteIndex] = newValue;
-        return newValue;
-      }
-      setPopulatedLongLength(newPopulatedLongLength) {
-        this.populatedShortLength = newPopulatedLongLength << 2;
-      }
-      getVirtualLength() {
-        return this.virtualLength;
-      }
-      length() {
-        return this.physicalLength;
-      }
-      setAtShortIndex(shortIndex, value2) {
-        this.shortArray[shortIndex] = value2;
-      }
-      setAtLongIndex(longIndex, value2) {
-        this.longArray[longIndex] = value2;
-      }
-      getAtShortIndex(shortIndex) {
-        return this.shortArray[shortIndex];
-      }
-      getIndexAtShortIndex(shortIndex) {
-        return this.shortArray[shortIndex];
-      }
-      setPackedSlotIndicators(entryIndex, newPackedSlotIndicators) {
-        this.setAtShortIndex(entryIndex + NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET, newPackedSlotIndicators);
-      }
-      getPackedSlotIndicators(entryIndex) {
-        return this.shortArray[entryIndex + NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET] & 65535;
-      }
-      getIndexAtEntrySlot(entryIndex, slot) {
-        return this.getAtShortIndex(entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + slot);
-      }
-      setIndexAtEntrySlot(entryIndex, slot, newIndexValue) {
-        this.setAtShortIndex(entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + slot, newIndexValue);
-      }
-      expandArrayIfNeeded(entryLengthInLongs) {
-        const currentLength = this.length();
-        if (currentLength < this.getPopulatedLongLength() + entryLengthInLongs) {
-          const growthIncrement = max2(entryLengthInLongs, PACKED_ARRAY_GROWTH_INCREMENT, this.getPopulatedLongLength() >> PACKED_ARRAY_GROWTH_FRACTION_POW2);
-          this.resizeArray(currentLength + growthIncrement);
-        }
-      }
-      newEntry(entryLengthInShorts) {
-        const newEntryIndex = this.populatedShortLength;
-        this.expandArrayIfNeeded((entryLengthInShorts >> 2) + 1);
-        this.populatedShortLength = newEntryIndex + entryLengthInShorts;
-        for (let i = 0; i < entryLengthInShorts; i++) {
-          this.setAtShortIndex(newEntryIndex + i, -1);
-        }
-        return newEntryIndex;
-      }
-      newLeafEntry() {
-        let newEntryIndex;
-        newEntryIndex = this.getPopulatedLongLength();
-        this.expandArrayIfNeeded(1);
-        this.setPopulatedLongLength(newEntryIndex + 1);
-        this.setAtLongIndex(newEntryIndex, 0);
-        return newEntryIndex;
-      }
-      /**
-       * Consolidate entry with previous entry verison if one exists
-       *
-       * @param entryIndex The shortIndex of the entry to be consolidated
-       * @param previousVersionIndex the index of the previous version of the entry
-       */
-      consolidateEntry(entryIndex, previousVersionIndex) {
-        const previousVersionPackedSlotsIndicators = this.getPackedSlotIndicators(previousVersionIndex);
-        const packedSlotsIndicators = this.getPackedSlotIndicators(entryIndex);
-        const insertedSlotMask = packedSlotsIndicators ^ previousVersionPackedSlotsIndicators;
-        const slotsBelowBitNumber = packedSlotsIndicators & insertedSlotMask - 1;
-        const insertedSlotIndex = bitCount(slotsBelowBitNumber);
-        const numberOfSlotsInEntry = bitCount(packedSlotsIndicators);
-        let sourceSlot = 0;
-        for (let targetSlot = 0; targetSlot < numberOfSlotsInEntry; targetSlot++) {
-          if (targetSlot !== insertedSlotIndex) {
-            const indexAtSlot = this.getIndexAtEntrySlot(previousVersionIndex, sourceSlot);
-            if (indexAtSlot !== 0) {
-              this.setIndexAtEntrySlot(entryIndex, targetSlot, indexAtSlot);
-            }
-            sourceSlot++;
-          }
-        }
-      }
-      /**
-       * Expand entry as indicated.
-       *
-       * @param existingEntryIndex the index of the entry
-       * @param entryPointerIndex  index to the slot pointing to the entry (needs to be fixed up)
-       * @param insertedSlotIndex  realtive [packed] index of slot being inserted into entry
-       * @param insertedSlotMask   mask value fo slot being inserted
-       * @param nextLevelIsLeaf    the level below this one is a leaf level
-       * @return the updated index of the entry (-1 if epansion failed due to conflict)
-       * @throws RetryException if expansion fails due to concurrent conflict, and caller should try again.
-       */
-      expandEntry(existingEntryIndex, entryPointerIndex, insertedSlotIndex, insertedSlotMask, nextLevelIsLeaf) {
-        let packedSlotIndicators = this.getAtShortIndex(existingEntryIndex) & 65535;
-        packedSlotIndicators |= insertedSlotMask;
-        const numberOfslotsInExpandedEntry = bitCount(packedSlotIndicators);
-        if (insertedSlotIndex >= numberOfslotsInExpandedEntry) {
-          throw new Error("inserted slot index is out of range given provided masks");
-        }
-        const expandedEntryLength = numberOfslotsInExpandedEntry + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS;
-        let indexOfNewNextLevelEntry = 0;
-        if (nextLevelIsLeaf) {
-          indexOfNewNextLevelEntry = this.newLeafEntry();
-        } else {
-          indexOfNewNextLevelEntry = this.newEntry(NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS);
-          this.setPackedSlotIndicators(indexOfNewNextLevelEntry, 0);
-        }
-        const insertedSlotValue = indexOfNewNextLevelEntry;
-        const expandedEntryIndex = this.newEntry(expandedEntryLength);
-        this.setPackedSlotIndicators(expandedEntryIndex, packedSlotIndicators);
-        this.setIndexAtEntrySlot(expandedEntryIndex, insertedSlotIndex, insertedSlotValue);
-        this.setAtShortIndex(entryPointerIndex, expandedEntryIndex);
-        this.consolidateEntry(expandedEntryIndex, existingEntryIndex);
-        return expandedEntryIndex;
-      }
-      //
-      //   ######   ######## ########    ##     ##    ###    ##             ## #### ##    ## ########  ######## ##     ##
-      //  ##    ##  ##          ##       ##     ##   ## ##   ##            ##   ##  ###   ## ##     ## ##        ##   ##
-      //  ##        ##          ##       ##     ##  ##   ##  ##           ##    ##  ####  ## ##     ## ##         ## ##
-      //  ##   #### ######      ##       ##     ## ##     ## ##          ##     ##  ## ## ## ##     ## ######      ###
-      //  ##    ##  ##          ##        ##   ##  ######### ##         ##      ##  ##  #### ##     ## ##         ## ##
-      //  ##    ##  ##          ##         ## ##   ##     ## ##        ##       ##  ##   ### ##     ## ##        ##   ##
-      //   ######   ########    ##          ###    ##     ## ######## ##       #### ##    ## ########  ######## ##     ##
-      //
-      getRootEntry(setNumber, insertAsNeeded = false) {
-        const entryPointerIndex = SET_0_START_INDEX + setNumber;
-        let entryIndex = this.getIndexAtShortIndex(entryPointerIndex);
-        if (entryIndex == 0) {
-          if (!insertAsNeeded) {
-            return 0;
-          }
-          entryIndex = this.newEntry(NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS);
-          this.setPackedSlotIndicators(entryIndex, 0);
-          this.setAtShortIndex(entryPointerIndex, entryIndex);
-        }
-        return entryIndex;
-      }
-      /**
-       * Get the byte-index (into the packed array) corresponding to a given (set tree) value byte of given virtual index.
-       * Inserts new set tree nodes as needed if indicated.
-       *
-       * @param setNumber      The set tree number (0-7, 0 corresponding with the LSByte set tree)
-       * @param virtualIndex   The virtual index into the PackedArray
-       * @param insertAsNeeded If true, will insert new set tree nodes as needed if they do not already exist
-       * @return the byte-index corresponding to the given (set tree) value byte of the given virtual index
-       */
-      getPackedIndex(setNumber, virtualIndex, insertAsNeeded) {
-        if (virtualIndex >= this.virtualLength) {
-          throw new Error(`Attempting access at index ${virtualIndex}, beyond virtualLength ${this.virtualLength}`);
-        }
-        let entryPointerIndex = SET_0_START_INDEX + setNumber;
-        let entryIndex = this.getRootEntry(setNumber, insertAsNeeded);
-        if (entryIndex == 0) {
-          return -1;
-        }
-        for (let indexShift = this.topLevelShift; indexShift >= LEAF_LEVEL_SHIFT; indexShift -= 4) {
-          const nextLevelIsLeaf = indexShift === LEAF_LEVEL_SHIFT;
-          const packedSlotIndicators = this.getPackedSlotIndicators(entryIndex);
-          const slotBitNumber = virtualIndex / pow(2, indexShift) & 15;
-          const slotMask = 1 << slotBitNumber;
-          const slotsBelowBitNumber = packedSlotIndicators & slotMask - 1;
-          const slotNumber = bitCount(slotsBelowBitNumber);
-          if ((packedSlotIndicators & slotMask) === 0) {
-            if (!insertAsNeeded) {
-              return -1;
-            }
-            entryIndex = this.expandEntry(entryIndex, entryPointerIndex, slotNumber, slotMask, nextLevelIsLeaf);
-          }
-          entryPointerIndex = entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + slotNumber;
-          entryIndex = this.getIndexAtShortIndex(entryPointerIndex);
-        }
-        const byteIndex = (entryIndex << 3) + (virtualIndex & 7);
-        return byteIndex;
-      }
-      determineTopLevelShiftForVirtualLength(virtualLength) {
-        const sizeMagnitude = ceil(log2(virtualLength));
-        const eightsSizeMagnitude = sizeMagnitude - 3;
-        let multipleOfFourSizeMagnitude = ceil(eightsSizeMagnitude / 4) * 4;
-        multipleOfFourSizeMagnitude = max2(multipleOfFourSizeMagnitude, 8);
-        const topLevelShiftNeeded = multipleOfFourSizeMagnitude - 4 + 3;
-        return topLevelShiftNeeded;
-      }
-      setVirtualLength(virtualLength) {
-        if (!this.isPacked) {
-          throw new Error("Should never be adjusting the virtual size of a non-packed context");
-        }
-        this.topLevelShift = this.determineTopLevelShiftForVirtualLength(virtualLength);
-        this.virtualLength = virtualLength;
-      }
-      getTopLevelShift() {
-        return this.topLevelShift;
-      }
-      //
-      //  ##     ##         ########   #######  ########  ##     ## ##          ###    ######## ########
-      //   ##   ##          ##     ## ##     ## ##     ## ##     ## ##         ## ##      ##    ##
-      //    ## ##           ##     ## ##     ## ##     ## ##     ## ##        ##   ##     ##    ##
-      //     ###    ####### ########  ##     ## ########  ##     ## ##       ##     ##    ##    ######
-      //    ## ##           ##        ##     ## ##        ##     ## ##       #########    ##    ##
-      //   ##   ##          ##        ##     ## ##        ##     ## ##       ##     ##    ##    ##
-      //  ##     ##         ##         #######  ##         #######  ######## ##     ##    ##    ########
-      //
-      resizeArray(newLength) {
-        const tmp = new Uint8Array(newLength * 8);
-        tmp.set(this.byteArray);
-        this.array = tmp.buffer;
-        this.initArrayViews(this.array);
-        this.physicalLength = newLength;
-      }
-      populateEquivalentEntriesWithEntriesFromOther(other) {
-        if (this.virtualLength < other.getVirtualLength()) {
-          throw new Error("Cannot populate array of smaller virtual length");
-        }
-        for (let i = 0; i < NUMBER_OF_SETS; i++) {
-          const otherEntryIndex = other.getAtShortIndex(SET_0_START_INDEX + i);
-          if (otherEntryIndex == 0)
-            continue;
-          let entryIndexPointer = SET_0_START_INDEX + i;
-          for (let i2 = this.topLevelShift; i2 > other.topLevelShift; i2 -= 4) {
-            const sizeOfEntry = NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + 1;
-            const newEntryIndex = this.newEntry(sizeOfEntry);
-            this.setAtShortIndex(entryIndexPointer, newEntryIndex);
-            this.setPackedSlotIndicators(newEntryIndex, 1);
-            entryIndexPointer = newEntryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS;
-          }
-          this.copyEntriesAtLevelFromOther(other, otherEntryIndex, entryIndexPointer, other.topLevelShift);
-        }
-      }
-      copyEntriesAtLevelFromOther(other, otherLevelEntryIndex, levelEntryIndexPointer, otherIndexShift) {
-        const nextLevelIsLeaf = otherIndexShift == LEAF_LEVEL_SHIFT;
-        const packedSlotIndicators = other.getPackedSlotIndicators(otherLevelEntryIndex);
-        const numberOfSlots = bitCount(packedSlotIndicators);
-        const sizeOfEntry = NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + numberOfSlots;
-        const entryIndex = this.newEntry(sizeOfEntry);
-        this.setAtShortIndex(levelEntryIndexPointer, entryIndex);
-        this.setAtShortIndex(entryIndex + NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET, packedSlotIndicators);
-        for (let i = 0; i < numberOfSlots; i++) {
-          if (nextLevelIsLeaf) {
-            const leafEntryIndex = this.newLeafEntry();
-            this.setIndexAtEntrySlot(entryIndex, i, leafEntryIndex);
-            const otherNextLevelEntryIndex = other.getIndexAtEntrySlot(otherLevelEntryIndex, i);
-            this.longArray[leafEntryIndex] = other.longArray[otherNextLevelEntryIndex];
-          } else {
-            const otherNextLevelEntryIndex = other.getIndexAtEntrySlot(otherLevelEntryIndex, i);
-            this.copyEntriesAtLevelFromOther(other, otherNextLevelEntryIndex, entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + i, otherIndexShift - 4);
-          }
-        }
-      }
-      getAtUnpackedIndex(index) {
-        return this.longArray[index];
-      }
-      setAtUnpackedIndex(index, newValue) {
-        this.longArray[index] = newValue;
-      }
-      lazysetAtUnpackedIndex(index, newValue) {
-        this.longArray[index] = newValue;
-      }
-      incrementAndGetAtUnpackedIndex(index) {
-        this.longArray[index]++;
-        return this.longArray[index];
-      }
-      addAndGetAtUnpackedIndex(index, valueToAdd) {
-        this.longArray[index] += valueToAdd;
-        return this.longArray[index];
-      }
-      //
-      //   ########  #######           ######  ######## ########  #### ##    ##  ######
-      //      ##    ##     ##         ##    ##    ##    ##     ##  ##  ###   ## ##    ##
-      //      ##    ##     ##         ##          ##    ##     ##  ##  ####  ## ##
-      //      ##    ##     ## #######  ######     ##    ########   ##  ## ## ## ##   ####
-      //      ##    ##     ##               ##    ##    ##   ##    ##  ##  #### ##    ##
-      //      ##    ##     ##         ##    ##    ##    ##    ##   ##  ##   ### ##    ##
-      //      ##     #######           ######     ##    ##     ## #### ##    ##  ######
-      //
-      nonLeafEntryToString(entryIndex, indexShift, indentLevel) {
-        let output = "";
-        for (let i = 0; i < indentLevel; i++) {
-          output += "  ";
-        }
-        try {
-          const packedSlotIndicators = this.getPackedSlotIndicators(entryIndex);
-          output += `slotIndiators: 0x${toHex(packedSlotIndicators)}, prevVersionIndex: 0: [ `;
-          const numberOfslotsInEntry = bitCount(packedSlotIndicators);
-          for (let i = 0; i < numberOfslotsInEntry; i++) {
-            output += this.getIndexAtEntrySlot(entryIndex, i);
-            if (i < numberOfslotsInEntry - 1) {
-              output += ", ";
-            }
-          }
-          output += ` ] (indexShift = ${indexShift})
-`;
-          const nextLevelIsLeaf = indexShift == LEAF_LEVEL_SHIFT;
-          for (let i = 0; i < numberOfslotsInEntry; i++) {
-            const nextLevelEntryIndex = this.getIndexAtEntrySlot(entryIndex, i);
-            if (nextLevelIsLeaf) {
-              output += this.leafEntryToString(nextLevelEntryIndex, indentLevel + 4);
-            } else {
-              output += this.nonLeafEntryToString(nextLevelEntryIndex, indexShift - 4, indentLevel + 4);
-            }
-          }
-        } catch (ex) {
-          output += `Exception thrown at nonLeafEnty at index ${entryIndex} with indexShift ${indexShift}
-`;
-        }
-        return output;
-      }
-      leafEntryToString(entryIndex, indentLevel) {
-        let output = "";
-        for (let i = 0; i < indentLevel; i++) {
-          output += "  ";
-        }
-        try {
-          output += "Leaf bytes : ";
-          for (let i = 0; i < 8; i++) {
-            output += `0x${toHex(this.byteArray[entryIndex * 8 + i])} `;
-          }
-          output += "\n";
-        } catch (ex) {
-          output += `Exception thrown at leafEnty at index ${entryIndex}
-`;
-        }
-        return output;
-      }
-      toString() {
-        let output = "PackedArrayContext:\n";
-        if (!this.isPacked) {
-          return output + "Context is unpacked:\n";
-        }
-        for (let setNumber = 0; setNumber < NUMBER_OF_SETS; setNumber++) {
-          try {
-            const entryPointerIndex = SET_0_START_INDEX + setNumber;
-            const entryIndex = this.getIndexAtShortIndex(entryPointerIndex);
-            output += `Set ${setNumber}: root = ${entryIndex} 
-`;
-            if (entryIndex == 0)
-              continue;
-            output += this.nonLeafEntryToString(entryIndex, this.topLevelShift, 4);
-          } catch (ex) {
-            output += `Exception thrown in set ${setNumber}%d
-`;
-          }
-        }
-        return output;
-      }
-    };
-    exports2.PackedArrayContext = PackedArrayContext;
-    var toHex = (n) => {
-      return Number(n).toString(16).padStart(2, "0");
-    };
+    exports2.build = build2;
   }
 });
 
-// node_modules/hdr-histogram-js/dist/packedarray/PackedArray.js
-var require_PackedArray = __commonJS({
-  "node_modules/hdr-histogram-js/dist/packedarray/PackedArray.js"(exports2) {
+// node_modules/hdr-histogram-js/dist/ByteBuffer.js
+var require_ByteBuffer = __commonJS({
+  "node_modules/hdr-histogram-js/dist/ByteBuffer.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.PackedArray = void 0;
-    var PackedArrayContext_1 = require_PackedArrayContext();
-    var NUMBER_OF_SETS = 8;
     var { pow, floor } = Math;
-    var PackedArray = class {
-      constructor(virtualLength, initialPhysicalLength = PackedArrayContext_1.MINIMUM_INITIAL_PACKED_ARRAY_CAPACITY) {
-        this.arrayContext = new PackedArrayContext_1.PackedArrayContext(virtualLength, initialPhysicalLength);
+    var TWO_POW_32 = pow(2, 32);
+    var ByteBuffer = class _ByteBuffer {
+      static allocate(size = 16) {
+        return new _ByteBuffer(new Uint8Array(size));
       }
-      setVirtualLength(newVirtualArrayLength) {
-        if (newVirtualArrayLength < this.length()) {
-          throw new Error("Cannot set virtual length, as requested length " + newVirtualArrayLength + " is smaller than the current virtual length " + this.length());
-        }
-        const currentArrayContext = this.arrayContext;
-        if (currentArrayContext.isPacked && currentArrayContext.determineTopLevelShiftForVirtualLength(newVirtualArrayLength) == currentArrayContext.getTopLevelShift()) {
-          currentArrayContext.setVirtualLength(newVirtualArrayLength);
-          return;
-        }
-        this.arrayContext = currentArrayContext.copyAndIncreaseSize(this.getPhysicalLength(), newVirtualArrayLength);
+      constructor(data) {
+        this.position = 0;
+        this.data = data;
+        this.int32ArrayForConvert = new Uint32Array(1);
+        this.int8ArrayForConvert = new Uint8Array(this.int32ArrayForConvert.buffer);
       }
-      /**
-       * Get value at virtual index in the array
-       * @param index the virtual array index
-       * @return the array value at the virtual index given
-       */
-      get(index) {
-        let value2 = 0;
-        for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
-          let byteValueAtPackedIndex = 0;
-          if (!this.arrayContext.isPacked) {
-            return this.arrayContext.getAtUnpackedIndex(index);
-          }
-          const packedIndex = this.arrayContext.getPackedIndex(byteNum, index, false);
-          if (packedIndex < 0) {
-            return value2;
-          }
-          byteValueAtPackedIndex = this.arrayContext.getAtByteIndex(packedIndex) * pow(2, byteNum << 3);
-          value2 += byteValueAtPackedIndex;
+      put(value2) {
+        if (this.position === this.data.length) {
+          const oldArray = this.data;
+          this.data = new Uint8Array(this.data.length * 2);
+          this.data.set(oldArray);
         }
+        this.data[this.position] = value2;
+        this.position++;
+      }
+      putInt32(value2) {
+        if (this.data.length - this.position < 4) {
+          const oldArray = this.data;
+          this.data = new Uint8Array(this.data.length * 2 + 4);
+          this.data.set(oldArray);
+        }
+        this.int32ArrayForConvert[0] = value2;
+        this.data.set(this.int8ArrayForConvert.reverse(), this.position);
+        this.position += 4;
+      }
+      putInt64(value2) {
+        this.putInt32(floor(value2 / TWO_POW_32));
+        this.putInt32(value2);
+      }
+      putArray(array2) {
+        if (this.data.length - this.position < array2.byteLength) {
+          const oldArray = this.data;
+          this.data = new Uint8Array(this.position + array2.byteLength);
+          this.data.set(oldArray);
+        }
+        this.data.set(array2, this.position);
+        this.position += array2.byteLength;
+      }
+      get() {
+        const value2 = this.data[this.position];
+        this.position++;
         return value2;
       }
-      /**
-       * Increment value at a virrual index in the array
-       * @param index virtual index of value to increment
-       */
-      increment(index) {
-        this.add(index, 1);
+      getInt32() {
+        this.int8ArrayForConvert.set(this.data.slice(this.position, this.position + 4).reverse());
+        const value2 = this.int32ArrayForConvert[0];
+        this.position += 4;
+        return value2;
       }
-      safeGetPackedIndexgetPackedIndex(setNumber, virtualIndex) {
-        return this.arrayContext.getPackedIndex(setNumber, virtualIndex, true);
+      getInt64() {
+        const high = this.getInt32();
+        const low = this.getInt32();
+        return high * TWO_POW_32 + low;
       }
-      /**
-       * Add to a value at a virtual index in the array
-       * @param index the virtual index of the value to be added to
-       * @param value the value to add
-       */
-      add(index, value2) {
-        let remainingValueToAdd = value2;
-        for (let byteNum = 0, byteShift = 0; byteNum < NUMBER_OF_SETS; byteNum++, byteShift += 8) {
-          if (!this.arrayContext.isPacked) {
-            this.arrayContext.addAndGetAtUnpackedIndex(index, value2);
-            return;
-          }
-          const packedIndex = this.safeGetPackedIndexgetPackedIndex(byteNum, index);
-          const byteToAdd = remainingValueToAdd & 255;
-          const afterAddByteValue = this.arrayContext.addAtByteIndex(packedIndex, byteToAdd);
-          remainingValueToAdd -= byteToAdd;
-          remainingValueToAdd = remainingValueToAdd / pow(2, 8);
-          remainingValueToAdd += floor(afterAddByteValue / pow(2, 8));
-          if (remainingValueToAdd == 0) {
-            return;
-          }
-        }
-      }
-      /**
-       * Set the value at a virtual index in the array
-       * @param index the virtual index of the value to set
-       * @param value the value to set
-       */
-      set(index, value2) {
-        let bytesAlreadySet = 0;
-        let valueForNextLevels = value2;
-        for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
-          if (!this.arrayContext.isPacked) {
-            this.arrayContext.setAtUnpackedIndex(index, value2);
-            return;
-          }
-          if (valueForNextLevels == 0) {
-            const packedIndex2 = this.arrayContext.getPackedIndex(byteNum, index, false);
-            if (packedIndex2 < 0) {
-              return;
-            }
-          }
-          const packedIndex = this.arrayContext.getPackedIndex(byteNum, index, true);
-          const byteToWrite = valueForNextLevels & 255;
-          valueForNextLevels = floor(valueForNextLevels / pow(2, 8));
-          if (byteNum < bytesAlreadySet) {
-            continue;
-          }
-          this.arrayContext.setAtByteIndex(packedIndex, byteToWrite);
-          bytesAlreadySet++;
-        }
-      }
-      /**
-       * Get the current physical length (in longs) of the array's backing storage
-       * @return the current physical length (in longs) of the array's current backing storage
-       */
-      getPhysicalLength() {
-        return this.arrayContext.physicalLength;
-      }
-      /**
-       * Get the (virtual) length of the array
-       * @return the (virtual) length of the array
-       */
-      length() {
-        return this.arrayContext.getVirtualLength();
-      }
-      /**
-       * Clear the array contents
-       */
-      clear() {
-        this.arrayContext.clear();
-      }
-      toString() {
-        let output = "PackedArray:\n";
-        output += this.arrayContext.toString();
-        return output;
+      resetPosition() {
+        this.position = 0;
       }
     };
-    exports2.PackedArray = PackedArray;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/PackedHistogram.js
-var require_PackedHistogram = __commonJS({
-  "node_modules/hdr-histogram-js/dist/PackedHistogram.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var JsHistogram_12 = require_JsHistogram();
-    var PackedArray_1 = require_PackedArray();
-    var PackedHistogram = class _PackedHistogram extends JsHistogram_12.default {
-      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
-        super(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
-        this._totalCount = 0;
-        this.packedCounts = new PackedArray_1.PackedArray(this.countsArrayLength);
-      }
-      clearCounts() {
-        this.packedCounts.clear();
-      }
-      incrementCountAtIndex(index) {
-        this.packedCounts.increment(index);
-      }
-      addToCountAtIndex(index, value2) {
-        this.packedCounts.add(index, value2);
-      }
-      setCountAtIndex(index, value2) {
-        this.packedCounts.set(index, value2);
-      }
-      resize(newHighestTrackableValue) {
-        this.establishSize(newHighestTrackableValue);
-        this.packedCounts.setVirtualLength(this.countsArrayLength);
-      }
-      getCountAtIndex(index) {
-        return this.packedCounts.get(index);
-      }
-      _getEstimatedFootprintInBytes() {
-        return 192 + 8 * this.packedCounts.getPhysicalLength();
-      }
-      copyCorrectedForCoordinatedOmission(expectedIntervalBetweenValueSamples) {
-        const copy = new _PackedHistogram(this.lowestDiscernibleValue, this.highestTrackableValue, this.numberOfSignificantValueDigits);
-        copy.addWhileCorrectingForCoordinatedOmission(this, expectedIntervalBetweenValueSamples);
-        return copy;
-      }
-      toString() {
-        return `PackedHistogram ${JSON.stringify(this, null, 2)}`;
-      }
-    };
-    exports2.default = PackedHistogram;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/TypedArrayHistogram.js
-var require_TypedArrayHistogram = __commonJS({
-  "node_modules/hdr-histogram-js/dist/TypedArrayHistogram.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var JsHistogram_12 = require_JsHistogram();
-    var TypedArrayHistogram = class _TypedArrayHistogram extends JsHistogram_12.default {
-      constructor(arrayCtr, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
-        super(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
-        this.arrayCtr = arrayCtr;
-        this._totalCount = 0;
-        this._counts = new arrayCtr(this.countsArrayLength);
-      }
-      clearCounts() {
-        this._counts.fill(0);
-      }
-      incrementCountAtIndex(index) {
-        const currentCount = this._counts[index];
-        const newCount = currentCount + 1;
-        if (newCount < 0) {
-          throw newCount + " would overflow short integer count";
-        }
-        this._counts[index] = newCount;
-      }
-      addToCountAtIndex(index, value2) {
-        const currentCount = this._counts[index];
-        const newCount = currentCount + value2;
-        if (newCount < Number.MIN_SAFE_INTEGER || newCount > Number.MAX_SAFE_INTEGER) {
-          throw newCount + " would overflow integer count";
-        }
-        this._counts[index] = newCount;
-      }
-      setCountAtIndex(index, value2) {
-        if (value2 < Number.MIN_SAFE_INTEGER || value2 > Number.MAX_SAFE_INTEGER) {
-          throw value2 + " would overflow integer count";
-        }
-        this._counts[index] = value2;
-      }
-      resize(newHighestTrackableValue) {
-        this.establishSize(newHighestTrackableValue);
-        const newCounts = new this.arrayCtr(this.countsArrayLength);
-        newCounts.set(this._counts);
-        this._counts = newCounts;
-      }
-      getCountAtIndex(index) {
-        return this._counts[index];
-      }
-      _getEstimatedFootprintInBytes() {
-        return 1024 + this._counts.BYTES_PER_ELEMENT * this._counts.length;
-      }
-      copyCorrectedForCoordinatedOmission(expectedIntervalBetweenValueSamples) {
-        const copy = new _TypedArrayHistogram(this.arrayCtr, this.lowestDiscernibleValue, this.highestTrackableValue, this.numberOfSignificantValueDigits);
-        copy.addWhileCorrectingForCoordinatedOmission(this, expectedIntervalBetweenValueSamples);
-        return copy;
-      }
-      toString() {
-        return `Histogram ${this._counts.BYTES_PER_ELEMENT * 8}b ${JSON.stringify(this, null, 2)}`;
-      }
-    };
-    exports2.default = TypedArrayHistogram;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/Int8Histogram.js
-var require_Int8Histogram = __commonJS({
-  "node_modules/hdr-histogram-js/dist/Int8Histogram.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
-    var Int8Histogram = class extends TypedArrayHistogram_1.default {
-      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
-        super(Uint8Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
-      }
-    };
-    exports2.default = Int8Histogram;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/Int16Histogram.js
-var require_Int16Histogram = __commonJS({
-  "node_modules/hdr-histogram-js/dist/Int16Histogram.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
-    var Int16Histogram = class extends TypedArrayHistogram_1.default {
-      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
-        super(Uint16Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
-      }
-    };
-    exports2.default = Int16Histogram;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/Int32Histogram.js
-var require_Int32Histogram = __commonJS({
-  "node_modules/hdr-histogram-js/dist/Int32Histogram.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
-    var Int32Histogram = class extends TypedArrayHistogram_1.default {
-      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
-        super(Uint32Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
-      }
-    };
-    exports2.default = Int32Histogram;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/Float64Histogram.js
-var require_Float64Histogram = __commonJS({
-  "node_modules/hdr-histogram-js/dist/Float64Histogram.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var TypedArrayHistogram_1 = require_TypedArrayHistogram();
-    var Float64Histogram = class extends TypedArrayHistogram_1.default {
-      constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
-        super(Float64Array, lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits);
-      }
-    };
-    exports2.default = Float64Histogram;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/JsHistogramFactory.js
-var require_JsHistogramFactory = __commonJS({
-  "node_modules/hdr-histogram-js/dist/JsHistogramFactory.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.constructorFromBucketSize = constructorFromBucketSize;
-    var PackedHistogram_1 = require_PackedHistogram();
-    var Int8Histogram_1 = require_Int8Histogram();
-    var Int16Histogram_1 = require_Int16Histogram();
-    var Int32Histogram_1 = require_Int32Histogram();
-    var Float64Histogram_1 = require_Float64Histogram();
-    function constructorFromBucketSize(bitBucketSize) {
-      switch (bitBucketSize) {
-        case "packed":
-          return PackedHistogram_1.default;
-        case 8:
-          return Int8Histogram_1.default;
-        case 16:
-          return Int16Histogram_1.default;
-        case 32:
-          return Int32Histogram_1.default;
-        case 64:
-          return Float64Histogram_1.default;
-        default:
-          throw new Error("Incorrect parameter bitBucketSize");
-      }
-    }
+    exports2.default = ByteBuffer;
   }
 });
 
@@ -33813,407 +33843,6 @@ var require_encoding2 = __commonJS({
       throw new Error("Unsupported Histogram implementation");
     };
     exports2.encodeIntoCompressedBase64 = encodeIntoCompressedBase642;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/HistogramLogReader.js
-var require_HistogramLogReader = __commonJS({
-  "node_modules/hdr-histogram-js/dist/HistogramLogReader.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.listTags = void 0;
-    var Histogram_1 = require_Histogram();
-    var encoding_1 = require_encoding2();
-    var TAG_PREFIX = "Tag=";
-    var TAG_PREFIX_LENGTH = "Tag=".length;
-    var HistogramLogReader = class {
-      constructor(logContent, bitBucketSize = 32, useWebAssembly = false) {
-        this.lines = splitLines(logContent);
-        this.currentLineIndex = 0;
-        this.bitBucketSize = bitBucketSize;
-        this.useWebAssembly = useWebAssembly;
-      }
-      /**
-       * Read the next interval histogram from the log. Returns a Histogram object if
-       * an interval line was found, or null if not.
-       * <p>Upon encountering any unexpected format errors in reading the next interval
-       * from the file, this method will return a null.
-       * @return a DecodedInterval, or a null if no appropriate interval found
-       */
-      nextIntervalHistogram(rangeStartTimeSec = 0, rangeEndTimeSec = Number.MAX_VALUE) {
-        while (this.currentLineIndex < this.lines.length) {
-          const currentLine = this.lines[this.currentLineIndex];
-          this.currentLineIndex++;
-          if (currentLine.startsWith("#[StartTime:")) {
-            this.parseStartTimeFromLine(currentLine);
-          } else if (currentLine.startsWith("#[BaseTime:")) {
-            this.parseBaseTimeFromLine(currentLine);
-          } else if (currentLine.startsWith("#") || currentLine.startsWith('"StartTimestamp"')) {
-          } else if (currentLine.includes(",")) {
-            const tokens = currentLine.split(",");
-            const [firstToken] = tokens;
-            let tag;
-            if (firstToken.startsWith(TAG_PREFIX)) {
-              tag = firstToken.substring(TAG_PREFIX_LENGTH);
-              tokens.shift();
-            } else {
-              tag = Histogram_1.NO_TAG;
-            }
-            const [rawLogTimeStampInSec, rawIntervalLengthSec, , base64Histogram] = tokens;
-            const logTimeStampInSec = Number.parseFloat(rawLogTimeStampInSec);
-            if (!this.baseTimeSec) {
-              if (logTimeStampInSec < this.startTimeSec - 365 * 24 * 3600) {
-                this.baseTimeSec = this.startTimeSec;
-              } else {
-                this.baseTimeSec = 0;
-              }
-            }
-            if (rangeEndTimeSec < logTimeStampInSec) {
-              return null;
-            }
-            if (logTimeStampInSec < rangeStartTimeSec) {
-              continue;
-            }
-            const histogram = (0, encoding_1.decodeFromCompressedBase64)(base64Histogram, this.bitBucketSize, this.useWebAssembly);
-            histogram.startTimeStampMsec = (this.baseTimeSec + logTimeStampInSec) * 1e3;
-            const intervalLengthSec = Number.parseFloat(rawIntervalLengthSec);
-            histogram.endTimeStampMsec = (this.baseTimeSec + logTimeStampInSec + intervalLengthSec) * 1e3;
-            histogram.tag = tag;
-            return histogram;
-          }
-        }
-        return null;
-      }
-      parseStartTimeFromLine(line) {
-        this.startTimeSec = Number.parseFloat(line.split(" ")[1]);
-      }
-      parseBaseTimeFromLine(line) {
-        this.baseTimeSec = Number.parseFloat(line.split(" ")[1]);
-      }
-    };
-    var splitLines = (logContent) => logContent.split(/\r\n|\r|\n/g);
-    var shouldIncludeNoTag = (lines2) => lines2.find((line) => !line.startsWith("#") && !line.startsWith('"') && !line.startsWith(TAG_PREFIX) && line.includes(","));
-    var listTags = (content) => {
-      const lines2 = splitLines(content);
-      const tags = lines2.filter((line) => line.includes(",") && line.startsWith(TAG_PREFIX)).map((line) => line.substring(TAG_PREFIX_LENGTH, line.indexOf(",")));
-      const tagsWithoutDuplicates = new Set(tags);
-      const result = Array.from(tagsWithoutDuplicates);
-      if (shouldIncludeNoTag(lines2)) {
-        result.unshift("NO TAG");
-      }
-      return result;
-    };
-    exports2.listTags = listTags;
-    exports2.default = HistogramLogReader;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/HistogramLogWriter.js
-var require_HistogramLogWriter = __commonJS({
-  "node_modules/hdr-histogram-js/dist/HistogramLogWriter.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var Histogram_1 = require_Histogram();
-    var encoding_1 = require_encoding2();
-    var formatters_1 = require_formatters();
-    var HISTOGRAM_LOG_FORMAT_VERSION = "1.3";
-    var timeFormatter = (0, formatters_1.floatFormatter)(5, 3);
-    var HistogramLogWriter = class {
-      constructor(log) {
-        this.log = log;
-        this.baseTime = 0;
-      }
-      /**
-       * Output an interval histogram, with the given timestamp information and the [optional] tag
-       * associated with the histogram, using a configurable maxValueUnitRatio. (note that the
-       * specified timestamp information will be used, and the timestamp information in the actual
-       * histogram will be ignored).
-       * The max value reported with the interval line will be scaled by the given maxValueUnitRatio.
-       * @param startTimeStampSec The start timestamp to log with the interval histogram, in seconds.
-       * @param endTimeStampSec The end timestamp to log with the interval histogram, in seconds.
-       * @param histogram The interval histogram to log.
-       * @param maxValueUnitRatio The ratio by which to divide the histogram's max value when reporting on it.
-       */
-      outputIntervalHistogram(histogram, startTimeStampSec = (histogram.startTimeStampMsec - this.baseTime) / 1e3, endTimeStampSec = (histogram.endTimeStampMsec - this.baseTime) / 1e3, maxValueUnitRatio = 1e3) {
-        const base642 = (0, encoding_1.encodeIntoCompressedBase64)(histogram);
-        const start2 = timeFormatter(startTimeStampSec);
-        const duration = timeFormatter(endTimeStampSec - startTimeStampSec);
-        const max2 = timeFormatter(histogram.maxValue / maxValueUnitRatio);
-        const lineContent = `${start2},${duration},${max2},${base642}
-`;
-        if (histogram.tag && histogram.tag !== Histogram_1.NO_TAG) {
-          this.log(`Tag=${histogram.tag},${lineContent}`);
-        } else {
-          this.log(lineContent);
-        }
-      }
-      /**
-       * Log a comment to the log.
-       * Comments will be preceded with with the '#' character.
-       * @param comment the comment string.
-       */
-      outputComment(comment) {
-        this.log(`#${comment}
-`);
-      }
-      /**
-       * Log a start time in the log.
-       * @param startTimeMsec time (in milliseconds) since the absolute start time (the epoch)
-       */
-      outputStartTime(startTimeMsec) {
-        this.outputComment(`[StartTime: ${(0, formatters_1.floatFormatter)(5, 3)(startTimeMsec / 1e3)} (seconds since epoch), ${new Date(startTimeMsec)}]
-`);
-      }
-      /**
-       * Output a legend line to the log.
-       */
-      outputLegend() {
-        this.log('"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"\n');
-      }
-      /**
-       * Output a log format version to the log.
-       */
-      outputLogFormatVersion() {
-        this.outputComment("[Histogram log format version " + HISTOGRAM_LOG_FORMAT_VERSION + "]");
-      }
-    };
-    exports2.default = HistogramLogWriter;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/HistogramBuilder.js
-var require_HistogramBuilder = __commonJS({
-  "node_modules/hdr-histogram-js/dist/HistogramBuilder.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.build = exports2.defaultRequest = void 0;
-    var JsHistogramFactory_12 = require_JsHistogramFactory();
-    var wasm_1 = require_wasm();
-    exports2.defaultRequest = {
-      bitBucketSize: 32,
-      autoResize: true,
-      lowestDiscernibleValue: 1,
-      highestTrackableValue: 2,
-      numberOfSignificantValueDigits: 3,
-      useWebAssembly: false
-    };
-    var build3 = (request2 = exports2.defaultRequest) => {
-      const parameters = Object.assign({}, exports2.defaultRequest, request2);
-      if (request2.useWebAssembly && wasm_1.webAssemblyAvailable) {
-        return wasm_1.WasmHistogram.build(parameters);
-      }
-      const histogramConstr = (0, JsHistogramFactory_12.constructorFromBucketSize)(parameters.bitBucketSize);
-      const histogram = new histogramConstr(parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits);
-      histogram.autoResize = parameters.autoResize;
-      return histogram;
-    };
-    exports2.build = build3;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/Recorder.js
-var require_Recorder = __commonJS({
-  "node_modules/hdr-histogram-js/dist/Recorder.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var HistogramBuilder_1 = require_HistogramBuilder();
-    var Recorder2 = class _Recorder {
-      /**
-       * Construct an auto-resizing {@link Recorder} with a lowest discernible value of
-       * 1 and an auto-adjusting highestTrackableValue. Can auto-resize up to track values up to Number.MAX_SAFE_INTEGER.
-       *
-       * @param histogramBuildRequest parameters used to build histograms while using this recorder.
-       * @param clock (for testing purpose) an action that give current time in ms since 1970
-       */
-      constructor(histogramBuildRequest = HistogramBuilder_1.defaultRequest, clock = () => (/* @__PURE__ */ new Date()).getTime()) {
-        this.histogramBuildRequest = histogramBuildRequest;
-        this.clock = clock;
-        this.activeHistogram = (0, HistogramBuilder_1.build)(this.histogramBuildRequest);
-        _Recorder.idGenerator++;
-        this.activeHistogram.containingInstanceId = _Recorder.idGenerator;
-        this.activeHistogram.startTimeStampMsec = clock();
-      }
-      /**
-       * Record a value in the histogram
-       *
-       * @param value The value to be recorded
-       * @throws may throw Error if value is exceeds highestTrackableValue
-       */
-      recordValue(value2) {
-        this.activeHistogram.recordValue(value2);
-      }
-      /**
-       * Record a value in the histogram (adding to the value's current count)
-       *
-       * @param value The value to be recorded
-       * @param count The number of occurrences of this value to record
-       * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
-       */
-      recordValueWithCount(value2, count2) {
-        this.activeHistogram.recordValueWithCount(value2, count2);
-      }
-      /**
-       * Record a value
-       * <p>
-       * To compensate for the loss of sampled values when a recorded value is larger than the expected
-       * interval between value samples, Histogram will auto-generate an additional series of decreasingly-smaller
-       * (down to the expectedIntervalBetweenValueSamples) value records.
-       * <p>
-       * See related notes {@link Histogram#recordValueWithExpectedInterval(long, long)}
-       * for more explanations about coordinated omission and expected interval correction.
-       *      *
-       * @param value The value to record
-       * @param expectedIntervalBetweenValueSamples If expectedIntervalBetweenValueSamples is larger than 0, add
-       *                                           auto-generated value records as appropriate if value is larger
-       *                                           than expectedIntervalBetweenValueSamples
-       * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
-       */
-      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
-        this.activeHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
-      }
-      /**
-       * Get an interval histogram, which will include a stable, consistent view of all value counts
-       * accumulated since the last interval histogram was taken.
-       * <p>
-       * {@link Recorder#getIntervalHistogram(Histogram histogramToRecycle)
-       * getIntervalHistogram(histogramToRecycle)}
-       * accepts a previously returned interval histogram that can be recycled internally to avoid allocation
-       * and content copying operations, and is therefore significantly more efficient for repeated use than
-       * {@link Recorder#getIntervalHistogram()} and
-       * {@link Recorder#getIntervalHistogramInto getIntervalHistogramInto()}. The provided
-       * {@code histogramToRecycle} must
-       * be either be null or an interval histogram returned by a previous call to
-       * {@link Recorder#getIntervalHistogram(Histogram histogramToRecycle)
-       * getIntervalHistogram(histogramToRecycle)} or
-       * {@link Recorder#getIntervalHistogram()}.
-       * <p>
-       * NOTE: The caller is responsible for not recycling the same returned interval histogram more than once. If
-       * the same interval histogram instance is recycled more than once, behavior is undefined.
-       * <p>
-       * Calling {@link Recorder#getIntervalHistogram(Histogram histogramToRecycle)
-       * getIntervalHistogram(histogramToRecycle)} will reset the value counts, and start accumulating value
-       * counts for the next interval
-       *
-       * @param histogramToRecycle a previously returned interval histogram that may be recycled to avoid allocation and
-       *                           copy operations.
-       * @return a histogram containing the value counts accumulated since the last interval histogram was taken.
-       */
-      getIntervalHistogram(histogramToRecycle) {
-        if (histogramToRecycle) {
-          const histogramToRecycleWithId = histogramToRecycle;
-          if (histogramToRecycleWithId.containingInstanceId !== this.activeHistogram.containingInstanceId) {
-            throw "replacement histogram must have been obtained via a previous getIntervalHistogram() call from this Recorder";
-          }
-        }
-        this.inactiveHistogram = histogramToRecycle;
-        this.performIntervalSample();
-        const sampledHistogram = this.inactiveHistogram;
-        this.inactiveHistogram = null;
-        return sampledHistogram;
-      }
-      /**
-       * Place a copy of the value counts accumulated since accumulated (since the last interval histogram
-       * was taken) into {@code targetHistogram}.
-       *
-       * Calling {@link Recorder#getIntervalHistogramInto getIntervalHistogramInto()} will reset
-       * the value counts, and start accumulating value counts for the next interval.
-       *
-       * @param targetHistogram the histogram into which the interval histogram's data should be copied
-       */
-      getIntervalHistogramInto(targetHistogram) {
-        this.performIntervalSample();
-        if (this.inactiveHistogram) {
-          targetHistogram.add(this.inactiveHistogram);
-          targetHistogram.startTimeStampMsec = this.inactiveHistogram.startTimeStampMsec;
-          targetHistogram.endTimeStampMsec = this.inactiveHistogram.endTimeStampMsec;
-        }
-      }
-      /**
-       * Reset any value counts accumulated thus far.
-       */
-      reset() {
-        this.activeHistogram.reset();
-        this.activeHistogram.startTimeStampMsec = this.clock();
-      }
-      performIntervalSample() {
-        if (!this.inactiveHistogram) {
-          this.inactiveHistogram = (0, HistogramBuilder_1.build)(this.histogramBuildRequest);
-          this.inactiveHistogram.containingInstanceId = this.activeHistogram.containingInstanceId;
-        }
-        this.inactiveHistogram.reset();
-        const tempHistogram = this.activeHistogram;
-        this.activeHistogram = this.inactiveHistogram;
-        this.inactiveHistogram = tempHistogram;
-        const currentTimeInMs = this.clock();
-        this.inactiveHistogram.endTimeStampMsec = currentTimeInMs;
-        this.activeHistogram.startTimeStampMsec = currentTimeInMs;
-      }
-      /**
-       * Release memory associated to this recorder by destroying
-       * histograms used under the cover.
-       * Useful when webassembly histograms are used.
-       */
-      destroy() {
-        var _a;
-        this.activeHistogram.destroy();
-        (_a = this.inactiveHistogram) === null || _a === void 0 ? void 0 : _a.destroy();
-      }
-    };
-    Recorder2.idGenerator = 0;
-    exports2.default = Recorder2;
-  }
-});
-
-// node_modules/hdr-histogram-js/dist/index.js
-var require_dist = __commonJS({
-  "node_modules/hdr-histogram-js/dist/index.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.JsHistogram = exports2.WasmHistogram = exports2.Recorder = exports2.HistogramLogWriter = exports2.encodeIntoCompressedBase64 = exports2.decodeFromCompressedBase64 = exports2.ByteBuffer = exports2.build = exports2.listTags = exports2.HistogramLogReader = exports2.PackedHistogram = exports2.Float64Histogram = exports2.Int32Histogram = exports2.Int16Histogram = exports2.Int8Histogram = exports2.initWebAssemblySync = exports2.initWebAssembly = void 0;
-    var ByteBuffer_12 = require_ByteBuffer();
-    exports2.ByteBuffer = ByteBuffer_12.default;
-    var encoding_1 = require_encoding2();
-    Object.defineProperty(exports2, "decodeFromCompressedBase64", { enumerable: true, get: function() {
-      return encoding_1.decodeFromCompressedBase64;
-    } });
-    Object.defineProperty(exports2, "encodeIntoCompressedBase64", { enumerable: true, get: function() {
-      return encoding_1.encodeIntoCompressedBase64;
-    } });
-    var Float64Histogram_1 = require_Float64Histogram();
-    exports2.Float64Histogram = Float64Histogram_1.default;
-    var HistogramLogReader_1 = require_HistogramLogReader();
-    exports2.HistogramLogReader = HistogramLogReader_1.default;
-    Object.defineProperty(exports2, "listTags", { enumerable: true, get: function() {
-      return HistogramLogReader_1.listTags;
-    } });
-    var HistogramLogWriter_1 = require_HistogramLogWriter();
-    exports2.HistogramLogWriter = HistogramLogWriter_1.default;
-    var Int16Histogram_1 = require_Int16Histogram();
-    exports2.Int16Histogram = Int16Histogram_1.default;
-    var Int32Histogram_1 = require_Int32Histogram();
-    exports2.Int32Histogram = Int32Histogram_1.default;
-    var Int8Histogram_1 = require_Int8Histogram();
-    exports2.Int8Histogram = Int8Histogram_1.default;
-    var JsHistogram_12 = require_JsHistogram();
-    exports2.JsHistogram = JsHistogram_12.default;
-    var PackedHistogram_1 = require_PackedHistogram();
-    exports2.PackedHistogram = PackedHistogram_1.default;
-    var Recorder_1 = require_Recorder();
-    exports2.Recorder = Recorder_1.default;
-    var wasm_1 = require_wasm();
-    Object.defineProperty(exports2, "initWebAssembly", { enumerable: true, get: function() {
-      return wasm_1.initWebAssembly;
-    } });
-    Object.defineProperty(exports2, "initWebAssemblySync", { enumerable: true, get: function() {
-      return wasm_1.initWebAssemblySync;
-    } });
-    Object.defineProperty(exports2, "WasmHistogram", { enumerable: true, get: function() {
-      return wasm_1.WasmHistogram;
-    } });
-    var HistogramBuilder_1 = require_HistogramBuilder();
-    Object.defineProperty(exports2, "build", { enumerable: true, get: function() {
-      return HistogramBuilder_1.build;
-    } });
   }
 });
 
@@ -41155,6 +40784,24 @@ var SpecError = class extends Error {
   name = "SpecError";
 };
 
+// src/numbers.ts
+var round3 = (x) => Math.round(x * 1e3) / 1e3;
+var figure = (n) => n >= 1e15 ? n.toExponential(1) : String(Math.round(n)).replace(/\B(?=(\d{3})+$)/g, ",");
+function num(v, signed2 = false) {
+  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
+  const text = Math.abs(v).toFixed(digits);
+  return `${v < 0 && Number(text) !== 0 ? "\u2212" : signed2 ? "+" : ""}${text}`;
+}
+function minOf(xs, init2 = Infinity) {
+  let m = init2;
+  for (const x of xs) if (x < m || Number.isNaN(x)) m = x;
+  return m;
+}
+function appendAll(dst, src) {
+  for (const x of src) dst.push(x);
+  return dst;
+}
+
 // src/spec/limits.ts
 var MAX_DURATION_MS = 24 * 36e5;
 var MAX_TOKENS_PER_REQUEST = 2e6;
@@ -41164,7 +40811,6 @@ var MAX_DATASET_ENTRIES = 1e6;
 var MAX_LENGTH_FILE_BYTES = 16 * 1024 * 1024;
 var MAX_LENGTH_FILE_LINES = 1e6;
 var MAX_RESULT_BYTES = 64 * 1024 * 1024;
-var figure = (n) => n >= 1e15 ? n.toExponential(1) : Math.round(n).toLocaleString("en-US");
 var bytes = (n) => n >= 1024 * 1024 ? `${n / (1024 * 1024)} MiB` : `${n / 1024} KiB`;
 
 // src/spec/read-file.ts
@@ -42156,25 +41802,9 @@ function prefixWords(w, tokensPerWord) {
 // src/workload/streams.ts
 var stream = (w, purpose) => createRng(deriveSeed(w.seed, purpose));
 
-// src/numbers.ts
-var round3 = (x) => Math.round(x * 1e3) / 1e3;
-function num(v, signed2 = false) {
-  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
-  const text = Math.abs(v).toFixed(digits);
-  return `${v < 0 && Number(text) !== 0 ? "\u2212" : signed2 ? "+" : ""}${text}`;
-}
-function minOf(xs, init2 = Infinity) {
-  let m = init2;
-  for (const x of xs) if (x < m || Number.isNaN(x)) m = x;
-  return m;
-}
-function appendAll(dst, src) {
-  for (const x of src) dst.push(x);
-  return dst;
-}
-
 // src/metrics/histogram.ts
-var hdr = __toESM(require_dist(), 1);
+var import_HistogramBuilder = __toESM(require_HistogramBuilder(), 1);
+var import_encoding = __toESM(require_encoding2(), 1);
 
 // node_modules/@sinclair/typebox/build/esm/type/guard/value.mjs
 function IsArray(value2) {
@@ -42462,14 +42092,15 @@ var Count = (options = {}) => Type.Integer({ ...options, minimum: 0 });
 var RUNTIME_AJV = { validateSchema: false };
 
 // src/metrics/histogram.ts
+var buildHistogram = (options) => (0, import_HistogramBuilder.build)({ ...options, useWebAssembly: false });
 function newHistogram() {
-  return hdr.build({ useWebAssembly: false, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
+  return buildHistogram({ numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
 }
 function recordMs(h, ms) {
   h.recordValue(ms > 0 ? Math.round(ms * 1e3) : 0);
 }
 function encodeHistogram(h) {
-  return hdr.encodeIntoCompressedBase64(h);
+  return (0, import_encoding.encodeIntoCompressedBase64)(h);
 }
 var PERCENTILES = [
   ["p50", 50],
@@ -42486,15 +42117,33 @@ var SummarySchema = Type.Object({
   ...percentileFields,
   max: Type.Number()
 });
+var ulp = (x) => Math.pow(2, Math.floor(Math.log2(x)) - 52);
+function countAtPercentile(p2, n) {
+  const fp = Math.min(p2, 100) / 100 * n;
+  return Math.max(Math.ceil(fp - ulp(fp)), 1);
+}
 function summarize(h, unit) {
-  if (h.totalCount === 0) return null;
-  const s = {
-    count: h.totalCount,
-    mean: round3(h.mean / unit),
-    min: round3(h.getValueAtPercentile(0) / unit),
-    max: round3(h.getValueAtPercentile(100) / unit)
-  };
-  for (const [key, p2] of PERCENTILES) s[key] = round3(h.getValueAtPercentile(p2) / unit);
+  const n = h.totalCount;
+  if (n === 0) return null;
+  const x = h;
+  const wanted = [
+    ...PERCENTILES.map(([key, p2]) => ({ key, rank: countAtPercentile(p2, n) })),
+    { key: "max", rank: n }
+  ];
+  const s = { count: n, mean: 0, min: 0, max: 0 };
+  let next = 0;
+  let cum = 0;
+  let total = 0;
+  for (let i = 0; i < x.countsArrayLength; i++) {
+    const c = x.getCountAtIndex(i);
+    if (c === 0) continue;
+    const v = x.valueFromIndex(i);
+    if (cum === 0) s.min = round3(x.lowestEquivalentValue(v) / unit);
+    cum += c;
+    total += x.medianEquivalentValue(v) * c;
+    for (; next < wanted.length && wanted[next].rank <= cum; next++) s[wanted[next].key] = round3(x.highestEquivalentValue(v) / unit);
+  }
+  s.mean = round3(total / n / unit);
   return s;
 }
 var summarizeMs = (h) => summarize(h, 1e3);
@@ -44297,10 +43946,8 @@ var WindowCpuMeter = class {
 };
 
 // src/metrics/pattern-recorder.ts
-var hdr2 = __toESM(require_dist(), 1);
 function newBucketHistogram() {
-  return hdr2.build({
-    useWebAssembly: false,
+  return buildHistogram({
     numberOfSignificantValueDigits: 2,
     lowestDiscernibleValue: 1,
     autoResize: true,
@@ -45162,6 +44809,7 @@ var LATENCY_METRICS = GATE_METRICS.map((m) => m.gate);
 var PERCENTILE_KEYS = PERCENTILES.map(([key]) => key);
 var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"];
 var FIXED_FLOOR_MS = { ttft_p95: 20, tpot_p50: 2, tpot_p95: 2, itl_p99: 5, e2e_p95: 50 };
+var ASSUMED_BETWEEN_RUN_CV = 0.05;
 var LATENCY_DEFAULTS = { ttft_p95: 10, tpot_p50: 10, tpot_p95: 10, itl_p99: 15, e2e_p95: 10 };
 var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})`;
 var orDefault = (value2) => value2 === void 0 ? {} : { default: value2 };
@@ -45267,9 +44915,22 @@ var gateSchema = Mapping(
     noise: Mapping(
       {
         segments: Type.Boolean({ default: true, description: "true or false" }),
-        between_run: Type.Boolean({ default: true, description: "true or false" })
+        between_run: Type.Boolean({ default: true, description: "true or false" }),
+        /**
+         * The between-run CV of latency percentiles assumed where nothing measured it (one run a
+         * side, no calibration): a single run cannot see how far the engine drifts between runs.
+         */
+        assumed_cv: Type.Number({
+          minimum: 0,
+          maximum: 1,
+          default: ASSUMED_BETWEEN_RUN_CV,
+          description: "a fraction between 0 and 1, e.g. 0.05 (5 %; 0 assumes none)"
+        })
       },
-      { default: {}, description: "a mapping with keys segments, between_run (true or false)" }
+      {
+        default: {},
+        description: "a mapping with keys segments, between_run (true or false) and assumed_cv (a fraction between 0 and 1)"
+      }
     ),
     // Explicit overrides only (no defaults here): the run's own checks use result/validity.ts's defaults.
     validity

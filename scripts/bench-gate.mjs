@@ -42,14 +42,15 @@
 //   node scripts/bench-gate.mjs --mode slowdown --runs 25 --cv 0.1   # ~25 min
 //   node scripts/bench-gate.mjs --mode slowdown --error-share 1000   # timing validity set aside
 //   node scripts/bench-gate.mjs --mode compute-bound --runs 8        # ~10 min
-//   node scripts/bench-gate.mjs --mode compute-bound --runs-dir /tmp/loadgate-bench-gate-XXXX
+//   node scripts/bench-gate.mjs --mode compute-bound --runs 150 --parallel 6   # ~40 min, as root
+//   node scripts/bench-gate.mjs --mode compute-bound --runs-dir /tmp/loadgate-bench-gate-XXXX --all-pairs --pairs-span 12
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse, stringify } from 'yaml';
-import { pinnedTo, root, startSim } from './sim-process.mjs';
+import { inNetns, loopbackNamespaces, pinnedTo, root, startSim } from './sim-process.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -67,6 +68,13 @@ const { values: opt } = parseArgs({
     'all-pairs': { type: 'boolean', default: false },
     // --mode compute-bound: judge the runs a previous bench kept in this folder instead of running new ones.
     'runs-dir': { type: 'string' },
+    // --mode compute-bound: this many runs at once, each simulator and loadgate in a network
+    // namespace of its own (same 127.0.0.1 URL, so one spec and one hash; needs root).
+    parallel: { type: 'string', default: '1' },
+    // --all-pairs: only pairings at most this many runs apart (every pairing of n runs is n²/2 comparisons).
+    'pairs-span': { type: 'string' },
+    // Comparisons judged at once (each its own process).
+    judges: { type: 'string', default: '2' },
   },
 });
 const MODE = opt.mode;
@@ -77,6 +85,8 @@ const K = Number(opt.scale);
 const CV = Number(opt.cv ?? (MODE === 'compute-bound' ? 0.05 : 0.1));
 const RATE = 15;
 const WINDOW_S = 60;
+const SPAN = opt['pairs-span'] === undefined ? Infinity : Number(opt['pairs-span']);
+const JUDGES = Math.max(1, Number(opt.judges));
 const dir = mkdtempSync(join(tmpdir(), 'loadgate-bench-gate-'));
 
 // An engine whose TPOT (~25 ms unscaled) clears the default floors by more than 15 %, at about
@@ -139,6 +149,29 @@ function compare(baseline, current, specPath, ...extra) {
   const r = cli(['compare', baseline, current, '--spec', specPath, '--json', ...extra]);
   if (r.status === 3) throw new Error(r.stderr);
   return JSON.parse(r.stdout);
+}
+
+/** `compare` in a process of its own, so several judge at once (--judges). */
+function compareAsync(baseline, current, specPath) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'compare', baseline, current, '--spec', specPath, '--json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
+    child.once('exit', (code) => (code === 3 || code === null ? reject(new Error(err)) : resolve(JSON.parse(out))));
+  });
+}
+
+/** `work` over `items`, at most `limit` at once. */
+async function inParallel(items, limit, work) {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
 function merge(paths) {
@@ -300,7 +333,7 @@ async function quietOrNoisy() {
     stopSims();
     busy?.kill('SIGTERM');
   }
-  if (opt['all-pairs']) allPairings(runsA, specA, aa);
+  if (opt['all-pairs']) await allPairings(runsA, specA, aa);
   console.log(`rules that failed — A/A: ${JSON.stringify(aa.failed)} · A/B: ${JSON.stringify(ab.failed)}`);
   console.log(`why rules were inconclusive — A/A: ${JSON.stringify(aa.undecided)} · A/B: ${JSON.stringify(ab.undecided)}`);
   console.log(`A/B predicted vs observed detection per rule: ${ab.predicted()}`);
@@ -320,15 +353,17 @@ async function quietOrNoisy() {
  * a cluster (printed per run), not as a rate a single pair would see. Comparing needs no load,
  * so this runs after the busy process is gone; the judgement is the same (the bootstrap is seeded).
  */
-function allPairings(runs, spec, consecutive) {
+async function allPairings(runs, spec, consecutive) {
   const all = new Tally('A/A, every pairing');
   const failsPerRun = runs.map(() => 0);
-  for (let i = 0; i < runs.length; i++)
-    for (let j = i + 2; j < runs.length; j++) {
-      const report = compare(runs[i], runs[j], spec); // j = i + 1: a consecutive pair, judged already
-      all.add(report);
-      if (report.verdict === 'fail') (failsPerRun[i]++, failsPerRun[j]++);
-    }
+  const pairs = [];
+  // j = i + 1: a consecutive pair, judged already; --pairs-span bounds j − i (all pairings grow as n²).
+  for (let i = 0; i < runs.length; i++) for (let j = i + 2; j < runs.length && j - i <= SPAN; j++) pairs.push([i, j]);
+  await inParallel(pairs, JUDGES, async ([i, j]) => {
+    const report = await compareAsync(runs[i], runs[j], spec);
+    all.add(report);
+    if (report.verdict === 'fail') (failsPerRun[i]++, failsPerRun[j]++);
+  });
   const n = all.count + consecutive.count;
   const fails = all.verdicts.fail + consecutive.verdicts.fail;
   const undecided = all.verdicts.inconclusive + consecutive.verdicts.inconclusive;
@@ -465,31 +500,52 @@ slo: { ttft_ms: 500, tpot_ms: 50, e2e_ms: 10000 }
   return path;
 }
 
+/** The simulator's port inside each namespace (--parallel > 1): every namespace has its own 127.0.0.1. */
+const NETNS_PORT = 8400;
+
+/** `loadgate run` in its own process, inside `netns` when given; resolves with the result's path. */
+function runIn(specPath, out, netns) {
+  const [cmd, args] = inNetns(netns, [process.execPath, [join(root, 'dist/cli.js'), 'run', specPath, '--out', out, '--workers', '1']]);
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
+    child.once('exit', (code) => (code === 3 || code === null ? reject(new Error(err)) : resolve(out)));
+  });
+}
+
 /**
  * The compute-bound mode's runs: the first A, then one B and one A per round, every run a fresh
- * simulator with its own seed. Written as r0.json, r1.json, … in that order into the bench's
- * folder, so `--runs-dir` can judge them again (A: r0 and every even file, B: every odd one).
+ * simulator with its own seed (run t has seed t + 1). Written as r0.json, r1.json, … in that
+ * order into the bench's folder, so `--runs-dir` can judge them again (A: r0 and every even
+ * file, B: every odd one). With --parallel P, P runs at a time, each in its own namespace.
  */
 async function computeBoundRuns() {
+  const parallel = Math.max(1, Number(opt.parallel));
+  const namespaces = parallel > 1 ? loopbackNamespaces(parallel) : [undefined];
+  const total = 2 * RUNS + 1;
+  const files = new Array(total);
   let port = 0;
-  let seed = 1;
-  const runAt = async (slowdown) => {
-    const sim = await startSim(computeBoundEngine(seed++, slowdown), { port });
-    port = Number(new URL(sim.origin).port);
+  let next = 0;
+  let done = 0;
+  // One spec file for every namespace (the same URL in each), written before any run reads it.
+  const shared = parallel > 1 ? computeBoundSpec(`http://127.0.0.1:${NETNS_PORT}`) : null;
+  const runTask = async (t, netns) => {
+    const slowdown = t % 2 === 1 ? 1.3 : 1;
+    const sim = await startSim(computeBoundEngine(t + 1, slowdown), { port: netns ? NETNS_PORT : port, netns });
+    if (!netns) port = Number(new URL(sim.origin).port);
     try {
-      return run(computeBoundSpec(sim.origin));
+      files[t] = await runIn(shared ?? computeBoundSpec(sim.origin), join(dir, `r${t}.json`), netns);
     } finally {
       await sim.stopped();
     }
+    if (++done % 10 === 0 || done === total) console.log(`${done} of ${total} runs (${minutes()})`);
   };
-  const runsA = [await runAt(1)];
-  const runsB = [];
-  for (let i = 1; i <= RUNS; i++) {
-    runsB.push(await runAt(1.3));
-    runsA.push(await runAt(1));
-    console.log(`${i} rounds (${minutes()})`);
-  }
-  return { runsA, runsB };
+  const slot = async (netns) => {
+    while (next < total) await runTask(next++, netns);
+  };
+  await Promise.all(namespaces.map(slot));
+  return { runsA: files.filter((_, t) => t % 2 === 0), runsB: files.filter((_, t) => t % 2 === 1) };
 }
 
 /** A folder of a previous compute-bound bench's runs, in the order computeBoundRuns wrote them. */
@@ -523,17 +579,18 @@ async function computeBound() {
     { name: '1 run vs 1 run', base: 1 },
     { name: '1 run vs a 3-replicate baseline', base: 3 },
   ].map((setup) => ({ ...setup, aa: new Tally('A/A'), ab: new Tally('A/B') }));
+  const judged = [];
   for (let i = 1; i < runsA.length; i++)
     for (const t of setups) {
       if (i < t.base) continue;
       const before = runsA.slice(i - t.base, i);
       const baseline = before.length === 1 ? before[0] : merge(before);
-      t.aa.add(compare(baseline, runsA[i], spec));
-      t.ab.add(compare(baseline, runsB[i - 1], spec));
+      judged.push([t.aa, baseline, runsA[i]], [t.ab, baseline, runsB[i - 1]]);
     }
+  await inParallel(judged, JUDGES, async ([tally, baseline, current]) => tally.add(await compareAsync(baseline, current, spec)));
   console.log(`${runsA.length} A runs, ${runsB.length} B runs (${minutes()})`);
   printSetups(setups);
-  if (opt['all-pairs']) allPairings(runsA, spec, setups[0].aa);
+  if (opt['all-pairs']) await allPairings(runsA, spec, setups[0].aa);
 }
 
 await (MODE === 'slowdown' ? slowdown() : MODE === 'compute-bound' ? computeBound() : quietOrNoisy());

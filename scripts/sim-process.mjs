@@ -11,13 +11,39 @@ export function pinnedTo(cpus, argv) {
   return canPin && cpus !== undefined ? ['taskset', ['-c', String(cpus), ...argv]] : [argv[0], argv.slice(1)];
 }
 
+/** [cmd, args] run inside network namespace `netns` (none: as they are). */
+export function inNetns(netns, [cmd, args]) {
+  return netns === undefined ? [cmd, args] : ['ip', ['netns', 'exec', netns, cmd, ...args]];
+}
+
+/**
+ * `count` network namespaces of this process, each with its loopback up, removed at exit: runs in
+ * them can all use the same 127.0.0.1 URL at once (one spec, one hash) without sharing a port.
+ */
+export function loopbackNamespaces(count) {
+  const names = Array.from({ length: count }, (_, i) => `loadgate-bench-${process.pid}-${i}`);
+  for (const name of names) {
+    for (const argv of [
+      ['netns', 'add', name],
+      ['-n', name, 'link', 'set', 'lo', 'up'],
+    ]) {
+      const r = spawnSync('ip', argv, { encoding: 'utf8' });
+      if (r.status !== 0)
+        throw new Error(`ip ${argv.join(' ')}: ${r.stderr.trim() || 'failed'} (separate namespaces need root and iproute2)`);
+    }
+  }
+  process.once('exit', () => names.forEach((name) => spawnSync('ip', ['netns', 'delete', name])));
+  return names;
+}
+
 // A benchmark stopped with Ctrl-C or kill must not leave its simulators running.
 const running = new Set();
 process.once('exit', () => running.forEach((child) => child.kill('SIGTERM')));
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 
-export function startSim(config, { cpus, port = 0 } = {}) {
-  return startServer([join(root, 'dist/sim.js'), '--port', String(port), '--config-json', JSON.stringify(config)], cpus);
+/** `netns`: run it inside that network namespace (`ip netns exec`), where 127.0.0.1 is the namespace's own. */
+export function startSim(config, { cpus, port = 0, netns } = {}) {
+  return startServer([join(root, 'dist/sim.js'), '--port', String(port), '--config-json', JSON.stringify(config)], cpus, netns);
 }
 
 /** The paced server that is not the simulator (scripts/paced-server.mjs), its TTFT and gap in ms. */
@@ -26,8 +52,8 @@ export function startPacedServer({ ttftMs, itlMs }, { cpus } = {}) {
 }
 
 /** A node script that prints "listening on ORIGIN", in its own process; resolved once it has. */
-async function startServer(script, cpus) {
-  const [cmd, args] = pinnedTo(cpus, [process.execPath, ...script]);
+async function startServer(script, cpus, netns) {
+  const [cmd, args] = inNetns(netns, pinnedTo(cpus, [process.execPath, ...script]));
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   running.add(child);
   child.once('exit', () => running.delete(child));

@@ -12,7 +12,8 @@ Estimates, from the baseline's histograms, what it takes for each latency rule o
 to catch a change of the given size 80 % of the time at the gate's confidence: the steady
 window one run a side needs at the spec's rate, and the replicates a side needed at the
 spec's window. The between-run CV comes from --calibration (or gate.calibration), else the
-baseline's own replicates; without either, only sampling noise is planned for, and said.
+baseline's own replicates; without either, the gate's assumed one (gate.noise.assumed_cv),
+as the comparison will take it, and said.
 
 Options:
   --baseline RESULT   a result of SPEC (loadgate run), the histograms to plan from
@@ -44,7 +45,9 @@ const line = (p: RulePlan, windowS: number): string => {
   const cv =
     p.between_run_cv === null
       ? 'no between-run CV known: sampling noise only'
-      : `between-run CV ${(p.between_run_cv * 100).toFixed(1)} % from ${p.cv_source}`;
+      : p.cv_source === 'assumed'
+        ? `between-run CV ${(p.between_run_cv * 100).toFixed(1)} % assumed (gate.noise.assumed_cv): no replicates or calibration measured it`
+        : `between-run CV ${(p.between_run_cv * 100).toFixed(1)} % from ${p.cv_source}`;
   return `${head} — ${window}; or ${reps} (${cv})`;
 };
 

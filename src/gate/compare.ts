@@ -24,7 +24,7 @@ export interface CompareOptions {
 }
 
 const NOISE_METHOD =
-  'percentiles: bootstrap of the percentile difference (exact multinomial resampling of both histograms via Beta order statistics), widened by within-run drift (batch means over window segments) and between-run spread (replicate or calibration CV); throughput: per-request resampling, widened by between-run spread; error rate: Agresti–Caffo. A regression needs the one-sided bound beyond the allowed change.';
+  'percentiles: bootstrap of the percentile difference (exact multinomial resampling of both histograms via Beta order statistics), widened by within-run drift (batch means over window segments) and between-run spread (replicate or calibration CV; for percentiles where neither measured it, an assumed CV); throughput: per-request resampling, widened by between-run spread; error rate: Agresti–Caffo. A regression needs the one-sided bound beyond the allowed change.';
 
 /**
  * Judges `current` against `baseline` (null: no baseline, absolute rules only) under `gate`.
@@ -33,7 +33,12 @@ const NOISE_METHOD =
 export function compare(baseline: Result | null, current: Result, gate: GateSpec, opts: CompareOptions = {}): GateReport {
   const seed = opts.seed ?? 1;
   const iterations = opts.iterations ?? gate.bootstrap_iterations;
-  const noise: NoiseModel = { segments: gate.noise.segments, betweenRun: gate.noise.between_run, calibration: opts.calibration ?? null };
+  const noise: NoiseModel = {
+    segments: gate.noise.segments,
+    betweenRun: gate.noise.between_run,
+    calibration: opts.calibration ?? null,
+    assumedCv: gate.noise.assumed_cv,
+  };
   const ctx = judgeContext({ confidence: gate.confidence, iterations, minTail: gate.min_tail_samples, seed, noise });
   const rules: RuleOutcome[] = [];
   if (baseline) {

@@ -27,6 +27,9 @@ import type { CheckOutcome, NoiseSource, RuleNoise, RuleOutcome } from './types.
  *    (result.replicates.cv), a calibration file carries one for the deployment. A side merged from
  *    R replicates is off by cv·value/√R; a single run (R = 1) by the full cv·value — so a
  *    single-run current judged against a replicated baseline gets the baseline's spread too.
+ *    Where nothing measured it (one run a side, no calibration), a latency percentile takes the
+ *    assumed CV (gate.noise.assumed_cv): zero would claim two single runs of a real engine agree
+ *    to within their sampling noise, which they do not.
  *
  * Both widen the bootstrap interval in quadrature (independent errors), each side separately.
  */
@@ -37,9 +40,11 @@ export interface NoiseModel {
   /** Between-run CV from replicates or calibration (gate.noise.between_run). */
   betweenRun: boolean;
   calibration: CalibrationFile | null;
+  /** Latency percentiles' between-run CV where nothing measured one (gate.noise.assumed_cv; 0: none). */
+  assumedCv: number;
 }
 
-export const NO_EXTRA_NOISE: NoiseModel = { segments: false, betweenRun: false, calibration: null };
+export const NO_EXTRA_NOISE: NoiseModel = { segments: false, betweenRun: false, calibration: null, assumedCv: 0 };
 
 const replicatesOf = (r: Result) => r.replicates;
 
@@ -49,7 +54,7 @@ interface SideSpread {
   count: number;
   /** Runs the CV was estimated from: its degrees of freedom are runs − 1. */
   estimatedFrom: number;
-  source: 'replicates' | 'calibration';
+  source: 'replicates' | 'calibration' | 'assumed';
   /** Borrowed from the other side's replicates (this side is one run). */
   borrowed: boolean;
 }
@@ -57,9 +62,10 @@ interface SideSpread {
 /**
  * The between-run CV that applies to one side: its own replicates' spread or the calibration's,
  * whichever was estimated from more runs (the more precise); failing both, the other side's
- * replicates' (this side is then one run of that spread).
+ * replicates' (this side is then one run of that spread); failing that, for a latency percentile
+ * (`assume`), the assumed CV: one run a side has no spread of its own, yet it drifts.
  */
-function sideSpread(r: Result, other: Result | null, key: string, model: NoiseModel): SideSpread | null {
+function sideSpread(r: Result, other: Result | null, key: string, model: NoiseModel, assume: boolean): SideSpread | null {
   if (!model.betweenRun) return null;
   const own = replicatesOf(r);
   const count = own?.count ?? 1;
@@ -71,6 +77,8 @@ function sideSpread(r: Result, other: Result | null, key: string, model: NoiseMo
   const theirs = other ? replicatesOf(other) : undefined;
   if (theirs?.cv[key] !== undefined)
     return { cv: theirs.cv[key], count, estimatedFrom: theirs.count, source: 'replicates', borrowed: true };
+  // Not estimated from runs: no Student's t for it (estimatedFrom ∞).
+  if (assume && model.assumedCv > 0) return { cv: model.assumedCv, count, estimatedFrom: Infinity, source: 'assumed', borrowed: false };
   return null;
 }
 
@@ -90,7 +98,11 @@ export interface BetweenRun {
   note: string | null;
 }
 
-/** Between-run standard error of (current − baseline) for a metric `key` with these values. */
+/**
+ * Between-run standard error of (current − baseline) for a metric `key` with these values.
+ * `assume`: a latency percentile, which takes the assumed CV where nothing measured one (a
+ * throughput's window total follows the seeded schedule, not the engine's speed, below saturation).
+ */
 export function betweenRun(
   base: Result,
   cur: Result,
@@ -99,9 +111,10 @@ export function betweenRun(
   cv: number,
   model: NoiseModel,
   confidence: number,
+  assume = false,
 ): BetweenRun {
-  const b = sideSpread(base, cur, key, model);
-  const c = sideSpread(cur, base, key, model);
+  const b = sideSpread(base, cur, key, model, assume);
+  const c = sideSpread(cur, base, key, model, assume);
   const part = (s: SideSpread | null, v: number) => (s ? (s.cv * Math.abs(v)) / Math.sqrt(s.count) : 0);
   const used = [b, c].filter((s): s is SideSpread => s !== null);
   const note = c?.borrowed
@@ -176,7 +189,7 @@ export function latencyNoise(
     ? [driftSe(base, t.metric, t.pct, buckets.base, t.p, rng('baseline')), driftSe(cur, t.metric, t.pct, buckets.cur, t.p, rng('current'))]
     : [null, null];
   const within = drift.every((d) => d === null) ? null : Math.hypot(drift[0] ?? 0, drift[1] ?? 0);
-  const between = betweenRun(base, cur, `${t.metric}.${t.pct}`, values.base, values.cur, model, confidence);
+  const between = betweenRun(base, cur, `${t.metric}.${t.pct}`, values.base, values.cur, model, confidence, true);
   const sources: NoiseSource[] = ['bootstrap', ...(within !== null ? (['segments'] as const) : []), ...between.sources];
   return {
     se: Math.hypot(within ?? 0, between.effectiveSe),
@@ -294,7 +307,9 @@ export function noiseText(n: RuleNoise, unit: string): string {
         : 'segments (no drift beyond sampling)'
       : (s === 'replicates' || s === 'calibration') && n.between_run_cv !== null
         ? `${s} (CV ${pctText(n.between_run_cv)})`
-        : s,
+        : s === 'assumed' && n.between_run_cv !== null
+          ? `assumed between-run CV ${pctText(n.between_run_cv)} (gate.noise.assumed_cv: no replicates or calibration measured it)`
+          : s,
   );
   return `noise: ${parts.join(' + ')}`;
 }

@@ -22,7 +22,8 @@ import { normalQuantile, studentQuantile } from '../metrics/stats.js';
  *                                                   the calibration or the baseline's replicates,
  *                                                   t-scaled for the runs it came from, as noise.ts does)
  * Solved for n at R = 1 (the steady window, at the baseline's samples per second scaled to the
- * spec's rate) and for R at the spec's window. No known between-run CV: sampling only, and said.
+ * spec's rate) and for R at the spec's window. No measured between-run CV: the gate's assumed one
+ * (gate.noise.assumed_cv), as the comparison will take it, and said.
  */
 
 export interface RulePlan {
@@ -38,7 +39,7 @@ export interface RulePlan {
   /** Replicates a side needed at the spec's window; null beyond 100. */
   replicates: number | null;
   between_run_cv: number | null;
-  cv_source: 'calibration' | 'replicates' | null;
+  cv_source: 'calibration' | 'replicates' | 'assumed' | null;
 }
 
 export interface PlanInput {
@@ -71,7 +72,9 @@ export function planDetection(o: PlanInput): RulePlan[] {
     const detect = o.detect * v;
     const cvKey = `${t.metric}.${t.pct}`;
     const cal = o.calibration?.cv[cvKey];
-    const cv = cal ?? reps?.cv[cvKey] ?? null;
+    const measured = cal ?? reps?.cv[cvKey] ?? null;
+    const assumed = measured === null && o.gate.noise.between_run && o.gate.noise.assumed_cv > 0 ? o.gate.noise.assumed_cv : null;
+    const cv = measured ?? assumed;
     const cvRuns = cal !== undefined ? o.calibration!.replicates : (reps?.count ?? 0);
     const base = {
       id: `latency.${key}`,
@@ -80,7 +83,14 @@ export function planDetection(o: PlanInput): RulePlan[] {
       allowed_ms: allowed,
       detect_ms: detect,
       between_run_cv: cv,
-      cv_source: cal !== undefined ? ('calibration' as const) : cv !== null ? ('replicates' as const) : null,
+      cv_source:
+        cal !== undefined
+          ? ('calibration' as const)
+          : measured !== null
+            ? ('replicates' as const)
+            : assumed !== null
+              ? ('assumed' as const)
+              : null,
     };
     if (detect <= allowed) {
       plans.push({

@@ -54,7 +54,7 @@ export interface TimingJudgement {
   judgeable: boolean;
 }
 
-export type NoiseSource = 'bootstrap' | 'segments' | 'replicates' | 'calibration';
+export type NoiseSource = 'bootstrap' | 'segments' | 'replicates' | 'calibration' | 'assumed';
 
 export interface RuleNoise {
   /** Standard error (in the rule's unit) added for slow drift within the runs, from per-segment percentiles; null when not estimated. */

@@ -1,4 +1,4 @@
-import type { Histogram } from './histogram.js';
+import type { HdrIndexed, Histogram } from './histogram.js';
 
 /**
  * A histogram as flat arrays of its non-empty buckets, ascending: what the bootstrap and the
@@ -11,14 +11,6 @@ export interface Buckets {
   /** Running total of counts: cum[i] = counts[0] + … + counts[i]. */
   cum: Float64Array;
   n: number;
-}
-
-/** The index-level API every JS HdrHistogram has but the published interface omits. */
-interface HdrIndexed {
-  countsArrayLength: number;
-  getCountAtIndex(i: number): number;
-  valueFromIndex(i: number): number;
-  highestEquivalentValue(v: number): number;
 }
 
 export function bucketsOf(h: Histogram, unit = 1000): Buckets {

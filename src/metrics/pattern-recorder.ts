@@ -1,6 +1,5 @@
-import * as hdr from 'hdr-histogram-js';
 import { PHASE_METRICS, type PhaseMetric } from './definitions.js';
-import { newHistogram, recordMs, type Histogram } from './histogram.js';
+import { buildHistogram, newHistogram, recordMs, type Histogram } from './histogram.js';
 
 /**
  * What a time-varying pattern needs beyond the window totals, kept with bounded memory:
@@ -51,8 +50,7 @@ export interface FinishedRequest {
 
 /** A small histogram for one time bucket: 1 % resolution is plenty to say "within 10 % of before". */
 export function newBucketHistogram(): Histogram {
-  return hdr.build({
-    useWebAssembly: false,
+  return buildHistogram({
     numberOfSignificantValueDigits: 2,
     lowestDiscernibleValue: 1,
     autoResize: true,

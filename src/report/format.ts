@@ -57,6 +57,7 @@ const SOURCE_WORDS: Record<string, string> = {
   segments: 'window segments (slow drift within a run)',
   replicates: 'replicate spread (between-run CV of merged replicates)',
   calibration: 'calibration file (between-run CV from loadgate calibrate)',
+  assumed: 'an assumed between-run CV for latency percentiles (gate.noise.assumed_cv)',
 };
 
 /** One line naming the noise sources the verdict used, and what is missing when between-run spread was not known. */
@@ -70,7 +71,9 @@ export function noiseSourceLine(report: GateReport): string {
   const missing =
     sources.includes('replicates') || sources.includes('calibration')
       ? ''
-      : ' — no between-run spread was known: record the baseline with replicates ≥ 3 or run loadgate calibrate, or an A/A drift between runs can fail the gate';
+      : sources.includes('assumed')
+        ? ' — no between-run spread was measured, so it was assumed: record the baseline with replicates ≥ 3 or run loadgate calibrate to measure it (an engine that drifts more than assumed can fail an A/A comparison; one that drifts less is judged more loosely than it could be)'
+        : ' — no between-run spread was known: record the baseline with replicates ≥ 3 or run loadgate calibrate, or an A/A drift between runs can fail the gate';
   return `Noise model: ${used}${cal}${missing}.`;
 }
 

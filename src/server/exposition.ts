@@ -1,3 +1,4 @@
+import { figure } from '../numbers.js';
 /**
  * A strict parser of the Prometheus text exposition format (version 0.0.4), the format every
  * engine's /metrics serves. Written here rather than taken from npm: the one maintained-looking
@@ -73,9 +74,7 @@ export function parseExposition(text: string): Map<string, Family> {
       return;
     }
     if (++samples > MAX_SAMPLES)
-      fail(
-        `more than ${MAX_SAMPLES.toLocaleString('en-US')} samples; expected an engine's own metrics (a few thousand), not a whole registry`,
-      );
+      fail(`more than ${figure(MAX_SAMPLES)} samples; expected an engine's own metrics (a few thousand), not a whole registry`);
     const sample = parseSampleLine(line.trimStart(), fail);
     family(owner(sample.name, families)).samples.push(sample);
   });

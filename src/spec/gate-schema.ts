@@ -30,7 +30,7 @@ import { Mapping } from './mapping.js';
  *     max_timestamp_error_share: 0.25   # per-rule timing validity (gate/timing-validity.ts)
  *     max_cv: 0.1                       # between-run CV above which the environment is unstable
  *     calibration: calibration.json     # between-run CVs from loadgate calibrate
- *     noise: { segments: true, between_run: true }
+ *     noise: { segments: true, between_run: true, assumed_cv: 0.05 }
  *
  * Each rule also takes `warn_only` (report, never fail the verdict) and `enabled`.
  */
@@ -48,6 +48,15 @@ export type ThroughputKey = (typeof THROUGHPUT_KEYS)[number];
  * (first vs last segment of one run) still uses them when its rule sets no max_increase_ms.
  */
 export const FIXED_FLOOR_MS: Partial<Record<LatencyKey, number>> = { ttft_p95: 20, tpot_p50: 2, tpot_p95: 2, itl_p99: 5, e2e_p95: 50 };
+
+/**
+ * The between-run CV assumed for latency percentiles when neither side's replicates nor a
+ * calibration file measured one. A dedicated engine drifts a few percent from run to run (its
+ * caches, clocks, placement); two single runs then differ by about √2 times that, which the
+ * bootstrap of each run's histogram cannot see. 5 % keeps a 10 % rule's A/A false fails near
+ * 0.1 % at that drift (the bound must clear 10 % + z·7 %), while a 30 % slowdown still fails.
+ */
+export const ASSUMED_BETWEEN_RUN_CV = 0.05;
 
 /** Default rules' max_increase_pct; their absolute floor is what the runs resolve (no max_increase_ms). */
 const LATENCY_DEFAULTS: Partial<Record<LatencyKey, number>> = { ttft_p95: 10, tpot_p50: 10, tpot_p95: 10, itl_p99: 15, e2e_p95: 10 };
@@ -191,8 +200,21 @@ export const gateSchema = Mapping(
       {
         segments: Type.Boolean({ default: true, description: 'true or false' }),
         between_run: Type.Boolean({ default: true, description: 'true or false' }),
+        /**
+         * The between-run CV of latency percentiles assumed where nothing measured it (one run a
+         * side, no calibration): a single run cannot see how far the engine drifts between runs.
+         */
+        assumed_cv: Type.Number({
+          minimum: 0,
+          maximum: 1,
+          default: ASSUMED_BETWEEN_RUN_CV,
+          description: 'a fraction between 0 and 1, e.g. 0.05 (5 %; 0 assumes none)',
+        }),
       },
-      { default: {}, description: 'a mapping with keys segments, between_run (true or false)' },
+      {
+        default: {},
+        description: 'a mapping with keys segments, between_run (true or false) and assumed_cv (a fraction between 0 and 1)',
+      },
     ),
     // Explicit overrides only (no defaults here): the run's own checks use result/validity.ts's defaults.
     validity,

@@ -58,7 +58,7 @@ export const MAX_PATH_CHARS = 4096;
 export const MAX_HEADER_VALUE_CHARS = 8192;
 
 /** `1e7` → `10,000,000`: figures in messages read as written. */
-export const figure = (n: number): string => (n >= 1e15 ? n.toExponential(1) : Math.round(n).toLocaleString('en-US'));
+export { figure } from '../numbers.js';
 
 /** `MAX_SPEC_BYTES` → `1 MiB`. */
 export const bytes = (n: number): string => (n >= 1024 * 1024 ? `${n / (1024 * 1024)} MiB` : `${n / 1024} KiB`);

@@ -1,6 +1,7 @@
 import type { AnySchemaObject, ErrorObject } from 'ajv';
 import { closest } from './did-you-mean.js';
 import { SpecIssue } from './error.js';
+import { figure } from '../numbers.js';
 
 const TYPE_PHRASE: Record<string, string> = {
   object: 'a mapping',
@@ -24,8 +25,7 @@ export function show(value: unknown): string {
   if (value === null || value === undefined) return 'empty';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string')
-    return quotable(value) ? JSON.stringify(value) : `a string of ${value.length.toLocaleString('en-US')} characters`;
+  if (typeof value === 'string') return quotable(value) ? JSON.stringify(value) : `a string of ${figure(value.length)} characters`;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   return 'a value';
 }
@@ -35,7 +35,7 @@ const quotable = (s: string) => s.length <= MAX_QUOTED_CHARS && !/[\s=\x00-\x1f\
 
 /** A key from a file, as a message names it: itself when it is short and plain, else its length. */
 export function showKey(key: string): string {
-  return quotable(key) ? key : `(a key of ${key.length.toLocaleString('en-US')} characters)`;
+  return quotable(key) ? key : `(a key of ${figure(key.length)} characters)`;
 }
 
 /** The schema keywords a message is worded from. */
@@ -112,10 +112,7 @@ function phrase(e: ErrorObject): SpecIssue {
   }
   if (e.keyword === 'maxLength' && typeof e.data === 'string') {
     // The value itself may be megabytes: its length is what matters, not a quote of it.
-    return new SpecIssue(
-      path,
-      `is ${e.data.length.toLocaleString('en-US')} characters long; expected at most ${e.params.limit} characters`,
-    );
+    return new SpecIssue(path, `is ${figure(e.data.length)} characters long; expected at most ${e.params.limit} characters`);
   }
   return new SpecIssue(path, `is ${show(e.data)}; expected ${expected(schema)}`);
 }

@@ -26,11 +26,11 @@ const gate = (dir: string, inputs: Record<string, string> = {}) =>
     inputs: { result: 'current.json', baseline: 'baseline.json', comment: 'never', 'github-token': '', ...inputs },
   });
 
-test('a single-run baseline: the summary names the sources and says no between-run spread was known', async () => {
+test('a single-run baseline: the summary names the sources and says the between-run spread was assumed, not measured', async () => {
   const result = await gate(workspace(run(1)));
   expect(result.outputs.verdict).toBe('pass');
   expect(result.summary).toMatch(
-    /\*\*Noise model: bootstrap of the histograms .*— no between-run spread was known: record the baseline with replicates ≥ 3 or run loadgate calibrate/,
+    /\*\*Noise model: bootstrap of the histograms .*an assumed between-run CV for latency percentiles \(gate\.noise\.assumed\\_cv\) — no between-run spread was measured, so it was assumed: record the baseline with replicates ≥ 3 or run loadgate calibrate to measure it/,
   );
   expect(result.summary).toMatch(/✅ pass<br><sub>would catch ≥ \+\d+\.\d+ %/);
 }, 30_000);

@@ -53,7 +53,7 @@ describe('segments: drift within a run', () => {
     expect(ttft.noise!.within_run!).toBeGreaterThan(3 * (calm.noise!.within_run ?? 0));
     expect(ttft.reason).toMatch(/noise: bootstrap \+ segments \(drift ±\d/);
     const off = rule(compare(runAt(1, 7, 2000), drifting, resolveGate({ noise: { segments: false } })), 'latency.ttft_p95');
-    expect(off.noise!.source).toEqual(['bootstrap']);
+    expect(off.noise!.source).toEqual(['bootstrap', 'assumed']);
     expect(ttft.ci!.upper - ttft.ci!.lower).toBeGreaterThan(off.ci!.upper - off.ci!.lower);
   });
 });

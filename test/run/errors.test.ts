@@ -12,6 +12,7 @@ import {
 import { specFor } from './helpers.js';
 import type { Result } from '../../src/result/types.js';
 import { now } from '../../src/time.js';
+import { maxOf } from '../../src/numbers.js';
 
 let server: ScriptedServer;
 afterEach(() => server?.close());
@@ -105,7 +106,12 @@ test('an interrupted run still returns a result with every arrival accounted for
   expect(r.requests.by_class.timeout).toBe(0);
   expect(r.requests.error_samples.find((e) => e.class === 'cancelled')?.detail).toBe('the run was interrupted');
   expect(r.rates.errors).toBe(0);
-  expect(r.requests.by_class.ok).toBeGreaterThan(10);
+  // Requests the server finished streaming before the interrupt count as ok; how many that is
+  // depends on the machine's pace, so the bound is the fixture's own record of whole streams.
+  const steps = maxOf(server.timings.map((t) => t.sentAt.length));
+  const whole = server.timings.filter((t) => t.sentAt.length === steps).length;
+  expect(r.requests.by_class.ok).toBeGreaterThan(0);
+  expect(r.requests.by_class.ok).toBeLessThanOrEqual(whole);
   expect(r.load.window_s).toBeLessThan(1);
   expect(OUTCOMES.every((o) => typeof r.requests.by_class[o] === 'number')).toBe(true);
 });
