@@ -151,25 +151,31 @@ function compare(baseline, current, specPath, ...extra) {
   return JSON.parse(r.stdout);
 }
 
-/** `compare` in a process of its own, so several judge at once (--judges). */
-function compareAsync(baseline, current, specPath) {
+/**
+ * The CLI in a process of its own, inside network namespace `netns` when given, so several run at
+ * once; resolves with its stdout, rejects on an operational error (exit 3) or a signal.
+ */
+function cliAsync(args, netns) {
+  const [cmd, argv] = inNetns(netns, [process.execPath, [join(root, 'dist/cli.js'), ...args]]);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'compare', baseline, current, '--spec', specPath, '--json'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
-    child.once('exit', (code) => (code === 3 || code === null ? reject(new Error(err)) : resolve(JSON.parse(out))));
+    child.once('exit', (code) => (code === 3 || code === null ? reject(new Error(err)) : resolve(out)));
   });
 }
 
-/** `work` over `items`, at most `limit` at once. */
+/** `compare` in a process of its own, so several judge at once (--judges). */
+const compareAsync = async (baseline, current, specPath) =>
+  JSON.parse(await cliAsync(['compare', baseline, current, '--spec', specPath, '--json']));
+
+/** `work(item, lane)` over `items`, at most `limit` at once; `lane` (0 … limit − 1) names the worker that took it. */
 async function inParallel(items, limit, work) {
   let next = 0;
-  const lane = async () => {
-    while (next < items.length) await work(items[next++]);
+  const lane = async (_, k) => {
+    while (next < items.length) await work(items[next++], k);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
@@ -503,17 +509,6 @@ slo: { ttft_ms: 500, tpot_ms: 50, e2e_ms: 10000 }
 /** The simulator's port inside each namespace (--parallel > 1): every namespace has its own 127.0.0.1. */
 const NETNS_PORT = 8400;
 
-/** `loadgate run` in its own process, inside `netns` when given; resolves with the result's path. */
-function runIn(specPath, out, netns) {
-  const [cmd, args] = inNetns(netns, [process.execPath, [join(root, 'dist/cli.js'), 'run', specPath, '--out', out, '--workers', '1']]);
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
-    child.once('exit', (code) => (code === 3 || code === null ? reject(new Error(err)) : resolve(out)));
-  });
-}
-
 /**
  * The compute-bound mode's runs: the first A, then one B and one A per round, every run a fresh
  * simulator with its own seed (run t has seed t + 1). Written as r0.json, r1.json, … in that
@@ -526,7 +521,6 @@ async function computeBoundRuns() {
   const total = 2 * RUNS + 1;
   const files = new Array(total);
   let port = 0;
-  let next = 0;
   let done = 0;
   // One spec file for every namespace (the same URL in each), written before any run reads it.
   const shared = parallel > 1 ? computeBoundSpec(`http://127.0.0.1:${NETNS_PORT}`) : null;
@@ -535,16 +529,19 @@ async function computeBoundRuns() {
     const sim = await startSim(computeBoundEngine(t + 1, slowdown), { port: netns ? NETNS_PORT : port, netns });
     if (!netns) port = Number(new URL(sim.origin).port);
     try {
-      files[t] = await runIn(shared ?? computeBoundSpec(sim.origin), join(dir, `r${t}.json`), netns);
+      const out = join(dir, `r${t}.json`);
+      await cliAsync(['run', shared ?? computeBoundSpec(sim.origin), '--out', out, '--workers', '1'], netns);
+      files[t] = out;
     } finally {
       await sim.stopped();
     }
     if (++done % 10 === 0 || done === total) console.log(`${done} of ${total} runs (${minutes()})`);
   };
-  const slot = async (netns) => {
-    while (next < total) await runTask(next++, netns);
-  };
-  await Promise.all(namespaces.map(slot));
+  await inParallel(
+    Array.from({ length: total }, (_, t) => t),
+    namespaces.length,
+    (t, lane) => runTask(t, namespaces[lane]),
+  );
   return { runsA: files.filter((_, t) => t % 2 === 0), runsB: files.filter((_, t) => t % 2 === 1) };
 }
 

@@ -1,4 +1,3 @@
-import { figure } from '../numbers.js';
 /**
  * A strict parser of the Prometheus text exposition format (version 0.0.4), the format every
  * engine's /metrics serves. Written here rather than taken from npm: the one maintained-looking
@@ -15,6 +14,7 @@ import { figure } from '../numbers.js';
  * a summary owns <f>_sum and <f>_count beside its quantile samples; a counter may be written
  * <f>_total with a TYPE line naming <f>.
  */
+import { figure } from '../numbers.js';
 
 export type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped';
 
