@@ -11577,7 +11577,7 @@ var require_core = __commonJS({
         uriResolver
       };
     }
-    var Ajv7 = class {
+    var Ajv2 = class {
       constructor(opts = {}) {
         this.schemas = {};
         this.refs = {};
@@ -11947,9 +11947,9 @@ var require_core = __commonJS({
         }
       }
     };
-    Ajv7.ValidationError = validation_error_1.default;
-    Ajv7.MissingRefError = ref_error_1.default;
-    exports2.default = Ajv7;
+    Ajv2.ValidationError = validation_error_1.default;
+    Ajv2.MissingRefError = ref_error_1.default;
+    exports2.default = Ajv2;
     function checkOptions(checkOpts, options, msg, log = "error") {
       for (const key in checkOpts) {
         const opt = key;
@@ -14060,7 +14060,7 @@ var require_ajv = __commonJS({
     var draft7MetaSchema = require_json_schema_draft_07();
     var META_SUPPORT_DATA = ["/properties"];
     var META_SCHEMA_ID = "http://json-schema.org/draft-07/schema";
-    var Ajv7 = class extends core_1.default {
+    var Ajv2 = class extends core_1.default {
       _addVocabularies() {
         super._addVocabularies();
         draft7_1.default.forEach((v) => this.addVocabulary(v));
@@ -14079,11 +14079,11 @@ var require_ajv = __commonJS({
         return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
       }
     };
-    exports2.Ajv = Ajv7;
-    module2.exports = exports2 = Ajv7;
-    module2.exports.Ajv = Ajv7;
+    exports2.Ajv = Ajv2;
+    module2.exports = exports2 = Ajv2;
+    module2.exports.Ajv = Ajv2;
     Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.default = Ajv7;
+    exports2.default = Ajv2;
     var validate_1 = require_validate();
     Object.defineProperty(exports2, "KeywordCxt", { enumerable: true, get: function() {
       return validate_1.KeywordCxt;
@@ -49533,13 +49533,34 @@ function judgeContext(o) {
   };
 }
 
-// src/spec/gate-schema.ts
-var import_ajv = __toESM(require_ajv(), 1);
-
 // src/spec/compile-on-use.ts
-function compileOnFirstUse(compile) {
+var import_ajv = __toESM(require_ajv(), 1);
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+var PRECOMPILED_FILE = "validators.generated.cjs";
+var precompiled;
+function precompiledValidators() {
+  const file = createRequire(import.meta.url)(`./${PRECOMPILED_FILE}`);
+  return precompiled ??= file.PRECOMPILED;
+}
+var VALIDATOR_SOURCES = /* @__PURE__ */ new Map();
+function sourceKey(source) {
+  return createHash("sha256").update(JSON.stringify(source)).digest("hex");
+}
+function ajvFor(source, extra = {}) {
+  const ajv = new import_ajv.Ajv({ ...RUNTIME_AJV, ...source.options, ...extra });
+  for (const ref of source.refs ?? []) ajv.addSchema(ref);
+  return ajv;
+}
+function compileOnFirstUse(name2, source) {
+  VALIDATOR_SOURCES.set(name2, source);
   let validate5;
-  return () => validate5 ??= compile();
+  return () => validate5 ??= precompiledOrCompiled(name2, source());
+}
+function precompiledOrCompiled(name2, source) {
+  const ready = precompiledValidators()[name2];
+  if (ready && ready.key === sourceKey(source)) return ready.validate;
+  return ajvFor(source).compile(source.schema);
 }
 
 // src/spec/generator-limits.ts
@@ -49705,12 +49726,10 @@ var gateSchema = Mapping(
     description: "a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity, max_timestamp_error_share, max_cv, calibration, noise"
   }
 );
-var validateGate = compileOnFirstUse(
-  () => new import_ajv.Ajv({ ...RUNTIME_AJV, allErrors: false, useDefaults: true, strict: true }).compile({
-    type: "object",
-    properties: { gate: gateSchema }
-  })
-);
+var validateGate = compileOnFirstUse("gate", () => ({
+  options: { allErrors: false, useDefaults: true, strict: true },
+  schema: { type: "object", properties: { gate: gateSchema } }
+}));
 function resolveGate(raw, slo3) {
   const doc = { gate: JSON.parse(JSON.stringify(raw ?? {})) };
   if (!validateGate()(doc)) {
@@ -50035,9 +50054,6 @@ function judgedSpreadKeys(gate) {
   return [...latency3, ...throughput2];
 }
 
-// src/gate/calibration.ts
-var import_ajv2 = __toESM(require_ajv(), 1);
-
 // src/spec/limits.ts
 var MAX_SCHEDULED_REQUESTS = 1e7;
 var MAX_DURATION_MS = 24 * 36e5;
@@ -50152,7 +50168,10 @@ var calibrationSchema = Type.Object(
   },
   { $schema: "http://json-schema.org/draft-07/schema#" }
 );
-var validate = compileOnFirstUse(() => new import_ajv2.Ajv({ ...RUNTIME_AJV, allErrors: false, strict: true }).compile(calibrationSchema));
+var validate = compileOnFirstUse("calibration", () => ({
+  options: { allErrors: false, strict: true },
+  schema: calibrationSchema
+}));
 var CalibrationError = class extends Error {
 };
 function loadCalibration(path2) {
@@ -50200,9 +50219,6 @@ function calibrationFrom(merged) {
     cv: merged.replicates.cv
   };
 }
-
-// src/result/load.ts
-var import_ajv3 = __toESM(require_ajv(), 1);
 
 // src/client/types.ts
 var OUTCOMES = [
@@ -51097,7 +51113,7 @@ var resultSchema = Type.Object(
 // src/result/load.ts
 var ResultFileError = class extends Error {
 };
-var validate2 = compileOnFirstUse(() => new import_ajv3.Ajv({ ...RUNTIME_AJV, allErrors: false, strict: true }).compile(resultSchema));
+var validate2 = compileOnFirstUse("result", () => ({ options: { allErrors: false, strict: true }, schema: resultSchema }));
 function readResult(path2) {
   let text;
   try {
@@ -51917,7 +51933,7 @@ function openRecordsFile(path2, what = "--records") {
 }
 
 // src/workload/inputs.ts
-import { createHash } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 import { resolve as resolve2 } from "node:path";
 
 // src/client/bounds.ts
@@ -52737,7 +52753,7 @@ function loadWorkloadInputs(resolved) {
         err.tooLarge ? `workload.${key} ${at}: ${err.reason}; expected at most ${bytes(maxBytes)}${caps.maxLines ? ` and ${figure(caps.maxLines)} lines` : ""}` : `workload.${key} ${at === path2 ? path2 : `${JSON.stringify(path2)} (${at})`}: ${err.reason}; expected a readable regular file, the path relative to the spec file`
       );
     }
-    files[path2] = createHash("sha256").update(text).digest("hex");
+    files[path2] = createHash2("sha256").update(text).digest("hex");
     return text;
   };
   const source = (key, d) => "file" in d ? {
@@ -52931,7 +52947,6 @@ import { join as join2 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/sim/config.ts
-var import_ajv4 = __toESM(require_ajv(), 1);
 var import_yaml = __toESM(require_dist(), 1);
 
 // src/sim/compute-bound.ts
@@ -53062,9 +53077,10 @@ var SimConfigError = class extends Error {
     this.name = "SimConfigError";
   }
 };
-var check = compileOnFirstUse(
-  () => new import_ajv4.Ajv({ ...RUNTIME_AJV, discriminator: true, verbose: true, strict: false }).compile(SIM_CONFIG_SCHEMA)
-);
+var check = compileOnFirstUse("sim-config", () => ({
+  options: { discriminator: true, verbose: true, strict: false },
+  schema: SIM_CONFIG_SCHEMA
+}));
 function validateSimConfig(input) {
   if (input === null || input === void 0) input = {};
   if (typeof input !== "object" || Array.isArray(input)) throw new SimConfigError(`is ${show(input)}; expected a mapping`);
@@ -54678,9 +54694,6 @@ function mapping(value2, source) {
   return value2;
 }
 
-// src/spec/resolve.ts
-var import_ajv5 = __toESM(require_ajv(), 1);
-
 // src/spec/duration.ts
 var UNIT_MS = { h: 36e5, m: 6e4, s: 1e3, ms: 1 };
 var WHOLE = /^(?:\d+(?:\.\d+)?(?:ms|h|m|s))+$/;
@@ -54708,7 +54721,7 @@ function durationField(path2, text, zeroAllowed) {
 }
 
 // src/spec/hash.ts
-import { createHash as createHash2 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 function canonicalJson(value2) {
   return JSON.stringify(
     value2,
@@ -54716,7 +54729,7 @@ function canonicalJson(value2) {
   );
 }
 function specHash(spec3) {
-  return createHash2("sha256").update(canonicalJson(spec3)).digest("hex");
+  return createHash3("sha256").update(canonicalJson(spec3)).digest("hex");
 }
 
 // src/spec/pattern.ts
@@ -55293,9 +55306,10 @@ function headerProblem(name2, value2) {
 }
 
 // src/spec/resolve.ts
-var validate3 = compileOnFirstUse(
-  () => new import_ajv5.Ajv({ ...RUNTIME_AJV, allErrors: true, useDefaults: true, verbose: true, strict: true }).compile(specSchema)
-);
+var validate3 = compileOnFirstUse("spec", () => ({
+  options: { allErrors: true, useDefaults: true, verbose: true, strict: true },
+  schema: specSchema
+}));
 function resolveSpec(data) {
   const spec3 = structuredClone(data);
   expandLengthShorthand(spec3);
@@ -60457,9 +60471,6 @@ function historyMarkdown(check2, moved2 = []) {
   ].join("\n");
 }
 
-// src/capacity/load.ts
-var import_ajv6 = __toESM(require_ajv(), 1);
-
 // src/result/latency.ts
 var latencyOf = (r, metric) => r.metrics[`${metric}_ms`];
 
@@ -61105,9 +61116,11 @@ var sweepSchema2 = Type.Object(
 );
 
 // src/capacity/load.ts
-var validate4 = compileOnFirstUse(
-  () => new import_ajv6.Ajv({ ...RUNTIME_AJV, allErrors: false, strict: true }).addSchema(identifiedResultSchema).compile(sweepSchema2)
-);
+var validate4 = compileOnFirstUse("sweep", () => ({
+  options: { allErrors: false, strict: true },
+  schema: sweepSchema2,
+  refs: [identifiedResultSchema]
+}));
 function isSweepDocument(data) {
   return !!data && typeof data === "object" && data.kind === SWEEP_KIND;
 }

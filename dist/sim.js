@@ -14273,16 +14273,39 @@ var require_dist = __commonJS({
 // src/sim/launch.ts
 import { parseArgs } from "node:util";
 
-// src/sim/config.ts
+// src/spec/compile-on-use.ts
 var import_ajv = __toESM(require_ajv(), 1);
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
 
 // src/json-schema.ts
 var RUNTIME_AJV = { validateSchema: false };
 
 // src/spec/compile-on-use.ts
-function compileOnFirstUse(compile) {
+var PRECOMPILED_FILE = "validators.generated.cjs";
+var precompiled;
+function precompiledValidators() {
+  const file = createRequire(import.meta.url)(`./${PRECOMPILED_FILE}`);
+  return precompiled ??= file.PRECOMPILED;
+}
+var VALIDATOR_SOURCES = /* @__PURE__ */ new Map();
+function sourceKey(source) {
+  return createHash("sha256").update(JSON.stringify(source)).digest("hex");
+}
+function ajvFor(source, extra = {}) {
+  const ajv = new import_ajv.Ajv({ ...RUNTIME_AJV, ...source.options, ...extra });
+  for (const ref of source.refs ?? []) ajv.addSchema(ref);
+  return ajv;
+}
+function compileOnFirstUse(name, source) {
+  VALIDATOR_SOURCES.set(name, source);
   let validate;
-  return () => validate ??= compile();
+  return () => validate ??= precompiledOrCompiled(name, source());
+}
+function precompiledOrCompiled(name, source) {
+  const ready = precompiledValidators()[name];
+  if (ready && ready.key === sourceKey(source)) return ready.validate;
+  return ajvFor(source).compile(source.schema);
 }
 
 // src/sim/config.ts
@@ -14627,9 +14650,10 @@ var SimConfigError = class extends Error {
     this.name = "SimConfigError";
   }
 };
-var check = compileOnFirstUse(
-  () => new import_ajv.Ajv({ ...RUNTIME_AJV, discriminator: true, verbose: true, strict: false }).compile(SIM_CONFIG_SCHEMA)
-);
+var check = compileOnFirstUse("sim-config", () => ({
+  options: { discriminator: true, verbose: true, strict: false },
+  schema: SIM_CONFIG_SCHEMA
+}));
 function validateSimConfig(input) {
   if (input === null || input === void 0) input = {};
   if (typeof input !== "object" || Array.isArray(input)) throw new SimConfigError(`is ${show(input)}; expected a mapping`);

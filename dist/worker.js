@@ -44785,13 +44785,34 @@ function segmentDrift(d) {
   return { first: test.before, last: test.after, change, bound, ci, verdict: test.rise === "beyond" ? "drift" : "none", reason };
 }
 
-// src/spec/gate-schema.ts
-var import_ajv = __toESM(require_ajv(), 1);
-
 // src/spec/compile-on-use.ts
-function compileOnFirstUse(compile) {
+var import_ajv = __toESM(require_ajv(), 1);
+import { createHash as createHash2 } from "node:crypto";
+import { createRequire } from "node:module";
+var PRECOMPILED_FILE = "validators.generated.cjs";
+var precompiled;
+function precompiledValidators() {
+  const file = createRequire(import.meta.url)(`./${PRECOMPILED_FILE}`);
+  return precompiled ??= file.PRECOMPILED;
+}
+var VALIDATOR_SOURCES = /* @__PURE__ */ new Map();
+function sourceKey(source) {
+  return createHash2("sha256").update(JSON.stringify(source)).digest("hex");
+}
+function ajvFor(source, extra = {}) {
+  const ajv = new import_ajv.Ajv({ ...RUNTIME_AJV, ...source.options, ...extra });
+  for (const ref of source.refs ?? []) ajv.addSchema(ref);
+  return ajv;
+}
+function compileOnFirstUse(name2, source) {
+  VALIDATOR_SOURCES.set(name2, source);
   let validate;
-  return () => validate ??= compile();
+  return () => validate ??= precompiledOrCompiled(name2, source());
+}
+function precompiledOrCompiled(name2, source) {
+  const ready = precompiledValidators()[name2];
+  if (ready && ready.key === sourceKey(source)) return ready.validate;
+  return ajvFor(source).compile(source.schema);
 }
 
 // src/spec/mapping.ts
@@ -44940,12 +44961,10 @@ var gateSchema = Mapping(
     description: "a mapping with keys latency, throughput, error_rate, slo, spike, soak, confidence, bootstrap_iterations, min_tail_samples, tolerance_pct, validity, max_timestamp_error_share, max_cv, calibration, noise"
   }
 );
-var validateGate = compileOnFirstUse(
-  () => new import_ajv.Ajv({ ...RUNTIME_AJV, allErrors: false, useDefaults: true, strict: true }).compile({
-    type: "object",
-    properties: { gate: gateSchema }
-  })
-);
+var validateGate = compileOnFirstUse("gate", () => ({
+  options: { allErrors: false, useDefaults: true, strict: true },
+  schema: { type: "object", properties: { gate: gateSchema } }
+}));
 
 // src/result/pattern.ts
 var RECOVERY_TOLERANCE = 0.1;

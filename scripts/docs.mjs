@@ -1,6 +1,6 @@
 // Writes every generated file (schema/*.json, the reference pages in docs/, CONTRIBUTING.md's
-// stage table) from its source of truth: test/docs/pages.ts, bundled here with esbuild so this
-// script runs on plain Node. `--check` writes nothing and exits 1 naming each stale file;
+// stage table, src/spec/validators.generated.cjs) from its source of truth: test/docs/pages.ts,
+// bundled here with esbuild so this script runs on plain Node. `--check` writes nothing and exits 1 naming each stale file;
 // `--against DIR` works on a copy under DIR.
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

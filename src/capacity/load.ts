@@ -1,5 +1,3 @@
-import { Ajv } from 'ajv';
-import { RUNTIME_AJV } from '../json-schema.js';
 import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import { ResultFileError } from '../result/load.js';
 import { bytes, MAX_RESULT_BYTES } from '../spec/limits.js';
@@ -7,9 +5,11 @@ import { jsonProblem, readFileCapped, ReadFileError } from '../spec/read-file.js
 import { SWEEP_KIND, SWEEP_SCHEMA_VERSION, type SweepDocument } from './document.js';
 import { identifiedResultSchema, sweepSchema } from './schema.js';
 
-const validate = compileOnFirstUse(() =>
-  new Ajv({ ...RUNTIME_AJV, allErrors: false, strict: true }).addSchema(identifiedResultSchema).compile(sweepSchema),
-);
+const validate = compileOnFirstUse<SweepDocument>('sweep', () => ({
+  options: { allErrors: false, strict: true },
+  schema: sweepSchema,
+  refs: [identifiedResultSchema],
+}));
 
 /** True when the parsed JSON says it is a sweep document (rather than a single result). */
 export function isSweepDocument(data: unknown): boolean {

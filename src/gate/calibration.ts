@@ -1,6 +1,5 @@
 import { round3 } from '../numbers.js';
-import { Ajv } from 'ajv';
-import { Dict, Type, type Static, RUNTIME_AJV } from '../json-schema.js';
+import { Dict, Type, type Static } from '../json-schema.js';
 import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import type { Result } from '../result/types.js';
 import { bytes, MAX_SPEC_BYTES } from '../spec/limits.js';
@@ -38,7 +37,10 @@ export const calibrationSchema = Type.Object(
 );
 export type CalibrationFile = Static<typeof calibrationSchema>;
 
-const validate = compileOnFirstUse(() => new Ajv({ ...RUNTIME_AJV, allErrors: false, strict: true }).compile(calibrationSchema));
+const validate = compileOnFirstUse<CalibrationFile>('calibration', () => ({
+  options: { allErrors: false, strict: true },
+  schema: calibrationSchema,
+}));
 
 export class CalibrationError extends Error {}
 

@@ -1,5 +1,3 @@
-import { Ajv } from 'ajv';
-import { RUNTIME_AJV } from '../json-schema.js';
 import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import { OUTCOMES } from '../client/types.js';
 import { bytes, MAX_RESULT_BYTES } from '../spec/limits.js';
@@ -13,7 +11,7 @@ import type { Result } from './types.js';
 /** A result file that cannot be used, said in one line that names the file. */
 export class ResultFileError extends Error {}
 
-const validate = compileOnFirstUse(() => new Ajv({ ...RUNTIME_AJV, allErrors: false, strict: true }).compile(resultSchema));
+const validate = compileOnFirstUse('result', () => ({ options: { allErrors: false, strict: true }, schema: resultSchema }));
 
 /** Reads and validates a result.json (a run's result, a merge, or a baseline). */
 export function readResult(path: string): Result {

@@ -1,5 +1,4 @@
-import { Ajv, type SchemaObject } from 'ajv';
-import { RUNTIME_AJV } from '../json-schema.js';
+import type { SchemaObject } from 'ajv';
 import { compileOnFirstUse } from '../spec/compile-on-use.js';
 import { parse as parseYaml } from 'yaml';
 import { bytes, MAX_SPEC_BYTES } from '../spec/limits.js';
@@ -195,9 +194,10 @@ export class SimConfigError extends Error {
 }
 
 // `verbose` gives issueFromErrors the failing data and schema.
-const check = compileOnFirstUse(() =>
-  new Ajv({ ...RUNTIME_AJV, discriminator: true, verbose: true, strict: false }).compile(SIM_CONFIG_SCHEMA),
-);
+const check = compileOnFirstUse('sim-config', () => ({
+  options: { discriminator: true, verbose: true, strict: false },
+  schema: SIM_CONFIG_SCHEMA,
+}));
 
 /** Fills defaults and validates; throws SimConfigError on the first problem. */
 export function validateSimConfig(input: unknown): SimConfig {

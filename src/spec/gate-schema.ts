@@ -1,15 +1,5 @@
-import { Ajv } from 'ajv';
 import { compileOnFirstUse } from './compile-on-use.js';
-import {
-  Type,
-  type Static,
-  type TNumber,
-  type TObject,
-  type TOptional,
-  type TProperties,
-  type TSchema,
-  RUNTIME_AJV,
-} from '../json-schema.js';
+import { Type, type Static, type TNumber, type TObject, type TOptional, type TProperties, type TSchema } from '../json-schema.js';
 import { GATE_METRICS, type LatencyKey } from '../metrics/definitions.js';
 import { PERCENTILES, type PercentileKey } from '../metrics/histogram.js';
 import { GENERATOR_LIMIT_KEYS, type GeneratorLimits } from './generator-limits.js';
@@ -229,12 +219,10 @@ export const gateSchema = Mapping(
 export type GateSpec = Static<typeof gateSchema>;
 
 // Compiled inside a wrapper, as the spec schema holds it: a default at a schema's root is not applied.
-const validateGate = compileOnFirstUse(() =>
-  new Ajv({ ...RUNTIME_AJV, allErrors: false, useDefaults: true, strict: true }).compile<{ gate: GateSpec }>({
-    type: 'object',
-    properties: { gate: gateSchema },
-  }),
-);
+const validateGate = compileOnFirstUse<{ gate: GateSpec }>('gate', () => ({
+  options: { allErrors: false, useDefaults: true, strict: true },
+  schema: { type: 'object', properties: { gate: gateSchema } },
+}));
 
 /**
  * A gate section (as written, or undefined) with every default filled. The TTFT p95 SLO

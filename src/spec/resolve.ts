@@ -1,5 +1,3 @@
-import { Ajv } from 'ajv';
-import { RUNTIME_AJV } from '../json-schema.js';
 import { compileOnFirstUse } from './compile-on-use.js';
 import { durationField } from './duration-field.js';
 import { SpecIssue } from './error.js';
@@ -17,9 +15,10 @@ import { maxOf } from '../numbers.js';
 import { headerProblem } from './headers.js';
 
 // verbose: messages quote the offending value and the schema's description.
-const validate = compileOnFirstUse(() =>
-  new Ajv({ ...RUNTIME_AJV, allErrors: true, useDefaults: true, verbose: true, strict: true }).compile<Spec>(specSchema),
-);
+const validate = compileOnFirstUse<Spec>('spec', () => ({
+  options: { allErrors: true, useDefaults: true, verbose: true, strict: true },
+  schema: specSchema,
+}));
 
 /**
  * Parsed YAML (or an edited Spec) → a ResolvedSpec without its API key: shorthand expanded,

@@ -1,7 +1,8 @@
 /**
  * Every generated file of the repository, from its source of truth: the JSON Schema files in
  * schema/ and the reference pages in docs/ from the schemas in src/, the metric table, the
- * commands' --help and action.yml; CONTRIBUTING.md's stage table from LAYERS.
+ * commands' --help and action.yml; CONTRIBUTING.md's stage table from LAYERS; the validators
+ * compiled ahead of time (./precompiled.ts).
  * `npm run docs` writes them (scripts/docs.mjs); test/docs/generated.test.ts fails when one is stale.
  */
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { SCHEMA_BASE, SPEC_SCHEMA_ID } from '../../src/spec/schema-id.js';
 import { specSchema } from '../../src/spec/schema.js';
 import { main } from '../../src/cli/main.js';
 import { LAYERS } from '../layers.js';
+import { PRECOMPILED_PATH, precompiledValidators } from './precompiled.js';
 
 /** The repository; scripts/docs.mjs, which runs this module bundled elsewhere, names it in LOADGATE_ROOT. */
 export const ROOT = process.env.LOADGATE_ROOT ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -262,5 +264,6 @@ export async function generatedFiles(): Promise<Map<string, string>> {
   files.set('docs/action.md', actionPage());
   files.set('docs/cli.md', await cliPage());
   files.set('CONTRIBUTING.md', contributing());
+  files.set(PRECOMPILED_PATH, precompiledValidators(REGENERATE));
   return files;
 }

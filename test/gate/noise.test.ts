@@ -21,8 +21,8 @@ const rule = (report: GateReport, id: string): RuleOutcome => report.rules.find(
  * One run of a deployment `factor` times slower than nominal (TTFT and every token gap), sized so
  * each default rule's relative limit is above its absolute floor (TTFT p95 ~420 ms: 10 % is 42 ms).
  */
-const runAt = (factor: number, seed: number, n = 1000) =>
-  synthesize({ n, seed, ttft: (rng) => lognormal(300, 0.2)(rng) * factor, itl: (rng) => lognormal(40, 0.2)(rng) * factor });
+const runAt = (factor: number, seed: number, n = 1000, tokens = 20) =>
+  synthesize({ n, seed, tokens, ttft: (rng) => lognormal(300, 0.2)(rng) * factor, itl: (rng) => lognormal(40, 0.2)(rng) * factor });
 
 /** Per-run slowdown factors: lognormal with CV ≈ 10 % (σ = 0.1), seeded. */
 function factors(seed: number, count: number): number[] {
@@ -69,6 +69,9 @@ describe('between-run spread', () => {
 
   test('with a seeded per-run slowdown (CV 10 %), A/A comparisons that fail today pass; a 30 % regression still fails', () => {
     const pairs = 16;
+    // Some two hundred runs: eight tokens a request keeps their cost (their token gaps) to seconds,
+    // and the rules read one TPOT per request whatever its length.
+    const studyRun = (factor: number, seed: number) => runAt(factor, seed, 600, 8);
     const fs = factors(42, pairs * 12);
     // The deployment calibrated once: 10 short A/A runs.
     const calibration = calibrationFrom(replicated(factors(43, 10), 4242));
@@ -78,16 +81,16 @@ describe('between-run spread', () => {
     const mdes: number[] = [];
     for (let i = 0; i < pairs; i++) {
       const f = fs.slice(i * 12, i * 12 + 12);
-      const pr = runAt(f[1], i * 10 + 2, 600);
+      const pr = studyRun(f[1], i * 10 + 2);
       // Today: a single-run baseline against a single run, sampling noise only.
-      if (compare(runAt(f[0], i * 10 + 1, 600), pr, quickLegacy).verdict === 'fail') today++;
+      if (compare(studyRun(f[0], i * 10 + 1), pr, quickLegacy).verdict === 'fail') today++;
       // The nightly baseline records 3 replicates; the pull request runs once and is judged with their spread.
-      const runs = f.slice(2, 7).map((x, k) => runAt(x, i * 100 + k, 600));
+      const runs = f.slice(2, 7).map((x, k) => studyRun(x, i * 100 + k));
       const aa = compare(mergeResults(runs.slice(0, 3)), pr, quick);
       if (aa.verdict === 'fail') now++;
       mdes.push(rule(aa, 'latency.ttft_p95').mde!.rel!);
       // A 30 % slower deployment, 5 replicates a side, with the calibration's spread.
-      const slower = mergeResults(f.slice(7, 12).map((x, k) => runAt(x * 1.3, i * 100 + 50 + k, 600)));
+      const slower = mergeResults(f.slice(7, 12).map((x, k) => studyRun(x * 1.3, i * 100 + 50 + k)));
       if (compare(mergeResults(runs), slower, quick, { calibration }).verdict === 'fail') detected++;
     }
     expect(today).toBeGreaterThanOrEqual(4);

@@ -55,7 +55,17 @@ afterAll(() => server?.close());
 
 test('the tarball ships the bundle, the bin, the action, the schemas, LICENSE and CHANGELOG, and no sources', () => {
   const paths = packed.files.map((f) => f.path);
-  for (const p of ['bin/loadgate.js', 'dist/cli.js', 'dist/index.js', 'action.yml', 'LICENSE', 'CHANGELOG.md', 'README.md', 'package.json'])
+  for (const p of [
+    'bin/loadgate.js',
+    'dist/cli.js',
+    'dist/index.js',
+    'dist/validators.generated.cjs',
+    'action.yml',
+    'LICENSE',
+    'CHANGELOG.md',
+    'README.md',
+    'package.json',
+  ])
     expect(paths).toContain(p);
   for (const s of ['spec', 'result', 'sweep', 'calibration']) expect(paths).toContain(`schema/${s}.schema.json`);
   expect(paths.filter((p) => /^(src|test|scripts)\//.test(p))).toEqual([]);
