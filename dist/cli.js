@@ -21448,316 +21448,6 @@ var require_dist = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/symbols.js
-var require_symbols = __commonJS({
-  "node_modules/undici/lib/core/symbols.js"(exports2, module2) {
-    "use strict";
-    module2.exports = {
-      kClose: /* @__PURE__ */ Symbol("close"),
-      kDestroy: /* @__PURE__ */ Symbol("destroy"),
-      kDispatch: /* @__PURE__ */ Symbol("dispatch"),
-      kUrl: /* @__PURE__ */ Symbol("url"),
-      kRedirectCacheControl: /* @__PURE__ */ Symbol("redirect cache control"),
-      kWriting: /* @__PURE__ */ Symbol("writing"),
-      kResuming: /* @__PURE__ */ Symbol("resuming"),
-      kQueue: /* @__PURE__ */ Symbol("queue"),
-      kConnect: /* @__PURE__ */ Symbol("connect"),
-      kConnecting: /* @__PURE__ */ Symbol("connecting"),
-      kKeepAliveDefaultTimeout: /* @__PURE__ */ Symbol("default keep alive timeout"),
-      kKeepAliveMaxTimeout: /* @__PURE__ */ Symbol("max keep alive timeout"),
-      kKeepAliveTimeoutThreshold: /* @__PURE__ */ Symbol("keep alive timeout threshold"),
-      kKeepAliveTimeoutValue: /* @__PURE__ */ Symbol("keep alive timeout"),
-      kKeepAlive: /* @__PURE__ */ Symbol("keep alive"),
-      kHeadersTimeout: /* @__PURE__ */ Symbol("headers timeout"),
-      kBodyTimeout: /* @__PURE__ */ Symbol("body timeout"),
-      kServerName: /* @__PURE__ */ Symbol("server name"),
-      kLocalAddress: /* @__PURE__ */ Symbol("local address"),
-      kHost: /* @__PURE__ */ Symbol("host"),
-      kNoRef: /* @__PURE__ */ Symbol("no ref"),
-      kBodyUsed: /* @__PURE__ */ Symbol("used"),
-      kBody: /* @__PURE__ */ Symbol("abstracted request body"),
-      kRunning: /* @__PURE__ */ Symbol("running"),
-      kBlocking: /* @__PURE__ */ Symbol("blocking"),
-      kPending: /* @__PURE__ */ Symbol("pending"),
-      kSize: /* @__PURE__ */ Symbol("size"),
-      kBusy: /* @__PURE__ */ Symbol("busy"),
-      kQueued: /* @__PURE__ */ Symbol("queued"),
-      kFree: /* @__PURE__ */ Symbol("free"),
-      kConnected: /* @__PURE__ */ Symbol("connected"),
-      kClosed: /* @__PURE__ */ Symbol("closed"),
-      kNeedDrain: /* @__PURE__ */ Symbol("need drain"),
-      kReset: /* @__PURE__ */ Symbol("reset"),
-      kDestroyed: /* @__PURE__ */ Symbol.for("nodejs.stream.destroyed"),
-      kResume: /* @__PURE__ */ Symbol("resume"),
-      kOnError: /* @__PURE__ */ Symbol("on error"),
-      kMaxHeadersSize: /* @__PURE__ */ Symbol("max headers size"),
-      kRunningIdx: /* @__PURE__ */ Symbol("running index"),
-      kPendingIdx: /* @__PURE__ */ Symbol("pending index"),
-      kError: /* @__PURE__ */ Symbol("error"),
-      kClients: /* @__PURE__ */ Symbol("clients"),
-      kClient: /* @__PURE__ */ Symbol("client"),
-      kParser: /* @__PURE__ */ Symbol("parser"),
-      kOnDestroyed: /* @__PURE__ */ Symbol("destroy callbacks"),
-      kPipelining: /* @__PURE__ */ Symbol("pipelining"),
-      kSocket: /* @__PURE__ */ Symbol("socket"),
-      kHostHeader: /* @__PURE__ */ Symbol("host header"),
-      kConnector: /* @__PURE__ */ Symbol("connector"),
-      kStrictContentLength: /* @__PURE__ */ Symbol("strict content length"),
-      kMaxRedirections: /* @__PURE__ */ Symbol("maxRedirections"),
-      kMaxRequests: /* @__PURE__ */ Symbol("maxRequestsPerClient"),
-      kProxy: /* @__PURE__ */ Symbol("proxy agent options"),
-      kCounter: /* @__PURE__ */ Symbol("socket request counter"),
-      kMaxResponseSize: /* @__PURE__ */ Symbol("max response size"),
-      kHTTP2Session: /* @__PURE__ */ Symbol("http2Session"),
-      kHTTP2SessionState: /* @__PURE__ */ Symbol("http2Session state"),
-      kRetryHandlerDefaultRetry: /* @__PURE__ */ Symbol("retry agent default retry"),
-      kConstruct: /* @__PURE__ */ Symbol("constructable"),
-      kListeners: /* @__PURE__ */ Symbol("listeners"),
-      kHTTPContext: /* @__PURE__ */ Symbol("http context"),
-      kMaxConcurrentStreams: /* @__PURE__ */ Symbol("max concurrent streams"),
-      kHTTP2InitialWindowSize: /* @__PURE__ */ Symbol("http2 initial window size"),
-      kHTTP2ConnectionWindowSize: /* @__PURE__ */ Symbol("http2 connection window size"),
-      kEnableConnectProtocol: /* @__PURE__ */ Symbol("http2session connect protocol"),
-      kRemoteSettings: /* @__PURE__ */ Symbol("http2session remote settings"),
-      kHTTP2Stream: /* @__PURE__ */ Symbol("http2session client stream"),
-      kPingInterval: /* @__PURE__ */ Symbol("ping interval"),
-      kNoProxyAgent: /* @__PURE__ */ Symbol("no proxy agent"),
-      kHttpProxyAgent: /* @__PURE__ */ Symbol("http proxy agent"),
-      kHttpsProxyAgent: /* @__PURE__ */ Symbol("https proxy agent"),
-      kSocks5ProxyAgent: /* @__PURE__ */ Symbol("socks5 proxy agent")
-    };
-  }
-});
-
-// node_modules/undici/lib/util/timers.js
-var require_timers = __commonJS({
-  "node_modules/undici/lib/util/timers.js"(exports2, module2) {
-    "use strict";
-    var fastNow = 0;
-    var RESOLUTION_MS = 1e3;
-    var TICK_MS = (RESOLUTION_MS >> 1) - 1;
-    var fastNowTimeout;
-    var kFastTimer = /* @__PURE__ */ Symbol("kFastTimer");
-    var fastTimers = [];
-    var NOT_IN_LIST = -2;
-    var TO_BE_CLEARED = -1;
-    var PENDING = 0;
-    var ACTIVE = 1;
-    function onTick() {
-      fastNow += TICK_MS;
-      let idx = 0;
-      let len = fastTimers.length;
-      while (idx < len) {
-        const timer = fastTimers[idx];
-        if (timer._state === PENDING) {
-          timer._idleStart = fastNow - TICK_MS;
-          timer._state = ACTIVE;
-        } else if (timer._state === ACTIVE && fastNow >= timer._idleStart + timer._idleTimeout) {
-          timer._state = TO_BE_CLEARED;
-          timer._idleStart = -1;
-          timer._onTimeout(timer._timerArg);
-        }
-        if (timer._state === TO_BE_CLEARED) {
-          timer._state = NOT_IN_LIST;
-          if (--len !== 0) {
-            fastTimers[idx] = fastTimers[len];
-          }
-        } else {
-          ++idx;
-        }
-      }
-      fastTimers.length = len;
-      if (fastTimers.length !== 0) {
-        refreshTimeout();
-      }
-    }
-    function refreshTimeout() {
-      if (fastNowTimeout?.refresh) {
-        fastNowTimeout.refresh();
-      } else {
-        clearTimeout(fastNowTimeout);
-        fastNowTimeout = setTimeout(onTick, TICK_MS);
-        fastNowTimeout?.unref();
-      }
-    }
-    var FastTimer = class {
-      [kFastTimer] = true;
-      /**
-       * The state of the timer, which can be one of the following:
-       * - NOT_IN_LIST (-2)
-       * - TO_BE_CLEARED (-1)
-       * - PENDING (0)
-       * - ACTIVE (1)
-       *
-       * @type {-2|-1|0|1}
-       * @private
-       */
-      _state = NOT_IN_LIST;
-      /**
-       * The number of milliseconds to wait before calling the callback.
-       *
-       * @type {number}
-       * @private
-       */
-      _idleTimeout = -1;
-      /**
-       * The time in milliseconds when the timer was started. This value is used to
-       * calculate when the timer should expire.
-       *
-       * @type {number}
-       * @default -1
-       * @private
-       */
-      _idleStart = -1;
-      /**
-       * The function to be executed when the timer expires.
-       * @type {Function}
-       * @private
-       */
-      _onTimeout;
-      /**
-       * The argument to be passed to the callback when the timer expires.
-       *
-       * @type {*}
-       * @private
-       */
-      _timerArg;
-      /**
-       * @constructor
-       * @param {Function} callback A function to be executed after the timer
-       * expires.
-       * @param {number} delay The time, in milliseconds that the timer should wait
-       * before the specified function or code is executed.
-       * @param {*} arg
-       */
-      constructor(callback, delay, arg) {
-        this._onTimeout = callback;
-        this._idleTimeout = delay;
-        this._timerArg = arg;
-        this.refresh();
-      }
-      /**
-       * Sets the timer's start time to the current time, and reschedules the timer
-       * to call its callback at the previously specified duration adjusted to the
-       * current time.
-       * Using this on a timer that has already called its callback will reactivate
-       * the timer.
-       *
-       * @returns {void}
-       */
-      refresh() {
-        if (this._state === NOT_IN_LIST) {
-          fastTimers.push(this);
-        }
-        if (!fastNowTimeout || fastTimers.length === 1) {
-          refreshTimeout();
-        }
-        this._state = PENDING;
-      }
-      /**
-       * The `clear` method cancels the timer, preventing it from executing.
-       *
-       * @returns {void}
-       * @private
-       */
-      clear() {
-        this._state = TO_BE_CLEARED;
-        this._idleStart = -1;
-      }
-    };
-    module2.exports = {
-      /**
-       * The setTimeout() method sets a timer which executes a function once the
-       * timer expires.
-       * @param {Function} callback A function to be executed after the timer
-       * expires.
-       * @param {number} delay The time, in milliseconds that the timer should
-       * wait before the specified function or code is executed.
-       * @param {*} [arg] An optional argument to be passed to the callback function
-       * when the timer expires.
-       * @returns {NodeJS.Timeout|FastTimer}
-       */
-      setTimeout(callback, delay, arg) {
-        return delay <= RESOLUTION_MS ? setTimeout(callback, delay, arg) : new FastTimer(callback, delay, arg);
-      },
-      /**
-       * The clearTimeout method cancels an instantiated Timer previously created
-       * by calling setTimeout.
-       *
-       * @param {NodeJS.Timeout|FastTimer} timeout
-       */
-      clearTimeout(timeout) {
-        if (timeout[kFastTimer]) {
-          timeout.clear();
-        } else {
-          clearTimeout(timeout);
-        }
-      },
-      /**
-       * The setFastTimeout() method sets a fastTimer which executes a function once
-       * the timer expires.
-       * @param {Function} callback A function to be executed after the timer
-       * expires.
-       * @param {number} delay The time, in milliseconds that the timer should
-       * wait before the specified function or code is executed.
-       * @param {*} [arg] An optional argument to be passed to the callback function
-       * when the timer expires.
-       * @returns {FastTimer}
-       */
-      setFastTimeout(callback, delay, arg) {
-        return new FastTimer(callback, delay, arg);
-      },
-      /**
-       * The clearTimeout method cancels an instantiated FastTimer previously
-       * created by calling setFastTimeout.
-       *
-       * @param {FastTimer} timeout
-       */
-      clearFastTimeout(timeout) {
-        timeout.clear();
-      },
-      /**
-       * The now method returns the value of the internal fast timer clock.
-       *
-       * @returns {number}
-       */
-      now() {
-        return fastNow;
-      },
-      /**
-       * Trigger the onTick function to process the fastTimers array.
-       * Exported for testing purposes only.
-       * Marking as deprecated to discourage any use outside of testing.
-       * @deprecated
-       * @param {number} [delay=0] The delay in milliseconds to add to the now value.
-       */
-      tick(delay = 0) {
-        fastNow += delay - RESOLUTION_MS + 1;
-        onTick();
-        onTick();
-      },
-      /**
-       * Reset FastTimers.
-       * Exported for testing purposes only.
-       * Marking as deprecated to discourage any use outside of testing.
-       * @deprecated
-       */
-      reset() {
-        fastNow = 0;
-        fastTimers.length = 0;
-        clearTimeout(fastNowTimeout);
-        fastNowTimeout = null;
-      },
-      /**
-       * Exporting for testing purposes only.
-       * Marking as deprecated to discourage any use outside of testing.
-       * @deprecated
-       */
-      kFastTimer
-    };
-  }
-});
-
 // node_modules/undici/lib/core/errors.js
 var require_errors3 = __commonJS({
   "node_modules/undici/lib/core/errors.js"(exports2, module2) {
@@ -22163,6 +21853,441 @@ var require_errors3 = __commonJS({
       MaxOriginsReachedError,
       Socks5ProxyError,
       MessageSizeExceededError
+    };
+  }
+});
+
+// node_modules/undici/lib/handler/wrap-handler.js
+var require_wrap_handler = __commonJS({
+  "node_modules/undici/lib/handler/wrap-handler.js"(exports2, module2) {
+    "use strict";
+    var { InvalidArgumentError } = require_errors3();
+    module2.exports = class WrapHandler {
+      #handler;
+      constructor(handler) {
+        this.#handler = handler;
+      }
+      static wrap(handler) {
+        return handler.onRequestStart ? handler : new WrapHandler(handler);
+      }
+      // Unwrap Interface
+      onConnect(abort2, context) {
+        return this.#handler.onConnect?.(abort2, context);
+      }
+      onResponseStarted() {
+        return this.#handler.onResponseStarted?.();
+      }
+      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+        return this.#handler.onHeaders?.(statusCode, rawHeaders, resume, statusMessage);
+      }
+      onUpgrade(statusCode, rawHeaders, socket) {
+        return this.#handler.onUpgrade?.(statusCode, rawHeaders, socket);
+      }
+      onData(data) {
+        return this.#handler.onData?.(data);
+      }
+      onComplete(trailers) {
+        return this.#handler.onComplete?.(trailers);
+      }
+      onError(err) {
+        if (!this.#handler.onError) {
+          throw err;
+        }
+        return this.#handler.onError?.(err);
+      }
+      // Wrap Interface
+      onRequestStart(controller, context) {
+        this.#handler.onConnect?.((reason) => controller.abort(reason), context);
+      }
+      onRequestUpgrade(controller, statusCode, headers, socket) {
+        const rawHeaders = [];
+        for (const [key, val] of Object.entries(headers)) {
+          rawHeaders.push(Buffer.from(key, "latin1"), toRawHeaderValue(val));
+        }
+        this.#handler.onUpgrade?.(statusCode, rawHeaders, socket);
+      }
+      onResponseStart(controller, statusCode, headers, statusMessage) {
+        const rawHeaders = [];
+        for (const [key, val] of Object.entries(headers)) {
+          rawHeaders.push(Buffer.from(key, "latin1"), toRawHeaderValue(val));
+        }
+        if (this.#handler.onHeaders?.(statusCode, rawHeaders, () => controller.resume(), statusMessage) === false) {
+          controller.pause();
+        }
+      }
+      onResponseData(controller, data) {
+        if (this.#handler.onData?.(data) === false) {
+          controller.pause();
+        }
+      }
+      onResponseEnd(controller, trailers) {
+        const rawTrailers = [];
+        for (const [key, val] of Object.entries(trailers)) {
+          rawTrailers.push(Buffer.from(key, "latin1"), toRawHeaderValue(val));
+        }
+        this.#handler.onComplete?.(rawTrailers);
+      }
+      onResponseError(controller, err) {
+        if (!this.#handler.onError) {
+          throw new InvalidArgumentError("invalid onError method");
+        }
+        this.#handler.onError?.(err);
+      }
+    };
+    function toRawHeaderValue(value2) {
+      return Array.isArray(value2) ? value2.map((item) => Buffer.from(item, "latin1")) : Buffer.from(value2, "latin1");
+    }
+  }
+});
+
+// node_modules/undici/lib/dispatcher/dispatcher.js
+var require_dispatcher = __commonJS({
+  "node_modules/undici/lib/dispatcher/dispatcher.js"(exports2, module2) {
+    "use strict";
+    var EventEmitter = __require("node:events");
+    var WrapHandler = require_wrap_handler();
+    var wrapInterceptor = (dispatch) => (opts, handler) => dispatch(opts, WrapHandler.wrap(handler));
+    var Dispatcher = class extends EventEmitter {
+      dispatch() {
+        throw new Error("not implemented");
+      }
+      close() {
+        throw new Error("not implemented");
+      }
+      destroy() {
+        throw new Error("not implemented");
+      }
+      compose(...args) {
+        const interceptors = Array.isArray(args[0]) ? args[0] : args;
+        let dispatch = this.dispatch.bind(this);
+        for (const interceptor of interceptors) {
+          if (interceptor == null) {
+            continue;
+          }
+          if (typeof interceptor !== "function") {
+            throw new TypeError(`invalid interceptor, expected function received ${typeof interceptor}`);
+          }
+          dispatch = interceptor(dispatch);
+          dispatch = wrapInterceptor(dispatch);
+          if (dispatch == null || typeof dispatch !== "function" || dispatch.length !== 2) {
+            throw new TypeError("invalid interceptor");
+          }
+        }
+        return new Proxy(this, {
+          get: (target2, key) => key === "dispatch" ? dispatch : target2[key]
+        });
+      }
+    };
+    module2.exports = Dispatcher;
+  }
+});
+
+// node_modules/undici/lib/core/symbols.js
+var require_symbols = __commonJS({
+  "node_modules/undici/lib/core/symbols.js"(exports2, module2) {
+    "use strict";
+    module2.exports = {
+      kClose: /* @__PURE__ */ Symbol("close"),
+      kDestroy: /* @__PURE__ */ Symbol("destroy"),
+      kDispatch: /* @__PURE__ */ Symbol("dispatch"),
+      kUrl: /* @__PURE__ */ Symbol("url"),
+      kRedirectCacheControl: /* @__PURE__ */ Symbol("redirect cache control"),
+      kWriting: /* @__PURE__ */ Symbol("writing"),
+      kResuming: /* @__PURE__ */ Symbol("resuming"),
+      kQueue: /* @__PURE__ */ Symbol("queue"),
+      kConnect: /* @__PURE__ */ Symbol("connect"),
+      kConnecting: /* @__PURE__ */ Symbol("connecting"),
+      kKeepAliveDefaultTimeout: /* @__PURE__ */ Symbol("default keep alive timeout"),
+      kKeepAliveMaxTimeout: /* @__PURE__ */ Symbol("max keep alive timeout"),
+      kKeepAliveTimeoutThreshold: /* @__PURE__ */ Symbol("keep alive timeout threshold"),
+      kKeepAliveTimeoutValue: /* @__PURE__ */ Symbol("keep alive timeout"),
+      kKeepAlive: /* @__PURE__ */ Symbol("keep alive"),
+      kHeadersTimeout: /* @__PURE__ */ Symbol("headers timeout"),
+      kBodyTimeout: /* @__PURE__ */ Symbol("body timeout"),
+      kServerName: /* @__PURE__ */ Symbol("server name"),
+      kLocalAddress: /* @__PURE__ */ Symbol("local address"),
+      kHost: /* @__PURE__ */ Symbol("host"),
+      kNoRef: /* @__PURE__ */ Symbol("no ref"),
+      kBodyUsed: /* @__PURE__ */ Symbol("used"),
+      kBody: /* @__PURE__ */ Symbol("abstracted request body"),
+      kRunning: /* @__PURE__ */ Symbol("running"),
+      kBlocking: /* @__PURE__ */ Symbol("blocking"),
+      kPending: /* @__PURE__ */ Symbol("pending"),
+      kSize: /* @__PURE__ */ Symbol("size"),
+      kBusy: /* @__PURE__ */ Symbol("busy"),
+      kQueued: /* @__PURE__ */ Symbol("queued"),
+      kFree: /* @__PURE__ */ Symbol("free"),
+      kConnected: /* @__PURE__ */ Symbol("connected"),
+      kClosed: /* @__PURE__ */ Symbol("closed"),
+      kNeedDrain: /* @__PURE__ */ Symbol("need drain"),
+      kReset: /* @__PURE__ */ Symbol("reset"),
+      kDestroyed: /* @__PURE__ */ Symbol.for("nodejs.stream.destroyed"),
+      kResume: /* @__PURE__ */ Symbol("resume"),
+      kOnError: /* @__PURE__ */ Symbol("on error"),
+      kMaxHeadersSize: /* @__PURE__ */ Symbol("max headers size"),
+      kRunningIdx: /* @__PURE__ */ Symbol("running index"),
+      kPendingIdx: /* @__PURE__ */ Symbol("pending index"),
+      kError: /* @__PURE__ */ Symbol("error"),
+      kClients: /* @__PURE__ */ Symbol("clients"),
+      kClient: /* @__PURE__ */ Symbol("client"),
+      kParser: /* @__PURE__ */ Symbol("parser"),
+      kOnDestroyed: /* @__PURE__ */ Symbol("destroy callbacks"),
+      kPipelining: /* @__PURE__ */ Symbol("pipelining"),
+      kSocket: /* @__PURE__ */ Symbol("socket"),
+      kHostHeader: /* @__PURE__ */ Symbol("host header"),
+      kConnector: /* @__PURE__ */ Symbol("connector"),
+      kStrictContentLength: /* @__PURE__ */ Symbol("strict content length"),
+      kMaxRedirections: /* @__PURE__ */ Symbol("maxRedirections"),
+      kMaxRequests: /* @__PURE__ */ Symbol("maxRequestsPerClient"),
+      kProxy: /* @__PURE__ */ Symbol("proxy agent options"),
+      kCounter: /* @__PURE__ */ Symbol("socket request counter"),
+      kMaxResponseSize: /* @__PURE__ */ Symbol("max response size"),
+      kHTTP2Session: /* @__PURE__ */ Symbol("http2Session"),
+      kHTTP2SessionState: /* @__PURE__ */ Symbol("http2Session state"),
+      kRetryHandlerDefaultRetry: /* @__PURE__ */ Symbol("retry agent default retry"),
+      kConstruct: /* @__PURE__ */ Symbol("constructable"),
+      kListeners: /* @__PURE__ */ Symbol("listeners"),
+      kHTTPContext: /* @__PURE__ */ Symbol("http context"),
+      kMaxConcurrentStreams: /* @__PURE__ */ Symbol("max concurrent streams"),
+      kHTTP2InitialWindowSize: /* @__PURE__ */ Symbol("http2 initial window size"),
+      kHTTP2ConnectionWindowSize: /* @__PURE__ */ Symbol("http2 connection window size"),
+      kEnableConnectProtocol: /* @__PURE__ */ Symbol("http2session connect protocol"),
+      kRemoteSettings: /* @__PURE__ */ Symbol("http2session remote settings"),
+      kHTTP2Stream: /* @__PURE__ */ Symbol("http2session client stream"),
+      kPingInterval: /* @__PURE__ */ Symbol("ping interval"),
+      kNoProxyAgent: /* @__PURE__ */ Symbol("no proxy agent"),
+      kHttpProxyAgent: /* @__PURE__ */ Symbol("http proxy agent"),
+      kHttpsProxyAgent: /* @__PURE__ */ Symbol("https proxy agent"),
+      kSocks5ProxyAgent: /* @__PURE__ */ Symbol("socks5 proxy agent")
+    };
+  }
+});
+
+// node_modules/undici/lib/util/timers.js
+var require_timers = __commonJS({
+  "node_modules/undici/lib/util/timers.js"(exports2, module2) {
+    "use strict";
+    var fastNow = 0;
+    var RESOLUTION_MS = 1e3;
+    var TICK_MS = (RESOLUTION_MS >> 1) - 1;
+    var fastNowTimeout;
+    var kFastTimer = /* @__PURE__ */ Symbol("kFastTimer");
+    var fastTimers = [];
+    var NOT_IN_LIST = -2;
+    var TO_BE_CLEARED = -1;
+    var PENDING = 0;
+    var ACTIVE = 1;
+    function onTick() {
+      fastNow += TICK_MS;
+      let idx = 0;
+      let len = fastTimers.length;
+      while (idx < len) {
+        const timer = fastTimers[idx];
+        if (timer._state === PENDING) {
+          timer._idleStart = fastNow - TICK_MS;
+          timer._state = ACTIVE;
+        } else if (timer._state === ACTIVE && fastNow >= timer._idleStart + timer._idleTimeout) {
+          timer._state = TO_BE_CLEARED;
+          timer._idleStart = -1;
+          timer._onTimeout(timer._timerArg);
+        }
+        if (timer._state === TO_BE_CLEARED) {
+          timer._state = NOT_IN_LIST;
+          if (--len !== 0) {
+            fastTimers[idx] = fastTimers[len];
+          }
+        } else {
+          ++idx;
+        }
+      }
+      fastTimers.length = len;
+      if (fastTimers.length !== 0) {
+        refreshTimeout();
+      }
+    }
+    function refreshTimeout() {
+      if (fastNowTimeout?.refresh) {
+        fastNowTimeout.refresh();
+      } else {
+        clearTimeout(fastNowTimeout);
+        fastNowTimeout = setTimeout(onTick, TICK_MS);
+        fastNowTimeout?.unref();
+      }
+    }
+    var FastTimer = class {
+      [kFastTimer] = true;
+      /**
+       * The state of the timer, which can be one of the following:
+       * - NOT_IN_LIST (-2)
+       * - TO_BE_CLEARED (-1)
+       * - PENDING (0)
+       * - ACTIVE (1)
+       *
+       * @type {-2|-1|0|1}
+       * @private
+       */
+      _state = NOT_IN_LIST;
+      /**
+       * The number of milliseconds to wait before calling the callback.
+       *
+       * @type {number}
+       * @private
+       */
+      _idleTimeout = -1;
+      /**
+       * The time in milliseconds when the timer was started. This value is used to
+       * calculate when the timer should expire.
+       *
+       * @type {number}
+       * @default -1
+       * @private
+       */
+      _idleStart = -1;
+      /**
+       * The function to be executed when the timer expires.
+       * @type {Function}
+       * @private
+       */
+      _onTimeout;
+      /**
+       * The argument to be passed to the callback when the timer expires.
+       *
+       * @type {*}
+       * @private
+       */
+      _timerArg;
+      /**
+       * @constructor
+       * @param {Function} callback A function to be executed after the timer
+       * expires.
+       * @param {number} delay The time, in milliseconds that the timer should wait
+       * before the specified function or code is executed.
+       * @param {*} arg
+       */
+      constructor(callback, delay, arg) {
+        this._onTimeout = callback;
+        this._idleTimeout = delay;
+        this._timerArg = arg;
+        this.refresh();
+      }
+      /**
+       * Sets the timer's start time to the current time, and reschedules the timer
+       * to call its callback at the previously specified duration adjusted to the
+       * current time.
+       * Using this on a timer that has already called its callback will reactivate
+       * the timer.
+       *
+       * @returns {void}
+       */
+      refresh() {
+        if (this._state === NOT_IN_LIST) {
+          fastTimers.push(this);
+        }
+        if (!fastNowTimeout || fastTimers.length === 1) {
+          refreshTimeout();
+        }
+        this._state = PENDING;
+      }
+      /**
+       * The `clear` method cancels the timer, preventing it from executing.
+       *
+       * @returns {void}
+       * @private
+       */
+      clear() {
+        this._state = TO_BE_CLEARED;
+        this._idleStart = -1;
+      }
+    };
+    module2.exports = {
+      /**
+       * The setTimeout() method sets a timer which executes a function once the
+       * timer expires.
+       * @param {Function} callback A function to be executed after the timer
+       * expires.
+       * @param {number} delay The time, in milliseconds that the timer should
+       * wait before the specified function or code is executed.
+       * @param {*} [arg] An optional argument to be passed to the callback function
+       * when the timer expires.
+       * @returns {NodeJS.Timeout|FastTimer}
+       */
+      setTimeout(callback, delay, arg) {
+        return delay <= RESOLUTION_MS ? setTimeout(callback, delay, arg) : new FastTimer(callback, delay, arg);
+      },
+      /**
+       * The clearTimeout method cancels an instantiated Timer previously created
+       * by calling setTimeout.
+       *
+       * @param {NodeJS.Timeout|FastTimer} timeout
+       */
+      clearTimeout(timeout) {
+        if (timeout[kFastTimer]) {
+          timeout.clear();
+        } else {
+          clearTimeout(timeout);
+        }
+      },
+      /**
+       * The setFastTimeout() method sets a fastTimer which executes a function once
+       * the timer expires.
+       * @param {Function} callback A function to be executed after the timer
+       * expires.
+       * @param {number} delay The time, in milliseconds that the timer should
+       * wait before the specified function or code is executed.
+       * @param {*} [arg] An optional argument to be passed to the callback function
+       * when the timer expires.
+       * @returns {FastTimer}
+       */
+      setFastTimeout(callback, delay, arg) {
+        return new FastTimer(callback, delay, arg);
+      },
+      /**
+       * The clearTimeout method cancels an instantiated FastTimer previously
+       * created by calling setFastTimeout.
+       *
+       * @param {FastTimer} timeout
+       */
+      clearFastTimeout(timeout) {
+        timeout.clear();
+      },
+      /**
+       * The now method returns the value of the internal fast timer clock.
+       *
+       * @returns {number}
+       */
+      now() {
+        return fastNow;
+      },
+      /**
+       * Trigger the onTick function to process the fastTimers array.
+       * Exported for testing purposes only.
+       * Marking as deprecated to discourage any use outside of testing.
+       * @deprecated
+       * @param {number} [delay=0] The delay in milliseconds to add to the now value.
+       */
+      tick(delay = 0) {
+        fastNow += delay - RESOLUTION_MS + 1;
+        onTick();
+        onTick();
+      },
+      /**
+       * Reset FastTimers.
+       * Exported for testing purposes only.
+       * Marking as deprecated to discourage any use outside of testing.
+       * @deprecated
+       */
+      reset() {
+        fastNow = 0;
+        fastTimers.length = 0;
+        clearTimeout(fastNowTimeout);
+        fastNowTimeout = null;
+      },
+      /**
+       * Exporting for testing purposes only.
+       * Marking as deprecated to discourage any use outside of testing.
+       * @deprecated
+       */
+      kFastTimer
     };
   }
 });
@@ -23272,6 +23397,1448 @@ var require_util2 = __commonJS({
   }
 });
 
+// node_modules/undici/lib/api/readable.js
+var require_readable = __commonJS({
+  "node_modules/undici/lib/api/readable.js"(exports2, module2) {
+    "use strict";
+    var assert = __require("node:assert");
+    var { Readable } = __require("node:stream");
+    var { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = require_errors3();
+    var util = require_util2();
+    var { ReadableStreamFrom } = require_util2();
+    var kConsume = /* @__PURE__ */ Symbol("kConsume");
+    var kReading = /* @__PURE__ */ Symbol("kReading");
+    var kBody = /* @__PURE__ */ Symbol("kBody");
+    var kAbort = /* @__PURE__ */ Symbol("kAbort");
+    var kContentType = /* @__PURE__ */ Symbol("kContentType");
+    var kContentLength = /* @__PURE__ */ Symbol("kContentLength");
+    var kUsed = /* @__PURE__ */ Symbol("kUsed");
+    var kBytesRead = /* @__PURE__ */ Symbol("kBytesRead");
+    var noop = () => {
+    };
+    var BodyReadable = class extends Readable {
+      /**
+       * @param {object} opts
+       * @param {(this: Readable, size: number) => void} opts.resume
+       * @param {() => (void | null)} opts.abort
+       * @param {string} [opts.contentType = '']
+       * @param {number} [opts.contentLength]
+       * @param {number} [opts.highWaterMark = 64 * 1024]
+       */
+      constructor({
+        resume,
+        abort: abort2,
+        contentType = "",
+        contentLength,
+        highWaterMark = 64 * 1024
+        // Same as nodejs fs streams.
+      }) {
+        super({
+          autoDestroy: true,
+          read: resume,
+          highWaterMark
+        });
+        this._readableState.dataEmitted = false;
+        this[kAbort] = abort2;
+        this[kConsume] = null;
+        this[kBytesRead] = 0;
+        this[kBody] = null;
+        this[kUsed] = false;
+        this[kContentType] = contentType;
+        this[kContentLength] = Number.isFinite(contentLength) ? contentLength : null;
+        this[kReading] = false;
+      }
+      /**
+       * @param {Error|null} err
+       * @param {(error:(Error|null)) => void} callback
+       * @returns {void}
+       */
+      _destroy(err, callback) {
+        if (!err && !this._readableState.endEmitted) {
+          err = new RequestAbortedError();
+        }
+        if (err) {
+          this[kAbort]();
+        }
+        if (!this[kUsed]) {
+          setImmediate(callback, err);
+        } else {
+          callback(err);
+        }
+      }
+      /**
+       * @param {string|symbol} event
+       * @param {(...args: any[]) => void} listener
+       * @returns {this}
+       */
+      on(event, listener) {
+        if (event === "data" || event === "readable") {
+          this[kReading] = true;
+          this[kUsed] = true;
+        }
+        return super.on(event, listener);
+      }
+      /**
+       * @param {string|symbol} event
+       * @param {(...args: any[]) => void} listener
+       * @returns {this}
+       */
+      addListener(event, listener) {
+        return this.on(event, listener);
+      }
+      /**
+       * @param {string|symbol} event
+       * @param {(...args: any[]) => void} listener
+       * @returns {this}
+       */
+      off(event, listener) {
+        const ret = super.off(event, listener);
+        if (event === "data" || event === "readable") {
+          this[kReading] = this.listenerCount("data") > 0 || this.listenerCount("readable") > 0;
+        }
+        return ret;
+      }
+      /**
+       * @param {string|symbol} event
+       * @param {(...args: any[]) => void} listener
+       * @returns {this}
+       */
+      removeListener(event, listener) {
+        return this.off(event, listener);
+      }
+      /**
+       * @param {Buffer|null} chunk
+       * @returns {boolean}
+       */
+      push(chunk) {
+        if (chunk) {
+          this[kBytesRead] += chunk.length;
+          if (this[kConsume]) {
+            consumePush(this[kConsume], chunk);
+            return this[kReading] ? super.push(chunk) : true;
+          }
+        }
+        return super.push(chunk);
+      }
+      /**
+       * Consumes and returns the body as a string.
+       *
+       * @see https://fetch.spec.whatwg.org/#dom-body-text
+       * @returns {Promise<string>}
+       */
+      text() {
+        return consume(this, "text");
+      }
+      /**
+       * Consumes and returns the body as a JavaScript Object.
+       *
+       * @see https://fetch.spec.whatwg.org/#dom-body-json
+       * @returns {Promise<unknown>}
+       */
+      json() {
+        return consume(this, "json");
+      }
+      /**
+       * Consumes and returns the body as a Blob
+       *
+       * @see https://fetch.spec.whatwg.org/#dom-body-blob
+       * @returns {Promise<Blob>}
+       */
+      blob() {
+        return consume(this, "blob");
+      }
+      /**
+       * Consumes and returns the body as an Uint8Array.
+       *
+       * @see https://fetch.spec.whatwg.org/#dom-body-bytes
+       * @returns {Promise<Uint8Array>}
+       */
+      bytes() {
+        return consume(this, "bytes");
+      }
+      /**
+       * Consumes and returns the body as an ArrayBuffer.
+       *
+       * @see https://fetch.spec.whatwg.org/#dom-body-arraybuffer
+       * @returns {Promise<ArrayBuffer>}
+       */
+      arrayBuffer() {
+        return consume(this, "arrayBuffer");
+      }
+      /**
+       * Not implemented
+       *
+       * @see https://fetch.spec.whatwg.org/#dom-body-formdata
+       * @throws {NotSupportedError}
+       */
+      async formData() {
+        throw new NotSupportedError();
+      }
+      /**
+       * Returns true if the body is not null and the body has been consumed.
+       * Otherwise, returns false.
+       *
+       * @see https://fetch.spec.whatwg.org/#dom-body-bodyused
+       * @readonly
+       * @returns {boolean}
+       */
+      get bodyUsed() {
+        return util.isDisturbed(this);
+      }
+      /**
+       * @see https://fetch.spec.whatwg.org/#dom-body-body
+       * @readonly
+       * @returns {ReadableStream}
+       */
+      get body() {
+        if (!this[kBody]) {
+          this[kBody] = ReadableStreamFrom(this);
+          if (this[kConsume]) {
+            this[kBody].getReader();
+            assert(this[kBody].locked);
+          }
+        }
+        return this[kBody];
+      }
+      /**
+       * Dumps the response body by reading `limit` number of bytes.
+       * @param {object} opts
+       * @param {number} [opts.limit = 131072] Number of bytes to read.
+       * @param {AbortSignal} [opts.signal] An AbortSignal to cancel the dump.
+       * @returns {Promise<null>}
+       */
+      dump(opts) {
+        const signal = opts?.signal;
+        if (signal != null && (typeof signal !== "object" || !("aborted" in signal))) {
+          return Promise.reject(new InvalidArgumentError("signal must be an AbortSignal"));
+        }
+        const limit = opts?.limit && Number.isFinite(opts.limit) ? opts.limit : 128 * 1024;
+        if (signal?.aborted) {
+          return Promise.reject(signal.reason ?? new AbortError());
+        }
+        if (this._readableState.closeEmitted) {
+          return Promise.resolve(null);
+        }
+        return new Promise((resolve4, reject) => {
+          if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
+            this.destroy(new AbortError());
+          }
+          if (signal) {
+            const onAbort = () => {
+              this.destroy(signal.reason ?? new AbortError());
+            };
+            signal.addEventListener("abort", onAbort);
+            this.on("close", function() {
+              signal.removeEventListener("abort", onAbort);
+              if (signal.aborted) {
+                reject(signal.reason ?? new AbortError());
+              } else {
+                resolve4(null);
+              }
+            });
+          } else {
+            this.on("close", resolve4);
+          }
+          this.on("error", noop).on("data", () => {
+            if (this[kBytesRead] > limit) {
+              this.destroy();
+            }
+          }).resume();
+        });
+      }
+      /**
+       * @param {BufferEncoding} encoding
+       * @returns {this}
+       */
+      setEncoding(encoding) {
+        if (Buffer.isEncoding(encoding)) {
+          this._readableState.encoding = encoding;
+        }
+        return this;
+      }
+    };
+    function isLocked(bodyReadable) {
+      return bodyReadable[kBody]?.locked === true || bodyReadable[kConsume] !== null;
+    }
+    function isUnusable(bodyReadable) {
+      return util.isDisturbed(bodyReadable) || isLocked(bodyReadable);
+    }
+    function consume(stream2, type) {
+      assert(!stream2[kConsume]);
+      return new Promise((resolve4, reject) => {
+        if (isUnusable(stream2)) {
+          const rState = stream2._readableState;
+          if (rState.destroyed && rState.closeEmitted === false) {
+            stream2.on("error", reject).on("close", () => {
+              reject(new TypeError("unusable"));
+            });
+          } else {
+            reject(rState.errored ?? new TypeError("unusable"));
+          }
+        } else {
+          queueMicrotask(() => {
+            stream2[kConsume] = {
+              type,
+              stream: stream2,
+              resolve: resolve4,
+              reject,
+              length: 0,
+              body: []
+            };
+            stream2.on("error", function(err) {
+              consumeFinish(this[kConsume], err);
+            }).on("close", function() {
+              if (this[kConsume].body !== null) {
+                consumeFinish(this[kConsume], new RequestAbortedError());
+              }
+            });
+            consumeStart(stream2[kConsume]);
+          });
+        }
+      });
+    }
+    function consumeStart(consume2) {
+      if (consume2.body === null) {
+        return;
+      }
+      const { _readableState: state } = consume2.stream;
+      if (state.bufferIndex) {
+        const start = state.bufferIndex;
+        const end2 = state.buffer.length;
+        for (let n2 = start; n2 < end2; n2++) {
+          consumePush(consume2, state.buffer[n2]);
+        }
+      } else {
+        for (const chunk of state.buffer) {
+          consumePush(consume2, chunk);
+        }
+      }
+      if (state.endEmitted) {
+        consumeEnd(this[kConsume], this._readableState.encoding);
+      } else {
+        consume2.stream.on("end", function() {
+          consumeEnd(this[kConsume], this._readableState.encoding);
+        });
+      }
+      consume2.stream.resume();
+      while (consume2.stream.read() != null) {
+      }
+    }
+    function chunksDecode(chunks, length, encoding) {
+      if (chunks.length === 0 || length === 0) {
+        return "";
+      }
+      const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
+      const bufferLength = buffer.length;
+      const start = bufferLength > 2 && buffer[0] === 239 && buffer[1] === 187 && buffer[2] === 191 ? 3 : 0;
+      if (!encoding || encoding === "utf8" || encoding === "utf-8") {
+        return buffer.utf8Slice(start, bufferLength);
+      } else {
+        return buffer.subarray(start, bufferLength).toString(encoding);
+      }
+    }
+    function chunksConcat(chunks, length) {
+      if (chunks.length === 0 || length === 0) {
+        return new Uint8Array(0);
+      }
+      if (chunks.length === 1) {
+        return new Uint8Array(chunks[0]);
+      }
+      const buffer = new Uint8Array(Buffer.allocUnsafeSlow(length).buffer);
+      let offset = 0;
+      for (let i = 0; i < chunks.length; ++i) {
+        const chunk = chunks[i];
+        buffer.set(chunk, offset);
+        offset += chunk.length;
+      }
+      return buffer;
+    }
+    function consumeEnd(consume2, encoding) {
+      const { type, body, resolve: resolve4, stream: stream2, length } = consume2;
+      try {
+        if (type === "text") {
+          resolve4(chunksDecode(body, length, encoding));
+        } else if (type === "json") {
+          resolve4(JSON.parse(chunksDecode(body, length, encoding)));
+        } else if (type === "arrayBuffer") {
+          resolve4(chunksConcat(body, length).buffer);
+        } else if (type === "blob") {
+          resolve4(new Blob(body, { type: stream2[kContentType] }));
+        } else if (type === "bytes") {
+          resolve4(chunksConcat(body, length));
+        }
+        consumeFinish(consume2);
+      } catch (err) {
+        stream2.destroy(err);
+      }
+    }
+    function consumePush(consume2, chunk) {
+      consume2.length += chunk.length;
+      consume2.body.push(chunk);
+    }
+    function consumeFinish(consume2, err) {
+      if (consume2.body === null) {
+        return;
+      }
+      if (err) {
+        consume2.reject(err);
+      } else {
+        consume2.resolve();
+      }
+      consume2.type = null;
+      consume2.stream = null;
+      consume2.resolve = null;
+      consume2.reject = null;
+      consume2.length = 0;
+      consume2.body = null;
+    }
+    module2.exports = {
+      Readable: BodyReadable,
+      chunksDecode
+    };
+  }
+});
+
+// node_modules/undici/lib/api/api-request.js
+var require_api_request = __commonJS({
+  "node_modules/undici/lib/api/api-request.js"(exports2, module2) {
+    "use strict";
+    var assert = __require("node:assert");
+    var { AsyncResource } = __require("node:async_hooks");
+    var { Readable } = require_readable();
+    var { InvalidArgumentError, RequestAbortedError } = require_errors3();
+    var util = require_util2();
+    function noop() {
+    }
+    var RequestHandler = class extends AsyncResource {
+      constructor(opts, callback) {
+        if (!opts || typeof opts !== "object") {
+          throw new InvalidArgumentError("invalid opts");
+        }
+        const { signal, method, opaque, body, onInfo, responseHeaders, highWaterMark } = opts;
+        try {
+          if (typeof callback !== "function") {
+            throw new InvalidArgumentError("invalid callback");
+          }
+          if (highWaterMark != null && (!Number.isFinite(highWaterMark) || highWaterMark < 0)) {
+            throw new InvalidArgumentError("invalid highWaterMark");
+          }
+          if (signal && typeof signal.on !== "function" && typeof signal.addEventListener !== "function") {
+            throw new InvalidArgumentError("signal must be an EventEmitter or EventTarget");
+          }
+          if (method === "CONNECT") {
+            throw new InvalidArgumentError("invalid method");
+          }
+          if (onInfo && typeof onInfo !== "function") {
+            throw new InvalidArgumentError("invalid onInfo callback");
+          }
+          super("UNDICI_REQUEST");
+        } catch (err) {
+          if (util.isStream(body)) {
+            util.destroy(body.on("error", noop), err);
+          }
+          throw err;
+        }
+        this.method = method;
+        this.responseHeaders = responseHeaders || null;
+        this.opaque = opaque || null;
+        this.callback = callback;
+        this.res = null;
+        this.abort = null;
+        this.body = body;
+        this.trailers = {};
+        this.context = null;
+        this.onInfo = onInfo || null;
+        this.highWaterMark = highWaterMark;
+        this.reason = null;
+        this.removeAbortListener = null;
+        if (signal?.aborted) {
+          this.reason = signal.reason ?? new RequestAbortedError();
+        } else if (signal) {
+          this.removeAbortListener = util.addAbortListener(signal, () => {
+            this.reason = signal.reason ?? new RequestAbortedError();
+            if (this.res) {
+              util.destroy(this.res.on("error", noop), this.reason);
+            } else if (this.abort) {
+              this.abort(this.reason);
+            }
+          });
+        }
+      }
+      onConnect(abort2, context) {
+        if (this.reason) {
+          abort2(this.reason);
+          return;
+        }
+        assert(this.callback);
+        this.abort = abort2;
+        this.context = context;
+      }
+      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+        const { callback, opaque, abort: abort2, context, responseHeaders, highWaterMark } = this;
+        const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
+        if (statusCode < 200) {
+          if (this.onInfo) {
+            this.onInfo({ statusCode, headers });
+          }
+          return;
+        }
+        const parsedHeaders = responseHeaders === "raw" ? util.parseHeaders(rawHeaders) : headers;
+        const contentType = parsedHeaders["content-type"];
+        const contentLength = parsedHeaders["content-length"];
+        const res = new Readable({
+          resume,
+          abort: abort2,
+          contentType,
+          contentLength: this.method !== "HEAD" && contentLength ? Number(contentLength) : null,
+          highWaterMark
+        });
+        if (this.removeAbortListener) {
+          res.on("close", this.removeAbortListener);
+          this.removeAbortListener = null;
+        }
+        this.callback = null;
+        this.res = res;
+        if (callback !== null) {
+          try {
+            this.runInAsyncScope(callback, null, null, {
+              statusCode,
+              statusText: statusMessage,
+              headers,
+              trailers: this.trailers,
+              opaque,
+              body: res,
+              context
+            });
+          } catch (err) {
+            this.res = null;
+            util.destroy(res.on("error", noop), err);
+            queueMicrotask(() => {
+              throw err;
+            });
+          }
+        }
+      }
+      onData(chunk) {
+        return this.res.push(chunk);
+      }
+      onComplete(trailers) {
+        util.parseHeaders(trailers, this.trailers);
+        this.res.push(null);
+      }
+      onError(err) {
+        const { res, callback, body, opaque } = this;
+        if (callback) {
+          this.callback = null;
+          queueMicrotask(() => {
+            this.runInAsyncScope(callback, null, err, { opaque });
+          });
+        }
+        if (res) {
+          this.res = null;
+          queueMicrotask(() => {
+            util.destroy(res.on("error", noop), err);
+          });
+        }
+        if (body) {
+          this.body = null;
+          if (util.isStream(body)) {
+            body.on("error", noop);
+            util.destroy(body, err);
+          }
+        }
+        if (this.removeAbortListener) {
+          this.removeAbortListener();
+          this.removeAbortListener = null;
+        }
+      }
+    };
+    function request4(opts, callback) {
+      if (callback === void 0) {
+        return new Promise((resolve4, reject) => {
+          request4.call(this, opts, (err, data) => {
+            return err ? reject(err) : resolve4(data);
+          });
+        });
+      }
+      try {
+        const handler = new RequestHandler(opts, callback);
+        this.dispatch(opts, handler);
+      } catch (err) {
+        if (typeof callback !== "function") {
+          throw err;
+        }
+        const opaque = opts?.opaque;
+        queueMicrotask(() => callback(err, { opaque }));
+      }
+    }
+    module2.exports = request4;
+    module2.exports.RequestHandler = RequestHandler;
+  }
+});
+
+// node_modules/undici/lib/api/abort-signal.js
+var require_abort_signal = __commonJS({
+  "node_modules/undici/lib/api/abort-signal.js"(exports2, module2) {
+    "use strict";
+    var { addAbortListener } = require_util2();
+    var { RequestAbortedError } = require_errors3();
+    var kListener = /* @__PURE__ */ Symbol("kListener");
+    var kSignal = /* @__PURE__ */ Symbol("kSignal");
+    function abort2(self) {
+      if (self.abort) {
+        self.abort(self[kSignal]?.reason);
+      } else {
+        self.reason = self[kSignal]?.reason ?? new RequestAbortedError();
+      }
+      removeSignal(self);
+    }
+    function addSignal(self, signal) {
+      self.reason = null;
+      self[kSignal] = null;
+      self[kListener] = null;
+      if (!signal) {
+        return;
+      }
+      if (signal.aborted) {
+        abort2(self);
+        return;
+      }
+      self[kSignal] = signal;
+      self[kListener] = () => {
+        abort2(self);
+      };
+      addAbortListener(self[kSignal], self[kListener]);
+    }
+    function removeSignal(self) {
+      if (!self[kSignal]) {
+        return;
+      }
+      if ("removeEventListener" in self[kSignal]) {
+        self[kSignal].removeEventListener("abort", self[kListener]);
+      } else {
+        self[kSignal].removeListener("abort", self[kListener]);
+      }
+      self[kSignal] = null;
+      self[kListener] = null;
+    }
+    module2.exports = {
+      addSignal,
+      removeSignal
+    };
+  }
+});
+
+// node_modules/undici/lib/api/api-stream.js
+var require_api_stream = __commonJS({
+  "node_modules/undici/lib/api/api-stream.js"(exports2, module2) {
+    "use strict";
+    var assert = __require("node:assert");
+    var { finished } = __require("node:stream");
+    var { AsyncResource } = __require("node:async_hooks");
+    var { InvalidArgumentError, InvalidReturnValueError } = require_errors3();
+    var util = require_util2();
+    var { addSignal, removeSignal } = require_abort_signal();
+    function noop() {
+    }
+    var StreamHandler = class extends AsyncResource {
+      constructor(opts, factory, callback) {
+        if (!opts || typeof opts !== "object") {
+          throw new InvalidArgumentError("invalid opts");
+        }
+        const { signal, method, opaque, body, onInfo, responseHeaders } = opts;
+        try {
+          if (typeof callback !== "function") {
+            throw new InvalidArgumentError("invalid callback");
+          }
+          if (typeof factory !== "function") {
+            throw new InvalidArgumentError("invalid factory");
+          }
+          if (signal && typeof signal.on !== "function" && typeof signal.addEventListener !== "function") {
+            throw new InvalidArgumentError("signal must be an EventEmitter or EventTarget");
+          }
+          if (method === "CONNECT") {
+            throw new InvalidArgumentError("invalid method");
+          }
+          if (onInfo && typeof onInfo !== "function") {
+            throw new InvalidArgumentError("invalid onInfo callback");
+          }
+          super("UNDICI_STREAM");
+        } catch (err) {
+          if (util.isStream(body)) {
+            util.destroy(body.on("error", noop), err);
+          }
+          throw err;
+        }
+        this.responseHeaders = responseHeaders || null;
+        this.opaque = opaque || null;
+        this.factory = factory;
+        this.callback = callback;
+        this.res = null;
+        this.abort = null;
+        this.context = null;
+        this.trailers = null;
+        this.body = body;
+        this.onInfo = onInfo || null;
+        if (util.isStream(body)) {
+          body.on("error", (err) => {
+            this.onError(err);
+          });
+        }
+        addSignal(this, signal);
+      }
+      onConnect(abort2, context) {
+        if (this.reason) {
+          abort2(this.reason);
+          return;
+        }
+        assert(this.callback);
+        this.abort = abort2;
+        this.context = context;
+      }
+      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+        const { factory, opaque, context, responseHeaders } = this;
+        const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
+        if (statusCode < 200) {
+          if (this.onInfo) {
+            this.onInfo({ statusCode, headers });
+          }
+          return;
+        }
+        this.factory = null;
+        if (factory === null) {
+          return;
+        }
+        const res = this.runInAsyncScope(factory, null, {
+          statusCode,
+          headers,
+          opaque,
+          context
+        });
+        if (!res || typeof res.write !== "function" || typeof res.end !== "function" || typeof res.on !== "function") {
+          throw new InvalidReturnValueError("expected Writable");
+        }
+        finished(res, { readable: false }, (err) => {
+          const { callback, res: res2, opaque: opaque2, trailers, abort: abort2 } = this;
+          this.res = null;
+          if (err || !res2?.readable) {
+            util.destroy(res2, err);
+          }
+          this.callback = null;
+          this.runInAsyncScope(callback, null, err || null, { opaque: opaque2, trailers });
+          if (err) {
+            abort2();
+          }
+        });
+        res.on("drain", resume);
+        this.res = res;
+        const needDrain = res.writableNeedDrain !== void 0 ? res.writableNeedDrain : res._writableState?.needDrain;
+        return needDrain !== true;
+      }
+      onData(chunk) {
+        const { res } = this;
+        return res ? res.write(chunk) : true;
+      }
+      onComplete(trailers) {
+        const { res } = this;
+        removeSignal(this);
+        if (!res) {
+          return;
+        }
+        this.trailers = util.parseHeaders(trailers);
+        res.end();
+      }
+      onError(err) {
+        const { res, callback, opaque, body } = this;
+        removeSignal(this);
+        this.factory = null;
+        if (res) {
+          this.res = null;
+          util.destroy(res, err);
+        } else if (callback) {
+          this.callback = null;
+          queueMicrotask(() => {
+            this.runInAsyncScope(callback, null, err, { opaque });
+          });
+        }
+        if (body) {
+          this.body = null;
+          util.destroy(body, err);
+        }
+      }
+    };
+    function stream2(opts, factory, callback) {
+      if (callback === void 0) {
+        return new Promise((resolve4, reject) => {
+          stream2.call(this, opts, factory, (err, data) => {
+            return err ? reject(err) : resolve4(data);
+          });
+        });
+      }
+      try {
+        const handler = new StreamHandler(opts, factory, callback);
+        this.dispatch(opts, handler);
+      } catch (err) {
+        if (typeof callback !== "function") {
+          throw err;
+        }
+        const opaque = opts?.opaque;
+        queueMicrotask(() => callback(err, { opaque }));
+      }
+    }
+    module2.exports = stream2;
+  }
+});
+
+// node_modules/undici/lib/api/api-pipeline.js
+var require_api_pipeline = __commonJS({
+  "node_modules/undici/lib/api/api-pipeline.js"(exports2, module2) {
+    "use strict";
+    var {
+      Readable,
+      Duplex,
+      PassThrough
+    } = __require("node:stream");
+    var assert = __require("node:assert");
+    var { AsyncResource } = __require("node:async_hooks");
+    var {
+      InvalidArgumentError,
+      InvalidReturnValueError,
+      RequestAbortedError
+    } = require_errors3();
+    var util = require_util2();
+    var { addSignal, removeSignal } = require_abort_signal();
+    function noop() {
+    }
+    var kResume = /* @__PURE__ */ Symbol("resume");
+    var PipelineRequest = class extends Readable {
+      constructor() {
+        super({ autoDestroy: true });
+        this[kResume] = null;
+      }
+      _read() {
+        const { [kResume]: resume } = this;
+        if (resume) {
+          this[kResume] = null;
+          resume();
+        }
+      }
+      _destroy(err, callback) {
+        this._read();
+        callback(err);
+      }
+    };
+    var PipelineResponse = class extends Readable {
+      constructor(resume) {
+        super({ autoDestroy: true });
+        this[kResume] = resume;
+      }
+      _read() {
+        this[kResume]();
+      }
+      _destroy(err, callback) {
+        if (!err && !this._readableState.endEmitted) {
+          err = new RequestAbortedError();
+        }
+        callback(err);
+      }
+    };
+    var PipelineHandler = class extends AsyncResource {
+      constructor(opts, handler) {
+        if (!opts || typeof opts !== "object") {
+          throw new InvalidArgumentError("invalid opts");
+        }
+        if (typeof handler !== "function") {
+          throw new InvalidArgumentError("invalid handler");
+        }
+        const { signal, method, opaque, onInfo, responseHeaders } = opts;
+        if (signal && typeof signal.on !== "function" && typeof signal.addEventListener !== "function") {
+          throw new InvalidArgumentError("signal must be an EventEmitter or EventTarget");
+        }
+        if (method === "CONNECT") {
+          throw new InvalidArgumentError("invalid method");
+        }
+        if (onInfo && typeof onInfo !== "function") {
+          throw new InvalidArgumentError("invalid onInfo callback");
+        }
+        super("UNDICI_PIPELINE");
+        this.opaque = opaque || null;
+        this.responseHeaders = responseHeaders || null;
+        this.handler = handler;
+        this.abort = null;
+        this.context = null;
+        this.onInfo = onInfo || null;
+        this.req = new PipelineRequest().on("error", noop);
+        this.ret = new Duplex({
+          readableObjectMode: opts.objectMode,
+          autoDestroy: true,
+          read: () => {
+            const { body } = this;
+            if (body?.resume) {
+              body.resume();
+            }
+          },
+          write: (chunk, encoding, callback) => {
+            const { req } = this;
+            if (req.push(chunk, encoding) || req._readableState.destroyed) {
+              callback();
+            } else {
+              req[kResume] = callback;
+            }
+          },
+          destroy: (err, callback) => {
+            const { body, req, res, ret, abort: abort2 } = this;
+            if (!err && !ret._readableState.endEmitted) {
+              err = new RequestAbortedError();
+            }
+            if (abort2 && err) {
+              abort2();
+            }
+            util.destroy(body, err);
+            util.destroy(req, err);
+            util.destroy(res, err);
+            removeSignal(this);
+            callback(err);
+          }
+        }).on("prefinish", () => {
+          const { req } = this;
+          req.push(null);
+        });
+        this.res = null;
+        addSignal(this, signal);
+      }
+      onConnect(abort2, context) {
+        const { res } = this;
+        if (this.reason) {
+          abort2(this.reason);
+          return;
+        }
+        assert(!res, "pipeline cannot be retried");
+        this.abort = abort2;
+        this.context = context;
+      }
+      onHeaders(statusCode, rawHeaders, resume) {
+        const { opaque, handler, context } = this;
+        if (statusCode < 200) {
+          if (this.onInfo) {
+            const headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
+            this.onInfo({ statusCode, headers });
+          }
+          return;
+        }
+        this.res = new PipelineResponse(resume);
+        let body;
+        try {
+          this.handler = null;
+          const headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
+          body = this.runInAsyncScope(handler, null, {
+            statusCode,
+            headers,
+            opaque,
+            body: this.res,
+            context
+          });
+        } catch (err) {
+          this.res.on("error", noop);
+          throw err;
+        }
+        if (!body || typeof body.on !== "function") {
+          throw new InvalidReturnValueError("expected Readable");
+        }
+        body.on("data", (chunk) => {
+          const { ret, body: body2 } = this;
+          if (!ret.push(chunk) && body2.pause) {
+            body2.pause();
+          }
+        }).on("error", (err) => {
+          const { ret } = this;
+          util.destroy(ret, err);
+        }).on("end", () => {
+          const { ret } = this;
+          ret.push(null);
+        }).on("close", () => {
+          const { ret } = this;
+          if (!ret._readableState.ended) {
+            util.destroy(ret, new RequestAbortedError());
+          }
+        });
+        this.body = body;
+      }
+      onData(chunk) {
+        const { res } = this;
+        return res.push(chunk);
+      }
+      onComplete(trailers) {
+        const { res } = this;
+        res.push(null);
+      }
+      onError(err) {
+        const { ret } = this;
+        this.handler = null;
+        util.destroy(ret, err);
+      }
+    };
+    function pipeline(opts, handler) {
+      try {
+        const pipelineHandler = new PipelineHandler(opts, handler);
+        this.dispatch({ ...opts, body: pipelineHandler.req }, pipelineHandler);
+        return pipelineHandler.ret;
+      } catch (err) {
+        return new PassThrough().destroy(err);
+      }
+    }
+    module2.exports = pipeline;
+  }
+});
+
+// node_modules/undici/lib/api/api-upgrade.js
+var require_api_upgrade = __commonJS({
+  "node_modules/undici/lib/api/api-upgrade.js"(exports2, module2) {
+    "use strict";
+    var { InvalidArgumentError, SocketError } = require_errors3();
+    var { AsyncResource } = __require("node:async_hooks");
+    var assert = __require("node:assert");
+    var util = require_util2();
+    var { kHTTP2Stream } = require_symbols();
+    var { addSignal, removeSignal } = require_abort_signal();
+    var UpgradeHandler = class extends AsyncResource {
+      constructor(opts, callback) {
+        if (!opts || typeof opts !== "object") {
+          throw new InvalidArgumentError("invalid opts");
+        }
+        if (typeof callback !== "function") {
+          throw new InvalidArgumentError("invalid callback");
+        }
+        const { signal, opaque, responseHeaders } = opts;
+        if (signal && typeof signal.on !== "function" && typeof signal.addEventListener !== "function") {
+          throw new InvalidArgumentError("signal must be an EventEmitter or EventTarget");
+        }
+        super("UNDICI_UPGRADE");
+        this.responseHeaders = responseHeaders || null;
+        this.opaque = opaque || null;
+        this.callback = callback;
+        this.abort = null;
+        this.context = null;
+        addSignal(this, signal);
+      }
+      onConnect(abort2, context) {
+        if (this.reason) {
+          abort2(this.reason);
+          return;
+        }
+        assert(this.callback);
+        this.abort = abort2;
+        this.context = null;
+      }
+      onHeaders() {
+        throw new SocketError("bad upgrade", null);
+      }
+      onUpgrade(statusCode, rawHeaders, socket) {
+        assert(socket[kHTTP2Stream] === true ? statusCode === 200 : statusCode === 101);
+        const { callback, opaque, context } = this;
+        removeSignal(this);
+        this.callback = null;
+        const headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
+        this.runInAsyncScope(callback, null, null, {
+          headers,
+          socket,
+          opaque,
+          context
+        });
+      }
+      onError(err) {
+        const { callback, opaque } = this;
+        removeSignal(this);
+        if (callback) {
+          this.callback = null;
+          queueMicrotask(() => {
+            this.runInAsyncScope(callback, null, err, { opaque });
+          });
+        }
+      }
+    };
+    function upgrade(opts, callback) {
+      if (callback === void 0) {
+        return new Promise((resolve4, reject) => {
+          upgrade.call(this, opts, (err, data) => {
+            return err ? reject(err) : resolve4(data);
+          });
+        });
+      }
+      try {
+        const upgradeHandler = new UpgradeHandler(opts, callback);
+        const upgradeOpts = {
+          ...opts,
+          method: opts.method || "GET",
+          upgrade: opts.protocol || "Websocket"
+        };
+        this.dispatch(upgradeOpts, upgradeHandler);
+      } catch (err) {
+        if (typeof callback !== "function") {
+          throw err;
+        }
+        const opaque = opts?.opaque;
+        queueMicrotask(() => callback(err, { opaque }));
+      }
+    }
+    module2.exports = upgrade;
+  }
+});
+
+// node_modules/undici/lib/api/api-connect.js
+var require_api_connect = __commonJS({
+  "node_modules/undici/lib/api/api-connect.js"(exports2, module2) {
+    "use strict";
+    var assert = __require("node:assert");
+    var { AsyncResource } = __require("node:async_hooks");
+    var { InvalidArgumentError, SocketError } = require_errors3();
+    var util = require_util2();
+    var { addSignal, removeSignal } = require_abort_signal();
+    var ConnectHandler = class extends AsyncResource {
+      constructor(opts, callback) {
+        if (!opts || typeof opts !== "object") {
+          throw new InvalidArgumentError("invalid opts");
+        }
+        if (typeof callback !== "function") {
+          throw new InvalidArgumentError("invalid callback");
+        }
+        const { signal, opaque, responseHeaders } = opts;
+        if (signal && typeof signal.on !== "function" && typeof signal.addEventListener !== "function") {
+          throw new InvalidArgumentError("signal must be an EventEmitter or EventTarget");
+        }
+        super("UNDICI_CONNECT");
+        this.opaque = opaque || null;
+        this.responseHeaders = responseHeaders || null;
+        this.callback = callback;
+        this.abort = null;
+        addSignal(this, signal);
+      }
+      onConnect(abort2, context) {
+        if (this.reason) {
+          abort2(this.reason);
+          return;
+        }
+        assert(this.callback);
+        this.abort = abort2;
+        this.context = context;
+      }
+      onHeaders() {
+        throw new SocketError("bad connect", null);
+      }
+      onUpgrade(statusCode, rawHeaders, socket) {
+        const { callback, opaque, context } = this;
+        removeSignal(this);
+        this.callback = null;
+        let headers = rawHeaders;
+        if (headers != null) {
+          headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
+        }
+        this.runInAsyncScope(callback, null, null, {
+          statusCode,
+          headers,
+          socket,
+          opaque,
+          context
+        });
+      }
+      onError(err) {
+        const { callback, opaque } = this;
+        removeSignal(this);
+        if (callback) {
+          this.callback = null;
+          queueMicrotask(() => {
+            this.runInAsyncScope(callback, null, err, { opaque });
+          });
+        }
+      }
+    };
+    function connect(opts, callback) {
+      if (callback === void 0) {
+        return new Promise((resolve4, reject) => {
+          connect.call(this, opts, (err, data) => {
+            return err ? reject(err) : resolve4(data);
+          });
+        });
+      }
+      try {
+        const connectHandler = new ConnectHandler(opts, callback);
+        const connectOptions = { ...opts, method: "CONNECT" };
+        this.dispatch(connectOptions, connectHandler);
+      } catch (err) {
+        if (typeof callback !== "function") {
+          throw err;
+        }
+        const opaque = opts?.opaque;
+        queueMicrotask(() => callback(err, { opaque }));
+      }
+    }
+    module2.exports = connect;
+  }
+});
+
+// node_modules/undici/lib/api/index.js
+var require_api = __commonJS({
+  "node_modules/undici/lib/api/index.js"(exports2, module2) {
+    "use strict";
+    module2.exports.request = require_api_request();
+    module2.exports.stream = require_api_stream();
+    module2.exports.pipeline = require_api_pipeline();
+    module2.exports.upgrade = require_api_upgrade();
+    module2.exports.connect = require_api_connect();
+  }
+});
+
+// node_modules/undici/lib/handler/unwrap-handler.js
+var require_unwrap_handler = __commonJS({
+  "node_modules/undici/lib/handler/unwrap-handler.js"(exports2, module2) {
+    "use strict";
+    var { parseHeaders } = require_util2();
+    var { InvalidArgumentError } = require_errors3();
+    var kResume = /* @__PURE__ */ Symbol("resume");
+    var UnwrapController = class {
+      #paused = false;
+      #reason = null;
+      #aborted = false;
+      #abort;
+      [kResume] = null;
+      rawHeaders = null;
+      rawTrailers = null;
+      constructor(abort2) {
+        this.#abort = abort2;
+      }
+      pause() {
+        this.#paused = true;
+      }
+      resume() {
+        if (this.#paused) {
+          this.#paused = false;
+          this[kResume]?.();
+        }
+      }
+      abort(reason) {
+        if (!this.#aborted) {
+          this.#aborted = true;
+          this.#reason = reason;
+          this.#abort(reason);
+        }
+      }
+      get aborted() {
+        return this.#aborted;
+      }
+      get reason() {
+        return this.#reason;
+      }
+      get paused() {
+        return this.#paused;
+      }
+    };
+    module2.exports = class UnwrapHandler {
+      #handler;
+      #controller;
+      constructor(handler) {
+        this.#handler = handler;
+      }
+      static unwrap(handler) {
+        return !handler.onRequestStart ? handler : new UnwrapHandler(handler);
+      }
+      onConnect(abort2, context) {
+        this.#controller = new UnwrapController(abort2);
+        this.#handler.onRequestStart?.(this.#controller, context);
+      }
+      onResponseStarted() {
+        return this.#handler.onResponseStarted?.();
+      }
+      onUpgrade(statusCode, rawHeaders, socket) {
+        this.#controller.rawHeaders = rawHeaders;
+        this.#handler.onRequestUpgrade?.(this.#controller, statusCode, parseHeaders(rawHeaders), socket);
+      }
+      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+        this.#controller[kResume] = resume;
+        this.#controller.rawHeaders = rawHeaders;
+        this.#handler.onResponseStart?.(this.#controller, statusCode, parseHeaders(rawHeaders), statusMessage);
+        return !this.#controller.paused;
+      }
+      onData(data) {
+        this.#handler.onResponseData?.(this.#controller, data);
+        return !this.#controller.paused;
+      }
+      onComplete(rawTrailers) {
+        this.#controller.rawTrailers = rawTrailers;
+        this.#handler.onResponseEnd?.(this.#controller, parseHeaders(rawTrailers));
+      }
+      onError(err) {
+        if (!this.#handler.onResponseError) {
+          throw new InvalidArgumentError("invalid onError method");
+        }
+        this.#handler.onResponseError?.(this.#controller, err);
+      }
+    };
+  }
+});
+
+// node_modules/undici/lib/dispatcher/dispatcher-base.js
+var require_dispatcher_base = __commonJS({
+  "node_modules/undici/lib/dispatcher/dispatcher-base.js"(exports2, module2) {
+    "use strict";
+    var buffer = __require("node:buffer");
+    var Dispatcher = require_dispatcher();
+    var UnwrapHandler = require_unwrap_handler();
+    var {
+      ClientDestroyedError,
+      ClientClosedError,
+      InvalidArgumentError
+    } = require_errors3();
+    var { kDestroy, kClose, kClosed, kDestroyed, kDispatch } = require_symbols();
+    var kOnDestroyed = /* @__PURE__ */ Symbol("onDestroyed");
+    var kOnClosed = /* @__PURE__ */ Symbol("onClosed");
+    var kWebSocketOptions = /* @__PURE__ */ Symbol("webSocketOptions");
+    var kEventSourceOptions = /* @__PURE__ */ Symbol("eventSourceOptions");
+    var DispatcherBase = class extends Dispatcher {
+      /** @type {boolean} */
+      [kDestroyed] = false;
+      /** @type {Array<Function|null} */
+      [kOnDestroyed] = null;
+      /** @type {boolean} */
+      [kClosed] = false;
+      /** @type {Array<Function>|null} */
+      [kOnClosed] = null;
+      /**
+       * @param {import('../../types/dispatcher').DispatcherOptions} [opts]
+       */
+      constructor(opts) {
+        super();
+        this[kWebSocketOptions] = opts?.webSocket ?? {};
+        this[kEventSourceOptions] = opts?.eventSource ?? {};
+      }
+      /**
+       * @returns {import('../../types/dispatcher').WebSocketOptions}
+       */
+      get webSocketOptions() {
+        return {
+          maxFragments: this[kWebSocketOptions].maxFragments ?? 131072,
+          maxPayloadSize: this[kWebSocketOptions].maxPayloadSize ?? 128 * 1024 * 1024
+          // 128 MB default
+        };
+      }
+      /**
+       * @returns {import('../../types/client').Client.EventSourceOptions}
+       */
+      get eventSourceOptions() {
+        return {
+          maxEventSize: this[kEventSourceOptions].maxEventSize ?? buffer.kStringMaxLength
+        };
+      }
+      /** @returns {boolean} */
+      get destroyed() {
+        return this[kDestroyed];
+      }
+      /** @returns {boolean} */
+      get closed() {
+        return this[kClosed];
+      }
+      close(callback) {
+        if (callback === void 0) {
+          return new Promise((resolve4, reject) => {
+            this.close((err, data) => {
+              return err ? reject(err) : resolve4(data);
+            });
+          });
+        }
+        if (typeof callback !== "function") {
+          throw new InvalidArgumentError("invalid callback");
+        }
+        if (this[kDestroyed]) {
+          const err = new ClientDestroyedError();
+          queueMicrotask(() => callback(err, null));
+          return;
+        }
+        if (this[kClosed]) {
+          if (this[kOnClosed]) {
+            this[kOnClosed].push(callback);
+          } else {
+            queueMicrotask(() => callback(null, null));
+          }
+          return;
+        }
+        this[kClosed] = true;
+        this[kOnClosed] ??= [];
+        this[kOnClosed].push(callback);
+        const onClosed = () => {
+          const callbacks = this[kOnClosed];
+          this[kOnClosed] = null;
+          for (let i = 0; i < callbacks.length; i++) {
+            callbacks[i](null, null);
+          }
+        };
+        this[kClose]().then(() => this.destroy()).then(() => queueMicrotask(onClosed));
+      }
+      destroy(err, callback) {
+        if (typeof err === "function") {
+          callback = err;
+          err = null;
+        }
+        if (callback === void 0) {
+          return new Promise((resolve4, reject) => {
+            this.destroy(err, (err2, data) => {
+              return err2 ? reject(err2) : resolve4(data);
+            });
+          });
+        }
+        if (typeof callback !== "function") {
+          throw new InvalidArgumentError("invalid callback");
+        }
+        if (this[kDestroyed]) {
+          if (this[kOnDestroyed]) {
+            this[kOnDestroyed].push(callback);
+          } else {
+            queueMicrotask(() => callback(null, null));
+          }
+          return;
+        }
+        if (!err) {
+          err = new ClientDestroyedError();
+        }
+        this[kDestroyed] = true;
+        this[kOnDestroyed] ??= [];
+        this[kOnDestroyed].push(callback);
+        const onDestroyed = () => {
+          const callbacks = this[kOnDestroyed];
+          this[kOnDestroyed] = null;
+          for (let i = 0; i < callbacks.length; i++) {
+            callbacks[i](null, null);
+          }
+        };
+        this[kDestroy](err).then(() => queueMicrotask(onDestroyed));
+      }
+      dispatch(opts, handler) {
+        if (!handler || typeof handler !== "object") {
+          throw new InvalidArgumentError("handler must be an object");
+        }
+        handler = UnwrapHandler.unwrap(handler);
+        try {
+          if (!opts || typeof opts !== "object") {
+            throw new InvalidArgumentError("opts must be an object.");
+          }
+          if (this[kDestroyed] || this[kOnDestroyed]) {
+            throw new ClientDestroyedError();
+          }
+          if (this[kClosed]) {
+            throw new ClientClosedError();
+          }
+          return this[kDispatch](opts, handler);
+        } catch (err) {
+          if (typeof handler.onError !== "function") {
+            throw err;
+          }
+          handler.onError(err);
+          return false;
+        }
+      }
+    };
+    module2.exports = DispatcherBase;
+  }
+});
+
 // node_modules/undici/lib/util/stats.js
 var require_stats = __commonJS({
   "node_modules/undici/lib/util/stats.js"(exports2, module2) {
@@ -23303,6 +24870,253 @@ var require_stats = __commonJS({
       }
     };
     module2.exports = { ClientStats, PoolStats };
+  }
+});
+
+// node_modules/undici/lib/dispatcher/fixed-queue.js
+var require_fixed_queue = __commonJS({
+  "node_modules/undici/lib/dispatcher/fixed-queue.js"(exports2, module2) {
+    "use strict";
+    var kSize = 2048;
+    var kMask = kSize - 1;
+    var FixedCircularBuffer = class {
+      /** @type {number} */
+      bottom = 0;
+      /** @type {number} */
+      top = 0;
+      /** @type {Array<T|undefined>} */
+      list = new Array(kSize).fill(void 0);
+      /** @type {T|null} */
+      next = null;
+      /** @returns {boolean} */
+      isEmpty() {
+        return this.top === this.bottom;
+      }
+      /** @returns {boolean} */
+      isFull() {
+        return (this.top + 1 & kMask) === this.bottom;
+      }
+      /**
+       * @param {T} data
+       * @returns {void}
+       */
+      push(data) {
+        this.list[this.top] = data;
+        this.top = this.top + 1 & kMask;
+      }
+      /** @returns {T|null} */
+      shift() {
+        const nextItem = this.list[this.bottom];
+        if (nextItem === void 0) {
+          return null;
+        }
+        this.list[this.bottom] = void 0;
+        this.bottom = this.bottom + 1 & kMask;
+        return nextItem;
+      }
+    };
+    module2.exports = class FixedQueue {
+      constructor() {
+        this.head = this.tail = new FixedCircularBuffer();
+      }
+      /** @returns {boolean} */
+      isEmpty() {
+        return this.head.isEmpty();
+      }
+      /** @param {T} data */
+      push(data) {
+        if (this.head.isFull()) {
+          this.head = this.head.next = new FixedCircularBuffer();
+        }
+        this.head.push(data);
+      }
+      /** @returns {T|null} */
+      shift() {
+        const tail = this.tail;
+        const next = tail.shift();
+        if (tail.isEmpty() && tail.next !== null) {
+          this.tail = tail.next;
+          tail.next = null;
+        }
+        return next;
+      }
+    };
+  }
+});
+
+// node_modules/undici/lib/dispatcher/pool-base.js
+var require_pool_base = __commonJS({
+  "node_modules/undici/lib/dispatcher/pool-base.js"(exports2, module2) {
+    "use strict";
+    var { PoolStats } = require_stats();
+    var DispatcherBase = require_dispatcher_base();
+    var FixedQueue = require_fixed_queue();
+    var { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = require_symbols();
+    var kClients = /* @__PURE__ */ Symbol("clients");
+    var kNeedDrain = /* @__PURE__ */ Symbol("needDrain");
+    var kQueue = /* @__PURE__ */ Symbol("queue");
+    var kClosedResolve = /* @__PURE__ */ Symbol("closed resolve");
+    var kOnDrain = /* @__PURE__ */ Symbol("onDrain");
+    var kOnConnect = /* @__PURE__ */ Symbol("onConnect");
+    var kOnDisconnect = /* @__PURE__ */ Symbol("onDisconnect");
+    var kOnConnectionError = /* @__PURE__ */ Symbol("onConnectionError");
+    var kGetDispatcher = /* @__PURE__ */ Symbol("get dispatcher");
+    var kAddClient = /* @__PURE__ */ Symbol("add client");
+    var kRemoveClient = /* @__PURE__ */ Symbol("remove client");
+    var PoolBase = class extends DispatcherBase {
+      [kQueue] = new FixedQueue();
+      [kQueued] = 0;
+      [kClients] = [];
+      [kNeedDrain] = false;
+      [kOnDrain](client, origin2, targets) {
+        const queue = this[kQueue];
+        let needDrain = false;
+        while (!needDrain) {
+          const item = queue.shift();
+          if (!item) {
+            break;
+          }
+          this[kQueued]--;
+          needDrain = !client.dispatch(item.opts, item.handler);
+        }
+        client[kNeedDrain] = needDrain;
+        if (!needDrain && this[kNeedDrain]) {
+          this[kNeedDrain] = false;
+          this.emit("drain", origin2, [this, ...targets]);
+        }
+        if (this[kClosedResolve] && queue.isEmpty()) {
+          const closeAll = [];
+          for (let i = 0; i < this[kClients].length; i++) {
+            const client2 = this[kClients][i];
+            if (!client2.destroyed) {
+              closeAll.push(client2.close());
+            }
+          }
+          return Promise.all(closeAll).then(this[kClosedResolve]);
+        }
+      }
+      [kOnConnect] = (origin2, targets) => {
+        this.emit("connect", origin2, [this, ...targets]);
+      };
+      [kOnDisconnect] = (origin2, targets, err) => {
+        this.emit("disconnect", origin2, [this, ...targets], err);
+      };
+      [kOnConnectionError] = (origin2, targets, err) => {
+        this.emit("connectionError", origin2, [this, ...targets], err);
+      };
+      get [kBusy]() {
+        return this[kNeedDrain];
+      }
+      get [kConnected]() {
+        let ret = 0;
+        for (const { [kConnected]: connected } of this[kClients]) {
+          ret += connected;
+        }
+        return ret;
+      }
+      get [kFree]() {
+        let ret = 0;
+        for (const { [kConnected]: connected, [kNeedDrain]: needDrain } of this[kClients]) {
+          ret += connected && !needDrain;
+        }
+        return ret;
+      }
+      get [kPending]() {
+        let ret = this[kQueued];
+        for (const { [kPending]: pending } of this[kClients]) {
+          ret += pending;
+        }
+        return ret;
+      }
+      get [kRunning]() {
+        let ret = 0;
+        for (const { [kRunning]: running } of this[kClients]) {
+          ret += running;
+        }
+        return ret;
+      }
+      get [kSize]() {
+        let ret = this[kQueued];
+        for (const { [kSize]: size } of this[kClients]) {
+          ret += size;
+        }
+        return ret;
+      }
+      get stats() {
+        return new PoolStats(this);
+      }
+      [kClose]() {
+        if (this[kQueue].isEmpty()) {
+          const closeAll = [];
+          for (let i = 0; i < this[kClients].length; i++) {
+            const client = this[kClients][i];
+            if (!client.destroyed) {
+              closeAll.push(client.close());
+            }
+          }
+          return Promise.all(closeAll);
+        } else {
+          return new Promise((resolve4) => {
+            this[kClosedResolve] = resolve4;
+          });
+        }
+      }
+      [kDestroy](err) {
+        while (true) {
+          const item = this[kQueue].shift();
+          if (!item) {
+            break;
+          }
+          item.handler.onError(err);
+        }
+        const destroyAll = new Array(this[kClients].length);
+        for (let i = 0; i < this[kClients].length; i++) {
+          destroyAll[i] = this[kClients][i].destroy(err);
+        }
+        return Promise.all(destroyAll);
+      }
+      [kDispatch](opts, handler) {
+        const dispatcher = this[kGetDispatcher]();
+        if (!dispatcher) {
+          this[kNeedDrain] = true;
+          this[kQueue].push({ opts, handler });
+          this[kQueued]++;
+        } else if (!dispatcher.dispatch(opts, handler)) {
+          dispatcher[kNeedDrain] = true;
+          this[kNeedDrain] = !this[kGetDispatcher]();
+        }
+        return !this[kNeedDrain];
+      }
+      [kAddClient](client) {
+        client.on("drain", this[kOnDrain].bind(this, client)).on("connect", this[kOnConnect]).on("disconnect", this[kOnDisconnect]).on("connectionError", this[kOnConnectionError]);
+        this[kClients].push(client);
+        if (this[kNeedDrain]) {
+          queueMicrotask(() => {
+            if (this[kNeedDrain]) {
+              this[kOnDrain](client, client[kUrl], [client, this]);
+            }
+          });
+        }
+        return this;
+      }
+      [kRemoveClient](client) {
+        client.close(() => {
+          const idx = this[kClients].indexOf(client);
+          if (idx !== -1) {
+            this[kClients].splice(idx, 1);
+          }
+        });
+        this[kNeedDrain] = this[kClients].some((dispatcher) => !dispatcher[kNeedDrain] && dispatcher.closed !== true && dispatcher.destroyed !== true);
+      }
+    };
+    module2.exports = {
+      PoolBase,
+      kClients,
+      kNeedDrain,
+      kAddClient,
+      kRemoveClient,
+      kGetDispatcher
+    };
   }
 });
 
@@ -23916,382 +25730,6 @@ var require_request = __commonJS({
       }
     }
     module2.exports = Request;
-  }
-});
-
-// node_modules/undici/lib/handler/wrap-handler.js
-var require_wrap_handler = __commonJS({
-  "node_modules/undici/lib/handler/wrap-handler.js"(exports2, module2) {
-    "use strict";
-    var { InvalidArgumentError } = require_errors3();
-    module2.exports = class WrapHandler {
-      #handler;
-      constructor(handler) {
-        this.#handler = handler;
-      }
-      static wrap(handler) {
-        return handler.onRequestStart ? handler : new WrapHandler(handler);
-      }
-      // Unwrap Interface
-      onConnect(abort2, context) {
-        return this.#handler.onConnect?.(abort2, context);
-      }
-      onResponseStarted() {
-        return this.#handler.onResponseStarted?.();
-      }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        return this.#handler.onHeaders?.(statusCode, rawHeaders, resume, statusMessage);
-      }
-      onUpgrade(statusCode, rawHeaders, socket) {
-        return this.#handler.onUpgrade?.(statusCode, rawHeaders, socket);
-      }
-      onData(data) {
-        return this.#handler.onData?.(data);
-      }
-      onComplete(trailers) {
-        return this.#handler.onComplete?.(trailers);
-      }
-      onError(err) {
-        if (!this.#handler.onError) {
-          throw err;
-        }
-        return this.#handler.onError?.(err);
-      }
-      // Wrap Interface
-      onRequestStart(controller, context) {
-        this.#handler.onConnect?.((reason) => controller.abort(reason), context);
-      }
-      onRequestUpgrade(controller, statusCode, headers, socket) {
-        const rawHeaders = [];
-        for (const [key, val] of Object.entries(headers)) {
-          rawHeaders.push(Buffer.from(key, "latin1"), toRawHeaderValue(val));
-        }
-        this.#handler.onUpgrade?.(statusCode, rawHeaders, socket);
-      }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
-        const rawHeaders = [];
-        for (const [key, val] of Object.entries(headers)) {
-          rawHeaders.push(Buffer.from(key, "latin1"), toRawHeaderValue(val));
-        }
-        if (this.#handler.onHeaders?.(statusCode, rawHeaders, () => controller.resume(), statusMessage) === false) {
-          controller.pause();
-        }
-      }
-      onResponseData(controller, data) {
-        if (this.#handler.onData?.(data) === false) {
-          controller.pause();
-        }
-      }
-      onResponseEnd(controller, trailers) {
-        const rawTrailers = [];
-        for (const [key, val] of Object.entries(trailers)) {
-          rawTrailers.push(Buffer.from(key, "latin1"), toRawHeaderValue(val));
-        }
-        this.#handler.onComplete?.(rawTrailers);
-      }
-      onResponseError(controller, err) {
-        if (!this.#handler.onError) {
-          throw new InvalidArgumentError("invalid onError method");
-        }
-        this.#handler.onError?.(err);
-      }
-    };
-    function toRawHeaderValue(value2) {
-      return Array.isArray(value2) ? value2.map((item) => Buffer.from(item, "latin1")) : Buffer.from(value2, "latin1");
-    }
-  }
-});
-
-// node_modules/undici/lib/dispatcher/dispatcher.js
-var require_dispatcher = __commonJS({
-  "node_modules/undici/lib/dispatcher/dispatcher.js"(exports2, module2) {
-    "use strict";
-    var EventEmitter = __require("node:events");
-    var WrapHandler = require_wrap_handler();
-    var wrapInterceptor = (dispatch) => (opts, handler) => dispatch(opts, WrapHandler.wrap(handler));
-    var Dispatcher = class extends EventEmitter {
-      dispatch() {
-        throw new Error("not implemented");
-      }
-      close() {
-        throw new Error("not implemented");
-      }
-      destroy() {
-        throw new Error("not implemented");
-      }
-      compose(...args) {
-        const interceptors = Array.isArray(args[0]) ? args[0] : args;
-        let dispatch = this.dispatch.bind(this);
-        for (const interceptor of interceptors) {
-          if (interceptor == null) {
-            continue;
-          }
-          if (typeof interceptor !== "function") {
-            throw new TypeError(`invalid interceptor, expected function received ${typeof interceptor}`);
-          }
-          dispatch = interceptor(dispatch);
-          dispatch = wrapInterceptor(dispatch);
-          if (dispatch == null || typeof dispatch !== "function" || dispatch.length !== 2) {
-            throw new TypeError("invalid interceptor");
-          }
-        }
-        return new Proxy(this, {
-          get: (target2, key) => key === "dispatch" ? dispatch : target2[key]
-        });
-      }
-    };
-    module2.exports = Dispatcher;
-  }
-});
-
-// node_modules/undici/lib/handler/unwrap-handler.js
-var require_unwrap_handler = __commonJS({
-  "node_modules/undici/lib/handler/unwrap-handler.js"(exports2, module2) {
-    "use strict";
-    var { parseHeaders } = require_util2();
-    var { InvalidArgumentError } = require_errors3();
-    var kResume = /* @__PURE__ */ Symbol("resume");
-    var UnwrapController = class {
-      #paused = false;
-      #reason = null;
-      #aborted = false;
-      #abort;
-      [kResume] = null;
-      rawHeaders = null;
-      rawTrailers = null;
-      constructor(abort2) {
-        this.#abort = abort2;
-      }
-      pause() {
-        this.#paused = true;
-      }
-      resume() {
-        if (this.#paused) {
-          this.#paused = false;
-          this[kResume]?.();
-        }
-      }
-      abort(reason) {
-        if (!this.#aborted) {
-          this.#aborted = true;
-          this.#reason = reason;
-          this.#abort(reason);
-        }
-      }
-      get aborted() {
-        return this.#aborted;
-      }
-      get reason() {
-        return this.#reason;
-      }
-      get paused() {
-        return this.#paused;
-      }
-    };
-    module2.exports = class UnwrapHandler {
-      #handler;
-      #controller;
-      constructor(handler) {
-        this.#handler = handler;
-      }
-      static unwrap(handler) {
-        return !handler.onRequestStart ? handler : new UnwrapHandler(handler);
-      }
-      onConnect(abort2, context) {
-        this.#controller = new UnwrapController(abort2);
-        this.#handler.onRequestStart?.(this.#controller, context);
-      }
-      onResponseStarted() {
-        return this.#handler.onResponseStarted?.();
-      }
-      onUpgrade(statusCode, rawHeaders, socket) {
-        this.#controller.rawHeaders = rawHeaders;
-        this.#handler.onRequestUpgrade?.(this.#controller, statusCode, parseHeaders(rawHeaders), socket);
-      }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        this.#controller[kResume] = resume;
-        this.#controller.rawHeaders = rawHeaders;
-        this.#handler.onResponseStart?.(this.#controller, statusCode, parseHeaders(rawHeaders), statusMessage);
-        return !this.#controller.paused;
-      }
-      onData(data) {
-        this.#handler.onResponseData?.(this.#controller, data);
-        return !this.#controller.paused;
-      }
-      onComplete(rawTrailers) {
-        this.#controller.rawTrailers = rawTrailers;
-        this.#handler.onResponseEnd?.(this.#controller, parseHeaders(rawTrailers));
-      }
-      onError(err) {
-        if (!this.#handler.onResponseError) {
-          throw new InvalidArgumentError("invalid onError method");
-        }
-        this.#handler.onResponseError?.(this.#controller, err);
-      }
-    };
-  }
-});
-
-// node_modules/undici/lib/dispatcher/dispatcher-base.js
-var require_dispatcher_base = __commonJS({
-  "node_modules/undici/lib/dispatcher/dispatcher-base.js"(exports2, module2) {
-    "use strict";
-    var buffer = __require("node:buffer");
-    var Dispatcher = require_dispatcher();
-    var UnwrapHandler = require_unwrap_handler();
-    var {
-      ClientDestroyedError,
-      ClientClosedError,
-      InvalidArgumentError
-    } = require_errors3();
-    var { kDestroy, kClose, kClosed, kDestroyed, kDispatch } = require_symbols();
-    var kOnDestroyed = /* @__PURE__ */ Symbol("onDestroyed");
-    var kOnClosed = /* @__PURE__ */ Symbol("onClosed");
-    var kWebSocketOptions = /* @__PURE__ */ Symbol("webSocketOptions");
-    var kEventSourceOptions = /* @__PURE__ */ Symbol("eventSourceOptions");
-    var DispatcherBase = class extends Dispatcher {
-      /** @type {boolean} */
-      [kDestroyed] = false;
-      /** @type {Array<Function|null} */
-      [kOnDestroyed] = null;
-      /** @type {boolean} */
-      [kClosed] = false;
-      /** @type {Array<Function>|null} */
-      [kOnClosed] = null;
-      /**
-       * @param {import('../../types/dispatcher').DispatcherOptions} [opts]
-       */
-      constructor(opts) {
-        super();
-        this[kWebSocketOptions] = opts?.webSocket ?? {};
-        this[kEventSourceOptions] = opts?.eventSource ?? {};
-      }
-      /**
-       * @returns {import('../../types/dispatcher').WebSocketOptions}
-       */
-      get webSocketOptions() {
-        return {
-          maxFragments: this[kWebSocketOptions].maxFragments ?? 131072,
-          maxPayloadSize: this[kWebSocketOptions].maxPayloadSize ?? 128 * 1024 * 1024
-          // 128 MB default
-        };
-      }
-      /**
-       * @returns {import('../../types/client').Client.EventSourceOptions}
-       */
-      get eventSourceOptions() {
-        return {
-          maxEventSize: this[kEventSourceOptions].maxEventSize ?? buffer.kStringMaxLength
-        };
-      }
-      /** @returns {boolean} */
-      get destroyed() {
-        return this[kDestroyed];
-      }
-      /** @returns {boolean} */
-      get closed() {
-        return this[kClosed];
-      }
-      close(callback) {
-        if (callback === void 0) {
-          return new Promise((resolve4, reject) => {
-            this.close((err, data) => {
-              return err ? reject(err) : resolve4(data);
-            });
-          });
-        }
-        if (typeof callback !== "function") {
-          throw new InvalidArgumentError("invalid callback");
-        }
-        if (this[kDestroyed]) {
-          const err = new ClientDestroyedError();
-          queueMicrotask(() => callback(err, null));
-          return;
-        }
-        if (this[kClosed]) {
-          if (this[kOnClosed]) {
-            this[kOnClosed].push(callback);
-          } else {
-            queueMicrotask(() => callback(null, null));
-          }
-          return;
-        }
-        this[kClosed] = true;
-        this[kOnClosed] ??= [];
-        this[kOnClosed].push(callback);
-        const onClosed = () => {
-          const callbacks = this[kOnClosed];
-          this[kOnClosed] = null;
-          for (let i = 0; i < callbacks.length; i++) {
-            callbacks[i](null, null);
-          }
-        };
-        this[kClose]().then(() => this.destroy()).then(() => queueMicrotask(onClosed));
-      }
-      destroy(err, callback) {
-        if (typeof err === "function") {
-          callback = err;
-          err = null;
-        }
-        if (callback === void 0) {
-          return new Promise((resolve4, reject) => {
-            this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve4(data);
-            });
-          });
-        }
-        if (typeof callback !== "function") {
-          throw new InvalidArgumentError("invalid callback");
-        }
-        if (this[kDestroyed]) {
-          if (this[kOnDestroyed]) {
-            this[kOnDestroyed].push(callback);
-          } else {
-            queueMicrotask(() => callback(null, null));
-          }
-          return;
-        }
-        if (!err) {
-          err = new ClientDestroyedError();
-        }
-        this[kDestroyed] = true;
-        this[kOnDestroyed] ??= [];
-        this[kOnDestroyed].push(callback);
-        const onDestroyed = () => {
-          const callbacks = this[kOnDestroyed];
-          this[kOnDestroyed] = null;
-          for (let i = 0; i < callbacks.length; i++) {
-            callbacks[i](null, null);
-          }
-        };
-        this[kDestroy](err).then(() => queueMicrotask(onDestroyed));
-      }
-      dispatch(opts, handler) {
-        if (!handler || typeof handler !== "object") {
-          throw new InvalidArgumentError("handler must be an object");
-        }
-        handler = UnwrapHandler.unwrap(handler);
-        try {
-          if (!opts || typeof opts !== "object") {
-            throw new InvalidArgumentError("opts must be an object.");
-          }
-          if (this[kDestroyed] || this[kOnDestroyed]) {
-            throw new ClientDestroyedError();
-          }
-          if (this[kClosed]) {
-            throw new ClientClosedError();
-          }
-          return this[kDispatch](opts, handler);
-        } catch (err) {
-          if (typeof handler.onError !== "function") {
-            throw err;
-          }
-          handler.onError(err);
-          return false;
-        }
-      }
-    };
-    module2.exports = DispatcherBase;
   }
 });
 
@@ -26485,7 +27923,7 @@ var require_util3 = __commonJS({
     var { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants4();
     var { getGlobalOrigin } = require_global();
     var { collectAnHTTPQuotedString, parseMIMEType } = require_data_url();
-    var { performance: performance4 } = __require("node:perf_hooks");
+    var { performance: performance3 } = __require("node:perf_hooks");
     var { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util2();
     var assert = __require("node:assert");
     var { isUint8Array } = __require("node:util/types");
@@ -26640,7 +28078,7 @@ var require_util3 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance4.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance3.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -30626,253 +32064,6 @@ var require_client = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/fixed-queue.js
-var require_fixed_queue = __commonJS({
-  "node_modules/undici/lib/dispatcher/fixed-queue.js"(exports2, module2) {
-    "use strict";
-    var kSize = 2048;
-    var kMask = kSize - 1;
-    var FixedCircularBuffer = class {
-      /** @type {number} */
-      bottom = 0;
-      /** @type {number} */
-      top = 0;
-      /** @type {Array<T|undefined>} */
-      list = new Array(kSize).fill(void 0);
-      /** @type {T|null} */
-      next = null;
-      /** @returns {boolean} */
-      isEmpty() {
-        return this.top === this.bottom;
-      }
-      /** @returns {boolean} */
-      isFull() {
-        return (this.top + 1 & kMask) === this.bottom;
-      }
-      /**
-       * @param {T} data
-       * @returns {void}
-       */
-      push(data) {
-        this.list[this.top] = data;
-        this.top = this.top + 1 & kMask;
-      }
-      /** @returns {T|null} */
-      shift() {
-        const nextItem = this.list[this.bottom];
-        if (nextItem === void 0) {
-          return null;
-        }
-        this.list[this.bottom] = void 0;
-        this.bottom = this.bottom + 1 & kMask;
-        return nextItem;
-      }
-    };
-    module2.exports = class FixedQueue {
-      constructor() {
-        this.head = this.tail = new FixedCircularBuffer();
-      }
-      /** @returns {boolean} */
-      isEmpty() {
-        return this.head.isEmpty();
-      }
-      /** @param {T} data */
-      push(data) {
-        if (this.head.isFull()) {
-          this.head = this.head.next = new FixedCircularBuffer();
-        }
-        this.head.push(data);
-      }
-      /** @returns {T|null} */
-      shift() {
-        const tail = this.tail;
-        const next = tail.shift();
-        if (tail.isEmpty() && tail.next !== null) {
-          this.tail = tail.next;
-          tail.next = null;
-        }
-        return next;
-      }
-    };
-  }
-});
-
-// node_modules/undici/lib/dispatcher/pool-base.js
-var require_pool_base = __commonJS({
-  "node_modules/undici/lib/dispatcher/pool-base.js"(exports2, module2) {
-    "use strict";
-    var { PoolStats } = require_stats();
-    var DispatcherBase = require_dispatcher_base();
-    var FixedQueue = require_fixed_queue();
-    var { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = require_symbols();
-    var kClients = /* @__PURE__ */ Symbol("clients");
-    var kNeedDrain = /* @__PURE__ */ Symbol("needDrain");
-    var kQueue = /* @__PURE__ */ Symbol("queue");
-    var kClosedResolve = /* @__PURE__ */ Symbol("closed resolve");
-    var kOnDrain = /* @__PURE__ */ Symbol("onDrain");
-    var kOnConnect = /* @__PURE__ */ Symbol("onConnect");
-    var kOnDisconnect = /* @__PURE__ */ Symbol("onDisconnect");
-    var kOnConnectionError = /* @__PURE__ */ Symbol("onConnectionError");
-    var kGetDispatcher = /* @__PURE__ */ Symbol("get dispatcher");
-    var kAddClient = /* @__PURE__ */ Symbol("add client");
-    var kRemoveClient = /* @__PURE__ */ Symbol("remove client");
-    var PoolBase = class extends DispatcherBase {
-      [kQueue] = new FixedQueue();
-      [kQueued] = 0;
-      [kClients] = [];
-      [kNeedDrain] = false;
-      [kOnDrain](client, origin2, targets) {
-        const queue = this[kQueue];
-        let needDrain = false;
-        while (!needDrain) {
-          const item = queue.shift();
-          if (!item) {
-            break;
-          }
-          this[kQueued]--;
-          needDrain = !client.dispatch(item.opts, item.handler);
-        }
-        client[kNeedDrain] = needDrain;
-        if (!needDrain && this[kNeedDrain]) {
-          this[kNeedDrain] = false;
-          this.emit("drain", origin2, [this, ...targets]);
-        }
-        if (this[kClosedResolve] && queue.isEmpty()) {
-          const closeAll = [];
-          for (let i = 0; i < this[kClients].length; i++) {
-            const client2 = this[kClients][i];
-            if (!client2.destroyed) {
-              closeAll.push(client2.close());
-            }
-          }
-          return Promise.all(closeAll).then(this[kClosedResolve]);
-        }
-      }
-      [kOnConnect] = (origin2, targets) => {
-        this.emit("connect", origin2, [this, ...targets]);
-      };
-      [kOnDisconnect] = (origin2, targets, err) => {
-        this.emit("disconnect", origin2, [this, ...targets], err);
-      };
-      [kOnConnectionError] = (origin2, targets, err) => {
-        this.emit("connectionError", origin2, [this, ...targets], err);
-      };
-      get [kBusy]() {
-        return this[kNeedDrain];
-      }
-      get [kConnected]() {
-        let ret = 0;
-        for (const { [kConnected]: connected } of this[kClients]) {
-          ret += connected;
-        }
-        return ret;
-      }
-      get [kFree]() {
-        let ret = 0;
-        for (const { [kConnected]: connected, [kNeedDrain]: needDrain } of this[kClients]) {
-          ret += connected && !needDrain;
-        }
-        return ret;
-      }
-      get [kPending]() {
-        let ret = this[kQueued];
-        for (const { [kPending]: pending } of this[kClients]) {
-          ret += pending;
-        }
-        return ret;
-      }
-      get [kRunning]() {
-        let ret = 0;
-        for (const { [kRunning]: running } of this[kClients]) {
-          ret += running;
-        }
-        return ret;
-      }
-      get [kSize]() {
-        let ret = this[kQueued];
-        for (const { [kSize]: size } of this[kClients]) {
-          ret += size;
-        }
-        return ret;
-      }
-      get stats() {
-        return new PoolStats(this);
-      }
-      [kClose]() {
-        if (this[kQueue].isEmpty()) {
-          const closeAll = [];
-          for (let i = 0; i < this[kClients].length; i++) {
-            const client = this[kClients][i];
-            if (!client.destroyed) {
-              closeAll.push(client.close());
-            }
-          }
-          return Promise.all(closeAll);
-        } else {
-          return new Promise((resolve4) => {
-            this[kClosedResolve] = resolve4;
-          });
-        }
-      }
-      [kDestroy](err) {
-        while (true) {
-          const item = this[kQueue].shift();
-          if (!item) {
-            break;
-          }
-          item.handler.onError(err);
-        }
-        const destroyAll = new Array(this[kClients].length);
-        for (let i = 0; i < this[kClients].length; i++) {
-          destroyAll[i] = this[kClients][i].destroy(err);
-        }
-        return Promise.all(destroyAll);
-      }
-      [kDispatch](opts, handler) {
-        const dispatcher = this[kGetDispatcher]();
-        if (!dispatcher) {
-          this[kNeedDrain] = true;
-          this[kQueue].push({ opts, handler });
-          this[kQueued]++;
-        } else if (!dispatcher.dispatch(opts, handler)) {
-          dispatcher[kNeedDrain] = true;
-          this[kNeedDrain] = !this[kGetDispatcher]();
-        }
-        return !this[kNeedDrain];
-      }
-      [kAddClient](client) {
-        client.on("drain", this[kOnDrain].bind(this, client)).on("connect", this[kOnConnect]).on("disconnect", this[kOnDisconnect]).on("connectionError", this[kOnConnectionError]);
-        this[kClients].push(client);
-        if (this[kNeedDrain]) {
-          queueMicrotask(() => {
-            if (this[kNeedDrain]) {
-              this[kOnDrain](client, client[kUrl], [client, this]);
-            }
-          });
-        }
-        return this;
-      }
-      [kRemoveClient](client) {
-        client.close(() => {
-          const idx = this[kClients].indexOf(client);
-          if (idx !== -1) {
-            this[kClients].splice(idx, 1);
-          }
-        });
-        this[kNeedDrain] = this[kClients].some((dispatcher) => !dispatcher[kNeedDrain] && dispatcher.closed !== true && dispatcher.destroyed !== true);
-      }
-    };
-    module2.exports = {
-      PoolBase,
-      kClients,
-      kNeedDrain,
-      kAddClient,
-      kRemoveClient,
-      kGetDispatcher
-    };
-  }
-});
-
 // node_modules/undici/lib/dispatcher/pool.js
 var require_pool = __commonJS({
   "node_modules/undici/lib/dispatcher/pool.js"(exports2, module2) {
@@ -30972,273 +32163,6 @@ var require_pool = __commonJS({
       }
     };
     module2.exports = Pool2;
-  }
-});
-
-// node_modules/undici/lib/dispatcher/balanced-pool.js
-var require_balanced_pool = __commonJS({
-  "node_modules/undici/lib/dispatcher/balanced-pool.js"(exports2, module2) {
-    "use strict";
-    var {
-      BalancedPoolMissingUpstreamError,
-      InvalidArgumentError
-    } = require_errors3();
-    var {
-      PoolBase,
-      kClients,
-      kNeedDrain,
-      kAddClient,
-      kRemoveClient,
-      kGetDispatcher
-    } = require_pool_base();
-    var Pool2 = require_pool();
-    var { kUrl } = require_symbols();
-    var util = require_util2();
-    var kFactory = /* @__PURE__ */ Symbol("factory");
-    var kOptions = /* @__PURE__ */ Symbol("options");
-    var kGreatestCommonDivisor = /* @__PURE__ */ Symbol("kGreatestCommonDivisor");
-    var kCurrentWeight = /* @__PURE__ */ Symbol("kCurrentWeight");
-    var kIndex = /* @__PURE__ */ Symbol("kIndex");
-    var kWeight = /* @__PURE__ */ Symbol("kWeight");
-    var kMaxWeightPerServer = /* @__PURE__ */ Symbol("kMaxWeightPerServer");
-    var kErrorPenalty = /* @__PURE__ */ Symbol("kErrorPenalty");
-    function getGreatestCommonDivisor(a, b2) {
-      if (a === 0) return b2;
-      while (b2 !== 0) {
-        const t = b2;
-        b2 = a % b2;
-        a = t;
-      }
-      return a;
-    }
-    function defaultFactory(origin2, opts) {
-      return new Pool2(origin2, opts);
-    }
-    var BalancedPool = class extends PoolBase {
-      constructor(upstreams = [], { factory = defaultFactory, connect, tls, ...opts } = {}) {
-        if (typeof factory !== "function") {
-          throw new InvalidArgumentError("factory must be a function.");
-        }
-        super(opts);
-        if (connect && typeof connect !== "function") connect = { ...connect };
-        if (tls && typeof tls !== "function") tls = { ...tls };
-        this[kOptions] = { ...util.deepClone(opts), connect, tls };
-        this[kOptions].interceptors = opts.interceptors ? { ...opts.interceptors } : void 0;
-        this[kIndex] = -1;
-        this[kCurrentWeight] = 0;
-        this[kMaxWeightPerServer] = this[kOptions].maxWeightPerServer || 100;
-        this[kErrorPenalty] = this[kOptions].errorPenalty || 15;
-        if (!Array.isArray(upstreams)) {
-          upstreams = [upstreams];
-        }
-        this[kFactory] = factory;
-        for (const upstream of upstreams) {
-          this.addUpstream(upstream);
-        }
-        this._updateBalancedPoolStats();
-      }
-      addUpstream(upstream) {
-        const upstreamOrigin = util.parseOrigin(upstream).origin;
-        if (this[kClients].find((pool2) => pool2[kUrl].origin === upstreamOrigin && pool2.closed !== true && pool2.destroyed !== true)) {
-          return this;
-        }
-        const pool = this[kFactory](upstreamOrigin, this[kOptions]);
-        this[kAddClient](pool);
-        pool.on("connect", () => {
-          pool[kWeight] = Math.min(this[kMaxWeightPerServer], pool[kWeight] + this[kErrorPenalty]);
-        });
-        pool.on("connectionError", () => {
-          pool[kWeight] = Math.max(1, pool[kWeight] - this[kErrorPenalty]);
-          this._updateBalancedPoolStats();
-        });
-        pool.on("disconnect", (...args) => {
-          const err = args[2];
-          if (err && err.code === "UND_ERR_SOCKET") {
-            pool[kWeight] = Math.max(1, pool[kWeight] - this[kErrorPenalty]);
-            this._updateBalancedPoolStats();
-          }
-        });
-        for (const client of this[kClients]) {
-          client[kWeight] = this[kMaxWeightPerServer];
-        }
-        this._updateBalancedPoolStats();
-        return this;
-      }
-      _updateBalancedPoolStats() {
-        let result2 = 0;
-        for (let i = 0; i < this[kClients].length; i++) {
-          result2 = getGreatestCommonDivisor(this[kClients][i][kWeight], result2);
-        }
-        this[kGreatestCommonDivisor] = result2;
-      }
-      removeUpstream(upstream) {
-        const upstreamOrigin = util.parseOrigin(upstream).origin;
-        const pool = this[kClients].find((pool2) => pool2[kUrl].origin === upstreamOrigin && pool2.closed !== true && pool2.destroyed !== true);
-        if (pool) {
-          this[kRemoveClient](pool);
-        }
-        return this;
-      }
-      getUpstream(upstream) {
-        const upstreamOrigin = util.parseOrigin(upstream).origin;
-        return this[kClients].find((pool) => pool[kUrl].origin === upstreamOrigin && pool.closed !== true && pool.destroyed !== true);
-      }
-      get upstreams() {
-        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p2) => p2[kUrl].origin);
-      }
-      [kGetDispatcher]() {
-        if (this[kClients].length === 0) {
-          throw new BalancedPoolMissingUpstreamError();
-        }
-        const dispatcher = this[kClients].find((dispatcher2) => !dispatcher2[kNeedDrain] && dispatcher2.closed !== true && dispatcher2.destroyed !== true);
-        if (!dispatcher) {
-          return;
-        }
-        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b2) => a && b2, true);
-        if (allClientsBusy) {
-          return;
-        }
-        let counter = 0;
-        let maxWeightIndex = this[kClients].findIndex((pool) => !pool[kNeedDrain]);
-        while (counter++ < this[kClients].length) {
-          this[kIndex] = (this[kIndex] + 1) % this[kClients].length;
-          const pool = this[kClients][this[kIndex]];
-          if (pool[kWeight] > this[kClients][maxWeightIndex][kWeight] && !pool[kNeedDrain]) {
-            maxWeightIndex = this[kIndex];
-          }
-          if (this[kIndex] === 0) {
-            this[kCurrentWeight] = this[kCurrentWeight] - this[kGreatestCommonDivisor];
-            if (this[kCurrentWeight] <= 0) {
-              this[kCurrentWeight] = this[kMaxWeightPerServer];
-            }
-          }
-          if (pool[kWeight] >= this[kCurrentWeight] && !pool[kNeedDrain]) {
-            return pool;
-          }
-        }
-        this[kCurrentWeight] = this[kClients][maxWeightIndex][kWeight];
-        this[kIndex] = maxWeightIndex;
-        return this[kClients][maxWeightIndex];
-      }
-    };
-    module2.exports = BalancedPool;
-  }
-});
-
-// node_modules/undici/lib/dispatcher/round-robin-pool.js
-var require_round_robin_pool = __commonJS({
-  "node_modules/undici/lib/dispatcher/round-robin-pool.js"(exports2, module2) {
-    "use strict";
-    var {
-      PoolBase,
-      kClients,
-      kNeedDrain,
-      kAddClient,
-      kGetDispatcher,
-      kRemoveClient
-    } = require_pool_base();
-    var Client = require_client();
-    var {
-      InvalidArgumentError
-    } = require_errors3();
-    var util = require_util2();
-    var { kUrl } = require_symbols();
-    var buildConnector2 = require_connect();
-    var kOptions = /* @__PURE__ */ Symbol("options");
-    var kConnections = /* @__PURE__ */ Symbol("connections");
-    var kFactory = /* @__PURE__ */ Symbol("factory");
-    var kIndex = /* @__PURE__ */ Symbol("index");
-    function defaultFactory(origin2, opts) {
-      return new Client(origin2, opts);
-    }
-    var RoundRobinPool = class extends PoolBase {
-      constructor(origin2, {
-        connections,
-        factory = defaultFactory,
-        connect,
-        connectTimeout,
-        tls,
-        maxCachedSessions,
-        socketPath,
-        autoSelectFamily,
-        autoSelectFamilyAttemptTimeout,
-        allowH2,
-        clientTtl,
-        ...options
-      } = {}) {
-        if (connections != null && (!Number.isFinite(connections) || connections < 0)) {
-          throw new InvalidArgumentError("invalid connections");
-        }
-        if (typeof factory !== "function") {
-          throw new InvalidArgumentError("factory must be a function.");
-        }
-        if (connect != null && typeof connect !== "function" && typeof connect !== "object") {
-          throw new InvalidArgumentError("connect must be a function or an object");
-        }
-        if (typeof connect !== "function") {
-          connect = buildConnector2({
-            ...tls,
-            maxCachedSessions,
-            allowH2,
-            socketPath,
-            timeout: connectTimeout,
-            ...typeof autoSelectFamily === "boolean" ? { autoSelectFamily, autoSelectFamilyAttemptTimeout } : void 0,
-            ...connect
-          });
-        }
-        super();
-        this[kConnections] = connections || null;
-        this[kUrl] = util.parseOrigin(origin2);
-        this[kOptions] = { ...util.deepClone(options), connect, allowH2, clientTtl, socketPath };
-        this[kOptions].interceptors = options.interceptors ? { ...options.interceptors } : void 0;
-        this[kFactory] = factory;
-        this[kIndex] = -1;
-        this.on("connect", (origin3, targets) => {
-          if (clientTtl != null && clientTtl > 0) {
-            for (const target2 of targets) {
-              Object.assign(target2, { ttl: Date.now() });
-            }
-          }
-        });
-        this.on("connectionError", (origin3, targets, error) => {
-          for (const target2 of targets) {
-            const idx = this[kClients].indexOf(target2);
-            if (idx !== -1) {
-              this[kClients].splice(idx, 1);
-            }
-          }
-        });
-      }
-      [kGetDispatcher]() {
-        const clientTtlOption = this[kOptions].clientTtl;
-        const clientsLength = this[kClients].length;
-        if (clientsLength === 0) {
-          const dispatcher = this[kFactory](this[kUrl], this[kOptions]);
-          this[kAddClient](dispatcher);
-          return dispatcher;
-        }
-        let checked = 0;
-        while (checked < clientsLength) {
-          this[kIndex] = (this[kIndex] + 1) % clientsLength;
-          const client = this[kClients][this[kIndex]];
-          if (clientTtlOption != null && clientTtlOption > 0 && client.ttl && Date.now() - client.ttl > clientTtlOption) {
-            this[kRemoveClient](client);
-            checked++;
-            continue;
-          }
-          if (!client[kNeedDrain]) {
-            return client;
-          }
-          checked++;
-        }
-        if (!this[kConnections] || clientsLength < this[kConnections]) {
-          const dispatcher = this[kFactory](this[kUrl], this[kOptions]);
-          this[kAddClient](dispatcher);
-          return dispatcher;
-        }
-      }
-    };
-    module2.exports = RoundRobinPool;
   }
 });
 
@@ -31378,4657 +32302,6 @@ var require_agent = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/socks5-utils.js
-var require_socks5_utils = __commonJS({
-  "node_modules/undici/lib/core/socks5-utils.js"(exports2, module2) {
-    "use strict";
-    var { Buffer: Buffer2 } = __require("node:buffer");
-    var net = __require("node:net");
-    var { InvalidArgumentError } = require_errors3();
-    function parseAddress(address) {
-      if (net.isIPv4(address)) {
-        const parts = address.split(".").map(Number);
-        return {
-          type: 1,
-          // IPv4
-          buffer: Buffer2.from(parts)
-        };
-      }
-      if (net.isIPv6(address)) {
-        return {
-          type: 4,
-          // IPv6
-          buffer: parseIPv6(address)
-        };
-      }
-      const domainBuffer = Buffer2.from(address, "utf8");
-      if (domainBuffer.length > 255) {
-        throw new InvalidArgumentError("Domain name too long (max 255 bytes)");
-      }
-      return {
-        type: 3,
-        // Domain
-        buffer: Buffer2.concat([Buffer2.from([domainBuffer.length]), domainBuffer])
-      };
-    }
-    function parseIPv6(address) {
-      const buffer = Buffer2.alloc(16);
-      let normalizedAddress = address;
-      if (address.includes(".")) {
-        const lastColonIndex = address.lastIndexOf(":");
-        const ipv4Part = address.slice(lastColonIndex + 1);
-        if (net.isIPv4(ipv4Part)) {
-          const octets = ipv4Part.split(".").map(Number);
-          const high = (octets[0] << 8 | octets[1]).toString(16);
-          const low = (octets[2] << 8 | octets[3]).toString(16);
-          normalizedAddress = `${address.slice(0, lastColonIndex)}:${high}:${low}`;
-        }
-      }
-      const doubleColonIndex = normalizedAddress.indexOf("::");
-      if (doubleColonIndex !== -1) {
-        const before = normalizedAddress.slice(0, doubleColonIndex);
-        const after = normalizedAddress.slice(doubleColonIndex + 2);
-        const beforeParts = before === "" ? [] : before.split(":");
-        const afterParts = after === "" ? [] : after.split(":");
-        let bufferIndex = 0;
-        for (const part of beforeParts) {
-          buffer.writeUInt16BE(parseInt(part, 16), bufferIndex);
-          bufferIndex += 2;
-        }
-        bufferIndex = 16 - afterParts.length * 2;
-        for (const part of afterParts) {
-          buffer.writeUInt16BE(parseInt(part, 16), bufferIndex);
-          bufferIndex += 2;
-        }
-      } else {
-        const parts = normalizedAddress.split(":");
-        for (let i = 0; i < parts.length; i++) {
-          buffer.writeUInt16BE(parseInt(parts[i], 16), i * 2);
-        }
-      }
-      return buffer;
-    }
-    function buildAddressBuffer(type, addressBuffer, port) {
-      const portBuffer = Buffer2.allocUnsafe(2);
-      portBuffer.writeUInt16BE(port, 0);
-      return Buffer2.concat([
-        Buffer2.from([type]),
-        addressBuffer,
-        portBuffer
-      ]);
-    }
-    function parseResponseAddress(buffer, offset = 0) {
-      if (buffer.length < offset + 1) {
-        throw new InvalidArgumentError("Buffer too small to contain address type");
-      }
-      const addressType = buffer[offset];
-      let address;
-      let currentOffset = offset + 1;
-      switch (addressType) {
-        case 1: {
-          if (buffer.length < currentOffset + 6) {
-            throw new InvalidArgumentError("Buffer too small for IPv4 address");
-          }
-          address = Array.from(buffer.subarray(currentOffset, currentOffset + 4)).join(".");
-          currentOffset += 4;
-          break;
-        }
-        case 3: {
-          if (buffer.length < currentOffset + 1) {
-            throw new InvalidArgumentError("Buffer too small for domain length");
-          }
-          const domainLength = buffer[currentOffset];
-          currentOffset += 1;
-          if (buffer.length < currentOffset + domainLength + 2) {
-            throw new InvalidArgumentError("Buffer too small for domain address");
-          }
-          address = buffer.subarray(currentOffset, currentOffset + domainLength).toString("utf8");
-          currentOffset += domainLength;
-          break;
-        }
-        case 4: {
-          if (buffer.length < currentOffset + 18) {
-            throw new InvalidArgumentError("Buffer too small for IPv6 address");
-          }
-          const parts = [];
-          for (let i = 0; i < 8; i++) {
-            const value2 = buffer.readUInt16BE(currentOffset + i * 2);
-            parts.push(value2.toString(16));
-          }
-          address = parts.join(":");
-          currentOffset += 16;
-          break;
-        }
-        default:
-          throw new InvalidArgumentError(`Invalid address type: ${addressType}`);
-      }
-      if (buffer.length < currentOffset + 2) {
-        throw new InvalidArgumentError("Buffer too small for port");
-      }
-      const port = buffer.readUInt16BE(currentOffset);
-      currentOffset += 2;
-      return {
-        address,
-        port,
-        bytesRead: currentOffset - offset
-      };
-    }
-    function createReplyError(replyCode) {
-      const messages = {
-        1: "General SOCKS server failure",
-        2: "Connection not allowed by ruleset",
-        3: "Network unreachable",
-        4: "Host unreachable",
-        5: "Connection refused",
-        6: "TTL expired",
-        7: "Command not supported",
-        8: "Address type not supported"
-      };
-      const message = messages[replyCode] || `Unknown SOCKS5 error code: ${replyCode}`;
-      const error = new Error(message);
-      error.code = `SOCKS5_${replyCode}`;
-      return error;
-    }
-    module2.exports = {
-      parseAddress,
-      parseIPv6,
-      buildAddressBuffer,
-      parseResponseAddress,
-      createReplyError
-    };
-  }
-});
-
-// node_modules/undici/lib/core/socks5-client.js
-var require_socks5_client = __commonJS({
-  "node_modules/undici/lib/core/socks5-client.js"(exports2, module2) {
-    "use strict";
-    var { EventEmitter } = __require("node:events");
-    var { Buffer: Buffer2 } = __require("node:buffer");
-    var { InvalidArgumentError, Socks5ProxyError } = require_errors3();
-    var { debuglog } = __require("node:util");
-    var { parseAddress } = require_socks5_utils();
-    var debug = debuglog("undici:socks5");
-    var EMPTY_BUFFER = Buffer2.alloc(0);
-    var SOCKS_VERSION = 5;
-    var AUTH_METHODS = {
-      NO_AUTH: 0,
-      GSSAPI: 1,
-      USERNAME_PASSWORD: 2,
-      NO_ACCEPTABLE: 255
-    };
-    var COMMANDS = {
-      CONNECT: 1,
-      BIND: 2,
-      UDP_ASSOCIATE: 3
-    };
-    var ADDRESS_TYPES = {
-      IPV4: 1,
-      DOMAIN: 3,
-      IPV6: 4
-    };
-    var REPLY_CODES = {
-      SUCCEEDED: 0,
-      GENERAL_FAILURE: 1,
-      CONNECTION_NOT_ALLOWED: 2,
-      NETWORK_UNREACHABLE: 3,
-      HOST_UNREACHABLE: 4,
-      CONNECTION_REFUSED: 5,
-      TTL_EXPIRED: 6,
-      COMMAND_NOT_SUPPORTED: 7,
-      ADDRESS_TYPE_NOT_SUPPORTED: 8
-    };
-    var STATES = {
-      INITIAL: "initial",
-      HANDSHAKING: "handshaking",
-      AUTHENTICATING: "authenticating",
-      AUTHENTICATED: "authenticated",
-      CONNECTING: "connecting",
-      CONNECTED: "connected",
-      ERROR: "error",
-      CLOSED: "closed"
-    };
-    var Socks5Client = class extends EventEmitter {
-      constructor(socket, options = {}) {
-        super();
-        if (!socket) {
-          throw new InvalidArgumentError("socket is required");
-        }
-        this.socket = socket;
-        this.options = options;
-        this.state = STATES.INITIAL;
-        this.buffer = EMPTY_BUFFER;
-        this.onSocketData = this.onData.bind(this);
-        this.onSocketError = this.onError.bind(this);
-        this.onSocketClose = this.onClose.bind(this);
-        this.authMethods = [];
-        if (options.username && options.password) {
-          this.authMethods.push(AUTH_METHODS.USERNAME_PASSWORD);
-        }
-        this.authMethods.push(AUTH_METHODS.NO_AUTH);
-        this.socket.on("data", this.onSocketData);
-        this.socket.on("error", this.onSocketError);
-        this.socket.on("close", this.onSocketClose);
-      }
-      /**
-       * Handle incoming data from the socket
-       */
-      onData(data) {
-        debug("received data", data.length, "bytes in state", this.state);
-        this.buffer = Buffer2.concat([this.buffer, data]);
-        try {
-          switch (this.state) {
-            case STATES.HANDSHAKING:
-              this.handleHandshakeResponse();
-              break;
-            case STATES.AUTHENTICATING:
-              this.handleAuthResponse();
-              break;
-            case STATES.CONNECTING:
-              this.handleConnectResponse();
-              break;
-          }
-        } catch (err) {
-          this.onError(err);
-        }
-      }
-      /**
-       * Handle socket errors
-       */
-      onError(err) {
-        debug("socket error", err);
-        this.state = STATES.ERROR;
-        this.emit("error", err);
-        this.destroy();
-      }
-      /**
-       * Handle socket close
-       */
-      onClose() {
-        debug("socket closed");
-        this.state = STATES.CLOSED;
-        this.emit("close");
-      }
-      /**
-       * Destroy the client and underlying socket
-       */
-      destroy() {
-        if (this.socket && !this.socket.destroyed) {
-          this.socket.destroy();
-        }
-      }
-      markAuthenticated() {
-        this.state = STATES.AUTHENTICATED;
-        this.emit("authenticated");
-      }
-      /**
-       * Start the SOCKS5 handshake
-       */
-      handshake() {
-        if (this.state !== STATES.INITIAL) {
-          throw new InvalidArgumentError("Handshake already started");
-        }
-        debug("starting handshake with", this.authMethods.length, "auth methods");
-        this.state = STATES.HANDSHAKING;
-        const request4 = Buffer2.alloc(2 + this.authMethods.length);
-        request4[0] = SOCKS_VERSION;
-        request4[1] = this.authMethods.length;
-        this.authMethods.forEach((method, i) => {
-          request4[2 + i] = method;
-        });
-        this.socket.write(request4);
-      }
-      /**
-       * Handle handshake response from server
-       */
-      handleHandshakeResponse() {
-        if (this.buffer.length < 2) {
-          return;
-        }
-        const version = this.buffer[0];
-        const method = this.buffer[1];
-        if (version !== SOCKS_VERSION) {
-          throw new Socks5ProxyError(`Invalid SOCKS version: ${version}`, "UND_ERR_SOCKS5_VERSION");
-        }
-        if (method === AUTH_METHODS.NO_ACCEPTABLE) {
-          throw new Socks5ProxyError("No acceptable authentication method", "UND_ERR_SOCKS5_AUTH_REJECTED");
-        }
-        this.buffer = this.buffer.subarray(2);
-        debug("server selected auth method", method);
-        if (method === AUTH_METHODS.NO_AUTH) {
-          this.markAuthenticated();
-        } else if (method === AUTH_METHODS.USERNAME_PASSWORD) {
-          this.state = STATES.AUTHENTICATING;
-          this.sendAuthRequest();
-        } else {
-          throw new Socks5ProxyError(`Unsupported authentication method: ${method}`, "UND_ERR_SOCKS5_AUTH_METHOD");
-        }
-      }
-      /**
-       * Send username/password authentication request
-       */
-      sendAuthRequest() {
-        const { username, password } = this.options;
-        if (!username || !password) {
-          throw new InvalidArgumentError("Username and password required for authentication");
-        }
-        debug("sending username/password auth");
-        const usernameBuffer = Buffer2.from(username);
-        const passwordBuffer = Buffer2.from(password);
-        if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
-          throw new InvalidArgumentError("Username or password too long");
-        }
-        const request4 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request4[0] = 1;
-        request4[1] = usernameBuffer.length;
-        usernameBuffer.copy(request4, 2);
-        request4[2 + usernameBuffer.length] = passwordBuffer.length;
-        passwordBuffer.copy(request4, 3 + usernameBuffer.length);
-        this.socket.write(request4);
-      }
-      /**
-       * Handle authentication response
-       */
-      handleAuthResponse() {
-        if (this.buffer.length < 2) {
-          return;
-        }
-        const version = this.buffer[0];
-        const status2 = this.buffer[1];
-        if (version !== 1) {
-          throw new Socks5ProxyError(`Invalid auth sub-negotiation version: ${version}`, "UND_ERR_SOCKS5_AUTH_VERSION");
-        }
-        if (status2 !== 0) {
-          throw new Socks5ProxyError("Authentication failed", "UND_ERR_SOCKS5_AUTH_FAILED");
-        }
-        this.buffer = this.buffer.subarray(2);
-        debug("authentication successful");
-        this.markAuthenticated();
-      }
-      /**
-       * Send CONNECT command
-       * @param {string} address - Target address (IP or domain)
-       * @param {number} port - Target port
-       */
-      connect(address, port) {
-        if (this.state === STATES.CONNECTING || this.state === STATES.CONNECTED) {
-          throw new InvalidArgumentError("Connection already in progress");
-        }
-        if (this.state !== STATES.AUTHENTICATED) {
-          throw new InvalidArgumentError("Client must be authenticated before CONNECT");
-        }
-        debug("connecting to", address, port);
-        this.state = STATES.CONNECTING;
-        const request4 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
-        this.socket.write(request4);
-      }
-      /**
-       * Build a SOCKS5 request
-       */
-      buildConnectRequest(command, address, port) {
-        const { type: addressType, buffer: addressBuffer } = parseAddress(address);
-        const request4 = Buffer2.alloc(4 + addressBuffer.length + 2);
-        request4[0] = SOCKS_VERSION;
-        request4[1] = command;
-        request4[2] = 0;
-        request4[3] = addressType;
-        addressBuffer.copy(request4, 4);
-        request4.writeUInt16BE(port, 4 + addressBuffer.length);
-        return request4;
-      }
-      /**
-       * Handle CONNECT response
-       */
-      handleConnectResponse() {
-        if (this.buffer.length < 4) {
-          return;
-        }
-        const version = this.buffer[0];
-        const reply = this.buffer[1];
-        const addressType = this.buffer[3];
-        if (version !== SOCKS_VERSION) {
-          throw new Socks5ProxyError(`Invalid SOCKS version in reply: ${version}`, "UND_ERR_SOCKS5_REPLY_VERSION");
-        }
-        let responseLength = 4;
-        if (addressType === ADDRESS_TYPES.IPV4) {
-          responseLength += 4 + 2;
-        } else if (addressType === ADDRESS_TYPES.DOMAIN) {
-          if (this.buffer.length < 5) {
-            return;
-          }
-          responseLength += 1 + this.buffer[4] + 2;
-        } else if (addressType === ADDRESS_TYPES.IPV6) {
-          responseLength += 16 + 2;
-        } else {
-          throw new Socks5ProxyError(`Invalid address type in reply: ${addressType}`, "UND_ERR_SOCKS5_ADDR_TYPE");
-        }
-        if (this.buffer.length < responseLength) {
-          return;
-        }
-        if (reply !== REPLY_CODES.SUCCEEDED) {
-          const errorMessage2 = this.getReplyErrorMessage(reply);
-          throw new Socks5ProxyError(`SOCKS5 connection failed: ${errorMessage2}`, `UND_ERR_SOCKS5_REPLY_${reply}`);
-        }
-        let boundAddress;
-        let offset = 4;
-        if (addressType === ADDRESS_TYPES.IPV4) {
-          boundAddress = Array.from(this.buffer.subarray(offset, offset + 4)).join(".");
-          offset += 4;
-        } else if (addressType === ADDRESS_TYPES.DOMAIN) {
-          const domainLength = this.buffer[offset];
-          offset += 1;
-          boundAddress = this.buffer.subarray(offset, offset + domainLength).toString();
-          offset += domainLength;
-        } else if (addressType === ADDRESS_TYPES.IPV6) {
-          const parts = [];
-          for (let i = 0; i < 8; i++) {
-            const value2 = this.buffer.readUInt16BE(offset + i * 2);
-            parts.push(value2.toString(16));
-          }
-          boundAddress = parts.join(":");
-          offset += 16;
-        }
-        const boundPort = this.buffer.readUInt16BE(offset);
-        this.buffer = EMPTY_BUFFER;
-        this.state = STATES.CONNECTED;
-        this.socket.removeListener("data", this.onSocketData);
-        debug("connected, bound address:", boundAddress, "port:", boundPort);
-        this.emit("connected", { address: boundAddress, port: boundPort });
-      }
-      /**
-       * Get human-readable error message for reply code
-       */
-      getReplyErrorMessage(reply) {
-        switch (reply) {
-          case REPLY_CODES.GENERAL_FAILURE:
-            return "General SOCKS server failure";
-          case REPLY_CODES.CONNECTION_NOT_ALLOWED:
-            return "Connection not allowed by ruleset";
-          case REPLY_CODES.NETWORK_UNREACHABLE:
-            return "Network unreachable";
-          case REPLY_CODES.HOST_UNREACHABLE:
-            return "Host unreachable";
-          case REPLY_CODES.CONNECTION_REFUSED:
-            return "Connection refused";
-          case REPLY_CODES.TTL_EXPIRED:
-            return "TTL expired";
-          case REPLY_CODES.COMMAND_NOT_SUPPORTED:
-            return "Command not supported";
-          case REPLY_CODES.ADDRESS_TYPE_NOT_SUPPORTED:
-            return "Address type not supported";
-          default:
-            return `Unknown error code: ${reply}`;
-        }
-      }
-    };
-    module2.exports = {
-      Socks5Client,
-      AUTH_METHODS,
-      COMMANDS,
-      ADDRESS_TYPES,
-      REPLY_CODES,
-      STATES
-    };
-  }
-});
-
-// node_modules/undici/lib/dispatcher/socks5-proxy-agent.js
-var require_socks5_proxy_agent = __commonJS({
-  "node_modules/undici/lib/dispatcher/socks5-proxy-agent.js"(exports2, module2) {
-    "use strict";
-    var { URL: URL2 } = __require("node:url");
-    var tls;
-    var DispatcherBase = require_dispatcher_base();
-    var { InvalidArgumentError } = require_errors3();
-    var { Socks5Client, STATES } = require_socks5_client();
-    var { kDispatch, kClose, kDestroy } = require_symbols();
-    var Pool2 = require_pool();
-    var buildConnector2 = require_connect();
-    var { debuglog } = __require("node:util");
-    var debug = debuglog("undici:socks5-proxy");
-    var kProxyUrl = /* @__PURE__ */ Symbol("proxy url");
-    var kProxyHeaders = /* @__PURE__ */ Symbol("proxy headers");
-    var kProxyAuth = /* @__PURE__ */ Symbol("proxy auth");
-    var kProxyProtocol = /* @__PURE__ */ Symbol("proxy protocol");
-    var kPools = /* @__PURE__ */ Symbol("pools");
-    var kConnector = /* @__PURE__ */ Symbol("connector");
-    var kRequestTls = /* @__PURE__ */ Symbol("request tls settings");
-    var experimentalWarningEmitted = false;
-    var Socks5ProxyAgent = class extends DispatcherBase {
-      constructor(proxyUrl, options = {}) {
-        super();
-        if (!experimentalWarningEmitted) {
-          process.emitWarning(
-            "SOCKS5 proxy support is experimental and subject to change",
-            "ExperimentalWarning"
-          );
-          experimentalWarningEmitted = true;
-        }
-        if (!proxyUrl) {
-          throw new InvalidArgumentError("Proxy URL is mandatory");
-        }
-        const url = typeof proxyUrl === "string" ? new URL2(proxyUrl) : proxyUrl;
-        if (url.protocol !== "socks5:" && url.protocol !== "socks:") {
-          throw new InvalidArgumentError("Proxy URL must use socks5:// or socks:// protocol");
-        }
-        this[kProxyUrl] = url;
-        this[kProxyHeaders] = options.headers || {};
-        this[kProxyProtocol] = options.proxyTls ? "https:" : "http:";
-        this[kRequestTls] = options.requestTls;
-        this[kProxyAuth] = {
-          username: options.username || (url.username ? decodeURIComponent(url.username) : null),
-          password: options.password || (url.password ? decodeURIComponent(url.password) : null)
-        };
-        this[kConnector] = options.connect || buildConnector2({
-          ...options.proxyTls,
-          servername: options.proxyTls?.servername || url.hostname
-        });
-        this[kPools] = /* @__PURE__ */ new Map();
-      }
-      /**
-       * Create a SOCKS5 connection to the proxy
-       */
-      async createSocks5Connection(targetHost, targetPort) {
-        const proxyHost = this[kProxyUrl].hostname;
-        const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
-        debug("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve4, reject) => {
-          this[kConnector]({
-            hostname: proxyHost,
-            host: proxyHost,
-            port: proxyPort,
-            protocol: this[kProxyProtocol]
-          }, (err, socket2) => {
-            if (err) {
-              reject(err);
-            } else {
-              resolve4(socket2);
-            }
-          });
-        });
-        const socks5Client = new Socks5Client(socket, this[kProxyAuth]);
-        socks5Client.on("error", (err) => {
-          debug("SOCKS5 error:", err);
-          socket.destroy();
-        });
-        await socks5Client.handshake();
-        await new Promise((resolve4, reject) => {
-          const timeout = setTimeout(() => {
-            reject(new Error("SOCKS5 authentication timeout"));
-          }, 5e3);
-          const onAuthenticated = () => {
-            clearTimeout(timeout);
-            socks5Client.removeListener("error", onError);
-            resolve4();
-          };
-          const onError = (err) => {
-            clearTimeout(timeout);
-            socks5Client.removeListener("authenticated", onAuthenticated);
-            reject(err);
-          };
-          if (socks5Client.state === STATES.AUTHENTICATED) {
-            clearTimeout(timeout);
-            resolve4();
-          } else {
-            socks5Client.once("authenticated", onAuthenticated);
-            socks5Client.once("error", onError);
-          }
-        });
-        await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve4, reject) => {
-          const timeout = setTimeout(() => {
-            reject(new Error("SOCKS5 connection timeout"));
-          }, 5e3);
-          const onConnected = (info) => {
-            debug("SOCKS5 tunnel established to", targetHost, targetPort, "via", info);
-            clearTimeout(timeout);
-            socks5Client.removeListener("error", onError);
-            resolve4();
-          };
-          const onError = (err) => {
-            clearTimeout(timeout);
-            socks5Client.removeListener("connected", onConnected);
-            reject(err);
-          };
-          socks5Client.once("connected", onConnected);
-          socks5Client.once("error", onError);
-        });
-        return socket;
-      }
-      /**
-       * Dispatch a request through the SOCKS5 proxy
-       */
-      [kDispatch](opts, handler) {
-        const { origin: origin2 } = opts;
-        debug("dispatching request to", origin2, "via SOCKS5");
-        try {
-          const originKey = String(origin2);
-          let pool = this[kPools].get(originKey);
-          if (!pool || pool.destroyed || pool.closed) {
-            pool = new Pool2(origin2, {
-              pipelining: opts.pipelining,
-              connections: opts.connections,
-              connect: async (connectOpts, callback) => {
-                try {
-                  const url = new URL2(origin2);
-                  const targetHost = url.hostname;
-                  const targetPort = parseInt(url.port) || (url.protocol === "https:" ? 443 : 80);
-                  debug("establishing SOCKS5 connection to", targetHost, targetPort);
-                  const socket = await this.createSocks5Connection(targetHost, targetPort);
-                  let finalSocket = socket;
-                  if (url.protocol === "https:") {
-                    if (!tls) {
-                      tls = __require("node:tls");
-                    }
-                    debug("upgrading to TLS");
-                    finalSocket = tls.connect({
-                      ...this[kRequestTls],
-                      socket,
-                      servername: this[kRequestTls]?.servername || targetHost
-                    });
-                    await new Promise((resolve4, reject) => {
-                      finalSocket.once("secureConnect", resolve4);
-                      finalSocket.once("error", reject);
-                    });
-                  }
-                  callback(null, finalSocket);
-                } catch (err) {
-                  debug("SOCKS5 connection error:", err);
-                  callback(err);
-                }
-              }
-            });
-            this[kPools].set(originKey, pool);
-          }
-          return pool[kDispatch](opts, handler);
-        } catch (err) {
-          debug("dispatch error:", err);
-          if (typeof handler.onResponseError === "function") {
-            handler.onResponseError(null, err);
-            return false;
-          } else if (typeof handler.onError === "function") {
-            handler.onError(err);
-            return false;
-          } else {
-            throw err;
-          }
-        }
-      }
-      async [kClose]() {
-        const closePromises = [];
-        for (const pool of this[kPools].values()) {
-          closePromises.push(pool.close());
-        }
-        this[kPools].clear();
-        await Promise.all(closePromises);
-      }
-      async [kDestroy](err) {
-        const destroyPromises = [];
-        for (const pool of this[kPools].values()) {
-          destroyPromises.push(pool.destroy(err));
-        }
-        this[kPools].clear();
-        await Promise.all(destroyPromises);
-      }
-    };
-    module2.exports = Socks5ProxyAgent;
-  }
-});
-
-// node_modules/undici/lib/dispatcher/proxy-agent.js
-var require_proxy_agent = __commonJS({
-  "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports2, module2) {
-    "use strict";
-    var { kProxy, kClose, kDestroy, kDispatch } = require_symbols();
-    var Agent2 = require_agent();
-    var Pool2 = require_pool();
-    var DispatcherBase = require_dispatcher_base();
-    var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = require_errors3();
-    var buildConnector2 = require_connect();
-    var Client = require_client();
-    var { channels } = require_diagnostics();
-    var Socks5ProxyAgent = require_socks5_proxy_agent();
-    var kAgent = /* @__PURE__ */ Symbol("proxy agent");
-    var kClient = /* @__PURE__ */ Symbol("proxy client");
-    var kProxyHeaders = /* @__PURE__ */ Symbol("proxy headers");
-    var kRequestTls = /* @__PURE__ */ Symbol("request tls settings");
-    var kProxyTls = /* @__PURE__ */ Symbol("proxy tls settings");
-    var kConnectEndpoint = /* @__PURE__ */ Symbol("connect endpoint function");
-    var kTunnelProxy = /* @__PURE__ */ Symbol("tunnel proxy");
-    function defaultProtocolPort(protocol) {
-      return protocol === "https:" ? 443 : 80;
-    }
-    function defaultFactory(origin2, opts) {
-      return new Pool2(origin2, opts);
-    }
-    var noop = () => {
-    };
-    function defaultAgentFactory(origin2, opts) {
-      if (opts.connections === 1) {
-        return new Client(origin2, opts);
-      }
-      return new Pool2(origin2, opts);
-    }
-    var Http1ProxyWrapper = class extends DispatcherBase {
-      #client;
-      constructor(proxyUrl, { headers = {}, connect, factory }) {
-        if (!proxyUrl) {
-          throw new InvalidArgumentError("Proxy URL is mandatory");
-        }
-        super();
-        this[kProxyHeaders] = headers;
-        if (factory) {
-          this.#client = factory(proxyUrl, { connect });
-        } else {
-          this.#client = new Client(proxyUrl, { connect });
-        }
-      }
-      [kDispatch](opts, handler) {
-        const onHeaders = handler.onHeaders;
-        handler.onHeaders = function(statusCode, data, resume) {
-          if (statusCode === 407) {
-            if (typeof handler.onError === "function") {
-              handler.onError(new InvalidArgumentError("Proxy Authentication Required (407)"));
-            }
-            return;
-          }
-          if (onHeaders) onHeaders.call(this, statusCode, data, resume);
-        };
-        const {
-          origin: origin2,
-          path: path2 = "/",
-          headers = {}
-        } = opts;
-        opts.path = origin2 + path2;
-        if (!("host" in headers) && !("Host" in headers)) {
-          const { host } = new URL(origin2);
-          headers.host = host;
-        }
-        opts.headers = { ...this[kProxyHeaders], ...headers };
-        return this.#client[kDispatch](opts, handler);
-      }
-      [kClose]() {
-        return this.#client.close();
-      }
-      [kDestroy](err) {
-        return this.#client.destroy(err);
-      }
-    };
-    var ProxyAgent = class extends DispatcherBase {
-      constructor(opts) {
-        if (!opts || typeof opts === "object" && !(opts instanceof URL) && !opts.uri) {
-          throw new InvalidArgumentError("Proxy uri is mandatory");
-        }
-        const { clientFactory = defaultFactory } = opts;
-        if (typeof clientFactory !== "function") {
-          throw new InvalidArgumentError("Proxy opts.clientFactory must be a function.");
-        }
-        const { proxyTunnel = true } = opts;
-        super();
-        const url = this.#getUrl(opts);
-        const { href, origin: origin2, port, protocol, username, password, hostname: proxyHostname } = url;
-        this[kProxy] = { uri: href, protocol };
-        this[kRequestTls] = opts.requestTls;
-        this[kProxyTls] = opts.proxyTls;
-        this[kProxyHeaders] = opts.headers || {};
-        this[kTunnelProxy] = proxyTunnel;
-        if (opts.auth && opts.token) {
-          throw new InvalidArgumentError("opts.auth cannot be used in combination with opts.token");
-        } else if (opts.auth) {
-          this[kProxyHeaders]["proxy-authorization"] = `Basic ${opts.auth}`;
-        } else if (opts.token) {
-          this[kProxyHeaders]["proxy-authorization"] = opts.token;
-        } else if (username && password) {
-          this[kProxyHeaders]["proxy-authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`;
-        }
-        const connect = buildConnector2({ ...opts.proxyTls });
-        this[kConnectEndpoint] = buildConnector2({ ...opts.requestTls });
-        const agentFactory = opts.factory || defaultAgentFactory;
-        const factory = (origin3, options) => {
-          const { protocol: protocol2 } = new URL(origin3);
-          if (this[kProxy].protocol === "socks5:" || this[kProxy].protocol === "socks:") {
-            return new Socks5ProxyAgent(this[kProxy].uri, {
-              headers: this[kProxyHeaders],
-              connect,
-              factory: agentFactory,
-              username: opts.username || username,
-              password: opts.password || password,
-              proxyTls: opts.proxyTls,
-              requestTls: opts.requestTls
-            });
-          }
-          if (!this[kTunnelProxy] && protocol2 === "http:" && this[kProxy].protocol === "http:") {
-            return new Http1ProxyWrapper(this[kProxy].uri, {
-              headers: this[kProxyHeaders],
-              connect,
-              factory: agentFactory
-            });
-          }
-          return agentFactory(origin3, options);
-        };
-        if (protocol === "socks5:" || protocol === "socks:") {
-          this[kClient] = null;
-        } else {
-          this[kClient] = clientFactory(url, { connect });
-        }
-        this[kAgent] = new Agent2({
-          ...opts,
-          factory,
-          connect: async (opts2, callback) => {
-            if (!this[kClient]) {
-              callback(new InvalidArgumentError("Cannot establish tunnel connection without a proxy client"));
-              return;
-            }
-            let requestedPath = opts2.host;
-            if (!opts2.port) {
-              requestedPath += `:${defaultProtocolPort(opts2.protocol)}`;
-            }
-            try {
-              const connectParams = {
-                origin: origin2,
-                port,
-                path: requestedPath,
-                signal: opts2.signal,
-                headers: {
-                  ...this[kProxyHeaders],
-                  host: opts2.host,
-                  ...opts2.connections == null || opts2.connections > 0 ? { "proxy-connection": "keep-alive" } : {}
-                },
-                servername: this[kProxyTls]?.servername || proxyHostname
-              };
-              const { socket, statusCode } = await this[kClient].connect(connectParams);
-              if (statusCode !== 200) {
-                socket.on("error", noop).destroy();
-                callback(new RequestAbortedError(`Proxy response (${statusCode}) !== 200 when HTTP Tunneling`));
-                return;
-              }
-              if (channels.proxyConnected.hasSubscribers) {
-                channels.proxyConnected.publish({
-                  socket,
-                  connectParams
-                });
-              }
-              if (opts2.protocol !== "https:") {
-                callback(null, socket);
-                return;
-              }
-              let servername;
-              if (this[kRequestTls]) {
-                servername = this[kRequestTls].servername;
-              } else {
-                servername = opts2.servername;
-              }
-              this[kConnectEndpoint]({ ...opts2, servername, httpSocket: socket }, callback);
-            } catch (err) {
-              if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
-                callback(new SecureProxyConnectionError(err));
-              } else {
-                callback(err);
-              }
-            }
-          }
-        });
-      }
-      dispatch(opts, handler) {
-        const headers = buildHeaders(opts.headers);
-        throwIfProxyAuthIsSent(headers);
-        if (headers && !("host" in headers) && !("Host" in headers)) {
-          const { host } = new URL(opts.origin);
-          headers.host = host;
-        }
-        return this[kAgent].dispatch(
-          {
-            ...opts,
-            headers
-          },
-          handler
-        );
-      }
-      /**
-       * @param {import('../../types/proxy-agent').ProxyAgent.Options | string | URL} opts
-       * @returns {URL}
-       */
-      #getUrl(opts) {
-        if (typeof opts === "string") {
-          return new URL(opts);
-        } else if (opts instanceof URL) {
-          return opts;
-        } else {
-          return new URL(opts.uri);
-        }
-      }
-      [kClose]() {
-        const promises = [this[kAgent].close()];
-        if (this[kClient]) {
-          promises.push(this[kClient].close());
-        }
-        return Promise.all(promises);
-      }
-      [kDestroy]() {
-        const promises = [this[kAgent].destroy()];
-        if (this[kClient]) {
-          promises.push(this[kClient].destroy());
-        }
-        return Promise.all(promises);
-      }
-    };
-    function buildHeaders(headers) {
-      if (Array.isArray(headers)) {
-        const headersPair = {};
-        for (let i = 0; i < headers.length; i += 2) {
-          headersPair[headers[i]] = headers[i + 1];
-        }
-        return headersPair;
-      }
-      return headers;
-    }
-    function throwIfProxyAuthIsSent(headers) {
-      const existProxyAuth = headers && Object.keys(headers).find((key) => key.toLowerCase() === "proxy-authorization");
-      if (existProxyAuth) {
-        throw new InvalidArgumentError("Proxy-Authorization should be sent in ProxyAgent constructor");
-      }
-    }
-    module2.exports = ProxyAgent;
-  }
-});
-
-// node_modules/undici/lib/dispatcher/env-http-proxy-agent.js
-var require_env_http_proxy_agent = __commonJS({
-  "node_modules/undici/lib/dispatcher/env-http-proxy-agent.js"(exports2, module2) {
-    "use strict";
-    var DispatcherBase = require_dispatcher_base();
-    var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
-    var ProxyAgent = require_proxy_agent();
-    var Agent2 = require_agent();
-    var DEFAULT_PORTS = {
-      "http:": 80,
-      "https:": 443
-    };
-    var EnvHttpProxyAgent = class extends DispatcherBase {
-      #noProxyValue = null;
-      #noProxyEntries = null;
-      #opts = null;
-      constructor(opts = {}) {
-        super();
-        this.#opts = opts;
-        const { httpProxy, httpsProxy, noProxy, ...agentOpts } = opts;
-        this[kNoProxyAgent] = new Agent2(agentOpts);
-        const HTTP_PROXY = httpProxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
-        if (HTTP_PROXY) {
-          this[kHttpProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTP_PROXY });
-        } else {
-          this[kHttpProxyAgent] = this[kNoProxyAgent];
-        }
-        const HTTPS_PROXY = httpsProxy ?? process.env.https_proxy ?? process.env.HTTPS_PROXY;
-        if (HTTPS_PROXY) {
-          this[kHttpsProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTPS_PROXY });
-        } else {
-          this[kHttpsProxyAgent] = this[kHttpProxyAgent];
-        }
-        this.#parseNoProxy();
-      }
-      [kDispatch](opts, handler) {
-        const url = new URL(opts.origin);
-        const agent = this.#getProxyAgentForUrl(url);
-        return agent.dispatch(opts, handler);
-      }
-      [kClose]() {
-        return Promise.all([
-          this[kNoProxyAgent].close(),
-          !this[kHttpProxyAgent][kClosed] && this[kHttpProxyAgent].close(),
-          !this[kHttpsProxyAgent][kClosed] && this[kHttpsProxyAgent].close()
-        ]);
-      }
-      [kDestroy](err) {
-        return Promise.all([
-          this[kNoProxyAgent].destroy(err),
-          !this[kHttpProxyAgent][kDestroyed] && this[kHttpProxyAgent].destroy(err),
-          !this[kHttpsProxyAgent][kDestroyed] && this[kHttpsProxyAgent].destroy(err)
-        ]);
-      }
-      #getProxyAgentForUrl(url) {
-        let { protocol, host: hostname2, port } = url;
-        hostname2 = hostname2.replace(/:\d*$/, "").toLowerCase();
-        port = Number.parseInt(port, 10) || DEFAULT_PORTS[protocol] || 0;
-        if (!this.#shouldProxy(hostname2, port)) {
-          return this[kNoProxyAgent];
-        }
-        if (protocol === "https:") {
-          return this[kHttpsProxyAgent];
-        }
-        return this[kHttpProxyAgent];
-      }
-      #shouldProxy(hostname2, port) {
-        if (this.#noProxyChanged) {
-          this.#parseNoProxy();
-        }
-        if (this.#noProxyEntries.length === 0) {
-          return true;
-        }
-        if (this.#noProxyValue === "*") {
-          return false;
-        }
-        for (let i = 0; i < this.#noProxyEntries.length; i++) {
-          const entry = this.#noProxyEntries[i];
-          if (entry.port && entry.port !== port) {
-            continue;
-          }
-          if (hostname2 === entry.hostname) {
-            return false;
-          }
-          if (hostname2.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
-            return false;
-          }
-        }
-        return true;
-      }
-      #parseNoProxy() {
-        const noProxyValue = this.#opts.noProxy ?? this.#noProxyEnv;
-        const noProxySplit = noProxyValue.split(/[,\s]/);
-        const noProxyEntries = [];
-        for (let i = 0; i < noProxySplit.length; i++) {
-          const entry = noProxySplit[i];
-          if (!entry) {
-            continue;
-          }
-          const parsed = entry.match(/^(.+):(\d+)$/);
-          noProxyEntries.push({
-            // strip leading dot or asterisk with dot
-            hostname: (parsed ? parsed[1] : entry).replace(/^\*?\./, "").toLowerCase(),
-            port: parsed ? Number.parseInt(parsed[2], 10) : 0
-          });
-        }
-        this.#noProxyValue = noProxyValue;
-        this.#noProxyEntries = noProxyEntries;
-      }
-      get #noProxyChanged() {
-        if (this.#opts.noProxy !== void 0) {
-          return false;
-        }
-        return this.#noProxyValue !== this.#noProxyEnv;
-      }
-      get #noProxyEnv() {
-        return process.env.no_proxy ?? process.env.NO_PROXY ?? "";
-      }
-    };
-    module2.exports = EnvHttpProxyAgent;
-  }
-});
-
-// node_modules/undici/lib/handler/retry-handler.js
-var require_retry_handler = __commonJS({
-  "node_modules/undici/lib/handler/retry-handler.js"(exports2, module2) {
-    "use strict";
-    var assert = __require("node:assert");
-    var { kRetryHandlerDefaultRetry } = require_symbols();
-    var { RequestRetryError } = require_errors3();
-    var WrapHandler = require_wrap_handler();
-    var {
-      isDisturbed,
-      parseRangeHeader,
-      wrapRequestBody
-    } = require_util2();
-    function calculateRetryAfterHeader(retryAfter) {
-      const retryTime = new Date(retryAfter).getTime();
-      return isNaN(retryTime) ? 0 : retryTime - Date.now();
-    }
-    function validatePartialResponseContentLength(headers, range2, statusCode, retryCount) {
-      const contentLength = headers["content-length"];
-      if (contentLength == null) {
-        return;
-      }
-      if (!Number.isFinite(range2.start) || !Number.isFinite(range2.end)) {
-        return;
-      }
-      const length = Number(contentLength);
-      const expectedLength = range2.end - range2.start + 1;
-      if (!Number.isFinite(length) || length !== expectedLength) {
-        throw new RequestRetryError("Content-Length mismatch", statusCode, {
-          headers,
-          data: { count: retryCount }
-        });
-      }
-    }
-    var RetryController = class {
-      #paused = false;
-      #target = null;
-      set target(target2) {
-        this.#target = target2;
-        if (this.#paused) {
-          target2?.pause();
-        }
-      }
-      get target() {
-        return this.#target;
-      }
-      pause() {
-        this.#paused = true;
-        this.#target?.pause();
-      }
-      resume() {
-        this.#paused = false;
-        this.#target?.resume();
-      }
-      abort(reason) {
-        this.#target?.abort(reason);
-      }
-      get paused() {
-        return this.#paused || (this.#target?.paused ?? false);
-      }
-      get aborted() {
-        return this.#target?.aborted ?? false;
-      }
-      get reason() {
-        return this.#target?.reason ?? null;
-      }
-      get rawHeaders() {
-        return this.#target?.rawHeaders ?? null;
-      }
-      set rawHeaders(value2) {
-        if (this.#target) {
-          this.#target.rawHeaders = value2;
-        }
-      }
-      get rawTrailers() {
-        return this.#target?.rawTrailers ?? null;
-      }
-      set rawTrailers(value2) {
-        if (this.#target) {
-          this.#target.rawTrailers = value2;
-        }
-      }
-    };
-    var RetryHandler = class _RetryHandler {
-      constructor(opts, { dispatch, handler }) {
-        const { retryOptions, ...dispatchOpts } = opts;
-        const {
-          // Retry scoped
-          retry: retryFn,
-          maxRetries,
-          maxTimeout,
-          minTimeout,
-          timeoutFactor,
-          // Response scoped
-          methods,
-          errorCodes,
-          retryAfter,
-          statusCodes,
-          throwOnError
-        } = retryOptions ?? {};
-        this.error = null;
-        this.dispatch = dispatch;
-        this.handler = WrapHandler.wrap(handler);
-        this.opts = { ...dispatchOpts, body: wrapRequestBody(opts.body) };
-        this.retryOpts = {
-          throwOnError: throwOnError ?? true,
-          retry: retryFn ?? _RetryHandler[kRetryHandlerDefaultRetry],
-          retryAfter: retryAfter ?? true,
-          maxTimeout: maxTimeout ?? 30 * 1e3,
-          // 30s,
-          minTimeout: minTimeout ?? 500,
-          // .5s
-          timeoutFactor: timeoutFactor ?? 2,
-          maxRetries: maxRetries ?? 5,
-          // What errors we should retry
-          methods: methods ?? ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"],
-          // Indicates which errors to retry
-          statusCodes: statusCodes ?? [500, 502, 503, 504, 429],
-          // List of errors to retry
-          errorCodes: errorCodes ?? [
-            "ECONNRESET",
-            "ECONNREFUSED",
-            "ENOTFOUND",
-            "ENETDOWN",
-            "ENETUNREACH",
-            "EHOSTDOWN",
-            "EHOSTUNREACH",
-            "EPIPE",
-            "UND_ERR_SOCKET"
-          ]
-        };
-        this.retryCount = 0;
-        this.retryCountCheckpoint = 0;
-        this.headersSent = false;
-        this.start = 0;
-        this.end = null;
-        this.etag = null;
-        this.controllerProxy = new RetryController();
-      }
-      onResponseStartWithRetry(controller, statusCode, headers, statusMessage, err) {
-        if (this.retryOpts.throwOnError) {
-          if (this.retryOpts.statusCodes.includes(statusCode) === false) {
-            if (this.headersSent) {
-              this.handler.onResponseError?.(this.controllerProxy, err);
-            } else {
-              this.headersSent = true;
-              this.checkpointResponseEnd(headers);
-              this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage);
-            }
-          } else {
-            this.error = err;
-          }
-          return;
-        }
-        if (isDisturbed(this.opts.body)) {
-          this.headersSent = true;
-          this.checkpointResponseEnd(headers);
-          this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage);
-          return;
-        }
-        function shouldRetry(passedErr) {
-          if (passedErr) {
-            if (this.headersSent) {
-              this.handler.onResponseError?.(this.controllerProxy, passedErr);
-            } else {
-              this.headersSent = true;
-              this.checkpointResponseEnd(headers);
-              this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage);
-            }
-            controller.resume();
-            return;
-          }
-          this.error = err;
-          controller.resume();
-        }
-        controller.pause();
-        this.retryOpts.retry(
-          err,
-          {
-            state: { counter: this.retryCount },
-            opts: { retryOptions: this.retryOpts, ...this.opts }
-          },
-          shouldRetry.bind(this)
-        );
-      }
-      checkpointResponseEnd(headers) {
-        if (this.end == null && this.opts.method !== "HEAD") {
-          const contentLength = headers["content-length"];
-          this.end = contentLength != null ? Number(contentLength) - 1 : null;
-          assert(
-            this.end == null || Number.isFinite(this.end),
-            "invalid content-length"
-          );
-          this.resume = this.end != null;
-        }
-      }
-      onRequestStart(controller, context) {
-        this.controllerProxy.target = controller;
-        if (!this.headersSent) {
-          this.handler.onRequestStart?.(this.controllerProxy, context);
-        }
-      }
-      onRequestUpgrade(_controller, statusCode, headers, socket) {
-        this.handler.onRequestUpgrade?.(this.controllerProxy, statusCode, headers, socket);
-      }
-      static [kRetryHandlerDefaultRetry](err, { state, opts }, cb) {
-        const { statusCode, code: code2, headers } = err;
-        const { method, retryOptions } = opts;
-        const {
-          maxRetries,
-          minTimeout,
-          maxTimeout,
-          timeoutFactor,
-          statusCodes,
-          errorCodes,
-          methods
-        } = retryOptions;
-        const { counter } = state;
-        if (code2 && code2 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code2)) {
-          cb(err);
-          return;
-        }
-        if (Array.isArray(methods) && !methods.includes(method)) {
-          cb(err);
-          return;
-        }
-        if (statusCode != null && Array.isArray(statusCodes) && !statusCodes.includes(statusCode)) {
-          cb(err);
-          return;
-        }
-        if (counter > maxRetries) {
-          cb(err);
-          return;
-        }
-        let retryAfterHeader = headers?.["retry-after"];
-        if (retryAfterHeader) {
-          retryAfterHeader = Number(retryAfterHeader);
-          retryAfterHeader = Number.isNaN(retryAfterHeader) ? calculateRetryAfterHeader(headers["retry-after"]) : retryAfterHeader * 1e3;
-        }
-        const retryTimeout = retryAfterHeader > 0 ? Math.min(retryAfterHeader, maxTimeout) : Math.min(minTimeout * timeoutFactor ** (counter - 1), maxTimeout);
-        setTimeout(() => cb(null), retryTimeout);
-      }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
-        this.error = null;
-        this.retryCount += 1;
-        if (statusCode >= 300) {
-          const err = new RequestRetryError("Request failed", statusCode, {
-            headers,
-            data: {
-              count: this.retryCount
-            }
-          });
-          this.onResponseStartWithRetry(controller, statusCode, headers, statusMessage, err);
-          return;
-        }
-        if (this.headersSent) {
-          if (statusCode !== 206 && (this.start > 0 || statusCode !== 200)) {
-            throw new RequestRetryError("server does not support the range header and the payload was partially consumed", statusCode, {
-              headers,
-              data: { count: this.retryCount }
-            });
-          }
-          const contentRange = parseRangeHeader(headers["content-range"]);
-          if (!contentRange) {
-            throw new RequestRetryError("Content-Range mismatch", statusCode, {
-              headers,
-              data: { count: this.retryCount }
-            });
-          }
-          if (this.etag != null && this.etag !== headers.etag) {
-            throw new RequestRetryError("ETag mismatch", statusCode, {
-              headers,
-              data: { count: this.retryCount }
-            });
-          }
-          validatePartialResponseContentLength(headers, contentRange, statusCode, this.retryCount);
-          const { start, size, end: end2 = size ? size - 1 : null } = contentRange;
-          if (this.start !== start || this.end != null && this.end !== end2) {
-            throw new RequestRetryError("Content-Range mismatch", statusCode, {
-              headers,
-              data: { count: this.retryCount }
-            });
-          }
-          return;
-        }
-        if (this.end == null) {
-          if (statusCode === 206) {
-            const range2 = parseRangeHeader(headers["content-range"]);
-            if (range2 == null) {
-              this.headersSent = true;
-              this.handler.onResponseStart?.(
-                this.controllerProxy,
-                statusCode,
-                headers,
-                statusMessage
-              );
-              return;
-            }
-            validatePartialResponseContentLength(headers, range2, statusCode, this.retryCount);
-            const { start, size, end: end2 = size ? size - 1 : null } = range2;
-            assert(
-              start != null && Number.isFinite(start),
-              "content-range mismatch"
-            );
-            assert(end2 != null && Number.isFinite(end2), "invalid content-length");
-            this.start = start;
-            this.end = end2;
-          }
-          if (this.end == null) {
-            const contentLength = headers["content-length"];
-            this.end = contentLength != null ? Number(contentLength) - 1 : null;
-          }
-          assert(Number.isFinite(this.start));
-          assert(
-            this.end == null || Number.isFinite(this.end),
-            "invalid content-length"
-          );
-          this.resume = true;
-          this.etag = headers.etag != null ? headers.etag : null;
-          if (this.etag != null && this.etag[0] === "W" && this.etag[1] === "/") {
-            this.etag = null;
-          }
-          this.headersSent = true;
-          this.handler.onResponseStart?.(
-            this.controllerProxy,
-            statusCode,
-            headers,
-            statusMessage
-          );
-        } else {
-          throw new RequestRetryError("Request failed", statusCode, {
-            headers,
-            data: { count: this.retryCount }
-          });
-        }
-      }
-      onResponseData(_controller, chunk) {
-        if (this.error) {
-          return;
-        }
-        this.start += chunk.length;
-        this.handler.onResponseData?.(this.controllerProxy, chunk);
-      }
-      onResponseEnd(_controller, trailers) {
-        if (this.error && this.retryOpts.throwOnError) {
-          throw this.error;
-        }
-        if (!this.error) {
-          this.retryCount = 0;
-          return this.handler.onResponseEnd?.(this.controllerProxy, trailers);
-        }
-        this.retry();
-      }
-      retry() {
-        if (this.start !== 0) {
-          const headers = { range: `bytes=${this.start}-${this.end ?? ""}` };
-          if (this.etag != null) {
-            headers["if-match"] = this.etag;
-          }
-          this.opts = {
-            ...this.opts,
-            headers: {
-              ...this.opts.headers,
-              ...headers
-            }
-          };
-        }
-        try {
-          this.retryCountCheckpoint = this.retryCount;
-          this.dispatch(this.opts, this);
-        } catch (err) {
-          this.handler.onResponseError?.(this.controllerProxy, err);
-        }
-      }
-      onResponseError(controller, err) {
-        if (controller?.aborted || isDisturbed(this.opts.body) || this.headersSent && !this.resume) {
-          this.handler.onResponseError?.(this.controllerProxy, err);
-          return;
-        }
-        function shouldRetry(returnedErr) {
-          if (!returnedErr) {
-            this.retry();
-            return;
-          }
-          this.handler?.onResponseError?.(this.controllerProxy, returnedErr);
-        }
-        if (this.retryCount - this.retryCountCheckpoint > 0) {
-          this.retryCount = this.retryCountCheckpoint + (this.retryCount - this.retryCountCheckpoint);
-        } else {
-          this.retryCount += 1;
-        }
-        this.retryOpts.retry(
-          err,
-          {
-            state: { counter: this.retryCount },
-            opts: { retryOptions: this.retryOpts, ...this.opts }
-          },
-          shouldRetry.bind(this)
-        );
-      }
-    };
-    module2.exports = RetryHandler;
-  }
-});
-
-// node_modules/undici/lib/dispatcher/retry-agent.js
-var require_retry_agent = __commonJS({
-  "node_modules/undici/lib/dispatcher/retry-agent.js"(exports2, module2) {
-    "use strict";
-    var Dispatcher = require_dispatcher();
-    var RetryHandler = require_retry_handler();
-    var RetryAgent = class extends Dispatcher {
-      #agent = null;
-      #options = null;
-      constructor(agent, options = {}) {
-        super(options);
-        this.#agent = agent;
-        this.#options = options;
-      }
-      dispatch(opts, handler) {
-        const retry = new RetryHandler({
-          ...opts,
-          retryOptions: this.#options
-        }, {
-          dispatch: this.#agent.dispatch.bind(this.#agent),
-          handler
-        });
-        return this.#agent.dispatch(opts, retry);
-      }
-      close() {
-        return this.#agent.close();
-      }
-      destroy() {
-        return this.#agent.destroy();
-      }
-    };
-    module2.exports = RetryAgent;
-  }
-});
-
-// node_modules/undici/lib/dispatcher/h2c-client.js
-var require_h2c_client = __commonJS({
-  "node_modules/undici/lib/dispatcher/h2c-client.js"(exports2, module2) {
-    "use strict";
-    var { InvalidArgumentError } = require_errors3();
-    var Client = require_client();
-    var H2CClient = class extends Client {
-      constructor(origin2, clientOpts) {
-        if (typeof origin2 === "string") {
-          origin2 = new URL(origin2);
-        }
-        if (origin2.protocol !== "http:") {
-          throw new InvalidArgumentError(
-            "h2c-client: Only h2c protocol is supported"
-          );
-        }
-        const { maxConcurrentStreams, pipelining, ...opts } = clientOpts ?? {};
-        let defaultMaxConcurrentStreams = 100;
-        let defaultPipelining = 100;
-        if (maxConcurrentStreams != null && Number.isInteger(maxConcurrentStreams) && maxConcurrentStreams > 0) {
-          defaultMaxConcurrentStreams = maxConcurrentStreams;
-        }
-        if (pipelining != null && Number.isInteger(pipelining) && pipelining > 0) {
-          defaultPipelining = pipelining;
-        }
-        if (defaultPipelining > defaultMaxConcurrentStreams) {
-          throw new InvalidArgumentError(
-            "h2c-client: pipelining cannot be greater than maxConcurrentStreams"
-          );
-        }
-        super(origin2, {
-          ...opts,
-          maxConcurrentStreams: defaultMaxConcurrentStreams,
-          pipelining: defaultPipelining,
-          allowH2: true,
-          useH2c: true
-        });
-      }
-    };
-    module2.exports = H2CClient;
-  }
-});
-
-// node_modules/undici/lib/api/readable.js
-var require_readable = __commonJS({
-  "node_modules/undici/lib/api/readable.js"(exports2, module2) {
-    "use strict";
-    var assert = __require("node:assert");
-    var { Readable } = __require("node:stream");
-    var { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = require_errors3();
-    var util = require_util2();
-    var { ReadableStreamFrom } = require_util2();
-    var kConsume = /* @__PURE__ */ Symbol("kConsume");
-    var kReading = /* @__PURE__ */ Symbol("kReading");
-    var kBody = /* @__PURE__ */ Symbol("kBody");
-    var kAbort = /* @__PURE__ */ Symbol("kAbort");
-    var kContentType = /* @__PURE__ */ Symbol("kContentType");
-    var kContentLength = /* @__PURE__ */ Symbol("kContentLength");
-    var kUsed = /* @__PURE__ */ Symbol("kUsed");
-    var kBytesRead = /* @__PURE__ */ Symbol("kBytesRead");
-    var noop = () => {
-    };
-    var BodyReadable = class extends Readable {
-      /**
-       * @param {object} opts
-       * @param {(this: Readable, size: number) => void} opts.resume
-       * @param {() => (void | null)} opts.abort
-       * @param {string} [opts.contentType = '']
-       * @param {number} [opts.contentLength]
-       * @param {number} [opts.highWaterMark = 64 * 1024]
-       */
-      constructor({
-        resume,
-        abort: abort2,
-        contentType = "",
-        contentLength,
-        highWaterMark = 64 * 1024
-        // Same as nodejs fs streams.
-      }) {
-        super({
-          autoDestroy: true,
-          read: resume,
-          highWaterMark
-        });
-        this._readableState.dataEmitted = false;
-        this[kAbort] = abort2;
-        this[kConsume] = null;
-        this[kBytesRead] = 0;
-        this[kBody] = null;
-        this[kUsed] = false;
-        this[kContentType] = contentType;
-        this[kContentLength] = Number.isFinite(contentLength) ? contentLength : null;
-        this[kReading] = false;
-      }
-      /**
-       * @param {Error|null} err
-       * @param {(error:(Error|null)) => void} callback
-       * @returns {void}
-       */
-      _destroy(err, callback) {
-        if (!err && !this._readableState.endEmitted) {
-          err = new RequestAbortedError();
-        }
-        if (err) {
-          this[kAbort]();
-        }
-        if (!this[kUsed]) {
-          setImmediate(callback, err);
-        } else {
-          callback(err);
-        }
-      }
-      /**
-       * @param {string|symbol} event
-       * @param {(...args: any[]) => void} listener
-       * @returns {this}
-       */
-      on(event, listener) {
-        if (event === "data" || event === "readable") {
-          this[kReading] = true;
-          this[kUsed] = true;
-        }
-        return super.on(event, listener);
-      }
-      /**
-       * @param {string|symbol} event
-       * @param {(...args: any[]) => void} listener
-       * @returns {this}
-       */
-      addListener(event, listener) {
-        return this.on(event, listener);
-      }
-      /**
-       * @param {string|symbol} event
-       * @param {(...args: any[]) => void} listener
-       * @returns {this}
-       */
-      off(event, listener) {
-        const ret = super.off(event, listener);
-        if (event === "data" || event === "readable") {
-          this[kReading] = this.listenerCount("data") > 0 || this.listenerCount("readable") > 0;
-        }
-        return ret;
-      }
-      /**
-       * @param {string|symbol} event
-       * @param {(...args: any[]) => void} listener
-       * @returns {this}
-       */
-      removeListener(event, listener) {
-        return this.off(event, listener);
-      }
-      /**
-       * @param {Buffer|null} chunk
-       * @returns {boolean}
-       */
-      push(chunk) {
-        if (chunk) {
-          this[kBytesRead] += chunk.length;
-          if (this[kConsume]) {
-            consumePush(this[kConsume], chunk);
-            return this[kReading] ? super.push(chunk) : true;
-          }
-        }
-        return super.push(chunk);
-      }
-      /**
-       * Consumes and returns the body as a string.
-       *
-       * @see https://fetch.spec.whatwg.org/#dom-body-text
-       * @returns {Promise<string>}
-       */
-      text() {
-        return consume(this, "text");
-      }
-      /**
-       * Consumes and returns the body as a JavaScript Object.
-       *
-       * @see https://fetch.spec.whatwg.org/#dom-body-json
-       * @returns {Promise<unknown>}
-       */
-      json() {
-        return consume(this, "json");
-      }
-      /**
-       * Consumes and returns the body as a Blob
-       *
-       * @see https://fetch.spec.whatwg.org/#dom-body-blob
-       * @returns {Promise<Blob>}
-       */
-      blob() {
-        return consume(this, "blob");
-      }
-      /**
-       * Consumes and returns the body as an Uint8Array.
-       *
-       * @see https://fetch.spec.whatwg.org/#dom-body-bytes
-       * @returns {Promise<Uint8Array>}
-       */
-      bytes() {
-        return consume(this, "bytes");
-      }
-      /**
-       * Consumes and returns the body as an ArrayBuffer.
-       *
-       * @see https://fetch.spec.whatwg.org/#dom-body-arraybuffer
-       * @returns {Promise<ArrayBuffer>}
-       */
-      arrayBuffer() {
-        return consume(this, "arrayBuffer");
-      }
-      /**
-       * Not implemented
-       *
-       * @see https://fetch.spec.whatwg.org/#dom-body-formdata
-       * @throws {NotSupportedError}
-       */
-      async formData() {
-        throw new NotSupportedError();
-      }
-      /**
-       * Returns true if the body is not null and the body has been consumed.
-       * Otherwise, returns false.
-       *
-       * @see https://fetch.spec.whatwg.org/#dom-body-bodyused
-       * @readonly
-       * @returns {boolean}
-       */
-      get bodyUsed() {
-        return util.isDisturbed(this);
-      }
-      /**
-       * @see https://fetch.spec.whatwg.org/#dom-body-body
-       * @readonly
-       * @returns {ReadableStream}
-       */
-      get body() {
-        if (!this[kBody]) {
-          this[kBody] = ReadableStreamFrom(this);
-          if (this[kConsume]) {
-            this[kBody].getReader();
-            assert(this[kBody].locked);
-          }
-        }
-        return this[kBody];
-      }
-      /**
-       * Dumps the response body by reading `limit` number of bytes.
-       * @param {object} opts
-       * @param {number} [opts.limit = 131072] Number of bytes to read.
-       * @param {AbortSignal} [opts.signal] An AbortSignal to cancel the dump.
-       * @returns {Promise<null>}
-       */
-      dump(opts) {
-        const signal = opts?.signal;
-        if (signal != null && (typeof signal !== "object" || !("aborted" in signal))) {
-          return Promise.reject(new InvalidArgumentError("signal must be an AbortSignal"));
-        }
-        const limit = opts?.limit && Number.isFinite(opts.limit) ? opts.limit : 128 * 1024;
-        if (signal?.aborted) {
-          return Promise.reject(signal.reason ?? new AbortError());
-        }
-        if (this._readableState.closeEmitted) {
-          return Promise.resolve(null);
-        }
-        return new Promise((resolve4, reject) => {
-          if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
-            this.destroy(new AbortError());
-          }
-          if (signal) {
-            const onAbort = () => {
-              this.destroy(signal.reason ?? new AbortError());
-            };
-            signal.addEventListener("abort", onAbort);
-            this.on("close", function() {
-              signal.removeEventListener("abort", onAbort);
-              if (signal.aborted) {
-                reject(signal.reason ?? new AbortError());
-              } else {
-                resolve4(null);
-              }
-            });
-          } else {
-            this.on("close", resolve4);
-          }
-          this.on("error", noop).on("data", () => {
-            if (this[kBytesRead] > limit) {
-              this.destroy();
-            }
-          }).resume();
-        });
-      }
-      /**
-       * @param {BufferEncoding} encoding
-       * @returns {this}
-       */
-      setEncoding(encoding) {
-        if (Buffer.isEncoding(encoding)) {
-          this._readableState.encoding = encoding;
-        }
-        return this;
-      }
-    };
-    function isLocked(bodyReadable) {
-      return bodyReadable[kBody]?.locked === true || bodyReadable[kConsume] !== null;
-    }
-    function isUnusable(bodyReadable) {
-      return util.isDisturbed(bodyReadable) || isLocked(bodyReadable);
-    }
-    function consume(stream2, type) {
-      assert(!stream2[kConsume]);
-      return new Promise((resolve4, reject) => {
-        if (isUnusable(stream2)) {
-          const rState = stream2._readableState;
-          if (rState.destroyed && rState.closeEmitted === false) {
-            stream2.on("error", reject).on("close", () => {
-              reject(new TypeError("unusable"));
-            });
-          } else {
-            reject(rState.errored ?? new TypeError("unusable"));
-          }
-        } else {
-          queueMicrotask(() => {
-            stream2[kConsume] = {
-              type,
-              stream: stream2,
-              resolve: resolve4,
-              reject,
-              length: 0,
-              body: []
-            };
-            stream2.on("error", function(err) {
-              consumeFinish(this[kConsume], err);
-            }).on("close", function() {
-              if (this[kConsume].body !== null) {
-                consumeFinish(this[kConsume], new RequestAbortedError());
-              }
-            });
-            consumeStart(stream2[kConsume]);
-          });
-        }
-      });
-    }
-    function consumeStart(consume2) {
-      if (consume2.body === null) {
-        return;
-      }
-      const { _readableState: state } = consume2.stream;
-      if (state.bufferIndex) {
-        const start = state.bufferIndex;
-        const end2 = state.buffer.length;
-        for (let n2 = start; n2 < end2; n2++) {
-          consumePush(consume2, state.buffer[n2]);
-        }
-      } else {
-        for (const chunk of state.buffer) {
-          consumePush(consume2, chunk);
-        }
-      }
-      if (state.endEmitted) {
-        consumeEnd(this[kConsume], this._readableState.encoding);
-      } else {
-        consume2.stream.on("end", function() {
-          consumeEnd(this[kConsume], this._readableState.encoding);
-        });
-      }
-      consume2.stream.resume();
-      while (consume2.stream.read() != null) {
-      }
-    }
-    function chunksDecode(chunks, length, encoding) {
-      if (chunks.length === 0 || length === 0) {
-        return "";
-      }
-      const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
-      const bufferLength = buffer.length;
-      const start = bufferLength > 2 && buffer[0] === 239 && buffer[1] === 187 && buffer[2] === 191 ? 3 : 0;
-      if (!encoding || encoding === "utf8" || encoding === "utf-8") {
-        return buffer.utf8Slice(start, bufferLength);
-      } else {
-        return buffer.subarray(start, bufferLength).toString(encoding);
-      }
-    }
-    function chunksConcat(chunks, length) {
-      if (chunks.length === 0 || length === 0) {
-        return new Uint8Array(0);
-      }
-      if (chunks.length === 1) {
-        return new Uint8Array(chunks[0]);
-      }
-      const buffer = new Uint8Array(Buffer.allocUnsafeSlow(length).buffer);
-      let offset = 0;
-      for (let i = 0; i < chunks.length; ++i) {
-        const chunk = chunks[i];
-        buffer.set(chunk, offset);
-        offset += chunk.length;
-      }
-      return buffer;
-    }
-    function consumeEnd(consume2, encoding) {
-      const { type, body, resolve: resolve4, stream: stream2, length } = consume2;
-      try {
-        if (type === "text") {
-          resolve4(chunksDecode(body, length, encoding));
-        } else if (type === "json") {
-          resolve4(JSON.parse(chunksDecode(body, length, encoding)));
-        } else if (type === "arrayBuffer") {
-          resolve4(chunksConcat(body, length).buffer);
-        } else if (type === "blob") {
-          resolve4(new Blob(body, { type: stream2[kContentType] }));
-        } else if (type === "bytes") {
-          resolve4(chunksConcat(body, length));
-        }
-        consumeFinish(consume2);
-      } catch (err) {
-        stream2.destroy(err);
-      }
-    }
-    function consumePush(consume2, chunk) {
-      consume2.length += chunk.length;
-      consume2.body.push(chunk);
-    }
-    function consumeFinish(consume2, err) {
-      if (consume2.body === null) {
-        return;
-      }
-      if (err) {
-        consume2.reject(err);
-      } else {
-        consume2.resolve();
-      }
-      consume2.type = null;
-      consume2.stream = null;
-      consume2.resolve = null;
-      consume2.reject = null;
-      consume2.length = 0;
-      consume2.body = null;
-    }
-    module2.exports = {
-      Readable: BodyReadable,
-      chunksDecode
-    };
-  }
-});
-
-// node_modules/undici/lib/api/api-request.js
-var require_api_request = __commonJS({
-  "node_modules/undici/lib/api/api-request.js"(exports2, module2) {
-    "use strict";
-    var assert = __require("node:assert");
-    var { AsyncResource } = __require("node:async_hooks");
-    var { Readable } = require_readable();
-    var { InvalidArgumentError, RequestAbortedError } = require_errors3();
-    var util = require_util2();
-    function noop() {
-    }
-    var RequestHandler = class extends AsyncResource {
-      constructor(opts, callback) {
-        if (!opts || typeof opts !== "object") {
-          throw new InvalidArgumentError("invalid opts");
-        }
-        const { signal, method, opaque, body, onInfo, responseHeaders, highWaterMark } = opts;
-        try {
-          if (typeof callback !== "function") {
-            throw new InvalidArgumentError("invalid callback");
-          }
-          if (highWaterMark != null && (!Number.isFinite(highWaterMark) || highWaterMark < 0)) {
-            throw new InvalidArgumentError("invalid highWaterMark");
-          }
-          if (signal && typeof signal.on !== "function" && typeof signal.addEventListener !== "function") {
-            throw new InvalidArgumentError("signal must be an EventEmitter or EventTarget");
-          }
-          if (method === "CONNECT") {
-            throw new InvalidArgumentError("invalid method");
-          }
-          if (onInfo && typeof onInfo !== "function") {
-            throw new InvalidArgumentError("invalid onInfo callback");
-          }
-          super("UNDICI_REQUEST");
-        } catch (err) {
-          if (util.isStream(body)) {
-            util.destroy(body.on("error", noop), err);
-          }
-          throw err;
-        }
-        this.method = method;
-        this.responseHeaders = responseHeaders || null;
-        this.opaque = opaque || null;
-        this.callback = callback;
-        this.res = null;
-        this.abort = null;
-        this.body = body;
-        this.trailers = {};
-        this.context = null;
-        this.onInfo = onInfo || null;
-        this.highWaterMark = highWaterMark;
-        this.reason = null;
-        this.removeAbortListener = null;
-        if (signal?.aborted) {
-          this.reason = signal.reason ?? new RequestAbortedError();
-        } else if (signal) {
-          this.removeAbortListener = util.addAbortListener(signal, () => {
-            this.reason = signal.reason ?? new RequestAbortedError();
-            if (this.res) {
-              util.destroy(this.res.on("error", noop), this.reason);
-            } else if (this.abort) {
-              this.abort(this.reason);
-            }
-          });
-        }
-      }
-      onConnect(abort2, context) {
-        if (this.reason) {
-          abort2(this.reason);
-          return;
-        }
-        assert(this.callback);
-        this.abort = abort2;
-        this.context = context;
-      }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        const { callback, opaque, abort: abort2, context, responseHeaders, highWaterMark } = this;
-        const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
-        if (statusCode < 200) {
-          if (this.onInfo) {
-            this.onInfo({ statusCode, headers });
-          }
-          return;
-        }
-        const parsedHeaders = responseHeaders === "raw" ? util.parseHeaders(rawHeaders) : headers;
-        const contentType = parsedHeaders["content-type"];
-        const contentLength = parsedHeaders["content-length"];
-        const res = new Readable({
-          resume,
-          abort: abort2,
-          contentType,
-          contentLength: this.method !== "HEAD" && contentLength ? Number(contentLength) : null,
-          highWaterMark
-        });
-        if (this.removeAbortListener) {
-          res.on("close", this.removeAbortListener);
-          this.removeAbortListener = null;
-        }
-        this.callback = null;
-        this.res = res;
-        if (callback !== null) {
-          try {
-            this.runInAsyncScope(callback, null, null, {
-              statusCode,
-              statusText: statusMessage,
-              headers,
-              trailers: this.trailers,
-              opaque,
-              body: res,
-              context
-            });
-          } catch (err) {
-            this.res = null;
-            util.destroy(res.on("error", noop), err);
-            queueMicrotask(() => {
-              throw err;
-            });
-          }
-        }
-      }
-      onData(chunk) {
-        return this.res.push(chunk);
-      }
-      onComplete(trailers) {
-        util.parseHeaders(trailers, this.trailers);
-        this.res.push(null);
-      }
-      onError(err) {
-        const { res, callback, body, opaque } = this;
-        if (callback) {
-          this.callback = null;
-          queueMicrotask(() => {
-            this.runInAsyncScope(callback, null, err, { opaque });
-          });
-        }
-        if (res) {
-          this.res = null;
-          queueMicrotask(() => {
-            util.destroy(res.on("error", noop), err);
-          });
-        }
-        if (body) {
-          this.body = null;
-          if (util.isStream(body)) {
-            body.on("error", noop);
-            util.destroy(body, err);
-          }
-        }
-        if (this.removeAbortListener) {
-          this.removeAbortListener();
-          this.removeAbortListener = null;
-        }
-      }
-    };
-    function request4(opts, callback) {
-      if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
-          request4.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
-          });
-        });
-      }
-      try {
-        const handler = new RequestHandler(opts, callback);
-        this.dispatch(opts, handler);
-      } catch (err) {
-        if (typeof callback !== "function") {
-          throw err;
-        }
-        const opaque = opts?.opaque;
-        queueMicrotask(() => callback(err, { opaque }));
-      }
-    }
-    module2.exports = request4;
-    module2.exports.RequestHandler = RequestHandler;
-  }
-});
-
-// node_modules/undici/lib/api/abort-signal.js
-var require_abort_signal = __commonJS({
-  "node_modules/undici/lib/api/abort-signal.js"(exports2, module2) {
-    "use strict";
-    var { addAbortListener } = require_util2();
-    var { RequestAbortedError } = require_errors3();
-    var kListener = /* @__PURE__ */ Symbol("kListener");
-    var kSignal = /* @__PURE__ */ Symbol("kSignal");
-    function abort2(self) {
-      if (self.abort) {
-        self.abort(self[kSignal]?.reason);
-      } else {
-        self.reason = self[kSignal]?.reason ?? new RequestAbortedError();
-      }
-      removeSignal(self);
-    }
-    function addSignal(self, signal) {
-      self.reason = null;
-      self[kSignal] = null;
-      self[kListener] = null;
-      if (!signal) {
-        return;
-      }
-      if (signal.aborted) {
-        abort2(self);
-        return;
-      }
-      self[kSignal] = signal;
-      self[kListener] = () => {
-        abort2(self);
-      };
-      addAbortListener(self[kSignal], self[kListener]);
-    }
-    function removeSignal(self) {
-      if (!self[kSignal]) {
-        return;
-      }
-      if ("removeEventListener" in self[kSignal]) {
-        self[kSignal].removeEventListener("abort", self[kListener]);
-      } else {
-        self[kSignal].removeListener("abort", self[kListener]);
-      }
-      self[kSignal] = null;
-      self[kListener] = null;
-    }
-    module2.exports = {
-      addSignal,
-      removeSignal
-    };
-  }
-});
-
-// node_modules/undici/lib/api/api-stream.js
-var require_api_stream = __commonJS({
-  "node_modules/undici/lib/api/api-stream.js"(exports2, module2) {
-    "use strict";
-    var assert = __require("node:assert");
-    var { finished } = __require("node:stream");
-    var { AsyncResource } = __require("node:async_hooks");
-    var { InvalidArgumentError, InvalidReturnValueError } = require_errors3();
-    var util = require_util2();
-    var { addSignal, removeSignal } = require_abort_signal();
-    function noop() {
-    }
-    var StreamHandler = class extends AsyncResource {
-      constructor(opts, factory, callback) {
-        if (!opts || typeof opts !== "object") {
-          throw new InvalidArgumentError("invalid opts");
-        }
-        const { signal, method, opaque, body, onInfo, responseHeaders } = opts;
-        try {
-          if (typeof callback !== "function") {
-            throw new InvalidArgumentError("invalid callback");
-          }
-          if (typeof factory !== "function") {
-            throw new InvalidArgumentError("invalid factory");
-          }
-          if (signal && typeof signal.on !== "function" && typeof signal.addEventListener !== "function") {
-            throw new InvalidArgumentError("signal must be an EventEmitter or EventTarget");
-          }
-          if (method === "CONNECT") {
-            throw new InvalidArgumentError("invalid method");
-          }
-          if (onInfo && typeof onInfo !== "function") {
-            throw new InvalidArgumentError("invalid onInfo callback");
-          }
-          super("UNDICI_STREAM");
-        } catch (err) {
-          if (util.isStream(body)) {
-            util.destroy(body.on("error", noop), err);
-          }
-          throw err;
-        }
-        this.responseHeaders = responseHeaders || null;
-        this.opaque = opaque || null;
-        this.factory = factory;
-        this.callback = callback;
-        this.res = null;
-        this.abort = null;
-        this.context = null;
-        this.trailers = null;
-        this.body = body;
-        this.onInfo = onInfo || null;
-        if (util.isStream(body)) {
-          body.on("error", (err) => {
-            this.onError(err);
-          });
-        }
-        addSignal(this, signal);
-      }
-      onConnect(abort2, context) {
-        if (this.reason) {
-          abort2(this.reason);
-          return;
-        }
-        assert(this.callback);
-        this.abort = abort2;
-        this.context = context;
-      }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        const { factory, opaque, context, responseHeaders } = this;
-        const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
-        if (statusCode < 200) {
-          if (this.onInfo) {
-            this.onInfo({ statusCode, headers });
-          }
-          return;
-        }
-        this.factory = null;
-        if (factory === null) {
-          return;
-        }
-        const res = this.runInAsyncScope(factory, null, {
-          statusCode,
-          headers,
-          opaque,
-          context
-        });
-        if (!res || typeof res.write !== "function" || typeof res.end !== "function" || typeof res.on !== "function") {
-          throw new InvalidReturnValueError("expected Writable");
-        }
-        finished(res, { readable: false }, (err) => {
-          const { callback, res: res2, opaque: opaque2, trailers, abort: abort2 } = this;
-          this.res = null;
-          if (err || !res2?.readable) {
-            util.destroy(res2, err);
-          }
-          this.callback = null;
-          this.runInAsyncScope(callback, null, err || null, { opaque: opaque2, trailers });
-          if (err) {
-            abort2();
-          }
-        });
-        res.on("drain", resume);
-        this.res = res;
-        const needDrain = res.writableNeedDrain !== void 0 ? res.writableNeedDrain : res._writableState?.needDrain;
-        return needDrain !== true;
-      }
-      onData(chunk) {
-        const { res } = this;
-        return res ? res.write(chunk) : true;
-      }
-      onComplete(trailers) {
-        const { res } = this;
-        removeSignal(this);
-        if (!res) {
-          return;
-        }
-        this.trailers = util.parseHeaders(trailers);
-        res.end();
-      }
-      onError(err) {
-        const { res, callback, opaque, body } = this;
-        removeSignal(this);
-        this.factory = null;
-        if (res) {
-          this.res = null;
-          util.destroy(res, err);
-        } else if (callback) {
-          this.callback = null;
-          queueMicrotask(() => {
-            this.runInAsyncScope(callback, null, err, { opaque });
-          });
-        }
-        if (body) {
-          this.body = null;
-          util.destroy(body, err);
-        }
-      }
-    };
-    function stream2(opts, factory, callback) {
-      if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
-          stream2.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve4(data);
-          });
-        });
-      }
-      try {
-        const handler = new StreamHandler(opts, factory, callback);
-        this.dispatch(opts, handler);
-      } catch (err) {
-        if (typeof callback !== "function") {
-          throw err;
-        }
-        const opaque = opts?.opaque;
-        queueMicrotask(() => callback(err, { opaque }));
-      }
-    }
-    module2.exports = stream2;
-  }
-});
-
-// node_modules/undici/lib/api/api-pipeline.js
-var require_api_pipeline = __commonJS({
-  "node_modules/undici/lib/api/api-pipeline.js"(exports2, module2) {
-    "use strict";
-    var {
-      Readable,
-      Duplex,
-      PassThrough
-    } = __require("node:stream");
-    var assert = __require("node:assert");
-    var { AsyncResource } = __require("node:async_hooks");
-    var {
-      InvalidArgumentError,
-      InvalidReturnValueError,
-      RequestAbortedError
-    } = require_errors3();
-    var util = require_util2();
-    var { addSignal, removeSignal } = require_abort_signal();
-    function noop() {
-    }
-    var kResume = /* @__PURE__ */ Symbol("resume");
-    var PipelineRequest = class extends Readable {
-      constructor() {
-        super({ autoDestroy: true });
-        this[kResume] = null;
-      }
-      _read() {
-        const { [kResume]: resume } = this;
-        if (resume) {
-          this[kResume] = null;
-          resume();
-        }
-      }
-      _destroy(err, callback) {
-        this._read();
-        callback(err);
-      }
-    };
-    var PipelineResponse = class extends Readable {
-      constructor(resume) {
-        super({ autoDestroy: true });
-        this[kResume] = resume;
-      }
-      _read() {
-        this[kResume]();
-      }
-      _destroy(err, callback) {
-        if (!err && !this._readableState.endEmitted) {
-          err = new RequestAbortedError();
-        }
-        callback(err);
-      }
-    };
-    var PipelineHandler = class extends AsyncResource {
-      constructor(opts, handler) {
-        if (!opts || typeof opts !== "object") {
-          throw new InvalidArgumentError("invalid opts");
-        }
-        if (typeof handler !== "function") {
-          throw new InvalidArgumentError("invalid handler");
-        }
-        const { signal, method, opaque, onInfo, responseHeaders } = opts;
-        if (signal && typeof signal.on !== "function" && typeof signal.addEventListener !== "function") {
-          throw new InvalidArgumentError("signal must be an EventEmitter or EventTarget");
-        }
-        if (method === "CONNECT") {
-          throw new InvalidArgumentError("invalid method");
-        }
-        if (onInfo && typeof onInfo !== "function") {
-          throw new InvalidArgumentError("invalid onInfo callback");
-        }
-        super("UNDICI_PIPELINE");
-        this.opaque = opaque || null;
-        this.responseHeaders = responseHeaders || null;
-        this.handler = handler;
-        this.abort = null;
-        this.context = null;
-        this.onInfo = onInfo || null;
-        this.req = new PipelineRequest().on("error", noop);
-        this.ret = new Duplex({
-          readableObjectMode: opts.objectMode,
-          autoDestroy: true,
-          read: () => {
-            const { body } = this;
-            if (body?.resume) {
-              body.resume();
-            }
-          },
-          write: (chunk, encoding, callback) => {
-            const { req } = this;
-            if (req.push(chunk, encoding) || req._readableState.destroyed) {
-              callback();
-            } else {
-              req[kResume] = callback;
-            }
-          },
-          destroy: (err, callback) => {
-            const { body, req, res, ret, abort: abort2 } = this;
-            if (!err && !ret._readableState.endEmitted) {
-              err = new RequestAbortedError();
-            }
-            if (abort2 && err) {
-              abort2();
-            }
-            util.destroy(body, err);
-            util.destroy(req, err);
-            util.destroy(res, err);
-            removeSignal(this);
-            callback(err);
-          }
-        }).on("prefinish", () => {
-          const { req } = this;
-          req.push(null);
-        });
-        this.res = null;
-        addSignal(this, signal);
-      }
-      onConnect(abort2, context) {
-        const { res } = this;
-        if (this.reason) {
-          abort2(this.reason);
-          return;
-        }
-        assert(!res, "pipeline cannot be retried");
-        this.abort = abort2;
-        this.context = context;
-      }
-      onHeaders(statusCode, rawHeaders, resume) {
-        const { opaque, handler, context } = this;
-        if (statusCode < 200) {
-          if (this.onInfo) {
-            const headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
-            this.onInfo({ statusCode, headers });
-          }
-          return;
-        }
-        this.res = new PipelineResponse(resume);
-        let body;
-        try {
-          this.handler = null;
-          const headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
-          body = this.runInAsyncScope(handler, null, {
-            statusCode,
-            headers,
-            opaque,
-            body: this.res,
-            context
-          });
-        } catch (err) {
-          this.res.on("error", noop);
-          throw err;
-        }
-        if (!body || typeof body.on !== "function") {
-          throw new InvalidReturnValueError("expected Readable");
-        }
-        body.on("data", (chunk) => {
-          const { ret, body: body2 } = this;
-          if (!ret.push(chunk) && body2.pause) {
-            body2.pause();
-          }
-        }).on("error", (err) => {
-          const { ret } = this;
-          util.destroy(ret, err);
-        }).on("end", () => {
-          const { ret } = this;
-          ret.push(null);
-        }).on("close", () => {
-          const { ret } = this;
-          if (!ret._readableState.ended) {
-            util.destroy(ret, new RequestAbortedError());
-          }
-        });
-        this.body = body;
-      }
-      onData(chunk) {
-        const { res } = this;
-        return res.push(chunk);
-      }
-      onComplete(trailers) {
-        const { res } = this;
-        res.push(null);
-      }
-      onError(err) {
-        const { ret } = this;
-        this.handler = null;
-        util.destroy(ret, err);
-      }
-    };
-    function pipeline(opts, handler) {
-      try {
-        const pipelineHandler = new PipelineHandler(opts, handler);
-        this.dispatch({ ...opts, body: pipelineHandler.req }, pipelineHandler);
-        return pipelineHandler.ret;
-      } catch (err) {
-        return new PassThrough().destroy(err);
-      }
-    }
-    module2.exports = pipeline;
-  }
-});
-
-// node_modules/undici/lib/api/api-upgrade.js
-var require_api_upgrade = __commonJS({
-  "node_modules/undici/lib/api/api-upgrade.js"(exports2, module2) {
-    "use strict";
-    var { InvalidArgumentError, SocketError } = require_errors3();
-    var { AsyncResource } = __require("node:async_hooks");
-    var assert = __require("node:assert");
-    var util = require_util2();
-    var { kHTTP2Stream } = require_symbols();
-    var { addSignal, removeSignal } = require_abort_signal();
-    var UpgradeHandler = class extends AsyncResource {
-      constructor(opts, callback) {
-        if (!opts || typeof opts !== "object") {
-          throw new InvalidArgumentError("invalid opts");
-        }
-        if (typeof callback !== "function") {
-          throw new InvalidArgumentError("invalid callback");
-        }
-        const { signal, opaque, responseHeaders } = opts;
-        if (signal && typeof signal.on !== "function" && typeof signal.addEventListener !== "function") {
-          throw new InvalidArgumentError("signal must be an EventEmitter or EventTarget");
-        }
-        super("UNDICI_UPGRADE");
-        this.responseHeaders = responseHeaders || null;
-        this.opaque = opaque || null;
-        this.callback = callback;
-        this.abort = null;
-        this.context = null;
-        addSignal(this, signal);
-      }
-      onConnect(abort2, context) {
-        if (this.reason) {
-          abort2(this.reason);
-          return;
-        }
-        assert(this.callback);
-        this.abort = abort2;
-        this.context = null;
-      }
-      onHeaders() {
-        throw new SocketError("bad upgrade", null);
-      }
-      onUpgrade(statusCode, rawHeaders, socket) {
-        assert(socket[kHTTP2Stream] === true ? statusCode === 200 : statusCode === 101);
-        const { callback, opaque, context } = this;
-        removeSignal(this);
-        this.callback = null;
-        const headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
-        this.runInAsyncScope(callback, null, null, {
-          headers,
-          socket,
-          opaque,
-          context
-        });
-      }
-      onError(err) {
-        const { callback, opaque } = this;
-        removeSignal(this);
-        if (callback) {
-          this.callback = null;
-          queueMicrotask(() => {
-            this.runInAsyncScope(callback, null, err, { opaque });
-          });
-        }
-      }
-    };
-    function upgrade(opts, callback) {
-      if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
-          upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
-          });
-        });
-      }
-      try {
-        const upgradeHandler = new UpgradeHandler(opts, callback);
-        const upgradeOpts = {
-          ...opts,
-          method: opts.method || "GET",
-          upgrade: opts.protocol || "Websocket"
-        };
-        this.dispatch(upgradeOpts, upgradeHandler);
-      } catch (err) {
-        if (typeof callback !== "function") {
-          throw err;
-        }
-        const opaque = opts?.opaque;
-        queueMicrotask(() => callback(err, { opaque }));
-      }
-    }
-    module2.exports = upgrade;
-  }
-});
-
-// node_modules/undici/lib/api/api-connect.js
-var require_api_connect = __commonJS({
-  "node_modules/undici/lib/api/api-connect.js"(exports2, module2) {
-    "use strict";
-    var assert = __require("node:assert");
-    var { AsyncResource } = __require("node:async_hooks");
-    var { InvalidArgumentError, SocketError } = require_errors3();
-    var util = require_util2();
-    var { addSignal, removeSignal } = require_abort_signal();
-    var ConnectHandler = class extends AsyncResource {
-      constructor(opts, callback) {
-        if (!opts || typeof opts !== "object") {
-          throw new InvalidArgumentError("invalid opts");
-        }
-        if (typeof callback !== "function") {
-          throw new InvalidArgumentError("invalid callback");
-        }
-        const { signal, opaque, responseHeaders } = opts;
-        if (signal && typeof signal.on !== "function" && typeof signal.addEventListener !== "function") {
-          throw new InvalidArgumentError("signal must be an EventEmitter or EventTarget");
-        }
-        super("UNDICI_CONNECT");
-        this.opaque = opaque || null;
-        this.responseHeaders = responseHeaders || null;
-        this.callback = callback;
-        this.abort = null;
-        addSignal(this, signal);
-      }
-      onConnect(abort2, context) {
-        if (this.reason) {
-          abort2(this.reason);
-          return;
-        }
-        assert(this.callback);
-        this.abort = abort2;
-        this.context = context;
-      }
-      onHeaders() {
-        throw new SocketError("bad connect", null);
-      }
-      onUpgrade(statusCode, rawHeaders, socket) {
-        const { callback, opaque, context } = this;
-        removeSignal(this);
-        this.callback = null;
-        let headers = rawHeaders;
-        if (headers != null) {
-          headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
-        }
-        this.runInAsyncScope(callback, null, null, {
-          statusCode,
-          headers,
-          socket,
-          opaque,
-          context
-        });
-      }
-      onError(err) {
-        const { callback, opaque } = this;
-        removeSignal(this);
-        if (callback) {
-          this.callback = null;
-          queueMicrotask(() => {
-            this.runInAsyncScope(callback, null, err, { opaque });
-          });
-        }
-      }
-    };
-    function connect(opts, callback) {
-      if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
-          connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
-          });
-        });
-      }
-      try {
-        const connectHandler = new ConnectHandler(opts, callback);
-        const connectOptions = { ...opts, method: "CONNECT" };
-        this.dispatch(connectOptions, connectHandler);
-      } catch (err) {
-        if (typeof callback !== "function") {
-          throw err;
-        }
-        const opaque = opts?.opaque;
-        queueMicrotask(() => callback(err, { opaque }));
-      }
-    }
-    module2.exports = connect;
-  }
-});
-
-// node_modules/undici/lib/api/index.js
-var require_api = __commonJS({
-  "node_modules/undici/lib/api/index.js"(exports2, module2) {
-    "use strict";
-    module2.exports.request = require_api_request();
-    module2.exports.stream = require_api_stream();
-    module2.exports.pipeline = require_api_pipeline();
-    module2.exports.upgrade = require_api_upgrade();
-    module2.exports.connect = require_api_connect();
-  }
-});
-
-// node_modules/undici/lib/mock/mock-errors.js
-var require_mock_errors = __commonJS({
-  "node_modules/undici/lib/mock/mock-errors.js"(exports2, module2) {
-    "use strict";
-    var { UndiciError } = require_errors3();
-    var kMockNotMatchedError = /* @__PURE__ */ Symbol.for("undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED");
-    var MockNotMatchedError = class extends UndiciError {
-      constructor(message) {
-        super(message);
-        this.name = "MockNotMatchedError";
-        this.message = message || "The request does not match any registered mock dispatches";
-        this.code = "UND_MOCK_ERR_MOCK_NOT_MATCHED";
-      }
-      static [Symbol.hasInstance](instance) {
-        return instance && instance[kMockNotMatchedError] === true;
-      }
-      get [kMockNotMatchedError]() {
-        return true;
-      }
-    };
-    module2.exports = {
-      MockNotMatchedError
-    };
-  }
-});
-
-// node_modules/undici/lib/mock/mock-symbols.js
-var require_mock_symbols = __commonJS({
-  "node_modules/undici/lib/mock/mock-symbols.js"(exports2, module2) {
-    "use strict";
-    module2.exports = {
-      kAgent: /* @__PURE__ */ Symbol("agent"),
-      kOptions: /* @__PURE__ */ Symbol("options"),
-      kFactory: /* @__PURE__ */ Symbol("factory"),
-      kDispatches: /* @__PURE__ */ Symbol("dispatches"),
-      kDispatchKey: /* @__PURE__ */ Symbol("dispatch key"),
-      kDefaultHeaders: /* @__PURE__ */ Symbol("default headers"),
-      kDefaultTrailers: /* @__PURE__ */ Symbol("default trailers"),
-      kContentLength: /* @__PURE__ */ Symbol("content length"),
-      kMockAgent: /* @__PURE__ */ Symbol("mock agent"),
-      kMockAgentSet: /* @__PURE__ */ Symbol("mock agent set"),
-      kMockAgentGet: /* @__PURE__ */ Symbol("mock agent get"),
-      kMockDispatch: /* @__PURE__ */ Symbol("mock dispatch"),
-      kClose: /* @__PURE__ */ Symbol("close"),
-      kOriginalClose: /* @__PURE__ */ Symbol("original agent close"),
-      kOriginalDispatch: /* @__PURE__ */ Symbol("original dispatch"),
-      kOrigin: /* @__PURE__ */ Symbol("origin"),
-      kIsMockActive: /* @__PURE__ */ Symbol("is mock active"),
-      kNetConnect: /* @__PURE__ */ Symbol("net connect"),
-      kGetNetConnect: /* @__PURE__ */ Symbol("get net connect"),
-      kConnected: /* @__PURE__ */ Symbol("connected"),
-      kIgnoreTrailingSlash: /* @__PURE__ */ Symbol("ignore trailing slash"),
-      kMockAgentMockCallHistoryInstance: /* @__PURE__ */ Symbol("mock agent mock call history name"),
-      kMockAgentRegisterCallHistory: /* @__PURE__ */ Symbol("mock agent register mock call history"),
-      kMockAgentAddCallHistoryLog: /* @__PURE__ */ Symbol("mock agent add call history log"),
-      kMockAgentIsCallHistoryEnabled: /* @__PURE__ */ Symbol("mock agent is call history enabled"),
-      kMockAgentAcceptsNonStandardSearchParameters: /* @__PURE__ */ Symbol("mock agent accepts non standard search parameters"),
-      kMockCallHistoryAddLog: /* @__PURE__ */ Symbol("mock call history add log"),
-      kTotalDispatchCount: /* @__PURE__ */ Symbol("total dispatch count")
-    };
-  }
-});
-
-// node_modules/undici/lib/mock/mock-utils.js
-var require_mock_utils = __commonJS({
-  "node_modules/undici/lib/mock/mock-utils.js"(exports2, module2) {
-    "use strict";
-    var { MockNotMatchedError } = require_mock_errors();
-    var {
-      kDispatches,
-      kMockAgent,
-      kOriginalDispatch,
-      kOrigin,
-      kGetNetConnect,
-      kTotalDispatchCount
-    } = require_mock_symbols();
-    var { serializePathWithQuery } = require_util2();
-    var { STATUS_CODES } = __require("node:http");
-    var {
-      types: {
-        isPromise
-      }
-    } = __require("node:util");
-    var { InvalidArgumentError } = require_errors3();
-    function matchValue(match, value2) {
-      if (typeof match === "string") {
-        return match === value2;
-      }
-      if (match instanceof RegExp) {
-        return match.test(value2);
-      }
-      if (typeof match === "function") {
-        return match(value2) === true;
-      }
-      return false;
-    }
-    function lowerCaseEntries(headers) {
-      return Object.fromEntries(
-        Object.entries(headers).map(([headerName, headerValue2]) => {
-          return [headerName.toLocaleLowerCase(), headerValue2];
-        })
-      );
-    }
-    function getHeaderByName(headers, key) {
-      if (Array.isArray(headers)) {
-        for (let i = 0; i < headers.length; i += 2) {
-          if (headers[i].toLocaleLowerCase() === key.toLocaleLowerCase()) {
-            return headers[i + 1];
-          }
-        }
-        return void 0;
-      } else if (typeof headers.get === "function") {
-        return headers.get(key);
-      } else {
-        return lowerCaseEntries(headers)[key.toLocaleLowerCase()];
-      }
-    }
-    function buildHeadersFromArray(headers) {
-      const clone = headers.slice();
-      const entries = [];
-      for (let index = 0; index < clone.length; index += 2) {
-        entries.push([clone[index], clone[index + 1]]);
-      }
-      return Object.fromEntries(entries);
-    }
-    function matchHeaders(mockDispatch2, headers) {
-      if (typeof mockDispatch2.headers === "function") {
-        if (Array.isArray(headers)) {
-          headers = buildHeadersFromArray(headers);
-        }
-        return mockDispatch2.headers(headers ? lowerCaseEntries(headers) : {});
-      }
-      if (typeof mockDispatch2.headers === "undefined") {
-        return true;
-      }
-      if (typeof headers !== "object" || typeof mockDispatch2.headers !== "object") {
-        return false;
-      }
-      for (const [matchHeaderName, matchHeaderValue] of Object.entries(mockDispatch2.headers)) {
-        const headerValue2 = getHeaderByName(headers, matchHeaderName);
-        if (!matchValue(matchHeaderValue, headerValue2)) {
-          return false;
-        }
-      }
-      return true;
-    }
-    function normalizeSearchParams(query) {
-      if (typeof query !== "string") {
-        return query;
-      }
-      const originalQp = new URLSearchParams(query);
-      const normalizedQp = new URLSearchParams();
-      for (let [key, value2] of originalQp.entries()) {
-        key = key.replace("[]", "");
-        const valueRepresentsString = /^(['"]).*\1$/.test(value2);
-        if (valueRepresentsString) {
-          normalizedQp.append(key, value2);
-          continue;
-        }
-        if (value2.includes(",")) {
-          const values2 = value2.split(",");
-          for (const v of values2) {
-            normalizedQp.append(key, v);
-          }
-          continue;
-        }
-        normalizedQp.append(key, value2);
-      }
-      return normalizedQp;
-    }
-    function safeUrl(path2) {
-      if (typeof path2 !== "string") {
-        return path2;
-      }
-      const pathSegments = path2.split("?", 3);
-      if (pathSegments.length !== 2) {
-        return path2;
-      }
-      const qp = new URLSearchParams(pathSegments.pop());
-      qp.sort();
-      return [...pathSegments, qp.toString()].join("?");
-    }
-    function matchKey(mockDispatch2, { path: path2, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path2);
-      const methodMatch = matchValue(mockDispatch2.method, method);
-      const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
-      const headersMatch = matchHeaders(mockDispatch2, headers);
-      return pathMatch && methodMatch && bodyMatch && headersMatch;
-    }
-    function getResponseData(data) {
-      if (Buffer.isBuffer(data)) {
-        return data;
-      } else if (data instanceof Uint8Array) {
-        return data;
-      } else if (data instanceof ArrayBuffer) {
-        return data;
-      } else if (typeof data === "object") {
-        return JSON.stringify(data);
-      } else if (data) {
-        return data.toString();
-      } else {
-        return "";
-      }
-    }
-    function getMockDispatch(mockDispatches, key) {
-      const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
-      const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path2, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path2)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path2), resolvedPath);
-      });
-      if (matchedMockDispatches.length === 0) {
-        throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
-      }
-      matchedMockDispatches = matchedMockDispatches.filter(({ method }) => matchValue(method, key.method));
-      if (matchedMockDispatches.length === 0) {
-        throw new MockNotMatchedError(`Mock dispatch not matched for method '${key.method}' on path '${resolvedPath}'`);
-      }
-      matchedMockDispatches = matchedMockDispatches.filter(({ body }) => typeof body !== "undefined" ? matchValue(body, key.body) : true);
-      if (matchedMockDispatches.length === 0) {
-        throw new MockNotMatchedError(`Mock dispatch not matched for body '${key.body}' on path '${resolvedPath}'`);
-      }
-      matchedMockDispatches = matchedMockDispatches.filter((mockDispatch2) => matchHeaders(mockDispatch2, key.headers));
-      if (matchedMockDispatches.length === 0) {
-        const headers = typeof key.headers === "object" ? JSON.stringify(key.headers) : key.headers;
-        throw new MockNotMatchedError(`Mock dispatch not matched for headers '${headers}' on path '${resolvedPath}'`);
-      }
-      return matchedMockDispatches[0];
-    }
-    function addMockDispatch(mockDispatches, key, data, opts) {
-      const baseData = { timesInvoked: 0, times: 1, persist: false, consumed: false, ...opts };
-      const replyData = typeof data === "function" ? { callback: data } : { ...data };
-      const newMockDispatch = { ...baseData, ...key, pending: true, data: { error: null, ...replyData } };
-      mockDispatches.push(newMockDispatch);
-      mockDispatches[kTotalDispatchCount] = (mockDispatches[kTotalDispatchCount] || 0) + 1;
-      return newMockDispatch;
-    }
-    function deleteMockDispatch(mockDispatches, key) {
-      const index = mockDispatches.findIndex((dispatch) => {
-        if (!dispatch.consumed) {
-          return false;
-        }
-        return matchKey(dispatch, key);
-      });
-      if (index !== -1) {
-        mockDispatches.splice(index, 1);
-      }
-    }
-    function removeTrailingSlash(path2) {
-      while (path2.endsWith("/")) {
-        path2 = path2.slice(0, -1);
-      }
-      if (path2.length === 0) {
-        path2 = "/";
-      }
-      return path2;
-    }
-    function buildKey(opts) {
-      const { path: path2, method, body, headers, query } = opts;
-      return {
-        path: path2,
-        method,
-        body,
-        headers,
-        query
-      };
-    }
-    function generateKeyValues(data) {
-      const keys = Object.keys(data);
-      const result2 = [];
-      for (let i = 0; i < keys.length; ++i) {
-        const key = keys[i];
-        const value2 = data[key];
-        const name2 = Buffer.from(`${key}`);
-        if (Array.isArray(value2)) {
-          for (let j = 0; j < value2.length; ++j) {
-            result2.push(name2, Buffer.from(`${value2[j]}`));
-          }
-        } else {
-          result2.push(name2, Buffer.from(`${value2}`));
-        }
-      }
-      return result2;
-    }
-    function getStatusText(statusCode) {
-      return STATUS_CODES[statusCode] || "unknown";
-    }
-    async function getResponse(body) {
-      const buffers = [];
-      for await (const data of body) {
-        buffers.push(data);
-      }
-      return Buffer.concat(buffers).toString("utf8");
-    }
-    function mockDispatch(opts, handler) {
-      const key = buildKey(opts);
-      const mockDispatch2 = getMockDispatch(this[kDispatches], key);
-      mockDispatch2.timesInvoked++;
-      if (mockDispatch2.data.callback) {
-        mockDispatch2.data = { ...mockDispatch2.data, ...mockDispatch2.data.callback(opts) };
-      }
-      const { data: { statusCode, data, headers, trailers, error }, delay, persist } = mockDispatch2;
-      const { timesInvoked, times } = mockDispatch2;
-      mockDispatch2.consumed = !persist && timesInvoked >= times;
-      mockDispatch2.pending = timesInvoked < times;
-      if (error !== null) {
-        deleteMockDispatch(this[kDispatches], key);
-        handler.onError(error);
-        return true;
-      }
-      let aborted = false;
-      let timer = null;
-      function abort2(err) {
-        if (aborted) {
-          return;
-        }
-        aborted = true;
-        if (timer !== null) {
-          clearTimeout(timer);
-          timer = null;
-        }
-        handler.onError(err);
-      }
-      handler.onConnect?.(abort2, null);
-      if (typeof delay === "number" && delay > 0) {
-        timer = setTimeout(() => {
-          timer = null;
-          handleReply(this[kDispatches]);
-        }, delay);
-      } else {
-        handleReply(this[kDispatches]);
-      }
-      function handleReply(mockDispatches, _data = data) {
-        if (aborted) {
-          return;
-        }
-        const optsHeaders = Array.isArray(opts.headers) ? buildHeadersFromArray(opts.headers) : opts.headers;
-        const body = typeof _data === "function" ? _data({ ...opts, headers: optsHeaders }) : _data;
-        if (isPromise(body)) {
-          return body.then((newData) => handleReply(mockDispatches, newData));
-        }
-        if (aborted) {
-          return;
-        }
-        const responseData = getResponseData(body);
-        const responseHeaders = generateKeyValues(headers);
-        const responseTrailers = generateKeyValues(trailers);
-        handler.onHeaders?.(statusCode, responseHeaders, resume, getStatusText(statusCode));
-        handler.onData?.(Buffer.from(responseData));
-        handler.onComplete?.(responseTrailers);
-        deleteMockDispatch(mockDispatches, key);
-      }
-      function resume() {
-      }
-      return true;
-    }
-    function buildMockDispatch() {
-      const agent = this[kMockAgent];
-      const origin2 = this[kOrigin];
-      const originalDispatch = this[kOriginalDispatch];
-      return function dispatch(opts, handler) {
-        if (agent.isMockActive) {
-          try {
-            mockDispatch.call(this, opts, handler);
-          } catch (error) {
-            if (error.code === "UND_MOCK_ERR_MOCK_NOT_MATCHED") {
-              const netConnect = agent[kGetNetConnect]();
-              const totalInterceptsCount = this[kDispatches][kTotalDispatchCount] || this[kDispatches].length;
-              const pendingInterceptsCount = this[kDispatches].filter(({ consumed }) => !consumed).length;
-              const interceptsMessage = `, ${pendingInterceptsCount} interceptor(s) remaining out of ${totalInterceptsCount} defined`;
-              if (netConnect === false) {
-                throw new MockNotMatchedError(`${error.message}: subsequent request to origin ${origin2} was not allowed (net.connect disabled)${interceptsMessage}`);
-              }
-              if (checkNetConnect(netConnect, origin2)) {
-                originalDispatch.call(this, opts, handler);
-              } else {
-                throw new MockNotMatchedError(`${error.message}: subsequent request to origin ${origin2} was not allowed (net.connect is not enabled for this origin)${interceptsMessage}`);
-              }
-            } else {
-              throw error;
-            }
-          }
-        } else {
-          originalDispatch.call(this, opts, handler);
-        }
-      };
-    }
-    function checkNetConnect(netConnect, origin2) {
-      const url = new URL(origin2);
-      if (netConnect === true) {
-        return true;
-      } else if (Array.isArray(netConnect) && netConnect.some((matcher) => matchValue(matcher, url.host))) {
-        return true;
-      }
-      return false;
-    }
-    function normalizeOrigin(origin2) {
-      if (typeof origin2 !== "string" && !(origin2 instanceof URL)) {
-        return origin2;
-      }
-      if (origin2 instanceof URL) {
-        return origin2.origin;
-      }
-      return origin2.toLowerCase();
-    }
-    function buildAndValidateMockOptions(opts) {
-      const { agent, ...mockOptions } = opts;
-      if ("enableCallHistory" in mockOptions && typeof mockOptions.enableCallHistory !== "boolean") {
-        throw new InvalidArgumentError("options.enableCallHistory must to be a boolean");
-      }
-      if ("acceptNonStandardSearchParameters" in mockOptions && typeof mockOptions.acceptNonStandardSearchParameters !== "boolean") {
-        throw new InvalidArgumentError("options.acceptNonStandardSearchParameters must to be a boolean");
-      }
-      if ("ignoreTrailingSlash" in mockOptions && typeof mockOptions.ignoreTrailingSlash !== "boolean") {
-        throw new InvalidArgumentError("options.ignoreTrailingSlash must to be a boolean");
-      }
-      return mockOptions;
-    }
-    module2.exports = {
-      getResponseData,
-      getMockDispatch,
-      addMockDispatch,
-      deleteMockDispatch,
-      buildKey,
-      generateKeyValues,
-      matchValue,
-      getResponse,
-      getStatusText,
-      mockDispatch,
-      buildMockDispatch,
-      checkNetConnect,
-      buildAndValidateMockOptions,
-      getHeaderByName,
-      buildHeadersFromArray,
-      normalizeSearchParams,
-      normalizeOrigin
-    };
-  }
-});
-
-// node_modules/undici/lib/mock/mock-interceptor.js
-var require_mock_interceptor = __commonJS({
-  "node_modules/undici/lib/mock/mock-interceptor.js"(exports2, module2) {
-    "use strict";
-    var { getResponseData, buildKey, addMockDispatch } = require_mock_utils();
-    var {
-      kDispatches,
-      kDispatchKey,
-      kDefaultHeaders,
-      kDefaultTrailers,
-      kContentLength,
-      kMockDispatch,
-      kIgnoreTrailingSlash
-    } = require_mock_symbols();
-    var { InvalidArgumentError } = require_errors3();
-    var { serializePathWithQuery } = require_util2();
-    var MockScope = class {
-      constructor(mockDispatch) {
-        this[kMockDispatch] = mockDispatch;
-      }
-      /**
-       * Delay a reply by a set amount in ms.
-       */
-      delay(waitInMs) {
-        if (typeof waitInMs !== "number" || !Number.isInteger(waitInMs) || waitInMs <= 0) {
-          throw new InvalidArgumentError("waitInMs must be a valid integer > 0");
-        }
-        this[kMockDispatch].delay = waitInMs;
-        return this;
-      }
-      /**
-       * For a defined reply, never mark as consumed.
-       */
-      persist() {
-        this[kMockDispatch].persist = true;
-        return this;
-      }
-      /**
-       * Allow one to define a reply for a set amount of matching requests.
-       */
-      times(repeatTimes) {
-        if (typeof repeatTimes !== "number" || !Number.isInteger(repeatTimes) || repeatTimes <= 0) {
-          throw new InvalidArgumentError("repeatTimes must be a valid integer > 0");
-        }
-        this[kMockDispatch].times = repeatTimes;
-        return this;
-      }
-    };
-    var MockInterceptor = class {
-      constructor(opts, mockDispatches) {
-        if (typeof opts !== "object") {
-          throw new InvalidArgumentError("opts must be an object");
-        }
-        if (typeof opts.path === "undefined") {
-          throw new InvalidArgumentError("opts.path must be defined");
-        }
-        if (typeof opts.method === "undefined") {
-          opts.method = "GET";
-        }
-        if (typeof opts.path === "string") {
-          if (opts.query) {
-            opts.path = serializePathWithQuery(opts.path, opts.query);
-          } else {
-            const parsedURL = new URL(opts.path, "data://");
-            opts.path = parsedURL.pathname + parsedURL.search;
-          }
-        }
-        if (typeof opts.method === "string") {
-          opts.method = opts.method.toUpperCase();
-        }
-        this[kDispatchKey] = buildKey(opts);
-        this[kDispatches] = mockDispatches;
-        this[kIgnoreTrailingSlash] = opts.ignoreTrailingSlash ?? false;
-        this[kDefaultHeaders] = {};
-        this[kDefaultTrailers] = {};
-        this[kContentLength] = false;
-      }
-      createMockScopeDispatchData({ statusCode, data, responseOptions }) {
-        const responseData = getResponseData(data);
-        const contentLength = this[kContentLength] ? { "content-length": responseData.length } : {};
-        const headers = { ...this[kDefaultHeaders], ...contentLength, ...responseOptions.headers };
-        const trailers = { ...this[kDefaultTrailers], ...responseOptions.trailers };
-        return { statusCode, data, headers, trailers };
-      }
-      validateReplyParameters(replyParameters) {
-        if (typeof replyParameters.statusCode === "undefined") {
-          throw new InvalidArgumentError("statusCode must be defined");
-        }
-        if (typeof replyParameters.responseOptions !== "object" || replyParameters.responseOptions === null) {
-          throw new InvalidArgumentError("responseOptions must be an object");
-        }
-      }
-      /**
-       * Mock an undici request with a defined reply.
-       */
-      reply(replyOptionsCallbackOrStatusCode) {
-        if (typeof replyOptionsCallbackOrStatusCode === "function") {
-          const wrappedDefaultsCallback = (opts) => {
-            const resolvedData = replyOptionsCallbackOrStatusCode(opts);
-            if (typeof resolvedData !== "object" || resolvedData === null) {
-              throw new InvalidArgumentError("reply options callback must return an object");
-            }
-            const replyParameters2 = { data: "", responseOptions: {}, ...resolvedData };
-            this.validateReplyParameters(replyParameters2);
-            return {
-              ...this.createMockScopeDispatchData(replyParameters2)
-            };
-          };
-          const newMockDispatch2 = addMockDispatch(this[kDispatches], this[kDispatchKey], wrappedDefaultsCallback, { ignoreTrailingSlash: this[kIgnoreTrailingSlash] });
-          return new MockScope(newMockDispatch2);
-        }
-        const replyParameters = {
-          statusCode: replyOptionsCallbackOrStatusCode,
-          data: arguments[1] === void 0 ? "" : arguments[1],
-          responseOptions: arguments[2] === void 0 ? {} : arguments[2]
-        };
-        this.validateReplyParameters(replyParameters);
-        const dispatchData = this.createMockScopeDispatchData(replyParameters);
-        const newMockDispatch = addMockDispatch(this[kDispatches], this[kDispatchKey], dispatchData, { ignoreTrailingSlash: this[kIgnoreTrailingSlash] });
-        return new MockScope(newMockDispatch);
-      }
-      /**
-       * Mock an undici request with a defined error.
-       */
-      replyWithError(error) {
-        if (typeof error === "undefined") {
-          throw new InvalidArgumentError("error must be defined");
-        }
-        const newMockDispatch = addMockDispatch(this[kDispatches], this[kDispatchKey], { error }, { ignoreTrailingSlash: this[kIgnoreTrailingSlash] });
-        return new MockScope(newMockDispatch);
-      }
-      /**
-       * Set default reply headers on the interceptor for subsequent replies
-       */
-      defaultReplyHeaders(headers) {
-        if (typeof headers === "undefined") {
-          throw new InvalidArgumentError("headers must be defined");
-        }
-        this[kDefaultHeaders] = headers;
-        return this;
-      }
-      /**
-       * Set default reply trailers on the interceptor for subsequent replies
-       */
-      defaultReplyTrailers(trailers) {
-        if (typeof trailers === "undefined") {
-          throw new InvalidArgumentError("trailers must be defined");
-        }
-        this[kDefaultTrailers] = trailers;
-        return this;
-      }
-      /**
-       * Set reply content length header for replies on the interceptor
-       */
-      replyContentLength() {
-        this[kContentLength] = true;
-        return this;
-      }
-    };
-    module2.exports.MockInterceptor = MockInterceptor;
-    module2.exports.MockScope = MockScope;
-  }
-});
-
-// node_modules/undici/lib/mock/mock-client.js
-var require_mock_client = __commonJS({
-  "node_modules/undici/lib/mock/mock-client.js"(exports2, module2) {
-    "use strict";
-    var { promisify } = __require("node:util");
-    var Client = require_client();
-    var { buildMockDispatch } = require_mock_utils();
-    var {
-      kDispatches,
-      kMockAgent,
-      kClose,
-      kOriginalClose,
-      kOrigin,
-      kOriginalDispatch,
-      kConnected,
-      kIgnoreTrailingSlash
-    } = require_mock_symbols();
-    var { MockInterceptor } = require_mock_interceptor();
-    var Symbols = require_symbols();
-    var { InvalidArgumentError } = require_errors3();
-    var MockClient = class extends Client {
-      constructor(origin2, opts) {
-        if (!opts || !opts.agent || typeof opts.agent.dispatch !== "function") {
-          throw new InvalidArgumentError("Argument opts.agent must implement Agent");
-        }
-        super(origin2, opts);
-        this[kMockAgent] = opts.agent;
-        this[kOrigin] = origin2;
-        this[kIgnoreTrailingSlash] = opts.ignoreTrailingSlash ?? false;
-        this[kDispatches] = [];
-        this[kConnected] = 1;
-        this[kOriginalDispatch] = this.dispatch;
-        this[kOriginalClose] = this.close.bind(this);
-        this.dispatch = buildMockDispatch.call(this);
-        this.close = this[kClose];
-      }
-      get [Symbols.kConnected]() {
-        return this[kConnected];
-      }
-      /**
-       * Sets up the base interceptor for mocking replies from undici.
-       */
-      intercept(opts) {
-        return new MockInterceptor(
-          opts && { ignoreTrailingSlash: this[kIgnoreTrailingSlash], ...opts },
-          this[kDispatches]
-        );
-      }
-      cleanMocks() {
-        this[kDispatches] = [];
-      }
-      async [kClose]() {
-        await promisify(this[kOriginalClose])();
-        this[kConnected] = 0;
-        this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
-      }
-    };
-    module2.exports = MockClient;
-  }
-});
-
-// node_modules/undici/lib/mock/mock-call-history.js
-var require_mock_call_history = __commonJS({
-  "node_modules/undici/lib/mock/mock-call-history.js"(exports2, module2) {
-    "use strict";
-    var { kMockCallHistoryAddLog } = require_mock_symbols();
-    var { InvalidArgumentError } = require_errors3();
-    function handleFilterCallsWithOptions(criteria, options, handler, store, allLogs) {
-      switch (options.operator) {
-        case "OR":
-          store.push(...handler(criteria, allLogs));
-          return store;
-        case "AND":
-          return handler(criteria, store);
-        default:
-          throw new InvalidArgumentError("options.operator must to be a case insensitive string equal to 'OR' or 'AND'");
-      }
-    }
-    function buildAndValidateFilterCallsOptions(options = {}) {
-      const finalOptions = {};
-      if ("operator" in options) {
-        if (typeof options.operator !== "string" || options.operator.toUpperCase() !== "OR" && options.operator.toUpperCase() !== "AND") {
-          throw new InvalidArgumentError("options.operator must to be a case insensitive string equal to 'OR' or 'AND'");
-        }
-        return {
-          ...finalOptions,
-          operator: options.operator.toUpperCase()
-        };
-      }
-      return finalOptions;
-    }
-    function makeFilterCalls(parameterName) {
-      return (parameterValue, logs) => {
-        if (typeof parameterValue === "string" || parameterValue == null) {
-          return logs.filter((log) => {
-            return log[parameterName] === parameterValue;
-          });
-        }
-        if (parameterValue instanceof RegExp) {
-          return logs.filter((log) => {
-            return parameterValue.test(log[parameterName]);
-          });
-        }
-        throw new InvalidArgumentError(`${parameterName} parameter should be one of string, regexp, undefined or null`);
-      };
-    }
-    function computeUrlWithMaybeSearchParameters(requestInit) {
-      try {
-        const url = new URL(requestInit.path, requestInit.origin);
-        if (url.search.length !== 0) {
-          return url;
-        }
-        url.search = new URLSearchParams(requestInit.query).toString();
-        return url;
-      } catch (error) {
-        throw new InvalidArgumentError("An error occurred when computing MockCallHistoryLog.url", { cause: error });
-      }
-    }
-    var MockCallHistoryLog = class {
-      constructor(requestInit = {}) {
-        this.body = requestInit.body;
-        this.headers = requestInit.headers;
-        this.method = requestInit.method;
-        const url = computeUrlWithMaybeSearchParameters(requestInit);
-        this.fullUrl = url.toString();
-        this.origin = url.origin;
-        this.path = url.pathname;
-        this.searchParams = Object.fromEntries(url.searchParams);
-        this.protocol = url.protocol;
-        this.host = url.host;
-        this.port = url.port;
-        this.hash = url.hash;
-      }
-      toMap() {
-        return /* @__PURE__ */ new Map(
-          [
-            ["protocol", this.protocol],
-            ["host", this.host],
-            ["port", this.port],
-            ["origin", this.origin],
-            ["path", this.path],
-            ["hash", this.hash],
-            ["searchParams", this.searchParams],
-            ["fullUrl", this.fullUrl],
-            ["method", this.method],
-            ["body", this.body],
-            ["headers", this.headers]
-          ]
-        );
-      }
-      toString() {
-        const options = { betweenKeyValueSeparator: "->", betweenPairSeparator: "|" };
-        let result2 = "";
-        this.toMap().forEach((value2, key) => {
-          if (typeof value2 === "string" || value2 === void 0 || value2 === null) {
-            result2 = `${result2}${key}${options.betweenKeyValueSeparator}${value2}${options.betweenPairSeparator}`;
-          }
-          if (typeof value2 === "object" && value2 !== null || Array.isArray(value2)) {
-            result2 = `${result2}${key}${options.betweenKeyValueSeparator}${JSON.stringify(value2)}${options.betweenPairSeparator}`;
-          }
-        });
-        return result2.slice(0, -1);
-      }
-    };
-    var MockCallHistory = class {
-      logs = [];
-      calls() {
-        return this.logs;
-      }
-      firstCall() {
-        return this.logs.at(0);
-      }
-      lastCall() {
-        return this.logs.at(-1);
-      }
-      nthCall(number3) {
-        if (typeof number3 !== "number") {
-          throw new InvalidArgumentError("nthCall must be called with a number");
-        }
-        if (!Number.isInteger(number3)) {
-          throw new InvalidArgumentError("nthCall must be called with an integer");
-        }
-        if (Math.sign(number3) !== 1) {
-          throw new InvalidArgumentError("nthCall must be called with a positive value. use firstCall or lastCall instead");
-        }
-        return this.logs.at(number3 - 1);
-      }
-      filterCalls(criteria, options) {
-        if (this.logs.length === 0) {
-          return this.logs;
-        }
-        if (typeof criteria === "function") {
-          return this.logs.filter(criteria);
-        }
-        if (criteria instanceof RegExp) {
-          return this.logs.filter((log) => {
-            return criteria.test(log.toString());
-          });
-        }
-        if (typeof criteria === "object" && criteria !== null) {
-          if (Object.keys(criteria).length === 0) {
-            return this.logs;
-          }
-          const finalOptions = { operator: "OR", ...buildAndValidateFilterCallsOptions(options) };
-          let maybeDuplicatedLogsFiltered = finalOptions.operator === "AND" ? this.logs : [];
-          if ("protocol" in criteria) {
-            maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.protocol, finalOptions, this.filterCallsByProtocol, maybeDuplicatedLogsFiltered, this.logs);
-          }
-          if ("host" in criteria) {
-            maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.host, finalOptions, this.filterCallsByHost, maybeDuplicatedLogsFiltered, this.logs);
-          }
-          if ("port" in criteria) {
-            maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.port, finalOptions, this.filterCallsByPort, maybeDuplicatedLogsFiltered, this.logs);
-          }
-          if ("origin" in criteria) {
-            maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.origin, finalOptions, this.filterCallsByOrigin, maybeDuplicatedLogsFiltered, this.logs);
-          }
-          if ("path" in criteria) {
-            maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.path, finalOptions, this.filterCallsByPath, maybeDuplicatedLogsFiltered, this.logs);
-          }
-          if ("hash" in criteria) {
-            maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.hash, finalOptions, this.filterCallsByHash, maybeDuplicatedLogsFiltered, this.logs);
-          }
-          if ("fullUrl" in criteria) {
-            maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.fullUrl, finalOptions, this.filterCallsByFullUrl, maybeDuplicatedLogsFiltered, this.logs);
-          }
-          if ("method" in criteria) {
-            maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.method, finalOptions, this.filterCallsByMethod, maybeDuplicatedLogsFiltered, this.logs);
-          }
-          const uniqLogsFiltered = [...new Set(maybeDuplicatedLogsFiltered)];
-          return uniqLogsFiltered;
-        }
-        throw new InvalidArgumentError("criteria parameter should be one of function, regexp, or object");
-      }
-      filterCallsByProtocol = makeFilterCalls.call(this, "protocol");
-      filterCallsByHost = makeFilterCalls.call(this, "host");
-      filterCallsByPort = makeFilterCalls.call(this, "port");
-      filterCallsByOrigin = makeFilterCalls.call(this, "origin");
-      filterCallsByPath = makeFilterCalls.call(this, "path");
-      filterCallsByHash = makeFilterCalls.call(this, "hash");
-      filterCallsByFullUrl = makeFilterCalls.call(this, "fullUrl");
-      filterCallsByMethod = makeFilterCalls.call(this, "method");
-      clear() {
-        this.logs = [];
-      }
-      [kMockCallHistoryAddLog](requestInit) {
-        const log = new MockCallHistoryLog(requestInit);
-        this.logs.push(log);
-        return log;
-      }
-      *[Symbol.iterator]() {
-        for (const log of this.calls()) {
-          yield log;
-        }
-      }
-    };
-    module2.exports.MockCallHistory = MockCallHistory;
-    module2.exports.MockCallHistoryLog = MockCallHistoryLog;
-  }
-});
-
-// node_modules/undici/lib/mock/mock-pool.js
-var require_mock_pool = __commonJS({
-  "node_modules/undici/lib/mock/mock-pool.js"(exports2, module2) {
-    "use strict";
-    var { promisify } = __require("node:util");
-    var Pool2 = require_pool();
-    var { buildMockDispatch } = require_mock_utils();
-    var {
-      kDispatches,
-      kMockAgent,
-      kClose,
-      kOriginalClose,
-      kOrigin,
-      kOriginalDispatch,
-      kConnected,
-      kIgnoreTrailingSlash
-    } = require_mock_symbols();
-    var { MockInterceptor } = require_mock_interceptor();
-    var Symbols = require_symbols();
-    var { InvalidArgumentError } = require_errors3();
-    var MockPool = class extends Pool2 {
-      constructor(origin2, opts) {
-        if (!opts || !opts.agent || typeof opts.agent.dispatch !== "function") {
-          throw new InvalidArgumentError("Argument opts.agent must implement Agent");
-        }
-        super(origin2, opts);
-        this[kMockAgent] = opts.agent;
-        this[kOrigin] = origin2;
-        this[kIgnoreTrailingSlash] = opts.ignoreTrailingSlash ?? false;
-        this[kDispatches] = [];
-        this[kConnected] = 1;
-        this[kOriginalDispatch] = this.dispatch;
-        this[kOriginalClose] = this.close.bind(this);
-        this.dispatch = buildMockDispatch.call(this);
-        this.close = this[kClose];
-      }
-      get [Symbols.kConnected]() {
-        return this[kConnected];
-      }
-      /**
-       * Sets up the base interceptor for mocking replies from undici.
-       */
-      intercept(opts) {
-        return new MockInterceptor(
-          opts && { ignoreTrailingSlash: this[kIgnoreTrailingSlash], ...opts },
-          this[kDispatches]
-        );
-      }
-      cleanMocks() {
-        this[kDispatches] = [];
-      }
-      async [kClose]() {
-        await promisify(this[kOriginalClose])();
-        this[kConnected] = 0;
-        this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
-      }
-    };
-    module2.exports = MockPool;
-  }
-});
-
-// node_modules/undici/lib/mock/pending-interceptors-formatter.js
-var require_pending_interceptors_formatter = __commonJS({
-  "node_modules/undici/lib/mock/pending-interceptors-formatter.js"(exports2, module2) {
-    "use strict";
-    var { Transform } = __require("node:stream");
-    var { Console } = __require("node:console");
-    var PERSISTENT = process.versions.icu ? "\u2705" : "Y ";
-    var NOT_PERSISTENT = process.versions.icu ? "\u274C" : "N ";
-    module2.exports = class PendingInterceptorsFormatter {
-      constructor({ disableColors } = {}) {
-        this.transform = new Transform({
-          transform(chunk, _enc, cb) {
-            cb(null, chunk);
-          }
-        });
-        this.logger = new Console({
-          stdout: this.transform,
-          inspectOptions: {
-            colors: !disableColors && !process.env.CI
-          }
-        });
-      }
-      format(pendingInterceptors) {
-        const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path2, data: { statusCode }, persist, times, timesInvoked, origin: origin2 }) => ({
-            Method: method,
-            Origin: origin2,
-            Path: path2,
-            "Status code": statusCode,
-            Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
-            Invocations: timesInvoked,
-            Remaining: persist ? Infinity : times - timesInvoked
-          })
-        );
-        this.logger.table(withPrettyHeaders);
-        return this.transform.read().toString();
-      }
-    };
-  }
-});
-
-// node_modules/undici/lib/mock/mock-agent.js
-var require_mock_agent = __commonJS({
-  "node_modules/undici/lib/mock/mock-agent.js"(exports2, module2) {
-    "use strict";
-    var { kClients } = require_symbols();
-    var Agent2 = require_agent();
-    var {
-      kAgent,
-      kMockAgentSet,
-      kMockAgentGet,
-      kDispatches,
-      kIsMockActive,
-      kNetConnect,
-      kGetNetConnect,
-      kOptions,
-      kFactory,
-      kMockAgentRegisterCallHistory,
-      kMockAgentIsCallHistoryEnabled,
-      kMockAgentAddCallHistoryLog,
-      kMockAgentMockCallHistoryInstance,
-      kMockAgentAcceptsNonStandardSearchParameters,
-      kMockCallHistoryAddLog,
-      kIgnoreTrailingSlash
-    } = require_mock_symbols();
-    var MockClient = require_mock_client();
-    var MockPool = require_mock_pool();
-    var { matchValue, normalizeSearchParams, buildAndValidateMockOptions, normalizeOrigin } = require_mock_utils();
-    var { InvalidArgumentError, UndiciError } = require_errors3();
-    var Dispatcher = require_dispatcher();
-    var PendingInterceptorsFormatter = require_pending_interceptors_formatter();
-    var { MockCallHistory } = require_mock_call_history();
-    var MockAgent = class extends Dispatcher {
-      constructor(opts = {}) {
-        super(opts);
-        const mockOptions = buildAndValidateMockOptions(opts);
-        this[kNetConnect] = true;
-        this[kIsMockActive] = true;
-        this[kMockAgentIsCallHistoryEnabled] = mockOptions.enableCallHistory ?? false;
-        this[kMockAgentAcceptsNonStandardSearchParameters] = mockOptions.acceptNonStandardSearchParameters ?? false;
-        this[kIgnoreTrailingSlash] = mockOptions.ignoreTrailingSlash ?? false;
-        if (opts?.agent && typeof opts.agent.dispatch !== "function") {
-          throw new InvalidArgumentError("Argument opts.agent must implement Agent");
-        }
-        const agent = opts?.agent ? opts.agent : new Agent2(opts);
-        this[kAgent] = agent;
-        this[kClients] = agent[kClients];
-        this[kOptions] = mockOptions;
-        if (this[kMockAgentIsCallHistoryEnabled]) {
-          this[kMockAgentRegisterCallHistory]();
-        }
-      }
-      get(origin2) {
-        const normalizedOrigin = normalizeOrigin(origin2);
-        const originKey = this[kIgnoreTrailingSlash] ? normalizedOrigin.replace(/\/$/, "") : normalizedOrigin;
-        let dispatcher = this[kMockAgentGet](originKey);
-        if (!dispatcher) {
-          dispatcher = this[kFactory](originKey);
-          this[kMockAgentSet](originKey, dispatcher);
-        }
-        return dispatcher;
-      }
-      dispatch(opts, handler) {
-        opts.origin = normalizeOrigin(opts.origin);
-        this.get(opts.origin);
-        this[kMockAgentAddCallHistoryLog](opts);
-        const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
-        const dispatchOpts = { ...opts };
-        if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path2, searchParams] = dispatchOpts.path.split("?");
-          const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path2}?${normalizedSearchParams}`;
-        }
-        return this[kAgent].dispatch(dispatchOpts, handler);
-      }
-      async close() {
-        this.clearCallHistory();
-        await this[kAgent].close();
-        this[kClients].clear();
-      }
-      deactivate() {
-        this[kIsMockActive] = false;
-      }
-      activate() {
-        this[kIsMockActive] = true;
-      }
-      enableNetConnect(matcher) {
-        if (typeof matcher === "string" || typeof matcher === "function" || matcher instanceof RegExp) {
-          if (Array.isArray(this[kNetConnect])) {
-            this[kNetConnect].push(matcher);
-          } else {
-            this[kNetConnect] = [matcher];
-          }
-        } else if (typeof matcher === "undefined") {
-          this[kNetConnect] = true;
-        } else {
-          throw new InvalidArgumentError("Unsupported matcher. Must be one of String|Function|RegExp.");
-        }
-      }
-      disableNetConnect() {
-        this[kNetConnect] = false;
-      }
-      enableCallHistory() {
-        this[kMockAgentIsCallHistoryEnabled] = true;
-        return this;
-      }
-      disableCallHistory() {
-        this[kMockAgentIsCallHistoryEnabled] = false;
-        return this;
-      }
-      getCallHistory() {
-        return this[kMockAgentMockCallHistoryInstance];
-      }
-      clearCallHistory() {
-        if (this[kMockAgentMockCallHistoryInstance] !== void 0) {
-          this[kMockAgentMockCallHistoryInstance].clear();
-        }
-      }
-      // This is required to bypass issues caused by using global symbols - see:
-      // https://github.com/nodejs/undici/issues/1447
-      get isMockActive() {
-        return this[kIsMockActive];
-      }
-      [kMockAgentRegisterCallHistory]() {
-        if (this[kMockAgentMockCallHistoryInstance] === void 0) {
-          this[kMockAgentMockCallHistoryInstance] = new MockCallHistory();
-        }
-      }
-      [kMockAgentAddCallHistoryLog](opts) {
-        if (this[kMockAgentIsCallHistoryEnabled]) {
-          this[kMockAgentRegisterCallHistory]();
-          this[kMockAgentMockCallHistoryInstance][kMockCallHistoryAddLog](opts);
-        }
-      }
-      [kMockAgentSet](origin2, dispatcher) {
-        this[kClients].set(origin2, { count: 0, dispatcher });
-      }
-      [kFactory](origin2) {
-        const mockOptions = Object.assign({ agent: this }, this[kOptions]);
-        return this[kOptions] && this[kOptions].connections === 1 ? new MockClient(origin2, mockOptions) : new MockPool(origin2, mockOptions);
-      }
-      [kMockAgentGet](origin2) {
-        const result2 = this[kClients].get(origin2);
-        if (result2?.dispatcher) {
-          return result2.dispatcher;
-        }
-        if (typeof origin2 !== "string") {
-          const dispatcher = this[kFactory]("http://localhost:9999");
-          this[kMockAgentSet](origin2, dispatcher);
-          return dispatcher;
-        }
-        for (const [keyMatcher, result3] of Array.from(this[kClients])) {
-          if (result3 && typeof keyMatcher !== "string" && matchValue(keyMatcher, origin2)) {
-            const dispatcher = this[kFactory](origin2);
-            this[kMockAgentSet](origin2, dispatcher);
-            dispatcher[kDispatches] = result3.dispatcher[kDispatches];
-            return dispatcher;
-          }
-        }
-      }
-      [kGetNetConnect]() {
-        return this[kNetConnect];
-      }
-      pendingInterceptors() {
-        const mockAgentClients = this[kClients];
-        return Array.from(mockAgentClients.entries()).flatMap(([origin2, result2]) => result2.dispatcher[kDispatches].map((dispatch) => ({ ...dispatch, origin: origin2 }))).filter(({ pending }) => pending);
-      }
-      assertNoPendingInterceptors({ pendingInterceptorsFormatter = new PendingInterceptorsFormatter() } = {}) {
-        const pending = this.pendingInterceptors();
-        if (pending.length === 0) {
-          return;
-        }
-        throw new UndiciError(
-          pending.length === 1 ? `1 interceptor is pending:
-
-${pendingInterceptorsFormatter.format(pending)}`.trim() : `${pending.length} interceptors are pending:
-
-${pendingInterceptorsFormatter.format(pending)}`.trim()
-        );
-      }
-    };
-    module2.exports = MockAgent;
-  }
-});
-
-// node_modules/undici/lib/mock/snapshot-utils.js
-var require_snapshot_utils = __commonJS({
-  "node_modules/undici/lib/mock/snapshot-utils.js"(exports2, module2) {
-    "use strict";
-    var { InvalidArgumentError } = require_errors3();
-    var { runtimeFeatures } = require_runtime_features();
-    function createHeaderFilters(matchOptions = {}) {
-      const { ignoreHeaders = [], excludeHeaders = [], matchHeaders = [], caseSensitive = false } = matchOptions;
-      return {
-        ignore: new Set(ignoreHeaders.map((header2) => caseSensitive ? header2 : header2.toLowerCase())),
-        exclude: new Set(excludeHeaders.map((header2) => caseSensitive ? header2 : header2.toLowerCase())),
-        match: new Set(matchHeaders.map((header2) => caseSensitive ? header2 : header2.toLowerCase()))
-      };
-    }
-    var crypto = runtimeFeatures.has("crypto") ? __require("node:crypto") : null;
-    var hashId = crypto?.hash ? (value2) => crypto.hash("sha256", value2, "base64url") : (value2) => Buffer.from(value2).toString("base64url");
-    function isUndiciHeaders(headers) {
-      return Array.isArray(headers) && (headers.length & 1) === 0;
-    }
-    function isUrlExcludedFactory(excludePatterns = []) {
-      if (excludePatterns.length === 0) {
-        return () => false;
-      }
-      return function isUrlExcluded(url) {
-        let urlLowerCased;
-        for (const pattern2 of excludePatterns) {
-          if (typeof pattern2 === "string") {
-            if (!urlLowerCased) {
-              urlLowerCased = url.toLowerCase();
-            }
-            if (urlLowerCased.includes(pattern2.toLowerCase())) {
-              return true;
-            }
-          } else if (pattern2 instanceof RegExp) {
-            if (pattern2.test(url)) {
-              return true;
-            }
-          }
-        }
-        return false;
-      };
-    }
-    function normalizeHeaders(headers) {
-      const normalizedHeaders = {};
-      if (!headers) return normalizedHeaders;
-      if (isUndiciHeaders(headers)) {
-        for (let i = 0; i < headers.length; i += 2) {
-          const key = headers[i];
-          const value2 = headers[i + 1];
-          if (key && value2 !== void 0) {
-            const keyStr = Buffer.isBuffer(key) ? key.toString() : key;
-            const valueStr = Buffer.isBuffer(value2) ? value2.toString() : value2;
-            normalizedHeaders[keyStr.toLowerCase()] = valueStr;
-          }
-        }
-        return normalizedHeaders;
-      }
-      if (headers && typeof headers === "object") {
-        for (const [key, value2] of Object.entries(headers)) {
-          if (key && typeof key === "string") {
-            normalizedHeaders[key.toLowerCase()] = Array.isArray(value2) ? value2.join(", ") : String(value2);
-          }
-        }
-      }
-      return normalizedHeaders;
-    }
-    var validSnapshotModes = (
-      /** @type {const} */
-      ["record", "playback", "update"]
-    );
-    function validateSnapshotMode(mode2) {
-      if (!validSnapshotModes.includes(mode2)) {
-        throw new InvalidArgumentError(`Invalid snapshot mode: ${mode2}. Must be one of: ${validSnapshotModes.join(", ")}`);
-      }
-    }
-    module2.exports = {
-      createHeaderFilters,
-      hashId,
-      isUndiciHeaders,
-      normalizeHeaders,
-      isUrlExcludedFactory,
-      validateSnapshotMode
-    };
-  }
-});
-
-// node_modules/undici/lib/mock/snapshot-recorder.js
-var require_snapshot_recorder = __commonJS({
-  "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module2) {
-    "use strict";
-    var { writeFile, readFile, mkdir } = __require("node:fs/promises");
-    var { dirname: dirname5, resolve: resolve4 } = __require("node:path");
-    var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
-    var { InvalidArgumentError, UndiciError } = require_errors3();
-    var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
-    function formatRequestKey(opts, headerFilters, matchOptions = {}) {
-      const url = new URL(opts.path, opts.origin);
-      const normalized = opts._normalizedHeaders || normalizeHeaders(opts.headers);
-      if (!opts._normalizedHeaders) {
-        opts._normalizedHeaders = normalized;
-      }
-      return {
-        method: opts.method || "GET",
-        url: matchOptions.matchQuery !== false ? url.toString() : `${url.origin}${url.pathname}`,
-        headers: filterHeadersForMatching(normalized, headerFilters, matchOptions),
-        body: matchOptions.matchBody !== false && opts.body ? String(opts.body) : ""
-      };
-    }
-    function filterHeadersForMatching(headers, headerFilters, matchOptions = {}) {
-      if (!headers || typeof headers !== "object") return {};
-      const {
-        caseSensitive = false
-      } = matchOptions;
-      const filtered = {};
-      const { ignore, exclude, match } = headerFilters;
-      for (const [key, value2] of Object.entries(headers)) {
-        const headerKey = caseSensitive ? key : key.toLowerCase();
-        if (exclude.has(headerKey)) continue;
-        if (ignore.has(headerKey)) continue;
-        if (match.size !== 0) {
-          if (!match.has(headerKey)) continue;
-        }
-        filtered[headerKey] = value2;
-      }
-      return filtered;
-    }
-    function filterHeadersForStorage(headers, headerFilters, matchOptions = {}) {
-      if (!headers || typeof headers !== "object") return {};
-      const {
-        caseSensitive = false
-      } = matchOptions;
-      const filtered = {};
-      const { exclude: excludeSet } = headerFilters;
-      for (const [key, value2] of Object.entries(headers)) {
-        const headerKey = caseSensitive ? key : key.toLowerCase();
-        if (excludeSet.has(headerKey)) continue;
-        filtered[headerKey] = value2;
-      }
-      return filtered;
-    }
-    function createRequestHash(formattedRequest) {
-      const parts = [
-        formattedRequest.method,
-        formattedRequest.url
-      ];
-      if (formattedRequest.headers && typeof formattedRequest.headers === "object") {
-        const headerKeys = Object.keys(formattedRequest.headers).sort();
-        for (const key of headerKeys) {
-          const values2 = Array.isArray(formattedRequest.headers[key]) ? formattedRequest.headers[key] : [formattedRequest.headers[key]];
-          parts.push(key);
-          for (const value2 of values2.sort()) {
-            parts.push(String(value2));
-          }
-        }
-      }
-      parts.push(formattedRequest.body);
-      const content = parts.join("|");
-      return hashId(content);
-    }
-    var SnapshotRecorder = class {
-      /** @type {NodeJS.Timeout | null} */
-      #flushTimeout;
-      /** @type {import('./snapshot-utils').IsUrlExcluded} */
-      #isUrlExcluded;
-      /** @type {Map<string, SnapshotEntry>} */
-      #snapshots = /* @__PURE__ */ new Map();
-      /** @type {string|undefined} */
-      #snapshotPath;
-      /** @type {number} */
-      #maxSnapshots = Infinity;
-      /** @type {boolean} */
-      #autoFlush = false;
-      /** @type {import('./snapshot-utils').HeaderFilters} */
-      #headerFilters;
-      /**
-       * Creates a new SnapshotRecorder instance
-       * @param {SnapshotRecorderOptions&SnapshotRecorderMatchOptions} [options={}] - Configuration options for the recorder
-       */
-      constructor(options = {}) {
-        this.#snapshotPath = options.snapshotPath;
-        this.#maxSnapshots = options.maxSnapshots || Infinity;
-        this.#autoFlush = options.autoFlush || false;
-        this.flushInterval = options.flushInterval || 3e4;
-        this._flushTimer = null;
-        this.matchOptions = {
-          matchHeaders: options.matchHeaders || [],
-          // empty means match all headers
-          ignoreHeaders: options.ignoreHeaders || [],
-          excludeHeaders: options.excludeHeaders || [],
-          matchBody: options.matchBody !== false,
-          // default: true
-          matchQuery: options.matchQuery !== false,
-          // default: true
-          caseSensitive: options.caseSensitive || false
-        };
-        this.#headerFilters = createHeaderFilters(this.matchOptions);
-        this.shouldRecord = options.shouldRecord || (() => true);
-        this.shouldPlayback = options.shouldPlayback || (() => true);
-        this.#isUrlExcluded = isUrlExcludedFactory(options.excludeUrls);
-        if (this.#autoFlush && this.#snapshotPath) {
-          this.#startAutoFlush();
-        }
-      }
-      /**
-       * Records a request-response interaction
-       * @param {SnapshotRequestOptions} requestOpts - Request options
-       * @param {SnapshotEntryResponse} response - Response data to record
-       * @return {Promise<void>} - Resolves when the recording is complete
-       */
-      async record(requestOpts, response) {
-        if (!this.shouldRecord(requestOpts)) {
-          return;
-        }
-        if (this.isUrlExcluded(requestOpts)) {
-          return;
-        }
-        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request4);
-        const normalizedHeaders = normalizeHeaders(response.headers);
-        const responseData = {
-          statusCode: response.statusCode,
-          headers: filterHeadersForStorage(normalizedHeaders, this.#headerFilters, this.matchOptions),
-          body: Buffer.isBuffer(response.body) ? response.body.toString("base64") : Buffer.from(String(response.body || "")).toString("base64"),
-          trailers: response.trailers
-        };
-        if (this.#snapshots.size >= this.#maxSnapshots && !this.#snapshots.has(hash)) {
-          const oldestKey = this.#snapshots.keys().next().value;
-          this.#snapshots.delete(oldestKey);
-        }
-        const existingSnapshot = this.#snapshots.get(hash);
-        if (existingSnapshot && existingSnapshot.responses) {
-          existingSnapshot.responses.push(responseData);
-          existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
-        } else {
-          this.#snapshots.set(hash, {
-            request: request4,
-            responses: [responseData],
-            // Always store as array for consistency
-            callCount: 0,
-            timestamp: (/* @__PURE__ */ new Date()).toISOString()
-          });
-        }
-        if (this.#autoFlush && this.#snapshotPath) {
-          this.#scheduleFlush();
-        }
-      }
-      /**
-       * Checks if a URL should be excluded from recording/playback
-       * @param {SnapshotRequestOptions} requestOpts - Request options to check
-       * @returns {boolean} - True if URL is excluded
-       */
-      isUrlExcluded(requestOpts) {
-        const url = new URL(requestOpts.path, requestOpts.origin).toString();
-        return this.#isUrlExcluded(url);
-      }
-      /**
-       * Finds a matching snapshot for the given request
-       * Returns the appropriate response based on call count for sequential responses
-       *
-       * @param {SnapshotRequestOptions} requestOpts - Request options to match
-       * @returns {SnapshotEntry&Record<'response', SnapshotEntryResponse>|undefined} - Matching snapshot response or undefined if not found
-       */
-      findSnapshot(requestOpts) {
-        if (!this.shouldPlayback(requestOpts)) {
-          return void 0;
-        }
-        if (this.isUrlExcluded(requestOpts)) {
-          return void 0;
-        }
-        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request4);
-        const snapshot = this.#snapshots.get(hash);
-        if (!snapshot) return void 0;
-        const currentCallCount = snapshot.callCount || 0;
-        const responseIndex = Math.min(currentCallCount, snapshot.responses.length - 1);
-        snapshot.callCount = currentCallCount + 1;
-        return {
-          ...snapshot,
-          response: snapshot.responses[responseIndex]
-        };
-      }
-      /**
-       * Loads snapshots from file
-       * @param {string} [filePath] - Optional file path to load snapshots from
-       * @return {Promise<void>} - Resolves when snapshots are loaded
-       */
-      async loadSnapshots(filePath) {
-        const path2 = filePath || this.#snapshotPath;
-        if (!path2) {
-          throw new InvalidArgumentError("Snapshot path is required");
-        }
-        try {
-          const data = await readFile(resolve4(path2), "utf8");
-          const parsed = JSON.parse(data);
-          if (Array.isArray(parsed)) {
-            this.#snapshots.clear();
-            for (const { hash, snapshot } of parsed) {
-              this.#snapshots.set(hash, snapshot);
-            }
-          } else {
-            this.#snapshots = new Map(Object.entries(parsed));
-          }
-        } catch (error) {
-          if (error.code === "ENOENT") {
-            this.#snapshots.clear();
-          } else {
-            throw new UndiciError(`Failed to load snapshots from ${path2}`, { cause: error });
-          }
-        }
-      }
-      /**
-       * Saves snapshots to file
-       *
-       * @param {string} [filePath] - Optional file path to save snapshots
-       * @returns {Promise<void>} - Resolves when snapshots are saved
-       */
-      async saveSnapshots(filePath) {
-        const path2 = filePath || this.#snapshotPath;
-        if (!path2) {
-          throw new InvalidArgumentError("Snapshot path is required");
-        }
-        const resolvedPath = resolve4(path2);
-        await mkdir(dirname5(resolvedPath), { recursive: true });
-        const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
-          hash,
-          snapshot
-        }));
-        await writeFile(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
-      }
-      /**
-       * Clears all recorded snapshots
-       * @returns {void}
-       */
-      clear() {
-        this.#snapshots.clear();
-      }
-      /**
-       * Gets all recorded snapshots
-       * @return {Array<SnapshotEntry>} - Array of all recorded snapshots
-       */
-      getSnapshots() {
-        return Array.from(this.#snapshots.values());
-      }
-      /**
-       * Gets snapshot count
-       * @return {number} - Number of recorded snapshots
-       */
-      size() {
-        return this.#snapshots.size;
-      }
-      /**
-       * Resets call counts for all snapshots (useful for test cleanup)
-       * @returns {void}
-       */
-      resetCallCounts() {
-        for (const snapshot of this.#snapshots.values()) {
-          snapshot.callCount = 0;
-        }
-      }
-      /**
-       * Deletes a specific snapshot by request options
-       * @param {SnapshotRequestOptions} requestOpts - Request options to match
-       * @returns {boolean} - True if snapshot was deleted, false if not found
-       */
-      deleteSnapshot(requestOpts) {
-        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request4);
-        return this.#snapshots.delete(hash);
-      }
-      /**
-       * Gets information about a specific snapshot
-       * @param {SnapshotRequestOptions} requestOpts - Request options to match
-       * @returns {SnapshotInfo|null} - Snapshot information or null if not found
-       */
-      getSnapshotInfo(requestOpts) {
-        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request4);
-        const snapshot = this.#snapshots.get(hash);
-        if (!snapshot) return null;
-        return {
-          hash,
-          request: snapshot.request,
-          responseCount: snapshot.responses ? snapshot.responses.length : snapshot.response ? 1 : 0,
-          // .response for legacy snapshots
-          callCount: snapshot.callCount || 0,
-          timestamp: snapshot.timestamp
-        };
-      }
-      /**
-       * Replaces all snapshots with new data (full replacement)
-       * @param {Array<{hash: string; snapshot: SnapshotEntry}>|Record<string, SnapshotEntry>} snapshotData - New snapshot data to replace existing ones
-       * @returns {void}
-       */
-      replaceSnapshots(snapshotData) {
-        this.#snapshots.clear();
-        if (Array.isArray(snapshotData)) {
-          for (const { hash, snapshot } of snapshotData) {
-            this.#snapshots.set(hash, snapshot);
-          }
-        } else if (snapshotData && typeof snapshotData === "object") {
-          this.#snapshots = new Map(Object.entries(snapshotData));
-        }
-      }
-      /**
-       * Starts the auto-flush timer
-       * @returns {void}
-       */
-      #startAutoFlush() {
-        return this.#scheduleFlush();
-      }
-      /**
-       * Stops the auto-flush timer
-       * @returns {void}
-       */
-      #stopAutoFlush() {
-        if (this.#flushTimeout) {
-          clearTimeout2(this.#flushTimeout);
-          this.saveSnapshots().catch(() => {
-          });
-          this.#flushTimeout = null;
-        }
-      }
-      /**
-       * Schedules a flush (debounced to avoid excessive writes)
-       */
-      #scheduleFlush() {
-        this.#flushTimeout = setTimeout2(() => {
-          this.saveSnapshots().catch(() => {
-          });
-          if (this.#autoFlush) {
-            this.#flushTimeout?.refresh();
-          } else {
-            this.#flushTimeout = null;
-          }
-        }, 1e3);
-      }
-      /**
-       * Cleanup method to stop timers
-       * @returns {void}
-       */
-      destroy() {
-        this.#stopAutoFlush();
-        if (this.#flushTimeout) {
-          clearTimeout2(this.#flushTimeout);
-          this.#flushTimeout = null;
-        }
-      }
-      /**
-       * Async close method that saves all recordings and performs cleanup
-       * @returns {Promise<void>}
-       */
-      async close() {
-        if (this.#snapshotPath && this.#snapshots.size !== 0) {
-          await this.saveSnapshots();
-        }
-        this.destroy();
-      }
-    };
-    module2.exports = { SnapshotRecorder, formatRequestKey, createRequestHash, filterHeadersForMatching, filterHeadersForStorage, createHeaderFilters };
-  }
-});
-
-// node_modules/undici/lib/mock/snapshot-agent.js
-var require_snapshot_agent = __commonJS({
-  "node_modules/undici/lib/mock/snapshot-agent.js"(exports2, module2) {
-    "use strict";
-    var Agent2 = require_agent();
-    var MockAgent = require_mock_agent();
-    var { SnapshotRecorder } = require_snapshot_recorder();
-    var WrapHandler = require_wrap_handler();
-    var { InvalidArgumentError, UndiciError } = require_errors3();
-    var { validateSnapshotMode } = require_snapshot_utils();
-    var kSnapshotRecorder = /* @__PURE__ */ Symbol("kSnapshotRecorder");
-    var kSnapshotMode = /* @__PURE__ */ Symbol("kSnapshotMode");
-    var kSnapshotPath = /* @__PURE__ */ Symbol("kSnapshotPath");
-    var kSnapshotLoaded = /* @__PURE__ */ Symbol("kSnapshotLoaded");
-    var kRealAgent = /* @__PURE__ */ Symbol("kRealAgent");
-    var warningEmitted = false;
-    var SnapshotAgent = class extends MockAgent {
-      constructor(opts = {}) {
-        if (!warningEmitted) {
-          process.emitWarning(
-            "SnapshotAgent is experimental and subject to change",
-            "ExperimentalWarning"
-          );
-          warningEmitted = true;
-        }
-        const {
-          mode: mode2 = "record",
-          snapshotPath = null,
-          ...mockAgentOpts
-        } = opts;
-        super(mockAgentOpts);
-        validateSnapshotMode(mode2);
-        if ((mode2 === "playback" || mode2 === "update") && !snapshotPath) {
-          throw new InvalidArgumentError(`snapshotPath is required when mode is '${mode2}'`);
-        }
-        this[kSnapshotMode] = mode2;
-        this[kSnapshotPath] = snapshotPath;
-        this[kSnapshotRecorder] = new SnapshotRecorder({
-          snapshotPath: this[kSnapshotPath],
-          mode: this[kSnapshotMode],
-          maxSnapshots: opts.maxSnapshots,
-          autoFlush: opts.autoFlush,
-          flushInterval: opts.flushInterval,
-          matchHeaders: opts.matchHeaders,
-          ignoreHeaders: opts.ignoreHeaders,
-          excludeHeaders: opts.excludeHeaders,
-          matchBody: opts.matchBody,
-          matchQuery: opts.matchQuery,
-          caseSensitive: opts.caseSensitive,
-          shouldRecord: opts.shouldRecord,
-          shouldPlayback: opts.shouldPlayback,
-          excludeUrls: opts.excludeUrls
-        });
-        this[kSnapshotLoaded] = false;
-        if (this[kSnapshotMode] === "record" || this[kSnapshotMode] === "update" || this[kSnapshotMode] === "playback" && opts.excludeUrls && opts.excludeUrls.length > 0) {
-          this[kRealAgent] = new Agent2(opts);
-        }
-        if ((this[kSnapshotMode] === "playback" || this[kSnapshotMode] === "update") && this[kSnapshotPath]) {
-          this.loadSnapshots().catch(() => {
-          });
-        }
-      }
-      dispatch(opts, handler) {
-        handler = WrapHandler.wrap(handler);
-        const mode2 = this[kSnapshotMode];
-        if (this[kSnapshotRecorder].isUrlExcluded(opts)) {
-          return this[kRealAgent].dispatch(opts, handler);
-        }
-        if (mode2 === "playback" || mode2 === "update") {
-          if (!this[kSnapshotLoaded]) {
-            return this.#asyncDispatch(opts, handler);
-          }
-          const snapshot = this[kSnapshotRecorder].findSnapshot(opts);
-          if (snapshot) {
-            return this.#replaySnapshot(snapshot, handler);
-          } else if (mode2 === "update") {
-            return this.#recordAndReplay(opts, handler);
-          } else {
-            const error = new UndiciError(`No snapshot found for ${opts.method || "GET"} ${opts.path}`);
-            if (handler.onError) {
-              handler.onError(error);
-              return;
-            }
-            throw error;
-          }
-        } else if (mode2 === "record") {
-          return this.#recordAndReplay(opts, handler);
-        }
-      }
-      /**
-       * Async version of dispatch for when we need to load snapshots first
-       */
-      async #asyncDispatch(opts, handler) {
-        await this.loadSnapshots();
-        return this.dispatch(opts, handler);
-      }
-      /**
-       * Records a real request and replays the response
-       */
-      #recordAndReplay(opts, handler) {
-        const responseData = {
-          statusCode: null,
-          headers: {},
-          trailers: {},
-          body: []
-        };
-        const self = this;
-        const recordingHandler = {
-          onRequestStart(controller, context) {
-            return handler.onRequestStart(controller, { ...context, history: this.history });
-          },
-          onRequestUpgrade(controller, statusCode, headers, socket) {
-            return handler.onRequestUpgrade(controller, statusCode, headers, socket);
-          },
-          onResponseStart(controller, statusCode, headers, statusMessage) {
-            responseData.statusCode = statusCode;
-            responseData.headers = headers;
-            return handler.onResponseStart(controller, statusCode, headers, statusMessage);
-          },
-          onResponseData(controller, chunk) {
-            responseData.body.push(chunk);
-            return handler.onResponseData(controller, chunk);
-          },
-          onResponseEnd(controller, trailers) {
-            responseData.trailers = trailers;
-            const responseBody = Buffer.concat(responseData.body);
-            self[kSnapshotRecorder].record(opts, {
-              statusCode: responseData.statusCode,
-              headers: responseData.headers,
-              body: responseBody,
-              trailers: responseData.trailers
-            }).then(() => handler.onResponseEnd(controller, trailers)).catch((error) => handler.onResponseError(controller, error));
-          }
-        };
-        const agent = this[kRealAgent];
-        return agent.dispatch(opts, recordingHandler);
-      }
-      /**
-       * Replays a recorded response
-       *
-       * @param {Object} snapshot - The recorded snapshot to replay.
-       * @param {Object} handler - The handler to call with the response data.
-       * @returns {void}
-       */
-      #replaySnapshot(snapshot, handler) {
-        try {
-          const { response } = snapshot;
-          const controller = {
-            pause() {
-            },
-            resume() {
-            },
-            abort(reason) {
-              this.aborted = true;
-              this.reason = reason;
-            },
-            aborted: false,
-            paused: false
-          };
-          handler.onRequestStart(controller);
-          handler.onResponseStart(controller, response.statusCode, response.headers);
-          const body = Buffer.from(response.body, "base64");
-          handler.onResponseData(controller, body);
-          handler.onResponseEnd(controller, response.trailers);
-        } catch (error) {
-          handler.onError?.(error);
-        }
-      }
-      /**
-       * Loads snapshots from file
-       *
-       * @param {string} [filePath] - Optional file path to load snapshots from.
-       * @returns {Promise<void>} - Resolves when snapshots are loaded.
-       */
-      async loadSnapshots(filePath) {
-        await this[kSnapshotRecorder].loadSnapshots(filePath || this[kSnapshotPath]);
-        this[kSnapshotLoaded] = true;
-        if (this[kSnapshotMode] === "playback") {
-          this.#setupMockInterceptors();
-        }
-      }
-      /**
-       * Saves snapshots to file
-       *
-       * @param {string} [filePath] - Optional file path to save snapshots to.
-       * @returns {Promise<void>} - Resolves when snapshots are saved.
-       */
-      async saveSnapshots(filePath) {
-        return this[kSnapshotRecorder].saveSnapshots(filePath || this[kSnapshotPath]);
-      }
-      /**
-       * Sets up MockAgent interceptors based on recorded snapshots.
-       *
-       * This method creates MockAgent interceptors for each recorded snapshot,
-       * allowing the SnapshotAgent to fall back to MockAgent's standard intercept
-       * mechanism in playback mode. Each interceptor is configured to persist
-       * (remain active for multiple requests) and responds with the recorded
-       * response data.
-       *
-       * Called automatically when loading snapshots in playback mode.
-       *
-       * @returns {void}
-       */
-      #setupMockInterceptors() {
-        for (const snapshot of this[kSnapshotRecorder].getSnapshots()) {
-          const { request: request4, responses, response } = snapshot;
-          const url = new URL(request4.url);
-          const mockPool = this.get(url.origin);
-          const responseData = responses ? responses[0] : response;
-          if (!responseData) continue;
-          mockPool.intercept({
-            path: url.pathname + url.search,
-            method: request4.method,
-            headers: request4.headers,
-            body: request4.body
-          }).reply(responseData.statusCode, responseData.body, {
-            headers: responseData.headers,
-            trailers: responseData.trailers
-          }).persist();
-        }
-      }
-      /**
-       * Gets the snapshot recorder
-       * @return {SnapshotRecorder} - The snapshot recorder instance
-       */
-      getRecorder() {
-        return this[kSnapshotRecorder];
-      }
-      /**
-       * Gets the current mode
-       * @return {import('./snapshot-utils').SnapshotMode} - The current snapshot mode
-       */
-      getMode() {
-        return this[kSnapshotMode];
-      }
-      /**
-       * Clears all snapshots
-       * @returns {void}
-       */
-      clearSnapshots() {
-        this[kSnapshotRecorder].clear();
-      }
-      /**
-       * Resets call counts for all snapshots (useful for test cleanup)
-       * @returns {void}
-       */
-      resetCallCounts() {
-        this[kSnapshotRecorder].resetCallCounts();
-      }
-      /**
-       * Deletes a specific snapshot by request options
-       * @param {import('./snapshot-recorder').SnapshotRequestOptions} requestOpts - Request options to identify the snapshot
-       * @return {Promise<boolean>} - Returns true if the snapshot was deleted, false if not found
-       */
-      deleteSnapshot(requestOpts) {
-        return this[kSnapshotRecorder].deleteSnapshot(requestOpts);
-      }
-      /**
-       * Gets information about a specific snapshot
-       * @returns {import('./snapshot-recorder').SnapshotInfo|null} - Snapshot information or null if not found
-       */
-      getSnapshotInfo(requestOpts) {
-        return this[kSnapshotRecorder].getSnapshotInfo(requestOpts);
-      }
-      /**
-       * Replaces all snapshots with new data (full replacement)
-       * @param {Array<{hash: string; snapshot: import('./snapshot-recorder').SnapshotEntryshotEntry}>|Record<string, import('./snapshot-recorder').SnapshotEntry>} snapshotData - New snapshot data to replace existing snapshots
-       * @returns {void}
-       */
-      replaceSnapshots(snapshotData) {
-        this[kSnapshotRecorder].replaceSnapshots(snapshotData);
-      }
-      /**
-       * Closes the agent, saving snapshots and cleaning up resources.
-       *
-       * @returns {Promise<void>}
-       */
-      async close() {
-        await this[kSnapshotRecorder].close();
-        await this[kRealAgent]?.close();
-        await super.close();
-      }
-    };
-    module2.exports = SnapshotAgent;
-  }
-});
-
 // node_modules/undici/lib/global.js
 var require_global2 = __commonJS({
   "node_modules/undici/lib/global.js"(exports2, module2) {
@@ -36083,12001 +32356,25 @@ var require_global2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/handler/decorator-handler.js
-var require_decorator_handler = __commonJS({
-  "node_modules/undici/lib/handler/decorator-handler.js"(exports2, module2) {
+// scripts/undici-lean.cjs
+var require_undici_lean = __commonJS({
+  "scripts/undici-lean.cjs"(exports2, module2) {
     "use strict";
-    var assert = __require("node:assert");
-    var WrapHandler = require_wrap_handler();
-    module2.exports = class DecoratorHandler {
-      #handler;
-      #onCompleteCalled = false;
-      #onErrorCalled = false;
-      #onResponseStartCalled = false;
-      constructor(handler) {
-        if (typeof handler !== "object" || handler === null) {
-          throw new TypeError("handler must be an object");
-        }
-        this.#handler = WrapHandler.wrap(handler);
-      }
-      onRequestStart(...args) {
-        this.#handler.onRequestStart?.(...args);
-      }
-      onRequestUpgrade(...args) {
-        assert(!this.#onCompleteCalled);
-        assert(!this.#onErrorCalled);
-        return this.#handler.onRequestUpgrade?.(...args);
-      }
-      onResponseStart(...args) {
-        assert(!this.#onCompleteCalled);
-        assert(!this.#onErrorCalled);
-        assert(!this.#onResponseStartCalled);
-        this.#onResponseStartCalled = true;
-        return this.#handler.onResponseStart?.(...args);
-      }
-      onResponseData(...args) {
-        assert(!this.#onCompleteCalled);
-        assert(!this.#onErrorCalled);
-        return this.#handler.onResponseData?.(...args);
-      }
-      onResponseEnd(...args) {
-        assert(!this.#onCompleteCalled);
-        assert(!this.#onErrorCalled);
-        this.#onCompleteCalled = true;
-        return this.#handler.onResponseEnd?.(...args);
-      }
-      onResponseError(...args) {
-        this.#onErrorCalled = true;
-        return this.#handler.onResponseError?.(...args);
-      }
-      /**
-       * @deprecated
-       */
-      onBodySent() {
-      }
-    };
-  }
-});
-
-// node_modules/undici/lib/handler/redirect-handler.js
-var require_redirect_handler = __commonJS({
-  "node_modules/undici/lib/handler/redirect-handler.js"(exports2, module2) {
-    "use strict";
-    var util = require_util2();
-    var { kBodyUsed, kRedirectCacheControl } = require_symbols();
-    var assert = __require("node:assert");
-    var { InvalidArgumentError } = require_errors3();
-    var EE = __require("node:events");
-    var redirectableStatusCodes = [300, 301, 302, 303, 307, 308];
-    var kBody = /* @__PURE__ */ Symbol("body");
-    var noop = () => {
-    };
-    var BodyAsyncIterable = class {
-      constructor(body) {
-        this[kBody] = body;
-        this[kBodyUsed] = false;
-      }
-      async *[Symbol.asyncIterator]() {
-        assert(!this[kBodyUsed], "disturbed");
-        this[kBodyUsed] = true;
-        yield* this[kBody];
-      }
-    };
-    var RedirectHandler = class _RedirectHandler {
-      static buildDispatch(dispatcher, maxRedirections) {
-        if (maxRedirections != null && (!Number.isInteger(maxRedirections) || maxRedirections < 0)) {
-          throw new InvalidArgumentError("maxRedirections must be a positive number");
-        }
-        const dispatch = dispatcher.dispatch.bind(dispatcher);
-        return (opts, originalHandler) => dispatch(opts, new _RedirectHandler(dispatch, maxRedirections, opts, originalHandler));
-      }
-      constructor(dispatch, maxRedirections, opts, handler) {
-        if (maxRedirections != null && (!Number.isInteger(maxRedirections) || maxRedirections < 0)) {
-          throw new InvalidArgumentError("maxRedirections must be a positive number");
-        }
-        this.dispatch = dispatch;
-        this.location = null;
-        const { maxRedirections: _, ...cleanOpts } = opts;
-        this.opts = cleanOpts;
-        this.maxRedirections = maxRedirections;
-        this.handler = handler;
-        this.history = [];
-        Object.defineProperty(this.history, kRedirectCacheControl, {
-          value: [],
-          enumerable: false
-        });
-        if (util.isStream(this.opts.body)) {
-          if (util.bodyLength(this.opts.body) === 0) {
-            this.opts.body.on("data", function() {
-              assert(false);
-            });
-          }
-          if (typeof this.opts.body.readableDidRead !== "boolean") {
-            this.opts.body[kBodyUsed] = false;
-            EE.prototype.on.call(this.opts.body, "data", function() {
-              this[kBodyUsed] = true;
-            });
-          }
-        } else if (this.opts.body && typeof this.opts.body.pipeTo === "function") {
-          this.opts.body = new BodyAsyncIterable(this.opts.body);
-        } else if (this.opts.body && typeof this.opts.body !== "string" && !ArrayBuffer.isView(this.opts.body) && util.isIterable(this.opts.body) && !util.isFormDataLike(this.opts.body)) {
-          this.opts.body = new BodyAsyncIterable(this.opts.body);
-        }
-      }
-      onRequestStart(controller, context) {
-        this.handler.onRequestStart?.(controller, { ...context, history: this.history });
-      }
-      onRequestUpgrade(controller, statusCode, headers, socket) {
-        this.handler.onRequestUpgrade?.(controller, statusCode, headers, socket);
-      }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
-        if (this.opts.throwOnMaxRedirect && this.history.length >= this.maxRedirections) {
-          throw new Error("max redirects");
-        }
-        if ((statusCode === 301 || statusCode === 302) && this.opts.method === "POST") {
-          this.opts.method = "GET";
-          if (util.isStream(this.opts.body)) {
-            util.destroy(this.opts.body.on("error", noop));
-          }
-          this.opts.body = null;
-        }
-        if (statusCode === 303 && this.opts.method !== "HEAD") {
-          this.opts.method = "GET";
-          if (util.isStream(this.opts.body)) {
-            util.destroy(this.opts.body.on("error", noop));
-          }
-          this.opts.body = null;
-        }
-        this.location = this.history.length >= this.maxRedirections || util.isDisturbed(this.opts.body) || redirectableStatusCodes.indexOf(statusCode) === -1 ? null : headers.location;
-        if (this.opts.origin) {
-          this.history.push(new URL(this.opts.path, this.opts.origin));
-        }
-        if (!this.location) {
-          this.handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
-          return;
-        }
-        this.history[kRedirectCacheControl].push({
-          statusCode,
-          headers: { ...headers },
-          receivedAt: Date.now()
-        });
-        const { origin: origin2, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path2 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin2}${path2}`;
-        for (const historyUrl of this.history) {
-          if (historyUrl.toString() === redirectUrlString) {
-            throw new InvalidArgumentError(`Redirect loop detected. Cannot redirect to ${origin2}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
-          }
-        }
-        this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin2);
-        this.opts.path = path2;
-        this.opts.origin = origin2;
-        this.opts.query = null;
-      }
-      onResponseData(controller, chunk) {
-        if (this.location) {
-        } else {
-          this.handler.onResponseData?.(controller, chunk);
-        }
-      }
-      onResponseEnd(controller, trailers) {
-        if (this.location) {
-          this.dispatch(this.opts, this);
-        } else {
-          this.handler.onResponseEnd(controller, trailers);
-        }
-      }
-      onResponseError(controller, error) {
-        this.handler.onResponseError?.(controller, error);
-      }
-    };
-    function shouldRemoveHeader(header2, removeContent, unknownOrigin) {
-      if (header2.length === 4) {
-        return util.headerNameToString(header2) === "host";
-      }
-      if (removeContent && util.headerNameToString(header2).startsWith("content-")) {
-        return true;
-      }
-      if (unknownOrigin && (header2.length === 13 || header2.length === 6 || header2.length === 19)) {
-        const name2 = util.headerNameToString(header2);
-        return name2 === "authorization" || name2 === "cookie" || name2 === "proxy-authorization";
-      }
-      return false;
-    }
-    function cleanRequestHeaders(headers, removeContent, unknownOrigin) {
-      const ret = [];
-      if (Array.isArray(headers)) {
-        if (headers.length > 0 && Array.isArray(headers[0])) {
-          for (const [key, value2] of headers) {
-            if (!shouldRemoveHeader(key, removeContent, unknownOrigin)) {
-              ret.push(key, value2);
-            }
-          }
-        } else {
-          for (let i = 0; i < headers.length; i += 2) {
-            if (!shouldRemoveHeader(headers[i], removeContent, unknownOrigin)) {
-              ret.push(headers[i], headers[i + 1]);
-            }
-          }
-        }
-      } else if (headers && typeof headers === "object") {
-        const entries = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
-        for (const [key, value2] of entries) {
-          if (!shouldRemoveHeader(key, removeContent, unknownOrigin)) {
-            ret.push(key, value2);
-          }
-        }
-      } else {
-        assert(headers == null, "headers must be an object or an array");
-      }
-      return ret;
-    }
-    module2.exports = RedirectHandler;
-  }
-});
-
-// node_modules/undici/lib/interceptor/redirect.js
-var require_redirect = __commonJS({
-  "node_modules/undici/lib/interceptor/redirect.js"(exports2, module2) {
-    "use strict";
-    var RedirectHandler = require_redirect_handler();
-    function createRedirectInterceptor({ maxRedirections: defaultMaxRedirections } = {}) {
-      return (dispatch) => {
-        return function Intercept(opts, handler) {
-          const { maxRedirections = defaultMaxRedirections, ...rest } = opts;
-          if (maxRedirections == null || maxRedirections === 0) {
-            return dispatch(opts, handler);
-          }
-          const dispatchOpts = { ...rest };
-          const redirectHandler = new RedirectHandler(dispatch, maxRedirections, dispatchOpts, handler);
-          return dispatch(dispatchOpts, redirectHandler);
-        };
-      };
-    }
-    module2.exports = createRedirectInterceptor;
-  }
-});
-
-// node_modules/undici/lib/interceptor/response-error.js
-var require_response_error = __commonJS({
-  "node_modules/undici/lib/interceptor/response-error.js"(exports2, module2) {
-    "use strict";
-    var DecoratorHandler = require_decorator_handler();
-    var { ResponseError } = require_errors3();
-    var ResponseErrorHandler = class extends DecoratorHandler {
-      #statusCode;
-      #contentType;
-      #decoder;
-      #headers;
-      #body;
-      constructor(_opts, { handler }) {
-        super(handler);
-      }
-      #checkContentType(contentType) {
-        return (this.#contentType ?? "").indexOf(contentType) === 0;
-      }
-      onRequestStart(controller, context) {
-        this.#statusCode = 0;
-        this.#contentType = null;
-        this.#decoder = null;
-        this.#headers = null;
-        this.#body = "";
-        return super.onRequestStart(controller, context);
-      }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
-        this.#statusCode = statusCode;
-        this.#headers = headers;
-        this.#contentType = headers["content-type"];
-        if (this.#statusCode < 400) {
-          return super.onResponseStart(controller, statusCode, headers, statusMessage);
-        }
-        if (this.#checkContentType("application/json") || this.#checkContentType("text/plain")) {
-          this.#decoder = new TextDecoder("utf-8");
-        }
-      }
-      onResponseData(controller, chunk) {
-        if (this.#statusCode < 400) {
-          return super.onResponseData(controller, chunk);
-        }
-        this.#body += this.#decoder?.decode(chunk, { stream: true }) ?? "";
-      }
-      onResponseEnd(controller, trailers) {
-        if (this.#statusCode >= 400) {
-          this.#body += this.#decoder?.decode(void 0, { stream: false }) ?? "";
-          if (this.#checkContentType("application/json")) {
-            try {
-              this.#body = JSON.parse(this.#body);
-            } catch {
-            }
-          }
-          let err;
-          const stackTraceLimit = Error.stackTraceLimit;
-          Error.stackTraceLimit = 0;
-          try {
-            err = new ResponseError("Response Error", this.#statusCode, {
-              body: this.#body,
-              headers: this.#headers
-            });
-          } finally {
-            Error.stackTraceLimit = stackTraceLimit;
-          }
-          super.onResponseError(controller, err);
-        } else {
-          super.onResponseEnd(controller, trailers);
-        }
-      }
-      onResponseError(controller, err) {
-        super.onResponseError(controller, err);
-      }
-    };
-    module2.exports = () => {
-      return (dispatch) => {
-        return function Intercept(opts, handler) {
-          return dispatch(opts, new ResponseErrorHandler(opts, { handler }));
-        };
-      };
-    };
-  }
-});
-
-// node_modules/undici/lib/interceptor/retry.js
-var require_retry = __commonJS({
-  "node_modules/undici/lib/interceptor/retry.js"(exports2, module2) {
-    "use strict";
-    var RetryHandler = require_retry_handler();
-    module2.exports = (globalOpts) => {
-      return (dispatch) => {
-        return function retryInterceptor(opts, handler) {
-          return dispatch(
-            opts,
-            new RetryHandler(
-              { ...opts, retryOptions: { ...globalOpts, ...opts.retryOptions } },
-              {
-                handler,
-                dispatch
-              }
-            )
-          );
-        };
-      };
-    };
-  }
-});
-
-// node_modules/undici/lib/interceptor/dump.js
-var require_dump = __commonJS({
-  "node_modules/undici/lib/interceptor/dump.js"(exports2, module2) {
-    "use strict";
-    var { InvalidArgumentError, RequestAbortedError } = require_errors3();
-    var DecoratorHandler = require_decorator_handler();
-    var DumpHandler = class extends DecoratorHandler {
-      #maxSize = 1024 * 1024;
-      #dumped = false;
-      #size = 0;
-      aborted = false;
-      reason = false;
-      constructor({ maxSize, signal }, handler) {
-        if (maxSize != null && (!Number.isFinite(maxSize) || maxSize < 1)) {
-          throw new InvalidArgumentError("maxSize must be a number greater than 0");
-        }
-        super(handler);
-        this.#maxSize = maxSize ?? this.#maxSize;
-      }
-      #abort(reason) {
-        this.aborted = true;
-        this.reason = reason;
-      }
-      onRequestStart(controller, context) {
-        controller.abort = this.#abort.bind(this);
-        return super.onRequestStart(controller, context);
-      }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
-        const contentLength = headers["content-length"];
-        if (contentLength != null && contentLength > this.#maxSize) {
-          throw new RequestAbortedError(
-            `Response size (${contentLength}) larger than maxSize (${this.#maxSize})`
-          );
-        }
-        if (this.aborted === true) {
-          return true;
-        }
-        return super.onResponseStart(controller, statusCode, headers, statusMessage);
-      }
-      onResponseError(controller, err) {
-        super.onResponseError(controller, this.aborted === true ? this.reason : err);
-      }
-      onResponseData(controller, chunk) {
-        this.#size = this.#size + chunk.length;
-        if (this.#size > this.#maxSize) {
-          throw new RequestAbortedError(
-            `Response size (${this.#size}) larger than maxSize (${this.#maxSize})`
-          );
-        }
-        if (this.#size === this.#maxSize) {
-          this.#dumped = true;
-        }
-        return true;
-      }
-      onResponseEnd(controller, trailers) {
-        if (this.aborted === true) {
-          super.onResponseError(controller, this.reason);
-          return;
-        }
-        super.onResponseEnd(controller, this.#dumped ? {} : trailers);
-      }
-    };
-    function createDumpInterceptor({ maxSize: defaultMaxSize } = {
-      maxSize: 1024 * 1024
-    }) {
-      return (dispatch) => {
-        return function Intercept(opts, handler) {
-          const { dumpMaxSize = defaultMaxSize } = opts;
-          const dumpHandler = new DumpHandler({ maxSize: dumpMaxSize, signal: opts.signal }, handler);
-          return dispatch(opts, dumpHandler);
-        };
-      };
-    }
-    module2.exports = createDumpInterceptor;
-  }
-});
-
-// node_modules/undici/lib/interceptor/dns.js
-var require_dns = __commonJS({
-  "node_modules/undici/lib/interceptor/dns.js"(exports2, module2) {
-    "use strict";
-    var { isIP: isIP2 } = __require("node:net");
-    var { lookup } = __require("node:dns");
-    var DecoratorHandler = require_decorator_handler();
-    var { InvalidArgumentError, InformationalError } = require_errors3();
-    var maxInt = Math.pow(2, 31) - 1;
-    function hasSafeIterator(headers) {
-      const prototype = Object.getPrototypeOf(headers);
-      const ownIterator = Object.prototype.hasOwnProperty.call(headers, Symbol.iterator);
-      return ownIterator || prototype != null && prototype !== Object.prototype && typeof headers[Symbol.iterator] === "function";
-    }
-    function isHostHeader(key) {
-      return typeof key === "string" && key.toLowerCase() === "host";
-    }
-    function normalizeHeaders(headers) {
-      if (headers == null) {
-        return null;
-      }
-      if (Array.isArray(headers)) {
-        if (headers.length === 0 || !Array.isArray(headers[0])) {
-          return headers;
-        }
-        const normalized = [];
-        for (const header2 of headers) {
-          if (Array.isArray(header2) && header2.length === 2) {
-            normalized.push(header2[0], header2[1]);
-          } else {
-            normalized.push(header2);
-          }
-        }
-        return normalized;
-      }
-      if (typeof headers === "object" && hasSafeIterator(headers)) {
-        const normalized = [];
-        for (const header2 of headers) {
-          if (Array.isArray(header2) && header2.length === 2) {
-            normalized.push(header2[0], header2[1]);
-          } else {
-            normalized.push(header2);
-          }
-        }
-        return normalized;
-      }
-      return headers;
-    }
-    function hasHostHeader(headers) {
-      if (headers == null) {
-        return false;
-      }
-      if (Array.isArray(headers)) {
-        if (headers.length === 0) {
-          return false;
-        }
-        for (let i = 0; i < headers.length; i += 2) {
-          if (isHostHeader(headers[i])) {
-            return true;
-          }
-        }
-        return false;
-      }
-      if (typeof headers === "object") {
-        for (const key in headers) {
-          if (isHostHeader(key)) {
-            return true;
-          }
-        }
-      }
-      return false;
-    }
-    function withHostHeader(host, headers) {
-      const normalizedHeaders = normalizeHeaders(headers);
-      if (hasHostHeader(normalizedHeaders)) {
-        return normalizedHeaders;
-      }
-      if (Array.isArray(normalizedHeaders)) {
-        return ["host", host, ...normalizedHeaders];
-      }
-      if (normalizedHeaders && typeof normalizedHeaders === "object") {
-        return {
-          host,
-          ...normalizedHeaders
-        };
-      }
-      return { host };
-    }
-    var DNSStorage = class {
-      #maxItems = 0;
-      #records = /* @__PURE__ */ new Map();
-      constructor(opts) {
-        this.#maxItems = opts.maxItems;
-      }
-      get size() {
-        return this.#records.size;
-      }
-      get(hostname2) {
-        return this.#records.get(hostname2) ?? null;
-      }
-      set(hostname2, records2) {
-        this.#records.set(hostname2, records2);
-      }
-      delete(hostname2) {
-        this.#records.delete(hostname2);
-      }
-      // Delegate to storage decide can we do more lookups or not
-      full() {
-        return this.size >= this.#maxItems;
-      }
-    };
-    var DNSInstance = class {
-      #maxTTL = 0;
-      #maxItems = 0;
-      dualStack = true;
-      affinity = null;
-      lookup = null;
-      pick = null;
-      storage = null;
-      constructor(opts) {
-        this.#maxTTL = opts.maxTTL;
-        this.#maxItems = opts.maxItems;
-        this.dualStack = opts.dualStack;
-        this.affinity = opts.affinity;
-        this.lookup = opts.lookup ?? this.#defaultLookup;
-        this.pick = opts.pick ?? this.#defaultPick;
-        this.storage = opts.storage ?? new DNSStorage(opts);
-      }
-      runLookup(origin2, opts, cb) {
-        const ips = this.storage.get(origin2.hostname);
-        if (ips == null && this.storage.full()) {
-          cb(null, origin2);
-          return;
-        }
-        const newOpts = {
-          affinity: this.affinity,
-          dualStack: this.dualStack,
-          lookup: this.lookup,
-          pick: this.pick,
-          ...opts.dns,
-          maxTTL: this.#maxTTL,
-          maxItems: this.#maxItems
-        };
-        if (ips == null) {
-          this.lookup(origin2, newOpts, (err, addresses) => {
-            if (err || addresses == null || addresses.length === 0) {
-              cb(err ?? new InformationalError("No DNS entries found"));
-              return;
-            }
-            this.setRecords(origin2, addresses);
-            const records2 = this.storage.get(origin2.hostname);
-            const ip = this.pick(
-              origin2,
-              records2,
-              newOpts.affinity
-            );
-            let port;
-            if (typeof ip.port === "number") {
-              port = `:${ip.port}`;
-            } else if (origin2.port !== "") {
-              port = `:${origin2.port}`;
-            } else {
-              port = "";
-            }
-            cb(
-              null,
-              new URL(`${origin2.protocol}//${ip.family === 6 ? `[${ip.address}]` : ip.address}${port}`)
-            );
-          });
-        } else {
-          const ip = this.pick(
-            origin2,
-            ips,
-            newOpts.affinity
-          );
-          if (ip == null) {
-            this.storage.delete(origin2.hostname);
-            this.runLookup(origin2, opts, cb);
-            return;
-          }
-          let port;
-          if (typeof ip.port === "number") {
-            port = `:${ip.port}`;
-          } else if (origin2.port !== "") {
-            port = `:${origin2.port}`;
-          } else {
-            port = "";
-          }
-          cb(
-            null,
-            new URL(`${origin2.protocol}//${ip.family === 6 ? `[${ip.address}]` : ip.address}${port}`)
-          );
-        }
-      }
-      #defaultLookup(origin2, opts, cb) {
-        lookup(
-          origin2.hostname,
-          {
-            all: true,
-            family: this.dualStack === false ? this.affinity : 0,
-            order: "ipv4first"
-          },
-          (err, addresses) => {
-            if (err) {
-              return cb(err);
-            }
-            const results = /* @__PURE__ */ new Map();
-            for (const addr of addresses) {
-              results.set(`${addr.address}:${addr.family}`, addr);
-            }
-            cb(null, results.values());
-          }
-        );
-      }
-      #defaultPick(origin2, hostnameRecords, affinity) {
-        let ip = null;
-        const { records: records2, offset } = hostnameRecords;
-        let family;
-        if (this.dualStack) {
-          if (affinity == null) {
-            if (offset == null || offset === maxInt) {
-              hostnameRecords.offset = 0;
-              affinity = 4;
-            } else {
-              hostnameRecords.offset++;
-              affinity = (hostnameRecords.offset & 1) === 1 ? 6 : 4;
-            }
-          }
-          if (records2[affinity] != null && records2[affinity].ips.length > 0) {
-            family = records2[affinity];
-          } else {
-            family = records2[affinity === 4 ? 6 : 4];
-          }
-        } else {
-          family = records2[affinity];
-        }
-        if (family == null || family.ips.length === 0) {
-          return ip;
-        }
-        if (family.offset == null || family.offset === maxInt) {
-          family.offset = 0;
-        } else {
-          family.offset++;
-        }
-        const position = family.offset % family.ips.length;
-        ip = family.ips[position] ?? null;
-        if (ip == null) {
-          return ip;
-        }
-        if (Date.now() - ip.timestamp > ip.ttl) {
-          family.ips.splice(position, 1);
-          return this.pick(origin2, hostnameRecords, affinity);
-        }
-        return ip;
-      }
-      pickFamily(origin2, ipFamily) {
-        const records2 = this.storage.get(origin2.hostname)?.records;
-        if (!records2) {
-          return null;
-        }
-        const family = records2[ipFamily];
-        if (!family) {
-          return null;
-        }
-        if (family.offset == null || family.offset === maxInt) {
-          family.offset = 0;
-        } else {
-          family.offset++;
-        }
-        const position = family.offset % family.ips.length;
-        const ip = family.ips[position] ?? null;
-        if (ip == null) {
-          return ip;
-        }
-        if (Date.now() - ip.timestamp > ip.ttl) {
-          family.ips.splice(position, 1);
-        }
-        return ip;
-      }
-      setRecords(origin2, addresses) {
-        const timestamp = Date.now();
-        const records2 = { records: { 4: null, 6: null } };
-        let minTTL = this.#maxTTL;
-        for (const record of addresses) {
-          record.timestamp = timestamp;
-          if (typeof record.ttl === "number") {
-            record.ttl = Math.min(record.ttl, this.#maxTTL);
-            minTTL = Math.min(minTTL, record.ttl);
-          } else {
-            record.ttl = this.#maxTTL;
-          }
-          const familyRecords = records2.records[record.family] ?? { ips: [] };
-          familyRecords.ips.push(record);
-          records2.records[record.family] = familyRecords;
-        }
-        this.storage.set(origin2.hostname, records2, { ttl: minTTL });
-      }
-      deleteRecords(origin2) {
-        this.storage.delete(origin2.hostname);
-      }
-      getHandler(meta, opts) {
-        return new DNSDispatchHandler(this, meta, opts);
-      }
-    };
-    var DNSDispatchHandler = class extends DecoratorHandler {
-      #state = null;
-      #opts = null;
-      #dispatch = null;
-      #origin = null;
-      #controller = null;
-      #newOrigin = null;
-      #firstTry = true;
-      constructor(state, { origin: origin2, handler, dispatch, newOrigin }, opts) {
-        super(handler);
-        this.#origin = origin2;
-        this.#newOrigin = newOrigin;
-        this.#opts = { ...opts };
-        this.#state = state;
-        this.#dispatch = dispatch;
-      }
-      onResponseError(controller, err) {
-        switch (err.code) {
-          case "ETIMEDOUT":
-          case "ECONNREFUSED": {
-            if (this.#state.dualStack) {
-              if (!this.#firstTry) {
-                super.onResponseError(controller, err);
-                return;
-              }
-              this.#firstTry = false;
-              const otherFamily = this.#newOrigin.hostname[0] === "[" ? 4 : 6;
-              const ip = this.#state.pickFamily(this.#origin, otherFamily);
-              if (ip == null) {
-                super.onResponseError(controller, err);
-                return;
-              }
-              let port;
-              if (typeof ip.port === "number") {
-                port = `:${ip.port}`;
-              } else if (this.#origin.port !== "") {
-                port = `:${this.#origin.port}`;
-              } else {
-                port = "";
-              }
-              const dispatchOpts = {
-                ...this.#opts,
-                origin: `${this.#origin.protocol}//${ip.family === 6 ? `[${ip.address}]` : ip.address}${port}`,
-                headers: withHostHeader(this.#origin.host, this.#opts.headers)
-              };
-              this.#dispatch(dispatchOpts, this);
-              return;
-            }
-            super.onResponseError(controller, err);
-            break;
-          }
-          case "ENOTFOUND":
-            this.#state.deleteRecords(this.#origin);
-            super.onResponseError(controller, err);
-            break;
-          default:
-            super.onResponseError(controller, err);
-            break;
-        }
-      }
-    };
-    module2.exports = (interceptorOpts) => {
-      if (interceptorOpts?.maxTTL != null && (typeof interceptorOpts?.maxTTL !== "number" || interceptorOpts?.maxTTL < 0)) {
-        throw new InvalidArgumentError("Invalid maxTTL. Must be a positive number");
-      }
-      if (interceptorOpts?.maxItems != null && (typeof interceptorOpts?.maxItems !== "number" || interceptorOpts?.maxItems < 1)) {
-        throw new InvalidArgumentError(
-          "Invalid maxItems. Must be a positive number and greater than zero"
-        );
-      }
-      if (interceptorOpts?.affinity != null && interceptorOpts?.affinity !== 4 && interceptorOpts?.affinity !== 6) {
-        throw new InvalidArgumentError("Invalid affinity. Must be either 4 or 6");
-      }
-      if (interceptorOpts?.dualStack != null && typeof interceptorOpts?.dualStack !== "boolean") {
-        throw new InvalidArgumentError("Invalid dualStack. Must be a boolean");
-      }
-      if (interceptorOpts?.lookup != null && typeof interceptorOpts?.lookup !== "function") {
-        throw new InvalidArgumentError("Invalid lookup. Must be a function");
-      }
-      if (interceptorOpts?.pick != null && typeof interceptorOpts?.pick !== "function") {
-        throw new InvalidArgumentError("Invalid pick. Must be a function");
-      }
-      if (interceptorOpts?.storage != null && (typeof interceptorOpts?.storage?.get !== "function" || typeof interceptorOpts?.storage?.set !== "function" || typeof interceptorOpts?.storage?.full !== "function" || typeof interceptorOpts?.storage?.delete !== "function")) {
-        throw new InvalidArgumentError("Invalid storage. Must be a object with methods: { get, set, full, delete }");
-      }
-      const dualStack = interceptorOpts?.dualStack ?? true;
-      let affinity;
-      if (dualStack) {
-        affinity = interceptorOpts?.affinity ?? null;
-      } else {
-        affinity = interceptorOpts?.affinity ?? 4;
-      }
-      const opts = {
-        maxTTL: interceptorOpts?.maxTTL ?? 1e4,
-        // Expressed in ms
-        lookup: interceptorOpts?.lookup ?? null,
-        pick: interceptorOpts?.pick ?? null,
-        dualStack,
-        affinity,
-        maxItems: interceptorOpts?.maxItems ?? Infinity,
-        storage: interceptorOpts?.storage
-      };
-      const instance = new DNSInstance(opts);
-      return (dispatch) => {
-        return function dnsInterceptor(origDispatchOpts, handler) {
-          const origin2 = origDispatchOpts.origin.constructor === URL ? origDispatchOpts.origin : new URL(origDispatchOpts.origin);
-          if (isIP2(origin2.hostname) !== 0) {
-            return dispatch(origDispatchOpts, handler);
-          }
-          instance.runLookup(origin2, origDispatchOpts, (err, newOrigin) => {
-            if (err) {
-              return handler.onResponseError(null, err);
-            }
-            const dispatchOpts = {
-              ...origDispatchOpts,
-              servername: origin2.hostname,
-              // For SNI on TLS
-              origin: newOrigin.origin,
-              headers: withHostHeader(origin2.host, origDispatchOpts.headers)
-            };
-            dispatch(
-              dispatchOpts,
-              instance.getHandler(
-                { origin: origin2, dispatch, handler, newOrigin },
-                origDispatchOpts
-              )
-            );
-          });
-          return true;
-        };
-      };
-    };
-  }
-});
-
-// node_modules/undici/lib/util/cache.js
-var require_cache = __commonJS({
-  "node_modules/undici/lib/util/cache.js"(exports2, module2) {
-    "use strict";
-    var {
-      safeHTTPMethods,
-      pathHasQueryOrFragment,
-      hasSafeIterator,
-      isValidHTTPToken
-    } = require_util2();
-    var { serializePathWithQuery } = require_util2();
-    var MAX_DELTA_SECONDS = 2147483647;
-    var RESTRICTIVE_DIRECTIVE_NAMES = ["no-store", "private", "no-cache"];
-    var kInvalidCacheControlDirectives = /* @__PURE__ */ Symbol("invalid cache-control directives");
-    function trimOWS(value2) {
-      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
-    }
-    function arrayIncludes(array2, value2) {
-      for (let i = 0; i < array2.length; i++) {
-        if (array2[i] === value2) {
-          return true;
-        }
-      }
-      return false;
-    }
-    function trimOWSStart(value2) {
-      return value2.replace(/^[\t ]+/, "");
-    }
-    function trimOWSEnd(value2) {
-      return value2.replace(/[\t ]+$/, "");
-    }
-    function findUnescapedQuote(value2, start) {
-      let escaped = false;
-      for (let i = start; i < value2.length; i++) {
-        if (escaped) {
-          escaped = false;
-        } else if (value2[i] === "\\") {
-          escaped = true;
-        } else if (value2[i] === '"') {
-          return i;
-        }
-      }
-      return -1;
-    }
-    function splitCacheControlHeaderValue(value2) {
-      const directives = [];
-      let start = 0;
-      let quoteStart = -1;
-      let inQuote = false;
-      let escaped = false;
-      for (let i = 0; i < value2.length; i++) {
-        if (inQuote) {
-          if (escaped) {
-            escaped = false;
-          } else if (value2[i] === "\\") {
-            escaped = true;
-          } else if (value2[i] === '"') {
-            inQuote = false;
-            quoteStart = -1;
-          }
-        } else if (value2[i] === '"') {
-          inQuote = true;
-          quoteStart = i;
-        } else if (value2[i] === ",") {
-          directives.push({ value: value2.substring(start, i), fromMalformedQuote: false });
-          start = i + 1;
-        }
-      }
-      if (!inQuote) {
-        directives.push({ value: value2.substring(start), fromMalformedQuote: false });
-        return directives;
-      }
-      const tail = value2.substring(start);
-      const quoteOffset = quoteStart - start;
-      let tailStart = 0;
-      for (let i = 0; i < tail.length; i++) {
-        if (tail[i] === ",") {
-          directives.push({
-            value: tail.substring(tailStart, i),
-            fromMalformedQuote: tailStart > quoteOffset
-          });
-          tailStart = i + 1;
-        }
-      }
-      directives.push({
-        value: tail.substring(tailStart),
-        fromMalformedQuote: tailStart > quoteOffset
-      });
-      return directives;
-    }
-    function markInvalidCacheControlDirective(directives, key) {
-      let invalidDirectives = directives[kInvalidCacheControlDirectives];
-      if (invalidDirectives === void 0) {
-        invalidDirectives = /* @__PURE__ */ new Set();
-        Object.defineProperty(directives, kInvalidCacheControlDirectives, {
-          value: invalidDirectives
-        });
-      }
-      invalidDirectives.add(key);
-    }
-    function hasInvalidCacheControlDirective(directives, key) {
-      return directives[kInvalidCacheControlDirectives]?.has(key) === true;
-    }
-    function getMalformedRestrictiveDirectiveName(key) {
-      for (const directiveName of RESTRICTIVE_DIRECTIVE_NAMES) {
-        if (key.startsWith(directiveName) && key.length > directiveName.length && !isValidHTTPToken(key[directiveName.length])) {
-          return directiveName;
-        }
-      }
-      let tokenOnlyKey = "";
-      let hasInvalidTokenChar = false;
-      for (let i = 0; i < key.length; i++) {
-        if (isValidHTTPToken(key[i])) {
-          tokenOnlyKey += key[i];
-        } else {
-          hasInvalidTokenChar = true;
-        }
-      }
-      if (hasInvalidTokenChar && arrayIncludes(RESTRICTIVE_DIRECTIVE_NAMES, tokenOnlyKey)) {
-        return tokenOnlyKey;
-      }
-    }
-    function makeCacheKey(opts) {
-      if (!opts.origin) {
-        throw new Error("opts.origin is undefined");
-      }
-      let fullPath = opts.path || "/";
-      if (opts.query && !pathHasQueryOrFragment(fullPath)) {
-        fullPath = serializePathWithQuery(fullPath, opts.query);
-      }
-      return {
-        origin: opts.origin.toString(),
-        method: opts.method,
-        path: fullPath,
-        headers: opts.headers
-      };
-    }
-    function appendHeader(headers, key, val) {
-      const headerName = key.toLowerCase();
-      const current = headers[headerName];
-      const values2 = Array.isArray(val) ? val : [val];
-      if (current === void 0) {
-        headers[headerName] = Array.isArray(val) ? val.slice() : val;
-      } else if (Array.isArray(current)) {
-        current.push(...values2);
-      } else {
-        headers[headerName] = [current, ...values2];
-      }
-    }
-    function normalizeHeaders(opts) {
-      let headers;
-      if (opts.headers == null) {
-        headers = {};
-      } else if (typeof opts.headers === "object") {
-        headers = {};
-        if (hasSafeIterator(opts.headers)) {
-          if (Array.isArray(opts.headers)) {
-            if (Array.isArray(opts.headers[0])) {
-              for (const x of opts.headers) {
-                if (!Array.isArray(x)) {
-                  throw new Error("opts.headers is not a valid header map");
-                }
-                const [key, val] = x;
-                if (typeof key !== "string" || typeof val !== "string") {
-                  throw new Error("opts.headers is not a valid header map");
-                }
-                appendHeader(headers, key, val);
-              }
-            } else {
-              if (opts.headers.length % 2 !== 0) {
-                throw new Error("opts.headers is not a valid header map");
-              }
-              for (let i = 0; i < opts.headers.length; i += 2) {
-                const key = opts.headers[i];
-                const val = opts.headers[i + 1];
-                if (typeof key !== "string" || typeof val !== "string" && !Array.isArray(val)) {
-                  throw new Error("opts.headers is not a valid header map");
-                }
-                if (typeof val === "string") {
-                  appendHeader(headers, key, val);
-                } else {
-                  appendHeader(headers, key, val.map((item) => typeof item === "string" ? item : item.toString("latin1")));
-                }
-              }
-            }
-          } else {
-            for (const x of opts.headers) {
-              if (!Array.isArray(x)) {
-                throw new Error("opts.headers is not a valid header map");
-              }
-              const [key, val] = x;
-              if (typeof key !== "string" || typeof val !== "string") {
-                throw new Error("opts.headers is not a valid header map");
-              }
-              appendHeader(headers, key, val);
-            }
-          }
-        } else {
-          for (const key of Object.keys(opts.headers)) {
-            appendHeader(headers, key, opts.headers[key]);
-          }
-        }
-      } else {
-        throw new Error("opts.headers is not an object");
-      }
-      return headers;
-    }
-    function assertCacheKey(key) {
-      if (typeof key !== "object") {
-        throw new TypeError(`expected key to be object, got ${typeof key}`);
-      }
-      for (const property of ["origin", "method", "path"]) {
-        if (typeof key[property] !== "string") {
-          throw new TypeError(`expected key.${property} to be string, got ${typeof key[property]}`);
-        }
-      }
-      if (key.headers !== void 0 && typeof key.headers !== "object") {
-        throw new TypeError(`expected headers to be object, got ${typeof key}`);
-      }
-    }
-    function assertCacheValue(value2) {
-      if (typeof value2 !== "object") {
-        throw new TypeError(`expected value to be object, got ${typeof value2}`);
-      }
-      for (const property of ["statusCode", "cachedAt", "staleAt", "deleteAt"]) {
-        if (typeof value2[property] !== "number") {
-          throw new TypeError(`expected value.${property} to be number, got ${typeof value2[property]}`);
-        }
-      }
-      if (typeof value2.statusMessage !== "string") {
-        throw new TypeError(`expected value.statusMessage to be string, got ${typeof value2.statusMessage}`);
-      }
-      if (value2.headers != null && typeof value2.headers !== "object") {
-        throw new TypeError(`expected value.rawHeaders to be object, got ${typeof value2.headers}`);
-      }
-      if (value2.vary !== void 0 && typeof value2.vary !== "object") {
-        throw new TypeError(`expected value.vary to be object, got ${typeof value2.vary}`);
-      }
-      if (value2.etag !== void 0 && typeof value2.etag !== "string") {
-        throw new TypeError(`expected value.etag to be string, got ${typeof value2.etag}`);
-      }
-    }
-    function parseCacheControlHeader(header2) {
-      const output = {};
-      const invalidNumericDirectives = /* @__PURE__ */ new Set();
-      const invalidNoArgumentDirectives = /* @__PURE__ */ new Set();
-      const directives = splitCacheControlHeaderValue(Array.isArray(header2) ? header2.join(",") : header2);
-      for (let i = 0; i < directives.length; i++) {
-        const directiveRecord = directives[i];
-        const directive = directiveRecord.value.toLowerCase();
-        const fromMalformedQuote = directiveRecord.fromMalformedQuote;
-        const keyValueDelimiter = directive.indexOf("=");
-        let key;
-        let value2;
-        let keyHasTrailingWhitespace = false;
-        let valueHasLeadingWhitespace = false;
-        if (keyValueDelimiter !== -1) {
-          const rawKey = directive.substring(0, keyValueDelimiter);
-          const rawValue = directive.substring(keyValueDelimiter + 1);
-          keyHasTrailingWhitespace = trimOWSEnd(rawKey) !== rawKey;
-          valueHasLeadingWhitespace = trimOWSStart(rawValue) !== rawValue;
-          key = trimOWS(rawKey);
-          value2 = trimOWSStart(rawValue);
-        } else {
-          key = trimOWS(directive);
-        }
-        const malformedRestrictiveDirectiveName = getMalformedRestrictiveDirectiveName(key);
-        if (malformedRestrictiveDirectiveName !== void 0) {
-          output[malformedRestrictiveDirectiveName] = true;
-          continue;
-        }
-        switch (key) {
-          case "min-fresh":
-          case "max-stale":
-          case "max-age":
-          case "s-maxage":
-          case "stale-while-revalidate":
-          case "stale-if-error": {
-            if (fromMalformedQuote || invalidNumericDirectives.has(key)) {
-              continue;
-            }
-            if (value2 === void 0 || keyHasTrailingWhitespace || valueHasLeadingWhitespace) {
-              delete output[key];
-              invalidNumericDirectives.add(key);
-              markInvalidCacheControlDirective(output, key);
-              continue;
-            }
-            if (value2.length >= 2 && value2[0] === '"' && value2[value2.length - 1] === '"') {
-              value2 = value2.substring(1, value2.length - 1);
-            }
-            if (!/^[0-9]+$/.test(value2)) {
-              delete output[key];
-              invalidNumericDirectives.add(key);
-              markInvalidCacheControlDirective(output, key);
-              continue;
-            }
-            const parsedValue = Math.min(parseInt(value2, 10), MAX_DELTA_SECONDS);
-            if (key === "min-fresh") {
-              if (!(key in output) || output[key] < parsedValue) {
-                output[key] = parsedValue;
-              }
-            } else if (!(key in output) || output[key] > parsedValue) {
-              output[key] = parsedValue;
-            }
-            break;
-          }
-          case "private":
-          case "no-cache": {
-            if (fromMalformedQuote) {
-              output[key] = true;
-              break;
-            }
-            if (value2 !== void 0 && value2.length === 0) {
-              output[key] = true;
-              break;
-            }
-            if (value2) {
-              if (value2[0] === '"') {
-                value2 = trimOWSEnd(value2);
-                let fieldList = "";
-                let lastQuotedPart = i;
-                let foundEndingQuote = false;
-                const closingQuote = findUnescapedQuote(value2, 1);
-                if (closingQuote !== -1) {
-                  fieldList = value2.substring(1, closingQuote);
-                  foundEndingQuote = true;
-                } else {
-                  const fieldListParts = [value2.substring(1)];
-                  for (let j = i + 1; j < directives.length; j++) {
-                    const nextPart = trimOWS(directives[j].value);
-                    const closingQuote2 = findUnescapedQuote(nextPart, 0);
-                    lastQuotedPart = j;
-                    if (closingQuote2 !== -1) {
-                      fieldListParts.push(nextPart.substring(0, closingQuote2));
-                      foundEndingQuote = true;
-                      break;
-                    }
-                    fieldListParts.push(nextPart);
-                  }
-                  fieldList = fieldListParts.join(",");
-                }
-                if (!foundEndingQuote) {
-                  output[key] = true;
-                  break;
-                }
-                i = lastQuotedPart;
-                const headers = fieldList.split(",");
-                let validFieldNames = true;
-                for (let j = 0; j < headers.length; j++) {
-                  headers[j] = trimOWS(headers[j]);
-                  if (!isValidHTTPToken(headers[j])) {
-                    validFieldNames = false;
-                  }
-                }
-                if (!validFieldNames) {
-                  output[key] = true;
-                } else if (output[key] !== true) {
-                  if (key in output) {
-                    output[key] = output[key].concat(headers);
-                  } else {
-                    output[key] = headers;
-                  }
-                }
-              } else {
-                const fieldName = trimOWS(value2);
-                if (!isValidHTTPToken(fieldName)) {
-                  output[key] = true;
-                } else if (output[key] !== true) {
-                  if (key in output) {
-                    output[key] = output[key].concat(fieldName);
-                  } else {
-                    output[key] = [fieldName];
-                  }
-                }
-              }
-              break;
-            }
-          }
-          // eslint-disable-next-line no-fallthrough
-          case "public":
-          case "must-revalidate":
-          case "proxy-revalidate":
-          case "immutable":
-          case "no-transform":
-          case "must-understand":
-          case "only-if-cached":
-            if (fromMalformedQuote || invalidNoArgumentDirectives.has(key)) {
-              continue;
-            }
-            if (value2 !== void 0) {
-              delete output[key];
-              invalidNoArgumentDirectives.add(key);
-              continue;
-            }
-            output[key] = true;
-            break;
-          case "no-store":
-            output[key] = true;
-            break;
-          default:
-            continue;
-        }
-      }
-      return output;
-    }
-    function splitVaryHeader(varyHeader) {
-      const values2 = Array.isArray(varyHeader) ? varyHeader : [varyHeader];
-      const output = [];
-      for (let i = 0; i < values2.length; i++) {
-        const parts = values2[i].split(",");
-        for (let j = 0; j < parts.length; j++) {
-          output.push(parts[j]);
-        }
-      }
-      return output;
-    }
-    function hasVaryStar(varyHeader) {
-      const values2 = splitVaryHeader(varyHeader);
-      for (let i = 0; i < values2.length; i++) {
-        if (trimOWS(values2[i]).indexOf("*") !== -1) {
-          return true;
-        }
-      }
-      return false;
-    }
-    function parseVaryHeader(varyHeader, headers) {
-      if (hasVaryStar(varyHeader)) {
-        return headers;
-      }
-      const output = (
-        /** @type {Record<string, string | string[] | null>} */
-        {}
-      );
-      const varyingHeaders = splitVaryHeader(varyHeader);
-      for (const header2 of varyingHeaders) {
-        const trimmedHeader = trimOWS(header2).toLowerCase();
-        if (trimmedHeader.length === 0) {
-          continue;
-        }
-        if (!isValidHTTPToken(trimmedHeader)) {
-          return void 0;
-        }
-        const headerValue2 = headers[trimmedHeader];
-        output[trimmedHeader] = Array.isArray(headerValue2) ? headerValue2.slice() : headerValue2 ?? null;
-      }
-      return output;
-    }
-    function isInvalidOrWildcardVaryHeader(varyHeader) {
-      return hasVaryStar(varyHeader) || parseVaryHeader(varyHeader, {}) === void 0;
-    }
-    function isEtagUsable(etag) {
-      if (etag.length <= 2) {
-        return false;
-      }
-      if (etag[0] === '"' && etag[etag.length - 1] === '"') {
-        return !(etag[1] === '"' || etag.startsWith('"W/'));
-      }
-      if (etag.startsWith('W/"') && etag[etag.length - 1] === '"') {
-        return etag.length !== 4;
-      }
-      return false;
-    }
-    function assertCacheStore(store, name2 = "CacheStore") {
-      if (typeof store !== "object" || store === null) {
-        throw new TypeError(`expected type of ${name2} to be a CacheStore, got ${store === null ? "null" : typeof store}`);
-      }
-      for (const fn of ["get", "createWriteStream", "delete"]) {
-        if (typeof store[fn] !== "function") {
-          throw new TypeError(`${name2} needs to have a \`${fn}()\` function`);
-        }
-      }
-    }
-    function assertCacheMethods(methods, name2 = "CacheMethods") {
-      if (!Array.isArray(methods)) {
-        throw new TypeError(`expected type of ${name2} needs to be an array, got ${methods === null ? "null" : typeof methods}`);
-      }
-      if (methods.length === 0) {
-        throw new TypeError(`${name2} needs to have at least one method`);
-      }
-      for (const method of methods) {
-        if (!arrayIncludes(safeHTTPMethods, method)) {
-          throw new TypeError(`element of ${name2}-array needs to be one of following values: ${safeHTTPMethods.join(", ")}, got ${method}`);
-        }
-      }
-    }
-    function makeDeduplicationKey(cacheKey, excludeHeaders) {
-      const headers = {};
-      if (cacheKey.headers) {
-        const sortedHeaders = Object.keys(cacheKey.headers).sort();
-        for (const header2 of sortedHeaders) {
-          if (excludeHeaders?.has(header2.toLowerCase())) {
-            continue;
-          }
-          headers[header2] = cacheKey.headers[header2];
-        }
-      }
-      return JSON.stringify([cacheKey.origin, cacheKey.method, cacheKey.path, headers]);
-    }
-    module2.exports = {
-      makeCacheKey,
-      normalizeHeaders,
-      assertCacheKey,
-      assertCacheValue,
-      parseCacheControlHeader,
-      hasInvalidCacheControlDirective,
-      parseVaryHeader,
-      hasVaryStar,
-      isInvalidOrWildcardVaryHeader,
-      isEtagUsable,
-      assertCacheMethods,
-      assertCacheStore,
-      makeDeduplicationKey
-    };
-  }
-});
-
-// node_modules/undici/lib/util/date.js
-var require_date = __commonJS({
-  "node_modules/undici/lib/util/date.js"(exports2, module2) {
-    "use strict";
-    function parseHttpDate(date) {
-      switch (date[3]) {
-        case ",":
-          return parseImfDate(date);
-        case " ":
-          return parseAscTimeDate(date);
-        default:
-          return parseRfc850Date(date);
-      }
-    }
-    function makeDate(year, monthIdx, day, hour, minute, second, weekday) {
-      const result2 = new Date(Date.UTC(year, monthIdx, day, hour, minute, second));
-      if (year >= 0 && year <= 99) {
-        result2.setUTCFullYear(year);
-      }
-      return result2.getUTCFullYear() === year && result2.getUTCMonth() === monthIdx && result2.getUTCDate() === day && result2.getUTCHours() === hour && result2.getUTCMinutes() === minute && result2.getUTCSeconds() === second && result2.getUTCDay() === weekday ? result2 : void 0;
-    }
-    function parseImfDate(date) {
-      if (date.length !== 29 || date[4] !== " " || date[7] !== " " || date[11] !== " " || date[16] !== " " || date[19] !== ":" || date[22] !== ":" || date[25] !== " " || date[26] !== "G" || date[27] !== "M" || date[28] !== "T") {
-        return void 0;
-      }
-      let weekday = -1;
-      if (date[0] === "S" && date[1] === "u" && date[2] === "n") {
-        weekday = 0;
-      } else if (date[0] === "M" && date[1] === "o" && date[2] === "n") {
-        weekday = 1;
-      } else if (date[0] === "T" && date[1] === "u" && date[2] === "e") {
-        weekday = 2;
-      } else if (date[0] === "W" && date[1] === "e" && date[2] === "d") {
-        weekday = 3;
-      } else if (date[0] === "T" && date[1] === "h" && date[2] === "u") {
-        weekday = 4;
-      } else if (date[0] === "F" && date[1] === "r" && date[2] === "i") {
-        weekday = 5;
-      } else if (date[0] === "S" && date[1] === "a" && date[2] === "t") {
-        weekday = 6;
-      } else {
-        return void 0;
-      }
-      let day = 0;
-      if (date[5] === "0") {
-        const code2 = date.charCodeAt(6);
-        if (code2 < 49 || code2 > 57) {
-          return void 0;
-        }
-        day = code2 - 48;
-      } else {
-        const code1 = date.charCodeAt(5);
-        if (code1 < 49 || code1 > 51) {
-          return void 0;
-        }
-        const code2 = date.charCodeAt(6);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        day = (code1 - 48) * 10 + (code2 - 48);
-      }
-      let monthIdx = -1;
-      if (date[8] === "J" && date[9] === "a" && date[10] === "n") {
-        monthIdx = 0;
-      } else if (date[8] === "F" && date[9] === "e" && date[10] === "b") {
-        monthIdx = 1;
-      } else if (date[8] === "M" && date[9] === "a") {
-        if (date[10] === "r") {
-          monthIdx = 2;
-        } else if (date[10] === "y") {
-          monthIdx = 4;
-        } else {
-          return void 0;
-        }
-      } else if (date[8] === "J") {
-        if (date[9] === "a" && date[10] === "n") {
-          monthIdx = 0;
-        } else if (date[9] === "u") {
-          if (date[10] === "n") {
-            monthIdx = 5;
-          } else if (date[10] === "l") {
-            monthIdx = 6;
-          } else {
-            return void 0;
-          }
-        } else {
-          return void 0;
-        }
-      } else if (date[8] === "A") {
-        if (date[9] === "p" && date[10] === "r") {
-          monthIdx = 3;
-        } else if (date[9] === "u" && date[10] === "g") {
-          monthIdx = 7;
-        } else {
-          return void 0;
-        }
-      } else if (date[8] === "S" && date[9] === "e" && date[10] === "p") {
-        monthIdx = 8;
-      } else if (date[8] === "O" && date[9] === "c" && date[10] === "t") {
-        monthIdx = 9;
-      } else if (date[8] === "N" && date[9] === "o" && date[10] === "v") {
-        monthIdx = 10;
-      } else if (date[8] === "D" && date[9] === "e" && date[10] === "c") {
-        monthIdx = 11;
-      } else {
-        return void 0;
-      }
-      const yearDigit1 = date.charCodeAt(12);
-      if (yearDigit1 < 48 || yearDigit1 > 57) {
-        return void 0;
-      }
-      const yearDigit2 = date.charCodeAt(13);
-      if (yearDigit2 < 48 || yearDigit2 > 57) {
-        return void 0;
-      }
-      const yearDigit3 = date.charCodeAt(14);
-      if (yearDigit3 < 48 || yearDigit3 > 57) {
-        return void 0;
-      }
-      const yearDigit4 = date.charCodeAt(15);
-      if (yearDigit4 < 48 || yearDigit4 > 57) {
-        return void 0;
-      }
-      const year = (yearDigit1 - 48) * 1e3 + (yearDigit2 - 48) * 100 + (yearDigit3 - 48) * 10 + (yearDigit4 - 48);
-      let hour = 0;
-      if (date[17] === "0") {
-        const code2 = date.charCodeAt(18);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        hour = code2 - 48;
-      } else {
-        const code1 = date.charCodeAt(17);
-        if (code1 < 48 || code1 > 50) {
-          return void 0;
-        }
-        const code2 = date.charCodeAt(18);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        if (code1 === 50 && code2 > 51) {
-          return void 0;
-        }
-        hour = (code1 - 48) * 10 + (code2 - 48);
-      }
-      let minute = 0;
-      if (date[20] === "0") {
-        const code2 = date.charCodeAt(21);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        minute = code2 - 48;
-      } else {
-        const code1 = date.charCodeAt(20);
-        if (code1 < 48 || code1 > 53) {
-          return void 0;
-        }
-        const code2 = date.charCodeAt(21);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        minute = (code1 - 48) * 10 + (code2 - 48);
-      }
-      let second = 0;
-      if (date[23] === "0") {
-        const code2 = date.charCodeAt(24);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        second = code2 - 48;
-      } else {
-        const code1 = date.charCodeAt(23);
-        if (code1 < 48 || code1 > 53) {
-          return void 0;
-        }
-        const code2 = date.charCodeAt(24);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        second = (code1 - 48) * 10 + (code2 - 48);
-      }
-      return makeDate(year, monthIdx, day, hour, minute, second, weekday);
-    }
-    function parseAscTimeDate(date) {
-      if (date.length !== 24 || date[7] !== " " || date[10] !== " " || date[19] !== " ") {
-        return void 0;
-      }
-      let weekday = -1;
-      if (date[0] === "S" && date[1] === "u" && date[2] === "n") {
-        weekday = 0;
-      } else if (date[0] === "M" && date[1] === "o" && date[2] === "n") {
-        weekday = 1;
-      } else if (date[0] === "T" && date[1] === "u" && date[2] === "e") {
-        weekday = 2;
-      } else if (date[0] === "W" && date[1] === "e" && date[2] === "d") {
-        weekday = 3;
-      } else if (date[0] === "T" && date[1] === "h" && date[2] === "u") {
-        weekday = 4;
-      } else if (date[0] === "F" && date[1] === "r" && date[2] === "i") {
-        weekday = 5;
-      } else if (date[0] === "S" && date[1] === "a" && date[2] === "t") {
-        weekday = 6;
-      } else {
-        return void 0;
-      }
-      let monthIdx = -1;
-      if (date[4] === "J" && date[5] === "a" && date[6] === "n") {
-        monthIdx = 0;
-      } else if (date[4] === "F" && date[5] === "e" && date[6] === "b") {
-        monthIdx = 1;
-      } else if (date[4] === "M" && date[5] === "a") {
-        if (date[6] === "r") {
-          monthIdx = 2;
-        } else if (date[6] === "y") {
-          monthIdx = 4;
-        } else {
-          return void 0;
-        }
-      } else if (date[4] === "J") {
-        if (date[5] === "a" && date[6] === "n") {
-          monthIdx = 0;
-        } else if (date[5] === "u") {
-          if (date[6] === "n") {
-            monthIdx = 5;
-          } else if (date[6] === "l") {
-            monthIdx = 6;
-          } else {
-            return void 0;
-          }
-        } else {
-          return void 0;
-        }
-      } else if (date[4] === "A") {
-        if (date[5] === "p" && date[6] === "r") {
-          monthIdx = 3;
-        } else if (date[5] === "u" && date[6] === "g") {
-          monthIdx = 7;
-        } else {
-          return void 0;
-        }
-      } else if (date[4] === "S" && date[5] === "e" && date[6] === "p") {
-        monthIdx = 8;
-      } else if (date[4] === "O" && date[5] === "c" && date[6] === "t") {
-        monthIdx = 9;
-      } else if (date[4] === "N" && date[5] === "o" && date[6] === "v") {
-        monthIdx = 10;
-      } else if (date[4] === "D" && date[5] === "e" && date[6] === "c") {
-        monthIdx = 11;
-      } else {
-        return void 0;
-      }
-      let day = 0;
-      if (date[8] === " ") {
-        const code2 = date.charCodeAt(9);
-        if (code2 < 49 || code2 > 57) {
-          return void 0;
-        }
-        day = code2 - 48;
-      } else {
-        const code1 = date.charCodeAt(8);
-        if (code1 < 49 || code1 > 51) {
-          return void 0;
-        }
-        const code2 = date.charCodeAt(9);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        day = (code1 - 48) * 10 + (code2 - 48);
-      }
-      let hour = 0;
-      if (date[11] === "0") {
-        const code2 = date.charCodeAt(12);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        hour = code2 - 48;
-      } else {
-        const code1 = date.charCodeAt(11);
-        if (code1 < 48 || code1 > 50) {
-          return void 0;
-        }
-        const code2 = date.charCodeAt(12);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        if (code1 === 50 && code2 > 51) {
-          return void 0;
-        }
-        hour = (code1 - 48) * 10 + (code2 - 48);
-      }
-      let minute = 0;
-      if (date[14] === "0") {
-        const code2 = date.charCodeAt(15);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        minute = code2 - 48;
-      } else {
-        const code1 = date.charCodeAt(14);
-        if (code1 < 48 || code1 > 53) {
-          return void 0;
-        }
-        const code2 = date.charCodeAt(15);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        minute = (code1 - 48) * 10 + (code2 - 48);
-      }
-      let second = 0;
-      if (date[17] === "0") {
-        const code2 = date.charCodeAt(18);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        second = code2 - 48;
-      } else {
-        const code1 = date.charCodeAt(17);
-        if (code1 < 48 || code1 > 53) {
-          return void 0;
-        }
-        const code2 = date.charCodeAt(18);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        second = (code1 - 48) * 10 + (code2 - 48);
-      }
-      const yearDigit1 = date.charCodeAt(20);
-      if (yearDigit1 < 48 || yearDigit1 > 57) {
-        return void 0;
-      }
-      const yearDigit2 = date.charCodeAt(21);
-      if (yearDigit2 < 48 || yearDigit2 > 57) {
-        return void 0;
-      }
-      const yearDigit3 = date.charCodeAt(22);
-      if (yearDigit3 < 48 || yearDigit3 > 57) {
-        return void 0;
-      }
-      const yearDigit4 = date.charCodeAt(23);
-      if (yearDigit4 < 48 || yearDigit4 > 57) {
-        return void 0;
-      }
-      const year = (yearDigit1 - 48) * 1e3 + (yearDigit2 - 48) * 100 + (yearDigit3 - 48) * 10 + (yearDigit4 - 48);
-      return makeDate(year, monthIdx, day, hour, minute, second, weekday);
-    }
-    function parseRfc850Date(date) {
-      let commaIndex = -1;
-      let weekday = -1;
-      if (date[0] === "S") {
-        if (date[1] === "u" && date[2] === "n" && date[3] === "d" && date[4] === "a" && date[5] === "y") {
-          weekday = 0;
-          commaIndex = 6;
-        } else if (date[1] === "a" && date[2] === "t" && date[3] === "u" && date[4] === "r" && date[5] === "d" && date[6] === "a" && date[7] === "y") {
-          weekday = 6;
-          commaIndex = 8;
-        }
-      } else if (date[0] === "M" && date[1] === "o" && date[2] === "n" && date[3] === "d" && date[4] === "a" && date[5] === "y") {
-        weekday = 1;
-        commaIndex = 6;
-      } else if (date[0] === "T") {
-        if (date[1] === "u" && date[2] === "e" && date[3] === "s" && date[4] === "d" && date[5] === "a" && date[6] === "y") {
-          weekday = 2;
-          commaIndex = 7;
-        } else if (date[1] === "h" && date[2] === "u" && date[3] === "r" && date[4] === "s" && date[5] === "d" && date[6] === "a" && date[7] === "y") {
-          weekday = 4;
-          commaIndex = 8;
-        }
-      } else if (date[0] === "W" && date[1] === "e" && date[2] === "d" && date[3] === "n" && date[4] === "e" && date[5] === "s" && date[6] === "d" && date[7] === "a" && date[8] === "y") {
-        weekday = 3;
-        commaIndex = 9;
-      } else if (date[0] === "F" && date[1] === "r" && date[2] === "i" && date[3] === "d" && date[4] === "a" && date[5] === "y") {
-        weekday = 5;
-        commaIndex = 6;
-      } else {
-        return void 0;
-      }
-      if (date[commaIndex] !== "," || date.length - commaIndex - 1 !== 23 || date[commaIndex + 1] !== " " || date[commaIndex + 4] !== "-" || date[commaIndex + 8] !== "-" || date[commaIndex + 11] !== " " || date[commaIndex + 14] !== ":" || date[commaIndex + 17] !== ":" || date[commaIndex + 20] !== " " || date[commaIndex + 21] !== "G" || date[commaIndex + 22] !== "M" || date[commaIndex + 23] !== "T") {
-        return void 0;
-      }
-      let day = 0;
-      if (date[commaIndex + 2] === "0") {
-        const code2 = date.charCodeAt(commaIndex + 3);
-        if (code2 < 49 || code2 > 57) {
-          return void 0;
-        }
-        day = code2 - 48;
-      } else {
-        const code1 = date.charCodeAt(commaIndex + 2);
-        if (code1 < 49 || code1 > 51) {
-          return void 0;
-        }
-        const code2 = date.charCodeAt(commaIndex + 3);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        day = (code1 - 48) * 10 + (code2 - 48);
-      }
-      let monthIdx = -1;
-      if (date[commaIndex + 5] === "J" && date[commaIndex + 6] === "a" && date[commaIndex + 7] === "n") {
-        monthIdx = 0;
-      } else if (date[commaIndex + 5] === "F" && date[commaIndex + 6] === "e" && date[commaIndex + 7] === "b") {
-        monthIdx = 1;
-      } else if (date[commaIndex + 5] === "M" && date[commaIndex + 6] === "a" && date[commaIndex + 7] === "r") {
-        monthIdx = 2;
-      } else if (date[commaIndex + 5] === "A" && date[commaIndex + 6] === "p" && date[commaIndex + 7] === "r") {
-        monthIdx = 3;
-      } else if (date[commaIndex + 5] === "M" && date[commaIndex + 6] === "a" && date[commaIndex + 7] === "y") {
-        monthIdx = 4;
-      } else if (date[commaIndex + 5] === "J" && date[commaIndex + 6] === "u" && date[commaIndex + 7] === "n") {
-        monthIdx = 5;
-      } else if (date[commaIndex + 5] === "J" && date[commaIndex + 6] === "u" && date[commaIndex + 7] === "l") {
-        monthIdx = 6;
-      } else if (date[commaIndex + 5] === "A" && date[commaIndex + 6] === "u" && date[commaIndex + 7] === "g") {
-        monthIdx = 7;
-      } else if (date[commaIndex + 5] === "S" && date[commaIndex + 6] === "e" && date[commaIndex + 7] === "p") {
-        monthIdx = 8;
-      } else if (date[commaIndex + 5] === "O" && date[commaIndex + 6] === "c" && date[commaIndex + 7] === "t") {
-        monthIdx = 9;
-      } else if (date[commaIndex + 5] === "N" && date[commaIndex + 6] === "o" && date[commaIndex + 7] === "v") {
-        monthIdx = 10;
-      } else if (date[commaIndex + 5] === "D" && date[commaIndex + 6] === "e" && date[commaIndex + 7] === "c") {
-        monthIdx = 11;
-      } else {
-        return void 0;
-      }
-      const yearDigit1 = date.charCodeAt(commaIndex + 9);
-      if (yearDigit1 < 48 || yearDigit1 > 57) {
-        return void 0;
-      }
-      const yearDigit2 = date.charCodeAt(commaIndex + 10);
-      if (yearDigit2 < 48 || yearDigit2 > 57) {
-        return void 0;
-      }
-      let year = (yearDigit1 - 48) * 10 + (yearDigit2 - 48);
-      year += year < 70 ? 2e3 : 1900;
-      let hour = 0;
-      if (date[commaIndex + 12] === "0") {
-        const code2 = date.charCodeAt(commaIndex + 13);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        hour = code2 - 48;
-      } else {
-        const code1 = date.charCodeAt(commaIndex + 12);
-        if (code1 < 48 || code1 > 50) {
-          return void 0;
-        }
-        const code2 = date.charCodeAt(commaIndex + 13);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        if (code1 === 50 && code2 > 51) {
-          return void 0;
-        }
-        hour = (code1 - 48) * 10 + (code2 - 48);
-      }
-      let minute = 0;
-      if (date[commaIndex + 15] === "0") {
-        const code2 = date.charCodeAt(commaIndex + 16);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        minute = code2 - 48;
-      } else {
-        const code1 = date.charCodeAt(commaIndex + 15);
-        if (code1 < 48 || code1 > 53) {
-          return void 0;
-        }
-        const code2 = date.charCodeAt(commaIndex + 16);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        minute = (code1 - 48) * 10 + (code2 - 48);
-      }
-      let second = 0;
-      if (date[commaIndex + 18] === "0") {
-        const code2 = date.charCodeAt(commaIndex + 19);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        second = code2 - 48;
-      } else {
-        const code1 = date.charCodeAt(commaIndex + 18);
-        if (code1 < 48 || code1 > 53) {
-          return void 0;
-        }
-        const code2 = date.charCodeAt(commaIndex + 19);
-        if (code2 < 48 || code2 > 57) {
-          return void 0;
-        }
-        second = (code1 - 48) * 10 + (code2 - 48);
-      }
-      return makeDate(year, monthIdx, day, hour, minute, second, weekday);
-    }
-    module2.exports = {
-      parseHttpDate
-    };
-  }
-});
-
-// node_modules/undici/lib/handler/cache-handler.js
-var require_cache_handler = __commonJS({
-  "node_modules/undici/lib/handler/cache-handler.js"(exports2, module2) {
-    "use strict";
-    var util = require_util2();
-    var { kRedirectCacheControl } = require_symbols();
-    var {
-      parseCacheControlHeader,
-      hasInvalidCacheControlDirective,
-      parseVaryHeader,
-      hasVaryStar,
-      isInvalidOrWildcardVaryHeader,
-      isEtagUsable
-    } = require_cache();
-    var { parseHttpDate } = require_date();
-    function noop() {
-    }
-    function sameOrigin(a, b2) {
-      try {
-        return new URL(String(a)).origin === new URL(String(b2)).origin;
-      } catch {
-        return String(a) === String(b2);
-      }
-    }
-    var HEURISTICALLY_CACHEABLE_STATUS_CODES = [
-      200,
-      203,
-      204,
-      206,
-      300,
-      301,
-      308,
-      404,
-      405,
-      410,
-      414,
-      501
-    ];
-    var NOT_UNDERSTOOD_STATUS_CODES = [
-      206
-    ];
-    var MAX_RESPONSE_AGE = 2147483647e3;
-    var REVALIDATION_ONLY_RETENTION = 864e5;
-    function trimOWS(value2) {
-      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
-    }
-    function arrayIncludes(array2, value2) {
-      for (let i = 0; i < array2.length; i++) {
-        if (array2[i] === value2) {
-          return true;
-        }
-      }
-      return false;
-    }
-    function appendVaryValues(target2, varyValue) {
-      if (Array.isArray(varyValue)) {
-        for (let i = 0; i < varyValue.length; i++) {
-          target2.push(varyValue[i]);
-        }
-      } else if (varyValue != null) {
-        target2.push(varyValue);
-      }
-    }
-    function appendConnectionHeaderTokens(headersToRemove, connectionHeader) {
-      const values2 = Array.isArray(connectionHeader) ? connectionHeader : [connectionHeader];
-      for (let i = 0; i < values2.length; i++) {
-        const tokens2 = values2[i].split(",");
-        for (let j = 0; j < tokens2.length; j++) {
-          headersToRemove.push(trimOWS(tokens2[j]).toLowerCase());
-        }
-      }
-    }
-    function getSameOriginPath(cacheKey, location) {
-      if (typeof location !== "string") {
-        return void 0;
-      }
-      let originUrl;
-      let requestUrl;
-      let locationUrl;
-      try {
-        originUrl = new URL(cacheKey.origin);
-        requestUrl = new URL(cacheKey.path, originUrl);
-        locationUrl = new URL(location, requestUrl);
-      } catch {
-        return void 0;
-      }
-      if (locationUrl.origin !== originUrl.origin) {
-        return void 0;
-      }
-      return locationUrl.pathname + locationUrl.search;
-    }
-    function deleteCachedUri(store, cacheKey, path2) {
-      deleteCachedValue(store, {
-        ...cacheKey,
-        path: path2
-      });
-      for (let i = 0; i < util.safeHTTPMethods.length; i++) {
-        const method = util.safeHTTPMethods[i];
-        if (method !== cacheKey.method) {
-          deleteCachedValue(store, {
-            ...cacheKey,
-            method,
-            path: path2
-          });
-        }
-      }
-    }
-    function deleteLocationTargets(store, cacheKey, headerValue2) {
-      if (headerValue2 === void 0) {
-        return;
-      }
-      const values2 = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
-      for (let i = 0; i < values2.length; i++) {
-        const path2 = getSameOriginPath(cacheKey, values2[i]);
-        if (path2 !== void 0) {
-          deleteCachedUri(store, cacheKey, path2);
-        }
-      }
-    }
-    function invalidateUnsafeRequest(store, cacheKey, resHeaders) {
-      deleteCachedUri(store, cacheKey, cacheKey.path);
-      deleteLocationTargets(store, cacheKey, resHeaders.location);
-      deleteLocationTargets(store, cacheKey, resHeaders["content-location"]);
-    }
-    function requestCarriesCredentials(headers) {
-      return headers != null && (Object.hasOwn(headers, "authorization") || Object.hasOwn(headers, "cookie") || Object.hasOwn(headers, "proxy-authorization"));
-    }
-    var CacheHandler = class {
-      /**
-       * @type {import('../../types/cache-interceptor.d.ts').default.CacheKey}
-       */
-      #cacheKey;
-      /**
-       * @type {import('../../types/cache-interceptor.d.ts').default.CacheHandlerOptions['type']}
-       */
-      #cacheType;
-      /**
-       * @type {number | undefined}
-       */
-      #cacheByDefault;
-      /**
-       * @type {import('../../types/cache-interceptor.d.ts').default.CacheStore}
-       */
-      #store;
-      /**
-       * @type {import('../../types/dispatcher.d.ts').default.DispatchHandler}
-       */
-      #handler;
-      /**
-       * @type {import('node:stream').Writable | undefined}
-       */
-      #writeStream;
-      /**
-       * The URLs visited while following redirects, shared by reference from the
-       * redirect handler through the request context. Carries the suppressed hops'
-       * status/headers under {@link kRedirectCacheControl}.
-       * @type {URL[] | undefined}
-       */
-      #history;
-      #replaying304 = false;
-      #suppress304End = false;
-      /**
-       * @type {{ controller: import('../../types/dispatcher.d.ts').default.DispatchController, trailers: import('../../types/header.d.ts').IncomingHttpHeaders } | undefined}
-       */
-      #pending304End;
-      /**
-       * @param {import('../../types/cache-interceptor.d.ts').default.CacheHandlerOptions} opts
-       * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} cacheKey
-       * @param {import('../../types/dispatcher.d.ts').default.DispatchHandler} handler
-       */
-      constructor({ store, type, cacheByDefault }, cacheKey, handler) {
-        this.#store = store;
-        this.#cacheType = type;
-        this.#cacheByDefault = cacheByDefault;
-        this.#cacheKey = cacheKey;
-        this.#handler = handler;
-      }
-      onRequestStart(controller, context) {
-        this.#writeStream?.destroy();
-        this.#writeStream = void 0;
-        this.#replaying304 = false;
-        this.#suppress304End = false;
-        this.#pending304End = void 0;
-        this.#history = context?.history;
-        this.#handler.onRequestStart?.(controller, context);
-      }
-      onRequestUpgrade(controller, statusCode, headers, socket) {
-        this.#handler.onRequestUpgrade?.(controller, statusCode, headers, socket);
-      }
-      /**
-       * @param {import('../../types/dispatcher.d.ts').default.DispatchController} controller
-       * @param {number} statusCode
-       * @param {import('../../types/header.d.ts').IncomingHttpHeaders} resHeaders
-       * @param {string} statusMessage
-       */
-      onResponseStart(controller, statusCode, resHeaders, statusMessage) {
-        const downstreamOnHeaders = () => this.#handler.onResponseStart?.(
-          controller,
-          statusCode,
-          resHeaders,
-          statusMessage
-        );
-        const handler = this;
-        if (!arrayIncludes(util.safeHTTPMethods, this.#cacheKey.method) && statusCode >= 200 && statusCode <= 399) {
-          invalidateUnsafeRequest(this.#store, this.#cacheKey, resHeaders);
-          return downstreamOnHeaders();
-        }
-        if (this.#history && this.#history.length > 1 && requestCarriesCredentials(this.#cacheKey.headers)) {
-          return downstreamOnHeaders();
-        }
-        if (this.#history && this.#history.length > 0) {
-          for (const hopUrl of this.#history) {
-            if (!sameOrigin(hopUrl.origin, this.#cacheKey.origin)) {
-              return downstreamOnHeaders();
-            }
-          }
-        }
-        const now2 = Date.now();
-        const redirectHopInfo = this.#history?.[kRedirectCacheControl];
-        const redirectPolicy = redirectHopInfo?.length > 0 ? getRedirectPolicy(
-          this.#cacheType,
-          this.#cacheKey.method,
-          redirectHopInfo,
-          this.#cacheKey.headers,
-          this.#cacheByDefault,
-          now2
-        ) : void 0;
-        if (redirectHopInfo?.length > 0 && redirectPolicy === void 0) {
-          return downstreamOnHeaders();
-        }
-        const cacheControlHeader = resHeaders["cache-control"];
-        const cacheControlDirectives = cacheControlHeader ? parseCacheControlHeader(cacheControlHeader) : {};
-        if (revalidationResponseDisallowsCachedReuse(this.#cacheType, resHeaders, cacheControlDirectives)) {
-          deleteCachedValue(this.#store, this.#cacheKey);
-          return downstreamOnHeaders();
-        }
-        const heuristicallyCacheable = resHeaders["last-modified"] && arrayIncludes(HEURISTICALLY_CACHEABLE_STATUS_CODES, statusCode);
-        if (!cacheControlHeader && !resHeaders["expires"] && !heuristicallyCacheable && !this.#cacheByDefault) {
-          if (statusCode === 304 && resHeaders.vary && isInvalidOrWildcardVaryHeader(resHeaders.vary)) {
-            deleteCachedValue(this.#store, this.#cacheKey);
-          }
-          return downstreamOnHeaders();
-        }
-        if (!canCacheResponse(this.#cacheType, this.#cacheKey.method, statusCode, resHeaders, cacheControlDirectives, this.#cacheKey.headers)) {
-          if (statusCode === 304 && (cacheControlHeader || revalidationResponseDisallowsCachedReuse(this.#cacheType, resHeaders, cacheControlDirectives))) {
-            deleteCachedValue(this.#store, this.#cacheKey);
-          }
-          return downstreamOnHeaders();
-        }
-        const resAge = Object.hasOwn(resHeaders, "age") ? getAge(resHeaders.age) : void 0;
-        if (resAge !== void 0 && resAge >= MAX_RESPONSE_AGE) {
-          deleteCachedValueIfNotModified(statusCode, this.#store, this.#cacheKey);
-          return downstreamOnHeaders();
-        }
-        const resDate = Object.hasOwn(resHeaders, "date") ? getDate(resHeaders.date) : void 0;
-        if (resDate === null) {
-          deleteCachedValueIfNotModified(statusCode, this.#store, this.#cacheKey);
-          return downstreamOnHeaders();
-        }
-        const apparentAge = resDate ? Math.max(0, now2 - resDate.getTime()) : 0;
-        const currentAge = Math.max(apparentAge, resAge ?? 0);
-        const hasValidator = typeof resHeaders.etag === "string" && isEtagUsable(resHeaders.etag) || typeof resHeaders["last-modified"] === "string";
-        const staleAt = determineStaleAt(this.#cacheType, now2, resAge, resHeaders, resDate, cacheControlDirectives, hasValidator) ?? this.#cacheByDefault;
-        const revalidationOnly = staleAt === 0 && hasValidator;
-        if (staleAt === void 0 || currentAge >= staleAt && !revalidationOnly) {
-          if (cacheControlHeader || staleAt !== void 0) {
-            deleteCachedValueIfNotModified(statusCode, this.#store, this.#cacheKey);
-          }
-          return downstreamOnHeaders();
-        }
-        const baseTime = now2 - currentAge;
-        let absoluteStaleAt = staleAt + baseTime;
-        if (redirectPolicy !== void 0) {
-          absoluteStaleAt = Math.min(absoluteStaleAt, redirectPolicy.staleAt);
-        }
-        if (now2 >= absoluteStaleAt && !revalidationOnly) {
-          deleteCachedValueIfNotModified(statusCode, this.#store, this.#cacheKey);
-          return downstreamOnHeaders();
-        }
-        let varyDirectives;
-        const combinedVary = [];
-        if (redirectHopInfo) {
-          for (const hop of redirectHopInfo) {
-            appendVaryValues(combinedVary, hop?.headers?.vary);
-          }
-        }
-        appendVaryValues(combinedVary, resHeaders.vary);
-        if (combinedVary.length > 0) {
-          for (const varyHeader of combinedVary) {
-            if (hasVaryStar(varyHeader)) {
-              return downstreamOnHeaders();
-            }
-          }
-          if (this.#cacheKey.headers) {
-            varyDirectives = parseVaryHeader(combinedVary, this.#cacheKey.headers);
-            if (!varyDirectives) {
-              return downstreamOnHeaders();
-            }
-          }
-        }
-        let effectiveCacheControlDirectives = cacheControlDirectives;
-        if (redirectPolicy !== void 0) {
-          effectiveCacheControlDirectives = { ...cacheControlDirectives };
-          delete effectiveCacheControlDirectives["stale-while-revalidate"];
-          delete effectiveCacheControlDirectives["stale-if-error"];
-          if (redirectPolicy.requiresRevalidation === true) {
-            effectiveCacheControlDirectives["proxy-revalidate"] = true;
-          }
-        }
-        const cachedAt = baseTime;
-        const deleteAt = determineDeleteAt(baseTime, now2, effectiveCacheControlDirectives, absoluteStaleAt);
-        const strippedHeaders = stripNecessaryHeaders(resHeaders, cacheControlDirectives);
-        const value2 = {
-          statusCode,
-          statusMessage,
-          headers: strippedHeaders,
-          vary: varyDirectives,
-          cacheControlDirectives: effectiveCacheControlDirectives,
-          cachedAt,
-          staleAt: absoluteStaleAt,
-          deleteAt
-        };
-        if (statusCode === 304) {
-          this.#replaying304 = true;
-          let done = false;
-          const finish304 = () => {
-            if (done) {
-              return;
-            }
-            done = true;
-            this.#replaying304 = false;
-            if (this.#pending304End) {
-              const { controller: controller2, trailers } = this.#pending304End;
-              this.#pending304End = void 0;
-              this.#writeStream?.end();
-              this.#handler.onResponseEnd?.(controller2, trailers);
-            }
-          };
-          const failReplay = (err) => {
-            if (done) {
-              return;
-            }
-            done = true;
-            this.#replaying304 = false;
-            this.#suppress304End = true;
-            this.#pending304End = void 0;
-            this.#writeStream?.destroy();
-            try {
-              this.#handler.onResponseError?.(controller, err);
-            } catch {
-            }
-          };
-          const handle304 = (cachedValue) => {
-            if (!cachedValue) {
-              downstreamOnHeaders();
-              finish304();
-              return;
-            }
-            value2.statusCode = cachedValue.statusCode;
-            value2.statusMessage = cachedValue.statusMessage;
-            value2.etag = cachedValue.etag;
-            value2.vary = varyDirectives ?? cachedValue.vary;
-            value2.headers = { ...cachedValue.headers, ...strippedHeaders };
-            downstreamOnHeaders();
-            this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value2);
-            if (!this.#writeStream || !cachedValue?.body) {
-              finish304();
-              return;
-            }
-            if (typeof cachedValue.body.values === "function") {
-              const bodyIterator = cachedValue.body.values();
-              const streamCachedBody = () => {
-                if (done) {
-                  return;
-                }
-                try {
-                  for (const chunk of bodyIterator) {
-                    const full = this.#writeStream?.write(chunk) === false;
-                    this.#handler.onResponseData?.(controller, chunk);
-                    if (full) {
-                      return;
-                    }
-                  }
-                  finish304();
-                } catch (err) {
-                  failReplay(err);
-                }
-              };
-              this.#writeStream.on("error", function() {
-                handler.#writeStream = void 0;
-                handler.#store.delete(handler.#cacheKey);
-                streamCachedBody();
-              }).on("drain", () => {
-                streamCachedBody();
-              }).on("close", function() {
-                if (handler.#writeStream === this) {
-                  handler.#writeStream = void 0;
-                  streamCachedBody();
-                }
-              });
-              streamCachedBody();
-            } else if (typeof cachedValue.body.on === "function") {
-              cachedValue.body.on("data", (chunk) => {
-                try {
-                  this.#writeStream?.write(chunk);
-                  this.#handler.onResponseData?.(controller, chunk);
-                } catch (err) {
-                  cachedValue.body.destroy();
-                  failReplay(err);
-                }
-              }).on("end", () => {
-                this.#writeStream?.end();
-                finish304();
-              }).on("error", () => {
-                this.#writeStream = void 0;
-                this.#store.delete(this.#cacheKey);
-                finish304();
-              });
-              this.#writeStream.on("error", function() {
-                handler.#writeStream = void 0;
-                handler.#store.delete(handler.#cacheKey);
-              }).on("close", function() {
-                if (handler.#writeStream === this) {
-                  handler.#writeStream = void 0;
-                }
-              });
-            } else {
-              finish304();
-            }
-          };
-          const result2 = this.#store.get(this.#cacheKey);
-          if (result2 && typeof result2.then === "function") {
-            result2.then(handle304, () => handle304(void 0)).catch((err) => {
-              failReplay(err);
-            });
-          } else {
-            handle304(result2);
-          }
-        } else {
-          if (typeof resHeaders.etag === "string" && isEtagUsable(resHeaders.etag)) {
-            value2.etag = resHeaders.etag;
-          }
-          this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value2);
-          if (!this.#writeStream) {
-            return downstreamOnHeaders();
-          }
-          this.#writeStream.on("drain", () => controller.resume()).on("error", function() {
-            handler.#writeStream = void 0;
-            handler.#store.delete(handler.#cacheKey);
-          }).on("close", function() {
-            if (handler.#writeStream === this) {
-              handler.#writeStream = void 0;
-            }
-            controller.resume();
-          });
-          downstreamOnHeaders();
-        }
-      }
-      onResponseData(controller, chunk) {
-        if (this.#writeStream?.write(chunk) === false) {
-          controller.pause();
-        }
-        this.#handler.onResponseData?.(controller, chunk);
-      }
-      onResponseEnd(controller, trailers) {
-        if (this.#suppress304End) {
-          this.#suppress304End = false;
-          return;
-        }
-        if (this.#replaying304) {
-          this.#pending304End = { controller, trailers };
-          return;
-        }
-        this.#writeStream?.end();
-        this.#handler.onResponseEnd?.(controller, trailers);
-      }
-      onResponseError(controller, err) {
-        this.#replaying304 = false;
-        this.#pending304End = void 0;
-        this.#writeStream?.destroy(err);
-        this.#writeStream = void 0;
-        this.#handler.onResponseError?.(controller, err);
-      }
-    };
-    function deleteCachedValue(store, cacheKey) {
-      try {
-        store.delete(cacheKey)?.catch?.(noop);
-      } catch {
-      }
-    }
-    function deleteCachedValueIfNotModified(statusCode, store, cacheKey) {
-      if (statusCode === 304) {
-        deleteCachedValue(store, cacheKey);
-      }
-    }
-    function revalidationResponseDisallowsCachedReuse(cacheType, resHeaders, cacheControlDirectives) {
-      return cacheControlDirectives["no-store"] === true || cacheType === "shared" && (cacheControlDirectives.private === true || Object.hasOwn(resHeaders, "set-cookie")) || (resHeaders.vary ? isInvalidOrWildcardVaryHeader(resHeaders.vary) : false);
-    }
-    function canCacheResponse(cacheType, method, statusCode, resHeaders, cacheControlDirectives, reqHeaders) {
-      if (!arrayIncludes(util.safeHTTPMethods, method)) {
-        return false;
-      }
-      if (statusCode < 200 || arrayIncludes(NOT_UNDERSTOOD_STATUS_CODES, statusCode)) {
-        return false;
-      }
-      if (!arrayIncludes(HEURISTICALLY_CACHEABLE_STATUS_CODES, statusCode) && !resHeaders["expires"] && !cacheControlDirectives.public && cacheControlDirectives["max-age"] === void 0 && // RFC 9111: a private response directive, if the cache is not shared
-      !(cacheControlDirectives.private && cacheType === "private") && !(cacheControlDirectives["s-maxage"] !== void 0 && cacheType === "shared")) {
-        return false;
-      }
-      if (cacheControlDirectives["no-store"]) {
-        return false;
-      }
-      if (cacheType === "shared" && (cacheControlDirectives.private === true || Object.hasOwn(resHeaders, "set-cookie"))) {
-        return false;
-      }
-      if (resHeaders.vary && hasVaryStar(resHeaders.vary)) {
-        return false;
-      }
-      if (reqHeaders != null && Object.hasOwn(reqHeaders, "authorization")) {
-        if (!cacheControlDirectives.public && !cacheControlDirectives["s-maxage"] && !cacheControlDirectives["must-revalidate"]) {
-          return false;
-        }
-        if (typeof reqHeaders.authorization !== "string") {
-          return false;
-        }
-        if (Array.isArray(cacheControlDirectives["no-cache"]) && arrayIncludes(cacheControlDirectives["no-cache"], "authorization")) {
-          return false;
-        }
-        if (Array.isArray(cacheControlDirectives["private"]) && arrayIncludes(cacheControlDirectives["private"], "authorization")) {
-          return false;
-        }
-      }
-      return true;
-    }
-    function getRedirectPolicy(cacheType, method, redirectHops, reqHeaders, cacheByDefault, now2) {
-      let staleAt = Infinity;
-      let requiresRevalidation = false;
-      for (const hop of redirectHops) {
-        const hopPolicy = getRedirectHopPolicy(cacheType, method, hop, reqHeaders, cacheByDefault);
-        if (hopPolicy === void 0 || hopPolicy.staleAt <= now2) {
-          return void 0;
-        }
-        staleAt = Math.min(staleAt, hopPolicy.staleAt);
-        requiresRevalidation ||= hopPolicy.requiresRevalidation;
-      }
-      return { staleAt, requiresRevalidation };
-    }
-    function getRedirectHopPolicy(cacheType, method, hop, reqHeaders, cacheByDefault) {
-      if (!Number.isInteger(hop?.statusCode) || !Number.isFinite(hop?.receivedAt)) {
-        return void 0;
-      }
-      const hopHeaders = hop.headers ?? {};
-      const cacheControlHeader = hopHeaders["cache-control"];
-      const hopCacheControl = cacheControlHeader ? parseCacheControlHeader(cacheControlHeader) : {};
-      if (hopHeaders.vary && hasVaryStar(hopHeaders.vary)) {
-        return void 0;
-      }
-      if (hopCacheControl["no-store"] === true) {
-        return void 0;
-      }
-      if (cacheType === "shared" && Object.hasOwn(hopCacheControl, "private")) {
-        return void 0;
-      }
-      if (Object.hasOwn(hopCacheControl, "no-cache") || hopCacheControl["must-revalidate"] === true || cacheType === "shared" && hopCacheControl["proxy-revalidate"] === true) {
-        return void 0;
-      }
-      const heuristicallyCacheable = hopHeaders["last-modified"] && arrayIncludes(HEURISTICALLY_CACHEABLE_STATUS_CODES, hop.statusCode);
-      if (!cacheControlHeader && !hopHeaders.expires && !heuristicallyCacheable && !cacheByDefault) {
-        return void 0;
-      }
-      if (!canCacheResponse(cacheType, method, hop.statusCode, hopHeaders, hopCacheControl, reqHeaders)) {
-        return void 0;
-      }
-      const age = Object.hasOwn(hopHeaders, "age") ? getAge(hopHeaders.age) : void 0;
-      if (age !== void 0 && age >= MAX_RESPONSE_AGE) {
-        return void 0;
-      }
-      const responseDate = Object.hasOwn(hopHeaders, "date") ? getDate(hopHeaders.date) : void 0;
-      if (responseDate === null) {
-        return void 0;
-      }
-      const apparentAge = responseDate ? Math.max(0, hop.receivedAt - responseDate.getTime()) : 0;
-      const currentAge = Math.max(apparentAge, age ?? 0);
-      const hasValidator = typeof hopHeaders.etag === "string" && isEtagUsable(hopHeaders.etag) || typeof hopHeaders["last-modified"] === "string";
-      const freshnessLifetime = determineStaleAt(
-        cacheType,
-        hop.receivedAt,
-        age,
-        hopHeaders,
-        responseDate,
-        hopCacheControl,
-        hasValidator
-      ) ?? cacheByDefault;
-      if (freshnessLifetime === void 0) {
-        return void 0;
-      }
-      return {
-        staleAt: hop.receivedAt - currentAge + freshnessLifetime,
-        // RFC 9111 §5.2.2.10: s-maxage implies proxy-revalidate for shared caches.
-        requiresRevalidation: cacheType === "shared" && Object.hasOwn(hopCacheControl, "s-maxage")
-      };
-    }
-    function getDate(dateHeader) {
-      let dateValue = dateHeader;
-      if (Array.isArray(dateValue)) {
-        if (dateValue.length !== 1) {
-          return null;
-        }
-        dateValue = dateValue[0];
-      }
-      if (typeof dateValue !== "string") {
-        return null;
-      }
-      return parseHttpDate(dateValue);
-    }
-    function getAge(ageHeader) {
-      let ageValue = ageHeader;
-      if (Array.isArray(ageValue)) {
-        if (ageValue.length !== 1) {
-          return MAX_RESPONSE_AGE;
-        }
-        ageValue = ageValue[0];
-      }
-      if (typeof ageValue !== "string" || !/^[\t ]*[0-9]+[\t ]*$/.test(ageValue)) {
-        return MAX_RESPONSE_AGE;
-      }
-      const age = BigInt(ageValue.replace(/^[\t ]+|[\t ]+$/g, ""));
-      if (age >= BigInt(MAX_RESPONSE_AGE / 1e3)) {
-        return MAX_RESPONSE_AGE;
-      }
-      return Number(age) * 1e3;
-    }
-    function determineStaleAt(cacheType, now2, age, resHeaders, responseDate, cacheControlDirectives, hasValidator) {
-      if (cacheType === "shared") {
-        if (hasInvalidCacheControlDirective(cacheControlDirectives, "s-maxage")) {
-          return 0;
-        }
-        const sMaxAge = cacheControlDirectives["s-maxage"];
-        if (sMaxAge !== void 0) {
-          return sMaxAge * 1e3;
-        }
-      }
-      if (hasInvalidCacheControlDirective(cacheControlDirectives, "max-age")) {
-        return 0;
-      }
-      const maxAge = cacheControlDirectives["max-age"];
-      if (maxAge !== void 0) {
-        return maxAge * 1e3;
-      }
-      if (Object.hasOwn(resHeaders, "expires")) {
-        if (typeof resHeaders.expires !== "string") {
-          return 0;
-        }
-        const expiresDate = parseHttpDate(resHeaders.expires);
-        if (!expiresDate) {
-          return 0;
-        }
-        if (now2 >= expiresDate.getTime()) {
-          return 0;
-        }
-        if (responseDate) {
-          if (responseDate >= expiresDate) {
-            return 0;
-          }
-          const freshnessLifetime = expiresDate.getTime() - responseDate.getTime();
-          if (age !== void 0 && age >= freshnessLifetime) {
-            return 0;
-          }
-          return freshnessLifetime;
-        }
-        return expiresDate.getTime() - now2;
-      }
-      if (typeof resHeaders["last-modified"] === "string") {
-        const lastModified = parseHttpDate(resHeaders["last-modified"]);
-        if (lastModified) {
-          if (lastModified.getTime() >= now2) {
-            return void 0;
-          }
-          const responseAge = now2 - lastModified.getTime();
-          return responseAge * 0.1;
-        }
-      }
-      if (cacheControlDirectives.immutable) {
-        return 31536e6;
-      }
-      if (cacheControlDirectives["no-cache"] === true && hasValidator) {
-        return 0;
-      }
-      return void 0;
-    }
-    function determineDeleteAt(baseTime, cachedAt, cacheControlDirectives, staleAt) {
-      let staleWhileRevalidate = -Infinity;
-      let staleIfError = -Infinity;
-      let immutable = -Infinity;
-      if (cacheControlDirectives["stale-while-revalidate"]) {
-        staleWhileRevalidate = staleAt + cacheControlDirectives["stale-while-revalidate"] * 1e3;
-      }
-      if (cacheControlDirectives["stale-if-error"]) {
-        staleIfError = staleAt + cacheControlDirectives["stale-if-error"] * 1e3;
-      }
-      if (cacheControlDirectives.immutable && staleWhileRevalidate === -Infinity && staleIfError === -Infinity) {
-        immutable = cachedAt + 31536e6;
-      }
-      if (staleWhileRevalidate === -Infinity && staleIfError === -Infinity && immutable === -Infinity) {
-        const freshnessLifetime = staleAt - baseTime;
-        if (freshnessLifetime <= 0) {
-          return cachedAt + REVALIDATION_ONLY_RETENTION;
-        }
-        const datePrecisionPadding = Math.min(Math.max(cachedAt - baseTime, 0), 1e3);
-        return staleAt + freshnessLifetime + datePrecisionPadding;
-      }
-      return Math.max(staleAt, staleWhileRevalidate, staleIfError, immutable);
-    }
-    function stripNecessaryHeaders(resHeaders, cacheControlDirectives) {
-      const headersToRemove = [
-        "connection",
-        "proxy-authenticate",
-        "proxy-authentication-info",
-        "proxy-authorization",
-        "proxy-connection",
-        "te",
-        "transfer-encoding",
-        "upgrade",
-        // We'll add age back when serving it
-        "age"
-      ];
-      if (resHeaders["connection"]) {
-        appendConnectionHeaderTokens(headersToRemove, resHeaders["connection"]);
-      }
-      if (Array.isArray(cacheControlDirectives["no-cache"])) {
-        headersToRemove.push(...cacheControlDirectives["no-cache"]);
-      }
-      if (Array.isArray(cacheControlDirectives["private"])) {
-        headersToRemove.push(...cacheControlDirectives["private"]);
-      }
-      let strippedHeaders;
-      for (const headerName of headersToRemove) {
-        if (Object.hasOwn(resHeaders, headerName)) {
-          strippedHeaders ??= { ...resHeaders };
-          delete strippedHeaders[headerName];
-        }
-      }
-      return strippedHeaders ?? resHeaders;
-    }
-    module2.exports = CacheHandler;
-  }
-});
-
-// node_modules/undici/lib/cache/memory-cache-store.js
-var require_memory_cache_store = __commonJS({
-  "node_modules/undici/lib/cache/memory-cache-store.js"(exports2, module2) {
-    "use strict";
-    var { Writable } = __require("node:stream");
-    var { EventEmitter } = __require("node:events");
-    var { assertCacheKey, assertCacheValue } = require_cache();
-    var MemoryCacheStore = class extends EventEmitter {
-      #maxCount = 1024;
-      #maxSize = 104857600;
-      // 100MB
-      #maxEntrySize = 5242880;
-      // 5MB
-      #size = 0;
-      #count = 0;
-      #entries = /* @__PURE__ */ new Map();
-      #hasEmittedMaxSizeEvent = false;
-      /**
-       * @param {import('../../types/cache-interceptor.d.ts').default.MemoryCacheStoreOpts | undefined} [opts]
-       */
-      constructor(opts) {
-        super();
-        if (opts) {
-          if (typeof opts !== "object") {
-            throw new TypeError("MemoryCacheStore options must be an object");
-          }
-          if (opts.maxCount !== void 0) {
-            if (typeof opts.maxCount !== "number" || !Number.isInteger(opts.maxCount) || opts.maxCount < 0) {
-              throw new TypeError("MemoryCacheStore options.maxCount must be a non-negative integer");
-            }
-            this.#maxCount = opts.maxCount;
-          }
-          if (opts.maxSize !== void 0) {
-            if (typeof opts.maxSize !== "number" || !Number.isInteger(opts.maxSize) || opts.maxSize < 0) {
-              throw new TypeError("MemoryCacheStore options.maxSize must be a non-negative integer");
-            }
-            this.#maxSize = opts.maxSize;
-          }
-          if (opts.maxEntrySize !== void 0) {
-            if (typeof opts.maxEntrySize !== "number" || !Number.isInteger(opts.maxEntrySize) || opts.maxEntrySize < 0) {
-              throw new TypeError("MemoryCacheStore options.maxEntrySize must be a non-negative integer");
-            }
-            this.#maxEntrySize = opts.maxEntrySize;
-          }
-        }
-      }
-      /**
-       * Get the current size of the cache in bytes
-       * @returns {number} The current size of the cache in bytes
-       */
-      get size() {
-        return this.#size;
-      }
-      /**
-       * Check if the cache is full (either max size or max count reached)
-       * @returns {boolean} True if the cache is full, false otherwise
-       */
-      isFull() {
-        return this.#size >= this.#maxSize || this.#count >= this.#maxCount;
-      }
-      /**
-       * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} req
-       * @returns {import('../../types/cache-interceptor.d.ts').default.GetResult | undefined}
-       */
-      get(key) {
-        assertCacheKey(key);
-        const topLevelKey = `${key.origin}:${key.path}`;
-        const now2 = Date.now();
-        const entries = this.#entries.get(topLevelKey);
-        const entry = entries ? findEntry(key, entries, now2) : null;
-        return entry == null ? void 0 : {
-          statusMessage: entry.statusMessage,
-          statusCode: entry.statusCode,
-          headers: entry.headers,
-          body: entry.body,
-          vary: entry.vary ? entry.vary : void 0,
-          etag: entry.etag,
-          cacheControlDirectives: entry.cacheControlDirectives,
-          cachedAt: entry.cachedAt,
-          staleAt: entry.staleAt,
-          deleteAt: entry.deleteAt
-        };
-      }
-      /**
-       * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} key
-       * @param {import('../../types/cache-interceptor.d.ts').default.CacheValue} val
-       * @returns {Writable | undefined}
-       */
-      createWriteStream(key, val) {
-        assertCacheKey(key);
-        assertCacheValue(val);
-        const topLevelKey = `${key.origin}:${key.path}`;
-        const store = this;
-        const entry = { ...key, ...val, body: [], size: 0 };
-        return new Writable({
-          write(chunk, encoding, callback) {
-            if (typeof chunk === "string") {
-              chunk = Buffer.from(chunk, encoding);
-            }
-            entry.size += chunk.byteLength;
-            if (entry.size >= store.#maxEntrySize) {
-              this.destroy();
-            } else {
-              entry.body.push(chunk);
-            }
-            callback(null);
-          },
-          final(callback) {
-            let entries = store.#entries.get(topLevelKey);
-            if (!entries) {
-              entries = [];
-              store.#entries.set(topLevelKey, entries);
-            }
-            const previousEntry = findEntry(key, entries, Date.now());
-            if (previousEntry) {
-              const index = entries.indexOf(previousEntry);
-              entries.splice(index, 1, entry);
-              store.#size -= previousEntry.size;
-            } else {
-              entries.push(entry);
-              store.#count += 1;
-            }
-            store.#size += entry.size;
-            if (store.#size > store.#maxSize || store.#count > store.#maxCount) {
-              if (!store.#hasEmittedMaxSizeEvent) {
-                store.emit("maxSizeExceeded", {
-                  size: store.#size,
-                  maxSize: store.#maxSize,
-                  count: store.#count,
-                  maxCount: store.#maxCount
-                });
-                store.#hasEmittedMaxSizeEvent = true;
-              }
-              for (const [key2, entries2] of store.#entries) {
-                for (const entry2 of entries2.splice(0, entries2.length / 2)) {
-                  store.#size -= entry2.size;
-                  store.#count -= 1;
-                }
-                if (entries2.length === 0) {
-                  store.#entries.delete(key2);
-                }
-              }
-              if (store.#size < store.#maxSize && store.#count < store.#maxCount) {
-                store.#hasEmittedMaxSizeEvent = false;
-              }
-            }
-            callback(null);
-          }
-        });
-      }
-      /**
-       * @param {CacheKey} key
-       */
-      delete(key) {
-        if (typeof key !== "object") {
-          throw new TypeError(`expected key to be object, got ${typeof key}`);
-        }
-        const topLevelKey = `${key.origin}:${key.path}`;
-        for (const entry of this.#entries.get(topLevelKey) ?? []) {
-          this.#size -= entry.size;
-          this.#count -= 1;
-        }
-        this.#entries.delete(topLevelKey);
-      }
-    };
-    function findEntry(key, entries, now2) {
-      for (let i = 0; i < entries.length; i++) {
-        const entry = entries[i];
-        if (entry.deleteAt > now2 && entry.method === key.method && varyMatches(key, entry)) {
-          return entry;
-        }
-      }
-    }
-    function varyMatches(key, entry) {
-      if (entry.vary == null) {
-        return true;
-      }
-      for (const headerName in entry.vary) {
-        if (Object.hasOwn(entry.vary, headerName) && !headerValueEquals(key.headers?.[headerName], entry.vary[headerName])) {
-          return false;
-        }
-      }
-      return true;
-    }
-    function headerValueEquals(lhs, rhs) {
-      if (lhs == null && rhs == null) {
-        return true;
-      }
-      if (lhs == null && rhs != null || lhs != null && rhs == null) {
-        return false;
-      }
-      if (Array.isArray(lhs) && Array.isArray(rhs)) {
-        if (lhs.length !== rhs.length) {
-          return false;
-        }
-        for (let i = 0; i < lhs.length; i++) {
-          if (lhs[i] !== rhs[i]) {
-            return false;
-          }
-        }
-        return true;
-      }
-      return lhs === rhs;
-    }
-    module2.exports = MemoryCacheStore;
-  }
-});
-
-// node_modules/undici/lib/handler/cache-revalidation-handler.js
-var require_cache_revalidation_handler = __commonJS({
-  "node_modules/undici/lib/handler/cache-revalidation-handler.js"(exports2, module2) {
-    "use strict";
-    var assert = __require("node:assert");
-    var CacheRevalidationHandler = class {
-      #successful = false;
-      /**
-       * @type {((success: boolean, context?: any, statusCode?: number, headers?: import('../../types/header.d.ts').IncomingHttpHeaders) => void) | null}
-       */
-      #callback;
-      /**
-       * @type {(import('../../types/dispatcher.d.ts').default.DispatchHandler)}
-       */
-      #handler;
-      #context;
-      /**
-       * @type {boolean}
-       */
-      #allowErrorStatusCodes;
-      /**
-       * @param {(success: boolean, context?: any, statusCode?: number, headers?: import('../../types/header.d.ts').IncomingHttpHeaders) => void} callback Function to call if the cached value is valid
-       * @param {import('../../types/dispatcher.d.ts').default.DispatchHandlers} handler
-       * @param {boolean} allowErrorStatusCodes
-       */
-      constructor(callback, handler, allowErrorStatusCodes) {
-        if (typeof callback !== "function") {
-          throw new TypeError("callback must be a function");
-        }
-        this.#callback = callback;
-        this.#handler = handler;
-        this.#allowErrorStatusCodes = allowErrorStatusCodes;
-      }
-      onRequestStart(_, context) {
-        this.#successful = false;
-        this.#context = context;
-      }
-      onRequestUpgrade(controller, statusCode, headers, socket) {
-        this.#handler.onRequestUpgrade?.(controller, statusCode, headers, socket);
-      }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
-        assert(this.#callback != null);
-        this.#successful = statusCode === 304 || this.#allowErrorStatusCodes && statusCode >= 500 && statusCode <= 504;
-        this.#callback(this.#successful, this.#context, statusCode, headers);
-        this.#callback = null;
-        if (this.#successful) {
-          return true;
-        }
-        this.#handler.onRequestStart?.(controller, this.#context);
-        this.#handler.onResponseStart?.(
-          controller,
-          statusCode,
-          headers,
-          statusMessage
-        );
-      }
-      onResponseData(controller, chunk) {
-        if (this.#successful) {
-          return;
-        }
-        return this.#handler.onResponseData?.(controller, chunk);
-      }
-      onResponseEnd(controller, trailers) {
-        if (this.#successful) {
-          return;
-        }
-        this.#handler.onResponseEnd?.(controller, trailers);
-      }
-      onResponseError(controller, err) {
-        if (this.#successful) {
-          return;
-        }
-        if (this.#callback) {
-          this.#callback(false);
-          this.#callback = null;
-        }
-        if (typeof this.#handler.onResponseError === "function") {
-          this.#handler.onResponseError(controller, err);
-        } else {
-          throw err;
-        }
-      }
-    };
-    module2.exports = CacheRevalidationHandler;
-  }
-});
-
-// node_modules/undici/lib/interceptor/cache.js
-var require_cache2 = __commonJS({
-  "node_modules/undici/lib/interceptor/cache.js"(exports2, module2) {
-    "use strict";
-    var assert = __require("node:assert");
-    var { Readable } = __require("node:stream");
-    var util = require_util2();
-    var CacheHandler = require_cache_handler();
-    var MemoryCacheStore = require_memory_cache_store();
-    var CacheRevalidationHandler = require_cache_revalidation_handler();
-    var {
-      assertCacheStore,
-      assertCacheMethods,
-      makeCacheKey,
-      normalizeHeaders,
-      parseCacheControlHeader,
-      isInvalidOrWildcardVaryHeader,
-      parseVaryHeader,
-      isEtagUsable
-    } = require_cache();
-    var { AbortError } = require_errors3();
-    var { parseHttpDate } = require_date();
-    function assertCacheOrigins(origins, name2) {
-      if (origins === void 0) return;
-      if (!Array.isArray(origins)) {
-        throw new TypeError(`expected ${name2} to be an array or undefined, got ${typeof origins}`);
-      }
-      for (let i = 0; i < origins.length; i++) {
-        const origin2 = origins[i];
-        if (typeof origin2 !== "string" && !(origin2 instanceof RegExp)) {
-          throw new TypeError(`expected ${name2}[${i}] to be a string or RegExp, got ${typeof origin2}`);
-        }
-      }
-    }
-    var nop = () => {
-    };
-    function trimOWS(value2) {
-      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
-    }
-    function arrayIncludes(array2, value2) {
-      for (let i = 0; i < array2.length; i++) {
-        if (array2[i] === value2) {
-          return true;
-        }
-      }
-      return false;
-    }
-    function hasPragmaNoCache(headers) {
-      const pragma = headers?.pragma;
-      if (!pragma) {
-        return false;
-      }
-      const values2 = Array.isArray(pragma) ? pragma : [pragma];
-      for (let i = 0; i < values2.length; i++) {
-        const value2 = values2[i];
-        if (typeof value2 !== "string") {
-          continue;
-        }
-        const directives = value2.split(",");
-        for (let j = 0; j < directives.length; j++) {
-          if (trimOWS(directives[j]).toLowerCase() === "no-cache") {
-            return true;
-          }
-        }
-      }
-      return false;
-    }
-    function needsRevalidation(result2, cacheControlDirectives, { headers = {} }) {
-      if (cacheControlDirectives?.["no-cache"]) {
-        return true;
-      }
-      if (result2.cacheControlDirectives?.["no-cache"] && !Array.isArray(result2.cacheControlDirectives["no-cache"])) {
-        return true;
-      }
-      if (headers["if-modified-since"] || headers["if-none-match"]) {
-        return true;
-      }
-      return false;
-    }
-    function staleResponseRequiresRevalidation(result2, cacheType) {
-      return result2.cacheControlDirectives?.["must-revalidate"] === true || cacheType === "shared" && (result2.cacheControlDirectives?.["proxy-revalidate"] === true || // https://www.rfc-editor.org/rfc/rfc9111.html#section-5.2.2.10
-      // s-maxage implies proxy-revalidate for shared caches.
-      result2.cacheControlDirectives?.["s-maxage"] !== void 0);
-    }
-    function revalidationResponseDisallowsCachedReuse(cacheType, headers) {
-      if (headers.vary && isInvalidOrWildcardVaryHeader(headers.vary) || cacheType === "shared" && Object.hasOwn(headers, "set-cookie")) {
-        return true;
-      }
-      const cacheControl = headers["cache-control"];
-      if (!cacheControl) {
-        return false;
-      }
-      const cacheControlDirectives = parseCacheControlHeader(cacheControl);
-      return cacheControlDirectives["no-store"] === true || cacheType === "shared" && cacheControlDirectives.private === true;
-    }
-    function revalidationResponseUpdatesCacheControl(headers) {
-      return headers["cache-control"] !== void 0;
-    }
-    function revalidationResponseAddsVary(result2, varyDirectives) {
-      if (!varyDirectives) {
-        return false;
-      }
-      for (const key in varyDirectives) {
-        if (result2.vary == null || !Object.hasOwn(result2.vary, key)) {
-          return true;
-        }
-      }
-      return false;
-    }
-    function deleteCachedValue(store, cacheKey) {
-      try {
-        store.delete(cacheKey)?.catch?.(nop);
-      } catch {
-      }
-    }
-    function getUsableLastModified(headers) {
-      const lastModified = headers?.["last-modified"];
-      if (typeof lastModified === "string" && parseHttpDate(lastModified)) {
-        return lastModified;
-      }
-    }
-    function makeRevalidationHeaders(opts, result2) {
-      const headers = {
-        ...opts.headers,
-        "if-modified-since": getUsableLastModified(result2.headers) ?? new Date(result2.cachedAt).toUTCString()
-      };
-      if (result2.etag) {
-        headers["if-none-match"] = result2.etag;
-      }
-      if (result2.vary) {
-        for (const key in result2.vary) {
-          if (result2.vary[key] != null) {
-            headers[key] = result2.vary[key];
-          }
-        }
-      }
-      return headers;
-    }
-    function revalidationTargetMatchesCacheKey(cacheKey, context) {
-      const history = context?.history;
-      if (!Array.isArray(history) || history.length === 0) {
-        return true;
-      }
-      try {
-        const cachedUrl = new URL(cacheKey.path, cacheKey.origin);
-        const responseUrl = history[history.length - 1];
-        return responseUrl.origin === cachedUrl.origin && responseUrl.pathname === cachedUrl.pathname && responseUrl.search === cachedUrl.search;
-      } catch {
-        return false;
-      }
-    }
-    function revalidationEtagMatchesCachedValue(result2, headers) {
-      if (!Object.hasOwn(headers, "etag")) {
-        return true;
-      }
-      const responseEtag = headers.etag;
-      const cachedEtag = result2.etag;
-      if (typeof responseEtag !== "string" || typeof cachedEtag !== "string" || !isEtagUsable(responseEtag) || !isEtagUsable(cachedEtag)) {
-        return false;
-      }
-      if (!responseEtag.startsWith("W/")) {
-        return responseEtag === cachedEtag;
-      }
-      const cachedOpaqueTag = cachedEtag.startsWith("W/") ? cachedEtag.slice(2) : cachedEtag;
-      return responseEtag.slice(2) === cachedOpaqueTag;
-    }
-    function isStale(result2, cacheControlDirectives, cacheType) {
-      const now2 = Date.now();
-      if (now2 > result2.staleAt) {
-        if (!staleResponseRequiresRevalidation(result2, cacheType) && cacheControlDirectives?.["max-stale"]) {
-          const gracePeriod = result2.staleAt + cacheControlDirectives["max-stale"] * 1e3;
-          return now2 > gracePeriod;
-        }
-        return true;
-      }
-      if (cacheControlDirectives?.["min-fresh"]) {
-        const timeLeftTillStale = result2.staleAt - now2;
-        const threshold = cacheControlDirectives["min-fresh"] * 1e3;
-        return timeLeftTillStale <= threshold;
-      }
-      return false;
-    }
-    function withinStaleWhileRevalidateWindow(result2, cacheType) {
-      const staleWhileRevalidate = result2.cacheControlDirectives?.["stale-while-revalidate"];
-      if (!staleWhileRevalidate || staleResponseRequiresRevalidation(result2, cacheType)) {
-        return false;
-      }
-      const now2 = Date.now();
-      const staleWhileRevalidateExpiry = result2.staleAt + staleWhileRevalidate * 1e3;
-      return now2 <= staleWhileRevalidateExpiry;
-    }
-    function handleUncachedResponse(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl) {
-      if (reqCacheControl?.["only-if-cached"]) {
-        let aborted = false;
-        try {
-          if (typeof handler.onConnect === "function") {
-            handler.onConnect(() => {
-              aborted = true;
-            });
-            if (aborted) {
-              return;
-            }
-          }
-          if (typeof handler.onHeaders === "function") {
-            handler.onHeaders(504, [], nop, "Gateway Timeout");
-            if (aborted) {
-              return;
-            }
-          }
-          if (typeof handler.onComplete === "function") {
-            handler.onComplete([]);
-          }
-        } catch (err) {
-          if (typeof handler.onError === "function") {
-            handler.onError(err);
-          }
-        }
-        return true;
-      }
-      return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
-    }
-    function sendCachedValue(handler, opts, result2, age, context, isStale2) {
-      const stream2 = util.isStream(result2.body) ? result2.body : Readable.from(result2.body ?? []);
-      assert(!stream2.destroyed, "stream should not be destroyed");
-      assert(!stream2.readableDidRead, "stream should not be readableDidRead");
-      const controller = {
-        resume() {
-          stream2.resume();
-        },
-        pause() {
-          stream2.pause();
-        },
-        get paused() {
-          return stream2.isPaused();
-        },
-        get aborted() {
-          return stream2.destroyed;
-        },
-        get reason() {
-          return stream2.errored;
-        },
-        abort(reason) {
-          stream2.destroy(reason ?? new AbortError());
-        }
-      };
-      stream2.on("error", function(err) {
-        if (!this.readableEnded) {
-          handler.onResponseError?.(controller, err);
-        }
-      }).on("close", function() {
-        if (!this.errored) {
-          try {
-            handler.onResponseEnd?.(controller, {});
-          } catch (err) {
-            handler.onResponseError?.(controller, err);
-          }
-        }
-      });
-      try {
-        handler.onRequestStart?.(controller, context);
-      } catch (err) {
-        stream2.destroy(err);
-        return;
-      }
-      if (stream2.destroyed) {
-        return;
-      }
-      const headers = { ...result2.headers, age: String(age) };
-      if (isStale2) {
-        headers.warning = '110 - "response is stale"';
-      }
-      controller.rawHeaders = util.toRawHeaders(headers);
-      try {
-        handler.onResponseStart?.(controller, result2.statusCode, headers, result2.statusMessage);
-      } catch (err) {
-        stream2.destroy(err);
-        return;
-      }
-      if (opts.method === "HEAD") {
-        stream2.destroy();
-      } else {
-        stream2.on("data", function(chunk) {
-          try {
-            handler.onResponseData?.(controller, chunk);
-          } catch (err) {
-            stream2.destroy(err);
-          }
-        });
-      }
-    }
-    function handleResult(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl, result2) {
-      if (!result2) {
-        return handleUncachedResponse(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl);
-      }
-      if (globalOpts.type === "shared" && Object.hasOwn(result2.headers, "set-cookie")) {
-        if (util.isStream(result2.body)) {
-          result2.body.on("error", nop).destroy();
-        }
-        deleteCachedValue(globalOpts.store, cacheKey);
-        return handleUncachedResponse(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl);
-      }
-      const now2 = Date.now();
-      if (now2 > result2.deleteAt) {
-        return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
-      }
-      const age = Math.round((now2 - result2.cachedAt) / 1e3);
-      const requestMaxAgeExpired = reqCacheControl?.["max-age"] !== void 0 && age >= reqCacheControl["max-age"];
-      const stale = requestMaxAgeExpired || isStale(result2, reqCacheControl, globalOpts.type);
-      const revalidate = requestMaxAgeExpired || needsRevalidation(result2, reqCacheControl, opts);
-      if (stale || revalidate) {
-        if (util.isStream(opts.body) && util.bodyLength(opts.body) !== 0) {
-          return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
-        }
-        if (!revalidate && withinStaleWhileRevalidateWindow(result2, globalOpts.type)) {
-          sendCachedValue(handler, opts, result2, age, null, true);
-          queueMicrotask(() => {
-            const headers2 = makeRevalidationHeaders(opts, result2);
-            dispatch(
-              {
-                ...opts,
-                headers: headers2
-              },
-              new CacheHandler(globalOpts, cacheKey, {
-                // Silent handler that just updates the cache
-                onRequestStart() {
-                },
-                onRequestUpgrade() {
-                },
-                onResponseStart() {
-                },
-                onResponseData() {
-                },
-                onResponseEnd() {
-                },
-                onResponseError() {
-                }
-              })
-            );
-          });
-          return true;
-        }
-        let withinStaleIfErrorThreshold = false;
-        if (!staleResponseRequiresRevalidation(result2, globalOpts.type)) {
-          const staleIfErrorExpiry = result2.cacheControlDirectives["stale-if-error"] ?? reqCacheControl?.["stale-if-error"];
-          if (staleIfErrorExpiry) {
-            withinStaleIfErrorThreshold = now2 < result2.staleAt + staleIfErrorExpiry * 1e3;
-          }
-        }
-        const headers = makeRevalidationHeaders(opts, result2);
-        const refetch = () => {
-          if (util.isStream(result2.body)) {
-            result2.body.on("error", nop).destroy();
-          }
-          deleteCachedValue(globalOpts.store, cacheKey);
-          return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
-        };
-        return dispatch(
-          {
-            ...opts,
-            headers
-          },
-          new CacheRevalidationHandler(
-            (success, context, statusCode, headers2) => {
-              if (success) {
-                if (statusCode === 304) {
-                  if (!revalidationTargetMatchesCacheKey(cacheKey, context) || !revalidationEtagMatchesCachedValue(result2, headers2) || revalidationResponseDisallowsCachedReuse(globalOpts.type, headers2)) {
-                    return refetch();
-                  }
-                  if (revalidationResponseUpdatesCacheControl(headers2)) {
-                    deleteCachedValue(globalOpts.store, cacheKey);
-                  } else if (revalidationResponseAddsVary(result2, headers2.vary ? parseVaryHeader(headers2.vary, opts.headers) : void 0)) {
-                    return refetch();
-                  }
-                }
-                sendCachedValue(handler, opts, result2, age, context, stale);
-              } else if (util.isStream(result2.body)) {
-                result2.body.on("error", nop).destroy();
-              }
-            },
-            new CacheHandler(globalOpts, cacheKey, handler),
-            withinStaleIfErrorThreshold
-          )
-        );
-      }
-      if (util.isStream(opts.body)) {
-        opts.body.on("error", nop).destroy();
-      }
-      sendCachedValue(handler, opts, result2, age, null, false);
-    }
-    module2.exports = (opts = {}) => {
-      const {
-        store = new MemoryCacheStore(),
-        methods = ["GET"],
-        cacheByDefault = void 0,
-        type = "shared",
-        origins = void 0
-      } = opts;
-      if (typeof opts !== "object" || opts === null) {
-        throw new TypeError(`expected type of opts to be an Object, got ${opts === null ? "null" : typeof opts}`);
-      }
-      assertCacheStore(store, "opts.store");
-      assertCacheMethods(methods, "opts.methods");
-      assertCacheOrigins(origins, "opts.origins");
-      if (typeof cacheByDefault !== "undefined" && typeof cacheByDefault !== "number") {
-        throw new TypeError(`expected opts.cacheByDefault to be number or undefined, got ${typeof cacheByDefault}`);
-      }
-      if (typeof type !== "undefined" && type !== "shared" && type !== "private") {
-        throw new TypeError(`expected opts.type to be shared, private, or undefined, got ${typeof type}`);
-      }
-      const globalOpts = {
-        store,
-        methods,
-        cacheByDefault,
-        type
-      };
-      const safeMethodsToNotCache = [];
-      for (let i = 0; i < util.safeHTTPMethods.length; i++) {
-        const method = util.safeHTTPMethods[i];
-        if (!arrayIncludes(methods, method)) {
-          safeMethodsToNotCache.push(method);
-        }
-      }
-      return (dispatch) => {
-        return (opts2, handler) => {
-          if (!opts2.origin || arrayIncludes(safeMethodsToNotCache, opts2.method)) {
-            return dispatch(opts2, handler);
-          }
-          if (origins !== void 0) {
-            const requestOrigin = opts2.origin.toString().toLowerCase();
-            let isAllowed = false;
-            for (let i = 0; i < origins.length; i++) {
-              const allowed = origins[i];
-              if (typeof allowed === "string") {
-                if (allowed.toLowerCase() === requestOrigin) {
-                  isAllowed = true;
-                  break;
-                }
-              } else if (allowed.test(requestOrigin)) {
-                isAllowed = true;
-                break;
-              }
-            }
-            if (!isAllowed) {
-              return dispatch(opts2, handler);
-            }
-          }
-          opts2 = {
-            ...opts2,
-            headers: normalizeHeaders(opts2)
-          };
-          const reqCacheControl = opts2.headers?.["cache-control"] ? parseCacheControlHeader(opts2.headers["cache-control"]) : hasPragmaNoCache(opts2.headers) ? { "no-cache": true } : void 0;
-          if (reqCacheControl?.["no-store"]) {
-            return dispatch(opts2, handler);
-          }
-          const cacheKey = makeCacheKey(opts2);
-          if (!arrayIncludes(util.safeHTTPMethods, opts2.method)) {
-            return dispatch(opts2, new CacheHandler(globalOpts, cacheKey, handler));
-          }
-          const result2 = store.get(cacheKey);
-          if (result2 && typeof result2.then === "function") {
-            return result2.then((result3) => handleResult(
-              dispatch,
-              globalOpts,
-              cacheKey,
-              handler,
-              opts2,
-              reqCacheControl,
-              result3
-            )).catch((err) => {
-              if (typeof handler.onResponseError === "function") {
-                handler.onResponseError({
-                  rawHeaders: [],
-                  rawTrailers: [],
-                  pause() {
-                  },
-                  resume() {
-                  },
-                  get paused() {
-                    return false;
-                  },
-                  get aborted() {
-                    return false;
-                  },
-                  get reason() {
-                    return null;
-                  },
-                  abort() {
-                  }
-                }, err);
-              } else {
-                throw err;
-              }
-            });
-          } else {
-            return handleResult(
-              dispatch,
-              globalOpts,
-              cacheKey,
-              handler,
-              opts2,
-              reqCacheControl,
-              result2
-            );
-          }
-        };
-      };
-    };
-  }
-});
-
-// node_modules/undici/lib/interceptor/decompress.js
-var require_decompress = __commonJS({
-  "node_modules/undici/lib/interceptor/decompress.js"(exports2, module2) {
-    "use strict";
-    var { createInflate, createGunzip, createBrotliDecompress, createZstdDecompress } = __require("node:zlib");
-    var { pipeline, Transform: TransformStream2 } = __require("node:stream");
-    var { InvalidArgumentError, ResponseExceededMaxSizeError } = require_errors3();
-    var DecoratorHandler = require_decorator_handler();
-    var { runtimeFeatures } = require_runtime_features();
-    var DecompressController = class {
-      #onPause;
-      #onResume;
-      #onAbort;
-      #paused = false;
-      constructor(onPause, onResume, onAbort) {
-        this.#onPause = onPause;
-        this.#onResume = onResume;
-        this.#onAbort = onAbort;
-        this.target = null;
-      }
-      pause() {
-        if (this.#paused) {
-          return;
-        }
-        this.#paused = true;
-        this.#onPause();
-      }
-      resume() {
-        if (!this.#paused) {
-          return;
-        }
-        this.#paused = false;
-        this.#onResume();
-      }
-      abort(reason) {
-        this.target?.abort(reason);
-        this.#onAbort(reason);
-      }
-      get paused() {
-        return this.#paused;
-      }
-      get aborted() {
-        return this.target?.aborted ?? false;
-      }
-      get reason() {
-        return this.target?.reason ?? null;
-      }
-      get rawHeaders() {
-        return this.target?.rawHeaders ?? null;
-      }
-      set rawHeaders(value2) {
-        if (this.target) {
-          this.target.rawHeaders = value2;
-        }
-      }
-      get rawTrailers() {
-        return this.target?.rawTrailers ?? null;
-      }
-      set rawTrailers(value2) {
-        if (this.target) {
-          this.target.rawTrailers = value2;
-        }
-      }
-    };
-    var supportedEncodings = {
-      gzip: createGunzip,
-      "x-gzip": createGunzip,
-      br: createBrotliDecompress,
-      deflate: createInflate,
-      compress: createInflate,
-      "x-compress": createInflate,
-      ...runtimeFeatures.has("zstd") ? { zstd: createZstdDecompress } : {}
-    };
-    var defaultSkipStatusCodes = (
-      /** @type {const} */
-      [204, 304]
-    );
-    var defaultMaxSize = 0;
-    function createMaxSizeLimiter(maxSize) {
-      let size = 0;
-      return new TransformStream2({
-        transform(chunk, _encoding, callback) {
-          const decompressedSize = size + chunk.length;
-          if (decompressedSize > maxSize) {
-            callback(new ResponseExceededMaxSizeError(
-              `Decompressed response size (${decompressedSize}) exceeded maxSize (${maxSize})`
-            ));
-            return;
-          }
-          size = decompressedSize;
-          callback(null, chunk);
-        }
-      });
-    }
-    var warningEmitted = (
-      /** @type {boolean} */
-      false
-    );
-    var DecompressHandler = class extends DecoratorHandler {
-      /** @type {Transform[]} */
-      #decompressors = [];
-      /** @type {Record<string, string | string[]> | undefined} */
-      #trailers;
-      /** @type {Readonly<number[]>} */
-      #skipStatusCodes;
-      /** @type {boolean} */
-      #skipErrorResponses;
-      /** @type {number} */
-      #maxSize;
-      /** @type {number} */
-      #decompressedSize = 0;
-      /** @type {boolean} */
-      #terminated = false;
-      /** @type {boolean} */
-      #inputEnded = false;
-      /** @type {boolean} */
-      #inputBackpressured = false;
-      /** @type {boolean} */
-      #upstreamPaused = false;
-      /** @type {boolean} */
-      #draining = false;
-      /** @type {boolean} */
-      #drainRequested = false;
-      /** @type {boolean} */
-      #completionPending = false;
-      /** @type {DecompressorStream | undefined} */
-      #finalDecompressor;
-      /** @type {DecompressController} */
-      #controller;
-      constructor(handler, { skipStatusCodes = defaultSkipStatusCodes, skipErrorResponses = true, maxSize = defaultMaxSize } = {}) {
-        if (!Number.isSafeInteger(maxSize) || maxSize < 0) {
-          throw new InvalidArgumentError("maxSize must be a non-negative integer");
-        }
-        super(handler);
-        this.#skipStatusCodes = skipStatusCodes;
-        this.#skipErrorResponses = skipErrorResponses;
-        this.#maxSize = maxSize;
-        this.#controller = new DecompressController(
-          () => this.#onDownstreamPause(),
-          () => this.#onDownstreamResume(),
-          (reason) => {
-            if (this.#inputEnded && !this.#terminated) {
-              this.onResponseError(this.#controller, reason);
-            }
-          }
-        );
-      }
-      #onDownstreamPause() {
-        this.#pauseUpstream();
-      }
-      #onDownstreamResume() {
-        const drainWasDeferred = this.#draining;
-        this.#drainOutput();
-        if (!drainWasDeferred) {
-          this.#resumeUpstreamIfNeeded();
-          this.#finishIfReady();
-        }
-      }
-      #pauseUpstream() {
-        if (!this.#upstreamPaused && !this.#terminated) {
-          this.#upstreamPaused = true;
-          this.#controller.target?.pause();
-        }
-      }
-      #resumeUpstreamIfNeeded() {
-        if (this.#upstreamPaused && !this.#controller.paused && !this.#inputBackpressured) {
-          this.#upstreamPaused = false;
-          if (!this.#inputEnded) {
-            this.#controller.target?.resume();
-          }
-        }
-      }
-      #drainOutput() {
-        if (this.#terminated || this.#controller.paused || !this.#finalDecompressor) {
-          return;
-        }
-        if (this.#draining) {
-          this.#drainRequested = true;
-          return;
-        }
-        this.#draining = true;
-        try {
-          do {
-            this.#drainRequested = false;
-            let chunk;
-            while (!this.#terminated && !this.#controller.paused && (chunk = this.#finalDecompressor.read()) !== null) {
-              if (this.#maxSize > 0) {
-                const decompressedSize = this.#decompressedSize + chunk.length;
-                if (decompressedSize > this.#maxSize) {
-                  this.#fail(new ResponseExceededMaxSizeError(
-                    `Decompressed response size (${decompressedSize}) exceeded maxSize (${this.#maxSize})`
-                  ));
-                  return;
-                }
-                this.#decompressedSize = decompressedSize;
-              }
-              try {
-                const result2 = super.onResponseData(this.#controller, chunk);
-                if (result2 === false && !this.#controller.paused) {
-                  this.#controller.pause();
-                }
-              } catch (err) {
-                this.#fail(err);
-                return;
-              }
-            }
-          } while (this.#drainRequested && !this.#terminated && !this.#controller.paused);
-        } finally {
-          this.#draining = false;
-        }
-        this.#resumeUpstreamIfNeeded();
-        this.#finishIfReady();
-      }
-      #finishIfReady() {
-        if (this.#terminated || !this.#completionPending || this.#controller.paused || this.#draining) {
-          return;
-        }
-        this.#cleanupDecompressors();
-        try {
-          super.onResponseEnd(this.#controller, this.#trailers);
-        } catch (err) {
-          this.#fail(err);
-          return;
-        }
-        this.#terminated = true;
-      }
-      #onDecompressionEnd() {
-        if (this.#terminated) {
-          return;
-        }
-        this.#completionPending = true;
-        this.#drainOutput();
-        this.#finishIfReady();
-      }
-      /**
-       * Determines if decompression should be skipped based on encoding and status code
-       * @param {string} contentEncoding - Content-Encoding header value
-       * @param {number} statusCode - HTTP status code of the response
-       * @returns {boolean} - True if decompression should be skipped
-       */
-      #shouldSkipDecompression(contentEncoding, statusCode) {
-        if (!contentEncoding || statusCode < 200) return true;
-        if (this.#skipStatusCodes.includes(statusCode)) return true;
-        if (this.#skipErrorResponses && statusCode >= 400) return true;
-        return false;
-      }
-      /**
-       * Creates a chain of decompressors for multiple content encodings
-       *
-       * @param {string} encodings - Comma-separated list of content encodings
-       * @returns {Array<Transform>} - Array of decompressor and limiting streams
-       * @throws {Error} - If the number of content-encodings exceeds the maximum allowed
-       */
-      #createDecompressionChain(encodings) {
-        const parts = encodings.split(",");
-        const maxContentEncodings = 5;
-        if (parts.length > maxContentEncodings) {
-          throw new Error(`too many content-encodings in response: ${parts.length}, maximum allowed is ${maxContentEncodings}`);
-        }
-        const decompressors = [];
-        for (let i = parts.length - 1; i >= 0; i--) {
-          const encoding = parts[i].trim();
-          if (!encoding) continue;
-          if (!supportedEncodings[encoding]) {
-            decompressors.length = 0;
-            return decompressors;
-          }
-          decompressors.push(supportedEncodings[encoding]());
-        }
-        if (decompressors.length < 2) {
-          return decompressors;
-        }
-        const streams = [];
-        for (let i = 0; i < decompressors.length; i++) {
-          streams.push(decompressors[i]);
-          if (i < decompressors.length - 1 && this.#maxSize > 0) {
-            streams.push(createMaxSizeLimiter(this.#maxSize));
-          }
-        }
-        return streams;
-      }
-      /**
-       * Stops decompression and reports an error.
-       * @param {Error} error - The decompression error
-       * @returns {void}
-       */
-      #fail(error) {
-        if (this.#terminated) {
-          return;
-        }
-        if (this.#inputEnded) {
-          this.onResponseError(this.#controller, error);
-        } else {
-          this.#controller.abort(error);
-        }
-      }
-      /**
-       * Sets up event handlers for the final decompressor stream.
-       * @param {DecompressorStream} decompressor - The decompressor stream
-       * @returns {void}
-       */
-      #setupDecompressorEvents(decompressor) {
-        this.#finalDecompressor = decompressor;
-        decompressor.on("readable", () => this.#drainOutput());
-        decompressor.on("error", (error) => this.#fail(error));
-      }
-      /**
-       * Sets up event handling for a single decompressor
-       * @returns {void}
-       */
-      #setupSingleDecompressor() {
-        const decompressor = this.#decompressors[0];
-        this.#setupDecompressorEvents(decompressor);
-        decompressor.on("end", () => this.#onDecompressionEnd());
-      }
-      /**
-       * Sets up event handling for multiple chained decompressors using pipeline
-       * @returns {void}
-       */
-      #setupMultipleDecompressors() {
-        const lastDecompressor = this.#decompressors[this.#decompressors.length - 1];
-        this.#setupDecompressorEvents(lastDecompressor);
-        pipeline(this.#decompressors, (err) => {
-          if (this.#terminated) {
-            return;
-          }
-          if (err) {
-            this.#fail(err);
-            return;
-          }
-          this.#onDecompressionEnd();
-        });
-      }
-      #setupInputBackpressure() {
-        const decompressor = this.#decompressors[0];
-        decompressor.on("drain", () => {
-          if (this.#terminated) {
-            return;
-          }
-          this.#inputBackpressured = false;
-          if (!this.#controller.paused) {
-            this.#drainOutput();
-            this.#resumeUpstreamIfNeeded();
-          }
-        });
-      }
-      /**
-       * Cleans up decompressor references to prevent memory leaks
-       * @returns {void}
-       */
-      #cleanupDecompressors() {
-        this.#decompressors.length = 0;
-        this.#finalDecompressor = void 0;
-      }
-      onRequestStart(controller, context) {
-        this.#controller.target = controller;
-        return super.onRequestStart(this.#controller, context);
-      }
-      onRequestUpgrade(controller, statusCode, headers, socket) {
-        return super.onRequestUpgrade(this.#controller, statusCode, headers, socket);
-      }
-      /**
-       * @param {Controller} controller
-       * @param {number} statusCode
-       * @param {Record<string, string | string[] | undefined>} headers
-       * @param {string} statusMessage
-       * @returns {void}
-       */
-      onResponseStart(controller, statusCode, headers, statusMessage) {
-        const rawContentEncoding = headers["content-encoding"];
-        const contentEncoding = Array.isArray(rawContentEncoding) ? rawContentEncoding.join(",") : rawContentEncoding;
-        if (this.#shouldSkipDecompression(contentEncoding, statusCode)) {
-          return super.onResponseStart(this.#controller, statusCode, headers, statusMessage);
-        }
-        const decompressors = this.#createDecompressionChain(contentEncoding.toLowerCase());
-        if (decompressors.length === 0) {
-          this.#cleanupDecompressors();
-          return super.onResponseStart(this.#controller, statusCode, headers, statusMessage);
-        }
-        this.#decompressors = decompressors;
-        const { "content-encoding": _, "content-length": __, ...newHeaders } = headers;
-        if (this.#controller.rawHeaders) {
-          const rawHeaders = this.#controller.rawHeaders;
-          if (Array.isArray(rawHeaders)) {
-            const filteredHeaders = [];
-            for (let i = 0; i < rawHeaders.length; i += 2) {
-              const headerName = rawHeaders[i];
-              const name2 = Buffer.isBuffer(headerName) ? headerName.toString("latin1") : `${headerName}`;
-              const lowerName = name2.toLowerCase();
-              if (lowerName === "content-encoding" || lowerName === "content-length") {
-                continue;
-              }
-              filteredHeaders.push(rawHeaders[i], rawHeaders[i + 1]);
-            }
-            rawHeaders.splice(0, rawHeaders.length, ...filteredHeaders);
-          } else if (typeof rawHeaders === "object") {
-            for (const name2 of Object.keys(rawHeaders)) {
-              const lowerName = name2.toLowerCase();
-              if (lowerName === "content-encoding" || lowerName === "content-length") {
-                delete rawHeaders[name2];
-              }
-            }
-          }
-        }
-        this.#setupInputBackpressure();
-        if (this.#decompressors.length === 1) {
-          this.#setupSingleDecompressor();
-        } else {
-          this.#setupMultipleDecompressors();
-        }
-        return super.onResponseStart(this.#controller, statusCode, newHeaders, statusMessage);
-      }
-      /**
-       * @param {Controller} controller
-       * @param {Buffer} chunk
-       * @returns {void}
-       */
-      onResponseData(controller, chunk) {
-        if (this.#decompressors.length > 0) {
-          if (!this.#decompressors[0].write(chunk)) {
-            this.#inputBackpressured = true;
-            this.#pauseUpstream();
-          }
-          return;
-        }
-        return super.onResponseData(this.#controller, chunk);
-      }
-      /**
-       * @param {Controller} controller
-       * @param {Record<string, string | string[]> | undefined} trailers
-       * @returns {void}
-       */
-      onResponseEnd(controller, trailers) {
-        if (this.#decompressors.length > 0) {
-          this.#inputEnded = true;
-          this.#trailers = trailers;
-          this.#decompressors[0].end();
-          return;
-        }
-        return super.onResponseEnd(this.#controller, trailers);
-      }
-      /**
-       * @param {Controller} controller
-       * @param {Error} err
-       * @returns {void}
-       */
-      onResponseError(controller, err) {
-        if (this.#terminated) {
-          return;
-        }
-        this.#terminated = true;
-        for (const decompressor of this.#decompressors) {
-          decompressor.destroy();
-        }
-        this.#cleanupDecompressors();
-        super.onResponseError(this.#controller, err);
-      }
-    };
-    function createDecompressInterceptor(options = {}) {
-      if (!warningEmitted) {
-        process.emitWarning(
-          "DecompressInterceptor is experimental and subject to change",
-          "ExperimentalWarning"
-        );
-        warningEmitted = true;
-      }
-      return (dispatch) => {
-        return (opts, handler) => {
-          const decompressHandler = new DecompressHandler(handler, options);
-          return dispatch(opts, decompressHandler);
-        };
-      };
-    }
-    module2.exports = createDecompressInterceptor;
-  }
-});
-
-// node_modules/undici/lib/handler/deduplication-handler.js
-var require_deduplication_handler = __commonJS({
-  "node_modules/undici/lib/handler/deduplication-handler.js"(exports2, module2) {
-    "use strict";
-    var { RequestAbortedError } = require_errors3();
-    var DEFAULT_MAX_BUFFER_SIZE = 5 * 1024 * 1024;
-    var DeduplicationHandler = class {
-      /**
-       * @type {DispatchHandler}
-       */
-      #primaryHandler;
-      /**
-       * Whether the primary request has started (onRequestStart received). Until
-       * then the request context is unknown and cannot be given to waiting handlers.
-       * @type {boolean}
-       */
-      #requestStarted = false;
-      /**
-       * The primary request context, replayed to waiting handlers so they observe
-       * the same redirect history as the primary.
-       * @type {any}
-       */
-      #context = null;
-      /**
-       * @type {WaitingHandler[]}
-       */
-      #waitingHandlers = [];
-      /**
-       * @type {number}
-       */
-      #maxBufferSize = DEFAULT_MAX_BUFFER_SIZE;
-      /**
-       * @type {number}
-       */
-      #statusCode = 0;
-      /**
-       * @type {Record<string, string | string[]>}
-       */
-      #headers = {};
-      /**
-       * @type {string}
-       */
-      #statusMessage = "";
-      /**
-       * @type {boolean}
-       */
-      #aborted = false;
-      /**
-       * @type {boolean}
-       */
-      #responseStarted = false;
-      /**
-       * @type {boolean}
-       */
-      #responseDataStarted = false;
-      /**
-       * @type {boolean}
-       */
-      #completed = false;
-      /**
-       * @type {import('../../types/dispatcher.d.ts').default.DispatchController | null}
-       */
-      #controller = null;
-      /**
-       * @type {(() => void) | null}
-       */
-      #onComplete = null;
-      /**
-       * @param {DispatchHandler} primaryHandler The primary handler
-       * @param {() => void} onComplete Callback when request completes
-       * @param {number} [maxBufferSize] Maximum paused buffer size per waiting handler
-       */
-      constructor(primaryHandler, onComplete, maxBufferSize = DEFAULT_MAX_BUFFER_SIZE) {
-        this.#primaryHandler = primaryHandler;
-        this.#onComplete = onComplete;
-        this.#maxBufferSize = maxBufferSize;
-      }
-      /**
-       * Add a waiting handler that will receive response events.
-       * Returns false if deduplication can no longer safely attach this handler.
-       *
-       * @param {DispatchHandler} handler
-       * @returns {boolean}
-       */
-      addWaitingHandler(handler) {
-        if (this.#completed || this.#responseDataStarted) {
-          return false;
-        }
-        const waitingHandler = this.#createWaitingHandler(handler);
-        const waitingController = waitingHandler.controller;
-        try {
-          if (this.#requestStarted) {
-            handler.onRequestStart?.(waitingController, this.#context);
-            if (waitingController.aborted) {
-              waitingHandler.done = true;
-              return true;
-            }
-            if (this.#responseStarted) {
-              handler.onResponseStart?.(
-                waitingController,
-                this.#statusCode,
-                this.#headers,
-                this.#statusMessage
-              );
-            }
-          } else {
-            waitingHandler.pendingStart = true;
-          }
-        } catch {
-          waitingHandler.done = true;
-          return true;
-        }
-        if (!waitingController.aborted) {
-          this.#waitingHandlers.push(waitingHandler);
-        }
-        return true;
-      }
-      /**
-       * @param {import('../../types/dispatcher.d.ts').default.DispatchController} controller
-       * @param {any} context
-       */
-      onRequestStart(controller, context) {
-        this.#controller = controller;
-        if (!this.#requestStarted) {
-          this.#requestStarted = true;
-          this.#context = context;
-          for (const waitingHandler of this.#waitingHandlers) {
-            if (waitingHandler.pendingStart && !waitingHandler.done && !waitingHandler.controller.aborted) {
-              waitingHandler.pendingStart = false;
-              try {
-                waitingHandler.handler.onRequestStart?.(waitingHandler.controller, context);
-              } catch {
-                waitingHandler.done = true;
-              }
-            }
-          }
-          this.#pruneDoneWaitingHandlers();
-        }
-        this.#primaryHandler.onRequestStart?.(controller, context);
-      }
-      /**
-       * @param {import('../../types/dispatcher.d.ts').default.DispatchController} controller
-       * @param {number} statusCode
-       * @param {import('../../types/header.d.ts').IncomingHttpHeaders} headers
-       * @param {Socket} socket
-       */
-      onRequestUpgrade(controller, statusCode, headers, socket) {
-        this.#primaryHandler.onRequestUpgrade?.(controller, statusCode, headers, socket);
-      }
-      /**
-       * @param {import('../../types/dispatcher.d.ts').default.DispatchController} controller
-       * @param {number} statusCode
-       * @param {Record<string, string | string[]>} headers
-       * @param {string} statusMessage
-       */
-      onResponseStart(controller, statusCode, headers, statusMessage) {
-        this.#responseStarted = true;
-        this.#statusCode = statusCode;
-        this.#headers = headers;
-        this.#statusMessage = statusMessage;
-        this.#primaryHandler.onResponseStart?.(controller, statusCode, headers, statusMessage);
-        for (const waitingHandler of this.#waitingHandlers) {
-          const { handler, controller: waitingController } = waitingHandler;
-          if (waitingHandler.done || waitingController.aborted) {
-            waitingHandler.done = true;
-            continue;
-          }
-          try {
-            handler.onResponseStart?.(
-              waitingController,
-              statusCode,
-              headers,
-              statusMessage
-            );
-          } catch {
-          }
-          if (waitingController.aborted) {
-            waitingHandler.done = true;
-          }
-        }
-        this.#pruneDoneWaitingHandlers();
-      }
-      /**
-       * @param {import('../../types/dispatcher.d.ts').default.DispatchController} controller
-       * @param {Buffer} chunk
-       */
-      onResponseData(controller, chunk) {
-        if (this.#aborted || this.#completed) {
-          return;
-        }
-        this.#responseDataStarted = true;
-        this.#primaryHandler.onResponseData?.(controller, chunk);
-        for (const waitingHandler of this.#waitingHandlers) {
-          const { handler, controller: waitingController } = waitingHandler;
-          if (waitingHandler.done || waitingController.aborted) {
-            waitingHandler.done = true;
-            continue;
-          }
-          if (waitingController.paused) {
-            this.#bufferWaitingChunk(waitingHandler, chunk);
-            continue;
-          }
-          try {
-            handler.onResponseData?.(waitingController, chunk);
-          } catch {
-          }
-          if (waitingController.aborted) {
-            waitingHandler.done = true;
-            waitingHandler.bufferedChunks = [];
-            waitingHandler.bufferedBytes = 0;
-          }
-        }
-        this.#pruneDoneWaitingHandlers();
-      }
-      /**
-       * @param {import('../../types/dispatcher.d.ts').default.DispatchController} controller
-       * @param {object} trailers
-       */
-      onResponseEnd(controller, trailers) {
-        if (this.#aborted || this.#completed) {
-          return;
-        }
-        this.#completed = true;
-        this.#primaryHandler.onResponseEnd?.(controller, trailers);
-        for (const waitingHandler of this.#waitingHandlers) {
-          if (waitingHandler.done || waitingHandler.controller.aborted) {
-            waitingHandler.done = true;
-            continue;
-          }
-          this.#flushWaitingHandler(waitingHandler);
-          if (waitingHandler.done || waitingHandler.controller.aborted) {
-            waitingHandler.done = true;
-            continue;
-          }
-          if (waitingHandler.controller.paused && waitingHandler.bufferedChunks.length > 0) {
-            waitingHandler.pendingTrailers = trailers;
-            continue;
-          }
-          try {
-            waitingHandler.handler.onResponseEnd?.(waitingHandler.controller, trailers);
-          } catch {
-          }
-          waitingHandler.done = true;
-        }
-        this.#pruneDoneWaitingHandlers();
-        this.#onComplete?.();
-      }
-      /**
-       * @param {import('../../types/dispatcher.d.ts').default.DispatchController} controller
-       * @param {Error} err
-       */
-      onResponseError(controller, err) {
-        if (this.#completed) {
-          return;
-        }
-        this.#aborted = true;
-        this.#completed = true;
-        this.#primaryHandler.onResponseError?.(controller, err);
-        for (const waitingHandler of this.#waitingHandlers) {
-          this.#errorWaitingHandler(waitingHandler, err);
-        }
-        this.#waitingHandlers = [];
-        this.#onComplete?.();
-      }
-      /**
-       * @param {DispatchHandler} handler
-       * @returns {WaitingHandler}
-       */
-      #createWaitingHandler(handler) {
-        const waitingHandler = {
-          handler,
-          controller: null,
-          bufferedChunks: [],
-          bufferedBytes: 0,
-          pendingTrailers: null,
-          done: false,
-          pendingStart: false
-        };
-        const state = {
-          aborted: false,
-          paused: false,
-          reason: null
-        };
-        waitingHandler.controller = {
-          resume: () => {
-            if (state.aborted) {
-              return;
-            }
-            state.paused = false;
-            this.#flushWaitingHandler(waitingHandler);
-            if (this.#completed && waitingHandler.pendingTrailers && waitingHandler.bufferedChunks.length === 0 && !state.paused && !state.aborted) {
-              try {
-                waitingHandler.handler.onResponseEnd?.(waitingHandler.controller, waitingHandler.pendingTrailers);
-              } catch {
-              }
-              waitingHandler.pendingTrailers = null;
-              waitingHandler.done = true;
-            }
-            this.#pruneDoneWaitingHandlers();
-          },
-          pause: () => {
-            if (!state.aborted) {
-              state.paused = true;
-            }
-          },
-          get paused() {
-            return state.paused;
-          },
-          get aborted() {
-            return state.aborted;
-          },
-          get reason() {
-            return state.reason;
-          },
-          abort: (reason) => {
-            state.aborted = true;
-            state.reason = reason ?? null;
-            waitingHandler.done = true;
-            waitingHandler.pendingTrailers = null;
-            waitingHandler.bufferedChunks = [];
-            waitingHandler.bufferedBytes = 0;
-          }
-        };
-        return waitingHandler;
-      }
-      /**
-       * @param {WaitingHandler} waitingHandler
-       * @param {Buffer} chunk
-       */
-      #bufferWaitingChunk(waitingHandler, chunk) {
-        if (waitingHandler.done || waitingHandler.controller.aborted) {
-          waitingHandler.done = true;
-          waitingHandler.bufferedChunks = [];
-          waitingHandler.bufferedBytes = 0;
-          return;
-        }
-        const bufferedChunk = Buffer.from(chunk);
-        waitingHandler.bufferedChunks.push(bufferedChunk);
-        waitingHandler.bufferedBytes += bufferedChunk.length;
-        if (waitingHandler.bufferedBytes > this.#maxBufferSize) {
-          const err = new RequestAbortedError(`Deduplicated waiting handler exceeded maxBufferSize (${this.#maxBufferSize} bytes) while paused`);
-          this.#errorWaitingHandler(waitingHandler, err);
-        }
-      }
-      /**
-       * @param {WaitingHandler} waitingHandler
-       */
-      #flushWaitingHandler(waitingHandler) {
-        const { handler, controller } = waitingHandler;
-        while (!waitingHandler.done && !controller.aborted && !controller.paused && waitingHandler.bufferedChunks.length > 0) {
-          const bufferedChunk = waitingHandler.bufferedChunks.shift();
-          waitingHandler.bufferedBytes -= bufferedChunk.length;
-          try {
-            handler.onResponseData?.(controller, bufferedChunk);
-          } catch {
-          }
-          if (controller.aborted) {
-            waitingHandler.done = true;
-            waitingHandler.pendingTrailers = null;
-            waitingHandler.bufferedChunks = [];
-            waitingHandler.bufferedBytes = 0;
-            break;
-          }
-        }
-      }
-      /**
-       * @param {WaitingHandler} waitingHandler
-       * @param {Error} err
-       */
-      #errorWaitingHandler(waitingHandler, err) {
-        if (waitingHandler.done) {
-          return;
-        }
-        waitingHandler.done = true;
-        waitingHandler.pendingTrailers = null;
-        waitingHandler.bufferedChunks = [];
-        waitingHandler.bufferedBytes = 0;
-        try {
-          waitingHandler.controller.abort(err);
-          waitingHandler.handler.onResponseError?.(waitingHandler.controller, err);
-        } catch {
-        }
-      }
-      #pruneDoneWaitingHandlers() {
-        this.#waitingHandlers = this.#waitingHandlers.filter((waitingHandler) => waitingHandler.done === false);
-      }
-    };
-    module2.exports = DeduplicationHandler;
-  }
-});
-
-// node_modules/undici/lib/interceptor/deduplicate.js
-var require_deduplicate = __commonJS({
-  "node_modules/undici/lib/interceptor/deduplicate.js"(exports2, module2) {
-    "use strict";
-    var diagnosticsChannel = __require("node:diagnostics_channel");
-    var util = require_util2();
-    var DeduplicationHandler = require_deduplication_handler();
-    var { normalizeHeaders, makeCacheKey, makeDeduplicationKey } = require_cache();
-    var pendingRequestsChannel = diagnosticsChannel.channel("undici:request:pending-requests");
-    module2.exports = (opts = {}) => {
-      const {
-        methods = ["GET"],
-        skipHeaderNames = [],
-        excludeHeaderNames = [],
-        maxBufferSize = 5 * 1024 * 1024
-      } = opts;
-      if (typeof opts !== "object" || opts === null) {
-        throw new TypeError(`expected type of opts to be an Object, got ${opts === null ? "null" : typeof opts}`);
-      }
-      if (!Array.isArray(methods)) {
-        throw new TypeError(`expected opts.methods to be an array, got ${typeof methods}`);
-      }
-      for (const method of methods) {
-        if (!util.safeHTTPMethods.includes(method)) {
-          throw new TypeError(`expected opts.methods to only contain safe HTTP methods, got ${method}`);
-        }
-      }
-      if (!Array.isArray(skipHeaderNames)) {
-        throw new TypeError(`expected opts.skipHeaderNames to be an array, got ${typeof skipHeaderNames}`);
-      }
-      if (!Array.isArray(excludeHeaderNames)) {
-        throw new TypeError(`expected opts.excludeHeaderNames to be an array, got ${typeof excludeHeaderNames}`);
-      }
-      if (!Number.isFinite(maxBufferSize) || maxBufferSize <= 0) {
-        throw new TypeError(`expected opts.maxBufferSize to be a positive finite number, got ${maxBufferSize}`);
-      }
-      const skipHeaderNamesSet = new Set(skipHeaderNames.map((name2) => name2.toLowerCase()));
-      const excludeHeaderNamesSet = new Set(excludeHeaderNames.map((name2) => name2.toLowerCase()));
-      const pendingRequests = /* @__PURE__ */ new Map();
-      return (dispatch) => {
-        return (opts2, handler) => {
-          if (!opts2.origin || methods.includes(opts2.method) === false) {
-            return dispatch(opts2, handler);
-          }
-          opts2 = {
-            ...opts2,
-            headers: normalizeHeaders(opts2)
-          };
-          if (skipHeaderNamesSet.size > 0) {
-            for (const headerName of Object.keys(opts2.headers)) {
-              if (skipHeaderNamesSet.has(headerName.toLowerCase())) {
-                return dispatch(opts2, handler);
-              }
-            }
-          }
-          const cacheKey = makeCacheKey(opts2);
-          const dedupeKey = makeDeduplicationKey(cacheKey, excludeHeaderNamesSet);
-          const pendingHandler = pendingRequests.get(dedupeKey);
-          if (pendingHandler) {
-            if (pendingHandler.addWaitingHandler(handler)) {
-              return true;
-            }
-            return dispatch(opts2, handler);
-          }
-          const deduplicationHandler = new DeduplicationHandler(
-            handler,
-            () => {
-              pendingRequests.delete(dedupeKey);
-              if (pendingRequestsChannel.hasSubscribers) {
-                pendingRequestsChannel.publish({ size: pendingRequests.size, key: dedupeKey, type: "removed" });
-              }
-            },
-            maxBufferSize
-          );
-          pendingRequests.set(dedupeKey, deduplicationHandler);
-          if (pendingRequestsChannel.hasSubscribers) {
-            pendingRequestsChannel.publish({ size: pendingRequests.size, key: dedupeKey, type: "added" });
-          }
-          return dispatch(opts2, deduplicationHandler);
-        };
-      };
-    };
-  }
-});
-
-// node_modules/undici/lib/cache/sqlite-cache-store.js
-var require_sqlite_cache_store = __commonJS({
-  "node_modules/undici/lib/cache/sqlite-cache-store.js"(exports2, module2) {
-    "use strict";
-    var { Writable } = __require("node:stream");
-    var { assertCacheKey, assertCacheValue } = require_cache();
-    var DatabaseSync;
-    var VERSION = 4;
-    var MAX_ENTRY_SIZE = 2 * 1e3 * 1e3 * 1e3;
-    module2.exports = class SqliteCacheStore {
-      #maxEntrySize = MAX_ENTRY_SIZE;
-      #maxCount = Infinity;
-      /**
-       * @type {import('node:sqlite').DatabaseSync}
-       */
-      #db;
-      /**
-       * @type {import('node:sqlite').StatementSync}
-       */
-      #getValuesQuery;
-      /**
-       * @type {import('node:sqlite').StatementSync}
-       */
-      #updateValueQuery;
-      /**
-       * @type {import('node:sqlite').StatementSync}
-       */
-      #insertValueQuery;
-      /**
-       * @type {import('node:sqlite').StatementSync}
-       */
-      #deleteExpiredValuesQuery;
-      /**
-       * @type {import('node:sqlite').StatementSync}
-       */
-      #deleteByUrlQuery;
-      /**
-       * @type {import('node:sqlite').StatementSync}
-       */
-      #countEntriesQuery;
-      /**
-       * @type {import('node:sqlite').StatementSync | null}
-       */
-      #deleteOldValuesQuery;
-      /**
-       * @param {import('../../types/cache-interceptor.d.ts').default.SqliteCacheStoreOpts | undefined} opts
-       */
-      constructor(opts) {
-        if (opts) {
-          if (typeof opts !== "object") {
-            throw new TypeError("SqliteCacheStore options must be an object");
-          }
-          if (opts.maxEntrySize !== void 0) {
-            if (typeof opts.maxEntrySize !== "number" || !Number.isInteger(opts.maxEntrySize) || opts.maxEntrySize < 0) {
-              throw new TypeError("SqliteCacheStore options.maxEntrySize must be a non-negative integer");
-            }
-            if (opts.maxEntrySize > MAX_ENTRY_SIZE) {
-              throw new TypeError("SqliteCacheStore options.maxEntrySize must be less than 2gb");
-            }
-            this.#maxEntrySize = opts.maxEntrySize;
-          }
-          if (opts.maxCount !== void 0) {
-            if (typeof opts.maxCount !== "number" || !Number.isInteger(opts.maxCount) || opts.maxCount < 0) {
-              throw new TypeError("SqliteCacheStore options.maxCount must be a non-negative integer");
-            }
-            this.#maxCount = opts.maxCount;
-          }
-        }
-        if (!DatabaseSync) {
-          DatabaseSync = __require("node:sqlite").DatabaseSync;
-        }
-        this.#db = new DatabaseSync(opts?.location ?? ":memory:");
-        this.#db.exec(`
-      PRAGMA journal_mode = WAL;
-      PRAGMA synchronous = NORMAL;
-      PRAGMA temp_store = memory;
-      PRAGMA optimize;
-
-      CREATE TABLE IF NOT EXISTS cacheInterceptorV${VERSION} (
-        -- Data specific to us
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        url TEXT NOT NULL,
-        method TEXT NOT NULL,
-
-        -- Data returned to the interceptor
-        body BUF NULL,
-        deleteAt INTEGER NOT NULL,
-        statusCode INTEGER NOT NULL,
-        statusMessage TEXT NOT NULL,
-        headers TEXT NULL,
-        cacheControlDirectives TEXT NULL,
-        etag TEXT NULL,
-        vary TEXT NULL,
-        cachedAt INTEGER NOT NULL,
-        staleAt INTEGER NOT NULL
-      );
-
-      CREATE INDEX IF NOT EXISTS idx_cacheInterceptorV${VERSION}_getValuesQuery ON cacheInterceptorV${VERSION}(url, method, deleteAt);
-      CREATE INDEX IF NOT EXISTS idx_cacheInterceptorV${VERSION}_deleteByUrlQuery ON cacheInterceptorV${VERSION}(deleteAt);
-    `);
-        this.#getValuesQuery = this.#db.prepare(`
-      SELECT
-        id,
-        body,
-        deleteAt,
-        statusCode,
-        statusMessage,
-        headers,
-        etag,
-        cacheControlDirectives,
-        vary,
-        cachedAt,
-        staleAt
-      FROM cacheInterceptorV${VERSION}
-      WHERE
-        url = ?
-        AND method = ?
-      ORDER BY
-        deleteAt ASC
-    `);
-        this.#updateValueQuery = this.#db.prepare(`
-      UPDATE cacheInterceptorV${VERSION} SET
-        body = ?,
-        deleteAt = ?,
-        statusCode = ?,
-        statusMessage = ?,
-        headers = ?,
-        etag = ?,
-        cacheControlDirectives = ?,
-        cachedAt = ?,
-        staleAt = ?
-      WHERE
-        id = ?
-    `);
-        this.#insertValueQuery = this.#db.prepare(`
-      INSERT INTO cacheInterceptorV${VERSION} (
-        url,
-        method,
-        body,
-        deleteAt,
-        statusCode,
-        statusMessage,
-        headers,
-        etag,
-        cacheControlDirectives,
-        vary,
-        cachedAt,
-        staleAt
-      ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    `);
-        this.#deleteByUrlQuery = this.#db.prepare(
-          `DELETE FROM cacheInterceptorV${VERSION} WHERE url = ?`
-        );
-        this.#countEntriesQuery = this.#db.prepare(
-          `SELECT COUNT(*) AS total FROM cacheInterceptorV${VERSION}`
-        );
-        this.#deleteExpiredValuesQuery = this.#db.prepare(
-          `DELETE FROM cacheInterceptorV${VERSION} WHERE deleteAt <= ?`
-        );
-        this.#deleteOldValuesQuery = this.#maxCount === Infinity ? null : this.#db.prepare(`
-        DELETE FROM cacheInterceptorV${VERSION}
-        WHERE id IN (
-          SELECT
-            id
-          FROM cacheInterceptorV${VERSION}
-          ORDER BY cachedAt ASC
-          LIMIT ?
-        )
-      `);
-      }
-      close() {
-        this.#db.close();
-      }
-      /**
-       * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} key
-       * @returns {(import('../../types/cache-interceptor.d.ts').default.GetResult & { body?: Buffer }) | undefined}
-       */
-      get(key) {
-        assertCacheKey(key);
-        const value2 = this.#findValue(key);
-        return value2 ? {
-          body: value2.body ? Buffer.from(value2.body.buffer, value2.body.byteOffset, value2.body.byteLength) : void 0,
-          statusCode: value2.statusCode,
-          statusMessage: value2.statusMessage,
-          headers: value2.headers ? JSON.parse(value2.headers) : void 0,
-          etag: value2.etag ? value2.etag : void 0,
-          vary: value2.vary ? JSON.parse(value2.vary) : void 0,
-          cacheControlDirectives: value2.cacheControlDirectives ? JSON.parse(value2.cacheControlDirectives) : void 0,
-          cachedAt: value2.cachedAt,
-          staleAt: value2.staleAt,
-          deleteAt: value2.deleteAt
-        } : void 0;
-      }
-      /**
-       * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} key
-       * @param {import('../../types/cache-interceptor.d.ts').default.CacheValue & { body: null | Buffer | Array<Buffer>}} value
-       */
-      set(key, value2) {
-        assertCacheKey(key);
-        const url = this.#makeValueUrl(key);
-        const body = Array.isArray(value2.body) ? Buffer.concat(value2.body) : value2.body;
-        const size = body?.byteLength;
-        if (size && size > this.#maxEntrySize) {
-          return;
-        }
-        const existingValue = this.#findValue(key, true);
-        if (existingValue) {
-          this.#updateValueQuery.run(
-            body,
-            value2.deleteAt,
-            value2.statusCode,
-            value2.statusMessage,
-            value2.headers ? JSON.stringify(value2.headers) : null,
-            value2.etag ? value2.etag : null,
-            value2.cacheControlDirectives ? JSON.stringify(value2.cacheControlDirectives) : null,
-            value2.cachedAt,
-            value2.staleAt,
-            existingValue.id
-          );
-        } else {
-          this.#insertValueQuery.run(
-            url,
-            key.method,
-            body,
-            value2.deleteAt,
-            value2.statusCode,
-            value2.statusMessage,
-            value2.headers ? JSON.stringify(value2.headers) : null,
-            value2.etag ? value2.etag : null,
-            value2.cacheControlDirectives ? JSON.stringify(value2.cacheControlDirectives) : null,
-            value2.vary ? JSON.stringify(value2.vary) : null,
-            value2.cachedAt,
-            value2.staleAt
-          );
-          this.#prune();
-        }
-      }
-      /**
-       * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} key
-       * @param {import('../../types/cache-interceptor.d.ts').default.CacheValue} value
-       * @returns {Writable | undefined}
-       */
-      createWriteStream(key, value2) {
-        assertCacheKey(key);
-        assertCacheValue(value2);
-        let size = 0;
-        const body = [];
-        const store = this;
-        return new Writable({
-          decodeStrings: true,
-          write(chunk, encoding, callback) {
-            size += chunk.byteLength;
-            if (size < store.#maxEntrySize) {
-              body.push(chunk);
-            } else {
-              this.destroy();
-            }
-            callback();
-          },
-          final(callback) {
-            store.set(key, { ...value2, body });
-            callback();
-          }
-        });
-      }
-      /**
-       * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} key
-       */
-      delete(key) {
-        if (typeof key !== "object") {
-          throw new TypeError(`expected key to be object, got ${typeof key}`);
-        }
-        this.#deleteByUrlQuery.run(this.#makeValueUrl(key));
-      }
-      #prune() {
-        if (Number.isFinite(this.#maxCount) && this.size <= this.#maxCount) {
-          return 0;
-        }
-        {
-          const removed = this.#deleteExpiredValuesQuery.run(Date.now()).changes;
-          if (removed) {
-            return removed;
-          }
-        }
-        {
-          const removed = this.#deleteOldValuesQuery?.run(Math.max(Math.floor(this.#maxCount * 0.1), 1)).changes;
-          if (removed) {
-            return removed;
-          }
-        }
-        return 0;
-      }
-      /**
-       * Counts the number of rows in the cache
-       * @returns {Number}
-       */
-      get size() {
-        const { total } = this.#countEntriesQuery.get();
-        return total;
-      }
-      /**
-       * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} key
-       * @returns {string}
-       */
-      #makeValueUrl(key) {
-        return `${key.origin}/${key.path}`;
-      }
-      /**
-       * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} key
-       * @param {boolean} [canBeExpired=false]
-       * @returns {SqliteStoreValue | undefined}
-       */
-      #findValue(key, canBeExpired = false) {
-        const url = this.#makeValueUrl(key);
-        const { headers, method } = key;
-        const values2 = this.#getValuesQuery.all(url, method);
-        if (values2.length === 0) {
-          return void 0;
-        }
-        const now2 = Date.now();
-        for (const value2 of values2) {
-          if (now2 >= value2.deleteAt && !canBeExpired) {
-            continue;
-          }
-          let matches = true;
-          if (value2.vary) {
-            const vary = JSON.parse(value2.vary);
-            for (const header2 in vary) {
-              if (!headerValueEquals(headers[header2], vary[header2])) {
-                matches = false;
-                break;
-              }
-            }
-          }
-          if (matches) {
-            return value2;
-          }
-        }
-        return void 0;
-      }
-    };
-    function headerValueEquals(lhs, rhs) {
-      if (lhs == null && rhs == null) {
-        return true;
-      }
-      if (lhs == null && rhs != null || lhs != null && rhs == null) {
-        return false;
-      }
-      if (Array.isArray(lhs) && Array.isArray(rhs)) {
-        if (lhs.length !== rhs.length) {
-          return false;
-        }
-        for (let i = 0; i < lhs.length; i++) {
-          if (lhs[i] !== rhs[i]) {
-            return false;
-          }
-        }
-        return true;
-      }
-      return lhs === rhs;
-    }
-  }
-});
-
-// node_modules/undici/lib/web/fetch/headers.js
-var require_headers = __commonJS({
-  "node_modules/undici/lib/web/fetch/headers.js"(exports2, module2) {
-    "use strict";
-    var { kConstruct } = require_symbols();
-    var { kEnumerableProperty } = require_util2();
-    var {
-      iteratorMixin,
-      isValidHeaderName,
-      isValidHeaderValue
-    } = require_util3();
-    var { webidl } = require_webidl();
-    var assert = __require("node:assert");
-    var util = __require("node:util");
-    function isHTTPWhiteSpaceCharCode(code2) {
-      return code2 === 10 || code2 === 13 || code2 === 9 || code2 === 32;
-    }
-    function headerValueNormalize(potentialValue) {
-      let i = 0;
-      let j = potentialValue.length;
-      while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(j - 1))) --j;
-      while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
-      return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
-    }
-    function fill(headers, object2) {
-      if (Array.isArray(object2)) {
-        for (let i = 0; i < object2.length; ++i) {
-          const header2 = object2[i];
-          if (header2.length !== 2) {
-            throw webidl.errors.exception({
-              header: "Headers constructor",
-              message: `expected name/value pair to be length 2, found ${header2.length}.`
-            });
-          }
-          appendHeader(headers, header2[0], header2[1]);
-        }
-      } else if (typeof object2 === "object" && object2 !== null) {
-        const keys = Object.keys(object2);
-        for (let i = 0; i < keys.length; ++i) {
-          appendHeader(headers, keys[i], object2[keys[i]]);
-        }
-      } else {
-        throw webidl.errors.conversionFailed({
-          prefix: "Headers constructor",
-          argument: "Argument 1",
-          types: ["sequence<sequence<ByteString>>", "record<ByteString, ByteString>"]
-        });
-      }
-    }
-    function appendHeader(headers, name2, value2) {
-      value2 = headerValueNormalize(value2);
-      if (!isValidHeaderName(name2)) {
-        throw webidl.errors.invalidArgument({
-          prefix: "Headers.append",
-          value: name2,
-          type: "header name"
-        });
-      } else if (!isValidHeaderValue(value2)) {
-        throw webidl.errors.invalidArgument({
-          prefix: "Headers.append",
-          value: value2,
-          type: "header value"
-        });
-      }
-      if (getHeadersGuard(headers) === "immutable") {
-        throw new TypeError("immutable");
-      }
-      return getHeadersList(headers).append(name2, value2, false);
-    }
-    function headersListSortAndCombine(target2) {
-      const headersList = getHeadersList(target2);
-      if (!headersList) {
-        return [];
-      }
-      if (headersList.sortedMap) {
-        return headersList.sortedMap;
-      }
-      const headers = [];
-      const names = headersList.toSortedArray();
-      const cookies = headersList.cookies;
-      if (cookies === null || cookies.length === 1) {
-        return headersList.sortedMap = names;
-      }
-      for (let i = 0; i < names.length; ++i) {
-        const { 0: name2, 1: value2 } = names[i];
-        if (name2 === "set-cookie") {
-          for (let j = 0; j < cookies.length; ++j) {
-            headers.push([name2, cookies[j]]);
-          }
-        } else {
-          headers.push([name2, value2]);
-        }
-      }
-      return headersList.sortedMap = headers;
-    }
-    function compareHeaderName(a, b2) {
-      return a[0] < b2[0] ? -1 : 1;
-    }
-    var HeadersList = class _HeadersList {
-      /** @type {[string, string][]|null} */
-      cookies = null;
-      sortedMap;
-      headersMap;
-      constructor(init) {
-        if (init instanceof _HeadersList) {
-          this.headersMap = new Map(init.headersMap);
-          this.sortedMap = init.sortedMap;
-          this.cookies = init.cookies === null ? null : [...init.cookies];
-        } else {
-          this.headersMap = new Map(init);
-          this.sortedMap = null;
-        }
-      }
-      /**
-       * @see https://fetch.spec.whatwg.org/#header-list-contains
-       * @param {string} name
-       * @param {boolean} isLowerCase
-       */
-      contains(name2, isLowerCase) {
-        return this.headersMap.has(isLowerCase ? name2 : name2.toLowerCase());
-      }
-      clear() {
-        this.headersMap.clear();
-        this.sortedMap = null;
-        this.cookies = null;
-      }
-      /**
-       * @see https://fetch.spec.whatwg.org/#concept-header-list-append
-       * @param {string} name
-       * @param {string} value
-       * @param {boolean} isLowerCase
-       */
-      append(name2, value2, isLowerCase) {
-        this.sortedMap = null;
-        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
-        const exists = this.headersMap.get(lowercaseName);
-        if (exists) {
-          const delimiter = lowercaseName === "cookie" ? "; " : ", ";
-          this.headersMap.set(lowercaseName, {
-            name: exists.name,
-            value: `${exists.value}${delimiter}${value2}`
-          });
-        } else {
-          this.headersMap.set(lowercaseName, { name: name2, value: value2 });
-        }
-        if (lowercaseName === "set-cookie") {
-          (this.cookies ??= []).push(value2);
-        }
-      }
-      /**
-       * @see https://fetch.spec.whatwg.org/#concept-header-list-set
-       * @param {string} name
-       * @param {string} value
-       * @param {boolean} isLowerCase
-       */
-      set(name2, value2, isLowerCase) {
-        this.sortedMap = null;
-        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
-        if (lowercaseName === "set-cookie") {
-          this.cookies = [value2];
-        }
-        this.headersMap.set(lowercaseName, { name: name2, value: value2 });
-      }
-      /**
-       * @see https://fetch.spec.whatwg.org/#concept-header-list-delete
-       * @param {string} name
-       * @param {boolean} isLowerCase
-       */
-      delete(name2, isLowerCase) {
-        this.sortedMap = null;
-        if (!isLowerCase) name2 = name2.toLowerCase();
-        if (name2 === "set-cookie") {
-          this.cookies = null;
-        }
-        this.headersMap.delete(name2);
-      }
-      /**
-       * @see https://fetch.spec.whatwg.org/#concept-header-list-get
-       * @param {string} name
-       * @param {boolean} isLowerCase
-       * @returns {string | null}
-       */
-      get(name2, isLowerCase) {
-        return this.headersMap.get(isLowerCase ? name2 : name2.toLowerCase())?.value ?? null;
-      }
-      *[Symbol.iterator]() {
-        for (const { 0: name2, 1: { value: value2 } } of this.headersMap) {
-          yield [name2, value2];
-        }
-      }
-      get entries() {
-        const headers = {};
-        if (this.headersMap.size !== 0) {
-          for (const { name: name2, value: value2 } of this.headersMap.values()) {
-            headers[name2] = value2;
-          }
-        }
-        return headers;
-      }
-      rawValues() {
-        return this.headersMap.values();
-      }
-      get entriesList() {
-        const headers = [];
-        if (this.headersMap.size !== 0) {
-          for (const { 0: lowerName, 1: { name: name2, value: value2 } } of this.headersMap) {
-            if (lowerName === "set-cookie") {
-              for (const cookie of this.cookies) {
-                headers.push([name2, cookie]);
-              }
-            } else {
-              headers.push([name2, value2]);
-            }
-          }
-        }
-        return headers;
-      }
-      // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
-      toSortedArray() {
-        const size = this.headersMap.size;
-        const array2 = new Array(size);
-        if (size <= 32) {
-          if (size === 0) {
-            return array2;
-          }
-          const iterator = this.headersMap[Symbol.iterator]();
-          const firstValue = iterator.next().value;
-          array2[0] = [firstValue[0], firstValue[1].value];
-          assert(firstValue[1].value !== null);
-          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value2; i < size; ++i) {
-            value2 = iterator.next().value;
-            x = array2[i] = [value2[0], value2[1].value];
-            assert(x[1] !== null);
-            left = 0;
-            right = i;
-            while (left < right) {
-              pivot = left + (right - left >> 1);
-              if (array2[pivot][0] <= x[0]) {
-                left = pivot + 1;
-              } else {
-                right = pivot;
-              }
-            }
-            if (i !== pivot) {
-              j = i;
-              while (j > left) {
-                array2[j] = array2[--j];
-              }
-              array2[left] = x;
-            }
-          }
-          if (!iterator.next().done) {
-            throw new TypeError("Unreachable");
-          }
-          return array2;
-        } else {
-          let i = 0;
-          for (const { 0: name2, 1: { value: value2 } } of this.headersMap) {
-            array2[i++] = [name2, value2];
-            assert(value2 !== null);
-          }
-          return array2.sort(compareHeaderName);
-        }
-      }
-    };
-    var Headers = class _Headers {
-      #guard;
-      /**
-       * @type {HeadersList}
-       */
-      #headersList;
-      /**
-       * @param {HeadersInit|Symbol} [init]
-       * @returns
-       */
-      constructor(init = void 0) {
-        webidl.util.markAsUncloneable(this);
-        if (init === kConstruct) {
-          return;
-        }
-        this.#headersList = new HeadersList();
-        this.#guard = "none";
-        if (init !== void 0) {
-          init = webidl.converters.HeadersInit(init, "Headers constructor", "init");
-          fill(this, init);
-        }
-      }
-      // https://fetch.spec.whatwg.org/#dom-headers-append
-      append(name2, value2) {
-        webidl.brandCheck(this, _Headers);
-        webidl.argumentLengthCheck(arguments, 2, "Headers.append");
-        const prefix = "Headers.append";
-        name2 = webidl.converters.ByteString(name2, prefix, "name");
-        value2 = webidl.converters.ByteString(value2, prefix, "value");
-        return appendHeader(this, name2, value2);
-      }
-      // https://fetch.spec.whatwg.org/#dom-headers-delete
-      delete(name2) {
-        webidl.brandCheck(this, _Headers);
-        webidl.argumentLengthCheck(arguments, 1, "Headers.delete");
-        const prefix = "Headers.delete";
-        name2 = webidl.converters.ByteString(name2, prefix, "name");
-        if (!isValidHeaderName(name2)) {
-          throw webidl.errors.invalidArgument({
-            prefix: "Headers.delete",
-            value: name2,
-            type: "header name"
-          });
-        }
-        if (this.#guard === "immutable") {
-          throw new TypeError("immutable");
-        }
-        if (!this.#headersList.contains(name2, false)) {
-          return;
-        }
-        this.#headersList.delete(name2, false);
-      }
-      // https://fetch.spec.whatwg.org/#dom-headers-get
-      get(name2) {
-        webidl.brandCheck(this, _Headers);
-        webidl.argumentLengthCheck(arguments, 1, "Headers.get");
-        const prefix = "Headers.get";
-        name2 = webidl.converters.ByteString(name2, prefix, "name");
-        if (!isValidHeaderName(name2)) {
-          throw webidl.errors.invalidArgument({
-            prefix,
-            value: name2,
-            type: "header name"
-          });
-        }
-        return this.#headersList.get(name2, false);
-      }
-      // https://fetch.spec.whatwg.org/#dom-headers-has
-      has(name2) {
-        webidl.brandCheck(this, _Headers);
-        webidl.argumentLengthCheck(arguments, 1, "Headers.has");
-        const prefix = "Headers.has";
-        name2 = webidl.converters.ByteString(name2, prefix, "name");
-        if (!isValidHeaderName(name2)) {
-          throw webidl.errors.invalidArgument({
-            prefix,
-            value: name2,
-            type: "header name"
-          });
-        }
-        return this.#headersList.contains(name2, false);
-      }
-      // https://fetch.spec.whatwg.org/#dom-headers-set
-      set(name2, value2) {
-        webidl.brandCheck(this, _Headers);
-        webidl.argumentLengthCheck(arguments, 2, "Headers.set");
-        const prefix = "Headers.set";
-        name2 = webidl.converters.ByteString(name2, prefix, "name");
-        value2 = webidl.converters.ByteString(value2, prefix, "value");
-        value2 = headerValueNormalize(value2);
-        if (!isValidHeaderName(name2)) {
-          throw webidl.errors.invalidArgument({
-            prefix,
-            value: name2,
-            type: "header name"
-          });
-        } else if (!isValidHeaderValue(value2)) {
-          throw webidl.errors.invalidArgument({
-            prefix,
-            value: value2,
-            type: "header value"
-          });
-        }
-        if (this.#guard === "immutable") {
-          throw new TypeError("immutable");
-        }
-        this.#headersList.set(name2, value2, false);
-      }
-      // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
-      getSetCookie() {
-        webidl.brandCheck(this, _Headers);
-        const list2 = this.#headersList.cookies;
-        if (list2) {
-          return [...list2];
-        }
-        return [];
-      }
-      [util.inspect.custom](depth, options) {
-        options.depth ??= depth;
-        return `Headers ${util.formatWithOptions(options, this.#headersList.entries)}`;
-      }
-      static getHeadersGuard(o) {
-        return o.#guard;
-      }
-      static setHeadersGuard(o, guard) {
-        o.#guard = guard;
-      }
-      /**
-       * @param {Headers} o
-       */
-      static getHeadersList(o) {
-        return o.#headersList;
-      }
-      /**
-       * @param {Headers} target
-       * @param {HeadersList} list
-       */
-      static setHeadersList(target2, list2) {
-        target2.#headersList = list2;
-      }
-    };
-    var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers;
-    Reflect.deleteProperty(Headers, "getHeadersGuard");
-    Reflect.deleteProperty(Headers, "setHeadersGuard");
-    Reflect.deleteProperty(Headers, "getHeadersList");
-    Reflect.deleteProperty(Headers, "setHeadersList");
-    iteratorMixin("Headers", Headers, headersListSortAndCombine, 0, 1);
-    Object.defineProperties(Headers.prototype, {
-      append: kEnumerableProperty,
-      delete: kEnumerableProperty,
-      get: kEnumerableProperty,
-      has: kEnumerableProperty,
-      set: kEnumerableProperty,
-      getSetCookie: kEnumerableProperty,
-      [Symbol.toStringTag]: {
-        value: "Headers",
-        configurable: true
-      },
-      [util.inspect.custom]: {
-        enumerable: false
-      }
-    });
-    webidl.converters.HeadersInit = function(V, prefix, argument) {
-      if (webidl.util.Type(V) === webidl.util.Types.OBJECT) {
-        const iterator = Reflect.get(V, Symbol.iterator);
-        if (!util.types.isProxy(V) && iterator === Headers.prototype.entries) {
-          try {
-            return getHeadersList(V).entriesList;
-          } catch {
-          }
-        }
-        if (typeof iterator === "function") {
-          return webidl.converters["sequence<sequence<ByteString>>"](V, prefix, argument, iterator.bind(V));
-        }
-        return webidl.converters["record<ByteString, ByteString>"](V, prefix, argument);
-      }
-      throw webidl.errors.conversionFailed({
-        prefix: "Headers constructor",
-        argument: "Argument 1",
-        types: ["sequence<sequence<ByteString>>", "record<ByteString, ByteString>"]
-      });
-    };
-    module2.exports = {
-      fill,
-      // for test.
-      compareHeaderName,
-      Headers,
-      HeadersList,
-      getHeadersGuard,
-      setHeadersGuard,
-      setHeadersList,
-      getHeadersList
-    };
-  }
-});
-
-// node_modules/undici/lib/web/fetch/response.js
-var require_response = __commonJS({
-  "node_modules/undici/lib/web/fetch/response.js"(exports2, module2) {
-    "use strict";
-    var { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = require_headers();
-    var { extractBody, cloneBody, mixinBody, streamRegistry, bodyUnusable } = require_body();
-    var util = require_util2();
-    var nodeUtil = __require("node:util");
-    var { kEnumerableProperty } = util;
-    var {
-      isValidReasonPhrase,
-      isCancelled,
-      isAborted,
-      isErrorLike,
-      environmentSettingsObject: relevantRealm
-    } = require_util3();
-    var {
-      redirectStatusSet,
-      nullBodyStatus
-    } = require_constants4();
-    var { webidl } = require_webidl();
-    var { URLSerializer } = require_data_url();
-    var { kConstruct } = require_symbols();
-    var assert = __require("node:assert");
-    var { isomorphicEncode, serializeJavascriptValueToJSONString } = require_infra();
-    var textEncoder = new TextEncoder("utf-8");
-    var Response2 = class _Response {
-      /** @type {Headers} */
-      #headers;
-      #state;
-      // Creates network error Response.
-      static error() {
-        const responseObject = fromInnerResponse(makeNetworkError(), "immutable");
-        return responseObject;
-      }
-      // https://fetch.spec.whatwg.org/#dom-response-json
-      static json(data, init = void 0) {
-        webidl.argumentLengthCheck(arguments, 1, "Response.json");
-        if (init !== null) {
-          init = webidl.converters.ResponseInit(init);
-        }
-        const bytes2 = textEncoder.encode(
-          serializeJavascriptValueToJSONString(data)
-        );
-        const body = extractBody(bytes2);
-        const responseObject = fromInnerResponse(makeResponse({}), "response");
-        initializeResponse(responseObject, init, { body: body[0], type: "application/json" });
-        return responseObject;
-      }
-      // Creates a redirect Response that redirects to url with status status.
-      static redirect(url, status2 = 302) {
-        webidl.argumentLengthCheck(arguments, 1, "Response.redirect");
-        url = webidl.converters.USVString(url);
-        status2 = webidl.converters["unsigned short"](status2);
-        let parsedURL;
-        try {
-          parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl);
-        } catch (err) {
-          throw new TypeError(`Failed to parse URL from ${url}`, { cause: err });
-        }
-        if (!redirectStatusSet.has(status2)) {
-          throw new RangeError(`Invalid status code ${status2}`);
-        }
-        const responseObject = fromInnerResponse(makeResponse({}), "immutable");
-        responseObject.#state.status = status2;
-        const value2 = isomorphicEncode(URLSerializer(parsedURL));
-        responseObject.#state.headersList.append("location", value2, true);
-        return responseObject;
-      }
-      // https://fetch.spec.whatwg.org/#dom-response
-      constructor(body = null, init = void 0) {
-        webidl.util.markAsUncloneable(this);
-        if (body === kConstruct) {
-          return;
-        }
-        if (body !== null) {
-          body = webidl.converters.BodyInit(body, "Response", "body");
-        }
-        init = webidl.converters.ResponseInit(init);
-        this.#state = makeResponse({});
-        this.#headers = new Headers(kConstruct);
-        setHeadersGuard(this.#headers, "response");
-        setHeadersList(this.#headers, this.#state.headersList);
-        let bodyWithType = null;
-        if (body != null) {
-          const [extractedBody, type] = extractBody(body);
-          bodyWithType = { body: extractedBody, type };
-        }
-        initializeResponse(this, init, bodyWithType);
-      }
-      // Returns response’s type, e.g., "cors".
-      get type() {
-        webidl.brandCheck(this, _Response);
-        return this.#state.type;
-      }
-      // Returns response’s URL, if it has one; otherwise the empty string.
-      get url() {
-        webidl.brandCheck(this, _Response);
-        const urlList = this.#state.urlList;
-        const url = urlList[urlList.length - 1] ?? null;
-        if (url === null) {
-          return "";
-        }
-        return URLSerializer(url, true);
-      }
-      // Returns whether response was obtained through a redirect.
-      get redirected() {
-        webidl.brandCheck(this, _Response);
-        return this.#state.urlList.length > 1;
-      }
-      // Returns response’s status.
-      get status() {
-        webidl.brandCheck(this, _Response);
-        return this.#state.status;
-      }
-      // Returns whether response’s status is an ok status.
-      get ok() {
-        webidl.brandCheck(this, _Response);
-        return this.#state.status >= 200 && this.#state.status <= 299;
-      }
-      // Returns response’s status message.
-      get statusText() {
-        webidl.brandCheck(this, _Response);
-        return this.#state.statusText;
-      }
-      // Returns response’s headers as Headers.
-      get headers() {
-        webidl.brandCheck(this, _Response);
-        return this.#headers;
-      }
-      get body() {
-        webidl.brandCheck(this, _Response);
-        return this.#state.body ? this.#state.body.stream : null;
-      }
-      get bodyUsed() {
-        webidl.brandCheck(this, _Response);
-        return !!this.#state.body && util.isDisturbed(this.#state.body.stream);
-      }
-      // Returns a clone of response.
-      clone() {
-        webidl.brandCheck(this, _Response);
-        if (bodyUnusable(this.#state)) {
-          throw webidl.errors.exception({
-            header: "Response.clone",
-            message: "Body has already been consumed."
-          });
-        }
-        const clonedResponse = cloneResponse(this.#state);
-        if (this.#state.urlList.length !== 0 && this.#state.body?.stream) {
-          streamRegistry.register(this, new WeakRef(this.#state.body.stream));
-        }
-        return fromInnerResponse(clonedResponse, getHeadersGuard(this.#headers));
-      }
-      [nodeUtil.inspect.custom](depth, options) {
-        if (options.depth === null) {
-          options.depth = 2;
-        }
-        options.colors ??= true;
-        const properties = {
-          status: this.status,
-          statusText: this.statusText,
-          headers: this.headers,
-          body: this.body,
-          bodyUsed: this.bodyUsed,
-          ok: this.ok,
-          redirected: this.redirected,
-          type: this.type,
-          url: this.url
-        };
-        return `Response ${nodeUtil.formatWithOptions(options, properties)}`;
-      }
-      /**
-       * @param {Response} response
-       */
-      static getResponseHeaders(response) {
-        return response.#headers;
-      }
-      /**
-       * @param {Response} response
-       * @param {Headers} newHeaders
-       */
-      static setResponseHeaders(response, newHeaders) {
-        response.#headers = newHeaders;
-      }
-      /**
-       * @param {Response} response
-       */
-      static getResponseState(response) {
-        return response.#state;
-      }
-      /**
-       * @param {Response} response
-       * @param {any} newState
-       */
-      static setResponseState(response, newState) {
-        response.#state = newState;
-      }
-    };
-    var { getResponseHeaders, setResponseHeaders, getResponseState, setResponseState } = Response2;
-    Reflect.deleteProperty(Response2, "getResponseHeaders");
-    Reflect.deleteProperty(Response2, "setResponseHeaders");
-    Reflect.deleteProperty(Response2, "getResponseState");
-    Reflect.deleteProperty(Response2, "setResponseState");
-    mixinBody(Response2, getResponseState);
-    Object.defineProperties(Response2.prototype, {
-      type: kEnumerableProperty,
-      url: kEnumerableProperty,
-      status: kEnumerableProperty,
-      ok: kEnumerableProperty,
-      redirected: kEnumerableProperty,
-      statusText: kEnumerableProperty,
-      headers: kEnumerableProperty,
-      clone: kEnumerableProperty,
-      body: kEnumerableProperty,
-      bodyUsed: kEnumerableProperty,
-      [Symbol.toStringTag]: {
-        value: "Response",
-        configurable: true
-      }
-    });
-    Object.defineProperties(Response2, {
-      json: kEnumerableProperty,
-      redirect: kEnumerableProperty,
-      error: kEnumerableProperty
-    });
-    function cloneResponse(response) {
-      if (response.internalResponse) {
-        return filterResponse(
-          cloneResponse(response.internalResponse),
-          response.type
-        );
-      }
-      const newResponse = makeResponse({ ...response, body: null });
-      if (response.body != null) {
-        newResponse.body = cloneBody(response.body);
-      }
-      return newResponse;
-    }
-    function makeResponse(init) {
-      return {
-        aborted: false,
-        rangeRequested: false,
-        timingAllowPassed: false,
-        requestIncludesCredentials: false,
-        type: "default",
-        status: 200,
-        timingInfo: null,
-        cacheState: "",
-        statusText: "",
-        ...init,
-        headersList: init?.headersList ? new HeadersList(init?.headersList) : new HeadersList(),
-        urlList: init?.urlList ? [...init.urlList] : []
-      };
-    }
-    function makeNetworkError(reason) {
-      const isError = isErrorLike(reason);
-      return makeResponse({
-        type: "error",
-        status: 0,
-        error: isError ? reason : new Error(reason ? String(reason) : reason),
-        aborted: reason && reason.name === "AbortError"
-      });
-    }
-    function isNetworkError(response) {
-      return (
-        // A network error is a response whose type is "error",
-        response.type === "error" && // status is 0
-        response.status === 0
-      );
-    }
-    function makeFilteredResponse(response, state) {
-      state = {
-        internalResponse: response,
-        ...state
-      };
-      return new Proxy(response, {
-        get(target2, p2) {
-          return p2 in state ? state[p2] : target2[p2];
-        },
-        set(target2, p2, value2) {
-          assert(!(p2 in state));
-          target2[p2] = value2;
-          return true;
-        }
-      });
-    }
-    function filterResponse(response, type) {
-      if (type === "basic") {
-        return makeFilteredResponse(response, {
-          type: "basic",
-          headersList: response.headersList
-        });
-      } else if (type === "cors") {
-        return makeFilteredResponse(response, {
-          type: "cors",
-          headersList: response.headersList
-        });
-      } else if (type === "opaque") {
-        return makeFilteredResponse(response, {
-          type: "opaque",
-          urlList: [],
-          status: 0,
-          statusText: "",
-          body: null
-        });
-      } else if (type === "opaqueredirect") {
-        return makeFilteredResponse(response, {
-          type: "opaqueredirect",
-          status: 0,
-          statusText: "",
-          headersList: [],
-          body: null
-        });
-      } else {
-        assert(false);
-      }
-    }
-    function makeAppropriateNetworkError(fetchParams, err = null) {
-      assert(isCancelled(fetchParams));
-      return isAborted(fetchParams) ? makeNetworkError(Object.assign(new DOMException("The operation was aborted.", "AbortError"), { cause: err })) : makeNetworkError(Object.assign(new DOMException("Request was cancelled."), { cause: err }));
-    }
-    function initializeResponse(response, init, body) {
-      if (init.status !== null && (init.status < 200 || init.status > 599)) {
-        throw new RangeError('init["status"] must be in the range of 200 to 599, inclusive.');
-      }
-      if ("statusText" in init && init.statusText != null) {
-        if (!isValidReasonPhrase(String(init.statusText))) {
-          throw new TypeError("Invalid statusText");
-        }
-      }
-      if ("status" in init && init.status != null) {
-        getResponseState(response).status = init.status;
-      }
-      if ("statusText" in init && init.statusText != null) {
-        getResponseState(response).statusText = init.statusText;
-      }
-      if ("headers" in init && init.headers != null) {
-        fill(getResponseHeaders(response), init.headers);
-      }
-      if (body) {
-        if (nullBodyStatus.includes(response.status)) {
-          throw webidl.errors.exception({
-            header: "Response constructor",
-            message: `Invalid response status code ${response.status}`
-          });
-        }
-        getResponseState(response).body = body.body;
-        if (body.type != null && !getResponseState(response).headersList.contains("content-type", true)) {
-          getResponseState(response).headersList.append("content-type", body.type, true);
-        }
-      }
-    }
-    function fromInnerResponse(innerResponse, guard) {
-      const response = new Response2(kConstruct);
-      setResponseState(response, innerResponse);
-      const headers = new Headers(kConstruct);
-      setResponseHeaders(response, headers);
-      setHeadersList(headers, innerResponse.headersList);
-      setHeadersGuard(headers, guard);
-      if (innerResponse.urlList.length !== 0 && innerResponse.body?.stream) {
-        streamRegistry.register(response, new WeakRef(innerResponse.body.stream));
-      }
-      return response;
-    }
-    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name2) {
-      if (typeof V === "string") {
-        return webidl.converters.USVString(V, prefix, name2);
-      }
-      if (webidl.is.Blob(V)) {
-        return V;
-      }
-      if (webidl.is.BufferSource(V)) {
-        return V;
-      }
-      if (webidl.is.FormData(V)) {
-        return V;
-      }
-      if (webidl.is.URLSearchParams(V)) {
-        return V;
-      }
-      return webidl.converters.DOMString(V, prefix, name2);
-    };
-    webidl.converters.BodyInit = function(V, prefix, argument) {
-      if (webidl.is.ReadableStream(V)) {
-        return V;
-      }
-      if (V?.[Symbol.asyncIterator]) {
-        return V;
-      }
-      return webidl.converters.XMLHttpRequestBodyInit(V, prefix, argument);
-    };
-    webidl.converters.ResponseInit = webidl.dictionaryConverter([
-      {
-        key: "status",
-        converter: webidl.converters["unsigned short"],
-        defaultValue: () => 200
-      },
-      {
-        key: "statusText",
-        converter: webidl.converters.ByteString,
-        defaultValue: () => ""
-      },
-      {
-        key: "headers",
-        converter: webidl.converters.HeadersInit
-      }
-    ]);
-    webidl.is.Response = webidl.util.MakeTypeAssertion(Response2);
-    module2.exports = {
-      isNetworkError,
-      makeNetworkError,
-      makeResponse,
-      makeAppropriateNetworkError,
-      filterResponse,
-      Response: Response2,
-      cloneResponse,
-      fromInnerResponse,
-      getResponseState
-    };
-  }
-});
-
-// node_modules/undici/lib/web/fetch/request.js
-var require_request2 = __commonJS({
-  "node_modules/undici/lib/web/fetch/request.js"(exports2, module2) {
-    "use strict";
-    var { extractBody, mixinBody, cloneBody, bodyUnusable } = require_body();
-    var { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = require_headers();
-    var util = require_util2();
-    var nodeUtil = __require("node:util");
-    var {
-      isValidHTTPToken,
-      sameOrigin,
-      environmentSettingsObject
-    } = require_util3();
-    var {
-      forbiddenMethodsSet,
-      corsSafeListedMethodsSet,
-      referrerPolicy,
-      requestRedirect,
-      requestMode,
-      requestCredentials,
-      requestCache,
-      requestDuplex
-    } = require_constants4();
-    var { kEnumerableProperty, normalizedMethodRecordsBase, normalizedMethodRecords } = util;
-    var { webidl } = require_webidl();
-    var { URLSerializer } = require_data_url();
-    var { kConstruct } = require_symbols();
-    var assert = __require("node:assert");
-    var { getMaxListeners, setMaxListeners, defaultMaxListeners } = __require("node:events");
-    var kAbortController = /* @__PURE__ */ Symbol("abortController");
-    var requestFinalizer = new FinalizationRegistry(({ signal, abort: abort2 }) => {
-      signal.removeEventListener("abort", abort2);
-    });
-    var dependentControllerMap = /* @__PURE__ */ new WeakMap();
-    var abortSignalHasEventHandlerLeakWarning;
-    try {
-      abortSignalHasEventHandlerLeakWarning = getMaxListeners(new AbortController().signal) > 0;
-    } catch {
-      abortSignalHasEventHandlerLeakWarning = false;
-    }
-    function buildAbort(acRef) {
-      return abort2;
-      function abort2() {
-        const ac = acRef.deref();
-        if (ac !== void 0) {
-          requestFinalizer.unregister(abort2);
-          this.removeEventListener("abort", abort2);
-          ac.abort(this.reason);
-          const controllerList = dependentControllerMap.get(ac.signal);
-          if (controllerList !== void 0) {
-            if (controllerList.size !== 0) {
-              for (const ref of controllerList) {
-                const ctrl = ref.deref();
-                if (ctrl !== void 0) {
-                  ctrl.abort(this.reason);
-                }
-              }
-              controllerList.clear();
-            }
-            dependentControllerMap.delete(ac.signal);
-          }
-        }
-      }
-    }
-    var patchMethodWarning = false;
-    var Request = class _Request {
-      /** @type {AbortSignal} */
-      #signal;
-      /** @type {import('../../dispatcher/dispatcher')} */
-      #dispatcher;
-      /** @type {Headers} */
-      #headers;
-      #state;
-      // https://fetch.spec.whatwg.org/#dom-request
-      constructor(input, init = void 0) {
-        webidl.util.markAsUncloneable(this);
-        if (input === kConstruct) {
-          return;
-        }
-        const prefix = "Request constructor";
-        webidl.argumentLengthCheck(arguments, 1, prefix);
-        input = webidl.converters.RequestInfo(input);
-        init = webidl.converters.RequestInit(init);
-        let request4 = null;
-        let fallbackMode = null;
-        const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
-        let signal = null;
-        if (typeof input === "string") {
-          this.#dispatcher = init.dispatcher;
-          let parsedURL;
-          try {
-            parsedURL = new URL(input, baseUrl);
-          } catch (err) {
-            throw new TypeError("Failed to parse URL from " + input, { cause: err });
-          }
-          if (parsedURL.username || parsedURL.password) {
-            throw new TypeError(
-              "Request cannot be constructed from a URL that includes credentials: " + input
-            );
-          }
-          request4 = makeRequest({ urlList: [parsedURL] });
-          fallbackMode = "cors";
-        } else {
-          assert(webidl.is.Request(input));
-          request4 = input.#state;
-          signal = input.#signal;
-          this.#dispatcher = init.dispatcher || input.#dispatcher;
-        }
-        const origin2 = environmentSettingsObject.settingsObject.origin;
-        let window2 = "client";
-        if (request4.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request4.window, origin2)) {
-          window2 = request4.window;
-        }
-        if (init.window != null) {
-          throw new TypeError(`'window' option '${window2}' must be null`);
-        }
-        if ("window" in init) {
-          window2 = "no-window";
-        }
-        request4 = makeRequest({
-          // URL request’s URL.
-          // undici implementation note: this is set as the first item in request's urlList in makeRequest
-          // method request’s method.
-          method: request4.method,
-          // header list A copy of request’s header list.
-          // undici implementation note: headersList is cloned in makeRequest
-          headersList: request4.headersList,
-          // unsafe-request flag Set.
-          unsafeRequest: request4.unsafeRequest,
-          // client This’s relevant settings object.
-          client: environmentSettingsObject.settingsObject,
-          // window window.
-          window: window2,
-          // priority request’s priority.
-          priority: request4.priority,
-          // origin request’s origin. The propagation of the origin is only significant for navigation requests
-          // being handled by a service worker. In this scenario a request can have an origin that is different
-          // from the current client.
-          origin: request4.origin,
-          // referrer request’s referrer.
-          referrer: request4.referrer,
-          // referrer policy request’s referrer policy.
-          referrerPolicy: request4.referrerPolicy,
-          // mode request’s mode.
-          mode: request4.mode,
-          // credentials mode request’s credentials mode.
-          credentials: request4.credentials,
-          // cache mode request’s cache mode.
-          cache: request4.cache,
-          // redirect mode request’s redirect mode.
-          redirect: request4.redirect,
-          // integrity metadata request’s integrity metadata.
-          integrity: request4.integrity,
-          // keepalive request’s keepalive.
-          keepalive: request4.keepalive,
-          // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request4.reloadNavigation,
-          // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request4.historyNavigation,
-          // URL list A clone of request’s URL list.
-          urlList: [...request4.urlList]
-        });
-        const initHasKey = Object.keys(init).length !== 0;
-        if (initHasKey) {
-          if (request4.mode === "navigate") {
-            request4.mode = "same-origin";
-          }
-          request4.reloadNavigation = false;
-          request4.historyNavigation = false;
-          request4.origin = "client";
-          request4.referrer = "client";
-          request4.referrerPolicy = "";
-          request4.url = request4.urlList[request4.urlList.length - 1];
-          request4.urlList = [request4.url];
-        }
-        if (init.referrer !== void 0) {
-          const referrer = init.referrer;
-          if (referrer === "") {
-            request4.referrer = "no-referrer";
-          } else {
-            let parsedReferrer;
-            try {
-              parsedReferrer = new URL(referrer, baseUrl);
-            } catch (err) {
-              throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
-            }
-            if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin2 && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request4.referrer = "client";
-            } else {
-              request4.referrer = parsedReferrer;
-            }
-          }
-        }
-        if (init.referrerPolicy !== void 0) {
-          request4.referrerPolicy = init.referrerPolicy;
-        }
-        let mode2;
-        if (init.mode !== void 0) {
-          mode2 = init.mode;
-        } else {
-          mode2 = fallbackMode;
-        }
-        if (mode2 === "navigate") {
-          throw webidl.errors.exception({
-            header: "Request constructor",
-            message: "invalid request mode navigate."
-          });
-        }
-        if (mode2 != null) {
-          request4.mode = mode2;
-        }
-        if (init.credentials !== void 0) {
-          request4.credentials = init.credentials;
-        }
-        if (init.cache !== void 0) {
-          request4.cache = init.cache;
-        }
-        if (request4.cache === "only-if-cached" && request4.mode !== "same-origin") {
-          throw new TypeError(
-            "'only-if-cached' can be set only with 'same-origin' mode"
-          );
-        }
-        if (init.redirect !== void 0) {
-          request4.redirect = init.redirect;
-        }
-        if (init.integrity != null) {
-          request4.integrity = String(init.integrity);
-        }
-        if (init.keepalive !== void 0) {
-          request4.keepalive = Boolean(init.keepalive);
-        }
-        if (init.method !== void 0) {
-          let method = init.method;
-          const mayBeNormalized = normalizedMethodRecords[method];
-          if (mayBeNormalized !== void 0) {
-            request4.method = mayBeNormalized;
-          } else {
-            if (!isValidHTTPToken(method)) {
-              throw new TypeError(`'${method}' is not a valid HTTP method.`);
-            }
-            const upperCase = method.toUpperCase();
-            if (forbiddenMethodsSet.has(upperCase)) {
-              throw new TypeError(`'${method}' HTTP method is unsupported.`);
-            }
-            method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request4.method = method;
-          }
-          if (!patchMethodWarning && request4.method === "patch") {
-            process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
-              code: "UNDICI-FETCH-patch"
-            });
-            patchMethodWarning = true;
-          }
-        }
-        if (init.signal !== void 0) {
-          signal = init.signal;
-        }
-        this.#state = request4;
-        const ac = new AbortController();
-        this.#signal = ac.signal;
-        if (signal != null) {
-          if (signal.aborted) {
-            ac.abort(signal.reason);
-          } else {
-            this[kAbortController] = ac;
-            const acRef = new WeakRef(ac);
-            const abort2 = buildAbort(acRef);
-            if (abortSignalHasEventHandlerLeakWarning && getMaxListeners(signal) === defaultMaxListeners) {
-              setMaxListeners(1500, signal);
-            }
-            util.addAbortListener(signal, abort2);
-            requestFinalizer.register(ac, { signal, abort: abort2 }, abort2);
-          }
-        }
-        this.#headers = new Headers(kConstruct);
-        setHeadersList(this.#headers, request4.headersList);
-        setHeadersGuard(this.#headers, "request");
-        if (mode2 === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request4.method)) {
-            throw new TypeError(
-              `'${request4.method} is unsupported in no-cors mode.`
-            );
-          }
-          setHeadersGuard(this.#headers, "request-no-cors");
-        }
-        if (initHasKey) {
-          const headersList = getHeadersList(this.#headers);
-          const headers = init.headers !== void 0 ? init.headers : new HeadersList(headersList);
-          headersList.clear();
-          if (headers instanceof HeadersList) {
-            for (const { name: name2, value: value2 } of headers.rawValues()) {
-              headersList.append(name2, value2, false);
-            }
-            headersList.cookies = headers.cookies;
-          } else {
-            fillHeaders(this.#headers, headers);
-          }
-        }
-        const inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request4.method === "GET" || request4.method === "HEAD")) {
-          throw new TypeError("Request with GET/HEAD method cannot have body.");
-        }
-        let initBody = null;
-        if (init.body != null) {
-          const [extractedBody, contentType] = extractBody(
-            init.body,
-            request4.keepalive
-          );
-          initBody = extractedBody;
-          if (contentType && !getHeadersList(this.#headers).contains("content-type", true)) {
-            this.#headers.append("content-type", contentType, true);
-          }
-        }
-        const inputOrInitBody = initBody ?? inputBody;
-        if (inputOrInitBody != null && inputOrInitBody.source == null) {
-          if (initBody != null && init.duplex == null) {
-            throw new TypeError("RequestInit: duplex option is required when sending a body.");
-          }
-          if (request4.mode !== "same-origin" && request4.mode !== "cors") {
-            throw new TypeError(
-              'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
-            );
-          }
-          request4.useCORSPreflightFlag = true;
-        }
-        let finalBody = inputOrInitBody;
-        if (initBody == null && inputBody != null) {
-          if (bodyUnusable(input.#state)) {
-            throw new TypeError(
-              "Cannot construct a Request with a Request object that has already been used."
-            );
-          }
-          const identityTransform = new TransformStream();
-          inputBody.stream.pipeThrough(identityTransform);
-          finalBody = {
-            source: inputBody.source,
-            length: inputBody.length,
-            stream: identityTransform.readable
-          };
-        }
-        this.#state.body = finalBody;
-      }
-      // Returns request’s HTTP method, which is "GET" by default.
-      get method() {
-        webidl.brandCheck(this, _Request);
-        return this.#state.method;
-      }
-      // Returns the URL of request as a string.
-      get url() {
-        webidl.brandCheck(this, _Request);
-        return URLSerializer(this.#state.url);
-      }
-      // Returns a Headers object consisting of the headers associated with request.
-      // Note that headers added in the network layer by the user agent will not
-      // be accounted for in this object, e.g., the "Host" header.
-      get headers() {
-        webidl.brandCheck(this, _Request);
-        return this.#headers;
-      }
-      // Returns the kind of resource requested by request, e.g., "document"
-      // or "script".
-      get destination() {
-        webidl.brandCheck(this, _Request);
-        return this.#state.destination;
-      }
-      // Returns the referrer of request. Its value can be a same-origin URL if
-      // explicitly set in init, the empty string to indicate no referrer, and
-      // "about:client" when defaulting to the global’s default. This is used
-      // during fetching to determine the value of the `Referer` header of the
-      // request being made.
-      get referrer() {
-        webidl.brandCheck(this, _Request);
-        if (this.#state.referrer === "no-referrer") {
-          return "";
-        }
-        if (this.#state.referrer === "client") {
-          return "about:client";
-        }
-        return this.#state.referrer.toString();
-      }
-      // Returns the referrer policy associated with request.
-      // This is used during fetching to compute the value of the request’s
-      // referrer.
-      get referrerPolicy() {
-        webidl.brandCheck(this, _Request);
-        return this.#state.referrerPolicy;
-      }
-      // Returns the mode associated with request, which is a string indicating
-      // whether the request will use CORS, or will be restricted to same-origin
-      // URLs.
-      get mode() {
-        webidl.brandCheck(this, _Request);
-        return this.#state.mode;
-      }
-      // Returns the credentials mode associated with request,
-      // which is a string indicating whether credentials will be sent with the
-      // request always, never, or only when sent to a same-origin URL.
-      get credentials() {
-        webidl.brandCheck(this, _Request);
-        return this.#state.credentials;
-      }
-      // Returns the cache mode associated with request,
-      // which is a string indicating how the request will
-      // interact with the browser’s cache when fetching.
-      get cache() {
-        webidl.brandCheck(this, _Request);
-        return this.#state.cache;
-      }
-      // Returns the redirect mode associated with request,
-      // which is a string indicating how redirects for the
-      // request will be handled during fetching. A request
-      // will follow redirects by default.
-      get redirect() {
-        webidl.brandCheck(this, _Request);
-        return this.#state.redirect;
-      }
-      // Returns request’s subresource integrity metadata, which is a
-      // cryptographic hash of the resource being fetched. Its value
-      // consists of multiple hashes separated by whitespace. [SRI]
-      get integrity() {
-        webidl.brandCheck(this, _Request);
-        return this.#state.integrity;
-      }
-      // Returns a boolean indicating whether or not request can outlive the
-      // global in which it was created.
-      get keepalive() {
-        webidl.brandCheck(this, _Request);
-        return this.#state.keepalive;
-      }
-      // Returns a boolean indicating whether or not request is for a reload
-      // navigation.
-      get isReloadNavigation() {
-        webidl.brandCheck(this, _Request);
-        return this.#state.reloadNavigation;
-      }
-      // Returns a boolean indicating whether or not request is for a history
-      // navigation (a.k.a. back-forward navigation).
-      get isHistoryNavigation() {
-        webidl.brandCheck(this, _Request);
-        return this.#state.historyNavigation;
-      }
-      // Returns the signal associated with request, which is an AbortSignal
-      // object indicating whether or not request has been aborted, and its
-      // abort event handler.
-      get signal() {
-        webidl.brandCheck(this, _Request);
-        return this.#signal;
-      }
-      get body() {
-        webidl.brandCheck(this, _Request);
-        return this.#state.body ? this.#state.body.stream : null;
-      }
-      get bodyUsed() {
-        webidl.brandCheck(this, _Request);
-        return !!this.#state.body && util.isDisturbed(this.#state.body.stream);
-      }
-      get duplex() {
-        webidl.brandCheck(this, _Request);
-        return "half";
-      }
-      // Returns a clone of request.
-      clone() {
-        webidl.brandCheck(this, _Request);
-        if (bodyUnusable(this.#state)) {
-          throw new TypeError("unusable");
-        }
-        const clonedRequest = cloneRequest(this.#state);
-        const ac = new AbortController();
-        if (this.signal.aborted) {
-          ac.abort(this.signal.reason);
-        } else {
-          let list2 = dependentControllerMap.get(this.signal);
-          if (list2 === void 0) {
-            list2 = /* @__PURE__ */ new Set();
-            dependentControllerMap.set(this.signal, list2);
-          }
-          const acRef = new WeakRef(ac);
-          list2.add(acRef);
-          util.addAbortListener(
-            ac.signal,
-            buildAbort(acRef)
-          );
-        }
-        return fromInnerRequest(clonedRequest, this.#dispatcher, ac.signal, getHeadersGuard(this.#headers));
-      }
-      [nodeUtil.inspect.custom](depth, options) {
-        if (options.depth === null) {
-          options.depth = 2;
-        }
-        options.colors ??= true;
-        const properties = {
-          method: this.method,
-          url: this.url,
-          headers: this.headers,
-          destination: this.destination,
-          referrer: this.referrer,
-          referrerPolicy: this.referrerPolicy,
-          mode: this.mode,
-          credentials: this.credentials,
-          cache: this.cache,
-          redirect: this.redirect,
-          integrity: this.integrity,
-          keepalive: this.keepalive,
-          isReloadNavigation: this.isReloadNavigation,
-          isHistoryNavigation: this.isHistoryNavigation,
-          signal: this.signal
-        };
-        return `Request ${nodeUtil.formatWithOptions(options, properties)}`;
-      }
-      /**
-       * @param {Request} request
-       * @param {AbortSignal} newSignal
-       */
-      static setRequestSignal(request4, newSignal) {
-        request4.#signal = newSignal;
-        return request4;
-      }
-      /**
-       * @param {Request} request
-       */
-      static getRequestDispatcher(request4) {
-        return request4.#dispatcher;
-      }
-      /**
-       * @param {Request} request
-       * @param {import('../../dispatcher/dispatcher')} newDispatcher
-       */
-      static setRequestDispatcher(request4, newDispatcher) {
-        request4.#dispatcher = newDispatcher;
-      }
-      /**
-       * @param {Request} request
-       * @param {Headers} newHeaders
-       */
-      static setRequestHeaders(request4, newHeaders) {
-        request4.#headers = newHeaders;
-      }
-      /**
-       * @param {Request} request
-       */
-      static getRequestState(request4) {
-        return request4.#state;
-      }
-      /**
-       * @param {Request} request
-       * @param {any} newState
-       */
-      static setRequestState(request4, newState) {
-        request4.#state = newState;
-      }
-    };
-    var { setRequestSignal, getRequestDispatcher, setRequestDispatcher, setRequestHeaders, getRequestState, setRequestState } = Request;
-    Reflect.deleteProperty(Request, "setRequestSignal");
-    Reflect.deleteProperty(Request, "getRequestDispatcher");
-    Reflect.deleteProperty(Request, "setRequestDispatcher");
-    Reflect.deleteProperty(Request, "setRequestHeaders");
-    Reflect.deleteProperty(Request, "getRequestState");
-    Reflect.deleteProperty(Request, "setRequestState");
-    mixinBody(Request, getRequestState);
-    function makeRequest(init) {
-      return {
-        method: init.method ?? "GET",
-        localURLsOnly: init.localURLsOnly ?? false,
-        unsafeRequest: init.unsafeRequest ?? false,
-        body: init.body ?? null,
-        client: init.client ?? null,
-        reservedClient: init.reservedClient ?? null,
-        replacesClientId: init.replacesClientId ?? "",
-        window: init.window ?? "client",
-        keepalive: init.keepalive ?? false,
-        serviceWorkers: init.serviceWorkers ?? "all",
-        initiator: init.initiator ?? "",
-        destination: init.destination ?? "",
-        priority: init.priority ?? null,
-        origin: init.origin ?? "client",
-        policyContainer: init.policyContainer ?? "client",
-        referrer: init.referrer ?? "client",
-        referrerPolicy: init.referrerPolicy ?? "",
-        mode: init.mode ?? "no-cors",
-        useCORSPreflightFlag: init.useCORSPreflightFlag ?? false,
-        credentials: init.credentials ?? "same-origin",
-        useCredentials: init.useCredentials ?? false,
-        cache: init.cache ?? "default",
-        redirect: init.redirect ?? "follow",
-        integrity: init.integrity ?? "",
-        cryptoGraphicsNonceMetadata: init.cryptoGraphicsNonceMetadata ?? "",
-        parserMetadata: init.parserMetadata ?? "",
-        reloadNavigation: init.reloadNavigation ?? false,
-        historyNavigation: init.historyNavigation ?? false,
-        userActivation: init.userActivation ?? false,
-        taintedOrigin: init.taintedOrigin ?? false,
-        redirectCount: init.redirectCount ?? 0,
-        responseTainting: init.responseTainting ?? "basic",
-        preventNoCacheCacheControlHeaderModification: init.preventNoCacheCacheControlHeaderModification ?? false,
-        done: init.done ?? false,
-        timingAllowFailed: init.timingAllowFailed ?? false,
-        useURLCredentials: init.useURLCredentials ?? void 0,
-        traversableForUserPrompts: init.traversableForUserPrompts ?? "client",
-        urlList: init.urlList,
-        url: init.urlList[0],
-        headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
-      };
-    }
-    function cloneRequest(request4) {
-      const newRequest = makeRequest({ ...request4, body: null });
-      if (request4.body != null) {
-        newRequest.body = cloneBody(request4.body);
-      }
-      return newRequest;
-    }
-    function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
-      const request4 = new Request(kConstruct);
-      setRequestState(request4, innerRequest);
-      setRequestDispatcher(request4, dispatcher);
-      setRequestSignal(request4, signal);
-      const headers = new Headers(kConstruct);
-      setRequestHeaders(request4, headers);
-      setHeadersList(headers, innerRequest.headersList);
-      setHeadersGuard(headers, guard);
-      return request4;
-    }
-    Object.defineProperties(Request.prototype, {
-      method: kEnumerableProperty,
-      url: kEnumerableProperty,
-      headers: kEnumerableProperty,
-      redirect: kEnumerableProperty,
-      clone: kEnumerableProperty,
-      signal: kEnumerableProperty,
-      duplex: kEnumerableProperty,
-      destination: kEnumerableProperty,
-      body: kEnumerableProperty,
-      bodyUsed: kEnumerableProperty,
-      isHistoryNavigation: kEnumerableProperty,
-      isReloadNavigation: kEnumerableProperty,
-      keepalive: kEnumerableProperty,
-      integrity: kEnumerableProperty,
-      cache: kEnumerableProperty,
-      credentials: kEnumerableProperty,
-      attribute: kEnumerableProperty,
-      referrerPolicy: kEnumerableProperty,
-      referrer: kEnumerableProperty,
-      mode: kEnumerableProperty,
-      [Symbol.toStringTag]: {
-        value: "Request",
-        configurable: true
-      }
-    });
-    webidl.is.Request = webidl.util.MakeTypeAssertion(Request);
-    webidl.converters.RequestInfo = function(V) {
-      if (typeof V === "string") {
-        return webidl.converters.USVString(V);
-      }
-      if (webidl.is.Request(V)) {
-        return V;
-      }
-      return webidl.converters.USVString(V);
-    };
-    webidl.converters.RequestInit = webidl.dictionaryConverter([
-      {
-        key: "method",
-        converter: webidl.converters.ByteString
-      },
-      {
-        key: "headers",
-        converter: webidl.converters.HeadersInit
-      },
-      {
-        key: "body",
-        converter: webidl.nullableConverter(
-          webidl.converters.BodyInit
-        )
-      },
-      {
-        key: "referrer",
-        converter: webidl.converters.USVString
-      },
-      {
-        key: "referrerPolicy",
-        converter: webidl.converters.DOMString,
-        // https://w3c.github.io/webappsec-referrer-policy/#referrer-policy
-        allowedValues: referrerPolicy
-      },
-      {
-        key: "mode",
-        converter: webidl.converters.DOMString,
-        // https://fetch.spec.whatwg.org/#concept-request-mode
-        allowedValues: requestMode
-      },
-      {
-        key: "credentials",
-        converter: webidl.converters.DOMString,
-        // https://fetch.spec.whatwg.org/#requestcredentials
-        allowedValues: requestCredentials
-      },
-      {
-        key: "cache",
-        converter: webidl.converters.DOMString,
-        // https://fetch.spec.whatwg.org/#requestcache
-        allowedValues: requestCache
-      },
-      {
-        key: "redirect",
-        converter: webidl.converters.DOMString,
-        // https://fetch.spec.whatwg.org/#requestredirect
-        allowedValues: requestRedirect
-      },
-      {
-        key: "integrity",
-        converter: webidl.converters.DOMString
-      },
-      {
-        key: "keepalive",
-        converter: webidl.converters.boolean
-      },
-      {
-        key: "signal",
-        converter: webidl.nullableConverter(
-          (signal) => webidl.converters.AbortSignal(
-            signal,
-            "RequestInit",
-            "signal"
-          )
-        )
-      },
-      {
-        key: "window",
-        converter: webidl.converters.any
-      },
-      {
-        key: "duplex",
-        converter: webidl.converters.DOMString,
-        allowedValues: requestDuplex
-      },
-      {
-        key: "dispatcher",
-        // undici specific option
-        converter: webidl.converters.any
-      },
-      {
-        key: "priority",
-        converter: webidl.converters.DOMString,
-        allowedValues: ["high", "low", "auto"],
-        defaultValue: () => "auto"
-      }
-    ]);
-    module2.exports = {
-      Request,
-      makeRequest,
-      fromInnerRequest,
-      cloneRequest,
-      getRequestDispatcher,
-      getRequestState
-    };
-  }
-});
-
-// node_modules/undici/lib/web/subresource-integrity/subresource-integrity.js
-var require_subresource_integrity = __commonJS({
-  "node_modules/undici/lib/web/subresource-integrity/subresource-integrity.js"(exports2, module2) {
-    "use strict";
-    var assert = __require("node:assert");
-    var { runtimeFeatures } = require_runtime_features();
-    var { asciiLowercase } = require_infra();
-    var validSRIHashAlgorithmTokenSet = /* @__PURE__ */ new Map([["sha256", 0], ["sha384", 1], ["sha512", 2]]);
-    var crypto;
-    if (runtimeFeatures.has("crypto")) {
-      crypto = __require("node:crypto");
-      const cryptoHashes = crypto.getHashes();
-      if (cryptoHashes.length === 0) {
-        validSRIHashAlgorithmTokenSet.clear();
-      }
-      for (const algorithm of validSRIHashAlgorithmTokenSet.keys()) {
-        if (cryptoHashes.includes(algorithm) === false) {
-          validSRIHashAlgorithmTokenSet.delete(algorithm);
-        }
-      }
-    } else {
-      validSRIHashAlgorithmTokenSet.clear();
-    }
-    var getSRIHashAlgorithmIndex = (
-      /** @type {GetSRIHashAlgorithmIndex} */
-      Map.prototype.get.bind(
-        validSRIHashAlgorithmTokenSet
-      )
-    );
-    var isValidSRIHashAlgorithm = (algorithm) => validSRIHashAlgorithmTokenSet.has(asciiLowercase(algorithm));
-    var bytesMatch = runtimeFeatures.has("crypto") === false || validSRIHashAlgorithmTokenSet.size === 0 ? () => true : (bytes2, metadataList) => {
-      const parsedMetadata = parseMetadata(metadataList);
-      if (parsedMetadata.length === 0) {
-        return true;
-      }
-      const metadata = getStrongestMetadata(parsedMetadata);
-      for (const item of metadata) {
-        const algorithm = item.alg;
-        const expectedValue = item.val;
-        const actualValue = applyAlgorithmToBytes(algorithm, bytes2);
-        if (caseSensitiveMatch(actualValue, expectedValue)) {
-          return true;
-        }
-      }
-      return false;
-    };
-    function getStrongestMetadata(metadataList) {
-      const result2 = [];
-      let strongest = null;
-      for (const item of metadataList) {
-        assert(isValidSRIHashAlgorithm(item.alg), "Invalid SRI hash algorithm token");
-        if (result2.length === 0) {
-          result2.push(item);
-          strongest = item;
-          continue;
-        }
-        const currentAlgorithm = (
-          /** @type {Metadata} */
-          strongest.alg
-        );
-        const currentAlgorithmIndex = getSRIHashAlgorithmIndex(currentAlgorithm);
-        const newAlgorithm = item.alg;
-        const newAlgorithmIndex = getSRIHashAlgorithmIndex(newAlgorithm);
-        if (newAlgorithmIndex < currentAlgorithmIndex) {
-          continue;
-        } else if (newAlgorithmIndex > currentAlgorithmIndex) {
-          strongest = item;
-          result2[0] = item;
-          result2.length = 1;
-        } else {
-          result2.push(item);
-        }
-      }
-      return result2;
-    }
-    function parseMetadata(metadata) {
-      const result2 = [];
-      for (const item of metadata.split(/[\t\n\f\r ]+/)) {
-        const expressionAndOptions = item.split("?", 1);
-        const algorithmExpression = expressionAndOptions[0];
-        let base64Value = "";
-        const algorithmAndValue = [algorithmExpression.slice(0, 6), algorithmExpression.slice(7)];
-        const algorithm = algorithmAndValue[0];
-        if (!isValidSRIHashAlgorithm(algorithm)) {
-          continue;
-        }
-        if (algorithmAndValue[1]) {
-          base64Value = algorithmAndValue[1];
-        }
-        const metadata2 = {
-          // Possible spec bug?
-          alg: asciiLowercase(algorithm),
-          val: base64Value
-        };
-        result2.push(metadata2);
-      }
-      return result2;
-    }
-    var applyAlgorithmToBytes = (algorithm, bytes2) => {
-      return crypto.hash(algorithm, bytes2, "base64");
-    };
-    function caseSensitiveMatch(actualValue, expectedValue) {
-      let actualValueLength = actualValue.length;
-      if (actualValueLength !== 0 && actualValue[actualValueLength - 1] === "=") {
-        actualValueLength -= 1;
-      }
-      if (actualValueLength !== 0 && actualValue[actualValueLength - 1] === "=") {
-        actualValueLength -= 1;
-      }
-      let expectedValueLength = expectedValue.length;
-      if (expectedValueLength !== 0 && expectedValue[expectedValueLength - 1] === "=") {
-        expectedValueLength -= 1;
-      }
-      if (expectedValueLength !== 0 && expectedValue[expectedValueLength - 1] === "=") {
-        expectedValueLength -= 1;
-      }
-      if (actualValueLength !== expectedValueLength) {
-        return false;
-      }
-      for (let i = 0; i < actualValueLength; ++i) {
-        if (actualValue[i] === expectedValue[i] || actualValue[i] === "+" && expectedValue[i] === "-" || actualValue[i] === "/" && expectedValue[i] === "_") {
-          continue;
-        }
-        return false;
-      }
-      return true;
-    }
-    module2.exports = {
-      applyAlgorithmToBytes,
-      bytesMatch,
-      caseSensitiveMatch,
-      isValidSRIHashAlgorithm,
-      getStrongestMetadata,
-      parseMetadata
-    };
-  }
-});
-
-// node_modules/undici/lib/web/fetch/index.js
-var require_fetch = __commonJS({
-  "node_modules/undici/lib/web/fetch/index.js"(exports2, module2) {
-    "use strict";
-    var {
-      makeNetworkError,
-      makeAppropriateNetworkError,
-      filterResponse,
-      makeResponse,
-      fromInnerResponse,
-      getResponseState
-    } = require_response();
-    var { HeadersList } = require_headers();
-    var { Request, cloneRequest, getRequestDispatcher, getRequestState } = require_request2();
-    var zlib = __require("node:zlib");
-    var {
-      makePolicyContainer,
-      clonePolicyContainer,
-      requestBadPort,
-      TAOCheck,
-      appendRequestOriginHeader,
-      responseLocationURL,
-      requestCurrentURL,
-      setRequestReferrerPolicyOnRedirect,
-      tryUpgradeRequestToAPotentiallyTrustworthyURL,
-      createOpaqueTimingInfo,
-      appendFetchMetadata,
-      corsCheck,
-      crossOriginResourcePolicyCheck,
-      determineRequestsReferrer,
-      coarsenedSharedCurrentTime,
-      sameOrigin,
-      isCancelled,
-      isAborted,
-      isErrorLike,
-      fullyReadBody,
-      readableStreamClose,
-      urlIsLocal,
-      urlIsHttpHttpsScheme,
-      urlHasHttpsScheme,
-      clampAndCoarsenConnectionTimingInfo,
-      simpleRangeHeaderValue,
-      buildContentRange,
-      createInflate,
-      extractMimeType,
-      hasAuthenticationEntry,
-      includesCredentials,
-      isTraversableNavigable
-    } = require_util3();
-    var assert = __require("node:assert");
-    var { safelyExtractBody, extractBody } = require_body();
-    var {
-      redirectStatusSet,
-      nullBodyStatus,
-      safeMethodsSet,
-      requestBodyHeader,
-      subresourceSet
-    } = require_constants4();
-    var EE = __require("node:events");
-    var { Readable, pipeline, finished, isErrored, isReadable } = __require("node:stream");
-    var { addAbortListener, bufferToLowerCasedHeaderName } = require_util2();
-    var { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = require_data_url();
-    var { getGlobalDispatcher } = require_global2();
-    var { webidl } = require_webidl();
-    var { STATUS_CODES } = __require("node:http");
-    var { bytesMatch } = require_subresource_integrity();
-    var { createDeferredPromise } = require_promise();
-    var { isomorphicEncode } = require_infra();
-    var { runtimeFeatures } = require_runtime_features();
-    var hasZstd = runtimeFeatures.has("zstd");
-    var GET_OR_HEAD = ["GET", "HEAD"];
-    var defaultUserAgent = typeof __UNDICI_IS_NODE__ !== "undefined" || typeof esbuildDetection !== "undefined" ? "node" : "undici";
-    var resolveObjectURL;
-    var Fetch = class extends EE {
-      constructor(dispatcher) {
-        super();
-        this.dispatcher = dispatcher;
-        this.connection = null;
-        this.dump = false;
-        this.state = "ongoing";
-      }
-      terminate(reason) {
-        if (this.state !== "ongoing") {
-          return;
-        }
-        this.state = "terminated";
-        this.connection?.destroy(reason);
-        this.emit("terminated", reason);
-      }
-      // https://fetch.spec.whatwg.org/#fetch-controller-abort
-      abort(error) {
-        if (this.state !== "ongoing") {
-          return;
-        }
-        this.state = "aborted";
-        if (!error) {
-          error = new DOMException("The operation was aborted.", "AbortError");
-        }
-        this.serializedAbortReason = error;
-        this.connection?.destroy(error);
-        this.emit("terminated", error);
-      }
-    };
-    function handleFetchDone(response) {
-      finalizeAndReportTiming(response, "fetch");
-    }
-    function fetch(input, init = void 0) {
-      webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
-      let p2 = createDeferredPromise();
-      let requestObject;
-      try {
-        requestObject = new Request(input, init);
-      } catch (e) {
-        p2.reject(e);
-        return p2.promise;
-      }
-      const request4 = getRequestState(requestObject);
-      if (requestObject.signal.aborted) {
-        abortFetch(p2, request4, null, requestObject.signal.reason, null);
-        return p2.promise;
-      }
-      const globalObject = request4.client.globalObject;
-      if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request4.serviceWorkers = "none";
-      }
-      let responseObject = null;
-      let locallyAborted = false;
-      let controller = null;
-      addAbortListener(
-        requestObject.signal,
-        () => {
-          locallyAborted = true;
-          assert(controller != null);
-          controller.abort(requestObject.signal.reason);
-          const realResponse = responseObject?.deref();
-          abortFetch(p2, request4, realResponse, requestObject.signal.reason, controller.controller);
-        }
-      );
-      const processResponse = (response) => {
-        if (locallyAborted) {
-          return;
-        }
-        if (response.aborted) {
-          abortFetch(p2, request4, responseObject, controller.serializedAbortReason, controller.controller);
-          return;
-        }
-        if (response.type === "error") {
-          p2.reject(new TypeError("fetch failed", { cause: response.error }));
-          return;
-        }
-        responseObject = new WeakRef(fromInnerResponse(response, "immutable"));
-        p2.resolve(responseObject.deref());
-        p2 = null;
-      };
-      controller = fetching({
-        request: request4,
-        processResponseEndOfBody: handleFetchDone,
-        processResponse,
-        dispatcher: getRequestDispatcher(requestObject),
-        // undici
-        // Keep requestObject alive to prevent its AbortController from being GC'd
-        // See https://github.com/nodejs/undici/issues/4627
-        requestObject
-      });
-      return p2.promise;
-    }
-    function finalizeAndReportTiming(response, initiatorType = "other") {
-      if (response.type === "error" && response.aborted) {
-        return;
-      }
-      if (!response.urlList?.length) {
-        return;
-      }
-      const originalURL = response.urlList[0];
-      let timingInfo = response.timingInfo;
-      let cacheState = response.cacheState;
-      if (!urlIsHttpHttpsScheme(originalURL)) {
-        return;
-      }
-      if (timingInfo === null) {
-        return;
-      }
-      if (!response.timingAllowPassed) {
-        timingInfo = createOpaqueTimingInfo({
-          startTime: timingInfo.startTime
-        });
-        cacheState = "";
-      }
-      timingInfo.endTime = coarsenedSharedCurrentTime();
-      response.timingInfo = timingInfo;
-      markResourceTiming(
-        timingInfo,
-        originalURL.href,
-        initiatorType,
-        globalThis,
-        cacheState,
-        "",
-        // bodyType
-        response.status
-      );
-    }
-    var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p2, request4, responseObject, error, controller) {
-      if (p2) {
-        p2.reject(error);
-      }
-      if (request4.body?.stream != null && isReadable(request4.body.stream)) {
-        request4.body.stream.cancel(error).catch((err) => {
-          if (err.code === "ERR_INVALID_STATE") {
-            return;
-          }
-          throw err;
-        });
-      }
-      if (responseObject == null) {
-        return;
-      }
-      const response = getResponseState(responseObject);
-      if (response.body?.stream != null && isReadable(response.body.stream)) {
-        controller.error(error);
-      }
-    }
-    function fetching({
-      request: request4,
-      processRequestBodyChunkLength,
-      processRequestEndOfBody,
-      processResponse,
-      processResponseEndOfBody,
-      processResponseConsumeBody,
-      useParallelQueue = false,
-      dispatcher = getGlobalDispatcher(),
-      // undici
-      requestObject = null
-      // Keep alive to prevent AbortController GC, see #4627
-    }) {
-      assert(dispatcher);
-      let taskDestination = null;
-      let crossOriginIsolatedCapability = false;
-      if (request4.client != null) {
-        taskDestination = request4.client.globalObject;
-        crossOriginIsolatedCapability = request4.client.crossOriginIsolatedCapability;
-      }
-      const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
-      const timingInfo = createOpaqueTimingInfo({
-        startTime: currentTime
-      });
-      const fetchParams = {
-        controller: new Fetch(dispatcher),
-        request: request4,
-        timingInfo,
-        processRequestBodyChunkLength,
-        processRequestEndOfBody,
-        processResponse,
-        processResponseConsumeBody,
-        processResponseEndOfBody,
-        taskDestination,
-        crossOriginIsolatedCapability,
-        // Keep requestObject alive to prevent its AbortController from being GC'd
-        requestObject
-      };
-      assert(!request4.body || request4.body.stream);
-      if (request4.window === "client") {
-        request4.window = request4.client?.globalObject?.constructor?.name === "Window" ? request4.client : "no-window";
-      }
-      if (request4.origin === "client") {
-        request4.origin = request4.client.origin;
-      }
-      if (request4.policyContainer === "client") {
-        if (request4.client != null) {
-          request4.policyContainer = clonePolicyContainer(
-            request4.client.policyContainer
-          );
-        } else {
-          request4.policyContainer = makePolicyContainer();
-        }
-      }
-      if (!request4.headersList.contains("accept", true)) {
-        const value2 = "*/*";
-        request4.headersList.append("accept", value2, true);
-      }
-      if (!request4.headersList.contains("accept-language", true)) {
-        request4.headersList.append("accept-language", "*", true);
-      }
-      if (request4.priority === null) {
-      }
-      if (subresourceSet.has(request4.destination)) {
-      }
-      mainFetch(fetchParams, false);
-      return fetchParams.controller;
-    }
-    async function mainFetch(fetchParams, recursive) {
-      try {
-        const request4 = fetchParams.request;
-        let response = null;
-        if (request4.localURLsOnly && !urlIsLocal(requestCurrentURL(request4))) {
-          response = makeNetworkError("local URLs only");
-        }
-        tryUpgradeRequestToAPotentiallyTrustworthyURL(request4);
-        if (requestBadPort(request4) === "blocked") {
-          response = makeNetworkError("bad port");
-        }
-        if (request4.referrerPolicy === "") {
-          request4.referrerPolicy = request4.policyContainer.referrerPolicy;
-        }
-        if (request4.referrer !== "no-referrer") {
-          request4.referrer = determineRequestsReferrer(request4);
-        }
-        if (response === null) {
-          const currentURL = requestCurrentURL(request4);
-          if (
-            // - request’s current URL’s origin is same origin with request’s origin,
-            //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request4.url) && request4.responseTainting === "basic" || // request’s current URL’s scheme is "data"
-            currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request4.mode === "navigate" || request4.mode === "websocket")
-          ) {
-            request4.responseTainting = "basic";
-            response = await schemeFetch(fetchParams);
-          } else if (request4.mode === "same-origin") {
-            response = makeNetworkError('request mode cannot be "same-origin"');
-          } else if (request4.mode === "no-cors") {
-            if (request4.redirect !== "follow") {
-              response = makeNetworkError(
-                'redirect mode cannot be "follow" for "no-cors" request'
-              );
-            } else {
-              request4.responseTainting = "opaque";
-              response = await schemeFetch(fetchParams);
-            }
-          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request4))) {
-            response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
-          } else {
-            request4.responseTainting = "cors";
-            response = await httpFetch(fetchParams);
-          }
-        }
-        if (recursive) {
-          return response;
-        }
-        if (response.status !== 0 && !response.internalResponse) {
-          if (request4.responseTainting === "cors") {
-          }
-          if (request4.responseTainting === "basic") {
-            response = filterResponse(response, "basic");
-          } else if (request4.responseTainting === "cors") {
-            response = filterResponse(response, "cors");
-          } else if (request4.responseTainting === "opaque") {
-            response = filterResponse(response, "opaque");
-          } else {
-            assert(false);
-          }
-        }
-        let internalResponse = response.status === 0 ? response : response.internalResponse;
-        if (internalResponse.urlList.length === 0) {
-          internalResponse.urlList.push(...request4.urlList);
-        }
-        if (!request4.timingAllowFailed) {
-          response.timingAllowPassed = true;
-        }
-        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request4.headers.contains("range", true)) {
-          response = internalResponse = makeNetworkError();
-        }
-        if (response.status !== 0 && (request4.method === "HEAD" || request4.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
-          internalResponse.body = null;
-          fetchParams.controller.dump = true;
-        }
-        if (request4.integrity) {
-          const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request4.responseTainting === "opaque" || response.body == null) {
-            processBodyError(response.error);
-            return;
-          }
-          const processBody = (bytes2) => {
-            if (!bytesMatch(bytes2, request4.integrity)) {
-              processBodyError("integrity mismatch");
-              return;
-            }
-            response.body = safelyExtractBody(bytes2)[0];
-            fetchFinale(fetchParams, response);
-          };
-          fullyReadBody(response.body, processBody, processBodyError);
-        } else {
-          fetchFinale(fetchParams, response);
-        }
-      } catch (err) {
-        fetchParams.controller.terminate(err);
-      }
-    }
-    function schemeFetch(fetchParams) {
-      if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0) {
-        return Promise.resolve(makeAppropriateNetworkError(fetchParams));
-      }
-      const { request: request4 } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request4);
-      switch (scheme) {
-        case "about:": {
-          return Promise.resolve(makeNetworkError("about scheme is not supported"));
-        }
-        case "blob:": {
-          if (!resolveObjectURL) {
-            resolveObjectURL = __require("node:buffer").resolveObjectURL;
-          }
-          const blobURLEntry = requestCurrentURL(request4);
-          if (blobURLEntry.search.length !== 0) {
-            return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
-          }
-          const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request4.method !== "GET" || !webidl.is.Blob(blob)) {
-            return Promise.resolve(makeNetworkError("invalid method"));
-          }
-          const response = makeResponse();
-          const fullLength = blob.size;
-          const serializedFullLength = isomorphicEncode(`${fullLength}`);
-          const type = blob.type;
-          if (!request4.headersList.contains("range", true)) {
-            const bodyWithType = extractBody(blob);
-            response.statusText = "OK";
-            response.body = bodyWithType[0];
-            response.headersList.set("content-length", serializedFullLength, true);
-            response.headersList.set("content-type", type, true);
-          } else {
-            response.rangeRequested = true;
-            const rangeHeader = request4.headersList.get("range", true);
-            const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
-            if (rangeValue === "failure") {
-              return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
-            }
-            let { rangeStartValue: rangeStart, rangeEndValue: rangeEnd } = rangeValue;
-            if (rangeStart === null) {
-              rangeStart = fullLength - rangeEnd;
-              rangeEnd = rangeStart + rangeEnd - 1;
-            } else {
-              if (rangeStart >= fullLength) {
-                return Promise.resolve(makeNetworkError("Range start is greater than the blob's size."));
-              }
-              if (rangeEnd === null || rangeEnd >= fullLength) {
-                rangeEnd = fullLength - 1;
-              }
-            }
-            const slicedBlob = blob.slice(rangeStart, rangeEnd + 1, type);
-            const slicedBodyWithType = extractBody(slicedBlob);
-            response.body = slicedBodyWithType[0];
-            const serializedSlicedLength = isomorphicEncode(`${slicedBlob.size}`);
-            const contentRange = buildContentRange(rangeStart, rangeEnd, fullLength);
-            response.status = 206;
-            response.statusText = "Partial Content";
-            response.headersList.set("content-length", serializedSlicedLength, true);
-            response.headersList.set("content-type", type, true);
-            response.headersList.set("content-range", contentRange, true);
-          }
-          return Promise.resolve(response);
-        }
-        case "data:": {
-          const currentURL = requestCurrentURL(request4);
-          const dataURLStruct = dataURLProcessor(currentURL);
-          if (dataURLStruct === "failure") {
-            return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
-          }
-          const mimeType = serializeAMimeType(dataURLStruct.mimeType);
-          return Promise.resolve(makeResponse({
-            statusText: "OK",
-            headersList: [
-              ["content-type", { name: "Content-Type", value: mimeType }]
-            ],
-            body: safelyExtractBody(dataURLStruct.body)[0]
-          }));
-        }
-        case "file:": {
-          return Promise.resolve(makeNetworkError("not implemented... yet..."));
-        }
-        case "http:":
-        case "https:": {
-          return httpFetch(fetchParams).catch((err) => makeNetworkError(err));
-        }
-        default: {
-          return Promise.resolve(makeNetworkError("unknown scheme"));
-        }
-      }
-    }
-    function finalizeResponse(fetchParams, response) {
-      fetchParams.request.done = true;
-      if (fetchParams.processResponseDone != null) {
-        queueMicrotask(() => fetchParams.processResponseDone(response));
-      }
-    }
-    function fetchFinale(fetchParams, response) {
-      let timingInfo = fetchParams.timingInfo;
-      const processResponseEndOfBody = () => {
-        const unsafeEndTime = Date.now();
-        if (fetchParams.request.destination === "document") {
-          fetchParams.controller.fullTimingInfo = timingInfo;
-        }
-        fetchParams.controller.reportTimingSteps = () => {
-          if (!urlIsHttpHttpsScheme(fetchParams.request.url)) {
-            return;
-          }
-          timingInfo.endTime = unsafeEndTime;
-          let cacheState = response.cacheState;
-          const bodyInfo = response.bodyInfo;
-          if (!response.timingAllowPassed) {
-            timingInfo = createOpaqueTimingInfo(timingInfo);
-            cacheState = "";
-          }
-          let responseStatus = 0;
-          if (fetchParams.request.mode !== "navigate" || !response.hasCrossOriginRedirects) {
-            responseStatus = response.status;
-            const mimeType = extractMimeType(response.headersList);
-            if (mimeType !== "failure") {
-              bodyInfo.contentType = minimizeSupportedMimeType(mimeType);
-            }
-          }
-          if (fetchParams.request.initiatorType != null) {
-            markResourceTiming(timingInfo, fetchParams.request.url.href, fetchParams.request.initiatorType, globalThis, cacheState, bodyInfo, responseStatus);
-          }
-        };
-        const processResponseEndOfBodyTask = () => {
-          fetchParams.request.done = true;
-          if (fetchParams.processResponseEndOfBody != null) {
-            queueMicrotask(() => fetchParams.processResponseEndOfBody(response));
-          }
-          if (fetchParams.request.initiatorType != null) {
-            fetchParams.controller.reportTimingSteps();
-          }
-        };
-        queueMicrotask(() => processResponseEndOfBodyTask());
-      };
-      if (fetchParams.processResponse != null) {
-        queueMicrotask(() => {
-          fetchParams.processResponse(response);
-          fetchParams.processResponse = null;
-        });
-      }
-      const internalResponse = response.type === "error" ? response : response.internalResponse ?? response;
-      if (internalResponse.body == null) {
-        processResponseEndOfBody();
-      } else {
-        finished(internalResponse.body.stream, () => {
-          processResponseEndOfBody();
-        });
-      }
-    }
-    async function httpFetch(fetchParams) {
-      const request4 = fetchParams.request;
-      let response = null;
-      let actualResponse = null;
-      const timingInfo = fetchParams.timingInfo;
-      if (request4.serviceWorkers === "all") {
-      }
-      if (response === null) {
-        if (request4.redirect === "follow") {
-          request4.serviceWorkers = "none";
-        }
-        actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request4.responseTainting === "cors" && corsCheck(request4, response) === "failure") {
-          return makeNetworkError("cors failure");
-        }
-        if (TAOCheck(request4, response) === "failure") {
-          request4.timingAllowFailed = true;
-        }
-      }
-      if ((request4.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request4.origin,
-        request4.client,
-        request4.destination,
-        actualResponse
-      ) === "blocked") {
-        return makeNetworkError("blocked");
-      }
-      if (redirectStatusSet.has(actualResponse.status)) {
-        if (request4.redirect !== "manual") {
-          fetchParams.controller.connection.destroy(void 0, false);
-        }
-        if (request4.redirect === "error") {
-          response = makeNetworkError("unexpected redirect");
-        } else if (request4.redirect === "manual") {
-          response = actualResponse;
-        } else if (request4.redirect === "follow") {
-          response = await httpRedirectFetch(fetchParams, response);
-        } else {
-          assert(false);
-        }
-      }
-      response.timingInfo = timingInfo;
-      return response;
-    }
-    function httpRedirectFetch(fetchParams, response) {
-      const request4 = fetchParams.request;
-      const actualResponse = response.internalResponse ? response.internalResponse : response;
-      let locationURL;
-      try {
-        locationURL = responseLocationURL(
-          actualResponse,
-          requestCurrentURL(request4).hash
-        );
-        if (locationURL == null) {
-          return response;
-        }
-      } catch (err) {
-        return Promise.resolve(makeNetworkError(err));
-      }
-      if (!urlIsHttpHttpsScheme(locationURL)) {
-        return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
-      }
-      if (request4.redirectCount === 20) {
-        return Promise.resolve(makeNetworkError("redirect count exceeded"));
-      }
-      request4.redirectCount += 1;
-      if (request4.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request4, locationURL)) {
-        return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
-      }
-      if (request4.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
-        return Promise.resolve(makeNetworkError(
-          'URL cannot contain credentials for request mode "cors"'
-        ));
-      }
-      if (actualResponse.status !== 303 && request4.body != null && request4.body.source == null) {
-        return Promise.resolve(makeNetworkError());
-      }
-      if ([301, 302].includes(actualResponse.status) && request4.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request4.method)) {
-        request4.method = "GET";
-        request4.body = null;
-        for (const headerName of requestBodyHeader) {
-          request4.headersList.delete(headerName);
-        }
-      }
-      if (!sameOrigin(requestCurrentURL(request4), locationURL)) {
-        request4.headersList.delete("authorization", true);
-        request4.headersList.delete("proxy-authorization", true);
-        request4.headersList.delete("cookie", true);
-        request4.headersList.delete("host", true);
-      }
-      if (request4.body != null) {
-        assert(request4.body.source != null);
-        request4.body = safelyExtractBody(request4.body.source)[0];
-      }
-      const timingInfo = fetchParams.timingInfo;
-      timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
-      if (timingInfo.redirectStartTime === 0) {
-        timingInfo.redirectStartTime = timingInfo.startTime;
-      }
-      request4.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request4, actualResponse);
-      return mainFetch(fetchParams, true);
-    }
-    async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request4 = fetchParams.request;
-      let httpFetchParams = null;
-      let httpRequest = null;
-      let response = null;
-      const httpCache = null;
-      const revalidatingFlag = false;
-      if (request4.window === "no-window" && request4.redirect === "error") {
-        httpFetchParams = fetchParams;
-        httpRequest = request4;
-      } else {
-        httpRequest = cloneRequest(request4);
-        httpFetchParams = { ...fetchParams };
-        httpFetchParams.request = httpRequest;
-      }
-      const includeCredentials = request4.credentials === "include" || request4.credentials === "same-origin" && request4.responseTainting === "basic";
-      const contentLength = httpRequest.body ? httpRequest.body.length : null;
-      let contentLengthHeaderValue = null;
-      if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
-        contentLengthHeaderValue = "0";
-      }
-      if (contentLength != null) {
-        contentLengthHeaderValue = isomorphicEncode(`${contentLength}`);
-      }
-      if (contentLengthHeaderValue != null && !httpRequest.headersList.contains("content-length", true)) {
-        httpRequest.headersList.append("content-length", contentLengthHeaderValue, true);
-      }
-      if (contentLength != null && httpRequest.keepalive) {
-      }
-      if (webidl.is.URL(httpRequest.referrer)) {
-        httpRequest.headersList.append("referer", isomorphicEncode(httpRequest.referrer.href), true);
-      }
-      appendRequestOriginHeader(httpRequest);
-      appendFetchMetadata(httpRequest);
-      if (!httpRequest.headersList.contains("user-agent", true)) {
-        httpRequest.headersList.append("user-agent", defaultUserAgent, true);
-      }
-      if (httpRequest.cache === "default" && (httpRequest.headersList.contains("if-modified-since", true) || httpRequest.headersList.contains("if-none-match", true) || httpRequest.headersList.contains("if-unmodified-since", true) || httpRequest.headersList.contains("if-match", true) || httpRequest.headersList.contains("if-range", true))) {
-        httpRequest.cache = "no-store";
-      }
-      if (httpRequest.cache === "no-cache" && !httpRequest.preventNoCacheCacheControlHeaderModification && !httpRequest.headersList.contains("cache-control", true)) {
-        httpRequest.headersList.append("cache-control", "max-age=0", true);
-      }
-      if (httpRequest.cache === "no-store" || httpRequest.cache === "reload") {
-        if (!httpRequest.headersList.contains("pragma", true)) {
-          httpRequest.headersList.append("pragma", "no-cache", true);
-        }
-        if (!httpRequest.headersList.contains("cache-control", true)) {
-          httpRequest.headersList.append("cache-control", "no-cache", true);
-        }
-      }
-      if (httpRequest.headersList.contains("range", true)) {
-        httpRequest.headersList.append("accept-encoding", "identity", true);
-      }
-      if (!httpRequest.headersList.contains("accept-encoding", true)) {
-        if (urlHasHttpsScheme(requestCurrentURL(httpRequest))) {
-          httpRequest.headersList.append("accept-encoding", "br, gzip, deflate", true);
-        } else {
-          httpRequest.headersList.append("accept-encoding", "gzip, deflate", true);
-        }
-      }
-      httpRequest.headersList.delete("host", true);
-      if (includeCredentials) {
-        if (!httpRequest.headersList.contains("authorization", true)) {
-          let authorizationValue = null;
-          if (hasAuthenticationEntry(httpRequest) && (httpRequest.useURLCredentials === void 0 || !includesCredentials(requestCurrentURL(httpRequest)))) {
-          } else if (includesCredentials(requestCurrentURL(httpRequest)) && isAuthenticationFetch) {
-            const { username, password } = requestCurrentURL(httpRequest);
-            authorizationValue = `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
-          }
-          if (authorizationValue !== null) {
-            httpRequest.headersList.append("Authorization", authorizationValue, false);
-          }
-        }
-      }
-      if (httpCache == null) {
-        httpRequest.cache = "no-store";
-      }
-      if (httpRequest.cache !== "no-store" && httpRequest.cache !== "reload") {
-      }
-      if (response == null) {
-        if (httpRequest.cache === "only-if-cached") {
-          return makeNetworkError("only if cached");
-        }
-        const forwardResponse = await httpNetworkFetch(
-          httpFetchParams,
-          includeCredentials,
-          isNewConnectionFetch
-        );
-        if (!safeMethodsSet.has(httpRequest.method) && forwardResponse.status >= 200 && forwardResponse.status <= 399) {
-        }
-        if (revalidatingFlag && forwardResponse.status === 304) {
-        }
-        if (response == null) {
-          response = forwardResponse;
-        }
-      }
-      response.urlList = [...httpRequest.urlList];
-      if (httpRequest.headersList.contains("range", true)) {
-        response.rangeRequested = true;
-      }
-      response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request4.useURLCredentials !== void 0 || isTraversableNavigable(request4.traversableForUserPrompts))) {
-        if (request4.body != null) {
-          if (request4.body.source == null) {
-            return response;
-          }
-          request4.body = safelyExtractBody(request4.body.source)[0];
-        }
-        if (request4.useURLCredentials === void 0 || isAuthenticationFetch) {
-          if (isCancelled(fetchParams)) {
-            return makeAppropriateNetworkError(fetchParams);
-          }
-          return response;
-        }
-        fetchParams.controller.connection.destroy();
-        response = await httpNetworkOrCacheFetch(fetchParams, true);
-      }
-      if (response.status === 407) {
-        if (request4.window === "no-window") {
-          return makeNetworkError();
-        }
-        if (isCancelled(fetchParams)) {
-          return makeAppropriateNetworkError(fetchParams);
-        }
-        return makeNetworkError("proxy authentication required");
-      }
-      if (
-        // response’s status is 421
-        response.status === 421 && // isNewConnectionFetch is false
-        !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request4.body == null || request4.body.source != null)
-      ) {
-        if (isCancelled(fetchParams)) {
-          return makeAppropriateNetworkError(fetchParams);
-        }
-        fetchParams.controller.connection.destroy();
-        response = await httpNetworkOrCacheFetch(
-          fetchParams,
-          isAuthenticationFetch,
-          true
-        );
-      }
-      if (isAuthenticationFetch) {
-      }
-      return response;
-    }
-    async function httpNetworkFetch(fetchParams, includeCredentials = false, forceNewConnection = false) {
-      assert(!fetchParams.controller.connection || fetchParams.controller.connection.destroyed);
-      fetchParams.controller.connection = {
-        abort: null,
-        destroyed: false,
-        destroy(err, abort2 = true) {
-          if (!this.destroyed) {
-            this.destroyed = true;
-            if (abort2) {
-              this.abort?.(err ?? new DOMException("The operation was aborted.", "AbortError"));
-            }
-          }
-        }
-      };
-      const request4 = fetchParams.request;
-      let response = null;
-      const timingInfo = fetchParams.timingInfo;
-      const httpCache = null;
-      if (httpCache == null) {
-        request4.cache = "no-store";
-      }
-      const newConnection = forceNewConnection ? "yes" : "no";
-      if (request4.mode === "websocket") {
-      } else {
-      }
-      let requestBody2 = null;
-      if (request4.body == null && fetchParams.processRequestEndOfBody) {
-        queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request4.body != null) {
-        const processBodyChunk = async function* (bytes2) {
-          if (isCancelled(fetchParams)) {
-            return;
-          }
-          yield bytes2;
-          fetchParams.processRequestBodyChunkLength?.(bytes2.byteLength);
-        };
-        const processEndOfBody = () => {
-          if (isCancelled(fetchParams)) {
-            return;
-          }
-          if (fetchParams.processRequestEndOfBody) {
-            fetchParams.processRequestEndOfBody();
-          }
-        };
-        const processBodyError = (e) => {
-          if (isCancelled(fetchParams)) {
-            return;
-          }
-          if (e.name === "AbortError") {
-            fetchParams.controller.abort();
-          } else {
-            fetchParams.controller.terminate(e);
-          }
-        };
-        requestBody2 = (async function* () {
-          try {
-            for await (const bytes2 of request4.body.stream) {
-              yield* processBodyChunk(bytes2);
-            }
-            processEndOfBody();
-          } catch (err) {
-            processBodyError(err);
-          }
-        })();
-      }
-      try {
-        const { body, status: status2, statusText, headersList, socket } = await dispatch({ body: requestBody2 });
-        if (socket) {
-          response = makeResponse({ status: status2, statusText, headersList, socket });
-        } else {
-          const iterator = body[Symbol.asyncIterator]();
-          fetchParams.controller.next = () => iterator.next();
-          response = makeResponse({ status: status2, statusText, headersList });
-        }
-      } catch (err) {
-        if (err.name === "AbortError") {
-          fetchParams.controller.connection.destroy();
-          return makeAppropriateNetworkError(fetchParams, err);
-        }
-        return makeNetworkError(err);
-      }
-      const pullAlgorithm = () => {
-        return fetchParams.controller.resume();
-      };
-      const cancelAlgorithm = (reason) => {
-        if (!isCancelled(fetchParams)) {
-          fetchParams.controller.abort(reason);
-        }
-      };
-      const stream2 = new ReadableStream(
-        {
-          start(controller) {
-            fetchParams.controller.controller = controller;
-          },
-          pull: pullAlgorithm,
-          cancel: cancelAlgorithm,
-          type: "bytes"
-        }
-      );
-      response.body = { stream: stream2, source: null, length: null };
-      if (!fetchParams.controller.resume) {
-        fetchParams.controller.on("terminated", onAborted);
-      }
-      fetchParams.controller.resume = async () => {
-        while (true) {
-          let bytes2;
-          let isFailure;
-          try {
-            const { done, value: value2 } = await fetchParams.controller.next();
-            if (isAborted(fetchParams)) {
-              break;
-            }
-            bytes2 = done ? void 0 : value2;
-          } catch (err) {
-            if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
-              bytes2 = void 0;
-            } else {
-              bytes2 = err;
-              isFailure = true;
-            }
-          }
-          if (bytes2 === void 0) {
-            readableStreamClose(fetchParams.controller.controller);
-            finalizeResponse(fetchParams, response);
-            return;
-          }
-          timingInfo.decodedBodySize += bytes2?.byteLength ?? 0;
-          if (isFailure) {
-            fetchParams.controller.terminate(bytes2);
-            return;
-          }
-          const buffer = new Uint8Array(bytes2);
-          if (buffer.byteLength) {
-            fetchParams.controller.controller.enqueue(buffer);
-          }
-          if (isErrored(stream2)) {
-            fetchParams.controller.terminate();
-            return;
-          }
-          if (fetchParams.controller.controller.desiredSize <= 0) {
-            return;
-          }
-        }
-      };
-      function onAborted(reason) {
-        if (isAborted(fetchParams)) {
-          response.aborted = true;
-          if (isReadable(stream2)) {
-            fetchParams.controller.controller.error(
-              fetchParams.controller.serializedAbortReason
-            );
-          }
-        } else {
-          if (isReadable(stream2)) {
-            fetchParams.controller.controller.error(new TypeError("terminated", {
-              cause: isErrorLike(reason) ? reason : void 0
-            }));
-          }
-        }
-        fetchParams.controller.connection.destroy();
-      }
-      return response;
-      function dispatch({ body }) {
-        const url = requestCurrentURL(request4);
-        const agent = fetchParams.controller.dispatcher;
-        const path2 = url.pathname + url.search;
-        const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve4, reject) => agent.dispatch(
-          {
-            path: hasTrailingQuestionMark ? `${path2}?` : path2,
-            origin: url.origin,
-            method: request4.method,
-            body: agent.isMockActive ? request4.body && (request4.body.source || request4.body.stream) : body,
-            headers: request4.headersList.entries,
-            maxRedirections: 0,
-            upgrade: request4.mode === "websocket" ? "websocket" : void 0
-          },
-          {
-            body: null,
-            abort: null,
-            onConnect(abort2) {
-              const { connection } = fetchParams.controller;
-              timingInfo.finalConnectionTimingInfo = clampAndCoarsenConnectionTimingInfo(void 0, timingInfo.postRedirectStartTime, fetchParams.crossOriginIsolatedCapability);
-              if (connection.destroyed) {
-                abort2(new DOMException("The operation was aborted.", "AbortError"));
-              } else {
-                fetchParams.controller.on("terminated", abort2);
-                this.abort = connection.abort = abort2;
-              }
-              timingInfo.finalNetworkRequestStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
-            },
-            onResponseStarted() {
-              timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
-            },
-            onHeaders(status2, rawHeaders, resume, statusText) {
-              if (status2 < 200) {
-                return false;
-              }
-              const headersList = new HeadersList();
-              for (let i = 0; i < rawHeaders.length; i += 2) {
-                const nameStr = bufferToLowerCasedHeaderName(rawHeaders[i]);
-                const value2 = rawHeaders[i + 1];
-                if (Array.isArray(value2) && !Buffer.isBuffer(rawHeaders[i + 1])) {
-                  for (const val of value2) {
-                    headersList.append(nameStr, val.toString("latin1"), true);
-                  }
-                } else {
-                  headersList.append(nameStr, value2.toString("latin1"), true);
-                }
-              }
-              const location = headersList.get("location", true);
-              const willFollow = location && request4.redirect === "follow" && redirectStatusSet.has(status2);
-              const decoders = [];
-              if (request4.method !== "HEAD" && request4.method !== "CONNECT" && !nullBodyStatus.includes(status2) && !willFollow) {
-                const contentEncoding = headersList.get("content-encoding", true);
-                const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
-                const maxContentEncodings = 5;
-                if (codings.length > maxContentEncodings) {
-                  this.abort(new Error(`too many content-encodings in response: ${codings.length}, maximum allowed is ${maxContentEncodings}`));
-                  return true;
-                }
-                for (let i = codings.length - 1; i >= 0; --i) {
-                  const coding = codings[i].trim();
-                  if (coding === "x-gzip" || coding === "gzip") {
-                    decoders.push(zlib.createGunzip({
-                      // Be less strict when decoding compressed responses, since sometimes
-                      // servers send slightly invalid responses that are still accepted
-                      // by common browsers.
-                      // Always using Z_SYNC_FLUSH is what cURL does.
-                      flush: zlib.constants.Z_SYNC_FLUSH,
-                      finishFlush: zlib.constants.Z_SYNC_FLUSH
-                    }));
-                  } else if (coding === "deflate") {
-                    decoders.push(createInflate({
-                      flush: zlib.constants.Z_SYNC_FLUSH,
-                      finishFlush: zlib.constants.Z_SYNC_FLUSH
-                    }));
-                  } else if (coding === "br") {
-                    decoders.push(zlib.createBrotliDecompress({
-                      flush: zlib.constants.BROTLI_OPERATION_FLUSH,
-                      finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH
-                    }));
-                  } else if (coding === "zstd" && hasZstd) {
-                    decoders.push(zlib.createZstdDecompress({
-                      flush: zlib.constants.ZSTD_e_continue,
-                      finishFlush: zlib.constants.ZSTD_e_end
-                    }));
-                  } else {
-                    decoders.length = 0;
-                    break;
-                  }
-                }
-              }
-              this.body = new Readable({ read: resume });
-              const onError = this.onError.bind(this);
-              resolve4({
-                status: status2,
-                statusText,
-                headersList,
-                body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
-                  if (err) {
-                    this.onError(err);
-                  }
-                }).on("error", onError) : this.body.on("error", onError)
-              });
-              return true;
-            },
-            onData(chunk) {
-              if (fetchParams.controller.dump) {
-                return;
-              }
-              const bytes2 = chunk;
-              timingInfo.encodedBodySize += bytes2.byteLength;
-              return this.body.push(bytes2);
-            },
-            onComplete() {
-              if (this.abort) {
-                fetchParams.controller.off("terminated", this.abort);
-              }
-              fetchParams.controller.ended = true;
-              this.body.push(null);
-            },
-            onError(error) {
-              if (this.abort) {
-                fetchParams.controller.off("terminated", this.abort);
-              }
-              this.body?.destroy(error);
-              fetchParams.controller.terminate(error);
-              reject(error);
-            },
-            onRequestUpgrade(_controller, status2, headers, socket) {
-              if (socket.session != null && status2 !== 200 || socket.session == null && status2 !== 101) {
-                return false;
-              }
-              const headersList = new HeadersList();
-              for (const [name2, value2] of Object.entries(headers)) {
-                if (value2 == null) {
-                  continue;
-                }
-                const headerName = name2.toLowerCase();
-                if (Array.isArray(value2)) {
-                  for (const entry of value2) {
-                    headersList.append(headerName, String(entry), true);
-                  }
-                } else {
-                  headersList.append(headerName, String(value2), true);
-                }
-              }
-              resolve4({
-                status: status2,
-                statusText: STATUS_CODES[status2],
-                headersList,
-                socket
-              });
-              return true;
-            },
-            onUpgrade(status2, rawHeaders, socket) {
-              if (socket.session != null && status2 !== 200 || socket.session == null && status2 !== 101) {
-                return false;
-              }
-              const headersList = new HeadersList();
-              for (let i = 0; i < rawHeaders.length; i += 2) {
-                const nameStr = bufferToLowerCasedHeaderName(rawHeaders[i]);
-                const value2 = rawHeaders[i + 1];
-                if (Array.isArray(value2) && !Buffer.isBuffer(rawHeaders[i + 1])) {
-                  for (const val of value2) {
-                    headersList.append(nameStr, val.toString("latin1"), true);
-                  }
-                } else {
-                  headersList.append(nameStr, value2.toString("latin1"), true);
-                }
-              }
-              resolve4({
-                status: status2,
-                statusText: STATUS_CODES[status2],
-                headersList,
-                socket
-              });
-              return true;
-            }
-          }
-        ));
-      }
-    }
-    module2.exports = {
-      fetch,
-      Fetch,
-      fetching,
-      finalizeAndReportTiming
-    };
-  }
-});
-
-// node_modules/undici/lib/web/cache/util.js
-var require_util4 = __commonJS({
-  "node_modules/undici/lib/web/cache/util.js"(exports2, module2) {
-    "use strict";
-    var assert = __require("node:assert");
-    var { URLSerializer } = require_data_url();
-    var { isValidHeaderName } = require_util3();
-    function urlEquals(A, B, excludeFragment = false) {
-      const serializedA = URLSerializer(A, excludeFragment);
-      const serializedB = URLSerializer(B, excludeFragment);
-      return serializedA === serializedB;
-    }
-    function getFieldValues(header2) {
-      assert(header2 !== null);
-      const values2 = [];
-      for (let value2 of header2.split(",")) {
-        value2 = value2.trim();
-        if (isValidHeaderName(value2)) {
-          values2.push(value2);
-        }
-      }
-      return values2;
-    }
-    module2.exports = {
-      urlEquals,
-      getFieldValues
-    };
-  }
-});
-
-// node_modules/undici/lib/web/cache/cache.js
-var require_cache3 = __commonJS({
-  "node_modules/undici/lib/web/cache/cache.js"(exports2, module2) {
-    "use strict";
-    var assert = __require("node:assert");
-    var { kConstruct } = require_symbols();
-    var { urlEquals, getFieldValues } = require_util4();
-    var { kEnumerableProperty, isDisturbed } = require_util2();
-    var { webidl } = require_webidl();
-    var { cloneResponse, fromInnerResponse, getResponseState } = require_response();
-    var { Request, fromInnerRequest, getRequestState } = require_request2();
-    var { fetching } = require_fetch();
-    var { urlIsHttpHttpsScheme, readAllBytes } = require_util3();
-    var { createDeferredPromise } = require_promise();
-    var Cache = class _Cache {
-      /**
-       * @see https://w3c.github.io/ServiceWorker/#dfn-relevant-request-response-list
-       * @type {requestResponseList}
-       */
-      #relevantRequestResponseList;
-      constructor() {
-        if (arguments[0] !== kConstruct) {
-          webidl.illegalConstructor();
-        }
-        webidl.util.markAsUncloneable(this);
-        this.#relevantRequestResponseList = arguments[1];
-      }
-      async match(request4, options = {}) {
-        webidl.brandCheck(this, _Cache);
-        const prefix = "Cache.match";
-        webidl.argumentLengthCheck(arguments, 1, prefix);
-        request4 = webidl.converters.RequestInfo(request4);
-        options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p2 = this.#internalMatchAll(request4, options, 1);
-        if (p2.length === 0) {
-          return;
-        }
-        return p2[0];
-      }
-      async matchAll(request4 = void 0, options = {}) {
-        webidl.brandCheck(this, _Cache);
-        const prefix = "Cache.matchAll";
-        if (request4 !== void 0) request4 = webidl.converters.RequestInfo(request4);
-        options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request4, options);
-      }
-      async add(request4) {
-        webidl.brandCheck(this, _Cache);
-        const prefix = "Cache.add";
-        webidl.argumentLengthCheck(arguments, 1, prefix);
-        request4 = webidl.converters.RequestInfo(request4);
-        const requests2 = [request4];
-        const responseArrayPromise = this.addAll(requests2);
-        return await responseArrayPromise;
-      }
-      async addAll(requests2) {
-        webidl.brandCheck(this, _Cache);
-        const prefix = "Cache.addAll";
-        webidl.argumentLengthCheck(arguments, 1, prefix);
-        const responsePromises = [];
-        const requestList = [];
-        for (let request4 of requests2) {
-          if (request4 === void 0) {
-            throw webidl.errors.conversionFailed({
-              prefix,
-              argument: "Argument 1",
-              types: ["undefined is not allowed"]
-            });
-          }
-          request4 = webidl.converters.RequestInfo(request4);
-          if (typeof request4 === "string") {
-            continue;
-          }
-          const r = getRequestState(request4);
-          if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
-            throw webidl.errors.exception({
-              header: prefix,
-              message: "Expected http/s scheme when method is not GET."
-            });
-          }
-        }
-        const fetchControllers = [];
-        for (const request4 of requests2) {
-          const r = getRequestState(new Request(request4));
-          if (!urlIsHttpHttpsScheme(r.url)) {
-            throw webidl.errors.exception({
-              header: prefix,
-              message: "Expected http/s scheme."
-            });
-          }
-          r.initiator = "fetch";
-          r.destination = "subresource";
-          requestList.push(r);
-          const responsePromise = createDeferredPromise();
-          fetchControllers.push(fetching({
-            request: r,
-            processResponse(response) {
-              if (response.type === "error" || response.status === 206 || response.status < 200 || response.status > 299) {
-                responsePromise.reject(webidl.errors.exception({
-                  header: "Cache.addAll",
-                  message: "Received an invalid status code or the request failed."
-                }));
-              } else if (response.headersList.contains("vary")) {
-                const fieldValues = getFieldValues(response.headersList.get("vary"));
-                for (const fieldValue of fieldValues) {
-                  if (fieldValue === "*") {
-                    responsePromise.reject(webidl.errors.exception({
-                      header: "Cache.addAll",
-                      message: "invalid vary field value"
-                    }));
-                    for (const controller of fetchControllers) {
-                      controller.abort();
-                    }
-                    return;
-                  }
-                }
-              }
-            },
-            processResponseEndOfBody(response) {
-              if (response.aborted) {
-                responsePromise.reject(new DOMException("aborted", "AbortError"));
-                return;
-              }
-              responsePromise.resolve(response);
-            }
-          }));
-          responsePromises.push(responsePromise.promise);
-        }
-        const p2 = Promise.all(responsePromises);
-        const responses = await p2;
-        const operations = [];
-        let index = 0;
-        for (const response of responses) {
-          const operation = {
-            type: "put",
-            // 7.3.2
-            request: requestList[index],
-            // 7.3.3
-            response
-            // 7.3.4
-          };
-          operations.push(operation);
-          index++;
-        }
-        const cacheJobPromise = createDeferredPromise();
-        let errorData = null;
-        try {
-          this.#batchCacheOperations(operations);
-        } catch (e) {
-          errorData = e;
-        }
-        queueMicrotask(() => {
-          if (errorData === null) {
-            cacheJobPromise.resolve(void 0);
-          } else {
-            cacheJobPromise.reject(errorData);
-          }
-        });
-        return cacheJobPromise.promise;
-      }
-      async put(request4, response) {
-        webidl.brandCheck(this, _Cache);
-        const prefix = "Cache.put";
-        webidl.argumentLengthCheck(arguments, 2, prefix);
-        request4 = webidl.converters.RequestInfo(request4);
-        response = webidl.converters.Response(response, prefix, "response");
-        let innerRequest = null;
-        if (webidl.is.Request(request4)) {
-          innerRequest = getRequestState(request4);
-        } else {
-          innerRequest = getRequestState(new Request(request4));
-        }
-        if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
-          throw webidl.errors.exception({
-            header: prefix,
-            message: "Expected an http/s scheme when method is not GET"
-          });
-        }
-        const innerResponse = getResponseState(response);
-        if (innerResponse.status === 206) {
-          throw webidl.errors.exception({
-            header: prefix,
-            message: "Got 206 status"
-          });
-        }
-        if (innerResponse.headersList.contains("vary")) {
-          const fieldValues = getFieldValues(innerResponse.headersList.get("vary"));
-          for (const fieldValue of fieldValues) {
-            if (fieldValue === "*") {
-              throw webidl.errors.exception({
-                header: prefix,
-                message: "Got * vary field value"
-              });
-            }
-          }
-        }
-        if (innerResponse.body && (isDisturbed(innerResponse.body.stream) || innerResponse.body.stream.locked)) {
-          throw webidl.errors.exception({
-            header: prefix,
-            message: "Response body is locked or disturbed"
-          });
-        }
-        const clonedResponse = cloneResponse(innerResponse);
-        const bodyReadPromise = createDeferredPromise();
-        if (innerResponse.body != null) {
-          const stream2 = innerResponse.body.stream;
-          const reader = stream2.getReader();
-          readAllBytes(reader, bodyReadPromise.resolve, bodyReadPromise.reject);
-        } else {
-          bodyReadPromise.resolve(void 0);
-        }
-        const operations = [];
-        const operation = {
-          type: "put",
-          // 14.
-          request: innerRequest,
-          // 15.
-          response: clonedResponse
-          // 16.
-        };
-        operations.push(operation);
-        const bytes2 = await bodyReadPromise.promise;
-        if (clonedResponse.body != null) {
-          clonedResponse.body.source = bytes2;
-        }
-        const cacheJobPromise = createDeferredPromise();
-        let errorData = null;
-        try {
-          this.#batchCacheOperations(operations);
-        } catch (e) {
-          errorData = e;
-        }
-        queueMicrotask(() => {
-          if (errorData === null) {
-            cacheJobPromise.resolve();
-          } else {
-            cacheJobPromise.reject(errorData);
-          }
-        });
-        return cacheJobPromise.promise;
-      }
-      async delete(request4, options = {}) {
-        webidl.brandCheck(this, _Cache);
-        const prefix = "Cache.delete";
-        webidl.argumentLengthCheck(arguments, 1, prefix);
-        request4 = webidl.converters.RequestInfo(request4);
-        options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        let r = null;
-        if (webidl.is.Request(request4)) {
-          r = getRequestState(request4);
-          if (r.method !== "GET" && !options.ignoreMethod) {
-            return false;
-          }
-        } else {
-          assert(typeof request4 === "string");
-          r = getRequestState(new Request(request4));
-        }
-        const operations = [];
-        const operation = {
-          type: "delete",
-          request: r,
-          options
-        };
-        operations.push(operation);
-        const cacheJobPromise = createDeferredPromise();
-        let errorData = null;
-        let requestResponses;
-        try {
-          requestResponses = this.#batchCacheOperations(operations);
-        } catch (e) {
-          errorData = e;
-        }
-        queueMicrotask(() => {
-          if (errorData === null) {
-            cacheJobPromise.resolve(!!requestResponses?.length);
-          } else {
-            cacheJobPromise.reject(errorData);
-          }
-        });
-        return cacheJobPromise.promise;
-      }
-      /**
-       * @see https://w3c.github.io/ServiceWorker/#dom-cache-keys
-       * @param {any} request
-       * @param {import('../../../types/cache').CacheQueryOptions} options
-       * @returns {Promise<readonly Request[]>}
-       */
-      async keys(request4 = void 0, options = {}) {
-        webidl.brandCheck(this, _Cache);
-        const prefix = "Cache.keys";
-        if (request4 !== void 0) request4 = webidl.converters.RequestInfo(request4);
-        options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        let r = null;
-        if (request4 !== void 0) {
-          if (webidl.is.Request(request4)) {
-            r = getRequestState(request4);
-            if (r.method !== "GET" && !options.ignoreMethod) {
-              return [];
-            }
-          } else if (typeof request4 === "string") {
-            r = getRequestState(new Request(request4));
-          }
-        }
-        const promise = createDeferredPromise();
-        const requests2 = [];
-        if (request4 === void 0) {
-          for (const requestResponse of this.#relevantRequestResponseList) {
-            requests2.push(requestResponse[0]);
-          }
-        } else {
-          const requestResponses = this.#queryCache(r, options);
-          for (const requestResponse of requestResponses) {
-            requests2.push(requestResponse[0]);
-          }
-        }
-        queueMicrotask(() => {
-          const requestList = [];
-          for (const request5 of requests2) {
-            const requestObject = fromInnerRequest(
-              request5,
-              void 0,
-              new AbortController().signal,
-              "immutable"
-            );
-            requestList.push(requestObject);
-          }
-          promise.resolve(Object.freeze(requestList));
-        });
-        return promise.promise;
-      }
-      /**
-       * @see https://w3c.github.io/ServiceWorker/#batch-cache-operations-algorithm
-       * @param {CacheBatchOperation[]} operations
-       * @returns {requestResponseList}
-       */
-      #batchCacheOperations(operations) {
-        const cache = this.#relevantRequestResponseList;
-        const backupCache = [...cache];
-        const addedItems = [];
-        const resultList = [];
-        try {
-          for (const operation of operations) {
-            if (operation.type !== "delete" && operation.type !== "put") {
-              throw webidl.errors.exception({
-                header: "Cache.#batchCacheOperations",
-                message: 'operation type does not match "delete" or "put"'
-              });
-            }
-            if (operation.type === "delete" && operation.response != null) {
-              throw webidl.errors.exception({
-                header: "Cache.#batchCacheOperations",
-                message: "delete operation should not have an associated response"
-              });
-            }
-            if (this.#queryCache(operation.request, operation.options, addedItems).length) {
-              throw new DOMException("???", "InvalidStateError");
-            }
-            let requestResponses;
-            if (operation.type === "delete") {
-              requestResponses = this.#queryCache(operation.request, operation.options);
-              if (requestResponses.length === 0) {
-                return [];
-              }
-              for (const requestResponse of requestResponses) {
-                const idx = cache.indexOf(requestResponse);
-                assert(idx !== -1);
-                cache.splice(idx, 1);
-              }
-            } else if (operation.type === "put") {
-              if (operation.response == null) {
-                throw webidl.errors.exception({
-                  header: "Cache.#batchCacheOperations",
-                  message: "put operation should have an associated response"
-                });
-              }
-              const r = operation.request;
-              if (!urlIsHttpHttpsScheme(r.url)) {
-                throw webidl.errors.exception({
-                  header: "Cache.#batchCacheOperations",
-                  message: "expected http or https scheme"
-                });
-              }
-              if (r.method !== "GET") {
-                throw webidl.errors.exception({
-                  header: "Cache.#batchCacheOperations",
-                  message: "not get method"
-                });
-              }
-              if (operation.options != null) {
-                throw webidl.errors.exception({
-                  header: "Cache.#batchCacheOperations",
-                  message: "options must not be defined"
-                });
-              }
-              requestResponses = this.#queryCache(operation.request);
-              for (const requestResponse of requestResponses) {
-                const idx = cache.indexOf(requestResponse);
-                assert(idx !== -1);
-                cache.splice(idx, 1);
-              }
-              cache.push([operation.request, operation.response]);
-              addedItems.push([operation.request, operation.response]);
-            }
-            resultList.push([operation.request, operation.response]);
-          }
-          return resultList;
-        } catch (e) {
-          this.#relevantRequestResponseList.length = 0;
-          this.#relevantRequestResponseList = backupCache;
-          throw e;
-        }
-      }
-      /**
-       * @see https://w3c.github.io/ServiceWorker/#query-cache
-       * @param {any} requestQuery
-       * @param {import('../../../types/cache').CacheQueryOptions} options
-       * @param {requestResponseList} targetStorage
-       * @returns {requestResponseList}
-       */
-      #queryCache(requestQuery, options, targetStorage) {
-        const resultList = [];
-        const storage = targetStorage ?? this.#relevantRequestResponseList;
-        for (const requestResponse of storage) {
-          const [cachedRequest, cachedResponse] = requestResponse;
-          if (this.#requestMatchesCachedItem(requestQuery, cachedRequest, cachedResponse, options)) {
-            resultList.push(requestResponse);
-          }
-        }
-        return resultList;
-      }
-      /**
-       * @see https://w3c.github.io/ServiceWorker/#request-matches-cached-item-algorithm
-       * @param {any} requestQuery
-       * @param {any} request
-       * @param {any | null} response
-       * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
-       * @returns {boolean}
-       */
-      #requestMatchesCachedItem(requestQuery, request4, response = null, options) {
-        const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request4.url);
-        if (options?.ignoreSearch) {
-          cachedURL.search = "";
-          queryURL.search = "";
-        }
-        if (!urlEquals(queryURL, cachedURL, true)) {
-          return false;
-        }
-        if (response == null || options?.ignoreVary || !response.headersList.contains("vary")) {
-          return true;
-        }
-        const fieldValues = getFieldValues(response.headersList.get("vary"));
-        for (const fieldValue of fieldValues) {
-          if (fieldValue === "*") {
-            return false;
-          }
-          const requestValue = request4.headersList.get(fieldValue);
-          const queryValue = requestQuery.headersList.get(fieldValue);
-          if (requestValue !== queryValue) {
-            return false;
-          }
-        }
-        return true;
-      }
-      #internalMatchAll(request4, options, maxResponses = Infinity) {
-        let r = null;
-        if (request4 !== void 0) {
-          if (webidl.is.Request(request4)) {
-            r = getRequestState(request4);
-            if (r.method !== "GET" && !options.ignoreMethod) {
-              return [];
-            }
-          } else if (typeof request4 === "string") {
-            r = getRequestState(new Request(request4));
-          }
-        }
-        const responses = [];
-        if (request4 === void 0) {
-          for (const requestResponse of this.#relevantRequestResponseList) {
-            responses.push(requestResponse[1]);
-          }
-        } else {
-          const requestResponses = this.#queryCache(r, options);
-          for (const requestResponse of requestResponses) {
-            responses.push(requestResponse[1]);
-          }
-        }
-        const responseList = [];
-        for (const response of responses) {
-          const responseObject = fromInnerResponse(cloneResponse(response), "immutable");
-          responseList.push(responseObject);
-          if (responseList.length >= maxResponses) {
-            break;
-          }
-        }
-        return Object.freeze(responseList);
-      }
-    };
-    Object.defineProperties(Cache.prototype, {
-      [Symbol.toStringTag]: {
-        value: "Cache",
-        configurable: true
-      },
-      match: kEnumerableProperty,
-      matchAll: kEnumerableProperty,
-      add: kEnumerableProperty,
-      addAll: kEnumerableProperty,
-      put: kEnumerableProperty,
-      delete: kEnumerableProperty,
-      keys: kEnumerableProperty
-    });
-    var cacheQueryOptionConverters = [
-      {
-        key: "ignoreSearch",
-        converter: webidl.converters.boolean,
-        defaultValue: () => false
-      },
-      {
-        key: "ignoreMethod",
-        converter: webidl.converters.boolean,
-        defaultValue: () => false
-      },
-      {
-        key: "ignoreVary",
-        converter: webidl.converters.boolean,
-        defaultValue: () => false
-      }
-    ];
-    webidl.converters.CacheQueryOptions = webidl.dictionaryConverter(cacheQueryOptionConverters);
-    webidl.converters.MultiCacheQueryOptions = webidl.dictionaryConverter([
-      ...cacheQueryOptionConverters,
-      {
-        key: "cacheName",
-        converter: webidl.converters.DOMString
-      }
-    ]);
-    webidl.converters.Response = webidl.interfaceConverter(
-      webidl.is.Response,
-      "Response"
-    );
-    webidl.converters["sequence<RequestInfo>"] = webidl.sequenceConverter(
-      webidl.converters.RequestInfo
-    );
-    module2.exports = {
-      Cache
-    };
-  }
-});
-
-// node_modules/undici/lib/web/cache/cachestorage.js
-var require_cachestorage = __commonJS({
-  "node_modules/undici/lib/web/cache/cachestorage.js"(exports2, module2) {
-    "use strict";
-    var { Cache } = require_cache3();
-    var { webidl } = require_webidl();
-    var { kEnumerableProperty } = require_util2();
-    var { kConstruct } = require_symbols();
-    var CacheStorage = class _CacheStorage {
-      /**
-       * @see https://w3c.github.io/ServiceWorker/#dfn-relevant-name-to-cache-map
-       * @type {Map<string, import('./cache').requestResponseList}
-       */
-      #caches = /* @__PURE__ */ new Map();
-      constructor() {
-        if (arguments[0] !== kConstruct) {
-          webidl.illegalConstructor();
-        }
-        webidl.util.markAsUncloneable(this);
-      }
-      async match(request4, options = {}) {
-        webidl.brandCheck(this, _CacheStorage);
-        webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request4 = webidl.converters.RequestInfo(request4);
-        options = webidl.converters.MultiCacheQueryOptions(options);
-        if (options.cacheName != null) {
-          if (this.#caches.has(options.cacheName)) {
-            const cacheList = this.#caches.get(options.cacheName);
-            const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request4, options);
-          }
-        } else {
-          for (const cacheList of this.#caches.values()) {
-            const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request4, options);
-            if (response !== void 0) {
-              return response;
-            }
-          }
-        }
-      }
-      /**
-       * @see https://w3c.github.io/ServiceWorker/#cache-storage-has
-       * @param {string} cacheName
-       * @returns {Promise<boolean>}
-       */
-      async has(cacheName) {
-        webidl.brandCheck(this, _CacheStorage);
-        const prefix = "CacheStorage.has";
-        webidl.argumentLengthCheck(arguments, 1, prefix);
-        cacheName = webidl.converters.DOMString(cacheName, prefix, "cacheName");
-        return this.#caches.has(cacheName);
-      }
-      /**
-       * @see https://w3c.github.io/ServiceWorker/#dom-cachestorage-open
-       * @param {string} cacheName
-       * @returns {Promise<Cache>}
-       */
-      async open(cacheName) {
-        webidl.brandCheck(this, _CacheStorage);
-        const prefix = "CacheStorage.open";
-        webidl.argumentLengthCheck(arguments, 1, prefix);
-        cacheName = webidl.converters.DOMString(cacheName, prefix, "cacheName");
-        if (this.#caches.has(cacheName)) {
-          const cache2 = this.#caches.get(cacheName);
-          return new Cache(kConstruct, cache2);
-        }
-        const cache = [];
-        this.#caches.set(cacheName, cache);
-        return new Cache(kConstruct, cache);
-      }
-      /**
-       * @see https://w3c.github.io/ServiceWorker/#cache-storage-delete
-       * @param {string} cacheName
-       * @returns {Promise<boolean>}
-       */
-      async delete(cacheName) {
-        webidl.brandCheck(this, _CacheStorage);
-        const prefix = "CacheStorage.delete";
-        webidl.argumentLengthCheck(arguments, 1, prefix);
-        cacheName = webidl.converters.DOMString(cacheName, prefix, "cacheName");
-        return this.#caches.delete(cacheName);
-      }
-      /**
-       * @see https://w3c.github.io/ServiceWorker/#cache-storage-keys
-       * @returns {Promise<string[]>}
-       */
-      async keys() {
-        webidl.brandCheck(this, _CacheStorage);
-        const keys = this.#caches.keys();
-        return [...keys];
-      }
-    };
-    Object.defineProperties(CacheStorage.prototype, {
-      [Symbol.toStringTag]: {
-        value: "CacheStorage",
-        configurable: true
-      },
-      match: kEnumerableProperty,
-      has: kEnumerableProperty,
-      open: kEnumerableProperty,
-      delete: kEnumerableProperty,
-      keys: kEnumerableProperty
-    });
-    module2.exports = {
-      CacheStorage
-    };
-  }
-});
-
-// node_modules/undici/lib/web/cookies/constants.js
-var require_constants5 = __commonJS({
-  "node_modules/undici/lib/web/cookies/constants.js"(exports2, module2) {
-    "use strict";
-    var maxAttributeValueSize = 1024;
-    var maxNameValuePairSize = 4096;
-    module2.exports = {
-      maxAttributeValueSize,
-      maxNameValuePairSize
-    };
-  }
-});
-
-// node_modules/undici/lib/web/cookies/util.js
-var require_util5 = __commonJS({
-  "node_modules/undici/lib/web/cookies/util.js"(exports2, module2) {
-    "use strict";
-    function isCTLExcludingHtab(value2) {
-      for (let i = 0; i < value2.length; ++i) {
-        const code2 = value2.charCodeAt(i);
-        if (code2 >= 0 && code2 <= 8 || code2 >= 10 && code2 <= 31 || code2 === 127) {
-          return true;
-        }
-      }
-      return false;
-    }
-    function validateCookieName(name2) {
-      for (let i = 0; i < name2.length; ++i) {
-        const code2 = name2.charCodeAt(i);
-        if (code2 < 33 || // exclude CTLs (0-31), SP and HT
-        code2 > 126 || // exclude non-ascii and DEL
-        code2 === 34 || // "
-        code2 === 40 || // (
-        code2 === 41 || // )
-        code2 === 60 || // <
-        code2 === 62 || // >
-        code2 === 64 || // @
-        code2 === 44 || // ,
-        code2 === 59 || // ;
-        code2 === 58 || // :
-        code2 === 92 || // \
-        code2 === 47 || // /
-        code2 === 91 || // [
-        code2 === 93 || // ]
-        code2 === 63 || // ?
-        code2 === 61 || // =
-        code2 === 123 || // {
-        code2 === 125) {
-          throw new Error("Invalid cookie name");
-        }
-      }
-    }
-    function validateCookieValue(value2) {
-      let len = value2.length;
-      let i = 0;
-      if (value2[0] === '"') {
-        if (len === 1 || value2[len - 1] !== '"') {
-          throw new Error("Invalid cookie value");
-        }
-        --len;
-        ++i;
-      }
-      while (i < len) {
-        const code2 = value2.charCodeAt(i++);
-        if (code2 < 33 || // exclude CTLs (0-31)
-        code2 > 126 || // non-ascii and DEL (127)
-        code2 === 34 || // "
-        code2 === 44 || // ,
-        code2 === 59 || // ;
-        code2 === 92) {
-          throw new Error("Invalid cookie value");
-        }
-      }
-    }
-    function validateCookiePath(path2) {
-      for (let i = 0; i < path2.length; ++i) {
-        const code2 = path2.charCodeAt(i);
-        if (code2 < 32 || // exclude CTLs (0-31)
-        code2 > 126 || // exclude DEL and non-ascii
-        code2 === 59) {
-          throw new Error("Invalid cookie path");
-        }
-      }
-    }
-    function isLetterOrDigit(code2) {
-      return code2 >= 48 && code2 <= 57 || // 0-9
-      code2 >= 65 && code2 <= 90 || // A-Z
-      code2 >= 97 && code2 <= 122;
-    }
-    function validateCookieDomain(domain) {
-      if (domain === " ") {
-        return;
-      }
-      if (domain.length > 255) {
-        throw new Error("Invalid cookie domain");
-      }
-      let labelLength = 0;
-      for (let i = 0; i < domain.length; ++i) {
-        const code2 = domain.charCodeAt(i);
-        if (code2 === 46) {
-          if (labelLength === 0) {
-            throw new Error("Invalid cookie domain");
-          }
-          if (domain.charCodeAt(i - 1) === 45) {
-            throw new Error("Invalid cookie domain");
-          }
-          labelLength = 0;
-          continue;
-        }
-        if (labelLength === 0 && !isLetterOrDigit(code2)) {
-          throw new Error("Invalid cookie domain");
-        }
-        if (!isLetterOrDigit(code2) && code2 !== 45) {
-          throw new Error("Invalid cookie domain");
-        }
-        if (++labelLength > 63) {
-          throw new Error("Invalid cookie domain");
-        }
-      }
-      if (labelLength === 0 || domain.charCodeAt(domain.length - 1) === 45) {
-        throw new Error("Invalid cookie domain");
-      }
-    }
-    var IMFDays = [
-      "Sun",
-      "Mon",
-      "Tue",
-      "Wed",
-      "Thu",
-      "Fri",
-      "Sat"
-    ];
-    var IMFMonths = [
-      "Jan",
-      "Feb",
-      "Mar",
-      "Apr",
-      "May",
-      "Jun",
-      "Jul",
-      "Aug",
-      "Sep",
-      "Oct",
-      "Nov",
-      "Dec"
-    ];
-    var IMFPaddedNumbers = Array(61).fill(0).map((_, i) => i.toString().padStart(2, "0"));
-    function toIMFDate(date) {
-      if (typeof date === "number") {
-        date = new Date(date);
-      }
-      return `${IMFDays[date.getUTCDay()]}, ${IMFPaddedNumbers[date.getUTCDate()]} ${IMFMonths[date.getUTCMonth()]} ${date.getUTCFullYear()} ${IMFPaddedNumbers[date.getUTCHours()]}:${IMFPaddedNumbers[date.getUTCMinutes()]}:${IMFPaddedNumbers[date.getUTCSeconds()]} GMT`;
-    }
-    function validateCookieMaxAge(maxAge) {
-      if (maxAge < 0) {
-        throw new Error("Invalid cookie max-age");
-      }
-    }
-    function stringify(cookie) {
-      if (cookie.name.length === 0) {
-        return null;
-      }
-      validateCookieName(cookie.name);
-      validateCookieValue(cookie.value);
-      const out2 = [`${cookie.name}=${cookie.value}`];
-      if (cookie.name.startsWith("__Secure-")) {
-        cookie.secure = true;
-      }
-      if (cookie.name.startsWith("__Host-")) {
-        cookie.secure = true;
-        cookie.domain = null;
-        cookie.path = "/";
-      }
-      if (cookie.secure) {
-        out2.push("Secure");
-      }
-      if (cookie.httpOnly) {
-        out2.push("HttpOnly");
-      }
-      if (typeof cookie.maxAge === "number") {
-        validateCookieMaxAge(cookie.maxAge);
-        out2.push(`Max-Age=${cookie.maxAge}`);
-      }
-      if (cookie.domain) {
-        validateCookieDomain(cookie.domain);
-        out2.push(`Domain=${cookie.domain}`);
-      }
-      if (cookie.path) {
-        validateCookiePath(cookie.path);
-        out2.push(`Path=${cookie.path}`);
-      }
-      if (cookie.expires != null) {
-        const expiresMs = cookie.expires instanceof Date ? cookie.expires.getTime() : cookie.expires;
-        const maxTimeValue = 864e13;
-        if (typeof expiresMs === "number" && Number.isFinite(expiresMs) && Math.abs(expiresMs) <= maxTimeValue) {
-          out2.push(`Expires=${toIMFDate(cookie.expires)}`);
-        }
-      }
-      if (cookie.sameSite) {
-        out2.push(`SameSite=${cookie.sameSite}`);
-      }
-      for (const part of cookie.unparsed) {
-        if (!part.includes("=")) {
-          throw new Error("Invalid unparsed");
-        }
-        const [key, ...value2] = part.split("=");
-        const trimmedKey = key.trim();
-        const joinedValue = value2.join("=");
-        validateCookieName(trimmedKey);
-        validateCookieValue(joinedValue);
-        out2.push(`${trimmedKey}=${joinedValue}`);
-      }
-      return out2.join("; ");
-    }
-    module2.exports = {
-      isCTLExcludingHtab,
-      validateCookieName,
-      validateCookiePath,
-      validateCookieValue,
-      toIMFDate,
-      stringify
-    };
-  }
-});
-
-// node_modules/undici/lib/web/cookies/parse.js
-var require_parse = __commonJS({
-  "node_modules/undici/lib/web/cookies/parse.js"(exports2, module2) {
-    "use strict";
-    var { collectASequenceOfCodePointsFast } = require_infra();
-    var { maxNameValuePairSize, maxAttributeValueSize } = require_constants5();
-    var { isCTLExcludingHtab } = require_util5();
-    var assert = __require("node:assert");
-    function parseSetCookie(header2) {
-      if (isCTLExcludingHtab(header2)) {
-        return null;
-      }
-      let nameValuePair = "";
-      let unparsedAttributes = "";
-      let name2 = "";
-      let value2 = "";
-      if (header2.includes(";")) {
-        const position = { position: 0 };
-        nameValuePair = collectASequenceOfCodePointsFast(";", header2, position);
-        unparsedAttributes = header2.slice(position.position);
-      } else {
-        nameValuePair = header2;
-      }
-      if (!nameValuePair.includes("=")) {
-        value2 = nameValuePair;
-      } else {
-        const position = { position: 0 };
-        name2 = collectASequenceOfCodePointsFast(
-          "=",
-          nameValuePair,
-          position
-        );
-        value2 = nameValuePair.slice(position.position + 1);
-      }
-      name2 = name2.trim();
-      value2 = value2.trim();
-      if (name2.length + value2.length > maxNameValuePairSize) {
-        return null;
-      }
-      return {
-        name: name2,
-        value: value2,
-        ...parseUnparsedAttributes(unparsedAttributes)
-      };
-    }
-    function parseUnparsedAttributes(unparsedAttributes, cookieAttributeList = {}) {
-      while (true) {
-        if (unparsedAttributes.length === 0) {
-          return cookieAttributeList;
-        }
-        assert(unparsedAttributes[0] === ";");
-        unparsedAttributes = unparsedAttributes.slice(1);
-        let cookieAv = "";
-        if (unparsedAttributes.includes(";")) {
-          cookieAv = collectASequenceOfCodePointsFast(
-            ";",
-            unparsedAttributes,
-            { position: 0 }
-          );
-          unparsedAttributes = unparsedAttributes.slice(cookieAv.length);
-        } else {
-          cookieAv = unparsedAttributes;
-          unparsedAttributes = "";
-        }
-        let attributeName = "";
-        let attributeValue = "";
-        if (cookieAv.includes("=")) {
-          const position = { position: 0 };
-          attributeName = collectASequenceOfCodePointsFast(
-            "=",
-            cookieAv,
-            position
-          );
-          attributeValue = cookieAv.slice(position.position + 1);
-        } else {
-          attributeName = cookieAv;
-        }
-        attributeName = attributeName.trim();
-        attributeValue = attributeValue.trim();
-        if (attributeValue.length > maxAttributeValueSize) {
-          continue;
-        }
-        const attributeNameLowercase = attributeName.toLowerCase();
-        if (attributeNameLowercase === "expires") {
-          const expiryTime = new Date(attributeValue);
-          cookieAttributeList.expires = expiryTime;
-        } else if (attributeNameLowercase === "max-age") {
-          const charCode = attributeValue.charCodeAt(0);
-          if ((charCode < 48 || charCode > 57) && attributeValue[0] !== "-") {
-            continue;
-          }
-          if (!/^\d+$/.test(attributeValue)) {
-            continue;
-          }
-          const deltaSeconds = Number(attributeValue);
-          cookieAttributeList.maxAge = deltaSeconds;
-        } else if (attributeNameLowercase === "domain") {
-          let cookieDomain = attributeValue;
-          if (cookieDomain[0] === ".") {
-            cookieDomain = cookieDomain.slice(1);
-          }
-          cookieDomain = cookieDomain.toLowerCase();
-          cookieAttributeList.domain = cookieDomain;
-        } else if (attributeNameLowercase === "path") {
-          let cookiePath = "";
-          if (attributeValue.length === 0 || attributeValue[0] !== "/") {
-            cookiePath = "/";
-          } else {
-            cookiePath = attributeValue;
-          }
-          cookieAttributeList.path = cookiePath;
-        } else if (attributeNameLowercase === "secure") {
-          cookieAttributeList.secure = true;
-        } else if (attributeNameLowercase === "httponly") {
-          cookieAttributeList.httpOnly = true;
-        } else if (attributeNameLowercase === "samesite") {
-          const attributeValueLowercase = attributeValue.toLowerCase();
-          if (attributeValueLowercase === "none") {
-            cookieAttributeList.sameSite = "None";
-          } else if (attributeValueLowercase === "strict") {
-            cookieAttributeList.sameSite = "Strict";
-          } else if (attributeValueLowercase === "lax") {
-            cookieAttributeList.sameSite = "Lax";
-          }
-        } else {
-          cookieAttributeList.unparsed ??= [];
-          cookieAttributeList.unparsed.push(`${attributeName}=${attributeValue}`);
-        }
-      }
-    }
-    module2.exports = {
-      parseSetCookie,
-      parseUnparsedAttributes
-    };
-  }
-});
-
-// node_modules/undici/lib/web/cookies/index.js
-var require_cookies = __commonJS({
-  "node_modules/undici/lib/web/cookies/index.js"(exports2, module2) {
-    "use strict";
-    var { parseSetCookie } = require_parse();
-    var { stringify } = require_util5();
-    var { webidl } = require_webidl();
-    var { Headers } = require_headers();
-    var brandChecks = webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean));
-    function getCookies(headers) {
-      webidl.argumentLengthCheck(arguments, 1, "getCookies");
-      brandChecks(headers);
-      const cookie = headers.get("cookie");
-      const out2 = { __proto__: null };
-      if (!cookie) {
-        return out2;
-      }
-      for (const piece of cookie.split(";")) {
-        const [name2, ...value2] = piece.split("=");
-        out2[name2.trim()] = value2.join("=");
-      }
-      return out2;
-    }
-    function deleteCookie(headers, name2, attributes) {
-      brandChecks(headers);
-      const prefix = "deleteCookie";
-      webidl.argumentLengthCheck(arguments, 2, prefix);
-      name2 = webidl.converters.DOMString(name2, prefix, "name");
-      attributes = webidl.converters.DeleteCookieAttributes(attributes);
-      setCookie(headers, {
-        name: name2,
-        value: "",
-        expires: /* @__PURE__ */ new Date(0),
-        ...attributes
-      });
-    }
-    function getSetCookies(headers) {
-      webidl.argumentLengthCheck(arguments, 1, "getSetCookies");
-      brandChecks(headers);
-      const cookies = headers.getSetCookie();
-      if (!cookies) {
-        return [];
-      }
-      return cookies.map((pair) => parseSetCookie(pair));
-    }
-    function parseCookie(cookie) {
-      cookie = webidl.converters.DOMString(cookie);
-      return parseSetCookie(cookie);
-    }
-    function setCookie(headers, cookie) {
-      webidl.argumentLengthCheck(arguments, 2, "setCookie");
-      brandChecks(headers);
-      cookie = webidl.converters.Cookie(cookie);
-      const str3 = stringify(cookie);
-      if (str3) {
-        headers.append("set-cookie", str3, true);
-      }
-    }
-    webidl.converters.DeleteCookieAttributes = webidl.dictionaryConverter([
-      {
-        converter: webidl.nullableConverter(webidl.converters.DOMString),
-        key: "path",
-        defaultValue: () => null
-      },
-      {
-        converter: webidl.nullableConverter(webidl.converters.DOMString),
-        key: "domain",
-        defaultValue: () => null
-      }
-    ]);
-    webidl.converters.Cookie = webidl.dictionaryConverter([
-      {
-        converter: webidl.converters.DOMString,
-        key: "name"
-      },
-      {
-        converter: webidl.converters.DOMString,
-        key: "value"
-      },
-      {
-        converter: webidl.nullableConverter((value2) => {
-          if (typeof value2 === "number") {
-            return webidl.converters["unsigned long long"](value2);
-          }
-          return new Date(value2);
-        }),
-        key: "expires",
-        defaultValue: () => null
-      },
-      {
-        converter: webidl.nullableConverter(webidl.converters["long long"]),
-        key: "maxAge",
-        defaultValue: () => null
-      },
-      {
-        converter: webidl.nullableConverter(webidl.converters.DOMString),
-        key: "domain",
-        defaultValue: () => null
-      },
-      {
-        converter: webidl.nullableConverter(webidl.converters.DOMString),
-        key: "path",
-        defaultValue: () => null
-      },
-      {
-        converter: webidl.nullableConverter(webidl.converters.boolean),
-        key: "secure",
-        defaultValue: () => null
-      },
-      {
-        converter: webidl.nullableConverter(webidl.converters.boolean),
-        key: "httpOnly",
-        defaultValue: () => null
-      },
-      {
-        converter: webidl.converters.USVString,
-        key: "sameSite",
-        allowedValues: ["Strict", "Lax", "None"]
-      },
-      {
-        converter: webidl.sequenceConverter(webidl.converters.DOMString),
-        key: "unparsed",
-        defaultValue: () => []
-      }
-    ]);
-    module2.exports = {
-      getCookies,
-      deleteCookie,
-      getSetCookies,
-      setCookie,
-      parseCookie
-    };
-  }
-});
-
-// node_modules/undici/lib/web/websocket/events.js
-var require_events = __commonJS({
-  "node_modules/undici/lib/web/websocket/events.js"(exports2, module2) {
-    "use strict";
-    var { webidl } = require_webidl();
-    var { kEnumerableProperty } = require_util2();
-    var { kConstruct } = require_symbols();
-    var MessageEvent = class _MessageEvent extends Event {
-      #eventInit;
-      constructor(type, eventInitDict = {}) {
-        if (type === kConstruct) {
-          super(arguments[1], arguments[2]);
-          webidl.util.markAsUncloneable(this);
-          return;
-        }
-        const prefix = "MessageEvent constructor";
-        webidl.argumentLengthCheck(arguments, 1, prefix);
-        type = webidl.converters.DOMString(type, prefix, "type");
-        eventInitDict = webidl.converters.MessageEventInit(eventInitDict, prefix, "eventInitDict");
-        super(type, eventInitDict);
-        this.#eventInit = eventInitDict;
-        webidl.util.markAsUncloneable(this);
-      }
-      get data() {
-        webidl.brandCheck(this, _MessageEvent);
-        return this.#eventInit.data;
-      }
-      get origin() {
-        webidl.brandCheck(this, _MessageEvent);
-        return this.#eventInit.origin;
-      }
-      get lastEventId() {
-        webidl.brandCheck(this, _MessageEvent);
-        return this.#eventInit.lastEventId;
-      }
-      get source() {
-        webidl.brandCheck(this, _MessageEvent);
-        return this.#eventInit.source;
-      }
-      get ports() {
-        webidl.brandCheck(this, _MessageEvent);
-        if (!Object.isFrozen(this.#eventInit.ports)) {
-          Object.freeze(this.#eventInit.ports);
-        }
-        return this.#eventInit.ports;
-      }
-      initMessageEvent(type, bubbles = false, cancelable = false, data = null, origin2 = "", lastEventId = "", source = null, ports = []) {
-        webidl.brandCheck(this, _MessageEvent);
-        webidl.argumentLengthCheck(arguments, 1, "MessageEvent.initMessageEvent");
-        return new _MessageEvent(type, {
-          bubbles,
-          cancelable,
-          data,
-          origin: origin2,
-          lastEventId,
-          source,
-          ports
-        });
-      }
-      static createFastMessageEvent(type, init) {
-        const messageEvent = new _MessageEvent(kConstruct, type, init);
-        messageEvent.#eventInit = init;
-        messageEvent.#eventInit.data ??= null;
-        messageEvent.#eventInit.origin ??= "";
-        messageEvent.#eventInit.lastEventId ??= "";
-        messageEvent.#eventInit.source ??= null;
-        messageEvent.#eventInit.ports ??= [];
-        return messageEvent;
-      }
-    };
-    var { createFastMessageEvent } = MessageEvent;
-    delete MessageEvent.createFastMessageEvent;
-    var CloseEvent = class _CloseEvent extends Event {
-      #eventInit;
-      constructor(type, eventInitDict = {}) {
-        const prefix = "CloseEvent constructor";
-        webidl.argumentLengthCheck(arguments, 1, prefix);
-        type = webidl.converters.DOMString(type, prefix, "type");
-        eventInitDict = webidl.converters.CloseEventInit(eventInitDict);
-        super(type, eventInitDict);
-        this.#eventInit = eventInitDict;
-        webidl.util.markAsUncloneable(this);
-      }
-      get wasClean() {
-        webidl.brandCheck(this, _CloseEvent);
-        return this.#eventInit.wasClean;
-      }
-      get code() {
-        webidl.brandCheck(this, _CloseEvent);
-        return this.#eventInit.code;
-      }
-      get reason() {
-        webidl.brandCheck(this, _CloseEvent);
-        return this.#eventInit.reason;
-      }
-    };
-    var ErrorEvent = class _ErrorEvent extends Event {
-      #eventInit;
-      constructor(type, eventInitDict) {
-        const prefix = "ErrorEvent constructor";
-        webidl.argumentLengthCheck(arguments, 1, prefix);
-        super(type, eventInitDict);
-        webidl.util.markAsUncloneable(this);
-        type = webidl.converters.DOMString(type, prefix, "type");
-        eventInitDict = webidl.converters.ErrorEventInit(eventInitDict ?? {});
-        this.#eventInit = eventInitDict;
-      }
-      get message() {
-        webidl.brandCheck(this, _ErrorEvent);
-        return this.#eventInit.message;
-      }
-      get filename() {
-        webidl.brandCheck(this, _ErrorEvent);
-        return this.#eventInit.filename;
-      }
-      get lineno() {
-        webidl.brandCheck(this, _ErrorEvent);
-        return this.#eventInit.lineno;
-      }
-      get colno() {
-        webidl.brandCheck(this, _ErrorEvent);
-        return this.#eventInit.colno;
-      }
-      get error() {
-        webidl.brandCheck(this, _ErrorEvent);
-        return this.#eventInit.error;
-      }
-    };
-    Object.defineProperties(MessageEvent.prototype, {
-      [Symbol.toStringTag]: {
-        value: "MessageEvent",
-        configurable: true
-      },
-      data: kEnumerableProperty,
-      origin: kEnumerableProperty,
-      lastEventId: kEnumerableProperty,
-      source: kEnumerableProperty,
-      ports: kEnumerableProperty,
-      initMessageEvent: kEnumerableProperty
-    });
-    Object.defineProperties(CloseEvent.prototype, {
-      [Symbol.toStringTag]: {
-        value: "CloseEvent",
-        configurable: true
-      },
-      reason: kEnumerableProperty,
-      code: kEnumerableProperty,
-      wasClean: kEnumerableProperty
-    });
-    Object.defineProperties(ErrorEvent.prototype, {
-      [Symbol.toStringTag]: {
-        value: "ErrorEvent",
-        configurable: true
-      },
-      message: kEnumerableProperty,
-      filename: kEnumerableProperty,
-      lineno: kEnumerableProperty,
-      colno: kEnumerableProperty,
-      error: kEnumerableProperty
-    });
-    webidl.converters.MessagePort = webidl.interfaceConverter(
-      webidl.is.MessagePort,
-      "MessagePort"
-    );
-    webidl.converters["sequence<MessagePort>"] = webidl.sequenceConverter(
-      webidl.converters.MessagePort
-    );
-    var eventInit = [
-      {
-        key: "bubbles",
-        converter: webidl.converters.boolean,
-        defaultValue: () => false
-      },
-      {
-        key: "cancelable",
-        converter: webidl.converters.boolean,
-        defaultValue: () => false
-      },
-      {
-        key: "composed",
-        converter: webidl.converters.boolean,
-        defaultValue: () => false
-      }
-    ];
-    webidl.converters.MessageEventInit = webidl.dictionaryConverter([
-      ...eventInit,
-      {
-        key: "data",
-        converter: webidl.converters.any,
-        defaultValue: () => null
-      },
-      {
-        key: "origin",
-        converter: webidl.converters.USVString,
-        defaultValue: () => ""
-      },
-      {
-        key: "lastEventId",
-        converter: webidl.converters.DOMString,
-        defaultValue: () => ""
-      },
-      {
-        key: "source",
-        // Node doesn't implement WindowProxy or ServiceWorker, so the only
-        // valid value for source is a MessagePort.
-        converter: webidl.nullableConverter(webidl.converters.MessagePort),
-        defaultValue: () => null
-      },
-      {
-        key: "ports",
-        converter: webidl.converters["sequence<MessagePort>"],
-        defaultValue: () => []
-      }
-    ]);
-    webidl.converters.CloseEventInit = webidl.dictionaryConverter([
-      ...eventInit,
-      {
-        key: "wasClean",
-        converter: webidl.converters.boolean,
-        defaultValue: () => false
-      },
-      {
-        key: "code",
-        converter: webidl.converters["unsigned short"],
-        defaultValue: () => 0
-      },
-      {
-        key: "reason",
-        converter: webidl.converters.USVString,
-        defaultValue: () => ""
-      }
-    ]);
-    webidl.converters.ErrorEventInit = webidl.dictionaryConverter([
-      ...eventInit,
-      {
-        key: "message",
-        converter: webidl.converters.DOMString,
-        defaultValue: () => ""
-      },
-      {
-        key: "filename",
-        converter: webidl.converters.USVString,
-        defaultValue: () => ""
-      },
-      {
-        key: "lineno",
-        converter: webidl.converters["unsigned long"],
-        defaultValue: () => 0
-      },
-      {
-        key: "colno",
-        converter: webidl.converters["unsigned long"],
-        defaultValue: () => 0
-      },
-      {
-        key: "error",
-        converter: webidl.converters.any
-      }
-    ]);
-    module2.exports = {
-      MessageEvent,
-      CloseEvent,
-      ErrorEvent,
-      createFastMessageEvent
-    };
-  }
-});
-
-// node_modules/undici/lib/web/websocket/constants.js
-var require_constants6 = __commonJS({
-  "node_modules/undici/lib/web/websocket/constants.js"(exports2, module2) {
-    "use strict";
-    var uid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-    var staticPropertyDescriptors = {
-      enumerable: true,
-      writable: false,
-      configurable: false
-    };
-    var states = {
-      CONNECTING: 0,
-      OPEN: 1,
-      CLOSING: 2,
-      CLOSED: 3
-    };
-    var sentCloseFrameState = {
-      SENT: 1,
-      RECEIVED: 2
-    };
-    var opcodes = {
-      CONTINUATION: 0,
-      TEXT: 1,
-      BINARY: 2,
-      CLOSE: 8,
-      PING: 9,
-      PONG: 10
-    };
-    var maxUnsigned16Bit = 65535;
-    var parserStates = {
-      INFO: 0,
-      PAYLOADLENGTH_16: 2,
-      PAYLOADLENGTH_64: 3,
-      READ_DATA: 4
-    };
-    var emptyBuffer = Buffer.allocUnsafe(0);
-    var sendHints = {
-      text: 1,
-      typedArray: 2,
-      arrayBuffer: 3,
-      blob: 4
-    };
-    module2.exports = {
-      uid,
-      sentCloseFrameState,
-      staticPropertyDescriptors,
-      states,
-      opcodes,
-      maxUnsigned16Bit,
-      parserStates,
-      emptyBuffer,
-      sendHints
-    };
-  }
-});
-
-// node_modules/undici/lib/web/websocket/util.js
-var require_util6 = __commonJS({
-  "node_modules/undici/lib/web/websocket/util.js"(exports2, module2) {
-    "use strict";
-    var { states, opcodes } = require_constants6();
-    var { isUtf8 } = __require("node:buffer");
-    var { removeHTTPWhitespace } = require_data_url();
-    var { collectASequenceOfCodePointsFast } = require_infra();
-    function isConnecting(readyState) {
-      return readyState === states.CONNECTING;
-    }
-    function isEstablished(readyState) {
-      return readyState === states.OPEN;
-    }
-    function isClosing(readyState) {
-      return readyState === states.CLOSING;
-    }
-    function isClosed(readyState) {
-      return readyState === states.CLOSED;
-    }
-    function fireEvent(e, target2, eventFactory = (type, init) => new Event(type, init), eventInitDict = {}) {
-      const event = eventFactory(e, eventInitDict);
-      target2.dispatchEvent(event);
-    }
-    function websocketMessageReceived(handler, type, data) {
-      handler.onMessage(type, data);
-    }
-    function toArrayBuffer(buffer) {
-      if (buffer.byteLength === buffer.buffer.byteLength) {
-        return buffer.buffer;
-      }
-      return new Uint8Array(buffer).buffer;
-    }
-    function isValidSubprotocol(protocol) {
-      if (protocol.length === 0) {
-        return false;
-      }
-      for (let i = 0; i < protocol.length; ++i) {
-        const code2 = protocol.charCodeAt(i);
-        if (code2 < 33 || // CTL, contains SP (0x20) and HT (0x09)
-        code2 > 126 || code2 === 34 || // "
-        code2 === 40 || // (
-        code2 === 41 || // )
-        code2 === 44 || // ,
-        code2 === 47 || // /
-        code2 === 58 || // :
-        code2 === 59 || // ;
-        code2 === 60 || // <
-        code2 === 61 || // =
-        code2 === 62 || // >
-        code2 === 63 || // ?
-        code2 === 64 || // @
-        code2 === 91 || // [
-        code2 === 92 || // \
-        code2 === 93 || // ]
-        code2 === 123 || // {
-        code2 === 125) {
-          return false;
-        }
-      }
-      return true;
-    }
-    function isValidStatusCode(code2) {
-      if (code2 >= 1e3 && code2 < 1015) {
-        return code2 !== 1004 && // reserved
-        code2 !== 1005 && // "MUST NOT be set as a status code"
-        code2 !== 1006;
-      }
-      return code2 >= 3e3 && code2 <= 4999;
-    }
-    function isControlFrame(opcode) {
-      return opcode === opcodes.CLOSE || opcode === opcodes.PING || opcode === opcodes.PONG;
-    }
-    function isContinuationFrame(opcode) {
-      return opcode === opcodes.CONTINUATION;
-    }
-    function isTextBinaryFrame(opcode) {
-      return opcode === opcodes.TEXT || opcode === opcodes.BINARY;
-    }
-    function isValidOpcode(opcode) {
-      return isTextBinaryFrame(opcode) || isContinuationFrame(opcode) || isControlFrame(opcode);
-    }
-    function parseExtensions(extensions) {
-      const position = { position: 0 };
-      const extensionList = /* @__PURE__ */ new Map();
-      while (position.position < extensions.length) {
-        const pair = collectASequenceOfCodePointsFast(";", extensions, position);
-        const [name2, value2 = ""] = pair.split("=", 2);
-        extensionList.set(
-          removeHTTPWhitespace(name2, true, false),
-          removeHTTPWhitespace(value2, false, true)
-        );
-        position.position++;
-      }
-      return extensionList;
-    }
-    function isValidClientWindowBits(value2) {
-      if (value2.length === 0) {
-        return false;
-      }
-      for (let i = 0; i < value2.length; i++) {
-        const byte = value2.charCodeAt(i);
-        if (byte < 48 || byte > 57) {
-          return false;
-        }
-      }
-      const num5 = Number.parseInt(value2, 10);
-      return num5 >= 8 && num5 <= 15;
-    }
-    function getURLRecord(url, baseURL) {
-      let urlRecord;
-      try {
-        urlRecord = new URL(url, baseURL);
-      } catch (e) {
-        throw new DOMException(e, "SyntaxError");
-      }
-      if (urlRecord.protocol === "http:") {
-        urlRecord.protocol = "ws:";
-      } else if (urlRecord.protocol === "https:") {
-        urlRecord.protocol = "wss:";
-      }
-      if (urlRecord.protocol !== "ws:" && urlRecord.protocol !== "wss:") {
-        throw new DOMException("expected a ws: or wss: url", "SyntaxError");
-      }
-      if (urlRecord.hash.length || urlRecord.href.endsWith("#")) {
-        throw new DOMException("hash", "SyntaxError");
-      }
-      return urlRecord;
-    }
-    function validateCloseCodeAndReason(code2, reason) {
-      if (code2 !== null) {
-        if (code2 !== 1e3 && (code2 < 3e3 || code2 > 4999)) {
-          throw new DOMException("invalid code", "InvalidAccessError");
-        }
-      }
-      if (reason !== null) {
-        const reasonBytesLength = Buffer.byteLength(reason);
-        if (reasonBytesLength > 123) {
-          throw new DOMException(`Reason must be less than 123 bytes; received ${reasonBytesLength}`, "SyntaxError");
-        }
-      }
-    }
-    var utf8Decode = (() => {
-      if (typeof process.versions.icu === "string") {
-        const fatalDecoder = new TextDecoder("utf-8", { fatal: true });
-        return fatalDecoder.decode.bind(fatalDecoder);
-      }
-      return function(buffer) {
-        if (isUtf8(buffer)) {
-          return buffer.toString("utf-8");
-        }
-        throw new TypeError("Invalid utf-8 received.");
-      };
-    })();
-    module2.exports = {
-      isConnecting,
-      isEstablished,
-      isClosing,
-      isClosed,
-      fireEvent,
-      isValidSubprotocol,
-      isValidStatusCode,
-      websocketMessageReceived,
-      utf8Decode,
-      isControlFrame,
-      isContinuationFrame,
-      isTextBinaryFrame,
-      isValidOpcode,
-      parseExtensions,
-      isValidClientWindowBits,
-      toArrayBuffer,
-      getURLRecord,
-      validateCloseCodeAndReason
-    };
-  }
-});
-
-// node_modules/undici/lib/web/websocket/frame.js
-var require_frame = __commonJS({
-  "node_modules/undici/lib/web/websocket/frame.js"(exports2, module2) {
-    "use strict";
-    var { runtimeFeatures } = require_runtime_features();
-    var { maxUnsigned16Bit, opcodes } = require_constants6();
-    var BUFFER_SIZE = 8 * 1024;
-    var buffer = null;
-    var bufIdx = BUFFER_SIZE;
-    var randomFillSync = runtimeFeatures.has("crypto") ? __require("node:crypto").randomFillSync : function randomFillSync2(buffer2, _offset, _size) {
-      for (let i = 0; i < buffer2.length; ++i) {
-        buffer2[i] = Math.random() * 255 | 0;
-      }
-      return buffer2;
-    };
-    function generateMask() {
-      if (bufIdx === BUFFER_SIZE) {
-        bufIdx = 0;
-        randomFillSync(buffer ??= Buffer.allocUnsafeSlow(BUFFER_SIZE), 0, BUFFER_SIZE);
-      }
-      return [buffer[bufIdx++], buffer[bufIdx++], buffer[bufIdx++], buffer[bufIdx++]];
-    }
-    var WebsocketFrameSend = class {
-      /**
-       * @param {Buffer|undefined} data
-       */
-      constructor(data) {
-        this.frameData = data;
-      }
-      createFrame(opcode) {
-        const frameData = this.frameData;
-        const maskKey = generateMask();
-        const bodyLength = frameData?.byteLength ?? 0;
-        let payloadLength = bodyLength;
-        let offset = 6;
-        if (bodyLength > maxUnsigned16Bit) {
-          offset += 8;
-          payloadLength = 127;
-        } else if (bodyLength > 125) {
-          offset += 2;
-          payloadLength = 126;
-        }
-        const buffer2 = Buffer.allocUnsafe(bodyLength + offset);
-        buffer2[0] = buffer2[1] = 0;
-        buffer2[0] |= 128;
-        buffer2[0] = (buffer2[0] & 240) + opcode;
-        buffer2[offset - 4] = maskKey[0];
-        buffer2[offset - 3] = maskKey[1];
-        buffer2[offset - 2] = maskKey[2];
-        buffer2[offset - 1] = maskKey[3];
-        buffer2[1] = payloadLength;
-        if (payloadLength === 126) {
-          buffer2.writeUInt16BE(bodyLength, 2);
-        } else if (payloadLength === 127) {
-          buffer2[2] = buffer2[3] = 0;
-          buffer2.writeUIntBE(bodyLength, 4, 6);
-        }
-        buffer2[1] |= 128;
-        for (let i = 0; i < bodyLength; ++i) {
-          buffer2[offset + i] = frameData[i] ^ maskKey[i & 3];
-        }
-        return buffer2;
-      }
-      /**
-       * @param {Uint8Array} buffer
-       */
-      static createFastTextFrame(buffer2) {
-        const maskKey = generateMask();
-        const bodyLength = buffer2.length;
-        for (let i = 0; i < bodyLength; ++i) {
-          buffer2[i] ^= maskKey[i & 3];
-        }
-        let payloadLength = bodyLength;
-        let offset = 6;
-        if (bodyLength > maxUnsigned16Bit) {
-          offset += 8;
-          payloadLength = 127;
-        } else if (bodyLength > 125) {
-          offset += 2;
-          payloadLength = 126;
-        }
-        const head = Buffer.allocUnsafeSlow(offset);
-        head[0] = 128 | opcodes.TEXT;
-        head[1] = payloadLength | 128;
-        head[offset - 4] = maskKey[0];
-        head[offset - 3] = maskKey[1];
-        head[offset - 2] = maskKey[2];
-        head[offset - 1] = maskKey[3];
-        if (payloadLength === 126) {
-          head.writeUInt16BE(bodyLength, 2);
-        } else if (payloadLength === 127) {
-          head[2] = head[3] = 0;
-          head.writeUIntBE(bodyLength, 4, 6);
-        }
-        return [head, buffer2];
-      }
-    };
-    module2.exports = {
-      WebsocketFrameSend,
-      generateMask
-      // for benchmark
-    };
-  }
-});
-
-// node_modules/undici/lib/web/websocket/connection.js
-var require_connection = __commonJS({
-  "node_modules/undici/lib/web/websocket/connection.js"(exports2, module2) {
-    "use strict";
-    var { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = require_constants6();
-    var { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = require_util6();
-    var { makeRequest } = require_request2();
-    var { fetching } = require_fetch();
-    var { Headers, getHeadersList } = require_headers();
-    var { getDecodeSplit } = require_util3();
-    var { WebsocketFrameSend } = require_frame();
-    var assert = __require("node:assert");
-    var { runtimeFeatures } = require_runtime_features();
-    var crypto = runtimeFeatures.has("crypto") ? __require("node:crypto") : null;
-    var warningEmitted = false;
-    function establishWebSocketConnection(url, protocols, client, handler, options) {
-      const requestURL = url;
-      requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request4 = makeRequest({
-        urlList: [requestURL],
-        client,
-        serviceWorkers: "none",
-        referrer: "no-referrer",
-        mode: "websocket",
-        credentials: "include",
-        cache: "no-store",
-        redirect: "error",
-        useURLCredentials: true
-      });
-      if (options.headers) {
-        const headersList = getHeadersList(new Headers(options.headers));
-        request4.headersList = headersList;
-      }
-      const keyValue = crypto.randomBytes(16).toString("base64");
-      request4.headersList.append("sec-websocket-key", keyValue, true);
-      request4.headersList.append("sec-websocket-version", "13", true);
-      for (const protocol of protocols) {
-        request4.headersList.append("sec-websocket-protocol", protocol, true);
-      }
-      const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request4.headersList.append("sec-websocket-extensions", permessageDeflate, true);
-      const controller = fetching({
-        request: request4,
-        useParallelQueue: true,
-        dispatcher: options.dispatcher,
-        processResponse(response) {
-          if (response.type === "error" || response.status !== 101) {
-            if (response.socket?.session == null) {
-              failHandshake(handler, response, 1002, "Received network error or non-101 status code.", response.error);
-              return;
-            }
-            if (response.status !== 200) {
-              failHandshake(handler, response, 1002, "Received network error or non-200 status code.", response.error);
-              return;
-            }
-          }
-          if (warningEmitted === false && response.socket?.session != null) {
-            process.emitWarning("WebSocket over HTTP2 is experimental, and subject to change.", "ExperimentalWarning");
-            warningEmitted = true;
-          }
-          if (protocols.length !== 0 && !response.headersList.get("Sec-WebSocket-Protocol")) {
-            failHandshake(handler, response, 1002, "Server did not respond with sent protocols.");
-            return;
-          }
-          if (response.socket.session == null && response.headersList.get("Upgrade")?.toLowerCase() !== "websocket") {
-            failHandshake(handler, response, 1002, 'Server did not set Upgrade header to "websocket".');
-            return;
-          }
-          if (response.socket.session == null && response.headersList.get("Connection")?.toLowerCase() !== "upgrade") {
-            failHandshake(handler, response, 1002, 'Server did not set Connection header to "upgrade".');
-            return;
-          }
-          const secWSAccept = response.headersList.get("Sec-WebSocket-Accept");
-          const digest = crypto.hash("sha1", keyValue + uid, "base64");
-          if (secWSAccept !== digest) {
-            failHandshake(handler, response, 1002, "Incorrect hash received in Sec-WebSocket-Accept header.");
-            return;
-          }
-          const secExtension = response.headersList.get("Sec-WebSocket-Extensions");
-          let extensions;
-          if (secExtension !== null) {
-            extensions = parseExtensions(secExtension);
-            if (!extensions.has("permessage-deflate")) {
-              failHandshake(handler, response, 1002, "Sec-WebSocket-Extensions header does not match.");
-              return;
-            }
-          }
-          const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
-          if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request4.headersList);
-            if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
-              failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
-              return;
-            }
-          }
-          response.socket.on("data", handler.onSocketData);
-          response.socket.on("close", handler.onSocketClose);
-          response.socket.on("error", handler.onSocketError);
-          handler.wasEverConnected = true;
-          handler.onConnectionEstablished(response, extensions);
-        }
-      });
-      return controller;
-    }
-    function closeWebSocketConnection(object2, code2, reason, validate5 = false) {
-      code2 ??= null;
-      reason ??= "";
-      if (validate5) validateCloseCodeAndReason(code2, reason);
-      if (isClosed(object2.readyState) || isClosing(object2.readyState)) {
-      } else if (!isEstablished(object2.readyState)) {
-        failWebsocketConnection(object2);
-        object2.readyState = states.CLOSING;
-      } else if (!object2.closeState.has(sentCloseFrameState.SENT) && !object2.closeState.has(sentCloseFrameState.RECEIVED)) {
-        const frame = new WebsocketFrameSend();
-        if (reason.length !== 0 && code2 === null) {
-          code2 = 1e3;
-        }
-        assert(code2 === null || Number.isInteger(code2));
-        if (code2 === null && reason.length === 0) {
-          frame.frameData = emptyBuffer;
-        } else if (code2 !== null && reason === null) {
-          frame.frameData = Buffer.allocUnsafe(2);
-          frame.frameData.writeUInt16BE(code2, 0);
-        } else if (code2 !== null && reason !== null) {
-          frame.frameData = Buffer.allocUnsafe(2 + Buffer.byteLength(reason));
-          frame.frameData.writeUInt16BE(code2, 0);
-          frame.frameData.write(reason, 2, "utf-8");
-        } else {
-          frame.frameData = emptyBuffer;
-        }
-        object2.socket.write(frame.createFrame(opcodes.CLOSE));
-        object2.closeState.add(sentCloseFrameState.SENT);
-        object2.readyState = states.CLOSING;
-      } else {
-        object2.readyState = states.CLOSING;
-      }
-    }
-    function failHandshake(handler, response, code2, reason, cause) {
-      if (response.socket?.session != null && !response.socket.destroyed) {
-        response.socket.destroy();
-      }
-      failWebsocketConnection(handler, code2, reason, cause);
-    }
-    function failWebsocketConnection(handler, code2, reason, cause) {
-      if (isEstablished(handler.readyState)) {
-        closeWebSocketConnection(handler, code2, reason, false);
-      }
-      handler.controller.abort();
-      if (isConnecting(handler.readyState)) {
-        handler.onSocketClose();
-      } else if (handler.socket?.destroyed === false) {
-        handler.socket.destroy();
-      }
-    }
-    module2.exports = {
-      establishWebSocketConnection,
-      failWebsocketConnection,
-      closeWebSocketConnection
-    };
-  }
-});
-
-// node_modules/undici/lib/web/websocket/permessage-deflate.js
-var require_permessage_deflate = __commonJS({
-  "node_modules/undici/lib/web/websocket/permessage-deflate.js"(exports2, module2) {
-    "use strict";
-    var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
-    var { isValidClientWindowBits } = require_util6();
-    var { MessageSizeExceededError } = require_errors3();
-    var tail = Buffer.from([0, 0, 255, 255]);
-    var kBuffer = /* @__PURE__ */ Symbol("kBuffer");
-    var kLength = /* @__PURE__ */ Symbol("kLength");
-    var PerMessageDeflate = class {
-      /** @type {import('node:zlib').InflateRaw} */
-      #inflate;
-      #options = {};
-      #maxPayloadSize = 0;
-      /**
-       * @param {Map<string, string>} extensions
-       */
-      constructor(extensions, options) {
-        this.#options.serverNoContextTakeover = extensions.has("server_no_context_takeover");
-        this.#options.serverMaxWindowBits = extensions.get("server_max_window_bits");
-        this.#maxPayloadSize = options.maxPayloadSize;
-      }
-      /**
-       * Decompress a compressed payload.
-       * @param {Buffer} chunk Compressed data
-       * @param {boolean} fin Final fragment flag
-       * @param {Function} callback Callback function
-       */
-      decompress(chunk, fin, callback) {
-        if (!this.#inflate) {
-          let windowBits = Z_DEFAULT_WINDOWBITS;
-          if (this.#options.serverMaxWindowBits) {
-            if (!isValidClientWindowBits(this.#options.serverMaxWindowBits)) {
-              callback(new Error("Invalid server_max_window_bits"));
-              return;
-            }
-            windowBits = Number.parseInt(this.#options.serverMaxWindowBits);
-          }
-          try {
-            this.#inflate = createInflateRaw({ windowBits });
-          } catch (err) {
-            callback(err);
-            return;
-          }
-          this.#inflate[kBuffer] = [];
-          this.#inflate[kLength] = 0;
-          this.#inflate.on("data", (data) => {
-            this.#inflate[kLength] += data.length;
-            if (this.#maxPayloadSize > 0 && this.#inflate[kLength] > this.#maxPayloadSize) {
-              callback(new MessageSizeExceededError());
-              this.#inflate.removeAllListeners();
-              this.#inflate.destroy();
-              this.#inflate = null;
-              return;
-            }
-            this.#inflate[kBuffer].push(data);
-          });
-          this.#inflate.on("error", (err) => {
-            this.#inflate = null;
-            callback(err);
-          });
-        }
-        this.#inflate.write(chunk);
-        if (fin) {
-          this.#inflate.write(tail);
-        }
-        this.#inflate.flush(() => {
-          if (!this.#inflate) {
-            return;
-          }
-          const full = Buffer.concat(this.#inflate[kBuffer], this.#inflate[kLength]);
-          this.#inflate[kBuffer].length = 0;
-          this.#inflate[kLength] = 0;
-          callback(null, full);
-        });
-      }
-    };
-    module2.exports = { PerMessageDeflate };
-  }
-});
-
-// node_modules/undici/lib/web/websocket/receiver.js
-var require_receiver = __commonJS({
-  "node_modules/undici/lib/web/websocket/receiver.js"(exports2, module2) {
-    "use strict";
-    var { Writable } = __require("node:stream");
-    var assert = __require("node:assert");
-    var { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = require_constants6();
-    var {
-      isValidStatusCode,
-      isValidOpcode,
-      websocketMessageReceived,
-      utf8Decode,
-      isControlFrame,
-      isTextBinaryFrame,
-      isContinuationFrame
-    } = require_util6();
-    var { failWebsocketConnection } = require_connection();
-    var { WebsocketFrameSend } = require_frame();
-    var { PerMessageDeflate } = require_permessage_deflate();
-    var { MessageSizeExceededError } = require_errors3();
-    var ByteParser = class extends Writable {
-      #buffers = [];
-      #fragmentsBytes = 0;
-      #byteOffset = 0;
-      #loop = false;
-      #state = parserStates.INFO;
-      #info = {};
-      #fragments = [];
-      /** @type {Map<string, PerMessageDeflate>} */
-      #extensions;
-      /** @type {import('./websocket').Handler} */
-      #handler;
-      /** @type {number} */
-      #maxFragments;
-      /** @type {number} */
-      #maxPayloadSize;
-      /**
-       * @param {import('./websocket').Handler} handler
-       * @param {Map<string, string>|null} extensions
-       * @param {{ maxFragments?: number, maxPayloadSize?: number }} [options]
-       */
-      constructor(handler, extensions, options = {}) {
-        super();
-        this.#handler = handler;
-        this.#extensions = extensions == null ? /* @__PURE__ */ new Map() : extensions;
-        this.#maxFragments = options.maxFragments ?? 0;
-        this.#maxPayloadSize = options.maxPayloadSize ?? 0;
-        if (this.#extensions.has("permessage-deflate")) {
-          this.#extensions.set("permessage-deflate", new PerMessageDeflate(extensions, options));
-        }
-      }
-      /**
-       * @param {Buffer} chunk
-       * @param {() => void} callback
-       */
-      _write(chunk, _, callback) {
-        this.#buffers.push(chunk);
-        this.#byteOffset += chunk.length;
-        this.#loop = true;
-        this.run(callback);
-      }
-      #validatePayloadLength() {
-        if (this.#maxPayloadSize > 0 && !isControlFrame(this.#info.opcode) && this.#info.payloadLength + this.#fragmentsBytes > this.#maxPayloadSize) {
-          failWebsocketConnection(this.#handler, 1009, "Payload size exceeds maximum allowed size");
-          return false;
-        }
-        return true;
-      }
-      /**
-       * Runs whenever a new chunk is received.
-       * Callback is called whenever there are no more chunks buffering,
-       * or not enough bytes are buffered to parse.
-       */
-      run(callback) {
-        while (this.#loop) {
-          if (this.#state === parserStates.INFO) {
-            if (this.#byteOffset < 2) {
-              return callback();
-            }
-            const buffer = this.consume(2);
-            const fin = (buffer[0] & 128) !== 0;
-            const opcode = buffer[0] & 15;
-            const masked = (buffer[1] & 128) === 128;
-            const fragmented = !fin && opcode !== opcodes.CONTINUATION;
-            const payloadLength = buffer[1] & 127;
-            const rsv1 = buffer[0] & 64;
-            const rsv2 = buffer[0] & 32;
-            const rsv3 = buffer[0] & 16;
-            if (!isValidOpcode(opcode)) {
-              failWebsocketConnection(this.#handler, 1002, "Invalid opcode received");
-              return callback();
-            }
-            if (masked) {
-              failWebsocketConnection(this.#handler, 1002, "Frame cannot be masked");
-              return callback();
-            }
-            if (rsv1 !== 0 && !this.#extensions.has("permessage-deflate")) {
-              failWebsocketConnection(this.#handler, 1002, "Expected RSV1 to be clear.");
-              return;
-            }
-            if (rsv2 !== 0 || rsv3 !== 0) {
-              failWebsocketConnection(this.#handler, 1002, "RSV1, RSV2, RSV3 must be clear");
-              return;
-            }
-            if (fragmented && !isTextBinaryFrame(opcode)) {
-              failWebsocketConnection(this.#handler, 1002, "Invalid frame type was fragmented.");
-              return;
-            }
-            if (isTextBinaryFrame(opcode) && this.#fragments.length > 0) {
-              failWebsocketConnection(this.#handler, 1002, "Expected continuation frame");
-              return;
-            }
-            if (this.#info.fragmented && fragmented) {
-              failWebsocketConnection(this.#handler, 1002, "Fragmented frame exceeded 125 bytes.");
-              return;
-            }
-            if ((payloadLength > 125 || fragmented) && isControlFrame(opcode)) {
-              failWebsocketConnection(this.#handler, 1002, "Control frame either too large or fragmented");
-              return;
-            }
-            if (isContinuationFrame(opcode) && this.#fragments.length === 0 && !this.#info.compressed) {
-              failWebsocketConnection(this.#handler, 1002, "Unexpected continuation frame");
-              return;
-            }
-            if (payloadLength <= 125) {
-              this.#info.payloadLength = payloadLength;
-              this.#state = parserStates.READ_DATA;
-              if (!this.#validatePayloadLength()) {
-                return;
-              }
-            } else if (payloadLength === 126) {
-              this.#state = parserStates.PAYLOADLENGTH_16;
-            } else if (payloadLength === 127) {
-              this.#state = parserStates.PAYLOADLENGTH_64;
-            }
-            if (isTextBinaryFrame(opcode)) {
-              this.#info.binaryType = opcode;
-              this.#info.compressed = rsv1 !== 0;
-            }
-            this.#info.opcode = opcode;
-            this.#info.masked = masked;
-            this.#info.fin = fin;
-            this.#info.fragmented = fragmented;
-          } else if (this.#state === parserStates.PAYLOADLENGTH_16) {
-            if (this.#byteOffset < 2) {
-              return callback();
-            }
-            const buffer = this.consume(2);
-            this.#info.payloadLength = buffer.readUInt16BE(0);
-            this.#state = parserStates.READ_DATA;
-            if (!this.#validatePayloadLength()) {
-              return;
-            }
-          } else if (this.#state === parserStates.PAYLOADLENGTH_64) {
-            if (this.#byteOffset < 8) {
-              return callback();
-            }
-            const buffer = this.consume(8);
-            const upper = buffer.readUInt32BE(0);
-            const lower = buffer.readUInt32BE(4);
-            if (upper !== 0 || lower > 2 ** 31 - 1) {
-              failWebsocketConnection(this.#handler, 1009, "Received payload length > 2^31 bytes.");
-              return;
-            }
-            this.#info.payloadLength = lower;
-            this.#state = parserStates.READ_DATA;
-            if (!this.#validatePayloadLength()) {
-              return;
-            }
-          } else if (this.#state === parserStates.READ_DATA) {
-            if (this.#byteOffset < this.#info.payloadLength) {
-              return callback();
-            }
-            const body = this.consume(this.#info.payloadLength);
-            if (isControlFrame(this.#info.opcode)) {
-              this.#loop = this.parseControlFrame(body);
-              this.#state = parserStates.INFO;
-              if (this.#loop && this.#handler.socket.writableNeedDrain) {
-                this.#loop = false;
-                this.#handler.socket.once("drain", () => {
-                  if (this.destroyed) return;
-                  this.#loop = true;
-                  this.run(callback);
-                });
-                return;
-              }
-            } else {
-              if (!this.#info.compressed) {
-                if (!this.writeFragments(body)) {
-                  return;
-                }
-                if (!this.#info.fragmented && this.#info.fin) {
-                  websocketMessageReceived(this.#handler, this.#info.binaryType, this.consumeFragments());
-                }
-                this.#state = parserStates.INFO;
-              } else {
-                this.#extensions.get("permessage-deflate").decompress(
-                  body,
-                  this.#info.fin,
-                  (error, data) => {
-                    if (error) {
-                      const code2 = error instanceof MessageSizeExceededError ? 1009 : 1007;
-                      failWebsocketConnection(this.#handler, code2, error.message);
-                      return;
-                    }
-                    if (!this.writeFragments(data)) {
-                      return;
-                    }
-                    if (this.#maxPayloadSize > 0 && this.#fragmentsBytes > this.#maxPayloadSize) {
-                      failWebsocketConnection(this.#handler, 1009, new MessageSizeExceededError().message);
-                      return;
-                    }
-                    if (!this.#info.fin) {
-                      this.#state = parserStates.INFO;
-                      this.#loop = true;
-                      this.run(callback);
-                      return;
-                    }
-                    websocketMessageReceived(this.#handler, this.#info.binaryType, this.consumeFragments());
-                    this.#loop = true;
-                    this.#state = parserStates.INFO;
-                    this.run(callback);
-                  },
-                  this.#fragmentsBytes
-                );
-                this.#loop = false;
-                break;
-              }
-            }
-          }
-        }
-      }
-      /**
-       * Take n bytes from the buffered Buffers
-       * @param {number} n
-       * @returns {Buffer}
-       */
-      consume(n2) {
-        if (n2 > this.#byteOffset) {
-          throw new Error("Called consume() before buffers satiated.");
-        } else if (n2 === 0) {
-          return emptyBuffer;
-        }
-        this.#byteOffset -= n2;
-        const first = this.#buffers[0];
-        if (first.length > n2) {
-          this.#buffers[0] = first.subarray(n2, first.length);
-          return first.subarray(0, n2);
-        } else if (first.length === n2) {
-          return this.#buffers.shift();
-        } else {
-          let offset = 0;
-          const buffer = Buffer.allocUnsafeSlow(n2);
-          while (offset !== n2) {
-            const next = this.#buffers[0];
-            const length = next.length;
-            if (length + offset === n2) {
-              buffer.set(this.#buffers.shift(), offset);
-              break;
-            } else if (length + offset > n2) {
-              buffer.set(next.subarray(0, n2 - offset), offset);
-              this.#buffers[0] = next.subarray(n2 - offset);
-              break;
-            } else {
-              buffer.set(this.#buffers.shift(), offset);
-              offset += length;
-            }
-          }
-          return buffer;
-        }
-      }
-      writeFragments(fragment) {
-        if (this.#maxFragments > 0 && this.#fragments.length === this.#maxFragments) {
-          failWebsocketConnection(this.#handler, 1008, "Too many message fragments");
-          return false;
-        }
-        this.#fragmentsBytes += fragment.length;
-        this.#fragments.push(fragment);
-        return true;
-      }
-      consumeFragments() {
-        const fragments = this.#fragments;
-        if (fragments.length === 1) {
-          this.#fragmentsBytes = 0;
-          return fragments.shift();
-        }
-        let offset = 0;
-        const output = Buffer.allocUnsafeSlow(this.#fragmentsBytes);
-        for (let i = 0; i < fragments.length; ++i) {
-          const buffer = fragments[i];
-          output.set(buffer, offset);
-          offset += buffer.length;
-        }
-        this.#fragments = [];
-        this.#fragmentsBytes = 0;
-        return output;
-      }
-      parseCloseBody(data) {
-        assert(data.length !== 1);
-        let code2;
-        if (data.length >= 2) {
-          code2 = data.readUInt16BE(0);
-        }
-        if (code2 !== void 0 && !isValidStatusCode(code2)) {
-          return { code: 1002, reason: "Invalid status code", error: true };
-        }
-        let reason = data.subarray(2);
-        if (reason[0] === 239 && reason[1] === 187 && reason[2] === 191) {
-          reason = reason.subarray(3);
-        }
-        try {
-          reason = utf8Decode(reason);
-        } catch {
-          return { code: 1007, reason: "Invalid UTF-8", error: true };
-        }
-        return { code: code2, reason, error: false };
-      }
-      /**
-       * Parses control frames.
-       * @param {Buffer} body
-       */
-      parseControlFrame(body) {
-        const { opcode, payloadLength } = this.#info;
-        if (opcode === opcodes.CLOSE) {
-          if (payloadLength === 1) {
-            failWebsocketConnection(this.#handler, 1002, "Received close frame with a 1-byte body.");
-            return false;
-          }
-          this.#info.closeInfo = this.parseCloseBody(body);
-          if (this.#info.closeInfo.error) {
-            const { code: code2, reason } = this.#info.closeInfo;
-            failWebsocketConnection(this.#handler, code2, reason);
-            return false;
-          }
-          if (!this.#handler.closeState.has(sentCloseFrameState.SENT) && !this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
-            let body2 = emptyBuffer;
-            if (this.#info.closeInfo.code) {
-              body2 = Buffer.allocUnsafe(2);
-              body2.writeUInt16BE(this.#info.closeInfo.code, 0);
-            }
-            const closeFrame = new WebsocketFrameSend(body2);
-            this.#handler.socket.write(closeFrame.createFrame(opcodes.CLOSE));
-            this.#handler.closeState.add(sentCloseFrameState.SENT);
-          }
-          this.#handler.readyState = states.CLOSING;
-          this.#handler.closeState.add(sentCloseFrameState.RECEIVED);
-          return false;
-        } else if (opcode === opcodes.PING) {
-          if (!this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
-            const frame = new WebsocketFrameSend(body);
-            this.#handler.socket.write(frame.createFrame(opcodes.PONG));
-            this.#handler.onPing(body);
-          }
-        } else if (opcode === opcodes.PONG) {
-          this.#handler.onPong(body);
-        }
-        return true;
-      }
-      get closingInfo() {
-        return this.#info.closeInfo;
-      }
-    };
-    module2.exports = {
-      ByteParser
-    };
-  }
-});
-
-// node_modules/undici/lib/web/websocket/sender.js
-var require_sender = __commonJS({
-  "node_modules/undici/lib/web/websocket/sender.js"(exports2, module2) {
-    "use strict";
-    var { WebsocketFrameSend } = require_frame();
-    var { opcodes, sendHints } = require_constants6();
-    var FixedQueue = require_fixed_queue();
-    var SendQueue = class {
-      /**
-       * @type {FixedQueue}
-       */
-      #queue = new FixedQueue();
-      /**
-       * @type {boolean}
-       */
-      #running = false;
-      /** @type {import('node:net').Socket} */
-      #socket;
-      constructor(socket) {
-        this.#socket = socket;
-      }
-      add(item, cb, hint) {
-        if (hint !== sendHints.blob) {
-          if (!this.#running) {
-            if (hint === sendHints.text) {
-              const { 0: head, 1: body } = WebsocketFrameSend.createFastTextFrame(item);
-              this.#socket.cork();
-              this.#socket.write(head);
-              this.#socket.write(body, cb);
-              this.#socket.uncork();
-            } else {
-              this.#socket.write(createFrame(item, hint), cb);
-            }
-          } else {
-            const node2 = {
-              promise: null,
-              callback: cb,
-              frame: createFrame(item, hint)
-            };
-            this.#queue.push(node2);
-          }
-          return;
-        }
-        const node = {
-          promise: item.arrayBuffer().then((ab) => {
-            node.promise = null;
-            node.frame = createFrame(ab, hint);
-          }),
-          callback: cb,
-          frame: null
-        };
-        this.#queue.push(node);
-        if (!this.#running) {
-          this.#run();
-        }
-      }
-      async #run() {
-        this.#running = true;
-        const queue = this.#queue;
-        while (!queue.isEmpty()) {
-          const node = queue.shift();
-          if (node.promise !== null) {
-            await node.promise;
-          }
-          this.#socket.write(node.frame, node.callback);
-          node.callback = node.frame = null;
-        }
-        this.#running = false;
-      }
-    };
-    function createFrame(data, hint) {
-      return new WebsocketFrameSend(toBuffer(data, hint)).createFrame(hint === sendHints.text ? opcodes.TEXT : opcodes.BINARY);
-    }
-    function toBuffer(data, hint) {
-      switch (hint) {
-        case sendHints.text:
-        case sendHints.typedArray:
-          return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-        case sendHints.arrayBuffer:
-        case sendHints.blob:
-          return new Uint8Array(data);
-      }
-    }
-    module2.exports = { SendQueue };
-  }
-});
-
-// node_modules/undici/lib/web/websocket/websocket.js
-var require_websocket = __commonJS({
-  "node_modules/undici/lib/web/websocket/websocket.js"(exports2, module2) {
-    "use strict";
-    var { isArrayBuffer } = __require("node:util/types");
-    var { webidl } = require_webidl();
-    var { URLSerializer } = require_data_url();
-    var { environmentSettingsObject } = require_util3();
-    var { staticPropertyDescriptors, states, sentCloseFrameState, sendHints, opcodes } = require_constants6();
-    var {
-      isConnecting,
-      isEstablished,
-      isClosing,
-      isClosed,
-      isValidSubprotocol,
-      fireEvent,
-      utf8Decode,
-      toArrayBuffer,
-      getURLRecord
-    } = require_util6();
-    var { establishWebSocketConnection, closeWebSocketConnection, failWebsocketConnection } = require_connection();
-    var { ByteParser } = require_receiver();
-    var { kEnumerableProperty } = require_util2();
-    var { getGlobalDispatcher } = require_global2();
-    var { ErrorEvent, CloseEvent, createFastMessageEvent } = require_events();
-    var { SendQueue } = require_sender();
-    var { WebsocketFrameSend } = require_frame();
-    var { channels } = require_diagnostics();
-    function getSocketAddress(socket) {
-      if (typeof socket?.address === "function") {
-        return socket.address();
-      }
-      if (typeof socket?.session?.socket?.address === "function") {
-        return socket.session.socket.address();
-      }
-      return null;
-    }
-    var WebSocket = class _WebSocket extends EventTarget {
-      #events = {
-        open: null,
-        error: null,
-        close: null,
-        message: null
-      };
-      #bufferedAmount = 0;
-      #protocol = "";
-      #extensions = "";
-      /** @type {SendQueue} */
-      #sendQueue;
-      /** @type {Handler} */
-      #handler = {
-        onConnectionEstablished: (response, extensions) => this.#onConnectionEstablished(response, extensions),
-        onMessage: (opcode, data) => this.#onMessage(opcode, data),
-        onParserError: (err) => failWebsocketConnection(this.#handler, null, err.message),
-        onParserDrain: () => this.#onParserDrain(),
-        onSocketData: (chunk) => {
-          if (!this.#parser.write(chunk)) {
-            this.#handler.socket.pause();
-          }
-        },
-        onSocketError: (err) => {
-          this.#handler.readyState = states.CLOSING;
-          if (channels.socketError.hasSubscribers) {
-            channels.socketError.publish(err);
-          }
-          this.#handler.socket.destroy();
-        },
-        onSocketClose: () => this.#onSocketClose(),
-        onPing: (body) => {
-          if (channels.ping.hasSubscribers) {
-            channels.ping.publish({
-              payload: body,
-              websocket: this
-            });
-          }
-        },
-        onPong: (body) => {
-          if (channels.pong.hasSubscribers) {
-            channels.pong.publish({
-              payload: body,
-              websocket: this
-            });
-          }
-        },
-        readyState: states.CONNECTING,
-        socket: null,
-        closeState: /* @__PURE__ */ new Set(),
-        controller: null,
-        wasEverConnected: false
-      };
-      #url;
-      #binaryType;
-      /** @type {import('./receiver').ByteParser} */
-      #parser;
-      /**
-       * @param {string} url
-       * @param {string|string[]} protocols
-       */
-      constructor(url, protocols = []) {
-        super();
-        webidl.util.markAsUncloneable(this);
-        const prefix = "WebSocket constructor";
-        webidl.argumentLengthCheck(arguments, 1, prefix);
-        const options = webidl.converters["DOMString or sequence<DOMString> or WebSocketInit"](protocols, prefix, "options");
-        url = webidl.converters.USVString(url);
-        protocols = options.protocols;
-        const baseURL = environmentSettingsObject.settingsObject.baseUrl;
-        const urlRecord = getURLRecord(url, baseURL);
-        if (typeof protocols === "string") {
-          protocols = [protocols];
-        }
-        if (protocols.length !== new Set(protocols.map((p2) => p2.toLowerCase())).size) {
-          throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
-        }
-        if (protocols.length > 0 && !protocols.every((p2) => isValidSubprotocol(p2))) {
-          throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
-        }
-        this.#url = new URL(urlRecord.href);
-        const client = environmentSettingsObject.settingsObject;
-        this.#handler.controller = establishWebSocketConnection(
-          urlRecord,
-          protocols,
-          client,
-          this.#handler,
-          options
-        );
-        this.#handler.readyState = _WebSocket.CONNECTING;
-        this.#binaryType = "blob";
-      }
-      /**
-       * @see https://websockets.spec.whatwg.org/#dom-websocket-close
-       * @param {number|undefined} code
-       * @param {string|undefined} reason
-       */
-      close(code2 = void 0, reason = void 0) {
-        webidl.brandCheck(this, _WebSocket);
-        const prefix = "WebSocket.close";
-        if (code2 !== void 0) {
-          code2 = webidl.converters["unsigned short"](code2, prefix, "code", webidl.attributes.Clamp);
-        }
-        if (reason !== void 0) {
-          reason = webidl.converters.USVString(reason);
-        }
-        code2 ??= null;
-        reason ??= "";
-        closeWebSocketConnection(this.#handler, code2, reason, true);
-      }
-      /**
-       * @see https://websockets.spec.whatwg.org/#dom-websocket-send
-       * @param {NodeJS.TypedArray|ArrayBuffer|Blob|string} data
-       */
-      send(data) {
-        webidl.brandCheck(this, _WebSocket);
-        const prefix = "WebSocket.send";
-        webidl.argumentLengthCheck(arguments, 1, prefix);
-        data = webidl.converters.WebSocketSendData(data, prefix, "data");
-        if (isConnecting(this.#handler.readyState)) {
-          throw new DOMException("Sent before connected.", "InvalidStateError");
-        }
-        if (!isEstablished(this.#handler.readyState) || isClosing(this.#handler.readyState)) {
-          return;
-        }
-        if (typeof data === "string") {
-          const buffer = Buffer.from(data);
-          this.#bufferedAmount += buffer.byteLength;
-          this.#sendQueue.add(buffer, () => {
-            this.#bufferedAmount -= buffer.byteLength;
-          }, sendHints.text);
-        } else if (isArrayBuffer(data)) {
-          this.#bufferedAmount += data.byteLength;
-          this.#sendQueue.add(data, () => {
-            this.#bufferedAmount -= data.byteLength;
-          }, sendHints.arrayBuffer);
-        } else if (ArrayBuffer.isView(data)) {
-          this.#bufferedAmount += data.byteLength;
-          this.#sendQueue.add(data, () => {
-            this.#bufferedAmount -= data.byteLength;
-          }, sendHints.typedArray);
-        } else if (webidl.is.Blob(data)) {
-          this.#bufferedAmount += data.size;
-          this.#sendQueue.add(data, () => {
-            this.#bufferedAmount -= data.size;
-          }, sendHints.blob);
-        }
-      }
-      get readyState() {
-        webidl.brandCheck(this, _WebSocket);
-        return this.#handler.readyState;
-      }
-      get bufferedAmount() {
-        webidl.brandCheck(this, _WebSocket);
-        return this.#bufferedAmount;
-      }
-      get url() {
-        webidl.brandCheck(this, _WebSocket);
-        return URLSerializer(this.#url);
-      }
-      get extensions() {
-        webidl.brandCheck(this, _WebSocket);
-        return this.#extensions;
-      }
-      get protocol() {
-        webidl.brandCheck(this, _WebSocket);
-        return this.#protocol;
-      }
-      get onopen() {
-        webidl.brandCheck(this, _WebSocket);
-        return this.#events.open;
-      }
-      set onopen(fn) {
-        webidl.brandCheck(this, _WebSocket);
-        if (this.#events.open) {
-          this.removeEventListener("open", this.#events.open);
-        }
-        const listener = webidl.converters.EventHandlerNonNull(fn);
-        if (listener !== null) {
-          this.addEventListener("open", listener);
-          this.#events.open = fn;
-        } else {
-          this.#events.open = null;
-        }
-      }
-      get onerror() {
-        webidl.brandCheck(this, _WebSocket);
-        return this.#events.error;
-      }
-      set onerror(fn) {
-        webidl.brandCheck(this, _WebSocket);
-        if (this.#events.error) {
-          this.removeEventListener("error", this.#events.error);
-        }
-        const listener = webidl.converters.EventHandlerNonNull(fn);
-        if (listener !== null) {
-          this.addEventListener("error", listener);
-          this.#events.error = fn;
-        } else {
-          this.#events.error = null;
-        }
-      }
-      get onclose() {
-        webidl.brandCheck(this, _WebSocket);
-        return this.#events.close;
-      }
-      set onclose(fn) {
-        webidl.brandCheck(this, _WebSocket);
-        if (this.#events.close) {
-          this.removeEventListener("close", this.#events.close);
-        }
-        const listener = webidl.converters.EventHandlerNonNull(fn);
-        if (listener !== null) {
-          this.addEventListener("close", listener);
-          this.#events.close = fn;
-        } else {
-          this.#events.close = null;
-        }
-      }
-      get onmessage() {
-        webidl.brandCheck(this, _WebSocket);
-        return this.#events.message;
-      }
-      set onmessage(fn) {
-        webidl.brandCheck(this, _WebSocket);
-        if (this.#events.message) {
-          this.removeEventListener("message", this.#events.message);
-        }
-        const listener = webidl.converters.EventHandlerNonNull(fn);
-        if (listener !== null) {
-          this.addEventListener("message", listener);
-          this.#events.message = fn;
-        } else {
-          this.#events.message = null;
-        }
-      }
-      get binaryType() {
-        webidl.brandCheck(this, _WebSocket);
-        return this.#binaryType;
-      }
-      set binaryType(type) {
-        webidl.brandCheck(this, _WebSocket);
-        if (type !== "blob" && type !== "arraybuffer") {
-          this.#binaryType = "blob";
-        } else {
-          this.#binaryType = type;
-        }
-      }
-      /**
-       * @see https://websockets.spec.whatwg.org/#feedback-from-the-protocol
-       */
-      #onConnectionEstablished(response, parsedExtensions) {
-        this.#handler.socket = response.socket;
-        const webSocketOptions = this.#handler.controller.dispatcher?.webSocketOptions;
-        const maxFragments = webSocketOptions?.maxFragments;
-        const maxPayloadSize = webSocketOptions?.maxPayloadSize;
-        const parser = new ByteParser(this.#handler, parsedExtensions, {
-          maxFragments,
-          maxPayloadSize
-        });
-        parser.on("drain", () => this.#handler.onParserDrain());
-        parser.on("error", (err) => this.#handler.onParserError(err));
-        this.#parser = parser;
-        this.#sendQueue = new SendQueue(response.socket);
-        this.#handler.readyState = states.OPEN;
-        const extensions = response.headersList.get("sec-websocket-extensions");
-        if (extensions !== null) {
-          this.#extensions = extensions;
-        }
-        const protocol = response.headersList.get("sec-websocket-protocol");
-        if (protocol !== null) {
-          this.#protocol = protocol;
-        }
-        fireEvent("open", this);
-        if (channels.open.hasSubscribers) {
-          const headers = response.headersList.entries;
-          channels.open.publish({
-            address: getSocketAddress(response.socket),
-            protocol: this.#protocol,
-            extensions: this.#extensions,
-            websocket: this,
-            handshakeResponse: {
-              status: response.status,
-              statusText: response.statusText,
-              headers
-            }
-          });
-        }
-      }
-      #onMessage(type, data) {
-        if (this.#handler.readyState !== states.OPEN) {
-          return;
-        }
-        let dataForEvent;
-        if (type === opcodes.TEXT) {
-          try {
-            dataForEvent = utf8Decode(data);
-          } catch {
-            failWebsocketConnection(this.#handler, 1007, "Received invalid UTF-8 in text frame.");
-            return;
-          }
-        } else if (type === opcodes.BINARY) {
-          if (this.#binaryType === "blob") {
-            dataForEvent = new Blob([data]);
-          } else {
-            dataForEvent = toArrayBuffer(data);
-          }
-        }
-        fireEvent("message", this, createFastMessageEvent, {
-          origin: this.#url.origin,
-          data: dataForEvent
-        });
-      }
-      #onParserDrain() {
-        this.#handler.socket.resume();
-      }
-      /**
-       * @see https://websockets.spec.whatwg.org/#feedback-from-the-protocol
-       * @see https://datatracker.ietf.org/doc/html/rfc6455#section-7.1.4
-       */
-      #onSocketClose() {
-        const wasClean = this.#handler.closeState.has(sentCloseFrameState.SENT) && this.#handler.closeState.has(sentCloseFrameState.RECEIVED);
-        let code2 = 1005;
-        let reason = "";
-        const result2 = this.#parser?.closingInfo;
-        if (result2 && !result2.error) {
-          code2 = result2.code ?? 1005;
-          reason = result2.reason;
-        }
-        this.#handler.readyState = states.CLOSED;
-        if (!this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
-          code2 = 1006;
-          fireEvent("error", this, (type, init) => new ErrorEvent(type, init), {
-            error: new TypeError(reason)
-          });
-        }
-        fireEvent("close", this, (type, init) => new CloseEvent(type, init), {
-          wasClean,
-          code: code2,
-          reason
-        });
-        if (channels.close.hasSubscribers) {
-          channels.close.publish({
-            websocket: this,
-            code: code2,
-            reason
-          });
-        }
-      }
-      /**
-       * @param {WebSocket} ws
-       * @param {Buffer|undefined} buffer
-       */
-      static ping(ws, buffer) {
-        if (Buffer.isBuffer(buffer)) {
-          if (buffer.length > 125) {
-            throw new TypeError("A PING frame cannot have a body larger than 125 bytes.");
-          }
-        } else if (buffer !== void 0) {
-          throw new TypeError("Expected buffer payload");
-        }
-        const readyState = ws.#handler.readyState;
-        if (isEstablished(readyState) && !isClosing(readyState) && !isClosed(readyState)) {
-          const frame = new WebsocketFrameSend(buffer);
-          ws.#handler.socket.write(frame.createFrame(opcodes.PING));
-        }
-      }
-    };
-    var { ping } = WebSocket;
-    Reflect.deleteProperty(WebSocket, "ping");
-    WebSocket.CONNECTING = WebSocket.prototype.CONNECTING = states.CONNECTING;
-    WebSocket.OPEN = WebSocket.prototype.OPEN = states.OPEN;
-    WebSocket.CLOSING = WebSocket.prototype.CLOSING = states.CLOSING;
-    WebSocket.CLOSED = WebSocket.prototype.CLOSED = states.CLOSED;
-    Object.defineProperties(WebSocket.prototype, {
-      CONNECTING: staticPropertyDescriptors,
-      OPEN: staticPropertyDescriptors,
-      CLOSING: staticPropertyDescriptors,
-      CLOSED: staticPropertyDescriptors,
-      url: kEnumerableProperty,
-      readyState: kEnumerableProperty,
-      bufferedAmount: kEnumerableProperty,
-      onopen: kEnumerableProperty,
-      onerror: kEnumerableProperty,
-      onclose: kEnumerableProperty,
-      close: kEnumerableProperty,
-      onmessage: kEnumerableProperty,
-      binaryType: kEnumerableProperty,
-      send: kEnumerableProperty,
-      extensions: kEnumerableProperty,
-      protocol: kEnumerableProperty,
-      [Symbol.toStringTag]: {
-        value: "WebSocket",
-        writable: false,
-        enumerable: false,
-        configurable: true
-      }
-    });
-    Object.defineProperties(WebSocket, {
-      CONNECTING: staticPropertyDescriptors,
-      OPEN: staticPropertyDescriptors,
-      CLOSING: staticPropertyDescriptors,
-      CLOSED: staticPropertyDescriptors
-    });
-    webidl.converters["sequence<DOMString>"] = webidl.sequenceConverter(
-      webidl.converters.DOMString
-    );
-    webidl.converters["DOMString or sequence<DOMString>"] = function(V, prefix, argument) {
-      if (webidl.util.Type(V) === webidl.util.Types.OBJECT && Symbol.iterator in V) {
-        return webidl.converters["sequence<DOMString>"](V);
-      }
-      return webidl.converters.DOMString(V, prefix, argument);
-    };
-    webidl.converters.WebSocketInit = webidl.dictionaryConverter([
-      {
-        key: "protocols",
-        converter: webidl.converters["DOMString or sequence<DOMString>"],
-        defaultValue: () => []
-      },
-      {
-        key: "dispatcher",
-        converter: webidl.converters.any,
-        defaultValue: () => getGlobalDispatcher()
-      },
-      {
-        key: "headers",
-        converter: webidl.nullableConverter(webidl.converters.HeadersInit)
-      }
-    ]);
-    webidl.converters["DOMString or sequence<DOMString> or WebSocketInit"] = function(V) {
-      if (webidl.util.Type(V) === webidl.util.Types.OBJECT && !(Symbol.iterator in V)) {
-        return webidl.converters.WebSocketInit(V);
-      }
-      return { protocols: webidl.converters["DOMString or sequence<DOMString>"](V) };
-    };
-    webidl.converters.WebSocketSendData = function(V) {
-      if (webidl.util.Type(V) === webidl.util.Types.OBJECT) {
-        if (webidl.is.Blob(V)) {
-          return V;
-        }
-        if (webidl.is.BufferSource(V)) {
-          return V;
-        }
-      }
-      return webidl.converters.USVString(V);
-    };
-    module2.exports = {
-      WebSocket,
-      ping
-    };
-  }
-});
-
-// node_modules/undici/lib/web/websocket/stream/websocketerror.js
-var require_websocketerror = __commonJS({
-  "node_modules/undici/lib/web/websocket/stream/websocketerror.js"(exports2, module2) {
-    "use strict";
-    var { webidl } = require_webidl();
-    var { validateCloseCodeAndReason } = require_util6();
-    var { kConstruct } = require_symbols();
-    var { kEnumerableProperty } = require_util2();
-    function createInheritableDOMException() {
-      class Test extends DOMException {
-        get reason() {
-          return "";
-        }
-      }
-      if (new Test().reason !== void 0) {
-        return DOMException;
-      }
-      return new Proxy(DOMException, {
-        construct(target2, args, newTarget) {
-          const instance = Reflect.construct(target2, args, target2);
-          Object.setPrototypeOf(instance, newTarget.prototype);
-          return instance;
-        }
-      });
-    }
-    var WebSocketError = class _WebSocketError extends createInheritableDOMException() {
-      #closeCode;
-      #reason;
-      constructor(message = "", init = void 0) {
-        message = webidl.converters.DOMString(message, "WebSocketError", "message");
-        super(message, "WebSocketError");
-        if (init === kConstruct) {
-          return;
-        } else if (init !== null) {
-          init = webidl.converters.WebSocketCloseInfo(init);
-        }
-        let code2 = init.closeCode ?? null;
-        const reason = init.reason ?? "";
-        validateCloseCodeAndReason(code2, reason);
-        if (reason.length !== 0 && code2 === null) {
-          code2 = 1e3;
-        }
-        this.#closeCode = code2;
-        this.#reason = reason;
-      }
-      get closeCode() {
-        return this.#closeCode;
-      }
-      get reason() {
-        return this.#reason;
-      }
-      /**
-       * @param {string} message
-       * @param {number|null} code
-       * @param {string} reason
-       */
-      static createUnvalidatedWebSocketError(message, code2, reason) {
-        const error = new _WebSocketError(message, kConstruct);
-        error.#closeCode = code2;
-        error.#reason = reason;
-        return error;
-      }
-    };
-    var { createUnvalidatedWebSocketError } = WebSocketError;
-    delete WebSocketError.createUnvalidatedWebSocketError;
-    Object.defineProperties(WebSocketError.prototype, {
-      closeCode: kEnumerableProperty,
-      reason: kEnumerableProperty,
-      [Symbol.toStringTag]: {
-        value: "WebSocketError",
-        writable: false,
-        enumerable: false,
-        configurable: true
-      }
-    });
-    webidl.is.WebSocketError = webidl.util.MakeTypeAssertion(WebSocketError);
-    module2.exports = { WebSocketError, createUnvalidatedWebSocketError };
-  }
-});
-
-// node_modules/undici/lib/web/websocket/stream/websocketstream.js
-var require_websocketstream = __commonJS({
-  "node_modules/undici/lib/web/websocket/stream/websocketstream.js"(exports2, module2) {
-    "use strict";
-    var { createDeferredPromise } = require_promise();
-    var { environmentSettingsObject } = require_util3();
-    var { states, opcodes, sentCloseFrameState } = require_constants6();
-    var { webidl } = require_webidl();
-    var { getURLRecord, isValidSubprotocol, isEstablished, utf8Decode } = require_util6();
-    var { establishWebSocketConnection, failWebsocketConnection, closeWebSocketConnection } = require_connection();
-    var { channels } = require_diagnostics();
-    var { WebsocketFrameSend } = require_frame();
-    var { ByteParser } = require_receiver();
-    var { WebSocketError, createUnvalidatedWebSocketError } = require_websocketerror();
-    var { kEnumerableProperty } = require_util2();
-    var { utf8DecodeBytes } = require_encoding2();
-    var emittedExperimentalWarning = false;
-    var WebSocketStream = class {
-      // Each WebSocketStream object has an associated url , which is a URL record .
-      /** @type {URL} */
-      #url;
-      // Each WebSocketStream object has an associated opened promise , which is a promise.
-      /** @type {import('../../../util/promise').DeferredPromise} */
-      #openedPromise;
-      // Each WebSocketStream object has an associated closed promise , which is a promise.
-      /** @type {import('../../../util/promise').DeferredPromise} */
-      #closedPromise;
-      // Each WebSocketStream object has an associated readable stream , which is a ReadableStream .
-      /** @type {ReadableStream} */
-      #readableStream;
-      /** @type {ReadableStreamDefaultController} */
-      #readableStreamController;
-      // Retain the controller so the writable stream can be errored while locked.
-      /** @type {WritableStreamDefaultController} */
-      #writableStreamController;
-      // Each WebSocketStream object has an associated boolean handshake aborted , which is initially false.
-      #handshakeAborted = false;
-      /** @type {import('../websocket').Handler} */
-      #handler = {
-        // https://whatpr.org/websockets/48/7b748d3...d5570f3.html#feedback-to-websocket-stream-from-the-protocol
-        onConnectionEstablished: (response, extensions) => this.#onConnectionEstablished(response, extensions),
-        onMessage: (opcode, data) => this.#onMessage(opcode, data),
-        onParserError: (err) => failWebsocketConnection(this.#handler, null, err.message),
-        onParserDrain: () => this.#handler.socket.resume(),
-        onSocketData: (chunk) => {
-          if (!this.#parser.write(chunk)) {
-            this.#handler.socket.pause();
-          }
-        },
-        onSocketError: (err) => {
-          this.#handler.readyState = states.CLOSING;
-          if (channels.socketError.hasSubscribers) {
-            channels.socketError.publish(err);
-          }
-          this.#handler.socket.destroy();
-        },
-        onSocketClose: () => this.#onSocketClose(),
-        onPing: () => {
-        },
-        onPong: () => {
-        },
-        readyState: states.CONNECTING,
-        socket: null,
-        closeState: /* @__PURE__ */ new Set(),
-        controller: null,
-        wasEverConnected: false
-      };
-      /** @type {import('../receiver').ByteParser} */
-      #parser;
-      constructor(url, options = void 0) {
-        if (!emittedExperimentalWarning) {
-          process.emitWarning("WebSocketStream is experimental! Expect it to change at any time.", {
-            code: "UNDICI-WSS"
-          });
-          emittedExperimentalWarning = true;
-        }
-        webidl.argumentLengthCheck(arguments, 1, "WebSocket");
-        url = webidl.converters.USVString(url);
-        if (options !== null) {
-          options = webidl.converters.WebSocketStreamOptions(options);
-        }
-        const baseURL = environmentSettingsObject.settingsObject.baseUrl;
-        const urlRecord = getURLRecord(url, baseURL);
-        const protocols = options.protocols;
-        if (protocols.length !== new Set(protocols.map((p2) => p2.toLowerCase())).size) {
-          throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
-        }
-        if (protocols.length > 0 && !protocols.every((p2) => isValidSubprotocol(p2))) {
-          throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
-        }
-        this.#url = urlRecord.toString();
-        this.#openedPromise = createDeferredPromise();
-        this.#closedPromise = createDeferredPromise();
-        if (options.signal != null) {
-          const signal = options.signal;
-          if (signal.aborted) {
-            this.#openedPromise.reject(signal.reason);
-            this.#closedPromise.reject(signal.reason);
-            return;
-          }
-          signal.addEventListener("abort", () => {
-            if (!isEstablished(this.#handler.readyState)) {
-              failWebsocketConnection(this.#handler);
-              this.#handler.readyState = states.CLOSING;
-              this.#openedPromise.reject(signal.reason);
-              this.#closedPromise.reject(signal.reason);
-              this.#handshakeAborted = true;
-            }
-          }, { once: true });
-        }
-        const client = environmentSettingsObject.settingsObject;
-        this.#handler.controller = establishWebSocketConnection(
-          urlRecord,
-          protocols,
-          client,
-          this.#handler,
-          options
-        );
-      }
-      // The url getter steps are to return this 's url , serialized .
-      get url() {
-        return this.#url.toString();
-      }
-      // The opened getter steps are to return this 's opened promise .
-      get opened() {
-        return this.#openedPromise.promise;
-      }
-      // The closed getter steps are to return this 's closed promise .
-      get closed() {
-        return this.#closedPromise.promise;
-      }
-      // The close( closeInfo ) method steps are:
-      close(closeInfo = void 0) {
-        if (closeInfo !== null) {
-          closeInfo = webidl.converters.WebSocketCloseInfo(closeInfo);
-        }
-        const code2 = closeInfo.closeCode ?? null;
-        const reason = closeInfo.reason;
-        closeWebSocketConnection(this.#handler, code2, reason, true);
-      }
-      #write(chunk) {
-        chunk = webidl.converters.WebSocketStreamWrite(chunk);
-        const promise = createDeferredPromise();
-        let data = null;
-        let opcode = null;
-        if (webidl.is.BufferSource(chunk)) {
-          data = new Uint8Array(ArrayBuffer.isView(chunk) ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : chunk.slice());
-          opcode = opcodes.BINARY;
-        } else {
-          let string2;
-          try {
-            string2 = webidl.converters.DOMString(chunk);
-          } catch (e) {
-            promise.reject(e);
-            return promise.promise;
-          }
-          data = new TextEncoder().encode(string2);
-          opcode = opcodes.TEXT;
-        }
-        if (!this.#handler.closeState.has(sentCloseFrameState.SENT) && !this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
-          const frame = new WebsocketFrameSend(data);
-          this.#handler.socket.write(frame.createFrame(opcode), () => {
-            promise.resolve(void 0);
-          });
-        }
-        return promise.promise;
-      }
-      /** @type {import('../websocket').Handler['onConnectionEstablished']} */
-      #onConnectionEstablished(response, parsedExtensions) {
-        this.#handler.socket = response.socket;
-        const maxFragments = this.#handler.controller.dispatcher?.webSocketOptions?.maxFragments;
-        const maxPayloadSize = this.#handler.controller.dispatcher?.webSocketOptions?.maxPayloadSize;
-        const parser = new ByteParser(this.#handler, parsedExtensions, {
-          maxFragments,
-          maxPayloadSize
-        });
-        parser.on("drain", () => this.#handler.onParserDrain());
-        parser.on("error", (err) => this.#handler.onParserError(err));
-        this.#parser = parser;
-        this.#handler.readyState = states.OPEN;
-        const extensions = parsedExtensions ?? "";
-        const protocol = response.headersList.get("sec-websocket-protocol") ?? "";
-        const readable = new ReadableStream({
-          start: (controller) => {
-            this.#readableStreamController = controller;
-          },
-          cancel: (reason) => this.#cancel(reason)
-        });
-        const writable = new WritableStream({
-          start: (controller) => {
-            this.#writableStreamController = controller;
-          },
-          write: (chunk) => this.#write(chunk),
-          close: () => closeWebSocketConnection(this.#handler, null, null),
-          abort: (reason) => this.#closeUsingReason(reason)
-        });
-        this.#readableStream = readable;
-        this.#openedPromise.resolve({
-          extensions,
-          protocol,
-          readable,
-          writable
-        });
-      }
-      /** @type {import('../websocket').Handler['onMessage']} */
-      #onMessage(type, data) {
-        if (this.#handler.readyState !== states.OPEN) {
-          return;
-        }
-        let chunk;
-        if (type === opcodes.TEXT) {
-          try {
-            chunk = utf8Decode(data);
-          } catch {
-            failWebsocketConnection(this.#handler, 1007, "Received invalid UTF-8 in text frame.");
-            return;
-          }
-        } else if (type === opcodes.BINARY) {
-          chunk = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-        }
-        this.#readableStreamController.enqueue(chunk);
-      }
-      /** @type {import('../websocket').Handler['onSocketClose']} */
-      #onSocketClose() {
-        const wasClean = this.#handler.closeState.has(sentCloseFrameState.SENT) && this.#handler.closeState.has(sentCloseFrameState.RECEIVED);
-        this.#handler.readyState = states.CLOSED;
-        if (this.#handshakeAborted) {
-          return;
-        }
-        if (!this.#handler.wasEverConnected) {
-          this.#openedPromise.reject(new WebSocketError("Socket never opened"));
-        }
-        const result2 = this.#parser?.closingInfo;
-        let code2 = result2?.code ?? 1005;
-        if (!this.#handler.closeState.has(sentCloseFrameState.SENT) && !this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
-          code2 = 1006;
-        }
-        const reason = result2?.reason == null ? "" : utf8DecodeBytes(Buffer.from(result2.reason));
-        if (wasClean) {
-          this.#readableStreamController.close();
-          this.#writableStreamController.error(new DOMException("A closed WebSocketStream cannot be written to", "InvalidStateError"));
-          this.#closedPromise.resolve({
-            closeCode: code2,
-            reason
-          });
-        } else {
-          const error = createUnvalidatedWebSocketError("unclean close", code2, reason);
-          this.#readableStreamController?.error(error);
-          this.#writableStreamController?.error(error);
-          this.#closedPromise.reject(error);
-        }
-      }
-      #closeUsingReason(reason) {
-        let code2 = null;
-        let reasonString = "";
-        if (webidl.is.WebSocketError(reason)) {
-          code2 = reason.closeCode;
-          reasonString = reason.reason;
-        }
-        closeWebSocketConnection(this.#handler, code2, reasonString);
-      }
-      //  To cancel a WebSocketStream stream given reason , close using reason giving stream and reason .
-      #cancel(reason) {
-        this.#closeUsingReason(reason);
-      }
-    };
-    Object.defineProperties(WebSocketStream.prototype, {
-      url: kEnumerableProperty,
-      opened: kEnumerableProperty,
-      closed: kEnumerableProperty,
-      close: kEnumerableProperty,
-      [Symbol.toStringTag]: {
-        value: "WebSocketStream",
-        writable: false,
-        enumerable: false,
-        configurable: true
-      }
-    });
-    webidl.converters.WebSocketStreamOptions = webidl.dictionaryConverter([
-      {
-        key: "protocols",
-        converter: webidl.sequenceConverter(webidl.converters.USVString),
-        defaultValue: () => []
-      },
-      {
-        key: "signal",
-        converter: webidl.nullableConverter(webidl.converters.AbortSignal),
-        defaultValue: () => null
-      }
-    ]);
-    webidl.converters.WebSocketCloseInfo = webidl.dictionaryConverter([
-      {
-        key: "closeCode",
-        converter: (V) => webidl.converters["unsigned short"](V, webidl.attributes.EnforceRange)
-      },
-      {
-        key: "reason",
-        converter: webidl.converters.USVString,
-        defaultValue: () => ""
-      }
-    ]);
-    webidl.converters.WebSocketStreamWrite = function(V) {
-      if (typeof V === "string") {
-        return webidl.converters.USVString(V);
-      }
-      return webidl.converters.BufferSource(V);
-    };
-    module2.exports = { WebSocketStream };
-  }
-});
-
-// node_modules/undici/lib/web/eventsource/util.js
-var require_util7 = __commonJS({
-  "node_modules/undici/lib/web/eventsource/util.js"(exports2, module2) {
-    "use strict";
-    function isValidLastEventId(value2) {
-      return value2.indexOf("\0") === -1;
-    }
-    function isASCIINumber(value2) {
-      if (value2.length === 0) return false;
-      for (let i = 0; i < value2.length; i++) {
-        if (value2.charCodeAt(i) < 48 || value2.charCodeAt(i) > 57) return false;
-      }
-      return true;
-    }
-    module2.exports = {
-      isValidLastEventId,
-      isASCIINumber
-    };
-  }
-});
-
-// node_modules/undici/lib/web/eventsource/eventsource-stream.js
-var require_eventsource_stream = __commonJS({
-  "node_modules/undici/lib/web/eventsource/eventsource-stream.js"(exports2, module2) {
-    "use strict";
-    var buffer = __require("node:buffer");
-    var { Transform } = __require("node:stream");
-    var { isASCIINumber, isValidLastEventId } = require_util7();
-    var BOM = [239, 187, 191];
-    var LF2 = 10;
-    var CR2 = 13;
-    var COLON2 = 58;
-    var SPACE2 = 32;
-    var defaultMaxEventSize = buffer.kStringMaxLength;
-    var DATA2 = Buffer.from("data");
-    var EVENT2 = Buffer.from("event");
-    var ID = Buffer.from("id");
-    var RETRY = Buffer.from("retry");
-    var minParserItems = 1024;
-    var maxParserItems = 131072;
-    var bytesPerParserItem = 128;
-    function isASCIINumberBytes(buffer2, start) {
-      if (start >= buffer2.length) {
-        return false;
-      }
-      for (let i = start; i < buffer2.length; i++) {
-        if (buffer2[i] < 48 || buffer2[i] > 57) {
-          return false;
-        }
-      }
-      return true;
-    }
-    function isValidLastEventIdBytes(buffer2, start) {
-      for (let i = start; i < buffer2.length; i++) {
-        if (buffer2[i] === 0) {
-          return false;
-        }
-      }
-      return true;
-    }
-    function isFieldName(line2, length, field) {
-      if (length !== field.length) {
-        return false;
-      }
-      for (let i = 0; i < length; i++) {
-        if (line2[i] !== field[i]) {
-          return false;
-        }
-      }
-      return true;
-    }
-    function createMaxEventSizeExceededError() {
-      const error = new Error("EventSource message size exceeded");
-      error.aborted = false;
-      return error;
-    }
-    var EventSourceStream = class extends Transform {
-      /**
-       * @type {eventSourceSettings}
-       */
-      state;
-      /**
-       * Leading byte-order-mark check.
-       * @type {boolean}
-       */
-      checkBOM = true;
-      /**
-       * @type {boolean}
-       */
-      crlfCheck = false;
-      /**
-       * @type {boolean}
-       */
-      eventEndCheck = false;
-      /**
-       * @type {Buffer[]}
-       */
-      chunks = [];
-      chunkIndex = 0;
-      pos = 0;
-      lineChunkIndex = 0;
-      linePos = 0;
-      lineLength = 0;
-      eventSize = 0;
-      eventFieldSizes = { data: 0, event: 0, id: 0, retry: 0 };
-      dataLineCount = 0;
-      maxEventSize;
-      maxDataLines;
-      maxBufferedChunks;
-      event = {
-        data: void 0,
-        event: void 0,
-        id: void 0,
-        retry: void 0
-      };
-      /**
-       * @param {object} options
-       * @param {boolean} [options.readableObjectMode]
-       * @param {number} [options.maxEventSize]
-       * @param {eventSourceSettings} [options.eventSourceSettings]
-       * @param {(chunk: any, encoding?: BufferEncoding | undefined) => boolean} [options.push]
-       */
-      constructor(options = {}) {
-        options.readableObjectMode = true;
-        super(options);
-        this.state = options.eventSourceSettings || {};
-        this.maxEventSize = options.maxEventSize ?? defaultMaxEventSize;
-        const parserItemLimit = this.maxEventSize > 0 ? Math.min(maxParserItems, Math.max(minParserItems, Math.floor(this.maxEventSize / bytesPerParserItem))) : 0;
-        this.maxDataLines = parserItemLimit;
-        this.maxBufferedChunks = parserItemLimit;
-        if (options.push) {
-          this.push = options.push;
-        }
-      }
-      /**
-       * @param {Buffer} chunk
-       * @param {string} _encoding
-       * @param {Function} callback
-       * @returns {void}
-       */
-      _transform(chunk, _encoding, callback) {
-        if (chunk.length === 0) {
-          callback();
-          return;
-        }
-        if (this.maxEventSize > 0 && this.chunks.length >= this.maxBufferedChunks && chunk[0] !== LF2 && chunk[0] !== CR2) {
-          callback(createMaxEventSizeExceededError());
-          return;
-        }
-        this.chunks.push(chunk);
-        if (this.checkBOM) {
-          if (this.handleBOM()) {
-            callback();
-            return;
-          }
-        }
-        while (this.hasCurrentByte()) {
-          const byte = this.currentByte();
-          if (this.eventEndCheck) {
-            if (this.crlfCheck) {
-              if (byte === LF2) {
-                this.crlfCheck = false;
-                this.consumeCurrentByte();
-                continue;
-              }
-              this.crlfCheck = false;
-            }
-            if (byte === LF2 || byte === CR2) {
-              if (byte === CR2) {
-                this.crlfCheck = true;
-              }
-              this.consumeCurrentByte();
-              if (this.hasPendingEvent()) {
-                this.processEvent(this.event);
-              }
-              this.clearEvent();
-              continue;
-            }
-            this.eventEndCheck = false;
-            continue;
-          }
-          if (byte === LF2 || byte === CR2) {
-            if (byte === CR2) {
-              this.crlfCheck = true;
-            }
-            try {
-              this.parseLine(this.readLine(), this.event);
-            } catch (error) {
-              callback(error);
-              return;
-            }
-            this.consumeCurrentByte();
-            this.eventEndCheck = true;
-            continue;
-          }
-          if (this.maxEventSize > 0 && ++this.lineLength > this.maxEventSize + 7) {
-            callback(createMaxEventSizeExceededError());
-            return;
-          }
-          this.advanceCursor();
-        }
-        callback();
-      }
-      _destroy(error, callback) {
-        this.chunks.length = 0;
-        this.clearEvent();
-        super._destroy(error, callback);
-      }
-      /**
-       * @param {Buffer} line
-       * @param {EventSourceStreamEvent} event
-       */
-      parseLine(line2, event) {
-        if (line2.length === 0) {
-          return;
-        }
-        const colonPosition = line2.indexOf(COLON2);
-        if (colonPosition === 0) {
-          return;
-        }
-        let fieldLength = line2.length;
-        let valueStart2 = line2.length;
-        if (colonPosition !== -1) {
-          fieldLength = colonPosition;
-          valueStart2 = colonPosition + 1;
-          if (line2[valueStart2] === SPACE2) {
-            ++valueStart2;
-          }
-        }
-        if (isFieldName(line2, fieldLength, DATA2)) {
-          if (this.maxEventSize > 0 && this.dataLineCount >= this.maxDataLines) {
-            throw createMaxEventSizeExceededError();
-          }
-          const valueBytes = line2.length - valueStart2;
-          const dataSize = this.eventFieldSizes.data + (event.data === void 0 ? 0 : 1) + valueBytes;
-          this.setEventFieldSize("data", dataSize);
-          const value2 = line2.toString("utf8", valueStart2);
-          if (event.data === void 0) {
-            event.data = value2;
-          } else {
-            event.data += `
-${value2}`;
-          }
-          this.dataLineCount++;
-          return;
-        }
-        if (isFieldName(line2, fieldLength, RETRY)) {
-          if (isASCIINumberBytes(line2, valueStart2)) {
-            this.setEventFieldSize("retry", line2.length - valueStart2);
-            event.retry = line2.toString("utf8", valueStart2);
-          }
-          return;
-        }
-        if (isFieldName(line2, fieldLength, ID)) {
-          if (isValidLastEventIdBytes(line2, valueStart2)) {
-            this.setEventFieldSize("id", line2.length - valueStart2);
-            event.id = line2.toString("utf8", valueStart2);
-          }
-          return;
-        }
-        if (isFieldName(line2, fieldLength, EVENT2)) {
-          if (valueStart2 < line2.length) {
-            this.setEventFieldSize("event", line2.length - valueStart2);
-            event.event = line2.toString("utf8", valueStart2);
-          }
-        }
-      }
-      setEventFieldSize(field, size) {
-        const eventSize = this.eventSize - this.eventFieldSizes[field] + size;
-        if (this.maxEventSize > 0 && eventSize > this.maxEventSize) {
-          throw createMaxEventSizeExceededError();
-        }
-        this.eventSize = eventSize;
-        this.eventFieldSizes[field] = size;
-      }
-      /**
-       * @param {EventSourceStreamEvent} event
-       */
-      processEvent(event) {
-        if (event.retry && isASCIINumber(event.retry)) {
-          this.state.reconnectionTime = parseInt(event.retry, 10);
-        }
-        if (event.id !== void 0 && isValidLastEventId(event.id)) {
-          this.state.lastEventId = event.id;
-        }
-        if (event.data !== void 0) {
-          this.push({
-            type: event.event || "message",
-            options: {
-              data: event.data,
-              lastEventId: this.state.lastEventId,
-              origin: this.state.origin
-            }
-          });
-        }
-      }
-      clearEvent() {
-        this.event.data = void 0;
-        this.event.event = void 0;
-        this.event.id = void 0;
-        this.event.retry = void 0;
-        this.eventSize = 0;
-        this.dataLineCount = 0;
-        this.eventFieldSizes.data = 0;
-        this.eventFieldSizes.event = 0;
-        this.eventFieldSizes.id = 0;
-        this.eventFieldSizes.retry = 0;
-      }
-      hasPendingEvent() {
-        return this.event.data !== void 0 || this.event.event !== void 0 || this.event.id !== void 0 || this.event.retry !== void 0;
-      }
-      hasCurrentByte() {
-        return this.chunkIndex < this.chunks.length && this.pos < this.chunks[this.chunkIndex].length;
-      }
-      currentByte() {
-        return this.chunks[this.chunkIndex][this.pos];
-      }
-      consumeCurrentByte() {
-        this.advanceCursor();
-        this.syncLineStartToCursor();
-      }
-      advanceCursor() {
-        this.pos++;
-        while (this.chunkIndex < this.chunks.length && this.pos >= this.chunks[this.chunkIndex].length) {
-          this.chunkIndex++;
-          this.pos = 0;
-        }
-      }
-      syncLineStartToCursor() {
-        this.lineChunkIndex = this.chunkIndex;
-        this.linePos = this.pos;
-        this.lineLength = 0;
-        this.dropConsumedChunks();
-      }
-      dropConsumedChunks() {
-        if (this.lineChunkIndex > 0) {
-          const consumed = this.lineChunkIndex;
-          this.chunks.splice(0, consumed);
-          this.lineChunkIndex = 0;
-          this.chunkIndex -= consumed;
-        }
-        if (this.chunkIndex === this.chunks.length) {
-          this.chunks.length = 0;
-          this.chunkIndex = 0;
-          this.pos = 0;
-          this.lineChunkIndex = 0;
-          this.linePos = 0;
-        }
-      }
-      readLine() {
-        if (this.lineChunkIndex === this.chunkIndex) {
-          return this.chunks[this.chunkIndex].subarray(this.linePos, this.pos);
-        }
-        const chunks = [];
-        let length = 0;
-        for (let i = this.lineChunkIndex; i <= this.chunkIndex; i++) {
-          const chunk = this.chunks[i];
-          const start = i === this.lineChunkIndex ? this.linePos : 0;
-          const end2 = i === this.chunkIndex ? this.pos : chunk.length;
-          const slice = chunk.subarray(start, end2);
-          length += slice.length;
-          chunks.push(slice);
-        }
-        return Buffer.concat(chunks, length);
-      }
-      peekBufferedByte(offset) {
-        let chunkIndex = this.lineChunkIndex;
-        let pos = this.linePos;
-        while (chunkIndex < this.chunks.length) {
-          const chunk = this.chunks[chunkIndex];
-          const remaining = chunk.length - pos;
-          if (offset < remaining) {
-            return chunk[pos + offset];
-          }
-          offset -= remaining;
-          chunkIndex++;
-          pos = 0;
-        }
-      }
-      discardLeadingBytes(count2) {
-        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
-          const chunk = this.chunks[this.lineChunkIndex];
-          const remaining = chunk.length - this.linePos;
-          if (count2 < remaining) {
-            this.linePos += count2;
-            count2 = 0;
-          } else {
-            count2 -= remaining;
-            this.lineChunkIndex++;
-            this.linePos = 0;
-          }
-        }
-        this.chunkIndex = this.lineChunkIndex;
-        this.pos = this.linePos;
-        this.dropConsumedChunks();
-      }
-      handleBOM() {
-        const first = this.peekBufferedByte(0);
-        const second = this.peekBufferedByte(1);
-        const third = this.peekBufferedByte(2);
-        if (second === void 0) {
-          if (first === BOM[0]) {
-            return true;
-          }
-          this.checkBOM = false;
-          return true;
-        }
-        if (third === void 0) {
-          if (first === BOM[0] && second === BOM[1]) {
-            return true;
-          }
-          this.checkBOM = false;
-          return false;
-        }
-        if (first === BOM[0] && second === BOM[1] && third === BOM[2]) {
-          this.discardLeadingBytes(3);
-        }
-        this.checkBOM = false;
-        return !this.hasCurrentByte();
-      }
-    };
-    module2.exports = {
-      EventSourceStream
-    };
-  }
-});
-
-// node_modules/undici/lib/web/eventsource/eventsource.js
-var require_eventsource = __commonJS({
-  "node_modules/undici/lib/web/eventsource/eventsource.js"(exports2, module2) {
-    "use strict";
-    var { pipeline } = __require("node:stream");
-    var { fetching } = require_fetch();
-    var { makeRequest } = require_request2();
-    var { webidl } = require_webidl();
-    var { EventSourceStream } = require_eventsource_stream();
-    var { parseMIMEType } = require_data_url();
-    var { createFastMessageEvent } = require_events();
-    var { isNetworkError } = require_response();
-    var { kEnumerableProperty } = require_util2();
-    var { environmentSettingsObject } = require_util3();
-    var { getGlobalDispatcher } = require_global2();
-    var experimentalWarned = false;
-    var defaultReconnectionTime = 3e3;
-    var CONNECTING = 0;
-    var OPEN = 1;
-    var CLOSED = 2;
-    var ANONYMOUS = "anonymous";
-    var USE_CREDENTIALS = "use-credentials";
-    var EventSource = class _EventSource extends EventTarget {
-      #events = {
-        open: null,
-        error: null,
-        message: null
-      };
-      #url;
-      #withCredentials = false;
-      /**
-       * @type {ReadyState}
-       */
-      #readyState = CONNECTING;
-      #request = null;
-      #controller = null;
-      #dispatcher;
-      /**
-       * @type {import('./eventsource-stream').eventSourceSettings}
-       */
-      #state;
-      /**
-       * Creates a new EventSource object.
-       * @param {string} url
-       * @param {EventSourceInit} [eventSourceInitDict={}]
-       * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#the-eventsource-interface
-       */
-      constructor(url, eventSourceInitDict = {}) {
-        super();
-        webidl.util.markAsUncloneable(this);
-        const prefix = "EventSource constructor";
-        webidl.argumentLengthCheck(arguments, 1, prefix);
-        if (!experimentalWarned) {
-          experimentalWarned = true;
-          process.emitWarning("EventSource is experimental, expect them to change at any time.", {
-            code: "UNDICI-ES"
-          });
-        }
-        url = webidl.converters.USVString(url);
-        eventSourceInitDict = webidl.converters.EventSourceInitDict(eventSourceInitDict, prefix, "eventSourceInitDict");
-        this.#dispatcher = eventSourceInitDict.node.dispatcher || eventSourceInitDict.dispatcher;
-        this.#state = {
-          lastEventId: "",
-          reconnectionTime: eventSourceInitDict.node.reconnectionTime
-        };
-        const settings = environmentSettingsObject;
-        let urlRecord;
-        try {
-          urlRecord = new URL(url, settings.settingsObject.baseUrl);
-          this.#state.origin = urlRecord.origin;
-        } catch (e) {
-          throw new DOMException(e, "SyntaxError");
-        }
-        this.#url = urlRecord.href;
-        let corsAttributeState = ANONYMOUS;
-        if (eventSourceInitDict.withCredentials === true) {
-          corsAttributeState = USE_CREDENTIALS;
-          this.#withCredentials = true;
-        }
-        const initRequest = {
-          redirect: "follow",
-          keepalive: true,
-          // @see https://html.spec.whatwg.org/multipage/urls-and-fetching.html#cors-settings-attributes
-          mode: "cors",
-          credentials: corsAttributeState === "anonymous" ? "same-origin" : "omit",
-          referrer: "no-referrer"
-        };
-        initRequest.client = environmentSettingsObject.settingsObject;
-        initRequest.headersList = [["accept", { name: "accept", value: "text/event-stream" }]];
-        initRequest.cache = "no-store";
-        initRequest.initiator = "other";
-        initRequest.urlList = [new URL(this.#url)];
-        this.#request = makeRequest(initRequest);
-        this.#connect();
-      }
-      /**
-       * Returns the state of this EventSource object's connection. It can have the
-       * values described below.
-       * @returns {ReadyState}
-       * @readonly
-       */
-      get readyState() {
-        return this.#readyState;
-      }
-      /**
-       * Returns the URL providing the event stream.
-       * @readonly
-       * @returns {string}
-       */
-      get url() {
-        return this.#url;
-      }
-      /**
-       * Returns a boolean indicating whether the EventSource object was
-       * instantiated with CORS credentials set (true), or not (false, the default).
-       */
-      get withCredentials() {
-        return this.#withCredentials;
-      }
-      #connect() {
-        if (this.#readyState === CLOSED) return;
-        this.#readyState = CONNECTING;
-        const fetchParams = {
-          request: this.#request,
-          dispatcher: this.#dispatcher
-        };
-        const processEventSourceEndOfBody = (response) => {
-          if (!isNetworkError(response)) {
-            return this.#reconnect();
-          }
-        };
-        fetchParams.processResponseEndOfBody = processEventSourceEndOfBody;
-        fetchParams.processResponse = (response) => {
-          if (isNetworkError(response)) {
-            if (response.aborted) {
-              this.close();
-              this.dispatchEvent(new Event("error"));
-              return;
-            } else {
-              this.#reconnect();
-              return;
-            }
-          }
-          const contentType = response.headersList.get("content-type", true);
-          const mimeType = contentType !== null ? parseMIMEType(contentType) : "failure";
-          const contentTypeValid = mimeType !== "failure" && mimeType.essence === "text/event-stream";
-          if (response.status !== 200 || contentTypeValid === false) {
-            this.close();
-            this.dispatchEvent(new Event("error"));
-            return;
-          }
-          this.#readyState = OPEN;
-          this.dispatchEvent(new Event("open"));
-          this.#state.origin = response.urlList[response.urlList.length - 1].origin;
-          const eventSourceStream = new EventSourceStream({
-            eventSourceSettings: this.#state,
-            maxEventSize: this.#dispatcher.eventSourceOptions?.maxEventSize,
-            push: (event) => {
-              this.dispatchEvent(createFastMessageEvent(
-                event.type,
-                event.options
-              ));
-            }
-          });
-          pipeline(
-            response.body.stream,
-            eventSourceStream,
-            (error) => {
-              if (error?.aborted === false) {
-                this.close();
-                this.dispatchEvent(new Event("error"));
-              }
-            }
-          );
-        };
-        this.#controller = fetching(fetchParams);
-      }
-      /**
-       * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#sse-processing-model
-       * @returns {void}
-       */
-      #reconnect() {
-        if (this.#readyState === CLOSED) return;
-        this.#readyState = CONNECTING;
-        this.dispatchEvent(new Event("error"));
-        setTimeout(() => {
-          if (this.#readyState !== CONNECTING) return;
-          if (this.#state.lastEventId.length) {
-            this.#request.headersList.set("last-event-id", this.#state.lastEventId, true);
-          }
-          this.#connect();
-        }, this.#state.reconnectionTime)?.unref();
-      }
-      /**
-       * Closes the connection, if any, and sets the readyState attribute to
-       * CLOSED.
-       */
-      close() {
-        webidl.brandCheck(this, _EventSource);
-        if (this.#readyState === CLOSED) return;
-        this.#readyState = CLOSED;
-        this.#controller.abort();
-        this.#request = null;
-      }
-      get onopen() {
-        return this.#events.open;
-      }
-      set onopen(fn) {
-        if (this.#events.open) {
-          this.removeEventListener("open", this.#events.open);
-        }
-        const listener = webidl.converters.EventHandlerNonNull(fn);
-        if (listener !== null) {
-          this.addEventListener("open", listener);
-          this.#events.open = fn;
-        } else {
-          this.#events.open = null;
-        }
-      }
-      get onmessage() {
-        return this.#events.message;
-      }
-      set onmessage(fn) {
-        if (this.#events.message) {
-          this.removeEventListener("message", this.#events.message);
-        }
-        const listener = webidl.converters.EventHandlerNonNull(fn);
-        if (listener !== null) {
-          this.addEventListener("message", listener);
-          this.#events.message = fn;
-        } else {
-          this.#events.message = null;
-        }
-      }
-      get onerror() {
-        return this.#events.error;
-      }
-      set onerror(fn) {
-        if (this.#events.error) {
-          this.removeEventListener("error", this.#events.error);
-        }
-        const listener = webidl.converters.EventHandlerNonNull(fn);
-        if (listener !== null) {
-          this.addEventListener("error", listener);
-          this.#events.error = fn;
-        } else {
-          this.#events.error = null;
-        }
-      }
-    };
-    var constantsPropertyDescriptors = {
-      CONNECTING: {
-        __proto__: null,
-        configurable: false,
-        enumerable: true,
-        value: CONNECTING,
-        writable: false
-      },
-      OPEN: {
-        __proto__: null,
-        configurable: false,
-        enumerable: true,
-        value: OPEN,
-        writable: false
-      },
-      CLOSED: {
-        __proto__: null,
-        configurable: false,
-        enumerable: true,
-        value: CLOSED,
-        writable: false
-      }
-    };
-    Object.defineProperties(EventSource, constantsPropertyDescriptors);
-    Object.defineProperties(EventSource.prototype, constantsPropertyDescriptors);
-    Object.defineProperties(EventSource.prototype, {
-      close: kEnumerableProperty,
-      onerror: kEnumerableProperty,
-      onmessage: kEnumerableProperty,
-      onopen: kEnumerableProperty,
-      readyState: kEnumerableProperty,
-      url: kEnumerableProperty,
-      withCredentials: kEnumerableProperty
-    });
-    webidl.converters.EventSourceInitDict = webidl.dictionaryConverter([
-      {
-        key: "withCredentials",
-        converter: webidl.converters.boolean,
-        defaultValue: () => false
-      },
-      {
-        key: "dispatcher",
-        // undici only
-        converter: webidl.converters.any,
-        defaultValue: () => getGlobalDispatcher()
-      },
-      {
-        key: "node",
-        // undici only
-        converter: webidl.dictionaryConverter([
-          {
-            key: "reconnectionTime",
-            converter: webidl.converters["unsigned long"],
-            defaultValue: () => defaultReconnectionTime
-          },
-          {
-            key: "dispatcher",
-            converter: webidl.converters.any
-          }
-        ]),
-        defaultValue: () => ({})
-      }
-    ]);
-    module2.exports = {
-      EventSource,
-      defaultReconnectionTime
-    };
-  }
-});
-
-// node_modules/undici/index.js
-var require_undici = __commonJS({
-  "node_modules/undici/index.js"(exports2, module2) {
-    "use strict";
-    var Client = require_client();
     var Dispatcher = require_dispatcher();
-    var Pool2 = require_pool();
-    var BalancedPool = require_balanced_pool();
-    var RoundRobinPool = require_round_robin_pool();
-    var Agent2 = require_agent();
-    var ProxyAgent = require_proxy_agent();
-    var Socks5ProxyAgent = require_socks5_proxy_agent();
-    var EnvHttpProxyAgent = require_env_http_proxy_agent();
-    var RetryAgent = require_retry_agent();
-    var H2CClient = require_h2c_client();
-    var errors = require_errors3();
-    var util = require_util2();
-    var { InvalidArgumentError } = errors;
     var api = require_api();
-    var buildConnector2 = require_connect();
-    var MockClient = require_mock_client();
-    var { MockCallHistory, MockCallHistoryLog } = require_mock_call_history();
-    var MockAgent = require_mock_agent();
-    var MockPool = require_mock_pool();
-    var SnapshotAgent = require_snapshot_agent();
-    var mockErrors = require_mock_errors();
-    var RetryHandler = require_retry_handler();
-    var { getGlobalDispatcher, setGlobalDispatcher } = require_global2();
-    var DecoratorHandler = require_decorator_handler();
-    var RedirectHandler = require_redirect_handler();
+    var { getGlobalDispatcher } = require_global2();
     Object.assign(Dispatcher.prototype, api);
-    module2.exports.Dispatcher = Dispatcher;
-    module2.exports.Client = Client;
-    module2.exports.Pool = Pool2;
-    module2.exports.BalancedPool = BalancedPool;
-    module2.exports.RoundRobinPool = RoundRobinPool;
-    module2.exports.Agent = Agent2;
-    module2.exports.ProxyAgent = ProxyAgent;
-    module2.exports.Socks5ProxyAgent = Socks5ProxyAgent;
-    module2.exports.EnvHttpProxyAgent = EnvHttpProxyAgent;
-    module2.exports.RetryAgent = RetryAgent;
-    module2.exports.H2CClient = H2CClient;
-    module2.exports.RetryHandler = RetryHandler;
-    module2.exports.DecoratorHandler = DecoratorHandler;
-    module2.exports.RedirectHandler = RedirectHandler;
-    module2.exports.interceptors = {
-      redirect: require_redirect(),
-      responseError: require_response_error(),
-      retry: require_retry(),
-      dump: require_dump(),
-      dns: require_dns(),
-      cache: require_cache2(),
-      decompress: require_decompress(),
-      deduplicate: require_deduplicate()
-    };
-    module2.exports.cacheStores = {
-      MemoryCacheStore: require_memory_cache_store()
-    };
-    var SqliteCacheStore = require_sqlite_cache_store();
-    module2.exports.cacheStores.SqliteCacheStore = SqliteCacheStore;
-    module2.exports.buildConnector = buildConnector2;
-    module2.exports.errors = errors;
-    module2.exports.util = {
-      parseHeaders: util.parseHeaders,
-      headerNameToString: util.headerNameToString
-    };
-    function makeDispatcher(fn) {
-      return (url, opts, handler) => {
-        if (typeof opts === "function") {
-          handler = opts;
-          opts = null;
-        }
-        if (!url || typeof url !== "string" && typeof url !== "object" && !(url instanceof URL)) {
-          throw new InvalidArgumentError("invalid url");
-        }
-        if (opts != null && typeof opts !== "object") {
-          throw new InvalidArgumentError("invalid opts");
-        }
-        if (opts && opts.path != null) {
-          if (typeof opts.path !== "string") {
-            throw new InvalidArgumentError("invalid opts.path");
-          }
-          let path2 = opts.path;
-          if (!opts.path.startsWith("/")) {
-            path2 = `/${path2}`;
-          }
-          url = new URL(util.parseOrigin(url).origin + path2);
-        } else {
-          if (!opts) {
-            opts = typeof url === "object" ? url : {};
-          }
-          url = util.parseURL(url);
-        }
-        const { agent, dispatcher = getGlobalDispatcher() } = opts;
-        if (agent) {
-          throw new InvalidArgumentError("unsupported opts.agent. Did you mean opts.client?");
-        }
-        return fn.call(dispatcher, {
-          ...opts,
-          origin: url.origin,
-          path: url.search ? `${url.pathname}${url.search}` : url.pathname,
-          method: opts.method || (opts.body ? "PUT" : "GET")
-        }, handler);
-      };
+    function request4(url, options = {}) {
+      const { dispatcher = getGlobalDispatcher(), ...rest } = options;
+      const target2 = new URL(url);
+      return dispatcher.request({ ...rest, origin: target2.origin, path: `${target2.pathname}${target2.search}` });
     }
-    module2.exports.setGlobalDispatcher = setGlobalDispatcher;
-    module2.exports.getGlobalDispatcher = getGlobalDispatcher;
-    var fetchImpl = require_fetch().fetch;
-    var currentFilename = typeof __filename !== "undefined" ? __filename : void 0;
-    function appendFetchStackTrace(err, filename) {
-      if (!err || typeof err !== "object") {
-        return;
-      }
-      const stack = typeof err.stack === "string" ? err.stack : "";
-      const normalizedFilename = filename.replace(/\\/g, "/");
-      if (stack && (stack.includes(filename) || stack.includes(normalizedFilename))) {
-        return;
-      }
-      const capture = {};
-      Error.captureStackTrace(capture, appendFetchStackTrace);
-      if (!capture.stack) {
-        return;
-      }
-      const captureLines = capture.stack.split("\n").slice(1).join("\n");
-      err.stack = stack ? `${stack}
-${captureLines}` : capture.stack;
-    }
-    module2.exports.fetch = function fetch(init, options = void 0) {
-      return fetchImpl(init, options).catch((err) => {
-        if (currentFilename) {
-          appendFetchStackTrace(err, currentFilename);
-        } else if (err && typeof err === "object") {
-          Error.captureStackTrace(err, module2.exports.fetch);
-        }
-        throw err;
-      });
+    module2.exports = {
+      Agent: require_agent(),
+      Pool: require_pool(),
+      buildConnector: require_connect(),
+      request: request4
     };
-    module2.exports.Headers = require_headers().Headers;
-    module2.exports.Response = require_response().Response;
-    module2.exports.Request = require_request2().Request;
-    module2.exports.FormData = require_formdata().FormData;
-    var { setGlobalOrigin, getGlobalOrigin } = require_global();
-    module2.exports.setGlobalOrigin = setGlobalOrigin;
-    module2.exports.getGlobalOrigin = getGlobalOrigin;
-    var { CacheStorage } = require_cachestorage();
-    var { kConstruct } = require_symbols();
-    module2.exports.caches = new CacheStorage(kConstruct);
-    var { deleteCookie, getCookies, getSetCookies, setCookie, parseCookie } = require_cookies();
-    module2.exports.deleteCookie = deleteCookie;
-    module2.exports.getCookies = getCookies;
-    module2.exports.getSetCookies = getSetCookies;
-    module2.exports.setCookie = setCookie;
-    module2.exports.parseCookie = parseCookie;
-    var { parseMIMEType, serializeAMimeType } = require_data_url();
-    module2.exports.parseMIMEType = parseMIMEType;
-    module2.exports.serializeAMimeType = serializeAMimeType;
-    var { CloseEvent, ErrorEvent, MessageEvent } = require_events();
-    var { WebSocket, ping } = require_websocket();
-    module2.exports.WebSocket = WebSocket;
-    module2.exports.CloseEvent = CloseEvent;
-    module2.exports.ErrorEvent = ErrorEvent;
-    module2.exports.MessageEvent = MessageEvent;
-    module2.exports.ping = ping;
-    module2.exports.WebSocketStream = require_websocketstream().WebSocketStream;
-    module2.exports.WebSocketError = require_websocketerror().WebSocketError;
-    module2.exports.request = makeDispatcher(api.request);
-    module2.exports.stream = makeDispatcher(api.stream);
-    module2.exports.pipeline = makeDispatcher(api.pipeline);
-    module2.exports.connect = makeDispatcher(api.connect);
-    module2.exports.upgrade = makeDispatcher(api.upgrade);
-    module2.exports.MockClient = MockClient;
-    module2.exports.MockCallHistory = MockCallHistory;
-    module2.exports.MockCallHistoryLog = MockCallHistoryLog;
-    module2.exports.MockPool = MockPool;
-    module2.exports.MockAgent = MockAgent;
-    module2.exports.SnapshotAgent = SnapshotAgent;
-    module2.exports.mockErrors = mockErrors;
-    var { EventSource } = require_eventsource();
-    module2.exports.EventSource = EventSource;
-    function install() {
-      globalThis.fetch = module2.exports.fetch;
-      globalThis.Headers = module2.exports.Headers;
-      globalThis.Response = module2.exports.Response;
-      globalThis.Request = module2.exports.Request;
-      globalThis.FormData = module2.exports.FormData;
-      globalThis.WebSocket = module2.exports.WebSocket;
-      globalThis.CloseEvent = module2.exports.CloseEvent;
-      globalThis.ErrorEvent = module2.exports.ErrorEvent;
-      globalThis.MessageEvent = module2.exports.MessageEvent;
-      globalThis.EventSource = module2.exports.EventSource;
-    }
-    module2.exports.install = install;
   }
 });
 
@@ -48898,6 +33195,9 @@ function percentileShiftInterval(baseline, current, p2, confidence, iterations, 
 
 // src/gate/noise.ts
 var NO_EXTRA_NOISE = { segments: false, betweenRun: false, calibration: null, assumedCv: 0 };
+function noiseModelOf(gate, calibration) {
+  return { segments: gate.noise.segments, betweenRun: gate.noise.between_run, calibration, assumedCv: gate.noise.assumed_cv };
+}
 var replicatesOf = (r) => r.replicates;
 function sideSpread(r, other, key, model2, assume) {
   if (!model2.betweenRun) return null;
@@ -49979,12 +34279,7 @@ var NOISE_METHOD = "percentiles: bootstrap of the percentile difference (exact m
 function compare(baseline, current, gate, opts = {}) {
   const seed = opts.seed ?? 1;
   const iterations = opts.iterations ?? gate.bootstrap_iterations;
-  const noise = {
-    segments: gate.noise.segments,
-    betweenRun: gate.noise.between_run,
-    calibration: opts.calibration ?? null,
-    assumedCv: gate.noise.assumed_cv
-  };
+  const noise = noiseModelOf(gate, opts.calibration ?? null);
   const ctx = judgeContext({ confidence: gate.confidence, iterations, minTail: gate.min_tail_samples, seed, noise });
   const rules = [];
   if (baseline) {
@@ -50361,10 +34656,10 @@ var escape2 = (key) => key.replace(/~/g, "~0").replace(/\//g, "~1");
 var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").map((s) => showKey(s.replace(/~1/g, "/").replace(/~0/g, "~")));
 
 // src/time.ts
-import { performance as performance2 } from "node:perf_hooks";
-var origin = performance2.timeOrigin;
+import { performance } from "node:perf_hooks";
+var origin = performance.timeOrigin;
 function now() {
-  return origin + performance2.now();
+  return origin + performance.now();
 }
 
 // src/client/keep-alive.ts
@@ -55506,7 +39801,7 @@ function meanLength(d) {
 var round2 = (x) => Math.round(x * 10) / 10;
 
 // src/workload/calibrate.ts
-var import_undici = __toESM(require_undici(), 1);
+var import_undici = __toESM(require_undici_lean(), 1);
 
 // src/workload/prefix.ts
 function zipfProbabilities(groups, s) {
@@ -56263,8 +40558,8 @@ function buildSchedule(o) {
 }
 
 // src/client/client.ts
-var import_undici2 = __toESM(require_undici(), 1);
-import { performance as performance3 } from "node:perf_hooks";
+var import_undici2 = __toESM(require_undici_lean(), 1);
+import { performance as performance2 } from "node:perf_hooks";
 
 // src/client/detail.ts
 var MAX_DETAIL = 200;
@@ -56718,7 +41013,7 @@ function endTurn() {
 }
 var readLate = 0;
 var sampledAt = now();
-var sampledIdle = performance3.nodeTiming.idleTime;
+var sampledIdle = performance2.nodeTiming.idleTime;
 var busySince = sampledAt;
 var turnEnds = [sampledAt, sampledAt];
 var turnCount = 0;
@@ -56726,7 +41021,7 @@ function checkPhaseBefore(t) {
   if (t > busySince) busySince = t;
 }
 function sampleIdle(t) {
-  const idle = performance3.nodeTiming.idleTime;
+  const idle = performance2.nodeTiming.idleTime;
   if (idle > sampledIdle) busySince = Math.max(busySince, Math.min(t, sampledAt + (idle - sampledIdle)));
   sampledAt = t;
   sampledIdle = idle;
@@ -58415,7 +42710,7 @@ async function drain(active, deadlineMs) {
 }
 
 // src/run/ready.ts
-var import_undici3 = __toESM(require_undici(), 1);
+var import_undici3 = __toESM(require_undici_lean(), 1);
 var PROBE_TIMEOUT_MS = 5e3;
 var MAX_MODELS_BYTES = 8 * 1024 * 1024;
 var NotReadyError = class extends Error {
@@ -58828,7 +43123,7 @@ function twoQuantiles(xs) {
 }
 
 // src/server/scraper.ts
-var import_undici4 = __toESM(require_undici(), 1);
+var import_undici4 = __toESM(require_undici_lean(), 1);
 
 // src/server/exposition.ts
 var ExpositionError = class extends Error {
@@ -62853,7 +47148,7 @@ function planDetection(o) {
   const ctx = judgeContext({ confidence: o.gate.confidence, iterations: 0, minTail: o.gate.min_tail_samples, seed: 1 });
   const z = normalQuantile(o.gate.confidence);
   const zPower = normalQuantile(DETECTION_POWER);
-  const reps = o.baseline.replicates;
+  const noise = noiseModelOf(o.gate, o.calibration);
   const plans = [];
   for (const key of sortedLatencyKeys(Object.keys(o.gate.latency))) {
     const rule2 = o.gate.latency[key];
@@ -62865,12 +47160,8 @@ function planDetection(o) {
     const floor = latencyFloor(key, rule2, o.baseline, null, v);
     const allowed = Math.max(rule2.max_increase_pct / 100 * v, floor.ms);
     const detect = o.detect * v;
-    const cvKey = `${t.metric}.${t.pct}`;
-    const cal = o.calibration?.cv[cvKey];
-    const measured = cal ?? reps?.cv[cvKey] ?? null;
-    const assumed = measured === null && o.gate.noise.between_run && o.gate.noise.assumed_cv > 0 ? o.gate.noise.assumed_cv : null;
-    const cv = measured ?? assumed;
-    const cvRuns = cal !== void 0 ? o.calibration.replicates : reps?.count ?? 0;
+    const spread2 = sideSpread(o.baseline, null, `${t.metric}.${t.pct}`, noise, true);
+    const cv = spread2?.cv ?? null;
     const base = {
       id: `latency.${key}`,
       metric: t.label,
@@ -62878,7 +47169,7 @@ function planDetection(o) {
       allowed_ms: allowed,
       detect_ms: detect,
       between_run_cv: cv,
-      cv_source: cal !== void 0 ? "calibration" : measured !== null ? "replicates" : assumed !== null ? "assumed" : null
+      cv_source: spread2?.source ?? null
     };
     if (detect <= allowed) {
       plans.push({
@@ -62892,7 +47183,8 @@ function planDetection(o) {
     const target2 = (detect - allowed) / (z + zPower);
     const se1 = bootstrapSe(b2, t.p, createRng(1), 400);
     const perS = b2.n / (o.baseline.load.window_s || 1) * (o.rate / (o.baseline.load.offered_rate_per_s || o.rate));
-    const tScale = cv !== null && cvRuns > 1 ? studentQuantile(o.gate.confidence, cvRuns - 1) / z : 1;
+    const runs = spread2?.estimatedFrom ?? Infinity;
+    const tScale = Number.isFinite(runs) && runs > 1 ? studentQuantile(o.gate.confidence, runs - 1) / z : 1;
     const between2 = cv !== null ? 2 * (cv * v * tScale) ** 2 : 0;
     const sampling2 = (n3, r) => 2 * se1 * se1 * b2.n / (r * n3);
     const room = target2 * target2 - between2;

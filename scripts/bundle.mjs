@@ -6,6 +6,8 @@
 // validates, so they are built into dist/ under the same name, with Ajv's runtime helpers, as
 // CommonJS, and printed without indentation, which on code nested this deep would triple its size.
 import { build } from 'esbuild';
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const common = {
   bundle: true,
@@ -24,8 +26,27 @@ await build({
   outfile: 'dist/validators.generated.cjs',
   minifyWhitespace: true,
 });
+// src/ imports undici by its package name; in the bundle those imports get its parts instead.
+// @actions/http-client and @actions/github each hold their own copy of undici 6, the same
+// version: both take http-client's, so the Action's bundle holds it once.
+const here = dirname(fileURLToPath(import.meta.url));
+const undiciImports = {
+  name: 'undici-imports',
+  setup(b) {
+    const shim = join(here, 'undici-lean.cjs');
+    const actionsUndici = join(here, '..', 'node_modules', '@actions', 'http-client');
+    b.onResolve({ filter: /^undici$/ }, (args) => {
+      if (args.importer.includes(`${sep}src${sep}`)) return { path: shim };
+      if (args.importer.includes(`${sep}@actions${sep}`) && args.pluginData !== 'deduped')
+        return b.resolve('undici', { kind: args.kind, resolveDir: actionsUndici, pluginData: 'deduped' });
+      return undefined;
+    });
+  },
+};
+
 await build({
   ...common,
+  plugins: [undiciImports],
   // CommonJS dependencies call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __lgCreateRequire } from 'node:module'; const require = __lgCreateRequire(import.meta.url);" },
   entryPoints: {

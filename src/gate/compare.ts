@@ -2,7 +2,7 @@ import type { Result } from '../result/types.js';
 import { runChecks } from './check-effects.js';
 import { comparabilityChecks } from './comparability.js';
 import type { CalibrationFile } from './calibration.js';
-import { applyStability, stability, type NoiseModel } from './noise.js';
+import { applyStability, noiseModelOf, stability } from './noise.js';
 import { judgeErrorRateIncrease, judgeLatencyIncrease, judgeThroughputDecrease, throughputSpread } from './regression.js';
 import { judgeContext } from './context.js';
 import { abortVerdict, judgePatternRules } from './pattern-rules.js';
@@ -33,12 +33,7 @@ const NOISE_METHOD =
 export function compare(baseline: Result | null, current: Result, gate: GateSpec, opts: CompareOptions = {}): GateReport {
   const seed = opts.seed ?? 1;
   const iterations = opts.iterations ?? gate.bootstrap_iterations;
-  const noise: NoiseModel = {
-    segments: gate.noise.segments,
-    betweenRun: gate.noise.between_run,
-    calibration: opts.calibration ?? null,
-    assumedCv: gate.noise.assumed_cv,
-  };
+  const noise = noiseModelOf(gate, opts.calibration ?? null);
   const ctx = judgeContext({ confidence: gate.confidence, iterations, minTail: gate.min_tail_samples, seed, noise });
   const rules: RuleOutcome[] = [];
   if (baseline) {

@@ -5,6 +5,7 @@ import type { Result } from '../result/types.js';
 import { drawPercentile } from '../metrics/bootstrap.js';
 import type { Buckets } from '../metrics/buckets.js';
 import type { CalibrationFile } from './calibration.js';
+import type { GateSpec } from '../spec/gate-schema.js';
 import { maxOf, minOf, num, pctText, round3 } from '../numbers.js';
 import { normalQuantile, studentQuantile } from '../metrics/stats.js';
 import type { CheckOutcome, NoiseSource, RuleNoise, RuleOutcome } from './types.js';
@@ -46,9 +47,14 @@ export interface NoiseModel {
 
 export const NO_EXTRA_NOISE: NoiseModel = { segments: false, betweenRun: false, calibration: null, assumedCv: 0 };
 
+/** The noise model a gate section asks for, with the calibration file if one was given. */
+export function noiseModelOf(gate: GateSpec, calibration: CalibrationFile | null): NoiseModel {
+  return { segments: gate.noise.segments, betweenRun: gate.noise.between_run, calibration, assumedCv: gate.noise.assumed_cv };
+}
+
 const replicatesOf = (r: Result) => r.replicates;
 
-interface SideSpread {
+export interface SideSpread {
   cv: number;
   /** Runs merged into this side. */
   count: number;
@@ -65,7 +71,7 @@ interface SideSpread {
  * replicates' (this side is then one run of that spread); failing that, for a latency percentile
  * (`assume`), the assumed CV: one run a side has no spread of its own, yet it drifts.
  */
-function sideSpread(r: Result, other: Result | null, key: string, model: NoiseModel, assume: boolean): SideSpread | null {
+export function sideSpread(r: Result, other: Result | null, key: string, model: NoiseModel, assume: boolean): SideSpread | null {
   if (!model.betweenRun) return null;
   const own = replicatesOf(r);
   const count = own?.count ?? 1;

@@ -3,7 +3,7 @@ import type { Result } from '../result/types.js';
 import { percentileOf } from '../metrics/buckets.js';
 import type { CalibrationFile } from './calibration.js';
 import { DETECTION_POWER } from './detectable.js';
-import { bootstrapSe } from './noise.js';
+import { bootstrapSe, noiseModelOf, sideSpread } from './noise.js';
 import { judgeContext } from './context.js';
 import { minSamples } from '../metrics/samples.js';
 import { latencyTarget, sortedLatencyKeys } from './targets.js';
@@ -18,9 +18,9 @@ import { normalQuantile, studentQuantile } from '../metrics/stats.js';
  * T the rule's allowed change. With R replicates a side of n window samples each:
  *     SE_diff² = 2 · se₁² · n_b / (R · n)          (sampling: a percentile's SE falls as 1/√samples,
  *                                                   se₁ measured by bootstrap on the baseline's n_b)
- *              + 2 · (cv · v · t_ν / z)² / R        (between runs: each side's mean of R runs, cv from
- *                                                   the calibration or the baseline's replicates,
- *                                                   t-scaled for the runs it came from, as noise.ts does)
+ *              + 2 · (cv · v · t_ν / z)² / R        (between runs: each side's mean of R runs, cv as
+ *                                                   the comparison takes it (noise.ts sideSpread),
+ *                                                   t-scaled for the runs it came from)
  * Solved for n at R = 1 (the steady window, at the baseline's samples per second scaled to the
  * spec's rate) and for R at the spec's window. No measured between-run CV: the gate's assumed one
  * (gate.noise.assumed_cv), as the comparison will take it, and said.
@@ -57,7 +57,7 @@ export function planDetection(o: PlanInput): RulePlan[] {
   const ctx = judgeContext({ confidence: o.gate.confidence, iterations: 0, minTail: o.gate.min_tail_samples, seed: 1 });
   const z = normalQuantile(o.gate.confidence);
   const zPower = normalQuantile(DETECTION_POWER);
-  const reps = o.baseline.replicates;
+  const noise = noiseModelOf(o.gate, o.calibration);
   const plans: RulePlan[] = [];
   for (const key of sortedLatencyKeys(Object.keys(o.gate.latency))) {
     const rule = o.gate.latency[key]!;
@@ -70,12 +70,10 @@ export function planDetection(o: PlanInput): RulePlan[] {
     const floor = latencyFloor(key, rule, o.baseline, null, v);
     const allowed = Math.max((rule.max_increase_pct / 100) * v, floor.ms);
     const detect = o.detect * v;
-    const cvKey = `${t.metric}.${t.pct}`;
-    const cal = o.calibration?.cv[cvKey];
-    const measured = cal ?? reps?.cv[cvKey] ?? null;
-    const assumed = measured === null && o.gate.noise.between_run && o.gate.noise.assumed_cv > 0 ? o.gate.noise.assumed_cv : null;
-    const cv = measured ?? assumed;
-    const cvRuns = cal !== undefined ? o.calibration!.replicates : (reps?.count ?? 0);
+    // The between-run CV the comparison will take for this rule (noise.ts): the same choice of
+    // source, the baseline's replicates or the calibration's, else the assumed CV.
+    const spread = sideSpread(o.baseline, null, `${t.metric}.${t.pct}`, noise, true);
+    const cv = spread?.cv ?? null;
     const base = {
       id: `latency.${key}`,
       metric: t.label,
@@ -83,14 +81,7 @@ export function planDetection(o: PlanInput): RulePlan[] {
       allowed_ms: allowed,
       detect_ms: detect,
       between_run_cv: cv,
-      cv_source:
-        cal !== undefined
-          ? ('calibration' as const)
-          : measured !== null
-            ? ('replicates' as const)
-            : assumed !== null
-              ? ('assumed' as const)
-              : null,
+      cv_source: spread?.source ?? null,
     };
     if (detect <= allowed) {
       plans.push({
@@ -105,7 +96,9 @@ export function planDetection(o: PlanInput): RulePlan[] {
     const se1 = bootstrapSe(b, t.p, createRng(1), 400);
     // Samples of this metric per second of window at the spec's rate.
     const perS = (b.n / (o.baseline.load.window_s || 1)) * (o.rate / (o.baseline.load.offered_rate_per_s || o.rate));
-    const tScale = cv !== null && cvRuns > 1 ? studentQuantile(o.gate.confidence, cvRuns - 1) / z : 1;
+    // An assumed CV was estimated from no runs (estimatedFrom ∞): no Student's t for it.
+    const runs = spread?.estimatedFrom ?? Infinity;
+    const tScale = Number.isFinite(runs) && runs > 1 ? studentQuantile(o.gate.confidence, runs - 1) / z : 1;
     const between2 = cv !== null ? 2 * (cv * v * tScale) ** 2 : 0;
     const sampling2 = (n: number, r: number) => (2 * se1 * se1 * b.n) / (r * n);
     const room = target * target - between2;
