@@ -1,7 +1,7 @@
 /**
  * ESM all the way: SWC strips the types of each file as an ES module and Node runs them with
  * --experimental-vm-modules. SWC only transpiles (it checks no types): `npm test` runs `tsc` over src/ and test/
- * first, so a type error still fails the suite, once, instead of once per file as a type-checking transform did.
+ * beside its first pass (scripts/test.mjs --typecheck), so a type error still fails the suite, once, instead of once per file as a type-checking transform did.
  */
 export default {
   testEnvironment: 'node',

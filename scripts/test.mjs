@@ -20,15 +20,21 @@
 //      run a CPU-bound engine (llama.cpp): a neighbour's work would be what they measure, or
 //      they would be the neighbours' noise.
 //
-//   node scripts/test.mjs            # every pass (npm test runs this after tsc and the build)
-//   node scripts/test.mjs --quick    # the unit layer alone (npm run test:quick)
+//   node scripts/test.mjs --typecheck  # every pass, tsc beside the first (npm test, after the build)
+//   node scripts/test.mjs              # every pass
+//   node scripts/test.mjs --quick      # the unit layer alone (npm run test:quick)
+//
+// --typecheck runs `tsc -p tsconfig.json` (src/ and test/, strict) while the first pass runs and
+// waits for it before the second: it is mostly one thread, and ahead of the suite it left one core
+// of two idle for its 12 s. Its errors fail the suite like a failed test; the timed passes never
+// share the machine with it.
 //
 // Other arguments go to jest in every pass. The exit code is 1 when any pass failed.
 // LOADGATE_TEST_WORKERS=a,b sets the first two passes' worker counts (a machine with more cores can
 // take more at once); the last two keep theirs by what they are for.
-import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
@@ -37,7 +43,8 @@ const SUMMARY = join(root, '.jest-results.json');
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const jestArgs = args.filter((a) => a !== '--quick');
+const typecheck = args.includes('--typecheck');
+const jestArgs = args.filter((a) => a !== '--quick' && a !== '--typecheck');
 
 function jest(argv, options = {}) {
   return spawnSync(process.execPath, ['--experimental-vm-modules', JEST, ...argv], { cwd: root, stdio: 'inherit', ...options });
@@ -84,9 +91,43 @@ function childCpuS() {
   }
 }
 
+/**
+ * tsc in the background. Its output goes to a file, not a pipe: the passes run with spawnSync,
+ * which blocks this process's loop, and a full pipe would stall tsc.
+ */
+function startTypecheck() {
+  const log = join(root, 'node_modules', '.cache', `loadgate-tsc-${process.pid}.log`);
+  mkdirSync(dirname(log), { recursive: true });
+  const fd = openSync(log, 'w');
+  const t0 = Date.now();
+  const child = spawn(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
+    cwd: root,
+    stdio: ['ignore', fd, fd],
+  });
+  closeSync(fd);
+  const exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.once('error', () => resolve(1));
+  });
+  let result;
+  // Once: the second pass waits for it, and the end of a one-pass run.
+  return () => (result ??= finish());
+  async function finish() {
+    const code = await exited;
+    process.stdout.write(readFileSync(log, 'utf8'));
+    rmSync(log, { force: true });
+    console.log(
+      `typecheck (tsc, beside the first pass): ${code === 0 ? 'no errors' : 'failed'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
+    return code === 0;
+  }
+}
+
 const summaries = [];
 let failed = false;
+const typechecked = typecheck ? startTypecheck() : null;
 for (const [i, pass] of passes.entries()) {
+  if (i === 1 && typechecked && !(await typechecked())) failed = true;
   const out = join(root, `.jest-results.${i}.json`);
   rmSync(out, { force: true });
   const t0 = Date.now();
@@ -118,5 +159,6 @@ function merged(list) {
   }
   return sum;
 }
+if (typechecked && !(await typechecked())) failed = true;
 if (summaries.length > 0) writeFileSync(SUMMARY, JSON.stringify(merged(summaries)));
 process.exit(failed ? 1 : 0);

@@ -20,8 +20,8 @@ test('opens with the main job, then the tests, each one command after npm ci', (
   expect(readme.indexOf('npm run quickstart')).toBeLessThan(readme.indexOf('## '));
   // Both scripts exist and do what the README says: a run of the quick start spec, and the tests.
   expect(pkg.scripts.quickstart).toContain('run examples/quickstart.yml');
-  // npm test type-checks, builds, then runs every jest file through scripts/test.mjs.
-  expect(pkg.scripts.test).toContain('node scripts/test.mjs');
+  // npm test builds, then runs every jest file through scripts/test.mjs, type-checking beside them.
+  expect(pkg.scripts.test).toContain('node scripts/test.mjs --typecheck');
   expect(readFileSync(join(ROOT, 'scripts', 'test.mjs'), 'utf8')).toContain("'jest', 'bin', 'jest.js'");
 });
 
