@@ -14285,8 +14285,8 @@ var RUNTIME_AJV = { validateSchema: false };
 var PRECOMPILED_FILE = "validators.generated.cjs";
 var precompiled;
 function precompiledValidators() {
-  const file = createRequire(import.meta.url)(`./${PRECOMPILED_FILE}`);
-  return precompiled ??= file.PRECOMPILED;
+  precompiled ??= createRequire(import.meta.url)(`./${PRECOMPILED_FILE}`).PRECOMPILED;
+  return precompiled;
 }
 var VALIDATOR_SOURCES = /* @__PURE__ */ new Map();
 function sourceKey(source) {

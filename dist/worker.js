@@ -29089,8 +29089,8 @@ import { createRequire } from "node:module";
 var PRECOMPILED_FILE = "validators.generated.cjs";
 var precompiled;
 function precompiledValidators() {
-  const file = createRequire(import.meta.url)(`./${PRECOMPILED_FILE}`);
-  return precompiled ??= file.PRECOMPILED;
+  precompiled ??= createRequire(import.meta.url)(`./${PRECOMPILED_FILE}`).PRECOMPILED;
+  return precompiled;
 }
 var VALIDATOR_SOURCES = /* @__PURE__ */ new Map();
 function sourceKey(source) {

@@ -25,8 +25,9 @@ export interface PrecompiledValidator {
 export const PRECOMPILED_FILE = 'validators.generated.cjs';
 let precompiled: Partial<Record<string, PrecompiledValidator>> | undefined;
 function precompiledValidators(): Partial<Record<string, PrecompiledValidator>> {
-  const file = createRequire(import.meta.url)(`./${PRECOMPILED_FILE}`) as { PRECOMPILED: Record<string, PrecompiledValidator> };
-  return (precompiled ??= file.PRECOMPILED);
+  precompiled ??= (createRequire(import.meta.url)(`./${PRECOMPILED_FILE}`) as { PRECOMPILED: Record<string, PrecompiledValidator> })
+    .PRECOMPILED;
+  return precompiled;
 }
 
 /** Every validator by name, as the module that owns it declared it; `npm run docs` precompiles each. */
