@@ -1,5 +1,5 @@
 /**
- * The validators compiled ahead of time (src/spec/validators.generated.ts) against the ones Ajv
+ * The validators compiled ahead of time (src/spec/validators.generated.cjs) against the ones Ajv
  * compiles from the same sources at run time: each is current, and on real documents and on
  * seeded random edits of them both give the same verdict, the same errors and the same defaults.
  */
