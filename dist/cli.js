@@ -33837,12 +33837,13 @@ function judgeContext(o) {
 var import_ajv = __toESM(require_ajv(), 1);
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 var PRECOMPILED_FILE = "validators.generated.cjs";
-var precompiled;
-function precompiledValidators() {
-  precompiled ??= createRequire(import.meta.url)(`./${PRECOMPILED_FILE}`).PRECOMPILED;
-  return precompiled;
+function readPrecompiled(file) {
+  return createRequire(import.meta.url)(fileURLToPath(file)).PRECOMPILED;
 }
+var precompiled;
+var precompiledValidators = () => precompiled ??= readPrecompiled(new URL(`./${PRECOMPILED_FILE}`, import.meta.url));
 var VALIDATOR_SOURCES = /* @__PURE__ */ new Map();
 function sourceKey(source) {
   return createHash("sha256").update(JSON.stringify(source)).digest("hex");
@@ -38852,9 +38853,9 @@ function send(res, status2, body, headers = {}) {
 // src/package-root.ts
 import { existsSync, readFileSync as readFileSync2 } from "node:fs";
 import { dirname as dirname2, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
 function packageRoot() {
-  let dir = dirname2(fileURLToPath(import.meta.url));
+  let dir = dirname2(fileURLToPath2(import.meta.url));
   for (; ; ) {
     const manifest = join(dir, "package.json");
     if (existsSync(manifest) && JSON.parse(readFileSync2(manifest, "utf8")).name === "loadgate") return dir;

@@ -29086,12 +29086,13 @@ function segmentDrift(d) {
 var import_ajv = __toESM(require_ajv(), 1);
 import { createHash as createHash2 } from "node:crypto";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 var PRECOMPILED_FILE = "validators.generated.cjs";
-var precompiled;
-function precompiledValidators() {
-  precompiled ??= createRequire(import.meta.url)(`./${PRECOMPILED_FILE}`).PRECOMPILED;
-  return precompiled;
+function readPrecompiled(file) {
+  return createRequire(import.meta.url)(fileURLToPath(file)).PRECOMPILED;
 }
+var precompiled;
+var precompiledValidators = () => precompiled ??= readPrecompiled(new URL(`./${PRECOMPILED_FILE}`, import.meta.url));
 var VALIDATOR_SOURCES = /* @__PURE__ */ new Map();
 function sourceKey(source) {
   return createHash2("sha256").update(JSON.stringify(source)).digest("hex");

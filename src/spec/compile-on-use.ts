@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { Ajv, type AnySchema, type Options, type ValidateFunction } from 'ajv';
 import { RUNTIME_AJV } from '../json-schema.js';
 
@@ -23,12 +24,14 @@ export interface PrecompiledValidator {
  * jest one worker reads it once, not once per test file.
  */
 export const PRECOMPILED_FILE = 'validators.generated.cjs';
-let precompiled: Partial<Record<string, PrecompiledValidator>> | undefined;
-function precompiledValidators(): Partial<Record<string, PrecompiledValidator>> {
-  precompiled ??= (createRequire(import.meta.url)(`./${PRECOMPILED_FILE}`) as { PRECOMPILED: Record<string, PrecompiledValidator> })
-    .PRECOMPILED;
-  return precompiled;
+
+/** The validators of one such file (the one beside this code, or the tests' look at another copy). */
+export function readPrecompiled(file: URL): Partial<Record<string, PrecompiledValidator>> {
+  return (createRequire(import.meta.url)(fileURLToPath(file)) as { PRECOMPILED: Record<string, PrecompiledValidator> }).PRECOMPILED;
 }
+
+let precompiled: Partial<Record<string, PrecompiledValidator>> | undefined;
+const precompiledValidators = () => (precompiled ??= readPrecompiled(new URL(`./${PRECOMPILED_FILE}`, import.meta.url)));
 
 /** Every validator by name, as the module that owns it declared it; `npm run docs` precompiles each. */
 export const VALIDATOR_SOURCES = new Map<string, () => ValidatorSource>();

@@ -7,15 +7,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { parse } from 'yaml';
 import type { ValidateFunction } from 'ajv';
-import { createRequire } from 'node:module';
-import { ajvFor, PRECOMPILED_FILE, sourceKey, VALIDATOR_SOURCES, type PrecompiledValidator } from '../../src/spec/compile-on-use.js';
+import { ajvFor, PRECOMPILED_FILE, readPrecompiled, sourceKey, VALIDATOR_SOURCES } from '../../src/spec/compile-on-use.js';
 import { calibrationFrom } from '../../src/gate/calibration.js';
 import { mergeResults } from '../../src/result/merge.js';
-import '../../src/sim/config.js';
 import { SIM_PRESETS } from '../../src/sim/compute-bound.js';
-import '../../src/spec/resolve.js';
-import '../../src/result/load.js';
-import '../../src/capacity/load.js';
+import { PRECOMPILED_PATH } from '../docs/precompiled.js'; // which imports every module that declares a validator
 import { curvePoints, sweepDocument } from '../capacity/fixtures.js';
 import { synthesize } from '../result/synthetic.js';
 
@@ -25,9 +21,7 @@ const examples = readdirSync('examples')
   .filter((f) => f.endsWith('.yml'))
   .map((f) => parse(readFileSync(`examples/${f}`, 'utf8')) as Json);
 const result = synthesize({ n: 50, tokens: 4 });
-const { PRECOMPILED } = createRequire(import.meta.url)(`../../src/spec/${PRECOMPILED_FILE}`) as {
-  PRECOMPILED: Record<string, PrecompiledValidator>;
-};
+const PRECOMPILED = readPrecompiled(new URL(`../../${PRECOMPILED_PATH}`, import.meta.url));
 
 /** Real documents of each kind, as their readers are handed them. */
 const SAMPLES: Record<string, () => Json[]> = {
@@ -60,7 +54,7 @@ function edited(doc: Json, path: (string | number)[], value: Json, remove: boole
 
 /** The two validators on copies of one document. Errors compared as JSON: the run-time one quotes the live TypeBox schema, symbols and all. */
 function sameOutcome(name: string, compiled: ValidateFunction, doc: Json) {
-  const ahead = PRECOMPILED[name].validate;
+  const ahead = PRECOMPILED[name]!.validate;
   const [a, b] = [clone(doc), clone(doc)];
   expect(ahead(a)).toBe(compiled(b));
   expect(clone(ahead.errors ?? null)).toEqual(clone(compiled.errors ?? null));
@@ -69,11 +63,11 @@ function sameOutcome(name: string, compiled: ValidateFunction, doc: Json) {
 
 test('every validator src/ declares is precompiled from its current source, in src/ and in the bundle', () => {
   expect([...VALIDATOR_SOURCES.keys()].sort()).toEqual(Object.keys(SAMPLES).sort());
-  const bundled = createRequire(import.meta.url)(`../../dist/${PRECOMPILED_FILE}`) as { PRECOMPILED: Record<string, PrecompiledValidator> };
+  const bundled = readPrecompiled(new URL(`../../dist/${PRECOMPILED_FILE}`, import.meta.url));
   for (const [name, source] of VALIDATOR_SOURCES) {
     const key = sourceKey(source());
     expect({ name, key: PRECOMPILED[name]?.key }).toEqual({ name, key });
-    expect({ name, key: bundled.PRECOMPILED[name]?.key }).toEqual({ name, key });
+    expect({ name, key: bundled[name]?.key }).toEqual({ name, key });
   }
 });
 
