@@ -1,12 +1,10 @@
 #!/usr/bin/env node
-// Runs the jest suite in four passes and writes one JSON summary of them all (.jest-results.json,
+// Runs the jest suite in five passes and writes one JSON summary of them all (.jest-results.json,
 // as `jest --json` writes it: .ci/run reads its counts).
 //
-//   1. On three workers: the unit layer, the files listed in test/unit-files.json (they start no
-//      server, process or thread and hold nothing to a timer; test/unit-files.test.ts keeps the
-//      list to such files), and the files of test/parallel-files.json, which start servers and
-//      processes but assert nothing a busy core could change (test/parallel-files.test.ts). The
-//      listed files start first, slowest first (scripts/listed-first-sequencer.mjs).
+//   1. On three workers: the files of test/parallel-files.json, which start servers and processes
+//      but assert nothing a busy core could change (test/parallel-files.test.ts), slowest first
+//      (scripts/listed-first-sequencer.mjs).
 //   2. On six workers: the load tests, every file in no list. Each judges its runs against
 //      their own records (the fixture's write times, the run's own lag and error bound), and
 //      spends most of its time waiting on the simulated engine, so six share two cores. The
@@ -19,10 +17,19 @@
 //      (its timestamps' error, its event loop, its CPU, its threads, a timed run's validity) or
 //      run a CPU-bound engine (llama.cpp): a neighbour's work would be what they measure, or
 //      they would be the neighbours' noise.
+//   5. In the background, from the start of the second pass to the end: the unit layer, the
+//      files of test/unit-files.json (they start no server, process or thread and hold nothing
+//      to a timer; test/unit-files.test.ts keeps the list to such files), on two workers in
+//      Linux's idle scheduling class (chrt --idle 0; elsewhere at the lowest nice). An idle-class
+//      task runs only on a core nothing else wants and yields it the moment another task wakes,
+//      so it fills the cores the load, timed and solo passes leave idle (the last two use under
+//      one core of two) without taking a turn from them. Its files judge no clock, so being
+//      starved while the load tests run costs them time, never a verdict: their per-test time
+//      limit is raised to cover that wait.
 //
 //   node scripts/test.mjs --typecheck  # every pass, tsc beside the first (npm test, after the build)
 //   node scripts/test.mjs              # every pass
-//   node scripts/test.mjs --quick      # the unit layer alone (npm run test:quick)
+//   node scripts/test.mjs --quick      # the unit layer alone, in the foreground (npm run test:quick)
 //
 // --typecheck runs `tsc -p tsconfig.json` (src/ and test/, strict) while the first pass runs and
 // waits for it before the second: it is mostly one thread, and ahead of the suite it left one core
@@ -31,7 +38,7 @@
 //
 // Other arguments go to jest in every pass. The exit code is 1 when any pass failed.
 // LOADGATE_TEST_WORKERS=a,b sets the first two passes' worker counts (a machine with more cores can
-// take more at once); the last two keep theirs by what they are for.
+// take more at once); the others keep theirs by what they are for.
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -59,16 +66,16 @@ function allTestFiles() {
 
 const list = (name) => JSON.parse(readFileSync(join(root, 'test', name), 'utf8'));
 const unit = list('unit-files.json');
-const first = quick ? unit : [...list('parallel-files.json'), ...unit];
+const first = quick ? unit : list('parallel-files.json');
 const timed = list('timed-files.json');
 const solo = list('solo-files.json');
-const listed = new Set([...first, ...timed, ...solo]);
+const listed = new Set([...unit, ...first, ...timed, ...solo]);
 const SEQUENCER = join(root, 'scripts', 'listed-first-sequencer.mjs');
-const [unitWorkers = 3, loadWorkers = 6] = (process.env.LOADGATE_TEST_WORKERS ?? '')
+const [firstWorkers = 3, loadWorkers = 6] = (process.env.LOADGATE_TEST_WORKERS ?? '')
   .split(',')
   .map((w) => (/^[1-9]\d*$/.test(w.trim()) ? Number(w) : undefined));
 const passes = [
-  { name: quick ? 'unit layer' : 'unit layer and parallel files', files: first, workers: unitWorkers, order: 'parallel-files.json' },
+  { name: quick ? 'unit layer' : 'parallel files', files: first, workers: quick ? 3 : firstWorkers, order: 'parallel-files.json' },
 ];
 if (!quick)
   passes.push(
@@ -76,6 +83,13 @@ if (!quick)
     { name: 'timed runs', files: timed, workers: 2, order: 'timed-files.json' },
     { name: 'generator measurements', files: solo, workers: 1 },
   );
+/** The unit layer beside the second pass onwards; see the top of this file. */
+const background = quick ? null : { name: 'unit layer (idle class, beside the load, timed and solo passes)', files: unit, workers: 2 };
+/**
+ * Per-test limit of the background pass: its tests are short, but in the idle class they may get
+ * no core while the load tests keep both busy (their pass lasts about two minutes here).
+ */
+const BACKGROUND_TEST_TIMEOUT_MS = 600_000;
 
 /**
  * CPU seconds of the children this process has waited for (Linux: /proc/self/stat's cutime and
@@ -92,44 +106,107 @@ function childCpuS() {
 }
 
 /**
- * tsc in the background. Its output goes to a file, not a pipe: the passes run with spawnSync,
- * which blocks this process's loop, and a full pipe would stall tsc.
+ * A child in the background whose output goes to a file, not a pipe: the passes run with
+ * spawnSync, which blocks this process's loop, and a full pipe would stall the child. The returned
+ * function awaits its exit (once), prints its output and gives its exit code.
  */
-function startTypecheck() {
-  const log = join(root, 'node_modules', '.cache', `loadgate-tsc-${process.pid}.log`);
+function inBackground(name, command, argv) {
+  const log = join(root, 'node_modules', '.cache', `loadgate-${name}-${process.pid}.log`);
   mkdirSync(dirname(log), { recursive: true });
   const fd = openSync(log, 'w');
-  const child = spawn(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
-    cwd: root,
-    stdio: ['ignore', fd, fd],
-  });
+  const child = spawn(command, argv, { cwd: root, stdio: ['ignore', fd, fd], env: { ...process.env, LOADGATE_TEST_ORDER: '' } });
   closeSync(fd);
   const exited = new Promise((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
     child.once('error', () => resolve(1));
   });
   let result;
+  return () =>
+    (result ??= exited.then((code) => {
+      process.stdout.write(readFileSync(log, 'utf8'));
+      rmSync(log, { force: true });
+      return code;
+    }));
+}
+
+/** tsc beside the first pass (see --typecheck above). */
+function startTypecheck() {
+  const done = inBackground('tsc', process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']);
+  let ok;
   // Once: the second pass waits for it, and the end of a one-pass run.
-  return () => (result ??= finish());
-  async function finish() {
-    const code = await exited;
-    process.stdout.write(readFileSync(log, 'utf8'));
-    rmSync(log, { force: true });
+  return () => (ok ??= report());
+  async function report() {
+    const code = await done();
     // No duration: its exit is seen only once the pass that blocked this loop has ended.
     console.log(`typecheck (tsc, beside the first pass): ${code === 0 ? 'no errors' : 'failed'}`);
     return code === 0;
   }
 }
 
+/**
+ * The background pass in the idle scheduling class: `chrt --idle 0` where util-linux has it
+ * (Linux), else the lowest nice, which every platform's scheduler honours less strictly.
+ */
+function startBackground(pass, out) {
+  const argv = [
+    '--experimental-vm-modules',
+    JEST,
+    '--maxWorkers',
+    String(pass.workers),
+    '--testTimeout',
+    String(BACKGROUND_TEST_TIMEOUT_MS),
+    '--json',
+    '--outputFile',
+    out,
+    ...jestArgs,
+    '--runTestsByPath',
+    ...pass.files,
+  ];
+  const chrt = spawnSync('chrt', ['--idle', '0', 'true']).status === 0;
+  const done = chrt
+    ? inBackground('unit', 'chrt', ['--idle', '0', process.execPath, ...argv])
+    : inBackground('unit', 'nice', ['-n', '19', process.execPath, ...argv]);
+  return async () => {
+    const code = await done();
+    // Its end from its own summary: this loop sees its exit only once the pass blocking it ends.
+    let took = '';
+    try {
+      const s = JSON.parse(readFileSync(out, 'utf8'));
+      took = ` in ${((Math.max(...s.testResults.map((t) => t.endTime)) - s.startTime) / 1000).toFixed(1)} s`;
+    } catch {
+      // no summary: collect() says so
+    }
+    console.log(`${pass.name}: ${pass.files.length} files on ${pass.workers} worker(s)${took}`);
+    return code;
+  };
+}
+
+/** Reads a pass's JSON summary into `summaries`; false when jest wrote none (it did not run). */
+function collect(out) {
+  try {
+    summaries.push(JSON.parse(readFileSync(out, 'utf8')));
+    rmSync(out);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const summaries = [];
 let failed = false;
+let backgroundDone = null;
+const backgroundOut = join(root, '.jest-results.background.json');
 const typechecked = typecheck ? startTypecheck() : null;
 for (const [i, pass] of passes.entries()) {
   if (i === 1 && typechecked && !(await typechecked())) {
     // Type errors end the run here, before the long passes, as when tsc ran ahead of the suite.
     failed = true;
-    console.log('type errors: the load tests, timed runs and generator measurements are not run');
+    console.log('type errors: the unit layer, load tests, timed runs and generator measurements are not run');
     break;
+  }
+  if (i === 1 && background) {
+    rmSync(backgroundOut, { force: true });
+    backgroundDone = startBackground(background, backgroundOut);
   }
   const out = join(root, `.jest-results.${i}.json`);
   rmSync(out, { force: true });
@@ -140,20 +217,20 @@ for (const [i, pass] of passes.entries()) {
     ['--maxWorkers', String(pass.workers), ...order, '--json', '--outputFile', out, ...jestArgs, '--runTestsByPath', ...pass.files],
     { env: { ...process.env, LOADGATE_TEST_ORDER: pass.order ?? '' } },
   );
+  // Children's CPU as the kernel adds it on their exit: the background pass is counted at its end.
   const cpu = cpu0 === null ? '' : `, ${(childCpuS() - cpu0).toFixed(0)} CPU-s`;
   console.log(`${pass.name}: ${pass.files.length} files on ${pass.workers} worker(s) in ${((Date.now() - t0) / 1000).toFixed(1)} s${cpu}`);
   if (r.status !== 0) failed = true;
-  try {
-    summaries.push(JSON.parse(readFileSync(out, 'utf8')));
-    rmSync(out);
-  } catch {
-    failed = true; // jest wrote no summary: it did not run
-  }
+  if (!collect(out)) failed = true;
+}
+if (backgroundDone) {
+  if ((await backgroundDone()) !== 0) failed = true;
+  if (!collect(backgroundOut)) failed = true;
 }
 
 /** One summary in jest's --json shape: counts added, test results one after the other. */
 function merged(list) {
-  const sum = { success: list.length === passes.length, testResults: [] };
+  const sum = { success: !failed, testResults: [] };
   for (const s of list) {
     for (const [k, v] of Object.entries(s)) if (k.startsWith('num') && typeof v === 'number') sum[k] = (sum[k] ?? 0) + v;
     sum.success &&= s.success;
