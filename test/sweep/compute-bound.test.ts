@@ -1,11 +1,11 @@
 import { analyzeSweep } from '../../src/capacity/analysis.js';
-import type { SweepDocument } from '../../src/capacity/document.js';
 import { computeBoundEngine } from '../../src/sim/compute-bound.js';
 import { validateSimConfig } from '../../src/sim/config.js';
 import { saturationRate } from '../../src/sim/engine.js';
 import { parseSpec } from '../../src/spec/load.js';
 import type { ResolvedSpec } from '../../src/spec/types.js';
 import { runSweep } from '../../src/sweep/run.js';
+import { pointTable } from './helpers.js';
 
 /*
  * The sweep against a compute-bound engine whose batching gains little (src/sim/compute-bound.ts:
@@ -42,14 +42,6 @@ sweep: ${sweep}
   );
 }
 
-const table = (d: SweepDocument) =>
-  d.analysis.points
-    .map(
-      (p) =>
-        `${p.role} ${p.load}: X ${p.requests_per_s} of ${p.offered_rate_per_s}, p99 ${p.latency_ms.p99}, goodput ${p.goodput_fraction}`,
-    )
-    .join('\n');
-
 test('auto { growth: 2 } on a compute-bound engine finds a knee below saturation, saturation within 10 % of the analytic rate, and capacity at SLO within 10 % of a fine sweep', async () => {
   const doc = await runSweep({
     resolved: spec(
@@ -58,7 +50,7 @@ test('auto { growth: 2 } on a compute-bound engine finds a knee below saturation
     workers: 1,
   });
   const a = doc.analysis;
-  const context = `\n${table(doc)}\nknee: ${a.knee.note}\nstopped: ${doc.stopped_because}`;
+  const context = `\n${pointTable(doc)}\nknee: ${a.knee.note}\nstopped: ${doc.stopped_because}`;
   // When the step at X₁ is already loaded (not a clear pass of the knee's rules, or short of the SLO target), the sweep measured X₁/4 and X₁/2 before climbing.
   const x1 = doc.points[0].result.throughput.requests_per_s;
   const firstStep = a.knee.checks!.find((k) => doc.points[k.index].role === 'step' && doc.points[k.index].rate_per_s === x1);
@@ -84,5 +76,5 @@ test('auto { growth: 2 } on a compute-bound engine finds a knee below saturation
   });
   const f = analyzeSweep(fine.points, { metric: 'e2e', sloTarget: 0.95, stop: fine.spec.sweep!.stop, batchSlots: 8, precision: 0.05 });
   const brute = f.capacity_at_slo.rate_per_s ?? (f.capacity_at_slo.failing_load !== null ? rates[0] : rates[rates.length - 1]);
-  if (Math.abs(c / brute - 1) >= 0.1) throw new Error(`capacity ${c} vs fine ${brute}${context}\nfine:\n${table(fine)}`);
+  if (Math.abs(c / brute - 1) >= 0.1) throw new Error(`capacity ${c} vs fine ${brute}${context}\nfine:\n${pointTable(fine)}`);
 }, 120_000);

@@ -1,3 +1,4 @@
+import type { SweepDocument } from '../../src/capacity/document.js';
 import { validateSimConfig } from '../../src/sim/config.js';
 import { saturationRate } from '../../src/sim/engine.js';
 import { parseSpec } from '../../src/spec/load.js';
@@ -34,3 +35,12 @@ sweep: ${sweep}
     {},
   );
 }
+
+/** A sweep's points, a line each, for a failure message that shows what the analysis saw. */
+export const pointTable = (d: SweepDocument): string =>
+  d.analysis.points
+    .map(
+      (p) =>
+        `${p.role} ${p.load}: X ${p.requests_per_s} of ${p.offered_rate_per_s}, p99 ${p.latency_ms.p99}, goodput ${p.goodput_fraction}`,
+    )
+    .join('\n');

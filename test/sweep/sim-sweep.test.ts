@@ -1,6 +1,6 @@
 import { parseSweep } from '../../src/capacity/load.js';
 import { runSweep } from '../../src/sweep/run.js';
-import { CAPACITY, OUTPUT, simSweepSpec, TTFT_FLOOR_MS } from './helpers.js';
+import { CAPACITY, OUTPUT, pointTable, simSweepSpec, TTFT_FLOOR_MS } from './helpers.js';
 
 test('an auto sweep finds the analytic saturation rate within 10 %, a knee below it, and stops past saturation', async () => {
   expect(CAPACITY).toBeCloseTo(22.73, 1);
@@ -9,6 +9,7 @@ test('an auto sweep finds the analytic saturation rate within 10 %, a knee below
     workers: 1,
   });
   const a = doc.analysis;
+  const context = `\n${pointTable(doc)}\nknee: ${a.knee.note}\nstopped: ${doc.stopped_because}`;
   expect(doc.label).toBe('open-loop rate sweep');
   // The probe: one request at a time, so S is the engine's floor: one step of decode and prefill.
   expect(doc.points[0]).toMatchObject({ role: 'probe', mode: 'closed', concurrency: 1 });
@@ -21,8 +22,8 @@ test('an auto sweep finds the analytic saturation rate within 10 %, a knee below
   expect(a.saturation.reached).toBe(true);
   expect(Math.abs(a.saturation.requests_per_s! / CAPACITY - 1)).toBeLessThan(0.1);
   expect(Math.abs(a.saturation.output_tokens_per_s! / (CAPACITY * OUTPUT) - 1)).toBeLessThan(0.1);
-  expect(a.knee.rate_per_s).not.toBeNull();
-  expect(a.knee.rate_per_s!).toBeLessThan(a.saturation.requests_per_s!);
+  if (a.knee.rate_per_s === null) throw new Error(`no knee${context}`);
+  expect(a.knee.rate_per_s).toBeLessThan(a.saturation.requests_per_s!);
   expect(a.capacity_at_slo.rate_per_s).not.toBeNull();
   // Stepping stopped at the first ladder point past saturation: nothing heavier was measured.
   const steps = doc.points.filter((p) => p.role === 'step');
