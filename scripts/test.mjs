@@ -17,14 +17,14 @@
 //      (its timestamps' error, its event loop, its CPU, its threads, a timed run's validity) or
 //      run a CPU-bound engine (llama.cpp): a neighbour's work would be what they measure, or
 //      they would be the neighbours' noise.
-//   5. In the background, from the start of the second pass to the fourth: the unit layer, the
+//   5. In the background, from the start of the first pass to the fourth: the unit layer, the
 //      files of test/unit-files.json (they start no server, process or thread and hold nothing
-//      to a timer; test/unit-files.test.ts keeps the list to such files), on two workers in
+//      to a timer; test/unit-files.test.ts keeps the list to such files), on three workers in
 //      Linux's idle scheduling class (chrt --idle 0; elsewhere at the lowest nice). An idle-class
 //      task runs only on a core nothing else wants and yields it the moment another task wakes,
-//      so it fills the cores the load and timed passes leave idle (the timed pass uses under one
+//      so it fills the cores the first three passes leave idle (the timed pass uses under one
 //      core of two) without taking a turn from them. Its files judge no clock (a hang guard
-//      counts CPU time), so being starved while the load tests run costs them time, never a
+//      counts CPU time), so being starved while the other passes fill both cores costs them time, never a
 //      verdict: their per-test time limit is raised to cover that wait. The fourth pass waits
 //      for it: the generator's own measurements keep the machine to themselves.
 //
@@ -84,8 +84,8 @@ if (!quick)
     { name: 'timed runs', files: timed, workers: 2, order: 'timed-files.json' },
     { name: 'generator measurements', files: solo, workers: 1, alone: true },
   );
-/** The unit layer beside the second pass onwards; see the top of this file. */
-const background = quick ? null : { name: 'unit layer (idle class, beside the load tests and timed runs)', files: unit, workers: 2 };
+/** The unit layer beside the first three passes; see the top of this file. */
+const background = quick ? null : { name: 'unit layer (idle class, beside the first three passes)', files: unit, workers: 3 };
 /**
  * Per-test limit of the background pass: its tests are short, but in the idle class they may get
  * no core while the load tests keep both busy (their pass lasts about two minutes here).
@@ -218,10 +218,10 @@ for (const [i, pass] of passes.entries()) {
   if (i === 1 && typechecked && !(await typechecked())) {
     // Type errors end the run here, before the long passes, as when tsc ran ahead of the suite.
     failed = true;
-    console.log('type errors: the unit layer, load tests, timed runs and generator measurements are not run');
+    console.log('type errors: the load tests, timed runs and generator measurements are not run');
     break;
   }
-  if (i === 1 && background) {
+  if (i === 0 && background) {
     rmSync(backgroundOut, { force: true });
     backgroundDone = startBackground(background, backgroundOut);
   }

@@ -1,6 +1,6 @@
 /**
  * test/unit-files.json lists the unit layer: the files `npm test` runs in the background in the
- * idle scheduling class, beside the load tests and timed runs, and `npm run test:quick` runs alone
+ * idle scheduling class, beside the other passes, and `npm run test:quick` runs alone
  * (scripts/test.mjs). That is safe only for files that compute: none may start a server, a process
  * or a thread, or hold a result to a timer or the wall clock (a hang guard counts CPU time,
  * test/fixtures/cpu-time.ts), since a test there may wait long for a core.

@@ -56,7 +56,10 @@ test('a 3× spike past capacity reports a finite recovery time that grows with t
     );
     const r = await runBenchmark({ resolved });
     const s = r.pattern!.spike!;
-    expect(s.pre_ttft_p95_ms).toBeLessThan(240);
+    // Before the spike nothing queues (18 req/s on 10 slots of 0.257 s): TTFT is the sim's 200 ms,
+    // late by what this shared loop adds: the sim's first-token timer and the client's read each
+    // wait at most the loop's delay, which a busy machine lengthens (its p99, measured by the run).
+    expect(s.pre_ttft_p95_ms).toBeLessThan(240 + 2 * r.generator.event_loop_delay_ms.p99);
     // During the spike the queue builds: its requests wait far longer than before it.
     expect(s.during.ttft_ms!.p95).toBeGreaterThan(1.5 * s.pre_ttft_p95_ms!);
     expect(s.during.errors).toBe(0);
