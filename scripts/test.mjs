@@ -88,7 +88,7 @@ if (!quick)
 const background = quick ? null : { name: 'unit layer (idle class, beside the first three passes)', files: unit, workers: 3 };
 /**
  * Per-test limit of the background pass: its tests are short, but in the idle class they may get
- * no core while the load tests keep both busy (their pass lasts about two minutes here).
+ * no core while the other passes keep both busy (the load tests for about two minutes here).
  */
 const BACKGROUND_TEST_TIMEOUT_MS = 600_000;
 
