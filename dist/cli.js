@@ -45201,7 +45201,8 @@ function batchSlotsOf(spec3, simDefaultSlots) {
 }
 var labelOf = (mode2) => mode2 === "open" ? "open-loop rate sweep" : "closed-loop concurrency sweep";
 function rttOf(points) {
-  return points[0]?.result.network?.rtt_ms?.p50 ?? null;
+  const medians = points.flatMap((p2) => p2.result.network?.rtt_ms?.p50 ?? []);
+  return medians.length > 0 ? minOf(medians) : null;
 }
 function buildSweepDocument(o) {
   const sweep = o.spec.sweep;

@@ -4,9 +4,9 @@
 // counts).
 //
 // In the foreground, one after the other:
-//   1. On six workers: the load tests, every file in no list. Each judges its runs against
+//   1. On five workers: the load tests, every file in no list. Each judges its runs against
 //      their own records (the fixture's write times, the run's own lag and error bound), and
-//      spends most of its time waiting on the simulated engine, so six share two cores. The
+//      spends most of its time waiting on the simulated engine, so five share two cores. The
 //      slowest start first (test/load-order.json).
 //   2. On two workers: the files of test/timed-files.json, which replay an engine K-fold faster
 //      or search a series of short runs for change points. Together they use under one core of
@@ -74,7 +74,7 @@ const timed = list('timed-files.json');
 const solo = list('solo-files.json');
 const listed = new Set([...unit, ...parallel, ...timed, ...solo]);
 const SEQUENCER = join(root, 'scripts', 'listed-first-sequencer.mjs');
-const [parallelWorkers = 3, loadWorkers = 6] = (process.env.LOADGATE_TEST_WORKERS ?? '')
+const [parallelWorkers = 3, loadWorkers = 5] = (process.env.LOADGATE_TEST_WORKERS ?? '')
   .split(',')
   .map((w) => (/^[1-9]\d*$/.test(w.trim()) ? Number(w) : undefined));
 const passes = quick

@@ -1,3 +1,4 @@
+import { minOf } from '../numbers.js';
 import type { Spec } from '../spec/types.js';
 import { TOOL_VERSION } from '../version.js';
 import { analyzeSweep } from './analysis.js';
@@ -23,9 +24,17 @@ export function batchSlotsOf(spec: Spec, simDefaultSlots: number): number | null
 
 export const labelOf = (mode: 'open' | 'closed') => (mode === 'open' ? 'open-loop rate sweep' : 'closed-loop concurrency sweep');
 
-/** The network round trip of the lightest point when its result carries one (network.rtt_ms.p50). */
+/**
+ * The network round trip t_RTT of S = W_uncontended − t_RTT: the least of the points' probe
+ * medians (network.rtt_ms.p50), null when none carries one. Every point probes the same target
+ * before its load, so each median estimates the same round trip, and noise only lengthens one:
+ * a probe that waited for a core on a busy machine reads late, never early. Taking the least
+ * keeps such a probe from cutting S below the engine's own floor (a 21 ms TTFT less an 11 ms
+ * "round trip" on loopback made a knee limit of 3 S = 31 ms that no point could meet).
+ */
 export function rttOf(points: SweepPoint[]): number | null {
-  return points[0]?.result.network?.rtt_ms?.p50 ?? null;
+  const medians = points.flatMap((p) => p.result.network?.rtt_ms?.p50 ?? []);
+  return medians.length > 0 ? minOf(medians) : null;
 }
 
 /** Assembles the sweep document: one function, so the CLI, the Action and tests build it alike. */

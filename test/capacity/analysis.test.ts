@@ -1,5 +1,6 @@
 import { analyzeSweep, nextBisection, nextKneeBisection } from '../../src/capacity/analysis.js';
 import { completedVsOffered } from '../../src/capacity/noise.js';
+import { rttOf } from '../../src/capacity/document.js';
 import { compareSweeps } from '../../src/capacity/gate.js';
 import { parseSweep } from '../../src/capacity/load.js';
 import { sizeFleet } from '../../src/capacity/sizing.js';
@@ -31,6 +32,17 @@ describe('capacity analysis', () => {
     // ρ of the lightest point against the plateau: 4 / 40 = 10 % ≥ 5 %, said in a note.
     expect(a.service_floor.utilization).toBeCloseTo(0.1, 3);
     expect(a.service_floor.note).toMatch(/ρ = 10 % \(≥ 5 %\)/);
+  });
+
+  test("the round trip S is net of is the least of the points' probe medians: a probe that waited for a core cannot cut S", () => {
+    const probed = curvePoints(RATES).map((p, i) => {
+      p.result.network = { probes: 10, connect_ms: null, rtt_ms: { p50: [11, 0.4, 0.3, 0.5][i] ?? 0.6, p99: 12 } };
+      return p;
+    });
+    expect(rttOf(probed)).toBe(0.3);
+    expect(rttOf(curvePoints(RATES))).toBeNull();
+    const floor = analyzeSweep(probed, { ...OPTS, rttMs: rttOf(probed) });
+    expect(floor.service_floor_ms!).toBeCloseTo(probed[0].result.metrics.ttft_ms!.p50 - 0.3, 3);
   });
 
   test('the knee is the last point with p99 ≤ 3 × S that completes what it is offered', () => {

@@ -17,7 +17,9 @@ test('an auto sweep finds the analytic saturation rate within 10 %, a knee below
   // it may sit a round trip under the floor (a busy machine's probe sees a longer one).
   expect(a.service_floor.p50_ms!).toBeGreaterThanOrEqual(TTFT_FLOOR_MS);
   expect(a.service_floor_ms!).toBeLessThanOrEqual(a.service_floor.p50_ms!);
-  expect(a.service_floor_ms!).toBeLessThan(1.5 * TTFT_FLOOR_MS);
+  // Above it, S is late by what a busy machine added to the probe's first tokens: the simulator
+  // and the client share one loop, so each waits at most its delay (the probe's own p99).
+  expect(a.service_floor_ms!).toBeLessThan(1.5 * TTFT_FLOOR_MS + 2 * doc.points[0].result.generator.event_loop_delay_ms.p99);
   // The plateau of completions is the engine's analytic ceiling.
   expect(a.saturation.reached).toBe(true);
   expect(Math.abs(a.saturation.requests_per_s! / CAPACITY - 1)).toBeLessThan(0.1);
