@@ -1,34 +1,32 @@
 #!/usr/bin/env node
-// Runs the jest suite in three passes in the foreground and two in the background, and writes one
-// JSON summary of them all (.jest-results.json, as `jest --json` writes it: .ci/run reads its
-// counts).
+// Runs the jest suite in five passes and writes one JSON summary of them all (.jest-results.json,
+// as `jest --json` writes it: .ci/run reads its counts).
 //
-// In the foreground, one after the other:
-//   1. On five workers: the load tests, every file in no list. Each judges its runs against
+//   1. On three workers: the files of test/parallel-files.json, which start servers and processes
+//      but assert nothing a busy core could change (test/parallel-files.test.ts), slowest first
+//      (scripts/listed-first-sequencer.mjs).
+//   2. On six workers: the load tests, every file in no list. Each judges its runs against
 //      their own records (the fixture's write times, the run's own lag and error bound), and
-//      spends most of its time waiting on the simulated engine, so five share two cores. The
+//      spends most of its time waiting on the simulated engine, so six share two cores. The
 //      slowest start first (test/load-order.json).
-//   2. On two workers: the files of test/timed-files.json, which replay an engine K-fold faster
+//   3. On two workers: the files of test/timed-files.json, which replay an engine K-fold faster
 //      or search a series of short runs for change points. Together they use under one core of
 //      two, so two at a time leaves each a core whenever it wakes; beside the load tests they
 //      would wait behind other work. Slowest first.
-//   3. One at a time, once the background passes have ended: the files of
-//      test/solo-files.json, which measure the generator itself (its timestamps' error, its
-//      event loop, its CPU, its threads, a timed run's validity) or run a CPU-bound engine
-//      (llama.cpp): a neighbour's work would be what they measure, or they would be the
-//      neighbours' noise. Beside idle-class neighbours the quick start's schedule lag p99 still
-//      reached 9.9 ms, twice in a row.
-//
-// In the background, in Linux's idle scheduling class (chrt --idle 0; elsewhere at the lowest
-// nice): the unit layer, test/unit-files.json (files that start no server, process or thread,
-// wait on no timer and read no wall clock; test/unit-files.test.ts keeps the list to such files),
-// on three workers from the first pass on; and the files of test/parallel-files.json, which start
-// servers and processes but assert nothing a busy core could change (test/parallel-files.test.ts),
-// on three workers, slowest first, from the timed runs on, when the foreground leaves more than a
-// core idle. The kernel runs an idle-class task only on a core nothing else wants and switches to
-// a waking task at once, so these fill what the foreground leaves without taking its turns. Their
-// files judge no clock (a hang guard counts CPU time), so waiting for a core costs them time,
-// never a verdict: their per-test limit is raised to cover that wait.
+//   4. One at a time: the files of test/solo-files.json, which measure the generator itself
+//      (its timestamps' error, its event loop, its CPU, its threads, a timed run's validity) or
+//      run a CPU-bound engine (llama.cpp): a neighbour's work would be what they measure, or
+//      they would be the neighbours' noise.
+//   5. In the background, from the start of the first pass to the fourth: the unit layer, the
+//      files of test/unit-files.json (they start no server, process or thread and hold nothing
+//      to a timer; test/unit-files.test.ts keeps the list to such files), on three workers in
+//      Linux's idle scheduling class (chrt --idle 0; elsewhere at the lowest nice). An idle-class
+//      task runs only on a core nothing else wants and yields it the moment another task wakes,
+//      so it fills the cores the first three passes leave idle (the timed pass uses under one
+//      core of two) without taking a turn from them. Its files judge no clock (a hang guard
+//      counts CPU time), so being starved while the other passes fill both cores costs them time, never a
+//      verdict: their per-test time limit is raised to cover that wait. The fourth pass waits
+//      for it: the generator's own measurements keep the machine to themselves.
 //
 //   node scripts/test.mjs --typecheck  # every pass, tsc beside the first (npm test, after the build)
 //   node scripts/test.mjs              # every pass
@@ -36,12 +34,12 @@
 //
 // --typecheck runs `tsc -p tsconfig.json` (src/ and test/, strict) while the first pass runs and
 // waits for it before the second: it is mostly one thread, and ahead of the suite it left one core
-// of two idle for its 12 s. Type errors fail the suite and end it there, after the load tests;
+// of two idle for its 12 s. Type errors fail the suite and end it there, before the long passes;
 // the timed passes never share the machine with it.
 //
 // Other arguments go to jest in every pass. The exit code is 1 when any pass failed.
-// LOADGATE_TEST_WORKERS=a,b sets the parallel files' and the load tests' worker counts (a machine
-// with more cores can take more at once); the others keep theirs by what they are for.
+// LOADGATE_TEST_WORKERS=a,b sets the first two passes' worker counts (a machine with more cores can
+// take more at once); the others keep theirs by what they are for.
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -69,37 +67,28 @@ function allTestFiles() {
 
 const list = (name) => JSON.parse(readFileSync(join(root, 'test', name), 'utf8'));
 const unit = list('unit-files.json');
-const parallel = list('parallel-files.json');
+const first = quick ? unit : list('parallel-files.json');
 const timed = list('timed-files.json');
 const solo = list('solo-files.json');
-const listed = new Set([...unit, ...parallel, ...timed, ...solo]);
+const listed = new Set([...unit, ...first, ...timed, ...solo]);
 const SEQUENCER = join(root, 'scripts', 'listed-first-sequencer.mjs');
-const [parallelWorkers = 3, loadWorkers = 5] = (process.env.LOADGATE_TEST_WORKERS ?? '')
+const [firstWorkers = 3, loadWorkers = 6] = (process.env.LOADGATE_TEST_WORKERS ?? '')
   .split(',')
   .map((w) => (/^[1-9]\d*$/.test(w.trim()) ? Number(w) : undefined));
-const passes = quick
-  ? [{ name: 'unit layer', files: unit, workers: 3, order: 'parallel-files.json' }]
-  : [
-      { name: 'load tests', files: allTestFiles().filter((f) => !listed.has(f)), workers: loadWorkers, order: 'load-order.json' },
-      { name: 'timed runs', files: timed, workers: 2, order: 'timed-files.json' },
-      { name: 'generator measurements', files: solo, workers: 1, alone: true },
-    ];
-/** The idle-class passes, each started with the foreground pass `with`; see the top of this file. */
-const background = quick
-  ? []
-  : [
-      { name: 'unit layer (idle class, from the load tests on)', files: unit, workers: 3, with: 0 },
-      {
-        name: 'parallel files (idle class, from the timed runs on)',
-        files: parallel,
-        workers: parallelWorkers,
-        with: 1,
-        order: 'parallel-files.json',
-      },
-    ];
+const passes = [
+  { name: quick ? 'unit layer' : 'parallel files', files: first, workers: quick ? 3 : firstWorkers, order: 'parallel-files.json' },
+];
+if (!quick)
+  passes.push(
+    { name: 'load tests', files: allTestFiles().filter((f) => !listed.has(f)), workers: loadWorkers, order: 'load-order.json' },
+    { name: 'timed runs', files: timed, workers: 2, order: 'timed-files.json' },
+    { name: 'generator measurements', files: solo, workers: 1, alone: true },
+  );
+/** The unit layer beside the first three passes; see the top of this file. */
+const background = quick ? null : { name: 'unit layer (idle class, beside the first three passes)', files: unit, workers: 3 };
 /**
- * Per-test limit of the background passes: their tests are short, but in the idle class they may
- * get no core while the load tests keep both busy (for about two minutes here).
+ * Per-test limit of the background pass: its tests are short, but in the idle class they may get
+ * no core while the other passes keep both busy (the load tests for about two minutes here).
  */
 const BACKGROUND_TEST_TIMEOUT_MS = 600_000;
 
@@ -122,11 +111,11 @@ function childCpuS() {
  * spawnSync, which blocks this process's loop, and a full pipe would stall the child. The returned
  * function awaits its exit (once), prints its output and gives its exit code.
  */
-function inBackground(name, command, argv, order = '') {
+function inBackground(name, command, argv) {
   const log = join(root, 'node_modules', '.cache', `loadgate-${name}-${process.pid}.log`);
   mkdirSync(dirname(log), { recursive: true });
   const fd = openSync(log, 'w');
-  const child = spawn(command, argv, { cwd: root, stdio: ['ignore', fd, fd], env: { ...process.env, LOADGATE_TEST_ORDER: order } });
+  const child = spawn(command, argv, { cwd: root, stdio: ['ignore', fd, fd], env: { ...process.env, LOADGATE_TEST_ORDER: '' } });
   closeSync(fd);
   const exited = new Promise((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
@@ -167,7 +156,6 @@ function startBackground(pass, out) {
     String(pass.workers),
     '--testTimeout',
     String(BACKGROUND_TEST_TIMEOUT_MS),
-    ...(pass.order ? ['--testSequencer', SEQUENCER] : []),
     '--json',
     '--outputFile',
     out,
@@ -176,10 +164,9 @@ function startBackground(pass, out) {
     ...pass.files,
   ];
   const chrt = spawnSync('chrt', ['--idle', '0', 'true']).status === 0;
-  const name = `background-${pass.with}`;
   const done = chrt
-    ? inBackground(name, 'chrt', ['--idle', '0', process.execPath, ...argv], pass.order)
-    : inBackground(name, 'nice', ['-n', '19', process.execPath, ...argv], pass.order);
+    ? inBackground('unit', 'chrt', ['--idle', '0', process.execPath, ...argv])
+    : inBackground('unit', 'nice', ['-n', '19', process.execPath, ...argv]);
   return async () => {
     const code = await done();
     // Its end from its own summary: this loop sees its exit only once the pass blocking it ends.
@@ -208,39 +195,37 @@ function collect(out) {
 
 const summaries = [];
 let failed = false;
-/** The background passes started and not yet awaited: each one's summary file and its end. */
-let running = [];
+let backgroundDone = null;
+const backgroundOut = join(root, '.jest-results.background.json');
 
 /**
- * Awaits the background passes and takes their summaries. The generator measurements wait for
- * them: beside idle-class neighbours the quick start's schedule lag p99 still reached 9.9 ms
- * (twice in a row), so those files keep the machine to themselves.
+ * Awaits the background pass and takes its summary, once. The generator measurements wait for it:
+ * an idle-class neighbour still moved the quick start's schedule lag p99 to 9.9 ms (twice in a
+ * row), so they keep the machine to themselves. It ends inside the timed pass here, so the wait is
+ * usually nothing.
  */
 async function finishBackground() {
   const t0 = Date.now();
-  for (const { out, done } of running) {
-    if ((await done()) !== 0) failed = true;
-    if (!collect(out)) failed = true;
-  }
-  running = [];
+  const done = backgroundDone;
+  backgroundDone = null;
+  if ((await done()) !== 0) failed = true;
+  if (!collect(backgroundOut)) failed = true;
   const waited = (Date.now() - t0) / 1000;
-  if (waited >= 0.1) console.log(`waited ${waited.toFixed(1)} s for the background passes`);
+  if (waited >= 0.1) console.log(`waited ${waited.toFixed(1)} s for the unit layer`);
 }
-
 const typechecked = typecheck ? startTypecheck() : null;
 for (const [i, pass] of passes.entries()) {
   if (i === 1 && typechecked && !(await typechecked())) {
-    // Type errors end the run here, before the timed passes.
+    // Type errors end the run here, before the long passes, as when tsc ran ahead of the suite.
     failed = true;
-    console.log('type errors: the timed runs, generator measurements and parallel files are not run');
+    console.log('type errors: the load tests, timed runs and generator measurements are not run');
     break;
   }
-  for (const b of background.filter((b) => b.with === i)) {
-    const out = join(root, `.jest-results.background-${i}.json`);
-    rmSync(out, { force: true });
-    running.push({ out, done: startBackground(b, out) });
+  if (i === 0 && background) {
+    rmSync(backgroundOut, { force: true });
+    backgroundDone = startBackground(background, backgroundOut);
   }
-  if (pass.alone) await finishBackground();
+  if (pass.alone && backgroundDone) await finishBackground();
   const out = join(root, `.jest-results.${i}.json`);
   rmSync(out, { force: true });
   const t0 = Date.now();
@@ -250,13 +235,13 @@ for (const [i, pass] of passes.entries()) {
     ['--maxWorkers', String(pass.workers), ...order, '--json', '--outputFile', out, ...jestArgs, '--runTestsByPath', ...pass.files],
     { env: { ...process.env, LOADGATE_TEST_ORDER: pass.order ?? '' } },
   );
-  // Children's CPU as the kernel adds it on their exit: a background pass is counted at its end.
+  // Children's CPU as the kernel adds it on their exit: the background pass is counted at its end.
   const cpu = cpu0 === null ? '' : `, ${(childCpuS() - cpu0).toFixed(0)} CPU-s`;
   console.log(`${pass.name}: ${pass.files.length} files on ${pass.workers} worker(s) in ${((Date.now() - t0) / 1000).toFixed(1)} s${cpu}`);
   if (r.status !== 0) failed = true;
   if (!collect(out)) failed = true;
 }
-await finishBackground();
+if (backgroundDone) await finishBackground();
 
 /** One summary in jest's --json shape: counts added, test results one after the other. */
 function merged(list) {

@@ -1,7 +1,7 @@
 /**
  * test/parallel-files.json lists, slowest first, the files that start servers or processes but hold nothing to
- * the clock: `npm test` runs them three at a time in the idle scheduling class beside the timed
- * runs (scripts/test.mjs, docs/test-suite.md), where a test may wait for a core. A file belongs here only if a slower machine cannot change
+ * the clock: `npm test` runs them three at a time in its first pass (scripts/test.mjs,
+ * docs/test-suite.md), before the load tests. A file belongs here only if a slower machine cannot change
  * what it asserts: it checks files, exit codes, messages, verdicts of fixed inputs, counts fixed
  * by its own spec, never a latency's upper bound, a rate achieved, a lag, a timestamp error or a
  * timed run's validity. A lower bound on a latency may stay (a busy core only makes it longer).

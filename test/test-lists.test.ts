@@ -3,7 +3,7 @@
  * runs to time compressed K-fold or to a change-point search, two at a time after the load
  * tests), test/solo-files.json (the files that measure the generator itself, a timed run's
  * validity included, or run a CPU-bound engine, one at a time, last) and test/load-order.json (the order the load tests
- * start in, slowest first). A file in no list is a load test: it runs five at a time.
+ * start in, slowest first). A file in no list is a load test: it runs six at a time.
  */
 import { existsSync, readFileSync } from 'node:fs';
 
