@@ -33896,7 +33896,7 @@ var LATENCY_METRICS = GATE_METRICS.map((m2) => m2.gate);
 var PERCENTILE_KEYS = PERCENTILES.map(([key]) => key);
 var THROUGHPUT_KEYS = ["output_tokens_per_s", "requests_per_s", "goodput_per_s"];
 var FIXED_FLOOR_MS = { ttft_p95: 20, tpot_p50: 2, tpot_p95: 2, itl_p99: 5, e2e_p95: 50 };
-var ASSUMED_BETWEEN_RUN_CV = 0.05;
+var ASSUMED_BETWEEN_RUN_CV = 0.1;
 var LATENCY_DEFAULTS = { ttft_p95: 10, tpot_p50: 10, tpot_p95: 10, itl_p99: 15, e2e_p95: 10 };
 var LATENCY_KEY = `(${LATENCY_METRICS.join("|")})_(${PERCENTILE_KEYS.join("|")})`;
 var orDefault = (value2) => value2 === void 0 ? {} : { default: value2 };
@@ -34011,7 +34011,7 @@ var gateSchema = Mapping(
           minimum: 0,
           maximum: 1,
           default: ASSUMED_BETWEEN_RUN_CV,
-          description: "a fraction between 0 and 1, e.g. 0.05 (5 %; 0 assumes none)"
+          description: "a fraction between 0 and 1, e.g. 0.1 (10 %; 0 assumes none)"
         })
       },
       {

@@ -44,6 +44,7 @@
 //   node scripts/bench-gate.mjs --mode compute-bound --runs 8        # ~10 min
 //   node scripts/bench-gate.mjs --mode compute-bound --runs 150 --parallel 6   # ~40 min, as root
 //   node scripts/bench-gate.mjs --mode compute-bound --runs-dir /tmp/loadgate-bench-gate-XXXX --all-pairs --pairs-span 12
+//   node scripts/bench-gate.mjs --mode compute-bound --runs-dir /tmp/loadgate-bench-gate-XXXX --assumed-cv 0.1
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,6 +76,8 @@ const { values: opt } = parseArgs({
     'pairs-span': { type: 'string' },
     // Comparisons judged at once (each its own process).
     judges: { type: 'string', default: '2' },
+    // --mode compute-bound: judge with this gate.noise.assumed_cv instead of the default.
+    'assumed-cv': { type: 'string' },
   },
 });
 const MODE = opt.mode;
@@ -501,7 +504,7 @@ target: { url: "${origin}/v1", model: gate-bench }
 workload: { seed: 7, input_tokens: 128, output_tokens: 16, calibrate: off }
 load: { rate: 10, warmup: 3s, steady: 30s, cooldown: 0s }
 slo: { ttft_ms: 500, tpot_ms: 50, e2e_ms: 10000 }
-`,
+${opt['assumed-cv'] === undefined ? '' : `gate: { noise: { assumed_cv: ${Number(opt['assumed-cv'])} } }\n`}`,
   );
   return path;
 }
@@ -545,6 +548,26 @@ async function computeBoundRuns() {
   return { runsA: files.filter((_, t) => t % 2 === 0), runsB: files.filter((_, t) => t % 2 === 1) };
 }
 
+/**
+ * How far the runs' judged percentiles, and their mean TPOT (the engine's speed, nearly free of
+ * sampling noise), spread between runs: sample SD / mean over the runs' results.
+ */
+function spreadText(paths) {
+  const metrics = paths.map((p) => JSON.parse(readFileSync(p, 'utf8')).metrics);
+  const cv = (xs) => {
+    const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+    return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1)) / m;
+  };
+  const judged = [
+    ['TTFT p95', (m) => m.ttft_ms.p95],
+    ['TPOT p50', (m) => m.tpot_ms.p50],
+    ['TPOT p95', (m) => m.tpot_ms.p95],
+    ['E2E p95', (m) => m.e2e_ms.p95],
+    ['mean TPOT', (m) => m.tpot_ms.mean],
+  ];
+  return judged.map(([name, of]) => `${name} ${(100 * cv(metrics.map(of))).toFixed(1)} %`).join(', ');
+}
+
 /** A folder of a previous compute-bound bench's runs, in the order computeBoundRuns wrote them. */
 function savedComputeBoundRuns(folder) {
   const files = readdirSync(folder)
@@ -567,7 +590,7 @@ function savedComputeBoundRuns(folder) {
 async function computeBound() {
   const from = opt['runs-dir'];
   console.log(
-    `loadgate bench:gate --mode compute-bound — ${from ? `the runs kept in ${from}` : `${RUNS} rounds of one A and one B run`} (B: slowdown 1.3) of the compute-bound simulator, every run a fresh simulator with its own seed (run-to-run CV ${(CV * 100).toFixed(0)} %); 10 req/s × 30 s; default gate`,
+    `loadgate bench:gate --mode compute-bound — ${from ? `the runs kept in ${from}` : `${RUNS} rounds of one A and one B run`} (B: slowdown 1.3) of the compute-bound simulator, every run a fresh simulator with its own seed (run-to-run CV ${(CV * 100).toFixed(0)} %); 10 req/s × 30 s; default gate${opt['assumed-cv'] === undefined ? '' : ` but gate.noise.assumed_cv ${opt['assumed-cv']}`}`,
   );
   if (!from) console.log(`runs kept in ${dir}`);
   const { runsA, runsB } = from ? savedComputeBoundRuns(from) : await computeBoundRuns();
@@ -586,6 +609,7 @@ async function computeBound() {
     }
   await inParallel(judged, JUDGES, async ([tally, baseline, current]) => tally.add(await compareAsync(baseline, current, spec)));
   console.log(`${runsA.length} A runs, ${runsB.length} B runs (${minutes()})`);
+  console.log(`between-run CV over the A runs (scripts/bench-llama-aa.mjs prints the same for llama.cpp): ${spreadText(runsA)}`);
   printSetups(setups);
   if (opt['all-pairs']) await allPairings(runsA, spec, setups[0].aa);
 }

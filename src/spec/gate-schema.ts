@@ -20,7 +20,7 @@ import { Mapping } from './mapping.js';
  *     max_timestamp_error_share: 0.25   # per-rule timing validity (gate/timing-validity.ts)
  *     max_cv: 0.1                       # between-run CV above which the environment is unstable
  *     calibration: calibration.json     # between-run CVs from loadgate calibrate
- *     noise: { segments: true, between_run: true, assumed_cv: 0.05 }
+ *     noise: { segments: true, between_run: true, assumed_cv: 0.1 }
  *
  * Each rule also takes `warn_only` (report, never fail the verdict) and `enabled`.
  */
@@ -41,12 +41,20 @@ export const FIXED_FLOOR_MS: Partial<Record<LatencyKey, number>> = { ttft_p95: 2
 
 /**
  * The between-run CV assumed for latency percentiles when neither side's replicates nor a
- * calibration file measured one. A dedicated engine drifts a few percent from run to run (its
- * caches, clocks, placement); two single runs then differ by about √2 times that, which the
- * bootstrap of each run's histogram cannot see. 5 % keeps a 10 % rule's A/A false fails near
- * 0.1 % at that drift (the bound must clear 10 % + z·7 %), while a 30 % slowdown still fails.
+ * calibration file measured one. An engine drifts from run to run (its caches, clocks, placement,
+ * the machine beside it), and queueing amplifies a drift in speed in the loaded percentiles; two
+ * single runs then differ by about √2 times their CV, which the bootstrap of each run's histogram
+ * cannot see. The engines measured for docs/benchmarks.md spread their judged percentiles by
+ * about 10 % or more between fresh runs: llama.cpp on the CPU 10–11 % (TPOT and E2E; its TTFT p95
+ * more), the compute-bound simulator preset with a 5 % speed factor 11–13 % (queueing at half of
+ * saturation amplifies the factor). Assuming 10 %, a 10 % rule fails
+ * when the rise clears 10 % + z·√2·10 % ≈ 33 % (z = 1.645) plus the sampling noise: in 1,455
+ * pairings of single A/A runs of that preset 1.0 % failed, while a 30 % slowdown of the engine,
+ * which raises its loaded percentiles by 60–120 %, failed 95 % of single-run pairs. A pure +30 %
+ * rise of a percentile is below that bound: a calibration or replicates that measure a smaller
+ * spread bring it within reach (each rule states the rise it would have caught).
  */
-export const ASSUMED_BETWEEN_RUN_CV = 0.05;
+export const ASSUMED_BETWEEN_RUN_CV = 0.1;
 
 /** Default rules' max_increase_pct; their absolute floor is what the runs resolve (no max_increase_ms). */
 const LATENCY_DEFAULTS: Partial<Record<LatencyKey, number>> = { ttft_p95: 10, tpot_p50: 10, tpot_p95: 10, itl_p99: 15, e2e_p95: 10 };
@@ -198,7 +206,7 @@ export const gateSchema = Mapping(
           minimum: 0,
           maximum: 1,
           default: ASSUMED_BETWEEN_RUN_CV,
-          description: 'a fraction between 0 and 1, e.g. 0.05 (5 %; 0 assumes none)',
+          description: 'a fraction between 0 and 1, e.g. 0.1 (10 %; 0 assumes none)',
         }),
       },
       {

@@ -14,7 +14,7 @@ const write = (name: string, value: unknown) => writeFileSync(path(name), JSON.s
 const ttft = lognormal(240, 0.2);
 write('base.json', synthesize({ n: 1000, ttft }));
 write('same.json', synthesize({ n: 1000, ttft, seed: 2 }));
-write('slow.json', synthesize({ n: 1000, ttft: (rng) => ttft(rng) * 1.3 }));
+write('slow.json', synthesize({ n: 1000, ttft: (rng) => ttft(rng) * 1.5 }));
 write('other-model.json', synthesize({ n: 1000, ttft, model: 'other' }));
 
 /** Runs a command with stdout captured. */

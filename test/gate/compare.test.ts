@@ -1,4 +1,4 @@
-import { CALIBRATION_KIND, CALIBRATION_VERSION, type CalibrationFile } from '../../src/gate/calibration.js';
+import { measuredCalibration } from './calibration-fixture.js';
 import { compare } from '../../src/gate/compare.js';
 import { defaultGate, gateOf, resolveGate, type GateSpec } from '../../src/spec/gate-schema.js';
 import type { GateReport, RuleOutcome } from '../../src/gate/types.js';
@@ -39,19 +39,19 @@ const neverPassesWithoutData = (report: GateReport) => {
 };
 
 describe('relative latency rules (TTFT p95: 10 %, floor what the runs resolve)', () => {
-  test('a 30 % rise of ~9 ms on a 30 ms p95 passes under a fixed 20 ms floor, and fails under the floor the runs resolve', () => {
-    const [base, cur] = shifted(21.6, 1.3);
+  test('a 50 % rise of ~15 ms on a 30 ms p95 passes under a fixed 20 ms floor, and fails under the floor the runs resolve', () => {
+    const [base, cur] = shifted(21.6, 1.5);
     const fixed = compare(base, cur, resolveGate({ latency: { ttft_p95: { max_increase_ms: 20 } } }));
     const ttft = rule(fixed, 'latency.ttft_p95');
     expect(ttft.baseline!).toBeGreaterThan(27);
     expect(ttft.baseline!).toBeLessThan(33);
-    expect(ttft.change!.rel!).toBeCloseTo(0.3, 1);
-    expect(ttft.change!.abs).toBeLessThan(11);
+    expect(ttft.change!.rel!).toBeCloseTo(0.5, 1);
+    expect(ttft.change!.abs).toBeLessThan(17);
     expect(ttft.threshold).toBe(20);
     expect(ttft.status).toBe('pass');
     // The default: 4 × the runs' timestamp error bound (under 1 ms here) plus the histogram's
-    // resolution, so 10 % of the baseline decides and the 30 % rise fails, beyond the assumed
-    // between-run spread of two single runs too.
+    // resolution, so 10 % of the baseline decides and the 50 % rise fails, beyond the assumed
+    // between-run spread of two single runs too (10 % each: the bound must clear about +33 %).
     const report = compare(base, cur, defaultGate());
     const derived = rule(report, 'latency.ttft_p95');
     expect(derived.threshold!).toBeLessThan(5);
@@ -63,12 +63,12 @@ describe('relative latency rules (TTFT p95: 10 %, floor what the runs resolve)',
     expect(report.verdict).toBe('fail');
   });
 
-  test('a 30 % and ~100 ms rise on a ~335 ms p95 fails, with its numbers', () => {
-    const [base, cur] = shifted(240, 1.3);
+  test('a 50 % and ~170 ms rise on a ~335 ms p95 fails, with its numbers', () => {
+    const [base, cur] = shifted(240, 1.5);
     const report = compare(base, cur, defaultGate());
     const ttft = rule(report, 'latency.ttft_p95');
     expect(ttft.status).toBe('fail');
-    expect(ttft.change!.abs).toBeGreaterThan(90);
+    expect(ttft.change!.abs).toBeGreaterThan(150);
     expect(ttft.threshold!).toBeCloseTo(0.1 * ttft.baseline!, 6);
     expect(ttft.ci!.lower).toBeGreaterThan(ttft.threshold!);
     expect(ttft.ci!.lower).toBeLessThan(ttft.change!.abs);
@@ -126,23 +126,13 @@ describe('relative latency rules (TTFT p95: 10 %, floor what the runs resolve)',
     const single = rule(compare(base, cur, defaultGate()), 'latency.ttft_p95');
     expect(single.change!.rel!).toBeCloseTo(0.15, 1);
     expect(single.status).toBe('pass');
-    expect(single.noise).toMatchObject({ between_run_cv: 0.05, source: expect.arrayContaining(['bootstrap', 'assumed']) });
+    expect(single.noise).toMatchObject({ between_run_cv: 0.1, source: expect.arrayContaining(['bootstrap', 'assumed']) });
     expect(single.reason).toMatch(
-      /within noise: .*assumed between-run CV 5\.00? % \(gate\.noise\.assumed_cv: no replicates or calibration measured it\)/,
+      /within noise: .*assumed between-run CV 10(\.0+)? % \(gate\.noise\.assumed_cv: no replicates or calibration measured it\)/,
     );
     // With nothing assumed the bootstrap alone decides: the same rise fails.
     expect(rule(compare(base, cur, resolveGate({ noise: { assumed_cv: 0 } })), 'latency.ttft_p95').status).toBe('fail');
-    const calibration: CalibrationFile = {
-      kind: CALIBRATION_KIND,
-      version: CALIBRATION_VERSION,
-      created_at: '2026-01-01T00:00:00Z',
-      spec_name: 'steady',
-      spec_hash: base.spec_hash,
-      target: { url: 'http://127.0.0.1:8000/v1', model: 'sim' },
-      replicates: 10,
-      window_s: 30,
-      cv: { 'ttft_ms.p95': 0.01 },
-    };
+    const calibration = measuredCalibration(base.spec_hash, { 'ttft_ms.p95': 0.01 });
     const measured = rule(compare(base, cur, defaultGate(), { calibration }), 'latency.ttft_p95');
     expect(measured.noise).toMatchObject({ between_run_cv: 0.01, source: expect.arrayContaining(['bootstrap', 'calibration']) });
     expect(measured.noise!.source).not.toContain('assumed');
@@ -150,9 +140,10 @@ describe('relative latency rules (TTFT p95: 10 %, floor what the runs resolve)',
   });
 
   test('warn_only reports the regression without failing the verdict', () => {
-    const [base, cur] = shifted(240, 1.3);
+    const [base, cur] = shifted(21.6, 1.5);
     const report = compare(base, cur, resolveGate({ latency: { ttft_p95: { warn_only: true } } }));
     expect(rule(report, 'latency.ttft_p95').status).toBe('warn');
+    expect(report.rules.filter((r) => r.status !== 'pass').map((r) => r.id)).toEqual(['latency.ttft_p95']);
     expect(report.verdict).toBe('pass');
     expect(report.reasons.some((r) => r.startsWith('warning (warn_only): TTFT p95'))).toBe(true);
   });

@@ -12,7 +12,7 @@ const base = synthesize({ n: 600, model, ttft: lognormal(200, 0.2), specName: 'c
 const cur = synthesize({
   n: 600,
   model,
-  ttft: (rng) => lognormal(200, 0.2)(rng) * 1.3,
+  ttft: (rng) => lognormal(200, 0.2)(rng) * 1.5,
   specName: 'chat `bench`',
   detail: HOSTILE,
   outcome: (i) => (i % 100 === 0 ? 'http_5xx' : 'ok'),

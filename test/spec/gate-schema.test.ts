@@ -28,7 +28,7 @@ describe('gate section of the spec', () => {
       validity: {},
       max_timestamp_error_share: 0.25,
       max_cv: 0.1,
-      noise: { segments: true, between_run: true, assumed_cv: 0.05 },
+      noise: { segments: true, between_run: true, assumed_cv: 0.1 },
     });
   });
 
