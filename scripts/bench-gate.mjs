@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// How good is the gate? Prints figures; asserts nothing. Three modes:
+// How good is the gate? Prints figures; asserts nothing. Its modes:
 //
 // --mode quiet (default): A/A: two runs of the same simulator and config are compared with the
 //   default rules; any "fail" is a false failure. A/B: the candidate simulator is 15 % slower
@@ -29,9 +29,14 @@
 //   one A and one B (slowdown 1.3), judged by the default gate, whose latency floors are what the
 //   runs resolve (src/gate/floors.ts): against the last A run alone, and against the three A runs
 //   before it merged as the nightly workflow's replicates. Targets: ≤ 1 % false fails, detection
-//   of the 30 % slowdown. --runs-dir judges the runs a previous bench kept (its folder, printed).
+//   of the 30 % slowdown. --runs-dir judges the runs a previous bench kept (its folder, printed),
+//   --assumed-cv with another gate.noise.assumed_cv; prints the A runs' between-run CVs.
 //
-// Every mode prints, per rule, the detection rate the gate predicted for the A/B pairs (from each
+// --mode amplification: how much the compute-bound engine's loaded percentiles move when the
+//   engine is 5 % and 30 % slower (the same seed, no run factor), the queueing amplification that
+//   spreads A/A runs and makes a slowdown stand out.
+//
+// Every judging mode prints, per rule, the detection rate the gate predicted for the A/B pairs (from each
 // comparison's noise interval and the mean change observed: P = Φ((δ − T − h)/(h/z)), see
 // src/gate/detectable.ts) beside the rate observed.
 //
@@ -45,6 +50,7 @@
 //   node scripts/bench-gate.mjs --mode compute-bound --runs 150 --parallel 6   # ~40 min, as root
 //   node scripts/bench-gate.mjs --mode compute-bound --runs-dir /tmp/loadgate-bench-gate-XXXX --all-pairs --pairs-span 12
 //   node scripts/bench-gate.mjs --mode compute-bound --runs-dir /tmp/loadgate-bench-gate-XXXX --assumed-cv 0.1
+//   node scripts/bench-gate.mjs --mode amplification                  # ~4 min
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,6 +58,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse, stringify } from 'yaml';
 import { inNetns, loopbackNamespaces, pinnedTo, root, startSim } from './sim-process.mjs';
+import { SPREAD_FIGURES, spreadText } from './spread.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -81,8 +88,8 @@ const { values: opt } = parseArgs({
   },
 });
 const MODE = opt.mode;
-if (!['quiet', 'noisy', 'slowdown', 'compute-bound'].includes(MODE))
-  throw new Error(`--mode ${MODE}: expected quiet, noisy, slowdown or compute-bound`);
+if (!['quiet', 'noisy', 'slowdown', 'compute-bound', 'amplification'].includes(MODE))
+  throw new Error(`--mode ${MODE}: expected quiet, noisy, slowdown, compute-bound or amplification`);
 const RUNS = Number(opt.runs ?? (MODE === 'quiet' ? 100 : MODE === 'slowdown' ? 25 : 10));
 const K = Number(opt.scale);
 const CV = Number(opt.cv ?? (MODE === 'compute-bound' ? 0.05 : 0.1));
@@ -548,26 +555,6 @@ async function computeBoundRuns() {
   return { runsA: files.filter((_, t) => t % 2 === 0), runsB: files.filter((_, t) => t % 2 === 1) };
 }
 
-/**
- * How far the runs' judged percentiles, and their mean TPOT (the engine's speed, nearly free of
- * sampling noise), spread between runs: sample SD / mean over the runs' results.
- */
-function spreadText(paths) {
-  const metrics = paths.map((p) => JSON.parse(readFileSync(p, 'utf8')).metrics);
-  const cv = (xs) => {
-    const m = xs.reduce((a, b) => a + b, 0) / xs.length;
-    return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1)) / m;
-  };
-  const judged = [
-    ['TTFT p95', (m) => m.ttft_ms.p95],
-    ['TPOT p50', (m) => m.tpot_ms.p50],
-    ['TPOT p95', (m) => m.tpot_ms.p95],
-    ['E2E p95', (m) => m.e2e_ms.p95],
-    ['mean TPOT', (m) => m.tpot_ms.mean],
-  ];
-  return judged.map(([name, of]) => `${name} ${(100 * cv(metrics.map(of))).toFixed(1)} %`).join(', ');
-}
-
 /** A folder of a previous compute-bound bench's runs, in the order computeBoundRuns wrote them. */
 function savedComputeBoundRuns(folder) {
   const files = readdirSync(folder)
@@ -609,9 +596,40 @@ async function computeBound() {
     }
   await inParallel(judged, JUDGES, async ([tally, baseline, current]) => tally.add(await compareAsync(baseline, current, spec)));
   console.log(`${runsA.length} A runs, ${runsB.length} B runs (${minutes()})`);
-  console.log(`between-run CV over the A runs (scripts/bench-llama-aa.mjs prints the same for llama.cpp): ${spreadText(runsA)}`);
+  const metricsA = runsA.map((p) => JSON.parse(readFileSync(p, 'utf8')).metrics);
+  console.log(`between-run CV over the A runs (scripts/bench-llama-aa.mjs prints the same for llama.cpp): ${spreadText(metricsA)}`);
   printSetups(setups);
   if (opt['all-pairs']) await allPairings(runsA, spec, setups[0].aa);
 }
 
-await (MODE === 'slowdown' ? slowdown() : MODE === 'compute-bound' ? computeBound() : quietOrNoisy());
+/**
+ * How much a slowdown of the compute-bound engine moves its loaded percentiles: for two seeds,
+ * runs at slowdown 1, 1.05 (a run-to-run factor's size) and 1.3 (the A/B slowdown) with no
+ * run factor, so the same seed gives the same arrivals and jitter and only the engine's speed
+ * differs; prints each percentile's rise against slowdown 1.
+ */
+async function amplification() {
+  console.log(
+    'loadgate bench:gate --mode amplification — the compute-bound simulator at 10 req/s × 30 s, the same seed at slowdown 1, 1.05 and 1.3 (no run factor)',
+  );
+  for (const seed of [1, 2]) {
+    const at = {};
+    for (const slowdown of [1, 1.05, 1.3]) {
+      const sim = await startSim({ ...computeBoundEngine(seed, slowdown), jitter: { step_cv: 0.1, request_cv: 0.2, run_cv: 0 } });
+      try {
+        const out = join(dir, `amp-${seed}-${slowdown}.json`);
+        await cliAsync(['run', computeBoundSpec(sim.origin), '--out', out, '--workers', '1']);
+        at[slowdown] = JSON.parse(readFileSync(out, 'utf8')).metrics;
+      } finally {
+        await sim.stopped();
+      }
+    }
+    for (const slowdown of [1.05, 1.3]) {
+      const rises = SPREAD_FIGURES.map(([label, of]) => `${label} ${(100 * (of(at[slowdown]) / of(at[1]) - 1)).toFixed(1)} %`);
+      console.log(`seed ${seed}, slowdown ${slowdown} against 1: ${rises.join(', ')}`);
+    }
+  }
+}
+
+const MODES = { slowdown, 'compute-bound': computeBound, amplification, quiet: quietOrNoisy, noisy: quietOrNoisy };
+await MODES[MODE]();

@@ -16,12 +16,13 @@
 // --keep DIR keeps the spec, the sweep document and its HTML report there.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeTinyLlama } from '../test/fixtures/gguf.mjs';
-import { llamaUnavailable, nodeLlamaCppVersion, spawnLlamaServer } from '../test/fixtures/llama-server.mjs';
-import { canPin, root } from './sim-process.mjs';
+import { llamaUnavailable } from '../test/fixtures/llama-server.mjs';
+import { ENGINE_CPU, LOADGATE, loadAverage, machine, serviceTime, specHead, startEngine } from './llama-bench.mjs';
+import { canPin } from './sim-process.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -36,38 +37,12 @@ const { values: opt } = parseArgs({
   },
 });
 
-const LOADGATE = join(root, 'bin', 'loadgate.js');
-
-function machine() {
-  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
-  return [
-    `date ${new Date().toISOString()} · commit ${commit || 'unknown'}`,
-    `cpu ${cpus()[0]?.model ?? 'unknown'} × ${cpus().length} · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · load average ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
-    `node ${process.version} · node-llama-cpp ${nodeLlamaCppVersion()} (prebuilt linux-x64 CPU build)`,
-  ].join('\n');
-}
-
-const specHead = (url, name) => `name: ${name}
-target: { url: ${url}, api: chat, model: tiny-llama, request_timeout: 60s, ready_timeout: 30s }
-workload: { seed: 7, input_tokens: ${opt.input}, output_tokens: ${opt.output}, calibrate: auto }
-`;
-
-/** One request at a time for a few seconds: the engine's service time, as loadgate measures it. */
-function serviceTime(url, dir) {
-  const spec = join(dir, 'floor.yml');
-  writeFileSync(spec, `${specHead(url, 'llama-floor')}load: { mode: closed, concurrency: 1, warmup: 2s, steady: 6s, cooldown: 0s }\n`);
-  const run = spawnSync(process.execPath, [LOADGATE, 'run', spec, '--json', '--out', join(dir, 'floor.json')], { encoding: 'utf8' });
-  if (run.status === 3 || !run.stdout) throw new Error(`the service-time run failed: ${run.stderr.trim()}`);
-  const m = JSON.parse(run.stdout).metrics;
-  return { ttft: m.ttft_ms.p50, e2e: m.e2e_ms.p50, tpot: m.tpot_ms.p50, requests: m.ttft_ms.count };
-}
+const lengths = { input: opt.input, output: opt.output };
 
 function sweepSpec(url, floor) {
   const ttftSlo = Math.ceil(5 * floor.ttft);
   const e2eSlo = Math.ceil(5 * floor.e2e);
-  return `${specHead(url, 'llama-sweep')}load: { warmup: ${opt.warmup}s, steady: ${opt.window}s, cooldown: 0s }
+  return `${specHead(url, 'llama-sweep', lengths)}load: { warmup: ${opt.warmup}s, steady: ${opt.window}s, cooldown: 0s }
 slo: { ttft_ms: ${ttftSlo}, e2e_ms: ${e2eSlo} }
 sweep:
   auto: { growth: 2 }
@@ -110,15 +85,12 @@ async function main() {
   console.log(
     `model: random-weight llama, ${d.layers} layers × ${d.embedding} embedding, ${d.heads} heads, ${d.feedForward} feed-forward, vocabulary ${model.vocabSize}, F16, ${(model.bytes / 2 ** 20).toFixed(0)} MiB`,
   );
-  const cpu = String(cpus().length - 1);
-  const server = await spawnLlamaServer(['--model', join(dir, 'tiny-llama.gguf'), '--slots', opt.slots, '--threads', opt.threads], {
-    taskset: canPin ? cpu : undefined,
-  });
+  const server = await startEngine(join(dir, 'tiny-llama.gguf'), { slots: opt.slots, threads: opt.threads });
   try {
     console.log(
-      `engine: ${server.info.slots} sequences, ${server.info.threads} thread${canPin ? ` pinned to cpu ${cpu}` : ''}, context ${server.info.context} tokens, at ${server.url}`,
+      `engine: ${server.info.slots} sequences, ${server.info.threads} thread${canPin ? ` pinned to cpu ${ENGINE_CPU}` : ''}, context ${server.info.context} tokens, at ${server.url}`,
     );
-    const floor = serviceTime(server.url, dir);
+    const floor = serviceTime(server.url, dir, lengths);
     const spec = join(dir, 'sweep.yml');
     writeFileSync(spec, sweepSpec(server.url, floor));
     console.log(`\nspec (${spec}):\n${readFileSync(spec, 'utf8')}`);
@@ -136,11 +108,7 @@ async function main() {
     console.log(`server: ${records.length} requests, ${short} finished with other than ${opt.output} tokens`);
     // Other work on the machine slows the engine's every step: a load average well above the two
     // processes' own (~1.5) at the end means the later points were measured on a busy machine.
-    console.log(
-      `load average at the end ${loadavg()
-        .map((x) => x.toFixed(2))
-        .join(' ')}`,
-    );
+    console.log(`load average at the end ${loadAverage()}`);
   } finally {
     await server.stop();
     if (!opt.keep) rmSync(dir, { recursive: true, force: true });

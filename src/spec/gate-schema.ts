@@ -50,7 +50,7 @@ export const FIXED_FLOOR_MS: Partial<Record<LatencyKey, number>> = { ttft_p95: 2
  * saturation amplifies the factor). Assuming 10 %, a 10 % rule fails when the rise clears
  * 10 % + z·√2·10 % ≈ 33 % (z = 1.645) plus the sampling noise: in 1,455 pairings of single A/A
  * runs of that preset 1.0 % failed, while a 30 % slowdown of the engine, which raises its loaded
- * percentiles by 60–120 %, failed 95 % of single-run pairs. A pure +30 % rise of a percentile is
+ * percentiles by 55–110 %, failed 95 % of single-run pairs. A pure +30 % rise of a percentile is
  * below that bound: a calibration or replicates that measure a smaller spread bring it within
  * reach (each rule states the rise it would have caught).
  */
