@@ -27168,6 +27168,14 @@ var SseFramer = class {
   /** The event's data so far: data[0, dataLen), present once a data line was seen. */
   data = EMPTY;
   dataLen = 0;
+  /**
+   * Or, while the event's only data line lies in the chunk being pushed: that line's value,
+   * view[viewStart, viewEnd), not copied. Copied into `data` once a second data line comes or
+   * the chunk ends before the event does (the chunk is not ours to keep).
+   */
+  view = null;
+  viewStart = 0;
+  viewEnd = 0;
   hasData = false;
   isError = false;
   oversize = false;
@@ -27188,7 +27196,7 @@ var SseFramer = class {
       const eol = nextCR === -1 ? nextLF : nextLF === -1 ? nextCR : Math.min(nextLF, nextCR);
       if (eol === -1) {
         this.keep(buf, pos, len);
-        return;
+        break;
       }
       if (this.carryLen > 0) {
         this.keep(buf, pos, eol);
@@ -27196,6 +27204,7 @@ var SseFramer = class {
         const n = this.carryLen;
         this.carryLen = 0;
         this.line(this.carry, 0, n);
+        this.settleView();
       } else {
         this.line(buf, pos, eol);
       }
@@ -27208,6 +27217,7 @@ var SseFramer = class {
         }
       }
     }
+    this.settleView();
   }
   /**
    * End of stream. The spec discards an unterminated last event; we dispatch it instead, so a
@@ -27242,24 +27252,38 @@ var SseFramer = class {
     const first = buf[s];
     if (first === COLON) return;
     if (first === DATA[0] && isField(buf, s, e, DATA)) {
-      if (this.hasData) {
-        this.data = append(this.data, this.dataLen, NEWLINE, 0, 1);
-        this.dataLen++;
-      }
       const v = valueStart(buf, s + DATA.length, e);
+      if (!this.hasData) {
+        if (this.tooLong(e - v)) return;
+        this.view = buf;
+        this.viewStart = v;
+        this.viewEnd = e;
+        this.hasData = true;
+        return;
+      }
+      this.settleView();
+      this.data = append(this.data, this.dataLen, NEWLINE, 0, 1);
+      this.dataLen++;
       if (this.tooLong(this.dataLen + (e - v))) return;
       this.data = append(this.data, this.dataLen, buf, v, e);
       this.dataLen += e - v;
-      this.hasData = true;
     } else if (first === EVENT[0] && isField(buf, s, e, EVENT)) {
       const v = valueStart(buf, s + EVENT.length, e);
       this.isError = e - v === ERROR2.length && buf.compare(ERROR2, 0, ERROR2.length, v, e) === 0;
     }
   }
+  /** Copies a pending view's bytes into `data`. */
+  settleView() {
+    if (this.view === null) return;
+    this.data = append(this.data, 0, this.view, this.viewStart, this.viewEnd);
+    this.dataLen = this.viewEnd - this.viewStart;
+    this.view = null;
+  }
   /** True, once and for all, when `n` bytes would pass the bound: the buffers are let go and the sink told. */
   tooLong(n) {
     if (n <= this.maxBytes) return false;
     this.oversize = true;
+    this.view = null;
     this.carry = this.data = EMPTY;
     this.carryLen = this.dataLen = 0;
     this.sink.onOversize(this.maxBytes);
@@ -27267,12 +27291,15 @@ var SseFramer = class {
   }
   dispatch() {
     if (!this.hasData && !this.isError) return;
-    const n = this.dataLen;
     const isError = this.isError;
+    const view = this.view;
+    const n = this.dataLen;
+    this.view = null;
     this.dataLen = 0;
     this.hasData = false;
     this.isError = false;
-    this.sink.onEvent(this.data, n, isError);
+    if (view !== null) this.sink.onEvent(view, this.viewStart, this.viewEnd, isError);
+    else this.sink.onEvent(this.data, 0, n, isError);
   }
 };
 function append(dst, at, src, s, e) {
@@ -27453,20 +27480,20 @@ var StreamRequest = class {
       `an SSE line or event longer than ${byteSize(maxBytes)} (load.max_event_bytes); the stream was abandoned`
     );
   }
-  onEvent(data, length, isError) {
+  onEvent(data, start2, end2, isError) {
     if (this.ended || this.sawDone) return;
     if (isError) {
-      const text = data.toString("utf8", 0, length);
+      const text = data.toString("utf8", start2, end2);
       this.finishAndAbort(this.t, "stream_error", "error event: " + (errorMessage(tryParse(text)) ?? text));
       return;
     }
-    const ev = readEvent(data, 0, length, this.ctx.event);
+    const ev = readEvent(data, start2, end2, this.ctx.event);
     if (ev.error !== null) {
       this.finishAndAbort(this.t, "stream_error", ev.error);
       return;
     }
     if (ev.content !== null) this.obs.onContent(this.t, ev.content, this.late);
-    if (this.capture !== void 0 && ev.content === "answer") this.capture(answerText(data.toString("utf8", 0, length)));
+    if (this.capture !== void 0 && ev.content === "answer") this.capture(answerText(data.toString("utf8", start2, end2)));
     if (ev.usage) this.obs.onUsage(ev.promptTokens, ev.completionTokens);
     if (ev.done) this.sawDone = true;
   }

@@ -25,6 +25,7 @@
 //   node scripts/bench-error.mjs --shapes paced64 --rates 100,800 --dump out/bench-error
 //   node scripts/bench-error.mjs --shapes paced64,engine64 --rates 10,20 --hog
 //   node scripts/bench-error.mjs --shapes paced64 --rates 100,800 --server plain   # not the simulator
+//   node scripts/bench-error.mjs --shapes paced64 --rates 900 --server plain --repeat 6 --against OTHER/dist/cli.js
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,6 +47,10 @@ const { values: opt } = parseArgs({
     // The server: the simulator (sim), or a plain node:http paced server that shares no code
     // with loadgate (plain: scripts/paced-server.mjs; paced shapes only).
     server: { type: 'string', default: 'sim' },
+    // Each point this many times (the p99 of one short window moves a lot from run to run).
+    repeat: { type: 'string', default: '1' },
+    // Another build's dist/cli.js, run right after this one at every point: a side-by-side comparison.
+    against: { type: 'string' },
   },
 });
 
@@ -68,6 +73,8 @@ const POINTS = {
   },
 };
 const STEADY_S = Number(opt.seconds ?? (opt.quick ? 4 : 6));
+const REPEAT = Math.max(1, Number(opt.repeat));
+const BUILDS = [{ label: '', cli: undefined }, ...(opt.against ? [{ label: ' (against)', cli: opt.against }] : [])];
 const WARMUP_S = 3;
 const plain = opt.server === 'plain';
 const shapes = (opt.shapes ? opt.shapes.split(',') : Object.keys(POINTS)).filter((s) => !plain || POINTS[s].sim === PACED);
@@ -77,6 +84,16 @@ if (opt.dump) mkdirSync(opt.dump, { recursive: true });
 const share = (a, b) => (b > 0 ? `${a}/${b} (${f((100 * a) / b, 0)} %)` : 'none');
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
 const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+
+/** [client TTFT, true TTFT, truth first-token write time] of the window's successful requests, for --dump. */
+function ttftPairs(records, truth) {
+  return records.flatMap((r) => {
+    const t = truth.get(r.request_id);
+    return r.in_window && r.outcome === 'ok' && t && t.first_token !== null
+      ? [[r.t_first - r.t_sched, t.first_token - r.t_sched, t.first_token]]
+      : [];
+  });
+}
 
 /** [truth write time, client − truth] of every first and last token of the window's successful requests, in write order. */
 function timeline(records, truth) {
@@ -199,7 +216,7 @@ const actualErrors = (points) => points.map(([, e]) => Math.abs(e)).sort((x, y) 
 console.log(
   `loadgate bench:error — against ${plain ? 'a plain paced server (scripts/paced-server.mjs)' : 'the simulator'}; ${canPin ? 'sim pinned to cpu 1, generator to cpu 0' : 'taskset not found: processes not pinned'}; steady ${STEADY_S} s per point; ${new Date().toISOString()}`,
 );
-console.log('| point | thread busy | bound p50 / p90 / p99 | actual p50 / p90 / p99 | p50 | p99 |');
+console.log('| point | thread busy | bound p50 / p90 / p99 | actual p50 / p90 / p99 / p99.9 | p50 | p99 |');
 console.log('|---|---|---|---|---|---|');
 const checks = { covered: 0, coveredCI: 0, compared: 0, tight: 0, tightCI: 0, tightCompared: 0 };
 const Z = 1.6448536269514722; // Φ⁻¹(0.95)
@@ -257,30 +274,38 @@ for (const name of shapes) {
     : await startSim({ model: 'bench', ground_truth_size: 400000, record_token_times: true, ...shape.sim }, { cpus: 1 });
   const truthOf = plain ? pacedServerTruth : groundTruth;
   try {
-    for (const rate of opt.rates ? opt.rates.split(',').map(Number) : shape.rates) {
-      await truthOf(sim.origin);
-      const run = await runGenerator(sim.origin, {
-        dir,
-        tokens: shape.tokens,
-        inputTokens: shape.inputTokens,
-        rate,
-        warmupS: WARMUP_S,
-        steadyS: STEADY_S,
-      });
-      const truth = await truthOf(sim.origin);
-      itlRow(`${name}, ${rate} req/s`, run.result, truthGaps(run.records, truth));
-      shiftRow(`${name}, ${rate} req/s`, run.result, run.records, truth);
-      ownRow(`${name}, ${rate} req/s`, run.result, run.records, truth);
-      const points = timeline(run.records, truth);
-      const errors = actualErrors(points);
-      const b = run.result.generator.timestamp_error_ms;
-      const actual = { p50: quantileWithLimits(errors, 50), p90: quantileWithLimits(errors, 90), p99: quantileWithLimits(errors, 99) };
-      const busy = run.result.generator.window_cpu?.busy;
-      console.log(
-        `| ${name}, ${rate} req/s | ${f((busy ?? NaN) * 100, 0)} % | ${f(b?.p50, 3)} / ${f(b?.p90, 3)} / ${f(b?.p99, 2)} ms | ${f(actual.p50.value, 3)} / ${f(actual.p90.value, 3)} / ${f(actual.p99.value, 2)} ms | ${judge(b?.p50 ?? NaN, actual.p50)} | ${judge(b?.p99 ?? NaN, actual.p99)} |`,
-      );
-      if (opt.dump) writeFileSync(join(opt.dump, `${name}-${rate}.json`), JSON.stringify({ result: run.result, errors, timeline: points }));
-    }
+    for (const rate of opt.rates ? opt.rates.split(',').map(Number) : shape.rates)
+      for (let k = 1; k <= REPEAT; k++)
+        for (const build of BUILDS) {
+          await truthOf(sim.origin);
+          const run = await runGenerator(sim.origin, {
+            dir,
+            tokens: shape.tokens,
+            inputTokens: shape.inputTokens,
+            rate,
+            warmupS: WARMUP_S,
+            steadyS: STEADY_S,
+            cli: build.cli,
+          });
+          const truth = await truthOf(sim.origin);
+          const label = `${name}, ${rate} req/s${REPEAT > 1 ? ` #${k}` : ''}${build.label}`;
+          itlRow(label, run.result, truthGaps(run.records, truth));
+          shiftRow(label, run.result, run.records, truth);
+          ownRow(label, run.result, run.records, truth);
+          const points = timeline(run.records, truth);
+          const errors = actualErrors(points);
+          const b = run.result.generator.timestamp_error_ms;
+          const actual = { p50: quantileWithLimits(errors, 50), p90: quantileWithLimits(errors, 90), p99: quantileWithLimits(errors, 99) };
+          const busy = run.result.generator.window_cpu?.busy;
+          console.log(
+            `| ${label} | ${f((busy ?? NaN) * 100, 0)} % | ${f(b?.p50, 3)} / ${f(b?.p90, 3)} / ${f(b?.p99, 2)} ms | ${f(actual.p50.value, 3)} / ${f(actual.p90.value, 3)} / ${f(actual.p99.value, 2)} / ${f(pct(errors, 99.9), 2)} ms | ${judge(b?.p50 ?? NaN, actual.p50)} | ${judge(b?.p99 ?? NaN, actual.p99)} |`,
+          );
+          if (opt.dump)
+            writeFileSync(
+              join(opt.dump, `${name}-${rate}${REPEAT > 1 ? `-${k}` : ''}${build.cli ? '-against' : ''}.json`),
+              JSON.stringify({ result: run.result, errors, timeline: points, ttft: ttftPairs(run.records, truth) }),
+            );
+        }
   } finally {
     sim.stop();
   }

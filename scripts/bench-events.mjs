@@ -38,8 +38,8 @@ const reads = [
 ].map((s) => Buffer.from(s));
 
 const ways = {
-  'bytes → readEvent (loadgate)': (ev) => ({ onEvent: (d, n) => readEvent(d, 0, n, ev) }),
-  'text → JSON.parse (reference)': (ev) => ({ onEvent: (d, n) => parseEvent(d.toString('utf8', 0, n), ev) }),
+  'bytes → readEvent (loadgate)': (ev) => ({ onEvent: (d, s, e) => readEvent(d, s, e, ev) }),
+  'text → JSON.parse (reference)': (ev) => ({ onEvent: (d, s, e) => parseEvent(d.toString('utf8', s, e), ev) }),
 };
 
 let scavenges = 0;

@@ -1,3 +1,4 @@
+import { collectGarbageOnOwnThreads } from '../run/gc-threads.js';
 import { main } from './main.js';
 
 /**
@@ -8,6 +9,7 @@ import { main } from './main.js';
  */
 const EXIT_AFTER_ANSWER_MS = 2000;
 
+collectGarbageOnOwnThreads();
 const code = await main(process.argv.slice(2));
 process.exitCode = code;
 setTimeout(() => process.exit(code), EXIT_AFTER_ANSWER_MS).unref();

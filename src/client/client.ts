@@ -259,20 +259,20 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
     );
   }
 
-  onEvent(data: Buffer, length: number, isError: boolean): void {
+  onEvent(data: Buffer, start: number, end: number, isError: boolean): void {
     if (this.ended || this.sawDone) return;
     if (isError) {
-      const text = data.toString('utf8', 0, length);
+      const text = data.toString('utf8', start, end);
       this.finishAndAbort(this.t, 'stream_error', 'error event: ' + (errorMessage(tryParse(text)) ?? text));
       return;
     }
-    const ev = readEvent(data, 0, length, this.ctx.event);
+    const ev = readEvent(data, start, end, this.ctx.event);
     if (ev.error !== null) {
       this.finishAndAbort(this.t, 'stream_error', ev.error);
       return;
     }
     if (ev.content !== null) this.obs.onContent(this.t, ev.content, this.late);
-    if (this.capture !== undefined && ev.content === 'answer') this.capture(answerText(data.toString('utf8', 0, length)));
+    if (this.capture !== undefined && ev.content === 'answer') this.capture(answerText(data.toString('utf8', start, end)));
     if (ev.usage) this.obs.onUsage(ev.promptTokens, ev.completionTokens);
     if (ev.done) this.sawDone = true;
   }

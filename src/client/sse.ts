@@ -1,9 +1,11 @@
 /**
  * Incremental Server-Sent Events framer over raw bytes (WHATWG HTML §9.2.6, minus what a
  * load tester does not need). Lines are found with native `indexOf` on the chunk, and an
- * event's data goes out as bytes, never decoded: per stream, one buffer carries a line split
- * across reads and one collects the event's data; both grow once and are reused, so an event
- * costs no allocation. CRLF pairs split across reads come out whole.
+ * event's data goes out as bytes, never decoded. The usual event, one data line that arrived
+ * whole in one read, goes out as a view of that read's bytes, copied nowhere. Anything else is
+ * assembled per stream in one buffer that carries a line split across reads and one that
+ * collects the event's data; both grow once and are reused, so an event costs no allocation.
+ * CRLF pairs split across reads come out whole.
  *
  * Both buffers are bounded: a line or an event's data longer than `maxBytes` stops the framer
  * (`onOversize`), so a server that never writes a newline cannot grow the generator's memory.
@@ -22,10 +24,10 @@ const NEWLINE = Buffer.from('\n');
 
 export interface SseSink {
   /**
-   * One dispatched event: its data lines joined with `\n`, as UTF-8 bytes data[0, length), valid
+   * One dispatched event: its data lines joined with `\n`, as UTF-8 bytes data[start, end), valid
    * only during the call; `isError` when its type was `error`.
    */
-  onEvent(data: Buffer, length: number, isError: boolean): void;
+  onEvent(data: Buffer, start: number, end: number, isError: boolean): void;
   /** A line or an event's data passed `maxBytes`; nothing more is framed. */
   onOversize(maxBytes: number): void;
 }
@@ -40,6 +42,14 @@ export class SseFramer {
   /** The event's data so far: data[0, dataLen), present once a data line was seen. */
   private data: Buffer = EMPTY;
   private dataLen = 0;
+  /**
+   * Or, while the event's only data line lies in the chunk being pushed: that line's value,
+   * view[viewStart, viewEnd), not copied. Copied into `data` once a second data line comes or
+   * the chunk ends before the event does (the chunk is not ours to keep).
+   */
+  private view: Buffer | null = null;
+  private viewStart = 0;
+  private viewEnd = 0;
   private hasData = false;
   private isError = false;
   private oversize = false;
@@ -67,7 +77,7 @@ export class SseFramer {
       const eol = nextCR === -1 ? nextLF : nextLF === -1 ? nextCR : Math.min(nextLF, nextCR);
       if (eol === -1) {
         this.keep(buf, pos, len);
-        return;
+        break;
       }
       if (this.carryLen > 0) {
         this.keep(buf, pos, eol);
@@ -75,6 +85,8 @@ export class SseFramer {
         const n = this.carryLen;
         this.carryLen = 0;
         this.line(this.carry, 0, n);
+        // The carry is rewritten by the next line split across reads: its data is copied now.
+        this.settleView();
       } else {
         this.line(buf, pos, eol);
       }
@@ -87,6 +99,7 @@ export class SseFramer {
         }
       }
     }
+    this.settleView();
   }
 
   /**
@@ -125,15 +138,21 @@ export class SseFramer {
     const first = buf[s];
     if (first === COLON) return; // comment, e.g. `: ping` keep-alives
     if (first === DATA[0] && isField(buf, s, e, DATA)) {
-      if (this.hasData) {
-        this.data = append(this.data, this.dataLen, NEWLINE, 0, 1);
-        this.dataLen++;
-      }
       const v = valueStart(buf, s + DATA.length, e);
+      if (!this.hasData) {
+        if (this.tooLong(e - v)) return;
+        this.view = buf;
+        this.viewStart = v;
+        this.viewEnd = e;
+        this.hasData = true;
+        return;
+      }
+      this.settleView();
+      this.data = append(this.data, this.dataLen, NEWLINE, 0, 1);
+      this.dataLen++;
       if (this.tooLong(this.dataLen + (e - v))) return;
       this.data = append(this.data, this.dataLen, buf, v, e);
       this.dataLen += e - v;
-      this.hasData = true;
     } else if (first === EVENT[0] && isField(buf, s, e, EVENT)) {
       const v = valueStart(buf, s + EVENT.length, e);
       this.isError = e - v === ERROR.length && buf.compare(ERROR, 0, ERROR.length, v, e) === 0;
@@ -141,10 +160,19 @@ export class SseFramer {
     // id, retry and unknown fields carry nothing a load test needs.
   }
 
+  /** Copies a pending view's bytes into `data`. */
+  private settleView(): void {
+    if (this.view === null) return;
+    this.data = append(this.data, 0, this.view, this.viewStart, this.viewEnd);
+    this.dataLen = this.viewEnd - this.viewStart;
+    this.view = null;
+  }
+
   /** True, once and for all, when `n` bytes would pass the bound: the buffers are let go and the sink told. */
   private tooLong(n: number): boolean {
     if (n <= this.maxBytes) return false;
     this.oversize = true;
+    this.view = null;
     this.carry = this.data = EMPTY;
     this.carryLen = this.dataLen = 0;
     this.sink.onOversize(this.maxBytes);
@@ -154,12 +182,15 @@ export class SseFramer {
   private dispatch(): void {
     // An `event: error` is reported even without data, so a failure cannot pass silently.
     if (!this.hasData && !this.isError) return;
-    const n = this.dataLen;
     const isError = this.isError;
+    const view = this.view;
+    const n = this.dataLen;
+    this.view = null;
     this.dataLen = 0;
     this.hasData = false;
     this.isError = false;
-    this.sink.onEvent(this.data, n, isError);
+    if (view !== null) this.sink.onEvent(view, this.viewStart, this.viewEnd, isError);
+    else this.sink.onEvent(this.data, 0, n, isError);
   }
 }
 

@@ -15,7 +15,7 @@ const PER_INPUT_MS = 200;
 function frame(chunks: Uint8Array[]): string[] {
   const events: string[] = [];
   const framer = new SseFramer({
-    onEvent: (data, length, isError) => events.push(`${isError ? 'error:' : ''}${data.toString('utf8', 0, length)}`),
+    onEvent: (data, start, end, isError) => events.push(`${isError ? 'error:' : ''}${data.toString('utf8', start, end)}`),
     onOversize: () => events.push('oversize'),
   });
   const t0 = cpuMs();

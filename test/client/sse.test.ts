@@ -5,7 +5,7 @@ type Ev = [data: string, isError: boolean];
 function frame(chunks: Uint8Array[], end = false): Ev[] {
   const out: Ev[] = [];
   const f = new SseFramer({
-    onEvent: (d, n, e) => out.push([d.toString('utf8', 0, n), e]),
+    onEvent: (d, s, e, isError) => out.push([d.toString('utf8', s, e), isError]),
     onOversize: (max) => out.push([`oversize ${max}`, true]),
   });
   for (const c of chunks) f.push(c);
@@ -110,10 +110,43 @@ describe('SseFramer', () => {
   });
 });
 
+describe('what the sink is handed', () => {
+  /** Each event as [its text, whether the sink was handed the very buffer that was pushed]. */
+  const handed = (chunks: Buffer[]) => {
+    const out: [string, boolean][] = [];
+    const f = new SseFramer({
+      onEvent: (d, s, e) => out.push([d.toString('utf8', s, e), chunks.includes(d)]),
+      onOversize: () => undefined,
+    });
+    for (const c of chunks) f.push(c);
+    return out;
+  };
+
+  test("an event whose one data line came whole in one read is that read's bytes, not a copy", () => {
+    const read = Buffer.from('data: {"a":1}\n\ndata: {"b":2}\r\n\r\n');
+    expect(handed([read])).toEqual([
+      ['{"a":1}', true],
+      ['{"b":2}', true],
+    ]);
+  });
+
+  test('an event that ends in a later read, or has several data lines, is copied: a read is not kept past its push', () => {
+    const first = Buffer.from('data: {"a":1}\n');
+    const second = Buffer.from('\ndata: x\ndata: y\n\n');
+    expect(handed([first, second])).toEqual([
+      ['{"a":1}', false],
+      ['x\ny', false],
+    ]);
+  });
+});
+
 describe('the bound on a line and on an event', () => {
   const oversized = (chunks: string[], max: number) => {
     const out: string[] = [];
-    const f = new SseFramer({ onEvent: (d, n) => out.push(d.toString('utf8', 0, n)), onOversize: (m) => out.push(`oversize ${m}`) }, max);
+    const f = new SseFramer(
+      { onEvent: (d, s, e) => out.push(d.toString('utf8', s, e)), onOversize: (m) => out.push(`oversize ${m}`) },
+      max,
+    );
     for (const c of chunks) f.push(bytes(c));
     f.end();
     return out;
