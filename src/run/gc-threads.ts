@@ -12,9 +12,8 @@ import { setFlagsFromString } from 'node:v8';
  * Every core a run may use is meant for a generator thread (by default one per core, the
  * simulator taking one of them when it runs here), so the helpers would always land on one.
  * With these off each thread collects its own heap in its own time: a scavenge takes as long as
- * it did on a single core, and nothing else takes the core away. Measured at 900 paced 64-token
- * req/s with the generator on one core: the 99.9th percentile of first- and last-token lateness
- * fell from 31–42 ms to 12–20 ms (docs/benchmarks.md, "V8's helper threads").
+ * it did on a single core, and nothing else takes the core away. What that does to the
+ * lateness of reads near one core's ceiling: docs/benchmarks.md, "V8's helper threads off".
  *
  * Flags are the process's, set once at its start, before any collection has begun: changing
  * one that a collection in progress depends on can stop V8 (`--single-threaded-gc`, which would
