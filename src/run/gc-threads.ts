@@ -15,10 +15,14 @@ import { setFlagsFromString } from 'node:v8';
  * it did on a single core, and nothing else takes the core away. What that does to the
  * lateness of reads near one core's ceiling: docs/benchmarks.md, "V8's helper threads off".
  *
- * Flags are the process's, set once at its start, before any collection has begun: changing
- * one that a collection in progress depends on can stop V8 (`--single-threaded-gc`, which would
- * also turn off the embedder heap's concurrent marking, does; so does `--no-parallel-marking`).
- * The parallel atomic pause of a full collection stays parallel: it is a pause either way.
+ * Without a concurrent marker a full collection's final pause is longer, and it still measured
+ * better than leaving the marker on (same page): the marker's slices cost more than the pause.
+ *
+ * Flags are the process's, set once at its start, while no full collection is under way:
+ * changing one that a collection in progress depends on can stop V8 (`--single-threaded-gc`,
+ * which would also turn off the embedder heap's concurrent marking, does; so does
+ * `--no-parallel-marking`). Parallel marking in a full collection's final pause stays: it is a
+ * pause either way.
  */
 const SINGLE_THREADED_GC_FLAGS = [
   '--no-parallel-scavenge',
