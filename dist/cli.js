@@ -40589,6 +40589,23 @@ function detailSanitizer(secrets) {
   };
 }
 
+// src/client/direct-reads.ts
+function deliverReadsDirectly(socket) {
+  const queue = [];
+  const nodePush = socket.push.bind(socket);
+  const nodeRead = socket.read.bind(socket);
+  socket.push = (chunk, encoding) => {
+    if (!Buffer.isBuffer(chunk)) {
+      for (const queued of queue.splice(0)) nodePush(queued);
+      return nodePush(chunk, encoding);
+    }
+    queue.push(chunk);
+    socket.emit("readable");
+    return true;
+  };
+  socket.read = (size) => size !== 0 && queue.length > 0 ? queue.shift() : nodeRead(size);
+}
+
 // src/client/sse.ts
 var LF = 10;
 var CR = 13;
@@ -41081,6 +41098,7 @@ function stampingConnector(timeoutMs, onConnect) {
     const socket = result2[1];
     if (socket) {
       socket.prependListener("readable", () => stampRead(socket));
+      deliverReadsDirectly(socket);
       onConnect?.(socket);
     }
     connecting = socket ?? null;

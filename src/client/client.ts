@@ -8,6 +8,7 @@ import { buildConnector, Pool, type Dispatcher } from 'undici';
 import { now } from '../time.js';
 import { byteSize, DEFAULT_MAX_EVENT_BYTES } from './bounds.js';
 import { detailSanitizer } from './detail.js';
+import { deliverReadsDirectly } from './direct-reads.js';
 import { KeepAliveWatch, type KeepAliveFacts } from './keep-alive.js';
 import { answerText, errorMessage, newStreamEvent, readEvent, type Api, type StreamEvent } from './openai.js';
 import { SseFramer, type SseSink } from './sse.js';
@@ -387,9 +388,9 @@ function errorDetail(err: Error): string {
 /**
  * One timestamp per socket read: every event that arrived in one read gets the read's arrival
  * time, not the time its turn came in our processing. undici reads a socket when it emits
- * 'readable' and handles the bytes in one synchronous pass; a listener put before undici's
- * stamps the read first, and names the socket, so a response can tell which connection it
- * came on. No allocation per read (expiring a stamp with a microtask cost a sixth of the
+ * 'readable' (emitted from inside the read itself: direct-reads.ts) and handles the bytes in
+ * one synchronous pass; a listener put before undici's stamps the read first, and names the
+ * socket, so a response can tell which connection it came on. No allocation per read (expiring a stamp with a microtask cost a sixth of the
  * generator's garbage).
  *
  * The same listener times the event loop's read turns for the timestamp error bound
@@ -504,6 +505,7 @@ function stampingConnector(timeoutMs: number, onConnect?: (socket: Socket) => vo
       if (socket) {
         // One closure per connection, none per read.
         socket.prependListener('readable', () => stampRead(socket));
+        deliverReadsDirectly(socket);
         onConnect?.(socket);
       }
       connecting = socket ?? null;
