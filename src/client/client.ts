@@ -390,8 +390,8 @@ function errorDetail(err: Error): string {
  * time, not the time its turn came in our processing. undici reads a socket when it emits
  * 'readable' (emitted from inside the read itself: direct-reads.ts) and handles the bytes in
  * one synchronous pass; a listener put before undici's stamps the read first, and names the
- * socket, so a response can tell which connection it came on. No allocation per read (expiring a stamp with a microtask cost a sixth of the
- * generator's garbage).
+ * socket, so a response can tell which connection it came on. No allocation per read
+ * (expiring a stamp with a microtask cost a sixth of the generator's garbage).
  *
  * The same listener times the event loop's read turns for the timestamp error bound
  * (src/metrics/loop-turns.ts): the first read of a poll phase opens a turn and queues one
