@@ -1,11 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { connect as connectTls, createServer as createTlsServer } from 'node:tls';
 import { deliverReadsDirectly } from '../../src/client/direct-reads.js';
+import { selfSignedCert } from '../fixtures/self-signed.js';
 
 /**
  * A real loopback socket read the way undici reads one (on 'readable', read() until null), with
@@ -107,37 +104,20 @@ test('read(0) takes no chunk', async () => {
 });
 
 test('a TLS socket is read the same way: its decrypted reads reach the reader at once, and it ends', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'loadgate-direct-tls-'));
-  try {
-    execFileSync(
-      '/usr/bin/openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')].concat([
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ]),
-      { stdio: 'ignore' },
-    );
-    const cert = readFileSync(join(dir, 'cert.pem'));
-    const tlsServer = createTlsServer({ key: readFileSync(join(dir, 'key.pem')), cert });
-    const peerP = once(tlsServer, 'secureConnection').then(([s]) => s as Socket);
-    tlsServer.listen(0, '127.0.0.1');
-    await once(tlsServer, 'listening');
-    const socket = connectTls({ host: '127.0.0.1', port: (tlsServer.address() as { port: number }).port, ca: cert });
-    await once(socket, 'secureConnect');
-    const r = attach(socket, true);
-    const peer = await peerP;
-    await writeEach(peer, r, ['secret', 'stream']);
-    peer.end();
-    await r.ended;
-    expect(r.chunks).toEqual(['secret', 'stream']);
-    expect(r.buffered.slice(0, 2)).toEqual([0, 0]);
-    socket.destroy();
-    tlsServer.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { key, cert } = selfSignedCert();
+  const tlsServer = createTlsServer({ key, cert });
+  const peerP = once(tlsServer, 'secureConnection').then(([s]) => s as Socket);
+  tlsServer.listen(0, '127.0.0.1');
+  await once(tlsServer, 'listening');
+  const socket = connectTls({ host: '127.0.0.1', port: (tlsServer.address() as { port: number }).port, ca: cert });
+  await once(socket, 'secureConnect');
+  const r = attach(socket, true);
+  const peer = await peerP;
+  await writeEach(peer, r, ['secret', 'stream']);
+  peer.end();
+  await r.ended;
+  expect(r.chunks).toEqual(['secret', 'stream']);
+  expect(r.buffered.slice(0, 2)).toEqual([0, 0]);
+  socket.destroy();
+  tlsServer.close();
 });

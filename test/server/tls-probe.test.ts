@@ -3,43 +3,24 @@
  * TCP connect and from the request round trip. A self-signed certificate is made at test time
  * with openssl; the probe is called as src/run/server-watch.ts calls it, trusting that certificate.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Server } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { probeNetwork } from '../../src/server/network.js';
 import { NETWORK_PROBES } from '../../src/run/server-watch.js';
 import { startDelayProxy, type DelayProxy } from '../fixtures/delay-proxy.js';
+import { selfSignedCert } from '../fixtures/self-signed.js';
 
 const TIMEOUT_MS = 5000;
-let dir: string;
 let key: string;
 let cert: string;
 const servers: Server[] = [];
 let proxy: DelayProxy | undefined;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'loadgate-tls-'));
-  execFileSync(
-    '/usr/bin/openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')].concat([
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost',
-    ]),
-    { stdio: 'ignore' },
-  );
-  key = readFileSync(join(dir, 'key.pem'), 'utf8');
-  cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+  ({ key, cert } = selfSignedCert());
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(async () => {
   await proxy?.close();
   proxy = undefined;
