@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { writeTinyLlama } from '../test/fixtures/gguf.mjs';
 import { llamaUnavailable } from '../test/fixtures/llama-server.mjs';
 import { LOADGATE, loadAverage, machine, serviceTime, specHead, startEngine } from './llama-bench.mjs';
-import { spreadText } from './spread.mjs';
+import { SPREAD_FIGURES, spreadText } from './spread.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -140,7 +140,7 @@ async function main() {
   const metrics = paths.map((p) => JSON.parse(readFileSync(p, 'utf8')).metrics);
   metrics.forEach((m, i) =>
     console.log(
-      `run ${i + 1}: ${m.ttft_ms.count} requests · TTFT p95 ${m.ttft_ms.p95.toFixed(1)} · TPOT p50 ${m.tpot_ms.p50.toFixed(1)} · TPOT p95 ${m.tpot_ms.p95.toFixed(1)} · E2E p95 ${m.e2e_ms.p95.toFixed(1)} · mean TPOT ${m.tpot_ms.mean.toFixed(2)} ms`,
+      `run ${i + 1}: ${m.ttft_ms.count} requests · ${SPREAD_FIGURES.map(([label, of]) => `${label} ${of(m).toFixed(2)}`).join(' · ')} ms`,
     ),
   );
   console.log(`\nbetween-run CV over the ${paths.length} runs: ${spreadText(metrics)}`);

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect as connectTls, createServer as createTlsServer } from 'node:tls';
 import { deliverReadsDirectly } from '../../src/client/direct-reads.js';
 import { selfSignedCert } from '../fixtures/self-signed.js';
@@ -46,12 +47,18 @@ async function reader(direct: boolean, reading = () => true): Promise<Reader> {
   return attach(socket, direct, reading);
 }
 
-/** Writes each piece and waits until the reader holds it (or, when it is not reading, a moment). */
+/** Polls every 2 ms, for at most 400 ms, until `done()`. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await sleep(2);
+}
+
+/** Writes each piece and waits until the reader holds it (or, when it is not reading, 10 ms). */
 async function writeEach(peer: Socket, r: Reader, pieces: string[], wait = true): Promise<void> {
   for (const piece of pieces) {
     peer.write(piece);
     const want = r.chunks.join('').length + piece.length;
-    for (let i = 0; i < 200 && (wait ? r.chunks.join('').length < want : i < 5); i++) await new Promise((res) => setTimeout(res, 2));
+    if (wait) await until(() => r.chunks.join('').length >= want);
+    else await sleep(10);
   }
 }
 
@@ -82,7 +89,7 @@ test('a reader that stops reading loses nothing: chunks wait, in order, and the 
   await writeEach(peer, r, ['one', 'two', 'three'], false);
   peer.end();
   // The end arrives while three chunks are still queued: they go ahead of it into Node's buffer.
-  for (let i = 0; i < 200 && r.socket.readableLength < 'onetwothree'.length; i++) await new Promise((res) => setTimeout(res, 2));
+  await until(() => r.socket.readableLength >= 'onetwothree'.length);
   expect(r.chunks).toEqual([]);
   expect(r.socket.readableLength).toBe('onetwothree'.length);
   reading = true;

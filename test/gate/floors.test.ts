@@ -30,6 +30,10 @@ function fastEngine(seed: number, slowdown = 1): Result {
 }
 
 const base = fastEngine(1);
+/** The default rules under the fixed floors they had before (FIXED_FLOOR_MS), for comparison. */
+const fixedFloors = resolveGate({
+  latency: Object.fromEntries(Object.entries(FIXED_FLOOR_MS).map(([k, ms]) => [k, { max_increase_ms: ms }])),
+});
 
 test('a 50 % TTFT and TPOT slowdown of a 30 ms-TTFT engine fails the default gate; the fixed floors hid it', () => {
   // Halving a llama.cpp server's threads raised its TTFT p95 by ~53 % and TPOT p50 by ~46 %, and
@@ -50,10 +54,7 @@ test('a 50 % TTFT and TPOT slowdown of a 30 ms-TTFT engine fails the default gat
   expect(ttft.threshold!).toBeGreaterThanOrEqual(FLOOR_ERROR_MULTIPLE * e);
   expect(ttft.threshold!).toBeLessThan(FLOOR_ERROR_MULTIPLE * e + 0.2);
   // The same pair under the old fixed floors (20 ms, 2 ms) passes TTFT p95 and TPOT p50: the change is within them.
-  const fixed = resolveGate({
-    latency: Object.fromEntries(Object.entries(FIXED_FLOOR_MS).map(([k, ms]) => [k, { max_increase_ms: ms }])),
-  });
-  const old = compare(base, slow, fixed);
+  const old = compare(base, slow, fixedFloors);
   for (const id of ['latency.ttft_p95', 'latency.tpot_p50']) expect(rule(old, id).status).toBe('pass');
 });
 
@@ -83,10 +84,7 @@ test('a 30 % slowdown of the same engine: within the assumed spread of two singl
     const r = rule(measured, id);
     if (r.status !== 'fail') throw new Error(`${id} ${r.status}: ${r.limit}: ${r.reason}`);
   }
-  const fixed = resolveGate({
-    latency: Object.fromEntries(Object.entries(FIXED_FLOOR_MS).map(([k, ms]) => [k, { max_increase_ms: ms }])),
-  });
-  const old = compare(base, slow, fixed, { calibration });
+  const old = compare(base, slow, fixedFloors, { calibration });
   for (const id of ['latency.ttft_p95', 'latency.tpot_p50', 'latency.tpot_p95']) expect(rule(old, id).status).toBe('pass');
 });
 
