@@ -85,22 +85,23 @@ const share = (a, b) => (b > 0 ? `${a}/${b} (${f((100 * a) / b, 0)} %)` : 'none'
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
 const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 
+/** [client record, server's record] of each of the window's successful requests whose first token the server recorded. */
+function* joined(records, truth) {
+  for (const r of records) {
+    const t = truth.get(r.request_id);
+    if (r.in_window && r.outcome === 'ok' && t && t.first_token !== null) yield [r, t];
+  }
+}
+
 /** [client TTFT, true TTFT, truth first-token write time] of the window's successful requests, for --dump. */
 function ttftPairs(records, truth) {
-  return records.flatMap((r) => {
-    const t = truth.get(r.request_id);
-    return r.in_window && r.outcome === 'ok' && t && t.first_token !== null
-      ? [[r.t_first - r.t_sched, t.first_token - r.t_sched, t.first_token]]
-      : [];
-  });
+  return [...joined(records, truth)].map(([r, t]) => [r.t_first - r.t_sched, t.first_token - r.t_sched, t.first_token]);
 }
 
 /** [truth write time, client − truth] of every first and last token of the window's successful requests, in write order. */
 function timeline(records, truth) {
   const out = [];
-  for (const r of records) {
-    const t = truth.get(r.request_id);
-    if (!r.in_window || r.outcome !== 'ok' || !t || t.first_token === null) continue;
+  for (const [r, t] of joined(records, truth)) {
     out.push([t.first_token, r.t_first - t.first_token], [t.last_token, r.t_last - t.last_token]);
   }
   return out.sort((x, y) => x[0] - y[0]);
@@ -109,9 +110,8 @@ function timeline(records, truth) {
 /** Every true inter-token gap of the window's successful requests (the sim's token write times), ascending. */
 function truthGaps(records, truth) {
   const gaps = [];
-  for (const r of records) {
-    const times = truth.get(r.request_id)?.token_times;
-    if (!r.in_window || r.outcome !== 'ok' || !times) continue;
+  for (const [, { token_times: times }] of joined(records, truth)) {
+    if (!times) continue;
     for (let i = 1; i < times.length; i++) gaps.push(times[i] - times[i - 1]);
   }
   return gaps.sort((x, y) => x - y);
@@ -157,9 +157,7 @@ function shiftRow(label, result, records, truth) {
   const te = result.generator.timestamp_error_ms;
   if (!te) return;
   const sides = { ttft: [[], []], e2e: [[], []] };
-  for (const r of records) {
-    const t = truth.get(r.request_id);
-    if (!r.in_window || r.outcome !== 'ok' || !t || t.first_token === null) continue;
+  for (const [r, t] of joined(records, truth)) {
     sides.ttft[0].push(r.t_first - r.t_sched);
     sides.ttft[1].push(t.first_token - r.t_sched);
     sides.e2e[0].push(r.t_last - r.t_sched);
@@ -199,9 +197,8 @@ function ownRow(label, result, records, truth) {
   const h = result.generator.timestamp_error_ms?.delivery_ms ?? 0;
   const misses = [];
   let n = 0;
-  for (const r of records) {
-    const t = truth.get(r.request_id);
-    if (!r.in_window || r.outcome !== 'ok' || !t || t.first_token === null || r.late_first_ms === undefined) continue;
+  for (const [r, t] of joined(records, truth)) {
+    if (r.late_first_ms === undefined) continue;
     n++;
     const over = r.t_first - t.first_token - (r.late_first_ms + h);
     if (over > 0.001) misses.push(over);
