@@ -1,10 +1,14 @@
-import type { SweepDocument } from '../../src/capacity/document.js';
 import { runSweep } from '../../src/sweep/run.js';
-import { CAPACITY, simSweepSpec } from './helpers.js';
+import { CAPACITY, pointTable, simSweepSpec } from './helpers.js';
 
-/** Goodput target 95 %: a point of ~60 requests may lose two to a scheduling hiccup of a busy machine without failing. */
+/**
+ * Goodput target 95 %: a point of ~60 requests may lose two to a scheduling hiccup of a busy
+ * machine without failing. A larger stall fails it: the fine ladder's lightest point (0.88 × the
+ * ceiling) has a TTFT p99 of 65–80 ms against the 150 ms SLO, and among six load tests on two
+ * cores a stall of the client or the simulator once took it past that. So this file runs with the
+ * timed runs, two at a time (test/timed-files.json), where it has a core whenever it wakes.
+ */
 const SLO = '{ ttft_ms: 150 }';
-const points = (d: SweepDocument) => d.analysis.points.map((p) => `${p.load}: ${p.goodput_fraction}`).join(', ');
 
 test('capacity at SLO by bisection from a coarse ladder is within 10 % of a brute-force fine sweep', async () => {
   // Coarse: two rates, then bisection between the last passing and the first failing to 5 %.
@@ -26,10 +30,10 @@ test('capacity at SLO by bisection from a coarse ladder is within 10 % of a brut
   expect(c.rate_per_s).not.toBeNull();
   expect(c.resolution!).toBeLessThanOrEqual(0.05);
   const b = brute.analysis.capacity_at_slo;
-  expect(b.rate_per_s).not.toBeNull();
-  const ratio = c.rate_per_s! / b.rate_per_s!;
-  if (Math.abs(ratio - 1) >= 0.1)
-    throw new Error(`bisection ${c.rate_per_s} vs brute force ${b.rate_per_s}; coarse ${points(coarse)}; fine ${points(brute)}`);
+  if (b.rate_per_s === null || Math.abs(c.rate_per_s! / b.rate_per_s - 1) >= 0.1)
+    throw new Error(
+      `bisection ${c.rate_per_s} vs brute force ${b.rate_per_s}\ncoarse:\n${pointTable(coarse)}\nfine:\n${pointTable(brute)}`,
+    );
   // Goodput cannot outrun throughput: both sit at or below the engine's ceiling.
   expect(c.rate_per_s!).toBeLessThanOrEqual(CAPACITY * 1.05);
 }, 120_000);
