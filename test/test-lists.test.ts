@@ -1,9 +1,10 @@
 /**
  * The lists scripts/test.mjs runs the suite by: test/timed-files.json (the files that hold timed
  * runs to time compressed K-fold, to a change-point search or to an absolute SLO near the
- * engine's ceiling, two at a time after the load tests), test/solo-files.json (the files that measure the generator itself, a timed run's
- * validity included, or run a CPU-bound engine, one at a time, last) and test/load-order.json (the order the load tests
- * start in, slowest first). A file in no list is a load test: it runs six at a time.
+ * engine's ceiling, two at a time after the load tests), test/solo-files.json (the files that
+ * measure the generator itself, a timed run's validity included, or run a CPU-bound engine, one
+ * at a time, last) and test/load-order.json (the order the load tests start in, slowest first).
+ * A file in no list is a load test: it runs six at a time.
  */
 import { existsSync, readFileSync } from 'node:fs';
 
