@@ -5,7 +5,7 @@ import { CAPACITY, pointTable, simSweepSpec } from './helpers.js';
  * Goodput target 95 %: a point of ~60 requests may lose two to a scheduling hiccup of a busy
  * machine without failing. A larger stall fails it: the fine ladder's lightest point (0.88 × the
  * ceiling) has a TTFT p99 of 65–80 ms against the 150 ms SLO, and among six load tests on two
- * cores a stall of the client or the simulator once took it past that. So this file runs with the
+ * cores a stall of the client or the simulator can take it past that. So this file runs with the
  * timed runs, two at a time (test/timed-files.json), where it has a core whenever it wakes.
  */
 const SLO = '{ ttft_ms: 150 }';
