@@ -44,25 +44,40 @@ load: {rate: 12, arrival: constant, warmup: 200ms, steady: 1s, cooldown: 0s}
     {},
   );
 
+/** Runs thrown away before the twenty nights; see the test. */
+const WARM_NIGHTS = 8;
+
 const loadgate = (args: string[]) => runCli(args, {}, 60_000);
 
 test('twenty nights, TPOT +25 % from night 11: history check finds a TPOT or E2E change point at 11 ± 1, and none in nights 0…10 that the runs can resolve', async () => {
   const files: string[] = [];
   const errorP99: number[] = []; // each night's timestamp error bound, p99 (ms)
+  const nights: string[] = []; // each night's figures, printed with a failure
+  // A real nightly starts each night in a fresh process, all nights alike. Here the nights share
+  // one process, whose first runs are slower while V8 compiles the client's and the fixture's
+  // paths: on a busy core, TTFT p95 17–23 ms in the first four runs against about 16 ms from the
+  // tenth on, a step the search rightly finds; after four runs the next six were still about
+  // 1 ms high. Eight runs thrown away first put every counted night past it.
+  for (let i = 0; i < WARM_NIGHTS; i++) await runBenchmark({ resolved: spec() });
   for (let night = 0; night < 20; night++) {
     tpotMs = night >= 11 ? 10 : 8;
     const result = await runBenchmark({ resolved: spec() });
     errorP99.push(result.generator.timestamp_error_ms?.p99 ?? 0);
+    const m = result.metrics;
+    nights.push(
+      `night ${night}: TTFT p95 ${m.ttft_ms?.p95} ms, TPOT p50 ${m.tpot_ms?.p50} ms, schedule lag p99 ${m.schedule_lag_ms?.p99} ms, timestamp error p99 ${errorP99[night]} ms`,
+    );
     expect(result.requests.window.by_class.ok).toBeGreaterThanOrEqual(10);
     const file = join(dir, `R${night}.json`);
     writeFileSync(file, JSON.stringify(result));
     files.push(file);
   }
+  const context = nights.join('\n');
   const all = await loadgate(['history', 'check', '--json', ...files]);
   expect(all.stderr).toBe('');
   const found = JSON.parse(all.stdout) as HistoryCheck;
   const step = found.change_points.filter((c) => /^(tpot|e2e)_/.test(c.metric) && Math.abs(c.index - 11) <= 1);
-  expect(step.length).toBeGreaterThanOrEqual(1);
+  expect([context, step.length >= 1]).toEqual([context, true]);
   for (const c of step) {
     expect(c.direction).toBe('worse');
     expect(c.p_value).toBeLessThanOrEqual(0.05);
@@ -82,6 +97,6 @@ test('twenty nights, TPOT +25 % from night 11: history check finds a TPOT or E2E
   const grain = maxOf(errorP99.slice(0, 11));
   const unresolvable = (c: HistoryCheck['change_points'][number]) =>
     !/^(ttft|tpot|e2e)_/.test(c.metric) && Math.abs(c.after - c.before) <= grain;
-  expect(unchanged.change_points.filter((c) => !unresolvable(c))).toEqual([]);
+  expect([context, unchanged.change_points.filter((c) => !unresolvable(c))]).toEqual([context, []]);
   expect(unchanged.series.filter((s) => s.searched).length).toBeGreaterThan(0); // it did search, and found nothing
 }, 120_000);
