@@ -1932,15 +1932,15 @@ var require_common = __commonJS({
       }
       return obj;
     };
-    exports2.shrinkBuf = function(buf, size) {
-      if (buf.length === size) {
-        return buf;
+    exports2.shrinkBuf = function(buf2, size) {
+      if (buf2.length === size) {
+        return buf2;
       }
-      if (buf.subarray) {
-        return buf.subarray(0, size);
+      if (buf2.subarray) {
+        return buf2.subarray(0, size);
       }
-      buf.length = size;
-      return buf;
+      buf2.length = size;
+      return buf2;
     };
     var fnTyped = {
       arraySet: function(dest, src, src_offs, len, dest_offs) {
@@ -2006,10 +2006,10 @@ var require_trees = __commonJS({
     var Z_BINARY = 0;
     var Z_TEXT = 1;
     var Z_UNKNOWN = 2;
-    function zero(buf) {
-      var len = buf.length;
+    function zero(buf2) {
+      var len = buf2.length;
       while (--len >= 0) {
-        buf[len] = 0;
+        buf2[len] = 0;
       }
     }
     var STORED_BLOCK = 0;
@@ -2288,13 +2288,13 @@ var require_trees = __commonJS({
       s.bi_buf = 0;
       s.bi_valid = 0;
     }
-    function copy_block(s, buf, len, header2) {
+    function copy_block(s, buf2, len, header2) {
       bi_windup(s);
       if (header2) {
         put_short(s, len);
         put_short(s, ~len);
       }
-      utils.arraySet(s.pending_buf, s.window, buf, len, s.pending);
+      utils.arraySet(s.pending_buf, s.window, buf2, len, s.pending);
       s.pending += len;
     }
     function smaller(tree, n2, m2, depth) {
@@ -2574,16 +2574,16 @@ var require_trees = __commonJS({
       s.bi_valid = 0;
       init_block(s);
     }
-    function _tr_stored_block(s, buf, stored_len, last) {
+    function _tr_stored_block(s, buf2, stored_len, last) {
       send_bits(s, (STORED_BLOCK << 1) + (last ? 1 : 0), 3);
-      copy_block(s, buf, stored_len, true);
+      copy_block(s, buf2, stored_len, true);
     }
     function _tr_align(s) {
       send_bits(s, STATIC_TREES << 1, 3);
       send_code(s, END_BLOCK, static_ltree);
       bi_flush(s);
     }
-    function _tr_flush_block(s, buf, stored_len, last) {
+    function _tr_flush_block(s, buf2, stored_len, last) {
       var opt_lenb, static_lenb;
       var max_blindex = 0;
       if (s.level > 0) {
@@ -2601,8 +2601,8 @@ var require_trees = __commonJS({
       } else {
         opt_lenb = static_lenb = stored_len + 5;
       }
-      if (stored_len + 4 <= opt_lenb && buf !== -1) {
-        _tr_stored_block(s, buf, stored_len, last);
+      if (stored_len + 4 <= opt_lenb && buf2 !== -1) {
+        _tr_stored_block(s, buf2, stored_len, last);
       } else if (s.strategy === Z_FIXED || static_lenb === opt_lenb) {
         send_bits(s, (STATIC_TREES << 1) + (last ? 1 : 0), 3);
         compress_block(s, static_ltree, static_dtree);
@@ -2643,13 +2643,13 @@ var require_trees = __commonJS({
 var require_adler32 = __commonJS({
   "node_modules/pako/lib/zlib/adler32.js"(exports2, module2) {
     "use strict";
-    function adler32(adler, buf, len, pos) {
+    function adler32(adler, buf2, len, pos) {
       var s1 = adler & 65535 | 0, s2 = adler >>> 16 & 65535 | 0, n2 = 0;
       while (len !== 0) {
         n2 = len > 2e3 ? 2e3 : len;
         len -= n2;
         do {
-          s1 = s1 + buf[pos++] | 0;
+          s1 = s1 + buf2[pos++] | 0;
           s2 = s2 + s1 | 0;
         } while (--n2);
         s1 %= 65521;
@@ -2677,11 +2677,11 @@ var require_crc32 = __commonJS({
       return table;
     }
     var crcTable = makeTable();
-    function crc32(crc, buf, len, pos) {
+    function crc32(crc, buf2, len, pos) {
       var t = crcTable, end2 = pos + len;
       crc ^= -1;
       for (var i = pos; i < end2; i++) {
-        crc = crc >>> 8 ^ t[(crc ^ buf[i]) & 255];
+        crc = crc >>> 8 ^ t[(crc ^ buf2[i]) & 255];
       }
       return crc ^ -1;
     }
@@ -2776,10 +2776,10 @@ var require_deflate = __commonJS({
     function rank(f) {
       return (f << 1) - (f > 4 ? 9 : 0);
     }
-    function zero(buf) {
-      var len = buf.length;
+    function zero(buf2) {
+      var len = buf2.length;
       while (--len >= 0) {
-        buf[len] = 0;
+        buf2[len] = 0;
       }
     }
     function flush_pending(strm) {
@@ -2813,7 +2813,7 @@ var require_deflate = __commonJS({
       s.pending_buf[s.pending++] = b2 >>> 8 & 255;
       s.pending_buf[s.pending++] = b2 & 255;
     }
-    function read_buf(strm, buf, start, size) {
+    function read_buf(strm, buf2, start, size) {
       var len = strm.avail_in;
       if (len > size) {
         len = size;
@@ -2822,11 +2822,11 @@ var require_deflate = __commonJS({
         return 0;
       }
       strm.avail_in -= len;
-      utils.arraySet(buf, strm.input, strm.next_in, len, start);
+      utils.arraySet(buf2, strm.input, strm.next_in, len, start);
       if (strm.state.wrap === 1) {
-        strm.adler = adler32(strm.adler, buf, len, start);
+        strm.adler = adler32(strm.adler, buf2, len, start);
       } else if (strm.state.wrap === 2) {
-        strm.adler = crc32(strm.adler, buf, len, start);
+        strm.adler = crc32(strm.adler, buf2, len, start);
       }
       strm.next_in += len;
       strm.total_in += len;
@@ -3789,7 +3789,7 @@ var require_strings = __commonJS({
     var q;
     _utf8len[254] = _utf8len[254] = 1;
     exports2.string2buf = function(str3) {
-      var buf, c, c2, m_pos, i, str_len = str3.length, buf_len = 0;
+      var buf2, c, c2, m_pos, i, str_len = str3.length, buf_len = 0;
       for (m_pos = 0; m_pos < str_len; m_pos++) {
         c = str3.charCodeAt(m_pos);
         if ((c & 64512) === 55296 && m_pos + 1 < str_len) {
@@ -3801,7 +3801,7 @@ var require_strings = __commonJS({
         }
         buf_len += c < 128 ? 1 : c < 2048 ? 2 : c < 65536 ? 3 : 4;
       }
-      buf = new utils.Buf8(buf_len);
+      buf2 = new utils.Buf8(buf_len);
       for (i = 0, m_pos = 0; i < buf_len; m_pos++) {
         c = str3.charCodeAt(m_pos);
         if ((c & 64512) === 55296 && m_pos + 1 < str_len) {
@@ -3812,51 +3812,51 @@ var require_strings = __commonJS({
           }
         }
         if (c < 128) {
-          buf[i++] = c;
+          buf2[i++] = c;
         } else if (c < 2048) {
-          buf[i++] = 192 | c >>> 6;
-          buf[i++] = 128 | c & 63;
+          buf2[i++] = 192 | c >>> 6;
+          buf2[i++] = 128 | c & 63;
         } else if (c < 65536) {
-          buf[i++] = 224 | c >>> 12;
-          buf[i++] = 128 | c >>> 6 & 63;
-          buf[i++] = 128 | c & 63;
+          buf2[i++] = 224 | c >>> 12;
+          buf2[i++] = 128 | c >>> 6 & 63;
+          buf2[i++] = 128 | c & 63;
         } else {
-          buf[i++] = 240 | c >>> 18;
-          buf[i++] = 128 | c >>> 12 & 63;
-          buf[i++] = 128 | c >>> 6 & 63;
-          buf[i++] = 128 | c & 63;
+          buf2[i++] = 240 | c >>> 18;
+          buf2[i++] = 128 | c >>> 12 & 63;
+          buf2[i++] = 128 | c >>> 6 & 63;
+          buf2[i++] = 128 | c & 63;
         }
       }
-      return buf;
+      return buf2;
     };
-    function buf2binstring(buf, len) {
+    function buf2binstring(buf2, len) {
       if (len < 65534) {
-        if (buf.subarray && STR_APPLY_UIA_OK || !buf.subarray && STR_APPLY_OK) {
-          return String.fromCharCode.apply(null, utils.shrinkBuf(buf, len));
+        if (buf2.subarray && STR_APPLY_UIA_OK || !buf2.subarray && STR_APPLY_OK) {
+          return String.fromCharCode.apply(null, utils.shrinkBuf(buf2, len));
         }
       }
       var result2 = "";
       for (var i = 0; i < len; i++) {
-        result2 += String.fromCharCode(buf[i]);
+        result2 += String.fromCharCode(buf2[i]);
       }
       return result2;
     }
-    exports2.buf2binstring = function(buf) {
-      return buf2binstring(buf, buf.length);
+    exports2.buf2binstring = function(buf2) {
+      return buf2binstring(buf2, buf2.length);
     };
     exports2.binstring2buf = function(str3) {
-      var buf = new utils.Buf8(str3.length);
-      for (var i = 0, len = buf.length; i < len; i++) {
-        buf[i] = str3.charCodeAt(i);
+      var buf2 = new utils.Buf8(str3.length);
+      for (var i = 0, len = buf2.length; i < len; i++) {
+        buf2[i] = str3.charCodeAt(i);
       }
-      return buf;
+      return buf2;
     };
-    exports2.buf2string = function(buf, max2) {
+    exports2.buf2string = function(buf2, max2) {
       var i, out2, c, c_len;
-      var len = max2 || buf.length;
+      var len = max2 || buf2.length;
       var utf16buf = new Array(len * 2);
       for (out2 = 0, i = 0; i < len; ) {
-        c = buf[i++];
+        c = buf2[i++];
         if (c < 128) {
           utf16buf[out2++] = c;
           continue;
@@ -3869,7 +3869,7 @@ var require_strings = __commonJS({
         }
         c &= c_len === 2 ? 31 : c_len === 3 ? 15 : 7;
         while (c_len > 1 && i < len) {
-          c = c << 6 | buf[i++] & 63;
+          c = c << 6 | buf2[i++] & 63;
           c_len--;
         }
         if (c_len > 1) {
@@ -3886,14 +3886,14 @@ var require_strings = __commonJS({
       }
       return buf2binstring(utf16buf, out2);
     };
-    exports2.utf8border = function(buf, max2) {
+    exports2.utf8border = function(buf2, max2) {
       var pos;
-      max2 = max2 || buf.length;
-      if (max2 > buf.length) {
-        max2 = buf.length;
+      max2 = max2 || buf2.length;
+      if (max2 > buf2.length) {
+        max2 = buf2.length;
       }
       pos = max2 - 1;
-      while (pos >= 0 && (buf[pos] & 192) === 128) {
+      while (pos >= 0 && (buf2[pos] & 192) === 128) {
         pos--;
       }
       if (pos < 0) {
@@ -3902,7 +3902,7 @@ var require_strings = __commonJS({
       if (pos === 0) {
         return max2;
       }
-      return pos + _utf8len[buf[pos]] > max2 ? pos : max2;
+      return pos + _utf8len[buf2[pos]] > max2 ? pos : max2;
     };
   }
 });
@@ -6249,9 +6249,9 @@ var require_umd = __commonJS({
           return ptr;
         }
         extendedExports.__newString = __newString;
-        function __newArrayBuffer(buf) {
-          if (buf == null) return 0;
-          const bufview = new Uint8Array(buf);
+        function __newArrayBuffer(buf2) {
+          if (buf2 == null) return 0;
+          const bufview = new Uint8Array(buf2);
           const ptr = __new(bufview.length, ARRAYBUFFER_ID);
           const U8 = new Uint8Array(memory.buffer);
           U8.set(bufview, ptr);
@@ -6295,24 +6295,24 @@ var require_umd = __commonJS({
           const align = getValueAlign(info);
           const isArrayLike = typeof input !== "number";
           const length = isArrayLike ? input.length : input;
-          const buf = __new(length << align, info & STATICARRAY ? id : ARRAYBUFFER_ID);
+          const buf2 = __new(length << align, info & STATICARRAY ? id : ARRAYBUFFER_ID);
           let result2;
           if (info & STATICARRAY) {
-            result2 = buf;
+            result2 = buf2;
           } else {
-            __pin(buf);
+            __pin(buf2);
             const arr = __new(info & ARRAY ? ARRAY_SIZE : ARRAYBUFFERVIEW_SIZE, id);
-            __unpin(buf);
+            __unpin(buf2);
             const U32 = new Uint32Array(memory.buffer);
-            U32[arr + ARRAYBUFFERVIEW_BUFFER_OFFSET >>> 2] = buf;
-            U32[arr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2] = buf;
+            U32[arr + ARRAYBUFFERVIEW_BUFFER_OFFSET >>> 2] = buf2;
+            U32[arr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2] = buf2;
             U32[arr + ARRAYBUFFERVIEW_BYTELENGTH_OFFSET >>> 2] = length << align;
             if (info & ARRAY) U32[arr + ARRAY_LENGTH_OFFSET >>> 2] = length;
             result2 = arr;
           }
           if (isArrayLike) {
             const view = getView(align, info & VAL_SIGNED, info & VAL_FLOAT);
-            const start = buf >>> align;
+            const start = buf2 >>> align;
             if (info & VAL_MANAGED) {
               for (let i = 0; i < length; ++i) {
                 view[start + i] = input[i];
@@ -6329,9 +6329,9 @@ var require_umd = __commonJS({
           const id = U32[arr + ID_OFFSET >>> 2];
           const info = getArrayInfo(id);
           const align = getValueAlign(info);
-          let buf = info & STATICARRAY ? arr : U32[arr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2];
-          const length = info & ARRAY ? U32[arr + ARRAY_LENGTH_OFFSET >>> 2] : U32[buf + SIZE_OFFSET >>> 2] >>> align;
-          return getView(align, info & VAL_SIGNED, info & VAL_FLOAT).subarray(buf >>>= align, buf + length);
+          let buf2 = info & STATICARRAY ? arr : U32[arr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2];
+          const length = info & ARRAY ? U32[arr + ARRAY_LENGTH_OFFSET >>> 2] : U32[buf2 + SIZE_OFFSET >>> 2] >>> align;
+          return getView(align, info & VAL_SIGNED, info & VAL_FLOAT).subarray(buf2 >>>= align, buf2 + length);
         }
         extendedExports.__getArrayView = __getArrayView;
         function __getArray(arr) {
@@ -16706,14 +16706,14 @@ var require_binary = __commonJS({
       stringify({ comment, type, value: value2 }, ctx, onComment, onChompKeep) {
         if (!value2)
           return "";
-        const buf = value2;
+        const buf2 = value2;
         let str3;
         if (typeof node_buffer.Buffer === "function") {
-          str3 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
+          str3 = buf2 instanceof node_buffer.Buffer ? buf2.toString("base64") : node_buffer.Buffer.from(buf2.buffer).toString("base64");
         } else if (typeof btoa === "function") {
           let s = "";
-          for (let i = 0; i < buf.length; ++i)
-            s += String.fromCharCode(buf[i]);
+          for (let i = 0; i < buf2.length; ++i)
+            s += String.fromCharCode(buf2[i]);
           str3 = btoa(s);
         } else {
           throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
@@ -22914,9 +22914,9 @@ var require_util2 = __commonJS({
                   controller.byobRequest?.respond(0);
                 });
               } else {
-                const buf = Buffer.isBuffer(value2) ? value2 : Buffer.from(value2);
-                if (buf.byteLength) {
-                  return controller.enqueue(new Uint8Array(buf));
+                const buf2 = Buffer.isBuffer(value2) ? value2 : Buffer.from(value2);
+                if (buf2.byteLength) {
+                  return controller.enqueue(new Uint8Array(buf2));
                 } else {
                   return this.pull(controller);
                 }
@@ -29116,16 +29116,16 @@ var require_formdata_parser = __commonJS({
       }
       return input.subarray(position.position, position.position = start);
     }
-    function removeChars(buf, leading, trailing, predicate) {
+    function removeChars(buf2, leading, trailing, predicate) {
       let lead = 0;
-      let trail = buf.length - 1;
+      let trail = buf2.length - 1;
       if (leading) {
-        while (lead < buf.length && predicate(buf[lead])) lead++;
+        while (lead < buf2.length && predicate(buf2[lead])) lead++;
       }
       if (trailing) {
-        while (trail > 0 && predicate(buf[trail])) trail--;
+        while (trail > 0 && predicate(buf2[trail])) trail--;
       }
-      return lead === 0 && trail === buf.length - 1 ? buf : buf.subarray(lead, trail + 1);
+      return lead === 0 && trail === buf2.length - 1 ? buf2 : buf2.subarray(lead, trail + 1);
     }
     function bufferStartsWith(buffer, start, position) {
       if (buffer.length < start.length) {
@@ -29396,17 +29396,17 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
               switch (mimeType.essence) {
                 case "multipart/form-data": {
                   const parsed = multipartFormDataParser(value2, mimeType);
-                  const fd = new FormData();
-                  setFormDataState(fd, parsed);
-                  return fd;
+                  const fd2 = new FormData();
+                  setFormDataState(fd2, parsed);
+                  return fd2;
                 }
                 case "application/x-www-form-urlencoded": {
                   const entries = new URLSearchParams(value2.toString());
-                  const fd = new FormData();
+                  const fd2 = new FormData();
                   for (const [name2, value3] of entries) {
-                    fd.append(name2, value3);
+                    fd2.append(name2, value3);
                   }
-                  return fd;
+                  return fd2;
                 }
               }
             }
@@ -29826,8 +29826,8 @@ var require_client_h1 = __commonJS({
        * @param {Buffer} buf
        * @returns {0}
        */
-      onStatus(buf) {
-        this.statusText = buf.toString();
+      onStatus(buf2) {
+        this.statusText = buf2.toString();
         return 0;
       }
       /**
@@ -29853,40 +29853,40 @@ var require_client_h1 = __commonJS({
        * @param {Buffer} buf
        * @returns {number}
        */
-      onHeaderField(buf) {
+      onHeaderField(buf2) {
         const len = this.headers.length;
         if ((len & 1) === 0) {
-          this.headers.push(buf);
+          this.headers.push(buf2);
         } else {
-          this.headers[len - 1] = Buffer.concat([this.headers[len - 1], buf]);
+          this.headers[len - 1] = Buffer.concat([this.headers[len - 1], buf2]);
         }
-        this.trackHeader(buf.length);
+        this.trackHeader(buf2.length);
         return 0;
       }
       /**
        * @param {Buffer} buf
        * @returns {number}
        */
-      onHeaderValue(buf) {
+      onHeaderValue(buf2) {
         let len = this.headers.length;
         if ((len & 1) === 1) {
-          this.headers.push(buf);
+          this.headers.push(buf2);
           len += 1;
         } else {
-          this.headers[len - 1] = Buffer.concat([this.headers[len - 1], buf]);
+          this.headers[len - 1] = Buffer.concat([this.headers[len - 1], buf2]);
         }
         const key = this.headers[len - 2];
         if (key.length === 10) {
           const headerName = util.bufferToLowerCasedHeaderName(key);
           if (headerName === "keep-alive") {
-            this.keepAlive += buf.toString();
+            this.keepAlive += buf2.toString();
           } else if (headerName === "connection") {
-            this.connection += buf.toString();
+            this.connection += buf2.toString();
           }
         } else if (key.length === 14 && util.bufferToLowerCasedHeaderName(key) === "content-length") {
-          this.contentLength += buf.toString();
+          this.contentLength += buf2.toString();
         }
-        this.trackHeader(buf.length);
+        this.trackHeader(buf2.length);
         return 0;
       }
       /**
@@ -30026,7 +30026,7 @@ var require_client_h1 = __commonJS({
        * @param {Buffer} buf
        * @returns {number}
        */
-      onBody(buf) {
+      onBody(buf2) {
         const { client, socket, statusCode, maxResponseSize } = this;
         if (socket.destroyed) {
           return -1;
@@ -30040,12 +30040,12 @@ var require_client_h1 = __commonJS({
           }
         }
         assert(statusCode >= 200);
-        if (maxResponseSize > -1 && this.bytesRead + buf.length > maxResponseSize) {
+        if (maxResponseSize > -1 && this.bytesRead + buf2.length > maxResponseSize) {
           util.destroy(socket, new ResponseExceededMaxSizeError());
           return -1;
         }
-        this.bytesRead += buf.length;
-        if (request4.onData(buf) === false) {
+        this.bytesRead += buf2.length;
+        if (request4.onData(buf2) === false) {
           return constants2.ERROR.PAUSED;
         }
         return 0;
@@ -34403,38 +34403,38 @@ var ReadFileError = class extends Error {
   tooLarge;
 };
 function readFileCapped(path2, maxBytes, caps = {}) {
-  let fd;
+  let fd2;
   try {
-    fd = openSync(path2, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd2 = openSync(path2, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     throw new ReadFileError(failure(err));
   }
   try {
-    const st = fstatSync(fd);
+    const st = fstatSync(fd2);
     if (st.isDirectory()) throw new ReadFileError("is a directory");
     if (!st.isFile()) throw new ReadFileError("is not a regular file (a device, pipe or socket)");
     if (st.size > maxBytes) throw new ReadFileError(`is larger than ${bytes(maxBytes)}`, true);
-    return readCapped(fd, maxBytes, caps.maxLines ?? Infinity);
+    return readCapped(fd2, maxBytes, caps.maxLines ?? Infinity);
   } catch (err) {
     if (err instanceof ReadFileError) throw err;
     throw new ReadFileError(failure(err));
   } finally {
-    closeSync(fd);
+    closeSync(fd2);
   }
 }
-function readCapped(fd, maxBytes, maxLines) {
-  const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, 1 << 20));
+function readCapped(fd2, maxBytes, maxLines) {
+  const buf2 = Buffer.allocUnsafe(Math.min(maxBytes + 1, 1 << 20));
   const parts = [];
   let total = 0;
   let lines = 0;
   for (; ; ) {
-    const n2 = readSync(fd, buf, 0, buf.length, null);
+    const n2 = readSync(fd2, buf2, 0, buf2.length, null);
     if (n2 === 0) break;
     total += n2;
     if (total > maxBytes) throw new ReadFileError(`is larger than ${bytes(maxBytes)}`, true);
-    for (let at = buf.indexOf(10); at !== -1 && at < n2; at = buf.indexOf(10, at + 1)) lines++;
+    for (let at = buf2.indexOf(10); at !== -1 && at < n2; at = buf2.indexOf(10, at + 1)) lines++;
     if (lines > maxLines) throw new ReadFileError(`has more than ${figure(maxLines)} lines`, true);
-    parts.push(Buffer.from(buf.subarray(0, n2)));
+    parts.push(Buffer.from(buf2.subarray(0, n2)));
   }
   return Buffer.concat(parts, total).toString("utf8");
 }
@@ -36207,18 +36207,18 @@ function writeFileAtomic(path2, text, what = "output file") {
 // src/result/records-file.ts
 function openRecordsFile(path2, what = "--records") {
   checkOutputPath(path2, what, { stream: true });
-  let fd;
+  let fd2;
   try {
-    fd = openSync3(path2, "w");
+    fd2 = openSync3(path2, "w");
   } catch (err) {
     throw new OutputFileError(`${what} ${path2}: cannot be opened (${err.code ?? "error"})`);
   }
-  const stream2 = createWriteStream(path2, { fd });
+  const stream2 = createWriteStream(path2, { fd: fd2 });
   let failed;
   stream2.on("error", (err) => {
     failed ??= `${what} ${path2}: writing the records failed (${err.code ?? err.message}); the records are incomplete`;
   });
-  const opened = fstatSync2(fd);
+  const opened = fstatSync2(fd2);
   const removed = () => {
     if (!opened.isFile()) return void 0;
     try {
@@ -36316,10 +36316,10 @@ function scanChunk(bytes2, start, stop, findings3) {
   return p === end ? OK : MALFORMED;
 }
 function skipWs() {
-  const buf = b;
+  const buf2 = b;
   let i = p;
   while (i < end) {
-    const c = buf[i];
+    const c = buf2[i];
     if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
     i++;
   }
@@ -36348,13 +36348,13 @@ function literal(word) {
   return true;
 }
 function string() {
-  const buf = b;
+  const buf2 = b;
   const stop = end;
   let i = p + 1;
   strStart = i;
   strEscaped = false;
   for (; i < stop; i++) {
-    const c = buf[i];
+    const c = buf2[i];
     if (c === QUOTE) {
       strEnd = i;
       p = i + 1;
@@ -36364,10 +36364,10 @@ function string() {
     if (c === BACKSLASH) {
       strEscaped = true;
       if (++i >= stop) return fail(MALFORMED);
-      const e = buf[i];
+      const e = buf2[i];
       if (e === 117) {
         if (stop - i < 5) return fail(MALFORMED);
-        for (let k = 1; k <= 4; k++) if (!isHex(buf[i + k])) return fail(MALFORMED);
+        for (let k = 1; k <= 4; k++) if (!isHex(buf2[i + k])) return fail(MALFORMED);
         i += 4;
       } else if (e !== QUOTE && e !== BACKSLASH && e !== 47 && e !== 98 && e !== 102 && e !== 110 && e !== 114 && e !== 116) {
         return fail(MALFORMED);
@@ -40606,6 +40606,33 @@ function deliverReadsDirectly(socket) {
   socket.read = (size) => size !== 0 && queue.length > 0 ? queue.shift() : nodeRead(size);
 }
 
+// src/client/run-delay.ts
+import { openSync as openSync4, readSync as readSync2 } from "node:fs";
+var fd;
+var buf = Buffer.alloc(80);
+function runDelayMs() {
+  if (fd === void 0) {
+    try {
+      fd = openSync4("/proc/thread-self/schedstat", "r");
+    } catch {
+      fd = null;
+    }
+  }
+  if (fd === null) return 0;
+  let n2;
+  try {
+    n2 = readSync2(fd, buf, 0, buf.length, 0);
+  } catch {
+    fd = null;
+    return 0;
+  }
+  let i = buf.indexOf(32);
+  if (i < 0 || i >= n2) return 0;
+  let ns = 0;
+  for (i++; i < n2 && buf[i] >= 48 && buf[i] <= 57; i++) ns = ns * 10 + (buf[i] - 48);
+  return ns / 1e6;
+}
+
 // src/client/sse.ts
 var LF = 10;
 var CR = 13;
@@ -40645,37 +40672,37 @@ var SseFramer = class {
   oversize = false;
   push(chunk) {
     if (this.oversize) return;
-    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const len = buf.length;
+    const buf2 = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const len = buf2.length;
     let pos = 0;
     if (this.skipLF && len > 0) {
       this.skipLF = false;
-      if (buf[0] === LF) pos = 1;
+      if (buf2[0] === LF) pos = 1;
     }
     let nextLF = -2;
     let nextCR = -2;
     while (pos < len && !this.oversize) {
-      if (nextLF !== -1 && nextLF < pos) nextLF = buf.indexOf(LF, pos);
-      if (nextCR !== -1 && nextCR < pos) nextCR = buf.indexOf(CR, pos);
+      if (nextLF !== -1 && nextLF < pos) nextLF = buf2.indexOf(LF, pos);
+      if (nextCR !== -1 && nextCR < pos) nextCR = buf2.indexOf(CR, pos);
       const eol = nextCR === -1 ? nextLF : nextLF === -1 ? nextCR : Math.min(nextLF, nextCR);
       if (eol === -1) {
-        this.keep(buf, pos, len);
+        this.keep(buf2, pos, len);
         break;
       }
       if (this.carryLen > 0) {
-        this.keep(buf, pos, eol);
+        this.keep(buf2, pos, eol);
         if (this.oversize) return;
         const n2 = this.carryLen;
         this.carryLen = 0;
         this.line(this.carry, 0, n2);
         this.settleView();
       } else {
-        this.line(buf, pos, eol);
+        this.line(buf2, pos, eol);
       }
       pos = eol + 1;
-      if (buf[eol] === CR) {
+      if (buf2[eol] === CR) {
         if (pos < len) {
-          if (buf[pos] === LF) pos++;
+          if (buf2[pos] === LF) pos++;
         } else {
           this.skipLF = true;
         }
@@ -40698,28 +40725,28 @@ var SseFramer = class {
     this.dispatch();
   }
   /** Appends buf[s, e) to the carry buffer. */
-  keep(buf, s, e) {
+  keep(buf2, s, e) {
     if (this.tooLong(this.carryLen + (e - s))) return;
-    this.carry = append(this.carry, this.carryLen, buf, s, e);
+    this.carry = append(this.carry, this.carryLen, buf2, s, e);
     this.carryLen += e - s;
   }
   /** Interprets one line, buf[s, e) without its terminator. */
-  line(buf, s, e) {
+  line(buf2, s, e) {
     if (this.firstLine) {
       this.firstLine = false;
-      if (e - s >= 3 && buf[s] === 239 && buf[s + 1] === 187 && buf[s + 2] === 191) s += 3;
+      if (e - s >= 3 && buf2[s] === 239 && buf2[s + 1] === 187 && buf2[s + 2] === 191) s += 3;
     }
     if (s === e) {
       this.dispatch();
       return;
     }
-    const first = buf[s];
+    const first = buf2[s];
     if (first === COLON) return;
-    if (first === DATA[0] && isField(buf, s, e, DATA)) {
-      const v = valueStart(buf, s + DATA.length, e);
+    if (first === DATA[0] && isField(buf2, s, e, DATA)) {
+      const v = valueStart(buf2, s + DATA.length, e);
       if (!this.hasData) {
         if (this.tooLong(e - v)) return;
-        this.view = buf;
+        this.view = buf2;
         this.viewStart = v;
         this.viewEnd = e;
         this.hasData = true;
@@ -40729,11 +40756,11 @@ var SseFramer = class {
       this.data = append(this.data, this.dataLen, NEWLINE, 0, 1);
       this.dataLen++;
       if (this.tooLong(this.dataLen + (e - v))) return;
-      this.data = append(this.data, this.dataLen, buf, v, e);
+      this.data = append(this.data, this.dataLen, buf2, v, e);
       this.dataLen += e - v;
-    } else if (first === EVENT[0] && isField(buf, s, e, EVENT)) {
-      const v = valueStart(buf, s + EVENT.length, e);
-      this.isError = e - v === ERROR2.length && buf.compare(ERROR2, 0, ERROR2.length, v, e) === 0;
+    } else if (first === EVENT[0] && isField(buf2, s, e, EVENT)) {
+      const v = valueStart(buf2, s + EVENT.length, e);
+      this.isError = e - v === ERROR2.length && buf2.compare(ERROR2, 0, ERROR2.length, v, e) === 0;
     }
   }
   /** Copies a pending view's bytes into `data`. */
@@ -40776,15 +40803,15 @@ function append(dst, at, src, s, e) {
   for (let k = s; k < e; k++) dst[at++] = src[k];
   return dst;
 }
-function isField(buf, s, e, name2) {
+function isField(buf2, s, e, name2) {
   const n2 = name2.length;
-  if (e - s < n2 || e - s > n2 && buf[s + n2] !== COLON) return false;
-  return buf.compare(name2, 0, n2, s, s + n2) === 0;
+  if (e - s < n2 || e - s > n2 && buf2[s + n2] !== COLON) return false;
+  return buf2.compare(name2, 0, n2, s, s + n2) === 0;
 }
-function valueStart(buf, afterName, e) {
+function valueStart(buf2, afterName, e) {
   if (afterName === e) return e;
   const v = afterName + 1;
-  return v < e && buf[v] === SPACE ? v + 1 : v;
+  return v < e && buf2[v] === SPACE ? v + 1 : v;
 }
 
 // src/client/client.ts
@@ -41073,6 +41100,7 @@ function endTurn() {
 var readLate = 0;
 var sampledAt = now();
 var sampledIdle = performance2.nodeTiming.idleTime;
+var sampledRunDelay = runDelayMs();
 var busySince = sampledAt;
 var turnEnds = [sampledAt, sampledAt];
 var turnCount = 0;
@@ -41081,7 +41109,12 @@ function checkPhaseBefore(t) {
 }
 function sampleIdle(t) {
   const idle = performance2.nodeTiming.idleTime;
-  if (idle > sampledIdle) busySince = Math.max(busySince, Math.min(t, sampledAt + (idle - sampledIdle)));
+  if (idle > sampledIdle) {
+    const runDelay = runDelayMs();
+    const ready = runDelay - sampledRunDelay;
+    sampledRunDelay = runDelay;
+    busySince = Math.max(busySince, Math.min(t, sampledAt + (idle - sampledIdle) - ready));
+  }
   sampledAt = t;
   sampledIdle = idle;
 }

@@ -9,6 +9,7 @@ import { now } from '../time.js';
 import { byteSize, DEFAULT_MAX_EVENT_BYTES } from './bounds.js';
 import { detailSanitizer } from './detail.js';
 import { deliverReadsDirectly } from './direct-reads.js';
+import { runDelayMs } from './run-delay.js';
 import { KeepAliveWatch, type KeepAliveFacts } from './keep-alive.js';
 import { answerText, errorMessage, newStreamEvent, readEvent, type Api, type StreamEvent } from './openai.js';
 import { SseFramer, type SseSink } from './sse.js';
@@ -445,18 +446,21 @@ function endTurn(): void {
  *   poll returns): sampled at s and again at a later u with Δ > 0 idle between, all of it lies in
  *   (s, u], so the last wait ended no earlier than s + Δ. Sampled where each read turn starts
  *   and ends (a 60 ns counter). At light load the loop idles between reads and this is the
- *   tight one.
+ *   tight one. But the wait ends when the thread runs again, not when the byte arrives: on a
+ *   busy core the woken thread first waits for the core, and libuv's clock books that wait as
+ *   idle too. The thread's run-queue wait (src/client/run-delay.ts) over the same span, W, holds
+ *   that wait whole, so the byte arrived no earlier than s + Δ − W. Where no schedstat exists,
+ *   W = 0.
  *
  * Unlike the turn-length figures of the result's chunk bound (src/result/timestamp-error.ts),
  * which describe a typical read, this bounds each read itself, so a request can carry it: when
  * late reads cluster in bursts, which are also when a server's tail forms, the requests in a
- * latency quantile's tail are the late ones, and their own bounds show it. A wake-up the OS
- * delays (a busy core) counts as idle here: the chunk bound covers that from the lateness of
- * timers and arrivals.
+ * latency quantile's tail are the late ones, and their own bounds show it.
  */
 let readLate = 0;
 let sampledAt = now();
 let sampledIdle = performance.nodeTiming.idleTime;
+let sampledRunDelay = runDelayMs();
 let busySince = sampledAt;
 /** When the last two read turns ended, by turn number modulo 2. */
 const turnEnds = [sampledAt, sampledAt];
@@ -473,7 +477,14 @@ export function checkPhaseBefore(t: number): void {
 
 function sampleIdle(t: number): void {
   const idle = performance.nodeTiming.idleTime;
-  if (idle > sampledIdle) busySince = Math.max(busySince, Math.min(t, sampledAt + (idle - sampledIdle)));
+  if (idle > sampledIdle) {
+    // The OS's share of the wait (see `busySince` above): read only after an idle wait, where
+    // the loop has time to spare, so a busy loop pays nothing for it.
+    const runDelay = runDelayMs();
+    const ready = runDelay - sampledRunDelay;
+    sampledRunDelay = runDelay;
+    busySince = Math.max(busySince, Math.min(t, sampledAt + (idle - sampledIdle) - ready));
+  }
   sampledAt = t;
   sampledIdle = idle;
 }
