@@ -33011,7 +33011,7 @@ var OTHER_DEFINITIONS = {
   pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included; for a request re-sent after a reused connection was closed under it, until the write that counted",
   reconnects: "requests re-sent, once, on a new connection because the server closed the reused kept-alive connection they were written on before any response; their latency still runs from the intended send time",
   window_cpu: "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time \u2212 the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
-  timestamp_error_ms: "how late a chunk's timestamp can be (p50/p90/p99), from the generator's own event loop: the wait for the loop to come round (read-turn residuals, arrival and probe lateness) plus the place in its own read turn, combined by a union bound",
+  timestamp_error_ms: "how far the timestamps can have moved a TTFT or E2E quantile (p50/p90/p99: each quantile less the same quantile of the requests less each one's own read bound), and how late one chunk's timestamp can be (chunk: the wait for the loop to come round, from read-turn residuals and arrival and probe lateness, plus the place in its own read turn, combined by a union bound), from the generator's own event loop",
   throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
   goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
   window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
@@ -33485,28 +33485,35 @@ function errorBound(r, p2, metric) {
     ],
     p2
   ) : 0;
-  const e = te ? atPercentile(
+  const at = (t) => atPercentile(
     [
-      [50, te.p50],
-      [90, te.p90],
-      [99, te.p99]
+      [50, t.p50],
+      [90, t.p90],
+      [99, t.p99]
     ],
     p2
-  ) : Math.max(tail(r.generator.event_loop_delay_ms), tail(r.generator.pool_wait_ms));
+  );
+  const fallback = Math.max(tail(r.generator.event_loop_delay_ms), tail(r.generator.pool_wait_ms));
+  const s = te ? at(te) : fallback;
+  const e = te?.chunk ? at(te.chunk) : s;
   const source = te ? "timestamp_error" : "lag_and_loop_delay";
   const shortest = Math.max(1, r.workload.output_tokens.delivered?.min ?? 1);
   const gap = Math.max(0, e - (te?.delivery_ms ?? 0));
   switch (metric) {
+    case "ttft":
+    case "e2e":
+      return { ms: Math.max(s, lagAt), source };
     case "ttft_from_send":
-      return { ms: e, source };
+    case "goodput":
+      return { ms: Math.max(s, e), source };
     case "itl":
       return { ms: gap, source };
     case "tpot":
       return { ms: gap / Math.max(1, shortest - 1), source };
     case "normalized_latency":
-      return { ms: Math.max(e, lagAt) / shortest, source };
+      return { ms: Math.max(s, e, lagAt) / shortest, source };
     default:
-      return { ms: Math.max(e, lagAt), source };
+      return { ms: Math.max(s, e, lagAt), source };
   }
 }
 var SOURCE_TEXT = {
@@ -33563,7 +33570,7 @@ function holdsDespite(rule2, b2) {
   return rule2.status === "fail" || rule2.status === "warn" ? rule2.current - b2 > rule2.threshold : rule2.current + b2 <= rule2.threshold;
 }
 function judgeGoodputTiming(rule2, cur, share2, confidence) {
-  const bound = errorBound(cur, 99, "e2e");
+  const bound = errorBound(cur, 99, "goodput");
   const tightest = Math.min(cur.goodput.slo.ttft_ms, cur.goodput.slo.e2e_ms);
   const timing = {
     bound_ms: bound.ms,
@@ -35116,13 +35123,22 @@ var PatternSectionSchema = Type.Object({
 });
 
 // src/result/timestamp-error.ts
+var ChunkBoundSchema = Type.Object({
+  p50: Described("How late a chunk's timestamp is at the median (ms).", Type.Number()),
+  p90: Described("As p50, at the 90th percentile (ms).", Type.Number()),
+  p99: Described("As p50, at the 99th percentile (ms).", Type.Number())
+});
 var TimestampErrorSchema = Type.Object({
   p50: Described(
-    "How late a chunk's timestamp is at the median, or how far the timestamps can have moved the TTFT or E2E median, whichever is larger (ms).",
+    "How far the timestamps can have moved the TTFT or E2E median, the larger of the two (ms). In results without `chunk`, the larger of that and the chunk figure.",
     Type.Number()
   ),
   p90: Described("As p50, at the 90th percentile (ms).", Type.Number()),
   p99: Described("As p50, at the 99th percentile (ms).", Type.Number()),
+  chunk: Described(
+    "How late one chunk's timestamp can be (ms): what bounds the gaps between chunks (ITL, TPOT). Absent in older results, whose p50/p90/p99 hold it.",
+    Type.Optional(ChunkBoundSchema)
+  ),
   max: Described(
     "The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst; at least p99.",
     Type.Number()
@@ -35139,7 +35155,8 @@ var SHIFTED = [
   ["ttft", "ttftEarliest"],
   ["e2e", "e2eEarliest"]
 ];
-var METHOD = "the larger of a chunk bound and a quantile-shift bound, each + delivery floor (half the probe round trip on loopback). Chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn. Shift: TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets)";
+var METHOD = "p50/p90/p99: quantile shift, the TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
+var CHUNK_METHOD = "chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
 function timestampErrorHistograms(m2) {
   return {
     [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m2.turns,
@@ -35155,15 +35172,16 @@ function timestampErrorOf(histograms, observedMs, deliveryMs = 0) {
 }
 function withQuantileShift(chunk, histograms) {
   const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]]).filter(([c, l]) => c && l && c.totalCount > 0);
-  if (pairs.length === 0) return chunk;
+  const own = { p50: chunk.p50, p90: chunk.p90, p99: chunk.p99 };
+  if (pairs.length === 0) return { ...chunk, chunk: own };
   const delivery = chunk.delivery_ms ?? 0;
   const shift = (p2) => {
     let worst = 0;
     for (const [c, l] of pairs) worst = Math.max(worst, (c.getValueAtPercentile(p2) - l.getValueAtPercentile(p2)) / 1e3);
     return round3(delivery + worst);
   };
-  const p992 = Math.max(chunk.p99, shift(99));
-  return { ...chunk, p50: Math.max(chunk.p50, shift(50)), p90: Math.max(chunk.p90, shift(90)), p99: p992, max: Math.max(chunk.max, p992) };
+  const p992 = shift(99);
+  return { ...chunk, p50: shift(50), p90: shift(90), p99: p992, chunk: own, max: Math.max(chunk.max, p992), method: METHOD };
 }
 function deliveryFloorMs(loopbackTarget, rttMs) {
   return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;
@@ -35197,7 +35215,7 @@ function timestampError(turnsH, readsH, lateH, observedMs, deliveryMs = 0) {
     p99: bound(0.99),
     max: round3(deliveryMs + hi),
     delivery_ms: round3(deliveryMs),
-    method: METHOD,
+    method: CHUNK_METHOD,
     observed_s: round3(observedMs / 1e3)
   };
 }
@@ -35341,7 +35359,7 @@ var generator = Type.Object({
   ),
   timestamp_error_ms: later(
     Nullable(TimestampErrorSchema),
-    "How late a chunk's timestamp can be, from the generator's own event loop (src/result/timestamp-error.ts derives it); null when no read was timed in the window. Absent in older results."
+    "How far the timestamps can have moved a TTFT or E2E quantile, and how late one chunk's timestamp can be, from the generator's own event loop (src/result/timestamp-error.ts derives both); null when no read was timed in the window. Absent in older results."
   )
 });
 var metrics = Type.Object(
@@ -35982,8 +36000,10 @@ var busy = (c) => c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in t
 function timestampErrorLine(e) {
   if (e === void 0) return [];
   if (e === null) return ["Timestamps  no error bound: no socket read was timed in the window"];
+  const chunk = e.chunk ? [`            a chunk may be stamped late by up to ${num(e.chunk.p50)} / ${num(e.chunk.p90)} / ${num(e.chunk.p99)} ms at p50 / p90 / p99`] : [];
   return [
-    `Timestamps  a chunk may be stamped late by up to ${num(e.p50)} / ${num(e.p90)} / ${num(e.p99)} ms at p50 / p90 / p99 (the generator's own bound)`
+    `Timestamps  TTFT and E2E quantiles may be moved by up to ${num(e.p50)} / ${num(e.p90)} / ${num(e.p99)} ms at p50 / p90 / p99 (the generator's own bound)`,
+    ...chunk
   ];
 }
 function latencyTable(r) {
@@ -46629,12 +46649,12 @@ function gatedLatencyKeys(gate) {
 }
 function latencyFigures(r, gate) {
   const out2 = {};
-  const tsError = r.generator.timestamp_error_ms?.p99 ?? null;
   for (const key of gatedLatencyKeys(gate)) {
     const t = latencyTarget(key);
     const value2 = r.metrics[t.metric]?.[t.pct];
     if (value2 === void 0) continue;
     const ci = percentileInterval2(r, t.histogram, t.p, `${r.run_id}/${key}`);
+    const tsError = r.generator.timestamp_error_ms ? round3(errorBound(r, t.p, key.replace(/_p\d+$/, "")).ms) : null;
     out2[key] = { value: value2, ...ci, unit: "ms", better: "lower", timestamp_error_ms: tsError };
   }
   return out2;

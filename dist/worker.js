@@ -27924,7 +27924,7 @@ var OTHER_DEFINITIONS = {
   pool_wait_ms: "being written on a connection \u2212 actual send: time a window request waited inside the generator's HTTP pool, opening a connection included; for a request re-sent after a reused connection was closed under it, until the write that counted",
   reconnects: "requests re-sent, once, on a new connection because the server closed the reused kept-alive connection they were written on before any response; their latency still runs from the intended send time",
   window_cpu: "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time \u2212 the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
-  timestamp_error_ms: "how late a chunk's timestamp can be (p50/p90/p99), from the generator's own event loop: the wait for the loop to come round (read-turn residuals, arrival and probe lateness) plus the place in its own read turn, combined by a union bound",
+  timestamp_error_ms: "how far the timestamps can have moved a TTFT or E2E quantile (p50/p90/p99: each quantile less the same quantile of the requests less each one's own read bound), and how late one chunk's timestamp can be (chunk: the wait for the loop to come round, from read-turn residuals and arrival and probe lateness, plus the place in its own read turn, combined by a union bound), from the generator's own event loop",
   throughput: "successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete",
   goodput: "successful requests meeting every SLO (TTFT, TPOT, E2E), per second of the window and as a fraction of requests scheduled in it",
   window: "latency metrics cover successful requests whose intended send time falls in the steady window; warmup and cooldown are excluded"
@@ -28503,13 +28503,22 @@ function valueAtRank(b2, rank) {
 var percentileOf = (b2, p2) => valueAtRank(b2, rankOfPercentile(b2.n, p2));
 
 // src/result/timestamp-error.ts
+var ChunkBoundSchema = Type.Object({
+  p50: Described("How late a chunk's timestamp is at the median (ms).", Type.Number()),
+  p90: Described("As p50, at the 90th percentile (ms).", Type.Number()),
+  p99: Described("As p50, at the 99th percentile (ms).", Type.Number())
+});
 var TimestampErrorSchema = Type.Object({
   p50: Described(
-    "How late a chunk's timestamp is at the median, or how far the timestamps can have moved the TTFT or E2E median, whichever is larger (ms).",
+    "How far the timestamps can have moved the TTFT or E2E median, the larger of the two (ms). In results without `chunk`, the larger of that and the chunk figure.",
     Type.Number()
   ),
   p90: Described("As p50, at the 90th percentile (ms).", Type.Number()),
   p99: Described("As p50, at the 99th percentile (ms).", Type.Number()),
+  chunk: Described(
+    "How late one chunk's timestamp can be (ms): what bounds the gaps between chunks (ITL, TPOT). Absent in older results, whose p50/p90/p99 hold it.",
+    Type.Optional(ChunkBoundSchema)
+  ),
   max: Described(
     "The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst; at least p99.",
     Type.Number()
@@ -28526,7 +28535,8 @@ var SHIFTED = [
   ["ttft", "ttftEarliest"],
   ["e2e", "e2eEarliest"]
 ];
-var METHOD = "the larger of a chunk bound and a quantile-shift bound, each + delivery floor (half the probe round trip on loopback). Chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn. Shift: TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets)";
+var METHOD = "p50/p90/p99: quantile shift, the TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
+var CHUNK_METHOD = "chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
 function timestampErrorHistograms(m) {
   return {
     [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m.turns,
@@ -28542,15 +28552,16 @@ function timestampErrorOf(histograms, observedMs, deliveryMs = 0) {
 }
 function withQuantileShift(chunk, histograms) {
   const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]]).filter(([c, l]) => c && l && c.totalCount > 0);
-  if (pairs.length === 0) return chunk;
+  const own = { p50: chunk.p50, p90: chunk.p90, p99: chunk.p99 };
+  if (pairs.length === 0) return { ...chunk, chunk: own };
   const delivery = chunk.delivery_ms ?? 0;
   const shift = (p2) => {
     let worst = 0;
     for (const [c, l] of pairs) worst = Math.max(worst, (c.getValueAtPercentile(p2) - l.getValueAtPercentile(p2)) / 1e3);
     return round3(delivery + worst);
   };
-  const p99 = Math.max(chunk.p99, shift(99));
-  return { ...chunk, p50: Math.max(chunk.p50, shift(50)), p90: Math.max(chunk.p90, shift(90)), p99, max: Math.max(chunk.max, p99) };
+  const p99 = shift(99);
+  return { ...chunk, p50: shift(50), p90: shift(90), p99, chunk: own, max: Math.max(chunk.max, p99), method: METHOD };
 }
 function deliveryFloorMs(loopbackTarget, rttMs) {
   return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;
@@ -28580,7 +28591,7 @@ function timestampError(turnsH, readsH, lateH, observedMs, deliveryMs = 0) {
     p99: bound(0.99),
     max: round3(deliveryMs + hi),
     delivery_ms: round3(deliveryMs),
-    method: METHOD,
+    method: CHUNK_METHOD,
     observed_s: round3(observedMs / 1e3)
   };
 }

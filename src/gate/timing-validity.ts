@@ -40,15 +40,18 @@ export interface ErrorBound {
 }
 
 /**
- * The error bound of a run's `metric` at percentile p, in ms. A chunk timestamp is late by at
- * most the timestamp error bound e; what that does to each metric:
- * - TTFT, first answer token, E2E are measured from the intended send time (coordinated-
- *   omission safe), so a request the generator sent late is measured late by as much: max(e, lag);
- * - TTFT from send starts at the real send: within e, lag cancelling;
+ * The error bound of a run's `metric` at percentile p, in ms. The result states two figures
+ * (src/result/timestamp-error.ts): s, how far the timestamps can have moved a TTFT or E2E
+ * quantile, and e, how late one chunk's timestamp can be (`chunk`; older results state one
+ * figure, the larger of the two, which serves as both). What they bound for each metric:
+ * - TTFT and E2E are measured from the intended send time (coordinated-omission safe), so a
+ *   request the generator sent late is measured late by as much: max(s, lag);
+ * - first answer token and TTFT from send have no quantile-shift figure of their own, and
+ *   goodput counts requests one by one: max(s, e), with the lag for the former;
  * - ITL is a gap between two timestamps each late by H…e, H the delivery floor that every chunk
  *   waits alike (timestamp_error_ms.delivery_ms): within e − H, lag and H cancelling;
  * - TPOT = (t_last − t_first) / (n − 1): within (e − H) / (n − 1); E2E per token within
- *   max(e, lag) / n, with n the shortest delivered output (the worst case).
+ *   max(s, e, lag) / n, with n the shortest delivered output (the worst case).
  * A result without timestamp_error_ms (older loadgates) falls back to what it has — the
  * event-loop delay and HTTP-pool wait tails (p50, p99) — and says so.
  */
@@ -77,30 +80,36 @@ export function errorBound(r: Result, p: number, metric: string): ErrorBound {
           p,
         )
       : 0;
-  const e = te
-    ? atPercentile(
-        [
-          [50, te.p50],
-          [90, te.p90],
-          [99, te.p99],
-        ],
-        p,
-      )
-    : Math.max(tail(r.generator.event_loop_delay_ms), tail(r.generator.pool_wait_ms));
+  const at = (t: { p50: number; p90: number; p99: number }) =>
+    atPercentile(
+      [
+        [50, t.p50],
+        [90, t.p90],
+        [99, t.p99],
+      ],
+      p,
+    );
+  const fallback = Math.max(tail(r.generator.event_loop_delay_ms), tail(r.generator.pool_wait_ms));
+  const s = te ? at(te) : fallback;
+  const e = te?.chunk ? at(te.chunk) : s;
   const source = te ? 'timestamp_error' : 'lag_and_loop_delay';
   const shortest = Math.max(1, r.workload.output_tokens.delivered?.min ?? 1);
   const gap = Math.max(0, e - (te?.delivery_ms ?? 0));
   switch (metric) {
+    case 'ttft':
+    case 'e2e':
+      return { ms: Math.max(s, lagAt), source };
     case 'ttft_from_send':
-      return { ms: e, source };
+    case 'goodput':
+      return { ms: Math.max(s, e), source };
     case 'itl':
       return { ms: gap, source };
     case 'tpot':
       return { ms: gap / Math.max(1, shortest - 1), source };
     case 'normalized_latency':
-      return { ms: Math.max(e, lagAt) / shortest, source };
+      return { ms: Math.max(s, e, lagAt) / shortest, source };
     default:
-      return { ms: Math.max(e, lagAt), source };
+      return { ms: Math.max(s, e, lagAt), source };
   }
 }
 
@@ -191,7 +200,7 @@ function holdsDespite(rule: RuleOutcome, b: number): boolean {
  * inconclusive. The failed share is a lower bound on the missed share, so that fail is sound.
  */
 function judgeGoodputTiming(rule: RuleOutcome, cur: Result, share: number, confidence: number): RuleOutcome {
-  const bound = errorBound(cur, 99, 'e2e');
+  const bound = errorBound(cur, 99, 'goodput');
   const tightest = Math.min(cur.goodput.slo.ttft_ms, cur.goodput.slo.e2e_ms);
   const timing: TimingJudgement = {
     bound_ms: bound.ms,

@@ -7,6 +7,7 @@ import { createRng, deriveSeed } from '../rng.js';
 import { latencyTarget, sortedLatencyKeys } from '../gate/targets.js';
 import { THROUGHPUT } from '../gate/regression.js';
 import { compare } from '../gate/compare.js';
+import { errorBound } from '../gate/timing-validity.js';
 import { gateOf } from '../spec/gate-schema.js';
 import type { GateSpec, LatencyKey, ThroughputKey } from '../spec/gate-schema.js';
 import type { Result } from '../result/types.js';
@@ -41,12 +42,13 @@ export function gatedLatencyKeys(gate: GateSpec): string[] {
 
 function latencyFigures(r: Result, gate: GateSpec): Record<string, HistoryFigure> {
   const out: Record<string, HistoryFigure> = {};
-  const tsError = r.generator.timestamp_error_ms?.p99 ?? null;
   for (const key of gatedLatencyKeys(gate)) {
     const t = latencyTarget(key as LatencyKey);
     const value = r.metrics[t.metric]?.[t.pct];
     if (value === undefined) continue;
     const ci = percentileInterval(r, t.histogram, t.p, `${r.run_id}/${key}`);
+    // The bound the gate reads for this metric at this percentile (src/gate/timing-validity.ts).
+    const tsError = r.generator.timestamp_error_ms ? round3(errorBound(r, t.p, key.replace(/_p\d+$/, '')).ms) : null;
     out[key] = { value, ...ci, unit: 'ms', better: 'lower', timestamp_error_ms: tsError };
   }
   return out;

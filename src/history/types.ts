@@ -16,7 +16,7 @@ export interface HistoryFigure {
   upper: number | null;
   unit: 'ms' | 'tok/s' | 'req/s' | 'fraction';
   better: Better;
-  /** How late a chunk's timestamp can be in this run (p99, ms): a latency change smaller than this is not visible. */
+  /** How far this run's timestamps can have moved this figure (ms), as the gate reads it per metric and percentile: a latency change smaller than this is not visible. */
   timestamp_error_ms: number | null;
 }
 

@@ -202,7 +202,7 @@ const OTHER_DEFINITIONS = {
   window_cpu:
     "the generator thread's CPU over the window in shares of one core (the busiest thread when several): busy = its CPU time − the event-loop turns the dispatcher spun idle before arrivals (timed as they happen); spin = those turns",
   timestamp_error_ms:
-    "how late a chunk's timestamp can be (p50/p90/p99), from the generator's own event loop: the wait for the loop to come round (read-turn residuals, arrival and probe lateness) plus the place in its own read turn, combined by a union bound",
+    "how far the timestamps can have moved a TTFT or E2E quantile (p50/p90/p99: each quantile less the same quantile of the requests less each one's own read bound), and how late one chunk's timestamp can be (chunk: the wait for the loop to come round, from read-turn residuals and arrival and probe lateness, plus the place in its own read turn, combined by a union bound), from the generator's own event loop",
   throughput:
     'successful requests that ended inside the steady window (whenever they were scheduled), and their output and prompt tokens, per second of the window: past saturation it flattens at what the server can complete',
   goodput:

@@ -156,7 +156,7 @@ const generator = Type.Object({
   ),
   timestamp_error_ms: later(
     Nullable(TimestampErrorSchema),
-    "How late a chunk's timestamp can be, from the generator's own event loop (src/result/timestamp-error.ts derives it); null when no read was timed in the window. Absent in older results.",
+    "How far the timestamps can have moved a TTFT or E2E quantile, and how late one chunk's timestamp can be, from the generator's own event loop (src/result/timestamp-error.ts derives both); null when no read was timed in the window. Absent in older results.",
   ),
 });
 

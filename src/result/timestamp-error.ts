@@ -5,17 +5,27 @@ import type { Histogram } from '../metrics/histogram.js';
 import type { LoopTurnMeter } from '../metrics/loop-turns.js';
 import type { Result } from './types.js';
 
+const ChunkBoundSchema = Type.Object({
+  p50: Described("How late a chunk's timestamp is at the median (ms).", Type.Number()),
+  p90: Described('As p50, at the 90th percentile (ms).', Type.Number()),
+  p99: Described('As p50, at the 99th percentile (ms).', Type.Number()),
+});
+
 /**
- * `generator.timestamp_error_ms`: how late a chunk's timestamp can be, and how far that can have
- * moved a latency quantile, from what the generator saw of its own event loop.
+ * `generator.timestamp_error_ms`: how far the timestamps can have moved a latency quantile, and
+ * how late one chunk's timestamp can be, from what the generator saw of its own event loop.
  */
 export const TimestampErrorSchema = Type.Object({
   p50: Described(
-    "How late a chunk's timestamp is at the median, or how far the timestamps can have moved the TTFT or E2E median, whichever is larger (ms).",
+    'How far the timestamps can have moved the TTFT or E2E median, the larger of the two (ms). In results without `chunk`, the larger of that and the chunk figure.',
     Type.Number(),
   ),
   p90: Described('As p50, at the 90th percentile (ms).', Type.Number()),
   p99: Described('As p50, at the 99th percentile (ms).', Type.Number()),
+  chunk: Described(
+    "How late one chunk's timestamp can be (ms): what bounds the gaps between chunks (ITL, TPOT). Absent in older results, whose p50/p90/p99 hold it.",
+    Type.Optional(ChunkBoundSchema),
+  ),
   max: Described(
     'The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst; at least p99.',
     Type.Number(),
@@ -39,7 +49,10 @@ const SHIFTED = [
 ] as const;
 
 const METHOD =
-  'the larger of a chunk bound and a quantile-shift bound, each + delivery floor (half the probe round trip on loopback). Chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn. Shift: TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets)';
+  'p50/p90/p99: quantile shift, the TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread\'s run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor';
+/** The method of a result that has no quantile-shift histograms (no window request read): the chunk figure alone. */
+const CHUNK_METHOD =
+  'chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn';
 
 /** The histograms of one run's meter, under their names in the run's histograms. */
 export function timestampErrorHistograms(m: LoopTurnMeter): Record<string, Histogram> {
@@ -64,10 +77,13 @@ export function timestampErrorOf(histograms: Record<string, Histogram>, observed
 }
 
 /**
- * The figures raised to cover how far the timestamps can have moved the TTFT and E2E quantiles
- * themselves, which the chunk bound does not: it describes a typical chunk, but the requests in
- * a quantile's tail are not typical ones when late reads come in bursts (a long turn delays
- * every read queued behind it, and those requests become the tail).
+ * The quantile figures: how far the timestamps can have moved the TTFT and E2E quantiles
+ * themselves, which the chunk bound (kept as `chunk`, for the gaps between chunks) cannot say.
+ * It describes a typical chunk, but the requests in a quantile's tail are not typical ones:
+ * when late reads come in bursts (a long turn delays every read queued behind it) those
+ * requests become the tail, and the quantile moves by more than a typical chunk is late; at
+ * light load the tail is the server's slow requests, read on time, and the quantile moves by
+ * far less than the few chunks a stall or a timer's millisecond grain held up.
  *
  * Each window request carries its own bound b (its read's lateness, src/client/client.ts) and
  * its client latency c ≥ its true latency x ≥ c − b (a timestamp is never early). With
@@ -77,19 +93,22 @@ export function timestampErrorOf(histograms: Record<string, Histogram>, observed
  * histograms merge like any other (threads, shards, replicates: the requests pooled). Taken at
  * the same bucket edge on both sides (each quantile as the histograms report it): how coarsely a
  * histogram holds a latency is its resolution, which the gate's floors count (src/gate/floors.ts),
- * not an error of the timestamps.
+ * not an error of the timestamps. It holds as far as each b does: b counts the OS's wait for
+ * the core (src/client/run-delay.ts), and what it misses is the delivery floor's own spread, a
+ * median (tens of µs), measured against the server's write times by `npm run bench:error`.
  */
 function withQuantileShift(chunk: TimestampError, histograms: Record<string, Histogram>): TimestampError {
   const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]] as const).filter(([c, l]) => c && l && c.totalCount > 0);
-  if (pairs.length === 0) return chunk;
+  const own = { p50: chunk.p50, p90: chunk.p90, p99: chunk.p99 };
+  if (pairs.length === 0) return { ...chunk, chunk: own };
   const delivery = chunk.delivery_ms ?? 0;
   const shift = (p: number) => {
     let worst = 0;
     for (const [c, l] of pairs) worst = Math.max(worst, (c.getValueAtPercentile(p) - l.getValueAtPercentile(p)) / 1000);
     return round3(delivery + worst);
   };
-  const p99 = Math.max(chunk.p99, shift(99));
-  return { ...chunk, p50: Math.max(chunk.p50, shift(50)), p90: Math.max(chunk.p90, shift(90)), p99, max: Math.max(chunk.max, p99) };
+  const p99 = shift(99);
+  return { ...chunk, p50: shift(50), p90: shift(90), p99, chunk: own, max: Math.max(chunk.max, p99), method: METHOD };
 }
 
 /**
@@ -182,7 +201,7 @@ export function timestampError(
     p99: bound(0.99),
     max: round3(deliveryMs + hi),
     delivery_ms: round3(deliveryMs),
-    method: METHOD,
+    method: CHUNK_METHOD,
     observed_s: round3(observedMs / 1000),
   };
 }

@@ -163,6 +163,17 @@ test('the bound between quoted percentiles is interpolated on the log of the tai
   expect(errorBound(floored, 99, 'ttft_from_send').ms).toBe(2);
   expect(errorBound(floored, 99, 'ttft').ms).toBe(2);
   expect(errorBound(floored, 99, 'tpot').ms).toBeCloseTo(1.6 / 20, 9);
+  // A result stating both figures: TTFT and E2E rules read how far their quantiles can have moved
+  // (0.6 ms at p99), ITL and TPOT how late one chunk can be (4 ms at p99, less the floor), and
+  // what has no quantile figure of its own, or counts requests one by one, the larger of the two.
+  const both = withBound({ n: 500, tokens: 21 }, { p50: 0.2, p90: 0.3, p99: 0.6 });
+  Object.assign(both.generator.timestamp_error_ms!, { delivery_ms: 0.1, chunk: { p50: 0.5, p90: 1, p99: 4 } });
+  expect(errorBound(both, 99, 'ttft').ms).toBe(0.6);
+  expect(errorBound(both, 99, 'e2e').ms).toBe(0.6);
+  expect(errorBound(both, 99, 'itl').ms).toBeCloseTo(3.9, 9);
+  expect(errorBound(both, 99, 'tpot').ms).toBeCloseTo(3.9 / 20, 9);
+  for (const m of ['ttft_from_send', 'time_to_first_answer', 'goodput']) expect([m, errorBound(both, 99, m).ms]).toEqual([m, 4]);
+  expect(errorBound(both, 99, 'normalized_latency').ms).toBeCloseTo(4 / 21, 9);
 });
 
 test('an outcome no error within the bound could change stands, and says so', () => {

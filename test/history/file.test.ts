@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { appendHistoryFile, appendToHistory, parseHistory, readHistoryFile } from '../../src/history/file.js';
 import { historyLine, lineOfResult } from '../../src/history/line.js';
 import { toBenchmarkAction, toBmf } from '../../src/history/export.js';
+import { errorBound } from '../../src/gate/timing-validity.js';
+import { round3 } from '../../src/numbers.js';
 import { defaultGate } from '../../src/spec/gate-schema.js';
 import type { HistoryLine } from '../../src/history/types.js';
 import { synthesize, lognormal } from '../result/synthetic.js';
@@ -20,6 +22,9 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe('the history file', () => {
   it('holds every gated figure of a result with its interval and the timestamp error bound', () => {
     const r = synthesize({ seed: 3, n: 400, ttft: lognormal(50, 0.3) });
+    // The run's own bounds: its TTFT and E2E quantiles moved by at most 0.2–0.6 ms, a chunk late by up to 4 ms.
+    const te = { p50: 0.2, p90: 0.3, p99: 0.6, chunk: { p50: 0.5, p90: 1, p99: 4 }, max: 9, delivery_ms: 0.1, method: 'm', observed_s: 5 };
+    Object.assign(r.generator, { timestamp_error_ms: te });
     const line = lineOfResult(r, { commit: 'abc', ref: 'refs/heads/main', runner: 'r1' });
     expect(line).toMatchObject({ run_id: r.run_id, date: r.created_at, commit: 'abc', ref: 'refs/heads/main', spec_hash: r.spec_hash });
     expect(['pass', 'fail', 'inconclusive']).toContain(line.verdict);
@@ -28,7 +33,12 @@ describe('the history file', () => {
     expect(ttft.lower!).toBeLessThanOrEqual(ttft.value);
     expect(ttft.upper!).toBeGreaterThanOrEqual(ttft.value);
     expect(ttft.upper! - ttft.lower!).toBeGreaterThan(0);
-    expect(ttft.timestamp_error_ms).toBe(r.generator.timestamp_error_ms?.p99 ?? null);
+    // Each figure carries the bound the gate reads for it: TTFT p95's from the quantile figures (or
+    // the schedule lag, whichever is larger), TPOT p50's from the chunk figure over the output's gaps.
+    expect(ttft.timestamp_error_ms).toBe(round3(errorBound(r, 95, 'ttft').ms));
+    expect(ttft.timestamp_error_ms).toBeLessThan(1);
+    expect(line.metrics.tpot_p50.timestamp_error_ms).toBe(round3(errorBound(r, 50, 'tpot').ms));
+    expect(lineOfResult(synthesize({ seed: 3, n: 40 })).metrics.ttft_p95.timestamp_error_ms).toBeNull(); // no bound stated
     expect(Object.keys(line.metrics)).toEqual(
       expect.arrayContaining(['ttft_p95', 'tpot_p50', 'e2e_p95', 'output_tokens_per_s', 'error_rate']),
     );

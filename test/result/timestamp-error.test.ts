@@ -1,7 +1,13 @@
 import { newHistogram, type Histogram } from '../../src/metrics/histogram.js';
 import { parseResult } from '../../src/result/load.js';
 import { mergeResults } from '../../src/result/merge.js';
-import { deliveryFloorMs, TIMESTAMP_ERROR_HISTOGRAMS, timestampError, timestampErrorOf } from '../../src/result/timestamp-error.js';
+import {
+  deliveryFloorMs,
+  TIMESTAMP_ERROR_HISTOGRAMS,
+  timestampError,
+  timestampErrorOf,
+  type TimestampError,
+} from '../../src/result/timestamp-error.js';
 import { isLoopbackTarget } from '../../src/spec/url.js';
 import type { Result } from '../../src/result/types.js';
 import { encodeHistogram } from '../../src/metrics/histogram.js';
@@ -13,6 +19,11 @@ function hist(entries: [ms: number, count: number][]): Histogram {
   for (const [ms, count] of entries) h.recordValueWithCount(Math.round(ms * 1000), count);
   return h;
 }
+
+/** The chunk figures of a chunk bound, as a result's `chunk` holds them. */
+const chunkOf = (t: TimestampError) => ({ p50: t.p50, p90: t.p90, p99: t.p99 });
+/** A chunk bound as a result states it when there is no quantile shift to take: the same figures, twice. */
+const withChunk = (t: TimestampError) => ({ ...t, chunk: chunkOf(t) });
 
 describe('the bound from turns and lateness', () => {
   test('one read per 1 ms turn, the loop idle 90 % of the time: the bound is the place of the read in its turn, plus a little', () => {
@@ -79,7 +90,7 @@ describe('the bound from turns and lateness', () => {
     ).toBe(false);
   });
 
-  test("late reads in a burst that made the tail: the figures rise to the TTFT quantile shift the requests' own bounds allow", () => {
+  test("late reads in a burst that made the tail: the quantile figures are the TTFT quantile shift the requests' own bounds allow, the chunk figure kept beside them", () => {
     // 1,000 requests, TTFT 50 ms, every chunk read quickly by the turn figures (0.1 ms turns), but
     // the 20 slowest requests (60 ms) were read in a stall and each carries a 15 ms bound: their
     // true TTFT may be 45 ms, so the true p99 may be 50 ms and the client's 60 ms moved it by 10.
@@ -98,11 +109,19 @@ describe('the bound from turns and lateness', () => {
     expect(chunk.p99).toBeLessThan(1);
     expect(b.p99).toBeCloseTo(10.05, 1); // 60 − 50 ms, plus the delivery floor
     expect(b.max).toBeGreaterThanOrEqual(b.p99);
-    expect(b.p50).toBe(chunk.p50); // the median request is not one of them: 50 − 50 ms, under the chunk figure
-    // Requests that carry no bound of their own (read with no one timing the turns) move nothing.
-    expect(timestampErrorOf({ ...loop, ttft, ttftEarliest: ttft }, 10_000, 0.05)).toEqual(chunk);
-    // An older result without the twin histograms keeps the chunk figures.
-    expect(timestampErrorOf({ ...loop, ttft }, 10_000, 0.05)).toEqual(chunk);
+    expect(b.p50).toBe(0.05); // the median request is not one of them: 50 − 50 ms, the delivery floor alone
+    expect(b.chunk).toEqual(chunkOf(chunk));
+    // Requests that carry no bound of their own (read with no one timing the turns) move nothing
+    // but the delivery floor; the chunk figure stays beside them.
+    expect(timestampErrorOf({ ...loop, ttft, ttftEarliest: ttft }, 10_000, 0.05)).toMatchObject({
+      p50: 0.05,
+      p90: 0.05,
+      p99: 0.05,
+      chunk: chunkOf(chunk),
+      max: chunk.max,
+    });
+    // Without the twin histograms (no window request read) the quantile figures are the chunk's.
+    expect(timestampErrorOf({ ...loop, ttft }, 10_000, 0.05)).toEqual(withChunk(chunk));
   });
 
   test('no read timed: no bound', () => {
@@ -150,10 +169,13 @@ describe('merging', () => {
       h.add(busy[i]);
       return h;
     };
-    expect(merged.generator.timestamp_error_ms).toEqual(timestampError(sum(0), sum(1), sum(2), 6000));
+    // The chunk figures from the summed histograms; the quantile figures from the merged requests
+    // (these synthetic ones carry no read bound of their own, so they move nothing).
+    const summed = timestampError(sum(0), sum(1), sum(2), 6000)!;
+    expect(merged.generator.timestamp_error_ms).toMatchObject({ chunk: chunkOf(summed), max: summed.max, observed_s: 6, p99: 0 });
     // The calm thread dilutes the busy one's tail but does not hide it.
     const busyAlone = timestampError(...busy, 3000)!;
-    expect(merged.generator.timestamp_error_ms!.p99).toBeGreaterThan(timestampError(...calm, 3000)!.p99);
+    expect(merged.generator.timestamp_error_ms!.chunk!.p99).toBeGreaterThan(timestampError(...calm, 3000)!.p99);
     expect(merged.generator.timestamp_error_ms!.max).toBe(busyAlone.max);
     expect(parseResult(JSON.stringify(merged), 'merged.json').generator.timestamp_error_ms).toEqual(merged.generator.timestamp_error_ms);
   });
