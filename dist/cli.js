@@ -33453,6 +33453,134 @@ function sortedLatencyKeys(keys) {
   return keys.sort((a, b2) => rank(a) - rank(b2));
 }
 
+// src/result/timestamp-error.ts
+var ChunkBoundSchema = Type.Object({
+  p50: Described("How late a chunk's timestamp is at the median (ms).", Type.Number()),
+  p90: Described("As p50, at the 90th percentile (ms).", Type.Number()),
+  p99: Described("As p50, at the 99th percentile (ms).", Type.Number())
+});
+var TimestampErrorSchema = Type.Object({
+  p50: Described(
+    "How far the timestamps can have moved the TTFT or E2E median (ms). In results without `chunk`, the larger of that and the chunk figure.",
+    Type.Number()
+  ),
+  p90: Described("As p50, at the 90th and the 95th percentile, the larger (ms).", Type.Number()),
+  p99: Described("As p50, at the 99th and the 99.9th percentile, the larger (ms).", Type.Number()),
+  chunk: Described(
+    "How late one chunk's timestamp can be (ms): what bounds the gaps between chunks (ITL, TPOT). Absent in older results, whose p50/p90/p99 hold it.",
+    Type.Optional(ChunkBoundSchema)
+  ),
+  max: Described(
+    "The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst; at least p99.",
+    Type.Number()
+  ),
+  delivery_ms: Described(
+    "The delivery floor included in every figure above (ms): on a loopback target, half the network probe's median round trip (see timestampError); 0 elsewhere. Absent in older results.",
+    Type.Optional(Type.Number())
+  ),
+  method: Described("How the figures were derived, in one line.", Type.String()),
+  observed_s: Described("Event-loop time observed (s), summed over threads and replicates: the denominator merging needs.", Type.Number())
+});
+var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
+var SHIFTED = [
+  ["ttft", "ttftEarliest"],
+  ["e2e", "e2eEarliest"]
+];
+var METHOD = "p50/p90/p99: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99 and 99.9, the TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
+var CHUNK_METHOD = "chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
+function timestampErrorHistograms(m2) {
+  return {
+    [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m2.turns,
+    [TIMESTAMP_ERROR_HISTOGRAMS.readTurns]: m2.readTurns,
+    [TIMESTAMP_ERROR_HISTOGRAMS.late]: m2.late
+  };
+}
+function timestampErrorOf(histograms, observedMs, deliveryMs = 0) {
+  const h = (k) => histograms[TIMESTAMP_ERROR_HISTOGRAMS[k]];
+  const [turns, reads, late] = [h("turns"), h("readTurns"), h("late")];
+  const chunk = turns && reads && late ? timestampError(turns, reads, late, observedMs, deliveryMs) : null;
+  return chunk && withQuantileShift(chunk, histograms);
+}
+function withQuantileShift(chunk, histograms) {
+  const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]]).filter(([c, l]) => c && l && c.totalCount > 0 && l.totalCount > 0).map(([c, l]) => [bucketsOf(c), bucketsOf(l)]);
+  const own = { p50: chunk.p50, p90: chunk.p90, p99: chunk.p99 };
+  if (pairs.length === 0) return { ...chunk, chunk: own };
+  const delivery = chunk.delivery_ms ?? 0;
+  const figure2 = (band) => {
+    let worst = 0;
+    for (const [c, l] of pairs)
+      for (const [, p2] of PERCENTILES) if (quantileBand(p2) === band) worst = Math.max(worst, percentileOf(c, p2) - percentileOf(l, p2));
+    return round3(delivery + worst);
+  };
+  const p992 = figure2("p99");
+  return { ...chunk, p50: figure2("p50"), p90: figure2("p90"), p99: p992, chunk: own, max: Math.max(chunk.max, p992), method: METHOD };
+}
+function quantileBand(p2) {
+  return p2 >= 99 ? "p99" : p2 >= 90 ? "p90" : "p50";
+}
+function deliveryFloorMs(loopbackTarget, rttMs) {
+  return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;
+}
+function observedLoopMs(results) {
+  if (!results.every((r) => r.generator.timestamp_error_ms !== void 0)) return void 0;
+  return results.reduce((a, r) => a + (r.generator.timestamp_error_ms?.observed_s ?? 0) * 1e3, 0);
+}
+function timestampError(turnsH, readsH, lateH, observedMs, deliveryMs = 0) {
+  if (readsH.totalCount === 0 || observedMs <= 0) return null;
+  const turns = bucketsOf(turnsH);
+  const reads = bucketsOf(readsH);
+  const late = bucketsOf(lateH);
+  const longestTurn = turns.values[turns.values.length - 1] ?? 0;
+  const worstLate = late.values[late.values.length - 1] ?? 0;
+  const hi = Math.max(longestTurn, worstLate) + longestTurn;
+  const residualTail = (w) => Math.max(turnResidualTail(turns, observedMs, w), sampleTail(late, w));
+  const positionTail = (w) => readPositionTail(reads, w);
+  const bound = (p2) => {
+    const miss = 1 - p2;
+    let best = Infinity;
+    for (let k = 1; k < SPLITS; k++) {
+      const alpha = miss * k / SPLITS;
+      best = Math.min(best, quantileOfTail(residualTail, alpha, hi) + quantileOfTail(positionTail, miss - alpha, hi));
+    }
+    return round3(deliveryMs + best);
+  };
+  return {
+    p50: bound(0.5),
+    p90: bound(0.9),
+    p99: bound(0.99),
+    max: round3(deliveryMs + hi),
+    delivery_ms: round3(deliveryMs),
+    method: CHUNK_METHOD,
+    observed_s: round3(observedMs / 1e3)
+  };
+}
+var SPLITS = 40;
+function turnResidualTail(turns, observedMs, w) {
+  let s = 0;
+  for (let i = 0; i < turns.values.length; i++) if (turns.values[i] > w) s += turns.counts[i] * (turns.values[i] - w);
+  return Math.min(1, s / observedMs);
+}
+function sampleTail(b2, w) {
+  let s = 0;
+  for (let i = 0; i < b2.values.length; i++) if (b2.values[i] > w) s += b2.counts[i];
+  return b2.n > 0 ? s / b2.n : 0;
+}
+function readPositionTail(reads, w) {
+  let s = 0;
+  for (let i = 0; i < reads.values.length; i++) if (reads.values[i] > w) s += reads.counts[i] * (1 - w / reads.values[i]);
+  return reads.n > 0 ? s / reads.n : 0;
+}
+function quantileOfTail(tail, q, hi) {
+  if (tail(0) <= q) return 0;
+  let lo = 0;
+  while (hi - lo > 1e-3) {
+    const mid = (lo + hi) / 2;
+    if (tail(mid) <= q) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
 // src/gate/timing-validity.ts
 function atPercentile(knots, p2) {
   if (p2 <= knots[0][0]) return knots[0][1];
@@ -33494,7 +33622,7 @@ function errorBound(r, p2, metric) {
     p2
   );
   const fallback = Math.max(tail(r.generator.event_loop_delay_ms), tail(r.generator.pool_wait_ms));
-  const s = te ? at(te) : fallback;
+  const s = te ? te.chunk ? te[quantileBand(p2)] : at(te) : fallback;
   const e = te?.chunk ? at(te.chunk) : s;
   const source = te ? "timestamp_error" : "lag_and_loop_delay";
   const shortest = Math.max(1, r.workload.output_tokens.delivered?.min ?? 1);
@@ -35121,130 +35249,6 @@ var PatternSectionSchema = Type.Object({
     Type.Object({ buckets_ttft: Type.Array(Type.String()), phases: Type.Array(phaseHistograms) })
   )
 });
-
-// src/result/timestamp-error.ts
-var ChunkBoundSchema = Type.Object({
-  p50: Described("How late a chunk's timestamp is at the median (ms).", Type.Number()),
-  p90: Described("As p50, at the 90th percentile (ms).", Type.Number()),
-  p99: Described("As p50, at the 99th percentile (ms).", Type.Number())
-});
-var TimestampErrorSchema = Type.Object({
-  p50: Described(
-    "How far the timestamps can have moved the TTFT or E2E median, the larger of the two (ms). In results without `chunk`, the larger of that and the chunk figure.",
-    Type.Number()
-  ),
-  p90: Described("As p50, at the 90th percentile (ms).", Type.Number()),
-  p99: Described("As p50, at the 99th percentile (ms).", Type.Number()),
-  chunk: Described(
-    "How late one chunk's timestamp can be (ms): what bounds the gaps between chunks (ITL, TPOT). Absent in older results, whose p50/p90/p99 hold it.",
-    Type.Optional(ChunkBoundSchema)
-  ),
-  max: Described(
-    "The longest hold-up seen (a read turn or a lateness) plus the longest read turn: no read waited longer than R and Q at their worst; at least p99.",
-    Type.Number()
-  ),
-  delivery_ms: Described(
-    "The delivery floor included in every figure above (ms): on a loopback target, half the network probe's median round trip (see timestampError); 0 elsewhere. Absent in older results.",
-    Type.Optional(Type.Number())
-  ),
-  method: Described("How the figures were derived, in one line.", Type.String()),
-  observed_s: Described("Event-loop time observed (s), summed over threads and replicates: the denominator merging needs.", Type.Number())
-});
-var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
-var SHIFTED = [
-  ["ttft", "ttftEarliest"],
-  ["e2e", "e2eEarliest"]
-];
-var METHOD = "p50/p90/p99: quantile shift, the TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
-var CHUNK_METHOD = "chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
-function timestampErrorHistograms(m2) {
-  return {
-    [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m2.turns,
-    [TIMESTAMP_ERROR_HISTOGRAMS.readTurns]: m2.readTurns,
-    [TIMESTAMP_ERROR_HISTOGRAMS.late]: m2.late
-  };
-}
-function timestampErrorOf(histograms, observedMs, deliveryMs = 0) {
-  const h = (k) => histograms[TIMESTAMP_ERROR_HISTOGRAMS[k]];
-  const [turns, reads, late] = [h("turns"), h("readTurns"), h("late")];
-  const chunk = turns && reads && late ? timestampError(turns, reads, late, observedMs, deliveryMs) : null;
-  return chunk && withQuantileShift(chunk, histograms);
-}
-function withQuantileShift(chunk, histograms) {
-  const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]]).filter(([c, l]) => c && l && c.totalCount > 0);
-  const own = { p50: chunk.p50, p90: chunk.p90, p99: chunk.p99 };
-  if (pairs.length === 0) return { ...chunk, chunk: own };
-  const delivery = chunk.delivery_ms ?? 0;
-  const shift = (p2) => {
-    let worst = 0;
-    for (const [c, l] of pairs) worst = Math.max(worst, (c.getValueAtPercentile(p2) - l.getValueAtPercentile(p2)) / 1e3);
-    return round3(delivery + worst);
-  };
-  const p992 = shift(99);
-  return { ...chunk, p50: shift(50), p90: shift(90), p99: p992, chunk: own, max: Math.max(chunk.max, p992), method: METHOD };
-}
-function deliveryFloorMs(loopbackTarget, rttMs) {
-  return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;
-}
-function observedLoopMs(results) {
-  if (!results.every((r) => r.generator.timestamp_error_ms !== void 0)) return void 0;
-  return results.reduce((a, r) => a + (r.generator.timestamp_error_ms?.observed_s ?? 0) * 1e3, 0);
-}
-function timestampError(turnsH, readsH, lateH, observedMs, deliveryMs = 0) {
-  if (readsH.totalCount === 0 || observedMs <= 0) return null;
-  const turns = bucketsOf(turnsH);
-  const reads = bucketsOf(readsH);
-  const late = bucketsOf(lateH);
-  const longestTurn = turns.values[turns.values.length - 1] ?? 0;
-  const worstLate = late.values[late.values.length - 1] ?? 0;
-  const hi = Math.max(longestTurn, worstLate) + longestTurn;
-  const residualTail = (w) => Math.max(turnResidualTail(turns, observedMs, w), sampleTail(late, w));
-  const positionTail = (w) => readPositionTail(reads, w);
-  const bound = (p2) => {
-    const miss = 1 - p2;
-    let best = Infinity;
-    for (let k = 1; k < SPLITS; k++) {
-      const alpha = miss * k / SPLITS;
-      best = Math.min(best, quantileOfTail(residualTail, alpha, hi) + quantileOfTail(positionTail, miss - alpha, hi));
-    }
-    return round3(deliveryMs + best);
-  };
-  return {
-    p50: bound(0.5),
-    p90: bound(0.9),
-    p99: bound(0.99),
-    max: round3(deliveryMs + hi),
-    delivery_ms: round3(deliveryMs),
-    method: CHUNK_METHOD,
-    observed_s: round3(observedMs / 1e3)
-  };
-}
-var SPLITS = 40;
-function turnResidualTail(turns, observedMs, w) {
-  let s = 0;
-  for (let i = 0; i < turns.values.length; i++) if (turns.values[i] > w) s += turns.counts[i] * (turns.values[i] - w);
-  return Math.min(1, s / observedMs);
-}
-function sampleTail(b2, w) {
-  let s = 0;
-  for (let i = 0; i < b2.values.length; i++) if (b2.values[i] > w) s += b2.counts[i];
-  return b2.n > 0 ? s / b2.n : 0;
-}
-function readPositionTail(reads, w) {
-  let s = 0;
-  for (let i = 0; i < reads.values.length; i++) if (reads.values[i] > w) s += reads.counts[i] * (1 - w / reads.values[i]);
-  return reads.n > 0 ? s / reads.n : 0;
-}
-function quantileOfTail(tail, q, hi) {
-  if (tail(0) <= q) return 0;
-  let lo = 0;
-  while (hi - lo > 1e-3) {
-    const mid = (lo + hi) / 2;
-    if (tail(mid) <= q) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}
 
 // src/result/types.ts
 var RESULT_SCHEMA_VERSION = 1;

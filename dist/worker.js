@@ -28510,11 +28510,11 @@ var ChunkBoundSchema = Type.Object({
 });
 var TimestampErrorSchema = Type.Object({
   p50: Described(
-    "How far the timestamps can have moved the TTFT or E2E median, the larger of the two (ms). In results without `chunk`, the larger of that and the chunk figure.",
+    "How far the timestamps can have moved the TTFT or E2E median (ms). In results without `chunk`, the larger of that and the chunk figure.",
     Type.Number()
   ),
-  p90: Described("As p50, at the 90th percentile (ms).", Type.Number()),
-  p99: Described("As p50, at the 99th percentile (ms).", Type.Number()),
+  p90: Described("As p50, at the 90th and the 95th percentile, the larger (ms).", Type.Number()),
+  p99: Described("As p50, at the 99th and the 99.9th percentile, the larger (ms).", Type.Number()),
   chunk: Described(
     "How late one chunk's timestamp can be (ms): what bounds the gaps between chunks (ITL, TPOT). Absent in older results, whose p50/p90/p99 hold it.",
     Type.Optional(ChunkBoundSchema)
@@ -28535,7 +28535,7 @@ var SHIFTED = [
   ["ttft", "ttftEarliest"],
   ["e2e", "e2eEarliest"]
 ];
-var METHOD = "p50/p90/p99: quantile shift, the TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
+var METHOD = "p50/p90/p99: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99 and 99.9, the TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
 var CHUNK_METHOD = "chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
 function timestampErrorHistograms(m) {
   return {
@@ -28551,17 +28551,21 @@ function timestampErrorOf(histograms, observedMs, deliveryMs = 0) {
   return chunk && withQuantileShift(chunk, histograms);
 }
 function withQuantileShift(chunk, histograms) {
-  const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]]).filter(([c, l]) => c && l && c.totalCount > 0);
+  const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]]).filter(([c, l]) => c && l && c.totalCount > 0 && l.totalCount > 0).map(([c, l]) => [bucketsOf(c), bucketsOf(l)]);
   const own = { p50: chunk.p50, p90: chunk.p90, p99: chunk.p99 };
   if (pairs.length === 0) return { ...chunk, chunk: own };
   const delivery = chunk.delivery_ms ?? 0;
-  const shift = (p2) => {
+  const figure2 = (band) => {
     let worst = 0;
-    for (const [c, l] of pairs) worst = Math.max(worst, (c.getValueAtPercentile(p2) - l.getValueAtPercentile(p2)) / 1e3);
+    for (const [c, l] of pairs)
+      for (const [, p2] of PERCENTILES) if (quantileBand(p2) === band) worst = Math.max(worst, percentileOf(c, p2) - percentileOf(l, p2));
     return round3(delivery + worst);
   };
-  const p99 = shift(99);
-  return { ...chunk, p50: shift(50), p90: shift(90), p99, chunk: own, max: Math.max(chunk.max, p99), method: METHOD };
+  const p99 = figure2("p99");
+  return { ...chunk, p50: figure2("p50"), p90: figure2("p90"), p99, chunk: own, max: Math.max(chunk.max, p99), method: METHOD };
+}
+function quantileBand(p2) {
+  return p2 >= 99 ? "p99" : p2 >= 90 ? "p90" : "p50";
 }
 function deliveryFloorMs(loopbackTarget, rttMs) {
   return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;

@@ -1,3 +1,4 @@
+import { quantileBand } from '../result/timestamp-error.js';
 import type { Result } from '../result/types.js';
 import { num, pctText } from '../numbers.js';
 import type { GateSpec } from '../spec/gate-schema.js';
@@ -42,12 +43,12 @@ export interface ErrorBound {
 /**
  * The error bound of a run's `metric` at percentile p, in ms. The result states two figures
  * (src/result/timestamp-error.ts): s, how far the timestamps can have moved a TTFT or E2E
- * quantile, and e, how late one chunk's timestamp can be (`chunk`; older results state one
- * figure, the larger of the two, which serves as both). What they bound for each metric:
+ * quantile in p's band, and e, how late one chunk's timestamp can be (`chunk`; older results
+ * state one figure, the larger of the two, which serves as both). What they bound for each metric:
  * - TTFT and E2E are measured from the intended send time (coordinated-omission safe), so a
  *   request the generator sent late is measured late by as much: max(s, lag);
- * - first answer token and TTFT from send have no quantile-shift figure of their own, and
- *   goodput counts requests one by one: max(s, e), with the lag for the former;
+ * - first answer token (from the intended send: with the lag, as TTFT) and TTFT from send have
+ *   no quantile-shift figure of their own, and goodput counts requests one by one: max(s, e);
  * - ITL is a gap between two timestamps each late by H…e, H the delivery floor that every chunk
  *   waits alike (timestamp_error_ms.delivery_ms): within e − H, lag and H cancelling;
  * - TPOT = (t_last − t_first) / (n − 1): within (e − H) / (n − 1); E2E per token within
@@ -90,7 +91,10 @@ export function errorBound(r: Result, p: number, metric: string): ErrorBound {
       p,
     );
   const fallback = Math.max(tail(r.generator.event_loop_delay_ms), tail(r.generator.pool_wait_ms));
-  const s = te ? at(te) : fallback;
+  // The quantile figures each hold for the quoted percentiles of a band (quantileBand), a shift
+  // not being monotone in p: read the band's, never between two. A result without `chunk`
+  // states one figure per percentile, the larger of both kinds: interpolated as before.
+  const s = te ? (te.chunk ? te[quantileBand(p)] : at(te)) : fallback;
   const e = te?.chunk ? at(te.chunk) : s;
   const source = te ? 'timestamp_error' : 'lag_and_loop_delay';
   const shortest = Math.max(1, r.workload.output_tokens.delivered?.min ?? 1);

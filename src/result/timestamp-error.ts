@@ -1,5 +1,6 @@
 import { Described, Type, type Static } from '../json-schema.js';
-import { bucketsOf, type Buckets } from '../metrics/buckets.js';
+import { bucketsOf, percentileOf, type Buckets } from '../metrics/buckets.js';
+import { PERCENTILES } from '../metrics/histogram.js';
 import { round3 } from '../numbers.js';
 import type { Histogram } from '../metrics/histogram.js';
 import type { LoopTurnMeter } from '../metrics/loop-turns.js';
@@ -17,11 +18,11 @@ const ChunkBoundSchema = Type.Object({
  */
 export const TimestampErrorSchema = Type.Object({
   p50: Described(
-    'How far the timestamps can have moved the TTFT or E2E median, the larger of the two (ms). In results without `chunk`, the larger of that and the chunk figure.',
+    'How far the timestamps can have moved the TTFT or E2E median (ms). In results without `chunk`, the larger of that and the chunk figure.',
     Type.Number(),
   ),
-  p90: Described('As p50, at the 90th percentile (ms).', Type.Number()),
-  p99: Described('As p50, at the 99th percentile (ms).', Type.Number()),
+  p90: Described('As p50, at the 90th and the 95th percentile, the larger (ms).', Type.Number()),
+  p99: Described('As p50, at the 99th and the 99.9th percentile, the larger (ms).', Type.Number()),
   chunk: Described(
     "How late one chunk's timestamp can be (ms): what bounds the gaps between chunks (ITL, TPOT). Absent in older results, whose p50/p90/p99 hold it.",
     Type.Optional(ChunkBoundSchema),
@@ -49,7 +50,7 @@ const SHIFTED = [
 ] as const;
 
 const METHOD =
-  'p50/p90/p99: quantile shift, the TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread\'s run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor';
+  "p50/p90/p99: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99 and 99.9, the TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
 /** The method of a result that has no quantile-shift histograms (no window request read): the chunk figure alone. */
 const CHUNK_METHOD =
   'chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn';
@@ -98,17 +99,35 @@ export function timestampErrorOf(histograms: Record<string, Histogram>, observed
  * median (tens of µs), measured against the server's write times by `npm run bench:error`.
  */
 function withQuantileShift(chunk: TimestampError, histograms: Record<string, Histogram>): TimestampError {
-  const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]] as const).filter(([c, l]) => c && l && c.totalCount > 0);
+  const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]] as const)
+    .filter(([c, l]) => c && l && c.totalCount > 0 && l.totalCount > 0)
+    .map(([c, l]) => [bucketsOf(c), bucketsOf(l)] as const);
   const own = { p50: chunk.p50, p90: chunk.p90, p99: chunk.p99 };
   if (pairs.length === 0) return { ...chunk, chunk: own };
   const delivery = chunk.delivery_ms ?? 0;
-  const shift = (p: number) => {
+  const figure = (band: QuantileBand) => {
     let worst = 0;
-    for (const [c, l] of pairs) worst = Math.max(worst, (c.getValueAtPercentile(p) - l.getValueAtPercentile(p)) / 1000);
+    for (const [c, l] of pairs)
+      for (const [, p] of PERCENTILES) if (quantileBand(p) === band) worst = Math.max(worst, percentileOf(c, p) - percentileOf(l, p));
     return round3(delivery + worst);
   };
-  const p99 = shift(99);
-  return { ...chunk, p50: shift(50), p90: shift(90), p99, chunk: own, max: Math.max(chunk.max, p99), method: METHOD };
+  const p99 = figure('p99');
+  return { ...chunk, p50: figure('p50'), p90: figure('p90'), p99, chunk: own, max: Math.max(chunk.max, p99), method: METHOD };
+}
+
+export type QuantileBand = 'p50' | 'p90' | 'p99';
+
+/**
+ * Which quantile figure holds a percentile. A shift is not monotone in p (the median can move
+ * more than the p99), so the p95 a rule may quote is not bounded by interpolating the p90's and
+ * the p99's: each figure is the largest shift over the percentiles the gate quotes in its band
+ * (p50: 50; p90: 90, 95; p99: 99, 99.9; src/metrics/histogram.ts PERCENTILES), and the gate reads
+ * the figure of the band its percentile falls in (src/gate/timing-validity.ts). Taken over every
+ * percentile of a band instead, the p50 figure would carry the p90's shift, near the ceiling
+ * several times the median's.
+ */
+export function quantileBand(p: number): QuantileBand {
+  return p >= 99 ? 'p99' : p >= 90 ? 'p90' : 'p50';
 }
 
 /**

@@ -169,6 +169,8 @@ test('the bound between quoted percentiles is interpolated on the log of the tai
   const both = withBound({ n: 500, tokens: 21 }, { p50: 0.2, p90: 0.3, p99: 0.6 });
   Object.assign(both.generator.timestamp_error_ms!, { delivery_ms: 0.1, chunk: { p50: 0.5, p90: 1, p99: 4 } });
   expect(errorBound(both, 99, 'ttft').ms).toBe(0.6);
+  // Each quantile figure holds for the percentiles of its band (p90: the p90 and the p95), never interpolated.
+  expect([errorBound(both, 95, 'ttft').ms, errorBound(both, 99.9, 'ttft').ms, errorBound(both, 50, 'e2e').ms]).toEqual([0.3, 0.6, 0.2]);
   expect(errorBound(both, 99, 'e2e').ms).toBe(0.6);
   expect(errorBound(both, 99, 'itl').ms).toBeCloseTo(3.9, 9);
   expect(errorBound(both, 99, 'tpot').ms).toBeCloseTo(3.9 / 20, 9);

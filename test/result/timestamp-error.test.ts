@@ -124,6 +124,21 @@ describe('the bound from turns and lateness', () => {
     expect(timestampErrorOf({ ...loop, ttft }, 10_000, 0.05)).toEqual(withChunk(chunk));
   });
 
+  test("each quantile figure holds at the gate's percentiles of its band: a shift at p95 alone is in the p90 figure", () => {
+    // TTFTs 1…1000 ms; the 31 requests around the p95 (930…960 ms) carry a 10 ms bound of their
+    // own, the rest none: the p95 may have moved, the p90 and p99 cannot.
+    const values = Array.from({ length: 1000 }, (_, i) => i + 1);
+    const ttft = hist(values.map((v) => [v, 1]));
+    const earliest = hist(values.map((v) => [v >= 930 && v <= 960 ? v - 10 : v, 1]));
+    const at = (h: Histogram, p: number) => h.getValueAtPercentile(p) / 1000;
+    const shift = (p: number) => at(ttft, p) - at(earliest, p);
+    expect([shift(90), shift(99), shift(95)]).toEqual([0, 0, expect.closeTo(10, 0)]);
+    const quick = hist([[0.1, 10_000]]);
+    const b = timestampErrorOf({ loopTurns: quick, loopReadTurns: quick, loopLateness: hist([]), ttft, ttftEarliest: earliest }, 10_000)!;
+    expect(b.p90).toBeGreaterThanOrEqual(shift(95) - 0.001); // rounded to the µs
+    expect([b.p50, b.p99]).toEqual([0, 0]);
+  });
+
   test('no read timed: no bound', () => {
     expect(timestampError(hist([]), hist([]), hist([]), 1000)).toBeNull();
   });
