@@ -36004,7 +36004,9 @@ var busy = (c) => c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in t
 function timestampErrorLine(e) {
   if (e === void 0) return [];
   if (e === null) return ["Timestamps  no error bound: no socket read was timed in the window"];
-  const chunk = e.chunk ? [`            a chunk may be stamped late by up to ${num(e.chunk.p50)} / ${num(e.chunk.p90)} / ${num(e.chunk.p99)} ms at p50 / p90 / p99`] : [];
+  const chunk = e.chunk ? [
+    `            a chunk may be stamped late by up to ${num(e.chunk.p50)} / ${num(e.chunk.p90)} / ${num(e.chunk.p99)} ms at p50 / p90 / p99`
+  ] : [];
   return [
     `Timestamps  TTFT and E2E quantiles may be moved by up to ${num(e.p50)} / ${num(e.p90)} / ${num(e.p99)} ms at p50 / p90 / p99 (the generator's own bound)`,
     ...chunk

@@ -21,7 +21,9 @@ function timestampErrorLine(e: Result['generator']['timestamp_error_ms']): strin
   if (e === undefined) return [];
   if (e === null) return ['Timestamps  no error bound: no socket read was timed in the window'];
   const chunk = e.chunk
-    ? [`            a chunk may be stamped late by up to ${num(e.chunk.p50)} / ${num(e.chunk.p90)} / ${num(e.chunk.p99)} ms at p50 / p90 / p99`]
+    ? [
+        `            a chunk may be stamped late by up to ${num(e.chunk.p50)} / ${num(e.chunk.p90)} / ${num(e.chunk.p99)} ms at p50 / p90 / p99`,
+      ]
     : [];
   return [
     `Timestamps  TTFT and E2E quantiles may be moved by up to ${num(e.p50)} / ${num(e.p90)} / ${num(e.p99)} ms at p50 / p90 / p99 (the generator's own bound)`,
