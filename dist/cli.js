@@ -33000,6 +33000,7 @@ var percentileLabel = (key) => `p${PERCENTILES.find(([k]) => k === key)[1]}`;
 var LATENCY_TARGETS = GATE_METRICS.flatMap(
   (m2) => PERCENTILES.map(([pct7, p2]) => ({
     key: `${m2.gate}_${pct7}`,
+    gate: m2.gate,
     metric: m2.key,
     histogram: m2.histogram,
     pct: pct7,
@@ -33745,8 +33746,7 @@ var resolutionAt = (v) => Math.max(MICROSECOND_MS, v * HISTOGRAM_RELATIVE_RESOLU
 function latencyFloor(key, rule2, base, cur, baselineValue) {
   if (rule2.max_increase_ms !== void 0) return { ms: rule2.max_increase_ms, source: "spec", text: `${rule2.max_increase_ms} ms` };
   const t = latencyTarget(key);
-  const metric = key.slice(0, key.lastIndexOf("_"));
-  const e = Math.max(errorBound(base, t.p, metric).ms, cur ? errorBound(cur, t.p, metric).ms : 0);
+  const e = Math.max(errorBound(base, t.p, t.gate).ms, cur ? errorBound(cur, t.p, t.gate).ms : 0);
   const ms2 = FLOOR_ERROR_MULTIPLE * e + 2 * resolutionAt(baselineValue);
   return {
     ms: ms2,
@@ -41126,7 +41126,7 @@ function endTurn() {
 var readLate = 0;
 var sampledAt = now();
 var sampledIdle = performance2.nodeTiming.idleTime;
-var sampledRunDelay = runDelayMs();
+var sampledRunDelay = 0;
 var busySince = sampledAt;
 var turnEnds = [sampledAt, sampledAt];
 var turnCount = 0;
@@ -46660,7 +46660,7 @@ function latencyFigures(r, gate) {
     const value2 = r.metrics[t.metric]?.[t.pct];
     if (value2 === void 0) continue;
     const ci = percentileInterval2(r, t.histogram, t.p, `${r.run_id}/${key}`);
-    const tsError = r.generator.timestamp_error_ms ? round3(errorBound(r, t.p, key.replace(/_p\d+$/, "")).ms) : null;
+    const tsError = r.generator.timestamp_error_ms ? round3(errorBound(r, t.p, t.gate).ms) : null;
     out2[key] = { value: value2, ...ci, unit: "ms", better: "lower", timestamp_error_ms: tsError };
   }
   return out2;

@@ -27653,7 +27653,7 @@ function endTurn() {
 var readLate = 0;
 var sampledAt = now();
 var sampledIdle = performance2.nodeTiming.idleTime;
-var sampledRunDelay = runDelayMs();
+var sampledRunDelay = 0;
 var busySince = sampledAt;
 var turnEnds = [sampledAt, sampledAt];
 var turnCount = 0;
@@ -27913,6 +27913,7 @@ var percentileLabel = (key) => `p${PERCENTILES.find(([k]) => k === key)[1]}`;
 var LATENCY_TARGETS = GATE_METRICS.flatMap(
   (m) => PERCENTILES.map(([pct2, p2]) => ({
     key: `${m.gate}_${pct2}`,
+    gate: m.gate,
     metric: m.key,
     histogram: m.histogram,
     pct: pct2,

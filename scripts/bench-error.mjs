@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // Does the generator know its own error? Each result carries `generator.timestamp_error_ms`:
 // bounds on how far its timestamps moved a TTFT or E2E quantile (p50/p90/p99) and on how late a
-// chunk's timestamp is (`chunk`), computed from the generator's own event loop (src/result/timestamp-error.ts). This holds it
-// against the simulator's ground truth: the paced simulator in its own process records when it
-// wrote each request's first and last token, the client's records say when it stamped them
-// (joined through x-request-id), and |client − truth| over those chunks is the actual error.
+// chunk's timestamp is (`chunk`), computed from the generator's own event loop
+// (src/result/timestamp-error.ts). This holds them against the simulator's ground truth: the
+// paced simulator in its own process records when it wrote each request's first and last token,
+// the client's records say when it stamped them (joined through x-request-id), and
+// |client − truth| over those chunks is the actual error.
 // Per point, paced 16/64/256-token streams from light load to past the generator's ceiling (and
 // engine64, an engine-mode shape with 512-token prompts), it prints:
-// - the chunk bound beside the actual error of the chunks, whether it covered it (target: at ≥ 95 % of the p50 and p99
-//   comparisons) and was within 3× of it where the actual error exceeds 0.5 ms — tallied against
+// - the chunk bound beside the actual error of the chunks, whether it covered it (target: at
+//   ≥ 95 % of the p50 and p99 comparisons) and was within 3× of it where the actual error exceeds 0.5 ms — tallied against
 //   each sample quantile, and against its 95 % limits (quantileWithLimits);
 // - the ITL quantiles the client measured against the true ones over the same gaps (the sim's
 //   record_token_times), beside the bound the gate reads for ITL;

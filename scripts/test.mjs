@@ -10,9 +10,9 @@
 //      spends most of its time waiting on the simulated engine, so six share two cores. The
 //      slowest start first (test/load-order.json).
 //   3. On two workers: the files of test/timed-files.json, which replay an engine K-fold faster
-//      or bisect capacity against a tight SLO near the engine's ceiling. Together they use under one core of two, so two at a time
-//      leaves each a core whenever it wakes; beside the load tests they would wait behind other
-//      work. Slowest first.
+//      or bisect capacity against a tight SLO near the engine's ceiling. Together they use under
+//      one core of two, so two at a time leaves each a core whenever it wakes; beside the load
+//      tests they would wait behind other work. Slowest first.
 //   4. One at a time: the files of test/solo-files.json, which measure the generator itself
 //      (its timestamps' error, its event loop, its CPU, its threads, a timed run's validity),
 //      search a series of short runs for change points, or run a CPU-bound engine (llama.cpp):

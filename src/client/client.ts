@@ -460,7 +460,8 @@ function endTurn(): void {
 let readLate = 0;
 let sampledAt = now();
 let sampledIdle = performance.nodeTiming.idleTime;
-let sampledRunDelay = runDelayMs();
+/** 0 until the first look after an idle wait, which then counts the thread's whole wait so far: high once, never low, and no read at start-up. */
+let sampledRunDelay = 0;
 let busySince = sampledAt;
 /** When the last two read turns ended, by turn number modulo 2. */
 const turnEnds = [sampledAt, sampledAt];

@@ -33,9 +33,7 @@ export interface Floor {
 export function latencyFloor(key: LatencyKey, rule: LatencyIncreaseRule, base: Result, cur: Result | null, baselineValue: number): Floor {
   if (rule.max_increase_ms !== undefined) return { ms: rule.max_increase_ms, source: 'spec', text: `${rule.max_increase_ms} ms` };
   const t = latencyTarget(key);
-  // errorBound names metrics as the rule ids do (tpot, not tpot_ms): the key less its percentile.
-  const metric = key.slice(0, key.lastIndexOf('_'));
-  const e = Math.max(errorBound(base, t.p, metric).ms, cur ? errorBound(cur, t.p, metric).ms : 0);
+  const e = Math.max(errorBound(base, t.p, t.gate).ms, cur ? errorBound(cur, t.p, t.gate).ms : 0);
   const ms = FLOOR_ERROR_MULTIPLE * e + 2 * resolutionAt(baselineValue);
   return {
     ms,

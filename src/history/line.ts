@@ -48,7 +48,7 @@ function latencyFigures(r: Result, gate: GateSpec): Record<string, HistoryFigure
     if (value === undefined) continue;
     const ci = percentileInterval(r, t.histogram, t.p, `${r.run_id}/${key}`);
     // The bound the gate reads for this metric at this percentile (src/gate/timing-validity.ts).
-    const tsError = r.generator.timestamp_error_ms ? round3(errorBound(r, t.p, key.replace(/_p\d+$/, '')).ms) : null;
+    const tsError = r.generator.timestamp_error_ms ? round3(errorBound(r, t.p, t.gate).ms) : null;
     out[key] = { value, ...ci, unit: 'ms', better: 'lower', timestamp_error_ms: tsError };
   }
   return out;

@@ -169,6 +169,8 @@ export const percentileLabel = (key: PercentileKey) => `p${PERCENTILES.find(([k]
 /** What a gate rule key points at in a result. */
 export interface LatencyTarget {
   key: LatencyKey;
+  /** The metric as rule ids and errorBound name it: the key less its percentile ("tpot"). */
+  gate: string;
   metric: MetricName;
   histogram: HistogramName;
   pct: PercentileKey;
@@ -182,6 +184,7 @@ export interface LatencyTarget {
 export const LATENCY_TARGETS: readonly LatencyTarget[] = GATE_METRICS.flatMap((m) =>
   PERCENTILES.map(([pct, p]) => ({
     key: `${m.gate}_${pct}` as const,
+    gate: m.gate,
     metric: m.key,
     histogram: m.histogram,
     pct,

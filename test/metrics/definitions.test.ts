@@ -22,6 +22,7 @@ describe('the metric table', () => {
     expect(LATENCY_TARGETS).toHaveLength(GATE_METRICS.length * 5);
     expect(latencyTarget('ttft_from_send_p999')).toEqual({
       key: 'ttft_from_send_p999',
+      gate: 'ttft_from_send',
       metric: 'ttft_from_send_ms',
       histogram: 'ttftFromSend',
       pct: 'p999',
