@@ -32827,9 +32827,10 @@ var RUNTIME_AJV = { validateSchema: false };
 
 // src/metrics/histogram.ts
 var buildHistogram = (options) => (0, import_HistogramBuilder.build)({ ...options, useWebAssembly: false });
-function newHistogram() {
-  return buildHistogram({ numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
+function newHistogram(digits = 3) {
+  return buildHistogram({ numberOfSignificantValueDigits: digits, lowestDiscernibleValue: 1, autoResize: true });
 }
+var SHIFT_DIGITS = 4;
 function recordMs(h, ms2) {
   h.recordValue(ms2 > 0 ? Math.round(ms2 * 1e3) : 0);
 }
@@ -32838,9 +32839,12 @@ function encodeHistogram(h) {
 }
 function decodeHistogram(s) {
   const decoded = (0, import_encoding.decodeFromCompressedBase64)(s, 32, false);
-  const h = newHistogram();
+  const h = emptyLike(decoded);
   h.add(decoded);
   return h;
+}
+function emptyLike(h) {
+  return newHistogram(h.numberOfSignificantValueDigits >= 4 ? 4 : 3);
 }
 var PERCENTILES = [
   ["p50", 50],
@@ -33460,13 +33464,24 @@ var ChunkBoundSchema = Type.Object({
   p90: Described("As p50, at the 90th percentile (ms).", Type.Number()),
   p99: Described("As p50, at the 99th percentile (ms).", Type.Number())
 });
+var E2eShiftSchema = Type.Object({
+  p50: Described("How far the timestamps can have moved the E2E median (ms).", Type.Number()),
+  p90: Described("As p50, at the 90th and the 95th percentile, the larger (ms).", Type.Number()),
+  p99: Described("As p50, at the 99th percentile (ms).", Type.Number()),
+  p999: Described("As p50, at the 99.9th percentile (ms).", Type.Number())
+});
 var TimestampErrorSchema = Type.Object({
   p50: Described(
-    "How far the timestamps can have moved the TTFT or E2E median (ms). In results without `chunk`, the larger of that and the chunk figure.",
+    "How far the timestamps can have moved the TTFT median (ms); `e2e` holds the E2E figures. In results without `e2e`, the larger of TTFT's and E2E's; in results without `chunk`, also of the chunk figure.",
     Type.Number()
   ),
   p90: Described("As p50, at the 90th and the 95th percentile, the larger (ms).", Type.Number()),
-  p99: Described("As p50, at the 99th and the 99.9th percentile, the larger (ms).", Type.Number()),
+  p99: Described("As p50, at the 99th percentile (ms). In results without `p999`, the larger of that and the 99.9th.", Type.Number()),
+  p999: Described("As p50, at the 99.9th percentile (ms). Absent in older results, whose p99 holds it.", Type.Optional(Type.Number())),
+  e2e: Described(
+    "As p50/p90/p99/p999, for the E2E quantiles (ms). Absent in older results, whose TTFT figures hold it.",
+    Type.Optional(E2eShiftSchema)
+  ),
   chunk: Described(
     "How late one chunk's timestamp can be (ms): what bounds the gaps between chunks (ITL, TPOT). Absent in older results, whose p50/p90/p99 hold it.",
     Type.Optional(ChunkBoundSchema)
@@ -33483,11 +33498,7 @@ var TimestampErrorSchema = Type.Object({
   observed_s: Described("Event-loop time observed (s), summed over threads and replicates: the denominator merging needs.", Type.Number())
 });
 var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
-var SHIFTED = [
-  ["ttft", "ttftEarliest"],
-  ["e2e", "e2eEarliest"]
-];
-var METHOD = "p50/p90/p99: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99 and 99.9, the TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
+var METHOD = "p50/p90/p99/p999 (TTFT) and e2e: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99; 99.9, the quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
 var CHUNK_METHOD = "chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
 function timestampErrorHistograms(m2) {
   return {
@@ -33503,21 +33514,32 @@ function timestampErrorOf(histograms, observedMs, deliveryMs = 0) {
   return chunk && withQuantileShift(chunk, histograms);
 }
 function withQuantileShift(chunk, histograms) {
-  const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]]).filter(([c, l]) => c && l && c.totalCount > 0 && l.totalCount > 0).map(([c, l]) => [bucketsOf(c), bucketsOf(l)]);
-  const own = { p50: chunk.p50, p90: chunk.p90, p99: chunk.p99 };
-  if (pairs.length === 0) return { ...chunk, chunk: own };
   const delivery = chunk.delivery_ms ?? 0;
-  const figure2 = (band) => {
-    let worst = 0;
-    for (const [c, l] of pairs)
-      for (const [, p2] of PERCENTILES) if (quantileBand(p2) === band) worst = Math.max(worst, percentileOf(c, p2) - percentileOf(l, p2));
-    return round3(delivery + worst);
+  const figures = (client, earliest) => {
+    const [c, l] = [histograms[client], histograms[earliest]];
+    if (!c || !l || c.totalCount === 0 || l.totalCount === 0) return null;
+    const [cb, lb] = [bucketsOf(c), bucketsOf(l)];
+    const worst = { p50: 0, p90: 0, p99: 0, p999: 0 };
+    for (const [, p2] of PERCENTILES) {
+      const band = quantileBand(p2);
+      worst[band] = Math.max(worst[band], percentileOf(cb, p2) - percentileOf(lb, p2));
+    }
+    return {
+      p50: round3(delivery + worst.p50),
+      p90: round3(delivery + worst.p90),
+      p99: round3(delivery + worst.p99),
+      p999: round3(delivery + worst.p999)
+    };
   };
-  const p992 = figure2("p99");
-  return { ...chunk, p50: figure2("p50"), p90: figure2("p90"), p99: p992, chunk: own, max: Math.max(chunk.max, p992), method: METHOD };
+  const own = { p50: chunk.p50, p90: chunk.p90, p99: chunk.p99 };
+  const e2e = figures("e2e", "e2eEarliest");
+  const ttft = figures("ttft", "ttftEarliest") ?? e2e;
+  if (!ttft) return { ...chunk, chunk: own };
+  const max2 = maxOf([...Object.values(ttft), ...Object.values(e2e ?? {})], chunk.max);
+  return { ...chunk, ...ttft, ...e2e ? { e2e } : {}, chunk: own, max: max2, method: METHOD };
 }
 function quantileBand(p2) {
-  return p2 >= 99 ? "p99" : p2 >= 90 ? "p90" : "p50";
+  return p2 >= 99.9 ? "p999" : p2 >= 99 ? "p99" : p2 >= 90 ? "p90" : "p50";
 }
 function deliveryFloorMs(loopbackTarget, rttMs) {
   return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;
@@ -33623,15 +33645,19 @@ function errorBound(r, p2, metric) {
     p2
   );
   const fallback = Math.max(tail(r.generator.event_loop_delay_ms), tail(r.generator.pool_wait_ms));
-  const s = te ? te.chunk ? te[quantileBand(p2)] : at(te) : fallback;
-  const e = te?.chunk ? at(te.chunk) : s;
+  const band = quantileBand(p2);
+  const sTtft = te ? te.chunk ? te[band] ?? te.p99 : at(te) : fallback;
+  const sE2e = te?.e2e ? te.e2e[band] : sTtft;
+  const s = Math.max(sTtft, sE2e);
+  const e = te?.chunk ? at(te.chunk) : sTtft;
   const source = te ? "timestamp_error" : "lag_and_loop_delay";
   const shortest = Math.max(1, r.workload.output_tokens.delivered?.min ?? 1);
   const gap = Math.max(0, e - (te?.delivery_ms ?? 0));
   switch (metric) {
     case "ttft":
+      return { ms: Math.max(sTtft, lagAt), source };
     case "e2e":
-      return { ms: Math.max(s, lagAt), source };
+      return { ms: Math.max(sE2e, lagAt), source };
     case "ttft_from_send":
     case "goodput":
       return { ms: Math.max(s, e), source };
@@ -36004,13 +36030,15 @@ var busy = (c) => c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in t
 function timestampErrorLine(e) {
   if (e === void 0) return [];
   if (e === null) return ["Timestamps  no error bound: no socket read was timed in the window"];
+  const figures = (f) => f.p999 === void 0 ? `${[f.p50, f.p90, f.p99].map((v) => num(v)).join(" / ")} ms at p50 / p90 / p99` : `${[f.p50, f.p90, f.p99, f.p999].map((v) => num(v)).join(" / ")} ms at p50 / p90 / p99 / p99.9`;
   const chunk = e.chunk ? [
     `            a chunk may be stamped late by up to ${num(e.chunk.p50)} / ${num(e.chunk.p90)} / ${num(e.chunk.p99)} ms at p50 / p90 / p99`
   ] : [];
-  return [
-    `Timestamps  TTFT and E2E quantiles may be moved by up to ${num(e.p50)} / ${num(e.p90)} / ${num(e.p99)} ms at p50 / p90 / p99 (the generator's own bound)`,
-    ...chunk
-  ];
+  const quantiles = e.e2e ? [
+    `Timestamps  TTFT quantiles may be moved by up to ${figures(e)} (the generator's own bound)`,
+    `            E2E quantiles by up to ${figures(e.e2e)}`
+  ] : [`Timestamps  TTFT and E2E quantiles may be moved by up to ${figures(e)} (the generator's own bound)`];
+  return [...quantiles, ...chunk];
 }
 function latencyTable(r) {
   const head = "Latency (ms)".padEnd(20) + COLS.map((c) => (c === "max" ? c : percentileLabel(c)).padStart(9)).join("") + "count".padStart(9);
@@ -41430,12 +41458,12 @@ var Recorder = class {
   }
   o;
   h = {
-    ttft: newHistogram(),
+    ttft: newHistogram(SHIFT_DIGITS),
     ttftFromSend: newHistogram(),
     timeToFirstAnswer: newHistogram(),
     tpot: newHistogram(),
     itl: newHistogram(),
-    e2e: newHistogram(),
+    e2e: newHistogram(SHIFT_DIGITS),
     normalized: newHistogram(),
     scheduleLag: newHistogram(),
     poolWait: newHistogram(),
@@ -41449,8 +41477,8 @@ var Recorder = class {
      * the same quantile of these, so the distance between the two histograms' quantiles bounds
      * how far the generator's timestamps moved each quantile (src/result/timestamp-error.ts).
      */
-    ttftEarliest: newHistogram(),
-    e2eEarliest: newHistogram()
+    ttftEarliest: newHistogram(SHIFT_DIGITS),
+    e2eEarliest: newHistogram(SHIFT_DIGITS)
   };
   byClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
   windowByClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
@@ -43738,7 +43766,10 @@ function mergeMismatches(results, names) {
 function mergeHistograms(results) {
   const out2 = {};
   for (const r of results) {
-    for (const [name2, encoded] of Object.entries(r.histograms)) (out2[name2] ??= newHistogram()).add(decodeHistogram(encoded));
+    for (const [name2, encoded] of Object.entries(r.histograms)) {
+      const h = decodeHistogram(encoded);
+      (out2[name2] ??= emptyLike(h)).add(h);
+    }
   }
   return out2;
 }

@@ -25089,6 +25089,11 @@ function num(v, signed2 = false) {
   const text = Math.abs(v).toFixed(digits);
   return `${v < 0 && Number(text) !== 0 ? "\u2212" : signed2 ? "+" : ""}${text}`;
 }
+function maxOf(xs, init2 = -Infinity) {
+  let m = init2;
+  for (const x of xs) if (x > m || Number.isNaN(x)) m = x;
+  return m;
+}
 function minOf(xs, init2 = Infinity) {
   let m = init2;
   for (const x of xs) if (x < m || Number.isNaN(x)) m = x;
@@ -26390,9 +26395,10 @@ var RUNTIME_AJV = { validateSchema: false };
 
 // src/metrics/histogram.ts
 var buildHistogram = (options) => (0, import_HistogramBuilder.build)({ ...options, useWebAssembly: false });
-function newHistogram() {
-  return buildHistogram({ numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
+function newHistogram(digits = 3) {
+  return buildHistogram({ numberOfSignificantValueDigits: digits, lowestDiscernibleValue: 1, autoResize: true });
 }
+var SHIFT_DIGITS = 4;
 function recordMs(h, ms) {
   h.recordValue(ms > 0 ? Math.round(ms * 1e3) : 0);
 }
@@ -28098,12 +28104,12 @@ var Recorder = class {
   }
   o;
   h = {
-    ttft: newHistogram(),
+    ttft: newHistogram(SHIFT_DIGITS),
     ttftFromSend: newHistogram(),
     timeToFirstAnswer: newHistogram(),
     tpot: newHistogram(),
     itl: newHistogram(),
-    e2e: newHistogram(),
+    e2e: newHistogram(SHIFT_DIGITS),
     normalized: newHistogram(),
     scheduleLag: newHistogram(),
     poolWait: newHistogram(),
@@ -28117,8 +28123,8 @@ var Recorder = class {
      * the same quantile of these, so the distance between the two histograms' quantiles bounds
      * how far the generator's timestamps moved each quantile (src/result/timestamp-error.ts).
      */
-    ttftEarliest: newHistogram(),
-    e2eEarliest: newHistogram()
+    ttftEarliest: newHistogram(SHIFT_DIGITS),
+    e2eEarliest: newHistogram(SHIFT_DIGITS)
   };
   byClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
   windowByClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
@@ -28509,13 +28515,24 @@ var ChunkBoundSchema = Type.Object({
   p90: Described("As p50, at the 90th percentile (ms).", Type.Number()),
   p99: Described("As p50, at the 99th percentile (ms).", Type.Number())
 });
+var E2eShiftSchema = Type.Object({
+  p50: Described("How far the timestamps can have moved the E2E median (ms).", Type.Number()),
+  p90: Described("As p50, at the 90th and the 95th percentile, the larger (ms).", Type.Number()),
+  p99: Described("As p50, at the 99th percentile (ms).", Type.Number()),
+  p999: Described("As p50, at the 99.9th percentile (ms).", Type.Number())
+});
 var TimestampErrorSchema = Type.Object({
   p50: Described(
-    "How far the timestamps can have moved the TTFT or E2E median (ms). In results without `chunk`, the larger of that and the chunk figure.",
+    "How far the timestamps can have moved the TTFT median (ms); `e2e` holds the E2E figures. In results without `e2e`, the larger of TTFT's and E2E's; in results without `chunk`, also of the chunk figure.",
     Type.Number()
   ),
   p90: Described("As p50, at the 90th and the 95th percentile, the larger (ms).", Type.Number()),
-  p99: Described("As p50, at the 99th and the 99.9th percentile, the larger (ms).", Type.Number()),
+  p99: Described("As p50, at the 99th percentile (ms). In results without `p999`, the larger of that and the 99.9th.", Type.Number()),
+  p999: Described("As p50, at the 99.9th percentile (ms). Absent in older results, whose p99 holds it.", Type.Optional(Type.Number())),
+  e2e: Described(
+    "As p50/p90/p99/p999, for the E2E quantiles (ms). Absent in older results, whose TTFT figures hold it.",
+    Type.Optional(E2eShiftSchema)
+  ),
   chunk: Described(
     "How late one chunk's timestamp can be (ms): what bounds the gaps between chunks (ITL, TPOT). Absent in older results, whose p50/p90/p99 hold it.",
     Type.Optional(ChunkBoundSchema)
@@ -28532,11 +28549,7 @@ var TimestampErrorSchema = Type.Object({
   observed_s: Described("Event-loop time observed (s), summed over threads and replicates: the denominator merging needs.", Type.Number())
 });
 var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
-var SHIFTED = [
-  ["ttft", "ttftEarliest"],
-  ["e2e", "e2eEarliest"]
-];
-var METHOD = "p50/p90/p99: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99 and 99.9, the TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
+var METHOD = "p50/p90/p99/p999 (TTFT) and e2e: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99; 99.9, the quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
 var CHUNK_METHOD = "chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
 function timestampErrorHistograms(m) {
   return {
@@ -28552,21 +28565,32 @@ function timestampErrorOf(histograms, observedMs, deliveryMs = 0) {
   return chunk && withQuantileShift(chunk, histograms);
 }
 function withQuantileShift(chunk, histograms) {
-  const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]]).filter(([c, l]) => c && l && c.totalCount > 0 && l.totalCount > 0).map(([c, l]) => [bucketsOf(c), bucketsOf(l)]);
-  const own = { p50: chunk.p50, p90: chunk.p90, p99: chunk.p99 };
-  if (pairs.length === 0) return { ...chunk, chunk: own };
   const delivery = chunk.delivery_ms ?? 0;
-  const figure2 = (band) => {
-    let worst = 0;
-    for (const [c, l] of pairs)
-      for (const [, p2] of PERCENTILES) if (quantileBand(p2) === band) worst = Math.max(worst, percentileOf(c, p2) - percentileOf(l, p2));
-    return round3(delivery + worst);
+  const figures = (client, earliest) => {
+    const [c, l] = [histograms[client], histograms[earliest]];
+    if (!c || !l || c.totalCount === 0 || l.totalCount === 0) return null;
+    const [cb, lb] = [bucketsOf(c), bucketsOf(l)];
+    const worst = { p50: 0, p90: 0, p99: 0, p999: 0 };
+    for (const [, p2] of PERCENTILES) {
+      const band = quantileBand(p2);
+      worst[band] = Math.max(worst[band], percentileOf(cb, p2) - percentileOf(lb, p2));
+    }
+    return {
+      p50: round3(delivery + worst.p50),
+      p90: round3(delivery + worst.p90),
+      p99: round3(delivery + worst.p99),
+      p999: round3(delivery + worst.p999)
+    };
   };
-  const p99 = figure2("p99");
-  return { ...chunk, p50: figure2("p50"), p90: figure2("p90"), p99, chunk: own, max: Math.max(chunk.max, p99), method: METHOD };
+  const own = { p50: chunk.p50, p90: chunk.p90, p99: chunk.p99 };
+  const e2e = figures("e2e", "e2eEarliest");
+  const ttft = figures("ttft", "ttftEarliest") ?? e2e;
+  if (!ttft) return { ...chunk, chunk: own };
+  const max2 = maxOf([...Object.values(ttft), ...Object.values(e2e ?? {})], chunk.max);
+  return { ...chunk, ...ttft, ...e2e ? { e2e } : {}, chunk: own, max: max2, method: METHOD };
 }
 function quantileBand(p2) {
-  return p2 >= 99 ? "p99" : p2 >= 90 ? "p90" : "p50";
+  return p2 >= 99.9 ? "p999" : p2 >= 99 ? "p99" : p2 >= 90 ? "p90" : "p50";
 }
 function deliveryFloorMs(loopbackTarget, rttMs) {
   return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;

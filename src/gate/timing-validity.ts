@@ -42,11 +42,12 @@ export interface ErrorBound {
 
 /**
  * The error bound of a run's `metric` at percentile p, in ms. The result states two figures
- * (src/result/timestamp-error.ts): s, how far the timestamps can have moved a TTFT or E2E
- * quantile in p's band, and e, how late one chunk's timestamp can be (`chunk`; older results
+ * (src/result/timestamp-error.ts): s, how far the timestamps can have moved a TTFT quantile in
+ * p's band (s_e2e an E2E one, `e2e`; older results state one s for both, the larger; s below
+ * is the larger of the two), and e, how late one chunk's timestamp can be (`chunk`; older results
  * state one figure, the larger of the two, which serves as both). What they bound for each metric:
  * - TTFT and E2E are measured from the intended send time (coordinated-omission safe), so a
- *   request the generator sent late is measured late by as much: max(s, lag);
+ *   request the generator sent late is measured late by as much: max(s_ttft, lag), max(s_e2e, lag);
  * - first answer token (from the intended send: with the lag, as TTFT) and TTFT from send have
  *   no quantile-shift figure of their own, and goodput counts requests one by one: max(s, e);
  * - ITL is a gap between two timestamps each late by H…e, H the delivery floor that every chunk
@@ -92,17 +93,23 @@ export function errorBound(r: Result, p: number, metric: string): ErrorBound {
     );
   const fallback = Math.max(tail(r.generator.event_loop_delay_ms), tail(r.generator.pool_wait_ms));
   // The quantile figures each hold for the quoted percentiles of a band (quantileBand), a shift
-  // not being monotone in p: read the band's, never between two. A result without `chunk`
-  // states one figure per percentile, the larger of both kinds: interpolated as before.
-  const s = te ? (te.chunk ? te[quantileBand(p)] : at(te)) : fallback;
-  const e = te?.chunk ? at(te.chunk) : s;
+  // not being monotone in p: read the band's, never between two. A result without `p999` has its
+  // p99 hold the p99.9; one without `chunk` states one figure per percentile, the larger of both
+  // kinds: interpolated as before.
+  const band = quantileBand(p);
+  const sTtft = te ? (te.chunk ? (te[band] ?? te.p99) : at(te)) : fallback;
+  // E2E's own figures where the result has them; before, one figure held TTFT and E2E both.
+  const sE2e = te?.e2e ? te.e2e[band] : sTtft;
+  const s = Math.max(sTtft, sE2e);
+  const e = te?.chunk ? at(te.chunk) : sTtft;
   const source = te ? 'timestamp_error' : 'lag_and_loop_delay';
   const shortest = Math.max(1, r.workload.output_tokens.delivered?.min ?? 1);
   const gap = Math.max(0, e - (te?.delivery_ms ?? 0));
   switch (metric) {
     case 'ttft':
+      return { ms: Math.max(sTtft, lagAt), source };
     case 'e2e':
-      return { ms: Math.max(s, lagAt), source };
+      return { ms: Math.max(sE2e, lagAt), source };
     case 'ttft_from_send':
     case 'goodput':
       return { ms: Math.max(s, e), source };

@@ -1,7 +1,7 @@
 import type { Outcome, StreamObserver } from '../client/types.js';
 import { OUTCOMES } from '../client/types.js';
 import { tokenCountProblem } from '../client/bounds.js';
-import { newHistogram, recordMs, type Histogram } from './histogram.js';
+import { newHistogram, recordMs, SHIFT_DIGITS, type Histogram } from './histogram.js';
 import type { PatternRecorder } from './pattern-recorder.js';
 import { SegmentHistograms } from './segments.js';
 import { TimeSeries } from './timeseries.js';
@@ -131,12 +131,12 @@ export const MAX_ERROR_SAMPLES = 20;
  */
 export class Recorder {
   readonly h = {
-    ttft: newHistogram(),
+    ttft: newHistogram(SHIFT_DIGITS),
     ttftFromSend: newHistogram(),
     timeToFirstAnswer: newHistogram(),
     tpot: newHistogram(),
     itl: newHistogram(),
-    e2e: newHistogram(),
+    e2e: newHistogram(SHIFT_DIGITS),
     normalized: newHistogram(),
     scheduleLag: newHistogram(),
     poolWait: newHistogram(),
@@ -150,8 +150,8 @@ export class Recorder {
      * the same quantile of these, so the distance between the two histograms' quantiles bounds
      * how far the generator's timestamps moved each quantile (src/result/timestamp-error.ts).
      */
-    ttftEarliest: newHistogram(),
-    e2eEarliest: newHistogram(),
+    ttftEarliest: newHistogram(SHIFT_DIGITS),
+    e2eEarliest: newHistogram(SHIFT_DIGITS),
   } satisfies Record<string, Histogram>;
   readonly byClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   readonly windowByClass = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;

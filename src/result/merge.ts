@@ -1,7 +1,7 @@
 import { coarsenCounts } from '../metrics/timeseries.js';
 import { OUTCOMES, type Outcome } from '../client/types.js';
 import { METRICS } from '../metrics/definitions.js';
-import { decodeHistogram, newHistogram, PERCENTILES, type Histogram } from '../metrics/histogram.js';
+import { decodeHistogram, emptyLike, PERCENTILES, type Histogram } from '../metrics/histogram.js';
 import { MAX_ERROR_SAMPLES } from '../metrics/recorder.js';
 import { scalePatternRates } from '../spec/pattern.js';
 import { baseRateOf, mergePatternSections } from './pattern.js';
@@ -216,7 +216,10 @@ function mergeMismatches(results: Result[], names: string[]): string[] {
 function mergeHistograms(results: Result[]): Record<string, Histogram> {
   const out: Record<string, Histogram> = {};
   for (const r of results) {
-    for (const [name, encoded] of Object.entries(r.histograms)) (out[name] ??= newHistogram()).add(decodeHistogram(encoded));
+    for (const [name, encoded] of Object.entries(r.histograms)) {
+      const h = decodeHistogram(encoded);
+      (out[name] ??= emptyLike(h)).add(h);
+    }
   }
   return out;
 }

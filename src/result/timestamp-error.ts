@@ -1,7 +1,7 @@
 import { Described, Type, type Static } from '../json-schema.js';
 import { bucketsOf, percentileOf, type Buckets } from '../metrics/buckets.js';
 import { PERCENTILES } from '../metrics/histogram.js';
-import { round3 } from '../numbers.js';
+import { maxOf, round3 } from '../numbers.js';
 import type { Histogram } from '../metrics/histogram.js';
 import type { LoopTurnMeter } from '../metrics/loop-turns.js';
 import type { Result } from './types.js';
@@ -16,13 +16,25 @@ const ChunkBoundSchema = Type.Object({
  * `generator.timestamp_error_ms`: how far the timestamps can have moved a latency quantile, and
  * how late one chunk's timestamp can be, from what the generator saw of its own event loop.
  */
+const E2eShiftSchema = Type.Object({
+  p50: Described('How far the timestamps can have moved the E2E median (ms).', Type.Number()),
+  p90: Described('As p50, at the 90th and the 95th percentile, the larger (ms).', Type.Number()),
+  p99: Described('As p50, at the 99th percentile (ms).', Type.Number()),
+  p999: Described('As p50, at the 99.9th percentile (ms).', Type.Number()),
+});
+
 export const TimestampErrorSchema = Type.Object({
   p50: Described(
-    'How far the timestamps can have moved the TTFT or E2E median (ms). In results without `chunk`, the larger of that and the chunk figure.',
+    "How far the timestamps can have moved the TTFT median (ms); `e2e` holds the E2E figures. In results without `e2e`, the larger of TTFT's and E2E's; in results without `chunk`, also of the chunk figure.",
     Type.Number(),
   ),
   p90: Described('As p50, at the 90th and the 95th percentile, the larger (ms).', Type.Number()),
-  p99: Described('As p50, at the 99th and the 99.9th percentile, the larger (ms).', Type.Number()),
+  p99: Described('As p50, at the 99th percentile (ms). In results without `p999`, the larger of that and the 99.9th.', Type.Number()),
+  p999: Described('As p50, at the 99.9th percentile (ms). Absent in older results, whose p99 holds it.', Type.Optional(Type.Number())),
+  e2e: Described(
+    'As p50/p90/p99/p999, for the E2E quantiles (ms). Absent in older results, whose TTFT figures hold it.',
+    Type.Optional(E2eShiftSchema),
+  ),
   chunk: Described(
     "How late one chunk's timestamp can be (ms): what bounds the gaps between chunks (ITL, TPOT). Absent in older results, whose p50/p90/p99 hold it.",
     Type.Optional(ChunkBoundSchema),
@@ -43,14 +55,8 @@ export type TimestampError = Static<typeof TimestampErrorSchema>;
 /** The histograms the bound is computed from, under these names in `result.histograms`; merged like any other. */
 export const TIMESTAMP_ERROR_HISTOGRAMS = { turns: 'loopTurns', readTurns: 'loopReadTurns', late: 'loopLateness' } as const;
 
-/** The recorder's latency histograms and their per-request earliest-possible twins (src/metrics/recorder.ts), for the quantile shift. */
-const SHIFTED = [
-  ['ttft', 'ttftEarliest'],
-  ['e2e', 'e2eEarliest'],
-] as const;
-
 const METHOD =
-  "p50/p90/p99: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99 and 99.9, the TTFT and E2E quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
+  "p50/p90/p99/p999 (TTFT) and e2e: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99; 99.9, the quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
 /** The method of a result that has no quantile-shift histograms (no window request read): the chunk figure alone. */
 const CHUNK_METHOD =
   'chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn';
@@ -78,8 +84,8 @@ export function timestampErrorOf(histograms: Record<string, Histogram>, observed
 }
 
 /**
- * The quantile figures: how far the timestamps can have moved the TTFT and E2E quantiles
- * themselves, which the chunk bound (kept as `chunk`, for the gaps between chunks) cannot say.
+ * The quantile figures: how far the timestamps can have moved the TTFT quantiles (p50…p999)
+ * and the E2E quantiles (`e2e`) themselves, which the chunk bound (kept as `chunk`, for the gaps between chunks) cannot say.
  * It describes a typical chunk, but the requests in a quantile's tail are not typical ones:
  * when late reads come in bursts (a long turn delays every read queued behind it) those
  * requests become the tail, and the quantile moves by more than a typical chunk is late; at
@@ -92,42 +98,57 @@ export function timestampErrorOf(histograms: Record<string, Histogram>, observed
  * every quantile keeps the order: q_p(l) ≤ q_p(x) ≤ q_p(c), and the shift q_p(c) − q_p(x) is at
  * most q_p(c) − q_p(l), plus the delivery floor every read waits before it can be seen. Both
  * histograms merge like any other (threads, shards, replicates: the requests pooled). Taken at
- * the same bucket edge on both sides (each quantile as the histograms report it): how coarsely a
- * histogram holds a latency is its resolution, which the gate's floors count (src/gate/floors.ts),
- * not an error of the timestamps. It holds as far as each b does: b counts the OS's wait for
+ * the same bucket edge on both sides (each quantile as the histograms report it), so the shift
+ * comes in steps of a bucket, which is why these four histograms are kept at 4 digits
+ * (SHIFT_DIGITS, src/metrics/histogram.ts): 2 µs at a 50 ms TTFT, where 3 digits gave 32 µs and
+ * 512 µs at a 700 ms E2E, steps larger than the shift of an idle loop. It holds as far as each b does: b counts the OS's wait for
  * the core (src/client/run-delay.ts), and what it misses is the delivery floor's own spread, a
  * median (tens of µs), measured against the server's write times by `npm run bench:error`.
  */
 function withQuantileShift(chunk: TimestampError, histograms: Record<string, Histogram>): TimestampError {
-  const pairs = SHIFTED.map(([c, l]) => [histograms[c], histograms[l]] as const)
-    .filter(([c, l]) => c && l && c.totalCount > 0 && l.totalCount > 0)
-    .map(([c, l]) => [bucketsOf(c), bucketsOf(l)] as const);
-  const own = { p50: chunk.p50, p90: chunk.p90, p99: chunk.p99 };
-  if (pairs.length === 0) return { ...chunk, chunk: own };
   const delivery = chunk.delivery_ms ?? 0;
-  const figure = (band: QuantileBand) => {
-    let worst = 0;
-    for (const [c, l] of pairs)
-      for (const [, p] of PERCENTILES) if (quantileBand(p) === band) worst = Math.max(worst, percentileOf(c, p) - percentileOf(l, p));
-    return round3(delivery + worst);
+  // TTFT's and E2E's figures apart: a request's last read can wait more than its first (at light
+  // load, behind the other streams' reads), and one figure for both would hand TTFT rules E2E's.
+  const figures = (client: string, earliest: string): QuantileShift | null => {
+    const [c, l] = [histograms[client], histograms[earliest]];
+    if (!c || !l || c.totalCount === 0 || l.totalCount === 0) return null;
+    const [cb, lb] = [bucketsOf(c), bucketsOf(l)];
+    const worst = { p50: 0, p90: 0, p99: 0, p999: 0 };
+    for (const [, p] of PERCENTILES) {
+      const band = quantileBand(p);
+      worst[band] = Math.max(worst[band], percentileOf(cb, p) - percentileOf(lb, p));
+    }
+    return {
+      p50: round3(delivery + worst.p50),
+      p90: round3(delivery + worst.p90),
+      p99: round3(delivery + worst.p99),
+      p999: round3(delivery + worst.p999),
+    };
   };
-  const p99 = figure('p99');
-  return { ...chunk, p50: figure('p50'), p90: figure('p90'), p99, chunk: own, max: Math.max(chunk.max, p99), method: METHOD };
+  const own = { p50: chunk.p50, p90: chunk.p90, p99: chunk.p99 };
+  const e2e = figures('e2e', 'e2eEarliest');
+  const ttft = figures('ttft', 'ttftEarliest') ?? e2e;
+  if (!ttft) return { ...chunk, chunk: own };
+  const max = maxOf([...Object.values(ttft), ...Object.values(e2e ?? {})], chunk.max);
+  return { ...chunk, ...ttft, ...(e2e ? { e2e } : {}), chunk: own, max, method: METHOD };
 }
 
-export type QuantileBand = 'p50' | 'p90' | 'p99';
+type QuantileShift = Static<typeof E2eShiftSchema>;
+
+export type QuantileBand = 'p50' | 'p90' | 'p99' | 'p999';
 
 /**
  * Which quantile figure holds a percentile. A shift is not monotone in p (the median can move
  * more than the p99), so the p95 a rule may quote is not bounded by interpolating the p90's and
  * the p99's: each figure is the largest shift over the percentiles the gate quotes in its band
- * (p50: 50; p90: 90, 95; p99: 99, 99.9; src/metrics/histogram.ts PERCENTILES), and the gate reads
- * the figure of the band its percentile falls in (src/gate/timing-validity.ts). Taken over every
- * percentile of a band instead, the p50 figure would carry the p90's shift, near the ceiling
- * several times the median's.
+ * (p50: 50; p90: 90, 95; p99: 99; p999: 99.9; src/metrics/histogram.ts PERCENTILES), and the
+ * gate reads the figure of the band its percentile falls in (src/gate/timing-validity.ts). Taken
+ * over every percentile of a band instead, the p50 figure would carry the p90's shift, near the
+ * ceiling several times the median's; and a p99 figure that also held the p99.9 would carry the
+ * shift of the one or two slowest requests in a thousand, at light load several times the p99's.
  */
 export function quantileBand(p: number): QuantileBand {
-  return p >= 99 ? 'p99' : p >= 90 ? 'p90' : 'p50';
+  return p >= 99.9 ? 'p999' : p >= 99 ? 'p99' : p >= 90 ? 'p90' : 'p50';
 }
 
 /**

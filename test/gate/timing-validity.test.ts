@@ -176,6 +176,17 @@ test('the bound between quoted percentiles is interpolated on the log of the tai
   expect(errorBound(both, 99, 'tpot').ms).toBeCloseTo(3.9 / 20, 9);
   for (const m of ['ttft_from_send', 'time_to_first_answer', 'goodput']) expect([m, errorBound(both, 99, m).ms]).toEqual([m, 4]);
   expect(errorBound(both, 99, 'normalized_latency').ms).toBeCloseTo(4 / 21, 9);
+  // A result with a p99.9 figure of its own: p99.9 rules read it, p99 rules the p99's; without
+  // it (the result above) the p99 figure holds the p99.9 too.
+  Object.assign(both.generator.timestamp_error_ms!, { p999: 1.5 });
+  expect([errorBound(both, 99, 'ttft').ms, errorBound(both, 99.9, 'ttft').ms, errorBound(both, 99.9, 'e2e').ms]).toEqual([0.6, 1.5, 1.5]);
+  // E2E figures of its own: E2E rules read them, TTFT rules the TTFT figures, and what has no
+  // quantile figure of its own the largest.
+  Object.assign(both.generator.timestamp_error_ms!, { e2e: { p50: 0.25, p90: 0.5, p99: 7, p999: 9 } });
+  expect([errorBound(both, 99, 'ttft').ms, errorBound(both, 99, 'e2e').ms, errorBound(both, 99.9, 'e2e').ms]).toEqual([0.6, 7, 9]);
+  expect([errorBound(both, 50, 'ttft').ms, errorBound(both, 50, 'e2e').ms]).toEqual([0.2, 0.25]);
+  expect([errorBound(both, 99, 'goodput').ms, errorBound(both, 99, 'normalized_latency').ms]).toEqual([7, 7 / 21]);
+  expect(errorBound(both, 99, 'itl').ms).toBeCloseTo(3.9, 9);
 });
 
 test('an outcome no error within the bound could change stands, and says so', () => {

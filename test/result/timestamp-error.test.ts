@@ -1,4 +1,4 @@
-import { newHistogram, type Histogram } from '../../src/metrics/histogram.js';
+import { decodeHistogram, newHistogram, SHIFT_DIGITS, type Histogram } from '../../src/metrics/histogram.js';
 import { parseResult } from '../../src/result/load.js';
 import { mergeResults } from '../../src/result/merge.js';
 import {
@@ -14,8 +14,8 @@ import { encodeHistogram } from '../../src/metrics/histogram.js';
 import { synthesize } from './synthetic.js';
 
 /** A histogram of µs values, each with its count. */
-function hist(entries: [ms: number, count: number][]): Histogram {
-  const h = newHistogram();
+function hist(entries: [ms: number, count: number][], digits: 3 | 4 = 3): Histogram {
+  const h = newHistogram(digits);
   for (const [ms, count] of entries) h.recordValueWithCount(Math.round(ms * 1000), count);
   return h;
 }
@@ -117,6 +117,7 @@ describe('the bound from turns and lateness', () => {
       p50: 0.05,
       p90: 0.05,
       p99: 0.05,
+      p999: 0.05,
       chunk: chunkOf(chunk),
       max: chunk.max,
     });
@@ -136,7 +137,75 @@ describe('the bound from turns and lateness', () => {
     const quick = hist([[0.1, 10_000]]);
     const b = timestampErrorOf({ loopTurns: quick, loopReadTurns: quick, loopLateness: hist([]), ttft, ttftEarliest: earliest }, 10_000)!;
     expect(b.p90).toBeGreaterThanOrEqual(shift(95) - 0.001); // rounded to the µs
-    expect([b.p50, b.p99]).toEqual([0, 0]);
+    expect([b.p50, b.p99, b.p999]).toEqual([0, 0, 0]);
+    // The slowest two requests alone carrying a bound move the p99.9, not the p99: the p999 figure holds it.
+    const [fine, slowest] = [0, 0.5].map((b) =>
+      hist(
+        values.map((v) => [v >= 999 ? v - b : v, 1]),
+        SHIFT_DIGITS,
+      ),
+    );
+    const tail = timestampErrorOf(
+      { loopTurns: quick, loopReadTurns: quick, loopLateness: hist([]), ttft: fine, ttftEarliest: slowest },
+      10_000,
+    )!;
+    expect([tail.p50, tail.p90, tail.p99]).toEqual([0, 0, 0]);
+    expect(tail.p999).toBeCloseTo(0.5, 1);
+  });
+
+  test("TTFT's and E2E's figures apart: last reads held up move the E2E quantiles, and the TTFT figures stay the TTFT shift", () => {
+    // 1,000 requests: first reads on time (TTFT 50 ms, no bound), the last reads of the slowest
+    // 20 (E2E 700 ms) each carrying a 5 ms bound.
+    const ttft = hist([[50, 1000]], SHIFT_DIGITS);
+    const e2e = hist(
+      [
+        [650, 980],
+        [700, 20],
+      ],
+      SHIFT_DIGITS,
+    );
+    const e2eEarliest = hist(
+      [
+        [650, 980],
+        [695, 20],
+      ],
+      SHIFT_DIGITS,
+    );
+    const quick = hist([[0.1, 10_000]]);
+    const b = timestampErrorOf(
+      { loopTurns: quick, loopReadTurns: quick, loopLateness: hist([]), ttft, ttftEarliest: ttft, e2e, e2eEarliest },
+      10_000,
+      0.05,
+    )!;
+    expect([b.p50, b.p90, b.p99, b.p999]).toEqual([0.05, 0.05, 0.05, 0.05]);
+    // Within a bucket of a 700 ms value at 4 digits (32 µs).
+    const e2eFigures = b.e2e!;
+    expect([e2eFigures.p50, e2eFigures.p90]).toEqual([0.05, 0.05]);
+    for (const v of [e2eFigures.p99, e2eFigures.p999]) expect(Math.abs(v - 5.05)).toBeLessThanOrEqual(0.032);
+    expect(b.max).toBeGreaterThanOrEqual(5.05);
+  });
+
+  test('the quantile histograms resolve a shift of a tenth of a millisecond at a 700 ms E2E, which 3 digits round to 0 or to half a millisecond', () => {
+    // 1,000 requests, E2E spread over 690…710 ms, each read 0.1 ms late by its own bound.
+    const e2es = Array.from({ length: 1000 }, (_, i) => 690 + (i % 200) / 10);
+    const figures = (digits: 3 | 4) => {
+      const e2e = hist(
+        e2es.map((v) => [v, 1]),
+        digits,
+      );
+      const earliest = hist(
+        e2es.map((v) => [v - 0.1, 1]),
+        digits,
+      );
+      const quick = hist([[0.1, 10_000]]);
+      // Through the encoding a result carries, as the gate reads it.
+      const [c, l] = [e2e, earliest].map((h) => decodeHistogram(encodeHistogram(h)));
+      return timestampErrorOf({ loopTurns: quick, loopReadTurns: quick, loopLateness: hist([]), e2e: c, e2eEarliest: l }, 10_000)!;
+    };
+    const fine = figures(SHIFT_DIGITS);
+    for (const k of ['p50', 'p90', 'p99', 'p999'] as const) expect([k, Math.abs((fine[k] ?? NaN) - 0.1) <= 0.032]).toEqual([k, true]);
+    const coarse = figures(3);
+    expect((['p50', 'p90', 'p99', 'p999'] as const).some((k) => Math.abs((coarse[k] ?? NaN) - 0.1) > 0.09)).toBe(true);
   });
 
   test('no read timed: no bound', () => {
@@ -193,6 +262,9 @@ describe('merging', () => {
     expect(merged.generator.timestamp_error_ms!.chunk!.p99).toBeGreaterThan(timestampError(...calm, 3000)!.p99);
     expect(merged.generator.timestamp_error_ms!.max).toBe(busyAlone.max);
     expect(parseResult(JSON.stringify(merged), 'merged.json').generator.timestamp_error_ms).toEqual(merged.generator.timestamp_error_ms);
+    // The quantile histograms keep their digits through the merge, so the shift is taken as finely as in one run.
+    for (const k of ['ttft', 'ttftEarliest', 'e2e', 'e2eEarliest', 'tpot'])
+      expect([k, decodeHistogram(merged.histograms[k]).numberOfSignificantValueDigits]).toEqual([k, k === 'tpot' ? 3 : SHIFT_DIGITS]);
   });
 
   test('an input without the section (an older result) leaves it out of the merge; older results still load', () => {
