@@ -43196,9 +43196,11 @@ async function probeNetwork(o) {
   let note;
   const bad = Object.entries(o.headers).find(([k, v]) => /[\r\n]/.test(k) || /[\r\n]/.test(v));
   if (bad) note = `header ${bad[0]} holds a line break; not probed`;
-  for (let i = 0; i < o.count && note === void 0; i++) {
+  const warmup = o.warmup ?? 0;
+  for (let i = 0; i < warmup + o.count && note === void 0; i++) {
     try {
-      times.push(await probeOnce(url, o.headers, o.timeoutMs, o.ca));
+      const t = await probeOnce(url, o.headers, o.timeoutMs, o.ca);
+      if (i >= warmup) times.push(t);
     } catch (e) {
       note = `probe failed: ${e.message}`;
     }
@@ -43569,9 +43571,11 @@ function metricsTarget(baseUrl, s, credentials) {
 
 // src/run/server-watch.ts
 var NETWORK_PROBES = 10;
+var NETWORK_WARMUP_PROBES = 20;
 var PROBE_TIMEOUT_MS2 = 5e3;
 async function startServerWatch(resolved, baseUrl, headers) {
-  const network = await probeNetwork({ baseUrl, headers, count: NETWORK_PROBES, timeoutMs: PROBE_TIMEOUT_MS2 });
+  const warmup = isLoopbackTarget(resolved.spec.target.url) ? NETWORK_WARMUP_PROBES : 0;
+  const network = await probeNetwork({ baseUrl, headers, count: NETWORK_PROBES, warmup, timeoutMs: PROBE_TIMEOUT_MS2 });
   const t = resolved.spec.target;
   const where = metricsTarget(
     baseUrl,

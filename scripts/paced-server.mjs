@@ -5,6 +5,9 @@
 // and records when it wrote each one (the truth the client's timestamps are held against),
 // joined through the x-request-id header the client sends. Its own event-loop delay is recorded
 // too (perf_hooks.monitorEventLoopDelay): a late timer delays a write, but the truth is the write.
+// Each token's time is taken when its write has been handed to the kernel (the socket uncorked,
+// which writes at once), not before building it: a collection that pauses this server between
+// the two would otherwise count as the client's lateness.
 //
 //   node scripts/paced-server.mjs --port 0 --ttft-ms 50 --itl-ms 10
 //   → prints "listening on http://127.0.0.1:PORT"
@@ -47,14 +50,15 @@ function stream(req, res, body) {
   let timer;
   res.once('close', () => clearTimeout(timer));
   const token = () => {
+    sent++;
+    const last = sent === n;
+    res.write(last ? chunk('tok ') + usageChunk(16, n) + 'data: [DONE]\n\n' : chunk('tok '));
+    res.socket?.uncork(); // Node corks a chunked write until the callback ends: send it now, then take its time
     const t = now();
     record.first_token ??= t;
     record.last_token = t;
     record.token_times.push(t);
-    sent++;
-    if (sent === n) return res.end(chunk('tok ') + usageChunk(16, n) + 'data: [DONE]\n\n');
-    res.write(chunk('tok '));
-    res.socket?.uncork(); // Node corks a chunked write until the callback ends; send it at the time recorded
+    if (last) return res.end();
     timer = setTimeout(token, ITL_MS);
   };
   timer = setTimeout(token, TTFT_MS);

@@ -10,6 +10,8 @@ export interface ProbeOptions {
   headers: Record<string, string>;
   /** Probes. */
   count: number;
+  /** Probes sent first and not counted, while the server's handling of /models warms up. */
+  warmup?: number;
   timeoutMs: number;
   /**
    * PEM certificates to trust over HTTPS instead of Node's default set (which, like the run's
@@ -42,9 +44,11 @@ export async function probeNetwork(o: ProbeOptions): Promise<NetworkSection> {
   let note: string | undefined;
   const bad = Object.entries(o.headers).find(([k, v]) => /[\r\n]/.test(k) || /[\r\n]/.test(v));
   if (bad) note = `header ${bad[0]} holds a line break; not probed`;
-  for (let i = 0; i < o.count && note === undefined; i++) {
+  const warmup = o.warmup ?? 0;
+  for (let i = 0; i < warmup + o.count && note === undefined; i++) {
     try {
-      times.push(await probeOnce(url, o.headers, o.timeoutMs, o.ca));
+      const t = await probeOnce(url, o.headers, o.timeoutMs, o.ca);
+      if (i >= warmup) times.push(t);
     } catch (e) {
       note = `probe failed: ${(e as Error).message}`;
     }

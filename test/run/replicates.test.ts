@@ -1,4 +1,4 @@
-import { NETWORK_PROBES } from '../../src/run/server-watch.js';
+import { NETWORK_PROBES, NETWORK_WARMUP_PROBES } from '../../src/run/server-watch.js';
 import { replicateSpec, runReplicatesMerged } from '../../src/run/replicates.js';
 import { openaiStream, startScriptedServer, type ScriptedServer } from '../fixtures/scripted-server.js';
 import { specFor } from './helpers.js';
@@ -22,8 +22,8 @@ test('replicates run independent windows with fresh seeds and merge into one res
   expect((merged as { replicates?: { count: number; cv: Record<string, number> } }).replicates?.count).toBe(3);
   expect(merged.load.window_s).toBeCloseTo(3, 1);
   expect(merged.spec_hash).toBe(resolved.hash);
-  // Every request the server saw but each replicate's readiness probe and network probes (GET /models).
-  expect(merged.requests.scheduled).toBe(server.requests - 3 * (1 + NETWORK_PROBES));
+  // Every request the server saw but each replicate's readiness probe and network probes (GET /models, warm-up probes first on loopback).
+  expect(merged.requests.scheduled).toBe(server.requests - 3 * (1 + NETWORK_WARMUP_PROBES + NETWORK_PROBES));
 });
 
 test('replicates of a conversation run are refused before the first request: per-turn figures are not merged', async () => {

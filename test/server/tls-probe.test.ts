@@ -8,7 +8,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Server } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { probeNetwork } from '../../src/server/network.js';
-import { NETWORK_PROBES } from '../../src/run/server-watch.js';
+import { NETWORK_PROBES, NETWORK_WARMUP_PROBES } from '../../src/run/server-watch.js';
 import { startDelayProxy, type DelayProxy } from '../fixtures/delay-proxy.js';
 import { selfSignedCert } from '../fixtures/self-signed.js';
 
@@ -142,3 +142,26 @@ test('over plain HTTP there is no TLS figure at all', async () => {
   expect(n.connect_ms!.p50).toBeGreaterThan(0);
   expect(n.rtt_ms!.p50).toBeGreaterThan(0);
 });
+
+test('warm-up probes are sent first and not counted: a server slow on its first requests does not set the round trip', async () => {
+  // The first NETWORK_WARMUP_PROBES answers are held 200 ms, as a server still compiling its path
+  // is slow (far slower here, so the two cannot be confused); the rest answer at once.
+  const seen: Seen = { models: 0, other: 0, handshakes: 0, sni: [] };
+  const answerNow = answer(seen);
+  const slowFirst = (req: IncomingMessage, res: ServerResponse) => {
+    if (seen.models < NETWORK_WARMUP_PROBES) {
+      seen.models++;
+      setTimeout(() => res.end(JSON.stringify({ object: 'list', data: [] })), 200);
+    } else answerNow(req, res);
+  };
+  const port = await listen(createHttpServer(slowFirst), '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${port}/v1`;
+  const warmed = await probeNetwork({ baseUrl, headers: {}, count: NETWORK_PROBES, warmup: NETWORK_WARMUP_PROBES, timeoutMs: TIMEOUT_MS });
+  expect(seen.models).toBe(NETWORK_WARMUP_PROBES + NETWORK_PROBES);
+  expect(warmed.probes).toBe(NETWORK_PROBES);
+  expect(warmed.rtt_ms!.p99).toBeLessThan(200);
+  // Without them the same server's first answers are the probes'.
+  seen.models = 0;
+  const cold = await probeNetwork({ baseUrl, headers: {}, count: NETWORK_PROBES, timeoutMs: TIMEOUT_MS });
+  expect(cold.rtt_ms!.p50).toBeGreaterThanOrEqual(200);
+}, 20_000);
