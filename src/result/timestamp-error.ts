@@ -12,10 +12,6 @@ const ChunkBoundSchema = Type.Object({
   p99: Described('As p50, at the 99th percentile (ms).', Type.Number()),
 });
 
-/**
- * `generator.timestamp_error_ms`: how far the timestamps can have moved a latency quantile, and
- * how late one chunk's timestamp can be, from what the generator saw of its own event loop.
- */
 const E2eShiftSchema = Type.Object({
   p50: Described('How far the timestamps can have moved the E2E median (ms).', Type.Number()),
   p90: Described('As p50, at the 90th and the 95th percentile, the larger (ms).', Type.Number()),
@@ -23,6 +19,10 @@ const E2eShiftSchema = Type.Object({
   p999: Described('As p50, at the 99.9th percentile (ms).', Type.Number()),
 });
 
+/**
+ * `generator.timestamp_error_ms`: how far the timestamps can have moved a latency quantile, and
+ * how late one chunk's timestamp can be, from what the generator saw of its own event loop.
+ */
 export const TimestampErrorSchema = Type.Object({
   p50: Described(
     "How far the timestamps can have moved the TTFT median (ms); `e2e` holds the E2E figures. In results without `e2e`, the larger of TTFT's and E2E's; in results without `chunk`, also of the chunk figure.",
@@ -85,12 +85,13 @@ export function timestampErrorOf(histograms: Record<string, Histogram>, observed
 
 /**
  * The quantile figures: how far the timestamps can have moved the TTFT quantiles (p50…p999)
- * and the E2E quantiles (`e2e`) themselves, which the chunk bound (kept as `chunk`, for the gaps between chunks) cannot say.
- * It describes a typical chunk, but the requests in a quantile's tail are not typical ones:
- * when late reads come in bursts (a long turn delays every read queued behind it) those
- * requests become the tail, and the quantile moves by more than a typical chunk is late; at
- * light load the tail is the server's slow requests, read on time, and the quantile moves by
- * far less than the few chunks a stall or a timer's millisecond grain held up.
+ * and the E2E quantiles (`e2e`) themselves, which the chunk bound (kept as `chunk`, for the
+ * gaps between chunks) cannot say. That one describes a typical chunk, but the requests in a
+ * quantile's tail are not typical ones: when late reads come in bursts (a long turn delays every
+ * read queued behind it) those requests become the tail, and the quantile moves by more than a
+ * typical chunk is late; at light load the tail is the server's slow requests, read on time, and
+ * the quantile moves by far less than the few chunks a stall or a timer's millisecond grain held
+ * up.
  *
  * Each window request carries its own bound b (its read's lateness, src/client/client.ts) and
  * its client latency c ≥ its true latency x ≥ c − b (a timestamp is never early). With
@@ -101,9 +102,10 @@ export function timestampErrorOf(histograms: Record<string, Histogram>, observed
  * the same bucket edge on both sides (each quantile as the histograms report it), so the shift
  * comes in steps of a bucket, which is why these four histograms are kept at 4 digits
  * (SHIFT_DIGITS, src/metrics/histogram.ts): 2 µs at a 50 ms TTFT, where 3 digits gave 32 µs and
- * 512 µs at a 700 ms E2E, steps larger than the shift of an idle loop. It holds as far as each b does: b counts the OS's wait for
- * the core (src/client/run-delay.ts), and what it misses is the delivery floor's own spread, a
- * median (tens of µs), measured against the server's write times by `npm run bench:error`.
+ * 512 µs at a 700 ms E2E, steps larger than the shift of an idle loop. It holds as far as each
+ * b does: b counts the OS's wait for the core (src/client/run-delay.ts), and what it misses is
+ * the delivery floor's own spread, a median (tens of µs), measured against the server's write
+ * times by `npm run bench:error`.
  */
 function withQuantileShift(chunk: TimestampError, histograms: Record<string, Histogram>): TimestampError {
   const delivery = chunk.delivery_ms ?? 0;
