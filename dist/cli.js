@@ -35056,6 +35056,10 @@ var ServerSectionSchema = Type.Object({
 var TwoQuantilesSchema = Type.Object({ p50: Type.Number(), p99: Type.Number() });
 var NetworkSectionSchema = Type.Object({
   probes: Count(),
+  warmup_probes: Described(
+    "Probes sent before those and not counted, while a just-started server's handling warms up (loopback targets). Absent when none were sent.",
+    Type.Optional(Count())
+  ),
   connect_ms: Nullable(TwoQuantilesSchema),
   tls_ms: Type.Optional(Nullable(TwoQuantilesSchema)),
   rtt_ms: Nullable(TwoQuantilesSchema),
@@ -36019,7 +36023,7 @@ function networkText(r) {
   if (!n2) return null;
   const two = (x) => x ? `p50 ${num(x.p50)} ms, p99 ${num(x.p99)} ms` : "n/a";
   const tls = n2.tls_ms !== void 0 ? ` \xB7 TLS handshake ${two(n2.tls_ms)}` : "";
-  return `request round trip (GET /models on an open connection, to its first byte) ${two(n2.rtt_ms)} \u2014 the network's share of each TTFT \xB7 TCP connect ${two(n2.connect_ms)} \u2014 paid once per new connection${tls} (${n2.probes} probes before the warmup)${n2.note ? ` \xB7 ${n2.note}` : ""}`;
+  return `request round trip (GET /models on an open connection, to its first byte) ${two(n2.rtt_ms)} \u2014 the network's share of each TTFT \xB7 TCP connect ${two(n2.connect_ms)} \u2014 paid once per new connection${tls} (${n2.probes} probes before the warmup${n2.warmup_probes ? `, after ${n2.warmup_probes} not counted` : ""})${n2.note ? ` \xB7 ${n2.note}` : ""}`;
 }
 
 // src/report/console.ts
@@ -43197,10 +43201,12 @@ async function probeNetwork(o) {
   const bad = Object.entries(o.headers).find(([k, v]) => /[\r\n]/.test(k) || /[\r\n]/.test(v));
   if (bad) note = `header ${bad[0]} holds a line break; not probed`;
   const warmup = o.warmup ?? 0;
+  let warmed = 0;
   for (let i = 0; i < warmup + o.count && note === void 0; i++) {
     try {
       const t = await probeOnce(url, o.headers, o.timeoutMs, o.ca);
-      if (i >= warmup) times.push(t);
+      if (i < warmup) warmed++;
+      else times.push(t);
     } catch (e) {
       note = `probe failed: ${e.message}`;
     }
@@ -43210,6 +43216,7 @@ async function probeNetwork(o) {
     note = `GET ${url.pathname.replace(/\/+$/, "")}/models answered HTTP ${status2} (still a round trip)`;
   return {
     probes: times.length,
+    ...warmed > 0 ? { warmup_probes: warmed } : {},
     connect_ms: twoQuantiles(times.map((t) => t.connectMs)),
     ...https ? { tls_ms: twoQuantiles(times.flatMap((t) => t.tlsMs === null ? [] : [t.tlsMs])) } : {},
     rtt_ms: twoQuantiles(times.map((t) => t.rttMs)),

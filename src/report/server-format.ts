@@ -50,5 +50,5 @@ export function networkText(r: Result): string | null {
   if (!n) return null;
   const two = (x: { p50: number; p99: number } | null | undefined) => (x ? `p50 ${num(x.p50)} ms, p99 ${num(x.p99)} ms` : 'n/a');
   const tls = n.tls_ms !== undefined ? ` · TLS handshake ${two(n.tls_ms)}` : '';
-  return `request round trip (GET /models on an open connection, to its first byte) ${two(n.rtt_ms)} — the network's share of each TTFT · TCP connect ${two(n.connect_ms)} — paid once per new connection${tls} (${n.probes} probes before the warmup)${n.note ? ` · ${n.note}` : ''}`;
+  return `request round trip (GET /models on an open connection, to its first byte) ${two(n.rtt_ms)} — the network's share of each TTFT · TCP connect ${two(n.connect_ms)} — paid once per new connection${tls} (${n.probes} probes before the warmup${n.warmup_probes ? `, after ${n.warmup_probes} not counted` : ''})${n.note ? ` · ${n.note}` : ''}`;
 }

@@ -45,10 +45,12 @@ export async function probeNetwork(o: ProbeOptions): Promise<NetworkSection> {
   const bad = Object.entries(o.headers).find(([k, v]) => /[\r\n]/.test(k) || /[\r\n]/.test(v));
   if (bad) note = `header ${bad[0]} holds a line break; not probed`;
   const warmup = o.warmup ?? 0;
+  let warmed = 0;
   for (let i = 0; i < warmup + o.count && note === undefined; i++) {
     try {
       const t = await probeOnce(url, o.headers, o.timeoutMs, o.ca);
-      if (i >= warmup) times.push(t);
+      if (i < warmup) warmed++;
+      else times.push(t);
     } catch (e) {
       note = `probe failed: ${(e as Error).message}`;
     }
@@ -58,6 +60,7 @@ export async function probeNetwork(o: ProbeOptions): Promise<NetworkSection> {
     note = `GET ${url.pathname.replace(/\/+$/, '')}/models answered HTTP ${status} (still a round trip)`;
   return {
     probes: times.length,
+    ...(warmed > 0 ? { warmup_probes: warmed } : {}),
     connect_ms: twoQuantiles(times.map((t) => t.connectMs)),
     ...(https ? { tls_ms: twoQuantiles(times.flatMap((t) => (t.tlsMs === null ? [] : [t.tlsMs]))) } : {}),
     rtt_ms: twoQuantiles(times.map((t) => t.rttMs)),

@@ -68,6 +68,10 @@ export type TwoQuantiles = Static<typeof TwoQuantilesSchema>;
  */
 export const NetworkSectionSchema = Type.Object({
   probes: Count(),
+  warmup_probes: Described(
+    "Probes sent before those and not counted, while a just-started server's handling warms up (loopback targets). Absent when none were sent.",
+    Type.Optional(Count()),
+  ),
   connect_ms: Nullable(TwoQuantilesSchema),
   tls_ms: Type.Optional(Nullable(TwoQuantilesSchema)),
   rtt_ms: Nullable(TwoQuantilesSchema),

@@ -1,6 +1,7 @@
 import { runBenchmark } from '../../src/run/run.js';
 import { parseSpec } from '../../src/spec/load.js';
 import { networkText } from '../../src/report/server-format.js';
+import { NETWORK_PROBES, NETWORK_WARMUP_PROBES } from '../../src/run/server-watch.js';
 import { openaiStream, startScriptedServer, type ScriptedServer } from '../fixtures/scripted-server.js';
 import { startDelayProxy, type DelayProxy } from '../fixtures/delay-proxy.js';
 
@@ -69,4 +70,7 @@ test('across a proxy that delays every chunk each way, the request round trip is
   expect(text).toMatch(
     /^request round trip \(GET \/models on an open connection, to its first byte\) p50 [\d.]+ ms, p99 [\d.]+ ms — the network's share of each TTFT · TCP connect p50 [\d.]+ ms, p99 [\d.]+ ms — paid once per new connection/,
   );
+  // A loopback target: warm-up probes went first, and the report says they were not counted.
+  expect([delayed.network!.probes, delayed.network!.warmup_probes]).toEqual([NETWORK_PROBES, NETWORK_WARMUP_PROBES]);
+  expect(text).toContain(`(${NETWORK_PROBES} probes before the warmup, after ${NETWORK_WARMUP_PROBES} not counted)`);
 });
