@@ -43200,12 +43200,13 @@ async function probeNetwork(o) {
   let note;
   const bad = Object.entries(o.headers).find(([k, v]) => /[\r\n]/.test(k) || /[\r\n]/.test(v));
   if (bad) note = `header ${bad[0]} holds a line break; not probed`;
-  const warmup = o.warmup ?? 0;
+  const warmUntil = now() + (o.warmupBudgetMs ?? Infinity);
   let warmed = 0;
-  for (let i = 0; i < warmup + o.count && note === void 0; i++) {
+  while (note === void 0 && times.length < o.count) {
+    const warming = warmed < (o.warmup ?? 0) && now() < warmUntil;
     try {
       const t = await probeOnce(url, o.headers, o.timeoutMs, o.ca);
-      if (i < warmup) warmed++;
+      if (warming) warmed++;
       else times.push(t);
     } catch (e) {
       note = `probe failed: ${e.message}`;
@@ -43579,10 +43580,18 @@ function metricsTarget(baseUrl, s, credentials) {
 // src/run/server-watch.ts
 var NETWORK_PROBES = 10;
 var NETWORK_WARMUP_PROBES = 20;
+var NETWORK_WARMUP_BUDGET_MS = 200;
 var PROBE_TIMEOUT_MS2 = 5e3;
 async function startServerWatch(resolved, baseUrl, headers) {
   const warmup = isLoopbackTarget(resolved.spec.target.url) ? NETWORK_WARMUP_PROBES : 0;
-  const network = await probeNetwork({ baseUrl, headers, count: NETWORK_PROBES, warmup, timeoutMs: PROBE_TIMEOUT_MS2 });
+  const network = await probeNetwork({
+    baseUrl,
+    headers,
+    count: NETWORK_PROBES,
+    warmup,
+    warmupBudgetMs: NETWORK_WARMUP_BUDGET_MS,
+    timeoutMs: PROBE_TIMEOUT_MS2
+  });
   const t = resolved.spec.target;
   const where = metricsTarget(
     baseUrl,

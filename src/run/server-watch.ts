@@ -17,9 +17,11 @@ export const NETWORK_PROBES = 10;
  * requests slower while its runtime compiles the path (a Node server on the AMD EPYC machine:
  * 0.20–0.25 ms round trips for the first twenty, 0.12–0.14 ms after): a cost of the server's
  * start, not of the delivery, and gone by the window. Each is a loopback connection, a fraction
- * of a millisecond; on another host, where the floor is 0, none are sent.
+ * of a millisecond, and they stop after NETWORK_WARMUP_BUDGET_MS (a /models that slow is not
+ * warming up; a tunnel to another host, say); on another host, where the floor is 0, none are sent.
  */
 export const NETWORK_WARMUP_PROBES = 20;
+const NETWORK_WARMUP_BUDGET_MS = 200;
 const PROBE_TIMEOUT_MS = 5000;
 
 /** The server view of one run: the network probed before the warmup and the scraper running through it. */
@@ -38,7 +40,14 @@ export interface ServerWatch {
  */
 export async function startServerWatch(resolved: ResolvedSpec, baseUrl: string, headers: Record<string, string>): Promise<ServerWatch> {
   const warmup = isLoopbackTarget(resolved.spec.target.url) ? NETWORK_WARMUP_PROBES : 0;
-  const network = await probeNetwork({ baseUrl, headers, count: NETWORK_PROBES, warmup, timeoutMs: PROBE_TIMEOUT_MS });
+  const network = await probeNetwork({
+    baseUrl,
+    headers,
+    count: NETWORK_PROBES,
+    warmup,
+    warmupBudgetMs: NETWORK_WARMUP_BUDGET_MS,
+    timeoutMs: PROBE_TIMEOUT_MS,
+  });
   const t = resolved.spec.target;
   const where = metricsTarget(
     baseUrl,

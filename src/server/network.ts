@@ -12,6 +12,8 @@ export interface ProbeOptions {
   count: number;
   /** Probes sent first and not counted, while the server's handling of /models warms up. */
   warmup?: number;
+  /** The warm-up stops once it has taken this long (ms): a slow /models is not what it is for. */
+  warmupBudgetMs?: number;
   timeoutMs: number;
   /**
    * PEM certificates to trust over HTTPS instead of Node's default set (which, like the run's
@@ -35,7 +37,8 @@ interface ProbeTimes {
  * For /models the server's own time is close to nothing, so this is the network's share of
  * every TTFT (docs/methodology.md, "The service floor S": S = W_uncontended − t_RTT). Each probe asks `connection: close`, so
  * no kept-alive connection is left behind and a server that closes after each response (as
- * llama.cpp's does) is probed the same way.
+ * llama.cpp's does) is probed the same way. `warmup` probes go first and are not counted, for
+ * as long as `warmupBudgetMs` allows.
  */
 export async function probeNetwork(o: ProbeOptions): Promise<NetworkSection> {
   const url = new URL(o.baseUrl);
@@ -44,12 +47,13 @@ export async function probeNetwork(o: ProbeOptions): Promise<NetworkSection> {
   let note: string | undefined;
   const bad = Object.entries(o.headers).find(([k, v]) => /[\r\n]/.test(k) || /[\r\n]/.test(v));
   if (bad) note = `header ${bad[0]} holds a line break; not probed`;
-  const warmup = o.warmup ?? 0;
+  const warmUntil = now() + (o.warmupBudgetMs ?? Infinity);
   let warmed = 0;
-  for (let i = 0; i < warmup + o.count && note === undefined; i++) {
+  while (note === undefined && times.length < o.count) {
+    const warming = warmed < (o.warmup ?? 0) && now() < warmUntil;
     try {
       const t = await probeOnce(url, o.headers, o.timeoutMs, o.ca);
-      if (i < warmup) warmed++;
+      if (warming) warmed++;
       else times.push(t);
     } catch (e) {
       note = `probe failed: ${(e as Error).message}`;

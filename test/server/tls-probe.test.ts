@@ -165,4 +165,19 @@ test('warm-up probes are sent first and not counted: a server slow on its first 
   const cold = await probeNetwork({ baseUrl, headers: {}, count: NETWORK_PROBES, timeoutMs: TIMEOUT_MS });
   expect(cold.rtt_ms!.p50).toBeGreaterThanOrEqual(200);
   expect('warmup_probes' in cold).toBe(false);
-}, 20_000);
+  // A /models that slow is not a server warming up: the warm-up stops at its time budget, and
+  // the probes after it are counted as they come.
+  seen.models = 0;
+  const budgeted = await probeNetwork({
+    baseUrl,
+    headers: {},
+    count: NETWORK_PROBES,
+    warmup: NETWORK_WARMUP_PROBES,
+    warmupBudgetMs: 300,
+    timeoutMs: TIMEOUT_MS,
+  });
+  expect(budgeted.warmup_probes).toBeGreaterThanOrEqual(1);
+  expect(budgeted.warmup_probes).toBeLessThanOrEqual(2);
+  expect([budgeted.probes, seen.models]).toEqual([NETWORK_PROBES, NETWORK_PROBES + budgeted.warmup_probes!]);
+  expect(budgeted.rtt_ms!.p50).toBeGreaterThanOrEqual(200);
+}, 30_000);
