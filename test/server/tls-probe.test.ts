@@ -1,6 +1,6 @@
 /**
  * The network probe over HTTPS: the TLS handshake is reported apart from the
- * TCP connect and from the request round trip. A self-signed certificate is made at test time
+ * TCP connect and from the request round trip. And its warm-up probes, over plain HTTP. A self-signed certificate is made at test time
  * with openssl; the probe is called as src/run/server-watch.ts calls it, trusting that certificate.
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -163,7 +163,7 @@ test('warm-up probes are sent first and not counted: a server slow on its first 
   // Without them the same server's first answers are the probes'.
   seen.models = 0;
   const cold = await probeNetwork({ baseUrl, headers: {}, count: NETWORK_PROBES, timeoutMs: TIMEOUT_MS });
-  expect(cold.rtt_ms!.p50).toBeGreaterThanOrEqual(200);
+  expect(cold.rtt_ms!.p50).toBeGreaterThanOrEqual(190); // a timer may fire a millisecond early by rounding
   expect('warmup_probes' in cold).toBe(false);
   // A /models that slow is not a server warming up: the warm-up stops at its time budget, and
   // the probes after it are counted as they come.
@@ -179,5 +179,5 @@ test('warm-up probes are sent first and not counted: a server slow on its first 
   expect(budgeted.warmup_probes).toBeGreaterThanOrEqual(1);
   expect(budgeted.warmup_probes).toBeLessThanOrEqual(2);
   expect([budgeted.probes, seen.models]).toEqual([NETWORK_PROBES, NETWORK_PROBES + budgeted.warmup_probes!]);
-  expect(budgeted.rtt_ms!.p50).toBeGreaterThanOrEqual(200);
+  expect(budgeted.rtt_ms!.p50).toBeGreaterThanOrEqual(190);
 }, 30_000);
