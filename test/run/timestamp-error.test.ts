@@ -62,6 +62,19 @@ const smallBound = (run: { result: Result; errors: number[] }) => {
 /** The p-th percentile of ascending values, ranked as HdrHistogram ranks them. */
 const pct = (xs: number[], p: number) => xs[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)];
 
+/**
+ * The one-sided 95 % lower limit of the population's p-quantile from ascending samples: the
+ * number of samples below it is Binomial(n, p), so rank n·p − 1.645·√(n·p·(1 − p)) (the order
+ * statistics' distribution-free interval, as bench:error's quantileWithLimits). The bound is a
+ * claim about the population; a short hogged window's p90 moves by a third from run to run (its
+ * 300 errors spread over a 20 ms stall), so a sample quantile above the bound by a few per cent
+ * is a window that drew a stall more, and one above this limit is a bound that fell short.
+ */
+const lowerLimit = (xs: number[], p: number) => {
+  const q = p / 100;
+  return xs[Math.max(0, Math.floor(xs.length * q - 1.645 * Math.sqrt(xs.length * q * (1 - q))) - 1)];
+};
+
 /** What a gate compares: the client's TTFT quantile less the true one over the same requests. */
 const ttftShift = (first: FirstToken[], p: number) =>
   pct(ascending(first.map((f) => f.client)), p) - pct(ascending(first.map((f) => f.truth)), p);
@@ -102,8 +115,8 @@ test('a run whose event loop is hogged (20 ms stalls, a fifth of the time) repor
   // The premise: the hog really made the timestamps late, by most of a stall at the p99.
   expect(pct(hogged.errors, 99)).toBeGreaterThan(10);
   // The chunk bound covers what the hog did, at the p90 and the p99 (and not by calling everything late).
-  expect(h.chunk!.p99).toBeGreaterThanOrEqual(pct(hogged.errors, 99));
-  expect(h.chunk!.p90).toBeGreaterThanOrEqual(pct(hogged.errors, 90));
+  expect(h.chunk!.p99).toBeGreaterThanOrEqual(lowerLimit(hogged.errors, 99));
+  expect(h.chunk!.p90).toBeGreaterThanOrEqual(lowerLimit(hogged.errors, 90));
   expect(h.chunk!.p99).toBeLessThan(3 * Math.max(20, pct(hogged.errors, 99)));
   expect(h.max).toBeGreaterThanOrEqual(hogged.errors[hogged.errors.length - 1]);
   // What a gate compares is a quantile's shift: the client's TTFT quantile less the true one over
