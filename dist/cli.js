@@ -36034,10 +36034,12 @@ var busy = (c) => c ? `thread busy ${(c.busy * 100).toFixed(0)} % of a core in t
 function timestampErrorLine(e) {
   if (e === void 0) return [];
   if (e === null) return ["Timestamps  no error bound: no socket read was timed in the window"];
-  const figures = (f) => f.p999 === void 0 ? `${[f.p50, f.p90, f.p99].map((v) => num(v)).join(" / ")} ms at p50 / p90 / p99` : `${[f.p50, f.p90, f.p99, f.p999].map((v) => num(v)).join(" / ")} ms at p50 / p90 / p99 / p99.9`;
-  const chunk = e.chunk ? [
-    `            a chunk may be stamped late by up to ${num(e.chunk.p50)} / ${num(e.chunk.p90)} / ${num(e.chunk.p99)} ms at p50 / p90 / p99`
-  ] : [];
+  const figures = (f) => {
+    const values2 = f.p999 === void 0 ? [f.p50, f.p90, f.p99] : [f.p50, f.p90, f.p99, f.p999];
+    const labels = ["p50", "p90", "p99", "p99.9"].slice(0, values2.length);
+    return `${values2.map((v) => num(v)).join(" / ")} ms at ${labels.join(" / ")}`;
+  };
+  const chunk = e.chunk ? [`            a chunk may be stamped late by up to ${figures(e.chunk)}`] : [];
   const quantiles = e.e2e ? [
     `Timestamps  TTFT quantiles may be moved by up to ${figures(e)} (the generator's own bound)`,
     `            E2E quantiles by up to ${figures(e.e2e)}`

@@ -20,15 +20,13 @@ const busy = (c: Result['generator']['window_cpu']) => (c ? `thread busy ${(c.bu
 function timestampErrorLine(e: Result['generator']['timestamp_error_ms']): string[] {
   if (e === undefined) return [];
   if (e === null) return ['Timestamps  no error bound: no socket read was timed in the window'];
-  const figures = (f: { p50: number; p90: number; p99: number; p999?: number }) =>
-    f.p999 === undefined
-      ? `${[f.p50, f.p90, f.p99].map((v) => num(v)).join(' / ')} ms at p50 / p90 / p99`
-      : `${[f.p50, f.p90, f.p99, f.p999].map((v) => num(v)).join(' / ')} ms at p50 / p90 / p99 / p99.9`;
-  const chunk = e.chunk
-    ? [
-        `            a chunk may be stamped late by up to ${num(e.chunk.p50)} / ${num(e.chunk.p90)} / ${num(e.chunk.p99)} ms at p50 / p90 / p99`,
-      ]
-    : [];
+  // "a / b / c ms at p50 / p90 / p99", with the p99.9 where the figures have one.
+  const figures = (f: { p50: number; p90: number; p99: number; p999?: number }) => {
+    const values = f.p999 === undefined ? [f.p50, f.p90, f.p99] : [f.p50, f.p90, f.p99, f.p999];
+    const labels = ['p50', 'p90', 'p99', 'p99.9'].slice(0, values.length);
+    return `${values.map((v) => num(v)).join(' / ')} ms at ${labels.join(' / ')}`;
+  };
+  const chunk = e.chunk ? [`            a chunk may be stamped late by up to ${figures(e.chunk)}`] : [];
   const quantiles = e.e2e
     ? [
         `Timestamps  TTFT quantiles may be moved by up to ${figures(e)} (the generator's own bound)`,
