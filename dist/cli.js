@@ -32378,7 +32378,7 @@ var require_undici_lean = __commonJS({
   }
 });
 
-// src/run/gc-threads.ts
+// src/run/gc-flags.ts
 import { setFlagsFromString } from "node:v8";
 var SINGLE_THREADED_GC_FLAGS = [
   "--no-parallel-scavenge",
@@ -32388,8 +32388,10 @@ var SINGLE_THREADED_GC_FLAGS = [
   "--no-parallel-compaction",
   "--no-parallel-pointer-update"
 ];
-function collectGarbageOnOwnThreads() {
+var HEAP_GROWING_PERCENT = 300;
+function tuneGarbageCollection() {
   for (const flag of SINGLE_THREADED_GC_FLAGS) setFlagsFromString(flag);
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
 
 // src/numbers.ts
@@ -48026,7 +48028,7 @@ async function main(argv) {
 
 // src/cli/index.ts
 var EXIT_AFTER_ANSWER_MS = 2e3;
-collectGarbageOnOwnThreads();
+tuneGarbageCollection();
 var code = await main(process.argv.slice(2));
 process.exitCode = code;
 setTimeout(() => process.exit(code), EXIT_AFTER_ANSWER_MS).unref();

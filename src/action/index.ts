@@ -2,12 +2,12 @@
 // The event payload is checked before main.js (and with it @actions/github, which parses the
 // payload on import) is loaded, so a malformed one is one error line, not a crash.
 import * as core from '@actions/core';
-import { collectGarbageOnOwnThreads } from '../run/gc-threads.js';
+import { tuneGarbageCollection } from '../run/gc-flags.js';
 import { eventFileProblem } from './event-file.js';
 import * as log from './log.js';
 import { errorMarkdown, writeJobSummary } from './summary.js';
 
-collectGarbageOnOwnThreads();
+tuneGarbageCollection();
 const problem = eventFileProblem();
 if (problem === null) {
   void import('./main.js').then((m) => m.run());

@@ -1,4 +1,4 @@
-import { collectGarbageOnOwnThreads } from '../run/gc-threads.js';
+import { tuneGarbageCollection } from '../run/gc-flags.js';
 import { main } from './main.js';
 
 /**
@@ -9,7 +9,7 @@ import { main } from './main.js';
  */
 const EXIT_AFTER_ANSWER_MS = 2000;
 
-collectGarbageOnOwnThreads();
+tuneGarbageCollection();
 const code = await main(process.argv.slice(2));
 process.exitCode = code;
 setTimeout(() => process.exit(code), EXIT_AFTER_ANSWER_MS).unref();

@@ -1,6 +1,9 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
+ * V8's garbage collector, set for a load generator: its work on the thread that allocates, and
+ * few full collections.
+ *
  * V8 hands parts of each garbage collection to helper threads: the young generation's parallel
  * scavenge, the sweeping of dead ArrayBuffers (one per socket read here) and of the old
  * generation, concurrent marking. On a core that a generator thread keeps busy, a helper is one
@@ -33,6 +36,31 @@ const SINGLE_THREADED_GC_FLAGS = [
   '--no-parallel-pointer-update',
 ];
 
-export function collectGarbageOnOwnThreads(): void {
+/**
+ * How far the old generation may grow before the next full collection, as a factor of what the
+ * last one left alive: 1 + HEAP_GROWING_PERCENT / 100.
+ *
+ * A request in flight lives for its whole stream (0.7 s for 64 tokens at 10 ms), longer than two
+ * scavenges apart (about 0.1 s near one core's ceiling), so everything it holds is promoted to
+ * the old generation and dies there: at 900 req/s the old generation fills with 5–8 MB of such
+ * garbage a second. V8 picks the factor from 1.1 to 4 by how fast it marks against how fast the
+ * program allocates, and for this churn it picked about 1.5: a full collection every 2 s of load,
+ * each one 20–30 ms of marking on the generator thread and an atomic pause of 5–12 ms, within
+ * about 100 ms, in which every read queued behind it comes late. Near the ceiling those bursts
+ * were the TTFT p99 of the requests whose first token fell in one.
+ *
+ * 300 pins the factor at 4, V8's own largest (a full collection marks what is alive, so it costs
+ * the same whatever garbage is around it): with a live heap of about 25 MB, one full collection
+ * in 10–15 s of that load instead of one in 2, for a heap that peaks some 75 MB higher. What that
+ * did to TTFT p99 at 900 req/s: docs/benchmarks.md, "Fewer full collections".
+ *
+ * V8 reads it each time a collection sets the next limit, so setting it at start takes effect
+ * from the first.
+ */
+const HEAP_GROWING_PERCENT = 300;
+
+/** Sets the flags above; first thing in the CLI and the Action, before any load. */
+export function tuneGarbageCollection(): void {
   for (const flag of SINGLE_THREADED_GC_FLAGS) setFlagsFromString(flag);
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
