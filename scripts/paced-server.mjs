@@ -7,12 +7,15 @@
 // too (perf_hooks.monitorEventLoopDelay): a late timer delays a write, but the truth is the write.
 // Each token's time is taken when its write has been handed to the kernel (the socket uncorked,
 // which writes at once), not before building it: a collection that pauses this server between
-// the two would otherwise count as the client's lateness.
+// the two would otherwise count as the client's lateness. The time just before the write is
+// kept too: on loopback the bytes reach the client's socket inside that write call, so the true
+// moment lies between the two, and a shift smaller than the call's span cannot be told apart.
 //
 //   node scripts/paced-server.mjs --port 0 --ttft-ms 50 --itl-ms 10
 //   → prints "listening on http://127.0.0.1:PORT"
 //   GET /truth: every request since the last DELETE /truth, as [{ id, first_token, last_token,
-//   token_times }] (absolute ms, performance.timeOrigin + performance.now()), and the loop delay:
+//   token_times, first_token_from, last_token_from }] (absolute ms, performance.timeOrigin +
+//   performance.now(); `…_from`: just before the write), and the loop delay:
 //   { requests, loop_delay_ms: { p50, p99 } }.
 import { createServer } from 'node:http';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -42,7 +45,14 @@ const usageChunk = (prompt, completion) =>
 function stream(req, res, body) {
   const n = Math.max(1, Number(body.max_tokens ?? body.max_completion_tokens ?? 16));
   const chunk = req.url.endsWith('/chat/completions') ? chatChunk : textChunk;
-  const record = { id: String(req.headers['x-request-id'] ?? ''), first_token: null, last_token: null, token_times: [] };
+  const record = {
+    id: String(req.headers['x-request-id'] ?? ''),
+    first_token: null,
+    last_token: null,
+    token_times: [],
+    first_token_from: null,
+    last_token_from: null,
+  };
   if (record.id) truth.set(record.id, record);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': record.id });
   res.flushHeaders();
@@ -52,11 +62,14 @@ function stream(req, res, body) {
   const token = () => {
     sent++;
     const last = sent === n;
+    const from = now();
     res.write(last ? chunk('tok ') + usageChunk(16, n) + 'data: [DONE]\n\n' : chunk('tok '));
     res.socket?.uncork(); // Node corks a chunked write until the callback ends: send it now, then take its time
     const t = now();
     record.first_token ??= t;
+    record.first_token_from ??= from;
     record.last_token = t;
+    record.last_token_from = from;
     record.token_times.push(t);
     if (last) return res.end();
     timer = setTimeout(token, ITL_MS);
