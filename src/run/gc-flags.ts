@@ -49,10 +49,12 @@ const SINGLE_THREADED_GC_FLAGS = [
  * about 100 ms, in which every read queued behind it comes late. Near the ceiling those bursts
  * were the TTFT p99 of the requests whose first token fell in one.
  *
- * 300 pins the factor at 4, V8's own largest (a full collection marks what is alive, so it costs
- * the same whatever garbage is around it): with a live heap of about 25 MB, one full collection
- * in 10–15 s of that load instead of one in 2, for a heap that peaks some 75 MB higher. What that
- * did to TTFT p99 at 900 req/s: docs/benchmarks.md, "Fewer full collections".
+ * 300 pins the factor at 4, V8's own largest. A full collection marks what is alive, so its
+ * marking costs about the same whatever garbage lies around it; its final pause grows with the
+ * heap it sweeps. With a live heap of about 25 MB, at 900 req/s: one full collection in 18 s
+ * instead of one in 2, its pause 17 ms instead of 5–13, and the process's resident memory
+ * peaking at about 240 MB instead of 150. What that did to TTFT p99: docs/benchmarks.md, "Fewer
+ * full collections".
  *
  * V8 reads it each time a collection sets the next limit, so setting it at start takes effect
  * from the first.
