@@ -264,7 +264,7 @@ console.log(`ceilings (achieved ≥ 99 %, lag p99 ≤ 1 ms, TTFT p99 ≤ 1 ms ab
 // Memory must not grow with run length: resident memory over a long run, and the result's size
 // after a short and a long window. The generator's old generation grows to 4× what a full
 // collection left before the next one (src/run/gc-flags.ts), so resident memory climbs over the
-// first cycles to a plateau and saws beneath it (a cycle is ~10–15 s at 900 req/s, longer at
+// first cycles to a plateau and saws beneath it (a cycle is ~18 s at 900 req/s, longer at
 // lighter loads); a leak lifts the plateau. Flat when the peak of the last quarter of the
 // window is within 10 % of the second quarter's; a window under 60 s is too short to tell.
 const soakRate = RATES[Math.min(1, RATES.length - 1)];
