@@ -27,6 +27,7 @@
 //   node scripts/bench-error.mjs --shapes paced64,engine64 --rates 10,20 --hog
 //   node scripts/bench-error.mjs --shapes paced64 --rates 100,800 --server plain   # not the simulator
 //   node scripts/bench-error.mjs --shapes paced64 --rates 900 --server plain --repeat 6 --against OTHER/dist/cli.js
+//   node scripts/bench-error.mjs --shapes paced64 --rates 600 --server plain --workers 2 --hog
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,6 +53,8 @@ const { values: opt } = parseArgs({
     repeat: { type: 'string', default: '1' },
     // Another build's dist/cli.js, run right after this one at every point: a side-by-side comparison.
     against: { type: 'string' },
+    // Generator threads (--workers); more than one spread over both cores, the server's too.
+    workers: { type: 'string', default: '1' },
   },
 });
 
@@ -234,7 +237,7 @@ function ownRow(label, result, records, truth) {
 const actualErrors = (points) => points.map(([, e]) => Math.abs(e)).sort((x, y) => x - y);
 
 console.log(
-  `loadgate bench:error — against ${plain ? 'a plain paced server (scripts/paced-server.mjs)' : 'the simulator'}; ${canPin ? 'sim pinned to cpu 1, generator to cpu 0' : 'taskset not found: processes not pinned'}; steady ${STEADY_S} s per point; ${new Date().toISOString()}`,
+  `loadgate bench:error — against ${plain ? 'a plain paced server (scripts/paced-server.mjs)' : 'the simulator'}; ${canPin ? `sim pinned to cpu 1, generator to cpu ${Number(opt.workers) > 1 ? '0 and 1' : '0'}` : 'taskset not found: processes not pinned'}; steady ${STEADY_S} s per point; ${new Date().toISOString()}`,
 );
 console.log('| point | thread busy | chunk bound p50 / p90 / p99 | actual p50 / p90 / p99 / p99.9 | p50 | p99 |');
 console.log('|---|---|---|---|---|---|');
@@ -305,6 +308,7 @@ for (const name of shapes) {
             rate,
             warmupS: WARMUP_S,
             steadyS: STEADY_S,
+            workers: Number(opt.workers),
             cli: build.cli,
           });
           const truth = await truthOf(sim.origin);
