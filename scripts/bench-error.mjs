@@ -55,6 +55,8 @@ const { values: opt } = parseArgs({
     against: { type: 'string' },
     // Generator threads (--workers); more than one spread over both cores, the server's too.
     workers: { type: 'string', default: '1' },
+    // Seconds of warmup before each window (the spec's own default is 5).
+    warmup: { type: 'string', default: '3' },
   },
 });
 
@@ -79,7 +81,7 @@ const POINTS = {
 const STEADY_S = Number(opt.seconds ?? (opt.quick ? 4 : 6));
 const REPEAT = Math.max(1, Number(opt.repeat));
 const BUILDS = [{ label: '', cli: undefined }, ...(opt.against ? [{ label: ' (against)', cli: opt.against }] : [])];
-const WARMUP_S = 3;
+const WARMUP_S = Number(opt.warmup);
 const plain = opt.server === 'plain';
 const shapes = (opt.shapes ? opt.shapes.split(',') : Object.keys(POINTS)).filter((s) => !plain || POINTS[s].sim === PACED);
 const dir = mkdtempSync(join(tmpdir(), 'loadgate-bench-error-'));
