@@ -57,6 +57,8 @@ const { values: opt } = parseArgs({
     workers: { type: 'string', default: '1' },
     // Seconds of warmup before each window (the spec's own default is 5).
     warmup: { type: 'string', default: '3' },
+    // The workload's seed: which prompts, and when each request is due.
+    seed: { type: 'string', default: '1' },
   },
 });
 
@@ -311,6 +313,7 @@ for (const name of shapes) {
             warmupS: WARMUP_S,
             steadyS: STEADY_S,
             workers: Number(opt.workers),
+            seed: Number(opt.seed),
             cli: build.cli,
           });
           const truth = await truthOf(sim.origin);

@@ -52,7 +52,7 @@ export function procStats(pid) {
  */
 export async function runGenerator(
   origin,
-  { dir, tokens, inputTokens = 16, rate, workers = 1, warmupS, steadyS, cli = join(root, 'dist/cli.js') },
+  { dir, tokens, inputTokens = 16, rate, workers = 1, warmupS, steadyS, seed = 1, cli = join(root, 'dist/cli.js') },
 ) {
   const spec = join(dir, 'bench.yml');
   const records = join(dir, 'records.jsonl');
@@ -60,7 +60,7 @@ export async function runGenerator(
     spec,
     `name: bench
 target: { url: "${origin}/v1", model: bench, request_timeout: 30s }
-workload: { seed: 1, input_tokens: ${inputTokens}, output_tokens: ${tokens}, calibrate: off }
+workload: { seed: ${seed}, input_tokens: ${inputTokens}, output_tokens: ${tokens}, calibrate: off }
 load: { rate: ${rate}, warmup: ${warmupS}s, steady: ${steadyS}s, cooldown: 1s }
 `,
   );
