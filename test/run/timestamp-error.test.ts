@@ -215,9 +215,11 @@ const sharable = availableParallelism() >= 2 && affinity(process.pid) !== null &
     const delivery = run.result.generator.timestamp_error_ms?.delivery_ms ?? 0;
     const misses = run.first.map((f) => f.client - f.truth - (f.late + delivery)).filter((over) => over > 0.1);
     expect([misses.length / run.first.length <= 0.02, misses]).toEqual([true, misses]);
-    // So the result's quantile figures, taken from those bounds, cover the TTFT shifts too.
+    // So the result's quantile figures, taken from those bounds, cover the TTFT shifts too, to the
+    // same 0.1 ms: of 150 window requests the p99 is the second slowest, and the records the
+    // delivery floor falls short for by up to that much can be the ones at a quantile.
     const te = run.result.generator.timestamp_error_ms!;
-    for (const p of [50, 90, 99] as const) expect(te[`p${p}`]).toBeGreaterThanOrEqual(ttftShift(run.first, p) - 0.05);
+    for (const p of [50, 90, 99] as const) expect(te[`p${p}`]).toBeGreaterThanOrEqual(ttftShift(run.first, p) - 0.1);
   },
   60_000,
 );
