@@ -40652,8 +40652,14 @@ function detailSanitizer(secrets) {
 }
 
 // src/client/direct-reads.ts
+var kDeliver = /* @__PURE__ */ Symbol("deliver");
 function deliverReadsDirectly(socket) {
   const queue = [];
+  const deliver = (chunk) => {
+    queue.push(chunk);
+    socket.emit("readable");
+  };
+  socket[kDeliver] = deliver;
   const nodePush = socket.push.bind(socket);
   const nodeRead = socket.read.bind(socket);
   socket.push = (chunk, encoding) => {
@@ -40661,12 +40667,34 @@ function deliverReadsDirectly(socket) {
       for (const queued of queue.splice(0)) nodePush(queued);
       return nodePush(chunk, encoding);
     }
-    queue.push(chunk);
-    socket.emit("readable");
+    deliver(chunk);
     return true;
   };
   socket.read = (size) => size !== 0 && queue.length > 0 ? queue.shift() : nodeRead(size);
 }
+var REGION_BYTES = 1024;
+var MIN_FREE_BYTES = 256;
+var BURST_BYTES = 64 * 1024;
+var regionRest = null;
+var nextRegionBytes = REGION_BYTES;
+function nextRegion() {
+  const region = regionRest ?? Buffer.allocUnsafeSlow(nextRegionBytes);
+  regionRest = null;
+  nextRegionBytes = REGION_BYTES;
+  return region;
+}
+function onRead(nread, buf2) {
+  const region = buf2;
+  const free = region.length - nread;
+  if (free === 0) nextRegionBytes = BURST_BYTES;
+  regionRest = free >= MIN_FREE_BYTES && region.buffer.byteLength === REGION_BYTES ? region.subarray(nread) : null;
+  const chunk = region.subarray(0, nread);
+  const deliver = this[kDeliver];
+  if (deliver) deliver(chunk);
+  else this.push(chunk);
+  return true;
+}
+var readIntoRegions = { buffer: nextRegion, callback: onRead };
 
 // src/client/run-delay.ts
 import { openSync as openSync4, readSync as readSync2 } from "node:fs";
@@ -41188,7 +41216,7 @@ function observeReadTurns(sink) {
 }
 var connecting = null;
 function stampingConnector(timeoutMs, onConnect) {
-  const connect = (0, import_undici2.buildConnector)({ timeout: timeoutMs });
+  const connect = (0, import_undici2.buildConnector)({ timeout: timeoutMs, onread: readIntoRegions });
   return (options, callback) => connect(options, (...result2) => {
     const socket = result2[1];
     if (socket) {

@@ -8,7 +8,7 @@ import { buildConnector, Pool, type Dispatcher } from 'undici';
 import { now } from '../time.js';
 import { byteSize, DEFAULT_MAX_EVENT_BYTES } from './bounds.js';
 import { detailSanitizer } from './detail.js';
-import { deliverReadsDirectly } from './direct-reads.js';
+import { deliverReadsDirectly, readIntoRegions } from './direct-reads.js';
 import { runDelayMs } from './run-delay.js';
 import { KeepAliveWatch, type KeepAliveFacts } from './keep-alive.js';
 import { answerText, errorMessage, newStreamEvent, readEvent, type Api, type StreamEvent } from './openai.js';
@@ -510,7 +510,7 @@ let connecting: Socket | null = null;
 
 /** undici's own connector, with every new socket stamping its reads, and shown to `onConnect`. */
 function stampingConnector(timeoutMs: number, onConnect?: (socket: Socket) => void): buildConnector.connector {
-  const connect = buildConnector({ timeout: timeoutMs });
+  const connect = buildConnector({ timeout: timeoutMs, onread: readIntoRegions });
   return (options, callback) =>
     connect(options, (...result) => {
       const socket = result[1];

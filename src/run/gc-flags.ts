@@ -5,12 +5,12 @@ import { setFlagsFromString } from 'node:v8';
  * few full collections.
  *
  * V8 hands parts of each garbage collection to helper threads: the young generation's parallel
- * scavenge, the sweeping of dead ArrayBuffers (one per socket read here) and of the old
- * generation, concurrent marking. On a core that a generator thread keeps busy, a helper is one
- * more runnable thread, and the kernel gives it a whole scheduler slice: the generator stops
- * reading its sockets for several milliseconds at a time, mid-stream, while it is not collecting
- * anything itself. Its reads then come late in bursts, and the requests whose first token fell
- * in one show it at TTFT p99.
+ * scavenge, the sweeping of dead ArrayBuffers (one per few socket reads here:
+ * src/client/direct-reads.ts) and of the old generation, concurrent marking. On a core that a
+ * generator thread keeps busy, a helper is one more runnable thread, and the kernel gives it a
+ * whole scheduler slice: the generator stops reading its sockets for several milliseconds at a
+ * time, mid-stream, while it is not collecting anything itself. Its reads then come late in
+ * bursts, and the requests whose first token fell in one show it at TTFT p99.
  *
  * Every core a run may use is meant for a generator thread (by default one per core, the
  * simulator taking one of them when it runs here), so the helpers would always land on one.

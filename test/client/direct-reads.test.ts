@@ -1,8 +1,8 @@
 import { once } from 'node:events';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket, type TcpNetConnectOpts } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connect as connectTls, createServer as createTlsServer } from 'node:tls';
-import { deliverReadsDirectly } from '../../src/client/direct-reads.js';
+import { connect as connectTls, createServer as createTlsServer, type ConnectionOptions } from 'node:tls';
+import { deliverReadsDirectly, readIntoRegions } from '../../src/client/direct-reads.js';
 import { selfSignedCert } from '../fixtures/self-signed.js';
 
 /**
@@ -24,6 +24,8 @@ afterEach(() => server.close());
 interface Reader {
   socket: Socket;
   chunks: string[];
+  /** The chunks themselves, as read() returned them. */
+  kept: Buffer[];
   /** Node's own buffer when each 'readable' came: 0 when the chunk bypassed it. */
   buffered: number[];
   ended: Promise<unknown>;
@@ -32,17 +34,20 @@ interface Reader {
 /** Makes the socket's reads direct (or not) and reads it as undici does while `reading()` says so. */
 function attach(socket: Socket, direct: boolean, reading = () => true): Reader {
   if (direct) deliverReadsDirectly(socket);
-  const r: Reader = { socket, chunks: [], buffered: [], ended: once(socket, 'end') };
+  const r: Reader = { socket, chunks: [], kept: [], buffered: [], ended: once(socket, 'end') };
   socket.on('readable', () => {
     r.buffered.push(socket.readableLength);
     if (!reading()) return;
-    for (let c = socket.read() as Buffer | null; c !== null; c = socket.read() as Buffer | null) r.chunks.push(c.toString());
+    for (let c = socket.read() as Buffer | null; c !== null; c = socket.read() as Buffer | null) {
+      r.chunks.push(c.toString());
+      r.kept.push(c);
+    }
   });
   return r;
 }
 
-async function reader(direct: boolean, reading = () => true): Promise<Reader> {
-  const socket = connect(port, '127.0.0.1');
+async function reader(direct: boolean, reading = () => true, regions = false): Promise<Reader> {
+  const socket = connect({ port, host: '127.0.0.1', ...(regions ? { onread: readIntoRegions } : {}) });
   await once(socket, 'connect');
   return attach(socket, direct, reading);
 }
@@ -127,4 +132,99 @@ test('a TLS socket is read the same way: its decrypted reads reach the reader at
   expect(r.buffered.slice(0, 2)).toEqual([0, 0]);
   socket.destroy();
   tlsServer.close();
+});
+
+/** `count` distinct pieces of `size` bytes: the piece's number, then filler. */
+function pieces(count: number, size: number, tag = ''): string[] {
+  return Array.from({ length: count }, (_, i) => `${tag}${i}:`.padEnd(size, String.fromCharCode(97 + (i % 26))));
+}
+
+describe('reads into regions (onread)', () => {
+  test('each read is a view of its region that no later read writes over; small reads share a region, a full one is replaced', async () => {
+    const r = await reader(true, () => true, true);
+    const peer = await serverSide;
+    // 40 reads of 200 bytes: a 1 KiB region takes 4 of them (then 224 bytes are left, under 256).
+    const sent = pieces(40, 200);
+    await writeEach(peer, r, sent);
+    peer.end();
+    await r.ended;
+    expect(r.kept.map((c) => c.toString())).toEqual(sent);
+    const regions = new Set(r.kept.map((c) => c.buffer));
+    expect(regions.size).toBe(10);
+    for (const region of regions) expect(region.byteLength).toBe(1024);
+    expect(r.buffered.slice(0, 40).every((n) => n === 0)).toBe(true);
+  });
+
+  test('a write larger than a region arrives whole: a read that fills its region is followed by a 64 KiB one', async () => {
+    const r = await reader(true, () => true, true);
+    const peer = await serverSide;
+    const big = pieces(1, 200_000)[0];
+    peer.end(big);
+    await r.ended;
+    expect(r.chunks.join('')).toBe(big);
+    expect(r.kept[0].length).toBe(1024);
+    expect(r.kept[1].buffer.byteLength).toBe(64 * 1024);
+    expect(Math.max(...r.kept.map((c) => c.length))).toBeLessThanOrEqual(64 * 1024);
+  });
+
+  test("a socket made while another's read is handled gets the rest of that region, and neither writes over the other", async () => {
+    const first = await reader(true, () => true, true);
+    const firstPeer = await serverSide;
+    const secondPeerP = once(server, 'connection').then(([s]) => s as Socket);
+    let second: Reader | undefined;
+    let secondConnected: Promise<unknown> | undefined;
+    // undici opens a connection from inside a read's handling when a response ends and the
+    // next request goes out: Node makes the new socket's handle, and asks for its buffer, there.
+    first.socket.once('readable', () => {
+      second = attach(connect({ port, host: '127.0.0.1', onread: readIntoRegions }), true);
+      secondConnected = once(second.socket, 'connect');
+    });
+    await writeEach(firstPeer, first, ['opening']);
+    await until(() => second !== undefined);
+    const secondReader = second as unknown as Reader;
+    await secondConnected;
+    const secondPeer = await secondPeerP;
+    const a = pieces(10, 150, 'A');
+    const b = pieces(10, 150, 'B');
+    for (let i = 0; i < a.length; i++) {
+      await writeEach(firstPeer, first, [a[i]]);
+      await writeEach(secondPeer, secondReader, [b[i]]);
+    }
+    firstPeer.end();
+    secondPeer.end();
+    await Promise.all([first.ended, secondReader.ended]);
+    expect(first.kept.map((c) => c.toString())).toEqual(['opening', ...a]);
+    expect(secondReader.kept.map((c) => c.toString())).toEqual(b);
+    // The handoff happened: the new socket read into the first read's region, the first socket moved on.
+    expect(secondReader.kept[0].buffer).toBe(first.kept[0].buffer);
+    expect(first.kept[1].buffer).not.toBe(first.kept[0].buffer);
+  });
+
+  test('a TLS socket reads its decrypted bytes into regions too', async () => {
+    const { key, cert } = selfSignedCert();
+    const tlsServer = createTlsServer({ key, cert });
+    const peerP = once(tlsServer, 'secureConnection').then(([s]) => s as Socket);
+    tlsServer.listen(0, '127.0.0.1');
+    await once(tlsServer, 'listening');
+    // tls.connect takes `onread` as net.connect does (undici passes its connector's options to
+    // both); @types/node lists it for net only.
+    const options: ConnectionOptions & Pick<TcpNetConnectOpts, 'onread'> = {
+      host: '127.0.0.1',
+      port: (tlsServer.address() as { port: number }).port,
+      ca: cert,
+      onread: readIntoRegions,
+    };
+    const socket = connectTls(options);
+    await once(socket, 'secureConnect');
+    const r = attach(socket, true);
+    const peer = await peerP;
+    const sent = pieces(5, 100);
+    await writeEach(peer, r, sent);
+    peer.end();
+    await r.ended;
+    expect(r.kept.map((c) => c.toString())).toEqual(sent);
+    expect(new Set(r.kept.map((c) => c.buffer)).size).toBe(1);
+    socket.destroy();
+    tlsServer.close();
+  });
 });
