@@ -27509,7 +27509,8 @@ var StreamRequest = class {
       controller.abort(ENDED);
     else this.obs.onWritten(now());
   }
-  onResponseStart(_c, status2, headers) {
+  onResponseStart(c, status2, headers) {
+    c.rawHeaders = null;
     if (this.ended) return;
     this.status = status2;
     if (this.watched) {

@@ -208,7 +208,13 @@ class StreamRequest implements Dispatcher.DispatchHandler, SseSink, RequestHandl
     else this.obs.onWritten(now());
   }
 
-  onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(c: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
+    // undici keeps the response's raw header bytes on the controller for the whole response
+    // (lib/handler/unwrap-handler.js), as views of the read region they arrived in
+    // (direct-reads.ts): that would keep the region alive for the whole stream, long enough to
+    // reach the old generation, where only a full collection frees it. Nothing reads them after
+    // this call, which has them parsed to strings.
+    (c as { rawHeaders?: unknown }).rawHeaders = null;
     if (this.ended) return;
     this.status = status;
     if (this.watched) {

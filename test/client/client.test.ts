@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createClient, type ClientOptions } from '../../src/client/client.js';
+import { readIntoRegions } from '../../src/client/direct-reads.js';
 import { buildRequestBody } from '../../src/client/openai.js';
 import { now } from '../../src/time.js';
 import {
@@ -498,6 +501,61 @@ test('200 concurrent streams all complete, with no client-side connection cap', 
     expect(recs.every((r) => r.ends.length === 1)).toBe(true);
     expect(server.requests).toBe(200);
   } finally {
+    await client.close();
+    await server.close();
+  }
+});
+
+test("a response's header bytes are let go once its headers are read, not held for the rest of its stream", async () => {
+  // The header bytes arrive in the socket's first read region (direct-reads.ts). Once the
+  // stream's later reads have moved the socket on to other regions, nothing should hold that
+  // first one: a full collection while the stream is still open frees it.
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const freed = new Set<string>();
+  const registry = new FinalizationRegistry<string>((what) => freed.add(what));
+  let firstRead = true;
+  const { callback } = readIntoRegions;
+  readIntoRegions.callback = function (this: Socket, nread: number, buf: Uint8Array): boolean {
+    if (firstRead) registry.register(buf.buffer, 'header region');
+    firstRead = false;
+    return callback.call(this, nread, buf);
+  };
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  // Three events of about 450 bytes each: more than the rest of a 1 KiB region after the headers.
+  const server = await startScriptedServer(() => ({
+    status: 200,
+    headers: SSE_HEADERS,
+    steps: [
+      { wait: 20 },
+      { send: token('a'.repeat(400)) },
+      { wait: 20 },
+      { send: token('b'.repeat(400)) },
+      { wait: 20 },
+      { send: token('c'.repeat(400)) },
+      { gate: held },
+      { send: 'data: [DONE]\n\n' },
+      { end: true },
+    ],
+  }));
+  const client = createClient({ baseUrl: server.baseUrl, api: 'chat', timeoutMs: 10_000 });
+  try {
+    const rec = new RecordingSpy();
+    client.send(bodyFor('chat'), rec, 'req-1');
+    for (let i = 0; i < 200 && rec.contents.length < 3; i++) await sleep(5);
+    expect(rec.contents).toHaveLength(3);
+    for (let i = 0; i < 50 && !freed.has('header region'); i++) {
+      gc();
+      await sleep(10);
+    }
+    expect(rec.ends).toEqual([]);
+    expect(freed.has('header region')).toBe(true);
+    release();
+    expect((await rec.ended).outcome).toBe('ok');
+  } finally {
+    readIntoRegions.callback = callback;
+    release();
     await client.close();
     await server.close();
   }
