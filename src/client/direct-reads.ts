@@ -63,7 +63,7 @@ export function deliverReadsDirectly(socket: Socket): void {
  * Why small: a region lives from its first read to its last, and one that outlives two young
  * collections moves to the old generation, where only a full collection frees its memory. At
  * 900 paced req/s, regions of 2 or 4 KiB (9 to 18 token reads, 90 to 180 ms of a stream) lived
- * that long, and the memory they held brought a second full collection, of 12–14 ms, into an
+ * that long, and the memory they held brought a second full collection, of 9–13 ms, into an
  * 8 s run; 1 KiB regions did not (docs/benchmarks.md).
  *
  * A view is safe to keep: its bytes are never reused, so undici may hold header bytes across
@@ -91,7 +91,8 @@ function onRead(this: Socket, nread: number, buf: Uint8Array): boolean {
   const region = buf as Buffer;
   const free = region.length - nread;
   if (free === 0) nextRegionBytes = BURST_BYTES;
-  // A burst's region is not kept: the reads after a burst are small again, and would keep 64 KiB alive for seconds.
+  // A burst's region is not kept: the reads after a burst are small again, and would keep its
+  // 64 KiB alive for seconds.
   regionRest = free >= MIN_FREE_BYTES && region.buffer.byteLength === REGION_BYTES ? region.subarray(nread) : null;
   const chunk = region.subarray(0, nread);
   const deliver = (this as DirectSocket)[kDeliver];
