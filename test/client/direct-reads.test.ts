@@ -115,28 +115,58 @@ test('read(0) takes no chunk', async () => {
   peer.destroy();
 });
 
-test('a TLS socket is read the same way: its decrypted reads reach the reader at once, and it ends', async () => {
+/**
+ * A TLS server on loopback and a direct reader of a client socket connected to it (with `onread`
+ * when given: tls.connect takes it as net.connect does, and undici passes its connector's options
+ * to both; @types/node lists it for net only), once the handshake is done.
+ */
+async function tlsReader(onread?: TcpNetConnectOpts['onread']): Promise<{ r: Reader; peer: Socket; close: () => void }> {
   const { key, cert } = selfSignedCert();
   const tlsServer = createTlsServer({ key, cert });
   const peerP = once(tlsServer, 'secureConnection').then(([s]) => s as Socket);
   tlsServer.listen(0, '127.0.0.1');
   await once(tlsServer, 'listening');
-  const socket = connectTls({ host: '127.0.0.1', port: (tlsServer.address() as { port: number }).port, ca: cert });
+  const options: ConnectionOptions & Pick<TcpNetConnectOpts, 'onread'> = {
+    host: '127.0.0.1',
+    port: (tlsServer.address() as { port: number }).port,
+    ca: cert,
+    ...(onread ? { onread } : {}),
+  };
+  const socket = connectTls(options);
   await once(socket, 'secureConnect');
   const r = attach(socket, true);
   const peer = await peerP;
+  return {
+    r,
+    peer,
+    close: () => {
+      socket.destroy();
+      tlsServer.close();
+    },
+  };
+}
+
+test('a TLS socket is read the same way: its decrypted reads reach the reader at once, and it ends', async () => {
+  const { r, peer, close } = await tlsReader();
   await writeEach(peer, r, ['secret', 'stream']);
   peer.end();
   await r.ended;
   expect(r.chunks).toEqual(['secret', 'stream']);
   expect(r.buffered.slice(0, 2)).toEqual([0, 0]);
-  socket.destroy();
-  tlsServer.close();
+  close();
 });
 
 /** `count` distinct pieces of `size` bytes: the piece's number, then filler. */
 function pieces(count: number, size: number, tag = ''): string[] {
   return Array.from({ length: count }, (_, i) => `${tag}${i}:`.padEnd(size, String.fromCharCode(97 + (i % 26))));
+}
+
+/** Writes each piece, one read at a time, and ends: the reader kept each one intact, read by read. */
+async function deliverAll(peer: Socket, r: Reader, sent: string[]): Promise<void> {
+  await writeEach(peer, r, sent);
+  peer.end();
+  await r.ended;
+  expect(r.kept.map((c) => c.toString())).toEqual(sent);
 }
 
 describe('reads into regions (onread)', () => {
@@ -145,10 +175,7 @@ describe('reads into regions (onread)', () => {
     const peer = await serverSide;
     // 40 reads of 200 bytes: a 1 KiB region takes 4 of them (then 224 bytes are left, under 256).
     const sent = pieces(40, 200);
-    await writeEach(peer, r, sent);
-    peer.end();
-    await r.ended;
-    expect(r.kept.map((c) => c.toString())).toEqual(sent);
+    await deliverAll(peer, r, sent);
     const regions = new Set(r.kept.map((c) => c.buffer));
     expect(regions.size).toBe(10);
     for (const region of regions) expect(region.byteLength).toBe(1024);
@@ -201,30 +228,9 @@ describe('reads into regions (onread)', () => {
   });
 
   test('a TLS socket reads its decrypted bytes into regions too', async () => {
-    const { key, cert } = selfSignedCert();
-    const tlsServer = createTlsServer({ key, cert });
-    const peerP = once(tlsServer, 'secureConnection').then(([s]) => s as Socket);
-    tlsServer.listen(0, '127.0.0.1');
-    await once(tlsServer, 'listening');
-    // tls.connect takes `onread` as net.connect does (undici passes its connector's options to
-    // both); @types/node lists it for net only.
-    const options: ConnectionOptions & Pick<TcpNetConnectOpts, 'onread'> = {
-      host: '127.0.0.1',
-      port: (tlsServer.address() as { port: number }).port,
-      ca: cert,
-      onread: readIntoRegions,
-    };
-    const socket = connectTls(options);
-    await once(socket, 'secureConnect');
-    const r = attach(socket, true);
-    const peer = await peerP;
-    const sent = pieces(5, 100);
-    await writeEach(peer, r, sent);
-    peer.end();
-    await r.ended;
-    expect(r.kept.map((c) => c.toString())).toEqual(sent);
+    const { r, peer, close } = await tlsReader(readIntoRegions);
+    await deliverAll(peer, r, pieces(5, 100));
     expect(new Set(r.kept.map((c) => c.buffer)).size).toBe(1);
-    socket.destroy();
-    tlsServer.close();
+    close();
   });
 });
