@@ -27090,24 +27090,70 @@ function detailSanitizer(secrets) {
 
 // src/client/direct-reads.ts
 var kDeliver = /* @__PURE__ */ Symbol("deliver");
-function deliverReadsDirectly(socket) {
+var kClock = /* @__PURE__ */ Symbol("clock");
+function deliverReadsDirectly(socket, clock) {
+  const direct = socket;
   const queue = [];
-  const deliver = (chunk) => {
+  direct[kDeliver] = (chunk) => {
     queue.push(chunk);
     socket.emit("readable");
   };
-  socket[kDeliver] = deliver;
+  if (clock) direct[kClock] = clock;
   const nodePush = socket.push.bind(socket);
   const nodeRead = socket.read.bind(socket);
+  const nodeDestroy = socket.destroy.bind(socket);
   socket.push = (chunk, encoding) => {
     if (!Buffer.isBuffer(chunk)) {
+      handOnSetAside(direct);
       for (const queued of queue.splice(0)) nodePush(queued);
       return nodePush(chunk, encoding);
     }
-    deliver(chunk);
+    setAside(direct, chunk);
     return true;
   };
   socket.read = (size) => size !== 0 && queue.length > 0 ? queue.shift() : nodeRead(size);
+  socket.destroy = (error) => {
+    if (!handingOn && error?.syscall === "read") handOnSetAside(direct);
+    return nodeDestroy(error);
+  };
+}
+var asideSockets = [];
+var asideChunks = [];
+var asideAt = [];
+var asideCount = 0;
+var asideClocks = [];
+var handingOn = false;
+function setAside(socket, chunk) {
+  if (asideCount === 0) setImmediate(handOnAll);
+  const clock = socket[kClock];
+  asideSockets[asideCount] = socket;
+  asideChunks[asideCount] = chunk;
+  asideAt[asideCount] = clock ? clock.read(socket) : 0;
+  asideCount++;
+  if (clock && asideClocks[asideClocks.length - 1] !== clock && !asideClocks.includes(clock)) asideClocks.push(clock);
+}
+function handOn(i) {
+  const socket = asideSockets[i];
+  const chunk = asideChunks[i];
+  asideSockets[i] = null;
+  asideChunks[i] = null;
+  if (socket === null || chunk === null || socket.destroyed) return;
+  socket[kClock]?.handOn(socket, asideAt[i]);
+  socket[kDeliver]?.(chunk);
+}
+function handOnAll() {
+  handingOn = true;
+  try {
+    for (let i = 0; i < asideCount; i++) handOn(i);
+  } finally {
+    handingOn = false;
+    asideCount = 0;
+    const clocks = asideClocks.splice(0);
+    for (const clock of clocks) clock.handedOn();
+  }
+}
+function handOnSetAside(socket) {
+  for (let i = 0; i < asideCount; i++) if (asideSockets[i] === socket) handOn(i);
 }
 var REGION_BYTES = 1024;
 var MIN_FREE_BYTES = 256;
@@ -27126,8 +27172,7 @@ function onRead(nread, buf2) {
   if (free === 0) nextRegionBytes = BURST_BYTES;
   regionRest = free >= MIN_FREE_BYTES && region.buffer.byteLength === REGION_BYTES ? region.subarray(nread) : null;
   const chunk = region.subarray(0, nread);
-  const deliver = this[kDeliver];
-  if (deliver) deliver(chunk);
+  if (this[kDeliver]) setAside(this, chunk);
   else this.push(chunk);
   return true;
 }
@@ -27664,27 +27709,36 @@ var readAt = 0;
 var readSocket = null;
 var turnReads = 0;
 var turnStart = 0;
+var turnLastRead = 0;
+var readsBusySince = 0;
 var turnSinks = /* @__PURE__ */ new Set();
-function stampRead(socket) {
-  readAt = now();
-  readSocket = socket;
-  if (turnSinks.size === 0) return;
-  if (turnReads++ === 0) {
-    turnStart = readAt;
-    sampleIdle(readAt);
-    busySince = Math.max(busySince, turnEnds[turnCount % 2]);
-    setImmediate(endTurn);
+var readClock = {
+  read() {
+    const t = now();
+    if (turnSinks.size > 0 && turnReads++ === 0) {
+      turnStart = t;
+      sampleIdle(t);
+      busySince = Math.max(busySince, turnEnds[turnCount % 2]);
+    }
+    turnLastRead = t;
+    readsBusySince = busySince;
+    return t;
+  },
+  handOn(socket, at) {
+    readAt = at;
+    readSocket = socket;
+    readLate = turnSinks.size > 0 ? at - readsBusySince : 0;
+  },
+  handedOn() {
+    if (turnReads === 0) return;
+    const t = now();
+    sampleIdle(t);
+    turnEnds[turnCount++ % 2] = t;
+    const reads = turnReads;
+    turnReads = 0;
+    for (const sink of turnSinks) sink(turnStart, t, reads, turnLastRead);
   }
-  readLate = readAt - busySince;
-}
-function endTurn() {
-  const t = now();
-  sampleIdle(t);
-  turnEnds[turnCount++ % 2] = t;
-  const reads = turnReads;
-  turnReads = 0;
-  for (const sink of turnSinks) sink(turnStart, t, reads);
-}
+};
 var readLate = 0;
 var sampledAt = now();
 var sampledIdle = performance2.nodeTiming.idleTime;
@@ -27718,8 +27772,7 @@ function stampingConnector(timeoutMs, onConnect) {
   return (options, callback) => connect(options, (...result) => {
     const socket = result[1];
     if (socket) {
-      socket.prependListener("readable", () => stampRead(socket));
-      deliverReadsDirectly(socket);
+      deliverReadsDirectly(socket, readClock);
       onConnect?.(socket);
     }
     connecting = socket ?? null;
@@ -28445,7 +28498,11 @@ function bucketIntervalMs(totalMs) {
 var LoopTurnMeter = class {
   /** Turn lengths (µs), one count per turn: with `observedMs`, where a uniformly arriving byte lands. */
   turns = newHistogram();
-  /** Turn lengths (µs), one count per socket read in the turn: the turn a read was handled in. */
+  /**
+   * How long each turn's reads took (µs), from its first read to its last, one count per socket
+   * read in the turn: the span a read's place among them lies in. Their handling comes after
+   * them all (src/client/direct-reads.ts), so it delays the next turn's reads, not these.
+   */
   readTurns = newHistogram();
   /**
    * How late work due at a known moment ran (µs): each arrival's schedule lag in open loop (the
@@ -28459,11 +28516,11 @@ var LoopTurnMeter = class {
   to = NaN;
   unsubscribe;
   constructor(source) {
-    this.unsubscribe = source((startAt, endAt, reads) => {
+    this.unsubscribe = source((startAt, endAt, reads, lastReadAt) => {
       if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
-      const ms = endAt - startAt;
-      recordMs(this.turns, ms);
-      this.readTurns.recordValueWithCount(ms > 0 ? Math.round(ms * 1e3) : 0, reads);
+      recordMs(this.turns, endAt - startAt);
+      const readsMs = lastReadAt - startAt;
+      this.readTurns.recordValueWithCount(readsMs > 0 ? Math.round(readsMs * 1e3) : 0, reads);
     });
   }
   /** Lateness of something due at a known moment, if it fell in the observed span. */

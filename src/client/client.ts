@@ -8,7 +8,7 @@ import { buildConnector, Pool, type Dispatcher } from 'undici';
 import { now } from '../time.js';
 import { byteSize, DEFAULT_MAX_EVENT_BYTES } from './bounds.js';
 import { detailSanitizer } from './detail.js';
-import { deliverReadsDirectly, readIntoRegions } from './direct-reads.js';
+import { deliverReadsDirectly, readIntoRegions, type ReadClock } from './direct-reads.js';
 import { runDelayMs } from './run-delay.js';
 import { KeepAliveWatch, type KeepAliveFacts } from './keep-alive.js';
 import { answerText, errorMessage, newStreamEvent, readEvent, type Api, type StreamEvent } from './openai.js';
@@ -394,44 +394,53 @@ function errorDetail(err: Error): string {
 
 /**
  * One timestamp per socket read: every event that arrived in one read gets the read's arrival
- * time, not the time its turn came in our processing. undici reads a socket when it emits
- * 'readable' (emitted from inside the read itself: direct-reads.ts) and handles the bytes in
- * one synchronous pass; a listener put before undici's stamps the read first, and names the
- * socket, so a response can tell which connection it came on. No allocation per read
- * (expiring a stamp with a microtask cost a sixth of the generator's garbage).
+ * time, not the time its turn came in our processing. The read is stamped where it happens, in
+ * the poll phase, and its chunk goes on to undici after that poll phase with the stamp handed
+ * back (direct-reads.ts); undici handles the chunk's bytes in one synchronous pass, in which
+ * `readAt` and `readSocket` are the read's own, so a response can tell which connection it came
+ * on. No allocation per read (expiring a stamp with a microtask cost a sixth of the generator's
+ * garbage).
  *
- * The same listener times the event loop's read turns for the timestamp error bound
- * (src/metrics/loop-turns.ts): the first read of a poll phase opens a turn and queues one
- * setImmediate, which runs in the check phase right after that poll phase and closes it. So the
- * cost is one clock read and one immediate per loop turn that read anything, not per read;
- * with no one observing, none at all.
+ * The same clock times the event loop's read turns for the timestamp error bound
+ * (src/metrics/loop-turns.ts): the first read of a poll phase opens a turn, which closes once the
+ * phase's reads have all been handled, in the check phase right after it. So the cost is one
+ * clock read per read, and two per loop turn that read anything.
  */
 let readAt = 0;
 let readSocket: Socket | null = null;
 let turnReads = 0;
 let turnStart = 0;
+let turnLastRead = 0;
+/** `busySince` as it stood for this poll phase's reads (a check-phase caller may move it on before they are handled). */
+let readsBusySince = 0;
 const turnSinks = new Set<ReadTurnSink>();
-function stampRead(socket: Socket): void {
-  readAt = now();
-  readSocket = socket;
-  if (turnSinks.size === 0) return;
-  if (turnReads++ === 0) {
-    turnStart = readAt;
-    sampleIdle(readAt);
-    busySince = Math.max(busySince, turnEnds[turnCount % 2]);
-    setImmediate(endTurn);
-  }
-  readLate = readAt - busySince;
-}
-
-function endTurn(): void {
-  const t = now();
-  sampleIdle(t);
-  turnEnds[turnCount++ % 2] = t;
-  const reads = turnReads;
-  turnReads = 0;
-  for (const sink of turnSinks) sink(turnStart, t, reads);
-}
+const readClock: ReadClock = {
+  read(): number {
+    const t = now();
+    if (turnSinks.size > 0 && turnReads++ === 0) {
+      turnStart = t;
+      sampleIdle(t);
+      busySince = Math.max(busySince, turnEnds[turnCount % 2]);
+    }
+    turnLastRead = t;
+    readsBusySince = busySince;
+    return t;
+  },
+  handOn(socket: Socket, at: number): void {
+    readAt = at;
+    readSocket = socket;
+    readLate = turnSinks.size > 0 ? at - readsBusySince : 0;
+  },
+  handedOn(): void {
+    if (turnReads === 0) return;
+    const t = now();
+    sampleIdle(t);
+    turnEnds[turnCount++ % 2] = t;
+    const reads = turnReads;
+    turnReads = 0;
+    for (const sink of turnSinks) sink(turnStart, t, reads, turnLastRead);
+  },
+};
 
 /*
  * How late one read can be: the read at time t finds a byte that arrived after the loop last
@@ -498,10 +507,11 @@ function sampleIdle(t: number): void {
 
 /**
  * Told of every read turn of this thread's event loop: from the first socket read of a poll
- * phase to the check phase after it (the reads' handling, and whatever else ran in between:
- * microtasks, a GC pause), with the number of socket reads in it.
+ * phase to the end of the reads' handling in the check phase after it (and whatever else ran in
+ * between: microtasks, a GC pause), with the number of socket reads in it and when the last of
+ * them was stamped.
  */
-export type ReadTurnSink = (startAt: number, endAt: number, reads: number) => void;
+export type ReadTurnSink = (startAt: number, endAt: number, reads: number, lastReadAt: number) => void;
 
 /** Starts telling `sink` of read turns; the returned function stops it. Every client of the thread counts. */
 export function observeReadTurns(sink: ReadTurnSink): () => void {
@@ -521,9 +531,7 @@ function stampingConnector(timeoutMs: number, onConnect?: (socket: Socket) => vo
     connect(options, (...result) => {
       const socket = result[1];
       if (socket) {
-        // One closure per connection, none per read.
-        socket.prependListener('readable', () => stampRead(socket));
-        deliverReadsDirectly(socket);
+        deliverReadsDirectly(socket, readClock);
         onConnect?.(socket);
       }
       connecting = socket ?? null;

@@ -1,23 +1,45 @@
 import type { Socket } from 'node:net';
 
 /**
- * Hands each read of `socket` to its reader at once, as flowing mode hands out 'data', for a
- * reader that consumes in paused mode: on 'readable', read() until it returns null. That is
- * how undici's HTTP/1.1 parser reads its sockets (lib/dispatcher/client-h1.js, readMore).
+ * How a socket's reads are timed (client.ts): each read is stamped where it happens, and its
+ * stamp is handed back with it when its chunk goes on to the reader.
+ */
+export interface ReadClock {
+  /** At the read itself, in the poll phase: the read's time. */
+  read(socket: Socket): number;
+  /** Just before the read's chunk goes to the reader, with the time `read` gave it. */
+  handOn(socket: Socket, at: number): void;
+  /** Once every read of a poll phase has gone to its reader (in the check phase right after it). */
+  handedOn(): void;
+}
+
+/**
+ * Hands each read of `socket` to its reader, as flowing mode hands out 'data', for a reader that
+ * consumes in paused mode: on 'readable', read() until it returns null. That is how undici's
+ * HTTP/1.1 parser reads its sockets (lib/dispatcher/client-h1.js, readMore).
  *
  * In paused mode each read costs, on top of the socket's own work: the chunk appended to the
  * stream's buffer, a process.nextTick to emit 'readable', the reader's read() taking the chunk
  * back out, and a second read() finding the buffer empty. A paced stream brings one token per
  * read, tens of thousands a second near one core's ceiling, so that machinery is a share of the
- * generator's time, and the nextTick hop delays every read's timestamp a little. Here a chunk
- * goes into a queue of this socket's own and 'readable' is emitted from inside the read itself
- * (Node's stream code calls push() for every chunk it reads, or, for a socket made with
- * `readIntoRegions` below, that callback, which hands it on the same way); read() serves that
- * queue first.
+ * generator's time. Here a chunk goes into a queue of this socket's own, 'readable' is emitted
+ * for it, and read() serves that queue first.
+ *
+ * The chunk goes on after the poll phase that read it, not inside the read. The loop reads every
+ * socket the poll found readable one after the other, and a read's timestamp is taken when its
+ * own turn comes: had each read's chunk been handled (HTTP and SSE parsing, recording) before the
+ * next socket was read, the last read of a burst would be stamped late by the handling of every
+ * read ahead of it, three times what reading them alone takes (docs/benchmarks.md). So each read
+ * is only stamped (`clock.read`) and set aside; the first one of a poll phase queues an immediate,
+ * which runs in the check phase right after that poll phase and hands every chunk on, in the
+ * order read, each with its stamp (`clock.handOn`), then tells the clock (`clock.handedOn`).
  *
  * Everything else takes Node's own path, so the stream ends and fails as before: the end of
- * the stream (push(null)) first moves whatever is still queued into the stream's buffer, in
- * order, then ends it there, and the reader's read() drains that buffer and so emits 'end'.
+ * the stream (push(null)) first hands on this socket's reads still set aside and moves whatever
+ * is still queued into the stream's buffer, in order, then ends it there, and the reader's read()
+ * drains that buffer and so emits 'end'. A read that fails (Node destroys the socket with the
+ * error of its `read` call) hands on the reads set aside before it first, as they would have
+ * been had they gone on at once; any other destroy drops them, as a destroyed socket's reads are.
  * read(0), which Node uses to poke a stream, never takes a chunk.
  *
  * No backpressure: push() always answers true, so the socket never stops reading, and a reader
@@ -25,26 +47,83 @@ import type { Socket } from 'node:net';
  * handler pauses it, and loadgate's never does (client.ts).
  */
 const kDeliver = Symbol('deliver');
-type DirectSocket = Socket & { [kDeliver]?: (chunk: Buffer) => void };
+const kClock = Symbol('clock');
+type DirectSocket = Socket & { [kDeliver]?: (chunk: Buffer) => void; [kClock]?: ReadClock };
 
-export function deliverReadsDirectly(socket: Socket): void {
+export function deliverReadsDirectly(socket: Socket, clock?: ReadClock): void {
+  const direct = socket as DirectSocket;
   const queue: Buffer[] = [];
-  const deliver = (chunk: Buffer): void => {
+  direct[kDeliver] = (chunk: Buffer): void => {
     queue.push(chunk);
     socket.emit('readable');
   };
-  (socket as DirectSocket)[kDeliver] = deliver;
+  if (clock) direct[kClock] = clock;
   const nodePush = socket.push.bind(socket);
   const nodeRead = socket.read.bind(socket);
+  const nodeDestroy = socket.destroy.bind(socket);
   socket.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
     if (!Buffer.isBuffer(chunk)) {
+      handOnSetAside(direct);
       for (const queued of queue.splice(0)) nodePush(queued);
       return nodePush(chunk, encoding);
     }
-    deliver(chunk);
+    setAside(direct, chunk);
     return true;
   };
   socket.read = (size?: number): unknown => (size !== 0 && queue.length > 0 ? queue.shift() : nodeRead(size));
+  socket.destroy = (error?: Error): Socket => {
+    if (!handingOn && (error as { syscall?: unknown } | undefined)?.syscall === 'read') handOnSetAside(direct);
+    return nodeDestroy(error);
+  };
+}
+
+/**
+ * Reads set aside in this poll phase, in the order read: parallel arrays reused from one phase to
+ * the next (no allocation per read), their references cleared once handed on.
+ */
+const asideSockets: (DirectSocket | null)[] = [];
+const asideChunks: (Buffer | null)[] = [];
+const asideAt: number[] = [];
+let asideCount = 0;
+/** The clocks of this phase's reads (one, unless sockets of several clients were read). */
+const asideClocks: ReadClock[] = [];
+let handingOn = false;
+
+function setAside(socket: DirectSocket, chunk: Buffer): void {
+  if (asideCount === 0) setImmediate(handOnAll);
+  const clock = socket[kClock];
+  asideSockets[asideCount] = socket;
+  asideChunks[asideCount] = chunk;
+  asideAt[asideCount] = clock ? clock.read(socket) : 0;
+  asideCount++;
+  if (clock && asideClocks[asideClocks.length - 1] !== clock && !asideClocks.includes(clock)) asideClocks.push(clock);
+}
+
+function handOn(i: number): void {
+  const socket = asideSockets[i];
+  const chunk = asideChunks[i];
+  asideSockets[i] = null;
+  asideChunks[i] = null;
+  if (socket === null || chunk === null || socket.destroyed) return;
+  socket[kClock]?.handOn(socket, asideAt[i]);
+  socket[kDeliver]?.(chunk);
+}
+
+function handOnAll(): void {
+  handingOn = true;
+  try {
+    for (let i = 0; i < asideCount; i++) handOn(i);
+  } finally {
+    handingOn = false;
+    asideCount = 0;
+    const clocks = asideClocks.splice(0);
+    for (const clock of clocks) clock.handedOn();
+  }
+}
+
+/** This socket's reads still set aside, handed on now (its stream is ending or failing). */
+function handOnSetAside(socket: DirectSocket): void {
+  for (let i = 0; i < asideCount; i++) if (asideSockets[i] === socket) handOn(i);
 }
 
 /**
@@ -87,7 +166,7 @@ function nextRegion(): Buffer {
   return region;
 }
 
-function onRead(this: Socket, nread: number, buf: Uint8Array): boolean {
+function onRead(this: DirectSocket, nread: number, buf: Uint8Array): boolean {
   const region = buf as Buffer;
   const free = region.length - nread;
   if (free === 0) nextRegionBytes = BURST_BYTES;
@@ -95,8 +174,7 @@ function onRead(this: Socket, nread: number, buf: Uint8Array): boolean {
   // 64 KiB alive for seconds.
   regionRest = free >= MIN_FREE_BYTES && region.buffer.byteLength === REGION_BYTES ? region.subarray(nread) : null;
   const chunk = region.subarray(0, nread);
-  const deliver = (this as DirectSocket)[kDeliver];
-  if (deliver) deliver(chunk);
+  if (this[kDeliver]) setAside(this, chunk);
   else this.push(chunk);
   return true;
 }

@@ -34,7 +34,7 @@ export interface StreamObserver {
   /**
    * One SSE event that carried output; `reasoning` for reasoning_content, `answer` for content/text.
    * `late`: how late `t` can be at most (ms): the time since the event loop last looked at its
-   * sockets (see `stampRead` in client.ts); 0 while no one observes read turns.
+   * sockets (see `readClock` in client.ts); 0 while no one observes read turns.
    */
   onContent(t: number, kind: 'reasoning' | 'answer', late: number): void;
   onUsage(promptTokens: number, completionTokens: number): void;

@@ -2,7 +2,7 @@ import { newHistogram, recordMs, type Histogram } from './histogram.js';
 import { now } from '../time.js';
 
 /** Read turns as the client reports them (src/client/client.ts observeReadTurns). */
-export type ReadTurnSource = (sink: (startAt: number, endAt: number, reads: number) => void) => () => void;
+export type ReadTurnSource = (sink: (startAt: number, endAt: number, reads: number, lastReadAt: number) => void) => () => void;
 
 /**
  * What the generator's event loop did while the window's chunks arrived, for the timestamp
@@ -17,7 +17,11 @@ export type ReadTurnSource = (sink: (startAt: number, endAt: number, reads: numb
 export class LoopTurnMeter {
   /** Turn lengths (µs), one count per turn: with `observedMs`, where a uniformly arriving byte lands. */
   readonly turns: Histogram = newHistogram();
-  /** Turn lengths (µs), one count per socket read in the turn: the turn a read was handled in. */
+  /**
+   * How long each turn's reads took (µs), from its first read to its last, one count per socket
+   * read in the turn: the span a read's place among them lies in. Their handling comes after
+   * them all (src/client/direct-reads.ts), so it delays the next turn's reads, not these.
+   */
   readonly readTurns: Histogram = newHistogram();
   /**
    * How late work due at a known moment ran (µs): each arrival's schedule lag in open loop (the
@@ -32,11 +36,11 @@ export class LoopTurnMeter {
   private readonly unsubscribe: () => void;
 
   constructor(source: ReadTurnSource) {
-    this.unsubscribe = source((startAt, endAt, reads) => {
+    this.unsubscribe = source((startAt, endAt, reads, lastReadAt) => {
       if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
-      const ms = endAt - startAt;
-      recordMs(this.turns, ms);
-      this.readTurns.recordValueWithCount(ms > 0 ? Math.round(ms * 1000) : 0, reads);
+      recordMs(this.turns, endAt - startAt);
+      const readsMs = lastReadAt - startAt;
+      this.readTurns.recordValueWithCount(readsMs > 0 ? Math.round(readsMs * 1000) : 0, reads);
     });
   }
 

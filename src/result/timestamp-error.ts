@@ -174,7 +174,9 @@ export function observedLoopMs(results: Result[]): number | undefined {
  * write and that moment the byte waits for two things: first for the loop to come round to a
  * poll, the **residual** R of whatever the thread was busy with when the byte arrived (a read
  * turn, a dispatch, a GC pause, or the OS running something else); then for the reads ahead of
- * it in the turn that handles it, its **position** Q. And before either, the byte must reach
+ * it in the turn that reads it, its **position** Q: a turn reads and stamps every socket its poll
+ * found readable before it hands any chunk on to be handled (src/client/direct-reads.ts), so
+ * only those reads are ahead of it. And before either, the byte must reach
  * the thread at all: the **delivery** H, from the server's write to the moment a sleeping loop
  * is woken with it readable. So the error is D = H + R + Q.
  *
@@ -199,8 +201,9 @@ export function observedLoopMs(results: Result[]): number | undefined {
  *   the loop probe's timer — samples of R itself, at moments as unrelated to the loop as the
  *   byte's. R's tail is taken as the larger of the two at every w.
  * - Q. A read's place in its own turn: the turn a read is in is drawn read-weighted (a turn
- *   of k reads holds k of them), and the read sits uniformly in it. Over turns whose reads are
- *   counted mᵢ at length Tᵢ:
+ *   of k reads holds k of them), and the read sits uniformly in the span of the turn's reads,
+ *   from its first read to its last (the handling comes after them). Over turns whose reads are
+ *   counted mᵢ with a span of Tᵢ:
  *     P(Q > w) = Σ mᵢ·(1 − w/Tᵢ)⁺ / Σ mᵢ.
  * - D = R + Q. R and Q are not independent (a long turn leaves a backlog for the next one),
  *   so the quantile is bounded whatever ties them: P(R + Q > a + b) ≤ P(R > a) + P(Q > b), so

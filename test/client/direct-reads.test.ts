@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket, type TcpNetConnectOpts } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect as connectTls, createServer as createTlsServer, type ConnectionOptions } from 'node:tls';
-import { deliverReadsDirectly, readIntoRegions } from '../../src/client/direct-reads.js';
+import { deliverReadsDirectly, readIntoRegions, type ReadClock } from '../../src/client/direct-reads.js';
 import { selfSignedCert } from '../fixtures/self-signed.js';
 
 /**
@@ -32,8 +32,8 @@ interface Reader {
 }
 
 /** Makes the socket's reads direct (or not) and reads it as undici does while `reading()` says so. */
-function attach(socket: Socket, direct: boolean, reading = () => true): Reader {
-  if (direct) deliverReadsDirectly(socket);
+function attach(socket: Socket, direct: boolean, reading = () => true, clock?: ReadClock): Reader {
+  if (direct) deliverReadsDirectly(socket, clock);
   const r: Reader = { socket, chunks: [], kept: [], buffered: [], ended: once(socket, 'end') };
   socket.on('readable', () => {
     r.buffered.push(socket.readableLength);
@@ -67,7 +67,7 @@ async function writeEach(peer: Socket, r: Reader, pieces: string[], wait = true)
   }
 }
 
-test("each read reaches the reader at once, in order, never through Node's buffer; the end still ends it", async () => {
+test("each read reaches the reader in order, never through Node's buffer; the end still ends it", async () => {
   const r = await reader(true);
   const peer = await serverSide;
   await writeEach(peer, r, ['alpha', 'beta', 'gamma']);
@@ -146,7 +146,7 @@ async function tlsReader(onread?: TcpNetConnectOpts['onread']): Promise<{ r: Rea
   };
 }
 
-test('a TLS socket is read the same way: its decrypted reads reach the reader at once, and it ends', async () => {
+test('a TLS socket is read the same way: its decrypted reads reach the reader, and it ends', async () => {
   const { r, peer, close } = await tlsReader();
   await writeEach(peer, r, ['secret', 'stream']);
   peer.end();
@@ -195,14 +195,20 @@ describe('reads into regions (onread)', () => {
   });
 
   test("a socket made while another's read is handled gets the rest of that region, and neither writes over the other", async () => {
-    const first = await reader(true, () => true, true);
+    // A flowing socket's 'data' comes from inside its read, so a listener that opens a connection
+    // there has Node make the new socket's handle, and ask for its buffer, in the middle of the
+    // read (a direct socket's chunks go on after the poll phase, outside any read).
+    const socket = connect({ port, host: '127.0.0.1', onread: readIntoRegions });
+    await once(socket, 'connect');
+    const first: Reader = { socket, chunks: [], kept: [], buffered: [], ended: once(socket, 'end') };
     const firstPeer = await serverSide;
     const secondPeerP = once(server, 'connection').then(([s]) => s as Socket);
     let second: Reader | undefined;
     let secondConnected: Promise<unknown> | undefined;
-    // undici opens a connection from inside a read's handling when a response ends and the
-    // next request goes out: Node makes the new socket's handle, and asks for its buffer, there.
-    first.socket.once('readable', () => {
+    socket.on('data', (c: Buffer) => {
+      first.chunks.push(c.toString());
+      first.kept.push(c);
+      if (second) return;
       second = attach(connect({ port, host: '127.0.0.1', onread: readIntoRegions }), true);
       secondConnected = once(second.socket, 'connect');
     });
@@ -232,5 +238,102 @@ describe('reads into regions (onread)', () => {
     await deliverAll(peer, r, pieces(5, 100));
     expect(new Set(r.kept.map((c) => c.buffer)).size).toBe(1);
     close();
+  });
+});
+
+describe('reads go on after the poll phase that read them', () => {
+  /** What a clock was told, in order, with `performance.now()` where it was told. */
+  function recordingClock(log: string[], times: Map<string, number>): ReadClock {
+    return {
+      read(socket) {
+        const name = (socket as Socket & { tag?: string }).tag ?? '?';
+        const t = performance.now();
+        log.push(`read ${name}`);
+        times.set(`read ${name}`, t);
+        return t;
+      },
+      handOn(socket, at) {
+        const name = (socket as Socket & { tag?: string }).tag ?? '?';
+        log.push(`handOn ${name}`);
+        expect(at).toBe(times.get(`read ${name}`));
+      },
+      handedOn() {
+        log.push('handedOn');
+      },
+    };
+  }
+
+  /** Two direct sockets into regions on `clock`, tagged a and b, each handling its reads with `handle`; and their server-side peers. */
+  async function twoSockets(clock: ReadClock, handle: (tag: string) => void) {
+    const readers: Reader[] = [];
+    const peers: Socket[] = [];
+    for (const tag of ['a', 'b']) {
+      const peerP = once(server, 'connection').then(([s]) => s as Socket);
+      const socket = connect({ port, host: '127.0.0.1', onread: readIntoRegions });
+      await once(socket, 'connect');
+      (socket as Socket & { tag?: string }).tag = tag;
+      peers.push(await peerP);
+      const r = attach(socket, true, () => true, clock);
+      socket.prependListener('readable', () => handle(tag));
+      readers.push(r);
+    }
+    return { readers, peers };
+  }
+
+  /** Holds this thread for `ms`, by its own clock. */
+  function hold(ms: number): void {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  }
+
+  test("every read of a poll phase is stamped before any is handled, so one read's handling does not delay the next one's stamp", async () => {
+    const log: string[] = [];
+    const times = new Map<string, number>();
+    const clock = recordingClock(log, times);
+    const { readers, peers } = await twoSockets(clock, (tag) => {
+      if (!times.has('handling')) times.set('handling', performance.now());
+      log.push(`handling ${tag}`);
+      hold(10);
+    });
+    peers[0].write('one');
+    peers[1].write('two');
+    // Both bytes are in their sockets before this thread polls again.
+    hold(5);
+    await until(() => readers.every((r) => r.chunks.length > 0));
+    expect(readers.map((r) => r.chunks)).toEqual([['one'], ['two']]);
+    // The poll finds both sockets, in either order: both are read, then each is handed on and
+    // handled in the order read, then the clock hears the phase is done.
+    const read = log.slice(0, 2);
+    expect([...read].sort()).toEqual(['read a', 'read b']);
+    const [first, second] = read.map((e) => e.slice('read '.length));
+    expect(log.slice(2)).toEqual([`handOn ${first}`, `handling ${first}`, `handOn ${second}`, `handling ${second}`, 'handedOn']);
+    expect(times.get(`read ${second}`)).toBeLessThan(times.get('handling') as number);
+    for (const s of [...readers.map((r) => r.socket), ...peers]) s.destroy();
+  });
+
+  test("a read's data and the end of its stream in one poll phase: the data reaches the reader before the end", async () => {
+    // A read that fills its 1 KiB region makes Node read again at once, and that read finds the end.
+    const r = await reader(true, () => true, true);
+    const peer = await serverSide;
+    const data = 'x'.repeat(1024);
+    let endedWith = '';
+    r.socket.on('end', () => (endedWith = r.chunks.join('')));
+    peer.end(data);
+    await r.ended;
+    expect(endedWith).toBe(data);
+  });
+
+  test("a read's data and a reset of its connection in one poll phase: the data reaches the reader before the error", async () => {
+    const r = await reader(true, () => true, true);
+    const peer = await serverSide;
+    const data = 'y'.repeat(1024);
+    let erroredWith = '';
+    r.ended.catch(() => undefined);
+    const errored = once(r.socket, 'error');
+    r.socket.on('error', () => (erroredWith = r.chunks.join('')));
+    peer.write(data, () => peer.resetAndDestroy());
+    const [err] = (await errored) as [NodeJS.ErrnoException];
+    expect(err.code).toBe('ECONNRESET');
+    expect(erroredWith).toBe(data);
   });
 });

@@ -7,11 +7,11 @@ import { now } from '../../src/time.js';
 import { openaiStream, startScriptedServer } from '../fixtures/scripted-server.js';
 import { RecordingSpy } from '../client/recording-spy.js';
 
-test('the client reports each loop turn that read, with its reads; the meter counts turns and reads between start and stop', async () => {
+test('the client reports each loop turn that read, with its reads and when the last was stamped; the meter counts turns and reads between start and stop', async () => {
   const server = await startScriptedServer(() => openaiStream({ ttftMs: 5, itlMs: 5, tokens: 20 }));
   const client = createClient({ baseUrl: server.baseUrl, api: 'chat', timeoutMs: 5_000 });
-  const seen: { start: number; end: number; reads: number }[] = [];
-  const stop = observeReadTurns((start, end, reads) => seen.push({ start, end, reads }));
+  const seen: { start: number; end: number; reads: number; last: number }[] = [];
+  const stop = observeReadTurns((start, end, reads, last) => seen.push({ start, end, reads, last }));
   const meter = new LoopTurnMeter(observeReadTurns);
   try {
     const warm = new RecordingSpy();
@@ -35,7 +35,9 @@ test('the client reports each loop turn that read, with its reads; the meter cou
     expect(reads).toBeGreaterThanOrEqual(new Set(rec.contents.map((c) => c.t)).size);
     for (const t of turns) {
       expect(t.reads).toBeGreaterThanOrEqual(1);
-      expect(t.end).toBeGreaterThanOrEqual(t.start);
+      expect(t.end).toBeGreaterThanOrEqual(t.last);
+      expect(t.last).toBeGreaterThanOrEqual(t.start);
+      if (t.reads === 1) expect(t.last).toBe(t.start);
     }
     expect(meter.turns.totalCount).toBe(turns.length);
     expect(meter.readTurns.totalCount).toBe(reads);
@@ -52,6 +54,26 @@ test('the client reports each loop turn that read, with its reads; the meter cou
     await client.close();
     await server.close();
   }
+});
+
+test('a turn counts its whole length once, and the span of its reads once per read (their place among them, the handling after)', () => {
+  let sink: Parameters<ReadTurnSource>[0] = () => undefined;
+  const meter = new LoopTurnMeter((s) => {
+    sink = s;
+    return () => undefined;
+  });
+  meter.start();
+  sink(100, 110, 3, 102);
+  sink(200, 201, 1, 200);
+  meter.stop();
+  expect(meter.turns.totalCount).toBe(2);
+  expect(meter.turns.maxValue).toBeGreaterThanOrEqual(9_990);
+  expect(meter.readTurns.totalCount).toBe(4);
+  expect(meter.readTurns.maxValue).toBeLessThanOrEqual(2_001);
+  expect(meter.readTurns.maxValue).toBeGreaterThanOrEqual(1_999);
+  expect(meter.readTurns.minNonZeroValue).toBeGreaterThanOrEqual(1_999);
+  expect(meter.readTurns.getValueAtPercentile(25)).toBe(0);
+  meter.close();
 });
 
 test('lateness is counted only while the meter observes; closing it unsubscribes from the turns', () => {
