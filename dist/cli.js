@@ -40683,6 +40683,7 @@ function deliverReadsDirectly(socket, clock) {
 var asideSockets = [];
 var asideChunks = [];
 var asideAt = [];
+var asideSince = [];
 var asideCount = 0;
 var asideClocks = [];
 var handingOn = false;
@@ -40692,6 +40693,7 @@ function setAside(socket, chunk) {
   asideSockets[asideCount] = socket;
   asideChunks[asideCount] = chunk;
   asideAt[asideCount] = clock ? clock.read(socket) : 0;
+  asideSince[asideCount] = clock ? clock.readSince() : 0;
   asideCount++;
   if (clock && asideClocks[asideClocks.length - 1] !== clock && !asideClocks.includes(clock)) asideClocks.push(clock);
 }
@@ -40701,7 +40703,7 @@ function handOn(i) {
   asideSockets[i] = null;
   asideChunks[i] = null;
   if (socket === null || chunk === null || socket.destroyed) return;
-  socket[kClock]?.handOn(socket, asideAt[i]);
+  socket[kClock]?.handOn(socket, asideAt[i], asideSince[i]);
   socket[kDeliver]?.(chunk);
 }
 function handOnAll() {
@@ -41213,7 +41215,6 @@ var readSocket = null;
 var turnReads = 0;
 var turnStart = 0;
 var turnLastRead = 0;
-var readsBusySince = 0;
 var turnSinks = /* @__PURE__ */ new Set();
 var readClock = {
   read() {
@@ -41224,13 +41225,17 @@ var readClock = {
       busySince = Math.max(busySince, turnEnds[turnCount % 2]);
     }
     turnLastRead = t;
-    readsBusySince = busySince;
     return t;
   },
-  handOn(socket, at) {
+  // Taken at the read: a check-phase caller may move `busySince` on before the read is handled,
+  // for later reads only (checkPhaseBefore).
+  readSince() {
+    return turnSinks.size > 0 ? busySince : NaN;
+  },
+  handOn(socket, at, since) {
     readAt = at;
     readSocket = socket;
-    readLate = turnSinks.size > 0 ? at - readsBusySince : 0;
+    readLate = Number.isNaN(since) ? 0 : at - since;
   },
   handedOn() {
     if (turnReads === 0) return;

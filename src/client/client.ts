@@ -411,8 +411,6 @@ let readSocket: Socket | null = null;
 let turnReads = 0;
 let turnStart = 0;
 let turnLastRead = 0;
-/** `busySince` as it stood for this poll phase's reads (a check-phase caller may move it on before they are handled). */
-let readsBusySince = 0;
 const turnSinks = new Set<ReadTurnSink>();
 const readClock: ReadClock = {
   read(): number {
@@ -423,13 +421,17 @@ const readClock: ReadClock = {
       busySince = Math.max(busySince, turnEnds[turnCount % 2]);
     }
     turnLastRead = t;
-    readsBusySince = busySince;
     return t;
   },
-  handOn(socket: Socket, at: number): void {
+  // Taken at the read: a check-phase caller may move `busySince` on before the read is handled,
+  // for later reads only (checkPhaseBefore).
+  readSince(): number {
+    return turnSinks.size > 0 ? busySince : NaN;
+  },
+  handOn(socket: Socket, at: number, since: number): void {
     readAt = at;
     readSocket = socket;
-    readLate = turnSinks.size > 0 ? at - readsBusySince : 0;
+    readLate = Number.isNaN(since) ? 0 : at - since;
   },
   handedOn(): void {
     if (turnReads === 0) return;

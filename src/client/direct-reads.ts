@@ -7,8 +7,10 @@ import type { Socket } from 'node:net';
 export interface ReadClock {
   /** At the read itself, in the poll phase: the read's time. */
   read(socket: Socket): number;
-  /** Just before the read's chunk goes to the reader, with the time `read` gave it. */
-  handOn(socket: Socket, at: number): void;
+  /** Right after `read`: the earliest moment the bytes just read can have arrived. */
+  readSince(): number;
+  /** Just before the read's chunk goes to the reader, with the times `read` and `readSince` gave it. */
+  handOn(socket: Socket, at: number, since: number): void;
   /** Once every read of a poll phase has gone to its reader (in the check phase right after it). */
   handedOn(): void;
 }
@@ -84,6 +86,7 @@ export function deliverReadsDirectly(socket: Socket, clock?: ReadClock): void {
 const asideSockets: (DirectSocket | null)[] = [];
 const asideChunks: (Buffer | null)[] = [];
 const asideAt: number[] = [];
+const asideSince: number[] = [];
 let asideCount = 0;
 /** The clocks of this phase's reads (one, unless sockets of several clients were read). */
 const asideClocks: ReadClock[] = [];
@@ -95,6 +98,7 @@ function setAside(socket: DirectSocket, chunk: Buffer): void {
   asideSockets[asideCount] = socket;
   asideChunks[asideCount] = chunk;
   asideAt[asideCount] = clock ? clock.read(socket) : 0;
+  asideSince[asideCount] = clock ? clock.readSince() : 0;
   asideCount++;
   if (clock && asideClocks[asideClocks.length - 1] !== clock && !asideClocks.includes(clock)) asideClocks.push(clock);
 }
@@ -105,7 +109,7 @@ function handOn(i: number): void {
   asideSockets[i] = null;
   asideChunks[i] = null;
   if (socket === null || chunk === null || socket.destroyed) return;
-  socket[kClock]?.handOn(socket, asideAt[i]);
+  socket[kClock]?.handOn(socket, asideAt[i], asideSince[i]);
   socket[kDeliver]?.(chunk);
 }
 

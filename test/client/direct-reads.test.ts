@@ -252,10 +252,15 @@ describe('reads go on after the poll phase that read them', () => {
         times.set(`read ${name}`, t);
         return t;
       },
-      handOn(socket, at) {
+      // Each read's own: the number of reads so far, which a later read has moved on by the time it is handed on.
+      readSince() {
+        return log.length;
+      },
+      handOn(socket, at, since) {
         const name = (socket as Socket & { tag?: string }).tag ?? '?';
-        log.push(`handOn ${name}`);
         expect(at).toBe(times.get(`read ${name}`));
+        expect(since).toBe(log.indexOf(`read ${name}`) + 1);
+        log.push(`handOn ${name}`);
       },
       handedOn() {
         log.push('handedOn');
