@@ -31,10 +31,11 @@ export interface ReadClock {
  * socket the poll found readable one after the other, and a read's timestamp is taken when its
  * own turn comes: had each read's chunk been handled (HTTP and SSE parsing, recording) before the
  * next socket was read, the last read of a burst would be stamped late by the handling of every
- * read ahead of it, three times what reading them alone takes (docs/benchmarks.md). So each read
- * is only stamped (`clock.read`) and set aside; the first one of a poll phase queues an immediate,
- * which runs in the check phase right after that poll phase and hands every chunk on, in the
- * order read, each with its stamp (`clock.handOn`), then tells the clock (`clock.handedOn`).
+ * read ahead of it, not only by their reading (docs/benchmarks.md). So each read is only
+ * stamped (`clock.read`, `clock.readSince`) and set aside; the first one of a poll phase queues an
+ * immediate, which runs in the check phase right after that poll phase and hands every chunk on,
+ * in the order read, each with its own stamps (`clock.handOn`), then tells the clock
+ * (`clock.handedOn`).
  *
  * Everything else takes Node's own path, so the stream ends and fails as before: the end of
  * the stream (push(null)) first hands on this socket's reads still set aside and moves whatever
