@@ -40668,7 +40668,7 @@ function deliverReadsDirectly(socket, clock) {
   socket.push = (chunk, encoding) => {
     if (!Buffer.isBuffer(chunk)) {
       handOnSetAside(direct);
-      for (const queued of queue.splice(0)) nodePush(queued);
+      for (const queued2 of queue.splice(0)) nodePush(queued2);
       return nodePush(chunk, encoding);
     }
     setAside(direct, chunk);
@@ -40685,17 +40685,35 @@ var asideChunks = [];
 var asideAt = [];
 var asideSince = [];
 var asideCount = 0;
+var asideBytes = 0;
 var asideClocks = [];
 var handingOn = false;
+var queued = false;
+var MAX_ASIDE_BYTES = 1024 * 1024;
 function setAside(socket, chunk) {
-  if (asideCount === 0) setImmediate(handOnAll);
+  if (!queued) {
+    queued = true;
+    setImmediate(handOnAll);
+  }
   const clock = socket[kClock];
   asideSockets[asideCount] = socket;
   asideChunks[asideCount] = chunk;
   asideAt[asideCount] = clock ? clock.read(socket) : 0;
   asideSince[asideCount] = clock ? clock.readSince() : 0;
   asideCount++;
+  asideBytes += chunk.length;
   if (clock && asideClocks[asideClocks.length - 1] !== clock && !asideClocks.includes(clock)) asideClocks.push(clock);
+  if (asideBytes >= MAX_ASIDE_BYTES && !handingOn) handOnSetAsideNow();
+}
+function handOnSetAsideNow() {
+  handingOn = true;
+  try {
+    for (let i = 0; i < asideCount; i++) handOn(i);
+  } finally {
+    handingOn = false;
+    asideCount = 0;
+    asideBytes = 0;
+  }
 }
 function handOn(i) {
   const socket = asideSockets[i];
@@ -40707,12 +40725,10 @@ function handOn(i) {
   socket[kDeliver]?.(chunk);
 }
 function handOnAll() {
-  handingOn = true;
+  queued = false;
   try {
-    for (let i = 0; i < asideCount; i++) handOn(i);
+    handOnSetAsideNow();
   } finally {
-    handingOn = false;
-    asideCount = 0;
     const clocks = asideClocks.splice(0);
     for (const clock of clocks) clock.handedOn();
   }

@@ -35,7 +35,7 @@ export interface ReadClock {
  * stamped (`clock.read`, `clock.readSince`) and set aside; the first one of a poll phase queues an
  * immediate, which runs in the check phase right after that poll phase and hands every chunk on,
  * in the order read, each with its own stamps (`clock.handOn`), then tells the clock
- * (`clock.handedOn`).
+ * (`clock.handedOn`). Up to a limit of bytes set aside (`MAX_ASIDE_BYTES`, below).
  *
  * Everything else takes Node's own path, so the stream ends and fails as before: the end of
  * the stream (push(null)) first hands on this socket's reads still set aside and moves whatever
@@ -89,19 +89,47 @@ const asideChunks: (Buffer | null)[] = [];
 const asideAt: number[] = [];
 const asideSince: number[] = [];
 let asideCount = 0;
+let asideBytes = 0;
 /** The clocks of this phase's reads (one, unless sockets of several clients were read). */
 const asideClocks: ReadClock[] = [];
 let handingOn = false;
+let queued = false;
+
+/**
+ * At most this many bytes wait to be handed on. A poll phase of paced streams reads a few hundred
+ * bytes a socket, but a server flooding many sockets at once can have each read up to libuv's
+ * limit in one phase (32 reads of up to 64 KiB), and holding all of it until the check phase would
+ * hold that much memory: past the limit, everything set aside is handed on at once, inside the
+ * read, in the order read, as were it not set aside.
+ */
+export const MAX_ASIDE_BYTES = 1024 * 1024;
 
 function setAside(socket: DirectSocket, chunk: Buffer): void {
-  if (asideCount === 0) setImmediate(handOnAll);
+  if (!queued) {
+    queued = true;
+    setImmediate(handOnAll);
+  }
   const clock = socket[kClock];
   asideSockets[asideCount] = socket;
   asideChunks[asideCount] = chunk;
   asideAt[asideCount] = clock ? clock.read(socket) : 0;
   asideSince[asideCount] = clock ? clock.readSince() : 0;
   asideCount++;
+  asideBytes += chunk.length;
   if (clock && asideClocks[asideClocks.length - 1] !== clock && !asideClocks.includes(clock)) asideClocks.push(clock);
+  if (asideBytes >= MAX_ASIDE_BYTES && !handingOn) handOnSetAsideNow();
+}
+
+/** Every read set aside, handed on now, in order; the phase's turn still ends in the check phase. */
+function handOnSetAsideNow(): void {
+  handingOn = true;
+  try {
+    for (let i = 0; i < asideCount; i++) handOn(i);
+  } finally {
+    handingOn = false;
+    asideCount = 0;
+    asideBytes = 0;
+  }
 }
 
 function handOn(i: number): void {
@@ -115,12 +143,10 @@ function handOn(i: number): void {
 }
 
 function handOnAll(): void {
-  handingOn = true;
+  queued = false;
   try {
-    for (let i = 0; i < asideCount; i++) handOn(i);
+    handOnSetAsideNow();
   } finally {
-    handingOn = false;
-    asideCount = 0;
     const clocks = asideClocks.splice(0);
     for (const clock of clocks) clock.handedOn();
   }

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket, type TcpNetConnectOpts } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect as connectTls, createServer as createTlsServer, type ConnectionOptions } from 'node:tls';
-import { deliverReadsDirectly, readIntoRegions, type ReadClock } from '../../src/client/direct-reads.js';
+import { deliverReadsDirectly, MAX_ASIDE_BYTES, readIntoRegions, type ReadClock } from '../../src/client/direct-reads.js';
 import { selfSignedCert } from '../fixtures/self-signed.js';
 
 /**
@@ -314,6 +314,43 @@ describe('reads go on after the poll phase that read them', () => {
     expect(log.slice(2)).toEqual([`handOn ${first}`, `handling ${first}`, `handOn ${second}`, `handling ${second}`, 'handedOn']);
     expect(times.get(`read ${second}`)).toBeLessThan(times.get('handling') as number);
     for (const s of [...readers.map((r) => r.socket), ...peers]) s.destroy();
+  });
+
+  test('a phase that reads more than the limit hands what it set aside on at once, in order, and every stream arrives whole', async () => {
+    const log: string[] = [];
+    let phase = 0;
+    const clock: ReadClock = {
+      read: () => {
+        if (phase === 0) log.push('read');
+        return 0;
+      },
+      readSince: () => 0,
+      handOn: () => {
+        if (phase === 0) log.push('handOn');
+      },
+      handedOn: () => void phase++,
+    };
+    // Enough sockets that the bytes one write puts in each (at least TCP's first window on
+    // loopback) add up to more than the limit.
+    const count = 32;
+    const each = 256 * 1024;
+    const readers: Reader[] = [];
+    const peers: Socket[] = [];
+    for (let i = 0; i < count; i++) {
+      const peerP = once(server, 'connection').then(([s]) => s as Socket);
+      const socket = connect({ port, host: '127.0.0.1', onread: readIntoRegions });
+      await once(socket, 'connect');
+      peers.push(await peerP);
+      readers.push(attach(socket, true, () => true, clock));
+    }
+    const sent = peers.map((_, i) => pieces(1, each, `${i}:`)[0]);
+    peers.forEach((peer, i) => peer.end(sent[i]));
+    await Promise.all(readers.map((r) => r.ended));
+    expect(readers.map((r) => r.chunks.join(''))).toEqual(sent);
+    // In the first phase, reads were handed on before its last read: the limit was reached.
+    expect(count * 64 * 1024).toBeGreaterThan(MAX_ASIDE_BYTES);
+    expect(log.indexOf('handOn')).toBeGreaterThan(0);
+    expect(log.lastIndexOf('read')).toBeGreaterThan(log.indexOf('handOn'));
   });
 
   test("a read's data and the end of its stream in one poll phase: the data reaches the reader before the end", async () => {
