@@ -404,7 +404,7 @@ function errorDetail(err: Error): string {
  * The same clock times the event loop's read turns for the timestamp error bound
  * (src/metrics/loop-turns.ts): the first read of a poll phase opens a turn, which closes once the
  * phase's reads have all been handled, in the check phase right after it. So the cost is one
- * clock read per read, and two per loop turn that read anything.
+ * clock read per read, and one more (and one immediate) per loop turn that read anything.
  */
 let readAt = 0;
 let readSocket: Socket | null = null;
