@@ -1,8 +1,9 @@
 import { newHistogram, recordMs, type Histogram } from './histogram.js';
 import { now } from '../time.js';
+import type { ReadTurnSink } from '../client/client.js';
 
 /** Read turns as the client reports them (src/client/client.ts observeReadTurns). */
-export type ReadTurnSource = (sink: (startAt: number, endAt: number, reads: number, lastReadAt: number) => void) => () => void;
+export type ReadTurnSource = (sink: ReadTurnSink) => () => void;
 
 /**
  * What the generator's event loop did while the window's chunks arrived, for the timestamp

@@ -268,18 +268,18 @@ describe('reads go on after the poll phase that read them', () => {
     };
   }
 
-  /** Two direct sockets into regions on `clock`, tagged a and b, each handling its reads with `handle`; and their server-side peers. */
-  async function twoSockets(clock: ReadClock, handle: (tag: string) => void) {
+  /** Direct sockets into regions on `clock`, one per tag, each tagged and, given `handle`, handling its reads with it first; and their server-side peers. */
+  async function directSockets(tags: string[], clock: ReadClock, handle?: (tag: string) => void) {
     const readers: Reader[] = [];
     const peers: Socket[] = [];
-    for (const tag of ['a', 'b']) {
+    for (const tag of tags) {
       const peerP = once(server, 'connection').then(([s]) => s as Socket);
       const socket = connect({ port, host: '127.0.0.1', onread: readIntoRegions });
       await once(socket, 'connect');
       (socket as Socket & { tag?: string }).tag = tag;
       peers.push(await peerP);
       const r = attach(socket, true, () => true, clock);
-      socket.prependListener('readable', () => handle(tag));
+      if (handle) socket.prependListener('readable', () => handle(tag));
       readers.push(r);
     }
     return { readers, peers };
@@ -295,7 +295,7 @@ describe('reads go on after the poll phase that read them', () => {
     const log: string[] = [];
     const times = new Map<string, number>();
     const clock = recordingClock(log, times);
-    const { readers, peers } = await twoSockets(clock, (tag) => {
+    const { readers, peers } = await directSockets(['a', 'b'], clock, (tag) => {
       if (!times.has('handling')) times.set('handling', performance.now());
       log.push(`handling ${tag}`);
       hold(10);
@@ -334,15 +334,10 @@ describe('reads go on after the poll phase that read them', () => {
     // loopback) add up to more than the limit.
     const count = 32;
     const each = 256 * 1024;
-    const readers: Reader[] = [];
-    const peers: Socket[] = [];
-    for (let i = 0; i < count; i++) {
-      const peerP = once(server, 'connection').then(([s]) => s as Socket);
-      const socket = connect({ port, host: '127.0.0.1', onread: readIntoRegions });
-      await once(socket, 'connect');
-      peers.push(await peerP);
-      readers.push(attach(socket, true, () => true, clock));
-    }
+    const { readers, peers } = await directSockets(
+      Array.from({ length: count }, (_, i) => String(i)),
+      clock,
+    );
     const sent = peers.map((_, i) => pieces(1, each, `${i}:`)[0]);
     peers.forEach((peer, i) => peer.end(sent[i]));
     await Promise.all(readers.map((r) => r.ended));
