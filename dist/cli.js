@@ -41479,8 +41479,9 @@ function coarsenCounts(counts, factor) {
 
 // src/metrics/recorder.ts
 var RequestRecord = class {
-  constructor(recorder, id, tSched, inWindow, promptTokens, maxTokens, segment = -1) {
+  constructor(recorder, tally2, id, tSched, inWindow, promptTokens, maxTokens, segment = -1) {
     this.recorder = recorder;
+    this.tally = tally2;
     this.id = id;
     this.tSched = tSched;
     this.inWindow = inWindow;
@@ -41489,6 +41490,7 @@ var RequestRecord = class {
     this.segment = segment;
   }
   recorder;
+  tally;
   id;
   tSched;
   inWindow;
@@ -41526,9 +41528,9 @@ var RequestRecord = class {
     if (this.chunks === 0) {
       this.tFirst = t;
       this.lateFirst = late;
-    } else if (this.inWindow) {
-      recordMs(this.recorder.h.itl, t - this.tLast);
-      this.recorder.segments.record(this.segment, "itl", t - this.tLast);
+    } else {
+      recordMs(this.tally.h.itl, t - this.tLast);
+      this.tally.segments.record(this.segment, "itl", t - this.tLast);
     }
     if (kind === "answer" && Number.isNaN(this.tFirstAnswer)) this.tFirstAnswer = t;
     this.tLast = t;
@@ -41561,13 +41563,7 @@ var RequestRecord = class {
   }
 };
 var MAX_ERROR_SAMPLES = 20;
-var Recorder = class {
-  constructor(o) {
-    this.o = o;
-    this.series = new TimeSeries(o.runStart);
-    this.segments = new SegmentHistograms(o.windowFromMs, o.windowToMs);
-  }
-  o;
+var Recorder = class _Recorder {
   h = {
     ttft: newHistogram(SHIFT_DIGITS),
     ttftFromSend: newHistogram(),
@@ -41621,55 +41617,95 @@ var Recorder = class {
   reconnects = 0;
   errorSamples = /* @__PURE__ */ new Map();
   segments;
+  /**
+   * The window's rehearsal: a recorder of the same class whose window is the time before the
+   * real one, never read. Every request outside the window feeds its window tallies instead of
+   * skipping them, so the warmup runs the very code the window runs, on objects of the same
+   * shapes. Skipped, that code would first run when the window opens: V8 then drops the
+   * optimized code built on the warmup's narrower type feedback (or on a field that held only
+   * small integers until a window tally added a fraction to it) and compiles it again on its
+   * helper threads, which take the generator's core for milliseconds at a time while the
+   * window's first requests stream in (docs/benchmarks.md, "The warmup rehearses the window").
+   * A rehearsal's own rehearsal is itself: it opens no request.
+   */
+  rehearsal;
+  o;
+  constructor(options, isRehearsal = false) {
+    const o = {
+      runId: options.runId,
+      thread: options.thread,
+      runStart: options.runStart,
+      windowFromMs: options.windowFromMs,
+      windowToMs: options.windowToMs,
+      slo: options.slo,
+      onRecord: options.onRecord,
+      pattern: options.pattern
+    };
+    this.o = o;
+    this.series = new TimeSeries(o.runStart);
+    this.segments = new SegmentHistograms(o.windowFromMs, o.windowToMs);
+    this.rehearsal = isRehearsal ? this : new _Recorder({ ...o, windowFromMs: 0, windowToMs: o.windowFromMs, onRecord: void 0, pattern: void 0 }, true);
+  }
+  /** Whether an offset (ms after runStart) lies in this recorder's window. */
+  covers(offsetMs) {
+    return offsetMs >= this.o.windowFromMs && offsetMs < this.o.windowToMs;
+  }
+  /** The recorder whose window tallies an offset feeds: this one inside its window, else the rehearsal. */
+  tallyAt(offsetMs) {
+    return this.covers(offsetMs) ? this : this.rehearsal;
+  }
   /** A request whose time has come (offset ms after runStart): it is counted now, whatever happens to it. */
   open(id, offsetMs, promptTokens, maxTokens) {
-    const inWindow = offsetMs >= this.o.windowFromMs && offsetMs < this.o.windowToMs;
+    const tally2 = this.tallyAt(offsetMs);
     const tSched = this.o.runStart + offsetMs;
     this.scheduled++;
     this.o.pattern?.opened(offsetMs);
-    if (inWindow) {
-      this.windowScheduled++;
-      this.h.requestedPromptTokens.recordValue(promptTokens);
-      this.h.requestedOutputTokens.recordValue(maxTokens);
-    }
-    return new RequestRecord(this, id, tSched, inWindow, promptTokens, maxTokens, this.segments.indexOf(offsetMs));
+    tally2.windowScheduled++;
+    tally2.h.requestedPromptTokens.recordValue(promptTokens);
+    tally2.h.requestedOutputTokens.recordValue(maxTokens);
+    return new RequestRecord(this, tally2, id, tSched, tally2 === this, promptTokens, maxTokens, tally2.segments.indexOf(offsetMs));
   }
   markSent(r, tSend) {
     r.tSend = tSend;
     this.sent++;
     this.inFlight++;
     const offset = tSend - this.o.runStart;
-    if (offset >= this.o.windowFromMs && offset < this.o.windowToMs && this.inFlight > this.inFlightPeak) this.inFlightPeak = this.inFlight;
+    const sentIn = this.tallyAt(offset);
+    if (sentIn.covers(offset) && this.inFlight > sentIn.inFlightPeak) sentIn.inFlightPeak = this.inFlight;
     this.series.recordSent(tSend);
-    if (r.inWindow) {
-      this.windowDispatched++;
-      recordMs(this.h.scheduleLag, tSend - r.tSched);
-    }
+    r.tally.windowDispatched++;
+    recordMs(r.tally.h.scheduleLag, tSend - r.tSched);
   }
   complete(r) {
     const dispatched = !Number.isNaN(r.tSend);
     if (dispatched) {
       this.inFlight--;
-      const from = Math.max(r.tSend, this.o.runStart + this.o.windowFromMs);
-      const to = Math.min(r.tEnd, this.o.runStart + this.o.windowToMs);
-      if (to > from) this.inFlightIntegral += to - from;
-      if (r.inWindow) this.windowTimeInSystem += r.tEnd - r.tSend;
-      if (r.inWindow && !Number.isNaN(r.tWritten)) recordMs(this.h.poolWait, r.tWritten - r.tSend);
+      this.countTimeInFlight(r);
+      if (this.rehearsal !== this) this.rehearsal.countTimeInFlight(r);
+      r.tally.windowTimeInSystem += r.tEnd - r.tSend;
+      if (!Number.isNaN(r.tWritten)) recordMs(r.tally.h.poolWait, r.tWritten - r.tSend);
     }
     this.byClass[r.outcome]++;
     this.series.recordFinished(r.tEnd, r.outcome === "ok", r.outputTokens);
     const endOffset = r.tEnd - this.o.runStart;
-    if (r.outcome === "ok" && endOffset >= this.o.windowFromMs && endOffset < this.o.windowToMs) {
-      this.completedInWindow++;
-      this.completedOutputTokens += r.outputTokens;
-      if (r.usagePrompt > 0) this.completedPromptTokens += r.usagePrompt;
+    const endedIn = this.tallyAt(endOffset);
+    if (r.outcome === "ok" && endedIn.covers(endOffset)) {
+      endedIn.completedInWindow++;
+      endedIn.completedOutputTokens += r.outputTokens;
+      if (r.usagePrompt > 0) endedIn.completedPromptTokens += r.usagePrompt;
     }
     if (r.outcome !== "ok") this.sampleError(r);
-    if (r.inWindow) this.countInWindow(r);
+    r.tally.countInWindow(r);
     this.o.pattern?.complete(r);
     this.o.onRecord?.(r);
   }
-  /** A request scheduled in the steady window: its class, and for a success its token counts and latencies. */
+  /** A dispatched request's time in flight within this recorder's window: ∫ in-flight dt. */
+  countTimeInFlight(r) {
+    const from = Math.max(r.tSend, this.o.runStart + this.o.windowFromMs);
+    const to = Math.min(r.tEnd, this.o.runStart + this.o.windowToMs);
+    if (to > from) this.inFlightIntegral += to - from;
+  }
+  /** A request scheduled in this recorder's window: its class, and for a success its token counts and latencies. */
   countInWindow(r) {
     this.windowByClass[r.outcome]++;
     if (r.outcome !== "ok") return;
@@ -41843,28 +41879,35 @@ var LoopTurnMeter = class {
   unsubscribe;
   constructor(source) {
     this.unsubscribe = source((startAt, endAt, reads, lastReadAt) => {
-      if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
+      if (!Number.isNaN(this.to)) return;
       recordMs(this.turns, endAt - startAt);
       const readsMs = lastReadAt - startAt;
       this.readTurns.recordValueWithCount(readsMs > 0 ? Math.round(readsMs * 1e3) : 0, reads);
     });
   }
-  /** Lateness of something due at a known moment, if it fell in the observed span. */
+  /** Lateness of something due at a known moment (before the window, rehearsed and dropped). */
   lateness(ms2) {
-    if (!Number.isNaN(this.from) && Number.isNaN(this.to)) recordMs(this.late, ms2);
+    if (Number.isNaN(this.to)) recordMs(this.late, ms2);
   }
-  /** At the window's start. */
+  /** At the window's start: what the warmup tallied is dropped. */
   start() {
-    if (!Number.isNaN(this.from)) return;
+    if (!Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
     this.from = now();
+    this.emptyHistograms();
   }
   /**
    * Once the window's last request has ended (after the drain), or wherever the run stopped: the
    * window's last chunks arrive after the window closes. Later calls keep the first.
    */
   stop() {
-    if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
+    if (!Number.isNaN(this.to)) return;
     this.to = now();
+    if (Number.isNaN(this.from)) this.emptyHistograms();
+  }
+  emptyHistograms() {
+    this.turns.reset();
+    this.readTurns.reset();
+    this.late.reset();
   }
   /** Loop time the turns were taken from, ms (0 when the window was never reached). */
   get observedMs() {

@@ -14,6 +14,11 @@ export type ReadTurnSource = (sink: ReadTurnSink) => () => void;
  *
  * Turns are told to every meter of the thread, so concurrent runs in one thread each see the
  * whole loop, which is what delays their reads.
+ *
+ * Before the window the meter tallies just the same, and empties its histograms when the window
+ * opens: the warmup rehearses the code the window runs on every read turn, as the recorder's
+ * rehearsal does for every request (src/metrics/recorder.ts), so none of it is first optimized,
+ * or dropped and compiled again, while the window's first chunks arrive.
  */
 export class LoopTurnMeter {
   /** Turn lengths (µs), one count per turn: with `observedMs`, where a uniformly arriving byte lands. */
@@ -38,22 +43,23 @@ export class LoopTurnMeter {
 
   constructor(source: ReadTurnSource) {
     this.unsubscribe = source((startAt, endAt, reads, lastReadAt) => {
-      if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
+      if (!Number.isNaN(this.to)) return;
       recordMs(this.turns, endAt - startAt);
       const readsMs = lastReadAt - startAt;
       this.readTurns.recordValueWithCount(readsMs > 0 ? Math.round(readsMs * 1000) : 0, reads);
     });
   }
 
-  /** Lateness of something due at a known moment, if it fell in the observed span. */
+  /** Lateness of something due at a known moment (before the window, rehearsed and dropped). */
   lateness(ms: number): void {
-    if (!Number.isNaN(this.from) && Number.isNaN(this.to)) recordMs(this.late, ms);
+    if (Number.isNaN(this.to)) recordMs(this.late, ms);
   }
 
-  /** At the window's start. */
+  /** At the window's start: what the warmup tallied is dropped. */
   start(): void {
-    if (!Number.isNaN(this.from)) return;
+    if (!Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
     this.from = now();
+    this.emptyHistograms();
   }
 
   /**
@@ -61,8 +67,16 @@ export class LoopTurnMeter {
    * window's last chunks arrive after the window closes. Later calls keep the first.
    */
   stop(): void {
-    if (Number.isNaN(this.from) || !Number.isNaN(this.to)) return;
+    if (!Number.isNaN(this.to)) return;
     this.to = now();
+    // Stopped before the window opened: the warmup's turns are no window's.
+    if (Number.isNaN(this.from)) this.emptyHistograms();
+  }
+
+  private emptyHistograms(): void {
+    this.turns.reset();
+    this.readTurns.reset();
+    this.late.reset();
   }
 
   /** Loop time the turns were taken from, ms (0 when the window was never reached). */

@@ -34,12 +34,14 @@ export class RequestRecord implements StreamObserver {
 
   constructor(
     private readonly recorder: Recorder,
+    /** Whose window tallies this request feeds: the recorder's own for a window request, else its rehearsal's. */
+    readonly tally: Recorder,
     readonly id: number,
     readonly tSched: number,
     readonly inWindow: boolean,
     readonly promptTokens: number,
     readonly maxTokens: number,
-    /** Slice of the window by intended send time (segments.ts); -1 outside it. */
+    /** Slice of its tally's window by intended send time (segments.ts); -1 outside it. */
     readonly segment = -1,
   ) {}
 
@@ -60,9 +62,9 @@ export class RequestRecord implements StreamObserver {
     if (this.chunks === 0) {
       this.tFirst = t;
       this.lateFirst = late;
-    } else if (this.inWindow) {
-      recordMs(this.recorder.h.itl, t - this.tLast);
-      this.recorder.segments.record(this.segment, 'itl', t - this.tLast);
+    } else {
+      recordMs(this.tally.h.itl, t - this.tLast);
+      this.tally.segments.record(this.segment, 'itl', t - this.tLast);
     }
     if (kind === 'answer' && Number.isNaN(this.tFirstAnswer)) this.tFirstAnswer = t;
     this.tLast = t;
@@ -183,24 +185,62 @@ export class Recorder {
   reconnects = 0;
   readonly errorSamples = new Map<string, { outcome: Outcome; detail: string; count: number }>();
   readonly segments: SegmentHistograms;
+  /**
+   * The window's rehearsal: a recorder of the same class whose window is the time before the
+   * real one, never read. Every request outside the window feeds its window tallies instead of
+   * skipping them, so the warmup runs the very code the window runs, on objects of the same
+   * shapes. Skipped, that code would first run when the window opens: V8 then drops the
+   * optimized code built on the warmup's narrower type feedback (or on a field that held only
+   * small integers until a window tally added a fraction to it) and compiles it again on its
+   * helper threads, which take the generator's core for milliseconds at a time while the
+   * window's first requests stream in (docs/benchmarks.md, "The warmup rehearses the window").
+   * A rehearsal's own rehearsal is itself: it opens no request.
+   */
+  private readonly rehearsal: Recorder;
 
-  constructor(readonly o: RecorderOptions) {
+  readonly o: RecorderOptions;
+
+  constructor(options: RecorderOptions, isRehearsal = false) {
+    // One literal for every recorder's options, so a recorder and its rehearsal share its shape:
+    // the window's code reads them through either.
+    const o = {
+      runId: options.runId,
+      thread: options.thread,
+      runStart: options.runStart,
+      windowFromMs: options.windowFromMs,
+      windowToMs: options.windowToMs,
+      slo: options.slo,
+      onRecord: options.onRecord,
+      pattern: options.pattern,
+    };
+    this.o = o;
     this.series = new TimeSeries(o.runStart);
     this.segments = new SegmentHistograms(o.windowFromMs, o.windowToMs);
+    this.rehearsal = isRehearsal
+      ? this
+      : new Recorder({ ...o, windowFromMs: 0, windowToMs: o.windowFromMs, onRecord: undefined, pattern: undefined }, true);
+  }
+
+  /** Whether an offset (ms after runStart) lies in this recorder's window. */
+  private covers(offsetMs: number): boolean {
+    return offsetMs >= this.o.windowFromMs && offsetMs < this.o.windowToMs;
+  }
+
+  /** The recorder whose window tallies an offset feeds: this one inside its window, else the rehearsal. */
+  private tallyAt(offsetMs: number): Recorder {
+    return this.covers(offsetMs) ? this : this.rehearsal;
   }
 
   /** A request whose time has come (offset ms after runStart): it is counted now, whatever happens to it. */
   open(id: number, offsetMs: number, promptTokens: number, maxTokens: number): RequestRecord {
-    const inWindow = offsetMs >= this.o.windowFromMs && offsetMs < this.o.windowToMs;
+    const tally = this.tallyAt(offsetMs);
     const tSched = this.o.runStart + offsetMs;
     this.scheduled++;
     this.o.pattern?.opened(offsetMs);
-    if (inWindow) {
-      this.windowScheduled++;
-      this.h.requestedPromptTokens.recordValue(promptTokens);
-      this.h.requestedOutputTokens.recordValue(maxTokens);
-    }
-    return new RequestRecord(this, id, tSched, inWindow, promptTokens, maxTokens, this.segments.indexOf(offsetMs));
+    tally.windowScheduled++;
+    tally.h.requestedPromptTokens.recordValue(promptTokens);
+    tally.h.requestedOutputTokens.recordValue(maxTokens);
+    return new RequestRecord(this, tally, id, tSched, tally === this, promptTokens, maxTokens, tally.segments.indexOf(offsetMs));
   }
 
   markSent(r: RequestRecord, tSend: number): void {
@@ -208,41 +248,47 @@ export class Recorder {
     this.sent++;
     this.inFlight++;
     const offset = tSend - this.o.runStart;
-    if (offset >= this.o.windowFromMs && offset < this.o.windowToMs && this.inFlight > this.inFlightPeak) this.inFlightPeak = this.inFlight;
+    const sentIn = this.tallyAt(offset);
+    if (sentIn.covers(offset) && this.inFlight > sentIn.inFlightPeak) sentIn.inFlightPeak = this.inFlight;
     this.series.recordSent(tSend);
-    if (r.inWindow) {
-      this.windowDispatched++;
-      recordMs(this.h.scheduleLag, tSend - r.tSched);
-    }
+    r.tally.windowDispatched++;
+    recordMs(r.tally.h.scheduleLag, tSend - r.tSched);
   }
 
   complete(r: RequestRecord): void {
     const dispatched = !Number.isNaN(r.tSend);
     if (dispatched) {
       this.inFlight--;
-      const from = Math.max(r.tSend, this.o.runStart + this.o.windowFromMs);
-      const to = Math.min(r.tEnd, this.o.runStart + this.o.windowToMs);
-      if (to > from) this.inFlightIntegral += to - from;
-      if (r.inWindow) this.windowTimeInSystem += r.tEnd - r.tSend;
+      this.countTimeInFlight(r);
+      if (this.rehearsal !== this) this.rehearsal.countTimeInFlight(r);
+      r.tally.windowTimeInSystem += r.tEnd - r.tSend;
       // From send to the write that counted: a re-sent request waited through its lost first
       // attempt and a new connection, time the server never saw it (its TTFT includes it too).
-      if (r.inWindow && !Number.isNaN(r.tWritten)) recordMs(this.h.poolWait, r.tWritten - r.tSend);
+      if (!Number.isNaN(r.tWritten)) recordMs(r.tally.h.poolWait, r.tWritten - r.tSend);
     }
     this.byClass[r.outcome!]++;
     this.series.recordFinished(r.tEnd, r.outcome === 'ok', r.outputTokens);
     const endOffset = r.tEnd - this.o.runStart;
-    if (r.outcome === 'ok' && endOffset >= this.o.windowFromMs && endOffset < this.o.windowToMs) {
-      this.completedInWindow++;
-      this.completedOutputTokens += r.outputTokens;
-      if (r.usagePrompt > 0) this.completedPromptTokens += r.usagePrompt;
+    const endedIn = this.tallyAt(endOffset);
+    if (r.outcome === 'ok' && endedIn.covers(endOffset)) {
+      endedIn.completedInWindow++;
+      endedIn.completedOutputTokens += r.outputTokens;
+      if (r.usagePrompt > 0) endedIn.completedPromptTokens += r.usagePrompt;
     }
     if (r.outcome !== 'ok') this.sampleError(r);
-    if (r.inWindow) this.countInWindow(r);
+    r.tally.countInWindow(r);
     this.o.pattern?.complete(r);
     this.o.onRecord?.(r);
   }
 
-  /** A request scheduled in the steady window: its class, and for a success its token counts and latencies. */
+  /** A dispatched request's time in flight within this recorder's window: ∫ in-flight dt. */
+  private countTimeInFlight(r: RequestRecord): void {
+    const from = Math.max(r.tSend, this.o.runStart + this.o.windowFromMs);
+    const to = Math.min(r.tEnd, this.o.runStart + this.o.windowToMs);
+    if (to > from) this.inFlightIntegral += to - from;
+  }
+
+  /** A request scheduled in this recorder's window: its class, and for a success its token counts and latencies. */
   private countInWindow(r: RequestRecord): void {
     this.windowByClass[r.outcome!]++;
     if (r.outcome !== 'ok') return;

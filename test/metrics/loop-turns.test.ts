@@ -76,6 +76,41 @@ test('a turn counts its whole length once, and the span of its reads once per re
   meter.close();
 });
 
+test('before the window the meter rehearses: turns and lateness are tallied, then dropped when the window opens', () => {
+  let sink: Parameters<ReadTurnSource>[0] = () => undefined;
+  const meter = new LoopTurnMeter((s) => {
+    sink = s;
+    return () => undefined;
+  });
+  sink(0, 5, 2, 1);
+  meter.lateness(4);
+  expect([meter.turns.totalCount, meter.readTurns.totalCount, meter.late.totalCount]).toEqual([1, 2, 1]);
+  expect(meter.observedMs).toBe(0);
+  meter.start();
+  expect([meter.turns.totalCount, meter.readTurns.totalCount, meter.late.totalCount]).toEqual([0, 0, 0]);
+  sink(10, 11, 1, 10);
+  meter.lateness(2);
+  expect([meter.turns.totalCount, meter.readTurns.totalCount, meter.late.totalCount]).toEqual([1, 1, 1]);
+  expect(meter.late.maxValue).toBe(2000);
+  meter.close();
+});
+
+test('a meter stopped before its window opened keeps nothing of the warmup, and a later start does not reopen it', () => {
+  let sink: Parameters<ReadTurnSource>[0] = () => undefined;
+  const meter = new LoopTurnMeter((s) => {
+    sink = s;
+    return () => undefined;
+  });
+  sink(0, 5, 2, 1);
+  meter.lateness(4);
+  meter.stop();
+  meter.start();
+  sink(10, 11, 1, 10);
+  meter.lateness(2);
+  expect([meter.turns.totalCount, meter.readTurns.totalCount, meter.late.totalCount, meter.observedMs]).toEqual([0, 0, 0, 0]);
+  meter.close();
+});
+
 test('lateness is counted only while the meter observes; closing it unsubscribes from the turns', () => {
   let subscribed = 0;
   const source: ReadTurnSource = () => {

@@ -48,8 +48,39 @@ describe('recorder', () => {
     expect(rec.scheduled).toBe(2);
     expect(rec.byClass.ok).toBe(2);
     expect(rec.windowScheduled).toBe(0);
-    expect(rec.h.ttft.totalCount).toBe(0);
-    expect(rec.h.itl.totalCount).toBe(0);
+    expect(rec.windowDispatched).toBe(0);
+    expect(rec.windowOk + rec.windowGood + rec.completedInWindow + rec.completedOutputTokens).toBe(0);
+    expect(rec.inFlightPeak + rec.inFlightIntegral + rec.windowTimeInSystem).toBe(0);
+    for (const [name, h] of Object.entries(rec.h)) expect([name, h.totalCount]).toEqual([name, 0]);
+    for (const slice of rec.segments.h) for (const h of Object.values(slice)) expect(h.totalCount).toBe(0);
+  });
+
+  test('the warmup rehearses the window: its requests run through the same tallies, kept apart', () => {
+    const rec = recorder();
+    const rehearsal = (rec as unknown as { rehearsal: Recorder }).rehearsal;
+    play(rec, 1, 500, 502, 600, 3, 5);
+    // Every window tally of the warmup request, in the rehearsal's; the window's own stay empty.
+    expect(rehearsal.windowScheduled).toBe(1);
+    expect(rehearsal.windowDispatched).toBe(1);
+    expect(rehearsal.windowOk).toBe(1);
+    expect(rehearsal.windowGood).toBe(1);
+    expect(rehearsal.inFlightPeak).toBe(1);
+    expect(rehearsal.inFlightIntegral).toBeCloseTo(611 - 502, 6);
+    expect(rehearsal.completedInWindow).toBe(1);
+    for (const name of ['ttft', 'e2e', 'ttftEarliest', 'scheduleLag', 'poolWait', 'requestedPromptTokens', 'outputTokens'] as const)
+      expect([name, rehearsal.h[name].totalCount]).toEqual([name, name === 'poolWait' ? 0 : 1]);
+    expect(rehearsal.h.itl.totalCount).toBe(2);
+    expect(rehearsal.segments.h.reduce((a, slice) => a + slice.ttft.totalCount, 0)).toBe(1);
+    expect(rec.h.ttft.totalCount + rec.windowScheduled + rec.inFlightPeak).toBe(0);
+    // A window request is the window's alone; one sent in the warmup that ends in the window adds
+    // its time in flight inside the window, and its completion, to the window as before.
+    play(rec, 2, 1500, 1500, 1600, 3, 5);
+    play(rec, 3, 900, 900, 1000, 3, 5);
+    expect(rec.h.ttft.totalCount).toBe(1);
+    expect(rehearsal.h.ttft.totalCount).toBe(2);
+    expect(rec.completedInWindow).toBe(2);
+    expect(rec.inFlightIntegral).toBeCloseTo(111 + 11, 6);
+    expect(rehearsal.inFlightIntegral).toBeCloseTo(109 + 100, 6);
   });
 
   test('goodput counts only requests meeting every SLO', () => {
