@@ -29894,10 +29894,20 @@ function runSessions(o) {
   });
 }
 
+// src/run/gc-flags.ts
+import { runInNewContext } from "node:vm";
+var fullCollection;
+function collectFullyIfTuned() {
+  if (fullCollection === void 0) fullCollection = runInNewContext('typeof gc === "function" ? gc : null');
+  fullCollection?.();
+}
+
 // src/run/measure.ts
 var DRAIN_GRACE_MS = 1e3;
+var COLLECT_LEAD_MS = 300;
 async function measure(o) {
   const plan2 = planOf(o.resolved);
+  if (plan2.windowFromMs < 2 * COLLECT_LEAD_MS) collectFullyIfTuned();
   const g = openGenerator(o, plan2);
   const costs = startCosts(g.turnMeter);
   const dispatch = await startDispatcher(o, plan2, g.send);
@@ -30011,6 +30021,8 @@ function armPhaseTimers(runStart, plan2, g, spinMs) {
     setTimeout(() => (cpuMeter.start(), g.turnMeter.start()), runStart + plan2.windowFromMs - now()),
     setTimeout(() => cpuMeter.stop(), runStart + plan2.windowToMs - now())
   ];
+  if (plan2.windowFromMs >= 2 * COLLECT_LEAD_MS)
+    timers.push(setTimeout(collectFullyIfTuned, runStart + plan2.windowFromMs - COLLECT_LEAD_MS - now()));
   const { pattern } = g;
   if (pattern)
     appendAll(

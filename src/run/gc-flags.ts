@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 /**
  * V8's garbage collector, set for a load generator: its work on the thread that allocates, and
@@ -65,4 +66,27 @@ const HEAP_GROWING_PERCENT = 300;
 export function tuneGarbageCollection(): void {
   for (const flag of SINGLE_THREADED_GC_FLAGS) setFlagsFromString(flag);
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  // V8 then puts a `gc` function in every context made from now on, in every thread: how
+  // collectFullyIfTuned reaches it.
+  setFlagsFromString('--expose-gc');
+}
+
+let fullCollection: (() => void) | null | undefined;
+
+/**
+ * A full collection of this thread's heap, now, where the process tuned its collector
+ * (tuneGarbageCollection: the CLI and the Action); elsewhere, as in a program that imports the
+ * engine, nothing.
+ *
+ * Each generator thread calls it shortly before its window opens (src/run/measure.ts), so that
+ * every window starts from a heap just collected, whatever the warmup left. With the factor
+ * above a full collection comes every ~18 s at 900 paced req/s on one core, so one fell into
+ * most 10 s windows, at a point set by the warmup's garbage: its final pause of 8–17 ms delayed
+ * every read queued behind it, and the requests whose first token fell in it were the TTFT p99's
+ * largest share. Taken before the window, the next one comes after a window of that length, and
+ * runs that are compared start alike (docs/benchmarks.md, "A full collection before the window").
+ */
+export function collectFullyIfTuned(): void {
+  if (fullCollection === undefined) fullCollection = runInNewContext('typeof gc === "function" ? gc : null') as (() => void) | null;
+  fullCollection?.();
 }

@@ -20,6 +20,7 @@ import { now } from '../time.js';
 import type { WorkItem, Workload } from '../workload/types.js';
 import { scheduleWithin } from '../arrivals/trace.js';
 import { runSessions } from './sessions.js';
+import { collectFullyIfTuned } from './gc-flags.js';
 import type { ServerWatch } from './server-watch.js';
 
 export interface Progress {
@@ -55,12 +56,21 @@ export interface MeasureOptions {
 const DRAIN_GRACE_MS = 1000;
 
 /**
+ * How long before its window opens a generator thread collects its heap in full
+ * (collectFullyIfTuned): enough for the pause (tens of ms) and the reads queued behind it to pass
+ * before the window's first arrival. A warmup shorter than twice this has its collection before
+ * the load starts instead.
+ */
+const COLLECT_LEAD_MS = 300;
+
+/**
  * Warmup, steady window, cooldown and drain against a ready target: the measurement itself.
  * Open loop takes every request's intended time from the schedule computed up front, never from
  * when an earlier one ended, so a slow target cannot thin the load it is measured under.
  */
 export async function measure(o: MeasureOptions): Promise<Result> {
   const plan = planOf(o.resolved);
+  if (plan.windowFromMs < 2 * COLLECT_LEAD_MS) collectFullyIfTuned();
   const g = openGenerator(o, plan);
   const costs = startCosts(g.turnMeter);
   const dispatch = await startDispatcher(o, plan, g.send);
@@ -215,8 +225,9 @@ async function startDispatcher(o: MeasureOptions, plan: LoadPlan, send: Send): P
 }
 
 /**
- * The window's CPU and loop-turn meters, started and stopped at the window's edges; and at each
- * phase's end the generator's own memory, so a client leak shows beside the server's latency.
+ * The window's CPU and loop-turn meters, started and stopped at the window's edges; the full
+ * collection just before it opens; and at each phase's end the generator's own memory, so a
+ * client leak shows beside the server's latency.
  */
 function armPhaseTimers(runStart: number, plan: LoadPlan, g: Generator, spinMs: () => number) {
   const cpuMeter = new WindowCpuMeter(spinMs);
@@ -224,6 +235,8 @@ function armPhaseTimers(runStart: number, plan: LoadPlan, g: Generator, spinMs: 
     setTimeout(() => (cpuMeter.start(), g.turnMeter.start()), runStart + plan.windowFromMs - now()),
     setTimeout(() => cpuMeter.stop(), runStart + plan.windowToMs - now()),
   ];
+  if (plan.windowFromMs >= 2 * COLLECT_LEAD_MS)
+    timers.push(setTimeout(collectFullyIfTuned, runStart + plan.windowFromMs - COLLECT_LEAD_MS - now()));
   const { pattern } = g;
   if (pattern)
     appendAll(

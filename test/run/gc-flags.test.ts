@@ -1,9 +1,10 @@
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { node24 } from '../action/harness.js';
+import { CLI } from '../fixtures/cli.js';
 
 /**
  * The flags the CLI and the Action set first thing must keep the collector's work on the thread
@@ -18,12 +19,16 @@ import { node24 } from '../action/harness.js';
  *   (`--trace-gc-verbose`), with `--optimize-for-size` so that on its own V8 grows the heap by
  *   1.1–1.4×: with the flags, 4×.
  *
+ * - a full collection on request (`collectFullyIfTuned`), in the main thread and in a worker,
+ *   only where the flags were set, and in a run of the real CLI, once, before its window.
+ *
  * Also on the Node 24 the Action runs on, where the suite has one (.ci/run installs it).
  */
 const linux = process.platform === 'linux';
 const dir = mkdtempSync(join(tmpdir(), 'loadgate-gc-flags-'));
 const churnHarness = join(dir, 'churn.mjs');
 const growthHarness = join(dir, 'growth.mjs');
+const collectHarness = join(dir, 'collect.mjs');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Bundles `source` (which may import the real module) to `outfile`. */
@@ -71,6 +76,20 @@ for (let round = 0; round < 3; round++) {
 `,
     growthHarness,
   );
+  // One collection asked for in this thread, then one in a worker started after the flags.
+  await bundle(
+    `${tune}
+import { collectFullyIfTuned } from ${JSON.stringify(resolve('src/run/gc-flags.ts'))};
+import { Worker } from 'node:worker_threads';
+collectFullyIfTuned();
+const worker = new Worker(process.argv[1], { argv: ['worker'] });
+await new Promise((r) => worker.once('exit', r));
+`.replace(
+      'collectFullyIfTuned();',
+      "if (process.argv[2] === 'worker') { collectFullyIfTuned(); process.exit(0); }\ncollectFullyIfTuned();",
+    ),
+    collectHarness,
+  );
 });
 
 function helperShare(mode: 'on' | 'off', node = process.execPath): number {
@@ -113,6 +132,17 @@ function expectGrowth(node: string): void {
   expect(Math.min(...withFlags)).toBeGreaterThanOrEqual(3.9);
 }
 
+/** The full collections asked for (V8's reason "testing"), as `--trace-gc` prints them. */
+const forcedCollections = (stdout: string) => stdout.split('\n').filter((l) => / Mark-Compact .*\btesting\b/.test(l)).length;
+
+function expectCollectionsOnRequest(node: string): void {
+  const run = (mode: 'on' | 'off') => spawnSync(node, ['--trace-gc', collectHarness, mode], { encoding: 'utf8', timeout: 60_000 });
+  const [on, off] = [run('on'), run('off')];
+  expect([on.status, on.stderr, off.status, off.stderr]).toEqual([0, '', 0, '']);
+  expect(forcedCollections(on.stdout)).toBe(2);
+  expect(forcedCollections(off.stdout)).toBe(0);
+}
+
 (linux ? test : test.skip)('with the flags, V8 helper threads do a small part of the collection work, not half of it', () => {
   expectHelpersIdle(process.execPath);
 });
@@ -121,8 +151,46 @@ test('with the flags, the old generation may grow 4× between full collections, 
   expectGrowth(process.execPath);
 });
 
+test('a full collection is taken on request in every thread of a tuned process, and in no other', () => {
+  expectCollectionsOnRequest(process.execPath);
+});
+
+test('a run of the CLI collects its heap in full once, during its warmup, before its window opens', () => {
+  const spec = join(dir, 'spec.yml');
+  const records = join(dir, 'records.jsonl');
+  const origin = join(dir, 'origin.mjs');
+  writeFileSync(
+    spec,
+    'name: gc\ntarget: { url: sim, api: chat }\nworkload: { seed: 1, input_tokens: 16, output_tokens: 8, calibrate: off }\nload: { rate: 20, warmup: 1s, steady: 1s, cooldown: 0s }\n',
+  );
+  // V8's trace stamps a collection in ms since the isolate began, which is within a few ms of
+  // the process's time origin: that, told first thing, puts it on the records' clock.
+  writeFileSync(origin, 'process.stderr.write(`time origin ${performance.timeOrigin}\\n`);\n');
+  const r = spawnSync(
+    process.execPath,
+    ['--trace-gc', '--import', origin, CLI, 'run', spec, '--records', records, '--out', join(dir, 'gc.json')],
+    {
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
+  expect(r.status).toBe(2); // inconclusive: a 1 s window is too short to judge; the run itself completes
+  const timeOrigin = Number(/time origin ([\d.]+)/.exec(r.stderr)![1]);
+  const forced = [...r.stdout.matchAll(/\s(\d+) ms: Mark-Compact .*\btesting\b/g)].map((m) => timeOrigin + Number(m[1]));
+  const sent = readFileSync(records, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { t_sched: number; in_window: boolean });
+  const firstSent = Math.min(...sent.map((x) => x.t_sched));
+  const windowOpens = Math.min(...sent.filter((x) => x.in_window).map((x) => x.t_sched));
+  expect(forced).toHaveLength(1);
+  expect(forced[0]).toBeGreaterThan(firstSent);
+  expect(forced[0]).toBeLessThan(windowOpens);
+});
+
 const node = node24();
 (linux && node ? test : test.skip)(`the same on Node 24, which the Action runs on (${node ?? 'not found: set LOADGATE_NODE24'})`, () => {
   expectHelpersIdle(node!);
   expectGrowth(node!);
+  expectCollectionsOnRequest(node!);
 });
