@@ -56,12 +56,18 @@ test('the client reports each loop turn that read, with its reads and when the l
   }
 });
 
-test('a turn counts its whole length once, and the span of its reads once per read (their place among them, the handling after)', () => {
-  let sink: Parameters<ReadTurnSource>[0] = () => undefined;
+/** A meter whose turns the test tells it itself. */
+function handFedMeter(): { meter: LoopTurnMeter; sink: Parameters<ReadTurnSource>[0] } {
+  let told: Parameters<ReadTurnSource>[0] = () => undefined;
   const meter = new LoopTurnMeter((s) => {
-    sink = s;
+    told = s;
     return () => undefined;
   });
+  return { meter, sink: (...turn) => told(...turn) };
+}
+
+test('a turn counts its whole length once, and the span of its reads once per read (their place among them, the handling after)', () => {
+  const { meter, sink } = handFedMeter();
   meter.start();
   sink(100, 110, 3, 102);
   sink(200, 201, 1, 200);
@@ -77,11 +83,7 @@ test('a turn counts its whole length once, and the span of its reads once per re
 });
 
 test('before the window the meter rehearses: turns and lateness are tallied, then dropped when the window opens', () => {
-  let sink: Parameters<ReadTurnSource>[0] = () => undefined;
-  const meter = new LoopTurnMeter((s) => {
-    sink = s;
-    return () => undefined;
-  });
+  const { meter, sink } = handFedMeter();
   sink(0, 5, 2, 1);
   meter.lateness(4);
   expect([meter.turns.totalCount, meter.readTurns.totalCount, meter.late.totalCount]).toEqual([1, 2, 1]);
@@ -96,11 +98,7 @@ test('before the window the meter rehearses: turns and lateness are tallied, the
 });
 
 test('a meter stopped before its window opened keeps nothing of the warmup, and a later start does not reopen it', () => {
-  let sink: Parameters<ReadTurnSource>[0] = () => undefined;
-  const meter = new LoopTurnMeter((s) => {
-    sink = s;
-    return () => undefined;
-  });
+  const { meter, sink } = handFedMeter();
   sink(0, 5, 2, 1);
   meter.lateness(4);
   meter.stop();
