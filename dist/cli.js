@@ -32840,8 +32840,9 @@ function newHistogram(digits = 3) {
   return buildHistogram({ numberOfSignificantValueDigits: digits, lowestDiscernibleValue: 1, autoResize: true });
 }
 var SHIFT_DIGITS = 4;
+var toMicros = (ms2) => ms2 > 0 ? Math.round(ms2 * 1e3) : 0;
 function recordMs(h, ms2) {
-  h.recordValue(ms2 > 0 ? Math.round(ms2 * 1e3) : 0);
+  h.recordValue(toMicros(ms2));
 }
 function encodeHistogram(h) {
   return (0, import_encoding.encodeIntoCompressedBase64)(h);
@@ -41486,12 +41487,11 @@ function coarsenCounts(counts, factor) {
 
 // src/metrics/recorder.ts
 var RequestRecord = class {
-  constructor(recorder, tally2, id, tSched, inWindow, promptTokens, maxTokens, segment = -1) {
+  constructor(recorder, tally2, id, tSched, promptTokens, maxTokens, segment = -1) {
     this.recorder = recorder;
     this.tally = tally2;
     this.id = id;
     this.tSched = tSched;
-    this.inWindow = inWindow;
     this.promptTokens = promptTokens;
     this.maxTokens = maxTokens;
     this.segment = segment;
@@ -41500,7 +41500,6 @@ var RequestRecord = class {
   tally;
   id;
   tSched;
-  inWindow;
   promptTokens;
   maxTokens;
   segment;
@@ -41555,6 +41554,10 @@ var RequestRecord = class {
     this.outcome = outcome2;
     this.detail = detail;
     this.recorder.complete(this);
+  }
+  /** Scheduled in the window: its tallies are the recorder's own. */
+  get inWindow() {
+    return this.tally === this.recorder;
   }
   /** Unique within a run: `<thread>-<arrival index>`; generator threads number their arrivals independently. */
   get recordId() {
@@ -41670,7 +41673,7 @@ var Recorder = class _Recorder {
     tally2.windowScheduled++;
     tally2.h.requestedPromptTokens.recordValue(promptTokens);
     tally2.h.requestedOutputTokens.recordValue(maxTokens);
-    return new RequestRecord(this, tally2, id, tSched, tally2 === this, promptTokens, maxTokens, tally2.segments.indexOf(offsetMs));
+    return new RequestRecord(this, tally2, id, tSched, promptTokens, maxTokens, tally2.segments.indexOf(offsetMs));
   }
   markSent(r, tSend) {
     r.tSend = tSend;
@@ -41888,8 +41891,7 @@ var LoopTurnMeter = class {
     this.unsubscribe = source((startAt, endAt, reads, lastReadAt) => {
       if (!Number.isNaN(this.to)) return;
       recordMs(this.turns, endAt - startAt);
-      const readsMs = lastReadAt - startAt;
-      this.readTurns.recordValueWithCount(readsMs > 0 ? Math.round(readsMs * 1e3) : 0, reads);
+      this.readTurns.recordValueWithCount(toMicros(lastReadAt - startAt), reads);
     });
   }
   /** Lateness of something due at a known moment (before the window, rehearsed and dropped). */

@@ -26399,8 +26399,9 @@ function newHistogram(digits = 3) {
   return buildHistogram({ numberOfSignificantValueDigits: digits, lowestDiscernibleValue: 1, autoResize: true });
 }
 var SHIFT_DIGITS = 4;
+var toMicros = (ms) => ms > 0 ? Math.round(ms * 1e3) : 0;
 function recordMs(h, ms) {
-  h.recordValue(ms > 0 ? Math.round(ms * 1e3) : 0);
+  h.recordValue(toMicros(ms));
 }
 function encodeHistogram(h) {
   return (0, import_encoding.encodeIntoCompressedBase64)(h);
@@ -28117,12 +28118,11 @@ function coarsenCounts(counts, factor) {
 
 // src/metrics/recorder.ts
 var RequestRecord = class {
-  constructor(recorder, tally2, id, tSched, inWindow, promptTokens, maxTokens, segment = -1) {
+  constructor(recorder, tally2, id, tSched, promptTokens, maxTokens, segment = -1) {
     this.recorder = recorder;
     this.tally = tally2;
     this.id = id;
     this.tSched = tSched;
-    this.inWindow = inWindow;
     this.promptTokens = promptTokens;
     this.maxTokens = maxTokens;
     this.segment = segment;
@@ -28131,7 +28131,6 @@ var RequestRecord = class {
   tally;
   id;
   tSched;
-  inWindow;
   promptTokens;
   maxTokens;
   segment;
@@ -28186,6 +28185,10 @@ var RequestRecord = class {
     this.outcome = outcome;
     this.detail = detail;
     this.recorder.complete(this);
+  }
+  /** Scheduled in the window: its tallies are the recorder's own. */
+  get inWindow() {
+    return this.tally === this.recorder;
   }
   /** Unique within a run: `<thread>-<arrival index>`; generator threads number their arrivals independently. */
   get recordId() {
@@ -28301,7 +28304,7 @@ var Recorder = class _Recorder {
     tally2.windowScheduled++;
     tally2.h.requestedPromptTokens.recordValue(promptTokens);
     tally2.h.requestedOutputTokens.recordValue(maxTokens);
-    return new RequestRecord(this, tally2, id, tSched, tally2 === this, promptTokens, maxTokens, tally2.segments.indexOf(offsetMs));
+    return new RequestRecord(this, tally2, id, tSched, promptTokens, maxTokens, tally2.segments.indexOf(offsetMs));
   }
   markSent(r, tSend) {
     r.tSend = tSend;
@@ -28576,8 +28579,7 @@ var LoopTurnMeter = class {
     this.unsubscribe = source((startAt, endAt, reads, lastReadAt) => {
       if (!Number.isNaN(this.to)) return;
       recordMs(this.turns, endAt - startAt);
-      const readsMs = lastReadAt - startAt;
-      this.readTurns.recordValueWithCount(readsMs > 0 ? Math.round(readsMs * 1e3) : 0, reads);
+      this.readTurns.recordValueWithCount(toMicros(lastReadAt - startAt), reads);
     });
   }
   /** Lateness of something due at a known moment (before the window, rehearsed and dropped). */

@@ -28,9 +28,12 @@ export function newHistogram(digits: 3 | 4 = 3): Histogram {
  */
 export const SHIFT_DIGITS = 4;
 
-/** Records a millisecond duration as µs; negative values (clock skew) clamp to zero rather than throw. */
+/** A millisecond duration as the histograms record it, in whole µs; negative values (clock skew) clamp to zero rather than throw. */
+export const toMicros = (ms: number): number => (ms > 0 ? Math.round(ms * 1000) : 0);
+
+/** Records a millisecond duration as µs (toMicros). */
 export function recordMs(h: Histogram, ms: number): void {
-  h.recordValue(ms > 0 ? Math.round(ms * 1000) : 0);
+  h.recordValue(toMicros(ms));
 }
 
 export function encodeHistogram(h: Histogram): string {

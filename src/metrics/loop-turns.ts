@@ -1,4 +1,4 @@
-import { newHistogram, recordMs, type Histogram } from './histogram.js';
+import { newHistogram, recordMs, toMicros, type Histogram } from './histogram.js';
 import { now } from '../time.js';
 import type { ReadTurnSink } from '../client/client.js';
 
@@ -45,8 +45,7 @@ export class LoopTurnMeter {
     this.unsubscribe = source((startAt, endAt, reads, lastReadAt) => {
       if (!Number.isNaN(this.to)) return;
       recordMs(this.turns, endAt - startAt);
-      const readsMs = lastReadAt - startAt;
-      this.readTurns.recordValueWithCount(readsMs > 0 ? Math.round(readsMs * 1000) : 0, reads);
+      this.readTurns.recordValueWithCount(toMicros(lastReadAt - startAt), reads);
     });
   }
 

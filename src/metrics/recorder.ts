@@ -38,7 +38,6 @@ export class RequestRecord implements StreamObserver {
     readonly tally: Recorder,
     readonly id: number,
     readonly tSched: number,
-    readonly inWindow: boolean,
     readonly promptTokens: number,
     readonly maxTokens: number,
     /** Slice of its tally's window by intended send time (segments.ts); -1 outside it. */
@@ -86,6 +85,11 @@ export class RequestRecord implements StreamObserver {
     this.outcome = outcome;
     this.detail = detail;
     this.recorder.complete(this);
+  }
+
+  /** Scheduled in the window: its tallies are the recorder's own. */
+  get inWindow(): boolean {
+    return this.tally === this.recorder;
   }
 
   /** Unique within a run: `<thread>-<arrival index>`; generator threads number their arrivals independently. */
@@ -240,7 +244,7 @@ export class Recorder {
     tally.windowScheduled++;
     tally.h.requestedPromptTokens.recordValue(promptTokens);
     tally.h.requestedOutputTokens.recordValue(maxTokens);
-    return new RequestRecord(this, tally, id, tSched, tally === this, promptTokens, maxTokens, tally.segments.indexOf(offsetMs));
+    return new RequestRecord(this, tally, id, tSched, promptTokens, maxTokens, tally.segments.indexOf(offsetMs));
   }
 
   markSent(r: RequestRecord, tSend: number): void {
