@@ -102,9 +102,19 @@ function* joined(records, truth) {
   }
 }
 
-/** [client TTFT, true TTFT, truth first-token write time] of the window's successful requests, for --dump. */
+/**
+ * [client TTFT, true TTFT, truth first-token write time, the record's own first-token bound
+ * (late_first_ms), true TTFT from the write's start (null from the simulator)] of the window's
+ * successful requests, for --dump.
+ */
 function ttftPairs(records, truth) {
-  return [...joined(records, truth)].map(([r, t]) => [r.t_first - r.t_sched, t.first_token - r.t_sched, t.first_token]);
+  return [...joined(records, truth)].map(([r, t]) => [
+    r.t_first - r.t_sched,
+    t.first_token - r.t_sched,
+    t.first_token,
+    r.late_first_ms,
+    t.first_token_from == null ? null : t.first_token_from - r.t_sched,
+  ]);
 }
 
 /** [truth write time, client − truth] of every first and last token of the window's successful requests, in write order. */
