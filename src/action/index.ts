@@ -3,13 +3,11 @@
 // payload on import) is loaded, so a malformed one is one error line, not a crash.
 import * as core from '@actions/core';
 import { tuneGarbageCollection } from '../run/gc-flags.js';
-import { lowerHelperThreads } from '../run/helper-threads.js';
 import { eventFileProblem } from './event-file.js';
 import * as log from './log.js';
 import { errorMarkdown, writeJobSummary } from './summary.js';
 
 tuneGarbageCollection();
-lowerHelperThreads();
 const problem = eventFileProblem();
 if (problem === null) {
   void import('./main.js').then((m) => m.run());

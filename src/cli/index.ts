@@ -1,5 +1,4 @@
 import { tuneGarbageCollection } from '../run/gc-flags.js';
-import { lowerHelperThreads } from '../run/helper-threads.js';
 import { main } from './main.js';
 
 /**
@@ -11,7 +10,6 @@ import { main } from './main.js';
 const EXIT_AFTER_ANSWER_MS = 2000;
 
 tuneGarbageCollection();
-lowerHelperThreads();
 const code = await main(process.argv.slice(2));
 process.exitCode = code;
 setTimeout(() => process.exit(code), EXIT_AFTER_ANSWER_MS).unref();
