@@ -41281,18 +41281,13 @@ var turnCount = 0;
 function checkPhaseBefore(t) {
   if (t > busySince) busySince = t;
 }
-function runningAt(t) {
-  sampleIdle(t);
-}
-var REAL_WAIT_MS = 0.05;
 function sampleIdle(t) {
   const idle = performance2.nodeTiming.idleTime;
   if (idle > sampledIdle) {
     const runDelay = runDelayMs();
     const ready = runDelay - sampledRunDelay;
     sampledRunDelay = runDelay;
-    const waited = idle - sampledIdle - ready;
-    if (waited >= REAL_WAIT_MS) busySince = Math.max(busySince, Math.min(t, sampledAt + waited));
+    busySince = Math.max(busySince, Math.min(t, sampledAt + (idle - sampledIdle) - ready));
   }
   sampledAt = t;
   sampledIdle = idle;
@@ -41365,7 +41360,6 @@ function dispatchOpenLoop(o) {
     }
     const wait = runStart + schedule[i] - t;
     if (wait > margin) {
-      runningAt(t);
       const sleep3 = Math.max(1, Math.floor(wait - margin));
       wakeAt = t + sleep3;
       timer = setTimeout(tick2, sleep3);
@@ -42718,10 +42712,8 @@ function dispatchSessions(o) {
         timers.delete(timer);
         const due = () => {
           if (stopped) close();
-          else if (now() >= at) {
-            turn(s, k, at);
-            runningAt(now());
-          } else setImmediate(due);
+          else if (now() >= at) turn(s, k, at);
+          else setImmediate(due);
         };
         due();
       },

@@ -27771,18 +27771,13 @@ var turnCount = 0;
 function checkPhaseBefore(t) {
   if (t > busySince) busySince = t;
 }
-function runningAt(t) {
-  sampleIdle(t);
-}
-var REAL_WAIT_MS = 0.05;
 function sampleIdle(t) {
   const idle = performance2.nodeTiming.idleTime;
   if (idle > sampledIdle) {
     const runDelay = runDelayMs();
     const ready = runDelay - sampledRunDelay;
     sampledRunDelay = runDelay;
-    const waited = idle - sampledIdle - ready;
-    if (waited >= REAL_WAIT_MS) busySince = Math.max(busySince, Math.min(t, sampledAt + waited));
+    busySince = Math.max(busySince, Math.min(t, sampledAt + (idle - sampledIdle) - ready));
   }
   sampledAt = t;
   sampledIdle = idle;
@@ -27855,7 +27850,6 @@ function dispatchOpenLoop(o) {
     }
     const wait = runStart + schedule[i] - t;
     if (wait > margin) {
-      runningAt(t);
       const sleep2 = Math.max(1, Math.floor(wait - margin));
       wakeAt = t + sleep2;
       timer = setTimeout(tick, sleep2);
@@ -29815,10 +29809,8 @@ function dispatchSessions(o) {
         timers.delete(timer);
         const due = () => {
           if (stopped) close();
-          else if (now() >= at) {
-            turn(s, k, at);
-            runningAt(now());
-          } else setImmediate(due);
+          else if (now() >= at) turn(s, k, at);
+          else setImmediate(due);
         };
         due();
       },

@@ -460,20 +460,14 @@ const readClock: ReadClock = {
  * - The last idle wait. The loop waits idle in the poll only while no socket is readable, so a
  *   byte that arrived during a wait ended it. The wait itself is not visible, but the loop's
  *   idle time is (performance.nodeTiming.idleTime, libuv's clock around the poll, booked when the
- *   poll returns): sampled at s and again at a later u with Δ idle between, all of it lies in
- *   (s, u]. If the byte ended the last of those waits, it arrived no earlier than s + Δ. If it
- *   was already there when that wait began, the wait returned at once and the byte arrived
- *   after the poll before it, which ended the waits before it, all in (s, that poll]: again no
- *   earlier than s + Δ, less the last wait's few microseconds. Unless no wait came before it
- *   in (s, u]: then the byte may have arrived any time since the poll before s. So Δ counts only
- *   where it is more than a poll that returns at once books (REAL_WAIT_MS): a real wait, which
- *   the byte ended. Sampled where each read turn starts and ends (a 60 ns counter), and where a
- *   dispatcher, done firing, lets the loop wait (runningAt). At light load the loop idles
- *   between reads and this is the tight one. But the wait ends when the thread runs again, not
- *   when the byte arrives: on a busy core the woken thread first waits for the core, and libuv's
- *   clock books that wait as idle too. The thread's run-queue wait (src/client/run-delay.ts) over
- *   the same span, W, holds that wait whole, so the byte arrived no earlier than s + Δ − W.
- *   Where no schedstat exists, W = 0.
+ *   poll returns): sampled at s and again at a later u with Δ > 0 idle between, all of it lies in
+ *   (s, u], so the last wait ended no earlier than s + Δ. Sampled where each read turn starts
+ *   and ends (a 60 ns counter). At light load the loop idles between reads and this is the
+ *   tight one. But the wait ends when the thread runs again, not when the byte arrives: on a
+ *   busy core the woken thread first waits for the core, and libuv's clock books that wait as
+ *   idle too. The thread's run-queue wait (src/client/run-delay.ts) over the same span, W, holds
+ *   that wait whole, so the byte arrived no earlier than s + Δ − W. Where no schedstat exists,
+ *   W = 0.
  *
  * Unlike the turn-length figures of the result's chunk bound (src/result/timestamp-error.ts),
  * which describe a typical read, this bounds each read itself, so a request can carry it: when
@@ -499,25 +493,6 @@ export function checkPhaseBefore(t: number): void {
   if (t > busySince) busySince = t;
 }
 
-/**
- * Told by a caller that ran outside any read turn (the dispatchers, having fired what was due)
- * that the thread was running at `t`: any idle wait from here on lies after `t`. Without it the
- * idle time the next read turn finds is placed from the last read turn's end, before this
- * caller's work, and a byte that woke the loop after that work is bounded as if it could have
- * waited through all of it: at light load, the time from a request's send to the end of the
- * send that followed it, for most first tokens that came soon after a send.
- */
-export function runningAt(t: number): void {
-  sampleIdle(t);
-}
-
-/**
- * The least idle time a sampled span must hold to place a byte after it (see `busySince`
- * above): more than a poll that finds a socket already readable books, a few microseconds from
- * entering the poll to its return, with room for the thread being stopped in between.
- */
-const REAL_WAIT_MS = 0.05;
-
 function sampleIdle(t: number): void {
   const idle = performance.nodeTiming.idleTime;
   if (idle > sampledIdle) {
@@ -526,8 +501,7 @@ function sampleIdle(t: number): void {
     const runDelay = runDelayMs();
     const ready = runDelay - sampledRunDelay;
     sampledRunDelay = runDelay;
-    const waited = idle - sampledIdle - ready;
-    if (waited >= REAL_WAIT_MS) busySince = Math.max(busySince, Math.min(t, sampledAt + waited));
+    busySince = Math.max(busySince, Math.min(t, sampledAt + (idle - sampledIdle) - ready));
   }
   sampledAt = t;
   sampledIdle = idle;

@@ -1,4 +1,4 @@
-import { checkPhaseBefore, runningAt } from '../client/client.js';
+import { checkPhaseBefore } from '../client/client.js';
 import { now } from '../time.js';
 
 /**
@@ -84,8 +84,6 @@ export function dispatchOpenLoop(o: OpenLoopOptions): DispatchHandle {
     }
     const wait = runStart + schedule[i] - t;
     if (wait > margin) {
-      // The loop may now wait idle: what it reads after that wait arrived after t.
-      runningAt(t);
       const sleep = Math.max(1, Math.floor(wait - margin));
       wakeAt = t + sleep;
       timer = setTimeout(tick, sleep);

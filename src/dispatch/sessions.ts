@@ -1,4 +1,3 @@
-import { runningAt } from '../client/client.js';
 import { now } from '../time.js';
 import { dispatchOpenLoop, type DispatchHandle } from './open-loop.js';
 
@@ -63,11 +62,8 @@ export function dispatchSessions(o: SessionDispatchOptions): DispatchHandle {
         timers.delete(timer);
         const due = (): void => {
           if (stopped) close();
-          else if (now() >= at) {
-            turn(s, k, at);
-            // The loop may now wait idle (src/dispatch/open-loop.ts does the same after firing).
-            runningAt(now());
-          } else setImmediate(due);
+          else if (now() >= at) turn(s, k, at);
+          else setImmediate(due);
         };
         due();
       },
