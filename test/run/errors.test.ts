@@ -250,10 +250,12 @@ describe('fault matrix: each fault lands in its class, and the classes add up to
     const records = recordsOf(lines);
     expect(records).toHaveLength(r.requests.scheduled);
     const c = r.requests.by_class;
-    // Requests whose time came while the server was down were refused: connect errors.
-    const down = records.filter((x) => x.t_sched > crashAt + 5 && x.t_sched < upAt - 5);
+    // Requests sent while the server was down were refused: connect errors. (By the send, not by
+    // the intended time: on a busy runner one due just before the restart can go out after it.)
+    const down = records.filter((x) => x.t_send > crashAt + 5 && x.t_send < upAt - 5);
     expect(down.length).toBeGreaterThanOrEqual(10);
-    expect(down.every((x) => x.outcome === 'connect_error' && /ECONNREFUSED/.test(x.detail ?? ''))).toBe(true);
+    const refused = (x: RecordLine) => x.outcome === 'connect_error' && /ECONNREFUSED/.test(x.detail ?? '');
+    expect(down.filter((x) => !refused(x)).map((x) => ({ ...x, t_sched: x.t_sched - crashAt, t_send: x.t_send - crashAt }))).toEqual([]);
     // Those in flight at the crash were cut: mid-stream (stream_error) or before their response (connect_error).
     const cut = records.filter((x) => x.t_send < crashAt && x.t_end >= crashAt);
     expect(cut.every((x) => x.outcome === 'stream_error' || x.outcome === 'connect_error' || x.outcome === 'ok')).toBe(true);
