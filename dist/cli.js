@@ -42802,9 +42802,10 @@ function runSessions(o) {
 // src/run/measure.ts
 var DRAIN_GRACE_MS2 = 1e3;
 var COLLECT_LEAD_MS = 300;
+var collectsBeforeLoad = (plan2) => plan2.windowFromMs < 2 * COLLECT_LEAD_MS;
 async function measure(o) {
   const plan2 = planOf(o.resolved);
-  if (plan2.windowFromMs < 2 * COLLECT_LEAD_MS) collectFullyIfTuned();
+  if (collectsBeforeLoad(plan2)) collectFullyIfTuned();
   const g = openGenerator(o, plan2);
   const costs = startCosts(g.turnMeter);
   const dispatch = await startDispatcher(o, plan2, g.send);
@@ -42918,8 +42919,7 @@ function armPhaseTimers(runStart, plan2, g, spinMs) {
     setTimeout(() => (cpuMeter.start(), g.turnMeter.start()), runStart + plan2.windowFromMs - now()),
     setTimeout(() => cpuMeter.stop(), runStart + plan2.windowToMs - now())
   ];
-  if (plan2.windowFromMs >= 2 * COLLECT_LEAD_MS)
-    timers.push(setTimeout(collectFullyIfTuned, runStart + plan2.windowFromMs - COLLECT_LEAD_MS - now()));
+  if (!collectsBeforeLoad(plan2)) timers.push(setTimeout(collectFullyIfTuned, runStart + plan2.windowFromMs - COLLECT_LEAD_MS - now()));
   const { pattern: pattern2 } = g;
   if (pattern2)
     appendAll(

@@ -29907,9 +29907,10 @@ function collectFullyIfTuned() {
 // src/run/measure.ts
 var DRAIN_GRACE_MS = 1e3;
 var COLLECT_LEAD_MS = 300;
+var collectsBeforeLoad = (plan2) => plan2.windowFromMs < 2 * COLLECT_LEAD_MS;
 async function measure(o) {
   const plan2 = planOf(o.resolved);
-  if (plan2.windowFromMs < 2 * COLLECT_LEAD_MS) collectFullyIfTuned();
+  if (collectsBeforeLoad(plan2)) collectFullyIfTuned();
   const g = openGenerator(o, plan2);
   const costs = startCosts(g.turnMeter);
   const dispatch = await startDispatcher(o, plan2, g.send);
@@ -30023,8 +30024,7 @@ function armPhaseTimers(runStart, plan2, g, spinMs) {
     setTimeout(() => (cpuMeter.start(), g.turnMeter.start()), runStart + plan2.windowFromMs - now()),
     setTimeout(() => cpuMeter.stop(), runStart + plan2.windowToMs - now())
   ];
-  if (plan2.windowFromMs >= 2 * COLLECT_LEAD_MS)
-    timers.push(setTimeout(collectFullyIfTuned, runStart + plan2.windowFromMs - COLLECT_LEAD_MS - now()));
+  if (!collectsBeforeLoad(plan2)) timers.push(setTimeout(collectFullyIfTuned, runStart + plan2.windowFromMs - COLLECT_LEAD_MS - now()));
   const { pattern } = g;
   if (pattern)
     appendAll(

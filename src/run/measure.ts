@@ -63,6 +63,9 @@ const DRAIN_GRACE_MS = 1000;
  */
 const COLLECT_LEAD_MS = 300;
 
+/** Whether the warmup is too short for the collection's lead, so it comes before the load starts. */
+const collectsBeforeLoad = (plan: LoadPlan): boolean => plan.windowFromMs < 2 * COLLECT_LEAD_MS;
+
 /**
  * Warmup, steady window, cooldown and drain against a ready target: the measurement itself.
  * Open loop takes every request's intended time from the schedule computed up front, never from
@@ -70,7 +73,7 @@ const COLLECT_LEAD_MS = 300;
  */
 export async function measure(o: MeasureOptions): Promise<Result> {
   const plan = planOf(o.resolved);
-  if (plan.windowFromMs < 2 * COLLECT_LEAD_MS) collectFullyIfTuned();
+  if (collectsBeforeLoad(plan)) collectFullyIfTuned();
   const g = openGenerator(o, plan);
   const costs = startCosts(g.turnMeter);
   const dispatch = await startDispatcher(o, plan, g.send);
@@ -235,8 +238,7 @@ function armPhaseTimers(runStart: number, plan: LoadPlan, g: Generator, spinMs: 
     setTimeout(() => (cpuMeter.start(), g.turnMeter.start()), runStart + plan.windowFromMs - now()),
     setTimeout(() => cpuMeter.stop(), runStart + plan.windowToMs - now()),
   ];
-  if (plan.windowFromMs >= 2 * COLLECT_LEAD_MS)
-    timers.push(setTimeout(collectFullyIfTuned, runStart + plan.windowFromMs - COLLECT_LEAD_MS - now()));
+  if (!collectsBeforeLoad(plan)) timers.push(setTimeout(collectFullyIfTuned, runStart + plan.windowFromMs - COLLECT_LEAD_MS - now()));
   const { pattern } = g;
   if (pattern)
     appendAll(
