@@ -22681,15 +22681,15 @@ var require_util2 = __commonJS({
           throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
-        let origin2 = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
+        let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
         let path2 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
-        if (origin2[origin2.length - 1] === "/") {
-          origin2 = origin2.slice(0, origin2.length - 1);
+        if (origin[origin.length - 1] === "/") {
+          origin = origin.slice(0, origin.length - 1);
         }
         if (path2 && path2[0] !== "/") {
           path2 = `/${path2}`;
         }
-        return new URL(`${origin2}${path2}`);
+        return new URL(`${origin}${path2}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -24968,7 +24968,7 @@ var require_pool_base = __commonJS({
       [kQueued] = 0;
       [kClients] = [];
       [kNeedDrain] = false;
-      [kOnDrain](client, origin2, targets) {
+      [kOnDrain](client, origin, targets) {
         const queue = this[kQueue];
         let needDrain = false;
         while (!needDrain) {
@@ -24982,7 +24982,7 @@ var require_pool_base = __commonJS({
         client[kNeedDrain] = needDrain;
         if (!needDrain && this[kNeedDrain]) {
           this[kNeedDrain] = false;
-          this.emit("drain", origin2, [this, ...targets]);
+          this.emit("drain", origin, [this, ...targets]);
         }
         if (this[kClosedResolve] && queue.isEmpty()) {
           const closeAll = [];
@@ -24995,14 +24995,14 @@ var require_pool_base = __commonJS({
           return Promise.all(closeAll).then(this[kClosedResolve]);
         }
       }
-      [kOnConnect] = (origin2, targets) => {
-        this.emit("connect", origin2, [this, ...targets]);
+      [kOnConnect] = (origin, targets) => {
+        this.emit("connect", origin, [this, ...targets]);
       };
-      [kOnDisconnect] = (origin2, targets, err) => {
-        this.emit("disconnect", origin2, [this, ...targets], err);
+      [kOnDisconnect] = (origin, targets, err) => {
+        this.emit("disconnect", origin, [this, ...targets], err);
       };
-      [kOnConnectionError] = (origin2, targets, err) => {
-        this.emit("connectionError", origin2, [this, ...targets], err);
+      [kOnConnectionError] = (origin, targets, err) => {
+        this.emit("connectionError", origin, [this, ...targets], err);
       };
       get [kBusy]() {
         return this[kNeedDrain];
@@ -25213,9 +25213,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path2, origin: origin2 }
+            request: { method, path: path2, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin2, path2);
+          debugLog("sending request to %s %s%s", method, origin, path2);
         }
       );
     }
@@ -25233,13 +25233,13 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path2, origin: origin2 },
+            request: { method, path: path2, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
-            origin2,
+            origin,
             path2,
             statusCode
           );
@@ -25249,22 +25249,22 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path2, origin: origin2 }
+            request: { method, path: path2, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin2, path2);
+          debugLog("trailers received from %s %s%s", method, origin, path2);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path2, origin: origin2 },
+            request: { method, path: path2, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
-            origin2,
+            origin,
             path2,
             error.message
           );
@@ -25379,7 +25379,7 @@ var require_request = __commonJS({
     }
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
-      constructor(origin2, {
+      constructor(origin, {
         path: path2,
         method,
         body,
@@ -25477,8 +25477,8 @@ var require_request = __commonJS({
         this.aborted = false;
         this.upgrade = upgrade || null;
         this.path = query ? serializePathWithQuery(path2, query) : path2;
-        this.origin = origin2;
-        this.protocol = getProtocolFromUrlString(origin2);
+        this.origin = origin;
+        this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking ?? this.method !== "HEAD";
         this.reset = reset2 == null ? null : reset2;
@@ -28186,33 +28186,33 @@ var require_util3 = __commonJS({
     }
     var isPotentialleTrustworthyIPv4 = RegExp.prototype.test.bind(/^127\.(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)\.){2}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)$/);
     var isPotentiallyTrustworthyIPv6 = RegExp.prototype.test.bind(/^(?:(?:0{1,4}:){7}|(?:0{1,4}:){1,6}:|::)0{0,3}1$/);
-    function isOriginIPPotentiallyTrustworthy(origin2) {
-      if (origin2.includes(":")) {
-        if (origin2[0] === "[" && origin2[origin2.length - 1] === "]") {
-          origin2 = origin2.slice(1, -1);
+    function isOriginIPPotentiallyTrustworthy(origin) {
+      if (origin.includes(":")) {
+        if (origin[0] === "[" && origin[origin.length - 1] === "]") {
+          origin = origin.slice(1, -1);
         }
-        return isPotentiallyTrustworthyIPv6(origin2);
+        return isPotentiallyTrustworthyIPv6(origin);
       }
-      return isPotentialleTrustworthyIPv4(origin2);
+      return isPotentialleTrustworthyIPv4(origin);
     }
-    function isOriginPotentiallyTrustworthy(origin2) {
-      if (origin2 == null || origin2 === "null") {
+    function isOriginPotentiallyTrustworthy(origin) {
+      if (origin == null || origin === "null") {
         return false;
       }
-      origin2 = new URL(origin2);
-      if (origin2.protocol === "https:" || origin2.protocol === "wss:") {
+      origin = new URL(origin);
+      if (origin.protocol === "https:" || origin.protocol === "wss:") {
         return true;
       }
-      if (isOriginIPPotentiallyTrustworthy(origin2.hostname)) {
+      if (isOriginIPPotentiallyTrustworthy(origin.hostname)) {
         return true;
       }
-      if (origin2.hostname === "localhost" || origin2.hostname === "localhost.") {
+      if (origin.hostname === "localhost" || origin.hostname === "localhost.") {
         return true;
       }
-      if (origin2.hostname.endsWith(".localhost") || origin2.hostname.endsWith(".localhost.")) {
+      if (origin.hostname.endsWith(".localhost") || origin.hostname.endsWith(".localhost.")) {
         return true;
       }
-      if (origin2.protocol === "file:") {
+      if (origin.protocol === "file:") {
         return true;
       }
       return false;
@@ -32086,11 +32086,11 @@ var require_pool = __commonJS({
     var kOptions = /* @__PURE__ */ Symbol("options");
     var kConnections = /* @__PURE__ */ Symbol("connections");
     var kFactory = /* @__PURE__ */ Symbol("factory");
-    function defaultFactory(origin2, opts) {
-      return new Client(origin2, opts);
+    function defaultFactory(origin, opts) {
+      return new Client(origin, opts);
     }
     var Pool2 = class extends PoolBase {
-      constructor(origin2, {
+      constructor(origin, {
         connections,
         factory = defaultFactory,
         connect,
@@ -32126,18 +32126,18 @@ var require_pool = __commonJS({
         }
         super(options);
         this[kConnections] = connections || null;
-        this[kUrl] = util.parseOrigin(origin2);
+        this[kUrl] = util.parseOrigin(origin);
         this[kOptions] = { ...util.deepClone(options), connect, allowH2, clientTtl, socketPath };
         this[kOptions].interceptors = options.interceptors ? { ...options.interceptors } : void 0;
         this[kFactory] = factory;
-        this.on("connect", (origin3, targets) => {
+        this.on("connect", (origin2, targets) => {
           if (clientTtl != null && clientTtl > 0) {
             for (const target2 of targets) {
               Object.assign(target2, { ttl: Date.now() });
             }
           }
         });
-        this.on("connectionError", (origin3, targets, error) => {
+        this.on("connectionError", (origin2, targets, error) => {
           for (const target2 of targets) {
             const idx = this[kClients].indexOf(target2);
             if (idx !== -1) {
@@ -32183,8 +32183,8 @@ var require_agent = __commonJS({
     var kFactory = /* @__PURE__ */ Symbol("factory");
     var kOptions = /* @__PURE__ */ Symbol("options");
     var kOrigins = /* @__PURE__ */ Symbol("origins");
-    function defaultFactory(origin2, opts) {
-      return opts && opts.connections === 1 ? new Client(origin2, opts) : new Pool2(origin2, opts);
+    function defaultFactory(origin, opts) {
+      return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool2(origin, opts);
     }
     var Agent2 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxOrigins = Infinity, connect, tls, ...options } = {}) {
@@ -32208,17 +32208,17 @@ var require_agent = __commonJS({
         this[kFactory] = factory;
         this[kClients] = /* @__PURE__ */ new Map();
         this[kOrigins] = /* @__PURE__ */ new Set();
-        this[kOnDrain] = (origin2, targets) => {
-          this.emit("drain", origin2, [this, ...targets]);
+        this[kOnDrain] = (origin, targets) => {
+          this.emit("drain", origin, [this, ...targets]);
         };
-        this[kOnConnect] = (origin2, targets) => {
-          this.emit("connect", origin2, [this, ...targets]);
+        this[kOnConnect] = (origin, targets) => {
+          this.emit("connect", origin, [this, ...targets]);
         };
-        this[kOnDisconnect] = (origin2, targets, err) => {
-          this.emit("disconnect", origin2, [this, ...targets], err);
+        this[kOnDisconnect] = (origin, targets, err) => {
+          this.emit("disconnect", origin, [this, ...targets], err);
         };
-        this[kOnConnectionError] = (origin2, targets, err) => {
-          this.emit("connectionError", origin2, [this, ...targets], err);
+        this[kOnConnectionError] = (origin, targets, err) => {
+          this.emit("connectionError", origin, [this, ...targets], err);
         };
       }
       get [kRunning]() {
@@ -32254,18 +32254,18 @@ var require_agent = __commonJS({
               this[kOrigins].delete(key);
             }
           };
-          dispatcher = this[kFactory](opts.origin, this[kOptions]).on("drain", this[kOnDrain]).on("connect", (origin2, targets) => {
+          dispatcher = this[kFactory](opts.origin, this[kOptions]).on("drain", this[kOnDrain]).on("connect", (origin, targets) => {
             const result3 = this[kClients].get(key);
             if (result3) {
               result3.count += 1;
             }
-            this[kOnConnect](origin2, targets);
-          }).on("disconnect", (origin2, targets, err) => {
+            this[kOnConnect](origin, targets);
+          }).on("disconnect", (origin, targets, err) => {
             closeClientIfUnused(true);
-            this[kOnDisconnect](origin2, targets, err);
-          }).on("connectionError", (origin2, targets, err) => {
+            this[kOnDisconnect](origin, targets, err);
+          }).on("connectionError", (origin, targets, err) => {
             closeClientIfUnused(false);
-            this[kOnConnectionError](origin2, targets, err);
+            this[kOnConnectionError](origin, targets, err);
           });
           this[kClients].set(key, { count: 0, dispatcher });
           this[kOrigins].add(key);
@@ -34843,10 +34843,27 @@ var segments = (pointer) => pointer === "" ? [] : pointer.slice(1).split("/").ma
 
 // src/time.ts
 import { performance } from "node:perf_hooks";
-var origin = performance.timeOrigin;
-function now() {
-  return origin + performance.now();
+var CLOCK_OFFSET_ENV = "LOADGATE_CLOCK_OFFSET";
+function familyClock(env) {
+  const monotonicOrigin = monotonicOriginOfThisThread();
+  const inherited = Number(env[CLOCK_OFFSET_ENV]);
+  const offset = Number.isFinite(inherited) && inherited > 0 ? inherited : performance.timeOrigin - monotonicOrigin;
+  env[CLOCK_OFFSET_ENV] = String(offset);
+  const origin = offset + monotonicOrigin;
+  return () => origin + performance.now();
 }
+function monotonicOriginOfThisThread() {
+  let gap = Infinity;
+  let origin = 0;
+  for (let i = 0; i < 5; i++) {
+    const a = performance.now();
+    const m2 = Number(process.hrtime.bigint()) / 1e6;
+    const b2 = performance.now();
+    if (b2 - a < gap) [gap, origin] = [b2 - a, m2 - (a + b2) / 2];
+  }
+  return origin;
+}
+var now = familyClock(process.env);
 
 // src/client/keep-alive.ts
 var KEEP_ALIVE_DISABLED_REASON = "the server closes connections after each stream; keep-alive disabled";
@@ -38626,10 +38643,10 @@ var Paced = class {
 
 // src/sim/stalls.ts
 var Stalls = class {
-  constructor(config, origin2) {
-    this.origin = origin2;
+  constructor(config, origin) {
+    this.origin = origin;
     if (!config) return;
-    for (const at of config.at_ms ?? []) this.add(origin2 + at, config.duration_ms);
+    for (const at of config.at_ms ?? []) this.add(origin + at, config.duration_ms);
     if (config.every_ms !== void 0) this.periodic = { every: config.every_ms, duration: config.duration_ms };
   }
   origin;
@@ -38666,9 +38683,9 @@ var Stalls = class {
 
 // src/sim/drift.ts
 var Drift = class {
-  constructor(perMinute, origin2) {
+  constructor(perMinute, origin) {
     this.perMinute = perMinute;
-    this.origin = origin2;
+    this.origin = origin;
   }
   perMinute;
   origin;
@@ -38989,8 +39006,8 @@ function launchSim(config = {}, opts = {}) {
       child.off("exit", early);
       child.stdout.removeAllListeners("data").resume();
       child.stderr.removeAllListeners("data").pipe(process.stderr);
-      const origin2 = m2[1];
-      resolve4({ baseUrl: `${origin2}/v1`, origin: origin2, pid: child.pid, stop });
+      const origin = m2[1];
+      resolve4({ baseUrl: `${origin}/v1`, origin, pid: child.pid, stop });
     });
   });
 }

@@ -14715,10 +14715,27 @@ import { createServer } from "node:http";
 
 // src/time.ts
 import { performance } from "node:perf_hooks";
-var origin = performance.timeOrigin;
-function now() {
-  return origin + performance.now();
+var CLOCK_OFFSET_ENV = "LOADGATE_CLOCK_OFFSET";
+function familyClock(env) {
+  const monotonicOrigin = monotonicOriginOfThisThread();
+  const inherited = Number(env[CLOCK_OFFSET_ENV]);
+  const offset = Number.isFinite(inherited) && inherited > 0 ? inherited : performance.timeOrigin - monotonicOrigin;
+  env[CLOCK_OFFSET_ENV] = String(offset);
+  const origin = offset + monotonicOrigin;
+  return () => origin + performance.now();
 }
+function monotonicOriginOfThisThread() {
+  let gap = Infinity;
+  let origin = 0;
+  for (let i = 0; i < 5; i++) {
+    const a = performance.now();
+    const m = Number(process.hrtime.bigint()) / 1e6;
+    const b = performance.now();
+    if (b - a < gap) [gap, origin] = [b - a, m - (a + b) / 2];
+  }
+  return origin;
+}
+var now = familyClock(process.env);
 
 // src/sim/kv-cache.ts
 var KvCache = class {
@@ -15863,10 +15880,10 @@ var Paced = class {
 
 // src/sim/stalls.ts
 var Stalls = class {
-  constructor(config, origin2) {
-    this.origin = origin2;
+  constructor(config, origin) {
+    this.origin = origin;
     if (!config) return;
-    for (const at of config.at_ms ?? []) this.add(origin2 + at, config.duration_ms);
+    for (const at of config.at_ms ?? []) this.add(origin + at, config.duration_ms);
     if (config.every_ms !== void 0) this.periodic = { every: config.every_ms, duration: config.duration_ms };
   }
   origin;
@@ -15903,9 +15920,9 @@ var Stalls = class {
 
 // src/sim/drift.ts
 var Drift = class {
-  constructor(perMinute, origin2) {
+  constructor(perMinute, origin) {
     this.perMinute = perMinute;
-    this.origin = origin2;
+    this.origin = origin;
   }
   perMinute;
   origin;

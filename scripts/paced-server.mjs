@@ -14,12 +14,13 @@
 //   node scripts/paced-server.mjs --port 0 --ttft-ms 50 --itl-ms 10
 //   → prints "listening on http://127.0.0.1:PORT"
 //   GET /truth: every request since the last DELETE /truth, as [{ id, first_token, last_token,
-//   token_times, first_token_from, last_token_from }] (absolute ms, performance.timeOrigin +
-//   performance.now(); `…_from`: just before the write), and the loop delay:
+//   token_times, first_token_from, last_token_from }] (absolute ms on the clock of
+//   loadgate's records, test/fixtures/clock.mjs; `…_from`: just before the write), and the loop delay:
 //   { requests, loop_delay_ms: { p50, p99 } }.
 import { createServer } from 'node:http';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { now } from '../test/fixtures/clock.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -30,7 +31,6 @@ const { values: opt } = parseArgs({
 });
 const TTFT_MS = Number(opt['ttft-ms']);
 const ITL_MS = Number(opt['itl-ms']);
-const now = () => performance.timeOrigin + performance.now();
 const loop = monitorEventLoopDelay({ resolution: 1 });
 loop.enable();
 /** Requests since the last DELETE /truth, by x-request-id. */

@@ -2,6 +2,8 @@
 // pinned to CPUs with taskset, resolved once it prints its listening line.
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+// Sets LOADGATE_CLOCK_OFFSET: the servers and generators started here stamp times on one clock.
+import '../test/fixtures/clock.mjs';
 
 export const root = new URL('..', import.meta.url).pathname;
 export const canPin = spawnSync('taskset', ['--version']).status === 0;

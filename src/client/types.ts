@@ -17,7 +17,7 @@ export type Outcome = (typeof OUTCOMES)[number];
 
 /**
  * Hot-path callbacks for one streamed request. Times are absolute milliseconds
- * (`performance.timeOrigin + performance.now()`), taken when the bytes arrived.
+ * (`now()` of src/time.ts), taken when the bytes arrived.
  */
 export interface StreamObserver {
   /**

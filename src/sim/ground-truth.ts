@@ -16,8 +16,8 @@ export type OutcomeClass = (typeof OUTCOME_CLASSES)[number];
 
 /**
  * The server's own account of one request. Times are absolute milliseconds from
- * `now()` (performance.timeOrigin + performance.now(), sub-millisecond, comparable with
- * a client's clock on the same machine); null when the moment never came.
+ * `now()` (src/time.ts: sub-millisecond, comparable with a client's clock on the same
+ * machine); null when the moment never came.
  */
 export interface GroundTruth {
   id: string;

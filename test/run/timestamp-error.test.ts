@@ -83,8 +83,9 @@ test('a run whose event loop is hogged (20 ms stalls, a fifth of the time) repor
   let quiet = await measured();
   // A virtual machine that stops this one for ~10 ms inside the 3 s window leaves a gap in which
   // the loop looked at no socket: the chunk bound rightly grows by it, while the chunks may all
-  // have been read on time. That run was not quiet; it earns one more, which must be.
-  if (!smallBound(quiet)) quiet = await measured();
+  // have been read on time. That run was not quiet; it earns another, up to two more (a shared
+  // runner has been seen to stop it in two runs in a row), and the last must be quiet.
+  for (let more = 2; more > 0 && !smallBound(quiet); more--) quiet = await measured();
   // The hog: this process's event loop is blocked 20 ms at a time, with seeded gaps of 40–120 ms
   // between stalls (mean 80: a fifth of the time blocked), so about a fifth of the chunks are
   // read up to 20 ms late. The gaps vary because a strictly periodic hog phase-locks with the
