@@ -388,7 +388,17 @@ for (const name of shapes) {
           if (opt.dump)
             writeFileSync(
               join(opt.dump, `${name}-${rate}${REPEAT > 1 ? `-${k}` : ''}${build.cli ? '-against' : ''}.json`),
-              JSON.stringify({ result: run.result, errors, timeline: points, ttft: ttftPairs(run.records, truth) }),
+              JSON.stringify({
+                result: run.result,
+                errors,
+                timeline: points,
+                ttft: ttftPairs(run.records, truth),
+                // For a kernel trace of the run (scripts/wake-latency.mjs): the processes, and the
+                // clock's offset (its times less it are CLOCK_MONOTONIC ms, as perf record -k CLOCK_MONOTONIC).
+                generator_pid: run.pid,
+                server_pid: sim.pid,
+                clock_offset_ms: Number(process.env.LOADGATE_CLOCK_OFFSET),
+              }),
             );
         }
   } finally {

@@ -98,5 +98,6 @@ load: { rate: ${rate}, warmup: ${warmupS}s, steady: ${steadyS}s, cooldown: 1s }
       .map((l) => JSON.parse(l)),
     rss: known.map((x) => x.rss),
     sysShare: last ? last.stime / Math.max(1e-9, last.utime + last.stime) : NaN,
+    pid: child.pid,
   };
 }
