@@ -14716,10 +14716,12 @@ import { createServer } from "node:http";
 // src/time.ts
 import { performance } from "node:perf_hooks";
 var CLOCK_OFFSET_ENV = "LOADGATE_CLOCK_OFFSET";
+var MAX_INHERITED_STEP_MS = 6e4;
 function familyClock(env) {
   const monotonicOrigin = monotonicOriginOfThisThread();
+  const own = performance.timeOrigin - monotonicOrigin;
   const inherited = Number(env[CLOCK_OFFSET_ENV]);
-  const offset = Number.isFinite(inherited) && inherited > 0 ? inherited : performance.timeOrigin - monotonicOrigin;
+  const offset = Number.isFinite(inherited) && Math.abs(inherited - own) <= MAX_INHERITED_STEP_MS ? inherited : own;
   env[CLOCK_OFFSET_ENV] = String(offset);
   const origin = offset + monotonicOrigin;
   return () => origin + performance.now();

@@ -2,6 +2,8 @@ import { performance } from 'node:perf_hooks';
 
 /** The environment variable that carries the clock's offset to the threads and processes a run starts. */
 export const CLOCK_OFFSET_ENV = 'LOADGATE_CLOCK_OFFSET';
+/** How far an inherited offset may lie from a thread's own: a wall-clock step, not another boot's clock. */
+const MAX_INHERITED_STEP_MS = 60_000;
 
 /**
  * A clock of absolute milliseconds, sub-millisecond, that every thread and process on the machine
@@ -15,13 +17,17 @@ export const CLOCK_OFFSET_ENV = 'LOADGATE_CLOCK_OFFSET';
  *
  * with one offset for the whole family: the one `env` carries when a parent set it, else this
  * thread's own (its time origin less that origin on the monotonic clock), written into `env` for
- * the children it starts (threads and processes inherit process.env). The monotonic reading is
+ * the children it starts (threads and processes inherit process.env). An inherited offset more
+ * than a minute from this thread's own is not a parent's of this boot (the monotonic clock
+ * restarts with the machine; a stale one left in a shell's environment would date every record
+ * wrongly) and is replaced by its own. The monotonic reading is
  * taken once: each reading is then (offset + monotonic origin) + performance.now(), one addition.
  */
 export function familyClock(env: Record<string, string | undefined>): () => number {
   const monotonicOrigin = monotonicOriginOfThisThread();
+  const own = performance.timeOrigin - monotonicOrigin;
   const inherited = Number(env[CLOCK_OFFSET_ENV]);
-  const offset = Number.isFinite(inherited) && inherited > 0 ? inherited : performance.timeOrigin - monotonicOrigin;
+  const offset = Number.isFinite(inherited) && Math.abs(inherited - own) <= MAX_INHERITED_STEP_MS ? inherited : own;
   env[CLOCK_OFFSET_ENV] = String(offset);
   const origin = offset + monotonicOrigin;
   return () => origin + performance.now();

@@ -36,8 +36,17 @@ test('a clock started with an inherited offset keeps it: a wall-clock step betwe
   expect(env[CLOCK_OFFSET_ENV]).toBe(String(offset + 5000));
 });
 
-test.each(['', 'abc', '-3', 'Infinity'])('an offset of %j is not a clock: the thread reads its own and passes that on', (bad) => {
-  const env: Record<string, string | undefined> = { [CLOCK_OFFSET_ENV]: bad };
+const offsetNow = () => Number(process.env[CLOCK_OFFSET_ENV]);
+test.each([
+  ['empty', () => ''],
+  ['not a number', () => 'abc'],
+  ['negative', () => '-3'],
+  ['infinite', () => 'Infinity'],
+  // Another boot's (the monotonic clock restarted since), left in a shell's environment.
+  ['a day off', () => String(offsetNow() - 86_400_000)],
+  ['61 s off', () => String(offsetNow() + 61_000)],
+])('an inherited offset that is %s is not the family clock: the thread reads its own and passes that on', (_, bad) => {
+  const env: Record<string, string | undefined> = { [CLOCK_OFFSET_ENV]: bad() };
   const clock = familyClock(env);
   expect(Math.abs(clock() - Date.now())).toBeLessThan(50);
   const passed = Number(env[CLOCK_OFFSET_ENV]);
@@ -66,4 +75,8 @@ test("the fixtures' clock (test/fixtures/clock.mjs, in a child process) reads wh
   const shifted = read({ ...process.env, [CLOCK_OFFSET_ENV]: String(Number(process.env[CLOCK_OFFSET_ENV]) + 5000) });
   expect(shifted.t - 5000).toBeGreaterThanOrEqual(shifted.t0 - 0.005);
   expect(shifted.t - 5000).toBeLessThanOrEqual(shifted.t1 + 0.005);
+  // Another boot's offset is not taken: the child reads its own (the wall clock's, as this process's within a few µs).
+  const stale = read({ ...process.env, [CLOCK_OFFSET_ENV]: String(Number(process.env[CLOCK_OFFSET_ENV]) - 86_400_000) });
+  expect(stale.t).toBeGreaterThanOrEqual(stale.t0 - 0.05);
+  expect(stale.t).toBeLessThanOrEqual(stale.t1 + 0.05);
 });
