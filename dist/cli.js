@@ -41306,10 +41306,31 @@ function sampleIdle(t) {
     const runDelay = runDelayMs();
     const ready = runDelay - sampledRunDelay;
     sampledRunDelay = runDelay;
-    busySince = Math.max(busySince, Math.min(t, sampledAt + (idle - sampledIdle) - ready));
+    const waitEnd = sampledAt + (idle - sampledIdle) - ready;
+    if (!heldPastTimer(sampledAt, waitEnd)) busySince = Math.max(busySince, Math.min(t, waitEnd));
   }
+  heldDue = Infinity;
   sampledAt = t;
   sampledIdle = idle;
+}
+var TIMER_SLACK_MS = 1.5;
+var timersDue = /* @__PURE__ */ new Map();
+var heldDue = Infinity;
+function timerArmed(owner2, at) {
+  timersDue.set(owner2, at);
+}
+function timerRan(owner2, at) {
+  const due = timersDue.get(owner2);
+  timersDue.delete(owner2);
+  if (due !== void 0 && at > due + TIMER_SLACK_MS && due < heldDue) heldDue = due;
+}
+function timerCleared(owner2) {
+  timersDue.delete(owner2);
+}
+function heldPastTimer(from, end2) {
+  if (from <= heldDue && end2 > heldDue + TIMER_SLACK_MS) return true;
+  for (const due of timersDue.values()) if (from <= due && end2 > due + TIMER_SLACK_MS) return true;
+  return false;
 }
 function observeReadTurns(sink) {
   turnSinks.add(sink);
@@ -41356,8 +41377,10 @@ function dispatchOpenLoop(o) {
     if (turn < fastestTurn) fastestTurn = turn;
     return turn < 2 * fastestTurn ? turn : fastestTurn;
   };
+  const owner2 = {};
   const tick2 = () => {
     const spinning = immediate !== void 0;
+    if (timer !== void 0) timerRan(owner2, now());
     timer = void 0;
     immediate = void 0;
     if (stopped) return;
@@ -41382,6 +41405,7 @@ function dispatchOpenLoop(o) {
       const sleep3 = Math.max(1, Math.floor(wait - margin));
       wakeAt = t + sleep3;
       timer = setTimeout(tick2, sleep3);
+      timerArmed(owner2, wakeAt);
     } else {
       immediate = setImmediate(tick2);
       const t1 = now();
@@ -41397,6 +41421,7 @@ function dispatchOpenLoop(o) {
       if (stopped) return;
       stopped = true;
       if (timer) clearTimeout(timer);
+      timerCleared(owner2);
       if (immediate) clearImmediate(immediate);
       resolve4(i);
     },
@@ -41780,6 +41805,8 @@ var INTERVAL_MS = 10;
 function startLoopProbe(onLate) {
   const h = newHistogram();
   let due = now() + INTERVAL_MS;
+  const owner2 = {};
+  timerArmed(owner2, due);
   const timer = setInterval(() => {
     const t = now();
     recordMs(h, t - due);
@@ -41790,11 +41817,14 @@ function startLoopProbe(onLate) {
       while ((late -= INTERVAL_MS) > 0);
     }
     due = t + INTERVAL_MS;
+    timerRan(owner2, t);
+    timerArmed(owner2, due);
   }, INTERVAL_MS);
   timer.unref();
   return {
     stop() {
       clearInterval(timer);
+      timerCleared(owner2);
       return delayTail(summarizeMs(h)) ?? { p50: 0, p99: 0, max: 0 };
     }
   };

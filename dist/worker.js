@@ -27796,10 +27796,31 @@ function sampleIdle(t) {
     const runDelay = runDelayMs();
     const ready = runDelay - sampledRunDelay;
     sampledRunDelay = runDelay;
-    busySince = Math.max(busySince, Math.min(t, sampledAt + (idle - sampledIdle) - ready));
+    const waitEnd = sampledAt + (idle - sampledIdle) - ready;
+    if (!heldPastTimer(sampledAt, waitEnd)) busySince = Math.max(busySince, Math.min(t, waitEnd));
   }
+  heldDue = Infinity;
   sampledAt = t;
   sampledIdle = idle;
+}
+var TIMER_SLACK_MS = 1.5;
+var timersDue = /* @__PURE__ */ new Map();
+var heldDue = Infinity;
+function timerArmed(owner, at) {
+  timersDue.set(owner, at);
+}
+function timerRan(owner, at) {
+  const due = timersDue.get(owner);
+  timersDue.delete(owner);
+  if (due !== void 0 && at > due + TIMER_SLACK_MS && due < heldDue) heldDue = due;
+}
+function timerCleared(owner) {
+  timersDue.delete(owner);
+}
+function heldPastTimer(from, end2) {
+  if (from <= heldDue && end2 > heldDue + TIMER_SLACK_MS) return true;
+  for (const due of timersDue.values()) if (from <= due && end2 > due + TIMER_SLACK_MS) return true;
+  return false;
 }
 function observeReadTurns(sink) {
   turnSinks.add(sink);
@@ -27846,8 +27867,10 @@ function dispatchOpenLoop(o) {
     if (turn < fastestTurn) fastestTurn = turn;
     return turn < 2 * fastestTurn ? turn : fastestTurn;
   };
+  const owner = {};
   const tick = () => {
     const spinning = immediate !== void 0;
+    if (timer !== void 0) timerRan(owner, now());
     timer = void 0;
     immediate = void 0;
     if (stopped) return;
@@ -27872,6 +27895,7 @@ function dispatchOpenLoop(o) {
       const sleep2 = Math.max(1, Math.floor(wait - margin));
       wakeAt = t + sleep2;
       timer = setTimeout(tick, sleep2);
+      timerArmed(owner, wakeAt);
     } else {
       immediate = setImmediate(tick);
       const t1 = now();
@@ -27887,6 +27911,7 @@ function dispatchOpenLoop(o) {
       if (stopped) return;
       stopped = true;
       if (timer) clearTimeout(timer);
+      timerCleared(owner);
       if (immediate) clearImmediate(immediate);
       resolve2(i);
     },
@@ -28411,6 +28436,8 @@ var INTERVAL_MS = 10;
 function startLoopProbe(onLate) {
   const h = newHistogram();
   let due = now() + INTERVAL_MS;
+  const owner = {};
+  timerArmed(owner, due);
   const timer = setInterval(() => {
     const t = now();
     recordMs(h, t - due);
@@ -28421,11 +28448,14 @@ function startLoopProbe(onLate) {
       while ((late -= INTERVAL_MS) > 0);
     }
     due = t + INTERVAL_MS;
+    timerRan(owner, t);
+    timerArmed(owner, due);
   }, INTERVAL_MS);
   timer.unref();
   return {
     stop() {
       clearInterval(timer);
+      timerCleared(owner);
       return delayTail(summarizeMs(h)) ?? { p50: 0, p99: 0, max: 0 };
     }
   };

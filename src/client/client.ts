@@ -467,7 +467,15 @@ const readClock: ReadClock = {
  *   busy core the woken thread first waits for the core, and libuv's clock books that wait as
  *   idle too. The thread's run-queue wait (src/client/run-delay.ts) over the same span, W, holds
  *   that wait whole, so the byte arrived no earlier than s + Δ − W. Where no schedstat exists,
- *   W = 0.
+ *   W = 0. A thread that was not run at all, though, is on no run queue: stopped (SIGSTOP), or
+ *   its virtual CPU not run by the host, the thread books the whole hold as idle, and the byte
+ *   may have come at any point of it. A timer shows such a hold: the wait cannot legitimately
+ *   outlast a timer armed before it (libuv sleeps until the earliest one is due), so a wait that
+ *   began no later than a due time d (s ≤ d) and ran past d + TIMER_SLACK_MS (s + Δ − W beyond
+ *   it) was held, and its end says nothing of the byte's arrival: that read keeps the turn
+ *   before last. The open-loop dispatcher and the loop probe tell when their timers are due
+ *   (timerArmed); a hold that began after the last due before its end goes unseen by this, as a
+ *   hold shorter than the slack does.
  *
  * Unlike the turn-length figures of the result's chunk bound (src/result/timestamp-error.ts),
  * which describe a typical read, this bounds each read itself, so a request can carry it: when
@@ -501,10 +509,53 @@ function sampleIdle(t: number): void {
     const runDelay = runDelayMs();
     const ready = runDelay - sampledRunDelay;
     sampledRunDelay = runDelay;
-    busySince = Math.max(busySince, Math.min(t, sampledAt + (idle - sampledIdle) - ready));
+    const waitEnd = sampledAt + (idle - sampledIdle) - ready;
+    if (!heldPastTimer(sampledAt, waitEnd)) busySince = Math.max(busySince, Math.min(t, waitEnd));
   }
+  heldDue = Infinity;
   sampledAt = t;
   sampledIdle = idle;
+}
+
+/**
+ * How far past a timer's due time an idle wait may end without the thread having been held:
+ * libuv's timers are due in whole milliseconds of its loop clock (up to 1 ms past the due time
+ * given here), the kernel adds its timer slack (50 µs), and the wake-up itself takes tens of µs.
+ */
+const TIMER_SLACK_MS = 1.5;
+/** The timers of this thread's loop, by owner: when each is due (see `busySince` above). */
+const timersDue = new Map<object, number>();
+/**
+ * The earliest due time of the timers that ran more than the slack after it since the loop's
+ * last look at the idle clock. A wait held past a due time often ends without a read: libuv's
+ * poll returns once its timeout has passed, the timers run (and are armed again) first, and the
+ * sockets are read in the poll after. So the due time of a timer that ran late is kept for the
+ * next look, which holds the wait against it (the earliest, the one a held wait outlasted most).
+ */
+let heldDue = Infinity;
+
+/** `owner`'s timer is due at `at` (replacing any earlier one of the same owner). */
+export function timerArmed(owner: object, at: number): void {
+  timersDue.set(owner, at);
+}
+
+/** `owner`'s timer ran, at `at`. */
+export function timerRan(owner: object, at: number): void {
+  const due = timersDue.get(owner);
+  timersDue.delete(owner);
+  if (due !== undefined && at > due + TIMER_SLACK_MS && due < heldDue) heldDue = due;
+}
+
+/** `owner`'s timer was cleared before it ran. */
+export function timerCleared(owner: object): void {
+  timersDue.delete(owner);
+}
+
+/** Whether an idle wait that began no earlier than `from` and ended no earlier than `end` outlasted a timer due inside it. */
+function heldPastTimer(from: number, end: number): boolean {
+  if (from <= heldDue && end > heldDue + TIMER_SLACK_MS) return true;
+  for (const due of timersDue.values()) if (from <= due && end > due + TIMER_SLACK_MS) return true;
+  return false;
 }
 
 /**

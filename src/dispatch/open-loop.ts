@@ -1,4 +1,4 @@
-import { checkPhaseBefore } from '../client/client.js';
+import { checkPhaseBefore, timerArmed, timerCleared, timerRan } from '../client/client.js';
 import { now } from '../time.js';
 
 /**
@@ -59,8 +59,12 @@ export function dispatchOpenLoop(o: OpenLoopOptions): DispatchHandle {
     return turn < 2 * fastestTurn ? turn : fastestTurn;
   };
 
+  /** This dispatcher, as the owner of its timer (timerArmed: a wait held past it was not idle). */
+  const owner = {};
+
   const tick = () => {
     const spinning = immediate !== undefined;
+    if (timer !== undefined) timerRan(owner, now());
     timer = undefined;
     immediate = undefined;
     if (stopped) return;
@@ -87,6 +91,7 @@ export function dispatchOpenLoop(o: OpenLoopOptions): DispatchHandle {
       const sleep = Math.max(1, Math.floor(wait - margin));
       wakeAt = t + sleep;
       timer = setTimeout(tick, sleep);
+      timerArmed(owner, wakeAt);
     } else {
       immediate = setImmediate(tick);
       const t1 = now();
@@ -103,6 +108,7 @@ export function dispatchOpenLoop(o: OpenLoopOptions): DispatchHandle {
       if (stopped) return;
       stopped = true;
       if (timer) clearTimeout(timer);
+      timerCleared(owner);
       if (immediate) clearImmediate(immediate);
       resolve(i);
     },

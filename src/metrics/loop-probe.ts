@@ -1,5 +1,6 @@
 import { delayTail, newHistogram, recordMs, summarizeMs, type DelayTail } from './histogram.js';
 import { now } from '../time.js';
+import { timerArmed, timerCleared, timerRan } from '../client/client.js';
 
 const INTERVAL_MS = 10;
 
@@ -12,6 +13,9 @@ const INTERVAL_MS = 10;
 export function startLoopProbe(onLate?: (ms: number) => void): { stop(): DelayTail } {
   const h = newHistogram();
   let due = now() + INTERVAL_MS;
+  // Its due time tells the read clock when the loop's idle wait must end (a wait past it was held).
+  const owner = {};
+  timerArmed(owner, due);
   const timer = setInterval(() => {
     const t = now();
     recordMs(h, t - due);
@@ -24,11 +28,14 @@ export function startLoopProbe(onLate?: (ms: number) => void): { stop(): DelayTa
       while ((late -= INTERVAL_MS) > 0);
     }
     due = t + INTERVAL_MS;
+    timerRan(owner, t);
+    timerArmed(owner, due);
   }, INTERVAL_MS);
   timer.unref();
   return {
     stop() {
       clearInterval(timer);
+      timerCleared(owner);
       return delayTail(summarizeMs(h)) ?? { p50: 0, p99: 0, max: 0 };
     },
   };
