@@ -1,5 +1,7 @@
 // One bundler (esbuild): fast, zero-config ESM output for Node, and it bundles the
-// ESM-only @actions/* packages without a transform step. Four entry points share one build.
+// ESM-only @actions/* packages without a transform step. Five entry points share one build: the
+// Action, the CLI, the simulator, the worker thread, and the clock (src/time.ts) alone, for the
+// fixture servers and scripts that stamp times in plain JavaScript.
 //
 // The validators compiled ahead of time (src/spec/validators.generated.cjs, some 1.7 MB of Ajv's
 // generated code) are not bundled: the code reads them with require() beside itself when it first
@@ -54,6 +56,7 @@ await build({
     cli: 'src/cli/index.ts',
     sim: 'src/sim/index.ts',
     worker: 'src/run/worker.ts',
+    clock: 'src/time.ts',
   },
   outdir: 'dist',
 });

@@ -15,12 +15,12 @@
 //   → prints "listening on http://127.0.0.1:PORT"
 //   GET /truth: every request since the last DELETE /truth, as [{ id, first_token, last_token,
 //   token_times, first_token_from, last_token_from }] (absolute ms on the clock of
-//   loadgate's records, test/fixtures/clock.mjs; `…_from`: just before the write), and the loop delay:
+//   loadgate's records, dist/clock.js; `…_from`: just before the write), and the loop delay:
 //   { requests, loop_delay_ms: { p50, p99 } }.
 import { createServer } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { now } from '../test/fixtures/clock.mjs';
+import { now } from '../dist/clock.js';
 
 const { values: opt } = parseArgs({
   options: {

@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 // Sets LOADGATE_CLOCK_OFFSET: the servers and generators started here stamp times on one clock.
-import '../test/fixtures/clock.mjs';
+import '../dist/clock.js';
 
 export const root = new URL('..', import.meta.url).pathname;
 export const canPin = spawnSync('taskset', ['--version']).status === 0;

@@ -53,7 +53,7 @@ test.each([
   expect(Number.isFinite(passed) && passed > 0).toBe(true);
 });
 
-test("the fixtures' clock (test/fixtures/clock.mjs, in a child process) reads what now() reads, and honours a parent's offset", () => {
+test("the bundled clock (dist/clock.js, through test/fixtures/clock.mjs, in a child process) reads what now() reads, and honours a parent's offset", () => {
   const clockFile = fileURLToPath(new URL('./fixtures/clock.mjs', import.meta.url));
   const read = (env: NodeJS.ProcessEnv) => {
     const t0 = now();
