@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,11 +18,19 @@ import { startSimProcess, type SimProcess } from '../fixtures/sim-process.js';
  */
 let sim: SimProcess;
 let dir: string;
+/** The generator's process, and the timer of the next stop or continue: both ended in afterAll whatever happened. */
+let child: ChildProcess | undefined;
+let holding: NodeJS.Timeout | undefined;
 beforeAll(async () => {
   sim = await startSimProcess({ model: 'test-model', mode: 'paced', ttft_ms: 20, itl_ms: 5 });
   dir = mkdtempSync(join(tmpdir(), 'loadgate-held-'));
 });
 afterAll(async () => {
+  clearTimeout(holding);
+  if (child && child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
+  }
   await sim?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -38,27 +46,27 @@ load: { rate: 40, warmup: 1s, steady: 4s, cooldown: 0s }
 `,
   );
   const records = join(dir, 'records.jsonl');
-  const child = spawn(
+  const generator = spawn(
     process.execPath,
     [CLI, 'run', spec, '--workers', '1', '--json', '--records', records, '--out', join(dir, 'result.json')],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  child = generator;
   let stdout = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+  generator.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  const exited = new Promise<number | null>((resolve) => generator.once('close', resolve));
   // Holds of 15 ms, 80–200 ms apart (seeded), from 1.5 s in (after the warmup's start-up) until the run ends.
   const rng = createRng(21);
-  let holding: NodeJS.Timeout | undefined;
   let ended = false;
   let holds = 0;
   const hold = () => {
     if (ended) return;
-    child.kill('SIGSTOP');
+    generator.kill('SIGSTOP');
     holds++;
     holding = setTimeout(() => {
-      child.kill('SIGCONT');
+      generator.kill('SIGCONT');
       holding = setTimeout(hold, 80 + 120 * rng.next());
     }, 15);
   };
