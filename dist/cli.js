@@ -41328,8 +41328,9 @@ function timerCleared(owner2) {
   timersDue.delete(owner2);
 }
 function heldPastTimer(from, end2) {
-  if (from <= heldDue && end2 > heldDue + TIMER_SLACK_MS) return true;
-  for (const due of timersDue.values()) if (from <= due && end2 > due + TIMER_SLACK_MS) return true;
+  const outlasted = (due) => from <= due && end2 > due + TIMER_SLACK_MS;
+  if (outlasted(heldDue)) return true;
+  for (const due of timersDue.values()) if (outlasted(due)) return true;
   return false;
 }
 function observeReadTurns(sink) {
@@ -41380,7 +41381,6 @@ function dispatchOpenLoop(o) {
   const owner2 = {};
   const tick2 = () => {
     const spinning = immediate !== void 0;
-    if (timer !== void 0) timerRan(owner2, now());
     timer = void 0;
     immediate = void 0;
     if (stopped) return;
@@ -41389,6 +41389,7 @@ function dispatchOpenLoop(o) {
     let t = now();
     if (!Number.isNaN(wakeAt)) {
       margin = Math.min(MAX_MARGIN_MS, Math.max(MIN_MARGIN_MS, margin * MARGIN_DECAY, t - wakeAt + MIN_MARGIN_MS));
+      timerRan(owner2, t);
       wakeAt = NaN;
     }
     while (i < schedule.length && runStart + schedule[i] <= t) {

@@ -27818,8 +27818,9 @@ function timerCleared(owner) {
   timersDue.delete(owner);
 }
 function heldPastTimer(from, end2) {
-  if (from <= heldDue && end2 > heldDue + TIMER_SLACK_MS) return true;
-  for (const due of timersDue.values()) if (from <= due && end2 > due + TIMER_SLACK_MS) return true;
+  const outlasted = (due) => from <= due && end2 > due + TIMER_SLACK_MS;
+  if (outlasted(heldDue)) return true;
+  for (const due of timersDue.values()) if (outlasted(due)) return true;
   return false;
 }
 function observeReadTurns(sink) {
@@ -27870,7 +27871,6 @@ function dispatchOpenLoop(o) {
   const owner = {};
   const tick = () => {
     const spinning = immediate !== void 0;
-    if (timer !== void 0) timerRan(owner, now());
     timer = void 0;
     immediate = void 0;
     if (stopped) return;
@@ -27879,6 +27879,7 @@ function dispatchOpenLoop(o) {
     let t = now();
     if (!Number.isNaN(wakeAt)) {
       margin = Math.min(MAX_MARGIN_MS, Math.max(MIN_MARGIN_MS, margin * MARGIN_DECAY, t - wakeAt + MIN_MARGIN_MS));
+      timerRan(owner, t);
       wakeAt = NaN;
     }
     while (i < schedule.length && runStart + schedule[i] <= t) {

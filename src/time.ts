@@ -20,8 +20,8 @@ const MAX_INHERITED_STEP_MS = 60_000;
  * the children it starts (threads and processes inherit process.env). An inherited offset more
  * than a minute from this thread's own is not a parent's of this boot (the monotonic clock
  * restarts with the machine; a stale one left in a shell's environment would date every record
- * wrongly) and is replaced by its own. The monotonic reading is
- * taken once: each reading is then (offset + monotonic origin) + performance.now(), one addition.
+ * wrongly) and is replaced by its own. The monotonic reading is taken once: each reading is then
+ * (offset + monotonic origin) + performance.now(), one addition.
  */
 export function familyClock(env: Record<string, string | undefined>): () => number {
   const monotonicOrigin = monotonicOriginOfThisThread();

@@ -553,8 +553,9 @@ export function timerCleared(owner: object): void {
 
 /** Whether an idle wait that began no earlier than `from` and ended no earlier than `end` outlasted a timer due inside it. */
 function heldPastTimer(from: number, end: number): boolean {
-  if (from <= heldDue && end > heldDue + TIMER_SLACK_MS) return true;
-  for (const due of timersDue.values()) if (from <= due && end > due + TIMER_SLACK_MS) return true;
+  const outlasted = (due: number) => from <= due && end > due + TIMER_SLACK_MS;
+  if (outlasted(heldDue)) return true;
+  for (const due of timersDue.values()) if (outlasted(due)) return true;
   return false;
 }
 

@@ -64,7 +64,6 @@ export function dispatchOpenLoop(o: OpenLoopOptions): DispatchHandle {
 
   const tick = () => {
     const spinning = immediate !== undefined;
-    if (timer !== undefined) timerRan(owner, now());
     timer = undefined;
     immediate = undefined;
     if (stopped) return;
@@ -73,8 +72,10 @@ export function dispatchOpenLoop(o: OpenLoopOptions): DispatchHandle {
     // read from here on arrived after immediateAt (src/client/client.ts, how late one read can be).
     if (spinning) checkPhaseBefore(immediateAt);
     let t = now();
+    // Woken by its timer (armed with wakeAt, which only a timer's tick clears).
     if (!Number.isNaN(wakeAt)) {
       margin = Math.min(MAX_MARGIN_MS, Math.max(MIN_MARGIN_MS, margin * MARGIN_DECAY, t - wakeAt + MIN_MARGIN_MS));
+      timerRan(owner, t);
       wakeAt = NaN;
     }
     while (i < schedule.length && runStart + schedule[i] <= t) {
