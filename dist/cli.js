@@ -33501,15 +33501,15 @@ var TimestampErrorSchema = Type.Object({
     Type.Number()
   ),
   delivery_ms: Described(
-    "The delivery floor included in every figure above (ms): on a loopback target, half the network probe's median round trip (see timestampError); 0 elsewhere. Absent in older results.",
+    "The delivery floor included in every figure above (ms): on a loopback target, half the network probe's 10th-percentile round trip (in older results, its median; see timestampError); 0 elsewhere. Absent in older results.",
     Type.Optional(Type.Number())
   ),
   method: Described("How the figures were derived, in one line.", Type.String()),
   observed_s: Described("Event-loop time observed (s), summed over threads and replicates: the denominator merging needs.", Type.Number())
 });
 var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
-var METHOD = "p50/p90/p99/p999 (TTFT) and e2e: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99; 99.9, the quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
-var CHUNK_METHOD = "chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
+var METHOD = "p50/p90/p99/p999 (TTFT) and e2e: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99; 99.9, the quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip p10 on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
+var CHUNK_METHOD = "chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip p10 on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
 function timestampErrorHistograms(m2) {
   return {
     [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m2.turns,
@@ -33552,7 +33552,7 @@ function quantileBand(p2) {
   return p2 >= 99.9 ? "p999" : p2 >= 99 ? "p99" : p2 >= 90 ? "p90" : "p50";
 }
 function deliveryFloorMs(loopbackTarget, rttMs) {
-  return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;
+  return loopbackTarget && rttMs ? (rttMs.p10 ?? rttMs.p50) / 2 : 0;
 }
 function observedLoopMs(results) {
   if (!results.every((r) => r.generator.timestamp_error_ms !== void 0)) return void 0;
@@ -35083,6 +35083,14 @@ var ServerSectionSchema = Type.Object({
   )
 });
 var TwoQuantilesSchema = Type.Object({ p50: Type.Number(), p99: Type.Number() });
+var RoundTripSchema = Type.Object({
+  p10: Described(
+    "The 10th percentile: on a loopback target, half of it is the delivery floor of the timestamp error (generator.timestamp_error_ms.delivery_ms). Absent in older results.",
+    Type.Optional(Type.Number())
+  ),
+  p50: Type.Number(),
+  p99: Type.Number()
+});
 var NetworkSectionSchema = Type.Object({
   probes: Count(),
   warmup_probes: Described(
@@ -35091,7 +35099,7 @@ var NetworkSectionSchema = Type.Object({
   ),
   connect_ms: Nullable(TwoQuantilesSchema),
   tls_ms: Type.Optional(Nullable(TwoQuantilesSchema)),
-  rtt_ms: Nullable(TwoQuantilesSchema),
+  rtt_ms: Nullable(RoundTripSchema),
   note: Type.Optional(Type.String())
 });
 
@@ -43437,7 +43445,7 @@ async function probeNetwork(o) {
     ...warmed > 0 ? { warmup_probes: warmed } : {},
     connect_ms: twoQuantiles(times.map((t) => t.connectMs)),
     ...https ? { tls_ms: twoQuantiles(times.flatMap((t) => t.tlsMs === null ? [] : [t.tlsMs])) } : {},
-    rtt_ms: twoQuantiles(times.map((t) => t.rttMs)),
+    rtt_ms: roundTrips(times.map((t) => t.rttMs)),
     ...note !== void 0 ? { note } : {}
   };
 }
@@ -43491,9 +43499,17 @@ function probeOnce(url, headers, timeoutMs, ca) {
 }
 function twoQuantiles(xs) {
   if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b2) => a - b2);
-  const at = (p2) => round3(s[Math.min(s.length - 1, Math.ceil(p2 * s.length) - 1)]);
+  const at = nearestRank(xs);
   return { p50: at(0.5), p99: at(0.99) };
+}
+function roundTrips(xs) {
+  if (xs.length === 0) return null;
+  const at = nearestRank(xs);
+  return { p10: at(0.1), p50: at(0.5), p99: at(0.99) };
+}
+function nearestRank(xs) {
+  const s = [...xs].sort((a, b2) => a - b2);
+  return (p2) => round3(s[Math.min(s.length - 1, Math.ceil(p2 * s.length) - 1)]);
 }
 
 // src/server/scraper.ts
@@ -43796,16 +43812,17 @@ function metricsTarget(baseUrl, s, credentials) {
 
 // src/run/server-watch.ts
 var NETWORK_PROBES = 10;
+var LOOPBACK_NETWORK_PROBES = 30;
 var NETWORK_WARMUP_PROBES = 20;
 var NETWORK_WARMUP_BUDGET_MS = 200;
 var PROBE_TIMEOUT_MS2 = 5e3;
 async function startServerWatch(resolved, baseUrl, headers) {
-  const warmup = isLoopbackTarget(resolved.spec.target.url) ? NETWORK_WARMUP_PROBES : 0;
+  const loopback = isLoopbackTarget(resolved.spec.target.url);
   const network = await probeNetwork({
     baseUrl,
     headers,
-    count: NETWORK_PROBES,
-    warmup,
+    count: loopback ? LOOPBACK_NETWORK_PROBES : NETWORK_PROBES,
+    warmup: loopback ? NETWORK_WARMUP_PROBES : 0,
     warmupBudgetMs: NETWORK_WARMUP_BUDGET_MS,
     timeoutMs: PROBE_TIMEOUT_MS2
   });

@@ -28744,15 +28744,15 @@ var TimestampErrorSchema = Type.Object({
     Type.Number()
   ),
   delivery_ms: Described(
-    "The delivery floor included in every figure above (ms): on a loopback target, half the network probe's median round trip (see timestampError); 0 elsewhere. Absent in older results.",
+    "The delivery floor included in every figure above (ms): on a loopback target, half the network probe's 10th-percentile round trip (in older results, its median; see timestampError); 0 elsewhere. Absent in older results.",
     Type.Optional(Type.Number())
   ),
   method: Described("How the figures were derived, in one line.", Type.String()),
   observed_s: Described("Event-loop time observed (s), summed over threads and replicates: the denominator merging needs.", Type.Number())
 });
 var TIMESTAMP_ERROR_HISTOGRAMS = { turns: "loopTurns", readTurns: "loopReadTurns", late: "loopLateness" };
-var METHOD = "p50/p90/p99/p999 (TTFT) and e2e: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99; 99.9, the quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
-var CHUNK_METHOD = "chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
+var METHOD = "p50/p90/p99/p999 (TTFT) and e2e: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99; 99.9, the quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip p10 on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
+var CHUNK_METHOD = "chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip p10 on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn";
 function timestampErrorHistograms(m) {
   return {
     [TIMESTAMP_ERROR_HISTOGRAMS.turns]: m.turns,
@@ -28795,7 +28795,7 @@ function quantileBand(p2) {
   return p2 >= 99.9 ? "p999" : p2 >= 99 ? "p99" : p2 >= 90 ? "p90" : "p50";
 }
 function deliveryFloorMs(loopbackTarget, rttMs) {
-  return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;
+  return loopbackTarget && rttMs ? (rttMs.p10 ?? rttMs.p50) / 2 : 0;
 }
 function timestampError(turnsH, readsH, lateH, observedMs, deliveryMs = 0) {
   if (readsH.totalCount === 0 || observedMs <= 0) return null;

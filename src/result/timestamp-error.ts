@@ -44,7 +44,7 @@ export const TimestampErrorSchema = Type.Object({
     Type.Number(),
   ),
   delivery_ms: Described(
-    "The delivery floor included in every figure above (ms): on a loopback target, half the network probe's median round trip (see timestampError); 0 elsewhere. Absent in older results.",
+    "The delivery floor included in every figure above (ms): on a loopback target, half the network probe's 10th-percentile round trip (in older results, its median; see timestampError); 0 elsewhere. Absent in older results.",
     Type.Optional(Type.Number()),
   ),
   method: Described('How the figures were derived, in one line.', Type.String()),
@@ -56,10 +56,10 @@ export type TimestampError = Static<typeof TimestampErrorSchema>;
 export const TIMESTAMP_ERROR_HISTOGRAMS = { turns: 'loopTurns', readTurns: 'loopReadTurns', late: 'loopLateness' } as const;
 
 const METHOD =
-  "p50/p90/p99/p999 (TTFT) and e2e: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99; 99.9, the quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
+  "p50/p90/p99/p999 (TTFT) and e2e: the largest quantile shift at the gate's percentiles 50; 90 and 95; 99; 99.9, the quantiles less the same quantiles of each request less its own read bound (time since the loop last looked at its sockets, less the thread's run-queue wait), + delivery floor (half the probe round trip p10 on loopback). chunk: union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn, + delivery floor";
 /** The method of a result that has no quantile-shift histograms (no window request read): the chunk figure alone. */
 const CHUNK_METHOD =
-  'chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn';
+  'chunk bound alone (no request to take a quantile shift from), + delivery floor (half the probe round trip p10 on loopback): union bound on residual + position, residual = max(read-turn residual, lateness of arrivals and the loop probe), position = place in its own read turn';
 
 /** The histograms of one run's meter, under their names in the run's histograms. */
 export function timestampErrorHistograms(m: LoopTurnMeter): Record<string, Histogram> {
@@ -154,11 +154,12 @@ export function quantileBand(p: number): QuantileBand {
 }
 
 /**
- * The delivery floor H of a run (see timestampError): half the network probe's median round
- * trip when the target is on this machine's loopback, else 0 (null probe: 0 too).
+ * The delivery floor H of a run (see timestampError): half the network probe's 10th-percentile
+ * round trip when the target is on this machine's loopback (the median in results older than
+ * the p10), else 0 (null probe: 0 too).
  */
-export function deliveryFloorMs(loopbackTarget: boolean, rttMs: { p50: number } | null | undefined): number {
-  return loopbackTarget && rttMs ? rttMs.p50 / 2 : 0;
+export function deliveryFloorMs(loopbackTarget: boolean, rttMs: { p10?: number; p50: number } | null | undefined): number {
+  return loopbackTarget && rttMs ? (rttMs.p10 ?? rttMs.p50) / 2 : 0;
 }
 
 /** The loop time several results were observed over, ms, added up; undefined unless every one has the section (older results). */
@@ -186,7 +187,11 @@ export function observedLoopMs(results: Result[]): number | undefined {
  *   loop's wake-up — two deliveries and a handling, so half of it is at least one delivery. On
  *   loopback, where the server's write and the byte's arrival are one moment, that half is taken
  *   as a constant floor under every quantile (measured by bench:error: tens of µs that the loop's
- *   own figures miss at light load). On another host the wire's share is the network's, common
+ *   own figures miss at light load). Half of the round trips' 10th percentile, of 30 probes, not
+ *   of their median: the handling of /models is most of a loopback round trip and varies from
+ *   run to run by more than the delivery itself, and the median of a few round trips carried
+ *   that variation into every figure, a floor now too low to cover the request at a quantile's
+ *   place, now several times what it waited. On another host the wire's share is the network's, common
  *   to both runs of a comparison and part of every latency the users see, not an error of this
  *   generator's timestamps: H = 0 there, and the bound reads from the byte's arrival.
  *

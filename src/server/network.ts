@@ -2,7 +2,7 @@ import { round3 } from '../numbers.js';
 import { isIP, connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { now } from '../time.js';
-import type { NetworkSection, TwoQuantiles } from './types.js';
+import type { NetworkSection, RoundTrip, TwoQuantiles } from './types.js';
 
 export interface ProbeOptions {
   /** The OpenAI base URL, e.g. http://127.0.0.1:8000/v1. */
@@ -67,7 +67,7 @@ export async function probeNetwork(o: ProbeOptions): Promise<NetworkSection> {
     ...(warmed > 0 ? { warmup_probes: warmed } : {}),
     connect_ms: twoQuantiles(times.map((t) => t.connectMs)),
     ...(https ? { tls_ms: twoQuantiles(times.flatMap((t) => (t.tlsMs === null ? [] : [t.tlsMs]))) } : {}),
-    rtt_ms: twoQuantiles(times.map((t) => t.rttMs)),
+    rtt_ms: roundTrips(times.map((t) => t.rttMs)),
     ...(note !== undefined ? { note } : {}),
   };
 }
@@ -126,10 +126,21 @@ function probeOnce(url: URL, headers: Record<string, string>, timeoutMs: number,
   });
 }
 
-/** p50 and p99 by nearest rank (with ~10 probes, p99 is the slowest); null without samples. */
+/** p50 and p99 by nearest rank (with up to 100 probes, p99 is the slowest); null without samples. */
 export function twoQuantiles(xs: number[]): TwoQuantiles | null {
   if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (p: number) => round3(s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]);
+  const at = nearestRank(xs);
   return { p50: at(0.5), p99: at(0.99) };
+}
+
+/** The round trips' p10 besides: the delivery floor's (src/result/timestamp-error.ts, deliveryFloorMs). */
+function roundTrips(xs: number[]): RoundTrip | null {
+  if (xs.length === 0) return null;
+  const at = nearestRank(xs);
+  return { p10: at(0.1), p50: at(0.5), p99: at(0.99) };
+}
+
+function nearestRank(xs: number[]): (p: number) => number {
+  const s = [...xs].sort((a, b) => a - b);
+  return (p) => round3(s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]);
 }

@@ -60,6 +60,17 @@ export type ServerSection = Static<typeof ServerSectionSchema>;
 export const TwoQuantilesSchema = Type.Object({ p50: Type.Number(), p99: Type.Number() });
 export type TwoQuantiles = Static<typeof TwoQuantilesSchema>;
 
+/** The request round trip's quantiles: p10 as well, the one the delivery floor is taken from. */
+export const RoundTripSchema = Type.Object({
+  p10: Described(
+    'The 10th percentile: on a loopback target, half of it is the delivery floor of the timestamp error (generator.timestamp_error_ms.delivery_ms). Absent in older results.',
+    Type.Optional(Type.Number()),
+  ),
+  p50: Type.Number(),
+  p99: Type.Number(),
+});
+export type RoundTrip = Static<typeof RoundTripSchema>;
+
 /**
  * The network before the warmup (src/server/network.ts): TCP connect time, the TLS handshake
  * over HTTPS, and the round trip of a tiny request (GET /models) on the open connection, to the
@@ -74,7 +85,7 @@ export const NetworkSectionSchema = Type.Object({
   ),
   connect_ms: Nullable(TwoQuantilesSchema),
   tls_ms: Type.Optional(Nullable(TwoQuantilesSchema)),
-  rtt_ms: Nullable(TwoQuantilesSchema),
+  rtt_ms: Nullable(RoundTripSchema),
   note: Type.Optional(Type.String()),
 });
 export type NetworkSection = Static<typeof NetworkSectionSchema>;

@@ -80,9 +80,11 @@ describe('the bound from turns and lateness', () => {
     for (const k of ['p50', 'p90', 'p99', 'max'] as const) expect(floored[k]).toBeCloseTo(plain[k] + 0.12, 3);
     expect(floored.delivery_ms).toBe(0.12);
     expect(plain.delivery_ms).toBe(0);
-    // Half the probe's median round trip: two deliveries and the server's handling of GET /models.
+    // Half the probe's 10th-percentile round trip: two deliveries and the server's handling of
+    // GET /models, at its quicker end; the median, in results older than the p10.
+    expect(deliveryFloorMs(true, { p10: 0.2, p50: 0.3 })).toBe(0.1);
     expect(deliveryFloorMs(true, { p50: 0.3 })).toBe(0.15);
-    expect(deliveryFloorMs(false, { p50: 0.3 })).toBe(0);
+    expect(deliveryFloorMs(false, { p10: 0.2, p50: 0.3 })).toBe(0);
     expect(deliveryFloorMs(true, null)).toBe(0);
     expect(['sim', 'http://127.0.0.1:8000/v1', 'http://[::1]:8000/v1', 'http://localhost/v1'].every(isLoopbackTarget)).toBe(true);
     expect(

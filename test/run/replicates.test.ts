@@ -1,4 +1,4 @@
-import { NETWORK_PROBES, NETWORK_WARMUP_PROBES } from '../../src/run/server-watch.js';
+import { LOOPBACK_NETWORK_PROBES, NETWORK_WARMUP_PROBES } from '../../src/run/server-watch.js';
 import { replicateSpec, runReplicatesMerged } from '../../src/run/replicates.js';
 import { openaiStream, startScriptedServer, type ScriptedServer } from '../fixtures/scripted-server.js';
 import { specFor } from './helpers.js';
@@ -27,8 +27,8 @@ test('replicates run independent windows with fresh seeds and merge into one res
   // as many as their time budget allowed).
   const probes = server.timings.filter((t) => t.id === undefined).length;
   expect(merged.requests.scheduled).toBe(server.requests - probes);
-  expect(probes).toBeGreaterThanOrEqual(3 * (1 + NETWORK_PROBES + 1));
-  expect(probes).toBeLessThanOrEqual(3 * (1 + NETWORK_WARMUP_PROBES + NETWORK_PROBES));
+  expect(probes).toBeGreaterThanOrEqual(3 * (1 + LOOPBACK_NETWORK_PROBES + 1));
+  expect(probes).toBeLessThanOrEqual(3 * (1 + NETWORK_WARMUP_PROBES + LOOPBACK_NETWORK_PROBES));
 });
 
 test('replicates of a conversation run are refused before the first request: per-turn figures are not merged', async () => {

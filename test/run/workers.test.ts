@@ -1,4 +1,4 @@
-import { NETWORK_PROBES } from '../../src/run/server-watch.js';
+import { LOOPBACK_NETWORK_PROBES } from '../../src/run/server-watch.js';
 import { runBenchmark } from '../../src/run/run.js';
 import { openaiStream, startScriptedServer, type ScriptedServer } from '../fixtures/scripted-server.js';
 import { specFor } from './helpers.js';
@@ -23,7 +23,7 @@ test('two generator threads split the arrivals and merge into one run, each thre
   // Every arrival of both threads is accounted for, reached the server, and is one raw record.
   const records = lines.map((l) => JSON.parse(l) as { request_id: string; outcome: string });
   expect(records).toHaveLength(result.requests.scheduled);
-  expect(server.requests - 1 - (result.network!.warmup_probes ?? 0) - NETWORK_PROBES).toBe(result.requests.scheduled); // less the readiness probe and the network probes' GET /models (a loopback target: warm-up probes too)
+  expect(server.requests - 1 - (result.network!.warmup_probes ?? 0) - LOOPBACK_NETWORK_PROBES).toBe(result.requests.scheduled); // less the readiness probe and the network probes' GET /models (a loopback target: warm-up probes too)
   const threads = new Set(records.map((r) => /w(\d)-\d+$/.exec(r.request_id)![1]));
   expect([...threads].sort()).toEqual(['0', '1']);
   expect(result.requests.window.by_class.ok).toBe(result.requests.window.scheduled);

@@ -1,7 +1,7 @@
 import { runBenchmark } from '../../src/run/run.js';
 import { parseSpec } from '../../src/spec/load.js';
 import { networkText } from '../../src/report/server-format.js';
-import { NETWORK_PROBES, NETWORK_WARMUP_PROBES } from '../../src/run/server-watch.js';
+import { LOOPBACK_NETWORK_PROBES, NETWORK_WARMUP_PROBES } from '../../src/run/server-watch.js';
 import { openaiStream, startScriptedServer, type ScriptedServer } from '../fixtures/scripted-server.js';
 import { startDelayProxy, type DelayProxy } from '../fixtures/delay-proxy.js';
 
@@ -72,9 +72,11 @@ test('across a proxy that delays every chunk each way, the request round trip is
   );
   // A loopback target: warm-up probes went first, and the report says they were not counted;
   // behind the proxy's round trip they stopped at their time budget, short of all of them.
-  expect([direct.network!.probes, direct.network!.warmup_probes]).toEqual([NETWORK_PROBES, NETWORK_WARMUP_PROBES]);
-  expect(networkText(direct)).toContain(`(${NETWORK_PROBES} probes before the warmup, after ${NETWORK_WARMUP_PROBES} not counted)`);
+  expect([direct.network!.probes, direct.network!.warmup_probes]).toEqual([LOOPBACK_NETWORK_PROBES, NETWORK_WARMUP_PROBES]);
+  expect(networkText(direct)).toContain(
+    `(${LOOPBACK_NETWORK_PROBES} probes before the warmup, after ${NETWORK_WARMUP_PROBES} not counted)`,
+  );
   const delayedWarmup = delayed.network!.warmup_probes ?? 0;
   expect(delayedWarmup).toBeLessThan(NETWORK_WARMUP_PROBES);
-  expect(text).toContain(`(${NETWORK_PROBES} probes before the warmup, after ${delayedWarmup} not counted)`);
+  expect(text).toContain(`(${LOOPBACK_NETWORK_PROBES} probes before the warmup, after ${delayedWarmup} not counted)`);
 });

@@ -1,4 +1,4 @@
-import { NETWORK_PROBES } from '../../src/run/server-watch.js';
+import { LOOPBACK_NETWORK_PROBES } from '../../src/run/server-watch.js';
 import { runBenchmark } from '../../src/run/run.js';
 import type { Result } from '../../src/result/types.js';
 import { parseSpec } from '../../src/spec/load.js';
@@ -130,6 +130,6 @@ describe('calibrating against a tokenizer unlike the simulator', () => {
       source: "assumed one token per word (the simulator's rule)",
       samples: 0,
     });
-    expect(server.requests).toBe(1 + (r.network!.warmup_probes ?? 0) + NETWORK_PROBES + r.requests.scheduled); // the readiness probe, the network probes' GET /models (warm-up probes first: a loopback target) and the run
+    expect(server.requests).toBe(1 + (r.network!.warmup_probes ?? 0) + LOOPBACK_NETWORK_PROBES + r.requests.scheduled); // the readiness probe, the network probes' GET /models (warm-up probes first: a loopback target) and the run
   });
 });
