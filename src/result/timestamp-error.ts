@@ -191,9 +191,9 @@ export function observedLoopMs(results: Result[]): number | undefined {
  *   of their median: the handling of /models is most of a loopback round trip and varies from
  *   run to run by more than the delivery itself, and the median of a few round trips carried
  *   that variation into every figure, a floor now too low to cover the request at a quantile's
- *   place, now several times what it waited. On another host the wire's share is the network's, common
- *   to both runs of a comparison and part of every latency the users see, not an error of this
- *   generator's timestamps: H = 0 there, and the bound reads from the byte's arrival.
+ *   place, now several times what it waited. On another host the wire's share is the network's,
+ *   common to both runs of a comparison and part of every latency the users see, not an error of
+ *   this generator's timestamps: H = 0 there, and the bound reads from the byte's arrival.
  *
  * - R. A byte arrives at a moment that has nothing to do with the generator's loop (the server
  *   paces it), so it lands in a turn of length T with probability T / (time observed) — the
