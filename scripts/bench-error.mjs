@@ -34,6 +34,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { f, pct } from './figures.mjs';
 import { groundTruth, pacedServerTruth, runGenerator } from './generator-process.mjs';
 import { canPin, pinnedTo, startPacedServer, startSim } from './sim-process.mjs';
 
@@ -91,8 +92,6 @@ const dir = mkdtempSync(join(tmpdir(), 'loadgate-bench-error-'));
 if (opt.dump) mkdirSync(opt.dump, { recursive: true });
 
 const share = (a, b) => (b > 0 ? `${a}/${b} (${f((100 * a) / b, 0)} %)` : 'none');
-const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
-const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 
 /** [client record, server's record] of each of the window's successful requests whose first token the server recorded. */
 function* joined(records, truth) {

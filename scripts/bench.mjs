@@ -19,6 +19,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { groundTruth, runGenerator } from './generator-process.mjs';
+import { f, pct } from './figures.mjs';
 import { canPin, root, startSim } from './sim-process.mjs';
 
 const { values: opt } = parseArgs({
@@ -55,8 +56,6 @@ const shapes = opt.shapes ? opt.shapes.split(',') : Object.keys(SHAPES);
 const dir = mkdtempSync(join(tmpdir(), 'loadgate-bench-'));
 
 const simConfig = (c) => ({ model: 'bench', ground_truth_size: 200000, ...c });
-const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
-const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 
 /** The whole HTTP/1.1 request the raw-socket measurements write: a streamed completion of `tokens` tokens. */
 function rawRequest(url, tokens) {

@@ -22,6 +22,7 @@
 // Prints figures; asserts nothing.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { f, pct } from './figures.mjs';
 
 const [tracePath, dumpDir] = process.argv.slice(2);
 if (!tracePath || !dumpDir) {
@@ -39,9 +40,6 @@ for (const line of readFileSync(tracePath, 'utf8').split('\n')) {
   const m = LINE.exec(line);
   if (m) events.push({ pid: Number(m[2]), tid: Number(m[3]), t: Number(m[5]) * 1000, ev: m[6], rest: m[7] });
 }
-
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 
 for (const file of readdirSync(dumpDir)
   .filter((n) => n.endsWith('.json'))
@@ -74,7 +72,7 @@ for (const file of readdirSync(dumpDir)
     }
   }
   wakes.sort((a, b) => a - b);
-  const us = (ms) => f(ms * 1000);
+  const us = (ms) => f(ms * 1000, 0);
   console.log(
     `${file}: ${wakes.length} wake-ups by the server's bytes: p50 ${us(pct(wakes, 50))} / p90 ${us(pct(wakes, 90))} / p99 ${us(pct(wakes, 99))} / p99.9 ${us(pct(wakes, 99.9))} / max ${us(wakes.at(-1))} µs; over 1 ms: ${wakes.filter((w) => w > 1).length}`,
   );
